@@ -1,0 +1,2 @@
+/** Jest project for api: unit specs (*.spec.ts) and integration specs (*.int-spec.ts) against real Postgres/Redis. */
+module.exports = require('../../tools/test/jest-preset.cjs')({ displayName: 'api', rootDir: __dirname });

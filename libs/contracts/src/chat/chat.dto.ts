@@ -1,0 +1,118 @@
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import type { ActiveTurnView } from '../events/chat-events';
+import type { ToolCardData, ToolName } from '../tools/tools';
+import type { FindingFilter } from '../corpus/corpus.types';
+
+/** Longest operator message kept; longer ones are cut at a sentence boundary and marked `[…truncated]`. */
+export const MAX_MESSAGE_CHARS = 100_000;
+export const TRUNCATION_MARK = '[…truncated]';
+/** Longest thread title (auto titles are cut at a word boundary to 60). */
+export const MAX_TITLE_CHARS = 200;
+export const AUTO_TITLE_CHARS = 60;
+
+/** `POST /api/chats` */
+export class CreateChatDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_TITLE_CHARS)
+  title?: string;
+}
+
+/** `PATCH /api/chats/:id` */
+export class UpdateChatDto {
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(MAX_TITLE_CHARS)
+  title?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  archived?: boolean;
+}
+
+/**
+ * `POST /api/chats/:id/messages`. `content` may be longer than MAX_MESSAGE_CHARS (it is then cut,
+ * not refused) but the JSON body limit (1 MB) still applies.
+ */
+export class PostMessageDto {
+  @IsString()
+  @MinLength(1)
+  content!: string;
+
+  /** Client-generated id: a retried POST with the same id returns the same turn. */
+  @IsOptional()
+  @IsUUID()
+  clientMessageId?: string;
+}
+
+export const IF_BUSY_VALUES = ['reject', 'interrupt'] as const;
+export class PostMessageQueryDto {
+  @IsOptional()
+  @IsIn(IF_BUSY_VALUES)
+  ifBusy?: (typeof IF_BUSY_VALUES)[number];
+}
+
+export class ListChatsQueryDto {
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  archived?: 'true' | 'false';
+}
+
+/** `202` answer to a posted message. */
+export interface PostMessageResponse {
+  turnId: string;
+  messageId: string;
+  queuePosition: number;
+  truncated: boolean;
+}
+
+/** One tool call of a turn as stored in the assistant message's metadata. */
+export interface StoredToolCall {
+  callId: string;
+  name: ToolName;
+  args: unknown;
+  ok: boolean;
+  summary: string;
+  data?: ToolCardData;
+}
+
+/** `chat_messages.metadata` of an assistant message. */
+export interface AssistantMessageMetadata {
+  toolCalls: StoredToolCall[];
+  /** The filter of the last counting/search call, for follow-ups ("and how many of those are high?"). */
+  lastFilter?: FindingFilter;
+  /** The finding ids shown last, for "show the first one". */
+  lastFindingIds?: number[];
+  model?: string;
+  attempt?: number;
+  error?: { code: string; message: string };
+}
+
+export type MessageRole = 'user' | 'assistant';
+export type MessageStatus = 'complete' | 'cancelled' | 'error';
+
+export interface ChatMessageView {
+  id: string;
+  turnId: string;
+  role: MessageRole;
+  content: string;
+  status: MessageStatus;
+  metadata: AssistantMessageMetadata | Record<string, never>;
+  createdAt: string;
+}
+
+export interface ChatSummaryView {
+  id: string;
+  title: string;
+  archived: boolean;
+  messageCount: number;
+  lastModel: string | null;
+  activeTurn: ActiveTurnView | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ChatDetailView extends ChatSummaryView {
+  messages: ChatMessageView[];
+}

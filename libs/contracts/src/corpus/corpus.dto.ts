@@ -1,0 +1,63 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
+import type { GroupByKey, Severity, VerdictStatus } from './corpus.types';
+import { SEARCH_ROWS_CAP } from '../tools/tools';
+
+/** Query string of `GET /api/findings` (the same filter the `search_findings` tool takes). */
+export class SearchFindingsQueryDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  text?: string;
+
+  @IsOptional()
+  @IsIn(SEVERITIES, { message: `severity must be one of ${SEVERITIES.join(', ')}` })
+  severity?: Severity;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  reportId?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reportName?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  cwe?: number;
+
+  @IsOptional()
+  @IsIn(VERDICT_STATUSES, { message: `verdict must be one of ${VERDICT_STATUSES.join(', ')}` })
+  verdict?: VerdictStatus;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(SEARCH_ROWS_CAP)
+  limit?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+/** Query string of `GET /api/findings/counts`. */
+export class CountFindingsQueryDto extends SearchFindingsQueryDto {
+  @IsIn(GROUP_BY_KEYS)
+  groupBy!: GroupByKey;
+}
+
+export class ListReportsQueryDto {
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  includeArchived?: 'true' | 'false';
+}

@@ -1,0 +1,180 @@
+/**
+ * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
+ * Severity follows the five-level scale of CVSS 3.1 qualitative ratings (FIRST, CVSS v3.1
+ * specification §5), with `info` for "None".
+ */
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Retest verdict on a finding. */
+export const VERDICT_STATUSES = ['still_open', 'fixed', 'inconclusive'] as const;
+export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+
+/** Lifecycle of an imported report. Structured imports go straight to `ready`. */
+export const REPORT_STATUSES = ['extracting', 'ready', 'failed', 'cancelled'] as const;
+export type ReportStatus = (typeof REPORT_STATUSES)[number];
+
+/** Formats the importer recognises (supported ones first). */
+export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'json'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export const NOTE_STAGES = ['extract', 'goal', 'retest', 'verdict', 'general'] as const;
+export type NoteStage = (typeof NOTE_STAGES)[number];
+
+/** Counts keyed by severity; every severity present, zeros included. */
+export type SeverityCounts = Record<Severity, number>;
+
+/**
+ * Filter over current findings, shared by `searchFindings`, `countFindingsBy` and the UI.
+ * All fields are ANDed. `text` follows IMPORT-RULES.md (full-text search, widened by weakness class).
+ * `reportId` or `reportName` (a report's filename, case-insensitive) select one report.
+ */
+export interface FindingFilter {
+  text?: string;
+  severity?: Severity;
+  reportId?: number;
+  reportName?: string;
+  cwe?: number;
+  verdict?: VerdictStatus;
+  includeArchived?: boolean;
+}
+
+/** The filter as the query layer applied it, echoed back so every number can be checked. */
+export interface AppliedFilter extends FindingFilter {
+  /** Weakness classes the text named (their CWE ids were ORed into the text match). */
+  weaknessClasses?: { name: string; cwe: number[] }[];
+  /** The report's filename when the filter selected one report. */
+  reportFilename?: string;
+}
+
+/** One current finding as a list row. */
+export interface FindingRow {
+  id: number;
+  title: string;
+  severity: Severity;
+  reportId: number | null;
+  reportFilename: string | null;
+  cwe: number[];
+  cvssBaseScore: number | null;
+  latestVerdict: VerdictStatus | null;
+  createdAt: string;
+}
+
+/** Result of `searchFindings`: `total` is the exact number of matches even when `rows` is capped. */
+export interface SearchFindingsResult {
+  total: number;
+  rows: FindingRow[];
+  limit: number;
+  offset: number;
+  filter: AppliedFilter;
+}
+
+export const GROUP_BY_KEYS = ['severity', 'report', 'cwe', 'verdict'] as const;
+export type GroupByKey = (typeof GROUP_BY_KEYS)[number];
+
+/** One group of `countFindingsBy`; `key` is the severity, report id, CWE id or verdict (`none` for no verdict / no CWE). */
+export interface CountGroup {
+  key: string;
+  label: string;
+  count: number;
+}
+
+/** Result of `countFindingsBy`: groups sorted by count descending, then label. */
+export interface CountFindingsByResult {
+  groupBy: GroupByKey;
+  /** Distinct findings matching the filter (a finding with two CWE ids counts once here). */
+  total: number;
+  groups: CountGroup[];
+  filter: AppliedFilter;
+}
+
+/** Report as listed to operators. */
+export interface ReportSummary {
+  id: number;
+  filename: string;
+  format: string;
+  status: ReportStatus;
+  findingCount: number;
+  bySeverity: SeverityCounts;
+  archived: boolean;
+  error: string | null;
+  docMetadata: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Result of `corpusOverview`. Archived reports and their findings are excluded. */
+export interface CorpusOverview {
+  reports: { total: number; byStatus: Record<ReportStatus, number> };
+  findings: { total: number; bySeverity: SeverityCounts };
+  verdicts: Record<VerdictStatus, number>;
+  perReport: { id: number; filename: string; format: string; total: number; bySeverity: SeverityCounts }[];
+}
+
+export interface CvssScore {
+  /** CVSS vector string, e.g. `CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H`. */
+  vector?: string;
+  /** Base score 0.0–10.0 (CVSS 3.1 §7.1). */
+  base_score?: number;
+}
+
+/** A finding version as a person reads it. */
+export interface FindingVersionView {
+  version: number;
+  origin: 'import' | 'edit';
+  title: string;
+  severity: Severity;
+  description: string;
+  impact: string | null;
+  attackVector: string | null;
+  affectedEndpoints: string[];
+  reproductionSteps: string[];
+  cwe: number[];
+  cvss: CvssScore | null;
+  mitre: string[];
+  editedBy: string | null;
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface FindingNoteView {
+  stage: NoteStage;
+  body: string;
+  author: string | null;
+  createdAt: string;
+}
+
+export interface VerdictView {
+  status: VerdictStatus;
+  reasonCode: string | null;
+  rationale: string | null;
+  actor: 'agent' | 'operator';
+  createdAt: string;
+}
+
+export interface FindingDetail {
+  id: number;
+  reportId: number | null;
+  reportFilename: string | null;
+  createdAt: string;
+  versionCount: number;
+  current: FindingVersionView;
+  notes: FindingNoteView[];
+  latestVerdict: VerdictView | null;
+}
+
+/** `findingDetail` never throws for an unknown id: it answers `{ found: false }`. */
+export type FindingDetailResult = { found: true; finding: FindingDetail } | { found: false; id: number };
+
+/** Outcome of importing one file. */
+export type ImportOutcome =
+  | { ok: true; file: string; reportId: number; format: ReportFormat; findingCount: number }
+  | { ok: false; file: string; error: string; code: ImportErrorCode; existingReportId?: number };
+
+export type ImportErrorCode =
+  | 'EMPTY'
+  | 'UNSUPPORTED_VERSION'
+  | 'UNSUPPORTED_FORMAT'
+  | 'UNRECOGNISED_FORMAT'
+  | 'INVALID'
+  | 'TOO_LARGE'
+  | 'DUPLICATE';

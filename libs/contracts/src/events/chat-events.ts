@@ -1,0 +1,78 @@
+import type { ToolCardData, ToolName } from '../tools/tools';
+
+/**
+ * The one shape on the wire for turn progress: the worker (and the API, for `turn.queued`)
+ * publishes these over Redis pub/sub and a per-turn Redis Stream; the API forwards them over
+ * Socket.IO as `chat:event`; the web client reduces them into the thread view.
+ *
+ * `seq` is 1, 2, 3… per turn and gap-free across attempts; clients drop anything at or below the
+ * last seq they hold. `at` is an ISO-8601 timestamp.
+ */
+export interface ChatEventBase {
+  chatId: string;
+  turnId: string;
+  seq: number;
+  at: string;
+}
+
+export type TurnErrorCode =
+  | 'MODEL_UNAVAILABLE'
+  | 'MODEL_ERROR'
+  | 'TOOL_ERROR'
+  | 'STEP_LIMIT'
+  | 'CONTEXT_OVERFLOW'
+  | 'TIMEOUT'
+  | 'WORKER_LOST'
+  | 'FORBIDDEN'
+  | 'INTERNAL';
+
+export type ChatEventBody =
+  | { type: 'turn.queued'; position: number }
+  | { type: 'turn.started'; workerId: string; attempt: number }
+  | { type: 'text.delta'; text: string }
+  | { type: 'tool.call'; callId: string; name: ToolName; args: unknown }
+  | { type: 'tool.result'; callId: string; name: ToolName; ok: boolean; summary: string; data?: ToolCardData }
+  | { type: 'turn.done'; messageId: string }
+  | { type: 'turn.error'; code: TurnErrorCode; message: string }
+  | { type: 'turn.cancelled'; messageId: string };
+
+export type ChatEvent = ChatEventBase & ChatEventBody;
+export type ChatEventType = ChatEvent['type'];
+/** Extracts one event kind: `ChatEventOf<'text.delta'>`. */
+export type ChatEventOf<T extends ChatEventType> = Extract<ChatEvent, { type: T }>;
+
+/** Event kinds that end a turn. */
+export const TERMINAL_EVENT_TYPES: readonly ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
+export const isTerminalEvent = (e: Pick<ChatEvent, 'type'>): boolean => TERMINAL_EVENT_TYPES.includes(e.type);
+
+/** Socket.IO namespace and event names (client ↔ API gateway). */
+export const CHAT_NAMESPACE = '/chat';
+export const SocketEvents = {
+  /** client → server: `{ chatId, afterSeq? }`, ack `{ ok: true, activeTurn } | { ok: false, error }`. */
+  join: 'chat:join',
+  /** client → server: `{ chatId }`. */
+  leave: 'chat:leave',
+  /** client → server: `{ chatId, turnId }`, ack `{ ok }`. */
+  cancel: 'chat:cancel',
+  /** server → client: a `ChatEvent`. */
+  event: 'chat:event',
+  /** server → client: `{ chatId }` when a thread's list entry changed (title, turn finished). */
+  threadUpdated: 'chat:thread-updated',
+} as const;
+
+export interface JoinChatPayload {
+  chatId: string;
+  afterSeq?: number;
+}
+export type JoinChatAck = { ok: true; activeTurn: ActiveTurnView | null } | { ok: false; error: string };
+export interface CancelTurnPayload {
+  chatId: string;
+  turnId: string;
+}
+
+/** A turn still queued or running in a thread. */
+export interface ActiveTurnView {
+  turnId: string;
+  status: 'queued' | 'running';
+  lastSeq: number;
+}

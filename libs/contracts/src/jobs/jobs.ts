@@ -1,0 +1,28 @@
+/**
+ * BullMQ queue and job names. Renaming one strands jobs already waiting in Redis under the old
+ * name: drain the queue first.
+ */
+export const CHAT_TURNS_QUEUE = 'chat-turns';
+
+export const JobNames = {
+  runTurn: 'run-turn',
+} as const;
+
+/** Job data carries ids, not state: the worker loads the thread and re-checks ownership. */
+export interface RunTurnJobData {
+  turnId: string;
+  chatId: string;
+  ownerId: string;
+  /** The operator's message that started this turn. */
+  userMessageId: string;
+}
+
+/** The one union of jobs on the wire. */
+export type ChatJob = { name: typeof JobNames.runTurn; data: RunTurnJobData };
+export type JobDataOf<N extends ChatJob['name']> = Extract<ChatJob, { name: N }>['data'];
+
+/** What a finished turn job returns (BullMQ `returnvalue`). */
+export interface RunTurnJobResult {
+  messageId: string;
+  status: 'complete' | 'cancelled' | 'error';
+}

@@ -1,0 +1,73 @@
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+
+export const OPERATOR_ROLES = ['admin', 'operator'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** `POST /api/auth/login` */
+export class LoginDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  username!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  password!: string;
+}
+
+/** `POST /api/operators` (admin only) */
+export class CreateOperatorDto {
+  @IsString()
+  @Matches(/^[a-zA-Z0-9._-]{2,64}$/, { message: 'username must be 2–64 letters, digits, dots, dashes or underscores' })
+  username!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  displayName!: string;
+
+  @IsString()
+  @MinLength(10, { message: 'password must be at least 10 characters' })
+  @MaxLength(200)
+  password!: string;
+
+  @IsIn(OPERATOR_ROLES)
+  role!: OperatorRole;
+}
+
+/** `PATCH /api/operators/:id` (admin only) */
+export class UpdateOperatorDto {
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  displayName?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(10, { message: 'password must be at least 10 characters' })
+  @MaxLength(200)
+  password?: string;
+
+  @IsOptional()
+  @IsIn(OPERATOR_ROLES)
+  role?: OperatorRole;
+}
+
+export interface OperatorView {
+  id: string;
+  username: string;
+  displayName: string;
+  role: OperatorRole;
+  disabled: boolean;
+  createdAt: string;
+}
+
+/** Header every state-changing request must carry (CSRF defence for the cookie session). */
+export const CSRF_HEADER = 'X-Requested-With';
+export const CSRF_HEADER_VALUE = 'XMLHttpRequest';

@@ -1,0 +1,5 @@
+/**
+ * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
+ * and a migration under `migrations/` (never `synchronize`).
+ */
+export const ALL_ENTITIES: Function[] = [];

@@ -1,0 +1,7 @@
+/**
+ * The corpus: TypeORM entities and migrations, importers, and the read-only query functions the
+ * agent's tools and the API call. Query logic lives here once.
+ */
+export * from './entities';
+export * from './data-source';
+export * from './database-admin';

@@ -1,0 +1,2 @@
+/** Test helpers for every server-side project: a database of its own per test file, factories. */
+export * from './test-db';

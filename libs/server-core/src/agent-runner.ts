@@ -1,0 +1,61 @@
+import type { AssistantMessageMetadata, ChatEventBody, MessageRole } from '@corpus-chat/contracts';
+
+/** One stored prose message of the thread, oldest first, as the agent's history. */
+export interface HistoryMessage {
+  role: MessageRole;
+  content: string;
+  status: 'complete' | 'cancelled' | 'error';
+  metadata: AssistantMessageMetadata | Record<string, never>;
+}
+
+/** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
+export type RunnerEvent = Extract<ChatEventBody, { type: 'text.delta' | 'tool.call' | 'tool.result' }>;
+
+/** What one turn hands the agent. */
+export interface AgentTurnContext {
+  chatId: string;
+  turnId: string;
+  ownerId: string;
+  /** Prior messages of the thread, oldest first (the new user message is not included). */
+  history: HistoryMessage[];
+  /** The operator's new message. */
+  userMessage: string;
+  /** Aborted on cancel, timeout or shutdown: stop the model request and the tool loop. */
+  signal: AbortSignal;
+  /** Publishes one event (seq and timestamps are added by the pipeline); resolves once it is published in order. */
+  emit(event: RunnerEvent): Promise<void>;
+}
+
+/** What a finished turn produced: the assistant's prose and the metadata stored with it. */
+export interface AgentTurnOutcome {
+  content: string;
+  metadata: AssistantMessageMetadata;
+}
+
+/**
+ * Thrown by a runner to end a turn with a `turn.error` whose message a person understands.
+ * `retryable` errors (a model server that refused the connection) let BullMQ try the job again.
+ */
+export class AgentTurnError extends Error {
+  constructor(
+    readonly code: import('@corpus-chat/contracts').TurnErrorCode,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'AgentTurnError';
+  }
+}
+
+/**
+ * Runs one turn: reads `ctx`, emits text deltas and tool events, returns the final answer.
+ * On `ctx.signal` abort it must stop promptly and throw (any error); the pipeline then stores the
+ * text streamed so far as a `cancelled` message. Implementations: the agent (planner or
+ * OpenAI-compatible model) in apps/agent-worker, scripted runners in tests.
+ */
+export interface AgentRunner {
+  run(ctx: AgentTurnContext): Promise<AgentTurnOutcome>;
+}
+
+/** Nest injection token for the AgentRunner the worker uses. */
+export const AGENT_RUNNER = Symbol('AGENT_RUNNER');

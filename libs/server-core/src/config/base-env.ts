@@ -1,0 +1,31 @@
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+
+/** Settings both the API and the agent-worker read. Each has a default suited to development. */
+export class ServerEnv {
+  /** Postgres connection URL. */
+  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, { message: 'DATABASE_URL must look like postgres://user@host:5432/dbname' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
+
+  /** Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits). */
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis). */
+  @IsString()
+  @Matches(/^[a-zA-Z0-9:_-]{1,64}$/, { message: 'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-"' })
+  REDIS_PREFIX = 'cc';
+
+  /** `development` or `production` (production requires secrets to be set explicitly). */
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  /** pino level. */
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Run pending migrations at start (set 0 to skip, e.g. when a release job runs them). */
+  @IsInt()
+  @Min(0)
+  @Max(1)
+  RUN_MIGRATIONS = 1;
+}

@@ -1,0 +1,7 @@
+/**
+ * Runtime pieces the API and the agent-worker share: validated configuration, and (added by the
+ * turn pipeline) Redis connections, the turn event bus and cancel signals.
+ */
+export * from './config/validate-env';
+export * from './config/base-env';
+export * from './agent-runner';
