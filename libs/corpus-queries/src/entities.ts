@@ -1,5 +1,7 @@
+import { OperatorEntity } from './operators/operator.entity';
+
 /**
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [];
+export const ALL_ENTITIES: Function[] = [OperatorEntity];

@@ -5,3 +5,4 @@
 export * from './entities';
 export * from './data-source';
 export * from './database-admin';
+export * from './operators';

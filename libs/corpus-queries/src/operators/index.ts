@@ -1,0 +1,2 @@
+export * from './operator.entity';
+export * from './operators.queries';

@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { OperatorRole } from '@corpus-chat/contracts';
+
+/**
+ * An operator account (a person who signs in). Usernames are unique case-insensitively through the
+ * unique index `uq_operators_username_lower` on `lower(username)` (see the CreateOperators
+ * migration); the stored `username` keeps the spelling it was created with.
+ */
+@Entity('operators')
+export class OperatorEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_operators' })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  username!: string;
+
+  @Column({ name: 'display_name', type: 'varchar', length: 100 })
+  displayName!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  role!: OperatorRole;
+
+  /** argon2id encoded hash (`$argon2id$v=19$…`); never leaves the API. */
+  @Column({ name: 'password_hash', type: 'text' })
+  passwordHash!: string;
+
+  /**
+   * When the password was last set: session tokens issued before this instant are refused, so a
+   * password reset signs the operator out everywhere.
+   */
+  @Column({ name: 'password_changed_at', type: 'timestamptz', default: () => 'now()' })
+  passwordChangedAt!: Date;
+
+  @Column({ type: 'boolean', default: false })
+  disabled!: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,33 @@
+import { createTestDatabase, type TestDatabase } from '../testing';
+import { OperatorEntity } from './operator.entity';
+import { findOperatorByUsername, hasEnabledAdmin, isUniqueViolation } from './operators.queries';
+
+describe('operators table', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.drop());
+
+  const insert = (username: string, role: 'admin' | 'operator' = 'operator', disabled = false) =>
+    db.dataSource.getRepository(OperatorEntity).insert({ username, displayName: username, role, passwordHash: 'x', disabled });
+
+  it('finds usernames ignoring case and refuses a second spelling of the same name', async () => {
+    await insert('Alice');
+    expect((await findOperatorByUsername(db.dataSource, 'aLICE'))?.username).toBe('Alice');
+    const err = await insert('ALICE').catch((e: unknown) => e);
+    expect(isUniqueViolation(err, 'uq_operators_username_lower')).toBe(true);
+  });
+
+  it('refuses a role outside admin|operator', async () => {
+    await expect(insert('mallory', 'root' as 'admin')).rejects.toThrow(/ck_operators_role/);
+  });
+
+  it('counts only enabled admins', async () => {
+    expect(await hasEnabledAdmin(db.dataSource)).toBe(false);
+    await insert('root1', 'admin', true);
+    expect(await hasEnabledAdmin(db.dataSource)).toBe(false);
+    await insert('root2', 'admin');
+    expect(await hasEnabledAdmin(db.dataSource)).toBe(true);
+  });
+});
