@@ -1,7 +1,8 @@
 import { OperatorEntity } from './operators/operator.entity';
+import { SettingsEntity } from './settings/settings.entity';
 
 /**
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [OperatorEntity];
+export const ALL_ENTITIES: Function[] = [OperatorEntity, SettingsEntity];

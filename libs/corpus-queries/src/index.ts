@@ -6,3 +6,4 @@ export * from './entities';
 export * from './data-source';
 export * from './database-admin';
 export * from './operators';
+export * from './settings';

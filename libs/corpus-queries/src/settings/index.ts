@@ -1,0 +1,2 @@
+export * from './settings.entity';
+export * from './settings.queries';
