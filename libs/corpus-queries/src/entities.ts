@@ -1,3 +1,4 @@
+import { CORPUS_ENTITIES } from './corpus';
 import { OperatorEntity } from './operators/operator.entity';
 import { SettingsEntity } from './settings/settings.entity';
 
@@ -5,4 +6,4 @@ import { SettingsEntity } from './settings/settings.entity';
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [OperatorEntity, SettingsEntity];
+export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, SettingsEntity];

@@ -1,0 +1,51 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { ReportStatus } from '@corpus-chat/contracts';
+
+/**
+ * One imported file: a scanner report (SARIF, ZAP, Nuclei, Trivy), a native JSON report, or a
+ * document being extracted by a model. `content_hash` (SHA-256 of the canonical content) is unique
+ * among non-archived reports through the partial index `uq_reports_content_hash_live`, so
+ * re-importing the same report is refused while an archived copy does not block it.
+ */
+@Entity('reports')
+@Index('ix_reports_created_at', ['createdAt'])
+export class ReportEntity {
+  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_reports', generatedIdentity: 'BY DEFAULT' })
+  id!: number;
+
+  /** The file's base name as uploaded (`dd__flawfinder.sarif`). */
+  @Column({ type: 'text' })
+  filename!: string;
+
+  /** Detected from the content: `sarif`, `zap`, `nuclei`, `trivy`, `json` (native), or a document format. */
+  @Column({ type: 'text' })
+  format!: string;
+
+  @Column({ type: 'text', default: 'ready' })
+  status!: ReportStatus;
+
+  /** What extracted the findings (a model name); null for structured imports. */
+  @Column({ type: 'text', nullable: true })
+  model!: string | null;
+
+  /** Why the report failed or was cancelled; null otherwise. */
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ name: 'finding_count', type: 'integer', default: 0 })
+  findingCount!: number;
+
+  @Column({ type: 'boolean', default: false })
+  archived!: boolean;
+
+  /** Hex SHA-256 of the canonical content (see `importReport`); null when the report has no source file. */
+  @Column({ name: 'content_hash', type: 'text', nullable: true })
+  contentHash!: string | null;
+
+  /** Best-effort facts about the document: tool name and version, scan date, target, import counters. */
+  @Column({ name: 'doc_metadata', type: 'jsonb', default: () => `'{}'::jsonb` })
+  docMetadata!: Record<string, unknown>;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
