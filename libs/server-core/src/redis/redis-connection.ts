@@ -1,0 +1,99 @@
+import { Logger } from '@nestjs/common';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** How a connection is used; decides how it behaves while Redis is unreachable. */
+export type RedisConnectionRole =
+  /** Request-path commands (API): fail at once while disconnected so the caller can answer 503. */
+  | 'fail-fast'
+  /** Background commands (worker): queue while disconnected and retry a few times. */
+  | 'patient'
+  /** Pub/sub subscriber: queues SUBSCRIBE while disconnected; ioredis re-subscribes on reconnect. */
+  | 'subscriber';
+
+/**
+ * ioredis options parsed from a `redis://[user:pass@]host:port[/db]` (or `rediss://`) URL, for
+ * BullMQ's `connection` (BullMQ creates and owns its connections from these).
+ */
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  const u = new URL(url);
+  const db = u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0;
+  return {
+    host: u.hostname,
+    port: u.port ? Number(u.port) : 6379,
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: Number.isFinite(db) ? db : 0,
+    tls: u.protocol === 'rediss:' ? {} : undefined,
+    // Reconnect quickly after a Redis restart: 100 ms, 200 ms … capped at 2 s, forever.
+    retryStrategy: (times: number) => Math.min(times * 100, 2000),
+  };
+}
+
+const lastWarned = new Map<string, number>();
+
+/**
+ * Creates an ioredis connection for `url` named `name` (shown in `CLIENT LIST` and logs).
+ * Connection errors are logged (at most one warning per name every 10 s) instead of surfacing as
+ * unhandled `error` events; ioredis keeps reconnecting every ≤ 2 s.
+ */
+export function createRedisConnection(url: string, name: string, role: RedisConnectionRole): Redis {
+  const logger = new Logger(`Redis:${name}`);
+  const options: RedisOptions = {
+    ...redisOptionsFromUrl(url),
+    connectionName: name.replace(/[^a-zA-Z0-9:_-]/g, '_'),
+    lazyConnect: false,
+    ...(role === 'fail-fast'
+      ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 }
+      : role === 'patient'
+        ? { enableOfflineQueue: true, maxRetriesPerRequest: 5 }
+        : { enableOfflineQueue: true, maxRetriesPerRequest: null }),
+  };
+  const redis = new Redis(options);
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - (lastWarned.get(name) ?? 0) < 10_000) return;
+    lastWarned.set(name, now);
+    logger.warn(`Redis connection problem (reconnecting): ${err.message}`);
+  });
+  return redis;
+}
+
+/**
+ * Resolves with `promise` or rejects after `ms` with an Error naming `what`; used to bound Redis
+ * calls on the request path.
+ */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Resolves once `redis` is connected, or after `ms` without throwing (returns whether it is ready).
+ * A `fail-fast` connection rejects commands until then, so request paths wait for it at start.
+ */
+export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise<boolean>((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ok);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    redis.on('ready', onReady);
+  });
+}
+
+/** Closes a connection: QUIT when connected (pending replies arrive first), then drops the socket. Never throws. */
+export async function closeRedis(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  if (redis.status === 'ready') {
+    await withTimeout(redis.quit(), 1000, 'QUIT').catch(() => undefined);
+  }
+  // Destroy the socket now rather than when the server closes it, so the process can exit.
+  redis.disconnect();
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatEvent } from '@corpus-chat/contracts';
+import type { Redis } from 'ioredis';
+import { closeRedis, createRedisConnection, waitUntilReady } from '../redis/redis-connection';
+import { RedisKeys } from '../redis/redis-keys';
+import { TurnCancelSignals } from './turn-cancel-signals';
+import { TURN_EVENTS_RETENTION_AFTER_END_S, TurnEventBus } from './turn-event-bus';
+import { TurnEventSubscriber } from './turn-event-subscriber';
+
+const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+describe('turn event bus (real Redis)', () => {
+  const keys = new RedisKeys(`cc-test-${randomUUID()}`);
+  const connections: Redis[] = [];
+  const connect = (name: string, role: 'fail-fast' | 'patient' | 'subscriber' = 'patient') => {
+    const c = createRedisConnection(REDIS_URL, name, role);
+    connections.push(c);
+    return c;
+  };
+  let redis: Redis;
+  let bus: TurnEventBus;
+  let subscriber: TurnEventSubscriber;
+
+  beforeAll(() => {
+    redis = connect('bus-test');
+    bus = new TurnEventBus(redis, keys);
+    subscriber = new TurnEventSubscriber(() => connect('bus-test-sub', 'subscriber'), keys);
+  });
+
+  afterAll(async () => {
+    const found = await redis.keys(`${keys.prefix}:*`);
+    if (found.length) await redis.del(...found);
+    await subscriber.close();
+    await Promise.all(connections.map((c) => closeRedis(c)));
+  });
+
+  it('publishes from concurrent producers in seq order, gap-free, live and in the stream', async () => {
+    const chatId = randomUUID();
+    const turnId = randomUUID();
+    const live: ChatEvent[] = [];
+    const unsubscribe = await subscriber.subscribeChat(chatId, (e) => live.push(e));
+    // Three connections publish interleaved, as the API and two worker attempts could.
+    const producers = [bus, new TurnEventBus(connect('p2'), keys), new TurnEventBus(connect('p3'), keys)];
+    const published = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` })),
+    );
+    expect(published.map((e) => e!.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    await waitFor(() => live.length === 60);
+    expect(live.map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(live[0]).toMatchObject({ chatId, turnId, type: 'text.delta' });
+    expect(typeof live[0].at).toBe('string');
+    const stored = await bus.replay(turnId);
+    expect(stored).toEqual(live);
+    await unsubscribe();
+  });
+
+  it('replays exactly the events after a given seq', async () => {
+    const chatId = randomUUID();
+    const turnId = randomUUID();
+    for (let i = 0; i < 7; i++) await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) });
+    expect((await bus.replay(turnId, 4)).map((e) => e.seq)).toEqual([5, 6, 7]);
+    expect(await bus.replay(turnId, 7)).toEqual([]);
+    expect(await bus.lastSeq(turnId)).toBe(7);
+    expect(await bus.replay(randomUUID(), 0)).toEqual([]);
+  });
+
+  it('closes a turn at its terminal event: later events are dropped and the stream expires in 10 minutes', async () => {
+    const chatId = randomUUID();
+    const turnId = randomUUID();
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    const done = await bus.publish(chatId, turnId, { type: 'turn.done', messageId: randomUUID() });
+    expect(done?.seq).toBe(2);
+    expect(await bus.publish(chatId, turnId, { type: 'text.delta', text: 'late' })).toBeNull();
+    expect(await bus.publish(chatId, turnId, { type: 'turn.error', code: 'INTERNAL', message: 'x' })).toBeNull();
+    expect((await bus.replay(turnId)).map((e) => e.type)).toEqual(['turn.queued', 'turn.done']);
+    const ttl = await redis.ttl(keys.turnEvents(turnId));
+    expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_AFTER_END_S - 5);
+    expect(ttl).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
+    expect(await bus.hasEnded(turnId)).toBe(true);
+  });
+
+  it('delivers cancel requests to a watcher, including one requested before watching', async () => {
+    const signals = new TurnCancelSignals(redis, () => connect('cancel-sub', 'subscriber'), keys);
+    const apiConnection = connect('cancel-api', 'fail-fast');
+    expect(await waitUntilReady(apiConnection, 3000)).toBe(true);
+    const requester = new TurnCancelSignals(apiConnection, () => connect('unused', 'subscriber'), keys);
+    const early = randomUUID();
+    await requester.request(early);
+    let earlyFired = 0;
+    await signals.watch(early, () => earlyFired++);
+    expect(earlyFired).toBe(1);
+
+    const late = randomUUID();
+    let lateFired = 0;
+    const stop = await signals.watch(late, () => lateFired++);
+    expect(lateFired).toBe(0);
+    const t0 = Date.now();
+    await requester.request(late);
+    await waitFor(() => lateFired === 1);
+    expect(Date.now() - t0).toBeLessThan(500);
+    await requester.request(late);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lateFired).toBe(1);
+    stop();
+    expect(await signals.isRequested(late)).toBe(true);
+    expect(await signals.isRequested(randomUUID())).toBe(false);
+    await signals.close();
+  });
+});
+
+async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,100 @@
+import { Logger } from '@nestjs/common';
+import type { ChatEvent } from '@corpus-chat/contracts';
+import type { Redis } from 'ioredis';
+import { closeRedis } from '../redis/redis-connection';
+import type { RedisKeys } from '../redis/redis-keys';
+
+export type ChatEventHandler = (event: ChatEvent) => void;
+
+/**
+ * Per-process subscriptions to thread event channels over one subscriber connection, reference
+ * counted per thread: the first handler of a thread SUBSCRIBEs, the last one to leave
+ * UNSUBSCRIBEs. ioredis re-subscribes by itself after a reconnect.
+ */
+export class TurnEventSubscriber {
+  private readonly logger = new Logger(TurnEventSubscriber.name);
+  private readonly handlers = new Map<string, Set<ChatEventHandler>>();
+  private connection: Redis | null = null;
+
+  /** `connect` creates the subscriber connection on first use (role `subscriber`). */
+  constructor(
+    private readonly connect: () => Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  private get redis(): Redis {
+    if (!this.connection) {
+      this.connection = this.connect();
+      this.connection.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+    }
+    return this.connection;
+  }
+
+  private dispatch(channel: string, message: string): void {
+    const set = this.handlers.get(channel);
+    if (!set?.size) return;
+    let event: ChatEvent;
+    try {
+      event = JSON.parse(message) as ChatEvent;
+    } catch (e) {
+      this.logger.error(`unparseable event on ${channel}: ${(e as Error).message}`);
+      return;
+    }
+    for (const handler of set) {
+      try {
+        handler(event);
+      } catch (e) {
+        this.logger.error(`event handler failed for turn ${event.turnId}: ${(e as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * Calls `handler` for every event published on thread `chatId` from now on. Resolves once Redis
+   * confirmed the subscription (so nothing published afterwards is missed) with a function that
+   * removes the handler. Rejects when Redis is unreachable.
+   */
+  async subscribeChat(chatId: string, handler: ChatEventHandler): Promise<() => Promise<void>> {
+    const channel = this.keys.chatEvents(chatId);
+    let set = this.handlers.get(channel);
+    if (!set) this.handlers.set(channel, (set = new Set()));
+    set.add(handler);
+    try {
+      // SUBSCRIBE again even when already subscribed: it resolves only once Redis confirmed, which
+      // a second caller needs as much as the first.
+      await this.redis.subscribe(channel);
+    } catch (e) {
+      set.delete(handler);
+      if (!set.size) this.handlers.delete(channel);
+      throw e;
+    }
+    let removed = false;
+    return async () => {
+      if (removed) return;
+      removed = true;
+      const current = this.handlers.get(channel);
+      current?.delete(handler);
+      if (current && !current.size) {
+        this.handlers.delete(channel);
+        if (this.connection?.status === 'ready') {
+          await this.connection.unsubscribe(channel).catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
+        }
+      }
+    };
+  }
+
+  /** Number of threads this process is subscribed to (for tests and health). */
+  get subscribedChats(): number {
+    return this.handlers.size;
+  }
+
+  /** Closes the subscriber connection. */
+  async close(): Promise<void> {
+    this.handlers.clear();
+    if (this.connection) {
+      const c = this.connection;
+      this.connection = null;
+      await closeRedis(c);
+    }
+  }
+}
