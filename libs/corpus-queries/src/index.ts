@@ -7,3 +7,4 @@ export * from './data-source';
 export * from './database-admin';
 export * from './operators';
 export * from './settings';
+export * from './chat';

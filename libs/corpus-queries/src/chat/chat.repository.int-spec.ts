@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../testing';
+import { ActiveTurnConflictError, ChatNotFoundError, ChatRepository, DEFAULT_CHAT_TITLE } from './chat.repository';
+import { ChatMessageEntity } from './chat-message.entity';
+import { ChatTurnEntity } from './chat-turn.entity';
+import { TurnLedger } from './turn-ledger';
+
+describe('chat repository and turn ledger (real Postgres)', () => {
+  let db: TestDatabase;
+  let chats: ChatRepository;
+  let ledger: TurnLedger;
+  const alice = randomUUID();
+  const bob = randomUUID();
+  const input = (over: Partial<Parameters<ChatRepository['startTurn']>[2]> = {}) => ({
+    turnId: randomUUID(),
+    content: 'How many critical findings?',
+    clientMessageId: null,
+    queuePosition: 1,
+    autoTitle: 'How many critical findings?',
+    ...over,
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    chats = new ChatRepository(db.dataSource);
+    ledger = new TurnLedger(db.dataSource);
+  });
+  afterAll(() => db.drop());
+
+  it("scopes every read and write by owner: another operator's thread looks missing", async () => {
+    const chat = await chats.createChat(alice);
+    expect(chat.title).toBe(DEFAULT_CHAT_TITLE);
+    expect(await chats.findChat(bob, chat.id)).toBeNull();
+    expect(await chats.listMessages(bob, chat.id)).toBeNull();
+    expect(await chats.updateChat(bob, chat.id, { title: 'mine now' })).toBeNull();
+    expect(await chats.deleteChat(bob, chat.id)).toBe(false);
+    await expect(chats.startTurn(bob, chat.id, input(), async () => undefined)).rejects.toBeInstanceOf(ChatNotFoundError);
+    expect((await chats.listChats(bob, false)).map((r) => r.chat.id)).not.toContain(chat.id);
+    expect((await chats.listChats(alice, false)).map((r) => r.chat.id)).toContain(chat.id);
+  });
+
+  it('starts one turn at a time, titles the thread from the first message, and honours client message ids', async () => {
+    const chat = await chats.createChat(alice);
+    const clientMessageId = randomUUID();
+    const first = await chats.startTurn(alice, chat.id, input({ clientMessageId }), async () => undefined);
+    expect(first.created).toBe(true);
+    expect((await chats.findChat(alice, chat.id))!.title).toBe('How many critical findings?');
+    const retried = await chats.startTurn(alice, chat.id, input({ clientMessageId }), async () => {
+      throw new Error('must not enqueue twice');
+    });
+    expect(retried).toMatchObject({ turnId: first.turnId, userMessageId: first.userMessageId, created: false });
+    const conflict = await chats.startTurn(alice, chat.id, input(), async () => undefined).catch((e) => e);
+    expect(conflict).toBeInstanceOf(ActiveTurnConflictError);
+    expect(conflict.activeTurnId).toBe(first.turnId);
+    const summary = await chats.getChatSummary(alice, chat.id);
+    expect(summary).toMatchObject({ messageCount: 1, activeTurn: { turnId: first.turnId, status: 'queued' } });
+  });
+
+  it('stores nothing when enqueueing fails inside the transaction', async () => {
+    const chat = await chats.createChat(alice, 'Named');
+    await expect(
+      chats.startTurn(alice, chat.id, input(), async () => {
+        throw new Error('Redis down');
+      }),
+    ).rejects.toThrow('Redis down');
+    expect(await db.dataSource.getRepository(ChatMessageEntity).countBy({ chatId: chat.id })).toBe(0);
+    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
+    expect((await chats.findChat(alice, chat.id))!.title).toBe('Named');
+  });
+
+  it('ends a turn exactly once, even when two finishers race', async () => {
+    const chat = await chats.createChat(alice);
+    const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);
+    expect(await ledger.markRunning(t.turnId, 1, 'w1')).toBe(true);
+    const results = await Promise.all([
+      ledger.finish(t.turnId, { status: 'complete', content: 'There are 3.', metadata: { toolCalls: [] }, model: 'planner' }),
+      ledger.finish(t.turnId, { status: 'cancelled', content: 'There', metadata: { toolCalls: [] } }),
+    ]);
+    expect(results.map((r) => r.kind).sort()).toEqual(['already', 'finished']);
+    const messages = await chats.listMessages(alice, chat.id);
+    expect(messages!.filter((m) => m.role === 'assistant')).toHaveLength(1);
+    expect(await ledger.markRunning(t.turnId, 2, 'w2')).toBe(false);
+    expect(await ledger.status(t.turnId)).toMatch(/complete|cancelled/);
+    // The thread is free for the next turn.
+    await chats.startTurn(alice, chat.id, input(), async () => undefined);
+  });
+
+  it('reports a turn whose thread was deleted as gone', async () => {
+    const chat = await chats.createChat(alice);
+    const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);
+    expect(await chats.deleteChat(alice, chat.id)).toBe(true);
+    expect(await ledger.finish(t.turnId, { status: 'cancelled', content: '', metadata: {} })).toEqual({ kind: 'gone' });
+    expect(await ledger.findForRun(t.turnId)).toBeNull();
+  });
+});

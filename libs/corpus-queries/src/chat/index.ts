@@ -1,0 +1,12 @@
+export * from './chat-session.entity';
+export * from './chat-turn.entity';
+export * from './chat-message.entity';
+export * from './chat.repository';
+export * from './turn-ledger';
+
+import { ChatMessageEntity } from './chat-message.entity';
+import { ChatSessionEntity } from './chat-session.entity';
+import { ChatTurnEntity } from './chat-turn.entity';
+
+/** The chat entities, in the order of their foreign keys. */
+export const CHAT_ENTITIES: Function[] = [ChatSessionEntity, ChatTurnEntity, ChatMessageEntity];
