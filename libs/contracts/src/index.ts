@@ -11,3 +11,4 @@ export * from './chat/chat.dto';
 export * from './settings/settings.dto';
 export * from './operators/operators.dto';
 export * from './health';
+export * from './native-report/native-report';

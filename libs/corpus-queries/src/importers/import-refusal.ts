@@ -1,0 +1,31 @@
+import type { ImportErrorCode } from '@corpus-chat/contracts';
+
+/**
+ * Why a file was not imported. Thrown by the parsers and turned into an `ImportOutcome` with
+ * `ok: false` by `importReport`; nothing is written for a refused file. `message` says where (JSON
+ * path, line, XML position) and why, in words an operator can act on.
+ */
+export class ImportRefusal extends Error {
+  constructor(
+    readonly code: ImportErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ImportRefusal';
+  }
+}
+
+/** Refusal for a file that holds no report (empty, whitespace, `null`, `[]`). */
+export const noReport = (): ImportRefusal => new ImportRefusal('EMPTY', 'the file holds no report');
+
+/** Refusal for a recognised format the importer does not read yet (Burp XML, Nessus, CSV, PDF). */
+export const notSupportedYet = (format: string): ImportRefusal =>
+  new ImportRefusal('UNSUPPORTED_FORMAT', `format ${format} is not supported yet`);
+
+/** Refusal for content in no known format; `detail` says what was seen. */
+export const unrecognised = (detail: string): ImportRefusal =>
+  new ImportRefusal('UNRECOGNISED_FORMAT', `unrecognised format: ${detail}`);
+
+/** Refusal for a file of a known format whose content is malformed at `where`. */
+export const invalidAt = (where: string, why: string): ImportRefusal =>
+  new ImportRefusal('INVALID', where ? `${where}: ${why}` : why);

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import type { ImportOutcome } from '@corpus-chat/contracts';
+import { ImportRefusal } from './import-refusal';
+import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
+import { insertFindings, toJsonb } from './persist-report';
+
+/** One file to import: its name (only the base name is kept) and its bytes. */
+export interface ImportFile {
+  filename: string;
+  bytes: Uint8Array;
+}
+
+export type ImportOptions = ParseOptions;
+
+function managerOf(target: DataSource | EntityManager): EntityManager {
+  return target instanceof DataSource ? target.manager : target;
+}
+
+async function findLiveDuplicate(manager: EntityManager, contentHash: string): Promise<{ id: number; filename: string } | undefined> {
+  const rows: { id: number; filename: string }[] = await manager.query(
+    `SELECT id, filename FROM reports WHERE content_hash = $1 AND NOT archived ORDER BY id LIMIT 1`,
+    [contentHash],
+  );
+  return rows[0];
+}
+
+function duplicateOutcome(file: string, existing: { id: number; filename: string }): ImportOutcome {
+  return {
+    ok: false,
+    file,
+    code: 'DUPLICATE',
+    existingReportId: existing.id,
+    error: `this report was already imported as report ${existing.id} (${existing.filename}); archive that one to import it again`,
+  };
+}
+
+/**
+ * Imports one scanner or native report file as one report with its findings, in one transaction:
+ * either the report and every finding are written, or nothing is.
+ *
+ * The format comes from the content (SARIF 2.1.0, OWASP ZAP XML/JSON, Nuclei JSONL/array/object,
+ * Trivy v2/legacy/Kubernetes, native JSON), following `shared/corpus/IMPORT-RULES.md`. A file whose
+ * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
+ * Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
+ * query cache.
+ *
+ * Never throws for a bad file: refusals come back as `{ ok: false, code, error }` where `error`
+ * says where and why. Database failures (connection lost…) are thrown.
+ */
+export async function importReport(
+  target: DataSource | EntityManager,
+  file: ImportFile,
+  options: ImportOptions = {},
+): Promise<ImportOutcome> {
+  const name = path.basename(file.filename);
+  let parsed: ParsedFile;
+  try {
+    parsed = await parseReportFile(file.bytes, options);
+  } catch (e) {
+    if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
+    return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
+  }
+
+  const manager = managerOf(target);
+  try {
+    return await manager.transaction(async (tx): Promise<ImportOutcome> => {
+      const existing = await findLiveDuplicate(tx, parsed.contentHash);
+      if (existing) return duplicateOutcome(name, existing);
+      const [report]: { id: number }[] = await tx.query(
+        `INSERT INTO reports (filename, format, status, finding_count, content_hash, doc_metadata)
+         VALUES ($1, $2, 'ready', $3, $4, $5::jsonb) RETURNING id`,
+        [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata)],
+      );
+      await insertFindings(tx, report.id, parsed.findings);
+      return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length };
+    });
+  } catch (e) {
+    if (!(e instanceof QueryFailedError)) throw e;
+    const driverError = e.driverError as { code?: string; constraint?: string; message?: string };
+    if (driverError.constraint === 'uq_reports_content_hash_live') {
+      const existing = await findLiveDuplicate(manager, parsed.contentHash);
+      if (existing) return duplicateOutcome(name, existing);
+    }
+    // SQLSTATE class 22 (data exception) and 23 (integrity violation): the content, not the database, is at fault.
+    if (driverError.code?.startsWith('22') || driverError.code?.startsWith('23')) {
+      return { ok: false, file: name, code: 'INVALID', error: `the database refused the content: ${driverError.message ?? e.message}` };
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,7 @@
+export * from './import-report';
+export * from './import-refusal';
+export * from './parse-report';
+export type * from './parsed-report';
+export { insertFindings } from './persist-report';
+export { securitySeverity } from './sarif.importer';
+export { stripHtml, cweId } from './text';

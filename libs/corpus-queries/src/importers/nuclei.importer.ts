@@ -1,0 +1,69 @@
+import type { Severity } from '@corpus-chat/contracts';
+import { invalidAt } from './import-refusal';
+import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
+import { SeverityCounter, cweIds, isObject, str, stripHtml, stripHtmlOrNull, uniqueSorted } from './text';
+
+const NUCLEI_SEVERITIES = new Set<Severity>(['critical', 'high', 'medium', 'low', 'info']);
+
+/** True when a JSON object is one Nuclei result (`template-id`, or `templateID` in older output). */
+export function looksLikeNucleiResult(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && ('template-id' in value || 'templateID' in value || (isObject(value['info']) && ('matched-at' in value || 'host' in value)));
+}
+
+/**
+ * Collects Nuclei results (JSON Lines, a JSON array or a single object) into a report. Each result
+ * is one finding: severity from `info.severity` (anything but the five levels → info, counted as
+ * unmapped), CWE from `info.classification.cwe-id`, title `info.name`, description
+ * `info.description`, impact `info.impact`, endpoint `matched-at` else `host` (IMPORT-RULES, Nuclei).
+ */
+export class NucleiCollector {
+  private readonly severities = new SeverityCounter();
+  private readonly findings: ParsedFinding[] = [];
+  private readonly templates = new Set<string>();
+  private readonly hosts = new Set<string>();
+  private firstTimestamp: string | undefined;
+
+  /** Adds one result; `where` names it in errors (`line 3`, `[2]`). */
+  add(result: unknown, where: string): void {
+    if (!isObject(result)) throw invalidAt(where, 'expected a Nuclei result object');
+    const info = isObject(result['info']) ? result['info'] : {};
+    const templateId = str(result['template-id']) ?? str(result['templateID']) ?? '';
+    const sev = typeof info['severity'] === 'string' ? info['severity'].trim().toLowerCase() : '';
+    const classification = isObject(info['classification']) ? info['classification'] : {};
+    const endpoint = str(result['matched-at']) ?? str(result['host']);
+    const score = classification['cvss-score'];
+    const vector = str(classification['cvss-metrics']);
+    const baseScore = typeof score === 'number' ? score : typeof score === 'string' && score.trim() !== '' ? Number(score) : NaN;
+    this.findings.push(
+      scannerFinding({
+        title: stripHtml(info['name']) || templateId || '(unnamed template)',
+        severity: this.severities.take(NUCLEI_SEVERITIES.has(sev as Severity) ? (sev as Severity) : null),
+        description: stripHtml(info['description']),
+        impact: stripHtmlOrNull(info['impact']),
+        affectedEndpoints: endpoint ? [endpoint] : [],
+        cwe: uniqueSorted(cweIds(classification['cwe-id'])),
+        cvss: vector || Number.isFinite(baseScore) ? { ...(vector ? { vector } : {}), ...(Number.isFinite(baseScore) ? { base_score: baseScore } : {}) } : null,
+        raw: result,
+      }),
+    );
+    if (templateId) this.templates.add(templateId);
+    const host = str(result['host']);
+    if (host) this.hosts.add(host);
+    this.firstTimestamp ??= str(result['timestamp']);
+  }
+
+  /** The report of everything added so far. */
+  report(): ParsedReport {
+    return {
+      format: 'nuclei',
+      findings: this.findings,
+      docMetadata: {
+        tool: { name: 'Nuclei', version: null },
+        scanDate: this.firstTimestamp ?? null,
+        target: [...this.hosts].slice(0, 10).join(', ') || null,
+        templates: this.templates.size,
+        unmappedSeverities: this.severities.unmapped,
+      },
+    };
+  }
+}

@@ -1,0 +1,271 @@
+import crypto from 'node:crypto';
+import readline from 'node:readline';
+import { Readable } from 'node:stream';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } from './import-refusal';
+import { looksLikeNative, parseNative } from './native.importer';
+import { NucleiCollector, looksLikeNucleiResult } from './nuclei.importer';
+import type { ParsedReport } from './parsed-report';
+import { looksLikeSarif, parseSarif } from './sarif.importer';
+import { isObject } from './text';
+import { parseTrivy, trivyLayout } from './trivy.importer';
+import { looksLikeZapJson, parseZapJson, parseZapXml } from './zap.importer';
+
+/** Default import size limit: 50 MB. */
+export const DEFAULT_MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+
+export interface ParseOptions {
+  /** Files larger than this many bytes are refused before parsing (default {@link DEFAULT_MAX_IMPORT_BYTES}). */
+  maxBytes?: number;
+}
+
+/** A parsed report plus the hash that identifies its content. */
+export interface ParsedFile extends ParsedReport {
+  /**
+   * Hex SHA-256 of the canonical content: for JSON the re-serialised document (so the same report
+   * with different whitespace is the same report), for JSON Lines the re-serialised lines, for XML
+   * the text after the byte-order mark.
+   */
+  contentHash: string;
+}
+
+const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`;
+}
+
+/**
+ * The `TOO_LARGE` refusal for a file of `byteLength` bytes, or null when it is within `maxBytes`
+ * (default {@link DEFAULT_MAX_IMPORT_BYTES}). Lets callers refuse a file before reading it.
+ */
+export function sizeRefusal(byteLength: number, maxBytes = DEFAULT_MAX_IMPORT_BYTES): ImportRefusal | null {
+  if (byteLength <= maxBytes) return null;
+  return new ImportRefusal('TOO_LARGE', `the file is ${formatBytes(byteLength)}, over the ${formatBytes(maxBytes)} import limit`);
+}
+
+/** Line and column (1-based) of a character offset. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let last = -1;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      last = i;
+    }
+  }
+  return { line, column: offset - last };
+}
+
+/** The message of a `JSON.parse` error with its position turned into line and column. */
+function jsonSyntaxError(text: string, error: unknown, lineOffset = 0): string {
+  const msg = error instanceof Error ? error.message : String(error);
+  const m = /at position (\d+)/.exec(msg);
+  const cleaned = msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/,? ?"[^"]*" is not valid JSON$/s, '');
+  if (!m) return `JSON syntax error: ${cleaned}`;
+  const { line, column } = lineColumn(text, Number(m[1]));
+  return `JSON syntax error at line ${line + lineOffset}, column ${column}: ${cleaned}`;
+}
+
+/** Skips whitespace and comments before the XML declaration (IMPORT-RULES: XML files may carry them). */
+function skipXmlPrologue(text: string): string {
+  let rest = text.trimStart();
+  while (rest.startsWith('<!--')) {
+    const end = rest.indexOf('-->');
+    if (end < 0) break;
+    rest = rest.slice(end + 3).trimStart();
+  }
+  return rest;
+}
+
+const xmlParser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: true,
+  htmlEntities: false,
+});
+
+function parseXml(text: string): ParsedFile {
+  const xml = skipXmlPrologue(text);
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) {
+    throw invalidAt('', `XML syntax error at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = xmlParser.parse(xml) as Record<string, unknown>;
+  } catch (e) {
+    throw invalidAt('', `XML could not be read: ${(e as Error).message}`);
+  }
+  const rootName = Object.keys(doc).find((k) => !k.startsWith('?') && !k.startsWith('#'));
+  if (!rootName) throw noReport();
+  const root = doc[rootName];
+  const contentHash = sha256(text);
+  switch (rootName) {
+    case 'OWASPZAPReport':
+      return { ...parseZapXml(isObject(root) ? root : {}), contentHash };
+    case 'issues':
+      throw notSupportedYet('Burp Suite XML');
+    case 'NessusClientData_v2':
+    case 'NessusClientData':
+      throw notSupportedYet('Nessus');
+    default:
+      throw unrecognised(`XML with root element <${rootName}> is not a report format this importer reads`);
+  }
+}
+
+/** The fields of the first `max` records of delimiter-separated text, honouring double quotes (RFC 4180). */
+function leadingRecords(text: string, sep: string, max: number): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length && records.length < max; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"' && field === '') quoted = true;
+    else if (ch === sep) {
+      record.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      record.push(field);
+      field = '';
+      if (record.some((f) => f.trim() !== '')) records.push(record);
+      record = [];
+    } else field += ch;
+  }
+  if (records.length < max && (field !== '' || record.length)) records.push([...record, field]);
+  return records;
+}
+
+/**
+ * A comma/semicolon/tab separated export: a header of at least two short column names and a
+ * first data record with as many fields.
+ */
+function looksLikeCsv(text: string): boolean {
+  return [',', ';', '\t'].some((sep) => {
+    const [header, first] = leadingRecords(text, sep, 2);
+    return (
+      header !== undefined &&
+      first !== undefined &&
+      header.length >= 2 &&
+      header.every((f) => f.length <= 100 && !f.includes('\n')) &&
+      first.length === header.length
+    );
+  });
+}
+
+function parseJsonDocument(doc: unknown): ParsedReport {
+  if (doc === null || (Array.isArray(doc) && doc.length === 0)) throw noReport();
+  if (Array.isArray(doc)) {
+    const layout = trivyLayout(doc);
+    if (layout) return parseTrivy(doc, layout);
+    if (looksLikeNucleiResult(doc[0])) {
+      const c = new NucleiCollector();
+      doc.forEach((r, i) => c.add(r, `[${i}]`));
+      return c.report();
+    }
+    throw unrecognised('a JSON array whose entries are neither Nuclei results nor Trivy targets');
+  }
+  if (!isObject(doc)) throw unrecognised(`a JSON ${typeof doc} is not a report`);
+  if (looksLikeNative(doc)) return parseNative(doc);
+  if (looksLikeSarif(doc)) return parseSarif(doc);
+  if (looksLikeZapJson(doc)) return parseZapJson(doc);
+  const layout = trivyLayout(doc);
+  if (layout) return parseTrivy(doc, layout);
+  if (looksLikeNucleiResult(doc)) {
+    const c = new NucleiCollector();
+    c.add(doc, '(document)');
+    return c.report();
+  }
+  const keys = Object.keys(doc).slice(0, 5);
+  throw unrecognised(`a JSON object with keys ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : '(none)'} matches no supported format`);
+}
+
+/** Reads JSON Lines with a streaming line reader; every non-blank line must be a Nuclei result. */
+async function parseJsonLines(text: string): Promise<ParsedFile> {
+  const lines = readline.createInterface({ input: Readable.from([text]), crlfDelay: Infinity });
+  const collector = new NucleiCollector();
+  const canonical: string[] = [];
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw invalidAt(`line ${n}`, jsonSyntaxError(line, e).replace(/ at line 1,/, ' at'));
+    }
+    if (canonical.length === 0 && !looksLikeNucleiResult(value)) {
+      throw unrecognised(`JSON Lines whose first entry (line ${n}) is not a Nuclei result`);
+    }
+    collector.add(value, `line ${n}`);
+    canonical.push(JSON.stringify(value));
+  }
+  if (canonical.length === 0) throw noReport();
+  return { ...collector.report(), contentHash: sha256(canonical.join('\n')) };
+}
+
+/**
+ * Parses one file into a report without touching the database. The format comes from the content,
+ * never the extension (IMPORT-RULES, "every format"); a UTF-8 byte-order mark is skipped.
+ *
+ * @throws ImportRefusal with code `TOO_LARGE` (over `maxBytes`, checked before anything is read),
+ *   `EMPTY`, `UNSUPPORTED_FORMAT` (Burp XML, Nessus, CSV, PDF), `UNRECOGNISED_FORMAT`,
+ *   `UNSUPPORTED_VERSION` (SARIF other than 2.1.0) or `INVALID` (with where and why).
+ */
+export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
+  const tooLarge = sizeRefusal(bytes.byteLength, options.maxBytes);
+  if (tooLarge) throw tooLarge;
+  let buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+  if (buf.subarray(0, 5).toString('latin1') === '%PDF-') throw notSupportedYet('PDF');
+
+  const text = buf.toString('utf8');
+  const start = text.trimStart();
+  if (start === '') throw noReport();
+
+  if (start.startsWith('<')) return parseXml(text);
+
+  if (start.startsWith('{') || start.startsWith('[')) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (e) {
+      const firstLine = start.split('\n', 1)[0].trim();
+      let firstIsObject = false;
+      try {
+        firstIsObject = isObject(JSON.parse(firstLine));
+      } catch {
+        firstIsObject = false;
+      }
+      if (firstIsObject) return parseJsonLines(text);
+      throw invalidAt('', jsonSyntaxError(text, e));
+    }
+    return { ...parseJsonDocument(doc), contentHash: sha256(JSON.stringify(doc)) };
+  }
+
+  // A bare JSON scalar (`null`, a string, a number).
+  let scalar: unknown;
+  try {
+    scalar = JSON.parse(text);
+  } catch {
+    scalar = undefined;
+  }
+  if (scalar === null) throw noReport();
+  if (scalar !== undefined) throw unrecognised(`a JSON ${typeof scalar} is not a report`);
+  if (looksLikeCsv(start)) throw notSupportedYet('CSV');
+  throw unrecognised('the content is not JSON, JSON Lines, XML, CSV or PDF');
+}

@@ -1,0 +1,80 @@
+import type { CvssScore, NoteStage, ReportFormat, Severity, VerdictStatus } from '@corpus-chat/contracts';
+
+/** One version of a finding as parsed from a file (column names of `finding_versions`). */
+export interface ParsedVersion {
+  origin: 'import' | 'edit';
+  title: string;
+  severity: Severity;
+  description: string;
+  impact: string | null;
+  attackVector: string | null;
+  affectedEndpoints: string[];
+  reproductionSteps: string[];
+  cwe: number[];
+  cvss: CvssScore | null;
+  mitre: string[];
+  /** The verbatim source entry (secrets redacted). */
+  raw: unknown;
+  editedBy: string | null;
+  reason: string | null;
+  /** ISO 8601; null for "now". */
+  createdAt: string | null;
+}
+
+export interface ParsedNote {
+  stage: NoteStage;
+  body: string;
+  author: string | null;
+  createdAt: string | null;
+}
+
+export interface ParsedVerdict {
+  status: VerdictStatus;
+  reasonCode: string | null;
+  rationale: string | null;
+  actor: 'agent' | 'operator';
+  createdAt: string | null;
+}
+
+/** A finding with its versions (oldest first, at least one), notes and verdicts. */
+export interface ParsedFinding {
+  versions: ParsedVersion[];
+  notes: ParsedNote[];
+  verdicts: ParsedVerdict[];
+  createdAt: string | null;
+}
+
+/** What a parser makes of one file: its format, metadata and findings; nothing written yet. */
+export interface ParsedReport {
+  format: ReportFormat;
+  /** Best effort: tool name and version, scan date, target; plus counters such as `unmappedSeverities` and `suppressed`. */
+  docMetadata: Record<string, unknown>;
+  findings: ParsedFinding[];
+}
+
+/** A finding of a scanner file: one version (origin `import`), no notes or verdicts. */
+export function scannerFinding(
+  v: Pick<ParsedVersion, 'title' | 'severity' | 'description' | 'raw'> & Partial<ParsedVersion>,
+): ParsedFinding {
+  return {
+    versions: [
+      {
+        origin: 'import',
+        impact: null,
+        attackVector: null,
+        affectedEndpoints: [],
+        reproductionSteps: [],
+        cwe: [],
+        cvss: null,
+        mitre: [],
+        editedBy: null,
+        reason: null,
+        createdAt: null,
+        ...v,
+      },
+    ],
+    notes: [],
+    verdicts: [],
+    createdAt: null,
+  };
+}

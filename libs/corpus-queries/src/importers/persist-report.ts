@@ -1,0 +1,142 @@
+import type { EntityManager } from 'typeorm';
+import type { ParsedFinding } from './parsed-report';
+
+/** Rows per INSERT … SELECT FROM unnest(…) statement. */
+const CHUNK = 2000;
+
+/** Reserves `n` values of the identity sequence of `table.id`, in ascending order. */
+export async function reserveIds(manager: EntityManager, table: string, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  const rows: { id: number }[] = await manager.query(
+    `SELECT nextval(pg_get_serial_sequence($1, 'id'))::int AS id FROM generate_series(1, $2)`,
+    [table, n],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** JSON text for a jsonb column: Postgres refuses the NUL character (`\\u0000`) in jsonb, so it is dropped. */
+export function toJsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(/\0/g, '') : v));
+}
+
+const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
+
+/**
+ * Writes findings (with all their versions, notes and verdicts) of one report: versions first,
+ * then the findings rows copying the current version's severity, CWE ids and search vector
+ * (the foreign keys between the two are deferred to commit). Must run inside the caller's
+ * transaction. Uses `INSERT … SELECT FROM unnest($n::type[])` so each chunk is one parameterised
+ * statement whatever its size. Returns the new finding ids in input order.
+ */
+export async function insertFindings(manager: EntityManager, reportId: number | null, findings: ParsedFinding[]): Promise<number[]> {
+  const findingIds = await reserveIds(manager, 'findings', findings.length);
+  const versionCount = findings.reduce((n, f) => n + f.versions.length, 0);
+  const versionIds = await reserveIds(manager, 'finding_versions', versionCount);
+
+  // finding_versions
+  const v = {
+    id: [] as number[], findingId: [] as number[], version: [] as number[], origin: [] as string[], title: [] as string[],
+    severity: [] as string[], description: [] as string[], impact: [] as (string | null)[], attackVector: [] as (string | null)[],
+    endpoints: [] as string[], steps: [] as string[], cwe: [] as string[], cvss: [] as (string | null)[], mitre: [] as string[],
+    raw: [] as (string | null)[], editedBy: [] as (string | null)[], reason: [] as (string | null)[], createdAt: [] as (string | null)[],
+  };
+  const currentVersion: number[] = [];
+  let k = 0;
+  findings.forEach((f, i) => {
+    f.versions.forEach((ver, n) => {
+      const id = versionIds[k++];
+      v.id.push(id);
+      v.findingId.push(findingIds[i]);
+      v.version.push(n + 1);
+      v.origin.push(ver.origin);
+      v.title.push(ver.title);
+      v.severity.push(ver.severity);
+      v.description.push(ver.description);
+      v.impact.push(ver.impact);
+      v.attackVector.push(ver.attackVector);
+      v.endpoints.push(toJsonb(ver.affectedEndpoints));
+      v.steps.push(toJsonb(ver.reproductionSteps));
+      v.cwe.push(pgIntArray(ver.cwe));
+      v.cvss.push(ver.cvss ? JSON.stringify(ver.cvss) : null);
+      v.mitre.push(toJsonb(ver.mitre));
+      v.raw.push(ver.raw === undefined ? null : toJsonb(ver.raw));
+      v.editedBy.push(ver.editedBy);
+      v.reason.push(ver.reason);
+      v.createdAt.push(ver.createdAt);
+    });
+    currentVersion.push(versionIds[k - 1]);
+  });
+  for (let s = 0; s < v.id.length; s += CHUNK) {
+    const slice = <T>(a: T[]): T[] => a.slice(s, s + CHUNK);
+    await manager.query(
+      `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
+         affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
+       SELECT id, finding_id, version, origin, title, severity, description, impact, attack_vector,
+         endpoints::jsonb, steps::jsonb, cwe::int[], cvss::jsonb, mitre::jsonb, raw::jsonb, edited_by, reason,
+         coalesce(created_at::timestamptz, now())
+       FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::finding_severity[], $7::text[], $8::text[],
+         $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+         $18::text[])
+         AS u(id, finding_id, version, origin, title, severity, description, impact, attack_vector, endpoints, steps, cwe,
+           cvss, mitre, raw, edited_by, reason, created_at)`,
+      [
+        slice(v.id), slice(v.findingId), slice(v.version), slice(v.origin), slice(v.title), slice(v.severity),
+        slice(v.description), slice(v.impact), slice(v.attackVector), slice(v.endpoints), slice(v.steps), slice(v.cwe),
+        slice(v.cvss), slice(v.mitre), slice(v.raw), slice(v.editedBy), slice(v.reason), slice(v.createdAt),
+      ],
+    );
+  }
+
+  // findings, copying the current version's searchable columns
+  for (let s = 0; s < findings.length; s += CHUNK) {
+    await manager.query(
+      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, search_vector, created_at)
+       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, fv.search_vector, coalesce(u.created_at::timestamptz, now())
+       FROM unnest($2::int[], $3::int[], $4::text[]) AS u(id, current_version_id, created_at)
+       JOIN finding_versions fv ON fv.id = u.current_version_id
+       ORDER BY u.id`,
+      [reportId, findingIds.slice(s, s + CHUNK), currentVersion.slice(s, s + CHUNK), findings.slice(s, s + CHUNK).map((f) => f.createdAt)],
+    );
+  }
+
+  // notes
+  const notes = findings.flatMap((f, i) => f.notes.map((n) => ({ ...n, findingId: findingIds[i] })));
+  for (let s = 0; s < notes.length; s += CHUNK) {
+    const c = notes.slice(s, s + CHUNK);
+    await manager.query(
+      `INSERT INTO finding_notes (finding_id, stage, body, author, created_at)
+       SELECT finding_id, stage, body, author, coalesce(created_at::timestamptz, now())
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+         AS u(finding_id, stage, body, author, created_at, ord)
+       ORDER BY ord`,
+      [c.map((n) => n.findingId), c.map((n) => n.stage), c.map((n) => n.body), c.map((n) => n.author), c.map((n) => n.createdAt)],
+    );
+  }
+
+  // verdicts, then each finding's latest verdict (by created_at, then id)
+  const verdicts = findings.flatMap((f, i) => f.verdicts.map((x) => ({ ...x, findingId: findingIds[i] })));
+  for (let s = 0; s < verdicts.length; s += CHUNK) {
+    const c = verdicts.slice(s, s + CHUNK);
+    await manager.query(
+      `INSERT INTO verdicts (finding_id, status, reason_code, rationale, actor, created_at)
+       SELECT finding_id, status, reason_code, rationale, actor, coalesce(created_at::timestamptz, now())
+       FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
+         AS u(finding_id, status, reason_code, rationale, actor, created_at, ord)
+       ORDER BY ord`,
+      [
+        c.map((x) => x.findingId), c.map((x) => x.status), c.map((x) => x.reasonCode), c.map((x) => x.rationale),
+        c.map((x) => x.actor), c.map((x) => x.createdAt),
+      ],
+    );
+  }
+  if (verdicts.length) {
+    const withVerdicts = [...new Set(verdicts.map((x) => x.findingId))];
+    await manager.query(
+      `UPDATE findings f SET latest_verdict = (
+         SELECT v.status FROM verdicts v WHERE v.finding_id = f.id ORDER BY v.created_at DESC, v.id DESC LIMIT 1)
+       WHERE f.id = ANY($1::int[])`,
+      [withVerdicts],
+    );
+  }
+  return findingIds;
+}

@@ -1,0 +1,86 @@
+import { decodeHTML } from 'entities';
+import type { Severity } from '@corpus-chat/contracts';
+
+/**
+ * IMPORT-RULES "every format": HTML is stripped from the searched text fields — every tag
+ * (`<name …>`, `</name>`, `<!…>`) becomes a space, then entities (`&amp;`, `&lt;`, `&#39;`…) are
+ * decoded. Leading and trailing whitespace is trimmed. Non-strings give ''.
+ */
+export function stripHtml(value: unknown): string {
+  if (typeof value !== 'string') return '';
+  // NUL cannot be stored in Postgres text; it never carries meaning in a report.
+  return decodeHTML(value.replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' '))
+    .replace(/\0/g, '')
+    .trim();
+}
+
+/** `stripHtml` that answers null for a missing or blank value. */
+export function stripHtmlOrNull(value: unknown): string | null {
+  const s = stripHtml(value);
+  return s === '' ? null : s;
+}
+
+/** The first line of `text`, at most `max` characters. */
+export function firstLine(text: string, max = 200): string {
+  const line = text.split(/\r?\n/, 1)[0] ?? '';
+  return line.slice(0, max);
+}
+
+/**
+ * A CWE id from a number or a string: the leading id of a string (`"CWE-200 Information
+ * Exposure"` → 200, `"cwe-79"` → 79, `"89"` → 89). IMPORT-RULES: a value that is not a positive
+ * integer (`nvd-cve-other`, `-1`, `0`) is ignored (null).
+ */
+export function cweId(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : null;
+  if (typeof value !== 'string') return null;
+  const m = /^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** CWE ids from a value that is a number, a string or an array of them (see {@link cweId}). */
+export function cweIds(value: unknown): number[] {
+  const list = Array.isArray(value) ? value : [value];
+  const out: number[] = [];
+  for (const v of list) {
+    const id = cweId(v);
+    if (id !== null) out.push(id);
+  }
+  return out;
+}
+
+/** Distinct ids in ascending order. */
+export function uniqueSorted(ids: number[]): number[] {
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** Counts severities that did not map (IMPORT-RULES: they become `info`). */
+export class SeverityCounter {
+  unmapped = 0;
+
+  /** `mapped` when the value mapped, else `info`, counting the miss. */
+  take(mapped: Severity | null): Severity {
+    if (mapped) return mapped;
+    this.unmapped++;
+    return 'info';
+  }
+}
+
+/** A plain JSON object (not an array or null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A non-blank string, else undefined. */
+export function str(value: unknown): string | undefined {
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** An array value, treating missing/null as empty; anything else is refused by the caller. */
+export function arrayOrEmpty(value: unknown): unknown[] | null {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : null;
+}

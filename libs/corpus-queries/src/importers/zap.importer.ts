@@ -1,0 +1,116 @@
+import type { Severity } from '@corpus-chat/contracts';
+import { invalidAt } from './import-refusal';
+import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
+import { SeverityCounter, cweIds, isObject, str, stripHtml, stripHtmlOrNull } from './text';
+
+/** ZAP `riskcode` → severity (IMPORT-RULES: 3 → high, 2 → medium, 1 → low, 0 → info; ZAP has no critical). */
+function riskSeverity(riskcode: unknown): Severity | null {
+  switch (String(riskcode ?? '').trim()) {
+    case '3':
+      return 'high';
+    case '2':
+      return 'medium';
+    case '1':
+      return 'low';
+    case '0':
+      return 'info';
+    default:
+      return null;
+  }
+}
+
+/** A value that the XML parser gives as one element or a list (or '' for an empty element). */
+function list(value: unknown): unknown[] {
+  if (value === undefined || value === null || value === '') return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function instanceEndpoint(instance: unknown): string | null {
+  if (!isObject(instance)) return null;
+  const uri = str(instance['uri']);
+  if (!uri) return null;
+  const method = str(instance['method']);
+  const param = str(instance['param']);
+  return `${method ? `${method} ` : ''}${uri}${param ? ` [param: ${param}]` : ''}`;
+}
+
+function parseAlert(alert: Record<string, unknown>, instances: unknown[], severities: SeverityCounter): ParsedFinding {
+  return scannerFinding({
+    title: stripHtml(alert['alert']) || stripHtml(alert['name']) || `ZAP alert ${str(alert['pluginid']) ?? ''}`.trim(),
+    severity: severities.take(riskSeverity(alert['riskcode'])),
+    description: stripHtml(alert['desc']),
+    impact: stripHtmlOrNull(alert['otherinfo']),
+    affectedEndpoints: instances.map(instanceEndpoint).filter((e): e is string => e !== null),
+    cwe: cweIds(alert['cweid']),
+    raw: alert,
+  });
+}
+
+interface ZapSite {
+  site: Record<string, unknown>;
+  alerts: unknown[];
+  instancesOf: (alert: Record<string, unknown>) => unknown[];
+}
+
+function parseSites(sites: ZapSite[], root: Record<string, unknown>, wherePrefix: string): ParsedReport {
+  const severities = new SeverityCounter();
+  const findings: ParsedFinding[] = [];
+  sites.forEach(({ alerts, instancesOf }, i) => {
+    alerts.forEach((alert, j) => {
+      if (!isObject(alert)) throw invalidAt(`${wherePrefix}[${i}].alerts[${j}]`, 'expected an alert object');
+      findings.push(parseAlert(alert, instancesOf(alert), severities));
+    });
+  });
+  return {
+    format: 'zap',
+    findings,
+    docMetadata: {
+      tool: { name: str(root['@programName']) ?? 'OWASP ZAP', version: str(root['@version']) ?? null },
+      scanDate: str(root['@generated']) ?? null,
+      target: sites.map((s) => str(s.site['@name'])).filter(Boolean).join(', ') || null,
+      sites: sites.length,
+      unmappedSeverities: severities.unmapped,
+    },
+  };
+}
+
+/** True when a parsed JSON document is a ZAP "traditional" JSON report (`site[].alerts[]`). */
+export function looksLikeZapJson(doc: Record<string, unknown>): boolean {
+  const site = doc['site'];
+  const first = Array.isArray(site) ? site[0] : site;
+  return (Array.isArray(site) || isObject(site)) && (first === undefined || (isObject(first) && 'alerts' in first) || '@version' in doc);
+}
+
+/**
+ * OWASP ZAP traditional JSON report: each alert of each site is one finding; its instances go into
+ * `affected_endpoints`; severity from `riskcode`, CWE from `cweid`, impact from the alert's own
+ * `otherinfo` (IMPORT-RULES, ZAP).
+ */
+export function parseZapJson(doc: Record<string, unknown>): ParsedReport {
+  const raw = doc['site'];
+  const siteList = Array.isArray(raw) ? raw : [raw];
+  const sites = siteList.map((site, i): ZapSite => {
+    if (!isObject(site)) throw invalidAt(`site[${i}]`, 'expected a site object');
+    const alerts = site['alerts'] ?? [];
+    if (!Array.isArray(alerts)) throw invalidAt(`site[${i}].alerts`, 'expected an array of alerts');
+    return { site, alerts, instancesOf: (a) => (Array.isArray(a['instances']) ? a['instances'] : []) };
+  });
+  return parseSites(sites, doc, 'site');
+}
+
+/**
+ * OWASP ZAP XML report (root `OWASPZAPReport`), already parsed by fast-xml-parser with attributes
+ * prefixed `@`: each `alertitem` of each `site` is one finding, rules as for the JSON report.
+ */
+export function parseZapXml(root: Record<string, unknown>): ParsedReport {
+  const sites = list(root['site']).map((site): ZapSite => {
+    if (!isObject(site)) return { site: {}, alerts: [], instancesOf: () => [] };
+    const alerts = isObject(site['alerts']) ? list(site['alerts']['alertitem']) : list(site['alerts']);
+    return {
+      site,
+      alerts,
+      instancesOf: (a) => (isObject(a['instances']) ? list(a['instances']['instance']) : []),
+    };
+  });
+  return parseSites(sites, root, 'OWASPZAPReport.site');
+}
