@@ -1,2 +1,3 @@
 /** Test helpers for every server-side project: a database of its own per test file, factories. */
 export * from './test-db';
+export * from './operator-factory';

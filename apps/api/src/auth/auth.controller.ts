@@ -1,0 +1,55 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { LoginDto, type OperatorView } from '@corpus-chat/contracts';
+import { Public } from './auth.decorators';
+import { AUTH_ENV, type AuthEnv } from './auth.env';
+import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
+import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
+import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie';
+
+/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET /api/auth/me`. */
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
+  ) {}
+
+  /**
+   * Signs in: sets the httpOnly, SameSite=Lax session cookie and answers the operator. 401 with a
+   * generic message on wrong credentials; 429 with `Retry-After` after repeated failures.
+   */
+  @Public()
+  @Post('login')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Sign in (sets the session cookie)' })
+  async login(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<OperatorView> {
+    try {
+      const { operator, token } = await this.auth.login(body.username, body.password, req.ip ?? 'unknown');
+      res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
+      return toOperatorView(operator);
+    } catch (e) {
+      if (e instanceof TooManyLoginAttemptsException) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+      throw e;
+    }
+  }
+
+  /** Signs out: clears the session cookie (works signed in or not). */
+  @Public()
+  @Post('logout')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Sign out (clears the session cookie)' })
+  logout(@Res({ passthrough: true }) res: Response): void {
+    const { maxAge: _maxAge, ...options } = sessionCookieOptions(this.env);
+    res.clearCookie(SESSION_COOKIE, options);
+  }
+
+  /** The signed-in operator; 401 when signed out. */
+  @Get('me')
+  @ApiOperation({ summary: 'The signed-in operator' })
+  me(@CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
+    return this.auth.operatorView(operator.id);
+  }
+}

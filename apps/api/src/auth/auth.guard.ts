@@ -1,0 +1,65 @@
+import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { WsException } from '@nestjs/websockets';
+import type { Request, Response } from 'express';
+import type { OperatorRole } from '@corpus-chat/contracts';
+import type { AuthenticatedOperator } from './current-operator';
+import { IS_PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
+import { AUTH_ENV, type AuthEnv } from './auth.env';
+import { AuthService } from './auth.service';
+import { allowedOrigins, assertSameOriginWrite } from './csrf';
+import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-cookie';
+
+/** The request as the auth layer leaves it: `operator` set on every non-public route. */
+export type AuthenticatedRequest = Request & { operator?: AuthenticatedOperator };
+
+/**
+ * The global guard (registered as `APP_GUARD` by `AuthModule`), failing closed:
+ * 1. unless the route is `@Public()`, the session cookie must hold a valid token of an enabled
+ *    operator (else 401); the operator is set on `request.operator` and the cookie is renewed once
+ *    more than half of its lifetime has elapsed;
+ * 2. state-changing requests pass the CSRF check (`X-Requested-With`, `Origin`; else 403);
+ * 3. `@Roles(...)` routes require one of those roles (else 403).
+ * On Socket.IO handlers (when applied with `@UseGuards`) it requires the operator the handshake
+ * middleware put on `socket.data.operator`.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  private readonly origins: Set<string>;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
+  ) {
+    this.origins = allowedOrigins(env);
+  }
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    const roles = this.reflector.getAllAndOverride<OperatorRole[] | undefined>(ROLES_KEY, targets);
+    if (ctx.getType() === 'ws') {
+      const operator = ctx.switchToWs().getClient<{ data?: { operator?: AuthenticatedOperator } }>().data?.operator;
+      if (!operator) throw new WsException('unauthorized');
+      if (roles?.length && !roles.includes(operator.role)) throw new WsException('forbidden');
+      return true;
+    }
+    if (ctx.getType() !== 'http') return true;
+
+    const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
+    const res = ctx.switchToHttp().getResponse<Response>();
+    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
+    if (!isPublic) {
+      const session = await this.auth.verifySession(sessionTokenOf(req));
+      req.operator = session.operator;
+      if (this.auth.shouldRenew(session)) {
+        res.cookie(SESSION_COOKIE, await this.auth.issueToken(session.operator.id), sessionCookieOptions(this.env));
+      }
+    }
+    assertSameOriginWrite(req, this.origins);
+    if (roles?.length && !(req.operator && roles.includes(req.operator.role))) {
+      throw new ForbiddenException('Only an admin may do this.');
+    }
+    return true;
+  }
+}

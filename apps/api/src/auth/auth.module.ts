@@ -1,0 +1,87 @@
+import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+import { AUTH_ENV, type AuthEnv, loadAuthEnv } from './auth.env';
+import { AUTH_REDIS, createAuthRedis } from './auth.redis';
+import { AuthController } from './auth.controller';
+import { AuthGuard } from './auth.guard';
+import { AuthService } from './auth.service';
+import { resolveJwtSecret } from './dev-secrets';
+import { RejectNulPipe } from './http-hardening';
+import { LoginThrottleService } from './login-throttle.service';
+import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
+import { SocketAuthService } from './socket-auth.service';
+import { TurnQuotaService } from './turn-quota.service';
+
+/** Closes the auth layer's Redis connection after every module has shut down. */
+@Injectable()
+class AuthRedisCloser implements OnApplicationShutdown {
+  constructor(@Inject(AUTH_REDIS) private readonly redis: Redis) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** The validated settings and the Redis connection, shared by `AuthModule` and its `ThrottlerModule`. */
+@Module({})
+class AuthInfraModule {
+  static forRoot(env?: AuthEnv): DynamicModule {
+    return {
+      module: AuthInfraModule,
+      providers: [
+        { provide: AUTH_ENV, useFactory: () => env ?? loadAuthEnv() },
+        { provide: AUTH_REDIS, useFactory: (e: AuthEnv) => createAuthRedis(e, 'commands'), inject: [AUTH_ENV] },
+        AuthRedisCloser,
+      ],
+      exports: [AUTH_ENV, AUTH_REDIS],
+    };
+  }
+}
+
+/**
+ * Operators' sessions and the API's guard rails (global module; needs TypeORM's `DataSource`):
+ * - `POST /api/auth/login|logout`, `GET /api/auth/me`;
+ * - global guards, in order: `AuthGuard` (session, CSRF, `@Roles`; `@Public()` opts out) then
+ *   `OperatorThrottlerGuard` (per-operator limits in Redis);
+ * - global `RejectNulPipe` (NUL characters → 400);
+ * - exports `AuthService`, `SocketAuthService` (the chat gateway calls `attach(server)` in
+ *   `afterInit`), `TurnQuotaService` and `AUTH_ENV`.
+ * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
+ */
+@Module({})
+export class AuthModule {
+  static forRoot(env?: AuthEnv): DynamicModule {
+    const infra = AuthInfraModule.forRoot(env);
+    return {
+      module: AuthModule,
+      global: true,
+      imports: [
+        infra,
+        ThrottlerModule.forRootAsync({
+          imports: [infra],
+          inject: [AUTH_ENV, AUTH_REDIS],
+          useFactory: (e: AuthEnv, redis: Redis) => throttlerOptions(e, redis),
+        }),
+      ],
+      controllers: [AuthController],
+      providers: [
+        {
+          provide: JwtService,
+          inject: [AUTH_ENV],
+          useFactory: (e: AuthEnv) =>
+            new JwtService({ secret: resolveJwtSecret(e), signOptions: { algorithm: 'HS256', expiresIn: e.SESSION_TTL_MINUTES * 60 } }),
+        },
+        AuthService,
+        LoginThrottleService,
+        SocketAuthService,
+        TurnQuotaService,
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: OperatorThrottlerGuard },
+        { provide: APP_PIPE, useClass: RejectNulPipe },
+      ],
+      exports: [infra, AuthService, SocketAuthService, TurnQuotaService],
+    };
+  }
+}

@@ -1,0 +1,129 @@
+import { HttpException, HttpStatus, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { DataSource } from 'typeorm';
+import type { OperatorView } from '@corpus-chat/contracts';
+import { findOperatorById, findOperatorByUsername, type OperatorEntity } from '@corpus-chat/corpus-queries';
+import type { AuthenticatedOperator } from './current-operator';
+import { AUTH_ENV, type AuthEnv } from './auth.env';
+import { LoginThrottleService } from './login-throttle.service';
+import { verifyPassword } from './passwords';
+
+/** Claims of a session token: the operator id and the standard issued-at/expiry (seconds since epoch). */
+export interface SessionClaims {
+  sub: string;
+  iat: number;
+  exp: number;
+}
+
+/** A verified session: who, and when its token was issued and expires (ms since epoch). */
+export interface Session {
+  operator: AuthenticatedOperator;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+/** 429 for a sign-in attempt made before the slow-down allows it; `retryAfterSeconds` goes into `Retry-After`. */
+export class TooManyLoginAttemptsException extends HttpException {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      { statusCode: 429, error: 'Too Many Requests', message: `Too many failed sign-ins. Try again in ${retryAfterSeconds} s.` },
+      HttpStatus.TOO_MANY_REQUESTS,
+    );
+  }
+}
+
+/** The generic answer to a failed sign-in: never says whether the username exists. */
+const WRONG_CREDENTIALS = 'Wrong username or password.';
+
+/** The shape of an operator the rest of the API sees (no hash, no flags). */
+export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperator {
+  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role };
+}
+
+/** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
+export function toOperatorView(o: OperatorEntity): OperatorView {
+  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, createdAt: o.createdAt.toISOString() };
+}
+
+/**
+ * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
+ * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
+ * operator id; every verification loads the operator from Postgres, so a disabled operator or a
+ * reset password takes effect on the next request.
+ */
+@Injectable()
+export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
+
+  constructor(
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
+    private readonly jwt: JwtService,
+    private readonly db: DataSource,
+    private readonly loginThrottle: LoginThrottleService,
+  ) {}
+
+  /** Session lifetime in ms. */
+  get sessionTtlMs(): number {
+    return this.env.SESSION_TTL_MINUTES * 60_000;
+  }
+
+  /**
+   * Checks `username`/`password` from client `ip`. Returns the operator and a fresh session token.
+   * Throws `TooManyLoginAttemptsException` (429) while the slow-down applies, and 401 with a
+   * generic message for an unknown username, a wrong password or a disabled operator.
+   */
+  async login(username: string, password: string, ip: string): Promise<{ operator: OperatorEntity; token: string }> {
+    const waitMs = await this.loginThrottle.msToWait(username, ip);
+    if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
+    const found = await findOperatorByUsername(this.db, username);
+    const ok = await verifyPassword(found?.passwordHash, password);
+    if (!found || !ok || found.disabled) {
+      await this.loginThrottle.recordFailure(username, ip);
+      this.logger.warn({ msg: 'sign-in refused', operatorId: found?.id ?? null, ip });
+      throw new UnauthorizedException(WRONG_CREDENTIALS);
+    }
+    await this.loginThrottle.reset(username);
+    this.logger.log({ msg: 'signed in', operatorId: found.id });
+    return { operator: found, token: await this.issueToken(found.id) };
+  }
+
+  /** A session token for `operatorId`, valid for `SESSION_TTL_MINUTES`. */
+  issueToken(operatorId: string): Promise<string> {
+    return this.jwt.signAsync({ sub: operatorId });
+  }
+
+  /**
+   * Verifies `token` (signature, expiry) and loads its operator. Throws 401 when the token is
+   * missing, malformed, expired, issued before the operator's last password change, or belongs to
+   * an operator that no longer exists or is disabled.
+   */
+  async verifySession(token: string | undefined): Promise<Session> {
+    if (!token) throw new UnauthorizedException('Sign in first.');
+    let claims: SessionClaims;
+    try {
+      claims = await this.jwt.verifyAsync<SessionClaims>(token, { algorithms: ['HS256'] });
+    } catch (e) {
+      const expired = (e as Error).name === 'TokenExpiredError';
+      throw new UnauthorizedException(expired ? 'Your session has expired: sign in again.' : 'Sign in first.');
+    }
+    if (typeof claims.sub !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.sub)) throw new UnauthorizedException('Sign in first.');
+    const operator = await findOperatorById(this.db, claims.sub);
+    if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
+    if (claims.iat < Math.floor(operator.passwordChangedAt.getTime() / 1000)) {
+      throw new UnauthorizedException('Your password was changed: sign in again.');
+    }
+    return { operator: toAuthenticatedOperator(operator), issuedAt: claims.iat * 1000, expiresAt: claims.exp * 1000 };
+  }
+
+  /** The operator with `id` as an `OperatorView`; 401 when it no longer exists. */
+  async operatorView(id: string): Promise<OperatorView> {
+    const operator = await findOperatorById(this.db, id);
+    if (!operator) throw new UnauthorizedException('This account no longer exists.');
+    return toOperatorView(operator);
+  }
+
+  /** Whether `session` has used up more than half its lifetime and should be renewed. */
+  shouldRenew(session: Session, now = Date.now()): boolean {
+    return now - session.issuedAt > this.sessionTtlMs / 2;
+  }
+}

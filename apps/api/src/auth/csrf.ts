@@ -1,0 +1,41 @@
+import { ForbiddenException } from '@nestjs/common';
+import type { IncomingHttpHeaders } from 'node:http';
+import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
+import type { AuthEnv } from './auth.env';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Origins allowed to make state-changing requests besides the request's own origin:
+ * `PUBLIC_ORIGIN` (comma-separated) and, outside production, the web dev server on `WEB_PORT`.
+ */
+export function allowedOrigins(env: AuthEnv): Set<string> {
+  const origins = env.PUBLIC_ORIGIN.split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  if (env.NODE_ENV !== 'production') origins.push(`http://localhost:${env.WEB_PORT}`, `http://127.0.0.1:${env.WEB_PORT}`);
+  return new Set(origins.map((o) => o.toLowerCase()));
+}
+
+/**
+ * CSRF defence for the cookie session. A state-changing request (anything but GET/HEAD/OPTIONS)
+ * must carry `X-Requested-With: XMLHttpRequest`, which a cross-site form or a simple cross-site
+ * fetch cannot send; and when it has an `Origin` header, that origin must be the API's own
+ * (`protocol://host` of the request) or one of `allowed`. Throws 403 naming what is missing.
+ */
+export function assertSameOriginWrite(
+  req: { method: string; headers: IncomingHttpHeaders; protocol?: string },
+  allowed: ReadonlySet<string>,
+): void {
+  if (SAFE_METHODS.has(req.method.toUpperCase())) return;
+  if (req.headers[CSRF_HEADER.toLowerCase()] !== CSRF_HEADER_VALUE) {
+    throw new ForbiddenException(`State-changing requests must send the header ${CSRF_HEADER}: ${CSRF_HEADER_VALUE}.`);
+  }
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  const own = req.headers.host ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase() : undefined;
+  const normalized = origin.toLowerCase().replace(/\/+$/, '');
+  if (normalized !== own && !allowed.has(normalized)) {
+    throw new ForbiddenException('Cross-origin request refused.');
+  }
+}

@@ -1,0 +1,139 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type Redis from 'ioredis';
+import type { Namespace, Server, Socket } from 'socket.io';
+import { WebSocketServer } from 'ws';
+import type { AuthenticatedOperator } from './current-operator';
+import { AUTH_ENV, type AuthEnv } from './auth.env';
+import { AUTH_REDIS, authKey, createAuthRedis } from './auth.redis';
+import { AuthService } from './auth.service';
+import { sessionTokenOf } from './session-cookie';
+
+/** Close code a raw WebSocket gets when it has no valid session (4000–4999 are for applications). */
+export const WS_CLOSE_UNAUTHORIZED = 4401;
+/** The `connect_error` message of a refused Socket.IO handshake. */
+export const SOCKET_UNAUTHORIZED = 'unauthorized';
+
+/** Room every socket of an operator joins, so all of them can be reached (and disconnected) at once. */
+export const operatorRoom = (operatorId: string): string => `operator:${operatorId}`;
+
+/** `socket.data` after the handshake middleware ran. */
+export interface AuthenticatedSocketData {
+  operator: AuthenticatedOperator;
+}
+
+type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void };
+
+/**
+ * Authenticates Socket.IO connections with the same session cookie and the same `AuthService` as
+ * REST, and disconnects an operator's sockets on every API instance when the operator is disabled
+ * (published on a Redis channel all instances subscribe to).
+ *
+ * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
+ * handshake fails with `connect_error` "unauthorized", an authenticated socket carries
+ * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
+ * session (a raw WebSocket, or a websocket-only client) is accepted and closed with code 4401.
+ */
+@Injectable()
+export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SocketAuthService.name);
+  private readonly namespaces = new Set<Namespace>();
+  private readonly guardedEngines = new WeakSet<object>();
+  private readonly refusals = new WebSocketServer({ noServer: true });
+  private subscriber?: Redis;
+
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
+    @Inject(AUTH_REDIS) private readonly redis: Redis,
+  ) {}
+
+  private get revokedChannel(): string {
+    return authKey(this.env, 'operator-revoked');
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.subscriber = createAuthRedis(this.env, 'revocations');
+    this.subscriber.on('message', (channel: string, operatorId: string) => {
+      if (channel === this.revokedChannel) this.disconnectLocal(operatorId);
+    });
+    await this.subscriber.subscribe(this.revokedChannel);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.refusals.close();
+    this.subscriber?.disconnect();
+  }
+
+  /**
+   * Protects `target` (the gateway's namespace, or a server whose `/chat` namespace is meant):
+   * registers the handshake middleware, the operator room, and the 4401 refusal of unauthenticated
+   * WebSocket upgrades on its engine. Idempotent per namespace.
+   */
+  attach(target: Namespace | Server): void {
+    const nsp: Namespace = 'sockets' in target && 'server' in target ? (target as Namespace) : (target as Server).of('/chat');
+    if (this.namespaces.has(nsp)) return;
+    this.namespaces.add(nsp);
+    nsp.use((socket, next) => {
+      this.authenticate(socket).then(
+        () => next(),
+        (e: Error) => {
+          const err = new Error(SOCKET_UNAUTHORIZED) as Error & { data?: unknown };
+          err.data = { reason: e.message };
+          next(err);
+        },
+      );
+    });
+    nsp.on('connection', (socket: Socket) => {
+      const operator = (socket.data as Partial<AuthenticatedSocketData>).operator;
+      if (operator) void socket.join(operatorRoom(operator.id));
+    });
+    this.guardUpgrades(nsp.server);
+  }
+
+  /** Verifies the handshake's session cookie and sets `socket.data.operator`; throws 401 otherwise. */
+  async authenticate(socket: Socket): Promise<AuthenticatedOperator> {
+    const session = await this.auth.verifySession(sessionTokenOf(socket.request));
+    (socket.data as AuthenticatedSocketData).operator = session.operator;
+    return session.operator;
+  }
+
+  /**
+   * Disconnects every open socket of `operatorId` on every API instance (used when an admin
+   * disables the operator). Resolves once the notice is published.
+   */
+  async disconnectOperator(operatorId: string): Promise<void> {
+    this.disconnectLocal(operatorId);
+    await this.redis.publish(this.revokedChannel, operatorId);
+  }
+
+  private disconnectLocal(operatorId: string): void {
+    for (const nsp of this.namespaces) nsp.local.in(operatorRoom(operatorId)).disconnectSockets(true);
+    this.logger.log({ msg: 'disconnected the sockets of a revoked operator', operatorId });
+  }
+
+  /** Wraps the engine's upgrade handler: upgrades without a valid session are closed with 4401. */
+  private guardUpgrades(server: Server): void {
+    const engine = server.engine as unknown as EngineWithUpgrade;
+    if (this.guardedEngines.has(engine)) return;
+    this.guardedEngines.add(engine);
+    const original = engine.handleUpgrade.bind(engine);
+    engine.handleUpgrade = (req, socket, head) => {
+      this.auth
+        .verifySession(sessionTokenOf(req))
+        .then(
+          () => true,
+          () => false,
+        )
+        .then((ok) => {
+          if (ok) original(req, socket, head);
+          else this.refusals.handleUpgrade(req, socket, head, (ws) => ws.close(WS_CLOSE_UNAUTHORIZED, SOCKET_UNAUTHORIZED));
+        })
+        .catch((e: Error) => {
+          this.logger.error({ msg: 'WebSocket upgrade failed', err: e.message });
+          socket.destroy();
+        });
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ConfigError } from '@corpus-chat/server-core';
+import { OperatorEntity, hasEnabledAdmin, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { AUTH_ENV, type AuthEnv } from '../auth/auth.env';
+import { hashPassword } from '../auth/passwords';
+
+/** File (under DATA_DIR) where development start-up leaves the generated first-admin password for `npm start`. */
+export const ADMIN_PASSWORD_FILE = 'admin-password.txt';
+
+/**
+ * Creates the first admin at API start-up when no enabled admin exists, from `ADMIN_USERNAME` and
+ * `ADMIN_PASSWORD`. Without `ADMIN_PASSWORD`: in development a random password is generated,
+ * printed once and written to `${DATA_DIR}/admin-password.txt` (mode 600) for `npm start` to show;
+ * in production start-up stops with a `ConfigError`; in tests nothing is created.
+ */
+@Injectable()
+export class AdminBootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(AdminBootstrapService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureFirstAdmin();
+  }
+
+  /** Returns what it did: `exists`, `created`, or `skipped` (tests without ADMIN_PASSWORD). */
+  async ensureFirstAdmin(): Promise<'exists' | 'created' | 'skipped'> {
+    if (await hasEnabledAdmin(this.db)) return 'exists';
+    let password = this.env.ADMIN_PASSWORD;
+    let generated = false;
+    if (!password) {
+      if (this.env.NODE_ENV === 'production') {
+        throw new ConfigError(['ADMIN_PASSWORD: required in production while no admin exists (at least 10 characters)']);
+      }
+      if (this.env.NODE_ENV === 'test') return 'skipped';
+      password = crypto.randomBytes(15).toString('base64url');
+      generated = true;
+    }
+    const username = this.env.ADMIN_USERNAME;
+    const repo = this.db.getRepository(OperatorEntity);
+    try {
+      await repo.insert({ username, displayName: 'Administrator', role: 'admin', passwordHash: await hashPassword(password), disabled: false });
+    } catch (e) {
+      // Another API instance created it at the same time, or a disabled operator holds the name.
+      if (!isUniqueViolation(e, 'uq_operators_username_lower')) throw e;
+      if (await hasEnabledAdmin(this.db)) return 'exists';
+      throw new ConfigError([`ADMIN_USERNAME: "${username}" belongs to a disabled operator or a non-admin; choose another name`]);
+    }
+    if (generated) {
+      const file = path.resolve(this.env.DATA_DIR, ADMIN_PASSWORD_FILE);
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
+      fs.chmodSync(file, 0o600);
+      // Printed once, on purpose: the only way to learn a generated password.
+      process.stdout.write(`\n  First admin created: sign in as "${username}" with password ${password}\n  (also in ${file}; change it under Operators)\n\n`);
+    }
+    this.logger.log({ msg: 'first admin created', username, generatedPassword: generated });
+    return 'created';
+  }
+}

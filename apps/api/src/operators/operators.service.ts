@@ -1,0 +1,90 @@
+import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
+import { OperatorEntity, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { toOperatorView } from '../auth/auth.service';
+import type { AuthenticatedOperator } from '../auth/current-operator';
+import { hashPassword } from '../auth/passwords';
+import { SocketAuthService } from '../auth/socket-auth.service';
+
+/**
+ * Operator accounts, managed by admins. Disabling an operator or resetting their password ends
+ * their sessions at once: the next request is refused (the guard reloads the operator) and their
+ * open sockets are disconnected on every API instance.
+ */
+@Injectable()
+export class OperatorsService {
+  private readonly logger = new Logger(OperatorsService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly sockets: SocketAuthService,
+  ) {}
+
+  private get repo() {
+    return this.db.getRepository(OperatorEntity);
+  }
+
+  /** Every operator, oldest first. */
+  async list(): Promise<OperatorView[]> {
+    const rows = await this.repo.find({ order: { createdAt: 'ASC', username: 'ASC' } });
+    return rows.map(toOperatorView);
+  }
+
+  /** Creates an operator; 409 when the username is taken (ignoring case). */
+  async create(dto: CreateOperatorDto): Promise<OperatorView> {
+    const passwordHash = await hashPassword(dto.password);
+    try {
+      const saved = await this.repo.save(
+        this.repo.create({ username: dto.username, displayName: dto.displayName.trim(), role: dto.role, passwordHash, disabled: false }),
+      );
+      this.logger.log({ msg: 'operator created', operatorId: saved.id, role: saved.role });
+      return toOperatorView(saved);
+    } catch (e) {
+      if (isUniqueViolation(e, 'uq_operators_username_lower')) {
+        throw new ConflictException(`An operator named "${dto.username}" already exists.`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Changes display name, role, disabled flag or password of operator `id` on behalf of `actor`.
+   * 404 for an unknown id; 400 when an admin would disable or demote themself; 409 when no enabled
+   * admin would remain.
+   */
+  async update(id: string, dto: UpdateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
+    const result = await this.db.transaction(async (tx) => {
+      const repo = tx.getRepository(OperatorEntity);
+      // Lock the admins so two concurrent demotions cannot leave none.
+      await tx.query(`SELECT id FROM operators WHERE role = 'admin' FOR UPDATE`);
+      const operator = await repo.findOneBy({ id });
+      if (!operator) throw new NotFoundException('No such operator.');
+      if (operator.id === actor.id && (dto.disabled === true || (dto.role && dto.role !== 'admin'))) {
+        throw new BadRequestException('You cannot disable or demote your own account.');
+      }
+      const wasActiveAdmin = operator.role === 'admin' && !operator.disabled;
+      if (dto.displayName !== undefined) operator.displayName = dto.displayName.trim();
+      if (dto.role !== undefined) operator.role = dto.role;
+      if (dto.disabled !== undefined) operator.disabled = dto.disabled;
+      const revoke = dto.disabled === true || dto.password !== undefined;
+      if (dto.password !== undefined) {
+        operator.passwordHash = await hashPassword(dto.password);
+        operator.passwordChangedAt = new Date();
+      }
+      if (wasActiveAdmin && (operator.role !== 'admin' || operator.disabled)) {
+        const others = await repo.countBy({ role: 'admin', disabled: false });
+        if (others <= 1) throw new ConflictException('At least one enabled admin must remain.');
+      }
+      return { saved: await repo.save(operator), revoke };
+    });
+    if (result.revoke) await this.sockets.disconnectOperator(id);
+    this.logger.log({ msg: 'operator updated', operatorId: id, by: actor.id, fields: Object.keys(dto).filter((k) => k !== 'password') });
+    return toOperatorView(result.saved);
+  }
+
+  /** The operator named `username` (ignoring case), or null. */
+  findByUsername(username: string): Promise<OperatorEntity | null> {
+    return findOperatorByUsername(this.db, username);
+  }
+}

@@ -1,0 +1,390 @@
+/**
+ * Operator accounts and sessions on the auth and operators modules alone (real Postgres + Redis):
+ * login/logout/me, slow-down, CSRF, expiry and renewal, admin-only operator management,
+ * revocation on disable and password reset, socket handshake auth, hardening of HTTP input.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { JwtService } from '@nestjs/jwt';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import WebSocket from 'ws';
+import { OperatorEntity } from '@corpus-chat/corpus-queries';
+import { createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import type { AuthEnv } from '../../src/auth/auth.env';
+import { AdminBootstrapService } from '../../src/operators/admin-bootstrap.service';
+import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';
+import { startAuthOnlyApp } from './standalone-app';
+
+let db: TestDatabase;
+let app: NestExpressApplication;
+let baseUrl: string;
+let env: AuthEnv;
+let admin: TestOperator;
+let alice: TestOperator;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  ({ app, baseUrl, env } = await startAuthOnlyApp(db.url, { LOGIN_FREE_ATTEMPTS: '3' }));
+  admin = await insertTestOperator(db.dataSource, { username: 'Root', role: 'admin' });
+  alice = await insertTestOperator(db.dataSource, { username: 'alice' });
+  // Hand-made tokens below are back-dated: the password must be older than them.
+  await db.dataSource.query(`UPDATE operators SET password_changed_at = now() - interval '1 day' WHERE id = $1`, [alice.id]);
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+const http = () => request(baseUrl);
+const operatorCount = () => db.dataSource.getRepository(OperatorEntity).count();
+const signToken = (secret: string, claims: Record<string, unknown>) =>
+  new JwtService({ secret }).signAsync(claims, { algorithm: 'HS256' });
+
+describe('sign-in', () => {
+  it('sets an httpOnly SameSite=Lax session cookie, and /me answers the operator', async () => {
+    const res = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'ALICE', password: alice.password });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: alice.id, username: 'alice', role: 'operator', disabled: false });
+    expect(res.body.passwordHash).toBeUndefined();
+    const cookie = String(res.headers['set-cookie']);
+    expect(cookie).toMatch(/cc_session=[^;]+/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    const me = await http().get('/api/auth/me').set('Cookie', cookie.split(';')[0]);
+    expect(me.status).toBe(200);
+    expect(me.body.id).toBe(alice.id);
+  });
+
+  it('answers 401 with the same generic message for a wrong password and an unknown user', async () => {
+    const wrong = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'alice', password: 'not-her-password' });
+    const unknown = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'nobody', password: 'whatever-123' });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.message).toBe(unknown.body.message);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('slows down repeated failures for a username: 429 with Retry-After, even with the right password', async () => {
+    const victim = await insertTestOperator(db.dataSource);
+    for (let i = 0; i < 3; i++) {
+      const r = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: victim.username, password: `guess-${i}-xxxx` });
+      expect(r.status).toBe(401);
+    }
+    const blocked = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: victim.username, password: victim.password });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(blocked.body.message).toMatch(/Try again in \d+ s/);
+    // Another username from the same IP is not affected yet (the per-IP allowance is larger).
+    await expect(loginAs(baseUrl, alice.username, alice.password)).resolves.toBeDefined();
+  });
+
+  it('refuses a disabled operator with the generic 401', async () => {
+    const gone = await insertTestOperator(db.dataSource, { disabled: true });
+    const r = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: gone.username, password: gone.password });
+    expect(r.status).toBe(401);
+    expect(r.body.message).toBe('Wrong username or password.');
+  });
+
+  it('logout clears the cookie', async () => {
+    const s = await loginAs(baseUrl, alice.username, alice.password);
+    const r = await http().post('/api/auth/logout').set(s.headers);
+    expect(r.status).toBe(204);
+    expect(String(r.headers['set-cookie'])).toMatch(/cc_session=;.*Expires=Thu, 01 Jan 1970/i);
+  });
+
+  it('rejects unknown fields and wrong types in the login body with 400 naming the field', async () => {
+    const extra = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'a', password: 'b', admin: true });
+    expect(extra.status).toBe(400);
+    expect(JSON.stringify(extra.body.message)).toMatch(/admin/);
+    const typed = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 42, password: 'b' });
+    expect(typed.status).toBe(400);
+    expect(JSON.stringify(typed.body.message)).toMatch(/username/);
+  });
+});
+
+describe('sessions', () => {
+  it('refuses requests without a session (401) but lets @Public routes through', async () => {
+    expect((await http().get('/api/auth/me')).status).toBe(401);
+    expect((await http().get('/api/operators')).status).toBe(401);
+    expect((await http().get('/api/probe/public')).status).toBe(200);
+  });
+
+  it('refuses an expired token, a token signed with another secret and garbage', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await signToken(env.JWT_SECRET!, { sub: alice.id, iat: now - 3600, exp: now - 60 });
+    const forged = await signToken('x'.repeat(40), { sub: admin.id, iat: now, exp: now + 600 });
+    for (const token of [expired, forged, 'not.a.jwt']) {
+      const r = await http().get('/api/auth/me').set('Cookie', `cc_session=${token}`);
+      expect(r.status).toBe(401);
+    }
+    const r = await http().get('/api/auth/me').set('Cookie', `cc_session=${expired}`);
+    expect(r.body.message).toMatch(/expired/);
+  });
+
+  it('renews the cookie once more than half of the session lifetime has elapsed, not before', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ttl = env.SESSION_TTL_MINUTES * 60;
+    const old = await signToken(env.JWT_SECRET!, { sub: alice.id, iat: now - Math.ceil(ttl * 0.6), exp: now + Math.floor(ttl * 0.4) });
+    const renewed = await http().get('/api/auth/me').set('Cookie', `cc_session=${old}`);
+    expect(renewed.status).toBe(200);
+    expect(String(renewed.headers['set-cookie'])).toMatch(/cc_session=/);
+    const fresh = await loginAs(baseUrl, alice.username, alice.password);
+    const notRenewed = await http().get('/api/auth/me').set('Cookie', fresh.cookie);
+    expect(notRenewed.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('CSRF: a state-changing request needs X-Requested-With and, with an Origin, the own origin', async () => {
+    const s = await loginAs(baseUrl, admin.username, admin.password);
+    const body = { username: 'csrf-victim', displayName: 'x', password: 'long-enough-pw', role: 'admin' };
+    const before = await operatorCount();
+    const noHeader = await http().post('/api/operators').set('Cookie', s.cookie).send(body);
+    expect(noHeader.status).toBe(403);
+    expect(noHeader.body.message).toMatch(/X-Requested-With/);
+    const foreign = await http().post('/api/operators').set(s.headers).set('Origin', 'https://evil.example').send(body);
+    expect(foreign.status).toBe(403);
+    expect(await operatorCount()).toBe(before);
+    const own = await http().post('/api/operators').set(s.headers).set('Origin', baseUrl).send(body);
+    expect(own.status).toBe(201);
+    // Reads need no header.
+    expect((await http().get('/api/operators').set('Cookie', s.cookie)).status).toBe(200);
+  });
+});
+
+describe('operators (admin only)', () => {
+  let adminSession: LoginSession;
+  let aliceSession: LoginSession;
+  beforeAll(async () => {
+    adminSession = await loginAs(baseUrl, admin.username, admin.password);
+    aliceSession = await loginAs(baseUrl, alice.username, alice.password);
+  });
+
+  it('refuses a non-admin with 403 and writes nothing', async () => {
+    const before = await operatorCount();
+    expect((await http().get('/api/operators').set(aliceSession.headers)).status).toBe(403);
+    const r = await http()
+      .post('/api/operators')
+      .set(aliceSession.headers)
+      .send({ username: 'sneaky', displayName: 'S', password: 'long-enough-pw', role: 'admin' });
+    expect(r.status).toBe(403);
+    expect(await operatorCount()).toBe(before);
+  });
+
+  it('creates, lists, and refuses a second spelling of a username with 409', async () => {
+    const created = await http()
+      .post('/api/operators')
+      .set(adminSession.headers)
+      .send({ username: 'Bob', displayName: 'Bob B.', password: 'bob-password-1', role: 'operator' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ username: 'Bob', displayName: 'Bob B.', role: 'operator', disabled: false });
+    const dup = await http()
+      .post('/api/operators')
+      .set(adminSession.headers)
+      .send({ username: 'bOB', displayName: 'Other', password: 'bob-password-2', role: 'operator' });
+    expect(dup.status).toBe(409);
+    const list = await http().get('/api/operators').set(adminSession.headers);
+    expect(list.body.map((o: { username: string }) => o.username)).toContain('Bob');
+    expect(JSON.stringify(list.body)).not.toMatch(/argon2|password/i);
+    await expect(loginAs(baseUrl, 'bob', 'bob-password-1')).resolves.toMatchObject({ operator: { username: 'Bob' } });
+  });
+
+  it('validates bodies and ids: unknown field, short password, bad role, non-UUID id → 400', async () => {
+    const cases = [
+      { username: 'x1', displayName: 'X', password: 'long-enough-pw', role: 'operator', isAdmin: true },
+      { username: 'x2', displayName: 'X', password: 'short', role: 'operator' },
+      { username: 'x3', displayName: 'X', password: 'long-enough-pw', role: 'root' },
+      { username: 'bad name!', displayName: 'X', password: 'long-enough-pw', role: 'operator' },
+    ];
+    for (const body of cases) {
+      expect((await http().post('/api/operators').set(adminSession.headers).send(body)).status).toBe(400);
+    }
+    expect((await http().patch('/api/operators/1').set(adminSession.headers).send({ disabled: true })).status).toBe(400);
+    expect(
+      (await http().patch('/api/operators/00000000-0000-4000-8000-000000000000').set(adminSession.headers).send({ disabled: true })).status,
+    ).toBe(404);
+  });
+
+  it('disabling an operator refuses their next request and disconnects their sockets', async () => {
+    const carol = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, carol.username, carol.password);
+    const socket = await connectChatSocket(baseUrl, s);
+    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+    const r = await http().patch(`/api/operators/${carol.id}`).set(adminSession.headers).send({ disabled: true });
+    expect(r.status).toBe(200);
+    expect(r.body.disabled).toBe(true);
+    expect(await disconnected).toBe('io server disconnect');
+    expect((await http().get('/api/auth/me').set(s.headers)).status).toBe(401);
+    await expect(connectChatSocket(baseUrl, s)).rejects.toThrow('unauthorized');
+    // Re-enabled: the same session works again (disable is not a password change).
+    await http().patch(`/api/operators/${carol.id}`).set(adminSession.headers).send({ disabled: false });
+    expect((await http().get('/api/auth/me').set(s.headers)).status).toBe(200);
+  });
+
+  it('a password reset ends existing sessions; the new password signs in', async () => {
+    const dave = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, dave.username, dave.password);
+    await new Promise((r) => setTimeout(r, 1100)); // tokens carry whole seconds
+    const r = await http().patch(`/api/operators/${dave.id}`).set(adminSession.headers).send({ password: 'a-brand-new-password' });
+    expect(r.status).toBe(200);
+    expect((await http().get('/api/auth/me').set(s.headers)).status).toBe(401);
+    await expect(loginAs(baseUrl, dave.username, dave.password)).rejects.toThrow(/401/);
+    await expect(loginAs(baseUrl, dave.username, 'a-brand-new-password')).resolves.toBeDefined();
+  });
+
+  it('an admin cannot disable or demote themself, and the last enabled admin stays', async () => {
+    const self = await http().patch(`/api/operators/${admin.id}`).set(adminSession.headers).send({ disabled: true });
+    expect(self.status).toBe(400);
+    const other = await insertTestOperator(db.dataSource, { role: 'admin' });
+    const otherSession = await loginAs(baseUrl, other.username, other.password);
+    // Demote every other admin first, then the last one may not be demoted by `other`.
+    const admins = (await db.dataSource.getRepository(OperatorEntity).findBy({ role: 'admin', disabled: false })).filter(
+      (o) => o.id !== admin.id && o.id !== other.id,
+    );
+    for (const a of admins) await http().patch(`/api/operators/${a.id}`).set(adminSession.headers).send({ role: 'operator' });
+    await http().patch(`/api/operators/${other.id}`).set(adminSession.headers).send({ role: 'operator' });
+    expect((await http().get('/api/operators').set(otherSession.headers)).status).toBe(403);
+    expect(await db.dataSource.getRepository(OperatorEntity).countBy({ role: 'admin', disabled: false })).toBe(1);
+  });
+});
+
+describe('socket handshake', () => {
+  it('refuses an anonymous client with connect_error "unauthorized" and accepts a signed-in one', async () => {
+    await expect(connectChatSocket(baseUrl, null)).rejects.toThrow('unauthorized');
+    await expect(connectChatSocket(baseUrl, { cookie: 'cc_session=garbage' })).rejects.toThrow('unauthorized');
+    const s = await loginAs(baseUrl, alice.username, alice.password);
+    const socket = await connectChatSocket(baseUrl, s);
+    try {
+      const me = await socket.emitWithAck('whoami');
+      expect(me).toMatchObject({ id: alice.id, username: 'alice' });
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('refuses an expired token at the handshake', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await signToken(env.JWT_SECRET!, { sub: alice.id, iat: now - 3600, exp: now - 60 });
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${expired}` })).rejects.toThrow('unauthorized');
+  });
+
+  it('closes a raw WebSocket without a session with code 4401, and lets a signed-in one upgrade', async () => {
+    const wsUrl = `${baseUrl.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`;
+    const code = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl);
+      ws.on('close', (c) => resolve(c));
+      ws.on('error', reject);
+    });
+    expect(code).toBe(4401);
+    const s = await loginAs(baseUrl, alice.username, alice.password);
+    const firstFrame = await new Promise<string>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl, { headers: { cookie: s.cookie } });
+      ws.on('message', (m) => {
+        resolve(String(m));
+        ws.close();
+      });
+      ws.on('error', reject);
+    });
+    expect(firstFrame.startsWith('0{')).toBe(true); // engine.io "open" packet
+  });
+});
+
+describe('hostile HTTP input', () => {
+  let adminSession: LoginSession;
+  beforeAll(async () => {
+    const root2 = await insertTestOperator(db.dataSource, { role: 'admin' });
+    adminSession = await loginAs(baseUrl, root2.username, root2.password);
+  });
+
+  it('answers 400 for a NUL character and writes nothing', async () => {
+    const before = await operatorCount();
+    const r = await http()
+      .post('/api/operators')
+      .set(adminSession.headers)
+      .send({ username: 'nul-user', displayName: 'a\u0000b', password: 'long-enough-pw', role: 'operator' });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/NUL/);
+    expect(await operatorCount()).toBe(before);
+    const login = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'a\u0000', password: 'x' });
+    expect(login.status).toBe(400);
+  });
+
+  it('answers 400 for malformed JSON and 413 for a body over 1 MB', async () => {
+    const bad = await http().post('/api/auth/login').set(CSRF_HEADERS).set('Content-Type', 'application/json').send('{"username": ');
+    expect(bad.status).toBe(400);
+    const huge = await http()
+      .post('/api/operators')
+      .set(adminSession.headers)
+      .send({ username: 'huge', displayName: 'x'.repeat(1_100_000), password: 'long-enough-pw', role: 'operator' });
+    expect(huge.status).toBe(413);
+  });
+
+  it('stores lone surrogates and RTL marks without crashing (validation decides, never a 500)', async () => {
+    for (const displayName of ['\ud800', '\u202Eevil\u202C', 'x'.repeat(101)]) {
+      const r = await http()
+        .post('/api/operators')
+        .set(adminSession.headers)
+        .send({ username: `u${Math.random().toString(36).slice(2, 8)}`, displayName, password: 'long-enough-pw', role: 'operator' });
+      expect([201, 400]).toContain(r.status);
+    }
+  });
+
+  it('sends security headers: CSP of the own origin only, no sniffing, no framing; no CORS', async () => {
+    const r = await http().get('/api/probe/public').set('Origin', 'https://evil.example');
+    const csp = String(r.headers['content-security-policy']);
+    expect(csp).toMatch(/default-src 'self'/);
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(r.headers['access-control-allow-origin']).toBeUndefined();
+    expect(r.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('/api/docs needs an admin session', async () => {
+    expect((await http().get('/api/docs')).status).toBe(401);
+    const s = await loginAs(baseUrl, alice.username, alice.password);
+    expect((await http().get('/api/docs').set(s.headers)).status).toBe(403);
+  });
+});
+
+describe('first admin bootstrap', () => {
+  it('in development generates a password, writes it with mode 600, and does it only once', async () => {
+    const fresh = await createTestDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-admin-'));
+    try {
+      const svc = new AdminBootstrapService(fresh.dataSource, { ...env, NODE_ENV: 'development', ADMIN_PASSWORD: undefined, ADMIN_USERNAME: 'boss', DATA_DIR: dataDir } as AuthEnv);
+      const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      try {
+        expect(await svc.ensureFirstAdmin()).toBe('created');
+        expect(await svc.ensureFirstAdmin()).toBe('exists');
+      } finally {
+        write.mockRestore();
+      }
+      const file = path.join(dataDir, 'admin-password.txt');
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      const password = fs.readFileSync(file, 'utf8').trim();
+      const row = await fresh.dataSource.getRepository(OperatorEntity).findOneByOrFail({ username: 'boss' });
+      expect(row.role).toBe('admin');
+      expect(row.passwordHash).toMatch(/^\$argon2id\$/);
+      expect(row.passwordHash).not.toContain(password);
+      const argon2 = await import('argon2');
+      expect(await argon2.verify(row.passwordHash, password)).toBe(true);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      await fresh.drop();
+    }
+  });
+
+  it('in production refuses to start without ADMIN_PASSWORD while no admin exists, and uses it when given', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const prod = { ...env, NODE_ENV: 'production', ADMIN_PASSWORD: undefined, ADMIN_USERNAME: 'boss' } as AuthEnv;
+      await expect(new AdminBootstrapService(fresh.dataSource, prod).ensureFirstAdmin()).rejects.toThrow(/ADMIN_PASSWORD/);
+      const given = { ...prod, ADMIN_PASSWORD: 'configured-password' } as AuthEnv;
+      expect(await new AdminBootstrapService(fresh.dataSource, given).ensureFirstAdmin()).toBe('created');
+      expect(await fresh.dataSource.getRepository(OperatorEntity).countBy({ role: 'admin' })).toBe(1);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { Controller, Get, Module, ValidationPipe } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { Namespace, Socket } from 'socket.io';
+import { CHAT_NAMESPACE } from '@corpus-chat/contracts';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { dataSourceOptions } from '@corpus-chat/corpus-queries';
+import { AuthModule } from '../../src/auth/auth.module';
+import { loadAuthEnv, type AuthEnv } from '../../src/auth/auth.env';
+import { applyHttpHardening } from '../../src/auth/http-hardening';
+import { Public } from '../../src/auth/auth.decorators';
+import { OperatorsModule } from '../../src/operators/operators.module';
+import { SocketAuthService } from '../../src/auth/socket-auth.service';
+
+@WebSocketGateway({ namespace: CHAT_NAMESPACE })
+class ProbeGateway implements OnGatewayInit {
+  constructor(private readonly socketAuth: SocketAuthService) {}
+  afterInit(server: Namespace): void {
+    this.socketAuth.attach(server);
+  }
+  @SubscribeMessage('whoami')
+  whoami(@ConnectedSocket() socket: Socket): unknown {
+    return socket.data.operator;
+  }
+}
+
+@Controller('probe')
+class ProbeController {
+  @Public()
+  @Get('public')
+  open(): { ok: true } {
+    return { ok: true };
+  }
+}
+
+/**
+ * The auth and operators modules alone (plus a probe `/chat` gateway that attaches the socket auth) in a Nest app on port 0 (database `dbUrl`, a Redis prefix
+ * of its own), configured like the real API: `/api` prefix, strict validation, HTTP hardening.
+ */
+export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, string> = {}): Promise<{
+  app: NestExpressApplication;
+  baseUrl: string;
+  env: AuthEnv;
+}> {
+  const env = loadAuthEnv({
+    NODE_ENV: 'test',
+    DATABASE_URL: dbUrl,
+    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
+    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+    ...overrides,
+  });
+  @Module({
+    imports: [TypeOrmModule.forRoot(dataSourceOptions(dbUrl)), AuthModule.forRoot(env), OperatorsModule],
+    controllers: [ProbeController],
+    providers: [ProbeGateway],
+  })
+  class AuthOnlyModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [AuthOnlyModule] }).compile();
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'] });
+  app.setGlobalPrefix('api');
+  applyHttpHardening(app);
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, baseUrl: `http://127.0.0.1:${port}`, env };
+}
