@@ -68,6 +68,5 @@ export interface OperatorView {
   createdAt: string;
 }
 
-/** Header every state-changing request must carry (CSRF defence for the cookie session). */
-export const CSRF_HEADER = 'X-Requested-With';
-export const CSRF_HEADER_VALUE = 'XMLHttpRequest';
+// Kept in a file without class-validator so the web client's bundle can import them (see browser.ts).
+export { CSRF_HEADER, CSRF_HEADER_VALUE } from './csrf';

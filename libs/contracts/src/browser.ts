@@ -1,0 +1,17 @@
+/**
+ * The contracts as the web client sees them (`apps/web` maps `@corpus-chat/contracts` here).
+ * Every type of `index.ts`, but runtime values only from files that do not load class-validator,
+ * class-transformer or JSON schemas: the DTO classes are validation code the browser never runs,
+ * and their decorators would otherwise drag class-validator (and validator.js) into the bundle.
+ */
+export * from './corpus/corpus.types';
+export * from './tools/tools';
+export * from './events/chat-events';
+export * from './jobs/jobs';
+export * from './health';
+export * from './operators/csrf';
+export type * from './corpus/corpus.dto';
+export type * from './chat/chat.dto';
+export type * from './settings/settings.dto';
+export type * from './operators/operators.dto';
+export type * from './native-report/native-report';
