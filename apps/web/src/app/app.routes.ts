@@ -1,0 +1,50 @@
+import type { Routes } from '@angular/router';
+import { signedInGuard, signedOutGuard } from './auth/auth.guard';
+
+/** Feature pages load lazily so the first paint only carries the shell and the login page. */
+export const routes: Routes = [
+  {
+    path: 'login',
+    canActivate: [signedOutGuard],
+    title: 'Sign in · Corpus Chat',
+    loadComponent: () => import('./auth/login-page').then((m) => m.LoginPage),
+  },
+  {
+    path: '',
+    canActivate: [signedInGuard],
+    loadComponent: () => import('./shell/shell').then((m) => m.Shell),
+    children: [
+      { path: '', pathMatch: 'full', redirectTo: 'chat' },
+      {
+        path: 'chat',
+        title: 'Chat · Corpus Chat',
+        loadComponent: () => import('./chat/chat-page').then((m) => m.ChatPage),
+        children: [
+          { path: '', loadComponent: () => import('./chat/chat-empty').then((m) => m.ChatEmpty) },
+          { path: ':chatId', loadComponent: () => import('./chat/thread-view').then((m) => m.ThreadView) },
+        ],
+      },
+      {
+        path: 'reports',
+        title: 'Reports · Corpus Chat',
+        loadComponent: () => import('./reports/reports-page').then((m) => m.ReportsPage),
+      },
+      {
+        path: 'reports/findings',
+        title: 'Findings · Corpus Chat',
+        loadComponent: () => import('./reports/findings-page').then((m) => m.FindingsPage),
+      },
+      {
+        path: 'reports/findings/:findingId',
+        title: 'Finding · Corpus Chat',
+        loadComponent: () => import('./reports/finding-detail-page').then((m) => m.FindingDetailPage),
+      },
+      {
+        path: 'settings',
+        title: 'Settings · Corpus Chat',
+        loadComponent: () => import('./settings/settings-page').then((m) => m.SettingsPage),
+      },
+    ],
+  },
+  { path: '**', redirectTo: '' },
+];

@@ -1,0 +1,25 @@
+import { HttpClient } from '@angular/common/http';
+import { Injectable, inject } from '@angular/core';
+import { firstValueFrom } from 'rxjs';
+import type { LoginDto, OperatorView } from '@corpus-chat/contracts';
+
+/** `/api/auth`: cookie session (httpOnly JWT cookie set by the API). */
+@Injectable({ providedIn: 'root' })
+export class AuthApi {
+  private readonly http = inject(HttpClient);
+
+  /** `GET /api/auth/me`; 401 when signed out. */
+  me(): Promise<OperatorView> {
+    return firstValueFrom(this.http.get<OperatorView>('/api/auth/me'));
+  }
+
+  /** `POST /api/auth/login`; 401 with a generic message on wrong credentials. */
+  login(body: LoginDto): Promise<OperatorView> {
+    return firstValueFrom(this.http.post<OperatorView>('/api/auth/login', body));
+  }
+
+  /** `POST /api/auth/logout`: clears the cookie. */
+  logout(): Promise<void> {
+    return firstValueFrom(this.http.post<void>('/api/auth/logout', {}));
+  }
+}

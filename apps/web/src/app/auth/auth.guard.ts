@@ -1,0 +1,18 @@
+import { inject } from '@angular/core';
+import type { CanActivateFn } from '@angular/router';
+import { Router } from '@angular/router';
+import { AuthStore } from './auth-store';
+
+/** Lets signed-in operators through; sends everyone else to `/login?returnUrl=…`. */
+export const signedInGuard: CanActivateFn = async (_route, state) => {
+  const router = inject(Router);
+  const session = await inject(AuthStore).loadSession();
+  if (session.status === 'signed-in') return true;
+  return router.createUrlTree(['/login'], { queryParams: state.url && state.url !== '/' ? { returnUrl: state.url } : {} });
+};
+
+/** Keeps a signed-in operator away from the login page. */
+export const signedOutGuard: CanActivateFn = async () => {
+  const session = await inject(AuthStore).loadSession();
+  return session.status === 'signed-in' ? inject(Router).createUrlTree(['/chat']) : true;
+};

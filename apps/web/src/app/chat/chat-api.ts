@@ -1,0 +1,53 @@
+import { HttpClient } from '@angular/common/http';
+import { Injectable, inject } from '@angular/core';
+import { firstValueFrom } from 'rxjs';
+import type {
+  ChatDetailView,
+  ChatSummaryView,
+  CreateChatDto,
+  PostMessageDto,
+  PostMessageQueryDto,
+  PostMessageResponse,
+  UpdateChatDto,
+} from '@corpus-chat/contracts';
+
+/** `/api/chats`: the signed-in operator's threads (the API scopes every call by owner). */
+@Injectable({ providedIn: 'root' })
+export class ChatApi {
+  private readonly http = inject(HttpClient);
+
+  list(archived: boolean): Promise<ChatSummaryView[]> {
+    return firstValueFrom(this.http.get<ChatSummaryView[]>('/api/chats', { params: { archived: String(archived) } }));
+  }
+
+  get(chatId: string): Promise<ChatDetailView> {
+    return firstValueFrom(this.http.get<ChatDetailView>(`/api/chats/${encodeURIComponent(chatId)}`));
+  }
+
+  create(body: CreateChatDto = {}): Promise<ChatSummaryView> {
+    return firstValueFrom(this.http.post<ChatSummaryView>('/api/chats', body));
+  }
+
+  update(chatId: string, body: UpdateChatDto): Promise<ChatSummaryView> {
+    return firstValueFrom(this.http.patch<ChatSummaryView>(`/api/chats/${encodeURIComponent(chatId)}`, body));
+  }
+
+  remove(chatId: string): Promise<void> {
+    return firstValueFrom(this.http.delete<void>(`/api/chats/${encodeURIComponent(chatId)}`));
+  }
+
+  /** `202`: the message is stored and its turn queued. `409` when a turn already runs in the thread. */
+  postMessage(chatId: string, body: PostMessageDto, query: PostMessageQueryDto = {}): Promise<PostMessageResponse> {
+    return firstValueFrom(
+      this.http.post<PostMessageResponse>(`/api/chats/${encodeURIComponent(chatId)}/messages`, body, {
+        params: query.ifBusy ? { ifBusy: query.ifBusy } : {},
+      }),
+    );
+  }
+
+  cancelTurn(chatId: string, turnId: string): Promise<void> {
+    return firstValueFrom(
+      this.http.post<void>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/cancel`, {}),
+    );
+  }
+}

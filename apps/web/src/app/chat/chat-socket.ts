@@ -1,0 +1,152 @@
+import { DestroyRef, Injectable, InjectionToken, inject, signal } from '@angular/core';
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
+import {
+  CHAT_NAMESPACE,
+  SocketEvents,
+  type CancelTurnPayload,
+  type ChatEvent,
+  type JoinChatAck,
+  type JoinChatPayload,
+} from '@corpus-chat/contracts';
+
+/** What the connection indicator shows, straight from the Socket.IO client's own state. */
+export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'offline';
+
+/** Creates the Socket.IO client; replaced in tests by a fake. */
+export const SOCKET_FACTORY = new InjectionToken<(uri: string, opts: Partial<ManagerOptions & SocketOptions>) => Socket>(
+  'SOCKET_FACTORY',
+  { providedIn: 'root', factory: () => io },
+);
+
+/** How long a `chat:join` / `chat:cancel` waits for the gateway's acknowledgement. */
+const ACK_TIMEOUT_MS = 10_000;
+
+interface Watch {
+  afterSeq: () => number;
+  onJoined: (ack: JoinChatAck) => void;
+}
+
+/**
+ * The one Socket.IO connection to the `/chat` namespace (cookie-authenticated, same origin).
+ * Stores register callbacks here and turn what arrives into signals; components never touch the
+ * socket. Watched threads are re-joined after every reconnect with the seq the store already holds,
+ * so the gateway replays exactly what was missed.
+ */
+@Injectable({ providedIn: 'root' })
+export class ChatSocket {
+  private readonly factory = inject(SOCKET_FACTORY);
+  private socket: Socket | null = null;
+  private readonly stateSig = signal<ConnectionState>('idle');
+  private readonly errorSig = signal<string | null>(null);
+  private readonly eventHandlers = new Set<(event: ChatEvent) => void>();
+  private readonly threadUpdatedHandlers = new Set<(chatId: string) => void>();
+  private readonly watches = new Map<string, Watch>();
+
+  /** `connected`, `reconnecting` (the client is retrying), `offline` (it gave up or was refused). */
+  readonly state = this.stateSig.asReadonly();
+  /** Why the last connection attempt failed (e.g. "unauthorized"), cleared on connect. */
+  readonly lastError = this.errorSig.asReadonly();
+
+  constructor() {
+    inject(DestroyRef).onDestroy(() => this.disconnect());
+  }
+
+  /** Opens the connection (idempotent). Call once signed in: the handshake carries the session cookie. */
+  connect(): void {
+    if (this.socket) return;
+    const socket = this.factory(CHAT_NAMESPACE, { withCredentials: true, transports: ['websocket', 'polling'] });
+    this.socket = socket;
+    this.stateSig.set('connecting');
+    socket.on('connect', () => {
+      this.stateSig.set('connected');
+      this.errorSig.set(null);
+      for (const chatId of this.watches.keys()) void this.join(chatId);
+    });
+    socket.on('disconnect', () => this.stateSig.set(socket.active ? 'reconnecting' : 'offline'));
+    socket.on('connect_error', (err: Error) => {
+      this.errorSig.set(err.message);
+      this.stateSig.set(socket.active ? 'reconnecting' : 'offline');
+    });
+    socket.io.on('reconnect_attempt', () => this.stateSig.set('reconnecting'));
+    socket.io.on('reconnect_failed', () => this.stateSig.set('offline'));
+    socket.on(SocketEvents.event, (event: ChatEvent) => this.eventHandlers.forEach((h) => h(event)));
+    socket.on(SocketEvents.threadUpdated, (payload: { chatId: string }) =>
+      this.threadUpdatedHandlers.forEach((h) => h(payload?.chatId)),
+    );
+  }
+
+  /** Closes the connection (sign-out). */
+  disconnect(): void {
+    this.socket?.removeAllListeners();
+    this.socket?.io.removeAllListeners();
+    this.socket?.disconnect();
+    this.socket = null;
+    this.stateSig.set('idle');
+  }
+
+  /** Retries now after the client gave up (the indicator's "Reconnect" action). */
+  reconnect(): void {
+    if (!this.socket) return this.connect();
+    if (!this.socket.connected) {
+      this.stateSig.set('connecting');
+      this.socket.connect();
+    }
+  }
+
+  /**
+   * Follows a thread: joins its room now (when connected) and again after every reconnect, asking
+   * for the events after `afterSeq()`. `onJoined` gets each acknowledgement. Returns the function
+   * that stops following (leaves the room).
+   */
+  watch(chatId: string, afterSeq: () => number, onJoined: (ack: JoinChatAck) => void): () => void {
+    this.watches.set(chatId, { afterSeq, onJoined });
+    if (this.socket?.connected) void this.join(chatId);
+    return () => {
+      if (this.watches.get(chatId)?.onJoined !== onJoined) return;
+      this.watches.delete(chatId);
+      this.socket?.emit(SocketEvents.leave, { chatId });
+    };
+  }
+
+  /** Joins a watched thread again, e.g. to ask for a replay after a seq gap. */
+  rejoin(chatId: string): void {
+    if (this.watches.has(chatId) && this.socket?.connected) void this.join(chatId);
+  }
+
+  /** Asks the gateway to cancel a turn (another way to the REST cancel). */
+  async cancel(payload: CancelTurnPayload): Promise<boolean> {
+    if (!this.socket?.connected) return false;
+    try {
+      const ack = (await this.socket.timeout(ACK_TIMEOUT_MS).emitWithAck(SocketEvents.cancel, payload)) as { ok?: boolean };
+      return ack?.ok === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Registers a handler for every `chat:event`; returns the unregister function. */
+  onEvent(handler: (event: ChatEvent) => void): () => void {
+    this.eventHandlers.add(handler);
+    return () => this.eventHandlers.delete(handler);
+  }
+
+  /** Registers a handler for `chat:thread-updated`; returns the unregister function. */
+  onThreadUpdated(handler: (chatId: string) => void): () => void {
+    this.threadUpdatedHandlers.add(handler);
+    return () => this.threadUpdatedHandlers.delete(handler);
+  }
+
+  private async join(chatId: string): Promise<void> {
+    const watch = this.watches.get(chatId);
+    const socket = this.socket;
+    if (!watch || !socket) return;
+    const payload: JoinChatPayload = { chatId, afterSeq: watch.afterSeq() };
+    let ack: JoinChatAck;
+    try {
+      ack = (await socket.timeout(ACK_TIMEOUT_MS).emitWithAck(SocketEvents.join, payload)) as JoinChatAck;
+    } catch (err) {
+      ack = { ok: false, error: err instanceof Error ? err.message : 'join timed out' };
+    }
+    if (this.watches.get(chatId) === watch) watch.onJoined(ack);
+  }
+}

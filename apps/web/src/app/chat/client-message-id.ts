@@ -1,0 +1,13 @@
+/**
+ * A random RFC 4122 version-4 UUID for `PostMessageDto.clientMessageId`. Uses
+ * `crypto.randomUUID()` where available; it only exists in secure contexts, so plain-HTTP
+ * deployments fall back to `crypto.getRandomValues()`, which exists everywhere.
+ */
+export function newClientMessageId(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; // version 4
+  b[8] = (b[8] & 0x3f) | 0x80; // variant 10
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,148 @@
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ElementRef,
+  afterRenderEffect,
+  computed,
+  effect,
+  inject,
+  input,
+  signal,
+  untracked,
+  viewChild,
+} from '@angular/core';
+import { DatePipe } from '@angular/common';
+import { Router } from '@angular/router';
+import { describeHttpError } from '../http/api-error';
+import { AssistantMessage } from './assistant-message';
+import { ChatListStore } from './chat-list-store';
+import { ChatSocket } from './chat-socket';
+import { ConfirmDialog } from './confirm-dialog';
+import { ThreadStore } from './thread-store';
+
+/** `/chat/:chatId`: the conversation, the running turn and the composer. */
+@Component({
+  selector: 'cc-thread-view',
+  imports: [AssistantMessage, ConfirmDialog, DatePipe],
+  providers: [ThreadStore],
+  templateUrl: './thread-view.html',
+  styleUrl: './thread-view.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class ThreadView {
+  protected readonly store = inject(ThreadStore);
+  private readonly list = inject(ChatListStore);
+  private readonly router = inject(Router);
+  private readonly socket = inject(ChatSocket);
+
+  /** Route parameter. */
+  readonly chatId = input.required<string>();
+
+  protected readonly draft = signal('');
+  protected readonly renaming = signal(false);
+  protected readonly titleDraft = signal('');
+  protected readonly actionError = signal<string | null>(null);
+  protected readonly connection = this.socket.state;
+  protected readonly canSubmit = computed(() => this.store.canSend() && this.draft().trim().length > 0);
+
+  private readonly scroller = viewChild<ElementRef<HTMLElement>>('scroller');
+  private readonly composer = viewChild<ElementRef<HTMLTextAreaElement>>('composer');
+  private readonly titleInput = viewChild<ElementRef<HTMLInputElement>>('titleInput');
+  private stickToBottom = true;
+
+  constructor() {
+    effect(() => {
+      const id = this.chatId();
+      untracked(() => {
+        this.draft.set('');
+        this.renaming.set(false);
+        this.actionError.set(null);
+        this.stickToBottom = true;
+        void this.store.open(id);
+      });
+    });
+    // Follow the conversation while the operator is at the bottom; leave them alone when they scrolled up.
+    afterRenderEffect(() => {
+      this.store.entries();
+      const el = this.scroller()?.nativeElement;
+      if (el && this.stickToBottom) el.scrollTop = el.scrollHeight;
+    });
+    afterRenderEffect(() => {
+      if (this.renaming()) this.titleInput()?.nativeElement.focus();
+    });
+  }
+
+  protected trackScroll(el: HTMLElement): void {
+    this.stickToBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  }
+
+  /** Enter sends, Shift+Enter (or an IME composition) adds a line. */
+  protected handleComposerKey(event: KeyboardEvent): void {
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    void this.sendMessage();
+  }
+
+  protected async sendMessage(): Promise<void> {
+    if (!this.canSubmit()) return;
+    this.stickToBottom = true;
+    if (await this.store.send(this.draft())) this.draft.set('');
+    this.composer()?.nativeElement.focus();
+  }
+
+  protected stopTurn(): void {
+    void this.store.stop();
+  }
+
+  protected retryTurn(turnId: string): void {
+    this.stickToBottom = true;
+    void this.store.retry(turnId);
+  }
+
+  protected startRename(): void {
+    this.titleDraft.set(this.store.chat()?.title ?? '');
+    this.renaming.set(true);
+  }
+
+  protected async saveTitle(): Promise<void> {
+    const title = this.titleDraft().trim();
+    const chat = this.store.chat();
+    this.renaming.set(false);
+    if (!chat || !title || title === chat.title) return;
+    try {
+      await this.list.update(chat.id, { title });
+      await this.store.refresh();
+    } catch (err) {
+      this.actionError.set(describeHttpError(err));
+    }
+  }
+
+  protected handleTitleKey(event: KeyboardEvent): void {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      this.renaming.set(false);
+    }
+  }
+
+  protected async toggleArchived(): Promise<void> {
+    const chat = this.store.chat();
+    if (!chat) return;
+    try {
+      await this.list.update(chat.id, { archived: !chat.archived });
+      await this.store.refresh();
+    } catch (err) {
+      this.actionError.set(describeHttpError(err));
+    }
+  }
+
+  protected async deleteThread(): Promise<void> {
+    const chat = this.store.chat();
+    if (!chat) return;
+    try {
+      await this.list.remove(chat.id);
+      await this.router.navigate(['/chat']);
+    } catch (err) {
+      this.actionError.set(describeHttpError(err));
+    }
+  }
+}

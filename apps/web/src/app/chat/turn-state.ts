@@ -1,0 +1,180 @@
+import type {
+  ChatEvent,
+  ChatMessageView,
+  StoredToolCall,
+  ToolCardData,
+  ToolName,
+  TurnErrorCode,
+} from '@corpus-chat/contracts';
+
+/** A tool call as the UI shows it: running (spinner), ok (check) or failed (cross). */
+export interface ToolCallView {
+  callId: string;
+  name: ToolName;
+  args: unknown;
+  state: 'running' | 'ok' | 'failed';
+  /** One-line human summary from `tool.result`; `null` while running. */
+  summary: string | null;
+  data?: ToolCardData;
+}
+
+/** The content of an assistant answer in the order it arrived: prose and tool cards interleaved. */
+export type TurnPart = { kind: 'text'; text: string } | { kind: 'tool'; call: ToolCallView };
+
+export type TurnPhase = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
+
+/** A turn being followed live from its `ChatEvent`s (see `applyChatEvent`). */
+export interface LiveTurn {
+  chatId: string;
+  turnId: string;
+  /** Highest seq applied; events at or below it are duplicates and dropped. */
+  lastSeq: number;
+  phase: TurnPhase;
+  /** Queue position from `turn.queued` (1 = next), while queued. */
+  queuePosition: number | null;
+  /** Attempt number from `turn.started`; > 1 when a worker died and another restarted the turn. */
+  attempt: number;
+  parts: TurnPart[];
+  error: { code: TurnErrorCode; message: string } | null;
+  /** The assistant message id from `turn.done` / `turn.cancelled`. */
+  messageId: string | null;
+  /** Events that arrived ahead of a gap (seq > lastSeq + 1), applied once the gap is filled. */
+  pending: ChatEvent[];
+}
+
+/** Pending events kept at most while waiting for a gap to fill; beyond it the oldest are dropped. */
+const MAX_PENDING = 500;
+
+/** A fresh turn, before any of its events arrived (e.g. right after `POST …/messages`). */
+export function newLiveTurn(
+  chatId: string,
+  turnId: string,
+  init: { phase?: 'queued' | 'running'; queuePosition?: number | null } = {},
+): LiveTurn {
+  return {
+    chatId,
+    turnId,
+    lastSeq: 0,
+    phase: init.phase ?? 'queued',
+    queuePosition: init.queuePosition ?? null,
+    attempt: 1,
+    parts: [],
+    error: null,
+    messageId: null,
+    pending: [],
+  };
+}
+
+/** True once `turn.done`, `turn.error` or `turn.cancelled` was applied. */
+export function isTurnOver(turn: Pick<LiveTurn, 'phase'>): boolean {
+  return turn.phase === 'done' || turn.phase === 'error' || turn.phase === 'cancelled';
+}
+
+/** The prose of a turn so far (all text parts joined). */
+export function turnText(turn: Pick<LiveTurn, 'parts'>): string {
+  return turn.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
+}
+
+/**
+ * Reduces one socket event into the turn, pure and idempotent:
+ * - events of another turn, or at/below `lastSeq` (duplicates from a replay overlapping the live
+ *   stream), return the turn unchanged;
+ * - an event ahead of a gap is parked in `pending` until the missing ones arrive, so text is never
+ *   assembled out of order;
+ * - `turn.started` with `attempt > 1` drops the partial answer of the previous attempt;
+ * - after a terminal event nothing changes the turn any more.
+ */
+export function applyChatEvent(turn: LiveTurn, event: ChatEvent): LiveTurn {
+  if (event.turnId !== turn.turnId || event.seq <= turn.lastSeq || isTurnOver(turn)) return turn;
+  if (event.seq > turn.lastSeq + 1) {
+    if (turn.pending.some((p) => p.seq === event.seq)) return turn;
+    const pending = [...turn.pending, event].sort((a, b) => a.seq - b.seq).slice(-MAX_PENDING);
+    return { ...turn, pending };
+  }
+  let next = applyInOrder(turn, event);
+  // Drain parked events that are now contiguous.
+  let pending = next.pending.filter((p) => p.seq > next.lastSeq);
+  while (pending.length && pending[0].seq === next.lastSeq + 1 && !isTurnOver(next)) {
+    const [head, ...rest] = pending;
+    next = applyInOrder({ ...next, pending: rest }, head);
+    pending = rest;
+  }
+  return { ...next, pending: isTurnOver(next) ? [] : pending };
+}
+
+/** True when events are parked behind a missing seq (the caller should ask for a replay). */
+export function hasGap(turn: LiveTurn): boolean {
+  return turn.pending.length > 0;
+}
+
+function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
+  const t: LiveTurn = { ...turn, lastSeq: event.seq };
+  switch (event.type) {
+    case 'turn.queued':
+      return t.phase === 'queued' ? { ...t, queuePosition: event.position } : t;
+    case 'turn.started':
+      return {
+        ...t,
+        phase: 'running',
+        queuePosition: null,
+        attempt: event.attempt,
+        parts: event.attempt > 1 || event.attempt !== turn.attempt ? [] : t.parts,
+      };
+    case 'text.delta': {
+      const parts = [...t.parts];
+      const last = parts[parts.length - 1];
+      if (last?.kind === 'text') parts[parts.length - 1] = { kind: 'text', text: last.text + event.text };
+      else parts.push({ kind: 'text', text: event.text });
+      return { ...t, phase: 'running', queuePosition: null, parts };
+    }
+    case 'tool.call':
+      return {
+        ...t,
+        phase: 'running',
+        queuePosition: null,
+        parts: [
+          ...t.parts,
+          { kind: 'tool', call: { callId: event.callId, name: event.name, args: event.args, state: 'running', summary: null } },
+        ],
+      };
+    case 'tool.result': {
+      const result = { state: event.ok ? 'ok' : 'failed', summary: event.summary, data: event.data } as const;
+      const index = t.parts.findIndex((p) => p.kind === 'tool' && p.call.callId === event.callId);
+      if (index < 0) {
+        return {
+          ...t,
+          parts: [...t.parts, { kind: 'tool', call: { callId: event.callId, name: event.name, args: undefined, ...result } }],
+        };
+      }
+      const parts = [...t.parts];
+      const part = parts[index] as Extract<TurnPart, { kind: 'tool' }>;
+      parts[index] = { kind: 'tool', call: { ...part.call, ...result } };
+      return { ...t, parts };
+    }
+    case 'turn.done':
+      return { ...t, phase: 'done', messageId: event.messageId, parts: settleTools(t.parts) };
+    case 'turn.cancelled':
+      return { ...t, phase: 'cancelled', messageId: event.messageId, parts: settleTools(t.parts) };
+    case 'turn.error':
+      return { ...t, phase: 'error', error: { code: event.code, message: event.message }, parts: settleTools(t.parts) };
+  }
+}
+
+/** A turn that ended leaves no spinner behind: tool calls still running are marked failed. */
+function settleTools(parts: TurnPart[]): TurnPart[] {
+  return parts.map((p) =>
+    p.kind === 'tool' && p.call.state === 'running' ? { kind: 'tool', call: { ...p.call, state: 'failed' } } : p,
+  );
+}
+
+/** The parts of a persisted assistant message: its stored tool calls, then its prose. */
+export function partsOfMessage(message: ChatMessageView): TurnPart[] {
+  const toolCalls: StoredToolCall[] =
+    'toolCalls' in message.metadata && Array.isArray(message.metadata.toolCalls) ? message.metadata.toolCalls : [];
+  const parts: TurnPart[] = toolCalls.map((c) => ({
+    kind: 'tool',
+    call: { callId: c.callId, name: c.name, args: c.args, state: c.ok ? 'ok' : 'failed', summary: c.summary, data: c.data },
+  }));
+  if (message.content) parts.push({ kind: 'text', text: message.content });
+  return parts;
+}

@@ -1,0 +1,57 @@
+import { ChangeDetectionStrategy, Component, effect, inject, input, signal, untracked } from '@angular/core';
+import { DatePipe, Location } from '@angular/common';
+import { RouterLink } from '@angular/router';
+import type { FindingDetail } from '@corpus-chat/contracts';
+import { describeHttpError, httpStatus } from '../http/api-error';
+import { ReportsApi } from './reports-api';
+
+/** `/reports/findings/:findingId`: current version, version count, notes and the latest verdict. */
+@Component({
+  selector: 'cc-finding-detail-page',
+  imports: [DatePipe, RouterLink],
+  templateUrl: './finding-detail-page.html',
+  styleUrl: './finding-detail-page.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class FindingDetailPage {
+  private readonly api = inject(ReportsApi);
+  private readonly location = inject(Location);
+
+  /** Route parameter. */
+  readonly findingId = input.required<string>();
+
+  protected readonly finding = signal<FindingDetail | null>(null);
+  protected readonly loading = signal(true);
+  protected readonly error = signal<string | null>(null);
+
+  constructor() {
+    effect(() => {
+      const id = Number(this.findingId());
+      untracked(() => void this.load(id));
+    });
+  }
+
+  protected back(): void {
+    this.location.back();
+  }
+
+  private async load(id: number): Promise<void> {
+    this.loading.set(true);
+    this.error.set(null);
+    this.finding.set(null);
+    if (!Number.isInteger(id) || id < 1) {
+      this.loading.set(false);
+      this.error.set('This is not a finding id.');
+      return;
+    }
+    try {
+      const result = await this.api.findingDetail(id);
+      if (result.found) this.finding.set(result.finding);
+      else this.error.set(`Finding #${id} does not exist.`);
+    } catch (err) {
+      this.error.set(httpStatus(err) === 404 ? `Finding #${id} does not exist.` : describeHttpError(err));
+    } finally {
+      this.loading.set(false);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { ChangeDetectionStrategy, Component, computed, effect, inject, untracked } from '@angular/core';
+import { DecimalPipe } from '@angular/common';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
+import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
+import { SEVERITIES, VERDICT_STATUSES, type FindingFilter } from '@corpus-chat/contracts';
+import { findingFilterFromQueryParams, findingFilterToQueryParams } from './finding-filter-params';
+import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
+
+/**
+ * `/reports/findings`: the `search_findings` filters (text, severity, report, CWE, verdict) with
+ * the exact total and paging. The URL holds the filter, so a tool card's link opens the same search.
+ */
+@Component({
+  selector: 'cc-findings-page',
+  imports: [DecimalPipe, ReactiveFormsModule, RouterLink],
+  providers: [FindingsStore],
+  templateUrl: './findings-page.html',
+  styleUrl: './findings-page.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class FindingsPage {
+  protected readonly store = inject(FindingsStore);
+  private readonly router = inject(Router);
+  private readonly queryParams = toSignal(inject(ActivatedRoute).queryParams, { initialValue: {} as Params });
+
+  protected readonly severities = SEVERITIES;
+  protected readonly verdicts = VERDICT_STATUSES;
+  protected readonly filter = computed(() => findingFilterFromQueryParams(this.queryParams()));
+  protected readonly page = computed(() => {
+    const p = Number(this.queryParams()['page']);
+    return Number.isInteger(p) && p >= 1 ? p : 1;
+  });
+  /** The active filter in words, e.g. `text “SQL injection”, severity critical`. */
+  protected readonly filterSummary = computed(() => {
+    const f = this.filter();
+    const report = f.reportId ? (this.store.reports().find((r) => r.id === f.reportId)?.filename ?? `#${f.reportId}`) : f.reportName;
+    const parts = [
+      f.text && `text “${f.text}”`,
+      f.severity && `severity ${f.severity}`,
+      report && `report ${report}`,
+      f.cwe && `CWE-${f.cwe}`,
+      f.verdict && `verdict ${f.verdict.replace('_', ' ')}`,
+    ].filter(Boolean);
+    return parts.join(', ');
+  });
+
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    text: [''],
+    severity: [''],
+    reportId: [''],
+    cwe: [''],
+    verdict: [''],
+  });
+
+  constructor() {
+    void this.store.loadReports();
+    effect(() => {
+      const filter = this.filter();
+      const page = this.page();
+      untracked(() => {
+        this.form.setValue({
+          text: filter.text ?? '',
+          severity: filter.severity ?? '',
+          reportId: filter.reportId ? String(filter.reportId) : '',
+          cwe: filter.cwe ? String(filter.cwe) : '',
+          verdict: filter.verdict ?? '',
+        });
+        void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
+      });
+    });
+  }
+
+  protected applyFilter(): void {
+    const v = this.form.getRawValue();
+    const filter = findingFilterFromQueryParams(v);
+    // A report picked by name from a link stays until the report field is changed.
+    const current = this.filter();
+    if (!v.reportId && current.reportName) filter.reportName = current.reportName;
+    void this.router.navigate([], { queryParams: findingFilterToQueryParams(filter) });
+  }
+
+  protected clearFilter(): void {
+    void this.router.navigate([], { queryParams: {} });
+  }
+
+  protected goToPage(page: number): void {
+    const params = { ...findingFilterToQueryParams(this.filter()), ...(page > 1 ? { page: String(page) } : {}) };
+    void this.router.navigate([], { queryParams: params });
+  }
+
+  protected hasFilter(f: FindingFilter): boolean {
+    return Object.keys(findingFilterToQueryParams(f)).length > 0;
+  }
+}
