@@ -347,6 +347,52 @@ describe('hostile HTTP input', () => {
   });
 });
 
+describe('several API instances', () => {
+  it('disabling an operator on one instance disconnects their sockets on another', async () => {
+    const other = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET! });
+    try {
+      const erin = await insertTestOperator(db.dataSource);
+      const root = await insertTestOperator(db.dataSource, { role: 'admin' });
+      const s = await loginAs(other.baseUrl, erin.username, erin.password);
+      const socket = await connectChatSocket(other.baseUrl, s);
+      const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+      const adminSession = await loginAs(baseUrl, root.username, root.password);
+      expect((await http().patch(`/api/operators/${erin.id}`).set(adminSession.headers).send({ disabled: true })).status).toBe(200);
+      expect(await disconnected).toBe('io server disconnect');
+    } finally {
+      await other.app.close();
+    }
+  });
+});
+
+describe('per-operator limits', () => {
+  it('counts @MessageRateLimit routes per operator across API instances sharing Redis: 429 past the limit, others unaffected', async () => {
+    const second = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET!, MESSAGES_PER_MINUTE: '4' });
+    const third = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET!, MESSAGES_PER_MINUTE: '4' });
+    try {
+      const flooder = await insertTestOperator(db.dataSource);
+      const other = await insertTestOperator(db.dataSource);
+      const f = await loginAs(second.baseUrl, flooder.username, flooder.password);
+      const o = await loginAs(second.baseUrl, other.username, other.password);
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const target = i % 2 ? second.baseUrl : third.baseUrl;
+        statuses.push((await request(target).post('/api/probe/message').set(f.headers)).status);
+      }
+      expect(statuses.filter((s) => s === 202)).toHaveLength(4);
+      expect(statuses.slice(4)).toEqual([429, 429, 429, 429]);
+      const refused = await request(second.baseUrl).post('/api/probe/message').set(f.headers);
+      expect(refused.body.message).toMatch(/too fast \(at most 4 a minute\)/);
+      const fine = await request(third.baseUrl).post('/api/probe/message').set(o.headers);
+      expect(fine.status).toBe(202);
+      expect(fine.body.operatorId).toBe(other.id);
+    } finally {
+      await second.app.close();
+      await third.app.close();
+    }
+  });
+});
+
 describe('first admin bootstrap', () => {
   it('in development generates a password, writes it with mode 600, and does it only once', async () => {
     const fresh = await createTestDatabase();

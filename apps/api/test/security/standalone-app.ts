@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { Controller, Get, Module, ValidationPipe } from '@nestjs/common';
+import { Controller, Get, HttpCode, Module, Post, ValidationPipe } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
@@ -13,6 +13,8 @@ import { AuthModule } from '../../src/auth/auth.module';
 import { loadAuthEnv, type AuthEnv } from '../../src/auth/auth.env';
 import { applyHttpHardening } from '../../src/auth/http-hardening';
 import { Public } from '../../src/auth/auth.decorators';
+import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/current-operator';
+import { MessageRateLimit } from '../../src/auth/rate-limits';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
 
@@ -34,6 +36,13 @@ class ProbeController {
   @Get('public')
   open(): { ok: true } {
     return { ok: true };
+  }
+
+  @MessageRateLimit()
+  @Post('message')
+  @HttpCode(202)
+  message(@CurrentOperator() operator: AuthenticatedOperator): { operatorId: string } {
+    return { operatorId: operator.id };
   }
 }
 
