@@ -1,0 +1,86 @@
+import { IsInt, Max, Min } from 'class-validator';
+import { validateEnv } from '@corpus-chat/server-core';
+
+/**
+ * Environment of the agent (the tool loop and the model client), validated at start-up with
+ * `validateEnv(AgentEnv)`. Model server details (base URL, model, key) are not here: they live in
+ * the `settings` row and are read per turn.
+ */
+export class AgentEnv {
+  /** Model steps (requests) per turn before the turn stops with STEP_LIMIT. */
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  AGENT_MAX_STEPS = 8;
+
+  /** Token budget of what the model sees: system prompt + tool schemas + history + new message + tool results. */
+  @IsInt()
+  @Min(1000)
+  @Max(2_000_000)
+  AGENT_CONTEXT_TOKENS = 6000;
+
+  /**
+   * Tokens of the budget kept free for the turn's own tool calls and results when choosing how much
+   * history fits (history gets `AGENT_CONTEXT_TOKENS - system - tools - message - this`).
+   */
+  @IsInt()
+  @Min(0)
+  AGENT_TOOL_RESERVE_TOKENS = 1500;
+
+  /** Milliseconds a model request may take to its first streamed chunk (a local model loading can take minutes). */
+  @IsInt()
+  @Min(100)
+  MODEL_FIRST_TOKEN_TIMEOUT_MS = 600_000;
+
+  /** Milliseconds a model stream may stay silent between two chunks. */
+  @IsInt()
+  @Min(100)
+  MODEL_STREAM_IDLE_TIMEOUT_MS = 120_000;
+
+  /** Milliseconds between the first failed model request and its one retry. */
+  @IsInt()
+  @Min(0)
+  MODEL_RETRY_DELAY_MS = 500;
+
+  /** Milliseconds the settings row is cached by a worker (a change applies to turns started after this). */
+  @IsInt()
+  @Min(0)
+  AGENT_SETTINGS_CACHE_MS = 2000;
+}
+
+/** The agent's configuration in the units the code uses. */
+export interface AgentConfig {
+  maxSteps: number;
+  contextTokens: number;
+  toolReserveTokens: number;
+  firstTokenTimeoutMs: number;
+  streamIdleTimeoutMs: number;
+  retryDelayMs: number;
+  settingsCacheMs: number;
+}
+
+/** Converts validated `AgentEnv` into `AgentConfig`. */
+export function agentConfigFrom(env: AgentEnv): AgentConfig {
+  return {
+    maxSteps: env.AGENT_MAX_STEPS,
+    contextTokens: env.AGENT_CONTEXT_TOKENS,
+    toolReserveTokens: env.AGENT_TOOL_RESERVE_TOKENS,
+    firstTokenTimeoutMs: env.MODEL_FIRST_TOKEN_TIMEOUT_MS,
+    streamIdleTimeoutMs: env.MODEL_STREAM_IDLE_TIMEOUT_MS,
+    retryDelayMs: env.MODEL_RETRY_DELAY_MS,
+    settingsCacheMs: env.AGENT_SETTINGS_CACHE_MS,
+  };
+}
+
+/** Reads and validates the agent's variables from `env` (default `process.env`); throws `ConfigError` naming bad ones. */
+export function loadAgentConfig(env: Record<string, unknown> = process.env): AgentConfig {
+  return agentConfigFrom(validateEnv(AgentEnv, env));
+}
+
+/** The defaults, for tests: `agentConfig({ maxSteps: 3 })`. */
+export function agentConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
+  return { ...agentConfigFrom(new AgentEnv()), ...overrides };
+}
+
+/** Nest injection token of the `AgentConfig`. */
+export const AGENT_CONFIG = Symbol('AGENT_CONFIG');

@@ -1,0 +1,32 @@
+import { Logger } from '@nestjs/common';
+import type { AgentRunner, AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
+import type { ModelSettingsProvider } from './model-settings.provider';
+import type { OpenAiModelRunner } from './model/openai-model-runner';
+import type { PlannerRunner } from './planner/planner-runner';
+
+/**
+ * The `AgentRunner` the worker uses: per turn it reads the `settings` row and runs either the
+ * OpenAI-compatible model back end (`backend = 'openai'` with a base URL and model) or the
+ * built-in planner (the default, and the fallback when no model server is configured).
+ */
+export class CorpusAgentRunner implements AgentRunner {
+  private readonly logger = new Logger(CorpusAgentRunner.name);
+
+  constructor(
+    private readonly settings: ModelSettingsProvider,
+    private readonly planner: PlannerRunner,
+    private readonly model: OpenAiModelRunner,
+  ) {}
+
+  async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    const s = await this.settings.get();
+    if (s.backend === 'openai' && s.baseUrl && s.model) {
+      this.logger.debug({ turnId: ctx.turnId, chatId: ctx.chatId, backend: 'openai', model: s.model }, 'running turn');
+      return this.model.run(ctx, s);
+    }
+    if (s.backend === 'openai') {
+      this.logger.warn({ turnId: ctx.turnId }, 'openai back end selected without base URL or model; using the built-in planner');
+    }
+    return this.planner.run(ctx);
+  }
+}

@@ -1,0 +1,25 @@
+import type { AssistantMessageMetadata, FindingFilter } from '@corpus-chat/contracts';
+import type { HistoryMessage } from '@corpus-chat/server-core';
+
+/** The follow-up state a previous answer left: its filter and the finding ids it showed. */
+export interface LastAnswerState {
+  lastFilter?: FindingFilter;
+  lastFindingIds?: number[];
+}
+
+/**
+ * The `lastFilter` and `lastFindingIds` of the most recent assistant message that stored them
+ * (normally the previous answer; an errored or cancelled answer without them is skipped).
+ */
+export function lastAnswerState(history: HistoryMessage[]): LastAnswerState {
+  const state: LastAnswerState = {};
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i];
+    if (m.role !== 'assistant') continue;
+    const meta = m.metadata as Partial<AssistantMessageMetadata>;
+    if (!state.lastFilter && meta.lastFilter) state.lastFilter = meta.lastFilter;
+    if (!state.lastFindingIds && meta.lastFindingIds?.length) state.lastFindingIds = meta.lastFindingIds;
+    if (state.lastFilter && state.lastFindingIds) break;
+  }
+  return state;
+}

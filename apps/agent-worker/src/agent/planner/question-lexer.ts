@@ -1,0 +1,88 @@
+import {
+  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, DETAIL_WORDS, FINDING_NOUNS, GROUP_WORDS, LIST_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
+  REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STOPWORDS, TOP_WORDS, VERDICT_WORDS, WRITE_VERBS, correctWord,
+} from './vocabulary';
+
+/** One token of an operator's question. */
+export interface Token {
+  /** As written (case kept), for topics and names. */
+  orig: string;
+  /** Lower case, misspellings of structure words corrected. */
+  w: string;
+  kind: 'word' | 'num' | 'punct' | 'report' | 'cwe' | 'quote' | 'hashnum';
+  /** Value of num / cwe / hashnum tokens, or the report file name / quoted text. */
+  value?: number | string;
+  start: number;
+  end: number;
+}
+
+const KNOWN_SETS = [FINDING_NOUNS, REPORT_NOUNS, CWE_NOUNS, COUNT_WORDS, LIST_WORDS, DETAIL_WORDS, TOP_WORDS, BREAKDOWN_WORDS, OVERVIEW_WORDS, WRITE_VERBS, REFERENCE_WORDS, STOPWORDS];
+const isKnown = (w: string) =>
+  KNOWN_SETS.some((s) => s.has(w)) || w in SEVERITY_WORDS || w in VERDICT_WORDS || w in GROUP_WORDS || w in ORDINALS || w in NUMBER_WORDS;
+
+/** File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`. */
+const REPORT_RE = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]*\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
+const CWE_RE = /\bcwe[\s_-]*(?:id\s*)?#?\s*(\d{1,5})\b/giu;
+const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
+const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
+const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
+
+interface Span {
+  start: number;
+  end: number;
+  token: Omit<Token, 'start' | 'end'>;
+}
+
+/**
+ * Splits a question into tokens. Report file names, `CWE-n`, quoted phrases and `#n` are single
+ * tokens; other words are lower-cased and misspelled structure words corrected (see `correctWord`),
+ * keeping the original spelling in `orig` so topics are searched as the operator wrote them.
+ */
+export function lex(text: string): Token[] {
+  const spans: Span[] = [];
+  const taken = (s: number, e: number) => spans.some((x) => s < x.end && e > x.start);
+  for (const m of text.matchAll(QUOTE_RE)) {
+    const start = m.index! + m[1].length;
+    spans.push({ start, end: m.index! + m[0].length, token: { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() } });
+  }
+  for (const m of text.matchAll(REPORT_RE)) {
+    if (taken(m.index!, m.index! + m[0].length)) continue;
+    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] } });
+  }
+  for (const m of text.matchAll(CWE_RE)) {
+    if (taken(m.index!, m.index! + m[0].length)) continue;
+    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) } });
+  }
+  for (const m of text.matchAll(HASHNUM_RE)) {
+    if (taken(m.index!, m.index! + m[0].length)) continue;
+    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) } });
+  }
+  spans.sort((a, b) => a.start - b.start);
+
+  const tokens: Token[] = [];
+  let pos = 0;
+  const words = (from: number, to: number) => {
+    for (const m of text.slice(from, to).matchAll(WORD_RE)) {
+      const orig = m[0];
+      const start = from + m.index!;
+      const end = start + orig.length;
+      if (/^[?!,;:.()]$/.test(orig)) {
+        tokens.push({ orig, w: orig, kind: 'punct', start, end });
+        continue;
+      }
+      const lower = orig.toLowerCase().replace(/’/g, "'");
+      if (/^\d+$/.test(lower)) {
+        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
+        continue;
+      }
+      tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
+    }
+  };
+  for (const s of spans) {
+    words(pos, s.start);
+    tokens.push({ ...s.token, start: s.start, end: s.end });
+    pos = s.end;
+  }
+  words(pos, text.length);
+  return tokens;
+}

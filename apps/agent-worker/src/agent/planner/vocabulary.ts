@@ -1,0 +1,106 @@
+import damerauLevenshtein from 'damerau-levenshtein';
+import type { GroupByKey, Severity, VerdictStatus } from '@corpus-chat/contracts';
+
+/** Words meaning "finding" (the subject of most questions). */
+export const FINDING_NOUNS = new Set([
+  'finding', 'findings', 'issue', 'issues', 'vulnerability', 'vulnerabilities', 'vuln', 'vulns', 'bug', 'bugs', 'alert', 'alerts',
+  'result', 'results', 'problem', 'problems', 'weakness', 'weaknesses', 'item', 'items', 'entries', 'entry', 'hits', 'hit', 'flaws', 'flaw', 'one', 'ones',
+]);
+export const REPORT_NOUNS = new Set(['report', 'reports', 'scan', 'scans', 'file', 'files']);
+export const CWE_NOUNS = new Set(['cwe', 'cwes', 'cwe-id', 'cwe-ids']);
+
+/** Severity words (CVSS 3.1 qualitative scale names and common variants) → severity. */
+export const SEVERITY_WORDS: Record<string, Severity> = {
+  critical: 'critical', criticals: 'critical', crit: 'critical', crits: 'critical',
+  high: 'high', highs: 'high',
+  medium: 'medium', mediums: 'medium', med: 'medium', moderate: 'medium', moderates: 'medium',
+  low: 'low', lows: 'low',
+  info: 'info', informational: 'info', informative: 'info', infos: 'info', none: 'info',
+};
+
+/** Verdict words → verdict. `open` counts only after `still` (handled by the parser). */
+export const VERDICT_WORDS: Record<string, VerdictStatus> = {
+  fixed: 'fixed', resolved: 'fixed', remediated: 'fixed', closed: 'fixed',
+  inconclusive: 'inconclusive', undecided: 'inconclusive', unclear: 'inconclusive',
+  unfixed: 'still_open', 'still_open': 'still_open', 'still-open': 'still_open',
+};
+
+export const GROUP_WORDS: Record<string, GroupByKey> = {
+  severity: 'severity', severities: 'severity', sev: 'severity', risk: 'severity', criticality: 'severity',
+  report: 'report', reports: 'report', file: 'report', files: 'report', scan: 'report', scans: 'report',
+  cwe: 'cwe', cwes: 'cwe', weakness: 'cwe', weaknesses: 'cwe', 'cwe-id': 'cwe', 'cwe-ids': 'cwe',
+  verdict: 'verdict', verdicts: 'verdict', status: 'verdict', retest: 'verdict',
+};
+
+export const COUNT_WORDS = new Set(['count', 'counts', 'number', 'numbers', 'total', 'tally', 'amount', 'quantity']);
+export const LIST_WORDS = new Set(['list', 'show', 'display', 'enumerate', 'give', 'print', 'name', 'see', 'find', 'get', 'fetch', 'return']);
+export const DETAIL_WORDS = new Set(['describe', 'detail', 'details', 'explain', 'open', 'tell', 'more', 'about', 'info', 'information', 'expand', 'view']);
+export const TOP_WORDS = new Set(['most', 'top', 'highest', 'largest', 'biggest', 'greatest', 'max', 'maximum', 'leading', 'worst', 'mostly']);
+export const BREAKDOWN_WORDS = new Set(['breakdown', 'break', 'distribution', 'distributed', 'split', 'grouped', 'group', 'per', 'each', 'every', 'histogram', 'spread']);
+export const OVERVIEW_WORDS = new Set(['overview', 'summary', 'summarize', 'summarise', 'statistics', 'stats', 'status', 'dashboard']);
+/** Verbs asking to change data; the planner (and every tool) only reads. */
+export const WRITE_VERBS = new Set([
+  'delete', 'remove', 'drop', 'erase', 'wipe', 'purge', 'truncate', 'destroy', 'clear', 'reset',
+  'update', 'modify', 'change', 'edit', 'rename', 'insert', 'create', 'add', 'import', 'upload', 'archive', 'unarchive', 'restore', 'mark', 'set', 'overwrite', 'replace',
+]);
+export const REFERENCE_WORDS = new Set(['those', 'them', 'these', 'they', 'it', 'its', 'same', 'that', 'this', 'which', 'above', 'previous', 'earlier', 'ones']);
+export const ORDINALS: Record<string, number> = {
+  first: 0, '1st': 0, second: 1, '2nd': 1, third: 2, '3rd': 2, fourth: 3, '4th': 3, fifth: 4, '5th': 4,
+  sixth: 5, '6th': 5, seventh: 6, '7th': 6, eighth: 7, '8th': 7, ninth: 8, '9th': 8, tenth: 9, '10th': 9, last: -1, final: -1,
+};
+export const NUMBER_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12, fifteen: 15, twenty: 20,
+};
+
+/** Function words and question scaffolding: never part of a topic found by position. */
+export const STOPWORDS = new Set([
+  'a', 'an', 'the', 'of', 'in', 'on', 'at', 'to', 'for', 'from', 'by', 'with', 'without', 'and', 'or', 'but', 'as', 'into', 'within', 'across', 'among', 'amongst', 'between', 'over', 'under',
+  'how', 'many', 'much', 'what', "what's", 'whats', 'which', 'who', 'where', 'when', 'why', 'whose', 'is', 'are', 'was', 'were', 'be', 'been', 'being', 'am', 'do', 'does', 'did', 'done',
+  'have', 'has', 'had', 'having', 'there', "there's", 'here', 'we', 'our', 'us', 'you', 'your', 'i', 'me', 'my', 'it', 'its', 'they', 'them', 'their', 'those', 'these', 'this', 'that', 'than', 'then',
+  'can', 'could', 'would', 'should', 'will', 'shall', 'may', 'might', 'must', 'please', 'pls', 'kindly', 'tell', 'give', 'show', 'list', 'display', 'let', 'know', 'want', 'need', 'like', 'get',
+  'all', 'any', 'some', 'every', 'each', 'only', 'just', 'also', 'too', 'so', 'far', 'now', 'currently', 'current', 'right', 'altogether', 'overall', 'total', 'totals', 'in-total', 'whole', 'entire', 'corpus',
+  'database', 'db', 'data', 'dataset', 'system', 'tagged', 'tag', 'tags', 'labelled', 'labeled', 'marked', 'classified', 'flagged', 'reported', 'detected', 'found', 'listed', 'recorded', 'stored', 'exist', 'exists',
+  'existing', 'contain', 'contains', 'containing', 'include', 'includes', 'including', 'severity', 'severities', 'level', 'levels', 'rated', 'rating', 'priority', 'risk', 'count', 'number', 'numbers',
+  'and', 'else', 'other', 'more', 'most', 'least', 'top', 'again', 'still', 'open', 'verdict', 'verdicts', 'status', 'cwe', 'cwes', 'id', 'ids', 'yes', 'no', 'ok', 'okay', 'thanks', 'thank', 'hey', 'hi', 'hello',
+  'what', 'about', 'regarding', 'one', 'ones', 'first', 'second', 'third', 'last', 'same', 'above', 'previous', 'earlier', 'either', 'both', 'not', 'type', 'types', 'kind', 'kinds', 'sort', 'category', 'categories',
+]);
+
+/** Common short misspellings the edit-distance pass does not reach (it skips words under five letters). */
+export const TYPO_MAP: Record<string, string> = {
+  mnay: 'many', mani: 'many', hwo: 'how', hw: 'how', teh: 'the', fo: 'of', thier: 'their', waht: 'what', wich: 'which', whcih: 'which',
+  hihg: 'high', hgih: 'high', hig: 'high', lwo: 'low', meduim: 'medium', mediun: 'medium', crtical: 'critical', critcal: 'critical', critial: 'critical',
+  reprot: 'report', reprots: 'reports', repot: 'report', repots: 'reports', rpeort: 'report', fidning: 'finding', fidnings: 'findings', findigns: 'findings', findngs: 'findings',
+  vulns: 'vulns', sev: 'severity', lsit: 'list', shwo: 'show', cuont: 'count', totla: 'total', mosst: 'most', mots: 'most', tpo: 'top', relat: 'relate', abt: 'about', abut: 'about',
+};
+
+/** Words the edit-distance pass may correct to (structure words of five letters or more). */
+const FUZZY_TARGETS = [
+  'findings', 'finding', 'reports', 'report', 'critical', 'criticals', 'medium', 'informational', 'severity', 'severities', 'relate', 'relates', 'related', 'relating',
+  'mention', 'mentions', 'mentioning', 'mentioned', 'about', 'regarding', 'concerning', 'involving', 'breakdown', 'distribution', 'which', 'highest', 'largest', 'biggest',
+  'describe', 'details', 'detail', 'verdict', 'verdicts', 'fixed', 'inconclusive', 'vulnerabilities', 'vulnerability', 'issues', 'total', 'number', 'there', 'contain', 'contains',
+  'containing', 'overview', 'summary', 'summarize', 'list', 'show', 'display', 'many', 'count', 'first', 'second', 'third', 'those', 'these', 'grouped', 'delete', 'remove',
+];
+const FUZZY_SET = new Set(FUZZY_TARGETS);
+
+/**
+ * The structure word a possibly misspelled `word` (lower case) stands for: itself when known or
+ * short, a `TYPO_MAP` entry, or the closest `FUZZY_TARGETS` word within one edit (Damerau–Levenshtein:
+ * a transposition is one edit) for words of five or more letters, two edits from eight letters.
+ * Words that are known vocabulary already are never changed.
+ */
+export function correctWord(word: string, known: (w: string) => boolean): string {
+  if (TYPO_MAP[word]) return TYPO_MAP[word];
+  if (word.length < 5 || FUZZY_SET.has(word) || known(word) || /[^a-z-]/.test(word)) return word;
+  const limit = word.length >= 8 ? 2 : 1;
+  let best: string | undefined;
+  let bestSteps = limit + 1;
+  for (const target of FUZZY_TARGETS) {
+    if (Math.abs(target.length - word.length) > limit) continue;
+    const steps = damerauLevenshtein(word, target).steps;
+    if (steps < bestSteps) {
+      best = target;
+      bestSteps = steps;
+    }
+  }
+  return best ?? word;
+}

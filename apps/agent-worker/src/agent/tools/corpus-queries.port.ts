@@ -1,0 +1,29 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type {
+  CorpusOverview,
+  CountFindingsByResult,
+  FindingDetailResult,
+  FindingFilter,
+  GroupByKey,
+  ReportSummary,
+  SearchFindingsResult,
+} from '@corpus-chat/contracts';
+
+/**
+ * The query functions of `libs/corpus-queries` the five tools wrap, one each. Injected so a test can
+ * hand a tool a deliberately broken wrapper (the read-only test) while production binds the real ones.
+ * Every function receives the EntityManager of a read-only transaction.
+ */
+export interface CorpusQueryFns {
+  corpusOverview(manager: EntityManager): Promise<CorpusOverview>;
+  searchFindings(manager: EntityManager, args: FindingFilter & { limit?: number; offset?: number }): Promise<SearchFindingsResult>;
+  countFindingsBy(manager: EntityManager, args: { groupBy: GroupByKey; filter?: FindingFilter }): Promise<CountFindingsByResult>;
+  listReports(manager: EntityManager, args: { includeArchived?: boolean }): Promise<ReportSummary[]>;
+  findingDetail(manager: EntityManager, id: number): Promise<FindingDetailResult>;
+}
+
+/** Runs `fn` in a read-only transaction (`SET TRANSACTION READ ONLY`): any write inside fails. */
+export type ReadOnlyRunner = <T>(dataSource: DataSource, fn: (manager: EntityManager) => Promise<T>) => Promise<T>;
+
+/** Nest injection token of the `CorpusQueryFns` the tools use. */
+export const CORPUS_QUERY_FNS = Symbol('CORPUS_QUERY_FNS');

@@ -1,0 +1,49 @@
+import 'reflect-metadata';
+import { ToolArgsValidator } from './tool-args.validator';
+
+describe('ToolArgsValidator', () => {
+  const v = new ToolArgsValidator();
+
+  it('accepts valid arguments given as JSON text and applies defaults', () => {
+    const r = v.check('search_findings', '{"text":"SQL injection","severity":"high"}');
+    expect(r).toEqual({ ok: true, name: 'search_findings', args: { text: 'SQL injection', severity: 'high', limit: 10, offset: 0 } });
+  });
+
+  it('forgives what small models commonly send: nulls, empty strings, capitalised enums, "CWE-79", numeric strings', () => {
+    const r = v.check('search_findings', { text: '', severity: 'High', reportName: null, cwe: 'CWE-79', limit: '5' });
+    expect(r).toEqual({ ok: true, name: 'search_findings', args: { severity: 'high', cwe: 79, limit: 5, offset: 0 } });
+  });
+
+  it('tells the model which value is wrong and what is allowed', () => {
+    const r = v.check('search_findings', { severity: 'severe' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.message).toContain("'severity' must be one of: critical, high, medium, low, info");
+    expect(r.message).toContain('Allowed properties: text, severity');
+  });
+
+  it('names unknown properties and missing required ones', () => {
+    const a = v.check('count_findings_by', { group: 'severity' });
+    expect(a.ok).toBe(false);
+    if (!a.ok) {
+      expect(a.message).toContain("unknown property 'group'");
+      expect(a.message).toContain("must include 'groupBy'");
+    }
+  });
+
+  it('reports malformed JSON with the parser message and an example', () => {
+    const r = v.check('finding_detail', '{"id": 12');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toMatch(/not valid JSON .*for example \{"id": 12\}/);
+  });
+
+  it('refuses unknown tools, listing the real ones', () => {
+    const r = v.check('delete_reports', '{}');
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.message).toContain('Available tools: get_corpus_overview, search_findings');
+  });
+
+  it('rejects a limit above the row cap', () => {
+    expect(v.check('search_findings', { limit: 500 }).ok).toBe(false);
+  });
+});

@@ -1,0 +1,93 @@
+import type { AssistantMessageMetadata, FindingFilter, StoredToolCall } from '@corpus-chat/contracts';
+import type { AgentTurnContext } from '@corpus-chat/server-core';
+import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
+import { isToolName } from './tools/tool-args.validator';
+
+/**
+ * One turn's bookkeeping, shared by the planner and the model back end so both emit the same
+ * events: runs tool calls through the tool layer with `tool.call`/`tool.result` around each,
+ * streams text deltas, and builds the `AssistantMessageMetadata` stored with the answer (the tool
+ * calls with their summaries, and `lastFilter`/`lastFindingIds` for follow-ups, carried over from
+ * the previous answer when this turn set none).
+ */
+export class TurnRecorder {
+  private readonly calls: StoredToolCall[] = [];
+  private lastFilter?: FindingFilter;
+  private lastFindingIds?: number[];
+  private text = '';
+  private seq = 0;
+
+  constructor(
+    private readonly ctx: Pick<AgentTurnContext, 'emit' | 'signal' | 'turnId'>,
+    private readonly tools: CorpusTools,
+    previous?: { lastFilter?: FindingFilter; lastFindingIds?: number[] },
+  ) {
+    this.lastFilter = previous?.lastFilter;
+    this.lastFindingIds = previous?.lastFindingIds;
+  }
+
+  /** A new id for a tool call of this turn (unique within the turn). */
+  nextCallId(): string {
+    this.seq += 1;
+    return `${this.ctx.turnId.slice(0, 8)}-call-${this.seq}`;
+  }
+
+  /**
+   * Runs one tool call: emits `tool.call`, executes it (read-only), emits `tool.result` and records
+   * it. Calls to a tool name we do not have are answered with an error but not emitted (the event
+   * union only carries known tool names).
+   */
+  async callTool(name: string, rawArgs: unknown, callId = this.nextCallId()): Promise<ToolExecution> {
+    this.ctx.signal.throwIfAborted();
+    const known = isToolName(name);
+    if (known) await this.ctx.emit({ type: 'tool.call', callId, name, args: parseForDisplay(rawArgs) });
+    const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
+    if (known && isToolName(exec.name)) {
+      await this.ctx.emit({ type: 'tool.result', callId, name: exec.name, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
+      this.calls.push({ callId, name: exec.name, args: exec.ok ? exec.args : parseForDisplay(rawArgs), ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
+    }
+    if (exec.ok) {
+      if (exec.filter) this.lastFilter = exec.filter;
+      if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;
+    }
+    return exec;
+  }
+
+  /** Emits one text delta and appends it to the answer. Empty strings are skipped. */
+  async say(text: string): Promise<void> {
+    if (!text) return;
+    this.ctx.signal.throwIfAborted();
+    this.text += text;
+    await this.ctx.emit({ type: 'text.delta', text });
+  }
+
+  /** Everything said so far (the concatenation of the emitted deltas). */
+  get content(): string {
+    return this.text;
+  }
+
+  /** Whether any tool call of this turn was made. */
+  get toolCallCount(): number {
+    return this.calls.length;
+  }
+
+  /** The metadata to store with the answer. */
+  metadata(model: string): AssistantMessageMetadata {
+    return {
+      toolCalls: [...this.calls],
+      ...(this.lastFilter ? { lastFilter: this.lastFilter } : {}),
+      ...(this.lastFindingIds?.length ? { lastFindingIds: this.lastFindingIds } : {}),
+      model,
+    };
+  }
+}
+
+/** A model's raw argument text parsed for display when it is JSON; kept as text otherwise. */
+function parseForDisplay(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw ?? {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw.slice(0, 2000);
+  }
+}
