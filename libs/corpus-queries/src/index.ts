@@ -8,3 +8,6 @@ export * from './database-admin';
 export * from './operators';
 export * from './settings';
 export * from './chat';
+export * from './corpus';
+export * from './importers';
+export * from './queries';

@@ -1,0 +1,64 @@
+import type { EntityManager } from 'typeorm';
+import {
+  REPORT_STATUSES,
+  SEVERITIES,
+  VERDICT_STATUSES,
+  type CorpusOverview,
+  type ReportStatus,
+  type Severity,
+  type SeverityCounts,
+  type VerdictStatus,
+} from '@corpus-chat/contracts';
+import { cachedQuery, type QueryOptions } from './query-cache';
+
+/** Every severity at zero. */
+export function zeroSeverityCounts(): SeverityCounts {
+  return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
+}
+
+/**
+ * Totals of the non-archived corpus: reports by status, findings in total and by severity, findings
+ * by latest verdict status, and per report (by id) its findings by severity. Every severity, status
+ * and verdict is listed, zeros included. Cached per corpus version.
+ */
+export async function corpusOverview(manager: EntityManager, options?: QueryOptions): Promise<CorpusOverview> {
+  return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
+    const [reports, groups, verdicts] = await Promise.all([
+      manager.query(`SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`) as Promise<
+        { id: number; filename: string; format: string; status: ReportStatus }[]
+      >,
+      manager.query(
+        `SELECT report_id AS "reportId", severity::text AS severity, count(*)::int AS count
+         FROM findings WHERE NOT archived GROUP BY report_id, severity`,
+      ) as Promise<{ reportId: number | null; severity: Severity; count: number }[]>,
+      manager.query(
+        `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
+         WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
+      ) as Promise<{ status: VerdictStatus; count: number }[]>,
+    ]);
+
+    const byStatus = Object.fromEntries(REPORT_STATUSES.map((s) => [s, 0])) as Record<ReportStatus, number>;
+    for (const r of reports) byStatus[r.status]++;
+    const bySeverity = zeroSeverityCounts();
+    const perReportCounts = new Map<number, SeverityCounts>();
+    for (const g of groups) {
+      bySeverity[g.severity] += g.count;
+      if (g.reportId === null) continue;
+      const c = perReportCounts.get(g.reportId) ?? zeroSeverityCounts();
+      c[g.severity] += g.count;
+      perReportCounts.set(g.reportId, c);
+    }
+    const verdictCounts = Object.fromEntries(VERDICT_STATUSES.map((s) => [s, 0])) as Record<VerdictStatus, number>;
+    for (const v of verdicts) verdictCounts[v.status] = v.count;
+
+    return {
+      reports: { total: reports.length, byStatus },
+      findings: { total: SEVERITIES.reduce((n, s) => n + bySeverity[s], 0), bySeverity },
+      verdicts: verdictCounts,
+      perReport: reports.map((r) => {
+        const c = perReportCounts.get(r.id) ?? zeroSeverityCounts();
+        return { id: r.id, filename: r.filename, format: r.format, total: SEVERITIES.reduce((n, s) => n + c[s], 0), bySeverity: c };
+      }),
+    };
+  });
+}

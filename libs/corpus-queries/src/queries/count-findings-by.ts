@@ -1,0 +1,100 @@
+import type { EntityManager } from 'typeorm';
+import {
+  GROUP_BY_KEYS,
+  SEVERITIES,
+  VERDICT_STATUSES,
+  type CountFindingsByResult,
+  type CountGroup,
+  type FindingFilter,
+  type GroupByKey,
+} from '@corpus-chat/contracts';
+import { buildFindingWhere } from './finding-filter';
+import { cachedQuery, type QueryOptions } from './query-cache';
+import { QueryValidationError, normaliseFilter } from './query-validation';
+import { countMatching } from './search-findings';
+
+/** Arguments of {@link countFindingsBy}. */
+export interface CountFindingsByInput {
+  groupBy: GroupByKey;
+  filter?: FindingFilter;
+}
+
+const VERDICT_LABELS: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
+
+/**
+ * Exact counts of current findings per severity, report, CWE id or latest verdict, for the findings
+ * matching `filter` (same semantics as `searchFindings`). Groups are sorted by count, most first,
+ * then by severity rank / verdict order / label. Severity and verdict list every value, zeros
+ * included (`none` = no verdict); report and CWE list the non-empty groups (`none` = no report / no
+ * CWE). `total` is the number of distinct matching findings (a finding with two CWE ids is in two
+ * CWE groups but counted once). Cached per corpus version.
+ *
+ * @throws QueryValidationError for an unknown `groupBy` or a bad filter value.
+ */
+export async function countFindingsBy(
+  manager: EntityManager,
+  input: CountFindingsByInput,
+  options?: QueryOptions,
+): Promise<CountFindingsByResult> {
+  const groupBy = input?.groupBy;
+  if (!(GROUP_BY_KEYS as readonly unknown[]).includes(groupBy)) {
+    throw new QueryValidationError('groupBy', `groupBy must be one of ${GROUP_BY_KEYS.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  }
+  const filter = normaliseFilter(input.filter);
+  return cachedQuery(manager, 'countFindingsBy', { groupBy, filter }, options, async () => {
+    const where = await buildFindingWhere(manager, filter);
+    let groups: CountGroup[];
+    let total: number;
+    let order: (g: CountGroup) => number = () => 0;
+
+    if (groupBy === 'severity') {
+      const rows: { key: string; count: number }[] = await manager.query(
+        `SELECT f.severity::text AS key, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.severity`,
+        where.params.values,
+      );
+      const byKey = new Map(rows.map((r) => [r.key, r.count]));
+      groups = SEVERITIES.map((s) => ({ key: s, label: s, count: byKey.get(s) ?? 0 }));
+      order = (g) => SEVERITIES.indexOf(g.key as (typeof SEVERITIES)[number]);
+      total = groups.reduce((n, g) => n + g.count, 0);
+    } else if (groupBy === 'verdict') {
+      const rows: { key: string; count: number }[] = await manager.query(
+        `SELECT coalesce(f.latest_verdict, 'none') AS key, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY 1`,
+        where.params.values,
+      );
+      const byKey = new Map(rows.map((r) => [r.key, r.count]));
+      const keys = [...VERDICT_STATUSES, 'none'];
+      groups = keys.map((k) => ({ key: k, label: VERDICT_LABELS[k], count: byKey.get(k) ?? 0 }));
+      order = (g) => keys.indexOf(g.key);
+      total = groups.reduce((n, g) => n + g.count, 0);
+    } else if (groupBy === 'report') {
+      const rows: { reportId: number | null; filename: string | null; count: number }[] = await manager.query(
+        `SELECT g.report_id AS "reportId", r.filename, g.count
+         FROM (SELECT f.report_id, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.report_id) g
+         LEFT JOIN reports r ON r.id = g.report_id`,
+        where.params.values,
+      );
+      groups = rows.map((r) =>
+        r.reportId === null
+          ? { key: 'none', label: '(no report: entered by hand)', count: r.count }
+          : { key: String(r.reportId), label: r.filename ?? `report ${r.reportId}`, count: r.count },
+      );
+      total = groups.reduce((n, g) => n + g.count, 0);
+    } else {
+      const [rows, matching] = await Promise.all([
+        manager.query(
+          `SELECT c.cwe, count(*)::int AS count
+           FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
+           WHERE ${where.sql} GROUP BY c.cwe`,
+          where.params.values,
+        ) as Promise<{ cwe: number | null; count: number }[]>,
+        countMatching(manager, where),
+      ]);
+      groups = rows.map((r) =>
+        r.cwe === null ? { key: 'none', label: 'no CWE', count: r.count } : { key: String(r.cwe), label: `CWE-${r.cwe}`, count: r.count },
+      );
+      total = matching;
+    }
+    groups.sort((a, b) => b.count - a.count || order(a) - order(b) || a.label.localeCompare(b.label));
+    return { groupBy, total, groups, filter: where.applied };
+  });
+}

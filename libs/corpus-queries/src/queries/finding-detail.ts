@@ -1,0 +1,96 @@
+import type { EntityManager } from 'typeorm';
+import type { FindingDetailResult, FindingNoteView, FindingVersionView, VerdictView } from '@corpus-chat/contracts';
+import { cachedQuery, type QueryOptions } from './query-cache';
+import { findingId } from './query-validation';
+
+interface DetailRecord {
+  id: number;
+  reportId: number | null;
+  reportFilename: string | null;
+  createdAt: Date;
+  versionCount: number;
+  version: number;
+  origin: 'import' | 'edit';
+  title: string;
+  severity: FindingVersionView['severity'];
+  description: string;
+  impact: string | null;
+  attackVector: string | null;
+  affectedEndpoints: string[];
+  reproductionSteps: string[];
+  cwe: number[];
+  cvss: FindingVersionView['cvss'];
+  mitre: string[];
+  editedBy: string | null;
+  reason: string | null;
+  versionCreatedAt: Date;
+}
+
+const iso = (d: Date | string): string => new Date(d).toISOString();
+
+/**
+ * One finding by id: its current version, how many versions it has, its notes (oldest first) and
+ * its latest verdict (by time, then id). An unknown id answers `{ found: false, id }`; archived
+ * findings are found too. Cached per corpus version.
+ *
+ * @throws QueryValidationError when `id` is not a positive integer.
+ */
+export async function findingDetail(manager: EntityManager, id: number, options?: QueryOptions): Promise<FindingDetailResult> {
+  const fid = findingId(id);
+  return cachedQuery(manager, 'findingDetail', { id: fid }, options, async (): Promise<FindingDetailResult> => {
+    const [row]: DetailRecord[] = await manager.query(
+      `SELECT f.id, f.report_id AS "reportId", r.filename AS "reportFilename", f.created_at AS "createdAt",
+              (SELECT count(*)::int FROM finding_versions x WHERE x.finding_id = f.id) AS "versionCount",
+              fv.version, fv.origin, fv.title, fv.severity::text AS severity, fv.description, fv.impact,
+              fv.attack_vector AS "attackVector", fv.affected_endpoints AS "affectedEndpoints",
+              fv.reproduction_steps AS "reproductionSteps", fv.cwe, fv.cvss, fv.mitre, fv.edited_by AS "editedBy",
+              fv.reason, fv.created_at AS "versionCreatedAt"
+       FROM findings f
+       JOIN finding_versions fv ON fv.id = f.current_version_id
+       LEFT JOIN reports r ON r.id = f.report_id
+       WHERE f.id = $1`,
+      [fid],
+    );
+    if (!row) return { found: false, id: fid };
+    const [notes, verdicts] = await Promise.all([
+      manager.query(
+        `SELECT stage, body, author, created_at AS "createdAt" FROM finding_notes WHERE finding_id = $1 ORDER BY created_at, id`,
+        [fid],
+      ) as Promise<(Omit<FindingNoteView, 'createdAt'> & { createdAt: Date })[]>,
+      manager.query(
+        `SELECT status, reason_code AS "reasonCode", rationale, actor, created_at AS "createdAt"
+         FROM verdicts WHERE finding_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [fid],
+      ) as Promise<(Omit<VerdictView, 'createdAt'> & { createdAt: Date })[]>,
+    ]);
+    return {
+      found: true,
+      finding: {
+        id: row.id,
+        reportId: row.reportId,
+        reportFilename: row.reportFilename,
+        createdAt: iso(row.createdAt),
+        versionCount: row.versionCount,
+        current: {
+          version: row.version,
+          origin: row.origin,
+          title: row.title,
+          severity: row.severity,
+          description: row.description,
+          impact: row.impact,
+          attackVector: row.attackVector,
+          affectedEndpoints: row.affectedEndpoints,
+          reproductionSteps: row.reproductionSteps,
+          cwe: row.cwe,
+          cvss: row.cvss,
+          mitre: row.mitre,
+          editedBy: row.editedBy,
+          reason: row.reason,
+          createdAt: iso(row.versionCreatedAt),
+        },
+        notes: notes.map((n) => ({ ...n, createdAt: iso(n.createdAt) })),
+        latestVerdict: verdicts[0] ? { ...verdicts[0], createdAt: iso(verdicts[0].createdAt) } : null,
+      },
+    };
+  });
+}

@@ -1,0 +1,86 @@
+import type { EntityManager } from 'typeorm';
+import type { AppliedFilter } from '@corpus-chat/contracts';
+import { QueryValidationError, type NormalisedFilter } from './query-validation';
+import { SqlParams } from './sql-params';
+import { namedWeaknessClasses } from './weakness-classes';
+
+/** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
+export interface FindingWhere {
+  sql: string;
+  params: SqlParams;
+  applied: AppliedFilter;
+}
+
+/**
+ * Builds the parameterised WHERE clause over current findings (`findings f`, whose searchable
+ * columns are copies of the current version's) for a normalised filter. All conditions are ANDed:
+ *
+ * - archived reports' findings are excluded unless `includeArchived`;
+ * - `text`: IMPORT-RULES full-text search, `f.search_vector @@ websearch_to_tsquery('english', text)`;
+ *   when the text names weakness classes, the query is ORed with the full-text query of every
+ *   name and alias of those classes, and with `f.cwe && <their CWE ids>`;
+ * - `reportName` matches report file names case-insensitively (every live report with that name).
+ *
+ * @throws QueryValidationError when `reportId` or `reportName` names no report.
+ */
+export async function buildFindingWhere(manager: EntityManager, filter: NormalisedFilter): Promise<FindingWhere> {
+  const params = new SqlParams();
+  const conditions: string[] = [];
+  const applied: AppliedFilter = {};
+
+  if (!filter.includeArchived) conditions.push('NOT f.archived');
+  else applied.includeArchived = true;
+
+  if (filter.text !== undefined) {
+    applied.text = filter.text;
+    const classes = namedWeaknessClasses(filter.text);
+    if (classes.length === 0) {
+      conditions.push(`f.search_vector @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
+    } else {
+      const phrases = [...new Set([filter.text, ...classes.flatMap((c) => [c.name, ...c.aliases])].map((p) => p.toLowerCase()))];
+      const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
+      const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
+      conditions.push(`(f.search_vector @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
+      applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
+    }
+  }
+  if (filter.severity !== undefined) {
+    conditions.push(`f.severity = ${params.add(filter.severity)}::finding_severity`);
+    applied.severity = filter.severity;
+  }
+  if (filter.reportId !== undefined) {
+    const rows: { filename: string }[] = await manager.query(`SELECT filename FROM reports WHERE id = $1`, [filter.reportId]);
+    if (rows.length === 0) throw new QueryValidationError('reportId', `no report has id ${filter.reportId}`);
+    conditions.push(`f.report_id = ${params.add(filter.reportId)}`);
+    applied.reportId = filter.reportId;
+    applied.reportFilename = rows[0].filename;
+  }
+  if (filter.reportName !== undefined) {
+    const rows: { id: number; filename: string; archived: boolean }[] = await manager.query(
+      `SELECT id, filename, archived FROM reports WHERE lower(filename) = lower($1) ORDER BY id`,
+      [filter.reportName],
+    );
+    const usable = filter.includeArchived ? rows : rows.filter((r) => !r.archived);
+    if (usable.length === 0) {
+      throw new QueryValidationError(
+        'reportName',
+        rows.length
+          ? `report "${rows[0].filename}" is archived; archived reports are excluded`
+          : `no report is named "${filter.reportName}" (use a report's file name, e.g. from list_all_reports)`,
+      );
+    }
+    conditions.push(`f.report_id = ANY(${params.add(usable.map((r) => r.id))}::int[])`);
+    applied.reportName = filter.reportName;
+    applied.reportFilename = usable[0].filename;
+    if (applied.reportId === undefined && usable.length === 1) applied.reportId = usable[0].id;
+  }
+  if (filter.cwe !== undefined) {
+    conditions.push(`f.cwe @> ARRAY[${params.add(filter.cwe)}::int]`);
+    applied.cwe = filter.cwe;
+  }
+  if (filter.verdict !== undefined) {
+    conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
+    applied.verdict = filter.verdict;
+  }
+  return { sql: conditions.length ? conditions.join(' AND ') : 'TRUE', params, applied };
+}

@@ -1,0 +1,11 @@
+export * from './query-validation';
+export * from './query-cache';
+export * from './read-only';
+export * from './weakness-classes';
+export { buildFindingWhere, type FindingWhere } from './finding-filter';
+export * from './search-findings';
+export * from './count-findings-by';
+export * from './corpus-overview';
+export * from './list-reports';
+export * from './finding-detail';
+export * from './archive-report';

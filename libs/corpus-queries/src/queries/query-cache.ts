@@ -1,0 +1,57 @@
+import { LRUCache } from 'lru-cache';
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** Options every query function accepts. */
+export interface QueryOptions {
+  /** Serve and store results in the in-process cache (default true). */
+  cache?: boolean;
+}
+
+const caches = new WeakMap<DataSource, LRUCache<string, { value: unknown }>>();
+
+function cacheFor(ds: DataSource): LRUCache<string, { value: unknown }> {
+  let c = caches.get(ds);
+  if (!c) {
+    c = new LRUCache({ max: 1000 });
+    caches.set(ds, c);
+  }
+  return c;
+}
+
+/**
+ * The corpus version: `corpus_state.version` plus the id of the transaction that last wrote it, so
+ * a version reached again after a rolled-back write is still a different key. Every write to a
+ * corpus table bumps it (statement triggers, see the CorpusSchema migration).
+ */
+export async function corpusVersion(manager: EntityManager): Promise<string> {
+  const rows: { version: string; xmin: string }[] = await manager.query(`SELECT version::text AS version, xmin::text AS xmin FROM corpus_state WHERE id = 1`);
+  return rows.length ? `${rows[0].version}:${rows[0].xmin}` : '0:0';
+}
+
+/**
+ * Runs `compute` unless a result for the same function and normalised arguments was computed at
+ * the current corpus version (one indexed single-row read). The cache is an in-process LRU per
+ * DataSource (1000 entries); results are deep-copied in and out so callers may mutate them.
+ */
+export async function cachedQuery<T>(
+  manager: EntityManager,
+  fn: string,
+  args: unknown,
+  options: QueryOptions | undefined,
+  compute: () => Promise<T>,
+): Promise<T> {
+  if (options?.cache === false) return compute();
+  const version = await corpusVersion(manager);
+  const cache = cacheFor(manager.connection);
+  const key = `${version}\u0000${fn}\u0000${JSON.stringify(args)}`;
+  const hit = cache.get(key);
+  if (hit) return structuredClone(hit.value) as T;
+  const value = await compute();
+  cache.set(key, { value: structuredClone(value) });
+  return value;
+}
+
+/** Drops every cached result of a DataSource (tests and benchmarks). */
+export function clearQueryCache(ds: DataSource): void {
+  caches.get(ds)?.clear();
+}
