@@ -1,0 +1,36 @@
+import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { TestSettingsDto, UpdateSettingsDto, type SettingsTestResult, type SettingsView } from '@corpus-chat/contracts';
+import { Roles } from '../auth/auth.decorators';
+import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
+import { SettingsService } from './settings.service';
+
+/**
+ * `/api/settings` (admins only): which model back end answers chat turns. The key is never
+ * returned, only whether one is set.
+ */
+@ApiTags('settings')
+@Roles('admin')
+@Controller('settings')
+export class SettingsController {
+  constructor(private readonly settings: SettingsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'The model settings (admin); apiKeySet instead of the key' })
+  get(): Promise<SettingsView> {
+    return this.settings.get();
+  }
+
+  @Put()
+  @ApiOperation({ summary: 'Save the model settings (admin); baseUrl must be http(s); an omitted apiKey keeps the stored one, "" clears it' })
+  update(@Body() dto: UpdateSettingsDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<SettingsView> {
+    return this.settings.update(dto, operator.id);
+  }
+
+  @Post('test')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Ask the configured (or given) model server for its models and a one-token completion (admin)' })
+  test(@Body() dto: TestSettingsDto): Promise<SettingsTestResult> {
+    return this.settings.test(dto ?? {});
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * `/api/settings` on the real auth guard, Postgres and Redis: admin-only, no key in answers,
+ * validation of the base URL, and `POST /api/settings/test` against a small OpenAI-compatible
+ * HTTP server (models list and one-token completion, with the server's own error messages).
+ */
+import 'reflect-metadata';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { Module, ValidationPipe } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import request from 'supertest';
+import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
+import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-queries';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { AuthModule } from '../auth/auth.module';
+import { loadAuthEnv } from '../auth/auth.env';
+import { SettingsModule } from './settings.module';
+
+/** A minimal OpenAI-compatible server: `GET /v1/models` and non-streamed `POST /v1/chat/completions`. */
+function modelServer(models: string[]) {
+  const seen: { path: string; body: any; auth?: string }[] = [];
+  const server = http.createServer(async (req, res) => {
+    let raw = '';
+    for await (const c of req) raw += c;
+    const body = raw ? JSON.parse(raw) : undefined;
+    seen.push({ path: req.url ?? '', body, auth: req.headers.authorization });
+    res.setHeader('content-type', 'application/json');
+    if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 't' })) }));
+    if (!models.includes(body?.model)) {
+      res.statusCode = 404;
+      return res.end(JSON.stringify({ error: { message: `model "${body?.model}" not found, try pulling it first`, type: 'not_found' } }));
+    }
+    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }] }));
+  });
+  return { server, seen };
+}
+
+let db: TestDatabase;
+let app: NestExpressApplication;
+let adminCookie: string;
+let operatorCookie: string;
+const srv = modelServer(['qwen3:8b', 'llama3.1']);
+let serverUrl: string;
+
+async function login(username: string, password: string): Promise<string> {
+  const res = await request(app.getHttpServer()).post('/api/auth/login').set(CSRF_HEADER, CSRF_HEADER_VALUE).send({ username, password });
+  expect(res.status).toBe(200);
+  return ([] as string[]).concat(res.headers['set-cookie']).map((c) => c.split(';')[0]).find((c) => c.startsWith('cc_session='))!;
+}
+const as = (cookie: string) => ({ Cookie: cookie, [CSRF_HEADER]: CSRF_HEADER_VALUE });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await new Promise<void>((r) => srv.server.listen(0, '127.0.0.1', r));
+  serverUrl = `http://127.0.0.1:${(srv.server.address() as AddressInfo).port}/v1`;
+  const env = loadAuthEnv({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
+    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+  });
+  @Module({ imports: [TypeOrmModule.forRoot(dataSourceOptions(db.url)), AuthModule.forRoot(env), SettingsModule] })
+  class SettingsTestModule {}
+  const ref = await Test.createTestingModule({ imports: [SettingsTestModule] }).compile();
+  app = ref.createNestApplication<NestExpressApplication>({ logger: ['error'] });
+  app.setGlobalPrefix('api');
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  await app.init();
+  const admin = await insertTestOperator(db.dataSource, { role: 'admin' });
+  const op = await insertTestOperator(db.dataSource, { role: 'operator' });
+  adminCookie = await login(admin.username, admin.password);
+  operatorCookie = await login(op.username, op.password);
+});
+afterAll(async () => {
+  await app?.close();
+  await new Promise((r) => srv.server.close(r));
+  await db?.drop();
+});
+
+describe('/api/settings', () => {
+  it('is for admins only: 401 without a session, 403 for an operator', async () => {
+    await request(app.getHttpServer()).get('/api/settings').expect(401);
+    await request(app.getHttpServer()).get('/api/settings').set(as(operatorCookie)).expect(403);
+    await request(app.getHttpServer()).put('/api/settings').set(as(operatorCookie)).send({ backend: 'builtin' }).expect(403);
+    await request(app.getHttpServer()).post('/api/settings/test').set(as(operatorCookie)).send({}).expect(403);
+  });
+
+  it('starts with the built-in planner, which needs no server', async () => {
+    const res = await request(app.getHttpServer()).get('/api/settings').set(as(adminCookie)).expect(200);
+    expect(res.body).toEqual({ backend: 'builtin', baseUrl: null, model: null, apiKeySet: false, updatedAt: null });
+    const t = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({}).expect(200);
+    expect(t.body.ok).toBe(true);
+  });
+
+  it('refuses a base URL that is not http(s) and an openai back end without model', async () => {
+    const bad = await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: 'ftp://models.local/v1', model: 'x' }).expect(400);
+    expect(JSON.stringify(bad.body)).toContain('baseUrl must be an http(s) URL');
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: serverUrl }).expect(400);
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'gpt' }).expect(400);
+    expect((await readModelSettings(db.dataSource)).backend).toBe('builtin');
+  });
+
+  it('saves a server and key, never returns the key, and keeps it when omitted', async () => {
+    const put = await request(app.getHttpServer())
+      .put('/api/settings')
+      .set(as(adminCookie))
+      .send({ backend: 'openai', baseUrl: serverUrl, model: 'qwen3:8b', apiKey: 'sk-secret-123' })
+      .expect(200);
+    expect(put.body).toMatchObject({ backend: 'openai', baseUrl: serverUrl, model: 'qwen3:8b', apiKeySet: true });
+    expect(JSON.stringify(put.body)).not.toContain('sk-secret-123');
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: serverUrl, model: 'llama3.1' }).expect(200);
+    const get = await request(app.getHttpServer()).get('/api/settings').set(as(adminCookie)).expect(200);
+    expect(get.body).toMatchObject({ model: 'llama3.1', apiKeySet: true });
+    expect(JSON.stringify(get.body)).not.toContain('sk-secret');
+    expect((await readModelSettings(db.dataSource)).apiKey).toBe('sk-secret-123');
+  });
+
+  it('tests the stored server: models listed and a one-token completion, sending the stored key', async () => {
+    srv.seen.length = 0;
+    const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({}).expect(200);
+    expect(res.body.ok).toBe(true);
+    expect(res.body.checks.map((c: any) => [c.name, c.ok])).toEqual([['models', true], ['completion', true]]);
+    expect(res.body.checks[0].detail).toContain("including 'llama3.1'");
+    const completion = srv.seen.find((s) => s.path.endsWith('/chat/completions'))!;
+    expect(completion.body).toMatchObject({ model: 'llama3.1', max_tokens: 1 });
+    expect(completion.auth).toBe('Bearer sk-secret-123');
+  });
+
+  it("reports each failing check with the server's own message", async () => {
+    const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ model: 'mistral' }).expect(200);
+    expect(res.body.ok).toBe(false);
+    const [models, completion] = res.body.checks;
+    expect(models).toMatchObject({ name: 'models', ok: true });
+    expect(models.detail).toContain("but not 'mistral' (available: qwen3:8b, llama3.1)");
+    expect(completion).toMatchObject({ name: 'completion', ok: false });
+    expect(completion.detail).toContain('model "mistral" not found, try pulling it first');
+  });
+
+  it('says when nothing listens at the base URL', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: `http://127.0.0.1:${port}/v1` }).expect(200);
+    expect(res.body.ok).toBe(false);
+    expect(res.body.checks.every((c: any) => !c.ok && /ECONNREFUSED/.test(c.detail))).toBe(true);
+  });
+});
