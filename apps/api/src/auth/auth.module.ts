@@ -4,7 +4,7 @@ import { JwtService } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { AUTH_ENV, type AuthEnv, loadAuthEnv } from './auth.env';
-import { AUTH_REDIS, createAuthRedis } from './auth.redis';
+import { AUTH_REDIS, createAuthRedis, waitForRedis } from './auth.redis';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
@@ -32,7 +32,15 @@ class AuthInfraModule {
       module: AuthInfraModule,
       providers: [
         { provide: AUTH_ENV, useFactory: () => env ?? loadAuthEnv() },
-        { provide: AUTH_REDIS, useFactory: (e: AuthEnv) => createAuthRedis(e, 'commands'), inject: [AUTH_ENV] },
+        {
+          provide: AUTH_REDIS,
+          inject: [AUTH_ENV],
+          useFactory: async (e: AuthEnv) => {
+            const redis = createAuthRedis(e, 'commands');
+            await waitForRedis(redis);
+            return redis;
+          },
+        },
         AuthRedisCloser,
       ],
       exports: [AUTH_ENV, AUTH_REDIS],

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import Redis from 'ioredis';
 import type { AuthEnv } from './auth.env';
 
@@ -6,20 +6,43 @@ import type { AuthEnv } from './auth.env';
 export const AUTH_REDIS = Symbol('AUTH_REDIS');
 
 /**
- * A Redis client for `env.REDIS_URL` that retries forever with a capped backoff and fails commands
- * fast while disconnected (so a request answers instead of hanging).
+ * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart). `commands`: fails
+ * commands at once while disconnected (a request answers instead of hanging); `subscriber`:
+ * queues SUBSCRIBE until connected and re-subscribes after a reconnect.
  */
-export function createAuthRedis(env: AuthEnv, role: string): Redis {
+export function createAuthRedis(env: AuthEnv, role: 'commands' | 'subscriber'): Redis {
   const logger = new Logger(`AuthRedis:${role}`);
   const client = new Redis(env.REDIS_URL, {
-    connectionName: `corpus-chat-api-auth-${role}`,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
+    connectionName: `api-auth-${role}`,
+    ...(role === 'commands' ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 } : { maxRetriesPerRequest: null }),
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
-  client.on('error', (e: Error) => logger.warn(`Redis error: ${e.message}`));
+  let lastWarned = 0;
+  client.on('error', (e: Error) => {
+    if (Date.now() - lastWarned < 10_000) return;
+    lastWarned = Date.now();
+    logger.warn(`Redis connection problem (reconnecting): ${e.message}`);
+  });
   return client;
 }
+
+/** Resolves once `redis` is ready, or after `timeoutMs` (start-up goes on; commands fail until it connects). */
+export function waitForRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+  });
+}
+
+/** 503 for a request that needs Redis while it is unreachable. */
+export const redisUnavailable = (what: string): ServiceUnavailableException =>
+  new ServiceUnavailableException(`${what} is unavailable right now (Redis is not reachable). Try again in a moment.`);
 
 /** Key or channel `parts` under the deployment's prefix: `cc:auth:login-fail:user:alice`. */
 export const authKey = (env: AuthEnv, ...parts: string[]): string => [env.REDIS_PREFIX, 'auth', ...parts].join(':');

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
-import { AUTH_REDIS, authKey } from './auth.redis';
+import { AUTH_REDIS, authKey, redisUnavailable } from './auth.redis';
 
 /** Failures are forgotten this long after the last one. */
 const FAILURE_WINDOW_MS = 15 * 60_000;
@@ -18,7 +18,8 @@ interface FailureState {
  * through Redis. The first `LOGIN_FREE_ATTEMPTS` failures (4× that per IP, which may be shared by
  * many people) cost nothing; after that each further attempt must wait 1 s, 2 s, 4 s… (capped at
  * 5 minutes) since the last failure, or it is refused (429 with `Retry-After`) without checking
- * the password. A successful sign-in clears the username's count.
+ * the password. A successful sign-in clears the username's count. While Redis is unreachable,
+ * sign-in answers 503 rather than allowing unlimited guesses.
  */
 @Injectable()
 export class LoginThrottleService {
@@ -41,7 +42,9 @@ export class LoginThrottleService {
   async msToWait(username: string, ip: string, now = Date.now()): Promise<number> {
     let waitMs = 0;
     for (const { key, free } of this.keys(username, ip)) {
-      const raw = await this.redis.hmget(key, 'count', 'lastAt');
+      const raw = await this.redis.hmget(key, 'count', 'lastAt').catch(() => {
+        throw redisUnavailable('Sign-in');
+      });
       const state: FailureState = { count: Number(raw[0] ?? 0), lastAt: Number(raw[1] ?? 0) };
       if (state.count < free) continue;
       const required = Math.min(1000 * 2 ** (state.count - free), MAX_WAIT_MS);
@@ -56,11 +59,15 @@ export class LoginThrottleService {
     for (const { key } of this.keys(username, ip)) {
       tx.hincrby(key, 'count', 1).hset(key, 'lastAt', String(now)).pexpire(key, FAILURE_WINDOW_MS);
     }
-    await tx.exec();
+    await tx.exec().catch(() => {
+      throw redisUnavailable('Sign-in');
+    });
   }
 
   /** Forgets the failures of `username` (after a successful sign-in). */
   async reset(username: string): Promise<void> {
-    await this.redis.del(authKey(this.env, 'login-fail', 'user', username.toLowerCase()));
+    await this.redis.del(authKey(this.env, 'login-fail', 'user', username.toLowerCase())).catch(() => {
+      throw redisUnavailable('Sign-in');
+    });
   }
 }

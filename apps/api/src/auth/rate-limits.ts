@@ -1,4 +1,4 @@
-import { type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable, Logger, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -9,6 +9,7 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type Redis from 'ioredis';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import type { AuthenticatedRequest } from './auth.guard';
@@ -25,13 +26,35 @@ export const Throttlers = { default: 'default', messages: 'messages' } as const;
 export const MessageRateLimit = (): MethodDecorator => SetMetadata(MESSAGE_RATE_LIMIT_KEY, true);
 
 /**
+ * The Redis storage of `@nest-lab/throttler-storage-redis`, but a Redis outage lets requests
+ * through (logged) instead of failing every route: reads that only need Postgres keep working,
+ * and routes that need Redis answer 503 themselves.
+ */
+export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
+  private readonly logger = new Logger('RateLimits');
+  private lastWarned = 0;
+
+  override async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    try {
+      return await super.increment(key, ttl, limit, blockDuration, throttlerName);
+    } catch (e) {
+      if (Date.now() - this.lastWarned > 10_000) {
+        this.lastWarned = Date.now();
+        this.logger.warn(`rate limits not enforced: Redis unavailable (${(e as Error).message})`);
+      }
+      return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+}
+
+/**
  * Throttler settings: a general limit per operator and route (`REQUESTS_PER_MINUTE`), and
  * `MESSAGES_PER_MINUTE` on `@MessageRateLimit()` routes, counted in Redis (shared by all API
  * instances) on the auth layer's connection.
  */
 export function throttlerOptions(env: AuthEnv, redis: Redis): ThrottlerModuleOptions {
   return {
-    storage: new ThrottlerStorageRedisService(redis),
+    storage: new FailOpenRedisThrottlerStorage(redis),
     throttlers: [
       { name: Throttlers.default, ttl: 60_000, limit: env.REQUESTS_PER_MINUTE },
       {

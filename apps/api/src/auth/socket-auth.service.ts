@@ -54,11 +54,15 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleInit(): Promise<void> {
-    this.subscriber = createAuthRedis(this.env, 'revocations');
+    this.subscriber = createAuthRedis(this.env, 'subscriber');
     this.subscriber.on('message', (channel: string, operatorId: string) => {
       if (channel === this.revokedChannel) this.disconnectLocal(operatorId);
     });
-    await this.subscriber.subscribe(this.revokedChannel);
+    // Queued until Redis answers (ioredis re-subscribes after reconnects); start-up waits at most 5 s.
+    const subscribed = this.subscriber.subscribe(this.revokedChannel).catch((e: Error) => {
+      this.logger.error({ msg: 'could not subscribe to operator revocations', err: e.message });
+    });
+    await Promise.race([subscribed, new Promise((r) => setTimeout(r, 5000).unref())]);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -105,7 +109,13 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
    */
   async disconnectOperator(operatorId: string): Promise<void> {
     this.disconnectLocal(operatorId);
-    await this.redis.publish(this.revokedChannel, operatorId);
+    try {
+      await this.redis.publish(this.revokedChannel, operatorId);
+    } catch (e) {
+      // The operator is already refused on every request and handshake (the guard reads Postgres);
+      // only sockets already open on other instances stay until their next reconnect.
+      this.logger.error({ msg: 'could not publish an operator revocation', operatorId, err: (e as Error).message });
+    }
   }
 
   private disconnectLocal(operatorId: string): void {

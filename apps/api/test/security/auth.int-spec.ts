@@ -393,6 +393,21 @@ describe('per-operator limits', () => {
   });
 });
 
+describe('Redis unreachable', () => {
+  it('sign-in answers 503; an existing session still reads (rate limits fail open)', async () => {
+    const down = await startAuthOnlyApp(db.url, { REDIS_URL: 'redis://127.0.0.1:1', JWT_SECRET: env.JWT_SECRET! });
+    try {
+      const r = await request(down.baseUrl).post('/api/auth/login').set(CSRF_HEADERS).send({ username: alice.username, password: alice.password });
+      expect(r.status).toBe(503);
+      expect(r.body.message).toMatch(/Redis is not reachable/);
+      const s = await loginAs(baseUrl, alice.username, alice.password);
+      expect((await request(down.baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(200);
+    } finally {
+      await down.app.close();
+    }
+  }, 40_000);
+});
+
 describe('first admin bootstrap', () => {
   it('in development generates a password, writes it with mode 600, and does it only once', async () => {
     const fresh = await createTestDatabase();
