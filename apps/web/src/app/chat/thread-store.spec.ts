@@ -1,0 +1,212 @@
+import { HttpErrorResponse } from '@angular/common/http';
+import { signal } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ChatDetailView, ChatEvent, ChatEventBody, ChatMessageView, JoinChatAck, PostMessageResponse } from '@corpus-chat/contracts';
+import { ChatApi } from './chat-api';
+import { ChatListStore } from './chat-list-store';
+import { ChatSocket } from './chat-socket';
+import { ThreadStore } from './thread-store';
+import { turnText } from './turn-state';
+
+const CHAT = 'chat-1';
+const at = '2026-01-01T00:00:00.000Z';
+const userMsg = (turnId: string, content: string): ChatMessageView => ({ id: `u-${turnId}`, turnId, role: 'user', content, status: 'complete', metadata: {}, createdAt: at });
+const assistantMsg = (turnId: string, content: string, status: ChatMessageView['status'] = 'complete'): ChatMessageView => ({
+  id: `a-${turnId}`,
+  turnId,
+  role: 'assistant',
+  content,
+  status,
+  metadata: { toolCalls: [] },
+  createdAt: at,
+});
+const detail = (messages: ChatMessageView[], activeTurn: ChatDetailView['activeTurn'] = null): ChatDetailView => ({
+  id: CHAT,
+  title: 'SQL injection',
+  archived: false,
+  messageCount: messages.length,
+  lastModel: 'builtin',
+  activeTurn,
+  createdAt: at,
+  updatedAt: at,
+  messages,
+});
+const ev = (turnId: string, seq: number, body: ChatEventBody): ChatEvent => ({ chatId: CHAT, turnId, seq, at, ...body }) as ChatEvent;
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+/** Stands in for the Socket.IO connection: records watches, lets the test push events. */
+class FakeSocket {
+  readonly state = signal('connected').asReadonly();
+  handlers = new Set<(e: ChatEvent) => void>();
+  watches: { chatId: string; afterSeq: () => number; onJoined: (ack: JoinChatAck) => void }[] = [];
+  rejoin = vi.fn();
+  onEvent(h: (e: ChatEvent) => void) {
+    this.handlers.add(h);
+    return () => this.handlers.delete(h);
+  }
+  watch(chatId: string, afterSeq: () => number, onJoined: (ack: JoinChatAck) => void) {
+    this.watches.push({ chatId, afterSeq, onJoined });
+    return () => undefined;
+  }
+  push(...events: ChatEvent[]) {
+    for (const e of events) this.handlers.forEach((h) => h(e));
+  }
+}
+
+describe('ThreadStore', () => {
+  let api: { get: ReturnType<typeof vi.fn>; postMessage: ReturnType<typeof vi.fn>; cancelTurn: ReturnType<typeof vi.fn> };
+  let socket: FakeSocket;
+  let store: ThreadStore;
+
+  beforeEach(() => {
+    api = { get: vi.fn(), postMessage: vi.fn(), cancelTurn: vi.fn() };
+    socket = new FakeSocket();
+    TestBed.configureTestingModule({
+      providers: [
+        ThreadStore,
+        { provide: ChatApi, useValue: api },
+        { provide: ChatSocket, useValue: socket },
+        { provide: ChatListStore, useValue: { upsert: vi.fn(), scheduleRefresh: vi.fn() } },
+      ],
+    });
+    store = TestBed.inject(ThreadStore);
+  });
+
+  it('rebuilds a turn that was running before a reload: joins with afterSeq 0, replays, continues live, ends with one bubble', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'How many findings relate to SQL injection?')], { turnId: 't1', status: 'running', lastSeq: 4 }));
+    await store.open(CHAT);
+    expect(socket.watches).toHaveLength(1);
+    expect(socket.watches[0].afterSeq()).toBe(0);
+    expect(store.running()).toBe(true);
+    expect(store.canSend()).toBe(false);
+
+    // Replay from the Redis stream, then the live stream overlapping it by one event.
+    const replay = [
+      ev('t1', 1, { type: 'turn.queued', position: 1 }),
+      ev('t1', 2, { type: 'turn.started', workerId: 'w', attempt: 1 }),
+      ev('t1', 3, { type: 'text.delta', text: 'There are ' }),
+      ev('t1', 4, { type: 'text.delta', text: '184 ' }),
+    ];
+    socket.push(...replay, replay[3], ev('t1', 5, { type: 'text.delta', text: 'findings.' }));
+    const live = store.entries().at(-1)!;
+    expect(live.kind).toBe('live');
+    expect(live.kind === 'live' && turnText(live.turn)).toBe('There are 184 findings.');
+    // After a reconnect the store asks only for what it misses.
+    expect(socket.watches[0].afterSeq()).toBe(5);
+
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'How many findings relate to SQL injection?'), assistantMsg('t1', 'There are 184 findings.')]));
+    socket.push(ev('t1', 6, { type: 'turn.done', messageId: 'a-t1' }));
+    await flush();
+    expect(api.get).toHaveBeenCalledTimes(2);
+    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']);
+    expect(store.running()).toBe(false);
+    expect(store.canSend()).toBe(true);
+  });
+
+  it('sends with a client message id, disables sending while the turn runs, and shows queued state', async () => {
+    api.get.mockResolvedValueOnce(detail([]));
+    await store.open(CHAT);
+    const response: PostMessageResponse = { turnId: 't2', messageId: 'u-t2', queuePosition: 3, truncated: false };
+    api.postMessage.mockResolvedValueOnce(response);
+    expect(await store.send('  How many critical findings?  ')).toBe(true);
+    const [chatId, body] = api.postMessage.mock.calls[0];
+    expect(chatId).toBe(CHAT);
+    expect(body.content).toBe('How many critical findings?');
+    expect(body.clientMessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
+    const live = store.live()!;
+    expect(live.phase).toBe('queued');
+    expect(live.queuePosition).toBe(3);
+    expect(store.canSend()).toBe(false);
+    expect(await store.send('second question')).toBe(false);
+    expect(api.postMessage).toHaveBeenCalledTimes(1);
+  });
+
+  it('follows a turn whose first events arrive before the POST answered (no second bubble)', async () => {
+    api.get.mockResolvedValueOnce(detail([]));
+    await store.open(CHAT);
+    let answer!: (r: PostMessageResponse) => void;
+    api.postMessage.mockReturnValueOnce(new Promise((r) => (answer = r)));
+    const sent = store.send('hello');
+    socket.push(ev('t3', 1, { type: 'turn.queued', position: 1 }), ev('t3', 2, { type: 'turn.started', workerId: 'w', attempt: 1 }));
+    answer({ turnId: 't3', messageId: 'u-t3', queuePosition: 1, truncated: false });
+    await sent;
+    expect(store.entries().filter((e) => e.kind === 'live')).toHaveLength(1);
+    expect(store.live()!.phase).toBe('running');
+  });
+
+  it('reuses the client message id when a failed send is tried again, so the API can deduplicate', async () => {
+    api.get.mockResolvedValueOnce(detail([]));
+    await store.open(CHAT);
+    api.postMessage.mockRejectedValueOnce(new HttpErrorResponse({ status: 0 }));
+    expect(await store.send('How many reports?')).toBe(false);
+    expect(store.notice()).toContain('cannot be reached');
+    api.postMessage.mockResolvedValueOnce({ turnId: 't4', messageId: 'u-t4', queuePosition: 1, truncated: false });
+    expect(await store.send('How many reports?')).toBe(true);
+    expect(api.postMessage.mock.calls[1][1].clientMessageId).toBe(api.postMessage.mock.calls[0][1].clientMessageId);
+  });
+
+  it('on 409 (a turn already runs, e.g. from another tab) keeps the draft and picks up the active turn', async () => {
+    api.get.mockResolvedValueOnce(detail([]));
+    await store.open(CHAT);
+    api.postMessage.mockRejectedValueOnce(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'busy', activeTurnId: 't9' } }));
+    api.get.mockResolvedValueOnce(detail([userMsg('t9', 'other tab')], { turnId: 't9', status: 'queued', lastSeq: 1 }));
+    expect(await store.send('mine')).toBe(false);
+    await flush();
+    expect(store.notice()).toContain('already running');
+    expect(store.live()?.turnId).toBe('t9');
+    expect(store.running()).toBe(true);
+  });
+
+  it('stops the running turn; the partial answer stays, marked cancelled', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t5', 'q')], { turnId: 't5', status: 'running', lastSeq: 0 }));
+    await store.open(CHAT);
+    socket.push(ev('t5', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }), ev('t5', 2, { type: 'text.delta', text: 'Partial' }));
+    api.cancelTurn.mockResolvedValueOnce(undefined);
+    await store.stop();
+    expect(api.cancelTurn).toHaveBeenCalledWith(CHAT, 't5');
+    expect(store.stopping()).toBe(true);
+    api.get.mockResolvedValueOnce(detail([userMsg('t5', 'q'), assistantMsg('t5', 'Partial', 'cancelled')]));
+    socket.push(ev('t5', 3, { type: 'turn.cancelled', messageId: 'a-t5' }));
+    await flush();
+    expect(store.stopping()).toBe(false);
+    const last = store.entries().at(-1)!;
+    expect(last.kind === 'assistant' && last.message.status).toBe('cancelled');
+    expect(store.canSend()).toBe(true);
+  });
+
+  it('offers Retry for a failed last turn and re-sends its question', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t6', 'How many findings?'), assistantMsg('t6', '', 'error')]));
+    await store.open(CHAT);
+    expect(store.retryableTurnId()).toBe('t6');
+    api.postMessage.mockResolvedValueOnce({ turnId: 't7', messageId: 'u-t7', queuePosition: 1, truncated: false });
+    expect(await store.retry('t6')).toBe(true);
+    expect(api.postMessage.mock.calls[0][1].content).toBe('How many findings?');
+    expect(store.retryableTurnId()).toBeNull();
+  });
+
+  it('re-reads the thread when the join says the turn it was following has ended', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q')], { turnId: 't8', status: 'running', lastSeq: 2 }));
+    await store.open(CHAT);
+    api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q'), assistantMsg('t8', 'Done while away.')]));
+    socket.watches[0].onJoined({ ok: true, activeTurn: null });
+    await flush();
+    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']);
+  });
+
+  it('asks for a replay when events stay parked behind a missing seq', async () => {
+    vi.useFakeTimers();
+    try {
+      api.get.mockResolvedValueOnce(detail([userMsg('t10', 'q')], { turnId: 't10', status: 'running', lastSeq: 3 }));
+      await store.open(CHAT);
+      socket.push(ev('t10', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }), ev('t10', 3, { type: 'text.delta', text: 'late' }));
+      expect(socket.rejoin).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(2000);
+      expect(socket.rejoin).toHaveBeenCalledWith(CHAT);
+      expect(socket.watches[0].afterSeq()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
