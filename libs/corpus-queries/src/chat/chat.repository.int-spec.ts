@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '../testing';
 import { ActiveTurnConflictError, ChatNotFoundError, ChatRepository, DEFAULT_CHAT_TITLE } from './chat.repository';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatTurnEntity } from './chat-turn.entity';
@@ -9,8 +9,9 @@ describe('chat repository and turn ledger (real Postgres)', () => {
   let db: TestDatabase;
   let chats: ChatRepository;
   let ledger: TurnLedger;
-  const alice = randomUUID();
-  const bob = randomUUID();
+  // chat_sessions.owner_id references operators: owners are real operators.
+  let alice: string;
+  let bob: string;
   const input = (over: Partial<Parameters<ChatRepository['startTurn']>[2]> = {}) => ({
     turnId: randomUUID(),
     content: 'How many critical findings?',
@@ -22,6 +23,8 @@ describe('chat repository and turn ledger (real Postgres)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    alice = (await insertTestOperator(db.dataSource)).id;
+    bob = (await insertTestOperator(db.dataSource)).id;
     chats = new ChatRepository(db.dataSource);
     ledger = new TurnLedger(db.dataSource);
   });

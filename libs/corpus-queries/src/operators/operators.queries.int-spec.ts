@@ -30,4 +30,16 @@ describe('operators table', () => {
     await insert('root2', 'admin');
     expect(await hasEnabledAdmin(db.dataSource)).toBe(true);
   });
+
+  it("owns threads: a thread needs an existing operator, and deleting the operator deletes their threads", async () => {
+    const { identifiers } = await insert('owner-1');
+    const ownerId = identifiers[0]!['id'] as string;
+    await db.dataSource.query(`INSERT INTO chat_sessions (owner_id, title) VALUES ($1, 't')`, [ownerId]);
+    await expect(
+      db.dataSource.query(`INSERT INTO chat_sessions (owner_id, title) VALUES (gen_random_uuid(), 't')`),
+    ).rejects.toThrow(/fk_chat_sessions_owner/);
+    await db.dataSource.getRepository(OperatorEntity).delete({ id: ownerId });
+    const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM chat_sessions WHERE owner_id = $1`, [ownerId]);
+    expect(n).toBe(0);
+  });
 });
