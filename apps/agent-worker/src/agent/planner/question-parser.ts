@@ -334,7 +334,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   let effective: FindingFilter = filter;
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if (!newParts && !hasFindingNoun && !hasReportNoun) return { kind: 'no_previous' };
+      if ((!newParts && !hasFindingNoun && !hasReportNoun) || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
     } else {
       effective = mergeFilters(previous.lastFilter, filter);
     }

@@ -1,0 +1,52 @@
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AGENT_RUNNER } from '@corpus-chat/server-core';
+import { AGENT_CONFIG, loadAgentConfig, type AgentConfig } from './agent.config';
+import { CorpusAgentRunner } from './corpus-agent-runner';
+import { ModelSettingsProvider } from './model-settings.provider';
+import { OpenAiModelRunner } from './model/openai-model-runner';
+import { PlannerRunner } from './planner/planner-runner';
+import { CorpusTools } from './tools/corpus-tools';
+import { CORPUS_QUERY_FNS, type CorpusQueryFns } from './tools/corpus-queries.port';
+import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from './tools/corpus-queries.binding';
+
+export interface AgentModuleOptions {
+  /** Agent configuration; default: validated from `process.env` (`AgentEnv`). */
+  config?: AgentConfig;
+  /** Query functions; default: those of `@corpus-chat/corpus-queries`. */
+  queries?: CorpusQueryFns;
+}
+
+/**
+ * Provides `AGENT_RUNNER` (a `CorpusAgentRunner`) for the agent-worker. Needs a TypeORM `DataSource`
+ * provider from the importing app (e.g. `TypeOrmModule.forRootAsync`). Import it as
+ * `AgentModule.forRoot()` (config from the environment, the real query functions) or pass
+ * `config`/`queries` to override them (tests).
+ */
+@Module({})
+export class AgentModule {
+  static forRoot(options: AgentModuleOptions = {}): DynamicModule {
+    const providers: Provider[] = [
+      { provide: AGENT_CONFIG, useFactory: () => options.config ?? loadAgentConfig() },
+      { provide: CORPUS_QUERY_FNS, useValue: options.queries ?? defaultCorpusQueries },
+      {
+        provide: CorpusTools,
+        inject: [DataSource, CORPUS_QUERY_FNS],
+        useFactory: (ds: DataSource, q: CorpusQueryFns) => new CorpusTools(ds, q, defaultReadOnly),
+      },
+      {
+        provide: ModelSettingsProvider,
+        inject: [DataSource, AGENT_CONFIG],
+        useFactory: (ds: DataSource, c: AgentConfig) => new ModelSettingsProvider(ds, c.settingsCacheMs),
+      },
+      { provide: PlannerRunner, inject: [CorpusTools], useFactory: (t: CorpusTools) => new PlannerRunner(t, defaultTopicNormaliser) },
+      { provide: OpenAiModelRunner, inject: [CorpusTools, AGENT_CONFIG], useFactory: (t: CorpusTools, c: AgentConfig) => new OpenAiModelRunner(t, c) },
+      {
+        provide: AGENT_RUNNER,
+        inject: [ModelSettingsProvider, PlannerRunner, OpenAiModelRunner],
+        useFactory: (s: ModelSettingsProvider, p: PlannerRunner, m: OpenAiModelRunner) => new CorpusAgentRunner(s, p, m),
+      },
+    ];
+    return { module: AgentModule, providers, exports: [AGENT_RUNNER, AGENT_CONFIG, ModelSettingsProvider, CorpusTools] };
+  }
+}

@@ -1,0 +1,69 @@
+import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
+import type { AgentRunner, AgentTurnContext, AgentTurnOutcome, HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
+
+/** Every number written in an answer (`1,768` read as 1768). */
+export function numbersIn(text: string): number[] {
+  return [...text.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,(?=\d{3}\b)/g, '').replace(/,$/, ''))).filter((n) => !Number.isNaN(n));
+}
+
+/** One turn's captured events and outcome. */
+export interface CapturedTurn {
+  events: RunnerEvent[];
+  outcome: AgentTurnOutcome;
+}
+
+/**
+ * A thread for agent tests: keeps the history the pipeline would (each user message, then the
+ * answer with its metadata) and captures every event a runner emits.
+ */
+export class TestThread {
+  readonly history: HistoryMessage[] = [];
+  private n = 0;
+
+  constructor(private readonly runner: AgentRunner) {}
+
+  /** Runs one turn with `message`; appends both messages to the history. */
+  async ask(message: string, opts: { signal?: AbortSignal; onEvent?: (e: RunnerEvent) => void } = {}): Promise<CapturedTurn> {
+    const events: RunnerEvent[] = [];
+    this.n += 1;
+    const ctx: AgentTurnContext = {
+      chatId: 'chat-test',
+      turnId: `turn-${this.n}-${Math.random().toString(16).slice(2, 10)}`,
+      ownerId: 'owner-test',
+      history: [...this.history],
+      userMessage: message,
+      signal: opts.signal ?? new AbortController().signal,
+      emit: async (e) => {
+        events.push(e);
+        opts.onEvent?.(e);
+      },
+    };
+    const outcome = await this.runner.run(ctx);
+    this.history.push({ role: 'user', content: message, status: 'complete', metadata: {} });
+    this.history.push({ role: 'assistant', content: outcome.content, status: 'complete', metadata: outcome.metadata });
+    return { events, outcome };
+  }
+
+  get lastMetadata(): AssistantMessageMetadata | undefined {
+    return this.history.at(-1)?.metadata as AssistantMessageMetadata | undefined;
+  }
+}
+
+/** A context for a single turn outside a thread. */
+export function turnContext(message: string, history: HistoryMessage[] = [], signal = new AbortController().signal): { ctx: AgentTurnContext; events: RunnerEvent[] } {
+  const events: RunnerEvent[] = [];
+  return {
+    events,
+    ctx: {
+      chatId: 'chat-test',
+      turnId: `turn-${Math.random().toString(16).slice(2, 10)}`,
+      ownerId: 'owner-test',
+      history,
+      userMessage: message,
+      signal,
+      emit: async (e) => {
+        events.push(e);
+      },
+    },
+  };
+}
