@@ -11,3 +11,4 @@ export * from './turns/turn-event-bus';
 export * from './turns/turn-event-subscriber';
 export * from './turns/turn-cancel-signals';
 export * from './turns/turn-pipeline.module';
+export * from './logging/pino-params';

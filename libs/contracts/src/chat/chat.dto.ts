@@ -67,6 +67,16 @@ export interface PostMessageResponse {
   truncated: boolean;
 }
 
+/**
+ * `202` answer to `POST /api/chats/:id/turns/:turnId/cancel`: `cancelled` when the turn was still
+ * queued and is now ended, `stopping` when its worker was signalled (a `turn.cancelled` event
+ * follows within a second), `finished` when the turn had already ended.
+ */
+export interface CancelTurnResponse {
+  turnId: string;
+  state: 'cancelled' | 'stopping' | 'finished';
+}
+
 /** One tool call of a turn as stored in the assistant message's metadata. */
 export interface StoredToolCall {
   callId: string;

@@ -151,6 +151,17 @@ export class ChatRepository {
       .getOne();
   }
 
+  /** Number of the operator's turns queued or running, over all their threads (for the per-operator limit). */
+  async countActiveTurns(ownerId: string): Promise<number> {
+    return this.db
+      .getRepository(ChatTurnEntity)
+      .createQueryBuilder('t')
+      .innerJoin(ChatSessionEntity, 's', 's.id = t.chat_id')
+      .where('s.owner_id = :ownerId', { ownerId })
+      .andWhere('t.status IN (:...statuses)', { statuses: ACTIVE_TURN_STATUSES })
+      .getCount();
+  }
+
   /** A turn of the operator's thread, or null. */
   async findTurn(ownerId: string, chatId: string, turnId: string): Promise<ChatTurnEntity | null> {
     return this.db

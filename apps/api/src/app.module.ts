@@ -1,0 +1,21 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
+import { ChatModule } from './chat/chat.module';
+import { ApiCoreModule } from './config/api-core.module';
+import type { ApiEnv } from './config/api-env';
+import { HealthModule } from './health/health.module';
+import { OperatorsModule } from './operators/operators.module';
+
+/**
+ * The API: feature modules in `imports` below; infrastructure (settings, logging, database,
+ * BullMQ, turn pipeline) and the auth layer come from `forRoot(env)`, so tests can start several
+ * instances with settings of their own in one process.
+ */
+@Module({
+  imports: [HealthModule, OperatorsModule, ChatModule],
+})
+export class AppModule {
+  static forRoot(env: ApiEnv): DynamicModule {
+    return { module: AppModule, imports: [ApiCoreModule.forRoot(env), AuthModule.forRoot(env)] };
+  }
+}

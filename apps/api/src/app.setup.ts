@@ -1,0 +1,47 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { applyHttpHardening } from './auth/http-hardening';
+import { SESSION_COOKIE } from './auth/session-cookie';
+import type { ApiEnv } from './config/api-env';
+import { RedisIoAdapter } from './config/redis-io.adapter';
+
+export interface ConfigureAppOptions {
+  /** Close cleanly on SIGTERM/SIGINT (the real process; tests close apps themselves). Default true. */
+  shutdownHooks?: boolean;
+}
+
+/**
+ * The API's global configuration, applied to a created (not yet initialised) app by `main.ts` and
+ * by tests alike: pino as the logger, the `/api` prefix, HTTP hardening (helmet, cookies, JSON and
+ * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400),
+ * OpenAPI at `/api/docs`, Socket.IO with the Redis adapter, shutdown hooks.
+ */
+export function configureApp(app: NestExpressApplication, env: ApiEnv, options: ConfigureAppOptions = {}): void {
+  app.useLogger(app.get(Logger));
+  app.setGlobalPrefix('api');
+  applyHttpHardening(app);
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Corpus Chat API')
+      .setDescription('Threads, turns, reports and settings of Corpus Chat. Turn progress streams over Socket.IO (namespace /chat).')
+      .setVersion('0.1.0')
+      .addCookieAuth(SESSION_COOKIE)
+      .build(),
+  );
+  SwaggerModule.setup('api/docs', app, document);
+  app.useWebSocketAdapter(new RedisIoAdapter(app, env.REDIS_URL, env.REDIS_PREFIX));
+  if (options.shutdownHooks ?? true) app.enableShutdownHooks();
+}
+
+/** Creates the API application for `env`, configured by `configureApp` (call `listen` next). */
+export async function createApiApp(env: ApiEnv, options: ConfigureAppOptions = {}): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), { bufferLogs: true });
+  configureApp(app, env, options);
+  return app;
+}

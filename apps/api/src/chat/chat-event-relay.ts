@@ -1,0 +1,119 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Socket } from 'socket.io';
+import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
+import { TurnEventBus, TurnEventSubscriber } from '@corpus-chat/server-core';
+
+/** One socket following one thread. */
+interface Attachment {
+  socket: Socket;
+  chatId: string;
+  /** Highest seq sent to this socket, per turn: anything at or below it is a duplicate. */
+  sent: Map<string, number>;
+  /** Deliveries run one after the other (a gap fill reads Redis); starts blocked until the replay is done. */
+  chain: Promise<void>;
+  unsubscribe: () => Promise<void>;
+}
+
+/**
+ * Forwards turn events from Redis to the sockets of this API instance, per socket and in seq
+ * order, without gaps or duplicates across the switch from replay to live:
+ * 1. subscribe to the thread's channel first; live events queue behind a gate;
+ * 2. read the active turn (after subscribing, so nothing can fall in between) and send its stored
+ *    events after the client's `afterSeq`;
+ * 3. open the gate: queued live events are sent if their seq is above what was sent.
+ * A live event that skips seqs (published before the subscription took effect) is preceded by the
+ * missing ones, read from the turn's stream.
+ *
+ * Multi-instance: every API instance subscribes to the threads its own sockets follow and emits
+ * to those sockets only, so each socket gets each event exactly once whichever instance it is on.
+ */
+@Injectable()
+export class ChatEventRelay {
+  private readonly logger = new Logger(ChatEventRelay.name);
+  private readonly attachments = new Map<Socket, Map<string, Attachment>>();
+
+  constructor(
+    private readonly subscriber: TurnEventSubscriber,
+    private readonly bus: TurnEventBus,
+  ) {}
+
+  /**
+   * Makes `socket` follow thread `chatId`: subscribes, asks `findActiveTurn` (called after the
+   * subscription is live) for the turn to replay, sends its events after `afterSeq` (default 0),
+   * then forwards live events. Resolves with that turn's id and the last seq sent for it.
+   * Rejects when Redis is unreachable (the socket then follows nothing).
+   */
+  async attach(
+    socket: Socket,
+    chatId: string,
+    afterSeq: number | undefined,
+    findActiveTurn: () => Promise<{ turnId: string } | null>,
+  ): Promise<{ turnId: string; lastSeq: number } | null> {
+    await this.detach(socket, chatId);
+    let openGate!: () => void;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const attachment: Attachment = { socket, chatId, sent: new Map(), chain: gate, unsubscribe: async () => undefined };
+    let perSocket = this.attachments.get(socket);
+    if (!perSocket) this.attachments.set(socket, (perSocket = new Map()));
+    perSocket.set(chatId, attachment);
+    try {
+      attachment.unsubscribe = await this.subscriber.subscribeChat(chatId, (event) => this.enqueue(attachment, event));
+      const active = await findActiveTurn();
+      if (!active) return null;
+      attachment.sent.set(active.turnId, Math.max(0, afterSeq ?? 0));
+      for (const event of await this.bus.replay(active.turnId, afterSeq ?? 0)) this.send(attachment, event);
+      return { turnId: active.turnId, lastSeq: attachment.sent.get(active.turnId) ?? 0 };
+    } catch (e) {
+      await this.detach(socket, chatId);
+      throw e;
+    } finally {
+      openGate();
+    }
+  }
+
+  /** Stops forwarding thread `chatId` to `socket`. */
+  async detach(socket: Socket, chatId: string): Promise<void> {
+    const perSocket = this.attachments.get(socket);
+    const attachment = perSocket?.get(chatId);
+    if (!perSocket || !attachment) return;
+    perSocket.delete(chatId);
+    if (!perSocket.size) this.attachments.delete(socket);
+    await attachment.unsubscribe();
+  }
+
+  /** Stops forwarding every thread to `socket` (it disconnected). */
+  async detachAll(socket: Socket): Promise<void> {
+    const chats = [...(this.attachments.get(socket)?.keys() ?? [])];
+    await Promise.all(chats.map((chatId) => this.detach(socket, chatId)));
+  }
+
+  /** Threads followed by sockets of this instance (for tests and diagnostics). */
+  get followedThreads(): number {
+    return new Set([...this.attachments.values()].flatMap((m) => [...m.keys()])).size;
+  }
+
+  private enqueue(attachment: Attachment, event: ChatEvent): void {
+    attachment.chain = attachment.chain
+      .then(() => this.deliver(attachment, event))
+      .catch((e: Error) => this.logger.warn(`forwarding turn ${event.turnId} seq ${event.seq} failed: ${e.message}`));
+  }
+
+  private async deliver(attachment: Attachment, event: ChatEvent): Promise<void> {
+    if (this.attachments.get(attachment.socket)?.get(attachment.chatId) !== attachment) return; // detached meanwhile
+    const last = attachment.sent.get(event.turnId) ?? 0;
+    if (event.seq <= last) return;
+    if (event.seq > last + 1) {
+      for (const missed of await this.bus.replay(event.turnId, last)) {
+        if (missed.seq < event.seq) this.send(attachment, missed);
+      }
+    }
+    this.send(attachment, event);
+  }
+
+  private send(attachment: Attachment, event: ChatEvent): void {
+    const last = attachment.sent.get(event.turnId) ?? 0;
+    if (event.seq <= last) return;
+    attachment.sent.set(event.turnId, event.seq);
+    attachment.socket.emit(SocketEvents.event, event);
+  }
+}

@@ -1,0 +1,33 @@
+import type { ActiveTurnView, ChatMessageView, ChatSummaryView } from '@corpus-chat/contracts';
+import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
+
+/** A thread's list entry; `lastSeqs` holds the last event seq of active turns (missing: 0). */
+export function toChatSummaryView(row: ChatSummaryRow, lastSeqs: ReadonlyMap<string, number>): ChatSummaryView {
+  const { chat, activeTurn } = row;
+  const active: ActiveTurnView | null = activeTurn
+    ? { turnId: activeTurn.turnId, status: activeTurn.status, lastSeq: lastSeqs.get(activeTurn.turnId) ?? 0 }
+    : null;
+  return {
+    id: chat.id,
+    title: chat.title,
+    archived: chat.archived,
+    messageCount: row.messageCount,
+    lastModel: chat.lastModel,
+    activeTurn: active,
+    createdAt: chat.createdAt.toISOString(),
+    updatedAt: chat.updatedAt.toISOString(),
+  };
+}
+
+/** A stored message as the API shows it. */
+export function toChatMessageView(m: ChatMessageEntity): ChatMessageView {
+  return {
+    id: m.id,
+    turnId: m.turnId,
+    role: m.role,
+    content: m.content,
+    status: m.status,
+    metadata: m.metadata,
+    createdAt: m.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,90 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  type CancelTurnResponse,
+  type ChatDetailView,
+  type ChatSummaryView,
+  CreateChatDto,
+  ListChatsQueryDto,
+  PostMessageDto,
+  PostMessageQueryDto,
+  type PostMessageResponse,
+  UpdateChatDto,
+} from '@corpus-chat/contracts';
+import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
+import { MessageRateLimit } from '../auth/rate-limits';
+import { ChatGateway } from './chat.gateway';
+import { ChatService } from './chat.service';
+
+/** `/api/chats`: the signed-in operator's threads, messages and turns. */
+@ApiTags('chats')
+@Controller('chats')
+export class ChatController {
+  constructor(
+    private readonly chats: ChatService,
+    private readonly gateway: ChatGateway,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a thread' })
+  create(@CurrentOperator() op: AuthenticatedOperator, @Body() dto: CreateChatDto): Promise<ChatSummaryView> {
+    return this.chats.createChat(op.id, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List threads (archived=true for the archive)' })
+  list(@CurrentOperator() op: AuthenticatedOperator, @Query() query: ListChatsQueryDto): Promise<ChatSummaryView[]> {
+    return this.chats.listChats(op.id, query.archived === 'true');
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'A thread with its messages and its active turn' })
+  get(@CurrentOperator() op: AuthenticatedOperator, @Param('id', ParseUUIDPipe) id: string): Promise<ChatDetailView> {
+    return this.chats.getChat(op.id, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Rename or (un)archive a thread' })
+  async update(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() dto: UpdateChatDto,
+  ): Promise<ChatSummaryView> {
+    const view = await this.chats.updateChat(op.id, id, dto);
+    this.gateway.notifyThreadUpdated(id);
+    return view;
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a thread (stops its active turn first)' })
+  async remove(@CurrentOperator() op: AuthenticatedOperator, @Param('id', ParseUUIDPipe) id: string): Promise<void> {
+    await this.chats.deleteChat(op.id, id);
+    this.gateway.notifyThreadUpdated(id);
+  }
+
+  @Post(':id/messages')
+  @HttpCode(202)
+  @MessageRateLimit()
+  @ApiOperation({ summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)' })
+  post(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() dto: PostMessageDto,
+    @Query() query: PostMessageQueryDto,
+  ): Promise<PostMessageResponse> {
+    return this.chats.postMessage(op.id, id, dto, query);
+  }
+
+  @Post(':id/turns/:turnId/cancel')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Cancel a queued or running turn' })
+  cancel(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Param('id', ParseUUIDPipe) id: string,
+    @Param('turnId', ParseUUIDPipe) turnId: string,
+  ): Promise<CancelTurnResponse> {
+    return this.chats.cancelTurn(op.id, id, turnId);
+  }
+}

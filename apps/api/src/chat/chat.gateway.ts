@@ -1,0 +1,115 @@
+import { Logger } from '@nestjs/common';
+import {
+  ConnectedSocket,
+  MessageBody,
+  type OnGatewayDisconnect,
+  type OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+  WebSocketServer,
+} from '@nestjs/websockets';
+import { isUUID } from 'class-validator';
+import type { Namespace, Socket } from 'socket.io';
+import { type ActiveTurnView, CHAT_NAMESPACE, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
+import type { AuthenticatedOperator } from '../auth/current-operator';
+import { SocketAuthService } from '../auth/socket-auth.service';
+import { ChatEventRelay } from './chat-event-relay';
+import { ChatService } from './chat.service';
+
+/** Room of a thread's followers on every instance (for `chat:thread-updated` through the Redis adapter). */
+export const chatRoom = (chatId: string): string => `chat:${chatId}`;
+
+type Ack = { ok: true } | { ok: false; error: string };
+
+const record = (body: unknown): Record<string, unknown> =>
+  body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+/**
+ * Socket.IO gateway of namespace `/chat`. The handshake is authenticated by the auth layer
+ * (`socket.data.operator`); every message checks the operator owns the thread (a foreign or
+ * unknown thread answers `not found` and joins nothing).
+ * - `chat:join {chatId, afterSeq?}` → replay of the active turn after `afterSeq`, then live events
+ *   (`chat:event`); ack `{ok, activeTurn}`.
+ * - `chat:leave {chatId}`, `chat:cancel {chatId, turnId}` (any tab of the operator may stop a turn).
+ */
+@WebSocketGateway({ namespace: CHAT_NAMESPACE })
+export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
+  private readonly logger = new Logger(ChatGateway.name);
+
+  @WebSocketServer()
+  server!: Namespace;
+
+  constructor(
+    private readonly chats: ChatService,
+    private readonly relay: ChatEventRelay,
+    private readonly socketAuth: SocketAuthService,
+  ) {}
+
+  afterInit(server: Namespace): void {
+    this.socketAuth.attach(server);
+  }
+
+  async handleDisconnect(socket: Socket): Promise<void> {
+    await this.relay.detachAll(socket);
+  }
+
+  private operatorOf(socket: Socket): AuthenticatedOperator | undefined {
+    return (socket.data as { operator?: AuthenticatedOperator }).operator;
+  }
+
+  @SubscribeMessage(SocketEvents.join)
+  async join(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<JoinChatAck> {
+    const operator = this.operatorOf(socket);
+    if (!operator) return { ok: false, error: 'unauthorized' };
+    const { chatId, afterSeq } = record(body);
+    if (typeof chatId !== 'string' || !isUUID(chatId)) return { ok: false, error: 'chatId must be a UUID' };
+    if (afterSeq !== undefined && !(Number.isSafeInteger(afterSeq) && (afterSeq as number) >= 0)) {
+      return { ok: false, error: 'afterSeq must be a non-negative integer' };
+    }
+    try {
+      if (!(await this.chats.ownsChat(operator.id, chatId))) return { ok: false, error: 'not found' };
+      await socket.join(chatRoom(chatId));
+      const found: { view: ActiveTurnView | null } = { view: null };
+      const replayed = await this.relay.attach(socket, chatId, afterSeq as number | undefined, async () => {
+        found.view = await this.chats.activeTurn(operator.id, chatId);
+        return found.view;
+      });
+      return { ok: true, activeTurn: found.view && replayed ? { ...found.view, lastSeq: replayed.lastSeq } : null };
+    } catch (e) {
+      await socket.leave(chatRoom(chatId));
+      this.logger.warn(`join of chat ${chatId} failed: ${(e as Error).message}`);
+      return { ok: false, error: 'unavailable' };
+    }
+  }
+
+  @SubscribeMessage(SocketEvents.leave)
+  async leave(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const { chatId } = record(body);
+    if (typeof chatId !== 'string' || !isUUID(chatId)) return { ok: false, error: 'chatId must be a UUID' };
+    await this.relay.detach(socket, chatId);
+    await socket.leave(chatRoom(chatId));
+    return { ok: true };
+  }
+
+  @SubscribeMessage(SocketEvents.cancel)
+  async cancel(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
+    const operator = this.operatorOf(socket);
+    if (!operator) return { ok: false, error: 'unauthorized' };
+    const { chatId, turnId } = record(body);
+    if (typeof chatId !== 'string' || !isUUID(chatId) || typeof turnId !== 'string' || !isUUID(turnId)) {
+      return { ok: false, error: 'chatId and turnId must be UUIDs' };
+    }
+    try {
+      await this.chats.cancelTurn(operator.id, chatId, turnId);
+      return { ok: true };
+    } catch (e) {
+      const status = (e as { getStatus?: () => number }).getStatus?.();
+      return { ok: false, error: status === 404 ? 'not found' : 'unavailable' };
+    }
+  }
+
+  /** Tells every follower of a thread (on any instance) that its list entry changed. */
+  notifyThreadUpdated(chatId: string): void {
+    this.server.to(chatRoom(chatId)).emit(SocketEvents.threadUpdated, { chatId });
+  }
+}

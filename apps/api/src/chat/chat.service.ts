@@ -1,0 +1,217 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictException, Injectable, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import type {
+  ActiveTurnView,
+  CancelTurnResponse,
+  ChatDetailView,
+  ChatSummaryView,
+  CreateChatDto,
+  PostMessageDto,
+  PostMessageQueryDto,
+  PostMessageResponse,
+  UpdateChatDto,
+} from '@corpus-chat/contracts';
+import {
+  ACTIVE_TURN_STATUSES,
+  ActiveTurnConflictError,
+  ChatNotFoundError,
+  ChatRepository,
+  type ChatSummaryRow,
+  DEFAULT_CHAT_TITLE,
+  type StartedTurn,
+} from '@corpus-chat/corpus-queries';
+import { TurnEventBus } from '@corpus-chat/server-core';
+import { TurnQuotaService } from '../auth/turn-quota.service';
+import { ApiEnv } from '../config/api-env';
+import { toChatMessageView, toChatSummaryView } from './chat-views';
+import { autoTitle, truncateMessage } from './message-text';
+import { TurnDispatcher, TurnQueueUnavailableError } from './turn-dispatcher';
+
+const notFound = () => new NotFoundException('Chat not found.');
+const busy = (activeTurnId: string) =>
+  new ConflictException({
+    statusCode: 409,
+    error: 'Conflict',
+    message: 'A turn is already queued or running in this chat. Wait for it, stop it, or send again with ?ifBusy=interrupt.',
+    activeTurnId,
+  });
+const unavailable = () =>
+  new ServiceUnavailableException(
+    'The turn queue (Redis) is unavailable, so nothing was saved or started. Try again in a moment.',
+  );
+
+/**
+ * An operator's threads and turns over REST and the gateway. Every method takes the operator id
+ * and scopes by it: another operator's thread answers 404, like a missing one.
+ */
+@Injectable()
+export class ChatService {
+  private readonly logger = new Logger(ChatService.name);
+
+  constructor(
+    private readonly chats: ChatRepository,
+    private readonly dispatcher: TurnDispatcher,
+    private readonly bus: TurnEventBus,
+    private readonly quota: TurnQuotaService,
+    private readonly env: ApiEnv,
+  ) {}
+
+  /** Last event seq per active turn; Redis being down only costs the seq (0), not the read. */
+  private async lastSeqs(rows: ChatSummaryRow[]): Promise<Map<string, number>> {
+    const ids = rows.flatMap((r) => (r.activeTurn ? [r.activeTurn.turnId] : []));
+    if (!ids.length) return new Map();
+    try {
+      return await this.bus.lastSeqs(ids);
+    } catch (e) {
+      this.logger.warn(`could not read last event seqs: ${(e as Error).message}`);
+      return new Map();
+    }
+  }
+
+  /** `POST /api/chats`. */
+  async createChat(ownerId: string, dto: CreateChatDto): Promise<ChatSummaryView> {
+    const chat = await this.chats.createChat(ownerId, dto.title);
+    return toChatSummaryView({ chat, messageCount: 0, activeTurn: null }, new Map());
+  }
+
+  /** `GET /api/chats?archived=`: the operator's threads (not archived unless `archived` is true). */
+  async listChats(ownerId: string, archived: boolean): Promise<ChatSummaryView[]> {
+    const rows = await this.chats.listChats(ownerId, archived);
+    const seqs = await this.lastSeqs(rows);
+    return rows.map((r) => toChatSummaryView(r, seqs));
+  }
+
+  /** `GET /api/chats/:id`: the thread with its messages and active turn. Throws 404. */
+  async getChat(ownerId: string, chatId: string): Promise<ChatDetailView> {
+    const row = await this.chats.getChatSummary(ownerId, chatId);
+    const messages = row && (await this.chats.listMessages(ownerId, chatId));
+    if (!row || !messages) throw notFound();
+    return { ...toChatSummaryView(row, await this.lastSeqs([row])), messages: messages.map(toChatMessageView) };
+  }
+
+  /** Whether the thread exists and is the operator's. */
+  async ownsChat(ownerId: string, chatId: string): Promise<boolean> {
+    return (await this.chats.findChat(ownerId, chatId)) !== null;
+  }
+
+  /** The thread's queued or running turn with its last seq, or null. Throws 404. */
+  async activeTurn(ownerId: string, chatId: string): Promise<ActiveTurnView | null> {
+    const row = await this.chats.getChatSummary(ownerId, chatId);
+    if (!row) throw notFound();
+    return toChatSummaryView(row, await this.lastSeqs([row])).activeTurn;
+  }
+
+  /** `PATCH /api/chats/:id`: rename and/or (un)archive. Throws 404. */
+  async updateChat(ownerId: string, chatId: string, dto: UpdateChatDto): Promise<ChatSummaryView> {
+    if (!(await this.chats.updateChat(ownerId, chatId, dto))) throw notFound();
+    const row = await this.chats.getChatSummary(ownerId, chatId);
+    if (!row) throw notFound();
+    return toChatSummaryView(row, await this.lastSeqs([row]));
+  }
+
+  /**
+   * `DELETE /api/chats/:id`: stops the active turn (waiting up to `CANCEL_WAIT_MS` for its worker),
+   * then deletes the thread, its turns and messages. Throws 404, 503 when Redis is down.
+   */
+  async deleteChat(ownerId: string, chatId: string): Promise<void> {
+    if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
+    const active = await this.chats.findActiveTurn(ownerId, chatId);
+    if (active) await this.guardRedis(() => this.stopTurn(active.id, chatId));
+    await this.chats.deleteChat(ownerId, chatId);
+    this.logger.log(`chat ${chatId} deleted by operator ${ownerId}`);
+  }
+
+  /**
+   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and queues a
+   * turn. A repeated `clientMessageId` returns the turn it started. A busy thread answers 409 with
+   * the active turn id unless `ifBusy=interrupt`, which stops that turn first. 404 for a foreign
+   * thread, 429 over the operator's active-turn limit, 503 (nothing stored) when Redis is down.
+   */
+  async postMessage(
+    ownerId: string,
+    chatId: string,
+    dto: PostMessageDto,
+    query: PostMessageQueryDto,
+  ): Promise<PostMessageResponse> {
+    const { content, truncated } = truncateMessage(dto.content);
+    if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
+    const clientMessageId = dto.clientMessageId ?? null;
+    if (clientMessageId) {
+      const existing = await this.chats.findTurnByClientMessage(ownerId, chatId, clientMessageId);
+      if (existing) return this.postResponse(existing, truncated);
+    }
+    return this.guardRedis(async () => {
+      const active = await this.chats.findActiveTurn(ownerId, chatId);
+      if (active) await this.clearBusyThread(active.id, chatId, query.ifBusy ?? 'reject');
+      this.quota.assertMayQueue(await this.chats.countActiveTurns(ownerId));
+      const queuePosition = await this.dispatcher.nextQueuePosition();
+      try {
+        const started = await this.chats.startTurn(
+          ownerId,
+          chatId,
+          { turnId: randomUUID(), content, clientMessageId, queuePosition, autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE },
+          (turn) => this.dispatcher.enqueue(turn),
+        );
+        return this.postResponse(started, truncated);
+      } catch (e) {
+        if (e instanceof ChatNotFoundError) throw notFound();
+        if (e instanceof ActiveTurnConflictError) throw busy(e.activeTurnId);
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * `POST /api/chats/:id/turns/:turnId/cancel` and the gateway's `chat:cancel`: a queued turn is
+   * removed and ended at once, a running one is signalled and stops within a second. Throws 404.
+   */
+  async cancelTurn(ownerId: string, chatId: string, turnId: string): Promise<CancelTurnResponse> {
+    const turn = await this.chats.findTurn(ownerId, chatId, turnId);
+    if (!turn) throw new NotFoundException('Turn not found.');
+    if (!ACTIVE_TURN_STATUSES.includes(turn.status)) return { turnId, state: 'finished' };
+    const how = await this.guardRedis(() => this.dispatcher.cancel(turnId, chatId));
+    this.logger.log(`turn ${turnId} cancel requested by operator ${ownerId} (${how})`);
+    return { turnId, state: how === 'ended' ? 'cancelled' : 'stopping' };
+  }
+
+  private postResponse(turn: StartedTurn, truncated: boolean): PostMessageResponse {
+    return { turnId: turn.turnId, messageId: turn.userMessageId, queuePosition: turn.queuePosition, truncated };
+  }
+
+  /** Frees a thread whose turn is active: ends an orphaned turn, refuses (409), or interrupts. */
+  private async clearBusyThread(turnId: string, chatId: string, ifBusy: 'reject' | 'interrupt'): Promise<void> {
+    if (await this.dispatcher.isOrphaned(turnId)) {
+      this.logger.warn(`turn ${turnId} has no job any more; ending it so chat ${chatId} is usable again`);
+      await this.dispatcher.end(turnId, chatId, {
+        kind: 'error',
+        code: 'WORKER_LOST',
+        message: 'This turn was lost (its job disappeared from the queue). Ask again.',
+      });
+      return;
+    }
+    if (ifBusy !== 'interrupt') throw busy(turnId);
+    await this.stopTurn(turnId, chatId);
+  }
+
+  /** Cancels a turn and waits for its worker to end it; ends it here when the worker does not in time. */
+  private async stopTurn(turnId: string, chatId: string): Promise<void> {
+    if ((await this.dispatcher.cancel(turnId, chatId)) === 'ended') return;
+    const left = await this.dispatcher.waitUntilEnded([turnId], this.env.CANCEL_WAIT_MS);
+    if (left.length) {
+      this.logger.warn(`turn ${turnId} did not stop within ${this.env.CANCEL_WAIT_MS} ms; ending it from the API`);
+      await this.dispatcher.end(turnId, chatId, { kind: 'cancelled' });
+    }
+  }
+
+  private async guardRedis<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof TurnQueueUnavailableError) {
+        this.logger.warn(`Redis unavailable: ${e.message}`);
+        throw unavailable();
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import { BullModule } from '@nestjs/bullmq';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { dataSourceOptions } from '@corpus-chat/corpus-queries';
+import { pinoParams, RedisKeys, redisOptionsFromUrl, TurnPipelineModule } from '@corpus-chat/server-core';
+import { LOG_REDACT_PATHS } from '../auth/http-hardening';
+import { ApiEnv } from './api-env';
+
+/**
+ * The API's infrastructure, global: validated settings (`ApiEnv` by class, and `ConfigService`),
+ * pino logging, TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
+ * BullMQ connection (queues under `<REDIS_PREFIX>:bull`), and the turn pipeline's Redis side
+ * (event bus, subscriber, cancel signals) on a fail-fast connection so requests answer 503 at
+ * once while Redis is down.
+ */
+@Module({})
+export class ApiCoreModule {
+  static forRoot(env: ApiEnv): DynamicModule {
+    const keys = new RedisKeys(env.REDIS_PREFIX);
+    return {
+      module: ApiCoreModule,
+      global: true,
+      imports: [
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
+        LoggerModule.forRoot(pinoParams(env, 'api', LOG_REDACT_PATHS)),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(env.DATABASE_URL),
+          migrationsRun: env.RUN_MIGRATIONS === 1,
+          retryAttempts: 3,
+          retryDelay: 1000,
+        }),
+        BullModule.forRoot({
+          // enableOfflineQueue off: adding a job while Redis is down fails at once (503), never hangs.
+          connection: { ...redisOptionsFromUrl(env.REDIS_URL), enableOfflineQueue: false, connectionName: 'api-bullmq' },
+          prefix: keys.bullPrefix,
+        }),
+        TurnPipelineModule.forRoot({ redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX, clientName: 'api', role: 'fail-fast' }),
+      ],
+      providers: [{ provide: ApiEnv, useValue: env }],
+      exports: [ApiEnv],
+    };
+  }
+}

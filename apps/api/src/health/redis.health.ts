@@ -1,0 +1,23 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HealthIndicatorService } from '@nestjs/terminus';
+import type { Redis } from 'ioredis';
+import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
+
+/** Terminus indicator: Redis answers PING within a second on the API's command connection. */
+@Injectable()
+export class RedisHealthIndicator {
+  constructor(
+    private readonly indicator: HealthIndicatorService,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+  ) {}
+
+  async isHealthy(key: string) {
+    const check = this.indicator.check(key);
+    try {
+      await withTimeout(this.redis.ping(), 1000, 'PING');
+      return check.up();
+    } catch (e) {
+      return check.down({ message: (e as Error).message });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The API process: `node tools/cli/run-ts.mjs apps/api/src/main.ts` (or `node dist/node/apps/api/src/main.js`).
+ * Validates its settings (a bad one stops it, exit 1, naming the variable), checks Postgres and
+ * Redis are reachable, creates the database when migrations are on, then serves HTTP and Socket.IO.
+ */
+import 'reflect-metadata';
+import { ensureDatabase } from '@corpus-chat/corpus-queries';
+import { ConfigError, createRedisConnection, closeRedis, waitUntilReady } from '@corpus-chat/server-core';
+import { createApiApp } from './app.setup';
+import { type ApiEnv, loadApiEnv } from './config/api-env';
+
+function fail(message: string): never {
+  console.error(`\n${message}\n`);
+  process.exit(1);
+}
+
+async function checkDependencies(env: ApiEnv): Promise<void> {
+  try {
+    if (env.RUN_MIGRATIONS === 1) await ensureDatabase(env.DATABASE_URL);
+  } catch (e) {
+    fail(`Postgres is not reachable at DATABASE_URL (${redactUrl(env.DATABASE_URL)}): ${(e as Error).message}`);
+  }
+  const redis = createRedisConnection(env.REDIS_URL, 'api:preflight', 'fail-fast');
+  const ready = await waitUntilReady(redis, 5000);
+  await closeRedis(redis);
+  if (!ready) fail(`Redis is not reachable at REDIS_URL (${redactUrl(env.REDIS_URL)}). Start it (e.g. \`redis-server\`) and try again.`);
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+async function main(): Promise<void> {
+  let env: ApiEnv;
+  try {
+    env = loadApiEnv();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+  await checkDependencies(env);
+  const app = await createApiApp(env);
+  await app.listen(env.API_PORT, env.API_HOST);
+  const address = app.getHttpServer().address() as { port: number };
+  console.log(`Corpus Chat API listening on http://${env.API_HOST === '0.0.0.0' ? 'localhost' : env.API_HOST}:${address.port}/api (docs: /api/docs)`);
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) fail(e.message);
+  console.error(e);
+  process.exit(1);
+});

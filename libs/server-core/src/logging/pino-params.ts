@@ -1,0 +1,38 @@
+import type { Params } from 'nestjs-pino';
+import type { ServerEnv } from '../config/base-env';
+
+/** Paths pino never writes, in every process: credentials, cookies, API keys, message bodies. */
+export const BASE_LOG_REDACT_PATHS = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'req.body',
+  'res.headers["set-cookie"]',
+  'password',
+  '*.password',
+  'apiKey',
+  '*.apiKey',
+  'content',
+  '*.content',
+];
+
+/**
+ * `nestjs-pino` settings for a server process named `service` (`api`, `agent-worker`): JSON lines
+ * at `LOG_LEVEL`, pretty single lines in development, secrets and message bodies redacted
+ * (`extraRedact` adds paths), requests logged as method, URL and status only, health probes not
+ * logged.
+ */
+export function pinoParams(env: ServerEnv, service: string, extraRedact: readonly string[] = []): Params {
+  return {
+    pinoHttp: {
+      name: service,
+      level: env.LOG_LEVEL,
+      transport: env.NODE_ENV === 'development' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+      redact: { paths: [...new Set([...BASE_LOG_REDACT_PATHS, ...extraRedact])], censor: '[redacted]' },
+      serializers: {
+        req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
+      autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/api/health') },
+    },
+  };
+}
