@@ -1,3 +1,4 @@
+import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Settings both the API and the agent-worker read. Each has a default suited to development. */
@@ -24,6 +25,7 @@ export class ServerEnv {
   LOG_LEVEL = 'info';
 
   /** Run pending migrations at start (set 0 to skip, e.g. when a release job runs them). */
+  @Type(() => Number)
   @IsInt()
   @Min(0)
   @Max(1)
