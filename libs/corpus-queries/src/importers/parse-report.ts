@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } from './import-refusal';
 import { looksLikeNative, parseNative } from './native.importer';
 import { NucleiCollector, looksLikeNucleiResult } from './nuclei.importer';
@@ -57,14 +58,37 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line, column: offset - last };
 }
 
-/** The message of a `JSON.parse` error with its position turned into line and column. */
-function jsonSyntaxError(text: string, error: unknown, lineOffset = 0): string {
-  const msg = error instanceof Error ? error.message : String(error);
-  const m = /at position (\d+)/.exec(msg);
-  const cleaned = msg.replace(/\s*in JSON at position \d+.*$/s, '').replace(/,? ?"[^"]*" is not valid JSON$/s, '');
-  if (!m) return `JSON syntax error: ${cleaned}`;
-  const { line, column } = lineColumn(text, Number(m[1]));
-  return `JSON syntax error at line ${line + lineOffset}, column ${column}: ${cleaned}`;
+const JSON_ERROR_WORDS: Record<string, string> = {
+  InvalidSymbol: 'invalid symbol',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'a property name (in double quotes) was expected',
+  ValueExpected: 'a value was expected',
+  ColonExpected: "':' was expected",
+  CommaExpected: "',' was expected",
+  CloseBraceExpected: "'}' was expected",
+  CloseBracketExpected: "']' was expected",
+  EndOfFileExpected: 'unexpected content after the end of the JSON value',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'unexpected end of comment',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'unexpected end of number',
+  InvalidUnicode: 'invalid unicode escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in a string',
+};
+
+/**
+ * Where and why `text` is not valid JSON: `JSON.parse` does not always give a position, so the
+ * first error is located with jsonc-parser (strict: no comments, no trailing commas).
+ */
+function jsonSyntaxError(text: string, error: unknown): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return `JSON syntax error: ${error instanceof Error ? error.message : String(error)}`;
+  const code = printParseErrorCode(first.error);
+  const { line, column } = lineColumn(text, first.offset);
+  return `JSON syntax error at line ${line}, column ${column}: ${JSON_ERROR_WORDS[code] ?? code}`;
 }
 
 /** Skips whitespace and comments before the XML declaration (IMPORT-RULES: XML files may carry them). */
@@ -206,7 +230,7 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      throw invalidAt(`line ${n}`, jsonSyntaxError(line, e).replace(/ at line 1,/, ' at'));
+      throw invalidAt(`line ${n}`, jsonSyntaxError(line, e).replace(/ at line 1, column/, ' at column'));
     }
     if (canonical.length === 0 && !looksLikeNucleiResult(value)) {
       throw unrecognised(`JSON Lines whose first entry (line ${n}) is not a Nuclei result`);

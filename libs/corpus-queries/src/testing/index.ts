@@ -1,3 +1,4 @@
 /** Test helpers for every server-side project: a database of its own per test file, factories. */
 export * from './test-db';
 export * from './operator-factory';
+export * from './shared-corpus';

@@ -1,0 +1,107 @@
+/** importReport against Postgres: one transaction per file, duplicates, size limit, native reports. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, corpusPath, createTestDatabase, type TestDatabase } from '../testing';
+import { corpusVersion } from '../queries/query-cache';
+import { setReportArchived } from '../queries/archive-report';
+import { findingDetail } from '../queries/finding-detail';
+import { importReport } from './import-report';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const json = (v: unknown): Uint8Array => Buffer.from(JSON.stringify(v));
+async function counts(): Promise<Record<string, number>> {
+  const [row] = await db.dataSource.query(
+    `SELECT (SELECT count(*) FROM reports)::int AS reports, (SELECT count(*) FROM findings)::int AS findings,
+            (SELECT count(*) FROM finding_versions)::int AS versions, (SELECT count(*) FROM finding_notes)::int AS notes,
+            (SELECT count(*) FROM verdicts)::int AS verdicts`,
+  );
+  return row;
+}
+
+test('re-importing the same report is refused naming the existing one, until that one is archived', async () => {
+  const bytes = fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif'));
+  const first = await importReport(db.dataSource, { filename: '/somewhere/dd__flawfinder.sarif', bytes });
+  expect(first).toEqual({ ok: true, file: 'dd__flawfinder.sarif', reportId: expect.any(Number), format: 'sarif', findingCount: 53 });
+  if (!first.ok) return;
+
+  const before = await counts();
+  const again = await importReport(db.dataSource, { filename: 'renamed.sarif', bytes });
+  expect(again).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: first.reportId });
+  if (!again.ok) expect(again.error).toContain(`report ${first.reportId} (dd__flawfinder.sarif)`);
+  expect(await counts()).toEqual(before);
+
+  expect((await setReportArchived(db.dataSource.manager, first.reportId, true)).status).toBe('ok');
+  const afterArchive = await importReport(db.dataSource, { filename: 'dd__flawfinder.sarif', bytes });
+  expect(afterArchive).toMatchObject({ ok: true, findingCount: 53 });
+  // Restoring the archived copy would make two live reports with the same content.
+  const restore = await setReportArchived(db.dataSource.manager, first.reportId, false);
+  expect(restore).toMatchObject({ status: 'conflict', existingReportId: afterArchive.ok ? afterArchive.reportId : -1 });
+});
+
+test('two concurrent imports of the same bytes write one report', async () => {
+  const bytes = fs.readFileSync(corpusPath('scans/nuclei/dd__many_findings.jsonl'));
+  const outcomes = await Promise.all([1, 2, 3].map(() => importReport(db.dataSource, { filename: 'dd__many_findings.jsonl', bytes })));
+  expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+  expect(outcomes.filter((o) => !o.ok && o.code === 'DUPLICATE')).toHaveLength(2);
+  const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE filename = 'dd__many_findings.jsonl'`);
+  expect(row.n).toBe(1);
+});
+
+test('a file over the size limit is refused before parsing and writes nothing', async () => {
+  const before = await counts();
+  const outcome = await importReport(db.dataSource, { filename: 'big.json', bytes: Buffer.alloc(2048, 32) }, { maxBytes: 1024 });
+  expect(outcome).toEqual({ ok: false, file: 'big.json', code: 'TOO_LARGE', error: 'the file is 2.0 KB, over the 1.0 KB import limit' });
+  expect(await counts()).toEqual(before);
+});
+
+test('a failure in the middle of a native import rolls everything back', async () => {
+  const before = await counts();
+  const version = await corpusVersion(db.dataSource.manager);
+  const outcome = await importReport(db.dataSource, {
+    filename: 'broken-note.json',
+    bytes: json({
+      format: 'corpus-chat-native',
+      format_version: 1,
+      findings: [
+        { versions: [{ title: 'fine', severity: 'low' }] },
+        // Postgres text cannot hold NUL: the notes insert fails after findings and versions were written.
+        { versions: [{ title: 'also fine', severity: 'high' }], notes: [{ stage: 'general', body: 'bad \u0000 byte' }] },
+      ],
+    }),
+  });
+  expect(outcome).toMatchObject({ ok: false, code: 'INVALID' });
+  if (!outcome.ok) expect(outcome.error).toMatch(/^the database refused the content/);
+  expect(await counts()).toEqual(before);
+  expect(await corpusVersion(db.dataSource.manager)).toBe(version);
+});
+
+test('a native report keeps versions, notes and the latest verdict, and bumps the corpus version', async () => {
+  const version = await corpusVersion(db.dataSource.manager);
+  const outcome = await importReport(db.dataSource, {
+    filename: 'native-example.json',
+    bytes: fs.readFileSync(path.join(REPO_ROOT, 'libs/contracts/src/native-report/native-report.example.json')),
+  });
+  expect(outcome).toMatchObject({ ok: true, format: 'json', findingCount: 2 });
+  expect(await corpusVersion(db.dataSource.manager)).not.toBe(version);
+  if (!outcome.ok) return;
+  const [first] = await db.dataSource.query(`SELECT id FROM findings WHERE report_id = $1 ORDER BY id LIMIT 1`, [outcome.reportId]);
+  const detail = await findingDetail(db.dataSource.manager, first.id);
+  expect(detail).toMatchObject({
+    found: true,
+    finding: {
+      versionCount: 2,
+      current: { version: 2, origin: 'edit', severity: 'critical', editedBy: 'j.doe', cwe: [89], mitre: ['T1190'] },
+      notes: [{ stage: 'retest', author: 'j.doe' }],
+      latestVerdict: { status: 'still_open', actor: 'operator' },
+    },
+  });
+  // HTML is stripped from the searched fields of native reports too.
+  if (detail.found) expect(detail.finding.current.description).not.toContain('<code>');
+});
