@@ -190,6 +190,9 @@ export class OpenAiModelRunner {
         assembler.add(choice.delta?.tool_calls as never);
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
+      // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      if (watchdog.signal.aborted) throw watchdog.signal.reason;
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
       if (watchdog.signal.aborted) throw watchdog.signal.reason;

@@ -29,8 +29,8 @@ export function plainFilter(f: FindingFilter | AppliedFilter | undefined): Findi
   if (!f) return out;
   if (f.text) out.text = f.text;
   if (f.severity) out.severity = f.severity;
-  if (f.reportId != null) out.reportId = f.reportId;
   if (f.reportName) out.reportName = f.reportName;
+  else if (f.reportId != null) out.reportId = f.reportId;
   if (f.cwe != null) out.cwe = f.cwe;
   if (f.verdict) out.verdict = f.verdict;
   return out;
