@@ -5,6 +5,7 @@ import { ApiCoreModule } from './config/api-core.module';
 import type { ApiEnv } from './config/api-env';
 import { HealthModule } from './health/health.module';
 import { OperatorsModule } from './operators/operators.module';
+import { WebStaticModule } from './web-static/web-static.module';
 
 /**
  * The API: feature modules in `imports` below; infrastructure (settings, logging, database,
@@ -16,6 +17,6 @@ import { OperatorsModule } from './operators/operators.module';
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {
-    return { module: AppModule, imports: [ApiCoreModule.forRoot(env), AuthModule.forRoot(env)] };
+    return { module: AppModule, imports: [ApiCoreModule.forRoot(env), AuthModule.forRoot(env), WebStaticModule.forRoot(env.WEB_DIST_DIR)] };
   }
 }

@@ -44,6 +44,13 @@ export class ApiEnv extends AuthEnv {
   @IsInt()
   @Min(0)
   CANCEL_WAIT_MS = 3000;
+
+  /**
+   * Folder of a production web build (e.g. `dist/web/browser`) to serve on the API's origin; empty
+   * serves none (development uses the Angular dev server's proxy instead).
+   */
+  @IsString()
+  WEB_DIST_DIR = '';
 }
 
 /** Reads and validates `ApiEnv` from `raw` (default `process.env`); throws `ConfigError` naming each bad variable. */

@@ -1,0 +1,38 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ServeStaticModule } from '@nestjs/serve-static';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Serves a production build of the web client (`WEB_DIST_DIR`, e.g. `dist/web/browser`) on the
+ * API's own origin, so one process is the whole product (single-box deployments, the browser
+ * end-to-end tests) and the cookie session and Socket.IO need no proxy. Unknown paths outside
+ * `/api` and `/socket.io` answer the app's `index.html` (client-side routes such as `/chat/<id>`);
+ * `/api/*` is never shadowed (an unknown API route stays a JSON 404). Empty `WEB_DIST_DIR`: nothing
+ * is served (in development the Angular dev server proxies `/api` here instead).
+ */
+@Module({})
+export class WebStaticModule {
+  /** @throws Error when `webDistDir` is set but holds no `index.html` (a wrong path fails at start). */
+  static forRoot(webDistDir: string): DynamicModule {
+    if (!webDistDir) return { module: WebStaticModule };
+    const rootPath = path.resolve(webDistDir);
+    if (!fs.existsSync(path.join(rootPath, 'index.html'))) {
+      throw new Error(`WEB_DIST_DIR=${webDistDir} holds no index.html: build the web app (npx nx run web:build) or unset WEB_DIST_DIR.`);
+    }
+    return {
+      module: WebStaticModule,
+      imports: [
+        ServeStaticModule.forRoot({
+          rootPath,
+          exclude: ['/api/{*path}', '/socket.io/{*path}'],
+          serveStaticOptions: {
+            // Hashed bundles may be cached for good; index.html must always be revalidated.
+            setHeaders: (res: { setHeader(name: string, value: string): void }, file: string) =>
+              res.setHeader('Cache-Control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable'),
+          },
+        }),
+      ],
+    };
+  }
+}
