@@ -1,4 +1,4 @@
-import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import { DOCUMENT, DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import type { ChatSummaryView, UpdateChatDto } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatApi } from './chat-api';
@@ -15,11 +15,15 @@ interface ChatListState {
 
 /** Delay before re-reading the list after a burst of `chat:thread-updated` events. */
 const REFRESH_DEBOUNCE_MS = 250;
+/** While a listed thread has a running turn, re-read the list this often (its marker must clear). */
+const RUNNING_POLL_MS = 10_000;
 
 /**
  * The operator's thread list: active or archived, filtered by title, newest activity first. Stays
- * current across tabs: a `chat:thread-updated` from the gateway (a title changed, a turn started or
- * finished elsewhere) re-reads the list.
+ * current across tabs: a `chat:thread-updated` from the gateway (sent to the followers of a thread
+ * when its title changes or a turn ends) re-reads the list; so does coming back to the tab, and a
+ * slow poll while some listed thread has a running turn (a turn started in another tab on a thread
+ * this tab does not follow).
  */
 @Injectable({ providedIn: 'root' })
 export class ChatListStore {
@@ -51,8 +55,18 @@ export class ChatListStore {
 
   constructor() {
     const off = inject(ChatSocket).onThreadUpdated(() => this.scheduleRefresh());
+    const doc = inject(DOCUMENT);
+    const onVisible = () => {
+      if (doc.visibilityState === 'visible' && this.state().loaded) this.scheduleRefresh();
+    };
+    doc.addEventListener('visibilitychange', onVisible);
+    const poll = setInterval(() => {
+      if (doc.visibilityState === 'visible' && this.state().threads.some((t) => t.activeTurn)) void this.load();
+    }, RUNNING_POLL_MS);
     inject(DestroyRef).onDestroy(() => {
       off();
+      doc.removeEventListener('visibilitychange', onVisible);
+      clearInterval(poll);
       if (this.refreshTimer) clearTimeout(this.refreshTimer);
     });
   }

@@ -1,7 +1,7 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
-import type { SettingsTestResult, SettingsView, UpdateSettingsDto } from '@corpus-chat/contracts';
+import type { SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
 
 /** `/api/settings` (admin only): the model back end used by the next turn. */
 @Injectable({ providedIn: 'root' })
@@ -17,8 +17,11 @@ export class SettingsApi {
     return firstValueFrom(this.http.put<SettingsView>('/api/settings', body));
   }
 
-  /** Asks the configured server for its models and a one-token completion. */
-  test(): Promise<SettingsTestResult> {
-    return firstValueFrom(this.http.post<SettingsTestResult>('/api/settings/test', {}));
+  /**
+   * Asks a model server for its models and a one-token completion: the values given (not yet
+   * saved), the stored ones for fields left out (an omitted `apiKey` uses the stored key).
+   */
+  test(body: TestSettingsDto = {}): Promise<SettingsTestResult> {
+    return firstValueFrom(this.http.post<SettingsTestResult>('/api/settings/test', body));
   }
 }

@@ -2,7 +2,7 @@ import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/cor
 import { DatePipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
-import type { ModelBackend, SettingsTestResult, SettingsView, UpdateSettingsDto } from '@corpus-chat/contracts';
+import type { ModelBackend, SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { SettingsApi } from './settings-api';
 
@@ -73,13 +73,19 @@ export class SettingsPage {
     }
   }
 
-  /** Saves pending changes first, so the test checks what the next turn will use. */
+  /** Tests the values in the form, saved or not (the stored key is used unless a new one is typed). */
   protected async testConnection(): Promise<void> {
-    if (this.form.dirty && !(await this.save())) return;
+    const v = this.form.getRawValue();
+    const body: TestSettingsDto = { backend: v.backend };
+    if (v.backend === 'openai') {
+      if (v.baseUrl.trim()) body.baseUrl = v.baseUrl.trim();
+      if (v.model.trim()) body.model = v.model.trim();
+      if (v.apiKey) body.apiKey = v.apiKey;
+    }
     this.testing.set(true);
     this.testResult.set(null);
     try {
-      this.testResult.set(await this.api.test());
+      this.testResult.set(await this.api.test(body));
     } catch (err) {
       this.testResult.set({ ok: false, checks: [{ name: 'models', ok: false, detail: describeHttpError(err) }] });
     } finally {

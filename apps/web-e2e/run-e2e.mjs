@@ -1,0 +1,321 @@
+#!/usr/bin/env node
+/* global document -- the functions passed to page.waitForFunction / page.evaluate run in the browser */
+/**
+ * Browser end-to-end tests of Corpus Chat (issue 6), run by `npm test` (step `e2e`) or directly:
+ *   node apps/web-e2e/run-e2e.mjs
+ *
+ * Starts the real stack (a fresh Postgres database loaded with the sample corpus of
+ * ../shared/questions/questions.json, its own Redis prefix, the API serving the production web build
+ * on one origin, one agent-worker), then drives Debian's Chromium with playwright-core through the
+ * five scenarios of the issue. Slow turns use the agent's scripted OpenAI-compatible server,
+ * configured through the Settings page. Each scenario saves a screenshot to test-artifacts/e2e/.
+ * Everything started is stopped, and the database and Redis keys removed, even on failure.
+ *
+ * Env: SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium),
+ * E2E_SKIP_BUILD=1 (reuse dist/web/browser), E2E_HEADFUL=1, TEST_PG_URL, TEST_REDIS_URL.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { Stack, waitUntil } from './support/stack.mjs';
+import { writeSarifSample } from './support/samples.mjs';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const sharedDir = process.env.SHARED_DIR ? path.resolve(process.env.SHARED_DIR) : path.resolve(root, '..', 'shared');
+const artifacts = path.join(root, 'test-artifacts', 'e2e');
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const questionsFile = path.join(sharedDir, 'questions', 'questions.json');
+
+const questions = JSON.parse(fs.readFileSync(questionsFile, 'utf8'));
+/** The expected numbers of the question whose first turn is `text` (from ../shared/questions). */
+function expectedNumbers(text) {
+  const q = questions.questions.find((x) => x.turns.length === 1 && x.turns[0].toLowerCase() === text.toLowerCase());
+  if (!q) throw new Error(`questions.json has no single-turn question "${text}"`);
+  return q.expect.numbers;
+}
+
+const stack = new Stack({ root, sharedDir, artifactsDir: artifacts });
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {import('playwright-core').Page} */
+let page;
+let model; // the scripted OpenAI-compatible server
+/** What the scripted model streams for the next chat completion. */
+let modelScript = { words: ['Hello.'], delayMs: 0 };
+const dialogs = [];
+const pageErrors = [];
+
+const SLOW_WORDS = (n) => Array.from({ length: n }, (_, i) => `word${i + 1}`);
+
+function startScriptedModel() {
+  // The agent helper's scripted server (TypeScript), loaded with the repository's SWC require hook.
+  require(path.join(root, 'tools', 'build', 'register.cjs'));
+  const { ScriptedOpenAiServer } = require(path.join(root, 'apps', 'agent-worker', 'src', 'agent', 'testing', 'scripted-openai-server.ts'));
+  return ScriptedOpenAiServer.start().then((server) => {
+    server.models = ['e2e-slow-model'];
+    server.responder = (req) => {
+      if (!req.body?.stream) return { kind: 'completion', text: 'pong' };
+      const { words, delayMs } = modelScript;
+      return {
+        kind: 'stream',
+        chunkDelayMs: delayMs,
+        chunks: [...words.map((w, i) => ({ text: i === 0 ? w : ` ${w}` })), { finish: 'stop' }],
+      };
+    };
+    return server;
+  });
+}
+
+async function shot(name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}
+
+const digitsOf = (text) => (text.replace(/(\d),(?=\d{3}\b)/g, '$1').match(/\d+/g) ?? []).map(Number);
+
+async function signIn() {
+  await page.goto(`${stack.baseUrl}/`);
+  await page.waitForURL(/\/login/);
+  await page.getByLabel('Username').fill(stack.adminUser);
+  await page.getByLabel('Password').fill(stack.adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/chat$/);
+  await page.getByTestId('operator').waitFor();
+  await waitUntil(async () => (await page.getByTestId('connection').getAttribute('data-state')) === 'connected', {
+    timeoutMs: 15_000,
+    message: 'the connection indicator to show connected',
+  });
+}
+
+async function newThread() {
+  await page.getByTestId('new-thread').click();
+  await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+  await page.getByLabel('Message').waitFor();
+}
+
+async function ask(text) {
+  const box = page.getByLabel('Message');
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** Waits until `count` assistant answers are on screen, all stored (none streaming), and returns the last one's text. */
+async function settledAnswer(count, timeoutMs = 60_000) {
+  await page.waitForFunction(
+    (n) => {
+      const answers = document.querySelectorAll('cc-assistant-message');
+      return answers.length === n && !document.querySelector('cc-assistant-message article.streaming');
+    },
+    count,
+    { timeout: timeoutMs },
+  );
+  return page.locator('cc-assistant-message').last().getByTestId('answer').innerText();
+}
+
+/** Text of the answer being streamed right now ('' when none). */
+const liveText = () =>
+  page.evaluate(() => document.querySelector('cc-assistant-message article.streaming [data-testid="answer"]')?.textContent?.trim() ?? '');
+
+async function putModelSettings({ backend, baseUrl, model: modelName }) {
+  await page.goto(`${stack.baseUrl}/settings`);
+  await page.getByRole('radio', { name: backend === 'openai' ? /OpenAI-compatible/ : /Built-in planner/ }).check();
+  if (backend === 'openai') {
+    await page.getByLabel('Base URL').fill(baseUrl);
+    await page.getByLabel('Model', { exact: true }).fill(modelName);
+  }
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Saved. The next turn uses these settings.').waitFor();
+}
+
+before(async () => {
+  fs.rmSync(artifacts, { recursive: true, force: true });
+  fs.mkdirSync(artifacts, { recursive: true });
+  if (!fs.existsSync(chromiumPath)) throw new Error(`No Chromium at ${chromiumPath}: apt-get install -y chromium (never a downloaded browser).`);
+  const webDist = stack.buildWeb();
+  stack.importCorpus(questions.corpus.files.map((f) => path.join(sharedDir, 'corpus', f)));
+  model = await startScriptedModel();
+  await stack.start({ webDist });
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: process.env.E2E_HEADFUL !== '1',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1360, height: 860 } });
+  page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await signIn();
+}, { timeout: 600_000 });
+
+after(async () => {
+  await browser?.close().catch(() => undefined);
+  await model?.close().catch(() => undefined);
+  await stack.stop();
+}, { timeout: 60_000 });
+
+// Last resort when the runner is interrupted: no child process outlives it.
+process.on('exit', () => stack.killNow());
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    void stack.stop().finally(() => process.exit(130));
+  });
+}
+
+test('1. a counting question is answered with the exact number and a search_findings card "N of TOTAL"', { timeout: 120_000 }, async () => {
+  const question = 'How many findings relate to SQL injection?';
+  const [expected] = expectedNumbers(question);
+  await newThread();
+  await ask(question);
+  // The question is on screen at once and the turn shows its state before the answer.
+  await page.getByTestId('user-message').filter({ hasText: question }).waitFor();
+  const answer = await settledAnswer(1, 90_000);
+  assert.ok(digitsOf(answer).includes(expected), `the answer states ${expected}: ${answer}`);
+  const counts = await page.getByTestId('tool-count').allInnerTexts();
+  assert.ok(counts.some((c) => new RegExp(`^\\d+ of ${expected}$`).test(c.trim())), `a search_findings card shows "N of ${expected}": ${counts}`);
+  // The thread got its title from the question and shows in the list.
+  await page.getByTestId('thread-item').filter({ hasText: 'SQL injection' }).first().waitFor();
+  await shot('1-sql-injection-answer');
+
+  // The card's link opens the Findings view with the same filter and the same exact total.
+  await page.locator('cc-tool-card a.open').first().click();
+  await page.waitForURL(/\/reports\/findings\?/);
+  await waitUntil(async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === expected, {
+    timeoutMs: 15_000,
+    message: `the Findings view to show ${expected} findings`,
+  });
+  await shot('1b-findings-same-filter');
+  await page.goBack();
+  await settledAnswer(1);
+});
+
+test('2. a follow-up question ("and how many of those are critical?") uses the previous filter', { timeout: 120_000 }, async () => {
+  const [expected] = expectedNumbers('How many critical findings relate to SQL injection?');
+  await ask('and how many of those are critical?');
+  const answer = await settledAnswer(2, 90_000);
+  assert.ok(digitsOf(answer).includes(expected), `the follow-up answer states ${expected}: ${answer}`);
+  assert.equal(await page.getByTestId('user-message').count(), 2);
+  await shot('2-follow-up-critical');
+
+  // The same thread on a narrow window (phone width): the list gives way to the thread.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot('2b-narrow-window');
+  await page.setViewportSize({ width: 1360, height: 860 });
+});
+
+test('3. reloading during a long turn shows the text so far and continues live, without a duplicate bubble', { timeout: 180_000 }, async () => {
+  await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model' });
+  const words = SLOW_WORDS(40);
+  modelScript = { words, delayMs: 250 };
+  await page.goto(`${stack.baseUrl}/chat`);
+  await newThread();
+  const threadUrl = page.url();
+  await ask('Tell me a slow story.');
+  const before = await waitUntil(async () => {
+    const t = await liveText();
+    return t.split(/\s+/).length >= 8 ? t : null;
+  }, { timeoutMs: 60_000, message: 'eight streamed words' });
+  // While the turn runs: typing works, sending does not, Stop is offered.
+  assert.equal(await page.getByTestId('send').isDisabled(), true);
+  await page.getByLabel('Message').fill('typed while the turn runs');
+  assert.equal(await page.getByLabel('Message').inputValue(), 'typed while the turn runs');
+  await page.getByTestId('stop').waitFor();
+
+  await page.reload();
+  assert.equal(page.url(), threadUrl);
+  // After the reload: the replayed text so far is there and keeps growing while the turn still runs.
+  const continued = await waitUntil(async () => {
+    const t = await liveText();
+    return t.startsWith(before) && t.length > before.length ? t : null;
+  }, { timeoutMs: 20_000, message: 'the text so far to reappear and grow after the reload' });
+  assert.ok(continued.startsWith(before));
+  await shot('3a-after-reload-streaming');
+
+  const final = await settledAnswer(1, 60_000);
+  assert.equal(final.replace(/\s+/g, ' ').trim(), words.join(' '));
+  assert.equal(await page.locator('cc-assistant-message').count(), 1, 'one answer bubble');
+  assert.equal(await page.getByTestId('user-message').count(), 1, 'one question bubble');
+  await shot('3b-after-reload-done');
+});
+
+test('4. stopping a running turn keeps the partial answer, marked stopped; the next question works', { timeout: 180_000 }, async () => {
+  const words = SLOW_WORDS(200);
+  modelScript = { words, delayMs: 150 };
+  await newThread();
+  await ask('Tell me a very long story.');
+  await waitUntil(async () => (await liveText()).split(/\s+/).length >= 5, { timeoutMs: 60_000, message: 'five streamed words' });
+  const requestsBefore = model.completionRequests.length;
+  await page.getByTestId('stop').click();
+  await page.getByTestId('turn-stopped').waitFor({ timeout: 15_000 });
+  const partial = (await settledAnswer(1)).replace(/\s+/g, ' ').trim();
+  assert.ok(partial.length > 0, 'the partial answer stays');
+  assert.ok(words.join(' ').startsWith(partial) && partial.length < words.join(' ').length, `the partial answer is a prefix: ${partial}`);
+  // The model request was aborted (the HTTP connection to the model server closed).
+  const last = model.completionRequests[requestsBefore - 1];
+  await waitUntil(() => last?.closedAt !== undefined, { timeoutMs: 5_000, message: 'the model request to be closed' });
+  assert.equal(last.clientClosed, true, 'the worker closed the model request');
+  await shot('4a-stopped');
+
+  await putModelSettings({ backend: 'builtin' });
+  await page.goBack();
+  await page.goBack();
+  const question = 'How many reports do we have?';
+  const [expected] = expectedNumbers(question);
+  await page.getByTestId('turn-stopped').waitFor();
+  await ask(question);
+  const answer = await settledAnswer(2, 60_000);
+  assert.ok(digitsOf(answer).includes(expected), `the next answer states ${expected}: ${answer}`);
+  await shot('4b-next-question-after-stop');
+});
+
+test('5. importing a SARIF file from the Reports page lists the report with its counts by severity', { timeout: 120_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-e2e-'));
+  try {
+    const picked = writeSarifSample(dir, 'e2e-picked.sarif');
+    await page.goto(`${stack.baseUrl}/reports`);
+    await page.getByTestId('report-row').first().waitFor();
+    const reportsBefore = await page.getByTestId('report-row').count();
+
+    await page.getByTestId('import-input').setInputFiles(picked.file);
+    const result = page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' });
+    await result.filter({ hasText: `imported as sarif: ${picked.total} findings` }).waitFor({ timeout: 30_000 });
+
+    const row = page.getByTestId('report-row').filter({ hasText: 'e2e-picked.sarif' });
+    await row.waitFor();
+    assert.equal(await page.getByTestId('report-row').count(), reportsBefore + 1);
+    const cells = await row.locator('td').allInnerTexts();
+    assert.equal(cells[1].trim(), 'sarif');
+    assert.equal(cells[3].trim(), String(picked.total));
+    for (const [sev, n] of Object.entries(picked.bySeverity)) {
+      if (n) assert.match(cells[4], new RegExp(`${sev[0].toUpperCase()} ${n}\\b`), `${sev} count in "${cells[4]}"`);
+    }
+    await shot('5-sarif-imported');
+
+    // The same file again is refused with the importer's reason, shown for that file.
+    await page.getByTestId('import-input').setInputFiles(picked.file);
+    await page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).locator('.reason').first().waitFor({ timeout: 30_000 });
+
+    // A hostile finding title stays text in the findings list.
+    await row.getByRole('link', { name: 'e2e-picked.sarif' }).click();
+    await page.waitForURL(/reportId=/);
+    await page.getByText('Reflected <script>alert(1)</script> in search').waitFor();
+    assert.deepEqual(dialogs, [], 'no script ran');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the pages ran without uncaught errors', () => {
+  assert.deepEqual(pageErrors, []);
+});
