@@ -1,0 +1,60 @@
+/**
+ * `AgentModule` in a Nest container with the app's DataSource: `AGENT_RUNNER` runs the built-in
+ * planner by default and switches to an OpenAI-compatible server (and back) as soon as the
+ * settings row changes, with no restart.
+ */
+import 'reflect-metadata';
+import { Global, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { listReports, writeModelSettings } from '@corpus-chat/corpus-queries';
+import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { AGENT_RUNNER, type AgentRunner } from '@corpus-chat/server-core';
+import { AgentModule } from './agent.module';
+import { agentConfig } from './agent.config';
+import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';
+import { TestThread, numbersIn } from './testing/turn-harness';
+
+let db: TestDatabase;
+let server: ScriptedOpenAiServer;
+let runner: AgentRunner;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await importCorpusFiles(db.dataSource, ['scans/sarif/dd__flawfinder.sarif', 'scans/zap/dd__juicy2.xml']);
+  server = await ScriptedOpenAiServer.start();
+  @Global()
+  @Module({ providers: [{ provide: DataSource, useValue: db.dataSource }], exports: [DataSource] })
+  class TestDataModule {}
+  const ref = await Test.createTestingModule({ imports: [TestDataModule, AgentModule.forRoot({ config: agentConfig({ settingsCacheMs: 0 }) })] }).compile();
+  runner = ref.get(AGENT_RUNNER);
+}, 60_000);
+afterAll(async () => {
+  await server?.close();
+  await db?.drop();
+});
+
+it('answers with the planner by default, then with the configured model server, then the planner again: no restart', async () => {
+  const thread = new TestThread(runner);
+  const reports = (await listReports(db.dataSource.manager)).length;
+
+  const a = await thread.ask('How many reports do we have?');
+  expect(a.outcome.metadata.model).toBe('builtin');
+  expect(numbersIn(a.outcome.content)).toContain(reports);
+  expect(server.completionRequests).toHaveLength(0);
+
+  await writeModelSettings(db.dataSource, { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: 'sk-test' });
+  server.enqueue(script.toolCall('list_all_reports', {}), script.text(`You have ${reports} reports.`));
+  const b = await thread.ask('And now?');
+  expect(b.outcome.metadata.model).toBe('scripted-model');
+  expect(b.outcome.content).toBe(`You have ${reports} reports.`);
+  expect(server.completionRequests).toHaveLength(2);
+  expect(server.completionRequests[0].headers.authorization).toBe('Bearer sk-test');
+  // The model saw the planner's previous answer as prose history.
+  expect(server.completionRequests[0].body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+
+  await writeModelSettings(db.dataSource, { backend: 'builtin' });
+  const c = await thread.ask('How many reports do we have?');
+  expect(c.outcome.metadata.model).toBe('builtin');
+  expect(server.completionRequests).toHaveLength(2);
+});
