@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '../testing';
 import { readModelSettings, toSettingsView, writeModelSettings } from './settings.queries';
 
 describe('settings queries (Postgres)', () => {
