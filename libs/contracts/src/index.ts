@@ -12,3 +12,4 @@ export * from './settings/settings.dto';
 export * from './operators/operators.dto';
 export * from './health';
 export * from './native-report/native-report';
+export * from './validation/is-omittable';

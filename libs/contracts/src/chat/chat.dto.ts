@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCardData, ToolName } from '../tools/tools';
 import type { FindingFilter } from '../corpus/corpus.types';
@@ -20,13 +21,13 @@ export class CreateChatDto {
 
 /** `PATCH /api/chats/:id` */
 export class UpdateChatDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_TITLE_CHARS)
   title?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   archived?: boolean;
 }

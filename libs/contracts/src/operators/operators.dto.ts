@@ -1,4 +1,5 @@
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsOmittable } from '../validation/is-omittable';
 
 export const OPERATOR_ROLES = ['admin', 'operator'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
@@ -38,23 +39,23 @@ export class CreateOperatorDto {
 
 /** `PATCH /api/operators/:id` (admin only) */
 export class UpdateOperatorDto {
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   displayName?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   disabled?: boolean;
 
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MinLength(10, { message: 'password must be at least 10 characters' })
   @MaxLength(200)
   password?: string;
 
-  @IsOptional()
+  @IsOmittable()
   @IsIn(OPERATOR_ROLES)
   role?: OperatorRole;
 }
