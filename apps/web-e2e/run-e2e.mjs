@@ -98,7 +98,21 @@ async function signIn() {
 async function newThread() {
   await page.getByTestId('new-thread').click();
   await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
-  await page.getByLabel('Message').waitFor();
+  await page.getByText('Ask about your reports').waitFor();
+}
+
+/** `test()` that saves a screenshot and the page's text when the scenario fails. */
+function scenario(name, options, fn) {
+  test(name, options, async (t) => {
+    try {
+      await fn(t);
+    } catch (e) {
+      const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40);
+      await page?.screenshot({ path: path.join(artifacts, `FAILED-${slug}.png`) }).catch(() => undefined);
+      const text = await page?.locator('body').innerText().catch(() => '');
+      throw new Error(`${e.message}\n--- page text at failure (${page?.url()}):\n${(text ?? '').slice(0, 2000)}`, { cause: e });
+    }
+  });
 }
 
 async function ask(text) {
@@ -173,7 +187,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-test('1. a counting question is answered with the exact number and a search_findings card "N of TOTAL"', { timeout: 120_000 }, async () => {
+scenario('1. a counting question is answered with the exact number and a search_findings card "N of TOTAL"', { timeout: 120_000 }, async () => {
   const question = 'How many findings relate to SQL injection?';
   const [expected] = expectedNumbers(question);
   await newThread();
@@ -200,7 +214,7 @@ test('1. a counting question is answered with the exact number and a search_find
   await settledAnswer(1);
 });
 
-test('2. a follow-up question ("and how many of those are critical?") uses the previous filter', { timeout: 120_000 }, async () => {
+scenario('2. a follow-up question ("and how many of those are critical?") uses the previous filter', { timeout: 120_000 }, async () => {
   const [expected] = expectedNumbers('How many critical findings relate to SQL injection?');
   await ask('and how many of those are critical?');
   const answer = await settledAnswer(2, 90_000);
@@ -214,7 +228,7 @@ test('2. a follow-up question ("and how many of those are critical?") uses the p
   await page.setViewportSize({ width: 1360, height: 860 });
 });
 
-test('3. reloading during a long turn shows the text so far and continues live, without a duplicate bubble', { timeout: 180_000 }, async () => {
+scenario('3. reloading during a long turn shows the text so far and continues live, without a duplicate bubble', { timeout: 180_000 }, async () => {
   await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model' });
   const words = SLOW_WORDS(40);
   modelScript = { words, delayMs: 250 };
@@ -249,7 +263,7 @@ test('3. reloading during a long turn shows the text so far and continues live, 
   await shot('3b-after-reload-done');
 });
 
-test('4. stopping a running turn keeps the partial answer, marked stopped; the next question works', { timeout: 180_000 }, async () => {
+scenario('4. stopping a running turn keeps the partial answer, marked stopped; the next question works', { timeout: 180_000 }, async () => {
   const words = SLOW_WORDS(200);
   modelScript = { words, delayMs: 150 };
   await newThread();
@@ -279,7 +293,7 @@ test('4. stopping a running turn keeps the partial answer, marked stopped; the n
   await shot('4b-next-question-after-stop');
 });
 
-test('5. importing a SARIF file from the Reports page lists the report with its counts by severity', { timeout: 120_000 }, async () => {
+scenario('5. importing a SARIF file from the Reports page lists the report with its counts by severity', { timeout: 120_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-e2e-'));
   try {
     const picked = writeSarifSample(dir, 'e2e-picked.sarif');

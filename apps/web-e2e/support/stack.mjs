@@ -80,7 +80,8 @@ export class Stack {
       return dist;
     }
     this.log('building the web app (production)…');
-    const r = spawnSync(process.execPath, [path.join(this.root, 'node_modules', 'nx', 'bin', 'nx.js'), 'run', 'web:build:production', '--outputStyle=static', '--skip-nx-cache'], {
+    const nx = fs.realpathSync(path.join(this.root, 'node_modules', '.bin', 'nx'));
+    const r = spawnSync(process.execPath, [nx, 'run', 'web:build:production', '--outputStyle=static', '--skip-nx-cache'], {
       cwd: this.root,
       env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
       encoding: 'utf8',

@@ -53,7 +53,11 @@ export class ChatSocket {
 
   /** Opens the connection (idempotent). Call once signed in: the handshake carries the session cookie. */
   connect(): void {
-    if (this.socket) return;
+    if (this.socket) {
+      // Refused or given up earlier (e.g. an expired session): try again with the current cookie.
+      if (!this.socket.connected && !this.socket.active) this.reconnect();
+      return;
+    }
     const socket = this.factory(CHAT_NAMESPACE, { withCredentials: true, transports: ['websocket', 'polling'] });
     this.socket = socket;
     this.stateSig.set('connecting');

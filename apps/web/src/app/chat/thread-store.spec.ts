@@ -123,6 +123,20 @@ describe('ThreadStore', () => {
     expect(api.postMessage).toHaveBeenCalledTimes(1);
   });
 
+  it('a question sent while the thread is still loading waits for it instead of being dropped', async () => {
+    let loaded!: (d: ChatDetailView) => void;
+    api.get.mockReturnValueOnce(new Promise((r) => (loaded = r)));
+    const opening = store.open(CHAT);
+    expect(store.canSend()).toBe(true);
+    api.postMessage.mockResolvedValueOnce({ turnId: 't11', messageId: 'u-t11', queuePosition: 1, truncated: false });
+    const sent = store.send('early question');
+    expect(api.postMessage).not.toHaveBeenCalled();
+    loaded(detail([]));
+    await opening;
+    expect(await sent).toBe(true);
+    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
+  });
+
   it('follows a turn whose first events arrive before the POST answered (no second bubble)', async () => {
     api.get.mockResolvedValueOnce(detail([]));
     await store.open(CHAT);

@@ -61,6 +61,8 @@ export class ThreadStore {
   private gapTimer: ReturnType<typeof setTimeout> | null = null;
   private stopTimer: ReturnType<typeof setTimeout> | null = null;
   private failedSend: { content: string; clientMessageId: string } | null = null;
+  /** The first read of the open thread; a question sent before it finished waits for it. */
+  private loaded: Promise<void> = Promise.resolve();
 
   readonly chatId = computed(() => this.state().chatId);
   readonly chat = computed(() => this.state().chat);
@@ -76,8 +78,11 @@ export class ThreadStore {
     const live = this.state().live;
     return !!live && !isTurnOver(live) && !this.isStored(live.turnId);
   });
-  /** Sending is possible: no turn running and no POST in flight (typing is always possible). */
-  readonly canSend = computed(() => !!this.state().chat && !this.running() && !this.state().sending);
+  /**
+   * Sending is possible: a thread is open, no turn running and no POST in flight (typing is always
+   * possible). While the thread is still loading a send waits for it.
+   */
+  readonly canSend = computed(() => !!this.state().chatId && !this.state().loadError && !this.running() && !this.state().sending);
 
   /** The conversation in order: stored messages, then the live turn unless it is stored already. */
   readonly entries = computed<ThreadEntry[]>(() => {
@@ -113,7 +118,8 @@ export class ThreadStore {
     if (this.state().chatId === chatId) return;
     this.close();
     this.state.set({ ...initialState, chatId, loading: true });
-    await this.refresh();
+    this.loaded = this.refresh();
+    await this.loaded;
     if (this.state().chatId !== chatId || this.state().loadError) return;
     this.stopWatching = this.socket.watch(
       chatId,
@@ -161,6 +167,12 @@ export class ThreadStore {
     const chatId = this.state().chatId;
     const text = content.trim();
     if (!chatId || !text || !this.canSend()) return false;
+    if (!this.state().chat) {
+      this.patch({ sending: true });
+      await this.loaded;
+      this.patch({ sending: false });
+      if (this.state().chatId !== chatId || !this.canSend()) return false;
+    }
     const clientMessageId = this.failedSend?.content === text ? this.failedSend.clientMessageId : newClientMessageId();
     this.patch({ sending: true, notice: null });
     try {

@@ -90,6 +90,11 @@ export class ThreadView {
     this.composer()?.nativeElement.focus();
   }
 
+  protected useSuggestion(text: string): void {
+    this.draft.set(text);
+    this.composer()?.nativeElement.focus();
+  }
+
   protected stopTurn(): void {
     void this.store.stop();
   }

@@ -1,4 +1,4 @@
-import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, inject } from '@angular/core';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
@@ -27,7 +27,9 @@ export class Shell {
   });
 
   constructor() {
+    // Live updates exist only while signed in: the handshake carries the session cookie.
     this.socket.connect();
+    inject(DestroyRef).onDestroy(() => this.socket.disconnect());
   }
 
   protected async signOut(): Promise<void> {
