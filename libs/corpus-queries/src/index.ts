@@ -11,3 +11,4 @@ export * from './chat';
 export * from './corpus';
 export * from './importers';
 export * from './queries';
+export * from './generator';

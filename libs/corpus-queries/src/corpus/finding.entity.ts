@@ -5,11 +5,12 @@ import type { Severity, VerdictStatus } from '@corpus-chat/contracts';
  * A finding is an identity; what a person reads lives in its versions (`finding_versions`).
  * `current_version_id` points at the newest version so queries never scan history.
  *
- * Denormalised for the hot read paths (maintained in the same transaction by the importer, the
- * generator and the archive toggle; never edited by hand): `severity`, `cwe` and `search_vector`
- * are copies of the current version's, `archived` is the report's flag, `latest_verdict` the status
- * of the newest verdict. The partial indexes `ix_findings_live_*` (WHERE NOT archived) let a count
- * over the default (non-archived) corpus be answered from the index without visiting the table.
+ * Denormalised for the hot read paths (maintained in the same transaction by the importer and the
+ * generator; never edited by hand): `severity` and `cwe` are copies of the current version's,
+ * `archived` is the report's flag (kept equal by a trigger), `latest_verdict` the status of the
+ * newest verdict. Full-text search uses the expression index `ix_findings_search` over
+ * `finding_search_vector(current_version_id)` (see the CorpusSearchNarrowFindings migration), so
+ * the table stays narrow and counts read few pages.
  */
 @Entity('findings')
 @Index('ix_findings_report_severity', ['reportId', 'severity'])
@@ -29,10 +30,6 @@ export class FindingEntity {
 
   @Column({ type: 'integer', array: true, default: () => `'{}'::integer[]` })
   cwe!: number[];
-
-  /** Copy of the current version's `search_vector` (IMPORT-RULES: title, description, impact, attack vector). */
-  @Column({ name: 'search_vector', type: 'tsvector', select: false })
-  searchVector!: string;
 
   @Column({ type: 'boolean', default: false })
   archived!: boolean;

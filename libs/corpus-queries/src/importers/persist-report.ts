@@ -22,9 +22,9 @@ export function toJsonb(value: unknown): string {
 const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
 
 /**
- * Writes findings (with all their versions, notes and verdicts) of one report: versions first,
- * then the findings rows copying the current version's severity, CWE ids and search vector
- * (the foreign keys between the two are deferred to commit). Must run inside the caller's
+ * Writes findings (with all their versions, notes and verdicts) of one report: versions first
+ * (their foreign key to findings is deferred to commit), then the findings rows pointing at their
+ * current version and copying its severity and CWE ids. Must run inside the caller's
  * transaction. Uses `INSERT … SELECT FROM unnest($n::type[])` so each chunk is one parameterised
  * statement whatever its size. Returns the new finding ids in input order.
  */
@@ -87,11 +87,11 @@ export async function insertFindings(manager: EntityManager, reportId: number | 
     );
   }
 
-  // findings, copying the current version's searchable columns
+  // findings, copying the current version's severity and CWE ids
   for (let s = 0; s < findings.length; s += CHUNK) {
     await manager.query(
-      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, search_vector, created_at)
-       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, fv.search_vector, coalesce(u.created_at::timestamptz, now())
+      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, created_at)
+       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, coalesce(u.created_at::timestamptz, now())
        FROM unnest($2::int[], $3::int[], $4::text[]) AS u(id, current_version_id, created_at)
        JOIN finding_versions fv ON fv.id = u.current_version_id
        ORDER BY u.id`,

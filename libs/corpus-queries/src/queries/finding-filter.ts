@@ -4,6 +4,12 @@ import { QueryValidationError, type NormalisedFilter } from './query-validation'
 import { SqlParams } from './sql-params';
 import { namedWeaknessClasses } from './weakness-classes';
 
+/**
+ * The current version's search vector of finding `f`, exactly as indexed by `ix_findings_search`
+ * (the expression must match the index's for the index to be used).
+ */
+export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
+
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {
   sql: string;
@@ -12,11 +18,12 @@ export interface FindingWhere {
 }
 
 /**
- * Builds the parameterised WHERE clause over current findings (`findings f`, whose searchable
- * columns are copies of the current version's) for a normalised filter. All conditions are ANDed:
+ * Builds the parameterised WHERE clause over current findings (`findings f`, whose severity and
+ * CWE ids are copies of the current version's) for a normalised filter. All conditions are ANDed:
  *
  * - archived reports' findings are excluded unless `includeArchived`;
- * - `text`: IMPORT-RULES full-text search, `f.search_vector @@ websearch_to_tsquery('english', text)`;
+ * - `text`: IMPORT-RULES full-text search over the current version's generated `search_vector`,
+ *   `… @@ websearch_to_tsquery('english', text)`;
  *   when the text names weakness classes, the query is ORed with the full-text query of every
  *   name and alias of those classes, and with `f.cwe && <their CWE ids>`;
  * - `reportName` matches report file names case-insensitively (every live report with that name).
@@ -35,12 +42,12 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     applied.text = filter.text;
     const classes = namedWeaknessClasses(filter.text);
     if (classes.length === 0) {
-      conditions.push(`f.search_vector @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
+      conditions.push(`${SEARCH_VECTOR} @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
     } else {
       const phrases = [...new Set([filter.text, ...classes.flatMap((c) => [c.name, ...c.aliases])].map((p) => p.toLowerCase()))];
       const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
       const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
-      conditions.push(`(f.search_vector @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
+      conditions.push(`(${SEARCH_VECTOR} @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
       applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
     }
   }

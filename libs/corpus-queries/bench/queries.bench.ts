@@ -1,0 +1,184 @@
+/**
+ * `npm run bench:queries -- [--sizes=100000,1000000] [--quick] [--keep] [--iterations=N]`
+ *
+ * For each size: (re)creates the database `corpus_chat_bench` (BENCH_DATABASE_URL, default on
+ * 127.0.0.1 as user postgres), runs the migrations, generates a synthetic corpus of that many
+ * findings, VACUUM ANALYZEs it, then prints p50/p95 latencies (ms) of the query functions,
+ * uncached unless stated: searchFindings for a rare (≤ 1 %), a common (~10 %) and a very common
+ * (~45 %) term, rows only, count only, page + total, countFindingsBy('severity'), corpusOverview,
+ * a cached repeat, and the Postgres plans (EXPLAIN ANALYZE) showing index use. Drops the database
+ * at the end unless --keep. Results also go to bench/results/queries-<size>.json (not committed).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import { createDataSource } from '../src/data-source';
+import { generateCorpus } from '../src/generator';
+import { buildFindingWhere } from '../src/queries/finding-filter';
+import { normaliseFilter } from '../src/queries/query-validation';
+import { countMatching, findingRows, searchFindings } from '../src/queries/search-findings';
+import { countFindingsBy } from '../src/queries/count-findings-by';
+import { corpusOverview } from '../src/queries/corpus-overview';
+
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'] as const;
+  }),
+);
+const quick = args.has('quick');
+const sizes = (args.get('sizes') ?? (quick ? '100000' : '100000,1000000')).split(',').map((s) => Number(s.trim()));
+const iterations = Number(args.get('iterations') ?? (quick ? 15 : 40));
+const keep = args.has('keep');
+const benchUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat_bench';
+const TERMS = { rare: 'ldap', common: 'cookie', 'very common': 'application', 'class-widened (XSS)': 'XSS' } as const;
+
+function adminUrl(): { url: string; name: string } {
+  const u = new URL(benchUrl);
+  const name = decodeURIComponent(u.pathname.slice(1));
+  u.pathname = '/postgres';
+  return { url: u.toString(), name };
+}
+
+async function recreateDatabase(): Promise<void> {
+  const { url, name } = adminUrl();
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+    await c.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await c.end();
+  }
+}
+
+async function dropDatabase(): Promise<void> {
+  const { url, name } = adminUrl();
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
+}
+
+interface Stat {
+  p50: number;
+  p95: number;
+  min: number;
+}
+
+async function measure(fn: () => Promise<unknown>, n = iterations): Promise<Stat> {
+  for (let i = 0; i < 3; i++) await fn(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    times.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
+  return { p50: at(0.5), p95: at(0.95), min: times[0] };
+}
+
+const fmt = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+async function explain(manager: EntityManager, sql: string, params: unknown[]): Promise<string[]> {
+  const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
+  return rows.map((r) => r['QUERY PLAN']);
+}
+
+async function benchSize(ds: DataSource, size: number): Promise<Record<string, unknown>> {
+  const m = ds.manager;
+  const out: Record<string, unknown> = { size, date: new Date().toISOString(), iterations };
+  console.log(`\n## ${size.toLocaleString('en')} findings`);
+  const gen = await generateCorpus(ds, {
+    findings: size,
+    onProgress: (w, t) => process.stdout.write(`\r  generating ${w.toLocaleString('en')}/${t.toLocaleString('en')}`),
+  });
+  console.log(`\n  generated ${gen.findings.toLocaleString('en')} findings in ${gen.reports} reports in ${(gen.milliseconds / 1000).toFixed(1)} s (COPY, index rebuild, VACUUM ANALYZE)`);
+  out['generateSeconds'] = gen.milliseconds / 1000;
+
+  const rows: string[][] = [];
+  const row = (name: string, s: Stat, goal = '') => {
+    rows.push([name, fmt(s.p50), fmt(s.p95), goal]);
+    out[name] = s;
+  };
+
+  for (const [label, term] of Object.entries(TERMS)) {
+    const filter = normaliseFilter({ text: term });
+    const where = await buildFindingWhere(m, filter);
+    const total = await countMatching(m, where);
+    const pct = (100 * total) / size;
+    out[`${label} share`] = { term, total, percent: pct };
+    console.log(`  term "${term}" (${label}): ${total.toLocaleString('en')} matches = ${pct.toFixed(2)} %`);
+    const goal = label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
+    const full = await measure(() => searchFindings(m, { text: term, limit: 50 }, { cache: false }));
+    row(`searchFindings ${label} "${term}" (page of 50 + exact total)`, full, goal);
+    const rowsOnly = await measure(() => findingRows(m, where, 50, 0));
+    row(`  rows only (${label})`, rowsOnly, label === 'common' ? '≤ 5' : '');
+    const countOnly = await measure(() => countMatching(m, where));
+    row(`  count only (${label})`, countOnly);
+    const ratio = full.p50 / countOnly.p50;
+    rows.push([`  page+total ÷ count (${label}), p50`, ratio.toFixed(2), '', label === 'common' || label === 'very common' ? '≤ 1.1' : '']);
+    out[`ratio ${label}`] = ratio;
+  }
+  row(`countFindingsBy('severity'), no filter`, await measure(() => countFindingsBy(m, { groupBy: 'severity' }, { cache: false })), '≤ 100');
+  row(`countFindingsBy('report'), severity=critical`, await measure(() => countFindingsBy(m, { groupBy: 'report', filter: { severity: 'critical' } }, { cache: false })));
+  row(`countFindingsBy('cwe'), text "cookie"`, await measure(() => countFindingsBy(m, { groupBy: 'cwe', filter: { text: 'cookie' } }, { cache: false })));
+  row('corpusOverview', await measure(() => corpusOverview(m, { cache: false }), Math.min(iterations, 15)));
+  await searchFindings(m, { text: 'application', limit: 50 });
+  row(`cached repeat: searchFindings "application"`, await measure(() => searchFindings(m, { text: 'application', limit: 50 })), '≤ 2');
+
+  console.log('\n| query | p50 ms | p95 ms | goal (p95) |\n|---|---:|---:|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+
+  console.log('\n### Plans');
+  const plans: Record<string, string[]> = {};
+  for (const [label, term] of Object.entries(TERMS)) {
+    const where = await buildFindingWhere(m, normaliseFilter({ text: term }));
+    plans[`count ${label}`] = await explain(m, `SELECT count(*) FROM findings f WHERE ${where.sql}`, where.params.values);
+    const p = where.params.clone();
+    plans[`rows ${label}`] = await explain(
+      m,
+      `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT ${p.add(50)}`,
+      p.values,
+    );
+  }
+  plans['severity counts'] = await explain(m, `SELECT f.severity, count(*) FROM findings f WHERE NOT f.archived GROUP BY f.severity`, []);
+  for (const [name, lines] of Object.entries(plans)) {
+    console.log(`\n${name}:`);
+    for (const l of lines) console.log(`    ${l}`);
+  }
+  out['plans'] = plans;
+  return out;
+}
+
+async function main(): Promise<void> {
+  console.log(`# bench:queries — sizes ${sizes.join(', ')}, ${iterations} iterations, database ${adminUrl().name}`);
+  const results: Record<string, unknown>[] = [];
+  for (const size of sizes) {
+    await recreateDatabase();
+    const ds = createDataSource(benchUrl, { extra: { max: 4 } });
+    await ds.initialize();
+    try {
+      await ds.runMigrations({ transaction: 'each' });
+      const r = await benchSize(ds, size);
+      results.push(r);
+      const dir = path.join(__dirname, 'results');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `queries-${size}.json`), JSON.stringify(r, null, 2));
+    } finally {
+      await ds.destroy();
+    }
+  }
+  if (!keep) await dropDatabase();
+}
+
+main().catch(async (e) => {
+  console.error(e);
+  if (!keep) await dropDatabase().catch(() => undefined);
+  process.exit(1);
+});
