@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
+import { CorpusModule } from './corpus/corpus.module';
 import { ApiCoreModule } from './config/api-core.module';
 import type { ApiEnv } from './config/api-env';
 import { HealthModule } from './health/health.module';
@@ -14,7 +15,7 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule],
+  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, CorpusModule.forRoot()],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import type { GroupByKey, Severity, VerdictStatus } from './corpus.types';
 import { SEARCH_ROWS_CAP } from '../tools/tools';
@@ -60,4 +60,10 @@ export class ListReportsQueryDto {
   @IsOptional()
   @IsIn(['true', 'false'])
   includeArchived?: 'true' | 'false';
+}
+
+/** Body of `PATCH /api/reports/:id`: archive (hide from every count) or restore a report. */
+export class UpdateReportDto {
+  @IsBoolean()
+  archived!: boolean;
 }

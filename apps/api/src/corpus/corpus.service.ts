@@ -1,0 +1,101 @@
+import { ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type {
+  CorpusOverview,
+  CountFindingsByResult,
+  CountFindingsQueryDto,
+  FindingDetail,
+  ImportOutcome,
+  ReportSummary,
+  SearchFindingsQueryDto,
+  SearchFindingsResult,
+} from '@corpus-chat/contracts';
+import {
+  corpusOverview,
+  countFindingsBy,
+  findingDetail,
+  importReport,
+  listReports,
+  searchFindings,
+  setReportArchived,
+} from '@corpus-chat/corpus-queries';
+import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
+
+/** An uploaded file as multer (memory storage) hands it over. */
+export interface UploadedReportFile {
+  originalname: string;
+  buffer: Buffer;
+}
+
+/**
+ * Multer decodes multipart file names as latin1; browsers send UTF-8. Re-decode when the bytes
+ * form valid UTF-8 (plain ASCII names are unchanged either way).
+ */
+function utf8Name(name: string): string {
+  const bytes = Buffer.from(name, 'latin1');
+  const decoded = bytes.toString('utf8');
+  return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
+}
+
+/**
+ * The shared corpus over HTTP: a thin layer over the importer and the query functions of
+ * `@corpus-chat/corpus-queries` (every answer is computed there, exact and parameterised).
+ */
+@Injectable()
+export class CorpusService {
+  private readonly logger = new Logger(CorpusService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions,
+  ) {}
+
+  /** Imports each file in its own transaction, in order; one outcome per file. */
+  async importFiles(files: UploadedReportFile[], operatorId: string): Promise<ImportOutcome[]> {
+    const outcomes: ImportOutcome[] = [];
+    for (const file of files) {
+      const outcome = await importReport(
+        this.dataSource,
+        { filename: utf8Name(file.originalname), bytes: file.buffer },
+        { maxBytes: this.options.maxImportBytes },
+      );
+      if (outcome.ok) this.logger.log({ operatorId, reportId: outcome.reportId, format: outcome.format, findings: outcome.findingCount }, 'report imported');
+      else this.logger.log({ operatorId, code: outcome.code, existingReportId: outcome.existingReportId }, 'report refused');
+      outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  listReports(includeArchived: boolean): Promise<ReportSummary[]> {
+    return listReports(this.dataSource.manager, { includeArchived });
+  }
+
+  /** @throws NotFoundException for an unknown report; ConflictException when restoring would duplicate a live report. */
+  async setArchived(id: number, archived: boolean, operatorId: string): Promise<ReportSummary> {
+    const result = await setReportArchived(this.dataSource.manager, id, archived);
+    if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
+    if (result.status === 'conflict') throw new ConflictException(result.message);
+    this.logger.log({ operatorId, reportId: id, archived }, 'report archive flag set');
+    return result.report;
+  }
+
+  searchFindings(query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
+    return searchFindings(this.dataSource.manager, { ...query });
+  }
+
+  countFindings(query: CountFindingsQueryDto): Promise<CountFindingsByResult> {
+    const { groupBy, limit: _limit, offset: _offset, ...filter } = query;
+    return countFindingsBy(this.dataSource.manager, { groupBy, filter });
+  }
+
+  /** @throws NotFoundException for an unknown id. */
+  async findingDetail(id: number): Promise<FindingDetail> {
+    const result = await findingDetail(this.dataSource.manager, id);
+    if (!result.found) throw new NotFoundException(`No finding has id ${id}.`);
+    return result.finding;
+  }
+
+  overview(): Promise<CorpusOverview> {
+    return corpusOverview(this.dataSource.manager);
+  }
+}

@@ -1,0 +1,97 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpException,
+  HttpStatus,
+  Param,
+  ParseIntPipe,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UploadedFiles,
+  UseFilters,
+  UseInterceptors,
+  BadRequestException,
+} from '@nestjs/common';
+import { FilesInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  ListReportsQueryDto,
+  UpdateReportDto,
+  type ImportErrorCode,
+  type ImportReportsResponse,
+  type ReportSummary,
+} from '@corpus-chat/contracts';
+import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
+import { CorpusService, type UploadedReportFile } from './corpus.service';
+import { ImportLimitFilter } from './import-limit.filter';
+import { QueryValidationFilter } from './query-validation.filter';
+
+/** HTTP status of a batch in which every file failed with `code`. */
+const STATUS_OF: Record<ImportErrorCode, number> = {
+  DUPLICATE: HttpStatus.CONFLICT,
+  TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
+  EMPTY: HttpStatus.UNPROCESSABLE_ENTITY,
+  UNSUPPORTED_VERSION: HttpStatus.UNPROCESSABLE_ENTITY,
+  UNSUPPORTED_FORMAT: HttpStatus.UNPROCESSABLE_ENTITY,
+  UNRECOGNISED_FORMAT: HttpStatus.UNPROCESSABLE_ENTITY,
+  INVALID: HttpStatus.UNPROCESSABLE_ENTITY,
+};
+
+/** `/api/reports`: list, import (multipart) and archive the shared corpus's reports. Any signed-in operator. */
+@ApiTags('reports')
+@UseFilters(QueryValidationFilter)
+@Controller('reports')
+export class ReportsController {
+  constructor(private readonly corpus: CorpusService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every report with its finding counts by severity; archived ones with includeArchived=true' })
+  list(@Query() query: ListReportsQueryDto): Promise<ReportSummary[]> {
+    return this.corpus.listReports(query.includeArchived === 'true');
+  }
+
+  @Post('import')
+  @UseFilters(ImportLimitFilter)
+  @UseInterceptors(FilesInterceptor('files'))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } })
+  @ApiOperation({
+    summary: 'Import scanner or native report files (field "files"); one outcome per file',
+    description: '201 all imported; 409 every file a duplicate; 413 a file over the size limit; 422 every file refused; 200 mixed.',
+  })
+  async import(
+    @UploadedFiles() files: UploadedReportFile[] | undefined,
+    @CurrentOperator() operator: AuthenticatedOperator,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ImportReportsResponse> {
+    if (!files?.length) throw new BadRequestException('Send one or more files in the multipart field "files".');
+    const results = await this.corpus.importFiles(files, operator.id);
+    const failures = results.filter((r) => !r.ok);
+    if (failures.length === 0) {
+      res.status(HttpStatus.CREATED);
+      return { results };
+    }
+    const codes = new Set(failures.map((f) => (f.ok ? null : f.code)));
+    if (failures.length === results.length && codes.size === 1) {
+      const code = [...codes][0] as ImportErrorCode;
+      const message = failures.map((f) => (f.ok ? '' : `${f.file}: ${f.error}`)).join('; ');
+      throw new HttpException({ statusCode: STATUS_OF[code], error: code, message, results }, STATUS_OF[code]);
+    }
+    res.status(HttpStatus.OK);
+    return { results };
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Archive (hide from every count) or restore a report; 404 unknown, 409 restoring a duplicate' })
+  update(
+    @Param('id', ParseIntPipe) id: number,
+    @Body() dto: UpdateReportDto,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<ReportSummary> {
+    return this.corpus.setArchived(id, dto.archived, operator.id);
+  }
+}
