@@ -1,0 +1,111 @@
+/**
+ * Flooding: operator A sends 100 messages in 10 s over ten threads. The per-operator limits answer
+ * 429 (messages per minute, turns queued or running at once), A never holds more than its share
+ * of the workers, and operator B's turn, posted in the middle of the flood, completes promptly.
+ */
+import 'reflect-metadata';
+import request from 'supertest';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { loginAs, type LoginSession } from '../support/login';
+import { type RunningApi, startApi } from './full-app';
+import { startWorkerProcess, type WorkerProcess } from './worker-process';
+
+jest.setTimeout(90_000);
+
+let db: TestDatabase;
+let api: RunningApi;
+let worker: WorkerProcess;
+let a: LoginSession;
+let b: LoginSession;
+
+const script = (s: object, text: string) => `${text} [[script ${JSON.stringify(s)}]]`;
+const activeTurnsOf = async (ownerId: string): Promise<number> => {
+  const [{ n }] = await db.dataSource.query(
+    `SELECT count(*)::int AS n FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id WHERE s.owner_id = $1 AND t.status IN ('queued', 'running')`,
+    [ownerId],
+  );
+  return n;
+};
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // The defaults: 20 messages a minute, 3 turns queued or running per operator.
+  api = await startApi(db.url);
+  expect(api.env.MESSAGES_PER_MINUTE).toBe(20);
+  expect(api.env.MAX_ACTIVE_TURNS_PER_OPERATOR).toBe(3);
+  worker = await startWorkerProcess(db.url, api.env.REDIS_PREFIX, { WORKER_CONCURRENCY: '4' });
+  const opA = await insertTestOperator(db.dataSource);
+  const opB = await insertTestOperator(db.dataSource);
+  a = await loginAs(api.baseUrl, opA.username, opA.password);
+  b = await loginAs(api.baseUrl, opB.username, opB.password);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await api?.app.close();
+  await db?.drop();
+});
+
+it("100 messages in 10 s from one operator are throttled with 429 while another operator's turn completes promptly", async () => {
+  const http = () => request(api.baseUrl);
+  const threadsOfA: string[] = [];
+  for (let i = 0; i < 10; i++) threadsOfA.push((await http().post('/api/chats').set(a.headers).send({ title: `flood ${i}` })).body.id);
+  const threadOfB = (await http().post('/api/chats').set(b.headers).send({ title: 'B' })).body.id;
+
+  const statuses: number[] = [];
+  const messages429: string[] = [];
+  let maxActiveOfA = 0;
+  let bDoneAfterMs: number | null = null;
+  const started = Date.now();
+  const flood = (async () => {
+    for (let round = 0; round < 10; round++) {
+      // 10 concurrent messages per second, each a slow turn (3 s) that would hog a worker.
+      const batch = await Promise.all(
+        threadsOfA.map((chatId, i) =>
+          http()
+            .post(`/api/chats/${chatId}/messages`)
+            .set(a.headers)
+            .send({ content: script({ deltaCount: 30, deltaMs: 100 }, `flood ${round}.${i}`) }),
+        ),
+      );
+      for (const r of batch) {
+        statuses.push(r.status);
+        if (r.status === 429) messages429.push(String(r.body.message));
+      }
+      maxActiveOfA = Math.max(maxActiveOfA, await activeTurnsOf(a.operator.id));
+      await new Promise((r) => setTimeout(r, Math.max(0, started + (round + 1) * 1000 - Date.now())));
+    }
+  })();
+  const victim = (async () => {
+    await new Promise((r) => setTimeout(r, 2500)); // in the middle of the flood
+    const posted = await http().post(`/api/chats/${threadOfB}/messages`).set(b.headers).send({ content: script({ deltas: ['B', ' answered'] }, 'B asks') });
+    expect(posted.status).toBe(202);
+    const postedAt = Date.now();
+    while (Date.now() - postedAt < 15_000) {
+      const thread = await http().get(`/api/chats/${threadOfB}`).set(b.headers);
+      const answer = thread.body.messages?.find((m: { role: string; status: string }) => m.role === 'assistant');
+      if (answer) {
+        expect(answer).toMatchObject({ status: 'complete', content: 'B answered' });
+        bDoneAfterMs = Date.now() - postedAt;
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  await Promise.all([flood, victim]);
+
+  expect(statuses).toHaveLength(100);
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(new Set(statuses)).toEqual(new Set(statuses.filter((s) => [202, 409, 429].includes(s))));
+  const accepted = statuses.filter((s) => s === 202).length;
+  const throttled = statuses.filter((s) => s === 429).length;
+  expect(accepted).toBeGreaterThan(0);
+  expect(accepted).toBeLessThanOrEqual(20);
+  expect(throttled).toBeGreaterThanOrEqual(50);
+  expect(messages429.some((m) => /too fast \(at most 20 a minute\)/.test(m))).toBe(true);
+  expect(messages429.some((m) => /already have 3 turns queued or running/.test(m))).toBe(true);
+  expect(maxActiveOfA).toBeLessThanOrEqual(3);
+  expect(await activeTurnsOf(a.operator.id)).toBeLessThanOrEqual(3);
+  // "Promptly": B waited for no more than one of A's turns (3 s), not for A's backlog.
+  expect(bDoneAfterMs).not.toBeNull();
+  expect(bDoneAfterMs!).toBeLessThan(4000);
+});
