@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ConflictException, Injectable, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import type {
   ActiveTurnView,
   CancelTurnResponse,
@@ -32,7 +38,8 @@ const busy = (activeTurnId: string) =>
   new ConflictException({
     statusCode: 409,
     error: 'Conflict',
-    message: 'A turn is already queued or running in this chat. Wait for it, stop it, or send again with ?ifBusy=interrupt.',
+    message:
+      'A turn is already queued or running in this chat. Wait for it, stop it, or send again with ?ifBusy=interrupt.',
     activeTurnId,
   });
 const unavailable = () =>
@@ -86,7 +93,10 @@ export class ChatService {
     const row = await this.chats.getChatSummary(ownerId, chatId);
     const messages = row && (await this.chats.listMessages(ownerId, chatId));
     if (!row || !messages) throw notFound();
-    return { ...toChatSummaryView(row, await this.lastSeqs([row])), messages: messages.map(toChatMessageView) };
+    return {
+      ...toChatSummaryView(row, await this.lastSeqs([row])),
+      messages: messages.map(toChatMessageView),
+    };
   }
 
   /** Whether the thread exists and is the operator's. */
@@ -143,22 +153,40 @@ export class ChatService {
     return this.guardRedis(async () => {
       const active = await this.chats.findActiveTurn(ownerId, chatId);
       if (active) await this.clearBusyThread(active.id, chatId, query.ifBusy ?? 'reject');
-      this.quota.assertMayQueue(await this.chats.countActiveTurns(ownerId));
-      const queuePosition = await this.dispatcher.nextQueuePosition();
-      try {
-        const started = await this.chats.startTurn(
-          ownerId,
-          chatId,
-          { turnId: randomUUID(), content, clientMessageId, queuePosition, autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE },
-          (turn) => this.dispatcher.enqueue(turn),
-        );
-        return this.postResponse(started, truncated);
-      } catch (e) {
-        if (e instanceof ChatNotFoundError) throw notFound();
-        if (e instanceof ActiveTurnConflictError) throw busy(e.activeTurnId);
-        throw e;
-      }
+      // Count and start under the operator's lock, so concurrent posts cannot pass the limit together.
+      return this.quota.withOperatorLock(ownerId, async () => {
+        this.quota.assertMayQueue(await this.chats.countActiveTurns(ownerId));
+        return this.startTurn(ownerId, chatId, content, clientMessageId, truncated);
+      });
     });
+  }
+
+  /** Stores the turn and its message and enqueues it (one transaction); maps conflicts to HTTP errors. */
+  private async startTurn(
+    ownerId: string,
+    chatId: string,
+    content: string,
+    clientMessageId: string | null,
+    truncated: boolean,
+  ): Promise<PostMessageResponse> {
+    const queuePosition = await this.dispatcher.nextQueuePosition();
+    const input = {
+      turnId: randomUUID(),
+      content,
+      clientMessageId,
+      queuePosition,
+      autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE,
+    };
+    try {
+      const started = await this.chats.startTurn(ownerId, chatId, input, (turn) =>
+        this.dispatcher.enqueue(turn),
+      );
+      return this.postResponse(started, truncated);
+    } catch (e) {
+      if (e instanceof ChatNotFoundError) throw notFound();
+      if (e instanceof ActiveTurnConflictError) throw busy(e.activeTurnId);
+      throw e;
+    }
   }
 
   /**
@@ -175,11 +203,20 @@ export class ChatService {
   }
 
   private postResponse(turn: StartedTurn, truncated: boolean): PostMessageResponse {
-    return { turnId: turn.turnId, messageId: turn.userMessageId, queuePosition: turn.queuePosition, truncated };
+    return {
+      turnId: turn.turnId,
+      messageId: turn.userMessageId,
+      queuePosition: turn.queuePosition,
+      truncated,
+    };
   }
 
   /** Frees a thread whose turn is active: ends an orphaned turn, refuses (409), or interrupts. */
-  private async clearBusyThread(turnId: string, chatId: string, ifBusy: 'reject' | 'interrupt'): Promise<void> {
+  private async clearBusyThread(
+    turnId: string,
+    chatId: string,
+    ifBusy: 'reject' | 'interrupt',
+  ): Promise<void> {
     if (await this.dispatcher.isOrphaned(turnId)) {
       this.logger.warn(`turn ${turnId} has no job any more; ending it so chat ${chatId} is usable again`);
       await this.dispatcher.end(turnId, chatId, {
@@ -198,7 +235,9 @@ export class ChatService {
     if ((await this.dispatcher.cancel(turnId, chatId)) === 'ended') return;
     const left = await this.dispatcher.waitUntilEnded([turnId], this.env.CANCEL_WAIT_MS);
     if (left.length) {
-      this.logger.warn(`turn ${turnId} did not stop within ${this.env.CANCEL_WAIT_MS} ms; ending it from the API`);
+      this.logger.warn(
+        `turn ${turnId} did not stop within ${this.env.CANCEL_WAIT_MS} ms; ending it from the API`,
+      );
       await this.dispatcher.end(turnId, chatId, { kind: 'cancelled' });
     }
   }

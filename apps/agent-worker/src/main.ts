@@ -1,0 +1,47 @@
+/**
+ * The agent-worker process: `node tools/cli/run-ts.mjs apps/agent-worker/src/main.ts` (or
+ * `node dist/node/apps/agent-worker/src/main.js`). Validates its settings (a bad one stops it,
+ * exit 1, naming the variable), then consumes turn jobs until SIGTERM/SIGINT, which lets running
+ * turns finish (up to `SHUTDOWN_TIMEOUT_MS`) before it exits. Start as many as needed.
+ */
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { ConfigError } from '@corpus-chat/server-core';
+import { AgentModule, loadAgentConfig } from './agent';
+import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
+import { WorkerModule } from './worker.module';
+import { WORKER_ID } from './turns/turn-executor';
+
+function fail(message: string): never {
+  console.error(`\n${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let env: WorkerEnv;
+  let agentConfig: ReturnType<typeof loadAgentConfig>;
+  try {
+    env = loadWorkerEnv();
+    agentConfig = loadAgentConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+  const app = await NestFactory.createApplicationContext(
+    WorkerModule.forRoot({ env, agentModule: AgentModule.forRoot({ config: agentConfig }) }),
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.init();
+  console.log(
+    `Corpus Chat agent-worker ${app.get<string>(WORKER_ID)} consuming turns (concurrency ${env.WORKER_CONCURRENCY})`,
+  );
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) fail(e.message);
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,287 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { isUUID } from 'class-validator';
+import type { ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
+import { type TurnForRun, TurnLedger } from '@corpus-chat/corpus-queries';
+import {
+  AGENT_RUNNER,
+  type AgentRunner,
+  AgentTurnError,
+  type HistoryMessage,
+  type RunnerEvent,
+  TurnCancelSignals,
+  TurnEventBus,
+  turnTrace,
+} from '@corpus-chat/server-core';
+import { WorkerEnv } from '../config/worker-env';
+import { AnswerCollector } from './answer-collector';
+import { type PartialAnswer, TurnAbort, TurnAttemptError, TurnFailedError } from './turn-errors';
+
+/** Nest token of this worker's id (shown in `turn.started` and logs). */
+export const WORKER_ID = Symbol('WORKER_ID');
+
+/** Milliseconds a job waits for its turn row: the API adds the job just before it commits. */
+const TURN_ROW_WAIT_MS = 3000;
+/** BullMQ's reason for a job whose workers died more often than allowed. */
+const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
+
+const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
+
+/**
+ * Runs one turn job: loads the turn, checks the job's owner against the thread, rebuilds the
+ * history, runs the `AgentRunner` with an AbortSignal (cancel, time limit, shutdown), publishes
+ * every event in order, stores the answer once, and publishes `turn.done`/`turn.cancelled`.
+ * Failures throw so BullMQ's attempts apply; `failTurn` ends a turn after its last attempt.
+ */
+@Injectable()
+export class TurnExecutor {
+  private readonly logger = new Logger(TurnExecutor.name);
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly ledger: TurnLedger,
+    private readonly bus: TurnEventBus,
+    private readonly cancels: TurnCancelSignals,
+    @Inject(AGENT_RUNNER) private readonly runner: AgentRunner,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    private readonly env: WorkerEnv,
+  ) {}
+
+  /** Turns running in this process now. */
+  get runningTurns(): number {
+    return this.running.size;
+  }
+
+  /** Aborts every running turn (shutdown timeout): they are handed back to the queue. */
+  abortAll(kind: 'shutdown'): void {
+    for (const controller of this.running.values()) controller.abort(new TurnAbort(kind));
+  }
+
+  /**
+   * Processes one job (BullMQ calls this through the processor; `token` is the job's lock token).
+   * Resolves with the stored message id; throws `TurnAttemptError` (retry), `TurnFailedError` (no
+   * retry) or `DelayedError` (handed back at shutdown).
+   */
+  async execute(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
+    const data = validJobData(job.data);
+    const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1, 1);
+    const loaded = await this.loadTurn(data.turnId);
+    if (!loaded) {
+      this.logger.log(
+        `turn ${data.turnId}: no such turn (thread deleted or message rolled back); nothing to run`,
+      );
+      return { messageId: '', status: 'cancelled' };
+    }
+    const { turn, chat, userMessage } = loaded;
+    turnTrace.mark(turn.id, 'worker.loaded');
+    const chatId = turn.chatId;
+    if (chat.ownerId !== data.ownerId || chatId !== data.chatId || userMessage.id !== data.userMessageId) {
+      this.logger.warn(
+        `turn ${turn.id}: job names owner ${data.ownerId} / chat ${data.chatId}, which do not match the thread; refused`,
+      );
+      throw new TurnFailedError(
+        'FORBIDDEN',
+        'This turn does not match its thread or owner, so it was not run.',
+        emptyPartial(),
+      );
+    }
+
+    const existing = await this.ledger.assistantMessage(turn.id);
+    if (existing) {
+      // An earlier attempt stored the answer and died before (or while) reporting it.
+      this.logger.log(
+        `turn ${turn.id}: already answered by an earlier attempt (message ${existing.id}); not running again`,
+      );
+      await this.publish(chatId, turn.id, terminalEventOf(existing.status, existing.id, existing.metadata));
+      return { messageId: existing.id, status: existing.status };
+    }
+    if (await this.cancels.isRequested(turn.id)) return this.storeCancelled(chatId, turn.id, emptyPartial());
+    if (!(await this.ledger.markRunning(turn.id, attempt, this.workerId))) {
+      this.logger.log(`turn ${turn.id}: already ended (cancelled or failed elsewhere); not running`);
+      return { messageId: '', status: 'cancelled' };
+    }
+    await this.publish(chatId, turn.id, { type: 'turn.started', workerId: this.workerId, attempt });
+    this.logger.log(`turn ${turn.id} started (attempt ${attempt}) in chat ${chatId}`);
+
+    const history = (await this.ledger.history(chatId, turn.id)).map((m): HistoryMessage => ({
+      role: m.role,
+      content: m.content,
+      status: m.status,
+      metadata: m.metadata,
+    }));
+    const controller = new AbortController();
+    const collector = new AnswerCollector();
+    let published: Promise<unknown> = Promise.resolve();
+    const emit = (event: RunnerEvent): Promise<void> => {
+      if (controller.signal.aborted) return Promise.resolve();
+      collector.add(event);
+      const next = published.then(() => this.bus.publish(chatId, turn.id, event));
+      published = next.catch(() => undefined);
+      return next.then(() => undefined);
+    };
+
+    this.running.set(turn.id, controller);
+    const stopWatching = await this.cancels.watch(turn.id, () =>
+      controller.abort(new TurnAbort('cancelled')),
+    );
+    const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
+    const aborted = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+    );
+    aborted.catch(() => undefined);
+    try {
+      turnTrace.mark(turn.id, 'worker.runner-start');
+      const run = this.runner.run({
+        chatId,
+        turnId: turn.id,
+        ownerId: chat.ownerId,
+        history,
+        userMessage: userMessage.content,
+        signal: controller.signal,
+        emit,
+      });
+      run.catch(() => undefined); // when the abort wins the race, the runner's own rejection is expected
+      const outcome = await Promise.race([run, aborted]);
+      await published;
+      turnTrace.mark(turn.id, 'worker.runner-end');
+      const result = await this.ledger.finish(turn.id, {
+        status: 'complete',
+        content: outcome.content,
+        metadata: { ...outcome.metadata, attempt },
+        model: outcome.metadata.model ?? null,
+      });
+      turnTrace.mark(turn.id, 'worker.finished');
+      if (result.kind !== 'finished') {
+        this.logger.log(
+          `turn ${turn.id}: answered, but the turn had already ended (${result.kind}); answer dropped`,
+        );
+        return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
+      }
+      await this.publish(chatId, turn.id, { type: 'turn.done', messageId: result.messageId });
+      this.logger.log(`turn ${turn.id} done (message ${result.messageId})`);
+      return { messageId: result.messageId, status: 'complete' };
+    } catch (e) {
+      await published;
+      const partial = collector.partial();
+      const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
+      if (reason?.kind === 'cancelled') return this.storeCancelled(chatId, turn.id, partial);
+      if (reason?.kind === 'timeout') {
+        const minutes = Math.round((this.env.TURN_TIMEOUT_MS / 60_000) * 10) / 10;
+        throw new TurnFailedError(
+          'TIMEOUT',
+          `The answer took longer than the limit (${minutes} min) and was stopped.`,
+          partial,
+        );
+      }
+      if (reason?.kind === 'shutdown' && token) {
+        this.logger.log(`turn ${turn.id}: worker shutting down; handing the turn back to the queue`);
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      if (e instanceof AgentTurnError) {
+        if (e.retryable) throw new TurnAttemptError(e.code, e.message, partial);
+        throw new TurnFailedError(e.code, e.message, partial);
+      }
+      this.logger.error(`turn ${turn.id}: the agent failed: ${(e as Error)?.stack ?? String(e)}`);
+      throw new TurnAttemptError('INTERNAL', 'The agent failed unexpectedly. Try asking again.', partial);
+    } finally {
+      clearTimeout(timer);
+      stopWatching();
+      this.running.delete(turn.id);
+    }
+  }
+
+  /**
+   * Ends a turn whose job failed for good (the worker's `failed` event after the last attempt, a
+   * non-retryable error, or a job given up after its workers died): stores the partial answer as
+   * `error` and publishes `turn.error` with a message a person understands. Idempotent.
+   */
+  async failTurn(job: Job<RunTurnJobData, RunTurnJobResult>, err: Error): Promise<void> {
+    const turnId = job.data?.turnId;
+    if (typeof turnId !== 'string' || !isUUID(turnId)) {
+      this.logger.error(`job ${job.id} failed with unusable data: ${err.message}`);
+      return;
+    }
+    const known = err instanceof TurnFailedError || err instanceof TurnAttemptError ? err : null;
+    let code: TurnErrorCode = known?.code ?? 'INTERNAL';
+    let message = known?.message ?? 'The agent failed unexpectedly. Try asking again.';
+    if (err.message === STALLED_LIMIT_REASON) {
+      code = 'WORKER_LOST';
+      message = 'The workers running this turn stopped responding, so it was given up. Ask again.';
+    }
+    const partial = known?.partial ?? emptyPartial();
+    const result = await this.ledger.finish(turnId, {
+      status: 'error',
+      content: partial.content,
+      metadata: { ...partial.metadata, attempt: job.attemptsStarted, error: { code, message } },
+      errorCode: code,
+      storeMessage: code !== 'FORBIDDEN',
+    });
+    if (result.kind !== 'finished') {
+      this.logger.log(
+        `turn ${turnId}: failed after it had already ended (${result.kind}); nothing to report`,
+      );
+      return;
+    }
+    await this.publish(result.chatId, turnId, { type: 'turn.error', code, message });
+    this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
+  }
+
+  private async storeCancelled(
+    chatId: string,
+    turnId: string,
+    partial: PartialAnswer,
+  ): Promise<RunTurnJobResult> {
+    const result = await this.ledger.finish(turnId, {
+      status: 'cancelled',
+      content: partial.content,
+      metadata: partial.metadata,
+    });
+    if (result.kind === 'finished') {
+      await this.publish(chatId, turnId, { type: 'turn.cancelled', messageId: result.messageId });
+      this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
+      return { messageId: result.messageId, status: 'cancelled' };
+    }
+    return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
+  }
+
+  private async publish(chatId: string, turnId: string, event: ChatEventBody): Promise<void> {
+    await this.bus.publish(chatId, turnId, event);
+  }
+
+  /** The turn, waiting briefly for the API's transaction to commit (it adds the job just before). */
+  private async loadTurn(turnId: string): Promise<TurnForRun | null> {
+    const until = Date.now() + TURN_ROW_WAIT_MS;
+    for (;;) {
+      const loaded = await this.ledger.findForRun(turnId);
+      if (loaded || Date.now() > until) return loaded;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** Re-validates job data (ids, not state): malformed data fails the job without retry. */
+function validJobData(data: unknown): RunTurnJobData {
+  const d = (data ?? {}) as Record<string, unknown>;
+  for (const key of ['turnId', 'chatId', 'ownerId', 'userMessageId'] as const) {
+    if (typeof d[key] !== 'string' || !isUUID(d[key] as string))
+      throw new UnrecoverableError(`job data: ${key} must be a UUID`);
+  }
+  return d as unknown as RunTurnJobData;
+}
+
+/** The terminal event matching a stored answer's status. */
+function terminalEventOf(
+  status: string,
+  messageId: string,
+  metadata: { error?: { code: string; message: string } } | object,
+): ChatEventBody {
+  if (status === 'complete') return { type: 'turn.done', messageId };
+  if (status === 'cancelled') return { type: 'turn.cancelled', messageId };
+  const error = (metadata as { error?: { code: TurnErrorCode; message: string } }).error;
+  return {
+    type: 'turn.error',
+    code: error?.code ?? 'INTERNAL',
+    message: error?.message ?? 'The turn failed.',
+  };
+}

@@ -1,0 +1,86 @@
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import type { RunTurnJobData, RunTurnJobResult } from '@corpus-chat/contracts';
+import { turnTrace } from '@corpus-chat/server-core';
+import { WorkerEnv } from '../config/worker-env';
+import { TurnExecutor } from './turn-executor';
+
+/**
+ * BullMQ glue of the `chat-turns` queue: hands each job to `TurnExecutor`, ends turns whose last
+ * attempt failed (the one place that happens), and on shutdown lets running turns finish for up to
+ * `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
+ *
+ * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(CHAT_TURNS_QUEUE,
+ * {concurrency, lockDuration, …})` from the validated settings.
+ */
+@Injectable()
+export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdown {
+  private readonly logger = new Logger(TurnProcessor.name);
+  private readonly failing = new Set<Promise<void>>();
+
+  constructor(
+    private readonly executor: TurnExecutor,
+    private readonly env: WorkerEnv,
+  ) {
+    super();
+  }
+
+  process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
+    turnTrace.mark(String(job.id), 'worker.picked');
+    return this.executor.execute(job, token);
+  }
+
+  @OnWorkerEvent('failed')
+  onFailed(job: Job<RunTurnJobData, RunTurnJobResult> | undefined, err: Error): void {
+    if (!job) return;
+    if (!job.finishedOn) {
+      this.logger.warn(
+        `turn ${job.data?.turnId}: attempt ${job.attemptsStarted} failed (${err.message}); retrying`,
+      );
+      return;
+    }
+    const done: Promise<void> = this.executor
+      .failTurn(job, err)
+      .catch((e: Error) =>
+        this.logger.error(`turn ${job.data?.turnId}: could not record its failure: ${e.message}`),
+      )
+      .finally(() => this.failing.delete(done));
+    this.failing.add(done);
+  }
+
+  @OnWorkerEvent('error')
+  onError(err: Error): void {
+    this.logger.warn(`queue worker error: ${err.message}`);
+  }
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    const running = this.executor.runningTurns;
+    this.logger.log(
+      `shutting down (${signal ?? 'close'}): waiting for ${running} running turn(s), up to ${this.env.SHUTDOWN_TIMEOUT_MS} ms`,
+    );
+    let closing: Promise<void>;
+    try {
+      closing = this.worker.close();
+    } catch (e) {
+      this.logger.warn(`no queue worker to close: ${(e as Error).message}`);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      closing.then(() => false),
+      new Promise<boolean>(
+        (resolve) => (timer = setTimeout(() => resolve(true), this.env.SHUTDOWN_TIMEOUT_MS)),
+      ),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      this.logger.warn(
+        `turns still running after ${this.env.SHUTDOWN_TIMEOUT_MS} ms; handing them back to the queue`,
+      );
+      this.executor.abortAll('shutdown');
+      await closing;
+    }
+    await Promise.all([...this.failing]);
+  }
+}

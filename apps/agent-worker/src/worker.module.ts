@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { BullModule, Processor } from '@nestjs/bullmq';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
+import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
+import { pinoParams, RedisKeys, redisOptionsFromUrl, TurnPipelineModule } from '@corpus-chat/server-core';
+import { WorkerEnv } from './config/worker-env';
+import { WorkerHealthServer } from './health/worker-health.server';
+import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
+import { TurnProcessor } from './turns/turn.processor';
+
+export interface WorkerModuleOptions {
+  /** Validated settings (`loadWorkerEnv()`). */
+  env: WorkerEnv;
+  /**
+   * The module providing (and exporting) `AGENT_RUNNER`: `AgentModule.forRoot()` in production, a
+   * scripted runner in tests. It may inject TypeORM's `DataSource`.
+   */
+  agentModule: Type<unknown> | DynamicModule;
+}
+
+/**
+ * The agent-worker: consumes `chat-turns` jobs with `concurrency = WORKER_CONCURRENCY`, runs each
+ * turn through the injected `AgentRunner`, publishes its events and stores its answer. Any number
+ * of worker processes may run against one Redis and Postgres; nothing here assumes it is alone.
+ */
+@Module({})
+export class WorkerModule {
+  static forRoot({ env, agentModule }: WorkerModuleOptions): DynamicModule {
+    const workerId = env.WORKER_ID || `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    const keys = new RedisKeys(env.REDIS_PREFIX);
+
+    // The worker options come from settings validated at start-up, so the processor is declared here.
+    @Processor(CHAT_TURNS_QUEUE, {
+      concurrency: env.WORKER_CONCURRENCY,
+      lockDuration: env.LOCK_DURATION_MS,
+      stalledInterval: env.STALLED_INTERVAL_MS,
+      // One death is survived (the turn restarts on another worker as attempt n+1); a second gives up.
+      maxStalledCount: 1,
+      name: workerId,
+    })
+    class ConfiguredTurnProcessor extends TurnProcessor {}
+
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          skipProcessEnv: true,
+          load: [() => ({ ...env })],
+        }),
+        LoggerModule.forRoot(pinoParams(env, 'agent-worker')),
+        TypeOrmModule.forRoot({
+          ...dataSourceOptions(env.DATABASE_URL),
+          migrationsRun: env.RUN_MIGRATIONS === 1,
+          retryAttempts: 3,
+          retryDelay: 1000,
+        }),
+        BullModule.forRoot({
+          connection: { ...redisOptionsFromUrl(env.REDIS_URL), connectionName: `worker-bullmq` },
+          prefix: keys.bullPrefix,
+        }),
+        // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
+        BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }),
+        TurnPipelineModule.forRoot({
+          redisUrl: env.REDIS_URL,
+          prefix: env.REDIS_PREFIX,
+          clientName: `worker`,
+          role: 'patient',
+        }),
+        agentModule,
+      ],
+      providers: [
+        { provide: WorkerEnv, useValue: env },
+        { provide: WORKER_ID, useValue: workerId },
+        { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
+        TurnExecutor,
+        ConfiguredTurnProcessor,
+        WorkerHealthServer,
+      ],
+      exports: [WORKER_ID, TurnExecutor, WorkerHealthServer],
+    };
+  }
+}

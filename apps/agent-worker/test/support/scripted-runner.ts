@@ -1,0 +1,148 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { TurnErrorCode } from '@corpus-chat/contracts';
+import {
+  AGENT_RUNNER,
+  type AgentRunner,
+  type AgentTurnContext,
+  type AgentTurnOutcome,
+  AgentTurnError,
+} from '@corpus-chat/server-core';
+
+/**
+ * What a scripted turn does, written into the user message as `[[script {...json...}]]` so a
+ * test drives each turn (and workers in other processes) through the message it posts.
+ */
+export interface TurnScript {
+  /** Text deltas streamed in order (default `['Hello', ' world', '.']`). */
+  deltas?: string[];
+  /** Instead: this many generated deltas `w1 `, `w2 `, … */
+  deltaCount?: number;
+  /** Milliseconds before each delta (default 10). */
+  deltaMs?: number;
+  /** Emit one `count_findings_by` tool call and result before the text. */
+  tool?: boolean;
+  /** The first N attempts of the turn in this process throw a retryable `MODEL_UNAVAILABLE` after their text. */
+  failAttempts?: number;
+  /** Throw a non-retryable `AgentTurnError` with this code after the text. */
+  fatal?: TurnErrorCode;
+  /** Keep going after the AbortSignal fires (a runner that does not cooperate). */
+  ignoreAbort?: boolean;
+}
+
+/** Puts a script into a message: `scriptedMessage({ deltaCount: 50 }, 'count findings')`. */
+export function scriptedMessage(script: TurnScript, text = 'scripted question'): string {
+  return `${text} [[script ${JSON.stringify(script)}]]`;
+}
+
+/** Reads the script of a message (defaults when it has none). */
+export function parseScript(message: string): TurnScript {
+  const m = /\[\[script (\{.*\})\]\]/s.exec(message);
+  return m ? (JSON.parse(m[1]) as TurnScript) : {};
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** One run of a turn as the scripted runner saw it. */
+export interface ScriptedRun {
+  turnId: string;
+  history: AgentTurnContext['history'];
+  userMessage: string;
+  startedAt: number;
+  endedAt?: number;
+  outcome?: 'done' | 'aborted' | 'failed';
+}
+
+/**
+ * A test `AgentRunner` following the script in each user message: streams deltas with delays,
+ * optionally a tool call, honours the AbortSignal (unless told not to), fails on request.
+ * Records every run in `runs`.
+ */
+export class ScriptedAgentRunner implements AgentRunner {
+  readonly runs: ScriptedRun[] = [];
+  private readonly attempts = new Map<string, number>();
+
+  async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
+    const script = parseScript(ctx.userMessage);
+    const record: ScriptedRun = {
+      turnId: ctx.turnId,
+      history: ctx.history,
+      userMessage: ctx.userMessage,
+      startedAt: Date.now(),
+    };
+    this.runs.push(record);
+    const attempt = (this.attempts.get(ctx.turnId) ?? 0) + 1;
+    this.attempts.set(ctx.turnId, attempt);
+    const signal = script.ignoreAbort ? new AbortController().signal : ctx.signal;
+    const deltas =
+      script.deltas ??
+      (script.deltaCount
+        ? Array.from({ length: script.deltaCount }, (_, i) => `w${i + 1} `)
+        : ['Hello', ' world', '.']);
+    try {
+      const toolCalls = [];
+      if (script.tool) {
+        const callId = `call-${ctx.turnId.slice(0, 8)}`;
+        const args = { groupBy: 'severity' };
+        await ctx.emit({ type: 'tool.call', callId, name: 'count_findings_by', args });
+        await abortableSleep(script.deltaMs ?? 10, signal);
+        await ctx.emit({
+          type: 'tool.result',
+          callId,
+          name: 'count_findings_by',
+          ok: true,
+          summary: '3 groups',
+          data: { total: 7 },
+        });
+        toolCalls.push({
+          callId,
+          name: 'count_findings_by' as const,
+          args,
+          ok: true,
+          summary: '3 groups',
+          data: { total: 7 },
+        });
+      }
+      for (const text of deltas) {
+        await abortableSleep(script.deltaMs ?? 10, signal);
+        await ctx.emit({ type: 'text.delta', text });
+      }
+      if (script.failAttempts && attempt <= script.failAttempts) {
+        throw new AgentTurnError('MODEL_UNAVAILABLE', 'The model server did not answer (scripted).', true);
+      }
+      if (script.fatal) throw new AgentTurnError(script.fatal, `Scripted failure ${script.fatal}.`, false);
+      record.outcome = 'done';
+      return { content: deltas.join(''), metadata: { toolCalls, model: 'scripted' } };
+    } catch (e) {
+      record.outcome = ctx.signal.aborted ? 'aborted' : 'failed';
+      throw e;
+    } finally {
+      record.endedAt = Date.now();
+    }
+  }
+}
+
+/** Provides `AGENT_RUNNER` = `runner` for `WorkerModule.forRoot({ agentModule })`. */
+@Module({})
+export class ScriptedRunnerModule {
+  static forRoot(runner: AgentRunner): DynamicModule {
+    return {
+      module: ScriptedRunnerModule,
+      providers: [{ provide: AGENT_RUNNER, useValue: runner }],
+      exports: [AGENT_RUNNER],
+    };
+  }
+}

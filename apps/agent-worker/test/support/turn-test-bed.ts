@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  CHAT_TURNS_QUEUE,
+  type ChatEvent,
+  type ChatEventType,
+  JobNames,
+  type RunTurnJobData,
+  type RunTurnJobResult,
+} from '@corpus-chat/contracts';
+import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
+import {
+  closeRedis,
+  createRedisConnection,
+  RedisKeys,
+  redisOptionsFromUrl,
+  TurnCancelSignals,
+  TurnEventBus,
+  TurnEventSubscriber,
+} from '@corpus-chat/server-core';
+
+const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Everything a worker test needs without the API: its own database and Redis prefix, a queue to
+ * add turn jobs to (as the API does), and every turn event published, collected per turn.
+ */
+export class TurnTestBed {
+  readonly prefix = `cc-test-${randomUUID()}`;
+  readonly keys = new RedisKeys(this.prefix);
+  readonly chats: ChatRepository;
+  readonly ledger: TurnLedger;
+  readonly bus: TurnEventBus;
+  readonly cancels: TurnCancelSignals;
+  readonly queue: Queue<RunTurnJobData, RunTurnJobResult>;
+  private readonly eventsByTurn = new Map<string, ChatEvent[]>();
+  private readonly subscriber: TurnEventSubscriber;
+  private readonly unsubscribers: (() => Promise<void>)[] = [];
+
+  private constructor(
+    readonly db: TestDatabase,
+    readonly redis: Redis,
+  ) {
+    this.chats = new ChatRepository(db.dataSource);
+    this.ledger = new TurnLedger(db.dataSource);
+    this.bus = new TurnEventBus(redis, this.keys);
+    this.cancels = new TurnCancelSignals(
+      redis,
+      () => createRedisConnection(REDIS_URL, 'test-cancel-sub', 'subscriber'),
+      this.keys,
+    );
+    this.subscriber = new TurnEventSubscriber(
+      () => createRedisConnection(REDIS_URL, 'test-events-sub', 'subscriber'),
+      this.keys,
+    );
+    this.queue = new Queue(CHAT_TURNS_QUEUE, {
+      connection: redisOptionsFromUrl(REDIS_URL),
+      prefix: this.keys.bullPrefix,
+    });
+  }
+
+  static async create(): Promise<TurnTestBed> {
+    return new TurnTestBed(
+      await createTestDatabase(),
+      createRedisConnection(REDIS_URL, 'test-bed', 'patient'),
+    );
+  }
+
+  get databaseUrl(): string {
+    return this.db.url;
+  }
+
+  /** A new operator row (threads need a real owner). */
+  async newOperator(): Promise<string> {
+    return (await insertTestOperator(this.db.dataSource)).id;
+  }
+
+  /** A new thread of `ownerId` (default: a new operator; threads need a real owner) whose events are collected. */
+  async newChat(ownerId?: string): Promise<{ chatId: string; ownerId: string }> {
+    ownerId ??= await this.newOperator();
+    const chat = await this.chats.createChat(ownerId);
+    this.unsubscribers.push(
+      await this.subscriber.subscribeChat(chat.id, (e) => {
+        const list = this.eventsByTurn.get(e.turnId) ?? [];
+        list.push(e);
+        this.eventsByTurn.set(e.turnId, list);
+      }),
+    );
+    return { chatId: chat.id, ownerId };
+  }
+
+  /**
+   * Stores a turn and adds its job exactly as the API does (turn.queued, then the job, inside the
+   * transaction). `jobOwnerId` forges the job's owner.
+   */
+  async enqueue(
+    thread: { chatId: string; ownerId: string },
+    content: string,
+    opts: { attempts?: number; jobOwnerId?: string } = {},
+  ): Promise<{ turnId: string; userMessageId: string }> {
+    const started = await this.chats.startTurn(
+      thread.ownerId,
+      thread.chatId,
+      { turnId: randomUUID(), content, clientMessageId: null, queuePosition: 1, autoTitle: 'test' },
+      async (t) => {
+        await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
+        await this.queue.add(
+          JobNames.runTurn,
+          {
+            turnId: t.turnId,
+            chatId: t.chatId,
+            ownerId: opts.jobOwnerId ?? t.ownerId,
+            userMessageId: t.userMessageId,
+          },
+          { jobId: t.turnId, attempts: opts.attempts ?? 2, backoff: { type: 'fixed', delay: 100 } },
+        );
+      },
+    );
+    return { turnId: started.turnId, userMessageId: started.userMessageId };
+  }
+
+  /** The events of a turn received so far, in arrival order. */
+  events(turnId: string): ChatEvent[] {
+    return [...(this.eventsByTurn.get(turnId) ?? [])];
+  }
+
+  /** Waits until the turn has an event of `type` (default: any terminal one); returns it. */
+  async waitForEvent(turnId: string, type?: ChatEventType, ms = 10_000): Promise<ChatEvent> {
+    const terminal: ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
+    const until = Date.now() + ms;
+    for (;;) {
+      const found = this.events(turnId).find((e) => (type ? e.type === type : terminal.includes(e.type)));
+      if (found) return found;
+      if (Date.now() > until) {
+        throw new Error(
+          `turn ${turnId}: no ${type ?? 'terminal'} event within ${ms} ms; got ${this.events(turnId)
+            .map((e) => e.type)
+            .join(', ')}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** The stored assistant messages of a turn. */
+  async assistantMessages(turnId: string) {
+    return this.db.dataSource.query(
+      `SELECT id, content, status, metadata FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
+      [turnId],
+    ) as Promise<{ id: string; content: string; status: string; metadata: Record<string, unknown> }[]>;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.unsubscribers.map((u) => u()));
+    await this.subscriber.close();
+    await this.cancels.close();
+    await this.queue.obliterate({ force: true }).catch(() => undefined);
+    await this.queue.close();
+    const keys = await this.redis.keys(`${this.prefix}:*`);
+    if (keys.length) await this.redis.del(...keys);
+    await closeRedis(this.redis);
+    await this.db.drop();
+  }
+}
+
+/** Asserts seqs are 1, 2, 3… in order. */
+export function expectGapFree(events: ChatEvent[]): void {
+  const seqs = events.map((e) => e.seq);
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+}

@@ -1,0 +1,31 @@
+/**
+ * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
+ * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
+ * it consumes jobs; SIGTERM closes it gracefully (running turns finish first), SIGKILL is the crash.
+ *
+ *   node tools/cli/run-ts.mjs apps/agent-worker/test/support/worker-child.ts
+ */
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { loadWorkerEnv } from '../../src/config/worker-env';
+import { WORKER_ID } from '../../src/turns/turn-executor';
+import { WorkerModule } from '../../src/worker.module';
+import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
+
+async function main(): Promise<void> {
+  const env = loadWorkerEnv();
+  const app = await NestFactory.createApplicationContext(
+    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(new ScriptedAgentRunner()) }),
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await app.init();
+  process.send?.({ type: 'ready', workerId: app.get<string>(WORKER_ID) });
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
