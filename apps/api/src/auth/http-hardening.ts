@@ -33,7 +33,8 @@ export const LOG_REDACT_PATHS = [
 /**
  * HTTP hardening of the API, applied by `configureApp` before routes and Swagger are set up:
  * helmet (CSP allowing the app's own origin only, plus inline styles Angular needs), cookie
- * parsing, JSON and urlencoded bodies capped at 1 MB (413), admin-only `/api/docs`, and no CORS
+ * parsing, JSON and urlencoded bodies capped at 1 MB (413), admin-only `/api/docs` (UI, `-json`,
+ * `-yaml`), and no CORS
  * (the web client is served from the same origin, through the dev proxy or the API itself).
  * Call it before `SwaggerModule.setup` so the docs guard runs first.
  */
@@ -62,7 +63,9 @@ export function applyHttpHardening(app: NestExpressApplication, options: { docsP
   app.use(cookieParser());
   app.useBodyParser('json', { limit: JSON_BODY_LIMIT });
   app.useBodyParser('urlencoded', { limit: JSON_BODY_LIMIT, extended: false });
-  app.use(options.docsPath ?? '/api/docs', adminOnlyMiddleware(app.get(AuthService)));
+  const docs = options.docsPath ?? '/api/docs';
+  // Swagger serves the UI under `docs` and the document itself at `docs-json` / `docs-yaml`.
+  app.use([docs, `${docs}-json`, `${docs}-yaml`], adminOnlyMiddleware(app.get(AuthService)));
 }
 
 /**

@@ -194,6 +194,18 @@ describe("operator B and operator A's thread", () => {
     await expect(connectChatSocket(api.baseUrl, null)).rejects.toThrow('unauthorized');
   });
 
+  it('the API docs (UI and document) are for admins only', async () => {
+    const root = await insertTestOperator(db.dataSource, { role: 'admin' });
+    const adminSession = await loginAs(api.baseUrl, root.username, root.password);
+    for (const path of ['/api/docs', '/api/docs/', '/api/docs-json', '/api/docs-yaml']) {
+      expect({ path, status: (await http().get(path)).status }).toEqual({ path, status: 401 });
+      expect({ path, status: (await http().get(path).set(asB())).status }).toEqual({ path, status: 403 });
+      expect({ path, status: (await http().get(path).set(adminSession.headers).redirects(1)).status }).toEqual({ path, status: 200 });
+    }
+    const doc = await http().get('/api/docs-json').set(adminSession.headers);
+    expect(Object.keys(doc.body.paths)).toContain('/api/chats/{id}/messages');
+  });
+
   it('A still owns an intact thread after all of it', async () => {
     const after = await stateOfA();
     expect(after.title).toBe('A private thread');
