@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
-import { TurnEventBus, TurnEventSubscriber } from '@corpus-chat/server-core';
+import { TurnEventBus, TurnEventSubscriber, turnTrace } from '@corpus-chat/server-core';
 
 /** One socket following one thread. */
 interface Attachment {
@@ -114,6 +114,7 @@ export class ChatEventRelay {
     const last = attachment.sent.get(event.turnId) ?? 0;
     if (event.seq <= last) return;
     attachment.sent.set(event.turnId, event.seq);
+    turnTrace.mark(event.turnId, `relay:${event.type}`);
     attachment.socket.emit(SocketEvents.event, event);
   }
 }

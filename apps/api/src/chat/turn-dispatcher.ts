@@ -10,7 +10,7 @@ import {
   type TurnErrorCode,
 } from '@corpus-chat/contracts';
 import { type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
-import { TurnCancelSignals, TurnEventBus, withTimeout } from '@corpus-chat/server-core';
+import { TurnCancelSignals, TurnEventBus, turnTrace, withTimeout } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 
 export type TurnQueue = Queue<RunTurnJobData, RunTurnJobResult, typeof JobNames.runTurn>;
@@ -62,6 +62,7 @@ export class TurnDispatcher {
    * the turn, so a failure here rolls the turn and its user message back.
    */
   async enqueue(turn: StartedTurn): Promise<void> {
+    turnTrace.mark(turn.turnId, 'api.enqueue');
     await this.redis('publish turn.queued', () =>
       this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
     );
@@ -80,6 +81,7 @@ export class TurnDispatcher {
         removeOnFail: { age: 7 * 24 * 3600 },
       }),
     );
+    turnTrace.mark(turn.turnId, 'api.job-added');
     this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);
   }
 

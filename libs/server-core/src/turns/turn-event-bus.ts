@@ -3,6 +3,7 @@ import type { ChatEvent, ChatEventBody } from '@corpus-chat/contracts';
 import { isTerminalEvent } from '@corpus-chat/contracts';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../redis/redis-keys';
+import { turnTrace } from './turn-trace';
 
 /** Seconds a turn's event stream is kept after its terminal event (for replay after a reload). */
 export const TURN_EVENTS_RETENTION_AFTER_END_S = 600;
@@ -76,6 +77,7 @@ export class TurnEventBus {
   async publish(chatId: string, turnId: string, body: ChatEventBody): Promise<ChatEvent | null> {
     const at = new Date().toISOString();
     const json = JSON.stringify({ chatId, turnId, at, ...body });
+    turnTrace.mark(turnId, `publish:${body.type}`);
     const seq = await this.publishCommand(
       this.keys.turnSeq(turnId),
       this.keys.turnEvents(turnId),
@@ -86,6 +88,7 @@ export class TurnEventBus {
       TURN_EVENTS_RETENTION_AFTER_END_S,
       TURN_EVENTS_RETENTION_ACTIVE_S,
     );
+    turnTrace.mark(turnId, `published:${body.type}`);
     if (!seq) {
       this.logger.debug(`turn ${turnId} already ended; dropped a ${body.type} event`);
       return null;
