@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Socket } from 'socket.io-client';
+import type { DataSource } from 'typeorm';
+import { type ChatEvent, type ChatEventType, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
+import { insertTestOperator } from '@corpus-chat/corpus-queries/testing';
+import { createApiApp } from '../../src/app.setup';
+import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
+import { connectChatSocket, loginAs, type LoginSession } from './login';
+
+export interface ApiInstanceOptions {
+  databaseUrl: string;
+  /** The deployment's Redis prefix (instances of one deployment share it, and the JWT secret). */
+  redisPrefix: string;
+  jwtSecret: string;
+  redisUrl?: string;
+  /** More settings as environment strings. */
+  env?: Record<string, string>;
+}
+
+/** A running API instance on 127.0.0.1 with a free port. */
+export interface ApiInstance {
+  app: NestExpressApplication;
+  baseUrl: string;
+  env: ApiEnv;
+  close(): Promise<void>;
+}
+
+/** A deployment's shared test settings: its own Redis prefix and JWT secret. */
+export function newDeployment(): { redisPrefix: string; jwtSecret: string } {
+  return { redisPrefix: `cc-test-${randomUUID()}`, jwtSecret: randomBytes(32).toString('hex') };
+}
+
+/**
+ * Starts the real API (`createApiApp`, as `main.ts` does, without signal handlers) with limits
+ * high enough for tests that post many messages; `env` overrides anything.
+ */
+export async function startApiInstance(o: ApiInstanceOptions): Promise<ApiInstance> {
+  const env = loadApiEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env['TEST_LOG_LEVEL'] ?? 'silent',
+    DATABASE_URL: o.databaseUrl,
+    REDIS_URL: o.redisUrl ?? process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: o.redisPrefix,
+    JWT_SECRET: o.jwtSecret,
+    DATA_DIR: path.join(os.tmpdir(), `cc-test-${randomUUID()}`),
+    RUN_MIGRATIONS: '0',
+    MESSAGES_PER_MINUTE: '10000',
+    MAX_ACTIVE_TURNS_PER_OPERATOR: '100',
+    REQUESTS_PER_MINUTE: '100000',
+    CANCEL_WAIT_MS: '2000',
+    ...o.env,
+  });
+  const app = await createApiApp(env, { shutdownHooks: false });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as { port: number };
+  return { app, baseUrl: `http://127.0.0.1:${port}`, env, close: () => app.close() };
+}
+
+/** Creates an operator in `ds` and signs it in on `api`. */
+export async function signIn(api: ApiInstance, ds: DataSource): Promise<LoginSession> {
+  const op = await insertTestOperator(ds);
+  return loginAs(api.app, op.username, op.password);
+}
+
+/** Emits `event` and resolves with the server's ack (rejects after `ms`). */
+export function emitWithAck<T>(socket: Socket, event: string, payload: unknown, ms = 5000): Promise<T> {
+  return socket.timeout(ms).emitWithAck(event, payload) as Promise<T>;
+}
+
+/** A socket of `session` on `api`'s `/chat` namespace, collecting every `chat:event` it receives. */
+export async function openChatSocket(api: ApiInstance, session: LoginSession): Promise<EventCollector> {
+  return new EventCollector(await connectChatSocket(api.baseUrl, session));
+}
+
+/** Collects a socket's `chat:event`s in arrival order and waits for them. */
+export class EventCollector {
+  readonly events: ChatEvent[] = [];
+
+  constructor(readonly socket: Socket) {
+    socket.on(SocketEvents.event, (e: ChatEvent) => this.events.push(e));
+  }
+
+  /** `chat:join` with its ack. */
+  join(chatId: string, afterSeq?: number): Promise<JoinChatAck> {
+    return emitWithAck<JoinChatAck>(
+      this.socket,
+      SocketEvents.join,
+      afterSeq === undefined ? { chatId } : { chatId, afterSeq },
+    );
+  }
+
+  /** The events of one turn received so far. */
+  forTurn(turnId: string): ChatEvent[] {
+    return this.events.filter((e) => e.turnId === turnId);
+  }
+
+  /**
+   * Waits until the turn has an event of `type` (default: a terminal one), or `count` events in
+   * all; fails loudly after `ms` with what arrived.
+   */
+  async waitFor(
+    turnId: string,
+    what: ChatEventType | { count: number } | undefined = undefined,
+    ms = 15_000,
+  ): Promise<ChatEvent> {
+    const terminal: ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
+    const until = Date.now() + ms;
+    for (;;) {
+      const mine = this.forTurn(turnId);
+      const found =
+        what && typeof what === 'object'
+          ? mine.length >= what.count
+            ? mine[what.count - 1]
+            : undefined
+          : mine.find((e) => (what ? e.type === what : terminal.includes(e.type)));
+      if (found) return found;
+      if (Date.now() > until) {
+        throw new Error(
+          `turn ${turnId}: waited ${ms} ms for ${JSON.stringify(what ?? 'a terminal event')}; got ${mine.map((e) => `${e.seq}:${e.type}`).join(' ')}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+/** Asserts the events are seq 1, 2, 3… in order (no gap, no duplicate). */
+export function expectGapFree(events: ChatEvent[]): void {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+}
+
+/** Polls `probe` until it returns a truthy value (or fails after `ms`). */
+export async function eventually<T>(
+  probe: () => Promise<T> | T,
+  ms = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`${what} not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
