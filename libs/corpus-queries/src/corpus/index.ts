@@ -6,9 +6,11 @@ export * from './retest-session.entity';
 export * from './session-event.entity';
 export * from './verdict.entity';
 export * from './corpus-state.entity';
+export * from './finding-severity-count.entity';
 
 import { CorpusStateEntity } from './corpus-state.entity';
 import { FindingNoteEntity } from './finding-note.entity';
+import { FindingSeverityCountEntity } from './finding-severity-count.entity';
 import { FindingVersionEntity } from './finding-version.entity';
 import { FindingEntity } from './finding.entity';
 import { ReportEntity } from './report.entity';
@@ -26,4 +28,5 @@ export const CORPUS_ENTITIES: Function[] = [
   SessionEventEntity,
   VerdictEntity,
   CorpusStateEntity,
+  FindingSeverityCountEntity,
 ];

@@ -5,11 +5,11 @@ import {
   VERDICT_STATUSES,
   type CorpusOverview,
   type ReportStatus,
-  type Severity,
   type SeverityCounts,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { cachedQuery, type QueryOptions } from './query-cache';
+import { severitySummary } from './severity-summary';
 
 /** Every severity at zero. */
 export function zeroSeverityCounts(): SeverityCounts {
@@ -19,7 +19,8 @@ export function zeroSeverityCounts(): SeverityCounts {
 /**
  * Totals of the non-archived corpus: reports by status, findings in total and by severity, findings
  * by latest verdict status, and per report (by id) its findings by severity. Every severity, status
- * and verdict is listed, zeros included. Cached per corpus version.
+ * and verdict is listed, zeros included. Severity counts come from the trigger-kept
+ * `finding_severity_counts`. Cached per corpus version.
  */
 export async function corpusOverview(manager: EntityManager, options?: QueryOptions): Promise<CorpusOverview> {
   return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
@@ -27,10 +28,7 @@ export async function corpusOverview(manager: EntityManager, options?: QueryOpti
       manager.query(`SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`) as Promise<
         { id: number; filename: string; format: string; status: ReportStatus }[]
       >,
-      manager.query(
-        `SELECT report_id AS "reportId", severity::text AS severity, count(*)::int AS count
-         FROM findings WHERE NOT archived GROUP BY report_id, severity`,
-      ) as Promise<{ reportId: number | null; severity: Severity; count: number }[]>,
+      severitySummary(manager, { includeArchived: false }),
       manager.query(
         `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
          WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
@@ -42,11 +40,11 @@ export async function corpusOverview(manager: EntityManager, options?: QueryOpti
     const bySeverity = zeroSeverityCounts();
     const perReportCounts = new Map<number, SeverityCounts>();
     for (const g of groups) {
-      bySeverity[g.severity] += g.count;
-      if (g.reportId === null) continue;
-      const c = perReportCounts.get(g.reportId) ?? zeroSeverityCounts();
-      c[g.severity] += g.count;
-      perReportCounts.set(g.reportId, c);
+      bySeverity[g.severity] += g.findings;
+      if (g.reportKey === 0) continue;
+      const c = perReportCounts.get(g.reportKey) ?? zeroSeverityCounts();
+      c[g.severity] += g.findings;
+      perReportCounts.set(g.reportKey, c);
     }
     const verdictCounts = Object.fromEntries(VERDICT_STATUSES.map((s) => [s, 0])) as Record<VerdictStatus, number>;
     for (const v of verdicts) verdictCounts[v.status] = v.count;

@@ -12,6 +12,7 @@ import { buildFindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { QueryValidationError, normaliseFilter } from './query-validation';
 import { countMatching } from './search-findings';
+import { answerableFromSummary, severitySummary } from './severity-summary';
 
 /** Arguments of {@link countFindingsBy}. */
 export interface CountFindingsByInput {
@@ -26,7 +27,8 @@ const VERDICT_LABELS: Record<string, string> = { still_open: 'still open', fixed
  * matching `filter` (same semantics as `searchFindings`). Groups are sorted by count, most first,
  * then by severity rank / verdict order / label. Severity and verdict list every value, zeros
  * included (`none` = no verdict); report and CWE list the non-empty groups (`none` = no report / no
- * CWE). `total` is the number of distinct matching findings (a finding with two CWE ids is in two
+ * CWE). Severity and report breakdowns filtered by nothing but severity/report come from the
+ * trigger-kept `finding_severity_counts`. `total` is the number of distinct matching findings (a finding with two CWE ids is in two
  * CWE groups but counted once). Cached per corpus version.
  *
  * @throws QueryValidationError for an unknown `groupBy` or a bad filter value.
@@ -47,12 +49,17 @@ export async function countFindingsBy(
     let total: number;
     let order: (g: CountGroup) => number = () => 0;
 
+    const summary = answerableFromSummary(filter) && (groupBy === 'severity' || groupBy === 'report') ? await severitySummary(manager, filter, where) : null;
+
     if (groupBy === 'severity') {
-      const rows: { key: string; count: number }[] = await manager.query(
-        `SELECT f.severity::text AS key, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.severity`,
-        where.params.values,
-      );
-      const byKey = new Map(rows.map((r) => [r.key, r.count]));
+      const rows: { key: string; count: number }[] = summary
+        ? summary.map((s) => ({ key: s.severity, count: s.findings }))
+        : await manager.query(
+            `SELECT f.severity::text AS key, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.severity`,
+            where.params.values,
+          );
+      const byKey = new Map<string, number>();
+      for (const r of rows) byKey.set(r.key, (byKey.get(r.key) ?? 0) + r.count);
       groups = SEVERITIES.map((s) => ({ key: s, label: s, count: byKey.get(s) ?? 0 }));
       order = (g) => SEVERITIES.indexOf(g.key as (typeof SEVERITIES)[number]);
       total = groups.reduce((n, g) => n + g.count, 0);
@@ -67,12 +74,22 @@ export async function countFindingsBy(
       order = (g) => keys.indexOf(g.key);
       total = groups.reduce((n, g) => n + g.count, 0);
     } else if (groupBy === 'report') {
-      const rows: { reportId: number | null; filename: string | null; count: number }[] = await manager.query(
-        `SELECT g.report_id AS "reportId", r.filename, g.count
-         FROM (SELECT f.report_id, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.report_id) g
-         LEFT JOIN reports r ON r.id = g.report_id`,
-        where.params.values,
-      );
+      const rows: { reportId: number | null; filename: string | null; count: number }[] = summary
+        ? await manager.query(
+            `SELECT NULLIF(g.report_key, 0) AS "reportId", r.filename, g.count
+             FROM (SELECT unnest($1::int[]) AS report_key, unnest($2::int[]) AS count) g LEFT JOIN reports r ON r.id = g.report_key`,
+            (() => {
+              const per = new Map<number, number>();
+              for (const s of summary) per.set(s.reportKey, (per.get(s.reportKey) ?? 0) + s.findings);
+              return [[...per.keys()], [...per.values()]];
+            })(),
+          )
+        : await manager.query(
+            `SELECT g.report_id AS "reportId", r.filename, g.count
+             FROM (SELECT f.report_id, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY f.report_id) g
+             LEFT JOIN reports r ON r.id = g.report_id`,
+            where.params.values,
+          );
       groups = rows.map((r) =>
         r.reportId === null
           ? { key: 'none', label: '(no report: entered by hand)', count: r.count }

@@ -305,3 +305,37 @@ test('a repeated call is served from the cache until the corpus changes', async 
   expect(after.total).toBe(ref.length);
   expect(after.total).toBeGreaterThan(first.total);
 });
+
+test('finding_severity_counts stays equal to a live count through edits, archiving and deletes', async () => {
+  const live = async () =>
+    asMap(await db.dataSource.query(`SELECT coalesce(report_id, 0) || ':' || severity AS k, count(*)::int AS n FROM findings GROUP BY 1`));
+  const kept = async () =>
+    asMap(await db.dataSource.query(`SELECT report_key || ':' || severity AS k, findings::int AS n FROM finding_severity_counts WHERE findings > 0`));
+  expect(await kept()).toEqual(await live());
+
+  // An edit: a new version becomes current with another severity.
+  await db.dataSource.transaction(async (tx) => {
+    const [v] = await tx.query(
+      `INSERT INTO finding_versions (finding_id, version, origin, title, severity, description)
+       SELECT id, 2, 'edit', 'Manual SQLi note (confirmed)', 'critical', 'confirmed' FROM findings WHERE id = $1 RETURNING id`,
+      [ids['manual']],
+    );
+    await tx.query(`UPDATE findings SET current_version_id = $2, severity = 'critical' WHERE id = $1`, [ids['manual'], v.id]);
+  });
+  expect(await kept()).toEqual(await live());
+  expect((await countFindingsBy(db.dataSource.manager, { groupBy: 'report', filter: { severity: 'critical' } })).groups).toContainEqual({
+    key: 'none',
+    label: '(no report: entered by hand)',
+    count: 1,
+  });
+  // Versions are append-only.
+  await expect(db.dataSource.query(`UPDATE finding_versions SET title = 'x' WHERE finding_id = $1`, [ids['manual']])).rejects.toThrow(/append-only/);
+
+  await setReportArchived(db.dataSource.manager, ids['a'], true);
+  await setReportArchived(db.dataSource.manager, ids['a'], false);
+  await db.dataSource.query(`DELETE FROM reports WHERE id = $1`, [ids['b']]);
+  expect(await kept()).toEqual(await live());
+  const overview = await corpusOverview(db.dataSource.manager);
+  const ref = asMap(await independent(undefined, [], {}).bySeverity());
+  for (const s of SEVERITIES) expect(overview.findings.bySeverity[s]).toBe(ref[s] ?? 0);
+});

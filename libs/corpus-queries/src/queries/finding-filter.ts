@@ -15,6 +15,8 @@ export interface FindingWhere {
   sql: string;
   params: SqlParams;
   applied: AppliedFilter;
+  /** The reports the filter is restricted to (from `reportId` and/or `reportName`), if any. */
+  reportIds?: number[];
 }
 
 /**
@@ -34,6 +36,7 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
   const params = new SqlParams();
   const conditions: string[] = [];
   const applied: AppliedFilter = {};
+  let reportIds: number[] | undefined;
 
   if (!filter.includeArchived) conditions.push('NOT f.archived');
   else applied.includeArchived = true;
@@ -59,6 +62,7 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     const rows: { filename: string }[] = await manager.query(`SELECT filename FROM reports WHERE id = $1`, [filter.reportId]);
     if (rows.length === 0) throw new QueryValidationError('reportId', `no report has id ${filter.reportId}`);
     conditions.push(`f.report_id = ${params.add(filter.reportId)}`);
+    reportIds = [filter.reportId];
     applied.reportId = filter.reportId;
     applied.reportFilename = rows[0].filename;
   }
@@ -77,6 +81,8 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
       );
     }
     conditions.push(`f.report_id = ANY(${params.add(usable.map((r) => r.id))}::int[])`);
+    const named = usable.map((r) => r.id);
+    reportIds = reportIds ? reportIds.filter((id) => named.includes(id)) : named;
     applied.reportName = filter.reportName;
     applied.reportFilename = usable[0].filename;
     if (applied.reportId === undefined && usable.length === 1) applied.reportId = usable[0].id;
@@ -89,5 +95,5 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
     applied.verdict = filter.verdict;
   }
-  return { sql: conditions.length ? conditions.join(' AND ') : 'TRUE', params, applied };
+  return { sql: conditions.length ? conditions.join(' AND ') : 'TRUE', params, applied, reportIds };
 }

@@ -9,3 +9,4 @@ export * from './corpus-overview';
 export * from './list-reports';
 export * from './finding-detail';
 export * from './archive-report';
+export * from './severity-summary';

@@ -16,7 +16,7 @@ interface ReportRecord {
   createdAt: Date;
 }
 
-/** Report summaries (with findings by severity) for the given ids, or every report. */
+/** Report summaries (with findings by severity, from `finding_severity_counts`) for the given ids, or every report. */
 export async function reportSummaries(
   manager: EntityManager,
   opts: { includeArchived: boolean; ids?: number[] },
@@ -37,9 +37,8 @@ export async function reportSummaries(
       params,
     ) as Promise<ReportRecord[]>,
     manager.query(
-      `SELECT f.report_id AS "reportId", f.severity::text AS severity, count(*)::int AS count
-       FROM findings f JOIN reports r ON r.id = f.report_id ${where}
-       GROUP BY f.report_id, f.severity`,
+      `SELECT c.report_key AS "reportId", c.severity::text AS severity, c.findings::int AS count
+       FROM finding_severity_counts c JOIN reports r ON r.id = c.report_key ${where}`,
       params,
     ) as Promise<{ reportId: number; severity: Severity; count: number }[]>,
   ]);

@@ -10,6 +10,7 @@ import {
 import { buildFindingWhere, type FindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
+import { answerableFromSummary, severitySummary } from './severity-summary';
 
 /** Arguments of {@link searchFindings}: a finding filter plus a page. */
 export interface SearchFindingsInput extends FindingFilter {
@@ -57,35 +58,68 @@ export async function estimateMatching(manager: EntityManager, where: FindingWhe
 }
 
 /**
- * The page of current findings matching `where`, most severe first, then by id. From the planner's
- * estimate of the matches M among N findings it picks the cheaper way to cut the page: collect all
- * M matches through the indexes and sort them (cost ∝ M), or walk the `(severity, id)` index and
- * stop once `offset + limit` matches were seen (cost ∝ WALK_COST_RATIO · (offset + limit) · N / M).
- * So neither a rare nor a very common term reads more than it needs.
+ * Whether cutting a page from all matches (collect them through the indexes, sort; cost ∝ M) is
+ * cheaper than walking the `(severity, id)` index until `offset + limit` matches were seen
+ * (cost ∝ WALK_COST_RATIO · (offset + limit) · N / M), for the planner's estimate M of the matches
+ * among N findings.
+ */
+export async function isSelective(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<boolean> {
+  const matches = await estimateMatching(manager, where);
+  const tableRows = Math.max(await estimatedTableRows(manager), matches, 1);
+  return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * tableRows;
+}
+
+const PAGE_COLUMNS = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
+
+/** The row fields of a page `p` (ordered by severity, id) joined with versions and reports. */
+const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId", r.filename AS "reportFilename", p.cwe,
+         CASE WHEN jsonb_typeof(fv.cvss -> 'base_score') = 'number' THEN (fv.cvss ->> 'base_score')::float8 END AS "cvssBaseScore",
+         p.latest_verdict AS "latestVerdict", p.created_at AS "createdAt"
+       FROM page p
+       JOIN finding_versions fv ON fv.id = p.current_version_id
+       LEFT JOIN reports r ON r.id = p.report_id`;
+
+const toRow = (r: RowRecord): FindingRow => ({ ...r, createdAt: new Date(r.createdAt).toISOString() });
+
+/**
+ * The page of current findings matching `where`, most severe first, then by id: collected and
+ * sorted when the filter is selective, else by walking the `(severity, id)` index (see
+ * {@link isSelective}), so neither a rare nor a very common term reads more than it needs.
  */
 export async function findingRows(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<FindingRow[]> {
   if (limit === 0) return [];
-  const matches = await estimateMatching(manager, where);
-  const tableRows = Math.max(await estimatedTableRows(manager), matches, 1);
-  const selective = matches * matches <= WALK_COST_RATIO * (offset + limit) * tableRows;
+  const selective = await isSelective(manager, where, limit, offset);
   const p = where.params.clone();
-  const page = `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
-  const columns = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
-  const pageQuery = selective
-    ? `WITH m AS MATERIALIZED (SELECT ${columns} FROM findings f WHERE ${where.sql})
-       SELECT * FROM m f ORDER BY f.severity, f.id ${page}`
-    : `SELECT ${columns} FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id ${page}`;
-  const rows: RowRecord[] = await manager.query(
-    `SELECT f.id, fv.title, f.severity::text AS severity, f.report_id AS "reportId", r.filename AS "reportFilename", f.cwe,
-            CASE WHEN jsonb_typeof(fv.cvss -> 'base_score') = 'number' THEN (fv.cvss ->> 'base_score')::float8 END AS "cvssBaseScore",
-            f.latest_verdict AS "latestVerdict", f.created_at AS "createdAt"
-     FROM (${pageQuery}) f
-     JOIN finding_versions fv ON fv.id = f.current_version_id
-     LEFT JOIN reports r ON r.id = f.report_id
-     ORDER BY f.severity, f.id`,
+  const window = `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
+  const page = selective
+    ? `m AS MATERIALIZED (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}),
+       page AS (SELECT * FROM m f ORDER BY f.severity, f.id ${window})`
+    : `page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id ${window})`;
+  const rows: RowRecord[] = await manager.query(`WITH ${page} ${ROW_SELECT} ORDER BY p.severity, p.id`, p.values);
+  return rows.map(toRow);
+}
+
+/**
+ * A page and the exact total in one statement, for a selective filter: the matches are collected
+ * once (one pass through the indexes), then counted by a scalar subquery and sorted for the page.
+ */
+async function selectivePageAndTotal(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+  offset: number,
+): Promise<{ rows: FindingRow[]; total: number }> {
+  const p = where.params.clone();
+  const [row]: { total: number; rows: RowRecord[] }[] = await manager.query(
+    `WITH m AS MATERIALIZED (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}),
+          page AS (SELECT * FROM m f ORDER BY f.severity, f.id LIMIT ${p.add(limit)} OFFSET ${p.add(offset)})
+     SELECT (SELECT count(*) FROM m)::int AS total,
+            (SELECT coalesce(json_agg(x ORDER BY x.severity_rank, x.id), '[]'::json)
+             FROM (SELECT q.*, array_position(enum_range(NULL::finding_severity), q.severity::finding_severity) AS severity_rank
+                   FROM (${ROW_SELECT}) q) x) AS rows`,
     p.values,
   );
-  return rows.map((r) => ({ ...r, createdAt: new Date(r.createdAt).toISOString() }));
+  return { total: row.total, rows: row.rows.map(({ severity_rank: _rank, ...r }: RowRecord & { severity_rank?: number }) => toRow(r)) };
 }
 
 /** The exact number of current findings matching `where` (a plain count, never a window function). */
@@ -97,9 +131,13 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
 /**
  * Current findings matching a filter: `total` is the exact number of distinct matches even when
  * `rows` is capped at `limit` (≤ 50); `filter` echoes what was applied, including the weakness
- * classes a text was widened to. Archived reports are excluded unless `includeArchived`. The page
- * and the count are two statements (run concurrently when the manager is not bound to one
- * connection). Results are cached per corpus version.
+ * classes a text was widened to. Archived reports are excluded unless `includeArchived`.
+ *
+ * The total is never a window function: a filter on severity/report only reads the trigger-kept
+ * `finding_severity_counts`; a selective filter collects its matches once and counts them with a
+ * scalar subquery in the same statement as the page; a broad one runs a separate count beside the
+ * index walk that cuts the page (concurrently when the manager is not bound to one connection).
+ * Results are cached per corpus version.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
  */
@@ -113,7 +151,17 @@ export async function searchFindings(
   const offset = intInRange('offset', input.offset, 0, 1_000_000_000, 0);
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
-    const [rows, total] = await Promise.all([findingRows(manager, where, limit, offset), countMatching(manager, where)]);
+    let rows: FindingRow[];
+    let total: number;
+    if (answerableFromSummary(filter)) {
+      const [page, summary] = await Promise.all([findingRows(manager, where, limit, offset), severitySummary(manager, filter, where)]);
+      rows = page;
+      total = summary.reduce((n, s) => n + s.findings, 0);
+    } else if (limit > 0 && (await isSelective(manager, where, limit, offset))) {
+      ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
+    } else {
+      [rows, total] = await Promise.all([findingRows(manager, where, limit, offset), countMatching(manager, where)]);
+    }
     return { total, rows, limit, offset, filter: where.applied };
   });
 }
