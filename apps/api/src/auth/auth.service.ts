@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { OperatorView } from '@corpus-chat/contracts';
@@ -75,7 +75,10 @@ export class AuthService {
   async login(username: string, password: string, ip: string): Promise<{ operator: OperatorEntity; token: string }> {
     const waitMs = await this.loginThrottle.msToWait(username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
-    const found = await findOperatorByUsername(this.db, username);
+    const found = await findOperatorByUsername(this.db, username).catch((e: Error) => {
+      this.logger.error({ msg: 'could not look up an operator at sign-in', err: e.message });
+      throw new ServiceUnavailableException('Sign-in is unavailable right now (the database cannot be reached). Try again in a moment.');
+    });
     const ok = await verifyPassword(found?.passwordHash, password);
     if (!found || !ok || found.disabled) {
       await this.loginThrottle.recordFailure(username, ip);
@@ -95,7 +98,7 @@ export class AuthService {
   /**
    * Verifies `token` (signature, expiry) and loads its operator. Throws 401 when the token is
    * missing, malformed, expired, issued before the operator's last password change, or belongs to
-   * an operator that no longer exists or is disabled.
+   * an operator that no longer exists or is disabled; 503 when Postgres cannot be read.
    */
   async verifySession(token: string | undefined): Promise<Session> {
     if (!token) throw new UnauthorizedException('Sign in first.');
@@ -107,7 +110,10 @@ export class AuthService {
       throw new UnauthorizedException(expired ? 'Your session has expired: sign in again.' : 'Sign in first.');
     }
     if (typeof claims.sub !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.sub)) throw new UnauthorizedException('Sign in first.');
-    const operator = await findOperatorById(this.db, claims.sub);
+    const operator = await findOperatorById(this.db, claims.sub).catch((e: Error) => {
+      this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
+      throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
+    });
     if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
     if (claims.iat < Math.floor(operator.passwordChangedAt.getTime() / 1000)) {
       throw new UnauthorizedException('Your password was changed: sign in again.');
