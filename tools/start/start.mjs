@@ -182,7 +182,7 @@ if (boot.status !== 0) await fail('preparing the database failed (see above).');
 run('api', ['tools/cli/run-ts.mjs', 'apps/api/src/main.ts'], env);
 run('agent-worker', ['tools/cli/run-ts.mjs', 'apps/agent-worker/src/main.ts'], env);
 if (!(await waitForHealth(API_PORT))) await fail(`the API did not answer on port ${API_PORT}.`);
-run('web', [path.join(root, 'node_modules', 'nx', 'bin', 'nx.js'), 'run', 'web:serve', '--outputStyle=stream'], {
+run('web', [path.join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run', 'web:serve', '--outputStyle=stream'], {
   ...env,
   NX_DAEMON: 'false',
   NX_NO_CLOUD: 'true',

@@ -1,4 +1,5 @@
 export * from './import-report';
+export * from './import-paths';
 export * from './import-refusal';
 export * from './parse-report';
 export type * from './parsed-report';
