@@ -267,6 +267,7 @@ scenario('4. stopping a running turn keeps the partial answer, marked stopped; t
   const words = SLOW_WORDS(200);
   modelScript = { words, delayMs: 150 };
   await newThread();
+  const threadUrl = page.url();
   await ask('Tell me a very long story.');
   await waitUntil(async () => (await liveText()).split(/\s+/).length >= 5, { timeoutMs: 60_000, message: 'five streamed words' });
   const requestsBefore = model.completionRequests.length;
@@ -282,8 +283,7 @@ scenario('4. stopping a running turn keeps the partial answer, marked stopped; t
   await shot('4a-stopped');
 
   await putModelSettings({ backend: 'builtin' });
-  await page.goBack();
-  await page.goBack();
+  await page.goto(threadUrl);
   const question = 'How many reports do we have?';
   const [expected] = expectedNumbers(question);
   await page.getByTestId('turn-stopped').waitFor();
@@ -320,11 +320,22 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
     await page.getByTestId('import-input').setInputFiles(picked.file);
     await page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).locator('.reason').first().waitFor({ timeout: 30_000 });
 
-    // A hostile finding title stays text in the findings list.
+    // A hostile finding title (a javascript: Markdown link; HTML tags are stripped at import) stays
+    // text in the findings list, and the agent's answer quoting it renders no such link.
     await row.getByRole('link', { name: 'e2e-picked.sarif' }).click();
     await page.waitForURL(/reportId=/);
-    await page.getByText('Reflected <script>alert(1)</script> in search').waitFor();
+    const hostile = page.getByRole('row').filter({ hasText: picked.hostileTitle });
+    await hostile.waitFor();
+    const findingId = Number((await hostile.locator('td').first().innerText()).trim());
+    await page.goto(`${stack.baseUrl}/chat`);
+    await newThread();
+    await ask(`Show finding ${findingId}`);
+    const answer = await settledAnswer(1);
+    assert.ok(answer.includes('here'), `the answer quotes the title: ${answer}`);
+    assert.equal(await page.locator('cc-assistant-message a[href^="javascript"]').count(), 0, 'no javascript: link rendered');
+    await page.locator('cc-assistant-message a', { hasText: 'here' }).first().click({ timeout: 2000 }).catch(() => undefined);
     assert.deepEqual(dialogs, [], 'no script ran');
+    await shot('5b-hostile-title-inert');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -6,11 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** A finding title that would run script if an answer rendered it as a live Markdown link. */
+export const HOSTILE_TITLE = 'Reflected XSS, click [here](javascript:alert(document.cookie)) to reproduce';
+
 /** Writes a small SARIF 2.1.0 log with one finding of each of four severities; returns its path and expected counts. */
 export function writeSarifSample(dir, name) {
   const rules = [
     { id: 'E2E001', shortDescription: { text: 'SQL injection in login form' }, properties: { 'security-severity': '9.8', tags: ['external/cwe/cwe-89'] } },
-    { id: 'E2E002', shortDescription: { text: 'Reflected <script>alert(1)</script> in search' }, properties: { tags: ['external/cwe/cwe-79'] } },
+    { id: 'E2E002', shortDescription: { text: HOSTILE_TITLE }, properties: { tags: ['external/cwe/cwe-79'] } },
     { id: 'E2E003', shortDescription: { text: 'Weak hash function' } },
     { id: 'E2E004', shortDescription: { text: 'Verbose server banner' } },
   ];
@@ -37,5 +40,5 @@ export function writeSarifSample(dir, name) {
   };
   const file = path.join(dir, name);
   fs.writeFileSync(file, JSON.stringify(log, null, 2));
-  return { file, total: 4, bySeverity: { critical: 1, high: 1, medium: 1, low: 1, info: 0 } };
+  return { file, total: 4, bySeverity: { critical: 1, high: 1, medium: 1, low: 1, info: 0 }, hostileTitle: HOSTILE_TITLE };
 }

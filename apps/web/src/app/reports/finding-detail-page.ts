@@ -45,9 +45,7 @@ export class FindingDetailPage {
       return;
     }
     try {
-      const result = await this.api.findingDetail(id);
-      if (result.found) this.finding.set(result.finding);
-      else this.error.set(`Finding #${id} does not exist.`);
+      this.finding.set(await this.api.findingDetail(id));
     } catch (err) {
       this.error.set(httpStatus(err) === 404 ? `Finding #${id} does not exist.` : describeHttpError(err));
     } finally {

@@ -1,11 +1,12 @@
-import { HttpClient } from '@angular/common/http';
+import { HttpClient, HttpErrorResponse } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type {
   CorpusOverview,
-  FindingDetailResult,
+  FindingDetail,
   FindingFilter,
   ImportOutcome,
+  ImportReportsResponse,
   ReportSummary,
   SearchFindingsResult,
 } from '@corpus-chat/contracts';
@@ -24,12 +25,21 @@ export class ReportsApi {
     return firstValueFrom(this.http.get<CorpusOverview>('/api/corpus/overview'));
   }
 
-  /** `POST /api/reports/import` (multipart, field `files`): one outcome per file, in order. */
+  /**
+   * `POST /api/reports/import` (multipart, field `files`): one outcome per file, in order. The API
+   * answers 409/413/422 when every file was refused for the same reason, with the outcomes in the
+   * error body: those are returned like a success, so each file shows its own reason.
+   */
   async importFiles(files: readonly File[]): Promise<ImportOutcome[]> {
     const form = new FormData();
     for (const file of files) form.append('files', file, file.name);
-    const body = await firstValueFrom(this.http.post<ImportOutcome[] | { results: ImportOutcome[] }>('/api/reports/import', form));
-    return Array.isArray(body) ? body : body.results;
+    try {
+      return (await firstValueFrom(this.http.post<ImportReportsResponse>('/api/reports/import', form))).results;
+    } catch (err) {
+      const results = err instanceof HttpErrorResponse ? (err.error as Partial<ImportReportsResponse> | null)?.results : undefined;
+      if (Array.isArray(results)) return results;
+      throw err;
+    }
   }
 
   /** `GET /api/findings`: `total` is exact; `rows` one page of at most `limit`. */
@@ -38,7 +48,8 @@ export class ReportsApi {
     return firstValueFrom(this.http.get<SearchFindingsResult>('/api/findings', { params }));
   }
 
-  findingDetail(id: number): Promise<FindingDetailResult> {
-    return firstValueFrom(this.http.get<FindingDetailResult>(`/api/findings/${id}`));
+  /** `GET /api/findings/:id`; 404 for an unknown id. */
+  findingDetail(id: number): Promise<FindingDetail> {
+    return firstValueFrom(this.http.get<FindingDetail>(`/api/findings/${id}`));
   }
 }
