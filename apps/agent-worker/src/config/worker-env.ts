@@ -7,11 +7,14 @@ import { ServerEnv, validateEnv } from '@corpus-chat/server-core';
  * variable). The agent's own settings (steps, context, model timeouts) are `AgentEnv`.
  */
 export class WorkerEnv extends ServerEnv {
-  /** Turns one process runs at once (a turn mostly waits on the model, so one process holds many). */
+  /**
+   * Turns one process runs at once (a turn mostly waits on the model, so one process holds many:
+   * docs/benchmarks.md measures 500 slow turns in one process).
+   */
   @Type(() => Number)
   @IsInt()
   @Min(1)
-  @Max(256)
+  @Max(2000)
   WORKER_CONCURRENCY = 8;
 
   /** Milliseconds a turn may run before it ends with `turn.error {code: 'TIMEOUT'}` (default 5 minutes). */

@@ -15,6 +15,7 @@ import {
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { AnswerCollector } from './answer-collector';
+import { waitForRow } from './turn-row-wait';
 import { type PartialAnswer, TurnAbort, TurnAttemptError, TurnFailedError } from './turn-errors';
 
 /** Nest token of this worker's id (shown in `turn.started` and logs). */
@@ -250,13 +251,8 @@ export class TurnExecutor {
   }
 
   /** The turn, waiting briefly for the API's transaction to commit (it adds the job just before). */
-  private async loadTurn(turnId: string): Promise<TurnForRun | null> {
-    const until = Date.now() + TURN_ROW_WAIT_MS;
-    for (;;) {
-      const loaded = await this.ledger.findForRun(turnId);
-      if (loaded || Date.now() > until) return loaded;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  private loadTurn(turnId: string): Promise<TurnForRun | null> {
+    return waitForRow(() => this.ledger.findForRun(turnId), TURN_ROW_WAIT_MS);
   }
 }
 
