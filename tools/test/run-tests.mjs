@@ -27,6 +27,8 @@ function reachable(port) {
 
 const steps = [
   { name: 'lint', cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'] },
+  { name: 'lint-tools', cmd: bin('eslint'), args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'] },
+  { name: 'typecheck-tools', cmd: bin('tsc'), args: ['-p', 'tools/tsconfig.json', '--noEmit'] },
   { name: 'typecheck', cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'] },
   { name: 'jest', cmd: bin('jest'), args: ['--maxWorkers=2', '--ci'], needsServices: true },
   { name: 'web', cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
