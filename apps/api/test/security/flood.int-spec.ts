@@ -8,7 +8,7 @@ import request from 'supertest';
 import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from './full-app';
-import { startWorkerProcess, type WorkerProcess } from './worker-process';
+import { spawnWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 jest.setTimeout(90_000);
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
   api = await startApi(db.url);
   expect(api.env.MESSAGES_PER_MINUTE).toBe(20);
   expect(api.env.MAX_ACTIVE_TURNS_PER_OPERATOR).toBe(3);
-  worker = await startWorkerProcess(db.url, api.env.REDIS_PREFIX, { WORKER_CONCURRENCY: '4' });
+  worker = await spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: api.env.REDIS_PREFIX, env: { WORKER_CONCURRENCY: '4' } });
   const opA = await insertTestOperator(db.dataSource);
   const opB = await insertTestOperator(db.dataSource);
   a = await loginAs(api.baseUrl, opA.username, opA.password);

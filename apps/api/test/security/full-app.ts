@@ -1,38 +1,31 @@
 import 'reflect-metadata';
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { createApiApp } from '../../src/app.setup';
-import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
+import { ApiEnv } from '../../src/config/api-env';
+import { type ApiInstance, newDeployment, startApiInstance } from '../support/chat-harness';
 
 /** A running API (the real `AppModule`, configured like `main.ts`) on a free port. */
-export interface RunningApi {
-  app: NestExpressApplication;
-  baseUrl: string;
-  env: ApiEnv;
-}
+export type RunningApi = ApiInstance;
 
 /**
- * Starts the real API on 127.0.0.1:0 against database `dbUrl`, with a Redis prefix, JWT secret and
- * data folder of its own unless `overrides` sets them (pass the same REDIS_PREFIX and JWT_SECRET to
- * start a second instance of one deployment). Close with `app.close()`.
+ * Starts the real API on 127.0.0.1:0 against database `dbUrl` as a deployment of its own (Redis
+ * prefix, JWT secret), with the product's default per-operator limits unless `overrides` sets them
+ * (pass the same REDIS_PREFIX and JWT_SECRET to start a second instance of one deployment).
  */
 export async function startApi(dbUrl: string, overrides: Record<string, string> = {}): Promise<RunningApi> {
-  const env = loadApiEnv({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: dbUrl,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
-    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
-    RUN_MIGRATIONS: '0',
-    ...overrides,
+  const defaults = new ApiEnv();
+  const { REDIS_PREFIX, JWT_SECRET, ...env } = overrides;
+  const deployment = newDeployment();
+  return startApiInstance({
+    databaseUrl: dbUrl,
+    redisPrefix: REDIS_PREFIX ?? deployment.redisPrefix,
+    jwtSecret: JWT_SECRET ?? deployment.jwtSecret,
+    env: {
+      MESSAGES_PER_MINUTE: String(defaults.MESSAGES_PER_MINUTE),
+      MAX_ACTIVE_TURNS_PER_OPERATOR: String(defaults.MAX_ACTIVE_TURNS_PER_OPERATOR),
+      REQUESTS_PER_MINUTE: String(defaults.REQUESTS_PER_MINUTE),
+      ...env,
+    },
   });
-  const app = await createApiApp(env, { shutdownHooks: false });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as { port: number };
-  return { app, baseUrl: `http://127.0.0.1:${port}`, env };
 }
 
 /** Every route (not middleware mount) Express serves under `prefix`, as `METHOD /path` (e.g. `POST /api/chats/:id/messages`). */
