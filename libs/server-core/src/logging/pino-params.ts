@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { ServerEnv } from '../config/base-env';
 
@@ -23,6 +24,8 @@ export const BASE_LOG_REDACT_PATHS = [
  */
 export function pinoParams(env: ServerEnv, service: string, extraRedact: readonly string[] = []): Params {
   return {
+    // Nest 11's router (path-to-regexp 8) needs a named wildcard; nestjs-pino's default '*' only warns and is converted.
+    forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
     pinoHttp: {
       name: service,
       level: env.LOG_LEVEL,
