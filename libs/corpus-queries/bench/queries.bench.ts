@@ -7,7 +7,7 @@
  * uncached unless stated: searchFindings for a rare (≤ 1 %), a common (~10 %) and a very common
  * (~45 %) term, rows only, count only, page + total, countFindingsBy('severity'), corpusOverview,
  * a cached repeat, and the Postgres plans (EXPLAIN ANALYZE) showing index use. Drops the database
- * at the end unless --keep. Results also go to bench/results/queries-<size>.json (not committed).
+ * at the end unless --keep. Results also go to <repo>/bench/results/queries-<size>.json (git-ignored).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { createDataSource } from '../src/data-source';
 import { generateCorpus } from '../src/generator';
 import { buildFindingWhere } from '../src/queries/finding-filter';
 import { normaliseFilter } from '../src/queries/query-validation';
-import { countMatching, findingRows, searchFindings } from '../src/queries/search-findings';
+import { countMatching, findingRows, isSelective, searchFindings } from '../src/queries/search-findings';
 import { countFindingsBy } from '../src/queries/count-findings-by';
 import { corpusOverview } from '../src/queries/corpus-overview';
 
@@ -126,6 +126,7 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     out[`ratio ${label}`] = ratio;
   }
   row(`countFindingsBy('severity'), no filter`, await measure(() => countFindingsBy(m, { groupBy: 'severity' }, { cache: false })), '≤ 100');
+  row(`countFindingsBy('severity'), text "cookie" (live count)`, await measure(() => countFindingsBy(m, { groupBy: 'severity', filter: { text: 'cookie' } }, { cache: false })));
   row(`countFindingsBy('report'), severity=critical`, await measure(() => countFindingsBy(m, { groupBy: 'report', filter: { severity: 'critical' } }, { cache: false })));
   row(`countFindingsBy('cwe'), text "cookie"`, await measure(() => countFindingsBy(m, { groupBy: 'cwe', filter: { text: 'cookie' } }, { cache: false })));
   row('corpusOverview', await measure(() => corpusOverview(m, { cache: false }), Math.min(iterations, 15)));
@@ -141,13 +142,21 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     const where = await buildFindingWhere(m, normaliseFilter({ text: term }));
     plans[`count ${label}`] = await explain(m, `SELECT count(*) FROM findings f WHERE ${where.sql}`, where.params.values);
     const p = where.params.clone();
-    plans[`rows ${label}`] = await explain(
+    const selective = await isSelective(m, where, 50, 0);
+    plans[`rows ${label} (${selective ? 'selective: collect and sort' : 'broad: walk the (severity, id) index'})`] = await explain(
       m,
-      `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT ${p.add(50)}`,
+      selective
+        ? `WITH m AS MATERIALIZED (SELECT f.id, f.severity FROM findings f WHERE ${where.sql}) SELECT id FROM m ORDER BY severity, id LIMIT ${p.add(50)}`
+        : `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT ${p.add(50)}`,
       p.values,
     );
   }
-  plans['severity counts'] = await explain(m, `SELECT f.severity, count(*) FROM findings f WHERE NOT f.archived GROUP BY f.severity`, []);
+  plans['severity counts (trigger-kept table)'] = await explain(
+    m,
+    `SELECT c.severity, sum(c.findings) FROM finding_severity_counts c LEFT JOIN reports r ON r.id = c.report_key
+     WHERE c.findings > 0 AND (c.report_key = 0 OR NOT r.archived) GROUP BY c.severity`,
+    [],
+  );
   for (const [name, lines] of Object.entries(plans)) {
     console.log(`\n${name}:`);
     for (const l of lines) console.log(`    ${l}`);
@@ -167,7 +176,7 @@ async function main(): Promise<void> {
       await ds.runMigrations({ transaction: 'each' });
       const r = await benchSize(ds, size);
       results.push(r);
-      const dir = path.join(__dirname, 'results');
+      const dir = path.resolve(__dirname, '..', '..', '..', 'bench', 'results');
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, `queries-${size}.json`), JSON.stringify(r, null, 2));
     } finally {
