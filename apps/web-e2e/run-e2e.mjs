@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global document -- the functions passed to page.waitForFunction / page.evaluate run in the browser */
+/* global document, DataTransfer, File -- the functions passed to page.waitForFunction / page.evaluate run in the browser */
 /**
  * Browser end-to-end tests of Corpus Chat (issue 6), run by `npm test` (step `e2e`) or directly:
  *   node apps/web-e2e/run-e2e.mjs
@@ -138,12 +138,18 @@ async function settledAnswer(count, timeoutMs = 60_000) {
 const liveText = () =>
   page.evaluate(() => document.querySelector('cc-assistant-message article.streaming [data-testid="answer"]')?.textContent?.trim() ?? '');
 
-async function putModelSettings({ backend, baseUrl, model: modelName }) {
+async function putModelSettings({ backend, baseUrl, model: modelName, testFirst = false }) {
   await page.goto(`${stack.baseUrl}/settings`);
   await page.getByRole('radio', { name: backend === 'openai' ? /OpenAI-compatible/ : /Built-in planner/ }).check();
   if (backend === 'openai') {
     await page.getByLabel('Base URL').fill(baseUrl);
     await page.getByLabel('Model', { exact: true }).fill(modelName);
+  }
+  if (testFirst) {
+    // "Test connection" checks the values in the form against the server before they are saved.
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('heading', { name: 'Connection works' }).waitFor({ timeout: 15_000 });
+    await shot('3-settings-test-connection');
   }
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved. The next turn uses these settings.').waitFor();
@@ -229,7 +235,7 @@ scenario('2. a follow-up question ("and how many of those are critical?") uses t
 });
 
 scenario('3. reloading during a long turn shows the text so far and continues live, without a duplicate bubble', { timeout: 180_000 }, async () => {
-  await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model' });
+  await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model', testFirst: true });
   const words = SLOW_WORDS(40);
   modelScript = { words, delayMs: 250 };
   await page.goto(`${stack.baseUrl}/chat`);
@@ -315,6 +321,25 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
       if (n) assert.match(cells[4], new RegExp(`${sev[0].toUpperCase()} ${n}\\b`), `${sev} count in "${cells[4]}"`);
     }
     await shot('5-sarif-imported');
+
+    // Drag and drop works too: a second file dropped on the import area.
+    const dropped = writeSarifSample(dir, 'e2e-dropped.sarif', 'dropped');
+    const dataTransfer = await page.evaluateHandle(
+      ({ name, content }) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([content], name, { type: 'application/sarif+json' }));
+        return dt;
+      },
+      { name: 'e2e-dropped.sarif', content: fs.readFileSync(dropped.file, 'utf8') },
+    );
+    await page.dispatchEvent('[data-testid="dropzone"]', 'dragenter', { dataTransfer });
+    await page.dispatchEvent('[data-testid="dropzone"]', 'drop', { dataTransfer });
+    await page
+      .getByTestId('import-result')
+      .filter({ hasText: 'e2e-dropped.sarif' })
+      .filter({ hasText: `imported as sarif: ${dropped.total} findings` })
+      .waitFor({ timeout: 30_000 });
+    await page.getByTestId('report-row').filter({ hasText: 'e2e-dropped.sarif' }).waitFor();
 
     // The same file again is refused with the importer's reason, shown for that file.
     await page.getByTestId('import-input').setInputFiles(picked.file);

@@ -10,7 +10,7 @@ import path from 'node:path';
 export const HOSTILE_TITLE = 'Reflected XSS, click [here](javascript:alert(document.cookie)) to reproduce';
 
 /** Writes a small SARIF 2.1.0 log with one finding of each of four severities; returns its path and expected counts. */
-export function writeSarifSample(dir, name) {
+export function writeSarifSample(dir, name, variant = 'picked') {
   const rules = [
     { id: 'E2E001', shortDescription: { text: 'SQL injection in login form' }, properties: { 'security-severity': '9.8', tags: ['external/cwe/cwe-89'] } },
     { id: 'E2E002', shortDescription: { text: HOSTILE_TITLE }, properties: { tags: ['external/cwe/cwe-79'] } },
@@ -28,7 +28,8 @@ export function writeSarifSample(dir, name) {
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'e2e-scanner', version: '1.0.0', rules } },
+        // The variant changes the bytes, so a second sample is not refused as a duplicate.
+        tool: { driver: { name: `e2e-scanner-${variant}`, version: '1.0.0', rules } },
         results: [
           result('E2E001', 'error', 'User input reaches a SQL query unescaped.', 'src/login.ts', 12),
           result('E2E002', 'error', 'Search term is echoed without encoding.', 'src/search.ts', 40),

@@ -1,4 +1,4 @@
-import { ChangeDetectionStrategy, Component, computed, inject, input } from '@angular/core';
+import { ChangeDetectionStrategy, Component, ViewEncapsulation, computed, inject, input } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
@@ -55,6 +55,9 @@ export function renderMarkdown(source: string): string {
   selector: 'cc-markdown',
   template: '<div class="md" [innerHTML]="html()"></div>',
   styleUrl: './markdown.css',
+  // The rendered HTML is set through innerHTML, so it carries no emulated-encapsulation attributes:
+  // the styles are global, scoped by the `.md` class instead.
+  encapsulation: ViewEncapsulation.None,
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class MarkdownView {

@@ -71,6 +71,13 @@ describe('ThreadStore', () => {
       ],
     });
     store = TestBed.inject(ThreadStore);
+    // Unless a test scripts it, a re-read answers what the store already shows (the server agrees).
+    api.get.mockImplementation(async () => {
+      const chat = store.chat()!;
+      const live = store.live();
+      const activeTurn = live && !['done', 'error', 'cancelled'].includes(live.phase) ? { turnId: live.turnId, status: 'queued' as const, lastSeq: live.lastSeq } : null;
+      return { ...chat, messageCount: chat.messages.length, activeTurn };
+    });
   });
 
   it('rebuilds a turn that was running before a reload: joins with afterSeq 0, replays, continues live, ends with one bubble', async () => {
@@ -114,6 +121,10 @@ describe('ThreadStore', () => {
     expect(chatId).toBe(CHAT);
     expect(body.content).toBe('How many critical findings?');
     expect(body.clientMessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
+    // The thread is re-read after the POST (its title and counts changed) without losing the turn.
+    await flush();
+    expect(api.get).toHaveBeenCalledTimes(2);
     expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
     const live = store.live()!;
     expect(live.phase).toBe('queued');

@@ -195,7 +195,8 @@ export class ThreadStore {
         const notice = res.truncated ? 'Your message was longer than 100,000 characters: it was cut at a sentence boundary.' : null;
         return { ...s, chat, live, notice, sending: false };
       });
-      this.list.scheduleRefresh();
+      // The first message names the thread and the turn counts: re-read header and list entry.
+      void this.refresh();
       return true;
     } catch (err) {
       if (httpStatus(err) === 409) {
