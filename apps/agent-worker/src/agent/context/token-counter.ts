@@ -1,21 +1,33 @@
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
-
-let encoding: Tiktoken | undefined;
+import { countTokens as countO200k } from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import { LRUCache } from 'lru-cache';
 
 /**
- * The tokenizer used for the context budget: OpenAI's `o200k_base` BPE, whose ranks ship inside the
- * `js-tiktoken` package (nothing is downloaded at run time). Local models use other vocabularies,
- * so counts are an estimate within a few percent of theirs; the budget leaves room for that.
- * Loaded on first use (about half a second), then shared.
+ * Counts of texts seen before (the system prompt, the tool schemas and the thread's history come
+ * back on every turn and every model step): keyed by the text, bounded to about 4 M characters.
  */
-export function tokenizer(): Tiktoken {
-  encoding ??= getEncoding('o200k_base');
-  return encoding;
-}
+const counted = new LRUCache<string, number>({ maxSize: 4_000_000, sizeCalculation: (_n, text) => Math.max(1, text.length) });
 
-/** Tokens of `text`. */
+/** Every special token is read as plain text (an operator's message or a report may contain one). */
+const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
+
+/** Texts shorter than this are counted directly (hashing them costs about what counting does). */
+const MEMO_MIN_CHARS = 64;
+
+/**
+ * Tokens of `text` under OpenAI's `o200k_base` BPE, counted by `gpt-tokenizer` (its ranks ship inside
+ * the package: nothing is downloaded at run time; the same counts as tiktoken, in about a third of
+ * the memory and several times faster — docs/benchmarks.md). Local models use other vocabularies,
+ * so counts are an estimate within a few percent of theirs; the budget leaves room for that. Text
+ * that looks like a special token (`<|endoftext|>`) is counted as ordinary text, never refused.
+ */
 export function countTokens(text: string): number {
-  return text ? tokenizer().encode(text).length : 0;
+  if (!text) return 0;
+  if (text.length < MEMO_MIN_CHARS) return countO200k(text, NO_SPECIAL_TOKENS);
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const n = countO200k(text, NO_SPECIAL_TOKENS);
+  counted.set(text, n);
+  return n;
 }
 
 /** Per-message framing tokens of the chat format (role and separators), as OpenAI documents for its chat models. */
