@@ -236,7 +236,7 @@ scenario('2. a follow-up question ("and how many of those are critical?") uses t
 
 scenario('3. reloading during a long turn shows the text so far and continues live, without a duplicate bubble', { timeout: 180_000 }, async () => {
   await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model', testFirst: true });
-  const words = SLOW_WORDS(40);
+  const words = SLOW_WORDS(60);
   modelScript = { words, delayMs: 250 };
   await page.goto(`${stack.baseUrl}/chat`);
   await newThread();
@@ -364,6 +364,39 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+scenario('thread list: rename, archive and the archive filter, delete with confirmation', { timeout: 60_000 }, async () => {
+  await page.goto(`${stack.baseUrl}/chat`);
+  await newThread();
+  const title = `Renamed ${Date.now()}`;
+  await page.getByRole('button', { name: 'Rename' }).click();
+  await page.getByLabel('Thread title').fill(title);
+  await page.getByLabel('Thread title').press('Enter');
+  await page.getByTestId('thread-title').filter({ hasText: title }).waitFor();
+  const item = page.getByTestId('thread-item').filter({ hasText: title });
+  await item.waitFor();
+
+  await page.getByRole('button', { name: 'Archive', exact: true }).click();
+  await item.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Archived', exact: true }).click();
+  await item.waitFor();
+  await page.getByRole('button', { name: 'Unarchive' }).click();
+  await item.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Active', exact: true }).click();
+  await item.waitFor();
+
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete this thread?' });
+  await dialog.waitFor();
+  await shot('6-delete-confirmation');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await item.count(), 1, 'cancel keeps the thread');
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL(/\/chat$/);
+  await item.waitFor({ state: 'detached' });
 });
 
 test('the pages ran without uncaught errors', () => {
