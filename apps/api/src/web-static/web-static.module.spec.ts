@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { WebStaticModule } from './web-static.module';
+
+describe('WebStaticModule.forRoot', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-web-static-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('serves nothing when WEB_DIST_DIR is empty', () => {
+    expect(WebStaticModule.forRoot('').imports ?? []).toHaveLength(0);
+  });
+
+  it('refuses a folder without index.html, naming the variable', () => {
+    expect(() => WebStaticModule.forRoot(dir)).toThrow(/WEB_DIST_DIR=.*holds no index\.html/);
+  });
+
+  it('serves a web build folder', () => {
+    fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>x</title>');
+    expect(WebStaticModule.forRoot(dir).imports).toHaveLength(1);
+  });
+});
