@@ -17,6 +17,18 @@ export class WorkerEnv extends ServerEnv {
   @Max(2000)
   WORKER_CONCURRENCY = 8;
 
+  /**
+   * Milliseconds over which text deltas are joined before publishing (0: every delta on its own).
+   * The first delta of an answer (and the first after a tool call) goes out at once; the next ones
+   * wait at most this long. 16–50 cuts Redis and socket messages several-fold for fast models
+   * (docs/benchmarks.md, scenarios 3 and 5).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  TEXT_DELTA_COALESCE_MS = 0;
+
   /** Milliseconds a turn may run before it ends with `turn.error {code: 'TIMEOUT'}` (default 5 minutes). */
   @Type(() => Number)
   @IsInt()

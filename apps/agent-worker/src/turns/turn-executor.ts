@@ -15,6 +15,7 @@ import {
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { AnswerCollector } from './answer-collector';
+import { TurnEventStream } from './turn-event-stream';
 import { waitForRow } from './turn-row-wait';
 import { type PartialAnswer, TurnAbort, TurnAttemptError, TurnFailedError } from './turn-errors';
 
@@ -112,13 +113,11 @@ export class TurnExecutor {
     }));
     const controller = new AbortController();
     const collector = new AnswerCollector();
-    let published: Promise<unknown> = Promise.resolve();
+    const stream = new TurnEventStream((event) => this.bus.publish(chatId, turn.id, event), this.env.TEXT_DELTA_COALESCE_MS);
     const emit = (event: RunnerEvent): Promise<void> => {
       if (controller.signal.aborted) return Promise.resolve();
       collector.add(event);
-      const next = published.then(() => this.bus.publish(chatId, turn.id, event));
-      published = next.catch(() => undefined);
-      return next.then(() => undefined);
+      return stream.emit(event);
     };
 
     this.running.set(turn.id, controller);
@@ -143,7 +142,7 @@ export class TurnExecutor {
       });
       run.catch(() => undefined); // when the abort wins the race, the runner's own rejection is expected
       const outcome = await Promise.race([run, aborted]);
-      await published;
+      await stream.settled();
       turnTrace.mark(turn.id, 'worker.runner-end');
       const result = await this.ledger.finish(turn.id, {
         status: 'complete',
@@ -162,7 +161,7 @@ export class TurnExecutor {
       this.logger.log(`turn ${turn.id} done (message ${result.messageId})`);
       return { messageId: result.messageId, status: 'complete' };
     } catch (e) {
-      await published;
+      await stream.settled();
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
       if (reason?.kind === 'cancelled') return this.storeCancelled(chatId, turn.id, partial);
