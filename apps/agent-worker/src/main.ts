@@ -18,6 +18,21 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/**
+ * After SIGTERM/SIGINT, exits anyway if the graceful close (running turns get SHUTDOWN_TIMEOUT_MS)
+ * takes longer than `ms`, e.g. while Redis is unreachable.
+ */
+function exitIfShutdownHangs(ms: number): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`shutdown did not finish within ${ms} ms; exiting`);
+        process.exit(1);
+      }, ms).unref();
+    });
+  }
+}
+
 async function main(): Promise<void> {
   let env: WorkerEnv;
   let agentConfig: ReturnType<typeof loadAgentConfig>;
@@ -34,6 +49,7 @@ async function main(): Promise<void> {
   );
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  exitIfShutdownHangs(env.SHUTDOWN_TIMEOUT_MS + 15_000);
   await app.init();
   console.log(
     `Corpus Chat agent-worker ${app.get<string>(WORKER_ID)} consuming turns (concurrency ${env.WORKER_CONCURRENCY})`,

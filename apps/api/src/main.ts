@@ -18,12 +18,17 @@ async function checkDependencies(env: ApiEnv): Promise<void> {
   try {
     if (env.RUN_MIGRATIONS === 1) await ensureDatabase(env.DATABASE_URL);
   } catch (e) {
-    fail(`Postgres is not reachable at DATABASE_URL (${redactUrl(env.DATABASE_URL)}): ${(e as Error).message}`);
+    fail(
+      `Postgres is not reachable at DATABASE_URL (${redactUrl(env.DATABASE_URL)}): ${(e as Error).message}`,
+    );
   }
   const redis = createRedisConnection(env.REDIS_URL, 'api:preflight', 'fail-fast');
   const ready = await waitUntilReady(redis, 5000);
   await closeRedis(redis);
-  if (!ready) fail(`Redis is not reachable at REDIS_URL (${redactUrl(env.REDIS_URL)}). Start it (e.g. \`redis-server\`) and try again.`);
+  if (!ready)
+    fail(
+      `Redis is not reachable at REDIS_URL (${redactUrl(env.REDIS_URL)}). Start it (e.g. \`redis-server\`) and try again.`,
+    );
 }
 
 /** The URL without its password, for messages. */
@@ -37,6 +42,18 @@ function redactUrl(url: string): string {
   }
 }
 
+/** After SIGTERM/SIGINT, exits anyway if the graceful close (Nest's shutdown hooks) takes longer than `ms`. */
+function exitIfShutdownHangs(ms: number): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`shutdown did not finish within ${ms} ms; exiting`);
+        process.exit(1);
+      }, ms).unref();
+    });
+  }
+}
+
 async function main(): Promise<void> {
   let env: ApiEnv;
   try {
@@ -47,9 +64,12 @@ async function main(): Promise<void> {
   }
   await checkDependencies(env);
   const app = await createApiApp(env);
+  exitIfShutdownHangs(15_000);
   await app.listen(env.API_PORT, env.API_HOST);
   const address = app.getHttpServer().address() as { port: number };
-  console.log(`Corpus Chat API listening on http://${env.API_HOST === '0.0.0.0' ? 'localhost' : env.API_HOST}:${address.port}/api (docs: /api/docs)`);
+  console.log(
+    `Corpus Chat API listening on http://${env.API_HOST === '0.0.0.0' ? 'localhost' : env.API_HOST}:${address.port}/api (docs: /api/docs)`,
+  );
 }
 
 main().catch((e: unknown) => {

@@ -4,7 +4,8 @@ import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { dataSourceOptions } from '@corpus-chat/corpus-queries';
-import { pinoParams, RedisKeys, redisOptionsFromUrl, TurnPipelineModule } from '@corpus-chat/server-core';
+import { pinoParams, REDIS_CLIENT, RedisKeys, TurnPipelineModule } from '@corpus-chat/server-core';
+import type { Redis } from 'ioredis';
 import { LOG_REDACT_PATHS } from '../auth/http-hardening';
 import { ApiEnv } from './api-env';
 
@@ -23,7 +24,12 @@ export class ApiCoreModule {
       module: ApiCoreModule,
       global: true,
       imports: [
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...env })] }),
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          skipProcessEnv: true,
+          load: [() => ({ ...env })],
+        }),
         LoggerModule.forRoot(pinoParams(env, 'api', LOG_REDACT_PATHS)),
         TypeOrmModule.forRoot({
           ...dataSourceOptions(env.DATABASE_URL),
@@ -31,12 +37,18 @@ export class ApiCoreModule {
           retryAttempts: 3,
           retryDelay: 1000,
         }),
-        BullModule.forRoot({
-          // enableOfflineQueue off: adding a job while Redis is down fails at once (503), never hangs.
-          connection: { ...redisOptionsFromUrl(env.REDIS_URL), enableOfflineQueue: false, connectionName: 'api-bullmq' },
-          prefix: keys.bullPrefix,
+        BullModule.forRootAsync({
+          // The queue shares the pipeline's fail-fast connection: adding a job while Redis is down
+          // fails at once (503), and closing during an outage drops the socket instead of waiting.
+          inject: [REDIS_CLIENT],
+          useFactory: (redis: Redis) => ({ connection: redis, prefix: keys.bullPrefix }),
         }),
-        TurnPipelineModule.forRoot({ redisUrl: env.REDIS_URL, prefix: env.REDIS_PREFIX, clientName: 'api', role: 'fail-fast' }),
+        TurnPipelineModule.forRoot({
+          redisUrl: env.REDIS_URL,
+          prefix: env.REDIS_PREFIX,
+          clientName: 'api',
+          role: 'fail-fast',
+        }),
       ],
       providers: [{ provide: ApiEnv, useValue: env }],
       exports: [ApiEnv],

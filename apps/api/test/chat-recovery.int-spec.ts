@@ -1,0 +1,211 @@
+import 'reflect-metadata';
+import request from 'supertest';
+import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  type ApiInstance,
+  type EventCollector,
+  eventually,
+  expectGapFree,
+  newDeployment,
+  openChatSocket,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
+import type { LoginSession } from './support/login';
+import { startTestRedisServer, type TestRedisServer } from './support/redis-server';
+import { scriptedMessage, type TurnScript } from './support/turn-script';
+import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
+
+jest.setTimeout(90_000);
+
+/** Short locks so a killed worker's turn is picked up within ~3 s. */
+const FAST_RECOVERY = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
+
+async function setUp(redisUrl?: string) {
+  const db = await createTestDatabase();
+  const deployment = newDeployment();
+  const api = await startApiInstance({ databaseUrl: db.url, ...deployment, redisUrl });
+  const session = await signIn(api, db.dataSource);
+  const spawn = (env: Record<string, string> = {}) =>
+    spawnWorkerProcess({
+      databaseUrl: db.url,
+      redisPrefix: deployment.redisPrefix,
+      redisUrl,
+      env: { ...FAST_RECOVERY, ...env },
+    });
+  return { db, api, session, spawn };
+}
+
+function helpers(api: ApiInstance, who: LoginSession) {
+  const http = () => request(api.app.getHttpServer());
+  return {
+    http,
+    newChat: async () =>
+      ((await http().post('/api/chats').set(who.headers).send({})).body as ChatSummaryView).id,
+    post: (chatId: string, script: TurnScript) =>
+      http()
+        .post(`/api/chats/${chatId}/messages`)
+        .set(who.headers)
+        .send({ content: scriptedMessage(script) }),
+  };
+}
+
+describe('turns survive crashed and stopped workers', () => {
+  let env: Awaited<ReturnType<typeof setUp>>;
+  const workers: WorkerProcess[] = [];
+  const sockets: EventCollector[] = [];
+
+  beforeAll(async () => {
+    env = await setUp();
+  });
+  afterAll(async () => {
+    sockets.forEach((s) => s.close());
+    await Promise.all(workers.map((w) => w.stop()));
+    await env?.api.close();
+    await env?.db.drop();
+  });
+
+  it('kill -9 of the worker mid-turn: another worker restarts it as attempt 2 and the thread holds exactly one answer', async () => {
+    const { http, newChat, post } = helpers(env.api, env.session);
+    const doomed = await env.spawn();
+    workers.push(doomed);
+    const chatId = await newChat();
+    const watcher = await openChatSocket(env.api, env.session);
+    sockets.push(watcher);
+    await watcher.join(chatId);
+    const { turnId } = (await post(chatId, { deltaCount: 30, deltaMs: 100 })).body as PostMessageResponse;
+    await watcher.waitFor(turnId, { count: 5 });
+    expect(watcher.forTurn(turnId)[1]).toMatchObject({
+      type: 'turn.started',
+      workerId: doomed.workerId,
+      attempt: 1,
+    });
+
+    const survivor = await env.spawn();
+    workers.push(survivor);
+    doomed.kill('SIGKILL');
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+
+    const done = (await watcher.waitFor(turnId, 'turn.done', 30_000)) as ChatEventOf<'turn.done'>;
+    const events = watcher.forTurn(turnId);
+    expectGapFree(events);
+    const started = events.filter((e) => e.type === 'turn.started') as ChatEventOf<'turn.started'>[];
+    expect(started.map((e) => [e.workerId, e.attempt])).toEqual([
+      [doomed.workerId, 1],
+      [survivor.workerId, 2],
+    ]);
+    // After attempt 2 started, the full answer streams again (the client drops attempt 1's text).
+    const afterRestart = events.slice(events.indexOf(started[1]));
+    expect(afterRestart.filter((e) => e.type === 'text.delta')).toHaveLength(30);
+
+    const answers = await env.db.dataSource.query(
+      `SELECT id, status, content FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
+      [turnId],
+    );
+    expect(answers).toEqual([
+      { id: done.messageId, status: 'complete', content: expect.stringMatching(/^w1 .* w30 $/) },
+    ]);
+    expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).body.activeTurn).toBeNull();
+  });
+
+  it('SIGTERM lets the running turn finish before the worker exits', async () => {
+    const { newChat, post } = helpers(env.api, env.session);
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    const worker = await env.spawn({ SHUTDOWN_TIMEOUT_MS: '20000' });
+    workers.push(worker);
+    const chatId = await newChat();
+    const watcher = await openChatSocket(env.api, env.session);
+    sockets.push(watcher);
+    await watcher.join(chatId);
+    const { turnId } = (await post(chatId, { deltaCount: 15, deltaMs: 100 })).body as PostMessageResponse;
+    await watcher.waitFor(turnId, 'text.delta');
+    worker.kill('SIGTERM');
+    await worker.exited;
+    const events = watcher.forTurn(turnId);
+    expect(events.at(-1)!.type).toBe('turn.done');
+    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1);
+  });
+});
+
+describe('Redis restarted while idle', () => {
+  let redis: TestRedisServer;
+  let env: Awaited<ReturnType<typeof setUp>>;
+  let worker: WorkerProcess | undefined;
+  let watcher: EventCollector | undefined;
+
+  beforeAll(async () => {
+    redis = await startTestRedisServer();
+    env = await setUp(redis.url);
+    worker = await env.spawn();
+  });
+  afterAll(async () => {
+    watcher?.close();
+    await worker?.stop();
+    await env?.api.close();
+    await env?.db.drop();
+    await redis?.stop();
+  });
+
+  it('answers 503 and stores nothing while Redis is down; API and worker reconnect and the next turn works', async () => {
+    const { http, newChat, post } = helpers(env.api, env.session);
+    const chatId = await newChat();
+    watcher = await openChatSocket(env.api, env.session);
+    await watcher.join(chatId);
+    const before = (await post(chatId, { deltas: ['before'] })).body as PostMessageResponse;
+    expect((await watcher.waitFor(before.turnId)).type).toBe('turn.done');
+
+    await redis.stop();
+    await eventually(
+      async () => (await http().get('/api/health')).status === 503,
+      5000,
+      'health reporting Redis down',
+    );
+    const health = await http().get('/api/health');
+    expect(health.body).toMatchObject({
+      status: 'error',
+      details: { postgres: { status: 'up' }, redis: { status: 'down' } },
+    });
+    const rows = async () =>
+      Number(
+        (
+          await env.db.dataSource.query(`SELECT count(*) AS n FROM chat_messages WHERE chat_id = $1`, [
+            chatId,
+          ])
+        )[0].n,
+      ) +
+      Number(
+        (
+          await env.db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE chat_id = $1`, [chatId])
+        )[0].n,
+      );
+    const stored = await rows();
+    const t0 = Date.now();
+    const down = await post(chatId, { deltas: ['lost'] });
+    expect(down.status).toBe(503);
+    expect(down.body.message).toMatch(/Redis/);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(await rows()).toBe(stored);
+    // Reading history does not need Redis.
+    expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).status).toBe(200);
+
+    await redis.start();
+    await eventually(
+      async () => (await http().get('/api/health')).status === 200,
+      15_000,
+      'health reporting Redis up',
+    );
+    const after = await eventually<PostMessageResponse | null>(
+      async () => {
+        const res = await post(chatId, { deltas: ['after ', 'restart'] });
+        return res.status === 202 ? (res.body as PostMessageResponse) : null;
+      },
+      10_000,
+      'a message accepted after the restart',
+    );
+    // The same socket, never rejoined: the API re-subscribed by itself.
+    expect((await watcher.waitFor(after!.turnId, undefined, 20_000)).type).toBe('turn.done');
+    expectGapFree(watcher.forTurn(after!.turnId));
+    expect(await rows()).toBe(stored + 3);
+  });
+});
