@@ -8,7 +8,13 @@ import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
-import { pinoParams, RedisKeys, redisOptionsFromUrl, TurnPipelineModule } from '@corpus-chat/server-core';
+import {
+  migratingDataSourceFactory,
+  pinoParams,
+  RedisKeys,
+  redisOptionsFromUrl,
+  TurnPipelineModule,
+} from '@corpus-chat/server-core';
 import { WorkerEnv } from './config/worker-env';
 import { WorkerHealthServer } from './health/worker-health.server';
 import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
@@ -56,11 +62,10 @@ export class WorkerModule {
           load: [() => ({ ...env })],
         }),
         LoggerModule.forRoot(pinoParams(env, 'agent-worker')),
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions(env.DATABASE_URL),
-          migrationsRun: env.RUN_MIGRATIONS === 1,
-          retryAttempts: 3,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL), retryAttempts: 3, retryDelay: 1000 }),
+          // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
+          dataSourceFactory: migratingDataSourceFactory(env.RUN_MIGRATIONS === 1),
         }),
         BullModule.forRoot({
           connection: { ...redisOptionsFromUrl(env.REDIS_URL), connectionName: `worker-bullmq` },

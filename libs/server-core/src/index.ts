@@ -13,3 +13,4 @@ export * from './turns/turn-cancel-signals';
 export * from './turns/turn-trace';
 export * from './turns/turn-pipeline.module';
 export * from './logging/pino-params';
+export * from './database/migrations';

@@ -4,7 +4,13 @@ import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { dataSourceOptions } from '@corpus-chat/corpus-queries';
-import { pinoParams, REDIS_CLIENT, RedisKeys, TurnPipelineModule } from '@corpus-chat/server-core';
+import {
+  migratingDataSourceFactory,
+  pinoParams,
+  REDIS_CLIENT,
+  RedisKeys,
+  TurnPipelineModule,
+} from '@corpus-chat/server-core';
 import type { Redis } from 'ioredis';
 import { LOG_REDACT_PATHS } from '../auth/http-hardening';
 import { ApiEnv } from './api-env';
@@ -31,11 +37,10 @@ export class ApiCoreModule {
           load: [() => ({ ...env })],
         }),
         LoggerModule.forRoot(pinoParams(env, 'api', LOG_REDACT_PATHS)),
-        TypeOrmModule.forRoot({
-          ...dataSourceOptions(env.DATABASE_URL),
-          migrationsRun: env.RUN_MIGRATIONS === 1,
-          retryAttempts: 3,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL), retryAttempts: 3, retryDelay: 1000 }),
+          // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
+          dataSourceFactory: migratingDataSourceFactory(env.RUN_MIGRATIONS === 1),
         }),
         BullModule.forRootAsync({
           // The queue shares the pipeline's fail-fast connection: adding a job while Redis is down
