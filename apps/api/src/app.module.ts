@@ -19,6 +19,13 @@ import { WebStaticModule } from './web-static/web-static.module';
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {
-    return { module: AppModule, imports: [ApiCoreModule.forRoot(env), AuthModule.forRoot(env), WebStaticModule.forRoot(env.WEB_DIST_DIR)] };
+    return {
+      module: AppModule,
+      imports: [
+        ApiCoreModule.forRoot(env),
+        AuthModule.forRoot(env),
+        WebStaticModule.forRoot(env.WEB_DIST_DIR),
+      ],
+    };
   }
 }

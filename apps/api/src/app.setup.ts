@@ -20,7 +20,11 @@ export interface ConfigureAppOptions {
  * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400),
  * OpenAPI at `/api/docs`, Socket.IO with the Redis adapter, shutdown hooks.
  */
-export function configureApp(app: NestExpressApplication, env: ApiEnv, options: ConfigureAppOptions = {}): void {
+export function configureApp(
+  app: NestExpressApplication,
+  env: ApiEnv,
+  options: ConfigureAppOptions = {},
+): void {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api');
   applyHttpHardening(app);
@@ -29,7 +33,9 @@ export function configureApp(app: NestExpressApplication, env: ApiEnv, options: 
     app,
     new DocumentBuilder()
       .setTitle('Corpus Chat API')
-      .setDescription('Threads, turns, reports and settings of Corpus Chat. Turn progress streams over Socket.IO (namespace /chat).')
+      .setDescription(
+        'Threads, turns, reports and settings of Corpus Chat. Turn progress streams over Socket.IO (namespace /chat).',
+      )
       .setVersion('0.1.0')
       .addCookieAuth(SESSION_COOKIE)
       .build(),
@@ -40,7 +46,10 @@ export function configureApp(app: NestExpressApplication, env: ApiEnv, options: 
 }
 
 /** Creates the API application for `env`, configured by `configureApp` (call `listen` next). */
-export async function createApiApp(env: ApiEnv, options: ConfigureAppOptions = {}): Promise<NestExpressApplication> {
+export async function createApiApp(
+  env: ApiEnv,
+  options: ConfigureAppOptions = {},
+): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(env), { bufferLogs: true });
   configureApp(app, env, options);
   return app;

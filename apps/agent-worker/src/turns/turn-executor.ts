@@ -113,7 +113,10 @@ export class TurnExecutor {
     }));
     const controller = new AbortController();
     const collector = new AnswerCollector();
-    const stream = new TurnEventStream((event) => this.bus.publish(chatId, turn.id, event), this.env.TEXT_DELTA_COALESCE_MS);
+    const stream = new TurnEventStream(
+      (event) => this.bus.publish(chatId, turn.id, event),
+      this.env.TEXT_DELTA_COALESCE_MS,
+    );
     const emit = (event: RunnerEvent): Promise<void> => {
       if (controller.signal.aborted) return Promise.resolve();
       collector.add(event);

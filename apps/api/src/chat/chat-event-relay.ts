@@ -52,12 +52,20 @@ export class ChatEventRelay {
     await this.detach(socket, chatId);
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const attachment: Attachment = { socket, chatId, sent: new Map(), chain: gate, unsubscribe: async () => undefined };
+    const attachment: Attachment = {
+      socket,
+      chatId,
+      sent: new Map(),
+      chain: gate,
+      unsubscribe: async () => undefined,
+    };
     let perSocket = this.attachments.get(socket);
     if (!perSocket) this.attachments.set(socket, (perSocket = new Map()));
     perSocket.set(chatId, attachment);
     try {
-      attachment.unsubscribe = await this.subscriber.subscribeChat(chatId, (event) => this.enqueue(attachment, event));
+      attachment.unsubscribe = await this.subscriber.subscribeChat(chatId, (event) =>
+        this.enqueue(attachment, event),
+      );
       const active = await findActiveTurn();
       if (!active) return null;
       attachment.sent.set(active.turnId, Math.max(0, afterSeq ?? 0));
@@ -95,7 +103,9 @@ export class ChatEventRelay {
   private enqueue(attachment: Attachment, event: ChatEvent): void {
     attachment.chain = attachment.chain
       .then(() => this.deliver(attachment, event))
-      .catch((e: Error) => this.logger.warn(`forwarding turn ${event.turnId} seq ${event.seq} failed: ${e.message}`));
+      .catch((e: Error) =>
+        this.logger.warn(`forwarding turn ${event.turnId} seq ${event.seq} failed: ${e.message}`),
+      );
   }
 
   private async deliver(attachment: Attachment, event: ChatEvent): Promise<void> {

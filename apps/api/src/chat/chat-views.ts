@@ -2,7 +2,10 @@ import type { ActiveTurnView, ChatMessageView, ChatSummaryView } from '@corpus-c
 import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
 
 /** A thread's list entry; `lastSeqs` holds the last event seq of active turns (missing: 0). */
-export function toChatSummaryView(row: ChatSummaryRow, lastSeqs: ReadonlyMap<string, number>): ChatSummaryView {
+export function toChatSummaryView(
+  row: ChatSummaryRow,
+  lastSeqs: ReadonlyMap<string, number>,
+): ChatSummaryView {
   const { chat, activeTurn } = row;
   const active: ActiveTurnView | null = activeTurn
     ? { turnId: activeTurn.turnId, status: activeTurn.status, lastSeq: lastSeqs.get(activeTurn.turnId) ?? 0 }

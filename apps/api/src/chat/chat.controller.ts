@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CancelTurnResponse,
@@ -34,13 +45,19 @@ export class ChatController {
 
   @Get()
   @ApiOperation({ summary: 'List threads (archived=true for the archive)' })
-  list(@CurrentOperator() op: AuthenticatedOperator, @Query() query: ListChatsQueryDto): Promise<ChatSummaryView[]> {
+  list(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Query() query: ListChatsQueryDto,
+  ): Promise<ChatSummaryView[]> {
     return this.chats.listChats(op.id, query.archived === 'true');
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'A thread with its messages and its active turn' })
-  get(@CurrentOperator() op: AuthenticatedOperator, @Param('id', ParseUUIDPipe) id: string): Promise<ChatDetailView> {
+  get(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Param('id', ParseUUIDPipe) id: string,
+  ): Promise<ChatDetailView> {
     return this.chats.getChat(op.id, id);
   }
 
@@ -59,7 +76,10 @@ export class ChatController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a thread (stops its active turn first)' })
-  async remove(@CurrentOperator() op: AuthenticatedOperator, @Param('id', ParseUUIDPipe) id: string): Promise<void> {
+  async remove(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @Param('id', ParseUUIDPipe) id: string,
+  ): Promise<void> {
     await this.chats.deleteChat(op.id, id);
     this.gateway.notifyThreadUpdated(id);
   }
@@ -67,7 +87,9 @@ export class ChatController {
   @Post(':id/messages')
   @HttpCode(202)
   @MessageRateLimit()
-  @ApiOperation({ summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)' })
+  @ApiOperation({
+    summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)',
+  })
   post(
     @CurrentOperator() op: AuthenticatedOperator,
     @Param('id', ParseUUIDPipe) id: string,

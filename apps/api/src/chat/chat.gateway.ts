@@ -74,7 +74,10 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
         found.view = await this.chats.activeTurn(operator.id, chatId);
         return found.view;
       });
-      return { ok: true, activeTurn: found.view && replayed ? { ...found.view, lastSeq: replayed.lastSeq } : null };
+      return {
+        ok: true,
+        activeTurn: found.view && replayed ? { ...found.view, lastSeq: replayed.lastSeq } : null,
+      };
     } catch (e) {
       await socket.leave(chatRoom(chatId));
       this.logger.warn(`join of chat ${chatId} failed: ${(e as Error).message}`);

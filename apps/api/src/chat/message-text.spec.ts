@@ -37,7 +37,9 @@ describe('autoTitle', () => {
   });
 
   it('cuts a long message at a word boundary to at most 60 characters', () => {
-    const title = autoTitle('Which reports contain SQL injection findings of high severity in the payment service and why?');
+    const title = autoTitle(
+      'Which reports contain SQL injection findings of high severity in the payment service and why?',
+    );
     expect(title.length).toBeLessThanOrEqual(60);
     expect(title).toBe('Which reports contain SQL injection findings of high…');
   });

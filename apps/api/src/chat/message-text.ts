@@ -15,7 +15,10 @@ function safeSlice(text: string, end: number): string {
  * `max` characters. Without a sentence end in the second half of the allowance it cuts at the
  * last white space, else at `max` exactly.
  */
-export function truncateMessage(content: string, max = MAX_MESSAGE_CHARS): { content: string; truncated: boolean } {
+export function truncateMessage(
+  content: string,
+  max = MAX_MESSAGE_CHARS,
+): { content: string; truncated: boolean } {
   if (content.length <= max) return { content, truncated: false };
   const suffix = ` ${TRUNCATION_MARK}`;
   const budget = max - suffix.length;

@@ -137,7 +137,9 @@ export class TurnDispatcher {
         : { type: 'turn.error', code: how.code, message: how.message };
     await this.bus
       .publish(chatId, turnId, event)
-      .catch((e: Error) => this.logger.warn(`turn ${turnId} ended but ${event.type} was not published: ${e.message}`));
+      .catch((e: Error) =>
+        this.logger.warn(`turn ${turnId} ended but ${event.type} was not published: ${e.message}`),
+      );
     this.logger.log(`turn ${turnId} ended by the API (${how.kind})`);
   }
 

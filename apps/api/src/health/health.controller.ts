@@ -19,6 +19,9 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ summary: 'Status of Postgres and Redis' })
   check() {
-    return this.health.check([() => this.db.pingCheck('postgres', { timeout: 1500 }), () => this.redis.isHealthy('redis')]);
+    return this.health.check([
+      () => this.db.pingCheck('postgres', { timeout: 1500 }),
+      () => this.redis.isHealthy('redis'),
+    ]);
   }
 }

@@ -11,8 +11,14 @@ export const ACTIVE_TURN_STATUSES: readonly TurnStatus[] = ['queued', 'running']
  * double-clicked or retried POST never creates a second turn.
  */
 @Entity('chat_turns')
-@Index('uq_chat_turns_active_per_chat', ['chatId'], { unique: true, where: `status IN ('queued', 'running')` })
-@Index('uq_chat_turns_client_message', ['chatId', 'clientMessageId'], { unique: true, where: 'client_message_id IS NOT NULL' })
+@Index('uq_chat_turns_active_per_chat', ['chatId'], {
+  unique: true,
+  where: `status IN ('queued', 'running')`,
+})
+@Index('uq_chat_turns_client_message', ['chatId', 'clientMessageId'], {
+  unique: true,
+  where: 'client_message_id IS NOT NULL',
+})
 @Index('idx_chat_turns_chat_created', ['chatId', 'createdAt'])
 export class ChatTurnEntity {
   @PrimaryColumn({ type: 'uuid', primaryKeyConstraintName: 'pk_chat_turns' })

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, insertTestOperator, type TestDatabase } from '../testing';
-import { ActiveTurnConflictError, ChatNotFoundError, ChatRepository, DEFAULT_CHAT_TITLE } from './chat.repository';
+import {
+  ActiveTurnConflictError,
+  ChatNotFoundError,
+  ChatRepository,
+  DEFAULT_CHAT_TITLE,
+} from './chat.repository';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatTurnEntity } from './chat-turn.entity';
 import { TurnLedger } from './turn-ledger';
@@ -37,7 +42,9 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect(await chats.listMessages(bob, chat.id)).toBeNull();
     expect(await chats.updateChat(bob, chat.id, { title: 'mine now' })).toBeNull();
     expect(await chats.deleteChat(bob, chat.id)).toBe(false);
-    await expect(chats.startTurn(bob, chat.id, input(), async () => undefined)).rejects.toBeInstanceOf(ChatNotFoundError);
+    await expect(chats.startTurn(bob, chat.id, input(), async () => undefined)).rejects.toBeInstanceOf(
+      ChatNotFoundError,
+    );
     expect((await chats.listChats(bob, false)).map((r) => r.chat.id)).not.toContain(chat.id);
     expect((await chats.listChats(alice, false)).map((r) => r.chat.id)).toContain(chat.id);
   });
@@ -51,12 +58,19 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     const retried = await chats.startTurn(alice, chat.id, input({ clientMessageId }), async () => {
       throw new Error('must not enqueue twice');
     });
-    expect(retried).toMatchObject({ turnId: first.turnId, userMessageId: first.userMessageId, created: false });
+    expect(retried).toMatchObject({
+      turnId: first.turnId,
+      userMessageId: first.userMessageId,
+      created: false,
+    });
     const conflict = await chats.startTurn(alice, chat.id, input(), async () => undefined).catch((e) => e);
     expect(conflict).toBeInstanceOf(ActiveTurnConflictError);
     expect(conflict.activeTurnId).toBe(first.turnId);
     const summary = await chats.getChatSummary(alice, chat.id);
-    expect(summary).toMatchObject({ messageCount: 1, activeTurn: { turnId: first.turnId, status: 'queued' } });
+    expect(summary).toMatchObject({
+      messageCount: 1,
+      activeTurn: { turnId: first.turnId, status: 'queued' },
+    });
   });
 
   it('stores nothing when enqueueing fails inside the transaction', async () => {
@@ -76,7 +90,12 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);
     expect(await ledger.markRunning(t.turnId, 1, 'w1')).toBe(true);
     const results = await Promise.all([
-      ledger.finish(t.turnId, { status: 'complete', content: 'There are 3.', metadata: { toolCalls: [] }, model: 'planner' }),
+      ledger.finish(t.turnId, {
+        status: 'complete',
+        content: 'There are 3.',
+        metadata: { toolCalls: [] },
+        model: 'planner',
+      }),
       ledger.finish(t.turnId, { status: 'cancelled', content: 'There', metadata: { toolCalls: [] } }),
     ]);
     expect(results.map((r) => r.kind).sort()).toEqual(['already', 'finished']);
@@ -92,7 +111,9 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     const chat = await chats.createChat(alice);
     const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);
     expect(await chats.deleteChat(alice, chat.id)).toBe(true);
-    expect(await ledger.finish(t.turnId, { status: 'cancelled', content: '', metadata: {} })).toEqual({ kind: 'gone' });
+    expect(await ledger.finish(t.turnId, { status: 'cancelled', content: '', metadata: {} })).toEqual({
+      kind: 'gone',
+    });
     expect(await ledger.findForRun(t.turnId)).toBeNull();
   });
 });

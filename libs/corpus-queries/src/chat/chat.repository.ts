@@ -65,7 +65,11 @@ export class ChatRepository {
     const repo = this.db.getRepository(ChatSessionEntity);
     const trimmed = title?.trim();
     return repo.save(
-      repo.create({ ownerId, title: trimmed || DEFAULT_CHAT_TITLE, titleSource: trimmed ? 'user' : 'default' }),
+      repo.create({
+        ownerId,
+        title: trimmed || DEFAULT_CHAT_TITLE,
+        titleSource: trimmed ? 'user' : 'default',
+      }),
     );
   }
 
@@ -114,7 +118,9 @@ export class ChatRepository {
   /** The thread's messages, oldest first (user before assistant within a turn); null for a foreign thread. */
   async listMessages(ownerId: string, chatId: string): Promise<ChatMessageEntity[] | null> {
     if (!(await this.findChat(ownerId, chatId))) return null;
-    return this.db.getRepository(ChatMessageEntity).find({ where: { chatId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.db
+      .getRepository(ChatMessageEntity)
+      .find({ where: { chatId }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** Renames and/or (un)archives a thread. Returns the updated thread, or null when not the operator's. */
@@ -173,7 +179,11 @@ export class ChatRepository {
   }
 
   /** The turn a client message id already started in the operator's thread, or null. */
-  async findTurnByClientMessage(ownerId: string, chatId: string, clientMessageId: string): Promise<StartedTurn | null> {
+  async findTurnByClientMessage(
+    ownerId: string,
+    chatId: string,
+    clientMessageId: string,
+  ): Promise<StartedTurn | null> {
     const rows: { turn_id: string; queue_position: number; user_message_id: string }[] = await this.db.query(
       `SELECT t.id AS turn_id, t.queue_position, m.id AS user_message_id
          FROM chat_turns t
@@ -184,7 +194,14 @@ export class ChatRepository {
     );
     const r = rows[0];
     return r
-      ? { turnId: r.turn_id, chatId, ownerId, userMessageId: r.user_message_id, queuePosition: r.queue_position, created: false }
+      ? {
+          turnId: r.turn_id,
+          chatId,
+          ownerId,
+          userMessageId: r.user_message_id,
+          queuePosition: r.queue_position,
+          created: false,
+        }
       : null;
   }
 
@@ -216,7 +233,14 @@ export class ChatRepository {
         );
         if (rows[0]) {
           const r = rows[0];
-          return { turnId: r.turn_id, chatId, ownerId, userMessageId: r.user_message_id, queuePosition: r.queue_position, created: false };
+          return {
+            turnId: r.turn_id,
+            chatId,
+            ownerId,
+            userMessageId: r.user_message_id,
+            queuePosition: r.queue_position,
+            created: false,
+          };
         }
       }
       const active = await m

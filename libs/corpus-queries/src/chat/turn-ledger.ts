@@ -55,7 +55,9 @@ export class TurnLedger {
 
   /** The turn's status, or null when it does not exist. */
   async status(turnId: string): Promise<TurnStatus | null> {
-    const row = await this.db.getRepository(ChatTurnEntity).findOne({ where: { id: turnId }, select: { id: true, status: true } });
+    const row = await this.db
+      .getRepository(ChatTurnEntity)
+      .findOne({ where: { id: turnId }, select: { id: true, status: true } });
     return row?.status ?? null;
   }
 
@@ -94,24 +96,39 @@ export class TurnLedger {
    */
   async finish(turnId: string, outcome: TurnOutcome): Promise<FinishTurnResult> {
     return this.db.transaction(async (m) => {
-      const turn = await m.getRepository(ChatTurnEntity).findOne({ where: { id: turnId }, lock: { mode: 'pessimistic_write' } });
+      const turn = await m
+        .getRepository(ChatTurnEntity)
+        .findOne({ where: { id: turnId }, lock: { mode: 'pessimistic_write' } });
       if (!turn) return { kind: 'gone' } as const;
       const existing = await m.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'assistant' });
       if (existing || !ACTIVE_TURN_STATUSES.includes(turn.status)) {
-        return { kind: 'already', chatId: turn.chatId, messageId: existing?.id ?? null, status: turn.status } as const;
+        return {
+          kind: 'already',
+          chatId: turn.chatId,
+          messageId: existing?.id ?? null,
+          status: turn.status,
+        } as const;
       }
       let messageId = '';
       if (outcome.storeMessage !== false) {
         const repo = m.getRepository(ChatMessageEntity);
-        const message = repo.create({ chatId: turn.chatId, turnId, role: 'assistant', content: outcome.content, status: outcome.status });
+        const message = repo.create({
+          chatId: turn.chatId,
+          turnId,
+          role: 'assistant',
+          content: outcome.content,
+          status: outcome.status,
+        });
         message.metadata = outcome.metadata;
         messageId = (await repo.save(message)).id;
       }
       const finalStatus: TurnStatus = outcome.status;
-      await m.getRepository(ChatTurnEntity).update(
-        { id: turnId },
-        { status: finalStatus, finishedAt: new Date(), errorCode: outcome.errorCode ?? null },
-      );
+      await m
+        .getRepository(ChatTurnEntity)
+        .update(
+          { id: turnId },
+          { status: finalStatus, finishedAt: new Date(), errorCode: outcome.errorCode ?? null },
+        );
       await m
         .createQueryBuilder()
         .update(ChatSessionEntity)

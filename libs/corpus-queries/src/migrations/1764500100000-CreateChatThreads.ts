@@ -22,7 +22,9 @@ export class CreateChatThreads1764500100000 implements MigrationInterface {
         CONSTRAINT pk_chat_sessions PRIMARY KEY (id),
         CONSTRAINT ck_chat_sessions_title_source CHECK (title_source IN ('default', 'auto', 'user'))
       )`);
-    await q.query(`CREATE INDEX idx_chat_sessions_owner_updated ON chat_sessions (owner_id, archived, updated_at)`);
+    await q.query(
+      `CREATE INDEX idx_chat_sessions_owner_updated ON chat_sessions (owner_id, archived, updated_at)`,
+    );
 
     await q.query(`
       CREATE TABLE chat_turns (
@@ -41,7 +43,9 @@ export class CreateChatThreads1764500100000 implements MigrationInterface {
         CONSTRAINT fk_chat_turns_chat FOREIGN KEY (chat_id) REFERENCES chat_sessions (id) ON DELETE CASCADE,
         CONSTRAINT ck_chat_turns_status CHECK (status IN ('queued', 'running', 'complete', 'cancelled', 'error'))
       )`);
-    await q.query(`CREATE UNIQUE INDEX uq_chat_turns_active_per_chat ON chat_turns (chat_id) WHERE status IN ('queued', 'running')`);
+    await q.query(
+      `CREATE UNIQUE INDEX uq_chat_turns_active_per_chat ON chat_turns (chat_id) WHERE status IN ('queued', 'running')`,
+    );
     await q.query(
       `CREATE UNIQUE INDEX uq_chat_turns_client_message ON chat_turns (chat_id, client_message_id) WHERE client_message_id IS NOT NULL`,
     );
@@ -63,8 +67,12 @@ export class CreateChatThreads1764500100000 implements MigrationInterface {
         CONSTRAINT ck_chat_messages_role CHECK (role IN ('user', 'assistant')),
         CONSTRAINT ck_chat_messages_status CHECK (status IN ('complete', 'cancelled', 'error'))
       )`);
-    await q.query(`CREATE UNIQUE INDEX uq_chat_messages_turn_assistant ON chat_messages (turn_id) WHERE role = 'assistant'`);
-    await q.query(`CREATE UNIQUE INDEX uq_chat_messages_turn_user ON chat_messages (turn_id) WHERE role = 'user'`);
+    await q.query(
+      `CREATE UNIQUE INDEX uq_chat_messages_turn_assistant ON chat_messages (turn_id) WHERE role = 'assistant'`,
+    );
+    await q.query(
+      `CREATE UNIQUE INDEX uq_chat_messages_turn_user ON chat_messages (turn_id) WHERE role = 'user'`,
+    );
     await q.query(`CREATE INDEX idx_chat_messages_chat_created ON chat_messages (chat_id, created_at)`);
   }
 

@@ -29,10 +29,15 @@ export function pinoParams(env: ServerEnv, service: string, extraRedact: readonl
     pinoHttp: {
       name: service,
       level: env.LOG_LEVEL,
-      transport: env.NODE_ENV === 'development' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+      transport:
+        env.NODE_ENV === 'development' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
       redact: { paths: [...new Set([...BASE_LOG_REDACT_PATHS, ...extraRedact])], censor: '[redacted]' },
       serializers: {
-        req: (req: { id?: unknown; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id?: unknown; method?: string; url?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/api/health') },

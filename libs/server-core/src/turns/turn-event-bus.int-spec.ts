@@ -42,9 +42,13 @@ describe('turn event bus (real Redis)', () => {
     // Three connections publish interleaved, as the API and two worker attempts could.
     const producers = [bus, new TurnEventBus(connect('p2'), keys), new TurnEventBus(connect('p3'), keys)];
     const published = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` })),
+      Array.from({ length: 60 }, (_, i) =>
+        producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` }),
+      ),
     );
-    expect(published.map((e) => e!.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    expect(published.map((e) => e!.seq).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i + 1),
+    );
     await waitFor(() => live.length === 60);
     expect(live.map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
     expect(live[0]).toMatchObject({ chatId, turnId, type: 'text.delta' });
@@ -71,7 +75,9 @@ describe('turn event bus (real Redis)', () => {
     const done = await bus.publish(chatId, turnId, { type: 'turn.done', messageId: randomUUID() });
     expect(done?.seq).toBe(2);
     expect(await bus.publish(chatId, turnId, { type: 'text.delta', text: 'late' })).toBeNull();
-    expect(await bus.publish(chatId, turnId, { type: 'turn.error', code: 'INTERNAL', message: 'x' })).toBeNull();
+    expect(
+      await bus.publish(chatId, turnId, { type: 'turn.error', code: 'INTERNAL', message: 'x' }),
+    ).toBeNull();
     expect((await bus.replay(turnId)).map((e) => e.type)).toEqual(['turn.queued', 'turn.done']);
     const ttl = await redis.ttl(keys.turnEvents(turnId));
     expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_AFTER_END_S - 5);

@@ -77,7 +77,9 @@ export class TurnEventSubscriber {
       if (current && !current.size) {
         this.handlers.delete(channel);
         if (this.connection?.status === 'ready') {
-          await this.connection.unsubscribe(channel).catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
+          await this.connection
+            .unsubscribe(channel)
+            .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
         }
       }
     };

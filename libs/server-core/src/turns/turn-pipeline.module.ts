@@ -1,7 +1,19 @@
-import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { Logger } from '@nestjs/common';
-import { closeRedis, createRedisConnection, type RedisConnectionRole, waitUntilReady } from '../redis/redis-connection';
+import {
+  closeRedis,
+  createRedisConnection,
+  type RedisConnectionRole,
+  waitUntilReady,
+} from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { TurnCancelSignals } from './turn-cancel-signals';
 import { TurnEventBus } from './turn-event-bus';
@@ -58,13 +70,22 @@ export class TurnPipelineModule {
           useFactory: async () => {
             const redis = createRedisConnection(options.redisUrl, options.clientName, options.role);
             if (!(await waitUntilReady(redis, 5000))) {
-              new Logger(TurnPipelineModule.name).warn(`Redis not reachable at start-up (${options.clientName}); retrying in the background`);
+              new Logger(TurnPipelineModule.name).warn(
+                `Redis not reachable at start-up (${options.clientName}); retrying in the background`,
+              );
             }
             return redis;
           },
         },
-        { provide: TurnEventBus, useFactory: (redis: Redis) => new TurnEventBus(redis, keys), inject: [REDIS_CLIENT] },
-        { provide: TurnEventSubscriber, useFactory: () => new TurnEventSubscriber(subscriberFactory('events'), keys) },
+        {
+          provide: TurnEventBus,
+          useFactory: (redis: Redis) => new TurnEventBus(redis, keys),
+          inject: [REDIS_CLIENT],
+        },
+        {
+          provide: TurnEventSubscriber,
+          useFactory: () => new TurnEventSubscriber(subscriberFactory('events'), keys),
+        },
         {
           provide: TurnCancelSignals,
           useFactory: (redis: Redis) => new TurnCancelSignals(redis, subscriberFactory('cancel'), keys),
