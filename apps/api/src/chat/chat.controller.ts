@@ -90,13 +90,15 @@ export class ChatController {
   @ApiOperation({
     summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)',
   })
-  post(
+  async post(
     @CurrentOperator() op: AuthenticatedOperator,
     @Param('id', ParseUUIDPipe) id: string,
     @Body() dto: PostMessageDto,
     @Query() query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
-    return this.chats.postMessage(op.id, id, dto, query);
+    const posted = await this.chats.postMessage(op.id, id, dto, query);
+    this.gateway.notifyThreadUpdated(id); // title, message count and active turn changed
+    return posted;
   }
 
   @Post(':id/turns/:turnId/cancel')
