@@ -186,8 +186,19 @@ describe('Redis restarted while idle', () => {
     expect(down.body.message).toMatch(/Redis/);
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(await rows()).toBe(stored);
-    // Reading history does not need Redis.
+    // Reading history and renaming do not need Redis; the rename's cross-instance notice must
+    // not crash the API when it cannot be published.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
     expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).status).toBe(200);
+    expect(
+      (await http().patch(`/api/chats/${chatId}`).set(env.session.headers).send({ title: 'during outage' }))
+        .status,
+    ).toBe(200);
+    await new Promise((r) => setTimeout(r, 2500)); // past the publish's retries
+    process.off('unhandledRejection', onUnhandled);
+    expect(unhandled).toEqual([]);
 
     await redis.start();
     await eventually(
