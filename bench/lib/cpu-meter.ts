@@ -1,0 +1,73 @@
+import { machineCpuSeconds, pidsMatching, processCpuSeconds } from './machine';
+import type { BenchStack } from './stack';
+import { fmt, table } from './stats';
+
+/** CPU seconds per part of the stack over one measurement. */
+export interface CpuBreakdown {
+  seconds: number;
+  /** Part name → CPU seconds (user + system). */
+  parts: Record<string, number>;
+  /** Busy CPU seconds of the whole machine (every process, ours or not). */
+  machineBusy: number;
+  /** Machine CPU seconds available (cores × wall time). */
+  machineTotal: number;
+}
+
+/**
+ * Measures CPU seconds of the stack's processes from /proc/<pid>/stat: the API, each worker, the
+ * stub model, this harness, the Postgres backends connected to the bench database (their pids
+ * read at the end; a backend that connected meanwhile counts from zero) and the redis-server
+ * (shared with anything else using that Redis on the machine).
+ */
+export class CpuMeter {
+  private readonly start = new Map<number, number>();
+  private readonly machine0 = machineCpuSeconds();
+  private readonly t0 = Date.now();
+  private readonly redisPids = pidsMatching(/^\/?\S*redis-server/);
+
+  private readonly extra = new Map<string, number>();
+
+  /** `extra`: more processes to account, by name (e.g. a publisher the scenario started). */
+  constructor(
+    private readonly stack: BenchStack,
+    extra: Record<string, number> = {},
+  ) {
+    for (const [name, pid] of Object.entries(extra)) this.extra.set(name, pid);
+    for (const pid of [...this.pids(), ...this.extra.values()]) this.start.set(pid, processCpuSeconds(pid) ?? 0);
+  }
+
+  private pids(): number[] {
+    const s = this.stack;
+    return [process.pid, ...this.redisPids, ...[s.api, s.stub, ...s.workers].flatMap((p) => (p ? [p.pid] : []))];
+  }
+
+  private delta(pid: number): number {
+    return Math.max(0, (processCpuSeconds(pid) ?? 0) - (this.start.get(pid) ?? 0));
+  }
+
+  /** Takes the second reading. `pgPids`: the bench database's backends (read before they close). */
+  async stop(): Promise<CpuBreakdown> {
+    const s = this.stack;
+    const pgPids = await s.postgresBackendPids();
+    const parts: Record<string, number> = {};
+    if (s.api) parts['api'] = this.delta(s.api.pid);
+    for (const w of s.workers) parts[w.name] = this.delta(w.pid);
+    if (s.stub) parts['stub model'] = this.delta(s.stub.pid);
+    for (const [name, pid] of this.extra) parts[name] = this.delta(pid);
+    parts['postgres (bench backends)'] = pgPids.reduce((a, pid) => a + this.delta(pid), 0);
+    parts['redis-server'] = this.redisPids.reduce((a, pid) => a + this.delta(pid), 0);
+    parts['harness (load generator)'] = this.delta(process.pid);
+    const m = machineCpuSeconds();
+    return { seconds: (Date.now() - this.t0) / 1000, parts, machineBusy: m.busy - this.machine0.busy, machineTotal: m.total - this.machine0.total };
+  }
+}
+
+/** A table of CPU seconds, share of the machine, and ms per turn for each part. */
+export function cpuTable(b: CpuBreakdown, turns: number, perLabel = 'CPU ms / turn'): string {
+  const ours = Object.values(b.parts).reduce((a, x) => a + x, 0);
+  const rows = Object.entries(b.parts).map(([name, sec]) => [name, fmt(sec), fmt((100 * sec) / b.machineTotal), fmt((1000 * sec) / turns)]);
+  rows.push(['all of the above', fmt(ours), fmt((100 * ours) / b.machineTotal), fmt((1000 * ours) / turns)]);
+  rows.push(['rest of the machine (other work)', fmt(Math.max(0, b.machineBusy - ours)), fmt((100 * Math.max(0, b.machineBusy - ours)) / b.machineTotal), '']);
+  rows.push(['idle', fmt(b.machineTotal - b.machineBusy), fmt((100 * (b.machineTotal - b.machineBusy)) / b.machineTotal), '']);
+  return table(['process', 'CPU s', '% of machine', perLabel], rows);
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { Queue } from 'bullmq';
+import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
+import { ChatRepository } from '@corpus-chat/corpus-queries';
+import { parseTurnTrace, redisOptionsFromUrl, type TurnTraceMark } from '@corpus-chat/server-core';
+import type { BenchStack } from './stack';
+import { sleep } from './stats';
+
+/** One-tool questions of shared/questions the built-in planner answers with one `search_findings` call. */
+export const ONE_TOOL_QUESTIONS = [
+  'How many findings are there in total?',
+  'How many critical findings are there?',
+  'How many high severity findings are there?',
+  'How many medium severity findings are there?',
+  'How many findings relate to SQL injection?',
+  'How many findings relate to cross-site scripting?',
+  'How many findings mention XSS?',
+  'How many findings relate to path traversal?',
+  'How many findings relate to command injection?',
+  'How many findings relate to hard-coded credentials?',
+  'How many findings mention jQuery?',
+  'How many findings mention cookies?',
+  'How many findings are about prototype pollution?',
+  'How many findings mention glibc?',
+  'How many high severity findings relate to cross-site scripting?',
+  'How many critical findings relate to SQL injection?',
+  'How many medium severity findings relate to path traversal?',
+  'How many findings are in the report dd__flawfinder.sarif?',
+  'How many findings does scb__juice-shop-v12.10.2.json contain?',
+  'How many findings have CWE-79?',
+] as const;
+
+/** The id of an operator by username. */
+export async function operatorId(stack: BenchStack, username: string): Promise<string> {
+  const rows: { id: string }[] = await stack.ds.query(`SELECT id FROM operators WHERE lower(username) = lower($1)`, [username]);
+  if (!rows[0]) throw new Error(`no operator ${username}`);
+  return rows[0].id;
+}
+
+/** A stored turn ready for a job (thread, turn row, user message), created without the API. */
+export type PreparedTurn = RunTurnJobData;
+
+/**
+ * Creates `count` threads of `ownerId` with one queued turn each (the same rows the API writes,
+ * through `ChatRepository.startTurn`), `parallel` at a time.
+ */
+export async function prepareTurns(stack: BenchStack, ownerId: string, count: number, question: (i: number) => string, parallel = 8): Promise<PreparedTurn[]> {
+  const repo = new ChatRepository(stack.ds);
+  const out: PreparedTurn[] = new Array(count);
+  let next = 0;
+  const work = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= count) return;
+      const chat = await repo.createChat(ownerId, `bench ${i}`);
+      const started = await repo.startTurn(
+        ownerId,
+        chat.id,
+        { turnId: randomUUID(), content: question(i), clientMessageId: null, queuePosition: 1, autoTitle: 'bench' },
+        async () => undefined,
+      );
+      out[i] = { turnId: started.turnId, chatId: started.chatId, ownerId, userMessageId: started.userMessageId };
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, work));
+  return out;
+}
+
+/** A BullMQ queue handle on the run's `chat-turns` queue (what the API's dispatcher adds to). */
+export function turnQueue(stack: BenchStack): Queue<RunTurnJobData> {
+  return new Queue<RunTurnJobData>(CHAT_TURNS_QUEUE, {
+    connection: { ...redisOptionsFromUrl(stack.redisUrl), connectionName: 'bench-queue' },
+    prefix: stack.keys.bullPrefix,
+  });
+}
+
+/** Adds a turn's job with the dispatcher's options (jobId = turn id). */
+export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promise<unknown> {
+  return queue.add(JobNames.runTurn, t, {
+    jobId: t.turnId,
+    attempts: 2,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: { age: 3600, count: 100_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/** Waits until none of the run's turns is queued or running (bounded; throws naming how many are left). */
+export async function waitTurnsEnded(stack: BenchStack, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`);
+    if (n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** Turn statuses of the run: `{complete: 1000, error: 2}`. */
+export async function turnStatusCounts(stack: BenchStack): Promise<Record<string, number>> {
+  const rows: { status: string; n: number }[] = await stack.ds.query(`SELECT status, count(*)::int AS n FROM chat_turns GROUP BY status`);
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Marks of a trace file grouped by turn: turn → mark name → times (ms, in order). */
+export type TraceIndex = Map<string, Map<string, number[]>>;
+
+/** Reads trace files (after the processes flushed them: they write every 100 ms). */
+export async function readTrace(files: string[]): Promise<TraceIndex> {
+  await sleep(300);
+  const index: TraceIndex = new Map();
+  const all: TurnTraceMark[] = [];
+  for (const f of files) if (fs.existsSync(f)) all.push(...parseTurnTrace(fs.readFileSync(f, 'utf8')));
+  all.sort((a, b) => a.t - b.t);
+  for (const m of all) {
+    let marks = index.get(m.turn);
+    if (!marks) index.set(m.turn, (marks = new Map()));
+    const list = marks.get(m.mark);
+    if (list) list.push(m.t / 1000);
+    else marks.set(m.mark, [m.t / 1000]);
+  }
+  return index;
+}
+
+/** The first time turn `turnId` reached `mark` (ms), or NaN. */
+export function firstMark(index: TraceIndex, turnId: string, mark: string): number {
+  return index.get(turnId)?.get(mark)?.[0] ?? NaN;
+}

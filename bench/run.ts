@@ -1,0 +1,140 @@
+/**
+ * `npm run bench -- [--quick] [--scenario=1,2,…] [--profile] [--no-build] [--log-level=info]`
+ *
+ * The benchmark harness (docs/benchmarks.md): builds the server (SWC, dist/node), creates a
+ * database of its own loaded with the shared questions' corpus and a Redis prefix of its own,
+ * then runs each scenario against the real stack (API, agent-workers, Postgres, Redis, a stub
+ * OpenAI-compatible model), printing p50/p95/p99/max next to each goal and writing one JSON
+ * result per scenario into bench/results/<run>/ (git-ignored) with the processes' logs.
+ *
+ * --quick      every scenario at reduced size (under 3 minutes)
+ * --scenario=N only these scenarios (comma-separated)
+ * --profile    V8 CPU profiles (--cpu-prof) of the API and workers, in the run's logs/profiles
+ * --no-build   reuse dist/node
+ * --log-level  LOG_LEVEL of the API and workers (default info, as in production)
+ * --coalesce-ms TEXT_DELTA_COALESCE_MS of the workers (default 16; scenario 5 also measures 0)
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { closePools } from './lib/api-client';
+import { machineInfo, machineLine } from './lib/machine';
+import { type BenchContext, type Figure, figuresTable, printResult, type ScenarioResult, writeResult } from './lib/report';
+import { BenchStack, ROOT } from './lib/stack';
+import { scenario1 } from './scenarios/s1-pickup';
+import { scenario2 } from './scenarios/s2-turn-latency';
+import { scenario3 } from './scenarios/s3-one-worker';
+import { scenario4 } from './scenarios/s4-scale-out';
+import { scenario5 } from './scenarios/s5-fan-out';
+import { scenario6 } from './scenarios/s6-queries';
+
+const args = new Map(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'] as const;
+  }),
+);
+const quick = args.has('quick');
+const profile = args.has('profile');
+const selected = (args.get('scenario') ?? '1,2,3,4,5,6').split(',').map((s) => Number(s.trim()));
+const logLevel = args.get('log-level') ?? 'info';
+const coalesceMs = Number(args.get('coalesce-ms') ?? 16);
+
+const SCENARIOS: Record<number, (ctx: BenchContext) => Promise<ScenarioResult>> = {
+  1: scenario1,
+  2: scenario2,
+  3: scenario3,
+  4: scenario4,
+  5: scenario5,
+  6: scenario6,
+};
+
+function log(m: string): void {
+  console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
+}
+
+async function versions(stack: BenchStack): Promise<{ postgres: string; redis: string }> {
+  const [{ version }] = await stack.ds.query('SELECT version()');
+  const info = await stack.redis.info('server');
+  return { postgres: String(version).split(' on ')[0], redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown' };
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const runId = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const resultsDir = path.join(ROOT, 'bench', 'results', runId);
+  const logsDir = path.join(resultsDir, 'logs');
+  const command = `npm run bench --${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
+  log(`${command} → ${path.relative(ROOT, resultsDir)}`);
+  if (args.get('build') !== 'false' && !args.has('no-build')) BenchStack.build(log);
+
+  const stack = new BenchStack(logsDir, log, logLevel);
+  const onSignal = () => {
+    log('interrupted: stopping the stack');
+    void stack.dispose().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.once('exit', () => stack.killNow());
+
+  const results: ScenarioResult[] = [];
+  const failures: string[] = [];
+  try {
+    await stack.setup();
+    const machine = machineInfo(await versions(stack));
+    const line = machineLine(machine);
+    log(`machine: ${line}`);
+    const ctx: BenchContext = { quick, profile, coalesceMs, stack, machine, logsDir, log };
+    for (const id of selected) {
+      const run = SCENARIOS[id];
+      if (!run) throw new Error(`no scenario ${id} (1–6)`);
+      const t0 = Date.now();
+      log(`scenario ${id}…`);
+      try {
+        const r = await run(ctx);
+        const seconds = (Date.now() - t0) / 1000;
+        results.push(r);
+        printResult(r, line);
+        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtEnd: loadNow() });
+        log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
+      } catch (e) {
+        failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);
+        log(`scenario ${id} FAILED: ${(e as Error).stack ?? String(e)}`);
+      } finally {
+        await stack.stopAll().catch(() => undefined);
+        await stack.clearRedis().catch(() => undefined);
+        await closePools().catch(() => undefined);
+      }
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const summary = summaryMarkdown(results, command, line, seconds);
+    fs.writeFileSync(path.join(resultsDir, 'summary.md'), summary);
+    console.log(`\n# Summary\n\n${summary}`);
+    log(`done in ${seconds.toFixed(0)} s; results in ${path.relative(ROOT, resultsDir)}`);
+  } finally {
+    await stack.dispose();
+  }
+  if (failures.length) {
+    console.error(`\n${failures.length} scenario(s) failed:\n${failures.join('\n')}`);
+    process.exitCode = 1;
+  }
+}
+
+function loadNow(): number[] {
+  return os.loadavg().map((l) => Math.round(l * 100) / 100);
+}
+
+function summaryMarkdown(results: ScenarioResult[], command: string, machine: string, seconds: number): string {
+  const parts = [`Command: \`${command}\` — ${new Date().toISOString()} — ${seconds.toFixed(0)} s`, `Machine: ${machine}; load average at end ${loadNow().join(' / ')}`];
+  for (const r of results) {
+    parts.push(`### ${r.id}. ${r.title}\n\n${figuresTable(r.figures)}\n\n${r.markdown.join('\n\n')}`);
+  }
+  const missed: Figure[] = results.flatMap((r) => r.figures.filter((f) => f.met === false));
+  parts.push(missed.length ? `Missed goals: ${missed.map((f) => `${f.name} (${f.goal})`).join('; ')}` : 'Every goal measured in this run was met.');
+  return parts.join('\n\n');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { ChatEvent } from '@corpus-chat/contracts';
+import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
+import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
+import { fmt, nowMs, summarize, type Summary, table } from '../lib/stats';
+import { firstMark, ONE_TOOL_QUESTIONS, operatorId, readTrace, type TraceIndex } from '../lib/turns';
+
+interface Timed {
+  turnId: string;
+  t0: number;
+  response: number;
+  received: Map<string, number>;
+}
+
+/** The hops of one turn, in path order: [label, from, to] of trace marks ('t0', 'recv:<type>' for the harness). */
+const HOPS: [string, string, string][] = [
+  ['HTTP + insert (auth, limits, lookups, rows inserted)', 't0', 'api.enqueue'],
+  ['enqueue (publish turn.queued + Queue.add)', 'api.enqueue', 'api.job-added'],
+  ['pickup (job added → processor start)', 'api.job-added', 'worker.picked'],
+  ['worker: load turn, mark running, publish turn.started', 'worker.picked', 'published:turn.started'],
+  ['worker: history, cancel watch → runner start', 'published:turn.started', 'worker.runner-start'],
+  ['tool query (tool.call published → tool.result publish)', 'published:tool.call', 'publish:tool.result'],
+  ['answer streamed (tool.result + text deltas published)', 'publish:tool.result', 'worker.runner-end'],
+  ['store answer (ledger.finish)', 'worker.runner-end', 'worker.finished'],
+  ['publish turn.done (Redis script round trip)', 'publish:turn.done', 'published:turn.done'],
+  ['Redis → API relay (turn.done)', 'publish:turn.done', 'relay:turn.done'],
+  ['socket: API emit → client (turn.done)', 'relay:turn.done', 'recv:turn.done'],
+];
+
+function at(index: TraceIndex, t: Timed, mark: string): number {
+  if (mark === 't0') return t.t0;
+  if (mark.startsWith('recv:')) return t.received.get(mark.slice(5)) ?? NaN;
+  return firstMark(index, t.turnId, mark);
+}
+
+/** Every publish → published pair of a turn's events (the Redis script's round trip), in ms. */
+function publishRoundTrips(index: TraceIndex, turnIds: string[]): number[] {
+  const out: number[] = [];
+  for (const id of turnIds) {
+    const marks = index.get(id);
+    if (!marks) continue;
+    for (const [name, starts] of marks) {
+      if (!name.startsWith('publish:')) continue;
+      const ends = marks.get(`published:${name.slice(8)}`) ?? [];
+      starts.forEach((s, i) => ends[i] !== undefined && out.push(ends[i] - s));
+    }
+  }
+  return out;
+}
+
+/**
+ * Scenario 2 — what a turn costs beyond the model: one operator, the built-in planner, turns one
+ * after the other (round-robin over threads), each a one-tool question of shared/questions. POST
+ * → first `chat:event` at a Socket.IO client, POST → `turn.done`, the breakdown by hop from the
+ * trace marks of the API and the worker, and the same turns run in-process (no queue, no socket).
+ */
+export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
+  const { stack, log } = ctx;
+  const count = ctx.quick ? 200 : 1000;
+  const warmup = ctx.quick ? 50 : 100;
+  const threadCount = ctx.quick ? 20 : 50;
+  const apiTrace = path.join(ctx.logsDir, 'trace-s2-api.jsonl');
+  const workerTrace = path.join(ctx.logsDir, 'trace-s2-worker.jsonl');
+  const api = await stack.startApi({ env: { TURN_TRACE_FILE: apiTrace }, cpuProfile: ctx.profile });
+  await stack.startWorkers(1, { env: { TURN_TRACE_FILE: workerTrace, TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) }, cpuProfile: ctx.profile });
+  const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
+  await session.putSettings({ backend: 'builtin' });
+  const threads: string[] = [];
+  for (let i = 0; i < threadCount; i++) threads.push((await session.createChat(`bench s2 ${i}`)).id);
+  const socket = await session.connectSocket();
+  for (const id of threads) await joinChat(socket, id);
+
+  const received = new Map<string, Map<string, number>>();
+  const waiters = new Map<string, (e: ChatEvent) => void>();
+  onChatEvent(socket, (e) => {
+    const t = nowMs();
+    let byType = received.get(e.turnId);
+    if (!byType) received.set(e.turnId, (byType = new Map()));
+    if (!byType.has(e.type)) byType.set(e.type, t);
+    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled') waiters.get(e.turnId)?.(e);
+  });
+  const ended = (turnId: string) =>
+    new Promise<ChatEvent>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`turn ${turnId}: no terminal event within 15 s`)), 15_000);
+      const finish = (e: ChatEvent) => {
+        clearTimeout(timer);
+        waiters.delete(turnId);
+        resolve(e);
+      };
+      if (received.get(turnId)?.has('turn.done')) finish({ type: 'turn.done' } as ChatEvent);
+      else waiters.set(turnId, finish);
+    });
+
+  log(`s2: ${warmup} warm-up + ${count} turns, one at a time, over ${threadCount} threads`);
+  const timed: Timed[] = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const question = ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length];
+    const t0 = nowMs();
+    const res = await session.postMessage(threads[i % threadCount], question, randomUUID());
+    const response = nowMs();
+    const end = await ended(res.turnId);
+    if (end.type !== 'turn.done') throw new Error(`turn ${res.turnId} ended with ${end.type}`);
+    if (i >= warmup) timed.push({ turnId: res.turnId, t0, response, received: received.get(res.turnId)! });
+  }
+  socket.disconnect();
+  const index = await readTrace([apiTrace, workerTrace]);
+  await stack.stopAll();
+
+  const firstEvent = timed.map((t) => Math.min(...t.received.values()) - t.t0);
+  const toDone = timed.map((t) => (t.received.get('turn.done') ?? NaN) - t.t0);
+  const httpResponse = timed.map((t) => t.response - t.t0);
+  const hopRows: string[][] = [];
+  const hops: Record<string, Summary> = {};
+  for (const [label, from, to] of HOPS) {
+    const s = summarize(timed.map((t) => at(index, t, to) - at(index, t, from)));
+    hops[label] = s;
+    hopRows.push([label, fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.mean)]);
+  }
+  const publishRtt = summarize(publishRoundTrips(index, timed.map((t) => t.turnId)));
+  hopRows.push(['(every event publish: Redis script round trip)', fmt(publishRtt.p50), fmt(publishRtt.p95), fmt(publishRtt.p99), fmt(publishRtt.mean)]);
+  const queuedToClient = summarize(timed.map((t) => at(index, t, 'recv:turn.queued') - at(index, t, 'publish:turn.queued')));
+  hopRows.push(['(turn.queued: publish → client)', fmt(queuedToClient.p50), fmt(queuedToClient.p95), fmt(queuedToClient.p99), fmt(queuedToClient.mean)]);
+  const deltas = timed.map((t) => index.get(t.turnId)?.get('publish:text.delta')?.length ?? 0);
+
+  // The same turns in-process: the planner and its tool query on a DataSource, nothing else.
+  const inProcess = await runInProcess(ctx, warmup, count, threadCount);
+
+  const figures: Figure[] = [
+    latencyFigure('POST message → first chat:event at the client', summarize(firstEvent), { p: 'p50', ms: 5 }),
+    latencyFigure('  same, p99', summarize(firstEvent), { p: 'p99', ms: 15 }),
+    latencyFigure('POST message → turn.done at the client (one-tool question)', summarize(toDone), { p: 'p50', ms: 30 }),
+    latencyFigure('POST message → HTTP 202 response', summarize(httpResponse)),
+    latencyFigure('in-process: planner + tool query (no DB writes, queue or socket)', inProcess.runner),
+    latencyFigure('in-process: + the same DB writes (store message, mark running, history, store answer)', inProcess.withLedger),
+  ];
+  return {
+    id: 2,
+    title: 'A turn beyond the model: POST → first event, POST → done, by hop',
+    figures,
+    markdown: [
+      `${count} turns (after ${warmup} warm-up turns), one at a time, one operator, built-in planner, ${threadCount} threads joined by one Socket.IO client; each turn one search_findings call and ${fmt(summarize(deltas).p50)} text deltas (p50). Breakdown by hop (ms, from the API and worker trace marks and the client's receipt times, one monotonic clock):`,
+      table(['hop', 'p50', 'p95', 'p99', 'mean'], hopRows),
+    ],
+    raw: { count, warmup, threadCount, firstEventMs: firstEvent, toDoneMs: toDone, httpResponseMs: httpResponse, hops, publishRtt, inProcess },
+  };
+}
+
+async function runInProcess(ctx: BenchContext, warmup: number, count: number, threadCount: number): Promise<{ runner: Summary; withLedger: Summary }> {
+  const { stack } = ctx;
+  const tools = new CorpusTools(stack.ds, defaultCorpusQueries, defaultReadOnly);
+  const planner = new PlannerRunner(tools, defaultTopicNormaliser);
+  const run = async (i: number, turnId: string, chatId: string, history: HistoryMessage[] = []) => {
+    const events: RunnerEvent[] = [];
+    return planner.run({
+      chatId,
+      turnId,
+      ownerId: 'bench',
+      history,
+      userMessage: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length],
+      signal: new AbortController().signal,
+      emit: async (e) => void events.push(e),
+    });
+  };
+  const runnerMs: number[] = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const t0 = nowMs();
+    await run(i, randomUUID(), randomUUID());
+    if (i >= warmup) runnerMs.push(nowMs() - t0);
+  }
+  const repo = new ChatRepository(stack.ds);
+  const ledger = new TurnLedger(stack.ds);
+  const owner = await operatorId(stack, stack.adminUser);
+  const chats: string[] = [];
+  for (let i = 0; i < threadCount; i++) chats.push((await repo.createChat(owner, `in-process ${i}`)).id);
+  const ledgerMs: number[] = [];
+  for (let i = 0; i < warmup + count; i++) {
+    const t0 = nowMs();
+    const chatId = chats[i % chats.length];
+    const turnId = randomUUID();
+    await repo.startTurn(owner, chatId, { turnId, content: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length], clientMessageId: randomUUID(), queuePosition: 1, autoTitle: 'x' }, async () => undefined);
+    await ledger.findForRun(turnId);
+    await ledger.assistantMessage(turnId);
+    await ledger.markRunning(turnId, 1, 'in-process');
+    const history = (await ledger.history(chatId, turnId)).map(
+      (m): HistoryMessage => ({ role: m.role, content: m.content, status: m.status, metadata: m.metadata }),
+    );
+    const outcome = await run(i, turnId, chatId, history);
+    await ledger.finish(turnId, { status: 'complete', content: outcome.content, metadata: outcome.metadata, model: 'builtin' });
+    if (i >= warmup) ledgerMs.push(nowMs() - t0);
+  }
+  return { runner: summarize(runnerMs), withLedger: summarize(ledgerMs) };
+}

@@ -1,0 +1,173 @@
+import { JobNames } from '@corpus-chat/contracts';
+import { ApiSession } from '../lib/api-client';
+import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
+import { processCpuSeconds, processRssMiB } from '../lib/machine';
+import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
+import { fmt, sleep, table } from '../lib/stats';
+import type { Proc } from '../lib/stack';
+import { operatorId, prepareTurns, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
+import { modelMsPerTurn } from '../stub-model/stub-model.config';
+
+/** What the runtime probe preloaded into the worker answers. */
+export interface ProbeReading {
+  eventLoopLagMs: { p50: number; p99: number; max: number; mean: number; samples: number };
+  rssMiB: number;
+  heapUsedMiB: number;
+  cpuSeconds: number;
+}
+
+/** Reads (and with `reset`, restarts) a process's runtime probe. */
+export async function readProbe(proc: Proc, reset = false): Promise<ProbeReading> {
+  const res = await fetch(`http://127.0.0.1:${proc.probePort}/${reset ? '?reset=1' : ''}`);
+  return (await res.json()) as ProbeReading;
+}
+
+/** One concurrency level's measurement. */
+interface Level {
+  concurrency: number;
+  turns: number;
+  /** Turns/s between the end of the first wave and the last turn (steady state). */
+  throughput: number;
+  /** Turns/s from the first job added to the last turn done (ramp-up included). */
+  overall: number;
+  ideal: number;
+  efficiency: number;
+  lagP99: number;
+  lagMax: number;
+  peakRssMiB: number;
+  workerCpuMsPerTurn: number;
+  stubCpuMsPerTurn: number;
+  /** Resident memory of the worker just before the jobs were added. */
+  idleRssMiB: number;
+  cpu: CpuBreakdown;
+  /** Seconds from pickup (turn marked running) to done: model time plus ours. */
+  turnSecondsP50: number;
+  statuses: Record<string, number>;
+}
+
+/**
+ * Scenario 3 — one worker process, many slow turns: the stub model answers each turn with a
+ * `search_findings` call after 2 s, then 20 text deltas; one agent-worker with
+ * WORKER_CONCURRENCY = C gets `waves × C` jobs at once. Throughput (steady state, after the first
+ * wave) against the ideal C ÷ model time per turn, event-loop lag (monitorEventLoopDelay inside
+ * the worker), peak RSS, and the knee: the first C where throughput falls below 80 % of ideal.
+ */
+export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
+  const { stack, log } = ctx;
+  const levels = ctx.quick ? [100, 500] : [50, 100, 200, 300, 500, 750, 1000];
+  const waves = ctx.quick ? 2 : 3;
+  const stub = await stack.startStub();
+  const modelMs = modelMsPerTurn(stub.config);
+  const api = await stack.startApi();
+  const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
+  await session.putSettings({ backend: 'openai', baseUrl: stub.baseUrl, model: 'bench-stub' });
+  const owner = await operatorId(stack, stack.adminUser);
+  const queue = turnQueue(stack);
+  await queue.waitUntilReady();
+
+  const results: Level[] = [];
+  for (const c of levels) {
+    const total = c * waves;
+    await stack.ds.query(`DELETE FROM chat_sessions`);
+    log(`s3: concurrency ${c}: preparing ${total} turns`);
+    const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
+    const [worker] = await stack.startWorkers(1, { env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) }, probe: true, cpuProfile: ctx.profile && c === 500 });
+    await sleep(500);
+    const idle = await readProbe(worker, true);
+    const meter = new CpuMeter(stack);
+    const cpu0 = processCpuSeconds(worker.pid) ?? 0;
+    const stubCpu0 = processCpuSeconds(stub.pid) ?? 0;
+    let peakRss = 0;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, processRssMiB(worker.pid) ?? 0)), 200);
+    const t0 = Date.now();
+    for (let i = 0; i < turns.length; i += 500) await queue.addBulk(turns.slice(i, i + 500).map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
+    log(`s3: concurrency ${c}: ${total} jobs added; waiting`);
+    await waitTurnsEnded(stack, (waves * modelMs) * 4 + 60_000);
+    clearInterval(sampler);
+    const probe = await readProbe(worker);
+    const breakdown = await meter.stop();
+    const cpu = (processCpuSeconds(worker.pid) ?? 0) - cpu0;
+    const stubCpu = (processCpuSeconds(stub.pid) ?? 0) - stubCpu0;
+    const rows: { started: Date; finished: Date }[] = await stack.ds.query(
+      `SELECT started_at AS started, finished_at AS finished FROM chat_turns WHERE finished_at IS NOT NULL ORDER BY finished_at`,
+    );
+    const done = rows.map((r) => r.finished.getTime());
+    const steady = done.length >= total && waves > 1 ? ((waves - 1) * c) / ((done[total - 1] - done[c - 1]) / 1000) : NaN;
+    const overall = done.length / ((done[done.length - 1] - t0) / 1000);
+    const ideal = c / (modelMs / 1000);
+    const durations = rows.map((r) => (r.finished.getTime() - r.started.getTime()) / 1000).sort((a, b) => a - b);
+    const level: Level = {
+      concurrency: c,
+      turns: total,
+      throughput: steady,
+      overall,
+      ideal,
+      efficiency: steady / ideal,
+      lagP99: probe.eventLoopLagMs.p99,
+      lagMax: probe.eventLoopLagMs.max,
+      peakRssMiB: Math.max(peakRss, probe.rssMiB),
+      idleRssMiB: idle.rssMiB,
+      cpu: breakdown,
+      workerCpuMsPerTurn: (cpu * 1000) / total,
+      stubCpuMsPerTurn: (stubCpu * 1000) / total,
+      turnSecondsP50: durations[Math.floor(durations.length / 2)] ?? NaN,
+      statuses: await turnStatusCounts(stack),
+    };
+    results.push(level);
+    log(`s3: concurrency ${c}: ${fmt(steady)} turns/s (${fmt(100 * level.efficiency)} % of ${fmt(ideal)}), lag p99 ${fmt(level.lagP99)} ms, RSS ${fmt(level.peakRssMiB)} MiB`);
+    await stack.stop(worker);
+    await cleanFinishedJobs(queue);
+  }
+  await queue.close();
+
+  const at500 = results.find((r) => r.concurrency === 500);
+  const cpuMarkdown = at500 ? [`CPU by process at C = 500 (${fmt(at500.cpu.seconds)} s of wall time, ${at500.turns} turns):`, cpuTable(at500.cpu, at500.turns)] : [];
+  const knee = results.find((r) => r.efficiency < 0.8);
+  const figures: Figure[] = [];
+  if (at500) {
+    figures.push(
+      { name: 'C = 500: throughput (steady state)', unit: 'turns/s', value: at500.throughput, goal: `≥ 90 % of ideal (${fmt(at500.ideal)} turns/s)`, met: at500.efficiency >= 0.9 },
+      { name: 'C = 500: throughput ÷ ideal', unit: '%', value: 100 * at500.efficiency },
+      { name: 'C = 500: event-loop lag p99', unit: 'ms', value: at500.lagP99, goal: '< 20 ms', met: at500.lagP99 < 20 },
+      { name: 'C = 500: peak RSS', unit: 'MiB', value: at500.peakRssMiB, goal: '< 200 MB', met: at500.peakRssMiB * 1.048576 < 200 },
+    );
+  }
+  figures.push({ name: 'knee (first C below 80 % of ideal)', unit: 'turns at once', value: knee?.concurrency ?? NaN });
+  return {
+    id: 3,
+    title: 'One worker process, many slow turns',
+    figures,
+    markdown: [
+      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C) gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${levels[levels.length - 1]} (every level ≥ 80 % of ideal).`}`,
+      table(
+        ['C', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS MiB', 'peak RSS MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
+        results.map((r) => [
+          String(r.concurrency),
+          String(r.turns),
+          fmt(r.throughput),
+          fmt(r.ideal),
+          fmt(100 * r.efficiency),
+          fmt(r.turnSecondsP50),
+          fmt(r.lagP99),
+          fmt(r.lagMax),
+          fmt(r.idleRssMiB),
+          fmt(r.peakRssMiB),
+          fmt(r.workerCpuMsPerTurn),
+          fmt(r.stubCpuMsPerTurn),
+        ]),
+      ),
+      ...cpuMarkdown,
+    ],
+    raw: { levels: results, waves, stub: stub.config, modelMs },
+  };
+}
+
+function jobOpts(turnId: string) {
+  return { jobId: turnId, attempts: 2, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: { age: 3600 } };
+}
+
+/** Nothing is left in the queue between levels (every turn ended); drop finished jobs' keys. */
+async function cleanFinishedJobs(queue: ReturnType<typeof turnQueue>): Promise<void> {
+  await queue.clean(0, 100_000, 'completed');
+  await queue.clean(0, 100_000, 'failed');
+}

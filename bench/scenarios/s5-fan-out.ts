@@ -1,0 +1,166 @@
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Socket } from 'socket.io-client';
+import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { CpuMeter, cpuTable, type CpuBreakdown } from '../lib/cpu-meter';
+import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
+import { ROOT } from '../lib/stack';
+import { fmt, nowMs, sleep, summarize, type Summary, table } from '../lib/stats';
+
+interface FanOutRun {
+  coalesceMs: number;
+  seconds: number;
+  tokensOffered: number;
+  tokensDelivered: number;
+  deltasPerSecond: number;
+  messagesPerSecond: number;
+  publishToClient: Summary;
+  tokenEmitToClient: Summary;
+  firstTokenEmitToClient: Summary;
+  cpu: CpuBreakdown;
+  publisherCpuSeconds: number;
+}
+
+/**
+ * Scenario 5 — fan-out: one API process with 100 Socket.IO clients (10 operators × 10 threads,
+ * one socket per thread) while a publisher process streams text deltas into all 100 threads at
+ * 100 tokens/s each (10,000 deltas/s offered) through the worker's `TurnEventStream` and the real
+ * event bus. Measured at the clients: deltas delivered per second, publish → client latency per
+ * message, and emit → client latency per token (what coalescing adds), for TEXT_DELTA_COALESCE_MS
+ * 0 (off), 16 and 50.
+ */
+export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
+  const { stack, log } = ctx;
+  const operators = 10;
+  const threadsEach = 10;
+  const tokensPerSecond = 100;
+  const seconds = ctx.quick ? 4 : 10;
+  const windows = ctx.quick ? [0, 16] : [0, 16, 50];
+  const api = await stack.startApi({ cpuProfile: ctx.profile });
+  const admin = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
+  log(`s5: ${operators} operators × ${threadsEach} threads, one socket each`);
+  const clients: { socket: Socket; chatId: string }[] = [];
+  for (let o = 0; o < operators; o++) {
+    const username = `bench-fan-${stack.id}-${o}`;
+    const password = `pw-${randomUUID()}`;
+    await admin.createOperator(username, password);
+    const session = await ApiSession.login(api.baseUrl, username, password);
+    for (let t = 0; t < threadsEach; t++) {
+      const chatId = (await session.createChat(`fan-out ${o}.${t}`)).id;
+      const socket = await session.connectSocket();
+      await joinChat(socket, chatId);
+      clients.push({ socket, chatId });
+    }
+  }
+
+  const runs: FanOutRun[] = [];
+  for (const coalesceMs of windows) {
+    const received = new Map<string, number>();
+    const tokenLatency: number[] = [];
+    const firstTokenLatency: number[] = [];
+    let tokensDelivered = 0;
+    let messages = 0;
+    let counting = false;
+    for (const c of clients) {
+      c.socket.off('chat:event');
+      onChatEvent(c.socket, (e) => {
+        if (e.type !== 'text.delta' || !counting) return;
+        const t = nowMs();
+        messages++;
+        received.set(`${e.turnId}:${e.seq}`, t);
+        const stamps = e.text.split('|').filter(Boolean).map(Number);
+        tokensDelivered += stamps.length;
+        for (const s of stamps) tokenLatency.push(t - s);
+        if (e.seq === 1) firstTokenLatency.push(t - stamps[0]);
+      });
+    }
+    const outFile = path.join(ctx.logsDir, `fan-out-${coalesceMs}.json`);
+    const publisher = fork(path.join(ROOT, 'tools/cli/run-ts.mjs'), ['bench/scenarios/fan-out-publisher.ts'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        FAN_OUT_CONFIG: JSON.stringify({
+          redisUrl: stack.redisUrl,
+          prefix: stack.redisPrefix,
+          chats: clients.map((c) => c.chatId),
+          tokensPerSecond,
+          tokensPerTurn: 50,
+          durationMs: seconds * 1000,
+          coalesceMs,
+          outFile,
+        }),
+      },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const message = (what: string) => new Promise<void>((resolve, reject) => {
+      publisher.on('message', (m) => m === what && resolve());
+      publisher.once('exit', (code) => reject(new Error(`fan-out publisher exited (${code}) before '${what}'`)));
+    });
+    await message('ready');
+    const meter = new CpuMeter(stack, { 'publisher (stands in for the workers)': publisher.pid! });
+    counting = true;
+    publisher.send('go');
+    await message('done');
+    await sleep(300); // the last messages in flight
+    counting = false;
+    const cpu = await meter.stop();
+    const publisherCpuSeconds = cpu.parts['publisher (stands in for the workers)'] ?? 0;
+    const elapsed = seconds;
+    await new Promise<void>((resolve) => (publisher.exitCode !== null ? resolve() : publisher.once('exit', () => resolve())));
+    const out = JSON.parse(fs.readFileSync(outFile, 'utf8')) as { published: Record<string, number>; tokens: number };
+    const publishToClient = [...received].flatMap(([key, t]) => (out.published[key] !== undefined ? [t - out.published[key]] : []));
+    const run: FanOutRun = {
+      coalesceMs,
+      seconds: elapsed,
+      tokensOffered: out.tokens,
+      tokensDelivered,
+      deltasPerSecond: tokensDelivered / elapsed,
+      messagesPerSecond: messages / elapsed,
+      publishToClient: summarize(publishToClient),
+      tokenEmitToClient: summarize(tokenLatency),
+      firstTokenEmitToClient: summarize(firstTokenLatency),
+      cpu,
+      publisherCpuSeconds,
+    };
+    runs.push(run);
+    log(`s5: coalesce ${coalesceMs} ms: ${fmt(run.deltasPerSecond)} deltas/s in ${fmt(run.messagesPerSecond)} messages/s, publish → client p99 ${fmt(run.publishToClient.p99)} ms`);
+  }
+  for (const c of clients) c.socket.disconnect();
+  await stack.stopAll();
+
+  const figures: Figure[] = runs.flatMap((r) => {
+    const label = r.coalesceMs ? `coalesced ${r.coalesceMs} ms` : 'no coalescing';
+    return [
+      { name: `${label}: deltas delivered`, unit: 'deltas/s', value: r.deltasPerSecond, goal: '≥ 10,000 deltas/s', met: r.deltasPerSecond >= 10_000 },
+      latencyFigure(`${label}: publish → client (per message)`, r.publishToClient, { p: 'p99', ms: 5 }),
+      latencyFigure(`${label}: first token, emit → client`, r.firstTokenEmitToClient),
+      latencyFigure(`${label}: every token, emit → client`, r.tokenEmitToClient),
+    ];
+  });
+  return {
+    id: 5,
+    title: 'Fan-out: one API process to 100 clients',
+    figures,
+    markdown: [
+      `One API process; ${clients.length} Socket.IO clients (${operators} operators × ${threadsEach} threads, one socket per thread) in the harness; a publisher process streams turns of 50 text deltas at ${tokensPerSecond} tokens/s into every thread (${fmt(clients.length * tokensPerSecond)} deltas/s offered) through the worker's TurnEventStream and the event bus, ${seconds} s per setting. "publish → client" is from the start of the event bus publish to the client's receipt of that message; "emit → client" from the runner's emit of a token (so it includes the coalescing wait).`,
+      table(
+        ['TEXT_DELTA_COALESCE_MS', 'deltas/s delivered', 'messages/s', 'publish → client p50 / p99 ms', 'first token p50 / p99 ms', 'every token p50 / p99 ms', 'API CPU %', 'Redis CPU %', 'publisher CPU %'],
+        runs.map((r) => [
+          String(r.coalesceMs),
+          fmt(r.deltasPerSecond),
+          fmt(r.messagesPerSecond),
+          `${fmt(r.publishToClient.p50)} / ${fmt(r.publishToClient.p99)}`,
+          `${fmt(r.firstTokenEmitToClient.p50)} / ${fmt(r.firstTokenEmitToClient.p99)}`,
+          `${fmt(r.tokenEmitToClient.p50)} / ${fmt(r.tokenEmitToClient.p99)}`,
+          fmt((100 * (r.cpu.parts['api'] ?? 0)) / r.cpu.seconds),
+          fmt((100 * (r.cpu.parts['redis-server'] ?? 0)) / r.cpu.seconds),
+          fmt((100 * r.publisherCpuSeconds) / r.cpu.seconds),
+        ]),
+      ),
+      ...runs.map((r) => `CPU by process, TEXT_DELTA_COALESCE_MS ${r.coalesceMs} (${fmt(r.seconds)} s):\n\n${cpuTable(r.cpu, r.tokensDelivered / 1000, 'CPU ms / 1,000 deltas')}`),
+    ],
+    raw: { runs },
+  };
+}
