@@ -5,26 +5,11 @@
  * count, or the refusal — and exits 1 when any file failed. CORPUS_IMPORT_MAX_BYTES overrides the
  * 50 MB size limit.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { createDataSource } from '../data-source';
 import { ensureDatabase } from '../database-admin';
-import type { ImportOutcome } from '@corpus-chat/contracts';
-import { DEFAULT_MAX_IMPORT_BYTES, importReport, sizeRefusal } from '../importers';
+import { DEFAULT_MAX_IMPORT_BYTES, importPaths } from '../importers';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
-
-function* walk(target: string): Generator<string> {
-  const stat = fs.statSync(target);
-  if (!stat.isDirectory()) {
-    yield target;
-    return;
-  }
-  for (const entry of fs.readdirSync(target).sort()) {
-    if (entry.startsWith('.')) continue;
-    yield* walk(path.join(target, entry));
-  }
-}
 
 async function main(args: string[]): Promise<number> {
   if (args.length === 0) {
@@ -40,46 +25,23 @@ async function main(args: string[]): Promise<number> {
   await ensureDatabase(url);
   const ds = createDataSource(url);
   await ds.initialize();
-  let failed = 0;
-  let imported = 0;
   try {
     await ds.runMigrations({ transaction: 'each' });
-    for (const arg of args) {
-      let files: string[];
-      try {
-        files = [...walk(arg)];
-      } catch (e) {
-        console.log(`FAIL  ${arg}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : (e as Error).message}`);
-        failed++;
-        continue;
-      }
-      for (const file of files) {
-        // Refuse an over-size file before reading it into memory.
-        const tooLarge = sizeRefusal(fs.statSync(file).size, maxBytes);
-        let outcome: ImportOutcome;
-        try {
-          outcome = tooLarge
-            ? { ok: false, file: path.basename(file), code: tooLarge.code, error: tooLarge.message }
-            : await importReport(ds, { filename: file, bytes: fs.readFileSync(file) }, { maxBytes });
-        } catch (e) {
-          console.log(`FAIL  ${file}: ${(e as Error).message}`);
-          failed++;
-          continue;
-        }
-        if (outcome.ok) {
-          imported++;
-          console.log(`ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings`);
-        } else {
-          failed++;
-          console.log(`FAIL  ${file}: ${outcome.error} [${outcome.code}]`);
-        }
-      }
-    }
+    const outcomes = await importPaths(ds, args, {
+      maxBytes,
+      onOutcome: (outcome, file) =>
+        console.log(
+          outcome.ok
+            ? `ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings`
+            : `FAIL  ${file}: ${outcome.error} [${outcome.code}]`,
+        ),
+    });
+    const failed = outcomes.filter((o) => !o.ok).length;
+    console.log(`${outcomes.length - failed} imported, ${failed} failed`);
+    return failed ? 1 : 0;
   } finally {
     await ds.destroy();
   }
-  console.log(`${imported} imported, ${failed} failed`);
-  return failed ? 1 : 0;
 }
 
 main(process.argv.slice(2)).then(
