@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ChatEvent } from '@corpus-chat/contracts';
 import type { Redis } from 'ioredis';
-import { closeRedis } from '../redis/redis-connection';
+import { closeRedis, withTimeout } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
 
 export type ChatEventHandler = (event: ChatEvent) => void;
@@ -52,20 +52,35 @@ export class TurnEventSubscriber {
   /**
    * Calls `handler` for every event published on thread `chatId` from now on. Resolves once Redis
    * confirmed the subscription (so nothing published afterwards is missed) with a function that
-   * removes the handler. Rejects when Redis is unreachable.
+   * removes the handler. Rejects when Redis does not confirm within `timeoutMs` (unreachable).
    */
-  async subscribeChat(chatId: string, handler: ChatEventHandler): Promise<() => Promise<void>> {
+  async subscribeChat(
+    chatId: string,
+    handler: ChatEventHandler,
+    timeoutMs = 5000,
+  ): Promise<() => Promise<void>> {
     const channel = this.keys.chatEvents(chatId);
     let set = this.handlers.get(channel);
     if (!set) this.handlers.set(channel, (set = new Set()));
     set.add(handler);
+    // SUBSCRIBE again even when already subscribed: it resolves only once Redis confirmed, which
+    // a second caller needs as much as the first.
+    const subscribed = this.redis.subscribe(channel);
     try {
-      // SUBSCRIBE again even when already subscribed: it resolves only once Redis confirmed, which
-      // a second caller needs as much as the first.
-      await this.redis.subscribe(channel);
+      await withTimeout(subscribed, timeoutMs, `SUBSCRIBE ${channel}`);
     } catch (e) {
       set.delete(handler);
-      if (!set.size) this.handlers.delete(channel);
+      if (!set.size) {
+        this.handlers.delete(channel);
+        // A SUBSCRIBE that completes after the timeout is taken back.
+        subscribed.then(
+          () =>
+            this.handlers.has(channel)
+              ? undefined
+              : this.connection?.unsubscribe(channel).catch(() => undefined),
+          () => undefined,
+        );
+      }
       throw e;
     }
     let removed = false;
