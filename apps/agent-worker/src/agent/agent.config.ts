@@ -42,10 +42,14 @@ export class AgentEnv {
   @Min(0)
   MODEL_RETRY_DELAY_MS = 500;
 
-  /** Milliseconds the settings row is cached by a worker (a change applies to turns started after this). */
+  /**
+   * Milliseconds a worker may reuse the settings row. 0 (default): every turn reads it (one
+   * primary-key read), so a change in Settings applies to the very next turn; raise it only for
+   * very high turn rates, accepting that a change then takes up to this long to apply.
+   */
   @IsInt()
   @Min(0)
-  AGENT_SETTINGS_CACHE_MS = 2000;
+  AGENT_SETTINGS_CACHE_MS = 0;
 }
 
 /** The agent's configuration in the units the code uses. */
