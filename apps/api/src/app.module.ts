@@ -15,7 +15,7 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, CorpusModule.forRoot()],
+  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {
@@ -25,6 +25,7 @@ export class AppModule {
         ApiCoreModule.forRoot(env),
         AuthModule.forRoot(env),
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
+        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES }),
       ],
     };
   }

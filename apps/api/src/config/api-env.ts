@@ -9,6 +9,12 @@ import { AuthEnv } from '../auth/auth.env';
  * auth layer's `AuthEnv` (sessions, admin, limits).
  */
 export class ApiEnv extends AuthEnv {
+  /** Largest report file `POST /api/reports/import` accepts, in bytes (default 50 MB); a larger one answers 413 before it is parsed. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  IMPORT_MAX_BYTES = 50 * 1024 * 1024;
+
   /** TCP port of the HTTP API and the Socket.IO gateway (0 picks a free port). */
   @Type(() => Number)
   @IsInt()

@@ -2,7 +2,7 @@
  * `npm run corpus:import -- <file or folder>...`: imports each file (folders are walked, in name
  * order) into the database at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat),
  * running pending migrations first. Prints one line per file — report id, format and finding
- * count, or the refusal — and exits 1 when any file failed. CORPUS_IMPORT_MAX_BYTES overrides the
+ * count, or the refusal — and exits 1 when any file failed. IMPORT_MAX_BYTES overrides the
  * 50 MB size limit.
  */
 import { createDataSource } from '../data-source';
@@ -17,9 +17,9 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   const url = process.env['DATABASE_URL'] ?? DEFAULT_URL;
-  const maxBytes = Number(process.env['CORPUS_IMPORT_MAX_BYTES'] ?? DEFAULT_MAX_IMPORT_BYTES);
+  const maxBytes = Number(process.env['IMPORT_MAX_BYTES'] ?? DEFAULT_MAX_IMPORT_BYTES);
   if (!Number.isInteger(maxBytes) || maxBytes <= 0) {
-    console.error(`CORPUS_IMPORT_MAX_BYTES must be a positive integer, got ${process.env['CORPUS_IMPORT_MAX_BYTES']}`);
+    console.error(`IMPORT_MAX_BYTES must be a positive integer, got ${process.env['IMPORT_MAX_BYTES']}`);
     return 2;
   }
   await ensureDatabase(url);
