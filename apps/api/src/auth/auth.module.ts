@@ -9,6 +9,7 @@ import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
 import { resolveJwtSecret } from './dev-secrets';
+import { createSessionJwtService } from './session-jwt';
 import { RejectNulPipe } from './http-hardening';
 import { LoginThrottleService } from './login-throttle.service';
 import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
@@ -78,8 +79,7 @@ export class AuthModule {
         {
           provide: JwtService,
           inject: [AUTH_ENV],
-          useFactory: (e: AuthEnv) =>
-            new JwtService({ secret: resolveJwtSecret(e), signOptions: { algorithm: 'HS256', expiresIn: e.SESSION_TTL_MINUTES * 60 } }),
+          useFactory: (e: AuthEnv) => createSessionJwtService(resolveJwtSecret(e), e.SESSION_TTL_MINUTES * 60),
         },
         AuthService,
         LoginThrottleService,
