@@ -264,12 +264,10 @@ export class ChatRepository {
         metadata: {},
       });
       const userMessageId = inserted.identifiers[0]['id'] as string;
-      if (chat.titleSource === 'default') {
-        chat.title = input.autoTitle;
-        chat.titleSource = 'auto';
-      }
-      chat.updatedAt = new Date();
-      await m.getRepository(ChatSessionEntity).save(chat);
+      // An UPDATE of the changed columns (save() would first SELECT the row again to diff it).
+      await m
+        .getRepository(ChatSessionEntity)
+        .update({ id: chatId }, { updatedAt: new Date(), ...(chat.titleSource === 'default' ? { title: input.autoTitle, titleSource: 'auto' as const } : {}) });
       const started: StartedTurn = {
         turnId: input.turnId,
         chatId,

@@ -44,13 +44,18 @@ export class TurnLedger {
 
   /** The turn with its thread and user message, or null (never committed, or thread deleted). */
   async findForRun(turnId: string): Promise<TurnForRun | null> {
-    const turn = await this.db.getRepository(ChatTurnEntity).findOneBy({ id: turnId });
-    if (!turn) return null;
-    const [chat, userMessage] = await Promise.all([
-      this.db.getRepository(ChatSessionEntity).findOneBy({ id: turn.chatId }),
+    // The three reads run at once (one round trip of waiting instead of two): the thread is found
+    // through the turn's chat_id in the same statement.
+    const [turn, chat, userMessage] = await Promise.all([
+      this.db.getRepository(ChatTurnEntity).findOneBy({ id: turnId }),
+      this.db
+        .getRepository(ChatSessionEntity)
+        .createQueryBuilder('c')
+        .where('c.id = (SELECT t.chat_id FROM chat_turns t WHERE t.id = :turnId)', { turnId })
+        .getOne(),
       this.db.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'user' }),
     ]);
-    return chat && userMessage ? { turn, chat, userMessage } : null;
+    return turn && chat && userMessage ? { turn, chat, userMessage } : null;
   }
 
   /** The turn's status, or null when it does not exist. */
