@@ -134,7 +134,10 @@ function summaryMarkdown(results: ScenarioResult[], command: string, machine: st
   return parts.join('\n\n');
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+main()
+  // Exit even if a library left a handle open (pools, sockets): everything was stopped above.
+  .then(() => process.exit(process.exitCode ?? 0))
+  .catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });

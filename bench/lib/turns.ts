@@ -86,11 +86,16 @@ export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promi
   });
 }
 
-/** Waits until none of the run's turns is queued or running (bounded; throws naming how many are left). */
-export async function waitTurnsEnded(stack: BenchStack, timeoutMs: number): Promise<void> {
+/**
+ * Waits until none of the run's turns (or of `turnIds`) is queued or running (bounded; throws
+ * naming how many are left).
+ */
+export async function waitTurnsEnded(stack: BenchStack, timeoutMs: number, turnIds?: string[]): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ n }] = await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`);
+    const [{ n }] = turnIds
+      ? await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`, [turnIds])
+      : await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`);
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
     await sleep(100);

@@ -4,7 +4,7 @@
  * `TurnEventStream` (so TEXT_DELTA_COALESCE_MS applies exactly as in a worker) and the real
  * `TurnEventBus`, then `turn.done`, then the next turn. Each delta's text is `<emit time ms>|`
  * (monotonic clock) so clients can time every token; each published event's publish start is
- * recorded by (turn, seq) and written to `outFile` as JSON at the end.
+ * recorded by (turn, seq) and written to `outFile` as JSON at the end, with its own CPU seconds while publishing.
  *
  * Config: env `FAN_OUT_CONFIG` (JSON). Protocol over IPC: sends 'ready', waits for 'go', sends
  * 'done' after `durationMs`.
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   let tokens = 0;
   process.send?.('ready');
   await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const cpu0 = process.cpuUsage();
   const until = nowMs() + config.durationMs;
   const intervalMs = 1000 / config.tokensPerSecond;
 
@@ -66,7 +67,8 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(config.chats.map((chatId, i) => streamChat(chatId, (i * intervalMs) / config.chats.length)));
-  fs.writeFileSync(config.outFile, JSON.stringify({ published, publishes, tokens }));
+  const usage = process.cpuUsage(cpu0);
+  fs.writeFileSync(config.outFile, JSON.stringify({ published, publishes, tokens, cpuSeconds: (usage.user + usage.system) / 1e6 }));
   redis.disconnect();
   process.send?.('done');
 }

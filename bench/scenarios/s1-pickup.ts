@@ -12,7 +12,7 @@ import { addTurnJob, firstMark, ONE_TOOL_QUESTIONS, operatorId, prepareTurns, re
 export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
   const jobs = ctx.quick ? 200 : 1000;
-  const warmup = 100;
+  const warmup = ctx.quick ? 50 : 100;
   const gapMs = 30;
   const trace = path.join(ctx.logsDir, 'trace-s1.jsonl');
   const env = { TURN_TRACE_FILE: trace };
@@ -29,7 +29,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   log(`s1: adding ${jobs} jobs one at a time, ${gapMs} ms apart (after ${warmup} warm-up jobs)`);
   for (const [i, t] of turns.entries()) {
     // Warm the worker up (JIT, connections, query cache) and let it go idle before measuring.
-    if (i === warmup) await waitTurnsEnded(stack, 60_000);
+    if (i === warmup) await waitTurnsEnded(stack, 60_000, turns.slice(0, warmup).map((x) => x.turnId));
     const t0 = nowMs();
     await addTurnJob(queue, t);
     const t1 = nowMs();

@@ -54,7 +54,7 @@ interface Level {
  */
 export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
-  const levels = ctx.quick ? [100, 500] : [50, 100, 200, 300, 500, 750, 1000];
+  const levels = ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000];
   const waves = ctx.quick ? 2 : 3;
   const stub = await stack.startStub();
   const modelMs = modelMsPerTurn(stub.config);

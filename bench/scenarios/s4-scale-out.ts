@@ -32,9 +32,9 @@ interface Run {
 export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
   const counts = [1, 2, 4];
-  const users = ctx.quick ? 24 : 48;
-  const warmupS = ctx.quick ? 2 : 3;
-  const measureS = ctx.quick ? 5 : 15;
+  const users = ctx.quick ? 12 : 48;
+  const warmupS = ctx.quick ? 2 : 5;
+  const measureS = ctx.quick ? 4 : 15;
   const api = await stack.startApi({ cpuProfile: ctx.profile });
   const admin = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
   await admin.putSettings({ backend: 'builtin' });
