@@ -101,24 +101,24 @@ export class TurnLedger {
    */
   async finish(turnId: string, outcome: TurnOutcome): Promise<FinishTurnResult> {
     return this.db.transaction(async (m) => {
-      const turn = await m
-        .getRepository(ChatTurnEntity)
-        .findOne({ where: { id: turnId }, lock: { mode: 'pessimistic_write' } });
+      // The turn (locked) and its assistant message if one exists, in one statement.
+      const [turn]: { chat_id: string; status: TurnStatus; message_id: string | null }[] = await m.query(
+        `SELECT t.chat_id, t.status, a.id AS message_id
+           FROM chat_turns t
+           LEFT JOIN chat_messages a ON a.turn_id = t.id AND a.role = 'assistant'
+          WHERE t.id = $1
+            FOR UPDATE OF t`,
+        [turnId],
+      );
       if (!turn) return { kind: 'gone' } as const;
-      const existing = await m.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'assistant' });
-      if (existing || !ACTIVE_TURN_STATUSES.includes(turn.status)) {
-        return {
-          kind: 'already',
-          chatId: turn.chatId,
-          messageId: existing?.id ?? null,
-          status: turn.status,
-        } as const;
+      if (turn.message_id || !ACTIVE_TURN_STATUSES.includes(turn.status)) {
+        return { kind: 'already', chatId: turn.chat_id, messageId: turn.message_id, status: turn.status } as const;
       }
       let messageId = '';
       if (outcome.storeMessage !== false) {
         const repo = m.getRepository(ChatMessageEntity);
         const message = repo.create({
-          chatId: turn.chatId,
+          chatId: turn.chat_id,
           turnId,
           role: 'assistant',
           content: outcome.content,
@@ -128,19 +128,16 @@ export class TurnLedger {
         messageId = (await repo.save(message)).id;
       }
       const finalStatus: TurnStatus = outcome.status;
-      await m
-        .getRepository(ChatTurnEntity)
-        .update(
-          { id: turnId },
-          { status: finalStatus, finishedAt: new Date(), errorCode: outcome.errorCode ?? null },
-        );
-      await m
-        .createQueryBuilder()
-        .update(ChatSessionEntity)
-        .set({ updatedAt: () => 'now()', ...(outcome.model ? { lastModel: outcome.model } : {}) })
-        .where('id = :id', { id: turn.chatId })
-        .execute();
-      return { kind: 'finished', chatId: turn.chatId, messageId } as const;
+      // The turn's final status and the thread's updated_at (and last model) in one statement.
+      await m.query(
+        `WITH ended AS (
+           UPDATE chat_turns SET status = $2, finished_at = $3, error_code = $4 WHERE id = $1 RETURNING chat_id
+         )
+         UPDATE chat_sessions SET updated_at = now(), last_model = COALESCE($5, last_model)
+          WHERE id = (SELECT chat_id FROM ended)`,
+        [turnId, finalStatus, new Date(), outcome.errorCode ?? null, outcome.model || null],
+      );
+      return { kind: 'finished', chatId: turn.chat_id, messageId } as const;
     });
   }
 

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '../testing';
+import { ChatRepository } from './chat.repository';
+import { TurnLedger } from './turn-ledger';
+
+describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
+  let db: TestDatabase;
+  let chats: ChatRepository;
+  let ledger: TurnLedger;
+  let owner: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    owner = (await insertTestOperator(db.dataSource)).id;
+    chats = new ChatRepository(db.dataSource);
+    ledger = new TurnLedger(db.dataSource);
+  });
+  afterAll(() => db.drop());
+
+  const startTurn = async (chatId: string) => {
+    const turnId = randomUUID();
+    await chats.startTurn(owner, chatId, { turnId, content: 'How many findings?', clientMessageId: null, queuePosition: 1, autoTitle: 'How many findings?' }, async () => undefined);
+    return turnId;
+  };
+  const thread = async (chatId: string) =>
+    (await db.dataSource.query(`SELECT updated_at, last_model FROM chat_sessions WHERE id = $1`, [chatId]))[0] as { updated_at: Date; last_model: string | null };
+  const turnRow = async (turnId: string) =>
+    (await db.dataSource.query(`SELECT status, finished_at, error_code FROM chat_turns WHERE id = $1`, [turnId]))[0] as { status: string; finished_at: Date | null; error_code: string | null };
+
+  it('finds the turn with its thread and user message, and nothing for an unknown turn', async () => {
+    const chat = await chats.createChat(owner, 'loaded');
+    const turnId = await startTurn(chat.id);
+    const loaded = await ledger.findForRun(turnId);
+    expect(loaded?.turn.id).toBe(turnId);
+    expect(loaded?.chat).toMatchObject({ id: chat.id, ownerId: owner });
+    expect(loaded?.userMessage).toMatchObject({ turnId, role: 'user', content: 'How many findings?' });
+    expect(await ledger.findForRun(randomUUID())).toBeNull();
+  });
+
+  it('stores the answer, ends the turn, and moves the thread (updated, last model) in the same transaction', async () => {
+    const chat = await chats.createChat(owner, 'finished');
+    const turnId = await startTurn(chat.id);
+    expect(await ledger.markRunning(turnId, 1, 'worker-a')).toBe(true);
+    const before = await thread(chat.id);
+    const result = await ledger.finish(turnId, { status: 'complete', content: 'There are 7.', metadata: { toolCalls: [] }, model: 'qwen3:8b' });
+    expect(result).toMatchObject({ kind: 'finished', chatId: chat.id });
+    const messageId = result.kind === 'finished' ? result.messageId : '';
+    expect(await ledger.assistantMessage(turnId)).toMatchObject({ id: messageId, content: 'There are 7.', status: 'complete' });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'complete', error_code: null });
+    expect((await turnRow(turnId)).finished_at).toBeInstanceOf(Date);
+    const after = await thread(chat.id);
+    expect(after.last_model).toBe('qwen3:8b');
+    expect(after.updated_at.getTime()).toBeGreaterThanOrEqual(before.updated_at.getTime());
+
+    // A second finisher changes nothing and is told which message ended it.
+    const again = await ledger.finish(turnId, { status: 'cancelled', content: '', metadata: { toolCalls: [] } });
+    expect(again).toEqual({ kind: 'already', chatId: chat.id, messageId, status: 'complete' });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'complete' });
+  });
+
+  it('keeps the last model when an ending names none, records error codes, and can end a turn without a message', async () => {
+    const chat = await chats.createChat(owner, 'errors');
+    const first = await startTurn(chat.id);
+    await ledger.finish(first, { status: 'complete', content: 'ok', metadata: { toolCalls: [] }, model: 'builtin' });
+    const second = await startTurn(chat.id);
+    const result = await ledger.finish(second, { status: 'error', content: '', metadata: { toolCalls: [] }, errorCode: 'FORBIDDEN', storeMessage: false });
+    expect(result).toEqual({ kind: 'finished', chatId: chat.id, messageId: '' });
+    expect(await turnRow(second)).toMatchObject({ status: 'error', error_code: 'FORBIDDEN' });
+    expect(await ledger.assistantMessage(second)).toBeNull();
+    expect((await thread(chat.id)).last_model).toBe('builtin');
+    expect(await ledger.finish(randomUUID(), { status: 'cancelled', content: '', metadata: { toolCalls: [] } })).toEqual({ kind: 'gone' });
+  });
+});
