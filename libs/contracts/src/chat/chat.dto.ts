@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } f
 import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCardData, ToolName } from '../tools/tools';
-import type { FindingFilter } from '../corpus/corpus.types';
+import type { FindingFilter, Severity } from '../corpus/corpus.types';
 
 /** Longest operator message kept; longer ones are cut at a sentence boundary and marked `[…truncated]`. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -95,9 +95,25 @@ export interface AssistantMessageMetadata {
   lastFilter?: FindingFilter;
   /** The finding ids shown last, for "show the first one". */
   lastFindingIds?: number[];
+  /**
+   * What the built-in planner's last count applied on top of `lastFilter` by combining several exact
+   * counts (a set of severities, an excluded filter, findings with or without any CWE id / verdict),
+   * so a follow-up narrows the same set of findings.
+   */
+  lastScope?: ComputedScope;
   model?: string;
   attempt?: number;
   error?: { code: string; message: string };
+}
+
+/** Parts of a count that no single tool filter expresses; the planner computes them from exact counts. */
+export interface ComputedScope {
+  /** Severities counted together (summed per-severity counts); the filter then has no `severity`. */
+  severities?: Severity[];
+  /** Findings that also match this filter are subtracted ("not about X", "excluding report R"). */
+  exclude?: FindingFilter;
+  /** Only findings with (`present`) or without any CWE id / any verdict. */
+  has?: { key: 'cwe' | 'verdict'; present: boolean };
 }
 
 export type MessageRole = 'user' | 'assistant';
