@@ -10,6 +10,7 @@ export * from './events/chat-events';
 export * from './jobs/jobs';
 export * from './health';
 export * from './operators/csrf';
+export * from './operators/operator-roles';
 export type * from './corpus/corpus.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';

@@ -1,19 +1,21 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { LoginDto, type OperatorView } from '@corpus-chat/contracts';
+import { ChangePasswordDto, LoginDto, type OperatorView } from '@corpus-chat/contracts';
 import { Public } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
 import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
 import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie';
+import { SocketAuthService } from './socket-auth.service';
 
-/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET /api/auth/me`. */
+/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET /api/auth/me`, `POST /api/auth/password`. */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(
     private readonly auth: AuthService,
+    private readonly sockets: SocketAuthService,
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {}
 
@@ -51,5 +53,31 @@ export class AuthController {
   @ApiOperation({ summary: 'The signed-in operator' })
   me(@CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
     return this.auth.operatorView(operator.id);
+  }
+
+  /**
+   * The signed-in operator changes their own password. Every other session ends (older tokens are
+   * refused, open sockets are disconnected); this one continues with a fresh cookie. 403 for a wrong
+   * current password, 429 with `Retry-After` after repeated failures, 400 for a password too short
+   * or equal to the current one.
+   */
+  @Post('password')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Change my password (ends my other sessions; renews this cookie)' })
+  async changePassword(
+    @Body() body: ChangePasswordDto,
+    @CurrentOperator() current: AuthenticatedOperator,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<OperatorView> {
+    try {
+      const { operator, token } = await this.auth.changePassword(current.id, body.currentPassword, body.newPassword, req.ip ?? 'unknown');
+      await this.sockets.disconnectOperator(operator.id);
+      res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
+      return toOperatorView(operator);
+    } catch (e) {
+      if (e instanceof TooManyLoginAttemptsException) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+      throw e;
+    }
   }
 }

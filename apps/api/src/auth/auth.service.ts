@@ -1,12 +1,22 @@
-import { HttpException, HttpStatus, Inject, Injectable, Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { OperatorView } from '@corpus-chat/contracts';
-import { findOperatorById, findOperatorByUsername, type OperatorEntity } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, findOperatorById, findOperatorByUsername } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
-import { verifyPassword } from './passwords';
+import { hashPassword, verifyPassword } from './passwords';
 
 /** Claims of a session token: the operator id and the standard issued-at/expiry (seconds since epoch). */
 export interface SessionClaims {
@@ -88,6 +98,41 @@ export class AuthService {
     await this.loginThrottle.reset(username);
     this.logger.log({ msg: 'signed in', operatorId: found.id });
     return { operator: found, token: await this.issueToken(found.id) };
+  }
+
+  /**
+   * The signed-in operator `operatorId` (connecting from `ip`) changes their own password. Checks
+   * `currentPassword` under the same slow-down as sign-in (per username and per IP): 429 while it
+   * applies, 403 for a wrong current password (counted as a failed attempt), 400 when the new
+   * password is the current one, 401 when the operator no longer exists or is disabled. Every
+   * session token issued before the change is refused from now on; returns the operator and a fresh
+   * token for the session that made the change.
+   */
+  async changePassword(
+    operatorId: string,
+    currentPassword: string,
+    newPassword: string,
+    ip: string,
+  ): Promise<{ operator: OperatorEntity; token: string }> {
+    const operator = await findOperatorById(this.db, operatorId);
+    if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
+    const waitMs = await this.loginThrottle.msToWait(operator.username, ip);
+    if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
+    if (!(await verifyPassword(operator.passwordHash, currentPassword))) {
+      await this.loginThrottle.recordFailure(operator.username, ip);
+      this.logger.warn({ msg: 'password change refused: wrong current password', operatorId, ip });
+      throw new ForbiddenException('Your current password is not right.');
+    }
+    await this.loginThrottle.reset(operator.username);
+    if (currentPassword === newPassword) throw new BadRequestException('Choose a new password that differs from the current one.');
+    operator.passwordHash = await hashPassword(newPassword);
+    operator.passwordChangedAt = new Date();
+    await this.db.getRepository(OperatorEntity).update(
+      { id: operatorId },
+      { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt },
+    );
+    this.logger.log({ msg: 'password changed by its operator', operatorId });
+    return { operator, token: await this.issueToken(operatorId) };
   }
 
   /** A session token for `operatorId`, valid for `SESSION_TTL_MINUTES`. */

@@ -1,8 +1,8 @@
 import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable';
+import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole } from './operator-roles';
 
-export const OPERATOR_ROLES = ['admin', 'operator'] as const;
-export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+export { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole } from './operator-roles';
 
 /** `POST /api/auth/login` */
 export class LoginDto {
@@ -20,7 +20,7 @@ export class LoginDto {
 /** `POST /api/operators` (admin only) */
 export class CreateOperatorDto {
   @IsString()
-  @Matches(/^[a-zA-Z0-9._-]{2,64}$/, { message: 'username must be 2–64 letters, digits, dots, dashes or underscores' })
+  @Matches(OPERATOR_USERNAME_PATTERN, { message: 'username must be 2–64 letters, digits, dots, dashes or underscores' })
   username!: string;
 
   @IsString()
@@ -29,7 +29,7 @@ export class CreateOperatorDto {
   displayName!: string;
 
   @IsString()
-  @MinLength(10, { message: 'password must be at least 10 characters' })
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
   @MaxLength(200)
   password!: string;
 
@@ -51,13 +51,29 @@ export class UpdateOperatorDto {
 
   @IsOmittable()
   @IsString()
-  @MinLength(10, { message: 'password must be at least 10 characters' })
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
   @MaxLength(200)
   password?: string;
 
   @IsOmittable()
   @IsIn(OPERATOR_ROLES)
   role?: OperatorRole;
+}
+
+/**
+ * `POST /api/auth/password`: the signed-in operator changes their own password. 403 when
+ * `currentPassword` is wrong (throttled like sign-in); every other session of the operator ends.
+ */
+export class ChangePasswordDto {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  currentPassword!: string;
+
+  @IsString()
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
+  @MaxLength(200)
+  newPassword!: string;
 }
 
 export interface OperatorView {

@@ -1,0 +1,12 @@
+/**
+ * Operator roles. Kept in a file without class-validator so the web client's bundle can import the
+ * values (see browser.ts).
+ */
+export const OPERATOR_ROLES = ['admin', 'operator'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** Rule of `CreateOperatorDto.username`: 2–64 letters, digits, dots, dashes or underscores. */
+export const OPERATOR_USERNAME_PATTERN = /^[a-zA-Z0-9._-]{2,64}$/;
+
+/** Shortest password the API accepts for an operator (`CreateOperatorDto`, `ChangePasswordDto`…). */
+export const OPERATOR_PASSWORD_MIN_LENGTH = 10;
