@@ -15,14 +15,62 @@ export interface ModelServerCheckOptions {
   completionTimeoutMs?: number;
 }
 
-/** The server's own words for a failed request (status and message, or the connection error's cause). */
-export function serverMessage(e: unknown): string {
-  if (e instanceof APIConnectionTimeoutError) return 'no answer in time (timed out)';
-  if (e instanceof APIConnectionError) {
-    const cause = (e as { cause?: { cause?: { code?: string; message?: string }; code?: string; message?: string } }).cause;
-    const detail = cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message;
-    return `could not connect${detail ? ` (${detail})` : ''}`;
-  }
+/** Node/undici error codes of a failed connection, in words (the code stays in brackets for searching). */
+const CONNECTION_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing listens on that port',
+  ENOTFOUND: 'the host name was not found',
+  EAI_AGAIN: 'the host name could not be looked up (DNS failure)',
+  ECONNRESET: 'the server reset the connection',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the connection closed unexpectedly',
+  EPROTO: 'the TLS handshake failed (is it an http:// server?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the TLS handshake failed (is it an http:// server?)',
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate is not trusted (self-signed chain)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate is not trusted",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
+};
+
+type ErrorCause = { cause?: ErrorCause; code?: string; message?: string };
+
+/**
+ * Why a connection to `baseUrl` failed, in words, from the cause chain of the OpenAI client's
+ * `APIConnectionError` (undici puts the socket error's `code` one or two levels down).
+ */
+function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
+  const causes: ErrorCause[] = [];
+  for (let c = (e as ErrorCause).cause; c && causes.length < 4; c = c.cause) causes.push(c);
+  const code = causes.find((c) => typeof c.code === 'string')?.code;
+  const messages = causes.map((c) => c.message).filter((m): m is string => !!m);
+  // The deepest message is the socket's own ("fetch failed" wraps it).
+  const message = messages.at(-1);
+  let why: string;
+  if (code && CONNECTION_ERRORS[code]) why = `${CONNECTION_ERRORS[code]} (${code})`;
+  else if (messages.includes('bad port')) {
+    // The WHATWG fetch standard blocks ports of other protocols (e.g. 9, 25, 6000) on every request.
+    let port = '';
+    try {
+      port = baseUrl ? new URL(baseUrl).port : '';
+    } catch {
+      // not a URL: say "the port in the URL"
+    }
+    why = `port ${port || 'in the URL'} is blocked for HTTP requests (the fetch standard reserves it for another protocol): use another port`;
+  } else why = code ?? message ?? 'the connection failed';
+  return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;
+}
+
+/**
+ * The server's own words for a failed request (status and message), or what stopped the connection
+ * to `baseUrl` in words, e.g. `could not connect to http://127.0.0.1:9/v1: connection refused:
+ * nothing listens on that port (ECONNREFUSED)`.
+ */
+export function serverMessage(e: unknown, baseUrl?: string): string {
+  if (e instanceof APIConnectionTimeoutError) return `no answer${baseUrl ? ` from ${baseUrl}` : ''} in time (timed out)`;
+  if (e instanceof APIConnectionError) return connectionFailure(e, baseUrl);
   if (e instanceof APIError) return e.message || `HTTP ${e.status}`;
   return (e as Error)?.message ?? String(e);
 }
@@ -51,7 +99,7 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
         : `The server lists ${ids.length} model(s), but not '${target.model}'${ids.length ? ` (available: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})` : ''}.`,
     });
   } catch (e) {
-    checks.push({ name: 'models', ok: false, detail: `Listing models at ${target.baseUrl} failed: ${serverMessage(e)}` });
+    checks.push({ name: 'models', ok: false, detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}` });
   }
   try {
     const r = await client.chat.completions.create(
@@ -61,7 +109,7 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     const text = r.choices?.[0]?.message?.content ?? '';
     checks.push({ name: 'completion', ok: true, detail: `The model '${target.model}' answered${text ? `: '${text.slice(0, 50)}'` : ' (an empty reply)'}.` });
   } catch (e) {
-    checks.push({ name: 'completion', ok: false, detail: `A one-token completion with '${target.model}' failed: ${serverMessage(e)}` });
+    checks.push({ name: 'completion', ok: false, detail: `A one-token completion with '${target.model}' failed: ${serverMessage(e, target.baseUrl)}` });
   }
   return { ok: checks.every((c) => c.ok), checks };
 }
