@@ -7,8 +7,10 @@ const errorsOf = <T extends object>(cls: new () => T, plain: object) =>
   validateSync(plainToInstance(cls, plain) as object).map((e) => e.property);
 
 describe('contracts DTO validation', () => {
-  it('rejects an empty message and a malformed clientMessageId', () => {
+  it('rejects an empty or blank message and a malformed clientMessageId', () => {
     expect(errorsOf(PostMessageDto, { content: '' })).toEqual(['content']);
+    expect(errorsOf(PostMessageDto, { content: ' \t\n\u00a0\u3000' })).toEqual(['content']);
+    expect(errorsOf(PostMessageDto, { content: '  ?  ' })).toEqual([]);
     expect(errorsOf(PostMessageDto, { content: 'hi', clientMessageId: 'not-a-uuid' })).toEqual(['clientMessageId']);
     expect(errorsOf(PostMessageDto, { content: 'hi', clientMessageId: '3f1c2a6e-8d4b-4c1e-9a7f-2b5d6e8f9a01' })).toEqual([]);
   });

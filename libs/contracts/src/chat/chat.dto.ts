@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCardData, ToolName } from '../tools/tools';
@@ -33,12 +33,13 @@ export class UpdateChatDto {
 }
 
 /**
- * `POST /api/chats/:id/messages`. `content` may be longer than MAX_MESSAGE_CHARS (it is then cut,
- * not refused) but the JSON body limit (1 MB) still applies.
+ * `POST /api/chats/:id/messages`. `content` must hold a character other than whitespace (an empty
+ * or blank message is refused: there is nothing to answer). It may be longer than
+ * MAX_MESSAGE_CHARS (it is then cut, not refused) but the JSON body limit (1 MB) still applies.
  */
 export class PostMessageDto {
   @IsString()
-  @MinLength(1)
+  @Matches(/\S/, { message: 'content must not be blank' })
   content!: string;
 
   /** Client-generated id: a retried POST with the same id returns the same turn. */

@@ -4,6 +4,8 @@ import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import type { GroupByKey, Severity, VerdictStatus } from './corpus.types';
 import { SEARCH_ROWS_CAP } from '../tools/tools';
 
+const CWE_MESSAGE = 'cwe must be a positive integer (79 for CWE-79)';
+
 /** Query string of `GET /api/findings` (the same filter the `search_findings` tool takes). */
 export class SearchFindingsQueryDto {
   @IsOptional()
@@ -26,10 +28,11 @@ export class SearchFindingsQueryDto {
   @MaxLength(500)
   reportName?: string;
 
+  /** A CWE number: 79 for CWE-79. */
   @IsOptional()
   @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @IsInt({ message: CWE_MESSAGE })
+  @Min(1, { message: CWE_MESSAGE })
   cwe?: number;
 
   @IsOptional()
