@@ -1,4 +1,3 @@
-import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -8,6 +7,8 @@ import { applyHttpHardening } from './auth/http-hardening';
 import { SESSION_COOKIE } from './auth/session-cookie';
 import type { ApiEnv } from './config/api-env';
 import { RedisIoAdapter } from './config/redis-io.adapter';
+import { ClientErrorFilter } from './errors/client-error.filter';
+import { createValidationPipe } from './errors/validation';
 
 export interface ConfigureAppOptions {
   /** Close cleanly on SIGTERM/SIGINT (the real process; tests close apps themselves). Default true. */
@@ -17,8 +18,10 @@ export interface ConfigureAppOptions {
 /**
  * The API's global configuration, applied to a created (not yet initialised) app by `main.ts` and
  * by tests alike: pino as the logger, the `/api` prefix, HTTP hardening (helmet, cookies, JSON and
- * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400),
- * OpenAPI at `/api/docs`, Socket.IO with the Redis adapter, shutdown hooks.
+ * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400,
+ * one message per invalid field), client errors of the body parsers answered with an actionable
+ * message and logged at warn (`ClientErrorFilter`), OpenAPI at `/api/docs`, Socket.IO with the
+ * Redis adapter, shutdown hooks.
  */
 export function configureApp(
   app: NestExpressApplication,
@@ -28,7 +31,8 @@ export function configureApp(
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api');
   applyHttpHardening(app);
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES }));
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

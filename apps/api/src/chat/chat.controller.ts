@@ -4,8 +4,6 @@ import {
   Delete,
   Get,
   HttpCode,
-  Param,
-  ParseUUIDPipe,
   Patch,
   Post,
   Query,
@@ -24,6 +22,7 @@ import {
 } from '@corpus-chat/contracts';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
 import { MessageRateLimit } from '../auth/rate-limits';
+import { UuidParam } from '../errors/id-params';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 
@@ -56,7 +55,7 @@ export class ChatController {
   @ApiOperation({ summary: 'A thread with its messages and its active turn' })
   get(
     @CurrentOperator() op: AuthenticatedOperator,
-    @Param('id', ParseUUIDPipe) id: string,
+    @UuidParam('id') id: string,
   ): Promise<ChatDetailView> {
     return this.chats.getChat(op.id, id);
   }
@@ -65,7 +64,7 @@ export class ChatController {
   @ApiOperation({ summary: 'Rename or (un)archive a thread' })
   async update(
     @CurrentOperator() op: AuthenticatedOperator,
-    @Param('id', ParseUUIDPipe) id: string,
+    @UuidParam('id') id: string,
     @Body() dto: UpdateChatDto,
   ): Promise<ChatSummaryView> {
     const view = await this.chats.updateChat(op.id, id, dto);
@@ -78,7 +77,7 @@ export class ChatController {
   @ApiOperation({ summary: 'Delete a thread (stops its active turn first)' })
   async remove(
     @CurrentOperator() op: AuthenticatedOperator,
-    @Param('id', ParseUUIDPipe) id: string,
+    @UuidParam('id') id: string,
   ): Promise<void> {
     await this.chats.deleteChat(op.id, id);
     this.gateway.notifyThreadUpdated(id);
@@ -92,7 +91,7 @@ export class ChatController {
   })
   async post(
     @CurrentOperator() op: AuthenticatedOperator,
-    @Param('id', ParseUUIDPipe) id: string,
+    @UuidParam('id') id: string,
     @Body() dto: PostMessageDto,
     @Query() query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
@@ -106,8 +105,8 @@ export class ChatController {
   @ApiOperation({ summary: 'Cancel a queued or running turn' })
   cancel(
     @CurrentOperator() op: AuthenticatedOperator,
-    @Param('id', ParseUUIDPipe) id: string,
-    @Param('turnId', ParseUUIDPipe) turnId: string,
+    @UuidParam('id') id: string,
+    @UuidParam('turnId') turnId: string,
   ): Promise<CancelTurnResponse> {
     return this.chats.cancelTurn(op.id, id, turnId);
   }

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Module, ValidationPipe } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -18,6 +18,7 @@ import { countFindingsBy, dataSourceOptions, searchFindings } from '@corpus-chat
 import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
+import { createValidationPipe } from '../errors/validation';
 import { CorpusModule } from './corpus.module';
 
 let db: TestDatabase;
@@ -46,7 +47,7 @@ beforeAll(async () => {
   const ref = await Test.createTestingModule({ imports: [CorpusTestModule] }).compile();
   app = ref.createNestApplication<NestExpressApplication>({ logger: ['error'] });
   app.setGlobalPrefix('api');
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(createValidationPipe());
   await app.init();
   const op = await insertTestOperator(db.dataSource, { role: 'operator' });
   const res = await http().post('/api/auth/login').set(CSRF_HEADER, CSRF_HEADER_VALUE).send({ username: op.username, password: op.password });
@@ -79,7 +80,7 @@ describe('import', () => {
 
   it('answers 422 when every file is refused, 200 for a mixed batch, 400 without files', async () => {
     const refused = await upload(file('pdf/ppr__NCATS-VADR-Sample-Report.pdf')).expect(413);
-    expect(refused.body).toMatchObject({ error: 'TOO_LARGE', message: expect.stringMatching(/over the 0\.2 MB import limit/) });
+    expect(refused.body).toMatchObject({ error: 'TOO_LARGE', message: expect.stringMatching(/over the 195\.3 KB import limit/) });
     const csv = await upload(file('scans/csv/dd__generic_report_kev_cvssv4.csv')).expect(422);
     expect(csv.body.results[0]).toMatchObject({ ok: false, code: 'UNSUPPORTED_FORMAT', error: 'format CSV is not supported yet' });
     const mixed = await upload(file('scans/nuclei/dd__many_findings_new.jsonl'), file('edge/trivy__scb__test-empty-report.json')).expect(200);

@@ -4,14 +4,15 @@ import { CORPUS_IMPORT_OPTIONS, DEFAULT_CORPUS_IMPORT_OPTIONS, type CorpusImport
 import { CorpusOverviewController } from './corpus-overview.controller';
 import { CorpusService } from './corpus.service';
 import { FindingsController } from './findings.controller';
+import { importMulterOptions } from './import-upload';
 import { ReportsController } from './reports.controller';
 
 function metadataFor(options: CorpusImportOptions): ModuleMetadata {
   return {
     imports: [
       // Memory storage (no `dest`): each file reaches the importer as a Buffer; multer refuses a
-      // file over the limit with 413 before it is read whole.
-      MulterModule.register({ limits: { fileSize: options.maxImportBytes, files: options.maxFilesPerRequest } }),
+      // file over the limit with 413 before it is read whole, a file in another field with 400.
+      MulterModule.register(importMulterOptions(options)),
     ],
     controllers: [ReportsController, FindingsController, CorpusOverviewController],
     providers: [CorpusService, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, ParseIntPipe, Query, UseFilters } from '@nestjs/common';
+import { Controller, Get, Query, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CountFindingsQueryDto,
@@ -7,6 +7,7 @@ import {
   type FindingDetail,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
+import { IntIdParam } from '../errors/id-params';
 import { CorpusService } from './corpus.service';
 import { QueryValidationFilter } from './query-validation.filter';
 
@@ -31,7 +32,7 @@ export class FindingsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One finding: current version, number of versions, notes, latest verdict; 404 when unknown' })
-  detail(@Param('id', ParseIntPipe) id: number): Promise<FindingDetail> {
+  detail(@IntIdParam('id') id: number): Promise<FindingDetail> {
     return this.corpus.findingDetail(id);
   }
 }

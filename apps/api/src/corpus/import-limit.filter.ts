@@ -1,22 +1,30 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, PayloadTooLargeException } from '@nestjs/common';
 import type { Response } from 'express';
+import { describeBytes } from '../errors/client-error.filter';
 import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
+import { TooManyImportFilesException } from './import-upload';
 
-/** Multer's "File too large" as an actionable 413 naming the import limit. */
+/**
+ * The import route's 413s as actionable answers naming the limit, in the shape of an import answer
+ * (`results: []`): multer's "File too large" (`error: 'TOO_LARGE'`) and too many files
+ * (`error: 'TOO_MANY_FILES'`).
+ */
 @Catch(PayloadTooLargeException)
 export class ImportLimitFilter implements ExceptionFilter {
   constructor(@Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions) {}
 
-  catch(_error: PayloadTooLargeException, host: ArgumentsHost): void {
-    const mb = (this.options.maxImportBytes / (1024 * 1024)).toFixed(1);
+  catch(error: PayloadTooLargeException, host: ArgumentsHost): void {
+    const tooMany = error instanceof TooManyImportFilesException;
     host
       .switchToHttp()
       .getResponse<Response>()
       .status(413)
       .json({
         statusCode: 413,
-        error: 'TOO_LARGE',
-        message: `A file is over the ${mb} MB import limit (at most ${this.options.maxFilesPerRequest} files per request); nothing was imported.`,
+        error: tooMany ? 'TOO_MANY_FILES' : 'TOO_LARGE',
+        message: tooMany
+          ? error.message
+          : `A file is over the ${describeBytes(this.options.maxImportBytes)} import limit; nothing was imported.`,
         results: [],
       });
   }

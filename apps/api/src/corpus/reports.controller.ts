@@ -4,8 +4,6 @@ import {
   Get,
   HttpException,
   HttpStatus,
-  Param,
-  ParseIntPipe,
   Patch,
   Post,
   Query,
@@ -15,7 +13,7 @@ import {
   UseInterceptors,
   BadRequestException,
 } from '@nestjs/common';
-import { FilesInterceptor } from '@nestjs/platform-express';
+import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
@@ -26,8 +24,10 @@ import {
   type ReportSummary,
 } from '@corpus-chat/contracts';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
+import { IntIdParam } from '../errors/id-params';
 import { CorpusService, type UploadedReportFile } from './corpus.service';
 import { ImportLimitFilter } from './import-limit.filter';
+import { IMPORT_FILES_FIELD } from './import-upload';
 import { QueryValidationFilter } from './query-validation.filter';
 
 /** HTTP status of a batch in which every file failed with `code`. */
@@ -56,19 +56,23 @@ export class ReportsController {
 
   @Post('import')
   @UseFilters(ImportLimitFilter)
-  @UseInterceptors(FilesInterceptor('files'))
+  // Any field: a file in another one than `files` is refused naming the field (see importMulterOptions).
+  @UseInterceptors(AnyFilesInterceptor())
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } })
   @ApiOperation({
     summary: 'Import scanner or native report files (field "files"); one outcome per file',
-    description: '201 all imported; 409 every file a duplicate; 413 a file over the size limit; 422 every file refused; 200 mixed.',
+    description:
+      '201 all imported; 409 every file a duplicate; 413 a file over the size limit or too many files (20 by default); 422 every file refused; 200 mixed; 400 no file, or a file in another field than "files".',
   })
   async import(
     @UploadedFiles() files: UploadedReportFile[] | undefined,
     @CurrentOperator() operator: AuthenticatedOperator,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ImportReportsResponse> {
-    if (!files?.length) throw new BadRequestException('Send one or more files in the multipart field "files".');
+    if (!files?.length) {
+      throw new BadRequestException(`upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`);
+    }
     const results = await this.corpus.importFiles(files, operator.id);
     const failures = results.filter((r) => !r.ok);
     if (failures.length === 0) {
@@ -88,7 +92,7 @@ export class ReportsController {
   @Patch(':id')
   @ApiOperation({ summary: 'Archive (hide from every count) or restore a report; 404 unknown, 409 restoring a duplicate' })
   update(
-    @Param('id', ParseIntPipe) id: number,
+    @IntIdParam('id') id: number,
     @Body() dto: UpdateReportDto,
     @CurrentOperator() operator: AuthenticatedOperator,
   ): Promise<ReportSummary> {

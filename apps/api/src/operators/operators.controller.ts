@@ -1,8 +1,9 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateOperatorDto, UpdateOperatorDto, type OperatorView } from '@corpus-chat/contracts';
 import { Roles } from '../auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
+import { UuidParam } from '../errors/id-params';
 import { OperatorsService } from './operators.service';
 
 /** `/api/operators`: admins create, list, disable, re-enable, rename, promote and reset operators. */
@@ -27,7 +28,7 @@ export class OperatorsController {
   @Patch(':id')
   @ApiOperation({ summary: 'Rename, change role, disable/enable or reset the password of an operator (admin)' })
   update(
-    @Param('id', ParseUUIDPipe) id: string,
+    @UuidParam('id') id: string,
     @Body() dto: UpdateOperatorDto,
     @CurrentOperator() actor: AuthenticatedOperator,
   ): Promise<OperatorView> {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { Controller, Get, HttpCode, Module, Post, ValidationPipe } from '@nestjs/common';
+import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
@@ -15,6 +15,7 @@ import { applyHttpHardening } from '../../src/auth/http-hardening';
 import { Public } from '../../src/auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/current-operator';
 import { MessageRateLimit } from '../../src/auth/rate-limits';
+import { createValidationPipe } from '../../src/errors/validation';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
 
@@ -73,7 +74,7 @@ export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, 
   const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'] });
   app.setGlobalPrefix('api');
   applyHttpHardening(app);
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(createValidationPipe());
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, env };

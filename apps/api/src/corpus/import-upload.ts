@@ -1,0 +1,46 @@
+import { BadRequestException, PayloadTooLargeException } from '@nestjs/common';
+import type { MulterModuleOptions } from '@nestjs/platform-express';
+import type { CorpusImportOptions } from './corpus-import.options';
+
+/** The multipart field of `POST /api/reports/import` that carries the report files. */
+export const IMPORT_FILES_FIELD = 'files';
+
+/** More files in one import request than `CorpusImportOptions.maxFilesPerRequest` (413, nothing imported). */
+export class TooManyImportFilesException extends PayloadTooLargeException {
+  constructor(readonly maxFiles: number) {
+    super(`Too many files: at most ${maxFiles} files per import request; nothing was imported. Send the others in another request.`);
+  }
+}
+
+/** 400 for a file sent in another multipart field than `files`. */
+export function wrongFieldException(fieldname: string): BadRequestException {
+  return new BadRequestException(
+    `upload the files in the multipart field '${IMPORT_FILES_FIELD}' (a file came in '${fieldname.slice(0, 100)}')`,
+  );
+}
+
+/**
+ * multer options of the import route (memory storage: each file reaches the importer as a Buffer),
+ * for `MulterModule.register` with `AnyFilesInterceptor`. multer's own refusals name neither the
+ * field nor the limit ("Unexpected file field - file", "Too many files"), so the checks are made
+ * here, as each file part begins and before it is read: a file in another field than
+ * `IMPORT_FILES_FIELD` is 400 naming the field, the file after `maxFilesPerRequest` is
+ * `TooManyImportFilesException` (413). A file over `maxImportBytes` is multer's 413 (`File too
+ * large`), rewritten by `ImportLimitFilter`.
+ */
+export function importMulterOptions(options: CorpusImportOptions): MulterModuleOptions {
+  /** Files accepted so far, by request. */
+  const accepted = new WeakMap<object, number>();
+  return {
+    // One file more than allowed reaches `fileFilter` (which refuses it naming the limit) before
+    // busboy's own count limit would.
+    limits: { fileSize: options.maxImportBytes, files: options.maxFilesPerRequest + 1 },
+    fileFilter: (req: object, file, callback) => {
+      if (file.fieldname !== IMPORT_FILES_FIELD) return callback(wrongFieldException(file.fieldname), false);
+      const count = (accepted.get(req) ?? 0) + 1;
+      accepted.set(req, count);
+      if (count > options.maxFilesPerRequest) return callback(new TooManyImportFilesException(options.maxFilesPerRequest), false);
+      callback(null, true);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { STATUS_CODES } from 'node:http';
+import { type ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
+import { BaseExceptionFilter } from '@nestjs/core';
+import type { Request } from 'express';
+
+/** The limits a refusal names. */
+export interface ClientErrorLimits {
+  /** Largest imported report file, in bytes (`IMPORT_MAX_BYTES`). */
+  importMaxBytes: number;
+}
+
+/** An error of the `http-errors` package (what body-parser, raw-body and serve-static pass to `next(err)`). */
+interface HttpError extends Error {
+  status: number;
+  /** Whether the message may be shown to the client (false for 5xx). */
+  expose?: boolean;
+  /** body-parser's kind of failure, e.g. `entity.too.large`, `request.aborted`, `charset.unsupported`. */
+  type?: string;
+  /** For `entity.too.large`: the declared or received length and the limit, in bytes. */
+  length?: number;
+  limit?: number;
+}
+
+function clientHttpError(e: unknown): HttpError | null {
+  if (!(e instanceof Error) || e instanceof HttpException) return null;
+  const status = (e as Partial<HttpError>).status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? (e as HttpError) : null;
+}
+
+/** `52428800` → `50 MB`, `1572864` → `1.5 MB`, `204800` → `200 KB` (binary units, as body-parser's `1mb`). */
+export function describeBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const mb = bytes / (1024 * 1024);
+  if (mb >= 1) return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+  const kb = bytes / 1024;
+  return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
+}
+
+/**
+ * Global HTTP exception filter (registered by `configureApp`): a client error raised outside Nest's
+ * exceptions — by the body parsers or static file serving, i.e. an `http-errors` error with a 4xx
+ * status — is answered like a Nest exception (`{ statusCode, error, message }`) with a message a
+ * person can act on, and logged at warn as one line without a stack: it is the client's mistake,
+ * not the server's. A JSON body over the limit reads "Request body is larger than the 1 MB limit
+ * (imports: use POST /api/reports/import, up to 50 MB)". Everything else goes to Nest's own
+ * handling (exceptions answered as they are, unknown errors 500 and logged at error with their
+ * stack).
+ */
+@Catch()
+export class ClientErrorFilter extends BaseExceptionFilter {
+  private readonly logger = new Logger('HttpErrors');
+
+  constructor(
+    applicationRef: ConstructorParameters<typeof BaseExceptionFilter>[0],
+    private readonly limits: ClientErrorLimits,
+  ) {
+    super(applicationRef);
+  }
+
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    const error = host.getType() === 'http' ? clientHttpError(exception) : null;
+    if (!error) return super.catch(exception, host);
+    const message = this.messageOf(error);
+    const req = host.switchToHttp().getRequest<Request>();
+    this.logger.warn(
+      { status: error.status, type: error.type, method: req.method, url: req.originalUrl, length: error.length, limit: error.limit },
+      `request refused: ${message}`,
+    );
+    super.catch(
+      new HttpException({ statusCode: error.status, error: STATUS_CODES[error.status] ?? 'Error', message }, error.status),
+      host,
+    );
+  }
+
+  private messageOf(error: HttpError): string {
+    if (error.type === 'entity.too.large') {
+      const limit = error.limit ? `the ${describeBytes(error.limit)} limit` : 'the size limit';
+      return `Request body is larger than ${limit} (imports: use POST /api/reports/import, up to ${describeBytes(this.limits.importMaxBytes)})`;
+    }
+    if (error.expose === false) return STATUS_CODES[error.status] ?? 'Bad request';
+    return error.message.charAt(0).toUpperCase() + error.message.slice(1);
+  }
+}

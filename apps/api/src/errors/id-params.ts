@@ -1,0 +1,33 @@
+import { BadRequestException, Injectable, Param, ParseUUIDPipe, type PipeTransform } from '@nestjs/common';
+
+/** Largest id of an `integer` (int4) identity column, such as `findings.id` and `reports.id`. */
+export const MAX_INT_ID = 2_147_483_647;
+
+/**
+ * A route parameter `name` that must be a UUID: anything else is 400 `<name> must be a UUID`. The
+ * format check only: a well-formed id that does not exist (or is not the caller's) is still the
+ * service's 404.
+ */
+export const UuidParam = (name: string): ParameterDecorator =>
+  Param(name, new ParseUUIDPipe({ exceptionFactory: () => new BadRequestException(`${name} must be a UUID`) }));
+
+/**
+ * Parses a route parameter `name` holding an integer id: 1 to `MAX_INT_ID` (larger ones cannot
+ * exist and would make Postgres fail). Anything else is 400 `<name> must be a positive integer`.
+ * Takes the raw text (decimal digits only) or, as the global `ValidationPipe` (which runs first,
+ * `transform: true`) hands a parameter declared `number` over, the number it converted the text to.
+ */
+@Injectable()
+export class ParseIntIdPipe implements PipeTransform<string | number, number> {
+  constructor(private readonly name: string) {}
+
+  transform(value: string | number): number {
+    const id = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!Number.isInteger(id) || id < 1) throw new BadRequestException(`${this.name} must be a positive integer`);
+    if (id > MAX_INT_ID) throw new BadRequestException(`${this.name} must be a positive integer up to ${MAX_INT_ID}`);
+    return id;
+  }
+}
+
+/** A route parameter `name` that must be an integer id (see `ParseIntIdPipe`), handed over as a number. */
+export const IntIdParam = (name: string): ParameterDecorator => Param(name, new ParseIntIdPipe(name));
