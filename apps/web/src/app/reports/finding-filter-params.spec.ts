@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingFilterFromQueryParams, findingFilterToQueryParams } from './finding-filter-params';
+import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 
 describe('finding filter ⇄ query parameters', () => {
   it('round-trips every search_findings filter field', () => {
@@ -16,5 +16,26 @@ describe('finding filter ⇄ query parameters', () => {
 
   it('drops values the API would refuse instead of sending them', () => {
     expect(findingFilterFromQueryParams({ severity: 'urgent', cwe: 'abc', reportId: '-1', verdict: 'maybe', text: '  ' })).toEqual({});
+  });
+
+  it('reads numbers like their text (an <input type=number> yields a number)', () => {
+    expect(findingFilterFromQueryParams({ cwe: 79, reportId: 3 })).toEqual({ cwe: 79, reportId: 3 });
+    expect(findingFilterFromQueryParams({ cwe: -79, reportId: 0, text: Number.NaN })).toEqual({});
+  });
+});
+
+describe('parseCweInput', () => {
+  it('reads a CWE id as typed', () => {
+    expect(parseCweInput('79')).toBe(79);
+    expect(parseCweInput(' CWE-79 ')).toBe(79);
+    expect(parseCweInput('cwe 89')).toBe(89);
+    expect(parseCweInput(1021)).toBe(1021);
+  });
+
+  it('is undefined when empty and null when invalid', () => {
+    expect(parseCweInput('')).toBeUndefined();
+    expect(parseCweInput('  ')).toBeUndefined();
+    expect(parseCweInput(null)).toBeUndefined();
+    for (const bad of ['0', '-3', -3, 0, '1.5', 'abc', 'CWE-', '79x', '1e3']) expect(parseCweInput(bad)).toBeNull();
   });
 });

@@ -13,10 +13,29 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
   return params;
 }
 
-/** Reads a filter back from query parameters, ignoring values the API would refuse. */
+/**
+ * Reads a CWE id as a person types it: `79`, `CWE-79` or `cwe 79` → 79. Empty → `undefined` (no
+ * CWE filter); anything else (zero, negative, a fraction, other text) → `null`, which the form
+ * shows as a validation message. Numbers are accepted as well as strings (an `<input type=number>`
+ * bound to a form control yields a number).
+ */
+export function parseCweInput(value: unknown): number | undefined | null {
+  if (value === null || value === undefined) return undefined;
+  const text = String(value).trim();
+  if (!text) return undefined;
+  const m = /^(?:cwe[-\s]?)?(\d{1,9})$/i.exec(text);
+  const id = m ? Number(m[1]) : NaN;
+  return Number.isInteger(id) && id >= 1 ? id : null;
+}
+
+/**
+ * Reads a filter back from query parameters (or form values), ignoring values the API would refuse.
+ * Numbers count like their decimal text.
+ */
 export function findingFilterFromQueryParams(params: Params): FindingFilter {
   const str = (k: string): string | undefined => {
-    const v = params[k];
+    const raw: unknown = params[k];
+    const v = typeof raw === 'number' && Number.isFinite(raw) ? String(raw) : raw;
     return typeof v === 'string' && v.trim() ? v.trim() : undefined;
   };
   const int = (k: string): number | undefined => {

@@ -1,11 +1,14 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, untracked } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
 import { DecimalPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
-import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
+import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
 import { SEVERITIES, VERDICT_STATUSES, type FindingFilter } from '@corpus-chat/contracts';
-import { findingFilterFromQueryParams, findingFilterToQueryParams } from './finding-filter-params';
+import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
+
+/** A CWE field holding something other than a positive whole number (or `CWE-<n>`). */
+const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) === null ? { cwe: true } : null);
 
 /**
  * `/reports/findings`: the `search_findings` filters (text, severity, report, CWE, verdict) with
@@ -49,9 +52,11 @@ export class FindingsPage {
     text: [''],
     severity: [''],
     reportId: [''],
-    cwe: [''],
+    cwe: ['', [cweValidator]],
     verdict: [''],
   });
+  /** Said once after a page past the last was replaced by the last page. */
+  protected readonly pageNotice = signal<string | null>(null);
 
   constructor() {
     void this.store.loadReports();
@@ -69,24 +74,42 @@ export class FindingsPage {
         void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
       });
     });
+    // `?page=999` of 4 pages: show the last page instead of an empty "49,901–49,900".
+    effect(() => {
+      const last = this.store.pageBeyondEnd();
+      if (last === null) return;
+      untracked(() => {
+        this.pageNotice.set(`There is no page ${this.page()}: showing page ${last}, the last.`);
+        this.goToPage(last, true);
+      });
+    });
   }
 
   protected applyFilter(): void {
+    if (this.form.invalid) {
+      this.form.markAllAsTouched();
+      return;
+    }
     const v = this.form.getRawValue();
-    const filter = findingFilterFromQueryParams(v);
+    const filter = findingFilterFromQueryParams({ ...v, cwe: parseCweInput(v.cwe) });
     // A report picked by name from a link stays until the report field is changed.
     const current = this.filter();
     if (!v.reportId && current.reportName) filter.reportName = current.reportName;
+    this.pageNotice.set(null);
     void this.router.navigate([], { queryParams: findingFilterToQueryParams(filter) });
   }
 
   protected clearFilter(): void {
+    this.pageNotice.set(null);
+    this.form.reset();
     void this.router.navigate([], { queryParams: {} });
   }
 
-  protected goToPage(page: number): void {
+  /** Opens `page` of the current filter; `replaceUrl` when correcting a page that does not exist. */
+  protected goToPage(page: number, replaceUrl = false): void {
+    if (!replaceUrl) this.pageNotice.set(null);
     const params = { ...findingFilterToQueryParams(this.filter()), ...(page > 1 ? { page: String(page) } : {}) };
-    void this.router.navigate([], { queryParams: params });
+    void this.router.navigate([], { queryParams: params, replaceUrl });
   }
 
   protected hasFilter(f: FindingFilter): boolean {

@@ -25,11 +25,28 @@ export class FindingsStore {
   readonly loading = computed(() => this.state().loading);
   readonly error = computed(() => this.state().error);
   readonly reports = computed(() => [...this.state().reports].sort((a, b) => a.filename.localeCompare(b.filename)));
-  /** 1-based range shown and the exact total, e.g. `{ from: 51, to: 100, total: 184 }`. */
+  /**
+   * 1-based range shown and the exact total, e.g. `{ from: 51, to: 100, total: 184 }`; `from` and
+   * `to` are 0 when the page holds no rows (an empty result, or a page past the last).
+   */
   readonly range = computed(() => {
     const r = this.state().result;
     if (!r) return null;
-    return { from: r.total ? r.offset + 1 : 0, to: r.offset + r.rows.length, total: r.total };
+    return r.rows.length ? { from: r.offset + 1, to: r.offset + r.rows.length, total: r.total } : { from: 0, to: 0, total: r.total };
+  });
+  /** Pages of `FINDINGS_PAGE_SIZE` the total fills (at least 1), once a result is in. */
+  readonly pageCount = computed(() => {
+    const r = this.state().result;
+    return r ? Math.max(1, Math.ceil(r.total / FINDINGS_PAGE_SIZE)) : null;
+  });
+  /**
+   * The page to show instead when the result's offset lies past the last page (e.g. `?page=999`
+   * of 184 findings → 4), else null.
+   */
+  readonly pageBeyondEnd = computed(() => {
+    const r = this.state().result;
+    if (!r || r.rows.length || r.offset === 0 || r.offset < r.total) return null;
+    return Math.max(1, Math.ceil(r.total / FINDINGS_PAGE_SIZE));
   });
   readonly hasPrevious = computed(() => (this.state().result?.offset ?? 0) > 0);
   readonly hasNext = computed(() => {

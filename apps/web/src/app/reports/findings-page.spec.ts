@@ -1,0 +1,109 @@
+import { Component } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import { Router, provideRouter } from '@angular/router';
+import { RouterTestingHarness } from '@angular/router/testing';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { FindingFilter, FindingRow, ReportSummary, SearchFindingsResult } from '@corpus-chat/contracts';
+import { FindingsPage } from './findings-page';
+import { ReportsApi } from './reports-api';
+
+@Component({ template: 'finding' })
+class FindingStub {}
+
+/** A corpus of 184 findings, 40 of them CWE-79, 8 CWE-89: the fake API pages it like the real one. */
+function search(filter: FindingFilter, page: { limit: number; offset: number }): Promise<SearchFindingsResult> {
+  const total = filter.cwe === 79 ? 40 : filter.cwe === 89 ? 8 : 184;
+  const rows: FindingRow[] = [];
+  for (let i = page.offset; i < Math.min(total, page.offset + page.limit); i++) {
+    rows.push({ id: i + 1, title: `Finding ${i + 1}`, severity: 'high', reportId: 1, reportFilename: 'a.sarif', cwe: filter.cwe ? [filter.cwe] : [], cvssBaseScore: null, latestVerdict: null, createdAt: '2026-01-01T00:00:00Z' });
+  }
+  return Promise.resolve({ total, rows, limit: page.limit, offset: page.offset, filter });
+}
+
+describe('FindingsPage', () => {
+  let api: { searchFindings: ReturnType<typeof vi.fn>; listReports: ReturnType<typeof vi.fn> };
+  let harness: RouterTestingHarness;
+  const el = (): HTMLElement => harness.routeNativeElement!;
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await harness.fixture.whenStable();
+    }
+  };
+  const url = (): URL => new URL(TestBed.inject(Router).url, 'http://x');
+  const typeCwe = async (value: string): Promise<void> => {
+    const input = el().querySelector<HTMLInputElement>('#f-cwe')!;
+    input.value = value;
+    input.dispatchEvent(new Event('input'));
+    input.dispatchEvent(new Event('blur'));
+    el().querySelector<HTMLButtonElement>('button[type="submit"]')!.click();
+    await settle();
+  };
+  const total = (): string => el().querySelector('[data-testid="findings-total"]')!.textContent!.replace(/\s+/g, ' ').trim();
+
+  beforeEach(async () => {
+    api = { searchFindings: vi.fn(search), listReports: vi.fn(() => Promise.resolve([] as ReportSummary[])) };
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([
+          { path: 'reports/findings', component: FindingsPage },
+          { path: 'reports/findings/:findingId', component: FindingStub },
+        ]),
+        { provide: ReportsApi, useValue: api },
+      ],
+    });
+    harness = await RouterTestingHarness.create();
+  });
+
+  it('typing 79 in CWE and searching puts cwe=79 in the URL and shows only those findings', async () => {
+    await harness.navigateByUrl('/reports/findings');
+    await settle();
+    expect(total()).toMatch(/^184 findings/);
+    await typeCwe('79');
+    expect(url().searchParams.get('cwe')).toBe('79');
+    expect(api.searchFindings).toHaveBeenLastCalledWith({ cwe: 79 }, { limit: 50, offset: 0 });
+    expect(total()).toMatch(/^40 findings · showing 1–40/);
+    expect(el().textContent).toContain('Filter: CWE-79');
+  });
+
+  it('accepts "CWE-89" as typed', async () => {
+    await harness.navigateByUrl('/reports/findings');
+    await typeCwe('CWE-89');
+    expect(url().searchParams.get('cwe')).toBe('89');
+    expect(total()).toMatch(/^8 findings/);
+  });
+
+  it.each(['-3', '0', '1.5', 'abc'])('refuses CWE %s with a validation message and keeps the URL', async (value) => {
+    await harness.navigateByUrl('/reports/findings?severity=high');
+    await settle();
+    const calls = api.searchFindings.mock.calls.length;
+    await typeCwe(value);
+    expect(el().querySelector('[data-testid="cwe-error"]')?.textContent).toContain('whole number above 0');
+    expect(el().querySelector('#f-cwe')!.getAttribute('aria-invalid')).toBe('true');
+    expect(url().search).toBe('?severity=high');
+    expect(api.searchFindings.mock.calls.length).toBe(calls);
+  });
+
+  it('shows "page N of M" and replaces a page past the end with the last page', async () => {
+    await harness.navigateByUrl('/reports/findings?page=2');
+    await settle();
+    expect(total()).toMatch(/^184 findings · showing 51–100/);
+    expect(el().querySelector('[data-testid="page-of"]')?.textContent?.trim()).toBe('Page 2 of 4');
+
+    await harness.navigateByUrl('/reports/findings?page=999');
+    await settle();
+    expect(url().searchParams.get('page')).toBe('4');
+    expect(total()).toMatch(/^184 findings · showing 151–184/);
+    expect(total()).not.toContain('49,901');
+    expect(el().querySelector('[data-testid="page-notice"]')?.textContent).toContain('There is no page 999: showing page 4, the last.');
+    expect(el().querySelector('[data-testid="page-of"]')?.textContent?.trim()).toBe('Page 4 of 4');
+  });
+
+  it('goes back to page 1 when a filter leaves fewer findings than the page', async () => {
+    await harness.navigateByUrl('/reports/findings?cwe=89&page=3');
+    await settle();
+    expect(url().searchParams.get('page')).toBeNull();
+    expect(total()).toMatch(/^8 findings · showing 1–8/);
+    expect(el().querySelector('[data-testid="page-of"]')).toBeNull();
+  });
+});
