@@ -69,4 +69,80 @@ describe('ToolCard', () => {
     await show({ ...searchCall, data: { total: 9, returned: 9 }, args: { text: 'jQuery', cwe: 79, limit: 5 } });
     expect(Object.fromEntries(new URL(el().querySelector<HTMLAnchorElement>('a.open')!.href).searchParams)).toEqual({ text: 'jQuery', cwe: '79' });
   });
+
+  const paramsOf = (a: Element): Record<string, string> => Object.fromEntries(new URL((a as HTMLAnchorElement).href).searchParams);
+  const expand = async (): Promise<void> => {
+    el().querySelector<HTMLButtonElement>('button.toggle')!.click();
+    await fixture.whenStable();
+  };
+
+  it('links a count and each of its groups to the Findings view: the count\'s filter plus the group', async () => {
+    const groupsBy = async (groupBy: 'severity' | 'report' | 'cwe' | 'verdict', groups: { key: string; label: string; count: number }[]) => {
+      await show({
+        callId: `c-${groupBy}`,
+        name: 'count_findings_by',
+        args: { groupBy, filter: { text: 'SQL injection' } },
+        state: 'ok',
+        summary: 'count_findings_by: …',
+        data: { total: 184, groupBy, filter: { text: 'SQL injection', reportName: 'x.sarif' }, groups },
+      });
+      if (!el().querySelector('.details')) await expand();
+      return Array.from(el().querySelectorAll('[data-testid="tool-group"]'));
+    };
+
+    let rows = await groupsBy('severity', [
+      { key: 'medium', label: 'medium', count: 120 },
+      { key: 'critical', label: 'critical', count: 3 },
+    ]);
+    expect(el().querySelector('[data-testid="tool-total"]')?.textContent?.trim()).toBe('184 findings');
+    expect(paramsOf(el().querySelector('a.open')!)).toEqual({ text: 'SQL injection', reportName: 'x.sarif' });
+    expect(rows.map((r) => [r.firstElementChild!.textContent!.trim(), r.querySelector('.num')!.textContent])).toEqual([
+      ['medium', '120'],
+      ['critical', '3'],
+    ]);
+    expect(paramsOf(rows[1]!.querySelector('a')!)).toEqual({ text: 'SQL injection', reportName: 'x.sarif', severity: 'critical' });
+
+    rows = await groupsBy('report', [{ key: '7', label: 'juice-shop.json', count: 40 }]);
+    expect(paramsOf(rows[0]!.querySelector('a')!)).toEqual({ text: 'SQL injection', reportId: '7' });
+
+    rows = await groupsBy('cwe', [
+      { key: '89', label: 'CWE-89', count: 8 },
+      { key: 'none', label: 'no CWE', count: 5 },
+    ]);
+    expect(paramsOf(rows[0]!.querySelector('a')!)).toMatchObject({ cwe: '89' });
+    // Findings without a CWE cannot be selected by a filter: the group is text, not a link.
+    expect(rows[1]!.querySelector('a')).toBeNull();
+
+    rows = await groupsBy('verdict', [{ key: 'still_open', label: 'still open', count: 2 }]);
+    expect(paramsOf(rows[0]!.querySelector('a')!)).toMatchObject({ verdict: 'still_open' });
+  });
+
+  it('links the corpus overview\'s severities, and a finding detail to the finding page', async () => {
+    await show({
+      callId: 'o1',
+      name: 'get_corpus_overview',
+      args: {},
+      state: 'ok',
+      summary: 'get_corpus_overview: …',
+      data: { total: 10, groupBy: 'severity', groups: [{ key: 'high', label: 'high', count: 10 }] },
+    });
+    await expand();
+    expect(paramsOf(el().querySelector('[data-testid="tool-group"] a')!)).toEqual({ severity: 'high' });
+
+    await show({
+      callId: 'd1',
+      name: 'finding_detail',
+      args: { id: 42 },
+      state: 'ok',
+      summary: "finding_detail: finding #42 'x' (high)",
+      data: { findingId: 42, verdict: null, rows: [{ id: 42, title: 'x', severity: 'high', reportFilename: null }] },
+    });
+    const link = el().querySelector<HTMLAnchorElement>('[data-testid="open-finding"]')!;
+    expect(new URL(link.href).pathname).toBe('/reports/findings/42');
+    expect(link.textContent).toContain('Open finding #42');
+
+    // An id the corpus does not have: nothing to open.
+    await show({ callId: 'd2', name: 'finding_detail', args: { id: 9 }, state: 'ok', summary: 'finding_detail: no finding #9', data: { findingId: 9 } });
+    expect(el().querySelector('[data-testid="open-finding"]')).toBeNull();
+  });
 });

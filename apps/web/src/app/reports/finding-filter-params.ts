@@ -1,5 +1,5 @@
 import type { Params } from '@angular/router';
-import { SEVERITIES, VERDICT_STATUSES, type FindingFilter, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import { SEVERITIES, VERDICT_STATUSES, type FindingFilter, type GroupByKey, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
 
 /** The Findings view's URL query parameters for a filter (empty fields left out). */
 export function findingFilterToQueryParams(filter: FindingFilter): Params {
@@ -53,4 +53,28 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     verdict: VERDICT_STATUSES.includes(verdict as VerdictStatus) ? (verdict as VerdictStatus) : undefined,
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
+}
+
+/**
+ * The filter that selects one group of a `count_findings_by` breakdown: `filter` (the count's own)
+ * narrowed to the group's severity, report id, CWE id or verdict. `null` when the group cannot be
+ * expressed as a filter (the `none` group: findings without a CWE or without a verdict).
+ */
+export function groupFindingFilter(filter: FindingFilter, groupBy: GroupByKey, key: string): FindingFilter | null {
+  const id = /^\d{1,9}$/.test(key) ? Number(key) : 0;
+  switch (groupBy) {
+    case 'severity':
+      return SEVERITIES.includes(key as Severity) ? { ...filter, severity: key as Severity } : null;
+    case 'verdict':
+      return VERDICT_STATUSES.includes(key as VerdictStatus) ? { ...filter, verdict: key as VerdictStatus } : null;
+    case 'cwe':
+      return id >= 1 ? { ...filter, cwe: id } : null;
+    case 'report': {
+      if (id < 1) return null;
+      const { reportName: _byName, ...rest } = filter;
+      return { ...rest, reportId: id };
+    }
+    default:
+      return null;
+  }
 }
