@@ -9,6 +9,7 @@ import type {
   ImportReportsResponse,
   ReportSummary,
   SearchFindingsResult,
+  UpdateReportDto,
 } from '@corpus-chat/contracts';
 import { findingFilterToQueryParams } from './finding-filter-params';
 
@@ -17,8 +18,18 @@ import { findingFilterToQueryParams } from './finding-filter-params';
 export class ReportsApi {
   private readonly http = inject(HttpClient);
 
-  listReports(): Promise<ReportSummary[]> {
-    return firstValueFrom(this.http.get<ReportSummary[]>('/api/reports'));
+  /** `GET /api/reports`: every report with its counts; archived ones only with `includeArchived`. */
+  listReports(includeArchived = false): Promise<ReportSummary[]> {
+    const params = includeArchived ? { includeArchived: 'true' } : undefined;
+    return firstValueFrom(this.http.get<ReportSummary[]>('/api/reports', { params }));
+  }
+
+  /**
+   * `PATCH /api/reports/:id {archived}`: archive (its findings leave every count and search) or
+   * restore a report. 404 unknown id; 409 when restoring would duplicate a report imported since.
+   */
+  setArchived(id: number, archived: boolean): Promise<ReportSummary> {
+    return firstValueFrom(this.http.patch<ReportSummary>(`/api/reports/${id}`, { archived } satisfies UpdateReportDto));
   }
 
   overview(): Promise<CorpusOverview> {

@@ -16,6 +16,12 @@ interface ReportsState {
   loading: boolean;
   error: string | null;
   imports: ImportItem[];
+  /** List archived reports too. */
+  showArchived: boolean;
+  /** Reports whose archive flag is being changed. */
+  busyIds: number[];
+  /** The outcome of the last archive / restore, with the report to undo it on. */
+  archiveNotice: { ok: boolean; text: string; undo?: { id: number; filename: string; archived: boolean } } | null;
 }
 
 /** Formats the importer accepts, for the file picker's `accept`. */
@@ -25,7 +31,17 @@ export const IMPORT_ACCEPT = '.json,.jsonl,.sarif,.xml,application/json,applicat
 @Injectable()
 export class ReportsStore {
   private readonly api = inject(ReportsApi);
-  private readonly state = signal<ReportsState>({ reports: [], overview: null, loading: false, error: null, imports: [] });
+  private readonly state = signal<ReportsState>({
+    reports: [],
+    overview: null,
+    loading: false,
+    error: null,
+    imports: [],
+    showArchived: false,
+    busyIds: [],
+    archiveNotice: null,
+  });
+  private loadSeq = 0;
 
   readonly reports = computed(() => [...this.state().reports].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
   readonly overview = computed(() => this.state().overview);
@@ -33,15 +49,59 @@ export class ReportsStore {
   readonly error = computed(() => this.state().error);
   readonly imports = computed(() => this.state().imports);
   readonly importing = computed(() => this.state().imports.some((i) => i.state === 'uploading'));
+  readonly showArchived = computed(() => this.state().showArchived);
+  readonly archiveNotice = computed(() => this.state().archiveNotice);
 
+  /** Whether report `id`'s archive flag is being changed right now. */
+  isBusy(id: number): boolean {
+    return this.state().busyIds.includes(id);
+  }
+
+  /** Reads the reports (archived ones too when `showArchived`) and the corpus totals; only the latest call's answer is kept. */
   async load(): Promise<void> {
+    const seq = ++this.loadSeq;
     this.state.update((s) => ({ ...s, loading: true, error: null }));
     try {
-      const [reports, overview] = await Promise.all([this.api.listReports(), this.api.overview().catch(() => null)]);
-      this.state.update((s) => ({ ...s, reports, overview, loading: false }));
+      const [reports, overview] = await Promise.all([this.api.listReports(this.state().showArchived), this.api.overview().catch(() => null)]);
+      if (seq === this.loadSeq) this.state.update((s) => ({ ...s, reports, overview, loading: false }));
     } catch (err) {
-      this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
+      if (seq === this.loadSeq) this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
     }
+  }
+
+  /** Lists archived reports too (or not) and reloads. */
+  async setShowArchived(show: boolean): Promise<void> {
+    if (show === this.state().showArchived) return;
+    this.state.update((s) => ({ ...s, showArchived: show, archiveNotice: null }));
+    await this.load();
+  }
+
+  /**
+   * Archives (`archived: true`: the report's findings leave every count, search and answer) or
+   * restores a report, then reloads the list and totals. The outcome goes to `archiveNotice`: the
+   * API's message on failure (409 when restoring would duplicate a report imported since), an undo
+   * on success.
+   */
+  async setArchived(report: Pick<ReportSummary, 'id' | 'filename'>, archived: boolean): Promise<void> {
+    if (this.isBusy(report.id)) return;
+    this.state.update((s) => ({ ...s, busyIds: [...s.busyIds, report.id], archiveNotice: null }));
+    let notice: ReportsState['archiveNotice'];
+    try {
+      await this.api.setArchived(report.id, archived);
+      notice = archived
+        ? { ok: true, text: `Archived ${report.filename}: its findings no longer count.`, undo: { id: report.id, filename: report.filename, archived: false } }
+        : { ok: true, text: `Restored ${report.filename}: its findings count again.`, undo: { id: report.id, filename: report.filename, archived: true } };
+    } catch (err) {
+      notice = { ok: false, text: `${report.filename}: ${describeHttpError(err)}` };
+    }
+    this.state.update((s) => ({ ...s, busyIds: s.busyIds.filter((id) => id !== report.id), archiveNotice: notice }));
+    await this.load();
+  }
+
+  /** Reverses the last archive / restore. */
+  async undoArchive(): Promise<void> {
+    const undo = this.state().archiveNotice?.undo;
+    if (undo) await this.setArchived(undo, undo.archived);
   }
 
   /**

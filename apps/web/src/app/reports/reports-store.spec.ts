@@ -1,0 +1,78 @@
+import { HttpErrorResponse } from '@angular/common/http';
+import { TestBed } from '@angular/core/testing';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ReportSummary } from '@corpus-chat/contracts';
+import { ReportsApi } from './reports-api';
+import { ReportsStore } from './reports-store';
+
+const report = (id: number, filename: string, archived = false): ReportSummary => ({
+  id,
+  filename,
+  format: 'sarif',
+  status: 'ready',
+  findingCount: 3,
+  bySeverity: { critical: 0, high: 3, medium: 0, low: 0, info: 0 },
+  archived,
+  error: null,
+  docMetadata: {},
+  createdAt: `2026-01-0${id}T00:00:00Z`,
+});
+
+describe('ReportsStore archive / unarchive', () => {
+  /** The server's reports: archived ones are listed only when asked for. */
+  let rows: ReportSummary[];
+  let api: { listReports: ReturnType<typeof vi.fn>; overview: ReturnType<typeof vi.fn>; setArchived: ReturnType<typeof vi.fn> };
+  let store: ReportsStore;
+
+  beforeEach(() => {
+    rows = [report(1, 'a.sarif'), report(2, 'b.sarif', true)];
+    api = {
+      listReports: vi.fn((includeArchived: boolean) => Promise.resolve(rows.filter((r) => includeArchived || !r.archived))),
+      overview: vi.fn(() => Promise.resolve(null)),
+      setArchived: vi.fn((id: number, archived: boolean) => {
+        const r = rows.find((x) => x.id === id)!;
+        if (!archived && r.filename === 'b.sarif' && rows.some((x) => x.id !== id && !x.archived && x.filename === 'b.sarif')) {
+          return Promise.reject(
+            new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'an identical report is active (report 3)' } }),
+          );
+        }
+        r.archived = archived;
+        return Promise.resolve(r);
+      }),
+    };
+    TestBed.configureTestingModule({ providers: [ReportsStore, { provide: ReportsApi, useValue: api }] });
+    store = TestBed.inject(ReportsStore);
+  });
+
+  it('hides archived reports until "show archived", then lists them', async () => {
+    await store.load();
+    expect(store.reports().map((r) => r.filename)).toEqual(['a.sarif']);
+    await store.setShowArchived(true);
+    expect(api.listReports).toHaveBeenLastCalledWith(true);
+    expect(store.reports().map((r) => [r.filename, r.archived])).toEqual([
+      ['b.sarif', true],
+      ['a.sarif', false],
+    ]);
+  });
+
+  it('archives a report (it leaves the list), says so, and undo restores it', async () => {
+    await store.load();
+    await store.setArchived(store.reports()[0]!, true);
+    expect(api.setArchived).toHaveBeenCalledWith(1, true);
+    expect(store.reports()).toEqual([]);
+    expect(store.archiveNotice()).toMatchObject({ ok: true, text: 'Archived a.sarif: its findings no longer count.' });
+    await store.undoArchive();
+    expect(api.setArchived).toHaveBeenLastCalledWith(1, false);
+    expect(store.reports().map((r) => r.filename)).toEqual(['a.sarif']);
+    expect(store.archiveNotice()?.text).toBe('Restored a.sarif: its findings count again.');
+  });
+
+  it("shows the API's reason when a report cannot be restored", async () => {
+    rows.push(report(3, 'b.sarif'));
+    await store.setShowArchived(true);
+    await store.setArchived({ id: 2, filename: 'b.sarif' }, false);
+    expect(store.archiveNotice()).toEqual({ ok: false, text: 'b.sarif: an identical report is active (report 3)' });
+    expect(store.reports().find((r) => r.id === 2)?.archived).toBe(true);
+    expect(store.isBusy(2)).toBe(false);
+  });
+});
