@@ -26,8 +26,12 @@ async function main(): Promise<void> {
     if (dir) {
       console.log(`[bootstrap] empty corpus: importing ${dir}`);
       const outcomes = await importPaths(ds, [dir]);
-      const ok = outcomes.filter((o) => o.ok).length;
-      console.log(`[bootstrap] imported ${ok} report(s); ${outcomes.length - ok} file(s) refused (formats not supported yet or invalid)`);
+      const refused = outcomes.filter((o) => !o.ok);
+      console.log(`[bootstrap] imported ${outcomes.length - refused.length} report(s)`);
+      if (refused.length) {
+        console.log(`[bootstrap] refused ${refused.length} file(s):`);
+        for (const o of refused) if (!o.ok) console.log(`[bootstrap]   ${o.file}: ${o.error}`);
+      }
     } else {
       console.log('[bootstrap] empty corpus and no scanner files found: generating a DEMO corpus (synthetic data)');
       await generateDemoCorpus(ds, { findings: 2000 });

@@ -112,17 +112,33 @@ async function ensurePostgres() {
   }
   const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
   const databaseDir = path.join(dataDir, 'pg');
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // As root, Postgres runs as the `postgres` user, which must be able to reach .data/pg; the
+  // secrets beside it stay mode 600, and 711 lists nothing.
+  if (asRoot) fs.chmodSync(dataDir, 0o711);
+  const pgLog = [];
   const pg = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
     password: 'postgres',
     port,
     persistent: true,
-    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
-    onLog: () => {},
+    // Postgres refuses to run as root: as root, the package runs it as a `postgres` system user.
+    createPostgresUser: asRoot,
+    // The package asks initdb for en_US.UTF-8 messages, a locale many slim systems lack: C always exists.
+    initdbFlags: ['--locale=C', '--lc-messages=C', '--encoding=UTF8'],
+    onLog: (line) => pgLog.push(String(line)),
+    onError: (line) => pgLog.push(String(line)),
   });
-  if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  try {
+    if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      fs.rmSync(databaseDir, { recursive: true, force: true }); // a half-made folder from an interrupted first start
+      await pg.initialise();
+    }
+    await pg.start();
+  } catch (e) {
+    return fail(`the embedded Postgres did not start: ${e.message}\n${pgLog.join('').split('\n').slice(-15).join('\n')}`);
+  }
   cleanups.push(() => pg.stop());
   return `postgres://postgres:postgres@127.0.0.1:${port}/corpus_chat`;
 }
@@ -150,6 +166,20 @@ async function ensureRedis() {
   return url.toString();
 }
 
+async function waitForPage(port, timeoutMs = 300000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      if (res.ok) return true;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return false;
+}
+
 async function waitForHealth(port, timeoutMs = 120000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !stopping) {
@@ -171,6 +201,12 @@ const API_PORT = process.env.API_PORT ?? '3000';
 const WEB_PORT = process.env.WEB_PORT ?? '4200';
 const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, NODE_ENV: process.env.NODE_ENV ?? 'development' };
 
+for (const [name, port] of [['API_PORT', API_PORT], ['WEB_PORT', WEB_PORT]]) {
+  if (await reachable('127.0.0.1', Number(port), 500)) {
+    await fail(`port ${port} is already in use (${name}): stop the process that holds it, or set ${name} to a free port.`);
+  }
+}
+
 log('preparing the database and the corpus');
 const boot = spawnSync(process.execPath, ['tools/cli/run-ts.mjs', 'tools/start/bootstrap.ts'], {
   cwd: root,
@@ -188,10 +224,17 @@ run('web', [path.join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run'
   NX_NO_CLOUD: 'true',
 });
 
+if (!(await waitForPage(WEB_PORT))) await fail(`the web app did not answer on port ${WEB_PORT}.`);
+
 const passwordFile = path.join(dataDir, 'admin-password.txt');
 const username = process.env.ADMIN_USERNAME ?? 'admin';
 const password = process.env.ADMIN_PASSWORD ?? (fs.existsSync(passwordFile) ? fs.readFileSync(passwordFile, 'utf8').trim() : '(see ADMIN_PASSWORD)');
-log('');
-log(`Corpus Chat is starting: open http://localhost:${WEB_PORT}  (API http://localhost:${API_PORT}/api, docs /api/docs)`);
-log(`sign in as ${username} / ${password}`);
-log('Ctrl-C stops everything.');
+const banner = [
+  '',
+  `Corpus Chat is running: open http://localhost:${WEB_PORT}`,
+  `  sign in as ${username} / ${password}`,
+  `  API http://localhost:${API_PORT}/api (OpenAPI docs for admins at /api/docs)`,
+  '  Ctrl-C stops everything.',
+  '',
+];
+console.log(banner.map((l) => `[start] ${l}`).join('\n'));
