@@ -1,14 +1,16 @@
-import type { AssistantMessageMetadata, FindingFilter } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, ComputedScope, FindingFilter } from '@corpus-chat/contracts';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 
 /** The follow-up state a previous answer left: its filter and the finding ids it showed. */
 export interface LastAnswerState {
   lastFilter?: FindingFilter;
   lastFindingIds?: number[];
+  /** What the built-in planner combined on top of `lastFilter` (stored with the same answer). */
+  lastScope?: ComputedScope;
 }
 
 /**
- * The `lastFilter` and `lastFindingIds` of the most recent assistant message that stored them
+ * The `lastFilter` (with its `lastScope`) and `lastFindingIds` of the most recent assistant message that stored them
  * (normally the previous answer; an errored or cancelled answer without them is skipped).
  */
 export function lastAnswerState(history: HistoryMessage[]): LastAnswerState {
@@ -17,7 +19,10 @@ export function lastAnswerState(history: HistoryMessage[]): LastAnswerState {
     const m = history[i];
     if (m.role !== 'assistant') continue;
     const meta = m.metadata as Partial<AssistantMessageMetadata>;
-    if (!state.lastFilter && meta.lastFilter) state.lastFilter = meta.lastFilter;
+    if (!state.lastFilter && meta.lastFilter) {
+      state.lastFilter = meta.lastFilter;
+      if (meta.lastScope) state.lastScope = meta.lastScope;
+    }
     if (!state.lastFindingIds && meta.lastFindingIds?.length) state.lastFindingIds = meta.lastFindingIds;
     if (state.lastFilter && state.lastFindingIds) break;
   }

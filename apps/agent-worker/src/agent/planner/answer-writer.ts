@@ -2,13 +2,16 @@ import {
   SEVERITIES,
   VERDICT_STATUSES,
   type AppliedFilter,
+  type ComputedScope,
   type CorpusOverview,
   type CountFindingsByResult,
   type FindingDetail,
   type FindingFilter,
   type ReportSummary,
   type SearchFindingsResult,
+  type Severity,
 } from '@corpus-chat/contracts';
+import type { PlannedQuestion, PlannedScope, Unapplied } from './question-parser';
 
 /**
  * Escapes text that comes from the corpus or the operator for Markdown: the ASCII punctuation that
@@ -22,38 +25,84 @@ export function md(text: string | null | undefined): string {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
+const quote = (s: string) => `'${md(s)}'`;
 
-/** The filter in words, naming every part so the number can be checked. */
-export function filterPhrase(f: FindingFilter | AppliedFilter): string {
-  const parts: string[] = [];
-  if (f.severity) parts.push(`severity=${f.severity}`);
-  if (f.text) parts.push(`text='${md(f.text)}'`);
-  const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
-  if (reportFilename) parts.push(`report=${md(reportFilename)}`);
-  else if (f.reportId != null) parts.push(`report id=${f.reportId}`);
-  if (f.cwe != null) parts.push(`CWE-${f.cwe}`);
-  if (f.verdict) parts.push(`verdict=${f.verdict}`);
-  return parts.length ? parts.join(', ') : 'no filter';
+/** "critical or high", "critical, high or medium" (most severe first). */
+export function severityList(set: readonly Severity[]): string {
+  const ordered = SEVERITIES.filter((s) => set.includes(s));
+  if (ordered.length <= 1) return ordered.join('');
+  return `${ordered.slice(0, -1).join(', ')} or ${ordered.at(-1)}`;
 }
 
-/** "(the text also matched weakness class SQL injection: CWE-89)" when the query layer widened it. */
+/** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
+export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedScope): Map<string, string> {
+  const parts = new Map<string, string>();
+  if (f.severity) parts.set('severity', `severity ${f.severity}`);
+  else if (scope?.severities) parts.set('severity', `severity ${severityList(scope.severities)}`);
+  if (f.text) parts.set('text', `text ${quote(f.text)}`);
+  const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
+  if (reportFilename) parts.set('report', `report ${md(reportFilename)}`);
+  else if (f.reportId != null) parts.set('report', `report #${f.reportId}`);
+  if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
+  if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
+  if (scope?.exclude) parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
+  if (scope?.has) parts.set('has', `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`);
+  return parts;
+}
+
+/** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
+export function scopePhrase(f: FindingFilter | AppliedFilter, scope?: ComputedScope): string {
+  return [...scopeParts(f, scope).values()].join(', ');
+}
+
+/** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
 function classNote(f: AppliedFilter): string {
   if (!f.weaknessClasses?.length) return '';
-  const classes = f.weaknessClasses.map((c) => `${md(c.name)} (${c.cwe.map((id) => `CWE-${id}`).join(', ')})`).join('; ');
-  return ` The text search also matched the weakness class ${classes}.`;
+  const classes = f.weaknessClasses.map((c) => `the ${md(c.name)} class: ${c.cwe.map((id) => `CWE-${id}`).join(', ')}`).join('; ');
+  return ` (the text also matches ${classes})`;
 }
 
-/** Answer to "how many findings …" / "list findings …". */
-export function countAnswer(r: SearchFindingsResult, opts: { list: boolean; followUp: boolean }): string {
+/**
+ * How a follow-up used the previous answer, truthfully: which parts the new question replaced
+ * ("text 'XSS' instead of text 'SQL injection'"), which it added ("narrowed to severity high") and
+ * which it kept from before.
+ */
+export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
+  const before = scopeParts(previous.filter, previous.scope);
+  const now = scopeParts(merged.filter, merged.scope);
+  const mine = scopeParts(asked.filter, asked.scope);
+  const replaced: string[] = [];
+  const added: string[] = [];
+  const kept: string[] = [];
+  for (const [key, phrase] of now) {
+    if (mine.has(key)) {
+      if (before.has(key) && before.get(key) !== phrase) replaced.push(`${phrase} instead of ${before.get(key)}`);
+      else if (!before.has(key)) added.push(phrase);
+      else kept.push(phrase);
+    } else kept.push(phrase);
+  }
+  for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`dropped ${phrase}`);
+  const segments: string[] = [];
+  if (replaced.length) segments.push(replaced.join(', '));
+  if (added.length) segments.push(`narrowed to ${added.join(', ')}`);
+  if (kept.length) segments.push(`kept ${kept.join(', ')}`);
+  return segments.length ? `Follow-up on the previous question: ${segments.join('; ')}.` : 'Follow-up on the previous question, with the same filter.';
+}
+
+/** Answer to "how many findings …" / "list findings …" from one search_findings call. */
+export function countAnswer(r: SearchFindingsResult, opts: { list: boolean; note?: string }): string {
   const f = r.filter;
   const lines: string[] = [];
-  const scope = filterPhrase(f);
-  if (scope === 'no filter') lines.push(`There are **${r.total}** findings in total (no filter; search_findings total ${r.total}).`);
-  else lines.push(`**${r.total}** ${r.total === 1 ? 'finding matches' : 'findings match'} the filter ${scope}${opts.followUp ? ' (the previous filter narrowed)' : ''}: search_findings returned total ${r.total}.${classNote(f)}`);
+  const scope = scopePhrase(f);
+  const head = !scope
+    ? `There are **${r.total}** findings in total. Exact total from search_findings, no filter.`
+    : `**${r.total}** ${r.total === 1 ? 'finding matches' : 'findings match'} ${scope}${classNote(f)}. Exact total from search_findings.`;
+  lines.push(opts.note ? `${head} ${opts.note}` : head);
   if (r.rows.length) {
     const shown = Math.min(r.rows.length, opts.list ? 20 : 5);
     lines.push('');
-    lines.push(r.total > shown ? `The first ${shown}:` : shown === 1 ? 'It is:' : `They are:`);
+    lines.push(r.total > shown ? `The first ${shown}:` : shown === 1 ? 'It is:' : 'They are:');
     for (const row of r.rows.slice(0, shown)) {
       lines.push(`- #${row.id} ${md(row.title)} (${row.severity}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`);
     }
@@ -61,52 +110,137 @@ export function countAnswer(r: SearchFindingsResult, opts: { list: boolean; foll
   return lines.join('\n');
 }
 
+/** A count the planner computed from several exact counts (see `PlannerRunner`). */
+export interface ScopedCount {
+  /** The answer. */
+  total: number;
+  /** The base filter as the query layer applied it (report file name resolved, text widened). */
+  filter: AppliedFilter;
+  scope: ComputedScope;
+  /** Per severity counted: matches of the filter, and of the filter plus the exclusion (when one is set). */
+  bySeverity?: { severity: Severity; count: number; excluded: number }[];
+  /** For `scope.has`: findings matching the filter, and those of them without any CWE id / verdict. */
+  presence?: { all: number; none: number };
+}
+
+/** What an exclusion removes, as a verb phrase ("do not match text 'X'", "are not in report R"). */
+function exclusionPhrase(e: FindingFilter): string {
+  if (e.text) return `do not match text ${quote(e.text)}`;
+  if (e.verdict) return e.verdict === 'fixed' ? 'are not marked fixed' : `do not have the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.reportName || e.reportId != null) return `are not in report ${e.reportName ? md(e.reportName) : `#${e.reportId}`}`;
+  if (e.cwe != null) return `are not tagged CWE-${e.cwe}`;
+  return 'are excluded';
+}
+
+/** The findings an exclusion subtracts, after their number ("that match it", "marked fixed"). */
+function excludedPhrase(e: FindingFilter): string {
+  if (e.text) return 'that match it';
+  if (e.verdict) return e.verdict === 'fixed' ? 'marked fixed' : `with the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.reportName || e.reportId != null) return 'in that report';
+  if (e.cwe != null) return `tagged CWE-${e.cwe}`;
+  return 'excluded';
+}
+
+/** Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id or verdict. */
+export function scopedCountAnswer(c: ScopedCount, note?: string): string {
+  const base = scopePhrase(c.filter);
+  const subject = `**${c.total}** ${c.total === 1 ? 'finding' : 'findings'}${base ? ` with ${base}${classNote(c.filter)}` : ''}`;
+  const lines: string[] = [];
+  if (c.scope.has && c.presence) {
+    const what = c.scope.has.key === 'cwe' ? 'CWE id' : 'verdict';
+    const groupedBy = c.scope.has.key === 'cwe' ? 'CWE' : 'verdict';
+    lines.push(
+      c.scope.has.present
+        ? `${subject} ${c.total === 1 ? 'has' : 'have'} at least one ${what}: ${c.presence.all} in all, minus ${c.presence.none} with none.`
+        : `${subject} ${c.total === 1 ? 'has' : 'have'} no ${what}, out of ${c.presence.all}.`,
+    );
+    lines.push('', `Exact counts from count_findings_by, grouped by ${groupedBy}.`);
+  } else {
+    const rows = c.bySeverity ?? [];
+    const counted = rows.map((r) => r.severity);
+    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+    const missing = SEVERITIES.filter((s) => !counted.includes(s));
+    const sevWords = all ? '' : missing.length === 1 && counted.length > 2 ? `are not ${missing[0]}` : `are ${severityList(counted)}`;
+    const excl = c.scope.exclude ? exclusionPhrase(c.scope.exclude) : '';
+    const predicate = [sevWords, excl].filter(Boolean).join(' and ');
+    if (c.scope.exclude) {
+      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+      const terms = all ? '' : ` (${rows.map((r) => `${r.severity} ${r.count - r.excluded}`).join(' + ')})`;
+      lines.push(`${subject} ${predicate}${terms}: ${sum('count')} in all, minus ${sum('excluded')} ${excludedPhrase(c.scope.exclude)}.`);
+      lines.push('', 'Both are exact counts from count_findings_by (grouped by severity), one without and one with the excluded part.');
+    } else {
+      lines.push(`${subject} ${predicate}: ${rows.map((r) => `${r.severity} ${r.count}`).join(' + ')}.`);
+      lines.push('', 'Each part is an exact count from count_findings_by (grouped by severity), added up; search_findings takes one severity at a time.');
+    }
+  }
+  if (note) lines[0] += ` ${note}`;
+  return lines.join('\n');
+}
+
+/** Label of a CWE group: `CWE-79` (or `CWE-79 Cross-site Scripting` when the query layer gave a name), `no CWE`. */
+function cweLabel(g: { key: string; label: string }): string {
+  if (g.key === 'none') return 'no CWE';
+  const id = `CWE-${md(g.key)}`;
+  const label = (g.label ?? '').trim();
+  if (!label || label === g.key || label.toUpperCase() === `CWE-${g.key}`) return id;
+  if (label.toUpperCase().startsWith(`CWE-${g.key}`)) return md(label);
+  return `${id} ${md(label)}`;
+}
+
+const groupLabel = (groupBy: string, g: { key: string; label: string }) => (groupBy === 'cwe' ? cweLabel(g) : md(g.label));
+
+/** How the counts of a grouped answer were obtained, for its last line. */
+function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string {
+  const how = [scope?.severities && r.groupBy !== 'severity' ? 'one call per severity, added up' : '', scope?.exclude ? 'minus the same counts for the excluded findings' : '']
+    .filter(Boolean)
+    .join(', ');
+  return `Exact counts from count_findings_by, grouped by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy}${how ? ` (${how})` : ''}.`;
+}
+
 /** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
-export function topAnswer(r: CountFindingsByResult, n: number): string {
+export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: ComputedScope; note?: string } = {}): string {
   const what = r.groupBy === 'report' ? 'report' : 'CWE';
-  const scope = filterPhrase(r.filter);
+  const scope = scopePhrase(r.filter, opts.scope);
   const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
-  if (!groups.length) return `No findings match ${scope === 'no filter' ? 'the corpus' : `the filter ${scope}`} (total ${r.total}), so no ${what} has any.`;
+  if (!groups.length) return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
   const cut = groups[Math.min(n, groups.length) - 1].count;
   const top = groups.filter((g, i) => i < n || g.count === cut);
-  const label = (g: { key: string; label: string }) => (r.groupBy === 'cwe' ? `CWE-${md(g.key)}${g.label && g.label !== g.key ? ` ${md(g.label)}` : ''}` : md(g.label));
-  const filterText = scope === 'no filter' ? 'all findings' : `findings with ${scope}`;
+  const filterText = scope ? `findings with ${scope}` : 'findings';
   const lines: string[] = [];
   if (n === 1 && top.length === 1) {
     const next = groups[1];
     lines.push(
-      `The ${what} with the most ${filterText} is **${label(top[0])}** with **${top[0].count}**` +
-        (next ? ` (next: ${label(next)} with ${next.count}).` : '.'),
+      `The ${what} with the most ${filterText} is **${groupLabel(r.groupBy, top[0])}** with **${top[0].count}**` +
+        (next ? ` (next: ${groupLabel(r.groupBy, next)} with ${next.count}).` : '.'),
     );
   } else {
-    lines.push(n === 1 ? `These ${what}s tie for the most ${filterText}:` : `Top ${n} ${what}s by ${filterText}${top.length > n ? ' (ties included)' : ''}:`);
-    top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${g.count}`));
+    lines.push(n === 1 ? `These ${what}s tie for the most ${filterText}:` : `Top ${n} ${what}s by number of ${filterText}${top.length > n ? ' (ties included)' : ''}:`);
+    top.forEach((g, i) => lines.push(`${i + 1}. **${groupLabel(r.groupBy, g)}**: ${g.count}`));
   }
+  if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push('');
-  lines.push(`Counted by count_findings_by (group by ${r.groupBy}, ${scope}) over ${plural(r.total, 'finding')} in ${plural(groups.length, what)}.`);
+  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')} in ${plural(groups.length, what)}.`);
   return lines.join('\n');
 }
 
-const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
-
 /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
-export function breakdownAnswer(r: CountFindingsByResult): string {
-  const scope = filterPhrase(r.filter);
-  const lines = [`Findings by ${r.groupBy} (${scope}; ${r.total} findings in total, from count_findings_by):`];
+export function breakdownAnswer(r: CountFindingsByResult, opts: { scope?: ComputedScope; note?: string } = {}): string {
+  const scope = scopePhrase(r.filter, opts.scope);
+  const lines = [`Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`];
+  if (opts.note) lines[0] += ` ${opts.note}`;
   const byKey = new Map(r.groups.map((g) => [g.key, g]));
   if (r.groupBy === 'severity') {
-    for (const s of SEVERITIES) lines.push(`- ${s}: ${byKey.get(s)?.count ?? 0}`);
+    const shown = opts.scope?.severities ?? SEVERITIES;
+    for (const s of SEVERITIES.filter((x) => shown.includes(x))) lines.push(`- ${s}: ${byKey.get(s)?.count ?? 0}`);
   } else if (r.groupBy === 'verdict') {
     for (const v of [...VERDICT_STATUSES, 'none']) lines.push(`- ${VERDICT_LABEL[v]}: ${byKey.get(v)?.count ?? 0}`);
   } else {
     const cap = 50;
-    for (const g of r.groups.slice(0, cap)) {
-      const label = r.groupBy === 'cwe' ? (g.key === 'none' ? 'no CWE' : `CWE-${md(g.key)}${g.label && g.label !== g.key ? ` ${md(g.label)}` : ''}`) : md(g.label);
-      lines.push(`- ${label}: ${g.count}`);
-    }
+    for (const g of r.groups.slice(0, cap)) lines.push(`- ${groupLabel(r.groupBy, g)}: ${g.count}`);
     if (r.groups.length > cap) lines.push(`- … and ${r.groups.length - cap} more ${r.groupBy === 'cwe' ? 'CWE ids' : 'reports'}`);
     if (r.groupBy === 'cwe') lines.push('', 'A finding with several CWE ids counts once under each.');
   }
+  lines.push('', groupedSource(r, opts.scope));
   return lines.join('\n');
 }
 
@@ -116,13 +250,13 @@ export function reportCountAnswer(reports: ReportSummary[]): string {
   for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
   const findings = reports.reduce((n, r) => n + r.findingCount, 0);
   const statuses = [...byStatus].map(([s, n]) => `${n} ${s}`).join(', ');
-  return `There are **${reports.length}** reports${statuses ? ` (${statuses})` : ''}, holding ${findings} findings, according to list_all_reports (archived reports excluded).`;
+  return `There are **${reports.length}** reports${statuses ? ` (${statuses})` : ''}, holding ${findings} findings. From list_all_reports; archived reports are not counted.`;
 }
 
 /** Answer to "list the reports". */
 export function reportListAnswer(reports: ReportSummary[]): string {
   if (!reports.length) return 'There are no reports yet (list_all_reports returned none). Import a scanner file on the Reports page.';
-  const lines = [`There are **${reports.length}** reports (from list_all_reports, archived excluded):`];
+  const lines = [`There are **${reports.length}** reports (from list_all_reports; archived reports not shown):`];
   for (const r of reports.slice(0, 100)) {
     const sev = SEVERITIES.filter((s) => r.bySeverity[s]).map((s) => `${s} ${r.bySeverity[s]}`).join(', ');
     lines.push(`- #${r.id} **${md(r.filename)}** (${r.format}, ${r.status}): ${plural(r.findingCount, 'finding')}${sev ? ` — ${sev}` : ''}`);
@@ -132,19 +266,21 @@ export function reportListAnswer(reports: ReportSummary[]): string {
 }
 
 /** Answer to "how many reports have critical findings". */
-export function reportsWithAnswer(r: CountFindingsByResult): string {
+export function reportsWithAnswer(r: CountFindingsByResult, opts: { scope?: ComputedScope; note?: string } = {}): string {
   const groups = r.groups.filter((g) => g.count > 0);
-  const scope = filterPhrase(r.filter);
-  const lines = [`**${groups.length}** ${groups.length === 1 ? 'report has' : 'reports have'} findings with ${scope} (${r.total} such findings in total, from count_findings_by report).`];
+  const scope = scopePhrase(r.filter, opts.scope) || 'no filter';
+  const lines = [`**${groups.length}** ${groups.length === 1 ? 'report has' : 'reports have'} findings with ${scope}, ${plural(r.total, 'such finding')} in all.`];
+  if (opts.note) lines[0] += ` ${opts.note}`;
   for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${g.count}`);
   if (groups.length > 20) lines.push(`- … and ${groups.length - 20} more`);
+  lines.push('', groupedSource(r, opts.scope));
   return lines.join('\n');
 }
 
 /** Answer to "give me an overview". */
 export function overviewAnswer(o: CorpusOverview): string {
   const lines = [
-    `The corpus holds **${o.reports.total}** reports and **${o.findings.total}** findings (get_corpus_overview).`,
+    `The corpus holds **${o.reports.total}** reports and **${o.findings.total}** findings (from get_corpus_overview).`,
     '',
     `Findings by severity: ${SEVERITIES.map((s) => `${s} ${o.findings.bySeverity[s]}`).join(', ')}.`,
     `Verdicts: ${VERDICT_STATUSES.map((v) => `${VERDICT_LABEL[v]} ${o.verdicts[v] ?? 0}`).join(', ')}.`,
@@ -176,8 +312,8 @@ export function detailAnswer(f: FindingDetail): string {
 /** What the planner can answer (no numbers at all, so nothing can be mistaken for a count). */
 export const CAPABILITIES =
   'I answer questions about the imported reports and their findings with exact counts from read-only queries, for example:\n' +
-  '- how many reports or findings there are, optionally of a severity, in a report, with a verdict or a CWE id;\n' +
-  '- how many findings relate to a topic such as SQL injection, XSS or jQuery;\n' +
+  '- how many reports or findings there are, optionally of a severity (or several, like "high or critical", "not info"), in a report, with a verdict or a CWE id;\n' +
+  '- how many findings relate to a topic such as SQL injection, XSS or jQuery (or do not);\n' +
   '- which report has the most findings or criticals, or the top reports by a severity;\n' +
   '- a breakdown of findings by severity, CWE or verdict;\n' +
   '- the list of reports, and the details of a finding by its id;\n' +
@@ -193,3 +329,66 @@ export function outOfScopeAnswer(reason: 'write' | 'unknown'): string {
 
 export const NO_PREVIOUS_ANSWER =
   'I have no earlier result in this thread to refer to. Ask the whole question, for example "how many findings relate to SQL injection?" or "list the reports".';
+
+/** What a plan would have answered, in words, for a refusal ("the number of findings with severity critical"). */
+export function understoodPhrase(plan: PlannedQuestion): string {
+  const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
+  const withScope = scoped ? ` with ${scoped}` : '';
+  switch (plan.kind) {
+    case 'count_findings':
+      return `the number of findings${withScope}`;
+    case 'top':
+      return `which ${plan.groupBy === 'report' ? 'reports' : 'CWE ids'} have the most findings${withScope}`;
+    case 'breakdown':
+      return `findings${withScope} by ${plan.groupBy === 'cwe' ? 'CWE' : plan.groupBy}`;
+    case 'reports_with':
+      return `how many reports have findings${withScope}`;
+    case 'count_reports':
+      return 'the number of reports';
+    case 'list_reports':
+      return 'the list of reports';
+    case 'overview':
+      return 'an overview of the corpus';
+    default:
+      return 'questions about the corpus';
+  }
+}
+
+const REASON_TEXT: Record<Unapplied['reason'], (p: Unapplied) => string> = {
+  time: () => 'No tool filters by date: they know a finding\'s severity, text, report, CWE ids and verdict, but not when it was imported or found.',
+  negation: (p) => `I didn't understand what ${quote(p.text)} leaves out.`,
+  combination: (p) => `I can't turn ${quote(p.text)} into one exact count together with the rest of the question (the text search cannot compare numbers or combine two topics, and I combine only one exclusion at a time).`,
+  unknown: (p) => `I don't know ${quote(p.text)} as a severity, report, CWE id, verdict or topic.`,
+};
+
+/**
+ * Answer to a question with parts the planner cannot apply: names each part and why, gives no
+ * number (a count without that part would answer a different question), and says what it can
+ * answer instead.
+ */
+export function unsupportedAnswer(parts: Unapplied[], understood: PlannedQuestion): string {
+  const names = parts.map((p) => quote(p.text)).join(', ');
+  const lines = [`I can't give an exact number for that: I couldn't apply ${names}.`];
+  for (const p of parts) lines.push(REASON_TEXT[p.reason](p));
+  lines.push('A count without it would answer a different question, so I am not giving one.');
+  lines.push('', `What I can answer is ${understoodPhrase(understood)}: ask again without ${parts.length === 1 ? 'that part' : 'those parts'}.`);
+  const topicLike = parts.find((p) => p.reason === 'unknown' && !/^(in|from|with|without|by|since|before|after|except|than|or|and|not|of|for|on|within|inside)\b/i.test(p.text));
+  if (topicLike) lines.push(`If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${md(topicLike.text)}?".`);
+  return lines.join('\n');
+}
+
+/** Answer when a report named by part of its file name matches no report, or several. */
+export function reportHintAnswer(hint: { text: string; loose: boolean }, matches: string[]): string {
+  if (!matches.length) {
+    const lead = hint.loose ? `I can't give an exact number for that: I couldn't apply ${quote(hint.text)}.` : `I can't give a number for that report:`;
+    return (
+      `${lead} No report's file name matches ${quote(hint.text)}, and I don't know it as a severity, CWE id, verdict or topic either.\n\n` +
+      'Ask "list the reports" to see every file name, then ask again with one of them (a part of the name is enough when it is unique).'
+    );
+  }
+  const lines = [`I can't give a number yet: ${quote(hint.text)} matches more than one report, and counting them all would not answer for the one you mean:`];
+  for (const m of matches.slice(0, 20)) lines.push(`- ${md(m)}`);
+  if (matches.length > 20) lines.push('- …');
+  lines.push('', 'Ask again with the file name (or a part of it that only one report has).');
+  return lines.join('\n');
+}

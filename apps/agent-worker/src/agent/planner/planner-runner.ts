@@ -1,5 +1,5 @@
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
-import type { FindingFilter, ToolArgsMap, ToolName } from '@corpus-chat/contracts';
+import { SEVERITIES, type ComputedScope, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
 import { lastAnswerState } from '../history';
 import type { CorpusTools, ToolExecution, ToolSuccess } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
@@ -7,16 +7,22 @@ import {
   breakdownAnswer,
   countAnswer,
   detailAnswer,
+  followUpNote,
   md,
   NO_PREVIOUS_ANSWER,
   outOfScopeAnswer,
   overviewAnswer,
   reportCountAnswer,
+  reportHintAnswer,
   reportListAnswer,
   reportsWithAnswer,
+  scopedCountAnswer,
   topAnswer,
+  unsupportedAnswer,
+  type ScopedCount,
 } from './answer-writer';
-import { parseQuestion, type PlannedQuestion } from './question-parser';
+import { parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
+import { matchReportNames } from './report-names';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -28,14 +34,26 @@ const LIST_ROWS = 20;
 /** Adapts a planner topic before it reaches the tool (e.g. correcting a misspelt weakness class name). */
 export type TopicNormaliser = (topic: string) => string;
 
+type Failure = Extract<ToolExecution, { ok: false }>;
+
+/** A tool failed: the answer says so (no number). */
+class ToolFailed extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.error);
+  }
+}
+
 /**
  * The built-in planner (`builtin` back end): no model. It parses the question deterministically
  * (`parseQuestion`), calls the same read-only tools a model would, through the same `TurnRecorder`
  * (so `tool.call`/`tool.result` events and stored metadata are identical), and writes the answer
- * from the tool results only: every count it states is a tool's exact total, with the filter named.
- * The answer is streamed as several `text.delta` events. Follow-ups resolve against the previous
- * answer's `lastFilter`/`lastFindingIds`. Questions it cannot map get a short list of what it can
- * answer and no numbers.
+ * from the tool results only: every count it states is a tool's exact total, or a sum/difference of
+ * exact totals it names (a set of severities, "not X"), with the filter named. A report named by
+ * part of its file name is resolved through `list_all_reports`; a name matching no report or
+ * several gets no number. A question with a part it cannot apply (a date, an unknown constraint)
+ * gets no number either, but says what it could not apply and what it can answer. The answer is
+ * streamed as several `text.delta` events. Follow-ups resolve against the previous answer's
+ * `lastFilter`/`lastScope`/`lastFindingIds`.
  */
 export class PlannerRunner {
   constructor(
@@ -47,22 +65,41 @@ export class PlannerRunner {
     const previous = lastAnswerState(ctx.history);
     const recorder = new TurnRecorder(ctx, this.tools, previous);
     const plan = this.normalise(parseQuestion(ctx.userMessage, previous));
-    const answer = await this.answer(plan, recorder, previous.lastFindingIds ?? []);
+    const state: FollowUpState = { scope: previous.lastScope };
+    let answer: string;
+    try {
+      answer = await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
+    } catch (e) {
+      if (!(e instanceof ToolFailed)) throw e;
+      answer = failed(e.failure);
+    }
     for (const piece of splitForStreaming(answer)) await recorder.say(piece);
-    return { content: recorder.content, metadata: recorder.metadata(BUILTIN_MODEL) };
+    const metadata = recorder.metadata(BUILTIN_MODEL);
+    // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
+    if (state.filter) metadata.lastFilter = state.filter;
+    if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
+    else delete metadata.lastScope;
+    return { content: recorder.content, metadata };
   }
 
   private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if ('filter' in plan && plan.filter.text) return { ...plan, filter: { ...plan.filter, text: this.normaliseTopic(plan.filter.text) } };
+    if (plan.kind === 'unsupported') return plan;
+    if ('filter' in plan) {
+      const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
+      const exclude = plan.scope?.exclude;
+      return { ...plan, filter: fix(plan.filter), ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}) };
+    }
     return plan;
   }
 
-  private async answer(plan: PlannedQuestion, rec: TurnRecorder, lastIds: number[]): Promise<string> {
+  private async answer(plan: PlannedQuestion, rec: TurnRecorder, lastIds: number[], state: FollowUpState): Promise<string> {
     switch (plan.kind) {
       case 'out_of_scope':
         return outOfScopeAnswer(plan.reason);
       case 'no_previous':
         return NO_PREVIOUS_ANSWER;
+      case 'unsupported':
+        return unsupportedAnswer(plan.parts, plan.understood);
       case 'count_reports': {
         const r = await call(rec, 'list_all_reports', {});
         return r.ok ? reportCountAnswer(r.result) : failed(r);
@@ -75,23 +112,13 @@ export class PlannerRunner {
         const r = await call(rec, 'get_corpus_overview', {});
         return r.ok ? overviewAnswer(r.result) : failed(r);
       }
-      case 'count_findings': {
-        const r = await call(rec, 'search_findings', { ...plan.filter, limit: plan.list ? LIST_ROWS : COUNT_ROWS });
-        if (!r.ok) return failed(r);
-        const missing = unknownReport(plan.filter, r.result.filter);
-        return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { list: plan.list, followUp: plan.followUp });
-      }
-      case 'top': {
-        const r = await call(rec, 'count_findings_by', { groupBy: plan.groupBy, filter: plan.filter });
-        return r.ok ? topAnswer(r.result, plan.n) : failed(r);
-      }
-      case 'breakdown': {
-        const r = await call(rec, 'count_findings_by', { groupBy: plan.groupBy, filter: plan.filter });
-        return r.ok ? breakdownAnswer(r.result) : failed(r);
-      }
+      case 'count_findings':
+      case 'top':
+      case 'breakdown':
       case 'reports_with': {
-        const r = await call(rec, 'count_findings_by', { groupBy: 'report', filter: plan.filter });
-        return r.ok ? reportsWithAnswer(r.result) : failed(r);
+        const resolved = await this.resolveReport(plan, rec);
+        if (typeof resolved === 'string') return resolved;
+        return this.count(resolved, rec, state);
       }
       case 'detail':
       case 'detail_ref': {
@@ -110,13 +137,129 @@ export class PlannerRunner {
       }
     }
   }
+
+  /**
+   * Resolves a report named by part of its file name through `list_all_reports`: one match becomes
+   * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
+   * without a number instead.
+   */
+  private async resolveReport(plan: CountingPlan, rec: TurnRecorder): Promise<CountingPlan | string> {
+    const hint = plan.reportHint;
+    if (!hint) return plan;
+    const r = await call(rec, 'list_all_reports', {});
+    if (!r.ok) throw new ToolFailed(r);
+    const matches = matchReportNames(
+      hint.text,
+      r.result.map((x) => x.filename),
+    );
+    if (matches.length !== 1) return reportHintAnswer(hint, matches);
+    const reportName = matches[0];
+    if (hint.negated) {
+      if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
+        return unsupportedAnswer([{ text: hint.text, reason: 'combination' }], plan);
+      }
+      const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
+      return { ...plan, scope, ...(plan.asked ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } } : {}) };
+    }
+    const filter = mergeFilters(plan.filter, { reportName });
+    return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}) };
+  }
+
+  /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
+  private async count(plan: CountingPlan, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+    const note = plan.followUp && plan.previous && plan.asked ? followUpNote(plan.previous, plan.asked, plan) : undefined;
+    const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
+    state.scope = scope;
+    if (plan.kind === 'count_findings') {
+      if (!scope) {
+        const r = await call(rec, 'search_findings', { ...plan.filter, limit: plan.list ? LIST_ROWS : COUNT_ROWS });
+        if (!r.ok) return failed(r);
+        state.filter = r.filter;
+        const missing = unknownReport(plan.filter, r.result.filter);
+        return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { list: plan.list, note });
+      }
+      const c = await scopedCount(rec, plan.filter, scope);
+      state.filter = plan.filter;
+      const listNote = plan.list ? '\n\nTo list the findings themselves, ask for one severity at a time (the search tool takes one severity).' : '';
+      return scopedCountAnswer(c, note) + listNote;
+    }
+    const r = scope ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope) : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+    state.filter = plan.filter;
+    if (plan.kind === 'top') return topAnswer(r, plan.n, { scope, note });
+    if (plan.kind === 'breakdown') return breakdownAnswer(r, { scope, note });
+    return reportsWithAnswer(r, { scope, note });
+  }
 }
 
-function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Extract<ToolExecution, { ok: false }>> {
-  return rec.callTool(name, args) as Promise<ToolSuccess<N> | Extract<ToolExecution, { ok: false }>>;
+/** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
+interface FollowUpState {
+  filter?: FindingFilter;
+  scope?: ComputedScope;
 }
 
-function failed(r: Extract<ToolExecution, { ok: false }>): string {
+function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Failure> {
+  return rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
+}
+
+async function countBy(rec: TurnRecorder, groupBy: GroupByKey, filter: FindingFilter): Promise<CountFindingsByResult> {
+  const r = await call(rec, 'count_findings_by', { groupBy, filter });
+  if (!r.ok) throw new ToolFailed(r);
+  return r.result;
+}
+
+const countOf = (r: CountFindingsByResult, key: string) => r.groups.find((g) => g.key === key)?.count ?? 0;
+
+/**
+ * A count no single filter expresses, from exact `count_findings_by` results:
+ * - a set of severities: the per-severity counts of the filter, added up (a finding has one severity);
+ * - an exclusion: the same per-severity counts minus those of the filter plus the excluded part
+ *   (the findings that also match it are a subset);
+ * - with / without any CWE id or verdict: the filter's findings grouped by CWE / verdict, the `none`
+ *   group or the total minus it.
+ */
+async function scopedCount(rec: TurnRecorder, filter: FindingFilter, scope: ComputedScope): Promise<ScopedCount> {
+  if (scope.has) {
+    const r = await countBy(rec, scope.has.key, filter);
+    const none = countOf(r, 'none');
+    return { total: scope.has.present ? r.total - none : none, filter: r.filter, scope, presence: { all: r.total, none } };
+  }
+  const all = await countBy(rec, 'severity', filter);
+  const minus = scope.exclude ? await countBy(rec, 'severity', { ...filter, ...scope.exclude }) : undefined;
+  const set: readonly Severity[] = scope.severities ?? (filter.severity ? [filter.severity] : SEVERITIES);
+  const bySeverity = SEVERITIES.filter((s) => set.includes(s)).map((severity) => ({ severity, count: countOf(all, severity), excluded: minus ? countOf(minus, severity) : 0 }));
+  return { total: bySeverity.reduce((n, r) => n + r.count - r.excluded, 0), filter: all.filter, scope, bySeverity };
+}
+
+/**
+ * Grouped counts (by report, CWE, verdict or severity) over a set of severities and/or minus an
+ * exclusion: one `count_findings_by` per severity (severities are disjoint, so counts add up per
+ * group), minus the same with the excluded part. Groups keep the query layer's order: count, then label.
+ */
+async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: FindingFilter, scope: ComputedScope): Promise<CountFindingsByResult> {
+  const perSeverity: (Severity | undefined)[] = groupBy === 'severity' || !scope.severities ? [undefined] : [...scope.severities];
+  const groups = new Map<string, CountGroup>();
+  let total = 0;
+  let applied: CountFindingsByResult['filter'] | undefined;
+  for (const severity of perSeverity) {
+    const f = severity ? { ...filter, severity } : filter;
+    const plus = await countBy(rec, groupBy, f);
+    applied ??= plus.filter;
+    const minus = scope.exclude ? await countBy(rec, groupBy, { ...f, ...scope.exclude }) : undefined;
+    for (const g of plus.groups) {
+      if (groupBy === 'severity' && scope.severities && !scope.severities.includes(g.key as Severity)) continue;
+      const cur = groups.get(g.key) ?? { key: g.key, label: g.label, count: 0 };
+      cur.count += g.count - (minus ? countOf(minus, g.key) : 0);
+      groups.set(g.key, cur);
+    }
+    if (groupBy !== 'severity') total += plus.total - (minus?.total ?? 0);
+  }
+  if (groupBy === 'severity') total = [...groups.values()].reduce((n, g) => n + g.count, 0);
+  const sorted = [...groups.values()].filter((g) => g.count > 0 || groupBy === 'severity' || groupBy === 'verdict').sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  const { severity: _dropped, ...base } = applied ?? filter;
+  return { groupBy, total, groups: sorted, filter: base };
+}
+
+function failed(r: Failure): string {
   return `I could not get that number: ${md(r.error)}`;
 }
 

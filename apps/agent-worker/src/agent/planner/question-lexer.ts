@@ -27,6 +27,22 @@ const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
+const COMPOUND_GLUE = new Set(['non', 'severity', 'sev', 'risk', 'level', 'priority', 'rated', 'or', 'and', 'to', 'plus']);
+
+/**
+ * The parts of a hyphenated severity compound (`high-severity`, `non-info`, `high-or-critical`,
+ * `non-xss`), or undefined for any other word (`cross-site` stays whole). A `non-` prefix is always
+ * split off, so the negation can be read.
+ */
+function splitCompound(word: string): string[] | undefined {
+  if (!word.includes('-')) return undefined;
+  const parts = word.split('-').filter(Boolean);
+  if (parts.length < 2) return undefined;
+  if (parts[0] === 'non') return parts.length === 2 ? parts : ['non', parts.slice(1).join('-')];
+  if (!parts.some((p) => p in SEVERITY_WORDS)) return undefined;
+  return parts.every((p) => p in SEVERITY_WORDS || COMPOUND_GLUE.has(p)) ? parts : undefined;
+}
+
 interface Span {
   start: number;
   end: number;
@@ -73,6 +89,16 @@ export function lex(text: string): Token[] {
       const lower = orig.toLowerCase().replace(/’/g, "'");
       if (/^\d+$/.test(lower)) {
         tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
+        continue;
+      }
+      const parts = splitCompound(lower);
+      if (parts) {
+        let at = start;
+        for (const part of parts) {
+          const from = text.toLowerCase().indexOf(part, at);
+          tokens.push({ orig: text.slice(from, from + part.length), w: part, kind: 'word', start: from, end: from + part.length });
+          at = from + part.length;
+        }
         continue;
       }
       tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { parseQuestion, mergeFilters } from './question-parser';
 import { lex } from './question-lexer';
 

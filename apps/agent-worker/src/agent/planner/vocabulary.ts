@@ -104,3 +104,40 @@ export function correctWord(word: string, known: (w: string) => boolean): string
   }
   return best ?? word;
 }
+
+/** Words that negate the part of the question after them ("not info", "excluding low", "non-XSS"). */
+export const NEGATION_WORDS = new Set([
+  'not', 'no', 'non', 'never', 'without', 'except', 'excluding', 'exclude', 'excludes', 'excluded', 'besides', 'minus', 'outside', 'unrelated', 'lacking', 'missing',
+  "aren't", 'arent', "isn't", 'isnt', "weren't", "wasn't", "don't", 'dont', "doesn't", 'doesnt', "didn't", "haven't", "hasn't", "can't", 'cannot',
+]);
+/** Two-word negations: "other than low", "apart from info", "all but info". */
+export const NEGATION_PAIRS: string[][] = [['other', 'than'], ['apart', 'from'], ['aside', 'from'], ['all', 'but'], ['rather', 'than'], ['instead', 'of']];
+
+/** Words that only make sense as a time constraint ("imported last week", "since March", "in 2023"). */
+export const TIME_WORDS = new Set([
+  'yesterday', 'today', 'tonight', 'tomorrow', 'week', 'weeks', 'weekly', 'month', 'months', 'monthly', 'year', 'years', 'yearly', 'day', 'days', 'daily', 'hour', 'hours', 'minute', 'minutes',
+  'ago', 'since', 'recent', 'recently', 'new', 'newer', 'newly', 'older', 'latest', 'newest', 'oldest', 'earliest', 'lately', 'date', 'dates', 'dated', 'weekend', 'quarter', 'q1', 'q2', 'q3', 'q4',
+  'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'november', 'december', 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+]);
+/** Verbs of arrival that a time phrase usually hangs on ("imported last week", "added since Monday"). */
+export const ARRIVAL_VERBS = new Set(['imported', 'uploaded', 'added', 'created', 'ingested', 'scanned', 'submitted', 'received', 'opened', 'discovered', 'introduced', 'appeared', 'reported', 'detected', 'found']);
+/** Words that may precede a time word inside a time phrase ("in the last 7 days", "over the past month"). */
+export const TIME_GLUE = new Set(['last', 'past', 'previous', 'this', 'next', 'since', 'before', 'after', 'during', 'within', 'in', 'on', 'over', 'the', 'a', 'an', 'of', 'from', 'until', 'till', 'between', 'and', 'ago', 'most', 'few', 'couple', 'each', 'per', 'every']);
+
+/**
+ * Words a question may contain without changing what is counted (politeness, filler, how the
+ * answer should be laid out). Any other word the parser did not understand is treated as a
+ * constraint it could not apply.
+ */
+export const HARMLESS_WORDS = new Set([
+  'hey', 'hi', 'hello', 'buddy', 'mate', 'folks', 'guys', 'team', 'sir', 'cheers', 'thx', 'ty', 'quick', 'quickly', 'exactly', 'precisely', 'exact', 'roughly', 'approximately', 'approx',
+  'really', 'actually', 'already', 'ever', 'yet', 'even', 'well', 'hmm', 'um', 'uh', 'oh', 'so', 'btw', 'anyway', 'anyways', 'question', 'wondering', 'wonder', 'curious', 'interested',
+  'broken', 'down', 'sorted', 'ordered', 'ranked', 'rank', 'ranking', 'grouped', 'organised', 'organized', 'arranged', 'listed', 'counted', 'look', 'looking', 'check', 'figure', 'out',
+  'chat', 'assistant', 'bot', 'agent', 'go', 'ahead', 'sure', 'great', 'good', 'nice', 'cool', 'fine', 'alright', 'again', 'once', 'more', 'exist', 'lies', 'lie', 'stand', 'stands',
+  'answer', 'reply', 'respond', 'number', 'figure', 'figures', 'stat', 'stats', 'value', 'score', 'result', 'quickly', 'briefly', 'short', 'shortly', 'simply', 'just', 'only', 'currently',
+  'presently', 'loaded', 'sitting', 'present', 'known', 'available', 'seeing', 'got', 'gotten', 'getting', 'holding', 'hold', 'holds', 'carry', 'carries', 'appear', 'appears', 'showing',
+  'shown', 'say', 'says', 'said', 'tell', 'telling', 'wanna', 'gonna', 'able', 'possible', 'find', 'found', 'things', 'thing', 'stuff', 'anything', 'something', 'everything', 'altogether', 'distinct', 'unique', 'different',
+  'do', 'does', 'did', 'make', 'makes', 'up', 'amount', 'amounts', 'lot', 'lots', 'plenty', 'bunch', 'deal', 'kinds', 'various', 'respectively', 'individually', 'separately', 'together', 'combined',
+  'include', 'included', 'account', 'considered', 'consider', 'counting', 'summed', 'sum', 'cumulative', 'grand', 'aggregate', 'aggregated', 'full', 'complete', 'entirety',
+]);

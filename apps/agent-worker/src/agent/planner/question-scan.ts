@@ -1,0 +1,70 @@
+import type { Token } from './question-lexer';
+import { NEGATION_PAIRS, NEGATION_WORDS } from './vocabulary';
+
+/**
+ * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
+ * quotes and `#n`), and which tokens a recognised part of the question has consumed (`used`).
+ * Whatever is left unused at the end is what the planner did not understand.
+ */
+export interface Scan {
+  source: string;
+  tokens: Token[];
+  words: string[];
+  used: boolean[];
+  has(...ws: string[]): boolean;
+  hasAny(set: Set<string> | Record<string, unknown>): boolean;
+  /** Like `hasAny`, counting only tokens no recognised part has consumed. */
+  hasAnyUnused(set: Set<string> | Record<string, unknown>): boolean;
+  index(w: string, from?: number): number;
+  seq(at: number, seq: string[]): boolean;
+}
+
+export function scan(source: string, tokens: Token[]): Scan {
+  const words = tokens.map((t) => (t.kind === 'word' || t.kind === 'num' ? t.w : `⟨${t.kind}⟩`));
+  const used = tokens.map(() => false);
+  const inSet = (set: Set<string> | Record<string, unknown>, w: string) => (set instanceof Set ? set.has(w) : w in set);
+  return {
+    source,
+    tokens,
+    words,
+    used,
+    has: (...ws) => ws.some((w) => words.includes(w)),
+    hasAny: (set) => words.some((w) => inSet(set, w)),
+    hasAnyUnused: (set) => words.some((w, i) => !used[i] && inSet(set, w)),
+    index: (w, from = 0) => words.indexOf(w, from),
+    seq: (at, s) => s.every((w, k) => words[at + k] === w),
+  };
+}
+
+/** The operator's own wording of tokens [a, b). */
+export const spanText = (s: Scan, [a, b]: [number, number]): string =>
+  s.source.slice(s.tokens[a].start, s.tokens[b - 1].end).replace(/\s+/g, ' ').trim();
+
+/** Words that may stand between a negation and what it negates ("not *rated* high", "excluding *the* info ones"). */
+const NEGATION_GAP = new Set([
+  'the', 'a', 'an', 'any', 'are', 'is', 'were', 'was', 'be', 'being', 'been', 'that', 'which', 'those', 'these', 'rated', 'of', 'as', 'marked', 'flagged', 'labelled', 'labeled',
+  'classified', 'tagged', 'severity', 'sev', 'level', 'priority', 'risk', 'at', 'in', 'from', 'have', 'has', 'having', 'with', 'for', 'do', 'does', 'did', 'all', 'findings', 'ones', 'considered',
+]);
+
+/**
+ * Where a negation governs the part starting at token `at`: the index range [from, to) of the
+ * negating words ("not", "non", "excluding", "other than", "aren't"…) within three words before
+ * `at` (only gap words such as "the", "are", "rated" in between), or undefined. Tokens already
+ * consumed by another part are not negations of this one.
+ */
+export function negationBefore(s: Scan, at: number): [number, number] | undefined {
+  for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3; k--) {
+    const w = s.words[k];
+    if (s.used[k]) return undefined;
+    for (const pair of NEGATION_PAIRS) if (k >= 1 && s.seq(k - 1, pair) && !s.used[k - 1]) return [k - 1, k + 1];
+    if (NEGATION_WORDS.has(w) || w.endsWith("n't")) return [k, k + 1];
+    if (!NEGATION_GAP.has(w)) return undefined;
+    gaps++;
+  }
+  return undefined;
+}
+
+/** Marks [from, to) consumed. */
+export function consume(s: Scan, [a, b]: [number, number]): void {
+  for (let k = a; k < b; k++) s.used[k] = true;
+}

@@ -1,0 +1,139 @@
+import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
+import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { FINDING_NOUNS, SEVERITY_WORDS } from './vocabulary';
+
+/** The severities a question asks about, read from every severity word in it. */
+export interface SeverityExpression {
+  /** The severities counted, most severe first (one, several, none, or all five). */
+  set: Severity[];
+  /** The operator's wording, for answers ("high or critical", "not info"). */
+  text: string;
+}
+
+/** Words allowed between two severities joined into one set ("high *or* critical", "critical*,* high *and* medium"). */
+const JOINERS = new Set(['or', 'and', ',', 'plus', 'either', 'nor', 'as', 'well', 'also', 'severity', 'sev', 'risk', 'priority', 'level', 'rated']);
+const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
+
+/** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
+const AFTER_RANGES: { seq: string[]; dir: 'up' | 'down' }[] = [
+  ...[['and', 'above'], ['or', 'above'], ['and', 'higher'], ['or', 'higher'], ['or', 'more'], ['or', 'worse'], ['and', 'worse'], ['and', 'up'], ['or', 'greater'], ['and', 'over'], ['or', 'over'], ['plus']].map(
+    (seq) => ({ seq, dir: 'up' as const }),
+  ),
+  ...[['or', 'lower'], ['and', 'lower'], ['or', 'below'], ['and', 'below'], ['or', 'less'], ['and', 'under'], ['or', 'under'], ['and', 'down'], ['or', 'better']].map((seq) => ({
+    seq,
+    dir: 'down' as const,
+  })),
+];
+/** "at least X", "above X" … before the severity: direction and whether X itself counts. */
+const BEFORE_RANGES: { seq: string[]; dir: 'up' | 'down'; inclusive: boolean }[] = [
+  { seq: ['at', 'least'], dir: 'up', inclusive: true },
+  { seq: ['minimum'], dir: 'up', inclusive: true },
+  { seq: ['more', 'severe', 'than'], dir: 'up', inclusive: false },
+  { seq: ['higher', 'than'], dir: 'up', inclusive: false },
+  { seq: ['greater', 'than'], dir: 'up', inclusive: false },
+  { seq: ['worse', 'than'], dir: 'up', inclusive: false },
+  { seq: ['above'], dir: 'up', inclusive: false },
+  { seq: ['at', 'most'], dir: 'down', inclusive: true },
+  { seq: ['up', 'to'], dir: 'down', inclusive: true },
+  { seq: ['maximum'], dir: 'down', inclusive: true },
+  { seq: ['less', 'severe', 'than'], dir: 'down', inclusive: false },
+  { seq: ['lower', 'than'], dir: 'down', inclusive: false },
+  { seq: ['less', 'than'], dir: 'down', inclusive: false },
+  { seq: ['below'], dir: 'down', inclusive: false },
+  { seq: ['under'], dir: 'down', inclusive: false },
+];
+
+const rank = (s: Severity) => SEVERITIES.indexOf(s);
+
+/** The severity named by token `i` (`high`, `criticals`, `high+`), or undefined when that word is not a severity there. */
+function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | undefined {
+  if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
+  let w = s.words[i];
+  const plus = w.endsWith('+');
+  if (plus) w = w.slice(0, -1);
+  const sev = SEVERITY_WORDS[w];
+  if (!sev) return undefined;
+  const next = s.words[i + 1] ?? '';
+  const prev = s.words[i - 1] ?? '';
+  // "information disclosure", "info leak": a topic, not the info severity.
+  if (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next)) return undefined;
+  // "more info about finding 3": asking for details.
+  if (w === 'info' && /^(more|some|any|additional|further|detailed)$/.test(prev) && /^(about|on|for|regarding)$/.test(next)) return undefined;
+  // "none" is only a severity in "severity none".
+  if (w === 'none' && prev !== 'severity') return undefined;
+  // "how high", "how low": not a filter.
+  if ((w === 'high' || w === 'low') && prev === 'how') return undefined;
+  return { sev, plus };
+}
+
+/**
+ * Reads every severity in the question into one set, consuming the words it used:
+ * - one severity: `critical findings`, `high severity`, `criticals`;
+ * - several joined ones: `high or critical`, `critical and high`, `high/critical`, `critical, high`
+ *   (a finding has one severity, so "critical and high findings" can only mean both groups);
+ * - ranges on the CVSS 3.1 qualitative scale (critical > high > medium > low > info):
+ *   `high+`, `high and above`, `medium or higher`, `at least high`, `above medium`, `low or below`;
+ * - negation: `not info`, `non-info`, `excluding informational`, `other than low`, `aren't low or info`
+ *   (the complement of the named severities; combined with named ones, the named minus the negated).
+ * Undefined when the question names no severity.
+ */
+export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
+  const mentions: { i: number; sev: Severity; plus: boolean }[] = [];
+  for (let i = 0; i < s.words.length; i++) {
+    const m = severityAt(s, i);
+    if (m) mentions.push({ i, ...m });
+  }
+  if (!mentions.length) return undefined;
+
+  // Group mentions joined only by joiner words ("high or critical").
+  const groups: (typeof mentions)[] = [];
+  for (const m of mentions) {
+    const last = groups.at(-1)?.at(-1);
+    const between = last ? s.words.slice(last.i + 1, m.i) : [];
+    if (last && between.every((w) => JOINERS.has(w) || FINDING_NOUNS.has(w))) groups.at(-1)!.push(m);
+    else groups.push([m]);
+  }
+
+  const positive = new Set<Severity>();
+  const negated = new Set<Severity>();
+  const texts: string[] = [];
+  for (const g of groups) {
+    const first = g[0].i;
+    let last = g.at(-1)!.i;
+    while (SUFFIX.test(s.words[last + 1] ?? '')) last++;
+    const members = new Set(g.map((m) => m.sev));
+    let start = first;
+    let end = last + 1;
+    // Ranges apply to a single severity ("high and above"); "high+" likewise.
+    if (g.length === 1) {
+      const sev = g[0].sev;
+      const up = (inclusive: boolean) => SEVERITIES.filter((x) => (inclusive ? rank(x) <= rank(sev) : rank(x) < rank(sev))).forEach((x) => members.add(x));
+      const down = (inclusive: boolean) => SEVERITIES.filter((x) => (inclusive ? rank(x) >= rank(sev) : rank(x) > rank(sev))).forEach((x) => members.add(x));
+      const after = AFTER_RANGES.find((r) => s.seq(end, r.seq) && r.seq.every((_, k) => !s.used[end + k]));
+      const before = BEFORE_RANGES.find((r) => first - r.seq.length >= 0 && s.seq(first - r.seq.length, r.seq) && r.seq.every((_, k) => !s.used[first - r.seq.length + k]));
+      if (g[0].plus) up(true);
+      else if (after) {
+        if (after.dir === 'up') up(true);
+        else down(true);
+        end += after.seq.length;
+      } else if (before) {
+        members.clear();
+        if (before.dir === 'up') up(before.inclusive);
+        else down(before.inclusive);
+        start -= before.seq.length;
+      }
+    }
+    while (start > 0 && SUFFIX.test(s.words[start - 1]) && !s.used[start - 1]) start--;
+    const neg = negationBefore(s, start);
+    if (neg) {
+      members.forEach((x) => negated.add(x));
+      start = neg[0];
+      consume(s, neg);
+    } else members.forEach((x) => positive.add(x));
+    consume(s, [start, end]);
+    texts.push(spanText(s, [start, end]));
+  }
+  const base = positive.size ? [...positive] : [...SEVERITIES];
+  const set = SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
+  return { set, text: texts.join(', ') };
+}
