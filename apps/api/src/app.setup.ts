@@ -31,8 +31,10 @@ export function configureApp(
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api');
   applyHttpHardening(app);
+  const errors = new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES });
+  app.use(errors.expressErrorHandler()); // errors of the body parsers and the docs guard, registered above
+  app.useGlobalFilters(errors);
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES }));
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -6,18 +6,17 @@ import { LoggerModule } from 'nestjs-pino';
 import { dataSourceOptions } from '@corpus-chat/corpus-queries';
 import {
   migratingDataSourceFactory,
-  pinoParams,
   REDIS_CLIENT,
   RedisKeys,
   TurnPipelineModule,
 } from '@corpus-chat/server-core';
 import type { Redis } from 'ioredis';
-import { LOG_REDACT_PATHS } from '../auth/http-hardening';
 import { ApiEnv } from './api-env';
+import { apiPinoParams } from './api-logging';
 
 /**
  * The API's infrastructure, global: validated settings (`ApiEnv` by class, and `ConfigService`),
- * pino logging, TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
+ * pino logging (`apiPinoParams`), TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
  * BullMQ connection (queues under `<REDIS_PREFIX>:bull`), and the turn pipeline's Redis side
  * (event bus, subscriber, cancel signals) on a fail-fast connection so requests answer 503 at
  * once while Redis is down.
@@ -36,7 +35,7 @@ export class ApiCoreModule {
           skipProcessEnv: true,
           load: [() => ({ ...env })],
         }),
-        LoggerModule.forRoot(pinoParams(env, 'api', LOG_REDACT_PATHS)),
+        LoggerModule.forRoot(apiPinoParams(env)),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL), retryAttempts: 3, retryDelay: 1000 }),
           // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.

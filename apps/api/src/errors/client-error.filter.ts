@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
-import type { Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 
 /** The limits a refusal names. */
 export interface ClientErrorLimits {
@@ -36,15 +36,38 @@ export function describeBytes(bytes: number): string {
   return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
 }
 
+/** The `ArgumentsHost` of an HTTP request outside Nest's router (an Express error handler). */
+function httpHost(req: Request, res: Response, next: NextFunction): ArgumentsHost {
+  const args = [req, res, next];
+  const http: ReturnType<ArgumentsHost['switchToHttp']> = {
+    getRequest: <T>() => req as T,
+    getResponse: <T>() => res as T,
+    getNext: <T>() => next as T,
+  };
+  return {
+    getArgs: <T extends unknown[]>() => args as T,
+    getArgByIndex: <T>(index: number) => args[index] as T,
+    getType: <T extends string>() => 'http' as T,
+    switchToHttp: () => http,
+    switchToRpc: () => {
+      throw new Error('not an RPC context');
+    },
+    switchToWs: () => {
+      throw new Error('not a WebSocket context');
+    },
+  };
+}
+
 /**
- * Global HTTP exception filter (registered by `configureApp`): a client error raised outside Nest's
- * exceptions — by the body parsers or static file serving, i.e. an `http-errors` error with a 4xx
- * status — is answered like a Nest exception (`{ statusCode, error, message }`) with a message a
- * person can act on, and logged at warn as one line without a stack: it is the client's mistake,
- * not the server's. A JSON body over the limit reads "Request body is larger than the 1 MB limit
- * (imports: use POST /api/reports/import, up to 50 MB)". Everything else goes to Nest's own
- * handling (exceptions answered as they are, unknown errors 500 and logged at error with their
- * stack).
+ * Global HTTP exception filter (registered by `configureApp`, with `expressErrorHandler` right
+ * after the body parsers): a client error raised outside Nest's exceptions — by the body parsers
+ * or static file serving, i.e. an `http-errors` error with a 4xx status — is answered like a Nest
+ * exception (`{ statusCode, error, message }`) with a message a person can act on, and logged at
+ * warn as one line without a stack: it is the client's mistake, not the server's. A JSON body over
+ * the limit reads "Request body is larger than the 1 MB limit (imports: use POST
+ * /api/reports/import, up to 50 MB)"; malformed JSON "Request body is not valid JSON (…)".
+ * Everything else goes to Nest's own handling (exceptions answered as they are, unknown errors 500
+ * and logged at error with their stack).
  */
 @Catch()
 export class ClientErrorFilter extends BaseExceptionFilter {
@@ -57,14 +80,26 @@ export class ClientErrorFilter extends BaseExceptionFilter {
     super(applicationRef);
   }
 
+  /**
+   * The same handling as an Express error middleware, for errors raised before Nest's router (body
+   * parsers, the docs guard). Register it right after them: Express passes an error to the first
+   * error middleware, and `ServeStaticModule` (WEB_DIST_DIR) registers one that answers any error
+   * of an `/api` path with 404 "Cannot POST /api/…" before Nest's handler would see it.
+   */
+  expressErrorHandler(): (err: unknown, req: Request, res: Response, next: NextFunction) => void {
+    return (err, req, res, next) => this.catch(err, httpHost(req, res, next));
+  }
+
   override catch(exception: unknown, host: ArgumentsHost): void {
     const error = host.getType() === 'http' ? clientHttpError(exception) : null;
     if (!error) return super.catch(exception, host);
-    const message = this.messageOf(error);
     const req = host.switchToHttp().getRequest<Request>();
+    const parseFailed = error.type === 'entity.parse.failed';
+    const message = this.messageOf(error);
+    // Never the parser's message in the log: it may quote the body (passwords, operators' messages).
     this.logger.warn(
       { status: error.status, type: error.type, method: req.method, url: req.originalUrl, length: error.length, limit: error.limit },
-      `request refused: ${message}`,
+      `request refused: ${parseFailed ? 'Request body is not valid JSON' : message}`,
     );
     super.catch(
       new HttpException({ statusCode: error.status, error: STATUS_CODES[error.status] ?? 'Error', message }, error.status),
@@ -77,6 +112,7 @@ export class ClientErrorFilter extends BaseExceptionFilter {
       const limit = error.limit ? `the ${describeBytes(error.limit)} limit` : 'the size limit';
       return `Request body is larger than ${limit} (imports: use POST /api/reports/import, up to ${describeBytes(this.limits.importMaxBytes)})`;
     }
+    if (error.type === 'entity.parse.failed') return `Request body is not valid JSON (${error.message})`;
     if (error.expose === false) return STATUS_CODES[error.status] ?? 'Bad request';
     return error.message.charAt(0).toUpperCase() + error.message.slice(1);
   }
