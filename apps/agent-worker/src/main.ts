@@ -1,13 +1,15 @@
 /**
  * The agent-worker process: `node tools/cli/run-ts.mjs apps/agent-worker/src/main.ts` (or
  * `node dist/node/apps/agent-worker/src/main.js`). Validates its settings (a bad one stops it,
- * exit 1, naming the variable), then consumes turn jobs until SIGTERM/SIGINT, which lets running
- * turns finish (up to `SHUTDOWN_TIMEOUT_MS`) before it exits. Start as many as needed.
+ * exit 1, naming the variable, as does a health port already in use), then consumes turn jobs
+ * until SIGTERM/SIGINT, which lets running turns finish (up to `SHUTDOWN_TIMEOUT_MS`) before it
+ * exits. Start as many as needed.
  */
 import 'reflect-metadata';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { ConfigError } from '@corpus-chat/server-core';
+import { ConfigError, listenErrorMessage } from '@corpus-chat/server-core';
 import { AgentModule, loadAgentConfig } from './agent';
 import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
 import { WorkerModule } from './worker.module';
@@ -43,10 +45,19 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) fail(e.message);
     throw e;
   }
-  const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule: AgentModule.forRoot({ config: agentConfig }) }),
-    { bufferLogs: true },
-  );
+  let app: INestApplicationContext;
+  try {
+    // Creating the context initialises it (bootstrap hooks included).
+    app = await NestFactory.createApplicationContext(
+      WorkerModule.forRoot({ env, agentModule: AgentModule.forRoot({ config: agentConfig }) }),
+      { bufferLogs: true },
+    );
+  } catch (e) {
+    // The health server (WORKER_HEALTH_PORT) is the only thing that listens.
+    const message = listenErrorMessage(e, env.WORKER_HEALTH_PORT, 'WORKER_HEALTH_PORT');
+    if (message) fail(message);
+    throw e;
+  }
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   exitIfShutdownHangs(env.SHUTDOWN_TIMEOUT_MS + 15_000);

@@ -2,10 +2,11 @@
  * The API process: `node tools/cli/run-ts.mjs apps/api/src/main.ts` (or `node dist/node/apps/api/src/main.js`).
  * Validates its settings (a bad one stops it, exit 1, naming the variable), checks Postgres and
  * Redis are reachable, creates the database when migrations are on, then serves HTTP and Socket.IO.
+ * A port already in use (or an address not of this machine) stops it too, exit 1, naming the setting.
  */
 import 'reflect-metadata';
 import { ensureDatabase } from '@corpus-chat/corpus-queries';
-import { ConfigError, createRedisConnection, closeRedis, waitUntilReady } from '@corpus-chat/server-core';
+import { ConfigError, createRedisConnection, closeRedis, listenErrorMessage, waitUntilReady } from '@corpus-chat/server-core';
 import { createApiApp } from './app.setup';
 import { type ApiEnv, loadApiEnv } from './config/api-env';
 
@@ -65,7 +66,16 @@ async function main(): Promise<void> {
   await checkDependencies(env);
   const app = await createApiApp(env);
   exitIfShutdownHangs(15_000);
-  await app.listen(env.API_PORT, env.API_HOST);
+  try {
+    await app.listen(env.API_PORT, env.API_HOST);
+  } catch (e) {
+    const message = listenErrorMessage(e, env.API_PORT, 'API_PORT');
+    if (message) fail(message);
+    if ((e as { code?: unknown }).code === 'EADDRNOTAVAIL') {
+      fail(`address ${env.API_HOST} is not one of this machine (API_HOST): use 0.0.0.0 for every interface or 127.0.0.1`);
+    }
+    throw e;
+  }
   const address = app.getHttpServer().address() as { port: number };
   console.log(
     `Corpus Chat API listening on http://${env.API_HOST === '0.0.0.0' ? 'localhost' : env.API_HOST}:${address.port}/api (docs: /api/docs)`,

@@ -4,6 +4,7 @@
  */
 export * from './config/validate-env';
 export * from './config/base-env';
+export * from './config/listen-error';
 export * from './agent-runner';
 export * from './redis/redis-connection';
 export * from './redis/redis-keys';

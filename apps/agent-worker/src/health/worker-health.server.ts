@@ -15,7 +15,8 @@ import { TurnExecutor, WORKER_ID } from '../turns/turn-executor';
 /**
  * `GET /health` of a worker on `WORKER_HEALTH_PORT` (off at -1): 200 `{status: 'ok', …}` when
  * Postgres and Redis answer, else 503 `{status: 'error', …}`; also the worker id and its running
- * turns. For container health checks; nothing else is served.
+ * turns. For container health checks; nothing else is served. A port that cannot be opened
+ * (`EADDRINUSE`…) rejects `onApplicationBootstrap`, so the worker does not start.
  */
 @Injectable()
 export class WorkerHealthServer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -48,12 +49,20 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnApplication
         res.end(JSON.stringify(body));
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.env.WORKER_HEALTH_PORT, resolve));
+    const server = this.server;
+    // A port in use fails the start (main.ts names the setting) instead of an uncaught 'error' event.
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.env.WORKER_HEALTH_PORT, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     this.logger.log(`health on http://localhost:${this.port}/health`);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) => (this.server?.listening ? this.server.close(() => resolve()) : resolve()));
   }
 
   private async status() {
