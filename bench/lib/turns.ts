@@ -116,7 +116,7 @@ export async function readTrace(files: string[]): Promise<TraceIndex> {
   await sleep(300);
   const index: TraceIndex = new Map();
   const all: TurnTraceMark[] = [];
-  for (const f of files) if (fs.existsSync(f)) all.push(...parseTurnTrace(fs.readFileSync(f, 'utf8')));
+  for (const f of files) if (fs.existsSync(f)) for (const m of parseTurnTrace(fs.readFileSync(f, 'utf8'))) all.push(m);
   all.sort((a, b) => a.t - b.t);
   for (const m of all) {
     let marks = index.get(m.turn);

@@ -1,11 +1,12 @@
+import path from 'node:path';
 import { JobNames } from '@corpus-chat/contracts';
 import { ApiSession } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { processCpuSeconds, processRssMiB } from '../lib/machine';
 import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
-import { fmt, sleep, table } from '../lib/stats';
+import { fmt, sleep, summarize, table } from '../lib/stats';
 import type { Proc } from '../lib/stack';
-import { operatorId, prepareTurns, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
+import { firstMark, operatorId, prepareTurns, readTrace, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
 import { modelMsPerTurn } from '../stub-model/stub-model.config';
 
 /** What the runtime probe preloaded into the worker answers. */
@@ -39,10 +40,37 @@ interface Level {
   stubCpuMsPerTurn: number;
   /** Resident memory of the worker just before the jobs were added. */
   idleRssMiB: number;
+  /** V8 heap in use just before the jobs were added, and its peak during the run (sampled every 200 ms). */
+  idleHeapMiB: number;
+  peakHeapMiB: number;
   cpu: CpuBreakdown;
   /** Seconds from pickup (turn marked running) to done: model time plus ours. */
   turnSecondsP50: number;
   statuses: Record<string, number>;
+  /** Median ms of each stage of a turn in the worker (model waits subtracted where marked). */
+  hops: Record<string, number>;
+}
+
+/** Stages of a model turn in the worker, from its trace marks: [label, from, to]. */
+const TURN_STAGES: [string, string, string][] = [
+  ['pickup → turn.started (load, mark running)', 'worker.picked', 'published:turn.started'],
+  ['→ runner start (history)', 'published:turn.started', 'worker.runner-start'],
+  ['→ tool call published, minus the model\'s first-token wait', 'worker.runner-start', 'published:tool.call'],
+  ['tool call → result (query, read-only transaction)', 'published:tool.call', 'publish:tool.result'],
+  ['→ answer streamed (second model request, deltas)', 'publish:tool.result', 'worker.runner-end'],
+  ['→ answer stored', 'worker.runner-end', 'worker.finished'],
+  ['→ turn.done published', 'worker.finished', 'published:turn.done'],
+];
+
+/** Median of each stage over `turnIds` (the first-token wait `ttftMs` is taken out of its stage). */
+async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promise<Record<string, number>> {
+  const index = await readTrace([trace]);
+  const out: Record<string, number> = {};
+  for (const [label, from, to] of TURN_STAGES) {
+    const model = to === 'published:tool.call' ? ttftMs : 0;
+    out[label] = summarize(turnIds.map((id) => firstMark(index, id, to) - firstMark(index, id, from) - model)).p50;
+  }
+  return out;
 }
 
 /**
@@ -70,15 +98,30 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const total = c * waves;
     await stack.ds.query(`DELETE FROM chat_sessions`);
     log(`s3: concurrency ${c}: preparing ${total} turns`);
+    const warm = await prepareTurns(stack, owner, Math.min(c, 100), () => 'How many findings mention cookies?');
     const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
-    const [worker] = await stack.startWorkers(1, { env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) }, probe: true, cpuProfile: ctx.profile && c === 500 });
-    await sleep(500);
+    const trace = path.join(ctx.logsDir, `trace-s3-${c}.jsonl`);
+    const [worker] = await stack.startWorkers(1, {
+      env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs), TURN_TRACE_FILE: trace },
+      probe: true,
+      cpuProfile: ctx.profile && c === 500,
+    });
+    // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
+    await queue.addBulk(warm.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
+    await waitTurnsEnded(stack, 60_000, warm.map((t) => t.turnId));
+    await sleep(300);
     const idle = await readProbe(worker, true);
     const meter = new CpuMeter(stack);
     const cpu0 = processCpuSeconds(worker.pid) ?? 0;
     const stubCpu0 = processCpuSeconds(stub.pid) ?? 0;
     let peakRss = 0;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, processRssMiB(worker.pid) ?? 0)), 200);
+    let peakHeap = 0;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, processRssMiB(worker.pid) ?? 0);
+      void readProbe(worker)
+        .then((p) => (peakHeap = Math.max(peakHeap, p.heapUsedMiB)))
+        .catch(() => undefined);
+    }, 200);
     const t0 = Date.now();
     for (let i = 0; i < turns.length; i += 500) await queue.addBulk(turns.slice(i, i + 500).map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     log(`s3: concurrency ${c}: ${total} jobs added; waiting`);
@@ -89,7 +132,8 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const cpu = (processCpuSeconds(worker.pid) ?? 0) - cpu0;
     const stubCpu = (processCpuSeconds(stub.pid) ?? 0) - stubCpu0;
     const rows: { started: Date; finished: Date }[] = await stack.ds.query(
-      `SELECT started_at AS started, finished_at AS finished FROM chat_turns WHERE finished_at IS NOT NULL ORDER BY finished_at`,
+      `SELECT started_at AS started, finished_at AS finished FROM chat_turns WHERE finished_at IS NOT NULL AND id = ANY($1::uuid[]) ORDER BY finished_at`,
+      [turns.map((t) => t.turnId)],
     );
     const done = rows.map((r) => r.finished.getTime());
     const steady = done.length >= total && waves > 1 ? ((waves - 1) * c) / ((done[total - 1] - done[c - 1]) / 1000) : NaN;
@@ -107,11 +151,14 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       lagMax: probe.eventLoopLagMs.max,
       peakRssMiB: Math.max(peakRss, probe.rssMiB),
       idleRssMiB: idle.rssMiB,
+      idleHeapMiB: idle.heapUsedMiB,
+      peakHeapMiB: peakHeap,
       cpu: breakdown,
       workerCpuMsPerTurn: (cpu * 1000) / total,
       stubCpuMsPerTurn: (stubCpu * 1000) / total,
       turnSecondsP50: durations[Math.floor(durations.length / 2)] ?? NaN,
       statuses: await turnStatusCounts(stack),
+      hops: await turnHops(trace, turns.map((t) => t.turnId), stub.config.ttftMs),
     };
     results.push(level);
     log(`s3: concurrency ${c}: ${fmt(steady)} turns/s (${fmt(100 * level.efficiency)} % of ${fmt(ideal)}), lag p99 ${fmt(level.lagP99)} ms, RSS ${fmt(level.peakRssMiB)} MiB`);
@@ -138,9 +185,9 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     title: 'One worker process, many slow turns',
     figures,
     markdown: [
-      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C) gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${levels[levels.length - 1]} (every level ≥ 80 % of ideal).`}`,
+      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${levels[levels.length - 1]} (every level ≥ 80 % of ideal).`}`,
       table(
-        ['C', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS MiB', 'peak RSS MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
+        ['C', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS / heap MiB', 'peak RSS / heap MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
         results.map((r) => [
           String(r.concurrency),
           String(r.turns),
@@ -150,12 +197,14 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
           fmt(r.turnSecondsP50),
           fmt(r.lagP99),
           fmt(r.lagMax),
-          fmt(r.idleRssMiB),
-          fmt(r.peakRssMiB),
+          `${fmt(r.idleRssMiB)} / ${fmt(r.idleHeapMiB)}`,
+          `${fmt(r.peakRssMiB)} / ${fmt(r.peakHeapMiB)}`,
           fmt(r.workerCpuMsPerTurn),
           fmt(r.stubCpuMsPerTurn),
         ]),
       ),
+      'Where a turn spends its time in the worker beyond the model (median ms per stage, from the worker\'s trace marks):',
+      table(['stage', ...results.map((r) => `C = ${r.concurrency}`)], TURN_STAGES.map(([label]) => [label, ...results.map((r) => fmt(r.hops[label]))])),
       ...cpuMarkdown,
     ],
     raw: { levels: results, waves, stub: stub.config, modelMs },

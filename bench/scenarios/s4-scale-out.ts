@@ -20,6 +20,8 @@ interface Run {
   latencyMs: ReturnType<typeof summarize>;
   cpu: CpuBreakdown;
   errors: number;
+  /** Share of sampled bench backends (every 100 ms) by state and wait event: where Postgres time goes. */
+  pgWaits: Record<string, number>;
 }
 
 /**
@@ -95,14 +97,30 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     const meter = new CpuMeter(stack);
     const t0 = nowMs();
     measuring = true;
+    const waits = new Map<string, number>();
+    let samples = 0;
+    const sampler = setInterval(() => {
+      void stack.ds
+        .query(
+          `SELECT state, coalesce(wait_event_type || ':' || wait_event, 'on CPU') AS w FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND state <> 'idle'`,
+          [stack.dbName],
+        )
+        .then((rows: { state: string; w: string }[]) => {
+          samples++;
+          for (const r of rows) waits.set(r.w, (waits.get(r.w) ?? 0) + 1);
+        })
+        .catch(() => undefined);
+    }, 100);
     await sleep(measureS * 1000);
+    clearInterval(sampler);
     measuring = false;
     const elapsed = (nowMs() - t0) / 1000;
     const counted = done;
     const cpu = await meter.stop();
     stop = true;
     await Promise.all(loops);
-    const run: Run = { workers: n, turns: counted, turnsPerSecond: counted / elapsed, latencyMs: summarize(latencies), cpu, errors };
+    const pgWaits = Object.fromEntries([...waits].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / Math.max(1, samples)]));
+    const run: Run = { workers: n, turns: counted, turnsPerSecond: counted / elapsed, latencyMs: summarize(latencies), cpu, errors, pgWaits };
     runs.push(run);
     log(`s4: ${n} worker(s): ${fmt(run.turnsPerSecond)} turns/s, POST → done p50 ${fmt(run.latencyMs.p50)} ms`);
   }
@@ -136,6 +154,11 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
         ]),
       ),
       ...runs.flatMap((r) => [`CPU by process with ${r.workers} worker(s) (${fmt(r.cpu.seconds)} s, ${r.turns} turns):`, cpuTable(r.cpu, r.turns)]),
+      'Active Postgres backends of the bench database, sampled every 100 ms: average number in each state (on CPU, or waiting on a lock, WAL flush, client…):',
+      table(
+        ['wait', ...runs.map((r) => `${r.workers} worker(s)`)],
+        [...new Set(runs.flatMap((r) => Object.keys(r.pgWaits)))].slice(0, 10).map((w) => [w, ...runs.map((r) => fmt(r.pgWaits[w] ?? 0))]),
+      ),
       projection.markdown,
     ],
     raw: { users, warmupS, measureS, runs, projection: projection.rows },
