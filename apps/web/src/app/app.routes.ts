@@ -1,5 +1,5 @@
 import type { Routes } from '@angular/router';
-import { signedInGuard, signedOutGuard } from './auth/auth.guard';
+import { adminGuard, signedInGuard, signedOutGuard } from './auth/auth.guard';
 
 /** Feature pages load lazily so the first paint only carries the shell and the login page. */
 export const routes: Routes = [
@@ -42,7 +42,19 @@ export const routes: Routes = [
       {
         path: 'settings',
         title: 'Settings · Corpus Chat',
+        canActivate: [adminGuard],
         loadComponent: () => import('./settings/settings-page').then((m) => m.SettingsPage),
+      },
+      {
+        path: 'operators',
+        title: 'Operators · Corpus Chat',
+        canActivate: [adminGuard],
+        loadComponent: () => import('./operators/operators-page').then((m) => m.OperatorsPage),
+      },
+      {
+        path: 'account',
+        title: 'My account · Corpus Chat',
+        loadComponent: () => import('./auth/account-page').then((m) => m.AccountPage),
       },
     ],
   },

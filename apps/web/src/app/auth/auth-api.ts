@@ -1,7 +1,7 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
-import type { LoginDto, OperatorView } from '@corpus-chat/contracts';
+import type { ChangePasswordDto, LoginDto, OperatorView } from '@corpus-chat/contracts';
 
 /** `/api/auth`: cookie session (httpOnly JWT cookie set by the API). */
 @Injectable({ providedIn: 'root' })
@@ -21,5 +21,14 @@ export class AuthApi {
   /** `POST /api/auth/logout`: clears the cookie. */
   logout(): Promise<void> {
     return firstValueFrom(this.http.post<void>('/api/auth/logout', {}));
+  }
+
+  /**
+   * `POST /api/auth/password`: changes the signed-in operator's own password; the API renews this
+   * session's cookie and ends every other session. 403 for a wrong current password, 429 after
+   * repeated failures.
+   */
+  changePassword(body: ChangePasswordDto): Promise<OperatorView> {
+    return firstValueFrom(this.http.post<OperatorView>('/api/auth/password', body));
   }
 }

@@ -65,6 +65,25 @@ export class AuthStore {
     }
   }
 
+  /**
+   * Changes the signed-in operator's own password. The API ends every other session and renews this
+   * one's cookie.
+   * @returns `null` on success, otherwise the message to show (e.g. a wrong current password).
+   */
+  async changePassword(currentPassword: string, newPassword: string): Promise<string | null> {
+    try {
+      const operator = await this.api.changePassword({ currentPassword, newPassword });
+      this.state.set({ status: 'signed-in', operator });
+      return null;
+    } catch (err) {
+      if (httpStatus(err) === 401) {
+        this.markSessionExpired();
+        return 'Your session has ended. Sign in again.';
+      }
+      return describeHttpError(err);
+    }
+  }
+
   /** Clears the session cookie; the local state is signed out even if the API cannot be reached. */
   async signOut(): Promise<void> {
     try {

@@ -16,3 +16,14 @@ export const signedOutGuard: CanActivateFn = async () => {
   const session = await inject(AuthStore).loadSession();
   return session.status === 'signed-in' ? inject(Router).createUrlTree(['/chat']) : true;
 };
+
+/**
+ * Admin-only pages (Settings, Operators): other operators go to the chat instead of a page that
+ * would only say "not allowed". Runs under `signedInGuard`, so the session is loaded.
+ */
+export const adminGuard: CanActivateFn = async () => {
+  const auth = inject(AuthStore);
+  const router = inject(Router);
+  await auth.loadSession();
+  return auth.isAdmin() ? true : router.createUrlTree(['/chat']);
+};

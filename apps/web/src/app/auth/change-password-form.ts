@@ -1,0 +1,148 @@
+import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators, type ValidatorFn } from '@angular/forms';
+import { OPERATOR_PASSWORD_MIN_LENGTH } from '@corpus-chat/contracts';
+import { ChatSocket } from '../chat/chat-socket';
+import { AuthStore } from './auth-store';
+
+/** The repeated new password must equal the new password. */
+const sameAsNew: ValidatorFn = (group) => {
+  const { newPassword, repeat } = group.value as { newPassword?: string; repeat?: string };
+  return repeat && newPassword !== repeat ? { mismatch: true } : null;
+};
+
+/**
+ * "Change my password" for the signed-in operator (`POST /api/auth/password`): current password,
+ * new password twice. On success the API ends the operator's other sessions (their sockets too)
+ * and renews this session's cookie, so the live connection reconnects with it.
+ */
+@Component({
+  selector: 'cc-change-password-form',
+  imports: [ReactiveFormsModule],
+  template: `
+    <form [formGroup]="form" (ngSubmit)="changePassword()" aria-labelledby="change-password-heading" novalidate>
+      <h2 id="change-password-heading">Change my password</h2>
+      <p class="muted hint">Your other sessions end; this one stays signed in.</p>
+      <div class="row">
+        <div class="field">
+          <label for="cp-current">Current password</label>
+          <input id="cp-current" type="password" formControlName="currentPassword" autocomplete="current-password" required />
+        </div>
+        <div class="field">
+          <label for="cp-new">New password</label>
+          <input
+            id="cp-new"
+            type="password"
+            formControlName="newPassword"
+            autocomplete="new-password"
+            required
+            aria-describedby="cp-new-hint"
+          />
+        </div>
+        <div class="field">
+          <label for="cp-repeat">Repeat new password</label>
+          <input id="cp-repeat" type="password" formControlName="repeat" autocomplete="new-password" required />
+        </div>
+      </div>
+      <p id="cp-new-hint" class="hint" [class.bad]="form.controls.newPassword.invalid && form.controls.newPassword.touched">
+        At least {{ minLength }} characters.
+      </p>
+      @if (form.hasError('mismatch') && form.controls.repeat.touched) {
+        <p class="error" role="alert">The two new passwords differ.</p>
+      }
+      @if (message(); as m) {
+        <p [class]="m.ok ? 'saved' : 'error'" [attr.role]="m.ok ? 'status' : 'alert'" data-testid="change-password-message">{{ m.text }}</p>
+      }
+      <div>
+        <button type="submit" class="primary" [disabled]="busy()">
+          @if (busy()) {
+            <span class="spinner" aria-hidden="true"></span>
+          }
+          Change password
+        </button>
+      </div>
+    </form>
+  `,
+  styles: `
+    form {
+      display: flex;
+      flex-direction: column;
+      gap: 0.6rem;
+    }
+    h2 {
+      margin: 0;
+      font-size: 1rem;
+    }
+    .row {
+      display: grid;
+      grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr));
+      gap: 0.75rem;
+    }
+    .field {
+      display: flex;
+      flex-direction: column;
+      gap: 0.25rem;
+    }
+    label {
+      font-weight: 600;
+      font-size: 0.85rem;
+    }
+    .hint {
+      margin: 0;
+      font-size: 0.8rem;
+      color: var(--muted);
+    }
+    .hint.bad {
+      color: var(--danger);
+    }
+    .error,
+    .saved {
+      margin: 0;
+    }
+    .saved {
+      color: var(--ok);
+      background: var(--ok-soft);
+      border-radius: var(--radius);
+      padding: 0.5rem 0.75rem;
+    }
+  `,
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class ChangePasswordForm {
+  private readonly auth = inject(AuthStore);
+  private readonly socket = inject(ChatSocket);
+
+  protected readonly minLength = OPERATOR_PASSWORD_MIN_LENGTH;
+  protected readonly form = inject(NonNullableFormBuilder).group(
+    {
+      currentPassword: ['', [Validators.required, Validators.maxLength(200)]],
+      newPassword: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+      repeat: ['', [Validators.required]],
+    },
+    { validators: [sameAsNew] },
+  );
+  protected readonly busy = signal(false);
+  protected readonly message = signal<{ ok: boolean; text: string } | null>(null);
+
+  protected async changePassword(): Promise<void> {
+    if (this.busy()) return;
+    if (this.form.invalid) {
+      this.form.markAllAsTouched();
+      return;
+    }
+    this.busy.set(true);
+    this.message.set(null);
+    const { currentPassword, newPassword } = this.form.getRawValue();
+    const failure = await this.auth.changePassword(currentPassword, newPassword);
+    this.busy.set(false);
+    if (failure) {
+      this.message.set({ ok: false, text: failure });
+      this.form.controls.currentPassword.reset();
+      return;
+    }
+    this.form.reset();
+    this.message.set({ ok: true, text: 'Password changed. Your other sessions have ended.' });
+    // The API closed every socket of this operator: open a new one with the renewed cookie.
+    this.socket.disconnect();
+    this.socket.connect();
+  }
+}

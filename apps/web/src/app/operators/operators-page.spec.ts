@@ -1,0 +1,179 @@
+import { HttpErrorResponse } from '@angular/common/http';
+import { signal } from '@angular/core';
+import { TestBed, type ComponentFixture } from '@angular/core/testing';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
+import { AuthApi } from '../auth/auth-api';
+import { AuthStore } from '../auth/auth-store';
+import { ChatSocket } from '../chat/chat-socket';
+import { OperatorsApi } from './operators-api';
+import { OperatorsPage } from './operators-page';
+
+const at = '2026-01-01T00:00:00Z';
+const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, createdAt: at };
+const olga: OperatorView = { id: 'o1', username: 'olga', displayName: 'Olga', role: 'operator', disabled: false, createdAt: at };
+
+describe('OperatorsPage', () => {
+  let fixture: ComponentFixture<OperatorsPage>;
+  let rows: OperatorView[];
+  let api: { list: ReturnType<typeof vi.fn>; create: ReturnType<typeof vi.fn>; update: ReturnType<typeof vi.fn> };
+  let authApi: { me: ReturnType<typeof vi.fn>; changePassword: ReturnType<typeof vi.fn> };
+  let socket: { connect: ReturnType<typeof vi.fn>; disconnect: ReturnType<typeof vi.fn> };
+  const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await fixture.whenStable();
+    }
+  };
+  const type = (selector: string, value: string): void => {
+    const input = el().querySelector<HTMLInputElement | HTMLSelectElement>(selector)!;
+    input.value = value;
+    input.dispatchEvent(new Event(input.tagName === 'SELECT' ? 'change' : 'input'));
+  };
+  const button = (text: string, scope: ParentNode = el()): HTMLButtonElement =>
+    Array.from(scope.querySelectorAll('button')).find((b) => b.textContent!.trim() === text)!;
+  const row = (username: string): HTMLElement =>
+    Array.from(el().querySelectorAll<HTMLElement>('[data-testid="operator-row"]')).find((r) => r.textContent!.includes(username))!;
+
+  beforeEach(async () => {
+    rows = [root, olga];
+    api = {
+      list: vi.fn(() => Promise.resolve(rows.map((r) => ({ ...r })))),
+      create: vi.fn((dto: CreateOperatorDto) => {
+        if (rows.some((r) => r.username.toLowerCase() === dto.username.toLowerCase())) {
+          return Promise.reject(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: `An operator named "${dto.username}" already exists.` } }));
+        }
+        const created: OperatorView = { id: `n${rows.length}`, username: dto.username, displayName: dto.displayName, role: dto.role, disabled: false, createdAt: at };
+        rows.push(created);
+        return Promise.resolve(created);
+      }),
+      update: vi.fn((id: string, dto: UpdateOperatorDto) => {
+        const r = rows.find((x) => x.id === id)!;
+        if (dto.role === 'operator' && rows.filter((x) => x.role === 'admin' && !x.disabled).length <= 1 && r.role === 'admin') {
+          return Promise.reject(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'At least one enabled admin must remain.' } }));
+        }
+        Object.assign(r, dto.disabled !== undefined ? { disabled: dto.disabled } : {}, dto.role ? { role: dto.role } : {});
+        return Promise.resolve({ ...r });
+      }),
+    };
+    authApi = { me: vi.fn(() => Promise.resolve(root)), changePassword: vi.fn(() => Promise.resolve(root)) };
+    socket = { connect: vi.fn(), disconnect: vi.fn() };
+    TestBed.configureTestingModule({
+      providers: [
+        { provide: OperatorsApi, useValue: api },
+        { provide: AuthApi, useValue: authApi },
+        { provide: ChatSocket, useValue: { ...socket, state: signal('connected') } },
+      ],
+    });
+    await TestBed.inject(AuthStore).loadSession();
+    fixture = TestBed.createComponent(OperatorsPage);
+    await settle();
+  });
+
+  it('lists operators; the signed-in admin cannot disable or demote themself', async () => {
+    expect(el().querySelectorAll('[data-testid="operator-row"]').length).toBe(2);
+    expect(row('root').textContent).toContain('you');
+    expect(button('Disable', row('root'))).toBeUndefined();
+    expect(row('root').querySelector<HTMLSelectElement>('select')!.disabled).toBe(true);
+    expect(button('Change my password', row('root'))).toBeDefined();
+    expect(button('Disable', row('olga'))).toBeDefined();
+  });
+
+  it('adds an operator with the CreateOperatorDto, and shows the reason when the name is taken', async () => {
+    button('Add operator').click();
+    await settle();
+    expect(api.create).not.toHaveBeenCalled();
+    expect(el().querySelector('#op-password-hint')!.classList).toContain('bad');
+
+    type('#op-username', 'bob');
+    type('#op-display', 'Bob Builder');
+    type('#op-role', 'admin');
+    type('#op-password', 'a-long-password');
+    button('Add operator').click();
+    await settle();
+    expect(api.create).toHaveBeenCalledWith({ username: 'bob', displayName: 'Bob Builder', role: 'admin', password: 'a-long-password' });
+    expect(row('bob').textContent).toContain('Bob Builder');
+    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toContain('Added bob.');
+    expect(el().querySelector<HTMLInputElement>('#op-username')!.value).toBe('');
+
+    type('#op-username', 'OLGA');
+    type('#op-display', 'Another Olga');
+    type('#op-password', 'a-long-password');
+    button('Add operator').click();
+    await settle();
+    expect(el().querySelector('form .error')?.textContent).toContain('An operator named "OLGA" already exists.');
+  });
+
+  it('disables and enables an operator, changes a role, and sets a new password', async () => {
+    button('Disable', row('olga')).click();
+    await settle();
+    expect(api.update).toHaveBeenLastCalledWith('o1', { disabled: true });
+    expect(row('olga').textContent).toContain('Disabled');
+    button('Enable', row('olga')).click();
+    await settle();
+    expect(api.update).toHaveBeenLastCalledWith('o1', { disabled: false });
+    expect(row('olga').textContent).toContain('Active');
+
+    const select = row('olga').querySelector<HTMLSelectElement>('select')!;
+    select.value = 'admin';
+    select.dispatchEvent(new Event('change'));
+    await settle();
+    expect(api.update).toHaveBeenLastCalledWith('o1', { role: 'admin' });
+    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toContain('olga is now an admin.');
+
+    button('Reset password', row('olga')).click();
+    await settle();
+    type('#reset-o1', 'short');
+    button('Set password').click();
+    await settle();
+    expect(api.update).not.toHaveBeenCalledWith('o1', { password: 'short' });
+    type('#reset-o1', 'another-long-password');
+    button('Set password').click();
+    await settle();
+    expect(api.update).toHaveBeenLastCalledWith('o1', { password: 'another-long-password' });
+    expect(el().querySelector('#reset-o1')).toBeNull();
+  });
+
+  it('puts a role back and says why when the API refuses the change', async () => {
+    // Xena is the only enabled admin (Olga's admin account is disabled).
+    rows = [{ ...root, role: 'operator' }, { ...olga, role: 'admin', disabled: true }, { id: 'x', username: 'xena', displayName: 'Xena', role: 'admin', disabled: false, createdAt: at }];
+    fixture.destroy();
+    fixture = TestBed.createComponent(OperatorsPage);
+    await settle();
+    const select = row('xena').querySelector<HTMLSelectElement>('select')!;
+    select.value = 'operator';
+    select.dispatchEvent(new Event('change'));
+    await settle();
+    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toBe('xena: At least one enabled admin must remain.');
+    expect(select.value).toBe('admin');
+  });
+
+  it('changes my password and reconnects the live connection with the renewed cookie', async () => {
+    type('#cp-current', 'old-password-1');
+    type('#cp-new', 'new-password-22');
+    type('#cp-repeat', 'new-password-2x');
+    button('Change password').click();
+    await settle();
+    expect(authApi.changePassword).not.toHaveBeenCalled();
+    expect(el().textContent).toContain('The two new passwords differ.');
+
+    type('#cp-repeat', 'new-password-22');
+    button('Change password').click();
+    await settle();
+    expect(authApi.changePassword).toHaveBeenCalledWith({ currentPassword: 'old-password-1', newPassword: 'new-password-22' });
+    expect(el().querySelector('[data-testid="change-password-message"]')?.textContent).toContain('Password changed.');
+    expect(socket.disconnect).toHaveBeenCalled();
+    expect(socket.connect).toHaveBeenCalled();
+
+    authApi.changePassword.mockRejectedValueOnce(
+      new HttpErrorResponse({ status: 403, error: { statusCode: 403, message: 'Your current password is not right.' } }),
+    );
+    type('#cp-current', 'wrong-one');
+    type('#cp-new', 'new-password-33');
+    type('#cp-repeat', 'new-password-33');
+    button('Change password').click();
+    await settle();
+    expect(el().querySelector('[data-testid="change-password-message"]')?.textContent).toBe('Your current password is not right.');
+  });
+});

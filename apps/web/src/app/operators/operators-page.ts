@@ -1,0 +1,102 @@
+import { ChangeDetectionStrategy, Component, ElementRef, computed, inject, signal, viewChild } from '@angular/core';
+import { DatePipe } from '@angular/common';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
+import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole, type OperatorView } from '@corpus-chat/contracts';
+import { AuthStore } from '../auth/auth-store';
+import { ChangePasswordForm } from '../auth/change-password-form';
+import { OperatorsStore } from './operators-store';
+
+/**
+ * `/operators` (admins): every operator account; add one, disable / enable, change the role, set a
+ * new password; and "Change my password" for the admin (the start-up message sends a new admin here).
+ */
+@Component({
+  selector: 'cc-operators-page',
+  imports: [ChangePasswordForm, DatePipe, ReactiveFormsModule],
+  providers: [OperatorsStore],
+  templateUrl: './operators-page.html',
+  styleUrl: './operators-page.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class OperatorsPage {
+  protected readonly store = inject(OperatorsStore);
+  private readonly auth = inject(AuthStore);
+  private readonly fb = inject(NonNullableFormBuilder);
+
+  protected readonly roles = OPERATOR_ROLES;
+  protected readonly minLength = OPERATOR_PASSWORD_MIN_LENGTH;
+  protected readonly myId = computed(() => this.auth.operator()?.id ?? null);
+
+  protected readonly createForm = this.fb.group({
+    username: ['', [Validators.required, Validators.pattern(OPERATOR_USERNAME_PATTERN)]],
+    displayName: ['', [Validators.required, Validators.maxLength(100)]],
+    role: ['operator' as OperatorRole],
+    password: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+  });
+  protected readonly creating = signal(false);
+  protected readonly createError = signal<string | null>(null);
+
+  /** The operator whose new password is being typed, if any. */
+  protected readonly resetting = signal<string | null>(null);
+  protected readonly resetForm = this.fb.group({
+    password: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+  });
+
+  private readonly myPassword = viewChild<ElementRef<HTMLElement>>('myPassword');
+
+  constructor() {
+    void this.store.load();
+  }
+
+  protected async createOperator(): Promise<void> {
+    if (this.creating()) return;
+    if (this.createForm.invalid) {
+      this.createForm.markAllAsTouched();
+      return;
+    }
+    const v = this.createForm.getRawValue();
+    this.creating.set(true);
+    this.createError.set(null);
+    const failure = await this.store.create({ username: v.username.trim(), displayName: v.displayName.trim(), role: v.role, password: v.password });
+    this.creating.set(false);
+    if (failure) {
+      this.createError.set(failure);
+      return;
+    }
+    this.createForm.reset();
+  }
+
+  protected toggleDisabled(operator: OperatorView): void {
+    void this.store.setDisabled(operator, !operator.disabled);
+  }
+
+  /** Changes the role from the row's select; puts the select back when the API refuses. */
+  protected async changeRole(operator: OperatorView, select: HTMLSelectElement): Promise<void> {
+    const role = select.value as OperatorRole;
+    if (role === operator.role) return;
+    if (!(await this.store.setRole(operator, role))) select.value = operator.role;
+  }
+
+  protected startReset(operator: OperatorView): void {
+    this.resetForm.reset();
+    this.resetting.set(operator.id);
+  }
+
+  protected cancelReset(): void {
+    this.resetting.set(null);
+  }
+
+  protected async saveReset(operator: OperatorView): Promise<void> {
+    if (this.resetForm.invalid) {
+      this.resetForm.markAllAsTouched();
+      return;
+    }
+    if (await this.store.resetPassword(operator, this.resetForm.getRawValue().password)) this.resetting.set(null);
+  }
+
+  protected showMyPassword(): void {
+    const el = this.myPassword()?.nativeElement;
+    el?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    el?.querySelector<HTMLInputElement>('input')?.focus({ preventScroll: true });
+  }
+}

@@ -1,0 +1,83 @@
+import { Component, signal } from '@angular/core';
+import { TestBed } from '@angular/core/testing';
+import { Router, provideRouter } from '@angular/router';
+import { RouterTestingHarness } from '@angular/router/testing';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { OperatorView } from '@corpus-chat/contracts';
+import { AuthApi } from '../auth/auth-api';
+import { AuthStore } from '../auth/auth-store';
+import { adminGuard } from '../auth/auth.guard';
+import { ChatSocket } from '../chat/chat-socket';
+import { Shell } from './shell';
+
+@Component({ template: 'page' })
+class Page {}
+
+const person = (role: OperatorView['role']): OperatorView => ({
+  id: `id-${role}`,
+  username: role === 'admin' ? 'root' : 'olga',
+  displayName: role === 'admin' ? 'Root Admin' : 'Olga Operator',
+  role,
+  disabled: false,
+  createdAt: '2026-01-01T00:00:00Z',
+});
+
+describe('Shell navigation and admin-only pages', () => {
+  let harness: RouterTestingHarness;
+  const navLinks = (): string[] =>
+    Array.from(harness.fixture.nativeElement.querySelectorAll('nav[aria-label="Main"] a') as NodeListOf<HTMLAnchorElement>).map((a) =>
+      a.textContent!.trim(),
+    );
+
+  async function signedInAs(role: OperatorView['role']): Promise<void> {
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([
+          {
+            path: '',
+            component: Shell,
+            children: [
+              { path: 'chat', component: Page },
+              { path: 'account', component: Page },
+              { path: 'settings', component: Page, canActivate: [adminGuard] },
+              { path: 'operators', component: Page, canActivate: [adminGuard] },
+            ],
+          },
+        ]),
+        { provide: AuthApi, useValue: { me: () => Promise.resolve(person(role)) } },
+        {
+          provide: ChatSocket,
+          useValue: { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state: signal('connected'), lastError: signal(null) },
+        },
+      ],
+    });
+    await TestBed.inject(AuthStore).loadSession();
+    harness = await RouterTestingHarness.create();
+    await harness.navigateByUrl('/chat');
+  }
+
+  beforeEach(() => TestBed.resetTestingModule());
+
+  it('shows Operators and Settings to an admin, who can open them', async () => {
+    await signedInAs('admin');
+    expect(navLinks()).toEqual(['Chat', 'Reports', 'Operators', 'Settings']);
+    await harness.navigateByUrl('/operators');
+    expect(TestBed.inject(Router).url).toBe('/operators');
+  });
+
+  it('hides Operators and Settings from an operator, and sends their URLs back to the chat', async () => {
+    await signedInAs('operator');
+    expect(navLinks()).toEqual(['Chat', 'Reports']);
+    await harness.navigateByUrl('/settings');
+    expect(TestBed.inject(Router).url).toBe('/chat');
+    await harness.navigateByUrl('/operators');
+    expect(TestBed.inject(Router).url).toBe('/chat');
+  });
+
+  it('links the signed-in operator to their account page (change my password)', async () => {
+    await signedInAs('operator');
+    const me = harness.fixture.nativeElement.querySelector('[data-testid="operator"] a.me') as HTMLAnchorElement;
+    expect(new URL(me.href).pathname).toBe('/account');
+    expect(me.textContent).toContain('Olga Operator');
+  });
+});
