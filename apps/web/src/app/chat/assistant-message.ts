@@ -1,5 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
-import { MarkdownView } from './markdown';
+import { MarkdownView } from '../markdown/markdown';
 import { ToolCard } from './tool-card';
 import type { TurnPart, TurnPhase } from './turn-state';
 

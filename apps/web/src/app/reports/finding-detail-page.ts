@@ -3,12 +3,18 @@ import { DatePipe, Location } from '@angular/common';
 import { RouterLink } from '@angular/router';
 import type { FindingDetail } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
+import { MarkdownView } from '../markdown/markdown';
 import { ReportsApi } from './reports-api';
 
-/** `/reports/findings/:findingId`: current version, version count, notes and the latest verdict. */
+/**
+ * `/reports/findings/:findingId`: current version, version count, notes and the latest verdict.
+ * Descriptions, impact, steps, notes and rationales are Markdown as scanners write them (SARIF
+ * messages use it: code in backticks, fenced request samples), shown through the same sanitising
+ * renderer as the chat: HTML in a finding stays text.
+ */
 @Component({
   selector: 'cc-finding-detail-page',
-  imports: [DatePipe, RouterLink],
+  imports: [DatePipe, MarkdownView, RouterLink],
   templateUrl: './finding-detail-page.html',
   styleUrl: './finding-detail-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
