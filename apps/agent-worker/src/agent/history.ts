@@ -23,7 +23,8 @@ export function lastAnswerState(history: HistoryMessage[]): LastAnswerState {
       state.lastFilter = meta.lastFilter;
       if (meta.lastScope) state.lastScope = meta.lastScope;
     }
-    if (!state.lastFindingIds && meta.lastFindingIds?.length) state.lastFindingIds = meta.lastFindingIds;
+    // An answer that stored an empty list (a count that listed no finding) stops the search: "the first one" has nothing to refer to.
+    if (!state.lastFindingIds && meta.lastFindingIds) state.lastFindingIds = meta.lastFindingIds;
     if (state.lastFilter && state.lastFindingIds) break;
   }
   return state;

@@ -328,7 +328,7 @@ export function outOfScopeAnswer(reason: 'write' | 'unknown'): string {
 }
 
 export const NO_PREVIOUS_ANSWER =
-  'I have no earlier result in this thread to refer to. Ask the whole question, for example "how many findings relate to SQL injection?" or "list the reports".';
+  'I have nothing earlier in this thread that this could refer to (no previous count, or no finding listed). Ask the whole question, for example "how many findings relate to SQL injection?" or "list the reports".';
 
 /** What a plan would have answered, in words, for a refusal ("the number of findings with severity critical"). */
 export function understoodPhrase(plan: PlannedQuestion): string {

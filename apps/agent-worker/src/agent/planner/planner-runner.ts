@@ -79,6 +79,8 @@ export class PlannerRunner {
     if (state.filter) metadata.lastFilter = state.filter;
     if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
     else delete metadata.lastScope;
+    // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
+    if (state.counted && !state.listed) metadata.lastFindingIds = [];
     return { content: recorder.content, metadata };
   }
 
@@ -170,11 +172,13 @@ export class PlannerRunner {
     const note = plan.followUp && plan.previous && plan.asked ? followUpNote(plan.previous, plan.asked, plan) : undefined;
     const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
     state.scope = scope;
+    state.counted = true;
     if (plan.kind === 'count_findings') {
       if (!scope) {
         const r = await call(rec, 'search_findings', { ...plan.filter, limit: plan.list ? LIST_ROWS : COUNT_ROWS });
         if (!r.ok) return failed(r);
         state.filter = r.filter;
+        state.listed = r.result.rows.length > 0;
         const missing = unknownReport(plan.filter, r.result.filter);
         return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { list: plan.list, note });
       }
@@ -195,6 +199,9 @@ export class PlannerRunner {
 interface FollowUpState {
   filter?: FindingFilter;
   scope?: ComputedScope;
+  /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */
+  counted?: boolean;
+  listed?: boolean;
 }
 
 function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Failure> {

@@ -108,7 +108,7 @@ describe('built-in planner: follow-ups and details', () => {
 
   it('a follow-up with nothing before it asks for the whole question, without numbers', async () => {
     const turn = await ask(['and how many of those are high?']);
-    expect(turn.outcome.content).toMatch(/no earlier result/);
+    expect(turn.outcome.content).toMatch(/nothing earlier in this thread/);
     expect(turn.outcome.content).not.toMatch(/\d/);
   });
 

@@ -193,6 +193,14 @@ function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean; text:
       consume(s, [a, i + 1]);
       return { verdict: 'still_open', negated: !!neg, text: spanText(s, [neg?.[0] ?? a, i + 1]) };
     }
+    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
+    if (w === 'open' && i > 0 && (FINDING_NOUNS.has(s.words[i + 1] ?? '') || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))) {
+      const neg = negationBefore(s, i);
+      if (neg) consume(s, neg);
+      consume(s, [i, i + 1]);
+      // "not open": marked fixed.
+      return { verdict: 'fixed', negated: !neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
+    }
     // "unfixed", "unresolved": not (yet) marked fixed.
     if (/^(unfixed|unresolved|unremediated|unpatched)$/.test(w)) {
       consume(s, [i, i + 1]);
@@ -221,6 +229,8 @@ function findTopN(s: Scan): number | undefined {
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
+    // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
+    if (/^(have|has|having|with|exactly|than|least|most|only|just)$/.test(prev ?? '')) continue;
     if (prev === 'top' || prev === 'first' || (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))) {
       s.used[i] = true;
       return n;
@@ -444,7 +454,7 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
     let to = b;
-    while (to < s.tokens.length && !s.used[to] && (s.tokens[to].kind === 'num' || (s.tokens[to].kind === 'word' && isContent(s, to)))) to++;
+    while (to < s.tokens.length && !s.used[to] && (s.tokens[to].kind === 'num' || (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))) to++;
     if (!reportNamed && !hintOut && prep && REPORT_PREPOSITIONS.has(prep)) {
       hintOut = hint(s, [a, to], [from - 1, to], true);
       continue;
@@ -453,6 +463,22 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     const start = neg ? neg[0] : prep && (REPORT_PREPOSITIONS.has(prep) || /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep)) ? from - 1 : a;
     consume(s, [start, to]);
     parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown' });
+  }
+  // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const w = s.words[i];
+    const num = (k: number) => s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
+    const comparison =
+      (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
+      (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
+      (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
+      (num(i) && !s.used[i] && w !== 'one' && (CWE_NOUNS.has(s.words[i + 1] ?? '') || /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+    if (!comparison) continue;
+    let j = i + 1;
+    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
+    consume(s, [i, j]);
+    parts.push({ text: spanText(s, [i, j]), reason: 'combination' });
   }
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
@@ -576,7 +602,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
 
   const referential =
     W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
-    /^(and|also|what about|how about|only|now|then|of which|among)\b/.test(W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' ')) ||
+    /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' ')) ||
     s.seq(0, ['what', 'about']) ||
     s.seq(0, ['how', 'about']) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
@@ -663,7 +689,10 @@ export function mergeScopes(previous: PlannedScope, next: PlannedScope): Planned
   const filter = mergeFilters(previous.filter, next.filter);
   const scope: ComputedScope = { ...(previous.scope ?? {}) };
   if (next.filter.severity || next.scope?.severities) delete scope.severities;
-  if (next.scope?.severities) delete filter.severity;
+  if (next.scope?.severities) {
+    delete filter.severity;
+    scope.severities = next.scope.severities;
+  }
   if (scope.exclude) {
     const keys = Object.keys(scope.exclude).map((k) => (k === 'reportId' ? 'reportName' : k));
     const nextKeys = Object.keys(next.filter).map((k) => (k === 'reportId' ? 'reportName' : k));

@@ -9,28 +9,22 @@ const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus
 /**
  * The report file names an operator's partial name refers to ("juice shop" → `scb__juice-shop-v12.10.2.json`,
  * "fortify" → `sdk__fortify-fpr-large.sarif`, "dd__flawfinder" → `dd__flawfinder.sarif`), comparing
- * names with `_`, `-`, `.` and case ignored. The best tier that matches anything wins:
- * 1. the name without its extension is the whole hint (`dd__flawfinder`);
- * 2. every word of the hint is a whole piece of the file name (`juice shop`, `owasp zap`);
- * 3. the hint, run together, occurs inside the run-together file name (`juiceshop`, `flawfind`).
- * Returns every name of that tier (several means the hint is ambiguous), or none.
+ * names with `_`, `-`, `.` and case ignored. A name that is the whole hint without its extension
+ * (`dd__flawfinder`) is the only match; otherwise every name matches where each word of the hint is
+ * a whole piece of the name (`juice shop`) or the hint run together occurs in the run-together name
+ * (`juiceshop`, `semgrep` in both `dd__semgrep-oss…` and `dd__semgrepowasp…`). Several matches mean
+ * the hint is ambiguous; none, that it names no report.
  */
 export function matchReportNames(hint: string, filenames: readonly string[]): string[] {
   const words = namePieces(hint).filter((w) => !FILLER.has(w));
   if (!words.length) return [];
   const joined = words.join('');
   const unique = [...new Set(filenames)];
-  const tiers: ((f: string) => boolean)[] = [
-    (f) => namePieces(f.replace(EXTENSIONS, '')).join('') === joined,
-    (f) => {
-      const pieces = new Set(namePieces(f));
-      return words.every((w) => pieces.has(w));
-    },
-    (f) => joined.length >= 3 && namePieces(f).join('').includes(joined),
-  ];
-  for (const tier of tiers) {
-    const hits = unique.filter(tier);
-    if (hits.length) return hits;
-  }
-  return [];
+  // An exact name (without extension) is unambiguous; otherwise every name the words fit is a candidate.
+  const exact = unique.filter((f) => namePieces(f.replace(EXTENSIONS, '')).join('') === joined);
+  if (exact.length) return exact;
+  return unique.filter((f) => {
+    const pieces = namePieces(f);
+    return words.every((w) => pieces.includes(w)) || (joined.length >= 3 && pieces.join('').includes(joined));
+  });
 }

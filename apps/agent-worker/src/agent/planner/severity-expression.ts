@@ -73,6 +73,7 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
  *   (a finding has one severity, so "critical and high findings" can only mean both groups);
  * - ranges on the CVSS 3.1 qualitative scale (critical > high > medium > low > info):
  *   `high+`, `high and above`, `medium or higher`, `at least high`, `above medium`, `low or below`;
+ * - spans: `between low and high`, `from medium to critical`, `low to high`;
  * - negation: `not info`, `non-info`, `excluding informational`, `other than low`, `aren't low or info`
  *   (the complement of the named severities; combined with named ones, the named minus the negated).
  * Undefined when the question names no severity.
@@ -84,6 +85,27 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     if (m) mentions.push({ i, ...m });
   }
   if (!mentions.length) return undefined;
+
+  // "between low and high", "from medium to critical", "low to high", "medium through critical": a range.
+  for (let k = 0; k + 1 < mentions.length; k++) {
+    const [x, y] = [mentions[k], mentions[k + 1]];
+    const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
+    const opener = s.words[x.i - 1];
+    const isRange = (between.length === 1 && /^(to|through|thru|till|until)$/.test(between[0])) || (between.length === 1 && between[0] === 'and' && (opener === 'between' || opener === 'from'));
+    if (!isRange) continue;
+    const [hi, lo] = rank(x.sev) <= rank(y.sev) ? [x.sev, y.sev] : [y.sev, x.sev];
+    const inRange = SEVERITIES.filter((v) => rank(v) >= rank(hi) && rank(v) <= rank(lo));
+    const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
+    let end = y.i + 1;
+    while (SUFFIX.test(s.words[end] ?? '')) end++;
+    const neg = negationBefore(s, start);
+    if (neg) consume(s, neg);
+    consume(s, [start, end]);
+    const rest = findSeverityExpression(s);
+    const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
+    const set = rest ? SEVERITIES.filter((v) => own.includes(v) && rest.set.includes(v)) : own;
+    return { set, text: [spanText(s, [neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
+  }
 
   // Group mentions joined only by joiner words ("high or critical").
   const groups: (typeof mentions)[] = [];

@@ -107,11 +107,13 @@ export function correctWord(word: string, known: (w: string) => boolean): string
 
 /** Words that negate the part of the question after them ("not info", "excluding low", "non-XSS"). */
 export const NEGATION_WORDS = new Set([
-  'not', 'no', 'non', 'never', 'without', 'except', 'excluding', 'exclude', 'excludes', 'excluded', 'besides', 'minus', 'outside', 'unrelated', 'lacking', 'missing',
+  'not', 'no', 'non', 'never', 'neither', 'without', 'ignoring', 'disregarding', 'omitting', 'except', 'excluding', 'exclude', 'excludes', 'excluded', 'besides', 'minus', 'outside', 'unrelated', 'lacking', 'missing',
   "aren't", 'arent', "isn't", 'isnt', "weren't", "wasn't", "don't", 'dont', "doesn't", 'doesnt', "didn't", "haven't", "hasn't", "can't", 'cannot',
 ]);
 /** Two-word negations: "other than low", "apart from info", "all but info". */
-export const NEGATION_PAIRS: string[][] = [['other', 'than'], ['apart', 'from'], ['aside', 'from'], ['all', 'but'], ['rather', 'than'], ['instead', 'of']];
+export const NEGATION_PAIRS: string[][] = [
+  ['other', 'than'], ['apart', 'from'], ['aside', 'from'], ['all', 'but'], ['rather', 'than'], ['instead', 'of'], ['not', 'counting'], ['not', 'including'], ['leaving', 'out'], ['leave', 'out'],
+];
 
 /** Words that only make sense as a time constraint ("imported last week", "since March", "in 2023"). */
 export const TIME_WORDS = new Set([
