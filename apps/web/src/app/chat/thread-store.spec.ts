@@ -6,10 +6,10 @@ import type { ChatDetailView, ChatEvent, ChatEventBody, ChatMessageView, JoinCha
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
-import { ThreadStore } from './thread-store';
+import { THREAD_MISSING, ThreadStore } from './thread-store';
 import { turnText } from './turn-state';
 
-const CHAT = 'chat-1';
+const CHAT = '0b6f4c1e-5d2a-4c3e-9f00-1a2b3c4d5e6f';
 const at = '2026-01-01T00:00:00.000Z';
 const userMsg = (turnId: string, content: string): ChatMessageView => ({ id: `u-${turnId}`, turnId, role: 'user', content, status: 'complete', metadata: {}, createdAt: at });
 const assistantMsg = (turnId: string, content: string, status: ChatMessageView['status'] = 'complete'): ChatMessageView => ({
@@ -233,5 +233,20 @@ describe('ThreadStore', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('says a malformed thread id does not exist without asking the API, and so does a 400 or 404', async () => {
+    await store.open('not-a-uuid');
+    expect(api.get).not.toHaveBeenCalled();
+    expect(store.loadError()).toBe(THREAD_MISSING);
+    expect(socket.watches).toEqual([]);
+
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    api.get.mockRejectedValueOnce(new HttpErrorResponse({ status: 404, error: { statusCode: 404, message: 'Not Found' } }));
+    await store.open(unknown);
+    expect(store.loadError()).toBe(THREAD_MISSING);
+    api.get.mockRejectedValueOnce(new HttpErrorResponse({ status: 400, error: { statusCode: 400, message: 'Validation failed (uuid is expected)' } }));
+    await store.open('11111111-1111-4111-8111-111111111111');
+    expect(store.loadError()).toBe(THREAD_MISSING);
   });
 });

@@ -7,6 +7,11 @@ import { ChatSocket } from './chat-socket';
 import { newClientMessageId } from './client-message-id';
 import { applyChatEvent, hasGap, isTurnOver, newLiveTurn, partsOfMessage, type LiveTurn, type TurnPart } from './turn-state';
 
+/** A thread id as the API makes them (a UUID). */
+const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Shown for an unknown, deleted, another operator's, or malformed thread id alike. */
+export const THREAD_MISSING = 'This thread does not exist. It may have been deleted, or the link is incomplete.';
+
 interface ThreadState {
   chatId: string | null;
   chat: ChatDetailView | null;
@@ -140,6 +145,11 @@ export class ThreadStore {
   async refresh(): Promise<void> {
     const chatId = this.state().chatId;
     if (!chatId) return;
+    // Thread ids are UUIDs: anything else (a mistyped or truncated link) cannot be a thread.
+    if (!THREAD_ID.test(chatId)) {
+      this.patch({ loading: false, loadError: THREAD_MISSING });
+      return;
+    }
     try {
       const chat = await this.api.get(chatId);
       if (this.state().chatId !== chatId) return;
@@ -154,7 +164,7 @@ export class ThreadStore {
     } catch (err) {
       if (this.state().chatId !== chatId) return;
       if (this.state().chat) this.patch({ notice: describeHttpError(err) });
-      else this.patch({ loading: false, loadError: httpStatus(err) === 404 ? 'This thread does not exist or was deleted.' : describeHttpError(err) });
+      else this.patch({ loading: false, loadError: httpStatus(err) === 404 || httpStatus(err) === 400 ? THREAD_MISSING : describeHttpError(err) });
     }
   }
 

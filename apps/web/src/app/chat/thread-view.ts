@@ -12,7 +12,7 @@ import {
   viewChild,
 } from '@angular/core';
 import { DatePipe } from '@angular/common';
-import { Router } from '@angular/router';
+import { Router, RouterLink } from '@angular/router';
 import { describeHttpError } from '../http/api-error';
 import { AssistantMessage } from './assistant-message';
 import { ChatListStore } from './chat-list-store';
@@ -23,7 +23,7 @@ import { ThreadStore } from './thread-store';
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AssistantMessage, ConfirmDialog, DatePipe],
+  imports: [AssistantMessage, ConfirmDialog, DatePipe, RouterLink],
   providers: [ThreadStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
