@@ -1,4 +1,4 @@
-import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, effect, inject, signal, untracked } from '@angular/core';
 import { DatePipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
@@ -9,8 +9,9 @@ import { SettingsApi } from './settings-api';
 const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 
 /**
- * `/settings`: the model back end (built-in planner or an OpenAI-compatible server), the API key
- * (write-only: never shown back), and "Test connection".
+ * `/settings` (admins): the model back end (built-in planner or an OpenAI-compatible server), the
+ * API key (write-only: never shown back), and "Test connection" for a server (the built-in planner
+ * has nothing to connect to, so it offers none).
  */
 @Component({
   selector: 'cc-settings-page',
@@ -40,6 +41,11 @@ export class SettingsPage {
 
   constructor() {
     void this.load();
+    // A result belongs to the back end it tested: switching back end forgets it.
+    effect(() => {
+      this.backend();
+      untracked(() => this.testResult.set(null));
+    });
   }
 
   protected async save(): Promise<boolean> {
