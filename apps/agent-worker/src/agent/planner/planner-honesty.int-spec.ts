@@ -173,6 +173,12 @@ describe('reproduction 6: a follow-up says truthfully what it did with the previ
     expect(turn.outcome.content).toContain("narrowed to severity high; kept text 'SQL injection'");
   });
 
+  it('"and in the fortify report?" asks the previous question of another report, and says which parts it kept', async () => {
+    const turn = await ask('How many critical findings are in the juice shop report?', 'and in the fortify report?');
+    expectExact(turn, await sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FORTIFY]));
+    expect(turn.outcome.content).toContain(`report ${FORTIFY} instead of report ${JUICE}; kept severity critical`);
+  });
+
   it('a set of severities carries over to the next question', async () => {
     const turn = await ask('How many high or critical findings are there?', 'and how many of those mention XSS?');
     const r = await db.dataSource.manager.transaction(async (m) => ({
@@ -249,6 +255,14 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many findings from production?', null],
   ['How many critical findings were fixed last month?', null],
   ['how many findings in both juice shop and fortify?', null],
+  ['Which report has the least findings?', null],
+  ['Which report has the fewest XSS findings?', null],
+  ["How many findings have a severity of 'high'?", () => bySeverities(['high'])],
+  ['How many findings does juice shop have?', () => sqlCount('r.filename = $1', [JUICE])],
+  ['How many findings came from the fortify scan?', () => sqlCount('r.filename = $1', [FORTIFY])],
+  ['How many critical findings, if any, are in flawfinder?', () => sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FLAWFINDER])],
+  ['how many findings without CWE-79', () => sqlCount('NOT (79 = ANY(f.cwe))')],
+  ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
 ];
 
 describe('adversarial wordings: the exact number or no number', () => {

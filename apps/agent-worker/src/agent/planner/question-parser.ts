@@ -14,9 +14,11 @@ export interface Unapplied {
   /**
    * `time`: a date or period (no tool filters by date); `negation`: a "not"/"without" whose object
    * the planner did not recognise; `combination`: parts it understands one by one but cannot combine
-   * into one exact count; `unknown`: words it did not understand.
+   * into one exact count; `order`: a ranking from the bottom ("fewest"), which the tools do not
+   * give exactly (reports without any match are not in a grouped count); `unknown`: words it did
+   * not understand.
    */
-  reason: 'time' | 'negation' | 'combination' | 'unknown';
+  reason: 'time' | 'negation' | 'combination' | 'order' | 'unknown';
 }
 
 /** A report named by part of its file name ("the juice shop report"); resolved against `list_all_reports`. */
@@ -103,11 +105,11 @@ const TOPIC_TRIM = new Set([
 const NOT_A_TOPIC = new Set(['it', 'them', 'those', 'these', 'that', 'this', 'severity', 'verdict', 'cwe', 'number', 'count', 'most', 'each', 'every', 'total', 'report', 'reports', 'file', 'files']);
 
 /** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
-const COMPARISON = /^(above|below|over|under|greater|less|fewer|more|higher|lower|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
+const COMPARISON = /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
 /** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
 const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
 /** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
-const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on']);
+const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on', 'by']);
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
 
@@ -448,21 +450,12 @@ const HARMLESS_AFTER_NEGATION = /^(delete|remove|change|modify|know|sure|want|ne
 function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
   const parts: Unapplied[] = [];
   let hintOut: ReportHint | undefined;
-  for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
-    if (s.used[a]) continue;
-    let from = a;
-    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
-    const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
-    let to = b;
-    while (to < s.tokens.length && !s.used[to] && (s.tokens[to].kind === 'num' || (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))) to++;
-    if (!reportNamed && !hintOut && prep && REPORT_PREPOSITIONS.has(prep)) {
-      hintOut = hint(s, [a, to], [from - 1, to], true);
-      continue;
+  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (!s.used[i] && /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])) {
+      consume(s, [i, i + 1]);
+      parts.push({ text: s.tokens[i].orig, reason: 'order' });
     }
-    const neg = negationBefore(s, from);
-    const start = neg ? neg[0] : prep && (REPORT_PREPOSITIONS.has(prep) || /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep)) ? from - 1 : a;
-    consume(s, [start, to]);
-    parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown' });
   }
   // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
   for (let i = 0; i < s.tokens.length; i++) {
@@ -477,8 +470,28 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
-    consume(s, [i, j]);
-    parts.push({ text: spanText(s, [i, j]), reason: 'combination' });
+    // Include what is compared ("CVSS score above 9").
+    let k = i;
+    while (k > 0 && isContent(s, k - 1) && !HARMLESS_WORDS.has(s.words[k - 1])) k--;
+    consume(s, [k, j]);
+    parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
+  }
+  for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
+    if (s.used[a]) continue;
+    let from = a;
+    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
+    const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
+    let to = b;
+    while (to < s.tokens.length && !s.used[to] && (s.tokens[to].kind === 'num' || (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))) to++;
+    const subjectOfHave = prep && /^(does|do|did)$/.test(prep) && /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
+    if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
+      hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
+      continue;
+    }
+    const neg = negationBefore(s, from);
+    const start = neg ? neg[0] : prep && (REPORT_PREPOSITIONS.has(prep) || /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep)) ? from - 1 : a;
+    consume(s, [start, to]);
+    parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown' });
   }
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
@@ -564,6 +577,12 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     s.used[cweTok] = true;
   }
 
+  // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
+  const quoted = s.tokens.findIndex((t, i) => t.kind === 'quote' && SEVERITY_WORDS[String(t.value).toLowerCase()] && s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)));
+  if (quoted >= 0) {
+    s.words[quoted] = String(s.tokens[quoted].value).toLowerCase();
+    s.tokens[quoted] = { ...s.tokens[quoted], kind: 'word', w: s.words[quoted] };
+  }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
   const severity = findSeverityExpression(s);
@@ -589,8 +608,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     else (topic.negated ? exclude : filter).text = topic.text;
   }
   const rest = leftovers(s, !!(filter.reportName || filter.reportId !== undefined || exclude.reportName || exclude.reportId !== undefined || reportHint));
-  // "cookies and XSS", "XSS or SQL injection": a second topic, which one text search cannot add.
-  unapplied.push(...rest.parts.map((p): Unapplied => (p.reason === 'unknown' && topic && /^(and|or|nor|plus)\b/i.test(p.text) ? { ...p, reason: 'combination' } : p)));
+  // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
+  unapplied.push(...rest.parts.map((p): Unapplied => (p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p)));
   reportHint ??= rest.hint;
 
   // What several exact counts can combine: one excluded part at a time, and "with(out) a CWE/verdict" on its own.
@@ -607,8 +626,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     s.seq(0, ['how', 'about']) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
-  const namesReport = !!(filter.reportName || (reportHint && !reportHint.negated));
-  const isFollowUp = referential && (!hasFindingNoun || s.has('those', 'them', 'these')) && !(namesReport && !s.has('those', 'them', 'these'));
+  // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
+  const isFollowUp = referential && (!hasFindingNoun || s.has('those', 'them', 'these'));
   let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
   let prior: PlannedScope | undefined;
   if (isFollowUp) {
@@ -660,7 +679,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     if (W[ri - 1] === 'many' || W[ri - 1] === 'of') return finish({ kind: 'reports_with', ...counting() });
   }
   // A report named by part of its file name, with nothing else asked: its findings by severity.
-  if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun) return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
+  if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp) return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
   if (!topical) return { kind: 'out_of_scope', reason: 'unknown' };
   if (hasCount || wantsList || followUp || hasFindingNoun || newParts) {

@@ -137,9 +137,10 @@ export const HARMLESS_WORDS = new Set([
   'really', 'actually', 'already', 'ever', 'yet', 'even', 'well', 'hmm', 'um', 'uh', 'oh', 'so', 'btw', 'anyway', 'anyways', 'question', 'wondering', 'wonder', 'curious', 'interested',
   'broken', 'down', 'sorted', 'ordered', 'ranked', 'rank', 'ranking', 'grouped', 'organised', 'organized', 'arranged', 'listed', 'counted', 'look', 'looking', 'check', 'figure', 'out',
   'chat', 'assistant', 'bot', 'agent', 'go', 'ahead', 'sure', 'great', 'good', 'nice', 'cool', 'fine', 'alright', 'again', 'once', 'more', 'exist', 'lies', 'lie', 'stand', 'stands',
-  'answer', 'reply', 'respond', 'number', 'figure', 'figures', 'stat', 'stats', 'value', 'score', 'result', 'quickly', 'briefly', 'short', 'shortly', 'simply', 'just', 'only', 'currently',
+  'answer', 'reply', 'respond', 'number', 'figure', 'figures', 'stat', 'stats', 'quickly', 'briefly', 'short', 'shortly', 'simply', 'just', 'only', 'currently',
   'presently', 'loaded', 'sitting', 'present', 'known', 'available', 'seeing', 'got', 'gotten', 'getting', 'holding', 'hold', 'holds', 'carry', 'carries', 'appear', 'appears', 'showing',
   'shown', 'say', 'says', 'said', 'tell', 'telling', 'wanna', 'gonna', 'able', 'possible', 'find', 'found', 'things', 'thing', 'stuff', 'anything', 'something', 'everything', 'altogether', 'distinct', 'unique', 'different',
   'do', 'does', 'did', 'make', 'makes', 'up', 'amount', 'amounts', 'lot', 'lots', 'plenty', 'bunch', 'deal', 'kinds', 'various', 'respectively', 'individually', 'separately', 'together', 'combined',
+  'came', 'come', 'comes', 'coming', 'originate', 'originated', 'belong', 'belonging', 'belongs', 'sit', 'sits', 'live', 'lives', 'if', 'moment', 'whatsoever',
   'include', 'included', 'account', 'considered', 'consider', 'counting', 'summed', 'sum', 'cumulative', 'grand', 'aggregate', 'aggregated', 'full', 'complete', 'entirety',
 ]);
