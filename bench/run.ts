@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const runId = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
   const resultsDir = path.join(ROOT, 'bench', 'results', runId);
   const logsDir = path.join(resultsDir, 'logs');
-  const command = `npm run bench --${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`;
+  const command = `npm run bench${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   log(`${command} → ${path.relative(ROOT, resultsDir)}`);
   if (args.get('build') !== 'false' && !args.has('no-build')) BenchStack.build(log);
 
@@ -89,13 +89,15 @@ async function main(): Promise<void> {
       const run = SCENARIOS[id];
       if (!run) throw new Error(`no scenario ${id} (1–6)`);
       const t0 = Date.now();
-      log(`scenario ${id}…`);
+      const loadAtStart = loadNow();
+      log(`scenario ${id}… (load average ${loadAtStart.join(' / ')})`);
       try {
         const r = await run(ctx);
         const seconds = (Date.now() - t0) / 1000;
+        r.markdown.push(`Scenario ${id}: ${seconds.toFixed(0)} s, load average (1/5/15 min) ${loadAtStart.join(' / ')} at its start and ${loadNow().join(' / ')} at its end.`);
         results.push(r);
         printResult(r, line);
-        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtEnd: loadNow() });
+        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtStart, loadAtEnd: loadNow() });
         log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
       } catch (e) {
         failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);
