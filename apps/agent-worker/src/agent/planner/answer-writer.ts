@@ -373,7 +373,7 @@ export function unsupportedAnswer(parts: Unapplied[], understood: PlannedQuestio
   for (const p of parts) lines.push(REASON_TEXT[p.reason](p));
   lines.push('A count without it would answer a different question, so I am not giving one.');
   lines.push('', `What I can answer is ${understoodPhrase(understood)}: ask again without ${parts.length === 1 ? 'that part' : 'those parts'}.`);
-  const topicLike = parts.find((p) => p.reason === 'unknown' && !/^(in|from|with|without|by|since|before|after|except|than|or|and|not|of|for|on|within|inside)\b/i.test(p.text));
+  const topicLike = parts.find((p) => p.topicLike);
   if (topicLike) lines.push(`If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${md(topicLike.text)}?".`);
   return lines.join('\n');
 }

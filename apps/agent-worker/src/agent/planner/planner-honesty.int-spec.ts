@@ -262,6 +262,11 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many findings came from the fortify scan?', () => sqlCount('r.filename = $1', [FORTIFY])],
   ['How many critical findings, if any, are in flawfinder?', () => sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FLAWFINDER])],
   ['how many findings without CWE-79', () => sqlCount('NOT (79 = ANY(f.cwe))')],
+  ['How many findings are in the first report?', null],
+  ['How many types of vulnerabilities are there?', null],
+  ['How many unique findings are there?', null],
+  ['how many findings in every report except fortify', () => sqlCount('r.filename IS DISTINCT FROM $1', [FORTIFY])],
+  ['How many XSS findings are in reports other than juice shop?', async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE }))],
   ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
 ];
 

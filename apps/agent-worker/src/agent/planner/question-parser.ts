@@ -19,6 +19,8 @@ export interface Unapplied {
    * not understand.
    */
   reason: 'time' | 'negation' | 'combination' | 'order' | 'unknown';
+  /** Unknown words that could be a topic to search for ("how many findings does jQuery have?"). */
+  topicLike?: boolean;
 }
 
 /** A report named by part of its file name ("the juice shop report"); resolved against `list_all_reports`. */
@@ -106,6 +108,8 @@ const NOT_A_TOPIC = new Set(['it', 'them', 'those', 'these', 'that', 'this', 'se
 
 /** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
 const COMPARISON = /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
+/** Adjectives about how to count ("unique findings"), which no tool applies and which are not topics. */
+const COUNTING_ADJECTIVES = new Set(['unique', 'distinct', 'different', 'separate', 'individual', 'duplicate', 'duplicated', 'duplicates', 'deduplicated', 'deduped', 'repeated', 'recurring']);
 /** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
 const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
 /** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
@@ -252,10 +256,16 @@ function findReportHint(s: Scan): ReportHint | undefined {
     while (a > 0 && isNameLike(s, a - 1)) a--;
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
+    // "reports other than juice shop", "every report except fortify".
+    const negation = NEGATIVE_TOPIC_MARKERS.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
+    if (negation) b += negation.length;
     while (b < s.words.length && REPORT_NAME_GLUE.has(s.words[b]) && !s.used[b]) b++;
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
-    if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) return hint(s, [b, e], [r, e], false);
+    if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
+      const found = hint(s, [b, e], [r, e], false);
+      return found && negation ? { ...found, negated: !found.negated } : found;
+    }
   }
   return undefined;
 }
@@ -335,6 +345,8 @@ function findTopic(s: Scan): Topic | undefined {
     const beforeNoun = next && FINDING_NOUNS.has(next) && next !== 'one' && next !== 'ones';
     const afterCount = prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || FINDING_NOUNS.has(next));
     const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
+    // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
+    if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation) {
       if (neg) consume(s, neg);
       consume(s, [a, b]);
@@ -450,6 +462,16 @@ const HARMLESS_AFTER_NEGATION = /^(delete|remove|change|modify|know|sure|want|ne
 function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
   const parts: Unapplied[] = [];
   let hintOut: ReportHint | undefined;
+  // "the first report", "the second scan": a report by position, which no tool orders by.
+  // "how many types of findings": a number of kinds, not of findings.
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
+    const kinds = /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
+    if (!byPosition && !kinds) continue;
+    consume(s, [i, i + 2]);
+    parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
+  }
   // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
   for (let i = 0; i < s.tokens.length; i++) {
     if (!s.used[i] && /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])) {
@@ -491,7 +513,7 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     const neg = negationBefore(s, from);
     const start = neg ? neg[0] : prep && (REPORT_PREPOSITIONS.has(prep) || /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep)) ? from - 1 : a;
     consume(s, [start, to]);
-    parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown' });
+    parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown', ...(start === a && !neg ? { topicLike: true } : {}) });
   }
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
@@ -600,8 +622,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
       if (!has.present) unapplied.push({ text: 'no verdict', reason: 'combination' });
     } else scope.has = has;
   }
-  const groupBy = findGroupBy(s);
   let reportHint = filter.reportName || filter.reportId !== undefined ? undefined : findReportHint(s);
+  const groupBy = findGroupBy(s);
   const topic = findTopic(s);
   if (topic) {
     if (topic.unapplicable) unapplied.push(topic.unapplicable);

@@ -139,7 +139,7 @@ export const HARMLESS_WORDS = new Set([
   'chat', 'assistant', 'bot', 'agent', 'go', 'ahead', 'sure', 'great', 'good', 'nice', 'cool', 'fine', 'alright', 'again', 'once', 'more', 'exist', 'lies', 'lie', 'stand', 'stands',
   'answer', 'reply', 'respond', 'number', 'figure', 'figures', 'stat', 'stats', 'quickly', 'briefly', 'short', 'shortly', 'simply', 'just', 'only', 'currently',
   'presently', 'loaded', 'sitting', 'present', 'known', 'available', 'seeing', 'got', 'gotten', 'getting', 'holding', 'hold', 'holds', 'carry', 'carries', 'appear', 'appears', 'showing',
-  'shown', 'say', 'says', 'said', 'tell', 'telling', 'wanna', 'gonna', 'able', 'possible', 'find', 'found', 'things', 'thing', 'stuff', 'anything', 'something', 'everything', 'altogether', 'distinct', 'unique', 'different',
+  'shown', 'say', 'says', 'said', 'tell', 'telling', 'wanna', 'gonna', 'able', 'possible', 'find', 'found', 'things', 'thing', 'stuff', 'anything', 'something', 'everything', 'altogether',
   'do', 'does', 'did', 'make', 'makes', 'up', 'amount', 'amounts', 'lot', 'lots', 'plenty', 'bunch', 'deal', 'kinds', 'various', 'respectively', 'individually', 'separately', 'together', 'combined',
   'came', 'come', 'comes', 'coming', 'originate', 'originated', 'belong', 'belonging', 'belongs', 'sit', 'sits', 'live', 'lives', 'if', 'moment', 'whatsoever',
   'include', 'included', 'account', 'considered', 'consider', 'counting', 'summed', 'sum', 'cumulative', 'grand', 'aggregate', 'aggregated', 'full', 'complete', 'entirety',
