@@ -263,7 +263,10 @@ function findReportHint(s: Scan): ReportHint | undefined {
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
-      const found = hint(s, [b, e], [r, e], false);
+      // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
+      let q = r;
+      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1]) q--;
+      const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
   }
@@ -429,7 +432,7 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
       }
     }
   }
-  if (s.hasAny(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
+  if (s.hasAnyUnused(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
     for (let i = 0; i < s.words.length; i++) {
       const w = s.words[i];
       if (GROUP_WORDS[w] && !FINDING_NOUNS.has(w) && !s.used[i]) return GROUP_WORDS[w];
