@@ -267,6 +267,8 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many unique findings are there?', null],
   ['how many findings in every report except fortify', () => sqlCount('r.filename IS DISTINCT FROM $1', [FORTIFY])],
   ['How many XSS findings are in reports other than juice shop?', async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE }))],
+  ['which CWE is most common?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`))[0].n],
+  ['How many reports have been imported?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n],
   ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
 ];
 

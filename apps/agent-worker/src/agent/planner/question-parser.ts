@@ -110,6 +110,8 @@ const NOT_A_TOPIC = new Set(['it', 'them', 'those', 'these', 'that', 'this', 'se
 const COMPARISON = /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
 /** Adjectives about how to count ("unique findings"), which no tool applies and which are not topics. */
 const COUNTING_ADJECTIVES = new Set(['unique', 'distinct', 'different', 'separate', 'individual', 'duplicate', 'duplicated', 'duplicates', 'deduplicated', 'deduped', 'repeated', 'recurring']);
+/** Words that qualify every finding or ranking ("security findings", "scanner reports", "most common"): not topics. */
+const GENERIC_MODIFIERS = new Set(['security', 'scanner', 'scanners', 'common', 'commonest', 'frequent', 'prevalent', 'popular', 'widespread', 'often', 'frequently', 'imported', 'reported', 'detected', 'found']);
 /** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
 const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
 /** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
@@ -349,7 +351,7 @@ function findTopic(s: Scan): Topic | undefined {
     const afterCount = prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || FINDING_NOUNS.has(next));
     const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
-    if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w))) continue;
+    if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w) || GENERIC_MODIFIERS.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation) {
       if (neg) consume(s, neg);
       consume(s, [a, b]);

@@ -141,6 +141,8 @@ export const HARMLESS_WORDS = new Set([
   'presently', 'loaded', 'sitting', 'present', 'known', 'available', 'seeing', 'got', 'gotten', 'getting', 'holding', 'hold', 'holds', 'carry', 'carries', 'appear', 'appears', 'showing',
   'shown', 'say', 'says', 'said', 'tell', 'telling', 'wanna', 'gonna', 'able', 'possible', 'find', 'found', 'things', 'thing', 'stuff', 'anything', 'something', 'everything', 'altogether',
   'do', 'does', 'did', 'make', 'makes', 'up', 'amount', 'amounts', 'lot', 'lots', 'plenty', 'bunch', 'deal', 'kinds', 'various', 'respectively', 'individually', 'separately', 'together', 'combined',
+  'imported', 'uploaded', 'added', 'created', 'ingested', 'scanned', 'submitted', 'received', 'scanner', 'scanners', 'security', 'tool', 'tools', 'common', 'commonest', 'frequent',
+  'prevalent', 'popular', 'widespread', 'often', 'frequently',
   'came', 'come', 'comes', 'coming', 'originate', 'originated', 'belong', 'belonging', 'belongs', 'sit', 'sits', 'live', 'lives', 'if', 'moment', 'whatsoever',
   'include', 'included', 'account', 'considered', 'consider', 'counting', 'summed', 'sum', 'cumulative', 'grand', 'aggregate', 'aggregated', 'full', 'complete', 'entirety',
 ]);
