@@ -384,7 +384,8 @@ export function reportHintAnswer(hint: { text: string; loose: boolean }, matches
     const lead = hint.loose ? `I can't give an exact number for that: I couldn't apply ${quote(hint.text)}.` : `I can't give a number for that report:`;
     return (
       `${lead} No report's file name matches ${quote(hint.text)}, and I don't know it as a severity, CWE id, verdict or topic either.\n\n` +
-      'Ask "list the reports" to see every file name, then ask again with one of them (a part of the name is enough when it is unique).'
+      'Ask "list the reports" to see every file name, then ask again with one of them (a part of the name is enough when it is unique).' +
+      (hint.loose ? ` If ${quote(hint.text)} is a topic, ask "how many findings mention ${md(hint.text)}?".` : '')
     );
   }
   const lines = [`I can't give a number yet: ${quote(hint.text)} matches more than one report, and counting them all would not answer for the one you mean:`];

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { parseQuestion, mergeFilters } from './question-parser';
+import { parseQuestion, mergeFilters, mergeScopes } from './question-parser';
 import { lex } from './question-lexer';
 
 describe('parseQuestion', () => {
@@ -54,6 +54,112 @@ describe('parseQuestion', () => {
 
   it('mergeFilters narrows the previous filter and replaces a report given the other way', () => {
     expect(mergeFilters({ text: 'x', reportId: 3 }, { severity: 'low', reportName: 'a.sarif' })).toEqual({ text: 'x', severity: 'low', reportName: 'a.sarif' });
+  });
+});
+
+describe('parseQuestion: parts that one tool filter does not express', () => {
+  it.each([
+    ['How many high or critical findings are there?', ['critical', 'high']],
+    ['how many critical and high findings', ['critical', 'high']],
+    ['How many high/critical findings?', ['critical', 'high']],
+    ['high+ findings?', ['critical', 'high']],
+    ['How many findings are medium or higher?', ['critical', 'high', 'medium']],
+    ['how many findings are at least medium', ['critical', 'high', 'medium']],
+    ['findings above medium', ['critical', 'high']],
+    ['how many findings are low or below', ['low', 'info']],
+    ['How many findings are between low and high?', ['high', 'medium', 'low']],
+    ['how many findings are not info?', ['critical', 'high', 'medium', 'low']],
+    ['how many non-info findings', ['critical', 'high', 'medium', 'low']],
+    ['How many findings, excluding informational?', ['critical', 'high', 'medium', 'low']],
+    ['How many findings other than low?', ['critical', 'high', 'medium', 'info']],
+    ['How many findings are neither low nor info?', ['critical', 'high', 'medium']],
+    ["how many findings aren't low or info", ['critical', 'high', 'medium']],
+  ])('severity set: %s', (q, set) => {
+    const plan = parseQuestion(q);
+    expect(plan).toMatchObject({ kind: 'count_findings', filter: {}, scope: { severities: set } });
+    expect(plan).not.toHaveProperty('filter.text');
+  });
+
+  it.each([
+    ['How many high-severity findings are there?', { severity: 'high' }],
+    ["How many findings have a severity of 'high'?", { severity: 'high' }],
+    ['how many findings are critical but not info', { severity: 'critical' }],
+  ])('one severity: %s', (q, filter) => {
+    expect(parseQuestion(q)).toMatchObject({ kind: 'count_findings', filter });
+  });
+
+  it.each([
+    ['How many findings are not about SQL injection?', { text: 'SQL injection' }],
+    ['how many findings are not fixed', { verdict: 'fixed' }],
+    ['How many open findings are there?', { verdict: 'fixed' }],
+    ['how many findings without CWE-79', { cwe: 79 }],
+    ['How many findings are not in dd__flawfinder.sarif?', { reportName: 'dd__flawfinder.sarif' }],
+  ])('exclusion: %s', (q, exclude) => {
+    expect(parseQuestion(q)).toMatchObject({ kind: 'count_findings', scope: { exclude } });
+  });
+
+  it.each([
+    ['How many findings have no CWE?', { key: 'cwe', present: false }],
+    ['how many findings have a CWE id?', { key: 'cwe', present: true }],
+    ['How many findings without a verdict?', { key: 'verdict', present: false }],
+  ])('with / without: %s', (q, has) => {
+    expect(parseQuestion(q)).toMatchObject({ kind: 'count_findings', scope: { has } });
+  });
+
+  it.each([
+    ['How many critical findings are in the juice shop report?', { text: 'juice shop', negated: false, loose: false }, { severity: 'critical' }],
+    ['How many findings does the fortify report have?', { text: 'fortify', loose: false }, {}],
+    ['how many findings in juice-shop?', { text: 'juice-shop', loose: true }, {}],
+    ['How many findings does juice shop have?', { text: 'juice shop', loose: true }, {}],
+    ['How many findings does jQuery have?', { text: 'jQuery', loose: true }, {}],
+    ['How many findings are not in the juice shop report?', { text: 'juice shop', negated: true }, {}],
+    ['how many findings in every report except fortify', { text: 'fortify', negated: true }, {}],
+  ])('report named by part of its file name: %s', (q, reportHint, filter) => {
+    const plan = parseQuestion(q);
+    expect(plan).toMatchObject({ kind: 'count_findings', reportHint, filter });
+    expect(plan).not.toHaveProperty('filter.text');
+  });
+
+  it.each([
+    ['How many findings were imported last week?', 'imported last week', 'time'],
+    ['How many critical findings since 2023?', 'since 2023', 'time'],
+    ['How many findings in the last 30 days?', 'in the last 30 days', 'time'],
+    ['How many new findings are there?', 'new', 'time'],
+    ['How many findings mention XSS or SQL injection?', 'XSS or SQL injection', 'combination'],
+    ['How many findings mention cookies and XSS?', 'and XSS', 'combination'],
+    ['How many findings have CWE-79 or CWE-89?', 'CWE-89', 'combination'],
+    ['How many findings have more than one CWE?', 'more than one CWE', 'combination'],
+    ['How many findings have a CVSS score above 9?', 'CVSS score above 9', 'combination'],
+    ['Which report has the least findings?', 'least', 'order'],
+    ['How many findings are in the first report?', 'first report', 'unknown'],
+    ['How many unique findings are there?', 'unique', 'unknown'],
+  ])('not applicable, so no number: %s', (q, text, reason) => {
+    const plan = parseQuestion(q);
+    expect(plan.kind).toBe('unsupported');
+    if (plan.kind === 'unsupported') expect(plan.parts).toContainEqual(expect.objectContaining({ text, reason }));
+  });
+
+  it('filler and scaffolding do not make a question unsupported', () => {
+    for (const q of ['Hey buddy, how many findings do we have, roughly?', 'How many findings are there at the moment?', 'How many reports have been imported?', 'which CWE is most common?']) {
+      expect(parseQuestion(q).kind).not.toBe('unsupported');
+    }
+  });
+
+  it('a follow-up keeps the previous set of severities and replaces it with a new severity', () => {
+    const prevSet = { lastFilter: {}, lastScope: { severities: ['critical' as const, 'high' as const] } };
+    expect(parseQuestion('and how many of those mention XSS?', prevSet)).toMatchObject({ filter: { text: 'XSS' }, scope: { severities: ['critical', 'high'] }, followUp: true });
+    const replaced = parseQuestion('what about low?', prevSet);
+    expect(replaced).toMatchObject({ filter: { severity: 'low' }, followUp: true });
+    expect(replaced).not.toHaveProperty('scope.severities');
+    expect(parseQuestion('excluding low?', { lastFilter: { text: 'cookies' } })).toMatchObject({ filter: { text: 'cookies' }, scope: { severities: ['critical', 'high', 'medium', 'info'] }, followUp: true });
+  });
+
+  it('mergeScopes: a new topic replaces an exclusion of a topic, other parts are kept', () => {
+    expect(mergeScopes({ filter: { severity: 'high' }, scope: { exclude: { text: 'XSS' } } }, { filter: { text: 'SQL injection' } })).toEqual({ filter: { severity: 'high', text: 'SQL injection' } });
+    expect(mergeScopes({ filter: { text: 'x' }, scope: { severities: ['critical', 'high'] } }, { filter: {}, scope: { exclude: { verdict: 'fixed' } } })).toEqual({
+      filter: { text: 'x' },
+      scope: { severities: ['critical', 'high'], exclude: { verdict: 'fixed' } },
+    });
   });
 });
 
