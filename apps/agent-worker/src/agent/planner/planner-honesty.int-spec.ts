@@ -269,6 +269,8 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many XSS findings are in reports other than juice shop?', async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE }))],
   ['which CWE is most common?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`))[0].n],
   ['How many reports have been imported?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n],
+  ["Don't count info findings, how many are there?", () => bySeverities(['critical', 'high', 'medium', 'low'])],
+  ["how many findings that don't include XSS", async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'XSS' }))],
   ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
 ];
 

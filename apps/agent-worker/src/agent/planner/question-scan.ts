@@ -44,6 +44,7 @@ export const spanText = (s: Scan, [a, b]: [number, number]): string =>
 const NEGATION_GAP = new Set([
   'the', 'a', 'an', 'any', 'are', 'is', 'were', 'was', 'be', 'being', 'been', 'that', 'which', 'those', 'these', 'rated', 'of', 'as', 'marked', 'flagged', 'labelled', 'labeled',
   'classified', 'tagged', 'severity', 'sev', 'level', 'priority', 'risk', 'at', 'in', 'from', 'have', 'has', 'having', 'with', 'for', 'do', 'does', 'did', 'all', 'findings', 'ones', 'considered',
+  'count', 'counting', 'include', 'including', 'consider', 'considering',
 ]);
 
 /**
