@@ -78,6 +78,9 @@ describe('OperatorsPage', () => {
     expect(row('root').querySelector<HTMLSelectElement>('select')!.disabled).toBe(true);
     expect(button('Change my password', row('root'))).toBeDefined();
     expect(button('Disable', row('olga'))).toBeDefined();
+    // Each row's select shows that operator's role (not the first option).
+    expect(row('root').querySelector<HTMLSelectElement>('select')!.value).toBe('admin');
+    expect(row('olga').querySelector<HTMLSelectElement>('select')!.value).toBe('operator');
   });
 
   it('adds an operator with the CreateOperatorDto, and shows the reason when the name is taken', async () => {
