@@ -35,12 +35,15 @@ function installHooks(): void {
 /**
  * Markdown to safe HTML: `marked` renders (raw HTML escaped to text), then DOMPurify removes
  * anything executable that Markdown itself can produce (`javascript:`/`data:` link targets, event
- * attributes). Only the elements Markdown makes are allowed.
+ * attributes). Only the elements Markdown makes are allowed. A link whose target was removed (or a
+ * relative one such as SARIF's `[a value](1)`, which points into the report) stays as its text,
+ * not as a dead link.
  */
 export function renderMarkdown(source: string): string {
   installHooks();
   const html = markdown.parse(source) as string;
-  return DOMPurify.sanitize(html, {
+  const fragment = DOMPurify.sanitize(html, {
+    RETURN_DOM_FRAGMENT: true,
     ALLOWED_TAGS: [
       'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'a', 'ul', 'ol', 'li',
       'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input',
@@ -48,6 +51,10 @@ export function renderMarkdown(source: string): string {
     ALLOWED_ATTR: ['href', 'title', 'align', 'start', 'type', 'checked', 'disabled'],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#)/i,
   });
+  for (const a of Array.from(fragment.querySelectorAll('a:not([href])'))) a.replaceWith(...Array.from(a.childNodes));
+  const out = document.createElement('div');
+  out.append(fragment);
+  return out.innerHTML;
 }
 
 /** Renders an assistant answer's Markdown (sanitised by `renderMarkdown`). */
