@@ -9,6 +9,7 @@
  * on one origin, one agent-worker), then drives Debian's Chromium with playwright-core through the
  * five scenarios of the issue. Slow turns use the agent's scripted OpenAI-compatible server,
  * configured through the Settings page. Each scenario saves a screenshot to test-artifacts/e2e/.
+ * Scenario 6 adds an operator from the Operators page and continues as that operator.
  * Everything started is stopped, and the database and Redis keys removed, even on failure.
  *
  * Env: SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium),
@@ -81,11 +82,11 @@ async function shot(name) {
 
 const digitsOf = (text) => (text.replace(/(\d),(?=\d{3}\b)/g, '$1').match(/\d+/g) ?? []).map(Number);
 
-async function signIn() {
+async function signIn(username = stack.adminUser, password = stack.adminPassword) {
   await page.goto(`${stack.baseUrl}/`);
   await page.waitForURL(/\/login/);
-  await page.getByLabel('Username').fill(stack.adminUser);
-  await page.getByLabel('Password').fill(stack.adminPassword);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/chat$/);
   await page.getByTestId('operator').waitFor();
@@ -141,6 +142,8 @@ const liveText = () =>
 async function putModelSettings({ backend, baseUrl, model: modelName, testFirst = false }) {
   await page.goto(`${stack.baseUrl}/settings`);
   await page.getByRole('radio', { name: backend === 'openai' ? /OpenAI-compatible/ : /Built-in planner/ }).check();
+  // The built-in planner has no server: no Test connection, a note instead.
+  if (backend === 'builtin') await page.getByTestId('builtin-note').waitFor();
   if (backend === 'openai') {
     await page.getByLabel('Base URL').fill(baseUrl);
     await page.getByLabel('Model', { exact: true }).fill(modelName);
@@ -397,6 +400,104 @@ scenario('thread list: rename, archive and the archive filter, delete with confi
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await page.waitForURL(/\/chat$/);
   await item.waitFor({ state: 'detached' });
+});
+
+scenario('6. count groups link to Findings; an admin adds an operator who sees no admin pages, and the CWE filter works', { timeout: 90_000 }, async () => {
+  // As the admin (built-in planner since scenario 4): each group of a breakdown opens its findings,
+  // and the Findings view counts the same. (Scenario 5's imports changed the corpus's numbers.)
+  await page.goto(`${stack.baseUrl}/chat`);
+  await newThread();
+  await ask('Give me a breakdown of all findings by severity.');
+  const answer = await settledAnswer(1);
+  const card = page.locator('cc-tool-card').filter({ has: page.getByTestId('tool-total') }).first();
+  await card.locator('button.toggle').click();
+  const critical = card.getByTestId('tool-group').filter({ has: page.getByRole('link', { name: 'critical', exact: true }) });
+  const criticalCount = Number(await critical.locator('.num').innerText());
+  assert.ok(criticalCount > 0 && digitsOf(answer).includes(criticalCount), `the answer states the card's ${criticalCount}: ${answer}`);
+  await shot('6a-count-groups');
+  await critical.getByRole('link').click();
+  await page.waitForURL(/\/reports\/findings\?.*severity=critical/);
+  await waitUntil(async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === criticalCount, {
+    timeoutMs: 15_000,
+    message: `the Findings view to show the group's ${criticalCount} critical findings`,
+  });
+
+  // A report can be archived (it leaves the list), found under "Show archived", and restored.
+  await page.goto(`${stack.baseUrl}/reports`);
+  const dropped = page.getByTestId('report-row').filter({ hasText: 'e2e-dropped.sarif' });
+  await dropped.getByRole('button', { name: 'Archive e2e-dropped.sarif' }).click();
+  await page.getByTestId('archive-notice').filter({ hasText: 'Archived e2e-dropped.sarif' }).waitFor();
+  await dropped.waitFor({ state: 'detached' });
+  await page.getByTestId('show-archived').check();
+  await dropped.filter({ hasText: 'archived' }).waitFor();
+  await shot('6a2-report-archived');
+  await dropped.getByRole('button', { name: 'Unarchive e2e-dropped.sarif' }).click();
+  await page.getByTestId('archive-notice').filter({ hasText: 'Restored e2e-dropped.sarif' }).waitFor();
+  await page.getByTestId('show-archived').uncheck();
+  await dropped.waitFor();
+
+  // A mistyped thread link says so, with a way back.
+  await page.goto(`${stack.baseUrl}/chat/not-a-uuid`);
+  await page.getByTestId('thread-missing').filter({ hasText: 'This thread does not exist' }).waitFor();
+  assert.equal(await page.getByText('uuid is expected').count(), 0);
+
+  // The admin adds an operator.
+  const username = `e2e-op-${Date.now().toString(36)}`;
+  const password = 'e2e-operator-password';
+  await page.getByRole('link', { name: 'Operators' }).click();
+  await page.waitForURL(/\/operators$/);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Display name').fill('Olga Operator');
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Add operator' }).click();
+  const added = page.getByTestId('operator-row').filter({ hasText: username });
+  await added.waitFor();
+  assert.equal(await added.getByRole('combobox').inputValue(), 'operator');
+  await shot('6b-operators');
+
+  // The operator signs in: no Settings or Operators, and their URLs lead back to the chat.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.waitForURL(/\/login/);
+  await signIn(username, password);
+  const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
+  assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports']);
+  await page.goto(`${stack.baseUrl}/settings`);
+  await page.waitForURL(/\/chat$/);
+
+  // The CWE filter: 79 typed and searched is in the URL and gives the API's total for CWE-79 (the
+  // corpus's 40 plus scenario 5's imports), not every finding; 0 is refused.
+  const apiTotal = (query) => page.evaluate((q) => fetch(`/api/findings?limit=0${q}`).then((r) => r.json()).then((b) => b.total), query);
+  const cwe79 = await apiTotal('&cwe=79');
+  assert.ok(cwe79 >= expectedNumbers('How many findings have CWE-79?')[0] && cwe79 < (await apiTotal('')));
+  await page.goto(`${stack.baseUrl}/reports/findings`);
+  await page.getByTestId('findings-total').filter({ hasText: /findings/ }).waitFor();
+  await page.getByLabel('CWE').fill('0');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByTestId('cwe-error').waitFor();
+  await page.getByLabel('CWE').fill('79');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForURL(/[?&]cwe=79\b/);
+  await waitUntil(async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === cwe79, {
+    timeoutMs: 15_000,
+    message: `the Findings view to show ${cwe79} CWE-79 findings`,
+  });
+  await shot('6c-operator-cwe-79');
+
+  // A finding's description is rendered Markdown (no raw backticks from SARIF messages).
+  await page.locator('td.title a').first().click();
+  await page.getByTestId('finding-title').waitFor();
+  await shot('6d-finding-detail');
+
+  // The operator changes their own password and stays signed in.
+  await page.getByTestId('operator').getByRole('link').click();
+  await page.waitForURL(/\/account$/);
+  await page.getByLabel('Current password').fill(password);
+  await page.getByLabel('New password', { exact: true }).fill('e2e-operator-password-2');
+  await page.getByLabel('Repeat new password').fill('e2e-operator-password-2');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await page.getByTestId('change-password-message').filter({ hasText: 'Password changed.' }).waitFor();
+  await page.goto(`${stack.baseUrl}/reports`);
+  await page.getByTestId('report-row').first().waitFor();
 });
 
 test('the pages ran without uncaught errors', () => {
