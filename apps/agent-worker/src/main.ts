@@ -9,31 +9,11 @@ import 'reflect-metadata';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { ConfigError, listenErrorMessage } from '@corpus-chat/server-core';
+import { ConfigError, exitIfShutdownHangs, failStartup, listenErrorMessage } from '@corpus-chat/server-core';
 import { AgentModule, loadAgentConfig } from './agent';
 import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
 import { WorkerModule } from './worker.module';
 import { WORKER_ID } from './turns/turn-executor';
-
-function fail(message: string): never {
-  console.error(`\n${message}\n`);
-  process.exit(1);
-}
-
-/**
- * After SIGTERM/SIGINT, exits anyway if the graceful close (running turns get SHUTDOWN_TIMEOUT_MS)
- * takes longer than `ms`, e.g. while Redis is unreachable.
- */
-function exitIfShutdownHangs(ms: number): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      setTimeout(() => {
-        console.error(`shutdown did not finish within ${ms} ms; exiting`);
-        process.exit(1);
-      }, ms).unref();
-    });
-  }
-}
 
 async function main(): Promise<void> {
   let env: WorkerEnv;
@@ -42,7 +22,7 @@ async function main(): Promise<void> {
     env = loadWorkerEnv();
     agentConfig = loadAgentConfig();
   } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
+    if (e instanceof ConfigError) failStartup(e.message);
     throw e;
   }
   let app: INestApplicationContext;
@@ -55,7 +35,7 @@ async function main(): Promise<void> {
   } catch (e) {
     // The health server (WORKER_HEALTH_PORT) is the only thing that listens.
     const message = listenErrorMessage(e, env.WORKER_HEALTH_PORT, 'WORKER_HEALTH_PORT');
-    if (message) fail(message);
+    if (message) failStartup(message);
     throw e;
   }
   app.useLogger(app.get(Logger));
@@ -68,7 +48,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError) fail(e.message);
+  if (e instanceof ConfigError) failStartup(e.message);
   console.error(e);
   process.exit(1);
 });

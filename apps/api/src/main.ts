@@ -6,20 +6,23 @@
  */
 import 'reflect-metadata';
 import { ensureDatabase } from '@corpus-chat/corpus-queries';
-import { ConfigError, createRedisConnection, closeRedis, listenErrorMessage, waitUntilReady } from '@corpus-chat/server-core';
+import {
+  ConfigError,
+  exitIfShutdownHangs,
+  failStartup,
+  createRedisConnection,
+  closeRedis,
+  listenErrorMessage,
+  waitUntilReady,
+} from '@corpus-chat/server-core';
 import { createApiApp } from './app.setup';
 import { type ApiEnv, loadApiEnv } from './config/api-env';
-
-function fail(message: string): never {
-  console.error(`\n${message}\n`);
-  process.exit(1);
-}
 
 async function checkDependencies(env: ApiEnv): Promise<void> {
   try {
     if (env.RUN_MIGRATIONS === 1) await ensureDatabase(env.DATABASE_URL);
   } catch (e) {
-    fail(
+    failStartup(
       `Postgres is not reachable at DATABASE_URL (${redactUrl(env.DATABASE_URL)}): ${(e as Error).message}`,
     );
   }
@@ -27,7 +30,7 @@ async function checkDependencies(env: ApiEnv): Promise<void> {
   const ready = await waitUntilReady(redis, 5000);
   await closeRedis(redis);
   if (!ready)
-    fail(
+    failStartup(
       `Redis is not reachable at REDIS_URL (${redactUrl(env.REDIS_URL)}). Start it (e.g. \`redis-server\`) and try again.`,
     );
 }
@@ -43,24 +46,12 @@ function redactUrl(url: string): string {
   }
 }
 
-/** After SIGTERM/SIGINT, exits anyway if the graceful close (Nest's shutdown hooks) takes longer than `ms`. */
-function exitIfShutdownHangs(ms: number): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      setTimeout(() => {
-        console.error(`shutdown did not finish within ${ms} ms; exiting`);
-        process.exit(1);
-      }, ms).unref();
-    });
-  }
-}
-
 async function main(): Promise<void> {
   let env: ApiEnv;
   try {
     env = loadApiEnv();
   } catch (e) {
-    if (e instanceof ConfigError) fail(e.message);
+    if (e instanceof ConfigError) failStartup(e.message);
     throw e;
   }
   await checkDependencies(env);
@@ -70,9 +61,11 @@ async function main(): Promise<void> {
     await app.listen(env.API_PORT, env.API_HOST);
   } catch (e) {
     const message = listenErrorMessage(e, env.API_PORT, 'API_PORT');
-    if (message) fail(message);
+    if (message) failStartup(message);
     if ((e as { code?: unknown }).code === 'EADDRNOTAVAIL') {
-      fail(`address ${env.API_HOST} is not one of this machine (API_HOST): use 0.0.0.0 for every interface or 127.0.0.1`);
+      failStartup(
+        `address ${env.API_HOST} is not one of this machine (API_HOST): use 0.0.0.0 for every interface or 127.0.0.1`,
+      );
     }
     throw e;
   }
@@ -83,7 +76,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  if (e instanceof ConfigError) fail(e.message);
+  if (e instanceof ConfigError) failStartup(e.message);
   console.error(e);
   process.exit(1);
 });

@@ -15,3 +15,4 @@ export * from './turns/turn-trace';
 export * from './turns/turn-pipeline.module';
 export * from './logging/pino-params';
 export * from './database/migrations';
+export * from './process/process-lifecycle';

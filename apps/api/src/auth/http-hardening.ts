@@ -3,6 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
+import { BASE_LOG_REDACT_PATHS } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService } from './auth.service';
 import { sessionTokenOf } from './session-cookie';
@@ -11,24 +12,11 @@ import { sessionTokenOf } from './session-cookie';
 export const JSON_BODY_LIMIT = '1mb';
 
 /**
- * Paths (and values) pino must never write: session cookies, credentials, model API keys, and
- * request bodies (they hold passwords and operators' messages). For `nestjs-pino`'s
- * `pinoHttp.redact`.
+ * Paths pino must never write in the API: those of every process (cookies, credentials, API keys,
+ * bodies and message contents, see `BASE_LOG_REDACT_PATHS`) plus session tokens. For
+ * `nestjs-pino`'s `pinoHttp.redact`.
  */
-export const LOG_REDACT_PATHS = [
-  'req.headers.cookie',
-  'req.headers.authorization',
-  'req.body',
-  'res.headers["set-cookie"]',
-  'password',
-  '*.password',
-  'apiKey',
-  '*.apiKey',
-  'content',
-  '*.content',
-  'token',
-  '*.token',
-];
+export const LOG_REDACT_PATHS = [...BASE_LOG_REDACT_PATHS, 'token', '*.token'];
 
 /**
  * HTTP hardening of the API, applied by `configureApp` before routes and Swagger are set up:

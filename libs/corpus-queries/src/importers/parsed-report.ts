@@ -1,22 +1,12 @@
-import type { CvssScore, NoteStage, ReportFormat, Severity, VerdictStatus } from '@corpus-chat/contracts';
+import type { FindingVersionView, NoteStage, ReportFormat, VerdictStatus } from '@corpus-chat/contracts';
 
-/** One version of a finding as parsed from a file (column names of `finding_versions`). */
-export interface ParsedVersion {
-  origin: 'import' | 'edit';
-  title: string;
-  severity: Severity;
-  description: string;
-  impact: string | null;
-  attackVector: string | null;
-  affectedEndpoints: string[];
-  reproductionSteps: string[];
-  cwe: number[];
-  cvss: CvssScore | null;
-  mitre: string[];
+/**
+ * One version of a finding as parsed from a file: the fields a person reads (`FindingVersionView`
+ * less the numbering the database assigns) plus the verbatim source entry.
+ */
+export interface ParsedVersion extends Omit<FindingVersionView, 'version' | 'createdAt'> {
   /** The verbatim source entry (secrets redacted). */
   raw: unknown;
-  editedBy: string | null;
-  reason: string | null;
   /** ISO 8601; null for "now". */
   createdAt: string | null;
 }
