@@ -51,6 +51,12 @@ interface Level {
   hops: Record<string, number>;
 }
 
+/**
+ * Postgres connections of the worker in this scenario (`DB_POOL_SIZE`; the default 10 makes the
+ * turns' short transactions queue for a connection at high concurrency). The server allows 100.
+ */
+const S3_DB_POOL = 40;
+
 /** Stages of a model turn in the worker, from its trace marks: [label, from, to]. */
 const TURN_STAGES: [string, string, string][] = [
   ['pickup → turn.started (load, mark running)', 'worker.picked', 'published:turn.started'],
@@ -102,7 +108,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
     const trace = path.join(ctx.logsDir, `trace-s3-${c}.jsonl`);
     const [worker] = await stack.startWorkers(1, {
-      env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs), TURN_TRACE_FILE: trace },
+      env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs), DB_POOL_SIZE: String(Math.min(c, S3_DB_POOL)), TURN_TRACE_FILE: trace },
       probe: true,
       cpuProfile: ctx.profile && c === 500,
     });
@@ -185,7 +191,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     title: 'One worker process, many slow turns',
     figures,
     markdown: [
-      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${levels[levels.length - 1]} (every level ≥ 80 % of ideal).`}`,
+      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C, DB_POOL_SIZE = min(C, ${S3_DB_POOL})), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${levels[levels.length - 1]} (every level ≥ 80 % of ideal).`}`,
       table(
         ['C', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS / heap MiB', 'peak RSS / heap MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
         results.map((r) => [

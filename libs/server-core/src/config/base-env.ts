@@ -24,6 +24,17 @@ export class ServerEnv {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /**
+   * Postgres connections of this process's pool. A worker with a high `WORKER_CONCURRENCY` holds
+   * many short transactions at once and waits on a small pool (docs/benchmarks.md, scenario 3);
+   * keep the sum over all processes below the server's `max_connections`.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DB_POOL_SIZE = 10;
+
   /** Run pending migrations at start (set 0 to skip, e.g. when a release job runs them). */
   @Type(() => Number)
   @IsInt()

@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { ServerEnv } from './base-env';
+import { ConfigError, validateEnv } from './validate-env';
+
+describe('ServerEnv.DB_POOL_SIZE', () => {
+  it('defaults to 10 connections and reads a number from the environment string', () => {
+    expect(validateEnv(ServerEnv, {}).DB_POOL_SIZE).toBe(10);
+    expect(validateEnv(ServerEnv, { DB_POOL_SIZE: '40' }).DB_POOL_SIZE).toBe(40);
+  });
+
+  it('refuses a pool of no connection or a value that is not a whole number, naming the variable', () => {
+    for (const bad of ['0', '2.5', 'many']) {
+      expect(() => validateEnv(ServerEnv, { DB_POOL_SIZE: bad })).toThrow(ConfigError);
+      expect(() => validateEnv(ServerEnv, { DB_POOL_SIZE: bad })).toThrow(/DB_POOL_SIZE/);
+    }
+  });
+});
