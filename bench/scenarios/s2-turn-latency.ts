@@ -142,7 +142,7 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
     title: 'A turn beyond the model: POST → first event, POST → done, by hop',
     figures,
     markdown: [
-      `${count} turns (after ${warmup} warm-up turns), one at a time, one operator, built-in planner, ${threadCount} threads joined by one Socket.IO client; each turn one search_findings call and ${fmt(summarize(deltas).p50)} text deltas (p50). Breakdown by hop (ms, from the API and worker trace marks and the client's receipt times, one monotonic clock):`,
+      `${count} turns (after ${warmup} warm-up turns), one at a time, one operator, built-in planner, ${threadCount} threads joined by one Socket.IO client; each turn one search_findings call and ${fmt(summarize(deltas).p50)} text deltas (p50; TEXT_DELTA_COALESCE_MS ${ctx.coalesceMs}). Breakdown by hop (ms, from the API and worker trace marks and the client's receipt times, one monotonic clock):`,
       table(['hop', 'p50', 'p95', 'p99', 'mean'], hopRows),
     ],
     raw: { count, warmup, threadCount, firstEventMs: firstEvent, toDoneMs: toDone, httpResponseMs: httpResponse, hops, publishRtt, inProcess },
