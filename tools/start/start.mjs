@@ -226,9 +226,16 @@ run('web', [path.join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run'
 
 if (!(await waitForPage(WEB_PORT))) await fail(`the web app did not answer on port ${WEB_PORT}.`);
 
-const passwordFile = path.join(dataDir, 'admin-password.txt');
+// Same name as adminPasswordFileName() in apps/api/src/operators/admin-bootstrap.service.ts: one file per database.
+const dbUrl = new URL(DATABASE_URL);
+const dbKey = `${dbUrl.hostname}-${dbUrl.port || '5432'}-${decodeURIComponent(dbUrl.pathname.replace(/^\//, ''))}`;
+const passwordFile = path.join(dataDir, `admin-password.${dbKey.replace(/[^a-zA-Z0-9_.-]/g, '_')}.txt`);
 const username = process.env.ADMIN_USERNAME ?? 'admin';
-const password = process.env.ADMIN_PASSWORD ?? (fs.existsSync(passwordFile) ? fs.readFileSync(passwordFile, 'utf8').trim() : '(see ADMIN_PASSWORD)');
+const password =
+  process.env.ADMIN_PASSWORD ??
+  (fs.existsSync(passwordFile)
+    ? `${fs.readFileSync(passwordFile, 'utf8').trim()}  (generated at the first start; yours if you changed it)`
+    : '(the password you set: the first admin already existed)');
 const banner = [
   '',
   `Corpus Chat is running: open http://localhost:${WEB_PORT}`,

@@ -44,7 +44,7 @@ export class AuthEnv extends ServerEnv {
   /**
    * Password of that first admin (at least 10 characters). Required in production when no admin
    * exists; in development a random one is generated, printed once and written to
-   * `${DATA_DIR}/admin-password.txt` (mode 600). (secret)
+   * `${DATA_DIR}/admin-password.<host>-<port>-<database>.txt` (mode 600). (secret)
    */
   @IsOptional()
   @IsString()

@@ -8,13 +8,22 @@ import { OperatorEntity, hasEnabledAdmin, isUniqueViolation } from '@corpus-chat
 import { AUTH_ENV, type AuthEnv } from '../auth/auth.env';
 import { hashPassword } from '../auth/passwords';
 
-/** File (under DATA_DIR) where development start-up leaves the generated first-admin password for `npm start`. */
-export const ADMIN_PASSWORD_FILE = 'admin-password.txt';
+/**
+ * File (under DATA_DIR) where development start-up leaves the generated first-admin password for
+ * `npm start` to show: one per database (`admin-password.<host>-<port>-<database>.txt`), so pointing
+ * `npm start` at another database never shows a password of the first. tools/start/start.mjs builds
+ * the same name.
+ */
+export function adminPasswordFileName(databaseUrl: string): string {
+  const u = new URL(databaseUrl);
+  const key = `${u.hostname}-${u.port || '5432'}-${decodeURIComponent(u.pathname.replace(/^\//, ''))}`;
+  return `admin-password.${key.replace(/[^a-zA-Z0-9_.-]/g, '_')}.txt`;
+}
 
 /**
  * Creates the first admin at API start-up when no enabled admin exists, from `ADMIN_USERNAME` and
  * `ADMIN_PASSWORD`. Without `ADMIN_PASSWORD`: in development a random password is generated,
- * printed once and written to `${DATA_DIR}/admin-password.txt` (mode 600) for `npm start` to show;
+ * printed once and written to `${DATA_DIR}/admin-password.<database>.txt` (mode 600) for `npm start` to show;
  * in production start-up stops with a `ConfigError`; in tests nothing is created.
  */
 @Injectable()
@@ -54,7 +63,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       throw new ConfigError([`ADMIN_USERNAME: "${username}" belongs to a disabled operator or a non-admin; choose another name`]);
     }
     if (generated) {
-      const file = path.resolve(this.env.DATA_DIR, ADMIN_PASSWORD_FILE);
+      const file = path.resolve(this.env.DATA_DIR, adminPasswordFileName(this.env.DATABASE_URL));
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
       fs.chmodSync(file, 0o600);

@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { OperatorEntity } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
 import type { AuthEnv } from '../../src/auth/auth.env';
-import { AdminBootstrapService } from '../../src/operators/admin-bootstrap.service';
+import { AdminBootstrapService, adminPasswordFileName } from '../../src/operators/admin-bootstrap.service';
 import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 
@@ -421,7 +421,8 @@ describe('first admin bootstrap', () => {
       } finally {
         write.mockRestore();
       }
-      const file = path.join(dataDir, 'admin-password.txt');
+      const file = path.join(dataDir, adminPasswordFileName(env.DATABASE_URL));
+      expect(path.basename(file)).toMatch(/^admin-password\.[\w.-]+\.txt$/);
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       const password = fs.readFileSync(file, 'utf8').trim();
       const row = await fresh.dataSource.getRepository(OperatorEntity).findOneByOrFail({ username: 'boss' });
