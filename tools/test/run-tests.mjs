@@ -26,12 +26,12 @@ function reachable(port) {
 }
 
 const steps = [
-  { name: 'lint', cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'] },
+  { name: 'lint', cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static', '--skip-nx-cache'] },
   { name: 'lint-tools', cmd: bin('eslint'), args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'] },
   { name: 'typecheck-tools', cmd: bin('tsc'), args: ['-p', 'tools/tsconfig.json', '--noEmit'] },
-  { name: 'typecheck', cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'] },
+  { name: 'typecheck', cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static', '--skip-nx-cache'] },
   { name: 'jest', cmd: bin('jest'), args: ['--maxWorkers=2', '--ci'], needsServices: true },
-  { name: 'web', cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
+  { name: 'web', cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
   { name: 'e2e', cmd: process.execPath, args: ['apps/web-e2e/run-e2e.mjs'], needsServices: true, when: () => fs.existsSync(path.join(root, 'apps/web-e2e/run-e2e.mjs')) },
 ];
 
