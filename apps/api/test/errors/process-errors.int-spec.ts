@@ -13,6 +13,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { loginAs } from '../support/login';
+import { testProcessEnv } from '../support/process-env';
 
 jest.setTimeout(90_000);
 
@@ -25,18 +26,7 @@ let baseUrl: string;
 let port: number;
 
 /** Environment of a process of this test's deployment. */
-function baseEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: db.url,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
-    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
-    RUN_MIGRATIONS: '0',
-  };
-}
+const baseEnv = (): NodeJS.ProcessEnv => testProcessEnv(db.url);
 
 /** Runs `entry` until it exits (killed after `ms`), with its exit code and everything it printed. */
 function runToExit(entry: string, env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; out: string }> {

@@ -6,11 +6,11 @@
 import 'reflect-metadata';
 import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
+import { testProcessEnv } from '../support/process-env';
 
 jest.setTimeout(60_000);
 
@@ -25,18 +25,7 @@ beforeAll(async () => {
   child = spawn(process.execPath, ['tools/cli/run-ts.mjs', 'apps/api/src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: db.url,
-      REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
-      JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-      DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
-      RUN_MIGRATIONS: '0',
-      API_PORT: '0',
-      API_HOST: '127.0.0.1',
-    },
+    env: testProcessEnv(db.url, { API_PORT: '0', API_HOST: '127.0.0.1' }),
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

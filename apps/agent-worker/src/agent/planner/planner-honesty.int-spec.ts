@@ -8,21 +8,16 @@
 import 'reflect-metadata';
 import type { FindingFilter, Severity } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { CorpusTools } from '../tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from '../tools/corpus-queries.binding';
+import type { TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, numbersIn, type CapturedTurn } from '../testing/turn-harness';
-import { PlannerRunner } from './planner-runner';
+import type { PlannerRunner } from './planner-runner';
 
-const { corpus } = loadQuestions();
 let db: TestDatabase;
 let planner: PlannerRunner;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const outcomes = await importCorpusFiles(db.dataSource, corpus.files);
-  expect(outcomes.filter((o) => !o.ok)).toEqual([]);
-  planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly), defaultTopicNormaliser);
+  ({ db, planner } = await plannerOnQuestionsCorpus());
 }, 180_000);
 afterAll(async () => db?.drop());
 
