@@ -77,23 +77,6 @@ const sameAsNew: ValidatorFn = (group) => {
       grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr));
       gap: 0.75rem;
     }
-    .field {
-      display: flex;
-      flex-direction: column;
-      gap: 0.25rem;
-    }
-    label {
-      font-weight: 600;
-      font-size: 0.85rem;
-    }
-    .hint {
-      margin: 0;
-      font-size: 0.8rem;
-      color: var(--muted);
-    }
-    .hint.bad {
-      color: var(--danger);
-    }
     .error,
     .saved {
       margin: 0;
