@@ -85,6 +85,47 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect((await chats.findChat(alice, chat.id))!.title).toBe('Named');
   });
 
+  it('keeps the per-operator limit exact when posts to different threads race, and counts only that operator', async () => {
+    const carol = (await insertTestOperator(db.dataSource)).id;
+    const threads = await Promise.all(Array.from({ length: 8 }, () => chats.createChat(carol)));
+    const bobThread = await chats.createChat(bob);
+    const outcomes = await Promise.all(
+      threads.map((t) =>
+        chats.tryStartTurn(carol, t.id, { ...input(), maxActiveTurns: 3 }, async () => {
+          await new Promise((r) => setTimeout(r, 20)); // widen the window a racing check would use
+        }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.kind === 'started')).toHaveLength(3);
+    expect(outcomes.filter((o) => o.kind === 'over-quota').map((o) => (o as { activeTurns: number }).activeTurns)).toEqual([3, 3, 3, 3, 3]);
+    const active = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id WHERE s.owner_id = $1`,
+      [carol],
+    );
+    expect(active[0].n).toBe(3);
+    // Over-quota posts wrote nothing: three user messages in all.
+    const messages = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM chat_messages m JOIN chat_sessions s ON s.id = m.chat_id WHERE s.owner_id = $1`,
+      [carol],
+    );
+    expect(messages[0].n).toBe(3);
+    expect((await chats.tryStartTurn(bob, bobThread.id, { ...input(), maxActiveTurns: 1 }, async () => undefined)).kind).toBe('started');
+  });
+
+  it('answers a retried client message id even when the queue position is unknown, and starts nothing new then', async () => {
+    const chat = await chats.createChat(alice);
+    const clientMessageId = randomUUID();
+    const first = await chats.startTurn(alice, chat.id, input({ clientMessageId }), async () => undefined);
+    const retried = await chats.tryStartTurn(alice, chat.id, { ...input({ clientMessageId }), queuePosition: Promise.resolve(null), maxActiveTurns: 1 }, async () => {
+      throw new Error('must not enqueue twice');
+    });
+    expect(retried).toEqual({ kind: 'existing', turn: { ...first, created: false } });
+    const other = await chats.createChat(alice);
+    expect((await chats.tryStartTurn(alice, other.id, { ...input(), queuePosition: null, maxActiveTurns: null }, async () => undefined)).kind).toBe('no-position');
+    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: other.id })).toBe(0);
+    expect((await chats.tryStartTurn(bob, chat.id, { ...input({ clientMessageId }), maxActiveTurns: null }, async () => undefined)).kind).toBe('not-found');
+  });
+
   it('ends a turn exactly once, even when two finishers race', async () => {
     const chat = await chats.createChat(alice);
     const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { type DataSource, In } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
@@ -206,12 +208,10 @@ export class ChatRepository {
   }
 
   /**
-   * Starts a turn in one transaction: locks the thread row (so concurrent posts to one thread run
-   * one after the other), returns the existing turn when `clientMessageId` was seen before, refuses
-   * when a turn is queued or running (`ActiveTurnConflictError`), else inserts the turn (`queued`)
-   * and the user message, gives an untitled thread its auto title, and runs `beforeCommit` (which
-   * enqueues the job) before committing. If `beforeCommit` throws, nothing is stored.
-   * Throws `ChatNotFoundError` for a missing or foreign thread.
+   * Starts a turn (see `tryStartTurn`) with no per-operator limit and a known queue position;
+   * returns the existing turn when `clientMessageId` was seen before. Throws `ChatNotFoundError`
+   * for a missing or foreign thread and `ActiveTurnConflictError` when a turn is queued or
+   * running. If `beforeCommit` throws, nothing is stored.
    */
   async startTurn(
     ownerId: string,
@@ -219,65 +219,211 @@ export class ChatRepository {
     input: StartTurnInput,
     beforeCommit: (turn: StartedTurn) => Promise<void>,
   ): Promise<StartedTurn> {
-    return this.db.transaction(async (m) => {
-      const chat = await m
-        .getRepository(ChatSessionEntity)
-        .findOne({ where: { id: chatId, ownerId }, lock: { mode: 'pessimistic_write' } });
-      if (!chat) throw new ChatNotFoundError(chatId);
-      if (input.clientMessageId) {
-        const rows: { turn_id: string; queue_position: number; user_message_id: string }[] = await m.query(
-          `SELECT t.id AS turn_id, t.queue_position, mm.id AS user_message_id
-             FROM chat_turns t JOIN chat_messages mm ON mm.turn_id = t.id AND mm.role = 'user'
-            WHERE t.chat_id = $1 AND t.client_message_id = $2`,
-          [chatId, input.clientMessageId],
-        );
-        if (rows[0]) {
-          const r = rows[0];
-          return {
-            turnId: r.turn_id,
-            chatId,
-            ownerId,
-            userMessageId: r.user_message_id,
-            queuePosition: r.queue_position,
-            created: false,
-          };
-        }
-      }
-      const active = await m
-        .getRepository(ChatTurnEntity)
-        .findOne({ where: { chatId, status: In([...ACTIVE_TURN_STATUSES]) } });
-      if (active) throw new ActiveTurnConflictError(active.id);
+    const outcome = await this.tryStartTurn(ownerId, chatId, { ...input, maxActiveTurns: null }, beforeCommit);
+    switch (outcome.kind) {
+      case 'started':
+      case 'existing':
+        return outcome.turn;
+      case 'not-found':
+        throw new ChatNotFoundError(chatId);
+      case 'busy':
+        throw new ActiveTurnConflictError(outcome.activeTurnId);
+      default:
+        throw new Error(`unexpected outcome ${outcome.kind} of a turn start without limit`);
+    }
+  }
 
-      await m.getRepository(ChatTurnEntity).insert({
-        id: input.turnId,
-        chatId,
-        clientMessageId: input.clientMessageId,
-        status: 'queued',
-        queuePosition: input.queuePosition,
-      });
-      const inserted = await m.getRepository(ChatMessageEntity).insert({
-        chatId,
-        turnId: input.turnId,
-        role: 'user',
-        content: input.content,
-        status: 'complete',
-        metadata: {},
-      });
-      const userMessageId = inserted.identifiers[0]['id'] as string;
-      // An UPDATE of the changed columns (save() would first SELECT the row again to diff it).
-      await m
-        .getRepository(ChatSessionEntity)
-        .update({ id: chatId }, { updatedAt: new Date(), ...(chat.titleSource === 'default' ? { title: input.autoTitle, titleSource: 'auto' as const } : {}) });
-      const started: StartedTurn = {
-        turnId: input.turnId,
+  /**
+   * Starts a turn in one transaction and two round trips to Postgres before `beforeCommit`:
+   * 1. `BEGIN` and a lock on the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s), so the
+   *    operator's posts — on any API instance — pass the checks below one at a time;
+   * 2. one statement (a fresh snapshot, taken after the lock) that checks, in this order, that the
+   *    thread is the operator's (`not-found`), whether `clientMessageId` already started a turn in
+   *    it (`existing`), whether a turn is queued or running in it (`busy`), whether the operator
+   *    has `maxActiveTurns` turns queued or running over all threads (`over-quota`; null = no
+   *    limit), and only then inserts the turn (`queued`) and the user message and touches the
+   *    thread (`updated_at`, and the auto title when it was never named).
+   * `input.queuePosition` may be a promise (a Redis count started alongside the lock); null there
+   * means it could not be read: a new turn is then not inserted (`no-position`), while an existing
+   * one is still returned. On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds
+   * the job) before `COMMIT`; if it throws, the transaction is rolled back and the error rethrown.
+   * Every other outcome rolls back (nothing was written). Errors of Postgres are thrown as they
+   * are, except a thread deleted meanwhile (`not-found`).
+   */
+  async tryStartTurn(
+    ownerId: string,
+    chatId: string,
+    input: TryStartTurnInput,
+    beforeCommit: (turn: StartedTurn) => Promise<void>,
+  ): Promise<StartTurnOutcome> {
+    if (!UUID.test(ownerId)) throw new Error(`not an operator id: ${JSON.stringify(ownerId)}`);
+    const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [
+      PgClient,
+      (err?: unknown) => void,
+    ];
+    let broken: unknown;
+    try {
+      // One round trip (simple protocol, hence the id inlined after the UUID check above).
+      await client.query(
+        `BEGIN; SET LOCAL lock_timeout = '5s'; SELECT 1 FROM operators WHERE id = '${ownerId}' FOR NO KEY UPDATE`,
+      );
+      const queuePosition = await input.queuePosition;
+      const params = [
         chatId,
         ownerId,
-        userMessageId,
-        queuePosition: input.queuePosition,
-        created: true,
-      };
-      await beforeCommit(started);
-      return started;
-    });
+        input.clientMessageId,
+        input.turnId,
+        input.content,
+        queuePosition,
+        input.autoTitle,
+        input.maxActiveTurns,
+        randomUUID(),
+      ];
+      const row = await client.query(START_TURN_SQL, params).then(
+        (r) => r.rows[0] as StartTurnRow,
+        (e: { code?: string }) => {
+          // The thread was deleted between the snapshot and the insert (foreign key).
+          if (e.code === '23503') return null;
+          throw e;
+        },
+      );
+      const outcome = row ? toOutcome(row, chatId, ownerId, input.turnId, queuePosition) : { kind: 'not-found' as const };
+      if (outcome.kind !== 'started') {
+        await client.query('ROLLBACK');
+        return outcome;
+      }
+      await beforeCommit(outcome.turn);
+      await client.query('COMMIT');
+      return outcome;
+    } catch (e) {
+      // Outside a transaction ROLLBACK only warns; if it fails the connection is not reused.
+      broken = await client.query('ROLLBACK').then(
+        () => undefined,
+        (err: unknown) => err ?? new Error('ROLLBACK failed'),
+      );
+      throw e;
+    } finally {
+      release(broken);
+    }
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The part of a `pg` client `tryStartTurn` uses. */
+interface PgClient {
+  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** What `tryStartTurn` needs besides the ids. */
+export interface TryStartTurnInput extends Omit<StartTurnInput, 'queuePosition'> {
+  /** Queue position (1 = next), or a promise of it; null = unknown (nothing new is inserted). */
+  queuePosition: number | null | Promise<number | null>;
+  /** The operator's limit of turns queued or running at once; null = none. */
+  maxActiveTurns: number | null;
+}
+
+/** How `tryStartTurn` ended. Only `started` wrote anything. */
+export type StartTurnOutcome =
+  | { kind: 'started'; turn: StartedTurn }
+  /** The client message id already started this turn (a retried POST). */
+  | { kind: 'existing'; turn: StartedTurn }
+  /** The thread is missing or not the operator's. */
+  | { kind: 'not-found' }
+  /** A turn is queued or running in the thread. */
+  | { kind: 'busy'; activeTurnId: string }
+  /** The operator already has `activeTurns` (≥ the limit) turns queued or running. */
+  | { kind: 'over-quota'; activeTurns: number }
+  /** The queue position was unknown (null), so no turn was started. */
+  | { kind: 'no-position' };
+
+interface StartTurnRow {
+  found: boolean;
+  existing_turn_id: string | null;
+  existing_position: number | null;
+  existing_message_id: string | null;
+  active_turn_id: string | null;
+  active_turns: number;
+  message_id: string | null;
+}
+
+function toOutcome(
+  r: StartTurnRow,
+  chatId: string,
+  ownerId: string,
+  turnId: string,
+  queuePosition: number | null,
+): StartTurnOutcome {
+  if (!r.found) return { kind: 'not-found' };
+  if (r.existing_turn_id) {
+    return {
+      kind: 'existing',
+      turn: {
+        turnId: r.existing_turn_id,
+        chatId,
+        ownerId,
+        userMessageId: r.existing_message_id!,
+        queuePosition: r.existing_position!,
+        created: false,
+      },
+    };
+  }
+  if (r.active_turn_id) return { kind: 'busy', activeTurnId: r.active_turn_id };
+  if (r.message_id && queuePosition !== null) {
+    return {
+      kind: 'started',
+      turn: { turnId, chatId, ownerId, userMessageId: r.message_id, queuePosition, created: true },
+    };
+  }
+  if (queuePosition === null) return { kind: 'no-position' };
+  return { kind: 'over-quota', activeTurns: r.active_turns };
+}
+
+/**
+ * The checks and writes of `tryStartTurn` in one statement. $1 chat, $2 owner, $3 client message
+ * id, $4 turn id, $5 content, $6 queue position (null: insert nothing), $7 auto title, $8 limit of
+ * active turns (null: none), $9 id of the user message. Data-modifying CTEs run once each; the
+ * INSERTs only fire when `go` has a row.
+ */
+const START_TURN_SQL = `
+WITH chat AS (
+  SELECT id FROM chat_sessions WHERE id = $1 AND owner_id = $2
+), existing AS (
+  SELECT t.id AS turn_id, t.queue_position, m.id AS message_id
+    FROM chat_turns t JOIN chat_messages m ON m.turn_id = t.id AND m.role = 'user'
+   WHERE $3::uuid IS NOT NULL AND t.chat_id = $1 AND t.client_message_id = $3::uuid
+     AND EXISTS (SELECT 1 FROM chat)
+), active AS (
+  SELECT id FROM chat_turns WHERE chat_id = $1 AND status IN ('queued', 'running') LIMIT 1
+), quota AS (
+  SELECT count(*)::int AS n
+    FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id
+   WHERE s.owner_id = $2 AND t.status IN ('queued', 'running') AND $8::int IS NOT NULL
+), go AS (
+  SELECT 1 FROM chat
+   WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM active)
+     AND ($8::int IS NULL OR (SELECT n FROM quota) < $8::int) AND $6::int IS NOT NULL
+), turn AS (
+  INSERT INTO chat_turns (id, chat_id, client_message_id, status, queue_position)
+  SELECT $4::uuid, $1, $3::uuid, 'queued', $6::int FROM go
+  RETURNING id
+), msg AS (
+  INSERT INTO chat_messages (id, chat_id, turn_id, role, content, status, metadata)
+  SELECT $9::uuid, $1, turn.id, 'user', $5, 'complete', '{}'::jsonb FROM turn
+  RETURNING id
+), touched AS (
+  UPDATE chat_sessions s
+     SET updated_at = now(),
+         title = CASE WHEN s.title_source = 'default' THEN $7 ELSE s.title END,
+         title_source = CASE WHEN s.title_source = 'default' THEN 'auto' ELSE s.title_source END
+   WHERE s.id = $1 AND EXISTS (SELECT 1 FROM turn)
+  RETURNING s.id
+)
+SELECT EXISTS (SELECT 1 FROM chat) AS found,
+       (SELECT turn_id FROM existing) AS existing_turn_id,
+       (SELECT queue_position FROM existing) AS existing_position,
+       (SELECT message_id FROM existing) AS existing_message_id,
+       (SELECT id FROM active) AS active_turn_id,
+       COALESCE((SELECT n FROM quota), 0) AS active_turns,
+       (SELECT id FROM msg) AS message_id,
+       (SELECT count(*) FROM touched) AS touched`;
