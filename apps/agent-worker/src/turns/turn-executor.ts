@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { isUUID } from 'class-validator';
 import type { ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
-import { type TurnForRun, TurnLedger } from '@corpus-chat/corpus-queries';
+import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import {
   AGENT_RUNNER,
   type AgentRunner,
@@ -67,17 +67,45 @@ export class TurnExecutor {
   async execute(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     const data = validJobData(job.data);
     const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1, 1);
-    const loaded = await this.loadTurn(data.turnId);
+    const controller = new AbortController();
+    // Watch for a cancel while the turn loads: the watch looks at the cancel key once, after it
+    // subscribed, so a cancel requested before or during the load is seen either way.
+    const watching = this.cancels.watch(data.turnId, () => controller.abort(new TurnAbort('cancelled')));
+    watching.catch(() => undefined);
+    let loaded: TurnRunStart | null;
+    try {
+      loaded = await this.loadTurn(data, attempt);
+    } catch (e) {
+      void watching.then((stop) => stop(), () => undefined);
+      throw e;
+    }
+    const stopWatching = await watching;
+    try {
+      return await this.runLoaded(job, token, data, attempt, loaded, controller);
+    } finally {
+      stopWatching();
+    }
+  }
+
+  /** The rest of `execute` once the turn was loaded (and, when it matched, marked running). */
+  private async runLoaded(
+    job: Job<RunTurnJobData, RunTurnJobResult>,
+    token: string | undefined,
+    data: RunTurnJobData,
+    attempt: number,
+    loaded: TurnRunStart | null,
+    controller: AbortController,
+  ): Promise<RunTurnJobResult> {
     if (!loaded) {
       this.logger.log(
         `turn ${data.turnId}: no such turn (thread deleted or message rolled back); nothing to run`,
       );
       return { messageId: '', status: 'cancelled' };
     }
-    const { turn, chat, userMessage } = loaded;
+    const turn = { id: loaded.turnId };
     turnTrace.mark(turn.id, 'worker.loaded');
-    const chatId = turn.chatId;
-    if (chat.ownerId !== data.ownerId || chatId !== data.chatId || userMessage.id !== data.userMessageId) {
+    const chatId = loaded.chatId;
+    if (loaded.ownerId !== data.ownerId || chatId !== data.chatId || loaded.userMessageId !== data.userMessageId) {
       this.logger.warn(
         `turn ${turn.id}: job names owner ${data.ownerId} / chat ${data.chatId}, which do not match the thread; refused`,
       );
@@ -88,7 +116,7 @@ export class TurnExecutor {
       );
     }
 
-    const existing = await this.ledger.assistantMessage(turn.id);
+    const existing = loaded.answer;
     if (existing) {
       // An earlier attempt stored the answer and died before (or while) reporting it.
       this.logger.log(
@@ -97,21 +125,15 @@ export class TurnExecutor {
       await this.publish(chatId, turn.id, terminalEventOf(existing.status, existing.id, existing.metadata));
       return { messageId: existing.id, status: existing.status };
     }
-    if (await this.cancels.isRequested(turn.id)) return this.storeCancelled(chatId, turn.id, emptyPartial());
-    if (!(await this.ledger.markRunning(turn.id, attempt, this.workerId))) {
+    if (controller.signal.aborted) return this.storeCancelled(chatId, turn.id, emptyPartial());
+    if (!loaded.started) {
       this.logger.log(`turn ${turn.id}: already ended (cancelled or failed elsewhere); not running`);
       return { messageId: '', status: 'cancelled' };
     }
     await this.publish(chatId, turn.id, { type: 'turn.started', workerId: this.workerId, attempt });
     this.logger.log(`turn ${turn.id} started (attempt ${attempt}) in chat ${chatId}`);
 
-    const history = (await this.ledger.history(chatId, turn.id)).map((m): HistoryMessage => ({
-      role: m.role,
-      content: m.content,
-      status: m.status,
-      metadata: m.metadata,
-    }));
-    const controller = new AbortController();
+    const history: HistoryMessage[] = loaded.history;
     const collector = new AnswerCollector();
     const stream = new TurnEventStream(
       (event) => this.bus.publish(chatId, turn.id, event),
@@ -124,22 +146,20 @@ export class TurnExecutor {
     };
 
     this.running.set(turn.id, controller);
-    const stopWatching = await this.cancels.watch(turn.id, () =>
-      controller.abort(new TurnAbort('cancelled')),
-    );
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
-    const aborted = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
-    );
+    const aborted = new Promise<never>((_, reject) => {
+      if (controller.signal.aborted) reject(controller.signal.reason);
+      else controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
     aborted.catch(() => undefined);
     try {
       turnTrace.mark(turn.id, 'worker.runner-start');
       const run = this.runner.run({
         chatId,
         turnId: turn.id,
-        ownerId: chat.ownerId,
+        ownerId: loaded.ownerId,
         history,
-        userMessage: userMessage.content,
+        userMessage: loaded.userContent,
         signal: controller.signal,
         emit,
       });
@@ -189,7 +209,6 @@ export class TurnExecutor {
       throw new TurnAttemptError('INTERNAL', 'The agent failed unexpectedly. Try asking again.', partial);
     } finally {
       clearTimeout(timer);
-      stopWatching();
       this.running.delete(turn.id);
     }
   }
@@ -252,9 +271,13 @@ export class TurnExecutor {
     await this.bus.publish(chatId, turnId, event);
   }
 
-  /** The turn, waiting briefly for the API's transaction to commit (it adds the job just before). */
-  private loadTurn(turnId: string): Promise<TurnForRun | null> {
-    return waitForRow(() => this.ledger.findForRun(turnId), TURN_ROW_WAIT_MS);
+  /**
+   * The turn, marked running when the job matches it (one statement), waiting briefly for the
+   * API's transaction to commit (it adds the job just before).
+   */
+  private loadTurn(data: RunTurnJobData, attempt: number): Promise<TurnRunStart | null> {
+    const claim = { attempt, workerId: this.workerId, ownerId: data.ownerId, chatId: data.chatId, userMessageId: data.userMessageId };
+    return waitForRow(() => this.ledger.startRun(data.turnId, claim), TURN_ROW_WAIT_MS);
   }
 }
 

@@ -37,6 +37,46 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     expect(await ledger.findForRun(randomUUID())).toBeNull();
   });
 
+  it('starts a run in one statement: marks a matching turn running with the history, refuses a foreign claim, an answered or ended turn', async () => {
+    const chat = await chats.createChat(owner, 'start-run');
+    const first = await startTurn(chat.id);
+    await ledger.finish(first, { status: 'complete', content: 'There are 7.', metadata: { toolCalls: [], lastFilter: { text: 'xss' } }, model: 'm' });
+    const turnId = await startTurn(chat.id);
+    const userMessageId = (await db.dataSource.query(`SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'user'`, [turnId]))[0].id as string;
+    const claim = { attempt: 1, workerId: 'w1', ownerId: owner, chatId: chat.id, userMessageId };
+
+    const foreign = await ledger.startRun(turnId, { ...claim, ownerId: randomUUID() });
+    expect(foreign).toMatchObject({ started: false, ownerId: owner, chatId: chat.id, history: [] });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'queued' });
+
+    const run = await ledger.startRun(turnId, claim);
+    expect(run).toMatchObject({ turnId, chatId: chat.id, status: 'queued', started: true, userMessageId, userContent: 'How many findings?', answer: null });
+    expect(run?.history).toEqual([
+      { role: 'user', content: 'How many findings?', status: 'complete', metadata: {} },
+      { role: 'assistant', content: 'There are 7.', status: 'complete', metadata: { toolCalls: [], lastFilter: { text: 'xss' } } },
+    ]);
+    const row = (await db.dataSource.query(`SELECT status, attempt, worker_id, started_at FROM chat_turns WHERE id = $1`, [turnId]))[0];
+    expect(row).toMatchObject({ status: 'running', attempt: 1, worker_id: 'w1' });
+
+    // A second attempt on another worker keeps the first start time.
+    expect(await ledger.startRun(turnId, { ...claim, attempt: 2, workerId: 'w2' })).toMatchObject({ status: 'running', started: true });
+    const again = (await db.dataSource.query(`SELECT attempt, worker_id, started_at FROM chat_turns WHERE id = $1`, [turnId]))[0];
+    expect(again).toMatchObject({ attempt: 2, worker_id: 'w2', started_at: row.started_at });
+
+    // Answered: the answer comes back and nothing is marked.
+    const done = await ledger.finish(turnId, { status: 'complete', content: 'ok', metadata: { toolCalls: [] } });
+    const answered = await ledger.startRun(turnId, { ...claim, attempt: 3 });
+    expect(answered).toMatchObject({ started: false, status: 'complete', answer: { id: done.kind === 'finished' ? done.messageId : '', status: 'complete' } });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'complete' });
+
+    // Ended without an answer (cancelled while queued): not started again.
+    const third = await startTurn(chat.id);
+    await ledger.finish(third, { status: 'cancelled', content: '', metadata: { toolCalls: [] }, storeMessage: false });
+    const thirdMessage = (await db.dataSource.query(`SELECT id FROM chat_messages WHERE turn_id = $1`, [third]))[0].id as string;
+    expect(await ledger.startRun(third, { ...claim, userMessageId: thirdMessage })).toMatchObject({ started: false, status: 'cancelled', answer: null });
+    expect(await ledger.startRun(randomUUID(), claim)).toBeNull();
+  });
+
   it('stores the answer, ends the turn, and moves the thread (updated, last model) in the same transaction', async () => {
     const chat = await chats.createChat(owner, 'finished');
     const turnId = await startTurn(chat.id);

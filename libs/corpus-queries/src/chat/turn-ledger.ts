@@ -26,6 +26,43 @@ export interface TurnOutcome {
   storeMessage?: boolean;
 }
 
+/** What the job that runs a turn says about it: checked against the stored turn before it is marked running. */
+export interface TurnRunClaim {
+  /** The attempt (1, 2, …) and the worker's id, stored on the turn when it is marked running. */
+  attempt: number;
+  workerId: string;
+  /** The job's owner, thread and user message; a turn that does not match is not marked running. */
+  ownerId: string;
+  chatId: string;
+  userMessageId: string;
+}
+
+/** A history message as `startRun` returns it (oldest first). */
+export interface StoredHistoryMessage {
+  role: ChatMessageEntity['role'];
+  content: string;
+  status: MessageStatus;
+  metadata: ChatMessageEntity['metadata'];
+}
+
+/** What `startRun` found and did, read and written in one statement. */
+export interface TurnRunStart {
+  turnId: string;
+  chatId: string;
+  /** The turn's status before this call (`queued`, `running`, or an ended status). */
+  status: TurnStatus;
+  ownerId: string;
+  userMessageId: string;
+  /** The operator's message of the turn. */
+  userContent: string;
+  /** The assistant message an earlier attempt stored, or null. */
+  answer: { id: string; status: MessageStatus; metadata: ChatMessageEntity['metadata'] } | null;
+  /** True when the claim matched, no answer was stored and the turn was active: it is now `running`. */
+  started: boolean;
+  /** The thread's messages before this turn, oldest first (empty unless `started`). */
+  history: StoredHistoryMessage[];
+}
+
 export type FinishTurnResult =
   /** This call ended the turn; `messageId` is the stored assistant message ('' when none stored). */
   | { kind: 'finished'; chatId: string; messageId: string }
@@ -56,6 +93,70 @@ export class TurnLedger {
       this.db.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'user' }),
     ]);
     return turn && chat && userMessage ? { turn, chat, userMessage } : null;
+  }
+
+  /**
+   * Loads a turn for a worker and marks it running, in one statement (one round trip): the turn
+   * with its thread's owner, its user message and any stored answer; when the claim matches
+   * (owner, thread, user message), no answer is stored and the turn is queued or running, sets it
+   * `running` with `claim.attempt`/`claim.workerId` (keeping the first `started_at`) and returns the
+   * thread's earlier messages as history. Resolves with null when the turn does not exist (never
+   * committed, or its thread was deleted). Rejects on database errors.
+   */
+  async startRun(turnId: string, claim: TurnRunClaim): Promise<TurnRunStart | null> {
+    const rows: {
+      chat_id: string;
+      status: TurnStatus;
+      owner_id: string;
+      user_message_id: string;
+      user_content: string;
+      answer_id: string | null;
+      answer_status: MessageStatus | null;
+      answer_metadata: ChatMessageEntity['metadata'] | null;
+      started: boolean;
+      history: StoredHistoryMessage[] | null;
+    }[] = await this.db.query(
+      `WITH t AS (
+         SELECT t.id, t.chat_id, t.status, c.owner_id, u.id AS user_message_id, u.content AS user_content,
+                a.id AS answer_id, a.status AS answer_status, a.metadata AS answer_metadata
+           FROM chat_turns t
+           JOIN chat_sessions c ON c.id = t.chat_id
+           JOIN chat_messages u ON u.turn_id = t.id AND u.role = 'user'
+           LEFT JOIN chat_messages a ON a.turn_id = t.id AND a.role = 'assistant'
+          WHERE t.id = $1
+       ), run AS (
+         UPDATE chat_turns r
+            SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(r.started_at, now())
+           FROM t
+          WHERE r.id = t.id AND r.status IN ('queued', 'running')
+            AND t.owner_id = $4 AND t.chat_id = $5 AND t.user_message_id = $6 AND t.answer_id IS NULL
+         RETURNING r.id
+       )
+       SELECT t.chat_id, t.status, t.owner_id, t.user_message_id, t.user_content,
+              t.answer_id, t.answer_status, t.answer_metadata,
+              EXISTS (SELECT 1 FROM run) AS started,
+              CASE WHEN EXISTS (SELECT 1 FROM run) THEN (
+                SELECT json_agg(json_build_object('role', m.role, 'content', m.content, 'status', m.status, 'metadata', m.metadata)
+                                ORDER BY m.created_at, m.id)
+                  FROM chat_messages m
+                 WHERE m.chat_id = t.chat_id AND m.turn_id <> t.id
+              ) END AS history
+         FROM t`,
+      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId],
+    );
+    const r = rows[0];
+    if (!r) return null;
+    return {
+      turnId,
+      chatId: r.chat_id,
+      status: r.status,
+      ownerId: r.owner_id,
+      userMessageId: r.user_message_id,
+      userContent: r.user_content,
+      answer: r.answer_id ? { id: r.answer_id, status: r.answer_status!, metadata: r.answer_metadata ?? {} } : null,
+      started: r.started,
+      history: r.history ?? [],
+    };
   }
 
   /** The turn's status, or null when it does not exist. */
@@ -94,51 +195,54 @@ export class TurnLedger {
   }
 
   /**
-   * Ends a turn once: in one transaction (the turn row locked) stores the assistant message and
-   * sets the turn's final status. A second call for the same turn — a retried job, a cancel racing
+   * Ends a turn once: in one statement (its own transaction, the turn row locked) stores the
+   * assistant message and sets the turn's and the thread's final state. A second call for the same turn — a retried job, a cancel racing
    * the worker — finds it ended and changes nothing (`already`); the unique assistant message per
    * turn backs this up.
    */
   async finish(turnId: string, outcome: TurnOutcome): Promise<FinishTurnResult> {
-    return this.db.transaction(async (m) => {
-      // The turn (locked) and its assistant message if one exists, in one statement.
-      const [turn]: { chat_id: string; status: TurnStatus; message_id: string | null }[] = await m.query(
-        `SELECT t.chat_id, t.status, a.id AS message_id
-           FROM chat_turns t
-           LEFT JOIN chat_messages a ON a.turn_id = t.id AND a.role = 'assistant'
-          WHERE t.id = $1
-            FOR UPDATE OF t`,
-        [turnId],
-      );
-      if (!turn) return { kind: 'gone' } as const;
-      if (turn.message_id || !ACTIVE_TURN_STATUSES.includes(turn.status)) {
-        return { kind: 'already', chatId: turn.chat_id, messageId: turn.message_id, status: turn.status } as const;
-      }
-      let messageId = '';
-      if (outcome.storeMessage !== false) {
-        const repo = m.getRepository(ChatMessageEntity);
-        const message = repo.create({
-          chatId: turn.chat_id,
-          turnId,
-          role: 'assistant',
-          content: outcome.content,
-          status: outcome.status,
-        });
-        message.metadata = outcome.metadata;
-        messageId = (await repo.save(message)).id;
-      }
-      const finalStatus: TurnStatus = outcome.status;
-      // The turn's final status and the thread's updated_at (and last model) in one statement.
-      await m.query(
-        `WITH ended AS (
-           UPDATE chat_turns SET status = $2, finished_at = $3, error_code = $4 WHERE id = $1 RETURNING chat_id
+    // One statement, so one round trip and an implicit transaction: `t` locks the turn row (a
+    // concurrent finisher waits here and then sees the ended status); the message is inserted and
+    // the turn and thread updated only when the turn was still active and had no answer.
+    const rows: { chat_id: string; status: TurnStatus; message_id: string | null; new_message_id: string | null; finished: boolean }[] =
+      await this.db.query(
+        `WITH t AS (
+           SELECT id, chat_id, status FROM chat_turns WHERE id = $1 FOR UPDATE
+         ), a AS (
+           SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'
+         ), ok AS (
+           SELECT id, chat_id FROM t WHERE status IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM a)
+         ), ins AS (
+           INSERT INTO chat_messages (chat_id, turn_id, role, content, status, metadata)
+           SELECT ok.chat_id, ok.id, 'assistant', $5, $2, $6::jsonb FROM ok WHERE $7::boolean
+           RETURNING id
+         ), ended AS (
+           UPDATE chat_turns e SET status = $2, finished_at = now(), error_code = $3
+             FROM ok WHERE e.id = ok.id
+           RETURNING e.chat_id
+         ), thread AS (
+           UPDATE chat_sessions SET updated_at = now(), last_model = COALESCE($4, last_model)
+            WHERE id = (SELECT chat_id FROM ended)
          )
-         UPDATE chat_sessions SET updated_at = now(), last_model = COALESCE($5, last_model)
-          WHERE id = (SELECT chat_id FROM ended)`,
-        [turnId, finalStatus, new Date(), outcome.errorCode ?? null, outcome.model || null],
+         SELECT t.chat_id, t.status, (SELECT id FROM a) AS message_id, (SELECT id FROM ins) AS new_message_id,
+                EXISTS (SELECT 1 FROM ended) AS finished
+           FROM t`,
+        [
+          turnId,
+          outcome.status,
+          outcome.errorCode ?? null,
+          outcome.model || null,
+          outcome.content,
+          JSON.stringify(outcome.metadata ?? {}),
+          outcome.storeMessage !== false,
+        ],
       );
-      return { kind: 'finished', chatId: turn.chat_id, messageId } as const;
-    });
+    const turn = rows[0];
+    if (!turn) return { kind: 'gone' } as const;
+    if (!turn.finished) {
+      return { kind: 'already', chatId: turn.chat_id, messageId: turn.message_id, status: turn.status } as const;
+    }
+    return { kind: 'finished', chatId: turn.chat_id, messageId: turn.new_message_id ?? '' } as const;
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */
