@@ -19,15 +19,14 @@ import type {
 } from '@corpus-chat/contracts';
 import {
   ACTIVE_TURN_STATUSES,
-  ActiveTurnConflictError,
-  ChatNotFoundError,
   ChatRepository,
   type ChatSummaryRow,
   DEFAULT_CHAT_TITLE,
   type StartedTurn,
+  type StartTurnOutcome,
 } from '@corpus-chat/corpus-queries';
 import { TurnEventBus } from '@corpus-chat/server-core';
-import { TurnQuotaService } from '../auth/turn-quota.service';
+import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
 import { autoTitle, truncateMessage } from './message-text';
@@ -144,48 +143,56 @@ export class ChatService {
     query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
     const { content, truncated } = truncateMessage(dto.content);
-    if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
     const clientMessageId = dto.clientMessageId ?? null;
-    if (clientMessageId) {
-      const existing = await this.chats.findTurnByClientMessage(ownerId, chatId, clientMessageId);
-      if (existing) return this.postResponse(existing, truncated);
-    }
-    return this.guardRedis(async () => {
-      const active = await this.chats.findActiveTurn(ownerId, chatId);
-      if (active) await this.clearBusyThread(active.id, chatId, query.ifBusy ?? 'reject');
-      // Count and start under the operator's lock, so concurrent posts cannot pass the limit together.
-      return this.quota.withOperatorLock(ownerId, async () => {
-        this.quota.assertMayQueue(await this.chats.countActiveTurns(ownerId));
-        return this.startTurn(ownerId, chatId, content, clientMessageId, truncated);
-      });
-    });
+    const first = await this.tryStart(ownerId, chatId, content, clientMessageId);
+    if (first.kind !== 'busy') return this.answer(first, truncated);
+    // The rare path: a busy thread. Its turn may be orphaned (ended here) or interrupted; then once more.
+    await this.guardRedis(() => this.clearBusyThread(first.activeTurnId, chatId, query.ifBusy ?? 'reject'));
+    const again = await this.tryStart(ownerId, chatId, content, clientMessageId);
+    if (again.kind === 'busy') throw busy(again.activeTurnId);
+    return this.answer(again, truncated);
   }
 
-  /** Stores the turn and its message and enqueues it (one transaction); maps conflicts to HTTP errors. */
-  private async startTurn(
+  /**
+   * One attempt to store and enqueue a turn (`ChatRepository.tryStartTurn`): the thread, the client
+   * message id, the thread's active turn and the operator's limit are checked once, under the
+   * operator's row lock, in the statement that inserts; `turn.queued` is published and the job
+   * added before the commit. The queue position is read from Redis alongside the lock.
+   */
+  private async tryStart(
     ownerId: string,
     chatId: string,
     content: string,
     clientMessageId: string | null,
-    truncated: boolean,
-  ): Promise<PostMessageResponse> {
-    const queuePosition = await this.dispatcher.nextQueuePosition();
+  ): Promise<StartTurnOutcome> {
+    const position = this.dispatcher.nextQueuePosition();
     const input = {
       turnId: randomUUID(),
       content,
       clientMessageId,
-      queuePosition,
+      queuePosition: position.catch(() => null),
       autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE,
+      maxActiveTurns: this.quota.limit,
     };
-    try {
-      const started = await this.chats.startTurn(ownerId, chatId, input, (turn) =>
-        this.dispatcher.enqueue(turn),
-      );
-      return this.postResponse(started, truncated);
-    } catch (e) {
-      if (e instanceof ChatNotFoundError) throw notFound();
-      if (e instanceof ActiveTurnConflictError) throw busy(e.activeTurnId);
-      throw e;
+    const outcome = await this.guardRedis(() =>
+      this.chats.tryStartTurn(ownerId, chatId, input, (turn) => this.dispatcher.enqueue(turn)),
+    );
+    if (outcome.kind === 'no-position') await this.guardRedis(() => position); // rethrows: 503
+    return outcome;
+  }
+
+  /** The HTTP answer to an attempt that did not find the thread busy. */
+  private answer(outcome: StartTurnOutcome, truncated: boolean): PostMessageResponse {
+    switch (outcome.kind) {
+      case 'started':
+      case 'existing':
+        return this.postResponse(outcome.turn, truncated);
+      case 'not-found':
+        throw notFound();
+      case 'over-quota':
+        throw new TooManyActiveTurnsException(this.quota.limit);
+      default:
+        throw new Error(`unexpected outcome of a message post: ${outcome.kind}`);
     }
   }
 
