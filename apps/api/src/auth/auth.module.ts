@@ -14,6 +14,7 @@ import { RejectNulPipe } from './http-hardening';
 import { LoginThrottleService } from './login-throttle.service';
 import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
 import { SocketAuthService } from './socket-auth.service';
+import { OperatorCache } from './operator-cache';
 import { TurnQuotaService } from './turn-quota.service';
 
 /** Closes the auth layer's Redis connection after every module has shut down. */
@@ -56,7 +57,8 @@ class AuthInfraModule {
  *   `OperatorThrottlerGuard` (per-operator limits in Redis);
  * - global `RejectNulPipe` (NUL characters → 400);
  * - exports `AuthService`, `SocketAuthService` (the chat gateway calls `attach(server)` in
- *   `afterInit`), `TurnQuotaService` and `AUTH_ENV`.
+ *   `afterInit`), `TurnQuotaService`, `OperatorCache` (whoever changes an operator calls
+ *   `forget(id)` after the commit) and `AUTH_ENV`.
  * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
  */
 @Module({})
@@ -85,11 +87,12 @@ export class AuthModule {
         LoginThrottleService,
         SocketAuthService,
         TurnQuotaService,
+        OperatorCache,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: OperatorThrottlerGuard },
         { provide: APP_PIPE, useClass: RejectNulPipe },
       ],
-      exports: [infra, AuthService, SocketAuthService, TurnQuotaService],
+      exports: [infra, AuthService, SocketAuthService, TurnQuotaService, OperatorCache],
     };
   }
 }

@@ -16,6 +16,7 @@ import { OperatorEntity, findOperatorById, findOperatorByUsername } from '@corpu
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
+import { type CachedOperator, OperatorCache } from './operator-cache';
 import { hashPassword, verifyPassword } from './passwords';
 
 /** Claims of a session token: the operator id and the standard issued-at/expiry (seconds since epoch). */
@@ -50,6 +51,23 @@ export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperato
   return { id: o.id, username: o.username, displayName: o.displayName, role: o.role };
 }
 
+/** Reads an operator for `OperatorCache` (null: no such operator). */
+const readOperator =
+  (db: DataSource) =>
+  async (id: string): Promise<CachedOperator | null> => {
+    const o = await findOperatorById(db, id);
+    return o
+      ? {
+          id: o.id,
+          username: o.username,
+          displayName: o.displayName,
+          role: o.role,
+          disabled: o.disabled,
+          passwordChangedAt: o.passwordChangedAt.getTime(),
+        }
+      : null;
+  };
+
 /** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
 export function toOperatorView(o: OperatorEntity): OperatorView {
   return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, createdAt: o.createdAt.toISOString() };
@@ -58,8 +76,9 @@ export function toOperatorView(o: OperatorEntity): OperatorView {
 /**
  * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
  * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
- * operator id; every verification loads the operator from Postgres, so a disabled operator or a
- * reset password takes effect on the next request.
+ * operator id; every verification checks the operator's current state (from `OperatorCache`, which
+ * drops an operator when it changes), so a disabled operator, a reset password or a new role takes
+ * effect on the next request.
  */
 @Injectable()
 export class AuthService {
@@ -70,6 +89,7 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly db: DataSource,
     private readonly loginThrottle: LoginThrottleService,
+    private readonly operators: OperatorCache,
   ) {}
 
   /** Session lifetime in ms. */
@@ -131,6 +151,7 @@ export class AuthService {
       { id: operatorId },
       { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt },
     );
+    this.operators.forget(operatorId);
     this.logger.log({ msg: 'password changed by its operator', operatorId });
     return { operator, token: await this.issueToken(operatorId) };
   }
@@ -155,15 +176,16 @@ export class AuthService {
       throw new UnauthorizedException(expired ? 'Your session has expired: sign in again.' : 'Sign in first.');
     }
     if (typeof claims.sub !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.sub)) throw new UnauthorizedException('Sign in first.');
-    const operator = await findOperatorById(this.db, claims.sub).catch((e: Error) => {
+    const operator = await this.operators.load(claims.sub, readOperator(this.db)).catch((e: Error) => {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
       throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
     });
     if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
-    if (claims.iat < Math.floor(operator.passwordChangedAt.getTime() / 1000)) {
+    if (claims.iat < Math.floor(operator.passwordChangedAt / 1000)) {
       throw new UnauthorizedException('Your password was changed: sign in again.');
     }
-    return { operator: toAuthenticatedOperator(operator), issuedAt: claims.iat * 1000, expiresAt: claims.exp * 1000 };
+    const { id, username, displayName, role } = operator;
+    return { operator: { id, username, displayName, role }, issuedAt: claims.iat * 1000, expiresAt: claims.exp * 1000 };
   }
 
   /** The operator with `id` as an `OperatorView`; 401 when it no longer exists. */

@@ -5,6 +5,7 @@ import { OperatorEntity, findOperatorByUsername, isUniqueViolation } from '@corp
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
+import { OperatorCache } from '../auth/operator-cache';
 import { SocketAuthService } from '../auth/socket-auth.service';
 
 /**
@@ -19,6 +20,7 @@ export class OperatorsService {
   constructor(
     private readonly db: DataSource,
     private readonly sockets: SocketAuthService,
+    private readonly sessions: OperatorCache,
   ) {}
 
   private get repo() {
@@ -78,6 +80,7 @@ export class OperatorsService {
       }
       return { saved: await repo.save(operator), revoke };
     });
+    this.sessions.forget(id); // this instance at once; others on Postgres' change notice
     if (result.revoke) await this.sockets.disconnectOperator(id);
     this.logger.log({ msg: 'operator updated', operatorId: id, by: actor.id, fields: Object.keys(dto).filter((k) => k !== 'password') });
     return toOperatorView(result.saved);
