@@ -4,17 +4,25 @@ import { readModelSettings, type ModelSettings } from '@corpus-chat/corpus-queri
 /**
  * The model settings row as the worker sees it, read per turn with a short cache (`ttlMs`), so an
  * operator's change in Settings applies to the next turns without a restart.
+ *
+ * With `ttlMs` 0 every `get` sees a read that started after it was called (so a change committed
+ * before a turn starts applies to that turn), but turns starting together share that read: while
+ * one read is in flight, callers wait for the next one, which starts when it ends and serves them
+ * all. Under load that is at most two reads in flight instead of one per turn.
  */
 export class ModelSettingsProvider {
   private cached: { at: number; value: Promise<ModelSettings> } | undefined;
+  private inFlight: Promise<ModelSettings> | undefined;
+  private next: Promise<ModelSettings> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly ttlMs: number,
   ) {}
 
-  /** The current settings (at most `ttlMs` old). A failed read is not cached. */
+  /** The current settings (at most `ttlMs` old). A failed read is not cached; it rejects its callers. */
   get(): Promise<ModelSettings> {
+    if (this.ttlMs <= 0) return this.fresh();
     const now = Date.now();
     if (this.cached && now - this.cached.at < this.ttlMs) return this.cached.value;
     const value = readModelSettings(this.dataSource);
@@ -28,5 +36,26 @@ export class ModelSettingsProvider {
   /** Forgets the cached row (the next `get` reads it). */
   invalidate(): void {
     this.cached = undefined;
+  }
+
+  /** A read that starts now, or right after the one in flight (shared by everyone who waits for it). */
+  private fresh(): Promise<ModelSettings> {
+    if (!this.inFlight) return this.start();
+    this.next ??= this.inFlight.then(
+      () => this.start(),
+      () => this.start(),
+    );
+    return this.next;
+  }
+
+  private start(): Promise<ModelSettings> {
+    const read = readModelSettings(this.dataSource);
+    this.inFlight = read;
+    this.next = undefined;
+    const clear = () => {
+      if (this.inFlight === read) this.inFlight = undefined;
+    };
+    read.then(clear, clear);
+    return read;
   }
 }

@@ -6,7 +6,6 @@ import {
   findingDetail,
   listReports,
   namedWeaknessClasses,
-  runReadOnly,
   searchFindings,
 } from '@corpus-chat/corpus-queries';
 import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
@@ -20,8 +19,38 @@ export const defaultCorpusQueries: CorpusQueryFns = {
   findingDetail: (m, id) => findingDetail(m, id),
 };
 
-/** `runReadOnly` of `libs/corpus-queries` (`SET TRANSACTION READ ONLY`, statement timeout). */
-export const defaultReadOnly: ReadOnlyRunner = (ds, fn) => runReadOnly(ds, fn);
+/** Milliseconds a tool's statement may run before Postgres aborts it (as `runReadOnly`'s default). */
+export const TOOL_STATEMENT_TIMEOUT_MS = 15_000;
+
+/**
+ * Opens the tool's transaction in one round trip: `BEGIN READ ONLY` and the statement timeout.
+ * The `SELECT` takes the transaction's first snapshot, so a later `SET TRANSACTION READ WRITE`
+ * fails ("must be set before any query") instead of lifting the read-only mode.
+ */
+const BEGIN_READ_ONLY = `BEGIN READ ONLY; SELECT set_config('statement_timeout', '${TOOL_STATEMENT_TIMEOUT_MS}', true)`;
+
+/**
+ * How the tools run their query: `fn` gets an EntityManager bound to one pooled connection inside a
+ * `READ ONLY` transaction with a 15 s statement timeout (any write fails with SQLSTATE 25006), the
+ * same guarantees as `runReadOnly` of `libs/corpus-queries` in two round trips fewer (begin and
+ * settings in one simple-protocol query). Commits when `fn` resolves; rolls back and rethrows when
+ * it rejects; a connection whose rollback failed is discarded, not returned to the pool.
+ */
+export const defaultReadOnly: ReadOnlyRunner = async (ds, fn) => {
+  const runner = ds.createQueryRunner();
+  let broken: unknown;
+  try {
+    await runner.query(BEGIN_READ_ONLY);
+    const result = await fn(runner.manager);
+    await runner.query('COMMIT');
+    return result;
+  } catch (e) {
+    await runner.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+    throw e;
+  } finally {
+    await (runner as unknown as { releasePostgresConnection(err?: unknown): Promise<void> }).releasePostgresConnection(broken);
+  }
+};
 
 const PHRASES = WEAKNESS_CLASSES.flatMap((c) => [c.name, ...c.aliases]).map((p) => p.toLowerCase());
 

@@ -80,4 +80,19 @@ describe('tools run in a read-only transaction', () => {
     const [{ n }] = await db.dataSource.query('SELECT count(*)::int AS n FROM findings');
     if (r.ok && r.name === 'search_findings') expect(r.result.total).toBe(n);
   });
+
+  it('the transaction is read-only with a 15 s statement timeout, and a failed one leaves no transaction open on the pool', async () => {
+    const settings = await defaultReadOnly(db.dataSource, async (m) => {
+      const [{ ro }] = await m.query(`SELECT current_setting('transaction_read_only') AS ro`);
+      const [{ timeout }] = await m.query(`SELECT current_setting('statement_timeout') AS timeout`);
+      return { ro, timeout };
+    });
+    expect(settings).toEqual({ ro: 'on', timeout: '15s' });
+    await expect(defaultReadOnly(db.dataSource, (m) => m.query('SELECT 1/0'))).rejects.toThrow(/division by zero/);
+    // Every pooled connection is back outside any transaction with the default timeout.
+    const rows = await Promise.all(
+      Array.from({ length: 10 }, () => db.dataSource.query(`SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`)),
+    );
+    for (const [row] of rows) expect(row).toMatchObject({ outside: true });
+  });
 });
