@@ -78,6 +78,8 @@ export class WorkerModule {
           prefix: env.REDIS_PREFIX,
           clientName: `worker`,
           role: 'patient',
+          // Hundreds of turns publish at once: their commands share writes.
+          autoPipelining: true,
         }),
         agentModule,
       ],

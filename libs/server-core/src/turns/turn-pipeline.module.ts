@@ -31,6 +31,8 @@ export interface TurnPipelineOptions {
   clientName: string;
   /** `fail-fast` on request paths (the API answers 503 at once), `patient` in the worker. */
   role: Extract<RedisConnectionRole, 'fail-fast' | 'patient'>;
+  /** Auto-pipeline the command connection (`RedisConnectionOptions.autoPipelining`); default off. */
+  autoPipelining?: boolean;
 }
 
 @Injectable()
@@ -68,7 +70,9 @@ export class TurnPipelineModule {
           // Start-up waits (up to 5 s) for the connection so the first request does not fail;
           // when Redis is down the app still starts and reports it at /health.
           useFactory: async () => {
-            const redis = createRedisConnection(options.redisUrl, options.clientName, options.role);
+            const redis = createRedisConnection(options.redisUrl, options.clientName, options.role, {
+              autoPipelining: options.autoPipelining,
+            });
             if (!(await waitUntilReady(redis, 5000))) {
               new Logger(TurnPipelineModule.name).warn(
                 `Redis not reachable at start-up (${options.clientName}); retrying in the background`,
