@@ -1,6 +1,6 @@
 /**
- * The OpenAI-compatible back end against a scripted OpenAI-compatible HTTP server (real `openai`
- * client, real HTTP, real SSE) and a real database with a few corpus files: event order of a
+ * The OpenAI-compatible back end against a scripted OpenAI-compatible HTTP server (the real
+ * streaming client, real HTTP, real SSE) and a real database with a few corpus files: event order of a
  * two-step turn, split tool-call arguments, invalid arguments corrected, retry once, timeouts,
  * cancel closing the HTTP connection, the step limit, and the history budget on a long thread.
  */
