@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { AppliedFilter } from '@corpus-chat/contracts';
+import type { AppliedFilter, Severity } from '@corpus-chat/contracts';
 import { QueryValidationError, type NormalisedFilter } from './query-validation';
 import { SqlParams } from './sql-params';
 import { namedWeaknessClasses } from './weakness-classes';
@@ -10,9 +10,28 @@ import { namedWeaknessClasses } from './weakness-classes';
  */
 export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
 
+/**
+ * The current version's search vector of finding `f` when its severity is `severity`, else NULL:
+ * exactly the expression of the index `ix_findings_search_<severity>` (migration
+ * CorpusSearchBySeverity), whose statistics tell the planner how a term is spread over severities.
+ * `severity` is one of the fixed enum values (checked), never caller text.
+ */
+export function severitySearchVector(severity: Severity): string {
+  if (!/^[a-z]+$/.test(severity)) throw new Error(`not a severity: ${severity}`);
+  return `(CASE WHEN f.severity = '${severity}'::finding_severity THEN ${SEARCH_VECTOR} END)`;
+}
+
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {
   sql: string;
+  /**
+   * The same clause with the search vector expression replaced by `vector` (for instance
+   * {@link severitySearchVector}) and, in a weakness-class widening, `f.cwe` replaced by `cwe`;
+   * same parameters as `sql`, which is `sqlWith({ vector: SEARCH_VECTOR, cwe: 'f.cwe' })`.
+   */
+  sqlWith(exprs: { vector: string; cwe: string }): string;
+  /** Whether the clause has a full-text condition. */
+  hasText: boolean;
   params: SqlParams;
   applied: AppliedFilter;
   /** The reports the filter is restricted to (from `reportId` and/or `reportName`), if any. */
@@ -34,7 +53,7 @@ export interface FindingWhere {
  */
 export async function buildFindingWhere(manager: EntityManager, filter: NormalisedFilter): Promise<FindingWhere> {
   const params = new SqlParams();
-  const conditions: string[] = [];
+  const conditions: (string | ((exprs: { vector: string; cwe: string }) => string))[] = [];
   const applied: AppliedFilter = {};
   let reportIds: number[] | undefined;
 
@@ -45,12 +64,14 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     applied.text = filter.text;
     const classes = namedWeaknessClasses(filter.text);
     if (classes.length === 0) {
-      conditions.push(`${SEARCH_VECTOR} @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
+      const query = `websearch_to_tsquery('english', ${params.add(filter.text)})`;
+      conditions.push(({ vector }) => `${vector} @@ ${query}`);
     } else {
       const phrases = [...new Set([filter.text, ...classes.flatMap((c) => [c.name, ...c.aliases])].map((p) => p.toLowerCase()))];
       const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
       const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
-      conditions.push(`(${SEARCH_VECTOR} @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
+      const cweIds = params.add(cwe);
+      conditions.push(({ vector, cwe }) => `(${vector} @@ (${tsquery}) OR ${cwe} && ${cweIds}::int[])`);
       applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
     }
   }
@@ -95,5 +116,14 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
     applied.verdict = filter.verdict;
   }
-  return { sql: conditions.length ? conditions.join(' AND ') : 'TRUE', params, applied, reportIds };
+  const sqlWith = (exprs: { vector: string; cwe: string }) =>
+    conditions.length ? conditions.map((c) => (typeof c === 'string' ? c : c(exprs))).join(' AND ') : 'TRUE';
+  return {
+    sql: sqlWith({ vector: SEARCH_VECTOR, cwe: 'f.cwe' }),
+    sqlWith,
+    hasText: filter.text !== undefined,
+    params,
+    applied,
+    reportIds,
+  };
 }

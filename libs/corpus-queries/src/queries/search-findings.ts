@@ -1,13 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import {
   SEARCH_ROWS_CAP,
+  SEVERITIES,
   type FindingFilter,
   type FindingRow,
   type SearchFindingsResult,
   type Severity,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { buildFindingWhere, type FindingWhere } from './finding-filter';
+import { buildFindingWhere, severitySearchVector, type FindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
 import { answerableFromSummary, severitySummary } from './severity-summary';
@@ -65,11 +66,18 @@ export async function estimateMatching(manager: EntityManager, where: FindingWhe
  */
 export async function isSelective(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<boolean> {
   const matches = await estimateMatching(manager, where);
-  const tableRows = Math.max(await estimatedTableRows(manager), matches, 1);
-  return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * tableRows;
+  return selectiveByEstimate(matches, await estimatedTableRows(manager), limit, offset);
+}
+
+/** {@link isSelective}'s rule for `matches` estimated among `tableRows` findings. */
+function selectiveByEstimate(matches: number, tableRows: number, limit: number, offset: number): boolean {
+  return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * Math.max(tableRows, matches, 1);
 }
 
 const PAGE_COLUMNS = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
+
+/** The page columns plus every column a {@link FindingWhere} may test, for a walk's bounded subquery. */
+const WALK_COLUMNS = `${PAGE_COLUMNS}, f.archived`;
 
 /** The row fields of a page `p` (ordered by severity, id) joined with versions and reports. */
 const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId", r.filename AS "reportFilename", p.cwe,
@@ -82,12 +90,16 @@ const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.repor
 const toRow = (r: RowRecord): FindingRow => ({ ...r, createdAt: new Date(r.createdAt).toISOString() });
 
 /**
- * The page of current findings matching `where`, most severe first, then by id: collected and
- * sorted when the filter is selective, else by walking the `(severity, id)` index (see
+ * The page of current findings matching `where`, most severe first, then by id.
+ *
+ * With a text condition, no offset and archived reports excluded, the page is cut one severity
+ * at a time ({@link pageBySeverity}); otherwise in one statement, by collecting and sorting the
+ * matches when the filter is selective or by walking the `(severity, id)` index (see
  * {@link isSelective}), so neither a rare nor a very common term reads more than it needs.
  */
 export async function findingRows(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<FindingRow[]> {
   if (limit === 0) return [];
+  if (bySeverityApplies(where, offset)) return pageBySeverity(manager, where, limit, await estimateBySeverity(manager, where));
   const selective = await isSelective(manager, where, limit, offset);
   const p = where.params.clone();
   const window = `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
@@ -97,6 +109,152 @@ export async function findingRows(manager: EntityManager, where: FindingWhere, l
     : `page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id ${window})`;
   const rows: RowRecord[] = await manager.query(`WITH ${page} ${ROW_SELECT} ORDER BY p.severity, p.id`, p.values);
   return rows.map(toRow);
+}
+
+/** Whether a page for `where` at `offset` is cut one severity at a time (see {@link pageBySeverity}). */
+function bySeverityApplies(where: FindingWhere, offset: number): boolean {
+  return where.hasText && offset === 0 && !where.applied.includeArchived;
+}
+
+/**
+ * The planner's estimate, for one severity, of the live findings of that severity and of those
+ * matching a filter; the second comes from the statistics of `ix_findings_search_<severity>`, so
+ * it knows a term concentrated in other severities is rare in this one.
+ */
+export interface SeverityEstimate {
+  severity: Severity;
+  /** Live (non-archived) findings of this severity (estimate). */
+  findings: number;
+  /** Of those, the ones matching the filter (estimate). */
+  matches: number;
+}
+
+interface ExplainNode {
+  'Node Type': string;
+  'Plan Rows': number;
+  'Parallel Aware'?: boolean;
+  'Workers Planned'?: number;
+  Plans?: ExplainNode[];
+}
+
+/**
+ * Per-severity estimates for a text filter, from one `EXPLAIN` (no execution) of ten branches:
+ * for each severity, its live findings and its matches (the search vector and, for a weakness
+ * class, the CWE column restricted to that severity, so both are estimated per severity).
+ */
+export async function estimateBySeverity(manager: EntityManager, where: FindingWhere): Promise<SeverityEstimate[]> {
+  const branches = SEVERITIES.flatMap((s) => [
+    `SELECT 1 FROM findings f WHERE f.severity = '${s}'::finding_severity AND NOT f.archived`,
+    `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = '${s}'::finding_severity THEN f.cwe END)` })}`,
+  ]);
+  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(
+    `EXPLAIN (FORMAT JSON) ${branches.join(' UNION ALL ')}`,
+    where.params.values,
+  );
+  const rows = branchRows(row['QUERY PLAN'][0].Plan, branches.length);
+  return SEVERITIES.map((severity, i) => ({ severity, findings: rows[2 * i], matches: rows[2 * i + 1] }));
+}
+
+/**
+ * The estimated rows of each branch of an `EXPLAIN`ed UNION ALL: the children of its Append; under
+ * a Parallel Append a parallel-aware child's rows are per process, so they are multiplied by the
+ * planner's parallel divisor (workers plus the leader's share, as in PostgreSQL's costsize.c).
+ */
+function branchRows(plan: ExplainNode, branches: number): number[] {
+  let node = plan;
+  let divisor = 1;
+  while (node['Node Type'] !== 'Append' && node.Plans?.length === 1) {
+    if (node['Workers Planned'] !== undefined) divisor = node['Workers Planned'] + Math.max(0, 1 - 0.3 * node['Workers Planned']);
+    node = node.Plans[0];
+  }
+  const children = node['Node Type'] === 'Append' ? node.Plans ?? [] : [node];
+  if (children.length !== branches) throw new Error(`expected ${branches} branches in the plan, found ${children.length}`);
+  return children.map((c) => (node['Parallel Aware'] && c['Parallel Aware'] ? c['Plan Rows'] * divisor : c['Plan Rows']));
+}
+
+/**
+ * The first `limit` current findings matching `where` (which has a text condition and excludes
+ * archived reports), most severe first, then by id, cut one severity at a time: critical first,
+ * the next severity only while the page is not full. Within a severity the cheaper of two ways,
+ * by the estimates:
+ *
+ * - **collect**: the severity's matches through `ix_findings_search_<severity>`, sorted by id
+ *   (cost ∝ its matches M);
+ * - **walk**: that severity's findings in id order (`ix_findings_live_severity`), testing each,
+ *   until the page is full (cost ∝ WALK_COST_RATIO · needed · N / M). The walk is bounded to about
+ *   twice the findings the estimate says it needs; if that was too optimistic, the rest of the
+ *   severity is collected after the last match found, so a wrong estimate costs time, never rows.
+ *
+ * A term that is common overall but rare among critical findings ("cookie") collects the few
+ * critical ones instead of walking thousands; a very common one ("application") walks a hundred.
+ */
+export async function pageBySeverity(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+  estimates: SeverityEstimate[],
+): Promise<FindingRow[]> {
+  const page: RowRecord[] = [];
+  for (const { severity, findings, matches } of estimates) {
+    const need = limit - page.length;
+    if (need <= 0) break;
+    const walkRows = Math.ceil(Math.min(findings, (need * findings) / Math.max(matches, 0.5)));
+    if (WALK_COST_RATIO * walkRows < matches) {
+      const bound = Math.ceil(Math.min(findings, 2 * walkRows + 100));
+      const hits = await severityWalk(manager, where, severity, need, bound);
+      page.push(...hits);
+      if (hits.length < need) page.push(...(await severityCollect(manager, where, severity, need - hits.length, hits.at(-1)?.id ?? 0)));
+    } else {
+      page.push(...(await severityCollect(manager, where, severity, need, 0)));
+    }
+  }
+  return page.map(toRow);
+}
+
+/** Walks at most `bound` live findings of `severity` in id order; returns the first `need` matching `where`. */
+async function severityWalk(
+  manager: EntityManager,
+  where: FindingWhere,
+  severity: Severity,
+  need: number,
+  bound: number,
+): Promise<RowRecord[]> {
+  const p = where.params.clone();
+  return manager.query(
+    `WITH page AS (
+       SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
+                        WHERE f.severity = '${severity}'::finding_severity AND NOT f.archived
+                        ORDER BY f.severity, f.id LIMIT ${p.add(bound)}) f
+       WHERE ${where.sql} ORDER BY f.id LIMIT ${p.add(need)})
+     ${ROW_SELECT} ORDER BY p.id`,
+    p.values,
+  );
+}
+
+/**
+ * The first `need` findings of `severity` with id > `afterId` matching `where`, through the
+ * severity's text index. The severity is tested as `IS NOT DISTINCT FROM` (the same for a NOT NULL
+ * column) so that it stays a filter on the few matches (needed when a weakness class ORs in
+ * CWE ids) instead of making the planner AND in a bitmap of every finding of that severity.
+ */
+async function severityCollect(
+  manager: EntityManager,
+  where: FindingWhere,
+  severity: Severity,
+  need: number,
+  afterId: number,
+): Promise<RowRecord[]> {
+  const p = where.params.clone();
+  const after = afterId > 0 ? ` AND f.id > ${p.add(afterId)}` : '';
+  return manager.query(
+    `WITH page AS (
+       SELECT ${PAGE_COLUMNS} FROM findings f
+       WHERE f.severity IS NOT DISTINCT FROM '${severity}'::finding_severity${after}
+         AND ${where.sqlWith({ vector: severitySearchVector(severity), cwe: 'f.cwe' })}
+       ORDER BY f.id LIMIT ${p.add(need)})
+     ${ROW_SELECT} ORDER BY p.id`,
+    p.values,
+  );
 }
 
 /**
@@ -136,7 +294,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
  * `finding_severity_counts`; a selective filter collects its matches once and counts them with a
  * scalar subquery in the same statement as the page; a broad one runs a separate count beside the
- * index walk that cuts the page (concurrently when the manager is not bound to one connection).
+ * page (concurrently when the manager is not bound to one connection), which a text filter cuts
+ * one severity at a time ({@link pageBySeverity}).
  * Results are cached per corpus version.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
@@ -157,6 +316,15 @@ export async function searchFindings(
       const [page, summary] = await Promise.all([findingRows(manager, where, limit, offset), severitySummary(manager, filter, where)]);
       rows = page;
       total = summary.reduce((n, s) => n + s.findings, 0);
+    } else if (limit > 0 && bySeverityApplies(where, offset)) {
+      const estimates = await estimateBySeverity(manager, where);
+      const matches = estimates.reduce((n, e) => n + e.matches, 0);
+      const findings = estimates.reduce((n, e) => n + e.findings, 0);
+      if (selectiveByEstimate(matches, findings, limit, offset)) {
+        ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
+      } else {
+        [rows, total] = await Promise.all([pageBySeverity(manager, where, limit, estimates), countMatching(manager, where)]);
+      }
     } else if (limit > 0 && (await isSelective(manager, where, limit, offset))) {
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {

@@ -1,0 +1,112 @@
+import 'reflect-metadata';
+/**
+ * The page of a text search cut one severity at a time (pageBySeverity): whichever way each
+ * severity is read (collected through its text index, walked in id order, or walked with a bound
+ * too small so the rest is collected), the page equals an independent ORDER BY severity, id over
+ * the current versions' own text; the per-severity estimates see how a term is spread; the
+ * collect reads the severity's own index.
+ */
+import { SEVERITIES } from '@corpus-chat/contracts';
+import { generateCorpus } from '../generator';
+import { createTestDatabase, type TestDatabase } from '../testing';
+import { buildFindingWhere, severitySearchVector } from './finding-filter';
+import { normaliseFilter } from './query-validation';
+import { estimateBySeverity, pageBySeverity, searchFindings, type SeverityEstimate } from './search-findings';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await generateCorpus(db.dataSource, { findings: 6000, findingsPerReport: 1000, seed: 11 });
+}, 120_000);
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** Independent: live findings whose current version (max version) matches `text`, most severe first, then id. */
+async function expectedIds(text: string): Promise<number[]> {
+  const rows: { id: number }[] = await db.dataSource.query(
+    `SELECT f.id FROM findings f
+     JOIN finding_versions fv ON fv.finding_id = f.id
+       AND fv.version = (SELECT max(x.version) FROM finding_versions x WHERE x.finding_id = f.id)
+     LEFT JOIN reports r ON r.id = f.report_id
+     WHERE NOT coalesce(r.archived, false)
+       AND to_tsvector('english', coalesce(fv.title,'') || ' ' || coalesce(fv.description,'') || ' ' || coalesce(fv.impact,'') || ' ' || coalesce(fv.attack_vector,''))
+           @@ websearch_to_tsquery('english', $1)
+     ORDER BY array_position(ARRAY['critical','high','medium','low','info'], fv.severity::text), f.id`,
+    [text],
+  );
+  return rows.map((r) => r.id);
+}
+
+const TERMS = ['ldap', 'cookie', 'application', 'deserialization', 'session cookie', '"directory search" -ldap', 'nosuchword'];
+
+test.each(TERMS)('"%s": every way of reading a severity gives the independent page', async (text) => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text }));
+  const expected = await expectedIds(text);
+  const real = await estimateBySeverity(m, where);
+  expect(real.map((e) => e.severity)).toEqual([...SEVERITIES]);
+
+  // Estimates chosen to force each way: all collect (matches ≈ 0), all walk with a generous bound
+  // (matches = findings), and all walk with a bound far too small (claims a page is found in the
+  // first rows: matches ≫ findings), so the walk falls back to collecting the rest.
+  const forced: Record<string, SeverityEstimate[]> = {
+    real,
+    collect: real.map((e) => ({ ...e, matches: 0 })),
+    walk: real.map((e) => ({ ...e, matches: e.findings })),
+    'walk too short': real.map((e) => ({ ...e, matches: e.findings * 1000 })),
+  };
+  for (const limit of [1, 7, 50]) {
+    for (const [name, estimates] of Object.entries(forced)) {
+      const page = await pageBySeverity(m, where, limit, estimates);
+      expect({ name, limit, ids: page.map((r) => r.id) }).toEqual({ name, limit, ids: expected.slice(0, limit) });
+    }
+  }
+  const result = await searchFindings(m, { text, limit: 50 }, { cache: false });
+  expect(result.total).toBe(expected.length);
+  expect(result.rows.map((r) => r.id)).toEqual(expected.slice(0, 50));
+});
+
+test('the estimates see a term concentrated in low-severity findings as rare among critical ones', async () => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text: 'cookie' }));
+  const estimated = await estimateBySeverity(m, where);
+  const actual: { severity: string; share: number }[] = await m.query(
+    `SELECT f.severity::text AS severity, avg((${where.sql})::int)::float8 AS share FROM findings f WHERE NOT f.archived GROUP BY 1`,
+    where.params.values,
+  );
+  const shareOf = (s: string) => actual.find((a) => a.severity === s)!.share;
+  const estimate = (s: string) => {
+    const e = estimated.find((x) => x.severity === s)!;
+    return e.matches / e.findings;
+  };
+  // The generator puts cookie findings at medium/low/info and mentions a cookie in ~3.5 % of the others.
+  expect(shareOf('low')).toBeGreaterThan(3 * shareOf('critical'));
+  expect(estimate('low')).toBeGreaterThan(3 * estimate('critical'));
+  for (const s of ['critical', 'low']) expect(estimate(s)).toBeLessThan(2 * shareOf(s));
+});
+
+test('a weakness class widened by CWE ids keeps each severity to its own findings', async () => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text: 'SQL injection' }));
+  expect(where.applied.weaknessClasses?.length).toBeGreaterThan(0);
+  const real = await estimateBySeverity(m, where);
+  const [{ n }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM findings f WHERE ${where.sql}`, where.params.values);
+  const page = await pageBySeverity(m, where, 50, real.map((e) => ({ ...e, matches: 0 })));
+  const expected: { id: number }[] = await m.query(
+    `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT 50`,
+    where.params.values,
+  );
+  expect(page.map((r) => r.id)).toEqual(expected.map((r) => r.id));
+  expect(page.length).toBe(Math.min(50, n));
+});
+
+test('collecting one severity reads that severity’s own text index', async () => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text: 'ldap' }));
+  const plan: { 'QUERY PLAN': string }[] = await m.query(
+    `EXPLAIN SELECT f.id FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector('high'), cwe: 'f.cwe' })}`,
+    where.params.values,
+  );
+  expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('ix_findings_search_high');
+});
