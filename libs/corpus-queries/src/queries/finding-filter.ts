@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { AppliedFilter, Severity } from '@corpus-chat/contracts';
+import { SEVERITIES, type AppliedFilter, type Severity } from '@corpus-chat/contracts';
 import { QueryValidationError, type NormalisedFilter } from './query-validation';
 import { SqlParams } from './sql-params';
 import { namedWeaknessClasses } from './weakness-classes';
@@ -17,8 +17,18 @@ export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
  * `severity` is one of the fixed enum values (checked), never caller text.
  */
 export function severitySearchVector(severity: Severity): string {
-  if (!/^[a-z]+$/.test(severity)) throw new Error(`not a severity: ${severity}`);
-  return `(CASE WHEN f.severity = '${severity}'::finding_severity THEN ${SEARCH_VECTOR} END)`;
+  return `(CASE WHEN f.severity = ${severityLiteral(severity)} THEN ${SEARCH_VECTOR} END)`;
+}
+
+/**
+ * `'<severity>'::finding_severity`, a literal (an index expression or a partial index predicate
+ * only matches literals). Only the enum's own values are accepted.
+ *
+ * @throws Error for anything but one of SEVERITIES.
+ */
+export function severityLiteral(severity: Severity): string {
+  if (!SEVERITIES.includes(severity)) throw new Error(`not a severity: ${String(severity)}`);
+  return `'${severity}'::finding_severity`;
 }
 
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */

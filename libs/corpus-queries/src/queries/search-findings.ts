@@ -8,7 +8,7 @@ import {
   type Severity,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { buildFindingWhere, severitySearchVector, type FindingWhere } from './finding-filter';
+import { buildFindingWhere, severityLiteral, severitySearchVector, type FindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
 import { answerableFromSummary, severitySummary } from './severity-summary';
@@ -144,8 +144,8 @@ interface ExplainNode {
  */
 export async function estimateBySeverity(manager: EntityManager, where: FindingWhere): Promise<SeverityEstimate[]> {
   const branches = SEVERITIES.flatMap((s) => [
-    `SELECT 1 FROM findings f WHERE f.severity = '${s}'::finding_severity AND NOT f.archived`,
-    `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = '${s}'::finding_severity THEN f.cwe END)` })}`,
+    `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
+    `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = ${severityLiteral(s)} THEN f.cwe END)` })}`,
   ]);
   const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(
     `EXPLAIN (FORMAT JSON) ${branches.join(' UNION ALL ')}`,
@@ -195,66 +195,61 @@ export async function pageBySeverity(
   estimates: SeverityEstimate[],
 ): Promise<FindingRow[]> {
   const page: RowRecord[] = [];
-  for (const { severity, findings, matches } of estimates) {
+  const run = (step: SeverityStep): Promise<RowRecord[]> => {
+    const { sql, params } = severityStepSql(where, step);
+    return manager.query(sql, params);
+  };
+  for (const estimate of estimates) {
     const need = limit - page.length;
     if (need <= 0) break;
-    const walkRows = Math.ceil(Math.min(findings, (need * findings) / Math.max(matches, 0.5)));
-    if (WALK_COST_RATIO * walkRows < matches) {
-      const bound = Math.ceil(Math.min(findings, 2 * walkRows + 100));
-      const hits = await severityWalk(manager, where, severity, need, bound);
-      page.push(...hits);
-      if (hits.length < need) page.push(...(await severityCollect(manager, where, severity, need - hits.length, hits.at(-1)?.id ?? 0)));
-    } else {
-      page.push(...(await severityCollect(manager, where, severity, need, 0)));
+    const step = chooseSeverityStep(estimate, need);
+    const rows = await run(step);
+    page.push(...rows);
+    if (step.way === 'walk' && rows.length < need) {
+      page.push(...(await run({ way: 'collect', severity: step.severity, need: need - rows.length, afterId: rows.at(-1)?.id ?? 0 })));
     }
   }
   return page.map(toRow);
 }
 
-/** Walks at most `bound` live findings of `severity` in id order; returns the first `need` matching `where`. */
-async function severityWalk(
-  manager: EntityManager,
-  where: FindingWhere,
-  severity: Severity,
-  need: number,
-  bound: number,
-): Promise<RowRecord[]> {
-  const p = where.params.clone();
-  return manager.query(
-    `WITH page AS (
-       SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
-                        WHERE f.severity = '${severity}'::finding_severity AND NOT f.archived
-                        ORDER BY f.severity, f.id LIMIT ${p.add(bound)}) f
-       WHERE ${where.sql} ORDER BY f.id LIMIT ${p.add(need)})
-     ${ROW_SELECT} ORDER BY p.id`,
-    p.values,
-  );
+/** How one severity's part of a page is read (see {@link pageBySeverity}). */
+export type SeverityStep =
+  | { way: 'walk'; severity: Severity; need: number; /** Findings of the severity walked at most. */ bound: number }
+  | { way: 'collect'; severity: Severity; need: number; /** Only findings with a greater id (0: all). */ afterId: number };
+
+/** The cheaper way to find `need` matches of one severity, by its estimates (walk bounded to ~2× what it should need). */
+export function chooseSeverityStep({ severity, findings, matches }: SeverityEstimate, need: number): SeverityStep {
+  const walkRows = Math.ceil(Math.min(findings, (need * findings) / Math.max(matches, 0.5)));
+  return WALK_COST_RATIO * walkRows < matches
+    ? { way: 'walk', severity, need, bound: Math.ceil(Math.min(findings, 2 * walkRows + 100)) }
+    : { way: 'collect', severity, need, afterId: 0 };
 }
 
 /**
- * The first `need` findings of `severity` with id > `afterId` matching `where`, through the
- * severity's text index. The severity is tested as `IS NOT DISTINCT FROM` (the same for a NOT NULL
- * column) so that it stays a filter on the few matches (needed when a weakness class ORs in
- * CWE ids) instead of making the planner AND in a bitmap of every finding of that severity.
+ * The statement of one step, returning page rows in id order:
+ *
+ * - walk: at most `bound` live findings of the severity in `(severity, id)` order, the first `need`
+ *   matching `where`;
+ * - collect: the first `need` findings of the severity (id > `afterId`) matching `where`, through
+ *   the severity's text index. The severity is tested as `IS NOT DISTINCT FROM` (the same for a NOT
+ *   NULL column) so it stays a filter on the few matches (needed when a weakness class ORs in CWE
+ *   ids) instead of making the planner AND in a bitmap of every finding of that severity.
  */
-async function severityCollect(
-  manager: EntityManager,
-  where: FindingWhere,
-  severity: Severity,
-  need: number,
-  afterId: number,
-): Promise<RowRecord[]> {
+export function severityStepSql(where: FindingWhere, step: SeverityStep): { sql: string; params: unknown[] } {
   const p = where.params.clone();
-  const after = afterId > 0 ? ` AND f.id > ${p.add(afterId)}` : '';
-  return manager.query(
-    `WITH page AS (
-       SELECT ${PAGE_COLUMNS} FROM findings f
-       WHERE f.severity IS NOT DISTINCT FROM '${severity}'::finding_severity${after}
-         AND ${where.sqlWith({ vector: severitySearchVector(severity), cwe: 'f.cwe' })}
-       ORDER BY f.id LIMIT ${p.add(need)})
-     ${ROW_SELECT} ORDER BY p.id`,
-    p.values,
-  );
+  const severity = severityLiteral(step.severity);
+  const page =
+    step.way === 'walk'
+      ? `SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
+                          WHERE f.severity = ${severity} AND NOT f.archived
+                          ORDER BY f.severity, f.id LIMIT ${p.add(step.bound)}) f
+         JOIN finding_versions wv ON wv.id = f.current_version_id
+         WHERE ${where.sqlWith({ vector: 'wv.search_vector', cwe: 'f.cwe' })} ORDER BY f.id LIMIT ${p.add(step.need)}`
+      : `SELECT ${PAGE_COLUMNS} FROM findings f
+         WHERE f.severity IS NOT DISTINCT FROM ${severity}${step.afterId > 0 ? ` AND f.id > ${p.add(step.afterId)}` : ''}
+           AND ${where.sqlWith({ vector: severitySearchVector(step.severity), cwe: 'f.cwe' })}
+         ORDER BY f.id LIMIT ${p.add(step.need)}`;
+  return { sql: `WITH page AS (${page}) ${ROW_SELECT} ORDER BY p.id`, params: p.values };
 }
 
 /**
