@@ -156,8 +156,8 @@ export class ChatService {
   /**
    * One attempt to store and enqueue a turn (`ChatRepository.tryStartTurn`): the thread, the client
    * message id, the thread's active turn and the operator's limit are checked once, under the
-   * operator's row lock, in the statement that inserts; `turn.queued` is published and the job
-   * added before the commit. The queue position is read from Redis alongside the lock.
+   * operator's row lock, in the statement that inserts (which also takes the queue position: 1 +
+   * the turns queued); `turn.queued` is published and the job added before the commit.
    */
   private async tryStart(
     ownerId: string,
@@ -165,20 +165,17 @@ export class ChatService {
     content: string,
     clientMessageId: string | null,
   ): Promise<StartTurnOutcome> {
-    const position = this.dispatcher.nextQueuePosition();
     const input = {
       turnId: randomUUID(),
       content,
       clientMessageId,
-      queuePosition: position.catch(() => null),
+      queuePosition: null,
       autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE,
       maxActiveTurns: this.quota.limit,
     };
-    const outcome = await this.guardRedis(() =>
+    return this.guardRedis(() =>
       this.chats.tryStartTurn(ownerId, chatId, input, (turn) => this.dispatcher.enqueue(turn)),
     );
-    if (outcome.kind === 'no-position') await this.guardRedis(() => position); // rethrows: 503
-    return outcome;
   }
 
   /** The HTTP answer to an attempt that did not find the thread busy. */

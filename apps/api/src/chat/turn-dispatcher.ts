@@ -52,11 +52,6 @@ export class TurnDispatcher {
     }
   }
 
-  /** The position a turn enqueued now would have (1 = next to start). */
-  async nextQueuePosition(): Promise<number> {
-    return (await this.redis('count waiting jobs', () => this.queue.getWaitingCount())) + 1;
-  }
-
   /**
    * Publishes `turn.queued` (seq 1) and adds the job. Called inside the transaction that stores
    * the turn, so a failure here rolls the turn and its user message back.

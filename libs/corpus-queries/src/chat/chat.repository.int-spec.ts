@@ -112,18 +112,25 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect((await chats.tryStartTurn(bob, bobThread.id, { ...input(), maxActiveTurns: 1 }, async () => undefined)).kind).toBe('started');
   });
 
-  it('answers a retried client message id even when the queue position is unknown, and starts nothing new then', async () => {
-    const chat = await chats.createChat(alice);
+  it('answers a retried client message id with its turn, and places a new turn behind the turns queued now', async () => {
+    const dave = (await insertTestOperator(db.dataSource)).id;
+    const [one, two, three] = await Promise.all([chats.createChat(dave), chats.createChat(dave), chats.createChat(dave)]);
+    const queuedNow = async () =>
+      Number((await db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE status = 'queued'`))[0].n);
     const clientMessageId = randomUUID();
-    const first = await chats.startTurn(alice, chat.id, input({ clientMessageId }), async () => undefined);
-    const retried = await chats.tryStartTurn(alice, chat.id, { ...input({ clientMessageId }), queuePosition: Promise.resolve(null), maxActiveTurns: 1 }, async () => {
+    const start = (chatId: string, over: Partial<Parameters<ChatRepository['startTurn']>[2]> = {}) =>
+      chats.tryStartTurn(dave, chatId, { ...input(over), queuePosition: null, maxActiveTurns: null }, async () => undefined);
+    const before = await queuedNow();
+    const first = await start(one.id, { clientMessageId });
+    expect(first).toMatchObject({ kind: 'started', turn: { queuePosition: before + 1 } });
+    const retried = await chats.tryStartTurn(dave, one.id, { ...input({ clientMessageId }), queuePosition: null, maxActiveTurns: 1 }, async () => {
       throw new Error('must not enqueue twice');
     });
-    expect(retried).toEqual({ kind: 'existing', turn: { ...first, created: false } });
-    const other = await chats.createChat(alice);
-    expect((await chats.tryStartTurn(alice, other.id, { ...input(), queuePosition: null, maxActiveTurns: null }, async () => undefined)).kind).toBe('no-position');
-    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: other.id })).toBe(0);
-    expect((await chats.tryStartTurn(bob, chat.id, { ...input({ clientMessageId }), maxActiveTurns: null }, async () => undefined)).kind).toBe('not-found');
+    expect(retried).toEqual({ kind: 'existing', turn: { ...(first as { turn: object }).turn, created: false } });
+    await ledger.markRunning((first as { turn: { turnId: string } }).turn.turnId, 1, 'w1');
+    expect(await start(two.id)).toMatchObject({ kind: 'started', turn: { queuePosition: before + 1 } }); // a running turn is not ahead
+    expect(await start(three.id)).toMatchObject({ kind: 'started', turn: { queuePosition: before + 2 } });
+    expect((await chats.tryStartTurn(bob, one.id, { ...input({ clientMessageId }), maxActiveTurns: null }, async () => undefined)).kind).toBe('not-found');
   });
 
   it('ends a turn exactly once, even when two finishers race', async () => {

@@ -234,21 +234,24 @@ export class ChatRepository {
   }
 
   /**
-   * Starts a turn in one transaction and two round trips to Postgres before `beforeCommit`:
-   * 1. `BEGIN` and a lock on the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s), so the
-   *    operator's posts — on any API instance — pass the checks below one at a time;
-   * 2. one statement (a fresh snapshot, taken after the lock) that checks, in this order, that the
-   *    thread is the operator's (`not-found`), whether `clientMessageId` already started a turn in
-   *    it (`existing`), whether a turn is queued or running in it (`busy`), whether the operator
-   *    has `maxActiveTurns` turns queued or running over all threads (`over-quota`; null = no
-   *    limit), and only then inserts the turn (`queued`) and the user message and touches the
-   *    thread (`updated_at`, and the auto title when it was never named).
-   * `input.queuePosition` may be a promise (a Redis count started alongside the lock); null there
-   * means it could not be read: a new turn is then not inserted (`no-position`), while an existing
-   * one is still returned. On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds
-   * the job) before `COMMIT`; if it throws, the transaction is rolled back and the error rethrown.
-   * Every other outcome rolls back (nothing was written). Errors of Postgres are thrown as they
-   * are, except a thread deleted meanwhile (`not-found`).
+   * Starts a turn in one transaction and one round trip to Postgres before `beforeCommit`: a
+   * simple-protocol query of three statements,
+   * 1. `BEGIN` (with `lock_timeout` 5 s),
+   * 2. a lock on the operator's row (`FOR NO KEY UPDATE`), so the operator's posts — on any API
+   *    instance — pass the checks below one at a time,
+   * 3. `EXECUTE` of the prepared `START_TURN_SQL` (a fresh snapshot, taken after the lock), which
+   *    checks, in this order, that the thread is the operator's (`not-found`), whether
+   *    `clientMessageId` already started a turn in it (`existing`), whether a turn is queued or
+   *    running in it (`busy`), whether the operator has `maxActiveTurns` turns queued or running
+   *    over all threads (`over-quota`; null = no limit), and only then inserts the turn (`queued`,
+   *    at `queuePosition` or, when null, 1 + the turns queued now) and the user message and touches
+   *    the thread (`updated_at`, and the auto title when it was never named).
+   * The values travel as literals escaped by the `pg` client (`escapeLiteral`); the statement is
+   * prepared once per pooled connection (one extra round trip the first time).
+   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job) before
+   * `COMMIT`; if it throws, the transaction is rolled back and the error rethrown. Every other
+   * outcome rolls back (nothing was written). Errors of Postgres are thrown as they are, except a
+   * thread deleted meanwhile (`not-found`).
    */
   async tryStartTurn(
     ownerId: string,
@@ -256,38 +259,46 @@ export class ChatRepository {
     input: TryStartTurnInput,
     beforeCommit: (turn: StartedTurn) => Promise<void>,
   ): Promise<StartTurnOutcome> {
-    if (!UUID.test(ownerId)) throw new Error(`not an operator id: ${JSON.stringify(ownerId)}`);
     const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [
       PgClient,
       (err?: unknown) => void,
     ];
     let broken: unknown;
     try {
-      // One round trip (simple protocol, hence the id inlined after the UUID check above).
-      await client.query(
-        `BEGIN; SET LOCAL lock_timeout = '5s'; SELECT 1 FROM operators WHERE id = '${ownerId}' FOR NO KEY UPDATE`,
-      );
-      const queuePosition = await input.queuePosition;
-      const params = [
+      if (!preparedOn.has(client)) {
+        await client.query(`PREPARE ${START_TURN_STATEMENT} (${START_TURN_PARAM_TYPES}) AS ${START_TURN_SQL}`);
+        preparedOn.add(client);
+      }
+      const lit = (v: string | number | null): string =>
+        v === null ? 'NULL' : typeof v === 'number' ? safeInt(v) : client.escapeLiteral(v);
+      const args = [
         chatId,
         ownerId,
         input.clientMessageId,
         input.turnId,
         input.content,
-        queuePosition,
+        input.queuePosition,
         input.autoTitle,
         input.maxActiveTurns,
         randomUUID(),
-      ];
-      const row = await client.query(START_TURN_SQL, params).then(
-        (r) => r.rows[0] as StartTurnRow,
-        (e: { code?: string }) => {
-          // The thread was deleted between the snapshot and the insert (foreign key).
-          if (e.code === '23503') return null;
-          throw e;
-        },
-      );
-      const outcome = row ? toOutcome(row, chatId, ownerId, input.turnId, queuePosition) : { kind: 'not-found' as const };
+      ].map(lit);
+      const results = await client
+        .query(
+          `BEGIN; SET LOCAL lock_timeout = '5s'; ` +
+            `SELECT 1 FROM operators WHERE id = ${lit(ownerId)}::uuid FOR NO KEY UPDATE; ` +
+            `EXECUTE ${START_TURN_STATEMENT} (${args.join(', ')})`,
+        )
+        .then(
+          (r) => r as unknown as { rows: unknown[] }[],
+          (e: { code?: string }) => {
+            if (e.code === '26000') preparedOn.delete(client); // the statement is gone: prepare again next time
+            // The thread was deleted between the snapshot and the insert (foreign key).
+            if (e.code === '23503') return null;
+            throw e;
+          },
+        );
+      const row = results ? (results[results.length - 1]!.rows[0] as StartTurnRow) : null;
+      const outcome = row ? toOutcome(row, chatId, ownerId, input.turnId) : { kind: 'not-found' as const };
       if (outcome.kind !== 'started') {
         await client.query('ROLLBACK');
         return outcome;
@@ -308,17 +319,24 @@ export class ChatRepository {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Pooled connections `START_TURN_SQL` is prepared on. */
+const preparedOn = new WeakSet<object>();
+
+function safeInt(v: number): string {
+  if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
+  return String(v);
+}
 
 /** The part of a `pg` client `tryStartTurn` uses. */
 interface PgClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(sql: string): Promise<{ rows: unknown[] }>;
+  escapeLiteral(value: string): string;
 }
 
 /** What `tryStartTurn` needs besides the ids. */
 export interface TryStartTurnInput extends Omit<StartTurnInput, 'queuePosition'> {
-  /** Queue position (1 = next), or a promise of it; null = unknown (nothing new is inserted). */
-  queuePosition: number | null | Promise<number | null>;
+  /** Queue position (1 = next); null = 1 + the turns queued (of every operator) when it is stored. */
+  queuePosition: number | null;
   /** The operator's limit of turns queued or running at once; null = none. */
   maxActiveTurns: number | null;
 }
@@ -333,9 +351,7 @@ export type StartTurnOutcome =
   /** A turn is queued or running in the thread. */
   | { kind: 'busy'; activeTurnId: string }
   /** The operator already has `activeTurns` (≥ the limit) turns queued or running. */
-  | { kind: 'over-quota'; activeTurns: number }
-  /** The queue position was unknown (null), so no turn was started. */
-  | { kind: 'no-position' };
+  | { kind: 'over-quota'; activeTurns: number };
 
 interface StartTurnRow {
   found: boolean;
@@ -345,15 +361,10 @@ interface StartTurnRow {
   active_turn_id: string | null;
   active_turns: number;
   message_id: string | null;
+  queue_position: number;
 }
 
-function toOutcome(
-  r: StartTurnRow,
-  chatId: string,
-  ownerId: string,
-  turnId: string,
-  queuePosition: number | null,
-): StartTurnOutcome {
+function toOutcome(r: StartTurnRow, chatId: string, ownerId: string, turnId: string): StartTurnOutcome {
   if (!r.found) return { kind: 'not-found' };
   if (r.existing_turn_id) {
     return {
@@ -369,21 +380,24 @@ function toOutcome(
     };
   }
   if (r.active_turn_id) return { kind: 'busy', activeTurnId: r.active_turn_id };
-  if (r.message_id && queuePosition !== null) {
+  if (r.message_id) {
     return {
       kind: 'started',
-      turn: { turnId, chatId, ownerId, userMessageId: r.message_id, queuePosition, created: true },
+      turn: { turnId, chatId, ownerId, userMessageId: r.message_id, queuePosition: r.queue_position, created: true },
     };
   }
-  if (queuePosition === null) return { kind: 'no-position' };
   return { kind: 'over-quota', activeTurns: r.active_turns };
 }
 
+const START_TURN_STATEMENT = 'chat_start_turn_v1';
+const START_TURN_PARAM_TYPES = 'uuid, uuid, uuid, uuid, text, int, text, int, uuid';
+
 /**
- * The checks and writes of `tryStartTurn` in one statement. $1 chat, $2 owner, $3 client message
- * id, $4 turn id, $5 content, $6 queue position (null: insert nothing), $7 auto title, $8 limit of
- * active turns (null: none), $9 id of the user message. Data-modifying CTEs run once each; the
- * INSERTs only fire when `go` has a row.
+ * The checks and writes of `tryStartTurn` in one statement (prepared as `START_TURN_STATEMENT`
+ * with `START_TURN_PARAM_TYPES`). $1 chat, $2 owner, $3 client message id, $4 turn id, $5 content,
+ * $6 queue position (null: 1 + the turns queued now), $7 auto title, $8 limit of active turns
+ * (null: none), $9 id of the user message. Data-modifying CTEs run once each; the INSERTs only fire
+ * when `go` has a row.
  */
 const START_TURN_SQL = `
 WITH chat AS (
@@ -402,11 +416,14 @@ WITH chat AS (
 ), go AS (
   SELECT 1 FROM chat
    WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM active)
-     AND ($8::int IS NULL OR (SELECT n FROM quota) < $8::int) AND $6::int IS NOT NULL
+     AND ($8::int IS NULL OR (SELECT n FROM quota) < $8::int)
+), position AS (
+  SELECT COALESCE($6::int, (SELECT count(*)::int + 1 FROM chat_turns WHERE status = 'queued')) AS n
+    FROM go
 ), turn AS (
   INSERT INTO chat_turns (id, chat_id, client_message_id, status, queue_position)
-  SELECT $4::uuid, $1, $3::uuid, 'queued', $6::int FROM go
-  RETURNING id
+  SELECT $4::uuid, $1, $3::uuid, 'queued', position.n FROM position
+  RETURNING id, queue_position
 ), msg AS (
   INSERT INTO chat_messages (id, chat_id, turn_id, role, content, status, metadata)
   SELECT $9::uuid, $1, turn.id, 'user', $5, 'complete', '{}'::jsonb FROM turn
@@ -426,4 +443,5 @@ SELECT EXISTS (SELECT 1 FROM chat) AS found,
        (SELECT id FROM active) AS active_turn_id,
        COALESCE((SELECT n FROM quota), 0) AS active_turns,
        (SELECT id FROM msg) AS message_id,
+       (SELECT queue_position FROM turn) AS queue_position,
        (SELECT count(*) FROM touched) AS touched`;
