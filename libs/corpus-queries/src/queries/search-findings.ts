@@ -138,21 +138,48 @@ interface ExplainNode {
 }
 
 /**
- * Per-severity estimates for a text filter, from one `EXPLAIN` (no execution) of ten branches:
- * for each severity, its live findings and its matches (the search vector and, for a weakness
- * class, the CWE column restricted to that severity, so both are estimated per severity).
+ * Per-severity estimates for a text filter: the matches from one `EXPLAIN` (no execution) of five
+ * branches, each testing the severity's own search vector (and, for a weakness class, the CWE
+ * column restricted to that severity), so each is estimated from that severity's statistics; the
+ * findings per severity from {@link liveFindingsBySeverity}.
  */
 export async function estimateBySeverity(manager: EntityManager, where: FindingWhere): Promise<SeverityEstimate[]> {
-  const branches = SEVERITIES.flatMap((s) => [
-    `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
-    `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = ${severityLiteral(s)} THEN f.cwe END)` })}`,
-  ]);
-  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(
-    `EXPLAIN (FORMAT JSON) ${branches.join(' UNION ALL ')}`,
-    where.params.values,
+  const branches = SEVERITIES.map(
+    (s) =>
+      `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = ${severityLiteral(s)} THEN f.cwe END)` })}`,
   );
-  const rows = branchRows(row['QUERY PLAN'][0].Plan, branches.length);
-  return SEVERITIES.map((severity, i) => ({ severity, findings: rows[2 * i], matches: rows[2 * i + 1] }));
+  const [matches, findings] = await Promise.all([explainBranches(manager, branches, where.params.values), liveFindingsBySeverity(manager)]);
+  return SEVERITIES.map((severity, i) => ({ severity, findings: findings[i], matches: matches[i] }));
+}
+
+/** How long the planner's per-severity finding counts are reused (ms): they steer plans, never answers. */
+export const SEVERITY_SHARE_TTL_MS = 30_000;
+
+const severityShares = new WeakMap<object, { at: number; rows: Promise<number[]> }>();
+
+/**
+ * The planner's estimate of live findings per severity (in SEVERITIES order), reused for
+ * {@link SEVERITY_SHARE_TTL_MS} per DataSource: the severity mix moves slowly, and a stale value
+ * only makes a page choose a slower way, never return other rows.
+ */
+export function liveFindingsBySeverity(manager: EntityManager): Promise<number[]> {
+  const key = manager.connection;
+  const cached = severityShares.get(key);
+  if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.rows;
+  const rows = explainBranches(
+    manager,
+    SEVERITIES.map((s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`),
+    [],
+  );
+  severityShares.set(key, { at: Date.now(), rows });
+  rows.catch(() => severityShares.delete(key));
+  return rows;
+}
+
+/** The planner's row estimate of each branch of a UNION ALL, from one `EXPLAIN (FORMAT JSON)`. */
+async function explainBranches(manager: EntityManager, branches: string[], params: unknown[]): Promise<number[]> {
+  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(`EXPLAIN (FORMAT JSON) ${branches.join(' UNION ALL ')}`, params);
+  return branchRows(row['QUERY PLAN'][0].Plan, branches.length);
 }
 
 /**
