@@ -1,7 +1,7 @@
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import { describeFilter } from '../tools/tool-format';
-import { countMessageTokens, countToolsTokens, TOKENS_REPLY_PRIMING } from './token-counter';
+import { countMessageTokens, countMessagesTokens, countToolsTokens, TOKENS_REPLY_PRIMING, type TokenMeasure, countTokens, tokenBound } from './token-counter';
 
 /** A prose chat message as sent to the model (no tool calls: history never carries them). */
 export interface ProseMessage {
@@ -26,8 +26,8 @@ export interface ContextInput {
 export interface ModelContext {
   /** System prompt, the history that fit (oldest first), the new user message. */
   messages: ProseMessage[];
-  /** Tokens of `messages` plus the tool schemas. */
-  tokens: number;
+  /** Tokens of `messages` plus the tool schemas (counted exactly when read). */
+  readonly tokens: number;
   /** How many whole turns of the history fit, and how many were dropped (oldest first). */
   keptTurns: number;
   droppedTurns: number;
@@ -64,11 +64,22 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
  * recent whole turns as fit in `budget - system - tools - new message - reserve`, then the new
  * message. Turns are dropped oldest first and never cut. Throws `AgentTurnError('CONTEXT_OVERFLOW')`
  * when the system prompt, tool schemas and the new message alone exceed the budget.
+ *
+ * Decided by exact counts; when the upper bounds (`tokenBound`: known counts, else UTF-8 bytes)
+ * of everything together already fit, every turn is kept without counting (the same outcome as
+ * counting, since no exact count exceeds its bound), so short threads never load the tokenizer.
  */
 export function buildModelContext(input: ContextInput): ModelContext {
   const system: ProseMessage = { role: 'system', content: input.systemPrompt };
   const user: ProseMessage = { role: 'user', content: input.userMessage };
-  const fixed = countToolsTokens(input.tools) + countMessageTokens(system) + countMessageTokens(user) + TOKENS_REPLY_PRIMING;
+  const turns = groupTurns(input.history);
+  const fixedOf = (measure: TokenMeasure) =>
+    countToolsTokens(input.tools, measure) + countMessageTokens(system, measure) + countMessageTokens(user, measure) + TOKENS_REPLY_PRIMING;
+  const historyBound = turns.reduce((n, turn) => n + turn.reduce((k, m) => k + countMessageTokens(m, tokenBound), 0), 0);
+  if (fixedOf(tokenBound) + historyBound <= input.budgetTokens - input.reserveTokens) {
+    return withExactTokens([system, ...turns.flat(), user], input.tools, turns.length, 0);
+  }
+  const fixed = fixedOf(countTokens);
   if (fixed > input.budgetTokens) {
     throw new AgentTurnError(
       'CONTEXT_OVERFLOW',
@@ -76,15 +87,26 @@ export function buildModelContext(input: ContextInput): ModelContext {
     );
   }
   let room = Math.max(0, input.budgetTokens - fixed - input.reserveTokens);
-  let tokens = fixed;
-  const turns = groupTurns(input.history);
   const kept: ProseMessage[][] = [];
   for (let i = turns.length - 1; i >= 0; i--) {
     const cost = turns[i].reduce((n, m) => n + countMessageTokens(m), 0);
     if (cost > room) break;
     room -= cost;
-    tokens += cost;
     kept.unshift(turns[i]);
   }
-  return { messages: [system, ...kept.flat(), user], tokens, keptTurns: kept.length, droppedTurns: turns.length - kept.length };
+  return withExactTokens([system, ...kept.flat(), user], input.tools, kept.length, turns.length - kept.length);
+}
+
+/** A `ModelContext` whose `tokens` are counted (exactly) when first read. */
+function withExactTokens(messages: ProseMessage[], tools: unknown[], keptTurns: number, droppedTurns: number): ModelContext {
+  let tokens: number | undefined;
+  return {
+    messages,
+    keptTurns,
+    droppedTurns,
+    get tokens() {
+      tokens ??= countMessagesTokens(messages) + countToolsTokens(tools);
+      return tokens;
+    },
+  };
 }

@@ -1,5 +1,6 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/cjs/encoding/o200k_base';
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { KNOWN_TOKEN_COUNTS } from './known-token-counts';
 
 /**
  * Counts of texts seen before (the system prompt, the tool schemas and the thread's history come
@@ -12,6 +13,26 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
 /** Texts shorter than this are counted directly (hashing them costs about what counting does). */
 const MEMO_MIN_CHARS = 64;
+/** Texts at least this long are looked up in `KNOWN_TOKEN_COUNTS` (by SHA-256) before counting. */
+const KNOWN_MIN_CHARS = 512;
+
+type O200k = typeof import('gpt-tokenizer/cjs/encoding/o200k_base');
+let tokenizer: O200k | undefined;
+
+/**
+ * The o200k_base tokenizer, loaded on first use: its vocabulary takes about 48 MiB of memory, and
+ * a worker whose turns all fit the budget by `tokenBound` never needs it.
+ */
+function o200k(): O200k {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  tokenizer ??= require('gpt-tokenizer/cjs/encoding/o200k_base') as O200k;
+  return tokenizer;
+}
+
+/** Whether the tokenizer was loaded in this process (tests, and the worker's memory story). */
+export function tokenizerLoaded(): boolean {
+  return tokenizer !== undefined;
+}
 
 /**
  * Tokens of `text` under OpenAI's `o200k_base` BPE, counted by `gpt-tokenizer` (its ranks ship inside
@@ -19,15 +40,41 @@ const MEMO_MIN_CHARS = 64;
  * the memory and several times faster — docs/benchmarks.md). Local models use other vocabularies,
  * so counts are an estimate within a few percent of theirs; the budget leaves room for that. Text
  * that looks like a special token (`<|endoftext|>`) is counted as ordinary text, never refused.
+ *
+ * Exact always: a text seen before comes from the memo, the fixed texts (system prompt, tool
+ * schemas) from `KNOWN_TOKEN_COUNTS` (counted with this tokenizer, checked by a spec), anything else
+ * is counted (loading the tokenizer on first use).
  */
 export function countTokens(text: string): number {
   if (!text) return 0;
-  if (text.length < MEMO_MIN_CHARS) return countO200k(text, NO_SPECIAL_TOKENS);
+  if (text.length < MEMO_MIN_CHARS) return o200k().countTokens(text, NO_SPECIAL_TOKENS);
   const known = counted.get(text);
   if (known !== undefined) return known;
-  const n = countO200k(text, NO_SPECIAL_TOKENS);
+  const n = (text.length >= KNOWN_MIN_CHARS ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined) ?? o200k().countTokens(text, NO_SPECIAL_TOKENS);
   counted.set(text, n);
   return n;
+}
+
+/** The key of a text in `KNOWN_TOKEN_COUNTS`: its SHA-256 in hex. */
+export function textKey(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * An upper bound of `countTokens(text)` that needs no tokenizer: its UTF-8 length in bytes (a
+ * byte-level BPE token covers at least one byte, and special-token text is read as plain bytes),
+ * or the exact count when it is already known. Never below the exact count.
+ */
+export function tokenBound(text: string): number {
+  if (!text) return 0;
+  if (text.length >= MEMO_MIN_CHARS) {
+    const known = counted.get(text) ?? (text.length >= KNOWN_MIN_CHARS ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined);
+    if (known !== undefined) {
+      counted.set(text, known);
+      return known;
+    }
+  }
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /** Per-message framing tokens of the chat format (role and separators), as OpenAI documents for its chat models. */
@@ -43,20 +90,39 @@ export interface CountableMessage {
   tool_call_id?: string;
 }
 
-/** Tokens of one chat message: framing + content + the JSON of its tool calls. */
-export function countMessageTokens(m: CountableMessage): number {
-  let n = TOKENS_PER_MESSAGE + countTokens(typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '');
-  if (m.tool_calls) n += countTokens(JSON.stringify(m.tool_calls));
-  if (m.tool_call_id) n += countTokens(m.tool_call_id);
+/** A text measure: `countTokens` (exact) or `tokenBound` (upper bound, no tokenizer). */
+export type TokenMeasure = (text: string) => number;
+
+/** Tokens of one chat message: framing + content + the JSON of its tool calls (exact, or bounded with `measure = tokenBound`). */
+export function countMessageTokens(m: CountableMessage, measure: TokenMeasure = countTokens): number {
+  let n = TOKENS_PER_MESSAGE + measure(typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '');
+  if (m.tool_calls) n += measure(JSON.stringify(m.tool_calls));
+  if (m.tool_call_id) n += measure(m.tool_call_id);
   return n;
 }
 
 /** Tokens of a whole request's messages (including reply priming). */
-export function countMessagesTokens(messages: CountableMessage[]): number {
-  return messages.reduce((n, m) => n + countMessageTokens(m), TOKENS_REPLY_PRIMING);
+export function countMessagesTokens(messages: CountableMessage[], measure: TokenMeasure = countTokens): number {
+  return messages.reduce((n, m) => n + countMessageTokens(m, measure), TOKENS_REPLY_PRIMING);
 }
 
+/** JSON of tool-schema arrays already serialised (the agent passes the same array every turn). */
+const toolsJson = new WeakMap<unknown[], string>();
+
 /** Tokens the tool schemas take (servers render them into the prompt; counted as their JSON). */
-export function countToolsTokens(tools: unknown[]): number {
-  return tools.length ? countTokens(JSON.stringify(tools)) : 0;
+export function countToolsTokens(tools: unknown[], measure: TokenMeasure = countTokens): number {
+  if (!tools.length) return 0;
+  let json = toolsJson.get(tools);
+  if (json === undefined) toolsJson.set(tools, (json = JSON.stringify(tools)));
+  return measure(json);
+}
+
+/**
+ * `measured(tokenBound)` when it is at most `limit`, else `measured(countTokens)`: the exact count
+ * is only taken (and the tokenizer loaded) when the cheap bound cannot settle a comparison with
+ * `limit`. The result is ≤ `limit` exactly when the exact count is.
+ */
+export function tokensWithin(limit: number, measured: (measure: TokenMeasure) => number): number {
+  const bound = measured(tokenBound);
+  return bound <= limit ? bound : measured(countTokens);
 }

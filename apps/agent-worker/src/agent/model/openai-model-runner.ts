@@ -6,7 +6,7 @@ import { AgentTurnError, type AgentTurnContext, type AgentTurnOutcome } from '@c
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
-import { countMessagesTokens, countToolsTokens } from '../context/token-counter';
+import { countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
 import { lastAnswerState } from '../history';
 import type { CorpusTools } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
@@ -82,12 +82,12 @@ export class OpenAiModelRunner {
     if (context.droppedTurns) {
       this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns }, 'history trimmed to the context budget');
     }
-    const toolTokens = countToolsTokens(tools);
     const messages: ChatCompletionMessageParam[] = context.messages.map((m) => ({ role: m.role, content: m.content }));
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
 
     for (let step = 1; step <= this.config.maxSteps; step++) {
-      const used = countMessagesTokens(messages as never) + toolTokens;
+      // Exact when the bound does not settle it (a short turn never loads the tokenizer).
+      const used = tokensWithin(this.config.contextTokens, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
       if (used > this.config.contextTokens) {
         throw new AgentTurnError(
           'CONTEXT_OVERFLOW',

@@ -24,6 +24,12 @@ import {
   type FormattedToolResult,
 } from './tool-format';
 
+/** `TOOL_DEFINITIONS` in OpenAI `tools` format, built once (they go into every model request). */
+const OPENAI_TOOL_DEFINITIONS = TOOL_DEFINITIONS.map((d) => ({
+  type: 'function' as const,
+  function: { name: d.name, description: d.description, parameters: d.parameters },
+}));
+
 /** What each tool's query function returns. */
 export interface ToolResultMap {
   get_corpus_overview: CorpusOverview;
@@ -83,9 +89,9 @@ export class CorpusTools {
     private readonly runReadOnly: ReadOnlyRunner,
   ) {}
 
-  /** The tool definitions in OpenAI `tools` format. */
+  /** The tool definitions in OpenAI `tools` format: the same array on every call (callers must not change it). */
   definitions(): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
-    return TOOL_DEFINITIONS.map((d) => ({ type: 'function' as const, function: { name: d.name, description: d.description, parameters: d.parameters } }));
+    return OPENAI_TOOL_DEFINITIONS;
   }
 
   /** Validates and runs one tool call. `rawArgs` is an object or the JSON text a model sent. */

@@ -1,0 +1,52 @@
+/**
+ * The tokenizer (about 48 MiB) is loaded only when a cheap upper bound cannot settle the budget:
+ * a short thread is built without it, a long one loads it, and both give what exact counting gives.
+ * Its own file, so no other test has loaded the tokenizer in this module registry.
+ */
+import 'reflect-metadata';
+import type { HistoryMessage } from '@corpus-chat/server-core';
+import { CorpusTools } from '../tools/corpus-tools';
+import { buildModelContext } from './context-builder';
+import { buildSystemPrompt } from './system-prompt';
+import { countMessagesTokens, countToolsTokens, tokenBound, tokenizerLoaded, tokensWithin } from './token-counter';
+
+const tools = new CorpusTools(null as never, null as never, null as never).definitions();
+const thread = (turns: number, words = 20): HistoryMessage[] =>
+  Array.from({ length: turns }, (_, i): HistoryMessage[] => [
+    { role: 'user', content: `Question ${i}: how many findings mention ${'cookies '.repeat(words)}?`, status: 'complete', metadata: {} },
+    { role: 'assistant', content: `There are ${i} findings. ${'Details follow. '.repeat(words)}`, status: 'complete', metadata: { toolCalls: [] } },
+  ]).flat();
+
+describe('the tokenizer is loaded lazily', () => {
+  it('builds a short thread within the budget, and checks a step, without loading it', () => {
+    const ctx = buildModelContext({ systemPrompt: buildSystemPrompt(), tools, history: thread(3), userMessage: 'How many findings mention cookies?', budgetTokens: 6000, reserveTokens: 1500 });
+    expect(ctx.keptTurns).toBe(3);
+    expect(ctx.droppedTurns).toBe(0);
+    const used = tokensWithin(6000, (m) => countMessagesTokens(ctx.messages, m) + countToolsTokens(tools, m));
+    expect(used).toBeLessThanOrEqual(6000);
+    expect(tokenizerLoaded()).toBe(false);
+
+    // Reading the exact total loads it; the bound was never below it.
+    const exact = ctx.tokens;
+    expect(tokenizerLoaded()).toBe(true);
+    expect(exact).toBe(countMessagesTokens(ctx.messages) + countToolsTokens(tools));
+    expect(used).toBeGreaterThanOrEqual(exact);
+  });
+
+  it('a long thread is trimmed by exact counts, as before', () => {
+    const ctx = buildModelContext({ systemPrompt: buildSystemPrompt(), tools, history: thread(60), userMessage: 'And the high ones?', budgetTokens: 6000, reserveTokens: 1500 });
+    expect(ctx.droppedTurns).toBeGreaterThan(0);
+    expect(ctx.tokens).toBeLessThanOrEqual(6000 - 1500);
+    // One more turn would not have fitted.
+    const next = thread(60).slice(-(ctx.keptTurns + 1) * 2, -ctx.keptTurns * 2);
+    expect(ctx.tokens + countMessagesTokens(next) - 3).toBeGreaterThan(6000 - 1500);
+  });
+
+  it('the bound is never below the exact count (any script, emoji, special-token text, lone surrogates)', () => {
+    const samples = ['hello world', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', '日本語のテキストと😀🎉 emoji', '<|endoftext|><|im_start|>system', '\ud800 lone \udfff', ' \n\t  '.repeat(30), JSON.stringify(tools)];
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 200; i++) samples.push(Array.from({ length: 1 + Math.floor(rand() * 80) }, () => String.fromCodePoint(Math.floor(rand() * 0x2ffff))).join(''));
+    for (const s of samples) expect(tokenBound(s)).toBeGreaterThanOrEqual(countMessagesTokens([{ role: 'user', content: s }]) - 7);
+  });
+});
