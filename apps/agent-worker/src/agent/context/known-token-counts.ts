@@ -1,6 +1,7 @@
 /**
  * Exact o200k_base token counts of the fixed texts every model request carries, keyed by the
- * SHA-256 (hex) of the text: the system prompt (`buildSystemPrompt()`) and the JSON of the tool
+ * text's length in UTF-16 code units and its SHA-256 in hex (`<length>:<sha256>`, so only texts of a
+ * listed length are hashed): the system prompt (`buildSystemPrompt()`) and the JSON of the tool
  * schemas (`CorpusTools.definitions()`). With them, a turn whose other texts fit the budget by
  * their byte length never loads the tokenizer (about 48 MiB).
  *
@@ -10,7 +11,7 @@
  */
 export const KNOWN_TOKEN_COUNTS: Readonly<Record<string, number>> = {
   // buildSystemPrompt()
-  '032ac11a0f10b5b1bbf5c7a2ccedf3fda19e74bb8d6db4d3035318b180efd2c1': 362,
+  '1527:032ac11a0f10b5b1bbf5c7a2ccedf3fda19e74bb8d6db4d3035318b180efd2c1': 362,
   // JSON.stringify(CorpusTools.definitions())
-  '6cd3a752fcd5b5d8189a30fecdf96fb7d5e4eb700eea99a3975973efae45b4b9': 779,
+  '3375:6cd3a752fcd5b5d8189a30fecdf96fb7d5e4eb700eea99a3975973efae45b4b9': 779,
 };

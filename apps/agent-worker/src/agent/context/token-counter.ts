@@ -13,8 +13,13 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
 /** Texts shorter than this are counted directly (hashing them costs about what counting does). */
 const MEMO_MIN_CHARS = 64;
-/** Texts at least this long are looked up in `KNOWN_TOKEN_COUNTS` (by SHA-256) before counting. */
-const KNOWN_MIN_CHARS = 512;
+/** Lengths of the texts in `KNOWN_TOKEN_COUNTS`: only a text of one of them is hashed and looked up. */
+const KNOWN_LENGTHS = new Set(Object.keys(KNOWN_TOKEN_COUNTS).map((k) => Number(k.split(':')[0])));
+
+/** The exact count of `text` from `KNOWN_TOKEN_COUNTS`, if listed. */
+function knownCount(text: string): number | undefined {
+  return KNOWN_LENGTHS.has(text.length) ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined;
+}
 
 type O200k = typeof import('gpt-tokenizer/cjs/encoding/o200k_base');
 let tokenizer: O200k | undefined;
@@ -50,14 +55,14 @@ export function countTokens(text: string): number {
   if (text.length < MEMO_MIN_CHARS) return o200k().countTokens(text, NO_SPECIAL_TOKENS);
   const known = counted.get(text);
   if (known !== undefined) return known;
-  const n = (text.length >= KNOWN_MIN_CHARS ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined) ?? o200k().countTokens(text, NO_SPECIAL_TOKENS);
+  const n = knownCount(text) ?? o200k().countTokens(text, NO_SPECIAL_TOKENS);
   counted.set(text, n);
   return n;
 }
 
-/** The key of a text in `KNOWN_TOKEN_COUNTS`: its SHA-256 in hex. */
+/** The key of a text in `KNOWN_TOKEN_COUNTS`: `<length>:<SHA-256 in hex>`. */
 export function textKey(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return `${text.length}:${createHash('sha256').update(text).digest('hex')}`;
 }
 
 /**
@@ -68,7 +73,7 @@ export function textKey(text: string): string {
 export function tokenBound(text: string): number {
   if (!text) return 0;
   if (text.length >= MEMO_MIN_CHARS) {
-    const known = counted.get(text) ?? (text.length >= KNOWN_MIN_CHARS ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined);
+    const known = counted.get(text) ?? knownCount(text);
     if (known !== undefined) {
       counted.set(text, known);
       return known;
