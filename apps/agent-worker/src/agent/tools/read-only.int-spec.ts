@@ -88,6 +88,21 @@ describe('tools run in a read-only transaction', () => {
       return { ro, timeout };
     });
     expect(settings).toEqual({ ro: 'on', timeout: '15s' });
+    // A write after a first read (which shares the BEGIN round trip) is refused too.
+    const before = await corpusFingerprint(db.dataSource);
+    await expect(
+      defaultReadOnly(db.dataSource, async (m) => {
+        await m.query('SELECT 1 AS one');
+        await m.query('SET TRANSACTION READ WRITE');
+      }),
+    ).rejects.toThrow(/read-write mode must be set before any query/);
+    await expect(
+      defaultReadOnly(db.dataSource, async (m) => {
+        await m.query(`SELECT count(*) FROM findings`);
+        await m.query('DELETE FROM finding_versions');
+      }),
+    ).rejects.toThrow(/cannot execute DELETE in a read-only transaction/);
+    expect(await corpusFingerprint(db.dataSource)).toEqual(before);
     await expect(defaultReadOnly(db.dataSource, (m) => m.query('SELECT 1/0'))).rejects.toThrow(/division by zero/);
     // Every pooled connection is back outside any transaction with the default timeout.
     const rows = await Promise.all(
