@@ -87,7 +87,12 @@ export const streamChatCompletion: ChatStreamer = async function* (req) {
       complete = true;
       throw new ModelHttpStatusError(res.statusCode, statusMessage(res.statusCode, text));
     }
-    yield* parseSse(body);
+    const parser = new SseParser();
+    for await (const piece of body) {
+      for (const chunk of parser.push(piece as Buffer)) yield chunk;
+      if (parser.done) break;
+    }
+    if (!parser.done) for (const chunk of parser.end()) yield chunk;
     complete = true;
   } finally {
     // A complete answer: read what follows `[DONE]` (usually nothing) so the connection is reused.
@@ -99,42 +104,73 @@ export const streamChatCompletion: ChatStreamer = async function* (req) {
   }
 };
 
-/** Chunks of an SSE body (`data:` events, multi-line data joined by `\n`), until `[DONE]` or the end. */
-export async function* parseSse(body: AsyncIterable<Buffer | string>): AsyncGenerator<ChatCompletionChunk> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  const dispatch = (): ChatCompletionChunk | 'done' | null => {
-    if (!data.length) return null;
-    const payload = data.join('\n');
-    data = [];
-    if (payload === '[DONE]') return 'done';
-    const parsed = JSON.parse(payload) as ChatCompletionChunk & { error?: unknown };
-    if (parsed && typeof parsed === 'object' && parsed.error) throw new ModelStreamError(errorText(parsed.error) ?? payload);
-    return parsed;
-  };
-  for await (const piece of body) {
-    buffer += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+/**
+ * Incremental parser of a chat-completions SSE body: `push` the bytes as they come and get the
+ * complete `data:` events (multi-line data joined by `\n`) parsed as chunks; `done` once `[DONE]`
+ * came (later bytes are ignored). Other fields (`event:`, `id:`) and comments carry nothing we use.
+ * Throws `SyntaxError` for a malformed event and `ModelStreamError` for an error event.
+ */
+export class SseParser {
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+  private data: string[] = [];
+  /** Whether `[DONE]` was received. */
+  done = false;
+
+  /** The events completed by `piece` (bytes or text). */
+  push(piece: Buffer | string): ChatCompletionChunk[] {
+    if (this.done) return [];
+    this.buffer += typeof piece === 'string' ? piece : this.decoder.decode(piece, { stream: true });
+    const out: ChatCompletionChunk[] = [];
     let start = 0;
-    for (let nl = buffer.indexOf('\n', start); nl >= 0; nl = buffer.indexOf('\n', start)) {
-      let line = buffer.slice(start, nl);
+    for (let nl = this.buffer.indexOf('\n'); nl >= 0; nl = this.buffer.indexOf('\n', start)) {
+      let line = this.buffer.slice(start, nl);
       start = nl + 1;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line === '') {
-        const event = dispatch();
-        if (event === 'done') return;
-        if (event) yield event;
+        this.dispatch(out);
+        if (this.done) break;
       } else if (line.startsWith('data:')) {
-        data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+        this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
       }
-      // Other fields (event:, id:, retry:) and comments (": keep-alive") carry nothing we use.
     }
-    buffer = buffer.slice(start);
+    this.buffer = this.done ? '' : this.buffer.slice(start);
+    return out;
   }
-  buffer += decoder.decode();
-  if (buffer.startsWith('data:')) data.push(buffer.charCodeAt(5) === 32 ? buffer.slice(6) : buffer.slice(5));
-  const last = dispatch();
-  if (last && last !== 'done') yield last;
+
+  /** The end of the body: a last event without its blank line, if any. */
+  end(): ChatCompletionChunk[] {
+    if (this.done) return [];
+    const rest = this.buffer + this.decoder.decode();
+    this.buffer = '';
+    if (rest.startsWith('data:')) this.data.push(rest.charCodeAt(5) === 32 ? rest.slice(6) : rest.slice(5));
+    const out: ChatCompletionChunk[] = [];
+    this.dispatch(out);
+    return out;
+  }
+
+  private dispatch(out: ChatCompletionChunk[]): void {
+    if (!this.data.length) return;
+    const payload = this.data.length === 1 ? this.data[0] : this.data.join('\n');
+    this.data = [];
+    if (payload === '[DONE]') {
+      this.done = true;
+      return;
+    }
+    const parsed = JSON.parse(payload) as ChatCompletionChunk & { error?: unknown };
+    if (parsed && typeof parsed === 'object' && parsed.error) throw new ModelStreamError(errorText(parsed.error) ?? payload);
+    out.push(parsed);
+  }
+}
+
+/** Chunks of an SSE body (see `SseParser`), until `[DONE]` or the end. */
+export async function* parseSse(body: AsyncIterable<Buffer | string>): AsyncGenerator<ChatCompletionChunk> {
+  const parser = new SseParser();
+  for await (const piece of body) {
+    yield* parser.push(piece);
+    if (parser.done) return;
+  }
+  yield* parser.end();
 }
 
 /** `<status> <message>` from an error body: `{"error": {"message"}}`, `{"error": "…"}`, `{"message"}` or its text. */

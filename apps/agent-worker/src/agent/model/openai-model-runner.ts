@@ -150,14 +150,29 @@ export class OpenAiModelRunner {
     ctx: AgentTurnContext,
     recorder: TurnRecorder,
   ): Promise<StepResult> {
+    // One controller per request: aborted by the turn's signal or by the watchdog timer, which is
+    // re-armed per chunk with `refresh()` (no new timer per chunk).
     const watchdog = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (ms: number, what: string) => {
+    const onTurnAbort = () => watchdog.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) onTurnAbort();
+    else ctx.signal.addEventListener('abort', onTurnAbort, { once: true });
+    const firstTokenTimeout = () =>
+      watchdog.abort(new ModelRequestError('TIMEOUT', `no response within ${fmtMs(this.config.firstTokenTimeoutMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`, false));
+    const idleTimeout = () =>
+      watchdog.abort(new ModelRequestError('TIMEOUT', `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`, false));
+    let timer = setTimeout(firstTokenTimeout, this.config.firstTokenTimeoutMs);
+    let idleArmed = false;
+    const arm = () => {
+      if (idleArmed) {
+        timer.refresh();
+        return;
+      }
+      // The first chunk: from now on the idle timeout applies.
+      idleArmed = true;
       clearTimeout(timer);
-      timer = setTimeout(() => watchdog.abort(new ModelRequestError('TIMEOUT', what, false)), ms);
+      timer = setTimeout(idleTimeout, this.config.streamIdleTimeoutMs);
     };
-    arm(this.config.firstTokenTimeoutMs, `no response within ${fmtMs(this.config.firstTokenTimeoutMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
-    const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
+    const signal = watchdog.signal;
     const assembler = new ToolCallAssembler();
     let text = '';
     let finishReason: string | null = null;
@@ -169,7 +184,7 @@ export class OpenAiModelRunner {
         signal,
       });
       for await (const chunk of stream) {
-        arm(this.config.streamIdleTimeoutMs, `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+        arm();
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const piece = choice.delta?.content;
@@ -190,6 +205,7 @@ export class OpenAiModelRunner {
       throw classify(e);
     } finally {
       clearTimeout(timer);
+      ctx.signal.removeEventListener('abort', onTurnAbort);
     }
     const toolCalls = assembler.calls();
     const nameless = toolCalls.find((c) => !c.name);
