@@ -21,6 +21,14 @@ export function severitySearchVector(severity: Severity): string {
 }
 
 /**
+ * The CWE ids of finding `f` when its severity is `severity`, else NULL: exactly the expression of
+ * `ix_findings_cwe_<severity>`.
+ */
+export function severityCwe(severity: Severity): string {
+  return `(CASE WHEN f.severity = ${severityLiteral(severity)} THEN f.cwe END)`;
+}
+
+/**
  * `'<severity>'::finding_severity`, a literal (an index expression or a partial index predicate
  * only matches literals). Only the enum's own values are accepted.
  *

@@ -11,7 +11,7 @@ import { generateCorpus } from '../generator';
 import { createTestDatabase, type TestDatabase } from '../testing';
 import { buildFindingWhere, severitySearchVector } from './finding-filter';
 import { normaliseFilter } from './query-validation';
-import { estimateBySeverity, pageBySeverity, searchFindings, type SeverityEstimate } from './search-findings';
+import { estimateBySeverity, pageBySeverity, searchFindings, severityStepSql, type SeverityEstimate } from './search-findings';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -109,4 +109,35 @@ test('collecting one severity reads that severity’s own text index', async () 
     where.params.values,
   );
   expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('ix_findings_search_high');
+});
+
+test('estimates keep severity order when the planner would rather run the branches in parallel', async () => {
+  const where = await buildFindingWhere(db.dataSource.manager, normaliseFilter({ text: 'XSS' }));
+  const serial = await estimateBySeverity(db.dataSource.manager, where);
+  // Parallel plans made free and index scans off: without a guard the planner picks a Parallel
+  // Append, which reorders the branches by cost and reports rows per process.
+  const parallel = await db.dataSource.transaction(async (tx) => {
+    for (const setting of [
+      'parallel_setup_cost = 0',
+      'parallel_tuple_cost = 0',
+      'min_parallel_table_scan_size = 0',
+      'enable_bitmapscan = off',
+      'enable_indexscan = off',
+    ]) {
+      await tx.query(`SET LOCAL ${setting}`);
+    }
+    return estimateBySeverity(tx, where);
+  });
+  expect(parallel.map((e) => e.severity)).toEqual([...SEVERITIES]);
+  // Same estimates in the same order (a sequential scan estimates the same selectivity).
+  expect(parallel.map((e) => Math.round(e.matches))).toEqual(serial.map((e) => Math.round(e.matches)));
+});
+
+test('a weakness class collects one severity through that severity’s text and CWE indexes', async () => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text: 'XSS' }));
+  const { sql, params } = severityStepSql(where, { way: 'collect', severity: 'medium', need: 50, afterId: 0 });
+  const plan = (await m.query(`EXPLAIN ${sql}`, params)).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+  expect(plan).toContain('ix_findings_search_medium');
+  expect(plan).toContain('ix_findings_cwe_medium');
 });

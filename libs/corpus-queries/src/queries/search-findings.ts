@@ -8,7 +8,7 @@ import {
   type Severity,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { buildFindingWhere, severityLiteral, severitySearchVector, type FindingWhere } from './finding-filter';
+import { buildFindingWhere, severityCwe, severityLiteral, severitySearchVector, type FindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
 import { answerableFromSummary, severitySummary } from './severity-summary';
@@ -133,7 +133,6 @@ interface ExplainNode {
   'Node Type': string;
   'Plan Rows': number;
   'Parallel Aware'?: boolean;
-  'Workers Planned'?: number;
   Plans?: ExplainNode[];
 }
 
@@ -146,7 +145,7 @@ interface ExplainNode {
 export async function estimateBySeverity(manager: EntityManager, where: FindingWhere): Promise<SeverityEstimate[]> {
   const branches = SEVERITIES.map(
     (s) =>
-      `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: `(CASE WHEN f.severity = ${severityLiteral(s)} THEN f.cwe END)` })}`,
+      `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: severityCwe(s) })}`,
   );
   const [matches, findings] = await Promise.all([explainBranches(manager, branches, where.params.values), liveFindingsBySeverity(manager)]);
   return SEVERITIES.map((severity, i) => ({ severity, findings: findings[i], matches: matches[i] }));
@@ -176,27 +175,24 @@ export function liveFindingsBySeverity(manager: EntityManager): Promise<number[]
   return rows;
 }
 
-/** The planner's row estimate of each branch of a UNION ALL, from one `EXPLAIN (FORMAT JSON)`. */
-async function explainBranches(manager: EntityManager, branches: string[], params: unknown[]): Promise<number[]> {
-  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(`EXPLAIN (FORMAT JSON) ${branches.join(' UNION ALL ')}`, params);
-  return branchRows(row['QUERY PLAN'][0].Plan, branches.length);
-}
-
 /**
- * The estimated rows of each branch of an `EXPLAIN`ed UNION ALL: the children of its Append; under
- * a Parallel Append a parallel-aware child's rows are per process, so they are multiplied by the
- * planner's parallel divisor (workers plus the leader's share, as in PostgreSQL's costsize.c).
+ * The planner's row estimate of each branch of a UNION ALL (`SELECT 1 FROM …` statements), from one
+ * `EXPLAIN (FORMAT JSON)`, in branch order. Each branch selects `pg_backend_pid()` (parallel
+ * restricted; an EXPLAIN never calls it) so the Append cannot become a Parallel Append, which
+ * reorders its children by cost and reports per-process rows; a branch may still be a Gather,
+ * whose rows are the total.
+ *
+ * @throws Error when the plan is not an Append of `branches.length` children (a planner change).
  */
-function branchRows(plan: ExplainNode, branches: number): number[] {
-  let node = plan;
-  let divisor = 1;
-  while (node['Node Type'] !== 'Append' && node.Plans?.length === 1) {
-    if (node['Workers Planned'] !== undefined) divisor = node['Workers Planned'] + Math.max(0, 1 - 0.3 * node['Workers Planned']);
-    node = node.Plans[0];
+async function explainBranches(manager: EntityManager, branches: string[], params: unknown[]): Promise<number[]> {
+  const sql = branches.map((b) => b.replace(/^SELECT 1 FROM /, 'SELECT pg_backend_pid() FROM ')).join(' UNION ALL ');
+  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+  const plan = row['QUERY PLAN'][0].Plan;
+  const children = plan['Node Type'] === 'Append' ? plan.Plans ?? [] : [];
+  if (children.length !== branches.length || children.some((c) => c['Parallel Aware'])) {
+    throw new Error(`expected an Append of ${branches.length} branches, got ${JSON.stringify(plan).slice(0, 300)}`);
   }
-  const children = node['Node Type'] === 'Append' ? node.Plans ?? [] : [node];
-  if (children.length !== branches) throw new Error(`expected ${branches} branches in the plan, found ${children.length}`);
-  return children.map((c) => (node['Parallel Aware'] && c['Parallel Aware'] ? c['Plan Rows'] * divisor : c['Plan Rows']));
+  return children.map((c) => c['Plan Rows']);
 }
 
 /**
@@ -257,26 +253,27 @@ export function chooseSeverityStep({ severity, findings, matches }: SeverityEsti
  *
  * - walk: at most `bound` live findings of the severity in `(severity, id)` order, the first `need`
  *   matching `where`;
- * - collect: the first `need` findings of the severity (id > `afterId`) matching `where`, through
- *   the severity's text index. The severity is tested as `IS NOT DISTINCT FROM` (the same for a NOT
- *   NULL column) so it stays a filter on the few matches (needed when a weakness class ORs in CWE
- *   ids) instead of making the planner AND in a bitmap of every finding of that severity.
+ * - collect: all findings of the severity (id > `afterId`) matching `where` (a MATERIALIZED CTE,
+ *   so the planner reads them through the severity's text and CWE indexes instead of walking for
+ *   the first few), the first `need` by id: `where` with the search vector and the class CWE test
+ *   replaced by their per-severity expressions, which are NULL (no match) for other severities.
  */
 export function severityStepSql(where: FindingWhere, step: SeverityStep): { sql: string; params: unknown[] } {
   const p = where.params.clone();
-  const severity = severityLiteral(step.severity);
   const page =
     step.way === 'walk'
-      ? `SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
-                          WHERE f.severity = ${severity} AND NOT f.archived
-                          ORDER BY f.severity, f.id LIMIT ${p.add(step.bound)}) f
-         JOIN finding_versions wv ON wv.id = f.current_version_id
-         WHERE ${where.sqlWith({ vector: 'wv.search_vector', cwe: 'f.cwe' })} ORDER BY f.id LIMIT ${p.add(step.need)}`
-      : `SELECT ${PAGE_COLUMNS} FROM findings f
-         WHERE f.severity IS NOT DISTINCT FROM ${severity}${step.afterId > 0 ? ` AND f.id > ${p.add(step.afterId)}` : ''}
-           AND ${where.sqlWith({ vector: severitySearchVector(step.severity), cwe: 'f.cwe' })}
-         ORDER BY f.id LIMIT ${p.add(step.need)}`;
-  return { sql: `WITH page AS (${page}) ${ROW_SELECT} ORDER BY p.id`, params: p.values };
+      ? `page AS (
+           SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
+                            WHERE f.severity = ${severityLiteral(step.severity)} AND NOT f.archived
+                            ORDER BY f.severity, f.id LIMIT ${p.add(step.bound)}) f
+           JOIN finding_versions wv ON wv.id = f.current_version_id
+           WHERE ${where.sqlWith({ vector: 'wv.search_vector', cwe: 'f.cwe' })} ORDER BY f.id LIMIT ${p.add(step.need)})`
+      : `m AS MATERIALIZED (
+           SELECT ${PAGE_COLUMNS} FROM findings f
+           WHERE ${where.sqlWith({ vector: severitySearchVector(step.severity), cwe: severityCwe(step.severity) })}
+             ${step.afterId > 0 ? `AND f.id > ${p.add(step.afterId)}` : ''}),
+         page AS (SELECT * FROM m f ORDER BY f.id LIMIT ${p.add(step.need)})`;
+  return { sql: `WITH ${page} ${ROW_SELECT} ORDER BY p.id`, params: p.values };
 }
 
 /**
