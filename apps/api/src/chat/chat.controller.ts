@@ -21,7 +21,7 @@ import {
   UpdateChatDto,
 } from '@corpus-chat/contracts';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
-import { MessageRateLimit } from '../auth/rate-limits';
+import { MessageRateLimit, RateLimitVerdict } from '../auth/rate-limits';
 import { UuidParam } from '../errors/id-params';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
@@ -85,7 +85,7 @@ export class ChatController {
 
   @Post(':id/messages')
   @HttpCode(202)
-  @MessageRateLimit()
+  @MessageRateLimit({ deferred: true })
   @ApiOperation({
     summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)',
   })
@@ -94,8 +94,9 @@ export class ChatController {
     @UuidParam('id') id: string,
     @Body() dto: PostMessageDto,
     @Query() query: PostMessageQueryDto,
+    @RateLimitVerdict() rateLimit: Promise<void>,
   ): Promise<PostMessageResponse> {
-    const posted = await this.chats.postMessage(op.id, id, dto, query);
+    const posted = await this.chats.postMessage(op.id, id, dto, query, rateLimit);
     this.gateway.notifyThreadUpdated(id); // title, message count and active turn changed
     return posted;
   }

@@ -134,21 +134,25 @@ export class ChatService {
    * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and queues a
    * turn. A repeated `clientMessageId` returns the turn it started. A busy thread answers 409 with
    * the active turn id unless `ifBusy=interrupt`, which stops that turn first. 404 for a foreign
-   * thread, 429 over the operator's active-turn limit, 503 (nothing stored) when Redis is down.
+   * thread, 429 over the operator's active-turn limit or when `rateLimit` (the deferred message
+   * count of `@MessageRateLimit({ deferred: true })`) rejects, 503 (nothing stored) when Redis is
+   * down.
    */
   async postMessage(
     ownerId: string,
     chatId: string,
     dto: PostMessageDto,
     query: PostMessageQueryDto,
+    rateLimit: Promise<void> = Promise.resolve(),
   ): Promise<PostMessageResponse> {
     const { content, truncated } = truncateMessage(dto.content);
     const clientMessageId = dto.clientMessageId ?? null;
-    const first = await this.tryStart(ownerId, chatId, content, clientMessageId);
+    const first = await this.tryStart(ownerId, chatId, content, clientMessageId, rateLimit);
+    await rateLimit; // a 429 comes before anything the attempt found
     if (first.kind !== 'busy') return this.answer(first, truncated);
     // The rare path: a busy thread. Its turn may be orphaned (ended here) or interrupted; then once more.
     await this.guardRedis(() => this.clearBusyThread(first.activeTurnId, chatId, query.ifBusy ?? 'reject'));
-    const again = await this.tryStart(ownerId, chatId, content, clientMessageId);
+    const again = await this.tryStart(ownerId, chatId, content, clientMessageId, rateLimit);
     if (again.kind === 'busy') throw busy(again.activeTurnId);
     return this.answer(again, truncated);
   }
@@ -157,13 +161,16 @@ export class ChatService {
    * One attempt to store and enqueue a turn (`ChatRepository.tryStartTurn`): the thread, the client
    * message id, the thread's active turn and the operator's limit are checked once, under the
    * operator's row lock, in the statement that inserts (which also takes the queue position: 1 +
-   * the turns queued); `turn.queued` is published and the job added before the commit.
+   * the turns queued); `turn.queued` is published and the job added before the commit, once
+   * `rateLimit` (the operator's message count, running alongside) has resolved: when it rejects
+   * (429), nothing is stored.
    */
   private async tryStart(
     ownerId: string,
     chatId: string,
     content: string,
     clientMessageId: string | null,
+    rateLimit: Promise<void>,
   ): Promise<StartTurnOutcome> {
     const input = {
       turnId: randomUUID(),
@@ -174,7 +181,10 @@ export class ChatService {
       maxActiveTurns: this.quota.limit,
     };
     return this.guardRedis(() =>
-      this.chats.tryStartTurn(ownerId, chatId, input, (turn) => this.dispatcher.enqueue(turn)),
+      this.chats.tryStartTurn(ownerId, chatId, input, async (turn) => {
+        await rateLimit;
+        await this.dispatcher.enqueue(turn);
+      }),
     );
   }
 

@@ -16,7 +16,7 @@ import type { AuthEnv } from '../../src/auth/auth.env';
 import { OperatorCache } from '../../src/auth/operator-cache';
 import { AdminBootstrapService, adminPasswordFileName } from '../../src/operators/admin-bootstrap.service';
 import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';
-import { startAuthOnlyApp } from './standalone-app';
+import { ProbeController, startAuthOnlyApp } from './standalone-app';
 
 let db: TestDatabase;
 let app: NestExpressApplication;
@@ -431,6 +431,29 @@ describe('per-operator limits', () => {
     } finally {
       await second.app.close();
       await third.app.close();
+    }
+  });
+});
+
+describe('per-operator limits counted alongside the handler (deferred)', () => {
+  it('lets the same number through, answers the same 429 with Retry-After, and the handler acts only within the limit', async () => {
+    const limited = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET!, MESSAGES_PER_MINUTE: '4' });
+    try {
+      const op = await insertTestOperator(db.dataSource);
+      const s = await loginAs(limited.baseUrl, op.username, op.password);
+      const post = (route: string) => request(limited.baseUrl).post(`/api/probe/${route}`).set(s.headers);
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await post('deferred-message'));
+      expect(answers.map((r) => r.status)).toEqual([202, 202, 202, 202, 429, 429]);
+      expect(answers[4]!.body.message).toMatch(/too fast \(at most 4 a minute\)/);
+      expect(Number(answers[4]!.headers['retry-after-messages'])).toBeGreaterThan(0);
+      expect(ProbeController.effects.get(op.id)).toBe(4);
+      // A handler that does not wait for the verdict still answers 429 (its own counter, same limit).
+      const careless = [];
+      for (let i = 0; i < 5; i++) careless.push((await post('deferred-careless')).status);
+      expect(careless).toEqual([202, 202, 202, 202, 429]);
+    } finally {
+      await limited.app.close();
     }
   });
 });
