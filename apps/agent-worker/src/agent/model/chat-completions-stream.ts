@@ -88,9 +88,10 @@ export const streamChatCompletion: ChatStreamer = async function* (req) {
       throw new ModelHttpStatusError(res.statusCode, statusMessage(res.statusCode, text));
     }
     const parser = new SseParser();
+    // Read to the end even after `[DONE]` (the server ends the response right after it): leaving a
+    // `for await` early destroys the body, and with it the kept-alive connection.
     for await (const piece of body) {
       for (const chunk of parser.push(piece as Buffer)) yield chunk;
-      if (parser.done) break;
     }
     if (!parser.done) for (const chunk of parser.end()) yield chunk;
     complete = true;

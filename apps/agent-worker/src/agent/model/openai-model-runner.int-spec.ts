@@ -87,6 +87,16 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     expectPairedToolMessages(msgs);
   });
 
+  it('keeps connections alive: six requests of three turns do not open a connection each', async () => {
+    for (let i = 0; i < 3; i++) {
+      server.enqueue(script.toolCall('search_findings', { text: 'SQL injection' }), script.text('Done.'));
+      expect((await runner().run(turnContext('How many findings relate to SQL injection?').ctx, settings())).content).toBe('Done.');
+    }
+    expect(server.completionRequests).toHaveLength(6);
+    // One, sometimes two (a turn's next request can start before the last response was released).
+    expect(server.connections).toBeLessThanOrEqual(2);
+  });
+
   it('reports invalid arguments back to the model, which corrects them on the next step', async () => {
     const expected = await total({ severity: 'critical' });
     server.enqueue(
