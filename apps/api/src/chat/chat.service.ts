@@ -197,6 +197,7 @@ export class ChatService {
       case 'not-found':
         throw notFound();
       case 'over-quota':
+      case 'locked': // another message of the operator's has been in flight for 5 s
         throw new TooManyActiveTurnsException(this.quota.limit);
       default:
         throw new Error(`unexpected outcome of a message post: ${outcome.kind}`);

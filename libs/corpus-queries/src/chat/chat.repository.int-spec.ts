@@ -133,6 +133,26 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect((await chats.tryStartTurn(bob, one.id, { ...input({ clientMessageId }), maxActiveTurns: null }, async () => undefined)).kind).toBe('not-found');
   });
 
+  it('gives up after 5 s when another start holds the operator\'s lock (locked), storing nothing', async () => {
+    const erin = (await insertTestOperator(db.dataSource)).id;
+    const chat = await chats.createChat(erin);
+    const holder = db.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      await holder.query(`SELECT 1 FROM operators WHERE id = $1 FOR NO KEY UPDATE`, [erin]);
+      const t0 = Date.now();
+      const outcome = await chats.tryStartTurn(erin, chat.id, { ...input(), maxActiveTurns: null }, async () => undefined);
+      expect(outcome).toEqual({ kind: 'locked' });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(4900);
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
+    expect((await chats.tryStartTurn(erin, chat.id, { ...input(), maxActiveTurns: null }, async () => undefined)).kind).toBe('started');
+  }, 15_000);
+
   it('ends a turn exactly once, even when two finishers race', async () => {
     const chat = await chats.createChat(alice);
     const t = await chats.startTurn(alice, chat.id, input(), async () => undefined);

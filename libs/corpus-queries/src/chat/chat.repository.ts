@@ -251,7 +251,7 @@ export class ChatRepository {
    * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job) before
    * `COMMIT`; if it throws, the transaction is rolled back and the error rethrown. Every other
    * outcome rolls back (nothing was written). Errors of Postgres are thrown as they are, except a
-   * thread deleted meanwhile (`not-found`).
+   * thread deleted meanwhile (`not-found`) and the operator's lock not obtained in 5 s (`locked`).
    */
   async tryStartTurn(
     ownerId: string,
@@ -294,11 +294,17 @@ export class ChatRepository {
             if (e.code === '26000') preparedOn.delete(client); // the statement is gone: prepare again next time
             // The thread was deleted between the snapshot and the insert (foreign key).
             if (e.code === '23503') return null;
+            // Another start of the operator's held the lock for 5 s.
+            if (e.code === '55P03') return 'locked' as const;
             throw e;
           },
         );
-      const row = results ? (results[results.length - 1]!.rows[0] as StartTurnRow) : null;
-      const outcome = row ? toOutcome(row, chatId, ownerId, input.turnId) : { kind: 'not-found' as const };
+      const outcome: StartTurnOutcome =
+        results === 'locked'
+          ? { kind: 'locked' }
+          : results
+            ? toOutcome(results[results.length - 1]!.rows[0] as StartTurnRow, chatId, ownerId, input.turnId)
+            : { kind: 'not-found' };
       if (outcome.kind !== 'started') {
         await client.query('ROLLBACK');
         return outcome;
@@ -351,7 +357,9 @@ export type StartTurnOutcome =
   /** A turn is queued or running in the thread. */
   | { kind: 'busy'; activeTurnId: string }
   /** The operator already has `activeTurns` (≥ the limit) turns queued or running. */
-  | { kind: 'over-quota'; activeTurns: number };
+  | { kind: 'over-quota'; activeTurns: number }
+  /** Another start of the operator's held the operator's lock for 5 s (`lock_timeout`). */
+  | { kind: 'locked' };
 
 interface StartTurnRow {
   found: boolean;
