@@ -79,13 +79,16 @@ const PAGE_COLUMNS = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.
 /** The page columns plus every column a {@link FindingWhere} may test, for a walk's bounded subquery. */
 const WALK_COLUMNS = `${PAGE_COLUMNS}, f.archived`;
 
-/** The row fields of a page `p` (ordered by severity, id) joined with versions and reports. */
-const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId", r.filename AS "reportFilename", p.cwe,
+/**
+ * The row fields of a page `p` (ordered by severity, id) joined with versions; the report's file
+ * name is a per-row lookup (a page is at most 50 rows: the planner otherwise hashes all reports).
+ */
+const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId",
+         (SELECT r.filename FROM reports r WHERE r.id = p.report_id) AS "reportFilename", p.cwe,
          CASE WHEN jsonb_typeof(fv.cvss -> 'base_score') = 'number' THEN (fv.cvss ->> 'base_score')::float8 END AS "cvssBaseScore",
          p.latest_verdict AS "latestVerdict", p.created_at AS "createdAt"
        FROM page p
-       JOIN finding_versions fv ON fv.id = p.current_version_id
-       LEFT JOIN reports r ON r.id = p.report_id`;
+       JOIN finding_versions fv ON fv.id = p.current_version_id`;
 
 const toRow = (r: RowRecord): FindingRow => ({ ...r, createdAt: new Date(r.createdAt).toISOString() });
 
