@@ -83,6 +83,16 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect(await db.dataSource.getRepository(ChatMessageEntity).countBy({ chatId: chat.id })).toBe(0);
     expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
     expect((await chats.findChat(alice, chat.id))!.title).toBe('Named');
+    // What goes with the commit (after turn.queued is out) is checked before anything is sent.
+    let enqueued = false;
+    const refuse = (over: Partial<Parameters<ChatRepository['startTurn']>[2]>) =>
+      chats.startTurn(alice, chat.id, input(over), async () => {
+        enqueued = true;
+      });
+    await expect(refuse({ content: 'a\u0000b' })).rejects.toThrow(/NUL/);
+    await expect(refuse({ autoTitle: 'x'.repeat(201) })).rejects.toThrow(/200/);
+    expect(enqueued).toBe(false);
+    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
   });
 
   it('keeps the per-operator limit exact when posts to different threads race, and counts only that operator', async () => {

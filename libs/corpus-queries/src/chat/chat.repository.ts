@@ -244,13 +244,16 @@ export class ChatRepository {
    *    `clientMessageId` already started a turn in it (`existing`), whether a turn is queued or
    *    running in it (`busy`), whether the operator has `maxActiveTurns` turns queued or running
    *    over all threads (`over-quota`; null = no limit), and only then inserts the turn (`queued`,
-   *    at `queuePosition` or, when null, 1 + the turns queued now) and the user message and touches
-   *    the thread (`updated_at`, and the auto title when it was never named).
-   * The values travel as literals escaped by the `pg` client (`escapeLiteral`); the statement is
-   * prepared once per pooled connection (one extra round trip the first time).
-   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job) before
-   * `COMMIT`; if it throws, the transaction is rolled back and the error rethrown. Every other
-   * outcome rolls back (nothing was written). Errors of Postgres are thrown as they are, except a
+   *    at `queuePosition` or, when null, 1 + the turns queued now).
+   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job); then one more
+   * round trip inserts the user message, touches the thread (`updated_at`, and the auto title when
+   * it was never named) and commits (`FINISH_START_SQL` + `COMMIT`). What it writes cannot be
+   * refused (no NUL, a title within 200 characters: checked first, else this throws before
+   * anything), and the thread row cannot go away meanwhile (the turn's foreign key holds it).
+   * If `beforeCommit` or the last round trip throws, the transaction is rolled back and the error
+   * rethrown. Every other outcome rolls back (nothing was written).
+   * The values travel as literals escaped by the `pg` client (`escapeLiteral`); the statements are
+   * prepared once per pooled connection (extra round trips the first time). Errors of Postgres are thrown as they are, except a
    * thread deleted meanwhile (`not-found`) and the operator's lock not obtained in 5 s (`locked`).
    */
   async tryStartTurn(
@@ -259,6 +262,11 @@ export class ChatRepository {
     input: TryStartTurnInput,
     beforeCommit: (turn: StartedTurn) => Promise<void>,
   ): Promise<StartTurnOutcome> {
+    // What is written after `turn.queued` is published must not fail: refuse what Postgres would.
+    if (input.content.includes('\u0000') || input.autoTitle.includes('\u0000')) {
+      throw new Error('a message or title holding a NUL character cannot be stored');
+    }
+    if (input.autoTitle.length > MAX_TITLE_CHARS) throw new Error(`an auto title over ${MAX_TITLE_CHARS} characters`);
     const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [
       PgClient,
       (err?: unknown) => void,
@@ -266,22 +274,21 @@ export class ChatRepository {
     let broken: unknown;
     try {
       if (!preparedOn.has(client)) {
-        await client.query(`PREPARE ${START_TURN_STATEMENT} (${START_TURN_PARAM_TYPES}) AS ${START_TURN_SQL}`);
+        for (const sql of [
+          `PREPARE ${START_TURN_STATEMENT} (${START_TURN_PARAM_TYPES}) AS ${START_TURN_SQL}`,
+          `PREPARE ${FINISH_START_STATEMENT} (${FINISH_START_PARAM_TYPES}) AS ${FINISH_START_SQL}`,
+        ]) {
+          // 42P05: already prepared on this connection (kept from before a 26000 below).
+          await client.query(sql).catch((e: { code?: string }) => {
+            if (e.code !== '42P05') throw e;
+          });
+        }
         preparedOn.add(client);
       }
       const lit = (v: string | number | null): string =>
         v === null ? 'NULL' : typeof v === 'number' ? safeInt(v) : client.escapeLiteral(v);
-      const args = [
-        chatId,
-        ownerId,
-        input.clientMessageId,
-        input.turnId,
-        input.content,
-        input.queuePosition,
-        input.autoTitle,
-        input.maxActiveTurns,
-        randomUUID(),
-      ].map(lit);
+      const args = [chatId, ownerId, input.clientMessageId, input.turnId, input.queuePosition, input.maxActiveTurns].map(lit);
+      const userMessageId = randomUUID();
       const results = await client
         .query(
           `BEGIN; SET LOCAL lock_timeout = '5s'; ` +
@@ -303,14 +310,15 @@ export class ChatRepository {
         results === 'locked'
           ? { kind: 'locked' }
           : results
-            ? toOutcome(results[results.length - 1]!.rows[0] as StartTurnRow, chatId, ownerId, input.turnId)
+            ? toOutcome(results[results.length - 1]!.rows[0] as StartTurnRow, chatId, ownerId, userMessageId)
             : { kind: 'not-found' };
       if (outcome.kind !== 'started') {
         await client.query('ROLLBACK');
         return outcome;
       }
       await beforeCommit(outcome.turn);
-      await client.query('COMMIT');
+      const finish = [userMessageId, chatId, input.turnId, input.content, input.autoTitle].map(lit);
+      await client.query(`EXECUTE ${FINISH_START_STATEMENT} (${finish.join(', ')}); COMMIT`);
       return outcome;
     } catch (e) {
       // Outside a transaction ROLLBACK only warns; if it fails the connection is not reused.
@@ -325,7 +333,10 @@ export class ChatRepository {
   }
 }
 
-/** Pooled connections `START_TURN_SQL` is prepared on. */
+/** Length of `chat_sessions.title` (varchar). */
+const MAX_TITLE_CHARS = 200;
+
+/** Pooled connections `START_TURN_SQL` and `FINISH_START_SQL` are prepared on. */
 const preparedOn = new WeakSet<object>();
 
 function safeInt(v: number): string {
@@ -368,11 +379,11 @@ interface StartTurnRow {
   existing_message_id: string | null;
   active_turn_id: string | null;
   active_turns: number;
-  message_id: string | null;
+  turn_id: string | null;
   queue_position: number;
 }
 
-function toOutcome(r: StartTurnRow, chatId: string, ownerId: string, turnId: string): StartTurnOutcome {
+function toOutcome(r: StartTurnRow, chatId: string, ownerId: string, userMessageId: string): StartTurnOutcome {
   if (!r.found) return { kind: 'not-found' };
   if (r.existing_turn_id) {
     return {
@@ -388,24 +399,26 @@ function toOutcome(r: StartTurnRow, chatId: string, ownerId: string, turnId: str
     };
   }
   if (r.active_turn_id) return { kind: 'busy', activeTurnId: r.active_turn_id };
-  if (r.message_id) {
+  if (r.turn_id) {
     return {
       kind: 'started',
-      turn: { turnId, chatId, ownerId, userMessageId: r.message_id, queuePosition: r.queue_position, created: true },
+      turn: { turnId: r.turn_id, chatId, ownerId, userMessageId, queuePosition: r.queue_position, created: true },
     };
   }
   return { kind: 'over-quota', activeTurns: r.active_turns };
 }
 
-const START_TURN_STATEMENT = 'chat_start_turn_v1';
-const START_TURN_PARAM_TYPES = 'uuid, uuid, uuid, uuid, text, int, text, int, uuid';
+const START_TURN_STATEMENT = 'chat_start_turn_v2';
+const START_TURN_PARAM_TYPES = 'uuid, uuid, uuid, uuid, int, int';
+const FINISH_START_STATEMENT = 'chat_finish_turn_start_v1';
+const FINISH_START_PARAM_TYPES = 'uuid, uuid, uuid, text, text';
 
 /**
- * The checks and writes of `tryStartTurn` in one statement (prepared as `START_TURN_STATEMENT`
- * with `START_TURN_PARAM_TYPES`). $1 chat, $2 owner, $3 client message id, $4 turn id, $5 content,
- * $6 queue position (null: 1 + the turns queued now), $7 auto title, $8 limit of active turns
- * (null: none), $9 id of the user message. Data-modifying CTEs run once each; the INSERTs only fire
- * when `go` has a row.
+ * The checks of `tryStartTurn` and the turn's INSERT in one statement (prepared as
+ * `START_TURN_STATEMENT` with `START_TURN_PARAM_TYPES`). $1 chat, $2 owner, $3 client message id,
+ * $4 turn id, $5 queue position (null: 1 + the turns queued now), $6 limit of active turns (null:
+ * none). The user message and the thread's title go with the commit (`FINISH_START_SQL`). The
+ * INSERT only fires when `go` has a row.
  */
 const START_TURN_SQL = `
 WITH chat AS (
@@ -420,29 +433,18 @@ WITH chat AS (
 ), quota AS (
   SELECT count(*)::int AS n
     FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id
-   WHERE s.owner_id = $2 AND t.status IN ('queued', 'running') AND $8::int IS NOT NULL
+   WHERE s.owner_id = $2 AND t.status IN ('queued', 'running') AND $6::int IS NOT NULL
 ), go AS (
   SELECT 1 FROM chat
    WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM active)
-     AND ($8::int IS NULL OR (SELECT n FROM quota) < $8::int)
+     AND ($6::int IS NULL OR (SELECT n FROM quota) < $6::int)
 ), position AS (
-  SELECT COALESCE($6::int, (SELECT count(*)::int + 1 FROM chat_turns WHERE status = 'queued')) AS n
+  SELECT COALESCE($5::int, (SELECT count(*)::int + 1 FROM chat_turns WHERE status = 'queued')) AS n
     FROM go
 ), turn AS (
   INSERT INTO chat_turns (id, chat_id, client_message_id, status, queue_position)
   SELECT $4::uuid, $1, $3::uuid, 'queued', position.n FROM position
   RETURNING id, queue_position
-), msg AS (
-  INSERT INTO chat_messages (id, chat_id, turn_id, role, content, status, metadata)
-  SELECT $9::uuid, $1, turn.id, 'user', $5, 'complete', '{}'::jsonb FROM turn
-  RETURNING id
-), touched AS (
-  UPDATE chat_sessions s
-     SET updated_at = now(),
-         title = CASE WHEN s.title_source = 'default' THEN $7 ELSE s.title END,
-         title_source = CASE WHEN s.title_source = 'default' THEN 'auto' ELSE s.title_source END
-   WHERE s.id = $1 AND EXISTS (SELECT 1 FROM turn)
-  RETURNING s.id
 )
 SELECT EXISTS (SELECT 1 FROM chat) AS found,
        (SELECT turn_id FROM existing) AS existing_turn_id,
@@ -450,6 +452,21 @@ SELECT EXISTS (SELECT 1 FROM chat) AS found,
        (SELECT message_id FROM existing) AS existing_message_id,
        (SELECT id FROM active) AS active_turn_id,
        COALESCE((SELECT n FROM quota), 0) AS active_turns,
-       (SELECT id FROM msg) AS message_id,
-       (SELECT queue_position FROM turn) AS queue_position,
-       (SELECT count(*) FROM touched) AS touched`;
+       (SELECT id FROM turn) AS turn_id,
+       (SELECT queue_position FROM turn) AS queue_position`;
+
+/**
+ * The rest of a started turn's writes, sent with its `COMMIT` (prepared as
+ * `FINISH_START_STATEMENT`): the user message ($1 id, $2 chat, $3 turn, $4 content) and the
+ * thread's `updated_at` and, when it was never named, its auto title ($5).
+ */
+const FINISH_START_SQL = `
+WITH msg AS (
+  INSERT INTO chat_messages (id, chat_id, turn_id, role, content, status, metadata)
+  VALUES ($1, $2, $3, 'user', $4, 'complete', '{}'::jsonb)
+)
+UPDATE chat_sessions s
+   SET updated_at = now(),
+       title = CASE WHEN s.title_source = 'default' THEN $5 ELSE s.title END,
+       title_source = CASE WHEN s.title_source = 'default' THEN 'auto' ELSE s.title_source END
+ WHERE s.id = $2`;
