@@ -79,6 +79,17 @@ export type FinishTurnResult =
 export class TurnLedger {
   constructor(private readonly db: DataSource) {}
 
+  /**
+   * Runs one statement on the DataSource's pg pool directly (the TypeORM query runner around it
+   * costs more than the statement on a worker's hot path); any other driver goes through
+   * `DataSource.query`. Resolves with the rows; rejects with the driver's error.
+   */
+  private async rows<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    const pool = (this.db.driver as unknown as { master?: { query?: (sql: string, parameters: unknown[]) => Promise<{ rows: T[] }> } }).master;
+    if (typeof pool?.query === 'function') return (await pool.query(sql, parameters)).rows;
+    return this.db.query(sql, parameters);
+  }
+
   /** The turn with its thread and user message, or null (never committed, or thread deleted). */
   async findForRun(turnId: string): Promise<TurnForRun | null> {
     // The three reads run at once (one round trip of waiting instead of two): the thread is found
@@ -115,7 +126,7 @@ export class TurnLedger {
       answer_metadata: ChatMessageEntity['metadata'] | null;
       started: boolean;
       history: StoredHistoryMessage[] | null;
-    }[] = await this.db.query(
+    }[] = await this.rows(
       `WITH t AS (
          SELECT t.id, t.chat_id, t.status, c.owner_id, u.id AS user_message_id, u.content AS user_content,
                 a.id AS answer_id, a.status AS answer_status, a.metadata AS answer_metadata
@@ -205,7 +216,7 @@ export class TurnLedger {
     // concurrent finisher waits here and then sees the ended status); the message is inserted and
     // the turn and thread updated only when the turn was still active and had no answer.
     const rows: { chat_id: string; status: TurnStatus; message_id: string | null; new_message_id: string | null; finished: boolean }[] =
-      await this.db.query(
+      await this.rows(
         `WITH t AS (
            SELECT id, chat_id, status FROM chat_turns WHERE id = $1 FOR UPDATE
          ), a AS (
