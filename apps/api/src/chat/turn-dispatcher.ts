@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
@@ -61,6 +62,9 @@ export class TurnDispatcher {
     await this.redis('publish turn.queued', () =>
       this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
     );
+    // Redis sent the event to this instance's subscriber with the script's reply: let the relay
+    // forward it to the sockets before the job's add takes the event loop.
+    await setImmediate();
     const data: RunTurnJobData = {
       turnId: turn.turnId,
       chatId: turn.chatId,
