@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /**
  * The HTTP dispatcher for model servers. undici's defaults would end a request whose headers take
@@ -13,6 +13,14 @@ export const modelDispatcher = new Agent({
   connectTimeout: 10_000,
   keepAliveTimeout: 30_000,
 });
+
+/**
+ * `fetch` for the `openai` client: undici's fetch with `modelDispatcher`. Aborting the request's
+ * signal destroys the socket, so the model server sees the connection close (Ollama then stops
+ * generating).
+ */
+export const modelFetch = ((input: string | URL, init?: Record<string, unknown>) =>
+  undiciFetch(input, { ...(init ?? {}), dispatcher: modelDispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
 
 /** `base_url` without credentials or query, for messages and logs (`http://localhost:11434/v1`). */
 export function safeServerUrl(baseUrl: string): string {

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { LRUCache } from 'lru-cache';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
 import { AgentTurnError, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
@@ -10,14 +12,7 @@ import { countMessagesTokens, countToolsTokens, tokensWithin } from '../context/
 import { lastAnswerState } from '../history';
 import type { CorpusTools } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
-import {
-  type ChatStreamer,
-  ModelConnectionError,
-  ModelHttpStatusError,
-  ModelStreamError,
-  streamChatCompletion,
-} from './chat-completions-stream';
-import { safeServerUrl } from './model-http';
+import { modelFetch, safeServerUrl } from './model-http';
 import { ToolCallAssembler, type AssembledToolCall } from './tool-call-assembler';
 
 /** Why one model request failed, and whether one retry may help. */
@@ -39,6 +34,31 @@ interface StepResult {
   finishReason: string | null;
 }
 
+/** Creates the `openai` client for a server; replaceable in tests. */
+export type OpenAiClientFactory = (settings: ModelSettings, config: AgentConfig) => OpenAI;
+
+/** Clients by server, key and timeout: a turn reuses its server's client (and its connections). */
+const clients = new LRUCache<string, OpenAI>({ max: 16 });
+
+/**
+ * The client for an OpenAI-compatible server: no SDK retries (the runner retries once itself), the
+ * SDK's `timeout` (time to response headers) just above the first-token timeout, and `modelFetch`,
+ * which lifts undici's 300 s header/body limits so the agent's own timers decide. One client per
+ * (base URL, API key, timeout), kept for the process (at most 16), instead of one per turn: a
+ * settings change makes a new key, so the next turn uses the new server.
+ */
+export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
+  const apiKey = settings.apiKey || 'not-needed'; // Ollama, vLLM and llama.cpp accept any key; the SDK insists on one.
+  const timeout = config.firstTokenTimeoutMs + 1000;
+  const key = JSON.stringify([settings.baseUrl ?? null, apiKey, timeout]);
+  let client = clients.get(key);
+  if (!client) {
+    client = new OpenAI({ baseURL: settings.baseUrl ?? undefined, apiKey, maxRetries: 0, timeout, fetch: modelFetch });
+    clients.set(key, client);
+  }
+  return client;
+};
+
 /**
  * The agent's tool loop against an OpenAI-compatible chat-completions server (Ollama, vLLM,
  * llama.cpp server, OpenAI), streaming with `tools`.
@@ -59,17 +79,16 @@ interface StepResult {
 export class OpenAiModelRunner {
   private readonly logger = new Logger(OpenAiModelRunner.name);
 
-  /** `streamer` sends one streamed request (default: `streamChatCompletion`, undici over the shared dispatcher). */
   constructor(
     private readonly tools: CorpusTools,
     private readonly config: AgentConfig,
-    private readonly streamer: ChatStreamer = streamChatCompletion,
+    private readonly clientFactory: OpenAiClientFactory = defaultClientFactory,
   ) {}
 
   async run(ctx: AgentTurnContext, settings: ModelSettings): Promise<AgentTurnOutcome> {
     const model = settings.model ?? '';
     const server = safeServerUrl(settings.baseUrl ?? '');
-    const endpoint = { baseUrl: settings.baseUrl ?? '', apiKey: settings.apiKey };
+    const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
     const context = buildModelContext({
       systemPrompt: buildSystemPrompt(),
@@ -94,7 +113,7 @@ export class OpenAiModelRunner {
           `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${this.config.contextTokens} tokens, AGENT_CONTEXT_TOKENS). Ask a narrower question or raise the budget.`,
         );
       }
-      const result = await this.requestWithRetry(endpoint, { model, server, messages, tools, step }, ctx, recorder);
+      const result = await this.requestWithRetry(client, { model, server, messages, tools, step }, ctx, recorder);
       if (!result.toolCalls.length) {
         return { content: recorder.content, metadata: recorder.metadata(model) };
       }
@@ -116,7 +135,7 @@ export class OpenAiModelRunner {
 
   /** One model step, retried once when the failure allows it and nothing was streamed yet. */
   private async requestWithRetry(
-    endpoint: ModelEndpoint,
+    client: OpenAI,
     req: { model: string; server: string; messages: ChatCompletionMessageParam[]; tools: ChatCompletionTool[]; step: number },
     ctx: AgentTurnContext,
     recorder: TurnRecorder,
@@ -125,7 +144,7 @@ export class OpenAiModelRunner {
     for (let attempt = 1; attempt <= 2; attempt++) {
       const before = recorder.content.length;
       try {
-        return await this.streamStep(endpoint, req, ctx, recorder);
+        return await this.streamStep(client, req, ctx, recorder);
       } catch (e) {
         if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
         const err = e instanceof ModelRequestError ? e : new ModelRequestError('MODEL_ERROR', (e as Error).message, false);
@@ -145,46 +164,29 @@ export class OpenAiModelRunner {
 
   /** Streams one chat-completions request, emitting text deltas; classifies failures as `ModelRequestError`. */
   private async streamStep(
-    endpoint: ModelEndpoint,
+    client: OpenAI,
     req: { model: string; messages: ChatCompletionMessageParam[]; tools: ChatCompletionTool[] },
     ctx: AgentTurnContext,
     recorder: TurnRecorder,
   ): Promise<StepResult> {
-    // One controller per request: aborted by the turn's signal or by the watchdog timer, which is
-    // re-armed per chunk with `refresh()` (no new timer per chunk).
     const watchdog = new AbortController();
-    const onTurnAbort = () => watchdog.abort(ctx.signal.reason);
-    if (ctx.signal.aborted) onTurnAbort();
-    else ctx.signal.addEventListener('abort', onTurnAbort, { once: true });
-    const firstTokenTimeout = () =>
-      watchdog.abort(new ModelRequestError('TIMEOUT', `no response within ${fmtMs(this.config.firstTokenTimeoutMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`, false));
-    const idleTimeout = () =>
-      watchdog.abort(new ModelRequestError('TIMEOUT', `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`, false));
-    let timer = setTimeout(firstTokenTimeout, this.config.firstTokenTimeoutMs);
-    let idleArmed = false;
-    const arm = () => {
-      if (idleArmed) {
-        timer.refresh();
-        return;
-      }
-      // The first chunk: from now on the idle timeout applies.
-      idleArmed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (ms: number, what: string) => {
       clearTimeout(timer);
-      timer = setTimeout(idleTimeout, this.config.streamIdleTimeoutMs);
+      timer = setTimeout(() => watchdog.abort(new ModelRequestError('TIMEOUT', what, false)), ms);
     };
-    const signal = watchdog.signal;
+    arm(this.config.firstTokenTimeoutMs, `no response within ${fmtMs(this.config.firstTokenTimeoutMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
+    const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
     const assembler = new ToolCallAssembler();
     let text = '';
     let finishReason: string | null = null;
     try {
-      const stream = this.streamer({
-        baseUrl: endpoint.baseUrl,
-        apiKey: endpoint.apiKey,
-        body: { model: req.model, messages: req.messages, tools: req.tools, tool_choice: 'auto', stream: true },
-        signal,
-      });
-      for await (const chunk of stream) {
-        arm();
+      const stream = await client.chat.completions.create(
+        { model: req.model, messages: req.messages, tools: req.tools, tool_choice: 'auto', stream: true },
+        { signal },
+      );
+      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+        arm(this.config.streamIdleTimeoutMs, `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
         const choice = chunk.choices?.[0];
         if (!choice) continue;
         const piece = choice.delta?.content;
@@ -196,7 +198,7 @@ export class OpenAiModelRunner {
         assembler.add(choice.delta?.tool_calls as never);
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
-      // A stream that ended without an error after an abort: say why it stopped.
+      // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
       if (ctx.signal.aborted) throw ctx.signal.reason;
       if (watchdog.signal.aborted) throw watchdog.signal.reason;
     } catch (e) {
@@ -205,7 +207,6 @@ export class OpenAiModelRunner {
       throw classify(e);
     } finally {
       clearTimeout(timer);
-      ctx.signal.removeEventListener('abort', onTurnAbort);
     }
     const toolCalls = assembler.calls();
     const nameless = toolCalls.find((c) => !c.name);
@@ -214,23 +215,21 @@ export class OpenAiModelRunner {
   }
 }
 
-/** Where a turn's requests go (the settings' base URL and key). */
-interface ModelEndpoint {
-  baseUrl: string;
-  apiKey: string | null;
-}
-
-/** Maps a failed request (`chat-completions-stream` errors, socket errors) to a `ModelRequestError` with the server's own message. */
+/** Maps an `openai` SDK error to a `ModelRequestError` with the server's own message. */
 export function classify(e: unknown): ModelRequestError {
   if (e instanceof ModelRequestError) return e;
-  if (e instanceof ModelConnectionError) return new ModelRequestError('MODEL_UNAVAILABLE', e.message, true);
-  if (e instanceof ModelHttpStatusError) {
-    const status = e.status;
-    const retryable = status >= 500 || status === 429 || status === 408;
-    return new ModelRequestError(status >= 500 ? 'MODEL_UNAVAILABLE' : 'MODEL_ERROR', e.message || `HTTP ${status}`, retryable);
+  if (e instanceof APIConnectionTimeoutError) return new ModelRequestError('TIMEOUT', 'no response headers in time', false);
+  if (e instanceof APIConnectionError) {
+    const cause = (e as { cause?: { cause?: { code?: string; message?: string }; code?: string; message?: string } }).cause;
+    const detail = cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? e.message;
+    return new ModelRequestError('MODEL_UNAVAILABLE', `could not connect (${detail})`, true);
   }
-  // An error object inside the stream (no status): the server may do better on a second try.
-  if (e instanceof ModelStreamError) return new ModelRequestError('MODEL_ERROR', e.message, true);
+  if (e instanceof APIUserAbortError) return new ModelRequestError('MODEL_ERROR', 'request aborted', false);
+  if (e instanceof APIError) {
+    const status = e.status;
+    const retryable = status === undefined || status >= 500 || status === 429 || status === 408;
+    return new ModelRequestError(status !== undefined && status >= 500 ? 'MODEL_UNAVAILABLE' : 'MODEL_ERROR', e.message || `HTTP ${status}`, retryable);
+  }
   if (e instanceof SyntaxError) return new ModelRequestError('MODEL_ERROR', `malformed stream (${e.message})`, true);
   const err = e as Error;
   return new ModelRequestError('MODEL_ERROR', err?.message ?? String(e), /terminated|socket|ECONNRESET|other side closed/i.test(err?.message ?? ''));

@@ -57,8 +57,6 @@ export class ScriptedOpenAiServer {
   modelsStatus: { status: number; body: unknown } | undefined;
   /** Used when the queue is empty. */
   responder: ((req: RecordedRequest) => ScriptedResponse) | undefined;
-  /** TCP connections accepted so far (a client that keeps connections alive opens few). */
-  connections = 0;
   private readonly queue: ScriptedResponse[] = [];
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -71,7 +69,6 @@ export class ScriptedOpenAiServer {
     server.on('request', (req, res) => void s.handle(req, res));
     server.on('connection', (sock) => {
       s.sockets.add(sock);
-      s.connections += 1;
       sock.on('close', () => s.sockets.delete(sock));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
