@@ -9,7 +9,10 @@ export const MIGRATIONS_GLOB = path.join(__dirname, 'migrations', '*.{ts,js}');
  * TypeORM options for Postgres at `url` (e.g. `postgres://postgres@127.0.0.1:5432/corpus_chat`).
  * `synchronize` is always off: the schema comes from migrations only. Connections run with JIT
  * compilation off: the corpus queries are short, and compiling a plan costs more (20–40 ms) than
- * it saves; `extra.extra` given by the caller is merged into these pool settings.
+ * it saves. `parallel_setup_cost` is raised from 1000 to 10000: starting parallel workers cost
+ * 15–25 ms per query on a 2-core host, so a count of ~10,000 matching findings ran twice as fast
+ * without them (14–20 ms against 37–42 ms at 1M findings), while counts of 100,000+ matches still
+ * go parallel. `extra.extra` given by the caller is merged into these pool settings.
  */
 export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
   return {
@@ -21,7 +24,7 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
     synchronize: false,
     logging: ['error'],
     ...extra,
-    extra: { max: 10, options: '-c jit=off', ...(extra as { extra?: Record<string, unknown> }).extra },
+    extra: { max: 10, options: '-c jit=off -c parallel_setup_cost=10000', ...(extra as { extra?: Record<string, unknown> }).extra },
   } as DataSourceOptions;
 }
 

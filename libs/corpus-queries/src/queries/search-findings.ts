@@ -66,12 +66,8 @@ export async function estimateMatching(manager: EntityManager, where: FindingWhe
  */
 export async function isSelective(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<boolean> {
   const matches = await estimateMatching(manager, where);
-  return selectiveByEstimate(matches, await estimatedTableRows(manager), limit, offset);
-}
-
-/** {@link isSelective}'s rule for `matches` estimated among `tableRows` findings. */
-function selectiveByEstimate(matches: number, tableRows: number, limit: number, offset: number): boolean {
-  return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * Math.max(tableRows, matches, 1);
+  const tableRows = Math.max(await estimatedTableRows(manager), matches, 1);
+  return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * tableRows;
 }
 
 const PAGE_COLUMNS = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
@@ -316,8 +312,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
  * `finding_severity_counts`; a selective filter collects its matches once and counts them with a
  * scalar subquery in the same statement as the page; a broad one runs a separate count beside the
- * page (concurrently when the manager is not bound to one connection), which a text filter cuts
- * one severity at a time ({@link pageBySeverity}).
+ * page (concurrently when the manager is not bound to one connection). A text filter (first page,
+ * archived excluded) always counts beside a page cut one severity at a time ({@link pageBySeverity}).
  * Results are cached per corpus version.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
@@ -339,14 +335,12 @@ export async function searchFindings(
       rows = page;
       total = summary.reduce((n, s) => n + s.findings, 0);
     } else if (limit > 0 && bySeverityApplies(where, offset)) {
-      const estimates = await estimateBySeverity(manager, where);
-      const matches = estimates.reduce((n, e) => n + e.matches, 0);
-      const findings = estimates.reduce((n, e) => n + e.findings, 0);
-      if (selectiveByEstimate(matches, findings, limit, offset)) {
-        ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
-      } else {
-        [rows, total] = await Promise.all([pageBySeverity(manager, where, limit, estimates), countMatching(manager, where)]);
-      }
+      // The count needs nothing from the page: it starts at once, and the page (estimates, then a
+      // statement or two for the first severities) runs beside it on a second connection.
+      [total, rows] = await Promise.all([
+        countMatching(manager, where),
+        estimateBySeverity(manager, where).then((estimates) => pageBySeverity(manager, where, limit, estimates)),
+      ]);
     } else if (limit > 0 && (await isSelective(manager, where, limit, offset))) {
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
