@@ -74,7 +74,9 @@ describe('turns survive crashed and stopped workers', () => {
     const watcher = await openChatSocket(env.api, env.session);
     sockets.push(watcher);
     await watcher.join(chatId);
-    const { turnId } = (await post(chatId, { deltaCount: 30, deltaMs: 100 })).body as PostMessageResponse;
+    // 30 deltas 250 ms apart: the turn outlasts starting the second worker (a Nest process boot,
+    // seconds on a loaded machine) by a wide margin, so the kill always lands mid-turn.
+    const { turnId } = (await post(chatId, { deltaCount: 30, deltaMs: 250 })).body as PostMessageResponse;
     await watcher.waitFor(turnId, { count: 5 });
     expect(watcher.forTurn(turnId)[1]).toMatchObject({
       type: 'turn.started',
@@ -87,7 +89,7 @@ describe('turns survive crashed and stopped workers', () => {
     doomed.kill('SIGKILL');
     expect((await doomed.exited).signal).toBe('SIGKILL');
 
-    const done = (await watcher.waitFor(turnId, 'turn.done', 30_000)) as ChatEventOf<'turn.done'>;
+    const done = (await watcher.waitFor(turnId, 'turn.done', 60_000)) as ChatEventOf<'turn.done'>;
     const events = watcher.forTurn(turnId);
     expectGapFree(events);
     const started = events.filter((e) => e.type === 'turn.started') as ChatEventOf<'turn.started'>[];
