@@ -92,17 +92,37 @@ const toRow = (r: RowRecord): FindingRow => ({ ...r, createdAt: new Date(r.creat
  * The page of current findings matching `where`, most severe first, then by id.
  *
  * With a text condition, no offset and archived reports excluded, the page is cut one severity
- * at a time ({@link pageBySeverity}); otherwise in one statement, by collecting and sorting the
+ * at a time ({@link pageBySeverity}) unless the estimate says the matches are few (at most
+ * {@link COLLECT_ALL_MAX_MATCHES}: collected at once); otherwise in one statement, by collecting and sorting the
  * matches when the filter is selective or by walking the `(severity, id)` index (see
  * {@link isSelective}), so neither a rare nor a very common term reads more than it needs.
  */
 export async function findingRows(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<FindingRow[]> {
   if (limit === 0) return [];
-  if (bySeverityApplies(where, offset)) return pageBySeverity(manager, where, limit, await estimateBySeverity(manager, where));
-  const selective = await isSelective(manager, where, limit, offset);
+  if (bySeverityApplies(where, offset)) {
+    const estimates = await estimateBySeverity(manager, where);
+    if (estimates.reduce((n, e) => n + e.matches, 0) > COLLECT_ALL_MAX_MATCHES) return pageBySeverity(manager, where, limit, estimates);
+    return pageOfAll(manager, where, limit, offset, true);
+  }
+  return pageOfAll(manager, where, limit, offset, await isSelective(manager, where, limit, offset));
+}
+
+/**
+ * Up to this many estimated matches, a text search's page is cut from all of them at once (one
+ * statement) rather than one severity at a time: collecting ~3,000 findings costs about what two
+ * more round trips with their planning cost, and a page of a rare term often needs two or three
+ * severities (at 100k findings "ldap" has 48 critical matches, so a page of 50 reads two).
+ */
+export const COLLECT_ALL_MAX_MATCHES = 3000;
+
+/**
+ * One statement: the page of findings matching `where` in (severity, id) order, either collected
+ * and sorted (`collect`) or by walking the `(severity, id)` index until `offset + limit` matches.
+ */
+async function pageOfAll(manager: EntityManager, where: FindingWhere, limit: number, offset: number, collect: boolean): Promise<FindingRow[]> {
   const p = where.params.clone();
   const window = `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
-  const page = selective
+  const page = collect
     ? `m AS MATERIALIZED (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}),
        page AS (SELECT * FROM m f ORDER BY f.severity, f.id ${window})`
     : `page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id ${window})`;
@@ -313,7 +333,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * `finding_severity_counts`; a selective filter collects its matches once and counts them with a
  * scalar subquery in the same statement as the page; a broad one runs a separate count beside the
  * page (concurrently when the manager is not bound to one connection). A text filter (first page,
- * archived excluded) always counts beside a page cut one severity at a time ({@link pageBySeverity}).
+ * archived excluded) always counts beside its page, which is cut one severity at a time
+ * ({@link pageBySeverity}) unless the estimate says its matches are few.
  * Results are cached per corpus version.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
@@ -334,14 +355,7 @@ export async function searchFindings(
       const [page, summary] = await Promise.all([findingRows(manager, where, limit, offset), severitySummary(manager, filter, where)]);
       rows = page;
       total = summary.reduce((n, s) => n + s.findings, 0);
-    } else if (limit > 0 && bySeverityApplies(where, offset)) {
-      // The count needs nothing from the page: it starts at once, and the page (estimates, then a
-      // statement or two for the first severities) runs beside it on a second connection.
-      [total, rows] = await Promise.all([
-        countMatching(manager, where),
-        estimateBySeverity(manager, where).then((estimates) => pageBySeverity(manager, where, limit, estimates)),
-      ]);
-    } else if (limit > 0 && (await isSelective(manager, where, limit, offset))) {
+    } else if (limit > 0 && !bySeverityApplies(where, offset) && (await isSelective(manager, where, limit, offset))) {
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
       [rows, total] = await Promise.all([findingRows(manager, where, limit, offset), countMatching(manager, where)]);
