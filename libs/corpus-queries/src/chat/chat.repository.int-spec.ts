@@ -83,16 +83,29 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     expect(await db.dataSource.getRepository(ChatMessageEntity).countBy({ chatId: chat.id })).toBe(0);
     expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
     expect((await chats.findChat(alice, chat.id))!.title).toBe('Named');
-    // What goes with the commit (after turn.queued is out) is checked before anything is sent.
+    // What Postgres refuses is refused before turn.queued is published (every write precedes it),
+    // as its own error, and nothing is stored.
     let enqueued = false;
     const refuse = (over: Partial<Parameters<ChatRepository['startTurn']>[2]>) =>
       chats.startTurn(alice, chat.id, input(over), async () => {
         enqueued = true;
       });
-    await expect(refuse({ content: 'a\u0000b' })).rejects.toThrow(/NUL/);
-    await expect(refuse({ autoTitle: 'x'.repeat(201) })).rejects.toThrow(/200/);
+    await expect(refuse({ content: 'a\u0000b' })).rejects.toMatchObject({ code: '22021', message: expect.stringMatching(/0x00/) });
+    await expect(refuse({ autoTitle: 'a\u0000b' })).rejects.toMatchObject({ code: '22021' });
+    const fresh = await chats.createChat(alice); // never named: it takes the auto title
+    await expect(
+      chats.startTurn(alice, fresh.id, input({ autoTitle: 'x'.repeat(201) }), async () => {
+        enqueued = true;
+      }),
+    ).rejects.toMatchObject({ code: '22001', message: expect.stringMatching(/too long/) });
     expect(enqueued).toBe(false);
-    expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
+    for (const id of [chat.id, fresh.id]) {
+      expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: id })).toBe(0);
+      expect(await db.dataSource.getRepository(ChatMessageEntity).countBy({ chatId: id })).toBe(0);
+    }
+    expect((await chats.findChat(alice, fresh.id))!.title).toBe(DEFAULT_CHAT_TITLE);
+    // The connection is still usable: the next start on the same pool succeeds.
+    expect((await chats.startTurn(alice, fresh.id, input({ autoTitle: 'x'.repeat(200) }), async () => undefined)).created).toBe(true);
   });
 
   it('keeps the per-operator limit exact when posts to different threads race, and counts only that operator', async () => {

@@ -234,27 +234,27 @@ export class ChatRepository {
   }
 
   /**
-   * Starts a turn in one transaction and one round trip to Postgres before `beforeCommit`: a
-   * simple-protocol query of three statements,
-   * 1. `BEGIN` (with `lock_timeout` 5 s),
-   * 2. a lock on the operator's row (`FOR NO KEY UPDATE`), so the operator's posts — on any API
-   *    instance — pass the checks below one at a time,
-   * 3. `EXECUTE` of the prepared `START_TURN_SQL` (a fresh snapshot, taken after the lock), which
-   *    checks, in this order, that the thread is the operator's (`not-found`), whether
-   *    `clientMessageId` already started a turn in it (`existing`), whether a turn is queued or
-   *    running in it (`busy`), whether the operator has `maxActiveTurns` turns queued or running
-   *    over all threads (`over-quota`; null = no limit), and only then inserts the turn (`queued`,
-   *    at `queuePosition` or, when null, 1 + the turns queued now).
-   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job); then one more
-   * round trip inserts the user message, touches the thread (`updated_at`, and the auto title when
-   * it was never named) and commits (`FINISH_START_SQL` + `COMMIT`). What it writes cannot be
-   * refused (no NUL, a title within 200 characters: checked first, else this throws before
-   * anything), and the thread row cannot go away meanwhile (the turn's foreign key holds it).
-   * If `beforeCommit` or the last round trip throws, the transaction is rolled back and the error
-   * rethrown. Every other outcome rolls back (nothing was written).
-   * The values travel as literals escaped by the `pg` client (`escapeLiteral`); the statements are
-   * prepared once per pooled connection (extra round trips the first time). Errors of Postgres are thrown as they are, except a
-   * thread deleted meanwhile (`not-found`) and the operator's lock not obtained in 5 s (`locked`).
+   * Starts a turn in one transaction: two round trips to Postgres before `beforeCommit`, `BEGIN`
+   * and one call of the `chat_try_start_turn` function (migration ChatStartTurnFunction) with
+   * bound parameters, which
+   * 1. locks the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s: `lock_timeout` of the
+   *    function), so the operator's posts — on any API instance — pass the checks below one at a
+   *    time;
+   * 2. then (each statement a fresh snapshot, taken after the lock) checks, in this order, that the
+   *    thread is the operator's (`not-found`), whether `clientMessageId` already started a turn in
+   *    it (`existing`), whether a turn is queued or running in it (`busy`), whether the operator has
+   *    `maxActiveTurns` turns queued or running over all threads (`over-quota`; null = no limit);
+   * 3. and only then inserts the turn (`queued`, at `queuePosition` or, when null, 1 + the turns
+   *    queued now) and the user message, and touches the thread (`updated_at`, and `autoTitle` when
+   *    it was never named).
+   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job), then `COMMIT`.
+   * Every other outcome, and any error (of Postgres, of `beforeCommit`, of the `COMMIT`), rolls
+   * back: nothing is stored. Since every write precedes `beforeCommit`, what Postgres refuses is
+   * refused before anything is published.
+   * Throws the errors of Postgres as they are — among them 22021 for a NUL character in `content`
+   * or `autoTitle`, 22001 for an `autoTitle` over 200 characters, 22P02 for a non-integer position
+   * or limit — except a thread deleted between the check and the insert (23503: `not-found`) and
+   * the operator's lock not obtained in 5 s (55P03: `locked`); and what `beforeCommit` throws.
    */
   async tryStartTurn(
     ownerId: string,
@@ -262,63 +262,42 @@ export class ChatRepository {
     input: TryStartTurnInput,
     beforeCommit: (turn: StartedTurn) => Promise<void>,
   ): Promise<StartTurnOutcome> {
-    // What is written after `turn.queued` is published must not fail: refuse what Postgres would.
-    if (input.content.includes('\u0000') || input.autoTitle.includes('\u0000')) {
-      throw new Error('a message or title holding a NUL character cannot be stored');
-    }
-    if (input.autoTitle.length > MAX_TITLE_CHARS) throw new Error(`an auto title over ${MAX_TITLE_CHARS} characters`);
     const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [
       PgClient,
       (err?: unknown) => void,
     ];
     let broken: unknown;
     try {
-      if (!preparedOn.has(client)) {
-        for (const sql of [
-          `PREPARE ${START_TURN_STATEMENT} (${START_TURN_PARAM_TYPES}) AS ${START_TURN_SQL}`,
-          `PREPARE ${FINISH_START_STATEMENT} (${FINISH_START_PARAM_TYPES}) AS ${FINISH_START_SQL}`,
-        ]) {
-          // 42P05: already prepared on this connection (kept from before a 26000 below).
-          await client.query(sql).catch((e: { code?: string }) => {
-            if (e.code !== '42P05') throw e;
-          });
-        }
-        preparedOn.add(client);
-      }
-      const lit = (v: string | number | null): string =>
-        v === null ? 'NULL' : typeof v === 'number' ? safeInt(v) : client.escapeLiteral(v);
-      const args = [chatId, ownerId, input.clientMessageId, input.turnId, input.queuePosition, input.maxActiveTurns].map(lit);
+      await client.query('BEGIN');
       const userMessageId = randomUUID();
-      const results = await client
-        .query(
-          `BEGIN; SET LOCAL lock_timeout = '5s'; ` +
-            `SELECT 1 FROM operators WHERE id = ${lit(ownerId)}::uuid FOR NO KEY UPDATE; ` +
-            `EXECUTE ${START_TURN_STATEMENT} (${args.join(', ')})`,
-        )
+      const outcome: StartTurnOutcome = await client
+        .query(TRY_START_TURN_SQL, [
+          chatId,
+          ownerId,
+          input.clientMessageId,
+          input.turnId,
+          input.queuePosition,
+          input.maxActiveTurns,
+          userMessageId,
+          input.content,
+          input.autoTitle,
+        ])
         .then(
-          (r) => r as unknown as { rows: unknown[] }[],
+          (r) => toOutcome(r.rows[0] as StartTurnRow, chatId, ownerId),
           (e: { code?: string }) => {
-            if (e.code === '26000') preparedOn.delete(client); // the statement is gone: prepare again next time
-            // The thread was deleted between the snapshot and the insert (foreign key).
-            if (e.code === '23503') return null;
+            // The thread was deleted between the check and the insert (foreign key).
+            if (e.code === '23503') return { kind: 'not-found' } as const;
             // Another start of the operator's held the lock for 5 s.
-            if (e.code === '55P03') return 'locked' as const;
+            if (e.code === '55P03') return { kind: 'locked' } as const;
             throw e;
           },
         );
-      const outcome: StartTurnOutcome =
-        results === 'locked'
-          ? { kind: 'locked' }
-          : results
-            ? toOutcome(results[results.length - 1]!.rows[0] as StartTurnRow, chatId, ownerId, userMessageId)
-            : { kind: 'not-found' };
       if (outcome.kind !== 'started') {
         await client.query('ROLLBACK');
         return outcome;
       }
       await beforeCommit(outcome.turn);
-      const finish = [userMessageId, chatId, input.turnId, input.content, input.autoTitle].map(lit);
-      await client.query(`EXECUTE ${FINISH_START_STATEMENT} (${finish.join(', ')}); COMMIT`);
+      await client.query('COMMIT');
       return outcome;
     } catch (e) {
       // Outside a transaction ROLLBACK only warns; if it fails the connection is not reused.
@@ -333,21 +312,9 @@ export class ChatRepository {
   }
 }
 
-/** Length of `chat_sessions.title` (varchar). */
-const MAX_TITLE_CHARS = 200;
-
-/** Pooled connections `START_TURN_SQL` and `FINISH_START_SQL` are prepared on. */
-const preparedOn = new WeakSet<object>();
-
-function safeInt(v: number): string {
-  if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
-  return String(v);
-}
-
 /** The part of a `pg` client `tryStartTurn` uses. */
 interface PgClient {
-  query(sql: string): Promise<{ rows: unknown[] }>;
-  escapeLiteral(value: string): string;
+  query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 /** What `tryStartTurn` needs besides the ids. */
@@ -372,101 +339,49 @@ export type StartTurnOutcome =
   /** Another start of the operator's held the operator's lock for 5 s (`lock_timeout`). */
   | { kind: 'locked' };
 
+/** The row of `chat_try_start_turn` (see its migration). */
 interface StartTurnRow {
-  found: boolean;
-  existing_turn_id: string | null;
-  existing_position: number | null;
-  existing_message_id: string | null;
-  active_turn_id: string | null;
-  active_turns: number;
+  outcome: 'not-found' | 'existing' | 'busy' | 'over-quota' | 'started';
+  /** The existing, busy or started turn. */
   turn_id: string | null;
-  queue_position: number;
+  /** The user message of the existing or started turn. */
+  user_message_id: string | null;
+  /** The queue position of the existing or started turn. */
+  queue_position: number | null;
+  /** The operator's turns queued or running (counted only under a limit; else 0). */
+  active_turns: number;
 }
 
-function toOutcome(r: StartTurnRow, chatId: string, ownerId: string, userMessageId: string): StartTurnOutcome {
-  if (!r.found) return { kind: 'not-found' };
-  if (r.existing_turn_id) {
-    return {
-      kind: 'existing',
-      turn: {
-        turnId: r.existing_turn_id,
-        chatId,
-        ownerId,
-        userMessageId: r.existing_message_id!,
-        queuePosition: r.existing_position!,
-        created: false,
-      },
-    };
+function toOutcome(r: StartTurnRow, chatId: string, ownerId: string): StartTurnOutcome {
+  const turn = (created: boolean): StartedTurn => ({
+    turnId: r.turn_id!,
+    chatId,
+    ownerId,
+    userMessageId: r.user_message_id!,
+    queuePosition: r.queue_position!,
+    created,
+  });
+  switch (r.outcome) {
+    case 'not-found':
+      return { kind: 'not-found' };
+    case 'existing':
+      return { kind: 'existing', turn: turn(false) };
+    case 'busy':
+      return { kind: 'busy', activeTurnId: r.turn_id! };
+    case 'over-quota':
+      return { kind: 'over-quota', activeTurns: r.active_turns };
+    case 'started':
+      return { kind: 'started', turn: turn(true) };
+    default:
+      throw new Error(`chat_try_start_turn answered an unknown outcome: ${String(r.outcome)}`);
   }
-  if (r.active_turn_id) return { kind: 'busy', activeTurnId: r.active_turn_id };
-  if (r.turn_id) {
-    return {
-      kind: 'started',
-      turn: { turnId: r.turn_id, chatId, ownerId, userMessageId, queuePosition: r.queue_position, created: true },
-    };
-  }
-  return { kind: 'over-quota', activeTurns: r.active_turns };
 }
 
-const START_TURN_STATEMENT = 'chat_start_turn_v2';
-const START_TURN_PARAM_TYPES = 'uuid, uuid, uuid, uuid, int, int';
-const FINISH_START_STATEMENT = 'chat_finish_turn_start_v1';
-const FINISH_START_PARAM_TYPES = 'uuid, uuid, uuid, text, text';
-
 /**
- * The checks of `tryStartTurn` and the turn's INSERT in one statement (prepared as
- * `START_TURN_STATEMENT` with `START_TURN_PARAM_TYPES`). $1 chat, $2 owner, $3 client message id,
- * $4 turn id, $5 queue position (null: 1 + the turns queued now), $6 limit of active turns (null:
- * none). The user message and the thread's title go with the commit (`FINISH_START_SQL`). The
- * INSERT only fires when `go` has a row.
+ * `tryStartTurn`'s one statement: $1 chat, $2 owner, $3 client message id, $4 turn id, $5 queue
+ * position (null: 1 + the turns queued now), $6 limit of active turns (null: none), $7 user
+ * message id, $8 its content, $9 the auto title. The function is described in its migration
+ * (1764500600000-ChatStartTurnFunction).
  */
-const START_TURN_SQL = `
-WITH chat AS (
-  SELECT id FROM chat_sessions WHERE id = $1 AND owner_id = $2
-), existing AS (
-  SELECT t.id AS turn_id, t.queue_position, m.id AS message_id
-    FROM chat_turns t JOIN chat_messages m ON m.turn_id = t.id AND m.role = 'user'
-   WHERE $3::uuid IS NOT NULL AND t.chat_id = $1 AND t.client_message_id = $3::uuid
-     AND EXISTS (SELECT 1 FROM chat)
-), active AS (
-  SELECT id FROM chat_turns WHERE chat_id = $1 AND status IN ('queued', 'running') LIMIT 1
-), quota AS (
-  SELECT count(*)::int AS n
-    FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id
-   WHERE s.owner_id = $2 AND t.status IN ('queued', 'running') AND $6::int IS NOT NULL
-), go AS (
-  SELECT 1 FROM chat
-   WHERE NOT EXISTS (SELECT 1 FROM existing) AND NOT EXISTS (SELECT 1 FROM active)
-     AND ($6::int IS NULL OR (SELECT n FROM quota) < $6::int)
-), position AS (
-  SELECT COALESCE($5::int, (SELECT count(*)::int + 1 FROM chat_turns WHERE status = 'queued')) AS n
-    FROM go
-), turn AS (
-  INSERT INTO chat_turns (id, chat_id, client_message_id, status, queue_position)
-  SELECT $4::uuid, $1, $3::uuid, 'queued', position.n FROM position
-  RETURNING id, queue_position
-)
-SELECT EXISTS (SELECT 1 FROM chat) AS found,
-       (SELECT turn_id FROM existing) AS existing_turn_id,
-       (SELECT queue_position FROM existing) AS existing_position,
-       (SELECT message_id FROM existing) AS existing_message_id,
-       (SELECT id FROM active) AS active_turn_id,
-       COALESCE((SELECT n FROM quota), 0) AS active_turns,
-       (SELECT id FROM turn) AS turn_id,
-       (SELECT queue_position FROM turn) AS queue_position`;
-
-/**
- * The rest of a started turn's writes, sent with its `COMMIT` (prepared as
- * `FINISH_START_STATEMENT`): the user message ($1 id, $2 chat, $3 turn, $4 content) and the
- * thread's `updated_at` and, when it was never named, its auto title ($5).
- */
-const FINISH_START_SQL = `
-WITH msg AS (
-  INSERT INTO chat_messages (id, chat_id, turn_id, role, content, status, metadata)
-  VALUES ($1, $2, $3, 'user', $4, 'complete', '{}'::jsonb)
-)
-UPDATE chat_sessions s
-   SET updated_at = now(),
-       title = CASE WHEN s.title_source = 'default' THEN $5 ELSE s.title END,
-       title_source = CASE WHEN s.title_source = 'default' THEN 'auto' ELSE s.title_source END
- WHERE s.id = $2`;
+const TRY_START_TURN_SQL = `SELECT outcome, turn_id, user_message_id, queue_position, active_turns
+  FROM chat_try_start_turn($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
