@@ -236,7 +236,7 @@ export class ChatRepository {
   /**
    * Starts a turn in one transaction: two round trips to Postgres before `beforeCommit`, `BEGIN`
    * and one call of the `chat_try_start_turn` function (migration ChatStartTurnFunction) with
-   * bound parameters, which
+   * bound parameters (`TRY_START_TURN_SQL`, parsed once per pooled connection by `pg`), which
    * 1. locks the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s: `lock_timeout` of the
    *    function), so the operator's posts — on any API instance — pass the checks below one at a
    *    time;
@@ -271,17 +271,22 @@ export class ChatRepository {
       await client.query('BEGIN');
       const userMessageId = randomUUID();
       const outcome: StartTurnOutcome = await client
-        .query(TRY_START_TURN_SQL, [
-          chatId,
-          ownerId,
-          input.clientMessageId,
-          input.turnId,
-          input.queuePosition,
-          input.maxActiveTurns,
-          userMessageId,
-          input.content,
-          input.autoTitle,
-        ])
+        .query({
+          // Named: `pg` parses it once per connection (its protocol-level prepared statement).
+          name: TRY_START_TURN_STATEMENT,
+          text: TRY_START_TURN_SQL,
+          values: [
+            chatId,
+            ownerId,
+            input.clientMessageId,
+            input.turnId,
+            input.queuePosition,
+            input.maxActiveTurns,
+            userMessageId,
+            input.content,
+            input.autoTitle,
+          ],
+        })
         .then(
           (r) => toOutcome(r.rows[0] as StartTurnRow, chatId, ownerId),
           (e: { code?: string }) => {
@@ -314,7 +319,7 @@ export class ChatRepository {
 
 /** The part of a `pg` client `tryStartTurn` uses. */
 interface PgClient {
-  query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(query: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /** What `tryStartTurn` needs besides the ids. */
@@ -376,6 +381,12 @@ function toOutcome(r: StartTurnRow, chatId: string, ownerId: string): StartTurnO
       throw new Error(`chat_try_start_turn answered an unknown outcome: ${String(r.outcome)}`);
   }
 }
+
+/**
+ * Name of `TRY_START_TURN_SQL` as a prepared statement of the `pg` client (per connection). A new
+ * result shape of `chat_try_start_turn` needs a new name (a cached plan cannot change its result).
+ */
+const TRY_START_TURN_STATEMENT = 'chat_try_start_turn_v1';
 
 /**
  * `tryStartTurn`'s one statement: $1 chat, $2 owner, $3 client message id, $4 turn id, $5 queue
