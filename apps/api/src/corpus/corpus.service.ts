@@ -16,6 +16,7 @@ import {
   findingDetail,
   importReport,
   listReports,
+  runReadOnly,
   searchFindings,
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
@@ -79,8 +80,9 @@ export class CorpusService {
     return result.report;
   }
 
+  /** One snapshot for the page and its total (`runReadOnly`: REPEATABLE READ, READ ONLY). */
   searchFindings(query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
-    return searchFindings(this.dataSource.manager, { ...query });
+    return runReadOnly(this.dataSource, (m) => searchFindings(m, { ...query }));
   }
 
   countFindings(query: CountFindingsQueryDto): Promise<CountFindingsByResult> {

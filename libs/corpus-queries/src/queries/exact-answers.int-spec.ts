@@ -201,6 +201,27 @@ test('the same question through runReadOnly gives the same answer, and writes ar
   expect(row.n).toBe(1);
 });
 
+test('runReadOnly answers from one snapshot: a finding committed meanwhile is not seen halfway', async () => {
+  const text = 'snapshotprobe';
+  const result = await runReadOnly(db.dataSource, async (m) => {
+    const [{ level }] = await m.query(`SELECT current_setting('transaction_isolation') AS level`);
+    const before = await searchFindings(m, { text, limit: 50 }, { cache: false });
+    // Another connection commits a matching finding while the transaction is open.
+    const [added] = await db.dataSource.transaction((tx) =>
+      insertFindings(tx, null, [scannerFinding({ title: `Probe ${text}`, severity: 'critical', description: text, raw: null })]),
+    );
+    const after = await searchFindings(m, { text, limit: 50 }, { cache: false });
+    return { level, before, after, added };
+  });
+  expect(result.level).toBe('repeatable read');
+  expect(result.after.total).toBe(result.before.total);
+  expect(result.after.rows).toEqual(result.before.rows);
+  // Outside, the new finding is there.
+  const now = await searchFindings(db.dataSource.manager, { text, limit: 50 }, { cache: false });
+  expect(now.rows.map((r) => r.id)).toContain(result.added);
+  await db.dataSource.query(`DELETE FROM findings WHERE id = $1`, [result.added]);
+});
+
 test('only the newest version of an edited finding counts', async () => {
   const m = db.dataSource.manager;
   const reflected = await searchFindings(m, { text: 'Reflected', reportId: ids['a'] });

@@ -7,9 +7,11 @@ export interface ReadOnlyOptions {
 
 /**
  * Runs `fn` with an EntityManager bound to one connection inside a transaction declared
- * `READ ONLY` (so any write it attempts fails with SQLSTATE 25006) with a statement timeout. The
- * transaction is committed when `fn` resolves and rolled back when it throws; the error is rethrown.
- * This is how the agent's tools call the query functions.
+ * `REPEATABLE READ, READ ONLY` (any write it attempts fails with SQLSTATE 25006) with a statement
+ * timeout. Every statement of `fn` sees one snapshot, so an answer built from several statements
+ * (a page cut one severity at a time and its total) is consistent even while a report is imported
+ * or archived. The transaction is committed when `fn` resolves and rolled back when it throws; the
+ * error is rethrown. This is how the agent's tools and the findings API call the query functions.
  */
 export async function runReadOnly<T>(
   dataSource: DataSource,
@@ -21,7 +23,7 @@ export async function runReadOnly<T>(
   await runner.connect();
   try {
     await runner.startTransaction();
-    await runner.query('SET TRANSACTION READ ONLY');
+    await runner.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
     await runner.query(`SELECT set_config('statement_timeout', $1, true)`, [String(timeout)]);
     const result = await fn(runner.manager);
     await runner.commitTransaction();

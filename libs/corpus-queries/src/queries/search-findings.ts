@@ -173,24 +173,25 @@ export async function estimateBySeverity(manager: EntityManager, where: FindingW
 /** How long the planner's per-severity finding counts are reused (ms): they steer plans, never answers. */
 export const SEVERITY_SHARE_TTL_MS = 30_000;
 
-const severityShares = new WeakMap<object, { at: number; rows: Promise<number[]> }>();
+const severityShares = new WeakMap<object, { at: number; rows: number[] }>();
 
 /**
  * The planner's estimate of live findings per severity (in SEVERITIES order), reused for
  * {@link SEVERITY_SHARE_TTL_MS} per DataSource: the severity mix moves slowly, and a stale value
- * only makes a page choose a slower way, never return other rows.
+ * only makes a page choose a slower way, never return other rows. Only a resolved value is shared
+ * (a call in flight runs on its caller's manager, so one caller's aborted transaction never fails
+ * another's search).
  */
-export function liveFindingsBySeverity(manager: EntityManager): Promise<number[]> {
+export async function liveFindingsBySeverity(manager: EntityManager): Promise<number[]> {
   const key = manager.connection;
   const cached = severityShares.get(key);
   if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.rows;
-  const rows = explainBranches(
+  const rows = await explainBranches(
     manager,
     SEVERITIES.map((s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`),
     [],
   );
   severityShares.set(key, { at: Date.now(), rows });
-  rows.catch(() => severityShares.delete(key));
   return rows;
 }
 
@@ -335,7 +336,9 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * page (concurrently when the manager is not bound to one connection). A text filter (first page,
  * archived excluded) always counts beside its page, which is cut one severity at a time
  * ({@link pageBySeverity}) unless the estimate says its matches are few.
- * Results are cached per corpus version.
+ * Results are cached per corpus version. The page and the total are several statements: call it
+ * inside `runReadOnly` (REPEATABLE READ) for one snapshot while imports may commit, as the agent's
+ * tools and the findings API do.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
  */

@@ -23,11 +23,13 @@ export const defaultCorpusQueries: CorpusQueryFns = {
 export const TOOL_STATEMENT_TIMEOUT_MS = 15_000;
 
 /**
- * Opens the tool's transaction in one round trip: `BEGIN READ ONLY` and the statement timeout.
+ * Opens the tool's transaction in one round trip: `BEGIN` (REPEATABLE READ, so a tool's several
+ * statements — a page cut one severity at a time and its total — share one snapshot) `READ ONLY`,
+ * and the statement timeout.
  * The `SELECT` takes the transaction's first snapshot, so a later `SET TRANSACTION READ WRITE`
  * fails ("must be set before any query") instead of lifting the read-only mode.
  */
-const BEGIN_READ_ONLY = `BEGIN READ ONLY; SELECT set_config('statement_timeout', '${TOOL_STATEMENT_TIMEOUT_MS}', true)`;
+const BEGIN_READ_ONLY = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT set_config('statement_timeout', '${TOOL_STATEMENT_TIMEOUT_MS}', true)`;
 
 /** A first statement that may share the `BEGIN` round trip: one plain read (no `;`, no parameters). */
 const FOLDABLE_READ = /^\s*(SELECT|WITH)\b[^;]*$/i;
