@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 /**
  * The page of a text search cut one severity at a time (pageBySeverity): whichever way each
- * severity is read (collected through its text index, walked in id order, or walked with a bound
- * too small so the rest is collected), the page equals an independent ORDER BY severity, id over
+ * severity is read (collected through its text index, in a window of its ids, walked in id order,
+ * or walked or windowed too short so the rest is collected), the page equals an independent ORDER BY severity, id over
  * the current versions' own text; the per-severity estimates see how a term is spread; the
  * collect reads the severity's own index.
  */
@@ -11,7 +11,16 @@ import { generateCorpus } from '../generator';
 import { createTestDatabase, type TestDatabase } from '../testing';
 import { buildFindingWhere, severitySearchVector } from './finding-filter';
 import { normaliseFilter } from './query-validation';
-import { COLLECT_ALL_MAX_MATCHES, estimateBySeverity, pageBySeverity, searchFindings, severityStepSql, type SeverityEstimate } from './search-findings';
+import {
+  chooseSeverityStep,
+  COLLECT_ALL_MAX_MATCHES,
+  estimateBySeverity,
+  pageBySeverity,
+  searchFindings,
+  severityStepSql,
+  type SeverityEstimate,
+  type SeverityStep,
+} from './search-findings';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -38,7 +47,15 @@ async function expectedIds(text: string): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-const TERMS = ['ldap', 'cookie', 'application', 'deserialization', 'session cookie', '"directory search" -ldap', 'nosuchword'];
+const TERMS = [
+  'ldap',
+  'cookie',
+  'application',
+  'deserialization',
+  'session cookie',
+  '"directory search" -ldap',
+  'nosuchword',
+];
 
 test.each(TERMS)('"%s": every way of reading a severity gives the independent page', async (text) => {
   const m = db.dataSource.manager;
@@ -47,19 +64,37 @@ test.each(TERMS)('"%s": every way of reading a severity gives the independent pa
   const real = await estimateBySeverity(m, where);
   expect(real.map((e) => e.severity)).toEqual([...SEVERITIES]);
 
-  // Estimates chosen to force each way: all collect (matches ≈ 0), all walk with a generous bound
-  // (matches = findings), and all walk with a bound far too small (claims a page is found in the
-  // first rows: matches ≫ findings), so the walk falls back to collecting the rest.
-  const forced: Record<string, SeverityEstimate[]> = {
-    real,
-    collect: real.map((e) => ({ ...e, matches: 0 })),
-    walk: real.map((e) => ({ ...e, matches: e.findings })),
-    'walk too short': real.map((e) => ({ ...e, matches: e.findings * 1000 })),
+  // Each way forced for every severity: collect all; walk with a generous bound and with a bound
+  // far too small (the rest is collected after it); a window over the first 30 % of the severity's
+  // ids and one holding only its first finding (the rest is collected after it).
+  const forced: Record<string, (e: SeverityEstimate, need: number) => SeverityStep> = {
+    chosen: chooseSeverityStep,
+    collect: (e, need) => ({ way: 'collect', severity: e.severity, need, afterId: 0 }),
+    walk: (e, need) => ({ way: 'walk', severity: e.severity, need, bound: Math.ceil(e.findings) + 100 }),
+    'walk too short': (e, need) => ({ way: 'walk', severity: e.severity, need, bound: 1 }),
+    window: (e, need) => ({
+      way: 'collect',
+      severity: e.severity,
+      need,
+      afterId: 0,
+      upToId: Math.round(e.minId + 0.3 * (e.maxId - e.minId)),
+    }),
+    'window too short': (e, need) => ({
+      way: 'collect',
+      severity: e.severity,
+      need,
+      afterId: 0,
+      upToId: e.minId,
+    }),
   };
   for (const limit of [1, 7, 50]) {
-    for (const [name, estimates] of Object.entries(forced)) {
-      const page = await pageBySeverity(m, where, limit, estimates);
-      expect({ name, limit, ids: page.map((r) => r.id) }).toEqual({ name, limit, ids: expected.slice(0, limit) });
+    for (const [name, choose] of Object.entries(forced)) {
+      const page = await pageBySeverity(m, where, limit, real, choose);
+      expect({ name, limit, ids: page.map((r) => r.id) }).toEqual({
+        name,
+        limit,
+        ids: expected.slice(0, limit),
+      });
     }
   }
   const result = await searchFindings(m, { text, limit: 50 }, { cache: false });
@@ -96,8 +131,16 @@ test('a weakness class widened by CWE ids keeps each severity to its own finding
   const where = await buildFindingWhere(m, normaliseFilter({ text: 'SQL injection' }));
   expect(where.applied.weaknessClasses?.length).toBeGreaterThan(0);
   const real = await estimateBySeverity(m, where);
-  const [{ n }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM findings f WHERE ${where.sql}`, where.params.values);
-  const page = await pageBySeverity(m, where, 50, real.map((e) => ({ ...e, matches: 0 })));
+  const [{ n }]: { n: number }[] = await m.query(
+    `SELECT count(*)::int AS n FROM findings f WHERE ${where.sql}`,
+    where.params.values,
+  );
+  const page = await pageBySeverity(m, where, 50, real, (e, need) => ({
+    way: 'collect',
+    severity: e.severity,
+    need,
+    afterId: 0,
+  }));
   const expected: { id: number }[] = await m.query(
     `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT 50`,
     where.params.values,
@@ -141,8 +184,15 @@ test('estimates keep severity order when the planner would rather run the branch
 test('a weakness class collects one severity through that severity’s text and CWE indexes', async () => {
   const m = db.dataSource.manager;
   const where = await buildFindingWhere(m, normaliseFilter({ text: 'XSS' }));
-  const { sql, params } = severityStepSql(where, { way: 'collect', severity: 'medium', need: 50, afterId: 0 });
-  const plan = (await m.query(`EXPLAIN ${sql}`, params)).map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+  const { sql, params } = severityStepSql(where, {
+    way: 'collect',
+    severity: 'medium',
+    need: 50,
+    afterId: 0,
+  });
+  const plan = (await m.query(`EXPLAIN ${sql}`, params))
+    .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+    .join('\n');
   expect(plan).toContain('ix_findings_search_medium');
   expect(plan).toContain('ix_findings_cwe_medium');
 });

@@ -8,7 +8,13 @@ import {
   type Severity,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { buildFindingWhere, severityCwe, severityLiteral, severitySearchVector, type FindingWhere } from './finding-filter';
+import {
+  buildFindingWhere,
+  severityCwe,
+  severityLiteral,
+  severitySearchVector,
+  type FindingWhere,
+} from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
 import { answerableFromSummary, severitySummary } from './severity-summary';
@@ -45,7 +51,9 @@ export const WALK_COST_RATIO = 5;
 
 /** Findings in the table, as last counted by ANALYZE/VACUUM (an estimate; -1 before the first). */
 async function estimatedTableRows(manager: EntityManager): Promise<number> {
-  const [row]: { n: number }[] = await manager.query(`SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'findings'::regclass`);
+  const [row]: { n: number }[] = await manager.query(
+    `SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'findings'::regclass`,
+  );
   return row?.n ?? -1;
 }
 
@@ -64,13 +72,19 @@ export async function estimateMatching(manager: EntityManager, where: FindingWhe
  * (cost ∝ WALK_COST_RATIO · (offset + limit) · N / M), for the planner's estimate M of the matches
  * among N findings.
  */
-export async function isSelective(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<boolean> {
+export async function isSelective(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+  offset: number,
+): Promise<boolean> {
   const matches = await estimateMatching(manager, where);
   const tableRows = Math.max(await estimatedTableRows(manager), matches, 1);
   return matches * matches <= WALK_COST_RATIO * (offset + Math.max(limit, 1)) * tableRows;
 }
 
-const PAGE_COLUMNS = 'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
+const PAGE_COLUMNS =
+  'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
 
 /** The page columns plus every column a {@link FindingWhere} may test, for a walk's bounded subquery. */
 const WALK_COLUMNS = `${PAGE_COLUMNS}, f.archived`;
@@ -97,11 +111,17 @@ const toRow = (r: RowRecord): FindingRow => ({ ...r, createdAt: new Date(r.creat
  * matches when the filter is selective or by walking the `(severity, id)` index (see
  * {@link isSelective}), so neither a rare nor a very common term reads more than it needs.
  */
-export async function findingRows(manager: EntityManager, where: FindingWhere, limit: number, offset: number): Promise<FindingRow[]> {
+export async function findingRows(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+  offset: number,
+): Promise<FindingRow[]> {
   if (limit === 0) return [];
   if (bySeverityApplies(where, offset)) {
     const estimates = await estimateBySeverity(manager, where);
-    if (estimates.reduce((n, e) => n + e.matches, 0) > COLLECT_ALL_MAX_MATCHES) return pageBySeverity(manager, where, limit, estimates);
+    if (estimates.reduce((n, e) => n + e.matches, 0) > COLLECT_ALL_MAX_MATCHES)
+      return pageBySeverity(manager, where, limit, estimates);
     return pageOfAll(manager, where, limit, offset, true);
   }
   return pageOfAll(manager, where, limit, offset, await isSelective(manager, where, limit, offset));
@@ -119,14 +139,23 @@ export const COLLECT_ALL_MAX_MATCHES = 3000;
  * One statement: the page of findings matching `where` in (severity, id) order, either collected
  * and sorted (`collect`) or by walking the `(severity, id)` index until `offset + limit` matches.
  */
-async function pageOfAll(manager: EntityManager, where: FindingWhere, limit: number, offset: number, collect: boolean): Promise<FindingRow[]> {
+async function pageOfAll(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+  offset: number,
+  collect: boolean,
+): Promise<FindingRow[]> {
   const p = where.params.clone();
   const window = `LIMIT ${p.add(limit)} OFFSET ${p.add(offset)}`;
   const page = collect
     ? `m AS MATERIALIZED (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}),
        page AS (SELECT * FROM m f ORDER BY f.severity, f.id ${window})`
     : `page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id ${window})`;
-  const rows: RowRecord[] = await manager.query(`WITH ${page} ${ROW_SELECT} ORDER BY p.severity, p.id`, p.values);
+  const rows: RowRecord[] = await manager.query(
+    `WITH ${page} ${ROW_SELECT} ORDER BY p.severity, p.id`,
+    p.values,
+  );
   return rows.map(toRow);
 }
 
@@ -146,6 +175,9 @@ export interface SeverityEstimate {
   findings: number;
   /** Of those, the ones matching the filter (estimate). */
   matches: number;
+  /** Smallest and largest id of a live finding of this severity (0 and 0 when there is none). */
+  minId: number;
+  maxId: number;
 }
 
 interface ExplainNode {
@@ -159,40 +191,67 @@ interface ExplainNode {
  * Per-severity estimates for a text filter: the matches from one `EXPLAIN` (no execution) of five
  * branches, each testing the severity's own search vector (and, for a weakness class, the CWE
  * column restricted to that severity), so each is estimated from that severity's statistics; the
- * findings per severity from {@link liveFindingsBySeverity}.
+ * findings per severity and their id span from {@link liveSeverityShares}.
  */
-export async function estimateBySeverity(manager: EntityManager, where: FindingWhere): Promise<SeverityEstimate[]> {
+export async function estimateBySeverity(
+  manager: EntityManager,
+  where: FindingWhere,
+): Promise<SeverityEstimate[]> {
   const branches = SEVERITIES.map(
     (s) =>
       `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: severityCwe(s) })}`,
   );
-  const [matches, findings] = await Promise.all([explainBranches(manager, branches, where.params.values), liveFindingsBySeverity(manager)]);
-  return SEVERITIES.map((severity, i) => ({ severity, findings: findings[i], matches: matches[i] }));
+  const [matches, shares] = await Promise.all([
+    explainBranches(manager, branches, where.params.values),
+    liveSeverityShares(manager),
+  ]);
+  return SEVERITIES.map((severity, i) => ({ severity, matches: matches[i], ...shares[i] }));
 }
 
-/** How long the planner's per-severity finding counts are reused (ms): they steer plans, never answers. */
+/** How long the per-severity finding counts and id spans are reused (ms): they steer plans, never answers. */
 export const SEVERITY_SHARE_TTL_MS = 30_000;
 
-const severityShares = new WeakMap<object, { at: number; rows: number[] }>();
+/** One severity's share of the live findings: the planner's count and the exact id span. */
+export interface SeverityShare {
+  findings: number;
+  minId: number;
+  maxId: number;
+}
+
+const severityShares = new WeakMap<object, { at: number; shares: SeverityShare[] }>();
 
 /**
- * The planner's estimate of live findings per severity (in SEVERITIES order), reused for
+ * Live findings per severity (the planner's estimate) and the smallest and largest id among them
+ * (ten probes of `ix_findings_live_severity`), in SEVERITIES order, reused for
  * {@link SEVERITY_SHARE_TTL_MS} per DataSource: the severity mix moves slowly, and a stale value
- * only makes a page choose a slower way, never return other rows. Only a resolved value is shared
- * (a call in flight runs on its caller's manager, so one caller's aborted transaction never fails
- * another's search).
+ * only makes a page choose a slower way or a window that needs a second statement, never return
+ * other rows. Only a resolved value is shared (a call in flight runs on its caller's manager, so
+ * one caller's aborted transaction never fails another's search).
  */
-export async function liveFindingsBySeverity(manager: EntityManager): Promise<number[]> {
+export async function liveSeverityShares(manager: EntityManager): Promise<SeverityShare[]> {
   const key = manager.connection;
   const cached = severityShares.get(key);
-  if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.rows;
-  const rows = await explainBranches(
-    manager,
-    SEVERITIES.map((s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`),
-    [],
-  );
-  severityShares.set(key, { at: Date.now(), rows });
-  return rows;
+  if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.shares;
+  const live = (s: Severity) => `FROM findings WHERE severity = ${severityLiteral(s)} AND NOT archived`;
+  const [findings, spans] = await Promise.all([
+    explainBranches(
+      manager,
+      SEVERITIES.map(
+        (s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
+      ),
+      [],
+    ),
+    manager.query(
+      `SELECT ${SEVERITIES.map((s, i) => `coalesce((SELECT min(id) ${live(s)}), 0) AS lo${i}, coalesce((SELECT max(id) ${live(s)}), 0) AS hi${i}`).join(', ')}`,
+    ) as Promise<Record<string, number | string>[]>,
+  ]);
+  const shares = SEVERITIES.map((_, i) => ({
+    findings: findings[i],
+    minId: Number(spans[0][`lo${i}`]),
+    maxId: Number(spans[0][`hi${i}`]),
+  }));
+  severityShares.set(key, { at: Date.now(), shares });
+  return shares;
 }
 
 /**
@@ -204,13 +263,24 @@ export async function liveFindingsBySeverity(manager: EntityManager): Promise<nu
  *
  * @throws Error when the plan is not an Append of `branches.length` children (a planner change).
  */
-async function explainBranches(manager: EntityManager, branches: string[], params: unknown[]): Promise<number[]> {
-  const sql = branches.map((b) => b.replace(/^SELECT 1 FROM /, 'SELECT pg_backend_pid() FROM ')).join(' UNION ALL ');
-  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+async function explainBranches(
+  manager: EntityManager,
+  branches: string[],
+  params: unknown[],
+): Promise<number[]> {
+  const sql = branches
+    .map((b) => b.replace(/^SELECT 1 FROM /, 'SELECT pg_backend_pid() FROM '))
+    .join(' UNION ALL ');
+  const [row]: { 'QUERY PLAN': { Plan: ExplainNode }[] }[] = await manager.query(
+    `EXPLAIN (FORMAT JSON) ${sql}`,
+    params,
+  );
   const plan = row['QUERY PLAN'][0].Plan;
-  const children = plan['Node Type'] === 'Append' ? plan.Plans ?? [] : [];
+  const children = plan['Node Type'] === 'Append' ? (plan.Plans ?? []) : [];
   if (children.length !== branches.length || children.some((c) => c['Parallel Aware'])) {
-    throw new Error(`expected an Append of ${branches.length} branches, got ${JSON.stringify(plan).slice(0, 300)}`);
+    throw new Error(
+      `expected an Append of ${branches.length} branches, got ${JSON.stringify(plan).slice(0, 300)}`,
+    );
   }
   return children.map((c) => c['Plan Rows']);
 }
@@ -218,24 +288,30 @@ async function explainBranches(manager: EntityManager, branches: string[], param
 /**
  * The first `limit` current findings matching `where` (which has a text condition and excludes
  * archived reports), most severe first, then by id, cut one severity at a time: critical first,
- * the next severity only while the page is not full. Within a severity the cheaper of two ways,
- * by the estimates:
+ * the next severity only while the page is not full. Within a severity the cheapest of three ways,
+ * by the estimates (see {@link chooseSeverityStep}):
  *
  * - **collect**: the severity's matches through `ix_findings_search_<severity>`, sorted by id
- *   (cost ∝ its matches M);
+ *   (cost ∝ its matches M, each a heap row read);
+ * - **window**: the same, restricted to the first ids of the severity's span, sized to hold about
+ *   three times the matches needed (a BitmapAnd of the text index with `ix_findings_live_severity`,
+ *   so only the window's matches are read from the heap); if the window held fewer than needed, the
+ *   rest of the severity is collected after it;
  * - **walk**: that severity's findings in id order (`ix_findings_live_severity`), testing each,
  *   until the page is full (cost ∝ WALK_COST_RATIO · needed · N / M). The walk is bounded to about
  *   twice the findings the estimate says it needs; if that was too optimistic, the rest of the
- *   severity is collected after the last match found, so a wrong estimate costs time, never rows.
+ *   severity is collected after the last match found.
  *
- * A term that is common overall but rare among critical findings ("cookie") collects the few
- * critical ones instead of walking thousands; a very common one ("application") walks a hundred.
+ * So a wrong estimate costs a statement, never rows (`choose` is replaceable to force a way in tests). A term rare among critical findings ("ldap")
+ * collects them; a common one ("cookie": ~1,900 critical matches) reads a window of ~150; a very
+ * common one ("application") walks a hundred findings.
  */
 export async function pageBySeverity(
   manager: EntityManager,
   where: FindingWhere,
   limit: number,
   estimates: SeverityEstimate[],
+  choose: (estimate: SeverityEstimate, need: number) => SeverityStep = chooseSeverityStep,
 ): Promise<FindingRow[]> {
   const page: RowRecord[] = [];
   const run = (step: SeverityStep): Promise<RowRecord[]> => {
@@ -245,11 +321,28 @@ export async function pageBySeverity(
   for (const estimate of estimates) {
     const need = limit - page.length;
     if (need <= 0) break;
-    const step = chooseSeverityStep(estimate, need);
+    const step = choose(estimate, need);
     const rows = await run(step);
     page.push(...rows);
-    if (step.way === 'walk' && rows.length < need) {
-      page.push(...(await run({ way: 'collect', severity: step.severity, need: need - rows.length, afterId: rows.at(-1)?.id ?? 0 })));
+    if (rows.length >= need) continue;
+    if (step.way === 'walk') {
+      page.push(
+        ...(await run({
+          way: 'collect',
+          severity: step.severity,
+          need: need - rows.length,
+          afterId: rows.at(-1)?.id ?? 0,
+        })),
+      );
+    } else if (step.upToId !== undefined) {
+      page.push(
+        ...(await run({
+          way: 'collect',
+          severity: step.severity,
+          need: need - rows.length,
+          afterId: step.upToId,
+        })),
+      );
     }
   }
   return page.map(toRow);
@@ -257,15 +350,72 @@ export async function pageBySeverity(
 
 /** How one severity's part of a page is read (see {@link pageBySeverity}). */
 export type SeverityStep =
-  | { way: 'walk'; severity: Severity; need: number; /** Findings of the severity walked at most. */ bound: number }
-  | { way: 'collect'; severity: Severity; need: number; /** Only findings with a greater id (0: all). */ afterId: number };
+  | {
+      way: 'walk';
+      severity: Severity;
+      need: number;
+      /** Findings of the severity walked at most. */ bound: number;
+    }
+  | {
+      way: 'collect';
+      severity: Severity;
+      need: number;
+      /** Only findings with a greater id (0: all). */
+      afterId: number;
+      /** A window: only findings with an id up to this one (absent: no upper bound). */
+      upToId?: number;
+    };
 
-/** The cheaper way to find `need` matches of one severity, by its estimates (walk bounded to ~2× what it should need). */
-export function chooseSeverityStep({ severity, findings, matches }: SeverityEstimate, need: number): SeverityStep {
-  const walkRows = Math.ceil(Math.min(findings, (need * findings) / Math.max(matches, 0.5)));
-  return WALK_COST_RATIO * walkRows < matches
-    ? { way: 'walk', severity, need, bound: Math.ceil(Math.min(findings, 2 * walkRows + 100)) }
-    : { way: 'collect', severity, need, afterId: 0 };
+/**
+ * Relative costs of the ways to read a severity, per unit: a match read from the heap = 1 (≈ 3 µs
+ * here); a posting read from a GIN index, an entry of a btree range, and a finding walked (its
+ * current version looked up and its text tested). Measured on the 1M-finding synthetic corpus
+ * (bench/queries.bench.ts): 1,907 "cookie" critical matches collected in 5.7 ms, their GIN bitmap
+ * in 0.3 ms, a 6,791-entry range of `ix_findings_live_severity` in 0.6 ms.
+ */
+const STEP_COST = { heapRow: 1, ginPosting: 0.06, btreeEntry: 0.03, walkedFinding: WALK_COST_RATIO } as const;
+
+/** A window is sized to hold about this many times the matches still needed. */
+export const WINDOW_MARGIN = 3;
+
+/**
+ * The cheapest way to find `need` matches of one severity, by its estimates (M matches among N
+ * findings whose ids span `minId…maxId`, assumed spread evenly over it):
+ * walk ≈ walkedFinding · need · N / M (bounded to ~2× that);
+ * collect ≈ M · (ginPosting + heapRow);
+ * window ≈ M · ginPosting + WINDOW_MARGIN · need · heapRow + (the window's share of N) · btreeEntry,
+ * only when the window is under 70 % of the span (a larger one is a collect with extra work).
+ */
+export function chooseSeverityStep(
+  { severity, findings, matches, minId, maxId }: SeverityEstimate,
+  need: number,
+): SeverityStep {
+  const m = Math.max(matches, 0.5);
+  const walkRows = Math.ceil(Math.min(findings, (need * findings) / m));
+  const fraction = (WINDOW_MARGIN * need) / m;
+  const costs = {
+    walk: STEP_COST.walkedFinding * walkRows,
+    collect: m * (STEP_COST.ginPosting + STEP_COST.heapRow),
+    window:
+      fraction < 0.7 && maxId > minId
+        ? m * STEP_COST.ginPosting +
+          WINDOW_MARGIN * need * STEP_COST.heapRow +
+          fraction * findings * STEP_COST.btreeEntry
+        : Infinity,
+  };
+  if (costs.walk < costs.collect && costs.walk <= costs.window) {
+    return { way: 'walk', severity, need, bound: Math.ceil(Math.min(findings, 2 * walkRows + 100)) };
+  }
+  if (costs.window < costs.collect) {
+    return {
+      way: 'collect',
+      severity,
+      need,
+      afterId: 0,
+      upToId: Math.ceil(minId + fraction * (maxId - minId)),
+    };
+  }
+  return { way: 'collect', severity, need, afterId: 0 };
 }
 
 /**
@@ -273,26 +423,36 @@ export function chooseSeverityStep({ severity, findings, matches }: SeverityEsti
  *
  * - walk: at most `bound` live findings of the severity in `(severity, id)` order, the first `need`
  *   matching `where`;
- * - collect: all findings of the severity (id > `afterId`) matching `where` (a MATERIALIZED CTE,
- *   so the planner reads them through the severity's text and CWE indexes instead of walking for
- *   the first few), the first `need` by id: `where` with the search vector and the class CWE test
- *   replaced by their per-severity expressions, which are NULL (no match) for other severities.
+ * - collect: all findings of the severity (id > `afterId`, and ≤ `upToId` for a window) matching
+ *   `where` (a MATERIALIZED CTE, so the planner reads them through the severity's text and CWE
+ *   indexes — and, for a window, ANDs them with the id range of `ix_findings_live_severity` —
+ *   instead of walking for the first few), the first `need` by id: `where` with the search vector
+ *   and the class CWE test replaced by their per-severity expressions, which are NULL (no match)
+ *   for other severities.
  */
 export function severityStepSql(where: FindingWhere, step: SeverityStep): { sql: string; params: unknown[] } {
   const p = where.params.clone();
-  const page =
-    step.way === 'walk'
-      ? `page AS (
+  let page: string;
+  if (step.way === 'walk') {
+    page = `page AS (
            SELECT f.* FROM (SELECT ${WALK_COLUMNS} FROM findings f
                             WHERE f.severity = ${severityLiteral(step.severity)} AND NOT f.archived
                             ORDER BY f.severity, f.id LIMIT ${p.add(step.bound)}) f
            JOIN finding_versions wv ON wv.id = f.current_version_id
-           WHERE ${where.sqlWith({ vector: 'wv.search_vector', cwe: 'f.cwe' })} ORDER BY f.id LIMIT ${p.add(step.need)})`
-      : `m AS MATERIALIZED (
+           WHERE ${where.sqlWith({ vector: 'wv.search_vector', cwe: 'f.cwe' })} ORDER BY f.id LIMIT ${p.add(step.need)})`;
+  } else {
+    const range = [
+      step.afterId > 0 ? `f.id > ${p.add(step.afterId)}` : '',
+      step.upToId !== undefined
+        ? `f.severity = ${severityLiteral(step.severity)} AND f.id <= ${p.add(step.upToId)}`
+        : '',
+    ].filter(Boolean);
+    page = `m AS MATERIALIZED (
            SELECT ${PAGE_COLUMNS} FROM findings f
            WHERE ${where.sqlWith({ vector: severitySearchVector(step.severity), cwe: severityCwe(step.severity) })}
-             ${step.afterId > 0 ? `AND f.id > ${p.add(step.afterId)}` : ''}),
+             ${range.map((c) => `AND ${c}`).join(' ')}),
          page AS (SELECT * FROM m f ORDER BY f.id LIMIT ${p.add(step.need)})`;
+  }
   return { sql: `WITH ${page} ${ROW_SELECT} ORDER BY p.id`, params: p.values };
 }
 
@@ -316,12 +476,18 @@ async function selectivePageAndTotal(
                    FROM (${ROW_SELECT}) q) x) AS rows`,
     p.values,
   );
-  return { total: row.total, rows: row.rows.map(({ severity_rank: _rank, ...r }: RowRecord & { severity_rank?: number }) => toRow(r)) };
+  return {
+    total: row.total,
+    rows: row.rows.map(({ severity_rank: _rank, ...r }: RowRecord & { severity_rank?: number }) => toRow(r)),
+  };
 }
 
 /** The exact number of current findings matching `where` (a plain count, never a window function). */
 export async function countMatching(manager: EntityManager, where: FindingWhere): Promise<number> {
-  const [row]: { total: number }[] = await manager.query(`SELECT count(*)::int AS total FROM findings f WHERE ${where.sql}`, where.params.values);
+  const [row]: { total: number }[] = await manager.query(
+    `SELECT count(*)::int AS total FROM findings f WHERE ${where.sql}`,
+    where.params.values,
+  );
   return row.total;
 }
 
@@ -355,13 +521,23 @@ export async function searchFindings(
     let rows: FindingRow[];
     let total: number;
     if (answerableFromSummary(filter)) {
-      const [page, summary] = await Promise.all([findingRows(manager, where, limit, offset), severitySummary(manager, filter, where)]);
+      const [page, summary] = await Promise.all([
+        findingRows(manager, where, limit, offset),
+        severitySummary(manager, filter, where),
+      ]);
       rows = page;
       total = summary.reduce((n, s) => n + s.findings, 0);
-    } else if (limit > 0 && !bySeverityApplies(where, offset) && (await isSelective(manager, where, limit, offset))) {
+    } else if (
+      limit > 0 &&
+      !bySeverityApplies(where, offset) &&
+      (await isSelective(manager, where, limit, offset))
+    ) {
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
-      [rows, total] = await Promise.all([findingRows(manager, where, limit, offset), countMatching(manager, where)]);
+      [rows, total] = await Promise.all([
+        findingRows(manager, where, limit, offset),
+        countMatching(manager, where),
+      ]);
     }
     return { total, rows, limit, offset, filter: where.applied };
   });
