@@ -50,6 +50,13 @@ export interface FindingWhere {
   sqlWith(exprs: { vector: string; cwe: string }): string;
   /** Whether the clause has a full-text condition. */
   hasText: boolean;
+  /**
+   * The full-text condition's parts: the texts given to `websearch_to_tsquery('english', …)` (ORed)
+   * and, for a weakness-class widening, the CWE ids ORed with them (`f.cwe && cwe`).
+   */
+  search?: { phrases: string[]; cwe?: number[] };
+  /** Whether the clause is `NOT f.archived` and the full-text condition, nothing else. */
+  liveTextOnly: boolean;
   params: SqlParams;
   applied: AppliedFilter;
   /** The reports the filter is restricted to (from `reportId` and/or `reportName`), if any. */
@@ -69,7 +76,10 @@ export interface FindingWhere {
  *
  * @throws QueryValidationError when `reportId` or `reportName` names no report.
  */
-export async function buildFindingWhere(manager: EntityManager, filter: NormalisedFilter): Promise<FindingWhere> {
+export async function buildFindingWhere(
+  manager: EntityManager,
+  filter: NormalisedFilter,
+): Promise<FindingWhere> {
   const params = new SqlParams();
   const conditions: (string | ((exprs: { vector: string; cwe: string }) => string))[] = [];
   const applied: AppliedFilter = {};
@@ -78,17 +88,24 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
   if (!filter.includeArchived) conditions.push('NOT f.archived');
   else applied.includeArchived = true;
 
+  let search: FindingWhere['search'];
   if (filter.text !== undefined) {
     applied.text = filter.text;
     const classes = namedWeaknessClasses(filter.text);
     if (classes.length === 0) {
+      search = { phrases: [filter.text] };
       const query = `websearch_to_tsquery('english', ${params.add(filter.text)})`;
       conditions.push(({ vector }) => `${vector} @@ ${query}`);
     } else {
-      const phrases = [...new Set([filter.text, ...classes.flatMap((c) => [c.name, ...c.aliases])].map((p) => p.toLowerCase()))];
+      const phrases = [
+        ...new Set(
+          [filter.text, ...classes.flatMap((c) => [c.name, ...c.aliases])].map((p) => p.toLowerCase()),
+        ),
+      ];
       const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
       const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
       const cweIds = params.add(cwe);
+      search = { phrases, cwe };
       conditions.push(({ vector, cwe }) => `(${vector} @@ (${tsquery}) OR ${cwe} && ${cweIds}::int[])`);
       applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
     }
@@ -98,7 +115,9 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     applied.severity = filter.severity;
   }
   if (filter.reportId !== undefined) {
-    const rows: { filename: string }[] = await manager.query(`SELECT filename FROM reports WHERE id = $1`, [filter.reportId]);
+    const rows: { filename: string }[] = await manager.query(`SELECT filename FROM reports WHERE id = $1`, [
+      filter.reportId,
+    ]);
     if (rows.length === 0) throw new QueryValidationError('reportId', `no report has id ${filter.reportId}`);
     conditions.push(`f.report_id = ${params.add(filter.reportId)}`);
     reportIds = [filter.reportId];
@@ -140,6 +159,8 @@ export async function buildFindingWhere(manager: EntityManager, filter: Normalis
     sql: sqlWith({ vector: SEARCH_VECTOR, cwe: 'f.cwe' }),
     sqlWith,
     hasText: filter.text !== undefined,
+    search,
+    liveTextOnly: search !== undefined && !filter.includeArchived && conditions.length === 2,
     params,
     applied,
     reportIds,

@@ -15,6 +15,7 @@ import {
   chooseSeverityStep,
   COLLECT_ALL_MAX_MATCHES,
   estimateBySeverity,
+  explainBySeverity,
   pageBySeverity,
   searchFindings,
   severityStepSql,
@@ -195,4 +196,38 @@ test('a weakness class collects one severity through that severity’s text and 
     .join('\n');
   expect(plan).toContain('ix_findings_search_medium');
   expect(plan).toContain('ix_findings_cwe_medium');
+});
+
+test.each([
+  'ldap',
+  'cookie',
+  'application',
+  'session cookie',
+  '"directory search" -ldap',
+  'cookie or ldap',
+  'nosuchword',
+  'the',
+  'XSS',
+  'SQL injection',
+])('"%s": the in-process estimate per severity is the planner’s own', async (text) => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text }));
+  expect(where.liveTextOnly).toBe(true);
+  const inProcess = await estimateBySeverity(m, where);
+  const planner = await explainBySeverity(m, where);
+  expect(inProcess.map((e) => e.severity)).toEqual([...SEVERITIES]);
+  for (const [i, e] of inProcess.entries()) {
+    // The planner rounds each branch's rows and never estimates fewer than one.
+    expect({ severity: e.severity, matches: Math.max(1, Math.round(e.matches)) }).toEqual({
+      severity: planner[i].severity,
+      matches: expect.closeTo(planner[i].matches, -0.5) as number,
+    });
+  }
+});
+
+test('a filter with more than live findings and text is estimated by EXPLAIN', async () => {
+  const m = db.dataSource.manager;
+  const where = await buildFindingWhere(m, normaliseFilter({ text: 'cookie', verdict: 'fixed' }));
+  expect(where.liveTextOnly).toBe(false);
+  expect(await estimateBySeverity(m, where)).toEqual(await explainBySeverity(m, where));
 });

@@ -17,6 +17,15 @@ import {
 } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
+import {
+  arrayOverlapSelectivity,
+  parseTsQuery,
+  readSeverityIndexStats,
+  tsQuerySelectivity,
+  UnsupportedTsQueryError,
+  type SeverityIndexStats,
+  type TsQueryNode,
+} from './search-selectivity';
 import { answerableFromSummary, severitySummary } from './severity-summary';
 
 /** Arguments of {@link searchFindings}: a finding filter plus a page. */
@@ -188,12 +197,68 @@ interface ExplainNode {
 }
 
 /**
- * Per-severity estimates for a text filter: the matches from one `EXPLAIN` (no execution) of five
- * branches, each testing the severity's own search vector (and, for a weakness class, the CWE
- * column restricted to that severity), so each is estimated from that severity's statistics; the
- * findings per severity and their id span from {@link liveSeverityShares}.
+ * Per-severity estimates for a text filter, the matches being what the planner would estimate for
+ * each severity's branch (`NOT f.archived AND <the filter over that severity's search vector and
+ * CWE expressions>`), so each is estimated from that severity's statistics:
+ *
+ * - a filter of live findings and text only (the usual question) is estimated here, in the
+ *   process, from cached planner statistics ({@link liveSeverityShares}) and the text's tsquery
+ *   (one short statement), with PostgreSQL's own formulas ({@link tsQuerySelectivity},
+ *   {@link arrayOverlapSelectivity});
+ * - any other filter by one `EXPLAIN` (no execution) of five branches.
+ *
+ * The findings per severity and their id span come from {@link liveSeverityShares}.
  */
 export async function estimateBySeverity(
+  manager: EntityManager,
+  where: FindingWhere,
+): Promise<SeverityEstimate[]> {
+  if (where.liveTextOnly && where.search) {
+    const search = where.search;
+    const [queries, shares] = await Promise.all([
+      textQueries(manager, search.phrases),
+      liveSeverityShares(manager),
+    ]);
+    // No statistics rows at all (never analysed, or pg_stats hides them from this role): let the
+    // planner, which reads pg_statistic itself, estimate.
+    if (queries !== undefined && shares.stats.search.some((st) => st !== null)) {
+      return SEVERITIES.map((severity, i) => {
+        const text = tsQuerySelectivity(queries, shares.stats.search[i]);
+        const cwe = search.cwe ? arrayOverlapSelectivity(search.cwe, shares.stats.cwe[i]) : 0;
+        return { severity, matches: shares.liveRows * (text + cwe - text * cwe), ...shares.bySeverity[i] };
+      });
+    }
+  }
+  return explainBySeverity(manager, where);
+}
+
+/**
+ * The tsquery of `websearch_to_tsquery('english', p)` for each phrase, ORed (null: only stop
+ * words), or undefined when one uses a form {@link parseTsQuery} does not model.
+ */
+async function textQueries(
+  manager: EntityManager,
+  phrases: string[],
+): Promise<TsQueryNode | null | undefined> {
+  const rows: { q: string }[] = await manager.query(
+    `SELECT websearch_to_tsquery('english', t.p)::text AS q FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY t.n`,
+    [phrases],
+  );
+  try {
+    return rows
+      .map((r) => parseTsQuery(r.q))
+      .reduce<TsQueryNode | null>(
+        (acc, q) => (acc === null ? q : q === null ? acc : { op: 'or', left: acc, right: q }),
+        null,
+      );
+  } catch (e) {
+    if (e instanceof UnsupportedTsQueryError) return undefined;
+    throw e;
+  }
+}
+
+/** {@link estimateBySeverity} by the planner itself: one `EXPLAIN` of the five branches. */
+export async function explainBySeverity(
   manager: EntityManager,
   where: FindingWhere,
 ): Promise<SeverityEstimate[]> {
@@ -205,10 +270,10 @@ export async function estimateBySeverity(
     explainBranches(manager, branches, where.params.values),
     liveSeverityShares(manager),
   ]);
-  return SEVERITIES.map((severity, i) => ({ severity, matches: matches[i], ...shares[i] }));
+  return SEVERITIES.map((severity, i) => ({ severity, matches: matches[i], ...shares.bySeverity[i] }));
 }
 
-/** How long the per-severity finding counts and id spans are reused (ms): they steer plans, never answers. */
+/** How long the per-severity finding counts, id spans and statistics are reused (ms): they steer plans, never answers. */
 export const SEVERITY_SHARE_TTL_MS = 30_000;
 
 /** One severity's share of the live findings: the planner's count and the exact id span. */
@@ -218,38 +283,57 @@ export interface SeverityShare {
   maxId: number;
 }
 
-const severityShares = new WeakMap<object, { at: number; shares: SeverityShare[] }>();
+/** What {@link liveSeverityShares} reads. */
+export interface SeverityShares {
+  /** The planner's estimate of live findings (`NOT archived`), all severities. */
+  liveRows: number;
+  /** Per severity, in SEVERITIES order. */
+  bySeverity: SeverityShare[];
+  /** Statistics of the per-severity index expressions. */
+  stats: SeverityIndexStats;
+}
+
+const severityShares = new WeakMap<object, { at: number; shares: SeverityShares }>();
 
 /**
- * Live findings per severity (the planner's estimate) and the smallest and largest id among them
- * (ten probes of `ix_findings_live_severity`), in SEVERITIES order, reused for
- * {@link SEVERITY_SHARE_TTL_MS} per DataSource: the severity mix moves slowly, and a stale value
- * only makes a page choose a slower way or a window that needs a second statement, never return
- * other rows. Only a resolved value is shared (a call in flight runs on its caller's manager, so
- * one caller's aborted transaction never fails another's search).
+ * The planner's estimate of live findings, in all and per severity, the smallest and largest id
+ * of each severity's live findings (ten probes of `ix_findings_live_severity`) and the statistics
+ * of the per-severity indexes, reused for {@link SEVERITY_SHARE_TTL_MS} per DataSource: the
+ * severity mix and the statistics move slowly, and a stale value only makes a page choose a
+ * slower way or a window that needs a second statement, never return other rows. Only a resolved
+ * value is shared (a call in flight runs on its caller's manager, so one caller's aborted
+ * transaction never fails another's search).
  */
-export async function liveSeverityShares(manager: EntityManager): Promise<SeverityShare[]> {
+export async function liveSeverityShares(manager: EntityManager): Promise<SeverityShares> {
   const key = manager.connection;
   const cached = severityShares.get(key);
   if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.shares;
   const live = (s: Severity) => `FROM findings WHERE severity = ${severityLiteral(s)} AND NOT archived`;
-  const [findings, spans] = await Promise.all([
+  const [rows, spans, stats] = await Promise.all([
     explainBranches(
       manager,
-      SEVERITIES.map(
-        (s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
-      ),
+      [
+        `SELECT 1 FROM findings f WHERE NOT f.archived`,
+        ...SEVERITIES.map(
+          (s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
+        ),
+      ],
       [],
     ),
     manager.query(
       `SELECT ${SEVERITIES.map((s, i) => `coalesce((SELECT min(id) ${live(s)}), 0) AS lo${i}, coalesce((SELECT max(id) ${live(s)}), 0) AS hi${i}`).join(', ')}`,
     ) as Promise<Record<string, number | string>[]>,
+    readSeverityIndexStats(manager),
   ]);
-  const shares = SEVERITIES.map((_, i) => ({
-    findings: findings[i],
-    minId: Number(spans[0][`lo${i}`]),
-    maxId: Number(spans[0][`hi${i}`]),
-  }));
+  const shares: SeverityShares = {
+    liveRows: rows[0],
+    bySeverity: SEVERITIES.map((_, i) => ({
+      findings: rows[i + 1],
+      minId: Number(spans[0][`lo${i}`]),
+      maxId: Number(spans[0][`hi${i}`]),
+    })),
+    stats,
+  };
   severityShares.set(key, { at: Date.now(), shares });
   return shares;
 }
