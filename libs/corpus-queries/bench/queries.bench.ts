@@ -1,11 +1,15 @@
 /**
- * `npm run bench:queries -- [--sizes=100000,1000000] [--quick] [--keep] [--iterations=N]`
+ * `npm run bench:queries -- [--sizes=100000,1000000] [--quick] [--keep] [--reuse] [--iterations=N]`
+ *
+ * --keep leaves the database behind; --reuse (implies --keep, one size) measures the corpus a
+ * previous --keep run left when it has the requested size instead of generating it again.
  *
  * For each size: (re)creates the database `corpus_chat_bench` (BENCH_DATABASE_URL, default on
  * 127.0.0.1 as user postgres), runs the migrations, generates a synthetic corpus of that many
  * findings, VACUUM ANALYZEs it, then prints p50/p95 latencies (ms) of the query functions,
  * uncached unless stated: searchFindings for a rare (≤ 1 %), a common (~10 %) and a very common
- * (~45 %) term, rows only (the page cut one severity at a time), count only, page + total, countFindingsBy('severity'), corpusOverview,
+ * (~45 %) term, rows only (the page cut one severity at a time), count only (alternating with page +
+ * total, so their ratio is taken under the same load), page + total, countFindingsBy('severity'), corpusOverview,
  * a cached repeat, and the Postgres plans (EXPLAIN ANALYZE) showing index use. Drops the database
  * at the end unless --keep. Results also go to <repo>/bench/results/queries-<size>.json (git-ignored).
  */
@@ -30,7 +34,8 @@ const args = new Map(
 const quick = args.has('quick');
 const sizes = (args.get('sizes') ?? (quick ? '100000' : '100000,1000000')).split(',').map((s) => Number(s.trim()));
 const iterations = Number(args.get('iterations') ?? (quick ? 15 : 40));
-const keep = args.has('keep');
+const keep = args.has('keep') || args.has('reuse');
+const reuse = args.has('reuse');
 const benchUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat_bench';
 const TERMS = { rare: 'ldap', common: 'cookie', 'very common': 'application', 'class-widened (XSS)': 'XSS' } as const;
 
@@ -78,6 +83,24 @@ async function measure(fn: () => Promise<unknown>, n = iterations): Promise<Stat
     await fn();
     times.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
+  return stat(times);
+}
+
+/** Like {@link measure} for several functions, called in turn each iteration (same load for all). */
+async function measureAlternating(fns: (() => Promise<unknown>)[], n = iterations): Promise<Stat[]> {
+  for (let i = 0; i < 3; i++) for (const fn of fns) await fn(); // warm-up
+  const times: number[][] = fns.map(() => []);
+  for (let i = 0; i < n; i++) {
+    for (const [k, fn] of fns.entries()) {
+      const t = process.hrtime.bigint();
+      await fn();
+      times[k].push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  return times.map(stat);
+}
+
+function stat(times: number[]): Stat {
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)];
   return { p50: at(0.5), p95: at(0.95), min: times[0] };
@@ -94,12 +117,20 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
   const m = ds.manager;
   const out: Record<string, unknown> = { size, date: new Date().toISOString(), iterations };
   console.log(`\n## ${size.toLocaleString('en')} findings`);
-  const gen = await generateCorpus(ds, {
-    findings: size,
-    onProgress: (w, t) => process.stdout.write(`\r  generating ${w.toLocaleString('en')}/${t.toLocaleString('en')}`),
-  });
-  console.log(`\n  generated ${gen.findings.toLocaleString('en')} findings in ${gen.reports} reports in ${(gen.milliseconds / 1000).toFixed(1)} s (COPY, index rebuild, VACUUM ANALYZE)`);
-  out['generateSeconds'] = gen.milliseconds / 1000;
+  const [{ n: existing }]: { n: number }[] = await m.query(`SELECT count(*)::int AS n FROM findings`);
+  if (reuse && existing === size) {
+    console.log(`  reusing the ${existing.toLocaleString('en')} findings already there (--reuse)`);
+  } else {
+    if (existing > 0) throw new Error(`--reuse: the database holds ${existing} findings, not ${size}; run once without --reuse (with --keep)`);
+    const gen = await generateCorpus(ds, {
+      findings: size,
+      onProgress: (w, t) => process.stdout.write(`\r  generating ${w.toLocaleString('en')}/${t.toLocaleString('en')}`),
+    });
+    console.log(
+      `\n  generated ${gen.findings.toLocaleString('en')} findings in ${gen.reports} reports in ${(gen.milliseconds / 1000).toFixed(1)} s (COPY, index rebuild, VACUUM ANALYZE)`,
+    );
+    out['generateSeconds'] = gen.milliseconds / 1000;
+  }
 
   const rows: string[][] = [];
   const row = (name: string, s: Stat, goal = '') => {
@@ -115,11 +146,14 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     out[`${label} share`] = { term, total, percent: pct };
     console.log(`  term "${term}" (${label}): ${total.toLocaleString('en')} matches = ${pct.toFixed(2)} %`);
     const goal = label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
-    const full = await measure(() => searchFindings(m, { text: term, limit: 50 }, { cache: false }));
+    // The search and the count alone alternate, so the ratio compares them under the same load.
+    const [full, countOnly] = await measureAlternating([
+      () => searchFindings(m, { text: term, limit: 50 }, { cache: false }),
+      () => countMatching(m, where),
+    ]);
     row(`searchFindings ${label} "${term}" (page of 50 + exact total)`, full, goal);
     const rowsOnly = await measure(() => findingRows(m, where, 50, 0));
     row(`  rows only (${label})`, rowsOnly, label === 'class-widened (XSS)' ? '' : '≤ 5');
-    const countOnly = await measure(() => countMatching(m, where));
     row(`  count only (${label})`, countOnly);
     const ratio = full.p50 / countOnly.p50;
     rows.push([`  page+total ÷ count (${label}), p50`, ratio.toFixed(2), '', label === 'common' || label === 'very common' ? '≤ 1.1' : '']);
@@ -165,7 +199,7 @@ async function main(): Promise<void> {
   console.log(`# bench:queries — sizes ${sizes.join(', ')}, ${iterations} iterations, database ${adminUrl().name}`);
   const results: Record<string, unknown>[] = [];
   for (const size of sizes) {
-    await recreateDatabase();
+    if (!reuse) await recreateDatabase();
     const ds = createDataSource(benchUrl, { extra: { max: 4 } });
     await ds.initialize();
     try {

@@ -618,10 +618,8 @@ export async function searchFindings(
     ) {
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
-      [rows, total] = await Promise.all([
-        findingRows(manager, where, limit, offset),
-        countMatching(manager, where),
-      ]);
+      // The count, the longer of the two, is sent first.
+      [total, rows] = await Promise.all([countMatching(manager, where), findingRows(manager, where, limit, offset)]);
     }
     return { total, rows, limit, offset, filter: where.applied };
   });
