@@ -21,7 +21,14 @@ import { createDataSource } from '../src/data-source';
 import { generateCorpus } from '../src/generator';
 import { buildFindingWhere } from '../src/queries/finding-filter';
 import { normaliseFilter } from '../src/queries/query-validation';
-import { chooseSeverityStep, countMatching, estimateBySeverity, findingRows, searchFindings, severityStepSql } from '../src/queries/search-findings';
+import {
+  chooseSeverityStep,
+  countMatching,
+  estimateBySeverity,
+  findingRows,
+  searchFindings,
+  severityStepSql,
+} from '../src/queries/search-findings';
 import { countFindingsBy } from '../src/queries/count-findings-by';
 import { corpusOverview } from '../src/queries/corpus-overview';
 
@@ -32,12 +39,19 @@ const args = new Map(
   }),
 );
 const quick = args.has('quick');
-const sizes = (args.get('sizes') ?? (quick ? '100000' : '100000,1000000')).split(',').map((s) => Number(s.trim()));
+const sizes = (args.get('sizes') ?? (quick ? '100000' : '100000,1000000'))
+  .split(',')
+  .map((s) => Number(s.trim()));
 const iterations = Number(args.get('iterations') ?? (quick ? 15 : 40));
 const keep = args.has('keep') || args.has('reuse');
 const reuse = args.has('reuse');
 const benchUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat_bench';
-const TERMS = { rare: 'ldap', common: 'cookie', 'very common': 'application', 'class-widened (XSS)': 'XSS' } as const;
+const TERMS = {
+  rare: 'ldap',
+  common: 'cookie',
+  'very common': 'application',
+  'class-widened (XSS)': 'XSS',
+} as const;
 
 function adminUrl(): { url: string; name: string } {
   const u = new URL(benchUrl);
@@ -109,7 +123,10 @@ function stat(times: number[]): Stat {
 const fmt = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 
 async function explain(manager: EntityManager, sql: string, params: unknown[]): Promise<string[]> {
-  const rows: { 'QUERY PLAN': string }[] = await manager.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params);
+  const rows: { 'QUERY PLAN': string }[] = await manager.query(
+    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`,
+    params,
+  );
   return rows.map((r) => r['QUERY PLAN']);
 }
 
@@ -121,10 +138,14 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
   if (reuse && existing === size) {
     console.log(`  reusing the ${existing.toLocaleString('en')} findings already there (--reuse)`);
   } else {
-    if (existing > 0) throw new Error(`--reuse: the database holds ${existing} findings, not ${size}; run once without --reuse (with --keep)`);
+    if (existing > 0)
+      throw new Error(
+        `--reuse: the database holds ${existing} findings, not ${size}; run once without --reuse (with --keep)`,
+      );
     const gen = await generateCorpus(ds, {
       findings: size,
-      onProgress: (w, t) => process.stdout.write(`\r  generating ${w.toLocaleString('en')}/${t.toLocaleString('en')}`),
+      onProgress: (w, t) =>
+        process.stdout.write(`\r  generating ${w.toLocaleString('en')}/${t.toLocaleString('en')}`),
     });
     console.log(
       `\n  generated ${gen.findings.toLocaleString('en')} findings in ${gen.reports} reports in ${(gen.milliseconds / 1000).toFixed(1)} s (COPY, index rebuild, VACUUM ANALYZE)`,
@@ -145,7 +166,8 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     const pct = (100 * total) / size;
     out[`${label} share`] = { term, total, percent: pct };
     console.log(`  term "${term}" (${label}): ${total.toLocaleString('en')} matches = ${pct.toFixed(2)} %`);
-    const goal = label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
+    const goal =
+      label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
     // The search and the count alone alternate, so the ratio compares them under the same load.
     const [full, countOnly] = await measureAlternating([
       () => searchFindings(m, { text: term, limit: 50 }, { cache: false }),
@@ -156,16 +178,42 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     row(`  rows only (${label})`, rowsOnly, label === 'class-widened (XSS)' ? '' : '≤ 5');
     row(`  count only (${label})`, countOnly);
     const ratio = full.p50 / countOnly.p50;
-    rows.push([`  page+total ÷ count (${label}), p50`, ratio.toFixed(2), '', label === 'common' || label === 'very common' ? '≤ 1.1' : '']);
+    rows.push([
+      `  page+total ÷ count (${label}), p50`,
+      ratio.toFixed(2),
+      '',
+      label === 'common' || label === 'very common' ? '≤ 1.1' : '',
+    ]);
     out[`ratio ${label}`] = ratio;
   }
-  row(`countFindingsBy('severity'), no filter`, await measure(() => countFindingsBy(m, { groupBy: 'severity' }, { cache: false })), '≤ 100');
-  row(`countFindingsBy('severity'), text "cookie" (live count)`, await measure(() => countFindingsBy(m, { groupBy: 'severity', filter: { text: 'cookie' } }, { cache: false })));
-  row(`countFindingsBy('report'), severity=critical`, await measure(() => countFindingsBy(m, { groupBy: 'report', filter: { severity: 'critical' } }, { cache: false })));
-  row(`countFindingsBy('cwe'), text "cookie"`, await measure(() => countFindingsBy(m, { groupBy: 'cwe', filter: { text: 'cookie' } }, { cache: false })));
+  row(
+    `countFindingsBy('severity'), no filter`,
+    await measure(() => countFindingsBy(m, { groupBy: 'severity' }, { cache: false })),
+    '≤ 100',
+  );
+  row(
+    `countFindingsBy('severity'), text "cookie" (live count)`,
+    await measure(() =>
+      countFindingsBy(m, { groupBy: 'severity', filter: { text: 'cookie' } }, { cache: false }),
+    ),
+  );
+  row(
+    `countFindingsBy('report'), severity=critical`,
+    await measure(() =>
+      countFindingsBy(m, { groupBy: 'report', filter: { severity: 'critical' } }, { cache: false }),
+    ),
+  );
+  row(
+    `countFindingsBy('cwe'), text "cookie"`,
+    await measure(() => countFindingsBy(m, { groupBy: 'cwe', filter: { text: 'cookie' } }, { cache: false })),
+  );
   row('corpusOverview', await measure(() => corpusOverview(m, { cache: false }), Math.min(iterations, 15)));
   await searchFindings(m, { text: 'application', limit: 50 });
-  row(`cached repeat: searchFindings "application"`, await measure(() => searchFindings(m, { text: 'application', limit: 50 })), '≤ 2');
+  row(
+    `cached repeat: searchFindings "application"`,
+    await measure(() => searchFindings(m, { text: 'application', limit: 50 })),
+    '≤ 2',
+  );
 
   console.log('\n| query | p50 ms | p95 ms | goal (p95) |\n|---|---:|---:|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
@@ -174,12 +222,20 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
   const plans: Record<string, string[]> = {};
   for (const [label, term] of Object.entries(TERMS)) {
     const where = await buildFindingWhere(m, normaliseFilter({ text: term }));
-    plans[`count ${label}`] = await explain(m, `SELECT count(*) FROM findings f WHERE ${where.sql}`, where.params.values);
+    plans[`count ${label}`] = await explain(
+      m,
+      `SELECT count(*) FROM findings f WHERE ${where.sql}`,
+      where.params.values,
+    );
     const estimates = await estimateBySeverity(m, where);
     const step = chooseSeverityStep(estimates[0], 50);
     const { sql, params } = severityStepSql(where, step);
-    const spread = estimates.map((e) => `${e.severity} ${Math.round(e.matches)}/${Math.round(e.findings)}`).join(', ');
-    plans[`rows ${label}: estimated matches/findings per severity ${spread}; first step (${step.severity}): ${step.way}`] = await explain(m, sql, params);
+    const spread = estimates
+      .map((e) => `${e.severity} ${Math.round(e.matches)}/${Math.round(e.findings)}`)
+      .join(', ');
+    plans[
+      `rows ${label}: estimated matches/findings per severity ${spread}; first step (${step.severity}): ${step.way}`
+    ] = await explain(m, sql, params);
   }
   plans['severity counts (trigger-kept table)'] = await explain(
     m,
@@ -196,7 +252,9 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
 }
 
 async function main(): Promise<void> {
-  console.log(`# bench:queries — sizes ${sizes.join(', ')}, ${iterations} iterations, database ${adminUrl().name}`);
+  console.log(
+    `# bench:queries — sizes ${sizes.join(', ')}, ${iterations} iterations, database ${adminUrl().name}`,
+  );
   const results: Record<string, unknown>[] = [];
   for (const size of sizes) {
     if (!reuse) await recreateDatabase();

@@ -619,7 +619,10 @@ export async function searchFindings(
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
       // The count, the longer of the two, is sent first.
-      [total, rows] = await Promise.all([countMatching(manager, where), findingRows(manager, where, limit, offset)]);
+      [total, rows] = await Promise.all([
+        countMatching(manager, where),
+        findingRows(manager, where, limit, offset),
+      ]);
     }
     return { total, rows, limit, offset, filter: where.applied };
   });
