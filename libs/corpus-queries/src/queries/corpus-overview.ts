@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { concurrently } from './concurrently';
 import {
   REPORT_STATUSES,
   SEVERITIES,
@@ -22,17 +23,22 @@ export function zeroSeverityCounts(): SeverityCounts {
  * and verdict is listed, zeros included. Severity counts come from the trigger-kept
  * `finding_severity_counts`. Cached per corpus version.
  */
-export async function corpusOverview(manager: EntityManager, options?: QueryOptions): Promise<CorpusOverview> {
+export async function corpusOverview(
+  manager: EntityManager,
+  options?: QueryOptions,
+): Promise<CorpusOverview> {
   return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
-    const [reports, groups, verdicts] = await Promise.all([
-      manager.query(`SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`) as Promise<
-        { id: number; filename: string; format: string; status: ReportStatus }[]
-      >,
-      severitySummary(manager, { includeArchived: false }),
-      manager.query(
-        `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
+    const [reports, groups, verdicts] = await concurrently(manager, [
+      () =>
+        manager.query(
+          `SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`,
+        ) as Promise<{ id: number; filename: string; format: string; status: ReportStatus }[]>,
+      () => severitySummary(manager, { includeArchived: false }),
+      () =>
+        manager.query(
+          `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
          WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
-      ) as Promise<{ status: VerdictStatus; count: number }[]>,
+        ) as Promise<{ status: VerdictStatus; count: number }[]>,
     ]);
 
     const byStatus = Object.fromEntries(REPORT_STATUSES.map((s) => [s, 0])) as Record<ReportStatus, number>;
@@ -46,7 +52,10 @@ export async function corpusOverview(manager: EntityManager, options?: QueryOpti
       c[g.severity] += g.findings;
       perReportCounts.set(g.reportKey, c);
     }
-    const verdictCounts = Object.fromEntries(VERDICT_STATUSES.map((s) => [s, 0])) as Record<VerdictStatus, number>;
+    const verdictCounts = Object.fromEntries(VERDICT_STATUSES.map((s) => [s, 0])) as Record<
+      VerdictStatus,
+      number
+    >;
     for (const v of verdicts) verdictCounts[v.status] = v.count;
 
     return {
@@ -55,7 +64,13 @@ export async function corpusOverview(manager: EntityManager, options?: QueryOpti
       verdicts: verdictCounts,
       perReport: reports.map((r) => {
         const c = perReportCounts.get(r.id) ?? zeroSeverityCounts();
-        return { id: r.id, filename: r.filename, format: r.format, total: SEVERITIES.reduce((n, s) => n + c[s], 0), bySeverity: c };
+        return {
+          id: r.id,
+          filename: r.filename,
+          format: r.format,
+          total: SEVERITIES.reduce((n, s) => n + c[s], 0),
+          bySeverity: c,
+        };
       }),
     };
   });

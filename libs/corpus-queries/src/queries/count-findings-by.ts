@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { concurrently } from './concurrently';
 import {
   GROUP_BY_KEYS,
   SEVERITIES,
@@ -20,7 +21,12 @@ export interface CountFindingsByInput {
   filter?: FindingFilter;
 }
 
-const VERDICT_LABELS: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
+const VERDICT_LABELS: Record<string, string> = {
+  still_open: 'still open',
+  fixed: 'fixed',
+  inconclusive: 'inconclusive',
+  none: 'no verdict',
+};
 
 /**
  * Exact counts of current findings per severity, report, CWE id or latest verdict, for the findings
@@ -40,7 +46,10 @@ export async function countFindingsBy(
 ): Promise<CountFindingsByResult> {
   const groupBy = input?.groupBy;
   if (!(GROUP_BY_KEYS as readonly unknown[]).includes(groupBy)) {
-    throw new QueryValidationError('groupBy', `groupBy must be one of ${GROUP_BY_KEYS.join(', ')}, got ${JSON.stringify(groupBy)}`);
+    throw new QueryValidationError(
+      'groupBy',
+      `groupBy must be one of ${GROUP_BY_KEYS.join(', ')}, got ${JSON.stringify(groupBy)}`,
+    );
   }
   const filter = normaliseFilter(input.filter);
   return cachedQuery(manager, 'countFindingsBy', { groupBy, filter }, options, async () => {
@@ -49,7 +58,10 @@ export async function countFindingsBy(
     let total: number;
     let order: (g: CountGroup) => number = () => 0;
 
-    const summary = answerableFromSummary(filter) && (groupBy === 'severity' || groupBy === 'report') ? await severitySummary(manager, filter, where) : null;
+    const summary =
+      answerableFromSummary(filter) && (groupBy === 'severity' || groupBy === 'report')
+        ? await severitySummary(manager, filter, where)
+        : null;
 
     if (groupBy === 'severity') {
       const rows: { key: string; count: number }[] = summary
@@ -97,17 +109,20 @@ export async function countFindingsBy(
       );
       total = groups.reduce((n, g) => n + g.count, 0);
     } else {
-      const [rows, matching] = await Promise.all([
-        manager.query(
-          `SELECT c.cwe, count(*)::int AS count
+      const [rows, matching] = await concurrently(manager, [
+        () =>
+          manager.query(
+            `SELECT c.cwe, count(*)::int AS count
            FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
            WHERE ${where.sql} GROUP BY c.cwe`,
-          where.params.values,
-        ) as Promise<{ cwe: number | null; count: number }[]>,
-        countMatching(manager, where),
+            where.params.values,
+          ) as Promise<{ cwe: number | null; count: number }[]>,
+        () => countMatching(manager, where),
       ]);
       groups = rows.map((r) =>
-        r.cwe === null ? { key: 'none', label: 'no CWE', count: r.count } : { key: String(r.cwe), label: `CWE-${r.cwe}`, count: r.count },
+        r.cwe === null
+          ? { key: 'none', label: 'no CWE', count: r.count }
+          : { key: String(r.cwe), label: `CWE-${r.cwe}`, count: r.count },
       );
       total = matching;
     }

@@ -1,5 +1,11 @@
 import type { EntityManager } from 'typeorm';
-import type { FindingDetailResult, FindingNoteView, FindingVersionView, VerdictView } from '@corpus-chat/contracts';
+import { concurrently } from './concurrently';
+import type {
+  FindingDetailResult,
+  FindingNoteView,
+  FindingVersionView,
+  VerdictView,
+} from '@corpus-chat/contracts';
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { findingId } from './query-validation';
 
@@ -35,11 +41,20 @@ const iso = (d: Date | string): string => new Date(d).toISOString();
  *
  * @throws QueryValidationError when `id` is not a positive integer.
  */
-export async function findingDetail(manager: EntityManager, id: number, options?: QueryOptions): Promise<FindingDetailResult> {
+export async function findingDetail(
+  manager: EntityManager,
+  id: number,
+  options?: QueryOptions,
+): Promise<FindingDetailResult> {
   const fid = findingId(id);
-  return cachedQuery(manager, 'findingDetail', { id: fid }, options, async (): Promise<FindingDetailResult> => {
-    const [row]: DetailRecord[] = await manager.query(
-      `SELECT f.id, f.report_id AS "reportId", r.filename AS "reportFilename", f.created_at AS "createdAt",
+  return cachedQuery(
+    manager,
+    'findingDetail',
+    { id: fid },
+    options,
+    async (): Promise<FindingDetailResult> => {
+      const [row]: DetailRecord[] = await manager.query(
+        `SELECT f.id, f.report_id AS "reportId", r.filename AS "reportFilename", f.created_at AS "createdAt",
               (SELECT count(*)::int FROM finding_versions x WHERE x.finding_id = f.id) AS "versionCount",
               fv.version, fv.origin, fv.title, fv.severity::text AS severity, fv.description, fv.impact,
               fv.attack_vector AS "attackVector", fv.affected_endpoints AS "affectedEndpoints",
@@ -49,48 +64,51 @@ export async function findingDetail(manager: EntityManager, id: number, options?
        JOIN finding_versions fv ON fv.id = f.current_version_id
        LEFT JOIN reports r ON r.id = f.report_id
        WHERE f.id = $1`,
-      [fid],
-    );
-    if (!row) return { found: false, id: fid };
-    const [notes, verdicts] = await Promise.all([
-      manager.query(
-        `SELECT stage, body, author, created_at AS "createdAt" FROM finding_notes WHERE finding_id = $1 ORDER BY created_at, id`,
         [fid],
-      ) as Promise<(Omit<FindingNoteView, 'createdAt'> & { createdAt: Date })[]>,
-      manager.query(
-        `SELECT status, reason_code AS "reasonCode", rationale, actor, created_at AS "createdAt"
+      );
+      if (!row) return { found: false, id: fid };
+      const [notes, verdicts] = await concurrently(manager, [
+        () =>
+          manager.query(
+            `SELECT stage, body, author, created_at AS "createdAt" FROM finding_notes WHERE finding_id = $1 ORDER BY created_at, id`,
+            [fid],
+          ) as Promise<(Omit<FindingNoteView, 'createdAt'> & { createdAt: Date })[]>,
+        () =>
+          manager.query(
+            `SELECT status, reason_code AS "reasonCode", rationale, actor, created_at AS "createdAt"
          FROM verdicts WHERE finding_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
-        [fid],
-      ) as Promise<(Omit<VerdictView, 'createdAt'> & { createdAt: Date })[]>,
-    ]);
-    return {
-      found: true,
-      finding: {
-        id: row.id,
-        reportId: row.reportId,
-        reportFilename: row.reportFilename,
-        createdAt: iso(row.createdAt),
-        versionCount: row.versionCount,
-        current: {
-          version: row.version,
-          origin: row.origin,
-          title: row.title,
-          severity: row.severity,
-          description: row.description,
-          impact: row.impact,
-          attackVector: row.attackVector,
-          affectedEndpoints: row.affectedEndpoints,
-          reproductionSteps: row.reproductionSteps,
-          cwe: row.cwe,
-          cvss: row.cvss,
-          mitre: row.mitre,
-          editedBy: row.editedBy,
-          reason: row.reason,
-          createdAt: iso(row.versionCreatedAt),
+            [fid],
+          ) as Promise<(Omit<VerdictView, 'createdAt'> & { createdAt: Date })[]>,
+      ]);
+      return {
+        found: true,
+        finding: {
+          id: row.id,
+          reportId: row.reportId,
+          reportFilename: row.reportFilename,
+          createdAt: iso(row.createdAt),
+          versionCount: row.versionCount,
+          current: {
+            version: row.version,
+            origin: row.origin,
+            title: row.title,
+            severity: row.severity,
+            description: row.description,
+            impact: row.impact,
+            attackVector: row.attackVector,
+            affectedEndpoints: row.affectedEndpoints,
+            reproductionSteps: row.reproductionSteps,
+            cwe: row.cwe,
+            cvss: row.cvss,
+            mitre: row.mitre,
+            editedBy: row.editedBy,
+            reason: row.reason,
+            createdAt: iso(row.versionCreatedAt),
+          },
+          notes: notes.map((n) => ({ ...n, createdAt: iso(n.createdAt) })),
+          latestVerdict: verdicts[0] ? { ...verdicts[0], createdAt: iso(verdicts[0].createdAt) } : null,
         },
-        notes: notes.map((n) => ({ ...n, createdAt: iso(n.createdAt) })),
-        latestVerdict: verdicts[0] ? { ...verdicts[0], createdAt: iso(verdicts[0].createdAt) } : null,
-      },
-    };
-  });
+      };
+    },
+  );
 }

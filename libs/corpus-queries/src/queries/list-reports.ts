@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { concurrently } from './concurrently';
 import type { ReportStatus, ReportSummary, Severity, SeverityCounts } from '@corpus-chat/contracts';
 import { zeroSeverityCounts } from './corpus-overview';
 import { cachedQuery, type QueryOptions } from './query-cache';
@@ -29,18 +30,20 @@ export async function reportSummaries(
     conditions.push(`r.id = ANY($${params.length}::int[])`);
   }
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const [reports, groups] = await Promise.all([
-    manager.query(
-      `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error,
+  const [reports, groups] = await concurrently(manager, [
+    () =>
+      manager.query(
+        `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error,
               r.doc_metadata AS "docMetadata", r.created_at AS "createdAt"
        FROM reports r ${where} ORDER BY r.id`,
-      params,
-    ) as Promise<ReportRecord[]>,
-    manager.query(
-      `SELECT c.report_key AS "reportId", c.severity::text AS severity, c.findings::int AS count
+        params,
+      ) as Promise<ReportRecord[]>,
+    () =>
+      manager.query(
+        `SELECT c.report_key AS "reportId", c.severity::text AS severity, c.findings::int AS count
        FROM finding_severity_counts c JOIN reports r ON r.id = c.report_key ${where}`,
-      params,
-    ) as Promise<{ reportId: number; severity: Severity; count: number }[]>,
+        params,
+      ) as Promise<{ reportId: number; severity: Severity; count: number }[]>,
   ]);
   const counts = new Map<number, SeverityCounts>();
   for (const g of groups) {
@@ -69,5 +72,7 @@ export async function listReports(
     throw new QueryValidationError('includeArchived', 'includeArchived must be true or false');
   }
   const includeArchived = inc === true;
-  return cachedQuery(manager, 'listReports', { includeArchived }, options, () => reportSummaries(manager, { includeArchived }));
+  return cachedQuery(manager, 'listReports', { includeArchived }, options, () =>
+    reportSummaries(manager, { includeArchived }),
+  );
 }

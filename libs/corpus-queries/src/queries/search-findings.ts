@@ -16,6 +16,7 @@ import {
   type FindingWhere,
 } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
+import { concurrently } from './concurrently';
 import { intInRange, normaliseFilter } from './query-validation';
 import {
   arrayOverlapSelectivity,
@@ -215,9 +216,9 @@ export async function estimateBySeverity(
 ): Promise<SeverityEstimate[]> {
   if (where.liveTextOnly && where.search) {
     const search = where.search;
-    const [queries, shares] = await Promise.all([
-      textQueries(manager, search.phrases),
-      liveSeverityShares(manager),
+    const [queries, shares] = await concurrently(manager, [
+      () => textQueries(manager, search.phrases),
+      () => liveSeverityShares(manager),
     ]);
     // No statistics rows at all (never analysed, or pg_stats hides them from this role): let the
     // planner, which reads pg_statistic itself, estimate.
@@ -266,9 +267,9 @@ export async function explainBySeverity(
     (s) =>
       `SELECT 1 FROM findings f WHERE ${where.sqlWith({ vector: severitySearchVector(s), cwe: severityCwe(s) })}`,
   );
-  const [matches, shares] = await Promise.all([
-    explainBranches(manager, branches, where.params.values),
-    liveSeverityShares(manager),
+  const [matches, shares] = await concurrently(manager, [
+    () => explainBranches(manager, branches, where.params.values),
+    () => liveSeverityShares(manager),
   ]);
   return SEVERITIES.map((severity, i) => ({ severity, matches: matches[i], ...shares.bySeverity[i] }));
 }
@@ -309,21 +310,23 @@ export async function liveSeverityShares(manager: EntityManager): Promise<Severi
   const cached = severityShares.get(key);
   if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.shares;
   const live = (s: Severity) => `FROM findings WHERE severity = ${severityLiteral(s)} AND NOT archived`;
-  const [rows, spans, stats] = await Promise.all([
-    explainBranches(
-      manager,
-      [
-        `SELECT 1 FROM findings f WHERE NOT f.archived`,
-        ...SEVERITIES.map(
-          (s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
-        ),
-      ],
-      [],
-    ),
-    manager.query(
-      `SELECT ${SEVERITIES.map((s, i) => `coalesce((SELECT min(id) ${live(s)}), 0) AS lo${i}, coalesce((SELECT max(id) ${live(s)}), 0) AS hi${i}`).join(', ')}`,
-    ) as Promise<Record<string, number | string>[]>,
-    readSeverityIndexStats(manager),
+  const [rows, spans, stats] = await concurrently(manager, [
+    () =>
+      explainBranches(
+        manager,
+        [
+          `SELECT 1 FROM findings f WHERE NOT f.archived`,
+          ...SEVERITIES.map(
+            (s) => `SELECT 1 FROM findings f WHERE f.severity = ${severityLiteral(s)} AND NOT f.archived`,
+          ),
+        ],
+        [],
+      ),
+    () =>
+      manager.query(
+        `SELECT ${SEVERITIES.map((s, i) => `coalesce((SELECT min(id) ${live(s)}), 0) AS lo${i}, coalesce((SELECT max(id) ${live(s)}), 0) AS hi${i}`).join(', ')}`,
+      ) as Promise<Record<string, number | string>[]>,
+    () => readSeverityIndexStats(manager),
   ]);
   const shares: SeverityShares = {
     liveRows: rows[0],
@@ -605,9 +608,9 @@ export async function searchFindings(
     let rows: FindingRow[];
     let total: number;
     if (answerableFromSummary(filter)) {
-      const [page, summary] = await Promise.all([
-        findingRows(manager, where, limit, offset),
-        severitySummary(manager, filter, where),
+      const [page, summary] = await concurrently(manager, [
+        () => findingRows(manager, where, limit, offset),
+        () => severitySummary(manager, filter, where),
       ]);
       rows = page;
       total = summary.reduce((n, s) => n + s.findings, 0);
@@ -619,9 +622,9 @@ export async function searchFindings(
       ({ rows, total } = await selectivePageAndTotal(manager, where, limit, offset));
     } else {
       // The count, the longer of the two, is sent first.
-      [total, rows] = await Promise.all([
-        countMatching(manager, where),
-        findingRows(manager, where, limit, offset),
+      [total, rows] = await concurrently(manager, [
+        () => countMatching(manager, where),
+        () => findingRows(manager, where, limit, offset),
       ]);
     }
     return { total, rows, limit, offset, filter: where.applied };
