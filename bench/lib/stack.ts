@@ -210,7 +210,7 @@ export class BenchStack {
         ...opts.env,
       };
       const proc = this.spawnNode(`worker-${index}`, ['dist/node/apps/agent-worker/src/main.js'], env, opts, opts.probe ? await freePort() : undefined);
-      started.push({ ...proc, healthPort });
+      started.push(Object.assign(proc, { healthPort })); // the same object stop() looks up
     }
     for (const w of started) {
       await waitUntil(async () => {
