@@ -74,7 +74,7 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
     title: `Queries over ${size.toLocaleString('en')} findings`,
     figures,
     markdown: [
-      `\`npm run bench:queries -- --sizes=${size}${ctx.quick ? ' --quick' : ''}\` on a database of its own (${(r['generateSeconds'] as number)?.toFixed?.(0) ?? '?'} s to generate the corpus), ${r['iterations']} iterations per query after 3 warm-ups; p95 in ms. ${((Date.now() - started) / 1000).toFixed(0)} s in all. Full table and plans: ${path.relative(ROOT, logFile)}.`,
+      `\`npm run bench:queries -- --sizes=${size}${ctx.quick ? ' --quick' : ''}\` on a database of its own (${(r['generateSeconds'] as number)?.toFixed?.(0) ?? '?'} s to generate the corpus), ${r['iterations']} iterations per query after a warm-up pass over every query and 3 warm-up calls each; p95 in ms. ${((Date.now() - started) / 1000).toFixed(0)} s in all. Full table and plans: ${path.relative(ROOT, logFile)}.`,
     ],
     raw: r,
   };

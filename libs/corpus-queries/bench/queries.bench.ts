@@ -42,7 +42,7 @@ const quick = args.has('quick');
 const sizes = (args.get('sizes') ?? (quick ? '100000' : '100000,1000000'))
   .split(',')
   .map((s) => Number(s.trim()));
-const iterations = Number(args.get('iterations') ?? (quick ? 15 : 40));
+const iterations = Number(args.get('iterations') ?? (quick ? 15 : 100));
 const keep = args.has('keep') || args.has('reuse');
 const reuse = args.has('reuse');
 const CACHED_ITERATIONS = 400;
@@ -168,6 +168,15 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     out[name] = s;
   };
 
+  // One pass over every measured query first: right after the bulk load the first term measured
+  // would otherwise pay for bringing the findings' pages into shared buffers (its count ran at
+  // about twice its later speed), which no operator on a running deployment sees.
+  for (const term of Object.values(TERMS)) {
+    const where = await buildFindingWhere(m, normaliseFilter({ text: term }));
+    await searchFindings(m, { text: term, limit: 50 }, { cache: false });
+    await findingRows(m, where, 50, 0);
+    await countMatching(m, where);
+  }
   for (const [label, term] of Object.entries(TERMS)) {
     const filter = normaliseFilter({ text: term });
     const where = await buildFindingWhere(m, filter);
