@@ -5,7 +5,8 @@ import type { EntityManager } from 'typeorm';
  * gets its own), one after another when it is bound to one connection (a transaction, such as
  * `runReadOnly`'s: a pg client runs one query at a time, and queueing a second on a busy client is
  * deprecated in pg 8 and removed in pg 9). Resolves to the tasks' results in order; rejects with
- * the first failure.
+ * the first failure (on the pool, the other tasks' statements still run to their end; in turn, the
+ * later tasks are not started).
  */
 export async function concurrently<T extends unknown[]>(
   manager: EntityManager,

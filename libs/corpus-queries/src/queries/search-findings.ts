@@ -175,9 +175,11 @@ function bySeverityApplies(where: FindingWhere, offset: number): boolean {
 }
 
 /**
- * The planner's estimate, for one severity, of the live findings of that severity and of those
- * matching a filter; the second comes from the statistics of `ix_findings_search_<severity>`, so
- * it knows a term concentrated in other severities is rare in this one.
+ * For one severity: the live findings of that severity and, of those, the ones matching a filter,
+ * both as the planner estimates them (the matches computed in the process from the statistics of
+ * `ix_findings_search_<severity>` or asked of `EXPLAIN`, so a term concentrated in other
+ * severities is known to be rare in this one), and the exact id span of its live findings.
+ * Estimates only steer how a page is read, never which rows it holds.
  */
 export interface SeverityEstimate {
   severity: Severity;
