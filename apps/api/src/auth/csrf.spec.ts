@@ -24,7 +24,7 @@ describe('assertSameOriginWrite', () => {
     expect(write('http://api.internal:3000')).not.toThrow();
     expect(write('https://CHAT.example.org')).not.toThrow();
     expect(write('https://other.example.org/')).not.toThrow();
-    expect(write('https://evil.example')).toThrow(/Cross-origin/);
+    expect(write('https://evil.example')).toThrow(/Cross-origin request refused: Origin https:\/\/evil.example .*PUBLIC_ORIGIN.*https:\/\/chat.example.org/);
     expect(write('https://chat.example.org.evil.example')).toThrow(/Cross-origin/);
     expect(write('null')).toThrow(/Cross-origin/);
     // The dev server is only allowed outside production.

@@ -36,6 +36,9 @@ export function assertSameOriginWrite(
   const own = req.headers.host ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase() : undefined;
   const normalized = origin.toLowerCase().replace(/\/+$/, '');
   if (normalized !== own && !allowed.has(normalized)) {
-    throw new ForbiddenException('Cross-origin request refused.');
+    const accepted = [own, ...allowed].filter(Boolean).join(', ');
+    throw new ForbiddenException(
+      `Cross-origin request refused: Origin ${origin} is not this API's own origin nor one listed in PUBLIC_ORIGIN (accepted: ${accepted}).`,
+    );
   }
 }

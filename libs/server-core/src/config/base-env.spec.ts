@@ -15,3 +15,14 @@ describe('ServerEnv.DB_POOL_SIZE', () => {
     }
   });
 });
+
+describe('ServerEnv.REDIS_PREFIX', () => {
+  test('takes a prefix without the separator, which the key names add', () => {
+    expect(validateEnv(ServerEnv, { REDIS_PREFIX: 'team-a:prod' }).REDIS_PREFIX).toBe('team-a:prod');
+  });
+  test('refuses a trailing ":" (keys would read "x::…") and other characters, naming the setting', () => {
+    for (const bad of ['newuser:', 'a b', 'x'.repeat(65)]) {
+      expect(() => validateEnv(ServerEnv, { REDIS_PREFIX: bad })).toThrow(/REDIS_PREFIX/);
+    }
+  });
+});

@@ -11,9 +11,14 @@ export class ServerEnv {
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
   REDIS_URL = 'redis://127.0.0.1:6379';
 
-  /** Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis). */
+  /**
+   * Prefix of every Redis key and channel of this deployment (lets deployments and test runs share
+   * a Redis); the ":" after it is added, so it must not end with one.
+   */
   @IsString()
-  @Matches(/^[a-zA-Z0-9:_-]{1,64}$/, { message: 'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-"' })
+  @Matches(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
+    message: 'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
+  })
   REDIS_PREFIX = 'cc';
 
   /** `development` or `production` (production requires secrets to be set explicitly). */
