@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { withValidationSchemas } from './openapi-schemas';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { applyHttpHardening } from './auth/http-hardening';
@@ -35,16 +36,18 @@ export function configureApp(
   app.use(errors.expressErrorHandler()); // errors of the body parsers and the docs guard, registered above
   app.useGlobalFilters(errors);
   app.useGlobalPipes(createValidationPipe());
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Corpus Chat API')
-      .setDescription(
-        'Threads, turns, reports and settings of Corpus Chat. Turn progress streams over Socket.IO (namespace /chat).',
-      )
-      .setVersion('0.1.0')
-      .addCookieAuth(SESSION_COOKIE)
-      .build(),
+  const document = withValidationSchemas(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Corpus Chat API')
+        .setDescription(
+          'Threads, turns, reports and settings of Corpus Chat. Turn progress streams over Socket.IO (namespace /chat).',
+        )
+        .setVersion('0.1.0')
+        .addCookieAuth(SESSION_COOKIE)
+        .build(),
+    ),
   );
   SwaggerModule.setup('api/docs', app, document);
   app.useWebSocketAdapter(new RedisIoAdapter(app, env.REDIS_URL, env.REDIS_PREFIX));

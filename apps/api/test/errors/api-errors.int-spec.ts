@@ -180,3 +180,21 @@ describe('findings', () => {
     expect(filtered.body).toMatchObject({ total: filteredTotal, rows: [] });
   });
 });
+
+describe('OpenAPI document', () => {
+  it('describes request bodies from the DTOs’ validation rules (the contracts carry no @ApiProperty)', async () => {
+    const root = await insertTestOperator(db.dataSource, { role: 'admin' });
+    const admin = await loginAs(api.baseUrl, root.username, root.password);
+    const doc = await http().get('/api/docs-json').set(admin.headers);
+    expect(doc.status).toBe(200);
+    const schemas = doc.body.components.schemas;
+    expect(schemas.PostMessageDto).toMatchObject({
+      type: 'object',
+      properties: { content: { type: 'string' }, clientMessageId: { type: 'string', format: 'uuid' } },
+      required: ['content'],
+    });
+    expect(schemas.CreateChatDto.properties.title).toMatchObject({ type: 'string', maxLength: 200 });
+    const post = doc.body.paths['/api/chats/{id}/messages'].post;
+    expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PostMessageDto' });
+  });
+});
