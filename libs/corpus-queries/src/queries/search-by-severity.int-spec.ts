@@ -231,3 +231,33 @@ test('a filter with more than live findings and text is estimated by EXPLAIN', a
   expect(where.liveTextOnly).toBe(false);
   expect(await estimateBySeverity(m, where)).toEqual(await explainBySeverity(m, where));
 });
+
+test('a phrase’s tsquery is read once: a repeated text search is estimated without a statement', async () => {
+  const m = db.dataSource.manager;
+  const sent: string[] = [];
+  const query = m.query.bind(m);
+  m.query = ((sql: string, params?: unknown[]) => (sent.push(sql), query(sql, params))) as typeof m.query;
+  try {
+    const kerberos = await buildFindingWhere(m, normaliseFilter({ text: 'kerberos ticket' }));
+    const first = await estimateBySeverity(m, kerberos);
+    expect(sent.filter((s) => s.includes('websearch_to_tsquery'))).toHaveLength(1);
+    sent.length = 0;
+    expect(await estimateBySeverity(m, kerberos)).toEqual(first);
+    expect(sent).toEqual([]);
+    // A weakness class searches its name and its aliases: only the phrases not seen yet are sent.
+    const xss = await buildFindingWhere(m, normaliseFilter({ text: 'cross-site scripting' }));
+    expect(xss.search?.phrases.length).toBeGreaterThan(1);
+    await estimateBySeverity(m, xss);
+    sent.length = 0;
+    await estimateBySeverity(m, xss);
+    expect(sent).toEqual([]);
+  } finally {
+    m.query = query;
+  }
+  // What was kept is what the planner itself estimates from.
+  const again = await buildFindingWhere(m, normaliseFilter({ text: 'kerberos ticket' }));
+  const planner = await explainBySeverity(m, again);
+  for (const [i, e] of (await estimateBySeverity(m, again)).entries()) {
+    expect(Math.max(1, Math.round(e.matches))).toBeCloseTo(planner[i].matches, -0.5);
+  }
+});

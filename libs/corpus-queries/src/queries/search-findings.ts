@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { EntityManager } from 'typeorm';
 import {
   SEARCH_ROWS_CAP,
@@ -235,21 +236,42 @@ export async function estimateBySeverity(
   return explainBySeverity(manager, where);
 }
 
+/** Phrases whose tsquery text is kept per DataSource (see {@link textQueries}). */
+export const TSQUERY_CACHE_SIZE = 2000;
+
+const tsQueryTexts = new WeakMap<object, LRUCache<string, { q: string }>>();
+
 /**
  * The tsquery of `websearch_to_tsquery('english', p)` for each phrase, ORed (null: only stop
  * words), or undefined when one uses a form {@link parseTsQuery} does not model.
+ *
+ * Each phrase's tsquery text is kept in an LRU of {@link TSQUERY_CACHE_SIZE} phrases per
+ * DataSource, so a question asked again (or paged, or counted by another tool) costs no round
+ * trip for its estimate; only phrases not seen yet are sent, in one statement. The text depends
+ * only on the phrase and the server's `english` configuration; should an administrator change that
+ * configuration, a kept text only steers the page's plan (estimates never decide which rows a page
+ * holds), so it is never invalidated.
  */
 async function textQueries(
   manager: EntityManager,
   phrases: string[],
 ): Promise<TsQueryNode | null | undefined> {
-  const rows: { q: string }[] = await manager.query(
-    `SELECT websearch_to_tsquery('english', t.p)::text AS q FROM unnest($1::text[]) WITH ORDINALITY AS t(p, n) ORDER BY t.n`,
-    [phrases],
-  );
+  let cache = tsQueryTexts.get(manager.connection);
+  if (!cache) tsQueryTexts.set(manager.connection, (cache = new LRUCache({ max: TSQUERY_CACHE_SIZE })));
+  const missing = [...new Set(phrases.filter((p) => !cache.has(p)))];
+  if (missing.length > 0) {
+    const rows: { p: string; q: string }[] = await manager.query(
+      `SELECT t.p, websearch_to_tsquery('english', t.p)::text AS q FROM unnest($1::text[]) AS t(p)`,
+      [missing],
+    );
+    for (const r of rows) cache.set(r.p, { q: r.q });
+  }
+  const texts = phrases.map((p) => cache.get(p)?.q);
+  // Evicted between the read and here (more than TSQUERY_CACHE_SIZE phrases at once): estimate by EXPLAIN.
+  if (texts.some((q) => q === undefined)) return undefined;
   try {
-    return rows
-      .map((r) => parseTsQuery(r.q))
+    return texts
+      .map((q) => parseTsQuery(q as string))
       .reduce<TsQueryNode | null>(
         (acc, q) => (acc === null ? q : q === null ? acc : { op: 'or', left: acc, right: q }),
         null,
