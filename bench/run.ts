@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { closePools } from './lib/api-client';
-import { machineInfo, machineLine } from './lib/machine';
+import { hostSpeedProbe, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
 import { type BenchContext, type Figure, figuresTable, printResult, type ScenarioResult, writeResult } from './lib/report';
 import { BenchStack, ROOT } from './lib/stack';
 import { scenario1 } from './scenarios/s1-pickup';
@@ -90,14 +90,20 @@ async function main(): Promise<void> {
       if (!run) throw new Error(`no scenario ${id} (1–6)`);
       const t0 = Date.now();
       const loadAtStart = loadNow();
-      log(`scenario ${id}… (load average ${loadAtStart.join(' / ')})`);
+      const host = hostSpeedProbe();
+      const steal0 = machineStealSeconds();
+      log(`scenario ${id}… (load average ${loadAtStart.join(' / ')}; host probe: SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M random reads ${host.memoryMs} ms)`);
       try {
         const r = await run(ctx);
         const seconds = (Date.now() - t0) / 1000;
-        r.markdown.push(`Scenario ${id}: ${seconds.toFixed(0)} s, load average (1/5/15 min) ${loadAtStart.join(' / ')} at its start and ${loadNow().join(' / ')} at its end.`);
+        const steal1 = machineStealSeconds();
+        const stealPct = (100 * (steal1.steal - steal0.steal)) / Math.max(steal1.total - steal0.total, 1e-9);
+        r.markdown.push(
+          `Scenario ${id}: ${seconds.toFixed(0)} s, load average (1/5/15 min) ${loadAtStart.join(' / ')} at its start and ${loadNow().join(' / ')} at its end; host probe before it (best of 3; lower is faster): SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M dependent random reads over 64 MiB ${host.memoryMs} ms; CPU time stolen by the hypervisor during it ${stealPct.toFixed(1)} %.`,
+        );
         results.push(r);
         printResult(r, line);
-        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtStart, loadAtEnd: loadNow() });
+        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtStart, loadAtEnd: loadNow(), host, stealPct });
         log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
       } catch (e) {
         failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);

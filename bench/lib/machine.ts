@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 
@@ -92,4 +93,68 @@ export function pidsMatching(pattern: RegExp): number[] {
     }
   }
   return pids;
+}
+
+/**
+ * CPU seconds the hypervisor gave to other guests while this VM wanted to run (`steal`, the 8th
+ * field of the `cpu` line of /proc/stat, all cores), and all CPU seconds, so far.
+ */
+export function machineStealSeconds(): { steal: number; total: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { steal: (f[7] ?? 0) / CLK_TCK, total: f.reduce((a, b) => a + b, 0) / CLK_TCK };
+}
+
+/** What {@link hostSpeedProbe} measured (ms; the best of three, so a lower figure is a faster host). */
+export interface HostSpeed {
+  /** SHA-256 over 32 MiB: the core's speed. */
+  cpuMs: number;
+  /** 500,000 dependent reads at random places of a 64 MiB array: memory latency, which a query visiting thousands of heap pages pays. */
+  memoryMs: number;
+}
+
+const chase = () => {
+  // A single cycle through 16 Mi slots (Sattolo's shuffle), so each read depends on the last.
+  const n = 1 << 24;
+  const next = new Uint32Array(n);
+  for (let i = 0; i < n; i++) next[i] = i;
+  let seed = 12345;
+  for (let i = n - 1; i > 0; i--) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    const j = seed % i;
+    const t = next[i];
+    next[i] = next[j];
+    next[j] = t;
+  }
+  return next;
+};
+let chaseTable: Uint32Array | undefined;
+
+/**
+ * A fixed workload timed before each scenario, so runs on a VM whose speed moves can be compared:
+ * the same code measured slower when this probe is slower is the host, not the code.
+ */
+export function hostSpeedProbe(): HostSpeed {
+  const data = crypto.randomBytes(32 * 2 ** 20);
+  chaseTable ??= chase();
+  const best = (f: () => void) => {
+    let min = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      f();
+      min = Math.min(min, performance.now() - t);
+    }
+    return Math.round(min * 10) / 10;
+  };
+  const table = chaseTable;
+  let sink = 0;
+  const speed = {
+    cpuMs: best(() => void crypto.createHash('sha256').update(data).digest()),
+    memoryMs: best(() => {
+      let p = 0;
+      for (let i = 0; i < 500_000; i++) p = table[p];
+      sink += p;
+    }),
+  };
+  if (sink < 0) throw new Error('unreachable');
+  return speed;
 }
