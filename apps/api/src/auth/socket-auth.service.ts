@@ -21,7 +21,12 @@ export const operatorRoom = (operatorId: string): string => `operator:${operator
 /** `socket.data` after the handshake middleware ran. */
 export interface AuthenticatedSocketData {
   operator: AuthenticatedOperator;
+  /** When the handshake's session token expires (ms since the epoch): the socket is disconnected then. */
+  sessionExpiresAt: number;
 }
+
+/** setTimeout's longest delay (ms); a later expiry is re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void };
 
@@ -34,6 +39,9 @@ type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, h
  * handshake fails with `connect_error` "unauthorized", an authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
  * session (a raw WebSocket, or a websocket-only client) is accepted and closed with code 4401.
+ * A socket lives no longer than the session its handshake carried: when that token expires the
+ * server disconnects it (client reason "io server disconnect"), and the client connects again
+ * with its current, renewed cookie or is refused.
  */
 @Injectable()
 export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
@@ -90,8 +98,9 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
       );
     });
     nsp.on('connection', (socket: Socket) => {
-      const operator = (socket.data as Partial<AuthenticatedSocketData>).operator;
-      if (operator) void socket.join(operatorRoom(operator.id));
+      const data = socket.data as Partial<AuthenticatedSocketData>;
+      if (data.operator) void socket.join(operatorRoom(data.operator.id));
+      if (data.sessionExpiresAt !== undefined) this.disconnectAtExpiry(socket, data.sessionExpiresAt);
     });
     this.guardUpgrades(nsp.server);
   }
@@ -99,8 +108,27 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   /** Verifies the handshake's session cookie and sets `socket.data.operator`; throws 401 otherwise. */
   async authenticate(socket: Socket): Promise<AuthenticatedOperator> {
     const session = await this.auth.verifySession(sessionTokenOf(socket.request));
-    (socket.data as AuthenticatedSocketData).operator = session.operator;
+    const data = socket.data as AuthenticatedSocketData;
+    data.operator = session.operator;
+    data.sessionExpiresAt = session.expiresAt;
     return session.operator;
+  }
+
+  /** Disconnects `socket` when its session expires at `expiresAt` (ms since the epoch). */
+  private disconnectAtExpiry(socket: Socket, expiresAt: number): void {
+    let timer: NodeJS.Timeout;
+    const arm = () => {
+      const left = expiresAt - Date.now();
+      if (left <= 0) {
+        this.logger.log({ msg: 'disconnected a socket whose session expired', operatorId: (socket.data as AuthenticatedSocketData).operator?.id });
+        socket.disconnect(true);
+        return;
+      }
+      timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+      timer.unref();
+    };
+    arm();
+    socket.once('disconnect', () => clearTimeout(timer));
   }
 
   /**

@@ -269,6 +269,18 @@ describe('socket handshake', () => {
     await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${expired}` })).rejects.toThrow('unauthorized');
   });
 
+  it('disconnects a socket when the session its handshake carried expires, and refuses it again with that token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const shortLived = await signToken(env.JWT_SECRET!, { sub: alice.id, iat: now, exp: now + 2 });
+    const socket = await connectChatSocket(baseUrl, { cookie: `cc_session=${shortLived}` });
+    const connectedAt = Date.now();
+    const reason = await new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    expect(reason).toBe('io server disconnect');
+    expect(Date.now()).toBeGreaterThanOrEqual((now + 2) * 1000 - 50);
+    expect(Date.now() - connectedAt).toBeLessThan(4000);
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${shortLived}` })).rejects.toThrow('unauthorized');
+  });
+
   it('closes a raw WebSocket without a session with code 4401, and lets a signed-in one upgrade', async () => {
     const wsUrl = `${baseUrl.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`;
     const code = await new Promise<number>((resolve, reject) => {

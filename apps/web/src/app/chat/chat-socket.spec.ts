@@ -78,6 +78,23 @@ describe('ChatSocket', () => {
     expect(socket.lastError()).toBe('unauthorized');
   });
 
+  it('connects again once, with the current cookie, when the server ends the connection (session expired)', () => {
+    socket.connect();
+    fake.goOnline();
+    fake.connected = false;
+    fake.active = false; // socket.io-client does not retry by itself after a server disconnect
+    fake.fire('disconnect', 'io server disconnect');
+    expect(fake.connect).toHaveBeenCalledTimes(1);
+    expect(socket.state()).toBe('connecting');
+    fake.goOnline();
+    expect(socket.state()).toBe('connected');
+    // Ended again right away (e.g. the operator was disabled): no loop, the indicator says offline.
+    fake.connected = false;
+    fake.fire('disconnect', 'io server disconnect');
+    expect(fake.connect).toHaveBeenCalledTimes(1);
+    expect(socket.state()).toBe('offline');
+  });
+
   it('joins a watched thread on connect and again after each reconnect with the seq held then', async () => {
     socket.connect();
     let seq = 0;

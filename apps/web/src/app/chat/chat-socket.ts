@@ -21,6 +21,12 @@ export const SOCKET_FACTORY = new InjectionToken<(uri: string, opts: Partial<Man
 /** How long a `chat:join` / `chat:cancel` waits for the gateway's acknowledgement. */
 const ACK_TIMEOUT_MS = 10_000;
 
+/**
+ * After the server ends the connection (its session expired, or the operator was disabled), the
+ * client connects again at once with its current cookie, but not twice within this many ms.
+ */
+const SERVER_DISCONNECT_RETRY_MS = 10_000;
+
 interface Watch {
   afterSeq: () => number;
   onJoined: (ack: JoinChatAck) => void;
@@ -41,6 +47,7 @@ export class ChatSocket {
   private readonly eventHandlers = new Set<(event: ChatEvent) => void>();
   private readonly threadUpdatedHandlers = new Set<(chatId: string) => void>();
   private readonly watches = new Map<string, Watch>();
+  private lastServerDisconnect = -Infinity;
 
   /** `connected`, `reconnecting` (the client is retrying), `offline` (it gave up or was refused). */
   readonly state = this.stateSig.asReadonly();
@@ -66,7 +73,17 @@ export class ChatSocket {
       this.errorSig.set(null);
       for (const chatId of this.watches.keys()) void this.join(chatId);
     });
-    socket.on('disconnect', () => this.stateSig.set(socket.active ? 'reconnecting' : 'offline'));
+    socket.on('disconnect', (reason: string) => {
+      // The server ends a socket when the session its handshake carried expires (the cookie has
+      // usually been renewed since) or the operator is disabled: one immediate retry tells which.
+      if (reason === 'io server disconnect' && Date.now() - this.lastServerDisconnect > SERVER_DISCONNECT_RETRY_MS) {
+        this.lastServerDisconnect = Date.now();
+        this.stateSig.set('connecting');
+        socket.connect();
+        return;
+      }
+      this.stateSig.set(socket.active ? 'reconnecting' : 'offline');
+    });
     socket.on('connect_error', (err: Error) => {
       this.errorSig.set(err.message);
       this.stateSig.set(socket.active ? 'reconnecting' : 'offline');
