@@ -1,4 +1,5 @@
-import type { OpenAPIObject } from '@nestjs/swagger';
+import { applyDecorators } from '@nestjs/common';
+import { ApiQuery, type OpenAPIObject } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 
@@ -11,14 +12,38 @@ import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
  * `document`.
  */
 export function withValidationSchemas(document: OpenAPIObject): OpenAPIObject {
-  const derived = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Record<
-    string,
-    SchemaObject
-  >;
+  const derived = derivedSchemas();
   const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
   for (const [name, schema] of Object.entries(schemas)) {
     const empty = !('$ref' in schema) && Object.keys((schema as SchemaObject).properties ?? {}).length === 0;
     if (empty && derived[name]) schemas[name] = derived[name];
   }
   return document;
+}
+
+/** Every class-validator-decorated class known so far, as JSON Schema by class name. */
+function derivedSchemas(): Record<string, SchemaObject> {
+  return validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Record<
+    string,
+    SchemaObject
+  >;
+}
+
+/**
+ * Documents a route's query string from the class-validator rules of its `@Query()` DTO (which,
+ * shared from libs/contracts, has no `@ApiProperty`): one OpenAPI query parameter per property,
+ * with its type, format, enum, bounds and whether it is required.
+ *
+ * @throws Error at start-up when `dto` has no validation rules (nothing would be documented).
+ */
+export function ApiQueryFrom(dto: new (...args: never[]) => object): MethodDecorator {
+  const schema = derivedSchemas()[dto.name];
+  if (!schema?.properties)
+    throw new Error(`ApiQueryFrom(${dto.name}): the class has no class-validator rules`);
+  const required = new Set(schema.required ?? []);
+  return applyDecorators(
+    ...Object.entries(schema.properties).map(([name, property]) =>
+      ApiQuery({ name, required: required.has(name), schema: property as SchemaObject }),
+    ),
+  );
 }

@@ -23,6 +23,7 @@ import {
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
 import { MessageRateLimit, RateLimitVerdict } from '../auth/rate-limits';
 import { UuidParam } from '../errors/id-params';
+import { ApiQueryFrom } from '../openapi-schemas';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 
@@ -44,6 +45,7 @@ export class ChatController {
 
   @Get()
   @ApiOperation({ summary: 'List threads (archived=true for the archive)' })
+  @ApiQueryFrom(ListChatsQueryDto)
   list(
     @CurrentOperator() op: AuthenticatedOperator,
     @Query() query: ListChatsQueryDto,
@@ -89,6 +91,7 @@ export class ChatController {
   @ApiOperation({
     summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)',
   })
+  @ApiQueryFrom(PostMessageQueryDto)
   async post(
     @CurrentOperator() op: AuthenticatedOperator,
     @UuidParam('id') id: string,

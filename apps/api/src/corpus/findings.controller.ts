@@ -8,6 +8,7 @@ import {
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import { IntIdParam } from '../errors/id-params';
+import { ApiQueryFrom } from '../openapi-schemas';
 import { CorpusService } from './corpus.service';
 import { QueryValidationFilter } from './query-validation.filter';
 
@@ -20,12 +21,14 @@ export class FindingsController {
 
   @Get()
   @ApiOperation({ summary: 'Current findings matching a filter: exact total and one page (limit ≤ 50)' })
+  @ApiQueryFrom(SearchFindingsQueryDto)
   search(@Query() query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
     return this.corpus.searchFindings(query);
   }
 
   @Get('counts')
   @ApiOperation({ summary: 'Exact counts of matching findings grouped by severity, report, CWE or verdict' })
+  @ApiQueryFrom(CountFindingsQueryDto)
   counts(@Query() query: CountFindingsQueryDto): Promise<CountFindingsByResult> {
     return this.corpus.countFindings(query);
   }

@@ -25,6 +25,7 @@ import {
 } from '@corpus-chat/contracts';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
 import { IntIdParam } from '../errors/id-params';
+import { ApiQueryFrom } from '../openapi-schemas';
 import { CorpusService, type UploadedReportFile } from './corpus.service';
 import { ImportLimitFilter } from './import-limit.filter';
 import { IMPORT_FILES_FIELD } from './import-upload';
@@ -50,6 +51,7 @@ export class ReportsController {
 
   @Get()
   @ApiOperation({ summary: 'Every report with its finding counts by severity; archived ones with includeArchived=true' })
+  @ApiQueryFrom(ListReportsQueryDto)
   list(@Query() query: ListReportsQueryDto): Promise<ReportSummary[]> {
     return this.corpus.listReports(query.includeArchived === 'true');
   }

@@ -197,4 +197,25 @@ describe('OpenAPI document', () => {
     const post = doc.body.paths['/api/chats/{id}/messages'].post;
     expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PostMessageDto' });
   });
+
+  it('describes query strings from the query DTOs’ validation rules, one parameter per field', async () => {
+    const root = await insertTestOperator(db.dataSource, { role: 'admin' });
+    const admin = await loginAs(api.baseUrl, root.username, root.password);
+    const doc = await http().get('/api/docs-json').set(admin.headers);
+    const params = (path: string, method = 'get') =>
+      Object.fromEntries(
+        (doc.body.paths[path][method].parameters as { name: string; in: string; required: boolean; schema: object }[])
+          .filter((p) => p.in === 'query')
+          .map((p) => [p.name, { required: p.required, ...p.schema }]),
+      );
+    const search = params('/api/findings');
+    expect(Object.keys(search)).toEqual(expect.arrayContaining(['text', 'severity', 'reportId', 'cwe', 'verdict', 'limit', 'offset']));
+    expect(search.severity).toMatchObject({ required: false, enum: ['critical', 'high', 'medium', 'low', 'info'] });
+    expect(search.limit).toMatchObject({ required: false, type: 'integer', minimum: 0, maximum: 50 });
+    expect(search.text).toMatchObject({ type: 'string', maxLength: 500 });
+    expect(params('/api/findings/counts').groupBy).toMatchObject({ required: true });
+    expect(Object.keys(params('/api/reports'))).toEqual(['includeArchived']);
+    expect(Object.keys(params('/api/chats'))).toContain('archived');
+    expect(Object.keys(params('/api/chats/{id}/messages', 'post'))).toContain('ifBusy');
+  });
 });
