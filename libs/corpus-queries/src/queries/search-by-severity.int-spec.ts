@@ -16,7 +16,9 @@ import {
   COLLECT_ALL_MAX_MATCHES,
   estimateBySeverity,
   explainBySeverity,
+  liveSeverityShares,
   pageBySeverity,
+  SEVERITY_SHARE_TTL_MS,
   searchFindings,
   severityStepSql,
   type SeverityEstimate,
@@ -259,5 +261,35 @@ test('a phrase’s tsquery is read once: a repeated text search is estimated wit
   const planner = await explainBySeverity(m, again);
   for (const [i, e] of (await estimateBySeverity(m, again)).entries()) {
     expect(Math.max(1, Math.round(e.matches))).toBeCloseTo(planner[i].matches, -0.5);
+  }
+});
+
+test('severity shares past their age are served at once and refreshed in the background on the pool, not on the caller’s transaction', async () => {
+  const ds = db.dataSource;
+  const kept = await liveSeverityShares(ds.manager);
+  const realNow = Date.now.bind(Date);
+  const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + SEVERITY_SHARE_TTL_MS + 1000);
+  try {
+    const onCaller: string[] = [];
+    const served = await ds.transaction(async (tx) => {
+      const query = tx.query.bind(tx);
+      tx.query = ((sql: string, params?: unknown[]) => (
+        onCaller.push(sql),
+        query(sql, params)
+      )) as typeof tx.query;
+      return liveSeverityShares(tx);
+    });
+    expect(served).toBe(kept);
+    expect(onCaller).toEqual([]);
+    // The refresh lands: a later call gets a new value with the same figures (nothing changed).
+    let fresh = served;
+    for (let i = 0; i < 100 && fresh === kept; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      fresh = await liveSeverityShares(ds.manager);
+    }
+    expect(fresh).not.toBe(kept);
+    expect(fresh.bySeverity).toEqual(kept.bySeverity);
+  } finally {
+    clock.mockRestore();
   }
 });

@@ -318,21 +318,38 @@ export interface SeverityShares {
   stats: SeverityIndexStats;
 }
 
-const severityShares = new WeakMap<object, { at: number; shares: SeverityShares }>();
+const severityShares = new WeakMap<object, { at: number; shares: SeverityShares; refreshing?: boolean }>();
 
 /**
  * The planner's estimate of live findings, in all and per severity, the smallest and largest id
  * of each severity's live findings (ten probes of `ix_findings_live_severity`) and the statistics
- * of the per-severity indexes, reused for {@link SEVERITY_SHARE_TTL_MS} per DataSource: the
- * severity mix and the statistics move slowly, and a stale value only makes a page choose a
- * slower way or a window that needs a second statement, never return other rows. Only a resolved
- * value is shared (a call in flight runs on its caller's manager, so one caller's aborted
- * transaction never fails another's search).
+ * of the per-severity indexes, per DataSource: the severity mix and the statistics move slowly,
+ * and a stale value only makes a page choose a slower way or a window that needs a second
+ * statement, never return other rows. The first call reads them on its caller's manager; once a
+ * value is older than {@link SEVERITY_SHARE_TTL_MS}, callers get it at once while one refresh runs
+ * in the background on the DataSource's own pool (never on a caller's transaction, so one caller's
+ * aborted transaction never fails another's search, and no page waits for the refresh).
  */
 export async function liveSeverityShares(manager: EntityManager): Promise<SeverityShares> {
   const key = manager.connection;
   const cached = severityShares.get(key);
-  if (cached && Date.now() - cached.at < SEVERITY_SHARE_TTL_MS) return cached.shares;
+  if (cached) {
+    if (Date.now() - cached.at >= SEVERITY_SHARE_TTL_MS && !cached.refreshing) {
+      cached.refreshing = true;
+      readSeverityShares(manager.connection.manager).then(
+        (shares) => severityShares.set(key, { at: Date.now(), shares }),
+        () => (cached.refreshing = false), // kept as it was; the next call tries again
+      );
+    }
+    return cached.shares;
+  }
+  const shares = await readSeverityShares(manager);
+  severityShares.set(key, { at: Date.now(), shares });
+  return shares;
+}
+
+/** Reads what {@link liveSeverityShares} keeps. */
+async function readSeverityShares(manager: EntityManager): Promise<SeverityShares> {
   const live = (s: Severity) => `FROM findings WHERE severity = ${severityLiteral(s)} AND NOT archived`;
   const [rows, spans, stats] = await concurrently(manager, [
     () =>
@@ -352,7 +369,7 @@ export async function liveSeverityShares(manager: EntityManager): Promise<Severi
       ) as Promise<Record<string, number | string>[]>,
     () => readSeverityIndexStats(manager),
   ]);
-  const shares: SeverityShares = {
+  return {
     liveRows: rows[0],
     bySeverity: SEVERITIES.map((_, i) => ({
       findings: rows[i + 1],
@@ -361,8 +378,6 @@ export async function liveSeverityShares(manager: EntityManager): Promise<Severi
     })),
     stats,
   };
-  severityShares.set(key, { at: Date.now(), shares });
-  return shares;
 }
 
 /**
