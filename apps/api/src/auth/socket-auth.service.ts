@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, ServiceUnavailableException, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { SocketRefusals } from '@corpus-chat/contracts';
 import type Redis from 'ioredis';
 import type { Namespace, Server, Socket } from 'socket.io';
 import { WebSocketServer } from 'ws';
@@ -12,8 +13,8 @@ import { sessionTokenOf } from './session-cookie';
 
 /** Close code a raw WebSocket gets when it has no valid session (4000–4999 are for applications). */
 export const WS_CLOSE_UNAUTHORIZED = 4401;
-/** The `connect_error` message of a refused Socket.IO handshake. */
-export const SOCKET_UNAUTHORIZED = 'unauthorized';
+/** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
+export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
 
 /** Room every socket of an operator joins, so all of them can be reached (and disconnected) at once. */
 export const operatorRoom = (operatorId: string): string => `operator:${operatorId}`;
@@ -36,7 +37,8 @@ type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, h
  * (published on a Redis channel all instances subscribe to).
  *
  * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
- * handshake fails with `connect_error` "unauthorized", an authenticated socket carries
+ * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
+ * checked, e.g. the database is down), an authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
  * session (a raw WebSocket, or a websocket-only client) is accepted and closed with code 4401.
  * A socket lives no longer than the session its handshake carried: when that token expires the
@@ -91,7 +93,9 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
       this.authenticate(socket).then(
         () => next(),
         (e: Error) => {
-          const err = new Error(SOCKET_UNAUTHORIZED) as Error & { data?: unknown };
+          // A session that could not be checked (database down) is not a signed-out operator.
+          const refusal = e instanceof ServiceUnavailableException ? SocketRefusals.unavailable : SOCKET_UNAUTHORIZED;
+          const err = new Error(refusal) as Error & { data?: unknown };
           err.data = { reason: e.message };
           next(err);
         },
@@ -118,7 +122,8 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   private disconnectAtExpiry(socket: Socket, expiresAt: number): void {
     let timer: NodeJS.Timeout;
     const arm = () => {
-      const left = expiresAt - Date.now();
+      // NaN (a token without `exp`, which this API never issues) counts as expired.
+      const left = Number.isFinite(expiresAt) ? expiresAt - Date.now() : 0;
       if (left <= 0) {
         this.logger.log({ msg: 'disconnected a socket whose session expired', operatorId: (socket.data as AuthenticatedSocketData).operator?.id });
         socket.disconnect(true);

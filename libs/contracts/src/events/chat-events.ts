@@ -47,6 +47,12 @@ export const isTerminalEvent = (e: Pick<ChatEvent, 'type'>): boolean => TERMINAL
 
 /** Socket.IO namespace and event names (client ↔ API gateway). */
 export const CHAT_NAMESPACE = '/chat';
+/**
+ * The `connect_error` messages of a refused `/chat` handshake: `unauthorized` (no valid session:
+ * sign in again) and `unavailable` (the session could not be checked, e.g. the database is down:
+ * try again later).
+ */
+export const SocketRefusals = { unauthorized: 'unauthorized', unavailable: 'unavailable' } as const;
 export const SocketEvents = {
   /** client → server: `{ chatId, afterSeq? }`, ack `{ ok: true, activeTurn } | { ok: false, error }`. */
   join: 'chat:join',

@@ -93,6 +93,23 @@ export class AuthStore {
     }
   }
 
+  /**
+   * Asks the API again whether the session is still valid (the chat socket was refused as
+   * "unauthorized"): `false`, and the state signed out, when it answers 401; `true` otherwise (valid,
+   * e.g. renewed since, or the API could not say).
+   */
+  async confirmSession(): Promise<boolean> {
+    try {
+      const operator = await this.api.me();
+      if (this.state().status === 'signed-in') this.state.set({ status: 'signed-in', operator });
+      return true;
+    } catch (err) {
+      if (httpStatus(err) !== 401) return true;
+      this.markSessionExpired();
+      return false;
+    }
+  }
+
   /** Called when any API call answers 401: the cookie expired or the operator was disabled. */
   markSessionExpired(): void {
     if (this.state().status === 'signed-in') {

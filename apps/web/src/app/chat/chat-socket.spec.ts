@@ -93,6 +93,14 @@ describe('ChatSocket', () => {
     fake.fire('disconnect', 'io server disconnect');
     expect(fake.connect).toHaveBeenCalledTimes(1);
     expect(socket.state()).toBe('offline');
+    // Ten seconds on, a server disconnect is retried again.
+    vi.useFakeTimers({ now: Date.now() + 10_001 });
+    try {
+      fake.fire('disconnect', 'io server disconnect');
+      expect(fake.connect).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('joins a watched thread on connect and again after each reconnect with the seq held then', async () => {

@@ -1,3 +1,4 @@
+import { HttpErrorResponse } from '@angular/common/http';
 import { Component, signal } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { Router, provideRouter } from '@angular/router';
@@ -79,5 +80,49 @@ describe('Shell navigation and admin-only pages', () => {
     const me = harness.fixture.nativeElement.querySelector('[data-testid="operator"] a.me') as HTMLAnchorElement;
     expect(new URL(me.href).pathname).toBe('/account');
     expect(me.textContent).toContain('Olga Operator');
+  });
+});
+
+describe('Shell when the chat socket is refused as unauthorized', () => {
+  async function setUp(me: () => Promise<OperatorView>) {
+    const state = signal<string>('connected');
+    const lastError = signal<string | null>(null);
+    const socket = { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state, lastError };
+    let signedIn = false;
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([
+          { path: '', component: Shell, children: [{ path: 'chat', component: Page }] },
+          { path: 'login', component: Page },
+        ]),
+        { provide: AuthApi, useValue: { me: () => (signedIn ? me() : Promise.resolve(person('operator'))) } },
+        { provide: ChatSocket, useValue: socket },
+      ],
+    });
+    await TestBed.inject(AuthStore).loadSession();
+    signedIn = true;
+    const harness = await RouterTestingHarness.create();
+    await harness.navigateByUrl('/chat');
+    // The server ended the socket and the one automatic retry was refused.
+    state.set('offline');
+    lastError.set('unauthorized');
+    harness.fixture.detectChanges();
+    await vi.waitFor(() => expect(socket.reconnect.mock.calls.length + (TestBed.inject(Router).url.startsWith('/login') ? 1 : 0)).toBe(1));
+    return socket;
+  }
+
+  beforeEach(() => TestBed.resetTestingModule());
+
+  it('goes to the login page, coming back afterwards, when the API says the session ended', async () => {
+    const socket = await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })));
+    expect(TestBed.inject(Router).url).toBe('/login?returnUrl=%2Fchat');
+    expect(TestBed.inject(AuthStore).session()).toMatchObject({ status: 'signed-out', reason: expect.stringMatching(/session has ended/) });
+    expect(socket.reconnect).not.toHaveBeenCalled();
+  });
+
+  it('connects again when the session is still valid (its cookie was renewed since)', async () => {
+    const socket = await setUp(() => Promise.resolve(person('operator')));
+    expect(socket.reconnect).toHaveBeenCalledTimes(1);
+    expect(TestBed.inject(Router).url).toBe('/chat');
   });
 });
