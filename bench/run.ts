@@ -88,9 +88,9 @@ async function main(): Promise<void> {
     for (const id of selected) {
       const run = SCENARIOS[id];
       if (!run) throw new Error(`no scenario ${id} (1–6)`);
-      const t0 = Date.now();
       const loadAtStart = loadNow();
       const host = hostSpeedProbe();
+      const t0 = Date.now();
       const steal0 = machineStealSeconds();
       log(`scenario ${id}… (load average ${loadAtStart.join(' / ')}; host probe: SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M random reads ${host.memoryMs} ms)`);
       try {

@@ -54,12 +54,15 @@ const TERMS = {
   'class-widened (XSS)': 'XSS',
 } as const;
 
-/** Busy and total CPU ticks of the machine so far (/proc/stat), or undefined off Linux. */
+/**
+ * Busy and total CPU ticks of the machine so far (/proc/stat), or undefined off Linux. Time waiting
+ * for I/O counts as busy (the writeback this waits out shows there).
+ */
 function cpuTicks(): { busy: number; total: number } | undefined {
   try {
     const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-    const total = f.reduce((a, b) => a + b, 0);
-    return { busy: total - f[3] - (f[4] ?? 0), total };
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest time is inside user)
+    return { busy: total - f[3], total };
   } catch {
     return undefined;
   }
@@ -67,15 +70,17 @@ function cpuTicks(): { busy: number; total: number } | undefined {
 
 /**
  * Waits (at most 60 s) until the machine is quiet: two consecutive half-second windows in which
- * all cores together were busy under 15 % of the time. Right after the bulk load the kernel is
+ * all cores together were busy (or waiting for I/O) under 15 % of the time. Right after the bulk load the kernel is
  * still writing the load's dirty pages back and autovacuum may be busy with another database, and
  * a query measured against that (a 7 ms count, a 1 ms page) moves by 10–20 %. Prints what it saw.
  */
-async function waitForQuietMachine(): Promise<void> {
+async function waitForQuietMachine(): Promise<
+  { quiet: boolean; waitedSeconds: number; busyShare: number } | undefined
+> {
   const started = Date.now();
   let quiet = 0;
   let last = cpuTicks();
-  if (!last) return;
+  if (!last) return undefined;
   let share = 1;
   while (quiet < 2 && Date.now() - started < 60_000) {
     await new Promise((r) => setTimeout(r, 500));
@@ -84,9 +89,11 @@ async function waitForQuietMachine(): Promise<void> {
     last = now;
     quiet = share < 0.15 ? quiet + 1 : 0;
   }
+  const waitedSeconds = (Date.now() - started) / 1000;
   console.log(
-    `  machine ${quiet >= 2 ? 'quiet' : 'still busy'} after ${((Date.now() - started) / 1000).toFixed(1)} s (last half-second ${(100 * share).toFixed(0)} % busy): measuring`,
+    `  machine ${quiet >= 2 ? 'quiet' : 'still busy'} after ${waitedSeconds.toFixed(1)} s (last half-second ${(100 * share).toFixed(0)} % busy, I/O wait included): measuring`,
   );
+  return { quiet: quiet >= 2, waitedSeconds, busyShare: share };
 }
 
 function adminUrl(): { url: string; name: string } {
@@ -196,7 +203,7 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
   } catch (e) {
     console.log(`  (no CHECKPOINT before measuring: ${(e as Error).message})`);
   }
-  await waitForQuietMachine();
+  out['machineBeforeMeasuring'] = await waitForQuietMachine();
 
   const rows: string[][] = [];
   const row = (name: string, s: Stat, goal = '') => {

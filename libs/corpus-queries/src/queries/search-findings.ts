@@ -318,7 +318,18 @@ export interface SeverityShares {
   stats: SeverityIndexStats;
 }
 
-const severityShares = new WeakMap<object, { at: number; shares: SeverityShares; refreshing?: boolean }>();
+const severityShares = new WeakMap<
+  object,
+  { at: number; shares: SeverityShares; refreshingSince?: number }
+>();
+
+/** A background refresh of the severity shares not settled after this long (ms) no longer blocks another. */
+const SHARE_REFRESH_GIVE_UP_MS = 60_000;
+
+/** Drops the severity shares kept for a DataSource, so the next search reads them (tests and benchmarks). */
+export function forgetSeverityShares(dataSource: object): void {
+  severityShares.delete(dataSource);
+}
 
 /**
  * The planner's estimate of live findings, in all and per severity, the smallest and largest id
@@ -334,11 +345,14 @@ export async function liveSeverityShares(manager: EntityManager): Promise<Severi
   const key = manager.connection;
   const cached = severityShares.get(key);
   if (cached) {
-    if (Date.now() - cached.at >= SEVERITY_SHARE_TTL_MS && !cached.refreshing) {
-      cached.refreshing = true;
+    const now = Date.now();
+    const refreshing =
+      cached.refreshingSince !== undefined && now - cached.refreshingSince < SHARE_REFRESH_GIVE_UP_MS;
+    if (now - cached.at >= SEVERITY_SHARE_TTL_MS && !refreshing) {
+      cached.refreshingSince = now;
       readSeverityShares(manager.connection.manager).then(
         (shares) => severityShares.set(key, { at: Date.now(), shares }),
-        () => (cached.refreshing = false), // kept as it was; the next call tries again
+        () => (cached.refreshingSince = undefined), // kept as it was; the next call tries again
       );
     }
     return cached.shares;
