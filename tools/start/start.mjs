@@ -47,13 +47,22 @@ function onPath(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
 }
 
-function run(name, args, env = {}) {
+/**
+ * Starts a child in its own process group. With `quietWhenStopping`, its output is forwarded line
+ * by line until the shutdown begins and dropped after (Nx reports a task it was asked to stop as
+ * "failed", in red, which reads like an error at every Ctrl-C).
+ */
+function run(name, args, env = {}, { quietWhenStopping = false } = {}) {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env, ...(quietWhenStopping && process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) },
+    stdio: ['ignore', quietWhenStopping ? 'pipe' : 'inherit', quietWhenStopping ? 'pipe' : 'inherit'],
     detached: true, // own process group, so Ctrl-C here reaches grandchildren through shutdown()
   });
+  if (quietWhenStopping) {
+    child.stdout.on('data', (chunk) => stopping || process.stdout.write(chunk));
+    child.stderr.on('data', (chunk) => stopping || process.stderr.write(chunk));
+  }
   child.on('exit', (code, signal) => {
     if (!stopping) fail(`${name} exited (${signal ?? code}); stopping everything.`);
   });
@@ -220,11 +229,12 @@ if (boot.status !== 0) await fail('preparing the database failed (see above).');
 run('api', ['tools/cli/run-ts.mjs', 'apps/api/src/main.ts'], env);
 run('agent-worker', ['tools/cli/run-ts.mjs', 'apps/agent-worker/src/main.ts'], env);
 if (!(await waitForHealth(API_PORT))) await fail(`the API did not answer on port ${API_PORT}.`);
-run('web', [path.join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run', 'web:serve', '--outputStyle=stream'], {
-  ...env,
-  NX_DAEMON: 'false',
-  NX_NO_CLOUD: 'true',
-});
+run(
+  'web',
+  [path.join(root, 'node_modules', 'nx', 'dist', 'bin', 'nx.js'), 'run', 'web:serve', '--outputStyle=stream'],
+  { ...env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
+  { quietWhenStopping: true },
+);
 
 if (!(await waitForPage(WEB_PORT))) await fail(`the web app did not answer on port ${WEB_PORT}.`);
 
