@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import { breakdownAnswer, followUpNote, scopedCountAnswer, topAnswer, unsupportedAnswer } from './answer-writer';
+import { QUOTE_MAX_CHARS, breakdownAnswer, followUpNote, scopedCountAnswer, tooLongAnswer, topAnswer, unsupportedAnswer } from './answer-writer';
 
 const cwes: CountFindingsByResult = {
   groupBy: 'cwe',
@@ -57,5 +57,19 @@ describe('answer writer', () => {
     expect(text).toContain("I couldn't apply 'imported last week'");
     expect(text).toContain('the number of findings with severity critical');
     expect(text).not.toMatch(/\d/);
+  });
+
+  it('repeats at most QUOTE_MAX_CHARS of the operator’s words, cut with an ellipsis', () => {
+    const pasted = 'x'.repeat(20_000);
+    const text = unsupportedAnswer([{ text: pasted, reason: 'unknown', topicLike: true }], { kind: 'count_findings', list: false, filter: {}, followUp: false });
+    const runs = text.match(/x+/g) ?? [];
+    expect(runs.length).toBeGreaterThan(0);
+    expect(Math.max(...runs.map((r) => r.length))).toBeLessThan(QUOTE_MAX_CHARS);
+    expect(text).toContain('x…');
+    expect(text.length).toBeLessThan(2000);
+  });
+
+  it('says how long an unread message was and what the limit is', () => {
+    expect(tooLongAnswer(120_000, 2000)).toMatch(/^That message is 120,000 characters long; I read questions of up to 2,000 characters/);
   });
 });

@@ -26,7 +26,13 @@ export function md(text: string | null | undefined): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
-const quote = (s: string) => `'${md(s)}'`;
+/** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
+export const QUOTE_MAX_CHARS = 80;
+/** Cuts `s` to at most `n` characters, ending in "…" when cut. */
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
+/** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
+const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));
+const quote = (s: string) => `'${words(s)}'`;
 
 /** "critical or high", "critical, high or medium" (most severe first). */
 export function severityList(set: readonly Severity[]): string {
@@ -303,9 +309,8 @@ export function detailAnswer(f: FindingDetail): string {
   lines.push(`- Latest verdict: ${f.latestVerdict ? VERDICT_LABEL[f.latestVerdict.status] : 'none'}`);
   lines.push(`- Versions: ${f.versionCount}`);
   if (c.affectedEndpoints.length) lines.push(`- Affected: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`);
-  const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
-  if (c.description) lines.push('', clip(md(c.description), 800));
-  if (c.impact) lines.push('', `Impact: ${clip(md(c.impact), 400)}`);
+  if (c.description) lines.push('', cut(md(c.description), 800));
+  if (c.impact) lines.push('', `Impact: ${cut(md(c.impact), 400)}`);
   return lines.join('\n');
 }
 
@@ -325,6 +330,15 @@ export function outOfScopeAnswer(reason: 'write' | 'unknown'): string {
     return `I can't do that: I only read the corpus, and none of my tools can delete, change or import anything. Reports are managed on the Reports page.\n\n${CAPABILITIES}`;
   }
   return `I can't answer that from the corpus.\n\n${CAPABILITIES}`;
+}
+
+/** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
+export function tooLongAnswer(length: number, max: number): string {
+  return (
+    `That message is ${length.toLocaleString('en')} characters long; I read questions of up to ${max.toLocaleString('en')} characters, so I did not read it. ` +
+    'Ask one question at a time, for example "how many findings relate to SQL injection?".\n\n' +
+    CAPABILITIES
+  );
 }
 
 export const NO_PREVIOUS_ANSWER =
@@ -374,7 +388,7 @@ export function unsupportedAnswer(parts: Unapplied[], understood: PlannedQuestio
   lines.push('A count without it would answer a different question, so I am not giving one.');
   lines.push('', `What I can answer is ${understoodPhrase(understood)}: ask again without ${parts.length === 1 ? 'that part' : 'those parts'}.`);
   const topicLike = parts.find((p) => p.topicLike);
-  if (topicLike) lines.push(`If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${md(topicLike.text)}?".`);
+  if (topicLike) lines.push(`If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${words(topicLike.text)}?".`);
   return lines.join('\n');
 }
 
@@ -385,7 +399,7 @@ export function reportHintAnswer(hint: { text: string; loose: boolean }, matches
     return (
       `${lead} No report's file name matches ${quote(hint.text)}, and I don't know it as a severity, CWE id, verdict or topic either.\n\n` +
       'Ask "list the reports" to see every file name, then ask again with one of them (a part of the name is enough when it is unique).' +
-      (hint.loose ? ` If ${quote(hint.text)} is a topic, ask "how many findings mention ${md(hint.text)}?".` : '')
+      (hint.loose ? ` If ${quote(hint.text)} is a topic, ask "how many findings mention ${words(hint.text)}?".` : '')
     );
   }
   const lines = [`I can't give a number yet: ${quote(hint.text)} matches more than one report, and counting them all would not answer for the one you mean:`];

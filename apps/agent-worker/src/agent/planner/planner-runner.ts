@@ -11,6 +11,7 @@ import {
   md,
   NO_PREVIOUS_ANSWER,
   outOfScopeAnswer,
+  tooLongAnswer,
   overviewAnswer,
   reportCountAnswer,
   reportHintAnswer,
@@ -21,7 +22,7 @@ import {
   unsupportedAnswer,
   type ScopedCount,
 } from './answer-writer';
-import { parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
+import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
 import { matchReportNames } from './report-names';
 
 /** Name stored as the answer's `model` for the built-in planner. */
@@ -98,6 +99,8 @@ export class PlannerRunner {
     switch (plan.kind) {
       case 'out_of_scope':
         return outOfScopeAnswer(plan.reason);
+      case 'too_long':
+        return tooLongAnswer(plan.length, PLANNER_MAX_QUESTION_CHARS);
       case 'no_previous':
         return NO_PREVIOUS_ANSWER;
       case 'unsupported':

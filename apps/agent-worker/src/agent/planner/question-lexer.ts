@@ -20,8 +20,12 @@ const KNOWN_SETS = [FINDING_NOUNS, REPORT_NOUNS, CWE_NOUNS, COUNT_WORDS, LIST_WO
 const isKnown = (w: string) =>
   KNOWN_SETS.some((s) => s.has(w)) || w in SEVERITY_WORDS || w in VERDICT_WORDS || w in GROUP_WORDS || w in ORDINALS || w in NUMBER_WORDS;
 
-/** File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`. */
-const REPORT_RE = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]*\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
+/**
+ * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
+ * The name is bounded (255 characters, a file name's limit on common file systems): unbounded, a
+ * long run of letters made the search quadratic.
+ */
+const REPORT_RE = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]{0,254}\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
 const CWE_RE = /\bcwe[\s_-]*(?:id\s*)?#?\s*(\d{1,5})\b/giu;
 const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { parseQuestion, mergeFilters, mergeScopes } from './question-parser';
+import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, mergeScopes } from './question-parser';
 import { lex } from './question-lexer';
 
 describe('parseQuestion', () => {
@@ -171,5 +171,22 @@ describe('lex', () => {
     expect(t.filter((x) => x.kind === 'quote').map((x) => x.value)).toEqual(['Set-Cookie header']);
     expect(t.filter((x) => x.kind === 'word').map((x) => x.w)).toEqual(['how', 'many', 'findings', 'in', 'have', 'or', 'mention']);
     expect(lex('glibc jquery cookies').map((x) => x.w)).toEqual(['glibc', 'jquery', 'cookies']);
+  });
+});
+
+describe('long messages', () => {
+  it('leaves a message over PLANNER_MAX_QUESTION_CHARS unread, and reads one at the limit', () => {
+    const atLimit = `How many findings mention ${'y'.repeat(PLANNER_MAX_QUESTION_CHARS - 26)}`;
+    expect(atLimit).toHaveLength(PLANNER_MAX_QUESTION_CHARS);
+    expect(parseQuestion(atLimit).kind).not.toBe('too_long');
+    expect(parseQuestion(`${atLimit}?`)).toEqual({ kind: 'too_long', length: PLANNER_MAX_QUESTION_CHARS + 1 });
+  });
+
+  it('lexes a long run of letters in linear time (a report-name pattern was quadratic: 20,000 letters took 0.2 s)', () => {
+    const started = performance.now();
+    const tokens = lex(`how many findings in ${'y'.repeat(200_000)} dd__flawfinder.sarif`);
+    // Quadratic, 200,000 letters took ~20 s; linear, well under a second.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(tokens.find((t) => t.kind === 'report')?.value).toBe('dd__flawfinder.sarif');
   });
 });

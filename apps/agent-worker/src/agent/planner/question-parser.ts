@@ -68,7 +68,9 @@ export type PlannedQuestion =
   | { kind: 'no_previous' }
   /** A question with parts the planner cannot apply: answered without a number. */
   | { kind: 'unsupported'; parts: Unapplied[]; understood: PlannedQuestion }
-  | { kind: 'out_of_scope'; reason: 'write' | 'unknown' };
+  | { kind: 'out_of_scope'; reason: 'write' | 'unknown' }
+  /** Longer than {@link PLANNER_MAX_QUESTION_CHARS}: not read at all. */
+  | { kind: 'too_long'; length: number };
 
 /** A plan that counts findings (and so may carry a scope, a report hint and follow-up state). */
 export type CountingPlan = Extract<PlannedQuestion, { filter: FindingFilter }>;
@@ -539,14 +541,23 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
 }
 
 /**
+ * The longest message the built-in planner reads (characters). A question is a sentence or two; a
+ * pasted document is not one, and reading it word by word against the vocabulary would only hold
+ * the worker up (a 100,000-character message took 91 s before this limit).
+ */
+export const PLANNER_MAX_QUESTION_CHARS = 2000;
+
+/**
  * Maps an operator's question to a plan, deterministically, tolerating wording, case and small
  * misspellings. `previous` is the follow-up state of the thread's last answer: a question that
  * refers back ("and how many of those are high?", "show the first one") is resolved against it.
  * Never invents a filter it did not read, and never drops one: a part it cannot apply (a date, an
  * unknown word after "in", a negation of something it does not know) makes the plan `unsupported`
- * so the answer says so instead of counting something else. Anything else is `out_of_scope`.
+ * so the answer says so instead of counting something else. Anything else is `out_of_scope`; a
+ * message over {@link PLANNER_MAX_QUESTION_CHARS} is `too_long`, unread.
  */
 export function parseQuestion(question: string, previous: PreviousAnswer = {}): PlannedQuestion {
+  if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
