@@ -2,7 +2,38 @@
 // the session cookie and the Socket.IO handshake work without CORS. API_PORT defaults to 3000.
 const target = `http://127.0.0.1:${process.env.API_PORT ?? '3000'}`;
 
+/** A connection the other side dropped: a browser tab closed or reloaded mid-WebSocket, the API restarting. */
+const isDroppedConnection = (err) => ['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(err?.code);
+
+/**
+ * Vite logs every error of a proxied WebSocket with its stack trace, in red, including a browser
+ * closing the tab (ECONNRESET), which happens all day and is not a fault. `configure` runs before
+ * Vite registers its listeners, so wrap `proxy.on` to let those listeners see every other error.
+ */
+function quietOnDroppedConnections(proxy) {
+  const on = proxy.on.bind(proxy);
+  proxy.on = (event, listener) => {
+    if (event === 'error') {
+      // (err, req, res): `res` is the client's socket for a WebSocket; close it quietly.
+      return on(event, (err, req, res) => (isDroppedConnection(err) ? res?.destroy?.() : listener(err, req, res)));
+    }
+    if (event === 'proxyReqWs') {
+      return on(event, (proxyReq, req, socket, ...rest) => {
+        const socketOn = socket.on.bind(socket);
+        socket.on = (name, handler) =>
+          socketOn(name, name === 'error' ? (err) => isDroppedConnection(err) || handler(err) : handler);
+        try {
+          listener(proxyReq, req, socket, ...rest);
+        } finally {
+          socket.on = socketOn;
+        }
+      });
+    }
+    return on(event, listener);
+  };
+}
+
 export default {
   '/api': { target, changeOrigin: false, secure: false },
-  '/socket.io': { target, ws: true, changeOrigin: false, secure: false },
+  '/socket.io': { target, ws: true, changeOrigin: false, secure: false, configure: quietOnDroppedConnections },
 };
