@@ -110,6 +110,17 @@ export class ChatListStore {
     return created;
   }
 
+  /**
+   * The thread a "New thread" click should open: an untitled, unarchived thread of the loaded list
+   * with no message and no turn (one made by an earlier click and never used), else a new one. So
+   * clicking "New thread" twice does not leave empty threads behind.
+   */
+  async openOrCreateEmpty(): Promise<ChatSummaryView> {
+    const { threads, archived, loaded } = this.state();
+    const unused = loaded && !archived ? threads.find((t) => t.messageCount === 0 && !t.activeTurn && !t.title.trim() && !t.archived) : undefined;
+    return unused ?? this.create();
+  }
+
   /** Renames or (un)archives a thread; the entry leaves the list when it no longer matches the filter. */
   async update(chatId: string, change: UpdateChatDto): Promise<ChatSummaryView> {
     const updated = await this.api.update(chatId, change);

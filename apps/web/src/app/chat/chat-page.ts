@@ -1,5 +1,6 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
+import type { ChatSummaryView } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatListStore } from './chat-list-store';
 import { ThreadView } from './thread-view';
@@ -43,8 +44,14 @@ export class ChatPage {
     this.creating.set(true);
     this.createError.set(null);
     try {
-      if (this.list.archived()) this.list.showArchived(false);
-      const chat = await this.list.create();
+      // From the archive view, a new thread; otherwise an unused one of the list if there is one.
+      let chat: ChatSummaryView;
+      if (this.list.archived()) {
+        this.list.showArchived(false);
+        chat = await this.list.create();
+      } else {
+        chat = await this.list.openOrCreateEmpty();
+      }
       await this.router.navigate(['/chat', chat.id]);
     } catch (err) {
       this.createError.set(describeHttpError(err));
