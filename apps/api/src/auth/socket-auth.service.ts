@@ -4,15 +4,19 @@ import { Inject, Injectable, Logger, ServiceUnavailableException, type OnModuleD
 import { SocketRefusals } from '@corpus-chat/contracts';
 import type Redis from 'ioredis';
 import type { Namespace, Server, Socket } from 'socket.io';
-import { WebSocketServer } from 'ws';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AUTH_REDIS, authKey, createAuthRedis } from './auth.redis';
 import { AuthService } from './auth.service';
 import { sessionTokenOf } from './session-cookie';
 
-/** Close code a raw WebSocket gets when it has no valid session (4000–4999 are for applications). */
-export const WS_CLOSE_UNAUTHORIZED = 4401;
+/**
+ * The answer to a WebSocket upgrade without a valid session: the upgrade is refused at the HTTP
+ * level (RFC 6455 §4.1: any status but 101 fails the connection), so a browser's WebSocket fails at
+ * once and socket.io-client reports a `connect_error` without waiting for its connect timeout.
+ */
+const UPGRADE_REFUSAL =
+  'HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nunauthorized';
 /** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
 export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
 
@@ -40,7 +44,7 @@ type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, h
  * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
  * checked, e.g. the database is down), an authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
- * session (a raw WebSocket, or a websocket-only client) is accepted and closed with code 4401.
+ * session (a raw WebSocket, or a websocket-first client) is refused with HTTP 401.
  * A socket lives no longer than the session its handshake carried: when that token expires the
  * server disconnects it (client reason "io server disconnect"), and the client connects again
  * with its current, renewed cookie or is refused.
@@ -50,7 +54,6 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SocketAuthService.name);
   private readonly namespaces = new Set<Namespace>();
   private readonly guardedEngines = new WeakSet<object>();
-  private readonly refusals = new WebSocketServer({ noServer: true });
   private subscriber?: Redis;
 
   constructor(
@@ -76,13 +79,12 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.refusals.close();
     this.subscriber?.disconnect();
   }
 
   /**
    * Protects `target` (the gateway's namespace, or a server whose `/chat` namespace is meant):
-   * registers the handshake middleware, the operator room, and the 4401 refusal of unauthenticated
+   * registers the handshake middleware, the operator room, and the HTTP 401 refusal of unauthenticated
    * WebSocket upgrades on its engine. Idempotent per namespace.
    */
   attach(target: Namespace | Server): void {
@@ -156,7 +158,7 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
     this.logger.log({ msg: 'disconnected the sockets of a revoked operator', operatorId });
   }
 
-  /** Wraps the engine's upgrade handler: upgrades without a valid session are closed with 4401. */
+  /** Wraps the engine's upgrade handler: upgrades without a valid session are refused with HTTP 401. */
   private guardUpgrades(server: Server): void {
     const engine = server.engine as unknown as EngineWithUpgrade;
     if (this.guardedEngines.has(engine)) return;
@@ -171,7 +173,7 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
         )
         .then((ok) => {
           if (ok) original(req, socket, head);
-          else this.refusals.handleUpgrade(req, socket, head, (ws) => ws.close(WS_CLOSE_UNAUTHORIZED, SOCKET_UNAUTHORIZED));
+          else socket.end(UPGRADE_REFUSAL);
         })
         .catch((e: Error) => {
           this.logger.error({ msg: 'WebSocket upgrade failed', err: e.message });

@@ -281,14 +281,19 @@ describe('socket handshake', () => {
     await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${shortLived}` })).rejects.toThrow('unauthorized');
   });
 
-  it('closes a raw WebSocket without a session with code 4401, and lets a signed-in one upgrade', async () => {
+  it('refuses a WebSocket upgrade without a session with HTTP 401, and lets a signed-in one upgrade', async () => {
     const wsUrl = `${baseUrl.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`;
-    const code = await new Promise<number>((resolve, reject) => {
+    const refused = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
       const ws = new WebSocket(wsUrl);
-      ws.on('close', (c) => resolve(c));
-      ws.on('error', reject);
+      ws.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode, body }));
+      });
+      ws.on('open', () => reject(new Error('upgraded without a session')));
+      ws.on('error', () => undefined); // the refused upgrade also errors the client
     });
-    expect(code).toBe(4401);
+    expect(refused).toEqual({ status: 401, body: 'unauthorized' });
     const s = await loginAs(baseUrl, alice.username, alice.password);
     const firstFrame = await new Promise<string>((resolve, reject) => {
       const ws = new WebSocket(wsUrl, { headers: { cookie: s.cookie } });

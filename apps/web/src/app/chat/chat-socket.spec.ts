@@ -76,6 +76,9 @@ describe('ChatSocket', () => {
     fake.fire('connect_error', new Error('unauthorized'));
     expect(socket.state()).toBe('offline');
     expect(socket.lastError()).toBe('unauthorized');
+    expect(socket.connectFailures()).toBe(1);
+    fake.goOnline();
+    expect(socket.connectFailures()).toBe(0);
   });
 
   it('connects again once, with the current cookie, when the server ends the connection (session expired)', () => {

@@ -48,11 +48,18 @@ export class ChatSocket {
   private readonly threadUpdatedHandlers = new Set<(chatId: string) => void>();
   private readonly watches = new Map<string, Watch>();
   private lastServerDisconnect = -Infinity;
+  private readonly failuresSig = signal(0);
 
   /** `connected`, `reconnecting` (the client is retrying), `offline` (it gave up or was refused). */
   readonly state = this.stateSig.asReadonly();
   /** Why the last connection attempt failed (e.g. "unauthorized"), cleared on connect. */
   readonly lastError = this.errorSig.asReadonly();
+  /**
+   * Connection attempts failed since the last successful connect (0 once connected). A refusal does
+   * not always say "unauthorized": a WebSocket upgrade without a valid session is closed by the
+   * server before Socket.IO can say why, so callers check the session on any failure.
+   */
+  readonly connectFailures = this.failuresSig.asReadonly();
 
   constructor() {
     inject(DestroyRef).onDestroy(() => this.disconnect());
@@ -71,6 +78,7 @@ export class ChatSocket {
     socket.on('connect', () => {
       this.stateSig.set('connected');
       this.errorSig.set(null);
+      this.failuresSig.set(0);
       for (const chatId of this.watches.keys()) void this.join(chatId);
     });
     socket.on('disconnect', (reason: string) => {
@@ -86,6 +94,7 @@ export class ChatSocket {
     });
     socket.on('connect_error', (err: Error) => {
       this.errorSig.set(err.message);
+      this.failuresSig.update((n) => n + 1);
       this.stateSig.set(socket.active ? 'reconnecting' : 'offline');
     });
     socket.io.on('reconnect_attempt', () => this.stateSig.set('reconnecting'));

@@ -48,7 +48,7 @@ describe('Shell navigation and admin-only pages', () => {
         { provide: AuthApi, useValue: { me: () => Promise.resolve(person(role)) } },
         {
           provide: ChatSocket,
-          useValue: { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state: signal('connected'), lastError: signal(null) },
+          useValue: { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state: signal('connected'), lastError: signal(null), connectFailures: signal(0) },
         },
       ],
     });
@@ -83,11 +83,12 @@ describe('Shell navigation and admin-only pages', () => {
   });
 });
 
-describe('Shell when the chat socket is refused as unauthorized', () => {
-  async function setUp(me: () => Promise<OperatorView>) {
+describe('Shell when the chat socket cannot connect', () => {
+  async function setUp(me: () => Promise<OperatorView>, refusal = { state: 'offline', error: 'unauthorized' }) {
     const state = signal<string>('connected');
     const lastError = signal<string | null>(null);
-    const socket = { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state, lastError };
+    const connectFailures = signal(0);
+    const socket = { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state, lastError, connectFailures };
     let signedIn = false;
     TestBed.configureTestingModule({
       providers: [
@@ -104,8 +105,9 @@ describe('Shell when the chat socket is refused as unauthorized', () => {
     const harness = await RouterTestingHarness.create();
     await harness.navigateByUrl('/chat');
     // The server ended the socket and the one automatic retry was refused.
-    state.set('offline');
-    lastError.set('unauthorized');
+    state.set(refusal.state);
+    lastError.set(refusal.error);
+    connectFailures.set(1);
     harness.fixture.detectChanges();
     await vi.waitFor(() => expect(socket.reconnect.mock.calls.length + (TestBed.inject(Router).url.startsWith('/login') ? 1 : 0)).toBe(1));
     return socket;
@@ -124,5 +126,10 @@ describe('Shell when the chat socket is refused as unauthorized', () => {
     const socket = await setUp(() => Promise.resolve(person('operator')));
     expect(socket.reconnect).toHaveBeenCalledTimes(1);
     expect(TestBed.inject(Router).url).toBe('/chat');
+  });
+
+  it('checks the session when a WebSocket upgrade is refused without a reason (the client keeps retrying)', async () => {
+    await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })), { state: 'reconnecting', error: 'websocket error' });
+    expect(TestBed.inject(Router).url).toBe('/login?returnUrl=%2Fchat');
   });
 });

@@ -10,10 +10,11 @@ const SESSION_RECHECK_MS = 10_000;
 
 /**
  * The signed-in frame: navigation, the operator and sign-out, the connection indicator. When the
- * chat socket is refused as "unauthorized" (its session expired or the operator was disabled), the
- * shell asks the API whether the session is still valid: if not, it goes to the login page (and
- * back afterwards); if it is (the cookie was renewed since, e.g. by a password change), it connects
- * again.
+ * chat socket fails to connect (its session expired, the operator was disabled — which a refused
+ * WebSocket upgrade does not spell out — or the API is down), the shell asks the API whether the
+ * session is still valid, at most every 10 s: if not, it goes to the login page (and back
+ * afterwards); if it is and the socket was refused as "unauthorized" (the cookie was renewed since,
+ * e.g. by a password change), it connects again.
  */
 @Component({
   selector: 'cc-shell',
@@ -43,17 +44,23 @@ export class Shell {
     this.socket.connect();
     inject(DestroyRef).onDestroy(() => this.socket.disconnect());
     effect(() => {
-      if (this.socket.state() === 'offline' && this.socket.lastError() === SocketRefusals.unauthorized) {
-        untracked(() => void this.recheckSession());
-      }
+      // Re-run on every failed attempt (the counter), not only on a change of state.
+      if (this.socket.connectFailures() === 0) return;
+      const state = this.socket.state();
+      if (state === 'reconnecting' || state === 'offline') untracked(() => void this.recheckSession());
     });
   }
 
   private async recheckSession(): Promise<void> {
     if (Date.now() - this.lastRecheck < SESSION_RECHECK_MS) return;
     this.lastRecheck = Date.now();
-    if (await this.auth.confirmSession()) this.socket.reconnect();
-    else await this.router.navigate(['/login'], { queryParams: { returnUrl: this.router.url } });
+    if (!(await this.auth.confirmSession())) {
+      await this.router.navigate(['/login'], { queryParams: { returnUrl: this.router.url } });
+      return;
+    }
+    // Still signed in (the cookie was renewed, or the API is only unreachable): a client that gave
+    // up tries again; one still retrying keeps its own back-off.
+    if (this.socket.state() === 'offline' && this.socket.lastError() === SocketRefusals.unauthorized) this.socket.reconnect();
   }
 
   protected async signOut(): Promise<void> {
