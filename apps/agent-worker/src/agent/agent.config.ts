@@ -27,10 +27,14 @@ export class AgentEnv {
   @Min(0)
   AGENT_TOOL_RESERVE_TOKENS = 1500;
 
-  /** Milliseconds a model request may take to its first streamed chunk (a local model loading can take minutes). */
+  /**
+   * Milliseconds a model request may take to its first streamed chunk (a local model loading can
+   * take a minute or more). Two of them (the request and its one retry) fit in the default
+   * `TURN_TIMEOUT_MS` (5 min), so an unresponsive server is reported as such, not as a slow turn.
+   */
   @IsInt()
   @Min(100)
-  MODEL_FIRST_TOKEN_TIMEOUT_MS = 600_000;
+  MODEL_FIRST_TOKEN_TIMEOUT_MS = 120_000;
 
   /** Milliseconds a model stream may stay silent between two chunks. */
   @IsInt()

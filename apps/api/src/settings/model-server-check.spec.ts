@@ -36,4 +36,24 @@ describe('checkModelServer failure wording', () => {
     const r = await checkModelServer({ baseUrl, model: 'm', apiKey: null }, { listTimeoutMs: 5000, completionTimeoutMs: 5000 });
     expect(r.checks[0]!.detail).toMatch(new RegExp(`^Listing the models failed: could not connect to ${baseUrl.replace(/[./]/g, '\\$&')}: the host name (was not found \\(ENOTFOUND\\)|could not be looked up)`));
   });
+
+  it('does not wait for a completion from a server that did not answer the model list in time', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = http.createServer(() => undefined); // accepts, never answers
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`;
+    try {
+      const started = Date.now();
+      const r = await checkModelServer({ baseUrl, model: 'm', apiKey: null }, { listTimeoutMs: 300, completionTimeoutMs: 10_000 });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(r.ok).toBe(false);
+      expect(r.checks.map((c) => c.name)).toEqual(['models', 'completion']);
+      expect(r.checks[0]!.detail).toMatch(/^Listing the models failed: /);
+      expect(r.checks[1]!.detail).toBe(`Not tried: ${baseUrl} did not answer the model list in time, so a completion would not be answered either.`);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
 });

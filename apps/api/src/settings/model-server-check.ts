@@ -79,14 +79,18 @@ export function serverMessage(e: unknown, baseUrl?: string): string {
  * Checks an OpenAI-compatible server the way the agent will use it: lists its models
  * (`GET /models`: ok when the request works; the detail says whether the configured model is
  * listed) and asks the configured model for a one-token completion. Each check reports the
- * server's own message on failure. Never throws.
+ * server's own message on failure; when the model list timed out, the completion is not tried (a
+ * server that does not answer would otherwise hold the check for the completion's timeout, 120 s by
+ * default). Never throws.
  */
 export async function checkModelServer(target: ModelServerTarget, options: ModelServerCheckOptions = {}): Promise<SettingsTestResult> {
   const client = new OpenAI({ baseURL: target.baseUrl, apiKey: target.apiKey || 'not-needed', maxRetries: 0 });
   const checks: SettingsTestResult['checks'] = [];
+  const listTimeoutMs = options.listTimeoutMs ?? 15_000;
+  const listStarted = Date.now();
   try {
     const ids: string[] = [];
-    for await (const m of client.models.list({ timeout: options.listTimeoutMs ?? 15_000 })) {
+    for await (const m of client.models.list({ timeout: listTimeoutMs })) {
       ids.push(m.id);
       if (ids.length >= 500) break;
     }
@@ -100,6 +104,14 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     });
   } catch (e) {
     checks.push({ name: 'models', ok: false, detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}` });
+    // A server that accepted the connection but did not answer a model list in time would only
+    // hold the operator for the completion's much longer timeout too.
+    // (By its error class, or by the time it took: under some runtimes the SDK reports its own
+    // timeout as a generic connection error.)
+    if (e instanceof APIConnectionTimeoutError || Date.now() - listStarted >= listTimeoutMs) {
+      checks.push({ name: 'completion', ok: false, detail: `Not tried: ${target.baseUrl} did not answer the model list in time, so a completion would not be answered either.` });
+      return { ok: false, checks };
+    }
   }
   try {
     const r = await client.chat.completions.create(
