@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Inject, Injectable, Logger, ServiceUnavailableException, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
@@ -55,6 +56,8 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   private readonly namespaces = new Set<Namespace>();
   private readonly guardedEngines = new WeakSet<object>();
   private subscriber?: Redis;
+  /** Tells this instance's own revocation notices from other instances'. */
+  private readonly instanceId = randomUUID();
 
   constructor(
     private readonly auth: AuthService,
@@ -68,8 +71,11 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     this.subscriber = createAuthRedis(this.env, 'subscriber');
-    this.subscriber.on('message', (channel: string, operatorId: string) => {
-      if (channel === this.revokedChannel) this.disconnectLocal(operatorId);
+    this.subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.revokedChannel) return;
+      // `<instance> <operator id>`; this instance's own notice was acted on when it was sent.
+      const [from, operatorId] = message.includes(' ') ? message.split(' ', 2) : ['', message];
+      if (from !== this.instanceId) this.disconnectLocal(operatorId);
     });
     // Queued until Redis answers (ioredis re-subscribes after reconnects); start-up waits at most 5 s.
     const subscribed = this.subscriber.subscribe(this.revokedChannel).catch((e: Error) => {
@@ -145,7 +151,7 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   async disconnectOperator(operatorId: string): Promise<void> {
     this.disconnectLocal(operatorId);
     try {
-      await this.redis.publish(this.revokedChannel, operatorId);
+      await this.redis.publish(this.revokedChannel, `${this.instanceId} ${operatorId}`);
     } catch (e) {
       // The operator is already refused on every request and handshake (the guard reads Postgres);
       // only sockets already open on other instances stay until their next reconnect.

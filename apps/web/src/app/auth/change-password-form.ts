@@ -109,6 +109,8 @@ export class ChangePasswordForm {
   protected async changePassword(): Promise<void> {
     if (this.busy()) return;
     if (this.form.invalid) {
+      // The last answer is about an earlier attempt: only the form's own errors apply now.
+      this.message.set(null);
       this.form.markAllAsTouched();
       return;
     }
