@@ -16,3 +16,4 @@ export * from './turns/turn-pipeline.module';
 export * from './logging/pino-params';
 export * from './database/migrations';
 export * from './process/process-lifecycle';
+export * from './model/connection-failure';

@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { SettingsTestResult } from '@corpus-chat/contracts';
+import { connectionFailure } from '@corpus-chat/server-core';
 
 /** What to test: an OpenAI-compatible server and a model on it. */
 export interface ModelServerTarget {
@@ -13,54 +14,6 @@ export interface ModelServerCheckOptions {
   listTimeoutMs?: number;
   /** Milliseconds for the one-token completion; a local model may need to load first (default 120 s). */
   completionTimeoutMs?: number;
-}
-
-/** Node/undici error codes of a failed connection, in words (the code stays in brackets for searching). */
-const CONNECTION_ERRORS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused: nothing listens on that port',
-  ENOTFOUND: 'the host name was not found',
-  EAI_AGAIN: 'the host name could not be looked up (DNS failure)',
-  ECONNRESET: 'the server reset the connection',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ETIMEDOUT: 'the connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-  UND_ERR_SOCKET: 'the connection closed unexpectedly',
-  EPROTO: 'the TLS handshake failed (is it an http:// server?)',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'the TLS handshake failed (is it an http:// server?)',
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
-  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate is not trusted (self-signed chain)",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate is not trusted",
-  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
-  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
-};
-
-type ErrorCause = { cause?: ErrorCause; code?: string; message?: string };
-
-/**
- * Why a connection to `baseUrl` failed, in words, from the cause chain of the OpenAI client's
- * `APIConnectionError` (undici puts the socket error's `code` one or two levels down).
- */
-function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
-  const causes: ErrorCause[] = [];
-  for (let c = (e as ErrorCause).cause; c && causes.length < 4; c = c.cause) causes.push(c);
-  const code = causes.find((c) => typeof c.code === 'string')?.code;
-  const messages = causes.map((c) => c.message).filter((m): m is string => !!m);
-  // The deepest message is the socket's own ("fetch failed" wraps it).
-  const message = messages.at(-1);
-  let why: string;
-  if (code && CONNECTION_ERRORS[code]) why = `${CONNECTION_ERRORS[code]} (${code})`;
-  else if (messages.includes('bad port')) {
-    // The WHATWG fetch standard blocks ports of other protocols (e.g. 9, 25, 6000) on every request.
-    let port = '';
-    try {
-      port = baseUrl ? new URL(baseUrl).port : '';
-    } catch {
-      // not a URL: say "the port in the URL"
-    }
-    why = `port ${port || 'in the URL'} is blocked for HTTP requests (the fetch standard reserves it for another protocol): use another port`;
-  } else why = code ?? message ?? 'the connection failed';
-  return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;
 }
 
 /**

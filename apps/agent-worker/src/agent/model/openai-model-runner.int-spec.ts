@@ -144,7 +144,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     await server.close();
     const err = (await runner().run(turnContext('hi').ctx, { backend: 'openai', baseUrl: url, model: 'scripted-model', apiKey: null, updatedAt: null }).catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('MODEL_UNAVAILABLE');
-    expect(err.message).toMatch(new RegExp(`Model server ${url.replace(/[.]/g, '\\.')} .*could not connect \\(ECONNREFUSED\\).*tried twice`));
+    expect(err.message).toBe(
+      `Model server ${url} (model scripted-model): could not connect: connection refused: nothing listens on that port (ECONNREFUSED) (tried twice). An administrator can check the model server under Settings → Test connection.`,
+    );
     server = await ScriptedOpenAiServer.start();
   });
 

@@ -4,7 +4,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
+import { AgentTurnError, connectionFailure, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
@@ -155,8 +155,16 @@ export class OpenAiModelRunner {
           await sleep(this.config.retryDelayMs, ctx.signal);
           continue;
         }
-        const tried = first ? ` (tried twice; first attempt: ${first.message})` : streamed ? ' (after part of the answer was streamed, so it was not retried)' : '';
-        throw new AgentTurnError(err.code, `Model server ${req.server} (model ${req.model || 'unset'}): ${err.message}${tried}`);
+        const tried = first
+          ? first.message === err.message
+            ? ' (tried twice)'
+            : ` (tried twice; first attempt: ${first.message})`
+          : streamed
+            ? ' (after part of the answer was streamed, so it was not retried)'
+            : '';
+        // Server-side trouble: the operator cannot fix it, an administrator can test the server.
+        const advice = err.code === 'MODEL_UNAVAILABLE' || err.code === 'TIMEOUT' ? ' An administrator can check the model server under Settings → Test connection.' : '';
+        throw new AgentTurnError(err.code, `Model server ${req.server} (model ${req.model || 'unset'}): ${err.message}${tried}.${advice}`);
       }
     }
     throw new Error('unreachable');
@@ -219,11 +227,7 @@ export class OpenAiModelRunner {
 export function classify(e: unknown): ModelRequestError {
   if (e instanceof ModelRequestError) return e;
   if (e instanceof APIConnectionTimeoutError) return new ModelRequestError('TIMEOUT', 'no response headers in time', false);
-  if (e instanceof APIConnectionError) {
-    const cause = (e as { cause?: { cause?: { code?: string; message?: string }; code?: string; message?: string } }).cause;
-    const detail = cause?.cause?.code ?? cause?.code ?? cause?.cause?.message ?? cause?.message ?? e.message;
-    return new ModelRequestError('MODEL_UNAVAILABLE', `could not connect (${detail})`, true);
-  }
+  if (e instanceof APIConnectionError) return new ModelRequestError('MODEL_UNAVAILABLE', connectionFailure(e, undefined), true);
   if (e instanceof APIUserAbortError) return new ModelRequestError('MODEL_ERROR', 'request aborted', false);
   if (e instanceof APIError) {
     const status = e.status;
