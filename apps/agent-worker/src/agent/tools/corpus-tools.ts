@@ -105,7 +105,8 @@ export class CorpusTools {
         args: rawArgs,
         error: check.message,
         invalidArgs: true,
-        summary: `${isToolName(name) ? name : 'unknown tool'}: invalid arguments`,
+        // The card shows what was wrong, as the model was told (cut: a summary is one line).
+        summary: `${isToolName(name) ? name : 'unknown tool'}: invalid arguments: ${check.message}`.slice(0, 200),
         modelContent: JSON.stringify({ error: check.message }),
       };
     }
