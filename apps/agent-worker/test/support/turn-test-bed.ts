@@ -10,11 +10,7 @@ import {
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
 import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import {
   closeRedis,
   createRedisConnection,
@@ -32,7 +28,7 @@ const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
  * add turn jobs to (as the API does), and every turn event published, collected per turn.
  */
 export class TurnTestBed {
-  readonly prefix = `cc-test-${randomUUID()}`;
+  readonly prefix = testRedisPrefix();
   readonly keys = new RedisKeys(this.prefix);
   readonly chats: ChatRepository;
   readonly ledger: TurnLedger;

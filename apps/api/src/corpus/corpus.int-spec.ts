@@ -6,7 +6,6 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -15,7 +14,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
 import { countFindingsBy, dataSourceOptions, searchFindings } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
 import { createValidationPipe } from '../errors/validation';
@@ -38,9 +37,9 @@ beforeAll(async () => {
   const env = loadAuthEnv({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    REDIS_PREFIX: testRedisPrefix(),
     JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+    DATA_DIR: testDataDir(),
   });
   @Module({ imports: [TypeOrmModule.forRoot(dataSourceOptions(db.url)), AuthModule.forRoot(env), CorpusModule.forRoot({ maxImportBytes: 200_000 })] })
   class CorpusTestModule {}

@@ -6,8 +6,6 @@
 import 'reflect-metadata';
 import crypto from 'node:crypto';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Module, ValidationPipe } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -16,7 +14,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
 import { SettingsModule } from './settings.module';
@@ -61,9 +59,9 @@ beforeAll(async () => {
   const env = loadAuthEnv({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    REDIS_PREFIX: testRedisPrefix(),
     JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+    DATA_DIR: testDataDir(),
   });
   @Module({ imports: [TypeOrmModule.forRoot(dataSourceOptions(db.url)), AuthModule.forRoot(env), SettingsModule] })
   class SettingsTestModule {}

@@ -1,6 +1,4 @@
 import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
 import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
@@ -18,6 +16,7 @@ import { MessageRateLimit, RateLimitVerdict } from '../../src/auth/rate-limits';
 import { createValidationPipe } from '../../src/errors/validation';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
+import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 class ProbeGateway implements OnGatewayInit {
@@ -82,9 +81,9 @@ export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, 
   const env = loadAuthEnv({
     NODE_ENV: 'test',
     DATABASE_URL: dbUrl,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    REDIS_PREFIX: testRedisPrefix(),
     JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+    DATA_DIR: testDataDir(),
     ...overrides,
   });
   @Module({

@@ -1,11 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
 import { type ChatEvent, type ChatEventType, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
-import { insertTestOperator } from '@corpus-chat/corpus-queries/testing';
+import { insertTestOperator, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { createApiApp } from '../../src/app.setup';
 import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
 import { connectChatSocket, loginAs, type LoginSession } from './login';
@@ -30,7 +28,7 @@ export interface ApiInstance {
 
 /** A deployment's shared test settings: its own Redis prefix and JWT secret. */
 export function newDeployment(): { redisPrefix: string; jwtSecret: string } {
-  return { redisPrefix: `cc-test-${randomUUID()}`, jwtSecret: randomBytes(32).toString('hex') };
+  return { redisPrefix: testRedisPrefix(), jwtSecret: randomBytes(32).toString('hex') };
 }
 
 /**
@@ -45,7 +43,7 @@ export async function startApiInstance(o: ApiInstanceOptions): Promise<ApiInstan
     REDIS_URL: o.redisUrl ?? process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: o.redisPrefix,
     JWT_SECRET: o.jwtSecret,
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${randomUUID()}`),
+    DATA_DIR: testDataDir(),
     RUN_MIGRATIONS: '0',
     MESSAGES_PER_MINUTE: '10000',
     MAX_ACTIVE_TURNS_PER_OPERATOR: '100',

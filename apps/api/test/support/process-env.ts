@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
+import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 
 /**
  * Environment of an API or worker child process of one test deployment: the test's own database,
@@ -13,9 +12,9 @@ export function testProcessEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
     DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `cc-test-${crypto.randomUUID()}`,
+    REDIS_PREFIX: testRedisPrefix(),
     JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: path.join(os.tmpdir(), `cc-test-${crypto.randomUUID()}`),
+    DATA_DIR: testDataDir(),
     RUN_MIGRATIONS: '0',
     ...extra,
   };

@@ -10,7 +10,7 @@ import { TurnEventSubscriber } from './turn-event-subscriber';
 const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 describe('turn event bus (real Redis)', () => {
-  const keys = new RedisKeys(`cc-test-${randomUUID()}`);
+  const keys = new RedisKeys(`cc-test-${process.env['CC_TEST_RUN_ID'] || 'local'}-${randomUUID()}`);
   const connections: Redis[] = [];
   const connect = (name: string, role: 'fail-fast' | 'patient' | 'subscriber' = 'patient') => {
     const c = createRedisConnection(REDIS_URL, name, role);
