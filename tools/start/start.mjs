@@ -28,6 +28,8 @@ const dataDir = path.resolve(root, process.env.DATA_DIR || '.data');
 const children = [];
 const cleanups = [];
 let stopping = false;
+/** Set when Ctrl-C (or SIGTERM) began the shutdown: only then is the web server's output dropped. */
+let stoppedBySignal = false;
 
 const log = (msg) => console.log(`[start] ${msg}`);
 const fail = (msg) => {
@@ -48,9 +50,10 @@ function onPath(cmd) {
 }
 
 /**
- * Starts a child in its own process group. With `quietWhenStopping`, its output is forwarded line
- * by line until the shutdown begins and dropped after (Nx reports a task it was asked to stop as
- * "failed", in red, which reads like an error at every Ctrl-C).
+ * Starts a child in its own process group. With `quietWhenStopping`, its output is forwarded as it
+ * comes until Ctrl-C (or SIGTERM) begins the shutdown and dropped after (Nx reports a task it was
+ * asked to stop as "failed", in red, which reads like an error at every Ctrl-C); when the child
+ * itself fails, its last words are still shown.
  */
 function run(name, args, env = {}, { quietWhenStopping = false } = {}) {
   const child = spawn(process.execPath, args, {
@@ -60,8 +63,8 @@ function run(name, args, env = {}, { quietWhenStopping = false } = {}) {
     detached: true, // own process group, so Ctrl-C here reaches grandchildren through shutdown()
   });
   if (quietWhenStopping) {
-    child.stdout.on('data', (chunk) => stopping || process.stdout.write(chunk));
-    child.stderr.on('data', (chunk) => stopping || process.stderr.write(chunk));
+    child.stdout.on('data', (chunk) => stoppedBySignal || process.stdout.write(chunk));
+    child.stderr.on('data', (chunk) => stoppedBySignal || process.stderr.write(chunk));
   }
   child.on('exit', (code, signal) => {
     if (!stopping) fail(`${name} exited (${signal ?? code}); stopping everything.`);
@@ -104,8 +107,12 @@ async function shutdown(code = 0) {
   }
   process.exit(code);
 }
-process.on('SIGINT', () => shutdown(0));
-process.on('SIGTERM', () => shutdown(0));
+const onSignal = () => {
+  stoppedBySignal = true;
+  return shutdown(0);
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
 
 async function ensurePostgres() {
   const explicit = Boolean(process.env.DATABASE_URL);

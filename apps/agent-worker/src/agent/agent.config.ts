@@ -29,12 +29,13 @@ export class AgentEnv {
 
   /**
    * Milliseconds a model request may take to its first streamed chunk (a local model loading can
-   * take a minute or more). Two of them (the request and its one retry) fit in the default
-   * `TURN_TIMEOUT_MS` (5 min), so an unresponsive server is reported as such, not as a slow turn.
+   * take minutes). A first-token timeout is not retried; kept under `TURN_TIMEOUT_MS` (5 min by
+   * default), an unresponsive server is reported as such ("no response within …") rather than as a
+   * turn that took too long.
    */
   @IsInt()
   @Min(100)
-  MODEL_FIRST_TOKEN_TIMEOUT_MS = 120_000;
+  MODEL_FIRST_TOKEN_TIMEOUT_MS = 180_000;
 
   /** Milliseconds a model stream may stay silent between two chunks. */
   @IsInt()

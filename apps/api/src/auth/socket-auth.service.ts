@@ -12,12 +12,16 @@ import { AuthService } from './auth.service';
 import { sessionTokenOf } from './session-cookie';
 
 /**
- * The answer to a WebSocket upgrade without a valid session: the upgrade is refused at the HTTP
- * level (RFC 6455 §4.1: any status but 101 fails the connection), so a browser's WebSocket fails at
- * once and socket.io-client reports a `connect_error` without waiting for its connect timeout.
+ * The answer to a WebSocket upgrade without a valid session (401 "unauthorized"), or whose session
+ * could not be checked (503 "unavailable", e.g. the database is down): the upgrade is refused at
+ * the HTTP level (RFC 6455 §4.1: any status but 101 fails the connection), so a browser's WebSocket
+ * fails at once and socket.io-client reports a `connect_error` without waiting for its connect
+ * timeout.
  */
-const UPGRADE_REFUSAL =
-  'HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n\r\nunauthorized';
+const upgradeRefusal = (status: 401 | 503): string => {
+  const [reason, body] = status === 401 ? ['Unauthorized', SocketRefusals.unauthorized] : ['Service Unavailable', SocketRefusals.unavailable];
+  return `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+};
 /** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
 export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
 
@@ -45,7 +49,8 @@ type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, h
  * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
  * checked, e.g. the database is down), an authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
- * session (a raw WebSocket, or a websocket-first client) is refused with HTTP 401.
+ * session (a raw WebSocket, or a websocket-first client) is refused with HTTP 401 (503 when the
+ * session cannot be checked) and closed.
  * A socket lives no longer than the session its handshake carried: when that token expires the
  * server disconnects it (client reason "io server disconnect"), and the client connects again
  * with its current, renewed cookie or is refused.
@@ -164,22 +169,34 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
     this.logger.log({ msg: 'disconnected the sockets of a revoked operator', operatorId });
   }
 
-  /** Wraps the engine's upgrade handler: upgrades without a valid session are refused with HTTP 401. */
+  /**
+   * Wraps the engine's upgrade handler: upgrades without a valid session are refused with HTTP 401
+   * (503 when the session could not be checked) and the socket is closed.
+   */
   private guardUpgrades(server: Server): void {
     const engine = server.engine as unknown as EngineWithUpgrade;
     if (this.guardedEngines.has(engine)) return;
     this.guardedEngines.add(engine);
     const original = engine.handleUpgrade.bind(engine);
     engine.handleUpgrade = (req, socket, head) => {
+      // Node removes its own error listener before 'upgrade': a client resetting the connection
+      // while the session is checked would otherwise be an uncaught error (engine.io does the same).
+      const onError = () => socket.destroy();
+      socket.on('error', onError);
       this.auth
         .verifySession(sessionTokenOf(req))
         .then(
-          () => true,
-          () => false,
+          () => null,
+          (e: unknown) => (e instanceof ServiceUnavailableException ? 503 : 401) as 401 | 503,
         )
-        .then((ok) => {
-          if (ok) original(req, socket, head);
-          else socket.end(UPGRADE_REFUSAL);
+        .then((refusal) => {
+          if (refusal === null) {
+            socket.removeListener('error', onError);
+            original(req, socket, head);
+            return;
+          }
+          if (socket.writable) socket.write(upgradeRefusal(refusal));
+          socket.destroy();
         })
         .catch((e: Error) => {
           this.logger.error({ msg: 'WebSocket upgrade failed', err: e.message });

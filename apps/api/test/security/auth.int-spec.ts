@@ -4,6 +4,7 @@
  * revocation on disable and password reset, socket handshake auth, hardening of HTTP input.
  */
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { JwtService } from '@nestjs/jwt';
@@ -294,6 +295,28 @@ describe('socket handshake', () => {
       ws.on('error', () => undefined); // the refused upgrade also errors the client
     });
     expect(refused).toEqual({ status: 401, body: 'unauthorized' });
+    // The server closes the refused connection itself, even when the client never closes its side
+    // (a half-open socket would stay counted by the HTTP server).
+    const server = app.getHttpServer() as import('node:http').Server;
+    const connections = () => new Promise<number>((r, j) => server.getConnections((e, n) => (e ? j(e) : r(n))));
+    const before = await connections();
+    const { hostname, port } = new URL(baseUrl);
+    const sock = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    let head = '';
+    sock.setEncoding('utf8');
+    sock.on('data', (d: string) => (head += d));
+    sock.on('error', () => undefined);
+    await new Promise<void>((resolve) => {
+      sock.once('end', () => resolve());
+      sock.write(
+        'GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+      );
+    });
+    expect(head.startsWith('HTTP/1.1 401 Unauthorized')).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await connections()).toBe(before);
+    sock.destroy();
     const s = await loginAs(baseUrl, alice.username, alice.password);
     const firstFrame = await new Promise<string>((resolve, reject) => {
       const ws = new WebSocket(wsUrl, { headers: { cookie: s.cookie } });

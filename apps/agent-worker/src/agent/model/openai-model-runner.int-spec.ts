@@ -99,7 +99,7 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     const outcome = await runner().run(ctx, settings());
     const results = events.filter((e) => e.type === 'tool.result') as { ok: boolean; summary: string }[];
     expect(results.map((r) => r.ok)).toEqual([false, false, true]);
-    expect(results[0].summary).toMatch(/^search_findings: invalid arguments: .*'severity' must be one of: critical, high, medium, low, info/);
+    expect(results[0].summary).toBe("search_findings: invalid arguments: 'severity' must be one of: critical, high, medium, low, info");
     const reqs = server.completionRequests;
     expect(reqs).toHaveLength(4);
     const toolMessage = (i: number) => (reqs[i].body.messages as ChatCompletionMessageParam[]).filter((m) => m.role === 'tool').at(-1)!.content as string;

@@ -164,7 +164,8 @@ export class OpenAiModelRunner {
             : '';
         // Server-side trouble: the operator cannot fix it, an administrator can test the server.
         const advice = err.code === 'MODEL_UNAVAILABLE' || err.code === 'TIMEOUT' ? ' An administrator can check the model server under Settings → Test connection.' : '';
-        throw new AgentTurnError(err.code, `Model server ${req.server} (model ${req.model || 'unset'}): ${err.message}${tried}.${advice}`);
+        const said = `${err.message}${tried}`;
+        throw new AgentTurnError(err.code, `Model server ${req.server} (model ${req.model || 'unset'}): ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
       }
     }
     throw new Error('unreachable');

@@ -28,8 +28,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
 export const QUOTE_MAX_CHARS = 80;
-/** Cuts `s` to at most `n` characters, ending in "…" when cut. */
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1).trimEnd()}…` : s);
+/** Cuts `s` to at most `n` code points, ending in "…" when cut (never inside a surrogate pair). */
+const cut = (s: string, n: number) => {
+  if (s.length <= n) return s;
+  const points = Array.from(s);
+  return points.length > n ? `${points.slice(0, n - 1).join('').trimEnd()}…` : s;
+};
 /** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
 const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));
 const quote = (s: string) => `'${words(s)}'`;
@@ -309,8 +313,8 @@ export function detailAnswer(f: FindingDetail): string {
   lines.push(`- Latest verdict: ${f.latestVerdict ? VERDICT_LABEL[f.latestVerdict.status] : 'none'}`);
   lines.push(`- Versions: ${f.versionCount}`);
   if (c.affectedEndpoints.length) lines.push(`- Affected: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`);
-  if (c.description) lines.push('', cut(md(c.description), 800));
-  if (c.impact) lines.push('', `Impact: ${cut(md(c.impact), 400)}`);
+  if (c.description) lines.push('', md(cut(c.description, 800)));
+  if (c.impact) lines.push('', `Impact: ${md(cut(c.impact, 400))}`);
   return lines.join('\n');
 }
 

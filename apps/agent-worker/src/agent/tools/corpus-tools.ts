@@ -106,7 +106,7 @@ export class CorpusTools {
         error: check.message,
         invalidArgs: true,
         // The card shows what was wrong, as the model was told (cut: a summary is one line).
-        summary: `${isToolName(name) ? name : 'unknown tool'}: invalid arguments: ${check.message}`.slice(0, 200),
+        summary: `${isToolName(name) ? name : 'unknown tool'}: invalid arguments: ${check.problem}`.slice(0, 200),
         modelContent: JSON.stringify({ error: check.message }),
       };
     }

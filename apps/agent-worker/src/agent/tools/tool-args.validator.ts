@@ -4,7 +4,8 @@ import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolArgsMap, type ToolName } from '@
 /** Outcome of checking a tool call's arguments: the typed args, or a message the model can act on. */
 export type ToolArgsCheck<N extends ToolName = ToolName> =
   | { ok: true; name: N; args: ToolArgsMap[N] }
-  | { ok: false; message: string };
+  /** `message` tells the model what to send instead; `problem` says what was wrong, for the operator's tool card. */
+  | { ok: false; message: string; problem: string };
 
 export const isToolName = (name: unknown): name is ToolName => typeof name === 'string' && (TOOL_NAMES as readonly string[]).includes(name);
 
@@ -66,7 +67,7 @@ export class ToolArgsValidator {
   check(name: string, rawArgs: unknown): ToolArgsCheck;
   check(name: string, rawArgs: unknown): ToolArgsCheck {
     if (!isToolName(name)) {
-      return { ok: false, message: `Unknown tool '${name}'. Available tools: ${TOOL_NAMES.join(', ')}. All of them only read the corpus.` };
+      return { ok: false, problem: `unknown tool '${name}'`, message: `Unknown tool '${name}'. Available tools: ${TOOL_NAMES.join(', ')}. All of them only read the corpus.` };
     }
     let args: unknown = rawArgs;
     if (typeof rawArgs === 'string') {
@@ -75,16 +76,15 @@ export class ToolArgsValidator {
         try {
           args = JSON.parse(rawArgs);
         } catch (e) {
-          return {
-            ok: false,
-            message: `Invalid arguments for ${name}: not valid JSON (${(e as Error).message}). Send one JSON object, for example ${exampleFor(name)}.`,
-          };
+          const problem = `not valid JSON (${(e as Error).message})`;
+          return { ok: false, problem, message: `Invalid arguments for ${name}: ${problem}. Send one JSON object, for example ${exampleFor(name)}.` };
         }
       }
     }
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
-      return { ok: false, message: `Invalid arguments for ${name}: expected a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.` };
+      const problem = `expected a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}`;
+      return { ok: false, problem, message: `Invalid arguments for ${name}: ${problem}.` };
     }
     const cleaned = normalise(args) as Record<string, unknown>;
     const validate = this.validators.get(name)!;
@@ -93,6 +93,7 @@ export class ToolArgsValidator {
     const allowed = this.allowed.get(name)!;
     return {
       ok: false,
+      problem: problems.join('; '),
       message:
         `Invalid arguments for ${name}: ${problems.join('; ')}. ` +
         (allowed.length ? `Allowed properties: ${allowed.join(', ')}. ` : 'This tool takes no arguments: send {}. ') +

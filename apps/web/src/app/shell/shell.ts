@@ -42,7 +42,10 @@ export class Shell {
   constructor() {
     // Live updates exist only while signed in: the handshake carries the session cookie.
     this.socket.connect();
-    inject(DestroyRef).onDestroy(() => this.socket.disconnect());
+    inject(DestroyRef).onDestroy(() => {
+      this.socket.disconnect();
+      if (this.recheckTimer) clearTimeout(this.recheckTimer);
+    });
     effect(() => {
       // Re-run on every failed attempt (the counter), not only on a change of state.
       if (this.socket.connectFailures() === 0) return;
@@ -51,8 +54,20 @@ export class Shell {
     });
   }
 
+  private recheckTimer: ReturnType<typeof setTimeout> | null = null;
+
   private async recheckSession(): Promise<void> {
-    if (Date.now() - this.lastRecheck < SESSION_RECHECK_MS) return;
+    const wait = this.lastRecheck + SESSION_RECHECK_MS - Date.now();
+    if (wait > 0) {
+      // Too soon after the last check: check once when the interval is over (a failure that left
+      // the client offline in between is not forgotten).
+      this.recheckTimer ??= setTimeout(() => {
+        this.recheckTimer = null;
+        const state = this.socket.state();
+        if (this.socket.connectFailures() > 0 && (state === 'reconnecting' || state === 'offline')) void this.recheckSession();
+      }, wait);
+      return;
+    }
     this.lastRecheck = Date.now();
     if (!(await this.auth.confirmSession())) {
       await this.router.navigate(['/login'], { queryParams: { returnUrl: this.router.url } });
