@@ -27,7 +27,9 @@ function attached(error: Error) {
 async function refusalFor(error: Error): Promise<Error & { data?: { reason?: string } }> {
   const { middleware: get } = attached(error);
   const middleware = get();
-  return new Promise((resolve) => middleware({ request: { headers: {} }, data: {} }, (err) => resolve(err as Error)));
+  return new Promise((resolve) =>
+    middleware({ request: { headers: {} }, data: {} }, (err) => resolve(err as Error)),
+  );
 }
 
 describe('SocketAuthService handshake refusals', () => {
@@ -38,24 +40,37 @@ describe('SocketAuthService handshake refusals', () => {
   });
 
   it('refuses as "unavailable" when the session cannot be checked (database down), so the client does not sign out', async () => {
-    const err = await refusalFor(new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.'));
+    const err = await refusalFor(
+      new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.'),
+    );
     expect(err.message).toBe(SocketRefusals.unavailable);
   });
 
   it.each([
     [new UnauthorizedException('Sign in first.'), 'HTTP/1.1 401 Unauthorized', 'unauthorized'],
-    [new ServiceUnavailableException('The database is unavailable right now.'), 'HTTP/1.1 503 Service Unavailable', 'unavailable'],
-  ])('refuses a WebSocket upgrade (%s) at the HTTP level and closes the socket', async (error, statusLine, body) => {
-    const { upgrade, passedThrough } = attached(error);
-    const socket = Object.assign(new EventEmitter(), { writable: true, write: jest.fn(), destroy: jest.fn() });
-    upgrade({ headers: {} }, socket, Buffer.alloc(0));
-    // A reset while the session is checked is handled, not an uncaught error.
-    expect(() => socket.emit('error', new Error('read ECONNRESET'))).not.toThrow();
-    await new Promise((r) => setImmediate(r));
-    const written = String(socket.write.mock.calls[0]?.[0] ?? '');
-    expect(written.startsWith(statusLine)).toBe(true);
-    expect(written.endsWith(`\r\n\r\n${body}`)).toBe(true);
-    expect(socket.destroy).toHaveBeenCalled();
-    expect(passedThrough).not.toHaveBeenCalled();
-  });
+    [
+      new ServiceUnavailableException('The database is unavailable right now.'),
+      'HTTP/1.1 503 Service Unavailable',
+      'unavailable',
+    ],
+  ])(
+    'refuses a WebSocket upgrade (%s) at the HTTP level and closes the socket',
+    async (error, statusLine, body) => {
+      const { upgrade, passedThrough } = attached(error);
+      const socket = Object.assign(new EventEmitter(), {
+        writable: true,
+        write: jest.fn(),
+        destroy: jest.fn(),
+      });
+      upgrade({ headers: {} }, socket, Buffer.alloc(0));
+      // A reset while the session is checked is handled, not an uncaught error.
+      expect(() => socket.emit('error', new Error('read ECONNRESET'))).not.toThrow();
+      await new Promise((r) => setImmediate(r));
+      const written = String(socket.write.mock.calls[0]?.[0] ?? '');
+      expect(written.startsWith(statusLine)).toBe(true);
+      expect(written.endsWith(`\r\n\r\n${body}`)).toBe(true);
+      expect(socket.destroy).toHaveBeenCalled();
+      expect(passedThrough).not.toHaveBeenCalled();
+    },
+  );
 });
