@@ -128,6 +128,12 @@ describe('Shell when the chat socket cannot connect', () => {
     expect(TestBed.inject(Router).url).toBe('/chat');
   });
 
+  it('connects again after an "unavailable" refusal once the session checks out (the database is back)', async () => {
+    const socket = await setUp(() => Promise.resolve(person('operator')), { state: 'offline', error: 'unavailable' });
+    expect(socket.reconnect).toHaveBeenCalledTimes(1);
+    expect(TestBed.inject(Router).url).toBe('/chat');
+  });
+
   it('checks the session when a WebSocket upgrade is refused without a reason (the client keeps retrying)', async () => {
     await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })), { state: 'reconnecting', error: 'websocket error' });
     expect(TestBed.inject(Router).url).toBe('/login?returnUrl=%2Fchat');

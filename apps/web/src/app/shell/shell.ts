@@ -1,5 +1,4 @@
 import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, inject, untracked } from '@angular/core';
-import { SocketRefusals } from '@corpus-chat/contracts';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
@@ -13,8 +12,9 @@ const SESSION_RECHECK_MS = 10_000;
  * chat socket fails to connect (its session expired, the operator was disabled — which a refused
  * WebSocket upgrade does not spell out — or the API is down), the shell asks the API whether the
  * session is still valid, at most every 10 s: if not, it goes to the login page (and back
- * afterwards); if it is and the socket was refused as "unauthorized" (the cookie was renewed since,
- * e.g. by a password change), it connects again.
+ * afterwards); if it is and the client gave up (refused as "unauthorized" with a cookie renewed
+ * since, e.g. by a password change, or "unavailable" while the database was down), it connects
+ * again.
  */
 @Component({
   selector: 'cc-shell',
@@ -73,9 +73,9 @@ export class Shell {
       await this.router.navigate(['/login'], { queryParams: { returnUrl: this.router.url } });
       return;
     }
-    // Still signed in (the cookie was renewed, or the API is only unreachable): a client that gave
-    // up tries again; one still retrying keeps its own back-off.
-    if (this.socket.state() === 'offline' && this.socket.lastError() === SocketRefusals.unauthorized) this.socket.reconnect();
+    // Still signed in (the cookie was renewed, or the session could not be checked): a client that
+    // gave up tries again, at most once per interval; one still retrying keeps its own back-off.
+    if (this.socket.state() === 'offline') this.socket.reconnect();
   }
 
   protected async signOut(): Promise<void> {
