@@ -6,7 +6,7 @@ import { processCpuSeconds, processRssMiB } from '../lib/machine';
 import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, sleep, summarize, table } from '../lib/stats';
 import type { Proc } from '../lib/stack';
-import { firstMark, operatorId, prepareTurns, readTrace, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
+import { type TraceIndex, firstMark, operatorId, prepareTurns, readTrace, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
 import { modelMsPerTurn } from '../stub-model/stub-model.config';
 
 /** What the runtime probe preloaded into the worker answers. */
@@ -57,25 +57,39 @@ interface Level {
  */
 const S3_DB_POOL = 40;
 
-/** Stages of a model turn in the worker, from its trace marks: [label, from, to]. */
+/**
+ * Stages of a model turn in the worker, from its trace marks: [label, from, to]. A mark name
+ * ending in `#2` is that mark's second occurrence (the second model step's request).
+ */
 const TURN_STAGES: [string, string, string][] = [
   ['pickup → turn.started (load, mark running)', 'worker.picked', 'published:turn.started'],
   ['→ runner start (history)', 'published:turn.started', 'worker.runner-start'],
-  ['→ tool call published, minus the model\'s first-token wait', 'worker.runner-start', 'published:tool.call'],
+  ['→ first model request sent (settings, context)', 'worker.runner-start', 'model.request'],
+  ['→ response headers', 'model.request', 'model.headers'],
+  ['→ tool call published, minus the model\'s first-token wait', 'model.headers', 'published:tool.call'],
   ['tool call → result (query, read-only transaction)', 'published:tool.call', 'publish:tool.result'],
-  ['→ answer streamed (second model request, deltas)', 'publish:tool.result', 'worker.runner-end'],
+  ['→ second model request sent', 'publish:tool.result', 'model.request#2'],
+  ['→ response headers', 'model.request#2', 'model.headers#2'],
+  ['→ answer streamed (deltas)', 'model.headers#2', 'worker.runner-end'],
   ['→ answer stored', 'worker.runner-end', 'worker.finished'],
   ['→ turn.done published', 'worker.finished', 'published:turn.done'],
 ];
+
+/** The time (ms) of `mark` (`name` or `name#n`, the n-th occurrence) of a turn, or NaN. */
+function markAt(index: TraceIndex, turnId: string, mark: string): number {
+  const [name, nth] = mark.split('#');
+  return nth ? (index.get(turnId)?.get(name)?.[Number(nth) - 1] ?? NaN) : firstMark(index, turnId, name);
+}
 
 /** Median of each stage over `turnIds` (the first-token wait `ttftMs` is taken out of its stage). */
 async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promise<Record<string, number>> {
   const index = await readTrace([trace]);
   const out: Record<string, number> = {};
-  for (const [label, from, to] of TURN_STAGES) {
+  TURN_STAGES.forEach(([label, from, to], i) => {
     const model = to === 'published:tool.call' ? ttftMs : 0;
-    out[label] = summarize(turnIds.map((id) => firstMark(index, id, to) - firstMark(index, id, from) - model)).p50;
-  }
+    // Labels repeat ('→ response headers'): the table shows them in order, keyed by position.
+    out[`${i + 1}. ${label}`] = summarize(turnIds.map((id) => markAt(index, id, to) - markAt(index, id, from) - model)).p50;
+  });
   return out;
 }
 
@@ -210,7 +224,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         ]),
       ),
       'Where a turn spends its time in the worker beyond the model (median ms per stage, from the worker\'s trace marks):',
-      table(['stage', ...results.map((r) => `C = ${r.concurrency}`)], TURN_STAGES.map(([label]) => [label, ...results.map((r) => fmt(r.hops[label]))])),
+      table(['stage', ...results.map((r) => `C = ${r.concurrency}`)], TURN_STAGES.map(([label], i) => [label, ...results.map((r) => fmt(r.hops[`${i + 1}. ${label}`]))])),
       ...cpuMarkdown,
     ],
     raw: { levels: results, waves, stub: stub.config, modelMs },

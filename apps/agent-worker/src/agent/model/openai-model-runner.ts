@@ -4,7 +4,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, connectionFailure, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
+import { AgentTurnError, connectionFailure, turnTrace, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
@@ -190,10 +190,12 @@ export class OpenAiModelRunner {
     let text = '';
     let finishReason: string | null = null;
     try {
+      turnTrace.mark(ctx.turnId, 'model.request');
       const stream = await client.chat.completions.create(
         { model: req.model, messages: req.messages, tools: req.tools, tool_choice: 'auto', stream: true },
         { signal },
       );
+      turnTrace.mark(ctx.turnId, 'model.headers');
       for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
         arm(this.config.streamIdleTimeoutMs, `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
         const choice = chunk.choices?.[0];

@@ -1,0 +1,89 @@
+import { Readable } from 'node:stream';
+import { ScriptedOpenAiServer, script } from '../testing/scripted-openai-server';
+import { modelFetch } from './model-http';
+
+describe('modelFetch (the openai client’s fetch)', () => {
+  let server: ScriptedOpenAiServer;
+
+  beforeEach(async () => {
+    server = await ScriptedOpenAiServer.start();
+  });
+  afterEach(() => server.close());
+
+  const post = (body: unknown, init: RequestInit = {}) =>
+    modelFetch(`${server.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify(body),
+      ...init,
+    });
+
+  it('hands a streamed answer over as an async-iterable Node stream, with status and headers', async () => {
+    server.enqueue(script.text('hello world', 2));
+    const res = await post({ model: 'm', stream: true });
+    expect(res.status).toBe(200);
+    expect(res.ok).toBe(true);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(res.body).toBeInstanceOf(Readable);
+    let text = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Buffer>) text += chunk.toString('utf8');
+    expect(text).toContain('"content":"hello "');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    // The request went out as sent: method, headers and body.
+    const req = server.completionRequests[0];
+    expect(req.headers['authorization']).toBe('Bearer k');
+    expect(req.body).toEqual({ model: 'm', stream: true });
+  });
+
+  it('answers an error status with a standard Response holding the whole body', async () => {
+    server.enqueue(script.status(429, 'slow down'));
+    const res = await post({ model: 'm', stream: true });
+    expect(res).toBeInstanceOf(Response);
+    expect(res.status).toBe(429);
+    expect(res.ok).toBe(false);
+    expect(await res.json()).toEqual({ error: { message: 'slow down', type: 'server_error' } });
+  });
+
+  it('answers a JSON completion with a standard Response', async () => {
+    server.enqueue({ kind: 'completion', text: 'hi' });
+    const res = await post({ model: 'm' });
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(
+      ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0].message.content,
+    ).toBe('hi');
+  });
+
+  it('rejects a refused connection as fetch does: a TypeError caused by the socket error', async () => {
+    const url = `${server.baseUrl}/chat/completions`;
+    await server.close();
+    const err = (await modelFetch(url, { method: 'POST', body: '{}' }).catch(
+      (e: unknown) => e,
+    )) as TypeError & { cause?: { code?: string } };
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('fetch failed');
+    expect(err.cause?.code).toBe('ECONNREFUSED');
+    server = await ScriptedOpenAiServer.start(); // for afterEach
+  });
+
+  it('rejects with the signal’s reason when aborted before the headers, and the server sees the connection close', async () => {
+    server.enqueue({ kind: 'stream', headersDelayMs: 800, chunks: [{ text: 'late' }] });
+    const controller = new AbortController();
+    const pending = post({ model: 'm', stream: true }, { signal: controller.signal });
+    await server.waitFor(() => server.completionRequests.length === 1);
+    const reason = new Error('turn cancelled');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await server.waitFor(() => server.completionRequests[0].clientClosed === true, 2000);
+  });
+
+  it('ends a streamed body with an error when aborted mid-stream, closing the connection', async () => {
+    server.enqueue({ kind: 'stream', chunks: [{ text: 'first' }], hang: true });
+    const controller = new AbortController();
+    const res = await post({ model: 'm', stream: true }, { signal: controller.signal });
+    const reader = (res.body as unknown as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    expect((await reader.next()).value.toString()).toContain('first');
+    controller.abort();
+    await expect(reader.next()).rejects.toMatchObject({ name: 'AbortError' });
+    await server.waitFor(() => server.completionRequests[0].clientClosed === true, 2000);
+  });
+});
