@@ -4,7 +4,11 @@ import type { Redis } from 'ioredis';
 import { closeRedis, createRedisConnection, waitUntilReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { TurnCancelSignals } from './turn-cancel-signals';
-import { TURN_EVENTS_RETENTION_AFTER_END_S, TurnEventBus } from './turn-event-bus';
+import {
+  TURN_EVENTS_RETENTION_ACTIVE_S,
+  TURN_EVENTS_RETENTION_AFTER_END_S,
+  TurnEventBus,
+} from './turn-event-bus';
 import { TurnEventSubscriber } from './turn-event-subscriber';
 
 const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -83,6 +87,24 @@ describe('turn event bus (real Redis)', () => {
     expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_AFTER_END_S - 5);
     expect(ttl).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
     expect(await bus.hasEnded(turnId)).toBe(true);
+  });
+
+  it('gives an active turn’s seq and stream the active retention from its first event on', async () => {
+    const chatId = randomUUID();
+    const turnId = randomUUID();
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    for (const key of [keys.turnSeq(turnId), keys.turnEvents(turnId)]) {
+      const ttl = await redis.ttl(key);
+      expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
+      expect(ttl).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_ACTIVE_S);
+    }
+    // Later events keep it (no key of a turn is ever left without an expiry).
+    await redis.expire(keys.turnEvents(turnId), 100);
+    await bus.publish(chatId, turnId, { type: 'text.delta', text: 'a' });
+    const ttl = await redis.ttl(keys.turnEvents(turnId));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(100);
+    expect(await redis.ttl(keys.turnSeq(turnId))).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
   });
 
   it('delivers cancel requests to a watcher, including one requested before watching', async () => {
