@@ -12,15 +12,17 @@ export const TURN_EVENTS_RETENTION_ACTIVE_S = 24 * 3600;
 
 /**
  * One atomic step: allocate the next seq (INCR), append the event to the turn's stream with
- * entry id `<seq>-0`, PUBLISH it on the thread's channel. Expiries are set by the turn's first
- * event (retention while active, 24 h: far beyond a turn's time limit and queue wait) and its
- * terminal event (retention after the end), not by every delta in between, which saves two of
- * the six commands per event. Because the three run
+ * entry id `<seq>-0`, PUBLISH it on the thread's channel, and set the expiries: retention while
+ * active (24 h) at every event but a text delta, retention after the end at the terminal event.
+ * Text deltas (most events of a turn) leave them alone, which saves two of the six commands of
+ * their publish; a turn's first event and `turn.started` (after a queue wait of any length) still
+ * give it the full active retention. Because the three run
  * inside one script, the order on the channel and in the stream is the seq order and no seq is
  * ever skipped. Once a terminal event went out, the turn is closed and the script returns 0.
  *
  * KEYS: seq counter, stream, ended flag. ARGV: channel, event JSON without seq (an object, so it
- * starts with `{`), '1' when terminal, retention after end (s), retention while active (s).
+ * starts with `{`), '1' when terminal / 'd' for a text delta / '0' otherwise, retention after end
+ * (s), retention while active (s).
  */
 const PUBLISH_SCRIPT = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
@@ -33,7 +35,7 @@ if ARGV[3] == '1' then
   redis.call('SET', KEYS[3], '1', 'EX', ttl)
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
-elseif seq == 1 then
+elseif ARGV[3] == '0' or seq == 1 then
   redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
   redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
 end
@@ -46,7 +48,7 @@ type PublishCommand = (
   endedKey: string,
   channel: string,
   json: string,
-  terminal: '0' | '1',
+  kind: '0' | '1' | 'd',
   retentionAfterEnd: number,
   retentionActive: number,
 ) => Promise<number>;
@@ -89,7 +91,7 @@ export class TurnEventBus {
       this.keys.turnEnded(turnId),
       this.keys.chatEvents(chatId),
       json,
-      isTerminalEvent(body) ? '1' : '0',
+      isTerminalEvent(body) ? '1' : body.type === 'text.delta' ? 'd' : '0',
       TURN_EVENTS_RETENTION_AFTER_END_S,
       TURN_EVENTS_RETENTION_ACTIVE_S,
     );

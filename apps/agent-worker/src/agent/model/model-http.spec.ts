@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { ScriptedOpenAiServer, script } from '../testing/scripted-openai-server';
 import { modelFetch } from './model-http';
@@ -85,5 +87,63 @@ describe('modelFetch (the openai client’s fetch)', () => {
     controller.abort();
     await expect(reader.next()).rejects.toMatchObject({ name: 'AbortError' });
     await server.waitFor(() => server.completionRequests[0].clientClosed === true, 2000);
+  });
+
+  it('rejects a status no Response can carry as a TypeError', async () => {
+    server.enqueue(script.status(600));
+    const err = (await post({ model: 'm' }).catch((e: unknown) => e)) as TypeError;
+    expect(err).toBeInstanceOf(TypeError);
+    expect(err.message).toBe('fetch failed');
+  });
+
+  describe('with a plain HTTP server', () => {
+    let plain: http.Server;
+    let base: string;
+    const bodies: string[] = [];
+
+    beforeAll(async () => {
+      plain = http.createServer((req, res) => {
+        let raw = '';
+        req.on('data', (c: Buffer) => (raw += c.toString()));
+        req.on('end', () => {
+          bodies.push(`${req.url} ${raw}`);
+          if (req.url === '/old/chat/completions') {
+            res.writeHead(307, { location: '/new/chat/completions' }).end();
+          } else if (req.url === '/new/chat/completions') {
+            res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {"moved":true}\n\n');
+          } else {
+            // A 2xx stream of another type: written in two parts, the second 200 ms later.
+            res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+            res.write('{"part":1}\n');
+            setTimeout(() => res.end('{"part":2}\n'), 200);
+          }
+        });
+      });
+      await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      plain.closeAllConnections();
+      await new Promise((resolve) => plain.close(resolve));
+    });
+
+    it('follows a 307 redirect with the same method and body, as fetch does', async () => {
+      const res = await modelFetch(`${base}/old/chat/completions`, { method: 'POST', body: '{"a":1}' });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('data: {"moved":true}\n\n');
+      expect(bodies.slice(-2)).toEqual(['/old/chat/completions {"a":1}', '/new/chat/completions {"a":1}']);
+    });
+
+    it('streams a 2xx body of another type as a standard Response (not read whole first)', async () => {
+      const res = await modelFetch(`${base}/ndjson`, { method: 'POST', body: '{}' });
+      expect(res).toBeInstanceOf(Response);
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(Buffer.from(first.value!).toString()).toBe('{"part":1}\n');
+      let rest = '';
+      for (let r = await reader.read(); !r.done; r = await reader.read())
+        rest += Buffer.from(r.value).toString();
+      expect(rest).toBe('{"part":2}\n');
+    });
   });
 });

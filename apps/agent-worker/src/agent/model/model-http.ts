@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
 
 /**
@@ -16,6 +17,11 @@ export const modelDispatcher = new Agent({
 
 /** Statuses whose response has no body (the Fetch standard's "null body status"). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+/** Redirect statuses, which `fetch` follows and `request` does not. */
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+
+const viaFetch = (input: string | URL | Request, init: RequestInit): Promise<Response> =>
+  undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never) as unknown as Promise<Response>;
 
 /**
  * `fetch` for the `openai` client, on `modelDispatcher`. A request with a string or byte body (every
@@ -24,18 +30,21 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
  * any async-iterable body directly (it supports node-fetch's Node-stream bodies the same way), so
  * each streamed chunk skips the WHATWG stream machinery of `fetch`. Measured with the benchmark's
  * stub model (500 concurrent streams of 20 deltas): 0.75 instead of 0.95 ms of CPU per request and
- * about 90 MiB less resident memory. Every other answer (JSON, errors) is read whole into a
- * standard `Response`; any other request body falls back to undici's `fetch`.
+ * about 90 MiB less resident memory.
  *
- * Errors are fetch's: a refused connection rejects with `TypeError('fetch failed')` caused by the
- * socket error (`code` ECONNREFUSED…), which the SDK wraps in `APIConnectionError`; aborting `init.signal` destroys the socket, so the
- * model server sees the connection close (Ollama then stops generating). Unlike `fetch`, this does
- * not refuse the ports the Fetch standard blocks (e.g. 6000).
+ * Everything else behaves as `fetch`: any other answer (JSON, errors, a stream of another type)
+ * gets a standard `Response` streaming its body; a redirect, or a request body of another kind,
+ * is sent again through undici's `fetch`, which follows redirects. A refused connection rejects
+ * with `TypeError('fetch failed')` caused by the socket error (`code` ECONNREFUSED…), which the SDK
+ * wraps in `APIConnectionError`; an abort rejects with the signal's reason, or ends a body being
+ * read with an `AbortError`, and destroys the socket, so the model server sees the connection
+ * close (Ollama then stops generating). Unlike `fetch`, the ports the Fetch standard blocks (e.g.
+ * 6000) are not refused.
  */
 export const modelFetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
   const body = init.body;
   if (input instanceof Request || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
-    return undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never) as unknown as Response;
+    return viaFetch(input, init);
   }
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => (headers[name] = value));
@@ -54,20 +63,32 @@ export const modelFetch = (async (input: string | URL | Request, init: RequestIn
     if (init.signal?.aborted) throw init.signal.reason ?? e;
     throw new TypeError('fetch failed', { cause: e });
   }
-  const responseHeaders = new Headers();
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
-  }
   const status = res.statusCode;
-  const streamed = status >= 200 && status < 300 && /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
-  if (!streamed) {
-    const bytes = await res.body.arrayBuffer();
-    return new Response(NULL_BODY_STATUS.has(status) ? null : bytes, { status, headers: responseHeaders });
+  try {
+    if (REDIRECT_STATUS.has(status)) {
+      await res.body.dump().catch(() => undefined);
+      return await viaFetch(input, init);
+    }
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
+    }
+    const eventStream = status >= 200 && status < 300 && /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
+    if (!eventStream) {
+      if (NULL_BODY_STATUS.has(status)) await res.body.dump().catch(() => undefined);
+      const web = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
+      return new Response(web, { status, headers: responseHeaders });
+    }
+    const response = new Response(null, { status, headers: responseHeaders });
+    Object.defineProperty(response, 'body', { value: res.body, enumerable: true });
+    return response;
+  } catch (e) {
+    // A status the Response constructor refuses (e.g. above 599): release the connection.
+    res.body.on('error', () => undefined).destroy();
+    if (init.signal?.aborted) throw init.signal.reason ?? e;
+    throw e instanceof TypeError ? e : new TypeError('fetch failed', { cause: e });
   }
-  const response = new Response(null, { status, headers: responseHeaders });
-  Object.defineProperty(response, 'body', { value: res.body, enumerable: true });
-  return response;
 }) as typeof fetch;
 
 /** `base_url` without credentials or query, for messages and logs (`http://localhost:11434/v1`). */
