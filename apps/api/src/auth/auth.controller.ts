@@ -21,7 +21,8 @@ export class AuthController {
 
   /**
    * Signs in: sets the httpOnly, SameSite=Lax session cookie and answers the operator. 401 with a
-   * generic message on wrong credentials; 429 with `Retry-After` after repeated failures.
+   * generic message on wrong credentials; 403 for the right password of a disabled operator; 429
+   * with `Retry-After` after repeated failures.
    */
   @Public()
   @Post('login')

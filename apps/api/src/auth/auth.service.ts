@@ -45,6 +45,8 @@ export class TooManyLoginAttemptsException extends HttpException {
 
 /** The generic answer to a failed sign-in: never says whether the username exists. */
 const WRONG_CREDENTIALS = 'Wrong username or password.';
+/** Sign-in with the right password of a disabled operator. */
+const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enable it again.';
 
 /** The shape of an operator the rest of the API sees (no hash, no flags). */
 export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperator {
@@ -99,8 +101,9 @@ export class AuthService {
 
   /**
    * Checks `username`/`password` from client `ip`. Returns the operator and a fresh session token.
-   * Throws `TooManyLoginAttemptsException` (429) while the slow-down applies, and 401 with a
-   * generic message for an unknown username, a wrong password or a disabled operator.
+   * Throws `TooManyLoginAttemptsException` (429) while the slow-down applies, 401 with a generic
+   * message for an unknown username or a wrong password, and 403 saying the account is disabled
+   * for the right password of a disabled operator (told only to someone who knows the password).
    */
   async login(username: string, password: string, ip: string): Promise<{ operator: OperatorEntity; token: string }> {
     const waitMs = await this.loginThrottle.msToWait(username, ip);
@@ -110,10 +113,15 @@ export class AuthService {
       throw new ServiceUnavailableException('Sign-in is unavailable right now (the database cannot be reached). Try again in a moment.');
     });
     const ok = await verifyPassword(found?.passwordHash, password);
-    if (!found || !ok || found.disabled) {
+    if (!found || !ok) {
       await this.loginThrottle.recordFailure(username, ip);
       this.logger.warn({ msg: 'sign-in refused', operatorId: found?.id ?? null, ip });
       throw new UnauthorizedException(WRONG_CREDENTIALS);
+    }
+    if (found.disabled) {
+      // Only someone who knows the password learns that the account exists and is disabled.
+      this.logger.warn({ msg: 'sign-in refused: operator disabled', operatorId: found.id, ip });
+      throw new ForbiddenException(ACCOUNT_DISABLED);
     }
     await this.loginThrottle.reset(username);
     this.logger.log({ msg: 'signed in', operatorId: found.id });

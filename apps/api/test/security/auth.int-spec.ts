@@ -82,11 +82,15 @@ describe('sign-in', () => {
     await expect(loginAs(baseUrl, alice.username, alice.password)).resolves.toBeDefined();
   });
 
-  it('refuses a disabled operator with the generic 401', async () => {
+  it('tells a disabled operator with the right password that the account is disabled, and anyone else the generic 401', async () => {
     const gone = await insertTestOperator(db.dataSource, { disabled: true });
     const r = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: gone.username, password: gone.password });
-    expect(r.status).toBe(401);
-    expect(r.body.message).toBe('Wrong username or password.');
+    expect(r.status).toBe(403);
+    expect(r.body.message).toBe('This account is disabled. Ask an administrator to enable it again.');
+    expect(String(r.headers['set-cookie'] ?? '')).not.toMatch(/cc_session=[^;]+/);
+    const guess = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: gone.username, password: 'a-wrong-guess' });
+    expect(guess.status).toBe(401);
+    expect(guess.body.message).toBe('Wrong username or password.');
   });
 
   it('logout clears the cookie', async () => {

@@ -42,6 +42,13 @@ describe('AuthStore', () => {
     expect(await wrong).toBe('Wrong username or password.');
     expect(auth.signedIn()).toBe(false);
 
+    const disabled = auth.signIn('alice', 'correct horse');
+    http
+      .expectOne('/api/auth/login')
+      .flush({ statusCode: 403, message: 'This account is disabled. Ask an administrator to enable it again.' }, { status: 403, statusText: 'Forbidden' });
+    expect(await disabled).toBe('This account is disabled. Ask an administrator to enable it again.');
+    expect(auth.signedIn()).toBe(false);
+
     const right = auth.signIn('alice', 'correct horse');
     const req2 = http.expectOne('/api/auth/login');
     expect(req2.request.body).toEqual({ username: 'alice', password: 'correct horse' });
