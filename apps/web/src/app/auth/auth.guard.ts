@@ -18,12 +18,15 @@ export const signedOutGuard: CanActivateFn = async () => {
 };
 
 /**
- * Admin-only pages (Settings, Operators): other operators go to the chat instead of a page that
- * would only say "not allowed". Runs under `signedInGuard`, so the session is loaded.
+ * Admin-only pages (Settings, Operators): other operators go to the chat, which says why
+ * (`/chat?denied=settings`, see `ChatEmpty`), instead of a page that would only say "not
+ * allowed". Runs under `signedInGuard`, so the session is loaded.
  */
-export const adminGuard: CanActivateFn = async () => {
+export const adminGuard: CanActivateFn = async (_route, state) => {
   const auth = inject(AuthStore);
   const router = inject(Router);
   await auth.loadSession();
-  return auth.isAdmin() ? true : router.createUrlTree(['/chat']);
+  if (auth.isAdmin()) return true;
+  const page = state.url.split(/[?#]/)[0].replace(/^\/+/, '').split('/')[0];
+  return router.createUrlTree(['/chat'], { queryParams: page ? { denied: page } : {} });
 };

@@ -1,10 +1,21 @@
-import { ChangeDetectionStrategy, Component } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { ActivatedRoute } from '@angular/router';
 
-/** `/chat` with no thread selected. */
+/** Names of the admin-only pages, for the notice shown to an operator sent back from one. */
+const ADMIN_PAGES: Record<string, string> = { settings: 'Settings', operators: 'Operators' };
+
+/**
+ * `/chat` with no thread selected. With `?denied=<page>` (set by `adminGuard` when an operator
+ * who is not an administrator opened an admin-only page), it first says why they landed here.
+ */
 @Component({
   selector: 'cc-chat-empty',
   template: `
     <div class="empty">
+      @if (denied(); as page) {
+        <p class="notice" role="status">{{ page }} is open to administrators only. Ask an administrator if something there needs to change.</p>
+      }
       <div class="mark" aria-hidden="true"></div>
       <h1>Chat with your findings</h1>
       <p>Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with a link to check each number.</p>
@@ -41,7 +52,15 @@ import { ChangeDetectionStrategy, Component } from '@angular/core';
       color: var(--muted);
       margin: 0;
     }
+    p.notice {
+      color: var(--warn);
+      margin: 0 0 1.5rem;
+    }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
-export class ChatEmpty {}
+export class ChatEmpty {
+  private readonly query = toSignal(inject(ActivatedRoute).queryParamMap);
+  /** The admin-only page the operator was sent back from, by name, or null. */
+  protected readonly denied = computed(() => ADMIN_PAGES[this.query()?.get('denied') ?? ''] ?? null);
+}

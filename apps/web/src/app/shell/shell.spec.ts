@@ -70,9 +70,9 @@ describe('Shell navigation and admin-only pages', () => {
     await signedInAs('operator');
     expect(navLinks()).toEqual(['Chat', 'Reports']);
     await harness.navigateByUrl('/settings');
-    expect(TestBed.inject(Router).url).toBe('/chat');
-    await harness.navigateByUrl('/operators');
-    expect(TestBed.inject(Router).url).toBe('/chat');
+    expect(TestBed.inject(Router).url).toBe('/chat?denied=settings');
+    await harness.navigateByUrl('/operators?x=1');
+    expect(TestBed.inject(Router).url).toBe('/chat?denied=operators');
   });
 
   it('links the signed-in operator to their account page (change my password)', async () => {
