@@ -1,11 +1,15 @@
 import type { AssistantMessageMetadata, ChatEventBody, MessageRole } from '@corpus-chat/contracts';
 
-/** One stored prose message of the thread, oldest first, as the agent's history. */
+/**
+ * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
+ * metadata it carries only the follow-up state (the filter and finding ids it left, the planner's
+ * scope); its tool calls stay in the database.
+ */
 export interface HistoryMessage {
   role: MessageRole;
   content: string;
   status: 'complete' | 'cancelled' | 'error';
-  metadata: AssistantMessageMetadata | Record<string, never>;
+  metadata: Pick<AssistantMessageMetadata, 'lastFilter' | 'lastFindingIds' | 'lastScope'>;
 }
 
 /** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
@@ -55,6 +59,11 @@ export class AgentTurnError extends Error {
  */
 export interface AgentRunner {
   run(ctx: AgentTurnContext): Promise<AgentTurnOutcome>;
+  /**
+   * The most history messages this runner can use (the latest ones); the pipeline loads no more.
+   * Unset: the whole thread.
+   */
+  readonly historyLimit?: number;
 }
 
 /** Nest injection token for the AgentRunner the worker uses. */

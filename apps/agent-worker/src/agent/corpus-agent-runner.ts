@@ -18,6 +18,14 @@ export class CorpusAgentRunner implements AgentRunner {
     private readonly model: OpenAiModelRunner,
   ) {}
 
+  /**
+   * The model back end's bound (the planner reads only the follow-up state of the latest answers,
+   * well within it).
+   */
+  get historyLimit(): number {
+    return this.model.historyLimit;
+  }
+
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const s = await this.settings.get();
     if (s.backend === 'openai' && s.baseUrl && s.model) {

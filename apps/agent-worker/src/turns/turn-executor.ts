@@ -277,7 +277,8 @@ export class TurnExecutor {
    */
   private loadTurn(data: RunTurnJobData, attempt: number): Promise<TurnRunStart | null> {
     const claim = { attempt, workerId: this.workerId, ownerId: data.ownerId, chatId: data.chatId, userMessageId: data.userMessageId };
-    return waitForRow(() => this.ledger.startRun(data.turnId, claim), TURN_ROW_WAIT_MS);
+    const options = { historyLimit: this.runner.historyLimit };
+    return waitForRow(() => this.ledger.startRun(data.turnId, claim, options), TURN_ROW_WAIT_MS);
   }
 }
 

@@ -53,7 +53,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     expect(run).toMatchObject({ turnId, chatId: chat.id, status: 'queued', started: true, userMessageId, userContent: 'How many findings?', answer: null });
     expect(run?.history).toEqual([
       { role: 'user', content: 'How many findings?', status: 'complete', metadata: {} },
-      { role: 'assistant', content: 'There are 7.', status: 'complete', metadata: { toolCalls: [], lastFilter: { text: 'xss' } } },
+      { role: 'assistant', content: 'There are 7.', status: 'complete', metadata: { lastFilter: { text: 'xss' } } },
     ]);
     const row = (await db.dataSource.query(`SELECT status, attempt, worker_id, started_at FROM chat_turns WHERE id = $1`, [turnId]))[0];
     expect(row).toMatchObject({ status: 'running', attempt: 1, worker_id: 'w1' });
@@ -75,6 +75,30 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     const thirdMessage = (await db.dataSource.query(`SELECT id FROM chat_messages WHERE turn_id = $1`, [third]))[0].id as string;
     expect(await ledger.startRun(third, { ...claim, userMessageId: thirdMessage })).toMatchObject({ started: false, status: 'cancelled', answer: null });
     expect(await ledger.startRun(randomUUID(), claim)).toBeNull();
+  });
+
+  it('hands over only the latest messages as history, each with only the follow-up state of its metadata', async () => {
+    const chat = await chats.createChat(owner, 'long thread');
+    const toolCall = { callId: 'c1', name: 'search_findings', args: { text: 'xss' }, ok: true, summary: '7 findings', data: { rows: [{ id: 1, title: 'a'.repeat(2000) }] } };
+    for (let i = 1; i <= 3; i++) {
+      const turn = await startTurn(chat.id);
+      const metadata = { toolCalls: [toolCall as never], lastFilter: { text: `topic ${i}` }, lastFindingIds: i === 3 ? [] : [i], model: 'm', attempt: 1 };
+      await ledger.finish(turn, { status: 'complete', content: `Answer ${i}.`, metadata, model: 'm' });
+    }
+    const turnId = await startTurn(chat.id);
+    const userMessageId = (await db.dataSource.query(`SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'user'`, [turnId]))[0].id as string;
+    const claim = { attempt: 1, workerId: 'w1', ownerId: owner, chatId: chat.id, userMessageId };
+
+    const run = await ledger.startRun(turnId, claim, { historyLimit: 3 });
+    expect(run?.history).toEqual([
+      { role: 'assistant', content: 'Answer 2.', status: 'complete', metadata: { lastFilter: { text: 'topic 2' }, lastFindingIds: [2] } },
+      { role: 'user', content: 'How many findings?', status: 'complete', metadata: {} },
+      // An empty list is kept: it says the last answer listed nothing.
+      { role: 'assistant', content: 'Answer 3.', status: 'complete', metadata: { lastFilter: { text: 'topic 3' }, lastFindingIds: [] } },
+    ]);
+    // Without a limit: the whole thread, oldest first.
+    const all = await ledger.startRun(turnId, { ...claim, attempt: 2 });
+    expect(all?.history.map((m) => m.content)).toEqual(['How many findings?', 'Answer 1.', 'How many findings?', 'Answer 2.', 'How many findings?', 'Answer 3.']);
   });
 
   it('stores the answer, ends the turn, and moves the thread (updated, last model) in the same transaction', async () => {

@@ -37,12 +37,28 @@ export interface TurnRunClaim {
   userMessageId: string;
 }
 
+/**
+ * The keys of an answer's metadata that a later turn reads (the follow-up state: "how many of
+ * those are high?", "show the first one"). The rest, above all the tool calls with the data of
+ * their cards, stays in the database when history is loaded.
+ */
+export const HISTORY_METADATA_KEYS = ['lastFilter', 'lastFindingIds', 'lastScope'] as const;
+
+/** What a history message carries of its metadata (`HISTORY_METADATA_KEYS`). */
+export type StoredHistoryMetadata = Pick<AssistantMessageMetadata, (typeof HISTORY_METADATA_KEYS)[number]>;
+
 /** A history message as `startRun` returns it (oldest first). */
 export interface StoredHistoryMessage {
   role: ChatMessageEntity['role'];
   content: string;
   status: MessageStatus;
-  metadata: ChatMessageEntity['metadata'];
+  metadata: StoredHistoryMetadata;
+}
+
+/** Options of `TurnLedger.startRun`. */
+export interface StartRunOptions {
+  /** At most this many of the thread's latest messages as history (default: all of them). */
+  historyLimit?: number;
 }
 
 /** What `startRun` found and did, read and written in one statement. */
@@ -111,10 +127,12 @@ export class TurnLedger {
    * with its thread's owner, its user message and any stored answer; when the claim matches
    * (owner, thread, user message), no answer is stored and the turn is queued or running, sets it
    * `running` with `claim.attempt`/`claim.workerId` (keeping the first `started_at`) and returns the
-   * thread's earlier messages as history. Resolves with null when the turn does not exist (never
-   * committed, or its thread was deleted). Rejects on database errors.
+   * thread's earlier messages as history: the latest `options.historyLimit` of them (all by default),
+   * each with only the follow-up keys of its metadata (`HISTORY_METADATA_KEYS`), so the cost of a
+   * turn does not grow with the tool cards of a long thread. Resolves with null when the turn does
+   * not exist (never committed, or its thread was deleted). Rejects on database errors.
    */
-  async startRun(turnId: string, claim: TurnRunClaim): Promise<TurnRunStart | null> {
+  async startRun(turnId: string, claim: TurnRunClaim, options: StartRunOptions = {}): Promise<TurnRunStart | null> {
     const rows: {
       chat_id: string;
       status: TurnStatus;
@@ -147,13 +165,18 @@ export class TurnLedger {
               t.answer_id, t.answer_status, t.answer_metadata,
               EXISTS (SELECT 1 FROM run) AS started,
               CASE WHEN EXISTS (SELECT 1 FROM run) THEN (
-                SELECT json_agg(json_build_object('role', m.role, 'content', m.content, 'status', m.status, 'metadata', m.metadata)
-                                ORDER BY m.created_at, m.id)
-                  FROM chat_messages m
-                 WHERE m.chat_id = t.chat_id AND m.turn_id <> t.id
+                SELECT json_agg(json_build_object('role', h.role, 'content', h.content, 'status', h.status, 'metadata', h.metadata)
+                                ORDER BY h.created_at, h.id)
+                  FROM (SELECT m.id, m.created_at, m.role, m.content, m.status,
+                               (SELECT coalesce(jsonb_object_agg(k, m.metadata -> k), '{}'::jsonb)
+                                  FROM unnest($7::text[]) AS k WHERE m.metadata ? k) AS metadata
+                          FROM chat_messages m
+                         WHERE m.chat_id = t.chat_id AND m.turn_id <> t.id
+                         ORDER BY m.created_at DESC, m.id DESC
+                         LIMIT $8) h
               ) END AS history
          FROM t`,
-      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId],
+      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId, HISTORY_METADATA_KEYS, options.historyLimit ?? null],
     );
     const r = rows[0];
     if (!r) return null;

@@ -15,7 +15,7 @@ function thread(n: number): HistoryMessage[] {
       role: 'assistant',
       content: `**${i * 3}** findings match the filter text='topic-${i}': search_findings returned total ${i * 3}.`,
       status: 'complete',
-      metadata: { toolCalls: [], lastFilter: { text: `topic-${i}` } },
+      metadata: { lastFilter: { text: `topic-${i}` } },
     });
   }
   return h;

@@ -14,7 +14,7 @@ const tools = new CorpusTools(null as never, null as never, null as never).defin
 const thread = (turns: number, words = 20): HistoryMessage[] =>
   Array.from({ length: turns }, (_, i): HistoryMessage[] => [
     { role: 'user', content: `Question ${i}: how many findings mention ${'cookies '.repeat(words)}?`, status: 'complete', metadata: {} },
-    { role: 'assistant', content: `There are ${i} findings. ${'Details follow. '.repeat(words)}`, status: 'complete', metadata: { toolCalls: [] } },
+    { role: 'assistant', content: `There are ${i} findings. ${'Details follow. '.repeat(words)}`, status: 'complete', metadata: {} },
   ]).flat();
 
 describe('the tokenizer is loaded lazily', () => {

@@ -10,6 +10,7 @@ import { searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries'
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
+import { buildModelContext } from '../context/context-builder';
 import { countMessagesTokens, countToolsTokens } from '../context/token-counter';
 import { CorpusTools } from '../tools/corpus-tools';
 import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
@@ -218,11 +219,22 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     }
   });
 
+  it('asks for no more history than can fit its context budget (the pipeline loads no older messages)', () => {
+    for (const contextTokens of [1000, 6000]) {
+      const limit = runner({ contextTokens }).historyLimit;
+      // The cheapest possible messages: one character each, nothing else in the context.
+      const history: HistoryMessage[] = Array.from({ length: limit * 2 }, () => ({ role: 'user', content: 'a', status: 'complete', metadata: {} }));
+      const ctx = buildModelContext({ systemPrompt: '', tools: [], history, userMessage: 'b', budgetTokens: contextTokens, reserveTokens: 0 });
+      expect(ctx.keptTurns).toBeGreaterThan(0);
+      expect(ctx.keptTurns).toBeLessThan(limit);
+    }
+  });
+
   it('trims a 200-turn thread to the budget, newest first, and a follow-up still resolves against the previous answer', async () => {
     const history: HistoryMessage[] = [];
     for (let i = 1; i <= 199; i++) {
       history.push({ role: 'user', content: `How many findings mention topic number ${i}? ${'Please be exact. '.repeat(i % 5)}`, status: 'complete', metadata: {} });
-      history.push({ role: 'assistant', content: `There are ${i} findings about topic ${i}.`, status: 'complete', metadata: { toolCalls: [], lastFilter: { text: `topic ${i}` } } });
+      history.push({ role: 'assistant', content: `There are ${i} findings about topic ${i}.`, status: 'complete', metadata: { lastFilter: { text: `topic ${i}` } } });
     }
     const gosec = 'sechub__gosec_2.9.5.sarif.json';
     const inReport = await total({ reportName: gosec });
@@ -231,7 +243,7 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
       role: 'assistant',
       content: `**${inReport}** findings match the filter report=${gosec}.`,
       status: 'complete',
-      metadata: { toolCalls: [], lastFilter: { reportName: gosec } },
+      metadata: { lastFilter: { reportName: gosec } },
     });
     // The model reads the previous answer's filter and narrows it, as the system prompt asks.
     server.responder = (req) => {

@@ -8,7 +8,7 @@ import { AgentTurnError, connectionFailure, turnTrace, type AgentTurnContext, ty
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
-import { countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
+import { TOKENS_PER_MESSAGE, countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
 import { lastAnswerState } from '../history';
 import type { CorpusTools } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
@@ -84,6 +84,15 @@ export class OpenAiModelRunner {
     private readonly config: AgentConfig,
     private readonly clientFactory: OpenAiClientFactory = defaultClientFactory,
   ) {}
+
+  /**
+   * The most history messages a turn can use: every message costs at least `TOKENS_PER_MESSAGE`
+   * tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever fit the context
+   * budget (1,501 with the default 6,000 tokens). Older messages are not loaded.
+   */
+  get historyLimit(): number {
+    return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
+  }
 
   async run(ctx: AgentTurnContext, settings: ModelSettings): Promise<AgentTurnOutcome> {
     const model = settings.model ?? '';
