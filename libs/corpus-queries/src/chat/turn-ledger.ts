@@ -39,8 +39,9 @@ export interface TurnRunClaim {
 
 /**
  * The keys of an answer's metadata that a later turn reads (the follow-up state: "how many of
- * those are high?", "show the first one"). The rest, above all the tool calls with the data of
- * their cards, stays in the database when history is loaded.
+ * those are high?", "show the first one"), kept apart in the generated column
+ * `chat_messages.follow_up` (migration ChatMessagesFollowUp). The rest, above all the tool calls
+ * with the data of their cards, stays in the database when history is loaded.
  */
 export const HISTORY_METADATA_KEYS = ['lastFilter', 'lastFindingIds', 'lastScope'] as const;
 
@@ -167,16 +168,14 @@ export class TurnLedger {
               CASE WHEN EXISTS (SELECT 1 FROM run) THEN (
                 SELECT json_agg(json_build_object('role', h.role, 'content', h.content, 'status', h.status, 'metadata', h.metadata)
                                 ORDER BY h.created_at, h.id)
-                  FROM (SELECT m.id, m.created_at, m.role, m.content, m.status,
-                               (SELECT coalesce(jsonb_object_agg(k, m.metadata -> k), '{}'::jsonb)
-                                  FROM unnest($7::text[]) AS k WHERE m.metadata ? k) AS metadata
+                  FROM (SELECT m.id, m.created_at, m.role, m.content, m.status, m.follow_up AS metadata
                           FROM chat_messages m
                          WHERE m.chat_id = t.chat_id AND m.turn_id <> t.id
                          ORDER BY m.created_at DESC, m.id DESC
-                         LIMIT $8) h
+                         LIMIT $7) h
               ) END AS history
          FROM t`,
-      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId, HISTORY_METADATA_KEYS, options.historyLimit ?? null],
+      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId, options.historyLimit ?? null],
     );
     const r = rows[0];
     if (!r) return null;

@@ -41,12 +41,18 @@ async function ensureTemplate(): Promise<string> {
       const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [tmpl]);
       if (rowCount) return;
       await c.query(`CREATE DATABASE "${tmpl}"`);
-      const ds = createDataSource(urlFor(tmpl));
-      await ds.initialize();
       try {
-        await ds.runMigrations({ transaction: 'each' });
-      } finally {
-        await ds.destroy();
+        const ds = createDataSource(urlFor(tmpl));
+        await ds.initialize();
+        try {
+          await ds.runMigrations({ transaction: 'each' });
+        } finally {
+          await ds.destroy();
+        }
+      } catch (e) {
+        // A migration that fails must not leave a half-migrated template for the next run to reuse.
+        await c.query(`DROP DATABASE IF EXISTS "${tmpl}"`);
+        throw e;
       }
     } finally {
       await c.query('SELECT pg_advisory_unlock(727274)');
