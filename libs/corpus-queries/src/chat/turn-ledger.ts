@@ -200,7 +200,11 @@ export class TurnLedger {
     return row?.status ?? null;
   }
 
-  /** The thread's messages before this turn, oldest first: the agent's history. */
+  /**
+   * The thread's messages before this turn, oldest first, as whole entities (all of their metadata,
+   * no limit). The worker loads history through `startRun` instead; this serves tests and the
+   * benchmark's in-process reference.
+   */
   async history(chatId: string, turnId: string): Promise<ChatMessageEntity[]> {
     return this.db.getRepository(ChatMessageEntity).find({
       where: { chatId, turnId: Not(turnId) },

@@ -21,6 +21,10 @@ const FOLLOW_UP_EXPRESSION = ['lastFilter', 'lastFindingIds', 'lastScope']
  * also holds its tool calls with the data of their cards (kilobytes, compressed out of line), which
  * Postgres decompressed for every message of the thread on every turn (`pglz_decompress` in a perf
  * profile of the scale-out benchmark, `startRun` 7.9 ms a call in `pg_stat_statements`).
+ *
+ * Adding a stored generated column rewrites `chat_messages` under an exclusive lock (every row's
+ * metadata is read once): on a large deployment, chat is paused for that long while the first
+ * upgraded process migrates at start-up.
  */
 export class ChatMessagesFollowUp1764500700000 implements MigrationInterface {
   name = 'ChatMessagesFollowUp1764500700000';

@@ -51,7 +51,7 @@ async function ensureTemplate(): Promise<string> {
         }
       } catch (e) {
         // A migration that fails must not leave a half-migrated template for the next run to reuse.
-        await c.query(`DROP DATABASE IF EXISTS "${tmpl}"`);
+        await c.query(`DROP DATABASE IF EXISTS "${tmpl}" WITH (FORCE)`).catch(() => undefined);
         throw e;
       }
     } finally {

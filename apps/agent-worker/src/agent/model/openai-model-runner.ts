@@ -86,9 +86,12 @@ export class OpenAiModelRunner {
   ) {}
 
   /**
-   * The most history messages a turn can use: every message costs at least `TOKENS_PER_MESSAGE`
-   * tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever fit the context
-   * budget (1,501 with the default 6,000 tokens). Older messages are not loaded.
+   * The most history messages a turn can use: every message sent costs at least
+   * `TOKENS_PER_MESSAGE` tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever
+   * fit the context budget (1,501 with the default 6,000 tokens). Older messages are not loaded.
+   * (An answer that failed without any text is not sent but still counts here: a thread with
+   * hundreds of those in its latest turns, and a budget large enough for that many short
+   * questions, would see fewer old turns than fit.)
    */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
