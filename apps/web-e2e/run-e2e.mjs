@@ -455,14 +455,16 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   assert.equal(await added.getByRole('combobox').inputValue(), 'operator');
   await shot('6b-operators');
 
-  // The operator signs in: no Settings or Operators, and their URLs lead back to the chat.
+  // The operator signs in: no Settings or Operators, and their URLs lead back to the chat, which
+  // says why.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(/\/login/);
   await signIn(username, password);
   const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
   assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports']);
   await page.goto(`${stack.baseUrl}/settings`);
-  await page.waitForURL(/\/chat$/);
+  await page.waitForURL(/\/chat\?denied=settings$/);
+  await page.getByRole('status').filter({ hasText: 'Settings is open to administrators only.' }).waitFor();
 
   // The CWE filter: 79 typed and searched is in the URL and gives the API's total for CWE-79 (the
   // corpus's 40 plus scenario 5's imports), not every finding; 0 is refused.
