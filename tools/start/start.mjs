@@ -105,6 +105,7 @@ async function shutdown(code = 0) {
       console.error(`[start] cleanup failed: ${e.message}`);
     }
   }
+  if (code === 0) log('stopped.');
   process.exit(code);
 }
 const onSignal = () => {
