@@ -12,7 +12,12 @@ function attached(error: Error) {
   const auth = { verifySession: () => Promise.reject(error) } as unknown as AuthService;
   const service = new SocketAuthService(auth, {} as AuthEnv, {} as never);
   let middleware: ((socket: unknown, next: (err?: Error) => void) => void) | undefined;
-  const engine = { handleUpgrade: jest.fn() as (req: unknown, socket: unknown, head: Buffer) => void };
+  const engine = {
+    handleUpgrade: jest.fn() as (req: unknown, socket: unknown, head: Buffer) => void,
+    opts: {} as {
+      allowRequest?: (req: unknown, done: (message: string | null, allowed: boolean) => void) => void;
+    },
+  };
   const passedThrough = engine.handleUpgrade as jest.Mock;
   const nsp = {
     sockets: new Map(),
@@ -21,7 +26,15 @@ function attached(error: Error) {
     on: () => undefined,
   } as unknown as Namespace;
   service.attach(nsp);
-  return { middleware: () => middleware!, upgrade: engine.handleUpgrade, passedThrough };
+  return {
+    middleware: () => middleware!,
+    upgrade: engine.handleUpgrade,
+    passedThrough,
+    allowRequest: (req: unknown) =>
+      new Promise<[string | null, boolean]>((resolve) =>
+        engine.opts.allowRequest!(req, (m, ok) => resolve([m, ok])),
+      ),
+  };
 }
 
 async function refusalFor(error: Error): Promise<Error & { data?: { reason?: string } }> {
@@ -71,6 +84,17 @@ describe('SocketAuthService handshake refusals', () => {
       expect(written.endsWith(`\r\n\r\n${body}`)).toBe(true);
       expect(socket.destroy).toHaveBeenCalled();
       expect(passedThrough).not.toHaveBeenCalled();
+    },
+  );
+
+  it.each([
+    [new UnauthorizedException('Sign in first.'), 'unauthorized'],
+    [new ServiceUnavailableException('The database is unavailable right now.'), 'unavailable'],
+  ])(
+    'refuses a long-polling handshake (%s) through Engine.IO allowRequest with its reason',
+    async (error, message) => {
+      const { allowRequest } = attached(error);
+      expect(await allowRequest({ headers: {} })).toEqual([message, false]);
     },
   );
 });

@@ -38,7 +38,10 @@ export interface AuthenticatedSocketData {
 /** setTimeout's longest delay (ms); a later expiry is re-armed when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void };
+type EngineWithUpgrade = {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  opts: { allowRequest?: (req: IncomingMessage, done: (message: string | null, allowed: boolean) => void) => void };
+};
 
 /**
  * Authenticates Socket.IO connections with the same session cookie and the same `AuthService` as
@@ -48,9 +51,12 @@ type EngineWithUpgrade = { handleUpgrade(req: IncomingMessage, socket: Duplex, h
  * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
  * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
  * checked, e.g. the database is down), an authenticated socket carries
- * `socket.data.operator` and sits in `operatorRoom(id)`, and a WebSocket upgrade without a valid
- * session (a raw WebSocket, or a websocket-first client) is refused with HTTP 401 (503 when the
- * session cannot be checked) and closed.
+ * `socket.data.operator` and sits in `operatorRoom(id)`, and no Engine.IO session is opened without
+ * a valid session cookie: a WebSocket upgrade without one (a raw WebSocket, or a websocket-first
+ * client) is refused with HTTP 401 (503 when the session cannot be checked) and closed, and an
+ * HTTP long-polling handshake with HTTP 403 and Engine.IO's error body
+ * `{"code":4,"message":"unauthorized"|"unavailable"}` (Engine.IO's `allowRequest`), so an anonymous
+ * client cannot hold a polling session open for the 45 s Socket.IO waits for a namespace.
  * A socket lives no longer than the session its handshake carried: when that token expires the
  * server disconnects it (client reason "io server disconnect"), and the client connects again
  * with its current, renewed cookie or is refused.
@@ -95,8 +101,9 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Protects `target` (the gateway's namespace, or a server whose `/chat` namespace is meant):
-   * registers the handshake middleware, the operator room, and the HTTP 401 refusal of unauthenticated
-   * WebSocket upgrades on its engine. Idempotent per namespace.
+   * registers the handshake middleware, the operator room, and on its engine the refusal of
+   * unauthenticated WebSocket upgrades (HTTP 401) and polling handshakes (HTTP 403). Idempotent per
+   * namespace.
    */
   attach(target: Namespace | Server): void {
     const nsp: Namespace = 'sockets' in target && 'server' in target ? (target as Namespace) : (target as Server).of('/chat');
@@ -119,7 +126,7 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
       if (data.operator) void socket.join(operatorRoom(data.operator.id));
       if (data.sessionExpiresAt !== undefined) this.disconnectAtExpiry(socket, data.sessionExpiresAt);
     });
-    this.guardUpgrades(nsp.server);
+    this.guardEngine(nsp.server);
   }
 
   /** Verifies the handshake's session cookie and sets `socket.data.operator`; throws 401 otherwise. */
@@ -169,29 +176,50 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
     this.logger.log({ msg: 'disconnected the sockets of a revoked operator', operatorId });
   }
 
+  /** Answers null for a valid session, else the refusal: 401 (no valid session) or 503 (not checkable). */
+  private refusalOf(req: IncomingMessage): Promise<401 | 503 | null> {
+    return this.auth.verifySession(sessionTokenOf(req)).then(
+      () => null,
+      (e: unknown) => (e instanceof ServiceUnavailableException ? 503 : 401),
+    );
+  }
+
   /**
-   * Wraps the engine's upgrade handler: upgrades without a valid session are refused with HTTP 401
-   * (503 when the session could not be checked) and the socket is closed.
+   * Refuses Engine.IO sessions without a valid session cookie: wraps the engine's upgrade handler
+   * (upgrades are refused with HTTP 401, 503 when the session could not be checked, and the socket
+   * is closed) and sets its `allowRequest`, which Engine.IO asks before opening a session over HTTP
+   * long-polling (refused with 403 and the message `unauthorized` or `unavailable`).
    */
-  private guardUpgrades(server: Server): void {
+  private guardEngine(server: Server): void {
     const engine = server.engine as unknown as EngineWithUpgrade;
     if (this.guardedEngines.has(engine)) return;
     this.guardedEngines.add(engine);
+    // Upgrades checked by the wrapper below are not checked a second time when Engine.IO asks.
+    const checkedUpgrades = new WeakSet<IncomingMessage>();
+    engine.opts.allowRequest = (req, done) => {
+      if (checkedUpgrades.has(req)) return done(null, true);
+      this.refusalOf(req).then(
+        (refusal) =>
+          refusal === null
+            ? done(null, true)
+            : done(refusal === 503 ? SocketRefusals.unavailable : SocketRefusals.unauthorized, false),
+        (e: Error) => {
+          this.logger.error({ msg: 'polling handshake check failed', err: e.message });
+          done(SocketRefusals.unavailable, false);
+        },
+      );
+    };
     const original = engine.handleUpgrade.bind(engine);
     engine.handleUpgrade = (req, socket, head) => {
       // Node removes its own error listener before 'upgrade': a client resetting the connection
       // while the session is checked would otherwise be an uncaught error (engine.io does the same).
       const onError = () => socket.destroy();
       socket.on('error', onError);
-      this.auth
-        .verifySession(sessionTokenOf(req))
-        .then(
-          () => null,
-          (e: unknown) => (e instanceof ServiceUnavailableException ? 503 : 401) as 401 | 503,
-        )
+      this.refusalOf(req)
         .then((refusal) => {
           if (refusal === null) {
             socket.removeListener('error', onError);
+            checkedUpgrades.add(req);
             original(req, socket, head);
             return;
           }

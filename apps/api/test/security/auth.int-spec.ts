@@ -17,7 +17,7 @@ import type { AuthEnv } from '../../src/auth/auth.env';
 import { OperatorCache } from '../../src/auth/operator-cache';
 import { AdminBootstrapService, adminPasswordFileName } from '../../src/operators/admin-bootstrap.service';
 import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';
-import { ProbeController, startAuthOnlyApp } from './standalone-app';
+import { ProbeController, ProbeGateway, startAuthOnlyApp } from './standalone-app';
 
 let db: TestDatabase;
 let app: NestExpressApplication;
@@ -331,6 +331,36 @@ describe('socket handshake', () => {
       ws.on('error', reject);
     });
     expect(firstFrame.startsWith('0{')).toBe(true); // engine.io "open" packet
+  });
+
+  it('refuses a long-polling handshake without a session with HTTP 403 before any Engine.IO session exists', async () => {
+    const engine = app.get(ProbeGateway).server.server.engine;
+    const pollUrl = `${baseUrl}/socket.io/?EIO=4&transport=polling`;
+    let opened = 0;
+    const onConnection = () => opened++;
+    engine.on('connection', onConnection);
+    for (const headers of [{}, { cookie: 'cc_session=garbage' }] as Record<string, string>[]) {
+      const res = await fetch(pollUrl, { headers });
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ code: 4, message: 'unauthorized' });
+    }
+    expect(opened).toBe(0);
+    // The client library reports it as a refused handshake, without waiting for a timeout.
+    await expect(connectChatSocket(baseUrl, null, { transports: ['polling'] })).rejects.toThrow('unauthorized (HTTP 403)');
+    const s = await loginAs(baseUrl, alice.username, alice.password);
+    const open = await fetch(pollUrl, { headers: { cookie: s.cookie } });
+    expect(open.status).toBe(200);
+    expect((await open.text()).startsWith('0{')).toBe(true); // engine.io "open" packet
+    expect(opened).toBe(1);
+    engine.off('connection', onConnection);
+    // A signed-in polling client upgrades to WebSocket and talks.
+    const socket = await connectChatSocket(baseUrl, s, { transports: ['polling', 'websocket'] });
+    try {
+      await new Promise<void>((resolve) => (socket.io.engine.transport.name === 'websocket' ? resolve() : socket.io.engine.once('upgrade', () => resolve())));
+      expect(await socket.emitWithAck('whoami')).toMatchObject({ id: alice.id });
+    } finally {
+      socket.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
 import { CHAT_NAMESPACE } from '@corpus-chat/contracts';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -18,8 +18,12 @@ import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
 import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 
+/** A `/chat` gateway with the socket auth attached and one `whoami` event (answers `socket.data.operator`). */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
-class ProbeGateway implements OnGatewayInit {
+export class ProbeGateway implements OnGatewayInit {
+  @WebSocketServer()
+  server!: Namespace;
+
   constructor(private readonly socketAuth: SocketAuthService) {}
   afterInit(server: Namespace): void {
     this.socketAuth.attach(server);

@@ -32,7 +32,9 @@ export async function loginAs(target: INestApplication | string, username: strin
 /**
  * Opens a Socket.IO client on the `/chat` namespace of `baseUrl` carrying `session`'s cookie
  * (no session: an anonymous client). Reconnection is off; resolves once connected, rejects with the
- * `connect_error` (message "unauthorized" for a refused handshake).
+ * `connect_error`. A handshake the server refuses before any session exists (HTTP long-polling:
+ * Engine.IO answers 403 with `{"code":4,"message":…}`) rejects with `<message> (HTTP <status>)`,
+ * e.g. "unauthorized (HTTP 403)"; one refused by the namespace with its message ("unauthorized").
  */
 export function connectChatSocket(
   baseUrl: string,
@@ -47,9 +49,21 @@ export function connectChatSocket(
   });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err) => {
+    socket.once('connect_error', (err: Error & { description?: unknown; context?: { responseText?: string } }) => {
       socket.close();
-      reject(err);
+      reject(handshakeRefusal(err));
     });
   });
+}
+
+/** The server's reason inside a transport error (an HTTP refusal of the polling handshake), else `err`. */
+function handshakeRefusal(err: Error & { description?: unknown; context?: { responseText?: string } }): Error {
+  if (typeof err.description !== 'number' || typeof err.context?.responseText !== 'string') return err;
+  try {
+    const body = JSON.parse(err.context.responseText) as { message?: unknown };
+    if (typeof body.message !== 'string') return err;
+    return Object.assign(new Error(`${body.message} (HTTP ${err.description})`), { status: err.description, cause: err });
+  } catch {
+    return err;
+  }
 }
