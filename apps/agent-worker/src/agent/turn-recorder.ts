@@ -1,7 +1,7 @@
 import type { AssistantMessageMetadata, FindingFilter, StoredToolCall } from '@corpus-chat/contracts';
 import type { AgentTurnContext } from '@corpus-chat/server-core';
 import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
-import { isToolName } from './tools/tool-args.validator';
+import { shownToolName } from './tools/tool-args.validator';
 
 /**
  * One turn's bookkeeping, shared by the planner and the model back end so both emit the same
@@ -34,18 +34,18 @@ export class TurnRecorder {
 
   /**
    * Runs one tool call: emits `tool.call`, executes it (read-only), emits `tool.result` and records
-   * it. Calls to a tool name we do not have are answered with an error but not emitted (the event
-   * union only carries known tool names).
+   * it. A tool name we do not have (a model's invention) is answered with an error the model sees
+   * and emitted and recorded like any failed call, under its `shownToolName`, so the operator sees
+   * what the model tried.
    */
   async callTool(name: string, rawArgs: unknown, callId = this.nextCallId()): Promise<ToolExecution> {
     this.ctx.signal.throwIfAborted();
-    const known = isToolName(name);
-    if (known) await this.ctx.emit({ type: 'tool.call', callId, name, args: parseForDisplay(rawArgs) });
+    const shownName = shownToolName(name);
+    const args = parseForDisplay(rawArgs);
+    await this.ctx.emit({ type: 'tool.call', callId, name: shownName, args });
     const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
-    if (known && isToolName(exec.name)) {
-      await this.ctx.emit({ type: 'tool.result', callId, name: exec.name, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
-      this.calls.push({ callId, name: exec.name, args: exec.ok ? exec.args : parseForDisplay(rawArgs), ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
-    }
+    await this.ctx.emit({ type: 'tool.result', callId, name: shownName, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
+    this.calls.push({ callId, name: shownName, args: exec.ok ? exec.args : args, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
     if (exec.ok) {
       if (exec.filter) this.lastFilter = exec.filter;
       if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;

@@ -1,7 +1,7 @@
 import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
-import type { ToolCardData, ToolName } from '../tools/tools';
+import type { ToolCallName, ToolCardData } from '../tools/tools';
 import type { FindingFilter, Severity } from '../corpus/corpus.types';
 
 /** Longest operator message kept; longer ones are cut at a sentence boundary and marked `[…truncated]`. */
@@ -82,7 +82,7 @@ export interface CancelTurnResponse {
 /** One tool call of a turn as stored in the assistant message's metadata. */
 export interface StoredToolCall {
   callId: string;
-  name: ToolName;
+  name: ToolCallName;
   args: unknown;
   ok: boolean;
   summary: string;

@@ -1,4 +1,4 @@
-import type { ToolCardData, ToolName } from '../tools/tools';
+import type { ToolCallName, ToolCardData } from '../tools/tools';
 
 /**
  * The one shape on the wire for turn progress: the worker (and the API, for `turn.queued`)
@@ -30,8 +30,15 @@ export type ChatEventBody =
   | { type: 'turn.queued'; position: number }
   | { type: 'turn.started'; workerId: string; attempt: number }
   | { type: 'text.delta'; text: string }
-  | { type: 'tool.call'; callId: string; name: ToolName; args: unknown }
-  | { type: 'tool.result'; callId: string; name: ToolName; ok: boolean; summary: string; data?: ToolCardData }
+  | { type: 'tool.call'; callId: string; name: ToolCallName; args: unknown }
+  | {
+      type: 'tool.result';
+      callId: string;
+      name: ToolCallName;
+      ok: boolean;
+      summary: string;
+      data?: ToolCardData;
+    }
   | { type: 'turn.done'; messageId: string }
   | { type: 'turn.error'; code: TurnErrorCode; message: string }
   | { type: 'turn.cancelled'; messageId: string };

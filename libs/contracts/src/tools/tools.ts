@@ -14,6 +14,17 @@ export const TOOL_NAMES = [
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
+/**
+ * The name of a tool call as a model sent it: one of `TOOL_NAMES`, or a name it invented (a small
+ * model's guess, or a prompt injection's "delete_all_reports"). An invented one is refused with an
+ * error the model sees, and shown to the operator as a failed call under that name, cut to
+ * `TOOL_CALL_NAME_MAX` characters.
+ */
+export type ToolCallName = ToolName | (string & Record<never, never>);
+
+/** Characters of an invented tool name kept in events and stored answers. */
+export const TOOL_CALL_NAME_MAX = 64;
+
 /** Rows a `search_findings` call returns at most. `total` stays exact beyond it. */
 export const SEARCH_ROWS_CAP = 50;
 

@@ -12,7 +12,7 @@ import {
   type ToolName,
 } from '@corpus-chat/contracts';
 import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
-import { ToolArgsValidator, isToolName } from './tool-args.validator';
+import { ToolArgsValidator, isToolName, shownToolName } from './tool-args.validator';
 import {
   describeFilter,
   formatCount,
@@ -106,7 +106,10 @@ export class CorpusTools {
         error: check.message,
         invalidArgs: true,
         // The card shows what was wrong, as the model was told (cut: a summary is one line).
-        summary: `${isToolName(name) ? name : 'unknown tool'}: invalid arguments: ${check.problem}`.slice(0, 200),
+        summary: (isToolName(name)
+          ? `${name}: invalid arguments: ${check.problem}`
+          : `no such tool: the model asked for '${shownToolName(name)}', which is not one of the corpus tools; nothing was run`
+        ).slice(0, 200),
         modelContent: JSON.stringify({ error: check.message }),
       };
     }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ToolArgsValidator } from './tool-args.validator';
+import { ToolArgsValidator, shownToolName } from './tool-args.validator';
 
 describe('ToolArgsValidator', () => {
   const v = new ToolArgsValidator();
@@ -41,6 +41,12 @@ describe('ToolArgsValidator', () => {
     const r = v.check('delete_reports', '{}');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.message).toContain('Available tools: get_corpus_overview, search_findings');
+  });
+
+  it('shows an invented tool name cut to 64 characters, control characters (NUL among them) replaced', () => {
+    expect(shownToolName('search_findings')).toBe('search_findings');
+    expect(shownToolName('drop\u0000table\nnow')).toBe('drop\ufffdtable\ufffdnow');
+    expect(shownToolName('x'.repeat(500))).toBe('x'.repeat(64));
   });
 
   it('rejects a limit above the row cap', () => {

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { TOOL_DEFINITIONS, TOOL_NAMES, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
+import { TOOL_CALL_NAME_MAX, TOOL_DEFINITIONS, TOOL_NAMES, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
 
 /** Outcome of checking a tool call's arguments: the typed args, or a message the model can act on. */
 export type ToolArgsCheck<N extends ToolName = ToolName> =
@@ -8,6 +8,15 @@ export type ToolArgsCheck<N extends ToolName = ToolName> =
   | { ok: false; message: string; problem: string };
 
 export const isToolName = (name: unknown): name is ToolName => typeof name === 'string' && (TOOL_NAMES as readonly string[]).includes(name);
+
+/**
+ * A tool call's name as events, stored answers and summaries show it: cut to `TOOL_CALL_NAME_MAX`
+ * characters, control characters replaced by U+FFFD (a NUL cannot be stored in jsonb). A real
+ * tool's name is unchanged.
+ */
+export const shownToolName = (name: string): string =>
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+  name.slice(0, TOOL_CALL_NAME_MAX).replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
 
 const LOWERCASED_KEYS = new Set(['severity', 'verdict', 'groupBy']);
 

@@ -53,6 +53,23 @@ describe('ToolCard', () => {
     expect(el().textContent).toContain('(failed)');
   });
 
+  it('names a tool the model invented as unknown, failed, with what it asked and no link', async () => {
+    await show({
+      callId: 'k9',
+      name: 'delete_all_reports',
+      args: { confirm: true },
+      state: 'failed',
+      summary: "no such tool: the model asked for 'delete_all_reports', which is not one of the corpus tools; nothing was run",
+    });
+    expect(el().querySelector('.name')?.textContent?.trim()).toBe('Unknown tool “delete_all_reports”');
+    expect(el().querySelector('.state-failed')).not.toBeNull();
+    expect(el().querySelector('a.open')).toBeNull();
+    el().querySelector<HTMLButtonElement>('button.toggle')!.click();
+    await fixture.whenStable();
+    expect(el().querySelector('pre')?.textContent).toContain('"confirm": true');
+    expect(el().textContent).toContain('nothing was run');
+  });
+
   it('expands to show the arguments, announcing the state with aria-expanded', async () => {
     await show(searchCall);
     const toggle = el().querySelector<HTMLButtonElement>('button.toggle')!;

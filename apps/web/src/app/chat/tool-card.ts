@@ -45,7 +45,10 @@ export class ToolCard {
 
   protected readonly detailsId = `tool-card-${++nextCardId}`;
   protected readonly expanded = signal(false);
-  protected readonly label = computed(() => TOOL_LABELS[this.call().name] ?? this.call().name);
+  protected readonly label = computed(() => {
+    const name = this.call().name;
+    return Object.hasOwn(TOOL_LABELS, name) ? TOOL_LABELS[name as ToolName] : `Unknown tool “${name}”`;
+  });
   protected readonly argsJson = computed(() => JSON.stringify(this.call().args ?? {}, null, 2));
   protected readonly stateLabel = computed(() => ({ running: 'running', ok: 'done', failed: 'failed' })[this.call().state]);
 

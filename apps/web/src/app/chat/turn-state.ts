@@ -2,15 +2,16 @@ import type {
   ChatEvent,
   ChatMessageView,
   StoredToolCall,
+  ToolCallName,
   ToolCardData,
-  ToolName,
   TurnErrorCode,
 } from '@corpus-chat/contracts';
 
 /** A tool call as the UI shows it: running (spinner), ok (check) or failed (cross). */
 export interface ToolCallView {
   callId: string;
-  name: ToolName;
+  /** A corpus tool, or a name the model invented (shown as an unknown tool, always failed). */
+  name: ToolCallName;
   args: unknown;
   state: 'running' | 'ok' | 'failed';
   /** One-line human summary from `tool.result`; `null` while running. */
