@@ -15,9 +15,10 @@ export interface CpuBreakdown {
 
 /**
  * Measures CPU seconds of the stack's processes from /proc/<pid>/stat: the API, each worker, the
- * stub model, this harness, the Postgres backends connected to the bench database (their pids
- * read at the end; a backend that connected meanwhile counts from zero) and the redis-server
- * (shared with anything else using that Redis on the machine).
+ * stub model, this harness, the Postgres backends connected to the bench database (read at the
+ * start and at the end: a backend counts from its first reading, one that connected meanwhile from
+ * zero) and the redis-server (shared with anything else using that Redis on the machine).
+ * Create it with `CpuMeter.start`, which takes the first reading.
  */
 export class CpuMeter {
   private readonly start = new Map<number, number>();
@@ -27,13 +28,24 @@ export class CpuMeter {
 
   private readonly extra = new Map<string, number>();
 
-  /** `extra`: more processes to account, by name (e.g. a publisher the scenario started). */
-  constructor(
+  private constructor(
     private readonly stack: BenchStack,
-    extra: Record<string, number> = {},
+    extra: Record<string, number>,
   ) {
     for (const [name, pid] of Object.entries(extra)) this.extra.set(name, pid);
-    for (const pid of [...this.pids(), ...this.extra.values()]) this.start.set(pid, processCpuSeconds(pid) ?? 0);
+  }
+
+  /**
+   * Takes the first reading. `extra`: more processes to account, by name (e.g. a publisher the
+   * scenario started).
+   */
+  static async start(stack: BenchStack, extra: Record<string, number> = {}): Promise<CpuMeter> {
+    const meter = new CpuMeter(stack, extra);
+    // Postgres backends live across phases (the pools of the API and the workers): without a first
+    // reading each would count its whole life, the warm-up and earlier phases included.
+    const pgPids = await stack.postgresBackendPids();
+    for (const pid of [...meter.pids(), ...meter.extra.values(), ...pgPids]) meter.start.set(pid, processCpuSeconds(pid) ?? 0);
+    return meter;
   }
 
   private pids(): number[] {

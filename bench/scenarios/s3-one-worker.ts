@@ -142,7 +142,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     await waitTurnsEnded(stack, 60_000, warm.map((t) => t.turnId));
     await sleep(300);
     const idle = await readProbe(worker, true);
-    const meter = new CpuMeter(stack);
+    const meter = await CpuMeter.start(stack);
     const cpu0 = processCpuSeconds(worker.pid) ?? 0;
     const stubCpu0 = processCpuSeconds(stub.pid) ?? 0;
     let peakRss = 0;
@@ -238,7 +238,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     title: 'One worker process, many slow turns',
     figures,
     markdown: [
-      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C, DB_POOL_SIZE = min(C, ${S3_DB_POOL})), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${burst[burst.length - 1]?.concurrency} (every level ≥ 80 % of ideal).`} The goals are judged on the jobs added at once, where the first wave's turns start, reach the model and come back together and stay in step (the stub's time does not vary); "staggered" adds the first C jobs evenly over one model time (in batches every ${STAGGER_STEP_MS} ms) and the rest at once behind them, so the closed loop keeps the turns spread as independent operators' turns are.`,
+      `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C, DB_POOL_SIZE = min(C, ${S3_DB_POOL})), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${burst[burst.length - 1]?.concurrency} (every level ≥ 80 % of ideal).`} Jobs added at once: the first wave's turns start, reach the model and come back together, and stay in step (the stub's time does not vary); "staggered" adds the first C jobs evenly over one model time (in batches every ${STAGGER_STEP_MS} ms) and the rest at once behind them, so the closed loop keeps the turns spread as independent operators' turns are.`,
       table(
         ['C', 'arrivals', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS / heap MiB', 'peak RSS / heap MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
         results.map((r) => [

@@ -94,7 +94,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
       vu.socket.off('chat:event');
     });
     await sleep(warmupS * 1000);
-    const meter = new CpuMeter(stack);
+    const meter = await CpuMeter.start(stack);
     const t0 = nowMs();
     measuring = true;
     const waits = new Map<string, number>();

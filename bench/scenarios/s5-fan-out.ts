@@ -111,7 +111,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
       publisher.once('exit', (code) => reject(new Error(`fan-out publisher exited (${code}) before '${what}'`)));
     });
     await message('ready');
-    const meter = new CpuMeter(stack);
+    const meter = await CpuMeter.start(stack);
     counting = true;
     publisher.send('go');
     await message('done');
