@@ -347,6 +347,12 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
     // The same file again is refused with the importer's reason, shown for that file.
     await page.getByTestId('import-input').setInputFiles(picked.file);
     await page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).locator('.reason').first().waitFor({ timeout: 30_000 });
+    // Its actions (the existing report, archive it) stay together on one line beside the reason.
+    const refused = page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).filter({ has: page.locator('.reason') });
+    const existing = await refused.getByRole('link', { name: 'Existing report' }).boundingBox();
+    const archive = await refused.getByRole('button', { name: 'Archive it' }).boundingBox();
+    assert.ok(existing && archive && Math.abs(existing.y - archive.y) < 8, `actions on one line: ${JSON.stringify({ existing, archive })}`);
+    await shot('5a-import-refused');
 
     // A hostile finding title (a javascript: Markdown link; HTML tags are stripped at import) stays
     // text in the findings list, and the agent's answer quoting it renders no such link.
