@@ -33,7 +33,10 @@ async function main(): Promise<void> {
         for (const o of refused) if (!o.ok) console.log(`[bootstrap]   ${o.file}: ${o.error}`);
       }
     } else {
-      console.log('[bootstrap] empty corpus and no scanner files found: generating a DEMO corpus (synthetic data)');
+      console.log(
+        `[bootstrap] empty corpus, CORPUS_DIR unset and no ${shared}: generating a DEMO corpus (synthetic data). ` +
+          'To start with real scanner files instead, stop, drop the database and set CORPUS_DIR, or import them on the Reports page.',
+      );
       await generateDemoCorpus(ds, { findings: 2000 });
     }
   } finally {
