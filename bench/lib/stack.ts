@@ -274,14 +274,19 @@ export class BenchStack {
     this.stub = undefined;
   }
 
-  /** Deletes the run's Redis keys (queue, events, limits). */
+  /**
+   * Deletes the run's Redis keys (queue, events, limits): `<prefix>:*`, and the rate limiter's
+   * `{<prefix>:…}` keys (hash-tagged by @nest-lab/throttler-storage-redis; they also expire).
+   */
   async clearRedis(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.redisPrefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
+    for (const pattern of [`${this.redisPrefix}:*`, `{${this.redisPrefix}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await this.redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
   }
 
   /** Stops everything, drops the database and deletes the Redis keys, whatever state the run is in. */
