@@ -100,8 +100,12 @@ export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged
   return segments.length ? `Follow-up on the previous question: ${segments.join('; ')}.` : 'Follow-up on the previous question, with the same filter.';
 }
 
-/** Answer to "how many findings …" / "list findings …" from one search_findings call. */
-export function countAnswer(r: SearchFindingsResult, opts: { list: boolean; note?: string }): string {
+/**
+ * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
+ * total, then every row of the call (the caller's `limit` decides how many are listed, so the
+ * list, the tool card's "N of TOTAL" and the follow-up ids agree).
+ */
+export function countAnswer(r: SearchFindingsResult, opts: { note?: string } = {}): string {
   const f = r.filter;
   const lines: string[] = [];
   const scope = scopePhrase(f);
@@ -110,7 +114,7 @@ export function countAnswer(r: SearchFindingsResult, opts: { list: boolean; note
     : `**${r.total}** ${r.total === 1 ? 'finding matches' : 'findings match'} ${scope}${classNote(f)}. Exact total from search_findings.`;
   lines.push(opts.note ? `${head} ${opts.note}` : head);
   if (r.rows.length) {
-    const shown = Math.min(r.rows.length, opts.list ? 20 : 5);
+    const shown = r.rows.length;
     lines.push('');
     lines.push(r.total > shown ? `The first ${shown}:` : shown === 1 ? 'It is:' : 'They are:');
     for (const row of r.rows.slice(0, shown)) {

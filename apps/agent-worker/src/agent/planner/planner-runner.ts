@@ -28,8 +28,11 @@ import { matchReportNames } from './report-names';
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
 
-/** Rows a count answer asks for (so "show the first one" has ids to refer to). */
-const COUNT_ROWS = 10;
+/**
+ * Rows a count answer asks for and lists, so "show the first one" (or "the last one") refers to a
+ * finding the operator saw, and the tool card's "N of TOTAL" matches the list.
+ */
+const COUNT_ROWS = 5;
 const LIST_ROWS = 20;
 
 /** Adapts a planner topic before it reaches the tool (e.g. correcting a misspelt weakness class name). */
@@ -183,7 +186,7 @@ export class PlannerRunner {
         state.filter = r.filter;
         state.listed = r.result.rows.length > 0;
         const missing = unknownReport(plan.filter, r.result.filter);
-        return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { list: plan.list, note });
+        return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { note });
       }
       const c = await scopedCount(rec, plan.filter, scope);
       state.filter = plan.filter;

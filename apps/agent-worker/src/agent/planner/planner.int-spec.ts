@@ -102,6 +102,18 @@ describe('built-in planner: follow-ups and details', () => {
     expect(high.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { text: 'SQL injection', severity: 'high' } });
   });
 
+  it('a count lists the rows its tool card counts, and "the last one" is the last finding listed', async () => {
+    const thread = new TestThread(planner);
+    const count = await thread.ask('How many findings relate to SQL injection?');
+    const result = count.events.find((e) => e.type === 'tool.result') as { data?: { total?: number; returned?: number } };
+    const listed = [...count.outcome.content.matchAll(/^- #(\d+) /gm)].map((m) => Number(m[1]));
+    expect(result.data?.total).toBeGreaterThan(listed.length); // 184 matches, a few listed
+    expect(listed).toHaveLength(result.data!.returned!); // the card's "N of TOTAL" is the list's N
+    expect(count.outcome.metadata.lastFindingIds).toEqual(listed);
+    const last = await thread.ask('show the last one');
+    expect(last.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'finding_detail', args: { id: listed[listed.length - 1] } });
+  });
+
   it('a follow-up with nothing before it asks for the whole question, without numbers', async () => {
     const turn = await ask(['and how many of those are high?']);
     expect(turn.outcome.content).toMatch(/nothing earlier in this thread/);
