@@ -57,7 +57,7 @@ export class CpuMeter {
     return Math.max(0, (processCpuSeconds(pid) ?? 0) - (this.start.get(pid) ?? 0));
   }
 
-  /** Takes the second reading. `pgPids`: the bench database's backends (read before they close). */
+  /** Takes the second reading (the bench database's backends are listed now, before they close). */
   async stop(): Promise<CpuBreakdown> {
     const s = this.stack;
     const pgPids = await s.postgresBackendPids();

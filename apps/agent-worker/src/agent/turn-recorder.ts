@@ -82,12 +82,30 @@ export class TurnRecorder {
   }
 }
 
-/** A model's raw argument text parsed for display when it is JSON; kept as text otherwise. */
+/**
+ * A model's raw arguments as a card shows them: parsed when they are JSON text, kept as text
+ * otherwise; over `DISPLAY_ARGS_MAX` characters (as JSON), the start of their JSON text.
+ */
 function parseForDisplay(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw ?? {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw.slice(0, 2000);
+  let value: unknown = raw ?? {};
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return cutText(raw, DISPLAY_ARGS_MAX);
+    }
   }
+  // A model can send arguments of any size: over the bound, the card shows the start of their JSON.
+  const json = JSON.stringify(value) ?? '';
+  return json.length > DISPLAY_ARGS_MAX ? cutText(json, DISPLAY_ARGS_MAX) : value;
+}
+
+/** Characters of a failed call's arguments kept for its card and the stored answer. */
+const DISPLAY_ARGS_MAX = 2000;
+
+/** `s` cut to at most `max` code points, ending in "…" when cut. */
+function cutText(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const points = Array.from(s);
+  return points.length > max ? `${points.slice(0, max).join('')}…` : s;
 }

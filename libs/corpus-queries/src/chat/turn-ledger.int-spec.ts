@@ -122,6 +122,25 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     expect(await turnRow(turnId)).toMatchObject({ status: 'complete' });
   });
 
+  it('stores an answer holding what Postgres refuses (NUL, lone surrogates) with U+FFFD instead, so the turn still ends', async () => {
+    const chat = await chats.createChat(owner, 'hostile output');
+    const turnId = await startTurn(chat.id);
+    expect(await ledger.markRunning(turnId, 1, 'worker-a')).toBe(true);
+    const splitEmoji = ('x'.repeat(63) + '\u{1F600}').slice(0, 64); // ends in half a surrogate pair
+    const metadata = {
+      toolCalls: [{ callId: 'c1', name: splitEmoji, args: { text: 'a\u0000b', lone: '\udc00z', path: 'C:\\u0000dir' }, ok: false, summary: 'no such tool' }],
+    };
+    const result = await ledger.finish(turnId, { status: 'complete', content: 'nul\u0000 and \ud800 here \u{1F600}', metadata });
+    expect(result.kind).toBe('finished');
+    const stored = await ledger.assistantMessage(turnId);
+    expect(stored?.content).toBe('nul\ufffd and \ufffd here \u{1F600}');
+    const call = (stored?.metadata as typeof metadata).toolCalls[0];
+    expect(call.name).toBe('x'.repeat(63) + '\ufffd');
+    // An escaped backslash before "u0000" is text, not an escape: kept as it was.
+    expect(call.args).toEqual({ text: 'a\ufffdb', lone: '\ufffdz', path: 'C:\\u0000dir' });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'complete' });
+  });
+
   it('keeps the last model when an ending names none, records error codes, and can end a turn without a message', async () => {
     const chat = await chats.createChat(owner, 'errors');
     const first = await startTurn(chat.id);

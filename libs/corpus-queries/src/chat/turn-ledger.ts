@@ -3,6 +3,7 @@ import { type DataSource, In, Not } from 'typeorm';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
+import { storableJson, storableText } from './storable';
 
 /** What a worker loads to run a turn. */
 export interface TurnForRun {
@@ -269,8 +270,8 @@ export class TurnLedger {
           outcome.status,
           outcome.errorCode ?? null,
           outcome.model || null,
-          outcome.content,
-          JSON.stringify(outcome.metadata ?? {}),
+          storableText(outcome.content),
+          storableJson(outcome.metadata ?? {}),
           outcome.storeMessage !== false,
         ],
       );

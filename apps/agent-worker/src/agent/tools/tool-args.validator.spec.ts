@@ -47,6 +47,9 @@ describe('ToolArgsValidator', () => {
     expect(shownToolName('search_findings')).toBe('search_findings');
     expect(shownToolName('drop\u0000table\nnow')).toBe('drop\ufffdtable\ufffdnow');
     expect(shownToolName('x'.repeat(500))).toBe('x'.repeat(64));
+    // Cut by code point, never inside a surrogate pair; bidi overrides cannot reverse the label.
+    expect(shownToolName('x'.repeat(63) + '\u{1F600}tail')).toBe('x'.repeat(63) + '\u{1F600}');
+    expect(shownToolName('evil\u202Eslaer_lla_eteled')).toBe('evil\ufffdslaer_lla_eteled');
   });
 
   it('rejects a limit above the row cap', () => {

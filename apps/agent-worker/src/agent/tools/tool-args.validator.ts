@@ -11,12 +11,16 @@ export const isToolName = (name: unknown): name is ToolName => typeof name === '
 
 /**
  * A tool call's name as events, stored answers and summaries show it: cut to `TOOL_CALL_NAME_MAX`
- * characters, control characters replaced by U+FFFD (a NUL cannot be stored in jsonb). A real
+ * code points (never inside a surrogate pair), with control, bidirectional-override and line
+ * separator characters (which could break or visually reverse the label) replaced by U+FFFD. A real
  * tool's name is unchanged.
  */
 export const shownToolName = (name: string): string =>
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
-  name.slice(0, TOOL_CALL_NAME_MAX).replace(/[\u0000-\u001f\u007f]/g, '\ufffd');
+  Array.from(name)
+    .slice(0, TOOL_CALL_NAME_MAX)
+    .join('')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, '\ufffd');
 
 const LOWERCASED_KEYS = new Set(['severity', 'verdict', 'groupBy']);
 

@@ -1,0 +1,67 @@
+import 'reflect-metadata';
+import type { ChatEventBody } from '@corpus-chat/contracts';
+import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
+import { ToolArgsValidator } from './tools/tool-args.validator';
+import { TurnRecorder } from './turn-recorder';
+
+/** The tool layer's answer to a call of a tool it does not have (as `CorpusTools.execute` gives it). */
+const refusingTools = {
+  execute: async (name: string, rawArgs: unknown): Promise<ToolExecution> => {
+    const check = new ToolArgsValidator().check(name, rawArgs);
+    if (check.ok) throw new Error('expected a refusal');
+    return {
+      ok: false,
+      name,
+      args: rawArgs,
+      error: check.message,
+      invalidArgs: true,
+      summary: 'no such tool',
+      modelContent: '{}',
+    } as ToolExecution;
+  },
+} as unknown as CorpusTools;
+
+describe('TurnRecorder', () => {
+  const record = async (name: string, rawArgs: unknown) => {
+    const events: ChatEventBody[] = [];
+    const rec = new TurnRecorder(
+      {
+        turnId: 'turn-1234-5678',
+        signal: new AbortController().signal,
+        emit: async (e) => void events.push(e as ChatEventBody),
+      },
+      refusingTools,
+    );
+    await rec.callTool(name, rawArgs);
+    return { events, stored: rec.metadata('m').toolCalls };
+  };
+
+  it('shows and records a call of an invented tool as failed, under its shown name, with its arguments', async () => {
+    const { events, stored } = await record('delete_all_reports', '{"confirm":true}');
+    expect(events.map((e) => e.type)).toEqual(['tool.call', 'tool.result']);
+    expect(events[0]).toMatchObject({ name: 'delete_all_reports', args: { confirm: true } });
+    expect(events[1]).toMatchObject({ name: 'delete_all_reports', ok: false, summary: 'no such tool' });
+    expect(stored).toEqual([
+      {
+        callId: events[0].type === 'tool.call' ? events[0].callId : '',
+        name: 'delete_all_reports',
+        args: { confirm: true },
+        ok: false,
+        summary: 'no such tool',
+      },
+    ]);
+  });
+
+  it("keeps at most 2,000 characters of a failed call's arguments, as JSON or text", async () => {
+    const huge = { text: 'a'.repeat(10_000) };
+    const asJson = await record('made_up', JSON.stringify(huge));
+    const shown = asJson.stored[0].args as string;
+    expect(typeof shown).toBe('string');
+    expect(shown.startsWith('{"text":"aaa')).toBe(true);
+    expect(Array.from(shown)).toHaveLength(2001); // 2,000 and "…"
+    const asText = await record('made_up', 'not json '.repeat(1000));
+    expect(Array.from(asText.stored[0].args as string)).toHaveLength(2001);
+    const small = await record('made_up', 'not json');
+    expect(small.stored[0].args).toBe('not json');
+  });
+});

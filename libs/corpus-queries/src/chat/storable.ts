@@ -1,0 +1,25 @@
+/**
+ * Text and JSON as Postgres stores them. A model's output can hold what Postgres refuses: a NUL
+ * character (neither `text` nor `jsonb` can hold one: SQLSTATE 22021 / 22P05) and a lone UTF-16
+ * surrogate (`jsonb` refuses its `\udXXX` escape). A turn whose answer holds one would otherwise
+ * fail to store and never end, so both become U+FFFD (the replacement character) here, at the
+ * storage boundary. Lone surrogates in `text` need nothing: the driver's UTF-8 encoding already
+ * writes them as U+FFFD.
+ */
+
+/** `s` with every NUL replaced by U+FFFD (returned as is when it has none). */
+export function storableText(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '\ufffd') : s;
+}
+
+/**
+ * `JSON.stringify(value)` for a `jsonb` parameter: the escapes jsonb refuses — `\u0000`, and a
+ * lone surrogate, which `JSON.stringify` writes as a `\udXXX` escape (ES2019) while it writes
+ * paired ones as characters — become `\ufffd`. An escaped backslash before `u` is left alone.
+ */
+export function storableJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.includes('\\u')
+    ? json.replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd')
+    : json;
+}
