@@ -1,25 +1,17 @@
 import 'reflect-metadata';
 import type { ChatEventBody } from '@corpus-chat/contracts';
-import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
-import { ToolArgsValidator } from './tools/tool-args.validator';
+import type { DataSource } from 'typeorm';
+import type { CorpusQueryFns } from './tools/corpus-queries.port';
+import { CorpusTools } from './tools/corpus-tools';
 import { TurnRecorder } from './turn-recorder';
 
-/** The tool layer's answer to a call of a tool it does not have (as `CorpusTools.execute` gives it). */
-const refusingTools = {
-  execute: async (name: string, rawArgs: unknown): Promise<ToolExecution> => {
-    const check = new ToolArgsValidator().check(name, rawArgs);
-    if (check.ok) throw new Error('expected a refusal');
-    return {
-      ok: false,
-      name,
-      args: rawArgs,
-      error: check.message,
-      invalidArgs: true,
-      summary: 'no such tool',
-      modelContent: '{}',
-    } as ToolExecution;
-  },
-} as unknown as CorpusTools;
+/**
+ * The real tool layer: a call of a tool it does not have is refused before any query, so it needs
+ * no database (a query would throw on these stand-ins).
+ */
+const tools = new CorpusTools({} as DataSource, {} as CorpusQueryFns, () =>
+  Promise.reject(new Error('no query expected')),
+);
 
 describe('TurnRecorder', () => {
   const record = async (name: string, rawArgs: unknown) => {
@@ -30,7 +22,7 @@ describe('TurnRecorder', () => {
         signal: new AbortController().signal,
         emit: async (e) => void events.push(e as ChatEventBody),
       },
-      refusingTools,
+      tools,
     );
     await rec.callTool(name, rawArgs);
     return { events, stored: rec.metadata('m').toolCalls };
@@ -40,14 +32,16 @@ describe('TurnRecorder', () => {
     const { events, stored } = await record('delete_all_reports', '{"confirm":true}');
     expect(events.map((e) => e.type)).toEqual(['tool.call', 'tool.result']);
     expect(events[0]).toMatchObject({ name: 'delete_all_reports', args: { confirm: true } });
-    expect(events[1]).toMatchObject({ name: 'delete_all_reports', ok: false, summary: 'no such tool' });
+    const summary =
+      "no such tool: the model asked for 'delete_all_reports', which is not one of the corpus tools; nothing was run";
+    expect(events[1]).toMatchObject({ name: 'delete_all_reports', ok: false, summary });
     expect(stored).toEqual([
       {
         callId: events[0].type === 'tool.call' ? events[0].callId : '',
         name: 'delete_all_reports',
         args: { confirm: true },
         ok: false,
-        summary: 'no such tool',
+        summary,
       },
     ]);
   });
