@@ -105,6 +105,39 @@ export interface AssistantMessageMetadata {
   model?: string;
   attempt?: number;
   error?: { code: string; message: string };
+  /** The number provenance check of the answer's prose (absent on answers stored before it existed). */
+  verification?: AnswerVerification;
+  /**
+   * The model's reasoning (`<think>` blocks, `reasoning_content` / `reasoning` deltas), never part
+   * of `content` nor of later turns' history; at most `REASONING_MAX_CHARS` characters.
+   */
+  reasoning?: string;
+  /** One entry per model request of the turn: the prompt and completion tokens the server reported. */
+  modelRequests?: ModelRequestUsage[];
+}
+
+/** Characters of a turn's reasoning kept in its metadata (the start and the end when cut). */
+export const REASONING_MAX_CHARS = 20_000;
+
+/**
+ * Which numbers of an answer no tool result of its turn supports.
+ * `checked`: how many numbers the answer states (list markers not counted);
+ * `unsupported`: each unsupported number as written in the answer ("84", "1,204", "twelve", "12.5%"),
+ * in order of appearance, without repeats. Empty when every number is backed by a tool result,
+ * the operator's message, or exact arithmetic over those.
+ */
+export interface AnswerVerification {
+  checked: number;
+  unsupported: string[];
+  /** True when the model was asked once more because its first answer held unsupported numbers. */
+  reasked?: boolean;
+}
+
+/** Token usage of one model request, as the server reported it (`usage` of the last chunk). */
+export interface ModelRequestUsage {
+  step: number;
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 /** Parts of a count that no single tool filter expresses; the planner computes them from exact counts. */

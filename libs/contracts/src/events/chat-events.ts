@@ -1,3 +1,4 @@
+import type { AnswerVerification } from '../chat/chat.dto';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
 
 /**
@@ -30,6 +31,12 @@ export type ChatEventBody =
   | { type: 'turn.queued'; position: number }
   | { type: 'turn.started'; workerId: string; attempt: number }
   | { type: 'text.delta'; text: string }
+  /**
+   * The answer streamed so far is cut back to its first `length` characters (UTF-16 code units of
+   * the concatenated `text.delta`s): what followed turned out to be reasoning, a tool call written
+   * as text, or an answer the model was asked to write again (`reason`).
+   */
+  | { type: 'text.reset'; length: number; reason: 'reasoning' | 'tool_call' | 'reask' }
   | { type: 'tool.call'; callId: string; name: ToolCallName; args: unknown }
   | {
       type: 'tool.result';
@@ -39,7 +46,7 @@ export type ChatEventBody =
       summary: string;
       data?: ToolCardData;
     }
-  | { type: 'turn.done'; messageId: string }
+  | { type: 'turn.done'; messageId: string; verification?: AnswerVerification }
   | { type: 'turn.error'; code: TurnErrorCode; message: string }
   | { type: 'turn.cancelled'; messageId: string };
 

@@ -128,6 +128,8 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
       else parts.push({ kind: 'text', text: event.text });
       return { ...t, phase: 'running', queuePosition: null, parts };
     }
+    case 'text.reset':
+      return { ...t, parts: cutText(t.parts, event.length) };
     case 'tool.call':
       return {
         ...t,
@@ -159,6 +161,20 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
     case 'turn.error':
       return { ...t, phase: 'error', error: { code: event.code, message: event.message }, parts: settleTools(t.parts) };
   }
+}
+
+/** The parts with their prose cut to its first `length` characters (tool cards are kept). */
+function cutText(parts: TurnPart[], length: number): TurnPart[] {
+  let left = length;
+  const kept: TurnPart[] = [];
+  for (const p of parts) {
+    if (p.kind === 'tool') kept.push(p);
+    else if (left > 0) {
+      kept.push(p.text.length <= left ? p : { kind: 'text', text: p.text.slice(0, left) });
+      left -= Math.min(left, p.text.length);
+    }
+  }
+  return kept;
 }
 
 /** A turn that ended leaves no spinner behind: tool calls still running are marked failed. */
