@@ -13,7 +13,7 @@ export interface HistoryMessage {
 }
 
 /** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
-export type RunnerEvent = Extract<ChatEventBody, { type: 'text.delta' | 'tool.call' | 'tool.result' }>;
+export type RunnerEvent = Extract<ChatEventBody, { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' }>;
 
 /** What one turn hands the agent. */
 export interface AgentTurnContext {

@@ -16,6 +16,9 @@ export class AnswerCollector {
       case 'text.delta':
         this.text += event.text;
         break;
+      case 'text.reset':
+        this.text = this.text.slice(0, event.length);
+        break;
       case 'tool.call':
         this.calls.set(event.callId, {
           callId: event.callId,

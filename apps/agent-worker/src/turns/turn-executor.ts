@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { isUUID } from 'class-validator';
-import type { ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
+import type { AnswerVerification, ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import {
   AGENT_RUNNER,
@@ -180,8 +180,12 @@ export class TurnExecutor {
         );
         return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
       }
-      await this.publish(chatId, turn.id, { type: 'turn.done', messageId: result.messageId });
-      this.logger.log(`turn ${turn.id} done (message ${result.messageId})`);
+      const verification = outcome.metadata.verification;
+      await this.publish(chatId, turn.id, { type: 'turn.done', messageId: result.messageId, ...(verification ? { verification } : {}) });
+      this.logger.log(
+        { turnId: turn.id, messageId: result.messageId, verified: verification ? verification.unsupported.length === 0 : undefined, unsupported: verification?.unsupported.length },
+        'turn done',
+      );
       return { messageId: result.messageId, status: 'complete' };
     } catch (e) {
       await stream.settled();
@@ -298,7 +302,10 @@ function terminalEventOf(
   messageId: string,
   metadata: { error?: { code: string; message: string } } | object,
 ): ChatEventBody {
-  if (status === 'complete') return { type: 'turn.done', messageId };
+  if (status === 'complete') {
+    const verification = (metadata as { verification?: AnswerVerification }).verification;
+    return { type: 'turn.done', messageId, ...(verification ? { verification } : {}) };
+  }
   if (status === 'cancelled') return { type: 'turn.cancelled', messageId };
   const error = (metadata as { error?: { code: TurnErrorCode; message: string } }).error;
   return {

@@ -1,5 +1,5 @@
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
-import { buildModelContext } from './context-builder';
+import { NO_ANSWER_PLACEHOLDER, buildModelContext } from './context-builder';
 import { countMessagesTokens, countToolsTokens, countTokens } from './token-counter';
 import { buildSystemPrompt } from './system-prompt';
 import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
@@ -72,7 +72,7 @@ describe('buildModelContext', () => {
     }
   });
 
-  it('never sends an errored empty answer and marks an interrupted one', () => {
+  it('stands in for an errored empty answer (never two user messages in a row) and marks an interrupted one', () => {
     const history: HistoryMessage[] = [
       { role: 'user', content: 'q1', status: 'complete', metadata: {} },
       { role: 'assistant', content: '', status: 'error', metadata: {} },
@@ -83,9 +83,27 @@ describe('buildModelContext', () => {
     expect(ctx.messages.map((m) => [m.role, m.content])).toEqual([
       ['system', 's'],
       ['user', 'q1'],
+      ['assistant', NO_ANSWER_PLACEHOLDER],
       ['user', 'q2'],
       ['assistant', 'partial [answer interrupted]'],
       ['user', 'q3'],
     ]);
+  });
+
+  it('closes a last turn that has no answer row at all, so the new message does not follow a user message', () => {
+    const history: HistoryMessage[] = [{ role: 'user', content: 'q1', status: 'complete', metadata: {} }];
+    const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q2', budgetTokens: 1000, reserveTokens: 0 });
+    expect(ctx.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+  });
+
+  it('keeps reasoning markup of older stored answers out of the history', () => {
+    const history: HistoryMessage[] = [
+      { role: 'user', content: 'q1', status: 'complete', metadata: {} },
+      { role: 'assistant', content: '<think>count them</think>There are 77.', status: 'complete', metadata: {} },
+      { role: 'user', content: 'q2', status: 'complete', metadata: {} },
+      { role: 'assistant', content: 'the user wants X</think>\n\nThere are 5.', status: 'complete', metadata: {} },
+    ];
+    const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q3', budgetTokens: 1000, reserveTokens: 0 });
+    expect(ctx.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['There are 77.', 'There are 5.']);
   });
 });

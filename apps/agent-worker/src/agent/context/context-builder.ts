@@ -40,22 +40,50 @@ export interface ModelContext {
  */
 export function assistantHistoryText(m: HistoryMessage): string {
   const meta = m.metadata as Partial<AssistantMessageMetadata>;
-  let text = m.content.trim();
+  let text = withoutReasoning(m.content).trim();
   if (m.status === 'cancelled' && text) text += ' [answer interrupted]';
   if (text && meta.lastFilter && Object.keys(meta.lastFilter).length) text += `\n[filter used: ${describeFilter(meta.lastFilter)}]`;
   return text;
 }
 
-/** Groups the history into turns: each user message with the assistant message(s) that follow it. */
+/**
+ * An answer's text without reasoning markup: `<think>…</think>` blocks, and everything before a
+ * lone `</think>` (answers stored before reasoning was kept apart from the answer).
+ */
+export function withoutReasoning(text: string): string {
+  let out = text.replace(/<think>[\s\S]*?<\/think>/g, '');
+  const lone = out.lastIndexOf('</think>');
+  if (lone >= 0) out = out.slice(lone + '</think>'.length);
+  return out.replace(/<think>[\s\S]*$/, '');
+}
+
+/**
+ * Stands in for an answer that left no text (stopped, or failed before writing), so the history
+ * alternates user and assistant: chat templates of many local models (Mistral, Gemma, Llama 2
+ * style) refuse two user messages in a row.
+ */
+export const NO_ANSWER_PLACEHOLDER = '[no answer: the turn was stopped or failed]';
+
+/**
+ * Groups the history into turns: each user message with the assistant message(s) that follow it.
+ * Every turn ends with an assistant message (`NO_ANSWER_PLACEHOLDER` when it had none), so the
+ * history plus the new user message never holds two user messages in a row.
+ */
 export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
   const turns: ProseMessage[][] = [];
+  const closeLast = () => {
+    const last = turns[turns.length - 1];
+    if (last && last[last.length - 1].role === 'user') last.push({ role: 'assistant', content: NO_ANSWER_PLACEHOLDER });
+  };
   for (const m of history) {
     const msg: ProseMessage | null =
       m.role === 'user' ? { role: 'user', content: m.content } : assistantHistoryText(m) ? { role: 'assistant', content: assistantHistoryText(m) } : null;
     if (!msg) continue;
+    if (msg.role === 'user') closeLast();
     if (msg.role === 'user' || turns.length === 0) turns.push([msg]);
     else turns[turns.length - 1].push(msg);
   }
+  closeLast();
   return turns;
 }
 
