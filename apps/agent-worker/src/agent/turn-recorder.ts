@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata, FindingFilter, StoredToolCall } from '@corpus-chat/contracts';
+import { REASONING_MAX_CHARS, type AssistantMessageMetadata, type FindingFilter, type ModelRequestUsage, type StoredToolCall } from '@corpus-chat/contracts';
 import type { AgentTurnContext } from '@corpus-chat/server-core';
 import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
 import { shownToolName } from './tools/tool-args.validator';
@@ -16,6 +16,8 @@ export class TurnRecorder {
   private lastFindingIds?: number[];
   private text = '';
   private seq = 0;
+  private readonly reasoning: string[] = [];
+  private readonly usage: ModelRequestUsage[] = [];
 
   constructor(
     private readonly ctx: Pick<AgentTurnContext, 'emit' | 'signal' | 'turnId'>,
@@ -66,6 +68,28 @@ export class TurnRecorder {
     return this.text;
   }
 
+  /**
+   * Cuts the answer back to its first `length` characters and tells the client to do the same
+   * (`text.reset`): what followed was reasoning, a tool call written as text, or an answer the
+   * model is asked to write again.
+   */
+  async reset(length: number, reason: 'reasoning' | 'tool_call' | 'reask'): Promise<void> {
+    if (length >= this.text.length) return;
+    this.ctx.signal.throwIfAborted();
+    this.text = this.text.slice(0, Math.max(0, length));
+    await this.ctx.emit({ type: 'text.reset', length: this.text.length, reason });
+  }
+
+  /** Keeps the model's reasoning of one step (stored in the metadata, never in the answer). */
+  addReasoning(text: string): void {
+    if (text.trim()) this.reasoning.push(text.trim());
+  }
+
+  /** Records what the server reported for one model request. */
+  addUsage(usage: ModelRequestUsage): void {
+    this.usage.push(usage);
+  }
+
   /** Whether any tool call of this turn was made. */
   get toolCallCount(): number {
     return this.calls.length;
@@ -78,6 +102,8 @@ export class TurnRecorder {
       ...(this.lastFilter ? { lastFilter: this.lastFilter } : {}),
       ...(this.lastFindingIds?.length ? { lastFindingIds: this.lastFindingIds } : {}),
       model,
+      ...(this.reasoning.length ? { reasoning: boundedReasoning(this.reasoning.join('\n\n')) } : {}),
+      ...(this.usage.length ? { modelRequests: [...this.usage] } : {}),
     };
   }
 }
@@ -98,6 +124,13 @@ function parseForDisplay(raw: unknown): unknown {
   // A model can send arguments of any size: over the bound, the card shows the start of their JSON.
   const json = JSON.stringify(value) ?? '';
   return json.length > DISPLAY_ARGS_MAX ? cutText(json, DISPLAY_ARGS_MAX) : value;
+}
+
+/** Reasoning over `REASONING_MAX_CHARS`: its start and its end, where the conclusion usually is. */
+function boundedReasoning(text: string): string {
+  if (text.length <= REASONING_MAX_CHARS) return text;
+  const half = Math.floor((REASONING_MAX_CHARS - 5) / 2);
+  return `${text.slice(0, half)}\n[…]\n${text.slice(-half)}`;
 }
 
 /** Characters of a failed call's arguments kept for its card and the stored answer. */
