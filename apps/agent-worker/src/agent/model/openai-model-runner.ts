@@ -1,38 +1,22 @@
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { TurnErrorCode } from '@corpus-chat/contracts';
+import OpenAI from 'openai';
+import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, connectionFailure, turnTrace, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
+import { AgentTurnError, discoverContextLength, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
 import { TOKENS_PER_MESSAGE, countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
 import { lastAnswerState } from '../history';
-import type { CorpusTools } from '../tools/corpus-tools';
+import type { CorpusTools, ToolExecution } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
+import { reaskMessage, verifyNumbers } from '../verification/number-provenance';
 import { modelFetch, safeServerUrl } from './model-http';
-import { ToolCallAssembler, type AssembledToolCall } from './tool-call-assembler';
+import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
 
-/** Why one model request failed, and whether one retry may help. */
-export class ModelRequestError extends Error {
-  constructor(
-    readonly code: TurnErrorCode,
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'ModelRequestError';
-  }
-}
-
-/** What one streamed model step produced. */
-interface StepResult {
-  text: string;
-  toolCalls: AssembledToolCall[];
-  finishReason: string | null;
-}
+export { ModelRequestError } from './model-step';
 
 /** Creates the `openai` client for a server; replaceable in tests. */
 export type OpenAiClientFactory = (settings: ModelSettings, config: AgentConfig) => OpenAI;
@@ -60,21 +44,41 @@ export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
 };
 
 /**
+ * Share of the server's context window the worker budgets for the prompt: the worker counts with
+ * its own tokenizer, not the model's, and the answer needs room too.
+ */
+const SERVER_CONTEXT_SHARE = 0.8;
+
+/** Context windows found per server and model, asked again after 10 minutes (a model can be reloaded with another size). */
+const serverContexts = new LRUCache<string, { tokens: number | null }>({ max: 64, ttl: 10 * 60_000 });
+
+/** Waits on a 429 longer than this end the turn instead (the operator is better told to try later). */
+const MAX_RATE_LIMIT_WAIT_MS = 60_000;
+/** 429 answers one model step waits out before giving up. */
+const MAX_RATE_LIMIT_RETRIES = 3;
+
+/**
  * The agent's tool loop against an OpenAI-compatible chat-completions server (Ollama, vLLM,
- * llama.cpp server, OpenAI), streaming with `tools`.
+ * llama.cpp server, LM Studio, LiteLLM, OpenAI), streaming with `tools`.
  *
- * Per turn: builds the context (system prompt, tool schemas, the recent prose turns that fit the
- * token budget, the new message), then runs up to `maxSteps` model requests. Each request streams
- * text deltas as they arrive and reassembles tool calls; each tool call runs through the read-only
- * tool layer with `tool.call`/`tool.result` events, and its result (or the error telling the model
- * what was wrong with its arguments) goes back to the model in the next step. Assistant tool calls
- * and their results are only ever sent together, within the turn; the stored history is prose.
+ * Per turn: budgets the context with the smaller of `AGENT_CONTEXT_TOKENS` and 80 % of the window
+ * the server reports for the model (`discoverContextLength`), builds the prompt (system prompt, tool
+ * schemas, the recent prose turns that fit, the new message), then runs up to `maxSteps` model
+ * requests. Each request is decoded by `StepDecoder` (reasoning apart, tool calls written as text
+ * recovered, parallel calls split); each tool call runs through the read-only tool layer with
+ * `tool.call`/`tool.result` events, and the validated arguments with the result go back to the
+ * model in the next step (with the step's reasoning as `reasoning_content`, which DeepSeek's
+ * thinking mode requires within a turn).
  *
- * Failures: a request that fails before streaming anything (connection refused, 5xx, 429, a
- * malformed stream or tool call) is retried once after `retryDelayMs`; then, or for a 4xx, a
- * timeout or a failure after text was streamed, the turn ends with `AgentTurnError` naming the
- * server and model. `ctx.signal` aborts the in-flight request (closing the HTTP connection) and
- * the loop; the abort reason is rethrown.
+ * The final answer must be complete (a `stop` finish reason and some text) and passes the number
+ * provenance check (`verifyNumbers`): numbers no tool result supports make the model write the
+ * answer once more, told which; what is still unsupported then is stored in `verification`.
+ *
+ * Failures: a request that fails before streaming anything (connection refused, 5xx, a malformed
+ * stream) is retried once after `retryDelayMs`; a 429 waits `Retry-After` (up to three times); a
+ * context-length refusal is retried once with half the history budget. Otherwise the turn ends with
+ * `AgentTurnError` naming the server, the model and the setting to change. `ctx.signal` aborts the
+ * in-flight request (closing the HTTP connection) and the loop; the abort reason is rethrown.
  */
 export class OpenAiModelRunner {
   private readonly logger = new Logger(OpenAiModelRunner.name);
@@ -89,9 +93,6 @@ export class OpenAiModelRunner {
    * The most history messages a turn can use: every message sent costs at least
    * `TOKENS_PER_MESSAGE` tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever
    * fit the context budget (1,501 with the default 6,000 tokens). Older messages are not loaded.
-   * (An answer that failed without any text is not sent but still counts here: a thread with
-   * hundreds of those in its latest turns, and a budget large enough for that many short
-   * questions, would see fewer old turns than fit.)
    */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
@@ -102,42 +103,72 @@ export class OpenAiModelRunner {
     const server = safeServerUrl(settings.baseUrl ?? '');
     const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
-    const context = buildModelContext({
-      systemPrompt: buildSystemPrompt(),
-      tools,
-      history: ctx.history,
-      userMessage: ctx.userMessage,
-      budgetTokens: this.config.contextTokens,
-      reserveTokens: this.config.toolReserveTokens,
-    });
-    if (context.droppedTurns) {
-      this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns }, 'history trimmed to the context budget');
-    }
-    const messages: ChatCompletionMessageParam[] = context.messages.map((m) => ({ role: m.role, content: m.content }));
+    const serverContext = await this.serverContext(settings, ctx.signal);
+    let budget = serverContext ? Math.min(this.config.contextTokens, Math.floor(serverContext * SERVER_CONTEXT_SHARE)) : this.config.contextTokens;
+    let prefix = this.prompt(ctx, tools, budget);
+    /** This turn's assistant tool calls and tool results, after the prompt. */
+    const loop: ChatCompletionMessageParam[] = [];
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
+    const where = `Model server ${server} (model ${model || 'unset'})`;
+    let shrunk = false;
+    let reasked = false;
 
     for (let step = 1; step <= this.config.maxSteps; step++) {
+      const messages = [...prefix, ...loop];
       // Exact when the bound does not settle it (a short turn never loads the tokenizer).
-      const used = tokensWithin(this.config.contextTokens, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
-      if (used > this.config.contextTokens) {
+      const used = tokensWithin(budget, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
+      if (used > budget) {
         throw new AgentTurnError(
           'CONTEXT_OVERFLOW',
-          `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${this.config.contextTokens} tokens, AGENT_CONTEXT_TOKENS). Ask a narrower question or raise the budget.`,
+          `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${budget} tokens; ${budgetSource(this.config.contextTokens, serverContext)}). Ask a narrower question or raise the budget.`,
         );
       }
-      const result = await this.requestWithRetry(client, { model, server, messages, tools, step }, ctx, recorder);
-      if (!result.toolCalls.length) {
-        return { content: recorder.content, metadata: recorder.metadata(model) };
+      let result: ShownStep;
+      try {
+        result = await this.requestWithRetry(client, { model, messages, tools }, ctx, recorder, step, where);
+      } catch (e) {
+        if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
+        if (shrunk || !ctx.history.length) throw contextTooSmall(where, e, budget, serverContext);
+        // The server's window is smaller than we thought: once, with half the history budget.
+        shrunk = true;
+        budget = Math.floor(budget / 2);
+        prefix = this.prompt(ctx, tools, budget);
+        this.logger.warn({ turnId: ctx.turnId, step, budget }, 'context refused by the model server; retrying with a smaller history');
+        step--;
+        continue;
       }
-      messages.push({
+      recorder.addReasoning(result.reasoning);
+      recorder.addUsage({ step, ...result.usage });
+
+      if (!result.toolCalls.length) {
+        this.assertComplete(result, where);
+        const verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: recorder.evidence });
+        if (verification.unsupported.length && !reasked && step < this.config.maxSteps) {
+          // Once: show the model which numbers nothing supports, and let it answer again.
+          reasked = true;
+          this.logger.log({ turnId: ctx.turnId, step, unsupported: verification.unsupported.length }, 'answer states unsupported numbers; asking the model once more');
+          loop.push({ role: 'assistant', content: result.text }, { role: 'user', content: reaskMessage(verification, recorder.evidence) });
+          await recorder.reset(result.shownFrom, 'reask');
+          continue;
+        }
+        const final: AnswerVerification = { ...verification, ...(reasked ? { reasked: true } : {}) };
+        return { content: recorder.content, metadata: { ...recorder.metadata(model), verification: final } };
+      }
+
+      const executions: ToolExecution[] = [];
+      for (const call of result.toolCalls) executions.push(await recorder.callTool(call.name, call.arguments));
+      const assistant: ChatCompletionAssistantMessageParam & { reasoning_content?: string } = {
         role: 'assistant',
         content: result.text || null,
-        tool_calls: result.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
-      });
-      for (const call of result.toolCalls) {
-        const exec = await recorder.callTool(call.name, call.arguments);
-        messages.push({ role: 'tool', tool_call_id: call.id, content: exec.modelContent });
-      }
+        tool_calls: result.toolCalls.map((c, i) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
+        })),
+        ...(result.reasoning ? { reasoning_content: result.reasoning } : {}),
+      };
+      loop.push(assistant);
+      result.toolCalls.forEach((c, i) => loop.push({ role: 'tool', tool_call_id: c.id, content: executions[i].modelContent }));
     }
     throw new AgentTurnError(
       'STEP_LIMIT',
@@ -145,117 +176,125 @@ export class OpenAiModelRunner {
     );
   }
 
-  /** One model step, retried once when the failure allows it and nothing was streamed yet. */
-  private async requestWithRetry(
-    client: OpenAI,
-    req: { model: string; server: string; messages: ChatCompletionMessageParam[]; tools: ChatCompletionTool[]; step: number },
-    ctx: AgentTurnContext,
-    recorder: TurnRecorder,
-  ): Promise<StepResult> {
+  /** System prompt, the history that fits `budget`, the new message. */
+  private prompt(ctx: AgentTurnContext, tools: ChatCompletionTool[], budget: number): ChatCompletionMessageParam[] {
+    const context = buildModelContext({
+      systemPrompt: buildSystemPrompt(),
+      tools,
+      history: ctx.history,
+      userMessage: ctx.userMessage,
+      budgetTokens: budget,
+      reserveTokens: Math.min(this.config.toolReserveTokens, Math.floor(budget / 3)),
+    });
+    if (context.droppedTurns) {
+      this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns, budget }, 'history trimmed to the context budget');
+    }
+    return context.messages.map((m) => ({ role: m.role, content: m.content }));
+  }
+
+  /** The server's context window for the model, asked once per 10 minutes; null when it does not say. */
+  private async serverContext(settings: ModelSettings, signal: AbortSignal): Promise<number | null> {
+    const key = JSON.stringify([settings.baseUrl, settings.model]);
+    const known = serverContexts.get(key);
+    if (known) return known.tokens;
+    const info = await discoverContextLength(settings.baseUrl ?? '', settings.model ?? '', settings.apiKey ?? null, { timeoutMs: 3000 });
+    signal.throwIfAborted();
+    const tokens = info.contextTokens ?? null;
+    serverContexts.set(key, { tokens });
+    return tokens;
+  }
+
+  /** A final step must have ended with `stop` and written an answer. */
+  private assertComplete(result: ShownStep, where: string): void {
+    if (result.finishReason === 'length') {
+      throw new AgentTurnError('MODEL_ERROR', `${where}: the answer was cut off at the model's output limit (finish reason "length"); what arrived is kept above. Retry, or raise the server's output or context limit.`);
+    }
+    if (!result.finishReason) {
+      throw new AgentTurnError('MODEL_ERROR', `${where}: the stream ended before the answer was complete (no finish reason); what arrived is kept above. Retry the question.`);
+    }
+    if (!result.text.trim()) {
+      throw new AgentTurnError(
+        'MODEL_ERROR',
+        result.reasoning.trim()
+          ? `${where}: the model only reasoned and wrote no answer. Retry the question, or give the model more room (its output or context limit).`
+          : `${where}: the model returned an empty answer. Retry the question.`,
+      );
+    }
+  }
+
+  /** One model step: retried once when nothing was streamed yet, and after each 429 as the server asks. */
+  private async requestWithRetry(client: OpenAI, req: StepRequest, ctx: AgentTurnContext, recorder: TurnRecorder, step: number, where: string): Promise<ShownStep> {
     let first: ModelRequestError | undefined;
-    for (let attempt = 1; attempt <= 2; attempt++) {
+    let rateLimited = 0;
+    for (let attempt = 1; ; attempt++) {
       const before = recorder.content.length;
       try {
-        return await this.streamStep(client, req, ctx, recorder);
+        return await streamStep(client, req, ctx, recorder, { firstTokenMs: this.config.firstTokenTimeoutMs, idleMs: this.config.streamIdleTimeoutMs });
       } catch (e) {
         if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
-        const err = e instanceof ModelRequestError ? e : new ModelRequestError('MODEL_ERROR', (e as Error).message, false);
+        if (!(e instanceof ModelRequestError)) throw e;
         const streamed = recorder.content.length > before;
-        this.logger.warn({ turnId: ctx.turnId, step: req.step, attempt, server: req.server, error: err.message }, 'model request failed');
-        if (attempt === 1 && err.retryable && !streamed) {
-          first = err;
+        this.logger.warn({ turnId: ctx.turnId, step, attempt, status: e.status, error: e.message }, 'model request failed');
+        if (e.contextExceeded) throw e;
+        if (e.status === 429 && !streamed && rateLimited < MAX_RATE_LIMIT_RETRIES) {
+          const wait = e.retryAfterMs ?? this.config.retryDelayMs;
+          if (wait <= MAX_RATE_LIMIT_WAIT_MS) {
+            rateLimited++;
+            await sleep(wait, ctx.signal);
+            continue;
+          }
+          throw new AgentTurnError(e.code, `${where}: rate limited; the server asks to wait ${fmtMs(wait)} (${e.message}). Try again later.`);
+        }
+        if (!first && e.retryable && !streamed) {
+          first = e;
           await sleep(this.config.retryDelayMs, ctx.signal);
           continue;
         }
         const tried = first
-          ? first.message === err.message
+          ? first.message === e.message
             ? ' (tried twice)'
             : ` (tried twice; first attempt: ${first.message})`
           : streamed
             ? ' (after part of the answer was streamed, so it was not retried)'
             : '';
         // Server-side trouble: the operator cannot fix it, an administrator can test the server.
-        const advice = err.code === 'MODEL_UNAVAILABLE' || err.code === 'TIMEOUT' ? ' An administrator can check the model server under Settings → Test connection.' : '';
-        const said = `${err.message}${tried}`;
-        throw new AgentTurnError(err.code, `Model server ${req.server} (model ${req.model || 'unset'}): ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
+        const advice = e.code === 'MODEL_UNAVAILABLE' || e.code === 'TIMEOUT' ? ' An administrator can check the model server under Settings → Test connection.' : '';
+        const said = `${e.message}${tried}`;
+        throw new AgentTurnError(e.code, `${where}: ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
       }
     }
-    throw new Error('unreachable');
-  }
-
-  /** Streams one chat-completions request, emitting text deltas; classifies failures as `ModelRequestError`. */
-  private async streamStep(
-    client: OpenAI,
-    req: { model: string; messages: ChatCompletionMessageParam[]; tools: ChatCompletionTool[] },
-    ctx: AgentTurnContext,
-    recorder: TurnRecorder,
-  ): Promise<StepResult> {
-    const watchdog = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const arm = (ms: number, what: string) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => watchdog.abort(new ModelRequestError('TIMEOUT', what, false)), ms);
-    };
-    arm(this.config.firstTokenTimeoutMs, `no response within ${fmtMs(this.config.firstTokenTimeoutMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
-    const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
-    const assembler = new ToolCallAssembler();
-    let text = '';
-    let finishReason: string | null = null;
-    try {
-      turnTrace.mark(ctx.turnId, 'model.request');
-      const stream = await client.chat.completions.create(
-        { model: req.model, messages: req.messages, tools: req.tools, tool_choice: 'auto', stream: true },
-        { signal },
-      );
-      turnTrace.mark(ctx.turnId, 'model.headers');
-      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-        arm(this.config.streamIdleTimeoutMs, `the stream stalled for ${fmtMs(this.config.streamIdleTimeoutMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
-        const choice = chunk.choices?.[0];
-        if (!choice) continue;
-        const piece = choice.delta?.content;
-        if (piece) {
-          if (!text && recorder.content && !recorder.content.endsWith('\n')) await recorder.say('\n\n');
-          text += piece;
-          await recorder.say(piece);
-        }
-        assembler.add(choice.delta?.tool_calls as never);
-        if (choice.finish_reason) finishReason = choice.finish_reason;
-      }
-      // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      if (watchdog.signal.aborted) throw watchdog.signal.reason;
-    } catch (e) {
-      if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
-      if (watchdog.signal.aborted) throw watchdog.signal.reason;
-      throw classify(e);
-    } finally {
-      clearTimeout(timer);
-    }
-    const toolCalls = assembler.calls();
-    const nameless = toolCalls.find((c) => !c.name);
-    if (nameless) throw new ModelRequestError('MODEL_ERROR', `malformed tool call ${nameless.id}: no function name`, true);
-    return { text, toolCalls, finishReason };
   }
 }
 
-/** Maps an `openai` SDK error to a `ModelRequestError` with the server's own message. */
-export function classify(e: unknown): ModelRequestError {
-  if (e instanceof ModelRequestError) return e;
-  if (e instanceof APIConnectionTimeoutError) return new ModelRequestError('TIMEOUT', 'no response headers in time', false);
-  if (e instanceof APIConnectionError) return new ModelRequestError('MODEL_UNAVAILABLE', connectionFailure(e, undefined), true);
-  if (e instanceof APIUserAbortError) return new ModelRequestError('MODEL_ERROR', 'request aborted', false);
-  if (e instanceof APIError) {
-    const status = e.status;
-    const retryable = status === undefined || status >= 500 || status === 429 || status === 408;
-    return new ModelRequestError(status !== undefined && status >= 500 ? 'MODEL_UNAVAILABLE' : 'MODEL_ERROR', e.message || `HTTP ${status}`, retryable);
+/**
+ * The arguments of a tool call as the next request repeats them: the validated ones (defaults
+ * applied) when the call ran, the model's own JSON object when it was refused, else `{}` (servers
+ * that render the history through a chat template parse them, and fail on text that is not JSON).
+ */
+function argumentsToSendBack(exec: ToolExecution, raw: string): string {
+  if (exec.ok) return JSON.stringify(exec.args);
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? JSON.stringify(parsed) : '{}';
+  } catch {
+    return '{}';
   }
-  if (e instanceof SyntaxError) return new ModelRequestError('MODEL_ERROR', `malformed stream (${e.message})`, true);
-  const err = e as Error;
-  return new ModelRequestError('MODEL_ERROR', err?.message ?? String(e), /terminated|socket|ECONNRESET|other side closed/i.test(err?.message ?? ''));
 }
 
-function fmtMs(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+/** Where the budget came from, for messages. */
+function budgetSource(configured: number, serverContext: number | null): string {
+  return serverContext && Math.floor(serverContext * SERVER_CONTEXT_SHARE) < configured
+    ? `80 % of the server's ${serverContext}-token context window, below AGENT_CONTEXT_TOKENS ${configured}`
+    : `AGENT_CONTEXT_TOKENS`;
+}
+
+/** The turn's error when the server refused the prompt as too long even with a smaller history. */
+function contextTooSmall(where: string, e: ModelRequestError, budget: number, serverContext: number | null): AgentTurnError {
+  return new AgentTurnError(
+    'CONTEXT_OVERFLOW',
+    `${where} refused the prompt as longer than its context window (${e.message}), also with a smaller history (budget ${budget} tokens${serverContext ? `; the server reports ${serverContext}` : ''}). ` +
+      `Raise the server's context (Ollama: OLLAMA_CONTEXT_LENGTH or the model's num_ctx; llama.cpp: --ctx-size; vLLM: --max-model-len; LM Studio: the model's context length) or lower AGENT_CONTEXT_TOKENS.`,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

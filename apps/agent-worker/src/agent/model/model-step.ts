@@ -1,0 +1,137 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { TurnErrorCode } from '@corpus-chat/contracts';
+import { turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
+import type { TurnRecorder } from '../turn-recorder';
+import { describeModelError, type ModelFailure } from './model-errors';
+import { StepDecoder, type DecodedStep } from './step-decoder';
+
+/** Why one model request failed, what the operator should read, and whether trying again may help. */
+export class ModelRequestError extends Error {
+  readonly code: TurnErrorCode;
+  readonly retryable: boolean;
+  readonly retryAfterMs?: number;
+  readonly contextExceeded: boolean;
+  readonly status?: number;
+
+  constructor(failure: ModelFailure) {
+    super(failure.message);
+    this.name = 'ModelRequestError';
+    this.code = failure.code;
+    this.retryable = failure.retryable;
+    this.retryAfterMs = failure.retryAfterMs;
+    this.contextExceeded = failure.contextExceeded ?? false;
+    this.status = failure.status;
+  }
+}
+
+/** One chat-completions request of a turn. */
+export interface StepRequest {
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  tools: ChatCompletionTool[];
+}
+
+/** A decoded step and where its shown text starts in the turn's answer (its length before the step). */
+export type ShownStep = DecodedStep & { shownFrom: number };
+
+/** The timers of one streamed request (milliseconds). */
+export interface StepTimeouts {
+  firstTokenMs: number;
+  idleMs: number;
+}
+
+/**
+ * Streams one model request through `StepDecoder` and shows the operator only the answer text:
+ * reasoning and tool calls written as text never reach the answer, and text shown before the decoder
+ * recognised them is cut back with `text.reset`. A step that follows earlier text starts on a new
+ * paragraph. Failures come out as `ModelRequestError`; the turn's abort signal is rethrown as is.
+ *
+ * Timers: `firstTokenMs` until the first chunk, then `idleMs` between chunks; either aborts the
+ * request (closing the connection) with a `TIMEOUT` error.
+ */
+export async function streamStep(
+  client: OpenAI,
+  req: StepRequest,
+  ctx: Pick<AgentTurnContext, 'signal' | 'turnId'>,
+  recorder: TurnRecorder,
+  timeouts: StepTimeouts,
+): Promise<ShownStep> {
+  const watchdog = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number, what: string) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => watchdog.abort(new ModelRequestError({ code: 'TIMEOUT', message: what, retryable: false })), ms);
+  };
+  arm(timeouts.firstTokenMs, `no response within ${fmtMs(timeouts.firstTokenMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
+  const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
+  const decoder = new StepDecoder();
+  const shown = new StepText(recorder);
+  try {
+    turnTrace.mark(ctx.turnId, 'model.request');
+    const stream = await client.chat.completions.create(
+      {
+        model: req.model,
+        messages: req.messages,
+        tools: req.tools,
+        tool_choice: 'auto',
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { signal },
+    );
+    turnTrace.mark(ctx.turnId, 'model.headers');
+    for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      arm(timeouts.idleMs, `the stream stalled for ${fmtMs(timeouts.idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+      await shown.apply(decoder.push(chunk));
+    }
+    // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    if (watchdog.signal.aborted) throw watchdog.signal.reason;
+    const { out, step } = decoder.end();
+    await shown.apply(out);
+    return { ...step, shownFrom: shown.from };
+  } catch (e) {
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
+    if (watchdog.signal.aborted) throw watchdog.signal.reason;
+    throw e instanceof ModelRequestError ? e : new ModelRequestError(describeModelError(e));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What one step has shown of its answer, as offsets into the turn's whole answer text. */
+class StepText {
+  /** The answer's length before this step (and before its paragraph break). */
+  private base = -1;
+  private gap = 0;
+
+  constructor(private readonly recorder: TurnRecorder) {}
+
+  /** Where this step's text starts in the answer (the answer's length when it showed nothing). */
+  get from(): number {
+    return this.base >= 0 ? this.base : this.recorder.content.length;
+  }
+
+  async apply(outputs: ReturnType<StepDecoder['push']>): Promise<void> {
+    for (const o of outputs) {
+      if (o.kind === 'text') {
+        if (!o.text) continue;
+        if (this.base < 0) {
+          this.base = this.recorder.content.length;
+          const needsBreak = this.base > 0 && !this.recorder.content.endsWith('\n');
+          if (needsBreak) await this.recorder.say('\n\n');
+          this.gap = needsBreak ? 2 : 0;
+        }
+        await this.recorder.say(o.text);
+      } else if (this.base >= 0) {
+        await this.recorder.reset(o.length === 0 ? this.base : this.base + this.gap + o.length, o.reason);
+        if (o.length === 0) this.base = -1;
+      }
+    }
+  }
+}
+
+export function fmtMs(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
+}
