@@ -541,8 +541,9 @@ scenario('7. a number the model states without a tool result is named in a warni
     await page.goto(`${stack.baseUrl}/chat`);
     await newThread();
     await ask(question);
-    const answer = await settledAnswer(1, 90_000);
-    assert.equal(answer.trim(), invented);
+    await settledAnswer(1, 90_000);
+    const prose = await page.locator('cc-assistant-message').last().locator('cc-markdown').allInnerTexts();
+    assert.equal(prose.join('').trim(), invented);
     assert.ok(model.completionRequests.length - requestsBefore >= 2, 'the model was asked again after the tool result');
 
     const checkAnswer = async () => {
@@ -571,9 +572,10 @@ scenario('7. a number the model states without a tool result is named in a warni
     await settledAnswer(1);
     await checkAnswer();
     await shot('7b-unverified-number-after-reload');
-  } finally {
-    modelScript = { words: ['Hello.'], delayMs: 0 };
     await putModelSettings({ backend: 'builtin' });
+  } finally {
+    // Settings are put back only on success, so a failure's screenshot shows the answer.
+    modelScript = { words: ['Hello.'], delayMs: 0 };
   }
 });
 
