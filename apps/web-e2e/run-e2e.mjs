@@ -9,7 +9,8 @@
  * on one origin, one agent-worker), then drives Debian's Chromium with playwright-core through the
  * five scenarios of the issue. Slow turns use the agent's scripted OpenAI-compatible server,
  * configured through the Settings page. Each scenario saves a screenshot to test-artifacts/e2e/.
- * Scenario 6 adds an operator from the Operators page and continues as that operator.
+ * Scenario 6 adds an operator from the Operators page and continues as that operator; scenario 7
+ * signs in as the admin again and scripts a model that states a number no tool result supports.
  * Everything started is stopped, and the database and Redis keys removed, even on failure.
  *
  * Env: SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium),
@@ -48,8 +49,17 @@ let browser;
 /** @type {import('playwright-core').Page} */
 let page;
 let model; // the scripted OpenAI-compatible server
-/** What the scripted model streams for the next chat completion. */
+/** Builders of scripted answers (`script.text`, `script.toolCall`), loaded with the server. */
+let script;
+/**
+ * What the scripted model streams for the next chat completions: `{ words, delayMs }` streams the
+ * words as one answer every time; `{ steps }` answers the n-th streamed request after the script
+ * was set with `steps[n]` (a `ScriptedResponse`), repeating the last step after that, so one turn's
+ * tool loop (tool call, then answer, then any re-ask) can be scripted in order.
+ */
 let modelScript = { words: ['Hello.'], delayMs: 0 };
+/** Streamed requests answered since `modelScript` was last set (for `steps`). */
+const stepsServed = new WeakMap();
 const dialogs = [];
 const pageErrors = [];
 
@@ -58,11 +68,17 @@ const SLOW_WORDS = (n) => Array.from({ length: n }, (_, i) => `word${i + 1}`);
 function startScriptedModel() {
   // The agent helper's scripted server (TypeScript), loaded with the repository's SWC require hook.
   require(path.join(root, 'tools', 'build', 'register.cjs'));
-  const { ScriptedOpenAiServer } = require(path.join(root, 'apps', 'agent-worker', 'src', 'agent', 'testing', 'scripted-openai-server.ts'));
-  return ScriptedOpenAiServer.start().then((server) => {
+  const scripted = require(path.join(root, 'apps', 'agent-worker', 'src', 'agent', 'testing', 'scripted-openai-server.ts'));
+  script = scripted.script;
+  return scripted.ScriptedOpenAiServer.start().then((server) => {
     server.models = ['e2e-slow-model'];
     server.responder = (req) => {
       if (!req.body?.stream) return { kind: 'completion', text: 'pong' };
+      if (modelScript.steps) {
+        const served = stepsServed.get(modelScript) ?? 0;
+        stepsServed.set(modelScript, served + 1);
+        return modelScript.steps[Math.min(served, modelScript.steps.length - 1)];
+      }
       const { words, delayMs } = modelScript;
       return {
         kind: 'stream',
@@ -506,6 +522,61 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   await page.getByTestId('change-password-message').filter({ hasText: 'Password changed.' }).waitFor();
   await page.goto(`${stack.baseUrl}/reports`);
   await page.getByTestId('report-row').first().waitFor();
+});
+
+scenario('7. a number the model states without a tool result is named in a warning and highlighted in the answer', { timeout: 180_000 }, async () => {
+  // Scenario 6 ends as an operator; Settings needs the admin.
+  await page.context().clearCookies();
+  await signIn();
+  await putModelSettings({ backend: 'openai', baseUrl: model.baseUrl, model: 'e2e-slow-model' });
+  const question = 'How many findings relate to SQL injection?';
+  const [total] = expectedNumbers(question);
+  const invented = 'The exact total is 84 findings.';
+  assert.notEqual(total, 84, 'the corpus total must differ from the invented number');
+  // Step 1 searches; every later request (the answer, and the worker's one re-ask about the
+  // unsupported number) answers with the same invented total.
+  modelScript = { steps: [script.toolCall('search_findings', { text: 'SQL injection' }), script.text(invented)] };
+  const requestsBefore = model.completionRequests.length;
+  try {
+    await page.goto(`${stack.baseUrl}/chat`);
+    await newThread();
+    await ask(question);
+    await settledAnswer(1, 90_000);
+    const prose = await page.locator('cc-assistant-message').last().locator('cc-markdown').allInnerTexts();
+    assert.equal(prose.join('').trim(), invented);
+    assert.ok(model.completionRequests.length - requestsBefore >= 2, 'the model was asked again after the tool result');
+
+    const checkAnswer = async () => {
+      const message = page.locator('cc-assistant-message').last();
+      const counts = await message.getByTestId('tool-count').allInnerTexts();
+      assert.ok(counts.some((c) => new RegExp(`^\\d+ of ${total}$`).test(c.trim())), `the card shows the real total ${total}: ${counts}`);
+      const warning = message.getByTestId('unverified-warning');
+      await warning.waitFor();
+      assert.equal(await warning.getAttribute('role'), 'note');
+      assert.equal(
+        (await warning.locator('.message').innerText()).split('.')[0],
+        'Not backed by a tool result: 84',
+        'the warning names 84',
+      );
+      const marks = message.locator('[data-testid="answer"] mark.unverified');
+      assert.deepEqual(await marks.allInnerTexts(), ['84']);
+      assert.equal(await marks.first().getAttribute('title'), 'No tool result of this turn supports this number');
+      // The card's own figures are never marked.
+      assert.equal(await message.locator('cc-tool-card mark').count(), 0);
+    };
+    await checkAnswer();
+    await shot('7-unverified-number');
+
+    // After a reload the stored answer carries the same check.
+    await page.reload();
+    await settledAnswer(1);
+    await checkAnswer();
+    await shot('7b-unverified-number-after-reload');
+    await putModelSettings({ backend: 'builtin' });
+  } finally {
+    // Settings are put back only on success, so a failure's screenshot shows the answer.
+    modelScript = { words: ['Hello.'], delayMs: 0 };
+  }
 });
 
 test('the pages ran without uncaught errors', () => {

@@ -1,11 +1,14 @@
 import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
+import type { AnswerVerification } from '@corpus-chat/contracts';
 import { MarkdownView } from '../markdown/markdown';
 import { ToolCard } from './tool-card';
 import type { TurnPart, TurnPhase } from './turn-state';
 
 /**
- * An assistant answer, stored or streaming: tool cards and Markdown prose in arrival order, then
- * the turn's state ("queued (position N)", "thinking", stopped, or the error with Retry).
+ * An assistant answer, stored or streaming: the model's reasoning (collapsed), tool cards and
+ * Markdown prose in arrival order with the numbers no tool result supports highlighted, a warning
+ * naming those numbers, then the turn's state ("queued (position N)", "thinking", stopped, or the
+ * error with Retry).
  */
 @Component({
   selector: 'cc-assistant-message',
@@ -24,8 +27,14 @@ export class AssistantMessage {
   readonly errorMessage = input<string | null>(null);
   readonly canRetry = input(false);
   readonly stopping = input(false);
+  /** The answer's number check (`turn.done` or the stored metadata); `null` when there is none. */
+  readonly verification = input<AnswerVerification | null>(null);
+  /** The model's reasoning, shown as plain text; `null` or blank hides it. */
+  readonly reasoning = input<string | null>(null);
   readonly retry = output<void>();
 
+  protected readonly unsupported = computed<readonly string[]>(() => this.verification()?.unsupported ?? []);
+  protected readonly reasoningText = computed(() => (this.reasoning()?.trim() ? this.reasoning() : null));
   protected readonly running = computed(() => this.phase() === 'queued' || this.phase() === 'running');
   /** "thinking" while the worker has the turn but nothing new is being written. */
   protected readonly thinking = computed(() => {

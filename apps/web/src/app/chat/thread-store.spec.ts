@@ -111,6 +111,41 @@ describe('ThreadStore', () => {
     expect(store.canSend()).toBe(true);
   });
 
+  it('shows the live answer cut back by text.reset with the check of turn.done, then the stored one with its reasoning', async () => {
+    const question = userMsg('t8', 'How many findings relate to SQL injection?');
+    api.get.mockResolvedValueOnce(detail([question], { turnId: 't8', status: 'running', lastSeq: 0 }));
+    await store.open(CHAT);
+    socket.push(
+      ev('t8', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }),
+      ev('t8', 2, { type: 'text.delta', text: 'The exact total is 84 findings.' }),
+      ev('t8', 3, { type: 'text.reset', length: 0, reason: 'reask' }),
+      ev('t8', 4, { type: 'text.delta', text: 'The exact total is 84 findings!' }),
+    );
+    const streaming = store.entries().at(-1)!;
+    expect(streaming.kind === 'live' && turnText(streaming.turn)).toBe('The exact total is 84 findings!');
+
+    // The re-read after turn.done is held back: until it answers, the live turn shows the check.
+    let answerReread: (chat: ChatDetailView) => void = () => undefined;
+    api.get.mockReturnValueOnce(new Promise<ChatDetailView>((resolve) => (answerReread = resolve)));
+    const verification = { checked: 1, unsupported: ['84'], reasked: true };
+    socket.push(ev('t8', 5, { type: 'turn.done', messageId: 'a-t8', verification }));
+    const ended = store.entries().at(-1)!;
+    expect(ended.kind === 'live' && ended.turn.verification).toEqual(verification);
+
+    const stored: ChatMessageView = {
+      ...assistantMsg('t8', 'The exact total is 84 findings!'),
+      metadata: { toolCalls: [], verification, reasoning: 'The card says 184, but 84 sounds right.' },
+    };
+    answerReread(detail([question, stored]));
+    await flush();
+    const last = store.entries().at(-1)!;
+    expect(last.kind).toBe('assistant');
+    expect(last.kind === 'assistant' && { verification: last.verification, reasoning: last.reasoning }).toEqual({
+      verification,
+      reasoning: 'The card says 184, but 84 sounds right.',
+    });
+  });
+
   it('sends with a client message id, disables sending while the turn runs, and shows queued state', async () => {
     api.get.mockResolvedValueOnce(detail([]));
     await store.open(CHAT);

@@ -1,11 +1,21 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type { ChatDetailView, ChatEvent, ChatMessageView, JoinChatAck } from '@corpus-chat/contracts';
+import type { AnswerVerification, ChatDetailView, ChatEvent, ChatMessageView, JoinChatAck } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { newClientMessageId } from './client-message-id';
-import { applyChatEvent, hasGap, isTurnOver, newLiveTurn, partsOfMessage, type LiveTurn, type TurnPart } from './turn-state';
+import {
+  applyChatEvent,
+  hasGap,
+  isTurnOver,
+  newLiveTurn,
+  partsOfMessage,
+  reasoningOfMessage,
+  verificationOfMessage,
+  type LiveTurn,
+  type TurnPart,
+} from './turn-state';
 
 /** A thread id as the API makes them (a UUID). */
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,7 +37,14 @@ interface ThreadState {
 /** One entry of the conversation as the thread view draws it. */
 export type ThreadEntry =
   | { kind: 'user'; key: string; message: ChatMessageView }
-  | { kind: 'assistant'; key: string; message: ChatMessageView; parts: TurnPart[] }
+  | {
+      kind: 'assistant';
+      key: string;
+      message: ChatMessageView;
+      parts: TurnPart[];
+      verification: AnswerVerification | null;
+      reasoning: string | null;
+    }
   | { kind: 'live'; key: string; turn: LiveTurn };
 
 /** Wait before asking for a replay when events arrived behind a missing seq. */
@@ -95,7 +112,14 @@ export class ThreadStore {
     const entries: ThreadEntry[] = (chat?.messages ?? []).map((m) =>
       m.role === 'user'
         ? { kind: 'user', key: m.id, message: m }
-        : { kind: 'assistant', key: m.id, message: m, parts: partsOfMessage(m) },
+        : {
+            kind: 'assistant',
+            key: m.id,
+            message: m,
+            parts: partsOfMessage(m),
+            verification: verificationOfMessage(m),
+            reasoning: reasoningOfMessage(m),
+          },
     );
     if (live && !this.isStored(live.turnId)) entries.push({ kind: 'live', key: `live-${live.turnId}`, turn: live });
     return entries;

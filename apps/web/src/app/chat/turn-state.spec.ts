@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatEvent, ChatEventBody, ChatMessageView } from '@corpus-chat/contracts';
-import { applyChatEvent, hasGap, isTurnOver, newLiveTurn, partsOfMessage, turnText, type LiveTurn } from './turn-state';
+import {
+  applyChatEvent,
+  hasGap,
+  isTurnOver,
+  newLiveTurn,
+  partsOfMessage,
+  reasoningOfMessage,
+  turnText,
+  verificationOfMessage,
+  type LiveTurn,
+} from './turn-state';
 
 const CHAT = 'c1';
 const TURN = 't1';
@@ -112,6 +122,101 @@ describe('applyChatEvent', () => {
       ev(3, { type: 'tool.result', callId: 'k', name: 'finding_detail', ok: false, summary: 'id must be ≥ 1' }),
     ]);
     expect(t.parts[0]).toMatchObject({ kind: 'tool', call: { state: 'failed', summary: 'id must be ≥ 1', args: { id: 0 } } });
+  });
+});
+
+describe('text.reset', () => {
+  const started = ev(1, { type: 'turn.started', workerId: 'w1', attempt: 1 });
+
+  it('cuts the streamed prose back to `length` characters and the next delta continues from there', () => {
+    const t = reduce([
+      started,
+      ev(2, { type: 'text.delta', text: 'The total is ' }),
+      ev(3, { type: 'text.delta', text: '<think>let me guess' }),
+      ev(4, { type: 'text.reset', length: 13, reason: 'reasoning' }),
+      ev(5, { type: 'text.delta', text: '184.' }),
+    ]);
+    expect(t.parts).toEqual([{ kind: 'text', text: 'The total is 184.' }]);
+  });
+
+  it('counts across text parts separated by tool cards and keeps every tool card', () => {
+    const before = reduce([
+      started,
+      ev(2, { type: 'text.delta', text: 'Let me look. ' }),
+      ev(3, { type: 'tool.call', ...search, args: { text: 'SQL injection' } }),
+      ev(4, { type: 'tool.result', ...search, ok: true, summary: '184 findings', data: { total: 184, returned: 5 } }),
+      ev(5, { type: 'text.delta', text: 'Found 184. ' }),
+      ev(6, { type: 'text.delta', text: '{"name": "count_findings"}' }),
+    ]);
+    expect(turnText(before)).toBe('Let me look. Found 184. {"name": "count_findings"}');
+
+    // 13 + 11: the tool call written as text goes, the prose on both sides of the card stays.
+    const cut = applyChatEvent(before, ev(7, { type: 'text.reset', length: 24, reason: 'tool_call' }));
+    expect(cut.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}:${p.call.state}]`))).toEqual([
+      'Let me look. ',
+      '[k1:ok]',
+      'Found 184. ',
+    ]);
+
+    // Into the first part: the second text part is dropped, the card stays after the kept prose.
+    const deeper = applyChatEvent(cut, ev(8, { type: 'text.reset', length: 7, reason: 'reask' }));
+    expect(deeper.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}]`))).toEqual(['Let me ', '[k1]']);
+
+    // A new answer after the card starts its own text part, it is not glued to the text before it.
+    const rewritten = applyChatEvent(deeper, ev(9, { type: 'text.delta', text: 'The exact total is 184.' }));
+    expect(rewritten.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}]`))).toEqual([
+      'Let me ',
+      '[k1]',
+      'The exact total is 184.',
+    ]);
+  });
+
+  it('to 0 removes all prose and keeps the tool cards; a reset beyond the text changes nothing', () => {
+    const t = reduce([
+      started,
+      ev(2, { type: 'tool.call', ...search, args: {} }),
+      ev(3, { type: 'text.delta', text: 'The exact total is 84 findings.' }),
+    ]);
+    const emptied = applyChatEvent(t, ev(4, { type: 'text.reset', length: 0, reason: 'reask' }));
+    expect(emptied.parts).toEqual([t.parts[0]]);
+    const beyond = applyChatEvent(t, ev(4, { type: 'text.reset', length: 500, reason: 'reask' }));
+    expect(beyond.parts).toEqual(t.parts);
+  });
+
+  it('applies a reset parked behind a gap in order, after the deltas it cuts', () => {
+    const early = reduce([started, ev(3, { type: 'text.reset', length: 4, reason: 'reask' }), ev(4, { type: 'text.delta', text: ' is 84.' })]);
+    expect(turnText(early)).toBe('');
+    const healed = applyChatEvent(early, ev(2, { type: 'text.delta', text: 'Total of everything' }));
+    expect(turnText(healed)).toBe('Tota is 84.');
+  });
+});
+
+describe('verification', () => {
+  it('is null while the turn runs and carries the check of turn.done once it ends', () => {
+    const running = reduce(happyPath.slice(0, 6));
+    expect(running.verification).toBeNull();
+    const verification = { checked: 2, unsupported: ['84', '1,204'], reasked: true };
+    const done = applyChatEvent(running, ev(7, { type: 'turn.done', messageId: 'm2', verification }));
+    expect(done.verification).toEqual(verification);
+    expect(reduce(happyPath).verification).toBeNull();
+  });
+
+  it('is read from a stored message, with its reasoning (blank reasoning counts as none)', () => {
+    const message: ChatMessageView = {
+      id: 'm2',
+      turnId: TURN,
+      role: 'assistant',
+      content: 'The exact total is 84 findings.',
+      status: 'complete',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      metadata: { toolCalls: [], verification: { checked: 1, unsupported: ['84'] }, reasoning: 'The tool said 184.' },
+    };
+    expect(verificationOfMessage(message)).toEqual({ checked: 1, unsupported: ['84'] });
+    expect(reasoningOfMessage(message)).toBe('The tool said 184.');
+    const plain = { ...message, metadata: { toolCalls: [], reasoning: ' \n ' } };
+    expect(verificationOfMessage(plain)).toBeNull();
+    expect(reasoningOfMessage(plain)).toBeNull();
+    expect(verificationOfMessage({ ...message, role: 'user', metadata: {} })).toBeNull();
   });
 });
 

@@ -1,4 +1,5 @@
 import type {
+  AnswerVerification,
   ChatEvent,
   ChatMessageView,
   StoredToolCall,
@@ -39,6 +40,8 @@ export interface LiveTurn {
   error: { code: TurnErrorCode; message: string } | null;
   /** The assistant message id from `turn.done` / `turn.cancelled`. */
   messageId: string | null;
+  /** The number check of the answer from `turn.done`; `null` before it or when the worker sent none. */
+  verification: AnswerVerification | null;
   /** Events that arrived ahead of a gap (seq > lastSeq + 1), applied once the gap is filled. */
   pending: ChatEvent[];
 }
@@ -62,6 +65,7 @@ export function newLiveTurn(
     parts: [],
     error: null,
     messageId: null,
+    verification: null,
     pending: [],
   };
 }
@@ -155,7 +159,13 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
       return { ...t, parts };
     }
     case 'turn.done':
-      return { ...t, phase: 'done', messageId: event.messageId, parts: settleTools(t.parts) };
+      return {
+        ...t,
+        phase: 'done',
+        messageId: event.messageId,
+        verification: event.verification ?? null,
+        parts: settleTools(t.parts),
+      };
     case 'turn.cancelled':
       return { ...t, phase: 'cancelled', messageId: event.messageId, parts: settleTools(t.parts) };
     case 'turn.error':
@@ -163,7 +173,11 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
   }
 }
 
-/** The parts with their prose cut to its first `length` characters (tool cards are kept). */
+/**
+ * The parts with their prose cut to its first `length` characters (UTF-16 units of all text parts
+ * joined, as `text.reset` counts them); tool cards are kept where they were, text emptied by the
+ * cut is dropped.
+ */
 function cutText(parts: TurnPart[], length: number): TurnPart[] {
   let left = length;
   const kept: TurnPart[] = [];
@@ -194,4 +208,16 @@ export function partsOfMessage(message: ChatMessageView): TurnPart[] {
   }));
   if (message.content) parts.push({ kind: 'text', text: message.content });
   return parts;
+}
+
+/** The stored number check of an assistant message; `null` when it has none (planner, older answers). */
+export function verificationOfMessage(message: ChatMessageView): AnswerVerification | null {
+  const v = 'verification' in message.metadata ? message.metadata.verification : undefined;
+  return v && Array.isArray(v.unsupported) ? v : null;
+}
+
+/** The stored reasoning of an assistant message; `null` when it has none or only whitespace. */
+export function reasoningOfMessage(message: ChatMessageView): string | null {
+  const r = 'reasoning' in message.metadata ? message.metadata.reasoning : undefined;
+  return typeof r === 'string' && r.trim() ? r : null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from './markdown';
+import { UNVERIFIED_TITLE, renderMarkdown } from './markdown';
 
 const dom = (html: string): HTMLElement => {
   const div = document.createElement('div');
@@ -44,5 +44,53 @@ describe('renderMarkdown', () => {
     const el = dom(renderMarkdown('```\n<b>not bold</b>\n```'));
     expect(el.querySelector('pre code')?.textContent).toBe('<b>not bold</b>\n');
     expect(el.querySelector('b')).toBeNull();
+  });
+});
+
+describe('renderMarkdown with unverified numbers', () => {
+  const marks = (el: HTMLElement): string[] => Array.from(el.querySelectorAll('mark.unverified')).map((m) => m.textContent ?? '');
+
+  it('marks each whole-number occurrence, with the title saying why', () => {
+    const el = dom(renderMarkdown('The exact total is **84** findings; 84 of them are open.', ['84']));
+    expect(marks(el)).toEqual(['84', '84']);
+    expect(el.querySelector('strong > mark.unverified')).not.toBeNull();
+    expect(el.querySelector('mark')?.getAttribute('title')).toBe(UNVERIFIED_TITLE);
+    expect(el.textContent).toBe('The exact total is 84 findings; 84 of them are open.\n');
+  });
+
+  it('never marks a number inside a larger one (1,840, 184, 3.84, 84,000, 84.5, v84x)', () => {
+    const el = dom(renderMarkdown('1,840 and 184 and 3.84 and 84,000 and 84.5 and v84x, but 84.', ['84']));
+    expect(marks(el)).toEqual(['84']);
+    expect(el.querySelector('mark')?.previousSibling?.textContent).toMatch(/but $/);
+  });
+
+  it('matches thousands separators and percentages as written', () => {
+    const el = dom(renderMarkdown('Not backed: 1,204 findings (12.5%), not 1204 nor 204.', ['1,204', '12.5%', '204']));
+    expect(marks(el)).toEqual(['1,204', '12.5%', '204']);
+  });
+
+  it('marks numbers in list items and table cells without breaking the markup', () => {
+    const el = dom(renderMarkdown('| Severity | Count |\n| --- | ---: |\n| high | 84 |\n| low | 840 |\n\n- 84 open\n- 8 closed', ['84']));
+    expect(el.querySelectorAll('tbody tr')).toHaveLength(2);
+    expect(el.querySelector('tbody tr:first-child td:last-child')?.innerHTML).toBe('<mark class="unverified" title="' + UNVERIFIED_TITLE + '">84</mark>');
+    expect(el.querySelector('tbody tr:last-child td:last-child')?.textContent).toBe('840');
+    expect(el.querySelector('li mark')?.textContent).toBe('84');
+    expect(marks(el)).toEqual(['84', '84']);
+  });
+
+  it('keeps text that looks like HTML as text next to a mark', () => {
+    const el = dom(renderMarkdown('<b>84</b> & 84 <script>x</script>', ['84']));
+    expect(el.querySelector('b')).toBeNull();
+    expect(el.querySelector('script')).toBeNull();
+    expect(el.textContent).toContain('<b>84</b> & 84 <script>x</script>');
+    expect(marks(el)).toEqual(['84', '84']);
+  });
+
+  it('leaves code blocks as written and marks nothing without numbers', () => {
+    const el = dom(renderMarkdown('```\ntotal = 84\n```\n84 in prose', ['84']));
+    expect(el.querySelector('pre code')?.textContent).toBe('total = 84\n');
+    expect(marks(el)).toEqual(['84']);
+    expect(renderMarkdown('84 findings', [])).toBe(renderMarkdown('84 findings'));
+    expect(renderMarkdown('84 findings', [' '])).not.toContain('<mark');
   });
 });

@@ -39,7 +39,7 @@ function installHooks(): void {
  * relative one such as SARIF's `[a value](1)`, which points into the report) stays as its text,
  * not as a dead link.
  */
-export function renderMarkdown(source: string): string {
+export function renderMarkdown(source: string, unverified: readonly string[] = []): string {
   installHooks();
   const html = markdown.parse(source) as string;
   const fragment = DOMPurify.sanitize(html, {
@@ -52,9 +52,59 @@ export function renderMarkdown(source: string): string {
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#)/i,
   });
   for (const a of Array.from(fragment.querySelectorAll('a:not([href])'))) a.replaceWith(...Array.from(a.childNodes));
+  markUnverified(fragment, unverified);
   const out = document.createElement('div');
   out.append(fragment);
   return out.innerHTML;
+}
+
+/** Shown on each highlighted number. */
+export const UNVERIFIED_TITLE = 'No tool result of this turn supports this number';
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A pattern matching any of `numbers` exactly as written ("84", "1,204", "12.5%", "twelve") as a
+ * whole number: "84" matches in "84 findings" and "84." but not in "1,840", "3.84", "184" or
+ * "84,000". `null` when there is nothing to match.
+ */
+export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | null {
+  const wanted = [...new Set(numbers.map((n) => n.trim()).filter((n) => n.length > 0))];
+  if (!wanted.length) return null;
+  // Longest first, so "1,204" wins over a listed "204" at the same position.
+  const alternatives = wanted.sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+  return new RegExp(`(?<![\\p{L}\\p{N}])(?<!\\p{N}[.,])(?:${alternatives})(?![\\p{L}\\p{N}])(?![.,]\\p{N})`, 'giu');
+}
+
+/**
+ * Wraps each whole-number occurrence of `numbers` in the already sanitised DOM in
+ * `<mark class="unverified">`. Works on text nodes only, so the answer's markup and escaping are
+ * untouched; code blocks are left as they were written.
+ */
+function markUnverified(root: DocumentFragment, numbers: readonly string[]): void {
+  const pattern = unverifiedNumberPattern(numbers);
+  if (!pattern) return;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.parentElement?.closest('pre')) texts.push(n as Text);
+  }
+  for (const text of texts) {
+    const value = text.data;
+    const pieces: (string | Node)[] = [];
+    let from = 0;
+    for (const match of value.matchAll(pattern)) {
+      const mark = document.createElement('mark');
+      mark.className = 'unverified';
+      mark.title = UNVERIFIED_TITLE;
+      mark.textContent = match[0];
+      pieces.push(value.slice(from, match.index), mark);
+      from = match.index + match[0].length;
+    }
+    if (from === 0) continue;
+    pieces.push(value.slice(from));
+    text.replaceWith(...pieces.filter((p) => p !== ''));
+  }
 }
 
 /** Renders an assistant answer's Markdown (sanitised by `renderMarkdown`). */
@@ -70,7 +120,11 @@ export function renderMarkdown(source: string): string {
 export class MarkdownView {
   private readonly sanitizer = inject(DomSanitizer);
   readonly source = input.required<string>();
+  /** Numbers as written in the answer that no tool result supports; highlighted where they occur. */
+  readonly unverified = input<readonly string[]>([]);
   // DOMPurify already removed everything unsafe; Angular's own sanitizer would strip the table and
   // task-list markup it does not know and warn on every delta.
-  protected readonly html = computed<SafeHtml>(() => this.sanitizer.bypassSecurityTrustHtml(renderMarkdown(this.source())));
+  protected readonly html = computed<SafeHtml>(() =>
+    this.sanitizer.bypassSecurityTrustHtml(renderMarkdown(this.source(), this.unverified())),
+  );
 }
