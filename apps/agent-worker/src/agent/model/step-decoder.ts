@@ -37,16 +37,21 @@ export interface DecodedStep {
  * nothing was pending, then compares the answer with what was shown (linear in the answer).
  */
 export class StepDecoder {
-  private content = '';
-  /** `content` before this offset is decoded for good (no markup pending, no think block open): */
-  private settledAt = 0;
-  /** …its answer text and reasoning, and whether it held a think tag. */
-  private settledAnswer = '';
+  /** The step's content is `settledRaw + tail`; the first part is decoded for good (no markup pending, no think block open): */
+  private settledRaw = '';
+  private tail = '';
+  /** …its answer text, whether that has non-blank characters, its reasoning, whether it held a think tag. */
+  private settledText = '';
+  private settledStarted = false;
   private settledThinking: string[] = [];
   private sawThinkTag = false;
-  private fieldReasoning = '';
+  /** The blanks ending the settled text, not shown until something follows them. */
+  private unshown = '';
+  /** Characters of `unshown` + the unsettled answer text already shown or skipped as leading blanks. */
+  private consumed = 0;
   private shown = '';
   private loneThinkClose = false;
+  private fieldReasoning = '';
   private readonly assembler = new ToolCallAssembler();
   private finishReason: string | null = null;
   private usage: DecodedStep['usage'];
@@ -65,69 +70,89 @@ export class StepDecoder {
     if (Array.isArray(delta['tool_calls'])) this.assembler.add(delta['tool_calls'] as ToolCallDelta[]);
     const piece = contentText(delta['content']);
     if (!piece) return [];
-    this.content += piece;
-    return this.release(false);
+    this.tail += piece;
+    const out: DecoderOutput[] = [];
+    const d = this.decode(false);
+    this.cutForLoneClose(d.loneClose, out);
+    const pending = this.unshown + d.scan.text;
+    const resolved = this.unshown.length + (d.scan.heldFrom ?? d.scan.text.length);
+    if (resolved > this.consumed) {
+      let more = pending.slice(this.consumed, resolved);
+      if (!this.shown) {
+        this.consumed += more.length - more.trimStart().length;
+        more = more.trimStart();
+      }
+      const visible = more.trimEnd();
+      if (visible) {
+        out.push({ kind: 'text', text: visible });
+        this.shown += visible;
+        this.consumed += visible.length;
+      }
+    }
+    if (d.scan.heldFrom === null && !d.scan.calls.length && !d.open) {
+      this.settledRaw += this.tail;
+      this.tail = '';
+      this.settledText += d.scan.text;
+      this.settledStarted ||= /\S/.test(d.scan.text);
+      this.settledThinking = d.thinking;
+      this.sawThinkTag ||= d.tagged;
+      this.unshown = pending.slice(this.consumed);
+      this.consumed = 0;
+    }
+    return out;
   }
 
   end(): { out: DecoderOutput[]; step: DecodedStep } {
-    const out = this.release(true);
-    const { thinking, scan } = this.decode(true);
+    const out: DecoderOutput[] = [];
+    const d = this.decode(true);
+    this.cutForLoneClose(d.loneClose, out);
+    const kept = d.scan.settledKept === undefined ? this.settledText + d.scan.text : this.settledText.slice(0, d.scan.settledKept);
+    const answer = kept.trim();
+    if (!answer.startsWith(this.shown)) {
+      let keep = 0;
+      while (keep < this.shown.length && this.shown[keep] === answer[keep]) keep++;
+      out.push({ kind: 'reset', length: keep, reason: 'tool_call' });
+      this.shown = this.shown.slice(0, keep);
+    }
+    if (answer.length > this.shown.length) {
+      out.push({ kind: 'text', text: answer.slice(this.shown.length) });
+      this.shown = answer;
+    }
     const native = this.assembler.calls();
     const seen = new Set(native.map((c) => callKey(c.name, c.arguments)));
-    const fromText = scan.calls.filter((c) => !seen.has(callKey(c.name, c.arguments)));
+    const fromText = d.scan.calls.filter((c) => !seen.has(callKey(c.name, c.arguments)));
     const toolCalls = [...native, ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments }))].map((c, i) => ({
       ...c,
       index: i,
       id: c.id || `call_text_${i}`,
     }));
-    const reasoning = [this.fieldReasoning, ...thinking].map((r) => r.trim()).filter(Boolean).join('\n\n');
+    const reasoning = [this.fieldReasoning, ...d.thinking].map((r) => r.trim()).filter(Boolean).join('\n\n');
     const step: DecodedStep = { text: this.shown, reasoning, toolCalls, toolCallsFromText: fromText.length > 0, finishReason: this.finishReason };
     if (this.usage) step.usage = this.usage;
     return { out, step };
   }
 
-  /** Shows what became safe since the last call, cutting back first when the shown text no longer holds. */
-  private release(final: boolean): DecoderOutput[] {
-    const out: DecoderOutput[] = [];
-    const { loneClose, scan } = this.decode(final);
-    if (loneClose && !this.loneThinkClose) {
-      this.loneThinkClose = true;
-      if (this.shown) out.push({ kind: 'reset', length: 0, reason: 'reasoning' });
-      this.shown = '';
-    }
-    const lead = scan.text.length - scan.text.trimStart().length;
-    const answer = scan.text.trim();
-    const safe = final || scan.heldFrom === null ? answer.length : Math.min(answer.length, Math.max(0, scan.heldFrom - lead));
-    const target = answer.slice(0, safe);
-    if (!target.startsWith(this.shown)) {
-      if (!final && answer.startsWith(this.shown)) return out; // still consistent, only held further back
-      let keep = 0;
-      while (keep < this.shown.length && this.shown[keep] === target[keep]) keep++;
-      out.push({ kind: 'reset', length: keep, reason: 'tool_call' });
-      this.shown = this.shown.slice(0, keep);
-    }
-    if (target.length > this.shown.length) {
-      out.push({ kind: 'text', text: target.slice(this.shown.length) });
-      this.shown = target;
-    }
-    return out;
+  /** The first lone `</think>` turns all before it into reasoning: what was shown of it is cut. */
+  private cutForLoneClose(loneClose: boolean, out: DecoderOutput[]): void {
+    if (!loneClose || this.loneThinkClose) return;
+    this.loneThinkClose = true;
+    if (this.shown) out.push({ kind: 'reset', length: 0, reason: 'reasoning' });
+    this.shown = '';
+    this.settledText = '';
+    this.settledStarted = false;
+    this.unshown = '';
+    this.consumed = 0;
   }
 
-  /** Decodes the content not settled yet; while streaming, settles it when nothing in it is pending. */
+  /** Decodes the content after the settled part (all of it when a lone `</think>` turns up there). */
   private decode(final: boolean) {
-    const tail = this.content.slice(this.settledAt);
-    const split = splitThink(tail, !this.sawThinkTag);
+    const split = splitThink(this.tail, !this.sawThinkTag);
     const thinking = split.loneClose
-      ? [this.content.slice(0, this.settledAt) + split.thinking[0], ...split.thinking.slice(1)]
+      ? [this.settledRaw + split.thinking[0], ...split.thinking.slice(1)]
       : [...this.settledThinking, ...split.thinking];
-    const scan = scanToolMarkup(split.answer, final, split.loneClose ? '' : this.settledAnswer);
-    if (!final && scan.heldFrom === null && !scan.calls.length && !split.open) {
-      this.settledAt = this.content.length;
-      this.settledAnswer = scan.text;
-      this.settledThinking = thinking;
-      this.sawThinkTag ||= split.loneClose || split.thinking.length > 0;
-    }
-    return { thinking, loneClose: split.loneClose, scan };
+    const settled = split.loneClose ? { started: false, text: '' } : { started: this.settledStarted, text: this.settledText };
+    const tagged = split.loneClose || split.thinking.length > 0;
+    return { thinking, tagged, loneClose: split.loneClose, open: split.open, scan: scanToolMarkup(split.answer, final, settled) };
   }
 
   private readUsage(usage: unknown): void {

@@ -16,6 +16,16 @@ export interface MarkupScan {
   /** While streaming: `text` from this offset on may still turn out to be markup; null when none of it can. */
   heldFrom: number | null;
   calls: TextToolCall[];
+  /** When a call ending the answer begins inside the settled text: how many of its characters stay answer text. */
+  settledKept?: number;
+}
+
+/** Answer text before the scanned content that an earlier scan found free of markup. */
+export interface SettledText {
+  /** It has non-blank characters, so the content is not the start of the answer. */
+  started: boolean;
+  /** The text itself; read only by a final scan (a call ending the answer may begin in it). */
+  text: string;
 }
 
 /** Markup whose content is only known once it is closed (or the stream ends). */
@@ -30,26 +40,25 @@ const HOLD_TAGS = ['<think>', '</think>', ...OPENERS];
  * `name[ARGS]{…}`), a content that is only a call object or list (`arguments` or Llama's
  * `parameters`), and a call object ending the content on a line of its own. Markup that is not a
  * call stays in `text`. `final: false` (streaming) marks where undecided markup starts instead of
- * judging it; `final: true` judges everything. `settled`: answer text before `content` that an
- * earlier scan found free of markup (so it is not scanned again); it starts the returned `text`.
- * Never throws.
+ * judging it; `final: true` judges everything. `settled`: the answer text before `content`, not
+ * scanned again. Never throws.
  */
-export function scanToolMarkup(content: string, final: boolean, settled = ''): MarkupScan {
-  const start = settled.trim() ? -1 : content.search(/\S/);
+export function scanToolMarkup(content: string, final: boolean, settled: SettledText = { started: false, text: '' }): MarkupScan {
+  const start = settled.started ? -1 : content.search(/\S/);
   if (start >= 0 && (content[start] === '{' || content[start] === '[') && !content.startsWith('[TOOL_CALLS]', start)) {
     const r = jsonCallsAt(content, start);
-    if (r === 'partial' && !final) return { text: settled, heldFrom: settled.length, calls: [] };
+    if (r === 'partial' && !final) return { text: '', heldFrom: 0, calls: [] };
     if (r === 'partial') {
       const loose = looseCall(content);
-      if (loose) return { text: settled, heldFrom: null, calls: [loose] };
+      if (loose) return { text: '', heldFrom: null, calls: [loose] };
     } else if (r && !content.slice(r.end).trim()) {
       // A lone call may yet be followed by prose, which would make it an answer that shows JSON.
-      return final ? { text: settled, heldFrom: null, calls: r.calls } : { text: settled, heldFrom: settled.length, calls: [] };
+      return final ? { text: '', heldFrom: null, calls: r.calls } : { text: '', heldFrom: 0, calls: [] };
     }
   }
 
   const calls: TextToolCall[] = [];
-  let text = settled;
+  let text = '';
   const keep = (s: string) => {
     if (!calls.length) text += s;
   };
@@ -72,8 +81,10 @@ export function scanToolMarkup(content: string, final: boolean, settled = ''): M
   }
   keep(tail);
   if (!calls.length) {
-    const trailing = trailingCall(text);
-    if (trailing) return { text: text.slice(0, trailing.at), heldFrom: null, calls: trailing.calls };
+    const before = settled.text.length;
+    const trailing = trailingCall(settled.text + text);
+    if (trailing && trailing.at < before) return { text: '', heldFrom: null, calls: trailing.calls, settledKept: trailing.at };
+    if (trailing) return { text: text.slice(0, trailing.at - before), heldFrom: null, calls: trailing.calls };
   }
   return { text, heldFrom: null, calls };
 }
