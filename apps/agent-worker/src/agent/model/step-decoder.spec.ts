@@ -150,6 +150,7 @@ describe('StepDecoder: reasoning', () => {
       'I will look.\n{"name": "b", "arguments": {}}',
       'See:\n```json\n{"k": "`"}\n```\nDone [TOOL] <tool> `x`.',
       '<think>x</think>[TOOL_CALLS]c[ARGS]{"y": 2}',
+      '<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Yes.',
     ];
     const mismatches: string[] = [];
     for (const content of samples) {
@@ -181,6 +182,16 @@ describe('StepDecoder: reasoning', () => {
     ]);
     expect(d.seen).toBe('There are 3 critical findings.');
     expect(d.step).toMatchObject({ text: 'There are 3 critical findings.', reasoning: 'Okay, the user wants the critical count.' });
+  });
+
+  it('llama.cpp serving gpt-oss with its channel markers left in the content: analysis is reasoning, final the answer', async () => {
+    const d = await replay([
+      llama({ role: 'assistant', content: null }),
+      ...contentChunks(llama, '<|chan', 'nel|>analysis<|message|>User wants the total. Call nothing.', '<|start|>assistant<|chan', 'nel|>final<|message|>There are 184 findings.'),
+      llama({}, 'stop'),
+    ]);
+    expect(d.pushes.flat()).toEqual([{ kind: 'text', text: 'There are 184 findings.' }]);
+    expect(d.step).toMatchObject({ text: 'There are 184 findings.', reasoning: 'User wants the total. Call nothing.' });
   });
 
   it('vLLM sending the same text as reasoning_content and reasoning keeps it once, then joins <think> blocks', () => {

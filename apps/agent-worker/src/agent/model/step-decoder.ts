@@ -146,7 +146,7 @@ export class StepDecoder {
 
   /** Decodes the content after the settled part (all of it when a lone `</think>` turns up there). */
   private decode(final: boolean) {
-    const split = splitThink(this.tail, !this.sawThinkTag);
+    const split = splitThink(harmonyAsThink(this.tail), !this.sawThinkTag);
     const thinking = split.loneClose
       ? [this.settledRaw + split.thinking[0], ...split.thinking.slice(1)]
       : [...this.settledThinking, ...split.thinking];
@@ -196,6 +196,20 @@ export function splitThink(content: string, loneAllowed = true): { answer: strin
     thinking.push(rest.slice(o + '<think>'.length, c));
     rest = rest.slice(c + '</think>'.length);
   }
+}
+
+/**
+ * gpt-oss (harmony) channel markers a server left in the content, as think tags: the analysis
+ * channel is reasoning, the final channel the answer; end markers are dropped.
+ */
+export function harmonyAsThink(content: string): string {
+  if (!content.includes('<|')) return content;
+  return content
+    .replaceAll('<|channel|>analysis<|message|>', '<think>')
+    .replaceAll('<|start|>assistant', '')
+    .replaceAll('<|channel|>final<|message|>', '</think>')
+    .replaceAll('<|end|>', '')
+    .replaceAll('<|return|>', '');
 }
 
 /** `content` as text: a string, or the text parts of a content-part list. */

@@ -30,8 +30,20 @@ export interface SettledText {
 
 /** Markup whose content is only known once it is closed (or the stream ends). */
 const OPENERS = ['<tool_call>', '<function=', '```', '[TOOL_CALLS]'] as const;
-/** Tags a partial suffix of the text may be the start of; held until the next characters decide. */
-const HOLD_TAGS = ['<think>', '</think>', ...OPENERS];
+/**
+ * Tags a partial suffix of the text may be the start of; held until the next characters decide.
+ * The reasoning tags (`<think>`, gpt-oss channel markers) are taken out before the scan.
+ */
+const HOLD_TAGS = [
+  '<think>',
+  '</think>',
+  '<|channel|>analysis<|message|>',
+  '<|channel|>final<|message|>',
+  '<|start|>assistant',
+  '<|end|>',
+  '<|return|>',
+  ...OPENERS,
+];
 
 /**
  * Finds the tool calls in `content`, the answer text of one step: Hermes `<tool_call>` blocks
