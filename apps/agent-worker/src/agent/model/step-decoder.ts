@@ -13,7 +13,7 @@ export type DecoderOutput = { kind: 'text'; text: string } | { kind: 'reset'; le
 export interface DecodedStep {
   /** The step's answer text without markup or reasoning, trimmed: exactly what was shown after resets. */
   text: string;
-  /** The step's reasoning: `reasoning_content` / `reasoning` deltas, then `<think>` blocks, joined by blank lines. */
+  /** The step's reasoning: `reasoning_content` / `reasoning` deltas, then `<think>` blocks (and gpt-oss analysis), joined by blank lines. */
   reasoning: string;
   /** Native calls (in index order), then calls written as text (in text order), numbered from 0. */
   toolCalls: AssembledToolCall[];
@@ -33,8 +33,10 @@ export interface DecodedStep {
  *
  * `push` takes each chunk and returns what to show now; `end` decides what was still held and
  * returns the step. Odd chunks (no `choices`, a null `delta` or `content`, unknown fields) are
- * ignored, never thrown on. Each push decodes only the content since the last point where
- * nothing was pending, then compares the answer with what was shown (linear in the answer).
+ * ignored, never thrown on. While streaming, a reset happens only for a lone `</think>` (cut to
+ * 0); at `end`, a call recognised after its prose was shown cuts back to that prose. Each push
+ * decodes only the content since the last point where nothing was pending, so a long answer costs
+ * time linear in its length.
  */
 export class StepDecoder {
   /** The step's content is `settledRaw + tail`; the first part is decoded for good (no markup pending, no think block open): */
