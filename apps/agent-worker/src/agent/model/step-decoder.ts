@@ -172,7 +172,7 @@ export class StepDecoder {
  * reasoning, unless `loneAllowed` is false (an earlier part had a think tag). A block still open
  * at the end is reasoning too (`open`); stray closing tags are dropped.
  */
-export function splitThink(content: string, loneAllowed = true): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
+function splitThink(content: string, loneAllowed = true): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
   const thinking: string[] = [];
   let rest = content;
   const close = content.indexOf('</think>');
@@ -204,7 +204,7 @@ export function splitThink(content: string, loneAllowed = true): { answer: strin
  * gpt-oss (harmony) channel markers a server left in the content, as think tags: the analysis
  * channel is reasoning, the final channel the answer; end markers are dropped.
  */
-export function harmonyAsThink(content: string): string {
+function harmonyAsThink(content: string): string {
   if (!content.includes('<|')) return content;
   return content
     .replaceAll('<|channel|>analysis<|message|>', '<think>')

@@ -110,7 +110,7 @@ function isCompleteJson(text: string): boolean {
  * Arguments as the tool layer takes them: `{}` for none, a JSON object that a proxy encoded twice
  * (a JSON string holding the object) unwrapped, anything else as sent.
  */
-export function normaliseArguments(text: string): string {
+function normaliseArguments(text: string): string {
   if (!text.trim()) return '{}';
   try {
     const v: unknown = JSON.parse(text);
