@@ -35,3 +35,69 @@ describe('ToolCallAssembler', () => {
     expect(a.calls()[0].name).toBe('search_findings');
   });
 });
+
+describe('ToolCallAssembler with servers that do not keep calls apart by index', () => {
+  it('splits parallel calls that all carry index 0 at their ids (some vLLM tool parsers, LiteLLM)', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 0, id: 'chatcmpl-tool-a', type: 'function', function: { name: 'count_findings_by' } }]);
+    a.add([{ index: 0, function: { arguments: '{"field": ' } }]);
+    a.add([{ index: 0, function: { arguments: '"severity"}' } }]);
+    a.add([{ index: 0, id: 'chatcmpl-tool-b', type: 'function', function: { name: 'list_all_reports' } }]);
+    a.add([{ index: 0, function: { arguments: '{}' } }]);
+    expect(a.calls()).toEqual([
+      { index: 0, id: 'chatcmpl-tool-a', name: 'count_findings_by', arguments: '{"field": "severity"}' },
+      { index: 1, id: 'chatcmpl-tool-b', name: 'list_all_reports', arguments: '{}' },
+    ]);
+  });
+
+  it('splits calls without ids at a new name once the current arguments are complete JSON', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ function: { name: 'search_findings', arguments: '{"severity": "high"}' } }]);
+    a.add([{ function: { name: 'search_findings', arguments: '{"severity": "critical"}' } }]);
+    a.add([{ index: 3, function: { name: 'finding_detail', arguments: '{"id": 7}' } }]);
+    a.add([{ index: 3, function: { name: 'finding_detail', arguments: '{"id": 8}' } }]);
+    expect(a.calls().map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['call_0', 'search_findings', '{"severity": "high"}'],
+      ['call_1', 'search_findings', '{"severity": "critical"}'],
+      ['call_2', 'finding_detail', '{"id": 7}'],
+      ['call_3', 'finding_detail', '{"id": 8}'],
+    ]);
+  });
+
+  it('takes whole calls in one fragment each, as Ollama sends them', () => {
+    const a = new ToolCallAssembler();
+    a.add([
+      { id: 'call_x1', index: 0, type: 'function', function: { name: 'search_findings', arguments: '{"text":"xss"}' } },
+      { id: 'call_x2', index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } },
+    ]);
+    expect(a.calls().map((c) => [c.id, c.name, JSON.parse(c.arguments)])).toEqual([
+      ['call_x1', 'search_findings', { text: 'xss' }],
+      ['call_x2', 'get_corpus_overview', {}],
+    ]);
+  });
+
+  it('stringifies arguments sent as an object, unwraps a doubly encoded object, and reads empty ones as {}', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 0, id: 'p', function: { name: 'search_findings', arguments: { severity: 'high', limit: 5 } } }]);
+    a.add([{ index: 1, id: 'q', function: { name: 'finding_detail', arguments: JSON.stringify('{"id": 3}') } }]);
+    a.add([{ index: 2, id: 'r', function: { name: 'list_all_reports', arguments: '' } }]);
+    a.add([{ index: 3, id: 's', function: { name: 'get_corpus_overview' } }]);
+    expect(a.calls().map((c) => c.arguments)).toEqual(['{"severity":"high","limit":5}', '{"id": 3}', '{}', '{}']);
+  });
+
+  it('keeps one call when a proxy repeats its id and name in every fragment', () => {
+    const a = new ToolCallAssembler();
+    a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '{"text":' } }]);
+    a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '"sqli"}' } }]);
+    a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '' } }]);
+    expect(a.calls()).toEqual([{ index: 0, id: 'c1', name: 'search_findings', arguments: '{"text":"sqli"}' }]);
+  });
+
+  it('ignores fragments that are not objects and arguments of other types', () => {
+    const a = new ToolCallAssembler();
+    a.add([null, 'x', 3] as never);
+    a.add('nope' as never);
+    a.add([{ index: 0, id: 'k', function: { name: 'list_all_reports', arguments: 42 as never } }]);
+    expect(a.calls()).toEqual([{ index: 0, id: 'k', name: 'list_all_reports', arguments: '{}' }]);
+  });
+});

@@ -3,12 +3,26 @@ export interface ToolCallDelta {
   index?: number | null;
   id?: string | null;
   type?: string | null;
-  function?: { name?: string | null; arguments?: string | null } | null;
+  /** `arguments` is JSON text; some proxies and Ollama-native shapes send the object itself. */
+  function?: { name?: string | null; arguments?: string | Record<string, unknown> | null } | null;
 }
 
-/** A tool call put back together from its fragments. `arguments` is the raw JSON text the model sent. */
+/**
+ * A tool call put back together from its fragments. `index`: its position among the step's calls;
+ * `arguments`: the JSON text the model sent (`{}` when it sent none), or its raw text when that is
+ * not JSON.
+ */
 export interface AssembledToolCall {
   index: number;
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+interface Slot {
+  /** The server's `index`, or the opening order for fragments without one. */
+  key: number;
+  seq: number;
   id: string;
   name: string;
   arguments: string;
@@ -17,47 +31,95 @@ export interface AssembledToolCall {
 /**
  * Reassembles streamed tool calls. OpenAI-compatible servers send a call's `id` and `name` in its
  * first fragment and its `arguments` JSON split over any number of later fragments, keyed by
- * `index`; several calls may interleave. Servers that omit `index` are handled by `id`, or by
- * appending to the latest call. Calls without an id get `call_<index>`.
+ * `index`; several calls may interleave. Some vLLM parsers and proxies give every parallel call
+ * `index: 0` (or none), so a fragment also starts a new call when its `id` differs from the current
+ * call's, or when it brings a `name` while the current call already has a name and complete JSON
+ * arguments. Ollama sends each call whole in one fragment. Calls without an id get `call_<n>`.
  */
 export class ToolCallAssembler {
-  private readonly slots = new Map<number, AssembledToolCall>();
-  private latest: AssembledToolCall | undefined;
+  private readonly slots: Slot[] = [];
+  private readonly current = new Map<number, Slot>();
+  private latest: Slot | undefined;
 
-  add(deltas: ToolCallDelta[] | null | undefined): void {
-    for (const d of deltas ?? []) {
-      const slot = this.slotFor(d);
-      if (d.id && !slot.id) slot.id = d.id;
-      const name = d.function?.name;
+  /** Adds the fragments of one chunk; fragments that are not objects are ignored. */
+  add(deltas: readonly ToolCallDelta[] | null | undefined): void {
+    if (!Array.isArray(deltas)) return;
+    for (const d of deltas as unknown[]) {
+      if (!d || typeof d !== 'object') continue;
+      const frag = d as ToolCallDelta;
+      const fn = frag.function && typeof frag.function === 'object' ? frag.function : undefined;
+      const id = typeof frag.id === 'string' ? frag.id : '';
+      const name = typeof fn?.name === 'string' ? fn.name : '';
+      const slot = this.slotFor(frag.index, id, name);
+      if (id && !slot.id) slot.id = id;
       if (name && slot.name !== name) slot.name += name;
-      if (d.function?.arguments) slot.arguments += d.function.arguments;
+      slot.arguments += argumentsText(fn?.arguments);
       this.latest = slot;
     }
   }
 
-  private slotFor(d: ToolCallDelta): AssembledToolCall {
-    if (d.index != null) return this.slots.get(d.index) ?? this.open(d.index);
-    if (d.id) {
-      for (const s of this.slots.values()) if (s.id === d.id) return s;
-      return this.open(this.slots.size);
-    }
-    return this.latest ?? this.open(this.slots.size);
+  private slotFor(index: unknown, id: string, name: string): Slot {
+    const key = typeof index === 'number' && Number.isInteger(index) ? index : undefined;
+    let slot: Slot | undefined;
+    if (key !== undefined) slot = this.current.get(key);
+    else if (id) slot = this.slots.find((s) => s.id === id) ?? this.open(undefined);
+    else slot = this.latest;
+    if (!slot) return this.open(key);
+    if (id && slot.id === id) return slot;
+    const otherId = id !== '' && slot.id !== '' && slot.id !== id;
+    const nextCall = name !== '' && slot.name !== '' && isCompleteJson(slot.arguments);
+    return otherId || nextCall ? this.open(key) : slot;
   }
 
-  private open(index: number): AssembledToolCall {
-    const slot = { index, id: '', name: '', arguments: '' };
-    this.slots.set(index, slot);
+  private open(key: number | undefined): Slot {
+    const slot: Slot = { key: key ?? this.slots.length, seq: this.slots.length, id: '', name: '', arguments: '' };
+    this.slots.push(slot);
+    if (key !== undefined) this.current.set(key, slot);
     return slot;
   }
 
-  /** The calls in index order. */
+  /** The calls in index order (calls sharing an index in arrival order), numbered from 0. */
   calls(): AssembledToolCall[] {
-    return [...this.slots.values()]
-      .sort((a, b) => a.index - b.index)
-      .map((c) => ({ ...c, id: c.id || `call_${c.index}`, name: c.name.trim() }));
+    return [...this.slots]
+      .sort((a, b) => a.key - b.key || a.seq - b.seq)
+      .map((c, i) => ({ index: i, id: c.id || `call_${i}`, name: c.name.trim(), arguments: normaliseArguments(c.arguments) }));
   }
 
   get size(): number {
-    return this.slots.size;
+    return this.slots.length;
   }
+}
+
+function argumentsText(args: unknown): string {
+  if (typeof args === 'string') return args;
+  if (args && typeof args === 'object') return JSON.stringify(args);
+  return '';
+}
+
+function isCompleteJson(text: string): boolean {
+  if (!text.trim()) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Arguments as the tool layer takes them: `{}` for none, a JSON object that a proxy encoded twice
+ * (a JSON string holding the object) unwrapped, anything else as sent.
+ */
+function normaliseArguments(text: string): string {
+  if (!text.trim()) return '{}';
+  try {
+    const v: unknown = JSON.parse(text);
+    if (typeof v === 'string') {
+      const inner: unknown = JSON.parse(v);
+      if (inner && typeof inner === 'object' && !Array.isArray(inner)) return v;
+    }
+  } catch {
+    // not JSON (or a string that is not JSON): the tool layer reports it to the model
+  }
+  return text;
 }
