@@ -1,0 +1,315 @@
+import type { AnswerVerification } from '@corpus-chat/contracts';
+import { numberTokens, type NumberToken } from './number-tokens';
+
+/** One tool call of the turn: its name, its arguments and the JSON text the model saw as its result. */
+export interface ProvenanceEvidence {
+  name: string;
+  args: unknown;
+  content: string;
+}
+
+export interface ProvenanceInput {
+  answer: string;
+  /** The operator's message of this turn (its numbers, like "top 3", may be repeated). */
+  userMessage: string;
+  evidence: readonly ProvenanceEvidence[];
+}
+
+/**
+ * Checks every number of `answer` against the turn's sources: each number in a tool result's
+ * content or a call's arguments (counts, ids, limits, CVSS scores, numbers inside returned text),
+ * each number of the operator's message, and exact arithmetic over those: a + b, |a − b|, the sum
+ * of a numeric field over a returned list (or over any part of a list of at most
+ * {@link SUBSET_MAX} items, like the five severities), how many items a list holds (per value of a
+ * text field, or with a positive count), the same field summed over several calls, and a share
+ * a/b (×100 for a percentage) rounded or truncated to the decimals the answer writes.
+ * Identifiers (`CVE-2021-44228`, `2.14.1`, `CWE-89`) are supported when written in a source or
+ * when each numeric part is a source number. Pure and deterministic.
+ *
+ * Returns `checked`: how many numbers the answer states; `unsupported`: each unsupported number as
+ * written, once, in order of appearance.
+ */
+export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
+  const tokens = numberTokens(input.answer);
+  if (!tokens.length) return { checked: 0, unsupported: [] };
+  const sources = collectSources(input);
+  const unsupported: string[] = [];
+  for (const t of tokens)
+    if (!isSupported(t, sources) && !unsupported.includes(t.text)) unsupported.push(t.text);
+  return { checked: tokens.length, unsupported };
+}
+
+/**
+ * The message sent to a model whose answer held unsupported numbers: names them, lists each tool
+ * result's total (or says no tool was called) and asks for an answer from those results only.
+ */
+export function reaskMessage(v: AnswerVerification, evidence: readonly ProvenanceEvidence[]): string {
+  const named = v.unsupported.map((n) => `"${n}"`).join(', ');
+  const lines = [
+    `Your answer states ${v.unsupported.length === 1 ? 'a number' : 'numbers'} that no tool result of this turn supports: ${named}.`,
+  ];
+  if (!evidence.length)
+    lines.push(
+      'You called no tool in this turn, so no number about the corpus is supported yet: call a tool for each number you state.',
+    );
+  else {
+    lines.push('The tool results of this turn:');
+    for (const e of evidence) lines.push(`- ${e.name}(${compactArgs(e.args)}): ${totalOf(e.content)}`);
+  }
+  lines.push(
+    'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them; ' +
+      'if a number you need is not there, call a tool for it or say that you do not know it.',
+  );
+  return lines.join('\n');
+}
+
+/** Items of a list whose every part sum is a supported number (the severities, the verdicts). */
+export const SUBSET_MAX = 6;
+
+interface Sources {
+  /** Numbers written in a source (counts and names such as ids), with how often each occurs. */
+  direct: Map<number, number>;
+  /** Counts written in a source and exact derived ones (sums, counts): what arithmetic uses. */
+  all: Map<number, number>;
+  /** The distinct counts and whole-list facts, ascending: the parts and wholes of shares. */
+  sorted: number[];
+  /** Every source text, lower-cased, for identifiers. */
+  text: string;
+}
+
+/** Numbers compared as keys: sums of decimals such as CVSS scores must not drift. */
+const norm = (n: number) => Math.round(n * 1e6) / 1e6;
+const add = (m: Map<number, number>, n: number) => {
+  if (Number.isFinite(n)) m.set(norm(n), (m.get(norm(n)) ?? 0) + 1);
+};
+
+function collectSources(input: ProvenanceInput): Sources {
+  const direct = new Map<number, number>();
+  /** Numbers that name something (ids, CWE ids, scores, numbers inside text): supported as written, never added up. */
+  const literal = new Map<number, number>();
+  const derived: number[] = [];
+  /** Sums of some items of a list, or of one field over some calls: for a + b, not for shares. */
+  const partial: number[] = [];
+  const texts: string[] = [];
+  /** One numeric field across calls (`total`, `groups[high].count`): summed over several calls. */
+  const series = new Map<string, number[]>();
+  /** Keys of listed items with a positive count, per list, across calls (for "N reports have …"). */
+  const keysByList = new Map<string, Set<string>>();
+
+  const readText = (s: string, counts: boolean) => {
+    texts.push(s);
+    for (const t of numberTokens(s)) {
+      if (t.kind === 'number') add(counts ? direct : literal, t.value);
+      else for (const p of t.parts) if (/^\d+$/.test(p)) add(literal, Number(p));
+    }
+  };
+  const walk = (v: unknown, path: string, key: string, inResult: boolean): void => {
+    if (typeof v === 'number') {
+      texts.push(String(v));
+      if (!isCountKey(key)) return add(literal, v);
+      add(direct, v);
+      if (inResult) series.set(path, [...(series.get(path) ?? []), v]);
+    } else if (typeof v === 'string') readText(v, false);
+    else if (Array.isArray(v)) {
+      const objects = v.filter(
+        (x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x),
+      );
+      if (objects.length) derived.push(...listFacts(objects, path, keysByList, partial));
+      v.forEach((x, i) => walk(x, `${path}[${itemKey(x) ?? i}]`, key, inResult));
+    } else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, k, inResult);
+  };
+
+  readText(input.userMessage, true);
+  for (const e of input.evidence) {
+    walk(typeof e.args === 'string' ? parseJson(e.args) : e.args, `${e.name}:args`, '', false);
+    walk(parseJson(e.content), `${e.name}:`, '', true);
+  }
+  for (const values of series.values()) if (values.length > 1) partial.push(...partSums(values));
+  for (const keys of keysByList.values())
+    derived.push(keys.size, keys.has('none') ? keys.size - 1 : keys.size);
+
+  const all = new Map(direct);
+  for (const n of derived) add(all, n);
+  const sorted = [...all.keys()].sort((a, b) => a - b);
+  for (const n of partial) add(all, n);
+  for (const [n, c] of literal) direct.set(n, (direct.get(n) ?? 0) + c);
+  return { direct, all, sorted, text: texts.join('\n').toLowerCase() };
+}
+
+/**
+ * Exact facts of one returned list of items: its length; per numeric field (ids aside) the sum,
+ * how many items have it positive and, for a short list, every part sum; per text field how many
+ * items have each value.
+ */
+function listFacts(
+  items: Record<string, unknown>[],
+  path: string,
+  keysByList: Map<string, Set<string>>,
+  parts: number[],
+): number[] {
+  const out = [items.length];
+  const numeric = new Map<string, number[]>();
+  const byText = new Map<string, number>();
+  for (const item of items) {
+    for (const [k, x] of Object.entries(item)) {
+      if (typeof x === 'number' && isCountKey(k)) numeric.set(k, [...(numeric.get(k) ?? []), x]);
+      else if (typeof x === 'string' && x.length <= 40)
+        byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
+    }
+    const key = itemKey(item);
+    const listPath = path.replace(/^[^:]*:/, '');
+    if (
+      key !== undefined &&
+      Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0)
+    ) {
+      keysByList.set(listPath, (keysByList.get(listPath) ?? new Set()).add(key));
+    }
+  }
+  for (const values of numeric.values()) {
+    out.push(
+      values.filter((x) => x > 0).length,
+      values.reduce((a, b) => a + b, 0),
+    );
+    if (values.length <= SUBSET_MAX) parts.push(...partSums(values));
+  }
+  // A text field that differs on every item (a name, a title) counts nothing.
+  const distinct = new Map<string, number>();
+  for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
+  for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) out.push(n);
+  return out;
+}
+
+/** Every sum of two or more of `values` when there are at most SUBSET_MAX of them, else their total. */
+function partSums(values: readonly number[]): number[] {
+  if (values.length > SUBSET_MAX) return [values.reduce((a, b) => a + b, 0)];
+  const out: number[] = [];
+  for (let mask = 1; mask < 1 << values.length; mask++) {
+    if ((mask & (mask - 1)) === 0) continue; // one item: already a direct number
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) if (mask & (1 << i)) sum += values[i];
+    out.push(sum);
+  }
+  return out;
+}
+
+/** Fields whose numbers name something rather than count it (ids, CWE ids, scores). */
+const NAMING_KEY = /^(?:id|cwe|cvss|score|base_score|version)$|Id$|Score$/;
+const isCountKey = (key: string) => !NAMING_KEY.test(key);
+
+/** The key naming a listed item across calls: `key` (a group), else `filename`, else `id`. */
+function itemKey(x: unknown): string | undefined {
+  if (!x || typeof x !== 'object') return undefined;
+  const o = x as Record<string, unknown>;
+  const k = o['key'] ?? o['filename'] ?? o['id'];
+  return typeof k === 'string' || typeof k === 'number' ? String(k) : undefined;
+}
+
+function isSupported(t: NumberToken, s: Sources): boolean {
+  if (t.kind === 'identifier') {
+    if (containsLiteral(s.text, t.text.toLowerCase())) return true;
+    return t.parts.every((p) => (/^\d+$/.test(p) ? s.direct.has(Number(p)) : containsLiteral(s.text, p)));
+  }
+  if (t.cut && containsLiteral(s.text, t.text, true)) return true;
+  if (!t.percent && (s.direct.has(norm(t.value)) || numberSupported(t.value, s))) return true;
+  if (t.percent && s.all.has(norm(t.value))) return true;
+  if ((t.percent || t.decimals > 0) && shareSupported(t.value, t.decimals, t.percent ? 100 : 1, s))
+    return true;
+  return !!t.spaced && t.spaced.every((n) => numberSupported(n, s));
+}
+
+/** `x` is a source number, or a + b or |a − b| of two source numbers (two occurrences when a = b). */
+function numberSupported(x: number, s: Sources): boolean {
+  const v = norm(x);
+  if (s.all.has(v)) return true;
+  for (const [a, count] of s.all) {
+    const b = norm(v - a);
+    if (s.all.has(b) && (b !== a || count > 1)) return true;
+    if (v > 0 && s.all.has(norm(a + v))) return true;
+    if (v === 0 && count > 1) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether some a/b × scale of source numbers, rounded or truncated to `decimals` places, is
+ * `written`: the a for each b lie in one interval, found by binary search over the sorted numbers.
+ */
+function shareSupported(written: number, decimals: number, scale: number, s: Sources): boolean {
+  const unit = 10 ** -decimals;
+  const eps = 1e-9;
+  for (const b of s.sorted) {
+    if (b <= 0) continue;
+    const lo = ((written - unit / 2) * b) / scale - eps;
+    const hi = ((written + unit) * b) / scale - eps;
+    const a = s.sorted[lowerBound(s.sorted, lo)];
+    if (a === undefined || a >= hi) continue;
+    const r = (a / b) * scale;
+    if (round(r, decimals) === norm(written) || trunc(r, decimals) === norm(written)) return true;
+    // The first a in range may round off by a hair at the interval's edge: try the next ones too.
+    for (let i = lowerBound(s.sorted, lo) + 1; i < s.sorted.length && s.sorted[i] < hi; i++) {
+      const r2 = (s.sorted[i] / b) * scale;
+      if (round(r2, decimals) === norm(written) || trunc(r2, decimals) === norm(written)) return true;
+    }
+  }
+  return false;
+}
+
+const round = (x: number, d: number) => norm(Math.round(x * 10 ** d + 1e-9) / 10 ** d);
+const trunc = (x: number, d: number) => norm(Math.floor(x * 10 ** d + 1e-9) / 10 ** d);
+
+function lowerBound(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Whether `hay` holds `needle` not inside a longer word or number (`CWE-8` is not in `CWE-89`,
+ * `2.14` is not in `2.14.1`); with `prefix`, the needle may be the start of a longer number.
+ */
+function containsLiteral(hay: string, needle: string, prefix = false): boolean {
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    const before = hay[at - 1];
+    const after = hay.slice(at + needle.length, at + needle.length + 2);
+    if (before && /[\p{L}\p{N}_]/u.test(before)) continue;
+    if (!prefix && /^(?:\d|[-.:]\d)/.test(after)) continue;
+    return true;
+  }
+  return false;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function compactArgs(args: unknown): string {
+  const json = typeof args === 'string' ? args : (JSON.stringify(args) ?? '');
+  return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}
+
+/** "total 77" for a result with a total, its error for a failed call, else "no total". */
+function totalOf(content: string): string {
+  const v = parseJson(content);
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    if (typeof o['error'] === 'string') return `failed (${o['error']})`;
+    const parts: string[] = [];
+    if (typeof o['total'] === 'number') parts.push(`total ${o['total']}`);
+    if (typeof o['returned'] === 'number') parts.push(`${o['returned']} rows returned`);
+    const findings = o['findings'] as Record<string, unknown> | undefined;
+    if (findings && typeof findings['total'] === 'number')
+      parts.push(`${findings['total']} findings in total`);
+    if (parts.length) return parts.join(', ');
+  }
+  return 'no total (see the result)';
+}
