@@ -11,7 +11,7 @@ function search(
 ): ProvenanceEvidence {
   const full: FindingRow[] = rows.map((r, i) => ({
     id: 1000 + i,
-    title: `Finding ${i}`,
+    title: `Finding ${'ABCDEFGHIJ'[i % 10]}`,
     severity: 'high',
     reportId: 1,
     reportFilename: 'dd__flawfinder.sarif',
@@ -125,6 +125,18 @@ describe('verifyNumbers: sources', () => {
     expect(check('Showing 25 of them.', [search(77, [], { limit: 25 })]).unsupported).toEqual([]);
   });
 
+  it('never adds up a limit, a row tally, an id or a number of the message: a total off by a few stays unsupported', () => {
+    const rows = [{ id: 1 }, { id: 2 }, { severity: 'low' as const }, { severity: 'low' as const }, {}];
+    const evidence = [search(77, rows, { limit: 10 })];
+    // 72 more than shown is 77 - 5 returned, a difference of two counts.
+    expect(
+      check('3 of the 5 shown are high (60%), 77 in all, 72 more not shown.', evidence, 'top 4?').unsupported,
+    ).toEqual([]);
+    for (const off of ['73', '78', '79', '81', '87']) {
+      expect(check(`${off} findings.`, evidence, 'top 4?').unsupported).toEqual([off]);
+    }
+  });
+
   it('accepts ids, CWE ids, CVSS scores and dates inside returned rows', () => {
     const evidence = [
       search(2, [
@@ -176,6 +188,17 @@ describe('verifyNumbers: exact arithmetic', () => {
       { ...reports, content: reports.content.replace(/"total":\d+/, '"total":0') },
     ]);
     expect(withFindings.unsupported).toEqual([]);
+  });
+
+  it('accepts how many groups name something, without the group of findings with none', () => {
+    const cwes = countBy('cwe', [
+      ['none', 500],
+      ['79', 40],
+      ['89', 8],
+      ['22', 7],
+    ]);
+    expect(check('555 findings in 3 CWEs.', [cwes]).unsupported).toEqual([]);
+    expect(check('555 findings in 2 CWEs.', [cwes]).unsupported).toEqual(['2']);
   });
 
   it('accepts a sum of the same count over several calls (one call per severity)', () => {

@@ -18,13 +18,14 @@ export interface ProvenanceInput {
 /**
  * Checks every number of `answer` against the turn's sources: each number in a tool result's
  * content or a call's arguments (counts, ids, limits, CVSS scores, numbers inside returned text),
- * each number of the operator's message, and exact arithmetic over those: a + b, |a − b|, the sum
- * of a numeric field over a returned list (or over any part of a list of at most
- * {@link SUBSET_MAX} items, like the five severities), how many items a list holds (per value of a
- * text field, or with a positive count), the same field summed over several calls, and a share
- * a/b (×100 for a percentage) rounded or truncated to the decimals the answer writes.
- * Identifiers (`CVE-2021-44228`, `2.14.1`, `CWE-89`) are supported when written in a source or
- * when each numeric part is a source number. Pure and deterministic.
+ * each number of the operator's message, and exact arithmetic over the tool results' counts: a + b,
+ * |a − b|, the sum of a count over a returned list (or over any part of a list of at most
+ * {@link SUBSET_MAX} items, like the five severities) or over several calls, how many items a list
+ * holds (in all, per repeated text value, with a positive count), and a share a/b (×100 for a
+ * percentage) rounded or truncated to the decimals the answer writes. Ids, scores, arguments and
+ * the message's numbers are supported as written but never added up. Identifiers (`CVE-2021-44228`,
+ * `2.14.1`, `CWE-89`) are supported when written in a source or when each numeric part is a source
+ * number. Pure and deterministic.
  *
  * Returns `checked`: how many numbers the answer states; `unsupported`: each unsupported number as
  * written, once, in order of appearance.
@@ -67,11 +68,11 @@ export function reaskMessage(v: AnswerVerification, evidence: readonly Provenanc
 export const SUBSET_MAX = 6;
 
 interface Sources {
-  /** Numbers written in a source (counts and names such as ids), with how often each occurs. */
-  direct: Map<number, number>;
-  /** Counts written in a source and exact derived ones (sums, counts): what arithmetic uses. */
-  all: Map<number, number>;
-  /** The distinct counts and whole-list facts, ascending: the parts and wholes of shares. */
+  /** Every number a source writes or tallies (counts, ids, scores, list lengths), with how often each occurs. */
+  written: Map<number, number>;
+  /** The counts arithmetic adds and subtracts: tool results' counts and their sums, with how often each occurs. */
+  operands: Map<number, number>;
+  /** Counts and tallies of the tool results, ascending: the parts and wholes of shares. */
   sorted: number[];
   /** Every source text, lower-cased, for identifiers. */
   text: string;
@@ -83,11 +84,17 @@ const add = (m: Map<number, number>, n: number) => {
   if (Number.isFinite(n)) m.set(norm(n), (m.get(norm(n)) ?? 0) + 1);
 };
 
+/**
+ * The turn's numbers in three kinds: counts in tool results (and their sums), which arithmetic
+ * combines; tallies of returned lists (how many items, how many with a value), stated as they are
+ * or used in shares; and numbers that are only quoted (ids, CWE ids, scores, numbers inside text,
+ * call arguments, the operator's message), supported as written but never added up, so a small
+ * limit or row count does not make every total ± a few look supported.
+ */
 function collectSources(input: ProvenanceInput): Sources {
-  const direct = new Map<number, number>();
-  /** Numbers that name something (ids, CWE ids, scores, numbers inside text): supported as written, never added up. */
-  const literal = new Map<number, number>();
-  const derived: number[] = [];
+  const counts = new Map<number, number>();
+  const tallies: number[] = [];
+  const quoted = new Map<number, number>();
   /** Sums of some items of a list, or of one field over some calls: for a + b, not for shares. */
   const partial: number[] = [];
   const texts: string[] = [];
@@ -96,61 +103,81 @@ function collectSources(input: ProvenanceInput): Sources {
   /** Keys of listed items with a positive count, per list, across calls (for "N reports have …"). */
   const keysByList = new Map<string, Set<string>>();
 
-  const readText = (s: string, counts: boolean) => {
+  const readText = (s: string) => {
     texts.push(s);
     for (const t of numberTokens(s)) {
-      if (t.kind === 'number') add(counts ? direct : literal, t.value);
-      else for (const p of t.parts) if (/^\d+$/.test(p)) add(literal, Number(p));
+      if (t.kind === 'number') add(quoted, t.value);
+      else for (const p of t.parts) if (/^\d+$/.test(p)) add(quoted, Number(p));
     }
   };
   const walk = (v: unknown, path: string, key: string, inResult: boolean): void => {
     if (typeof v === 'number') {
       texts.push(String(v));
-      if (!isCountKey(key)) return add(literal, v);
-      add(direct, v);
-      if (inResult) series.set(path, [...(series.get(path) ?? []), v]);
-    } else if (typeof v === 'string') readText(v, false);
+      if (!inResult || !isCountKey(key)) return add(quoted, v);
+      add(counts, v);
+      series.set(path, [...(series.get(path) ?? []), v]);
+    } else if (typeof v === 'string') readText(v);
     else if (Array.isArray(v)) {
       const objects = v.filter(
         (x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x),
       );
-      if (objects.length) derived.push(...listFacts(objects, path, keysByList, partial));
+      if (objects.length && inResult) {
+        const facts = listFacts(objects, path, keysByList);
+        tallies.push(...facts.tallies);
+        for (const n of facts.sums) add(counts, n);
+        partial.push(...facts.partSums);
+      }
       v.forEach((x, i) => walk(x, `${path}[${itemKey(x) ?? i}]`, key, inResult));
-    } else if (v && typeof v === 'object')
-      for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, k, inResult);
+    } else if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if (inResult && typeof o['groupCount'] === 'number' && Array.isArray(o['groups'])) {
+        // "… and 81 more": the groups not returned; "in 131 CWEs": the groups without the one of findings with none.
+        tallies.push(o['groupCount'] - o['groups'].length);
+        if (o['groups'].some((g) => itemKey(g) === 'none')) tallies.push(o['groupCount'] - 1);
+      }
+      for (const [k, x] of Object.entries(o)) walk(x, `${path}.${k}`, k, inResult);
+    }
   };
 
-  readText(input.userMessage, true);
+  readText(input.userMessage);
   for (const e of input.evidence) {
     walk(typeof e.args === 'string' ? parseJson(e.args) : e.args, `${e.name}:args`, '', false);
     walk(parseJson(e.content), `${e.name}:`, '', true);
   }
   for (const values of series.values()) if (values.length > 1) partial.push(...partSums(values));
   for (const keys of keysByList.values())
-    derived.push(keys.size, keys.has('none') ? keys.size - 1 : keys.size);
+    tallies.push(keys.size, keys.has('none') ? keys.size - 1 : keys.size);
 
-  const all = new Map(direct);
-  for (const n of derived) add(all, n);
-  const sorted = [...all.keys()].sort((a, b) => a - b);
-  for (const n of partial) add(all, n);
-  for (const [n, c] of literal) direct.set(n, (direct.get(n) ?? 0) + c);
-  return { direct, all, sorted, text: texts.join('\n').toLowerCase() };
+  const shareParts = new Map(counts);
+  for (const n of tallies) add(shareParts, n);
+  const operands = new Map(counts);
+  for (const n of partial) add(operands, n);
+  const written = new Map(shareParts);
+  for (const [n, c] of quoted) written.set(n, (written.get(n) ?? 0) + c);
+  return {
+    written,
+    operands,
+    sorted: [...shareParts.keys()].sort((x, y) => x - y),
+    text: texts.join('\n').toLowerCase(),
+  };
 }
 
 /**
- * Exact facts of one returned list of items: its length; per numeric field (ids aside) the sum,
- * how many items have it positive and, for a short list, every part sum; per text field how many
- * items have each value.
+ * Exact facts of one returned list of items. Tallies: its length, per numeric field (ids aside)
+ * how many items have it positive, per repeated text value how many items have it. Sums: each
+ * numeric field over the whole list; part sums: over any part of a short list (the severities).
  */
 function listFacts(
   items: Record<string, unknown>[],
   path: string,
   keysByList: Map<string, Set<string>>,
-  parts: number[],
-): number[] {
-  const out = [items.length];
+): { tallies: number[]; sums: number[]; partSums: number[] } {
+  const tallies = [items.length];
+  const sums: number[] = [];
+  const parts: number[] = [];
   const numeric = new Map<string, number[]>();
   const byText = new Map<string, number>();
+  const listPath = path.replace(/^[^:]*:/, '');
   for (const item of items) {
     for (const [k, x] of Object.entries(item)) {
       if (typeof x === 'number' && isCountKey(k)) numeric.set(k, [...(numeric.get(k) ?? []), x]);
@@ -158,7 +185,6 @@ function listFacts(
         byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
     }
     const key = itemKey(item);
-    const listPath = path.replace(/^[^:]*:/, '');
     if (
       key !== undefined &&
       Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0)
@@ -167,17 +193,15 @@ function listFacts(
     }
   }
   for (const values of numeric.values()) {
-    out.push(
-      values.filter((x) => x > 0).length,
-      values.reduce((a, b) => a + b, 0),
-    );
+    tallies.push(values.filter((x) => x > 0).length);
+    sums.push(values.reduce((x, y) => x + y, 0));
     if (values.length <= SUBSET_MAX) parts.push(...partSums(values));
   }
-  // A text field that differs on every item (a name, a title) counts nothing.
+  // A text field that differs on every item (a name, a title) tallies nothing.
   const distinct = new Map<string, number>();
   for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
-  for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) out.push(n);
-  return out;
+  for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
+  return { tallies, sums, partSums: parts };
 }
 
 /** Every sum of two or more of `values` when there are at most SUBSET_MAX of them, else their total. */
@@ -208,24 +232,24 @@ function itemKey(x: unknown): string | undefined {
 function isSupported(t: NumberToken, s: Sources): boolean {
   if (t.kind === 'identifier') {
     if (containsLiteral(s.text, t.text.toLowerCase())) return true;
-    return t.parts.every((p) => (/^\d+$/.test(p) ? s.direct.has(Number(p)) : containsLiteral(s.text, p)));
+    return t.parts.every((p) => (/^\d+$/.test(p) ? s.written.has(Number(p)) : containsLiteral(s.text, p)));
   }
   if (t.cut && containsLiteral(s.text, t.text, true)) return true;
-  if (!t.percent && (s.direct.has(norm(t.value)) || numberSupported(t.value, s))) return true;
-  if (t.percent && s.all.has(norm(t.value))) return true;
+  if (!t.percent && (s.written.has(norm(t.value)) || numberSupported(t.value, s))) return true;
+  if (t.percent && s.written.has(norm(t.value))) return true;
   if ((t.percent || t.decimals > 0) && shareSupported(t.value, t.decimals, t.percent ? 100 : 1, s))
     return true;
   return !!t.spaced && t.spaced.every((n) => numberSupported(n, s));
 }
 
-/** `x` is a source number, or a + b or |a − b| of two source numbers (two occurrences when a = b). */
+/** `x` is a source number, or a + b or |a − b| of two counts (two occurrences when a = b). */
 function numberSupported(x: number, s: Sources): boolean {
   const v = norm(x);
-  if (s.all.has(v)) return true;
-  for (const [a, count] of s.all) {
+  if (s.written.has(v) || s.operands.has(v)) return true;
+  for (const [a, count] of s.operands) {
     const b = norm(v - a);
-    if (s.all.has(b) && (b !== a || count > 1)) return true;
-    if (v > 0 && s.all.has(norm(a + v))) return true;
+    if (s.operands.has(b) && (b !== a || count > 1)) return true;
+    if (v > 0 && s.operands.has(norm(a + v))) return true;
     if (v === 0 && count > 1) return true;
   }
   return false;
