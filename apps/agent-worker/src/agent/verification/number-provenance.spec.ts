@@ -157,6 +157,7 @@ describe('verifyNumbers: sources', () => {
       }),
     };
     expect(check('Finding 9 has CVSS 9.8, published 2026-11-30.', [detail]).unsupported).toEqual([]);
+    expect(check('Published on Nov 30, 2026 at 08:00.', [detail]).unsupported).toEqual([]);
     expect(check('Finding 9 has CVSS 9.9, published 2026-12-01.', [detail]).unsupported).toEqual([
       '9.9',
       '2026-12-01',
@@ -222,6 +223,9 @@ describe('verifyNumbers: exact arithmetic', () => {
       });
     }
     expect(check('High: 66.8% of them.', thirds).unsupported).toEqual(['66.8%']);
+    const severities = [countBy('severity', SEVERITY_GROUPS)];
+    expect(check('High or critical: 405 of 4,439 (9.1%).', severities).unsupported).toEqual([]);
+    expect(check('High or critical: 405 of 4,439 (9.3%).', severities).unsupported).toEqual(['9.3%']);
   });
 });
 

@@ -72,8 +72,10 @@ interface Sources {
   written: Map<number, number>;
   /** The counts arithmetic adds and subtracts: tool results' counts and their sums, with how often each occurs. */
   operands: Map<number, number>;
-  /** Counts and tallies of the tool results, ascending: the parts and wholes of shares. */
-  sorted: number[];
+  /** Counts and tallies of the tool results: the wholes of shares. */
+  wholes: number[];
+  /** The wholes and the sums of some of them, ascending: the parts of shares. */
+  parts: number[];
   /** Every source text, lower-cased, for identifiers. */
   text: string;
 }
@@ -157,7 +159,8 @@ function collectSources(input: ProvenanceInput): Sources {
   return {
     written,
     operands,
-    sorted: [...shareParts.keys()].sort((x, y) => x - y),
+    wholes: [...shareParts.keys()],
+    parts: [...new Set([...shareParts.keys(), ...partial.map(norm)])].sort((x, y) => x - y),
     text: texts.join('\n').toLowerCase(),
   };
 }
@@ -256,24 +259,20 @@ function numberSupported(x: number, s: Sources): boolean {
 }
 
 /**
- * Whether some a/b × scale of source numbers, rounded or truncated to `decimals` places, is
- * `written`: the a for each b lie in one interval, found by binary search over the sorted numbers.
+ * Whether some a/b × scale, rounded or truncated to `decimals` places, is `written`: b a count or
+ * tally of the tool results, a one of those or a sum of some of them ("high or critical: 9.1%").
+ * For each b the a lie in one interval, found by binary search over the sorted parts.
  */
 function shareSupported(written: number, decimals: number, scale: number, s: Sources): boolean {
   const unit = 10 ** -decimals;
-  const eps = 1e-9;
-  for (const b of s.sorted) {
+  const target = norm(written);
+  for (const b of s.wholes) {
     if (b <= 0) continue;
-    const lo = ((written - unit / 2) * b) / scale - eps;
-    const hi = ((written + unit) * b) / scale - eps;
-    const a = s.sorted[lowerBound(s.sorted, lo)];
-    if (a === undefined || a >= hi) continue;
-    const r = (a / b) * scale;
-    if (round(r, decimals) === norm(written) || trunc(r, decimals) === norm(written)) return true;
-    // The first a in range may round off by a hair at the interval's edge: try the next ones too.
-    for (let i = lowerBound(s.sorted, lo) + 1; i < s.sorted.length && s.sorted[i] < hi; i++) {
-      const r2 = (s.sorted[i] / b) * scale;
-      if (round(r2, decimals) === norm(written) || trunc(r2, decimals) === norm(written)) return true;
+    const lo = ((written - unit / 2) * b) / scale - 1e-9;
+    const hi = ((written + unit) * b) / scale;
+    for (let i = lowerBound(s.parts, lo); i < s.parts.length && s.parts[i] < hi; i++) {
+      const r = (s.parts[i] / b) * scale;
+      if (round(r, decimals) === target || trunc(r, decimals) === target) return true;
     }
   }
   return false;

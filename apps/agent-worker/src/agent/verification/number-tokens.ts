@@ -165,7 +165,7 @@ function plainNumber(text: string, written: string, start: number, end: number):
 /** A word with digits joined to other parts by `-`/`.`/`:`, or undefined (a plain word, an ordinal, digits inside a word). */
 function identifier(word: string): NumberToken | undefined {
   if (!/\d/.test(word) || ORDINAL.test(word)) return undefined;
-  const parts = word.split(/[-:]/).filter((p) => /^\d+(?:\.\d+)*$/.test(p));
+  const parts = word.split(/[-:]|(?<=\d)T(?=\d)/).filter((p) => /^\d+(?:\.\d+)*$/.test(p));
   if (!parts.length || !/[-.:]/.test(word)) return undefined;
   return { kind: 'identifier', text: word, parts };
 }
