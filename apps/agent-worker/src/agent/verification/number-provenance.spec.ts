@@ -103,6 +103,35 @@ describe('verifyNumbers: the real examples', () => {
   });
 });
 
+describe("verifyNumbers: a model's markdown answer", () => {
+  const evidence = [countBy('severity', SEVERITY_GROUPS)];
+  const table = [
+    'Here is the breakdown of the **4,439** findings by severity:',
+    '',
+    '| Severity | Count | Share |',
+    '|---|---:|---:|',
+    '| Critical | 72 | 1.6% |',
+    '| High | 333 | 7.5% |',
+    '| Medium | 2,273 | 51.2% |',
+    '| Low | 588 | 13.2% |',
+    '| Info | 1,173 | 26.4% |',
+    '',
+    '1. Critical and high together: **405** (9.1%).',
+    '2. Everything but info: 3,266.',
+  ].join('\n');
+
+  it('supports every count, share and computed total of a table and a numbered list', () => {
+    expect(check(table, evidence, 'Give me a breakdown by severity with percentages')).toEqual({
+      checked: 14,
+      unsupported: [],
+    });
+  });
+
+  it('flags the one cell that is off', () => {
+    expect(check(table.replace('| 588 |', '| 558 |'), evidence).unsupported).toEqual(['558']);
+  });
+});
+
 describe('verifyNumbers: sources', () => {
   it('an answer without numbers checks nothing; one with numbers and no tool call supports none', () => {
     expect(check('I can only answer questions about the corpus.')).toEqual({ checked: 0, unsupported: [] });
