@@ -24,8 +24,8 @@ describe('TurnRecorder', () => {
       },
       tools,
     );
-    await rec.callTool(name, rawArgs);
-    return { events, stored: rec.metadata('m').toolCalls };
+    const exec = await rec.callTool(name, rawArgs);
+    return { events, stored: rec.metadata('m').toolCalls, evidence: rec.evidence, exec };
   };
 
   it('shows and records a call of an invented tool as failed, under its shown name, with its arguments', async () => {
@@ -57,5 +57,11 @@ describe('TurnRecorder', () => {
     expect(Array.from(asText.stored[0].args as string)).toHaveLength(2001);
     const small = await record('made_up', 'not json');
     expect(small.stored[0].args).toBe('not json');
+  });
+
+  it('keeps a failed call as evidence for the provenance check: its shown name, arguments and what the model was told', async () => {
+    const { evidence, exec } = await record('delete_all_reports', '{"confirm":true}');
+    expect(evidence).toEqual([{ name: 'delete_all_reports', args: { confirm: true }, content: exec.modelContent }]);
+    expect(JSON.parse(evidence[0].content)).toEqual({ error: expect.stringContaining('delete_all_reports') });
   });
 });

@@ -2,6 +2,7 @@ import { REASONING_MAX_CHARS, type AssistantMessageMetadata, type FindingFilter,
 import type { AgentTurnContext } from '@corpus-chat/server-core';
 import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
 import { shownToolName } from './tools/tool-args.validator';
+import type { ProvenanceEvidence } from './verification/number-provenance';
 
 /**
  * One turn's bookkeeping, shared by the planner and the model back end so both emit the same
@@ -12,6 +13,7 @@ import { shownToolName } from './tools/tool-args.validator';
  */
 export class TurnRecorder {
   private readonly calls: StoredToolCall[] = [];
+  private readonly results: ProvenanceEvidence[] = [];
   private lastFilter?: FindingFilter;
   private lastFindingIds?: number[];
   private text = '';
@@ -48,6 +50,7 @@ export class TurnRecorder {
     const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
     await this.ctx.emit({ type: 'tool.result', callId, name: shownName, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
     this.calls.push({ callId, name: shownName, args: exec.ok ? exec.args : args, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
+    this.results.push({ name: shownName, args: exec.ok ? exec.args : args, content: exec.modelContent });
     if (exec.ok) {
       if (exec.filter) this.lastFilter = exec.filter;
       if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;
@@ -88,6 +91,11 @@ export class TurnRecorder {
   /** Records what the server reported for one model request. */
   addUsage(usage: ModelRequestUsage): void {
     this.usage.push(usage);
+  }
+
+  /** Each tool call of this turn, failed ones included, with the JSON text its result gave the model. */
+  get evidence(): readonly ProvenanceEvidence[] {
+    return this.results;
   }
 
   /** Whether any tool call of this turn was made. */

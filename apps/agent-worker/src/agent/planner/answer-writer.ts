@@ -379,7 +379,7 @@ export function understoodPhrase(plan: PlannedQuestion): string {
 const REASON_TEXT: Record<Unapplied['reason'], (p: Unapplied) => string> = {
   time: () => 'No tool filters by date: they know a finding\'s severity, text, report, CWE ids and verdict, but not when it was imported or found.',
   negation: (p) => `I didn't understand what ${quote(p.text)} leaves out.`,
-  combination: (p) => `I can't turn ${quote(p.text)} into one exact count together with the rest of the question (the text search cannot compare numbers or combine two topics, and I combine only one exclusion at a time).`,
+  combination: (p) => `I can't turn ${quote(p.text)} into one exact count together with the rest of the question (the text search cannot compare numbers or combine topics, and I combine only one exclusion at a time).`,
   order: (p) => `I rank only from the most: ${quote(p.text)} would need every report or CWE id with no matching finding, which a grouped count leaves out.`,
   unknown: (p) => `I don't know ${quote(p.text)} as a severity, report, CWE id, verdict or topic.`,
 };

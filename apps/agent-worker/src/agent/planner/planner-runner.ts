@@ -1,8 +1,9 @@
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
 import { SEVERITIES, type ComputedScope, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
-import { lastAnswerState } from '../history';
+import { lastAnswerState, type LastAnswerState } from '../history';
 import type { CorpusTools, ToolExecution, ToolSuccess } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
+import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import {
   breakdownAnswer,
   countAnswer,
@@ -85,6 +86,7 @@ export class PlannerRunner {
     else delete metadata.lastScope;
     // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
     if (state.counted && !state.listed) metadata.lastFindingIds = [];
+    metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous)] });
     return { content: recorder.content, metadata };
   }
 
@@ -270,6 +272,18 @@ async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: Find
   const sorted = [...groups.values()].filter((g) => g.count > 0 || groupBy === 'severity' || groupBy === 'verdict').sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
   const { severity: _dropped, ...base } = applied ?? filter;
   return { groupBy, total, groups: sorted, filter: base };
+}
+
+/**
+ * What the planner's answers cite besides this turn's tool results, for the provenance check: the
+ * filter a follow-up resolved against (its note names the previous filter's parts, a CWE id or a
+ * report's file name among them), and the length and limit a too-long message is told.
+ */
+function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): ProvenanceEvidence[] {
+  const facts: ProvenanceEvidence[] = [];
+  if (previous.lastFilter) facts.push({ name: 'previous answer', args: {}, content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }) });
+  if (plan.kind === 'too_long') facts.push({ name: 'planner', args: {}, content: JSON.stringify({ messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS }) });
+  return facts;
 }
 
 function failed(r: Failure): string {

@@ -1,0 +1,386 @@
+import 'reflect-metadata';
+import type { CountFindingsByResult, FindingRow, SearchFindingsResult } from '@corpus-chat/contracts';
+import { formatCount, formatReports, formatSearch } from '../tools/tool-format';
+import { reaskMessage, verifyNumbers, type ProvenanceEvidence } from './number-provenance';
+
+/** A search_findings call as the model sees it (the real tool formatting), `total` matches and the given rows. */
+function search(
+  total: number,
+  rows: Partial<FindingRow>[] = [],
+  args: object = { limit: 5 },
+): ProvenanceEvidence {
+  const full: FindingRow[] = rows.map((r, i) => ({
+    id: 1000 + i,
+    title: `Finding ${'ABCDEFGHIJ'[i % 10]}`,
+    severity: 'high',
+    reportId: 1,
+    reportFilename: 'dd__flawfinder.sarif',
+    cwe: [],
+    cvssBaseScore: null,
+    latestVerdict: null,
+    createdAt: '2026-11-30T10:00:00Z',
+    ...r,
+  }));
+  const result: SearchFindingsResult = { total, rows: full, limit: 5, offset: 0, filter: {} };
+  return { name: 'search_findings', args, content: JSON.stringify(formatSearch(result).model) };
+}
+
+/** A count_findings_by call as the model sees it. */
+function countBy(
+  groupBy: CountFindingsByResult['groupBy'],
+  groups: [string, number][],
+  filter = {},
+): ProvenanceEvidence {
+  const result: CountFindingsByResult = {
+    groupBy,
+    total: groups.reduce((n, [, c]) => n + c, 0),
+    groups: groups.map(([key, count]) => ({
+      key,
+      label: groupBy === 'cwe' && key !== 'none' ? `CWE-${key}` : key,
+      count,
+    })),
+    filter,
+  };
+  return {
+    name: 'count_findings_by',
+    args: { groupBy, filter },
+    content: JSON.stringify(formatCount(result).model),
+  };
+}
+
+const SEVERITY_GROUPS: [string, number][] = [
+  ['critical', 72],
+  ['high', 333],
+  ['medium', 2273],
+  ['low', 588],
+  ['info', 1173],
+];
+
+const check = (
+  answer: string,
+  evidence: ProvenanceEvidence[] = [],
+  userMessage = 'How many findings are there?',
+) => verifyNumbers({ answer, userMessage, evidence });
+
+describe('verifyNumbers: the real examples', () => {
+  it('flags an invented total', () => {
+    expect(check('The exact total is 84 findings.', [search(77)])).toEqual({
+      checked: 1,
+      unsupported: ['84'],
+    });
+  });
+
+  it('accepts the total and the number of rows shown', () => {
+    expect(check('77 findings, 5 shown.', [search(77, [{}, {}, {}, {}, {}])])).toEqual({
+      checked: 2,
+      unsupported: [],
+    });
+  });
+
+  it('accepts a part, the whole and their share rounded as written; a share off by a tenth is flagged', () => {
+    const evidence = [countBy('severity', SEVERITY_GROUPS)];
+    expect(check('72 of 4,439 findings (1.6%) are critical.', evidence)).toEqual({
+      checked: 3,
+      unsupported: [],
+    });
+    expect(check('72 of 4,439 findings (1.7%) are critical.', evidence).unsupported).toEqual(['1.7%']);
+  });
+
+  it('reads number words', () => {
+    expect(check('There are twelve findings.', [search(12)])).toEqual({ checked: 1, unsupported: [] });
+    expect(check('There are thirteen findings.', [search(12)]).unsupported).toEqual(['thirteen']);
+  });
+
+  it('accepts a CVE id and a version written in a returned row', () => {
+    const evidence = [
+      search(1, [{ title: 'CVE-2021-44228: log4j-core 2.14.1 allows remote code execution' }]),
+    ];
+    expect(check('CVE-2021-44228 in log4j 2.14.1.', evidence)).toEqual({ checked: 2, unsupported: [] });
+    expect(check('CVE-2021-44229 in log4j 2.15.0.', evidence).unsupported).toEqual([
+      'CVE-2021-44229',
+      '2.15.0',
+    ]);
+  });
+});
+
+describe("verifyNumbers: a model's markdown answer", () => {
+  const evidence = [countBy('severity', SEVERITY_GROUPS)];
+  const table = [
+    'Here is the breakdown of the **4,439** findings by severity:',
+    '',
+    '| Severity | Count | Share |',
+    '|---|---:|---:|',
+    '| Critical | 72 | 1.6% |',
+    '| High | 333 | 7.5% |',
+    '| Medium | 2,273 | 51.2% |',
+    '| Low | 588 | 13.2% |',
+    '| Info | 1,173 | 26.4% |',
+    '',
+    '1. Critical and high together: **405** (9.1%).',
+    '2. Everything but info: 3,266.',
+  ].join('\n');
+
+  it('supports every count, share and computed total of a table and a numbered list', () => {
+    expect(check(table, evidence, 'Give me a breakdown by severity with percentages')).toEqual({
+      checked: 14,
+      unsupported: [],
+    });
+  });
+
+  it('flags the one cell that is off', () => {
+    expect(check(table.replace('| 588 |', '| 558 |'), evidence).unsupported).toEqual(['558']);
+  });
+});
+
+describe('verifyNumbers: sources', () => {
+  it('an answer without numbers checks nothing; one with numbers and no tool call supports none', () => {
+    expect(check('I can only answer questions about the corpus.')).toEqual({ checked: 0, unsupported: [] });
+    expect(check('There are 77 findings and 1 report.')).toEqual({ checked: 2, unsupported: ['77', '1'] });
+  });
+
+  it("accepts the numbers of the operator's message and of the call's arguments", () => {
+    const evidence = [
+      countBy('report', [
+        ['a.sarif', 40],
+        ['b.sarif', 30],
+        ['c.sarif', 20],
+        ['d.sarif', 10],
+      ]),
+    ];
+    expect(
+      check('The top 3 reports: a.sarif 40, b.sarif 30, c.sarif 20.', evidence, 'top 3 reports').unsupported,
+    ).toEqual([]);
+    expect(check('The top 3 reports', evidence, 'top reports').unsupported).toEqual(['3']);
+    expect(check('Showing 25 of them.', [search(77, [], { limit: 25 })]).unsupported).toEqual([]);
+  });
+
+  it('never adds up a limit, a row tally, an id or a number of the message: a total off by a few stays unsupported', () => {
+    const rows = [{ id: 1 }, { id: 2 }, { severity: 'low' as const }, { severity: 'low' as const }, {}];
+    const evidence = [search(77, rows, { limit: 10 })];
+    // 72 more than shown is 77 - 5 returned, a difference of two counts.
+    expect(
+      check('3 of the 5 shown are high (60%), 77 in all, 72 more not shown.', evidence, 'top 4?').unsupported,
+    ).toEqual([]);
+    for (const off of ['73', '78', '79', '81', '87']) {
+      expect(check(`${off} findings.`, evidence, 'top 4?').unsupported).toEqual([off]);
+    }
+  });
+
+  it('accepts ids, CWE ids, CVSS scores and dates inside returned rows', () => {
+    const evidence = [
+      search(2, [
+        { id: 4711, cwe: [89] },
+        { id: 4712, cwe: [79] },
+      ]),
+    ];
+    expect(check('Finding #4711 (CWE-89) and #4712 (CWE-79).', evidence).unsupported).toEqual([]);
+    expect(check('Finding #4713 (CWE-22).', evidence).unsupported).toEqual(['4713', 'CWE-22']);
+    const detail: ProvenanceEvidence = {
+      name: 'finding_detail',
+      args: { id: 9 },
+      content: JSON.stringify({
+        found: true,
+        id: 9,
+        cvss: { base_score: 9.8 },
+        description: 'Published 2026-11-30T08:00:00Z',
+      }),
+    };
+    expect(check('Finding 9 has CVSS 9.8, published 2026-11-30.', [detail]).unsupported).toEqual([]);
+    expect(check('Published on Nov 30, 2026 at 08:00.', [detail]).unsupported).toEqual([]);
+    expect(check('Finding 9 has CVSS 9.9, published 2026-12-01.', [detail]).unsupported).toEqual([
+      '9.9',
+      '2026-12-01',
+    ]);
+  });
+
+  it('accepts a number cut short by "…" in quoted text when it starts a source number', () => {
+    const evidence = [search(1, [{ title: 'Buffer of 65536 bytes' }])];
+    expect(check('Title: Buffer of 655… (cut)', evidence).unsupported).toEqual([]);
+    expect(check('Title: Buffer of 657… (cut)', evidence).unsupported).toEqual(['657']);
+  });
+});
+
+describe('verifyNumbers: exact arithmetic', () => {
+  const evidence = [countBy('severity', SEVERITY_GROUPS)];
+
+  it('accepts sums and differences of two source numbers, not of three unrelated ones', () => {
+    expect(check('Critical and high: 405.', evidence).unsupported).toEqual([]); // 72 + 333
+    expect(check('Medium minus low: 1685.', evidence).unsupported).toEqual([]); // 2273 - 588
+    expect(check('Critical, high or low: 993.', evidence).unsupported).toEqual([]); // a part of the severities
+    expect(check('Exactly 406.', evidence).unsupported).toEqual(['406']);
+  });
+
+  it('accepts the sum of every group of a long list, and how many groups have a count', () => {
+    const groups: [string, number][] = Array.from({ length: 12 }, (_, i) => [`r${i}.sarif`, i * 10]);
+    const reports = countBy('report', groups);
+    const total = groups.reduce((n, [, c]) => n + c, 0);
+    const withFindings = check(`${total} findings in 11 reports.`, [
+      { ...reports, content: reports.content.replace(/"total":\d+/, '"total":0') },
+    ]);
+    expect(withFindings.unsupported).toEqual([]);
+  });
+
+  it('accepts how many groups name something, without the group of findings with none', () => {
+    const cwes = countBy('cwe', [
+      ['none', 500],
+      ['79', 40],
+      ['89', 8],
+      ['22', 7],
+    ]);
+    expect(check('555 findings in 3 CWEs.', [cwes]).unsupported).toEqual([]);
+    expect(check('555 findings in 2 CWEs.', [cwes]).unsupported).toEqual(['2']);
+  });
+
+  it('accepts a sum of the same count over several calls (one call per severity)', () => {
+    const perSeverity = ['critical', 'high', 'medium'].map((s, i) =>
+      countBy('report', [['a.sarif', 1000 + i * 7]], { severity: s }),
+    );
+    expect(check('a.sarif has 3021 findings.', perSeverity).unsupported).toEqual([]); // 1000 + 1007 + 1014
+  });
+
+  it('accepts a share rounded or truncated to the decimals written, as a percentage or a fraction', () => {
+    const thirds = [
+      countBy('severity', [
+        ['high', 2],
+        ['low', 1],
+      ]),
+    ];
+    for (const ok of ['66.7%', '66.6%', '67%', '66.67 %', '0.667', '0.6', '66.7 percent', '66,7 процентов']) {
+      expect({ ok, unsupported: check(`High: ${ok} of them.`, thirds).unsupported }).toEqual({
+        ok,
+        unsupported: [],
+      });
+    }
+    expect(check('High: 66.8% of them.', thirds).unsupported).toEqual(['66.8%']);
+    const severities = [countBy('severity', SEVERITY_GROUPS)];
+    expect(check('High or critical: 405 of 4,439 (9.1%).', severities).unsupported).toEqual([]);
+    expect(check('High or critical: 405 of 4,439 (9.3%).', severities).unsupported).toEqual(['9.3%']);
+  });
+});
+
+describe('verifyNumbers: how numbers are written', () => {
+  const evidence = [search(1768)];
+
+  it.each(['1,768', '1 768', '1\u2009768', '1\u00a0768', '1\u202f768', "1'768", '1768'])(
+    'reads %j as 1768',
+    (n) => {
+      expect(check(`There are ${n} findings.`, evidence)).toEqual({ checked: 1, unsupported: [] });
+    },
+  );
+
+  it('reads a decimal comma only where it cannot separate thousands', () => {
+    const part = [
+      countBy('severity', [
+        ['critical', 16],
+        ['info', 984],
+      ]),
+    ];
+    expect(check('1,6% are critical.', part)).toEqual({ checked: 1, unsupported: [] });
+    expect(check('1,600 are critical.', part).unsupported).toEqual(['1,600']);
+  });
+
+  it('reads number words in English and Russian, and never "one"', () => {
+    const e = [
+      countBy('severity', [
+        ['critical', 21],
+        ['high', 100],
+        ['medium', 2],
+        ['low', 1000],
+        ['info', 20],
+      ]),
+      countBy('verdict', [['fixed', 0]]),
+    ];
+    const ok = [
+      'twenty-one',
+      'twenty one',
+      'a hundred',
+      'hundred',
+      'one hundred',
+      'two',
+      'a thousand',
+      'zero',
+      'двадцать',
+      'двадцать один',
+      'две',
+      'два',
+      'ноль',
+    ];
+    for (const w of ok)
+      expect({ w, r: check(`Found ${w} findings.`, e) }).toEqual({ w, r: { checked: 1, unsupported: [] } });
+    expect(check('One finding is critical; один из них.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('Found twelve findings.', e).unsupported).toEqual(['twelve']);
+    expect(check('Found 1 finding.', [search(7)]).unsupported).toEqual(['1']);
+  });
+
+  it('ignores list markers, ordinals and digits inside words, and checks numbers inside identifiers', () => {
+    const e = [
+      countBy('cwe', [
+        ['79', 40],
+        ['89', 8],
+      ]),
+    ];
+    expect(check('1. **CWE-79**: 40\n2. CWE-89: 8\n3) CWE-89\n#4 CWE-79', e)).toEqual({
+      checked: 6,
+      unsupported: [],
+    });
+    expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('CWE-90 appears in 40 findings.', e)).toEqual({ checked: 2, unsupported: ['CWE-90'] });
+  });
+
+  it('lists each unsupported number once, as written, in order', () => {
+    expect(check('84 findings; 84 again; then 1,204 and twelve.', [search(77)])).toEqual({
+      checked: 4,
+      unsupported: ['84', '1,204', 'twelve'],
+    });
+  });
+});
+
+describe('reaskMessage', () => {
+  it('names the unsupported numbers and each tool total', () => {
+    const evidence = [
+      search(77, [{}], { text: 'SQL injection', limit: 5 }),
+      countBy('severity', SEVERITY_GROUPS),
+    ];
+    const v = check('The exact total is 84 and 90.', evidence);
+    const msg = reaskMessage(v, evidence);
+    expect(msg).toContain('"84", "90"');
+    expect(msg).toContain('- search_findings({"text":"SQL injection","limit":5}): total 77, 1 rows returned');
+    expect(msg).toContain('- count_findings_by({"groupBy":"severity","filter":{}}): total 4439');
+  });
+
+  it('says that no tool was called', () => {
+    expect(reaskMessage({ checked: 1, unsupported: ['77'] }, [])).toMatch(/You called no tool/);
+  });
+
+  it("names a failed call's error", () => {
+    const failed = {
+      name: 'search_findings',
+      args: { severity: 'urgent' },
+      content: JSON.stringify({ error: 'severity must be one of critical, high' }),
+    };
+    expect(reaskMessage({ checked: 1, unsupported: ['3'] }, [failed])).toContain(
+      'failed (severity must be one of critical, high)',
+    );
+  });
+});
+
+describe('formatReports content', () => {
+  it('accepts the findings summed over every report and how many reports have each status', () => {
+    const reports = Array.from({ length: 9 }, (_, i) => ({
+      id: i + 1,
+      filename: `r${i}.sarif`,
+      format: 'sarif',
+      status: i < 7 ? 'imported' : 'failed',
+      archived: false,
+      findingCount: i * 11,
+      bySeverity: { critical: 0, high: i, medium: 0, low: 0, info: 0 },
+    }));
+    const evidence = [
+      { name: 'list_all_reports', args: {}, content: JSON.stringify(formatReports(reports as never).model) },
+    ];
+    expect(
+      check('There are 9 reports (7 imported, 2 failed), holding 396 findings.', evidence).unsupported,
+    ).toEqual([]);
+  });
+});
