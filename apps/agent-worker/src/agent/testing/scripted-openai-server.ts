@@ -9,8 +9,12 @@ export type ScriptChunk =
   | { finish: 'stop' | 'tool_calls' | 'length' }
   /** A raw SSE `data:` payload sent as is (e.g. malformed JSON). */
   | { raw: string }
-  /** A whole chunk object sent as JSON (what `encodeIntent` produces: the server's own envelope); `model` is the request's unless set. */
-  | { json: Record<string, unknown> }
+  /**
+   * A whole chunk object sent as JSON (what `encodeIntent` produces: the server's own envelope);
+   * `model` is the request's unless set. `ifIncludeUsage`: sent only when the request asked for
+   * `stream_options.include_usage` (the usage chunk of OpenAI, Ollama, vLLM, LiteLLM).
+   */
+  | { json: Record<string, unknown>; ifIncludeUsage?: boolean }
   /** A chunk with this `delta` (and optionally a finish reason and usage) in the default envelope. */
   | { delta: Record<string, unknown>; finishReason?: string | null; usage?: Record<string, unknown> }
   /** The usage-only chunk OpenAI sends last with `stream_options.include_usage`: `choices: []`. */
@@ -206,7 +210,8 @@ export class ScriptedOpenAiServer {
     res.flushHeaders();
     await delay(next.firstChunkDelayMs);
     const model = body?.model ?? 'scripted-model';
-    for (const [i, chunk] of next.chunks.entries()) {
+    const chunks = next.chunks.filter((c) => !('json' in c && c.ifIncludeUsage) || body?.stream_options?.include_usage === true);
+    for (const [i, chunk] of chunks.entries()) {
       if (!alive()) return;
       if (i > 0) await delay(next.chunkDelayMs);
       if (!alive()) return;

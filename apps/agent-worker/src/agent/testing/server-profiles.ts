@@ -192,8 +192,8 @@ function wire(profile: ServerProfileName, seed: string): Wire {
  * LM Studio, LiteLLM and DeepSeek `reasoning_content`; OpenAI streams none), how tool calls are
  * fragmented (Ollama: each call whole in one chunk; vLLM: the name, then the argument fragments;
  * the others: the name with the first fragment), the finish chunk, and where usage goes (a last
- * `choices: []` chunk for OpenAI, Ollama, vLLM and LiteLLM, which send it only when the request
- * asks for `stream_options.include_usage`; on the finish chunk for llama.cpp, LM Studio and
+ * `choices: []` chunk for OpenAI, Ollama, vLLM and LiteLLM, which the scripted server sends only
+ * when the request asks for `stream_options.include_usage`, as they do; on the finish chunk for llama.cpp, LM Studio and
  * DeepSeek). `quirks` reproduce a model or set-up whose output the server does not parse.
  * `finish: null` streams no finish chunk and ends without `[DONE]`. The scripted server fills in
  * each chunk's `model` from the request.
@@ -274,7 +274,7 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
     chunks.push(chunk(finishDelta, finish, { usage, ...timings }));
   } else {
     chunks.push(chunk(finishDelta, finish));
-    if (usage) chunks.push({ json: { id: w.id, object: 'chat.completion.chunk', created: w.created, ...w.extra, choices: [], usage } });
+    if (usage) chunks.push({ json: { id: w.id, object: 'chat.completion.chunk', created: w.created, ...w.extra, choices: [], usage }, ifIncludeUsage: true });
   }
   return { kind: 'stream', chunks };
 }
