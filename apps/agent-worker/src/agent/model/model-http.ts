@@ -20,8 +20,79 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 /** Redirect statuses, which `fetch` follows and `request` does not. */
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
-const viaFetch = (input: string | URL | Request, init: RequestInit): Promise<Response> =>
-  undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never) as unknown as Promise<Response>;
+const viaFetch = async (input: string | URL | Request, init: RequestInit): Promise<Response> =>
+  normaliseErrorResponse((await undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never)) as unknown as Response);
+
+/** Characters of an error body kept as the message (a proxy's HTML page can be long). */
+const ERROR_WORDS_MAX = 1000;
+
+/**
+ * An error body of any model server rewritten to the one shape the `openai` SDK reads,
+ * `{"error":{"message": <the server's words>, ...}}`: the SDK keeps only a JSON body's `error`
+ * field, so without this the operator would see `"…"` in quotes (`{"error":"text"}`: Ollama's
+ * native routes, LM Studio), `undefined` words (`{"object":"error","message":…}`: vLLM;
+ * `{"detail":…}`: FastAPI servers, where `detail` is a string or a list of `{loc, msg}`) or a page
+ * of HTML (a proxy). `{"error":{"message":…}}` (OpenAI, Ollama's OpenAI layer, LiteLLM,
+ * llama.cpp) is returned unchanged. The other fields of the error (type, code, n_ctx…) are kept
+ * next to the message. `text` is the body as received; an empty body says so with the status.
+ */
+export function normaliseErrorBody(text: string, status: number): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const wrap = (message: string, rest: Record<string, unknown> = {}) => JSON.stringify({ error: { ...rest, message: cap(message) || `HTTP ${status} without a message` } });
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const o = parsed as Record<string, unknown>;
+    const err = o['error'];
+    if (err && typeof err === 'object' && !Array.isArray(err)) {
+      const e = err as Record<string, unknown>;
+      if (typeof e['message'] === 'string' && e['message'].trim()) return text;
+      return wrap(typeof e['message'] === 'string' || e['message'] === undefined ? JSON.stringify(e) : JSON.stringify(e['message']), e);
+    }
+    if (typeof err === 'string') {
+      const { error: _error, ...rest } = o;
+      return wrap(err, rest);
+    }
+    if (typeof o['message'] === 'string') {
+      const { object: _object, message, ...rest } = o;
+      return wrap(message as string, rest);
+    }
+    const detail = o['detail'];
+    if (typeof detail === 'string') return wrap(detail);
+    if (Array.isArray(detail)) {
+      const parts = detail.map((d) => {
+        const item = d as { loc?: unknown; msg?: unknown };
+        const where = Array.isArray(item.loc) ? item.loc.join('.') : '';
+        const msg = typeof item.msg === 'string' ? item.msg : JSON.stringify(d);
+        return where ? `${where}: ${msg}` : msg;
+      });
+      return wrap(parts.join('; '));
+    }
+    return wrap(text);
+  }
+  // Not JSON: plain text, or an HTML error page of a proxy (its title, else its text).
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
+  const plain = /<\/?[a-z][^>]*>/i.test(text) ? (title ?? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ')) : text;
+  return wrap(plain.replace(/\s+/g, ' ').trim());
+}
+
+function cap(s: string): string {
+  return s.length > ERROR_WORDS_MAX ? `${s.slice(0, ERROR_WORDS_MAX)}…` : s;
+}
+
+/** A 4xx/5xx answer with its body normalised by `normaliseErrorBody`, same status and headers. */
+async function normaliseErrorResponse(response: Response): Promise<Response> {
+  if (response.status < 400) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(normaliseErrorBody(text, response.status), { status: response.status, statusText: response.statusText, headers });
+}
 
 /**
  * `fetch` for the `openai` client, on `modelDispatcher`. A request with a string or byte body (every
@@ -33,7 +104,8 @@ const viaFetch = (input: string | URL | Request, init: RequestInit): Promise<Res
  * about 90 MiB less resident memory.
  *
  * Everything else behaves as `fetch`: any other answer (JSON, errors, a stream of another type)
- * gets a standard `Response` streaming its body; a redirect, or a request body of another kind,
+ * gets a standard `Response` streaming its body, except that a 4xx/5xx body is read whole and
+ * rewritten by `normaliseErrorBody` so the SDK's error carries the server's words; a redirect, or a request body of another kind,
  * is sent again through undici's `fetch`, which follows redirects. A refused connection rejects
  * with `TypeError('fetch failed')` caused by the socket error (`code` ECONNREFUSED…), which the SDK
  * wraps in `APIConnectionError`; an abort rejects with the signal's reason, or ends a body being
@@ -78,7 +150,7 @@ export const modelFetch = (async (input: string | URL | Request, init: RequestIn
     if (!eventStream) {
       if (NULL_BODY_STATUS.has(status)) await res.body.dump().catch(() => undefined);
       const web = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
-      return new Response(web, { status, headers: responseHeaders });
+      return await normaliseErrorResponse(new Response(web, { status, headers: responseHeaders }));
     }
     const response = new Response(null, { status, headers: responseHeaders });
     Object.defineProperty(response, 'body', { value: res.body, enumerable: true });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { checkRequest, profileInfoRoute, type RequestChecks, type ServerProfileName } from './server-profile-http';
 
 /** One piece of a scripted streamed answer. */
 export type ScriptChunk =
@@ -7,7 +8,17 @@ export type ScriptChunk =
   | { toolCall: { index: number; id?: string; name?: string; args?: string } }
   | { finish: 'stop' | 'tool_calls' | 'length' }
   /** A raw SSE `data:` payload sent as is (e.g. malformed JSON). */
-  | { raw: string };
+  | { raw: string }
+  /**
+   * A whole chunk object sent as JSON (what `encodeIntent` produces: the server's own envelope);
+   * `model` is the request's unless set. `ifIncludeUsage`: sent only when the request asked for
+   * `stream_options.include_usage` (the usage chunk of OpenAI, Ollama, vLLM, LiteLLM).
+   */
+  | { json: Record<string, unknown>; ifIncludeUsage?: boolean }
+  /** A chunk with this `delta` (and optionally a finish reason and usage) in the default envelope. */
+  | { delta: Record<string, unknown>; finishReason?: string | null; usage?: Record<string, unknown> }
+  /** The usage-only chunk OpenAI sends last with `stream_options.include_usage`: `choices: []`. */
+  | { usage: Record<string, unknown> };
 
 /** What the server does for one chat-completions request. */
 export type ScriptedResponse =
@@ -22,8 +33,25 @@ export type ScriptedResponse =
       chunkDelayMs?: number;
       /** Send the chunks, then keep the connection open without `[DONE]` until the client closes it. */
       hang?: boolean;
+      /**
+       * After the chunks, end without `[DONE]`: `true` ends the response cleanly (a server that
+       * stops writing, e.g. a proxy that drops the terminator), `'reset'` destroys the socket
+       * mid-body (a crashed server).
+       */
+      cut?: boolean | 'reset';
     }
-  | { kind: 'status'; status: number; body?: unknown }
+  | {
+      kind: 'status';
+      status: number;
+      /** JSON body (default: an OpenAI-shaped error naming the status). */
+      body?: unknown;
+      /** A non-JSON body sent verbatim instead of `body` (a proxy's HTML page, a plain-text error). */
+      text?: string;
+      /** `content-type` of `text` (default `text/plain; charset=utf-8`). */
+      contentType?: string;
+      /** Extra response headers, e.g. `{ 'retry-after': '2' }`. */
+      headers?: Record<string, string>;
+    }
   /** A non-streamed completion (`POST /chat/completions` without `stream`), e.g. the settings test. */
   | { kind: 'completion'; text: string };
 
@@ -49,6 +77,10 @@ export interface RecordedRequest {
  * (text deltas, tool-call deltas split anywhere, raw malformed payloads), an HTTP error status, or
  * delays. It records every request body and when and how each connection closed, so a test can
  * check that a cancelled turn closed its request.
+ *
+ * With `profile` set it also answers that server's side routes (context length discovery) and,
+ * with `checks`, refuses requests the real server would refuse, in its words. `encodeIntent` in
+ * `./server-profiles` builds the chunks a given server streams for one model decision.
  */
 export class ScriptedOpenAiServer {
   readonly requests: RecordedRequest[] = [];
@@ -57,6 +89,22 @@ export class ScriptedOpenAiServer {
   modelsStatus: { status: number; body: unknown } | undefined;
   /** Used when the queue is empty. */
   responder: ((req: RecordedRequest) => ScriptedResponse) | undefined;
+  /**
+   * Which real server this one answers like on its side routes and errors (`GET /v1/models` with
+   * vLLM's `max_model_len`, Ollama's `POST /api/show`, llama.cpp's `GET /props`, LM Studio's
+   * `GET /api/v0/models`, and the error bodies of `checks`). Unset: a plain OpenAI-compatible server.
+   */
+  profile: ServerProfileName | undefined;
+  /** The context window the model runs with, as the side routes report it (tokens). */
+  contextLength = 8192;
+  /** The window the model was trained with (Ollama `model_info`, llama.cpp `n_ctx_train`, LM Studio `max_context_length`). */
+  trainedContextLength = 32768;
+  /** Where llama.cpp's `GET /props` puts `n_ctx` (versions differ). */
+  propsLayout: 'nested' | 'top-level' | 'both' = 'nested';
+  /** Request checks applied, in the profile's words, before the next scripted response is used. */
+  checks: RequestChecks = {};
+  /** Chat-completions requests answered by a `checks` error (they do not use up the queue). */
+  readonly rejected: { total: number; rateLimited: number } = { total: 0, rateLimited: 0 };
   private readonly queue: ScriptedResponse[] = [];
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -121,15 +169,30 @@ export class ScriptedOpenAiServer {
       rec.clientClosed = !res.writableFinished;
     });
 
+    const info = profileInfoRoute(this.profile, req.method ?? '', rec.path, body, {
+      models: this.models,
+      contextLength: this.contextLength,
+      trainedContextLength: this.trainedContextLength,
+      propsLayout: this.propsLayout,
+    });
+    if (info && !(this.modelsStatus && rec.path.endsWith('/models'))) return json(res, info.status, info.body);
     if (req.method === 'GET' && rec.path.endsWith('/models')) {
       if (this.modelsStatus) return json(res, this.modelsStatus.status, this.modelsStatus.body);
       return json(res, 200, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) });
     }
     if (req.method !== 'POST' || !rec.path.endsWith('/chat/completions')) return json(res, 404, { error: { message: `no route ${rec.path}` } });
 
-    const next = this.queue.shift() ?? this.responder?.(rec);
+    const refused = checkRequest(this.profile, this.checks, body, this.rejected);
+    if (refused) this.rejected.total += 1;
+    const next = refused ?? this.queue.shift() ?? this.responder?.(rec);
     if (!next) return json(res, 500, { error: { message: 'scripted server: no response scripted for this request' } });
-    if (next.kind === 'status') return json(res, next.status, next.body ?? { error: { message: `scripted status ${next.status}` } });
+    if (next.kind === 'status') {
+      if (next.text !== undefined) {
+        res.writeHead(next.status, { 'content-type': next.contentType ?? 'text/plain; charset=utf-8', ...next.headers });
+        return void res.end(next.text);
+      }
+      return json(res, next.status, next.body ?? { error: { message: `scripted status ${next.status}` } }, next.headers);
+    }
     if (next.kind === 'completion') {
       return json(res, 200, {
         id: 'cmpl-scripted',
@@ -147,19 +210,27 @@ export class ScriptedOpenAiServer {
     res.flushHeaders();
     await delay(next.firstChunkDelayMs);
     const model = body?.model ?? 'scripted-model';
-    for (const [i, chunk] of next.chunks.entries()) {
+    const chunks = next.chunks.filter((c) => !('json' in c && c.ifIncludeUsage) || body?.stream_options?.include_usage === true);
+    for (const [i, chunk] of chunks.entries()) {
       if (!alive()) return;
       if (i > 0) await delay(next.chunkDelayMs);
       if (!alive()) return;
       res.write(`data: ${'raw' in chunk ? chunk.raw : JSON.stringify(toSse(chunk, model))}\n\n`);
     }
     if (next.hang) return; // left open until the client goes away
+    if (next.cut === 'reset') return void res.socket?.destroy();
+    if (next.cut) return void res.end();
     if (alive()) res.end('data: [DONE]\n\n');
   }
 }
 
 function toSse(chunk: Exclude<ScriptChunk, { raw: string }>, model: string) {
+  if ('json' in chunk) return 'model' in chunk.json ? chunk.json : { ...chunk.json, model };
   const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model };
+  if ('delta' in chunk) {
+    return { ...base, choices: [{ index: 0, delta: chunk.delta, finish_reason: chunk.finishReason ?? null }], ...(chunk.usage ? { usage: chunk.usage } : {}) };
+  }
+  if ('usage' in chunk) return { ...base, choices: [], usage: chunk.usage };
   if ('text' in chunk) return { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: chunk.text }, finish_reason: null }] };
   if ('finish' in chunk) return { ...base, choices: [{ index: 0, delta: {}, finish_reason: chunk.finish }] };
   const t = chunk.toolCall;
@@ -172,8 +243,8 @@ function toSse(chunk: Exclude<ScriptChunk, { raw: string }>, model: string) {
   };
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
