@@ -35,7 +35,7 @@ export function serverRoot(baseUrl: string): string {
 
 type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
 type Found = { tokens: number; detail: string };
-type ProbeResult = { found?: Found; why: string };
+type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
 
 const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
