@@ -17,3 +17,4 @@ export * from './logging/pino-params';
 export * from './database/migrations';
 export * from './process/process-lifecycle';
 export * from './model/connection-failure';
+export * from './model/model-context';

@@ -1,5 +1,7 @@
+import 'reflect-metadata';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
 import { checkModelServer } from './model-server-check';
 
 /** A port on 127.0.0.1 where nothing listens (bound, then closed). */
@@ -19,7 +21,10 @@ describe('checkModelServer failure wording', () => {
     expect(r.checks.map((c) => c.detail)).toEqual([
       `Listing the models failed: could not connect to ${baseUrl}: connection refused: nothing listens on that port (ECONNREFUSED)`,
       `A one-token completion with 'm' failed: could not connect to ${baseUrl}: connection refused: nothing listens on that port (ECONNREFUSED)`,
+      'Not tried: the plain completion failed, so a request with tools would fail too.',
+      expect.stringMatching(/^Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 6,000 tokens\. None of the context probes answered \(vLLM GET \/models: no connection; /),
     ]);
+    expect(r.checks.map((c) => [c.name, c.ok])).toEqual([['models', false], ['completion', false], ['tools', false], ['context', true]]);
   });
 
   it('explains a port that fetch refuses to use (port 9) instead of "bad port"', async () => {
@@ -48,12 +53,142 @@ describe('checkModelServer failure wording', () => {
       const r = await checkModelServer({ baseUrl, model: 'm', apiKey: null }, { listTimeoutMs: 300, completionTimeoutMs: 10_000 });
       expect(Date.now() - started).toBeLessThan(5000);
       expect(r.ok).toBe(false);
-      expect(r.checks.map((c) => c.name)).toEqual(['models', 'completion']);
+      expect(r.checks.map((c) => c.name)).toEqual(['models', 'completion', 'tools', 'context']);
       expect(r.checks[0]!.detail).toMatch(/^Listing the models failed: /);
       expect(r.checks[1]!.detail).toBe(`Not tried: ${baseUrl} did not answer the model list in time, so a completion would not be answered either.`);
+      expect(r.checks[3]).toMatchObject({ ok: true, detail: expect.stringContaining('the budget is AGENT_CONTEXT_TOKENS, 6,000 tokens') });
+      expect(r.contextBudgetTokens).toBe(6000);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));
     }
+  });
+});
+
+type Reply = { status: number; json: unknown };
+type FakeServer = { models: string[]; chat: (body: any) => Reply; native?: Record<string, (body: any) => Reply> };
+
+/** An OpenAI-compatible server shaped by `fake`, recording each request's route and body. */
+async function fakeServer(fake: FakeServer) {
+  const seen: { route: string; body: any }[] = [];
+  const server = http.createServer(async (req, res) => {
+    let raw = '';
+    for await (const c of req) raw += c;
+    const body = raw ? JSON.parse(raw) : undefined;
+    const route = `${req.method} ${req.url}`;
+    seen.push({ route, body });
+    let reply: Reply = { status: 404, json: { error: '404 page not found' } };
+    if (route === 'GET /v1/models') reply = { status: 200, json: { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', created: 1, owned_by: 'library' })) } };
+    else if (route === 'POST /v1/chat/completions') reply = fake.chat(body);
+    else if (fake.native?.[route]) reply = fake.native[route]!(body);
+    res.writeHead(reply.status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(reply.json));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return { baseUrl, seen, close: () => new Promise((r) => server.close(r)) };
+}
+
+const completion = (model: string): Reply => ({
+  status: 200,
+  json: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+});
+
+/**
+ * Ollama as its source answers: `/v1/chat/completions` refuses tools for a model without the
+ * capability (400, `<name> does not support tools`, in the OpenAI error shape of openai.NewError);
+ * `/api/show` gives no num_ctx; `/api/ps` lists a model once a request loaded it, with the context
+ * it runs with.
+ */
+function fakeOllama(loadedContext: number) {
+  const loaded = new Set<string>();
+  return {
+    models: ['qwen3:8b', 'gemma3:1b'],
+    chat: (body: any): Reply => {
+      if (!['qwen3:8b', 'gemma3:1b'].includes(body.model)) return { status: 404, json: { error: { message: `model "${body.model}" not found, try pulling it first`, type: 'not_found_error', param: null, code: null } } };
+      loaded.add(body.model);
+      if (body.tools && body.model === 'gemma3:1b') {
+        return { status: 400, json: { error: { message: `registry.ollama.ai/library/${body.model} does not support tools`, type: 'invalid_request_error', param: null, code: null } } };
+      }
+      return completion(body.model);
+    },
+    native: {
+      'POST /api/show': (): Reply => ({ status: 200, json: { parameters: 'stop                           "<|im_end|>"', model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 } } }),
+      'GET /api/ps': (): Reply => ({ status: 200, json: { models: [...loaded].map((m) => ({ name: m, model: m, size: 1, size_vram: 1, context_length: loadedContext })) } }),
+    },
+  };
+}
+
+describe('checkModelServer: what a turn needs', () => {
+  let close: (() => Promise<unknown>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+  const fast = { listTimeoutMs: 5000, completionTimeoutMs: 5000, contextTimeoutMs: 3000, agentContextTokens: 6000 };
+
+  it("passes an Ollama model with tools, sends the agent's tool definitions, and reports the loaded context and budget", async () => {
+    const s = await fakeServer(fakeOllama(4096));
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'qwen3:8b', apiKey: null }, fast);
+    expect(r.checks.map((c) => [c.name, c.ok])).toEqual([['models', true], ['completion', true], ['tools', true], ['context', true]]);
+    expect(r.ok).toBe(true);
+    const withTools = s.seen.find((q) => q.route === 'POST /v1/chat/completions' && q.body.tools)!;
+    expect(withTools.body).toMatchObject({ model: 'qwen3:8b', max_tokens: 1, stream: false, tool_choice: 'auto' });
+    expect(withTools.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
+    expect(r.contextTokens).toBe(4096);
+    expect(r.contextBudgetTokens).toBe(4096);
+    expect(r.checks[3]!.detail).toContain("Ollama runs 'qwen3:8b' with a context of 4,096 tokens");
+    expect(r.checks[3]!.detail).toContain('Effective budget: 4,096 tokens');
+    expect(r.checks[3]!.detail).toContain("raise the server's context");
+  });
+
+  it('fails the tools check for an Ollama model without tool support, with the server\'s words and what to do', async () => {
+    const s = await fakeServer(fakeOllama(32768));
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'gemma3:1b', apiKey: null }, fast);
+    expect(r.ok).toBe(false);
+    expect(r.checks.map((c) => [c.name, c.ok])).toEqual([['models', true], ['completion', true], ['tools', false], ['context', true]]);
+    expect(r.checks[2]!.detail).toBe(
+      'A request with the agent\'s tools was refused: 400 registry.ollama.ai/library/gemma3:1b does not support tools. Ollama cannot give \'gemma3:1b\' tools: pick a model whose page on ollama.com lists "tools" (e.g. qwen3, llama3.1).',
+    );
+    expect(r.contextBudgetTokens).toBe(6000);
+  });
+
+  it("names --jinja when llama.cpp's server refuses tools, and reads its n_ctx", async () => {
+    const s = await fakeServer({
+      models: ['qwen2.5-7b-instruct-q4_k_m.gguf'],
+      chat: (body) => (body.tools ? { status: 500, json: { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } } } : completion(body.model)),
+      native: { 'GET /props': () => ({ status: 200, json: { default_generation_settings: { n_ctx: 8192 }, total_slots: 1 } }) },
+    });
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'qwen2.5-7b-instruct-q4_k_m.gguf', apiKey: null }, fast);
+    expect(r.checks[2]).toMatchObject({ name: 'tools', ok: false });
+    expect(r.checks[2]!.detail).toContain('tools param requires --jinja flag');
+    expect(r.checks[2]!.detail).toContain("Start llama.cpp's server with --jinja");
+    expect(r).toMatchObject({ contextTokens: 8192, contextBudgetTokens: 6000 });
+    expect(r.checks[3]!.detail).not.toContain("raise the server's context");
+  });
+
+  it('fails the models check when the model is not listed: a turn with it would fail', async () => {
+    const s = await fakeServer(fakeOllama(4096));
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'mistral', apiKey: null }, fast);
+    expect(r.ok).toBe(false);
+    expect(r.checks[0]).toMatchObject({ name: 'models', ok: false });
+    expect(r.checks[0]!.detail).toContain("but not 'mistral' (available: qwen3:8b, gemma3:1b): a turn with it would fail");
+    expect(r.checks[1]!.detail).toContain('model "mistral" not found, try pulling it first');
+    expect(r.checks[2]!.detail).toBe('Not tried: the plain completion failed, so a request with tools would fail too.');
+  });
+
+  it('reports an unknown context as information, not a failure, with AGENT_CONTEXT_TOKENS as the budget', async () => {
+    const s = await fakeServer({ models: ['gpt-x'], chat: (body) => completion(body.model) });
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'gpt-x', apiKey: null }, { ...fast, agentContextTokens: 12000 });
+    expect(r.ok).toBe(true);
+    expect(r.contextTokens).toBeUndefined();
+    expect(r.contextBudgetTokens).toBe(12000);
+    expect(r.checks[3]).toMatchObject({ name: 'context', ok: true });
+    expect(r.checks[3]!.detail).toMatch(/^Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 12,000 tokens\. None of the context probes answered/);
   });
 });

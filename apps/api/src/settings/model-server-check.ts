@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import type { SettingsTestResult } from '@corpus-chat/contracts';
-import { connectionFailure } from '@corpus-chat/server-core';
+import { TOOL_DEFINITIONS, type SettingsTestResult } from '@corpus-chat/contracts';
+import { connectionFailure, discoverContextLength, effectiveContextBudget } from '@corpus-chat/server-core';
 
 /** What to test: an OpenAI-compatible server and a model on it. */
 export interface ModelServerTarget {
@@ -12,8 +12,12 @@ export interface ModelServerTarget {
 export interface ModelServerCheckOptions {
   /** Milliseconds for `GET /models` (default 15 s). */
   listTimeoutMs?: number;
-  /** Milliseconds for the one-token completion; a local model may need to load first (default 120 s). */
+  /** Milliseconds for each one-token completion; a local model may need to load first (default 120 s). */
   completionTimeoutMs?: number;
+  /** Milliseconds for each context-length probe (default 5 s). */
+  contextTimeoutMs?: number;
+  /** The agent's own budget, `AGENT_CONTEXT_TOKENS` (default 6,000, the agent-worker's default). */
+  agentContextTokens?: number;
 }
 
 /**
@@ -28,18 +32,42 @@ export function serverMessage(e: unknown, baseUrl?: string): string {
   return (e as Error)?.message ?? String(e);
 }
 
+/** What to change on the server when it refuses the agent's tools, from its own error message. */
+function toolsHint(message: string, model: string): string {
+  // Ollama: `<model> does not support tools` (server/images.go, errCapabilities).
+  if (/does not support tools/i.test(message)) {
+    return `Ollama cannot give '${model}' tools: pick a model whose page on ollama.com lists "tools" (e.g. qwen3, llama3.1).`;
+  }
+  // llama.cpp without --jinja: `tools param requires --jinja flag` (tools/server, oaicompat_chat_params_parse).
+  if (/--jinja/.test(message)) {
+    return "Start llama.cpp's server with --jinja, with a model whose chat template handles tools (or --chat-template-file).";
+  }
+  // vLLM: `"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set`.
+  if (/enable-auto-tool-choice|tool-call-parser/.test(message)) {
+    return "Start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser (e.g. hermes for Qwen).";
+  }
+  return 'The agent answers by calling tools: use a model and server that accept OpenAI `tools`.';
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
 /**
- * Checks an OpenAI-compatible server the way the agent will use it: lists its models
- * (`GET /models`: ok when the request works; the detail says whether the configured model is
- * listed) and asks the configured model for a one-token completion. Each check reports the
- * server's own message on failure; when the model list timed out, the completion is not tried (a
- * server that does not answer would otherwise hold the check for the completion's timeout, 120 s by
- * default). Never throws.
+ * Checks an OpenAI-compatible server the way the agent will use it, in four checks:
+ * `models` (`GET /models` answers and lists the configured model: a turn with an unlisted model
+ * fails), `completion` (a one-token completion), `tools` (the same with the agent's
+ * `TOOL_DEFINITIONS` and `tool_choice: 'auto'`, as a turn sends them) and `context` (the model's
+ * context length from the server's own API, with the effective budget
+ * `min(context, agentContextTokens)`; informational, always ok). Each failing check carries the
+ * server's own message; a refused `tools` request also says which server flag or model is needed.
+ * When the model list timed out, nothing else is tried (a server that does not answer would
+ * otherwise hold the check for the completion's timeout, 120 s by default). Never throws.
  */
 export async function checkModelServer(target: ModelServerTarget, options: ModelServerCheckOptions = {}): Promise<SettingsTestResult> {
   const client = new OpenAI({ baseURL: target.baseUrl, apiKey: target.apiKey || 'not-needed', maxRetries: 0 });
   const checks: SettingsTestResult['checks'] = [];
+  const agentTokens = options.agentContextTokens ?? 6000;
   const listTimeoutMs = options.listTimeoutMs ?? 15_000;
+  const completionTimeoutMs = options.completionTimeoutMs ?? 120_000;
   const listStarted = Date.now();
   try {
     const ids: string[] = [];
@@ -50,10 +78,10 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     const listed = ids.includes(target.model);
     checks.push({
       name: 'models',
-      ok: true,
+      ok: listed,
       detail: listed
         ? `The server lists ${ids.length} model(s), including '${target.model}'.`
-        : `The server lists ${ids.length} model(s), but not '${target.model}'${ids.length ? ` (available: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})` : ''}.`,
+        : `The server lists ${ids.length} model(s), but not '${target.model}'${ids.length ? ` (available: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})` : ''}: a turn with it would fail. Use a listed name, or pull or load the model first.`,
     });
   } catch (e) {
     checks.push({ name: 'models', ok: false, detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}` });
@@ -62,19 +90,61 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     // (By its error class, or by the time it took: under some runtimes the SDK reports its own
     // timeout as a generic connection error.)
     if (e instanceof APIConnectionTimeoutError || Date.now() - listStarted >= listTimeoutMs) {
-      checks.push({ name: 'completion', ok: false, detail: `Not tried: ${target.baseUrl} did not answer the model list in time, so a completion would not be answered either.` });
-      return { ok: false, checks };
+      const why = `Not tried: ${target.baseUrl} did not answer the model list in time, so`;
+      checks.push(
+        { name: 'completion', ok: false, detail: `${why} a completion would not be answered either.` },
+        { name: 'tools', ok: false, detail: `${why} a request with tools would not be answered either.` },
+        { name: 'context', ok: true, detail: `Context length unknown (not asked: the server did not answer in time): the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens.` },
+      );
+      return { ok: false, checks, contextBudgetTokens: agentTokens };
     }
   }
+
+  let completed = false;
   try {
     const r = await client.chat.completions.create(
       { model: target.model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }], max_tokens: 1, stream: false },
-      { timeout: options.completionTimeoutMs ?? 120_000 },
+      { timeout: completionTimeoutMs },
     );
     const text = r.choices?.[0]?.message?.content ?? '';
+    completed = true;
     checks.push({ name: 'completion', ok: true, detail: `The model '${target.model}' answered${text ? `: '${text.slice(0, 50)}'` : ' (an empty reply)'}.` });
   } catch (e) {
     checks.push({ name: 'completion', ok: false, detail: `A one-token completion with '${target.model}' failed: ${serverMessage(e, target.baseUrl)}` });
   }
-  return { ok: checks.every((c) => c.ok), checks };
+
+  if (!completed) {
+    checks.push({ name: 'tools', ok: false, detail: 'Not tried: the plain completion failed, so a request with tools would fail too.' });
+  } else {
+    try {
+      await client.chat.completions.create(
+        {
+          model: target.model,
+          messages: [{ role: 'user', content: 'How many findings are there?' }],
+          tools: TOOL_DEFINITIONS.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+          tool_choice: 'auto',
+          max_tokens: 1,
+          stream: false,
+        },
+        { timeout: completionTimeoutMs },
+      );
+      checks.push({ name: 'tools', ok: true, detail: `The model '${target.model}' accepts the agent's ${TOOL_DEFINITIONS.length} tool definitions.` });
+    } catch (e) {
+      const message = serverMessage(e, target.baseUrl);
+      checks.push({ name: 'tools', ok: false, detail: `A request with the agent's tools was refused: ${message}. ${toolsHint(message, target.model)}` });
+    }
+  }
+
+  // After the completion: Ollama then has the model loaded and reports the context it really uses.
+  const info = await discoverContextLength(target.baseUrl, target.model, target.apiKey, { timeoutMs: options.contextTimeoutMs });
+  const budget = effectiveContextBudget(info.contextTokens, agentTokens);
+  let detail: string;
+  if (info.contextTokens === undefined) {
+    detail = `Context length unknown: the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens. ${info.detail}`;
+  } else {
+    detail = `${info.detail} Effective budget: ${fmt(budget)} tokens, the smaller of that and AGENT_CONTEXT_TOKENS (${fmt(agentTokens)}).`;
+    if (info.contextTokens < agentTokens) detail += " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (README, Choosing the model) for longer histories and results.";
+  }
+  checks.push({ name: 'context', ok: true, detail });
+  return { ok: checks.every((c) => c.ok), checks, contextTokens: info.contextTokens, contextBudgetTokens: budget };
 }

@@ -22,14 +22,14 @@ export class SettingsController {
   }
 
   @Put()
-  @ApiOperation({ summary: 'Save the model settings (admin); baseUrl must be http(s); an omitted apiKey keeps the stored one, "" clears it' })
+  @ApiOperation({ summary: 'Save the model settings (admin); baseUrl must be http(s); an omitted apiKey keeps the stored one (cleared when baseUrl names another server), "" clears it' })
   update(@Body() dto: UpdateSettingsDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<SettingsView> {
     return this.settings.update(dto, operator.id);
   }
 
   @Post('test')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Ask the configured (or given) model server for its models and a one-token completion (admin)' })
+  @ApiOperation({ summary: 'Check the configured (or given) model server as a turn uses it: model listed, a one-token completion, the agent\'s tools, the context length (admin); the stored key is sent only to the stored base URL' })
   test(@Body() dto: TestSettingsDto): Promise<SettingsTestResult> {
     return this.settings.test(dto ?? {});
   }

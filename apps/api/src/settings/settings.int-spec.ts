@@ -1,7 +1,8 @@
 /**
  * `/api/settings` on the real auth guard, Postgres and Redis: admin-only, no key in answers,
- * validation of the base URL, and `POST /api/settings/test` against a small OpenAI-compatible
- * HTTP server (models list and one-token completion, with the server's own error messages).
+ * validation of the base URL, `POST /api/settings/test` against a small OpenAI-compatible HTTP
+ * server (models list, one-token completion, the agent's tools, the context length, with the
+ * server's own error messages), and the stored key going only to the server it was saved for.
  */
 import 'reflect-metadata';
 import crypto from 'node:crypto';
@@ -17,6 +18,7 @@ import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-querie
 import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
+import { ScriptedOpenAiServer } from '../../../agent-worker/src/agent/testing/scripted-openai-server';
 import { SettingsModule } from './settings.module';
 
 /** A minimal OpenAI-compatible server: `GET /v1/models` and non-streamed `POST /v1/chat/completions`. */
@@ -123,19 +125,24 @@ describe('/api/settings', () => {
     srv.seen.length = 0;
     const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({}).expect(200);
     expect(res.body.ok).toBe(true);
-    expect(res.body.checks.map((c: any) => [c.name, c.ok])).toEqual([['models', true], ['completion', true]]);
+    expect(res.body.checks.map((c: any) => [c.name, c.ok])).toEqual([['models', true], ['completion', true], ['tools', true], ['context', true]]);
     expect(res.body.checks[0].detail).toContain("including 'llama3.1'");
     const completion = srv.seen.find((s) => s.path.endsWith('/chat/completions'))!;
     expect(completion.body).toMatchObject({ model: 'llama3.1', max_tokens: 1 });
     expect(completion.auth).toBe('Bearer sk-secret-123');
+    expect(srv.seen.find((s) => s.body?.tools)?.body.tools.length).toBeGreaterThan(0);
+    // This server has no context API: the budget is AGENT_CONTEXT_TOKENS (default 6,000).
+    expect(res.body.contextTokens).toBeUndefined();
+    expect(res.body.contextBudgetTokens).toBe(6000);
+    expect(res.body.checks[3].detail).toMatch(/^Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 6,000 tokens\./);
   });
 
   it("reports each failing check with the server's own message", async () => {
     const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ model: 'mistral' }).expect(200);
     expect(res.body.ok).toBe(false);
     const [models, completion] = res.body.checks;
-    expect(models).toMatchObject({ name: 'models', ok: true });
-    expect(models.detail).toContain("but not 'mistral' (available: qwen3:8b, llama3.1)");
+    expect(models).toMatchObject({ name: 'models', ok: false });
+    expect(models.detail).toContain("but not 'mistral' (available: qwen3:8b, llama3.1): a turn with it would fail");
     expect(completion).toMatchObject({ name: 'completion', ok: false });
     expect(completion.detail).toContain('model "mistral" not found, try pulling it first');
   });
@@ -147,6 +154,76 @@ describe('/api/settings', () => {
     await new Promise((r) => closed.close(r));
     const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: `http://127.0.0.1:${port}/v1` }).expect(200);
     expect(res.body.ok).toBe(false);
-    expect(res.body.checks.every((c: any) => !c.ok && /ECONNREFUSED/.test(c.detail))).toBe(true);
+    const [models, completion, tools, context] = res.body.checks;
+    expect([models, completion].every((c: any) => !c.ok && /ECONNREFUSED/.test(c.detail))).toBe(true);
+    expect(tools).toMatchObject({ name: 'tools', ok: false, detail: 'Not tried: the plain completion failed, so a request with tools would fail too.' });
+    expect(context).toMatchObject({ name: 'context', ok: true, detail: expect.stringContaining('Context length unknown') });
+  });
+});
+
+describe('the stored API key goes only to the server it was saved for', () => {
+  let home: ScriptedOpenAiServer;
+  let elsewhere: ScriptedOpenAiServer;
+  const KEY = 'sk-home-only-7f3a';
+  const carriesKey = (s: ScriptedOpenAiServer, key = KEY) => s.requests.filter((r) => JSON.stringify(r.headers).includes(key));
+
+  beforeAll(async () => {
+    home = await ScriptedOpenAiServer.start();
+    elsewhere = await ScriptedOpenAiServer.start();
+    for (const s of [home, elsewhere]) {
+      s.models = ['qwen3:8b'];
+      s.responder = () => ({ kind: 'completion', text: 'OK' });
+    }
+  });
+  afterAll(async () => {
+    await home?.close();
+    await elsewhere?.close();
+  });
+  beforeEach(async () => {
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: home.baseUrl, model: 'qwen3:8b', apiKey: KEY }).expect(200);
+    home.requests.length = 0;
+    elsewhere.requests.length = 0;
+  });
+
+  it('tests another base URL without the stored key, and the stored one with it', async () => {
+    const other = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: elsewhere.baseUrl }).expect(200);
+    expect(other.body.checks[1]).toMatchObject({ name: 'completion', ok: true });
+    expect(elsewhere.requests.length).toBeGreaterThan(0);
+    expect(carriesKey(elsewhere)).toEqual([]);
+    expect(home.requests).toEqual([]);
+
+    // The same server spelled differently (host case, trailing slash) is still the key's server.
+    const spelled = home.baseUrl.replace('http://', 'HTTP://').replace('/v1', '/v1/');
+    await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: spelled }).expect(200);
+    const toHome = home.requests.filter((r) => r.path.endsWith('/chat/completions'));
+    expect(toHome.length).toBeGreaterThan(0);
+    expect(toHome.every((r) => r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(carriesKey(elsewhere)).toEqual([]);
+  });
+
+  it('sends a key typed for another server to that server, and keeps the stored one', async () => {
+    await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: elsewhere.baseUrl, apiKey: 'sk-typed-for-elsewhere' }).expect(200);
+    expect(carriesKey(elsewhere, 'sk-typed-for-elsewhere').length).toBe(elsewhere.requests.length);
+    expect(carriesKey(elsewhere)).toEqual([]);
+    expect((await readModelSettings(db.dataSource)).apiKey).toBe(KEY);
+  });
+
+  it('clears the stored key when a save moves to another server without a new key', async () => {
+    const put = await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: elsewhere.baseUrl, model: 'qwen3:8b' }).expect(200);
+    expect(put.body).toMatchObject({ baseUrl: elsewhere.baseUrl, apiKeySet: false });
+    expect((await readModelSettings(db.dataSource)).apiKey).toBeNull();
+    await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({}).expect(200);
+    expect(elsewhere.requests.length).toBeGreaterThan(0);
+    expect(carriesKey(elsewhere)).toEqual([]);
+  });
+
+  it('keeps the key when the save names the same server, however spelled, or brings a new key', async () => {
+    const spelled = home.baseUrl.replace('http://', 'Http://').replace('/v1', '/v1//');
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: spelled, model: 'qwen3:8b' }).expect(200);
+    expect((await readModelSettings(db.dataSource)).apiKey).toBe(KEY);
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'builtin' }).expect(200);
+    expect((await readModelSettings(db.dataSource)).apiKey).toBe(KEY);
+    await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: elsewhere.baseUrl, model: 'qwen3:8b', apiKey: 'sk-new' }).expect(200);
+    expect((await readModelSettings(db.dataSource)).apiKey).toBe('sk-new');
   });
 });

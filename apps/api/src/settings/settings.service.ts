@@ -1,37 +1,74 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
 import { readModelSettings, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';
+import { SETTINGS_ENV, type SettingsEnv } from './settings.env';
 
-/** Reads, saves and tests the model settings row (`settings`). */
+/**
+ * `url` in one spelling per server, to compare two base URLs: lower-case scheme and host, no
+ * default port, no trailing slashes, no fragment (`HTTP://Models.LAN:80/v1/` →
+ * `http://models.lan/v1`). Text that is not a URL is only trimmed of spaces and trailing slashes.
+ */
+export function normalizeBaseUrl(url: string): string {
+  const text = url.trim();
+  try {
+    const u = new URL(text);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return text.replace(/\/+$/, '');
+  }
+}
+
+/** Whether two base URLs name the same server (`null`: none stored, never the same). */
+export function sameBaseUrl(a: string | null | undefined, b: string | null | undefined): boolean {
+  return !!a && !!b && normalizeBaseUrl(a) === normalizeBaseUrl(b);
+}
+
+/**
+ * Reads, saves and tests the model settings row (`settings`). The stored API key is bound to the
+ * base URL it was saved with: it is never sent to, nor kept for, another server.
+ */
 @Injectable()
 export class SettingsService {
   private readonly logger = new Logger(SettingsService.name);
   /** Overridable in tests (short timeouts). */
   checkOptions: ModelServerCheckOptions = {};
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(SETTINGS_ENV) private readonly env: SettingsEnv,
+  ) {}
 
   async get(): Promise<SettingsView> {
     return toSettingsView(await readModelSettings(this.dataSource));
   }
 
-  /** Saves validated settings; the agent-worker picks them up for its next turns (no restart). */
+  /**
+   * Saves validated settings; the agent-worker picks them up for its next turns (no restart). A
+   * `baseUrl` naming another server without a new `apiKey` clears the stored key: it was given for
+   * the old server, and keeping it would send it to the new one on the next turn.
+   */
   async update(dto: UpdateSettingsDto, actorId: string): Promise<SettingsView> {
-    const saved = await writeModelSettings(this.dataSource, {
-      backend: dto.backend,
-      baseUrl: dto.baseUrl,
-      model: dto.model,
-      apiKey: dto.apiKey,
+    const { saved, keyDropped } = await this.dataSource.transaction(async (tx) => {
+      const stored = await readModelSettings(tx);
+      const dropKey = dto.apiKey === undefined && dto.baseUrl !== undefined && !!stored.apiKey && !sameBaseUrl(dto.baseUrl, stored.baseUrl);
+      const next = await writeModelSettings(tx, {
+        backend: dto.backend,
+        baseUrl: dto.baseUrl,
+        model: dto.model,
+        apiKey: dropKey ? null : dto.apiKey,
+      });
+      return { saved: next, keyDropped: dropKey };
     });
-    this.logger.log({ operatorId: actorId, backend: saved.backend, model: saved.model, apiKeySet: !!saved.apiKey }, 'model settings saved');
+    this.logger.log({ operatorId: actorId, backend: saved.backend, model: saved.model, apiKeySet: !!saved.apiKey, apiKeyDropped: keyDropped }, 'model settings saved');
     return toSettingsView(saved);
   }
 
   /**
-   * Tests the stored settings, or `overrides` on top of them (to try values before saving).
-   * The built-in planner needs no server: that is reported as one passing check.
+   * Tests the stored settings, or `overrides` on top of them (to try values before saving). The
+   * stored key goes only to the stored base URL: another `baseUrl` is tested with `overrides.apiKey`
+   * or none. The built-in planner needs no server: that is reported as one passing check.
    */
   async test(overrides: TestSettingsDto = {}): Promise<SettingsTestResult> {
     const stored = await readModelSettings(this.dataSource);
@@ -44,7 +81,9 @@ export class SettingsService {
     if (!baseUrl || !model) {
       return { ok: false, checks: [{ name: 'models', ok: false, detail: 'Set the base URL and the model of the OpenAI-compatible server first.' }] };
     }
-    const apiKey = overrides.apiKey !== undefined ? overrides.apiKey : stored.apiKey;
-    return checkModelServer({ baseUrl, model, apiKey }, this.checkOptions);
+    let apiKey: string | null;
+    if (overrides.apiKey !== undefined) apiKey = overrides.apiKey || null;
+    else apiKey = sameBaseUrl(baseUrl, stored.baseUrl) ? stored.apiKey : null;
+    return checkModelServer({ baseUrl, model, apiKey }, { agentContextTokens: this.env.AGENT_CONTEXT_TOKENS, ...this.checkOptions });
   }
 }

@@ -4,7 +4,10 @@ import { IsIn, IsOptional, IsString, IsUrl, MaxLength, MinLength, ValidateIf } f
 export const MODEL_BACKENDS = ['builtin', 'openai'] as const;
 export type ModelBackend = (typeof MODEL_BACKENDS)[number];
 
-/** `PUT /api/settings`. An omitted `apiKey` keeps the stored one; an empty string clears it. */
+/**
+ * `PUT /api/settings`. An omitted `apiKey` keeps the stored one, unless `baseUrl` names another
+ * server (the stored key is then cleared: it was given for the old one); an empty string clears it.
+ */
 export class UpdateSettingsDto {
   @IsIn(MODEL_BACKENDS)
   backend!: ModelBackend;
@@ -27,7 +30,8 @@ export class UpdateSettingsDto {
 
 /**
  * `POST /api/settings/test` body (optional): values to test before saving them. Omitted fields
- * come from the stored settings (an omitted `apiKey` uses the stored key).
+ * come from the stored settings; an omitted `apiKey` uses the stored key only when `baseUrl` is
+ * the stored server's (another server is tested without a key).
  */
 export class TestSettingsDto {
   @IsOptional()
@@ -59,8 +63,22 @@ export interface SettingsView {
   updatedAt: string | null;
 }
 
-/** `POST /api/settings/test` */
+/**
+ * What "Test connection" checks, in order: the model is listed, a one-token completion, the same
+ * request with the agent's tools, and the context length (informational: never fails).
+ */
+export const SETTINGS_CHECK_NAMES = ['models', 'completion', 'tools', 'context'] as const;
+export type SettingsCheckName = (typeof SETTINGS_CHECK_NAMES)[number];
+
+/**
+ * `POST /api/settings/test`. `ok` is every check's `ok`. `contextTokens` is the server's context
+ * for the model when its API told it; `contextBudgetTokens` the tokens a turn may use,
+ * `min(contextTokens, AGENT_CONTEXT_TOKENS)` (the budget alone when unknown). Both are absent for
+ * the built-in planner, which has no model server.
+ */
 export interface SettingsTestResult {
   ok: boolean;
-  checks: { name: 'models' | 'completion'; ok: boolean; detail: string }[];
+  checks: { name: SettingsCheckName; ok: boolean; detail: string }[];
+  contextTokens?: number;
+  contextBudgetTokens?: number;
 }

@@ -1,0 +1,25 @@
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+import { validateEnv } from '@corpus-chat/server-core';
+
+/**
+ * What the settings feature reads from the environment (validated when the module starts; a bad
+ * value stops the API naming the variable).
+ */
+export class SettingsEnv {
+  /**
+   * The agent-worker's token budget per turn; "Test connection" shows the effective budget,
+   * `min(the server's context, this)`. Give the API the worker's value (same bounds, default 6000).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(2_000_000)
+  AGENT_CONTEXT_TOKENS = 6000;
+}
+
+/** Injection token of the validated `SettingsEnv`. */
+export const SETTINGS_ENV = Symbol('SETTINGS_ENV');
+
+/** Reads and validates `SettingsEnv` from `raw` (default `process.env`); throws `ConfigError` naming each bad variable. */
+export const loadSettingsEnv = (raw: Record<string, unknown> = process.env): SettingsEnv => validateEnv(SettingsEnv, raw);

@@ -1,0 +1,179 @@
+/** Which server's own API told the context length. */
+export type ModelContextSource = 'ollama' | 'vllm' | 'llamacpp' | 'lmstudio';
+
+/** What `discoverContextLength` found: `contextTokens` is undefined when no probe answered. */
+export interface ModelContextInfo {
+  /** Tokens of context the server gives `model` (prompt and answer together). */
+  contextTokens?: number;
+  source?: ModelContextSource;
+  /** One sentence for an operator: the number and where it came from, or why it is unknown. */
+  detail: string;
+}
+
+export interface DiscoverContextOptions {
+  /** Milliseconds each probe may take, body included (default 5 s). */
+  timeoutMs?: number;
+  /** Replaces the global `fetch` (tests). */
+  fetch?: typeof fetch;
+}
+
+/** Ollama's context when neither the model nor `OLLAMA_CONTEXT_LENGTH` sets one (GPUs under 24 GiB). */
+export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4096;
+
+/**
+ * The tokens a turn may use: the server's context when known, capped by the agent's own budget
+ * (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the server's is unknown.
+ */
+export function effectiveContextBudget(serverContextTokens: number | undefined, agentContextTokens: number): number {
+  return serverContextTokens && serverContextTokens > 0 ? Math.min(serverContextTokens, agentContextTokens) : agentContextTokens;
+}
+
+/** `baseUrl` without trailing slashes and without a final `/v1`: where the servers' native APIs live. */
+export function serverRoot(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
+type Found = { tokens: number; detail: string };
+type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
+
+const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Asks the server how many tokens of context `model` has, trying each known server's own API at
+ * once (vLLM, Ollama, llama.cpp, LM Studio) and taking the first that answers in that order. The
+ * key goes only as `Authorization: Bearer` to `baseUrl`'s own server (redirects are refused, so it
+ * cannot follow one to another host). Never throws; each probe is bounded by `timeoutMs` (5 s).
+ * Unknown: `contextTokens` undefined and a detail naming what each probe answered.
+ */
+export async function discoverContextLength(
+  baseUrl: string,
+  model: string,
+  apiKey: string | null,
+  opts: DiscoverContextOptions = {},
+): Promise<ModelContextInfo> {
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const base = baseUrl.replace(/\/+$/, '');
+  const root = serverRoot(baseUrl);
+
+  const call = async (url: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<ProbeAnswer> => {
+    try {
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
+      if (init.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await doFetch(url, {
+        method: init.method ?? 'GET',
+        headers,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        redirect: 'error',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => undefined);
+        return { ok: false, why: `HTTP ${res.status}` };
+      }
+      return { ok: true, body: await res.json() };
+    } catch (e) {
+      const err = e as Error;
+      if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { ok: false, why: 'no answer in time' };
+      if (err instanceof SyntaxError) return { ok: false, why: 'not JSON' };
+      return { ok: false, why: 'no connection' };
+    }
+  };
+
+  // vLLM: each card of GET /v1/models carries `max_model_len` (vllm/entrypoints/openai/protocol.py, ModelCard).
+  const vllm = async (): Promise<ProbeResult> => {
+    const a = await call(`${base}/models`);
+    if (!a.ok) return { why: a.why };
+    const data = isRecord(a.body) && Array.isArray(a.body['data']) ? (a.body['data'] as unknown[]) : [];
+    const card = data.find((m) => isRecord(m) && m['id'] === model);
+    const tokens = isRecord(card) ? positiveInt(card['max_model_len']) : undefined;
+    if (!tokens) return { why: 'no max_model_len' };
+    return { found: { tokens, detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).` } };
+  };
+
+  // Ollama: POST /api/show gives `parameters` (text lines "num_ctx   8192") and `model_info`
+  // ("<arch>.context_length", the trained maximum) (ollama server/routes.go GetModelInfo); GET /api/ps
+  // gives a loaded model's actual `context_length` (api/types.go ProcessModelResponse).
+  const ollama = async (): Promise<ProbeResult> => {
+    const shown = await call(`${root}/api/show`, { method: 'POST', body: { model } });
+    if (!shown.ok || !isRecord(shown.body) || !('model_info' in shown.body || 'parameters' in shown.body)) {
+      return { why: shown.ok ? 'not an Ollama answer' : shown.why };
+    }
+    const info = isRecord(shown.body['model_info']) ? shown.body['model_info'] : {};
+    const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
+    const trainedKey = arch && `${arch}.context_length` in info ? `${arch}.context_length` : Object.keys(info).find((k) => k.endsWith('.context_length'));
+    const trained = trainedKey ? positiveInt(info[trainedKey]) : undefined;
+    const params = typeof shown.body['parameters'] === 'string' ? shown.body['parameters'] : '';
+    const numCtxMatch = /^num_ctx\s+(\d+)\s*$/m.exec(params);
+    const numCtx = numCtxMatch ? positiveInt(Number(numCtxMatch[1])) : undefined;
+
+    const ps = await call(`${root}/api/ps`);
+    const running = ps.ok && isRecord(ps.body) && Array.isArray(ps.body['models']) ? (ps.body['models'] as unknown[]) : [];
+    const names = model.includes(':') ? [model] : [model, `${model}:latest`];
+    const loaded = running.find((m) => isRecord(m) && (names.includes(m['name'] as string) || names.includes(m['model'] as string)));
+    const loadedCtx = isRecord(loaded) ? positiveInt(loaded['context_length']) : undefined;
+    if (loadedCtx) return { found: { tokens: loadedCtx, detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).` } };
+
+    const cap = (n: number) => (trained ? Math.min(n, trained) : n);
+    if (numCtx) {
+      const tokens = cap(numCtx);
+      return { found: { tokens, detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).` } };
+    }
+    const tokens = cap(OLLAMA_DEFAULT_CONTEXT_TOKENS);
+    return {
+      found: {
+        tokens,
+        detail:
+          `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens (no num_ctx in the model's parameters${trained ? `; trained for ${fmt(trained)}` : ''}). ` +
+          'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; the loaded model shows the real figure.',
+      },
+    };
+  };
+
+  // llama.cpp: GET /props gives the per-slot context as `default_generation_settings.n_ctx`
+  // (tools/server/server.cpp, the props handler); older builds had a top-level `n_ctx`.
+  const llamacpp = async (): Promise<ProbeResult> => {
+    const a = await call(`${root}/props`);
+    if (!a.ok) return { why: a.why };
+    const body = isRecord(a.body) ? a.body : {};
+    const settings = isRecord(body['default_generation_settings']) ? body['default_generation_settings'] : {};
+    const tokens = positiveInt(settings['n_ctx']) ?? positiveInt(body['n_ctx']);
+    if (!tokens) return { why: 'no n_ctx' };
+    return { found: { tokens, detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).` } };
+  };
+
+  // LM Studio: GET /api/v0/models lists `loaded_context_length` for a loaded model and
+  // `max_context_length` for every model (lmstudio.ai/docs, REST API v0).
+  const lmstudio = async (): Promise<ProbeResult> => {
+    const a = await call(`${root}/api/v0/models`);
+    if (!a.ok) return { why: a.why };
+    const data = isRecord(a.body) && Array.isArray(a.body['data']) ? (a.body['data'] as unknown[]) : [];
+    const entry = data.find((m) => isRecord(m) && m['id'] === model);
+    if (!isRecord(entry)) return { why: `'${model}' not listed` };
+    const loaded = positiveInt(entry['loaded_context_length']);
+    const max = positiveInt(entry['max_context_length']);
+    if (loaded) return { found: { tokens: loaded, detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).` } };
+    if (max) return { found: { tokens: max, detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).` } };
+    return { why: 'no context length' };
+  };
+
+  const probes: { source: ModelContextSource; label: string; run: () => Promise<ProbeResult> }[] = [
+    { source: 'vllm', label: 'vLLM GET /models', run: vllm },
+    { source: 'ollama', label: 'Ollama POST /api/show', run: ollama },
+    { source: 'llamacpp', label: 'llama.cpp GET /props', run: llamacpp },
+    { source: 'lmstudio', label: 'LM Studio GET /api/v0/models', run: lmstudio },
+  ];
+  const results = await Promise.all(probes.map((p) => p.run().catch((): ProbeResult => ({ why: 'failed' }))));
+  const hit = results.findIndex((r) => r.found);
+  if (hit >= 0) {
+    const found = results[hit]!.found!;
+    return { contextTokens: found.tokens, source: probes[hit]!.source, detail: found.detail };
+  }
+  return {
+    detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i]!.why}`).join('; ')}).`,
+  };
+}
