@@ -43,6 +43,11 @@ describe.each(PROFILES)('questions.json through the model path: %s', (_label, pr
     expect(report).toMatchObject({ exactCount: questions.length, exactRate: 1, unverifiedCount: 0, unverifiedRate: 0 });
   });
 
+  it('shows no reasoning or tool-call markup in any answer', () => {
+    const marked = report.results.filter((r) => /<\/?think>|<\/?tool_call>/.test(r.answer)).map(({ id, answer }) => ({ id, answer }));
+    expect(marked).toEqual([]);
+  });
+
   it('sends a follow-up with the earlier question and its answer in the history, and counts through tools', () => {
     const q35 = questions.find((q) => q.id === 'q35')!;
     const followUp = server.scripted.completionRequests.find((r) => r.body.messages.at(-1)?.content === q35.turns[1]);

@@ -86,9 +86,10 @@ const PLAN_CACHE_SIZE = 256;
  * message with the planner's own stored metadata, as the worker keeps it, so follow-ups resolve),
  * and learns which tool calls answer the last message and the prose the planner writes from their
  * results. Step one (no `tool` message after the last `user` one) asks for those calls, all at
- * once; step two answers with the prose, after checking that the `tool` results the request
+ * once (parallel calls); step two answers with the prose, after checking that the `tool` results the request
  * carries are the ones the planner saw (else it answers, without a number, that they differ). A
- * question the planner answers without tools is answered in step one.
+ * question the planner answers without tools is answered in step one. Each step carries a short
+ * reasoning without numbers, as a thinking model's would, which the profile puts on the wire.
  *
  * Planning is cached by the list of operator messages (a pure function of the request and the
  * corpus), so a follow-up's earlier turns are not re-planned at each step.
@@ -107,7 +108,9 @@ export class PlannerBrain {
     const turn = (await this.plan(operator)).at(-1)!;
     const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
     if (!results.length) {
-      return turn.calls.length ? { toolCalls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments })), finish: 'tool_calls' } : { text: turn.content, finish: 'stop' };
+      if (!turn.calls.length) return { reasoning: 'No corpus tool answers this; I say what I can answer instead.', text: turn.content, finish: 'stop' };
+      const names = [...new Set(turn.calls.map((c) => c.name))].join(' and ');
+      return { reasoning: `The corpus tools answer this exactly: I call ${names}.`, toolCalls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments })), finish: 'tool_calls' };
     }
     const seen = results.map((m) => textOf(m.content));
     const differs = turn.calls.findIndex((c, i) => c.modelContent !== seen[i]);
@@ -115,7 +118,7 @@ export class PlannerBrain {
       const which = differs >= 0 ? `the ${turn.calls[differs].name} result` : 'the number of results';
       return { text: `The tool results I received do not match the calls I made (${which} differs), so I cannot state a count.`, finish: 'stop' };
     }
-    return { text: turn.content, finish: 'stop' };
+    return { reasoning: 'The tool results hold the exact counts; I answer with them.', text: turn.content, finish: 'stop' };
   }
 
   /** The planner's turns for `operator` messages in order (cached per prefix). */
