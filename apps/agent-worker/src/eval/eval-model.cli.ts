@@ -76,7 +76,7 @@ function parseRate(text: string): number {
   return rate;
 }
 
-/** One line per question: verdict, id, seconds, question, then what was wrong. */
+/** One line per question: verdict, id, seconds, its turns, then (indented) what was wrong. */
 function resultLine(r: QuestionResult): string {
   const problems = [
     r.missingNumbers.length ? `missing numbers: ${r.missingNumbers.join(', ')}` : '',
@@ -85,7 +85,7 @@ function resultLine(r: QuestionResult): string {
     r.unsupported?.length ? `unsupported numbers: ${r.unsupported.join(', ')}` : '',
     r.error ? `error: ${r.error}` : '',
   ].filter(Boolean);
-  return `${r.exact ? 'PASS' : 'FAIL'} ${r.id} ${r.seconds.toFixed(1).padStart(6)} s  ${r.question}${problems.length ? `\n       ${problems.join('; ')}` : ''}`;
+  return `${r.exact ? 'PASS' : 'FAIL'} ${r.id} ${r.seconds.toFixed(1).padStart(6)} s  ${r.turns.join(' → ')}${problems.length ? `\n       ${problems.join('; ')}` : ''}`;
 }
 
 /** The closing lines: exact and unverified-number rates. */
@@ -93,7 +93,7 @@ function summaryLines(report: EvalReport): string[] {
   const n = report.results.length;
   const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
   return [
-    `exact answers:              ${report.exactCount}/${n} (${pct(report.exactRate)})`,
+    `exact answers:                   ${report.exactCount}/${n} (${pct(report.exactRate)})`,
     `answers with unverified numbers: ${report.unverifiedCount}/${n} (${pct(report.unverifiedRate)})`,
   ];
 }

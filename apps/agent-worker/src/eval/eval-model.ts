@@ -116,8 +116,8 @@ export interface EvalModelServer {
 /** The outcome of one question. */
 export interface QuestionResult {
   id: string;
-  /** The last turn (the one scored). */
-  question: string;
+  /** The operator's messages, in order; the answer to the last is scored. */
+  turns: string[];
   exact: boolean;
   missingNumbers: number[];
   missingNames: string[];
@@ -189,7 +189,7 @@ export async function evaluateModel(opts: {
     const score = scoreAnswer(q.expect, answer);
     const result: QuestionResult = {
       id: q.id,
-      question: q.turns.at(-1) ?? '',
+      turns: q.turns,
       exact: !error && score.exact,
       missingNumbers: score.missingNumbers,
       missingNames: score.missingNames,
