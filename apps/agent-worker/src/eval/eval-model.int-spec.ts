@@ -6,6 +6,7 @@
  * scores a wrong answer and a failed turn.
  */
 import 'reflect-metadata';
+import { searchFindings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { startBrainServer, type BrainServer, type ServerProfileName, type ServerQuirks } from '../agent/testing/planner-brain';
 import { ScriptedOpenAiServer, script } from '../agent/testing/scripted-openai-server';
@@ -59,6 +60,27 @@ describe.each(PROFILES)('questions.json through the model path: %s', (_label, pr
     const next = server.scripted.completionRequests[server.scripted.completionRequests.indexOf(followUp!) + 1];
     expect(next.body.messages.filter((m: { role: string }) => m.role === 'tool')).not.toEqual([]);
   });
+});
+
+describe.each([PROFILES[0], PROFILES[2]])('several tool calls in one step: %s', (_label, profile, quirks) => {
+  it('answers a count the planner combines from three calls, all asked at once', async () => {
+    const server = await startBrainServer(db.dataSource, profile, quirks);
+    try {
+      // The query layer's totals, independent of the agent.
+      const total = async (f: Parameters<typeof searchFindings>[1]) => (await searchFindings(db.dataSource.manager, { ...f, limit: 1 })).total;
+      const expected = (await total({})) - (await total({ reportName: 'scb__juice-shop-v12.10.2.json' }));
+      const report = await evaluateModel({
+        dataSource: db.dataSource,
+        server: { baseUrl: server.baseUrl, model: 'brain' },
+        questions: [{ id: 'p1', turns: ['How many findings are not in the juice shop report?'], expect: { numbers: [expected] } }],
+        config: { retryDelayMs: 10 },
+      });
+      expect(server.intents[0].toolCalls?.map((c) => c.name)).toEqual(['list_all_reports', 'count_findings_by', 'count_findings_by']);
+      expect(report.results[0]).toMatchObject({ exact: true, missingNumbers: [] });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('scoring', () => {

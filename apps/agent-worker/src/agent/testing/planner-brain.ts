@@ -86,7 +86,8 @@ const PLAN_CACHE_SIZE = 256;
  * message with the planner's own stored metadata, as the worker keeps it, so follow-ups resolve),
  * and learns which tool calls answer the last message and the prose the planner writes from their
  * results. Step one (no `tool` message after the last `user` one) asks for those calls, all at
- * once (parallel calls); step two answers with the prose, after checking that the `tool` results the request
+ * once (parallel calls, though a real model would first need `list_all_reports` to name a report
+ * it resolved); step two answers with the prose, after checking that the `tool` results the request
  * carries are the ones the planner saw (else it answers, without a number, that they differ). A
  * question the planner answers without tools is answered in step one. Each step carries a short
  * reasoning without numbers, as a thinking model's would, which the profile puts on the wire.
@@ -165,6 +166,8 @@ export interface BrainServer {
   /** The scripted server that puts each decision on the wire; its `requests` record what the worker sent. */
   scripted: ScriptedOpenAiServer;
   brain: PlannerBrain;
+  /** Every decision, in the order the requests arrived (before the profile put it on the wire). */
+  intents: ModelIntent[];
   close(): Promise<void>;
 }
 
@@ -183,6 +186,7 @@ export async function startBrainServer(dataSource: DataSource, profile: ServerPr
   const brain = new PlannerBrain(dataSource);
   const scripted = await ScriptedOpenAiServer.start();
   const decisions = new Map<string, ScriptedResponse>();
+  const intents: ModelIntent[] = [];
   let tickets = 0;
   scripted.responder = (req) => {
     const ticket = String(req.headers[DECISION_HEADER] ?? '');
@@ -203,7 +207,9 @@ export async function startBrainServer(dataSource: DataSource, profile: ServerPr
         const ticket = String((tickets += 1));
         let response: ScriptedResponse;
         try {
-          response = encodeIntent(profile, await brain.decide(JSON.parse(raw.toString('utf8'))), quirks);
+          const intent = await brain.decide(JSON.parse(raw.toString('utf8')));
+          intents.push(intent);
+          response = encodeIntent(profile, intent, quirks);
         } catch (e) {
           response = { kind: 'status', status: 500, body: { error: { message: `planner brain failed: ${(e as Error).message}` } } };
         }
@@ -229,6 +235,7 @@ export async function startBrainServer(dataSource: DataSource, profile: ServerPr
     baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}/v1`,
     scripted,
     brain,
+    intents,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => front.close(() => resolve()));
