@@ -7,7 +7,8 @@
 import 'reflect-metadata';
 import { loadQuestions, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
-import { TestThread, numbersIn, type CapturedTurn } from '../testing/turn-harness';
+import { scoreAnswer } from '../../eval/answer-score';
+import { TestThread, type CapturedTurn } from '../testing/turn-harness';
 import type { PlannerRunner } from './planner-runner';
 
 const { corpus, questions } = loadQuestions();
@@ -28,9 +29,8 @@ async function ask(turns: string[]): Promise<CapturedTurn> {
 
 function expectAnswer(q: Pick<SharedQuestion, 'expect'>, { outcome, events }: CapturedTurn): void {
   const text = outcome.content;
-  const found = numbersIn(text);
-  for (const n of q.expect.numbers ?? []) expect({ n, found: found.includes(n), text }).toEqual({ n, found: true, text });
-  for (const name of q.expect.names ?? []) expect(text).toContain(name);
+  const { missingNumbers, missingNames, statedNumbers } = scoreAnswer(q.expect, text);
+  expect({ missingNumbers, missingNames, statedNumbers, text }).toEqual({ missingNumbers: [], missingNames: [], statedNumbers: [], text });
   if (q.expect.noNumbers) {
     expect(text).not.toMatch(/\d/);
     expect(events.filter((e) => e.type === 'tool.call')).toEqual([]);

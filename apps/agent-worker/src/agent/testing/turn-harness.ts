@@ -1,10 +1,7 @@
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import type { AgentRunner, AgentTurnContext, AgentTurnOutcome, HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
 
-/** Every number written in an answer (`1,768` read as 1768). */
-export function numbersIn(text: string): number[] {
-  return [...text.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,(?=\d{3}\b)/g, '').replace(/,$/, ''))).filter((n) => !Number.isNaN(n));
-}
+export { numbersIn } from '../../eval/answer-score';
 
 /** One turn's captured events and outcome. */
 export interface CapturedTurn {

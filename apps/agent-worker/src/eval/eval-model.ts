@@ -1,0 +1,209 @@
+/**
+ * Model evaluation: asks a question set of `shared/questions/` through the worker's own model path
+ * (`OpenAiModelRunner` with the real read-only tools, follow-ups in one thread with the stored
+ * history) and scores each answer as the questions' README says. `npm run eval:model` is its
+ * command line (`eval-model.cli.ts`).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
+import { createDataSource, importReport } from '@corpus-chat/corpus-queries';
+import type { HistoryMessage } from '@corpus-chat/server-core';
+import { agentConfig, type AgentConfig } from '../agent/agent.config';
+import { OpenAiModelRunner } from '../agent/model/openai-model-runner';
+import { CorpusTools } from '../agent/tools/corpus-tools';
+import { defaultCorpusQueries, defaultReadOnly } from '../agent/tools/corpus-queries.binding';
+import { scoreAnswer, type ExpectedAnswer } from './answer-score';
+
+/** One question: the operator's messages in one thread, and what the answer to the last must hold. */
+export interface EvalQuestion {
+  id: string;
+  turns: string[];
+  expect: ExpectedAnswer;
+}
+
+/** A question file with its corpus resolved to absolute paths. */
+export interface QuestionSet {
+  /** Folder the corpus file paths are relative to. */
+  corpusRoot: string;
+  /** The scanner files to import, relative to `corpusRoot`. */
+  files: string[];
+  questions: EvalQuestion[];
+}
+
+/** `shared/questions/questions.json`: `$SHARED_DIR/questions/…`, else the `shared` folder beside the repository. */
+export function defaultQuestionsFile(): string {
+  const shared = process.env['SHARED_DIR'] ? path.resolve(process.env['SHARED_DIR']) : path.resolve(__dirname, '..', '..', '..', '..', '..', 'shared');
+  return path.join(shared, 'questions', 'questions.json');
+}
+
+/**
+ * Reads a question file. Its `corpus.root` is relative to the folder holding `shared/`, that is two
+ * levels above the file's own folder (`shared/questions/questions.json`). Throws on unreadable JSON
+ * or a file without `corpus.files` and `questions`.
+ */
+export function loadQuestionSet(file: string): QuestionSet {
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { corpus?: { root?: string; files?: string[] }; questions?: EvalQuestion[] };
+  if (!raw.corpus?.root || !Array.isArray(raw.corpus.files) || !Array.isArray(raw.questions)) {
+    throw new Error(`${file}: expected { corpus: { root, files }, questions } as in shared/questions/README.md`);
+  }
+  return { corpusRoot: path.resolve(path.dirname(file), '..', '..', raw.corpus.root), files: raw.corpus.files, questions: raw.questions };
+}
+
+/** A scratch database holding exactly a question set's corpus. */
+export interface ScratchCorpus {
+  /** Connection URL of the scratch database. */
+  url: string;
+  dataSource: DataSource;
+  /** Closes the connection and drops the database. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a database `corpus_chat_eval_<pid>_<random>` on the Postgres server of `serverUrl` (its
+ * database name is ignored; the server's `postgres` database is used to create and drop), runs the
+ * migrations and imports `set.files` with the real importer, one by one. Throws (after dropping it)
+ * when the server is unreachable or any file is refused: scores on a partial corpus mean nothing.
+ */
+export async function createScratchCorpus(serverUrl: string, set: QuestionSet): Promise<ScratchCorpus> {
+  const admin = new URL(serverUrl);
+  admin.pathname = '/postgres';
+  const name = `corpus_chat_eval_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await withClient(admin.toString(), (c) => c.query(`CREATE DATABASE "${name}"`));
+  const dataSource = createDataSource(url.toString());
+  const drop = async () => {
+    if (dataSource.isInitialized) await dataSource.destroy();
+    await withClient(admin.toString(), (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  };
+  try {
+    await dataSource.initialize();
+    await dataSource.runMigrations({ transaction: 'each' });
+    for (const f of set.files) {
+      const outcome = await importReport(dataSource, { filename: f, bytes: fs.readFileSync(path.join(set.corpusRoot, f)) });
+      if (!outcome.ok) throw new Error(`corpus file ${f} was refused: ${outcome.error}`);
+    }
+  } catch (e) {
+    await drop().catch(() => undefined);
+    throw e;
+  }
+  return { url: url.toString(), dataSource, drop };
+}
+
+async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The model server to evaluate. */
+export interface EvalModelServer {
+  /** OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string | null;
+}
+
+/** The outcome of one question. */
+export interface QuestionResult {
+  id: string;
+  /** The operator's messages, in order; the answer to the last is scored. */
+  turns: string[];
+  exact: boolean;
+  missingNumbers: number[];
+  missingNames: string[];
+  /** Numbers stated in answer to a `noNumbers` question. */
+  statedNumbers: number[];
+  /** `metadata.verification.unsupported` of the answer, when the runner checked it. */
+  unsupported?: string[];
+  /** Seconds for all the question's turns. */
+  seconds: number;
+  /** The answer to the last turn ('' when a turn failed). */
+  answer: string;
+  /** Why a turn failed (model server error, step limit, …); the question then counts as not exact. */
+  error?: string;
+}
+
+/** A whole run. Rates are fractions (0–1) of all questions asked. */
+export interface EvalReport {
+  results: QuestionResult[];
+  exactCount: number;
+  exactRate: number;
+  /** Answers whose `metadata.verification.unsupported` is non-empty. */
+  unverifiedCount: number;
+  unverifiedRate: number;
+}
+
+/**
+ * Asks each question in a new thread through `OpenAiModelRunner` on `dataSource`, turn after turn
+ * with the history the worker would keep (each message and the answer with its stored metadata),
+ * and scores the last answer. A failed turn ends its question (recorded with `error`) and the run
+ * goes on. `config` overrides the agent's defaults (steps, context budget, timeouts); `onResult`
+ * sees each result as soon as it is scored. Never throws for a model failure.
+ */
+export async function evaluateModel(opts: {
+  dataSource: DataSource;
+  server: EvalModelServer;
+  questions: EvalQuestion[];
+  config?: Partial<AgentConfig>;
+  signal?: AbortSignal;
+  onResult?: (result: QuestionResult, index: number) => void;
+}): Promise<EvalReport> {
+  const runner = new OpenAiModelRunner(new CorpusTools(opts.dataSource, defaultCorpusQueries, defaultReadOnly), agentConfig(opts.config));
+  const settings = { backend: 'openai' as const, baseUrl: opts.server.baseUrl, model: opts.server.model, apiKey: opts.server.apiKey ?? null, updatedAt: null };
+  const signal = opts.signal ?? new AbortController().signal;
+  const results: QuestionResult[] = [];
+  for (const [index, q] of opts.questions.entries()) {
+    const started = performance.now();
+    const history: HistoryMessage[] = [];
+    let answer = '';
+    let metadata: AssistantMessageMetadata | undefined;
+    let error: string | undefined;
+    for (const message of q.turns) {
+      try {
+        const outcome = await runner.run(
+          { chatId: `eval-${q.id}`, turnId: crypto.randomUUID(), ownerId: 'eval', history: [...history], userMessage: message, signal, emit: async () => undefined },
+          settings,
+        );
+        answer = outcome.content;
+        metadata = outcome.metadata;
+        history.push({ role: 'user', content: message, status: 'complete', metadata: {} });
+        history.push({ role: 'assistant', content: answer, status: 'complete', metadata });
+      } catch (e) {
+        signal.throwIfAborted();
+        error = (e as Error).message;
+        answer = '';
+        metadata = undefined;
+        break;
+      }
+    }
+    const score = scoreAnswer(q.expect, answer);
+    const result: QuestionResult = {
+      id: q.id,
+      turns: q.turns,
+      exact: !error && score.exact,
+      missingNumbers: score.missingNumbers,
+      missingNames: score.missingNames,
+      statedNumbers: score.statedNumbers,
+      ...(metadata?.verification ? { unsupported: metadata.verification.unsupported } : {}),
+      seconds: (performance.now() - started) / 1000,
+      answer,
+      ...(error ? { error } : {}),
+    };
+    results.push(result);
+    opts.onResult?.(result, index);
+  }
+  const exactCount = results.filter((r) => r.exact).length;
+  const unverifiedCount = results.filter((r) => r.unsupported?.length).length;
+  const of = (n: number) => (results.length ? n / results.length : 0);
+  return { results, exactCount, exactRate: of(exactCount), unverifiedCount, unverifiedRate: of(unverifiedCount) };
+}
