@@ -278,3 +278,20 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
   }
   return { kind: 'stream', chunks };
 }
+
+/**
+ * How `profile` reports a failure after the stream has started (the response is already 200),
+ * followed by `[DONE]` or not as that server does (`cut`): vLLM and the OpenAI-shaped servers send
+ * `data: {"error":{...}}`, which the `openai` SDK raises; llama.cpp writes an `error: {...}` line
+ * that SSE clients ignore, then closes the stream.
+ */
+export function streamError(profile: ServerProfileName, message: string): { chunks: ScriptChunk[]; cut: boolean } {
+  switch (profile) {
+    case 'vllm': // vllm/entrypoints/openai/serving_engine.py create_streaming_error_response
+      return { chunks: [{ raw: JSON.stringify({ error: { object: 'error', message, type: 'InternalServerError', param: null, code: 500 } }) }], cut: false };
+    case 'llamacpp': // tools/server/server.cpp: server_sent_event(sink, "error", …), then sink.done()
+      return { chunks: [{ sse: `error: ${JSON.stringify({ code: 500, message, type: 'server_error' })}` }], cut: true };
+    default:
+      return { chunks: [{ raw: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }], cut: false };
+  }
+}
