@@ -52,6 +52,8 @@ export function toolCallText(style: NonNullable<ServerQuirks['toolCallsAsText']>
   }
 }
 
+let encoded = 0;
+
 /** Deterministic id material, so a replay is the same on every run. */
 function idSource(seed: string) {
   let x = [...seed].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) || 1;
@@ -199,7 +201,8 @@ function wire(profile: ServerProfileName, seed: string): Wire {
  * each chunk's `model` from the request.
  */
 export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, quirks: ServerQuirks = {}): ScriptedResponse {
-  const w = wire(profile, JSON.stringify(intent));
+  encoded += 1; // the same intent encoded twice still gets new ids, as from a real server
+  const w = wire(profile, `${encoded}:${JSON.stringify(intent)}`);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, more: Record<string, unknown> = {}): ScriptChunk => ({
     json: {
       id: w.id,
