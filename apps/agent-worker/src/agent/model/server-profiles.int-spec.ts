@@ -17,7 +17,7 @@ import { agentConfig, type AgentConfig } from '../agent.config';
 import { CorpusTools } from '../tools/corpus-tools';
 import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
 import { ScriptedOpenAiServer, type ScriptedResponse } from '../testing/scripted-openai-server';
-import { encodeIntent, profileError, type ModelIntent, type ServerProfileName, type ServerQuirks } from '../testing/server-profiles';
+import { encodeIntent, profileError, streamError, type ModelIntent, type ServerProfileName, type ServerQuirks } from '../testing/server-profiles';
 import { turnContext } from '../testing/turn-harness';
 import { modelFetch } from './model-http';
 import { OpenAiModelRunner } from './openai-model-runner';
@@ -185,6 +185,16 @@ describe('streams that end without a usable answer', () => {
     expect(r.error!.message).toMatch(/ended before|closed before|without (a )?finish|cut/i);
     expect(streamedText(r.events)).toBe('There are 12 crit');
     expect(server.completionRequests).toHaveLength(1); // text was streamed: no retry
+  });
+
+  it.each<[ServerProfileName]>([['vllm'], ['llamacpp']])('%s failing after the stream started: an error, not a half answer taken as complete', async (profile) => {
+    const started = encodeIntent(profile, { text: 'There are 12 crit', finish: null }) as Extract<ScriptedResponse, { kind: 'stream' }>;
+    const failure = streamError(profile, 'CUDA error: an illegal memory access was encountered');
+    const r = await turn(profile, [{ kind: 'stream', chunks: [...started.chunks, ...failure.chunks], cut: failure.cut }]);
+    expect(r.error).toBeInstanceOf(AgentTurnError);
+    // llama.cpp's `error:` line never reaches an SSE client, so only vLLM's words can be shown.
+    if (profile === 'vllm') expect(r.error!.message).toContain('CUDA error: an illegal memory access was encountered');
+    expect(streamedText(r.events)).toBe('There are 12 crit');
   });
 
   it('only reasoning and no answer is an error, and the reasoning is not shown as the answer', async () => {

@@ -18,7 +18,9 @@ export type ScriptChunk =
   /** A chunk with this `delta` (and optionally a finish reason and usage) in the default envelope. */
   | { delta: Record<string, unknown>; finishReason?: string | null; usage?: Record<string, unknown> }
   /** The usage-only chunk OpenAI sends last with `stream_options.include_usage`: `choices: []`. */
-  | { usage: Record<string, unknown> };
+  | { usage: Record<string, unknown> }
+  /** A whole SSE event written as is (e.g. llama.cpp's `error: {...}` line), without the `data: ` prefix. */
+  | { sse: string };
 
 /** What the server does for one chat-completions request. */
 export type ScriptedResponse =
@@ -215,7 +217,8 @@ export class ScriptedOpenAiServer {
       if (!alive()) return;
       if (i > 0) await delay(next.chunkDelayMs);
       if (!alive()) return;
-      res.write(`data: ${'raw' in chunk ? chunk.raw : JSON.stringify(toSse(chunk, model))}\n\n`);
+      if ('sse' in chunk) res.write(`${chunk.sse}\n\n`);
+      else res.write(`data: ${'raw' in chunk ? chunk.raw : JSON.stringify(toSse(chunk, model))}\n\n`);
     }
     if (next.hang) return; // left open until the client goes away
     if (next.cut === 'reset') return void res.socket?.destroy();
@@ -224,7 +227,7 @@ export class ScriptedOpenAiServer {
   }
 }
 
-function toSse(chunk: Exclude<ScriptChunk, { raw: string }>, model: string) {
+function toSse(chunk: Exclude<ScriptChunk, { raw: string } | { sse: string }>, model: string) {
   if ('json' in chunk) return 'model' in chunk.json ? chunk.json : { ...chunk.json, model };
   const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model };
   if ('delta' in chunk) {

@@ -229,6 +229,10 @@ export function profileInfoRoute(
       modified_at: '2026-01-01T00:00:00Z',
     });
   }
+  if (profile === 'ollama' && method === 'GET' && p === '/api/tags') {
+    // server/routes.go ListHandler
+    return ok({ models: info.models.map((name) => ({ name, model: name, modified_at: '2026-01-01T00:00:00Z', size: 4683087332, digest: '0'.repeat(64), details: { format: 'gguf', family: 'qwen2', parameter_size: '7.6B', quantization_level: 'Q4_K_M' } })) });
+  }
   if (profile === 'ollama' && method === 'GET' && p === '/api/ps') {
     // server/routes.go PsHandler: context_length of each loaded model
     return ok({ models: info.models.map((name) => ({ name, model: name, size: 0, digest: '', details: {}, expires_at: '2026-01-01T00:05:00Z', size_vram: 0, context_length: info.contextLength })) });

@@ -52,6 +52,8 @@ export function toolCallText(style: NonNullable<ServerQuirks['toolCallsAsText']>
   }
 }
 
+let encoded = 0;
+
 /** Deterministic id material, so a replay is the same on every run. */
 function idSource(seed: string) {
   let x = [...seed].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) || 1;
@@ -199,7 +201,8 @@ function wire(profile: ServerProfileName, seed: string): Wire {
  * each chunk's `model` from the request.
  */
 export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, quirks: ServerQuirks = {}): ScriptedResponse {
-  const w = wire(profile, JSON.stringify(intent));
+  encoded += 1; // the same intent encoded twice still gets new ids, as from a real server
+  const w = wire(profile, `${encoded}:${JSON.stringify(intent)}`);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, more: Record<string, unknown> = {}): ScriptChunk => ({
     json: {
       id: w.id,
@@ -277,4 +280,21 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
     if (usage) chunks.push({ json: { id: w.id, object: 'chat.completion.chunk', created: w.created, ...w.extra, choices: [], usage }, ifIncludeUsage: true });
   }
   return { kind: 'stream', chunks };
+}
+
+/**
+ * How `profile` reports a failure after the stream has started (the response is already 200),
+ * followed by `[DONE]` or not as that server does (`cut`): vLLM and the OpenAI-shaped servers send
+ * `data: {"error":{...}}`, which the `openai` SDK raises; llama.cpp writes an `error: {...}` line
+ * that SSE clients ignore, then closes the stream.
+ */
+export function streamError(profile: ServerProfileName, message: string): { chunks: ScriptChunk[]; cut: boolean } {
+  switch (profile) {
+    case 'vllm': // vllm/entrypoints/openai/serving_engine.py create_streaming_error_response
+      return { chunks: [{ raw: JSON.stringify({ error: { object: 'error', message, type: 'InternalServerError', param: null, code: 500 } }) }], cut: false };
+    case 'llamacpp': // tools/server/server.cpp: server_sent_event(sink, "error", …), then sink.done()
+      return { chunks: [{ sse: `error: ${JSON.stringify({ code: 500, message, type: 'server_error' })}` }], cut: true };
+    default:
+      return { chunks: [{ raw: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }], cut: false };
+  }
 }
