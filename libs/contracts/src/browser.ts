@@ -11,6 +11,7 @@ export * from './jobs/jobs';
 export * from './health';
 export * from './operators/csrf';
 export * from './operators/operator-roles';
+export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';

@@ -9,6 +9,7 @@ export * from './events/chat-events';
 export * from './jobs/jobs';
 export * from './chat/chat.dto';
 export * from './settings/settings.dto';
+export * from './settings/base-url';
 export * from './operators/operators.dto';
 export * from './health';
 export * from './native-report/native-report';

@@ -18,17 +18,19 @@ import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-querie
 import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
-import { ScriptedOpenAiServer } from '../../../agent-worker/src/agent/testing/scripted-openai-server';
 import { SettingsModule } from './settings.module';
 
-/** A minimal OpenAI-compatible server: `GET /v1/models` and non-streamed `POST /v1/chat/completions`. */
+/**
+ * A minimal OpenAI-compatible server: `GET /v1/models` and non-streamed `POST /v1/chat/completions`,
+ * recording each request's path, body and headers.
+ */
 function modelServer(models: string[]) {
-  const seen: { path: string; body: any; auth?: string }[] = [];
+  const seen: { path: string; body: any; auth?: string; headers: http.IncomingHttpHeaders }[] = [];
   const server = http.createServer(async (req, res) => {
     let raw = '';
     for await (const c of req) raw += c;
     const body = raw ? JSON.parse(raw) : undefined;
-    seen.push({ path: req.url ?? '', body, auth: req.headers.authorization });
+    seen.push({ path: req.url ?? '', body, auth: req.headers.authorization, headers: req.headers });
     res.setHeader('content-type', 'application/json');
     if (req.url?.endsWith('/models')) return res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 't' })) }));
     if (!models.includes(body?.model)) {
@@ -162,22 +164,24 @@ describe('/api/settings', () => {
 });
 
 describe('the stored API key goes only to the server it was saved for', () => {
-  let home: ScriptedOpenAiServer;
-  let elsewhere: ScriptedOpenAiServer;
+  type Server = ReturnType<typeof modelServer> & { baseUrl: string; requests: ReturnType<typeof modelServer>['seen'] };
+  let home: Server;
+  let elsewhere: Server;
   const KEY = 'sk-home-only-7f3a';
-  const carriesKey = (s: ScriptedOpenAiServer, key = KEY) => s.requests.filter((r) => JSON.stringify(r.headers).includes(key));
+  // Anywhere in the headers, not only Authorization.
+  const carriesKey = (s: Server, key = KEY) => s.requests.filter((r) => JSON.stringify(r.headers).includes(key));
+  const start = async (): Promise<Server> => {
+    const m = modelServer(['qwen3:8b']);
+    await new Promise<void>((r) => m.server.listen(0, '127.0.0.1', r));
+    return { ...m, requests: m.seen, baseUrl: `http://127.0.0.1:${(m.server.address() as AddressInfo).port}/v1` };
+  };
 
   beforeAll(async () => {
-    home = await ScriptedOpenAiServer.start();
-    elsewhere = await ScriptedOpenAiServer.start();
-    for (const s of [home, elsewhere]) {
-      s.models = ['qwen3:8b'];
-      s.responder = () => ({ kind: 'completion', text: 'OK' });
-    }
+    home = await start();
+    elsewhere = await start();
   });
   afterAll(async () => {
-    await home?.close();
-    await elsewhere?.close();
+    for (const s of [home, elsewhere]) if (s) await new Promise((r) => s.server.close(r));
   });
   beforeEach(async () => {
     await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: home.baseUrl, model: 'qwen3:8b', apiKey: KEY }).expect(200);

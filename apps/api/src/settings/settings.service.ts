@@ -1,29 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
+import { sameBaseUrl, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
 import { readModelSettings, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';
 import { SETTINGS_ENV, type SettingsEnv } from './settings.env';
-
-/**
- * `url` in one spelling per server, to compare two base URLs: lower-case scheme and host, no
- * default port, no trailing slashes, no fragment (`HTTP://Models.LAN:80/v1/` →
- * `http://models.lan/v1`). Text that is not a URL is only trimmed of spaces and trailing slashes.
- */
-export function normalizeBaseUrl(url: string): string {
-  const text = url.trim();
-  try {
-    const u = new URL(text);
-    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
-  } catch {
-    return text.replace(/\/+$/, '');
-  }
-}
-
-/** Whether two base URLs name the same server (`null`: none stored, never the same). */
-export function sameBaseUrl(a: string | null | undefined, b: string | null | undefined): boolean {
-  return !!a && !!b && normalizeBaseUrl(a) === normalizeBaseUrl(b);
-}
 
 /**
  * Reads, saves and tests the model settings row (`settings`). The stored API key is bound to the

@@ -63,4 +63,99 @@ describe('SettingsPage Test connection', () => {
     await choose('openai');
     expect(el().querySelector('.test')).toBeNull();
   });
+
+  const type = async (selector: string, value: string): Promise<void> => {
+    const input = el().querySelector<HTMLInputElement>(selector)!;
+    input.value = value;
+    input.dispatchEvent(new Event('input'));
+    await settle();
+  };
+  const saveButton = (): HTMLButtonElement => el().querySelector<HTMLButtonElement>('button[type="submit"]')!;
+  const checkItems = (): Record<string, string> =>
+    Object.fromEntries(
+      Array.from(el().querySelectorAll<HTMLElement>('.test li')).map((li) => [li.dataset['check'], Array.from(li.children, (c) => c.textContent!.trim()).join(' ')]),
+    );
+
+  it('shows every check, the tools and context ones included, and the context budget per turn', async () => {
+    api.test.mockResolvedValue({
+      ok: false,
+      contextTokens: 4096,
+      contextBudgetTokens: 4096,
+      checks: [
+        { name: 'models', ok: true, detail: "The server lists 2 model(s), including 'gemma3:1b'." },
+        { name: 'completion', ok: true, detail: "The model 'gemma3:1b' answered: 'OK'." },
+        { name: 'tools', ok: false, detail: "A request with the agent's tools was refused: 400 gemma3:1b does not support tools." },
+        { name: 'context', ok: true, detail: "Ollama runs 'gemma3:1b' with a context of 4,096 tokens (the loaded model, /api/ps)." },
+      ],
+    } satisfies SettingsTestResult);
+    await choose('openai');
+    await type('#s-base-url', 'http://127.0.0.1:11434/v1');
+    await type('#s-model', 'gemma3:1b');
+    testButton()!.click();
+    await settle();
+    const items = checkItems();
+    expect(items['tools']).toMatch(/^✕ Tool calls failed A request with the agent's tools was refused: 400 gemma3:1b does not support tools\.$/);
+    expect(items['context']).toMatch(/^✓ Context length passed Ollama runs 'gemma3:1b' with a context of 4,096 tokens/);
+    expect(el().querySelector('[data-testid="context-budget"]')!.textContent!.replace(/\s+/g, ' ').trim()).toBe(
+      "Context budget per turn: 4,096 tokens (the smaller of the server's 4,096 and AGENT_CONTEXT_TOKENS)",
+    );
+  });
+
+  it('marks an unknown context length as unknown, not failed, with AGENT_CONTEXT_TOKENS as the budget', async () => {
+    api.test.mockResolvedValue({
+      ok: true,
+      contextBudgetTokens: 6000,
+      checks: [{ name: 'context', ok: true, detail: 'Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 6,000 tokens.' }],
+    } satisfies SettingsTestResult);
+    await choose('openai');
+    await type('#s-base-url', 'http://gpu.lan:8000/v1');
+    await type('#s-model', 'm');
+    testButton()!.click();
+    await settle();
+    expect(checkItems()['context']).toMatch(/^\? Context length unknown Context length unknown: the budget is AGENT_CONTEXT_TOKENS/);
+    expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain('6,000 tokens');
+    expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain('the server did not say its context length');
+  });
+
+  it('drops the "needs a base URL and a model name" error once a field is edited, and after a successful save', async () => {
+    api.update.mockImplementation((body) => Promise.resolve({ ...body, apiKeySet: false, updatedAt: '2026-12-01T19:00:00.000Z' }));
+    await choose('openai');
+    saveButton().click();
+    await settle();
+    expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name');
+    expect(api.update).not.toHaveBeenCalled();
+
+    // Stale as soon as a field is edited: it no longer describes the form.
+    await type('#s-base-url', 'http://127.0.0.1:11434/v1');
+    expect(el().querySelector('.error')).toBeNull();
+    saveButton().click();
+    await settle();
+    expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name');
+    await type('#s-model', 'qwen3:8b');
+    saveButton().click();
+    await settle();
+    expect(api.update).toHaveBeenCalledWith({ backend: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b' });
+    expect(el().textContent).not.toContain('needs a base URL and a model name');
+    expect(el().querySelector('.saved')?.textContent).toContain('Saved.');
+  });
+
+  it('warns that the stored key stays with its server when another base URL is typed, and says when a save removed it', async () => {
+    const saved: SettingsView = { backend: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b', apiKeySet: true, updatedAt: null };
+    api.get.mockResolvedValue(saved);
+    api.update.mockImplementation((body) => Promise.resolve({ ...saved, ...body, apiKeySet: false }));
+    fixture = TestBed.createComponent(SettingsPage);
+    await settle();
+    const warning = () => el().querySelector('[data-testid="key-stays-behind"]');
+    expect(warning()).toBeNull();
+    await type('#s-base-url', 'HTTP://127.0.0.1:11434/v1/');
+    expect(warning()).toBeNull();
+    await type('#s-base-url', 'http://gpu.lan:8000/v1');
+    expect(warning()?.textContent).toContain('The stored key belongs to http://127.0.0.1:11434/v1');
+    await type('#s-api-key', 'sk-gpu');
+    expect(warning()).toBeNull();
+    await type('#s-api-key', '');
+    saveButton().click();
+    await settle();
+    expect(el().querySelector('.saved')?.textContent).toContain('The stored API key was removed: it belonged to the previous server.');
+  });
 });

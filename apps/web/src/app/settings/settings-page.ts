@@ -1,12 +1,22 @@
-import { ChangeDetectionStrategy, Component, effect, inject, signal, untracked } from '@angular/core';
-import { DatePipe } from '@angular/common';
+import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
+import { DatePipe, DecimalPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
-import type { ModelBackend, SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
+import { sameBaseUrl, type ModelBackend, type SettingsCheckName, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { SettingsApi } from './settings-api';
 
 const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
+
+const MISSING_FIELDS = 'An OpenAI-compatible server needs a base URL and a model name.';
+
+/** How each "Test connection" check is named on the page. */
+const CHECK_LABELS: Record<SettingsCheckName, string> = {
+  models: 'Model list',
+  completion: 'One-token completion',
+  tools: 'Tool calls',
+  context: 'Context length',
+};
 
 /**
  * `/settings` (admins): the model back end (built-in planner or an OpenAI-compatible server), the
@@ -15,7 +25,7 @@ const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
  */
 @Component({
   selector: 'cc-settings-page',
-  imports: [DatePipe, ReactiveFormsModule],
+  imports: [DatePipe, DecimalPipe, ReactiveFormsModule],
   templateUrl: './settings-page.html',
   styleUrl: './settings-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -38,6 +48,19 @@ export class SettingsPage {
   protected readonly testing = signal(false);
   protected readonly testResult = signal<SettingsTestResult | null>(null);
   protected readonly clearKey = signal(false);
+  protected readonly checkLabels = CHECK_LABELS;
+  private readonly baseUrlValue = toSignal(this.form.controls.baseUrl.valueChanges, { initialValue: '' });
+  private readonly modelValue = toSignal(this.form.controls.model.valueChanges, { initialValue: '' });
+  private readonly apiKeyValue = toSignal(this.form.controls.apiKey.valueChanges, { initialValue: '' });
+  /**
+   * The stored key stays with the server it was saved for: with another base URL in the form and
+   * no new key, a test sends none and saving removes it. The page says so before either happens.
+   */
+  protected readonly storedKeyStaysBehind = computed(() => {
+    const saved = this.saved();
+    const url = this.baseUrlValue().trim();
+    return !!saved?.apiKeySet && !!saved.baseUrl && !!url && !this.apiKeyValue() && !sameBaseUrl(url, saved.baseUrl);
+  });
 
   constructor() {
     void this.load();
@@ -46,12 +69,21 @@ export class SettingsPage {
       this.backend();
       untracked(() => this.testResult.set(null));
     });
+    // A complaint about missing fields is stale once they are edited (a server's error stays until the next save).
+    effect(() => {
+      this.backend();
+      this.baseUrlValue();
+      this.modelValue();
+      untracked(() => {
+        if (this.message()?.text === MISSING_FIELDS) this.message.set(null);
+      });
+    });
   }
 
   protected async save(): Promise<boolean> {
     const v = this.form.getRawValue();
     if (v.backend === 'openai' && (!v.baseUrl.trim() || !v.model.trim())) {
-      this.message.set({ ok: false, text: 'An OpenAI-compatible server needs a base URL and a model name.' });
+      this.message.set({ ok: false, text: MISSING_FIELDS });
       return false;
     }
     if (this.form.invalid) {
@@ -67,9 +99,13 @@ export class SettingsPage {
     else if (this.clearKey()) body.apiKey = '';
     this.saving.set(true);
     this.message.set(null);
+    const keptKey = !!this.saved()?.apiKeySet && body.apiKey === undefined;
     try {
-      this.apply(await this.api.update(body));
-      this.message.set({ ok: true, text: 'Saved. The next turn uses these settings.' });
+      const view = await this.api.update(body);
+      this.apply(view);
+      // The API drops the stored key when the base URL names another server: say so.
+      const dropped = keptKey && !view.apiKeySet ? ' The stored API key was removed: it belonged to the previous server.' : '';
+      this.message.set({ ok: true, text: `Saved. The next turn uses these settings.${dropped}` });
       return true;
     } catch (err) {
       this.message.set({ ok: false, text: describeHttpError(err) });
