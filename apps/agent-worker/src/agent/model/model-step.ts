@@ -13,6 +13,8 @@ export class ModelRequestError extends Error {
   readonly retryAfterMs?: number;
   readonly contextExceeded: boolean;
   readonly status?: number;
+  /** The server setting that sizes its context window, when the error showed which server it is. */
+  readonly contextSetting?: string;
 
   constructor(failure: ModelFailure) {
     super(failure.message);
@@ -22,6 +24,7 @@ export class ModelRequestError extends Error {
     this.retryAfterMs = failure.retryAfterMs;
     this.contextExceeded = failure.contextExceeded ?? false;
     this.status = failure.status;
+    this.contextSetting = failure.contextSetting;
   }
 }
 

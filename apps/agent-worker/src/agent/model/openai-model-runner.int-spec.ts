@@ -70,7 +70,7 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     expect(call).toMatchObject({ type: 'tool.call', name: 'search_findings', args: { text: 'SQL injection', severity: 'high' } });
     expect(result).toMatchObject({ type: 'tool.result', ok: true, callId: (call as { callId: string }).callId });
     expect((result as { summary: string }).summary).toBe(`search_findings: ${expected} findings (showing ${Math.min(expected, 10)}) for text='SQL injection', severity=high`);
-    expect(outcome.content).toBe(`Let me count. \n\nThere are ${expected} high findings about SQL injection.`);
+    expect(outcome.content).toBe(`Let me count.\n\nThere are ${expected} high findings about SQL injection.`);
     expect(events.filter((e) => e.type === 'text.delta').map((e) => (e as { text: string }).text).join('')).toBe(outcome.content);
     expect(outcome.metadata).toMatchObject({ lastFilter: { text: 'SQL injection', severity: 'high' }, model: 'scripted-model' });
     expect(outcome.metadata.toolCalls).toHaveLength(1);
@@ -81,7 +81,7 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_corpus_overview', 'search_findings', 'count_findings_by', 'list_all_reports', 'finding_detail']);
     const msgs = second.body.messages as ChatCompletionMessageParam[];
     const assistant = msgs.find((m) => m.role === 'assistant') as { tool_calls: { id: string; function: { arguments: string } }[] };
-    expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({ text: 'SQL injection', severity: 'high' });
+    expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({ text: 'SQL injection', severity: 'high', limit: 10, offset: 0 }); // validated, defaults applied
     const tool = msgs.find((m) => m.role === 'tool') as { content: string; tool_call_id: string };
     expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
     expect(JSON.parse(tool.content)).toMatchObject({ total: expected, truncated: expected > 10 });

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, discoverContextLength, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
+import { AgentTurnError, discoverContextLength, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
@@ -49,8 +49,24 @@ export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
  */
 const SERVER_CONTEXT_SHARE = 0.8;
 
+/** What a server said of its context window for a model. */
+interface ServerContext {
+  tokens: number | null;
+  source?: ModelContextSource;
+}
+
 /** Context windows found per server and model, asked again after 10 minutes (a model can be reloaded with another size). */
-const serverContexts = new LRUCache<string, { tokens: number | null }>({ max: 64, ttl: 10 * 60_000 });
+const serverContexts = new LRUCache<string, ServerContext>({ max: 64, ttl: 10 * 60_000 });
+
+/** The setting that sizes each server's context window, for messages. */
+const CONTEXT_SETTINGS: Record<ModelContextSource, string> = {
+  ollama: "Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH)",
+  vllm: "vLLM's --max-model-len",
+  llamacpp: "llama.cpp's --ctx-size (-c)",
+  lmstudio: "LM Studio's context length of the loaded model",
+};
+const ANY_CONTEXT_SETTING =
+  "the server's context window (Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size; vLLM: --max-model-len; LM Studio: the model's context length)";
 
 /** Waits on a 429 longer than this end the turn instead (the operator is better told to try later). */
 const MAX_RATE_LIMIT_WAIT_MS = 60_000;
@@ -103,9 +119,11 @@ export class OpenAiModelRunner {
     const server = safeServerUrl(settings.baseUrl ?? '');
     const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
-    const serverContext = await this.serverContext(settings, ctx.signal);
-    let budget = serverContext ? Math.min(this.config.contextTokens, Math.floor(serverContext * SERVER_CONTEXT_SHARE)) : this.config.contextTokens;
-    let prefix = this.prompt(ctx, tools, budget);
+    const found = await this.serverContext(settings, ctx.signal);
+    const serverContext = found.tokens;
+    const budget = serverContext ? Math.min(this.config.contextTokens, Math.floor(serverContext * SERVER_CONTEXT_SHARE)) : this.config.contextTokens;
+    const setting = found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING;
+    let prefix = this.prompt(ctx, ctx.history, tools, budget, serverContext, setting);
     /** This turn's assistant tool calls and tool results, after the prompt. */
     const loop: ChatCompletionMessageParam[] = [];
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
@@ -128,12 +146,12 @@ export class OpenAiModelRunner {
         result = await this.requestWithRetry(client, { model, messages, tools }, ctx, recorder, step, where);
       } catch (e) {
         if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
-        if (shrunk || !ctx.history.length) throw contextTooSmall(where, e, budget, serverContext);
-        // The server's window is smaller than we thought: once, with half the history budget.
+        const latest = latestTurn(ctx.history);
+        if (shrunk || latest.length >= ctx.history.length) throw contextTooSmall(where, e, e.contextSetting ?? setting);
+        // The server's window is smaller than it reported: once more, with only the latest turn.
         shrunk = true;
-        budget = Math.floor(budget / 2);
-        prefix = this.prompt(ctx, tools, budget);
-        this.logger.warn({ turnId: ctx.turnId, step, budget }, 'context refused by the model server; retrying with a smaller history');
+        prefix = this.prompt(ctx, latest, tools, budget, serverContext, setting);
+        this.logger.warn({ turnId: ctx.turnId, step }, 'context refused by the model server; retrying with the latest turn of the history only');
         step--;
         continue;
       }
@@ -176,32 +194,53 @@ export class OpenAiModelRunner {
     );
   }
 
-  /** System prompt, the history that fits `budget`, the new message. */
-  private prompt(ctx: AgentTurnContext, tools: ChatCompletionTool[], budget: number): ChatCompletionMessageParam[] {
-    const context = buildModelContext({
-      systemPrompt: buildSystemPrompt(),
-      tools,
-      history: ctx.history,
-      userMessage: ctx.userMessage,
-      budgetTokens: budget,
-      reserveTokens: Math.min(this.config.toolReserveTokens, Math.floor(budget / 3)),
-    });
+  /**
+   * System prompt, the part of `history` that fits `budget`, the new message. When the server's
+   * window is what leaves no room for the message, the error names the server's setting.
+   */
+  private prompt(
+    ctx: AgentTurnContext,
+    history: HistoryMessage[],
+    tools: ChatCompletionTool[],
+    budget: number,
+    serverContext: number | null,
+    setting: string,
+  ): ChatCompletionMessageParam[] {
+    let context: ReturnType<typeof buildModelContext>;
+    try {
+      context = buildModelContext({
+        systemPrompt: buildSystemPrompt(),
+        tools,
+        history,
+        userMessage: ctx.userMessage,
+        budgetTokens: budget,
+        reserveTokens: Math.min(this.config.toolReserveTokens, Math.floor(budget / 3)),
+      });
+    } catch (e) {
+      if (e instanceof AgentTurnError && serverContext && budget < this.config.contextTokens) {
+        throw new AgentTurnError(
+          'CONTEXT_OVERFLOW',
+          `${e.message.replace(/ \(AGENT_CONTEXT_TOKENS\)\..*$/, '')}: 80 % of the model server's ${serverContext}-token context window, which is below AGENT_CONTEXT_TOKENS (${this.config.contextTokens}). Raise ${setting}, or shorten the message.`,
+        );
+      }
+      throw e;
+    }
     if (context.droppedTurns) {
       this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns, budget }, 'history trimmed to the context budget');
     }
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
 
-  /** The server's context window for the model, asked once per 10 minutes; null when it does not say. */
-  private async serverContext(settings: ModelSettings, signal: AbortSignal): Promise<number | null> {
+  /** The server's context window for the model, asked once per 10 minutes; `tokens` null when it does not say. */
+  private async serverContext(settings: ModelSettings, signal: AbortSignal): Promise<ServerContext> {
     const key = JSON.stringify([settings.baseUrl, settings.model]);
     const known = serverContexts.get(key);
-    if (known) return known.tokens;
+    if (known) return known;
     const info = await discoverContextLength(settings.baseUrl ?? '', settings.model ?? '', settings.apiKey ?? null, { timeoutMs: 3000 });
     signal.throwIfAborted();
-    const tokens = info.contextTokens ?? null;
-    serverContexts.set(key, { tokens });
-    return tokens;
+    const found: ServerContext = { tokens: info.contextTokens ?? null, ...(info.source ? { source: info.source } : {}) };
+    serverContexts.set(key, found);
+    return found;
   }
 
   /** A final step must have ended with `stop` and written an answer. */
@@ -288,12 +327,17 @@ function budgetSource(configured: number, serverContext: number | null): string 
     : `AGENT_CONTEXT_TOKENS`;
 }
 
-/** The turn's error when the server refused the prompt as too long even with a smaller history. */
-function contextTooSmall(where: string, e: ModelRequestError, budget: number, serverContext: number | null): AgentTurnError {
+/** The history from its latest user message on: what a retry after a context refusal keeps. */
+function latestTurn(history: HistoryMessage[]): HistoryMessage[] {
+  for (let i = history.length - 1; i >= 0; i--) if (history[i].role === 'user') return history.slice(i);
+  return [];
+}
+
+/** The turn's error when the server refused the prompt as too long, also with a smaller history. */
+function contextTooSmall(where: string, e: ModelRequestError, setting: string): AgentTurnError {
   return new AgentTurnError(
     'CONTEXT_OVERFLOW',
-    `${where} refused the prompt as longer than its context window (${e.message}), also with a smaller history (budget ${budget} tokens${serverContext ? `; the server reports ${serverContext}` : ''}). ` +
-      `Raise the server's context (Ollama: OLLAMA_CONTEXT_LENGTH or the model's num_ctx; llama.cpp: --ctx-size; vLLM: --max-model-len; LM Studio: the model's context length) or lower AGENT_CONTEXT_TOKENS.`,
+    `${where} refused the prompt as longer than its context window (${e.message}), also with a smaller history. Raise ${setting}, or lower AGENT_CONTEXT_TOKENS so the worker sends less.`,
   );
 }
 

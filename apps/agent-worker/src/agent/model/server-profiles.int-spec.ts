@@ -87,7 +87,10 @@ function expectSearchedThenAnswered(r: Awaited<ReturnType<typeof turn>>): void {
   const tool = second.find((m) => m.role === 'tool') as { content: string; tool_call_id: string };
   expect(JSON.parse(tool.content)).toMatchObject({ total: critical });
   const assistant = second.find((m) => m.role === 'assistant' && m.tool_calls) as { tool_calls: { id: string; function: { name: string; arguments: string } }[] };
-  expect(assistant.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([[tool.tool_call_id, 'search_findings', { severity: 'critical' }]]);
+  // The validated arguments (defaults applied) go back, not the model's raw text.
+  const validated = r.outcome!.metadata.toolCalls[0].args;
+  expect(validated).toMatchObject({ severity: 'critical' });
+  expect(assistant.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([[tool.tool_call_id, 'search_findings', validated]]);
 }
 
 describe('tool calls written as text (no tool parser on the server)', () => {
@@ -257,8 +260,9 @@ describe('errors of real servers', () => {
     ['vllm', /--max-model-len/],
     ['ollama', /num_ctx|OLLAMA_CONTEXT_LENGTH/],
   ])('%s context-length refusal: retried once with a smaller history, then an error naming AGENT_CONTEXT_TOKENS and the server setting', async (profile, setting) => {
+    // The server reports a roomy window (discovery) but runs with a smaller one, as Ollama does when
+    // a model was loaded with another num_ctx than /api/show says.
     server.checks = { contextLength: 300 };
-    server.contextLength = 300;
     const history: HistoryMessage[] = [];
     for (let i = 1; i <= 6; i++) {
       history.push({ role: 'user', content: `How many findings mention topic ${i}?`, status: 'complete', metadata: {} });
