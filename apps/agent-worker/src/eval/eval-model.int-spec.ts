@@ -93,12 +93,16 @@ describe('scoring', () => {
     evaluateModel({ dataSource: db.dataSource, server: { baseUrl: server.baseUrl, model: 'scripted-model' }, questions: questions.filter((q) => ids.includes(q.id)), config: { retryDelayMs: 10 } });
 
   it('fails a wrong number, a missing name and a number where none may be, and reports what is missing', async () => {
+    // No tool call backs these numbers: the worker asks once more, and the model repeats itself.
+    const twice = (text: string) => [script.text(text), script.text(text)];
     server.enqueue(
-      script.text('There are 40 reports.'),
-      script.text('sdk__fortify-fpr-large.sarif has 1,768 findings.'),
-      script.text('It is 21 degrees in Paris.'),
+      ...twice('There are 40 reports.'),
+      ...twice('sdk__fortify-fpr-large.sarif has 1,768 findings.'),
+      ...twice('It is 21 degrees in Paris.'),
     );
     const report = await ask(['q01', 'q27', 'q38']);
+    expect(report.results.map((r) => r.unsupported)).toEqual([['40'], ['1,768'], ['21']]);
+    expect(report).toMatchObject({ unverifiedCount: 3, unverifiedRate: 1 });
     expect(report.results.map(({ id, exact, missingNumbers, missingNames, statedNumbers }) => ({ id, exact, missingNumbers, missingNames, statedNumbers }))).toEqual([
       { id: 'q01', exact: false, missingNumbers: [41], missingNames: [], statedNumbers: [] },
       { id: 'q27', exact: false, missingNumbers: [], missingNames: ['dd__semgrepowasp-benchmark-sample.sarif'], statedNumbers: [] },
@@ -108,14 +112,17 @@ describe('scoring', () => {
   });
 
   it('passes numbers written with thousands separators and names in another case', async () => {
-    server.enqueue(script.text('The largest is DD__SEMGREPOWASP-BENCHMARK-SAMPLE.SARIF with 1,768 findings.'));
+    const answer = 'The largest is DD__SEMGREPOWASP-BENCHMARK-SAMPLE.SARIF with 1,768 findings.';
+    server.enqueue(script.text(answer), script.text(answer));
     const report = await ask(['q27']);
     expect(report.results[0]).toMatchObject({ id: 'q27', exact: true });
     expect(report.exactRate).toBe(1);
+    // Exact, yet no tool call backs it: counted as unverified.
+    expect(report).toMatchObject({ unverifiedCount: 1 });
   });
 
   it('records a failed turn as not exact with the server\'s words and goes on with the next question', async () => {
-    server.enqueue(script.status(400, 'model "nosuch" not found'), script.text('We have 41 reports.'));
+    server.enqueue(script.status(400, 'model "nosuch" not found'), script.text('We have 41 reports.'), script.text('We have 41 reports.'));
     const report = await ask(['q01', 'q02']);
     expect(report.results[0]).toMatchObject({ id: 'q01', exact: false, answer: '' });
     expect(report.results[0].error).toContain('model "nosuch" not found');

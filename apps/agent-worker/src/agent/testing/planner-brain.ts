@@ -1,48 +1,15 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import type { HistoryMessage } from '@corpus-chat/server-core';
-import { PlannerRunner, splitForStreaming } from '../planner/planner-runner';
+import { PlannerRunner } from '../planner/planner-runner';
 import { CorpusTools, type ToolExecution } from '../tools/corpus-tools';
 import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from '../tools/corpus-queries.binding';
-import { ScriptedOpenAiServer, type ScriptChunk, type ScriptedResponse } from './scripted-openai-server';
+import { ScriptedOpenAiServer } from './scripted-openai-server';
+import { encodeIntent, type ModelIntent, type ServerProfileName, type ServerQuirks } from './server-profiles';
 
-/** What a model decides in one step, independent of how a server puts it on the wire. */
-export interface ModelIntent {
-  reasoning?: string;
-  text?: string;
-  toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> }[];
-  finish?: 'stop' | 'tool_calls' | 'length' | null;
-  usage?: { promptTokens: number; completionTokens: number };
-}
-export type ServerProfileName = 'openai' | 'ollama' | 'vllm' | 'llamacpp' | 'lmstudio' | 'litellm' | 'deepseek';
-export interface ServerQuirks {
-  toolCallsAsText?: 'hermes' | 'bare-json' | 'fenced-json' | 'qwen3-coder' | 'mistral';
-  thinkInContent?: 'tags' | 'closing-only';
-  parallelIndexZero?: boolean;
-  noIndex?: boolean;
-  argumentsAsObject?: boolean;
-}
+export type { ModelIntent, ServerProfileName, ServerQuirks } from './server-profiles';
 
-/**
- * Puts an intent on the wire as an OpenAI-style stream (text deltas, tool calls with their
- * arguments in two fragments, the finish reason). Stands in for `encodeIntent` of
- * `server-profiles.ts` until that lands: it ignores the profile, the quirks and any reasoning.
- */
-export function encodeIntent(_profile: ServerProfileName, intent: ModelIntent, _quirks?: ServerQuirks): ScriptedResponse {
-  const chunks: ScriptChunk[] = intent.text ? splitForStreaming(intent.text).map((text) => ({ text })) : [];
-  for (const [index, call] of (intent.toolCalls ?? []).entries()) {
-    const args = JSON.stringify(call.arguments);
-    const half = Math.ceil(args.length / 2);
-    chunks.push({ toolCall: { index, id: call.id ?? `call_${index}`, name: call.name, args: '' } });
-    chunks.push({ toolCall: { index, args: args.slice(0, half) } }, { toolCall: { index, args: args.slice(half) } });
-  }
-  if (intent.finish !== null) chunks.push({ finish: intent.finish ?? (intent.toolCalls?.length ? 'tool_calls' : 'stop') });
-  return { kind: 'stream', chunks };
-}
 
 /** One tool call the planner made, as a model would send it, and the result text the model then sees. */
 interface PlannedCall {
@@ -171,75 +138,20 @@ export interface BrainServer {
   close(): Promise<void>;
 }
 
-/** Header by which the front hands a request's decision to the scripted server. */
-const DECISION_HEADER = 'x-planner-brain-decision';
-
-/**
- * Starts a `PlannerBrain` on `dataSource` speaking through server `profile` (with `quirks`).
- * `ScriptedOpenAiServer.responder` must answer synchronously and planning queries the database, so
- * a small front server takes each request first: it decides (asynchronously), keeps the encoded
- * response under a ticket, and forwards the request unchanged plus the ticket header to the
- * scripted server, whose responder looks the ticket up; the scripted server's response is streamed
- * back as it comes. Other requests (`GET /v1/models`, …) are forwarded as they are.
- */
+/** Starts a `PlannerBrain` on `dataSource` speaking through server `profile` (with `quirks`). */
 export async function startBrainServer(dataSource: DataSource, profile: ServerProfileName = 'openai', quirks?: ServerQuirks): Promise<BrainServer> {
   const brain = new PlannerBrain(dataSource);
   const scripted = await ScriptedOpenAiServer.start();
-  const decisions = new Map<string, ScriptedResponse>();
+  scripted.profile = profile;
   const intents: ModelIntent[] = [];
-  let tickets = 0;
-  scripted.responder = (req) => {
-    const ticket = String(req.headers[DECISION_HEADER] ?? '');
-    const response = decisions.get(ticket);
-    decisions.delete(ticket);
-    return response ?? { kind: 'status', status: 500, body: { error: { message: 'planner brain: no decision for this request' } } };
+  scripted.responder = async (req) => {
+    try {
+      const intent = await brain.decide(req.body);
+      intents.push(intent);
+      return encodeIntent(profile, intent, quirks);
+    } catch (e) {
+      return { kind: 'status', status: 500, body: { error: { message: `planner brain failed: ${(e as Error).message}` } } };
+    }
   };
-  const target = new URL(scripted.baseUrl).origin;
-
-  const front = http.createServer((req, res) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const raw = Buffer.concat(chunks);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = String(v);
-      if (req.method === 'POST' && req.url?.endsWith('/chat/completions')) {
-        const ticket = String((tickets += 1));
-        let response: ScriptedResponse;
-        try {
-          const intent = await brain.decide(JSON.parse(raw.toString('utf8')));
-          intents.push(intent);
-          response = encodeIntent(profile, intent, quirks);
-        } catch (e) {
-          response = { kind: 'status', status: 500, body: { error: { message: `planner brain failed: ${(e as Error).message}` } } };
-        }
-        decisions.set(ticket, response);
-        headers[DECISION_HEADER] = ticket;
-      }
-      // The worker closing its request closes the forwarded one, so the scripted server records it.
-      const abort = new AbortController();
-      res.on('close', () => abort.abort());
-      const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers, body: raw.length ? raw : undefined, signal: abort.signal });
-      res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
-      if (upstream.body) Readable.fromWeb(upstream.body as never).on('error', () => res.destroy()).pipe(res);
-      else res.end();
-    })().catch(() => res.destroy());
-  });
-  const sockets = new Set<import('node:net').Socket>();
-  front.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}/v1`,
-    scripted,
-    brain,
-    intents,
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => front.close(() => resolve()));
-      await scripted.close();
-    },
-  };
+  return { baseUrl: scripted.baseUrl, scripted, brain, intents, close: () => scripted.close() };
 }

@@ -90,7 +90,7 @@ export class ScriptedOpenAiServer {
   models: string[] = ['scripted-model'];
   modelsStatus: { status: number; body: unknown } | undefined;
   /** Used when the queue is empty. */
-  responder: ((req: RecordedRequest) => ScriptedResponse) | undefined;
+  responder: ((req: RecordedRequest) => ScriptedResponse | Promise<ScriptedResponse>) | undefined;
   /**
    * Which real server this one answers like on its side routes and errors (`GET /v1/models` with
    * vLLM's `max_model_len`, Ollama's `POST /api/show`, llama.cpp's `GET /props`, LM Studio's
@@ -186,7 +186,7 @@ export class ScriptedOpenAiServer {
 
     const refused = checkRequest(this.profile, this.checks, body, this.rejected);
     if (refused) this.rejected.total += 1;
-    const next = refused ?? this.queue.shift() ?? this.responder?.(rec);
+    const next = refused ?? this.queue.shift() ?? (await this.responder?.(rec));
     if (!next) return json(res, 500, { error: { message: 'scripted server: no response scripted for this request' } });
     if (next.kind === 'status') {
       if (next.text !== undefined) {
