@@ -50,18 +50,19 @@ export function reaskMessage(v: AnswerVerification, evidence: readonly Provenanc
   const lines = [
     `Your answer states ${v.unsupported.length === 1 ? 'a number' : 'numbers'} that no tool result of this turn supports: ${named}.`,
   ];
-  if (!evidence.length)
+  if (!evidence.length) {
     lines.push(
-      'You called no tool in this turn, so no number about the corpus is supported yet: call a tool for each number you state.',
+      'You called no tool in this turn, so no number about the corpus is supported: call a tool for each number you state, ' +
+        'or answer without it.',
     );
-  else {
+  } else {
     lines.push('The tool results of this turn:');
     for (const e of evidence) lines.push(`- ${e.name}(${compactArgs(e.args)}): ${totalOf(e.content)}`);
+    lines.push(
+      'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them; ' +
+        'if a number you need is not there, call a tool for it or say that you do not know it.',
+    );
   }
-  lines.push(
-    'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them; ' +
-      'if a number you need is not there, call a tool for it or say that you do not know it.',
-  );
   return lines.join('\n');
 }
 
@@ -153,7 +154,7 @@ function totalOf(content: string): string {
     if (typeof o['error'] === 'string') return `failed (${o['error']})`;
     const parts: string[] = [];
     if (typeof o['total'] === 'number') parts.push(`total ${o['total']}`);
-    if (typeof o['returned'] === 'number') parts.push(`${o['returned']} rows returned`);
+    if (typeof o['returned'] === 'number') parts.push(`returned ${o['returned']}`);
     const findings = o['findings'] as Record<string, unknown> | undefined;
     if (findings && typeof findings['total'] === 'number')
       parts.push(`${findings['total']} findings in total`);
