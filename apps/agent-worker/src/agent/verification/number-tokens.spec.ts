@@ -66,6 +66,11 @@ describe('verifyNumbers: how numbers are written', () => {
       checked: 6,
       unsupported: [],
     });
+    expect(check('## 1. CWE-79\n> 2. CWE-89\n**3.** CWE-89\n   4) CWE-79', e)).toEqual({
+      checked: 4,
+      unsupported: [],
+    });
+    expect(check('**12** findings\n12 findings', e)).toEqual({ checked: 2, unsupported: ['12'] });
     expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
     expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });
     expect(check('CWE-90 appears in 40 findings.', e)).toEqual({ checked: 2, unsupported: ['CWE-90'] });
