@@ -23,7 +23,7 @@ export type NumberToken =
   | {
       kind: 'identifier';
       text: string;
-      /** The `-`/`:`-separated parts made of digits only ("2021", "44228"; "2.14.1" for a version). */
+      /** The parts made of digits only, split at `-`, `:` and a timestamp's `T` ("2021", "44228"; "2.14.1" for a version). */
       parts: string[];
     };
 
