@@ -172,6 +172,18 @@ describe('verifyNumbers: exact arithmetic', () => {
     expect(check('555 findings in 2 CWEs.', [cwes]).unsupported).toEqual(['2']);
   });
 
+  it('accepts "… and N more" under a list when the listed items and N make a supported number of items', () => {
+    const groups: [string, number][] = Array.from({ length: 9 }, (_, i) => [`r${i}.sarif`, 100 + i * 1000]);
+    const evidence = [countBy('report', groups)];
+    const list = groups
+      .slice(0, 3)
+      .map(([k, c]) => `- ${k}: ${c}`)
+      .join('\n');
+    expect(check(`${list}\n- … and 6 more`, evidence).unsupported).toEqual([]);
+    expect(check(`${list}\n- … and 7 more`, evidence).unsupported).toEqual(['7']);
+    expect(check(`Some of them, and 6 more`, evidence).unsupported).toEqual(['6']);
+  });
+
   it('accepts a sum of the same count over several calls (one call per severity)', () => {
     const perSeverity = ['critical', 'high', 'medium'].map((s, i) =>
       countBy('report', [['a.sarif', 1000 + i * 7]], { severity: s }),

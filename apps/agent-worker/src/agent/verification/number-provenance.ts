@@ -36,9 +36,29 @@ export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
   if (!tokens.length) return { checked: 0, unsupported: [] };
   const sources = collectSources(input);
   const unsupported: string[] = [];
-  for (const t of tokens)
-    if (!isSupported(t, sources) && !unsupported.includes(t.text)) unsupported.push(t.text);
+  for (const t of tokens) {
+    if (isSupported(t, sources) || moreThanListed(t, input.answer, sources)) continue;
+    if (!unsupported.includes(t.text)) unsupported.push(t.text);
+  }
   return { checked: tokens.length, unsupported };
+}
+
+/**
+ * "… and 13 more" after a list of 20 items states that there are 33: supported when that sum is.
+ * The items are the list lines just above the line of the number.
+ */
+function moreThanListed(t: NumberToken, answer: string, s: Sources): boolean {
+  if (t.kind !== 'number' || t.percent || t.decimals) return false;
+  if (!/\band\s+$/i.test(answer.slice(Math.max(0, t.start - 8), t.start))) return false;
+  if (!/^\s+more\b/i.test(answer.slice(t.start + t.text.length, t.start + t.text.length + 8))) return false;
+  const above = answer
+    .slice(0, answer.lastIndexOf('\n', t.start) + 1)
+    .split('\n')
+    .slice(0, -1);
+  let listed = 0;
+  while (listed < above.length && /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/.test(above[above.length - 1 - listed]))
+    listed++;
+  return listed > 0 && (s.written.has(norm(t.value + listed)) || numberSupported(t.value + listed, s));
 }
 
 /**
