@@ -1,66 +1,7 @@
 import 'reflect-metadata';
-import type { CountFindingsByResult, FindingRow, SearchFindingsResult } from '@corpus-chat/contracts';
-import { formatCount, formatReports, formatSearch } from '../tools/tool-format';
-import { reaskMessage, verifyNumbers, type ProvenanceEvidence } from './number-provenance';
-
-/** A search_findings call as the model sees it (the real tool formatting), `total` matches and the given rows. */
-function search(
-  total: number,
-  rows: Partial<FindingRow>[] = [],
-  args: object = { limit: 5 },
-): ProvenanceEvidence {
-  const full: FindingRow[] = rows.map((r, i) => ({
-    id: 1000 + i,
-    title: `Finding ${'ABCDEFGHIJ'[i % 10]}`,
-    severity: 'high',
-    reportId: 1,
-    reportFilename: 'dd__flawfinder.sarif',
-    cwe: [],
-    cvssBaseScore: null,
-    latestVerdict: null,
-    createdAt: '2026-11-30T10:00:00Z',
-    ...r,
-  }));
-  const result: SearchFindingsResult = { total, rows: full, limit: 5, offset: 0, filter: {} };
-  return { name: 'search_findings', args, content: JSON.stringify(formatSearch(result).model) };
-}
-
-/** A count_findings_by call as the model sees it. */
-function countBy(
-  groupBy: CountFindingsByResult['groupBy'],
-  groups: [string, number][],
-  filter = {},
-): ProvenanceEvidence {
-  const result: CountFindingsByResult = {
-    groupBy,
-    total: groups.reduce((n, [, c]) => n + c, 0),
-    groups: groups.map(([key, count]) => ({
-      key,
-      label: groupBy === 'cwe' && key !== 'none' ? `CWE-${key}` : key,
-      count,
-    })),
-    filter,
-  };
-  return {
-    name: 'count_findings_by',
-    args: { groupBy, filter },
-    content: JSON.stringify(formatCount(result).model),
-  };
-}
-
-const SEVERITY_GROUPS: [string, number][] = [
-  ['critical', 72],
-  ['high', 333],
-  ['medium', 2273],
-  ['low', 588],
-  ['info', 1173],
-];
-
-const check = (
-  answer: string,
-  evidence: ProvenanceEvidence[] = [],
-  userMessage = 'How many findings are there?',
-) => verifyNumbers({ answer, userMessage, evidence });
+import { check, countBy, search, SEVERITY_GROUPS } from '../testing/provenance-evidence';
+import { formatReports } from '../tools/tool-format';
+import { reaskMessage, type ProvenanceEvidence } from './number-provenance';
 
 describe('verifyNumbers: the real examples', () => {
   it('flags an invented total', () => {
@@ -231,6 +172,18 @@ describe('verifyNumbers: exact arithmetic', () => {
     expect(check('555 findings in 2 CWEs.', [cwes]).unsupported).toEqual(['2']);
   });
 
+  it('accepts "… and N more" under a list when the listed items and N make a supported number of items', () => {
+    const groups: [string, number][] = Array.from({ length: 9 }, (_, i) => [`r${i}.sarif`, 100 + i * 1000]);
+    const evidence = [countBy('report', groups)];
+    const list = groups
+      .slice(0, 3)
+      .map(([k, c]) => `- ${k}: ${c}`)
+      .join('\n');
+    expect(check(`${list}\n- … and 6 more`, evidence).unsupported).toEqual([]);
+    expect(check(`${list}\n- … and 7 more`, evidence).unsupported).toEqual(['7']);
+    expect(check(`Some of them, and 6 more`, evidence).unsupported).toEqual(['6']);
+  });
+
   it('accepts a sum of the same count over several calls (one call per severity)', () => {
     const perSeverity = ['critical', 'high', 'medium'].map((s, i) =>
       countBy('report', [['a.sarif', 1000 + i * 7]], { severity: s }),
@@ -258,84 +211,6 @@ describe('verifyNumbers: exact arithmetic', () => {
   });
 });
 
-describe('verifyNumbers: how numbers are written', () => {
-  const evidence = [search(1768)];
-
-  it.each(['1,768', '1 768', '1\u2009768', '1\u00a0768', '1\u202f768', "1'768", '1768'])(
-    'reads %j as 1768',
-    (n) => {
-      expect(check(`There are ${n} findings.`, evidence)).toEqual({ checked: 1, unsupported: [] });
-    },
-  );
-
-  it('reads a decimal comma only where it cannot separate thousands', () => {
-    const part = [
-      countBy('severity', [
-        ['critical', 16],
-        ['info', 984],
-      ]),
-    ];
-    expect(check('1,6% are critical.', part)).toEqual({ checked: 1, unsupported: [] });
-    expect(check('1,600 are critical.', part).unsupported).toEqual(['1,600']);
-  });
-
-  it('reads number words in English and Russian, and never "one"', () => {
-    const e = [
-      countBy('severity', [
-        ['critical', 21],
-        ['high', 100],
-        ['medium', 2],
-        ['low', 1000],
-        ['info', 20],
-      ]),
-      countBy('verdict', [['fixed', 0]]),
-    ];
-    const ok = [
-      'twenty-one',
-      'twenty one',
-      'a hundred',
-      'hundred',
-      'one hundred',
-      'two',
-      'a thousand',
-      'zero',
-      'двадцать',
-      'двадцать один',
-      'две',
-      'два',
-      'ноль',
-    ];
-    for (const w of ok)
-      expect({ w, r: check(`Found ${w} findings.`, e) }).toEqual({ w, r: { checked: 1, unsupported: [] } });
-    expect(check('One finding is critical; один из них.', e)).toEqual({ checked: 0, unsupported: [] });
-    expect(check('Found twelve findings.', e).unsupported).toEqual(['twelve']);
-    expect(check('Found 1 finding.', [search(7)]).unsupported).toEqual(['1']);
-  });
-
-  it('ignores list markers, ordinals and digits inside words, and checks numbers inside identifiers', () => {
-    const e = [
-      countBy('cwe', [
-        ['79', 40],
-        ['89', 8],
-      ]),
-    ];
-    expect(check('1. **CWE-79**: 40\n2. CWE-89: 8\n3) CWE-89\n#4 CWE-79', e)).toEqual({
-      checked: 6,
-      unsupported: [],
-    });
-    expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
-    expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });
-    expect(check('CWE-90 appears in 40 findings.', e)).toEqual({ checked: 2, unsupported: ['CWE-90'] });
-  });
-
-  it('lists each unsupported number once, as written, in order', () => {
-    expect(check('84 findings; 84 again; then 1,204 and twelve.', [search(77)])).toEqual({
-      checked: 4,
-      unsupported: ['84', '1,204', 'twelve'],
-    });
-  });
-});
-
 describe('reaskMessage', () => {
   it('names the unsupported numbers and each tool total', () => {
     const evidence = [
@@ -345,12 +220,14 @@ describe('reaskMessage', () => {
     const v = check('The exact total is 84 and 90.', evidence);
     const msg = reaskMessage(v, evidence);
     expect(msg).toContain('"84", "90"');
-    expect(msg).toContain('- search_findings({"text":"SQL injection","limit":5}): total 77, 1 rows returned');
+    expect(msg).toContain('- search_findings({"text":"SQL injection","limit":5}): total 77, returned 1');
     expect(msg).toContain('- count_findings_by({"groupBy":"severity","filter":{}}): total 4439');
   });
 
   it('says that no tool was called', () => {
-    expect(reaskMessage({ checked: 1, unsupported: ['77'] }, [])).toMatch(/You called no tool/);
+    const msg = reaskMessage({ checked: 1, unsupported: ['77'] }, []);
+    expect(msg).toMatch(/"77"[^]*You called no tool/);
+    expect(msg).not.toMatch(/these results/);
   });
 
   it("names a failed call's error", () => {

@@ -5,8 +5,8 @@
  * ordinals and digits inside words (`log4j`, `SHA256`, `x86_64`) are not numbers.
  */
 
-/** One number as written. */
-export type NumberToken =
+/** One number as written, at `start` in the text. */
+export type NumberToken = { start: number } & (
   | {
       kind: 'number';
       /** The text as written ("1,768", "twelve", "1.6%"). */
@@ -23,9 +23,10 @@ export type NumberToken =
   | {
       kind: 'identifier';
       text: string;
-      /** The `-`/`:`-separated parts made of digits only ("2021", "44228"; "2.14.1" for a version). */
+      /** The parts made of digits only, split at `-`, `:` and a timestamp's `T` ("2021", "44228"; "2.14.1" for a version). */
       parts: string[];
-    };
+    }
+);
 
 /**
  * A number (grouped thousands, or digits with a decimal point or a comma that cannot be a
@@ -37,8 +38,9 @@ const TOKEN =
 /** After a number: a percent sign or word. */
 const PERCENT_AFTER = /^(?:[ \u00a0\u2009\u202f]?%|\s+(?:percent|per cent|процент\p{L}*)(?![\p{L}]))/iu;
 
-/** List markers at the start of a line: `1.`, `2)`, `#3` before a space. */
-const LIST_MARKER = /^([ \t]*)(?:\d{1,3}[.)]|#\d{1,3})(?=[ \t])/gm;
+/** List markers at the start of a line, also in a heading, a quote or bold: `1.`, `2)`, `#3`, `## 4.`, `**5.**`. */
+const LIST_MARKER =
+  /^([ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?)(?:\*\*|__)?(?:\d{1,3}[.)]|#\d{1,3})(?:\*\*|__)?(?=[ \t])/gm;
 
 /** `1st`, `22nd`, `3-й`, `5-го`. */
 const ORDINAL = /^\d+(?:st|nd|rd|th|-?(?:й|я|е|го|му|м|х|ми|ый|ий|ой|ая|ое|ые|ых))$/iu;
@@ -126,8 +128,8 @@ export function numberTokens(text: string): NumberToken[] {
       continue;
     }
     flushWords();
-    const id = identifier(word);
-    if (id) out.push(id);
+    const parts = identifierParts(word);
+    if (parts) out.push({ kind: 'identifier', text: word, parts, start });
   }
   flushWords();
   return out;
@@ -153,6 +155,7 @@ function plainNumber(text: string, written: string, start: number, end: number):
   const cut = text.startsWith('…', end) || text.startsWith('...', end);
   return {
     kind: 'number',
+    start,
     text: after ? written + after[0] : written,
     value,
     decimals,
@@ -162,12 +165,12 @@ function plainNumber(text: string, written: string, start: number, end: number):
   };
 }
 
-/** A word with digits joined to other parts by `-`/`.`/`:`, or undefined (a plain word, an ordinal, digits inside a word). */
-function identifier(word: string): NumberToken | undefined {
+/** The numeric parts of a word with digits joined to other parts by `-`/`.`/`:`, or undefined (a plain word, an ordinal, digits inside a word). */
+function identifierParts(word: string): string[] | undefined {
   if (!/\d/.test(word) || ORDINAL.test(word)) return undefined;
   const parts = word.split(/[-:]|(?<=\d)T(?=\d)/).filter((p) => /^\d+(?:\.\d+)*$/.test(p));
   if (!parts.length || !/[-.:]/.test(word)) return undefined;
-  return { kind: 'identifier', text: word, parts };
+  return parts;
 }
 
 /** "one"/"один" after a tens word ("twenty one", "twenty-one"). */
@@ -237,6 +240,7 @@ function readNumberWords(
     const after = PERCENT_AFTER.exec(text.slice(words[last].end, words[last].end + 16));
     out.push({
       kind: 'number',
+      start: words[i].start,
       text: after ? written + after[0] : written,
       value: total + current,
       decimals: 0,

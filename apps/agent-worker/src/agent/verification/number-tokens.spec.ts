@@ -1,0 +1,85 @@
+import 'reflect-metadata';
+import { check, countBy, search } from '../testing/provenance-evidence';
+
+describe('verifyNumbers: how numbers are written', () => {
+  const evidence = [search(1768)];
+
+  it.each(['1,768', '1 768', '1\u2009768', '1\u00a0768', '1\u202f768', "1'768", '1768'])(
+    'reads %j as 1768',
+    (n) => {
+      expect(check(`There are ${n} findings.`, evidence)).toEqual({ checked: 1, unsupported: [] });
+    },
+  );
+
+  it('reads a decimal comma only where it cannot separate thousands', () => {
+    const part = [
+      countBy('severity', [
+        ['critical', 16],
+        ['info', 984],
+      ]),
+    ];
+    expect(check('1,6% are critical.', part)).toEqual({ checked: 1, unsupported: [] });
+    expect(check('1,600 are critical.', part).unsupported).toEqual(['1,600']);
+  });
+
+  it('reads number words in English and Russian, and never "one"', () => {
+    const e = [
+      countBy('severity', [
+        ['critical', 21],
+        ['high', 100],
+        ['medium', 2],
+        ['low', 1000],
+        ['info', 20],
+      ]),
+      countBy('verdict', [['fixed', 0]]),
+    ];
+    const ok = [
+      'twenty-one',
+      'twenty one',
+      'a hundred',
+      'hundred',
+      'one hundred',
+      'two',
+      'a thousand',
+      'zero',
+      'двадцать',
+      'двадцать один',
+      'две',
+      'два',
+      'ноль',
+    ];
+    for (const w of ok)
+      expect({ w, r: check(`Found ${w} findings.`, e) }).toEqual({ w, r: { checked: 1, unsupported: [] } });
+    expect(check('One finding is critical; один из них.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('Found twelve findings.', e).unsupported).toEqual(['twelve']);
+    expect(check('Found 1 finding.', [search(7)]).unsupported).toEqual(['1']);
+  });
+
+  it('ignores list markers, ordinals and digits inside words, and checks numbers inside identifiers', () => {
+    const e = [
+      countBy('cwe', [
+        ['79', 40],
+        ['89', 8],
+      ]),
+    ];
+    expect(check('1. **CWE-79**: 40\n2. CWE-89: 8\n3) CWE-89\n#4 CWE-79', e)).toEqual({
+      checked: 6,
+      unsupported: [],
+    });
+    expect(check('## 1. CWE-79\n> 2. CWE-89\n**3.** CWE-89\n   4) CWE-79', e)).toEqual({
+      checked: 4,
+      unsupported: [],
+    });
+    expect(check('**12** findings\n12 findings', e)).toEqual({ checked: 2, unsupported: ['12'] });
+    expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });
+    expect(check('CWE-90 appears in 40 findings.', e)).toEqual({ checked: 2, unsupported: ['CWE-90'] });
+  });
+
+  it('lists each unsupported number once, as written, in order', () => {
+    expect(check('84 findings; 84 again; then 1,204 and twelve.', [search(77)])).toEqual({
+      checked: 4,
+      unsupported: ['84', '1,204', 'twelve'],
+    });
+  });
+});
