@@ -137,9 +137,9 @@ describe('checkModelServer: what a turn needs', () => {
     expect(withTools.body).toMatchObject({ model: 'qwen3:8b', max_tokens: 1, stream: false, tool_choice: 'auto' });
     expect(withTools.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
     expect(r.contextTokens).toBe(4096);
-    expect(r.contextBudgetTokens).toBe(4096);
+    expect(r.contextBudgetTokens).toBe(3276);
     expect(r.checks[3]!.detail).toContain("Ollama runs 'qwen3:8b' with a context of 4,096 tokens");
-    expect(r.checks[3]!.detail).toContain('Effective budget: 4,096 tokens');
+    expect(r.checks[3]!.detail).toContain('Effective budget: 3,276 tokens');
     expect(r.checks[3]!.detail).toContain("raise the server's context");
   });
 

@@ -142,7 +142,7 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
   if (info.contextTokens === undefined) {
     detail = `Context length unknown: the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens. ${info.detail}`;
   } else {
-    detail = `${info.detail} Effective budget: ${fmt(budget)} tokens, the smaller of that and AGENT_CONTEXT_TOKENS (${fmt(agentTokens)}).`;
+    detail = `${info.detail} Effective budget: ${fmt(budget)} tokens, 80 % of that window (the answer needs room too) or AGENT_CONTEXT_TOKENS, whichever is smaller (${fmt(agentTokens)}).`;
     if (info.contextTokens < agentTokens) detail += " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (README, Choosing the model) for longer histories and results.";
   }
   checks.push({ name: 'context', ok: true, detail });

@@ -159,7 +159,7 @@ describe('discoverContextLength', () => {
 
 describe('effectiveContextBudget and serverRoot', () => {
   it("is the smaller of the server's context and the agent's budget, or the budget when unknown", () => {
-    expect(effectiveContextBudget(4096, 6000)).toBe(4096);
+    expect(effectiveContextBudget(4096, 6000)).toBe(3276); // 80 % of the window: the answer needs room too
     expect(effectiveContextBudget(32768, 6000)).toBe(6000);
     expect(effectiveContextBudget(undefined, 6000)).toBe(6000);
   });

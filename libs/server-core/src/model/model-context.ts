@@ -21,11 +21,18 @@ export interface DiscoverContextOptions {
 export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4096;
 
 /**
- * The tokens a turn may use: the server's context when known, capped by the agent's own budget
- * (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the server's is unknown.
+ * Share of the server's context window a turn's prompt may fill: the worker counts with its own
+ * tokenizer, not the model's, and the answer needs room in the same window.
  */
-export function effectiveContextBudget(serverContextTokens: number | undefined, agentContextTokens: number): number {
-  return serverContextTokens && serverContextTokens > 0 ? Math.min(serverContextTokens, agentContextTokens) : agentContextTokens;
+export const SERVER_CONTEXT_SHARE = 0.8;
+
+/**
+ * The tokens a turn's prompt may use: `SERVER_CONTEXT_SHARE` of the server's context when known,
+ * capped by the agent's own budget (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the
+ * server's is unknown.
+ */
+export function effectiveContextBudget(serverContextTokens: number | null | undefined, agentContextTokens: number): number {
+  return serverContextTokens && serverContextTokens > 0 ? Math.min(Math.floor(serverContextTokens * SERVER_CONTEXT_SHARE), agentContextTokens) : agentContextTokens;
 }
 
 /** `baseUrl` without trailing slashes and without a final `/v1`: where the servers' native APIs live. */

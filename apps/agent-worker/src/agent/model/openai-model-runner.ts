@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, discoverContextLength, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
+import { AgentTurnError, discoverContextLength, effectiveContextBudget, SERVER_CONTEXT_SHARE, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
@@ -42,12 +42,6 @@ export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
   }
   return client;
 };
-
-/**
- * Share of the server's context window the worker budgets for the prompt: the worker counts with
- * its own tokenizer, not the model's, and the answer needs room too.
- */
-const SERVER_CONTEXT_SHARE = 0.8;
 
 /** What a server said of its context window for a model. */
 interface ServerContext {
@@ -121,7 +115,7 @@ export class OpenAiModelRunner {
     const tools = this.tools.definitions() as ChatCompletionTool[];
     const found = await this.serverContext(settings, ctx.signal);
     const serverContext = found.tokens;
-    const budget = serverContext ? Math.min(this.config.contextTokens, Math.floor(serverContext * SERVER_CONTEXT_SHARE)) : this.config.contextTokens;
+    const budget = effectiveContextBudget(serverContext, this.config.contextTokens);
     const setting = found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING;
     let prefix = this.prompt(ctx, ctx.history, tools, budget, serverContext, setting);
     /** This turn's assistant tool calls and tool results, after the prompt. */
