@@ -6,7 +6,7 @@ import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { ModelSettings } from '@corpus-chat/corpus-queries';
 import { AgentTurnError, discoverContextLength, effectiveContextBudget, SERVER_CONTEXT_SHARE, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
-import { buildModelContext } from '../context/context-builder';
+import { buildModelContext, withoutReasoning } from '../context/context-builder';
 import { buildSystemPrompt } from '../context/system-prompt';
 import { TOKENS_PER_MESSAGE, countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
 import { lastAnswerState } from '../history';
@@ -124,6 +124,7 @@ export class OpenAiModelRunner {
     const where = `Model server ${server} (model ${model || 'unset'})`;
     let shrunk = false;
     let reasked = false;
+    const earlierAnswers = ctx.history.filter((m) => m.role === 'assistant' && m.status === 'complete').map((m) => withoutReasoning(m.content));
 
     for (let step = 1; step <= this.config.maxSteps; step++) {
       const messages = [...prefix, ...loop];
@@ -154,7 +155,7 @@ export class OpenAiModelRunner {
 
       if (!result.toolCalls.length) {
         this.assertComplete(result, where);
-        const verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: recorder.evidence });
+        const verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: recorder.evidence, earlierAnswers });
         if (verification.unsupported.length && !reasked && step < this.config.maxSteps) {
           // Once: show the model which numbers nothing supports, and let it answer again.
           reasked = true;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { check, countBy, search, SEVERITY_GROUPS } from '../testing/provenance-evidence';
 import { formatReports } from '../tools/tool-format';
-import { reaskMessage, type ProvenanceEvidence } from './number-provenance';
+import { reaskMessage, verifyNumbers, type ProvenanceEvidence } from './number-provenance';
 
 describe('verifyNumbers: the real examples', () => {
   it('flags an invented total', () => {
@@ -259,5 +259,14 @@ describe('formatReports content', () => {
     expect(
       check('There are 9 reports (7 imported, 2 failed), holding 396 findings.', evidence).unsupported,
     ).toEqual([]);
+  });
+});
+
+describe('earlier answers of the thread', () => {
+  it('supports a number a follow-up repeats from an earlier answer, but never adds it up', () => {
+    const input = { userMessage: 'And how many of those are high?', evidence: [], earlierAnswers: ['184 findings match text SQL injection.'] };
+    expect(verifyNumbers({ ...input, answer: 'Of the 184 SQL injection findings, none are listed here.' }).unsupported).toEqual([]);
+    expect(verifyNumbers({ ...input, answer: 'There are 185.' }).unsupported).toEqual(['185']);
+    expect(verifyNumbers({ ...input, earlierAnswers: [], answer: 'Of the 184 findings…' }).unsupported).toEqual(['184']);
   });
 });

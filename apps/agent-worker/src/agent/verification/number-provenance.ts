@@ -14,6 +14,12 @@ export interface ProvenanceInput {
   /** The operator's message of this turn (its numbers, like "top 3", may be repeated). */
   userMessage: string;
   evidence: readonly ProvenanceEvidence[];
+  /**
+   * The thread's earlier answers: a follow-up may repeat what they stated ("of the 184 SQL
+   * injection findings, 6 are high"), whose tool results belong to earlier turns. Quoted, never
+   * added up.
+   */
+  earlierAnswers?: readonly string[];
 }
 
 /**

@@ -84,6 +84,7 @@ export function collectSources(input: ProvenanceInput): Sources {
   };
 
   readText(input.userMessage);
+  for (const answer of input.earlierAnswers ?? []) readText(answer);
   for (const e of input.evidence) {
     walk(typeof e.args === 'string' ? parseJson(e.args) : e.args, `${e.name}:args`, '', false);
     walk(parseJson(e.content), `${e.name}:`, '', true);
