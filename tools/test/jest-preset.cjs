@@ -1,7 +1,9 @@
 /**
- * Shared Jest settings for the server-side projects. Unit specs (`*.spec.ts`) and integration
- * specs (`*.int-spec.ts`, real Postgres and Redis) both run; each test file that needs a database
- * creates its own (see `@corpus-chat/corpus-queries/testing`), so workers never share state.
+ * Shared Jest settings for the server-side projects. Unit specs (`*.spec.ts` under `src/`) and
+ * integration specs (`*.int-spec.ts` and everything under `test/`, real Postgres and Redis) both
+ * run; `CC_TEST_TIER=unit` or `=int` keeps one tier (`npm run test:unit`, `npm run test:int`). Each
+ * test file that needs a database creates its own (see `@corpus-chat/corpus-queries/testing`), so
+ * workers never share state.
  */
 const path = require('node:path');
 const swcOptions = require('../build/swc-options.cjs');
@@ -13,14 +15,22 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace(/[/.]/g, '\\$&')}$`] = path.join(root, target);
 }
 
+const TIERS = {
+  unit: ['<rootDir>/src/**/*.spec.ts'],
+  int: ['<rootDir>/src/**/*.int-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
+};
+const tier = process.env.CC_TEST_TIER;
+if (tier && !TIERS[tier]) throw new Error(`CC_TEST_TIER must be unit or int, not ${tier}`);
+
 module.exports = ({ displayName, rootDir, ...rest }) => ({
   displayName,
   rootDir,
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/src/**/*.int-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
+  testMatch: tier ? TIERS[tier] : [...TIERS.unit, ...TIERS.int],
+  // `*.int-spec.ts` also matches `*.spec.ts`: the unit tier leaves it out by name.
+  testPathIgnorePatterns: tier === 'unit' ? ['/node_modules/', '\\.int-spec\\.ts$'] : ['/node_modules/'],
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swcOptions({ sourceMaps: 'inline' })] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
-  testTimeout: 30000,
   ...rest,
 });

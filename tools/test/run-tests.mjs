@@ -2,10 +2,19 @@
 /**
  * `npm test`: lint, type-check and every test suite, in that order, stopping at nothing so one run
  * shows every failure. Needs Postgres (127.0.0.1:5432) and Redis (127.0.0.1:6379); each suite makes
- * its own databases and Redis key prefixes, so the development data is never touched.
+ * its own databases and Redis key prefixes, so the development data is never touched. Several specs
+ * read the shared data folder (`$SHARED_DIR`, else `../shared` beside the repository).
  *
- *   npm test                 everything
- *   npm test -- --only=jest  one step (lint, typecheck, jest, web, e2e)
+ *   npm test                 everything (the fuzz suite as a seeded sample)
+ *   npm run test:unit        unit specs only (`src/` `*.spec.ts` and the web app); no Postgres or Redis
+ *   npm run test:int         integration specs only (`*.int-spec.ts`, `test/` folders)
+ *   npm run test:fuzz        the whole fuzz suite (every case; minutes)
+ *   npm test -- --only=jest  one step by name (lint, lint-tools, typecheck-tools, typecheck, jest,
+ *                            jest-unit, jest-int, fuzz, web, e2e)
+ *
+ * Lint and type-check use the Nx cache: a project is checked again only when its files, a
+ * dependency's files, the lockfile, `tsconfig.base.json` or the ESLint config changed (the inputs
+ * in `nx.json`). `NX_SKIP_NX_CACHE=true npm test` checks everything anyway.
  */
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -16,8 +25,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const only = arg('only');
+const suite = arg('suite') ?? 'all';
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+const sharedDir = process.env.SHARED_DIR ? path.resolve(process.env.SHARED_DIR) : path.resolve(root, '..', 'shared');
 
 function reachable(port) {
   return new Promise((resolve) => {
@@ -27,15 +39,51 @@ function reachable(port) {
   });
 }
 
+const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
+const jest = (extra = []) => ['--maxWorkers=2', '--ci', ...extra];
+/**
+ * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;
+ * `needsShared`: the shared data folder.
+ */
 const steps = [
-  { name: 'lint', cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static', '--skip-nx-cache'] },
-  { name: 'lint-tools', cmd: bin('eslint'), args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'] },
-  { name: 'typecheck-tools', cmd: bin('tsc'), args: ['-p', 'tools/tsconfig.json', '--noEmit'] },
-  { name: 'typecheck', cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static', '--skip-nx-cache'] },
-  { name: 'jest', cmd: bin('jest'), args: ['--maxWorkers=2', '--ci'], needsServices: true },
-  { name: 'web', cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
-  { name: 'e2e', cmd: process.execPath, args: ['apps/web-e2e/run-e2e.mjs'], needsServices: true, when: () => fs.existsSync(path.join(root, 'apps/web-e2e/run-e2e.mjs')) },
+  { name: 'lint', suites: ['all'], cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'] },
+  { name: 'lint-tools', suites: ['all'], cmd: bin('eslint'), args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'] },
+  { name: 'typecheck-tools', suites: ['all'], cmd: bin('tsc'), args: ['-p', 'tools/tsconfig.json', '--noEmit'] },
+  { name: 'typecheck', suites: ['all'], cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'] },
+  { name: 'jest', suites: ['all'], cmd: bin('jest'), args: jest(), needsServices: true, needsShared: true },
+  { name: 'jest-unit', suites: ['unit'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'unit' }, needsShared: true },
+  { name: 'jest-int', suites: ['int'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'int' }, needsServices: true, needsShared: true },
+  { name: 'fuzz', suites: ['fuzz'], cmd: bin('jest'), args: jest([FUZZ_SPEC]), env: { FUZZ_FULL: '1' }, needsServices: true },
+  { name: 'web', suites: ['all', 'unit'], cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
+  { name: 'e2e', suites: ['all'], cmd: process.execPath, args: ['apps/web-e2e/run-e2e.mjs'], needsServices: true, needsShared: true, when: () => fs.existsSync(path.join(root, 'apps/web-e2e/run-e2e.mjs')) },
 ];
+
+const selected = steps.filter((step) => (only ? step.name === only : step.suites.includes(suite)) && (!step.when || step.when()));
+if (!selected.length) {
+  console.error(`No step to run for ${only ? `--only=${only}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
+  process.exit(2);
+}
+
+// Checked before anything runs, so a missing prerequisite costs seconds, not a lint and type-check.
+const needShared = selected.filter((s) => s.needsShared).map((s) => s.name);
+const missingShared = ['corpus', path.join('questions', 'questions.json')].filter((p) => !fs.existsSync(path.join(sharedDir, p)));
+if (needShared.length && missingShared.length) {
+  console.error(
+    `\nThe shared data folder ${sharedDir} lacks ${missingShared.map((p) => path.join(sharedDir, p)).join(' and ')}.\n` +
+      `The ${needShared.join(', ')} step(s) read it: the scanner reports of shared/corpus and the questions with their exact\n` +
+      `answers of shared/questions (importer, query, planner and e2e specs). Put the folder beside this repository or set SHARED_DIR.`,
+  );
+  process.exit(2);
+}
+const needServices = selected.filter((s) => s.needsServices).map((s) => s.name);
+if (needServices.length) {
+  for (const [name, port] of [['Postgres', 5432], ['Redis', 6379]]) {
+    if (!(await reachable(port))) {
+      console.error(`\n${name} is not reachable on 127.0.0.1:${port}; the ${needServices.join(', ')} step(s) need it. Start it (see README, "Running the tests").`);
+      process.exit(2);
+    }
+  }
+}
 
 /**
  * This run's id: the test helpers name their Redis key prefixes and scratch folders
@@ -68,20 +116,11 @@ async function cleanUp() {
 }
 
 const results = [];
-for (const step of steps) {
-  if (only && step.name !== only) continue;
-  if (step.when && !step.when()) continue;
-  if (step.needsServices) {
-    for (const [name, port] of [['Postgres', 5432], ['Redis', 6379]]) {
-      if (!(await reachable(port))) {
-        console.error(`\n${name} is not reachable on 127.0.0.1:${port}; the ${step.name} step needs it. Start it (see README, "Running the tests").`);
-        process.exit(2);
-      }
-    }
-  }
+for (const step of selected) {
   console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${step.args.join(' ')}`);
   const started = Date.now();
-  const r = spawnSync(step.cmd, step.args, { cwd: root, stdio: 'inherit', env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CC_TEST_RUN_ID: runId } });
+  const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CC_TEST_RUN_ID: runId, SHARED_DIR: sharedDir, ...step.env };
+  const r = spawnSync(step.cmd, step.args, { cwd: root, stdio: 'inherit', env });
   results.push({ name: step.name, ok: r.status === 0, seconds: (Date.now() - started) / 1000 });
 }
 

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import {
@@ -27,6 +28,11 @@ export interface TurnScript {
   fatal?: TurnErrorCode;
   /** Keep going after the AbortSignal fires (a runner that does not cooperate). */
   ignoreAbort?: boolean;
+  /**
+   * Block after `afterDeltas` deltas until the file `gate` exists (the test creates it), so a test
+   * can act while the turn is provably running; honours the AbortSignal like the delays.
+   */
+  hold?: { afterDeltas: number; gate: string };
 }
 
 /** Puts a script into a message: `scriptedMessage({ deltaCount: 50 }, 'count findings')`. */
@@ -54,6 +60,11 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Resolves once the file at `gate` exists (polled every 20 ms); rejects when `signal` aborts. */
+export async function waitForGate(gate: string, signal: AbortSignal): Promise<void> {
+  while (!fs.existsSync(gate)) await abortableSleep(20, signal);
 }
 
 /** One run of a turn as the scripted runner saw it. */
@@ -116,7 +127,8 @@ export class ScriptedAgentRunner implements AgentRunner {
           data: { total: 7 },
         });
       }
-      for (const text of deltas) {
+      for (const [i, text] of deltas.entries()) {
+        if (script.hold && i === script.hold.afterDeltas) await waitForGate(script.hold.gate, signal);
         await abortableSleep(script.deltaMs ?? 10, signal);
         await ctx.emit({ type: 'text.delta', text });
       }

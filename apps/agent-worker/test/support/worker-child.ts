@@ -1,7 +1,8 @@
 /**
  * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
  * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
- * it consumes jobs; SIGTERM closes it gracefully (running turns finish first), SIGKILL is the crash.
+ * it consumes jobs and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
+ * (running turns finish first), SIGKILL is the crash.
  *
  *   node tools/cli/run-ts.mjs apps/agent-worker/test/support/worker-child.ts
  */
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   );
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  // Lets a test know the shutdown began before it releases a held turn.
+  process.once('SIGTERM', () => process.send?.({ type: 'stopping' }));
   await app.init();
   process.send?.({ type: 'ready', workerId: app.get<string>(WORKER_ID) });
 }

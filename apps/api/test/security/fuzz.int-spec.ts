@@ -3,9 +3,13 @@
  * types, huge strings, NUL, lone surrogates, RTL marks, odd ids and query strings. Never a 500,
  * never an unhandled rejection, the API still serves afterwards, and a rejected request writes no
  * row anywhere.
+ *
+ * `npm run test:fuzz` (`FUZZ_FULL=1`) sends every case over every route. Otherwise (`npm test`) a
+ * sample of `FUZZ_SAMPLE` cases (default 120) spread evenly over the routes, picked by `FUZZ_SEED`
+ * (random when unset); the seed is in the test titles, so a failure names the command replaying it.
  */
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { ChatGateway } from '../../src/chat/chat.gateway';
@@ -20,6 +24,32 @@ let chatId: string;
 let turnId: string;
 /** An operator the admin routes are fuzzed against. */
 let victimId: string;
+const FULL = process.env['FUZZ_FULL'] === '1';
+const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : randomInt(2 ** 31);
+const SAMPLE = Number(process.env['FUZZ_SAMPLE'] ?? 120);
+const MODE = FULL ? 'every case' : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest ${__filename.slice(__filename.indexOf('apps/'))}`;
+
+/** mulberry32: a small seeded generator, so a sampled run can be replayed exactly. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seededRandom(SEED);
+
+/** `k` items of `items` in their original order, chosen by the seeded generator (all when FULL). */
+function sample<T>(items: T[], k: number): T[] {
+  if (FULL || k >= items.length) return items;
+  const picked = new Set<number>();
+  while (picked.size < k) picked.add(Math.floor(random() * items.length));
+  return [...picked].sort((x, y) => x - y).map((i) => items[i]!);
+}
+
 const unhandled: unknown[] = [];
 const onUnhandled = (e: unknown) => unhandled.push(e);
 
@@ -132,10 +162,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-describe('hostile input', () => {
+describe(`hostile input (${MODE})`, () => {
   it('over every route: never a 500, and a rejected request writes no row', async () => {
     const routes = listRoutes(api.app, '/api').filter((r) => !r.startsWith('GET /api/docs') && r !== 'POST /api/auth/logout');
     expect(routes.length).toBeGreaterThanOrEqual(10);
+    const perRoute = Math.max(1, Math.ceil(SAMPLE / routes.length));
     const failures: string[] = [];
     let sent = 0;
     for (const route of routes) {
@@ -144,28 +175,27 @@ describe('hostile input', () => {
       const sendsBody = method !== 'GET' && method !== 'DELETE';
       await freshThread(); // a DELETE or an accepted message of an earlier route must not starve this one
       let state = await snapshot();
-      for (const url of expand(path)) {
-        for (const query of method === 'GET' || path.endsWith('/messages') ? QUERIES : ['']) {
-          const bodies: ({ raw: string } | { obj: unknown })[] = sendsBody
-            ? [...RAW_BODIES.map((raw) => ({ raw })), ...OBJECT_BODIES.map((obj) => ({ obj }))]
-            : [{ obj: undefined }];
-          for (const body of bodies) {
-            let req = (request(api.baseUrl) as any)[method.toLowerCase()](url + query).set(session.headers);
-            if ('raw' in body) req = req.set('Content-Type', 'application/json').send(body.raw);
-            else if (body.obj !== undefined) req = req.send(body.obj);
-            const res = await req;
-            sent++;
-            const label = `${method} ${url.slice(0, 80)}${query.slice(0, 40)} ${'raw' in body ? body.raw.slice(0, 40) : JSON.stringify(body.obj)?.slice(0, 60)}`;
-            if (res.status >= 500) failures.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 200)}`);
-            const after = await snapshot();
-            if (res.status >= 400 && JSON.stringify(after) !== JSON.stringify(state)) failures.push(`rows written on ${res.status}: ${label}`);
-            state = after;
-          }
-        }
+      const bodies: ({ raw: string } | { obj: unknown })[] = sendsBody
+        ? [...RAW_BODIES.map((raw) => ({ raw })), ...OBJECT_BODIES.map((obj) => ({ obj }))]
+        : [{ obj: undefined }];
+      const cases = expand(path).flatMap((url) =>
+        (method === 'GET' || path.endsWith('/messages') ? QUERIES : ['']).flatMap((query) => bodies.map((body) => ({ url, query, body }))),
+      );
+      for (const { url, query, body } of sample(cases, perRoute)) {
+        let req = (request(api.baseUrl) as any)[method.toLowerCase()](url + query).set(session.headers);
+        if ('raw' in body) req = req.set('Content-Type', 'application/json').send(body.raw);
+        else if (body.obj !== undefined) req = req.send(body.obj);
+        const res = await req;
+        sent++;
+        const label = `${method} ${url.slice(0, 80)}${query.slice(0, 40)} ${'raw' in body ? body.raw.slice(0, 40) : JSON.stringify(body.obj)?.slice(0, 60)}`;
+        if (res.status >= 500) failures.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 200)}`);
+        const after = await snapshot();
+        if (res.status >= 400 && JSON.stringify(after) !== JSON.stringify(state)) failures.push(`rows written on ${res.status}: ${label}`);
+        state = after;
       }
     }
     expect(failures).toEqual([]);
-    expect(sent).toBeGreaterThan(500);
+    expect(sent).toBeGreaterThanOrEqual(FULL ? 501 : routes.length);
     expect(unhandled).toEqual([]);
     expect((await request(api.baseUrl).get('/api/auth/me').set(operator.headers)).status).toBe(200);
   }, 600_000);

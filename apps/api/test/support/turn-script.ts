@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import { testDataDir } from '@corpus-chat/corpus-queries/testing';
+
 /**
  * The script a test puts into a message for the agent-worker's scripted runner
  * (`apps/agent-worker/test/support/scripted-runner.ts` reads it; the worker runs in another
@@ -16,6 +19,21 @@ export interface TurnScript {
   failAttempts?: number;
   /** Keep going after the AbortSignal fires. */
   ignoreAbort?: boolean;
+  /**
+   * Block after `afterDeltas` deltas until the file `gate` exists; `openGate(gate)` releases it.
+   * Lets a test act while the turn is provably running instead of racing its delays.
+   */
+  hold?: { afterDeltas: number; gate: string };
+}
+
+/** A fresh gate path (not yet existing) under this run's scratch names, for `TurnScript.hold`. */
+export function newGate(): string {
+  return testDataDir();
+}
+
+/** Releases every turn holding on `gate` (idempotent). */
+export function openGate(gate: string): void {
+  fs.writeFileSync(gate, '');
 }
 
 /** `text [[script {...}]]`: a message carrying its script. */

@@ -19,6 +19,8 @@ export interface WorkerProcess {
   workerId: string;
   /** Resolves when the process has exited, with its code or signal. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when the process reported that SIGTERM arrived (its graceful shutdown began). */
+  stopping: Promise<void>;
   /** Sends `signal` (SIGKILL: the crash; SIGTERM: graceful shutdown). */
   kill(signal: NodeJS.Signals): void;
   /** SIGTERM, then SIGKILL after 10 s; resolves once it exited. */
@@ -49,6 +51,9 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  const stopping = new Promise<void>((resolve) =>
+    child.on('message', (m: { type?: string }) => m?.type === 'stopping' && resolve()),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('worker process did not start within 30 s')), 30_000);
     child.on('message', (m: { type?: string }) => {
@@ -65,6 +70,7 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
     child,
     workerId,
     exited,
+    stopping,
     kill: (signal) => void child.kill(signal),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
