@@ -6,6 +6,11 @@ export interface ModelContextInfo {
   /** Tokens of context the server gives `model` (prompt and answer together). */
   contextTokens?: number;
   source?: ModelContextSource;
+  /**
+   * True when `contextTokens` is the server's default rather than what the model runs with (an
+   * Ollama model not loaded yet): ask again once the model is loaded.
+   */
+  provisional?: boolean;
   /** One sentence for an operator: the number and where it came from, or why it is unknown. */
   detail: string;
 }
@@ -41,7 +46,7 @@ export function serverRoot(baseUrl: string): string {
 }
 
 type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
-type Found = { tokens: number; detail: string };
+type Found = { tokens: number; detail: string; provisional?: boolean };
 type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
 
 const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
@@ -134,6 +139,7 @@ export async function discoverContextLength(
     return {
       found: {
         tokens,
+        provisional: true,
         detail:
           `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens (no num_ctx in the model's parameters${trained ? `; trained for ${fmt(trained)}` : ''}). ` +
           'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; the loaded model shows the real figure.',
@@ -178,7 +184,7 @@ export async function discoverContextLength(
   const hit = results.findIndex((r) => r.found);
   if (hit >= 0) {
     const found = results[hit]!.found!;
-    return { contextTokens: found.tokens, source: probes[hit]!.source, detail: found.detail };
+    return { contextTokens: found.tokens, source: probes[hit]!.source, detail: found.detail, ...(found.provisional ? { provisional: true } : {}) };
   }
   return {
     detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i]!.why}`).join('; ')}).`,

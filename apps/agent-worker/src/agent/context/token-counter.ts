@@ -124,6 +124,9 @@ export interface CountableMessage {
   content?: string | null | unknown;
   tool_calls?: unknown;
   tool_call_id?: string;
+  /** Reasoning sent back within a turn's tool loop (templates render it into the prompt). */
+  reasoning_content?: string;
+  reasoning?: string;
 }
 
 /** A text measure: `countTokens` (exact) or `tokenBound` (upper bound, no tokenizer). */
@@ -134,6 +137,8 @@ export function countMessageTokens(m: CountableMessage, measure: TokenMeasure = 
   let n = TOKENS_PER_MESSAGE + measure(typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '');
   if (m.tool_calls) n += measure(JSON.stringify(m.tool_calls));
   if (m.tool_call_id) n += measure(m.tool_call_id);
+  if (m.reasoning_content) n += measure(m.reasoning_content);
+  if (m.reasoning) n += measure(m.reasoning);
   return n;
 }
 

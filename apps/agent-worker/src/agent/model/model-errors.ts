@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
-import { connectionFailure } from '@corpus-chat/server-core';
+import { connectionFailure, type ModelContextSource } from '@corpus-chat/server-core';
 
 /**
  * Why one model request failed, in the server's own words.
@@ -24,16 +24,24 @@ export interface ModelFailure {
   status?: number;
 }
 
+/** The setting that sizes each server's context window, for messages. */
+export const CONTEXT_SETTINGS: Record<ModelContextSource, string> = {
+  ollama: "Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH)",
+  vllm: "vLLM's --max-model-len",
+  llamacpp: "llama.cpp's --ctx-size (-c)",
+  lmstudio: "the model's context length in LM Studio",
+};
+
 /** How each server words "the prompt does not fit", and which setting sets its window. */
 const CONTEXT_ERRORS: { pattern: RegExp; type?: RegExp; setting?: string }[] = [
   // tools/server/server.cpp (llama.cpp): type exceed_context_size_error
-  { pattern: /exceed_context_size_error|exceeds the available context size/i, setting: "llama.cpp's --ctx-size (-c)" },
+  { pattern: /exceed_context_size_error|exceeds the available context size/i, setting: CONTEXT_SETTINGS.llamacpp },
   // server/routes.go and llm/llama_server.go (Ollama)
-  { pattern: /input length exceeds the context length|prompt is longer than the context length/i, setting: "Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH)" },
+  { pattern: /input length exceeds the context length|prompt is longer than the context length/i, setting: CONTEXT_SETTINGS.ollama },
   // LM Studio's context overflow refusal
-  { pattern: /model is loaded with context length of only/i, setting: "the model's context length in LM Studio" },
+  { pattern: /model is loaded with context length of only/i, setting: CONTEXT_SETTINGS.lmstudio },
   // vllm/entrypoints/openai/serving_engine.py; DeepSeek uses the same words with another error type
-  { pattern: /maximum context length is \d+ tokens/i, type: /BadRequestError/, setting: "vLLM's --max-model-len" },
+  { pattern: /maximum context length is \d+ tokens/i, type: /BadRequestError/, setting: CONTEXT_SETTINGS.vllm },
   { pattern: /context_length_exceeded|ContextWindowExceededError|maximum context length|context window|context length exceeded/i },
 ];
 

@@ -15,6 +15,8 @@ export class ModelRequestError extends Error {
   readonly status?: number;
   /** The server setting that sizes its context window, when the error showed which server it is. */
   readonly contextSetting?: string;
+  /** The context window the refusal named (llama.cpp's `n_ctx`, vLLM's "maximum context length is N"). */
+  readonly contextTokens?: number;
 
   constructor(failure: ModelFailure) {
     super(failure.message);
@@ -25,6 +27,7 @@ export class ModelRequestError extends Error {
     this.contextExceeded = failure.contextExceeded ?? false;
     this.status = failure.status;
     this.contextSetting = failure.contextSetting;
+    this.contextTokens = failure.contextTokens;
   }
 }
 
@@ -35,8 +38,13 @@ export interface StepRequest {
   tools: ChatCompletionTool[];
 }
 
-/** A decoded step and where its shown text starts in the turn's answer (its length before the step). */
-export type ShownStep = DecodedStep & { shownFrom: number };
+/**
+ * A decoded step; where its shown text starts in the turn's answer (its length before the step);
+ * and the delta field its reasoning came in, if any (a server that streams reasoning in a field
+ * wants it back under that name within the turn's tool loop; reasoning found in `<think>` tags is
+ * not sent back).
+ */
+export type ShownStep = DecodedStep & { shownFrom: number; reasoningField?: 'reasoning_content' | 'reasoning' };
 
 /** The timers of one streamed request (milliseconds). */
 export interface StepTimeouts {
@@ -70,6 +78,7 @@ export async function streamStep(
   const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
   const decoder = new StepDecoder();
   const shown = new StepText(recorder);
+  let reasoningField: ShownStep['reasoningField'];
   try {
     turnTrace.mark(ctx.turnId, 'model.request');
     const stream = await client.chat.completions.create(
@@ -86,6 +95,7 @@ export async function streamStep(
     turnTrace.mark(ctx.turnId, 'model.headers');
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       arm(timeouts.idleMs, `the stream stalled for ${fmtMs(timeouts.idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+      reasoningField ??= reasoningFieldOf(chunk);
       await shown.apply(decoder.push(chunk));
     }
     // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
@@ -93,7 +103,11 @@ export async function streamStep(
     if (watchdog.signal.aborted) throw watchdog.signal.reason;
     const { out, step } = decoder.end();
     await shown.apply(out);
-    return { ...step, shownFrom: shown.from };
+    if (step.toolCalls.length && !step.finishReason) {
+      // Cut in the middle of a call: its arguments may be half there. Never run it.
+      throw new ModelRequestError({ code: 'MODEL_ERROR', message: 'the stream ended in the middle of a tool call (no finish reason)', retryable: true });
+    }
+    return { ...step, shownFrom: shown.from, ...(reasoningField ? { reasoningField } : {}) };
   } catch (e) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
     if (watchdog.signal.aborted) throw watchdog.signal.reason;
@@ -133,6 +147,14 @@ class StepText {
       }
     }
   }
+}
+
+/** The delta field a chunk carries reasoning in, if any. */
+function reasoningFieldOf(chunk: ChatCompletionChunk): ShownStep['reasoningField'] {
+  const delta = chunk.choices?.[0]?.delta as Record<string, unknown> | undefined;
+  if (typeof delta?.['reasoning_content'] === 'string' && delta['reasoning_content']) return 'reasoning_content';
+  if (typeof delta?.['reasoning'] === 'string' && delta['reasoning']) return 'reasoning';
+  return undefined;
 }
 
 export function fmtMs(ms: number): string {

@@ -14,6 +14,7 @@ import type { CorpusTools, ToolExecution } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
 import { reaskMessage, verifyNumbers } from '../verification/number-provenance';
 import { modelFetch, safeServerUrl } from './model-http';
+import { CONTEXT_SETTINGS } from './model-errors';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
 
 export { ModelRequestError } from './model-step';
@@ -52,13 +53,20 @@ interface ServerContext {
 /** Context windows found per server and model, asked again after 10 minutes (a model can be reloaded with another size). */
 const serverContexts = new LRUCache<string, ServerContext>({ max: 64, ttl: 10 * 60_000 });
 
-/** The setting that sizes each server's context window, for messages. */
-const CONTEXT_SETTINGS: Record<ModelContextSource, string> = {
-  ollama: "Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH)",
-  vllm: "vLLM's --max-model-len",
-  llamacpp: "llama.cpp's --ctx-size (-c)",
-  lmstudio: "LM Studio's context length of the loaded model",
-};
+/** How long a context window that was only the server's default (a model not loaded yet) is kept. */
+const PROVISIONAL_CONTEXT_TTL_MS = 30_000;
+
+const contextKey = (settings: ModelSettings) => JSON.stringify([settings.baseUrl, settings.model]);
+
+/** The context budget of a turn: the server's window if known, the budget, and the setting that sizes the window. */
+interface Window {
+  serverTokens: number | null;
+  budget: number;
+  setting: string;
+}
+
+/** `SERVER_CONTEXT_SHARE` as messages write it ("80 %"). */
+const SHARE = `${Math.round(SERVER_CONTEXT_SHARE * 100)} %`;
 const ANY_CONTEXT_SETTING =
   "the server's context window (Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size; vLLM: --max-model-len; LM Studio: the model's context length)";
 
@@ -102,7 +110,7 @@ export class OpenAiModelRunner {
   /**
    * The most history messages a turn can use: every message sent costs at least
    * `TOKENS_PER_MESSAGE` tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever
-   * fit the context budget (1,501 with the default 6,000 tokens). Older messages are not loaded.
+   * fit the context budget. Older messages are not loaded.
    */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
@@ -114,127 +122,137 @@ export class OpenAiModelRunner {
     const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
     const found = await this.serverContext(settings, ctx.signal);
-    const serverContext = found.tokens;
-    const budget = effectiveContextBudget(serverContext, this.config.contextTokens);
-    const setting = found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING;
-    let prefix = this.prompt(ctx, ctx.history, tools, budget, serverContext, setting);
+    let window: Window = { serverTokens: found.tokens, budget: effectiveContextBudget(found.tokens, this.config.contextTokens), setting: found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING };
+    let prefix = this.prompt(ctx, tools, window);
     /** This turn's assistant tool calls and tool results, after the prompt. */
     const loop: ChatCompletionMessageParam[] = [];
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
     const where = `Model server ${server} (model ${model || 'unset'})`;
-    let shrunk = false;
-    let reasked = false;
     const earlierAnswers = ctx.history.filter((m) => m.role === 'assistant' && m.status === 'complete').map((m) => withoutReasoning(m.content));
+    const verify = (answer: string) => verifyNumbers({ answer, userMessage: ctx.userMessage, evidence: recorder.evidence, earlierAnswers });
+    const outcome = (verification: AnswerVerification): AgentTurnOutcome => ({ content: recorder.content, metadata: { ...recorder.metadata(model), verification } });
+    let contextRetried = false;
+    /** The answer that was sent back for holding unsupported numbers: it stands if the second try fails. */
+    let first: { from: number; text: string; verification: AnswerVerification } | undefined;
 
-    for (let step = 1; step <= this.config.maxSteps; step++) {
-      const messages = [...prefix, ...loop];
-      // Exact when the bound does not settle it (a short turn never loads the tokenizer).
-      const used = tokensWithin(budget, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
-      if (used > budget) {
-        throw new AgentTurnError(
-          'CONTEXT_OVERFLOW',
-          `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${budget} tokens; ${budgetSource(this.config.contextTokens, serverContext)}). Ask a narrower question or raise the budget.`,
-        );
-      }
-      let result: ShownStep;
-      try {
-        result = await this.requestWithRetry(client, { model, messages, tools }, ctx, recorder, step, where);
-      } catch (e) {
-        if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
-        const latest = latestTurn(ctx.history);
-        if (shrunk || latest.length >= ctx.history.length) throw contextTooSmall(where, e, e.contextSetting ?? setting);
-        // The server's window is smaller than it reported: once more, with only the latest turn.
-        shrunk = true;
-        prefix = this.prompt(ctx, latest, tools, budget, serverContext, setting);
-        this.logger.warn({ turnId: ctx.turnId, step }, 'context refused by the model server; retrying with the latest turn of the history only');
-        step--;
-        continue;
-      }
-      recorder.addReasoning(result.reasoning);
-      recorder.addUsage({ step, ...result.usage });
-
-      if (!result.toolCalls.length) {
-        this.assertComplete(result, where);
-        const verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: recorder.evidence, earlierAnswers });
-        if (verification.unsupported.length && !reasked && step < this.config.maxSteps) {
-          // Once: show the model which numbers nothing supports, and let it answer again.
-          reasked = true;
-          this.logger.log({ turnId: ctx.turnId, step, unsupported: verification.unsupported.length }, 'answer states unsupported numbers; asking the model once more');
-          loop.push({ role: 'assistant', content: result.text }, { role: 'user', content: reaskMessage(verification, recorder.evidence) });
-          await recorder.reset(result.shownFrom, 'reask');
+    try {
+      for (let step = 1; step <= this.config.maxSteps; step++) {
+        const messages = [...prefix, ...loop];
+        // Exact when the bound does not settle it (a short turn never loads the tokenizer).
+        const used = tokensWithin(window.budget, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
+        if (used > window.budget) {
+          throw new AgentTurnError(
+            'CONTEXT_OVERFLOW',
+            `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${window.budget} tokens; ${budgetSource(this.config.contextTokens, window.serverTokens)}). Ask a narrower question or raise the budget.`,
+          );
+        }
+        let result: ShownStep;
+        try {
+          result = await this.requestWithRetry(client, { model, messages, tools }, ctx, recorder, step, where);
+        } catch (e) {
+          if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
+          // Once: budget with the window the refusal named, so the history is trimmed to fit; when it
+          // named none, keep only the latest turn of the history (or none).
+          if (e.contextTokens) serverContexts.set(contextKey(settings), { tokens: e.contextTokens, ...(found.source ? { source: found.source } : {}) });
+          const smaller: Window = e.contextTokens
+            ? { ...window, serverTokens: e.contextTokens, budget: Math.min(window.budget, effectiveContextBudget(e.contextTokens, this.config.contextTokens)) }
+            : window;
+          const history = e.contextTokens ? ctx.history : shorterHistory(ctx.history);
+          const retry = contextRetried ? undefined : this.prompt({ ...ctx, history }, tools, smaller);
+          if (!retry || retry.length >= prefix.length) throw contextTooSmall(where, e, e.contextSetting ?? window.setting, contextRetried);
+          this.logger.warn({ turnId: ctx.turnId, step, budget: smaller.budget }, 'context refused by the model server; retrying with a smaller history');
+          contextRetried = true;
+          window = smaller;
+          prefix = retry;
+          step--;
           continue;
         }
-        const final: AnswerVerification = { ...verification, ...(reasked ? { reasked: true } : {}) };
-        return { content: recorder.content, metadata: { ...recorder.metadata(model), verification: final } };
-      }
+        recorder.addReasoning(result.reasoning);
+        recorder.addUsage({ step, ...result.usage });
 
-      const executions: ToolExecution[] = [];
-      for (const call of result.toolCalls) executions.push(await recorder.callTool(call.name, call.arguments));
-      const assistant: ChatCompletionAssistantMessageParam & { reasoning_content?: string } = {
-        role: 'assistant',
-        content: result.text || null,
-        tool_calls: result.toolCalls.map((c, i) => ({
-          id: c.id,
-          type: 'function' as const,
-          function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
-        })),
-        ...(result.reasoning ? { reasoning_content: result.reasoning } : {}),
-      };
-      loop.push(assistant);
-      result.toolCalls.forEach((c, i) => loop.push({ role: 'tool', tool_call_id: c.id, content: executions[i].modelContent }));
+        if (!result.toolCalls.length) {
+          this.assertComplete(result, where);
+          const verification = verify(recorder.content);
+          // Only numbers of this step make the model try again: earlier steps' text cannot be rewritten.
+          if (!first && step < this.config.maxSteps && verify(result.text).unsupported.length) {
+            first = { from: result.shownFrom, text: recorder.content.slice(result.shownFrom), verification };
+            this.logger.log({ turnId: ctx.turnId, step, unsupported: verification.unsupported.length }, 'answer states unsupported numbers; asking the model once more');
+            loop.push({ role: 'assistant', content: result.text }, { role: 'user', content: reaskMessage(verification, recorder.evidence) });
+            await recorder.reset(result.shownFrom, 'reask');
+            continue;
+          }
+          return outcome({ ...verification, ...(first ? { reasked: true } : {}) });
+        }
+
+        const executions: ToolExecution[] = [];
+        for (const call of result.toolCalls) executions.push(await recorder.callTool(call.name, call.arguments));
+        loop.push(
+          {
+            role: 'assistant',
+            content: result.text || null,
+            tool_calls: result.toolCalls.map((c, i) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) } })),
+            // Within the turn, a server that streamed reasoning in a field gets it back under that name (DeepSeek requires it).
+            ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
+          } as ChatCompletionAssistantMessageParam,
+          ...result.toolCalls.map((c, i) => ({ role: 'tool' as const, tool_call_id: c.id, content: executions[i].modelContent })),
+        );
+      }
+      throw new AgentTurnError(
+        'STEP_LIMIT',
+        `The model (${model} at ${server}) was still calling tools after ${this.config.maxSteps} steps (AGENT_MAX_STEPS), so the turn was stopped without a final answer.`,
+      );
+    } catch (e) {
+      if (!first || ctx.signal.aborted) throw e;
+      // The second try failed: the first answer stands, stored with its unsupported numbers.
+      this.logger.warn({ turnId: ctx.turnId, error: (e as Error).message }, 'the re-asked answer failed; keeping the first answer');
+      await recorder.reset(first.from, 'reask');
+      await recorder.say(first.text);
+      return outcome({ ...first.verification, reasked: true });
     }
-    throw new AgentTurnError(
-      'STEP_LIMIT',
-      `The model (${model} at ${server}) was still calling tools after ${this.config.maxSteps} steps (AGENT_MAX_STEPS), so the turn was stopped without a final answer.`,
-    );
   }
 
   /**
-   * System prompt, the part of `history` that fits `budget`, the new message. When the server's
-   * window is what leaves no room for the message, the error names the server's setting.
+   * System prompt, the history that fits `window.budget`, the new message. When the server's window
+   * is what leaves no room for the message, the error names the server's setting.
    */
-  private prompt(
-    ctx: AgentTurnContext,
-    history: HistoryMessage[],
-    tools: ChatCompletionTool[],
-    budget: number,
-    serverContext: number | null,
-    setting: string,
-  ): ChatCompletionMessageParam[] {
+  private prompt(ctx: AgentTurnContext, tools: ChatCompletionTool[], window: Window): ChatCompletionMessageParam[] {
     let context: ReturnType<typeof buildModelContext>;
     try {
       context = buildModelContext({
         systemPrompt: buildSystemPrompt(),
         tools,
-        history,
+        history: ctx.history,
         userMessage: ctx.userMessage,
-        budgetTokens: budget,
-        reserveTokens: Math.min(this.config.toolReserveTokens, Math.floor(budget / 3)),
+        budgetTokens: window.budget,
+        reserveTokens: Math.min(this.config.toolReserveTokens, Math.floor(window.budget / 3)),
       });
     } catch (e) {
-      if (e instanceof AgentTurnError && serverContext && budget < this.config.contextTokens) {
+      if (e instanceof AgentTurnError && window.serverTokens && window.budget < this.config.contextTokens) {
         throw new AgentTurnError(
           'CONTEXT_OVERFLOW',
-          `${e.message.replace(/ \(AGENT_CONTEXT_TOKENS\)\..*$/, '')}: 80 % of the model server's ${serverContext}-token context window, which is below AGENT_CONTEXT_TOKENS (${this.config.contextTokens}). Raise ${setting}, or shorten the message.`,
+          `The system prompt, tool schemas and this message do not fit ${SHARE} of the model server's ${window.serverTokens}-token context window (below AGENT_CONTEXT_TOKENS, ${this.config.contextTokens}). Raise ${window.setting}, or shorten the message.`,
         );
       }
       throw e;
     }
     if (context.droppedTurns) {
-      this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns, budget }, 'history trimmed to the context budget');
+      this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns, budget: window.budget }, 'history trimmed to the context budget');
     }
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
 
-  /** The server's context window for the model, asked once per 10 minutes; `tokens` null when it does not say. */
+  /**
+   * The server's context window for the model (`tokens` null when it does not say), asked once per
+   * 10 minutes, or again after 30 s when it was the server's default for a model not loaded yet.
+   */
   private async serverContext(settings: ModelSettings, signal: AbortSignal): Promise<ServerContext> {
-    const key = JSON.stringify([settings.baseUrl, settings.model]);
+    const key = contextKey(settings);
     const known = serverContexts.get(key);
     if (known) return known;
     const info = await discoverContextLength(settings.baseUrl ?? '', settings.model ?? '', settings.apiKey ?? null, { timeoutMs: 3000 });
     signal.throwIfAborted();
     const found: ServerContext = { tokens: info.contextTokens ?? null, ...(info.source ? { source: info.source } : {}) };
-    serverContexts.set(key, found);
+    serverContexts.set(key, found, info.provisional ? { ttl: PROVISIONAL_CONTEXT_TTL_MS } : undefined);
     return found;
   }
 
@@ -270,14 +288,19 @@ export class OpenAiModelRunner {
         const streamed = recorder.content.length > before;
         this.logger.warn({ turnId: ctx.turnId, step, attempt, status: e.status, error: e.message }, 'model request failed');
         if (e.contextExceeded) throw e;
-        if (e.status === 429 && !streamed && rateLimited < MAX_RATE_LIMIT_RETRIES) {
+        // A 429, or a 503 that says when to come back: wait as told, a few times.
+        const busy = e.status === 429 || (e.status === 503 && e.retryAfterMs !== undefined);
+        if (busy && !streamed) {
           const wait = e.retryAfterMs ?? this.config.retryDelayMs;
-          if (wait <= MAX_RATE_LIMIT_WAIT_MS) {
+          if (rateLimited < MAX_RATE_LIMIT_RETRIES && wait <= MAX_RATE_LIMIT_WAIT_MS) {
             rateLimited++;
             await sleep(wait, ctx.signal);
             continue;
           }
-          throw new AgentTurnError(e.code, `${where}: rate limited; the server asks to wait ${fmtMs(wait)} (${e.message}). Try again later.`);
+          throw new AgentTurnError(
+            e.code,
+            `${where}: ${e.message}; the server is busy${rateLimited ? ` (waited ${rateLimited} time${rateLimited > 1 ? 's' : ''} as it asked)` : ''}${e.retryAfterMs !== undefined ? ` and asks to wait ${fmtMs(e.retryAfterMs)} more` : ''}. Try again later.`,
+          );
         }
         if (!first && e.retryable && !streamed) {
           first = e;
@@ -318,21 +341,21 @@ function argumentsToSendBack(exec: ToolExecution, raw: string): string {
 /** Where the budget came from, for messages. */
 function budgetSource(configured: number, serverContext: number | null): string {
   return serverContext && Math.floor(serverContext * SERVER_CONTEXT_SHARE) < configured
-    ? `80 % of the server's ${serverContext}-token context window, below AGENT_CONTEXT_TOKENS ${configured}`
+    ? `${SHARE} of the server's ${serverContext}-token context window, below AGENT_CONTEXT_TOKENS ${configured}`
     : `AGENT_CONTEXT_TOKENS`;
 }
 
-/** The history from its latest user message on: what a retry after a context refusal keeps. */
-function latestTurn(history: HistoryMessage[]): HistoryMessage[] {
-  for (let i = history.length - 1; i >= 0; i--) if (history[i].role === 'user') return history.slice(i);
-  return [];
+/** The history from its latest user message on, or none when that is all of it. */
+function shorterHistory(history: HistoryMessage[]): HistoryMessage[] {
+  const latest = history.map((m) => m.role).lastIndexOf('user');
+  return latest > 0 ? history.slice(latest) : [];
 }
 
-/** The turn's error when the server refused the prompt as too long, also with a smaller history. */
-function contextTooSmall(where: string, e: ModelRequestError, setting: string): AgentTurnError {
+/** The turn's error when the server refused the prompt as too long (`retried`: also with a smaller history). */
+function contextTooSmall(where: string, e: ModelRequestError, setting: string, retried: boolean): AgentTurnError {
   return new AgentTurnError(
     'CONTEXT_OVERFLOW',
-    `${where} refused the prompt as longer than its context window (${e.message}), also with a smaller history. Raise ${setting}, or lower AGENT_CONTEXT_TOKENS so the worker sends less.`,
+    `${where} refused the prompt as longer than its context window (${e.message})${retried ? ', also with a smaller history' : '; there was no history to leave out'}. Raise ${setting}, or lower AGENT_CONTEXT_TOKENS so the worker sends less.`,
   );
 }
 

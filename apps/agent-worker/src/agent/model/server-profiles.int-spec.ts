@@ -255,28 +255,49 @@ describe('errors of real servers', () => {
     expect(r.error!.message).toContain('registry.ollama.ai/library/scripted-model:latest does not support tools');
   });
 
+  const longHistory = (turns: number): HistoryMessage[] =>
+    Array.from({ length: turns }, (_, i) => [
+      { role: 'user' as const, content: `How many findings mention topic ${i + 1}?`, status: 'complete' as const, metadata: {} },
+      { role: 'assistant' as const, content: `There are ${i + 1} findings about topic ${i + 1}.`, status: 'complete' as const, metadata: {} },
+    ]).flat();
+
+  it('llama.cpp names its n_ctx when it refuses: the worker budgets with it, trims the history and answers', async () => {
+    // The server reports a roomy window (discovery) but runs with a smaller one, as a server
+    // restarted with another --ctx-size does until the cached window expires.
+    server.checks = { contextLength: 1700 };
+    const r = await turn('llamacpp', [encodeIntent('llamacpp', { toolCalls: [SEARCH_CRITICAL] }), encodeIntent('llamacpp', { text: ANSWER() })], longHistory(40));
+    expect(r.error).toBeUndefined();
+    expect(r.outcome!.content).toBe(ANSWER());
+    const [first, second] = server.completionRequests;
+    expect(server.rejected.total).toBe(1);
+    expect(second.body.messages.length).toBeLessThan(first.body.messages.length);
+    expect(second.body.messages.at(-1)).toEqual({ role: 'user', content: 'How many critical findings are there?' });
+  });
+
   it.each<[ServerProfileName, RegExp]>([
     ['llamacpp', /--ctx-size|-c\b/],
     ['vllm', /--max-model-len/],
-    ['ollama', /num_ctx|OLLAMA_CONTEXT_LENGTH/],
-  ])('%s context-length refusal: retried once with a smaller history, then an error naming AGENT_CONTEXT_TOKENS and the server setting', async (profile, setting) => {
-    // The server reports a roomy window (discovery) but runs with a smaller one, as Ollama does when
-    // a model was loaded with another num_ctx than /api/show says.
+  ])('%s names a window too small for the message itself: no retry, an error naming AGENT_CONTEXT_TOKENS and the server setting', async (profile, setting) => {
     server.checks = { contextLength: 300 };
-    const history: HistoryMessage[] = [];
-    for (let i = 1; i <= 6; i++) {
-      history.push({ role: 'user', content: `How many findings mention topic ${i}?`, status: 'complete', metadata: {} });
-      history.push({ role: 'assistant', content: `There are ${i} findings about topic ${i}.`, status: 'complete', metadata: {} });
-    }
-    const r = await turn(profile, [], history);
+    const r = await turn(profile, [], longHistory(6));
     expect(r.error).toBeInstanceOf(AgentTurnError);
     expect(r.error!.code).toBe('CONTEXT_OVERFLOW');
     expect(r.error!.message).toContain('AGENT_CONTEXT_TOKENS');
     expect(r.error!.message).toMatch(setting);
+    expect(server.completionRequests).toHaveLength(1);
+  });
+
+  it('Ollama refuses without naming its window: retried once with the latest turn only, then an error naming num_ctx', async () => {
+    server.checks = { contextLength: 300 };
+    const r = await turn('ollama', [], longHistory(6));
+    expect(r.error).toBeInstanceOf(AgentTurnError);
+    expect(r.error!.code).toBe('CONTEXT_OVERFLOW');
+    expect(r.error!.message).toMatch(/num_ctx|OLLAMA_CONTEXT_LENGTH/);
+    expect(r.error!.message).toContain('also with a smaller history');
     const [first, second] = server.completionRequests;
     expect(server.completionRequests).toHaveLength(2);
-    expect(second.body.messages.length).toBeLessThan(first.body.messages.length);
-    expect(second.body.messages.at(-1)).toEqual({ role: 'user', content: 'How many critical findings are there?' });
+    expect(second.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(first.body.messages.length).toBeGreaterThan(second.body.messages.length);
   });
 });
 
