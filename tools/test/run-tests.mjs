@@ -92,10 +92,19 @@ if (needServices.length) {
  */
 const runId = crypto.randomBytes(6).toString('hex');
 
-/** Deletes this run's Redis keys and scratch folders (best effort: a cleanup never fails the run). */
+/**
+ * Deletes this run's scratch folders and, when a step used Redis, its Redis keys (best effort: a
+ * cleanup never fails the run).
+ */
 async function cleanUp() {
   const prefix = `cc-test-${runId}-`;
   try {
+    if (!needServices.length) {
+      const dirs = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(prefix));
+      for (const d of dirs) fs.rmSync(path.join(os.tmpdir(), d), { recursive: true, force: true });
+      console.log(`\n=== cleanup: ${dirs.length} scratch folders of this run (${prefix}*) removed`);
+      return;
+    }
     const { default: Redis } = await import('ioredis');
     const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
