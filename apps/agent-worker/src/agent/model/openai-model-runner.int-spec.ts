@@ -14,8 +14,8 @@ import { buildModelContext } from '../context/context-builder';
 import { countMessagesTokens, countToolsTokens } from '../context/token-counter';
 import { CorpusTools } from '../tools/corpus-tools';
 import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
-import { ScriptedOpenAiServer, script } from '../testing/scripted-openai-server';
-import { TestThread, turnContext } from '../testing/turn-harness';
+import { ScriptedOpenAiServer, script, type ScriptedResponse } from '../testing/scripted-openai-server';
+import { TestThread, streamedText, turnContext } from '../testing/turn-harness';
 import { OpenAiModelRunner } from './openai-model-runner';
 
 const FILES = ['scans/sarif/dd__flawfinder.sarif', 'scans/sarif/sechub__gosec_2.9.5.sarif.json', 'scans/trivy/scb__juice-shop-v12.10.2.json'];
@@ -276,5 +276,67 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     const numbers = kept.filter((m) => m.role === 'user').map((m) => Number(/topic number (\d+)/.exec(m.content)?.[1] ?? 200));
     expect(numbers).toEqual(numbers.map((_, i) => numbers[0] + i));
     expect(numbers.at(-1)).toBe(200);
+  });
+});
+
+describe('the answer check, and the rules of a step', () => {
+  const question = 'How many findings relate to SQL injection?';
+  const search = () => script.toolCall('search_findings', { text: 'SQL injection' });
+
+  it('a re-asked answer that runs into the step limit leaves the first answer standing, with its unsupported number', async () => {
+    server.enqueue(search(), script.text('The exact total is 84 findings.'), script.toolCall('search_findings', { text: 'SQL injection' }, { id: 'call_again' }));
+    const { ctx, events } = turnContext(question);
+    const outcome = await runner({ maxSteps: 3 }).run(ctx, settings());
+    expect(outcome.content).toBe('The exact total is 84 findings.');
+    expect(outcome.metadata.verification).toEqual({ checked: 1, unsupported: ['84'], reasked: true });
+    expect(streamedText(events)).toBe(outcome.content);
+    expect(server.completionRequests).toHaveLength(3);
+  });
+
+  it('a re-asked answer whose stream is cut leaves the first answer standing', async () => {
+    server.enqueue(search(), script.text('The exact total is 84 findings.'), { kind: 'stream', chunks: [{ text: 'There are' }], cut: true });
+    const { ctx, events } = turnContext(question);
+    const outcome = await runner().run(ctx, settings());
+    expect(outcome.content).toBe('The exact total is 84 findings.');
+    expect(outcome.metadata.verification).toMatchObject({ unsupported: ['84'], reasked: true });
+    expect(streamedText(events)).toBe(outcome.content);
+  });
+
+  it('a number in an earlier step\'s preamble does not make the model answer again (it cannot take it back)', async () => {
+    const expected = await total({ text: 'SQL injection' });
+    server.enqueue(script.toolCall('search_findings', { text: 'SQL injection' }, { leadText: 'Let me look at the 7,777,777 rows.' }), script.text(`There are ${expected} findings.`));
+    const { ctx } = turnContext(question);
+    const outcome = await runner().run(ctx, settings());
+    expect(server.completionRequests).toHaveLength(2);
+    expect(outcome.metadata.verification).toEqual({ checked: 2, unsupported: ['7,777,777'] });
+  });
+
+  it('sends no reasoning_content back for reasoning that came in <think> tags (only a server that streams the field wants it)', async () => {
+    server.enqueue(script.toolCall('search_findings', { text: 'SQL injection' }, { leadText: '<think>I should search.</think>' }), script.text('Done.'));
+    const { ctx } = turnContext(question);
+    const outcome = await runner().run(ctx, settings());
+    expect(outcome.metadata.reasoning).toBe('I should search.');
+    const assistant = (server.completionRequests[1].body.messages as Record<string, unknown>[]).find((m) => m['role'] === 'assistant');
+    expect(assistant).not.toHaveProperty('reasoning_content');
+    expect(assistant).not.toHaveProperty('reasoning');
+  });
+
+  it('never runs a tool call whose stream was cut before its finish reason', async () => {
+    const cut: ScriptedResponse = { kind: 'stream', chunks: [{ toolCall: { index: 0, id: 'call_cut', name: 'search_findings', args: '{"text":"SQL' } }], cut: true };
+    server.enqueue(cut, cut);
+    const { ctx, events } = turnContext(question);
+    const error = await runner().run(ctx, settings()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AgentTurnError);
+    expect((error as AgentTurnError).message).toContain('the stream ended in the middle of a tool call');
+    expect(events.filter((e) => e.type === 'tool.call')).toEqual([]);
+    expect(server.completionRequests).toHaveLength(2);
+  });
+
+  it('waits out a 503 that says when to come back (a model still loading)', async () => {
+    server.enqueue({ kind: 'status', status: 503, body: { error: { message: 'model is loading' } }, headers: { 'retry-after-ms': '50' } }, script.text('Hello.'));
+    const { ctx } = turnContext('Hello?');
+    const outcome = await runner({ retryDelayMs: 60_000 }).run(ctx, settings());
+    expect(outcome.content).toBe('Hello.');
+    expect(server.completionRequests).toHaveLength(2);
   });
 });

@@ -64,3 +64,13 @@ export function turnContext(message: string, history: HistoryMessage[] = [], sig
     },
   };
 }
+
+/** What the operator saw streamed: text deltas appended, each `text.reset` cutting the text back. */
+export function streamedText(events: readonly { type: string }[]): string {
+  let text = '';
+  for (const e of events) {
+    if (e.type === 'text.delta') text += (e as unknown as { text: string }).text;
+    if (e.type === 'text.reset') text = text.slice(0, (e as unknown as { length: number }).length);
+  }
+  return text;
+}
