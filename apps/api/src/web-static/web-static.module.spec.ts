@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WebStaticModule } from './web-static.module';
+import { APP_PAGE_CSP } from './app-page-headers';
+import { WebStaticModule, setWebFileHeaders } from './web-static.module';
 
 describe('WebStaticModule.forRoot', () => {
   let dir: string;
@@ -21,5 +22,15 @@ describe('WebStaticModule.forRoot', () => {
   it('serves a web build folder', () => {
     fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>x</title>');
     expect(WebStaticModule.forRoot(dir).imports).toHaveLength(1);
+  });
+
+  it('gives every web file the app page headers, and caches only hashed bundles for good', () => {
+    const headersOf = (file: string) => {
+      const h: Record<string, string> = {};
+      setWebFileHeaders({ setHeader: (name, value) => (h[name] = value) }, file);
+      return h;
+    };
+    expect(headersOf('/srv/web/index.html')).toEqual({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': APP_PAGE_CSP, 'X-Frame-Options': 'DENY' });
+    expect(headersOf('/srv/web/main-abc123.js')).toMatchObject({ 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Frame-Options': 'DENY' });
   });
 });

@@ -105,3 +105,77 @@ test('a native report keeps versions, notes and the latest verdict, and bumps th
   // HTML is stripped from the searched fields of native reports too.
   if (detail.found) expect(detail.finding.current.description).not.toContain('<code>');
 });
+
+describe('text hygiene at import', () => {
+  const nuclei = (info: Record<string, unknown>): Uint8Array =>
+    json({ 'template-id': `t-${Math.random()}`, info: { severity: 'high', ...info }, host: 'https://h.example', 'matched-at': 'https://h.example/x' });
+  const storedVersion = async (reportId: number) => {
+    const [row] = await db.dataSource.query(
+      `SELECT fv.title, fv.description, length(fv.title)::int AS "titleLength", length(fv.description)::int AS "descriptionLength",
+              length(fv.raw::text)::int AS "rawLength", r.filename, r.doc_metadata AS "docMetadata"
+       FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id JOIN reports r ON r.id = f.report_id
+       WHERE f.report_id = $1`,
+      [reportId],
+    );
+    return row;
+  };
+
+  test('a 40 MB title imports capped at 1,000 characters, and the cut is recorded', async () => {
+    const title = 'A'.repeat(40 * 1024 * 1024);
+    const description = 'd'.repeat(250_000);
+    const outcome = await importReport(db.dataSource, { filename: 'huge-title.json', bytes: nuclei({ name: title, description }) });
+    expect(outcome).toMatchObject({ ok: true, format: 'nuclei', findingCount: 1 });
+    if (!outcome.ok) return;
+    const row = await storedVersion(outcome.reportId);
+    expect(row.titleLength).toBe(1_000);
+    expect(row.descriptionLength).toBe(100_000);
+    // The verbatim entry is bounded too, so the title is nowhere stored whole.
+    expect(row.rawLength).toBeLessThan(2 * 100_000 + 1_000);
+    expect(row.docMetadata.truncated).toEqual(
+      expect.arrayContaining([
+        { finding: 0, version: 1, field: 'title', length: title.length },
+        { finding: 0, version: 1, field: 'description', length: description.length },
+        { finding: 0, version: 1, field: 'raw', length: title.length },
+      ]),
+    );
+    expect(row.docMetadata.truncatedCount).toBe(3);
+  });
+
+  test('text within the limits is stored whole and nothing is marked', async () => {
+    const title = 'T'.repeat(1_000);
+    const outcome = await importReport(db.dataSource, { filename: 'at-limit.json', bytes: nuclei({ name: title, description: 'x'.repeat(100_000) }) });
+    if (!outcome.ok) throw new Error(outcome.error);
+    const row = await storedVersion(outcome.reportId);
+    expect(row.title).toBe(title);
+    expect(row.descriptionLength).toBe(100_000);
+    expect(row.docMetadata).not.toHaveProperty('truncated');
+  });
+
+  test('bidi control characters are removed from the file name and titles', async () => {
+    const rlo = '\u202E';
+    const outcome = await importReport(db.dataSource, {
+      filename: `/tmp/invoice${rlo}fdp.exe.json`,
+      bytes: nuclei({ name: `Reflected\u2066 XSS${rlo}\u200F\u061C in search\u2069`, description: `kept${rlo}` }),
+    });
+    expect(outcome).toMatchObject({ ok: true, file: 'invoicefdp.exe.json' });
+    if (!outcome.ok) return;
+    const row = await storedVersion(outcome.reportId);
+    expect(row.filename).toBe('invoicefdp.exe.json');
+    expect(row.title).toBe('Reflected XSS in search');
+  });
+
+  test('encoded markup is decoded and then stripped, never stored as a tag', async () => {
+    const outcome = await importReport(db.dataSource, {
+      filename: 'encoded-markup.json',
+      bytes: nuclei({
+        name: 'Stored XSS &lt;img src=x onerror=alert(1)&gt;',
+        description: '<p>The page echoes &lt;img src=x onerror=alert(1)&gt; back &amp; more; &amp;lt;b&amp;gt; stays text</p>',
+      }),
+    });
+    if (!outcome.ok) throw new Error(outcome.error);
+    const row = await storedVersion(outcome.reportId);
+    expect(row.title).toBe('Stored XSS');
+    expect(row.description).not.toMatch(/<img/);
+    expect(row.description).toBe('The page echoes   back & more; &lt;b&gt; stays text');
+  });
+});

@@ -4,8 +4,9 @@ import type { ImportOutcome } from '@corpus-chat/contracts';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
+import { removeBidiControls } from './text';
 
-/** One file to import: its name (only the base name is kept) and its bytes. */
+/** One file to import: its name (only the base name is kept, without bidi controls) and its bytes. */
 export interface ImportFile {
   filename: string;
   bytes: Uint8Array;
@@ -53,7 +54,7 @@ export async function importReport(
   file: ImportFile,
   options: ImportOptions = {},
 ): Promise<ImportOutcome> {
-  const name = path.basename(file.filename);
+  const name = removeBidiControls(path.basename(file.filename)) || 'unnamed';
   let parsed: ParsedFile;
   try {
     parsed = await parseReportFile(file.bytes, options);

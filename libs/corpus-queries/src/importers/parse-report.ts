@@ -7,6 +7,7 @@ import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } fro
 import { looksLikeNative, parseNative } from './native.importer';
 import { NucleiCollector, looksLikeNucleiResult } from './nuclei.importer';
 import type { ParsedReport } from './parsed-report';
+import { boundReportText } from './report-text';
 import { looksLikeSarif, parseSarif } from './sarif.importer';
 import { isObject } from './text';
 import { parseTrivy, trivyLayout } from './trivy.importer';
@@ -244,13 +245,20 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
 
 /**
  * Parses one file into a report without touching the database. The format comes from the content,
- * never the extension (IMPORT-RULES, "every format"); a UTF-8 byte-order mark is skipped.
+ * never the extension (IMPORT-RULES, "every format"); a UTF-8 byte-order mark is skipped. Text is
+ * bounded by `boundReportText` (titles 1,000 characters, other text 100,000; cuts listed in
+ * `docMetadata.truncated`).
  *
  * @throws ImportRefusal with code `TOO_LARGE` (over `maxBytes`, checked before anything is read),
  *   `EMPTY`, `UNSUPPORTED_FORMAT` (Burp XML, Nessus, CSV, PDF), `UNRECOGNISED_FORMAT`,
  *   `UNSUPPORTED_VERSION` (SARIF other than 2.1.0) or `INVALID` (with where and why).
  */
 export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
+  // Every format ends here, so text is bounded once for all of them.
+  return boundReportText(await parseContent(bytes, options));
+}
+
+async function parseContent(bytes: Uint8Array, options: ParseOptions): Promise<ParsedFile> {
   const tooLarge = sizeRefusal(bytes.byteLength, options.maxBytes);
   if (tooLarge) throw tooLarge;
   let buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

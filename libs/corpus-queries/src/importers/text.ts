@@ -2,16 +2,30 @@ import { decodeHTML } from 'entities';
 import type { Severity } from '@corpus-chat/contracts';
 
 /**
- * IMPORT-RULES "every format": HTML is stripped from the searched text fields — every tag
- * (`<name …>`, `</name>`, `<!…>`) becomes a space, then entities (`&amp;`, `&lt;`, `&#39;`…) are
- * decoded. Leading and trailing whitespace is trimmed. Non-strings give ''.
+ * Plain text from a field that may hold HTML: entities (`&amp;`, `&lt;`, `&#39;`…) are decoded,
+ * then every tag (`<name …>`, `</name>`, `<!…>`) becomes a space, as IMPORT-RULES "every format"
+ * strips them. Decoding first means encoded markup (`&lt;img src=x onerror=…&gt;`) is removed like
+ * real markup instead of surviving as a live tag in stored text. NUL is dropped; leading and
+ * trailing whitespace is trimmed. Non-strings give ''.
  */
 export function stripHtml(value: unknown): string {
   if (typeof value !== 'string') return '';
   // NUL cannot be stored in Postgres text; it never carries meaning in a report.
-  return decodeHTML(value.replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' '))
+  return decodeHTML(value)
+    .replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' ')
     .replace(/\0/g, '')
     .trim();
+}
+
+/**
+ * Characters that reorder the text around them (embeddings, overrides, isolates, LRM/RLM, ALM):
+ * in a file name or title they can make `exe.txt` read as `txt.exe`.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+
+/** `text` without bidirectional control characters (see {@link BIDI_CONTROLS}). */
+export function removeBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, '');
 }
 
 /** `stripHtml` that answers null for a missing or blank value. */

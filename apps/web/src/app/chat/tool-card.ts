@@ -2,6 +2,7 @@ import { ChangeDetectionStrategy, Component, computed, input, signal } from '@an
 import { RouterLink, type Params } from '@angular/router';
 import type { CountFindingsByArgs, FindingFilter, ListAllReportsArgs, SearchFindingsArgs, ToolName } from '@corpus-chat/contracts';
 import { findingFilterToQueryParams, groupFindingFilter } from '../reports/finding-filter-params';
+import { DisplayTextPipe } from '../shared/display-text';
 import type { ToolCallView } from './turn-state';
 
 const TOOL_LABELS: Record<ToolName, string> = {
@@ -35,7 +36,7 @@ let nextCardId = 0;
  */
 @Component({
   selector: 'cc-tool-card',
-  imports: [RouterLink],
+  imports: [DisplayTextPipe, RouterLink],
   templateUrl: './tool-card.html',
   styleUrl: './tool-card.css',
   changeDetection: ChangeDetectionStrategy.OnPush,

@@ -14,7 +14,8 @@ const finding: FindingDetail = {
   current: {
     version: 1,
     origin: 'import',
-    title: 'Code injection',
+    // A right-to-left override, as a hostile report can carry in a title.
+    title: 'Code injection\u202E in sj.eval',
     severity: 'high',
     description: 'Calling `eval` on user input.\n\n```http\nGET /api?q=1 HTTP/1.1\n```\n\nSee <script>alert(1)</script> and [this](javascript:alert(2)).',
     impact: 'An attacker runs **any** code.',
@@ -55,6 +56,10 @@ describe('FindingDetailPage', () => {
     expect(description.querySelector('pre code')?.textContent).toContain('GET /api?q=1 HTTP/1.1');
     expect(el().querySelector('strong')?.textContent).toBe('any');
     expect(Array.from(el().querySelectorAll('code')).map((c) => c.textContent)).toEqual(expect.arrayContaining(['/admin', 'main.py']));
+  });
+
+  it('shows the title without bidi control characters', () => {
+    expect(el().querySelector('[data-testid="finding-title"]')?.textContent).toBe('Code injection in sj.eval');
   });
 
   it('keeps HTML and javascript: links in a finding inert', () => {

@@ -4,6 +4,7 @@ import { RouterLink } from '@angular/router';
 import type { FindingDetail } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { MarkdownView } from '../markdown/markdown';
+import { DisplayTextPipe } from '../shared/display-text';
 import { ReportsApi } from './reports-api';
 
 /**
@@ -14,7 +15,7 @@ import { ReportsApi } from './reports-api';
  */
 @Component({
   selector: 'cc-finding-detail-page',
-  imports: [DatePipe, MarkdownView, RouterLink],
+  imports: [DatePipe, DisplayTextPipe, MarkdownView, RouterLink],
   templateUrl: './finding-detail-page.html',
   styleUrl: './finding-detail-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,

@@ -66,6 +66,25 @@ describe('FindingsPage', () => {
     expect(el().textContent).toContain('Filter: CWE-79');
   });
 
+  it('shows titles and report names without bidi control characters', async () => {
+    const rlo = '\u202E';
+    api.listReports.mockResolvedValue([{ id: 1, filename: `invoice${rlo}fdp.exe.sarif` } as ReportSummary]);
+    api.searchFindings.mockImplementation((filter: FindingFilter, page: { limit: number; offset: number }) =>
+      search(filter, page).then((r) => ({
+        ...r,
+        rows: r.rows.map((row) => ({ ...row, title: `XSS${rlo} in\u2066 search`, reportFilename: `invoice${rlo}fdp.exe.sarif` })),
+      })),
+    );
+    await harness.navigateByUrl('/reports/findings');
+    await settle();
+    const text = (selector: string): string[] => Array.from(el().querySelectorAll(selector)).map((e) => e.textContent!.trim());
+    expect(text('td.title')[0]).toBe('XSS in search');
+    expect(text('td.report-cell')[0]).toBe('invoicefdp.exe.sarif');
+    expect(el().querySelector('td.report-cell')!.getAttribute('title')).toBe('invoicefdp.exe.sarif');
+    expect(text('option')).toContain('invoicefdp.exe.sarif');
+    expect(el().textContent).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
+  });
+
   it('accepts "CWE-89" as typed', async () => {
     await harness.navigateByUrl('/reports/findings');
     await typeCwe('CWE-89');

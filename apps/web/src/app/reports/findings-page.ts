@@ -4,6 +4,7 @@ import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
 import { SEVERITIES, VERDICT_STATUSES, type FindingFilter } from '@corpus-chat/contracts';
+import { DisplayTextPipe } from '../shared/display-text';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 
@@ -16,7 +17,7 @@ const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) ===
  */
 @Component({
   selector: 'cc-findings-page',
-  imports: [DecimalPipe, ReactiveFormsModule, RouterLink],
+  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, RouterLink],
   providers: [FindingsStore],
   templateUrl: './findings-page.html',
   styleUrl: './findings-page.css',

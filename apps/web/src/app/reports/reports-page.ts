@@ -2,12 +2,13 @@ import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/cor
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
 import { SEVERITIES } from '@corpus-chat/contracts';
+import { DisplayTextPipe } from '../shared/display-text';
 import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 
 /** `/reports`: every report with its counts by severity; import by file picker or drag-and-drop. */
 @Component({
   selector: 'cc-reports-page',
-  imports: [DatePipe, DecimalPipe, RouterLink],
+  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink],
   providers: [ReportsStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',

@@ -1,0 +1,127 @@
+import type { ParsedFinding, ParsedReport } from './parsed-report';
+import { removeBidiControls } from './text';
+
+/** Longest finding title kept, in UTF-16 code units. */
+export const TITLE_MAX_CHARS = 1_000;
+/** Longest value of any other text field kept (description, impact, endpoints, raw strings…). */
+export const TEXT_MAX_CHARS = 100_000;
+
+/**
+ * One value cut at import. `finding` is the finding's 0-based position in the report (the order its
+ * ids are assigned in) and `version` its 1-based version; both are absent for the report's own
+ * metadata. `field` names the field (`title`, `description`, `raw`, `notes`…); `length` is the
+ * original length in UTF-16 code units (of the longest cut string when a field holds several).
+ */
+export interface TruncatedText {
+  finding?: number;
+  version?: number;
+  field: string;
+  length: number;
+}
+
+/** At most this many cuts are listed in `docMetadata.truncated`; `truncatedCount` has them all. */
+const MAX_LISTED = 1_000;
+
+/** `s` cut to `max` code units, never splitting a surrogate pair. */
+function cut(s: string, max: number): string {
+  let end = max;
+  const last = s.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return s.slice(0, end);
+}
+
+/** Collects the cuts of one report. */
+class Cuts {
+  readonly list: TruncatedText[] = [];
+  count = 0;
+
+  text<T extends string | null>(value: T, max: number, at: Omit<TruncatedText, 'length'>): T {
+    if (value === null || value.length <= max) return value;
+    this.note({ ...at, length: value.length });
+    return cut(value, max) as T;
+  }
+
+  /** Every string inside a JSON value, cut to `max`; records the longest original, once. */
+  json(value: unknown, max: number, at: Omit<TruncatedText, 'length'>): unknown {
+    let longest = 0;
+    const walk = (v: unknown): unknown => {
+      if (typeof v === 'string') {
+        if (v.length <= max) return v;
+        longest = Math.max(longest, v.length);
+        return cut(v, max);
+      }
+      // Unchanged values are returned as they are, so a report without long text is not copied.
+      if (Array.isArray(v)) {
+        const out = v.map(walk);
+        return out.some((x, i) => x !== v[i]) ? out : v;
+      }
+      if (typeof v === 'object' && v !== null) {
+        let changed = false;
+        const out: Record<string, unknown> = {};
+        for (const [k, x] of Object.entries(v)) {
+          if (k.length > max) longest = Math.max(longest, k.length);
+          const key = k.length > max ? cut(k, max) : k;
+          const y = walk(x);
+          if (key !== k || y !== x) changed = true;
+          out[key] = y;
+        }
+        return changed ? out : v;
+      }
+      return v;
+    };
+    const result = walk(value);
+    if (longest > 0) this.note({ ...at, length: longest });
+    return result;
+  }
+
+  private note(t: TruncatedText): void {
+    this.count++;
+    if (this.list.length < MAX_LISTED) this.list.push(t);
+  }
+}
+
+function boundFinding(f: ParsedFinding, finding: number, cuts: Cuts): ParsedFinding {
+  const long = TEXT_MAX_CHARS;
+  return {
+    ...f,
+    versions: f.versions.map((v, i) => {
+      const at = (field: string) => ({ finding, version: i + 1, field });
+      return {
+        ...v,
+        // A title made only of direction controls would otherwise be stored empty.
+        title: cuts.text(removeBidiControls(v.title), TITLE_MAX_CHARS, at('title')) || '(untitled)',
+        description: cuts.text(v.description, long, at('description')),
+        impact: cuts.text(v.impact, long, at('impact')),
+        attackVector: cuts.text(v.attackVector, long, at('attackVector')),
+        affectedEndpoints: cuts.json(v.affectedEndpoints, long, at('affectedEndpoints')) as string[],
+        reproductionSteps: cuts.json(v.reproductionSteps, long, at('reproductionSteps')) as string[],
+        mitre: cuts.json(v.mitre, long, at('mitre')) as string[],
+        cvss: cuts.json(v.cvss, long, at('cvss')) as typeof v.cvss,
+        raw: cuts.json(v.raw, long, at('raw')),
+        editedBy: cuts.text(v.editedBy, long, at('editedBy')),
+        reason: cuts.text(v.reason, long, at('reason')),
+      };
+    }),
+    notes: cuts.json(f.notes, long, { finding, field: 'notes' }) as ParsedFinding['notes'],
+    verdicts: cuts.json(f.verdicts, long, { finding, field: 'verdicts' }) as ParsedFinding['verdicts'],
+  };
+}
+
+/**
+ * The report with every text bounded, so no single value of a file (a 40 MB title) is stored
+ * whole or later streamed to a model: titles lose direction controls (U+202A–202E, U+2066–2069,
+ * U+200E/200F, U+061C) and are cut to {@link TITLE_MAX_CHARS}; every other string of a finding
+ * (its versions' fields, raw entry, notes, verdicts) and of the report's metadata is cut to
+ * {@link TEXT_MAX_CHARS}. When something was cut, `docMetadata.truncated` lists the cuts
+ * (`TruncatedText`, at most 1,000) and `docMetadata.truncatedCount` counts them all.
+ */
+export function boundReportText<R extends ParsedReport>(report: R): R {
+  const cuts = new Cuts();
+  const findings = report.findings.map((f, i) => boundFinding(f, i, cuts));
+  const docMetadata = { ...(cuts.json(report.docMetadata, TEXT_MAX_CHARS, { field: 'docMetadata' }) as Record<string, unknown>) };
+  if (cuts.count > 0) {
+    docMetadata['truncated'] = cuts.list;
+    docMetadata['truncatedCount'] = cuts.count;
+  }
+  return { ...report, findings, docMetadata };
+}
