@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
-import { checkModelServer } from './model-server-check';
+import { checkModelServer, toolCallVerdict } from './model-server-check';
 
 /** A port on 127.0.0.1 where nothing listens (bound, then closed). */
 async function closedPort(): Promise<number> {
@@ -89,9 +89,21 @@ async function fakeServer(fake: FakeServer) {
   return { baseUrl, seen, close: () => new Promise((r) => server.close(r)) };
 }
 
-const completion = (model: string): Reply => ({
+const completion = (model: string, content = 'OK'): Reply => ({
   status: 200,
-  json: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+  json: { id: 'chatcmpl-1', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'length' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } },
+});
+
+/** A structured tool call, as Ollama's OpenAI layer answers a request with tools (openai/openai.go toChatCompletion). */
+const toolCall = (model: string, name = 'get_corpus_overview'): Reply => ({
+  status: 200,
+  json: {
+    id: 'chatcmpl-2',
+    object: 'chat.completion',
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: '', tool_calls: [{ id: 'call_a1b2c3d4', index: 0, type: 'function', function: { name, arguments: '{}' } }] }, finish_reason: 'tool_calls' }],
+  },
 });
 
 /**
@@ -110,7 +122,7 @@ function fakeOllama(loadedContext: number) {
       if (body.tools && body.model === 'gemma3:1b') {
         return { status: 400, json: { error: { message: `registry.ollama.ai/library/${body.model} does not support tools`, type: 'invalid_request_error', param: null, code: null } } };
       }
-      return completion(body.model);
+      return body.tools ? toolCall(body.model) : completion(body.model);
     },
     native: {
       'POST /api/show': (): Reply => ({ status: 200, json: { parameters: 'stop                           "<|im_end|>"', model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': 40960 } } }),
@@ -118,6 +130,24 @@ function fakeOllama(loadedContext: number) {
     },
   };
 }
+
+describe('toolCallVerdict: did the model call a tool when asked a question that needs one', () => {
+  it('passes a structured call, naming the tool', () => {
+    expect(toolCallVerdict({ content: null, tool_calls: [{ function: { name: 'get_corpus_overview' } }] }, 'm')).toEqual({ ok: true, detail: expect.stringContaining('called get_corpus_overview') });
+  });
+
+  it('passes a call written as text (the worker recovers it) with the server flag to set', () => {
+    const v = toolCallVerdict({ content: '<tool_call>{"name": "get_corpus_overview", "arguments": {}}</tool_call>' }, 'qwen');
+    expect(v.ok).toBe(true);
+    expect(v.detail).toContain('--tool-call-parser');
+  });
+
+  it('fails an answer without a call: turns would answer without the corpus', () => {
+    const v = toolCallVerdict({ content: 'There are about 40 reports.' }, 'tiny');
+    expect(v.ok).toBe(false);
+    expect(v.detail).toContain("answered without calling one ('There are about 40 reports.')");
+  });
+});
 
 describe('checkModelServer: what a turn needs', () => {
   let close: (() => Promise<unknown>) | undefined;
@@ -134,7 +164,7 @@ describe('checkModelServer: what a turn needs', () => {
     expect(r.checks.map((c) => [c.name, c.ok])).toEqual([['models', true], ['completion', true], ['tools', true], ['context', true]]);
     expect(r.ok).toBe(true);
     const withTools = s.seen.find((q) => q.route === 'POST /v1/chat/completions' && q.body.tools)!;
-    expect(withTools.body).toMatchObject({ model: 'qwen3:8b', max_tokens: 1, stream: false, tool_choice: 'auto' });
+    expect(withTools.body).toMatchObject({ model: 'qwen3:8b', max_tokens: 512, stream: false, tool_choice: 'auto' });
     expect(withTools.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_DEFINITIONS.map((d) => d.name));
     expect(r.contextTokens).toBe(4096);
     expect(r.contextBudgetTokens).toBe(3276);
@@ -182,7 +212,7 @@ describe('checkModelServer: what a turn needs', () => {
   });
 
   it('reports an unknown context as information, not a failure, with AGENT_CONTEXT_TOKENS as the budget', async () => {
-    const s = await fakeServer({ models: ['gpt-x'], chat: (body) => completion(body.model) });
+    const s = await fakeServer({ models: ['gpt-x'], chat: (body) => (body.tools ? toolCall(body.model) : completion(body.model)) });
     close = s.close;
     const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'gpt-x', apiKey: null }, { ...fast, agentContextTokens: 12000 });
     expect(r.ok).toBe(true);

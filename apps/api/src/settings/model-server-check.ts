@@ -117,18 +117,18 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     checks.push({ name: 'tools', ok: false, detail: 'Not tried: the plain completion failed, so a request with tools would fail too.' });
   } else {
     try {
-      await client.chat.completions.create(
+      const r = await client.chat.completions.create(
         {
           model: target.model,
-          messages: [{ role: 'user', content: 'How many findings are there?' }],
+          messages: [{ role: 'user', content: 'How many reports and findings are in the corpus? Use the get_corpus_overview tool.' }],
           tools: TOOL_DEFINITIONS.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
           tool_choice: 'auto',
-          max_tokens: 1,
+          max_tokens: TOOL_CHECK_MAX_TOKENS,
           stream: false,
         },
         { timeout: completionTimeoutMs },
       );
-      checks.push({ name: 'tools', ok: true, detail: `The model '${target.model}' accepts the agent's ${TOOL_DEFINITIONS.length} tool definitions.` });
+      checks.push({ name: 'tools', ...toolCallVerdict(r.choices?.[0]?.message, target.model) });
     } catch (e) {
       const message = serverMessage(e, target.baseUrl);
       checks.push({ name: 'tools', ok: false, detail: `A request with the agent's tools was refused: ${message}. ${toolsHint(message, target.model)}` });
@@ -147,4 +147,31 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
   }
   checks.push({ name: 'context', ok: true, detail });
   return { ok: checks.every((c) => c.ok), checks, contextTokens: info.contextTokens, contextBudgetTokens: budget };
+}
+
+/** Tokens the tool check lets the model write: room for a call, or for reasoning before it. */
+const TOOL_CHECK_MAX_TOKENS = 512;
+
+/** Tool-call syntax a server's parser left in the content (Hermes, Qwen3-Coder, Mistral, a JSON call). */
+const TEXT_CALL = /<tool_call>|<function=|\[TOOL_CALLS\]|"name"\s*:\s*"get_corpus_overview"/;
+
+/**
+ * Whether the model, asked a question that needs a tool, called one: a structured call passes; a
+ * call written as text passes with advice (the worker recovers it, but the server's tool parser
+ * should do that); an answer without a call fails, since turns would then answer without tools.
+ */
+export function toolCallVerdict(message: { content?: string | null; tool_calls?: ({ function?: { name?: string } } | { custom?: unknown })[] | null } | undefined, model: string): { ok: boolean; detail: string } {
+  const name = message?.tool_calls?.map((c) => ('function' in c ? c.function?.name : undefined)).find(Boolean);
+  if (name) return { ok: true, detail: `Asked a question that needs a tool, the model '${model}' called ${name}.` };
+  const text = message?.content ?? '';
+  if (TEXT_CALL.test(text)) {
+    return {
+      ok: true,
+      detail: `The model '${model}' wrote its tool call as text instead of a structured call: the worker recovers it, but the server should parse it (vLLM: --enable-auto-tool-choice --tool-call-parser for the model family; llama.cpp: --jinja).`,
+    };
+  }
+  return {
+    ok: false,
+    detail: `Asked a question that needs a tool, the model '${model}' answered without calling one${text ? ` ('${text.slice(0, 80)}')` : ''}: its answers would not come from the corpus. Choose a model with tool calling (e.g. qwen3 or qwen2.5-instruct), or check the server's tool-call settings.`,
+  };
 }

@@ -37,7 +37,11 @@ function modelServer(models: string[]) {
       res.statusCode = 404;
       return res.end(JSON.stringify({ error: { message: `model "${body?.model}" not found, try pulling it first`, type: 'not_found' } }));
     }
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'length' }] }));
+    // A request with tools is answered with a call, as a model with tool calling does.
+    const message = body.tools
+      ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } }] }
+      : { role: 'assistant', content: 'OK' };
+    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message, finish_reason: body.tools ? 'tool_calls' : 'length' }] }));
   });
   return { server, seen };
 }
