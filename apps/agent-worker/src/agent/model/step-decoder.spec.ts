@@ -77,9 +77,10 @@ async function replay(chunks: object[]): Promise<Decoded> {
   return finish(decoder, pushes);
 }
 
-/** Decodes chunk objects directly (for tests that try hundreds of splits). */
+/** Decodes chunk objects directly (for tests that try hundreds of splits); ids are `id0`, `id1`, … */
 function feed(chunks: unknown[]): Decoded {
-  const decoder = new StepDecoder();
+  let n = 0;
+  const decoder = new StepDecoder({ newId: () => `id${n++}` });
   return finish(decoder, chunks.map((c) => decoder.push(c as ChatCompletionChunk)));
 }
 
@@ -111,7 +112,6 @@ describe('StepDecoder: reasoning', () => {
       text: 'There are 42 findings.',
       reasoning: 'The user asks for a count.',
       toolCalls: [],
-      toolCallsFromText: false,
       finishReason: 'stop',
       usage: { promptTokens: 812, completionTokens: 57 },
     });
@@ -208,8 +208,7 @@ describe('StepDecoder: tool calls written as text', () => {
     expect(resets(d)).toEqual([]);
     expect(d.step).toMatchObject({
       text: 'Let me check.',
-      toolCalls: [{ index: 0, id: 'call_text_0', name: 'search_findings', arguments: '{"severity":"high","text":"SQL"}' }],
-      toolCallsFromText: true,
+      toolCalls: [{ index: 0, id: expect.stringMatching(/^[A-Za-z0-9]{9}$/), name: 'search_findings', arguments: '{"severity":"high","text":"SQL"}' }],
       finishReason: 'stop',
     });
   });
@@ -225,7 +224,7 @@ describe('StepDecoder: tool calls written as text', () => {
     const d = await replay([...contentChunks(ollama, '{"name": "count_findings_by", ', '"parameters": {"field": "severity"}}'), ollama({}, 'stop')]);
     expect(d.pushes.flat()).toEqual([]);
     expect(d.out).toEqual([]);
-    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'count_findings_by', arguments: '{"field":"severity"}' }], toolCallsFromText: true });
+    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'count_findings_by', arguments: '{"field":"severity"}' }] });
   });
 
   it('a JSON list of calls and a ```json fence holding a call become calls; a fence that is not one shows', async () => {
@@ -260,7 +259,7 @@ describe('StepDecoder: tool calls written as text', () => {
     const d = await replay([...contentChunks(ollama, 'I will look it up.\n', '{"name": "finding_detail", "arguments": {"id": 9}}'), ollama({}, 'stop')]);
     expect(shownAfter(d, 1).map((o) => (o.kind === 'text' ? o.text : ''))).toEqual(['I will look it up.', '\n{"name": "finding_detail", "arguments": {"id": 9}}']);
     expect(d.out).toEqual([{ kind: 'reset', length: 'I will look it up.'.length, reason: 'tool_call' }]);
-    expect(d.step).toMatchObject({ text: 'I will look it up.', toolCallsFromText: true, toolCalls: [{ name: 'finding_detail', arguments: '{"id":9}' }] });
+    expect(d.step).toMatchObject({ text: 'I will look it up.', toolCalls: [{ name: 'finding_detail', arguments: '{"id":9}' }] });
   });
 });
 
@@ -282,10 +281,9 @@ describe('StepDecoder: holding back text', () => {
     const json = feed(contentChunks(vllm, '{"total": ', '4}'));
     expect(json.pushes).toEqual([[], [{ kind: 'text', text: '{"total": 4}' }]]);
     expect(json.step.toolCalls).toEqual([]);
-    // A call-shaped object stays held while prose may follow it; the prose makes it plain text.
-    const quoted = feed(contentChunks(vllm, '{"name": "a", "arguments": {}}', ' is the shape of a call.'));
-    expect(quoted.pushes).toEqual([[], [{ kind: 'text', text: '{"name": "a", "arguments": {}} is the shape of a call.' }]]);
-    expect(quoted.step.toolCalls).toEqual([]);
+    // Data with a `name` is not a call: it shows.
+    const named = feed(contentChunks(vllm, '{"name": "openssl", ', '"version": "3.0.2"}'));
+    expect([named.seen, named.step.toolCalls]).toEqual(['{"name": "openssl", "version": "3.0.2"}', []]);
   });
 
   it('holds a whitespace-only start and trailing blanks, so no reset is needed to trim them', () => {
@@ -309,7 +307,6 @@ describe('StepDecoder: native tool calls', () => {
       text: '',
       reasoning: '',
       toolCalls: [{ index: 0, id: 'chatcmpl-tool-1a', name: 'search_findings', arguments: '{"severity": "high"}' }],
-      toolCallsFromText: false,
       finishReason: 'tool_calls',
       usage: { promptTokens: 900, completionTokens: 20 },
     });
@@ -334,7 +331,7 @@ describe('StepDecoder: native tool calls', () => {
       ollama({ content: '', tool_calls: [{ id: 'call_k2j', index: 0, type: 'function', function: { name: 'finding_detail', arguments: '{"id":4}' } }] }),
       ollama({}, 'tool_calls'),
     ]);
-    expect(d.step).toMatchObject({ text: 'Let me check.', toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }], toolCallsFromText: false });
+    expect(d.step).toMatchObject({ text: 'Let me check.', toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }] });
   });
 
   it('a call both parsed natively and left in the content is returned once', () => {
@@ -343,7 +340,6 @@ describe('StepDecoder: native tool calls', () => {
       vllm({ tool_calls: [{ index: 0, id: 'n1', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } }] }),
     ]);
     expect(d.step.toolCalls.map((c) => c.id)).toEqual(['n1']);
-    expect(d.step.toolCallsFromText).toBe(false);
   });
 });
 
@@ -372,6 +368,6 @@ describe('StepDecoder: odd input', () => {
     const d = feed(odd);
     expect(d.step).toMatchObject({ text: 'Hi.', reasoning: '', finishReason: null });
     expect(d.step.usage).toBeUndefined();
-    expect(new StepDecoder().end()).toEqual({ out: [], step: { text: '', reasoning: '', toolCalls: [], toolCallsFromText: false, finishReason: null } });
+    expect(new StepDecoder().end()).toEqual({ out: [], step: { text: '', reasoning: '', toolCalls: [], finishReason: null } });
   });
 });
