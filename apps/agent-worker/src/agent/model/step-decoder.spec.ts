@@ -151,6 +151,13 @@ describe('StepDecoder: reasoning', () => {
       'See:\n```json\n{"k": "`"}\n```\nDone [TOOL] <tool> `x`.',
       '<think>x</think>[TOOL_CALLS]c[ARGS]{"y": 2}',
       '<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Yes.',
+      'Let me look that up: {"name": "b", "arguments": {"x": "}"}}',
+      '{"name": "c"}\n\nSearching now.',
+      '<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>commentary to=functions.d <|constrain|>json<|message|>{"q":1}<|call|>',
+      '<|start|>assistant to=functions.e<|channel|>commentary json<|message|>{}<|call|>',
+      '[f(x="a)"), g()]',
+      'I will. <function=g>{"k": 2}</function>',
+      '<|python_tag|>{"name": "h", "parameters": {}}',
     ];
     const mismatches: string[] = [];
     for (const content of samples) {
@@ -260,6 +267,85 @@ describe('StepDecoder: tool calls written as text', () => {
     expect(shownAfter(d, 1).map((o) => (o.kind === 'text' ? o.text : ''))).toEqual(['I will look it up.', '\n{"name": "finding_detail", "arguments": {"id": 9}}']);
     expect(d.out).toEqual([{ kind: 'reset', length: 'I will look it up.'.length, reason: 'tool_call' }]);
     expect(d.step).toMatchObject({ text: 'I will look it up.', toolCalls: [{ name: 'finding_detail', arguments: '{"id":9}' }] });
+  });
+});
+
+describe('StepDecoder: call formats the servers leave in the content', () => {
+  it('llama.cpp serving gpt-oss without a harmony parser: analysis is reasoning, the commentary call runs, nothing shows', async () => {
+    const raw =
+      '<|channel|>analysis<|message|>Need to search.<|end|><|start|>assistant<|channel|>commentary to=functions.search_findings <|constrain|>json<|message|>{"text":"sql"}<|call|>';
+    const d = await replay([...contentChunks(llama, raw.slice(0, 40), raw.slice(40, 90), raw.slice(90, 150), raw.slice(150)), llama({}, 'stop')]);
+    expect([...d.pushes.flat(), ...d.out]).toEqual([]);
+    expect(d.step).toMatchObject({ text: '', reasoning: 'Need to search.', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+
+    const header = feed(contentChunks(llama, '<|start|>assistant', ' to=functions.list_all_reports', '<|channel|>commentary json<|message|>{}<|call|>'));
+    expect([header.seen, header.step.toolCalls.map((c) => c.name)]).toEqual(['', ['list_all_reports']]);
+  });
+
+  it('Ollama llama3.1 writing <function=NAME>{json}</function> runs with its arguments, not an unfiltered {}', async () => {
+    const d = await replay([...contentChunks(ollama, 'I will search. <function=search_', 'findings>{"text": "sql", ', '"severity": "high"}</function>'), ollama({}, 'stop')]);
+    expect(d.seen).toBe('I will search.');
+    expect(d.step.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['search_findings', { text: 'sql', severity: 'high' }]]);
+  });
+
+  it('vLLM without a tool parser: calls with no or null arguments run as {} instead of showing', async () => {
+    const d = await replay([...contentChunks(vllm, '<tool_call>\n{"name": "get_corpus_overview"', '}\n</tool_call>\n<tool_call>{"name": "list_all_reports", "arguments": null}</tool_call>'), vllm({ content: '' }, 'stop')]);
+    expect(d.seen).toBe('');
+    expect(d.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ['get_corpus_overview', '{}'],
+      ['list_all_reports', '{}'],
+    ]);
+  });
+
+  it('a bare call followed by prose is held and run; none of it shows', async () => {
+    const d = await replay([...contentChunks(ollama, '{"name": "search_findings", ', '"arguments": {"text": "sql"}}', '\n\nI am searching', ' now.'), ollama({}, 'stop')]);
+    expect([...d.pushes.flat(), ...d.out]).toEqual([]);
+    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+  });
+
+  it('a call after prose on the same line cuts the step back to the prose', async () => {
+    const d = await replay([...contentChunks(ollama, 'Let me look that up: ', '{"name": "search_findings", "arguments": {"text": "sql"}}'), ollama({}, 'stop')]);
+    expect(d.out).toEqual([{ kind: 'reset', length: 'Let me look that up:'.length, reason: 'tool_call' }]);
+    expect(d.seen).toBe('Let me look that up:');
+    expect(d.step.toolCalls.map((c) => c.name)).toEqual(['search_findings']);
+  });
+
+  it('Llama <|python_tag|> and pythonic lists (llama3.2 on Ollama without a tool template) become calls', async () => {
+    const tag = await replay([...contentChunks(vllm, '<|python_', 'tag|>{"name": "search_findings", "parameters": {"text": "sql"}}'), vllm({ content: '' }, 'stop')]);
+    expect([tag.seen, tag.step.toolCalls.map((c) => [c.name, c.arguments])]).toEqual(['', [['search_findings', '{"text":"sql"}']]]);
+    const py = await replay([...contentChunks(ollama, '[search_findings(text="sql", ', 'severity="high")]'), ollama({}, 'stop')]);
+    expect([...py.pushes.flat(), ...py.out]).toEqual([]);
+    expect(py.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['search_findings', '{"text":"sql","severity":"high"}']]);
+  });
+});
+
+describe('StepDecoder: tool-call ids', () => {
+  const textCall = '<tool_call>{"name": "list_all_reports", "arguments": {}}</tool_call>';
+
+  it('gives calls without a server id 9 random alphanumerics by default (Mistral templates accept only these), new each step', async () => {
+    const ids: string[] = [];
+    for (let step = 0; step < 2; step++) {
+      const d = await replay([
+        ...contentChunks(vllm, textCall),
+        vllm({ tool_calls: [{ index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } }] }),
+        vllm({ content: '' }, 'tool_calls'),
+      ]);
+      expect(d.step.toolCalls.map((c) => c.name)).toEqual(['get_corpus_overview', 'list_all_reports']);
+      ids.push(...d.step.toolCalls.map((c) => c.id));
+    }
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('takes ids from the given generator, and keeps the ids the server sent', () => {
+    let n = 0;
+    const decoder = new StepDecoder({ newId: () => `turnid${String(n++).padStart(3, '0')}` });
+    decoder.push(vllm({ content: textCall }) as ChatCompletionChunk);
+    decoder.push(vllm({ tool_calls: [{ index: 0, id: 'chatcmpl-tool-7c1', type: 'function', function: { name: 'finding_detail', arguments: '{"id": 3}' } }] }) as ChatCompletionChunk);
+    expect(decoder.end().step.toolCalls.map((c) => [c.index, c.id, c.name])).toEqual([
+      [0, 'chatcmpl-tool-7c1', 'finding_detail'],
+      [1, 'turnid000', 'list_all_reports'],
+    ]);
   });
 });
 

@@ -230,13 +230,18 @@ export function splitThink(content: string, loneAllowed = true): { answer: strin
  */
 function harmonyAsThink(content: string): string {
   if (!content.includes('<|')) return content;
-  return content
-    .replace(/<\|channel\|>analysis<\|message\|>([\s\S]*?)<\|end\|>/g, '<think>$1</think>')
-    .replaceAll('<|channel|>analysis<|message|>', '<think>')
-    .replaceAll('<|start|>assistant', '')
-    .replaceAll('<|channel|>final<|message|>', '</think>')
-    .replaceAll('<|end|>', '')
-    .replaceAll('<|return|>', '');
+  return (
+    content
+      // A recipient in the role header (`<|start|>assistant to=functions.X<|channel|>commentary json`) is a call's.
+      .replace(/<\|start\|>assistant ?to=/g, '<|channel|>commentary to=')
+      // Kept at the end while streaming: a recipient may follow (scanToolMarkup holds it).
+      .replace(/<\|start\|>assistant(?!(?: t?o?)?$)/g, '')
+      .replace(/<\|channel\|>analysis<\|message\|>([\s\S]*?)<\|end\|>/g, '<think>$1</think>')
+      .replaceAll('<|channel|>analysis<|message|>', '<think>')
+      .replaceAll('<|channel|>final<|message|>', '</think>')
+      .replaceAll('<|end|>', '')
+      .replaceAll('<|return|>', '')
+  );
 }
 
 /** `content` as text: a string, or the text parts of a content-part list. */

@@ -39,7 +39,7 @@ const HOLD_TAGS = [
   '</think>',
   '<|channel|>analysis<|message|>',
   '<|channel|>final<|message|>',
-  '<|start|>assistant',
+  '<|start|>assistant to=',
   '<|end|>',
   '<|return|>',
   ...OPENERS,
