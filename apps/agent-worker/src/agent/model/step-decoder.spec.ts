@@ -280,6 +280,8 @@ describe('StepDecoder: call formats the servers leave in the content', () => {
 
     const header = feed(contentChunks(llama, '<|start|>assistant', ' to=functions.list_all_reports', '<|channel|>commentary json<|message|>{}<|call|>'));
     expect([header.seen, header.step.toolCalls.map((c) => c.name)]).toEqual(['', ['list_all_reports']]);
+    const cut = feed(contentChunks(llama, '<|channel|>final<|message|>There are 3.', '<|start|>assistant'));
+    expect([cut.seen, cut.step.text]).toEqual(['There are 3.', 'There are 3.']);
   });
 
   it('Ollama llama3.1 writing <function=NAME>{json}</function> runs with its arguments, not an unfiltered {}', async () => {

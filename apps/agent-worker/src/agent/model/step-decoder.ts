@@ -171,7 +171,7 @@ export class StepDecoder {
 
   /** Decodes the content after the settled part (all of it when a lone `</think>` turns up there). */
   private decode(final: boolean) {
-    const split = splitThink(harmonyAsThink(this.tail), !this.sawThinkTag);
+    const split = splitThink(harmonyAsThink(this.tail, final), !this.sawThinkTag);
     const thinking = split.loneClose
       ? [this.settledRaw + split.thinking[0], ...split.thinking.slice(1)]
       : [...this.settledThinking, ...split.thinking];
@@ -228,14 +228,14 @@ export function splitThink(content: string, loneAllowed = true): { answer: strin
  * channel is reasoning up to its `<|end|>` (or the final channel), the final channel the answer;
  * other end markers are dropped. Commentary-channel calls are left to `scanToolMarkup`.
  */
-function harmonyAsThink(content: string): string {
+function harmonyAsThink(content: string, final: boolean): string {
   if (!content.includes('<|')) return content;
   return (
     content
       // A recipient in the role header (`<|start|>assistant to=functions.X<|channel|>commentary json`) is a call's.
       .replace(/<\|start\|>assistant ?to=/g, '<|channel|>commentary to=')
       // Kept at the end while streaming: a recipient may follow (scanToolMarkup holds it).
-      .replace(/<\|start\|>assistant(?!(?: t?o?)?$)/g, '')
+      .replace(final ? /<\|start\|>assistant/g : /<\|start\|>assistant(?!(?: t?o?)?$)/g, '')
       .replace(/<\|channel\|>analysis<\|message\|>([\s\S]*?)<\|end\|>/g, '<think>$1</think>')
       .replaceAll('<|channel|>analysis<|message|>', '<think>')
       .replaceAll('<|channel|>final<|message|>', '</think>')

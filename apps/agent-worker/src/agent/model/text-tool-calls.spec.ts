@@ -132,6 +132,9 @@ describe('scanToolMarkup: call formats small models write', () => {
     expect(first).toEqual({ text: '', heldFrom: null, calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
     expect(scanToolMarkup('{"name": "search_findings", "arguments": {"text": "sql"}}\n\nI am searching now.', false)).toEqual({ text: '', heldFrom: 0, calls: [] });
 
+    const more = scanToolMarkup('{"name": "list_all_reports"}\nNow the overview:\n<tool_call>{"name": "get_corpus_overview"}</tool_call>', true);
+    expect([more.text, names(more)]).toEqual(['', ['list_all_reports', 'get_corpus_overview']]);
+
     const inline = scanToolMarkup('Let me look that up: {"name": "search_findings", "arguments": {"text": "sql"}} and count them.', true);
     expect(inline).toEqual({ text: 'Let me look that up:', heldFrom: null, calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
 

@@ -67,8 +67,9 @@ export function scanToolMarkup(content: string, final: boolean, settled: Settled
       const loose = looseCall(content);
       if (loose) return { text: '', heldFrom: null, calls: [loose] };
     } else if (r) {
-      // Held while streaming: the whole step is a call, whatever prose follows it.
-      return final ? { text: '', heldFrom: null, calls: r.calls } : { text: '', heldFrom: 0, calls: [] };
+      // Held while streaming: the whole step is a call; of what follows, only further calls count.
+      if (!final) return { text: '', heldFrom: 0, calls: [] };
+      return { text: '', heldFrom: null, calls: [...r.calls, ...scanToolMarkup(content.slice(r.end), true, { started: true, text: '' }).calls] };
     } else {
       const pythonic = pythonicCalls(content);
       if (pythonic) return final ? { text: '', heldFrom: null, calls: pythonic } : { text: '', heldFrom: 0, calls: [] };
