@@ -16,7 +16,7 @@ export interface MarkupScan {
   /** While streaming: `text` from this offset on may still turn out to be markup; null when none of it can. */
   heldFrom: number | null;
   calls: TextToolCall[];
-  /** When a call ending the answer begins inside the settled text: how many of its characters stay answer text. */
+  /** When a call after prose begins inside the settled text: how many of its characters stay answer text. */
   settledKept?: number;
 }
 
@@ -24,7 +24,7 @@ export interface MarkupScan {
 export interface SettledText {
   /** It has non-blank characters, so the content is not the start of the answer. */
   started: boolean;
-  /** The text itself; read only by a final scan (a call ending the answer may begin in it). */
+  /** The text itself; read only by a final scan (a call after prose may begin in it). */
   text: string;
 }
 
