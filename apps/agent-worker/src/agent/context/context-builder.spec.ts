@@ -1,5 +1,7 @@
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
-import { NO_ANSWER_PLACEHOLDER, buildModelContext } from './context-builder';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { StepDecoder } from '../model/step-decoder';
+import { NO_ANSWER_PLACEHOLDER, buildModelContext, withoutReasoning } from './context-builder';
 import { countMessagesTokens, countToolsTokens, countTokens } from './token-counter';
 import { buildSystemPrompt } from './system-prompt';
 import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
@@ -105,5 +107,19 @@ describe('buildModelContext', () => {
     ];
     const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q3', budgetTokens: 1000, reserveTokens: 0 });
     expect(ctx.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['There are 77.', 'There are 5.']);
+  });
+
+  it('cuts a stored answer where the stream decoder cut it: at the first lone </think>, an open block is reasoning', () => {
+    const stored = [
+      'Plan: count.</think>There are 5 </think> findings.',
+      'There are 5.<think>and then',
+      '<think>a</think>Yes.</think> No.',
+    ];
+    for (const content of stored) {
+      const decoder = new StepDecoder();
+      decoder.push({ choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatCompletionChunk);
+      expect(withoutReasoning(content).trim()).toBe(decoder.end().step.text);
+    }
+    expect(withoutReasoning('Plan: count.</think>There are 5 </think> findings.')).toBe('There are 5  findings.');
   });
 });

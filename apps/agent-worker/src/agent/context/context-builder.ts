@@ -1,5 +1,6 @@
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
+import { splitThink } from '../model/step-decoder';
 import { describeFilter } from '../tools/tool-format';
 import { countMessageTokens, countMessagesTokens, countToolsTokens, TOKENS_REPLY_PRIMING, type TokenMeasure, countTokens, tokenBound } from './token-counter';
 
@@ -47,14 +48,12 @@ export function assistantHistoryText(m: HistoryMessage): string {
 }
 
 /**
- * An answer's text without reasoning markup: `<think>…</think>` blocks, and everything before a
- * lone `</think>` (answers stored before reasoning was kept apart from the answer).
+ * An answer's text without reasoning markup, split as the step decoder splits a stream
+ * (`splitThink`): `<think>…</think>` blocks, a block left open, and everything before a first lone
+ * `</think>` (answers stored before reasoning was kept apart from the answer).
  */
 export function withoutReasoning(text: string): string {
-  let out = text.replace(/<think>[\s\S]*?<\/think>/g, '');
-  const lone = out.lastIndexOf('</think>');
-  if (lone >= 0) out = out.slice(lone + '</think>'.length);
-  return out.replace(/<think>[\s\S]*$/, '');
+  return splitThink(text).answer;
 }
 
 /**

@@ -77,9 +77,10 @@ async function replay(chunks: object[]): Promise<Decoded> {
   return finish(decoder, pushes);
 }
 
-/** Decodes chunk objects directly (for tests that try hundreds of splits). */
+/** Decodes chunk objects directly (for tests that try hundreds of splits); ids are `id0`, `id1`, … */
 function feed(chunks: unknown[]): Decoded {
-  const decoder = new StepDecoder();
+  let n = 0;
+  const decoder = new StepDecoder({ newId: () => `id${n++}` });
   return finish(decoder, chunks.map((c) => decoder.push(c as ChatCompletionChunk)));
 }
 
@@ -111,7 +112,6 @@ describe('StepDecoder: reasoning', () => {
       text: 'There are 42 findings.',
       reasoning: 'The user asks for a count.',
       toolCalls: [],
-      toolCallsFromText: false,
       finishReason: 'stop',
       usage: { promptTokens: 812, completionTokens: 57 },
     });
@@ -151,6 +151,13 @@ describe('StepDecoder: reasoning', () => {
       'See:\n```json\n{"k": "`"}\n```\nDone [TOOL] <tool> `x`.',
       '<think>x</think>[TOOL_CALLS]c[ARGS]{"y": 2}',
       '<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>final<|message|>Yes.',
+      'Let me look that up: {"name": "b", "arguments": {"x": "}"}}',
+      '{"name": "c"}\n\nSearching now.',
+      '<|channel|>analysis<|message|>plan<|end|><|start|>assistant<|channel|>commentary to=functions.d <|constrain|>json<|message|>{"q":1}<|call|>',
+      '<|start|>assistant to=functions.e<|channel|>commentary json<|message|>{}<|call|>',
+      '[f(x="a)"), g()]',
+      'I will. <function=g>{"k": 2}</function>',
+      '<|python_tag|>{"name": "h", "parameters": {}}',
     ];
     const mismatches: string[] = [];
     for (const content of samples) {
@@ -208,8 +215,7 @@ describe('StepDecoder: tool calls written as text', () => {
     expect(resets(d)).toEqual([]);
     expect(d.step).toMatchObject({
       text: 'Let me check.',
-      toolCalls: [{ index: 0, id: 'call_text_0', name: 'search_findings', arguments: '{"severity":"high","text":"SQL"}' }],
-      toolCallsFromText: true,
+      toolCalls: [{ index: 0, id: expect.stringMatching(/^[A-Za-z0-9]{9}$/), name: 'search_findings', arguments: '{"severity":"high","text":"SQL"}' }],
       finishReason: 'stop',
     });
   });
@@ -225,7 +231,7 @@ describe('StepDecoder: tool calls written as text', () => {
     const d = await replay([...contentChunks(ollama, '{"name": "count_findings_by", ', '"parameters": {"field": "severity"}}'), ollama({}, 'stop')]);
     expect(d.pushes.flat()).toEqual([]);
     expect(d.out).toEqual([]);
-    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'count_findings_by', arguments: '{"field":"severity"}' }], toolCallsFromText: true });
+    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'count_findings_by', arguments: '{"field":"severity"}' }] });
   });
 
   it('a JSON list of calls and a ```json fence holding a call become calls; a fence that is not one shows', async () => {
@@ -260,7 +266,88 @@ describe('StepDecoder: tool calls written as text', () => {
     const d = await replay([...contentChunks(ollama, 'I will look it up.\n', '{"name": "finding_detail", "arguments": {"id": 9}}'), ollama({}, 'stop')]);
     expect(shownAfter(d, 1).map((o) => (o.kind === 'text' ? o.text : ''))).toEqual(['I will look it up.', '\n{"name": "finding_detail", "arguments": {"id": 9}}']);
     expect(d.out).toEqual([{ kind: 'reset', length: 'I will look it up.'.length, reason: 'tool_call' }]);
-    expect(d.step).toMatchObject({ text: 'I will look it up.', toolCallsFromText: true, toolCalls: [{ name: 'finding_detail', arguments: '{"id":9}' }] });
+    expect(d.step).toMatchObject({ text: 'I will look it up.', toolCalls: [{ name: 'finding_detail', arguments: '{"id":9}' }] });
+  });
+});
+
+describe('StepDecoder: call formats the servers leave in the content', () => {
+  it('llama.cpp serving gpt-oss without a harmony parser: analysis is reasoning, the commentary call runs, nothing shows', async () => {
+    const raw =
+      '<|channel|>analysis<|message|>Need to search.<|end|><|start|>assistant<|channel|>commentary to=functions.search_findings <|constrain|>json<|message|>{"text":"sql"}<|call|>';
+    const d = await replay([...contentChunks(llama, raw.slice(0, 40), raw.slice(40, 90), raw.slice(90, 150), raw.slice(150)), llama({}, 'stop')]);
+    expect([...d.pushes.flat(), ...d.out]).toEqual([]);
+    expect(d.step).toMatchObject({ text: '', reasoning: 'Need to search.', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+
+    const header = feed(contentChunks(llama, '<|start|>assistant', ' to=functions.list_all_reports', '<|channel|>commentary json<|message|>{}<|call|>'));
+    expect([header.seen, header.step.toolCalls.map((c) => c.name)]).toEqual(['', ['list_all_reports']]);
+    const cut = feed(contentChunks(llama, '<|channel|>final<|message|>There are 3.', '<|start|>assistant'));
+    expect([cut.seen, cut.step.text]).toEqual(['There are 3.', 'There are 3.']);
+  });
+
+  it('Ollama llama3.1 writing <function=NAME>{json}</function> runs with its arguments, not an unfiltered {}', async () => {
+    const d = await replay([...contentChunks(ollama, 'I will search. <function=search_', 'findings>{"text": "sql", ', '"severity": "high"}</function>'), ollama({}, 'stop')]);
+    expect(d.seen).toBe('I will search.');
+    expect(d.step.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['search_findings', { text: 'sql', severity: 'high' }]]);
+  });
+
+  it('vLLM without a tool parser: calls with no or null arguments run as {} instead of showing', async () => {
+    const d = await replay([...contentChunks(vllm, '<tool_call>\n{"name": "get_corpus_overview"', '}\n</tool_call>\n<tool_call>{"name": "list_all_reports", "arguments": null}</tool_call>'), vllm({ content: '' }, 'stop')]);
+    expect(d.seen).toBe('');
+    expect(d.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ['get_corpus_overview', '{}'],
+      ['list_all_reports', '{}'],
+    ]);
+  });
+
+  it('a bare call followed by prose is held and run; none of it shows', async () => {
+    const d = await replay([...contentChunks(ollama, '{"name": "search_findings", ', '"arguments": {"text": "sql"}}', '\n\nI am searching', ' now.'), ollama({}, 'stop')]);
+    expect([...d.pushes.flat(), ...d.out]).toEqual([]);
+    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+  });
+
+  it('a call after prose on the same line cuts the step back to the prose', async () => {
+    const d = await replay([...contentChunks(ollama, 'Let me look that up: ', '{"name": "search_findings", "arguments": {"text": "sql"}}'), ollama({}, 'stop')]);
+    expect(d.out).toEqual([{ kind: 'reset', length: 'Let me look that up:'.length, reason: 'tool_call' }]);
+    expect(d.seen).toBe('Let me look that up:');
+    expect(d.step.toolCalls.map((c) => c.name)).toEqual(['search_findings']);
+  });
+
+  it('Llama <|python_tag|> and pythonic lists (llama3.2 on Ollama without a tool template) become calls', async () => {
+    const tag = await replay([...contentChunks(vllm, '<|python_', 'tag|>{"name": "search_findings", "parameters": {"text": "sql"}}'), vllm({ content: '' }, 'stop')]);
+    expect([tag.seen, tag.step.toolCalls.map((c) => [c.name, c.arguments])]).toEqual(['', [['search_findings', '{"text":"sql"}']]]);
+    const py = await replay([...contentChunks(ollama, '[search_findings(text="sql", ', 'severity="high")]'), ollama({}, 'stop')]);
+    expect([...py.pushes.flat(), ...py.out]).toEqual([]);
+    expect(py.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['search_findings', '{"text":"sql","severity":"high"}']]);
+  });
+});
+
+describe('StepDecoder: tool-call ids', () => {
+  const textCall = '<tool_call>{"name": "list_all_reports", "arguments": {}}</tool_call>';
+
+  it('gives calls without a server id 9 random alphanumerics by default (Mistral templates accept only these), new each step', async () => {
+    const ids: string[] = [];
+    for (let step = 0; step < 2; step++) {
+      const d = await replay([
+        ...contentChunks(vllm, textCall),
+        vllm({ tool_calls: [{ index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } }] }),
+        vllm({ content: '' }, 'tool_calls'),
+      ]);
+      expect(d.step.toolCalls.map((c) => c.name)).toEqual(['get_corpus_overview', 'list_all_reports']);
+      ids.push(...d.step.toolCalls.map((c) => c.id));
+    }
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('takes ids from the given generator, and keeps the ids the server sent', () => {
+    let n = 0;
+    const decoder = new StepDecoder({ newId: () => `turnid${String(n++).padStart(3, '0')}` });
+    decoder.push(vllm({ content: textCall }) as ChatCompletionChunk);
+    decoder.push(vllm({ tool_calls: [{ index: 0, id: 'chatcmpl-tool-7c1', type: 'function', function: { name: 'finding_detail', arguments: '{"id": 3}' } }] }) as ChatCompletionChunk);
+    expect(decoder.end().step.toolCalls.map((c) => [c.index, c.id, c.name])).toEqual([
+      [0, 'chatcmpl-tool-7c1', 'finding_detail'],
+      [1, 'turnid000', 'list_all_reports'],
+    ]);
   });
 });
 
@@ -282,10 +369,9 @@ describe('StepDecoder: holding back text', () => {
     const json = feed(contentChunks(vllm, '{"total": ', '4}'));
     expect(json.pushes).toEqual([[], [{ kind: 'text', text: '{"total": 4}' }]]);
     expect(json.step.toolCalls).toEqual([]);
-    // A call-shaped object stays held while prose may follow it; the prose makes it plain text.
-    const quoted = feed(contentChunks(vllm, '{"name": "a", "arguments": {}}', ' is the shape of a call.'));
-    expect(quoted.pushes).toEqual([[], [{ kind: 'text', text: '{"name": "a", "arguments": {}} is the shape of a call.' }]]);
-    expect(quoted.step.toolCalls).toEqual([]);
+    // Data with a `name` is not a call: it shows.
+    const named = feed(contentChunks(vllm, '{"name": "openssl", ', '"version": "3.0.2"}'));
+    expect([named.seen, named.step.toolCalls]).toEqual(['{"name": "openssl", "version": "3.0.2"}', []]);
   });
 
   it('holds a whitespace-only start and trailing blanks, so no reset is needed to trim them', () => {
@@ -309,7 +395,6 @@ describe('StepDecoder: native tool calls', () => {
       text: '',
       reasoning: '',
       toolCalls: [{ index: 0, id: 'chatcmpl-tool-1a', name: 'search_findings', arguments: '{"severity": "high"}' }],
-      toolCallsFromText: false,
       finishReason: 'tool_calls',
       usage: { promptTokens: 900, completionTokens: 20 },
     });
@@ -334,7 +419,7 @@ describe('StepDecoder: native tool calls', () => {
       ollama({ content: '', tool_calls: [{ id: 'call_k2j', index: 0, type: 'function', function: { name: 'finding_detail', arguments: '{"id":4}' } }] }),
       ollama({}, 'tool_calls'),
     ]);
-    expect(d.step).toMatchObject({ text: 'Let me check.', toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }], toolCallsFromText: false });
+    expect(d.step).toMatchObject({ text: 'Let me check.', toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }] });
   });
 
   it('a call both parsed natively and left in the content is returned once', () => {
@@ -343,7 +428,6 @@ describe('StepDecoder: native tool calls', () => {
       vllm({ tool_calls: [{ index: 0, id: 'n1', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } }] }),
     ]);
     expect(d.step.toolCalls.map((c) => c.id)).toEqual(['n1']);
-    expect(d.step.toolCallsFromText).toBe(false);
   });
 });
 
@@ -372,6 +456,6 @@ describe('StepDecoder: odd input', () => {
     const d = feed(odd);
     expect(d.step).toMatchObject({ text: 'Hi.', reasoning: '', finishReason: null });
     expect(d.step.usage).toBeUndefined();
-    expect(new StepDecoder().end()).toEqual({ out: [], step: { text: '', reasoning: '', toolCalls: [], toolCallsFromText: false, finishReason: null } });
+    expect(new StepDecoder().end()).toEqual({ out: [], step: { text: '', reasoning: '', toolCalls: [], finishReason: null } });
   });
 });

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { scanToolMarkup } from './text-tool-calls';
+import { isRecord, scanToolMarkup } from './text-tool-calls';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
 /**
@@ -15,14 +16,31 @@ export interface DecodedStep {
   text: string;
   /** The step's reasoning: `reasoning_content` / `reasoning` deltas, then `<think>` blocks (and gpt-oss analysis), joined by blank lines. */
   reasoning: string;
-  /** Native calls (in index order), then calls written as text (in text order), numbered from 0. */
+  /**
+   * Native calls (in index order), then calls written as text (in text order), numbered from 0.
+   * `id`: the server's, or one from `StepDecoderOptions.newId` when it sent none.
+   */
   toolCalls: AssembledToolCall[];
-  /** Some call was recovered from the content. */
-  toolCallsFromText: boolean;
   /** The last non-null `finish_reason`; null when the stream ended without one. */
   finishReason: string | null;
   /** Token counts from a chunk's `usage` (sent with `stream_options.include_usage`). */
   usage?: { promptTokens?: number; completionTokens?: number };
+}
+
+export interface StepDecoderOptions {
+  /**
+   * Ids for calls the server sent without one (calls recovered from text, id-less native calls).
+   * They must not repeat within a turn, and Mistral chat templates accept only 9 alphanumerics;
+   * default: `randomToolCallId`.
+   */
+  newId?: () => string;
+}
+
+const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** 9 random alphanumerics: a tool-call id every chat template accepts (Mistral's demand exactly this). */
+export function randomToolCallId(): string {
+  return Array.from(randomBytes(9), (b) => ID_ALPHABET[b % ID_ALPHABET.length]).join('');
 }
 
 /**
@@ -57,6 +75,11 @@ export class StepDecoder {
   private readonly assembler = new ToolCallAssembler();
   private finishReason: string | null = null;
   private usage: DecodedStep['usage'];
+  private readonly newId: () => string;
+
+  constructor(options: StepDecoderOptions = {}) {
+    this.newId = options.newId ?? randomToolCallId;
+  }
 
   push(chunk: ChatCompletionChunk): DecoderOutput[] {
     if (!isRecord(chunk)) return [];
@@ -126,10 +149,10 @@ export class StepDecoder {
     const toolCalls = [...native, ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments }))].map((c, i) => ({
       ...c,
       index: i,
-      id: c.id || `call_text_${i}`,
+      id: c.id || this.newId(),
     }));
     const reasoning = [this.fieldReasoning, ...d.thinking].map((r) => r.trim()).filter(Boolean).join('\n\n');
-    const step: DecodedStep = { text: this.shown, reasoning, toolCalls, toolCallsFromText: fromText.length > 0, finishReason: this.finishReason };
+    const step: DecodedStep = { text: this.shown, reasoning, toolCalls, finishReason: this.finishReason };
     if (this.usage) step.usage = this.usage;
     return { out, step };
   }
@@ -148,7 +171,7 @@ export class StepDecoder {
 
   /** Decodes the content after the settled part (all of it when a lone `</think>` turns up there). */
   private decode(final: boolean) {
-    const split = splitThink(harmonyAsThink(this.tail), !this.sawThinkTag);
+    const split = splitThink(harmonyAsThink(this.tail, final), !this.sawThinkTag);
     const thinking = split.loneClose
       ? [this.settledRaw + split.thinking[0], ...split.thinking.slice(1)]
       : [...this.settledThinking, ...split.thinking];
@@ -172,7 +195,7 @@ export class StepDecoder {
  * reasoning, unless `loneAllowed` is false (an earlier part had a think tag). A block still open
  * at the end is reasoning too (`open`); stray closing tags are dropped.
  */
-function splitThink(content: string, loneAllowed = true): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
+export function splitThink(content: string, loneAllowed = true): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
   const thinking: string[] = [];
   let rest = content;
   const close = content.indexOf('</think>');
@@ -202,16 +225,23 @@ function splitThink(content: string, loneAllowed = true): { answer: string; thin
 
 /**
  * gpt-oss (harmony) channel markers a server left in the content, as think tags: the analysis
- * channel is reasoning, the final channel the answer; end markers are dropped.
+ * channel is reasoning up to its `<|end|>` (or the final channel), the final channel the answer;
+ * other end markers are dropped. Commentary-channel calls are left to `scanToolMarkup`.
  */
-function harmonyAsThink(content: string): string {
+function harmonyAsThink(content: string, final: boolean): string {
   if (!content.includes('<|')) return content;
-  return content
-    .replaceAll('<|channel|>analysis<|message|>', '<think>')
-    .replaceAll('<|start|>assistant', '')
-    .replaceAll('<|channel|>final<|message|>', '</think>')
-    .replaceAll('<|end|>', '')
-    .replaceAll('<|return|>', '');
+  return (
+    content
+      // A recipient in the role header (`<|start|>assistant to=functions.X<|channel|>commentary json`) is a call's.
+      .replace(/<\|start\|>assistant ?to=/g, '<|channel|>commentary to=')
+      // Kept at the end while streaming: a recipient may follow (scanToolMarkup holds it).
+      .replace(final ? /<\|start\|>assistant/g : /<\|start\|>assistant(?!(?: t?o?)?$)/g, '')
+      .replace(/<\|channel\|>analysis<\|message\|>([\s\S]*?)<\|end\|>/g, '<think>$1</think>')
+      .replaceAll('<|channel|>analysis<|message|>', '<think>')
+      .replaceAll('<|channel|>final<|message|>', '</think>')
+      .replaceAll('<|end|>', '')
+      .replaceAll('<|return|>', '')
+  );
 }
 
 /** `content` as text: a string, or the text parts of a content-part list. */
@@ -227,8 +257,4 @@ function callKey(name: string, args: string): string {
   } catch {
     return `${name}\u0000${args}`;
   }
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -106,6 +106,80 @@ describe('scanToolMarkup while streaming', () => {
   });
 });
 
+describe('scanToolMarkup: call formats small models write', () => {
+  it('reads <function=NAME>{json}</function> (Llama 3.1, Functionary) as those arguments, not {}', () => {
+    const s = scanToolMarkup('I will search. <function=search_findings>{"text": "sql", "severity": "high"}</function>', true);
+    expect(s.text).toBe('I will search. ');
+    expect(s.calls).toEqual([{ name: 'search_findings', arguments: '{"text":"sql","severity":"high"}' }]);
+    // Arguments that are not JSON reach the tool layer as written, so it can tell the model.
+    expect(scanToolMarkup('<function=search_findings>{"text": sql}</function>', true).calls).toEqual([{ name: 'search_findings', arguments: '{"text": sql}' }]);
+    expect(scanToolMarkup('<function=list_all_reports></function>', true).calls).toEqual([{ name: 'list_all_reports', arguments: '{}' }]);
+  });
+
+  it('reads calls with no or null arguments as {} (tools without parameters)', () => {
+    expect(scanToolMarkup('<tool_call>\n{"name": "get_corpus_overview"}\n</tool_call>', true).calls).toEqual([{ name: 'get_corpus_overview', arguments: '{}' }]);
+    expect(scanToolMarkup('{"name": "list_all_reports"}', true).calls).toEqual([{ name: 'list_all_reports', arguments: '{}' }]);
+    expect(scanToolMarkup('<tool_call>{"name": "get_corpus_overview", "arguments": null}</tool_call>', true).calls).toEqual([
+      { name: 'get_corpus_overview', arguments: '{}' },
+    ]);
+    // JSON that merely has a name is data: other keys, or a name that is not an identifier.
+    expect(scanToolMarkup('{"name": "openssl", "version": "3.0.2"}', true).calls).toEqual([]);
+    expect(scanToolMarkup('{"name": "SQL injection in login"}', true).calls).toEqual([]);
+  });
+
+  it('reads a call opening the content or following prose, and drops what comes after it', () => {
+    const first = scanToolMarkup('{"name": "search_findings", "arguments": {"text": "sql"}}\n\nI am searching now.', true);
+    expect(first).toEqual({ text: '', heldFrom: null, calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+    expect(scanToolMarkup('{"name": "search_findings", "arguments": {"text": "sql"}}\n\nI am searching now.', false)).toEqual({ text: '', heldFrom: 0, calls: [] });
+
+    const more = scanToolMarkup('{"name": "list_all_reports"}\nNow the overview:\n<tool_call>{"name": "get_corpus_overview"}</tool_call>', true);
+    expect([more.text, names(more)]).toEqual(['', ['list_all_reports', 'get_corpus_overview']]);
+
+    const inline = scanToolMarkup('Let me look that up: {"name": "search_findings", "arguments": {"text": "sql"}} and count them.', true);
+    expect(inline).toEqual({ text: 'Let me look that up:', heldFrom: null, calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+
+    // After prose the arguments must be written out, and a call nested in other JSON is data.
+    const example = 'Filters look like {"name": "lodash"} or {"filter": {"name": "x", "arguments": {}}}.';
+    expect(scanToolMarkup(example, true)).toEqual({ text: example, heldFrom: null, calls: [] });
+    expect(scanToolMarkup('Counts: {"high": 5, "low": 2}. Done.', true).calls).toEqual([]);
+  });
+
+  it('reads a call after prose that an earlier push settled, keeping only the prose before it', () => {
+    const s = scanToolMarkup(' "arguments": {"id": 3}}', true, { started: true, text: 'Looking: {"name": "finding_detail",' });
+    expect(s).toEqual({ text: '', heldFrom: null, calls: [{ name: 'finding_detail', arguments: '{"id":3}' }], settledKept: 'Looking:'.length });
+  });
+
+  it('reads Llama <|python_tag|> JSON and pythonic [name(key=value)] lists', () => {
+    expect(scanToolMarkup('<|python_tag|>{"name": "search_findings", "parameters": {"text": "sql"}}<|eom_id|>', true)).toEqual({
+      text: '',
+      heldFrom: null,
+      calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }],
+    });
+    expect(scanToolMarkup('<|python_tag|>{"name": "a", "parameters": {}}', false).heldFrom).toBe(0);
+
+    const py = scanToolMarkup('[search_findings(text="sql", severity=\'high\', limit=5, exact=True), get_corpus_overview()]', true);
+    expect(py.calls).toEqual([
+      { name: 'search_findings', arguments: '{"text":"sql","severity":"high","limit":5,"exact":true}' },
+      { name: 'get_corpus_overview', arguments: '{}' },
+    ]);
+    expect(scanToolMarkup('[count_findings_by(field="severity")]', false)).toEqual({ text: '', heldFrom: 0, calls: [] });
+    expect(scanToolMarkup('[a(x=[1, "]", None], y={"k": -2.5})]', true).calls).toEqual([{ name: 'a', arguments: '{"x":[1,"]",null],"y":{"k":-2.5}}' }]);
+  });
+
+  it('shows bracketed prose that is not a whole pythonic call list', () => {
+    for (const text of ['[see(1)] for more.', '[CWE-79(XSS)]', '[f("positional")]', '[Note (high)]: 5 findings.']) {
+      expect(scanToolMarkup(text, true)).toEqual({ text, heldFrom: null, calls: [] });
+    }
+  });
+
+  it('reads a gpt-oss commentary-channel call addressed to a function, with or without <|constrain|>', () => {
+    const s = scanToolMarkup('<|channel|>commentary to=functions.search_findings <|constrain|>json<|message|>{"text":"sql"}<|call|>', true);
+    expect(s).toEqual({ text: '', heldFrom: null, calls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+    expect(scanToolMarkup('<|channel|>commentary to=functions.list_all_reports json<|message|>{}', true).calls).toEqual([{ name: 'list_all_reports', arguments: '{}' }]);
+    expect(scanToolMarkup('<|channel|>commentary to=functions.a <|constrain|>json<|message|>{"x"', false).heldFrom).toBe(0);
+  });
+});
+
 describe('jsonCalls', () => {
   it('needs a name and object arguments', () => {
     expect(jsonCalls('{"name": "a"}')).toBeNull();

@@ -21,11 +21,11 @@ describe('ToolCallAssembler', () => {
     ]);
   });
 
-  it('handles servers that omit the index and the id', () => {
+  it('handles servers that omit the index and the id (the id stays empty for the decoder to fill)', () => {
     const a = new ToolCallAssembler();
     a.add([{ function: { name: 'search_findings', arguments: '{"te' } }]);
     a.add([{ function: { arguments: 'xt":"x"}' } }]);
-    expect(a.calls()).toEqual([{ index: 0, id: 'call_0', name: 'search_findings', arguments: '{"text":"x"}' }]);
+    expect(a.calls()).toEqual([{ index: 0, id: '', name: 'search_findings', arguments: '{"text":"x"}' }]);
   });
 
   it('does not double a name that is repeated in later fragments', () => {
@@ -57,10 +57,10 @@ describe('ToolCallAssembler with servers that do not keep calls apart by index',
     a.add([{ index: 3, function: { name: 'finding_detail', arguments: '{"id": 7}' } }]);
     a.add([{ index: 3, function: { name: 'finding_detail', arguments: '{"id": 8}' } }]);
     expect(a.calls().map((c) => [c.id, c.name, c.arguments])).toEqual([
-      ['call_0', 'search_findings', '{"severity": "high"}'],
-      ['call_1', 'search_findings', '{"severity": "critical"}'],
-      ['call_2', 'finding_detail', '{"id": 7}'],
-      ['call_3', 'finding_detail', '{"id": 8}'],
+      ['', 'search_findings', '{"severity": "high"}'],
+      ['', 'search_findings', '{"severity": "critical"}'],
+      ['', 'finding_detail', '{"id": 7}'],
+      ['', 'finding_detail', '{"id": 8}'],
     ]);
   });
 

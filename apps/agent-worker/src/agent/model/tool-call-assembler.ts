@@ -9,8 +9,8 @@ export interface ToolCallDelta {
 
 /**
  * A tool call put back together from its fragments. `index`: its position among the step's calls;
- * `arguments`: the JSON text the model sent (`{}` when it sent none), or its raw text when that is
- * not JSON.
+ * `id`: the server's, '' when it sent none; `arguments`: the JSON text the model sent (`{}` when it
+ * sent none), or its raw text when that is not JSON.
  */
 export interface AssembledToolCall {
   index: number;
@@ -34,7 +34,8 @@ interface Slot {
  * `index`; several calls may interleave. Some vLLM parsers and proxies give every parallel call
  * `index: 0` (or none), so a fragment also starts a new call when its `id` differs from the current
  * call's, or when it brings a `name` while the current call already has a name and complete JSON
- * arguments. Ollama sends each call whole in one fragment. Calls without an id get `call_<n>`.
+ * arguments. Ollama sends each call whole in one fragment. Calls without an id keep '' (the
+ * step decoder gives them one).
  */
 export class ToolCallAssembler {
   private readonly slots: Slot[] = [];
@@ -82,11 +83,7 @@ export class ToolCallAssembler {
   calls(): AssembledToolCall[] {
     return [...this.slots]
       .sort((a, b) => a.key - b.key || a.seq - b.seq)
-      .map((c, i) => ({ index: i, id: c.id || `call_${i}`, name: c.name.trim(), arguments: normaliseArguments(c.arguments) }));
-  }
-
-  get size(): number {
-    return this.slots.length;
+      .map((c, i) => ({ index: i, id: c.id, name: c.name.trim(), arguments: normaliseArguments(c.arguments) }));
   }
 }
 
