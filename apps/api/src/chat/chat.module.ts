@@ -3,10 +3,13 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
 import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ApiEnv } from '../config/api-env';
 import { ChatEventRelay } from './chat-event-relay';
+import { ChatSocketEnv, loadChatSocketEnv } from './chat-socket.env';
 import { ChatController } from './chat.controller';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { SocketLimits } from './socket-limits';
 import { TurnDispatcher } from './turn-dispatcher';
 
 /**
@@ -22,6 +25,9 @@ import { TurnDispatcher } from './turn-dispatcher';
     { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
     ChatService,
     TurnDispatcher,
+    // Read from the validated ApiEnv, which keeps the variables it does not declare.
+    { provide: ChatSocketEnv, useFactory: (env: ApiEnv) => loadChatSocketEnv(env as unknown as Record<string, unknown>), inject: [ApiEnv] },
+    SocketLimits,
     ChatEventRelay,
     ChatGateway,
   ],

@@ -91,11 +91,11 @@ export class TurnEventSubscriber {
       current?.delete(handler);
       if (current && !current.size) {
         this.handlers.delete(channel);
-        if (this.connection?.status === 'ready') {
-          await this.connection
-            .unsubscribe(channel)
-            .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
-        }
+        // Also while reconnecting: the command is queued behind ioredis's re-subscription, which
+        // would otherwise restore a channel nobody listens to.
+        await this.connection
+          ?.unsubscribe(channel)
+          .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
       }
     };
   }
