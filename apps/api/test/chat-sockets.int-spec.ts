@@ -28,7 +28,7 @@ const MAX_SOCKETS = 4;
 describe('chat sockets: limits and subscriptions', () => {
   let db: TestDatabase;
   let api: ApiInstance; // generous event limit: concurrency tests
-  let strict: ApiInstance; // 1 event per second: rate limit tests
+  let strict: ApiInstance; // 1 event per second and few sockets: limit tests
   let redis: Redis;
   let keys: RedisKeys;
   let alice: LoginSession;
@@ -63,9 +63,13 @@ describe('chat sockets: limits and subscriptions', () => {
       startApiInstance({
         databaseUrl: db.url,
         ...deployment,
-        env: { SOCKET_EVENTS_PER_SECOND: '1000', MAX_SOCKETS_PER_OPERATOR: String(MAX_SOCKETS) },
+        env: { SOCKET_EVENTS_PER_SECOND: '1000' },
       }),
-      startApiInstance({ databaseUrl: db.url, ...deployment, env: { SOCKET_EVENTS_PER_SECOND: '1' } }),
+      startApiInstance({
+        databaseUrl: db.url,
+        ...deployment,
+        env: { SOCKET_EVENTS_PER_SECOND: '1', MAX_SOCKETS_PER_OPERATOR: String(MAX_SOCKETS) },
+      }),
     ]);
     redis = new Redis(process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
     alice = await signIn(api, db.dataSource);
@@ -165,17 +169,17 @@ describe('chat sockets: limits and subscriptions', () => {
 
   describe('sockets per operator', () => {
     it(`refuses the operator's socket beyond ${MAX_SOCKETS} with a clear connect_error, and frees the slot on disconnect`, async () => {
-      const dave = await signIn(api, db.dataSource);
+      const dave = await signIn(strict, db.dataSource);
       const sockets = [];
-      for (let i = 0; i < MAX_SOCKETS; i++) sockets.push(await connect(api, dave));
-      await expect(connectChatSocket(api.baseUrl, dave)).rejects.toThrow(tooManySockets(MAX_SOCKETS));
+      for (let i = 0; i < MAX_SOCKETS; i++) sockets.push(await connect(strict, dave));
+      await expect(connectChatSocket(strict.baseUrl, dave)).rejects.toThrow(tooManySockets(MAX_SOCKETS));
       // Another operator is not affected.
-      const erin = await signIn(api, db.dataSource);
-      expect((await connect(api, erin)).connected).toBe(true);
+      const erin = await signIn(strict, db.dataSource);
+      expect((await connect(strict, erin)).connected).toBe(true);
       // Closing one of dave's sockets frees its slot (once the server has seen the disconnect).
       sockets[0].close();
       const again = await eventually<Socket | null>(
-        () => connectChatSocket(api.baseUrl, dave).then((s) => (open.push(s), s), () => null),
+        () => connectChatSocket(strict.baseUrl, dave).then((s) => (open.push(s), s), () => null),
         10_000,
         'a free socket slot',
       );
@@ -183,9 +187,9 @@ describe('chat sockets: limits and subscriptions', () => {
     });
 
     it('concurrent handshakes of one operator never exceed the cap', async () => {
-      const frank = await signIn(api, db.dataSource);
+      const frank = await signIn(strict, db.dataSource);
       const results = await Promise.allSettled(
-        Array.from({ length: MAX_SOCKETS * 3 }, () => connectChatSocket(api.baseUrl, frank)),
+        Array.from({ length: MAX_SOCKETS * 3 }, () => connectChatSocket(strict.baseUrl, frank)),
       );
       const connected = results.filter((r): r is PromiseFulfilledResult<Socket> => r.status === 'fulfilled');
       connected.forEach((r) => open.push(r.value));

@@ -92,10 +92,13 @@ export class TurnEventSubscriber {
       if (current && !current.size) {
         this.handlers.delete(channel);
         // Also while reconnecting: the command is queued behind ioredis's re-subscription, which
-        // would otherwise restore a channel nobody listens to.
-        await this.connection
+        // would otherwise restore a channel nobody listens to. Only awaited when Redis is there,
+        // so a leave or disconnect does not wait out an outage.
+        const connection = this.connection;
+        const unsubscribed = connection
           ?.unsubscribe(channel)
           .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
+        if (connection?.status === 'ready') await unsubscribed;
       }
     };
   }
