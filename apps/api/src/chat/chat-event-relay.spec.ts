@@ -104,4 +104,62 @@ describe('ChatEventRelay', () => {
     expect(handlers).toHaveLength(0);
     expect(relay.followedThreads).toBe(0);
   });
+
+  describe('holds exactly one subscription per socket and thread under concurrency', () => {
+    /** A subscriber whose SUBSCRIBE is confirmed only when `confirm()` is called. */
+    function slowSubscriber() {
+      const handlers = new Set<ChatEventHandler>();
+      let confirm!: () => void;
+      const confirmed = new Promise<void>((r) => (confirm = r));
+      const subscriber = {
+        subscribeChat: jest.fn(async (_chatId: string, handler: ChatEventHandler) => {
+          handlers.add(handler);
+          await confirmed;
+          return async () => void handlers.delete(handler);
+        }),
+      };
+      return { subscriber: subscriber as unknown as TurnEventSubscriber, handlers, confirm };
+    }
+
+    it('concurrent attaches of one thread by one socket leave one handler, removed by one detach', async () => {
+      const { bus, release } = fakeBus([]);
+      release();
+      const { subscriber, handlers, confirm } = slowSubscriber();
+      const { socket } = fakeSocket();
+      const relay = new ChatEventRelay(subscriber, bus);
+      const attaching = Array.from({ length: 10 }, () => relay.attach(socket, CHAT, 0, async () => null));
+      confirm();
+      await Promise.all(attaching);
+      expect(handlers.size).toBe(1);
+      await relay.detach(socket, CHAT);
+      expect(handlers.size).toBe(0);
+    });
+
+    it('a socket detached while its subscription is in flight releases it when it lands and is sent nothing', async () => {
+      const { bus, release } = fakeBus([delta(1)]);
+      release();
+      const { subscriber, handlers, confirm } = slowSubscriber();
+      const { socket, sent } = fakeSocket();
+      const relay = new ChatEventRelay(subscriber, bus);
+      const attaching = relay.attach(socket, CHAT, 0, async () => ({ turnId: TURN }));
+      const detaching = relay.detachAll(socket);
+      confirm();
+      expect(await attaching).toBeNull();
+      await detaching;
+      expect(handlers.size).toBe(0);
+      expect(sent).toEqual([]);
+      expect(relay.followedThreads).toBe(0);
+    });
+
+    it('does not attach a socket that has already disconnected', async () => {
+      const { bus, release } = fakeBus([]);
+      release();
+      const { subscriber, handlers } = fakeSubscriber();
+      const socket = { disconnected: true, emit: jest.fn() } as unknown as Socket;
+      const relay = new ChatEventRelay(subscriber, bus);
+      expect(await relay.attach(socket, CHAT, 0, async () => ({ turnId: TURN }))).toBeNull();
+      expect(handlers).toHaveLength(0);
+      expect(relay.followedThreads).toBe(0);
+    });
+  });
 });

@@ -11,7 +11,11 @@ interface Attachment {
   sent: Map<string, number>;
   /** Deliveries run one after the other (a gap fill reads Redis); starts blocked until the replay is done. */
   chain: Promise<void>;
-  unsubscribe: () => Promise<void>;
+  /**
+   * The subscription of this attachment's handler: its remover once Redis confirmed, null if it
+   * failed. Releasing waits for it, so a subscription still in flight is taken back when it lands.
+   */
+  subscription: Promise<(() => Promise<void>) | null>;
 }
 
 /**
@@ -40,7 +44,9 @@ export class ChatEventRelay {
   /**
    * Makes `socket` follow thread `chatId`: subscribes, asks `findActiveTurn` (called after the
    * subscription is live) for the turn to replay, sends its events after `afterSeq` (default 0),
-   * then forwards live events. Resolves with that turn's id and the last seq sent for it.
+   * then forwards live events. Resolves with that turn's id and the last seq sent for it; null when
+   * no turn is active, or when the socket stopped following the thread meanwhile (a later attach or
+   * detach of the same pair, or a disconnect: its subscription is then released, never kept).
    * Rejects when Redis is unreachable (the socket then follows nothing).
    */
   async attach(
@@ -49,55 +55,72 @@ export class ChatEventRelay {
     afterSeq: number | undefined,
     findActiveTurn: () => Promise<{ turnId: string } | null>,
   ): Promise<{ turnId: string; lastSeq: number } | null> {
-    await this.detach(socket, chatId);
+    // A disconnected socket's `detachAll` has run or is running: anything attached now would stay.
+    if (socket.disconnected) return null;
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const attachment: Attachment = {
-      socket,
-      chatId,
-      sent: new Map(),
-      chain: gate,
-      unsubscribe: async () => undefined,
-    };
+    const attachment: Attachment = { socket, chatId, sent: new Map(), chain: gate, subscription: Promise.resolve(null) };
+    const subscribing = this.subscriber.subscribeChat(chatId, (event) => this.enqueue(attachment, event));
+    attachment.subscription = subscribing.catch(() => null);
+    // Registered in the same tick as the subscription, so every attachment that holds one is in
+    // the map (or being released) and the count of handlers matches the count of attachments.
     let perSocket = this.attachments.get(socket);
     if (!perSocket) this.attachments.set(socket, (perSocket = new Map()));
+    const previous = perSocket.get(chatId);
     perSocket.set(chatId, attachment);
     try {
-      attachment.unsubscribe = await this.subscriber.subscribeChat(chatId, (event) =>
-        this.enqueue(attachment, event),
-      );
+      if (previous) await this.release(previous);
+      await subscribing;
+      if (!this.isCurrent(attachment)) return null;
       const active = await findActiveTurn();
-      if (!active) return null;
+      if (!active || !this.isCurrent(attachment)) return null;
       attachment.sent.set(active.turnId, Math.max(0, afterSeq ?? 0));
-      for (const event of await this.bus.replay(active.turnId, afterSeq ?? 0)) this.send(attachment, event);
+      const replay = await this.bus.replay(active.turnId, afterSeq ?? 0);
+      if (!this.isCurrent(attachment)) return null;
+      for (const event of replay) this.send(attachment, event);
       return { turnId: active.turnId, lastSeq: attachment.sent.get(active.turnId) ?? 0 };
     } catch (e) {
-      await this.detach(socket, chatId);
+      await this.remove(attachment);
       throw e;
     } finally {
       openGate();
     }
   }
 
-  /** Stops forwarding thread `chatId` to `socket`. */
+  /** Stops forwarding thread `chatId` to `socket`; resolves once its subscription is released. */
   async detach(socket: Socket, chatId: string): Promise<void> {
-    const perSocket = this.attachments.get(socket);
-    const attachment = perSocket?.get(chatId);
-    if (!perSocket || !attachment) return;
-    perSocket.delete(chatId);
-    if (!perSocket.size) this.attachments.delete(socket);
-    await attachment.unsubscribe();
+    const attachment = this.attachments.get(socket)?.get(chatId);
+    if (attachment) await this.remove(attachment);
   }
 
   /** Stops forwarding every thread to `socket` (it disconnected). */
   async detachAll(socket: Socket): Promise<void> {
-    const chats = [...(this.attachments.get(socket)?.keys() ?? [])];
-    await Promise.all(chats.map((chatId) => this.detach(socket, chatId)));
+    const attachments = [...(this.attachments.get(socket)?.values() ?? [])];
+    await Promise.all(attachments.map((a) => this.remove(a)));
   }
 
   /** Threads followed by sockets of this instance (for tests and diagnostics). */
   get followedThreads(): number {
     return new Set([...this.attachments.values()].flatMap((m) => [...m.keys()])).size;
+  }
+
+  private isCurrent(attachment: Attachment): boolean {
+    return this.attachments.get(attachment.socket)?.get(attachment.chatId) === attachment;
+  }
+
+  /** Takes `attachment` out of the map (if still there) and releases its subscription. */
+  private async remove(attachment: Attachment): Promise<void> {
+    const perSocket = this.attachments.get(attachment.socket);
+    if (perSocket?.get(attachment.chatId) === attachment) {
+      perSocket.delete(attachment.chatId);
+      if (!perSocket.size) this.attachments.delete(attachment.socket);
+    }
+    await this.release(attachment);
+  }
+
+  private async release(attachment: Attachment): Promise<void> {
+    const unsubscribe = await attachment.subscription;
+    await unsubscribe?.();
   }
 
   private enqueue(attachment: Attachment, event: ChatEvent): void {
@@ -109,7 +132,7 @@ export class ChatEventRelay {
   }
 
   private async deliver(attachment: Attachment, event: ChatEvent): Promise<void> {
-    if (this.attachments.get(attachment.socket)?.get(attachment.chatId) !== attachment) return; // detached meanwhile
+    if (!this.isCurrent(attachment)) return; // detached meanwhile
     const last = attachment.sent.get(event.turnId) ?? 0;
     if (event.seq <= last) return;
     if (event.seq > last + 1) {

@@ -15,6 +15,7 @@ import type { AuthenticatedOperator } from '../auth/current-operator';
 import { SocketAuthService } from '../auth/socket-auth.service';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatService } from './chat.service';
+import { SocketLimits } from './socket-limits';
 
 /** Room of a thread's followers on every instance (for `chat:thread-updated` through the Redis adapter). */
 export const chatRoom = (chatId: string): string => `chat:${chatId}`;
@@ -31,6 +32,8 @@ const record = (body: unknown): Record<string, unknown> =>
  * - `chat:join {chatId, afterSeq?}` → replay of the active turn after `afterSeq`, then live events
  *   (`chat:event`); ack `{ok, activeTurn}`.
  * - `chat:leave {chatId}`, `chat:cancel {chatId, turnId}` (any tab of the operator may stop a turn).
+ * Joins and leaves of one thread by one socket take effect in the order they were sent. Sockets
+ * per operator and events per socket are limited (`SocketLimits`).
  */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
@@ -39,14 +42,35 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
   @WebSocketServer()
   server!: Namespace;
 
+  /** Per socket and thread, the tail of its joins and leaves still running. */
+  private readonly pending = new WeakMap<Socket, Map<string, Promise<unknown>>>();
+
   constructor(
     private readonly chats: ChatService,
     private readonly relay: ChatEventRelay,
     private readonly socketAuth: SocketAuthService,
+    private readonly limits: SocketLimits,
   ) {}
 
   afterInit(server: Namespace): void {
     this.socketAuth.attach(server);
+    this.limits.attach(server); // after authentication: the socket cap counts per operator
+  }
+
+  /**
+   * Runs `work` after the socket's earlier joins and leaves of `chatId` have settled, so a leave
+   * sent after a join is not overtaken by it (the handlers await the database and Redis).
+   */
+  private inOrder<T>(socket: Socket, chatId: string, work: () => Promise<T>): Promise<T> {
+    let perSocket = this.pending.get(socket);
+    if (!perSocket) this.pending.set(socket, (perSocket = new Map()));
+    const run = (perSocket.get(chatId) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => undefined);
+    perSocket.set(chatId, tail);
+    void tail.then(() => {
+      if (perSocket.get(chatId) === tail) perSocket.delete(chatId);
+    });
+    return run;
   }
 
   async handleDisconnect(socket: Socket): Promise<void> {
@@ -66,11 +90,20 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
     if (afterSeq !== undefined && !(Number.isSafeInteger(afterSeq) && (afterSeq as number) >= 0)) {
       return { ok: false, error: 'afterSeq must be a non-negative integer' };
     }
+    return this.inOrder(socket, chatId, () => this.joinNow(socket, operator, chatId, afterSeq as number | undefined));
+  }
+
+  private async joinNow(
+    socket: Socket,
+    operator: AuthenticatedOperator,
+    chatId: string,
+    afterSeq: number | undefined,
+  ): Promise<JoinChatAck> {
     try {
       if (!(await this.chats.ownsChat(operator.id, chatId))) return { ok: false, error: 'not found' };
       await socket.join(chatRoom(chatId));
       const found: { view: ActiveTurnView | null } = { view: null };
-      const replayed = await this.relay.attach(socket, chatId, afterSeq as number | undefined, async () => {
+      const replayed = await this.relay.attach(socket, chatId, afterSeq, async () => {
         found.view = await this.chats.activeTurn(operator.id, chatId);
         return found.view;
       });
@@ -89,9 +122,11 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
   async leave(@ConnectedSocket() socket: Socket, @MessageBody() body: unknown): Promise<Ack> {
     const { chatId } = record(body);
     if (typeof chatId !== 'string' || !isUUID(chatId)) return { ok: false, error: 'chatId must be a UUID' };
-    await this.relay.detach(socket, chatId);
-    await socket.leave(chatRoom(chatId));
-    return { ok: true };
+    return this.inOrder(socket, chatId, async () => {
+      await this.relay.detach(socket, chatId);
+      await socket.leave(chatRoom(chatId));
+      return { ok: true };
+    });
   }
 
   @SubscribeMessage(SocketEvents.cancel)

@@ -2,11 +2,15 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
-import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ChatRepository, QueuePositions, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ApiEnv } from '../config/api-env';
 import { ChatEventRelay } from './chat-event-relay';
+import { ChatSocketEnv, loadChatSocketEnv } from './chat-socket.env';
 import { ChatController } from './chat.controller';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { QueuePositionPublisher } from './queue-position-publisher';
+import { SocketLimits } from './socket-limits';
 import { TurnDispatcher } from './turn-dispatcher';
 
 /**
@@ -20,8 +24,13 @@ import { TurnDispatcher } from './turn-dispatcher';
   providers: [
     { provide: ChatRepository, useFactory: (ds: DataSource) => new ChatRepository(ds), inject: [DataSource] },
     { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
+    { provide: QueuePositions, useFactory: (ds: DataSource) => new QueuePositions(ds), inject: [DataSource] },
+    QueuePositionPublisher,
     ChatService,
     TurnDispatcher,
+    // Read from the validated ApiEnv, which keeps the variables it does not declare.
+    { provide: ChatSocketEnv, useFactory: (env: ApiEnv) => loadChatSocketEnv(env as unknown as Record<string, unknown>), inject: [ApiEnv] },
+    SocketLimits,
     ChatEventRelay,
     ChatGateway,
   ],

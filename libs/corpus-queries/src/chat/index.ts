@@ -3,6 +3,7 @@ export * from './chat-turn.entity';
 export * from './chat-message.entity';
 export * from './chat.repository';
 export * from './turn-ledger';
+export * from './queue-positions';
 
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';

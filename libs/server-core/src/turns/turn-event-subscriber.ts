@@ -91,11 +91,14 @@ export class TurnEventSubscriber {
       current?.delete(handler);
       if (current && !current.size) {
         this.handlers.delete(channel);
-        if (this.connection?.status === 'ready') {
-          await this.connection
-            .unsubscribe(channel)
-            .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
-        }
+        // Also while reconnecting: the command is queued behind ioredis's re-subscription, which
+        // would otherwise restore a channel nobody listens to. Only awaited when Redis is there,
+        // so a leave or disconnect does not wait out an outage.
+        const connection = this.connection;
+        const unsubscribed = connection
+          ?.unsubscribe(channel)
+          .catch((e: Error) => this.logger.warn(`UNSUBSCRIBE ${channel}: ${e.message}`));
+        if (connection?.status === 'ready') await unsubscribed;
       }
     };
   }

@@ -1,0 +1,57 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { QueuePositions } from '@corpus-chat/corpus-queries';
+import { TurnEventBus, withTimeout } from '@corpus-chat/server-core';
+import { ApiEnv } from '../config/api-env';
+
+/** How often waiting turns are told their new place: at most one `turn.queued` per turn per period. */
+const REFRESH_INTERVAL_MS = 1000;
+
+/**
+ * Keeps the queue position of waiting turns current: once a second it recomputes the positions
+ * (`QueuePositions.refresh`, one API instance at a time) and publishes `turn.queued {position}` for
+ * each turn whose position changed (a turn ahead started, ended or was cancelled). A change whose
+ * publish fails is not sent again; the next change is.
+ */
+@Injectable()
+export class QueuePositionPublisher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(QueuePositionPublisher.name);
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private failing = false;
+
+  constructor(
+    private readonly positions: QueuePositions,
+    private readonly bus: TurnEventBus,
+    private readonly env: ApiEnv,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.refresh().finally(() => (this.running = null));
+    }, REFRESH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      for (const moved of await this.positions.refresh()) {
+        await withTimeout(
+          this.bus.publish(moved.chatId, moved.turnId, { type: 'turn.queued', position: moved.position }),
+          this.env.REDIS_REQUEST_TIMEOUT_MS,
+          'publish turn.queued',
+        );
+      }
+      if (this.failing) this.logger.log('queue positions are published again');
+      this.failing = false;
+    } catch (e) {
+      // Once per outage: the refresh runs every second.
+      if (!this.failing) this.logger.warn(`queue positions not refreshed: ${(e as Error).message}`);
+      this.failing = true;
+    }
+  }
+}
