@@ -7,7 +7,9 @@ import { ChatEventRelay } from './chat-event-relay';
 import { ChatController } from './chat.controller';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { MessageBudget } from './message-budget';
 import { TurnDispatcher } from './turn-dispatcher';
+import { TurnSweeper } from './turn-sweeper';
 
 /**
  * Threads and turns: REST (`/api/chats`), the `/chat` Socket.IO gateway, and the API's side of
@@ -22,6 +24,8 @@ import { TurnDispatcher } from './turn-dispatcher';
     { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
     ChatService,
     TurnDispatcher,
+    TurnSweeper,
+    MessageBudget,
     ChatEventRelay,
     ChatGateway,
   ],
