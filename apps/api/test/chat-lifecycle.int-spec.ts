@@ -52,10 +52,19 @@ describe('turn lifecycle: commit, then enqueue', () => {
   const post = (chatId: string, who: LoginSession = alice, on: ApiInstance = api) =>
     http(on).post(`/api/chats/${chatId}/messages`).set(who.headers).send({ content: 'How many findings?' });
   const rows = async (chatId: string) => ({
-    turns: Number((await db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE chat_id = $1`, [chatId]))[0].n),
-    messages: Number((await db.dataSource.query(`SELECT count(*) AS n FROM chat_messages WHERE chat_id = $1`, [chatId]))[0].n),
+    turns: Number(
+      (await db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE chat_id = $1`, [chatId]))[0].n,
+    ),
+    messages: Number(
+      (await db.dataSource.query(`SELECT count(*) AS n FROM chat_messages WHERE chat_id = $1`, [chatId]))[0]
+        .n,
+    ),
   });
-  const turnKeys = (turnId: string) => [keys.turnSeq(turnId), keys.turnEvents(turnId), keys.turnCancel(turnId)];
+  const turnKeys = (turnId: string) => [
+    keys.turnSeq(turnId),
+    keys.turnEvents(turnId),
+    keys.turnCancel(turnId),
+  ];
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -139,9 +148,15 @@ describe('turn lifecycle: commit, then enqueue', () => {
     const [lostChat, deadChat, youngChat] = await Promise.all([newChat(), newChat(), newChat()]);
     // A crash between the commit and the enqueue leaves exactly this: rows, no job.
     const lost = await storeTestTurn(db.dataSource, ownerId, lostChat, { content: 'lost before its job' });
-    const dead = await storeTestTurn(db.dataSource, ownerId, deadChat, { content: 'its worker and job are gone' });
-    const young = await storeTestTurn(db.dataSource, ownerId, youngChat, { content: 'its POST is still enqueueing' });
-    await db.dataSource.query(`UPDATE chat_turns SET status = 'running', started_at = now() WHERE id = $1`, [dead.turnId]);
+    const dead = await storeTestTurn(db.dataSource, ownerId, deadChat, {
+      content: 'its worker and job are gone',
+    });
+    const young = await storeTestTurn(db.dataSource, ownerId, youngChat, {
+      content: 'its POST is still enqueueing',
+    });
+    await db.dataSource.query(`UPDATE chat_turns SET status = 'running', started_at = now() WHERE id = $1`, [
+      dead.turnId,
+    ]);
     await db.dataSource.query(
       `UPDATE chat_turns SET created_at = now() - interval '1 minute', started_at = started_at - interval '1 minute' WHERE id = ANY($1::uuid[])`,
       [[lost.turnId, dead.turnId]],
@@ -153,7 +168,12 @@ describe('turn lifecycle: commit, then enqueue', () => {
     expect(first.get(dead.turnId)).toBe('ended');
     expect(first.has(young.turnId)).toBe(false);
     const job = await queue.getJob(lost.turnId);
-    expect(job?.data).toEqual({ turnId: lost.turnId, chatId: lostChat, ownerId, userMessageId: lost.userMessageId });
+    expect(job?.data).toEqual({
+      turnId: lost.turnId,
+      chatId: lostChat,
+      ownerId,
+      userMessageId: lost.userMessageId,
+    });
     expect(await queue.getJobState(lost.turnId)).toBe('waiting');
     const deadThread = (await http().get(`/api/chats/${deadChat}`).set(alice.headers)).body as ChatDetailView;
     expect(deadThread.activeTurn).toBeNull();
@@ -182,7 +202,8 @@ describe('turn lifecycle: commit, then enqueue', () => {
       const chats = await Promise.all(Array.from({ length: 4 }, () => newChat(bob, limited)));
       const cancel = async (chatId: string, turnId: string) =>
         expect(
-          (await http(limited).post(`/api/chats/${chatId}/turns/${turnId}/cancel`).set(bob.headers).send()).body,
+          (await http(limited).post(`/api/chats/${chatId}/turns/${turnId}/cancel`).set(bob.headers).send())
+            .body,
         ).toEqual({ turnId, state: 'cancelled' });
       // The budget (3 a minute) is spent one message at a time, with a client retrying in between
       // while its one turn is active: each retry is a 429 of the limit and costs nothing.

@@ -136,7 +136,9 @@ export class ChatService {
     // The thread is gone either way; what Redis keeps of it expires (10 min after a turn ended).
     await this.dispatcher
       .forget(turnIds)
-      .catch((e: Error) => this.logger.warn(`chat ${chatId} deleted, but its turns' Redis keys stay: ${e.message}`));
+      .catch((e: Error) =>
+        this.logger.warn(`chat ${chatId} deleted, but its turns' Redis keys stay: ${e.message}`),
+      );
     this.logger.log(`chat ${chatId} deleted by operator ${ownerId}`);
   }
 
@@ -187,7 +189,9 @@ export class ChatService {
       autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE,
       maxActiveTurns: this.quota.limit,
     };
-    return this.guardRedis(() => this.chats.tryStartTurn(ownerId, chatId, input, () => this.budget.spend(ownerId)));
+    return this.guardRedis(() =>
+      this.chats.tryStartTurn(ownerId, chatId, input, () => this.budget.spend(ownerId)),
+    );
   }
 
   /**
@@ -200,7 +204,9 @@ export class ChatService {
       await this.dispatcher.enqueue(turn);
     } catch (e) {
       if (!(await this.ledger.discardQueued(turn.turnId))) {
-        this.logger.warn(`turn ${turn.turnId}: enqueue reported ${(e as Error).message}, but a worker took it`);
+        this.logger.warn(
+          `turn ${turn.turnId}: enqueue reported ${(e as Error).message}, but a worker took it`,
+        );
         return;
       }
       this.logger.warn(`turn ${turn.turnId} deleted again: it could not be queued (${(e as Error).message})`);

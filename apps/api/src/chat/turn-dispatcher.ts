@@ -166,7 +166,9 @@ export class TurnDispatcher {
    */
   async forget(turnIds: readonly string[]): Promise<void> {
     if (!turnIds.length) return;
-    await this.redis('remove the thread’s jobs', () => Promise.all(turnIds.map((id) => this.queue.remove(id))));
+    await this.redis('remove the thread’s jobs', () =>
+      Promise.all(turnIds.map((id) => this.queue.remove(id))),
+    );
     await this.redis('delete the thread’s turn keys', () =>
       Promise.all([this.bus.forget(turnIds), this.cancels.forget(turnIds)]),
     );

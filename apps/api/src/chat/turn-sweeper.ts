@@ -21,7 +21,6 @@ export const TURN_SWEEP_MIN_AGE_MS = 10_000;
 export class TurnSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(TurnSweeper.name);
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ledger: TurnLedger,
@@ -30,14 +29,13 @@ export class TurnSweeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.running = this.sweep().catch((e: Error) => this.logger.warn(`turn sweep failed: ${e.message}`));
+      this.sweep().catch((e: Error) => this.logger.warn(`turn sweep failed: ${e.message}`));
     }, TURN_SWEEP_INTERVAL_MS);
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     clearInterval(this.timer);
-    await this.running;
   }
 
   /**

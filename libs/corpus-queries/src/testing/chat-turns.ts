@@ -11,7 +11,13 @@ export async function storeTestTurn(
   ds: DataSource,
   ownerId: string,
   chatId: string,
-  input: { turnId?: string; content: string; clientMessageId?: string | null; queuePosition?: number | null; autoTitle?: string },
+  input: {
+    turnId?: string;
+    content: string;
+    clientMessageId?: string | null;
+    queuePosition?: number | null;
+    autoTitle?: string;
+  },
 ): Promise<StartedTurn> {
   const outcome = await new ChatRepository(ds).tryStartTurn(ownerId, chatId, {
     turnId: input.turnId ?? randomUUID(),
@@ -28,7 +34,12 @@ export async function storeTestTurn(
 }
 
 /** Marks a queued turn running as attempt `attempt` of `workerId` (what a worker's claim does). */
-export async function markTestTurnRunning(ds: DataSource, turnId: string, attempt = 1, workerId = 'test-worker'): Promise<boolean> {
+export async function markTestTurnRunning(
+  ds: DataSource,
+  turnId: string,
+  attempt = 1,
+  workerId = 'test-worker',
+): Promise<boolean> {
   const rows: unknown[] = await ds.query(
     `WITH marked AS (
        UPDATE chat_turns SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(started_at, now())

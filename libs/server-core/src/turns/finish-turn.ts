@@ -51,7 +51,9 @@ export class TerminalEventNotPublishedError extends Error {
     readonly event: ChatEventBody,
     cause: unknown,
   ) {
-    super(`turn ${turnId} ended but ${event.type} was not published: ${(cause as Error)?.message ?? String(cause)}`);
+    super(
+      `turn ${turnId} ended but ${event.type} was not published: ${(cause as Error)?.message ?? String(cause)}`,
+    );
     this.name = 'TerminalEventNotPublishedError';
   }
 }
@@ -88,7 +90,12 @@ export async function finishTurn(
 function toStored(ending: TurnEnding): TurnOutcome {
   switch (ending.kind) {
     case 'done':
-      return { status: 'complete', content: ending.content, metadata: ending.metadata, model: ending.model ?? null };
+      return {
+        status: 'complete',
+        content: ending.content,
+        metadata: ending.metadata,
+        model: ending.model ?? null,
+      };
     case 'cancelled': {
       const partial = ending.partial ?? emptyPartial();
       return { status: 'cancelled', content: partial.content, metadata: partial.metadata };
@@ -135,5 +142,9 @@ export function terminalEventOfStored(
   }
   if (status === 'cancelled') return { type: 'turn.cancelled', messageId };
   const error = (metadata as { error?: { code: TurnErrorCode; message: string } }).error;
-  return { type: 'turn.error', code: error?.code ?? 'INTERNAL', message: error?.message ?? 'The turn failed.' };
+  return {
+    type: 'turn.error',
+    code: error?.code ?? 'INTERNAL',
+    message: error?.message ?? 'The turn failed.',
+  };
 }
