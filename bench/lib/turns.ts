@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
 import { ChatRepository } from '@corpus-chat/corpus-queries';
+import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
 import { parseTurnTrace, redisOptionsFromUrl, type TurnTraceMark } from '@corpus-chat/server-core';
 import type { BenchStack } from './stack';
 import { sleep } from './stats';
@@ -43,7 +43,7 @@ export type PreparedTurn = RunTurnJobData;
 
 /**
  * Creates `count` threads of `ownerId` with one queued turn each (the same rows the API writes,
- * through `ChatRepository.startTurn`), `parallel` at a time.
+ * through `storeTestTurn`), `parallel` at a time.
  */
 export async function prepareTurns(stack: BenchStack, ownerId: string, count: number, question: (i: number) => string, parallel = 8): Promise<PreparedTurn[]> {
   const repo = new ChatRepository(stack.ds);
@@ -54,12 +54,7 @@ export async function prepareTurns(stack: BenchStack, ownerId: string, count: nu
       const i = next++;
       if (i >= count) return;
       const chat = await repo.createChat(ownerId, `bench ${i}`);
-      const started = await repo.startTurn(
-        ownerId,
-        chat.id,
-        { turnId: randomUUID(), content: question(i), clientMessageId: null, queuePosition: 1, autoTitle: 'bench' },
-        async () => undefined,
-      );
+      const started = await storeTestTurn(stack.ds, ownerId, chat.id, { content: question(i), autoTitle: 'bench' });
       out[i] = { turnId: started.turnId, chatId: started.chatId, ownerId, userMessageId: started.userMessageId };
     }
   };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatEvent } from '@corpus-chat/contracts';
 import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
@@ -181,13 +182,10 @@ async function runInProcess(ctx: BenchContext, warmup: number, count: number, th
     const t0 = nowMs();
     const chatId = chats[i % chats.length];
     const turnId = randomUUID();
-    await repo.startTurn(owner, chatId, { turnId, content: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length], clientMessageId: randomUUID(), queuePosition: 1, autoTitle: 'x' }, async () => undefined);
-    await ledger.findForRun(turnId);
-    await ledger.assistantMessage(turnId);
-    await ledger.markRunning(turnId, 1, 'in-process');
-    const history = (await ledger.history(chatId, turnId)).map(
-      (m): HistoryMessage => ({ role: m.role, content: m.content, status: m.status, metadata: m.metadata }),
-    );
+    const stored = await storeTestTurn(stack.ds, owner, chatId, { turnId, content: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length], clientMessageId: randomUUID(), autoTitle: 'x' });
+    // What the worker does: load the turn, claim it and read the history in one statement.
+    const claim = { attempt: 1, workerId: 'in-process', ownerId: owner, chatId, userMessageId: stored.userMessageId };
+    const history: HistoryMessage[] = (await ledger.startRun(turnId, claim))?.history ?? [];
     const outcome = await run(i, turnId, chatId, history);
     await ledger.finish(turnId, { status: 'complete', content: outcome.content, metadata: outcome.metadata, model: 'builtin' });
     if (i >= warmup) ledgerMs.push(nowMs() - t0);

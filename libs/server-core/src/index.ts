@@ -11,6 +11,7 @@ export * from './redis/redis-keys';
 export * from './turns/turn-event-bus';
 export * from './turns/turn-event-subscriber';
 export * from './turns/turn-cancel-signals';
+export * from './turns/finish-turn';
 export * from './turns/turn-trace';
 export * from './turns/turn-pipeline.module';
 export * from './logging/pino-params';

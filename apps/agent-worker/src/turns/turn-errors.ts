@@ -1,11 +1,8 @@
-import type { AssistantMessageMetadata, TurnErrorCode } from '@corpus-chat/contracts';
+import type { TurnErrorCode } from '@corpus-chat/contracts';
+import type { PartialAnswer } from '@corpus-chat/server-core';
 import { UnrecoverableError } from 'bullmq';
 
-/** What a turn produced before it stopped: stored with a cancelled or failed answer. */
-export interface PartialAnswer {
-  content: string;
-  metadata: AssistantMessageMetadata;
-}
+export type { PartialAnswer };
 
 /**
  * An attempt failed in a way another attempt may fix (a model server not answering, a crash of

@@ -1,29 +1,29 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { isUUID } from 'class-validator';
-import type { AnswerVerification, ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
+import type { ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import {
   AGENT_RUNNER,
   type AgentRunner,
   AgentTurnError,
+  finishTurn,
   type HistoryMessage,
   type RunnerEvent,
   TurnCancelSignals,
+  type TurnEnding,
   TurnEventBus,
+  terminalEventOfStored,
   turnTrace,
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { AnswerCollector } from './answer-collector';
 import { TurnEventStream } from './turn-event-stream';
-import { waitForRow } from './turn-row-wait';
 import { type PartialAnswer, TurnAbort, TurnAttemptError, TurnFailedError } from './turn-errors';
 
 /** Nest token of this worker's id (shown in `turn.started` and logs). */
 export const WORKER_ID = Symbol('WORKER_ID');
 
-/** Milliseconds a job waits for its turn row: the API adds the job just before it commits. */
-const TURN_ROW_WAIT_MS = 3000;
 /** BullMQ's reason for a job whose workers died more often than allowed. */
 const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 
@@ -32,8 +32,9 @@ const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls:
 /**
  * Runs one turn job: loads the turn, checks the job's owner against the thread, rebuilds the
  * history, runs the `AgentRunner` with an AbortSignal (cancel, time limit, shutdown), publishes
- * every event in order, stores the answer once, and publishes `turn.done`/`turn.cancelled`.
- * Failures throw so BullMQ's attempts apply; `failTurn` ends a turn after its last attempt.
+ * every event in order, and ends the turn through `finishTurn` (done, cancelled). Failures throw
+ * so BullMQ's attempts apply; `failTurn` ends a turn after its last attempt (error, timeout,
+ * worker lost), through `finishTurn` as well.
  */
 @Injectable()
 export class TurnExecutor {
@@ -98,7 +99,7 @@ export class TurnExecutor {
   ): Promise<RunTurnJobResult> {
     if (!loaded) {
       this.logger.log(
-        `turn ${data.turnId}: no such turn (thread deleted or message rolled back); nothing to run`,
+        `turn ${data.turnId}: no such turn (its thread was deleted, or its post undone); nothing to run`,
       );
       return { messageId: '', status: 'cancelled' };
     }
@@ -122,10 +123,10 @@ export class TurnExecutor {
       this.logger.log(
         `turn ${turn.id}: already answered by an earlier attempt (message ${existing.id}); not running again`,
       );
-      await this.publish(chatId, turn.id, terminalEventOf(existing.status, existing.id, existing.metadata));
+      await this.publish(chatId, turn.id, terminalEventOfStored(existing.status, existing.id, existing.metadata));
       return { messageId: existing.id, status: existing.status };
     }
-    if (controller.signal.aborted) return this.storeCancelled(chatId, turn.id, emptyPartial());
+    if (controller.signal.aborted) return this.storeCancelled(turn.id, emptyPartial());
     if (!loaded.started) {
       this.logger.log(`turn ${turn.id}: already ended (cancelled or failed elsewhere); not running`);
       return { messageId: '', status: 'cancelled' };
@@ -167,8 +168,8 @@ export class TurnExecutor {
       const outcome = await Promise.race([run, aborted]);
       await stream.settled();
       turnTrace.mark(turn.id, 'worker.runner-end');
-      const result = await this.ledger.finish(turn.id, {
-        status: 'complete',
+      const result = await this.finish(turn.id, {
+        kind: 'done',
         content: outcome.content,
         metadata: { ...outcome.metadata, attempt },
         model: outcome.metadata.model ?? null,
@@ -181,7 +182,6 @@ export class TurnExecutor {
         return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
       }
       const verification = outcome.metadata.verification;
-      await this.publish(chatId, turn.id, { type: 'turn.done', messageId: result.messageId, ...(verification ? { verification } : {}) });
       this.logger.log(
         { turnId: turn.id, messageId: result.messageId, verified: verification ? verification.unsupported.length === 0 : undefined, unsupported: verification?.unsupported.length },
         'turn done',
@@ -191,7 +191,7 @@ export class TurnExecutor {
       await stream.settled();
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
-      if (reason?.kind === 'cancelled') return this.storeCancelled(chatId, turn.id, partial);
+      if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial);
       if (reason?.kind === 'timeout') {
         const minutes = Math.round((this.env.TURN_TIMEOUT_MS / 60_000) * 10) / 10;
         throw new TurnFailedError(
@@ -235,12 +235,12 @@ export class TurnExecutor {
       code = 'WORKER_LOST';
       message = 'The workers running this turn stopped responding, so it was given up. Ask again.';
     }
-    const partial = known?.partial ?? emptyPartial();
-    const result = await this.ledger.finish(turnId, {
-      status: 'error',
-      content: partial.content,
-      metadata: { ...partial.metadata, attempt: job.attemptsStarted, error: { code, message } },
-      errorCode: code,
+    const result = await this.finish(turnId, {
+      kind: 'error',
+      code,
+      message,
+      partial: known?.partial,
+      attempt: job.attemptsStarted,
       storeMessage: code !== 'FORBIDDEN',
     });
     if (result.kind !== 'finished') {
@@ -249,26 +249,21 @@ export class TurnExecutor {
       );
       return;
     }
-    await this.publish(result.chatId, turnId, { type: 'turn.error', code, message });
     this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
   }
 
-  private async storeCancelled(
-    chatId: string,
-    turnId: string,
-    partial: PartialAnswer,
-  ): Promise<RunTurnJobResult> {
-    const result = await this.ledger.finish(turnId, {
-      status: 'cancelled',
-      content: partial.content,
-      metadata: partial.metadata,
-    });
+  private async storeCancelled(turnId: string, partial: PartialAnswer): Promise<RunTurnJobResult> {
+    const result = await this.finish(turnId, { kind: 'cancelled', partial });
     if (result.kind === 'finished') {
-      await this.publish(chatId, turnId, { type: 'turn.cancelled', messageId: result.messageId });
       this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
       return { messageId: result.messageId, status: 'cancelled' };
     }
     return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
+  }
+
+  /** Every end of a turn in the worker: stored once, its terminal event published once. */
+  private finish(turnId: string, ending: TurnEnding) {
+    return finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending);
   }
 
   private async publish(chatId: string, turnId: string, event: ChatEventBody): Promise<void> {
@@ -276,13 +271,12 @@ export class TurnExecutor {
   }
 
   /**
-   * The turn, marked running when the job matches it (one statement), waiting briefly for the
-   * API's transaction to commit (it adds the job just before).
+   * The turn, marked running when the job matches it (one statement). The API adds the job only
+   * after the turn is committed, so a missing row means the thread was deleted or the post undone.
    */
   private loadTurn(data: RunTurnJobData, attempt: number): Promise<TurnRunStart | null> {
     const claim = { attempt, workerId: this.workerId, ownerId: data.ownerId, chatId: data.chatId, userMessageId: data.userMessageId };
-    const options = { historyLimit: this.runner.historyLimit };
-    return waitForRow(() => this.ledger.startRun(data.turnId, claim, options), TURN_ROW_WAIT_MS);
+    return this.ledger.startRun(data.turnId, claim, { historyLimit: this.runner.historyLimit });
   }
 }
 
@@ -294,23 +288,4 @@ function validJobData(data: unknown): RunTurnJobData {
       throw new UnrecoverableError(`job data: ${key} must be a UUID`);
   }
   return d as unknown as RunTurnJobData;
-}
-
-/** The terminal event matching a stored answer's status. */
-function terminalEventOf(
-  status: string,
-  messageId: string,
-  metadata: { error?: { code: string; message: string } } | object,
-): ChatEventBody {
-  if (status === 'complete') {
-    const verification = (metadata as { verification?: AnswerVerification }).verification;
-    return { type: 'turn.done', messageId, ...(verification ? { verification } : {}) };
-  }
-  if (status === 'cancelled') return { type: 'turn.cancelled', messageId };
-  const error = (metadata as { error?: { code: TurnErrorCode; message: string } }).error;
-  return {
-    type: 'turn.error',
-    code: error?.code ?? 'INTERNAL',
-    message: error?.message ?? 'The turn failed.',
-  };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
@@ -10,7 +9,7 @@ import {
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
 import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, storeTestTurn, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import {
   closeRedis,
   createRedisConnection,
@@ -92,33 +91,22 @@ export class TurnTestBed {
   }
 
   /**
-   * Stores a turn and adds its job exactly as the API does (turn.queued, then the job, inside the
-   * transaction). `jobOwnerId` forges the job's owner.
+   * Stores a turn and adds its job exactly as the API does: commit, then turn.queued, then the job.
+   * `jobOwnerId` forges the job's owner.
    */
   async enqueue(
     thread: { chatId: string; ownerId: string },
     content: string,
     opts: { attempts?: number; jobOwnerId?: string } = {},
   ): Promise<{ turnId: string; userMessageId: string }> {
-    const started = await this.chats.startTurn(
-      thread.ownerId,
-      thread.chatId,
-      { turnId: randomUUID(), content, clientMessageId: null, queuePosition: 1, autoTitle: 'test' },
-      async (t) => {
-        await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
-        await this.queue.add(
-          JobNames.runTurn,
-          {
-            turnId: t.turnId,
-            chatId: t.chatId,
-            ownerId: opts.jobOwnerId ?? t.ownerId,
-            userMessageId: t.userMessageId,
-          },
-          { jobId: t.turnId, attempts: opts.attempts ?? 2, backoff: { type: 'fixed', delay: 100 } },
-        );
-      },
+    const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, { content, autoTitle: 'test' });
+    await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
+    await this.queue.add(
+      JobNames.runTurn,
+      { turnId: t.turnId, chatId: t.chatId, ownerId: opts.jobOwnerId ?? t.ownerId, userMessageId: t.userMessageId },
+      { jobId: t.turnId, attempts: opts.attempts ?? 2, backoff: { type: 'fixed', delay: 100 } },
     );
-    return { turnId: started.turnId, userMessageId: started.userMessageId };
+    return { turnId: t.turnId, userMessageId: t.userMessageId };
   }
 
   /** The events of a turn received so far, in arrival order. */

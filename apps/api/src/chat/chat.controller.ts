@@ -21,7 +21,6 @@ import {
   UpdateChatDto,
 } from '@corpus-chat/contracts';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
-import { MessageRateLimit, RateLimitVerdict } from '../auth/rate-limits';
 import { UuidParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
 import { ChatGateway } from './chat.gateway';
@@ -87,7 +86,6 @@ export class ChatController {
 
   @Post(':id/messages')
   @HttpCode(202)
-  @MessageRateLimit({ deferred: true })
   @ApiOperation({
     summary: 'Post a message: stores it and queues a turn (409 when busy unless ifBusy=interrupt)',
   })
@@ -97,9 +95,8 @@ export class ChatController {
     @UuidParam('id') id: string,
     @Body() dto: PostMessageDto,
     @Query() query: PostMessageQueryDto,
-    @RateLimitVerdict() rateLimit: Promise<void>,
   ): Promise<PostMessageResponse> {
-    const posted = await this.chats.postMessage(op.id, id, dto, query, rateLimit);
+    const posted = await this.chats.postMessage(op.id, id, dto, query);
     this.gateway.notifyThreadUpdated(id); // title, message count and active turn changed
     return posted;
   }

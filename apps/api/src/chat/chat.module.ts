@@ -11,7 +11,9 @@ import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 import { QueuePositionPublisher } from './queue-position-publisher';
 import { SocketLimits } from './socket-limits';
+import { MessageBudget } from './message-budget';
 import { TurnDispatcher } from './turn-dispatcher';
+import { TurnSweeper } from './turn-sweeper';
 
 /**
  * Threads and turns: REST (`/api/chats`), the `/chat` Socket.IO gateway, and the API's side of
@@ -31,6 +33,8 @@ import { TurnDispatcher } from './turn-dispatcher';
     // Read from the validated ApiEnv, which keeps the variables it does not declare.
     { provide: ChatSocketEnv, useFactory: (env: ApiEnv) => loadChatSocketEnv(env as unknown as Record<string, unknown>), inject: [ApiEnv] },
     SocketLimits,
+    TurnSweeper,
+    MessageBudget,
     ChatEventRelay,
     ChatGateway,
   ],

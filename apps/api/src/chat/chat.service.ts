@@ -24,11 +24,13 @@ import {
   DEFAULT_CHAT_TITLE,
   type StartedTurn,
   type StartTurnOutcome,
+  TurnLedger,
 } from '@corpus-chat/corpus-queries';
 import { TurnEventBus } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
+import { MessageBudget } from './message-budget';
 import { autoTitle, truncateMessage } from './message-text';
 import { TurnDispatcher, TurnQueueUnavailableError } from './turn-dispatcher';
 
@@ -56,7 +58,9 @@ export class ChatService {
 
   constructor(
     private readonly chats: ChatRepository,
+    private readonly ledger: TurnLedger,
     private readonly dispatcher: TurnDispatcher,
+    private readonly budget: MessageBudget,
     private readonly bus: TurnEventBus,
     private readonly quota: TurnQuotaService,
     private readonly env: ApiEnv,
@@ -120,57 +124,62 @@ export class ChatService {
 
   /**
    * `DELETE /api/chats/:id`: stops the active turn (waiting up to `CANCEL_WAIT_MS` for its worker),
-   * then deletes the thread, its turns and messages. Throws 404, 503 when Redis is down.
+   * deletes the thread, its turns and messages, then what Redis holds of its turns (jobs, event
+   * streams, seq and cancel keys). Throws 404, 503 when Redis is down before anything was deleted.
    */
   async deleteChat(ownerId: string, chatId: string): Promise<void> {
     if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
     const active = await this.chats.findActiveTurn(ownerId, chatId);
-    if (active) await this.guardRedis(() => this.stopTurn(active.id, chatId));
+    if (active) await this.guardRedis(() => this.stopTurn(active.id));
+    const turnIds = await this.chats.turnIds(ownerId, chatId);
     await this.chats.deleteChat(ownerId, chatId);
+    // The thread is gone either way; what Redis keeps of it expires (10 min after a turn ended).
+    await this.dispatcher
+      .forget(turnIds)
+      .catch((e: Error) =>
+        this.logger.warn(`chat ${chatId} deleted, but its turns' Redis keys stay: ${e.message}`),
+      );
     this.logger.log(`chat ${chatId} deleted by operator ${ownerId}`);
   }
 
   /**
-   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and queues a
-   * turn. A repeated `clientMessageId` returns the turn it started. A busy thread answers 409 with
-   * the active turn id unless `ifBusy=interrupt`, which stops that turn first. 404 for a foreign
-   * thread, 429 over the operator's active-turn limit or when `rateLimit` (the deferred message
-   * count of `@MessageRateLimit({ deferred: true })`) rejects, 503 (nothing stored) when Redis is
-   * down.
+   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and the turn,
+   * commits, then queues the turn. A repeated `clientMessageId` returns the turn it started. A busy
+   * thread answers 409 with the active turn id unless `ifBusy=interrupt`, which stops that turn
+   * first. 404 for a foreign thread, 429 over the operator's active-turn limit (not counted against
+   * the message budget) or over `MESSAGES_PER_MINUTE`, 503 when Redis is down (the stored turn is
+   * deleted again, so nothing is left).
    */
   async postMessage(
     ownerId: string,
     chatId: string,
     dto: PostMessageDto,
     query: PostMessageQueryDto,
-    rateLimit: Promise<void> = Promise.resolve(),
   ): Promise<PostMessageResponse> {
     const { content, truncated } = truncateMessage(dto.content);
     const clientMessageId = dto.clientMessageId ?? null;
-    const first = await this.tryStart(ownerId, chatId, content, clientMessageId, rateLimit);
-    await rateLimit; // a 429 comes before anything the attempt found
-    if (first.kind !== 'busy') return this.answer(first, truncated);
-    // The rare path: a busy thread. Its turn may be orphaned (ended here) or interrupted; then once more.
-    await this.guardRedis(() => this.clearBusyThread(first.activeTurnId, chatId, query.ifBusy ?? 'reject'));
-    const again = await this.tryStart(ownerId, chatId, content, clientMessageId, rateLimit);
-    if (again.kind === 'busy') throw busy(again.activeTurnId);
-    return this.answer(again, truncated);
+    let outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
+    if (outcome.kind === 'busy') {
+      // The rare path: its turn may have lost its job (recovered here) or be interrupted; then once more.
+      const activeTurnId = outcome.activeTurnId;
+      await this.guardRedis(() => this.clearBusyThread(activeTurnId, query.ifBusy ?? 'reject'));
+      outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
+      if (outcome.kind === 'busy') throw busy(outcome.activeTurnId);
+    }
+    if (outcome.kind === 'started') await this.enqueueStored(outcome.turn);
+    return this.answer(outcome, truncated);
   }
 
   /**
-   * One attempt to store and enqueue a turn (`ChatRepository.tryStartTurn`): the thread, the client
-   * message id, the thread's active turn and the operator's limit are checked once, under the
-   * operator's row lock, in the statement that inserts (which also takes the queue position: 1 +
-   * the turns queued); `turn.queued` is published and the job added before the commit, once
-   * `rateLimit` (the operator's message count, running alongside) has resolved: when it rejects
-   * (429), nothing is stored.
+   * One attempt to store a turn (`ChatRepository.tryStartTurn`): the thread, the client message
+   * id, the thread's active turn and the operator's limit are checked under the operator's row
+   * lock; only a turn that passed them spends the message budget (a 429 there rolls it back).
    */
-  private async tryStart(
+  private tryStart(
     ownerId: string,
     chatId: string,
     content: string,
     clientMessageId: string | null,
-    rateLimit: Promise<void>,
   ): Promise<StartTurnOutcome> {
     const input = {
       turnId: randomUUID(),
@@ -181,11 +190,29 @@ export class ChatService {
       maxActiveTurns: this.quota.limit,
     };
     return this.guardRedis(() =>
-      this.chats.tryStartTurn(ownerId, chatId, input, async (turn) => {
-        await rateLimit;
-        await this.dispatcher.enqueue(turn);
-      }),
+      this.chats.tryStartTurn(ownerId, chatId, input, () => this.budget.spend(ownerId)),
     );
+  }
+
+  /**
+   * Queues a committed turn. When Redis fails, the turn is deleted again (503, nothing left to
+   * block the thread), unless a worker already took it: then the add did reach Redis and the post
+   * succeeded. If the delete fails too, the sweep adds the job later.
+   */
+  private async enqueueStored(turn: StartedTurn): Promise<void> {
+    try {
+      await this.dispatcher.enqueue(turn);
+    } catch (e) {
+      if (!(await this.ledger.discardQueued(turn.turnId))) {
+        this.logger.warn(
+          `turn ${turn.turnId}: enqueue reported ${(e as Error).message}, but a worker took it`,
+        );
+        return;
+      }
+      this.logger.warn(`turn ${turn.turnId} deleted again: it could not be queued (${(e as Error).message})`);
+      await this.dispatcher.forget([turn.turnId]).catch(() => undefined);
+      throw e instanceof TurnQueueUnavailableError ? unavailable() : e;
+    }
   }
 
   /** The HTTP answer to an attempt that did not find the thread busy. */
@@ -212,7 +239,7 @@ export class ChatService {
     const turn = await this.chats.findTurn(ownerId, chatId, turnId);
     if (!turn) throw new NotFoundException('Turn not found.');
     if (!ACTIVE_TURN_STATUSES.includes(turn.status)) return { turnId, state: 'finished' };
-    const how = await this.guardRedis(() => this.dispatcher.cancel(turnId, chatId));
+    const how = await this.guardRedis(() => this.dispatcher.cancel(turnId));
     this.logger.log(`turn ${turnId} cancel requested by operator ${ownerId} (${how})`);
     return { turnId, state: how === 'ended' ? 'cancelled' : 'stopping' };
   }
@@ -226,34 +253,27 @@ export class ChatService {
     };
   }
 
-  /** Frees a thread whose turn is active: ends an orphaned turn, refuses (409), or interrupts. */
-  private async clearBusyThread(
-    turnId: string,
-    chatId: string,
-    ifBusy: 'reject' | 'interrupt',
-  ): Promise<void> {
-    if (await this.dispatcher.isOrphaned(turnId)) {
-      this.logger.warn(`turn ${turnId} has no job any more; ending it so chat ${chatId} is usable again`);
-      await this.dispatcher.end(turnId, chatId, {
-        kind: 'error',
-        code: 'WORKER_LOST',
-        message: 'This turn was lost (its job disappeared from the queue). Ask again.',
-      });
-      return;
-    }
+  /**
+   * Frees a thread whose turn is active: a turn whose job is gone is ended (a queued one without a
+   * job gets it back and keeps the thread busy), else refuses (409) or interrupts it.
+   */
+  private async clearBusyThread(turnId: string, ifBusy: 'reject' | 'interrupt'): Promise<void> {
+    const turn = await this.ledger.findActive(turnId);
+    if (!turn) return; // it ended meanwhile
+    if ((await this.dispatcher.recover(turn)) === 'ended') return;
     if (ifBusy !== 'interrupt') throw busy(turnId);
-    await this.stopTurn(turnId, chatId);
+    await this.stopTurn(turnId);
   }
 
   /** Cancels a turn and waits for its worker to end it; ends it here when the worker does not in time. */
-  private async stopTurn(turnId: string, chatId: string): Promise<void> {
-    if ((await this.dispatcher.cancel(turnId, chatId)) === 'ended') return;
+  private async stopTurn(turnId: string): Promise<void> {
+    if ((await this.dispatcher.cancel(turnId)) === 'ended') return;
     const left = await this.dispatcher.waitUntilEnded([turnId], this.env.CANCEL_WAIT_MS);
     if (left.length) {
       this.logger.warn(
         `turn ${turnId} did not stop within ${this.env.CANCEL_WAIT_MS} ms; ending it from the API`,
       );
-      await this.dispatcher.end(turnId, chatId, { kind: 'cancelled' });
+      await this.dispatcher.finish(turnId, { kind: 'cancelled' });
     }
   }
 

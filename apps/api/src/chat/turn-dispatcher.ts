@@ -1,17 +1,23 @@
-import { setImmediate } from 'node:timers/promises';
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import {
   CHAT_TURNS_QUEUE,
-  type ChatEventBody,
   JobNames,
   type RunTurnJobData,
   type RunTurnJobResult,
-  type TurnErrorCode,
 } from '@corpus-chat/contracts';
 import { type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
-import { TurnCancelSignals, TurnEventBus, turnTrace, withTimeout } from '@corpus-chat/server-core';
+import {
+  finishTurn,
+  type FinishTurnOutcome,
+  TurnCancelSignals,
+  TurnEventBus,
+  TerminalEventNotPublishedError,
+  type TurnEnding,
+  turnTrace,
+  withTimeout,
+} from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 
 export type TurnQueue = Queue<RunTurnJobData, RunTurnJobResult, typeof JobNames.runTurn>;
@@ -24,13 +30,23 @@ export class TurnQueueUnavailableError extends Error {
   }
 }
 
-/** How an API-side end of a turn is recorded. */
-export type ApiTurnEnd = { kind: 'cancelled' } | { kind: 'error'; code: TurnErrorCode; message: string };
+/** A stored turn as its job names it. */
+export type QueuedTurn = Pick<StartedTurn, 'turnId' | 'chatId' | 'ownerId' | 'userMessageId'>;
+
+/** What `recover` found and did about an active turn. */
+export type Recovery =
+  /** Its job is waiting or running: nothing to do. */
+  | 'alive'
+  /** It was queued and its job was missing (a crash between commit and enqueue): the job was added. */
+  | 'requeued'
+  /** It was running and its job is gone or finished without ending it: ended as `WORKER_LOST`. */
+  | 'ended';
 
 /**
- * The API's side of a turn's life in Redis: enqueueing (the `turn.queued` event, then the BullMQ
- * job with `jobId = turnId`), cancelling (signal the worker; a job still waiting is removed and
- * the turn ended here), and noticing turns whose job is gone. Every Redis call is bounded by
+ * The API's side of a turn's life in Redis: enqueueing a stored turn (`turn.queued`, then the
+ * BullMQ job with `jobId = turnId`, so adding twice is a no-op), cancelling (signal the worker; a
+ * job still waiting is removed and the turn ended here), recovering turns whose job is missing,
+ * and forgetting a deleted thread's turns. Every Redis call is bounded by
  * `REDIS_REQUEST_TIMEOUT_MS` and fails as `TurnQueueUnavailableError`.
  */
 @Injectable()
@@ -54,17 +70,20 @@ export class TurnDispatcher {
   }
 
   /**
-   * Publishes `turn.queued` (seq 1) and adds the job. Called inside the transaction that stores
-   * the turn, so a failure here rolls the turn and its user message back.
+   * Publishes `turn.queued` (seq 1) and adds the job of a turn whose row is committed. Rejects with
+   * `TurnQueueUnavailableError`; the caller undoes the stored turn (or the sweep re-adds the job).
    */
   async enqueue(turn: StartedTurn): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
     await this.redis('publish turn.queued', () =>
       this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
     );
-    // Redis sent the event to this instance's subscriber with the script's reply: let the relay
-    // forward it to the sockets before the job's add takes the event loop.
-    await setImmediate();
+    await this.addJob(turn);
+    turnTrace.mark(turn.turnId, 'api.job-added');
+    this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);
+  }
+
+  private async addJob(turn: QueuedTurn): Promise<void> {
     const data: RunTurnJobData = {
       turnId: turn.turnId,
       chatId: turn.chatId,
@@ -80,8 +99,6 @@ export class TurnDispatcher {
         removeOnFail: { age: 7 * 24 * 3600 },
       }),
     );
-    turnTrace.mark(turn.turnId, 'api.job-added');
-    this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);
   }
 
   /**
@@ -90,7 +107,7 @@ export class TurnDispatcher {
    * here as `cancelled`. Returns `ended` in that case, `signalled` when a worker runs it (it stops
    * and reports `turn.cancelled` itself).
    */
-  async cancel(turnId: string, chatId: string): Promise<'ended' | 'signalled'> {
+  async cancel(turnId: string): Promise<'ended' | 'signalled'> {
     await this.redis('request cancel', () => this.cancels.request(turnId));
     const state = await this.redis('read job state', () => this.queue.getJobState(turnId));
     if (state === 'active') return 'signalled';
@@ -99,47 +116,62 @@ export class TurnDispatcher {
       // 0: a worker locked it between the two calls; it will find the cancel signal at start.
       if (!removed) return 'signalled';
     }
-    await this.end(turnId, chatId, { kind: 'cancelled' });
+    await this.finish(turnId, { kind: 'cancelled' });
     return 'ended';
   }
 
   /**
-   * Whether a queued/running turn has no live job any more (Redis lost it, or the job ended without
-   * ending the turn): such a turn would block its thread forever.
+   * Makes sure an active turn can still end: a queued turn without a job gets its job again (the
+   * API stopped between its commit and its enqueue); a turn whose job is gone or finished without
+   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`.
    */
-  async isOrphaned(turnId: string): Promise<boolean> {
-    const state = await this.redis('read job state', () => this.queue.getJobState(turnId));
-    return state === 'unknown' || state === 'completed' || state === 'failed';
+  async recover(turn: QueuedTurn & { status: 'queued' | 'running' }): Promise<Recovery> {
+    const state = await this.redis('read job state', () => this.queue.getJobState(turn.turnId));
+    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
+    if (state === 'unknown' && turn.status === 'queued') {
+      await this.addJob(turn);
+      this.logger.warn(`turn ${turn.turnId} was queued without a job; job added again`);
+      return 'requeued';
+    }
+    await this.finish(turn.turnId, {
+      kind: 'error',
+      code: 'WORKER_LOST',
+      message: 'This turn was lost (its job disappeared from the queue). Ask again.',
+    });
+    this.logger.warn(`turn ${turn.turnId} had no live job (${state}); ended as WORKER_LOST`);
+    return 'ended';
   }
 
   /**
-   * Ends a turn from the API (stores an empty `cancelled`/`error` answer) and publishes the
-   * terminal event, unless the turn already ended. A failed publish is logged: the stored state is
-   * what a reload shows.
+   * Ends a turn from the API through `finishTurn`. A terminal event that cannot be published is
+   * logged, not thrown (resolves null): the stored outcome is what a reload shows. Rejects when
+   * Postgres fails.
    */
-  async end(turnId: string, chatId: string, how: ApiTurnEnd): Promise<void> {
-    const result = await this.ledger.finish(
-      turnId,
-      how.kind === 'cancelled'
-        ? { status: 'cancelled', content: '', metadata: { toolCalls: [] } }
-        : {
-            status: 'error',
-            content: '',
-            metadata: { toolCalls: [], error: { code: how.code, message: how.message } },
-            errorCode: how.code,
-          },
+  async finish(turnId: string, ending: TurnEnding): Promise<FinishTurnOutcome | null> {
+    try {
+      const outcome = await finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending);
+      if (outcome.kind === 'finished') this.logger.log(`turn ${turnId} ended by the API (${ending.kind})`);
+      return outcome;
+    } catch (e) {
+      if (!(e instanceof TerminalEventNotPublishedError)) throw e;
+      this.logger.warn(e.message);
+      return null;
+    }
+  }
+
+  /**
+   * Removes what Redis holds of a deleted thread's turns: their waiting, finished or failed jobs,
+   * event streams, seq counters and cancel keys. A job a worker is running stays (its lock); the
+   * worker finds the turn gone and stores nothing.
+   */
+  async forget(turnIds: readonly string[]): Promise<void> {
+    if (!turnIds.length) return;
+    await this.redis('remove the thread’s jobs', () =>
+      Promise.all(turnIds.map((id) => this.queue.remove(id))),
     );
-    if (result.kind !== 'finished') return;
-    const event: ChatEventBody =
-      how.kind === 'cancelled'
-        ? { type: 'turn.cancelled', messageId: result.messageId }
-        : { type: 'turn.error', code: how.code, message: how.message };
-    await this.bus
-      .publish(chatId, turnId, event)
-      .catch((e: Error) =>
-        this.logger.warn(`turn ${turnId} ended but ${event.type} was not published: ${e.message}`),
-      );
-    this.logger.log(`turn ${turnId} ended by the API (${how.kind})`);
+    await this.redis('delete the thread’s turn keys', () =>
+      Promise.all([this.bus.forget(turnIds), this.cancels.forget(turnIds)]),
+    );
   }
 
   /**

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource, In } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
@@ -37,22 +36,6 @@ export interface StartTurnInput {
   queuePosition: number;
   /** Title the thread takes when this is its first message and the operator never named it. */
   autoTitle: string;
-}
-
-/** The thread does not exist or is not the operator's (answer 404, never 403). */
-export class ChatNotFoundError extends Error {
-  constructor(readonly chatId: string) {
-    super(`Chat ${chatId} not found`);
-    this.name = 'ChatNotFoundError';
-  }
-}
-
-/** The thread already has a queued or running turn (answer 409 with its id). */
-export class ActiveTurnConflictError extends Error {
-  constructor(readonly activeTurnId: string) {
-    super(`A turn is already in progress in this chat (${activeTurnId})`);
-    this.name = 'ActiveTurnConflictError';
-  }
 }
 
 /**
@@ -159,17 +142,6 @@ export class ChatRepository {
       .getOne();
   }
 
-  /** Number of the operator's turns queued or running, over all their threads (for the per-operator limit). */
-  async countActiveTurns(ownerId: string): Promise<number> {
-    return this.db
-      .getRepository(ChatTurnEntity)
-      .createQueryBuilder('t')
-      .innerJoin(ChatSessionEntity, 's', 's.id = t.chat_id')
-      .where('s.owner_id = :ownerId', { ownerId })
-      .andWhere('t.status IN (:...statuses)', { statuses: ACTIVE_TURN_STATUSES })
-      .getCount();
-  }
-
   /** A turn of the operator's thread, or null. */
   async findTurn(ownerId: string, chatId: string, turnId: string): Promise<ChatTurnEntity | null> {
     return this.db
@@ -180,115 +152,65 @@ export class ChatRepository {
       .getOne();
   }
 
-  /** The turn a client message id already started in the operator's thread, or null. */
-  async findTurnByClientMessage(
-    ownerId: string,
-    chatId: string,
-    clientMessageId: string,
-  ): Promise<StartedTurn | null> {
-    const rows: { turn_id: string; queue_position: number; user_message_id: string }[] = await this.db.query(
-      `SELECT t.id AS turn_id, t.queue_position, m.id AS user_message_id
-         FROM chat_turns t
-         JOIN chat_sessions s ON s.id = t.chat_id
-         JOIN chat_messages m ON m.turn_id = t.id AND m.role = 'user'
-        WHERE t.chat_id = $1 AND s.owner_id = $2 AND t.client_message_id = $3`,
-      [chatId, ownerId, clientMessageId],
-    );
-    const r = rows[0];
-    return r
-      ? {
-          turnId: r.turn_id,
-          chatId,
-          ownerId,
-          userMessageId: r.user_message_id,
-          queuePosition: r.queue_position,
-          created: false,
-        }
-      : null;
+  /** Ids of every turn of the operator's thread (empty for a missing or foreign thread). */
+  async turnIds(ownerId: string, chatId: string): Promise<string[]> {
+    const rows = await this.db
+      .getRepository(ChatTurnEntity)
+      .createQueryBuilder('t')
+      .select('t.id', 'id')
+      .innerJoin(ChatSessionEntity, 's', 's.id = t.chat_id')
+      .where('t.chat_id = :chatId AND s.owner_id = :ownerId', { chatId, ownerId })
+      .getRawMany<{ id: string }>();
+    return rows.map((r) => r.id);
   }
 
   /**
-   * Starts a turn (see `tryStartTurn`) with no per-operator limit and a known queue position;
-   * returns the existing turn when `clientMessageId` was seen before. Throws `ChatNotFoundError`
-   * for a missing or foreign thread and `ActiveTurnConflictError` when a turn is queued or
-   * running. If `beforeCommit` throws, nothing is stored.
-   */
-  async startTurn(
-    ownerId: string,
-    chatId: string,
-    input: StartTurnInput,
-    beforeCommit: (turn: StartedTurn) => Promise<void>,
-  ): Promise<StartedTurn> {
-    const outcome = await this.tryStartTurn(ownerId, chatId, { ...input, maxActiveTurns: null }, beforeCommit);
-    switch (outcome.kind) {
-      case 'started':
-      case 'existing':
-        return outcome.turn;
-      case 'not-found':
-        throw new ChatNotFoundError(chatId);
-      case 'busy':
-        throw new ActiveTurnConflictError(outcome.activeTurnId);
-      default:
-        throw new Error(`unexpected outcome ${outcome.kind} of a turn start without limit`);
-    }
-  }
-
-  /**
-   * Starts a turn in one transaction: two round trips to Postgres before `beforeCommit`, `BEGIN`
-   * and one call of the `chat_try_start_turn` function (migration ChatStartTurnFunction) with
-   * bound parameters (`TRY_START_TURN_SQL`, parsed once per pooled connection by `pg`), which
+   * Stores a turn and its user message in one transaction, through the `chat_try_start_turn`
+   * function (migration ChatStartTurnFunction), which
    * 1. locks the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s: `lock_timeout` of the
    *    function), so the operator's posts — on any API instance — pass the checks below one at a
    *    time;
-   * 2. then (each statement a fresh snapshot, taken after the lock) checks, in this order, that the
-   *    thread is the operator's (`not-found`), whether `clientMessageId` already started a turn in
-   *    it (`existing`), whether a turn is queued or running in it (`busy`), whether the operator has
-   *    `maxActiveTurns` turns queued or running over all threads (`over-quota`; null = no limit);
+   * 2. then checks, in this order, that the thread is the operator's (`not-found`), whether
+   *    `clientMessageId` already started a turn in it (`existing`), whether a turn is queued or
+   *    running in it (`busy`), whether the operator has `maxActiveTurns` turns queued or running
+   *    over all threads (`over-quota`; null = no limit);
    * 3. and only then inserts the turn (`queued`, at `queuePosition` or, when null, 1 + the turns
    *    queued now) and the user message, and touches the thread (`updated_at`, and `autoTitle` when
    *    it was never named).
-   * On `started`, `beforeCommit` runs (it publishes `turn.queued` and adds the job), then `COMMIT`.
-   * Every other outcome, and any error (of Postgres, of `beforeCommit`, of the `COMMIT`), rolls
-   * back: nothing is stored. Since every write precedes `beforeCommit`, what Postgres refuses is
-   * refused before anything is published.
-   * Throws the errors of Postgres as they are — among them 22021 for a NUL character in `content`
-   * or `autoTitle`, 22001 for an `autoTitle` over 200 characters, 22P02 for a non-integer position
-   * or limit — except a thread deleted between the check and the insert (23503: `not-found`) and
-   * the operator's lock not obtained in 5 s (55P03: `locked`); and what `beforeCommit` throws.
+   * On `started`, `lastCheck` (when given) runs before `COMMIT`: a check that may still refuse the
+   * turn (the operator's message budget) by throwing, which rolls everything back. It must not
+   * enqueue anything: the job is added after the commit, so it always refers to a stored row.
+   * Every outcome but `started` rolls back: nothing is stored.
+   * Throws the errors of Postgres — among them 22021 for a NUL character in `content` or
+   * `autoTitle`, 22001 for an `autoTitle` over 200 characters — except a thread deleted between the
+   * check and the insert (23503: `not-found`) and the operator's lock not obtained in 5 s (55P03:
+   * `locked`); and what `lastCheck` throws.
    */
   async tryStartTurn(
     ownerId: string,
     chatId: string,
     input: TryStartTurnInput,
-    beforeCommit: (turn: StartedTurn) => Promise<void>,
+    lastCheck?: () => Promise<void>,
   ): Promise<StartTurnOutcome> {
-    const [client, release] = (await (this.db.driver as PostgresDriver).obtainMasterConnection()) as [
-      PgClient,
-      (err?: unknown) => void,
-    ];
-    let broken: unknown;
+    const runner = this.db.createQueryRunner();
     try {
-      await client.query('BEGIN');
+      await runner.connect();
+      await runner.startTransaction();
       const userMessageId = randomUUID();
-      const outcome: StartTurnOutcome = await client
-        .query({
-          // Named: `pg` parses it once per connection (its protocol-level prepared statement).
-          name: TRY_START_TURN_STATEMENT,
-          text: TRY_START_TURN_SQL,
-          values: [
-            chatId,
-            ownerId,
-            input.clientMessageId,
-            input.turnId,
-            input.queuePosition,
-            input.maxActiveTurns,
-            userMessageId,
-            input.content,
-            input.autoTitle,
-          ],
-        })
+      const outcome: StartTurnOutcome = await runner
+        .query(TRY_START_TURN_SQL, [
+          chatId,
+          ownerId,
+          input.clientMessageId,
+          input.turnId,
+          input.queuePosition,
+          input.maxActiveTurns,
+          userMessageId,
+          input.content,
+          input.autoTitle,
+        ])
         .then(
-          (r) => toOutcome(r.rows[0] as StartTurnRow, chatId, ownerId),
+          (rows: StartTurnRow[]) => toOutcome(rows[0], chatId, ownerId),
           (e: { code?: string }) => {
             // The thread was deleted between the check and the insert (foreign key).
             if (e.code === '23503') return { kind: 'not-found' } as const;
@@ -298,28 +220,19 @@ export class ChatRepository {
           },
         );
       if (outcome.kind !== 'started') {
-        await client.query('ROLLBACK');
+        await runner.rollbackTransaction();
         return outcome;
       }
-      await beforeCommit(outcome.turn);
-      await client.query('COMMIT');
+      await lastCheck?.();
+      await runner.commitTransaction();
       return outcome;
     } catch (e) {
-      // Outside a transaction ROLLBACK only warns; if it fails the connection is not reused.
-      broken = await client.query('ROLLBACK').then(
-        () => undefined,
-        (err: unknown) => err ?? new Error('ROLLBACK failed'),
-      );
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw e;
     } finally {
-      release(broken);
+      await runner.release();
     }
   }
-}
-
-/** The part of a `pg` client `tryStartTurn` uses. */
-interface PgClient {
-  query(query: string | { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /** What `tryStartTurn` needs besides the ids. */
@@ -381,12 +294,6 @@ function toOutcome(r: StartTurnRow, chatId: string, ownerId: string): StartTurnO
       throw new Error(`chat_try_start_turn answered an unknown outcome: ${String(r.outcome)}`);
   }
 }
-
-/**
- * Name of `TRY_START_TURN_SQL` as a prepared statement of the `pg` client (per connection). A new
- * result shape of `chat_try_start_turn` needs a new name (a cached plan cannot change its result).
- */
-const TRY_START_TURN_STATEMENT = 'chat_try_start_turn_v1';
 
 /**
  * `tryStartTurn`'s one statement: $1 chat, $2 owner, $3 client message id, $4 turn id, $5 queue

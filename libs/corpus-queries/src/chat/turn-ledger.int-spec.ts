@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '../testing';
+import { createTestDatabase, insertTestOperator, markTestTurnRunning, storeTestTurn, type TestDatabase } from '../testing';
 import { ChatRepository } from './chat.repository';
 import { TurnLedger } from './turn-ledger';
 
@@ -19,23 +19,13 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
 
   const startTurn = async (chatId: string) => {
     const turnId = randomUUID();
-    await chats.startTurn(owner, chatId, { turnId, content: 'How many findings?', clientMessageId: null, queuePosition: 1, autoTitle: 'How many findings?' }, async () => undefined);
+    await storeTestTurn(db.dataSource, owner, chatId, { turnId, content: 'How many findings?' });
     return turnId;
   };
   const thread = async (chatId: string) =>
     (await db.dataSource.query(`SELECT updated_at, last_model FROM chat_sessions WHERE id = $1`, [chatId]))[0] as { updated_at: Date; last_model: string | null };
   const turnRow = async (turnId: string) =>
     (await db.dataSource.query(`SELECT status, finished_at, error_code FROM chat_turns WHERE id = $1`, [turnId]))[0] as { status: string; finished_at: Date | null; error_code: string | null };
-
-  it('finds the turn with its thread and user message, and nothing for an unknown turn', async () => {
-    const chat = await chats.createChat(owner, 'loaded');
-    const turnId = await startTurn(chat.id);
-    const loaded = await ledger.findForRun(turnId);
-    expect(loaded?.turn.id).toBe(turnId);
-    expect(loaded?.chat).toMatchObject({ id: chat.id, ownerId: owner });
-    expect(loaded?.userMessage).toMatchObject({ turnId, role: 'user', content: 'How many findings?' });
-    expect(await ledger.findForRun(randomUUID())).toBeNull();
-  });
 
   it('starts a run in one statement: marks a matching turn running with the history, refuses a foreign claim, an answered or ended turn', async () => {
     const chat = await chats.createChat(owner, 'start-run');
@@ -104,7 +94,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
   it('stores the answer, ends the turn, and moves the thread (updated, last model) in the same transaction', async () => {
     const chat = await chats.createChat(owner, 'finished');
     const turnId = await startTurn(chat.id);
-    expect(await ledger.markRunning(turnId, 1, 'worker-a')).toBe(true);
+    expect(await markTestTurnRunning(db.dataSource, turnId, 1, 'worker-a')).toBe(true);
     const before = await thread(chat.id);
     const result = await ledger.finish(turnId, { status: 'complete', content: 'There are 7.', metadata: { toolCalls: [] }, model: 'qwen3:8b' });
     expect(result).toMatchObject({ kind: 'finished', chatId: chat.id });
@@ -125,7 +115,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
   it('stores an answer holding what Postgres refuses (NUL, lone surrogates) with U+FFFD instead, so the turn still ends', async () => {
     const chat = await chats.createChat(owner, 'hostile output');
     const turnId = await startTurn(chat.id);
-    expect(await ledger.markRunning(turnId, 1, 'worker-a')).toBe(true);
+    expect(await markTestTurnRunning(db.dataSource, turnId, 1, 'worker-a')).toBe(true);
     const splitEmoji = ('x'.repeat(63) + '\u{1F600}').slice(0, 64); // ends in half a surrogate pair
     const metadata = {
       toolCalls: [{ callId: 'c1', name: splitEmoji, args: { text: 'a\u0000b', lone: '\udc00z', path: 'C:\\u0000dir' }, ok: false, summary: 'no such tool' }],

@@ -1,17 +1,8 @@
 import type { AssistantMessageMetadata, MessageStatus } from '@corpus-chat/contracts';
 import { type DataSource, In, Not } from 'typeorm';
 import { ChatMessageEntity } from './chat-message.entity';
-import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
 import { storableJson, storableText } from './storable';
-
-/** What a worker loads to run a turn. */
-export interface TurnForRun {
-  turn: ChatTurnEntity;
-  chat: ChatSessionEntity;
-  /** The operator's message of this turn. */
-  userMessage: ChatMessageEntity;
-}
 
 /** How a turn ended, as stored. */
 export interface TurnOutcome {
@@ -81,6 +72,16 @@ export interface TurnRunStart {
   history: StoredHistoryMessage[];
 }
 
+/** A queued or running turn with the ids its job carries (`TurnLedger.findActive`, `staleActive`). */
+export interface ActiveTurnRef {
+  turnId: string;
+  chatId: string;
+  ownerId: string;
+  userMessageId: string;
+  queuePosition: number;
+  status: 'queued' | 'running';
+}
+
 export type FinishTurnResult =
   /** This call ended the turn; `messageId` is the stored assistant message ('' when none stored). */
   | { kind: 'finished'; chatId: string; messageId: string }
@@ -106,22 +107,6 @@ export class TurnLedger {
     const pool = (this.db.driver as unknown as { master?: { query?: (sql: string, parameters: unknown[]) => Promise<{ rows: T[] }> } }).master;
     if (typeof pool?.query === 'function') return (await pool.query(sql, parameters)).rows;
     return this.db.query(sql, parameters);
-  }
-
-  /** The turn with its thread and user message, or null (never committed, or thread deleted). */
-  async findForRun(turnId: string): Promise<TurnForRun | null> {
-    // The three reads run at once (one round trip of waiting instead of two): the thread is found
-    // through the turn's chat_id in the same statement.
-    const [turn, chat, userMessage] = await Promise.all([
-      this.db.getRepository(ChatTurnEntity).findOneBy({ id: turnId }),
-      this.db
-        .getRepository(ChatSessionEntity)
-        .createQueryBuilder('c')
-        .where('c.id = (SELECT t.chat_id FROM chat_turns t WHERE t.id = :turnId)', { turnId })
-        .getOne(),
-      this.db.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'user' }),
-    ]);
-    return turn && chat && userMessage ? { turn, chat, userMessage } : null;
   }
 
   /**
@@ -219,20 +204,6 @@ export class TurnLedger {
   }
 
   /**
-   * Marks a queued or running turn as running attempt `attempt` on `workerId`. Returns false (and
-   * changes nothing) when the turn already ended or is gone: the caller must not run it.
-   */
-  async markRunning(turnId: string, attempt: number, workerId: string): Promise<boolean> {
-    const result = await this.db
-      .createQueryBuilder()
-      .update(ChatTurnEntity)
-      .set({ status: 'running', attempt, workerId, startedAt: () => 'COALESCE(started_at, now())' })
-      .where('id = :turnId AND status IN (:...statuses)', { turnId, statuses: ACTIVE_TURN_STATUSES })
-      .execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /**
    * Ends a turn once: in one statement (its own transaction, the turn row locked) stores the
    * assistant message and sets the turn's and the thread's final state. A second call for the same turn — a retried job, a cancel racing
    * the worker — finds it ended and changes nothing (`already`); the unique assistant message per
@@ -281,6 +252,62 @@ export class TurnLedger {
       return { kind: 'already', chatId: turn.chat_id, messageId: turn.message_id, status: turn.status } as const;
     }
     return { kind: 'finished', chatId: turn.chat_id, messageId: turn.new_message_id ?? '' } as const;
+  }
+
+  /**
+   * Deletes a turn that is still `queued`, with its user message (cascade): undoes a stored turn
+   * whose job could not be added. Resolves false, changing nothing, when a worker already took it
+   * (the add reached Redis after all) or it ended.
+   */
+  async discardQueued(turnId: string): Promise<boolean> {
+    const result = await this.db
+      .getRepository(ChatTurnEntity)
+      .delete({ id: turnId, status: 'queued' });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Turns queued or running whose last change (`started_at`, else `created_at`) is more than
+   * `minAgeMs` old, oldest first, at most `limit`: the candidates of the API's sweep for turns
+   * whose job is missing. Each with the ids its job carries and its queue position.
+   */
+  async staleActive(minAgeMs: number, limit = 100): Promise<ActiveTurnRef[]> {
+    return this.activeTurns(
+      `AND COALESCE(t.started_at, t.created_at) < now() - make_interval(secs => $1::double precision / 1000)
+        ORDER BY COALESCE(t.started_at, t.created_at) LIMIT $2`,
+      [minAgeMs, limit],
+    );
+  }
+
+  /** The turn when it is queued or running, else null. */
+  async findActive(turnId: string): Promise<ActiveTurnRef | null> {
+    return (await this.activeTurns('AND t.id = $1', [turnId]))[0] ?? null;
+  }
+
+  private async activeTurns(where: string, parameters: unknown[]): Promise<ActiveTurnRef[]> {
+    const rows: {
+      turn_id: string;
+      chat_id: string;
+      owner_id: string;
+      user_message_id: string;
+      queue_position: number;
+      status: 'queued' | 'running';
+    }[] = await this.db.query(
+      `SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status
+         FROM chat_turns t
+         JOIN chat_sessions c ON c.id = t.chat_id
+         JOIN chat_messages u ON u.turn_id = t.id AND u.role = 'user'
+        WHERE t.status IN ('queued', 'running') ${where}`,
+      parameters,
+    );
+    return rows.map((r) => ({
+      turnId: r.turn_id,
+      chatId: r.chat_id,
+      ownerId: r.owner_id,
+      userMessageId: r.user_message_id,
+      queuePosition: r.queue_position,
+      status: r.status,
+    }));
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */

@@ -3,3 +3,4 @@ export * from './test-db';
 export * from './operator-factory';
 export * from './shared-corpus';
 export * from './test-names';
+export * from './chat-turns';

@@ -43,6 +43,11 @@ export class TurnCancelSignals {
     return (await this.redis.exists(this.keys.turnCancel(turnId))) === 1;
   }
 
+  /** Deletes the cancel keys of turns whose thread was deleted. Rejects when Redis is unreachable. */
+  async forget(turnIds: readonly string[]): Promise<void> {
+    if (turnIds.length) await this.redis.del(...turnIds.map((id) => this.keys.turnCancel(id)));
+  }
+
   private ensureSubscribed(): Promise<unknown> {
     if (!this.subscribing) {
       const sub = (this.subscriber = this.connectSubscriber());

@@ -68,7 +68,7 @@ describe('turn event bus (real Redis)', () => {
     for (let i = 0; i < 7; i++) await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) });
     expect((await bus.replay(turnId, 4)).map((e) => e.seq)).toEqual([5, 6, 7]);
     expect(await bus.replay(turnId, 7)).toEqual([]);
-    expect(await bus.lastSeq(turnId)).toBe(7);
+    expect((await bus.lastSeqs([turnId])).get(turnId)).toBe(7);
     expect(await bus.replay(randomUUID(), 0)).toEqual([]);
   });
 
@@ -86,7 +86,22 @@ describe('turn event bus (real Redis)', () => {
     const ttl = await redis.ttl(keys.turnEvents(turnId));
     expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_AFTER_END_S - 5);
     expect(ttl).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
-    expect(await bus.hasEnded(turnId)).toBe(true);
+    expect(await redis.exists(keys.turnEnded(turnId))).toBe(1);
+  });
+
+  it('forgets a deleted thread’s turns: seq and stream go, the ended flag keeps late publishes out', async () => {
+    const chatId = randomUUID();
+    const [ended, active] = [randomUUID(), randomUUID()];
+    await bus.publish(chatId, ended, { type: 'turn.queued', position: 1 });
+    await bus.publish(chatId, ended, { type: 'turn.cancelled', messageId: randomUUID() });
+    await bus.publish(chatId, active, { type: 'text.delta', text: 'secret' });
+    await bus.forget([ended, active]);
+    for (const id of [ended, active]) {
+      expect(await redis.exists(keys.turnSeq(id), keys.turnEvents(id))).toBe(0);
+      expect(await bus.replay(id)).toEqual([]);
+    }
+    expect(await bus.publish(chatId, ended, { type: 'text.delta', text: 'late' })).toBeNull();
+    expect(await redis.exists(keys.turnSeq(ended))).toBe(0);
   });
 
   it('gives an active turn’s seq and stream the active retention from its first event on', async () => {

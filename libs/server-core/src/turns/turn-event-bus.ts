@@ -124,13 +124,14 @@ export class TurnEventBus {
     return result;
   }
 
-  /** The last seq allocated to a turn (0 when none or expired). */
-  async lastSeq(turnId: string): Promise<number> {
-    return (await this.lastSeqs([turnId])).get(turnId) ?? 0;
-  }
-
-  /** Whether the turn's terminal event was published (within the retention window). */
-  async hasEnded(turnId: string): Promise<boolean> {
-    return (await this.redis.exists(this.keys.turnEnded(turnId))) === 1;
+  /**
+   * Deletes the seq counters and event streams of turns whose thread was deleted, so their text
+   * does not outlive the thread. The `ended` flags stay until they expire: a worker still
+   * finishing such a turn must find it closed rather than start a new stream at seq 1.
+   * Rejects when Redis is unreachable.
+   */
+  async forget(turnIds: readonly string[]): Promise<void> {
+    if (!turnIds.length) return;
+    await this.redis.del(...turnIds.flatMap((id) => [this.keys.turnSeq(id), this.keys.turnEvents(id)]));
   }
 }

@@ -1,0 +1,150 @@
+import type {
+  AnswerVerification,
+  AssistantMessageMetadata,
+  ChatEventBody,
+  TurnErrorCode,
+} from '@corpus-chat/contracts';
+import type { FinishTurnResult, TurnLedger, TurnOutcome } from '@corpus-chat/corpus-queries';
+import type { TurnEventBus } from './turn-event-bus';
+
+/** What a turn produced before it stopped: stored with a cancelled or failed answer. */
+export interface PartialAnswer {
+  content: string;
+  metadata: AssistantMessageMetadata;
+}
+
+/** How a turn ends; each kind stores one answer status and publishes one terminal event. */
+export type TurnEnding =
+  /** The answer is complete: stored `complete`, `turn.done` carries `metadata.verification`. */
+  | { kind: 'done'; content: string; metadata: AssistantMessageMetadata; model?: string | null }
+  /** Stopped by the operator (or a thread delete): the partial text is stored `cancelled`. */
+  | { kind: 'cancelled'; partial?: PartialAnswer }
+  /**
+   * Failed for good (last attempt, timeout, worker lost, Redis lost the job): the partial text is
+   * stored `error` with `{code, message}` in its metadata. `storeMessage: false` stores no
+   * assistant message (a job that does not match its thread must not write into it).
+   */
+  | {
+      kind: 'error';
+      code: TurnErrorCode;
+      message: string;
+      partial?: PartialAnswer;
+      attempt?: number;
+      storeMessage?: boolean;
+    };
+
+/** What `finishTurn` needs: the database side and the event side of a turn. */
+export interface FinishTurnDeps {
+  ledger: TurnLedger;
+  bus: TurnEventBus;
+}
+
+/** `finishTurn`'s result: the ledger's, plus the terminal event when this call ended the turn. */
+export type FinishTurnOutcome =
+  | (Extract<FinishTurnResult, { kind: 'finished' }> & { event: ChatEventBody })
+  | Exclude<FinishTurnResult, { kind: 'finished' }>;
+
+/** The turn's outcome was stored, but its terminal event did not reach Redis. */
+export class TerminalEventNotPublishedError extends Error {
+  constructor(
+    readonly turnId: string,
+    readonly event: ChatEventBody,
+    cause: unknown,
+  ) {
+    super(
+      `turn ${turnId} ended but ${event.type} was not published: ${(cause as Error)?.message ?? String(cause)}`,
+    );
+    this.name = 'TerminalEventNotPublishedError';
+  }
+}
+
+const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
+
+/**
+ * Ends turn `turnId`, whoever ends it (the worker: done, cancelled, error, timeout, worker lost;
+ * the API: a cancelled queued turn, a lost job): stores the outcome once (`TurnLedger.finish`)
+ * and, only when this call ended the turn, publishes the matching terminal event. A turn already
+ * ended (a retried job, a cancel racing the worker) or deleted changes nothing and publishes
+ * nothing: `already` / `gone`.
+ *
+ * Rejects with the database's error when Postgres fails (nothing stored), and with
+ * `TerminalEventNotPublishedError` when the outcome was stored but its event could not be
+ * published (a reload shows the stored outcome; a retried job re-publishes it).
+ */
+export async function finishTurn(
+  deps: FinishTurnDeps,
+  turnId: string,
+  ending: TurnEnding,
+): Promise<FinishTurnOutcome> {
+  const result = await deps.ledger.finish(turnId, toStored(ending));
+  if (result.kind !== 'finished') return result;
+  const event = terminalEvent(ending, result.messageId);
+  try {
+    await deps.bus.publish(result.chatId, turnId, event);
+  } catch (e) {
+    throw new TerminalEventNotPublishedError(turnId, event, e);
+  }
+  return { ...result, event };
+}
+
+function toStored(ending: TurnEnding): TurnOutcome {
+  switch (ending.kind) {
+    case 'done':
+      return {
+        status: 'complete',
+        content: ending.content,
+        metadata: ending.metadata,
+        model: ending.model ?? null,
+      };
+    case 'cancelled': {
+      const partial = ending.partial ?? emptyPartial();
+      return { status: 'cancelled', content: partial.content, metadata: partial.metadata };
+    }
+    case 'error': {
+      const partial = ending.partial ?? emptyPartial();
+      const attempt = ending.attempt === undefined ? {} : { attempt: ending.attempt };
+      return {
+        status: 'error',
+        content: partial.content,
+        metadata: { ...partial.metadata, ...attempt, error: { code: ending.code, message: ending.message } },
+        errorCode: ending.code,
+        storeMessage: ending.storeMessage ?? true,
+      };
+    }
+  }
+}
+
+function terminalEvent(ending: TurnEnding, messageId: string): ChatEventBody {
+  switch (ending.kind) {
+    case 'done': {
+      const verification = ending.metadata.verification;
+      return { type: 'turn.done', messageId, ...(verification ? { verification } : {}) };
+    }
+    case 'cancelled':
+      return { type: 'turn.cancelled', messageId };
+    case 'error':
+      return { type: 'turn.error', code: ending.code, message: ending.message };
+  }
+}
+
+/**
+ * The terminal event of an answer already stored (`status`: its message status), for an attempt
+ * that finds its turn answered by an earlier one that died before publishing.
+ */
+export function terminalEventOfStored(
+  status: string,
+  messageId: string,
+  metadata: { error?: { code: string; message: string }; verification?: AnswerVerification } | object,
+): ChatEventBody {
+  if (status === 'complete') {
+    const verification = (metadata as { verification?: AnswerVerification }).verification;
+    return { type: 'turn.done', messageId, ...(verification ? { verification } : {}) };
+  }
+  if (status === 'cancelled') return { type: 'turn.cancelled', messageId };
+  const error = (metadata as { error?: { code: TurnErrorCode; message: string } }).error;
+  return {
+    type: 'turn.error',
+    code: error?.code ?? 'INTERNAL',
+    message: error?.message ?? 'The turn failed.',
+  };
+}
