@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { TurnLedger } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, markTestTurnRunning, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import {
   type ApiInstance,
   type EventCollector,
@@ -84,7 +83,7 @@ describe('chat turns: queue position while waiting', () => {
     await toldPosition(turns[2].turnId, 2);
 
     // A worker picks up the second one (as the worker marks it): the last one is next.
-    expect(await new TurnLedger(db.dataSource).markRunning(turns[1].turnId, 1, 'test-worker')).toBe(true);
+    expect(await markTestTurnRunning(db.dataSource, turns[1].turnId, 1, 'test-worker')).toBe(true);
     await toldPosition(turns[2].turnId, 1);
 
     const events = watcher.forTurn(turns[2].turnId);

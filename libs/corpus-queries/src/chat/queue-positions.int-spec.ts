@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '../testing';
+import { createTestDatabase, insertTestOperator, markTestTurnRunning, storeTestTurn, type TestDatabase } from '../testing';
 import { ChatRepository } from './chat.repository';
 import { QueuePositions } from './queue-positions';
 import { TurnLedger } from './turn-ledger';
@@ -21,12 +21,7 @@ describe('queue positions (real Postgres)', () => {
   /** Queues one turn in a new thread at `position`. */
   const queueTurn = async (position: number) => {
     const chat = await chats.createChat(owner, 'waiting');
-    const turn = await chats.startTurn(
-      owner,
-      chat.id,
-      { turnId: randomUUID(), content: 'How many findings?', clientMessageId: null, queuePosition: position, autoTitle: 'x' },
-      async () => undefined,
-    );
+    const turn = await storeTestTurn(db.dataSource, owner, chat.id, { turnId: randomUUID(), content: 'How many findings?', queuePosition: position, autoTitle: 'x' });
     return { chatId: chat.id, turnId: turn.turnId, position: turn.queuePosition };
   };
 
@@ -36,7 +31,7 @@ describe('queue positions (real Postgres)', () => {
     const positions = new QueuePositions(db.dataSource);
     expect(await positions.refresh()).toEqual([]);
 
-    await ledger.markRunning(turns[0].turnId, 1, 'w1'); // picked up
+    await markTestTurnRunning(db.dataSource, turns[0].turnId, 1, 'w1'); // picked up
     await ledger.finish(turns[2].turnId, { status: 'cancelled', content: '', metadata: { toolCalls: [] } });
     const moved = (await Promise.all([positions.refresh(), positions.refresh(), positions.refresh()])).flat();
     const again = await positions.refresh(); // a refresh that lost the lock: whatever was left
