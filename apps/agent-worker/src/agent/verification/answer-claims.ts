@@ -105,3 +105,13 @@ export function statesRatio(t: NumberToken, answer: string, families: readonly F
   }
   return false;
 }
+
+/** What a count of groups counts: "five severity levels", "9 distinct CWEs", "7 reports". */
+const GROUP_NOUN =
+  /^(?:\*\*|__|\*|_)?\s+(?:[\p{L}-]+\s+){0,2}?(?:severit(?:y|ies)|levels?|groups?|CWEs?|CVEs?|weakness(?:es)?|reports?|verdicts?|categor(?:y|ies)|classes|kinds|types|statuses|values|keys|distinct|different|unique|отчёт\p{L}*|отчет\p{L}*|групп\p{L}*|уров\p{L}*|категори\p{L}*)(?![\p{L}])/iu;
+
+/** A count of groups (`Sources.groupCounts`) stated as one: followed by what it counts. */
+export function countsGroups(t: NumberToken, answer: string, groupCounts: ReadonlySet<number>): boolean {
+  if (t.kind !== 'number' || t.percent || t.decimals || !groupCounts.has(norm(t.value))) return false;
+  return GROUP_NOUN.test(answer.slice(end(t), end(t) + 40));
+}

@@ -1,5 +1,5 @@
 import type { AnswerVerification } from '@corpus-chat/contracts';
-import { approximates, countsOwnList, maskNonClaims, statesRatio } from './answer-claims';
+import { approximates, countsGroups, countsOwnList, maskNonClaims, statesRatio } from './answer-claims';
 import { numberTokens, type NumberToken } from './number-tokens';
 import { collectSources, norm, parseJson, type Family, type Sources, type Tier } from './provenance-sources';
 
@@ -59,11 +59,12 @@ export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
     if (
       isSupported(t, tier, s) ||
       writtenAsId(t, answer, s) ||
+      countsGroups(t, answer, s.groupCounts) ||
       sentenceShare(t, tokens, answer, tier, s) ||
       countsOwnList(t, answer, s.listLengths) ||
       approximates(t, answer, s.strong.written) ||
       statesRatio(t, answer, tier.families) ||
-      moreThanListed(t, answer, tier)
+      moreThanListed(t, answer, tier, s)
     )
       continue;
     if (!unsupported.includes(t.text)) unsupported.push(t.text);
@@ -100,7 +101,7 @@ function sentenceShare(t: NumberToken, tokens: readonly NumberToken[], answer: s
  * "… and 13 more" after a list of 20 items states that there are 33: supported when that sum is.
  * The items are the list lines just above the line of the number.
  */
-function moreThanListed(t: NumberToken, answer: string, tier: Tier): boolean {
+function moreThanListed(t: NumberToken, answer: string, tier: Tier, s: Sources): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals) return false;
   if (!/\band\s+$/i.test(answer.slice(Math.max(0, t.start - 8), t.start))) return false;
   if (!/^\s+more\b/i.test(answer.slice(t.start + t.text.length, t.start + t.text.length + 8))) return false;
@@ -111,7 +112,7 @@ function moreThanListed(t: NumberToken, answer: string, tier: Tier): boolean {
   let listed = 0;
   while (listed < above.length && /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/.test(above[above.length - 1 - listed]))
     listed++;
-  return listed > 0 && tier.written.has(norm(t.value + listed));
+  return listed > 0 && (tier.written.has(norm(t.value + listed)) || s.groupCounts.has(norm(t.value + listed)));
 }
 
 /**

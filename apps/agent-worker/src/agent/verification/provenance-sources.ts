@@ -30,6 +30,11 @@ export interface Sources {
   weak: Tier;
   /** Row ids and the numeric parts of identifiers (CWE keys, CVE ids, dates): supported when written as an id. */
   ids: Set<number>;
+  /**
+   * How many groups a breakdown has (`groupCount`, the groups listed, how many have a count, how
+   * many reports have one): supported standalone only where the answer names them as groups.
+   */
+  groupCounts: Set<number>;
   /** The results' totals: an answer that states one may also quote that result's page facts. */
   totals: Set<number>;
   /** Lengths of the returned lists ("the top five" of a list of ten). */
@@ -65,6 +70,7 @@ export function collectSources(input: ProvenanceInput): Sources {
   const strong = new Set<number>();
   const weak = new Set<number>();
   const ids = new Set<number>();
+  const groupCounts = new Set<number>();
   const totals = new Set<number>();
   const strongFamilies: Family[] = [];
   const weakFamilies: Family[] = [];
@@ -114,8 +120,8 @@ export function collectSources(input: ProvenanceInput): Sources {
       objectFamily(v, whole);
       if (typeof v['groupCount'] === 'number' && Array.isArray(v['groups'])) {
         // "… and 81 more": the groups not returned; "in 131 CWEs": without the group of findings with none.
-        put(weak, v['groupCount'] - v['groups'].length);
-        if (v['groups'].some((g) => itemKey(g) === 'none')) put(weak, v['groupCount'] - 1);
+        for (const n of [v['groupCount'], v['groupCount'] - v['groups'].length]) put(groupCounts, n);
+        if (v['groups'].some((g) => itemKey(g) === 'none')) put(groupCounts, v['groupCount'] - 1);
       }
       for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, k, inList, whole, v);
     }
@@ -162,6 +168,11 @@ export function collectSources(input: ProvenanceInput): Sources {
     for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
     for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
     const tallied = family(tallies.slice(1), [items.length]);
+    if (container && 'groupCount' in container) {
+      tallies.forEach((n) => put(groupCounts, n));
+      weakFamilies.push(tallied);
+      return;
+    }
     if (!page) {
       tallies.forEach((n) => put(strong, n));
       strongFamilies.push(tallied);
@@ -180,7 +191,7 @@ export function collectSources(input: ProvenanceInput): Sources {
   }
   const grand: number[] = [...totals];
   for (const values of series.values()) if (values.length > 1) grand.push(...partSums(values));
-  for (const keys of keysByList.values()) for (const n of [keys.size, keys.has('none') ? keys.size - 1 : keys.size]) put(strong, n);
+  for (const keys of keysByList.values()) for (const n of [keys.size, keys.has('none') ? keys.size - 1 : keys.size]) put(groupCounts, n);
   strongFamilies.push({ wholes: grand, parts: [...new Set(grand)].sort((a, b) => a - b) });
 
   const derive = (families: Family[], into: Set<number>) => {
@@ -193,11 +204,12 @@ export function collectSources(input: ProvenanceInput): Sources {
   };
   derive(strongFamilies, strong);
   derive(weakFamilies, weak);
-  for (const n of strong) weak.add(n);
+  for (const n of [...strong, ...groupCounts]) weak.add(n);
   return {
     strong: { written: strong, families: strongFamilies },
     weak: { written: weak, families: [...strongFamilies, ...weakFamilies] },
     ids,
+    groupCounts,
     totals,
     listLengths,
     text: texts.join('\n').toLowerCase(),
