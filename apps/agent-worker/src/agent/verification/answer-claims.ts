@@ -25,7 +25,7 @@ const NOT_CLAIMS: readonly RegExp[] = [
   /\b(?:in|since|from|until|till|before|after|during|year)\s+(?:199\d|20\d\d|2100)\b(?![.,]\d|\s+(?:findings?|issues?|results?)\b)/gi,
   /\b(?:OWASP|CWE|SANS)\s+Top\s+\d+\b/gi,
   /\bA\d{2}:(?:19|20)\d\d\b/g,
-  /(?<=\d)\s*(?:\/\s*10|out of 10)(?![\d.,])/gi,
+  /(?<=\d)\s*(?:\/|out of)\s*10(?!\d|[.,]\d)/gi,
 ];
 
 const blank = (m: string) => m.replace(/[^\n]/g, ' ');
@@ -47,7 +47,8 @@ function maskRankColumn(text: string): string {
     while (rank.exec(lines[i + 1 + n] ?? '')?.[2] === String(n + 1)) n++;
     const next = lines[i + 1 + n];
     if (n < 2 || (next !== undefined && /^\s*\|/.test(next))) continue;
-    for (let j = i + 1; j <= i + n; j++) lines[j] = lines[j].replace(rank, (_, a: string, d: string, b: string) => a + blank(d) + b);
+    for (let j = i + 1; j <= i + n; j++)
+      lines[j] = lines[j].replace(rank, (_, a: string, d: string, b: string) => a + blank(d) + b);
   }
   return lines.join('\n');
 }
@@ -63,7 +64,8 @@ export function countsOwnList(t: NumberToken, answer: string, listLengths: reado
   if (t.kind !== 'number' || t.percent || t.decimals || t.value < 2 || t.value > 50) return false;
   const before = answer.slice(Math.max(0, t.start - 24), t.start);
   const after = answer.slice(end(t), end(t) + 24);
-  const beside = /\b(?:top|first|last|other|remaining|топ|первы\p{L}*|последни\p{L}*)\s+$/iu.test(before) ||
+  const beside =
+    /\b(?:top|first|last|other|remaining|топ|первы\p{L}*|последни\p{L}*)\s+$/iu.test(before) ||
     /^\s+(?:most|largest|biggest|main|top|first|last|самы\p{L}*)\b/iu.test(after);
   if (beside && listLengths.some((n) => t.value <= n)) return true;
   const lineEnd = answer.indexOf('\n', end(t));
@@ -78,7 +80,8 @@ export function countsOwnList(t: NumberToken, answer: string, listLengths: reado
   return sentence.split(/,|;|\band\b|\bor\b|\bи\b/u).filter((x) => x.trim()).length >= t.value;
 }
 
-const APPROX = /\b(?:over|more than|almost|nearly|about|roughly|around|approximately|approx\.|some|under|less than|около|почти|более|примерно|über|etwa|rund|fast|environ|plus de|casi|más de)\s*$|~\s*$/iu;
+const APPROX =
+  /\b(?:over|more than|almost|nearly|about|roughly|around|approximately|approx\.|some|under|less than|около|почти|более|примерно|über|etwa|rund|fast|environ|plus de|casi|más de)\s*$|~\s*$/iu;
 
 /** "over 4,000", "roughly 4,400": a round N (ending in 0) within 10 % of a supported count. */
 export function approximates(t: NumberToken, answer: string, counts: ReadonlySet<number>): boolean {
@@ -89,7 +92,7 @@ export function approximates(t: NumberToken, answer: string, counts: ReadonlySet
 }
 
 /**
- * A ratio of two numbers of one family (parts and wholes): "1 in 62" (whole / part, rounded),
+ * A ratio of two counts of one family (its values and wholes): "1 in 62" (whole / part, rounded),
  * "about 4 times", "3.9x" (one over another, to the decimals written). The "1" of "1 in N" too.
  */
 export function statesRatio(t: NumberToken, answer: string, families: readonly Family[]): boolean {
@@ -100,8 +103,10 @@ export function statesRatio(t: NumberToken, answer: string, families: readonly F
   if (!oneIn && !times) return false;
   const scale = 10 ** t.decimals;
   for (const f of families) {
-    const xs = [...f.wholes, ...f.parts].filter((x) => x > 0);
-    for (const a of xs) for (const b of xs) if (a > b && norm(Math.round((a / b) * scale) / scale) === norm(t.value)) return true;
+    const xs = [...f.wholes, ...f.values].filter((x) => x > 0);
+    for (const a of xs)
+      for (const b of xs)
+        if (a > b && norm(Math.round((a / b) * scale) / scale) === norm(t.value)) return true;
   }
   return false;
 }

@@ -83,18 +83,32 @@ function writtenAsId(t: NumberToken, answer: string, s: Sources): boolean {
  * A share of two supported numbers stated in the same sentence: "(120 of 397)" beside "30.2%".
  * The sentence ends at ".", "!" or "?" before a space, or at a line break.
  */
-function sentenceShare(t: NumberToken, tokens: readonly NumberToken[], answer: string, tier: Tier, s: Sources): boolean {
+function sentenceShare(
+  t: NumberToken,
+  tokens: readonly NumberToken[],
+  answer: string,
+  tier: Tier,
+  s: Sources,
+): boolean {
   if (t.kind !== 'number' || (!t.percent && !t.decimals)) return false;
-  const from = Math.max(answer.lastIndexOf('\n', t.start), ...['. ', '! ', '? '].map((x) => answer.lastIndexOf(x, t.start)));
+  const from = Math.max(
+    answer.lastIndexOf('\n', t.start),
+    ...['. ', '! ', '? '].map((x) => answer.lastIndexOf(x, t.start)),
+  );
   const stops = ['\n', '. ', '! ', '? '].map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
   const to = stops.length ? Math.min(...stops) : answer.length;
   const near = tokens
-    .filter((u): u is Extract<NumberToken, { kind: 'number' }> => u !== t && u.kind === 'number' && !u.percent && u.start > from && u.start < to)
+    .filter(
+      (u): u is Extract<NumberToken, { kind: 'number' }> =>
+        u !== t && u.kind === 'number' && !u.percent && u.start > from && u.start < to,
+    )
     .filter((u) => isSupported(u, tier, s))
     .map((u) => u.value)
     .filter((v) => v > 0);
   if (near.length < 2) return false;
-  return shareSupported(t.value, t.decimals, t.percent ? 100 : 1, [{ wholes: near, parts: [...near].sort((a, b) => a - b) }]);
+  return shareSupported(t.value, t.decimals, t.percent ? 100 : 1, [
+    { values: near, wholes: near, parts: [...near].sort((a, b) => a - b) },
+  ]);
 }
 
 /**
@@ -112,7 +126,9 @@ function moreThanListed(t: NumberToken, answer: string, tier: Tier, s: Sources):
   let listed = 0;
   while (listed < above.length && /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/.test(above[above.length - 1 - listed]))
     listed++;
-  return listed > 0 && (tier.written.has(norm(t.value + listed)) || s.groupCounts.has(norm(t.value + listed)));
+  return (
+    listed > 0 && (tier.written.has(norm(t.value + listed)) || s.groupCounts.has(norm(t.value + listed)))
+  );
 }
 
 /**
@@ -150,7 +166,10 @@ function isSupported(t: NumberToken, tier: Tier, s: Sources): boolean {
   if (t.cut && containsLiteral(s.text, t.text, true)) return true;
   if (tier.written.has(norm(t.value))) return true;
   if (t.dotted !== undefined && tier.written.has(t.dotted)) return true;
-  if ((t.percent || t.decimals > 0) && shareSupported(t.value, t.decimals, t.percent ? 100 : 1, tier.families))
+  if (
+    (t.percent || t.decimals > 0) &&
+    shareSupported(t.value, t.decimals, t.percent ? 100 : 1, tier.families)
+  )
     return true;
   return !!t.spaced && t.spaced.every((n) => tier.written.has(norm(n)));
 }
@@ -159,7 +178,12 @@ function isSupported(t: NumberToken, tier: Tier, s: Sources): boolean {
  * Whether some part/whole × scale of one family, rounded or truncated to `decimals` places, is
  * `written`. For each whole the parts lie in one interval, found by binary search.
  */
-function shareSupported(written: number, decimals: number, scale: number, families: readonly Family[]): boolean {
+function shareSupported(
+  written: number,
+  decimals: number,
+  scale: number,
+  families: readonly Family[],
+): boolean {
   const unit = 10 ** -decimals;
   const target = norm(written);
   for (const f of families) {

@@ -120,7 +120,13 @@ const HUNDREDS: Record<string, number> = {
 };
 /** "one" and "один" are far more often a pronoun than a count: they count only before "hundred"/"thousand". */
 const ONE = new Set(['one', 'один', 'одна', 'одно', 'a', 'an']);
-const SCALES: Record<string, number> = { hundred: 100, thousand: 1000, тысяча: 1000, тысячи: 1000, тысяч: 1000 };
+const SCALES: Record<string, number> = {
+  hundred: 100,
+  thousand: 1000,
+  тысяча: 1000,
+  тысячи: 1000,
+  тысяч: 1000,
+};
 
 /** Every number `text` states, in order. */
 export function numberTokens(text: string): NumberToken[] {

@@ -12,6 +12,8 @@ const SUBSET_MAX = 6;
 
 /** Parts of a whole: shares are a part (or a part sum, or whole − parts) over one of the wholes. */
 export interface Family {
+  /** The counts themselves (the groups), before sums and differences. */
+  values: number[];
   wholes: number[];
   /** Ascending. */
   parts: number[];
@@ -101,7 +103,14 @@ export function collectSources(input: ProvenanceInput): Sources {
     if (Array.isArray(v)) v.forEach(walkArgs);
     else if (isObj(v)) Object.values(v).forEach(walkArgs);
   };
-  const walk = (v: unknown, path: string, key: string, inList: boolean, parentWhole?: number, container?: Obj): void => {
+  const walk = (
+    v: unknown,
+    path: string,
+    key: string,
+    inList: boolean,
+    parentWhole?: number,
+    container?: Obj,
+  ): void => {
     if (typeof v === 'number') {
       texts.push(String(v));
       if (ID_KEY.test(key)) return void (put(ids, v), put(weak, v));
@@ -132,7 +141,8 @@ export function collectSources(input: ProvenanceInput): Sources {
       .filter(([k, x]) => typeof x === 'number' && isCountKey(k) && !WHOLE_KEY.test(k))
       .map(([, x]) => x as number);
     if (parts.length < 2) return;
-    const own = Object.entries(o).find(([k, x]) => WHOLE_KEY.test(k) && typeof x === 'number')?.[1] as number | undefined;
+    const own = Object.entries(o).find(([k, x]) => WHOLE_KEY.test(k) && typeof x === 'number')?.[1] as
+      number | undefined;
     strongFamilies.push(family(parts, [own ?? parentWhole]));
   };
   /**
@@ -151,10 +161,14 @@ export function collectSources(input: ProvenanceInput): Sources {
     for (const item of items) {
       for (const [k, x] of Object.entries(item)) {
         if (typeof x === 'number' && isCountKey(k)) numeric.set(k, [...(numeric.get(k) ?? []), x]);
-        else if (typeof x === 'string' && x.length <= 40) byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
+        else if (typeof x === 'string' && x.length <= 40)
+          byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
       }
       const itemK = itemKey(item);
-      if (itemK !== undefined && Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0))
+      if (
+        itemK !== undefined &&
+        Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0)
+      )
         keysByList.set(listPath, (keysByList.get(listPath) ?? new Set()).add(itemK));
     }
     for (const values of numeric.values()) {
@@ -191,8 +205,9 @@ export function collectSources(input: ProvenanceInput): Sources {
   }
   const grand: number[] = [...totals];
   for (const values of series.values()) if (values.length > 1) grand.push(...partSums(values));
-  for (const keys of keysByList.values()) for (const n of [keys.size, keys.has('none') ? keys.size - 1 : keys.size]) put(groupCounts, n);
-  strongFamilies.push({ wholes: grand, parts: [...new Set(grand)].sort((a, b) => a - b) });
+  for (const keys of keysByList.values())
+    for (const n of [keys.size, keys.has('none') ? keys.size - 1 : keys.size]) put(groupCounts, n);
+  strongFamilies.push({ values: grand, wholes: grand, parts: [...new Set(grand)].sort((a, b) => a - b) });
 
   const derive = (families: Family[], into: Set<number>) => {
     for (const f of families) {
@@ -225,7 +240,7 @@ function family(values: readonly number[], wholes: (number | undefined)[]): Fami
   const ws = [...new Set([sum, ...wholes.filter((w): w is number => w !== undefined)].map(norm))];
   const parts = new Set([...values, ...partSums(values)].map(norm));
   for (const w of ws) for (const p of [...parts]) if (p < w) parts.add(norm(w - p));
-  return { wholes: ws, parts: [...parts].sort((a, b) => a - b) };
+  return { values: [...values], wholes: ws, parts: [...parts].sort((a, b) => a - b) };
 }
 
 /** Every sum of two or more of `values` when there are at most SUBSET_MAX of them, else their total. */
