@@ -149,7 +149,8 @@ export function reaskMessage(v: AnswerVerification, evidence: readonly Provenanc
     lines.push('The tool results of this turn:');
     for (const e of evidence) lines.push(`- ${e.name}(${compactArgs(e.args)}): ${totalOf(e.content)}`);
     lines.push(
-      'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them; ' +
+      'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them ' +
+        '(a page size such as `returned` or `limit`, or a row id, is not a count of findings); ' +
         'if a number you need is not there, call a tool for it or say that you do not know it.',
     );
   }

@@ -70,6 +70,10 @@ describe('verifyNumbers: how numbers are written', () => {
       checked: 4,
       unsupported: [],
     });
+    expect(check('**#1: CWE-79** with 40\n**#2: CWE-89** with 8', e)).toEqual({
+      checked: 4,
+      unsupported: [],
+    });
     expect(check('**12** findings\n12 findings', e)).toEqual({ checked: 2, unsupported: ['12'] });
     expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
     expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });

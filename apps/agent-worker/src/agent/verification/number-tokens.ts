@@ -41,9 +41,9 @@ const TOKEN =
 /** After a number: a percent sign or word. */
 const PERCENT_AFTER = /^(?:[ \u00a0\u2009\u202f]?%|\s+(?:percent|per cent|процент\p{L}*)(?![\p{L}]))/iu;
 
-/** List markers at the start of a line, also in a heading, a quote or bold: `1.`, `2)`, `#3`, `## 4.`, `**5.**`. */
+/** List markers at the start of a line, also in a heading, a quote or bold: `1.`, `2)`, `#3`, `## 4.`, `**5.**`, `**#6:`. */
 const LIST_MARKER =
-  /^([ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?)(?:\*\*|__)?(?:\d{1,3}[.)]|#\d{1,3})(?:\*\*|__)?(?=[ \t])/gm;
+  /^([ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?)(?:\*\*|__)?(?:\d{1,3}[.)]|#\d{1,3}:?)(?:\*\*|__)?(?=[ \t])/gm;
 
 /** `1st`, `22nd`, `3-й`, `5-го`. */
 const ORDINAL = /^\d+(?:st|nd|rd|th|-?(?:й|я|е|го|му|м|х|ми|ый|ий|ой|ая|ое|ые|ых))$/iu;

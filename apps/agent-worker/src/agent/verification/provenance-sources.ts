@@ -210,13 +210,10 @@ export function collectSources(input: ProvenanceInput): Sources {
   strongFamilies.push({ values: grand, wholes: grand, parts: [...new Set(grand)].sort((a, b) => a - b) });
 
   const derive = (families: Family[], into: Set<number>) => {
-    for (const f of families) {
-      for (const p of f.parts) put(into, p);
-      for (const w of f.wholes) put(into, w);
-    }
-    // Totals of different calls: one minus another.
-    for (const a of grand) for (const b of grand) if (a > b) put(into, a - b);
+    for (const f of families) for (const n of [...f.parts, ...f.wholes]) put(into, n);
   };
+  // Totals of different calls: one minus another.
+  for (const a of totals) for (const b of totals) if (a > b) put(strong, a - b);
   derive(strongFamilies, strong);
   derive(weakFamilies, weak);
   for (const n of [...strong, ...groupCounts]) weak.add(n);
