@@ -48,6 +48,12 @@ describe('page facts: a page size, a row id or an argument is not a total', () =
     expect(check('See finding 1005.', evidence).unsupported).toEqual(['1005']);
   });
 
+  it('reads the filter a result echoes as arguments: a CWE it names, not a count', () => {
+    const evidence = [countBy('severity', SEVERITY_GROUPS, { cwe: 89 })];
+    expect(check('CWE-89: 4,439 findings.', evidence).unsupported).toEqual([]);
+    expect(check('There are 89 findings.', evidence).unsupported).toEqual(['89']);
+  });
+
   it('accepts a count of groups followed by what it counts, never as a count of findings', () => {
     const evidence = [countBy('severity', SEVERITY_GROUPS)];
     expect(check('There are five severity levels.', evidence).unsupported).toEqual([]);

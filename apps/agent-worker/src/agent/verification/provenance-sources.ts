@@ -28,7 +28,10 @@ export interface Tier {
 export interface Sources {
   /** Counts, sums, whole − parts, tallies of complete lists, scores, numbers inside returned text, the operator's message. */
   strong: Tier;
-  /** `strong` plus page facts: `returned`, `groupCount`, tallies of a page of rows, row ids, every call argument. */
+  /**
+   * `strong` plus page facts: `returned`, tallies of a page of rows, row ids, every call argument
+   * (and the filter a result echoes), and `groupCounts`.
+   */
   weak: Tier;
   /** Row ids and the numeric parts of identifiers (CWE keys, CVE ids, dates): supported when written as an id. */
   ids: Set<number>;
@@ -97,11 +100,16 @@ export function collectSources(input: ProvenanceInput): Sources {
       }
     }
   };
-  const walkArgs = (v: unknown): void => {
-    if (typeof v === 'number') return void (texts.push(String(v)), put(weak, v));
+  /** Arguments (and the filter a result echoes): page facts; a CWE or an id in them also names. */
+  const walkArgs = (v: unknown, key = ''): void => {
+    if (typeof v === 'number') {
+      texts.push(String(v));
+      if (NAMING_KEY.test(key) || ID_KEY.test(key)) put(ids, v);
+      return put(weak, v);
+    }
     if (typeof v === 'string') return readText(v, weak);
-    if (Array.isArray(v)) v.forEach(walkArgs);
-    else if (isObj(v)) Object.values(v).forEach(walkArgs);
+    if (Array.isArray(v)) v.forEach((x) => walkArgs(x, key));
+    else if (isObj(v)) for (const [k, x] of Object.entries(v)) walkArgs(x, k);
   };
   const walk = (
     v: unknown,
@@ -132,7 +140,10 @@ export function collectSources(input: ProvenanceInput): Sources {
         for (const n of [v['groupCount'], v['groupCount'] - v['groups'].length]) put(groupCounts, n);
         if (v['groups'].some((g) => itemKey(g) === 'none')) put(groupCounts, v['groupCount'] - 1);
       }
-      for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`, k, inList, whole, v);
+      // The filter a result echoes is its call's arguments.
+      for (const [k, x] of Object.entries(v))
+        if (k === 'filter') walkArgs(x);
+        else walk(x, `${path}.${k}`, k, inList, whole, v);
     }
   };
   /** An object's counts beside one another (the severities of a report) are parts of its whole. */
