@@ -18,8 +18,8 @@ describe('numbers that state nothing about the corpus are not checked', () => {
   it.each([
     ['inline code', 'Run `count_findings_by` with `limit: 10`.'],
     ['fenced code', 'Try:\n```json\n{"limit": 25, "offset": 50}\n```'],
-    ['a step', 'Step 1: filter by severity. Step 2: group by CWE.'],
-    ['a protocol version', 'Use TLS 1.2 or later; HTTP/2 and SSH 2 are fine.'],
+    ['a step', 'Step 1: filter by severity. Шаг 2: group by CWE.'],
+    ['a protocol version', 'Use TLS 1.2 or TLSv1.3; HTTP/2 and SSH 2 are fine.'],
     ['a duration', 'No new findings in the last 24 hours.'],
     ['a year after a preposition', 'In 2026 the scanners ran since 2023.'],
     ['a top-N list name', 'See the OWASP Top 10 and CWE Top 25.'],
@@ -32,6 +32,7 @@ describe('numbers that state nothing about the corpus are not checked', () => {
     expect(check('CVSS 9.8/10.', severities)).toEqual({ checked: 1, unsupported: ['9.8'] });
     expect(check('Scored 9.8 out of 10.', severities)).toEqual({ checked: 1, unsupported: ['9.8'] });
     expect(check('There are 2026 findings.', severities).unsupported).toEqual(['2026']);
+    expect(check('HTTP 500 errors.', severities).unsupported).toEqual(['500']);
     expect(check('In 2026 findings were imported.', severities).unsupported).toEqual(['2026']);
   });
 
@@ -58,6 +59,7 @@ describe('an answer counting its own list', () => {
     ).toEqual([]);
     expect(check('These 4 CWEs:\n- CWE-79\n- CWE-89\n- CWE-22\n- CWE-78', cwes).unsupported).toEqual([]);
     expect(check('The 7 weaknesses are CWE-79 and CWE-89.', cwes).unsupported).toEqual(['7']);
+    expect(check('There are 2 critical findings and 3 high ones.', cwes).unsupported).toEqual(['2', '3']);
   });
 
   it('accepts top/first/other N up to the length of a returned list', () => {
@@ -73,6 +75,10 @@ describe('approximations and ratios of supported counts', () => {
     expect(check('Roughly 4,400 findings.', severities).unsupported).toEqual([]);
     expect(check('About 80 findings.', [search(77)]).unsupported).toEqual([]);
     expect(check('About 90 findings.', [search(77)]).unsupported).toEqual(['90']);
+    expect(check('Under 4,500 findings; около 4 400.', severities).unsupported).toEqual([]);
+    expect(check('Under 80 findings.', [search(77)]).unsupported).toEqual([]);
+    expect(check('Under 70 findings.', [search(77)]).unsupported).toEqual(['70']);
+    expect(check('Over 80 findings.', [search(77)]).unsupported).toEqual(['80']);
     expect(check('Roughly 4,437 findings.', severities).unsupported).toEqual(['4,437']);
     expect(check('There are 4,400 findings.', severities).unsupported).toEqual(['4,400']);
   });

@@ -19,8 +19,8 @@ import { norm, type Family } from './provenance-sources';
 const NOT_CLAIMS: readonly RegExp[] = [
   /```[^]*?(?:```|$)/g,
   /`[^`\n]+`/g,
-  /\b(?:step|phase|schritt|шаг)\s+\d+\b/giu,
-  /\b(?:TLS|SSL|SSH|HTTPS?)\s*\/?\s*v?\d+(?:\.\d+)?(?![\d.]*\s*%)/gi,
+  /(?<![\p{L}])(?:step|phase|schritt|шаг)\s+\d+\b/giu,
+  /\b(?:(?:TLS|SSL|SSH)\s*v?|HTTP\/)\d(?:\.\d)?(?![\d%])/gi,
   /\b(?:last|past|next|previous|within|every|for)\s+\d+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/gi,
   /\b(?:in|since|from|until|till|before|after|during|year)\s+(?:199\d|20\d\d|2100)\b(?![.,]\d|\s+(?:findings?|issues?|results?)\b)/gi,
   /\b(?:OWASP|CWE|SANS)\s+Top\s+\d+\b/gi,
@@ -76,18 +76,27 @@ export function countsOwnList(t: NumberToken, answer: string, listLengths: reado
     while (items < below.length && /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/.test(below[items])) items++;
     return items >= t.value;
   }
-  const sentence = rest.split(/[.!?](?=\s|$)/)[0];
-  return sentence.split(/,|;|\band\b|\bor\b|\bи\b/u).filter((x) => x.trim()).length >= t.value;
+  // "… are A, B and C": the items after "are", ":" or a dash, with no number before it.
+  const listed = /^([^.!?\d]*?)(?:\bare\b|\binclude\b|:|—|–)(.*)$/u.exec(rest.split(/[.!?](?=\s|$)/)[0]);
+  return !!listed && listed[2].split(/,|;|\band\b|\bor\b|\sи\s/u).filter((x) => x.trim()).length >= t.value;
 }
 
 const APPROX =
-  /\b(?:over|more than|almost|nearly|about|roughly|around|approximately|approx\.|some|under|less than|около|почти|более|примерно|über|etwa|rund|fast|environ|plus de|casi|más de)\s*$|~\s*$/iu;
+  /(?<![\p{L}])(?:about|roughly|around|approximately|approx\.|nearly|almost|some|около|почти|примерно|etwa|rund|fast|environ|casi)\s*$|~\s*$/iu;
+const ABOVE = /(?<![\p{L}])(?:over|more than|above|более|больше|über|plus de|más de)\s*$/iu;
+const BELOW = /(?<![\p{L}])(?:under|less than|below|fewer than|менее|меньше|unter|moins de|menos de)\s*$/iu;
 
-/** "over 4,000", "roughly 4,400": a round N (ending in 0) within 10 % of a supported count. */
+/**
+ * "roughly 4,400", "over 4,000", "under 4,500": a round N (ending in 0) within 10 % of a supported
+ * count, on the side "over"/"under" say.
+ */
 export function approximates(t: NumberToken, answer: string, counts: ReadonlySet<number>): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals || t.value < 10 || t.value % 10 !== 0) return false;
-  if (!APPROX.test(answer.slice(Math.max(0, t.start - 20), t.start))) return false;
-  for (const c of counts) if (Math.abs(c - t.value) <= 0.1 * c) return true;
+  const before = answer.slice(Math.max(0, t.start - 20), t.start);
+  const side = ABOVE.test(before) ? 1 : BELOW.test(before) ? -1 : APPROX.test(before) ? 0 : undefined;
+  if (side === undefined) return false;
+  for (const c of counts)
+    if (Math.abs(c - t.value) <= 0.1 * c && Math.sign(c - t.value) * side >= 0) return true;
   return false;
 }
 

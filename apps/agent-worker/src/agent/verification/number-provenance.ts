@@ -36,16 +36,21 @@ export interface ProvenanceInput {
  *   written, of a part (or part sum, or whole − parts) of one result over that result's total or
  *   list sum, of one result's total over another's, or of two supported numbers stated in the
  *   same sentence ("30.2% of findings with a CWE (120 of 397)");
- * - a page fact (`returned`, `groupCount`, a tally of a page of rows, a row id, any call argument
- *   such as `limit`) only when the answer also states a result's total ("77 findings, 5 shown"),
- *   so "The exact total is 5 findings" beside a page of 5 of 77 is flagged; a row id or a CWE
- *   also when written as one (`#1004`, `id 1004`, `finding 1004`, `CWE 79`);
+ * - a page fact (`returned`, a tally of a page of rows, a row id, any call argument such as
+ *   `limit`, the filter a result echoes) only when the answer also states a result's total ("77
+ *   findings, 5 shown"), so "The exact total is 5 findings" beside a page of 5 of 77 is flagged;
+ *   a row id or a CWE also when written as one (`#1004`, `id 1004`, `finding 1004`, `CWE 79`);
+ * - a count of groups (`groupCount`, how many groups are listed or have a count, how many reports
+ *   have one) beside a total too, or followed by what it counts ("5 severity levels", "9
+ *   distinct CWEs", "25 reports"), never alone as a count of findings;
  * - an identifier (`CVE-2021-44228`, `2.14.1`, `CWE-89`, a date) written in a source, or each of
  *   whose numeric parts is a source number;
  * - the answer counting its own list (`countsOwnList`), a round approximation of a count
  *   (`approximates`), a ratio of two counts (`statesRatio`), or "… and N more" under a list.
  * Numbers that state nothing about the corpus (code, "TLS 1.2", "In 2026", a rank column) are
- * not checked (`maskNonClaims`).
+ * not checked (`maskNonClaims`). What it cannot tell: which group a share or count is said of
+ * ("high is 13%" passes when low is 13.2%): a number must be one the results support, not the
+ * one the sentence means.
  */
 export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
   const answer = maskNonClaims(input.answer);
