@@ -1,6 +1,7 @@
 import type { AnswerVerification } from '@corpus-chat/contracts';
+import { approximates, countsGroups, countsOwnList, maskNonClaims, statesRatio } from './answer-claims';
 import { numberTokens, type NumberToken } from './number-tokens';
-import { collectSources, norm, parseJson, type Sources } from './provenance-sources';
+import { collectSources, norm, parseJson, type Family, type Sources, type Tier } from './provenance-sources';
 
 /** One tool call of the turn: its name, its arguments and the JSON text the model saw as its result. */
 export interface ProvenanceEvidence {
@@ -23,37 +24,103 @@ export interface ProvenanceInput {
 }
 
 /**
- * Checks every number of `answer` against the turn's sources: each number in a tool result's
- * content or a call's arguments (counts, ids, limits, CVSS scores, numbers inside returned text),
- * each number of the operator's message, and exact arithmetic over the tool results' counts: a + b,
- * |a − b|, the sum of a count over a returned list (or over any part of a list of at most
- * SUBSET_MAX (6) items, like the five severities) or over several calls, how many items a list
- * holds (in all, per repeated text value, with a positive count), and a share a/b (×100 for a
- * percentage) rounded or truncated to the decimals the answer writes. Ids, scores, arguments and
- * the message's numbers are supported as written but never added up. Identifiers (`CVE-2021-44228`,
- * `2.14.1`, `CWE-89`) are supported when written in a source or when each numeric part is a source
- * number. Pure and deterministic.
+ * Checks every number of `answer` against the turn's sources (`collectSources`) and returns
+ * `checked`: how many numbers the answer states as claims; `unsupported`: each unsupported number
+ * as written, once, in order of appearance. Pure and deterministic.
  *
- * Returns `checked`: how many numbers the answer states; `unsupported`: each unsupported number as
- * written, once, in order of appearance.
+ * A number is supported when it is:
+ * - a count of a tool result, a part sum of one of its lists, its whole minus such parts, the same
+ *   count summed over several calls, one call's total minus another's, a tally of a complete list,
+ *   or a number quoted from returned text, a score, the operator's message or an earlier answer;
+ * - a share (a percentage, or a fraction with decimals) rounded or truncated to the decimals
+ *   written, of a part (or part sum, or whole − parts) of one result over that result's total or
+ *   list sum, of one result's total over another's, or of two supported numbers stated in the
+ *   same sentence ("30.2% of findings with a CWE (120 of 397)");
+ * - a page fact (`returned`, a tally of a page of rows, a row id, any call argument such as
+ *   `limit`, the filter a result echoes) only when the answer also states a result's total ("77
+ *   findings, 5 shown"), so "The exact total is 5 findings" beside a page of 5 of 77 is flagged;
+ *   a row id or a CWE also when written as one (`#1004`, `id 1004`, `finding 1004`, `CWE 79`);
+ * - a count of groups (`groupCount`, how many groups are listed or have a count, how many reports
+ *   have one) beside a total too, or followed by what it counts ("5 severity levels", "9
+ *   distinct CWEs", "25 reports"), never alone as a count of findings;
+ * - an identifier (`CVE-2021-44228`, `2.14.1`, `CWE-89`, a date) written in a source, or each of
+ *   whose numeric parts is a source number;
+ * - the answer counting its own list (`countsOwnList`), a round approximation of a count
+ *   (`approximates`), a ratio of two counts (`statesRatio`), or "… and N more" under a list.
+ * Numbers that state nothing about the corpus (code, "TLS 1.2", "In 2026", a rank column) are
+ * not checked (`maskNonClaims`). What it cannot tell: which group a share or count is said of
+ * ("high is 13%" passes when low is 13.2%): a number must be one the results support, not the
+ * one the sentence means.
  */
 export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
-  const tokens = numberTokens(input.answer);
+  const answer = maskNonClaims(input.answer);
+  const tokens = numberTokens(answer);
   if (!tokens.length) return { checked: 0, unsupported: [] };
-  const sources = collectSources(input);
+  const s = collectSources(input);
+  const statesTotal = tokens.some((t) => t.kind === 'number' && !t.percent && s.totals.has(norm(t.value)));
+  const tier = statesTotal ? s.weak : s.strong;
   const unsupported: string[] = [];
   for (const t of tokens) {
-    if (isSupported(t, sources) || moreThanListed(t, input.answer, sources)) continue;
+    if (
+      isSupported(t, tier, s) ||
+      writtenAsId(t, answer, s) ||
+      countsGroups(t, answer, s.groupCounts) ||
+      sentenceShare(t, tokens, answer, tier, s) ||
+      countsOwnList(t, answer, s.listLengths) ||
+      approximates(t, answer, s.strong.written) ||
+      statesRatio(t, answer, tier.families) ||
+      moreThanListed(t, answer, tier, s)
+    )
+      continue;
     if (!unsupported.includes(t.text)) unsupported.push(t.text);
   }
   return { checked: tokens.length, unsupported };
+}
+
+/** "#1004", "id 1004", "finding 1004", "CWE 79": a row id or an identifier's number, written as one. */
+function writtenAsId(t: NumberToken, answer: string, s: Sources): boolean {
+  if (t.kind !== 'number' || t.percent || t.decimals) return false;
+  const before = answer.slice(Math.max(0, t.start - 12), t.start);
+  return /(?:#|\b(?:id|ids|finding|findings|cwe|cve|№)[\s:#-]*)$/i.test(before) && s.ids.has(norm(t.value));
+}
+
+/**
+ * A share of two supported numbers stated in the same sentence: "(120 of 397)" beside "30.2%".
+ * The sentence ends at ".", "!" or "?" before a space, or at a line break.
+ */
+function sentenceShare(
+  t: NumberToken,
+  tokens: readonly NumberToken[],
+  answer: string,
+  tier: Tier,
+  s: Sources,
+): boolean {
+  if (t.kind !== 'number' || (!t.percent && !t.decimals)) return false;
+  const from = Math.max(
+    answer.lastIndexOf('\n', t.start),
+    ...['. ', '! ', '? '].map((x) => answer.lastIndexOf(x, t.start)),
+  );
+  const stops = ['\n', '. ', '! ', '? '].map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
+  const to = stops.length ? Math.min(...stops) : answer.length;
+  const near = tokens
+    .filter(
+      (u): u is Extract<NumberToken, { kind: 'number' }> =>
+        u !== t && u.kind === 'number' && !u.percent && u.start > from && u.start < to,
+    )
+    .filter((u) => isSupported(u, tier, s))
+    .map((u) => u.value)
+    .filter((v) => v > 0);
+  if (near.length < 2) return false;
+  return shareSupported(t.value, t.decimals, t.percent ? 100 : 1, [
+    { values: near, wholes: near, parts: [...near].sort((a, b) => a - b) },
+  ]);
 }
 
 /**
  * "… and 13 more" after a list of 20 items states that there are 33: supported when that sum is.
  * The items are the list lines just above the line of the number.
  */
-function moreThanListed(t: NumberToken, answer: string, s: Sources): boolean {
+function moreThanListed(t: NumberToken, answer: string, tier: Tier, s: Sources): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals) return false;
   if (!/\band\s+$/i.test(answer.slice(Math.max(0, t.start - 8), t.start))) return false;
   if (!/^\s+more\b/i.test(answer.slice(t.start + t.text.length, t.start + t.text.length + 8))) return false;
@@ -64,7 +131,9 @@ function moreThanListed(t: NumberToken, answer: string, s: Sources): boolean {
   let listed = 0;
   while (listed < above.length && /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/.test(above[above.length - 1 - listed]))
     listed++;
-  return listed > 0 && (s.written.has(norm(t.value + listed)) || numberSupported(t.value + listed, s));
+  return (
+    listed > 0 && (tier.written.has(norm(t.value + listed)) || s.groupCounts.has(norm(t.value + listed)))
+  );
 }
 
 /**
@@ -85,54 +154,53 @@ export function reaskMessage(v: AnswerVerification, evidence: readonly Provenanc
     lines.push('The tool results of this turn:');
     for (const e of evidence) lines.push(`- ${e.name}(${compactArgs(e.args)}): ${totalOf(e.content)}`);
     lines.push(
-      'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them; ' +
+      'Answer again using only numbers from these results, the question, or exact sums, differences and percentages of them ' +
+        '(a page size such as `returned` or `limit`, or a row id, is not a count of findings); ' +
         'if a number you need is not there, call a tool for it or say that you do not know it.',
     );
   }
   return lines.join('\n');
 }
 
-function isSupported(t: NumberToken, s: Sources): boolean {
+function isSupported(t: NumberToken, tier: Tier, s: Sources): boolean {
   if (t.kind === 'identifier') {
     if (containsLiteral(s.text, t.text.toLowerCase())) return true;
-    return t.parts.every((p) => (/^\d+$/.test(p) ? s.written.has(Number(p)) : containsLiteral(s.text, p)));
+    return t.parts.every((p) =>
+      /^\d+$/.test(p) ? tier.written.has(Number(p)) || s.ids.has(Number(p)) : containsLiteral(s.text, p),
+    );
   }
   if (t.cut && containsLiteral(s.text, t.text, true)) return true;
-  if (!t.percent && (s.written.has(norm(t.value)) || numberSupported(t.value, s))) return true;
-  if (t.percent && s.written.has(norm(t.value))) return true;
-  if ((t.percent || t.decimals > 0) && shareSupported(t.value, t.decimals, t.percent ? 100 : 1, s))
+  if (tier.written.has(norm(t.value))) return true;
+  if (t.dotted !== undefined && tier.written.has(t.dotted)) return true;
+  if (
+    (t.percent || t.decimals > 0) &&
+    shareSupported(t.value, t.decimals, t.percent ? 100 : 1, tier.families)
+  )
     return true;
-  return !!t.spaced && t.spaced.every((n) => numberSupported(n, s));
-}
-
-/** `x` is a source number, or a + b or |a − b| of two counts (two occurrences when a = b). */
-function numberSupported(x: number, s: Sources): boolean {
-  const v = norm(x);
-  if (s.written.has(v) || s.operands.has(v)) return true;
-  for (const [a, count] of s.operands) {
-    const b = norm(v - a);
-    if (s.operands.has(b) && (b !== a || count > 1)) return true;
-    if (v > 0 && s.operands.has(norm(a + v))) return true;
-    if (v === 0 && count > 1) return true;
-  }
-  return false;
+  return !!t.spaced && t.spaced.every((n) => tier.written.has(norm(n)));
 }
 
 /**
- * Whether some a/b × scale, rounded or truncated to `decimals` places, is `written`: b a count or
- * tally of the tool results, a one of those or a sum of some of them ("high or critical: 9.1%").
- * For each b the a lie in one interval, found by binary search over the sorted parts.
+ * Whether some part/whole × scale of one family, rounded or truncated to `decimals` places, is
+ * `written`. For each whole the parts lie in one interval, found by binary search.
  */
-function shareSupported(written: number, decimals: number, scale: number, s: Sources): boolean {
+function shareSupported(
+  written: number,
+  decimals: number,
+  scale: number,
+  families: readonly Family[],
+): boolean {
   const unit = 10 ** -decimals;
   const target = norm(written);
-  for (const b of s.wholes) {
-    if (b <= 0) continue;
-    const lo = ((written - unit / 2) * b) / scale - 1e-9;
-    const hi = ((written + unit) * b) / scale;
-    for (let i = lowerBound(s.parts, lo); i < s.parts.length && s.parts[i] < hi; i++) {
-      const r = (s.parts[i] / b) * scale;
-      if (round(r, decimals) === target || trunc(r, decimals) === target) return true;
+  for (const f of families) {
+    for (const b of f.wholes) {
+      if (b <= 0) continue;
+      const lo = ((written - unit / 2) * b) / scale - 1e-9;
+      const hi = ((written + unit) * b) / scale;
+      for (let i = lowerBound(f.parts, lo); i < f.parts.length && f.parts[i] < hi; i++) {
+        const r = (f.parts[i] / b) * scale;
+        if (round(r, decimals) === target || trunc(r, decimals) === target) return true;
+      }
     }
   }
   return false;

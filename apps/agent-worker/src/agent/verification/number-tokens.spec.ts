@@ -70,6 +70,10 @@ describe('verifyNumbers: how numbers are written', () => {
       checked: 4,
       unsupported: [],
     });
+    expect(check('**#1: CWE-79** with 40\n**#2: CWE-89** with 8', e)).toEqual({
+      checked: 4,
+      unsupported: [],
+    });
     expect(check('**12** findings\n12 findings', e)).toEqual({ checked: 2, unsupported: ['12'] });
     expect(check('The 1st and 22nd reports, 3-й отчёт.', e)).toEqual({ checked: 0, unsupported: [] });
     expect(check('log4j, base64, SHA256, x86_64, h2 and http2.', e)).toEqual({ checked: 0, unsupported: [] });
@@ -81,5 +85,30 @@ describe('verifyNumbers: how numbers are written', () => {
       checked: 4,
       unsupported: ['84', '1,204', 'twelve'],
     });
+  });
+
+  it('reads Russian tens, hundreds and thousands, a compound as one number', () => {
+    const e = [
+      countBy('severity', [
+        ['critical', 30],
+        ['high', 72],
+        ['medium', 40],
+        ['low', 2300],
+        ['info', 1000],
+      ]),
+    ];
+    for (const w of ['тридцать', 'сорок', 'семьдесят две', 'семьдесят два', 'две тысячи триста', 'тысяча'])
+      expect({ w, r: check(`Находок: ${w}.`, e) }).toEqual({ w, r: { checked: 1, unsupported: [] } });
+    expect(check('Находок: семьдесят три.', e).unsupported).toEqual(['семьдесят три']);
+    expect(check('Находок: пятьсот сорок.', e).unsupported).toEqual(['пятьсот сорок']);
+    expect(check('There are forty critical findings.', e).unsupported).toEqual([]);
+  });
+
+  it('reads a dot grouping thousands where the decimal reading is unsupported', () => {
+    expect(check('Insgesamt 4.439 Befunde.', [search(4439)])).toEqual({ checked: 1, unsupported: [] });
+    expect(check('Hay 1.234.567 hallazgos.', [search(1234567)])).toEqual({ checked: 1, unsupported: [] });
+    expect(check('Insgesamt 4.438 Befunde.', [search(4439)]).unsupported).toEqual(['4.438']);
+    // A decimal that is a source number keeps its decimal reading.
+    expect(check('CVSS 9.8.', [search(9800)]).unsupported).toEqual(['9.8']);
   });
 });

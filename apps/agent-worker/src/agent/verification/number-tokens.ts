@@ -1,6 +1,7 @@
 /**
  * Reads the numbers a text states, for the number provenance check: digits with thousands
- * separators or a decimal point/comma, percentages, English and basic Russian number words, and
+ * separators (a dot too, read both ways: "4.439") or a decimal point/comma, percentages, English
+ * and Russian number words (up to thousands: "семьдесят две" is 72), and
  * identifiers made of numbers (`CVE-2021-44228`, `2.14.1`, `2026-11-30`, `CWE-89`). List markers,
  * ordinals and digits inside words (`log4j`, `SHA256`, `x86_64`) are not numbers.
  */
@@ -19,6 +20,8 @@ export type NumberToken = { start: number } & (
       spaced?: number[];
       /** Written just before "…": the start of a longer number that was cut. */
       cut: boolean;
+      /** For "4.439" (a dot grouping thousands, as in German or Spanish): the integer it reads as. */
+      dotted?: number;
     }
   | {
       kind: 'identifier';
@@ -38,9 +41,9 @@ const TOKEN =
 /** After a number: a percent sign or word. */
 const PERCENT_AFTER = /^(?:[ \u00a0\u2009\u202f]?%|\s+(?:percent|per cent|процент\p{L}*)(?![\p{L}]))/iu;
 
-/** List markers at the start of a line, also in a heading, a quote or bold: `1.`, `2)`, `#3`, `## 4.`, `**5.**`. */
+/** List markers at the start of a line, also in a heading, a quote or bold: `1.`, `2)`, `#3`, `## 4.`, `**5.**`, `**#6:`. */
 const LIST_MARKER =
-  /^([ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?)(?:\*\*|__)?(?:\d{1,3}[.)]|#\d{1,3})(?:\*\*|__)?(?=[ \t])/gm;
+  /^([ \t]*(?:#{1,6}[ \t]+|>[ \t]*)?)(?:\*\*|__)?(?:\d{1,3}[.)]|#\d{1,3}:?)(?:\*\*|__)?(?=[ \t])/gm;
 
 /** `1st`, `22nd`, `3-й`, `5-го`. */
 const ORDINAL = /^\d+(?:st|nd|rd|th|-?(?:й|я|е|го|му|м|х|ми|ый|ий|ой|ая|ое|ые|ых))$/iu;
@@ -96,10 +99,34 @@ const TENS: Record<string, number> = {
   eighty: 80,
   ninety: 90,
   двадцать: 20,
+  тридцать: 30,
+  сорок: 40,
+  пятьдесят: 50,
+  шестьдесят: 60,
+  семьдесят: 70,
+  восемьдесят: 80,
+  девяносто: 90,
+};
+const HUNDREDS: Record<string, number> = {
+  сто: 100,
+  двести: 200,
+  триста: 300,
+  четыреста: 400,
+  пятьсот: 500,
+  шестьсот: 600,
+  семьсот: 700,
+  восемьсот: 800,
+  девятьсот: 900,
 };
 /** "one" and "один" are far more often a pronoun than a count: they count only before "hundred"/"thousand". */
 const ONE = new Set(['one', 'один', 'одна', 'одно', 'a', 'an']);
-const SCALES: Record<string, number> = { hundred: 100, thousand: 1000 };
+const SCALES: Record<string, number> = {
+  hundred: 100,
+  thousand: 1000,
+  тысяча: 1000,
+  тысячи: 1000,
+  тысяч: 1000,
+};
 
 /** Every number `text` states, in order. */
 export function numberTokens(text: string): NumberToken[] {
@@ -128,6 +155,12 @@ export function numberTokens(text: string): NumberToken[] {
       continue;
     }
     flushWords();
+    if (/^\d{1,3}(?:\.\d{3}){2,}$/.test(word)) {
+      // "4.439.000": thousands grouped by dots, never a version with three-digit parts.
+      const value = Number(word.replace(/\./g, ''));
+      out.push({ kind: 'number', start, text: word, value, decimals: 0, percent: false, cut: false });
+      continue;
+    }
     const parts = identifierParts(word);
     if (parts) out.push({ kind: 'identifier', text: word, parts, start });
   }
@@ -161,6 +194,7 @@ function plainNumber(text: string, written: string, start: number, end: number):
     decimals,
     percent: !!after,
     ...(spaced && spaced.length > 1 ? { spaced } : {}),
+    ...(/^\d{1,3}\.\d{3}$/.test(written) ? { dotted: Number(written.replace('.', '')) } : {}),
     cut,
   };
 }
@@ -174,12 +208,13 @@ function identifierParts(word: string): string[] | undefined {
 }
 
 /** "one"/"один" after a tens word ("twenty one", "twenty-one"). */
-const ONE_UNIT = new Set(['one', 'один']);
+const ONE_UNIT = new Set(['one', 'один', 'одна', 'одно']);
 
 /** The value of one number word ("twelve", "twenty-one"), or undefined. */
 function wordValue(lower: string): number | undefined {
   if (lower in UNITS) return UNITS[lower];
   if (lower in TENS) return TENS[lower];
+  if (lower in HUNDREDS) return HUNDREDS[lower];
   const [tens, unit, ...rest] = lower.split('-');
   if (rest.length || !(tens in TENS) || unit === undefined) return undefined;
   const u = ONE_UNIT.has(unit) ? 1 : UNITS[unit];
@@ -226,7 +261,7 @@ function readNumberWords(
         continue;
       } else {
         const v = wordValue(w)!;
-        if (seen && (!open || (v >= 10 && current % 100 !== 0))) break;
+        if (v >= 100 ? seen && current !== 0 : seen && (!open || (v >= 10 && current % 100 !== 0))) break;
         current += v;
       }
       seen = true;

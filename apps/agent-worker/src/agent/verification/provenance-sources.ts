@@ -1,7 +1,8 @@
 /**
  * The numbers a turn's sources hold for the number provenance check (`verifyNumbers`): what the
  * tool results, the calls' arguments and the operator's message write, and the exact facts derived
- * from the tool results (sums, part sums, tallies).
+ * from the tool results (part sums, whole − parts, tallies), in two tiers: facts that stand alone,
+ * and page facts (page sizes, row ids, arguments) that only stand beside the result's total.
  */
 import type { ProvenanceInput } from './number-provenance';
 import { numberTokens } from './number-tokens';
@@ -9,145 +10,245 @@ import { numberTokens } from './number-tokens';
 /** A list of at most this many items (the five severities, the four verdicts) supports every part sum; a longer one its total. */
 const SUBSET_MAX = 6;
 
-export interface Sources {
-  /** Every number a source writes or tallies (counts, ids, scores, list lengths), with how often each occurs. */
-  written: Map<number, number>;
-  /** The counts arithmetic adds and subtracts: tool results' counts and their sums, with how often each occurs. */
-  operands: Map<number, number>;
-  /** Counts and tallies of the tool results: the wholes of shares. */
+/** Parts of a whole: shares are a part (or a part sum, or whole − parts) over one of the wholes. */
+export interface Family {
+  /** The counts themselves (the groups), before sums and differences. */
+  values: number[];
   wholes: number[];
-  /** The wholes and the sums of some of them, ascending: the parts of shares. */
+  /** Ascending. */
   parts: number[];
+}
+
+/** Numbers supported as written, and the families shares are read from. */
+export interface Tier {
+  written: Set<number>;
+  families: Family[];
+}
+
+export interface Sources {
+  /** Counts, sums, whole − parts, tallies of complete lists, scores, numbers inside returned text, the operator's message. */
+  strong: Tier;
+  /**
+   * `strong` plus page facts: `returned`, tallies of a page of rows, row ids, every call argument
+   * (and the filter a result echoes), and `groupCounts`.
+   */
+  weak: Tier;
+  /** Row ids and the numeric parts of identifiers (CWE keys, CVE ids, dates): supported when written as an id. */
+  ids: Set<number>;
+  /**
+   * How many groups a breakdown has (`groupCount`, the groups listed, how many have a count, how
+   * many reports have one): supported standalone only where the answer names them as groups.
+   */
+  groupCounts: Set<number>;
+  /** The results' totals: an answer that states one may also quote that result's page facts. */
+  totals: Set<number>;
+  /** Lengths of the returned lists ("the top five" of a list of ten). */
+  listLengths: number[];
   /** Every source text, lower-cased, for identifiers. */
   text: string;
 }
 
 /** Numbers compared as keys: sums of decimals such as CVSS scores must not drift. */
 export const norm = (n: number) => Math.round(n * 1e6) / 1e6;
-const add = (m: Map<number, number>, n: number) => {
-  if (Number.isFinite(n)) m.set(norm(n), (m.get(norm(n)) ?? 0) + 1);
-};
+
+/** Fields that name something rather than count it: quoted, never added up. */
+const NAMING_KEY = /^(?:cwe|cvss|score|base_score|version)$|Score$/;
+const ID_KEY = /^id$|Id$/;
+/** Fields that describe a page of a result, not the corpus. */
+const PAGE_KEY = /^(?:returned|groupCount|limit|offset)$/;
+/** Fields that hold the whole an object's other counts are parts of. */
+const WHOLE_KEY = /^(?:total|findings|count)$/;
+const isCountKey = (k: string) => !NAMING_KEY.test(k) && !ID_KEY.test(k) && !PAGE_KEY.test(k);
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /**
- * The turn's numbers in three kinds: counts in tool results (and their sums), which arithmetic
- * combines; tallies of returned lists (how many items, how many with a value), stated as they are
- * or used in shares; and numbers that are only quoted (ids, CWE ids, scores, numbers inside text,
- * call arguments, the operator's message), supported as written but never added up, so a small
- * limit or row count does not make every total ± a few look supported.
+ * Reads the turn's sources. Tool results' counts stand alone and are combined only within their
+ * own result: the sum of some parts of one list (any part of a list of at most SUBSET_MAX items,
+ * else all of it), a whole minus such parts, and the same count summed over several calls.
+ * Totals of different calls may be subtracted ("not in the juice shop report" is the corpus total
+ * minus that report's). Numbers in returned text, scores and the operator's message and earlier
+ * answers are quoted as written, never combined.
  */
 export function collectSources(input: ProvenanceInput): Sources {
-  const counts = new Map<number, number>();
-  const tallies: number[] = [];
-  const quoted = new Map<number, number>();
-  /** Sums of some items of a list, or of one field over some calls: for a + b, not for shares. */
-  const partial: number[] = [];
+  const strong = new Set<number>();
+  const weak = new Set<number>();
+  const ids = new Set<number>();
+  const groupCounts = new Set<number>();
+  const totals = new Set<number>();
+  const strongFamilies: Family[] = [];
+  const weakFamilies: Family[] = [];
+  const listLengths: number[] = [];
   const texts: string[] = [];
   /** One numeric field across calls (`total`, `groups[high].count`): summed over several calls. */
   const series = new Map<string, number[]>();
   /** Keys of listed items with a positive count, per list, across calls (for "N reports have …"). */
   const keysByList = new Map<string, Set<string>>();
 
-  const readText = (s: string) => {
+  const put = (into: Set<number>, n: number) => {
+    if (Number.isFinite(n)) into.add(norm(n));
+  };
+  /** A text's numbers; with `asIds` (a group's key or label: "79", "CWE-79") they only name things. */
+  const readText = (s: string, into: Set<number>, asIds = false) => {
     texts.push(s);
     for (const t of numberTokens(s)) {
-      if (t.kind === 'number') add(quoted, t.value);
-      else for (const p of t.parts) if (/^\d+$/.test(p)) add(quoted, Number(p));
+      const numbers = t.kind === 'number' ? [t.value] : t.parts.filter((p) => /^\d+$/.test(p)).map(Number);
+      for (const n of numbers) {
+        if (t.kind === 'identifier') put(ids, n);
+        put(asIds ? ids : into, n);
+      }
     }
   };
-  const walk = (v: unknown, path: string, key: string, inResult: boolean): void => {
+  /** Arguments (and the filter a result echoes): page facts; a CWE or an id in them also names. */
+  const walkArgs = (v: unknown, key = ''): void => {
     if (typeof v === 'number') {
       texts.push(String(v));
-      if (!inResult || !isCountKey(key)) return add(quoted, v);
-      add(counts, v);
+      if (NAMING_KEY.test(key) || ID_KEY.test(key)) put(ids, v);
+      return put(weak, v);
+    }
+    if (typeof v === 'string') return readText(v, weak);
+    if (Array.isArray(v)) v.forEach((x) => walkArgs(x, key));
+    else if (isObj(v)) for (const [k, x] of Object.entries(v)) walkArgs(x, k);
+  };
+  const walk = (
+    v: unknown,
+    path: string,
+    key: string,
+    inList: boolean,
+    parentWhole?: number,
+    container?: Obj,
+  ): void => {
+    if (typeof v === 'number') {
+      texts.push(String(v));
+      if (ID_KEY.test(key)) return void (put(ids, v), put(weak, v));
+      if (PAGE_KEY.test(key)) return void put(weak, v);
+      if (NAMING_KEY.test(key)) return void (put(strong, v), put(ids, v));
+      put(strong, v);
+      if (key === 'total' && !inList) put(totals, v);
       series.set(path, [...(series.get(path) ?? []), v]);
-    } else if (typeof v === 'string') readText(v);
+    } else if (typeof v === 'string') readText(v, strong, key === 'key' || key === 'label');
     else if (Array.isArray(v)) {
-      const objects = v.filter(
-        (x): x is Record<string, unknown> => !!x && typeof x === 'object' && !Array.isArray(x),
-      );
-      if (objects.length && inResult) {
-        const facts = listFacts(objects, path, keysByList);
-        tallies.push(...facts.tallies);
-        for (const n of facts.sums) add(counts, n);
-        partial.push(...facts.partSums);
+      const items = v.filter(isObj);
+      if (items.length) listFacts(items, path, container);
+      v.forEach((x, i) => walk(x, `${path}[${itemKey(x) ?? i}]`, key, true, parentWhole));
+    } else if (isObj(v)) {
+      const whole = typeof v['total'] === 'number' ? v['total'] : parentWhole;
+      objectFamily(v, whole);
+      if (typeof v['groupCount'] === 'number' && Array.isArray(v['groups'])) {
+        // "… and 81 more": the groups not returned; "in 131 CWEs": without the group of findings with none.
+        for (const n of [v['groupCount'], v['groupCount'] - v['groups'].length]) put(groupCounts, n);
+        if (v['groups'].some((g) => itemKey(g) === 'none')) put(groupCounts, v['groupCount'] - 1);
       }
-      v.forEach((x, i) => walk(x, `${path}[${itemKey(x) ?? i}]`, key, inResult));
-    } else if (v && typeof v === 'object') {
-      const o = v as Record<string, unknown>;
-      if (inResult && typeof o['groupCount'] === 'number' && Array.isArray(o['groups'])) {
-        // "… and 81 more": the groups not returned; "in 131 CWEs": the groups without the one of findings with none.
-        tallies.push(o['groupCount'] - o['groups'].length);
-        if (o['groups'].some((g) => itemKey(g) === 'none')) tallies.push(o['groupCount'] - 1);
-      }
-      for (const [k, x] of Object.entries(o)) walk(x, `${path}.${k}`, k, inResult);
+      // The filter a result echoes is its call's arguments.
+      for (const [k, x] of Object.entries(v))
+        if (k === 'filter') walkArgs(x);
+        else walk(x, `${path}.${k}`, k, inList, whole, v);
     }
   };
+  /** An object's counts beside one another (the severities of a report) are parts of its whole. */
+  const objectFamily = (o: Obj, parentWhole: number | undefined) => {
+    const parts = Object.entries(o)
+      .filter(([k, x]) => typeof x === 'number' && isCountKey(k) && !WHOLE_KEY.test(k))
+      .map(([, x]) => x as number);
+    if (parts.length < 2) return;
+    const own = Object.entries(o).find(([k, x]) => WHOLE_KEY.test(k) && typeof x === 'number')?.[1] as
+      number | undefined;
+    strongFamilies.push(family(parts, [own ?? parentWhole]));
+  };
+  /**
+   * Facts of one returned list. Tallies: its length, per count field how many items have it
+   * positive, per repeated text value how many items have it; page facts when the list is a page
+   * of a longer result. Per count field: the sum, and the values as parts of the container's total.
+   */
+  const listFacts = (items: Obj[], path: string, container: Obj | undefined) => {
+    const page = !!container && ('returned' in container || container['truncated'] === true);
+    const total = typeof container?.['total'] === 'number' ? container['total'] : undefined;
+    listLengths.push(items.length);
+    const tallies = [items.length];
+    const numeric = new Map<string, number[]>();
+    const byText = new Map<string, number>();
+    const listPath = path.replace(/^[^:]*:/, '');
+    for (const item of items) {
+      for (const [k, x] of Object.entries(item)) {
+        if (typeof x === 'number' && isCountKey(k)) numeric.set(k, [...(numeric.get(k) ?? []), x]);
+        else if (typeof x === 'string' && x.length <= 40)
+          byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
+      }
+      const itemK = itemKey(item);
+      if (
+        itemK !== undefined &&
+        Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0)
+      )
+        keysByList.set(listPath, (keysByList.get(listPath) ?? new Set()).add(itemK));
+    }
+    for (const values of numeric.values()) {
+      tallies.push(values.filter((x) => x > 0).length);
+      const sum = values.reduce((x, y) => x + y, 0);
+      // A list's total is a whole of its counts only when they fit in it (not a report list's findings).
+      strongFamilies.push(family(values, [total !== undefined && sum <= total ? total : undefined]));
+    }
+    // A text field that differs on every item (a name, a title) tallies nothing.
+    const distinct = new Map<string, number>();
+    for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
+    for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
+    const tallied = family(tallies.slice(1), [items.length]);
+    if (container && 'groupCount' in container) {
+      tallies.forEach((n) => put(groupCounts, n));
+      weakFamilies.push(tallied);
+      return;
+    }
+    if (!page) {
+      tallies.forEach((n) => put(strong, n));
+      strongFamilies.push(tallied);
+      return;
+    }
+    tallies.forEach((n) => put(weak, n));
+    weakFamilies.push(tallied);
+    if (total !== undefined) weakFamilies.push(family([items.length], [total]));
+  };
 
-  readText(input.userMessage);
-  for (const answer of input.earlierAnswers ?? []) readText(answer);
+  readText(input.userMessage, strong);
+  for (const answer of input.earlierAnswers ?? []) readText(answer, strong);
   for (const e of input.evidence) {
-    walk(typeof e.args === 'string' ? parseJson(e.args) : e.args, `${e.name}:args`, '', false);
-    walk(parseJson(e.content), `${e.name}:`, '', true);
+    walkArgs(typeof e.args === 'string' ? parseJson(e.args) : e.args);
+    walk(parseJson(e.content), `${e.name}:`, '', false);
   }
-  for (const values of series.values()) if (values.length > 1) partial.push(...partSums(values));
+  const grand: number[] = [...totals];
+  for (const values of series.values()) if (values.length > 1) grand.push(...partSums(values));
   for (const keys of keysByList.values())
-    tallies.push(keys.size, keys.has('none') ? keys.size - 1 : keys.size);
+    for (const n of [keys.size, keys.has('none') ? keys.size - 1 : keys.size]) put(groupCounts, n);
+  strongFamilies.push({ values: grand, wholes: grand, parts: [...new Set(grand)].sort((a, b) => a - b) });
 
-  const shareParts = new Map(counts);
-  for (const n of tallies) add(shareParts, n);
-  const operands = new Map(counts);
-  for (const n of partial) add(operands, n);
-  const written = new Map(shareParts);
-  for (const [n, c] of quoted) written.set(n, (written.get(n) ?? 0) + c);
+  const derive = (families: Family[], into: Set<number>) => {
+    for (const f of families) for (const n of [...f.parts, ...f.wholes]) put(into, n);
+  };
+  // Totals of different calls: one minus another.
+  for (const a of totals) for (const b of totals) if (a > b) put(strong, a - b);
+  derive(strongFamilies, strong);
+  derive(weakFamilies, weak);
+  for (const n of [...strong, ...groupCounts]) weak.add(n);
   return {
-    written,
-    operands,
-    wholes: [...shareParts.keys()],
-    parts: [...new Set([...shareParts.keys(), ...partial.map(norm)])].sort((x, y) => x - y),
+    strong: { written: strong, families: strongFamilies },
+    weak: { written: weak, families: [...strongFamilies, ...weakFamilies] },
+    ids,
+    groupCounts,
+    totals,
+    listLengths,
     text: texts.join('\n').toLowerCase(),
   };
 }
 
 /**
- * Exact facts of one returned list of items. Tallies: its length, per numeric field (ids aside)
- * how many items have it positive, per repeated text value how many items have it. Sums: each
- * numeric field over the whole list; part sums: over any part of a short list (the severities).
+ * The family of `values`: parts are each value, its part sums and each whole minus those; wholes
+ * are their sum and the given wholes (undefined ones dropped).
  */
-function listFacts(
-  items: Record<string, unknown>[],
-  path: string,
-  keysByList: Map<string, Set<string>>,
-): { tallies: number[]; sums: number[]; partSums: number[] } {
-  const tallies = [items.length];
-  const sums: number[] = [];
-  const parts: number[] = [];
-  const numeric = new Map<string, number[]>();
-  const byText = new Map<string, number>();
-  const listPath = path.replace(/^[^:]*:/, '');
-  for (const item of items) {
-    for (const [k, x] of Object.entries(item)) {
-      if (typeof x === 'number' && isCountKey(k)) numeric.set(k, [...(numeric.get(k) ?? []), x]);
-      else if (typeof x === 'string' && x.length <= 40)
-        byText.set(`${k}=${x}`, (byText.get(`${k}=${x}`) ?? 0) + 1);
-    }
-    const key = itemKey(item);
-    if (
-      key !== undefined &&
-      Object.entries(item).some(([k, x]) => typeof x === 'number' && isCountKey(k) && x > 0)
-    ) {
-      keysByList.set(listPath, (keysByList.get(listPath) ?? new Set()).add(key));
-    }
-  }
-  for (const values of numeric.values()) {
-    tallies.push(values.filter((x) => x > 0).length);
-    sums.push(values.reduce((x, y) => x + y, 0));
-    if (values.length <= SUBSET_MAX) parts.push(...partSums(values));
-  }
-  // A text field that differs on every item (a name, a title) tallies nothing.
-  const distinct = new Map<string, number>();
-  for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
-  for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
-  return { tallies, sums, partSums: parts };
+function family(values: readonly number[], wholes: (number | undefined)[]): Family {
+  const sum = values.reduce((a, b) => a + b, 0);
+  const ws = [...new Set([sum, ...wholes.filter((w): w is number => w !== undefined)].map(norm))];
+  const parts = new Set([...values, ...partSums(values)].map(norm));
+  for (const w of ws) for (const p of [...parts]) if (p < w) parts.add(norm(w - p));
+  return { values: [...values], wholes: ws, parts: [...parts].sort((a, b) => a - b) };
 }
 
 /** Every sum of two or more of `values` when there are at most SUBSET_MAX of them, else their total. */
@@ -163,15 +264,10 @@ function partSums(values: readonly number[]): number[] {
   return out;
 }
 
-/** Fields whose numbers name something rather than count it (ids, CWE ids, scores). */
-const NAMING_KEY = /^(?:id|cwe|cvss|score|base_score|version)$|Id$|Score$/;
-const isCountKey = (key: string) => !NAMING_KEY.test(key);
-
 /** The key naming a listed item across calls: `key` (a group), else `filename`, else `id`. */
 function itemKey(x: unknown): string | undefined {
-  if (!x || typeof x !== 'object') return undefined;
-  const o = x as Record<string, unknown>;
-  const k = o['key'] ?? o['filename'] ?? o['id'];
+  if (!isObj(x)) return undefined;
+  const k = x['key'] ?? x['filename'] ?? x['id'];
   return typeof k === 'string' || typeof k === 'number' ? String(k) : undefined;
 }
 
