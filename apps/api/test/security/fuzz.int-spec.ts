@@ -149,7 +149,7 @@ function expand(path: string): string[] {
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
   db = await createTestDatabase();
-  api = await startApi(db.url, { MESSAGES_PER_MINUTE: '100000', REQUESTS_PER_MINUTE: '100000', MAX_ACTIVE_TURNS_PER_OPERATOR: '100000' });
+  api = await startApi(db.url, { MESSAGES_PER_MINUTE: '100000', REQUESTS_PER_MINUTE: '100000', MAX_ACTIVE_TURNS_PER_OPERATOR: '100000', SOCKET_EVENTS_PER_SECOND: '10000' });
   const root = await insertTestOperator(db.dataSource, { role: 'admin' });
   const op = await insertTestOperator(db.dataSource);
   victimId = (await insertTestOperator(db.dataSource)).id;

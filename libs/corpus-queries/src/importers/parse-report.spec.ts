@@ -16,15 +16,15 @@ const refusal = async (s: string | object, maxBytes?: number) => {
 };
 
 describe('text rules', () => {
-  test('entities are decoded, then HTML tags become spaces', () => {
-    expect(stripHtml('<p>a&amp;b</p><!-- c -->&lt;script&gt; &#39;x&#39;')).toBe("a&b    'x'");
+  test('HTML tags become spaces, then entities are decoded (IMPORT-RULES "every format")', () => {
+    expect(stripHtml('<p>a&amp;b</p><!-- c -->&lt;script&gt; &#39;x&#39;')).toBe("a&b  <script> 'x'");
     expect(stripHtml('x<br/>y')).toBe('x y');
     expect(stripHtml('1 < 2')).toBe('1 < 2');
     expect(stripHtml('1 &lt; 2 &amp;&amp; 3 &gt; 2')).toBe('1 < 2 && 3 > 2');
   });
-  test('encoded markup never comes out as a tag; doubly encoded markup stays text', () => {
-    expect(stripHtml('see &lt;img src=x onerror=alert(1)&gt; here')).toBe('see   here');
-    expect(stripHtml('&lt;/textarea&gt;&lt;svg onload=alert(1)&gt;')).toBe('');
+  test('encoded markup is kept as the text the report shows (it is data, rendered as text)', () => {
+    expect(stripHtml('see &lt;img src=x onerror=alert(1)&gt; here')).toBe('see <img src=x onerror=alert(1)> here');
+    expect(stripHtml('<b>real</b> &lt;b&gt;shown&lt;/b&gt;')).toBe('real  <b>shown</b>');
     expect(stripHtml('&amp;lt;b&amp;gt;')).toBe('&lt;b&gt;');
   });
   test('CWE ids: leading id of a string, positive integers only', () => {

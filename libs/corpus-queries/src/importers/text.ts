@@ -2,17 +2,17 @@ import { decodeHTML } from 'entities';
 import type { Severity } from '@corpus-chat/contracts';
 
 /**
- * Plain text from a field that may hold HTML: entities (`&amp;`, `&lt;`, `&#39;`…) are decoded,
- * then every tag (`<name …>`, `</name>`, `<!…>`) becomes a space, as IMPORT-RULES "every format"
- * strips them. Decoding first means encoded markup (`&lt;img src=x onerror=…&gt;`) is removed like
- * real markup instead of surviving as a live tag in stored text. NUL is dropped; leading and
- * trailing whitespace is trimmed. Non-strings give ''.
+ * IMPORT-RULES "every format": HTML is stripped from the searched text fields — every tag
+ * (`<name …>`, `</name>`, `<!…>`) becomes a space, then entities (`&amp;`, `&lt;`, `&#39;`…) are
+ * decoded, so encoded markup (`&lt;img onerror=…&gt;`) is kept as the text a report shows: it is
+ * data, and every reader of stored text treats it as text (the web client renders it escaped or
+ * sanitised, tool results escape `<` for the model). NUL is dropped; leading and trailing
+ * whitespace is trimmed. Non-strings give ''.
  */
 export function stripHtml(value: unknown): string {
   if (typeof value !== 'string') return '';
   // NUL cannot be stored in Postgres text; it never carries meaning in a report.
-  return decodeHTML(value)
-    .replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' ')
+  return decodeHTML(value.replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' '))
     .replace(/\0/g, '')
     .trim();
 }
