@@ -62,7 +62,9 @@ type EngineWithUpgrade = {
  *
  * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
  * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
- * checked, e.g. the database is down), an authenticated socket carries
+ * checked, e.g. the database is down; "forbidden origin" from a page of another origin, whose
+ * WebSocket upgrade is refused with HTTP 403 and polling handshake with Engine.IO's 403), an
+ * authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and no Engine.IO session is opened without
  * a valid session cookie: a WebSocket upgrade without one (a raw WebSocket, or a websocket-first
  * client) is refused with HTTP 401 (503 when the session cannot be checked) and closed, and an
