@@ -33,7 +33,9 @@ function quietOnDroppedConnections(proxy) {
   };
 }
 
+// `xfwd` adds X-Forwarded-For, so the API (TRUST_PROXY=loopback under `npm start`) sees each
+// browser's address rather than the dev server's for its sign-in slow-down.
 export default {
-  '/api': { target, changeOrigin: false, secure: false },
-  '/socket.io': { target, ws: true, changeOrigin: false, secure: false, configure: quietOnDroppedConnections },
+  '/api': { target, changeOrigin: false, secure: false, xfwd: true },
+  '/socket.io': { target, ws: true, changeOrigin: false, secure: false, xfwd: true, configure: quietOnDroppedConnections },
 };

@@ -19,6 +19,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { adminPasswordHint } from './admin-password.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -218,7 +219,9 @@ const DATABASE_URL = await ensurePostgres();
 const REDIS_URL = await ensureRedis();
 const API_PORT = process.env.API_PORT ?? '3000';
 const WEB_PORT = process.env.WEB_PORT ?? '4200';
-const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, DATA_DIR: dataDir, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+// The web dev server proxies from this machine and forwards the browser's address (proxy.conf.mjs).
+const TRUST_PROXY = process.env.TRUST_PROXY ?? 'loopback';
+const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, TRUST_PROXY, DATA_DIR: dataDir, NODE_ENV: process.env.NODE_ENV ?? 'development' };
 
 for (const [name, port] of [['API_PORT', API_PORT], ['WEB_PORT', WEB_PORT]]) {
   if (await reachable('127.0.0.1', Number(port), 500)) {
@@ -251,11 +254,7 @@ const dbUrl = new URL(DATABASE_URL);
 const dbKey = `${dbUrl.hostname}-${dbUrl.port || '5432'}-${decodeURIComponent(dbUrl.pathname.replace(/^\//, ''))}`;
 const passwordFile = path.join(dataDir, `admin-password.${dbKey.replace(/[^a-zA-Z0-9_.-]/g, '_')}.txt`);
 const username = process.env.ADMIN_USERNAME ?? 'admin';
-const password =
-  process.env.ADMIN_PASSWORD ??
-  (fs.existsSync(passwordFile)
-    ? `${fs.readFileSync(passwordFile, 'utf8').trim()}  (generated at the first start; yours if you changed it)`
-    : '(the password you set: the first admin already existed)');
+const password = adminPasswordHint(process.env, passwordFile);
 const banner = [
   '',
   `Corpus Chat is running: open http://localhost:${WEB_PORT}`,

@@ -6,6 +6,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { applyHttpHardening } from './auth/http-hardening';
 import { SESSION_COOKIE } from './auth/session-cookie';
+import { applyTrustProxy } from './auth/trust-proxy';
 import type { ApiEnv } from './config/api-env';
 import { RedisIoAdapter } from './config/redis-io.adapter';
 import { ClientErrorFilter } from './errors/client-error.filter';
@@ -18,7 +19,7 @@ export interface ConfigureAppOptions {
 
 /**
  * The API's global configuration, applied to a created (not yet initialised) app by `main.ts` and
- * by tests alike: pino as the logger, the `/api` prefix, HTTP hardening (helmet, cookies, JSON and
+ * by tests alike: pino as the logger, the `/api` prefix, `trust proxy` from `TRUST_PROXY`, HTTP hardening (helmet, cookies, JSON and
  * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400,
  * one message per invalid field), client errors of the body parsers answered with an actionable
  * message and logged at warn (`ClientErrorFilter`), OpenAPI at `/api/docs`, Socket.IO with the
@@ -31,6 +32,7 @@ export function configureApp(
 ): void {
   app.useLogger(app.get(Logger));
   app.setGlobalPrefix('api');
+  applyTrustProxy(app, env.TRUST_PROXY);
   applyHttpHardening(app);
   const errors = new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES });
   app.use(errors.expressErrorHandler()); // errors of the body parsers and the docs guard, registered above

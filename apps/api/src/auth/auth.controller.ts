@@ -6,7 +6,7 @@ import { Public } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
 import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
-import { SESSION_COOKIE, sessionCookieOptions } from './session-cookie';
+import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-cookie';
 import { SocketAuthService } from './socket-auth.service';
 
 /** `POST /api/auth/login`, `POST /api/auth/logout`, `GET /api/auth/me`, `POST /api/auth/password`. */
@@ -39,12 +39,20 @@ export class AuthController {
     }
   }
 
-  /** Signs out: clears the session cookie (works signed in or not). */
+  /**
+   * Signs out: with a valid session, ends every session and socket of its operator (the cookie, and
+   * any copy of it, is refused from now on); clears the session cookie either way.
+   */
   @Public()
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out (clears the session cookie)' })
-  logout(@Res({ passthrough: true }) res: Response): void {
+  @ApiOperation({ summary: 'Sign out (ends all my sessions, clears the session cookie)' })
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
+    const session = await this.auth.verifySession(sessionTokenOf(req)).catch(() => null);
+    if (session) {
+      await this.auth.revokeSessions(session.operator.id);
+      this.sockets.disconnectOperator(session.operator.id);
+    }
     const { maxAge: _maxAge, ...options } = sessionCookieOptions(this.env);
     res.clearCookie(SESSION_COOKIE, options);
   }
@@ -73,7 +81,7 @@ export class AuthController {
   ): Promise<OperatorView> {
     try {
       const { operator, token } = await this.auth.changePassword(current.id, body.currentPassword, body.newPassword, req.ip ?? 'unknown');
-      await this.sockets.disconnectOperator(operator.id);
+      this.sockets.disconnectOperator(operator.id);
       res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
       return toOperatorView(operator);
     } catch (e) {

@@ -1,6 +1,7 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, Validate } from 'class-validator';
 import { Type } from 'class-transformer';
 import { ServerEnv, validateEnv } from '@corpus-chat/server-core';
+import { TrustProxyConstraint } from './trust-proxy';
 
 /**
  * Settings of operator accounts, sessions and per-operator limits (validated at API start-up;
@@ -23,6 +24,16 @@ export class AuthEnv extends ServerEnv {
   @Min(1)
   @Max(24 * 60)
   SESSION_TTL_MINUTES = 30;
+
+  /**
+   * Longest a session lasts from sign-in, in hours: renewal never extends a session past it, and
+   * the operator then signs in again.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(24 * 30)
+  SESSION_MAX_HOURS = 12;
 
   /**
    * Origins (comma-separated, e.g. `https://chat.example.org`) allowed to send state-changing
@@ -77,6 +88,15 @@ export class AuthEnv extends ServerEnv {
   @IsInt()
   @Min(1)
   REQUESTS_PER_MINUTE = 600;
+
+  /**
+   * Proxies in front of the API whose `X-Forwarded-For` is believed, so the sign-in slow-down and
+   * the per-IP limits see the real client: empty (none; the TCP peer is the client), a hop count
+   * (`1` behind one nginx), or comma-separated proxy IPs/CIDRs (`10.0.0.0/8,loopback`). Trusting a
+   * proxy that is not there lets clients choose their IP.
+   */
+  @Validate(TrustProxyConstraint)
+  TRUST_PROXY = '';
 
   /** Failed sign-ins per username (and 4× that per IP address) before each further try must wait. */
   @Type(() => Number)

@@ -53,7 +53,7 @@ export class AuthGuard implements CanActivate {
       const session = await this.auth.verifySession(sessionTokenOf(req));
       req.operator = session.operator;
       if (this.auth.shouldRenew(session)) {
-        res.cookie(SESSION_COOKIE, await this.auth.issueToken(session.operator.id), sessionCookieOptions(this.env));
+        res.cookie(SESSION_COOKIE, await this.auth.renewToken(session), sessionCookieOptions(this.env));
       }
     }
     assertSameOriginWrite(req, this.origins);

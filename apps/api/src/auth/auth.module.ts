@@ -38,7 +38,7 @@ class AuthInfraModule {
           provide: AUTH_REDIS,
           inject: [AUTH_ENV],
           useFactory: async (e: AuthEnv) => {
-            const redis = createAuthRedis(e, 'commands');
+            const redis = createAuthRedis(e);
             await waitForRedis(redis);
             return redis;
           },
@@ -57,9 +57,10 @@ class AuthInfraModule {
  *   `OperatorThrottlerGuard` (per-operator limits in Redis), with `RateLimitVerdictInterceptor`
  *   for the routes whose count runs alongside the handler;
  * - global `RejectNulPipe` (NUL characters → 400);
- * - exports `AuthService`, `SocketAuthService` (the chat gateway calls `attach(server)` in
- *   `afterInit`), `TurnQuotaService`, `OperatorCache` (whoever changes an operator calls
- *   `forget(id)` after the commit) and `AUTH_ENV`.
+ * - exports `AuthService` (`revokeSessions(id)` ends an operator's sessions), `SocketAuthService`
+ *   (the chat gateway calls `attach(server)` in `afterInit`; `disconnectOperator(id)` reaches every
+ *   instance through the adapter), `TurnQuotaService`, `OperatorCache` (whoever changes an operator
+ *   calls `forget(id)` after the commit) and `AUTH_ENV`.
  * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
  */
 @Module({})

@@ -2,19 +2,19 @@ import { Logger, ServiceUnavailableException } from '@nestjs/common';
 import Redis from 'ioredis';
 import type { AuthEnv } from './auth.env';
 
-/** Nest token of the ioredis client the auth layer uses for commands (login slow-down, rate limits, revocations). */
+/** Nest token of the ioredis client the auth layer uses for commands (login slow-down, rate limits). */
 export const AUTH_REDIS = Symbol('AUTH_REDIS');
 
 /**
- * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart). `commands`: fails
- * commands at once while disconnected (a request answers instead of hanging); `subscriber`:
- * queues SUBSCRIBE until connected and re-subscribes after a reconnect.
+ * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart) and fails commands at
+ * once while disconnected (a request answers instead of hanging).
  */
-export function createAuthRedis(env: AuthEnv, role: 'commands' | 'subscriber'): Redis {
-  const logger = new Logger(`AuthRedis:${role}`);
+export function createAuthRedis(env: AuthEnv): Redis {
+  const logger = new Logger('AuthRedis');
   const client = new Redis(env.REDIS_URL, {
-    connectionName: `api-auth-${role}`,
-    ...(role === 'commands' ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 } : { maxRetriesPerRequest: null }),
+    connectionName: 'api-auth-commands',
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   let lastWarned = 0;

@@ -12,23 +12,31 @@ import {
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { OperatorView } from '@corpus-chat/contracts';
-import { OperatorEntity, findOperatorById, findOperatorByUsername } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, bumpTokenVersion, findOperatorById, findOperatorByUsername } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
 import { type CachedOperator, OperatorCache } from './operator-cache';
 import { hashPassword, verifyPassword } from './passwords';
 
-/** Claims of a session token: the operator id and the standard issued-at/expiry (seconds since epoch). */
+/**
+ * Claims of a session token: the operator id, the operator's token version when it was issued
+ * (`ver`), when the operator signed in (`authAt`; renewals keep it) and the standard
+ * issued-at/expiry. Times in seconds since the epoch.
+ */
 export interface SessionClaims {
   sub: string;
+  ver: number;
+  authAt: number;
   iat: number;
   exp: number;
 }
 
-/** A verified session: who, and when its token was issued and expires (ms since epoch). */
+/** A verified session: who, its token version, and when it was signed in, issued and expires (ms since epoch). */
 export interface Session {
   operator: AuthenticatedOperator;
+  version: number;
+  authAt: number;
   issuedAt: number;
   expiresAt: number;
 }
@@ -65,7 +73,7 @@ const readOperator =
           displayName: o.displayName,
           role: o.role,
           disabled: o.disabled,
-          passwordChangedAt: o.passwordChangedAt.getTime(),
+          tokenVersion: o.tokenVersion,
         }
       : null;
   };
@@ -78,9 +86,10 @@ export function toOperatorView(o: OperatorEntity): OperatorView {
 /**
  * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
  * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
- * operator id; every verification checks the operator's current state (from `OperatorCache`, which
- * drops an operator when it changes), so a disabled operator, a reset password or a new role takes
- * effect on the next request.
+ * operator id and `ver` = the operator's token version; every verification checks the operator's
+ * current state (from `OperatorCache`, which drops an operator when it changes) and compares the
+ * version exactly, so signing out, a disabled operator, a reset password or a new role takes effect
+ * on the next request. Renewal never extends a session past `SESSION_MAX_HOURS` after sign-in.
  */
 @Injectable()
 export class AuthService {
@@ -99,6 +108,11 @@ export class AuthService {
     return this.env.SESSION_TTL_MINUTES * 60_000;
   }
 
+  /** Longest a session lasts from sign-in, renewals included, in ms. */
+  get sessionMaxMs(): number {
+    return this.env.SESSION_MAX_HOURS * 3_600_000;
+  }
+
   /**
    * Checks `username`/`password` from client `ip`. Returns the operator and a fresh session token.
    * Throws `TooManyLoginAttemptsException` (429) while the slow-down applies, 401 with a generic
@@ -106,7 +120,9 @@ export class AuthService {
    * for the right password of a disabled operator (told only to someone who knows the password).
    */
   async login(username: string, password: string, ip: string): Promise<{ operator: OperatorEntity; token: string }> {
-    const waitMs = await this.loginThrottle.msToWait(username, ip);
+    // The attempt is counted as failed before the password is looked at, so parallel guesses
+    // cannot all pass the check; `succeeded` takes the count back.
+    const waitMs = await this.loginThrottle.reserveAttempt(username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
     const found = await findOperatorByUsername(this.db, username).catch((e: Error) => {
       this.logger.error({ msg: 'could not look up an operator at sign-in', err: e.message });
@@ -114,7 +130,6 @@ export class AuthService {
     });
     const ok = await verifyPassword(found?.passwordHash, password);
     if (!found || !ok) {
-      await this.loginThrottle.recordFailure(username, ip);
       this.logger.warn({ msg: 'sign-in refused', operatorId: found?.id ?? null, ip });
       throw new UnauthorizedException(WRONG_CREDENTIALS);
     }
@@ -123,9 +138,9 @@ export class AuthService {
       this.logger.warn({ msg: 'sign-in refused: operator disabled', operatorId: found.id, ip });
       throw new ForbiddenException(ACCOUNT_DISABLED);
     }
-    await this.loginThrottle.reset(username);
+    await this.loginThrottle.succeeded(username, ip);
     this.logger.log({ msg: 'signed in', operatorId: found.id });
-    return { operator: found, token: await this.issueToken(found.id) };
+    return { operator: found, token: await this.issueToken(found.id, found.tokenVersion) };
   }
 
   /**
@@ -144,35 +159,56 @@ export class AuthService {
   ): Promise<{ operator: OperatorEntity; token: string }> {
     const operator = await findOperatorById(this.db, operatorId);
     if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
-    const waitMs = await this.loginThrottle.msToWait(operator.username, ip);
+    const waitMs = await this.loginThrottle.reserveAttempt(operator.username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
     if (!(await verifyPassword(operator.passwordHash, currentPassword))) {
-      await this.loginThrottle.recordFailure(operator.username, ip);
       this.logger.warn({ msg: 'password change refused: wrong current password', operatorId, ip });
       throw new ForbiddenException('Your current password is not right.');
     }
-    await this.loginThrottle.reset(operator.username);
+    await this.loginThrottle.succeeded(operator.username, ip);
     if (currentPassword === newPassword) throw new BadRequestException('Choose a new password that differs from the current one.');
     operator.passwordHash = await hashPassword(newPassword);
     operator.passwordChangedAt = new Date();
-    await this.db.getRepository(OperatorEntity).update(
-      { id: operatorId },
-      { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt },
-    );
+    const version = await this.db.transaction(async (tx) => {
+      await tx
+        .getRepository(OperatorEntity)
+        .update({ id: operatorId }, { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt });
+      return bumpTokenVersion(tx, operatorId);
+    });
     this.operators.forget(operatorId);
+    if (version === null) throw new UnauthorizedException('This account no longer exists.');
+    operator.tokenVersion = version;
     this.logger.log({ msg: 'password changed by its operator', operatorId });
-    return { operator, token: await this.issueToken(operatorId) };
+    return { operator, token: await this.issueToken(operatorId, version) };
   }
 
-  /** A session token for `operatorId`, valid for `SESSION_TTL_MINUTES`. */
-  issueToken(operatorId: string): Promise<string> {
-    return this.jwt.signAsync({ sub: operatorId });
+  /**
+   * Ends every session of `operatorId` (all tokens issued so far are refused from the next
+   * request on, on every API instance). Open sockets are the caller's: `SocketAuthService.disconnectOperator`.
+   */
+  async revokeSessions(operatorId: string): Promise<void> {
+    await bumpTokenVersion(this.db, operatorId);
+    this.operators.forget(operatorId);
+  }
+
+  /**
+   * A session token for `operatorId` at token version `version`, valid for `SESSION_TTL_MINUTES`
+   * but never past `SESSION_MAX_HOURS` after `authAtMs` (the sign-in, ms since epoch; default now).
+   * Throws 401 when that absolute limit has passed.
+   */
+  async issueToken(operatorId: string, version: number, authAtMs = Date.now()): Promise<string> {
+    const now = Date.now();
+    const leftMs = Math.min(this.sessionTtlMs, authAtMs + this.sessionMaxMs - now);
+    if (leftMs < 1000) throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
+    const authAt = Math.floor(authAtMs / 1000);
+    return this.jwt.signAsync({ sub: operatorId, ver: version, authAt }, { expiresIn: Math.floor(leftMs / 1000) });
   }
 
   /**
    * Verifies `token` (signature, expiry) and loads its operator. Throws 401 when the token is
-   * missing, malformed, expired, issued before the operator's last password change, or belongs to
-   * an operator that no longer exists or is disabled; 503 when Postgres cannot be read.
+   * missing, malformed, expired, older than `SESSION_MAX_HOURS` since its sign-in, of another
+   * token version than the operator's (signed out, password changed, disabled or re-enabled since),
+   * or belongs to an operator that no longer exists or is disabled; 503 when Postgres cannot be read.
    */
   async verifySession(token: string | undefined): Promise<Session> {
     if (!token) throw new UnauthorizedException('Sign in first.');
@@ -183,17 +219,31 @@ export class AuthService {
       const expired = (e as Error).name === 'TokenExpiredError';
       throw new UnauthorizedException(expired ? 'Your session has expired: sign in again.' : 'Sign in first.');
     }
-    if (typeof claims.sub !== 'string' || !/^[0-9a-f-]{36}$/i.test(claims.sub)) throw new UnauthorizedException('Sign in first.');
+    if (
+      typeof claims.sub !== 'string' ||
+      !/^[0-9a-f-]{36}$/i.test(claims.sub) ||
+      !Number.isInteger(claims.ver) ||
+      !Number.isFinite(claims.authAt)
+    ) {
+      throw new UnauthorizedException('Sign in first.');
+    }
+    if (Date.now() >= claims.authAt * 1000 + this.sessionMaxMs) {
+      throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
+    }
     const operator = await this.operators.load(claims.sub, readOperator(this.db)).catch((e: Error) => {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
       throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
     });
     if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
-    if (claims.iat < Math.floor(operator.passwordChangedAt / 1000)) {
-      throw new UnauthorizedException('Your password was changed: sign in again.');
-    }
+    if (claims.ver !== operator.tokenVersion) throw new UnauthorizedException('This session has ended: sign in again.');
     const { id, username, displayName, role } = operator;
-    return { operator: { id, username, displayName, role }, issuedAt: claims.iat * 1000, expiresAt: claims.exp * 1000 };
+    return {
+      operator: { id, username, displayName, role },
+      version: claims.ver,
+      authAt: claims.authAt * 1000,
+      issuedAt: claims.iat * 1000,
+      expiresAt: claims.exp * 1000,
+    };
   }
 
   /** The operator with `id` as an `OperatorView`; 401 when it no longer exists. */
@@ -203,8 +253,17 @@ export class AuthService {
     return toOperatorView(operator);
   }
 
-  /** Whether `session` has used up more than half its lifetime and should be renewed. */
+  /**
+   * Whether `session` has used up more than half its lifetime and a renewal would extend it (not
+   * once its expiry is already the absolute limit after sign-in).
+   */
   shouldRenew(session: Session, now = Date.now()): boolean {
-    return now - session.issuedAt > this.sessionTtlMs / 2;
+    const limit = session.authAt + this.sessionMaxMs;
+    return now - session.issuedAt > this.sessionTtlMs / 2 && session.expiresAt < limit - 1000 && now < limit - 1000;
+  }
+
+  /** A renewed token for `session`: same operator, version and sign-in time. */
+  renewToken(session: Session): Promise<string> {
+    return this.issueToken(session.operator.id, session.version, session.authAt);
   }
 }

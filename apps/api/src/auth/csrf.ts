@@ -18,6 +18,24 @@ export function allowedOrigins(env: AuthEnv): Set<string> {
 }
 
 /**
+ * Whether a request with `headers` may act for a browser page: true without an `Origin` header (not
+ * sent by a page of another origin), or when the origin is the API's own or one of `allowed`. The
+ * own origin is `protocol://Host`; without `protocol` (a Socket.IO handshake, whose scheme a TLS
+ * proxy hides) any http(s) origin whose host and port equal `Host`, so a page on another port or
+ * host of the same site is still foreign.
+ */
+export function isAllowedOrigin(headers: IncomingHttpHeaders, allowed: ReadonlySet<string>, protocol?: string): boolean {
+  const origin = headers.origin;
+  if (origin === undefined) return true;
+  const normalized = origin.toLowerCase().replace(/\/+$/, '');
+  if (allowed.has(normalized)) return true;
+  const host = headers.host?.toLowerCase();
+  if (!host) return false;
+  if (protocol !== undefined) return normalized === `${protocol}://${host}`.toLowerCase();
+  return normalized === `http://${host}` || normalized === `https://${host}`;
+}
+
+/**
  * CSRF defence for the cookie session. A state-changing request (anything but GET/HEAD/OPTIONS)
  * must carry `X-Requested-With: XMLHttpRequest`, which a cross-site form or a simple cross-site
  * fetch cannot send; and when it has an `Origin` header, that origin must be the API's own
@@ -31,11 +49,9 @@ export function assertSameOriginWrite(
   if (req.headers[CSRF_HEADER.toLowerCase()] !== CSRF_HEADER_VALUE) {
     throw new ForbiddenException(`State-changing requests must send the header ${CSRF_HEADER}: ${CSRF_HEADER_VALUE}.`);
   }
-  const origin = req.headers.origin;
-  if (origin === undefined) return;
-  const own = req.headers.host ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase() : undefined;
-  const normalized = origin.toLowerCase().replace(/\/+$/, '');
-  if (normalized !== own && !allowed.has(normalized)) {
+  if (!isAllowedOrigin(req.headers, allowed, req.protocol ?? 'http')) {
+    const own = req.headers.host ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase() : undefined;
+    const origin = String(req.headers.origin);
     const accepted = [own, ...allowed].filter(Boolean).join(', ');
     throw new ForbiddenException(
       `Cross-origin request refused: Origin ${origin} is not this API's own origin nor one listed in PUBLIC_ORIGIN (accepted: ${accepted}).`,

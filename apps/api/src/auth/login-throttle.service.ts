@@ -8,18 +8,48 @@ const FAILURE_WINDOW_MS = 15 * 60_000;
 /** Longest wait imposed between two sign-in attempts. */
 const MAX_WAIT_MS = 5 * 60_000;
 
-interface FailureState {
-  count: number;
-  lastAt: number;
-}
+/**
+ * Checks the waits and reserves the attempt in one step, so parallel attempts are counted one by
+ * one. KEYS: the username's count, the (username, IP) pair's count, the IP's count. ARGV: now (ms),
+ * free attempts per username, per IP, longest wait (ms), window (ms). Returns the ms to wait (0:
+ * reserved, counted as a failure until `succeeded` takes it back). The username's count applies
+ * only to an address that has failed for that username itself.
+ */
+const RESERVE_SCRIPT = `
+local now, freeUser, freeIp, maxWait, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local function waitOf(key, free)
+  local count = tonumber(redis.call('HGET', key, 'count') or '0')
+  if count < free then return 0 end
+  local lastAt = tonumber(redis.call('HGET', key, 'lastAt') or '0')
+  return lastAt + math.min(1000 * 2 ^ (count - free), maxWait) - now
+end
+local wait = math.max(waitOf(KEYS[3], freeIp), waitOf(KEYS[2], freeUser))
+if redis.call('EXISTS', KEYS[2]) == 1 then wait = math.max(wait, waitOf(KEYS[1], freeUser)) end
+if wait > 0 then return math.ceil(wait) end
+for i = 1, 3 do
+  redis.call('HINCRBY', KEYS[i], 'count', 1)
+  redis.call('HSET', KEYS[i], 'lastAt', ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], window)
+end
+return 0
+`;
+
+/** Forgets the username's and the pair's failures and takes one back from the IP's count (if it still exists). */
+const SUCCEEDED_SCRIPT = `
+redis.call('DEL', KEYS[1], KEYS[2])
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HINCRBY', KEYS[3], 'count', -1) end
+return 0
+`;
 
 /**
- * Slows down password guessing, per username and per client IP, shared by every API instance
- * through Redis. The first `LOGIN_FREE_ATTEMPTS` failures (4× that per IP, which may be shared by
- * many people) cost nothing; after that each further attempt must wait 1 s, 2 s, 4 s… (capped at
- * 5 minutes) since the last failure, or it is refused (429 with `Retry-After`) without checking
- * the password. A successful sign-in clears the username's count. While Redis is unreachable,
- * sign-in answers 503 rather than allowing unlimited guesses.
+ * Slows down password guessing, shared by every API instance through Redis, counting per username,
+ * per (username, client IP) pair and per client IP. The first `LOGIN_FREE_ATTEMPTS` failures (4×
+ * that per IP, which may be shared by many people) cost nothing; after that each further attempt
+ * must wait 1 s, 2 s, 4 s… (capped at 5 minutes) since the last failure, or it is refused (429
+ * with `Retry-After`) without checking the password. The username's count slows down only
+ * addresses that have failed for that username, so guesses from elsewhere cannot lock out the
+ * right password from a clean address. While Redis is unreachable, sign-in answers 503 rather than
+ * allowing unlimited guesses.
  */
 @Injectable()
 export class LoginThrottleService {
@@ -28,45 +58,36 @@ export class LoginThrottleService {
     @Inject(AUTH_REDIS) private readonly redis: Redis,
   ) {}
 
-  private keys(username: string, ip: string): { key: string; free: number }[] {
+  private keys(username: string, ip: string): [user: string, pair: string, ip: string] {
+    const name = username.toLowerCase();
     return [
-      { key: authKey(this.env, 'login-fail', 'user', username.toLowerCase()), free: this.env.LOGIN_FREE_ATTEMPTS },
-      { key: authKey(this.env, 'login-fail', 'ip', ip), free: this.env.LOGIN_FREE_ATTEMPTS * 4 },
+      authKey(this.env, 'login-fail', 'user', name),
+      authKey(this.env, 'login-fail', 'pair', ip, name),
+      authKey(this.env, 'login-fail', 'ip', ip),
     ];
   }
 
   /**
-   * Milliseconds `username` or `ip` must still wait before another sign-in attempt is looked at
-   * (0 when it may try now).
+   * Reserves one sign-in attempt of `username` from `ip`: answers the ms still to wait (the
+   * attempt must be refused) or 0, in which case the attempt already counts as a failure until
+   * `succeeded` is called. 503 when Redis is unreachable.
    */
-  async msToWait(username: string, ip: string, now = Date.now()): Promise<number> {
-    let waitMs = 0;
-    for (const { key, free } of this.keys(username, ip)) {
-      const raw = await this.redis.hmget(key, 'count', 'lastAt').catch(() => {
+  async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
+    const free = this.env.LOGIN_FREE_ATTEMPTS;
+    const wait = await this.redis
+      .eval(RESERVE_SCRIPT, 3, ...this.keys(username, ip), now, free, free * 4, MAX_WAIT_MS, FAILURE_WINDOW_MS)
+      .catch(() => {
         throw redisUnavailable('Sign-in');
       });
-      const state: FailureState = { count: Number(raw[0] ?? 0), lastAt: Number(raw[1] ?? 0) };
-      if (state.count < free) continue;
-      const required = Math.min(1000 * 2 ** (state.count - free), MAX_WAIT_MS);
-      waitMs = Math.max(waitMs, state.lastAt + required - now);
-    }
-    return waitMs;
+    return Number(wait);
   }
 
-  /** Counts one failed attempt against `username` and `ip`. */
-  async recordFailure(username: string, ip: string, now = Date.now()): Promise<void> {
-    const tx = this.redis.multi();
-    for (const { key } of this.keys(username, ip)) {
-      tx.hincrby(key, 'count', 1).hset(key, 'lastAt', String(now)).pexpire(key, FAILURE_WINDOW_MS);
-    }
-    await tx.exec().catch(() => {
-      throw redisUnavailable('Sign-in');
-    });
-  }
-
-  /** Forgets the failures of `username` (after a successful sign-in). */
-  async reset(username: string): Promise<void> {
-    await this.redis.del(authKey(this.env, 'login-fail', 'user', username.toLowerCase())).catch(() => {
+  /**
+   * A reserved attempt of `username` from `ip` had the right password: forgets the failures of the
+   * username (and of the pair) and takes the attempt back from the IP's count.
+   */
+  async succeeded(username: string, ip: string): Promise<void> {
+    await this.redis.eval(SUCCEEDED_SCRIPT, 3, ...this.keys(username, ip)).catch(() => {
       throw redisUnavailable('Sign-in');
     });
   }

@@ -22,8 +22,8 @@ export interface CachedOperator {
   displayName: string;
   role: OperatorRole;
   disabled: boolean;
-  /** When the password last changed (ms since epoch): older session tokens are refused. */
-  passwordChangedAt: number;
+  /** Token version: session tokens of any other version are refused. */
+  tokenVersion: number;
 }
 
 interface Entry {

@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Inject, Injectable, Logger, ServiceUnavailableException, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { SocketRefusals } from '@corpus-chat/contracts';
-import type Redis from 'ioredis';
 import type { Namespace, Server, Socket } from 'socket.io';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
-import { AUTH_REDIS, authKey, createAuthRedis } from './auth.redis';
 import { AuthService } from './auth.service';
+import { allowedOrigins, isAllowedOrigin } from './csrf';
 import { sessionTokenOf } from './session-cookie';
 
 /**
@@ -18,10 +16,23 @@ import { sessionTokenOf } from './session-cookie';
  * fails at once and socket.io-client reports a `connect_error` without waiting for its connect
  * timeout.
  */
-const upgradeRefusal = (status: 401 | 503): string => {
-  const [reason, body] = status === 401 ? ['Unauthorized', SocketRefusals.unauthorized] : ['Service Unavailable', SocketRefusals.unavailable];
+const upgradeRefusal = (status: Refusal): string => {
+  const [reason, body] =
+    status === 401
+      ? ['Unauthorized', SocketRefusals.unauthorized]
+      : status === 403
+        ? ['Forbidden', FOREIGN_ORIGIN]
+        : ['Service Unavailable', SocketRefusals.unavailable];
   return `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 };
+/** Why a handshake is refused: no valid session, a foreign `Origin`, or the session not checkable. */
+type Refusal = 401 | 403 | 503;
+/** The refusal message of a handshake from a page of another origin. */
+export const FOREIGN_ORIGIN = 'forbidden origin';
+/** The Engine.IO (polling) refusal message of `refusal`. */
+const refusalMessage = (refusal: Refusal): string =>
+  refusal === 401 ? SocketRefusals.unauthorized : refusal === 403 ? FOREIGN_ORIGIN : SocketRefusals.unavailable;
+
 /** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
 export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
 
@@ -45,12 +56,15 @@ type EngineWithUpgrade = {
 
 /**
  * Authenticates Socket.IO connections with the same session cookie and the same `AuthService` as
- * REST, and disconnects an operator's sockets on every API instance when the operator is disabled
- * (published on a Redis channel all instances subscribe to).
+ * REST, refuses handshakes whose `Origin` is neither the API's own nor an allowed one (as `csrf.ts`
+ * does for state-changing requests), and disconnects an operator's sockets on every API instance
+ * through the Socket.IO adapter (room `operatorRoom(id)`) when their sessions end.
  *
  * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
  * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
- * checked, e.g. the database is down), an authenticated socket carries
+ * checked, e.g. the database is down; "forbidden origin" from a page of another origin, whose
+ * WebSocket upgrade is refused with HTTP 403 and polling handshake with Engine.IO's 403), an
+ * authenticated socket carries
  * `socket.data.operator` and sits in `operatorRoom(id)`, and no Engine.IO session is opened without
  * a valid session cookie: a WebSocket upgrade without one (a raw WebSocket, or a websocket-first
  * client) is refused with HTTP 401 (503 when the session cannot be checked) and closed, and an
@@ -62,41 +76,17 @@ type EngineWithUpgrade = {
  * with its current, renewed cookie or is refused.
  */
 @Injectable()
-export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
+export class SocketAuthService {
   private readonly logger = new Logger(SocketAuthService.name);
   private readonly namespaces = new Set<Namespace>();
   private readonly guardedEngines = new WeakSet<object>();
-  private subscriber?: Redis;
-  /** Tells this instance's own revocation notices from other instances'. */
-  private readonly instanceId = randomUUID();
+  private readonly origins: ReadonlySet<string>;
 
   constructor(
     private readonly auth: AuthService,
-    @Inject(AUTH_ENV) private readonly env: AuthEnv,
-    @Inject(AUTH_REDIS) private readonly redis: Redis,
-  ) {}
-
-  private get revokedChannel(): string {
-    return authKey(this.env, 'operator-revoked');
-  }
-
-  async onModuleInit(): Promise<void> {
-    this.subscriber = createAuthRedis(this.env, 'subscriber');
-    this.subscriber.on('message', (channel: string, message: string) => {
-      if (channel !== this.revokedChannel) return;
-      // `<instance> <operator id>`; this instance's own notice was acted on when it was sent.
-      const [from, operatorId] = message.includes(' ') ? message.split(' ', 2) : ['', message];
-      if (from !== this.instanceId) this.disconnectLocal(operatorId);
-    });
-    // Queued until Redis answers (ioredis re-subscribes after reconnects); start-up waits at most 5 s.
-    const subscribed = this.subscriber.subscribe(this.revokedChannel).catch((e: Error) => {
-      this.logger.error({ msg: 'could not subscribe to operator revocations', err: e.message });
-    });
-    await Promise.race([subscribed, new Promise((r) => setTimeout(r, 5000).unref())]);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.subscriber?.disconnect();
+    @Inject(AUTH_ENV) env: AuthEnv,
+  ) {
+    this.origins = allowedOrigins(env);
   }
 
   /**
@@ -111,10 +101,12 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
     this.namespaces.add(nsp);
     nsp.use((socket, next) => {
       this.authenticate(socket).then(
-        () => next(),
+        // Joined before the connection event, so no revocation can slip between the check and the room.
+        () => Promise.resolve(socket.join(operatorRoom((socket.data as AuthenticatedSocketData).operator.id))).then(() => next(), next),
         (e: Error) => {
           // A session that could not be checked (database down) is not a signed-out operator.
-          const refusal = e instanceof ServiceUnavailableException ? SocketRefusals.unavailable : SOCKET_UNAUTHORIZED;
+          const refusal =
+            e instanceof ServiceUnavailableException ? SocketRefusals.unavailable : e instanceof ForbiddenException ? FOREIGN_ORIGIN : SOCKET_UNAUTHORIZED;
           const err = new Error(refusal) as Error & { data?: unknown };
           err.data = { reason: e.message };
           next(err);
@@ -123,14 +115,17 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
     });
     nsp.on('connection', (socket: Socket) => {
       const data = socket.data as Partial<AuthenticatedSocketData>;
-      if (data.operator) void socket.join(operatorRoom(data.operator.id));
       if (data.sessionExpiresAt !== undefined) this.disconnectAtExpiry(socket, data.sessionExpiresAt);
     });
     this.guardEngine(nsp.server);
   }
 
-  /** Verifies the handshake's session cookie and sets `socket.data.operator`; throws 401 otherwise. */
+  /**
+   * Verifies the handshake's `Origin` and session cookie and sets `socket.data.operator`; throws
+   * 403 for a foreign origin, 401 without a valid session.
+   */
   async authenticate(socket: Socket): Promise<AuthenticatedOperator> {
+    if (!this.originAllowed(socket.request)) throw new ForbiddenException(FOREIGN_ORIGIN);
     const session = await this.auth.verifySession(sessionTokenOf(socket.request));
     const data = socket.data as AuthenticatedSocketData;
     data.operator = session.operator;
@@ -157,27 +152,24 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Disconnects every open socket of `operatorId` on every API instance (used when an admin
-   * disables the operator). Resolves once the notice is published.
+   * Disconnects every open socket of `operatorId` on every API instance, through the Socket.IO
+   * adapter (call after the operator's sessions ended: sign-out, password change, disable).
    */
-  async disconnectOperator(operatorId: string): Promise<void> {
-    this.disconnectLocal(operatorId);
-    try {
-      await this.redis.publish(this.revokedChannel, `${this.instanceId} ${operatorId}`);
-    } catch (e) {
-      // The operator is already refused on every request and handshake (the guard reads Postgres);
-      // only sockets already open on other instances stay until their next reconnect.
-      this.logger.error({ msg: 'could not publish an operator revocation', operatorId, err: (e as Error).message });
-    }
+  disconnectOperator(operatorId: string): void {
+    // With the Redis adapter this reaches the other instances too; a broadcast that cannot be
+    // published is logged by the adapter, and those sockets are refused at their next handshake.
+    for (const nsp of this.namespaces) nsp.in(operatorRoom(operatorId)).disconnectSockets(true);
+    this.logger.log({ msg: 'disconnected the sockets of an operator whose sessions ended', operatorId });
   }
 
-  private disconnectLocal(operatorId: string): void {
-    for (const nsp of this.namespaces) nsp.local.in(operatorRoom(operatorId)).disconnectSockets(true);
-    this.logger.log({ msg: 'disconnected the sockets of a revoked operator', operatorId });
+  /** Whether `req` has no `Origin` (not a browser page) or the API's own or an allowed one. */
+  private originAllowed(req: IncomingMessage): boolean {
+    return isAllowedOrigin(req.headers, this.origins);
   }
 
-  /** Answers null for a valid session, else the refusal: 401 (no valid session) or 503 (not checkable). */
-  private refusalOf(req: IncomingMessage): Promise<401 | 503 | null> {
+  /** Answers null for an allowed origin with a valid session, else the refusal: 401, 403 (foreign origin) or 503. */
+  private async refusalOf(req: IncomingMessage): Promise<Refusal | null> {
+    if (!this.originAllowed(req)) return 403;
     return this.auth.verifySession(sessionTokenOf(req)).then(
       () => null,
       (e: unknown) => (e instanceof ServiceUnavailableException ? 503 : 401),
@@ -200,9 +192,7 @@ export class SocketAuthService implements OnModuleInit, OnModuleDestroy {
       if (checkedUpgrades.has(req)) return done(null, true);
       this.refusalOf(req).then(
         (refusal) =>
-          refusal === null
-            ? done(null, true)
-            : done(refusal === 503 ? SocketRefusals.unavailable : SocketRefusals.unauthorized, false),
+          refusal === null ? done(null, true) : done(refusalMessage(refusal), false),
         (e: Error) => {
           this.logger.error({ msg: 'polling handshake check failed', err: e.message });
           done(SocketRefusals.unavailable, false);

@@ -6,9 +6,10 @@ import type { Server, ServerOptions } from 'socket.io';
 import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/server-core';
 
 /**
- * Socket.IO with the Redis adapter, so room broadcasts (`chat:thread-updated`, disconnecting a
- * disabled operator's sockets) reach sockets on every API instance. Turn events do not go through
- * it: each instance subscribes to the threads its own sockets joined (see `ChatEventRelay`).
+ * Socket.IO with the Redis adapter, so room broadcasts (`chat:thread-updated`, disconnecting the
+ * sockets of an operator whose sessions ended) reach sockets on every API instance. Turn events do
+ * not go through it: each instance subscribes to the threads its own sockets joined (see
+ * `ChatEventRelay`).
  */
 export class RedisIoAdapter extends IoAdapter {
   private readonly logger = new Logger(RedisIoAdapter.name);

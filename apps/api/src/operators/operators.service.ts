@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
-import { OperatorEntity, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, bumpTokenVersion, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
@@ -9,9 +9,10 @@ import { OperatorCache } from '../auth/operator-cache';
 import { SocketAuthService } from '../auth/socket-auth.service';
 
 /**
- * Operator accounts, managed by admins. Disabling an operator or resetting their password ends
- * their sessions at once: the next request is refused (the guard reloads the operator) and their
- * open sockets are disconnected on every API instance.
+ * Operator accounts, managed by admins. Disabling or re-enabling an operator, or resetting their
+ * password, ends their sessions at once: their token version changes, so the next request or
+ * handshake with an older token is refused, and their open sockets are disconnected on every API
+ * instance.
  */
 @Injectable()
 export class OperatorsService {
@@ -68,8 +69,8 @@ export class OperatorsService {
       const wasActiveAdmin = operator.role === 'admin' && !operator.disabled;
       if (dto.displayName !== undefined) operator.displayName = dto.displayName.trim();
       if (dto.role !== undefined) operator.role = dto.role;
+      const revoke = (dto.disabled !== undefined && dto.disabled !== operator.disabled) || dto.password !== undefined;
       if (dto.disabled !== undefined) operator.disabled = dto.disabled;
-      const revoke = dto.disabled === true || dto.password !== undefined;
       if (dto.password !== undefined) {
         operator.passwordHash = await hashPassword(dto.password);
         operator.passwordChangedAt = new Date();
@@ -78,10 +79,12 @@ export class OperatorsService {
         const others = await repo.countBy({ role: 'admin', disabled: false });
         if (others <= 1) throw new ConflictException('At least one enabled admin must remain.');
       }
-      return { saved: await repo.save(operator), revoke };
+      const saved = await repo.save(operator);
+      if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
+      return { saved, revoke };
     });
     this.sessions.forget(id); // this instance at once; others on Postgres' change notice
-    if (result.revoke) await this.sockets.disconnectOperator(id);
+    if (result.revoke) this.sockets.disconnectOperator(id);
     this.logger.log({ msg: 'operator updated', operatorId: id, by: actor.id, fields: Object.keys(dto).filter((k) => k !== 'password') });
     return toOperatorView(result.saved);
   }

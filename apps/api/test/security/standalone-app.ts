@@ -10,6 +10,8 @@ import { dataSourceOptions } from '@corpus-chat/corpus-queries';
 import { AuthModule } from '../../src/auth/auth.module';
 import { loadAuthEnv, type AuthEnv } from '../../src/auth/auth.env';
 import { applyHttpHardening } from '../../src/auth/http-hardening';
+import { applyTrustProxy } from '../../src/auth/trust-proxy';
+import { RedisIoAdapter } from '../../src/config/redis-io.adapter';
 import { Public } from '../../src/auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/current-operator';
 import { MessageRateLimit, RateLimitVerdict } from '../../src/auth/rate-limits';
@@ -75,7 +77,8 @@ export class ProbeController {
 
 /**
  * The auth and operators modules alone (plus a probe `/chat` gateway that attaches the socket auth) in a Nest app on port 0 (database `dbUrl`, a Redis prefix
- * of its own), configured like the real API: `/api` prefix, strict validation, HTTP hardening.
+ * of its own), configured like the real API: `/api` prefix, `trust proxy`, strict validation, HTTP
+ * hardening, the Socket.IO Redis adapter.
  */
 export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, string> = {}): Promise<{
   app: NestExpressApplication;
@@ -99,8 +102,11 @@ export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, 
   const moduleRef = await Test.createTestingModule({ imports: [AuthOnlyModule] }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ logger: ['error'] });
   app.setGlobalPrefix('api');
+  applyTrustProxy(app, env.TRUST_PROXY);
   applyHttpHardening(app);
   app.useGlobalPipes(createValidationPipe());
+  // As in the API: instances sharing REDIS_PREFIX reach each other's sockets through the adapter.
+  app.useWebSocketAdapter(new RedisIoAdapter(app, env.REDIS_URL, env.REDIS_PREFIX));
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, env };

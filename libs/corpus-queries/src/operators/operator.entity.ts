@@ -34,6 +34,14 @@ export class OperatorEntity {
   @Column({ type: 'boolean', default: false })
   disabled!: boolean;
 
+  /**
+   * Version every session token of this operator must carry (claim `ver`): bumped by
+   * `bumpTokenVersion` on sign-out, password change, disable and re-enable, which ends every
+   * session issued before.
+   */
+  @Column({ name: 'token_version', type: 'integer', default: 0 })
+  tokenVersion!: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../testing';
 import { OperatorEntity } from './operator.entity';
-import { findOperatorByUsername, hasEnabledAdmin, isUniqueViolation } from './operators.queries';
+import { bumpTokenVersion, findOperatorByUsername, hasEnabledAdmin, isUniqueViolation } from './operators.queries';
 
 describe('operators table', () => {
   let db: TestDatabase;
@@ -41,5 +41,14 @@ describe('operators table', () => {
     await db.dataSource.getRepository(OperatorEntity).delete({ id: ownerId });
     const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM chat_sessions WHERE owner_id = $1`, [ownerId]);
     expect(n).toBe(0);
+  });
+
+  it('bumps the token version by one per call, concurrent calls included; null for an unknown operator', async () => {
+    const { identifiers } = await insert('versioned');
+    const id = identifiers[0]!['id'] as string;
+    const versions = await Promise.all(Array.from({ length: 5 }, () => bumpTokenVersion(db.dataSource, id)));
+    expect([...versions].sort()).toEqual([1, 2, 3, 4, 5]);
+    expect((await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).tokenVersion).toBe(5);
+    expect(await bumpTokenVersion(db.dataSource, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });

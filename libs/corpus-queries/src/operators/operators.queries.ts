@@ -18,6 +18,21 @@ export function findOperatorById(db: DataSource | EntityManager, id: string): Pr
   return db.getRepository(OperatorEntity).findOneBy({ id });
 }
 
+/**
+ * Adds one to the token version of operator `id` (ending every session token issued before) and
+ * returns the new version, or null when no such operator exists. Atomic in Postgres, so two
+ * concurrent bumps both count.
+ */
+export async function bumpTokenVersion(db: DataSource | EntityManager, id: string): Promise<number | null> {
+  const rows: { token_version: number }[] = await db.query(
+    // A CTE so the driver answers rows (TypeORM shapes a bare UPDATE's result differently).
+    `WITH bumped AS (UPDATE operators SET token_version = token_version + 1 WHERE id = $1 RETURNING token_version)
+     SELECT token_version FROM bumped`,
+    [id],
+  );
+  return rows[0]?.token_version ?? null;
+}
+
 /** Whether at least one enabled admin exists (the start-up bootstrap creates one when none does). */
 export async function hasEnabledAdmin(db: DataSource | EntityManager): Promise<boolean> {
   return db.getRepository(OperatorEntity).existsBy({ role: 'admin', disabled: false });

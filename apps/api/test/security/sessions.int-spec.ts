@@ -1,0 +1,264 @@
+/**
+ * Sign-in slow-down under parallel guesses and behind a proxy, revocable sessions (token version,
+ * absolute lifetime) and the Origin check of the socket handshake, on the auth and operators
+ * modules alone (real Postgres + Redis; instances share Redis through the Socket.IO adapter).
+ */
+import { JwtService } from '@nestjs/jwt';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import request from 'supertest';
+import WebSocket from 'ws';
+import { OperatorEntity } from '@corpus-chat/corpus-queries';
+import { createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import type { AuthEnv } from '../../src/auth/auth.env';
+import { loadAuthEnv } from '../../src/auth/auth.env';
+import { LoginThrottleService } from '../../src/auth/login-throttle.service';
+import { FOREIGN_ORIGIN } from '../../src/auth/socket-auth.service';
+import { CSRF_HEADERS, connectChatSocket, loginAs } from '../support/login';
+import { startAuthOnlyApp } from './standalone-app';
+
+const FREE = 3;
+
+let db: TestDatabase;
+let app: NestExpressApplication;
+let baseUrl: string;
+let env: AuthEnv;
+let admin: TestOperator;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  ({ app, baseUrl, env } = await startAuthOnlyApp(db.url, { LOGIN_FREE_ATTEMPTS: String(FREE) }));
+  admin = await insertTestOperator(db.dataSource, { role: 'admin' });
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.drop();
+});
+
+const login = (target: string, username: string, password: string, forwardedFor?: string) => {
+  const req = request(target).post('/api/auth/login').set(CSRF_HEADERS);
+  if (forwardedFor) req.set('X-Forwarded-For', forwardedFor);
+  return req.send({ username, password });
+};
+const versionOf = async (id: string) => (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).tokenVersion;
+const sign = (claims: Record<string, unknown>) => new JwtService({ secret: env.JWT_SECRET! }).signAsync(claims, { algorithm: 'HS256' });
+const cookieOf = (res: request.Response) =>
+  ([] as string[])
+    .concat(res.headers['set-cookie'] ?? [])
+    .map((c) => c.split(';')[0]!)
+    .find((c) => /^cc_session=./.test(c));
+const claimsOf = (cookie: string) => JSON.parse(Buffer.from(cookie.split('=')[1]!.split('.')[1]!, 'base64url').toString()) as Record<string, number>;
+
+/**
+ * Records `n` failed sign-ins of `username` from `ip` directly, spaced further apart than any wait
+ * and the last a second ago, so the next attempt must wait 2^(n − free) s: minutes, not a race.
+ */
+async function recordFailures(throttle: LoginThrottleService, n: number, username: (i: number) => string, ip: string): Promise<void> {
+  const last = Date.now() - 1000;
+  for (let i = 0; i < n; i++) expect(await throttle.reserveAttempt(username(i), ip, last - (n - 1 - i) * 6 * 60_000)).toBe(0);
+}
+
+/** An app of its own (own Redis prefix, so its slow-down counts start at zero). */
+async function withApp<T>(overrides: Record<string, string>, run: (url: string, throttle: LoginThrottleService) => Promise<T>): Promise<T> {
+  const started = await startAuthOnlyApp(db.url, { LOGIN_FREE_ATTEMPTS: String(FREE), JWT_SECRET: env.JWT_SECRET!, ...overrides });
+  try {
+    return await run(started.baseUrl, started.app.get(LoginThrottleService));
+  } finally {
+    await started.app.close();
+  }
+}
+
+describe('sign-in slow-down', () => {
+  it('checks at most the free number of passwords for 40 parallel wrong guesses at one username', async () => {
+    const victim = await insertTestOperator(db.dataSource);
+    await withApp({}, async (url) => {
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => login(url, victim.username, `guess-${i}-xxxx`)));
+      const statuses = answers.map((r) => r.status);
+      // A 401 is a password that was checked; every other guess was refused before the check. One
+      // more is allowed a second after the last failure, so a guess that reaches a loaded server
+      // that late may be checked too.
+      expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(FREE);
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(FREE + 2);
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    });
+  });
+
+  it('checks at most the per-IP allowance for 40 parallel guesses at 40 usernames from one address', async () => {
+    await withApp({}, async (url) => {
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => login(url, `nobody-${i}`, 'wrong-password')));
+      const checked = answers.filter((r) => r.status === 401).length;
+      expect(checked).toBeGreaterThanOrEqual(FREE * 4);
+      expect(checked).toBeLessThanOrEqual(FREE * 4 + 2); // as above: one more per elapsed wait
+      expect(answers.filter((r) => r.status !== 401 && r.status !== 429)).toEqual([]);
+    });
+  });
+
+  it('does not lock the right password out from an address that has not failed for that username', async () => {
+    const victim = await insertTestOperator(db.dataSource);
+    await withApp({ TRUST_PROXY: 'loopback' }, async (url, throttle) => {
+      // Ten failed guesses from one address (recorded directly: minutes of waits, not seconds).
+      await recordFailures(throttle, 10, () => victim.username, '203.0.113.7');
+      // The guessing address waits, even with the right password…
+      expect((await login(url, victim.username, victim.password, '203.0.113.7')).status).toBe(429);
+      // …another address that failed for this username once is slowed down by the username's count…
+      expect((await login(url, victim.username, 'one-more-guess', '203.0.113.8')).status).toBe(401);
+      expect((await login(url, victim.username, victim.password, '203.0.113.8')).status).toBe(429);
+      // …and the operator's own clean address gets in.
+      expect((await login(url, victim.username, victim.password, '198.51.100.20')).status).toBe(200);
+    });
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  /**
+   * Records failed sign-ins (distinct usernames) from address 203.0.113.1 until it must wait
+   * minutes; answers the status of a sign-in claiming to come from it and from 203.0.113.2.
+   */
+  const lockThenTry = async (url: string, throttle: LoginThrottleService) => {
+    await recordFailures(throttle, FREE * 4 + 8, (i) => `nobody-${i}`, '203.0.113.1');
+    return [(await login(url, 'nobody-last', 'wrong-password', '203.0.113.1')).status, (await login(url, 'nobody-last', 'wrong-password', '203.0.113.2')).status];
+  };
+
+  it('with a hop count, X-Forwarded-For is the client address the slow-down counts', async () => {
+    await withApp({ TRUST_PROXY: '1' }, async (url, throttle) => {
+      expect(await lockThenTry(url, throttle)).toEqual([429, 401]);
+    });
+  });
+
+  it('with a CIDR list, X-Forwarded-For from those proxies is believed', async () => {
+    await withApp({ TRUST_PROXY: '127.0.0.0/8,::1/128' }, async (url, throttle) => {
+      expect(await lockThenTry(url, throttle)).toEqual([429, 401]);
+    });
+  });
+
+  it('without it, X-Forwarded-For is ignored (the locked address is not the client)', async () => {
+    await withApp({}, async (url, throttle) => {
+      expect(await lockThenTry(url, throttle)).toEqual([401, 401]);
+    });
+  });
+
+  it('refuses a malformed value at start-up, naming the variable', () => {
+    const base = { NODE_ENV: 'test', DATABASE_URL: db.url };
+    expect(() => loadAuthEnv({ ...base, TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadAuthEnv({ ...base, TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
+    expect(loadAuthEnv({ ...base, TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
+  });
+});
+
+describe('revocable sessions', () => {
+  it('logout ends the session: the same cookie gets 401, its open socket is disconnected and a new handshake is refused', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, op.username, op.password);
+    const other = await loginAs(baseUrl, op.username, op.password);
+    const socket = await connectChatSocket(baseUrl, other);
+    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    expect((await request(baseUrl).post('/api/auth/logout').set(s.headers)).status).toBe(204);
+    expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
+    expect((await request(baseUrl).get('/api/auth/me').set(other.headers)).status).toBe(401);
+    expect(await disconnected).toBe('io server disconnect');
+    await expect(connectChatSocket(baseUrl, s)).rejects.toThrow('unauthorized');
+    await expect(loginAs(baseUrl, op.username, op.password)).resolves.toBeDefined();
+  });
+
+  it('logout on one instance disconnects the operator’s sockets on another (through the adapter)', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    await withApp({ REDIS_PREFIX: env.REDIS_PREFIX }, async (otherUrl) => {
+      const s = await loginAs(otherUrl, op.username, op.password);
+      const socket = await connectChatSocket(otherUrl, s);
+      const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+      expect((await request(baseUrl).post('/api/auth/logout').set(s.headers)).status).toBe(204);
+      expect(await disconnected).toBe('io server disconnect');
+    });
+  });
+
+  it('a password reset kills a token issued in the same second', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const before = await versionOf(op.id);
+    const adminSession = await loginAs(baseUrl, admin.username, admin.password);
+    const reset = await request(baseUrl).patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ password: 'a-brand-new-password' });
+    expect(reset.status).toBe(200);
+    // Issued at the reset's second (or later), of the version before it.
+    const now = Math.floor(Date.now() / 1000);
+    const token = await sign({ sub: op.id, ver: before, authAt: now, iat: now, exp: now + 600 });
+    expect((await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${token}`)).status).toBe(401);
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${token}` })).rejects.toThrow('unauthorized');
+  });
+
+  it('re-enabling a disabled operator does not revive their old tokens', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, op.username, op.password);
+    const adminSession = await loginAs(baseUrl, admin.username, admin.password);
+    const patch = (disabled: boolean) => request(baseUrl).patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled });
+    expect((await patch(true)).status).toBe(200);
+    expect((await patch(false)).status).toBe(200);
+    expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
+    await expect(connectChatSocket(baseUrl, s)).rejects.toThrow('unauthorized');
+  });
+
+  it('renewal never goes past SESSION_MAX_HOURS after sign-in, and a session older than that is refused', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const ver = await versionOf(op.id);
+    const now = Math.floor(Date.now() / 1000);
+    const ttl = env.SESSION_TTL_MINUTES * 60;
+    const max = env.SESSION_MAX_HOURS * 3600;
+    // Past half its lifetime, signed in 5 minutes short of the limit: renewed, but only up to the limit.
+    const authAt = now - max + 300;
+    const nearLimit = await sign({ sub: op.id, ver, authAt, iat: now - Math.ceil(ttl * 0.6), exp: now + 200 });
+    const renewed = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${nearLimit}`);
+    expect(renewed.status).toBe(200);
+    const cookie = cookieOf(renewed);
+    expect(cookie).toBeDefined();
+    expect(claimsOf(cookie!)).toMatchObject({ authAt, ver });
+    expect(claimsOf(cookie!).exp).toBeLessThanOrEqual(authAt + max);
+    // A token past half its lifetime whose expiry is already the limit is not renewed.
+    const atLimit = await sign({ sub: op.id, ver, authAt, iat: now - Math.ceil(ttl * 0.6), exp: authAt + max });
+    const notRenewed = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${atLimit}`);
+    expect(notRenewed.status).toBe(200);
+    expect(notRenewed.headers['set-cookie']).toBeUndefined();
+    // Signed in longer ago than the limit: refused although the token itself has not expired.
+    const tooOld = await sign({ sub: op.id, ver, authAt: now - max - 60, iat: now - 60, exp: now + 600 });
+    const refused = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${tooOld}`);
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/maximum length/);
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${tooOld}` })).rejects.toThrow('unauthorized');
+  });
+});
+
+describe('socket handshake Origin', () => {
+  /** A page of the same site on another port. */
+  const otherPort = () => `http://127.0.0.1:${Number(new URL(baseUrl).port) - 1}`;
+
+  it('refuses a WebSocket upgrade from a page of another origin with HTTP 403, even with a valid session', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, op.username, op.password);
+    const wsUrl = `${baseUrl.replace('http', 'ws')}/socket.io/?EIO=4&transport=websocket`;
+    for (const origin of [otherPort(), 'http://evil.example']) {
+      const refused = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const ws = new WebSocket(wsUrl, { headers: { cookie: s.cookie, origin } });
+        ws.on('unexpected-response', (_req, res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        });
+        ws.on('open', () => reject(new Error(`upgraded from ${origin}`)));
+        ws.on('error', () => undefined); // the refused upgrade also errors the client
+      });
+      expect(refused).toEqual({ status: 403, body: FOREIGN_ORIGIN });
+    }
+    const own = await connectChatSocket(baseUrl, s, { transports: ['websocket'], extraHeaders: { cookie: s.cookie, origin: baseUrl } });
+    own.close();
+  });
+
+  it('refuses a Socket.IO handshake from a page of another origin, accepts its own', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, op.username, op.password);
+    const as = (origin: string) => connectChatSocket(baseUrl, s, { extraHeaders: { cookie: s.cookie, origin } });
+    await expect(as(otherPort())).rejects.toThrow(FOREIGN_ORIGIN);
+    await expect(as('http://evil.example')).rejects.toThrow(FOREIGN_ORIGIN);
+    const own = await as(baseUrl);
+    try {
+      expect(await own.emitWithAck('whoami')).toMatchObject({ id: op.id });
+    } finally {
+      own.close();
+    }
+  });
+});
