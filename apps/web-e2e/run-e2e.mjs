@@ -73,7 +73,8 @@ function startScriptedModel() {
   return scripted.ScriptedOpenAiServer.start().then((server) => {
     server.models = ['e2e-slow-model'];
     server.responder = (req) => {
-      if (!req.body?.stream) return { kind: 'completion', text: 'pong' };
+      // Test connection: a plain completion, and a question that needs a tool (answered with a call).
+      if (!req.body?.stream) return req.body?.tools ? { kind: 'completion', text: '', toolCalls: [{ name: 'get_corpus_overview', arguments: {} }] } : { kind: 'completion', text: 'pong' };
       if (modelScript.steps) {
         const served = stepsServed.get(modelScript) ?? 0;
         stepsServed.set(modelScript, served + 1);

@@ -55,7 +55,7 @@ export type ScriptedResponse =
       headers?: Record<string, string>;
     }
   /** A non-streamed completion (`POST /chat/completions` without `stream`), e.g. the settings test. */
-  | { kind: 'completion'; text: string };
+  | { kind: 'completion'; text: string; toolCalls?: { name: string; arguments: Record<string, unknown> }[] };
 
 /** A request the server received, with what happened to its connection. */
 export interface RecordedRequest {
@@ -201,7 +201,19 @@ export class ScriptedOpenAiServer {
         object: 'chat.completion',
         created: 0,
         model: body?.model ?? 'scripted-model',
-        choices: [{ index: 0, message: { role: 'assistant', content: next.text }, finish_reason: 'stop' }],
+        choices: [
+          next.toolCalls?.length
+            ? {
+                index: 0,
+                message: {
+                  role: 'assistant',
+                  content: next.text || null,
+                  tool_calls: next.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+                },
+                finish_reason: 'tool_calls',
+              }
+            : { index: 0, message: { role: 'assistant', content: next.text }, finish_reason: 'stop' },
+        ],
       });
     }
 
