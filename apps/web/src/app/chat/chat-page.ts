@@ -4,6 +4,7 @@ import type { ChatSummaryView } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatListStore } from './chat-list-store';
 import { ThreadView } from './thread-view';
+import { DisplayTextPipe } from '../shared/display-text';
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
@@ -22,7 +23,7 @@ export function formatLastActivity(iso: string, now = Date.now()): string {
 /** `/chat`: the thread list beside the open thread (on a narrow window, one or the other). */
 @Component({
   selector: 'cc-chat-page',
-  imports: [RouterLink, RouterLinkActive, RouterOutlet],
+  imports: [DisplayTextPipe, RouterLink, RouterLinkActive, RouterOutlet],
   templateUrl: './chat-page.html',
   styleUrl: './chat-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,

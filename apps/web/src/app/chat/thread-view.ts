@@ -19,11 +19,12 @@ import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { ConfirmDialog } from './confirm-dialog';
 import { ThreadStore } from './thread-store';
+import { DisplayTextPipe } from '../shared/display-text';
 
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AssistantMessage, ConfirmDialog, DatePipe, RouterLink],
+  imports: [AssistantMessage, ConfirmDialog, DatePipe, DisplayTextPipe, RouterLink],
   providers: [ThreadStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
