@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * Production build of the server side: compiles apps/api, apps/agent-worker and every lib's
- * `src/` with SWC into dist/node (same tree, `.js`), copying JSON data files beside them.
- * Start with `node dist/node/apps/api/src/main.js`.
+ * `src/` with SWC into dist/node (same tree, `.js`), copying JSON data files beside them; specs
+ * and test helpers stay out. Start with `node dist/node/apps/api/src/main.js`.
  */
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -23,11 +23,14 @@ function* walk(dir) {
   }
 }
 
+/** Specs and test helpers (`testing/`, `test/` folders): tests load them from source, never from dist. */
+const isTestOnly = (rel) => /\.(spec|int-spec)\.ts$/.test(rel) || rel.split(path.sep).some((part) => part === 'testing' || part === 'test');
+
 let count = 0;
 for (const src of sources) {
   for (const file of walk(path.join(root, src))) {
     const rel = path.relative(root, file);
-    if (/\.(spec|int-spec)\.ts$/.test(file) || file.endsWith('.d.ts')) continue;
+    if (isTestOnly(rel) || file.endsWith('.d.ts')) continue;
     if (file.endsWith('.ts')) {
       const target = path.join(out, rel.replace(/\.ts$/, '.js'));
       fs.mkdirSync(path.dirname(target), { recursive: true });

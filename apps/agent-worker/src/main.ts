@@ -6,12 +6,11 @@
  * exits. Start as many as needed.
  */
 import 'reflect-metadata';
-import type { INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
+import type { INestApplication } from '@nestjs/common';
 import { ConfigError, exitIfShutdownHangs, failStartup, listenErrorMessage } from '@corpus-chat/server-core';
 import { AgentModule, loadAgentConfig } from './agent';
 import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
+import { createWorkerApp, workerHealthPort } from './health/worker-app';
 import { WorkerModule } from './worker.module';
 import { WORKER_ID } from './turns/turn-executor';
 
@@ -25,25 +24,24 @@ async function main(): Promise<void> {
     if (e instanceof ConfigError) failStartup(e.message);
     throw e;
   }
-  let app: INestApplicationContext;
+  let app: INestApplication;
   try {
-    // Creating the context initialises it (bootstrap hooks included).
-    app = await NestFactory.createApplicationContext(
+    app = await createWorkerApp(
       WorkerModule.forRoot({ env, agentModule: AgentModule.forRoot({ config: agentConfig }) }),
-      { bufferLogs: true },
+      env.WORKER_HEALTH_PORT,
     );
   } catch (e) {
-    // The health server (WORKER_HEALTH_PORT) is the only thing that listens.
+    // The health route (WORKER_HEALTH_PORT) is the only thing that listens.
     const message = listenErrorMessage(e, env.WORKER_HEALTH_PORT, 'WORKER_HEALTH_PORT');
     if (message) failStartup(message);
     throw e;
   }
-  app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   exitIfShutdownHangs(env.SHUTDOWN_TIMEOUT_MS + 15_000);
-  await app.init();
+  const healthPort = workerHealthPort(app);
   console.log(
-    `Corpus Chat agent-worker ${app.get<string>(WORKER_ID)} consuming turns (concurrency ${env.WORKER_CONCURRENCY})`,
+    `Corpus Chat agent-worker ${app.get<string>(WORKER_ID)} consuming turns (concurrency ${env.WORKER_CONCURRENCY})` +
+      (healthPort === null ? '' : `, health on http://localhost:${healthPort}/health`),
   );
 }
 

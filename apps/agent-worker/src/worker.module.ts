@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { BullModule, Processor } from '@nestjs/bullmq';
-import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
@@ -16,7 +17,7 @@ import {
   TurnPipelineModule,
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from './config/worker-env';
-import { WorkerHealthServer } from './health/worker-health.server';
+import { WorkerHealthController } from './health/worker-health.controller';
 import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
 import { TurnProcessor } from './turns/turn.processor';
 
@@ -61,7 +62,8 @@ export class WorkerModule {
           skipProcessEnv: true,
           load: [() => ({ ...env })],
         }),
-        LoggerModule.forRoot(pinoParams(env, 'agent-worker')),
+        // Health probes come every few seconds; they are not worth a log line each.
+        LoggerModule.forRoot({ ...pinoParams(env, 'agent-worker'), exclude: [{ path: 'health', method: RequestMethod.ALL }] }),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }), retryAttempts: 3, retryDelay: 1000 }),
           // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
@@ -82,16 +84,18 @@ export class WorkerModule {
           autoPipelining: true,
         }),
         agentModule,
+        TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],
+      // Served only when the worker runs as an HTTP app (`createWorkerApp`); a context ignores it.
+      controllers: [WorkerHealthController],
       providers: [
         { provide: WorkerEnv, useValue: env },
         { provide: WORKER_ID, useValue: workerId },
         { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
         TurnExecutor,
         ConfiguredTurnProcessor,
-        WorkerHealthServer,
       ],
-      exports: [WORKER_ID, TurnExecutor, WorkerHealthServer],
+      exports: [WORKER_ID, TurnExecutor],
     };
   }
 }

@@ -21,6 +21,3 @@ export { CORPUS_QUERY_FNS, type CorpusQueryFns, type ReadOnlyRunner } from './to
 export { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from './tools/corpus-queries.binding';
 export { buildModelContext, type ModelContext } from './context/context-builder';
 export { buildSystemPrompt } from './context/system-prompt';
-
-/** Path of the scripted OpenAI-compatible server used by tests (relative to this folder). */
-export const SCRIPTED_OPENAI_SERVER_PATH = './testing/scripted-openai-server';

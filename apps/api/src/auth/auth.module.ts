@@ -1,5 +1,5 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
@@ -12,7 +12,7 @@ import { resolveJwtSecret } from './dev-secrets';
 import { createSessionJwtService } from './session-jwt';
 import { RejectNulPipe } from './http-hardening';
 import { LoginThrottleService } from './login-throttle.service';
-import { OperatorThrottlerGuard, RateLimitVerdictInterceptor, throttlerOptions } from './rate-limits';
+import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
 import { SocketAuthService } from './socket-auth.service';
 import { OperatorCache } from './operator-cache';
 import { TurnQuotaService } from './turn-quota.service';
@@ -54,8 +54,7 @@ class AuthInfraModule {
  * Operators' sessions and the API's guard rails (global module; needs TypeORM's `DataSource`):
  * - `POST /api/auth/login|logout`, `GET /api/auth/me`;
  * - global guards, in order: `AuthGuard` (session, CSRF, `@Roles`; `@Public()` opts out) then
- *   `OperatorThrottlerGuard` (per-operator limits in Redis), with `RateLimitVerdictInterceptor`
- *   for the routes whose count runs alongside the handler;
+ *   `OperatorThrottlerGuard` (per-operator limits in Redis);
  * - global `RejectNulPipe` (NUL characters → 400);
  * - exports `AuthService` (`revokeSessions(id)` ends an operator's sessions), `SocketAuthService`
  *   (the chat gateway calls `attach(server)` in `afterInit`; `disconnectOperator(id)` reaches every
@@ -92,7 +91,6 @@ export class AuthModule {
         OperatorCache,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: OperatorThrottlerGuard },
-        { provide: APP_INTERCEPTOR, useClass: RateLimitVerdictInterceptor },
         { provide: APP_PIPE, useClass: RejectNulPipe },
       ],
       exports: [infra, AuthService, SocketAuthService, TurnQuotaService, OperatorCache],

@@ -14,7 +14,6 @@ import { applyTrustProxy } from '../../src/auth/trust-proxy';
 import { RedisIoAdapter } from '../../src/config/redis-io.adapter';
 import { Public } from '../../src/auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/current-operator';
-import { MessageRateLimit, RateLimitVerdict } from '../../src/auth/rate-limits';
 import { createValidationPipe } from '../../src/errors/validation';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
@@ -44,33 +43,9 @@ export class ProbeController {
     return { ok: true };
   }
 
-  @MessageRateLimit()
   @Post('message')
   @HttpCode(202)
   message(@CurrentOperator() operator: AuthenticatedOperator): { operatorId: string } {
-    return { operatorId: operator.id };
-  }
-
-  /** Side effects of `deferred-message` requests that were let through (per operator id). */
-  static readonly effects = new Map<string, number>();
-
-  @MessageRateLimit({ deferred: true })
-  @Post('deferred-message')
-  @HttpCode(202)
-  async deferredMessage(
-    @CurrentOperator() operator: AuthenticatedOperator,
-    @RateLimitVerdict() verdict: Promise<void>,
-  ): Promise<{ operatorId: string }> {
-    await verdict;
-    ProbeController.effects.set(operator.id, (ProbeController.effects.get(operator.id) ?? 0) + 1);
-    return { operatorId: operator.id };
-  }
-
-  /** A deferred route whose handler forgets the verdict: the answer must still be the 429. */
-  @MessageRateLimit({ deferred: true })
-  @Post('deferred-careless')
-  @HttpCode(202)
-  deferredCareless(@CurrentOperator() operator: AuthenticatedOperator): { operatorId: string } {
     return { operatorId: operator.id };
   }
 }

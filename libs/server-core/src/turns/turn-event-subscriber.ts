@@ -103,11 +103,6 @@ export class TurnEventSubscriber {
     };
   }
 
-  /** Number of threads this process is subscribed to (for tests and health). */
-  get subscribedChats(): number {
-    return this.handlers.size;
-  }
-
   /** Closes the subscriber connection. */
   async close(): Promise<void> {
     this.handlers.clear();

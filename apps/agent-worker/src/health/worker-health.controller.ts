@@ -1,0 +1,54 @@
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import { type HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import type { Redis } from 'ioredis';
+import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
+import { TurnExecutor, WORKER_ID } from '../turns/turn-executor';
+
+/** Terminus' answer (`status`, `info`, `error`, `details` per dependency) plus who is answering. */
+export type WorkerHealth = HealthCheckResult & { workerId: string; runningTurns: number };
+
+/**
+ * `GET /health` of a worker (served on `WORKER_HEALTH_PORT`, see `createWorkerApp`): 200 with
+ * `status: 'ok'` when Postgres and Redis answer within a second, else 503 with `status: 'error'`
+ * and the failing dependency's `message` under `details`; both carry the worker id and its running
+ * turns.
+ */
+@Controller('health')
+export class WorkerHealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly db: TypeOrmHealthIndicator,
+    private readonly indicator: HealthIndicatorService,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    private readonly executor: TurnExecutor,
+  ) {}
+
+  @Get()
+  async check(): Promise<WorkerHealth> {
+    const result = await this.health
+      .check([() => this.db.pingCheck('postgres', { timeout: 1000 }), () => this.redisCheck()])
+      .catch((e: unknown) => {
+        // Terminus refuses a failed check with a 503 carrying the same result: add the worker to it.
+        if (e instanceof ServiceUnavailableException) {
+          throw new ServiceUnavailableException(this.withWorker(e.getResponse() as HealthCheckResult));
+        }
+        throw e;
+      });
+    return this.withWorker(result);
+  }
+
+  private async redisCheck() {
+    const check = this.indicator.check('redis');
+    try {
+      await withTimeout(this.redis.ping(), 1000, 'PING');
+      return check.up();
+    } catch (e) {
+      return check.down({ message: (e as Error).message });
+    }
+  }
+
+  private withWorker(result: HealthCheckResult): WorkerHealth {
+    return { ...result, workerId: this.workerId, runningTurns: this.executor.runningTurns };
+  }
+}
