@@ -10,13 +10,15 @@
  * Exit code: 0 (a measurement), 1 when `--min-exact` is given and the exact rate is below it,
  * 2 for bad arguments or a failed set-up (model server or Postgres unreachable, a corpus file refused).
  */
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { connectionFailure } from '@corpus-chat/server-core';
 import { loadAgentConfig } from '../agent/agent.config';
 import { createScratchCorpus, defaultQuestionsFile, evaluateModel, loadQuestionSet, type EvalReport, type QuestionResult } from './eval-model';
 
 const USAGE =
   'usage: npm run eval:model -- --base-url URL --model NAME [--api-key KEY] [--questions FILE] [--database-url URL] [--json] [--min-exact RATE]\n' +
-  '  --questions     question file (default shared/questions/questions.json)\n' +
+  '  --questions     question file (default: questions/questions.json under SHARED_DIR, else the shared/ folder beside this repository)\n' +
   '  --database-url  Postgres server for the scratch database (default DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres)\n' +
   '  --json          print the whole report as JSON instead of lines\n' +
   '  --min-exact     exit 1 when the exact rate is below RATE (0-1, or a percentage such as 90%)';
@@ -45,10 +47,12 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOpti
       'database-url': { type: 'string' },
       json: { type: 'boolean', default: false },
       'min-exact': { type: 'string' },
+      help: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
+  if (values.help) throw new UsageError('');
   if (!values['base-url']) throw new UsageError('--base-url is required (e.g. http://localhost:11434/v1)');
   if (!values.model) throw new UsageError('--model is required (e.g. qwen2.5:7b-instruct)');
   try {
@@ -56,11 +60,15 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOpti
   } catch {
     throw new UsageError(`--base-url is not a URL: ${values['base-url']}`);
   }
+  const questions = values.questions ?? defaultQuestionsFile();
+  if (!fs.existsSync(questions)) {
+    throw new UsageError(`no question file at ${questions}: pass --questions FILE, or set SHARED_DIR to the folder holding questions/ and corpus/`);
+  }
   return {
     baseUrl: values['base-url'],
     model: values.model,
     apiKey: values['api-key'],
-    questions: values.questions ?? defaultQuestionsFile(),
+    questions,
     databaseUrl: values['database-url'] ?? env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     json: values.json ?? false,
     minExact: values['min-exact'] === undefined ? undefined : parseRate(values['min-exact']),
@@ -105,7 +113,8 @@ async function checkServer(o: CliOptions): Promise<void> {
   try {
     res = await fetch(url, { headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}, signal: AbortSignal.timeout(15_000) });
   } catch (e) {
-    throw new Error(`model server ${o.baseUrl} did not answer GET /models: ${(e as Error).message}`);
+    // The same words Settings → Test connection uses (the cause chain of fetch's TypeError).
+    throw new Error(`model server ${o.baseUrl} did not answer GET /models: ${connectionFailure({ cause: e } as never, o.baseUrl)}`);
   }
   if (!res.ok) throw new Error(`model server ${o.baseUrl} answered GET /models with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
   const ids = ((await res.json().catch(() => ({}))) as { data?: { id?: string }[] }).data?.map((m) => m.id) ?? [];
@@ -117,6 +126,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     o = parseCli(argv);
   } catch (e) {
+    if (e instanceof UsageError && !e.message) {
+      console.log(USAGE); // --help
+      return 0;
+    }
     console.error(`${(e as Error).message}\n${USAGE}`);
     return 2;
   }

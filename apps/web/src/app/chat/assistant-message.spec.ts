@@ -41,6 +41,14 @@ describe('AssistantMessage', () => {
     expect(el().querySelector('[data-testid="answer"]')?.textContent).toContain('184 are open and 1,840 closed.');
   });
 
+  it('says so when no tool was called at all, instead of pointing at tool cards that are not there', async () => {
+    await show({ parts: [{ kind: 'text', text: 'There are about 12345 findings.' }], verification: { checked: 1, unsupported: ['12345'] } });
+    expect(warning()?.querySelector('.message')?.textContent?.trim()).toBe(
+      'Not backed by a tool result: 12345. No tool was called for this answer: ask again, or look the figure up under Findings.',
+    );
+    expect(marks()).toEqual(['12345']);
+  });
+
   it('says when the model was asked again, and announces the warning while the turn is followed live', async () => {
     await show({ parts: answer, verification: { checked: 1, unsupported: ['84'], reasked: true }, streaming: true });
     expect(warning()?.getAttribute('role')).toBe('status');

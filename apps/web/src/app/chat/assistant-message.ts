@@ -34,6 +34,8 @@ export class AssistantMessage {
   readonly retry = output<void>();
 
   protected readonly unsupported = computed<readonly string[]>(() => this.verification()?.unsupported ?? []);
+  /** Whether the answer shows tool cards to check its numbers against. */
+  protected readonly hasToolCards = computed(() => this.parts().some((p) => p.kind === 'tool'));
   protected readonly reasoningText = computed(() => (this.reasoning()?.trim() ? this.reasoning() : null));
   protected readonly running = computed(() => this.phase() === 'queued' || this.phase() === 'running');
   /** "thinking" while the worker has the turn but nothing new is being written. */
