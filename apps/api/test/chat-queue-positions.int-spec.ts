@@ -43,13 +43,11 @@ describe('chat turns: queue position while waiting', () => {
       .map((e) => e.position);
   /** Waits (bounded) until the turn's followers were told `position`. */
   const toldPosition = async (turnId: string, position: number, ms = 10_000): Promise<void> => {
-    const until = Date.now() + ms;
-    while (!positionsOf(turnId).includes(position)) {
-      if (Date.now() > until) {
-        throw new Error(`turn ${turnId} was not told position ${position} within ${ms} ms; got ${positionsOf(turnId).join(', ')}`);
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await watcher!.until(
+      () => (positionsOf(turnId).includes(position) ? true : undefined),
+      ms,
+      () => `turn ${turnId} was not told position ${position} within ${ms} ms; got ${positionsOf(turnId).join(', ')}`,
+    );
   };
 
   beforeAll(async () => {

@@ -76,9 +76,40 @@ export async function openChatSocket(api: ApiInstance, session: LoginSession): P
 /** Collects a socket's `chat:event`s in arrival order and waits for them. */
 export class EventCollector {
   readonly events: ChatEvent[] = [];
+  /** Waiters of `until`, checked at every event that arrives. */
+  private readonly waiters = new Set<() => void>();
 
   constructor(readonly socket: Socket) {
-    socket.on(SocketEvents.event, (e: ChatEvent) => this.events.push(e));
+    socket.on(SocketEvents.event, (e: ChatEvent) => {
+      this.events.push(e);
+      for (const check of [...this.waiters]) check();
+    });
+  }
+
+  /**
+   * Resolves with `pick()`'s first defined value, checked now and at every event that arrives;
+   * rejects after `ms` with `describe()`.
+   */
+  until<T>(pick: () => T | undefined, ms: number, describe: () => string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      const check = () => {
+        const found = pick();
+        if (found !== undefined) {
+          done();
+          resolve(found);
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(describe()));
+      }, ms);
+      this.waiters.add(check);
+      check();
+    });
   }
 
   /** `chat:join` with its ack. */
@@ -105,23 +136,21 @@ export class EventCollector {
     ms = 15_000,
   ): Promise<ChatEvent> {
     const terminal: ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
-    const until = Date.now() + ms;
-    for (;;) {
-      const mine = this.forTurn(turnId);
-      const found =
-        what && typeof what === 'object'
+    return this.until(
+      () => {
+        const mine = this.forTurn(turnId);
+        return what && typeof what === 'object'
           ? mine.length >= what.count
             ? mine[what.count - 1]
             : undefined
           : mine.find((e) => (what ? e.type === what : terminal.includes(e.type)));
-      if (found) return found;
-      if (Date.now() > until) {
-        throw new Error(
-          `turn ${turnId}: waited ${ms} ms for ${JSON.stringify(what ?? 'a terminal event')}; got ${mine.map((e) => `${e.seq}:${e.type}`).join(' ')}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+      },
+      ms,
+      () =>
+        `turn ${turnId}: waited ${ms} ms for ${JSON.stringify(what ?? 'a terminal event')}; got ${this.forTurn(turnId)
+          .map((e) => `${e.seq}:${e.type}`)
+          .join(' ')}`,
+    );
   }
 
   close(): void {
