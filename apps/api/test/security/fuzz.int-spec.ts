@@ -11,7 +11,7 @@
 import 'reflect-metadata';
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, mulberry32, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { ChatGateway } from '../../src/chat/chat.gateway';
 import { connectChatSocket, loginAs, type LoginSession } from '../support/login';
 import { listGatewayEvents, listRoutes, type RunningApi, startApi } from './full-app';
@@ -29,18 +29,7 @@ const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : rando
 const SAMPLE = Number(process.env['FUZZ_SAMPLE'] ?? 120);
 const MODE = FULL ? 'every case' : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest ${__filename.slice(__filename.indexOf('apps/'))}`;
 
-/** mulberry32: a small seeded generator, so a sampled run can be replayed exactly. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = seededRandom(SEED);
+const random = mulberry32(SEED);
 
 /** `k` items of `items` in their original order, chosen by the seeded generator (all when FULL). */
 function sample<T>(items: T[], k: number): T[] {

@@ -4,6 +4,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Severity } from '@corpus-chat/contracts';
+import { mulberry32 } from './prng';
 import {
   COMPONENTS, COOKIE_ASIDE, HOSTS, OPENINGS, PACKAGES, PARAMS, PATHS, SOURCE_FILES, TOOLS, WEAKNESSES,
   type WeaknessTemplate,
@@ -40,18 +41,6 @@ export interface GenerateCorpusResult {
 
 const SEVERITY_ORDER: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 const BATCH = 50_000;
-
-/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Picks by weight; `cumulative` are running sums of the weights. */
 function weighted<T>(items: T[], cumulative: number[], r: number): T {
@@ -93,7 +82,7 @@ class FindingFactory {
   private readonly openingCum = running(OPENINGS.map((o) => o.weight));
 
   constructor(seed: number) {
-    this.rnd = prng(seed);
+    this.rnd = mulberry32(seed);
   }
 
   pick<T>(list: readonly T[]): T {

@@ -4,3 +4,4 @@ export * from './operator-factory';
 export * from './shared-corpus';
 export * from './test-names';
 export * from './chat-turns';
+export { mulberry32 } from '../generator/prng';
