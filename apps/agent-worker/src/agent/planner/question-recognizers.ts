@@ -1,0 +1,168 @@
+/**
+ * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
+ * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", and a report
+ * named by part of its file name. Each consumes the tokens it reads from the `Scan`.
+ */
+import type { ComputedScope, VerdictStatus } from '@corpus-chat/contracts';
+import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent } from './question-topic';
+import type { ReportHint, Unapplied } from './question-parser';
+import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
+
+/** Words between a report noun and a name that follows it ("the report *named* fortify"). */
+const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
+
+/** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
+export function findTimePhrases(s: Scan): Unapplied[] {
+  const out: Unapplied[] = [];
+  const isAnchor = (i: number) => {
+    const t = s.tokens[i];
+    if (!t || s.used[i]) return false;
+    if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
+    return t.kind === 'word' && (TIME_WORDS.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w));
+  };
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (!isAnchor(i)) continue;
+    let a = i;
+    let b = i + 1;
+    const glue = (k: number) => !s.used[k] && (TIME_GLUE.has(s.words[k]) || ARRIVAL_VERBS.has(s.words[k]) || s.tokens[k].kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || isAnchor(k));
+    while (a > 0 && glue(a - 1)) a--;
+    while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
+    // Trim glue that is ordinary scaffolding at the edges ("the", "of").
+    while (a < i && /^(the|a|an|of|and|each|per|every)$/.test(s.words[a])) a++;
+    consume(s, [a, b]);
+    out.push({ text: spanText(s, [a, b]), reason: 'time' });
+    i = b - 1;
+  }
+  return out;
+}
+
+/** "no CWE", "without a verdict", "have a CWE id": findings with or without any CWE id / verdict. */
+export function findPresence(s: Scan): ComputedScope['has'] | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const w = s.words[i];
+    if (s.used[i] || s.tokens[i].kind !== 'word') continue;
+    const key = CWE_NOUNS.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
+    if (!key) continue;
+    let k = i - 1;
+    while (k >= 0 && /^(a|an|any|single|one|assigned|known|mapped)$/.test(s.words[k]) && !s.used[k]) k--;
+    const p = s.words[k];
+    let end = i + 1;
+    while (/^(id|ids|number|numbers|assigned|attached|mapping|tag|tags|set|yet|at|all)$/.test(s.words[end] ?? '')) end++;
+    if (p && /^(no|without|lacking|missing|lack|lacks)$/.test(p) && !s.used[k]) {
+      const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
+      consume(s, [neg, end]);
+      // "not without a CWE" would be a double negation: read it as "with".
+      return { key, present: neg !== k };
+    }
+    if (p && /^(have|has|having|with|carry|carries|carrying|got|bear|bears)$/.test(p) && !s.used[k]) {
+      const neg = negationBefore(s, k);
+      if (neg) consume(s, neg);
+      consume(s, [k, end]);
+      return { key, present: !neg };
+    }
+  }
+  return undefined;
+}
+
+/** Verdict named in the question (`fixed`, `still open`, `inconclusive verdict`, `not fixed`, `unfixed`). */
+export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean; text: string } | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const w = s.words[i];
+    if (s.used[i]) continue;
+    if (w === 'open' && (s.words[i - 1] === 'still' || s.words[i - 1] === 'verdict' || s.has('verdict', 'verdicts', 'retest'))) {
+      const a = s.words[i - 1] === 'still' ? i - 1 : i;
+      const neg = negationBefore(s, a);
+      if (neg) consume(s, neg);
+      consume(s, [a, i + 1]);
+      return { verdict: 'still_open', negated: !!neg, text: spanText(s, [neg?.[0] ?? a, i + 1]) };
+    }
+    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
+    if (w === 'open' && i > 0 && (FINDING_NOUNS.has(s.words[i + 1] ?? '') || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))) {
+      const neg = negationBefore(s, i);
+      if (neg) consume(s, neg);
+      consume(s, [i, i + 1]);
+      // "not open": marked fixed.
+      return { verdict: 'fixed', negated: !neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
+    }
+    // "unfixed", "unresolved": not (yet) marked fixed.
+    if (/^(unfixed|unresolved|unremediated|unpatched)$/.test(w)) {
+      consume(s, [i, i + 1]);
+      return { verdict: 'fixed', negated: true, text: s.tokens[i].orig };
+    }
+    const v = VERDICT_WORDS[w];
+    if (v && v !== 'still_open') {
+      const neg = negationBefore(s, i);
+      if (neg) consume(s, neg);
+      consume(s, [i, i + 1]);
+      return { verdict: v, negated: !!neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
+    }
+    if (v) {
+      consume(s, [i, i + 1]);
+      return { verdict: v, negated: false, text: s.tokens[i].orig };
+    }
+  }
+  return undefined;
+}
+
+/** The explicit number in "top 3", "top three", "3 reports", "five CWEs". */
+export function findTopN(s: Scan): number | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const t = s.tokens[i];
+    const n = t.kind === 'num' ? (t.value as number) : NUMBER_WORDS[s.words[i]];
+    if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
+    const prev = s.words[i - 1];
+    const next = s.words[i + 1];
+    // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
+    if (/^(have|has|having|with|exactly|than|least|most|only|just)$/.test(prev ?? '')) continue;
+    if (prev === 'top' || prev === 'first' || (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))) {
+      s.used[i] = true;
+      return n;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A report named by words next to "report"/"scan"/"file" ("the juice shop report", "the fortify
+ * scan", "report named flawfinder"), consumed. Resolved later against the report file names.
+ */
+export function findReportHint(s: Scan): ReportHint | undefined {
+  for (let r = 0; r < s.words.length; r++) {
+    if (!REPORT_NOUNS.has(s.words[r]) || s.used[r]) continue;
+    let a = r;
+    while (a > 0 && isNameLike(s, a - 1)) a--;
+    if (a < r) return hint(s, [a, r], [a, r + 1], false);
+    let b = r + 1;
+    // "reports other than juice shop", "every report except fortify".
+    const negation = NEGATIVE_TOPIC_MARKERS.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
+    if (negation) b += negation.length;
+    while (b < s.words.length && REPORT_NAME_GLUE.has(s.words[b]) && !s.used[b]) b++;
+    let e = b;
+    while (e < s.words.length && isNameLike(s, e)) e++;
+    if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
+      // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
+      let q = r;
+      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1]) q--;
+      const found = hint(s, [b, e], [q, e], false);
+      return found && negation ? { ...found, negated: !found.negated } : found;
+    }
+  }
+  return undefined;
+}
+
+/** A token that can be part of a report's name: a content word, or a number/version glued to one. */
+function isNameLike(s: Scan, i: number): boolean {
+  const t = s.tokens[i];
+  if (!t || s.used[i]) return false;
+  if (t.kind === 'num') return true;
+  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in SEVERITY_WORDS) && !HARMLESS_WORDS.has(t.w);
+}
+
+export function hint(s: Scan, name: [number, number], whole: [number, number], loose: boolean): ReportHint | undefined {
+  if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
+  const neg = negationBefore(s, whole[0]);
+  if (neg) consume(s, neg);
+  consume(s, whole);
+  return { text: spanText(s, name), negated: !!neg, loose };
+}

@@ -1,0 +1,194 @@
+/**
+ * The question's topic ("how many findings relate to *SQL injection*?"): the markers that
+ * introduce one, the words that end or trim it, negated topics, and the content words the planner
+ * could not place. Used by `parseQuestion` in `question-parser.ts`.
+ */
+import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import type { Unapplied } from './question-parser';
+import {
+  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, GROUP_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, ORDINALS, OVERVIEW_WORDS, REFERENCE_WORDS,
+  REPORT_NOUNS, SEVERITY_WORDS, STOPWORDS, TOP_WORDS, WRITE_VERBS,
+} from './vocabulary';
+
+/** Phrases that introduce a topic ("relate to X", "mention X", "about X"…), as word sequences. */
+const TOPIC_MARKERS: string[][] = [
+  ['relate', 'to'], ['relates', 'to'], ['related', 'to'], ['relating', 'to'], ['relevant', 'to'], ['linked', 'to'], ['connected', 'to'], ['tied', 'to'],
+  ['referring', 'to'], ['refer', 'to'], ['refers', 'to'], ['pertaining', 'to'], ['pertain', 'to'], ['due', 'to'], ['caused', 'by'],
+  ['mention'], ['mentions'], ['mentioning'], ['mentioned'], ['about'], ['regarding'], ['concerning'], ['involving'], ['involve'], ['involves'],
+  ['matching'], ['match'], ['matches'], ['containing'], ['contain'], ['contains'], ['include'], ['includes'], ['including'], ['affecting'], ['affect'], ['affects'],
+  ['with', 'the', 'word'], ['with', 'the', 'term'], ['with', 'the', 'text'], ['with', 'text'], ['with', 'keyword'], ['for', 'the', 'term'], ['for', 'the', 'topic'],
+  ['on', 'the', 'topic', 'of'], ['on', 'the', 'subject', 'of'], ['of', 'type'], ['the', 'word'], ['the', 'term'], ['the', 'phrase'], ['the', 'keyword'],
+  ['word'], ['term'], ['phrase'], ['keyword'], ['for'], ['on'], ['with'],
+];
+/** Markers that only count when a topic follows (they are also ordinary words). */
+const WEAK_MARKERS = new Set(['for', 'on', 'with', 'include', 'includes', 'including', 'affect', 'affects', 'affecting', 'match', 'matches', 'matching', 'contain', 'contains', 'containing']);
+
+/** Words that end a topic phrase. */
+const TOPIC_STOP = new Set([
+  'in', 'from', 'within', 'inside', 'by', 'per', 'grouped', 'that', 'which', 'who', 'where', 'and', 'with', 'having', 'have', 'has', 'are', 'is', 'were', 'was', 'across', 'among', 'of',
+  'overall', 'total', 'altogether', 'currently', 'please', 'sorted', 'ordered', 'broken', 'split',
+]);
+/** Words trimmed from either end of a topic. */
+const TOPIC_TRIM = new Set([
+  'the', 'a', 'an', 'any', 'some', 'all', 'our', 'my', 'kind', 'type', 'sort', 'of', 'there', 'here', 'exist', 'exists', 'found', 'reported', 'detected', 'please', 'so', 'far', 'now', 'currently',
+  'severity', 'severities', 'level', 'rated', 'topic', 'subject', 'term', 'word', 'text', 'keyword', 'things', 'stuff', 'related', 'relating', 'related-to', 'problems', 'risks', 'vulnerable', 'in',
+]);
+/** Verbs in a topic position that mean the question is about something else ("with critical severity"). */
+const NOT_A_TOPIC = new Set(['it', 'them', 'those', 'these', 'that', 'this', 'severity', 'verdict', 'cwe', 'number', 'count', 'most', 'each', 'every', 'total', 'report', 'reports', 'file', 'files']);
+
+/** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
+export const COMPARISON = /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
+/** Adjectives about how to count ("unique findings"), which no tool applies and which are not topics. */
+const COUNTING_ADJECTIVES = new Set(['unique', 'distinct', 'different', 'separate', 'individual', 'duplicate', 'duplicated', 'duplicates', 'deduplicated', 'deduped', 'repeated', 'recurring']);
+/** Words that qualify every finding or ranking ("security findings", "scanner reports", "most common"): not topics. */
+const GENERIC_MODIFIERS = new Set(['security', 'scanner', 'scanners', 'common', 'commonest', 'frequent', 'prevalent', 'popular', 'widespread', 'often', 'frequently', 'imported', 'reported', 'detected', 'found']);
+/** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
+const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
+
+export const isSubjectNoun = (w: string) => FINDING_NOUNS.has(w) || REPORT_NOUNS.has(w);
+export const MARKER_WORDS = new Set(TOPIC_MARKERS.flat());
+
+/**
+ * Whether token `i` is a content word: a word (or a number glued to words) that is none of the
+ * planner's vocabulary, scaffolding or filler.
+ */
+export function isContent(s: Scan, i: number): boolean {
+  const t = s.tokens[i];
+  if (!t || t.kind !== 'word' || s.used[i]) return false;
+  const w = t.w;
+  return (
+    !STOPWORDS.has(w) && !isSubjectNoun(w) && !CWE_NOUNS.has(w) && !COUNT_WORDS.has(w) && !TOP_WORDS.has(w) && !BREAKDOWN_WORDS.has(w) && !LIST_WORDS.has(w) &&
+    !OVERVIEW_WORDS.has(w) && !WRITE_VERBS.has(w) && !REFERENCE_WORDS.has(w) && !(w in ORDINALS) && !(w in GROUP_WORDS) && !NEGATION_WORDS.has(w) && !w.endsWith("n't")
+  );
+}
+
+/** A topic, possibly negated ("not about SQL injection", "non-XSS", "excluding cookies"). */
+interface Topic {
+  text: string;
+  negated: boolean;
+  /** Words that make the topic something the text search cannot express (a comparison, a second topic). */
+  unapplicable?: Unapplied;
+}
+
+/** Markers that negate the topic after them. */
+export const NEGATIVE_TOPIC_MARKERS: string[][] = [
+  ['unrelated', 'to'], ['not', 'related', 'to'], ['excluding'], ['except', 'for'], ['except'], ['other', 'than'], ['apart', 'from'], ['aside', 'from'], ['besides'], ['without'],
+];
+
+/**
+ * The topic of the question (IMPORT-RULES: "how many findings relate to SQL injection?" → `SQL
+ * injection`; "count the high XSS bugs" → `XSS`), as the operator wrote it. Found after a topic
+ * marker, else as the words that modify the finding noun or follow "how many"/"most"/a negation.
+ * Marks its tokens used. Quoted text is always the topic. A negation before it ("not about X",
+ * "excluding X", "non-X findings") makes it negated.
+ */
+export function findTopic(s: Scan): Topic | undefined {
+  const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
+  if (quote >= 0) {
+    const neg = negationBefore(s, quote);
+    if (neg) consume(s, neg);
+    s.used[quote] = true;
+    return { text: String(s.tokens[quote].value), negated: !!neg };
+  }
+  for (let i = 0; i < s.words.length; i++) {
+    if (s.used[i]) continue;
+    for (const marker of NEGATIVE_TOPIC_MARKERS) {
+      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
+      const range = topicRange(s, i + marker.length);
+      if (!range) continue;
+      consume(s, [i, range[1]]);
+      return withLimits(s, range, true);
+    }
+    for (const marker of TOPIC_MARKERS) {
+      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
+      const from = i + marker.length;
+      const range = topicRange(s, from);
+      if (!range) continue;
+      if (WEAK_MARKERS.has(marker[0]) && !plausibleWeakTopic(s, range)) continue;
+      const neg = negationBefore(s, i);
+      if (neg) consume(s, neg);
+      consume(s, [i, range[1]]);
+      return withLimits(s, range, !!neg);
+    }
+  }
+  // No marker: content words right before a finding noun ("XSS findings", "high SQL injection bugs"),
+  // after "how many" / "most" at the end of the question ("which report has the most XSS?"), or
+  // after a negation ("findings that are not XSS").
+  for (const [a, b] of contentRuns(s)) {
+    const next = nextWord(s, b);
+    const prev = prevWord(s, a);
+    const neg = negationBefore(s, a);
+    const beforeNoun = next && FINDING_NOUNS.has(next) && next !== 'one' && next !== 'ones';
+    const afterCount = prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || FINDING_NOUNS.has(next));
+    const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
+    // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
+    if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w) || GENERIC_MODIFIERS.has(w))) continue;
+    if (beforeNoun || afterCount || afterNegation) {
+      if (neg) consume(s, neg);
+      consume(s, [a, b]);
+      return withLimits(s, [a, b], !!neg);
+    }
+  }
+  return undefined;
+}
+
+/** A topic whose words hold a comparison or a second topic is not something the text search can count. */
+function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
+  const text = spanText(s, range);
+  const ws = s.words.slice(range[0], range[1]);
+  if (ws.some((w) => COMPARISON.test(w))) return { text, negated, unapplicable: { text, reason: 'combination' } };
+  const join = ws.findIndex((w, k) => k > 0 && TOPIC_JOIN.has(w));
+  if (join > 0) return { text, negated, unapplicable: { text, reason: 'combination' } };
+  return { text, negated };
+}
+
+/** [from, to) of the topic after a marker, trimmed; undefined when nothing topical follows. */
+function topicRange(s: Scan, from: number): [number, number] | undefined {
+  let to = from;
+  while (to < s.tokens.length) {
+    const t = s.tokens[to];
+    if (t.kind !== 'word' && t.kind !== 'num') break;
+    if (to > from && (TOPIC_STOP.has(t.w) || s.used[to])) break;
+    if (to > from && SEVERITY_WORDS[t.w] && /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? '')) break;
+    to++;
+  }
+  let a = from;
+  let b = to;
+  const trimmable = (k: number) => {
+    const w = s.words[k];
+    return TOPIC_TRIM.has(w) || FINDING_NOUNS.has(w) || (SEVERITY_WORDS[w] !== undefined && w !== 'none') || s.used[k];
+  };
+  while (a < b && trimmable(a)) a++;
+  while (b > a && trimmable(b - 1)) b--;
+  if (a >= b) return undefined;
+  if (NOT_A_TOPIC.has(s.words[a]) && b - a === 1) return undefined;
+  if (s.words.slice(a, b).every((w) => STOPWORDS.has(w) || REFERENCE_WORDS.has(w))) return undefined;
+  return [a, b];
+}
+
+/** A weak marker ("for", "with", "on") takes a topic only when it is not scaffolding itself. */
+function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
+  const ws = s.words.slice(a, b);
+  if (ws.some((w) => GROUP_WORDS[w] && (REPORT_NOUNS.has(w) || w === 'severity' || w === 'verdict'))) return false;
+  if (ws.every((w) => STOPWORDS.has(w) || COUNT_WORDS.has(w) || TOP_WORDS.has(w) || /^\d+$/.test(w))) return false;
+  return !ws.some((w) => COUNT_WORDS.has(w) || TOP_WORDS.has(w) || w === 'number');
+}
+
+/** Runs of unused content words (not stopwords, not vocabulary; without filler and topic markers unless `includeHarmless`). */
+export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): [number, number][] {
+  const runs: [number, number][] = [];
+  let start = -1;
+  for (let i = 0; i <= s.tokens.length; i++) {
+    const content = i < s.tokens.length && isContent(s, i) && (opts.includeHarmless !== false || (!HARMLESS_WORDS.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
+    if (content && start < 0) start = i;
+    if (!content && start >= 0) {
+      runs.push([start, i]);
+      start = -1;
+    }
+  }
+  return runs;
+}
+
+const prevWord = (s: Scan, i: number) => (i > 0 ? s.words[i - 1] : undefined);
+const nextWord = (s: Scan, i: number) => (i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined);
+
