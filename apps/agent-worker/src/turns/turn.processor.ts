@@ -1,8 +1,8 @@
-import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
+import { InjectQueue, OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
-import type { RunTurnJobData, RunTurnJobResult } from '@corpus-chat/contracts';
-import { turnTrace } from '@corpus-chat/server-core';
+import type { Job, Queue } from 'bullmq';
+import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
+import { settleBullConnections, turnTrace } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { TurnExecutor } from './turn-executor';
 
@@ -22,6 +22,7 @@ export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdo
   constructor(
     private readonly executor: TurnExecutor,
     private readonly env: WorkerEnv,
+    @InjectQueue(CHAT_TURNS_QUEUE) private readonly queue: Queue,
   ) {
     super();
   }
@@ -61,6 +62,7 @@ export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdo
     );
     let closing: Promise<void>;
     try {
+      await settleBullConnections([this.worker, this.queue], 2000);
       closing = this.worker.close();
     } catch (e) {
       this.logger.warn(`no queue worker to close: ${(e as Error).message}`);

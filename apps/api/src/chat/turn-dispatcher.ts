@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import {
   CHAT_TURNS_QUEUE,
@@ -10,6 +10,7 @@ import {
 import { type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
   finishTurn,
+  settleBullConnections,
   type FinishTurnOutcome,
   TurnCancelSignals,
   TurnEventBus,
@@ -50,7 +51,7 @@ export type Recovery =
  * `REDIS_REQUEST_TIMEOUT_MS` and fails as `TurnQueueUnavailableError`.
  */
 @Injectable()
-export class TurnDispatcher {
+export class TurnDispatcher implements BeforeApplicationShutdown {
   private readonly logger = new Logger(TurnDispatcher.name);
 
   constructor(
@@ -60,6 +61,11 @@ export class TurnDispatcher {
     private readonly ledger: TurnLedger,
     private readonly env: ApiEnv,
   ) {}
+
+  /** Nest closes the queue next; a connection still connecting must finish first (see `settleBullConnections`). */
+  beforeApplicationShutdown(): Promise<void> {
+    return settleBullConnections([this.queue], this.env.REDIS_REQUEST_TIMEOUT_MS);
+  }
 
   private async redis<T>(what: string, call: () => Promise<T>): Promise<T> {
     try {

@@ -114,3 +114,12 @@ export async function closeRedis(redis: Redis): Promise<void> {
   // Destroy the socket now rather than when the server closes it, so the process can exit.
   redis.disconnect();
 }
+
+/**
+ * Lets BullMQ queues and workers that are still connecting finish, for up to `ms`, before Nest
+ * closes them. BullMQ 5 closing a connection mid-connect emits `error` after removing its own
+ * listeners, which Node throws as an unhandled error (taskforcesh/bullmq#3546). Never rejects.
+ */
+export async function settleBullConnections(items: { waitUntilReady(): Promise<unknown> }[], ms: number): Promise<void> {
+  await withTimeout(Promise.all(items.map((item) => item.waitUntilReady())), ms, 'BullMQ connect').catch(() => undefined);
+}
