@@ -32,6 +32,12 @@ export interface ParsedFinding {
   notes: ParsedNote[];
   verdicts: ParsedVerdict[];
   createdAt: string | null;
+  /**
+   * The finding's identity across scans: the ordered fields IMPORT-RULES.md "Finding identity and
+   * scan comparison" names for its format, each built with `identityField`/`identityHost`.
+   * Absent for findings that have none (native and manual reports).
+   */
+  identity?: string[];
 }
 
 /** What a parser makes of one file: its format, metadata and findings; nothing written yet. */
@@ -40,6 +46,13 @@ export interface ParsedReport {
   /** Best effort: tool name and version, scan date, target; plus counters such as `unmappedSeverities` and `suppressed`. */
   docMetadata: Record<string, unknown>;
   findings: ParsedFinding[];
+  /**
+   * What the file says was scanned (IMPORT-RULES.md "a report's target"): normalised names, sorted
+   * and unique; null when the format or file names none.
+   */
+  target?: string[] | null;
+  /** The recorded scan time (IMPORT-RULES.md), ISO 8601 in UTC; null when the file gives none. */
+  scannedAt?: string | null;
 }
 
 /** A finding of a scanner file: one version (origin `import`), no notes or verdicts. */
