@@ -18,6 +18,9 @@ import { startAuthOnlyApp } from './standalone-app';
 
 const FREE = 3;
 
+// Forty parallel sign-ins hash forty passwords (argon2): on a loaded 2-core host that takes a while.
+jest.setTimeout(90_000);
+
 let db: TestDatabase;
 let app: NestExpressApplication;
 let baseUrl: string;

@@ -55,7 +55,8 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
     child.on('message', (m: { type?: string }) => m?.type === 'stopping' && resolve()),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('worker process did not start within 30 s')), 30_000);
+    // Start-up compiles the worker's TypeScript: slow on a loaded 2-core host, hence the margin.
+    const timer = setTimeout(() => reject(new Error('worker process did not start within 60 s')), 60_000);
     child.on('message', (m: { type?: string }) => {
       if (m?.type !== 'ready') return;
       clearTimeout(timer);
