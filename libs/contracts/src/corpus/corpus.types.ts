@@ -32,7 +32,7 @@ export const REPORT_FILE_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
   trivy: ['.json'],
   burp: ['.xml'],
   nessus: ['.nessus', '.xml'],
-  csv: ['.csv', '.tsv', '.txt'],
+  csv: ['.csv', '.tsv'],
   json: ['.json'],
 };
 
