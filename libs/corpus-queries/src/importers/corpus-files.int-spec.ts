@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportErrorCode, ImportOutcome, SeverityCounts } from '@corpus-chat/contracts';
 import { corpusPath, createTestDatabase, sharedDir, type TestDatabase } from '../testing';
+import { countFindingsBy } from '../queries/count-findings-by';
 import { importReport } from './import-report';
 
 /** A bound, not a measurement: parsing a 2 MB XML export or dropping a full database takes seconds on a busy machine. */
@@ -222,6 +223,24 @@ test('a CSV report names its layout; Burp and Nessus CWE ids are stored', async 
   // questions-r2.json r11 (Burp findings with CWE-79) and r15 (the most common Nessus CWE).
   expect(await cwe('burp', 79)).toBe(13);
   expect(await cwe('nessus', 20)).toBe(8);
+});
+
+test('Burp titles and searched text give the counts of questions-r2.json (r12, r14)', async () => {
+  const burp = ['dd__issue4399-large.xml', 'dd__one_finding.xml', 'dd__one_finding_with_cwe.xml'];
+  const titles: { title: string; n: number }[] = await db.dataSource.query(
+    `SELECT fv.title, count(*)::int AS n FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id
+     JOIN reports r ON r.id = f.report_id WHERE r.filename = ANY($1) GROUP BY fv.title ORDER BY n DESC, fv.title LIMIT 2`,
+    [burp],
+  );
+  expect(titles).toEqual([
+    { title: 'Detailed Error Messages Revealed', n: 187 },
+    { title: 'Browser cross-site scripting filter misconfiguration', n: 40 },
+  ]);
+  let sqlInjection = 0;
+  for (const reportName of burp) {
+    sqlInjection += (await countFindingsBy(db.dataSource.manager, { groupBy: 'severity', filter: { text: 'SQL injection', reportName } })).total;
+  }
+  expect(sqlInjection).toBe(20);
 });
 
 test('the suppression fixture counts its suppressed results in the report metadata', async () => {
