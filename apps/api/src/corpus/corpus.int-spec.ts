@@ -72,6 +72,11 @@ describe('import', () => {
       { ok: true, file: 'dd__flawfinder.sarif', reportId: expect.any(Number), format: 'sarif', findingCount: 53 },
       { ok: true, file: 'dd__juicy2.xml', reportId: expect.any(Number), format: 'zap', findingCount: 6 },
     ]);
+    const exports = await upload(file('scans/csv/dd__generic_report_kev_cvssv4.csv'), file('scans/nessus/dd__nessus_was_many_vuln.nessus')).expect(201);
+    expect(exports.body.results).toEqual([
+      { ok: true, file: 'dd__generic_report_kev_cvssv4.csv', reportId: expect.any(Number), format: 'csv', findingCount: 1 },
+      { ok: true, file: 'dd__nessus_was_many_vuln.nessus', reportId: expect.any(Number), format: 'nessus', findingCount: 5 },
+    ]);
     const dup = await upload(file('scans/sarif/dd__flawfinder.sarif')).expect(409);
     expect(dup.body.results[0]).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: first.body.results[0].reportId });
     expect(dup.body.message).toContain(`report ${first.body.results[0].reportId} (dd__flawfinder.sarif)`);
@@ -80,8 +85,8 @@ describe('import', () => {
   it('answers 422 when every file is refused, 200 for a mixed batch, 400 without files', async () => {
     const refused = await upload(file('pdf/ppr__NCATS-VADR-Sample-Report.pdf')).expect(413);
     expect(refused.body).toMatchObject({ error: 'TOO_LARGE', message: expect.stringMatching(/over the 195\.3 KB import limit/) });
-    const csv = await upload(file('scans/csv/dd__generic_report_kev_cvssv4.csv')).expect(422);
-    expect(csv.body.results[0]).toMatchObject({ ok: false, code: 'UNSUPPORTED_FORMAT', error: 'format CSV is not supported yet' });
+    const junit = await upload(file('edge/burp__dd__dastardly-junit-not-burp-xml.xml')).expect(422);
+    expect(junit.body.results[0]).toMatchObject({ ok: false, code: 'UNRECOGNISED_FORMAT', error: expect.stringMatching(/<testsuites>/) });
     const mixed = await upload(file('scans/nuclei/dd__many_findings_new.jsonl'), file('edge/trivy__scb__test-empty-report.json')).expect(200);
     expect(mixed.body.results.map((r: { ok: boolean }) => r.ok)).toEqual([true, false]);
     expect(mixed.body.results[1]).toMatchObject({ code: 'EMPTY', error: 'the file holds no report' });

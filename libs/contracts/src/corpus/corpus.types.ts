@@ -14,9 +14,27 @@ export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 export const REPORT_STATUSES = ['extracting', 'ready', 'failed', 'cancelled'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
-/** Formats the importer recognises (supported ones first). */
-export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'json'] as const;
+/**
+ * Formats the importer reads, detected from the content (IMPORT-RULES.md "every format"): the
+ * scanner formats, then `json` (the native report format).
+ */
+export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'burp', 'nessus', 'csv', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/**
+ * File name endings the importers' formats are usually saved with, for file pickers. The
+ * importer itself ignores the extension (the content decides), so this only guides the picker.
+ */
+export const REPORT_FILE_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
+  sarif: ['.sarif', '.json'],
+  zap: ['.xml', '.json'],
+  nuclei: ['.jsonl', '.ndjson', '.json'],
+  trivy: ['.json'],
+  burp: ['.xml'],
+  nessus: ['.nessus', '.xml'],
+  csv: ['.csv', '.tsv'],
+  json: ['.json'],
+};
 
 export const NOTE_STAGES = ['extract', 'goal', 'retest', 'verdict', 'general'] as const;
 export type NoteStage = (typeof NOTE_STAGES)[number];

@@ -2,10 +2,11 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 import type { ReportStatus } from '@corpus-chat/contracts';
 
 /**
- * One imported file: a scanner report (SARIF, ZAP, Nuclei, Trivy), a native JSON report, or a
- * document being extracted by a model. `content_hash` (SHA-256 of the canonical content) is unique
- * among non-archived reports through the partial index `uq_reports_content_hash_live`, so
- * re-importing the same report is refused while an archived copy does not block it.
+ * One imported file: a scanner report (SARIF, ZAP, Nuclei, Trivy, Burp, Nessus, CSV), a native
+ * JSON report, or a document being extracted by a model. `content_hash` (SHA-256 of the canonical
+ * content) is unique among non-archived reports through the partial index
+ * `uq_reports_content_hash_live`, so re-importing the same report is refused while an archived
+ * copy does not block it.
  */
 @Entity('reports')
 @Index('ix_reports_created_at', ['createdAt'])
@@ -17,7 +18,7 @@ export class ReportEntity {
   @Column({ type: 'text' })
   filename!: string;
 
-  /** Detected from the content: `sarif`, `zap`, `nuclei`, `trivy`, `json` (native), or a document format. */
+  /** Detected from the content: one of `REPORT_FORMATS` (`sarif`, `zap`, … `csv`, `json` for native), or a document format. */
   @Column({ type: 'text' })
   format!: string;
 

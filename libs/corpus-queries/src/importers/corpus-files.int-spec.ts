@@ -1,21 +1,26 @@
 /**
- * Every file of shared/corpus (scans of supported and not-yet-supported formats, edge/, pdf/, and
- * the documentation files beside them) imports or is refused with its own clear message; none
- * crashes the importer and none leaves rows behind.
+ * Every file of shared/corpus (scans of every format, edge/, pdf/, and the documentation files
+ * beside them) imports or is refused with its own clear message; none crashes the importer and
+ * none leaves rows behind. Burp, Nessus and CSV scans import with the counts per severity that
+ * shared/questions/questions-r2.json gives for them.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ImportErrorCode, ImportOutcome } from '@corpus-chat/contracts';
+import type { ImportErrorCode, ImportOutcome, SeverityCounts } from '@corpus-chat/contracts';
 import { corpusPath, createTestDatabase, sharedDir, type TestDatabase } from '../testing';
+import { countFindingsBy } from '../queries/count-findings-by';
 import { importReport } from './import-report';
+
+/** A bound, not a measurement: parsing a 2 MB XML export or dropping a full database takes seconds on a busy machine. */
+const SLOW_STEP_MS = 30_000;
 
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
-});
+}, SLOW_STEP_MS);
 afterAll(async () => {
   await db?.drop();
-});
+}, SLOW_STEP_MS);
 
 function walk(dir: string): string[] {
   return fs
@@ -30,16 +35,16 @@ const files = walk(root)
   .map((f) => path.relative(root, f))
   .sort((a, b) => Number(!a.startsWith('scans/')) - Number(!b.startsWith('scans/')) || a.localeCompare(b));
 
-type Expectation = { ok: true; findings?: number } | { ok: false; code: ImportErrorCode; message: RegExp };
+type Expectation = { ok: true; findings?: number; bySeverity?: Partial<SeverityCounts> } | { ok: false; code: ImportErrorCode; message: RegExp };
 const refused = (code: ImportErrorCode, message: RegExp): Expectation => ({ ok: false, code, message });
 
 const EDGE: Record<string, Expectation> = {
   'burp__dd__dastardly-junit-not-burp-xml.xml': refused('UNRECOGNISED_FORMAT', /^unrecognised format: XML with root element <testsuites>/),
-  'burp__dd__one_finding_with_blank_response.xml': refused('UNSUPPORTED_FORMAT', /^format Burp Suite XML is not supported yet$/),
-  'csv__dd__alertlogic-utf8-bom.csv': refused('UNSUPPORTED_FORMAT', /^format CSV is not supported yet$/),
-  'csv__dd__nessus_many_vuln-blank-rows.csv': refused('UNSUPPORTED_FORMAT', /^format CSV is not supported yet$/),
-  'nessus__dd__issue_6992-1.3MB-one-finding.nessus': refused('UNSUPPORTED_FORMAT', /^format Nessus is not supported yet$/),
-  'nessus__dd__nessus_was_no_vuln.nessus': refused('UNSUPPORTED_FORMAT', /^format Nessus is not supported yet$/),
+  'burp__dd__one_finding_with_blank_response.xml': { ok: true, findings: 1 },
+  'csv__dd__alertlogic-utf8-bom.csv': { ok: true, findings: 7 },
+  'csv__dd__nessus_many_vuln-blank-rows.csv': { ok: true, findings: 4 },
+  'nessus__dd__issue_6992-1.3MB-one-finding.nessus': { ok: true, findings: 1 },
+  'nessus__dd__nessus_was_no_vuln.nessus': { ok: true, findings: 0 },
   'nuclei__dd__empty.jsonl': refused('EMPTY', /^the file holds no report$/),
   'nuclei__dd__invalid_cwe.json': { ok: true, findings: 1 },
   'nuclei__dd__issue_9201-single-object.json': { ok: true, findings: 1 },
@@ -63,6 +68,23 @@ const EDGE: Record<string, Expectation> = {
   'zap__zapext__basic-traditional-json-plus.json': { ok: true, findings: 1 },
 };
 
+/**
+ * Burp, Nessus and CSV scans: counts from questions-r2.json (r06–r10, r25, and the per-format
+ * totals of r02–r05 and r13 less the other files of the format).
+ */
+const SCANS: Record<string, Expectation> = {
+  'dd__issue4399-large.xml': { ok: true, findings: 441 },
+  'dd__one_finding.xml': { ok: true, findings: 3 },
+  'dd__one_finding_with_cwe.xml': { ok: true, findings: 1 },
+  'dd__nessus_v_unknown.nessus': { ok: true, findings: 296, bySeverity: { info: 266, medium: 23 } },
+  'dd__nessus_with_cvssv3.nessus': { ok: true, findings: 49, bySeverity: { critical: 2 } },
+  'dd__nessus_was_many_vuln.nessus': { ok: true, findings: 5 },
+  'dd__tenable_many_vuln.csv': { ok: true, bySeverity: { high: 12 } },
+  'dd__openvas_report_using_CVE.csv': { ok: true, bySeverity: { medium: 22 } },
+  'dd__generic_report_kev_cvssv4.csv': { ok: true, findings: 1, bySeverity: { low: 1 } },
+  'dd__nessus_many_vuln2-all.csv': { ok: true },
+};
+
 function expectationFor(file: string): Expectation {
   const [top, sub] = file.split('/');
   if (top === 'edge') {
@@ -72,9 +94,11 @@ function expectationFor(file: string): Expectation {
   }
   if (top === 'pdf') return refused('UNSUPPORTED_FORMAT', /^format PDF is not supported yet$/);
   if (top === 'scans') {
-    if (sub === 'burp') return refused('UNSUPPORTED_FORMAT', /^format Burp Suite XML is not supported yet$/);
-    if (sub === 'nessus') return refused('UNSUPPORTED_FORMAT', /^format Nessus is not supported yet$/);
-    if (sub === 'csv') return refused('UNSUPPORTED_FORMAT', /^format CSV is not supported yet$/);
+    if (sub === 'burp' || sub === 'nessus' || sub === 'csv') {
+      const e = SCANS[path.basename(file)];
+      if (!e) throw new Error(`no expectation written for ${file}`);
+      return e;
+    }
     return { ok: true };
   }
   // README-like files, licences and the weakness-class table are no reports.
@@ -109,6 +133,14 @@ test.each(files.map((f) => [f]))('%s imports or is refused cleanly', async (file
   }
   if (!outcome.ok) throw new Error(`${file} was refused: ${outcome.error}`);
   if (expected.findings !== undefined) expect(outcome.findingCount).toBe(expected.findings);
+  if (expected.bySeverity) {
+    const rows: { severity: string; n: number }[] = await db.dataSource.query(
+      `SELECT severity, count(*)::int AS n FROM findings WHERE report_id = $1 GROUP BY severity`,
+      [outcome.reportId],
+    );
+    const counts = Object.fromEntries(rows.map((r) => [r.severity, r.n]));
+    for (const [severity, n] of Object.entries(expected.bySeverity)) expect([severity, counts[severity] ?? 0]).toEqual([severity, n]);
+  }
   const [report] = await db.dataSource.query(
     `SELECT r.filename, r.format, r.status, r.finding_count,
             (SELECT count(*)::int FROM findings f WHERE f.report_id = r.id) AS findings,
@@ -126,6 +158,89 @@ test.each(files.map((f) => [f]))('%s imports or is refused cleanly', async (file
   });
   expect(after.reports).toBe(before.reports + 1);
   expect(after.findings).toBe(before.findings + outcome.findingCount);
+}, SLOW_STEP_MS);
+
+test('the Burp, Nessus and CSV scans give the per-format counts of questions-r2.json', async () => {
+  const rows: { format: string; severity: string; n: number }[] = await db.dataSource.query(
+    `SELECT r.format, f.severity, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id
+     WHERE r.filename = ANY($1) GROUP BY r.format, f.severity`,
+    [Object.keys(SCANS)],
+  );
+  const count = (format: string, severity?: string) =>
+    rows.filter((r) => r.format === format && (!severity || r.severity === severity)).reduce((n, r) => n + r.n, 0);
+  expect([count('burp'), count('nessus'), count('csv')]).toEqual([445, 350, 94]);
+  expect(['critical', 'high', 'medium', 'low', 'info'].map((s) => count('nessus', s))).toEqual([2, 11, 36, 11, 290]);
+  expect([count('burp', 'high'), count('burp', 'low'), count('csv', 'low')]).toEqual([27, 343, 1]);
+});
+
+test('the round-2 corpus of questions-r2.json is 52 reports with 4,439 findings (r01, r13, r21)', async () => {
+  const { corpus } = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')) as {
+    corpus: { files: string[] };
+  };
+  const names = corpus.files.map((f) => path.basename(f));
+  expect(new Set(names).size).toBe(52);
+  const [totals] = await db.dataSource.query(
+    `SELECT count(DISTINCT r.id)::int AS reports, count(f.id)::int AS findings, count(f.id) FILTER (WHERE f.severity = 'critical')::int AS critical
+     FROM reports r LEFT JOIN findings f ON f.report_id = r.id WHERE r.filename = ANY($1)`,
+    [names],
+  );
+  expect(totals).toEqual({ reports: 52, findings: 4439, critical: 72 });
+  const low: { format: string; n: number }[] = await db.dataSource.query(
+    `SELECT r.format, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id
+     WHERE f.severity = 'low' AND r.filename = ANY($1) GROUP BY r.format ORDER BY n DESC, r.format`,
+    [names],
+  );
+  expect(low).toEqual([
+    { format: 'sarif', n: 493 },
+    { format: 'burp', n: 343 },
+    { format: 'trivy', n: 71 },
+    { format: 'zap', n: 23 },
+    { format: 'nessus', n: 11 },
+    { format: 'nuclei', n: 3 },
+    { format: 'csv', n: 1 },
+  ]);
+});
+
+test('a CSV report names its layout; Burp and Nessus CWE ids are stored', async () => {
+  const layouts: { filename: string; layout: string }[] = await db.dataSource.query(
+    `SELECT filename, doc_metadata->>'csvLayout' AS layout FROM reports WHERE format = 'csv' ORDER BY filename`,
+  );
+  expect(layouts).toEqual([
+    { filename: 'csv__dd__alertlogic-utf8-bom.csv', layout: 'alertlogic' },
+    { filename: 'csv__dd__nessus_many_vuln-blank-rows.csv', layout: 'tenable-sc' },
+    { filename: 'dd__generic_report_kev_cvssv4.csv', layout: 'defectdojo' },
+    { filename: 'dd__nessus_many_vuln2-all.csv', layout: 'nessus' },
+    { filename: 'dd__openvas_report_using_CVE.csv', layout: 'openvas' },
+    { filename: 'dd__tenable_many_vuln.csv', layout: 'nessus' },
+  ]);
+  const cwe = async (format: string, id: number) => {
+    const [row] = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE r.format = $1 AND f.cwe @> ARRAY[$2::int] AND r.filename = ANY($3)`,
+      [format, id, Object.keys(SCANS)],
+    );
+    return row.n;
+  };
+  // questions-r2.json r11 (Burp findings with CWE-79) and r15 (the most common Nessus CWE).
+  expect(await cwe('burp', 79)).toBe(13);
+  expect(await cwe('nessus', 20)).toBe(8);
+});
+
+test('Burp titles and searched text give the counts of questions-r2.json (r12, r14)', async () => {
+  const burp = ['dd__issue4399-large.xml', 'dd__one_finding.xml', 'dd__one_finding_with_cwe.xml'];
+  const titles: { title: string; n: number }[] = await db.dataSource.query(
+    `SELECT fv.title, count(*)::int AS n FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id
+     JOIN reports r ON r.id = f.report_id WHERE r.filename = ANY($1) GROUP BY fv.title ORDER BY n DESC, fv.title LIMIT 2`,
+    [burp],
+  );
+  expect(titles).toEqual([
+    { title: 'Detailed Error Messages Revealed', n: 187 },
+    { title: 'Browser cross-site scripting filter misconfiguration', n: 40 },
+  ]);
+  let sqlInjection = 0;
+  for (const reportName of burp) {
+    sqlInjection += (await countFindingsBy(db.dataSource.manager, { groupBy: 'severity', filter: { text: 'SQL injection', reportName } })).total;
+  }
+  expect(sqlInjection).toBe(20);
 });
 
 test('the suppression fixture counts its suppressed results in the report metadata', async () => {

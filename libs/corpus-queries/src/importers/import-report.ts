@@ -41,7 +41,8 @@ function duplicateOutcome(file: string, existing: { id: number; filename: string
  * either the report and every finding are written, or nothing is.
  *
  * The format comes from the content (SARIF 2.1.0, OWASP ZAP XML/JSON, Nuclei JSONL/array/object,
- * Trivy v2/legacy/Kubernetes, native JSON), following `shared/corpus/IMPORT-RULES.md`. A file whose
+ * Trivy v2/legacy/Kubernetes, Burp Suite XML, Nessus v2, the CSV layouts, native JSON), following
+ * `shared/corpus/IMPORT-RULES.md`. A file whose
  * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
  * Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
  * query cache.

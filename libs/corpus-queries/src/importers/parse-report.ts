@@ -3,8 +3,11 @@ import readline from 'node:readline';
 import { Readable } from 'node:stream';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
+import { parseBurp, looksLikeBurp } from './burp.importer';
+import { parseCsv } from './csv.importer';
 import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } from './import-refusal';
 import { looksLikeNative, parseNative } from './native.importer';
+import { parseNessus } from './nessus.importer';
 import { NucleiCollector, looksLikeNucleiResult } from './nuclei.importer';
 import type { ParsedReport } from './parsed-report';
 import { boundReportText } from './report-text';
@@ -32,6 +35,18 @@ export interface ParsedFile extends ParsedReport {
 }
 
 const sha256 = (s: string): string => crypto.createHash('sha256').update(s).digest('hex');
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** True when `bytes` are valid UTF-8. */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${(n / (1024 * 1024)).toFixed(1)} MB` : `${(n / 1024).toFixed(1)} KB`;
@@ -113,6 +128,8 @@ const xmlParser = new XMLParser({
   ignorePiTags: true,
   processEntities: true,
   htmlEntities: false,
+  // IMPORT-RULES, Nessus: the scan policy (most of some files) is not read, so it is not parsed either.
+  stopNodes: ['NessusClientData_v2.Policy'],
 });
 
 function parseXml(text: string): ParsedFile {
@@ -135,60 +152,15 @@ function parseXml(text: string): ParsedFile {
     case 'OWASPZAPReport':
       return { ...parseZapXml(isObject(root) ? root : {}), contentHash };
     case 'issues':
-      throw notSupportedYet('Burp Suite XML');
+      if (!looksLikeBurp(root)) throw unrecognised('XML with root element <issues> that has neither a burpVersion attribute nor issue elements');
+      return { ...parseBurp(root), contentHash };
     case 'NessusClientData_v2':
+      return { ...parseNessus(root), contentHash };
     case 'NessusClientData':
-      throw notSupportedYet('Nessus');
+      throw new ImportRefusal('UNSUPPORTED_VERSION', 'format Nessus v1 is not supported (export the scan as .nessus v2)');
     default:
       throw unrecognised(`XML with root element <${rootName}> is not a report format this importer reads`);
   }
-}
-
-/** The fields of the first `max` records of delimiter-separated text, honouring double quotes (RFC 4180). */
-function leadingRecords(text: string, sep: string, max: number): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length && records.length < max; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === sep) {
-      record.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      record.push(field);
-      field = '';
-      if (record.some((f) => f.trim() !== '')) records.push(record);
-      record = [];
-    } else field += ch;
-  }
-  if (records.length < max && (field !== '' || record.length)) records.push([...record, field]);
-  return records;
-}
-
-/**
- * A comma/semicolon/tab separated export: a header of at least two short column names and a
- * first data record with as many fields.
- */
-function looksLikeCsv(text: string): boolean {
-  return [',', ';', '\t'].some((sep) => {
-    const [header, first] = leadingRecords(text, sep, 2);
-    return (
-      header !== undefined &&
-      first !== undefined &&
-      header.length >= 2 &&
-      header.every((f) => f.length <= 100 && !f.includes('\n')) &&
-      first.length === header.length
-    );
-  });
 }
 
 function parseJsonDocument(doc: unknown): ParsedReport {
@@ -250,8 +222,9 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
  * `docMetadata.truncated`).
  *
  * @throws ImportRefusal with code `TOO_LARGE` (over `maxBytes`, checked before anything is read),
- *   `EMPTY`, `UNSUPPORTED_FORMAT` (Burp XML, Nessus, CSV, PDF), `UNRECOGNISED_FORMAT`,
- *   `UNSUPPORTED_VERSION` (SARIF other than 2.1.0) or `INVALID` (with where and why).
+ *   `EMPTY`, `UNSUPPORTED_FORMAT` (PDF), `UNRECOGNISED_FORMAT` (including a CSV header that
+ *   matches no layout), `UNSUPPORTED_VERSION` (SARIF other than 2.1.0, Nessus v1) or `INVALID`
+ *   (with where and why).
  */
 export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
   // Every format ends here, so text is bounded once for all of them.
@@ -298,6 +271,7 @@ async function parseContent(bytes: Uint8Array, options: ParseOptions): Promise<P
   }
   if (scalar === null) throw noReport();
   if (scalar !== undefined) throw unrecognised(`a JSON ${typeof scalar} is not a report`);
-  if (looksLikeCsv(start)) throw notSupportedYet('CSV');
-  throw unrecognised('the content is not JSON, JSON Lines, XML, CSV or PDF');
+  // IMPORT-RULES: any other UTF-8 text is read as a CSV export and must match one of its layouts.
+  if (!isUtf8(buf)) throw unrecognised('the content is neither UTF-8 text nor a PDF');
+  return { ...parseCsv(text), contentHash: sha256(text) };
 }

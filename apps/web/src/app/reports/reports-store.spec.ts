@@ -3,7 +3,7 @@ import { TestBed } from '@angular/core/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReportSummary } from '@corpus-chat/contracts';
 import { ReportsApi } from './reports-api';
-import { ReportsStore } from './reports-store';
+import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 
 const report = (id: number, filename: string, archived = false): ReportSummary => ({
   id,
@@ -74,5 +74,13 @@ describe('ReportsStore archive / unarchive', () => {
     expect(store.archiveNotice()).toEqual({ ok: false, text: 'b.sarif: an identical report is active (report 3)' });
     expect(store.reports().find((r) => r.id === 2)?.archived).toBe(true);
     expect(store.isBusy(2)).toBe(false);
+  });
+});
+
+describe('IMPORT_ACCEPT', () => {
+  it('lets the file picker offer every extension an importer reads', () => {
+    const accepted = IMPORT_ACCEPT.split(',');
+    for (const ext of ['.json', '.jsonl', '.sarif', '.xml', '.nessus', '.csv']) expect(accepted).toContain(ext);
+    expect(new Set(accepted).size).toBe(accepted.length);
   });
 });

@@ -1,5 +1,5 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
-import type { CorpusOverview, ImportOutcome, ReportSummary } from '@corpus-chat/contracts';
+import { REPORT_FILE_EXTENSIONS, type CorpusOverview, type ImportOutcome, type ReportSummary } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ReportsApi } from './reports-api';
 
@@ -24,8 +24,14 @@ interface ReportsState {
   archiveNotice: { ok: boolean; text: string; undo?: { id: number; filename: string; archived: boolean } } | null;
 }
 
-/** Formats the importer accepts, for the file picker's `accept`. */
-export const IMPORT_ACCEPT = '.json,.jsonl,.sarif,.xml,application/json,application/sarif+json,text/xml';
+/** Every file name ending of the importer's formats plus their media types, for the file picker's `accept`. */
+export const IMPORT_ACCEPT = [
+  ...new Set(Object.values(REPORT_FILE_EXTENSIONS).flat()),
+  'application/json',
+  'application/sarif+json',
+  'text/xml',
+  'text/csv',
+].join(',');
 
 /** The report list with the corpus totals, and file imports with a result per file. */
 @Injectable()

@@ -1,0 +1,29 @@
+import type { Severity } from '@corpus-chat/contracts';
+
+const WORDS: Record<string, Severity> = {
+  critical: 'critical',
+  high: 'high',
+  medium: 'medium',
+  low: 'low',
+  info: 'info',
+  information: 'info',
+  informational: 'info',
+  none: 'info',
+  log: 'info',
+};
+
+/**
+ * IMPORT-RULES "every format", severity words (Burp, Nessus `risk_factor`, every CSV layout):
+ * trimmed and case-insensitive, `critical`/`high`/`medium`/`low` map to themselves and
+ * `info`, `information`, `informational`, `none`, `log` to `info`. Anything else (empty, a
+ * number, `Unknown`) gives null, which `SeverityCounter.take` turns into `info` counted as unmapped.
+ */
+export function severityWord(value: unknown): Severity | null {
+  if (typeof value !== 'string') return null;
+  return WORDS[value.trim().toLowerCase()] ?? null;
+}
+
+/** True for the severity some tools give a finding they mark as a false positive (Burp, OpenVAS). */
+export function isFalsePositiveWord(value: unknown): boolean {
+  return typeof value === 'string' && value.trim().toLowerCase() === 'false positive';
+}
