@@ -484,7 +484,7 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   await page.waitForURL(/\/login/);
   await signIn(username, password);
   const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
-  assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports']);
+  assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports', 'Findings']);
   await page.goto(`${stack.baseUrl}/settings`);
   await page.waitForURL(/\/chat\?denied=settings$/);
   await page.getByRole('status').filter({ hasText: 'Settings is open to administrators only.' }).waitFor();

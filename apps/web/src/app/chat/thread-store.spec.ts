@@ -246,6 +246,22 @@ describe('ThreadStore', () => {
     expect(store.retryableTurnId()).toBeNull();
   });
 
+  it('offers Retry for a stopped turn too, and the retry replaces the stopped or failed turn in the thread', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Old question'), assistantMsg('t1', 'Done.'), userMsg('t6', 'How many?'), assistantMsg('t6', 'Par', 'cancelled')]));
+    await store.open(CHAT);
+    expect(store.retryableTurnId()).toBe('t6');
+    api.postMessage.mockResolvedValueOnce({ turnId: 't7', messageId: 'u-t7', queuePosition: 1, truncated: false });
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Old question'), assistantMsg('t1', 'Done.'), userMsg('t6', 'How many?'), assistantMsg('t6', 'Par', 'cancelled'), userMsg('t7', 'How many?')]));
+    expect(await store.retry('t6')).toBe(true);
+    await flush();
+    const shown = () => store.entries().map((e) => (e.kind === 'live' ? `live:${e.turn.turnId}` : `${e.kind}:${e.message.turnId}`));
+    expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t7', 'live:t7']);
+    // The same question asked again after a turn that completed is a new turn, shown as such.
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Q'), assistantMsg('t1', 'A'), userMsg('t2', 'Q'), assistantMsg('t2', '', 'error'), userMsg('t3', 'Q'), assistantMsg('t3', 'A')]));
+    await store.open(CHAT);
+    expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t3', 'assistant:t3']);
+  });
+
   it('re-reads the thread when the join says the turn it was following has ended', async () => {
     api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q')], { turnId: 't8', status: 'running', lastSeq: 2 }));
     await store.open(CHAT);
