@@ -16,14 +16,15 @@ describe('Importing reports: refusals show the server\'s reason', () => {
   });
 
   /** Imports `file`, answers the upload with `status`/`body`, and the reload after it with empty lists. */
-  async function importAnswered(status: number, body: unknown): Promise<string | undefined> {
+  async function importAnswered(status: number, body: string | object): Promise<string | undefined> {
     const done = store.importFiles([new File(['{}'], 'big.sarif')]);
     http.expectOne('/api/reports/import').flush(body, { status, statusText: 'x' });
     await new Promise((r) => setTimeout(r, 0));
     http.match('/api/reports').forEach((r) => r.flush([]));
     http.match('/api/corpus/overview').forEach((r) => r.flush(null));
     await done;
-    return store.imports()[0]?.outcome?.error;
+    const outcome = store.imports()[0]?.outcome;
+    return outcome && !outcome.ok ? outcome.error : undefined;
   }
 
   it('a 413 for the whole request shows the API\'s message, not "no result"', async () => {

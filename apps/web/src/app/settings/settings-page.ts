@@ -69,13 +69,15 @@ export class SettingsPage {
       this.backend();
       untracked(() => this.testResult.set(null));
     });
-    // A complaint about missing fields is stale once they are edited (a server's error stays until the next save).
+    // A complaint about missing fields, or a failed test, is stale once they are edited (a server's
+    // error stays until the next save).
     effect(() => {
       this.backend();
       this.baseUrlValue();
       this.modelValue();
       untracked(() => {
         if (this.message()?.text === MISSING_FIELDS) this.message.set(null);
+        this.forgetFailedTest();
       });
     });
   }
@@ -103,6 +105,7 @@ export class SettingsPage {
     try {
       const view = await this.api.update(body);
       this.apply(view);
+      this.forgetFailedTest();
       // The API drops the stored key when the base URL names another server: say so.
       const dropped = keptKey && !view.apiKeySet ? ' The stored API key was removed: it belonged to the previous server.' : '';
       this.message.set({ ok: true, text: `Saved. The next turn uses these settings.${dropped}` });
@@ -133,6 +136,11 @@ export class SettingsPage {
     } finally {
       this.testing.set(false);
     }
+  }
+
+  /** A failed test describes values since changed or saved: it would read as a current error. */
+  private forgetFailedTest(): void {
+    if (this.testResult()?.ok === false) this.testResult.set(null);
   }
 
   protected toggleClearKey(checked: boolean): void {
