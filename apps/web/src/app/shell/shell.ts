@@ -2,6 +2,7 @@ import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, injec
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
+import { clearDrafts } from '../chat/drafts';
 import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
 
@@ -81,6 +82,8 @@ export class Shell {
 
   protected async signOut(): Promise<void> {
     this.socket.disconnect();
+    // Unsent questions outlive an expired session, not a deliberate sign-out.
+    clearDrafts();
     await this.auth.signOut();
     await this.router.navigate(['/login']);
   }
