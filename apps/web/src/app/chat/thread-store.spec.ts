@@ -6,7 +6,7 @@ import type { ChatDetailView, ChatEvent, ChatEventBody, ChatMessageView, JoinCha
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
-import { THREAD_MISSING, ThreadStore } from './thread-store';
+import { THREAD_MISSING, ThreadStore, withoutRetriedTurns } from './thread-store';
 import { turnText } from './turn-state';
 
 const CHAT = '0b6f4c1e-5d2a-4c3e-9f00-1a2b3c4d5e6f';
@@ -256,10 +256,17 @@ describe('ThreadStore', () => {
     await flush();
     const shown = () => store.entries().map((e) => (e.kind === 'live' ? `live:${e.turn.turnId}` : `${e.kind}:${e.message.turnId}`));
     expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t7', 'live:t7']);
-    // The same question asked again after a turn that completed is a new turn, shown as such.
-    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Q'), assistantMsg('t1', 'A'), userMsg('t2', 'Q'), assistantMsg('t2', '', 'error'), userMsg('t3', 'Q'), assistantMsg('t3', 'A')]));
-    await store.open(CHAT);
-    expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t3', 'assistant:t3']);
+  });
+
+  it('keeps a repeated question after a completed turn, and a failed turn followed by another question', () => {
+    const turns = (messages: ChatMessageView[]) => withoutRetriedTurns(messages).map((m) => `${m.role}:${m.turnId}`);
+    expect(turns([userMsg('t1', 'Q'), assistantMsg('t1', 'A'), userMsg('t2', 'Q'), assistantMsg('t2', '', 'error'), userMsg('t3', ' Q '), assistantMsg('t3', 'A')])).toEqual([
+      'user:t1',
+      'assistant:t1',
+      'user:t3',
+      'assistant:t3',
+    ]);
+    expect(turns([userMsg('t1', 'Q'), assistantMsg('t1', '', 'error'), userMsg('t2', 'Another'), assistantMsg('t2', 'A')])).toHaveLength(4);
   });
 
   it('re-reads the thread when the join says the turn it was following has ended', async () => {

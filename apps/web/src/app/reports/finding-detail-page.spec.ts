@@ -1,5 +1,5 @@
 import { TestBed, type ComponentFixture } from '@angular/core/testing';
-import { provideRouter } from '@angular/router';
+import { provideRouter, withComponentInputBinding } from '@angular/router';
 import { RouterTestingHarness } from '@angular/router/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FindingDetail } from '@corpus-chat/contracts';
@@ -76,7 +76,7 @@ describe('FindingDetailPage breadcrumb', () => {
     TestBed.resetTestingModule();
     TestBed.configureTestingModule({
       providers: [
-        provideRouter([{ path: 'reports/findings/:findingId', component: FindingDetailPage }]),
+        provideRouter([{ path: 'reports/findings/:findingId', component: FindingDetailPage }], withComponentInputBinding()),
         { provide: ReportsApi, useValue: { findingDetail: vi.fn(() => Promise.resolve(finding)) } },
       ],
     });
