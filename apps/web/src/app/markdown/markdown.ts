@@ -146,7 +146,9 @@ function markUnverified(root: DocumentFragment, numbers: readonly string[]): voi
 /** Renders an assistant answer's Markdown (sanitised by `renderMarkdown`). */
 @Component({
   selector: 'cc-markdown',
-  template: '<div class="md" [innerHTML]="html()" (click)="openFindingLink($event)"></div>',
+  template: '<div class="md" [innerHTML]="html()"></div>',
+  // Clicks on the rendered links bubble here (Enter on a focused link clicks it too).
+  host: { '(click)': 'openFindingLink($event)' },
   styleUrl: './markdown.css',
   // The rendered HTML is set through innerHTML, so it carries no emulated-encapsulation attributes:
   // the styles are global, scoped by the `.md` class instead.
