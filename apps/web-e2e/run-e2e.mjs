@@ -11,6 +11,9 @@
  * configured through the Settings page. Each scenario saves a screenshot to test-artifacts/e2e/.
  * Scenario 6 adds an operator from the Operators page and continues as that operator; scenario 7
  * signs in as the admin again and scripts a model that states a number no tool result supports.
+ * The last scenario narrows the window to a phone's 390 px (Reports, Findings, Chat) and lets the
+ * session expire while a question is typed. Scenario 6 also saves the breakdown chart
+ * (6a-count-chart.png) and the dark theme (6a-dark-mode.png).
  * Everything started is stopped, and the database and Redis keys removed, even on failure.
  *
  * Env: SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium),
@@ -636,6 +639,7 @@ scenario('a phone-width window (390 px): Reports, Findings and Chat fit; a draft
     await page.goto(`${stack.baseUrl}/reports`);
     await page.getByTestId('report-row').first().waitFor();
     assert.equal(await overflowsSideways(), false, 'Reports fits 390 px');
+    await page.getByTestId('reports-table').scrollIntoViewIfNeeded();
     await shot('8a-reports-390');
     await page.getByTestId('reports-search').fill('e2e-picked');
     await waitUntil(async () => (await page.getByTestId('report-row').count()) === 1, { timeoutMs: 5_000, message: 'the search to leave one report' });
