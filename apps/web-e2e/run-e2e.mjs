@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/* global document, DataTransfer, File -- the functions passed to page.waitForFunction / page.evaluate run in the browser */
+/* global document, window, getComputedStyle, DataTransfer, File -- the functions passed to page.waitForFunction / page.evaluate run in the browser */
 /**
  * Browser end-to-end tests of Corpus Chat (issue 6), run by `npm test` (step `e2e`) or directly:
  *   node apps/web-e2e/run-e2e.mjs
@@ -11,6 +11,9 @@
  * configured through the Settings page. Each scenario saves a screenshot to test-artifacts/e2e/.
  * Scenario 6 adds an operator from the Operators page and continues as that operator; scenario 7
  * signs in as the admin again and scripts a model that states a number no tool result supports.
+ * The last scenario narrows the window to a phone's 390 px (Reports, Findings, Chat) and lets the
+ * session expire while a question is typed. Scenario 6 also saves the breakdown chart
+ * (6a-count-chart.png) and the dark theme (6a-dark-mode.png).
  * Everything started is stopped, and the database and Redis keys removed, even on failure.
  *
  * Env: SHARED_DIR (default ../shared), CHROMIUM_PATH (default /usr/bin/chromium),
@@ -117,7 +120,16 @@ async function newThread() {
   await page.getByTestId('new-thread').click();
   await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
   await page.getByText('Ask about your reports').waitFor();
+  // The next thing typed is the question: the composer has the focus.
+  await waitUntil(() => page.evaluate(() => document.activeElement?.id === 'composer-input'), {
+    timeoutMs: 5_000,
+    message: 'the composer to have the focus after New thread',
+  });
 }
+
+/** Whether the page scrolls sideways (a layout too wide for the window). */
+const overflowsSideways = () =>
+  page.evaluate(() => [document.documentElement, document.querySelector('main')].some((e) => e && e.scrollWidth > e.clientWidth + 1));
 
 /** `test()` that saves a screenshot and the page's text when the scenario fails. */
 function scenario(name, options, fn) {
@@ -325,7 +337,8 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
     const picked = writeSarifSample(dir, 'e2e-picked.sarif');
     await page.goto(`${stack.baseUrl}/reports`);
     await page.getByTestId('report-row').first().waitFor();
-    const reportsBefore = await page.getByTestId('report-row').count();
+    const reportsTotal = async () => Number((await page.getByTestId('reports-range').innerText()).match(/of (\d+)/)[1]);
+    const reportsBefore = await reportsTotal();
 
     await page.getByTestId('import-input').setInputFiles(picked.file);
     const result = page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' });
@@ -333,7 +346,7 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
 
     const row = page.getByTestId('report-row').filter({ hasText: 'e2e-picked.sarif' });
     await row.waitFor();
-    assert.equal(await page.getByTestId('report-row').count(), reportsBefore + 1);
+    await waitUntil(async () => (await reportsTotal()) === reportsBefore + 1, { timeoutMs: 10_000, message: 'one more report in the list' });
     const cells = await row.locator('td').allInnerTexts();
     assert.equal(cells[1].trim(), 'sarif');
     assert.equal(cells[3].trim(), String(picked.total));
@@ -437,7 +450,32 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   const critical = card.getByTestId('tool-group').filter({ has: page.getByRole('link', { name: 'critical', exact: true }) });
   const criticalCount = Number(await critical.locator('.num').innerText());
   assert.ok(criticalCount > 0 && digitsOf(answer).includes(criticalCount), `the answer states the card's ${criticalCount}: ${answer}`);
+  // The breakdown is drawn as a bar chart (Chart.js on the canvas) beside a table of the same numbers.
+  const chart = card.getByTestId('count-chart');
+  const label = await chart.locator('canvas').getAttribute('aria-label');
+  assert.ok(label.includes(`critical ${criticalCount}`), `the chart's text alternative names the critical count: ${label}`);
+  await waitUntil(
+    () => chart.locator('canvas').evaluate((c) => c.width > 0 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v) => v !== 0)),
+    { timeoutMs: 10_000, message: 'the bar chart to be drawn' },
+  );
   await shot('6a-count-groups');
+  await card.scrollIntoViewIfNeeded();
+  await chart.screenshot({ path: path.join(artifacts, '6a-count-chart.png') });
+  // Dark mode: chosen in the navigation, applied at once and kept across a reload.
+  await page.getByTestId('theme').selectOption('dark');
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await background(), 'rgb(15, 22, 32)');
+  await page.reload();
+  await settledAnswer(1);
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  await waitUntil(
+    () => page.locator('[data-testid="count-chart"] canvas').first().evaluate((c) => c.width > 0 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v) => v !== 0)),
+    { timeoutMs: 10_000, message: 'the bar chart to be drawn in the dark theme' },
+  );
+  await shot('6a-dark-mode');
+  await page.getByTestId('theme').selectOption('light');
+  assert.equal(await background(), 'rgb(244, 246, 249)');
+  await page.getByTestId('theme').selectOption('system');
   await critical.getByRole('link').click();
   await page.waitForURL(/\/reports\/findings\?.*severity=critical/);
   await waitUntil(async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === criticalCount, {
@@ -449,7 +487,20 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   await page.goto(`${stack.baseUrl}/reports`);
   const dropped = page.getByTestId('report-row').filter({ hasText: 'e2e-dropped.sarif' });
   await dropped.getByRole('button', { name: 'Archive e2e-dropped.sarif' }).click();
-  await page.getByTestId('archive-notice').filter({ hasText: 'Archived e2e-dropped.sarif' }).waitFor();
+  // Archiving asks first; Cancel keeps the report.
+  const confirmArchive = page.getByRole('dialog', { name: 'Archive e2e-dropped.sarif?' });
+  await confirmArchive.getByRole('button', { name: 'Cancel' }).click();
+  await confirmArchive.waitFor({ state: 'hidden' });
+  assert.equal(await dropped.count(), 1);
+  await dropped.getByRole('button', { name: 'Archive e2e-dropped.sarif' }).click();
+  await confirmArchive.getByRole('button', { name: 'Archive', exact: true }).click();
+  const notice = page.getByTestId('archive-notice').filter({ hasText: 'Archived e2e-dropped.sarif' });
+  await notice.waitFor();
+  // The notice with its Undo is in view, wherever the row was.
+  assert.ok(await notice.evaluate((n) => {
+    const r = n.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight;
+  }), 'the archive notice is in view');
   await dropped.waitFor({ state: 'detached' });
   await page.getByTestId('show-archived').check();
   await dropped.filter({ hasText: 'archived' }).waitFor();
@@ -484,7 +535,7 @@ scenario('6. count groups link to Findings; an admin adds an operator who sees n
   await page.waitForURL(/\/login/);
   await signIn(username, password);
   const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
-  assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports']);
+  assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports', 'Findings']);
   await page.goto(`${stack.baseUrl}/settings`);
   await page.waitForURL(/\/chat\?denied=settings$/);
   await page.getByRole('status').filter({ hasText: 'Settings is open to administrators only.' }).waitFor();
@@ -579,6 +630,49 @@ scenario('7. a number the model states without a tool result is named in a warni
   } finally {
     // Settings are put back only on success, so a failure's screenshot shows the answer.
     modelScript = { words: ['Hello.'], delayMs: 0 };
+  }
+});
+
+scenario('a phone-width window (390 px): Reports, Findings and Chat fit; a draft survives an expired session', { timeout: 120_000 }, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await page.goto(`${stack.baseUrl}/reports`);
+    await page.getByTestId('report-row').first().waitFor();
+    assert.equal(await overflowsSideways(), false, 'Reports fits 390 px');
+    await page.getByTestId('reports-table').scrollIntoViewIfNeeded();
+    await shot('8a-reports-390');
+    await page.getByTestId('reports-search').fill('e2e-picked');
+    await waitUntil(async () => (await page.getByTestId('report-row').count()) === 1, { timeoutMs: 5_000, message: 'the search to leave one report' });
+
+    await page.goto(`${stack.baseUrl}/reports/findings?severity=critical`);
+    await page.getByTestId('findings-total').filter({ hasText: /finding/ }).waitFor();
+    await page.locator('td.title a').first().waitFor();
+    assert.equal(await overflowsSideways(), false, 'Findings fits 390 px');
+    await shot('8b-findings-390');
+    // A finding opened from the list comes back to the same filter through the breadcrumb.
+    await page.locator('td.title a').first().click();
+    await page.getByTestId('finding-title').waitFor();
+    await page.getByTestId('crumb-findings').click();
+    await page.waitForURL(/\/reports\/findings\?severity=critical$/);
+
+    await page.goto(`${stack.baseUrl}/chat`);
+    await newThread();
+    const threadUrl = page.url();
+    const draft = 'How many findings are critical? (typed before the session expired)';
+    await page.getByLabel('Message').fill(draft);
+    assert.equal(await overflowsSideways(), false, 'Chat fits 390 px');
+    await shot('8c-chat-390');
+    // The session ends while the question is typed: after signing in again the draft is there.
+    await page.context().clearCookies();
+    await page.reload();
+    await page.waitForURL(/\/login/);
+    await page.getByLabel('Username').fill(stack.adminUser);
+    await page.getByLabel('Password').fill(stack.adminPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(threadUrl);
+    await waitUntil(async () => (await page.getByLabel('Message').inputValue()) === draft, { timeoutMs: 10_000, message: 'the draft to be back' });
+  } finally {
+    await page.setViewportSize({ width: 1360, height: 860 });
   }
 });
 

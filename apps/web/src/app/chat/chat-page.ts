@@ -1,10 +1,12 @@
-import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { ChangeDetectionStrategy, Component, Injector, afterNextRender, inject, signal } from '@angular/core';
+import { DatePipe, I18nPluralPipe } from '@angular/common';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import type { ChatSummaryView } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatListStore } from './chat-list-store';
 import { ThreadView } from './thread-view';
 import { DisplayTextPipe } from '../shared/display-text';
+import { MESSAGES } from '../shared/plurals';
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 const dateOnly = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
@@ -23,7 +25,7 @@ export function formatLastActivity(iso: string, now = Date.now()): string {
 /** `/chat`: the thread list beside the open thread (on a narrow window, one or the other). */
 @Component({
   selector: 'cc-chat-page',
-  imports: [DisplayTextPipe, RouterLink, RouterLinkActive, RouterOutlet],
+  imports: [DatePipe, DisplayTextPipe, I18nPluralPipe, RouterLink, RouterLinkActive, RouterOutlet],
   templateUrl: './chat-page.html',
   styleUrl: './chat-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -31,10 +33,14 @@ export function formatLastActivity(iso: string, now = Date.now()): string {
 export class ChatPage {
   protected readonly list = inject(ChatListStore);
   private readonly router = inject(Router);
+  private readonly injector = inject(Injector);
+  /** The thread shown in the outlet, if any. */
+  private thread: ThreadView | null = null;
   protected readonly threadOpen = signal(false);
   protected readonly creating = signal(false);
   protected readonly createError = signal<string | null>(null);
   protected readonly lastActivity = formatLastActivity;
+  protected readonly messagePlural = MESSAGES;
 
   constructor() {
     void this.list.load();
@@ -54,6 +60,8 @@ export class ChatPage {
         chat = await this.list.openOrCreateEmpty();
       }
       await this.router.navigate(['/chat', chat.id]);
+      // The next thing typed is the question: the composer takes the focus from the button.
+      afterNextRender(() => this.thread?.focusComposer(), { injector: this.injector });
     } catch (err) {
       this.createError.set(describeHttpError(err));
     } finally {
@@ -62,6 +70,7 @@ export class ChatPage {
   }
 
   protected outletActivated(component: unknown): void {
-    this.threadOpen.set(component instanceof ThreadView);
+    this.thread = component instanceof ThreadView ? component : null;
+    this.threadOpen.set(!!this.thread);
   }
 }

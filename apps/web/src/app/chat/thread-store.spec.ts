@@ -6,7 +6,7 @@ import type { ChatDetailView, ChatEvent, ChatEventBody, ChatMessageView, JoinCha
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
-import { THREAD_MISSING, ThreadStore } from './thread-store';
+import { THREAD_MISSING, ThreadStore, withoutRetriedTurns } from './thread-store';
 import { turnText } from './turn-state';
 
 const CHAT = '0b6f4c1e-5d2a-4c3e-9f00-1a2b3c4d5e6f';
@@ -244,6 +244,29 @@ describe('ThreadStore', () => {
     expect(await store.retry('t6')).toBe(true);
     expect(api.postMessage.mock.calls[0][1].content).toBe('How many findings?');
     expect(store.retryableTurnId()).toBeNull();
+  });
+
+  it('offers Retry for a stopped turn too, and the retry replaces the stopped or failed turn in the thread', async () => {
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Old question'), assistantMsg('t1', 'Done.'), userMsg('t6', 'How many?'), assistantMsg('t6', 'Par', 'cancelled')]));
+    await store.open(CHAT);
+    expect(store.retryableTurnId()).toBe('t6');
+    api.postMessage.mockResolvedValueOnce({ turnId: 't7', messageId: 'u-t7', queuePosition: 1, truncated: false });
+    api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Old question'), assistantMsg('t1', 'Done.'), userMsg('t6', 'How many?'), assistantMsg('t6', 'Par', 'cancelled'), userMsg('t7', 'How many?')]));
+    expect(await store.retry('t6')).toBe(true);
+    await flush();
+    const shown = () => store.entries().map((e) => (e.kind === 'live' ? `live:${e.turn.turnId}` : `${e.kind}:${e.message.turnId}`));
+    expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t7', 'live:t7']);
+  });
+
+  it('keeps a repeated question after a completed turn, and a failed turn followed by another question', () => {
+    const turns = (messages: ChatMessageView[]) => withoutRetriedTurns(messages).map((m) => `${m.role}:${m.turnId}`);
+    expect(turns([userMsg('t1', 'Q'), assistantMsg('t1', 'A'), userMsg('t2', 'Q'), assistantMsg('t2', '', 'error'), userMsg('t3', ' Q '), assistantMsg('t3', 'A')])).toEqual([
+      'user:t1',
+      'assistant:t1',
+      'user:t3',
+      'assistant:t3',
+    ]);
+    expect(turns([userMsg('t1', 'Q'), assistantMsg('t1', '', 'error'), userMsg('t2', 'Another'), assistantMsg('t2', 'A')])).toHaveLength(4);
   });
 
   it('re-reads the thread when the join says the turn it was following has ended', async () => {

@@ -106,10 +106,14 @@ export class ThreadStore {
    */
   readonly canSend = computed(() => !!this.state().chatId && !this.state().loadError && !this.running() && !this.state().sending);
 
-  /** The conversation in order: stored messages, then the live turn unless it is stored already. */
+  /**
+   * The conversation in order: stored messages, then the live turn unless it is stored already. A
+   * failed or stopped turn whose question was asked again right after it (Retry) is replaced by
+   * that retry: its question and answer are left out.
+   */
   readonly entries = computed<ThreadEntry[]>(() => {
     const { chat, live } = this.state();
-    const entries: ThreadEntry[] = (chat?.messages ?? []).map((m) =>
+    const entries: ThreadEntry[] = withoutRetriedTurns(chat?.messages ?? []).map((m) =>
       m.role === 'user'
         ? { kind: 'user', key: m.id, message: m }
         : {
@@ -125,12 +129,12 @@ export class ThreadStore {
     return entries;
   });
 
-  /** The turn whose answer failed last, offered for Retry (only when it is the latest turn). */
+  /** The turn that failed or was stopped last, offered for Retry (only when it is the latest turn). */
   readonly retryableTurnId = computed(() => {
     if (this.running()) return null;
     const last = this.entries().at(-1);
-    if (last?.kind === 'assistant' && last.message.status === 'error') return last.message.turnId;
-    if (last?.kind === 'live' && last.turn.phase === 'error') return last.turn.turnId;
+    if (last?.kind === 'assistant' && RETRYABLE.has(last.message.status)) return last.message.turnId;
+    if (last?.kind === 'live' && (last.turn.phase === 'error' || last.turn.phase === 'cancelled')) return last.turn.turnId;
     return null;
   });
 
@@ -263,7 +267,7 @@ export class ThreadStore {
     }
   }
 
-  /** Sends the question of a failed turn again. */
+  /** Sends the question of a failed or stopped turn again; the retry replaces it in `entries`. */
   retry(turnId: string): Promise<boolean> {
     const question = this.state().chat?.messages.find((m) => m.turnId === turnId && m.role === 'user');
     return question ? this.send(question.content) : Promise.resolve(false);
@@ -342,4 +346,29 @@ export class ThreadStore {
   private patch(change: Partial<ThreadState>): void {
     this.state.update((s) => ({ ...s, ...change }));
   }
+}
+
+/** Answer statuses a Retry is offered for. */
+const RETRYABLE = new Set<ChatMessageView['status']>(['error', 'cancelled']);
+
+/**
+ * `messages` without each failed or stopped turn (its question and answer) that is followed at once
+ * by the same question again: the retry stands in for it.
+ */
+export function withoutRetriedTurns(messages: readonly ChatMessageView[]): ChatMessageView[] {
+  const replaced = new Set<string>();
+  for (let i = 0; i + 2 < messages.length; i++) {
+    const [question, answer, next] = [messages[i]!, messages[i + 1]!, messages[i + 2]!];
+    if (
+      question.role === 'user' &&
+      answer.role === 'assistant' &&
+      answer.turnId === question.turnId &&
+      RETRYABLE.has(answer.status) &&
+      next.role === 'user' &&
+      next.content.trim() === question.content.trim()
+    ) {
+      replaced.add(question.turnId);
+    }
+  }
+  return replaced.size ? messages.filter((m) => !replaced.has(m.turnId)) : [...messages];
 }

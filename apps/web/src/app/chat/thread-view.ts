@@ -18,6 +18,7 @@ import { AssistantMessage } from './assistant-message';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { ConfirmDialog } from './confirm-dialog';
+import { loadDraft, saveDraft } from './drafts';
 import { ThreadStore } from './thread-store';
 import { DisplayTextPipe } from '../shared/display-text';
 
@@ -55,7 +56,7 @@ export class ThreadView {
     effect(() => {
       const id = this.chatId();
       untracked(() => {
-        this.draft.set('');
+        this.draft.set(loadDraft(id));
         this.renaming.set(false);
         this.actionError.set(null);
         this.stickToBottom = true;
@@ -87,13 +88,24 @@ export class ThreadView {
   protected async sendMessage(): Promise<void> {
     if (!this.canSubmit()) return;
     this.stickToBottom = true;
-    if (await this.store.send(this.draft())) this.draft.set('');
+    if (await this.store.send(this.draft())) this.editDraft('');
+    this.focusComposer();
+  }
+
+  /** Keeps what is typed, per thread, so a reload or an expired session does not lose it. */
+  protected editDraft(text: string): void {
+    this.draft.set(text);
+    saveDraft(this.chatId(), text);
+  }
+
+  /** Puts the keyboard in the composer (after New thread, a suggestion, a send). */
+  focusComposer(): void {
     this.composer()?.nativeElement.focus();
   }
 
   protected useSuggestion(text: string): void {
-    this.draft.set(text);
-    this.composer()?.nativeElement.focus();
+    this.editDraft(text);
+    this.focusComposer();
   }
 
   protected stopTurn(): void {

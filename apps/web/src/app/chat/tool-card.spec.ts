@@ -134,6 +134,34 @@ describe('ToolCard', () => {
     expect(paramsOf(rows[0]!.querySelector('a')!)).toMatchObject({ verdict: 'still_open' });
   });
 
+  it('shows a breakdown as a bar chart beside a table of the tool result\'s numbers, without expanding', async () => {
+    await show({
+      callId: 'c-chart',
+      name: 'count_findings_by',
+      args: { groupBy: 'severity' },
+      state: 'ok',
+      // The prose summary says other numbers: the chart and table come from the result's data only.
+      summary: 'count_findings_by: 999 findings',
+      data: { total: 123, groupBy: 'severity', groups: [{ key: 'medium', label: 'medium', count: 120 }, { key: 'critical', label: 'critical', count: 3 }] },
+    });
+    const figure = el().querySelector('[data-testid="count-chart"]')!;
+    expect(figure).not.toBeNull();
+    expect(el().querySelector('.details')).toBeNull();
+    const table = figure.querySelector('table')!;
+    expect(table.querySelector('caption')?.textContent?.trim()).toBe('Findings by severity');
+    expect(Array.from(table.querySelectorAll('tbody tr'), (tr) => Array.from(tr.children, (c) => c.textContent!.trim()))).toEqual([
+      ['medium', '120'],
+      ['critical', '3'],
+    ]);
+    const canvas = figure.querySelector('canvas')!;
+    expect(canvas.getAttribute('role')).toBe('img');
+    expect(canvas.getAttribute('aria-label')).toBe('Bar chart of findings by severity: medium 120, critical 3.');
+
+    // A search result has no breakdown: no chart.
+    await show(searchCall);
+    expect(el().querySelector('[data-testid="count-chart"]')).toBeNull();
+  });
+
   it('links the corpus overview\'s severities, and a finding detail to the finding page', async () => {
     await show({
       callId: 'o1',

@@ -1,8 +1,11 @@
 import { ChangeDetectionStrategy, Component, computed, input, signal } from '@angular/core';
-import { RouterLink, type Params } from '@angular/router';
-import type { CountFindingsByArgs, FindingFilter, ListAllReportsArgs, SearchFindingsArgs, ToolName } from '@corpus-chat/contracts';
+import { I18nPluralPipe } from '@angular/common';
+import { RouterLink } from '@angular/router';
+import type { CountFindingsByArgs, FindingFilter, GroupByKey, ListAllReportsArgs, SearchFindingsArgs, ToolName } from '@corpus-chat/contracts';
+import { CountChart, type CountGroup } from '../charts/count-chart';
 import { findingFilterToQueryParams, groupFindingFilter } from '../reports/finding-filter-params';
 import { DisplayTextPipe } from '../shared/display-text';
+import { FINDINGS } from '../shared/plurals';
 import type { ToolCallView } from './turn-state';
 
 const TOOL_LABELS: Record<ToolName, string> = {
@@ -16,13 +19,6 @@ const TOOL_LABELS: Record<ToolName, string> = {
 /** Groups listed on a card at most (the worker sends a bounded list too). */
 const CARD_GROUPS = 12;
 
-/** One group of a breakdown as the card lists it; `params` opens that group in the Findings view. */
-export interface CardGroup {
-  key: string;
-  label: string;
-  count: number;
-  params: Params | null;
-}
 
 let nextCardId = 0;
 
@@ -31,12 +27,12 @@ let nextCardId = 0;
  * to show the arguments and the one-line summary. Every number links to where it can be checked:
  * a `search_findings` card shows "N of TOTAL" and opens the Findings view with the same filter; a
  * `count_findings_by` card (and the overview's and report list's breakdowns) opens the Findings
- * view with its filter, each group with its filter plus that group; `finding_detail` opens the
- * finding.
+ * view with its filter, each group with its filter plus that group, and shows the groups as a bar
+ * chart beside their numbers (always, not only when expanded); `finding_detail` opens the finding.
  */
 @Component({
   selector: 'cc-tool-card',
-  imports: [DisplayTextPipe, RouterLink],
+  imports: [CountChart, DisplayTextPipe, I18nPluralPipe, RouterLink],
   templateUrl: './tool-card.html',
   styleUrl: './tool-card.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -44,6 +40,7 @@ let nextCardId = 0;
 export class ToolCard {
   readonly call = input.required<ToolCallView>();
 
+  protected readonly findingsPlural = FINDINGS;
   protected readonly detailsId = `tool-card-${++nextCardId}`;
   protected readonly expanded = signal(false);
   protected readonly label = computed(() => {
@@ -92,16 +89,17 @@ export class ToolCard {
     return findingFilterToQueryParams(filter);
   });
 
-  /** The breakdown's groups, each with its Findings link (null for a group no filter can select). */
-  protected readonly groups = computed((): CardGroup[] | null => {
+  /** The breakdown (what it is grouped by, and its groups each with its Findings link, null for a group no filter can select). */
+  protected readonly breakdown = computed((): { groupBy: GroupByKey; groups: CountGroup[] } | null => {
     const { data, state } = this.call();
-    if (state !== 'ok' || !data?.groups || !data.groupBy) return null;
+    if (state !== 'ok' || !data?.groups?.length || !data.groupBy) return null;
     const filter = this.filter();
     const groupBy = data.groupBy;
-    return data.groups.slice(0, CARD_GROUPS).map((g) => {
+    const groups = data.groups.slice(0, CARD_GROUPS).map((g) => {
       const groupFilter = filter ? groupFindingFilter(filter, groupBy, g.key) : null;
       return { ...g, params: groupFilter ? findingFilterToQueryParams(groupFilter) : null };
     });
+    return { groupBy, groups };
   });
 
   /** The finding a finished `finding_detail` found, else null. */

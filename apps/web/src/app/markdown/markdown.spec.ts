@@ -94,3 +94,31 @@ describe('renderMarkdown with unverified numbers', () => {
     expect(renderMarkdown('84 findings', [' '])).not.toContain('<mark');
   });
 });
+
+describe('renderMarkdown with finding ids', () => {
+  const links = (html: string): [string, string | null][] => {
+    const div = document.createElement('div');
+    div.innerHTML = html;
+    return Array.from(div.querySelectorAll('a'), (a) => [a.textContent!, a.getAttribute('href')]);
+  };
+
+  it('links "#42", "finding 7" and "Finding #9" to the finding pages, in lists and tables too', () => {
+    expect(links(renderMarkdown('See #42 and finding 7.\n\n- Finding #9 (high)\n\n| id |\n|---|\n| #15 |'))).toEqual([
+      ['#42', '/reports/findings/42'],
+      ['finding 7', '/reports/findings/7'],
+      ['Finding #9', '/reports/findings/9'],
+      ['#15', '/reports/findings/15'],
+    ]);
+    expect(renderMarkdown('#42')).not.toContain('target=');
+  });
+
+  it('leaves numbers that are not finding ids, code and existing links alone', () => {
+    expect(links(renderMarkdown('42 findings, CWE-79, 3 findings 5 reports, a#1, #12.5'))).toEqual([]);
+    expect(links(renderMarkdown('`#42` and\n\n```\nfinding 7\n```'))).toEqual([]);
+    expect(links(renderMarkdown('[#42](https://example.com/42)'))).toEqual([['#42', 'https://example.com/42']]);
+  });
+
+  it('still marks an unverified number inside a finding link', () => {
+    expect(renderMarkdown('#84', ['84'])).toContain('<a class="finding-link" href="/reports/findings/84">#<mark class="unverified"');
+  });
+});

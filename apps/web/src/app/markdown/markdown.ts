@@ -1,5 +1,6 @@
 import { ChangeDetectionStrategy, Component, ViewEncapsulation, computed, inject, input } from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
+import { Router } from '@angular/router';
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 
@@ -52,10 +53,45 @@ export function renderMarkdown(source: string, unverified: readonly string[] = [
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#)/i,
   });
   for (const a of Array.from(fragment.querySelectorAll('a:not([href])'))) a.replaceWith(...Array.from(a.childNodes));
+  linkFindingIds(fragment);
   markUnverified(fragment, unverified);
   const out = document.createElement('div');
   out.append(fragment);
   return out.innerHTML;
+}
+
+/** "#42", "finding 42", "Finding #42": a finding id as answers write it (group 1 or 2 is the id). */
+const FINDING_ID = /(?<![\p{L}\p{N}&#])(?:#(\d{1,9})|\bfinding\s+#?(\d{1,9}))(?![\p{L}\p{N}]|[.,]\p{N})/giu;
+
+/** Class of the links `linkFindingIds` makes (the view routes their clicks in the app). */
+export const FINDING_LINK_CLASS = 'finding-link';
+
+/**
+ * Turns each finding id written in the answer's text into a link to that finding's page. Text in
+ * code, code blocks and existing links is left alone.
+ */
+function linkFindingIds(root: DocumentFragment): void {
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const texts: Text[] = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.parentElement?.closest('pre, code, a')) texts.push(n as Text);
+  }
+  for (const text of texts) {
+    const value = text.data;
+    const pieces: (string | Node)[] = [];
+    let from = 0;
+    for (const match of value.matchAll(FINDING_ID)) {
+      const a = document.createElement('a');
+      a.className = FINDING_LINK_CLASS;
+      a.href = `/reports/findings/${match[1] ?? match[2]}`;
+      a.textContent = match[0];
+      pieces.push(value.slice(from, match.index), a);
+      from = match.index + match[0].length;
+    }
+    if (from === 0) continue;
+    pieces.push(value.slice(from));
+    text.replaceWith(...pieces.filter((p) => p !== ''));
+  }
 }
 
 /** Shown on each highlighted number. */
@@ -111,6 +147,8 @@ function markUnverified(root: DocumentFragment, numbers: readonly string[]): voi
 @Component({
   selector: 'cc-markdown',
   template: '<div class="md" [innerHTML]="html()"></div>',
+  // Clicks on the rendered links bubble here (Enter on a focused link clicks it too).
+  host: { '(click)': 'openFindingLink($event)' },
   styleUrl: './markdown.css',
   // The rendered HTML is set through innerHTML, so it carries no emulated-encapsulation attributes:
   // the styles are global, scoped by the `.md` class instead.
@@ -119,6 +157,7 @@ function markUnverified(root: DocumentFragment, numbers: readonly string[]): voi
 })
 export class MarkdownView {
   private readonly sanitizer = inject(DomSanitizer);
+  private readonly router = inject(Router);
   readonly source = input.required<string>();
   /** Numbers as written in the answer that no tool result supports; highlighted where they occur. */
   readonly unverified = input<readonly string[]>([]);
@@ -127,4 +166,12 @@ export class MarkdownView {
   protected readonly html = computed<SafeHtml>(() =>
     this.sanitizer.bypassSecurityTrustHtml(renderMarkdown(this.source(), this.unverified())),
   );
+
+  /** A finding link opens the finding in the app (a modified click still opens a new tab). */
+  protected openFindingLink(event: MouseEvent): void {
+    const link = (event.target as Element | null)?.closest?.(`a.${FINDING_LINK_CLASS}`);
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    void this.router.navigateByUrl(link.getAttribute('href')!);
+  }
 }

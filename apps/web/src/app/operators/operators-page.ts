@@ -1,18 +1,18 @@
-import { ChangeDetectionStrategy, Component, ElementRef, computed, inject, signal, viewChild } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
 import { DatePipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
+import { RouterLink } from '@angular/router';
 import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole, type OperatorView } from '@corpus-chat/contracts';
 import { AuthStore } from '../auth/auth-store';
-import { ChangePasswordForm } from '../auth/change-password-form';
 import { OperatorsStore } from './operators-store';
 
 /**
  * `/operators` (admins): every operator account; add one, disable / enable, change the role, set a
- * new password; and "Change my password" for the admin (the start-up message sends a new admin here).
+ * new password; the admin's own row links to "Change my password" on the account page.
  */
 @Component({
   selector: 'cc-operators-page',
-  imports: [ChangePasswordForm, DatePipe, ReactiveFormsModule],
+  imports: [DatePipe, ReactiveFormsModule, RouterLink],
   providers: [OperatorsStore],
   templateUrl: './operators-page.html',
   styleUrl: './operators-page.css',
@@ -41,8 +41,6 @@ export class OperatorsPage {
   protected readonly resetForm = this.fb.group({
     password: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
   });
-
-  private readonly myPassword = viewChild<ElementRef<HTMLElement>>('myPassword');
 
   constructor() {
     void this.store.load();
@@ -92,11 +90,5 @@ export class OperatorsPage {
       return;
     }
     if (await this.store.resetPassword(operator, this.resetForm.getRawValue().password)) this.resetting.set(null);
-  }
-
-  protected showMyPassword(): void {
-    const el = this.myPassword()?.nativeElement;
-    el?.scrollIntoView({ behavior: 'smooth', block: 'start' });
-    el?.querySelector<HTMLInputElement>('input')?.focus({ preventScroll: true });
   }
 }

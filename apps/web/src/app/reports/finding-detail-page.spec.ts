@@ -1,5 +1,6 @@
 import { TestBed, type ComponentFixture } from '@angular/core/testing';
-import { provideRouter } from '@angular/router';
+import { provideRouter, withComponentInputBinding } from '@angular/router';
+import { RouterTestingHarness } from '@angular/router/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { FindingDetail } from '@corpus-chat/contracts';
 import { FindingDetailPage } from './finding-detail-page';
@@ -67,5 +68,23 @@ describe('FindingDetailPage', () => {
     expect(el().querySelector('script')).toBeNull();
     expect(description.textContent).toContain('<script>alert(1)</script>');
     expect(el().querySelector('a[href^="javascript"]')).toBeNull();
+  });
+});
+
+describe('FindingDetailPage breadcrumb', () => {
+  it('goes back to the Findings view with the filter and page it was opened from, nothing else', async () => {
+    TestBed.resetTestingModule();
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([{ path: 'reports/findings/:findingId', component: FindingDetailPage }], withComponentInputBinding()),
+        { provide: ReportsApi, useValue: { findingDetail: vi.fn(() => Promise.resolve(finding)) } },
+      ],
+    });
+    const harness = await RouterTestingHarness.create();
+    await harness.navigateByUrl('/reports/findings/7?text=SQL%20injection&severity=critical&page=3&junk=1');
+    const crumb = harness.routeNativeElement!.querySelector<HTMLAnchorElement>('[data-testid="crumb-findings"]')!;
+    const url = new URL(crumb.href);
+    expect(url.pathname).toBe('/reports/findings');
+    expect(Object.fromEntries(url.searchParams)).toEqual({ text: 'SQL injection', severity: 'critical', page: '3' });
   });
 });

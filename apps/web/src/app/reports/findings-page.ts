@@ -1,11 +1,13 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
-import { DecimalPipe } from '@angular/common';
+import { DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
 import { SEVERITIES, VERDICT_STATUSES, type FindingFilter } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
+import { FINDINGS } from '../shared/plurals';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
+import { FINDING_COLUMNS, sortFindingRows, type FindingSortKey } from './finding-sort';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 
 /** A CWE field holding something other than a positive whole number (or `CWE-<n>`). */
@@ -17,7 +19,7 @@ const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) ===
  */
 @Component({
   selector: 'cc-findings-page',
-  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, RouterLink],
+  imports: [DecimalPipe, DisplayTextPipe, I18nPluralPipe, ReactiveFormsModule, RouterLink],
   providers: [FindingsStore],
   templateUrl: './findings-page.html',
   styleUrl: './findings-page.css',
@@ -28,6 +30,7 @@ export class FindingsPage {
   private readonly router = inject(Router);
   private readonly queryParams = toSignal(inject(ActivatedRoute).queryParams, { initialValue: {} as Params });
 
+  protected readonly findingsPlural = FINDINGS;
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly filter = computed(() => findingFilterFromQueryParams(this.queryParams()));
@@ -48,6 +51,17 @@ export class FindingsPage {
     ].filter(Boolean);
     return parts.join(', ');
   });
+
+  /** The filter and page, carried to a finding's page so its breadcrumb comes back here. */
+  protected readonly listParams = computed((): Params => ({
+    ...findingFilterToQueryParams(this.filter()),
+    ...(this.page() > 1 ? { page: String(this.page()) } : {}),
+  }));
+  /** The column the rows of this page are sorted by (null: the API's order, severity then id). */
+  protected readonly sort = signal<{ key: FindingSortKey; dir: 'asc' | 'desc' } | null>(null);
+  protected readonly columns = FINDING_COLUMNS;
+  /** This page's rows in the chosen order. */
+  protected readonly rows = computed(() => sortFindingRows(this.store.result()?.rows ?? [], this.sort()));
 
   protected readonly form = inject(NonNullableFormBuilder).group({
     text: [''],
@@ -111,6 +125,25 @@ export class FindingsPage {
     if (!replaceUrl) this.pageNotice.set(null);
     const params = { ...findingFilterToQueryParams(this.filter()), ...(page > 1 ? { page: String(page) } : {}) };
     void this.router.navigate([], { queryParams: params, replaceUrl });
+  }
+
+  /** Sorts this page by `key`; the same column again flips the order, a third time restores the API's order. */
+  protected sortBy(key: FindingSortKey): void {
+    const current = this.sort();
+    const first = key === 'cvss' ? 'desc' : 'asc';
+    if (current?.key !== key) this.sort.set({ key, dir: first });
+    else if (current.dir === first) this.sort.set({ key, dir: first === 'asc' ? 'desc' : 'asc' });
+    else this.sort.set(null);
+  }
+
+  protected ariaSort(key: FindingSortKey): 'ascending' | 'descending' | null {
+    const sort = this.sort();
+    return sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
+  }
+
+  protected sortArrow(key: FindingSortKey): string {
+    const sort = this.sort();
+    return sort?.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
   }
 
   protected hasFilter(f: FindingFilter): boolean {

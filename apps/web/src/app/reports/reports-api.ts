@@ -39,7 +39,8 @@ export class ReportsApi {
   /**
    * `POST /api/reports/import` (multipart, field `files`): one outcome per file, in order. The API
    * answers 409/413/422 when every file was refused for the same reason, with the outcomes in the
-   * error body: those are returned like a success, so each file shows its own reason.
+   * error body: those are returned like a success, so each file shows its own reason. A refusal of
+   * the whole request (413 too large or too many files: `results: []`) is thrown with its message.
    */
   async importFiles(files: readonly File[]): Promise<ImportOutcome[]> {
     const form = new FormData();
@@ -48,7 +49,7 @@ export class ReportsApi {
       return (await firstValueFrom(this.http.post<ImportReportsResponse>('/api/reports/import', form))).results;
     } catch (err) {
       const results = err instanceof HttpErrorResponse ? (err.error as Partial<ImportReportsResponse> | null)?.results : undefined;
-      if (Array.isArray(results)) return results;
+      if (Array.isArray(results) && results.length) return results;
       throw err;
     }
   }

@@ -1,14 +1,27 @@
-import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
-import { DatePipe, DecimalPipe } from '@angular/common';
+import { ChangeDetectionStrategy, Component, inject, signal, viewChild } from '@angular/core';
+import { DatePipe, DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES } from '@corpus-chat/contracts';
+import { SEVERITIES, type ReportSummary } from '@corpus-chat/contracts';
+import { ConfirmDialog } from '../chat/confirm-dialog';
 import { DisplayTextPipe } from '../shared/display-text';
-import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
+import { FINDINGS, REPORTS } from '../shared/plurals';
+import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
 
-/** `/reports`: every report with its counts by severity; import by file picker or drag-and-drop. */
+const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
+  { key: 'filename', label: 'Report' },
+  { key: 'format', label: 'Format' },
+  { key: 'status', label: 'Status' },
+  { key: 'findingCount', label: 'Findings' },
+  { key: 'createdAt', label: 'Imported' },
+];
+
+/**
+ * `/reports`: every report with its counts by severity (numbers and a compact bar), searchable,
+ * sortable and paged; import by file picker or drag-and-drop; archiving asks first.
+ */
 @Component({
   selector: 'cc-reports-page',
-  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink],
+  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, I18nPluralPipe, RouterLink],
   providers: [ReportsStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',
@@ -18,11 +31,38 @@ export class ReportsPage {
   protected readonly store = inject(ReportsStore);
   protected readonly severities = SEVERITIES;
   protected readonly accept = IMPORT_ACCEPT;
+  protected readonly columns = COLUMNS;
+  protected readonly reportsPlural = REPORTS;
+  protected readonly findingsPlural = FINDINGS;
   protected readonly dragging = signal(false);
+  /** The report the archive confirmation is about. */
+  protected readonly toArchive = signal<Pick<ReportSummary, 'id' | 'filename'> | null>(null);
+  private readonly confirmArchive = viewChild.required<ConfirmDialog>('confirmArchive');
   private dragDepth = 0;
 
   constructor() {
     void this.store.load();
+  }
+
+  protected ariaSort(key: ReportSortKey): 'ascending' | 'descending' | null {
+    const sort = this.store.sort();
+    return sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
+  }
+
+  protected sortArrow(key: ReportSortKey): string {
+    const sort = this.store.sort();
+    return sort.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
+  }
+
+  /** Archiving takes a report's findings out of every answer: asked first. */
+  protected askToArchive(report: Pick<ReportSummary, 'id' | 'filename'>): void {
+    this.toArchive.set(report);
+    this.confirmArchive().open();
+  }
+
+  protected archiveConfirmed(): void {
+    const report = this.toArchive();
+    if (report) void this.store.setArchived(report, true);
   }
 
   protected importPicked(input: HTMLInputElement): void {

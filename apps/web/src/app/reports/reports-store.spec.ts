@@ -84,3 +84,61 @@ describe('IMPORT_ACCEPT', () => {
     expect(new Set(accepted).size).toBe(accepted.length);
   });
 });
+
+describe('ReportsStore search, sorting and paging', () => {
+  const many = (n: number): ReportSummary[] =>
+    Array.from({ length: n }, (_, i) => ({
+      ...report(1, `scan-${String(i + 1).padStart(2, '0')}.${i % 3 === 0 ? 'json' : 'sarif'}`),
+      id: i + 1,
+      format: i % 3 === 0 ? 'trivy' : 'sarif',
+      findingCount: (i * 7) % 11,
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+    }));
+  let store: ReportsStore;
+
+  beforeEach(async () => {
+    const rows = many(30);
+    TestBed.resetTestingModule();
+    TestBed.configureTestingModule({
+      providers: [ReportsStore, { provide: ReportsApi, useValue: { listReports: () => Promise.resolve(rows), overview: () => Promise.resolve(null) } }],
+    });
+    store = TestBed.inject(ReportsStore);
+    await store.load();
+  });
+
+  it('pages the newest first, 25 to a page, and keeps the page within range', () => {
+    expect(store.range()).toEqual({ from: 1, to: 25, total: 30 });
+    expect(store.reports()[0]!.filename).toBe('scan-30.sarif');
+    store.goToPage(1);
+    expect(store.range()).toEqual({ from: 26, to: 30, total: 30 });
+    expect(store.reports().map((r) => r.id)).toEqual([5, 4, 3, 2, 1]);
+    store.goToPage(9);
+    expect(store.page()).toBe(1);
+  });
+
+  it('searches file names and formats from the first page', () => {
+    store.goToPage(1);
+    store.setQuery('TRIVY');
+    expect(store.range()).toEqual({ from: 1, to: 10, total: 10 });
+    expect(store.reports().every((r) => r.format === 'trivy')).toBe(true);
+    store.setQuery('scan-07');
+    expect(store.reports().map((r) => r.filename)).toEqual(['scan-07.json']);
+    store.setQuery('nothing like it');
+    expect(store.range()).toEqual({ from: 0, to: 0, total: 0 });
+  });
+
+  it('sorts by a column, flips on the second click, and breaks ties newest first', () => {
+    store.sortBy('filename');
+    expect(store.sort()).toEqual({ key: 'filename', dir: 'asc' });
+    expect(store.reports()[0]!.filename).toBe('scan-01.json');
+    store.sortBy('filename');
+    expect(store.reports()[0]!.filename).toBe('scan-30.sarif');
+
+    store.sortBy('findingCount');
+    expect(store.sort()).toEqual({ key: 'findingCount', dir: 'desc' });
+    const counts = store.matching().map((r) => r.findingCount);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    const tens = store.matching().filter((r) => r.findingCount === 10);
+    expect(tens.map((r) => r.createdAt)).toEqual(tens.map((r) => r.createdAt).sort().reverse());
+  });
+});

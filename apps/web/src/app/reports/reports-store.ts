@@ -10,6 +10,16 @@ export interface ImportItem {
   outcome?: ImportOutcome;
 }
 
+/** Columns the report table sorts by. */
+export type ReportSortKey = 'filename' | 'format' | 'status' | 'findingCount' | 'createdAt';
+export interface ReportSort {
+  key: ReportSortKey;
+  dir: 'asc' | 'desc';
+}
+
+/** Reports on one page of the table. */
+export const REPORTS_PAGE_SIZE = 25;
+
 interface ReportsState {
   reports: ReportSummary[];
   overview: CorpusOverview | null;
@@ -22,6 +32,11 @@ interface ReportsState {
   busyIds: number[];
   /** The outcome of the last archive / restore, with the report to undo it on. */
   archiveNotice: { ok: boolean; text: string; undo?: { id: number; filename: string; archived: boolean } } | null;
+  /** Text the report's file name or format must contain (case-insensitive). */
+  query: string;
+  sort: ReportSort;
+  /** Page of the table, from 0. */
+  page: number;
 }
 
 /** Every file name ending of the importer's formats plus their media types, for the file picker's `accept`. */
@@ -46,10 +61,39 @@ export class ReportsStore {
     showArchived: false,
     busyIds: [],
     archiveNotice: null,
+    query: '',
+    sort: { key: 'createdAt', dir: 'desc' },
+    page: 0,
   });
   private loadSeq = 0;
 
-  readonly reports = computed(() => [...this.state().reports].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+  /** Reports matching the search, in the chosen order (every page). */
+  readonly matching = computed(() => {
+    const { reports, query, sort } = this.state();
+    const q = query.trim().toLowerCase();
+    const rows = q ? reports.filter((r) => r.filename.toLowerCase().includes(q) || r.format.toLowerCase().includes(q)) : [...reports];
+    const sign = sort.dir === 'asc' ? 1 : -1;
+    const value = (r: ReportSummary): string | number => r[sort.key];
+    // Ties keep the newest first, so the order is stable whatever the column.
+    return rows.sort((a, b) => {
+      const [x, y] = [value(a), value(b)];
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true, sensitivity: 'base' });
+      return c * sign || b.createdAt.localeCompare(a.createdAt);
+    });
+  });
+  readonly pageCount = computed(() => Math.max(1, Math.ceil(this.matching().length / REPORTS_PAGE_SIZE)));
+  /** The current page, clamped to the pages there are (a search or an archive can shrink them). */
+  readonly page = computed(() => Math.min(this.state().page, this.pageCount() - 1));
+  /** The reports on the current page. */
+  readonly reports = computed(() => this.matching().slice(this.page() * REPORTS_PAGE_SIZE, (this.page() + 1) * REPORTS_PAGE_SIZE));
+  /** "From–to of total" of the current page (1-based; from = 0 when nothing matches). */
+  readonly range = computed(() => {
+    const total = this.matching().length;
+    const from = total ? this.page() * REPORTS_PAGE_SIZE + 1 : 0;
+    return { from, to: Math.min(total, (this.page() + 1) * REPORTS_PAGE_SIZE), total };
+  });
+  readonly query = computed(() => this.state().query);
+  readonly sort = computed(() => this.state().sort);
   readonly overview = computed(() => this.state().overview);
   readonly loading = computed(() => this.state().loading);
   readonly error = computed(() => this.state().error);
@@ -57,6 +101,24 @@ export class ReportsStore {
   readonly importing = computed(() => this.state().imports.some((i) => i.state === 'uploading'));
   readonly showArchived = computed(() => this.state().showArchived);
   readonly archiveNotice = computed(() => this.state().archiveNotice);
+
+  /** Shows the reports whose file name or format contains `query`, from the first page. */
+  setQuery(query: string): void {
+    this.state.update((s) => ({ ...s, query, page: 0 }));
+  }
+
+  /** Sorts by `key`: a new column starts ascending (dates and counts descending), the same column flips. */
+  sortBy(key: ReportSortKey): void {
+    this.state.update((s) => {
+      const dir = s.sort.key === key ? (s.sort.dir === 'asc' ? 'desc' : 'asc') : key === 'createdAt' || key === 'findingCount' ? 'desc' : 'asc';
+      return { ...s, sort: { key, dir }, page: 0 };
+    });
+  }
+
+  /** Goes to page `page` (from 0), within the pages there are. */
+  goToPage(page: number): void {
+    this.state.update((s) => ({ ...s, page: Math.max(0, Math.min(page, this.pageCount() - 1)) }));
+  }
 
   /** Whether report `id`'s archive flag is being changed right now. */
   isBusy(id: number): boolean {
@@ -102,6 +164,10 @@ export class ReportsStore {
     }
     this.state.update((s) => ({ ...s, busyIds: s.busyIds.filter((id) => id !== report.id), archiveNotice: notice }));
     await this.load();
+  }
+
+  dismissArchiveNotice(): void {
+    this.state.update((s) => ({ ...s, archiveNotice: null }));
   }
 
   /** Reverses the last archive / restore. */

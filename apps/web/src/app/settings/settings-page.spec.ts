@@ -139,6 +139,28 @@ describe('SettingsPage Test connection', () => {
     expect(el().querySelector('.saved')?.textContent).toContain('Saved.');
   });
 
+  it('drops a failed Test connection result ("set the base URL and the model first") once a field is edited or the settings saved', async () => {
+    api.update.mockImplementation((body) => Promise.resolve({ ...body, apiKeySet: false, updatedAt: '2026-12-01T19:00:00.000Z' }));
+    api.test.mockResolvedValue({ ok: false, checks: [{ name: 'models', ok: false, detail: 'Set the base URL and the model of the OpenAI-compatible server first.' }] });
+    await choose('openai');
+    testButton()!.click();
+    await settle();
+    expect(el().querySelector('.test h2')?.textContent).toBe('Connection problem');
+    await type('#s-base-url', 'http://127.0.0.1:11434/v1');
+    expect(el().querySelector('.test')).toBeNull();
+
+    await type('#s-model', 'qwen3:8b');
+    testButton()!.click();
+    await settle();
+    expect(el().textContent).toContain('Set the base URL and the model');
+    // Saved without an edit since the test: the failure no longer describes the stored settings.
+    saveButton().click();
+    await settle();
+    expect(el().querySelector('.saved')?.textContent).toContain('Saved.');
+    expect(el().textContent).not.toContain('Set the base URL and the model');
+    expect(el().querySelector('.test')).toBeNull();
+  });
+
   it('warns that the stored key stays with its server when another base URL is typed, and says when a save removed it', async () => {
     const saved: SettingsView = { backend: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b', apiKeySet: true, updatedAt: null };
     api.get.mockResolvedValue(saved);

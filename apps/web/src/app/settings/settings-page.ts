@@ -46,7 +46,8 @@ export class SettingsPage {
   protected readonly saving = signal(false);
   protected readonly message = signal<{ ok: boolean; text: string } | null>(null);
   protected readonly testing = signal(false);
-  protected readonly testResult = signal<SettingsTestResult | null>(null);
+  /** The last Test connection result, with the base URL and model it tested. */
+  private readonly lastTest = signal<{ result: SettingsTestResult; baseUrl: string; model: string } | null>(null);
   protected readonly clearKey = signal(false);
   protected readonly checkLabels = CHECK_LABELS;
   private readonly baseUrlValue = toSignal(this.form.controls.baseUrl.valueChanges, { initialValue: '' });
@@ -62,12 +63,23 @@ export class SettingsPage {
     return !!saved?.apiKeySet && !!saved.baseUrl && !!url && !this.apiKeyValue() && !sameBaseUrl(url, saved.baseUrl);
   });
 
+  /**
+   * The test result to show: a failure only while the form still holds the values it tested (edited
+   * since, it would read as a current error about other values).
+   */
+  protected readonly testResult = computed(() => {
+    const last = this.lastTest();
+    if (!last) return null;
+    const same = last.baseUrl === this.baseUrlValue().trim() && last.model === this.modelValue().trim();
+    return last.result.ok || same ? last.result : null;
+  });
+
   constructor() {
     void this.load();
     // A result belongs to the back end it tested: switching back end forgets it.
     effect(() => {
       this.backend();
-      untracked(() => this.testResult.set(null));
+      untracked(() => this.lastTest.set(null));
     });
     // A complaint about missing fields is stale once they are edited (a server's error stays until the next save).
     effect(() => {
@@ -103,6 +115,7 @@ export class SettingsPage {
     try {
       const view = await this.api.update(body);
       this.apply(view);
+      this.forgetFailedTest();
       // The API drops the stored key when the base URL names another server: say so.
       const dropped = keptKey && !view.apiKeySet ? ' The stored API key was removed: it belonged to the previous server.' : '';
       this.message.set({ ok: true, text: `Saved. The next turn uses these settings.${dropped}` });
@@ -125,14 +138,20 @@ export class SettingsPage {
       if (v.apiKey) body.apiKey = v.apiKey;
     }
     this.testing.set(true);
-    this.testResult.set(null);
+    this.lastTest.set(null);
+    const tested = { baseUrl: v.baseUrl.trim(), model: v.model.trim() };
     try {
-      this.testResult.set(await this.api.test(body));
+      this.lastTest.set({ ...tested, result: await this.api.test(body) });
     } catch (err) {
-      this.testResult.set({ ok: false, checks: [{ name: 'models', ok: false, detail: describeHttpError(err) }] });
+      this.lastTest.set({ ...tested, result: { ok: false, checks: [{ name: 'models', ok: false, detail: describeHttpError(err) }] } });
     } finally {
       this.testing.set(false);
     }
+  }
+
+  /** A failed test is about the form before the save: after it, it would read as a current error. */
+  private forgetFailedTest(): void {
+    if (this.lastTest()?.result.ok === false) this.lastTest.set(null);
   }
 
   protected toggleClearKey(checked: boolean): void {

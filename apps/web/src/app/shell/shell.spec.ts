@@ -61,14 +61,14 @@ describe('Shell navigation and admin-only pages', () => {
 
   it('shows Operators and Settings to an admin, who can open them', async () => {
     await signedInAs('admin');
-    expect(navLinks()).toEqual(['Chat', 'Reports', 'Operators', 'Settings']);
+    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings']);
     await harness.navigateByUrl('/operators');
     expect(TestBed.inject(Router).url).toBe('/operators');
   });
 
   it('hides Operators and Settings from an operator, and sends their URLs back to the chat', async () => {
     await signedInAs('operator');
-    expect(navLinks()).toEqual(['Chat', 'Reports']);
+    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings']);
     await harness.navigateByUrl('/settings');
     expect(TestBed.inject(Router).url).toBe('/chat?denied=settings');
     await harness.navigateByUrl('/operators?x=1');

@@ -2,6 +2,8 @@ import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, injec
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
+import { clearDrafts } from '../chat/drafts';
+import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
 
 /** A refused socket asks the API about the session at most this often (ms). */
@@ -18,7 +20,7 @@ const SESSION_RECHECK_MS = 10_000;
  */
 @Component({
   selector: 'cc-shell',
-  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator],
+  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ThemeToggle],
   templateUrl: './shell.html',
   styleUrl: './shell.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -80,6 +82,8 @@ export class Shell {
 
   protected async signOut(): Promise<void> {
     this.socket.disconnect();
+    // Unsent questions outlive an expired session, not a deliberate sign-out.
+    clearDrafts();
     await this.auth.signOut();
     await this.router.navigate(['/login']);
   }

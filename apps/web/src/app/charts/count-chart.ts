@@ -1,0 +1,72 @@
+import { ChangeDetectionStrategy, Component, ElementRef, afterRenderEffect, computed, inject, input, viewChild } from '@angular/core';
+import { RouterLink, type Params } from '@angular/router';
+import type { GroupByKey } from '@corpus-chat/contracts';
+import { DisplayTextPipe, displayText } from '../shared/display-text';
+import { ThemeStore } from '../theme/theme-store';
+import type { Bar } from './bar-chart';
+
+/** One group of a breakdown: `params` opens that group in the Findings view (null: no filter selects it). */
+export interface CountGroup {
+  key: string;
+  label: string;
+  count: number;
+  params: Params | null;
+}
+
+const GROUP_HEADINGS: Record<GroupByKey, string> = { severity: 'Severity', report: 'Report', cwe: 'CWE', verdict: 'Triage status' };
+
+/** Height of one bar's row in the chart, in CSS pixels. */
+const ROW_PX = 26;
+
+/**
+ * A breakdown of findings (a count-by tool result) as a bar chart beside a table of the same
+ * numbers. The table is the text alternative (WCAG 1.1.1) and carries each group's link; the canvas
+ * is an image whose label lists every group and count, so nothing depends on colour (WCAG 1.4.1).
+ * Bars of a severity breakdown take the severity's colour, others the accent.
+ */
+@Component({
+  selector: 'cc-count-chart',
+  imports: [DisplayTextPipe, RouterLink],
+  templateUrl: './count-chart.html',
+  styleUrl: './count-chart.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class CountChart {
+  readonly groups = input.required<readonly CountGroup[]>();
+  readonly groupBy = input.required<GroupByKey>();
+
+  private readonly theme = inject(ThemeStore);
+  private readonly canvas = viewChild.required<ElementRef<HTMLCanvasElement>>('canvas');
+
+  protected readonly heading = computed(() => GROUP_HEADINGS[this.groupBy()] ?? 'Group');
+  protected readonly plotHeight = computed(() => this.groups().length * ROW_PX + 34);
+  /** The chart's text alternative: "Bar chart of findings by severity: critical 3, medium 120." */
+  protected readonly description = computed(
+    () => `Bar chart of findings by ${this.heading().toLowerCase()}: ${this.groups().map((g) => `${displayText(g.label)} ${g.count}`).join(', ')}.`,
+  );
+
+  constructor() {
+    afterRenderEffect((onCleanup) => {
+      const canvas = this.canvas().nativeElement;
+      const groups = this.groups();
+      const groupBy = this.groupBy();
+      this.theme.scheme(); // redraw in the other theme's colours
+      let chart: { destroy(): void } | undefined;
+      let stale = false;
+      onCleanup(() => {
+        stale = true;
+        chart?.destroy();
+      });
+      const style = getComputedStyle(canvas);
+      const token = (name: string): string => style.getPropertyValue(name).trim() || 'gray';
+      const bars: Bar[] = groups.map((g) => ({
+        label: displayText(g.label),
+        count: g.count,
+        colour: token(groupBy === 'severity' ? `--sev-${g.key}` : '--accent'),
+      }));
+      void import('./bar-chart').then(({ drawBarChart }) => {
+        if (!stale) chart = drawBarChart(canvas, bars, { text: token('--muted'), grid: token('--border') });
+      });
+    });
+  }
+}

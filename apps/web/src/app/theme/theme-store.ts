@@ -1,0 +1,62 @@
+import { DOCUMENT, Injectable, computed, inject, signal } from '@angular/core';
+
+/** What the operator chose: follow the system's preference, or always light or dark. */
+export type ThemeChoice = 'system' | 'light' | 'dark';
+
+/** localStorage key of the operator's choice (absent: follow the system). */
+export const THEME_STORAGE_KEY = 'cc-theme';
+
+const CHOICES: readonly ThemeChoice[] = ['system', 'light', 'dark'];
+
+/**
+ * Light or dark: follows `prefers-color-scheme` until the operator picks one, which is stored in
+ * localStorage. The scheme in effect is set as `data-theme` on `<html>`, where styles.css swaps
+ * its colour tokens.
+ */
+@Injectable({ providedIn: 'root' })
+export class ThemeStore {
+  private readonly document = inject(DOCUMENT);
+  private readonly media = this.document.defaultView?.matchMedia?.('(prefers-color-scheme: dark)') ?? null;
+  private readonly systemDark = signal(this.media?.matches ?? false);
+  private readonly chosen = signal<ThemeChoice>(this.readChoice());
+
+  readonly choice = this.chosen.asReadonly();
+  /** The scheme in effect. */
+  readonly scheme = computed((): 'light' | 'dark' => {
+    const choice = this.chosen();
+    return choice === 'system' ? (this.systemDark() ? 'dark' : 'light') : choice;
+  });
+
+  constructor() {
+    this.media?.addEventListener('change', (e) => {
+      this.systemDark.set(e.matches);
+      this.apply();
+    });
+    this.apply();
+  }
+
+  /** Stores `choice` and applies it at once. */
+  choose(choice: ThemeChoice): void {
+    this.chosen.set(choice);
+    try {
+      if (choice === 'system') localStorage.removeItem(THEME_STORAGE_KEY);
+      else localStorage.setItem(THEME_STORAGE_KEY, choice);
+    } catch {
+      // Storage refused (private mode, quota): the choice lasts for this page only.
+    }
+    this.apply();
+  }
+
+  private apply(): void {
+    this.document.documentElement.dataset['theme'] = this.scheme();
+  }
+
+  private readChoice(): ThemeChoice {
+    try {
+      const stored = localStorage.getItem(THEME_STORAGE_KEY) as ThemeChoice | null;
+      return stored && CHOICES.includes(stored) ? stored : 'system';
+    } catch {
+      return 'system';
+    }
+  }
+}
