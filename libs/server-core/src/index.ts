@@ -19,3 +19,4 @@ export * from './database/migrations';
 export * from './process/process-lifecycle';
 export * from './model/connection-failure';
 export * from './model/model-context';
+export * from './model/model-url-allowlist';

@@ -75,8 +75,8 @@ describe('applyChatEvent', () => {
   });
 
   it('applies a resync event (Redis lost the turn’s events) as the next one instead of waiting for seqs that never existed', () => {
-    const [q, s, , , d1, d2] = happyPath;
-    const before = reduce([q, s, d1]);
+    const before = reduce(happyPath.slice(0, 5));
+    const d2 = happyPath[5];
     const jump = 1_796_161_470_341_062;
     const resync = { ...ev(jump, { type: 'text.delta', text: 'after the restart.' }), resync: true as const };
     const after = reduce([d2, resync, ev(jump + 1, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })], before);
