@@ -15,6 +15,7 @@ export * from './turns/finish-turn';
 export * from './turns/turn-trace';
 export * from './turns/turn-pipeline.module';
 export * from './logging/pino-params';
+export * from './database/database-unavailable';
 export * from './database/migrations';
 export * from './process/process-lifecycle';
 export * from './model/connection-failure';
