@@ -92,8 +92,8 @@ describe('Redis hung', () => {
       15_000,
       'the retry answered',
     );
-    expect(retry.status).toBe(202);
-    const { turnId } = retry.body as PostMessageResponse;
+    expect(retry!.status).toBe(202);
+    const { turnId } = retry!.body as PostMessageResponse;
     expect(await turnsOf(chatId)).toEqual([{ id: turnId }]);
   });
 });
