@@ -1,5 +1,5 @@
-import { IsInt, Max, Min } from 'class-validator';
-import { validateEnv } from '@corpus-chat/server-core';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsModelUrlAllowlist, ModelUrlAllowlist, validateEnv } from '@corpus-chat/server-core';
 
 /**
  * Environment of the agent (the tool loop and the model client), validated at start-up with
@@ -55,6 +55,11 @@ export class AgentEnv {
   @IsInt()
   @Min(0)
   AGENT_SETTINGS_CACHE_MS = 0;
+
+  /** Model servers turns may be sent to (`ModelUrlAllowlist`; empty: any). Give the API the same value. */
+  @IsString()
+  @IsModelUrlAllowlist()
+  MODEL_URL_ALLOWLIST = '';
 }
 
 /** The agent's configuration in the units the code uses. */
@@ -66,6 +71,8 @@ export interface AgentConfig {
   streamIdleTimeoutMs: number;
   retryDelayMs: number;
   settingsCacheMs: number;
+  /** `MODEL_URL_ALLOWLIST`: a turn for another server fails with MODEL_UNAVAILABLE. */
+  modelUrlAllowlist: ModelUrlAllowlist;
 }
 
 /** Converts validated `AgentEnv` into `AgentConfig`. */
@@ -78,6 +85,7 @@ export function agentConfigFrom(env: AgentEnv): AgentConfig {
     streamIdleTimeoutMs: env.MODEL_STREAM_IDLE_TIMEOUT_MS,
     retryDelayMs: env.MODEL_RETRY_DELAY_MS,
     settingsCacheMs: env.AGENT_SETTINGS_CACHE_MS,
+    modelUrlAllowlist: ModelUrlAllowlist.parse(env.MODEL_URL_ALLOWLIST),
   };
 }
 

@@ -4,12 +4,13 @@
  * settings row changes, with no restart.
  */
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { Global, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { listReports, writeModelSettings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { AGENT_RUNNER, type AgentRunner } from '@corpus-chat/server-core';
+import { AGENT_RUNNER, type AgentRunner, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
 import { AgentModule } from './agent.module';
 import { agentConfig } from './agent.config';
 import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';
@@ -57,4 +58,35 @@ it('answers with the planner by default, then with the configured model server, 
   const c = await thread.ask('How many reports do we have?');
   expect(c.outcome.metadata.model).toBe('builtin');
   expect(server.completionRequests).toHaveLength(2);
+});
+
+it('refuses a turn for a model server outside MODEL_URL_ALLOWLIST, naming the setting, and sends it nothing', async () => {
+  @Global()
+  @Module({ providers: [{ provide: DataSource, useValue: db.dataSource }], exports: [DataSource] })
+  class TestDataModule {}
+  const config = agentConfig({ settingsCacheMs: 0, modelUrlAllowlist: ModelUrlAllowlist.parse('https://models.example') });
+  const ref = await Test.createTestingModule({ imports: [TestDataModule, AgentModule.forRoot({ config })] }).compile();
+  const guarded = ref.get<AgentRunner>(AGENT_RUNNER);
+  await writeModelSettings(db.dataSource, { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: 'sk-test' });
+  const before = server.completionRequests.length;
+  try {
+    const turn = guarded.run({
+      chatId: randomUUID(),
+      turnId: randomUUID(),
+      ownerId: randomUUID(),
+      history: [],
+      userMessage: 'How many reports do we have?',
+      signal: new AbortController().signal,
+      emit: async () => undefined,
+    });
+    await expect(turn).rejects.toBeInstanceOf(AgentTurnError);
+    await expect(turn).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      retryable: false,
+      message: expect.stringContaining(`The model server ${server.baseUrl} is not allowed by MODEL_URL_ALLOWLIST`),
+    });
+    expect(server.completionRequests.length).toBe(before);
+  } finally {
+    await writeModelSettings(db.dataSource, { backend: 'builtin' });
+  }
 });

@@ -43,8 +43,9 @@ export class AgentModule {
       { provide: OpenAiModelRunner, inject: [CorpusTools, AGENT_CONFIG], useFactory: (t: CorpusTools, c: AgentConfig) => new OpenAiModelRunner(t, c) },
       {
         provide: AGENT_RUNNER,
-        inject: [ModelSettingsProvider, PlannerRunner, OpenAiModelRunner],
-        useFactory: (s: ModelSettingsProvider, p: PlannerRunner, m: OpenAiModelRunner) => new CorpusAgentRunner(s, p, m),
+        inject: [ModelSettingsProvider, PlannerRunner, OpenAiModelRunner, AGENT_CONFIG],
+        useFactory: (s: ModelSettingsProvider, p: PlannerRunner, m: OpenAiModelRunner, c: AgentConfig) =>
+          new CorpusAgentRunner(s, p, m, c.modelUrlAllowlist),
       },
     ];
     return { module: AgentModule, providers, exports: [AGENT_RUNNER, AGENT_CONFIG, ModelSettingsProvider, CorpusTools] };

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { AgentRunner, AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
+import { type AgentRunner, type AgentTurnContext, type AgentTurnOutcome, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
 import type { ModelSettingsProvider } from './model-settings.provider';
 import type { OpenAiModelRunner } from './model/openai-model-runner';
 import type { PlannerRunner } from './planner/planner-runner';
@@ -16,6 +16,8 @@ export class CorpusAgentRunner implements AgentRunner {
     private readonly settings: ModelSettingsProvider,
     private readonly planner: PlannerRunner,
     private readonly model: OpenAiModelRunner,
+    /** `MODEL_URL_ALLOWLIST`: the settings row may name a server saved before the list was set. */
+    private readonly allowlist: ModelUrlAllowlist = ModelUrlAllowlist.parse(''),
   ) {}
 
   /**
@@ -29,6 +31,10 @@ export class CorpusAgentRunner implements AgentRunner {
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const s = await this.settings.get();
     if (s.backend === 'openai' && s.baseUrl && s.model) {
+      if (!this.allowlist.allows(s.baseUrl)) {
+        this.logger.warn({ turnId: ctx.turnId }, 'the configured model server is not in MODEL_URL_ALLOWLIST; turn refused');
+        throw new AgentTurnError('MODEL_UNAVAILABLE', this.allowlist.refusal(s.baseUrl), false);
+      }
       this.logger.debug({ turnId: ctx.turnId, chatId: ctx.chatId, backend: 'openai', model: s.model }, 'running turn');
       return this.model.run(ctx, s);
     }

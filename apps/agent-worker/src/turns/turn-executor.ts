@@ -9,6 +9,8 @@ import {
   AgentTurnError,
   finishTurn,
   type HistoryMessage,
+  isDatabaseUnavailable,
+  retryWhileDatabaseUnavailable,
   type RunnerEvent,
   TurnCancelSignals,
   type TurnEnding,
@@ -147,6 +149,7 @@ export class TurnExecutor {
     };
 
     this.running.set(turn.id, controller);
+    const deadline = Date.now() + this.env.TURN_TIMEOUT_MS;
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
     const aborted = new Promise<never>((_, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason);
@@ -168,11 +171,18 @@ export class TurnExecutor {
       const outcome = await Promise.race([run, aborted]);
       await stream.settled();
       turnTrace.mark(turn.id, 'worker.runner-end');
-      const result = await this.finish(turn.id, {
-        kind: 'done',
-        content: outcome.content,
-        metadata: { ...outcome.metadata, attempt },
-        model: outcome.metadata.model ?? null,
+      const result = await this.finish(
+        turn.id,
+        { kind: 'done', content: outcome.content, metadata: { ...outcome.metadata, attempt }, model: outcome.metadata.model ?? null },
+        deadline,
+      ).catch((e: unknown) => {
+        // Running the turn again would not help: the answer is there, Postgres is not.
+        if (!isDatabaseUnavailable(e)) throw e;
+        throw new TurnFailedError(
+          'INTERNAL',
+          'The answer could not be stored: the database did not answer within the time limit of the turn. Ask again.',
+          collector.partial(),
+        );
       });
       turnTrace.mark(turn.id, 'worker.finished');
       if (result.kind !== 'finished') {
@@ -189,6 +199,7 @@ export class TurnExecutor {
       return { messageId: result.messageId, status: 'complete' };
     } catch (e) {
       await stream.settled();
+      if (e instanceof TurnFailedError) throw e;
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
       if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial);
@@ -235,14 +246,13 @@ export class TurnExecutor {
       code = 'WORKER_LOST';
       message = 'The workers running this turn stopped responding, so it was given up. Ask again.';
     }
-    const result = await this.finish(turnId, {
-      kind: 'error',
-      code,
-      message,
-      partial: known?.partial,
-      attempt: job.attemptsStarted,
-      storeMessage: code !== 'FORBIDDEN',
-    });
+    // Postgres may be what failed the turn: keep trying to store the failure for as long as a job
+    // lock lasts; after that the sweep ends the turn (its job is `failed`).
+    const result = await this.finish(
+      turnId,
+      { kind: 'error', code, message, partial: known?.partial, attempt: job.attemptsStarted, storeMessage: code !== 'FORBIDDEN' },
+      Date.now() + this.env.LOCK_DURATION_MS,
+    );
     if (result.kind !== 'finished') {
       this.logger.log(
         `turn ${turnId}: failed after it had already ended (${result.kind}); nothing to report`,
@@ -261,9 +271,18 @@ export class TurnExecutor {
     return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
   }
 
-  /** Every end of a turn in the worker: stored once, its terminal event published once. */
-  private finish(turnId: string, ending: TurnEnding) {
-    return finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending);
+  /**
+   * Every end of a turn in the worker: stored once, its terminal event published once. While
+   * Postgres is unreachable the store is tried again with back-off until `until` (epoch ms;
+   * default: one try), then rejects with the database's error.
+   */
+  private finish(turnId: string, ending: TurnEnding, until = 0) {
+    return retryWhileDatabaseUnavailable(
+      () => finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending),
+      until,
+      (e, delayMs) =>
+        this.logger.warn(`turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`),
+    );
   }
 
   private async publish(chatId: string, turnId: string, event: ChatEventBody): Promise<void> {

@@ -86,6 +86,9 @@ export class ScriptedAgentRunner implements AgentRunner {
   readonly runs: ScriptedRun[] = [];
   private readonly attempts = new Map<string, number>();
 
+  /** `onRunEnded`: told about every run once it ended (a worker process reports it over IPC). */
+  constructor(private readonly onRunEnded?: (run: ScriptedRun) => void) {}
+
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const script = parseScript(ctx.userMessage);
     const record: ScriptedRun = {
@@ -143,6 +146,7 @@ export class ScriptedAgentRunner implements AgentRunner {
       throw e;
     } finally {
       record.endedAt = Date.now();
+      this.onRunEnded?.(record);
     }
   }
 }

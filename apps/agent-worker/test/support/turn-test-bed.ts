@@ -100,7 +100,7 @@ export class TurnTestBed {
     opts: { attempts?: number; jobOwnerId?: string } = {},
   ): Promise<{ turnId: string; userMessageId: string }> {
     const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, { content, autoTitle: 'test' });
-    await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
+    await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
     await this.queue.add(
       JobNames.runTurn,
       { turnId: t.turnId, chatId: t.chatId, ownerId: opts.jobOwnerId ?? t.ownerId, userMessageId: t.userMessageId },

@@ -1,7 +1,8 @@
 /**
  * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
  * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
- * it consumes jobs and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
+ * it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
+ * and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
  * (running turns finish first), SIGKILL is the crash.
  *
  *   node tools/cli/run-ts.mjs apps/agent-worker/test/support/worker-child.ts
@@ -17,7 +18,10 @@ import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
   const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(new ScriptedAgentRunner()) }),
+    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(
+        new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
+      ),
+    }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));

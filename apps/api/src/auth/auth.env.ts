@@ -9,6 +9,16 @@ import { TrustProxyConstraint } from './trust-proxy';
  */
 export class AuthEnv extends ServerEnv {
   /**
+   * Milliseconds a request waits for one Redis command (rate limits, sign-in, queue, turn events)
+   * before it fails: a Redis that accepts connections but does not answer costs a request this
+   * long, then 503 (ioredis `commandTimeout` on the API's command connections).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  REDIS_REQUEST_TIMEOUT_MS = 3000;
+
+  /**
    * Secret that signs session tokens (HS256), at least 32 characters. Required in production; in
    * development and tests it is generated on first start into `${DATA_DIR}/jwt-secret` (mode 600)
    * and reused. All API instances of a deployment must share it. (secret)

@@ -6,8 +6,9 @@ import type { AuthEnv } from './auth.env';
 export const AUTH_REDIS = Symbol('AUTH_REDIS');
 
 /**
- * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart) and fails commands at
- * once while disconnected (a request answers instead of hanging).
+ * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart), fails commands at
+ * once while disconnected and after `REDIS_REQUEST_TIMEOUT_MS` when Redis does not answer (a
+ * request answers instead of hanging).
  */
 export function createAuthRedis(env: AuthEnv): Redis {
   const logger = new Logger('AuthRedis');
@@ -15,6 +16,7 @@ export function createAuthRedis(env: AuthEnv): Redis {
     connectionName: 'api-auth-commands',
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
+    commandTimeout: env.REDIS_REQUEST_TIMEOUT_MS,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   let lastWarned = 0;

@@ -15,24 +15,34 @@ import { AUTH_ENV, type AuthEnv } from './auth.env';
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 import type { AuthenticatedRequest } from './auth.guard';
 
+/** Milliseconds the rate limits stay open after Redis failed, before Redis is asked again. */
+export const FAIL_OPEN_RECHECK_MS = 5000;
+
 /**
  * The Redis storage of `@nest-lab/throttler-storage-redis`, but a Redis outage lets requests
  * through (logged) instead of failing every route: reads that only need Postgres keep working,
- * and routes that need Redis answer 503 themselves.
+ * and routes that need Redis answer 503 themselves. After a failure (refused, or no answer within
+ * the connection's `REDIS_REQUEST_TIMEOUT_MS`) Redis is left alone for `FAIL_OPEN_RECHECK_MS`.
  */
 export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimits');
   private lastWarned = 0;
+  /** Until then Redis is not asked: it just failed or did not answer (`REDIS_REQUEST_TIMEOUT_MS`). */
+  private skipUntil = 0;
 
   override async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+    const open = { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+    // A hung Redis costs one request the command timeout, not every limit of every request.
+    if (Date.now() < this.skipUntil) return open;
     try {
       return await super.increment(key, ttl, limit, blockDuration, throttlerName);
     } catch (e) {
+      this.skipUntil = Date.now() + FAIL_OPEN_RECHECK_MS;
       if (Date.now() - this.lastWarned > 10_000) {
         this.lastWarned = Date.now();
         this.logger.warn(`rate limits not enforced: Redis unavailable (${(e as Error).message})`);
       }
-      return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+      return open;
     }
   }
 }

@@ -82,7 +82,12 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   async enqueue(turn: StartedTurn): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
     await this.redis('publish turn.queued', () =>
-      this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
+      this.bus.publish(
+        turn.chatId,
+        turn.turnId,
+        { type: 'turn.queued', position: turn.queuePosition },
+        { opensTurn: true },
+      ),
     );
     await this.addJob(turn);
     turnTrace.mark(turn.turnId, 'api.job-added');

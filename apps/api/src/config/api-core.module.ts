@@ -52,6 +52,8 @@ export class ApiCoreModule {
           prefix: env.REDIS_PREFIX,
           clientName: 'api',
           role: 'fail-fast',
+          // A hung Redis fails each command after this, so no request waits on it longer.
+          commandTimeoutMs: env.REDIS_REQUEST_TIMEOUT_MS,
         }),
       ],
       providers: [{ provide: ApiEnv, useValue: env }],

@@ -36,12 +36,6 @@ export class ApiEnv extends AuthEnv {
   @Max(10)
   JOB_ATTEMPTS = 2;
 
-  /** Milliseconds a request waits for Redis (queue, turn events) before answering 503. */
-  @Type(() => Number)
-  @IsInt()
-  @Min(100)
-  REDIS_REQUEST_TIMEOUT_MS = 3000;
-
   /**
    * Milliseconds an interrupting message or a thread deletion waits for the running turn to stop
    * (its worker stores the partial answer) before ending the turn itself.

@@ -173,14 +173,14 @@ describe('checkModelServer: what a turn needs', () => {
     expect(r.checks[3]!.detail).toContain("raise the server's context");
   });
 
-  it('fails the tools check for an Ollama model without tool support, with the server\'s words and what to do', async () => {
+  it('fails the tools check for an Ollama model without tool support: the status, a fixed phrase and what to do', async () => {
     const s = await fakeServer(fakeOllama(32768));
     close = s.close;
     const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'gemma3:1b', apiKey: null }, fast);
     expect(r.ok).toBe(false);
     expect(r.checks.map((c) => [c.name, c.ok])).toEqual([['models', true], ['completion', true], ['tools', false], ['context', true]]);
     expect(r.checks[2]!.detail).toBe(
-      'A request with the agent\'s tools was refused: 400 registry.ollama.ai/library/gemma3:1b does not support tools. Ollama cannot give \'gemma3:1b\' tools: pick a model whose page on ollama.com lists "tools" (e.g. qwen3, llama3.1).',
+      'A request with the agent\'s tools was refused: HTTP 400 (the server refused the request). Ollama cannot give \'gemma3:1b\' tools: pick a model whose page on ollama.com lists "tools" (e.g. qwen3, llama3.1).',
     );
     expect(r.contextBudgetTokens).toBe(6000);
   });
@@ -194,10 +194,20 @@ describe('checkModelServer: what a turn needs', () => {
     close = s.close;
     const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'qwen2.5-7b-instruct-q4_k_m.gguf', apiKey: null }, fast);
     expect(r.checks[2]).toMatchObject({ name: 'tools', ok: false });
-    expect(r.checks[2]!.detail).toContain('tools param requires --jinja flag');
+    expect(r.checks[2]!.detail).toContain('HTTP 500 (the server failed)');
+    expect(r.checks[2]!.detail).not.toContain('tools param requires');
     expect(r.checks[2]!.detail).toContain("Start llama.cpp's server with --jinja");
     expect(r).toMatchObject({ contextTokens: 8192, contextBudgetTokens: 6000 });
     expect(r.checks[3]!.detail).not.toContain("raise the server's context");
+  });
+
+  it('never repeats a failing server\'s body, only its status and a fixed phrase', async () => {
+    const body = '<html><script>steal()</script>internal token sk-live-123</html>';
+    const s = await fakeServer({ models: ['m'], chat: () => ({ status: 401, json: { error: { message: body } } }) });
+    close = s.close;
+    const r = await checkModelServer({ baseUrl: s.baseUrl, model: 'm', apiKey: 'k' }, fast);
+    expect(r.checks[1]).toEqual({ name: 'completion', ok: false, detail: "A one-token completion with 'm' failed: HTTP 401 (the API key was refused)" });
+    expect(JSON.stringify(r)).not.toMatch(/steal|sk-live/);
   });
 
   it('fails the models check when the model is not listed: a turn with it would fail', async () => {
@@ -207,7 +217,7 @@ describe('checkModelServer: what a turn needs', () => {
     expect(r.ok).toBe(false);
     expect(r.checks[0]).toMatchObject({ name: 'models', ok: false });
     expect(r.checks[0]!.detail).toContain("but not 'mistral' (available: qwen3:8b, gemma3:1b): a turn with it would fail");
-    expect(r.checks[1]!.detail).toContain('model "mistral" not found, try pulling it first');
+    expect(r.checks[1]!.detail).toBe("A one-token completion with 'mistral' failed: HTTP 404 (not found: check the base URL and the model name)");
     expect(r.checks[2]!.detail).toBe('Not tried: the plain completion failed, so a request with tools would fail too.');
   });
 

@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { TOOL_DEFINITIONS, type SettingsTestResult } from '@corpus-chat/contracts';
-import { connectionFailure, discoverContextLength, effectiveContextBudget } from '@corpus-chat/server-core';
+import { connectionFailure, discoverContextLength, effectiveContextBudget, httpFailure } from '@corpus-chat/server-core';
 
 /** What to test: an OpenAI-compatible server and a model on it. */
 export interface ModelServerTarget {
@@ -21,15 +21,16 @@ export interface ModelServerCheckOptions {
 }
 
 /**
- * The server's own words for a failed request (status and message), or what stopped the connection
- * to `baseUrl` in words, e.g. `could not connect to http://127.0.0.1:9/v1: connection refused:
- * nothing listens on that port (ECONNREFUSED)`.
+ * Why a request failed, in our words: the HTTP status with a fixed phrase (`HTTP 401 (the API
+ * key was refused)`, never the server's body), or what stopped the connection to `baseUrl`, e.g.
+ * `could not connect to http://127.0.0.1:9/v1: connection refused: nothing listens on that port
+ * (ECONNREFUSED)`.
  */
 export function serverMessage(e: unknown, baseUrl?: string): string {
   if (e instanceof APIConnectionTimeoutError) return `no answer${baseUrl ? ` from ${baseUrl}` : ''} in time (timed out)`;
   if (e instanceof APIConnectionError) return connectionFailure(e, baseUrl);
-  if (e instanceof APIError) return e.message || `HTTP ${e.status}`;
-  return (e as Error)?.message ?? String(e);
+  if (e instanceof APIError) return httpFailure(e.status);
+  return 'the request failed';
 }
 
 /** What to change on the server when it refuses the agent's tools, from its own error message. */
@@ -130,8 +131,9 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
       );
       checks.push({ name: 'tools', ...toolCallVerdict(r.choices?.[0]?.message, target.model) });
     } catch (e) {
-      const message = serverMessage(e, target.baseUrl);
-      checks.push({ name: 'tools', ok: false, detail: `A request with the agent's tools was refused: ${message}. ${toolsHint(message, target.model)}` });
+      // The hint is chosen by the server's words, which are not shown themselves.
+      const hint = toolsHint(e instanceof APIError ? e.message : '', target.model);
+      checks.push({ name: 'tools', ok: false, detail: `A request with the agent's tools was refused: ${serverMessage(e, target.baseUrl)}. ${hint}` });
     }
   }
 

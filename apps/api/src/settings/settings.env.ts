@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
-import { validateEnv } from '@corpus-chat/server-core';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { IsModelUrlAllowlist, validateEnv } from '@corpus-chat/server-core';
 
 /**
  * What the settings feature reads from the environment (validated when the module starts; a bad
@@ -16,6 +16,14 @@ export class SettingsEnv {
   @Min(1000)
   @Max(2_000_000)
   AGENT_CONTEXT_TOKENS = 6000;
+
+  /**
+   * Model servers Settings may save and test (`ModelUrlAllowlist`: origins, hosts, `*.domain`;
+   * empty: any). Give the agent-worker the same value; it refuses turns for other servers.
+   */
+  @IsString()
+  @IsModelUrlAllowlist()
+  MODEL_URL_ALLOWLIST = '';
 }
 
 /** Injection token of the validated `SettingsEnv`. */

@@ -18,6 +18,7 @@ import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-querie
 import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
+import { SETTINGS_ENV, type SettingsEnv } from './settings.env';
 import { SettingsModule } from './settings.module';
 
 /**
@@ -143,14 +144,38 @@ describe('/api/settings', () => {
     expect(res.body.checks[3].detail).toMatch(/^Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 6,000 tokens\./);
   });
 
-  it("reports each failing check with the server's own message", async () => {
+  it('reports each failing check with the HTTP status and a fixed phrase, never the server\'s body', async () => {
     const res = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ model: 'mistral' }).expect(200);
     expect(res.body.ok).toBe(false);
     const [models, completion] = res.body.checks;
     expect(models).toMatchObject({ name: 'models', ok: false });
     expect(models.detail).toContain("but not 'mistral' (available: qwen3:8b, llama3.1): a turn with it would fail");
     expect(completion).toMatchObject({ name: 'completion', ok: false });
-    expect(completion.detail).toContain('model "mistral" not found, try pulling it first');
+    expect(completion.detail).toBe("A one-token completion with 'mistral' failed: HTTP 404 (not found: check the base URL and the model name)");
+    expect(JSON.stringify(res.body)).not.toContain('try pulling it first');
+  });
+
+  it('refuses to save or test a server outside MODEL_URL_ALLOWLIST with 422 naming it, sending it nothing', async () => {
+    const env = app.get<SettingsEnv>(SETTINGS_ENV);
+    const before = env.MODEL_URL_ALLOWLIST;
+    const stored = await readModelSettings(db.dataSource);
+    env.MODEL_URL_ALLOWLIST = 'https://models.example, *.corp.example';
+    try {
+      const seen = srv.seen.length;
+      const save = await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: serverUrl, model: 'qwen3:8b' }).expect(422);
+      expect(save.body.message).toContain(`The model server ${serverUrl} is not allowed by MODEL_URL_ALLOWLIST (allowed: https://models.example, *.corp.example)`);
+      expect(await readModelSettings(db.dataSource)).toEqual(stored);
+      const test = await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({ baseUrl: serverUrl, model: 'qwen3:8b' }).expect(422);
+      expect(test.body.message).toContain('MODEL_URL_ALLOWLIST');
+      // The stored server (saved before the list was set) is not tested either.
+      await request(app.getHttpServer()).post('/api/settings/test').set(as(adminCookie)).send({}).expect(422);
+      expect(srv.seen.length).toBe(seen);
+      // An allowed host passes the check (the request is then made and fails to connect).
+      await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: 'openai', baseUrl: 'http://llm.corp.example:1/v1', model: 'm' }).expect(200);
+    } finally {
+      env.MODEL_URL_ALLOWLIST = before;
+      await request(app.getHttpServer()).put('/api/settings').set(as(adminCookie)).send({ backend: stored.backend, baseUrl: stored.baseUrl ?? undefined, model: stored.model ?? undefined }).expect(200);
+    }
   });
 
   it('says when nothing listens at the base URL', async () => {

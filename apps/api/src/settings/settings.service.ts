@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { sameBaseUrl, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
 import { readModelSettings, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
+import { ModelUrlAllowlist } from '@corpus-chat/server-core';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';
 import { SETTINGS_ENV, type SettingsEnv } from './settings.env';
 
@@ -27,11 +28,14 @@ export class SettingsService {
   /**
    * Saves validated settings; the agent-worker picks them up for its next turns (no restart). A
    * `baseUrl` naming another server without a new `apiKey` clears the stored key: it was given for
-   * the old server, and keeping it would send it to the new one on the next turn.
+   * the old server, and keeping it would send it to the new one on the next turn. 422 naming
+   * `MODEL_URL_ALLOWLIST` when the openai back end would point at a server outside it.
    */
   async update(dto: UpdateSettingsDto, actorId: string): Promise<SettingsView> {
     const { saved, keyDropped } = await this.dataSource.transaction(async (tx) => {
       const stored = await readModelSettings(tx);
+      const baseUrl = dto.baseUrl ?? stored.baseUrl;
+      if ((dto.backend ?? stored.backend) === 'openai' && baseUrl) this.assertAllowed(baseUrl);
       const dropKey = dto.apiKey === undefined && dto.baseUrl !== undefined && !!stored.apiKey && !sameBaseUrl(dto.baseUrl, stored.baseUrl);
       const next = await writeModelSettings(tx, {
         backend: dto.backend,
@@ -48,7 +52,8 @@ export class SettingsService {
   /**
    * Tests the stored settings, or `overrides` on top of them (to try values before saving). The
    * stored key goes only to the stored base URL: another `baseUrl` is tested with `overrides.apiKey`
-   * or none. The built-in planner needs no server: that is reported as one passing check.
+   * or none. The built-in planner needs no server: that is reported as one passing check. 422
+   * naming `MODEL_URL_ALLOWLIST` for a server outside it (nothing is sent to it).
    */
   async test(overrides: TestSettingsDto = {}): Promise<SettingsTestResult> {
     const stored = await readModelSettings(this.dataSource);
@@ -61,9 +66,16 @@ export class SettingsService {
     if (!baseUrl || !model) {
       return { ok: false, checks: [{ name: 'models', ok: false, detail: 'Set the base URL and the model of the OpenAI-compatible server first.' }] };
     }
+    this.assertAllowed(baseUrl);
     let apiKey: string | null;
     if (overrides.apiKey !== undefined) apiKey = overrides.apiKey || null;
     else apiKey = sameBaseUrl(baseUrl, stored.baseUrl) ? stored.apiKey : null;
     return checkModelServer({ baseUrl, model, apiKey }, { agentContextTokens: this.env.AGENT_CONTEXT_TOKENS, ...this.checkOptions });
+  }
+
+  /** 422 naming `MODEL_URL_ALLOWLIST` for a server outside it (before anything is saved or sent). */
+  private assertAllowed(baseUrl: string): void {
+    const allowlist = ModelUrlAllowlist.parse(this.env.MODEL_URL_ALLOWLIST);
+    if (!allowlist.allows(baseUrl)) throw new UnprocessableEntityException(allowlist.refusal(baseUrl));
   }
 }

@@ -10,6 +10,10 @@ export interface TestRedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty, as after a crash without persistence). */
   start(): Promise<void>;
+  /** SIGSTOP: it keeps accepting connections (the kernel does) but answers nothing: a hung Redis. */
+  pause(): void;
+  /** SIGCONT after `pause`: it answers again, commands that waited first. */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -76,8 +80,15 @@ export async function startTestRedisServer(): Promise<TestRedisServer> {
       );
       await waitForPing(port, 5000);
     },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async stop() {
       const c = child;
+      c?.kill('SIGCONT'); // a stopped process handles SIGKILL anyway; this keeps `exit` prompt
       child = null;
       if (!c || c.exitCode !== null || c.signalCode !== null) return;
       const exited = new Promise((r) => c.once('exit', r));

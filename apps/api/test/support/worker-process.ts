@@ -21,6 +21,11 @@ export interface WorkerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves when the process reported that SIGTERM arrived (its graceful shutdown began). */
   stopping: Promise<void>;
+  /**
+   * Resolves with the outcome of the first run of turn `turnId` that ended in this process
+   * (`failed`: the runner threw, e.g. because its events could not be published).
+   */
+  runEnded(turnId: string): Promise<'done' | 'aborted' | 'failed' | undefined>;
   /** Sends `signal` (SIGKILL: the crash; SIGTERM: graceful shutdown). */
   kill(signal: NodeJS.Signals): void;
   /** SIGTERM, then SIGKILL after 10 s; resolves once it exited. */
@@ -54,6 +59,20 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
   const stopping = new Promise<void>((resolve) =>
     child.on('message', (m: { type?: string }) => m?.type === 'stopping' && resolve()),
   );
+  type RunEnded = { type: 'run-ended'; turnId: string; outcome?: 'done' | 'aborted' | 'failed' };
+  const ended: RunEnded[] = [];
+  child.on('message', (m: RunEnded) => m?.type === 'run-ended' && ended.push(m));
+  const runEnded = (turnId: string) =>
+    new Promise<RunEnded['outcome']>((resolve) => {
+      const found = ended.find((m) => m.turnId === turnId);
+      if (found) return resolve(found.outcome);
+      const onMessage = (m: RunEnded) => {
+        if (m?.type !== 'run-ended' || m.turnId !== turnId) return;
+        child.off('message', onMessage);
+        resolve(m.outcome);
+      };
+      child.on('message', onMessage);
+    });
   await new Promise<void>((resolve, reject) => {
     // Start-up compiles the worker's TypeScript: slow on a loaded 2-core host, hence the margin.
     const timer = setTimeout(() => reject(new Error('worker process did not start within 60 s')), 60_000);
@@ -72,6 +91,7 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
     workerId,
     exited,
     stopping,
+    runEnded,
     kill: (signal) => void child.kill(signal),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

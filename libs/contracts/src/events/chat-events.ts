@@ -8,12 +8,19 @@ import type { ToolCallName, ToolCardData } from '../tools/tools';
  *
  * `seq` is 1, 2, 3… per turn and gap-free across attempts; clients drop anything at or below the
  * last seq they hold. `at` is an ISO-8601 timestamp.
+ *
+ * `resync: true` marks the first event after Redis lost a turn's events (restarted without
+ * persistence): its seq jumps far ahead (seqs never go back, so nothing new looks like a
+ * duplicate), the seqs in between never existed, and events published during the outage are
+ * gone: a client applies it as the next event and may hold incomplete text until the stored
+ * answer replaces it.
  */
 export interface ChatEventBase {
   chatId: string;
   turnId: string;
   seq: number;
   at: string;
+  resync?: true;
 }
 
 export type TurnErrorCode =

@@ -50,3 +50,28 @@ export function connectionFailure(e: APIConnectionError, baseUrl: string | undef
   } else why = code ?? message ?? 'the connection failed';
   return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;
 }
+
+/**
+ * A model server's HTTP error as its status and a fixed phrase, e.g. `HTTP 401 (the API key was
+ * refused)`. The server's own body is never repeated: it is foreign text (it may echo the request,
+ * carry markup or another service's secrets) shown to an operator.
+ */
+export function httpFailure(status: number | undefined): string {
+  const phrase =
+    status === 401
+      ? 'the API key was refused'
+      : status === 403
+        ? 'access denied'
+        : status === 404
+          ? 'not found: check the base URL and the model name'
+          : status === 408 || status === 504
+            ? 'the server timed out'
+            : status === 413
+              ? 'the request was too large'
+              : status === 429
+                ? 'too many requests: the server is rate limiting'
+                : status !== undefined && status >= 500
+                  ? 'the server failed'
+                  : 'the server refused the request';
+  return `HTTP ${status ?? 'error'} (${phrase})`;
+}

@@ -40,6 +40,12 @@ export interface RedisConnectionOptions {
    * per command are unchanged.
    */
   autoPipelining?: boolean;
+  /**
+   * ioredis `commandTimeout`: a command not answered within this many milliseconds rejects
+   * ("Command timed out"), so a Redis that accepts connections but never answers (hung, SIGSTOP)
+   * cannot hold a request. For request-path connections; never for subscribers or blocking reads.
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -64,6 +70,7 @@ export function createRedisConnection(
         ? { enableOfflineQueue: true, maxRetriesPerRequest: 5 }
         : { enableOfflineQueue: true, maxRetriesPerRequest: null }),
     ...(extra.autoPipelining ? { enableAutoPipelining: true } : {}),
+    ...(extra.commandTimeoutMs ? { commandTimeout: extra.commandTimeoutMs } : {}),
   };
   const redis = new Redis(options);
   redis.on('error', (err: Error) => {

@@ -45,9 +45,12 @@ describe('turn event bus (real Redis)', () => {
     const unsubscribe = await subscriber.subscribeChat(chatId, (e) => live.push(e));
     // Three connections publish interleaved, as the API and two worker attempts could.
     const producers = [bus, new TurnEventBus(connect('p2'), keys), new TurnEventBus(connect('p3'), keys)];
-    const published = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` }),
+    const opened = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'd0' }, { opensTurn: true });
+    const published = [opened].concat(
+      await Promise.all(
+        Array.from({ length: 59 }, (_, i) =>
+          producers[(i + 1) % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i + 1}` }),
+        ),
       ),
     );
     expect(published.map((e) => e!.seq).sort((a, b) => a - b)).toEqual(
@@ -65,7 +68,8 @@ describe('turn event bus (real Redis)', () => {
   it('replays exactly the events after a given seq', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    for (let i = 0; i < 7; i++) await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) });
+    for (let i = 0; i < 7; i++)
+      await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) }, { opensTurn: i === 0 });
     expect((await bus.replay(turnId, 4)).map((e) => e.seq)).toEqual([5, 6, 7]);
     expect(await bus.replay(turnId, 7)).toEqual([]);
     expect((await bus.lastSeqs([turnId])).get(turnId)).toBe(7);
@@ -75,7 +79,7 @@ describe('turn event bus (real Redis)', () => {
   it('closes a turn at its terminal event: later events are dropped and the stream expires in 10 minutes', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
     const done = await bus.publish(chatId, turnId, { type: 'turn.done', messageId: randomUUID() });
     expect(done?.seq).toBe(2);
     expect(await bus.publish(chatId, turnId, { type: 'text.delta', text: 'late' })).toBeNull();
@@ -92,9 +96,9 @@ describe('turn event bus (real Redis)', () => {
   it('forgets a deleted thread’s turns: seq and stream go, the ended flag keeps late publishes out', async () => {
     const chatId = randomUUID();
     const [ended, active] = [randomUUID(), randomUUID()];
-    await bus.publish(chatId, ended, { type: 'turn.queued', position: 1 });
+    await bus.publish(chatId, ended, { type: 'turn.queued', position: 1 }, { opensTurn: true });
     await bus.publish(chatId, ended, { type: 'turn.cancelled', messageId: randomUUID() });
-    await bus.publish(chatId, active, { type: 'text.delta', text: 'secret' });
+    await bus.publish(chatId, active, { type: 'text.delta', text: 'secret' }, { opensTurn: true });
     await bus.forget([ended, active]);
     for (const id of [ended, active]) {
       expect(await redis.exists(keys.turnSeq(id), keys.turnEvents(id))).toBe(0);
@@ -107,7 +111,7 @@ describe('turn event bus (real Redis)', () => {
   it('gives an active turn’s seq and stream the active retention from its first event on', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
     for (const key of [keys.turnSeq(turnId), keys.turnEvents(turnId)]) {
       const ttl = await redis.ttl(key);
       expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
@@ -122,6 +126,34 @@ describe('turn event bus (real Redis)', () => {
     // … and any other event renews the active retention (a turn started after a long queue wait).
     await bus.publish(chatId, turnId, { type: 'turn.started', workerId: 'w', attempt: 1 });
     expect(await redis.ttl(keys.turnEvents(turnId))).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
+  });
+
+  it('after Redis lost a turn’s events, goes on above every earlier seq and marks the event resync', async () => {
+    const chatId = randomUUID();
+    const turnId = randomUUID();
+    const live: ChatEvent[] = [];
+    const unsubscribe = await subscriber.subscribeChat(chatId, (e) => live.push(e));
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
+    for (let i = 0; i < 40; i++) await bus.publish(chatId, turnId, { type: 'text.delta', text: `a${i}` });
+    // What a restart without persistence leaves of this turn: nothing.
+    await redis.del(keys.turnSeq(turnId), keys.turnEvents(turnId));
+
+    const first = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b0' });
+    const second = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b1' });
+    const end = await bus.publish(chatId, turnId, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' });
+    expect(first).toMatchObject({ resync: true, text: 'b0' });
+    expect(first!.seq).toBeGreaterThan(41);
+    expect(Number.isSafeInteger(first!.seq)).toBe(true);
+    expect(second).not.toHaveProperty('resync');
+    expect([second!.seq, end!.seq]).toEqual([first!.seq + 1, first!.seq + 2]);
+    await waitFor(() => live.length === 44);
+    expect(live.slice(41)).toEqual([first, second, end]);
+    expect(await bus.replay(turnId, 41)).toEqual([first, second, end]);
+    expect(await redis.ttl(keys.turnEvents(turnId))).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
+    // The turn's opening event is still numbered 1 when the counter is missing.
+    const fresh = randomUUID();
+    expect((await bus.publish(chatId, fresh, { type: 'turn.queued', position: 1 }, { opensTurn: true }))?.seq).toBe(1);
+    await unsubscribe();
   });
 
   it('delivers cancel requests to a watcher, including one requested before watching', async () => {

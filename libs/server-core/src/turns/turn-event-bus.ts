@@ -20,26 +20,43 @@ export const TURN_EVENTS_RETENTION_ACTIVE_S = 24 * 3600;
  * inside one script, the order on the channel and in the stream is the seq order and no seq is
  * ever skipped. Once a terminal event went out, the turn is closed and the script returns 0.
  *
+ * A missing seq counter on an event that does not open the turn means Redis lost the turn's
+ * earlier events (restarted without persistence, or flushed). Counting again from 1 would reuse
+ * seqs that clients already hold and drop as duplicates, so the counter restarts at Redis's clock
+ * in microseconds (above any count reached before: a turn publishes far less than one event per
+ * microsecond) and the event says `"resync":true`. `%d` keeps such seqs exact (Lua would print
+ * them as floats).
+ *
  * KEYS: seq counter, stream, ended flag. ARGV: channel, event JSON without seq (an object, so it
  * starts with `{`), '1' when terminal / 'd' for a text delta / '0' otherwise, retention after end
- * (s), retention while active (s).
+ * (s), retention while active (s), '1' when the event opens the turn. Returns 0 (closed) or
+ * `{seq, resync 0|1}`.
  */
 const PUBLISH_SCRIPT = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local resync = 0
+if ARGV[6] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then
+  local now = redis.call('TIME')
+  redis.call('SET', KEYS[1], string.format('%d', tonumber(now[1]) * 1000000 + tonumber(now[2])))
+  resync = 1
+end
 local seq = redis.call('INCR', KEYS[1])
-local event = '{"seq":' .. seq .. ',' .. string.sub(ARGV[2], 2)
-redis.call('XADD', KEYS[2], seq .. '-0', 'e', event)
+local id = string.format('%d', seq)
+local head = '{"seq":' .. id .. ','
+if resync == 1 then head = head .. '"resync":true,' end
+local event = head .. string.sub(ARGV[2], 2)
+redis.call('XADD', KEYS[2], id .. '-0', 'e', event)
 redis.call('PUBLISH', ARGV[1], event)
 if ARGV[3] == '1' then
   local ttl = tonumber(ARGV[4])
   redis.call('SET', KEYS[3], '1', 'EX', ttl)
   redis.call('EXPIRE', KEYS[1], ttl)
   redis.call('EXPIRE', KEYS[2], ttl)
-elseif ARGV[3] == '0' or seq == 1 then
+elseif ARGV[3] == '0' or seq == 1 or resync == 1 then
   redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
   redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
 end
-return seq
+return {seq, resync}
 `;
 
 type PublishCommand = (
@@ -51,7 +68,8 @@ type PublishCommand = (
   kind: '0' | '1' | 'd',
   retentionAfterEnd: number,
   retentionActive: number,
-) => Promise<number>;
+  opensTurn: '0' | '1',
+) => Promise<0 | [number, 0 | 1]>;
 
 /**
  * The turn event bus: ordered, gap-free publishing of `ChatEvent`s and their replay.
@@ -77,15 +95,22 @@ export class TurnEventBus {
 
   /**
    * Publishes one event of turn `turnId` in thread `chatId`; seq and `at` (ISO-8601, now) are added
-   * here. Resolves with the published event, or `null` when the turn already ended (its terminal
-   * event went out: later events are dropped, so a late delta can never follow `turn.done`).
-   * Rejects when Redis is unreachable.
+   * here. `opensTurn`: this is the turn's first event (the POST's `turn.queued`), numbered 1; any
+   * other event that finds no seq counter starts a new, higher run of seqs marked `resync` (see
+   * `PUBLISH_SCRIPT`). Resolves with the published event, or `null` when the turn already ended
+   * (its terminal event went out: later events are dropped, so a late delta can never follow
+   * `turn.done`). Rejects when Redis is unreachable.
    */
-  async publish(chatId: string, turnId: string, body: ChatEventBody): Promise<ChatEvent | null> {
+  async publish(
+    chatId: string,
+    turnId: string,
+    body: ChatEventBody,
+    opts: { opensTurn?: boolean } = {},
+  ): Promise<ChatEvent | null> {
     const at = new Date().toISOString();
     const json = JSON.stringify({ chatId, turnId, at, ...body });
     turnTrace.mark(turnId, `publish:${body.type}`);
-    const seq = await this.publishCommand(
+    const result = await this.publishCommand(
       this.keys.turnSeq(turnId),
       this.keys.turnEvents(turnId),
       this.keys.turnEnded(turnId),
@@ -94,11 +119,17 @@ export class TurnEventBus {
       isTerminalEvent(body) ? '1' : body.type === 'text.delta' ? 'd' : '0',
       TURN_EVENTS_RETENTION_AFTER_END_S,
       TURN_EVENTS_RETENTION_ACTIVE_S,
+      opts.opensTurn ? '1' : '0',
     );
     turnTrace.mark(turnId, `published:${body.type}`);
-    if (!seq) {
+    if (!result) {
       this.logger.debug(`turn ${turnId} already ended; dropped a ${body.type} event`);
       return null;
+    }
+    const [seq, resync] = result;
+    if (resync) {
+      this.logger.warn(`turn ${turnId}: Redis had lost its events; seqs go on from ${seq} (resync)`);
+      return { seq, resync: true, chatId, turnId, at, ...body } as ChatEvent;
     }
     return { seq, chatId, turnId, at, ...body } as ChatEvent;
   }

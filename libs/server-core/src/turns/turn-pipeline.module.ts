@@ -33,6 +33,8 @@ export interface TurnPipelineOptions {
   role: Extract<RedisConnectionRole, 'fail-fast' | 'patient'>;
   /** Auto-pipeline the command connection (`RedisConnectionOptions.autoPipelining`); default off. */
   autoPipelining?: boolean;
+  /** `commandTimeout` of the command connection (`RedisConnectionOptions.commandTimeoutMs`); default none. */
+  commandTimeoutMs?: number;
 }
 
 @Injectable()
@@ -72,6 +74,7 @@ export class TurnPipelineModule {
           useFactory: async () => {
             const redis = createRedisConnection(options.redisUrl, options.clientName, options.role, {
               autoPipelining: options.autoPipelining,
+              commandTimeoutMs: options.commandTimeoutMs,
             });
             if (!(await waitUntilReady(redis, 5000))) {
               new Logger(TurnPipelineModule.name).warn(

@@ -74,6 +74,22 @@ describe('applyChatEvent', () => {
     expect(turnText(applyChatEvent(healed, d2))).toBe('**184** findings relate to SQL injection.');
   });
 
+  it('applies a resync event (Redis lost the turn’s events) as the next one instead of waiting for seqs that never existed', () => {
+    const before = reduce(happyPath.slice(0, 5));
+    const d2 = happyPath[5];
+    const jump = 1_796_161_470_341_062;
+    const resync = { ...ev(jump, { type: 'text.delta', text: 'after the restart.' }), resync: true as const };
+    const after = reduce([d2, resync, ev(jump + 1, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })], before);
+    expect(hasGap(after)).toBe(false);
+    expect(after.phase).toBe('error');
+    expect(after.lastSeq).toBe(jump + 1);
+    expect(turnText(after)).toBe('**184** findings relate to SQL injection.after the restart.');
+    // Without the mark, the same jump is a gap: parked until a replay fills it.
+    const parked = reduce([{ ...resync, resync: undefined }], before);
+    expect(hasGap(parked)).toBe(true);
+    expect(turnText(parked)).toBe('**184** findings ');
+  });
+
   it('drops the partial answer of attempt 1 when the turn restarts as attempt 2', () => {
     const partial = reduce([
       ev(1, { type: 'turn.queued', position: 1 }),

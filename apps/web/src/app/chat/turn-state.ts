@@ -85,13 +85,16 @@ export function turnText(turn: Pick<LiveTurn, 'parts'>): string {
  * - events of another turn, or at/below `lastSeq` (duplicates from a replay overlapping the live
  *   stream), return the turn unchanged;
  * - an event ahead of a gap is parked in `pending` until the missing ones arrive, so text is never
- *   assembled out of order;
+ *   assembled out of order; a `resync` event (Redis lost the turn's earlier events) is applied at
+ *   once, dropping what was parked below it;
  * - `turn.started` with `attempt > 1` drops the partial answer of the previous attempt;
  * - after a terminal event nothing changes the turn any more.
  */
 export function applyChatEvent(turn: LiveTurn, event: ChatEvent): LiveTurn {
   if (event.turnId !== turn.turnId || event.seq <= turn.lastSeq || isTurnOver(turn)) return turn;
-  if (event.seq > turn.lastSeq + 1) {
+  // A `resync` event follows seqs that never existed (Redis lost the turn's events): waiting for
+  // them would stall the turn for good, so it is the next event.
+  if (event.seq > turn.lastSeq + 1 && !event.resync) {
     if (turn.pending.some((p) => p.seq === event.seq)) return turn;
     const pending = [...turn.pending, event].sort((a, b) => a.seq - b.seq).slice(-MAX_PENDING);
     return { ...turn, pending };

@@ -1,0 +1,138 @@
+import 'reflect-metadata';
+import request from 'supertest';
+import type { ChatEvent, ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
+import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { RedisKeys } from '@corpus-chat/server-core';
+import { Redis } from 'ioredis';
+import { TurnSweeper } from '../src/chat/turn-sweeper';
+import {
+  type EventCollector,
+  eventually,
+  newDeployment,
+  openChatSocket,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
+import { startTestRedisServer, type TestRedisServer } from './support/redis-server';
+import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
+import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
+
+jest.setTimeout(90_000);
+
+/**
+ * Redis restarted empty (docker-compose runs it without persistence) while a turn is running: the
+ * real API and a real worker process on a throw-away `redis-server`.
+ */
+describe('Redis restarted empty mid-turn', () => {
+  let redis: TestRedisServer;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let api: Awaited<ReturnType<typeof startApiInstance>>;
+  let worker: WorkerProcess;
+  let watcher: EventCollector;
+  let keys: RedisKeys;
+  let headers: Record<string, string>;
+
+  beforeAll(async () => {
+    redis = await startTestRedisServer();
+    db = await createTestDatabase();
+    const deployment = newDeployment();
+    keys = new RedisKeys(deployment.redisPrefix);
+    api = await startApiInstance({ databaseUrl: db.url, ...deployment, redisUrl: redis.url });
+    const session = await signIn(api, db.dataSource);
+    headers = session.headers;
+    worker = await spawnWorkerProcess({
+      databaseUrl: db.url,
+      redisPrefix: deployment.redisPrefix,
+      redisUrl: redis.url,
+      env: { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' },
+    });
+    watcher = await openChatSocket(api, session);
+  });
+  afterAll(async () => {
+    watcher?.close();
+    await worker?.stop();
+    await api?.close();
+    await db?.drop();
+    await redis?.stop();
+  });
+
+  const http = () => request(api.app.getHttpServer());
+  const newChat = async () => ((await http().post('/api/chats').set(headers).send({})).body as ChatSummaryView).id;
+  const post = async (chatId: string, script: TurnScript) =>
+    (await http().post(`/api/chats/${chatId}/messages`).set(headers).send({ content: scriptedMessage(script) }))
+      .body as PostMessageResponse;
+
+  /** Waits until the API's subscriber follows the thread again (after Redis came back). */
+  async function resubscribed(chatId: string): Promise<void> {
+    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await probe.connect();
+      await eventually(
+        async () => Number(((await probe.pubsub('NUMSUB', keys.chatEvents(chatId))) as [string, number])[1]) > 0,
+        15_000,
+        'the API re-subscribed to the thread',
+      );
+    } finally {
+      probe.disconnect();
+    }
+  }
+
+  it('the socket gets every event published after the restart, the first marked resync, seqs only rising', async () => {
+    const chatId = await newChat();
+    await watcher.join(chatId);
+    const gate = newGate();
+    const { turnId } = await post(chatId, { deltaCount: 40, deltaMs: 1, hold: { afterDeltas: 7, gate } });
+    await watcher.waitFor(turnId, { count: 9 }); // queued, started, 7 deltas: the turn waits at the gate
+    const before = watcher.forTurn(turnId).length;
+
+    await redis.stop();
+    await redis.start();
+    await resubscribed(chatId);
+    openGate(gate);
+
+    const done = (await watcher.waitFor(turnId, 'turn.done', 30_000)) as ChatEventOf<'turn.done'>;
+    const events = watcher.forTurn(turnId);
+    const after = events.slice(before);
+    expect(after[0]).toMatchObject({ type: 'text.delta', resync: true });
+    expect(after.filter((e) => e.resync)).toHaveLength(1);
+    // Every delta from the 8th on arrived (none taken for a duplicate), in order, then turn.done.
+    expect(after.filter((e) => e.type === 'text.delta')).toHaveLength(33);
+    expect(after.at(-1)).toBe(done);
+    const seqs = events.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(after.slice(1).every((e, i) => e.seq === after[i].seq + 1)).toBe(true);
+    const [answer] = await db.dataSource.query(
+      `SELECT status, content FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
+      [turnId],
+    );
+    expect(answer).toEqual({ status: 'complete', content: expect.stringMatching(/^w1 .* w40 $/) });
+  });
+
+  it('a turn whose worker could not publish through the outage is ended by the sweep with turn.error the socket receives', async () => {
+    const chatId = await newChat();
+    await watcher.join(chatId);
+    const gate = newGate();
+    const { turnId } = await post(chatId, { deltaCount: 20, deltaMs: 1, hold: { afterDeltas: 2, gate } });
+    await watcher.waitFor(turnId, { count: 4 });
+    const turnStatus = async () =>
+      ((await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [turnId])) as { status: string }[])[0]
+        ?.status;
+
+    // Redis stays down while the worker tries to publish: its attempt fails and BullMQ cannot
+    // record that, so no `failed` event ends the turn.
+    await redis.stop();
+    openGate(gate);
+    expect(await worker.runEnded(turnId)).toBe('failed');
+    await redis.start();
+    await resubscribed(chatId);
+    expect(await turnStatus()).toBe('running');
+
+    // The periodic sweep does this every TURN_SWEEP_INTERVAL_MS for turns unchanged for TURN_SWEEP_MIN_AGE_MS.
+    const recovered = await api.app.get(TurnSweeper).sweep(0);
+    expect(recovered.get(turnId)).toBe('ended');
+    const error = (await watcher.waitFor(turnId, 'turn.error')) as ChatEventOf<'turn.error'> & ChatEvent;
+    expect(error).toMatchObject({ code: 'WORKER_LOST', resync: true });
+    expect(await turnStatus()).toBe('error');
+  });
+});

@@ -1,0 +1,42 @@
+/** Socket errors of a Postgres connection that could not be made or was lost. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+type PgLike = { code?: unknown; message?: unknown; driverError?: PgLike; cause?: PgLike };
+
+/**
+ * Whether `e` says Postgres is unreachable rather than that the statement was wrong: a socket
+ * error, a connection lost or not handed out in time (node-postgres' own messages), or SQLSTATE
+ * class 08 (connection exception) or 57P (the server is shutting down or restarting; PostgreSQL
+ * docs, Appendix A). Such a statement may succeed when tried again; any other error would not.
+ */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  for (let c = e as PgLike | undefined, depth = 0; c && depth < 4; c = c.driverError ?? c.cause, depth++) {
+    const code = typeof c.code === 'string' ? c.code : '';
+    if (SOCKET_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) return true;
+    const message = typeof c.message === 'string' ? c.message : '';
+    if (/Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message)) return true;
+  }
+  return false;
+}
+
+/**
+ * Runs `store` until it succeeds, retrying while Postgres is unreachable (`isDatabaseUnavailable`)
+ * with a back-off of 200 ms doubling to 5 s, as long as the next try starts before `until`
+ * (epoch ms). Rejects with the last error when that time is up, or at once with any other error.
+ * `onRetry` is told about each failed try (for a log line).
+ */
+export async function retryWhileDatabaseUnavailable<T>(
+  store: () => Promise<T>,
+  until: number,
+  onRetry?: (e: unknown, delayMs: number) => void,
+): Promise<T> {
+  for (let delay = 200; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      return await store();
+    } catch (e) {
+      if (!isDatabaseUnavailable(e) || Date.now() + delay > until) throw e;
+      onRetry?.(e, delay);
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+
+/** The setting's name, in every refusal (an operator searches the docs for it). */
+export const MODEL_URL_ALLOWLIST = 'MODEL_URL_ALLOWLIST';
+
+type Entry = { kind: 'origin'; origin: string } | { kind: 'host'; host: string } | { kind: 'suffix'; suffix: string };
+
+const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/;
+
+/**
+ * `MODEL_URL_ALLOWLIST`: the model servers an admin may point the agent at (the API saves and
+ * tests a base URL, the worker sends turns to it, so an open setting lets an admin account reach
+ * any host the servers can). Comma-separated entries, each one of:
+ * - an origin, `https://llm.internal:8443` (scheme, host and port must match; default ports apply);
+ * - a host, `ollama` or `10.0.0.5` (any scheme and port);
+ * - a host pattern, `*.models.example` (any subdomain, not the bare domain).
+ * Empty (the default): every http(s) URL is allowed.
+ */
+export class ModelUrlAllowlist {
+  private constructor(
+    private readonly entries: Entry[],
+    /** The setting as given (trimmed entries), for messages. */
+    readonly text: string,
+  ) {}
+
+  /** Parses the setting; throws an Error naming the first malformed entry. */
+  static parse(raw: string | undefined): ModelUrlAllowlist {
+    const items = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const entries = items.map((item): Entry => {
+      const lower = item.toLowerCase();
+      if (lower.includes('://')) {
+        let url: URL;
+        try {
+          url = new URL(lower);
+        } catch {
+          throw new Error(`'${item}' is not a valid origin (e.g. https://llm.internal:8443)`);
+        }
+        if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.username) {
+          throw new Error(`'${item}' must be an http(s) origin without path, query or credentials (e.g. https://llm.internal:8443)`);
+        }
+        return { kind: 'origin', origin: url.origin };
+      }
+      if (lower.startsWith('*.') && HOST.test(lower.slice(2))) return { kind: 'suffix', suffix: lower.slice(1) };
+      if (HOST.test(lower)) return { kind: 'host', host: lower };
+      throw new Error(`'${item}' is neither an origin (https://host:port), a host (ollama) nor a host pattern (*.example.com)`);
+    });
+    return new ModelUrlAllowlist(entries, items.join(', '));
+  }
+
+  /** True when nothing is restricted (the setting is empty). */
+  get open(): boolean {
+    return this.entries.length === 0;
+  }
+
+  /** Whether `baseUrl` may be used; a string that is not an http(s) URL never is (unless open). */
+  allows(baseUrl: string): boolean {
+    if (this.open) return true;
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    const host = url.hostname.toLowerCase();
+    return this.entries.some((e) =>
+      e.kind === 'origin' ? e.origin === url.origin : e.kind === 'host' ? e.host === host : host.endsWith(e.suffix),
+    );
+  }
+
+  /** Why `baseUrl` is refused, naming the setting and what it allows. */
+  refusal(baseUrl: string): string {
+    return `The model server ${baseUrl} is not allowed by ${MODEL_URL_ALLOWLIST} (allowed: ${this.text}). Use an allowed server, or ask whoever runs this deployment to add it.`;
+  }
+}
+
+/** class-validator rule for a `MODEL_URL_ALLOWLIST` setting: `ModelUrlAllowlist.parse` must accept it. */
+export function IsModelUrlAllowlist(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isModelUrlAllowlist',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          try {
+            ModelUrlAllowlist.parse(value);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        defaultMessage: (args) => {
+          try {
+            ModelUrlAllowlist.parse(String(args?.value ?? ''));
+            return `${MODEL_URL_ALLOWLIST} must be a string`;
+          } catch (e) {
+            return `${MODEL_URL_ALLOWLIST}: ${(e as Error).message}`;
+          }
+        },
+      },
+    },
+    options,
+  );
+}
