@@ -57,6 +57,9 @@ export type ToolSuccess<N extends ToolName = ToolName> = N extends ToolName
   ? ToolExecutionBase & {
       ok: true;
       name: N;
+      /** The exact number the call counted, and what it counted (`FormattedToolResult`). */
+      total: number;
+      filterDescription: string;
       args: ToolArgsMap[N];
       result: ToolResultMap[N];
       /** The finding filter the call applied (search and count), for follow-ups. */
@@ -134,7 +137,7 @@ export class CorpusTools {
     const q = this.queries;
     const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn);
     const done = <M extends ToolName>(n: M, a: ToolArgsMap[M], result: ToolResultMap[M], f: FormattedToolResult, extra: Partial<ToolSuccess<M>> = {}) =>
-      ({ ok: true, name: n, args: a, result, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
+      ({ ok: true, name: n, args: a, result, total: f.total, filterDescription: f.filter, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
 
     switch (name) {
       case 'get_corpus_overview': {
@@ -154,7 +157,7 @@ export class CorpusTools {
       case 'list_all_reports': {
         const a = args as ToolArgsMap['list_all_reports'];
         const r = await ro((m) => q.listReports(m, { includeArchived: a.includeArchived ?? false }));
-        return done('list_all_reports', a, r, formatReports(r));
+        return done('list_all_reports', a, r, formatReports(r, a.includeArchived ?? false));
       }
       case 'finding_detail': {
         const a = args as ToolArgsMap['finding_detail'];
