@@ -58,7 +58,7 @@ export class ApiTokensService {
     const expiresAt = dto.expiresInDays ? new Date(now.getTime() + dto.expiresInDays * 86_400_000) : null;
     const saved = await insertApiToken(
       this.db,
-      { operatorId, name: dto.name.trim(), tokenHash: hashApiToken(secret), prefix: secret.slice(0, SHOWN_CHARS), expiresAt },
+      { operatorId, name: dto.name.trim(), tokenHash: hashApiToken(secret), prefix: secret.slice(0, SHOWN_CHARS), createdAt: now, expiresAt },
       API_TOKENS_PER_OPERATOR,
     );
     if (!saved) throw new ConflictException(`You hold ${API_TOKENS_PER_OPERATOR} API tokens already: revoke one you no longer use first.`);

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ApiTokenScope } from '@corpus-chat/contracts';
 
 /** An operator's API token (migration 1764501200000-CreateApiTokens). The secret itself is never stored. */
@@ -25,7 +25,8 @@ export class ApiTokenEntity {
   @Column({ type: 'varchar', length: 16 })
   prefix!: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  /** Set by the API (its clock also sets `expiresAt`, so the lifetime is exact). */
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt!: Date;
 
   /** Null: no expiry. */

@@ -7,6 +7,7 @@ export interface NewApiToken {
   name: string;
   tokenHash: string;
   prefix: string;
+  createdAt: Date;
   expiresAt: Date | null;
 }
 
