@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatEvent } from '@corpus-chat/contracts';
-import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
 import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
+import { ChatRepository, CorpusTools, TurnLedger, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, summarize, type Summary, table } from '../lib/stats';

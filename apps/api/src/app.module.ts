@@ -5,6 +5,7 @@ import { CorpusModule } from './corpus/corpus.module';
 import { ApiCoreModule } from './config/api-core.module';
 import type { ApiEnv } from './config/api-env';
 import { HealthModule } from './health/health.module';
+import { McpModule } from './mcp/mcp.module';
 import { OperatorsModule } from './operators/operators.module';
 import { SettingsModule } from './settings/settings.module';
 import { WebStaticModule } from './web-static/web-static.module';
@@ -15,7 +16,7 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule],
+  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {

@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -19,7 +20,7 @@ export interface ConfigureAppOptions {
 
 /**
  * The API's global configuration, applied to a created (not yet initialised) app by `main.ts` and
- * by tests alike: pino as the logger, the `/api` prefix, `trust proxy` from `TRUST_PROXY`, HTTP hardening (helmet, cookies, JSON and
+ * by tests alike: pino as the logger, the `/api` prefix (all but `/mcp`), `trust proxy` from `TRUST_PROXY`, HTTP hardening (helmet, cookies, JSON and
  * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400,
  * one message per invalid field), client errors of the body parsers answered with an actionable
  * message and logged at warn (`ClientErrorFilter`), OpenAPI at `/api/docs`, Socket.IO with the
@@ -31,7 +32,8 @@ export function configureApp(
   options: ConfigureAppOptions = {},
 ): void {
   app.useLogger(app.get(Logger));
-  app.setGlobalPrefix('api');
+  // MCP clients are configured with the server's URL; `/mcp` is where they look by convention.
+  app.setGlobalPrefix('api', { exclude: [{ path: 'mcp', method: RequestMethod.ALL }] });
   applyTrustProxy(app, env.TRUST_PROXY);
   applyHttpHardening(app);
   const errors = new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES });
@@ -48,6 +50,7 @@ export function configureApp(
         )
         .setVersion('0.1.0')
         .addCookieAuth(SESSION_COOKIE)
+        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API token (cc_pat_…, scope read) on the routes that accept one' })
         .build(),
     ),
   );

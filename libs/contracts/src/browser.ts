@@ -16,4 +16,5 @@ export type * from './corpus/corpus.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';
+export type * from './operators/api-tokens.dto';
 export type * from './native-report/native-report';

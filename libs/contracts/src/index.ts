@@ -11,6 +11,7 @@ export * from './chat/chat.dto';
 export * from './settings/settings.dto';
 export * from './settings/base-url';
 export * from './operators/operators.dto';
+export * from './operators/api-tokens.dto';
 export * from './health';
 export * from './native-report/native-report';
 export * from './validation/is-omittable';

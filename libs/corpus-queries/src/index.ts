@@ -1,6 +1,7 @@
 /**
- * The corpus: TypeORM entities and migrations, importers, and the read-only query functions the
- * agent's tools and the API call. Query logic lives here once.
+ * The corpus: TypeORM entities and migrations, importers, the read-only query functions, and the
+ * corpus tools (schemas, validation, read-only execution, formatting) that the chat's agent and the
+ * API's MCP server both serve. Query logic lives here once.
  */
 export * from './entities';
 export * from './data-source';
@@ -11,4 +12,5 @@ export * from './chat';
 export * from './corpus';
 export * from './importers';
 export * from './queries';
+export * from './tools';
 export * from './generator';

@@ -1,3 +1,5 @@
+import { CorpusTools, CORPUS_QUERY_FNS, type CorpusQueryFns, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AGENT_RUNNER } from '@corpus-chat/server-core';
@@ -6,9 +8,6 @@ import { CorpusAgentRunner } from './corpus-agent-runner';
 import { ModelSettingsProvider } from './model-settings.provider';
 import { OpenAiModelRunner } from './model/openai-model-runner';
 import { PlannerRunner } from './planner/planner-runner';
-import { CorpusTools } from './tools/corpus-tools';
-import { CORPUS_QUERY_FNS, type CorpusQueryFns } from './tools/corpus-queries.port';
-import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from './tools/corpus-queries.binding';
 
 export interface AgentModuleOptions {
   /** Agent configuration; default: validated from `process.env` (`AgentEnv`). */

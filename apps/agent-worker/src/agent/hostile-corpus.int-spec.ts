@@ -6,7 +6,7 @@
  */
 import 'reflect-metadata';
 import path from 'node:path';
-import { importReport } from '@corpus-chat/corpus-queries';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, importReport } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { agentConfig } from './agent.config';
 import { OpenAiModelRunner } from './model/openai-model-runner';
@@ -14,8 +14,6 @@ import { PlannerRunner } from './planner/planner-runner';
 import { corpusFingerprint } from './testing/corpus-fingerprint';
 import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';
 import { TestThread } from './testing/turn-harness';
-import { CorpusTools } from './tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly } from './tools/corpus-queries.binding';
 
 // The importer strips tags and then decodes entities (IMPORT-RULES), so encoded tags arrive as real ones.
 const HOSTILE_TITLES = [

@@ -16,8 +16,6 @@ export { PlannerRunner, BUILTIN_MODEL, splitForStreaming } from './planner/plann
 export { parseQuestion, type PlannedQuestion, type PreviousAnswer } from './planner/question-parser';
 export { OpenAiModelRunner, ModelRequestError, defaultClientFactory, type OpenAiClientFactory } from './model/openai-model-runner';
 export { modelFetch, modelDispatcher } from './model/model-http';
-export { CorpusTools, type ToolExecution, type ToolSuccess, type ToolFailure, type ToolResultMap } from './tools/corpus-tools';
-export { CORPUS_QUERY_FNS, type CorpusQueryFns, type ReadOnlyRunner } from './tools/corpus-queries.port';
-export { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from './tools/corpus-queries.binding';
+export { defaultTopicNormaliser } from './planner/topic-normaliser';
 export { buildModelContext, type ModelContext } from './context/context-builder';
 export { buildSystemPrompt } from './context/system-prompt';

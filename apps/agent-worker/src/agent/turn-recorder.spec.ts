@@ -1,8 +1,7 @@
 import 'reflect-metadata';
+import { type CorpusQueryFns, CorpusTools } from '@corpus-chat/corpus-queries';
 import type { ChatEventBody } from '@corpus-chat/contracts';
 import type { DataSource } from 'typeorm';
-import type { CorpusQueryFns } from './tools/corpus-queries.port';
-import { CorpusTools } from './tools/corpus-tools';
 import { TurnRecorder } from './turn-recorder';
 
 /**

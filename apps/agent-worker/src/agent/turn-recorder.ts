@@ -1,7 +1,6 @@
+import { type CorpusTools, type ToolExecution, shownToolName } from '@corpus-chat/corpus-queries';
 import { REASONING_MAX_CHARS, type AssistantMessageMetadata, type FindingFilter, type ModelRequestUsage, type StoredToolCall } from '@corpus-chat/contracts';
 import type { AgentTurnContext } from '@corpus-chat/server-core';
-import type { CorpusTools, ToolExecution } from './tools/corpus-tools';
-import { shownToolName } from './tools/tool-args.validator';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 
 /**

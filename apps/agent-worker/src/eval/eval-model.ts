@@ -11,12 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
-import { createDataSource, importReport } from '@corpus-chat/corpus-queries';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, createDataSource, importReport } from '@corpus-chat/corpus-queries';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent/agent.config';
 import { OpenAiModelRunner } from '../agent/model/openai-model-runner';
-import { CorpusTools } from '../agent/tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly } from '../agent/tools/corpus-queries.binding';
 import { scoreAnswer, type ExpectedAnswer } from './answer-score';
 
 /** One question: the operator's messages in one thread, and what the answer to the last must hold. */

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ChangePasswordDto, LoginDto, type OperatorView } from '@corpus-chat/contracts';
-import { Public } from './auth.decorators';
+import { Public, ReadScope } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
 import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
@@ -59,6 +59,7 @@ export class AuthController {
 
   /** The signed-in operator; 401 when signed out. */
   @Get('me')
+  @ReadScope()
   @ApiOperation({ summary: 'The signed-in operator' })
   me(@CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
     return this.auth.operatorView(operator.id);

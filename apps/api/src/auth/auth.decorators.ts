@@ -15,3 +15,13 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUB
  * get 403. Checked by the global `AuthGuard` after authentication.
  */
 export const Roles = (...roles: OperatorRole[]): MethodDecorator & ClassDecorator => SetMetadata(ROLES_KEY, roles);
+
+export const READ_SCOPE_KEY = 'auth:readScope';
+
+/**
+ * Opens one route to API tokens of scope `read` (`Authorization: Bearer …`) besides sessions. Put
+ * it only on handlers that change nothing (corpus and own-thread reads, the MCP endpoint). A method
+ * decorator on purpose: a controller-wide mark would open its state-changing routes too. Routes
+ * without it, and every `@Roles(...)` route, answer 403 to a token.
+ */
+export const ReadScope = (): MethodDecorator => SetMetadata(READ_SCOPE_KEY, true);

@@ -4,21 +4,39 @@ import { WsException } from '@nestjs/websockets';
 import type { Request, Response } from 'express';
 import type { OperatorRole } from '@corpus-chat/contracts';
 import type { AuthenticatedOperator } from './current-operator';
-import { IS_PUBLIC_KEY, ROLES_KEY } from './auth.decorators';
+import { ApiTokensService } from './api-tokens.service';
+import { IS_PUBLIC_KEY, READ_SCOPE_KEY, ROLES_KEY } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService } from './auth.service';
 import { allowedOrigins, assertSameOriginWrite } from './csrf';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-cookie';
 
-/** The request as the auth layer leaves it: `operator` set on every non-public route. */
-export type AuthenticatedRequest = Request & { operator?: AuthenticatedOperator };
+/**
+ * The request as the auth layer leaves it: `operator` set on every non-public route; `viaApiToken`
+ * when a bearer API token (not the session cookie) authenticated it.
+ */
+export type AuthenticatedRequest = Request & { operator?: AuthenticatedOperator; viaApiToken?: boolean };
+
+/**
+ * The credential of `Authorization: Bearer <token>` ('' when the header names the scheme but no
+ * token), or undefined without such a header (other schemes are left alone).
+ */
+export function bearerTokenOf(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  if (!header || !/^bearer\b/i.test(header)) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? '';
+}
 
 /**
  * The global guard (registered as `APP_GUARD` by `AuthModule`), failing closed:
- * 1. unless the route is `@Public()`, the session cookie must hold a valid token of an enabled
- *    operator (else 401); the operator is set on `request.operator` and the cookie is renewed once
- *    more than half of its lifetime has elapsed;
- * 2. state-changing requests pass the CSRF check (`X-Requested-With`, `Origin`; else 403);
+ * 1. unless the route is `@Public()`: with an `Authorization: Bearer` header, a valid API token of an
+ *    enabled operator (else 401), accepted only on `@ReadScope()` routes without `@Roles` (else
+ *    403); without one, the session cookie must hold a valid token of an enabled operator (else
+ *    401), renewed once more than half of its lifetime has elapsed. The operator is set on
+ *    `request.operator`;
+ * 2. state-changing requests of a session pass the CSRF check (`X-Requested-With`, `Origin`; else
+ *    403). A bearer request needs none: a browser never attaches that header on its own;
  * 3. `@Roles(...)` routes require one of those roles (else 403).
  * On Socket.IO handlers (when applied with `@UseGuards`) it requires the operator the handshake
  * middleware put on `socket.data.operator`.
@@ -30,6 +48,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
+    private readonly apiTokens: ApiTokensService,
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {
     this.origins = allowedOrigins(env);
@@ -49,6 +68,16 @@ export class AuthGuard implements CanActivate {
     const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
     const res = ctx.switchToHttp().getResponse<Response>();
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
+    const bearer = isPublic ? undefined : bearerTokenOf(req);
+    if (bearer !== undefined) {
+      req.operator = await this.apiTokens.verify(bearer);
+      req.viaApiToken = true;
+      if (roles?.length) throw new ForbiddenException('API tokens cannot reach admin routes: sign in to the web client instead.');
+      if (this.reflector.get<boolean | undefined>(READ_SCOPE_KEY, ctx.getHandler()) !== true) {
+        throw new ForbiddenException('API tokens (scope read) cannot use this route: it changes state or is not a corpus or thread read.');
+      }
+      return true;
+    }
     if (!isPublic) {
       const session = await this.auth.verifySession(sessionTokenOf(req));
       req.operator = session.operator;

@@ -5,6 +5,8 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { AUTH_ENV, type AuthEnv, loadAuthEnv } from './auth.env';
 import { AUTH_REDIS, createAuthRedis, waitForRedis } from './auth.redis';
+import { ApiTokensController } from './api-tokens.controller';
+import { ApiTokensService } from './api-tokens.service';
 import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
@@ -52,8 +54,9 @@ class AuthInfraModule {
 
 /**
  * Operators' sessions and the API's guard rails (global module; needs TypeORM's `DataSource`):
- * - `POST /api/auth/login|logout`, `GET /api/auth/me`;
- * - global guards, in order: `AuthGuard` (session, CSRF, `@Roles`; `@Public()` opts out) then
+ * - `POST /api/auth/login|logout`, `GET /api/auth/me`, `/api/auth/tokens` (API tokens);
+ * - global guards, in order: `AuthGuard` (session or API token, CSRF, `@Roles`, `@ReadScope`;
+ *   `@Public()` opts out) then
  *   `OperatorThrottlerGuard` (per-operator limits in Redis);
  * - global `RejectNulPipe` (NUL characters → 400);
  * - exports `AuthService` (`revokeSessions(id)` ends an operator's sessions), `SocketAuthService`
@@ -77,7 +80,7 @@ export class AuthModule {
           useFactory: (e: AuthEnv, redis: Redis) => throttlerOptions(e, redis),
         }),
       ],
-      controllers: [AuthController],
+      controllers: [AuthController, ApiTokensController],
       providers: [
         {
           provide: JwtService,
@@ -85,6 +88,7 @@ export class AuthModule {
           useFactory: (e: AuthEnv) => createSessionJwtService(resolveJwtSecret(e), e.SESSION_TTL_MINUTES * 60),
         },
         AuthService,
+        ApiTokensService,
         LoginThrottleService,
         SocketAuthService,
         TurnQuotaService,

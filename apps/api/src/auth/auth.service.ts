@@ -62,7 +62,7 @@ export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperato
 }
 
 /** Reads an operator for `OperatorCache` (null: no such operator). */
-const readOperator =
+export const readOperator =
   (db: DataSource) =>
   async (id: string): Promise<CachedOperator | null> => {
     const o = await findOperatorById(db, id);

@@ -25,6 +25,7 @@ import { UuidParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { ReadScope } from '../auth/auth.decorators';
 
 /** `/api/chats`: the signed-in operator's threads, messages and turns. */
 @ApiTags('chats')
@@ -43,6 +44,7 @@ export class ChatController {
   }
 
   @Get()
+  @ReadScope()
   @ApiOperation({ summary: 'List threads (archived=true for the archive)' })
   @ApiQueryFrom(ListChatsQueryDto)
   list(
@@ -53,6 +55,7 @@ export class ChatController {
   }
 
   @Get(':id')
+  @ReadScope()
   @ApiOperation({ summary: 'A thread with its messages and its active turn' })
   get(
     @CurrentOperator() op: AuthenticatedOperator,

@@ -30,6 +30,7 @@ import { CorpusService, type UploadedReportFile } from './corpus.service';
 import { ImportLimitFilter } from './import-limit.filter';
 import { IMPORT_FILES_FIELD } from './import-upload';
 import { QueryValidationFilter } from './query-validation.filter';
+import { ReadScope } from '../auth/auth.decorators';
 
 /** HTTP status of a batch in which every file failed with `code`. */
 const STATUS_OF: Record<ImportErrorCode, number> = {
@@ -50,6 +51,7 @@ export class ReportsController {
   constructor(private readonly corpus: CorpusService) {}
 
   @Get()
+  @ReadScope()
   @ApiOperation({ summary: 'Every report with its finding counts by severity; archived ones with includeArchived=true' })
   @ApiQueryFrom(ListReportsQueryDto)
   list(@Query() query: ListReportsQueryDto): Promise<ReportSummary[]> {

@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
-import { OperatorEntity, bumpTokenVersion, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, bumpTokenVersion, deleteApiTokensOf, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
@@ -54,7 +54,7 @@ export class OperatorsService {
   /**
    * Changes display name, role, disabled flag or password of operator `id` on behalf of `actor`.
    * 404 for an unknown id; 400 when an admin would disable or demote themself; 409 when no enabled
-   * admin would remain.
+   * admin would remain. Disabling also deletes the operator's API tokens.
    */
   async update(id: string, dto: UpdateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
     const result = await this.db.transaction(async (tx) => {
@@ -81,6 +81,8 @@ export class OperatorsService {
       }
       const saved = await repo.save(operator);
       if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
+      // A disabled account's API tokens go for good: re-enabling it must not revive them.
+      if (dto.disabled === true) await deleteApiTokensOf(tx, id);
       return { saved, revoke };
     });
     this.sessions.forget(id); // this instance at once; others on Postgres' change notice

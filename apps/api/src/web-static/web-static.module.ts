@@ -16,7 +16,7 @@ export function setWebFileHeaders(res: { setHeader(name: string, value: string):
  * Serves a production build of the web client (`WEB_DIST_DIR`, e.g. `dist/web/browser`) on the
  * API's own origin, so one process is the whole product (single-box deployments, the browser
  * end-to-end tests) and the cookie session and Socket.IO need no proxy. Unknown paths outside
- * `/api` and `/socket.io` answer the app's `index.html` (client-side routes such as `/chat/<id>`);
+ * `/api`, `/mcp` and `/socket.io` answer the app's `index.html` (client-side routes such as `/chat/<id>`);
  * `/api/*` is never shadowed (an unknown API route stays a JSON 404). Empty `WEB_DIST_DIR`: nothing
  * is served (in development the Angular dev server proxies `/api` here instead). Every file carries
  * the app page's CSP and `X-Frame-Options: DENY` (`APP_PAGE_HEADERS`).
@@ -35,7 +35,7 @@ export class WebStaticModule {
       imports: [
         ServeStaticModule.forRoot({
           rootPath,
-          exclude: ['/api/{*path}', '/socket.io/{*path}'],
+          exclude: ['/api/{*path}', '/socket.io/{*path}', '/mcp'],
           // Applies to the files served and to the index.html answered for client-side routes.
           serveStaticOptions: { setHeaders: setWebFileHeaders },
         }),

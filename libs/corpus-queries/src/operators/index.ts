@@ -1,2 +1,4 @@
 export * from './operator.entity';
 export * from './operators.queries';
+export * from './api-token.entity';
+export * from './api-tokens.queries';

@@ -1,7 +1,7 @@
+import { describeFilter } from '@corpus-chat/corpus-queries';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import { splitThink } from '../model/step-decoder';
-import { describeFilter } from '../tools/tool-format';
 import { countMessageTokens, countMessagesTokens, countToolsTokens, TOKENS_REPLY_PRIMING, type TokenMeasure, countTokens, tokenBound } from './token-counter';
 
 /** A prose chat message as sent to the model (no tool calls: history never carries them). */

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
+import { CorpusTools } from '@corpus-chat/corpus-queries';
 import { countTokens as countO200k } from 'gpt-tokenizer/cjs/encoding/o200k_base';
-import { CorpusTools } from '../tools/corpus-tools';
 import { KNOWN_TOKEN_COUNTS } from './known-token-counts';
 import { buildSystemPrompt } from './system-prompt';
 import { textKey } from './token-counter';

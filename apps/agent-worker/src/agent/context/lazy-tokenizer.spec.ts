@@ -3,9 +3,9 @@
  * a short thread is built without it, a long one loads it, and both give what exact counting gives.
  * Its own file, so no other test has loaded the tokenizer in this module registry.
  */
+import { CorpusTools } from '@corpus-chat/corpus-queries';
 import 'reflect-metadata';
 import type { HistoryMessage } from '@corpus-chat/server-core';
-import { CorpusTools } from '../tools/corpus-tools';
 import { buildModelContext } from './context-builder';
 import { buildSystemPrompt } from './system-prompt';
 import { countMessagesTokens, countToolsTokens, tokenBound, tokenizerLoaded, tokensWithin } from './token-counter';

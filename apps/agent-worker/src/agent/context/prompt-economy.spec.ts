@@ -3,8 +3,8 @@
  * local models often run with a 4,096-token context, and servers reuse their prefix (KV) cache only
  * when the prefix is byte-identical from request to request.
  */
+import { CorpusTools } from '@corpus-chat/corpus-queries';
 import 'reflect-metadata';
-import { CorpusTools } from '../tools/corpus-tools';
 import { buildSystemPrompt } from './system-prompt';
 import { countMessagesTokens, countToolsTokens } from './token-counter';
 

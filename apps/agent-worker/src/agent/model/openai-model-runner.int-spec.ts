@@ -6,14 +6,12 @@
  */
 import 'reflect-metadata';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
 import { countMessagesTokens, countToolsTokens } from '../context/token-counter';
-import { CorpusTools } from '../tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
 import { ScriptedOpenAiServer, script, type ScriptedResponse } from '../testing/scripted-openai-server';
 import { TestThread, streamedText, turnContext } from '../testing/turn-harness';
 import { OpenAiModelRunner } from './openai-model-runner';

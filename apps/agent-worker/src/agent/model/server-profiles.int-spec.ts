@@ -10,12 +10,10 @@
 import 'reflect-metadata';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
-import { CorpusTools } from '../tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
 import { ScriptedOpenAiServer, type ScriptedResponse } from '../testing/scripted-openai-server';
 import { encodeIntent, profileError, streamError, type ModelIntent, type ServerProfileName, type ServerQuirks } from '../testing/server-profiles';
 import { streamedText, turnContext } from '../testing/turn-harness';

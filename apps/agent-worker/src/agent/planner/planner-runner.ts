@@ -1,7 +1,7 @@
+import { type CorpusTools, type ToolExecution, type ToolSuccess } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
 import { SEVERITIES, type ComputedScope, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
-import type { CorpusTools, ToolExecution, ToolSuccess } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import {

@@ -1,10 +1,10 @@
+import { CorpusTools, type ToolExecution, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { defaultTopicNormaliser } from '../planner/topic-normaliser';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { PlannerRunner } from '../planner/planner-runner';
-import { CorpusTools, type ToolExecution } from '../tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from '../tools/corpus-queries.binding';
 import { ScriptedOpenAiServer } from './scripted-openai-server';
 import { encodeIntent, type ModelIntent, type ServerProfileName, type ServerQuirks } from './server-profiles';
 

@@ -1,5 +1,5 @@
+import { formatCount, formatSearch } from '@corpus-chat/corpus-queries';
 import type { CountFindingsByResult, FindingRow, SearchFindingsResult } from '@corpus-chat/contracts';
-import { formatCount, formatSearch } from '../tools/tool-format';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 
 /** A search_findings call as the model sees it (the real tool formatting), `total` matches and the given rows. */

@@ -1,6 +1,6 @@
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { defaultTopicNormaliser } from '../planner/topic-normaliser';
 import { createTestDatabase, importCorpusFiles, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { CorpusTools } from '../tools/corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly, defaultTopicNormaliser } from '../tools/corpus-queries.binding';
 import { PlannerRunner } from '../planner/planner-runner';
 
 /**

@@ -8,9 +8,7 @@ import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpu
 import { corpusFingerprint } from '../testing/corpus-fingerprint';
 import { TestThread } from '../testing/turn-harness';
 import { PlannerRunner } from '../planner/planner-runner';
-import { CorpusTools } from './corpus-tools';
-import { defaultCorpusQueries, defaultReadOnly } from './corpus-queries.binding';
-import type { CorpusQueryFns } from './corpus-queries.port';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly, type CorpusQueryFns } from '@corpus-chat/corpus-queries';
 
 let db: TestDatabase;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
+import { formatReports } from '@corpus-chat/corpus-queries';
 import { check, countBy, search, SEVERITY_GROUPS } from '../testing/provenance-evidence';
-import { formatReports } from '../tools/tool-format';
 import { reaskMessage, verifyNumbers, type ProvenanceEvidence } from './number-provenance';
 
 describe('verifyNumbers: the real examples', () => {

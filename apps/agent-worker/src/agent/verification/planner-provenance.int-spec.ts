@@ -6,13 +6,12 @@
  * calls, list, rank, open a finding or refuse, on the questions.json corpus imported with the real
  * importer.
  */
+import { defaultCorpusQueries, defaultReadOnly, CorpusTools } from '@corpus-chat/corpus-queries';
 import 'reflect-metadata';
 import { loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import type { PlannerRunner } from '../planner/planner-runner';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';
-import { defaultCorpusQueries, defaultReadOnly } from '../tools/corpus-queries.binding';
-import { CorpusTools } from '../tools/corpus-tools';
 import { maskNonClaims } from './answer-claims';
 import { verifyNumbers, type ProvenanceEvidence } from './number-provenance';
 

@@ -1,12 +1,13 @@
 import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
 import { RouterLink } from '@angular/router';
+import { ApiTokensPanel } from './api-tokens-panel';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
 
-/** `/account`: who is signed in, and "Change my password". Every operator. */
+/** `/account`: who is signed in, "Change my password" and the operator's API tokens. Every operator. */
 @Component({
   selector: 'cc-account-page',
-  imports: [ChangePasswordForm, RouterLink],
+  imports: [ChangePasswordForm, ApiTokensPanel, RouterLink],
   template: `
     <div class="page narrow">
       <header class="page-header">
@@ -24,6 +25,9 @@ import { ChangePasswordForm } from './change-password-form';
       </header>
       <section class="panel body">
         <cc-change-password-form />
+      </section>
+      <section class="panel body">
+        <cc-api-tokens-panel />
       </section>
     </div>
   `,

@@ -57,6 +57,9 @@ export type ToolSuccess<N extends ToolName = ToolName> = N extends ToolName
   ? ToolExecutionBase & {
       ok: true;
       name: N;
+      /** The exact number the call counted, and what it counted (`FormattedToolResult`). */
+      total: number;
+      filterDescription: string;
       args: ToolArgsMap[N];
       result: ToolResultMap[N];
       /** The finding filter the call applied (search and count), for follow-ups. */
@@ -72,7 +75,8 @@ export type ToolFailure = ToolExecutionBase & { ok: false; error: string; invali
 export type ToolExecution = ToolSuccess | ToolFailure;
 
 /**
- * The agent's five read-only tools. Each call validates its arguments against the tool's JSON schema
+ * The read-only corpus tools, served by the chat's agent (agent-worker) and the MCP server (API's
+ * `/mcp`) alike. Each call validates its arguments against the tool's JSON schema
  * (Ajv), then runs exactly one query function of `libs/corpus-queries` inside a read-only
  * transaction, and formats the result three ways: typed (for the planner), compact JSON (for the
  * model) and a one-line summary plus bounded card data (for the UI).
@@ -134,7 +138,7 @@ export class CorpusTools {
     const q = this.queries;
     const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn);
     const done = <M extends ToolName>(n: M, a: ToolArgsMap[M], result: ToolResultMap[M], f: FormattedToolResult, extra: Partial<ToolSuccess<M>> = {}) =>
-      ({ ok: true, name: n, args: a, result, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
+      ({ ok: true, name: n, args: a, result, total: f.total, filterDescription: f.filter, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
 
     switch (name) {
       case 'get_corpus_overview': {
@@ -154,7 +158,7 @@ export class CorpusTools {
       case 'list_all_reports': {
         const a = args as ToolArgsMap['list_all_reports'];
         const r = await ro((m) => q.listReports(m, { includeArchived: a.includeArchived ?? false }));
-        return done('list_all_reports', a, r, formatReports(r));
+        return done('list_all_reports', a, r, formatReports(r, a.includeArchived ?? false));
       }
       case 'finding_detail': {
         const a = args as ToolArgsMap['finding_detail'];

@@ -1,13 +1,4 @@
-import damerauLevenshtein from 'damerau-levenshtein';
-import {
-  WEAKNESS_CLASSES,
-  corpusOverview,
-  countFindingsBy,
-  findingDetail,
-  listReports,
-  namedWeaknessClasses,
-  searchFindings,
-} from '@corpus-chat/corpus-queries';
+import { corpusOverview, countFindingsBy, findingDetail, listReports, searchFindings } from '../queries';
 import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
 
 /** The real query functions of `libs/corpus-queries`, one per tool. */
@@ -74,30 +65,3 @@ export const defaultReadOnly: ReadOnlyRunner = async (ds, fn) => {
     await (runner as unknown as { releasePostgresConnection(err?: unknown): Promise<void> }).releasePostgresConnection(broken);
   }
 };
-
-const PHRASES = WEAKNESS_CLASSES.flatMap((c) => [c.name, ...c.aliases]).map((p) => p.toLowerCase());
-
-/**
- * Corrects a misspelt weakness class in a planner topic ("sql injecton" → "sql injection",
- * "cross-site scriptng" → "cross-site scripting"): when the topic names no class as written, and
- * the whole topic is within one edit (Damerau–Levenshtein) of a class name or alias of 7+
- * characters, or two edits of one of 12+, that name is used. Anything else is searched as written
- * (IMPORT-RULES: a text that names no class is full-text searched as is).
- */
-export function defaultTopicNormaliser(topic: string): string {
-  if (namedWeaknessClasses(topic).length) return topic;
-  const lower = topic.toLowerCase().trim();
-  const plural = lower.endsWith('s') ? lower.slice(0, -1) : lower;
-  let best: string | undefined;
-  let bestSteps = Infinity;
-  for (const phrase of PHRASES) {
-    const limit = phrase.length >= 12 ? 2 : phrase.length >= 7 ? 1 : 0;
-    if (!limit || Math.abs(phrase.length - plural.length) > limit) continue;
-    const steps = Math.min(damerauLevenshtein(lower, phrase).steps, damerauLevenshtein(plural, phrase).steps);
-    if (steps <= limit && steps < bestSteps) {
-      best = phrase;
-      bestSteps = steps;
-    }
-  }
-  return best ?? topic;
-}

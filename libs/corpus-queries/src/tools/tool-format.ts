@@ -67,6 +67,10 @@ const modelFilter = (f: AppliedFilter) => ({ ...plainFilter(f), ...(f.reportFile
 /** What each tool hands the model (compact JSON) and the UI (one-line summary, bounded card data). */
 export interface FormattedToolResult {
   summary: string;
+  /** The exact number the call counted (findings, reports, groups' sum), stated with every result. */
+  total: number;
+  /** What was counted, as `describeFilter` words it (`no filter` when nothing narrowed it). */
+  filter: string;
   model: unknown;
   data?: ToolCardData;
 }
@@ -75,6 +79,8 @@ export function formatOverview(o: CorpusOverview): FormattedToolResult {
   const sev = SEVERITIES.map((s) => `${s} ${o.findings.bySeverity[s]}`).join(', ');
   return {
     summary: `get_corpus_overview: ${o.reports.total} reports, ${o.findings.total} findings (${sev})`,
+    total: o.findings.total,
+    filter: 'no filter',
     model: {
       reports: o.reports,
       findings: o.findings,
@@ -94,6 +100,8 @@ export function formatSearch(r: SearchFindingsResult): FormattedToolResult {
   const returned = r.rows.length;
   return {
     summary: `search_findings: ${r.total} findings (showing ${returned}) for ${describeFilter(r.filter)}`,
+    total: r.total,
+    filter: describeFilter(r.filter),
     model: {
       total: r.total,
       returned,
@@ -118,6 +126,8 @@ export function formatCount(r: CountFindingsByResult): FormattedToolResult {
       `count_findings_by: ${r.total} findings by ${r.groupBy} in ${r.groups.length} groups` +
       (filter === 'no filter' ? '' : ` for ${filter}`) +
       (top ? ` (${top}${r.groups.length > 3 ? ', …' : ''})` : ''),
+    total: r.total,
+    filter,
     model: {
       groupBy: r.groupBy,
       total: r.total,
@@ -135,10 +145,13 @@ export function formatCount(r: CountFindingsByResult): FormattedToolResult {
   };
 }
 
-export function formatReports(reports: ReportSummary[]): FormattedToolResult {
+/** `includeArchived`: whether the list was asked to include archived reports (only stated, not applied here). */
+export function formatReports(reports: ReportSummary[], includeArchived = false): FormattedToolResult {
   const findings = reports.reduce((n, r) => n + r.findingCount, 0);
   return {
     summary: `list_all_reports: ${reports.length} reports, ${findings} findings`,
+    total: reports.length,
+    filter: includeArchived ? 'archived reports included' : 'no filter',
     model: {
       total: reports.length,
       reports: reports.slice(0, 2 * MODEL_LIST_CAP).map((r) => ({
@@ -162,12 +175,14 @@ export function formatReports(reports: ReportSummary[]): FormattedToolResult {
 
 export function formatDetail(r: FindingDetailResult): FormattedToolResult {
   if (!r.found) {
-    return { summary: `finding_detail: no finding #${r.id}`, model: { found: false, id: r.id }, data: { findingId: r.id } };
+    return { summary: `finding_detail: no finding #${r.id}`, total: 0, filter: `id=${r.id}`, model: { found: false, id: r.id }, data: { findingId: r.id } };
   }
   const f = r.finding;
   const c = f.current;
   return {
     summary: `finding_detail: finding #${f.id} '${clip(c.title, 80)}' (${c.severity})`,
+    total: 1,
+    filter: `id=${f.id}`,
     model: {
       found: true,
       id: f.id,

@@ -1,0 +1,98 @@
+import { ConflictException, Injectable, Logger, NotFoundException, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import { createHash, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { API_TOKENS_PER_OPERATOR, type ApiTokenView, type CreateApiTokenDto, type CreatedApiToken } from '@corpus-chat/contracts';
+import {
+  type ApiTokenEntity,
+  deleteApiToken,
+  findApiTokenByHash,
+  insertApiToken,
+  listApiTokens,
+} from '@corpus-chat/corpus-queries';
+import type { AuthenticatedOperator } from './current-operator';
+import { readOperator } from './auth.service';
+import { OperatorCache } from './operator-cache';
+
+/** Every secret starts with this, so secret scanners and people can tell what it is. */
+export const API_TOKEN_PREFIX = 'cc_pat_';
+/** Characters of the secret kept in clear (`prefix`) to tell tokens apart in the list. */
+const SHOWN_CHARS = API_TOKEN_PREFIX.length + 4;
+/** `cc_pat_` + 43 base64url characters (32 random bytes). */
+const SECRET_PATTERN = /^cc_pat_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * SHA-256, hex. A fast unsalted hash is right here, unlike for passwords: the secret carries 256
+ * random bits, so there is nothing to guess or precompute, and a lookup by hash needs no per-row salt.
+ */
+export const hashApiToken = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+const toView = (t: ApiTokenEntity): ApiTokenView => ({
+  id: t.id,
+  name: t.name,
+  scope: t.scope,
+  prefix: t.prefix,
+  createdAt: t.createdAt.toISOString(),
+  expiresAt: t.expiresAt?.toISOString() ?? null,
+});
+
+/**
+ * Operators' API tokens: created (the secret answered once), listed, revoked by their operator,
+ * and verified on every bearer request. A token acts as its operator with scope `read` (the guard
+ * limits the routes); it is refused as soon as it is revoked or expired, and while its operator is
+ * disabled or gone (the operator comes from `OperatorCache`, dropped at once on any change of the
+ * operator's row). Tokens survive sign-out and password changes: they are revoked one by one, and
+ * all at once when an admin disables the operator.
+ */
+@Injectable()
+export class ApiTokensService {
+  private readonly logger = new Logger(ApiTokensService.name);
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly operators: OperatorCache,
+  ) {}
+
+  /** 409 when the operator already holds `API_TOKENS_PER_OPERATOR` tokens. */
+  async create(operatorId: string, dto: CreateApiTokenDto, now = new Date()): Promise<CreatedApiToken> {
+    const secret = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const expiresAt = dto.expiresInDays ? new Date(now.getTime() + dto.expiresInDays * 86_400_000) : null;
+    const saved = await insertApiToken(
+      this.db,
+      { operatorId, name: dto.name.trim(), tokenHash: hashApiToken(secret), prefix: secret.slice(0, SHOWN_CHARS), createdAt: now, expiresAt },
+      API_TOKENS_PER_OPERATOR,
+    );
+    if (!saved) throw new ConflictException(`You hold ${API_TOKENS_PER_OPERATOR} API tokens already: revoke one you no longer use first.`);
+    this.logger.log({ msg: 'API token created', operatorId, tokenId: saved.id, expiresAt });
+    return { ...toView(saved), secret };
+  }
+
+  async list(operatorId: string): Promise<ApiTokenView[]> {
+    return (await listApiTokens(this.db, operatorId)).map(toView);
+  }
+
+  /** 404 when the operator holds no token `id` (another operator's token included). */
+  async revoke(operatorId: string, id: string): Promise<void> {
+    if (!(await deleteApiToken(this.db, operatorId, id))) throw new NotFoundException('You hold no API token with this id.');
+    this.logger.log({ msg: 'API token revoked', operatorId, tokenId: id });
+  }
+
+  /**
+   * The operator `secret` acts for. 401 for a malformed, unknown (revoked) or expired token and for
+   * a disabled or deleted operator; 503 when Postgres cannot be read.
+   */
+  async verify(secret: string, now = Date.now()): Promise<AuthenticatedOperator> {
+    if (!SECRET_PATTERN.test(secret)) throw new UnauthorizedException('This API token is malformed: copy the whole token (cc_pat_…).');
+    const unavailable = (e: Error): never => {
+      this.logger.error({ msg: 'could not check an API token', err: e.message });
+      throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
+    };
+    const token = await findApiTokenByHash(this.db, hashApiToken(secret)).catch(unavailable);
+    if (!token) throw new UnauthorizedException('This API token is unknown or was revoked: create a new one under My account.');
+    if (token.expiresAt && token.expiresAt.getTime() <= now) {
+      throw new UnauthorizedException('This API token has expired: create a new one under My account.');
+    }
+    const operator = await this.operators.load(token.operatorId, readOperator(this.db)).catch(unavailable);
+    if (!operator || operator.disabled) throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
+    return { id: operator.id, username: operator.username, displayName: operator.displayName, role: operator.role };
+  }
+}

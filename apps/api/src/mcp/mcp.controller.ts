@@ -1,0 +1,57 @@
+import { Controller, Delete, Get, HttpCode, Logger, Post, Req, Res } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Response } from 'express';
+import { ReadScope } from '../auth/auth.decorators';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { CorpusTools } from '@corpus-chat/corpus-queries';
+import { createCorpusMcpServer } from './corpus-mcp-server';
+
+/** The JSON-RPC answer to GET and DELETE: a stateless server has no stream to open and no session to end. */
+const NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; send JSON-RPC requests with POST /mcp.' }, id: null };
+
+/**
+ * `/mcp` (outside the `/api` prefix): the corpus tools over MCP Streamable HTTP, stateless (no
+ * session id; every POST is answered with JSON). Authenticated like any `@ReadScope()` route: an
+ * API token (`Authorization: Bearer cc_pat_…`) or a session; rate-limited per operator.
+ */
+@ApiTags('mcp')
+@Controller('mcp')
+export class McpController {
+  private readonly logger = new Logger(McpController.name);
+
+  constructor(private readonly tools: CorpusTools) {}
+
+  @Post()
+  @ReadScope()
+  @ApiOperation({ summary: 'MCP Streamable HTTP endpoint (JSON-RPC over POST; tools/list, tools/call)' })
+  async handle(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+    const server = createCorpusMcpServer(this.tools);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+    this.logger.debug({ msg: 'MCP request', operatorId: req.operator?.id, method: (req.body as { method?: unknown } | undefined)?.method });
+  }
+
+  @Get()
+  @ReadScope()
+  @HttpCode(405)
+  @ApiOperation({ summary: 'Not allowed: the server is stateless (no server-sent event stream)' })
+  openStream(@Res({ passthrough: true }) res: Response): typeof NOT_ALLOWED {
+    res.setHeader('Allow', 'POST');
+    return NOT_ALLOWED;
+  }
+
+  @Delete()
+  @ReadScope()
+  @HttpCode(405)
+  @ApiOperation({ summary: 'Not allowed: the server is stateless (no session to end)' })
+  endSession(@Res({ passthrough: true }) res: Response): typeof NOT_ALLOWED {
+    res.setHeader('Allow', 'POST');
+    return NOT_ALLOWED;
+  }
+}

@@ -1,0 +1,172 @@
+import { DatePipe } from '@angular/common';
+import { ChangeDetectionStrategy, Component, type OnInit, inject, signal } from '@angular/core';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
+import type { CreatedApiToken } from '@corpus-chat/contracts';
+import { ApiTokensStore } from './api-tokens-store';
+
+/** Lifetimes offered for a new token, in days (0: never expires). */
+const LIFETIMES = [
+  { days: 30, label: '30 days' },
+  { days: 90, label: '90 days' },
+  { days: 365, label: '1 year' },
+  { days: 7, label: '7 days' },
+  { days: 0, label: 'Never' },
+];
+
+/**
+ * "API tokens" on My account: create a read-only token for scripts and MCP clients (its secret is
+ * shown once, to copy), list the operator's tokens, revoke one.
+ */
+@Component({
+  selector: 'cc-api-tokens-panel',
+  imports: [ReactiveFormsModule, DatePipe],
+  template: `
+    <h2 id="api-tokens-heading">API tokens</h2>
+    <p class="muted hint">
+      Read-only access for scripts and MCP clients (IDE assistants, desktop chat apps): corpus and your own threads, never admin
+      pages or changes. Send it as <code>Authorization: Bearer …</code>; the MCP server is at <code>/mcp</code>.
+    </p>
+    <form [formGroup]="form" (ngSubmit)="createToken()" aria-labelledby="api-tokens-heading" novalidate class="row">
+      <div class="field">
+        <label for="tok-name">Name</label>
+        <input id="tok-name" formControlName="name" maxlength="100" placeholder="VS Code on my laptop" required />
+      </div>
+      <div class="field">
+        <label for="tok-life">Expires after</label>
+        <select id="tok-life" formControlName="days">
+          @for (l of lifetimes; track l.days) {
+            <option [ngValue]="l.days">{{ l.label }}</option>
+          }
+        </select>
+      </div>
+      <button type="submit" class="primary" [disabled]="busy()">Create token</button>
+    </form>
+    @if (created(); as c) {
+      <div class="secret" role="status" data-testid="api-token-secret">
+        <p><strong>Copy this token now:</strong> it is shown only once.</p>
+        <input readonly [value]="c.secret" aria-label="New API token" (focus)="$any($event.target).select()" />
+        <button type="button" (click)="copySecret(c)">{{ copied() ? 'Copied' : 'Copy' }}</button>
+      </div>
+    }
+    @if (message(); as m) {
+      <p class="error" role="alert">{{ m }}</p>
+    }
+    @if (store.loadError(); as e) {
+      <p class="error" role="alert">{{ e }}</p>
+    }
+    @if (store.tokens().length) {
+      <table>
+        <thead>
+          <tr><th>Name</th><th>Token</th><th>Created</th><th>Expires</th><th></th></tr>
+        </thead>
+        <tbody>
+          @for (t of store.tokens(); track t.id) {
+            <tr>
+              <td>{{ t.name }}</td>
+              <td><code>{{ t.prefix }}…</code></td>
+              <td>{{ t.createdAt | date: 'mediumDate' }}</td>
+              <td>{{ t.expiresAt ? (t.expiresAt | date: 'mediumDate') : 'never' }}</td>
+              <td><button type="button" (click)="revokeToken(t.id)" [attr.aria-label]="'Revoke ' + t.name">Revoke</button></td>
+            </tr>
+          }
+        </tbody>
+      </table>
+    } @else if (!store.loadError()) {
+      <p class="muted">You have no API tokens.</p>
+    }
+  `,
+  styles: `
+    :host {
+      display: flex;
+      flex-direction: column;
+      gap: 0.6rem;
+    }
+    h2 {
+      margin: 0;
+      font-size: 1rem;
+    }
+    .row {
+      display: grid;
+      grid-template-columns: 2fr 1fr auto;
+      gap: 0.75rem;
+      align-items: end;
+    }
+    .secret {
+      display: flex;
+      flex-wrap: wrap;
+      gap: 0.5rem;
+      align-items: center;
+      background: var(--ok-soft);
+      border-radius: var(--radius);
+      padding: 0.5rem 0.75rem;
+    }
+    .secret p {
+      margin: 0;
+      flex-basis: 100%;
+    }
+    .secret input {
+      flex: 1;
+      font-family: monospace;
+    }
+    table {
+      width: 100%;
+      border-collapse: collapse;
+    }
+    th,
+    td {
+      text-align: left;
+      padding: 0.3rem 0.4rem;
+    }
+    .error {
+      margin: 0;
+    }
+  `,
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class ApiTokensPanel implements OnInit {
+  protected readonly store = inject(ApiTokensStore);
+  protected readonly lifetimes = LIFETIMES;
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    name: ['', [Validators.required, Validators.maxLength(100), Validators.pattern(/\S/)]],
+    days: [30],
+  });
+  protected readonly busy = signal(false);
+  protected readonly created = signal<CreatedApiToken | null>(null);
+  protected readonly copied = signal(false);
+  protected readonly message = signal<string | null>(null);
+
+  ngOnInit(): void {
+    void this.store.load();
+  }
+
+  protected async createToken(): Promise<void> {
+    if (this.busy()) return;
+    if (this.form.invalid) {
+      this.form.markAllAsTouched();
+      this.message.set('Give the token a name that says where it is used.');
+      return;
+    }
+    this.busy.set(true);
+    this.message.set(null);
+    const { name, days } = this.form.getRawValue();
+    const result = await this.store.create({ name, ...(days ? { expiresInDays: days } : {}) });
+    this.busy.set(false);
+    if (!result.ok) {
+      this.message.set(result.message);
+      return;
+    }
+    this.created.set(result.token);
+    this.copied.set(false);
+    this.form.reset();
+  }
+
+  protected async copySecret(token: CreatedApiToken): Promise<void> {
+    await navigator.clipboard.writeText(token.secret);
+    this.copied.set(true);
+  }
+
+  protected async revokeToken(id: string): Promise<void> {
+    this.message.set(await this.store.revoke(id));
+    if (this.created()?.id === id) this.created.set(null);
+  }
+}

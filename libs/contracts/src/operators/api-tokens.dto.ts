@@ -1,0 +1,42 @@
+import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOmittable } from '../validation/is-omittable';
+
+/** What an API token may do. `read`: corpus and own-thread reads and the MCP tools; nothing else. */
+export const API_TOKEN_SCOPES = ['read'] as const;
+export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
+
+/** Longest lifetime an API token may be given, in days. */
+export const API_TOKEN_MAX_DAYS = 365;
+/** API tokens one operator may hold at once (each is a credential to audit). */
+export const API_TOKENS_PER_OPERATOR = 20;
+
+/** `POST /api/auth/tokens`: a named token; no `expiresInDays` means it never expires (until revoked). */
+export class CreateApiTokenDto {
+  @IsString()
+  @MaxLength(100)
+  @Matches(/\S/, { message: 'name must not be empty: say where the token is used, e.g. "VS Code on my laptop"' })
+  name!: string;
+
+  @IsOmittable()
+  @IsInt()
+  @Min(1)
+  @Max(API_TOKEN_MAX_DAYS)
+  expiresInDays?: number;
+}
+
+/** An API token as `GET /api/auth/tokens` lists it: never the secret, only its first characters. */
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  scope: ApiTokenScope;
+  /** The secret's first characters (`cc_pat_AbC1`), to recognise a token in a client's settings. */
+  prefix: string;
+  createdAt: string;
+  /** ISO 8601, or null: no expiry. */
+  expiresAt: string | null;
+}
+
+/** `POST /api/auth/tokens` answers the secret this once; only its SHA-256 is stored. */
+export interface CreatedApiToken extends ApiTokenView {
+  secret: string;
+}
