@@ -3,5 +3,5 @@ module.exports = {
   projects: ['<rootDir>/libs/contracts', '<rootDir>/libs/corpus-queries', '<rootDir>/libs/server-core', '<rootDir>/apps/api', '<rootDir>/apps/agent-worker'],
   // A global option: Jest ignores it in a project's config, so hooks fell back to 5 s and an API
   // start-up in `beforeAll` timed out on a loaded machine.
-  testTimeout: 30000,
+  testTimeout: 60000,
 };

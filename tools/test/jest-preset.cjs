@@ -32,5 +32,8 @@ module.exports = ({ displayName, rootDir, ...rest }) => ({
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swcOptions({ sourceMaps: 'inline' })] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,
+  // Used when one project's config runs alone; the root config's `testTimeout` applies otherwise.
+  // A bound for set-up hooks (databases, app start-up) on a loaded host, not a timing assertion.
+  testTimeout: 60000,
   ...rest,
 });
