@@ -3,6 +3,7 @@
  * modules or anything else of ours.
  */
 export * from './corpus/corpus.types';
+export type * from './corpus/scan-comparison';
 export * from './corpus/corpus.dto';
 export * from './tools/tools';
 export * from './events/chat-events';

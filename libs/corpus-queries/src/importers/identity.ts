@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+
 /**
  * Building blocks of a finding's identity and a report's target, as IMPORT-RULES.md "Finding
  * identity and scan comparison" defines them: fields trimmed (absent = ''), hosts, sites and
@@ -73,4 +75,9 @@ export function earliestScanTime(values: Iterable<unknown>): string | null {
     if (t && (earliest === null || t < earliest)) earliest = t;
   }
   return earliest;
+}
+
+/** The stored fingerprint of an identity: hex SHA-256 of its JSON text (the list, in order). */
+export function identityKey(identity: readonly string[]): string {
+  return crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
