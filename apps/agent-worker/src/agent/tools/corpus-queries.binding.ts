@@ -1,6 +1,7 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import {
   WEAKNESS_CLASSES,
+  compareReports,
   corpusOverview,
   countFindingsBy,
   findingDetail,
@@ -17,6 +18,7 @@ export const defaultCorpusQueries: CorpusQueryFns = {
   countFindingsBy: (m, a) => countFindingsBy(m, a),
   listReports: (m, a) => listReports(m, a),
   findingDetail: (m, id) => findingDetail(m, id),
+  compareReports: (m, a) => compareReports(m, a),
 };
 
 /** Milliseconds a tool's statement may run before Postgres aborts it (as `runReadOnly`'s default). */
