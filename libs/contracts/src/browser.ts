@@ -6,6 +6,7 @@
  */
 export * from './corpus/corpus.types';
 export type * from './corpus/scan-comparison';
+export type * from './corpus/scan-comparison.dto';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';
