@@ -4,18 +4,24 @@ import { RouterLink } from '@angular/router';
 import { SEVERITIES } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
 import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
+import { ScanComparisonPanel } from './scan-comparison-panel';
+import { ScanComparisonStore } from './scan-comparison-store';
 
-/** `/reports`: every report with its counts by severity; import by file picker or drag-and-drop. */
+/**
+ * `/reports`: every report with its counts by severity; import by file picker or drag-and-drop; a
+ * report compared with an earlier scan of the same target.
+ */
 @Component({
   selector: 'cc-reports-page',
-  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink],
-  providers: [ReportsStore],
+  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, ScanComparisonPanel],
+  providers: [ReportsStore, ScanComparisonStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class ReportsPage {
   protected readonly store = inject(ReportsStore);
+  protected readonly comparison = inject(ScanComparisonStore);
   protected readonly severities = SEVERITIES;
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly dragging = signal(false);
