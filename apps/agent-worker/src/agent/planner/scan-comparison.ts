@@ -24,7 +24,7 @@ export interface ComparisonPlan {
 
 const NEW = /^(new|newly|added|appeared|introduced|emerged)$/;
 const FIXED = /^(fixed|resolved|gone|disappeared|closed|remediated|vanished)$/;
-const UNCHANGED = /^(unchanged|remain|remained|remaining|persist|persisted|persisting|persistent|still|same)$/;
+const UNCHANGED = /^(unchanged|remain|remained|remaining|persist|persisted|persisting|persistent|same)$/;
 const CHANGE = /^(compare|compared|comparing|comparison|diff|difference|differences|changed|changes|change)$/;
 /** Between two file names, these make the second the baseline: "B compared with A", "B since A". */
 const SECOND_IS_BASELINE = /^(compared|comparing|since|after|versus|vs|than|against|relative)$/;
