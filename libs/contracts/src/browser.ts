@@ -5,6 +5,8 @@
  * and their decorators would otherwise drag class-validator (and validator.js) into the bundle.
  */
 export * from './corpus/corpus.types';
+export type * from './corpus/scan-comparison';
+export type * from './corpus/scan-comparison.dto';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

@@ -3,6 +3,8 @@
  * modules or anything else of ours.
  */
 export * from './corpus/corpus.types';
+export type * from './corpus/scan-comparison';
+export * from './corpus/scan-comparison.dto';
 export * from './corpus/corpus.dto';
 export * from './tools/tools';
 export * from './events/chat-events';

@@ -5,6 +5,7 @@ import { CorpusOverviewController } from './corpus-overview.controller';
 import { CorpusService } from './corpus.service';
 import { FindingsController } from './findings.controller';
 import { importMulterOptions } from './import-upload';
+import { ReportComparisonController } from './report-comparison.controller';
 import { ReportsController } from './reports.controller';
 
 function metadataFor(options: CorpusImportOptions): ModuleMetadata {
@@ -14,7 +15,7 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       // file over the limit with 413 before it is read whole, a file in another field with 400.
       MulterModule.register(importMulterOptions(options)),
     ],
-    controllers: [ReportsController, FindingsController, CorpusOverviewController],
+    controllers: [ReportsController, ReportComparisonController, FindingsController, CorpusOverviewController],
     providers: [CorpusService, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
     exports: [CorpusService],
   };

@@ -1,3 +1,5 @@
+import type { SincePreviousScan } from './scan-comparison';
+
 /**
  * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
  * Severity follows the five-level scale of CVSS 3.1 qualitative ratings (FIRST, CVSS v3.1
@@ -185,7 +187,15 @@ export type FindingDetailResult = { found: true; finding: FindingDetail } | { fo
 
 /** Outcome of importing one file. */
 export type ImportOutcome =
-  | { ok: true; file: string; reportId: number; format: ReportFormat; findingCount: number }
+  | {
+      ok: true;
+      file: string;
+      reportId: number;
+      format: ReportFormat;
+      findingCount: number;
+      /** Present when the report is a later scan of a target already imported: what changed since the previous scan. */
+      sincePrevious?: SincePreviousScan;
+    }
   | { ok: false; file: string; error: string; code: ImportErrorCode; existingReportId?: number };
 
 export type ImportErrorCode =

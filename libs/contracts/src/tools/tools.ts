@@ -11,6 +11,7 @@ export const TOOL_NAMES = [
   'count_findings_by',
   'list_all_reports',
   'finding_detail',
+  'compare_reports',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -43,6 +44,12 @@ export interface ListAllReportsArgs {
 export interface FindingDetailArgs {
   id: number;
 }
+/** Reports by file name or id (`"12"`); see `compare_reports` in {@link TOOL_DEFINITIONS}. */
+export interface CompareReportsArgs {
+  baseline: string;
+  report?: string;
+  ordered?: boolean;
+}
 
 export interface ToolArgsMap {
   get_corpus_overview: GetCorpusOverviewArgs;
@@ -50,6 +57,7 @@ export interface ToolArgsMap {
   count_findings_by: CountFindingsByArgs;
   list_all_reports: ListAllReportsArgs;
   finding_detail: FindingDetailArgs;
+  compare_reports: CompareReportsArgs;
 }
 
 /** A JSON Schema (draft 2020-12 subset) as the OpenAI `tools[].function.parameters` accepts. */
@@ -119,6 +127,21 @@ export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters
       type: 'object',
       properties: { id: { type: 'integer', minimum: 1 } },
       required: ['id'],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: 'compare_reports',
+    description: 'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
+    parameters: {
+      type: 'object',
+      properties: {
+        baseline: { type: 'string' },
+        report: { type: 'string' },
+        // false: no order was given; the earlier recorded scan time becomes the baseline.
+        ordered: { type: 'boolean', default: true },
+      },
+      required: ['baseline'],
       additionalProperties: false,
     },
   },

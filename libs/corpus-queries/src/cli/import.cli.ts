@@ -32,7 +32,10 @@ async function main(args: string[]): Promise<number> {
       onOutcome: (outcome, file) =>
         console.log(
           outcome.ok
-            ? `ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings`
+            ? `ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings` +
+              (outcome.sincePrevious
+                ? `; ${outcome.sincePrevious.new} new, ${outcome.sincePrevious.fixed} fixed, ${outcome.sincePrevious.unchanged} unchanged since ${outcome.sincePrevious.baselineFilename}`
+                : '')
             : `FAIL  ${file}: ${outcome.error} [${outcome.code}]`,
         ),
     });

@@ -14,6 +14,7 @@ import type { Severity, VerdictStatus } from '@corpus-chat/contracts';
  */
 @Entity('findings')
 @Index('ix_findings_report_severity', ['reportId', 'severity'])
+@Index('ix_findings_report_identity', ['reportId', 'identityKey'])
 export class FindingEntity {
   @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_findings', generatedIdentity: 'BY DEFAULT' })
   id!: number;
@@ -36,6 +37,14 @@ export class FindingEntity {
 
   @Column({ name: 'latest_verdict', type: 'text', nullable: true })
   latestVerdict!: VerdictStatus | null;
+
+  /**
+   * Hex SHA-256 of the finding's identity (IMPORT-RULES "Finding identity"; see `identityKey`):
+   * equal keys are the same problem in the same place across scans. Null for native and manual
+   * findings and for findings imported before scan comparison.
+   */
+  @Column({ name: 'identity_key', type: 'text', nullable: true })
+  identityKey!: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

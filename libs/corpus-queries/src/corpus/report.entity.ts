@@ -10,6 +10,7 @@ import type { ReportStatus } from '@corpus-chat/contracts';
  */
 @Entity('reports')
 @Index('ix_reports_created_at', ['createdAt'])
+@Index('ix_reports_format_scan_target', ['format', 'scanTarget'], { where: 'scan_target IS NOT NULL' })
 export class ReportEntity {
   @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_reports', generatedIdentity: 'BY DEFAULT' })
   id!: number;
@@ -46,6 +47,17 @@ export class ReportEntity {
   /** Best-effort facts about the document: tool name and version, scan date, target, import counters. */
   @Column({ name: 'doc_metadata', type: 'jsonb', default: () => `'{}'::jsonb` })
   docMetadata!: Record<string, unknown>;
+
+  /**
+   * What the file says was scanned (IMPORT-RULES "a report's target"): normalised names, sorted and
+   * unique; null when the file names none or the report predates scan comparison.
+   */
+  @Column({ name: 'scan_target', type: 'text', array: true, nullable: true })
+  scanTarget!: string[] | null;
+
+  /** The recorded scan time (IMPORT-RULES); null when the file gives none. */
+  @Column({ name: 'scanned_at', type: 'timestamptz', nullable: true })
+  scannedAt!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

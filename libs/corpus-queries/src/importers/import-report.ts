@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
-import type { ImportOutcome } from '@corpus-chat/contracts';
+import type { ImportOutcome, SincePreviousScan } from '@corpus-chat/contracts';
+import { compareReports, previousScan } from '../queries/compare-reports';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
@@ -36,6 +37,14 @@ function duplicateOutcome(file: string, existing: { id: number; filename: string
   };
 }
 
+/** A re-scan against the scan of its target recorded just before it (IMPORT-RULES scan comparison), or undefined. */
+async function compareWithPreviousScan(tx: EntityManager, reportId: number): Promise<SincePreviousScan | undefined> {
+  const previous = await previousScan(tx, reportId);
+  if (!previous) return undefined;
+  const c = await compareReports(tx, { baseline: previous.id, report: reportId });
+  return { baselineReportId: previous.id, baselineFilename: previous.filename, new: c.new, fixed: c.fixed, unchanged: c.unchanged };
+}
+
 /**
  * Imports one scanner or native report file as one report with its findings, in one transaction:
  * either the report and every finding are written, or nothing is.
@@ -44,7 +53,8 @@ function duplicateOutcome(file: string, existing: { id: number; filename: string
  * Trivy v2/legacy/Kubernetes, Burp Suite XML, Nessus v2, the CSV layouts, native JSON), following
  * `shared/corpus/IMPORT-RULES.md`. A file whose
  * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
- * Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
+ * A later scan of a target already imported is compared with the scan recorded just before it
+ * (`sincePrevious`: new, fixed and unchanged findings). Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
  * query cache.
  *
  * Never throws for a bad file: refusals come back as `{ ok: false, code, error }` where `error`
@@ -70,12 +80,13 @@ export async function importReport(
       const existing = await findLiveDuplicate(tx, parsed.contentHash);
       if (existing) return duplicateOutcome(name, existing);
       const [report]: { id: number }[] = await tx.query(
-        `INSERT INTO reports (filename, format, status, finding_count, content_hash, doc_metadata)
-         VALUES ($1, $2, 'ready', $3, $4, $5::jsonb) RETURNING id`,
-        [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata)],
+        `INSERT INTO reports (filename, format, status, finding_count, content_hash, doc_metadata, scan_target, scanned_at)
+         VALUES ($1, $2, 'ready', $3, $4, $5::jsonb, $6::text[], $7::timestamptz) RETURNING id`,
+        [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
       );
       await insertFindings(tx, report.id, parsed.findings);
-      return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length };
+      const sincePrevious = await compareWithPreviousScan(tx, report.id);
+      return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length, ...(sincePrevious ? { sincePrevious } : {}) };
     });
   } catch (e) {
     if (!(e instanceof QueryFailedError)) throw e;

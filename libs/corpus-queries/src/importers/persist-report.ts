@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { identityKey } from './identity';
 import type { ParsedFinding } from './parsed-report';
 
 /** Rows per INSERT … SELECT FROM unnest(…) statement. */
@@ -24,9 +25,9 @@ const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
 /**
  * Writes findings (with all their versions, notes and verdicts) of one report: versions first
  * (their foreign key to findings is deferred to commit), then the findings rows pointing at their
- * current version and copying its severity and CWE ids. Must run inside the caller's
- * transaction. Uses `INSERT … SELECT FROM unnest($n::type[])` so each chunk is one parameterised
- * statement whatever its size. Returns the new finding ids in input order.
+ * current version and copying its severity and CWE ids, with the stored key of its identity (null
+ * when it has none). Must run inside the caller's transaction. Uses `INSERT … SELECT FROM
+ * unnest($n::type[])` so each chunk is one parameterised statement whatever its size. Returns the new finding ids in input order.
  */
 export async function insertFindings(manager: EntityManager, reportId: number | null, findings: ParsedFinding[]): Promise<number[]> {
   const findingIds = await reserveIds(manager, 'findings', findings.length);
@@ -90,12 +91,15 @@ export async function insertFindings(manager: EntityManager, reportId: number | 
   // findings, copying the current version's severity and CWE ids
   for (let s = 0; s < findings.length; s += CHUNK) {
     await manager.query(
-      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, created_at)
-       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, coalesce(u.created_at::timestamptz, now())
-       FROM unnest($2::int[], $3::int[], $4::text[]) AS u(id, current_version_id, created_at)
+      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, identity_key, created_at)
+       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, u.identity_key, coalesce(u.created_at::timestamptz, now())
+       FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS u(id, current_version_id, created_at, identity_key)
        JOIN finding_versions fv ON fv.id = u.current_version_id
        ORDER BY u.id`,
-      [reportId, findingIds.slice(s, s + CHUNK), currentVersion.slice(s, s + CHUNK), findings.slice(s, s + CHUNK).map((f) => f.createdAt)],
+      [
+        reportId, findingIds.slice(s, s + CHUNK), currentVersion.slice(s, s + CHUNK), findings.slice(s, s + CHUNK).map((f) => f.createdAt),
+        findings.slice(s, s + CHUNK).map((f) => (f.identity ? identityKey(f.identity) : null)),
+      ],
     );
   }
 

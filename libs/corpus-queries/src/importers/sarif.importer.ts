@@ -1,8 +1,19 @@
 import type * as Sarif from 'sarif';
 import type { Severity } from '@corpus-chat/contracts';
+import { earliestScanTime, identityField, targetSet } from './identity';
 import { ImportRefusal, invalidAt } from './import-refusal';
 import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
-import { SeverityCounter, cweId, cweIds, firstLine, isObject, str, stripHtml, stripHtmlOrNull, uniqueSorted } from './text';
+import {
+  SeverityCounter,
+  cweId,
+  cweIds,
+  firstLine,
+  isObject,
+  str,
+  stripHtml,
+  stripHtmlOrNull,
+  uniqueSorted,
+} from './text';
 
 /** True when a parsed JSON document is a SARIF log of any version (a `runs` array or a SARIF `$schema`). */
 export function looksLikeSarif(doc: Record<string, unknown>): boolean {
@@ -82,7 +93,8 @@ function ruleOf(result: Sarif.Result, ctx: RunContext): Sarif.ReportingDescripto
   const index = result.ruleIndex ?? result.rule?.index;
   if (typeof index !== 'number' || index < 0) return undefined;
   const componentIndex = result.rule?.toolComponent?.index;
-  const rules = typeof componentIndex === 'number' ? ruleArray(ctx.extensions[componentIndex]) : ruleArray(ctx.driver);
+  const rules =
+    typeof componentIndex === 'number' ? ruleArray(ctx.extensions[componentIndex]) : ruleArray(ctx.driver);
   return rules[index];
 }
 
@@ -140,13 +152,19 @@ function endpoints(result: Sarif.Result): string[] {
   return out;
 }
 
-function messageText(result: Sarif.Result, rule: Sarif.ReportingDescriptor | undefined, ctx: RunContext): string {
+function messageText(
+  result: Sarif.Result,
+  rule: Sarif.ReportingDescriptor | undefined,
+  ctx: RunContext,
+): string {
   const message = result.message;
   if (!isObject(message)) return '';
   if (typeof message.text === 'string') return message.text;
   if (typeof message.id === 'string') {
-    const template = rule?.messageStrings?.[message.id]?.text ?? ctx.driver.globalMessageStrings?.[message.id]?.text;
-    if (typeof template === 'string') return formatMessage(template, Array.isArray(message.arguments) ? message.arguments : []);
+    const template =
+      rule?.messageStrings?.[message.id]?.text ?? ctx.driver.globalMessageStrings?.[message.id]?.text;
+    if (typeof template === 'string')
+      return formatMessage(template, Array.isArray(message.arguments) ? message.arguments : []);
   }
   return '';
 }
@@ -157,12 +175,37 @@ function cvssOf(result: Sarif.Result): { base_score?: number; vector?: string } 
   return Number.isFinite(n) && n >= 0 && n <= 10 ? { base_score: n } : null;
 }
 
+/** `key=value` for every entry of a fingerprint map, sorted; empty for a missing or empty map. */
+function fingerprintFields(map: unknown): string[] {
+  if (!isObject(map)) return [];
+  return Object.entries(map)
+    .map(([k, v]) => `${identityField(k)}=${identityField(v)}`)
+    .sort();
+}
+
+/**
+ * IMPORT-RULES identity, SARIF: the tool's name, the rule id, then the result's `fingerprints`
+ * (SARIF 2.1.0 §3.27.16, the stable ones), else its `partialFingerprints` (§3.27.17), else the
+ * first location's URI and start line.
+ */
+function resultIdentity(result: Sarif.Result, ruleId: unknown, ctx: RunContext): string[] {
+  const head = [identityField(ctx.driver.name), identityField(ruleId)];
+  const full = fingerprintFields(result.fingerprints);
+  if (full.length) return [...head, ...full];
+  const partial = fingerprintFields(result.partialFingerprints);
+  if (partial.length) return [...head, ...partial];
+  const first = Array.isArray(result.locations) ? result.locations[0] : undefined;
+  const phys = present(first) ? first.physicalLocation : undefined;
+  return [...head, identityField(phys?.artifactLocation?.uri), identityField(phys?.region?.startLine)];
+}
+
 function parseResult(result: Sarif.Result, ctx: RunContext, severities: SeverityCounter): ParsedFinding {
   const rule = ruleOf(result, ctx);
   const ruleId = result.ruleId ?? result.rule?.id ?? rule?.id;
 
   const fromSecurity =
-    securitySeverity(result.properties?.['security-severity']) ?? securitySeverity(rule?.properties?.['security-severity']);
+    securitySeverity(result.properties?.['security-severity']) ??
+    securitySeverity(rule?.properties?.['security-severity']);
   const level = result.level ?? rule?.defaultConfiguration?.level ?? 'warning';
   const severity = fromSecurity ?? severities.take(levelSeverity(level));
 
@@ -182,7 +225,7 @@ function parseResult(result: Sarif.Result, ctx: RunContext, severities: Severity
     stripHtml(typeof ruleId === 'string' ? ruleId : '') ||
     '(untitled result)';
 
-  return scannerFinding({
+  const finding = scannerFinding({
     title,
     severity,
     description: stripHtml(message),
@@ -192,6 +235,7 @@ function parseResult(result: Sarif.Result, ctx: RunContext, severities: Severity
     cvss: cvssOf(result),
     raw: result,
   });
+  return { ...finding, identity: resultIdentity(result, ruleId, ctx) };
 }
 
 /**
@@ -201,8 +245,12 @@ function parseResult(result: Sarif.Result, ctx: RunContext, severities: Severity
  */
 export function parseSarif(doc: Record<string, unknown>): ParsedReport {
   if (doc['version'] !== '2.1.0') {
-    const found = typeof doc['version'] === 'string' ? doc['version'] : JSON.stringify(doc['version'] ?? null);
-    throw new ImportRefusal('UNSUPPORTED_VERSION', `SARIF version ${found} is not supported (only SARIF 2.1.0 is)`);
+    const found =
+      typeof doc['version'] === 'string' ? doc['version'] : JSON.stringify(doc['version'] ?? null);
+    throw new ImportRefusal(
+      'UNSUPPORTED_VERSION',
+      `SARIF version ${found} is not supported (only SARIF 2.1.0 is)`,
+    );
   }
   const log = doc as unknown as Sarif.Log;
   if (!Array.isArray(log.runs)) throw invalidAt('runs', 'expected an array of runs');
@@ -214,6 +262,8 @@ export function parseSarif(doc: Record<string, unknown>): ParsedReport {
   let skipped = 0;
   let scanDate: string | undefined;
   let target: string | undefined;
+  const startTimes: unknown[] = [];
+  const repositories: unknown[] = [];
 
   log.runs.forEach((run, i) => {
     const where = `runs[${i}]`;
@@ -223,7 +273,8 @@ export function parseSarif(doc: Record<string, unknown>): ParsedReport {
     const extensions = Array.isArray(run.tool.extensions) ? run.tool.extensions : [];
     const byId = new Map<string, Sarif.ReportingDescriptor>();
     for (const component of [driver, ...extensions]) {
-      for (const rule of ruleArray(component)) if (typeof rule.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
+      for (const rule of ruleArray(component))
+        if (typeof rule.id === 'string' && !byId.has(rule.id)) byId.set(rule.id, rule);
     }
     const taxonomies = Array.isArray(run.taxonomies) ? run.taxonomies.filter(isObject) : [];
     const ctx: RunContext = { driver, extensions: extensions.filter(isObject), byId, taxonomies };
@@ -231,7 +282,12 @@ export function parseSarif(doc: Record<string, unknown>): ParsedReport {
     tools.push({ name: str(driver.name), version: str(driver.version) ?? str(driver.semanticVersion) });
     const inv = Array.isArray(run.invocations) ? run.invocations[0] : undefined;
     scanDate ??= str(inv?.startTimeUtc) ?? str(inv?.endTimeUtc);
-    target ??= str(run.versionControlProvenance?.[0]?.repositoryUri) ?? str(run.originalUriBaseIds?.['SRCROOT']?.uri);
+    for (const invocation of Array.isArray(run.invocations) ? run.invocations : [])
+      if (present(invocation)) startTimes.push(invocation.startTimeUtc);
+    for (const vcp of Array.isArray(run.versionControlProvenance) ? run.versionControlProvenance : [])
+      if (present(vcp)) repositories.push(vcp.repositoryUri);
+    target ??=
+      str(run.versionControlProvenance?.[0]?.repositoryUri) ?? str(run.originalUriBaseIds?.['SRCROOT']?.uri);
 
     const results = run.results;
     if (results === undefined || results === null) return;
@@ -267,6 +323,10 @@ export function parseSarif(doc: Record<string, unknown>): ParsedReport {
       unmappedSeverities: severities.unmapped,
       suppressed,
       skipped,
+      // Scans of the same target must come from the same set of tools (IMPORT-RULES).
+      toolNames: [...new Set(tools.map((t) => t.name ?? ''))].sort(),
     },
+    target: targetSet(repositories),
+    scannedAt: earliestScanTime(startTimes),
   };
 }

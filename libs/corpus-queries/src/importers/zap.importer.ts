@@ -1,4 +1,5 @@
 import type { Severity } from '@corpus-chat/contracts';
+import { identityField, identityHost, scanTime, targetSet } from './identity';
 import { invalidAt } from './import-refusal';
 import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
 import { SeverityCounter, cweIds, isObject, str, stripHtml, stripHtmlOrNull } from './text';
@@ -34,9 +35,30 @@ function instanceEndpoint(instance: unknown): string | null {
   return `${method ? `${method} ` : ''}${uri}${param ? ` [param: ${param}]` : ''}`;
 }
 
-function parseAlert(alert: Record<string, unknown>, instances: unknown[], severities: SeverityCounter): ParsedFinding {
-  return scannerFinding({
-    title: stripHtml(alert['alert']) || stripHtml(alert['name']) || `ZAP alert ${str(alert['pluginid']) ?? ''}`.trim(),
+/**
+ * IMPORT-RULES identity, ZAP: the site's name, then the alert's `pluginid` (else `alertRef`, else
+ * its name). `pluginid` survives the renames and `alertRef` changes between ZAP versions.
+ */
+function alertIdentity(siteName: unknown, alert: Record<string, unknown>): string[] {
+  const check =
+    identityField(alert['pluginid']) ||
+    identityField(alert['alertRef']) ||
+    identityField(alert['alert']) ||
+    identityField(alert['name']);
+  return [identityHost(siteName), check];
+}
+
+function parseAlert(
+  alert: Record<string, unknown>,
+  instances: unknown[],
+  severities: SeverityCounter,
+  siteName: unknown,
+): ParsedFinding {
+  const finding = scannerFinding({
+    title:
+      stripHtml(alert['alert']) ||
+      stripHtml(alert['name']) ||
+      `ZAP alert ${str(alert['pluginid']) ?? ''}`.trim(),
     severity: severities.take(riskSeverity(alert['riskcode'])),
     description: stripHtml(alert['desc']),
     impact: stripHtmlOrNull(alert['otherinfo']),
@@ -44,6 +66,7 @@ function parseAlert(alert: Record<string, unknown>, instances: unknown[], severi
     cwe: cweIds(alert['cweid']),
     raw: alert,
   });
+  return { ...finding, identity: alertIdentity(siteName, alert) };
 }
 
 interface ZapSite {
@@ -55,10 +78,10 @@ interface ZapSite {
 function parseSites(sites: ZapSite[], root: Record<string, unknown>, wherePrefix: string): ParsedReport {
   const severities = new SeverityCounter();
   const findings: ParsedFinding[] = [];
-  sites.forEach(({ alerts, instancesOf }, i) => {
+  sites.forEach(({ site, alerts, instancesOf }, i) => {
     alerts.forEach((alert, j) => {
       if (!isObject(alert)) throw invalidAt(`${wherePrefix}[${i}].alerts[${j}]`, 'expected an alert object');
-      findings.push(parseAlert(alert, instancesOf(alert), severities));
+      findings.push(parseAlert(alert, instancesOf(alert), severities, site['@name']));
     });
   });
   return {
@@ -67,10 +90,17 @@ function parseSites(sites: ZapSite[], root: Record<string, unknown>, wherePrefix
     docMetadata: {
       tool: { name: str(root['@programName']) ?? 'OWASP ZAP', version: str(root['@version']) ?? null },
       scanDate: str(root['@generated']) ?? null,
-      target: sites.map((s) => str(s.site['@name'])).filter(Boolean).join(', ') || null,
+      target:
+        sites
+          .map((s) => str(s.site['@name']))
+          .filter(Boolean)
+          .join(', ') || null,
       sites: sites.length,
       unmappedSeverities: severities.unmapped,
     },
+    // Sites without alerts are part of what was scanned.
+    target: targetSet(sites.map((s) => s.site['@name'])),
+    scannedAt: scanTime(root['@generated']),
   };
 }
 
@@ -78,7 +108,10 @@ function parseSites(sites: ZapSite[], root: Record<string, unknown>, wherePrefix
 export function looksLikeZapJson(doc: Record<string, unknown>): boolean {
   const site = doc['site'];
   const first = Array.isArray(site) ? site[0] : site;
-  return (Array.isArray(site) || isObject(site)) && (first === undefined || (isObject(first) && 'alerts' in first) || '@version' in doc);
+  return (
+    (Array.isArray(site) || isObject(site)) &&
+    (first === undefined || (isObject(first) && 'alerts' in first) || '@version' in doc)
+  );
 }
 
 /**

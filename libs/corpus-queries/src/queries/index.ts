@@ -10,3 +10,4 @@ export * from './list-reports';
 export * from './finding-detail';
 export * from './archive-report';
 export * from './severity-summary';
+export * from './compare-reports';

@@ -1,4 +1,4 @@
-import { corpusOverview, countFindingsBy, findingDetail, listReports, searchFindings } from '../queries';
+import { compareReports, corpusOverview, countFindingsBy, findingDetail, listReports, searchFindings } from '../queries';
 import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
 
 /** The real query functions of `libs/corpus-queries`, one per tool. */
@@ -8,6 +8,7 @@ export const defaultCorpusQueries: CorpusQueryFns = {
   countFindingsBy: (m, a) => countFindingsBy(m, a),
   listReports: (m, a) => listReports(m, a),
   findingDetail: (m, id) => findingDetail(m, id),
+  compareReports: (m, a) => compareReports(m, a),
 };
 
 /** Milliseconds a tool's statement may run before Postgres aborts it (as `runReadOnly`'s default). */

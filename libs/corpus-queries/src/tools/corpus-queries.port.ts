@@ -6,11 +6,12 @@ import type {
   FindingFilter,
   GroupByKey,
   ReportSummary,
+  ScanComparison,
   SearchFindingsResult,
 } from '@corpus-chat/contracts';
 
 /**
- * The query functions of `libs/corpus-queries` the five tools wrap, one each. Injected so a test can
+ * The query functions of `libs/corpus-queries` the tools wrap, one each. Injected so a test can
  * hand a tool a deliberately broken wrapper (the read-only test) while production binds the real ones.
  * Every function receives the EntityManager of a read-only transaction.
  */
@@ -20,6 +21,7 @@ export interface CorpusQueryFns {
   countFindingsBy(manager: EntityManager, args: { groupBy: GroupByKey; filter?: FindingFilter }): Promise<CountFindingsByResult>;
   listReports(manager: EntityManager, args: { includeArchived?: boolean }): Promise<ReportSummary[]>;
   findingDetail(manager: EntityManager, id: number): Promise<FindingDetailResult>;
+  compareReports(manager: EntityManager, args: { baseline: string; report?: string; ordered?: boolean }): Promise<ScanComparison>;
 }
 
 /** Runs `fn` in a read-only transaction (`SET TRANSACTION READ ONLY`): any write inside fails. */

@@ -6,6 +6,7 @@ import {
   type FindingDetailResult,
   type FindingFilter,
   type ReportSummary,
+  type ScanComparison,
   type SearchFindingsResult,
   type ToolArgsMap,
   type ToolCardData,
@@ -15,6 +16,7 @@ import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
 import { ToolArgsValidator, isToolName, shownToolName } from './tool-args.validator';
 import {
   describeFilter,
+  formatComparison,
   formatCount,
   formatDetail,
   formatOverview,
@@ -37,6 +39,7 @@ export interface ToolResultMap {
   count_findings_by: CountFindingsByResult;
   list_all_reports: ReportSummary[];
   finding_detail: FindingDetailResult;
+  compare_reports: ScanComparison;
 }
 
 interface ToolExecutionBase {
@@ -164,6 +167,11 @@ export class CorpusTools {
         const a = args as ToolArgsMap['finding_detail'];
         const r = await ro((m) => q.findingDetail(m, a.id));
         return done('finding_detail', a, r, formatDetail(r), r.found ? { findingIds: [r.finding.id] } : {});
+      }
+      case 'compare_reports': {
+        const a = args as ToolArgsMap['compare_reports'];
+        const r = await ro((m) => q.compareReports(m, a));
+        return done('compare_reports', a, r, formatComparison(r), { findingIds: r.newFindings.map((f) => f.id) });
       }
     }
     throw new Error(`unhandled tool ${String(name)}`);

@@ -55,4 +55,15 @@ describe('ToolArgsValidator', () => {
   it('rejects a limit above the row cap', () => {
     expect(v.check('search_findings', { limit: 500 }).ok).toBe(false);
   });
+
+  it('compare_reports: a report id may come as a number, the order defaults to given, the baseline is required', () => {
+    expect(v.check('compare_reports', { baseline: 12, report: 'scan-v2.json' })).toEqual({
+      ok: true,
+      name: 'compare_reports',
+      args: { baseline: '12', report: 'scan-v2.json', ordered: true },
+    });
+    const missing = v.check('compare_reports', { report: 'scan-v2.json', baseline: '' });
+    expect(missing.ok).toBe(false);
+    if (!missing.ok) expect(missing.message).toContain("must include 'baseline'");
+  });
 });

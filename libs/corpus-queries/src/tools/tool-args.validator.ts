@@ -123,6 +123,8 @@ function exampleFor(name: ToolName): string {
       return '{"groupBy": "severity"}';
     case 'finding_detail':
       return '{"id": 12}';
+    case 'compare_reports':
+      return '{"baseline": "scan-v1.json", "report": "scan-v2.json"}';
     default:
       return '{}';
   }

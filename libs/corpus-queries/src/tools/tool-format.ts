@@ -6,6 +6,7 @@ import type {
   FindingFilter,
   FindingRow,
   ReportSummary,
+  ScanComparison,
   SearchFindingsResult,
   ToolCardData,
 } from '@corpus-chat/contracts';
@@ -203,6 +204,42 @@ export function formatDetail(r: FindingDetailResult): FormattedToolResult {
       findingId: f.id,
       verdict: f.latestVerdict?.status ?? null,
       rows: [{ id: f.id, title: clip(c.title, 200) ?? '', severity: c.severity, reportFilename: f.reportFilename }],
+    },
+  };
+}
+
+/**
+ * `compare_reports`: the baseline, the report, the three counts and the titles of the new and fixed
+ * findings (up to {@link MODEL_LIST_CAP} each for the model; the card carries the counts and the
+ * first new findings).
+ */
+export function formatComparison(c: ScanComparison): FormattedToolResult {
+  const side = (r: ScanComparison['report']) => ({ id: r.id, filename: r.filename, scannedAt: r.scannedAt, findings: r.findingCount });
+  const list = (rows: ScanComparison['newFindings']) => rows.slice(0, MODEL_LIST_CAP).map((f) => ({ id: f.id, title: f.title, severity: f.severity }));
+  return {
+    summary: `compare_reports: ${c.new} new, ${c.fixed} fixed, ${c.unchanged} unchanged in '${clip(c.report.filename, 80)}' since baseline '${clip(c.baseline.filename, 80)}'`,
+    total: c.report.findingCount,
+    filter: `report '${clip(c.report.filename, 80)}' compared with baseline '${clip(c.baseline.filename, 80)}'`,
+    model: {
+      baseline: side(c.baseline),
+      report: side(c.report),
+      baselineChosenBy: c.baselineBy === 'caller' ? 'the question' : 'earlier recorded scan time',
+      target: c.target,
+      new: c.new,
+      fixed: c.fixed,
+      unchanged: c.unchanged,
+      newFindings: list(c.newFindings),
+      fixedFindings: list(c.fixedFindings),
+      truncated: c.newFindings.length > MODEL_LIST_CAP || c.fixedFindings.length > MODEL_LIST_CAP,
+    },
+    data: {
+      total: c.report.findingCount,
+      groups: [
+        { key: 'new', label: 'new', count: c.new },
+        { key: 'fixed', label: 'fixed', count: c.fixed },
+        { key: 'unchanged', label: 'unchanged', count: c.unchanged },
+      ],
+      rows: c.newFindings.slice(0, CARD_ROWS_CAP).map((f) => ({ id: f.id, title: clip(f.title, 200) ?? '', severity: f.severity, reportFilename: c.report.filename })),
     },
   };
 }

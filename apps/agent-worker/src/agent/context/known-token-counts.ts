@@ -13,5 +13,5 @@ export const KNOWN_TOKEN_COUNTS: Readonly<Record<string, number>> = {
   // buildSystemPrompt()
   '1527:032ac11a0f10b5b1bbf5c7a2ccedf3fda19e74bb8d6db4d3035318b180efd2c1': 362,
   // JSON.stringify(CorpusTools.definitions())
-  '3375:6cd3a752fcd5b5d8189a30fecdf96fb7d5e4eb700eea99a3975973efae45b4b9': 779,
+  '3783:31322be19b2775e976c4edeb51855d7988e465a8ada693fdec5236b5c9b5e8dc': 867,
 };

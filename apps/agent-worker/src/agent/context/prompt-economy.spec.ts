@@ -11,9 +11,9 @@ import { countMessagesTokens, countToolsTokens } from './token-counter';
 const definitions = () => new CorpusTools(null as never, null as never, null as never).definitions();
 
 describe('prompt economy', () => {
-  it('keeps the system prompt and the tool schemas within 1,200 tokens', () => {
+  it('keeps the system prompt and the six tool schemas within 1,250 tokens', () => {
     const tokens = countMessagesTokens([{ role: 'system', content: buildSystemPrompt() }]) + countToolsTokens(definitions());
-    expect(tokens).toBeLessThanOrEqual(1200);
+    expect(tokens).toBeLessThanOrEqual(1250);
   });
 
   it('sends a byte-identical prefix every time: no clock, ids or counters in it', () => {

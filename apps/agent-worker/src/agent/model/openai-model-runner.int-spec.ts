@@ -76,7 +76,7 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     // The second request carries the reassembled call and the tool's exact total.
     const [first, second] = server.completionRequests;
     expect(first.body).toMatchObject({ stream: true, model: 'scripted-model' });
-    expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_corpus_overview', 'search_findings', 'count_findings_by', 'list_all_reports', 'finding_detail']);
+    expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_corpus_overview', 'search_findings', 'count_findings_by', 'list_all_reports', 'finding_detail', 'compare_reports']);
     const msgs = second.body.messages as ChatCompletionMessageParam[];
     const assistant = msgs.find((m) => m.role === 'assistant') as { tool_calls: { id: string; function: { arguments: string } }[] };
     expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({ text: 'SQL injection', severity: 'high', limit: 10, offset: 0 }); // validated, defaults applied

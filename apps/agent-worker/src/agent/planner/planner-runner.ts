@@ -25,6 +25,7 @@ import {
 } from './answer-writer';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
 import { matchReportNames } from './report-names';
+import { comparisonAnswer } from './scan-comparison';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -121,6 +122,10 @@ export class PlannerRunner {
       case 'overview': {
         const r = await call(rec, 'get_corpus_overview', {});
         return r.ok ? overviewAnswer(r.result) : failed(r);
+      }
+      case 'compare': {
+        const r = await call(rec, 'compare_reports', { baseline: plan.baseline, ...(plan.report ? { report: plan.report } : {}), ordered: plan.ordered });
+        return r.ok ? comparisonAnswer(plan, r.result, md) : `I did not compare them: ${md(r.error)}`;
       }
       case 'count_findings':
       case 'top':

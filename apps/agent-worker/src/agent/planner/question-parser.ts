@@ -3,6 +3,7 @@ import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
 import { findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { findComparison, type ComparisonPlan } from './scan-comparison';
 import { findSeverityExpression } from './severity-expression';
 import {
   BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, GROUP_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
@@ -75,7 +76,9 @@ export type PlannedQuestion =
   | { kind: 'unsupported'; parts: Unapplied[]; understood: PlannedQuestion }
   | { kind: 'out_of_scope'; reason: 'write' | 'unknown' }
   /** Longer than {@link PLANNER_MAX_QUESTION_CHARS}: not read at all. */
-  | { kind: 'too_long'; length: number };
+  | { kind: 'too_long'; length: number }
+  /** "What is new in B compared with A?": two scans of one target compared (see `scan-comparison.ts`). */
+  | ComparisonPlan;
 
 /** A plan that counts findings (and so may carry a scope, a report hint and follow-up state). */
 export type CountingPlan = Extract<PlannedQuestion, { filter: FindingFilter }>;
@@ -226,6 +229,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
+  const comparison = findComparison(s.tokens);
+  if (comparison) return comparison;
 
   const hasFindingNoun = W.some((w) => FINDING_NOUNS.has(w) && w !== 'one' && w !== 'ones');
   const hasReportNoun = W.some((w) => REPORT_NOUNS.has(w));

@@ -14,6 +14,7 @@ const TOOL_LABELS: Record<ToolName, string> = {
   count_findings_by: 'Count findings',
   list_all_reports: 'List reports',
   finding_detail: 'Finding detail',
+  compare_reports: 'Compare scans',
 };
 
 /** Groups listed on a card at most (the worker sends a bounded list too). */

@@ -8,6 +8,8 @@ import type {
   ImportOutcome,
   ImportReportsResponse,
   ReportSummary,
+  SameTargetScans,
+  ScanComparison,
   SearchFindingsResult,
   UpdateReportDto,
 } from '@corpus-chat/contracts';
@@ -58,6 +60,21 @@ export class ReportsApi {
   searchFindings(filter: FindingFilter, page: { limit: number; offset: number }): Promise<SearchFindingsResult> {
     const params = { ...findingFilterToQueryParams(filter), limit: String(page.limit), offset: String(page.offset) };
     return firstValueFrom(this.http.get<SearchFindingsResult>('/api/findings', { params }));
+  }
+
+  /** `GET /api/reports/:id/scans`: the report's scans of the same target, oldest recorded scan first. */
+  sameTargetScans(id: number): Promise<SameTargetScans> {
+    return firstValueFrom(this.http.get<SameTargetScans>(`/api/reports/${id}/scans`));
+  }
+
+  /** `GET /api/reports/compare`: new, fixed and unchanged findings from `baseline` to `report`; 422 for scans of different targets. */
+  compareReports(baseline: number, report: number): Promise<ScanComparison> {
+    return firstValueFrom(this.http.get<ScanComparison>('/api/reports/compare', { params: { baseline, report } }));
+  }
+
+  /** The comparison as a CSV download (a plain link: the session cookie authenticates a GET). */
+  comparisonCsvUrl(baseline: number, report: number): string {
+    return `/api/reports/compare?baseline=${baseline}&report=${report}&format=csv`;
   }
 
   /** `GET /api/findings/:id`; 404 for an unknown id. */

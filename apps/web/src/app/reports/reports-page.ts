@@ -6,6 +6,8 @@ import { ConfirmDialog } from '../chat/confirm-dialog';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS, REPORTS } from '../shared/plurals';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
+import { ScanComparisonPanel } from './scan-comparison-panel';
+import { ScanComparisonStore } from './scan-comparison-store';
 
 const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
   { key: 'filename', label: 'Report' },
@@ -17,18 +19,20 @@ const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
 
 /**
  * `/reports`: every report with its counts by severity (numbers and a compact bar), searchable,
- * sortable and paged; import by file picker or drag-and-drop; archiving asks first.
+ * sortable and paged; import by file picker or drag-and-drop; archiving asks first; a report
+ * compared with an earlier scan of the same target.
  */
 @Component({
   selector: 'cc-reports-page',
-  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, I18nPluralPipe, RouterLink],
-  providers: [ReportsStore],
+  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, I18nPluralPipe, RouterLink, ScanComparisonPanel],
+  providers: [ReportsStore, ScanComparisonStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class ReportsPage {
   protected readonly store = inject(ReportsStore);
+  protected readonly comparison = inject(ScanComparisonStore);
   protected readonly severities = SEVERITIES;
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly columns = COLUMNS;

@@ -1,0 +1,90 @@
+import type { ScanComparison } from '@corpus-chat/contracts';
+import type { Token } from './question-lexer';
+
+/**
+ * Scan comparison questions (IMPORT-RULES.md "Finding identity and scan comparison"): "What is new
+ * in B compared with A?", "How many findings were fixed between A and B?", "… unchanged between A
+ * and B?", "What's new since A?", "Compare A and B". The operator's words decide the baseline;
+ * two scans named without an order leave it to the recorded scan times (`ordered: false`).
+ */
+
+/** Which part of the comparison the question asks for; `all`: the three counts. */
+export type ComparisonAsked = 'new' | 'fixed' | 'unchanged' | 'all';
+
+export interface ComparisonPlan {
+  kind: 'compare';
+  asked: ComparisonAsked;
+  /** The older report's file name as the operator wrote it. */
+  baseline: string;
+  /** The newer report's file name; absent for "since A" (the latest scan of A's target). */
+  report?: string;
+  /** False when the question named two scans without saying which is older. */
+  ordered: boolean;
+}
+
+const NEW = /^(new|newly|added|appeared|introduced|emerged)$/;
+const FIXED = /^(fixed|resolved|gone|disappeared|closed|remediated|vanished)$/;
+const UNCHANGED = /^(unchanged|remain|remained|remaining|persist|persisted|persisting|persistent|same)$/;
+const CHANGE = /^(compare|compared|comparing|comparison|diff|difference|differences|changed|changes|change)$/;
+/** Between two file names, these make the second the baseline: "B compared with A", "B since A". */
+const SECOND_IS_BASELINE = /^(compared|comparing|since|after|versus|vs|than|against|relative)$/;
+
+/**
+ * Reads a comparison question from its tokens (`lex`), or undefined when it is none: it must name
+ * one or two report file names and ask what is new, fixed, unchanged or different, with the words
+ * that order them ("between A and B", "from A to B", "B compared with A", "since A").
+ */
+export function findComparison(tokens: readonly Token[]): ComparisonPlan | undefined {
+  const reports = tokens.map((t, i) => [t, i] as const).filter(([t]) => t.kind === 'report');
+  if (reports.length < 1 || reports.length > 2) return undefined;
+  const words = tokens.map((t) => (t.kind === 'word' ? t.w : ''));
+  const has = (re: RegExp) => words.some((w) => re.test(w));
+  const asked: ComparisonAsked | undefined = has(NEW) ? 'new' : has(FIXED) ? 'fixed' : has(UNCHANGED) ? 'unchanged' : has(CHANGE) ? 'all' : undefined;
+  if (!asked) return undefined;
+  const name = (k: number) => String(reports[k][0].value);
+  const before = (k: number) => words.slice(Math.max(0, reports[k][1] - 2), reports[k][1]);
+
+  if (reports.length === 1) {
+    // "What's new since A?", "what is new compared with A?": A is the baseline, the latest scan the report.
+    return before(0).some((w) => /^(since|after|with|to|than|against)$/.test(w)) ? { kind: 'compare', asked, baseline: name(0), ordered: true } : undefined;
+  }
+  const between = words.slice(reports[0][1] + 1, reports[1][1]);
+  if (before(0).some((w) => w === 'between' || w === 'from') && between.some((w) => w === 'and' || w === 'to')) {
+    return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: true };
+  }
+  if (between.some((w) => SECOND_IS_BASELINE.test(w))) return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
+  // "Compare A and B", "A or B": two scans, no order.
+  return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'no recorded scan time');
+
+/**
+ * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
+ * listed titles of the new or fixed findings, then the other counts, the baseline and the report
+ * with their recorded scan dates. `escape` is the answer writer's Markdown escaping.
+ */
+export function comparisonAnswer(plan: ComparisonPlan, c: ScanComparison, escape: (s: string) => string): string {
+  const report = `**${escape(c.report.filename)}**`;
+  const baseline = `**${escape(c.baseline.filename)}**`;
+  const list = (rows: ScanComparison['newFindings']) => rows.map((f) => `- ${escape(f.title)} (${f.severity}, finding #${f.id})`).join('\n');
+  const lines: string[] = [];
+  if (plan.asked === 'new' || plan.asked === 'all') {
+    lines.push(`${plural(c.new, 'finding is', 'findings are')} new in ${report} compared with the baseline ${baseline}${c.new ? ':' : '.'}`);
+    if (c.new) lines.push(list(c.newFindings));
+  }
+  if (plan.asked === 'fixed' || plan.asked === 'all') {
+    lines.push(`${plural(c.fixed, 'finding of', 'findings of')} ${baseline} ${c.fixed === 1 ? 'is' : 'are'} fixed (absent) in ${report}${c.fixed ? ':' : '.'}`);
+    if (c.fixed) lines.push(list(c.fixedFindings));
+  }
+  if (plan.asked === 'unchanged') lines.push(`${plural(c.unchanged, 'finding is', 'findings are')} unchanged between ${baseline} and ${report}.`);
+  lines.push('');
+  lines.push(
+    `In all: ${c.new} new, ${c.fixed} fixed, ${c.unchanged} unchanged. Baseline ${baseline} (${day(c.baseline.scannedAt)}, ${plural(c.baseline.findingCount, 'finding')}); ` +
+      `report ${report} (${day(c.report.scannedAt)}, ${plural(c.report.findingCount, 'finding')}); both scans of ${escape(c.target.join(', '))}.`,
+  );
+  if (c.baselineBy === 'scan_time') lines.push('The question did not say which scan is older, so the one with the earlier recorded scan time is the baseline.');
+  lines.push('Findings are matched by identity (the check and where it was found), not by title or severity; "fixed" only means absent from the newer scan.');
+  return lines.join('\n');
+}

@@ -1,0 +1,44 @@
+import { Controller, Get, Query, StreamableFile, UseFilters } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { CompareReportsQueryDto, type SameTargetScans, type ScanComparison } from '@corpus-chat/contracts';
+import { compareReports, runReadOnly, sameTargetScans } from '@corpus-chat/corpus-queries';
+import { IntIdParam } from '../errors/id-params';
+import { ApiQueryFrom } from '../openapi-schemas';
+import { comparisonCsvLines } from './comparison-csv';
+import { ScanComparisonFilter } from './scan-comparison.filter';
+
+/**
+ * Scan comparison over HTTP (IMPORT-RULES.md "Finding identity and scan comparison"): what is new,
+ * fixed and unchanged between two scans of one target, and a report's scans of the same target.
+ * Any signed-in operator; read-only.
+ */
+@ApiTags('reports')
+@UseFilters(ScanComparisonFilter)
+@Controller('reports')
+export class ReportComparisonController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @Get('compare')
+  @ApiOperation({
+    summary: 'New, fixed and unchanged findings from a baseline report to a later scan of the same target',
+    description:
+      'format=csv streams the new and fixed findings as CSV. 404 unknown report; 400 the same report twice; 422 a report that names no target or scans of different targets (the message names both targets).',
+  })
+  @ApiQueryFrom(CompareReportsQueryDto)
+  async compare(@Query() query: CompareReportsQueryDto): Promise<ScanComparison | StreamableFile> {
+    const comparison = await runReadOnly(this.dataSource, (m) => compareReports(m, { baseline: query.baseline, report: query.report }));
+    if (query.format !== 'csv') return comparison;
+    return new StreamableFile(Readable.from(comparisonCsvLines(comparison)), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `attachment; filename="comparison-${comparison.baseline.id}-${comparison.report.id}.csv"`,
+    });
+  }
+
+  @Get(':id/scans')
+  @ApiOperation({ summary: "A report's scans of the same target, itself included, oldest recorded scan time first; 404 unknown report" })
+  scans(@IntIdParam('id') id: number): Promise<SameTargetScans> {
+    return runReadOnly(this.dataSource, (m) => sameTargetScans(m, id));
+  }
+}

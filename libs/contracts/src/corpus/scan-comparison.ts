@@ -1,0 +1,68 @@
+import type { Severity } from './corpus.types';
+
+/**
+ * Scan comparison as IMPORT-RULES.md "Finding identity and scan comparison" defines it: an older
+ * report (the baseline) against a newer scan of the same target, their findings' identities
+ * counted as multisets. `new + unchanged` = the report's findings, `fixed + unchanged` = the
+ * baseline's. "Fixed" only means absent from the newer scan; it sets no verdict.
+ */
+export interface ScanComparisonCounts {
+  new: number;
+  fixed: number;
+  unchanged: number;
+}
+
+/** One side of a comparison, or one scan of a target. `scannedAt`: the recorded scan time, ISO 8601 UTC. */
+export interface ComparedReport {
+  id: number;
+  filename: string;
+  format: string;
+  scannedAt: string | null;
+  findingCount: number;
+}
+
+/** A new or fixed finding: of the report when new, of the baseline when fixed. */
+export interface ComparedFinding {
+  id: number;
+  title: string;
+  severity: Severity;
+}
+
+/** Result of comparing a baseline with a report (`GET /api/reports/compare`, tool `compare_reports`). */
+export interface ScanComparison extends ScanComparisonCounts {
+  baseline: ComparedReport;
+  report: ComparedReport;
+  /** The target both reports name (normalised names). */
+  target: string[];
+  /** How the baseline was chosen: named by the caller, or the earlier recorded scan time. */
+  baselineBy: 'caller' | 'scan_time';
+  /** Findings of the report whose identity the baseline lacks (ordered by id). */
+  newFindings: ComparedFinding[];
+  /** Findings of the baseline whose identity the report lacks (ordered by id). */
+  fixedFindings: ComparedFinding[];
+}
+
+/**
+ * Why two reports were not compared. `NOT_FOUND`: an id or file name matches no report;
+ * `AMBIGUOUS`: a file name matches several; `NO_TARGET`: a report names no target (or was
+ * imported before targets were stored); `NOT_SAME_TARGET`: different format, CSV layout, SARIF
+ * tools or target; `SAME_REPORT`: a report against itself; `ORDER_UNKNOWN`: no order was given
+ * and the recorded scan times are equal or missing, so the caller must say which is the baseline;
+ * `NO_LATER_SCAN`: "since X" and no later scan of X's target exists.
+ */
+export type ScanComparisonErrorCode = 'NOT_FOUND' | 'AMBIGUOUS' | 'NO_TARGET' | 'NOT_SAME_TARGET' | 'SAME_REPORT' | 'ORDER_UNKNOWN' | 'NO_LATER_SCAN';
+
+/** A report's other scans of the same target, ordered by recorded scan time (`GET /api/reports/:id/scans`). */
+export interface SameTargetScans {
+  report: ComparedReport;
+  /** Null when the report names no target (then it has no other scans). */
+  target: string[] | null;
+  /** The report itself included, so its place in the sequence shows; oldest first, unknown times last. */
+  scans: ComparedReport[];
+}
+
+/** What an import of a re-scan adds to its outcome: the comparison with the previous scan of the target. */
+export interface SincePreviousScan extends ScanComparisonCounts {
+  baselineReportId: number;
+  baselineFilename: string;
+}
