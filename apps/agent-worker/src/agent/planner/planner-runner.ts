@@ -24,7 +24,8 @@ import {
   type ScopedCount,
 } from './answer-writer';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
-import { matchReportNames } from './report-names';
+import { matchReportNames, matchScanners } from './report-names';
+import { shareAnswer } from './share-answer';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -122,13 +123,18 @@ export class PlannerRunner {
         const r = await call(rec, 'get_corpus_overview', {});
         return r.ok ? overviewAnswer(r.result) : failed(r);
       }
+      case 'share': {
+        const resolved = await this.resolveReport(plan, rec);
+        if (typeof resolved === 'string') return resolved;
+        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state);
+      }
       case 'count_findings':
       case 'top':
       case 'breakdown':
       case 'reports_with': {
         const resolved = await this.resolveReport(plan, rec);
         if (typeof resolved === 'string') return resolved;
-        return this.count(resolved, rec, state);
+        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state);
       }
       case 'detail':
       case 'detail_ref': {
@@ -162,6 +168,12 @@ export class PlannerRunner {
       hint.text,
       r.result.map((x) => x.filename),
     );
+    // "findings from semgrep": a scanner's name, when it names no single report.
+    const scanners = matches.length === 1 || hint.negated ? [] : matchScanners(hint.text, r.result);
+    if (scanners.length) {
+      const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
+      return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } } : {}) };
+    }
     if (matches.length !== 1) return reportHintAnswer(hint, matches);
     const reportName = matches[0];
     if (hint.negated) {
@@ -175,8 +187,22 @@ export class PlannerRunner {
     return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}) };
   }
 
+  /** A share: the part's exact count over the whole's, both from search_findings. */
+  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+    const { reportName, reportId, scanner } = plan.filter;
+    const whole = { ...plan.whole, ...(reportName ? { reportName } : {}), ...(reportId !== undefined ? { reportId } : {}), ...(scanner ? { scanner } : {}) };
+    const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
+    if (!part.ok) return failed(part);
+    const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
+    if (!all.ok) return failed(all);
+    state.counted = true;
+    state.filter = part.filter;
+    state.listed = part.result.rows.length > 0;
+    return shareAnswer(part.result, all.result);
+  }
+
   /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(plan: CountingPlan, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
     const note = plan.followUp && plan.previous && plan.asked ? followUpNote(plan.previous, plan.asked, plan) : undefined;
     const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
     state.scope = scope;
@@ -197,6 +223,11 @@ export class PlannerRunner {
     }
     const r = scope ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope) : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
     state.filter = plan.filter;
+    // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
+    const top = r.groups.filter((g) => g.key !== 'none');
+    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && top.length && (top.length === 1 || top[0].count > top[1].count)) {
+      state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
+    }
     if (plan.kind === 'top') return topAnswer(r, plan.n, { scope, note });
     if (plan.kind === 'breakdown') return breakdownAnswer(r, { scope, note });
     return reportsWithAnswer(r, { scope, note });

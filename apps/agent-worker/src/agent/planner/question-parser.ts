@@ -2,10 +2,14 @@ import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey } f
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
-import { findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { findFormat, findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { parseShare } from './question-share';
 import { findSeverityExpression } from './severity-expression';
+import { mergeFilters, mergeScopes } from './follow-up-scope';
+
+export { mergeFilters, mergeScopes };
 import {
-  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, GROUP_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
+  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, FORMAT_NOUNS, FREQUENCY_WORDS, GROUP_WORDS, SHARE_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
   REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_WORDS, TOP_WORDS, WRITE_VERBS,
 } from './vocabulary';
 
@@ -60,8 +64,10 @@ export type PlannedQuestion =
   | { kind: 'overview' }
   /** "How many findings …": a search with the filter (total exact, first rows shown). */
   | ({ kind: 'count_findings'; list: boolean } & Counting)
-  /** "Which report has the most …", "top N reports / CWEs by …". */
-  | ({ kind: 'top'; groupBy: 'report' | 'cwe'; n: number } & Counting)
+  /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
+  | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number } & Counting)
+  /** "What percentage of findings are critical?": the part's count and the whole's (`whole` ⊆ the part's filter). */
+  | ({ kind: 'share'; whole: FindingFilter } & Counting)
   /** "Breakdown of findings by severity / CWE / verdict / report". */
   | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
   /** "How many reports have critical findings?" */
@@ -91,6 +97,11 @@ export interface PreviousAnswer {
 function findGroupBy(s: Scan): GroupByKey | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
+    // "counting every format", "including all reports": everything is counted, nothing is grouped.
+    if ((w === 'each' || w === 'every') && /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')) {
+      consume(s, [i - 1, i + 2]);
+      continue;
+    }
     if (w === 'by' || w === 'per' || w === 'each' || w === 'every' || (w === 'across' && s.words[i + 1] !== 'the')) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
       const key = GROUP_WORDS[s.words[at]];
@@ -226,6 +237,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
+  if (s.hasAny(SHARE_WORDS)) return parseShare(s, previous, parseQuestion);
 
   const hasFindingNoun = W.some((w) => FINDING_NOUNS.has(w) && w !== 'one' && w !== 'ones');
   const hasReportNoun = W.some((w) => REPORT_NOUNS.has(w));
@@ -271,6 +283,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
       consume(s, [rid, rid + 2]);
     }
   }
+  const format = findFormat(s);
+  if (format) (format.negated ? exclude : filter).format = format.format;
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
   if (cweTok >= 0) {
     const neg = negationBefore(s, cweTok);
@@ -361,9 +375,19 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
   const wantsTop = s.hasAnyUnused(TOP_WORDS) || topN !== undefined;
-  const topTarget: 'report' | 'cwe' | undefined = W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun ? 'cwe' : hasReportNoun ? 'report' : undefined;
+  // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
+  const titleAsk = W.some((w, i) => FREQUENCY_WORDS.has(w) && FINDING_NOUNS.has(W[i + 1] ?? '') && !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1])) || s.has('title', 'titles');
+  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(FORMAT_NOUNS)
+    ? 'format'
+    : W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
+      ? 'cwe'
+      : titleAsk
+        ? 'title'
+        : hasReportNoun
+          ? 'report'
+          : undefined;
   if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most'))) {
-    const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans');
+    const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans' || w === 'formats' || w === 'titles');
     return finish({ kind: 'top', groupBy: topTarget, n: topN ?? (plural && !s.has('has', 'is', 'was') ? 5 : 1), ...counting() });
   }
 
@@ -383,51 +407,12 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   // A report named by part of its file name, with nothing else asked: its findings by severity.
   if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp) return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
-  if (!topical) return { kind: 'out_of_scope', reason: 'unknown' };
-  if (hasCount || wantsList || followUp || hasFindingNoun || newParts) {
-    if (!hasCount && !wantsList && !followUp && !hasFindingNoun && !s.has('what', 'which', 'any')) return { kind: 'out_of_scope', reason: 'unknown' };
+  // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
+  const corpusWord = !!(filter.severity || scope.severities || filter.format);
+  if (!topical && !corpusWord) return { kind: 'out_of_scope', reason: 'unknown' };
+  if (hasCount || wantsList || followUp || hasFindingNoun || newParts || corpusWord) {
+    if (!hasCount && !wantsList && !followUp && !hasFindingNoun && !corpusWord && !s.has('what', 'which', 'any')) return { kind: 'out_of_scope', reason: 'unknown' };
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
   }
   return { kind: 'out_of_scope', reason: 'unknown' };
-}
-
-/** The previous filter narrowed by the new parts (a new value of a field replaces the old one). */
-export function mergeFilters(previous: FindingFilter, next: FindingFilter): FindingFilter {
-  const merged: FindingFilter = { ...previous };
-  for (const [k, v] of Object.entries(next)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
-  if (next.reportName) delete merged.reportId;
-  if (next.reportId !== undefined) delete merged.reportName;
-  return merged;
-}
-
-/**
- * A follow-up's scope: the previous one with the new parts applied. A new value of a part replaces
- * the old one (a severity or set of severities replaces the previous severity or set; a new topic,
- * report, CWE or verdict replaces an exclusion of the same kind; a new exclusion or with/without
- * replaces the old one); every other previous part is kept.
- */
-export function mergeScopes(previous: PlannedScope, next: PlannedScope): PlannedScope {
-  const filter = mergeFilters(previous.filter, next.filter);
-  const scope: ComputedScope = { ...(previous.scope ?? {}) };
-  if (next.filter.severity || next.scope?.severities) delete scope.severities;
-  if (next.scope?.severities) {
-    delete filter.severity;
-    scope.severities = next.scope.severities;
-  }
-  if (scope.exclude) {
-    const keys = Object.keys(scope.exclude).map((k) => (k === 'reportId' ? 'reportName' : k));
-    const nextKeys = Object.keys(next.filter).map((k) => (k === 'reportId' ? 'reportName' : k));
-    if (keys.some((k) => nextKeys.includes(k))) delete scope.exclude;
-  }
-  if (next.scope?.exclude) {
-    scope.exclude = next.scope.exclude;
-    for (const k of Object.keys(next.scope.exclude) as (keyof FindingFilter)[]) {
-      if (k === 'reportName' || k === 'reportId') {
-        delete filter.reportName;
-        delete filter.reportId;
-      } else delete filter[k];
-    }
-  }
-  if (next.scope?.has) scope.has = next.scope.has;
-  return { filter, ...(Object.keys(scope).length ? { scope } : {}) };
 }

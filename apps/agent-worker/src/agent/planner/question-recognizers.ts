@@ -3,11 +3,11 @@
  * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", and a report
  * named by part of its file name. Each consumes the tokens it reads from the `Scan`.
  */
-import type { ComputedScope, VerdictStatus } from '@corpus-chat/contracts';
+import type { ComputedScope, ReportFormat, VerdictStatus } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-parser';
-import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
+import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
 
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
@@ -165,4 +165,23 @@ export function hint(s: Scan, name: [number, number], whole: [number, number], l
   if (neg) consume(s, neg);
   consume(s, whole);
   return { text: spanText(s, name), negated: !!neg, loose };
+}
+
+/**
+ * A report format named as such ("the Trivy reports", "Burp Suite findings", "in the nessus scans",
+ * "CSV exports"), possibly negated ("not from the ZAP scans"); consumed. IMPORT-RULES.md: a format
+ * is the report's detected format, never a match on file names.
+ */
+export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const format = FORMAT_WORDS[s.words[i]];
+    if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
+    let end = i + 1;
+    if (format === 'burp' && s.words[end] === 'suite') end++;
+    const neg = negationBefore(s, i);
+    if (neg) consume(s, neg);
+    consume(s, [i, end]);
+    return { format, negated: !!neg };
+  }
+  return undefined;
 }
