@@ -238,7 +238,8 @@ export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: C
   }
   if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push('');
-  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')} in ${plural(groups.length, what)}.`);
+  const among = r.groupBy === 'title' ? `; the ${plural(groups.length, 'commonest title')} were compared` : ` in ${plural(groups.length, what)}`;
+  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')}${among}.`);
   return lines.join('\n');
 }
 

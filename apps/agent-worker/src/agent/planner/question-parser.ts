@@ -335,7 +335,10 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated)) unapplied.push({ text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
   const computed = Object.keys(scope).length ? scope : undefined;
 
+  // "does it have", "in it", "that report": the report the previous answer was about (its filter carries it).
+  const previousReport = W.some((w, i) => (w === 'it' && /^(does|do|did|in|of|from|has)$/.test(W[i - 1] ?? '')) || (/^(that|this|same)$/.test(w) && /^(report|scan|file)$/.test(W[i + 1] ?? '')));
   const referential =
+    previousReport ||
     W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' ')) ||
     s.seq(0, ['what', 'about']) ||
@@ -343,12 +346,12 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
-  const isFollowUp = referential && (!hasFindingNoun || s.has('those', 'them', 'these'));
+  const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
   let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
   let prior: PlannedScope | undefined;
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if ((!newParts && !hasFindingNoun && !hasReportNoun) || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
+      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
     } else {
       prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
       effective = mergeScopes(prior, effective);
