@@ -168,8 +168,8 @@ export class PlannerRunner {
       hint.text,
       r.result.map((x) => x.filename),
     );
-    // "findings from semgrep": a scanner's name, when it names no single report.
-    const scanners = matches.length === 1 || hint.negated ? [] : matchScanners(hint.text, r.result);
+    // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
+    const scanners = matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
     if (scanners.length) {
       const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
       return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } } : {}) };

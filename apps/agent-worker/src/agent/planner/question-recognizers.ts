@@ -178,6 +178,8 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
     let end = i + 1;
     if (format === 'burp' && s.words[end] === 'suite') end++;
+    // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
+    if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
     const neg = negationBefore(s, i);
     if (neg) consume(s, neg);
     consume(s, [i, end]);
