@@ -389,7 +389,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
         : hasReportNoun
           ? 'report'
           : undefined;
-  if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most'))) {
+  const rankedBy = W.some((w, i) => TOP_WORDS.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
+  if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)) {
     const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans' || w === 'formats' || w === 'titles');
     return finish({ kind: 'top', groupBy: topTarget, n: topN ?? (plural && !s.has('has', 'is', 'was') ? 5 : 1), ...counting() });
   }
