@@ -5,6 +5,7 @@ import {
   type ComputedScope,
   type CorpusOverview,
   type CountFindingsByResult,
+  type CountGroup,
   type FindingDetail,
   type FindingFilter,
   type ReportSummary,
@@ -216,14 +217,21 @@ function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string 
   return `Exact counts from count_findings_by, grouped by ${GROUP_NOUN[r.groupBy]}${how ? ` (${how})` : ''}.`;
 }
 
+/** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
+export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] {
+  const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
+  if (!groups.length) return [];
+  const cut = groups[Math.min(n, groups.length) - 1].count;
+  return groups.filter((g, i) => i < n || g.count === cut);
+}
+
 /** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
 export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: ComputedScope; note?: string } = {}): string {
   const what = GROUP_NOUN[r.groupBy];
   const scope = scopePhrase(r.filter, opts.scope);
   const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
   if (!groups.length) return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
-  const cut = groups[Math.min(n, groups.length) - 1].count;
-  const top = groups.filter((g, i) => i < n || g.count === cut);
+  const top = rankedGroups(r, n);
   const filterText = scope ? `findings with ${scope}` : 'findings';
   const lines: string[] = [];
   if (n === 1 && top.length === 1) {

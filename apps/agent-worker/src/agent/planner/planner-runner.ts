@@ -1,5 +1,5 @@
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
-import { SEVERITIES, type ComputedScope, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
+import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, type ReportFormat, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import type { CorpusTools, ToolExecution, ToolSuccess } from '../tools/corpus-tools';
 import { TurnRecorder } from '../turn-recorder';
@@ -14,6 +14,7 @@ import {
   outOfScopeAnswer,
   tooLongAnswer,
   overviewAnswer,
+  rankedGroups,
   reportCountAnswer,
   reportHintAnswer,
   reportListAnswer,
@@ -74,7 +75,7 @@ export class PlannerRunner {
     const state: FollowUpState = { scope: previous.lastScope };
     let answer: string;
     try {
-      answer = await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
+      answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
     } catch (e) {
       if (!(e instanceof ToolFailed)) throw e;
       answer = failed(e.failure);
@@ -87,6 +88,7 @@ export class PlannerRunner {
     else delete metadata.lastScope;
     // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
     if (state.counted && !state.listed) metadata.lastFindingIds = [];
+    if (state.groups?.groups.length) metadata.lastGroups = state.groups;
     metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous)] });
     return { content: recorder.content, metadata };
   }
@@ -108,6 +110,7 @@ export class PlannerRunner {
       case 'too_long':
         return tooLongAnswer(plan.length, PLANNER_MAX_QUESTION_CHARS);
       case 'no_previous':
+      case 'group_ref':
         return NO_PREVIOUS_ANSWER;
       case 'unsupported':
         return unsupportedAnswer(plan.parts, plan.understood);
@@ -187,6 +190,25 @@ export class PlannerRunner {
     return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}) };
   }
 
+  /**
+   * "Show the second one" after a ranking: the findings of the group at that position (a report, a
+   * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
+   * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
+   */
+  private async groupRef(position: number, previous: LastAnswerState, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+    const listed = previous.lastGroups!;
+    const at = position < 0 ? listed.groups.length + position : position;
+    const g = listed.groups[at];
+    if (!g) return `The previous answer listed ${listed.groups.length === 1 ? 'one' : 'fewer'} ${listed.groupBy === 'cwe' ? 'CWE ids' : `${listed.groupBy}s`} than that; ask about one by name.`;
+    const part: FindingFilter | undefined =
+      listed.groupBy === 'report' ? { reportName: g.label } : listed.groupBy === 'cwe' && g.key !== 'none' ? { cwe: Number(g.key) } : listed.groupBy === 'format' && g.key !== 'none' ? { format: g.key as ReportFormat } : listed.groupBy === 'severity' ? { severity: g.key as Severity } : undefined;
+    if (!part) return `I can't count the findings of ${md(g.label)} exactly: a finding title is not a filter the tools take. Ask "how many findings mention …" with its words instead.`;
+    const filter = mergeFilters(previous.lastFilter ?? {}, part);
+    const plan: CountingPlan = { kind: 'count_findings', list: true, filter, followUp: true, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
+    state.groups = listed;
+    return `From the previous ranking, ${md(g.label)}:\n\n${await this.count(plan, rec, state)}`;
+  }
+
   /** A share: the part's exact count over the whole's, both from search_findings. */
   private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
     const { reportName, reportId, scanner } = plan.filter;
@@ -228,6 +250,8 @@ export class PlannerRunner {
     if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && top.length && (top.length === 1 || top[0].count > top[1].count)) {
       state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
     }
+    const listed = plan.kind === 'top' ? rankedGroups(r, plan.n) : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict' ? r.groups : [];
+    if (listed.length) state.groups = { groupBy: r.groupBy, groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })) };
     if (plan.kind === 'top') return topAnswer(r, plan.n, { scope, note });
     if (plan.kind === 'breakdown') return breakdownAnswer(r, { scope, note });
     return reportsWithAnswer(r, { scope, note });
@@ -241,6 +265,8 @@ interface FollowUpState {
   /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */
   counted?: boolean;
   listed?: boolean;
+  /** The groups a ranking listed (or, for a group reference, the ranking it referred to). */
+  groups?: ListedGroups;
 }
 
 function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Failure> {

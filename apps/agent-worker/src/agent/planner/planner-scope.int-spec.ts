@@ -22,7 +22,7 @@ let planner: PlannerRunner;
 beforeAll(async () => {
   ({ db, planner } = await plannerOnQuestionsCorpus());
 }, 180_000);
-afterAll(async () => db?.drop());
+afterAll(async () => db?.drop(), 60_000);
 
 async function ask(turns: string[]): Promise<CapturedTurn> {
   const thread = new TestThread(planner);
@@ -102,6 +102,19 @@ describe('the issue\'s questions', () => {
   it('a possessive and a count without a verb are read, not declined', async () => {
     expectExact(q('q28').expect, await ask(["which scan's got the most highs"]));
     expectExact({ numbers: [q('q20').expect.numbers![0]] }, await ask(['crit sqli count']));
+  });
+
+  it('"show the second one" after a ranking opens the second report listed, within the ranking\'s filter', async () => {
+    const thread = new TestThread(planner);
+    await thread.ask(q('q29').turns[0]);
+    const second = await thread.ask('show the second one');
+    expect(second.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'search_findings', args: { reportName: q('q29').expect.names![1] } });
+    expectExact({ numbers: [q('q29').expect.numbers![1]], names: [q('q29').expect.names![1]] }, second);
+    const byHigh = new TestThread(planner);
+    await byHigh.ask(q('q30').turns[0]);
+    const last = await byHigh.ask('the last one');
+    expect(last.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { severity: 'high', reportName: q('q30').expect.names![3] } });
+    expectExact({ numbers: [q('q30').expect.numbers![3]] }, last);
   });
 
   it('a format ranking names the format and its count', async () => {

@@ -1,4 +1,4 @@
-import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey } from '@corpus-chat/contracts';
+import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, type ListedGroups } from '@corpus-chat/contracts';
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
@@ -75,6 +75,8 @@ export type PlannedQuestion =
   | { kind: 'detail'; id: number }
   /** "Show the first one": a position in the previous answer's finding ids (-1 = last). */
   | { kind: 'detail_ref'; position: number }
+  /** "Show the second one" after a ranking: a position in the groups it listed (-1 = last). */
+  | { kind: 'group_ref'; position: number }
   /** A follow-up with nothing earlier in the thread to refer to. */
   | { kind: 'no_previous' }
   /** A question with parts the planner cannot apply: answered without a number. */
@@ -91,6 +93,7 @@ export interface PreviousAnswer {
   lastFilter?: FindingFilter;
   lastFindingIds?: number[];
   lastScope?: ComputedScope;
+  lastGroups?: ListedGroups;
 }
 
 /** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
@@ -257,8 +260,9 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (ord >= 0 && !hasCount && !s.hasAny(TOP_WORDS) && !hasReportNoun && !s.hasAny(TIME_WORDS) && (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))) {
     const next = W[ord + 1];
     if (!next || next === '?' || /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)) {
-      if (!previous.lastFindingIds?.length) return { kind: 'no_previous' };
-      return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
+      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
+      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: ORDINALS[W[ord]] };
+      return { kind: 'no_previous' };
     }
   }
 
