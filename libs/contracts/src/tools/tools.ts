@@ -29,13 +29,13 @@ export const TOOL_CALL_NAME_MAX = 64;
 export const SEARCH_ROWS_CAP = 50;
 
 export type GetCorpusOverviewArgs = Record<string, never>;
-export interface SearchFindingsArgs extends Omit<FindingFilter, 'includeArchived'> {
+export interface SearchFindingsArgs extends FindingFilter {
   limit?: number;
   offset?: number;
 }
 export interface CountFindingsByArgs {
   groupBy: GroupByKey;
-  filter?: Omit<FindingFilter, 'includeArchived'>;
+  filter?: FindingFilter;
 }
 export interface ListAllReportsArgs {
   includeArchived?: boolean;
@@ -72,6 +72,7 @@ const filterProperties: Record<string, JsonSchema> = {
   scanner: { type: 'string', description: 'Only findings of reports whose scanner name contains this, e.g. "semgrep" (SARIF tool.driver.name).' },
   cwe: { type: 'integer', minimum: 1, description: 'Only findings tagged with this CWE id (79 for CWE-79).' },
   verdict: { type: 'string', enum: [...VERDICT_STATUSES], description: 'Only findings whose latest retest verdict is this.' },
+  includeArchived: { type: 'boolean', description: "Also count archived reports' findings. Only when the operator asks for archived reports." },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

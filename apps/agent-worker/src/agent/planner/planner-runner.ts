@@ -165,7 +165,7 @@ export class PlannerRunner {
   private async resolveReport(plan: CountingPlan, rec: TurnRecorder): Promise<CountingPlan | string> {
     const hint = plan.reportHint;
     if (!hint) return plan;
-    const r = await call(rec, 'list_all_reports', {});
+    const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
     if (!r.ok) throw new ToolFailed(r);
     const matches = matchReportNames(
       hint.text,

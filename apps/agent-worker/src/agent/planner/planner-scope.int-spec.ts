@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setReportArchived } from '@corpus-chat/corpus-queries';
 import { loadQuestions, sharedDir, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
@@ -120,5 +121,24 @@ describe('the issue\'s questions', () => {
   it('a format ranking names the format and its count', async () => {
     const [top] = await sql(`SELECT r.format, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND f.severity = 'low' GROUP BY r.format ORDER BY n DESC LIMIT 1`);
     expectExact({ numbers: [top['n'] as number], names: [top['format'] as string] }, await ask(['Which report format has the most low severity findings?']));
+  });
+});
+
+describe('archived reports', () => {
+  it('are counted only when asked for, and the answer says so', async () => {
+    const [juice] = await sql(`SELECT id FROM reports WHERE filename = 'scb__juice-shop-v12.10.2.json'`);
+    await setReportArchived(db.dataSource.manager, juice['id'] as number, true);
+    try {
+      const live = await ask(['How many critical findings are there?']);
+      expectExact({ numbers: [await countWhere(`f.severity = 'critical'`)] }, live);
+      const all = await ask(['How many critical findings are there, including archived reports?']);
+      expectExact({ numbers: q('q03').expect.numbers }, all);
+      expect(all.outcome.content).toMatch(/archived reports included/);
+      expect(all.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { severity: 'critical', includeArchived: true } });
+      const reports = await ask(['how many archived reports are there?']);
+      expect(reports.outcome.content).not.toMatch(/\d/);
+    } finally {
+      await setReportArchived(db.dataSource.manager, juice['id'] as number, false);
+    }
   });
 });

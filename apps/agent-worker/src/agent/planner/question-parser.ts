@@ -2,7 +2,7 @@ import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, ty
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
-import { findFormat, findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { findArchived, findFormat, findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
 import { parseShare } from './question-share';
 import { findSeverityExpression } from './severity-expression';
 import { mergeFilters, mergeScopes } from './follow-up-scope';
@@ -287,6 +287,11 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
       consume(s, [rid, rid + 2]);
     }
   }
+  const archived = findArchived(s);
+  if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
+  // "how many archived reports are there?" counts reports, which the planner only counts live.
+  else if (archived?.include && !hasFindingNoun) unapplied.push({ text: 'archived reports', reason: 'combination' });
+  else if (archived?.include) filter.includeArchived = true;
   const format = findFormat(s);
   if (format) (format.negated ? exclude : filter).format = format.format;
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
@@ -371,6 +376,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   });
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
+    // Report counts and lists come from list_all_reports without archived ones: not what was asked.
+    if (filter.includeArchived && !('filter' in plan)) unapplied.push({ text: 'archived reports', reason: 'combination' });
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has) {
       unapplied.push({ text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
     }

@@ -187,3 +187,29 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
   }
   return undefined;
 }
+
+/**
+ * Archived reports asked for ("including archived reports", "archived ones too"): their findings are
+ * counted (`includeArchived`). "not archived" is the default and only consumed; "only archived
+ * reports" is a set no filter selects, returned as not applicable.
+ */
+export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
+  const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
+  if (i < 0) return undefined;
+  let a = i;
+  let b = i + 1;
+  while (a > 0 && /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) && !s.used[a - 1]) a--;
+  while (b < s.words.length && (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) && !s.used[b]) b++;
+  const neg = negationBefore(s, i);
+  if (neg) {
+    consume(s, [neg[0], b]);
+    return { include: false };
+  }
+  consume(s, [a, b]);
+  if (/^(only|just|solely)$/.test(s.words[a - 1] ?? '') || s.words[b] === 'only') {
+    if (s.words[b] === 'only') consume(s, [b, b + 1]);
+    else consume(s, [a - 1, a]);
+    return { unapplied: { text: 'only archived reports', reason: 'combination' } };
+  }
+  return { include: true };
+}
