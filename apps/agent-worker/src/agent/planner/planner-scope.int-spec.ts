@@ -56,6 +56,16 @@ describe('round-2 questions that need only the round-1 files', () => {
   it('r21: a percentage states the part and the whole (round-1 counts of q03 and q02)', async () => {
     const turn = await ask(q('r21').turns);
     expectExact({ numbers: [q('q03').expect.numbers![0], q('q02').expect.numbers![0]] }, turn);
+    // The percentage stands beside its two counts, so the number check supports it.
+    expect(turn.outcome.metadata.verification?.unsupported).toEqual([]);
+  });
+
+  it('r25 shape: "which of those reports has the most?" ranks only the previous format', async () => {
+    const [top, next] = await sql(`SELECT r.filename, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND r.format = 'trivy' GROUP BY r.filename ORDER BY n DESC LIMIT 2`);
+    expect(top['n']).toBeGreaterThan(next['n'] as number);
+    const turn = await ask(['How many findings are in the Trivy reports?', 'Which of those reports has the most?']);
+    expectExact({ numbers: [top['n'] as number], names: [top['filename'] as string] }, turn);
+    expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'count_findings_by', args: { groupBy: 'report', filter: { format: 'trivy' } } });
   });
 });
 
