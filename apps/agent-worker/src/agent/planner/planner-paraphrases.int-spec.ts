@@ -5,14 +5,22 @@
  * shared/questions/questions.json.
  */
 import 'reflect-metadata';
-import { loadQuestions, mulberry32, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadQuestions, mulberry32, sharedDir, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
 import { TestThread } from '../testing/turn-harness';
 import type { PlannerRunner } from './planner-runner';
 
 const { questions } = loadQuestions();
-const expectOf = (id: string): SharedQuestion['expect'] => questions.find((q) => q.id === id)!.expect;
+const r2: SharedQuestion[] = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')).questions;
+/** A question's expected answer; `share:qNN` is that severity's count of q02's total (r21's shape on the round-1 files). */
+const expectOf = (id: string): SharedQuestion['expect'] => {
+  const share = /^share:(q\d+)$/.exec(id);
+  if (share) return { numbers: [expectOf(share[1]).numbers![0], expectOf('q02').numbers![0]] };
+  return [...questions, ...r2].find((q) => q.id === id)!.expect;
+};
 let db: TestDatabase;
 let planner: PlannerRunner;
 
@@ -68,6 +76,15 @@ function generate(): { id: string; turns: string[] }[] {
     for (const next of ['And how many of those are high?', 'how many of them are high severity?', 'and the high ones?', 'what about high?']) out.push({ id: 'q35', turns: [first, next] });
   for (const first of ['How many findings mention cookies?', 'count findings mentioning cookies'])
     for (const next of ['And how many of those are low severity?', 'how many of them are low?']) out.push({ id: 'q37', turns: [first, next] });
+  for (const [id, [, words]] of Object.entries(SEVERITY)) {
+    for (const s of words.slice(0, 3)) {
+      for (const tpl of ['what percentage of findings are {s}?', 'What share of all findings are {s}?', 'what proportion of the findings is {s}', 'percent of findings that are {s}?'])
+        out.push({ id: `share:${id}`, turns: [tpl.replace('{s}', s)] });
+    }
+  }
+  // r19's shape: the report of a ranking, referred to as "it" / "that report".
+  for (const first of ['Which report contains the most critical findings?', 'which report has the most crits?', "which scan's got the most critical issues"])
+    for (const next of ['And how many high severity findings does it have?', 'how many highs does that report have?', 'and how many of those are high?']) out.push({ id: 'r19', turns: [first, next] });
   return out;
 }
 
