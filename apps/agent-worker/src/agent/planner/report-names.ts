@@ -3,7 +3,7 @@ export function namePieces(name: string): string[] {
   return name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
-const FILLER = new Set(['the', 'a', 'an', 'report', 'reports', 'scan', 'scans', 'file', 'files', 'named', 'called', 'titled', 'of', 'for', 'from', 'in', 'one']);
+const FILLER = new Set(['the', 'a', 'an', 'report', 'reports', 'scan', 'scans', 'file', 'files', 'named', 'called', 'titled', 'of', 'for', 'from', 'in', 'one', 'scanner', 'scanners', 'tool']);
 const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)$/i;
 
 /**
