@@ -9,7 +9,7 @@ export interface HistoryMessage {
   role: MessageRole;
   content: string;
   status: 'complete' | 'cancelled' | 'error';
-  metadata: Pick<AssistantMessageMetadata, 'lastFilter' | 'lastFindingIds' | 'lastScope'>;
+  metadata: Pick<AssistantMessageMetadata, 'lastFilter' | 'lastFindingIds' | 'lastScope' | 'lastGroups'>;
 }
 
 /** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */

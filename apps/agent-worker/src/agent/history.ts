@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata, ComputedScope, FindingFilter } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, ComputedScope, FindingFilter, ListedGroups } from '@corpus-chat/contracts';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 
 /** The follow-up state a previous answer left: its filter and the finding ids it showed. */
@@ -7,6 +7,8 @@ export interface LastAnswerState {
   lastFindingIds?: number[];
   /** What the built-in planner combined on top of `lastFilter` (stored with the same answer). */
   lastScope?: ComputedScope;
+  /** The groups the same answer as `lastFindingIds` listed (a ranking), for "show the second one". */
+  lastGroups?: ListedGroups;
 }
 
 /**
@@ -24,7 +26,10 @@ export function lastAnswerState(history: HistoryMessage[]): LastAnswerState {
       if (meta.lastScope) state.lastScope = meta.lastScope;
     }
     // An answer that stored an empty list (a count that listed no finding) stops the search: "the first one" has nothing to refer to.
-    if (!state.lastFindingIds && meta.lastFindingIds) state.lastFindingIds = meta.lastFindingIds;
+    if (!state.lastFindingIds && meta.lastFindingIds) {
+      state.lastFindingIds = meta.lastFindingIds;
+      if (meta.lastGroups) state.lastGroups = meta.lastGroups;
+    }
     if (state.lastFilter && state.lastFindingIds) break;
   }
   return state;

@@ -150,6 +150,17 @@ describe('findings', () => {
     await http().get('/api/findings/counts').query({ groupBy: 'colour' }).set(headers).expect(400);
   });
 
+  it('GET /api/findings/counts takes the format and scanner filters and groups by format', async () => {
+    const res = await http().get('/api/findings/counts').query({ groupBy: 'format', scanner: 'FLAWFINDER' }).set(headers).expect(200);
+    const direct = await countFindingsBy(db.dataSource.manager, { groupBy: 'format', filter: { scanner: 'FLAWFINDER' } });
+    expect(res.body).toEqual(direct);
+    expect(res.body.groups).toEqual([{ key: 'sarif', label: 'sarif', count: 53 }]);
+    const sarif = await http().get('/api/findings').query({ format: 'sarif', limit: 0 }).set(headers).expect(200);
+    expect(sarif.body.total).toBe((await searchFindings(db.dataSource.manager, { format: 'sarif', limit: 0 })).total);
+    const bad = await http().get('/api/findings').query({ format: 'pdf' }).set(headers).expect(400);
+    expect(JSON.stringify(bad.body)).toContain('format must be one of');
+  });
+
   it('GET /api/findings/:id answers the detail, 404 when unknown, 400 when not a number', async () => {
     const page = await http().get('/api/findings').query({ limit: 1 }).set(headers).expect(200);
     const id = page.body.rows[0].id;

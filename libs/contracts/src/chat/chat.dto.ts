@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinL
 import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
-import type { FindingFilter, Severity } from '../corpus/corpus.types';
+import type { FindingFilter, GroupByKey, Severity } from '../corpus/corpus.types';
 
 /** Longest operator message kept; longer ones are cut at a sentence boundary and marked `[…truncated]`. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -96,6 +96,8 @@ export interface AssistantMessageMetadata {
   lastFilter?: FindingFilter;
   /** The finding ids shown last, for "show the first one". */
   lastFindingIds?: number[];
+  /** The groups a ranking or breakdown listed last, in order, for "show the second one" after "top 3 reports". */
+  lastGroups?: ListedGroups;
   /**
    * What the built-in planner's last count applied on top of `lastFilter` by combining several exact
    * counts (a set of severities, an excluded filter, findings with or without any CWE id / verdict),
@@ -139,6 +141,14 @@ export interface ModelRequestUsage {
   promptTokens?: number;
   completionTokens?: number;
 }
+
+/** Groups of a `count_findings_by` answer as listed (at most {@link LISTED_GROUPS_MAX}), most first. */
+export interface ListedGroups {
+  groupBy: GroupByKey;
+  groups: { key: string; label: string }[];
+}
+/** Groups of a ranking kept for follow-ups: a list an operator reads, not a whole CWE table. */
+export const LISTED_GROUPS_MAX = 20;
 
 /** Parts of a count that no single tool filter expresses; the planner computes them from exact counts. */
 export interface ComputedScope {

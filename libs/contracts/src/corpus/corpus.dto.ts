@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
-import type { GroupByKey, Severity, VerdictStatus } from './corpus.types';
+import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
+import type { GroupByKey, ReportFormat, Severity, VerdictStatus } from './corpus.types';
 import { SEARCH_ROWS_CAP } from '../tools/tools';
 
 const CWE_MESSAGE = 'cwe must be a positive integer (79 for CWE-79)';
@@ -27,6 +27,17 @@ export class SearchFindingsQueryDto {
   @IsString()
   @MaxLength(500)
   reportName?: string;
+
+  /** A report format as detected on import (`sarif`, `zap`, …). */
+  @IsOptional()
+  @IsIn(REPORT_FORMATS, { message: `format must be one of ${REPORT_FORMATS.join(', ')}` })
+  format?: ReportFormat;
+
+  /** Part of a scanner's name (`docMetadata.tool.name`), case-insensitive. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  scanner?: string;
 
   /** A CWE number: 79 for CWE-79. */
   @IsOptional()

@@ -47,13 +47,18 @@ export type SeverityCounts = Record<Severity, number>;
 /**
  * Filter over current findings, shared by `searchFindings`, `countFindingsBy` and the UI.
  * All fields are ANDed. `text` follows IMPORT-RULES.md (full-text search, widened by weakness class).
- * `reportId` or `reportName` (a report's filename, case-insensitive) select one report.
+ * `reportId` or `reportName` (a report's filename, case-insensitive) select one report. `format`
+ * selects the reports of one format as IMPORT-RULES.md detects it (a SARIF file written by ZAP is
+ * `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
+ * `tool.driver.name`) contains it, case-insensitively.
  */
 export interface FindingFilter {
   text?: string;
   severity?: Severity;
   reportId?: number;
   reportName?: string;
+  format?: ReportFormat;
+  scanner?: string;
   cwe?: number;
   verdict?: VerdictStatus;
   includeArchived?: boolean;
@@ -89,10 +94,14 @@ export interface SearchFindingsResult {
   filter: AppliedFilter;
 }
 
-export const GROUP_BY_KEYS = ['severity', 'report', 'cwe', 'verdict'] as const;
+/** `title`: the current version's exact title (the "most common vulnerability" is its top group). */
+export const GROUP_BY_KEYS = ['severity', 'report', 'cwe', 'verdict', 'format', 'title'] as const;
 export type GroupByKey = (typeof GROUP_BY_KEYS)[number];
 
-/** One group of `countFindingsBy`; `key` is the severity, report id, CWE id or verdict (`none` for no verdict / no CWE). */
+/**
+ * One group of `countFindingsBy`; `key` is the severity, report id, CWE id, verdict, report format
+ * or finding title (`none` for no verdict / no CWE / no report).
+ */
 export interface CountGroup {
   key: string;
   label: string;

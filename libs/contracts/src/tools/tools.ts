@@ -1,5 +1,5 @@
 import type { FindingFilter, GroupByKey, Severity, VerdictStatus } from '../corpus/corpus.types';
-import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
+import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
 
 /**
  * The agent's read-only corpus tools. Each is a thin wrapper over one query function of
@@ -30,13 +30,13 @@ export const TOOL_CALL_NAME_MAX = 64;
 export const SEARCH_ROWS_CAP = 50;
 
 export type GetCorpusOverviewArgs = Record<string, never>;
-export interface SearchFindingsArgs extends Omit<FindingFilter, 'includeArchived'> {
+export interface SearchFindingsArgs extends FindingFilter {
   limit?: number;
   offset?: number;
 }
 export interface CountFindingsByArgs {
   groupBy: GroupByKey;
-  filter?: Omit<FindingFilter, 'includeArchived'>;
+  filter?: FindingFilter;
 }
 export interface ListAllReportsArgs {
   includeArchived?: boolean;
@@ -72,8 +72,15 @@ const filterProperties: Record<string, JsonSchema> = {
   severity: { type: 'string', enum: [...SEVERITIES] },
   reportId: { type: 'integer', minimum: 1, description: 'Only findings of this report id.' },
   reportName: { type: 'string', description: "Only findings of the report with this file name, e.g. 'dd__flawfinder.sarif'." },
+  format: {
+    type: 'string',
+    enum: [...REPORT_FORMATS],
+    description: 'Only findings of reports in this format ("the Burp reports": burp). A SARIF file written by ZAP is sarif.',
+  },
+  scanner: { type: 'string', description: 'Only findings of reports whose scanner name contains this, e.g. "semgrep" (SARIF tool.driver.name).' },
   cwe: { type: 'integer', minimum: 1, description: 'Only findings tagged with this CWE id (79 for CWE-79).' },
   verdict: { type: 'string', enum: [...VERDICT_STATUSES], description: 'Only findings whose latest retest verdict is this.' },
+  includeArchived: { type: 'boolean', description: "Also count archived reports' findings. Only when the operator asks for archived reports." },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */
@@ -100,7 +107,7 @@ export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters
   {
     name: 'count_findings_by',
     description:
-      'Exact counts of findings grouped by severity, report, CWE or verdict, most first, optionally filtered. Use it for breakdowns and "which report has the most …" questions.',
+      'Exact counts of findings grouped by severity, report, CWE, verdict, report format or exact title, most first, optionally filtered. Use it for breakdowns, "which report has the most …" and "most common vulnerability" (title) questions.',
     parameters: {
       type: 'object',
       properties: {

@@ -72,7 +72,8 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     const toolCall = { callId: 'c1', name: 'search_findings', args: { text: 'xss' }, ok: true, summary: '7 findings', data: { rows: [{ id: 1, title: 'a'.repeat(2000) }] } };
     for (let i = 1; i <= 3; i++) {
       const turn = await startTurn(chat.id);
-      const metadata = { toolCalls: [toolCall as never], lastFilter: { text: `topic ${i}` }, lastFindingIds: i === 3 ? [] : [i], model: 'm', attempt: 1 };
+      const lastGroups = i === 3 ? { lastGroups: { groupBy: 'report' as const, groups: [{ key: '4', label: 'a.sarif' }] } } : {};
+      const metadata = { toolCalls: [toolCall as never], lastFilter: { text: `topic ${i}` }, lastFindingIds: i === 3 ? [] : [i], ...lastGroups, model: 'm', attempt: 1 };
       await ledger.finish(turn, { status: 'complete', content: `Answer ${i}.`, metadata, model: 'm' });
     }
     const turnId = await startTurn(chat.id);
@@ -84,7 +85,8 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
       { role: 'assistant', content: 'Answer 2.', status: 'complete', metadata: { lastFilter: { text: 'topic 2' }, lastFindingIds: [2] } },
       { role: 'user', content: 'How many findings?', status: 'complete', metadata: {} },
       // An empty list is kept: it says the last answer listed nothing.
-      { role: 'assistant', content: 'Answer 3.', status: 'complete', metadata: { lastFilter: { text: 'topic 3' }, lastFindingIds: [] } },
+      // A ranking's listed groups travel with it (migration ChatMessagesFollowUpGroups).
+      { role: 'assistant', content: 'Answer 3.', status: 'complete', metadata: { lastFilter: { text: 'topic 3' }, lastFindingIds: [], lastGroups: { groupBy: 'report', groups: [{ key: '4', label: 'a.sarif' }] } } },
     ]);
     // Without a limit: the whole thread, oldest first.
     const all = await ledger.startRun(turnId, { ...claim, attempt: 2 });

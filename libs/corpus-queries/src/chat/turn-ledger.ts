@@ -32,10 +32,10 @@ export interface TurnRunClaim {
 /**
  * The keys of an answer's metadata that a later turn reads (the follow-up state: "how many of
  * those are high?", "show the first one"), kept apart in the generated column
- * `chat_messages.follow_up` (migration ChatMessagesFollowUp). The rest, above all the tool calls
+ * `chat_messages.follow_up` (migrations ChatMessagesFollowUp, ChatMessagesFollowUpGroups). The rest, above all the tool calls
  * with the data of their cards, stays in the database when history is loaded.
  */
-export const HISTORY_METADATA_KEYS = ['lastFilter', 'lastFindingIds', 'lastScope'] as const;
+export const HISTORY_METADATA_KEYS = ['lastFilter', 'lastFindingIds', 'lastScope', 'lastGroups'] as const;
 
 /** What a history message carries of its metadata (`HISTORY_METADATA_KEYS`). */
 export type StoredHistoryMetadata = Pick<AssistantMessageMetadata, (typeof HISTORY_METADATA_KEYS)[number]>;

@@ -28,12 +28,15 @@ const VERDICT_LABELS: Record<string, string> = {
   none: 'no verdict',
 };
 
+/** Title groups returned at most: a corpus has thousands of distinct titles, a ranking needs the top. */
+export const TITLE_GROUPS_CAP = 50;
+
 /**
- * Exact counts of current findings per severity, report, CWE id or latest verdict, for the findings
- * matching `filter` (same semantics as `searchFindings`). Groups are sorted by count, most first,
- * then by severity rank / verdict order / label. Severity and verdict list every value, zeros
- * included (`none` = no verdict); report and CWE list the non-empty groups (`none` = no report / no
- * CWE). Severity and report breakdowns filtered by nothing but severity/report come from the
+ * Exact counts of current findings per severity, report, CWE id, latest verdict, report format or
+ * exact current title, for the findings matching `filter` (same semantics as `searchFindings`).
+ * Groups are sorted by count, most first, then by severity rank / verdict order / label. Severity
+ * and verdict list every value, zeros included (`none` = no verdict); report, CWE and format list
+ * the non-empty groups (`none` = no report / no CWE); title the {@link TITLE_GROUPS_CAP} largest. Severity and report breakdowns filtered by nothing but severity/report come from the
  * trigger-kept `finding_severity_counts`. `total` is the number of distinct matching findings (a finding with two CWE ids is in two
  * CWE groups but counted once). Cached per corpus version.
  *
@@ -108,6 +111,25 @@ export async function countFindingsBy(
           : { key: String(r.reportId), label: r.filename ?? `report ${r.reportId}`, count: r.count },
       );
       total = groups.reduce((n, g) => n + g.count, 0);
+    } else if (groupBy === 'format') {
+      const rows: { key: string | null; count: number }[] = await manager.query(
+        `SELECT r.format AS key, count(*)::int AS count FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE ${where.sql} GROUP BY r.format`,
+        where.params.values,
+      );
+      groups = rows.map((r) => (r.key === null ? { key: 'none', label: '(no report: entered by hand)', count: r.count } : { key: r.key, label: r.key, count: r.count }));
+      total = groups.reduce((n, g) => n + g.count, 0);
+    } else if (groupBy === 'title') {
+      const [rows, matching] = await concurrently(manager, [
+        () =>
+          manager.query(
+            `SELECT fv.title, count(*)::int AS count FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id
+             WHERE ${where.sql} GROUP BY fv.title ORDER BY count(*) DESC, fv.title LIMIT ${TITLE_GROUPS_CAP}`,
+            where.params.values,
+          ) as Promise<{ title: string; count: number }[]>,
+        () => countMatching(manager, where),
+      ]);
+      groups = rows.map((r) => ({ key: r.title, label: r.title, count: r.count }));
+      total = matching;
     } else {
       const [rows, matching] = await concurrently(manager, [
         () =>

@@ -72,7 +72,9 @@ export interface FindingWhere {
  *   `… @@ websearch_to_tsquery('english', text)`;
  *   when the text names weakness classes, the query is ORed with the full-text query of every
  *   name and alias of those classes, and with `f.cwe && <their CWE ids>`;
- * - `reportName` matches report file names case-insensitively (every live report with that name).
+ * - `reportName` matches report file names case-insensitively (every live report with that name);
+ * - `format` keeps the reports of that format, `scanner` those whose `doc_metadata.tool.name`
+ *   contains it case-insensitively; both resolve to report ids like `reportName` (no such report: 0).
  *
  * @throws QueryValidationError when `reportId` or `reportName` names no report.
  */
@@ -144,6 +146,19 @@ export async function buildFindingWhere(
     applied.reportName = filter.reportName;
     applied.reportFilename = usable[0].filename;
     if (applied.reportId === undefined && usable.length === 1) applied.reportId = usable[0].id;
+  }
+  if (filter.format !== undefined || filter.scanner !== undefined) {
+    const rows: { id: number }[] = await manager.query(
+      `SELECT id FROM reports
+       WHERE ($1::text IS NULL OR format = $1) AND ($2::text IS NULL OR strpos(lower(doc_metadata->'tool'->>'name'), lower($2)) > 0)
+       ORDER BY id`,
+      [filter.format ?? null, filter.scanner ?? null],
+    );
+    const ids = rows.map((r) => r.id);
+    conditions.push(`f.report_id = ANY(${params.add(ids)}::int[])`);
+    reportIds = reportIds ? reportIds.filter((id) => ids.includes(id)) : ids;
+    if (filter.format !== undefined) applied.format = filter.format;
+    if (filter.scanner !== undefined) applied.scanner = filter.scanner;
   }
   if (filter.cwe !== undefined) {
     conditions.push(`f.cwe @> ARRAY[${params.add(filter.cwe)}::int]`);

@@ -1,4 +1,4 @@
-import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES, type ReportFormat, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
 
 /**
  * A bad argument to a query function: `field` names it and `message` says what is accepted, in
@@ -20,12 +20,14 @@ export interface NormalisedFilter {
   severity?: Severity;
   reportId?: number;
   reportName?: string;
+  format?: ReportFormat;
+  scanner?: string;
   cwe?: number;
   verdict?: VerdictStatus;
   includeArchived: boolean;
 }
 
-const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'cwe', 'verdict', 'includeArchived'] as const;
+const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'format', 'scanner', 'cwe', 'verdict', 'includeArchived'] as const;
 
 function positiveInt(field: string, value: unknown): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -83,6 +85,19 @@ export function normaliseFilter(input: unknown, allowedExtra: readonly string[] 
       throw new QueryValidationError('reportName', 'reportName must be a report file name, e.g. dd__flawfinder.sarif');
     }
     out.reportName = f['reportName'].trim();
+  }
+  if (f['format'] !== undefined && f['format'] !== null) {
+    const v = typeof f['format'] === 'string' ? f['format'].trim().toLowerCase() : f['format'];
+    if (!(REPORT_FORMATS as readonly unknown[]).includes(v)) {
+      throw new QueryValidationError('format', `format must be one of ${REPORT_FORMATS.join(', ')}, got ${JSON.stringify(f['format'])}`);
+    }
+    out.format = v as ReportFormat;
+  }
+  if (f['scanner'] !== undefined && f['scanner'] !== null) {
+    if (typeof f['scanner'] !== 'string' || f['scanner'].trim() === '' || f['scanner'].length > 200) {
+      throw new QueryValidationError('scanner', 'scanner must be part of a scanner name (1 to 200 characters), e.g. semgrep');
+    }
+    out.scanner = f['scanner'].replace(/\s+/g, ' ').trim();
   }
   if (f['cwe'] !== undefined && f['cwe'] !== null) {
     const raw = f['cwe'];

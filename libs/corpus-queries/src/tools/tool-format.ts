@@ -32,8 +32,11 @@ export function plainFilter(f: FindingFilter | AppliedFilter | undefined): Findi
   if (f.severity) out.severity = f.severity;
   if (f.reportName) out.reportName = f.reportName;
   else if (f.reportId != null) out.reportId = f.reportId;
+  if (f.format) out.format = f.format;
+  if (f.scanner) out.scanner = f.scanner;
   if (f.cwe != null) out.cwe = f.cwe;
   if (f.verdict) out.verdict = f.verdict;
+  if (f.includeArchived) out.includeArchived = true;
   return out;
 }
 
@@ -49,8 +52,11 @@ export function describeFilter(f: FindingFilter | AppliedFilter | undefined): st
   const reportFilename = (f as AppliedFilter).reportFilename;
   if (reportFilename || f.reportName) parts.push(`report='${reportFilename ?? f.reportName}'`);
   else if (f.reportId != null) parts.push(`report id=${f.reportId}`);
+  if (f.format) parts.push(`format=${f.format}`);
+  if (f.scanner) parts.push(`scanner='${f.scanner}'`);
   if (f.cwe != null) parts.push(`cwe=CWE-${f.cwe}`);
   if (f.verdict) parts.push(`verdict=${f.verdict}`);
+  if (f.includeArchived) parts.push('archived reports included');
   return parts.length ? parts.join(', ') : 'no filter';
 }
 

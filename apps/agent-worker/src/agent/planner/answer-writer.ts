@@ -5,6 +5,7 @@ import {
   type ComputedScope,
   type CorpusOverview,
   type CountFindingsByResult,
+  type CountGroup,
   type FindingDetail,
   type FindingFilter,
   type ReportSummary,
@@ -54,6 +55,9 @@ export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedSco
   const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
   if (reportFilename) parts.set('report', `report ${md(reportFilename)}`);
   else if (f.reportId != null) parts.set('report', `report #${f.reportId}`);
+  if (f.format) parts.set('format', `format ${f.format}`);
+  if (f.scanner) parts.set('scanner', `scanner ${quote(f.scanner)}`);
+  if (f.includeArchived) parts.set('archived', 'archived reports included');
   if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
   if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
   if (scope?.exclude) parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
@@ -201,6 +205,8 @@ function cweLabel(g: { key: string; label: string }): string {
   return `${id} ${md(label)}`;
 }
 
+/** What a group of `count_findings_by` is, in words. */
+const GROUP_NOUN: Record<string, string> = { report: 'report', cwe: 'CWE', format: 'report format', title: 'finding title', severity: 'severity', verdict: 'verdict' };
 const groupLabel = (groupBy: string, g: { key: string; label: string }) => (groupBy === 'cwe' ? cweLabel(g) : md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
@@ -208,17 +214,24 @@ function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string 
   const how = [scope?.severities && r.groupBy !== 'severity' ? 'one call per severity, added up' : '', scope?.exclude ? 'minus the same counts for the excluded findings' : '']
     .filter(Boolean)
     .join(', ');
-  return `Exact counts from count_findings_by, grouped by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy}${how ? ` (${how})` : ''}.`;
+  return `Exact counts from count_findings_by, grouped by ${GROUP_NOUN[r.groupBy]}${how ? ` (${how})` : ''}.`;
+}
+
+/** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
+export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] {
+  const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
+  if (!groups.length) return [];
+  const cut = groups[Math.min(n, groups.length) - 1].count;
+  return groups.filter((g, i) => i < n || g.count === cut);
 }
 
 /** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
 export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: ComputedScope; note?: string } = {}): string {
-  const what = r.groupBy === 'report' ? 'report' : 'CWE';
+  const what = GROUP_NOUN[r.groupBy];
   const scope = scopePhrase(r.filter, opts.scope);
   const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
   if (!groups.length) return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
-  const cut = groups[Math.min(n, groups.length) - 1].count;
-  const top = groups.filter((g, i) => i < n || g.count === cut);
+  const top = rankedGroups(r, n);
   const filterText = scope ? `findings with ${scope}` : 'findings';
   const lines: string[] = [];
   if (n === 1 && top.length === 1) {
@@ -233,7 +246,8 @@ export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: C
   }
   if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push('');
-  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')} in ${plural(groups.length, what)}.`);
+  const among = r.groupBy === 'title' ? `; the ${plural(groups.length, 'commonest title')} were compared` : ` in ${plural(groups.length, what)}`;
+  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')}${among}.`);
   return lines.join('\n');
 }
 

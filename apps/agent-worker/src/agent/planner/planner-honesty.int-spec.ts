@@ -245,7 +245,7 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many new findings are there?', null],
   ['How many findings are in the semgrep report?', null],
   ['How many findings are in the trivy report?', null],
-  ['What percentage of findings are critical?', null],
+  ['What percentage of findings are critical?', () => bySeverities(['critical'])],
   ['How many findings are false positives?', null],
   ['How many findings from production?', null],
   ['How many critical findings were fixed last month?', null],

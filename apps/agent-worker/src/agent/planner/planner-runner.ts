@@ -1,6 +1,6 @@
 import { type CorpusTools, type ToolExecution, type ToolSuccess } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
-import { SEVERITIES, type ComputedScope, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
+import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, type ReportFormat, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
@@ -14,6 +14,7 @@ import {
   outOfScopeAnswer,
   tooLongAnswer,
   overviewAnswer,
+  rankedGroups,
   reportCountAnswer,
   reportHintAnswer,
   reportListAnswer,
@@ -24,8 +25,9 @@ import {
   type ScopedCount,
 } from './answer-writer';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
-import { matchReportNames } from './report-names';
+import { matchReportNames, matchScanners } from './report-names';
 import { comparisonAnswer } from './scan-comparison';
+import { shareAnswer } from './share-answer';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -74,7 +76,7 @@ export class PlannerRunner {
     const state: FollowUpState = { scope: previous.lastScope };
     let answer: string;
     try {
-      answer = await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
+      answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
     } catch (e) {
       if (!(e instanceof ToolFailed)) throw e;
       answer = failed(e.failure);
@@ -87,6 +89,7 @@ export class PlannerRunner {
     else delete metadata.lastScope;
     // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
     if (state.counted && !state.listed) metadata.lastFindingIds = [];
+    if (state.groups?.groups.length) metadata.lastGroups = state.groups;
     metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous)] });
     return { content: recorder.content, metadata };
   }
@@ -108,6 +111,7 @@ export class PlannerRunner {
       case 'too_long':
         return tooLongAnswer(plan.length, PLANNER_MAX_QUESTION_CHARS);
       case 'no_previous':
+      case 'group_ref':
         return NO_PREVIOUS_ANSWER;
       case 'unsupported':
         return unsupportedAnswer(plan.parts, plan.understood);
@@ -127,13 +131,18 @@ export class PlannerRunner {
         const r = await call(rec, 'compare_reports', { baseline: plan.baseline, ...(plan.report ? { report: plan.report } : {}), ordered: plan.ordered });
         return r.ok ? comparisonAnswer(plan, r.result, md) : `I did not compare them: ${md(r.error)}`;
       }
+      case 'share': {
+        const resolved = await this.resolveReport(plan, rec);
+        if (typeof resolved === 'string') return resolved;
+        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state);
+      }
       case 'count_findings':
       case 'top':
       case 'breakdown':
       case 'reports_with': {
         const resolved = await this.resolveReport(plan, rec);
         if (typeof resolved === 'string') return resolved;
-        return this.count(resolved, rec, state);
+        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state);
       }
       case 'detail':
       case 'detail_ref': {
@@ -161,12 +170,18 @@ export class PlannerRunner {
   private async resolveReport(plan: CountingPlan, rec: TurnRecorder): Promise<CountingPlan | string> {
     const hint = plan.reportHint;
     if (!hint) return plan;
-    const r = await call(rec, 'list_all_reports', {});
+    const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
     if (!r.ok) throw new ToolFailed(r);
     const matches = matchReportNames(
       hint.text,
       r.result.map((x) => x.filename),
     );
+    // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
+    const scanners = matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
+    if (scanners.length) {
+      const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
+      return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } } : {}) };
+    }
     if (matches.length !== 1) return reportHintAnswer(hint, matches);
     const reportName = matches[0];
     if (hint.negated) {
@@ -180,8 +195,41 @@ export class PlannerRunner {
     return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}) };
   }
 
+  /**
+   * "Show the second one" after a ranking: the findings of the group at that position (a report, a
+   * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
+   * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
+   */
+  private async groupRef(position: number, previous: LastAnswerState, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+    const listed = previous.lastGroups!;
+    const at = position < 0 ? listed.groups.length + position : position;
+    const g = listed.groups[at];
+    if (!g) return `The previous answer listed ${listed.groups.length === 1 ? 'one' : 'fewer'} ${listed.groupBy === 'cwe' ? 'CWE ids' : `${listed.groupBy}s`} than that; ask about one by name.`;
+    const part: FindingFilter | undefined =
+      listed.groupBy === 'report' ? { reportName: g.label } : listed.groupBy === 'cwe' && g.key !== 'none' ? { cwe: Number(g.key) } : listed.groupBy === 'format' && g.key !== 'none' ? { format: g.key as ReportFormat } : listed.groupBy === 'severity' ? { severity: g.key as Severity } : undefined;
+    if (!part) return `I can't count the findings of ${md(g.label)} exactly: a finding title is not a filter the tools take. Ask "how many findings mention …" with its words instead.`;
+    const filter = mergeFilters(previous.lastFilter ?? {}, part);
+    const plan: CountingPlan = { kind: 'count_findings', list: true, filter, followUp: true, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
+    state.groups = listed;
+    return `From the previous ranking, ${md(g.label)}:\n\n${await this.count(plan, rec, state)}`;
+  }
+
+  /** A share: the part's exact count over the whole's, both from search_findings. */
+  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+    const { reportName, reportId, scanner } = plan.filter;
+    const whole = { ...plan.whole, ...(reportName ? { reportName } : {}), ...(reportId !== undefined ? { reportId } : {}), ...(scanner ? { scanner } : {}) };
+    const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
+    if (!part.ok) return failed(part);
+    const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
+    if (!all.ok) return failed(all);
+    state.counted = true;
+    state.filter = part.filter;
+    state.listed = part.result.rows.length > 0;
+    return shareAnswer(part.result, all.result);
+  }
+
   /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(plan: CountingPlan, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
     const note = plan.followUp && plan.previous && plan.asked ? followUpNote(plan.previous, plan.asked, plan) : undefined;
     const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
     state.scope = scope;
@@ -202,6 +250,13 @@ export class PlannerRunner {
     }
     const r = scope ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope) : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
     state.filter = plan.filter;
+    // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
+    const top = r.groups.filter((g) => g.key !== 'none');
+    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && top.length && (top.length === 1 || top[0].count > top[1].count)) {
+      state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
+    }
+    const listed = plan.kind === 'top' ? rankedGroups(r, plan.n) : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict' ? r.groups : [];
+    if (listed.length) state.groups = { groupBy: r.groupBy, groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })) };
     if (plan.kind === 'top') return topAnswer(r, plan.n, { scope, note });
     if (plan.kind === 'breakdown') return breakdownAnswer(r, { scope, note });
     return reportsWithAnswer(r, { scope, note });
@@ -215,6 +270,8 @@ interface FollowUpState {
   /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */
   counted?: boolean;
   listed?: boolean;
+  /** The groups a ranking listed (or, for a group reference, the ranking it referred to). */
+  groups?: ListedGroups;
 }
 
 function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Failure> {

@@ -90,7 +90,9 @@ export function lex(text: string): Token[] {
         tokens.push({ orig, w: orig, kind: 'punct', start, end });
         continue;
       }
-      const lower = orig.toLowerCase().replace(/’/g, "'");
+      let lower = orig.toLowerCase().replace(/’/g, "'");
+      // A possessive ("which scan's got the most highs") is the noun; contractions ("what's") are vocabulary.
+      if (lower.endsWith("'s") && !isKnown(lower)) lower = lower.slice(0, -2);
       if (/^\d+$/.test(lower)) {
         tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
         continue;

@@ -1,12 +1,16 @@
-import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey } from '@corpus-chat/contracts';
+import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, type ListedGroups } from '@corpus-chat/contracts';
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
-import { findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { findArchived, findFormat, findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { parseShare } from './question-share';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
 import { findSeverityExpression } from './severity-expression';
+import { mergeFilters, mergeScopes } from './follow-up-scope';
+
+export { mergeFilters, mergeScopes };
 import {
-  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, GROUP_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
+  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, FORMAT_NOUNS, FREQUENCY_WORDS, GROUP_WORDS, SHARE_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
   REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_WORDS, TOP_WORDS, WRITE_VERBS,
 } from './vocabulary';
 
@@ -61,8 +65,10 @@ export type PlannedQuestion =
   | { kind: 'overview' }
   /** "How many findings …": a search with the filter (total exact, first rows shown). */
   | ({ kind: 'count_findings'; list: boolean } & Counting)
-  /** "Which report has the most …", "top N reports / CWEs by …". */
-  | ({ kind: 'top'; groupBy: 'report' | 'cwe'; n: number } & Counting)
+  /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
+  | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number } & Counting)
+  /** "What percentage of findings are critical?": the part's count and the whole's (`whole` ⊆ the part's filter). */
+  | ({ kind: 'share'; whole: FindingFilter } & Counting)
   /** "Breakdown of findings by severity / CWE / verdict / report". */
   | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
   /** "How many reports have critical findings?" */
@@ -70,6 +76,8 @@ export type PlannedQuestion =
   | { kind: 'detail'; id: number }
   /** "Show the first one": a position in the previous answer's finding ids (-1 = last). */
   | { kind: 'detail_ref'; position: number }
+  /** "Show the second one" after a ranking: a position in the groups it listed (-1 = last). */
+  | { kind: 'group_ref'; position: number }
   /** A follow-up with nothing earlier in the thread to refer to. */
   | { kind: 'no_previous' }
   /** A question with parts the planner cannot apply: answered without a number. */
@@ -88,12 +96,18 @@ export interface PreviousAnswer {
   lastFilter?: FindingFilter;
   lastFindingIds?: number[];
   lastScope?: ComputedScope;
+  lastGroups?: ListedGroups;
 }
 
 /** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
 function findGroupBy(s: Scan): GroupByKey | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
+    // "counting every format", "including all reports": everything is counted, nothing is grouped.
+    if ((w === 'each' || w === 'every') && /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')) {
+      consume(s, [i - 1, i + 2]);
+      continue;
+    }
     if (w === 'by' || w === 'per' || w === 'each' || w === 'every' || (w === 'across' && s.words[i + 1] !== 'the')) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
       const key = GROUP_WORDS[s.words[at]];
@@ -231,6 +245,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
   const comparison = findComparison(s.tokens);
   if (comparison) return comparison;
+  if (s.hasAny(SHARE_WORDS)) return parseShare(s, previous, parseQuestion);
 
   const hasFindingNoun = W.some((w) => FINDING_NOUNS.has(w) && w !== 'one' && w !== 'ones');
   const hasReportNoun = W.some((w) => REPORT_NOUNS.has(w));
@@ -250,8 +265,9 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (ord >= 0 && !hasCount && !s.hasAny(TOP_WORDS) && !hasReportNoun && !s.hasAny(TIME_WORDS) && (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))) {
     const next = W[ord + 1];
     if (!next || next === '?' || /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)) {
-      if (!previous.lastFindingIds?.length) return { kind: 'no_previous' };
-      return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
+      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
+      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: ORDINALS[W[ord]] };
+      return { kind: 'no_previous' };
     }
   }
 
@@ -276,6 +292,13 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
       consume(s, [rid, rid + 2]);
     }
   }
+  const archived = findArchived(s);
+  if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
+  // "how many archived reports are there?" counts reports, which the planner only counts live.
+  else if (archived?.include && !hasFindingNoun) unapplied.push({ text: 'archived reports', reason: 'combination' });
+  else if (archived?.include) filter.includeArchived = true;
+  const format = findFormat(s);
+  if (format) (format.negated ? exclude : filter).format = format.format;
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
   if (cweTok >= 0) {
     const neg = negationBefore(s, cweTok);
@@ -326,7 +349,10 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated)) unapplied.push({ text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
   const computed = Object.keys(scope).length ? scope : undefined;
 
+  // "does it have", "in it", "that report": the report the previous answer was about (its filter carries it).
+  const previousReport = W.some((w, i) => (w === 'it' && /^(does|do|did|in|of|from|has)$/.test(W[i - 1] ?? '')) || (/^(that|this|same)$/.test(w) && /^(report|scan|file)$/.test(W[i + 1] ?? '')));
   const referential =
+    previousReport ||
     W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' ')) ||
     s.seq(0, ['what', 'about']) ||
@@ -334,12 +360,12 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
-  const isFollowUp = referential && (!hasFindingNoun || s.has('those', 'them', 'these'));
+  const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
   let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
   let prior: PlannedScope | undefined;
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if ((!newParts && !hasFindingNoun && !hasReportNoun) || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
+      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
     } else {
       prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
       effective = mergeScopes(prior, effective);
@@ -355,6 +381,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   });
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
+    // Report counts and lists come from list_all_reports without archived ones: not what was asked.
+    if (filter.includeArchived && !('filter' in plan)) unapplied.push({ text: 'archived reports', reason: 'combination' });
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has) {
       unapplied.push({ text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
     }
@@ -366,9 +394,20 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
   const wantsTop = s.hasAnyUnused(TOP_WORDS) || topN !== undefined;
-  const topTarget: 'report' | 'cwe' | undefined = W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun ? 'cwe' : hasReportNoun ? 'report' : undefined;
-  if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most'))) {
-    const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans');
+  // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
+  const titleAsk = W.some((w, i) => FREQUENCY_WORDS.has(w) && FINDING_NOUNS.has(W[i + 1] ?? '') && !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1])) || s.has('title', 'titles');
+  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(FORMAT_NOUNS)
+    ? 'format'
+    : W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
+      ? 'cwe'
+      : titleAsk
+        ? 'title'
+        : hasReportNoun
+          ? 'report'
+          : undefined;
+  const rankedBy = W.some((w, i) => TOP_WORDS.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
+  if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)) {
+    const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans' || w === 'formats' || w === 'titles');
     return finish({ kind: 'top', groupBy: topTarget, n: topN ?? (plural && !s.has('has', 'is', 'was') ? 5 : 1), ...counting() });
   }
 
@@ -388,51 +427,12 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   // A report named by part of its file name, with nothing else asked: its findings by severity.
   if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp) return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
-  if (!topical) return { kind: 'out_of_scope', reason: 'unknown' };
-  if (hasCount || wantsList || followUp || hasFindingNoun || newParts) {
-    if (!hasCount && !wantsList && !followUp && !hasFindingNoun && !s.has('what', 'which', 'any')) return { kind: 'out_of_scope', reason: 'unknown' };
+  // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
+  const corpusWord = !!(filter.severity || scope.severities || filter.format);
+  if (!topical && !corpusWord) return { kind: 'out_of_scope', reason: 'unknown' };
+  if (hasCount || wantsList || followUp || hasFindingNoun || newParts || corpusWord) {
+    if (!hasCount && !wantsList && !followUp && !hasFindingNoun && !corpusWord && !s.has('what', 'which', 'any')) return { kind: 'out_of_scope', reason: 'unknown' };
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
   }
   return { kind: 'out_of_scope', reason: 'unknown' };
-}
-
-/** The previous filter narrowed by the new parts (a new value of a field replaces the old one). */
-export function mergeFilters(previous: FindingFilter, next: FindingFilter): FindingFilter {
-  const merged: FindingFilter = { ...previous };
-  for (const [k, v] of Object.entries(next)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
-  if (next.reportName) delete merged.reportId;
-  if (next.reportId !== undefined) delete merged.reportName;
-  return merged;
-}
-
-/**
- * A follow-up's scope: the previous one with the new parts applied. A new value of a part replaces
- * the old one (a severity or set of severities replaces the previous severity or set; a new topic,
- * report, CWE or verdict replaces an exclusion of the same kind; a new exclusion or with/without
- * replaces the old one); every other previous part is kept.
- */
-export function mergeScopes(previous: PlannedScope, next: PlannedScope): PlannedScope {
-  const filter = mergeFilters(previous.filter, next.filter);
-  const scope: ComputedScope = { ...(previous.scope ?? {}) };
-  if (next.filter.severity || next.scope?.severities) delete scope.severities;
-  if (next.scope?.severities) {
-    delete filter.severity;
-    scope.severities = next.scope.severities;
-  }
-  if (scope.exclude) {
-    const keys = Object.keys(scope.exclude).map((k) => (k === 'reportId' ? 'reportName' : k));
-    const nextKeys = Object.keys(next.filter).map((k) => (k === 'reportId' ? 'reportName' : k));
-    if (keys.some((k) => nextKeys.includes(k))) delete scope.exclude;
-  }
-  if (next.scope?.exclude) {
-    scope.exclude = next.scope.exclude;
-    for (const k of Object.keys(next.scope.exclude) as (keyof FindingFilter)[]) {
-      if (k === 'reportName' || k === 'reportId') {
-        delete filter.reportName;
-        delete filter.reportId;
-      } else delete filter[k];
-    }
-  }
-  if (next.scope?.has) scope.has = next.scope.has;
-  return { filter, ...(Object.keys(scope).length ? { scope } : {}) };
 }

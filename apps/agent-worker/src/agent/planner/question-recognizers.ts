@@ -3,11 +3,11 @@
  * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", and a report
  * named by part of its file name. Each consumes the tokens it reads from the `Scan`.
  */
-import type { ComputedScope, VerdictStatus } from '@corpus-chat/contracts';
+import type { ComputedScope, ReportFormat, VerdictStatus } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-parser';
-import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
+import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
 
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
@@ -165,4 +165,51 @@ export function hint(s: Scan, name: [number, number], whole: [number, number], l
   if (neg) consume(s, neg);
   consume(s, whole);
   return { text: spanText(s, name), negated: !!neg, loose };
+}
+
+/**
+ * A report format named as such ("the Trivy reports", "Burp Suite findings", "in the nessus scans",
+ * "CSV exports"), possibly negated ("not from the ZAP scans"); consumed. IMPORT-RULES.md: a format
+ * is the report's detected format, never a match on file names.
+ */
+export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const format = FORMAT_WORDS[s.words[i]];
+    if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
+    let end = i + 1;
+    if (format === 'burp' && s.words[end] === 'suite') end++;
+    // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
+    if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
+    const neg = negationBefore(s, i);
+    if (neg) consume(s, neg);
+    consume(s, [i, end]);
+    return { format, negated: !!neg };
+  }
+  return undefined;
+}
+
+/**
+ * Archived reports asked for ("including archived reports", "archived ones too"): their findings are
+ * counted (`includeArchived`). "not archived" is the default and only consumed; "only archived
+ * reports" is a set no filter selects, returned as not applicable.
+ */
+export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
+  const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
+  if (i < 0) return undefined;
+  let a = i;
+  let b = i + 1;
+  while (a > 0 && /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) && !s.used[a - 1]) a--;
+  while (b < s.words.length && (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) && !s.used[b]) b++;
+  const neg = negationBefore(s, i);
+  if (neg) {
+    consume(s, [neg[0], b]);
+    return { include: false };
+  }
+  consume(s, [a, b]);
+  if (/^(only|just|solely)$/.test(s.words[a - 1] ?? '') || s.words[b] === 'only') {
+    if (s.words[b] === 'only') consume(s, [b, b + 1]);
+    else consume(s, [a - 1, a]);
+    return { unapplied: { text: 'only archived reports', reason: 'combination' } };
+  }
+  return { include: true };
 }

@@ -121,9 +121,12 @@ export function findTopic(s: Scan): Topic | undefined {
     const beforeNoun = next && FINDING_NOUNS.has(next) && next !== 'one' && next !== 'ones';
     const afterCount = prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || FINDING_NOUNS.has(next));
     const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
+    // "crit sqli count", "sqli count": a run right before a count word, or after a severity word at the end.
+    const beforeCount = !!next && COUNT_WORDS.has(next) && (a === 0 || !!SEVERITY_WORDS[prev ?? '']);
+    const afterSeverity = !!SEVERITY_WORDS[prev ?? ''] && s.used[a - 1] && (!next || /^[?.!]$/.test(next));
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
     if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w) || GENERIC_MODIFIERS.has(w))) continue;
-    if (beforeNoun || afterCount || afterNegation) {
+    if (beforeNoun || afterCount || afterNegation || beforeCount || afterSeverity) {
       if (neg) consume(s, neg);
       consume(s, [a, b]);
       return withLimits(s, [a, b], !!neg);

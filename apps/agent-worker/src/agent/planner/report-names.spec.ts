@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { loadQuestions } from '@corpus-chat/corpus-queries/testing';
-import { matchReportNames, namePieces } from './report-names';
+import { matchReportNames, matchScanners, namePieces } from './report-names';
 
 /** The file names of the questions.json corpus, as the importer stores them (base names). */
 const FILES = loadQuestions().corpus.files.map((f) => path.basename(f));
@@ -29,6 +29,18 @@ describe('matchReportNames', () => {
     expect(matchReportNames('nessus', FILES)).toEqual([]);
     expect(matchReportNames('the report', FILES)).toEqual([]);
     expect(matchReportNames('', FILES)).toEqual([]);
+  });
+
+  it('a word may occur inside a piece of the name (IMPORT-RULES: all its words occur in the file name)', () => {
+    expect(matchReportNames('owaspzap mock', FILES)).toEqual(['sechub__owaspzap-mock-large.sarif.json']);
+    expect(matchReportNames('COVERITY', [...FILES, 'cov__Coverity-scan.json'])).toEqual(['cov__Coverity-scan.json']);
+  });
+
+  it('matchScanners: the hint when some report\'s scanner name contains it, case-insensitively', () => {
+    const reports = [{ docMetadata: { tool: { name: 'Semgrep OSS' } } }, { docMetadata: { tool: null } }, { docMetadata: {} }];
+    expect(matchScanners('semgrep', reports)).toEqual(['semgrep']);
+    expect(matchScanners('the Semgrep scanner', reports)).toEqual(['semgrep']);
+    expect(matchScanners('gosec', reports)).toEqual([]);
   });
 
   it('namePieces ignores case and separators', () => {

@@ -3,16 +3,16 @@ export function namePieces(name: string): string[] {
   return name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
-const FILLER = new Set(['the', 'a', 'an', 'report', 'reports', 'scan', 'scans', 'file', 'files', 'named', 'called', 'titled', 'of', 'for', 'from', 'in', 'one']);
+const FILLER = new Set(['the', 'a', 'an', 'report', 'reports', 'scan', 'scans', 'file', 'files', 'named', 'called', 'titled', 'of', 'for', 'from', 'in', 'one', 'scanner', 'scanners', 'tool']);
 const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)$/i;
 
 /**
  * The report file names an operator's partial name refers to ("juice shop" → `scb__juice-shop-v12.10.2.json`,
  * "fortify" → `sdk__fortify-fpr-large.sarif`, "dd__flawfinder" → `dd__flawfinder.sarif`), comparing
  * names with `_`, `-`, `.` and case ignored. A name that is the whole hint without its extension
- * (`dd__flawfinder`) is the only match; otherwise every name matches where each word of the hint is
- * a whole piece of the name (`juice shop`) or the hint run together occurs in the run-together name
- * (`juiceshop`, `semgrep` in both `dd__semgrep-oss…` and `dd__semgrepowasp…`). Several matches mean
+ * (`dd__flawfinder`) is the only match; otherwise every name matches where each word of the hint
+ * occurs in the name, case-insensitively (IMPORT-RULES.md: "the coverity report"), or the hint run
+ * together occurs in the run-together name (`juiceshop`). Several matches mean
  * the hint is ambiguous; none, that it names no report.
  */
 export function matchReportNames(hint: string, filenames: readonly string[]): string[] {
@@ -24,7 +24,22 @@ export function matchReportNames(hint: string, filenames: readonly string[]): st
   const exact = unique.filter((f) => namePieces(f.replace(EXTENSIONS, '')).join('') === joined);
   if (exact.length) return exact;
   return unique.filter((f) => {
+    const name = f.toLowerCase();
     const pieces = namePieces(f);
-    return words.every((w) => pieces.includes(w)) || (joined.length >= 3 && pieces.join('').includes(joined));
+    return words.every((w) => name.includes(w)) || (joined.length >= 3 && pieces.join('').includes(joined));
   });
+}
+
+/**
+ * The scanner a hint names ("from semgrep", "by gosec"): the distinct scanner names
+ * (`docMetadata.tool.name`, e.g. SARIF `tool.driver.name`) of `reports` that contain every word of
+ * the hint, case-insensitively. Returns the hint's words joined (the `scanner` filter's substring)
+ * when at least one report's scanner matches, else nothing.
+ */
+export function matchScanners(hint: string, reports: readonly { docMetadata: Record<string, unknown> }[]): string[] {
+  const words = namePieces(hint).filter((w) => !FILLER.has(w));
+  if (!words.length) return [];
+  const phrase = words.join(' ');
+  const names = reports.map((r) => (r.docMetadata['tool'] as { name?: unknown } | null | undefined)?.name).filter((n): n is string => typeof n === 'string');
+  return names.some((n) => n.toLowerCase().includes(phrase)) ? [phrase] : [];
 }

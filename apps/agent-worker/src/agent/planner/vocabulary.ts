@@ -1,12 +1,26 @@
 import damerauLevenshtein from 'damerau-levenshtein';
-import type { GroupByKey, Severity, VerdictStatus } from '@corpus-chat/contracts';
+import type { GroupByKey, ReportFormat, Severity, VerdictStatus } from '@corpus-chat/contracts';
 
 /** Words meaning "finding" (the subject of most questions). */
 export const FINDING_NOUNS = new Set([
   'finding', 'findings', 'issue', 'issues', 'vulnerability', 'vulnerabilities', 'vuln', 'vulns', 'bug', 'bugs', 'alert', 'alerts',
   'result', 'results', 'problem', 'problems', 'weakness', 'weaknesses', 'item', 'items', 'entries', 'entry', 'hits', 'hit', 'flaws', 'flaw', 'one', 'ones',
 ]);
-export const REPORT_NOUNS = new Set(['report', 'reports', 'scan', 'scans', 'file', 'files']);
+export const REPORT_NOUNS = new Set(['report', 'reports', 'scan', 'scans', 'file', 'files', 'export', 'exports']);
+
+/**
+ * Report formats as operators name them (IMPORT-RULES.md format ids): "the Burp Suite reports",
+ * "the trivy scans". A format word is a filter on the report's detected format, never on file names.
+ */
+export const FORMAT_WORDS: Record<string, ReportFormat> = {
+  sarif: 'sarif', zap: 'zap', owasp_zap: 'zap', nuclei: 'nuclei', trivy: 'trivy', burp: 'burp', nessus: 'nessus', tenable: 'nessus', csv: 'csv',
+};
+/** Words meaning "format" in "which report format has the most …". */
+export const FORMAT_NOUNS = new Set(['format', 'formats']);
+/** Words asking for a share of a whole: "what percentage of findings are critical?". */
+export const SHARE_WORDS = new Set(['percentage', 'percent', 'share', 'proportion', 'fraction', 'ratio']);
+/** Words that make a "most …" question about finding titles ("the most common vulnerability"). */
+export const FREQUENCY_WORDS = new Set(['common', 'commonest', 'frequent', 'prevalent', 'often', 'frequently', 'widespread', 'popular', 'recurring']);
 export const CWE_NOUNS = new Set(['cwe', 'cwes', 'cwe-id', 'cwe-ids']);
 
 /** Severity words (CVSS 3.1 qualitative scale names and common variants) → severity. */
@@ -30,6 +44,7 @@ export const GROUP_WORDS: Record<string, GroupByKey> = {
   report: 'report', reports: 'report', file: 'report', files: 'report', scan: 'report', scans: 'report',
   cwe: 'cwe', cwes: 'cwe', weakness: 'cwe', weaknesses: 'cwe', 'cwe-id': 'cwe', 'cwe-ids': 'cwe',
   verdict: 'verdict', verdicts: 'verdict', status: 'verdict', retest: 'verdict',
+  format: 'format', formats: 'format', title: 'title', titles: 'title',
 };
 
 export const COUNT_WORDS = new Set(['count', 'counts', 'number', 'numbers', 'total', 'tally', 'amount', 'quantity']);
@@ -85,7 +100,8 @@ const FUZZY_SET = new Set(FUZZY_TARGETS);
 /**
  * The structure word a possibly misspelled `word` (lower case) stands for: itself when known or
  * short, a `TYPO_MAP` entry, or the closest `FUZZY_TARGETS` word within one edit (Damerau–Levenshtein:
- * a transposition is one edit) for words of five or more letters, two edits from eight letters.
+ * a transposition is one edit) for words of five or more letters, two edits from eight letters
+ * when the first letter agrees (so a name such as "coverity" is not read as "severity").
  * Words that are known vocabulary already are never changed.
  */
 export function correctWord(word: string, known: (w: string) => boolean): string {
@@ -97,6 +113,7 @@ export function correctWord(word: string, known: (w: string) => boolean): string
   for (const target of FUZZY_TARGETS) {
     if (Math.abs(target.length - word.length) > limit) continue;
     const steps = damerauLevenshtein(word, target).steps;
+    if (steps > 1 && target[0] !== word[0]) continue;
     if (steps < bestSteps) {
       best = target;
       bestSteps = steps;

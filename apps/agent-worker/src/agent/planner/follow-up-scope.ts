@@ -1,0 +1,43 @@
+import type { ComputedScope, FindingFilter } from '@corpus-chat/contracts';
+import type { PlannedScope } from './question-parser';
+
+/** The previous filter narrowed by the new parts (a new value of a field replaces the old one). */
+export function mergeFilters(previous: FindingFilter, next: FindingFilter): FindingFilter {
+  const merged: FindingFilter = { ...previous };
+  for (const [k, v] of Object.entries(next)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+  if (next.reportName) delete merged.reportId;
+  if (next.reportId !== undefined) delete merged.reportName;
+  return merged;
+}
+
+/**
+ * A follow-up's scope: the previous one with the new parts applied. A new value of a part replaces
+ * the old one (a severity or set of severities replaces the previous severity or set; a new topic,
+ * report, CWE or verdict replaces an exclusion of the same kind; a new exclusion or with/without
+ * replaces the old one); every other previous part is kept.
+ */
+export function mergeScopes(previous: PlannedScope, next: PlannedScope): PlannedScope {
+  const filter = mergeFilters(previous.filter, next.filter);
+  const scope: ComputedScope = { ...(previous.scope ?? {}) };
+  if (next.filter.severity || next.scope?.severities) delete scope.severities;
+  if (next.scope?.severities) {
+    delete filter.severity;
+    scope.severities = next.scope.severities;
+  }
+  if (scope.exclude) {
+    const keys = Object.keys(scope.exclude).map((k) => (k === 'reportId' ? 'reportName' : k));
+    const nextKeys = Object.keys(next.filter).map((k) => (k === 'reportId' ? 'reportName' : k));
+    if (keys.some((k) => nextKeys.includes(k))) delete scope.exclude;
+  }
+  if (next.scope?.exclude) {
+    scope.exclude = next.scope.exclude;
+    for (const k of Object.keys(next.scope.exclude) as (keyof FindingFilter)[]) {
+      if (k === 'reportName' || k === 'reportId') {
+        delete filter.reportName;
+        delete filter.reportId;
+      } else delete filter[k];
+    }
+  }
+  if (next.scope?.has) scope.has = next.scope.has;
+  return { filter, ...(Object.keys(scope).length ? { scope } : {}) };
+}
