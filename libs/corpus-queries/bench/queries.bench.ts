@@ -31,6 +31,7 @@ import {
 } from '../src/queries/search-findings';
 import { countFindingsBy } from '../src/queries/count-findings-by';
 import { corpusOverview } from '../src/queries/corpus-overview';
+import { runReadOnly } from '../src/queries/read-only';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -230,11 +231,14 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     const goal =
       label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
     // The search and the count alone alternate, so the ratio compares them under the same load.
-    const [full, countOnly] = await measureAlternating([
+    // The agent's tools and the findings API search inside runReadOnly (one connection, one snapshot).
+    const [full, countOnly, readOnly] = await measureAlternating([
       () => searchFindings(m, { text: term, limit: 50 }, { cache: false }),
       () => countMatching(m, where),
+      () => runReadOnly(ds, (em) => searchFindings(em, { text: term, limit: 50 }, { cache: false })),
     ]);
     row(`searchFindings ${label} "${term}" (page of 50 + exact total)`, full, goal);
+    row(`  in runReadOnly, as the tools call it (${label})`, readOnly);
     const rowsOnly = await measure(() => findingRows(m, where, 50, 0));
     row(`  rows only (${label})`, rowsOnly, label === 'class-widened (XSS)' ? '' : '≤ 5');
     row(`  count only (${label})`, countOnly);
@@ -246,6 +250,8 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
       label === 'common' || label === 'very common' ? '≤ 1.1' : '',
     ]);
     out[`ratio ${label}`] = ratio;
+    rows.push([`  runReadOnly ÷ count (${label}), p50`, (readOnly.p50 / countOnly.p50).toFixed(2), '', '']);
+    out[`read-only ratio ${label}`] = readOnly.p50 / countOnly.p50;
   }
   row(
     `countFindingsBy('severity'), no filter`,
