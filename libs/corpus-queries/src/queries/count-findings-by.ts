@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { concurrently } from './concurrently';
 import {
   GROUP_BY_KEYS,
   SEVERITIES,
@@ -109,16 +108,13 @@ export async function countFindingsBy(
       );
       total = groups.reduce((n, g) => n + g.count, 0);
     } else {
-      const [rows, matching] = await concurrently(manager, [
-        () =>
-          manager.query(
-            `SELECT c.cwe, count(*)::int AS count
-           FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
-           WHERE ${where.sql} GROUP BY c.cwe`,
-            where.params.values,
-          ) as Promise<{ cwe: number | null; count: number }[]>,
-        () => countMatching(manager, where),
-      ]);
+      const rows: { cwe: number | null; count: number }[] = await manager.query(
+        `SELECT c.cwe, count(*)::int AS count
+         FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
+         WHERE ${where.sql} GROUP BY c.cwe`,
+        where.params.values,
+      );
+      const matching = await countMatching(manager, where);
       groups = rows.map((r) =>
         r.cwe === null
           ? { key: 'none', label: 'no CWE', count: r.count }
