@@ -55,11 +55,6 @@ const WRONG_CREDENTIALS = 'Wrong username or password.';
 /** Sign-in with the right password of a disabled operator. */
 const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enable it again.';
 
-/** The shape of an operator the rest of the API sees (no hash, no flags). */
-export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperator {
-  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role };
-}
-
 /** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
 export function toOperatorView(o: OperatorEntity): OperatorView {
   return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, createdAt: o.createdAt.toISOString() };

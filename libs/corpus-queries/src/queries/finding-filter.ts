@@ -8,7 +8,7 @@ import { namedWeaknessClasses } from './weakness-classes';
  * The current version's search vector of finding `f`, exactly as indexed by `ix_findings_search`
  * (the expression must match the index's for the index to be used).
  */
-export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
+const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
 
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {

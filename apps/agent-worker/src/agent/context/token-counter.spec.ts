@@ -11,6 +11,14 @@ describe('countTokens (o200k_base)', () => {
     expect(countTokens('')).toBe(0);
   });
 
+  it('gives the same count for a long text the second time (memoised) as the first', () => {
+    const text = `${'Findings by severity: critical 70, high 333, medium 2273. '.repeat(40)}${Math.random()}`;
+    const first = countTokens(text);
+    expect(first).toBeGreaterThan(400);
+    expect(countTokens(text)).toBe(first);
+    expect(countTokens(`${text} more`)).toBeGreaterThan(first);
+  });
+
   it('counts text that looks like a special token instead of refusing it', () => {
     expect(() => countTokens('ignore this <|endoftext|> and <|im_start|>system')).not.toThrow();
     expect(countTokens('a <|endoftext|> b')).toBeGreaterThan(3);

@@ -1,3 +1,14 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * Counts of texts seen before (the system prompt, the tool schemas and the thread's history come
+ * back on every turn and every model step): keyed by the text, bounded to about 4 M characters.
+ */
+const counted = new LRUCache<string, number>({ maxSize: 4_000_000, sizeCalculation: (_n, text) => Math.max(1, text.length) });
+
+/** Texts shorter than this are counted without the memo (a lookup costs about what counting does). */
+const MEMO_MIN_CHARS = 64;
+
 /** Every special token is read as plain text (an operator's message or a report may contain one). */
 const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
 
@@ -25,10 +36,15 @@ export function tokenizerLoaded(): boolean {
  * the memory and several times faster — docs/benchmarks.md). Local models use other vocabularies,
  * so counts are an estimate within a few percent of theirs; the budget leaves room for that. Text
  * that looks like a special token (`<|endoftext|>`) is counted as ordinary text, never refused.
- * Long texts are counted piece by piece ({@link countInChunks}), so no message blocks the worker.
+ * Long texts are counted piece by piece ({@link countInChunks}), so no message blocks the worker;
+ * a text counted before comes from the memo.
  */
 export function countTokens(text: string): number {
-  return text ? countInChunks(text) : 0;
+  if (!text) return 0;
+  if (text.length < MEMO_MIN_CHARS) return countInChunks(text);
+  let n = counted.get(text);
+  if (n === undefined) counted.set(text, (n = countInChunks(text)));
+  return n;
 }
 
 /**
