@@ -10,6 +10,7 @@ import { cachedQuery, type QueryOptions } from './query-cache';
 import { intInRange, normaliseFilter } from './query-validation';
 import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
 import { answerableFromSummary, severitySummary } from './severity-summary';
+import { isSelective, selectivePage, selectivePageAndTotal } from './selective-page';
 
 /** Arguments of {@link searchFindings}: a finding filter plus a page. */
 export interface SearchFindingsInput extends FindingFilter {
@@ -24,9 +25,8 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …`, planned by Postgres (a walk of
- * `ix_findings_live_severity` for a common filter, the text or CWE index and a top-N sort for a
- * rare one).
+ * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless the filter is selective
+ * (see `selective-page.ts`: its matches are collected once).
  */
 export async function findingRows(
   manager: EntityManager,
@@ -35,6 +35,7 @@ export async function findingRows(
   offset: number,
 ): Promise<FindingRow[]> {
   if (limit === 0) return [];
+  if (await isSelective(manager, where, limit, offset)) return selectivePage(manager, where, limit, offset);
   const p = where.params.clone();
   const rows: RowRecord[] = await manager.query(
     `WITH page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}
@@ -60,7 +61,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * classes a text was widened to. Archived reports are excluded unless `includeArchived`.
  *
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
- * `finding_severity_counts`; any other filter is counted by a plain `count(*)`. Results are cached
+ * `finding_severity_counts`; a selective filter (see `selective-page.ts`) collects its matches once
+ * for the page and the count; any other is counted by a plain `count(*)`. Results are cached
  * per corpus version. The page and the total are two statements: call it inside `runReadOnly`
  * (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools and the
  * findings API do.
@@ -77,6 +79,10 @@ export async function searchFindings(
   const offset = intInRange('offset', input.offset, 0, 1_000_000_000, 0);
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
+    if (!answerableFromSummary(filter) && limit > 0 && (await isSelective(manager, where, limit, offset))) {
+      const { rows, total } = await selectivePageAndTotal(manager, where, limit, offset);
+      return { total, rows, limit, offset, filter: where.applied };
+    }
     const total = answerableFromSummary(filter)
       ? (await severitySummary(manager, filter, where)).reduce((n, s) => n + s.findings, 0)
       : await countMatching(manager, where);
