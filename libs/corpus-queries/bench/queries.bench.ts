@@ -8,7 +8,7 @@
  * 127.0.0.1 as user postgres), runs the migrations, generates a synthetic corpus of that many
  * findings, VACUUM ANALYZEs it, then prints p50/p95 latencies (ms) of the query functions,
  * uncached unless stated: searchFindings for a rare (≤ 1 %), a common (~10 %) and a very common
- * (~45 %) term, rows only (the page cut one severity at a time), count only (alternating with page +
+ * (~45 %) term (pooled, and inside runReadOnly as the tools call it), rows only, count only (alternating with page +
  * total, so their ratio is taken under the same load), page + total, countFindingsBy('severity'), corpusOverview,
  * a cached repeat, and the Postgres plans (EXPLAIN ANALYZE) showing index use. Drops the database
  * at the end unless --keep. Results also go to <repo>/bench/results/queries-<size>.json (git-ignored).
@@ -21,16 +21,10 @@ import { createDataSource } from '../src/data-source';
 import { generateCorpus } from '../src/generator';
 import { buildFindingWhere } from '../src/queries/finding-filter';
 import { normaliseFilter } from '../src/queries/query-validation';
-import {
-  chooseSeverityStep,
-  countMatching,
-  estimateBySeverity,
-  findingRows,
-  searchFindings,
-  severityStepSql,
-} from '../src/queries/search-findings';
+import { countMatching, findingRows, searchFindings } from '../src/queries/search-findings';
 import { countFindingsBy } from '../src/queries/count-findings-by';
 import { corpusOverview } from '../src/queries/corpus-overview';
+import { runReadOnly } from '../src/queries/read-only';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -230,11 +224,14 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     const goal =
       label === 'rare' ? '≤ 20' : label === 'common' ? '≤ 150' : label === 'very common' ? '≤ 500' : '';
     // The search and the count alone alternate, so the ratio compares them under the same load.
-    const [full, countOnly] = await measureAlternating([
+    // The agent's tools and the findings API search inside runReadOnly (one connection, one snapshot).
+    const [full, countOnly, readOnly] = await measureAlternating([
       () => searchFindings(m, { text: term, limit: 50 }, { cache: false }),
       () => countMatching(m, where),
+      () => runReadOnly(ds, (em) => searchFindings(em, { text: term, limit: 50 }, { cache: false })),
     ]);
     row(`searchFindings ${label} "${term}" (page of 50 + exact total)`, full, goal);
+    row(`  in runReadOnly, as the tools call it (${label})`, readOnly);
     const rowsOnly = await measure(() => findingRows(m, where, 50, 0));
     row(`  rows only (${label})`, rowsOnly, label === 'class-widened (XSS)' ? '' : '≤ 5');
     row(`  count only (${label})`, countOnly);
@@ -246,6 +243,8 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
       label === 'common' || label === 'very common' ? '≤ 1.1' : '',
     ]);
     out[`ratio ${label}`] = ratio;
+    rows.push([`  runReadOnly ÷ count (${label}), p50`, (readOnly.p50 / countOnly.p50).toFixed(2), '', '']);
+    out[`read-only ratio ${label}`] = readOnly.p50 / countOnly.p50;
   }
   row(
     `countFindingsBy('severity'), no filter`,
@@ -290,15 +289,11 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
       `SELECT count(*) FROM findings f WHERE ${where.sql}`,
       where.params.values,
     );
-    const estimates = await estimateBySeverity(m, where);
-    const step = chooseSeverityStep(estimates[0], 50);
-    const { sql, params } = severityStepSql(where, step);
-    const spread = estimates
-      .map((e) => `${e.severity} ${Math.round(e.matches)}/${Math.round(e.findings)}`)
-      .join(', ');
-    plans[
-      `rows ${label}: estimated matches/findings per severity ${spread}; first step (${step.severity}): ${step.way}`
-    ] = await explain(m, sql, params);
+    plans[`rows ${label} (page of 50)`] = await explain(
+      m,
+      `SELECT f.id FROM findings f WHERE ${where.sql} ORDER BY f.severity, f.id LIMIT 50`,
+      where.params.values,
+    );
   }
   plans['severity counts (trigger-kept table)'] = await explain(
     m,

@@ -6,12 +6,11 @@ import {
   type ApiTokenEntity,
   deleteApiToken,
   findApiTokenByHash,
+  findOperatorById,
   insertApiToken,
   listApiTokens,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
-import { readOperator } from './auth.service';
-import { OperatorCache } from './operator-cache';
 
 /** Every secret starts with this, so secret scanners and people can tell what it is. */
 export const API_TOKEN_PREFIX = 'cc_pat_';
@@ -39,18 +38,14 @@ const toView = (t: ApiTokenEntity): ApiTokenView => ({
  * Operators' API tokens: created (the secret answered once), listed, revoked by their operator,
  * and verified on every bearer request. A token acts as its operator with scope `read` (the guard
  * limits the routes); it is refused as soon as it is revoked or expired, and while its operator is
- * disabled or gone (the operator comes from `OperatorCache`, dropped at once on any change of the
- * operator's row). Tokens survive sign-out and password changes: they are revoked one by one, and
+ * disabled or gone (the operator's row is read on every request, so a change applies at once). Tokens survive sign-out and password changes: they are revoked one by one, and
  * all at once when an admin disables the operator.
  */
 @Injectable()
 export class ApiTokensService {
   private readonly logger = new Logger(ApiTokensService.name);
 
-  constructor(
-    private readonly db: DataSource,
-    private readonly operators: OperatorCache,
-  ) {}
+  constructor(private readonly db: DataSource) {}
 
   /** 409 when the operator already holds `API_TOKENS_PER_OPERATOR` tokens. */
   async create(operatorId: string, dto: CreateApiTokenDto, now = new Date()): Promise<CreatedApiToken> {
@@ -91,7 +86,7 @@ export class ApiTokensService {
     if (token.expiresAt && token.expiresAt.getTime() <= now) {
       throw new UnauthorizedException('This API token has expired: create a new one under My account.');
     }
-    const operator = await this.operators.load(token.operatorId, readOperator(this.db)).catch(unavailable);
+    const operator = await findOperatorById(this.db, token.operatorId).catch(unavailable);
     if (!operator || operator.disabled) throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
     return { id: operator.id, username: operator.username, displayName: operator.displayName, role: operator.role };
   }

@@ -16,7 +16,6 @@ import { RejectNulPipe } from './http-hardening';
 import { LoginThrottleService } from './login-throttle.service';
 import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
 import { SocketAuthService } from './socket-auth.service';
-import { OperatorCache } from './operator-cache';
 import { TurnQuotaService } from './turn-quota.service';
 
 /** Closes the auth layer's Redis connection after every module has shut down. */
@@ -61,8 +60,7 @@ class AuthInfraModule {
  * - global `RejectNulPipe` (NUL characters → 400);
  * - exports `AuthService` (`revokeSessions(id)` ends an operator's sessions), `SocketAuthService`
  *   (the chat gateway calls `attach(server)` in `afterInit`; `disconnectOperator(id)` reaches every
- *   instance through the adapter), `TurnQuotaService`, `OperatorCache` (whoever changes an operator
- *   calls `forget(id)` after the commit) and `AUTH_ENV`.
+ *   instance through the adapter), `TurnQuotaService` and `AUTH_ENV`.
  * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
  */
 @Module({})
@@ -92,12 +90,11 @@ export class AuthModule {
         LoginThrottleService,
         SocketAuthService,
         TurnQuotaService,
-        OperatorCache,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: OperatorThrottlerGuard },
         { provide: APP_PIPE, useClass: RejectNulPipe },
       ],
-      exports: [infra, AuthService, SocketAuthService, TurnQuotaService, OperatorCache],
+      exports: [infra, AuthService, SocketAuthService, TurnQuotaService],
     };
   }
 }

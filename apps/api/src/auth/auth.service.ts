@@ -16,7 +16,6 @@ import { OperatorEntity, bumpTokenVersion, findOperatorById, findOperatorByUsern
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
-import { type CachedOperator, OperatorCache } from './operator-cache';
 import { hashPassword, verifyPassword } from './passwords';
 
 /**
@@ -56,28 +55,6 @@ const WRONG_CREDENTIALS = 'Wrong username or password.';
 /** Sign-in with the right password of a disabled operator. */
 const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enable it again.';
 
-/** The shape of an operator the rest of the API sees (no hash, no flags). */
-export function toAuthenticatedOperator(o: OperatorEntity): AuthenticatedOperator {
-  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role };
-}
-
-/** Reads an operator for `OperatorCache` (null: no such operator). */
-export const readOperator =
-  (db: DataSource) =>
-  async (id: string): Promise<CachedOperator | null> => {
-    const o = await findOperatorById(db, id);
-    return o
-      ? {
-          id: o.id,
-          username: o.username,
-          displayName: o.displayName,
-          role: o.role,
-          disabled: o.disabled,
-          tokenVersion: o.tokenVersion,
-        }
-      : null;
-  };
-
 /** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
 export function toOperatorView(o: OperatorEntity): OperatorView {
   return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, createdAt: o.createdAt.toISOString() };
@@ -87,8 +64,7 @@ export function toOperatorView(o: OperatorEntity): OperatorView {
  * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
  * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
  * operator id and `ver` = the operator's token version; every verification checks the operator's
- * current state (from `OperatorCache`, which drops an operator when it changes) and compares the
- * version exactly, so signing out, a disabled operator, a reset password or a new role takes effect
+ * current state (one primary-key lookup per request or handshake) and compares the version exactly, so signing out, a disabled operator, a reset password or a new role takes effect
  * on the next request. Renewal never extends a session past `SESSION_MAX_HOURS` after sign-in.
  */
 @Injectable()
@@ -100,7 +76,6 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly db: DataSource,
     private readonly loginThrottle: LoginThrottleService,
-    private readonly operators: OperatorCache,
   ) {}
 
   /** Session lifetime in ms. */
@@ -175,7 +150,6 @@ export class AuthService {
         .update({ id: operatorId }, { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt });
       return bumpTokenVersion(tx, operatorId);
     });
-    this.operators.forget(operatorId);
     if (version === null) throw new UnauthorizedException('This account no longer exists.');
     operator.tokenVersion = version;
     this.logger.log({ msg: 'password changed by its operator', operatorId });
@@ -188,7 +162,6 @@ export class AuthService {
    */
   async revokeSessions(operatorId: string): Promise<void> {
     await bumpTokenVersion(this.db, operatorId);
-    this.operators.forget(operatorId);
   }
 
   /**
@@ -230,7 +203,7 @@ export class AuthService {
     if (Date.now() >= claims.authAt * 1000 + this.sessionMaxMs) {
       throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
     }
-    const operator = await this.operators.load(claims.sub, readOperator(this.db)).catch((e: Error) => {
+    const operator = await findOperatorById(this.db, claims.sub).catch((e: Error) => {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
       throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
     });

@@ -5,7 +5,6 @@ import { OperatorEntity, bumpTokenVersion, deleteApiTokensOf, findOperatorByUser
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
-import { OperatorCache } from '../auth/operator-cache';
 import { SocketAuthService } from '../auth/socket-auth.service';
 
 /**
@@ -21,7 +20,6 @@ export class OperatorsService {
   constructor(
     private readonly db: DataSource,
     private readonly sockets: SocketAuthService,
-    private readonly sessions: OperatorCache,
   ) {}
 
   private get repo() {
@@ -85,7 +83,6 @@ export class OperatorsService {
       if (dto.disabled === true) await deleteApiTokensOf(tx, id);
       return { saved, revoke };
     });
-    this.sessions.forget(id); // this instance at once; others on Postgres' change notice
     if (result.revoke) this.sockets.disconnectOperator(id);
     this.logger.log({ msg: 'operator updated', operatorId: id, by: actor.id, fields: Object.keys(dto).filter((k) => k !== 'password') });
     return toOperatorView(result.saved);

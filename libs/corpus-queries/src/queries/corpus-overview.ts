@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { concurrently } from './concurrently';
 import {
   REPORT_STATUSES,
   SEVERITIES,
@@ -28,18 +27,14 @@ export async function corpusOverview(
   options?: QueryOptions,
 ): Promise<CorpusOverview> {
   return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
-    const [reports, groups, verdicts] = await concurrently(manager, [
-      () =>
-        manager.query(
-          `SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`,
-        ) as Promise<{ id: number; filename: string; format: string; status: ReportStatus }[]>,
-      () => severitySummary(manager, { includeArchived: false }),
-      () =>
-        manager.query(
-          `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
-         WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
-        ) as Promise<{ status: VerdictStatus; count: number }[]>,
-    ]);
+    const reports: { id: number; filename: string; format: string; status: ReportStatus }[] = await manager.query(
+      `SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`,
+    );
+    const groups = await severitySummary(manager, { includeArchived: false });
+    const verdicts: { status: VerdictStatus; count: number }[] = await manager.query(
+      `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
+       WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
+    );
 
     const byStatus = Object.fromEntries(REPORT_STATUSES.map((s) => [s, 0])) as Record<ReportStatus, number>;
     for (const r of reports) byStatus[r.status]++;

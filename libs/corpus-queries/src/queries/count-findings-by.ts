@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { concurrently } from './concurrently';
 import {
   GROUP_BY_KEYS,
   SEVERITIES,
@@ -119,28 +118,22 @@ export async function countFindingsBy(
       groups = rows.map((r) => (r.key === null ? { key: 'none', label: '(no report: entered by hand)', count: r.count } : { key: r.key, label: r.key, count: r.count }));
       total = groups.reduce((n, g) => n + g.count, 0);
     } else if (groupBy === 'title') {
-      const [rows, matching] = await concurrently(manager, [
-        () =>
-          manager.query(
-            `SELECT fv.title, count(*)::int AS count FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id
-             WHERE ${where.sql} GROUP BY fv.title ORDER BY count(*) DESC, fv.title LIMIT ${TITLE_GROUPS_CAP}`,
-            where.params.values,
-          ) as Promise<{ title: string; count: number }[]>,
-        () => countMatching(manager, where),
-      ]);
+      const rows: { title: string; count: number }[] = await manager.query(
+        `SELECT fv.title, count(*)::int AS count FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id
+         WHERE ${where.sql} GROUP BY fv.title ORDER BY count(*) DESC, fv.title LIMIT ${TITLE_GROUPS_CAP}`,
+        where.params.values,
+      );
+      const matching = await countMatching(manager, where);
       groups = rows.map((r) => ({ key: r.title, label: r.title, count: r.count }));
       total = matching;
     } else {
-      const [rows, matching] = await concurrently(manager, [
-        () =>
-          manager.query(
-            `SELECT c.cwe, count(*)::int AS count
-           FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
-           WHERE ${where.sql} GROUP BY c.cwe`,
-            where.params.values,
-          ) as Promise<{ cwe: number | null; count: number }[]>,
-        () => countMatching(manager, where),
-      ]);
+      const rows: { cwe: number | null; count: number }[] = await manager.query(
+        `SELECT c.cwe, count(*)::int AS count
+         FROM findings f LEFT JOIN LATERAL unnest(f.cwe) AS c(cwe) ON true
+         WHERE ${where.sql} GROUP BY c.cwe`,
+        where.params.values,
+      );
+      const matching = await countMatching(manager, where);
       groups = rows.map((r) =>
         r.cwe === null
           ? { key: 'none', label: 'no CWE', count: r.count }

@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { concurrently } from './concurrently';
 import type {
   FindingDetailResult,
   FindingNoteView,
@@ -67,19 +66,15 @@ export async function findingDetail(
         [fid],
       );
       if (!row) return { found: false, id: fid };
-      const [notes, verdicts] = await concurrently(manager, [
-        () =>
-          manager.query(
-            `SELECT stage, body, author, created_at AS "createdAt" FROM finding_notes WHERE finding_id = $1 ORDER BY created_at, id`,
-            [fid],
-          ) as Promise<(Omit<FindingNoteView, 'createdAt'> & { createdAt: Date })[]>,
-        () =>
-          manager.query(
-            `SELECT status, reason_code AS "reasonCode", rationale, actor, created_at AS "createdAt"
+      const notes: (Omit<FindingNoteView, 'createdAt'> & { createdAt: Date })[] = await manager.query(
+        `SELECT stage, body, author, created_at AS "createdAt" FROM finding_notes WHERE finding_id = $1 ORDER BY created_at, id`,
+        [fid],
+      );
+      const verdicts: (Omit<VerdictView, 'createdAt'> & { createdAt: Date })[] = await manager.query(
+        `SELECT status, reason_code AS "reasonCode", rationale, actor, created_at AS "createdAt"
          FROM verdicts WHERE finding_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
-            [fid],
-          ) as Promise<(Omit<VerdictView, 'createdAt'> & { createdAt: Date })[]>,
-      ]);
+        [fid],
+      );
       return {
         found: true,
         finding: {

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { SEVERITIES, type AppliedFilter, type Severity } from '@corpus-chat/contracts';
+import { type AppliedFilter } from '@corpus-chat/contracts';
 import { QueryValidationError, type NormalisedFilter } from './query-validation';
 import { SqlParams } from './sql-params';
 import { namedWeaknessClasses } from './weakness-classes';
@@ -8,55 +8,11 @@ import { namedWeaknessClasses } from './weakness-classes';
  * The current version's search vector of finding `f`, exactly as indexed by `ix_findings_search`
  * (the expression must match the index's for the index to be used).
  */
-export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
-
-/**
- * The current version's search vector of finding `f` when its severity is `severity`, else NULL:
- * exactly the expression of the index `ix_findings_search_<severity>` (migration
- * CorpusSearchBySeverity), whose statistics tell the planner how a term is spread over severities.
- * `severity` is one of the fixed enum values (checked), never caller text.
- */
-export function severitySearchVector(severity: Severity): string {
-  return `(CASE WHEN f.severity = ${severityLiteral(severity)} THEN ${SEARCH_VECTOR} END)`;
-}
-
-/**
- * The CWE ids of finding `f` when its severity is `severity`, else NULL: exactly the expression of
- * `ix_findings_cwe_<severity>`.
- */
-export function severityCwe(severity: Severity): string {
-  return `(CASE WHEN f.severity = ${severityLiteral(severity)} THEN f.cwe END)`;
-}
-
-/**
- * `'<severity>'::finding_severity`, a literal (an index expression or a partial index predicate
- * only matches literals). Only the enum's own values are accepted.
- *
- * @throws Error for anything but one of SEVERITIES.
- */
-export function severityLiteral(severity: Severity): string {
-  if (!SEVERITIES.includes(severity)) throw new Error(`not a severity: ${String(severity)}`);
-  return `'${severity}'::finding_severity`;
-}
+const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
 
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {
   sql: string;
-  /**
-   * The same clause with the search vector expression replaced by `vector` (for instance
-   * {@link severitySearchVector}) and, in a weakness-class widening, `f.cwe` replaced by `cwe`;
-   * same parameters as `sql`, which is `sqlWith({ vector: SEARCH_VECTOR, cwe: 'f.cwe' })`.
-   */
-  sqlWith(exprs: { vector: string; cwe: string }): string;
-  /** Whether the clause has a full-text condition. */
-  hasText: boolean;
-  /**
-   * The full-text condition's parts: the texts given to `websearch_to_tsquery('english', …)` (ORed)
-   * and, for a weakness-class widening, the CWE ids ORed with them (`f.cwe && cwe`).
-   */
-  search?: { phrases: string[]; cwe?: number[] };
-  /** Whether the clause is `NOT f.archived` and the full-text condition, nothing else. */
-  liveTextOnly: boolean;
   params: SqlParams;
   applied: AppliedFilter;
   /** The reports the filter is restricted to (from `reportId` and/or `reportName`), if any. */
@@ -83,21 +39,18 @@ export async function buildFindingWhere(
   filter: NormalisedFilter,
 ): Promise<FindingWhere> {
   const params = new SqlParams();
-  const conditions: (string | ((exprs: { vector: string; cwe: string }) => string))[] = [];
+  const conditions: string[] = [];
   const applied: AppliedFilter = {};
   let reportIds: number[] | undefined;
 
   if (!filter.includeArchived) conditions.push('NOT f.archived');
   else applied.includeArchived = true;
 
-  let search: FindingWhere['search'];
   if (filter.text !== undefined) {
     applied.text = filter.text;
     const classes = namedWeaknessClasses(filter.text);
     if (classes.length === 0) {
-      search = { phrases: [filter.text] };
-      const query = `websearch_to_tsquery('english', ${params.add(filter.text)})`;
-      conditions.push(({ vector }) => `${vector} @@ ${query}`);
+      conditions.push(`${SEARCH_VECTOR} @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
     } else {
       const phrases = [
         ...new Set(
@@ -106,9 +59,7 @@ export async function buildFindingWhere(
       ];
       const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
       const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
-      const cweIds = params.add(cwe);
-      search = { phrases, cwe };
-      conditions.push(({ vector, cwe }) => `(${vector} @@ (${tsquery}) OR ${cwe} && ${cweIds}::int[])`);
+      conditions.push(`(${SEARCH_VECTOR} @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
       applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
     }
   }
@@ -168,14 +119,8 @@ export async function buildFindingWhere(
     conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
     applied.verdict = filter.verdict;
   }
-  const sqlWith = (exprs: { vector: string; cwe: string }) =>
-    conditions.length ? conditions.map((c) => (typeof c === 'string' ? c : c(exprs))).join(' AND ') : 'TRUE';
   return {
-    sql: sqlWith({ vector: SEARCH_VECTOR, cwe: 'f.cwe' }),
-    sqlWith,
-    hasText: filter.text !== undefined,
-    search,
-    liveTextOnly: search !== undefined && !filter.includeArchived && conditions.length === 2,
+    sql: conditions.length ? conditions.join(' AND ') : 'TRUE',
     params,
     applied,
     reportIds,

@@ -1,5 +1,4 @@
 import type { EntityManager } from 'typeorm';
-import { concurrently } from './concurrently';
 import type { ReportStatus, ReportSummary, Severity, SeverityCounts } from '@corpus-chat/contracts';
 import { zeroSeverityCounts } from './corpus-overview';
 import { cachedQuery, type QueryOptions } from './query-cache';
@@ -30,21 +29,17 @@ export async function reportSummaries(
     conditions.push(`r.id = ANY($${params.length}::int[])`);
   }
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const [reports, groups] = await concurrently(manager, [
-    () =>
-      manager.query(
-        `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error,
-              r.doc_metadata AS "docMetadata", r.created_at AS "createdAt"
-       FROM reports r ${where} ORDER BY r.id`,
-        params,
-      ) as Promise<ReportRecord[]>,
-    () =>
-      manager.query(
-        `SELECT c.report_key AS "reportId", c.severity::text AS severity, c.findings::int AS count
-       FROM finding_severity_counts c JOIN reports r ON r.id = c.report_key ${where}`,
-        params,
-      ) as Promise<{ reportId: number; severity: Severity; count: number }[]>,
-  ]);
+  const reports: ReportRecord[] = await manager.query(
+    `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error,
+            r.doc_metadata AS "docMetadata", r.created_at AS "createdAt"
+     FROM reports r ${where} ORDER BY r.id`,
+    params,
+  );
+  const groups: { reportId: number; severity: Severity; count: number }[] = await manager.query(
+    `SELECT c.report_key AS "reportId", c.severity::text AS severity, c.findings::int AS count
+     FROM finding_severity_counts c JOIN reports r ON r.id = c.report_key ${where}`,
+    params,
+  );
   const counts = new Map<number, SeverityCounts>();
   for (const g of groups) {
     const c = counts.get(g.reportId) ?? zeroSeverityCounts();

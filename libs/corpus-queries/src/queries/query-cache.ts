@@ -50,8 +50,3 @@ export async function cachedQuery<T>(
   cache.set(key, { value: structuredClone(value) });
   return value;
 }
-
-/** Drops every cached result of a DataSource (tests and benchmarks). */
-export function clearQueryCache(ds: DataSource): void {
-  caches.get(ds)?.clear();
-}

@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { KNOWN_TOKEN_COUNTS } from './known-token-counts';
 
 /**
  * Counts of texts seen before (the system prompt, the tool schemas and the thread's history come
@@ -8,18 +6,11 @@ import { KNOWN_TOKEN_COUNTS } from './known-token-counts';
  */
 const counted = new LRUCache<string, number>({ maxSize: 4_000_000, sizeCalculation: (_n, text) => Math.max(1, text.length) });
 
+/** Texts shorter than this are counted without the memo (a lookup costs about what counting does). */
+const MEMO_MIN_CHARS = 64;
+
 /** Every special token is read as plain text (an operator's message or a report may contain one). */
 const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
-
-/** Texts shorter than this are counted directly (hashing them costs about what counting does). */
-const MEMO_MIN_CHARS = 64;
-/** Lengths of the texts in `KNOWN_TOKEN_COUNTS`: only a text of one of them is hashed and looked up. */
-const KNOWN_LENGTHS = new Set(Object.keys(KNOWN_TOKEN_COUNTS).map((k) => Number(k.split(':')[0])));
-
-/** The exact count of `text` from `KNOWN_TOKEN_COUNTS`, if listed. */
-function knownCount(text: string): number | undefined {
-  return KNOWN_LENGTHS.has(text.length) ? KNOWN_TOKEN_COUNTS[textKey(text)] : undefined;
-}
 
 type O200k = typeof import('gpt-tokenizer/cjs/encoding/o200k_base');
 let tokenizer: O200k | undefined;
@@ -45,18 +36,14 @@ export function tokenizerLoaded(): boolean {
  * the memory and several times faster — docs/benchmarks.md). Local models use other vocabularies,
  * so counts are an estimate within a few percent of theirs; the budget leaves room for that. Text
  * that looks like a special token (`<|endoftext|>`) is counted as ordinary text, never refused.
- *
- * Exact always: a text seen before comes from the memo, the fixed texts (system prompt, tool
- * schemas) from `KNOWN_TOKEN_COUNTS` (counted with this tokenizer, checked by a spec), anything else
- * is counted (loading the tokenizer on first use).
+ * Long texts are counted piece by piece ({@link countInChunks}), so no message blocks the worker;
+ * a text counted before comes from the memo.
  */
 export function countTokens(text: string): number {
   if (!text) return 0;
-  if (text.length < MEMO_MIN_CHARS) return o200k().countTokens(text, NO_SPECIAL_TOKENS);
-  const known = counted.get(text);
-  if (known !== undefined) return known;
-  const n = knownCount(text) ?? countInChunks(text);
-  counted.set(text, n);
+  if (text.length < MEMO_MIN_CHARS) return countInChunks(text);
+  let n = counted.get(text);
+  if (n === undefined) counted.set(text, (n = countInChunks(text)));
   return n;
 }
 
@@ -91,25 +78,12 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/** The key of a text in `KNOWN_TOKEN_COUNTS`: `<length>:<SHA-256 in hex>`. */
-export function textKey(text: string): string {
-  return `${text.length}:${createHash('sha256').update(text).digest('hex')}`;
-}
-
 /**
  * An upper bound of `countTokens(text)` that needs no tokenizer: its UTF-8 length in bytes (a
- * byte-level BPE token covers at least one byte, and special-token text is read as plain bytes),
- * or the exact count when it is already known. Never below the exact count.
+ * byte-level BPE token covers at least one byte, and special-token text is read as plain bytes).
+ * Never below the exact count.
  */
 export function tokenBound(text: string): number {
-  if (!text) return 0;
-  if (text.length >= MEMO_MIN_CHARS) {
-    const known = counted.get(text) ?? knownCount(text);
-    if (known !== undefined) {
-      counted.set(text, known);
-      return known;
-    }
-  }
   return Buffer.byteLength(text, 'utf8');
 }
 
