@@ -6,6 +6,7 @@
  */
 export * from './corpus/corpus.types';
 export * from './tools/tools';
+export * from './triage/triage.types';
 export * from './events/chat-events';
 export * from './jobs/jobs';
 export * from './health';
@@ -13,6 +14,7 @@ export * from './operators/csrf';
 export * from './operators/operator-roles';
 export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
+export type * from './triage/triage.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';

@@ -4,6 +4,8 @@
  */
 export * from './corpus/corpus.types';
 export * from './corpus/corpus.dto';
+export * from './triage/triage.types';
+export * from './triage/triage.dto';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

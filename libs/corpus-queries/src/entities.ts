@@ -1,3 +1,4 @@
+import { AuditEventEntity } from './audit/audit-event.entity';
 import { CHAT_ENTITIES } from './chat';
 import { CORPUS_ENTITIES } from './corpus';
 import { OperatorEntity } from './operators/operator.entity';
@@ -7,4 +8,4 @@ import { SettingsEntity } from './settings/settings.entity';
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, SettingsEntity, ...CHAT_ENTITIES];
+export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, SettingsEntity, ...CHAT_ENTITIES, AuditEventEntity];

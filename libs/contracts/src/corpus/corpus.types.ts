@@ -1,3 +1,5 @@
+import type { TriageStatus } from '../triage/triage.types';
+
 /**
  * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
  * Severity follows the five-level scale of CVSS 3.1 qualitative ratings (FIRST, CVSS v3.1
@@ -18,7 +20,8 @@ export type ReportStatus = (typeof REPORT_STATUSES)[number];
 export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'json'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const NOTE_STAGES = ['extract', 'goal', 'retest', 'verdict', 'general'] as const;
+/** `extract` and `goal` are written by document extraction; the others by operators too. */
+export const NOTE_STAGES = ['extract', 'goal', 'triage', 'retest', 'verdict', 'general'] as const;
 export type NoteStage = (typeof NOTE_STAGES)[number];
 
 /** Counts keyed by severity; every severity present, zeros included. */
@@ -36,6 +39,8 @@ export interface FindingFilter {
   reportName?: string;
   cwe?: number;
   verdict?: VerdictStatus;
+  /** Triage status (`open` for a finding nobody has triaged). */
+  status?: TriageStatus;
   includeArchived?: boolean;
 }
 
@@ -57,6 +62,7 @@ export interface FindingRow {
   cwe: number[];
   cvssBaseScore: number | null;
   latestVerdict: VerdictStatus | null;
+  status: TriageStatus;
   createdAt: string;
 }
 
@@ -107,6 +113,8 @@ export interface CorpusOverview {
   reports: { total: number; byStatus: Record<ReportStatus, number> };
   findings: { total: number; bySeverity: SeverityCounts };
   verdicts: Record<VerdictStatus, number>;
+  /** Findings by triage status, every status listed. */
+  statuses: Record<TriageStatus, number>;
   perReport: { id: number; filename: string; format: string; total: number; bySeverity: SeverityCounts }[];
 }
 
@@ -157,6 +165,7 @@ export interface FindingDetail {
   reportFilename: string | null;
   createdAt: string;
   versionCount: number;
+  status: TriageStatus;
   current: FindingVersionView;
   notes: FindingNoteView[];
   latestVerdict: VerdictView | null;

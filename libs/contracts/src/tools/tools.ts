@@ -1,5 +1,6 @@
 import type { FindingFilter, GroupByKey, Severity, VerdictStatus } from '../corpus/corpus.types';
 import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
+import { TRIAGE_STATUSES } from '../triage/triage.types';
 
 /**
  * The agent's read-only corpus tools. Each is a thin wrapper over one query function of
@@ -66,6 +67,11 @@ const filterProperties: Record<string, JsonSchema> = {
   reportName: { type: 'string', description: "Only findings of the report with this file name, e.g. 'dd__flawfinder.sarif'." },
   cwe: { type: 'integer', minimum: 1, description: 'Only findings tagged with this CWE id (79 for CWE-79).' },
   verdict: { type: 'string', enum: [...VERDICT_STATUSES], description: 'Only findings whose latest retest verdict is this.' },
+  status: {
+    type: 'string',
+    enum: [...TRIAGE_STATUSES],
+    description: 'Only findings with this triage status (set by operators; every finding starts open).',
+  },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
+import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
@@ -12,7 +13,10 @@ export interface ImportFile {
   bytes: Uint8Array;
 }
 
-export type ImportOptions = ParseOptions;
+export interface ImportOptions extends ParseOptions {
+  /** The operator importing: recorded in the audit log (`report.import`) in the import's transaction. */
+  actor?: AuditActor;
+}
 
 function managerOf(target: DataSource | EntityManager): EntityManager {
   return target instanceof DataSource ? target.manager : target;
@@ -74,6 +78,15 @@ export async function importReport(
         [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata)],
       );
       await insertFindings(tx, report.id, parsed.findings);
+      if (options.actor) {
+        await recordAuditEvent(tx, {
+          action: 'report.import',
+          actor: options.actor,
+          subjectType: 'report',
+          subjectId: report.id,
+          after: { filename: name, format: parsed.format, findingCount: parsed.findings.length },
+        });
+      }
       return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length };
     });
   } catch (e) {

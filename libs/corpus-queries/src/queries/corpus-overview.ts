@@ -3,10 +3,12 @@ import { concurrently } from './concurrently';
 import {
   REPORT_STATUSES,
   SEVERITIES,
+  TRIAGE_STATUSES,
   VERDICT_STATUSES,
   type CorpusOverview,
   type ReportStatus,
   type SeverityCounts,
+  type TriageStatus,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { cachedQuery, type QueryOptions } from './query-cache';
@@ -19,7 +21,7 @@ export function zeroSeverityCounts(): SeverityCounts {
 
 /**
  * Totals of the non-archived corpus: reports by status, findings in total and by severity, findings
- * by latest verdict status, and per report (by id) its findings by severity. Every severity, status
+ * by latest verdict status and by triage status, and per report (by id) its findings by severity. Every severity, status
  * and verdict is listed, zeros included. Severity counts come from the trigger-kept
  * `finding_severity_counts`. Cached per corpus version.
  */
@@ -28,7 +30,7 @@ export async function corpusOverview(
   options?: QueryOptions,
 ): Promise<CorpusOverview> {
   return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
-    const [reports, groups, verdicts] = await concurrently(manager, [
+    const [reports, groups, verdicts, statuses] = await concurrently(manager, [
       () =>
         manager.query(
           `SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`,
@@ -39,6 +41,10 @@ export async function corpusOverview(
           `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
          WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
         ) as Promise<{ status: VerdictStatus; count: number }[]>,
+      () =>
+        manager.query(
+          `SELECT status, count(*)::int AS count FROM findings WHERE NOT archived GROUP BY status`,
+        ) as Promise<{ status: TriageStatus; count: number }[]>,
     ]);
 
     const byStatus = Object.fromEntries(REPORT_STATUSES.map((s) => [s, 0])) as Record<ReportStatus, number>;
@@ -57,11 +63,14 @@ export async function corpusOverview(
       number
     >;
     for (const v of verdicts) verdictCounts[v.status] = v.count;
+    const statusCounts = Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as Record<TriageStatus, number>;
+    for (const s of statuses) statusCounts[s.status] = s.count;
 
     return {
       reports: { total: reports.length, byStatus },
       findings: { total: SEVERITIES.reduce((n, s) => n + bySeverity[s], 0), bySeverity },
       verdicts: verdictCounts,
+      statuses: statusCounts,
       perReport: reports.map((r) => {
         const c = perReportCounts.get(r.id) ?? zeroSeverityCounts();
         return {

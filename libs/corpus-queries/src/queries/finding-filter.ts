@@ -153,6 +153,10 @@ export async function buildFindingWhere(
     conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
     applied.verdict = filter.verdict;
   }
+  if (filter.status !== undefined) {
+    conditions.push(`f.status = ${params.add(filter.status)}`);
+    applied.status = filter.status;
+  }
   const sqlWith = (exprs: { vector: string; cwe: string }) =>
     conditions.length ? conditions.map((c) => (typeof c === 'string' ? c : c(exprs))).join(' AND ') : 'TRUE';
   return {

@@ -5,7 +5,7 @@
  * search's page one severity at a time.
  */
 import type { EntityManager } from 'typeorm';
-import { type FindingRow, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import { type FindingRow, type Severity, type TriageStatus, type VerdictStatus } from '@corpus-chat/contracts';
 import { type FindingWhere } from './finding-filter';
 
 export interface RowRecord {
@@ -17,6 +17,7 @@ export interface RowRecord {
   cwe: number[];
   cvssBaseScore: number | null;
   latestVerdict: VerdictStatus | null;
+  status: TriageStatus;
   createdAt: Date;
 }
 
@@ -62,7 +63,7 @@ export async function isSelective(
 }
 
 export const PAGE_COLUMNS =
-  'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
+  'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.status, f.created_at, f.current_version_id';
 
 /** The page columns plus every column a {@link FindingWhere} may test, for a walk's bounded subquery. */
 export const WALK_COLUMNS = `${PAGE_COLUMNS}, f.archived`;
@@ -74,7 +75,7 @@ export const WALK_COLUMNS = `${PAGE_COLUMNS}, f.archived`;
 export const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId",
          (SELECT r.filename FROM reports r WHERE r.id = p.report_id) AS "reportFilename", p.cwe,
          CASE WHEN jsonb_typeof(fv.cvss -> 'base_score') = 'number' THEN (fv.cvss ->> 'base_score')::float8 END AS "cvssBaseScore",
-         p.latest_verdict AS "latestVerdict", p.created_at AS "createdAt"
+         p.latest_verdict AS "latestVerdict", p.status, p.created_at AS "createdAt"
        FROM page p
        JOIN finding_versions fv ON fv.id = p.current_version_id`;
 
