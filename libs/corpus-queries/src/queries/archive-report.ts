@@ -30,13 +30,12 @@ export async function setReportArchived(
   if (typeof archived !== 'boolean') throw new QueryValidationError('archived', 'archived must be true or false');
   try {
     return await manager.transaction(async (tx): Promise<SetReportArchivedResult> => {
-      const changed: { filename: string }[] = await tx.query(
-        `UPDATE reports SET archived = $2 WHERE id = $1 AND archived IS DISTINCT FROM $2 RETURNING filename`,
-        [id, archived],
-      );
+      const [current]: { archived: boolean }[] = await tx.query(`SELECT archived FROM reports WHERE id = $1 FOR UPDATE`, [id]);
+      const changes = current !== undefined && current.archived !== archived;
+      if (changes) await tx.query(`UPDATE reports SET archived = $2 WHERE id = $1`, [id, archived]);
       const [report] = await reportSummaries(tx, { includeArchived: true, ids: [id] });
       if (!report) return { status: 'not_found', id };
-      if (actor && changed.length) {
+      if (actor && changes) {
         await recordAuditEvent(tx, {
           action: archived ? 'report.archive' : 'report.restore',
           actor,
