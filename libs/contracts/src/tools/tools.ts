@@ -67,11 +67,8 @@ const filterProperties: Record<string, JsonSchema> = {
   reportName: { type: 'string', description: "Only findings of the report with this file name, e.g. 'dd__flawfinder.sarif'." },
   cwe: { type: 'integer', minimum: 1, description: 'Only findings tagged with this CWE id (79 for CWE-79).' },
   verdict: { type: 'string', enum: [...VERDICT_STATUSES], description: 'Only findings whose latest retest verdict is this.' },
-  status: {
-    type: 'string',
-    enum: [...TRIAGE_STATUSES],
-    description: 'Only findings with this triage status (set by operators; every finding starts open).',
-  },
+  // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
+  status: { type: 'string', enum: [...TRIAGE_STATUSES] },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

@@ -11,7 +11,7 @@
  */
 export const KNOWN_TOKEN_COUNTS: Readonly<Record<string, number>> = {
   // buildSystemPrompt()
-  '1527:032ac11a0f10b5b1bbf5c7a2ccedf3fda19e74bb8d6db4d3035318b180efd2c1': 362,
+  '1535:87578dd7bc729a75a15e2cc3db1feb0ee73528ccfd6f3d3f2633147f408ce75f': 364,
   // JSON.stringify(CorpusTools.definitions())
-  '3375:6cd3a752fcd5b5d8189a30fecdf96fb7d5e4eb700eea99a3975973efae45b4b9': 779,
+  '3567:7c1b846459ff97abd218880c38a530af73f862e1c76b4137949da3614833246c': 823,
 };
