@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AuditAction, AuditEventView, AuditPage } from '@corpus-chat/contracts';
+import { storableJson } from '../chat/storable';
 
 /** Who made a change: the signed-in operator (id and username). */
 export interface AuditActor {
@@ -41,7 +42,8 @@ export async function recordAuditEvents(manager: EntityManager, events: AuditEve
     `INSERT INTO audit_events (action, actor_id, actor_name, subject_type, subject_id, before, after)
      SELECT action, actor_id, actor_name, subject_type, subject_id, before, after
      FROM jsonb_to_recordset($1::jsonb) AS x(action text, actor_id uuid, actor_name text, subject_type text, subject_id text, before jsonb, after jsonb)`,
-    [JSON.stringify(rows)],
+    // jsonb refuses NUL and lone surrogates (a display name may hold one): both become U+FFFD.
+    [storableJson(rows)],
   );
 }
 

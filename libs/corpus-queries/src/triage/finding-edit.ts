@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { SEVERITIES, type EditableFindingField, type Severity } from '@corpus-chat/contracts';
 import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
+import { storableText } from '../chat/storable';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** The fields an edit may change; absent ones keep the current version's value. `impact: ''` clears it. */
@@ -34,7 +35,7 @@ interface CurrentVersion {
 function normalise(changes: FindingChanges): FindingChanges {
   const out: FindingChanges = {};
   if (changes.title !== undefined) {
-    const title = changes.title.replace(/\s+/g, ' ').trim();
+    const title = storableText(changes.title.replace(/\s+/g, ' ').trim());
     if (!title) throw new QueryValidationError('title', 'title must not be empty');
     out.title = title;
   }
@@ -46,9 +47,9 @@ function normalise(changes: FindingChanges): FindingChanges {
     if (changes.cwe.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new QueryValidationError('cwe', 'cwe must list CWE numbers (79 for CWE-79)');
     out.cwe = [...new Set(changes.cwe)].sort((a, b) => a - b);
   }
-  if (changes.description !== undefined) out.description = changes.description.trim();
-  if (changes.impact !== undefined) out.impact = changes.impact?.trim() || null;
-  if (changes.affectedEndpoints !== undefined) out.affectedEndpoints = changes.affectedEndpoints.map((e) => e.trim()).filter(Boolean);
+  if (changes.description !== undefined) out.description = storableText(changes.description.trim());
+  if (changes.impact !== undefined) out.impact = storableText(changes.impact?.trim() ?? '') || null;
+  if (changes.affectedEndpoints !== undefined) out.affectedEndpoints = changes.affectedEndpoints.map((e) => storableText(e.trim())).filter(Boolean);
   return out;
 }
 
@@ -70,7 +71,7 @@ export async function editFinding(
   reason: string,
   actor: AuditActor,
 ): Promise<EditFindingResult> {
-  const why = reason?.trim();
+  const why = storableText(reason?.trim() ?? '');
   if (!why) throw new QueryValidationError('reason', 'reason must say why the finding is edited');
   const next = normalise(changes);
   return manager.transaction(async (tx): Promise<EditFindingResult> => {

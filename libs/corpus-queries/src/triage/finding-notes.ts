@@ -6,6 +6,7 @@ import {
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
+import { storableText } from '../chat/storable';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** `not_found` when no finding has the id. */
@@ -31,7 +32,7 @@ export async function addFindingNote(
   if (!(OPERATOR_NOTE_STAGES as readonly unknown[]).includes(note.stage)) {
     throw new QueryValidationError('stage', `stage must be one of ${OPERATOR_NOTE_STAGES.join(', ')}`);
   }
-  const body = note.body?.trim();
+  const body = storableText(note.body?.trim() ?? '');
   if (!body) throw new QueryValidationError('body', 'body must not be empty');
   return manager.transaction(async (tx): Promise<FindingWriteResult> => {
     if (!(await lockFinding(tx, findingId))) return { status: 'not_found', id: findingId };
@@ -73,8 +74,8 @@ export async function recordRetest(
   input: RetestInput,
   actor: AuditActor,
 ): Promise<FindingWriteResult> {
-  const tried = input.tried?.trim();
-  const rationale = input.rationale?.trim();
+  const tried = storableText(input.tried?.trim() ?? '');
+  const rationale = storableText(input.rationale?.trim() ?? '');
   if (!tried) throw new QueryValidationError('tried', 'tried must say what was tried');
   if (!rationale) throw new QueryValidationError('rationale', 'rationale must say why the verdict follows');
   if (!(VERDICT_STATUSES as readonly unknown[]).includes(input.verdict)) {

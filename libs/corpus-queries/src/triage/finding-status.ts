@@ -6,6 +6,7 @@ import {
   type TriageStatus,
 } from '@corpus-chat/contracts';
 import { recordAuditEvents, type AuditActor } from '../audit/audit-log';
+import { storableText } from '../chat/storable';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** A status change for one or more findings. */
@@ -44,7 +45,7 @@ export async function setFindingStatus(manager: EntityManager, input: SetFinding
   if (ids.length === 0 || ids.some((id) => !Number.isSafeInteger(id) || id < 1)) {
     throw new QueryValidationError('ids', 'ids must be one or more finding ids (positive integers)');
   }
-  const reason = input.reason?.trim() || null;
+  const reason = storableText(input.reason?.trim() ?? '') || null;
   if (!reason && TRIAGE_STATUSES_NEEDING_REASON.includes(status)) {
     throw new QueryValidationError(
       'reason',

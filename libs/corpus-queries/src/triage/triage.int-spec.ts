@@ -8,6 +8,7 @@ import { countFindingsBy } from '../queries/count-findings-by';
 import { searchFindings } from '../queries/search-findings';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '../testing';
 import { editFinding } from './finding-edit';
+import { addFindingNote } from './finding-notes';
 import { setFindingStatus } from './finding-status';
 
 const MIGRATION = 'FindingTriage1764501100000';
@@ -58,6 +59,14 @@ test('cached counts follow status changes and edits', async () => {
   expect(await editFinding(m, id, { severity: 'critical' }, 'exploited in staging', actor)).toEqual({ status: 'ok', version: 2, changed: ['severity'] });
   expect(await critical()).toBe(1);
   expect((await countFindingsBy(m, { groupBy: 'severity', filter: { status: 'confirmed', severity: 'critical' } })).total).toBe(1);
+});
+
+test('an audit event keeps text jsonb would refuse (NUL, a lone surrogate) as U+FFFD', async () => {
+  const m = db.dataSource.manager;
+  const [{ id }] = await db.dataSource.query(`SELECT id FROM findings ORDER BY id LIMIT 1`);
+  expect((await addFindingNote(m, id, { stage: 'general', body: 'a\u0000b\ud800c' }, actor)).status).toBe('ok');
+  const [event] = await db.dataSource.query(`SELECT after->>'body' AS body FROM audit_events WHERE action = 'finding.note' ORDER BY id DESC LIMIT 1`);
+  expect(event.body).toBe('a\ufffdb\ufffdc');
 });
 
 test('audit events cannot be changed or deleted', async () => {
