@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES } from '@corpus-chat/contracts';
+import { SEVERITIES, TRIAGE_STATUSES } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
 import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 
@@ -17,6 +17,7 @@ import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 export class ReportsPage {
   protected readonly store = inject(ReportsStore);
   protected readonly severities = SEVERITIES;
+  protected readonly statuses = TRIAGE_STATUSES;
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly dragging = signal(false);
   private dragDepth = 0;
