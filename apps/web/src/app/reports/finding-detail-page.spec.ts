@@ -159,6 +159,14 @@ describe('FindingDetailPage triage controls', () => {
     expect(el().querySelector('[data-testid="edit-form"]')).toBeNull();
   });
 
+  it('adds a stage-tagged note and empties the form', async () => {
+    select('n-stage', 'triage');
+    type('n-body', '  Owner: payments team ');
+    await submit('note-form');
+    expect(api.addNote).toHaveBeenCalledWith(7, { stage: 'triage', body: 'Owner: payments team' });
+    expect(el().querySelector<HTMLTextAreaElement>('#n-body')!.value).toBe('');
+  });
+
   it('records a retest with an ISO date and the verdict', async () => {
     type('r-tried', 'Replayed the request');
     type('r-at', '2026-01-02T10:00');
