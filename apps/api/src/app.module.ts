@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
 import { CorpusModule } from './corpus/corpus.module';
@@ -16,7 +17,7 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule],
+  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule, AuditModule],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {

@@ -6,6 +6,8 @@ export * from './corpus/corpus.types';
 export type * from './corpus/scan-comparison';
 export * from './corpus/scan-comparison.dto';
 export * from './corpus/corpus.dto';
+export * from './triage/triage.types';
+export * from './triage/triage.dto';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

@@ -1,3 +1,4 @@
+import { AuditEventEntity } from './audit/audit-event.entity';
 import { CHAT_ENTITIES } from './chat';
 import { CORPUS_ENTITIES } from './corpus';
 import { ApiTokenEntity } from './operators/api-token.entity';
@@ -8,4 +9,4 @@ import { SettingsEntity } from './settings/settings.entity';
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, ApiTokenEntity, SettingsEntity, ...CHAT_ENTITIES];
+export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, ApiTokenEntity, SettingsEntity, ...CHAT_ENTITIES, AuditEventEntity];

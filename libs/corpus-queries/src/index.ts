@@ -10,6 +10,8 @@ export * from './operators';
 export * from './settings';
 export * from './chat';
 export * from './corpus';
+export * from './audit';
+export * from './triage';
 export * from './importers';
 export * from './queries';
 export * from './tools';

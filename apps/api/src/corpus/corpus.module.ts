@@ -3,6 +3,8 @@ import { MulterModule } from '@nestjs/platform-express';
 import { CORPUS_IMPORT_OPTIONS, DEFAULT_CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 import { CorpusOverviewController } from './corpus-overview.controller';
 import { CorpusService } from './corpus.service';
+import { FindingTriageController } from './finding-triage.controller';
+import { FindingTriageService } from './finding-triage.service';
 import { FindingsController } from './findings.controller';
 import { importMulterOptions } from './import-upload';
 import { ReportComparisonController } from './report-comparison.controller';
@@ -15,8 +17,8 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       // file over the limit with 413 before it is read whole, a file in another field with 400.
       MulterModule.register(importMulterOptions(options)),
     ],
-    controllers: [ReportsController, ReportComparisonController, FindingsController, CorpusOverviewController],
-    providers: [CorpusService, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
+    controllers: [ReportsController, ReportComparisonController, FindingTriageController, FindingsController, CorpusOverviewController],
+    providers: [CorpusService, FindingTriageService, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
     exports: [CorpusService],
   };
 }

@@ -13,6 +13,7 @@ import type {
 import {
   corpusOverview,
   countFindingsBy,
+  deleteReport,
   findingDetail,
   importReport,
   listReports,
@@ -20,6 +21,7 @@ import {
   searchFindings,
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
+import type { AuthenticatedOperator } from '../auth/current-operator';
 import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 
 /** An uploaded file as multer (memory storage) hands it over. */
@@ -51,14 +53,15 @@ export class CorpusService {
     @Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions,
   ) {}
 
-  /** Imports each file in its own transaction, in order; one outcome per file. */
-  async importFiles(files: UploadedReportFile[], operatorId: string): Promise<ImportOutcome[]> {
+  /** Imports each file in its own transaction (with its audit event), in order; one outcome per file. */
+  async importFiles(files: UploadedReportFile[], operator: AuthenticatedOperator): Promise<ImportOutcome[]> {
+    const operatorId = operator.id;
     const outcomes: ImportOutcome[] = [];
     for (const file of files) {
       const outcome = await importReport(
         this.dataSource,
         { filename: utf8Name(file.originalname), bytes: file.buffer },
-        { maxBytes: this.options.maxImportBytes },
+        { maxBytes: this.options.maxImportBytes, actor: { id: operator.id, username: operator.username } },
       );
       if (outcome.ok) this.logger.log({ operatorId, reportId: outcome.reportId, format: outcome.format, findings: outcome.findingCount }, 'report imported');
       else this.logger.log({ operatorId, code: outcome.code, existingReportId: outcome.existingReportId }, 'report refused');
@@ -72,12 +75,21 @@ export class CorpusService {
   }
 
   /** @throws NotFoundException for an unknown report; ConflictException when restoring would duplicate a live report. */
-  async setArchived(id: number, archived: boolean, operatorId: string): Promise<ReportSummary> {
-    const result = await setReportArchived(this.dataSource.manager, id, archived);
+  async setArchived(id: number, archived: boolean, operator: AuthenticatedOperator): Promise<ReportSummary> {
+    const operatorId = operator.id;
+    const result = await setReportArchived(this.dataSource.manager, id, archived, { id: operator.id, username: operator.username });
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     this.logger.log({ operatorId, reportId: id, archived }, 'report archive flag set');
     return result.report;
+  }
+
+  /** @throws NotFoundException for an unknown report; ConflictException when it is not archived. */
+  async deleteReport(id: number, operator: AuthenticatedOperator): Promise<void> {
+    const result = await deleteReport(this.dataSource.manager, id, { id: operator.id, username: operator.username });
+    if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
+    if (result.status === 'conflict') throw new ConflictException(result.message);
+    this.logger.log({ operatorId: operator.id, reportId: id }, 'report deleted');
   }
 
   /** One snapshot for the page and its total (`runReadOnly`: REPEATABLE READ, READ ONLY). */

@@ -1,7 +1,9 @@
 import {
   Body,
   Controller,
+  Delete,
   Get,
+  HttpCode,
   HttpException,
   HttpStatus,
   Patch,
@@ -23,6 +25,7 @@ import {
   type ImportReportsResponse,
   type ReportSummary,
 } from '@corpus-chat/contracts';
+import { Roles } from '../auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
 import { IntIdParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
@@ -43,7 +46,10 @@ const STATUS_OF: Record<ImportErrorCode, number> = {
   INVALID: HttpStatus.UNPROCESSABLE_ENTITY,
 };
 
-/** `/api/reports`: list, import (multipart) and archive the shared corpus's reports. Any signed-in operator. */
+/**
+ * `/api/reports`: list, import (multipart) and archive the shared corpus's reports: any signed-in
+ * operator (archiving is reversible and audited). Deleting is for admins, and only of an archived report.
+ */
 @ApiTags('reports')
 @UseFilters(QueryValidationFilter)
 @Controller('reports')
@@ -77,7 +83,7 @@ export class ReportsController {
     if (!files?.length) {
       throw new BadRequestException(`upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`);
     }
-    const results = await this.corpus.importFiles(files, operator.id);
+    const results = await this.corpus.importFiles(files, operator);
     const failures = results.filter((r) => !r.ok);
     if (failures.length === 0) {
       res.status(HttpStatus.CREATED);
@@ -100,6 +106,14 @@ export class ReportsController {
     @Body() dto: UpdateReportDto,
     @CurrentOperator() operator: AuthenticatedOperator,
   ): Promise<ReportSummary> {
-    return this.corpus.setArchived(id, dto.archived, operator.id);
+    return this.corpus.setArchived(id, dto.archived, operator);
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete an archived report and its findings (admin); 404 unknown, 409 not archived' })
+  remove(@IntIdParam('id') id: number, @CurrentOperator() operator: AuthenticatedOperator): Promise<void> {
+    return this.corpus.deleteReport(id, operator);
   }
 }

@@ -21,8 +21,8 @@ export class OperatorsController {
 
   @Post()
   @ApiOperation({ summary: 'Create an operator (admin); 409 when the username is taken' })
-  create(@Body() dto: CreateOperatorDto): Promise<OperatorView> {
-    return this.operators.create(dto);
+  create(@Body() dto: CreateOperatorDto, @CurrentOperator() actor: AuthenticatedOperator): Promise<OperatorView> {
+    return this.operators.create(dto, actor);
   }
 
   @Patch(':id')

@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
-import { OperatorEntity, bumpTokenVersion, deleteApiTokensOf, findOperatorByUsername, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, bumpTokenVersion, deleteApiTokensOf, findOperatorByUsername, isUniqueViolation, recordAuditEvent } from '@corpus-chat/corpus-queries';
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
@@ -32,13 +32,24 @@ export class OperatorsService {
     return rows.map(toOperatorView);
   }
 
-  /** Creates an operator; 409 when the username is taken (ignoring case). */
-  async create(dto: CreateOperatorDto): Promise<OperatorView> {
+  /** Creates an operator on behalf of `actor` (audited); 409 when the username is taken (ignoring case). */
+  async create(dto: CreateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
     const passwordHash = await hashPassword(dto.password);
     try {
-      const saved = await this.repo.save(
-        this.repo.create({ username: dto.username, displayName: dto.displayName.trim(), role: dto.role, passwordHash, disabled: false }),
-      );
+      const saved = await this.db.transaction(async (tx) => {
+        const repo = tx.getRepository(OperatorEntity);
+        const row = await repo.save(
+          repo.create({ username: dto.username, displayName: dto.displayName.trim(), role: dto.role, passwordHash, disabled: false }),
+        );
+        await recordAuditEvent(tx, {
+          action: 'operator.create',
+          actor,
+          subjectType: 'operator',
+          subjectId: row.id,
+          after: { username: row.username, displayName: row.displayName, role: row.role },
+        });
+        return row;
+      });
       this.logger.log({ msg: 'operator created', operatorId: saved.id, role: saved.role });
       return toOperatorView(saved);
     } catch (e) {
@@ -65,6 +76,7 @@ export class OperatorsService {
         throw new BadRequestException('You cannot disable or demote your own account.');
       }
       const wasActiveAdmin = operator.role === 'admin' && !operator.disabled;
+      const before = { displayName: operator.displayName, role: operator.role, disabled: operator.disabled };
       if (dto.displayName !== undefined) operator.displayName = dto.displayName.trim();
       if (dto.role !== undefined) operator.role = dto.role;
       const revoke = (dto.disabled !== undefined && dto.disabled !== operator.disabled) || dto.password !== undefined;
@@ -78,6 +90,17 @@ export class OperatorsService {
         if (others <= 1) throw new ConflictException('At least one enabled admin must remain.');
       }
       const saved = await repo.save(operator);
+      const after = { displayName: saved.displayName, role: saved.role, disabled: saved.disabled };
+      const keys = (Object.keys(before) as (keyof typeof before)[]).filter((k) => before[k] !== after[k]);
+      await recordAuditEvent(tx, {
+        action: 'operator.update',
+        actor,
+        subjectType: 'operator',
+        subjectId: id,
+        before: Object.fromEntries(keys.map((k) => [k, before[k]])),
+        // The password itself never: only that it was reset.
+        after: { ...Object.fromEntries(keys.map((k) => [k, after[k]])), ...(dto.password !== undefined ? { passwordReset: true } : {}) },
+      });
       if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
       // A disabled account's API tokens go for good: re-enabling it must not revive them.
       if (dto.disabled === true) await deleteApiTokensOf(tx, id);

@@ -24,7 +24,7 @@ export class SettingsController {
   @Put()
   @ApiOperation({ summary: 'Save the model settings (admin); baseUrl must be http(s); an omitted apiKey keeps the stored one (cleared when baseUrl names another server), "" clears it' })
   update(@Body() dto: UpdateSettingsDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<SettingsView> {
-    return this.settings.update(dto, operator.id);
+    return this.settings.update(dto, operator);
   }
 
   @Post('test')

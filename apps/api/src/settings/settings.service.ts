@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { sameBaseUrl, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
-import { readModelSettings, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
+import { readModelSettings, recordAuditEvent, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
 import { ModelUrlAllowlist } from '@corpus-chat/server-core';
+import type { AuthenticatedOperator } from '../auth/current-operator';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';
 import { SETTINGS_ENV, type SettingsEnv } from './settings.env';
 
@@ -31,7 +32,7 @@ export class SettingsService {
    * the old server, and keeping it would send it to the new one on the next turn. 422 naming
    * `MODEL_URL_ALLOWLIST` when the openai back end would point at a server outside it.
    */
-  async update(dto: UpdateSettingsDto, actorId: string): Promise<SettingsView> {
+  async update(dto: UpdateSettingsDto, actor: AuthenticatedOperator): Promise<SettingsView> {
     const { saved, keyDropped } = await this.dataSource.transaction(async (tx) => {
       const stored = await readModelSettings(tx);
       const baseUrl = dto.baseUrl ?? stored.baseUrl;
@@ -43,9 +44,13 @@ export class SettingsService {
         model: dto.model,
         apiKey: dropKey ? null : dto.apiKey,
       });
+      // The view, never the key: the audit log says whether a key is set, not which.
+      const { updatedAt: _before, ...before } = toSettingsView(stored);
+      const { updatedAt: _after, ...after } = toSettingsView(next);
+      await recordAuditEvent(tx, { action: 'settings.update', actor, subjectType: 'settings', subjectId: null, before, after });
       return { saved: next, keyDropped: dropKey };
     });
-    this.logger.log({ operatorId: actorId, backend: saved.backend, model: saved.model, apiKeySet: !!saved.apiKey, apiKeyDropped: keyDropped }, 'model settings saved');
+    this.logger.log({ operatorId: actor.id, backend: saved.backend, model: saved.model, apiKeySet: !!saved.apiKey, apiKeyDropped: keyDropped }, 'model settings saved');
     return toSettingsView(saved);
   }
 

@@ -52,6 +52,12 @@ export const routes: Routes = [
         loadComponent: () => import('./operators/operators-page').then((m) => m.OperatorsPage),
       },
       {
+        path: 'audit',
+        title: 'Audit log · Corpus Chat',
+        canActivate: [adminGuard],
+        loadComponent: () => import('./audit/audit-page').then((m) => m.AuditPage),
+      },
+      {
         path: 'account',
         title: 'My account · Corpus Chat',
         loadComponent: () => import('./auth/account-page').then((m) => m.AccountPage),

@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } fro
 import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import type { GroupByKey, ReportFormat, Severity, VerdictStatus } from './corpus.types';
 import { SEARCH_ROWS_CAP } from '../tools/tools';
+import { TRIAGE_STATUSES, type TriageStatus } from '../triage/triage.types';
 
 const CWE_MESSAGE = 'cwe must be a positive integer (79 for CWE-79)';
 
@@ -49,6 +50,10 @@ export class SearchFindingsQueryDto {
   @IsOptional()
   @IsIn(VERDICT_STATUSES, { message: `verdict must be one of ${VERDICT_STATUSES.join(', ')}` })
   verdict?: VerdictStatus;
+
+  @IsOptional()
+  @IsIn(TRIAGE_STATUSES, { message: `status must be one of ${TRIAGE_STATUSES.join(', ')}` })
+  status?: TriageStatus;
 
   @IsOptional()
   @Type(() => Number)

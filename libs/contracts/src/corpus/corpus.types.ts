@@ -1,4 +1,5 @@
 import type { SincePreviousScan } from './scan-comparison';
+import type { TriageStatus } from '../triage/triage.types';
 
 /**
  * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
@@ -38,7 +39,8 @@ export const REPORT_FILE_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
   json: ['.json'],
 };
 
-export const NOTE_STAGES = ['extract', 'goal', 'retest', 'verdict', 'general'] as const;
+/** `extract` and `goal` are written by document extraction; the others by operators too. */
+export const NOTE_STAGES = ['extract', 'goal', 'triage', 'retest', 'verdict', 'general'] as const;
 export type NoteStage = (typeof NOTE_STAGES)[number];
 
 /** Counts keyed by severity; every severity present, zeros included. */
@@ -61,6 +63,8 @@ export interface FindingFilter {
   scanner?: string;
   cwe?: number;
   verdict?: VerdictStatus;
+  /** Triage status (`open` for a finding nobody has triaged). */
+  status?: TriageStatus;
   includeArchived?: boolean;
 }
 
@@ -82,6 +86,7 @@ export interface FindingRow {
   cwe: number[];
   cvssBaseScore: number | null;
   latestVerdict: VerdictStatus | null;
+  status: TriageStatus;
   createdAt: string;
 }
 
@@ -136,6 +141,8 @@ export interface CorpusOverview {
   reports: { total: number; byStatus: Record<ReportStatus, number> };
   findings: { total: number; bySeverity: SeverityCounts };
   verdicts: Record<VerdictStatus, number>;
+  /** Findings by triage status, every status listed. */
+  statuses: Record<TriageStatus, number>;
   perReport: { id: number; filename: string; format: string; total: number; bySeverity: SeverityCounts }[];
 }
 
@@ -186,6 +193,7 @@ export interface FindingDetail {
   reportFilename: string | null;
   createdAt: string;
   versionCount: number;
+  status: TriageStatus;
   current: FindingVersionView;
   notes: FindingNoteView[];
   latestVerdict: VerdictView | null;

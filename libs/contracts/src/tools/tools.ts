@@ -1,5 +1,6 @@
 import type { FindingFilter, GroupByKey, Severity, VerdictStatus } from '../corpus/corpus.types';
 import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
+import { TRIAGE_STATUSES } from '../triage/triage.types';
 
 /**
  * The agent's read-only corpus tools. Each is a thin wrapper over one query function of
@@ -81,6 +82,8 @@ const filterProperties: Record<string, JsonSchema> = {
   cwe: { type: 'integer', minimum: 1, description: 'Only findings tagged with this CWE id (79 for CWE-79).' },
   verdict: { type: 'string', enum: [...VERDICT_STATUSES], description: 'Only findings whose latest retest verdict is this.' },
   includeArchived: { type: 'boolean', description: "Also count archived reports' findings. Only when the operator asks for archived reports." },
+  // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
+  status: { type: 'string', enum: [...TRIAGE_STATUSES] },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

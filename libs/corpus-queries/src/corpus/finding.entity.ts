@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { Severity, VerdictStatus } from '@corpus-chat/contracts';
+import type { Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 
 /**
  * A finding is an identity; what a person reads lives in its versions (`finding_versions`).
@@ -45,6 +45,10 @@ export class FindingEntity {
    */
   @Column({ name: 'identity_key', type: 'text', nullable: true })
   identityKey!: string | null;
+
+  /** Triage status, changed only through `setFindingStatus` (each change a `finding_status_changes` row). */
+  @Column({ type: 'text', default: 'open' })
+  status!: TriageStatus;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

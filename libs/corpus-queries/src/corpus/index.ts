@@ -5,12 +5,14 @@ export * from './finding-note.entity';
 export * from './retest-session.entity';
 export * from './session-event.entity';
 export * from './verdict.entity';
+export * from './finding-status-change.entity';
 export * from './corpus-state.entity';
 export * from './finding-severity-count.entity';
 
 import { CorpusStateEntity } from './corpus-state.entity';
 import { FindingNoteEntity } from './finding-note.entity';
 import { FindingSeverityCountEntity } from './finding-severity-count.entity';
+import { FindingStatusChangeEntity } from './finding-status-change.entity';
 import { FindingVersionEntity } from './finding-version.entity';
 import { FindingEntity } from './finding.entity';
 import { ReportEntity } from './report.entity';
@@ -29,4 +31,5 @@ export const CORPUS_ENTITIES: Function[] = [
   VerdictEntity,
   CorpusStateEntity,
   FindingSeverityCountEntity,
+  FindingStatusChangeEntity,
 ];

@@ -29,6 +29,10 @@ export class VerdictEntity {
   @Column({ type: 'text' })
   actor!: 'agent' | 'operator';
 
+  /** Username of the operator who gave it (`actor = 'operator'`). */
+  @Column({ type: 'text', nullable: true })
+  author!: string | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import type { ImportOutcome, SincePreviousScan } from '@corpus-chat/contracts';
 import { compareReports, previousScan } from '../queries/compare-reports';
+import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
@@ -13,7 +14,10 @@ export interface ImportFile {
   bytes: Uint8Array;
 }
 
-export type ImportOptions = ParseOptions;
+export interface ImportOptions extends ParseOptions {
+  /** The operator importing: recorded in the audit log (`report.import`) in the import's transaction. */
+  actor?: AuditActor;
+}
 
 function managerOf(target: DataSource | EntityManager): EntityManager {
   return target instanceof DataSource ? target.manager : target;
@@ -85,6 +89,15 @@ export async function importReport(
         [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
       );
       await insertFindings(tx, report.id, parsed.findings);
+      if (options.actor) {
+        await recordAuditEvent(tx, {
+          action: 'report.import',
+          actor: options.actor,
+          subjectType: 'report',
+          subjectId: report.id,
+          after: { filename: name, format: parsed.format, findingCount: parsed.findings.length },
+        });
+      }
       const sincePrevious = await compareWithPreviousScan(tx, report.id);
       return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length, ...(sincePrevious ? { sincePrevious } : {}) };
     });

@@ -1,5 +1,6 @@
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { ReportSummary } from '@corpus-chat/contracts';
+import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { reportSummaries } from './list-reports';
 import { QueryValidationError } from './query-validation';
 
@@ -13,18 +14,37 @@ export type SetReportArchivedResult =
 /**
  * Archives or restores a report. Its findings follow (a trigger copies the flag to
  * `findings.archived`) and the corpus version is bumped, so cached answers are recomputed.
- * Archived reports and their findings are excluded from every query by default.
+ * Archived reports and their findings are excluded from every query by default. With `actor`, a
+ * change (not a no-op) is recorded in the audit log (`report.archive` / `report.restore`) in the
+ * same transaction.
  *
  * @throws QueryValidationError when `id` is not a positive integer or `archived` not a boolean.
  */
-export async function setReportArchived(manager: EntityManager, id: number, archived: boolean): Promise<SetReportArchivedResult> {
+export async function setReportArchived(
+  manager: EntityManager,
+  id: number,
+  archived: boolean,
+  actor?: AuditActor,
+): Promise<SetReportArchivedResult> {
   if (!Number.isSafeInteger(id) || id < 1) throw new QueryValidationError('id', `id must be a positive integer, got ${JSON.stringify(id)}`);
   if (typeof archived !== 'boolean') throw new QueryValidationError('archived', 'archived must be true or false');
   try {
     return await manager.transaction(async (tx): Promise<SetReportArchivedResult> => {
-      await tx.query(`UPDATE reports SET archived = $2 WHERE id = $1 AND archived IS DISTINCT FROM $2`, [id, archived]);
+      const [current]: { archived: boolean }[] = await tx.query(`SELECT archived FROM reports WHERE id = $1 FOR UPDATE`, [id]);
+      const changes = current !== undefined && current.archived !== archived;
+      if (changes) await tx.query(`UPDATE reports SET archived = $2 WHERE id = $1`, [id, archived]);
       const [report] = await reportSummaries(tx, { includeArchived: true, ids: [id] });
       if (!report) return { status: 'not_found', id };
+      if (actor && changes) {
+        await recordAuditEvent(tx, {
+          action: archived ? 'report.archive' : 'report.restore',
+          actor,
+          subjectType: 'report',
+          subjectId: id,
+          before: { archived: !archived },
+          after: { archived, filename: report.filename },
+        });
+      }
       return { status: 'ok', report };
     });
   } catch (e) {
@@ -41,4 +61,32 @@ export async function setReportArchived(manager: EntityManager, id: number, arch
       message: `report ${id} has the same content as report ${live?.id} (${live?.filename}), which is not archived; archive that one first`,
     };
   }
+}
+
+/** Outcome of {@link deleteReport}. */
+export type DeleteReportResult =
+  | { status: 'ok'; id: number }
+  | { status: 'not_found'; id: number }
+  /** Only an archived report may be deleted. */
+  | { status: 'conflict'; id: number; message: string };
+
+/**
+ * Deletes an archived report with its findings, versions, notes, retests and verdicts (foreign keys
+ * cascade), recording `report.delete` with what was deleted in the same transaction. The audit
+ * events naming the report stay. Who may call it is the caller's rule (the API: admins only).
+ */
+export async function deleteReport(manager: EntityManager, id: number, actor: AuditActor): Promise<DeleteReportResult> {
+  return manager.transaction(async (tx): Promise<DeleteReportResult> => {
+    const [report]: { filename: string; format: string; archived: boolean; findingCount: number }[] = await tx.query(
+      `SELECT filename, format, archived, finding_count AS "findingCount" FROM reports WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    if (!report) return { status: 'not_found', id };
+    if (!report.archived) {
+      return { status: 'conflict', id, message: `report ${id} (${report.filename}) is not archived; archive it first, then delete it` };
+    }
+    await tx.query(`DELETE FROM reports WHERE id = $1`, [id]);
+    await recordAuditEvent(tx, { action: 'report.delete', actor, subjectType: 'report', subjectId: id, before: report });
+    return { status: 'ok', id };
+  });
 }

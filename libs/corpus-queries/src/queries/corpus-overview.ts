@@ -2,10 +2,12 @@ import type { EntityManager } from 'typeorm';
 import {
   REPORT_STATUSES,
   SEVERITIES,
+  TRIAGE_STATUSES,
   VERDICT_STATUSES,
   type CorpusOverview,
   type ReportStatus,
   type SeverityCounts,
+  type TriageStatus,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { cachedQuery, type QueryOptions } from './query-cache';
@@ -18,7 +20,7 @@ export function zeroSeverityCounts(): SeverityCounts {
 
 /**
  * Totals of the non-archived corpus: reports by status, findings in total and by severity, findings
- * by latest verdict status, and per report (by id) its findings by severity. Every severity, status
+ * by latest verdict status and by triage status, and per report (by id) its findings by severity. Every severity, status
  * and verdict is listed, zeros included. Severity counts come from the trigger-kept
  * `finding_severity_counts`. Cached per corpus version.
  */
@@ -34,6 +36,9 @@ export async function corpusOverview(
     const verdicts: { status: VerdictStatus; count: number }[] = await manager.query(
       `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
        WHERE NOT archived AND latest_verdict IS NOT NULL GROUP BY latest_verdict`,
+    );
+    const statuses: { status: TriageStatus; count: number }[] = await manager.query(
+      `SELECT status, count(*)::int AS count FROM findings WHERE NOT archived GROUP BY status`,
     );
 
     const byStatus = Object.fromEntries(REPORT_STATUSES.map((s) => [s, 0])) as Record<ReportStatus, number>;
@@ -52,11 +57,14 @@ export async function corpusOverview(
       number
     >;
     for (const v of verdicts) verdictCounts[v.status] = v.count;
+    const statusCounts = Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as Record<TriageStatus, number>;
+    for (const s of statuses) statusCounts[s.status] = s.count;
 
     return {
       reports: { total: reports.length, byStatus },
       findings: { total: SEVERITIES.reduce((n, s) => n + bySeverity[s], 0), bySeverity },
       verdicts: verdictCounts,
+      statuses: statusCounts,
       perReport: reports.map((r) => {
         const c = perReportCounts.get(r.id) ?? zeroSeverityCounts();
         return {

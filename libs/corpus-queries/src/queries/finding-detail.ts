@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type {
+  FindingDetail,
   FindingDetailResult,
   FindingNoteView,
   FindingVersionView,
@@ -14,6 +15,7 @@ interface DetailRecord {
   reportFilename: string | null;
   createdAt: Date;
   versionCount: number;
+  status: FindingDetail['status'];
   version: number;
   origin: 'import' | 'edit';
   title: string;
@@ -34,7 +36,7 @@ interface DetailRecord {
 const iso = (d: Date | string): string => new Date(d).toISOString();
 
 /**
- * One finding by id: its current version, how many versions it has, its notes (oldest first) and
+ * One finding by id: its current version, how many versions it has, its triage status, its notes (oldest first) and
  * its latest verdict (by time, then id). An unknown id answers `{ found: false, id }`; archived
  * findings are found too. Cached per corpus version.
  *
@@ -54,7 +56,7 @@ export async function findingDetail(
     async (): Promise<FindingDetailResult> => {
       const [row]: DetailRecord[] = await manager.query(
         `SELECT f.id, f.report_id AS "reportId", r.filename AS "reportFilename", f.created_at AS "createdAt",
-              (SELECT count(*)::int FROM finding_versions x WHERE x.finding_id = f.id) AS "versionCount",
+              (SELECT count(*)::int FROM finding_versions x WHERE x.finding_id = f.id) AS "versionCount", f.status,
               fv.version, fv.origin, fv.title, fv.severity::text AS severity, fv.description, fv.impact,
               fv.attack_vector AS "attackVector", fv.affected_endpoints AS "affectedEndpoints",
               fv.reproduction_steps AS "reproductionSteps", fv.cwe, fv.cvss, fv.mitre, fv.edited_by AS "editedBy",
@@ -83,6 +85,7 @@ export async function findingDetail(
           reportFilename: row.reportFilename,
           createdAt: iso(row.createdAt),
           versionCount: row.versionCount,
+          status: row.status,
           current: {
             version: row.version,
             origin: row.origin,

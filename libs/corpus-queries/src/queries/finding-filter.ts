@@ -119,6 +119,10 @@ export async function buildFindingWhere(
     conditions.push(`f.latest_verdict = ${params.add(filter.verdict)}`);
     applied.verdict = filter.verdict;
   }
+  if (filter.status !== undefined) {
+    conditions.push(`f.status = ${params.add(filter.status)}`);
+    applied.status = filter.status;
+  }
   return {
     sql: conditions.length ? conditions.join(' AND ') : 'TRUE',
     params,

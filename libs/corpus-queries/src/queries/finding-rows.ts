@@ -1,5 +1,5 @@
 /** The pieces a finding page is read with: the page's columns, its row select and row shape. */
-import { type FindingRow, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import { type FindingRow, type Severity, type TriageStatus, type VerdictStatus } from '@corpus-chat/contracts';
 
 export interface RowRecord {
   id: number;
@@ -10,11 +10,12 @@ export interface RowRecord {
   cwe: number[];
   cvssBaseScore: number | null;
   latestVerdict: VerdictStatus | null;
+  status: TriageStatus;
   createdAt: Date;
 }
 
 export const PAGE_COLUMNS =
-  'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.created_at, f.current_version_id';
+  'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.status, f.created_at, f.current_version_id';
 
 /**
  * The row fields of a page `p` (ordered by severity, id) joined with versions; the report's file
@@ -23,7 +24,7 @@ export const PAGE_COLUMNS =
 export const ROW_SELECT = `SELECT p.id, fv.title, p.severity::text AS severity, p.report_id AS "reportId",
          (SELECT r.filename FROM reports r WHERE r.id = p.report_id) AS "reportFilename", p.cwe,
          CASE WHEN jsonb_typeof(fv.cvss -> 'base_score') = 'number' THEN (fv.cvss ->> 'base_score')::float8 END AS "cvssBaseScore",
-         p.latest_verdict AS "latestVerdict", p.created_at AS "createdAt"
+         p.latest_verdict AS "latestVerdict", p.status, p.created_at AS "createdAt"
        FROM page p
        JOIN finding_versions fv ON fv.id = p.current_version_id`;
 

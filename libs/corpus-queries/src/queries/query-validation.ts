@@ -1,4 +1,4 @@
-import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES, type ReportFormat, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import { REPORT_FORMATS, SEVERITIES, TRIAGE_STATUSES, VERDICT_STATUSES, type ReportFormat, type Severity, type TriageStatus, type VerdictStatus } from '@corpus-chat/contracts';
 
 /**
  * A bad argument to a query function: `field` names it and `message` says what is accepted, in
@@ -24,10 +24,11 @@ export interface NormalisedFilter {
   scanner?: string;
   cwe?: number;
   verdict?: VerdictStatus;
+  status?: TriageStatus;
   includeArchived: boolean;
 }
 
-const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'format', 'scanner', 'cwe', 'verdict', 'includeArchived'] as const;
+const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'format', 'scanner', 'cwe', 'verdict', 'status', 'includeArchived'] as const;
 
 function positiveInt(field: string, value: unknown): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -48,7 +49,7 @@ export function intInRange(field: string, value: unknown, min: number, max: numb
 }
 
 /**
- * Checks a finding filter and returns it normalised: `severity` and `verdict` lower-cased and checked
+ * Checks a finding filter and returns it normalised: `severity`, `verdict` and `status` lower-cased and checked
  * against their lists, ids positive integers, `cwe` a number or `CWE-79`, blank text dropped.
  * Keys not listed in `allowedExtra` or the filter fields are refused (a misspelt filter must not
  * silently count everything).
@@ -110,6 +111,13 @@ export function normaliseFilter(input: unknown, allowedExtra: readonly string[] 
       throw new QueryValidationError('verdict', `verdict must be one of ${VERDICT_STATUSES.join(', ')}, got ${JSON.stringify(f['verdict'])}`);
     }
     out.verdict = v as VerdictStatus;
+  }
+  if (f['status'] !== undefined && f['status'] !== null) {
+    const v = typeof f['status'] === 'string' ? f['status'].trim().toLowerCase() : f['status'];
+    if (!(TRIAGE_STATUSES as readonly unknown[]).includes(v)) {
+      throw new QueryValidationError('status', `status must be one of ${TRIAGE_STATUSES.join(', ')}, got ${JSON.stringify(f['status'])}`);
+    }
+    out.status = v as TriageStatus;
   }
   if (f['includeArchived'] !== undefined && f['includeArchived'] !== null) {
     const a = f['includeArchived'];

@@ -14,6 +14,14 @@ describe('ToolArgsValidator', () => {
     expect(r).toEqual({ ok: true, name: 'search_findings', args: { severity: 'high', cwe: 79, limit: 5, offset: 0 } });
   });
 
+  it('takes a triage status filter from the shared schema, lower-casing it, and refuses an unknown one', () => {
+    const r = v.check('count_findings_by', { groupBy: 'severity', filter: { status: 'False_Positive' } });
+    expect(r).toEqual({ ok: true, name: 'count_findings_by', args: { groupBy: 'severity', filter: { status: 'false_positive' } } });
+    const bad = v.check('search_findings', { status: 'dismissed' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.message).toContain("'status' must be one of: open, confirmed, false_positive, risk_accepted, fixed");
+  });
+
   it('tells the model which value is wrong and what is allowed', () => {
     const r = v.check('search_findings', { severity: 'severe' });
     expect(r.ok).toBe(false);

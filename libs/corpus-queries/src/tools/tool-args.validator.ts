@@ -22,7 +22,7 @@ export const shownToolName = (name: string): string =>
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, '\ufffd');
 
-const LOWERCASED_KEYS = new Set(['severity', 'verdict', 'groupBy', 'format']);
+const LOWERCASED_KEYS = new Set(['severity', 'verdict', 'status', 'groupBy', 'format']);
 
 /**
  * Drops `null` and empty-string values, which small models send for "no filter", lower-cases enum

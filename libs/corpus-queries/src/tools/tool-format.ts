@@ -37,6 +37,7 @@ export function plainFilter(f: FindingFilter | AppliedFilter | undefined): Findi
   if (f.cwe != null) out.cwe = f.cwe;
   if (f.verdict) out.verdict = f.verdict;
   if (f.includeArchived) out.includeArchived = true;
+  if (f.status) out.status = f.status;
   return out;
 }
 
@@ -57,6 +58,7 @@ export function describeFilter(f: FindingFilter | AppliedFilter | undefined): st
   if (f.cwe != null) parts.push(`cwe=CWE-${f.cwe}`);
   if (f.verdict) parts.push(`verdict=${f.verdict}`);
   if (f.includeArchived) parts.push('archived reports included');
+  if (f.status) parts.push(`status=${f.status}`);
   return parts.length ? parts.join(', ') : 'no filter';
 }
 
@@ -67,6 +69,7 @@ const modelRow = (r: FindingRow) => ({
   report: r.reportFilename,
   cwe: r.cwe,
   verdict: r.latestVerdict,
+  status: r.status,
 });
 const cardRow = (r: FindingRow) => ({ id: r.id, title: clip(r.title, 200) ?? '', severity: r.severity, reportFilename: r.reportFilename });
 const modelFilter = (f: AppliedFilter) => ({ ...plainFilter(f), ...(f.reportFilename ? { reportFilename: f.reportFilename } : {}), ...(f.weaknessClasses?.length ? { weaknessClasses: f.weaknessClasses } : {}) });
@@ -92,6 +95,7 @@ export function formatOverview(o: CorpusOverview): FormattedToolResult {
       reports: o.reports,
       findings: o.findings,
       verdicts: o.verdicts,
+      statuses: o.statuses,
       perReport: o.perReport.slice(0, MODEL_LIST_CAP).map((r) => ({ id: r.id, filename: r.filename, format: r.format, total: r.total, ...r.bySeverity })),
       perReportTruncated: o.perReport.length > MODEL_LIST_CAP,
     },
@@ -203,6 +207,7 @@ export function formatDetail(r: FindingDetailResult): FormattedToolResult {
       attackVector: clip(c.attackVector, MODEL_TEXT_CAP),
       affectedEndpoints: c.affectedEndpoints.slice(0, 10),
       versionCount: f.versionCount,
+      status: f.status,
       notes: f.notes.slice(0, 5).map((n) => ({ stage: n.stage, body: clip(n.body, 400) })),
       latestVerdict: f.latestVerdict ? { status: f.latestVerdict.status, rationale: clip(f.latestVerdict.rationale, 400) } : null,
     },

@@ -19,7 +19,7 @@ export function buildSystemPrompt(): string {
       VERDICT_STATUSES.join(', ') +
       '). Scanner imports carry no verdicts.',
     '',
-    'Tools (all read-only): get_corpus_overview (totals), search_findings (exact total + up to 50 rows for a filter: text, severity, reportName, cwe, verdict), count_findings_by (exact counts grouped by ' +
+    'Tools (all read-only): get_corpus_overview (totals), search_findings (exact total + up to 50 rows for a filter: text, severity, reportName, cwe, verdict, status), count_findings_by (exact counts grouped by ' +
       GROUP_BY_KEYS.join(', ') +
       '; use it for breakdowns and "which report has the most …"), list_all_reports, finding_detail (one finding by id).',
     '',

@@ -17,6 +17,7 @@ export function search(
     cwe: [],
     cvssBaseScore: null,
     latestVerdict: null,
+    status: 'open',
     createdAt: '2026-11-30T10:00:00Z',
     ...r,
   }));

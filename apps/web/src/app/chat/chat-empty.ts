@@ -3,7 +3,7 @@ import { toSignal } from '@angular/core/rxjs-interop';
 import { ActivatedRoute } from '@angular/router';
 
 /** Names of the admin-only pages, for the notice shown to an operator sent back from one. */
-const ADMIN_PAGES: Record<string, string> = { settings: 'Settings', operators: 'Operators' };
+const ADMIN_PAGES: Record<string, string> = { settings: 'Settings', operators: 'Operators', audit: 'Audit log' };
 
 /**
  * `/chat` with no thread selected. With `?denied=<page>` (set by `adminGuard` when an operator

@@ -2,7 +2,8 @@ import { TestBed, type ComponentFixture } from '@angular/core/testing';
 import { provideRouter, withComponentInputBinding } from '@angular/router';
 import { RouterTestingHarness } from '@angular/router/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FindingDetail } from '@corpus-chat/contracts';
+import { HttpErrorResponse } from '@angular/common/http';
+import type { FindingDetail, FindingHistory } from '@corpus-chat/contracts';
 import { FindingDetailPage } from './finding-detail-page';
 import { ReportsApi } from './reports-api';
 
@@ -12,6 +13,7 @@ const finding: FindingDetail = {
   reportFilename: 'codeql.sarif',
   createdAt: '2026-01-01T00:00:00Z',
   versionCount: 1,
+  status: 'open',
   current: {
     version: 1,
     origin: 'import',
@@ -34,20 +36,37 @@ const finding: FindingDetail = {
   latestVerdict: null,
 };
 
+const history: FindingHistory = { id: 7, status: 'open', versions: [finding.current], statusChanges: [], retests: [] };
+
+async function settle(fixture: ComponentFixture<FindingDetailPage>): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setTimeout(r, 0));
+    await fixture.whenStable();
+  }
+}
+
+function makeApi() {
+  return {
+    findingDetail: vi.fn(() => Promise.resolve(finding)),
+    findingHistory: vi.fn(() => Promise.resolve(history)),
+    setStatus: vi.fn((_id: number, change: { status: FindingDetail['status'] }) => Promise.resolve({ ...finding, status: change.status })),
+    editFinding: vi.fn(() => Promise.resolve(finding)),
+    addNote: vi.fn(() => Promise.resolve(finding)),
+    recordRetest: vi.fn(() => Promise.resolve(finding)),
+  };
+}
+
 describe('FindingDetailPage', () => {
   let fixture: ComponentFixture<FindingDetailPage>;
+  let api: ReturnType<typeof makeApi>;
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
 
   beforeEach(async () => {
-    TestBed.configureTestingModule({
-      providers: [provideRouter([]), { provide: ReportsApi, useValue: { findingDetail: vi.fn(() => Promise.resolve(finding)) } }],
-    });
+    api = makeApi();
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
     fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await fixture.whenStable();
-    }
+    await settle(fixture);
   });
 
   it('renders the Markdown of description, impact, steps and notes instead of raw backticks', () => {
@@ -71,13 +90,106 @@ describe('FindingDetailPage', () => {
   });
 });
 
+describe('FindingDetailPage triage controls', () => {
+  let fixture: ComponentFixture<FindingDetailPage>;
+  let api: ReturnType<typeof makeApi>;
+  const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
+  const select = (id: string, value: string) => {
+    const s = el().querySelector<HTMLSelectElement>(`#${id}`)!;
+    s.value = value;
+    s.dispatchEvent(new Event('change'));
+  };
+  const type = (id: string, value: string) => {
+    const i = el().querySelector<HTMLInputElement | HTMLTextAreaElement>(`#${id}`)!;
+    i.value = value;
+    i.dispatchEvent(new Event('input'));
+  };
+  const submit = async (testId: string) => {
+    el().querySelector<HTMLFormElement>(`[data-testid="${testId}"]`)!.dispatchEvent(new Event('submit'));
+    await settle(fixture);
+  };
+
+  beforeEach(async () => {
+    api = makeApi();
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    fixture = TestBed.createComponent(FindingDetailPage);
+    fixture.componentRef.setInput('findingId', '7');
+    await settle(fixture);
+  });
+
+  it('shows the status and offers only the transitions the workflow allows', () => {
+    expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('open');
+    const options = Array.from(el().querySelectorAll<HTMLOptionElement>('#t-status option')).map((o) => o.value);
+    expect(options).toEqual(['', 'confirmed', 'false_positive', 'risk_accepted', 'fixed']);
+  });
+
+  it('asks for a reason before dismissing a finding, then sends it and shows the new status', async () => {
+    select('t-status', 'false_positive');
+    await submit('status-form');
+    expect(api.setStatus).not.toHaveBeenCalled();
+    expect(el().querySelector('[data-testid="status-error"]')?.textContent).toContain('Say why the finding becomes false positive');
+
+    type('t-reason', 'test fixture only');
+    await submit('status-form');
+    expect(api.setStatus).toHaveBeenCalledWith(7, { status: 'false_positive', reason: 'test fixture only' });
+    expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('false positive');
+    expect(api.findingHistory).toHaveBeenCalledTimes(2);
+  });
+
+  it("shows the API's refusal of a transition next to the status form", async () => {
+    api.setStatus.mockRejectedValueOnce(
+      new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'finding 7 is already confirmed; nothing was changed' } }),
+    );
+    select('t-status', 'confirmed');
+    await submit('status-form');
+    expect(el().querySelector('[data-testid="status-error"]')?.textContent).toContain('finding 7 is already confirmed');
+    expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('open');
+  });
+
+  it('sends only the changed fields of an edit, with the reason', async () => {
+    el().querySelector<HTMLButtonElement>('[data-testid="edit-start"]')!.click();
+    await settle(fixture);
+    select('e-severity', 'critical');
+    type('e-cwe', '94, CWE-95');
+    await submit('edit-form');
+    expect(api.editFinding).not.toHaveBeenCalled();
+    expect(el().querySelector('[data-testid="edit-error"]')?.textContent).toContain('Say why');
+    type('e-reason', 'exploit confirmed');
+    await submit('edit-form');
+    expect(api.editFinding).toHaveBeenCalledWith(7, { severity: 'critical', cwe: [94, 95], reason: 'exploit confirmed' });
+    expect(el().querySelector('[data-testid="edit-form"]')).toBeNull();
+  });
+
+  it('adds a stage-tagged note and empties the form', async () => {
+    select('n-stage', 'triage');
+    type('n-body', '  Owner: payments team ');
+    await submit('note-form');
+    expect(api.addNote).toHaveBeenCalledWith(7, { stage: 'triage', body: 'Owner: payments team' });
+    expect(el().querySelector<HTMLTextAreaElement>('#n-body')!.value).toBe('');
+  });
+
+  it('records a retest with an ISO date and the verdict', async () => {
+    type('r-tried', 'Replayed the request');
+    type('r-at', '2026-01-02T10:00');
+    select('r-verdict', 'fixed');
+    type('r-rationale', 'header now set');
+    await submit('retest-form');
+    expect(api.recordRetest).toHaveBeenCalledWith(7, {
+      tried: 'Replayed the request',
+      retestedAt: new Date('2026-01-02T10:00').toISOString(),
+      verdict: 'fixed',
+      rationale: 'header now set',
+    });
+  });
+});
+
 describe('FindingDetailPage breadcrumb', () => {
   it('goes back to the Findings view with the filter and page it was opened from, nothing else', async () => {
     TestBed.resetTestingModule();
     TestBed.configureTestingModule({
       providers: [
         provideRouter([{ path: 'reports/findings/:findingId', component: FindingDetailPage }], withComponentInputBinding()),
-        { provide: ReportsApi, useValue: { findingDetail: vi.fn(() => Promise.resolve(finding)) } },
+        { provide: ReportsApi, useValue: makeApi() },
       ],
     });
     const harness = await RouterTestingHarness.create();

@@ -1,24 +1,42 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { DatePipe, Location } from '@angular/common';
+import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { ActivatedRoute, RouterLink, type Params } from '@angular/router';
-import type { FindingDetail } from '@corpus-chat/contracts';
+import {
+  OPERATOR_NOTE_STAGES,
+  SEVERITIES,
+  TRIAGE_STATUSES_NEEDING_REASON,
+  TRIAGE_TRANSITIONS,
+  VERDICT_STATUSES,
+  type FindingDetail,
+  type FindingHistory,
+  type OperatorNoteStage,
+  type Severity,
+  type TriageStatus,
+  type VerdictStatus,
+} from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { MarkdownView } from '../markdown/markdown';
 import { DisplayTextPipe } from '../shared/display-text';
-import { findingFilterFromQueryParams, findingFilterToQueryParams } from './finding-filter-params';
+import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
+import { versionChanges } from './finding-version-diff';
 import { ReportsApi } from './reports-api';
 
+/** `false_positive` → `false positive`. */
+export const statusLabel = (s: string): string => s.replace('_', ' ');
+
 /**
- * `/reports/findings/:findingId`: current version, version count, notes and the latest verdict.
- * Descriptions, impact, steps, notes and rationales are Markdown as scanners write them (SARIF
- * messages use it: code in backticks, fenced request samples), shown through the same sanitising
- * renderer as the chat: HTML in a finding stays text. Opened from the Findings view, the URL carries
- * that view's filter and page, and the breadcrumb goes back to them.
+ * `/reports/findings/:findingId`: current version, triage status (changed here, with a reason where
+ * the workflow asks for one), edits as new versions with their history, notes, retests and the
+ * latest verdict. Descriptions, impact, steps, notes and rationales are Markdown as scanners write
+ * them, shown through the same sanitising renderer as the chat: HTML in a finding stays text.
+ * Opened from the Findings view, the URL carries that view's filter and page, and the breadcrumb
+ * goes back to them.
  */
 @Component({
   selector: 'cc-finding-detail-page',
-  imports: [DatePipe, DisplayTextPipe, MarkdownView, RouterLink],
+  imports: [DatePipe, DisplayTextPipe, MarkdownView, ReactiveFormsModule, RouterLink],
   templateUrl: './finding-detail-page.html',
   styleUrl: './finding-detail-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -26,6 +44,7 @@ import { ReportsApi } from './reports-api';
 export class FindingDetailPage {
   private readonly api = inject(ReportsApi);
   private readonly location = inject(Location);
+  private readonly fb = inject(NonNullableFormBuilder);
 
   /** Route parameter. */
   readonly findingId = input.required<string>();
@@ -39,8 +58,42 @@ export class FindingDetailPage {
   });
 
   protected readonly finding = signal<FindingDetail | null>(null);
+  protected readonly history = signal<FindingHistory | null>(null);
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
+  /** The last write's error, shown next to the form that sent it. */
+  protected readonly writeError = signal<{ form: 'status' | 'edit' | 'note' | 'retest'; message: string } | null>(null);
+  protected readonly saving = signal(false);
+  protected readonly editing = signal(false);
+
+  protected readonly severities = SEVERITIES;
+  protected readonly noteStages = OPERATOR_NOTE_STAGES;
+  protected readonly verdicts = VERDICT_STATUSES;
+  protected readonly statusLabel = statusLabel;
+  /** Statuses the finding may move to now. */
+  protected readonly nextStatuses = computed(() => {
+    const f = this.finding();
+    return f ? TRIAGE_TRANSITIONS[f.status] : [];
+  });
+  protected readonly versions = computed(() => versionChanges(this.history()?.versions ?? []));
+
+  protected readonly statusForm = this.fb.group({ status: [''], reason: [''] });
+  protected readonly editForm = this.fb.group({
+    title: ['', Validators.required],
+    severity: ['' as Severity | ''],
+    cwe: [''],
+    description: [''],
+    impact: [''],
+    affectedEndpoints: [''],
+    reason: ['', Validators.required],
+  });
+  protected readonly noteForm = this.fb.group({ stage: ['general' as OperatorNoteStage], body: ['', Validators.required] });
+  protected readonly retestForm = this.fb.group({
+    tried: ['', Validators.required],
+    retestedAt: ['', Validators.required],
+    verdict: ['' as VerdictStatus | '', Validators.required],
+    rationale: ['', Validators.required],
+  });
 
   constructor() {
     effect(() => {
@@ -53,17 +106,119 @@ export class FindingDetailPage {
     this.location.back();
   }
 
+  /** Whether `status` needs a reason (dismissing, accepting the risk, reopening). */
+  protected needsReason(status: string): boolean {
+    return TRIAGE_STATUSES_NEEDING_REASON.includes(status as TriageStatus);
+  }
+
+  protected changeStatus(): void {
+    const { status, reason } = this.statusForm.getRawValue();
+    if (!status) return;
+    if (this.needsReason(status) && !reason.trim()) {
+      this.writeError.set({ form: 'status', message: `Say why the finding becomes ${statusLabel(status)}.` });
+      return;
+    }
+    void this.write('status', (id) => this.api.setStatus(id, { status: status as TriageStatus, ...(reason.trim() ? { reason: reason.trim() } : {}) }), () =>
+      this.statusForm.reset({ status: '', reason: '' }),
+    );
+  }
+
+  protected startEdit(): void {
+    const c = this.finding()?.current;
+    if (!c) return;
+    this.editForm.reset({
+      title: c.title,
+      severity: c.severity,
+      cwe: c.cwe.join(', '),
+      description: c.description,
+      impact: c.impact ?? '',
+      affectedEndpoints: c.affectedEndpoints.join('\n'),
+      reason: '',
+    });
+    this.writeError.set(null);
+    this.editing.set(true);
+  }
+
+  protected saveEdit(): void {
+    const c = this.finding()?.current;
+    if (!c) return;
+    const v = this.editForm.getRawValue();
+    const cwe = v.cwe.split(/[,\s]+/).filter(Boolean).map(parseCweInput);
+    if (cwe.some((x) => x === null || x === undefined)) {
+      this.writeError.set({ form: 'edit', message: 'CWE ids must be whole numbers such as 79 or CWE-79, separated by commas.' });
+      return;
+    }
+    if (!v.reason.trim()) {
+      this.writeError.set({ form: 'edit', message: 'Say why the finding is edited.' });
+      return;
+    }
+    const endpoints = v.affectedEndpoints.split('\n').map((e) => e.trim()).filter(Boolean);
+    // Only changed fields are sent: the version records what the operator meant to change.
+    const edit = {
+      ...(v.title.trim() !== c.title ? { title: v.title.trim() } : {}),
+      ...(v.severity && v.severity !== c.severity ? { severity: v.severity } : {}),
+      ...(cwe.join(',') !== c.cwe.join(',') ? { cwe: cwe as number[] } : {}),
+      ...(v.description !== c.description ? { description: v.description } : {}),
+      ...(v.impact !== (c.impact ?? '') ? { impact: v.impact } : {}),
+      ...(endpoints.join('\n') !== c.affectedEndpoints.join('\n') ? { affectedEndpoints: endpoints } : {}),
+      reason: v.reason.trim(),
+    };
+    if (Object.keys(edit).length === 1) {
+      this.writeError.set({ form: 'edit', message: 'Nothing was changed.' });
+      return;
+    }
+    void this.write('edit', (id) => this.api.editFinding(id, edit), () => this.editing.set(false));
+  }
+
+  protected addNote(): void {
+    const { stage, body } = this.noteForm.getRawValue();
+    if (!body.trim()) return;
+    void this.write('note', (id) => this.api.addNote(id, { stage, body: body.trim() }), () => this.noteForm.reset({ stage: 'general', body: '' }));
+  }
+
+  protected recordRetest(): void {
+    const v = this.retestForm.getRawValue();
+    if (this.retestForm.invalid || !v.verdict) {
+      this.writeError.set({ form: 'retest', message: 'Say what was tried, when, the verdict and why.' });
+      return;
+    }
+    const retestedAt = new Date(v.retestedAt).toISOString();
+    void this.write('retest', (id) => this.api.recordRetest(id, { tried: v.tried.trim(), retestedAt, verdict: v.verdict as VerdictStatus, rationale: v.rationale.trim() }), () =>
+      this.retestForm.reset({ tried: '', retestedAt: '', verdict: '', rationale: '' }),
+    );
+  }
+
+  /** Sends one change; on success shows the finding as the API answers it and reloads its history. */
+  private async write(form: 'status' | 'edit' | 'note' | 'retest', send: (id: number) => Promise<FindingDetail>, done: () => void): Promise<void> {
+    const f = this.finding();
+    if (!f || this.saving()) return;
+    this.saving.set(true);
+    this.writeError.set(null);
+    try {
+      this.finding.set(await send(f.id));
+      done();
+      this.history.set(await this.api.findingHistory(f.id));
+    } catch (err) {
+      this.writeError.set({ form, message: describeHttpError(err) });
+    } finally {
+      this.saving.set(false);
+    }
+  }
+
   private async load(id: number): Promise<void> {
     this.loading.set(true);
     this.error.set(null);
     this.finding.set(null);
+    this.history.set(null);
     if (!Number.isInteger(id) || id < 1) {
       this.loading.set(false);
       this.error.set('This is not a finding id.');
       return;
     }
     try {
-      this.finding.set(await this.api.findingDetail(id));
+      const [finding, history] = await Promise.all([this.api.findingDetail(id), this.api.findingHistory(id)]);
+      this.finding.set(finding);
+      this.history.set(history);
     } catch (err) {
       this.error.set(httpStatus(err) === 404 ? `Finding #${id} does not exist.` : describeHttpError(err));
     } finally {

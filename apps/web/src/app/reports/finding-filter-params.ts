@@ -1,5 +1,14 @@
 import type { Params } from '@angular/router';
-import { SEVERITIES, VERDICT_STATUSES, type FindingFilter, type GroupByKey, type Severity, type VerdictStatus } from '@corpus-chat/contracts';
+import {
+  SEVERITIES,
+  TRIAGE_STATUSES,
+  VERDICT_STATUSES,
+  type FindingFilter,
+  type GroupByKey,
+  type Severity,
+  type TriageStatus,
+  type VerdictStatus,
+} from '@corpus-chat/contracts';
 
 /** The Findings view's URL query parameters for a filter (empty fields left out). */
 export function findingFilterToQueryParams(filter: FindingFilter): Params {
@@ -10,6 +19,7 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
   if (filter.reportName && !filter.reportId) params['reportName'] = filter.reportName;
   if (filter.cwe) params['cwe'] = String(filter.cwe);
   if (filter.verdict) params['verdict'] = filter.verdict;
+  if (filter.status) params['status'] = filter.status;
   return params;
 }
 
@@ -44,6 +54,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
   };
   const severity = str('severity');
   const verdict = str('verdict');
+  const status = str('status');
   const filter: FindingFilter = {
     text: str('text'),
     severity: SEVERITIES.includes(severity as Severity) ? (severity as Severity) : undefined,
@@ -51,6 +62,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     reportName: str('reportName'),
     cwe: int('cwe'),
     verdict: VERDICT_STATUSES.includes(verdict as VerdictStatus) ? (verdict as VerdictStatus) : undefined,
+    status: TRIAGE_STATUSES.includes(status as TriageStatus) ? (status as TriageStatus) : undefined,
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }

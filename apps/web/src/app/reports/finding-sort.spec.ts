@@ -10,6 +10,7 @@ const row = (id: number, over: Partial<FindingRow>): FindingRow => ({
   reportFilename: 'a.sarif',
   cwe: [],
   cvssBaseScore: null,
+  status: 'open',
   latestVerdict: null,
   createdAt: '2026-01-01T00:00:00Z',
   ...over,

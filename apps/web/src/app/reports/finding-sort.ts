@@ -1,7 +1,7 @@
 import { SEVERITIES, type FindingRow } from '@corpus-chat/contracts';
 
 /** Columns of the Findings table that sort its page. */
-export type FindingSortKey = 'id' | 'title' | 'severity' | 'report' | 'cwe' | 'cvss' | 'verdict';
+export type FindingSortKey = 'id' | 'title' | 'severity' | 'report' | 'cwe' | 'cvss' | 'verdict' | 'status';
 
 export const FINDING_COLUMNS: readonly { key: FindingSortKey; label: string; num?: boolean }[] = [
   { key: 'id', label: '#', num: true },
@@ -11,6 +11,7 @@ export const FINDING_COLUMNS: readonly { key: FindingSortKey; label: string; num
   { key: 'cwe', label: 'CWE' },
   { key: 'cvss', label: 'CVSS', num: true },
   { key: 'verdict', label: 'Verdict' },
+  { key: 'status', label: 'Status' },
 ];
 
 /** A row's value in a column: severities by rank (critical first), missing values last whatever the order. */
@@ -30,6 +31,8 @@ function valueOf(row: FindingRow, key: FindingSortKey): string | number | null {
       return row.cvssBaseScore;
     case 'verdict':
       return row.latestVerdict;
+    case 'status':
+      return row.status;
   }
 }
 

@@ -15,13 +15,13 @@ function search(filter: FindingFilter, page: { limit: number; offset: number }):
   const total = filter.cwe === 79 ? 40 : filter.cwe === 89 ? 8 : 184;
   const rows: FindingRow[] = [];
   for (let i = page.offset; i < Math.min(total, page.offset + page.limit); i++) {
-    rows.push({ id: i + 1, title: `Finding ${i + 1}`, severity: 'high', reportId: 1, reportFilename: 'a.sarif', cwe: filter.cwe ? [filter.cwe] : [], cvssBaseScore: null, latestVerdict: null, createdAt: '2026-01-01T00:00:00Z' });
+    rows.push({ id: i + 1, title: `Finding ${i + 1}`, severity: 'high', reportId: 1, reportFilename: 'a.sarif', cwe: filter.cwe ? [filter.cwe] : [], cvssBaseScore: null, latestVerdict: null, status: filter.status ?? 'open', createdAt: '2026-01-01T00:00:00Z' });
   }
   return Promise.resolve({ total, rows, limit: page.limit, offset: page.offset, filter });
 }
 
 describe('FindingsPage', () => {
-  let api: { searchFindings: ReturnType<typeof vi.fn>; listReports: ReturnType<typeof vi.fn> };
+  let api: { searchFindings: ReturnType<typeof vi.fn>; listReports: ReturnType<typeof vi.fn>; setStatusOfMany: ReturnType<typeof vi.fn> };
   let harness: RouterTestingHarness;
   const el = (): HTMLElement => harness.routeNativeElement!;
   const settle = async (): Promise<void> => {
@@ -42,7 +42,11 @@ describe('FindingsPage', () => {
   const total = (): string => el().querySelector('[data-testid="findings-total"]')!.textContent!.replace(/\s+/g, ' ').trim();
 
   beforeEach(async () => {
-    api = { searchFindings: vi.fn(search), listReports: vi.fn(() => Promise.resolve([] as ReportSummary[])) };
+    api = {
+      searchFindings: vi.fn(search),
+      listReports: vi.fn(() => Promise.resolve([] as ReportSummary[])),
+      setStatusOfMany: vi.fn((ids: number[], change: { status: string }) => Promise.resolve({ status: change.status, changed: ids })),
+    };
     TestBed.configureTestingModule({
       providers: [
         provideRouter([
@@ -53,6 +57,40 @@ describe('FindingsPage', () => {
       ],
     });
     harness = await RouterTestingHarness.create();
+  });
+
+  it('filters by triage status through the URL', async () => {
+    await harness.navigateByUrl('/reports/findings');
+    await settle();
+    const status = el().querySelector<HTMLSelectElement>('#f-status')!;
+    status.value = 'risk_accepted';
+    status.dispatchEvent(new Event('change'));
+    el().querySelector<HTMLButtonElement>('button[type="submit"]')!.click();
+    await settle();
+    expect(url().searchParams.get('status')).toBe('risk_accepted');
+    expect(api.searchFindings).toHaveBeenLastCalledWith({ status: 'risk_accepted' }, { limit: 50, offset: 0 });
+    expect(el().textContent).toContain('Filter: status risk accepted');
+  });
+
+  it('sets the status of the ticked findings in one request, then searches again', async () => {
+    await harness.navigateByUrl('/reports/findings');
+    await settle();
+    expect(el().querySelector('[data-testid="bulk-form"]')).toBeNull();
+    el().querySelector<HTMLInputElement>('input[aria-label="Tick finding 2"]')!.click();
+    el().querySelector<HTMLInputElement>('input[aria-label="Tick finding 1"]')!.click();
+    await settle();
+    expect(el().querySelector('[data-testid="bulk-form"]')?.textContent).toContain('2 ticked');
+    const status = el().querySelector<HTMLSelectElement>('#b-status')!;
+    status.value = 'fixed';
+    status.dispatchEvent(new Event('change'));
+    await settle();
+    const calls = api.searchFindings.mock.calls.length;
+    el().querySelector<HTMLFormElement>('[data-testid="bulk-form"]')!.dispatchEvent(new Event('submit'));
+    await settle();
+    expect(api.setStatusOfMany).toHaveBeenCalledWith([2, 1], { status: 'fixed' });
+    expect(api.searchFindings.mock.calls.length).toBe(calls + 1);
+    expect(el().querySelector('[data-testid="bulk-form"]')).toBeNull();
+    expect(el().textContent).toContain('2 findings are now fixed.');
   });
 
   it('typing 79 in CWE and searching puts cwe=79 in the URL and shows only those findings', async () => {

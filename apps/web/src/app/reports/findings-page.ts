@@ -3,7 +3,7 @@ import { DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
-import { SEVERITIES, VERDICT_STATUSES, type FindingFilter } from '@corpus-chat/contracts';
+import { SEVERITIES, TRIAGE_STATUSES, VERDICT_STATUSES, type FindingFilter, type TriageStatus } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS } from '../shared/plurals';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
@@ -14,8 +14,8 @@ import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) === null ? { cwe: true } : null);
 
 /**
- * `/reports/findings`: the `search_findings` filters (text, severity, report, CWE, verdict) with
- * the exact total and paging. The URL holds the filter, so a tool card's link opens the same search.
+ * `/reports/findings`: the `search_findings` filters (text, severity, report, CWE, verdict, status)
+ * with the exact total and paging, and a bulk triage status change of the ticked findings. The URL holds the filter, so a tool card's link opens the same search.
  */
 @Component({
   selector: 'cc-findings-page',
@@ -33,6 +33,11 @@ export class FindingsPage {
   protected readonly findingsPlural = FINDINGS;
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
+  protected readonly statuses = TRIAGE_STATUSES;
+  protected readonly pageSelected = computed(() => {
+    const rows = this.store.result()?.rows ?? [];
+    return rows.length > 0 && rows.every((r) => this.store.selected().has(r.id));
+  });
   protected readonly filter = computed(() => findingFilterFromQueryParams(this.queryParams()));
   protected readonly page = computed(() => {
     const p = Number(this.queryParams()['page']);
@@ -48,6 +53,7 @@ export class FindingsPage {
       report && `report ${report}`,
       f.cwe && `CWE-${f.cwe}`,
       f.verdict && `verdict ${f.verdict.replace('_', ' ')}`,
+      f.status && `status ${f.status.replace('_', ' ')}`,
     ].filter(Boolean);
     return parts.join(', ');
   });
@@ -69,7 +75,9 @@ export class FindingsPage {
     reportId: [''],
     cwe: ['', [cweValidator]],
     verdict: [''],
+    status: [''],
   });
+  protected readonly bulkForm = inject(NonNullableFormBuilder).group({ status: [''], reason: [''] });
   /** Said once after a page past the last was replaced by the last page. */
   protected readonly pageNotice = signal<string | null>(null);
 
@@ -85,6 +93,7 @@ export class FindingsPage {
           reportId: filter.reportId ? String(filter.reportId) : '',
           cwe: filter.cwe ? String(filter.cwe) : '',
           verdict: filter.verdict ?? '',
+          status: filter.status ?? '',
         });
         void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
       });
@@ -112,6 +121,15 @@ export class FindingsPage {
     if (!v.reportId && current.reportName) filter.reportName = current.reportName;
     this.pageNotice.set(null);
     void this.router.navigate([], { queryParams: findingFilterToQueryParams(filter) });
+  }
+
+  /** Applies the bulk form's status to the ticked findings. */
+  protected setStatusOfSelected(): void {
+    const { status, reason } = this.bulkForm.getRawValue();
+    if (!status) return;
+    void this.store
+      .setStatusOfSelected(status as TriageStatus, reason, this.filter(), (this.page() - 1) * FINDINGS_PAGE_SIZE)
+      .then((ok) => ok && this.bulkForm.reset({ status: '', reason: '' }));
   }
 
   protected clearFilter(): void {

@@ -1,5 +1,5 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
-import type { FindingFilter, ReportSummary, SearchFindingsResult } from '@corpus-chat/contracts';
+import type { FindingFilter, ReportSummary, SearchFindingsResult, TriageStatus } from '@corpus-chat/contracts';
 import { SEARCH_ROWS_CAP } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ReportsApi } from './reports-api';
@@ -20,6 +20,12 @@ export class FindingsStore {
   private readonly api = inject(ReportsApi);
   private readonly state = signal<FindingsState>({ result: null, loading: false, error: null, reports: [] });
   private searchSeq = 0;
+  private readonly selection = signal<ReadonlySet<number>>(new Set());
+  private readonly bulk = signal<{ busy: boolean; message: string | null; error: string | null }>({ busy: false, message: null, error: null });
+
+  /** Findings ticked for a bulk status change (kept across pages until changed or cleared). */
+  readonly selected = this.selection.asReadonly();
+  readonly bulkState = this.bulk.asReadonly();
 
   readonly result = computed(() => this.state().result);
   readonly loading = computed(() => this.state().loading);
@@ -63,6 +69,49 @@ export class FindingsStore {
       if (seq === this.searchSeq) this.state.update((s) => ({ ...s, result, loading: false }));
     } catch (err) {
       if (seq === this.searchSeq) this.state.update((s) => ({ ...s, result: null, loading: false, error: describeHttpError(err) }));
+    }
+  }
+
+  toggle(id: number): void {
+    this.selection.update((s) => {
+      const next = new Set(s);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  }
+
+  /** Ticks every finding of the page shown, or unticks them when all are ticked. */
+  togglePage(): void {
+    const ids = this.state().result?.rows.map((r) => r.id) ?? [];
+    this.selection.update((s) => {
+      const next = new Set(s);
+      if (ids.every((id) => next.has(id))) ids.forEach((id) => next.delete(id));
+      else ids.forEach((id) => next.add(id));
+      return next;
+    });
+  }
+
+  clearSelection(): void {
+    this.selection.set(new Set());
+  }
+
+  /**
+   * Sets the triage status of the ticked findings (all or none: the API refuses the whole batch
+   * when one finding cannot make the transition), then searches again with `filter` at `offset`.
+   */
+  async setStatusOfSelected(status: TriageStatus, reason: string, filter: FindingFilter, offset: number): Promise<boolean> {
+    const ids = [...this.selection()];
+    if (!ids.length || this.bulk().busy) return false;
+    this.bulk.set({ busy: true, message: null, error: null });
+    try {
+      const result = await this.api.setStatusOfMany(ids, { status, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+      this.selection.set(new Set());
+      this.bulk.set({ busy: false, error: null, message: `${result.changed.length} ${result.changed.length === 1 ? 'finding is' : 'findings are'} now ${status.replace('_', ' ')}.` });
+      await this.search(filter, offset);
+      return true;
+    } catch (err) {
+      this.bulk.set({ busy: false, message: null, error: describeHttpError(err) });
+      return false;
     }
   }
 

@@ -2,7 +2,13 @@ import { HttpClient, HttpErrorResponse } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type {
+  AddFindingNoteDto,
+  BulkStatusResult,
   CorpusOverview,
+  EditFindingDto,
+  FindingHistory,
+  RecordRetestDto,
+  SetFindingStatusDto,
   FindingDetail,
   FindingFilter,
   ImportOutcome,
@@ -80,5 +86,35 @@ export class ReportsApi {
   /** `GET /api/findings/:id`; 404 for an unknown id. */
   findingDetail(id: number): Promise<FindingDetail> {
     return firstValueFrom(this.http.get<FindingDetail>(`/api/findings/${id}`));
+  }
+
+  /** `GET /api/findings/:id/history`: every version, status change and retest. */
+  findingHistory(id: number): Promise<FindingHistory> {
+    return firstValueFrom(this.http.get<FindingHistory>(`/api/findings/${id}/history`));
+  }
+
+  /** `PATCH /api/findings/:id/status`; 400 a missing reason, 409 a transition not allowed. */
+  setStatus(id: number, change: SetFindingStatusDto): Promise<FindingDetail> {
+    return firstValueFrom(this.http.patch<FindingDetail>(`/api/findings/${id}/status`, change));
+  }
+
+  /** `POST /api/findings/status`: the same change for many findings, all or none. */
+  setStatusOfMany(ids: number[], change: SetFindingStatusDto): Promise<BulkStatusResult> {
+    return firstValueFrom(this.http.post<BulkStatusResult>('/api/findings/status', { ids, ...change }));
+  }
+
+  /** `POST /api/findings/:id/versions`: a new version with the changed fields and the reason. */
+  editFinding(id: number, edit: EditFindingDto): Promise<FindingDetail> {
+    return firstValueFrom(this.http.post<FindingDetail>(`/api/findings/${id}/versions`, edit));
+  }
+
+  /** `POST /api/findings/:id/notes` */
+  addNote(id: number, note: AddFindingNoteDto): Promise<FindingDetail> {
+    return firstValueFrom(this.http.post<FindingDetail>(`/api/findings/${id}/notes`, note));
+  }
+
+  /** `POST /api/findings/:id/retests`: a retest run by hand and its verdict. */
+  recordRetest(id: number, retest: RecordRetestDto): Promise<FindingDetail> {
+    return firstValueFrom(this.http.post<FindingDetail>(`/api/findings/${id}/retests`, retest));
   }
 }

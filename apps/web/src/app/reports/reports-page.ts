@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, inject, signal, viewChild } from '@angular/core';
 import { DatePipe, DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES, type ReportSummary } from '@corpus-chat/contracts';
+import { SEVERITIES, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
 import { ConfirmDialog } from '../chat/confirm-dialog';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS, REPORTS } from '../shared/plurals';
@@ -34,6 +34,7 @@ export class ReportsPage {
   protected readonly store = inject(ReportsStore);
   protected readonly comparison = inject(ScanComparisonStore);
   protected readonly severities = SEVERITIES;
+  protected readonly statuses = TRIAGE_STATUSES;
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly columns = COLUMNS;
   protected readonly reportsPlural = REPORTS;

@@ -59,9 +59,9 @@ describe('Shell navigation and admin-only pages', () => {
 
   beforeEach(() => TestBed.resetTestingModule());
 
-  it('shows Operators and Settings to an admin, who can open them', async () => {
+  it('shows Operators, Settings and the audit log to an admin, who can open them', async () => {
     await signedInAs('admin');
-    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings']);
+    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings', 'Audit log']);
     await harness.navigateByUrl('/operators');
     expect(TestBed.inject(Router).url).toBe('/operators');
   });

@@ -1,0 +1,72 @@
+import { TestBed, type ComponentFixture } from '@angular/core/testing';
+import { provideRouter } from '@angular/router';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AuditEventView, AuditPage as AuditPageBody } from '@corpus-chat/contracts';
+import { OperatorsApi } from '../operators/operators-api';
+import { AuditApi } from './audit-api';
+import { AuditPage } from './audit-page';
+
+const event = (id: number, action: AuditEventView['action']): AuditEventView => ({
+  id,
+  action,
+  actorId: 'a1',
+  actorName: 'alice',
+  subjectType: 'finding',
+  subjectId: '7',
+  before: { status: 'open' },
+  after: { status: 'false_positive', reason: 'fixture' },
+  createdAt: '2026-01-01T00:00:00Z',
+});
+
+describe('AuditPage', () => {
+  let fixture: ComponentFixture<AuditPage>;
+  let api: { list: ReturnType<typeof vi.fn> };
+  const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      await fixture.whenStable();
+    }
+  };
+
+  beforeEach(async () => {
+    api = {
+      list: vi.fn((q: { before?: number }): Promise<AuditPageBody> =>
+        Promise.resolve(q.before ? { events: [event(1, 'report.import')], nextBefore: null } : { events: [event(3, 'finding.status')], nextBefore: 3 }),
+      ),
+    };
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([]),
+        { provide: AuditApi, useValue: api },
+        { provide: OperatorsApi, useValue: { list: vi.fn(() => Promise.resolve([{ id: 'a1', username: 'alice' }])) } },
+      ],
+    });
+    fixture = TestBed.createComponent(AuditPage);
+    await settle();
+  });
+
+  it('lists events with who, what and the change, and pages on to older ones', async () => {
+    const table = () => el().querySelector('[data-testid="audit-events"] tbody')!.textContent!.replace(/\s+/g, ' ');
+    expect(table()).toContain('alice');
+    expect(table()).toContain('finding.status');
+    expect(table()).toContain('status: false_positive, reason: fixture');
+    Array.from(el().querySelectorAll('button')).find((b) => b.textContent?.includes('Older'))!.click();
+    await settle();
+    expect(api.list).toHaveBeenLastCalledWith({ before: 3, limit: 50 });
+    expect(table()).toContain('report.import');
+  });
+
+  it('filters by action and operator', async () => {
+    const pick = (id: string, value: string) => {
+      const s = el().querySelector<HTMLSelectElement>(`#${id}`)!;
+      s.value = value;
+      s.dispatchEvent(new Event('change'));
+    };
+    pick('a-action', 'finding.edit');
+    pick('a-actor', 'a1');
+    el().querySelector('form')!.dispatchEvent(new Event('submit'));
+    await settle();
+    expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 });
+  });
+});

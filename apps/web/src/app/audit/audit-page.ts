@@ -1,0 +1,86 @@
+import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/core';
+import { DatePipe } from '@angular/common';
+import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
+import { RouterLink } from '@angular/router';
+import { AUDIT_ACTIONS, type AuditAction, type AuditEventView, type AuditQueryDto, type OperatorView } from '@corpus-chat/contracts';
+import { describeHttpError } from '../http/api-error';
+import { OperatorsApi } from '../operators/operators-api';
+import { AuditApi } from './audit-api';
+
+const PAGE = 50;
+
+/** `{ status: 'open' }` → `status: open`; nested values as compact JSON. */
+export function describeFields(fields: Record<string, unknown> | null): string {
+  if (!fields) return '';
+  return Object.entries(fields)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+}
+
+/**
+ * `/audit` (admins): the audit log, newest first, filtered by action, operator and subject, with
+ * each change's before and after.
+ */
+@Component({
+  selector: 'cc-audit-page',
+  imports: [DatePipe, ReactiveFormsModule, RouterLink],
+  templateUrl: './audit-page.html',
+  styleUrl: './audit-page.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class AuditPage {
+  private readonly api = inject(AuditApi);
+  private readonly operatorsApi = inject(OperatorsApi);
+
+  protected readonly actions = AUDIT_ACTIONS;
+  protected readonly describeFields = describeFields;
+  protected readonly events = signal<AuditEventView[]>([]);
+  protected readonly nextBefore = signal<number | null>(null);
+  protected readonly operators = signal<OperatorView[]>([]);
+  protected readonly loading = signal(false);
+  protected readonly error = signal<string | null>(null);
+
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    action: ['' as AuditAction | ''],
+    actorId: [''],
+    subjectType: ['' as AuditQueryDto['subjectType'] | ''],
+    subjectId: [''],
+  });
+
+  constructor() {
+    void this.operatorsApi.list().then((ops) => this.operators.set(ops), () => undefined);
+    void this.search();
+  }
+
+  /** Reads the first page for the form's filter. */
+  protected search(): Promise<void> {
+    return this.load(false);
+  }
+
+  protected loadMore(): Promise<void> {
+    return this.load(true);
+  }
+
+  private async load(more: boolean): Promise<void> {
+    const v = this.form.getRawValue();
+    const query: AuditQueryDto = {
+      ...(v.action ? { action: v.action } : {}),
+      ...(v.actorId ? { actorId: v.actorId } : {}),
+      ...(v.subjectType ? { subjectType: v.subjectType } : {}),
+      ...(v.subjectId.trim() ? { subjectId: v.subjectId.trim() } : {}),
+      ...(more && this.nextBefore() ? { before: this.nextBefore()! } : {}),
+      limit: PAGE,
+    };
+    this.loading.set(true);
+    this.error.set(null);
+    try {
+      const page = await this.api.list(query);
+      this.events.update((e) => (more ? [...e, ...page.events] : page.events));
+      this.nextBefore.set(page.nextBefore);
+    } catch (err) {
+      this.error.set(describeHttpError(err));
+    } finally {
+      this.loading.set(false);
+    }
+  }
+}

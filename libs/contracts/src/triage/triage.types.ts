@@ -1,0 +1,107 @@
+import type { FindingVersionView, NoteStage, VerdictStatus } from '../corpus/corpus.types';
+
+/**
+ * Triage status of a finding, as a person decided it (the machine proposes, people dispose).
+ * Every finding starts `open`. The vocabulary follows DefectDojo's finding states (active,
+ * verified, false positive, risk accepted, mitigated).
+ */
+export const TRIAGE_STATUSES = ['open', 'confirmed', 'false_positive', 'risk_accepted', 'fixed'] as const;
+export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
+
+/**
+ * Allowed status transitions. A finding marked false positive or fixed can only be reopened;
+ * setting the status a finding already has is refused (409), so every change row is a change.
+ */
+export const TRIAGE_TRANSITIONS: Record<TriageStatus, readonly TriageStatus[]> = {
+  open: ['confirmed', 'false_positive', 'risk_accepted', 'fixed'],
+  confirmed: ['open', 'false_positive', 'risk_accepted', 'fixed'],
+  false_positive: ['open'],
+  risk_accepted: ['open', 'fixed'],
+  fixed: ['open'],
+};
+
+/** Statuses whose change needs a reason (a dismissal or acceptance must say why; so must a reopening). */
+export const TRIAGE_STATUSES_NEEDING_REASON: readonly TriageStatus[] = ['false_positive', 'risk_accepted', 'open'];
+
+/** Note stages an operator may write (`extract` and `goal` are written by the extraction only). */
+export const OPERATOR_NOTE_STAGES = ['general', 'triage', 'retest', 'verdict'] as const satisfies readonly NoteStage[];
+export type OperatorNoteStage = (typeof OPERATOR_NOTE_STAGES)[number];
+
+/** Fields of a finding an operator may edit; each edit appends a version (origin `edit`). */
+export const EDITABLE_FINDING_FIELDS = ['title', 'severity', 'cwe', 'description', 'impact', 'affectedEndpoints'] as const;
+export type EditableFindingField = (typeof EDITABLE_FINDING_FIELDS)[number];
+
+/** Most findings one bulk status change may touch. */
+export const BULK_STATUS_MAX = 500;
+
+/** One status change of a finding. */
+export interface StatusChangeView {
+  from: TriageStatus;
+  to: TriageStatus;
+  reason: string | null;
+  /** Who changed it (username at the time), and their operator id. */
+  actorName: string;
+  actorId: string | null;
+  createdAt: string;
+}
+
+/** An operator-entered retest: what was tried, when, and the verdict it led to. */
+export interface RetestView {
+  id: number;
+  tried: string;
+  retestedAt: string;
+  author: string | null;
+  verdict: VerdictStatus | null;
+  rationale: string | null;
+  createdAt: string;
+}
+
+/** `GET /api/findings/:id/history`: every version (oldest first), status changes and retests (newest first). */
+export interface FindingHistory {
+  id: number;
+  status: TriageStatus;
+  versions: FindingVersionView[];
+  statusChanges: StatusChangeView[];
+  retests: RetestView[];
+}
+
+/** Result of a bulk status change: the findings changed, in id order. */
+export interface BulkStatusResult {
+  status: TriageStatus;
+  changed: number[];
+}
+
+/** What the audit log records (`<subject>.<verb>`). */
+export const AUDIT_ACTIONS = [
+  'report.import',
+  'report.archive',
+  'report.restore',
+  'report.delete',
+  'finding.status',
+  'finding.edit',
+  'finding.note',
+  'finding.retest',
+  'settings.update',
+  'operator.create',
+  'operator.update',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** One audit event; `before`/`after` hold the changed fields where a change has them (never secrets). */
+export interface AuditEventView {
+  id: number;
+  action: AuditAction;
+  actorId: string | null;
+  actorName: string | null;
+  subjectType: 'report' | 'finding' | 'settings' | 'operator';
+  subjectId: string | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  createdAt: string;
+}
+
+/** `GET /api/audit`: newest first; `nextBefore` is the id to pass as `before` for the next page. */
+export interface AuditPage {
+  events: AuditEventView[];
+  nextBefore: number | null;
+}

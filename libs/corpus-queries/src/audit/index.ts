@@ -1,0 +1,2 @@
+export * from './audit-event.entity';
+export * from './audit-log';

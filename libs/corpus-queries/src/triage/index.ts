@@ -1,0 +1,4 @@
+export * from './finding-status';
+export * from './finding-edit';
+export * from './finding-notes';
+export * from './finding-history';
