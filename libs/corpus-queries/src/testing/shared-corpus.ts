@@ -26,8 +26,8 @@ export interface SharedQuestion {
 }
 
 /** `shared/questions/questions.json`: the corpus files to import and the questions with their exact answers. */
-export function loadQuestions(): { corpus: { root: string; files: string[] }; questions: SharedQuestion[] } {
-  return JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions.json'), 'utf8'));
+export function loadQuestions(file: 'questions.json' | 'questions-r2.json' = 'questions.json'): { corpus: { root: string; files: string[] }; questions: SharedQuestion[] } {
+  return JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', file), 'utf8'));
 }
 
 /** Imports corpus files (paths relative to `shared/corpus`) one by one; returns their outcomes in order. */

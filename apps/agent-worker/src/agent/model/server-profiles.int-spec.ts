@@ -252,7 +252,7 @@ describe('errors of real servers', () => {
   it('llama.cpp names its n_ctx when it refuses: the worker budgets with it, trims the history and answers', async () => {
     // The server reports a roomy window (discovery) but runs with a smaller one, as a server
     // restarted with another --ctx-size does until the cached window expires.
-    server.checks = { contextLength: 1700 };
+    server.checks = { contextLength: 2400 };
     const reply = 'Which report do you mean?';
     const r = await turn('llamacpp', [encodeIntent('llamacpp', { text: reply })], longHistory(40));
     expect(r.error).toBeUndefined();
