@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
@@ -25,7 +26,7 @@ export class AppModule {
         ApiCoreModule.forRoot(env),
         AuthModule.forRoot(env),
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
-        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES }),
+        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES, uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
       ],
     };
   }

@@ -5,6 +5,7 @@
  * and their decorators would otherwise drag class-validator (and validator.js) into the bundle.
  */
 export * from './corpus/corpus.types';
+export * from './corpus/import-jobs';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

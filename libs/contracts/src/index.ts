@@ -4,6 +4,7 @@
  */
 export * from './corpus/corpus.types';
 export * from './corpus/corpus.dto';
+export * from './corpus/import-jobs';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

@@ -55,16 +55,33 @@ export async function importReport(
   file: ImportFile,
   options: ImportOptions = {},
 ): Promise<ImportOutcome> {
-  const name = removeBidiControls(path.basename(file.filename)) || 'unnamed';
-  let parsed: ParsedFile;
+  const name = importFileName(file.filename);
+  const parsed = await parseForImport(name, file.bytes, options);
+  if ('ok' in parsed) return parsed;
+  return storeParsedReport(managerOf(target), name, parsed);
+}
+
+/** The name a report keeps: the base name without bidi controls (`unnamed` when nothing is left). */
+export function importFileName(filename: string): string {
+  return removeBidiControls(path.basename(filename)) || 'unnamed';
+}
+
+/** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
+export async function parseForImport(name: string, bytes: Uint8Array, options: ImportOptions = {}): Promise<ParsedFile | ImportOutcome> {
   try {
-    parsed = await parseReportFile(file.bytes, options);
+    return await parseReportFile(bytes, options);
   } catch (e) {
     if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
     return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
   }
+}
 
-  const manager = managerOf(target);
+/**
+ * The writing half of `importReport`: stores an already parsed file as one report with its
+ * findings in one transaction (a savepoint when `manager` is inside one), or refuses it as a
+ * `DUPLICATE` / `INVALID` content. Database failures are thrown.
+ */
+export async function storeParsedReport(manager: EntityManager, name: string, parsed: ParsedFile): Promise<ImportOutcome> {
   try {
     return await manager.transaction(async (tx): Promise<ImportOutcome> => {
       const existing = await findLiveDuplicate(tx, parsed.contentHash);
