@@ -27,6 +27,7 @@ import { scenario3 } from './scenarios/s3-one-worker';
 import { scenario4 } from './scenarios/s4-scale-out';
 import { scenario5 } from './scenarios/s5-fan-out';
 import { scenario6 } from './scenarios/s6-queries';
+import { scenario7 } from './scenarios/s7-import-load';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -36,7 +37,7 @@ const args = new Map(
 );
 const quick = args.has('quick');
 const profile = args.has('profile');
-const selected = (args.get('scenario') ?? '1,2,3,4,5,6').split(',').map((s) => Number(s.trim()));
+const selected = (args.get('scenario') ?? '1,2,3,4,5,6,7').split(',').map((s) => Number(s.trim()));
 const logLevel = args.get('log-level') ?? 'info';
 const coalesceMs = Number(args.get('coalesce-ms') ?? 16);
 
@@ -47,6 +48,7 @@ const SCENARIOS: Record<number, (ctx: BenchContext) => Promise<ScenarioResult>> 
   4: scenario4,
   5: scenario5,
   6: scenario6,
+  7: scenario7,
 };
 
 function log(m: string): void {
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
     const ctx: BenchContext = { quick, profile, coalesceMs, stack, machine, logsDir, log };
     for (const id of selected) {
       const run = SCENARIOS[id];
-      if (!run) throw new Error(`no scenario ${id} (1–6)`);
+      if (!run) throw new Error(`no scenario ${id} (1–7)`);
       const loadAtStart = loadNow();
       const host = hostSpeedProbe();
       const t0 = Date.now();

@@ -7,7 +7,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
+import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
   migratingDataSourceFactory,
@@ -18,6 +18,7 @@ import {
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from './config/worker-env';
 import { WorkerHealthController } from './health/worker-health.controller';
+import { ImportProcessor } from './imports/import.processor';
 import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
 import { TurnProcessor } from './turns/turn.processor';
 
@@ -33,7 +34,8 @@ export interface WorkerModuleOptions {
 
 /**
  * The agent-worker: consumes `chat-turns` jobs with `concurrency = WORKER_CONCURRENCY`, runs each
- * turn through the injected `AgentRunner`, publishes its events and stores its answer. Any number
+ * turn through the injected `AgentRunner`, publishes its events and stores its answer; and
+ * `imports` jobs with `concurrency = IMPORT_CONCURRENCY`, parsing and storing uploaded reports. Any number
  * of worker processes may run against one Redis and Postgres; nothing here assumes it is alone.
  */
 @Module({})
@@ -52,6 +54,10 @@ export class WorkerModule {
       name: workerId,
     })
     class ConfiguredTurnProcessor extends TurnProcessor {}
+
+    // Its own concurrency: parsing is CPU-bound, so a few imports must not starve the turns.
+    @Processor(IMPORTS_QUEUE, { concurrency: env.IMPORT_CONCURRENCY, name: workerId })
+    class ConfiguredImportProcessor extends ImportProcessor {}
 
     return {
       module: WorkerModule,
@@ -74,7 +80,7 @@ export class WorkerModule {
           prefix: keys.bullPrefix,
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
-        BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }),
+        BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }, { name: IMPORTS_QUEUE }),
         TurnPipelineModule.forRoot({
           redisUrl: env.REDIS_URL,
           prefix: env.REDIS_PREFIX,
@@ -94,6 +100,7 @@ export class WorkerModule {
         { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
         TurnExecutor,
         ConfiguredTurnProcessor,
+        ConfiguredImportProcessor,
       ],
       exports: [WORKER_ID, TurnExecutor],
     };

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -27,7 +28,7 @@ export class AppModule {
         ApiCoreModule.forRoot(env),
         AuthModule.forRoot(env),
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
-        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES }),
+        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES, uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
       ],
     };
   }

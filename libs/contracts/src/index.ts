@@ -8,6 +8,7 @@ export * from './corpus/scan-comparison.dto';
 export * from './corpus/corpus.dto';
 export * from './triage/triage.types';
 export * from './triage/triage.dto';
+export * from './corpus/import-jobs';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';

@@ -18,6 +18,16 @@ export class WorkerEnv extends ServerEnv {
   WORKER_CONCURRENCY = 8;
 
   /**
+   * Uploaded report files one process parses at once (`imports` queue). Parsing is CPU-bound and
+   * holds a file in memory, so this stays small; turns keep their own `WORKER_CONCURRENCY`.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(16)
+  IMPORT_CONCURRENCY = 1;
+
+  /**
    * Milliseconds over which text deltas are joined before publishing (0: every delta on its own).
    * The first delta of an answer (and the first after a tool call) goes out at once; the next ones
    * wait at most this long. 16–50 cuts Redis and socket messages several-fold for fast models

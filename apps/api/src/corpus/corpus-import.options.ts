@@ -6,11 +6,16 @@ export interface CorpusImportOptions {
   maxImportBytes: number;
   /** Most files in one request (default 20). */
   maxFilesPerRequest: number;
+  /**
+   * Absolute folder where uploads wait for the ingest worker (`${DATA_DIR}/uploads`); the worker
+   * reads them from there, so API and workers must share it (one host or a shared volume).
+   */
+  uploadDir: string;
 }
 
 export const CORPUS_IMPORT_OPTIONS = Symbol('CORPUS_IMPORT_OPTIONS');
 
-export const DEFAULT_CORPUS_IMPORT_OPTIONS: CorpusImportOptions = {
+export const DEFAULT_CORPUS_IMPORT_OPTIONS: Omit<CorpusImportOptions, 'uploadDir'> = {
   maxImportBytes: DEFAULT_MAX_IMPORT_BYTES,
   maxFilesPerRequest: 20,
 };

@@ -1,11 +1,10 @@
-import { ConflictException, Inject, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type {
   CorpusOverview,
   CountFindingsByResult,
   CountFindingsQueryDto,
   FindingDetail,
-  ImportOutcome,
   ReportSummary,
   SearchFindingsQueryDto,
   SearchFindingsResult,
@@ -15,60 +14,22 @@ import {
   countFindingsBy,
   deleteReport,
   findingDetail,
-  importReport,
   listReports,
   runReadOnly,
   searchFindings,
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from '../auth/current-operator';
-import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
-
-/** An uploaded file as multer (memory storage) hands it over. */
-export interface UploadedReportFile {
-  originalname: string;
-  buffer: Buffer;
-}
 
 /**
- * Multer decodes multipart file names as latin1; browsers send UTF-8. Re-decode when the bytes
- * form valid UTF-8 (plain ASCII names are unchanged either way).
- */
-function utf8Name(name: string): string {
-  const bytes = Buffer.from(name, 'latin1');
-  const decoded = bytes.toString('utf8');
-  return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
-}
-
-/**
- * The shared corpus over HTTP: a thin layer over the importer and the query functions of
+ * The shared corpus over HTTP: a thin layer over the query functions of
  * `@corpus-chat/corpus-queries` (every answer is computed there, exact and parameterised).
  */
 @Injectable()
 export class CorpusService {
   private readonly logger = new Logger(CorpusService.name);
 
-  constructor(
-    private readonly dataSource: DataSource,
-    @Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions,
-  ) {}
-
-  /** Imports each file in its own transaction (with its audit event), in order; one outcome per file. */
-  async importFiles(files: UploadedReportFile[], operator: AuthenticatedOperator): Promise<ImportOutcome[]> {
-    const operatorId = operator.id;
-    const outcomes: ImportOutcome[] = [];
-    for (const file of files) {
-      const outcome = await importReport(
-        this.dataSource,
-        { filename: utf8Name(file.originalname), bytes: file.buffer },
-        { maxBytes: this.options.maxImportBytes, actor: { id: operator.id, username: operator.username } },
-      );
-      if (outcome.ok) this.logger.log({ operatorId, reportId: outcome.reportId, format: outcome.format, findings: outcome.findingCount }, 'report imported');
-      else this.logger.log({ operatorId, code: outcome.code, existingReportId: outcome.existingReportId }, 'report refused');
-      outcomes.push(outcome);
-    }
-    return outcomes;
-  }
+  constructor(private readonly dataSource: DataSource) {}
 
   listReports(includeArchived: boolean): Promise<ReportSummary[]> {
     return listReports(this.dataSource.manager, { includeArchived });

@@ -4,37 +4,20 @@
  * query functions the agent's tools call; the audit log (admin only) and report deletion rules.
  */
 import 'reflect-metadata';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE, type AuditEventView, type FindingRow } from '@corpus-chat/contracts';
-import { corpusOverview, countFindingsBy, dataSourceOptions, searchFindings } from '@corpus-chat/corpus-queries';
-import {
-  corpusPath,
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-  type TestOperator,
-  testDataDir,
-  testRedisPrefix,
-} from '@corpus-chat/corpus-queries/testing';
-import { AuditModule } from '../audit/audit.module';
-import { AuthModule } from '../auth/auth.module';
-import { loadAuthEnv } from '../auth/auth.env';
-import { createValidationPipe } from '../errors/validation';
-import { OperatorsModule } from '../operators/operators.module';
-import { SettingsModule } from '../settings/settings.module';
-import { CorpusModule } from './corpus.module';
+import { corpusOverview, countFindingsBy, importReport, searchFindings } from '@corpus-chat/corpus-queries';
+import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import { type ApiInstance, newDeployment, startApiInstance } from '../../test/support/chat-harness';
 
 // Creating and resetting operators hashes passwords with argon2id at production cost (seconds on 2 cores).
 jest.setTimeout(60_000);
 
 let db: TestDatabase;
+let api: ApiInstance;
 let app: NestExpressApplication;
 let op: TestOperator;
 let admin: TestOperator;
@@ -62,42 +45,28 @@ const statusCount = async (status: string) => (await searchFindings(m(), { statu
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const env = loadAuthEnv({
-    NODE_ENV: 'test',
-    DATABASE_URL: db.url,
-    REDIS_PREFIX: testRedisPrefix(),
-    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: testDataDir(),
-  });
-  @Module({
-    imports: [
-      TypeOrmModule.forRoot(dataSourceOptions(db.url)),
-      AuthModule.forRoot(env),
-      CorpusModule.forRoot({ maxImportBytes: 200_000 }),
-      AuditModule,
-      SettingsModule,
-      OperatorsModule,
-    ],
-  })
-  class TriageTestModule {}
-  const ref = await Test.createTestingModule({ imports: [TriageTestModule] }).compile();
-  app = ref.createNestApplication<NestExpressApplication>({ logger: ['error'] });
-  app.setGlobalPrefix('api');
-  app.useGlobalPipes(createValidationPipe());
-  await app.init();
+  api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
+  app = api.app;
   op = await insertTestOperator(db.dataSource, { role: 'operator' });
   admin = await insertTestOperator(db.dataSource, { role: 'admin' });
   asOp = await login(op);
   asAdmin = await login(admin);
+  // Uploads go through the ingest worker (apps/api/test/imports.int-spec.ts); the import itself,
+  // with its audit event, is the library's.
   const rel = 'scans/zap/dd__juicy2.xml';
-  const imported = await http().post('/api/reports/import').set(asOp).attach('files', fs.readFileSync(corpusPath(rel)), path.basename(rel)).expect(201);
-  reportId = imported.body.results[0].reportId;
+  const imported = await importReport(
+    db.dataSource,
+    { filename: path.basename(rel), bytes: fs.readFileSync(corpusPath(rel)) },
+    { actor: { id: op.id, username: op.username } },
+  );
+  if (!imported.ok) throw new Error(imported.error);
+  reportId = imported.reportId;
   const found = await http().get('/api/findings').query({ reportId, limit: 50 }).set(asOp).expect(200);
   ids = found.body.rows.map((r: FindingRow) => r.id).sort((a: number, b: number) => a - b);
   expect(ids).toHaveLength(6);
 });
 afterAll(async () => {
-  await app?.close();
+  await api?.close();
   await db?.drop();
 });
 

@@ -20,18 +20,22 @@ export function wrongFieldException(fieldname: string): BadRequestException {
 }
 
 /**
- * multer options of the import route (memory storage: each file reaches the importer as a Buffer),
+ * multer options of the import route (disk storage in `uploadDir`: each file streams to disk, so a
+ * large upload never sits in the API's memory),
  * for `MulterModule.register` with `AnyFilesInterceptor`. multer's own refusals name neither the
  * field nor the limit ("Unexpected file field - file", "Too many files"), so the checks are made
  * here, as each file part begins and before it is read: a file in another field than
  * `IMPORT_FILES_FIELD` is 400 naming the field, the file after `maxFilesPerRequest` is
  * `TooManyImportFilesException` (413). A file over `maxImportBytes` is multer's 413 (`File too
- * large`), rewritten by `ImportLimitFilter`.
+ * large`) as soon as the stream passes the limit, rewritten by `ImportLimitFilter`; multer then
+ * deletes every file of the request it had stored.
  */
 export function importMulterOptions(options: CorpusImportOptions): MulterModuleOptions {
   /** Files accepted so far, by request. */
   const accepted = new WeakMap<object, number>();
   return {
+    // multer creates the folder and names each file with 16 random bytes (never the client's name).
+    dest: options.uploadDir,
     // One file more than allowed reaches `fileFilter` (which refuses it naming the limit) before
     // busboy's own count limit would.
     limits: { fileSize: options.maxImportBytes, files: options.maxFilesPerRequest + 1 },

@@ -4,58 +4,31 @@
  * `GET /api/reports/:id/scans` answer what the query functions answer, with clear 4xx refusals.
  */
 import 'reflect-metadata';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Module } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
-import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
-import { dataSourceOptions } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
-import { AuthModule } from '../auth/auth.module';
-import { loadAuthEnv } from '../auth/auth.env';
-import { createValidationPipe } from '../errors/validation';
-import { CorpusModule } from './corpus.module';
+import { importReport } from '@corpus-chat/corpus-queries';
+import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { type ApiInstance, newDeployment, signIn, startApiInstance } from '../../test/support/chat-harness';
 
 let db: TestDatabase;
-let app: NestExpressApplication;
+let api: ApiInstance;
 let headers: Record<string, string>;
 
-const file = (rel: string) => ({ bytes: fs.readFileSync(corpusPath(rel)), name: path.basename(rel) });
-const http = () => request(app.getHttpServer());
-const upload = (...files: { bytes: Buffer; name: string }[]) => {
-  let req = http().post('/api/reports/import').set(headers);
-  for (const f of files) req = req.attach('files', f.bytes, f.name);
-  return req;
+const http = () => request(api.app.getHttpServer());
+const importFile = async (rel: string) => {
+  const outcome = await importReport(db.dataSource, { filename: path.basename(rel), bytes: fs.readFileSync(corpusPath(rel)) });
+  if (!outcome.ok) throw new Error(outcome.error);
+  return outcome;
 };
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const env = loadAuthEnv({
-    NODE_ENV: 'test',
-    DATABASE_URL: db.url,
-    REDIS_PREFIX: testRedisPrefix(),
-    JWT_SECRET: crypto.randomBytes(32).toString('hex'),
-    DATA_DIR: testDataDir(),
-  });
-  @Module({ imports: [TypeOrmModule.forRoot(dataSourceOptions(db.url)), AuthModule.forRoot(env), CorpusModule.forRoot()] })
-  class CorpusTestModule {}
-  const ref = await Test.createTestingModule({ imports: [CorpusTestModule] }).compile();
-  app = ref.createNestApplication<NestExpressApplication>({ logger: ['error'] });
-  app.setGlobalPrefix('api');
-  app.useGlobalPipes(createValidationPipe());
-  await app.init();
-  const op = await insertTestOperator(db.dataSource, { role: 'operator' });
-  const res = await http().post('/api/auth/login').set(CSRF_HEADER, CSRF_HEADER_VALUE).send({ username: op.username, password: op.password });
-  expect(res.status).toBe(200);
-  const cookie = ([] as string[]).concat(res.headers['set-cookie']).map((c) => c.split(';')[0]).find((c) => c.startsWith('cc_session='))!;
-  headers = { Cookie: cookie, [CSRF_HEADER]: CSRF_HEADER_VALUE };
+  api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
+  headers = (await signIn(api, db.dataSource)).headers;
 }, 60_000);
 afterAll(async () => {
-  await app?.close();
+  await api?.close();
   await db?.drop();
 }, 60_000);
 
@@ -65,12 +38,12 @@ const OTHER = 'dd__zap-results-first-scan.xml';
 let ids: Record<string, number>;
 
 describe('scan comparison', () => {
-  it('an uploaded re-scan reports what changed since the previous scan of its target', async () => {
-    const res = await upload(file(`scans/zap/${V211}`), file(`scans/zap/${V212}`), file(`scans/zap/${OTHER}`)).expect(201);
-    ids = Object.fromEntries(res.body.results.map((r: { file: string; reportId: number }) => [r.file, r.reportId]));
-    expect(res.body.results[0].sincePrevious).toBeUndefined();
-    expect(res.body.results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8 });
-    expect(res.body.results[2].sincePrevious).toBeUndefined();
+  it('an imported re-scan reports what changed since the previous scan of its target', async () => {
+    const results = [await importFile(`scans/zap/${V211}`), await importFile(`scans/zap/${V212}`), await importFile(`scans/zap/${OTHER}`)];
+    ids = Object.fromEntries(results.map((r) => [r.file, r.reportId]));
+    expect(results[0].sincePrevious).toBeUndefined();
+    expect(results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8 });
+    expect(results[2].sincePrevious).toBeUndefined();
   });
 
   it('GET /api/reports/compare: counts and the new and fixed findings', async () => {

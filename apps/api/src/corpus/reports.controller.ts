@@ -4,12 +4,10 @@ import {
   Delete,
   Get,
   HttpCode,
-  HttpException,
   HttpStatus,
   Patch,
   Post,
   Query,
-  Res,
   UploadedFiles,
   UseFilters,
   UseInterceptors,
@@ -17,34 +15,22 @@ import {
 } from '@nestjs/common';
 import { AnyFilesInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
 import {
   ListReportsQueryDto,
   UpdateReportDto,
-  type ImportErrorCode,
-  type ImportReportsResponse,
+  type QueuedImportsResponse,
   type ReportSummary,
 } from '@corpus-chat/contracts';
 import { Roles } from '../auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
 import { IntIdParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
-import { CorpusService, type UploadedReportFile } from './corpus.service';
+import { CorpusService } from './corpus.service';
 import { ImportLimitFilter } from './import-limit.filter';
 import { IMPORT_FILES_FIELD } from './import-upload';
+import { ImportsService, type UploadedReportFile } from './imports.service';
 import { QueryValidationFilter } from './query-validation.filter';
 import { ReadScope } from '../auth/auth.decorators';
-
-/** HTTP status of a batch in which every file failed with `code`. */
-const STATUS_OF: Record<ImportErrorCode, number> = {
-  DUPLICATE: HttpStatus.CONFLICT,
-  TOO_LARGE: HttpStatus.PAYLOAD_TOO_LARGE,
-  EMPTY: HttpStatus.UNPROCESSABLE_ENTITY,
-  UNSUPPORTED_VERSION: HttpStatus.UNPROCESSABLE_ENTITY,
-  UNSUPPORTED_FORMAT: HttpStatus.UNPROCESSABLE_ENTITY,
-  UNRECOGNISED_FORMAT: HttpStatus.UNPROCESSABLE_ENTITY,
-  INVALID: HttpStatus.UNPROCESSABLE_ENTITY,
-};
 
 /**
  * `/api/reports`: list, import (multipart) and archive the shared corpus's reports: any signed-in
@@ -54,7 +40,10 @@ const STATUS_OF: Record<ImportErrorCode, number> = {
 @UseFilters(QueryValidationFilter)
 @Controller('reports')
 export class ReportsController {
-  constructor(private readonly corpus: CorpusService) {}
+  constructor(
+    private readonly corpus: CorpusService,
+    private readonly imports: ImportsService,
+  ) {}
 
   @Get()
   @ReadScope()
@@ -70,33 +59,20 @@ export class ReportsController {
   @UseInterceptors(AnyFilesInterceptor())
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } })
+  @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
-    summary: 'Import scanner or native report files (field "files"); one outcome per file',
+    summary: 'Queue scanner or native report files (field "files") for import; one queued import per file',
     description:
-      '201 all imported; 409 every file a duplicate; 413 a file over the size limit or too many files (20 by default); 422 every file refused; 200 mixed; 400 no file, or a file in another field than "files".',
+      '202 with one import per file (follow it with the `import:event` socket message or GET /api/imports/:id: it ends ready, failed with the refusal, e.g. a duplicate or an unsupported format, or cancelled); 413 a file over the size limit (refused while it streams) or too many files (20 by default); 400 no file, or a file in another field than "files"; 503 the queue is unavailable. Nothing is queued unless every file was received.',
   })
   async import(
     @UploadedFiles() files: UploadedReportFile[] | undefined,
     @CurrentOperator() operator: AuthenticatedOperator,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ImportReportsResponse> {
+  ): Promise<QueuedImportsResponse> {
     if (!files?.length) {
       throw new BadRequestException(`upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`);
     }
-    const results = await this.corpus.importFiles(files, operator);
-    const failures = results.filter((r) => !r.ok);
-    if (failures.length === 0) {
-      res.status(HttpStatus.CREATED);
-      return { results };
-    }
-    const codes = new Set(failures.map((f) => (f.ok ? null : f.code)));
-    if (failures.length === results.length && codes.size === 1) {
-      const code = [...codes][0] as ImportErrorCode;
-      const message = failures.map((f) => (f.ok ? '' : `${f.file}: ${f.error}`)).join('; ');
-      throw new HttpException({ statusCode: STATUS_OF[code], error: code, message, results }, STATUS_OF[code]);
-    }
-    res.status(HttpStatus.OK);
-    return { results };
+    return { imports: await this.imports.queueImports(files, operator.id) };
   }
 
   @Patch(':id')

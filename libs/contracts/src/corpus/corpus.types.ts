@@ -224,12 +224,3 @@ export type ImportErrorCode =
   | 'TOO_LARGE'
   | 'DUPLICATE';
 
-/**
- * Body of `POST /api/reports/import`: one outcome per uploaded file, in upload order. The status is
- * 201 when every file was imported; when every file failed for the same reason it is that reason's
- * status (409 duplicate, 413 too large, 422 refused content) and the body also carries `message`;
- * a mixed batch answers 200.
- */
-export interface ImportReportsResponse {
-  results: ImportOutcome[];
-}

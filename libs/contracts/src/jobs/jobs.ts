@@ -26,3 +26,18 @@ export interface RunTurnJobResult {
   messageId: string;
   status: 'complete' | 'cancelled' | 'error';
 }
+
+/** Queue of uploaded report files waiting to be parsed and stored (one job per file). */
+export const IMPORTS_QUEUE = 'imports';
+
+export const ImportJobNames = {
+  runImport: 'run-import',
+} as const;
+
+/** The worker loads the import's row (file path, operator) and re-checks its status before acting. */
+export interface RunImportJobData {
+  importId: string;
+}
+
+/** The one union of import jobs on the wire. */
+export type ImportJob = { name: typeof ImportJobNames.runImport; data: RunImportJobData };

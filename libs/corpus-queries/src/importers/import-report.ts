@@ -69,16 +69,34 @@ export async function importReport(
   file: ImportFile,
   options: ImportOptions = {},
 ): Promise<ImportOutcome> {
-  const name = removeBidiControls(path.basename(file.filename)) || 'unnamed';
-  let parsed: ParsedFile;
+  const name = importFileName(file.filename);
+  const parsed = await parseForImport(name, file.bytes, options);
+  if ('ok' in parsed) return parsed;
+  return storeParsedReport(managerOf(target), name, parsed, options.actor);
+}
+
+/** The name a report keeps: the base name without bidi controls (`unnamed` when nothing is left). */
+export function importFileName(filename: string): string {
+  return removeBidiControls(path.basename(filename)) || 'unnamed';
+}
+
+/** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
+export async function parseForImport(name: string, bytes: Uint8Array, options: ImportOptions = {}): Promise<ParsedFile | ImportOutcome> {
   try {
-    parsed = await parseReportFile(file.bytes, options);
+    return await parseReportFile(bytes, options);
   } catch (e) {
     if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
     return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
   }
+}
 
-  const manager = managerOf(target);
+/**
+ * The writing half of `importReport`: stores an already parsed file as one report with its
+ * findings in one transaction (a savepoint when `manager` is inside one), or refuses it as a
+ * `DUPLICATE` / `INVALID` content, with its audit event when an operator (`actor`) imports it.
+ * Database failures are thrown.
+ */
+export async function storeParsedReport(manager: EntityManager, name: string, parsed: ParsedFile, actor?: AuditActor): Promise<ImportOutcome> {
   try {
     return await manager.transaction(async (tx): Promise<ImportOutcome> => {
       const existing = await findLiveDuplicate(tx, parsed.contentHash);
@@ -89,10 +107,10 @@ export async function importReport(
         [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
       );
       await insertFindings(tx, report.id, parsed.findings);
-      if (options.actor) {
+      if (actor) {
         await recordAuditEvent(tx, {
           action: 'report.import',
-          actor: options.actor,
+          actor,
           subjectType: 'report',
           subjectId: report.id,
           after: { filename: name, format: parsed.format, findingCount: parsed.findings.length },

@@ -6,3 +6,4 @@ export type * from './parsed-report';
 export { insertFindings } from './persist-report';
 export { securitySeverity } from './sarif.importer';
 export { stripHtml, cweId } from './text';
+export * from './import-jobs';

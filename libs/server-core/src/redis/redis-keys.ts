@@ -40,6 +40,11 @@ export class RedisKeys {
     return `${this.prefix}:chat:${chatId}:events`;
   }
 
+  /** Pub/sub channel carrying every import status change (`{ operatorId, job: ImportJobView }`) to every API instance. */
+  get importEvents(): string {
+    return `${this.prefix}:import-events`;
+  }
+
   /** Pub/sub channel carrying cancel requests (message: the turn id) to every worker. */
   get cancelChannel(): string {
     return `${this.prefix}:turn-cancel`;

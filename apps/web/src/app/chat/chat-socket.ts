@@ -2,7 +2,9 @@ import { DestroyRef, Injectable, InjectionToken, inject, signal } from '@angular
 import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import {
   CHAT_NAMESPACE,
+  IMPORT_SOCKET_EVENT,
   SocketEvents,
+  type ImportJobView,
   type CancelTurnPayload,
   type ChatEvent,
   type JoinChatAck,
@@ -46,6 +48,7 @@ export class ChatSocket {
   private readonly errorSig = signal<string | null>(null);
   private readonly eventHandlers = new Set<(event: ChatEvent) => void>();
   private readonly threadUpdatedHandlers = new Set<(chatId: string) => void>();
+  private readonly importHandlers = new Set<(job: ImportJobView) => void>();
   private readonly watches = new Map<string, Watch>();
   private lastServerDisconnect = -Infinity;
   private readonly failuresSig = signal(0);
@@ -103,6 +106,7 @@ export class ChatSocket {
     socket.on(SocketEvents.threadUpdated, (payload: { chatId: string }) =>
       this.threadUpdatedHandlers.forEach((h) => h(payload?.chatId)),
     );
+    socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => this.importHandlers.forEach((h) => h(job)));
   }
 
   /** Closes the connection (sign-out). */
@@ -161,6 +165,12 @@ export class ChatSocket {
   }
 
   /** Registers a handler for `chat:thread-updated`; returns the unregister function. */
+  /** Calls `handler` with each status change of the operator's imports; returns the unsubscribe. */
+  onImportEvent(handler: (job: ImportJobView) => void): () => void {
+    this.importHandlers.add(handler);
+    return () => this.importHandlers.delete(handler);
+  }
+
   onThreadUpdated(handler: (chatId: string) => void): () => void {
     this.threadUpdatedHandlers.add(handler);
     return () => this.threadUpdatedHandlers.delete(handler);

@@ -1,4 +1,4 @@
-import { HttpClient, HttpErrorResponse } from '@angular/common/http';
+import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type {
@@ -11,8 +11,8 @@ import type {
   SetFindingStatusDto,
   FindingDetail,
   FindingFilter,
-  ImportOutcome,
-  ImportReportsResponse,
+  ImportJobView,
+  QueuedImportsResponse,
   ReportSummary,
   SameTargetScans,
   ScanComparison,
@@ -45,21 +45,19 @@ export class ReportsApi {
   }
 
   /**
-   * `POST /api/reports/import` (multipart, field `files`): one outcome per file, in order. The API
-   * answers 409/413/422 when every file was refused for the same reason, with the outcomes in the
-   * error body: those are returned like a success, so each file shows its own reason. A refusal of
-   * the whole request (413 too large or too many files: `results: []`) is thrown with its message.
+   * `POST /api/reports/import` (multipart, field `files`): 202 with one queued import per file, in
+   * order; the worker parses them and their status changes arrive on the socket (`import:event`).
+   * Rejects with 413 (a file over the size limit, refused while it uploads), 400 or 503.
    */
-  async importFiles(files: readonly File[]): Promise<ImportOutcome[]> {
+  async queueImports(files: readonly File[]): Promise<ImportJobView[]> {
     const form = new FormData();
     for (const file of files) form.append('files', file, file.name);
-    try {
-      return (await firstValueFrom(this.http.post<ImportReportsResponse>('/api/reports/import', form))).results;
-    } catch (err) {
-      const results = err instanceof HttpErrorResponse ? (err.error as Partial<ImportReportsResponse> | null)?.results : undefined;
-      if (Array.isArray(results) && results.length) return results;
-      throw err;
-    }
+    return (await firstValueFrom(this.http.post<QueuedImportsResponse>('/api/reports/import', form))).imports;
+  }
+
+  /** `POST /api/imports/:id/cancel`: 409 when it already ended. */
+  cancelImport(id: string): Promise<ImportJobView> {
+    return firstValueFrom(this.http.post<ImportJobView>(`/api/imports/${id}/cancel`, {}));
   }
 
   /** `GET /api/findings`: `total` is exact; `rows` one page of at most `limit`. */

@@ -1,7 +1,8 @@
 import { HttpErrorResponse } from '@angular/common/http';
 import { TestBed } from '@angular/core/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ReportSummary } from '@corpus-chat/contracts';
+import type { ImportJobView, ReportSummary } from '@corpus-chat/contracts';
+import { ChatSocket } from '../chat/chat-socket';
 import { ReportsApi } from './reports-api';
 import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 
@@ -74,6 +75,77 @@ describe('ReportsStore archive / unarchive', () => {
     expect(store.archiveNotice()).toEqual({ ok: false, text: 'b.sarif: an identical report is active (report 3)' });
     expect(store.reports().find((r) => r.id === 2)?.archived).toBe(true);
     expect(store.isBusy(2)).toBe(false);
+  });
+});
+
+describe('ReportsStore imports', () => {
+  const view = (id: string, file: string, status: ImportJobView['status'], extra: Partial<ImportJobView> = {}): ImportJobView => ({
+    id,
+    file,
+    sizeBytes: 10,
+    status,
+    outcome: null,
+    error: null,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+    ...extra,
+  });
+  let emit: (job: ImportJobView) => void;
+  let api: Record<string, ReturnType<typeof vi.fn>>;
+  let store: ReportsStore;
+
+  beforeEach(() => {
+    api = {
+      listReports: vi.fn(() => Promise.resolve([])),
+      overview: vi.fn(() => Promise.resolve(null)),
+      queueImports: vi.fn((files: File[]) =>
+        files[0]!.name === 'huge.json'
+          ? Promise.reject(new HttpErrorResponse({ status: 413, error: { statusCode: 413, message: 'A file is over the 50 MB import limit; nothing was imported.' } }))
+          : Promise.resolve([view(`id-${files[0]!.name}`, files[0]!.name, 'queued')]),
+      ),
+      cancelImport: vi.fn((id: string) => Promise.resolve(view(id, 'b.xml', 'cancelled', { error: 'cancelled by the operator' }))),
+    };
+    const socket = { connect: vi.fn(), onImportEvent: (h: (job: ImportJobView) => void) => ((emit = h), () => undefined) };
+    TestBed.configureTestingModule({ providers: [ReportsStore, { provide: ReportsApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
+    store = TestBed.inject(ReportsStore);
+  });
+
+  const file = (name: string) => new File(['{}'], name);
+
+  it('follows each upload from queued through parsing to its outcome, reloading the list when one is imported', async () => {
+    await store.importFiles([file('a.sarif'), file('huge.json')]);
+    expect(store.imports().map((i) => [i.file, i.state])).toEqual([
+      ['a.sarif', 'queued'],
+      ['huge.json', 'done'],
+    ]);
+    expect(store.imports()[1]!.outcome).toMatchObject({ ok: false, error: 'A file is over the 50 MB import limit; nothing was imported.' });
+    expect(store.importing()).toBe(true);
+
+    emit(view('id-a.sarif', 'a.sarif', 'parsing'));
+    expect(store.imports()[0]!.state).toBe('parsing');
+    const loads = api['listReports']!.mock.calls.length;
+    emit(view('id-a.sarif', 'a.sarif', 'ready', { outcome: { ok: true, file: 'a.sarif', reportId: 7, format: 'sarif', findingCount: 53 } }));
+    expect(store.imports()[0]).toMatchObject({ state: 'done', outcome: { ok: true, reportId: 7, findingCount: 53 } });
+    expect(api['listReports']!.mock.calls.length).toBe(loads + 1);
+    expect(store.importing()).toBe(false);
+  });
+
+  it("shows the importer's reason for a refused file, and a status that came before the upload's answer", async () => {
+    const duplicate = { ok: false as const, file: 'b.xml', code: 'DUPLICATE' as const, existingReportId: 3, error: 'this report was already imported as report 3 (b.xml); archive that one to import it again' };
+    api['queueImports']!.mockImplementationOnce(async (files: File[]) => {
+      emit(view('id-b', 'b.xml', 'failed', { outcome: duplicate, error: duplicate.error }));
+      return [view('id-b', files[0]!.name, 'queued')];
+    });
+    await store.importFiles([file('b.xml')]);
+    expect(store.imports()[0]).toMatchObject({ state: 'done', outcome: duplicate });
+  });
+
+  it('cancels a running import', async () => {
+    await store.importFiles([file('b.xml')]);
+    await store.cancelImport(store.imports()[0]!);
+    expect(api['cancelImport']).toHaveBeenCalledWith('id-b.xml');
+    expect(store.imports()[0]!.state).toBe('cancelled');
+    expect(store.importing()).toBe(false);
   });
 });
 

@@ -1,12 +1,23 @@
-import { Injectable, computed, inject, signal } from '@angular/core';
-import { REPORT_FILE_EXTENSIONS, type CorpusOverview, type ImportOutcome, type ReportSummary } from '@corpus-chat/contracts';
+import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import {
+  REPORT_FILE_EXTENSIONS,
+  type CorpusOverview,
+  type ImportJobView,
+  type ImportOutcome,
+  type ReportSummary,
+} from '@corpus-chat/contracts';
+import { ChatSocket } from '../chat/chat-socket';
 import { describeHttpError } from '../http/api-error';
 import { ReportsApi } from './reports-api';
 
-/** One file of an import batch: waiting, uploading, or its outcome. */
+/**
+ * One file of an import batch: uploading, then queued and parsing on the worker (`importId` set),
+ * then done with its outcome (imported, or refused with the importer's reason) or cancelled.
+ */
 export interface ImportItem {
   file: string;
-  state: 'uploading' | 'done';
+  state: 'uploading' | 'queued' | 'parsing' | 'done' | 'cancelled';
+  importId?: string;
   outcome?: ImportOutcome;
 }
 
@@ -19,6 +30,16 @@ export interface ReportSort {
 
 /** Reports on one page of the table. */
 export const REPORTS_PAGE_SIZE = 25;
+
+/** What an import's status change makes of its item. */
+function itemOf(job: ImportJobView): ImportItem {
+  if (job.status === 'queued' || job.status === 'parsing') return { file: job.file, state: job.status, importId: job.id };
+  if (job.status === 'cancelled') return { file: job.file, state: 'cancelled', importId: job.id };
+  const outcome: ImportOutcome = job.outcome ?? { ok: false, file: job.file, code: 'INVALID', error: job.error ?? 'the import failed' };
+  return { file: job.file, state: 'done', importId: job.id, outcome };
+}
+
+const isRunning = (i: ImportItem): boolean => i.state === 'uploading' || i.state === 'queued' || i.state === 'parsing';
 
 interface ReportsState {
   reports: ReportSummary[];
@@ -52,6 +73,9 @@ export const IMPORT_ACCEPT = [
 @Injectable()
 export class ReportsStore {
   private readonly api = inject(ReportsApi);
+  private readonly socket = inject(ChatSocket);
+  /** Status changes that arrived before the upload's answer named their import. */
+  private readonly early = new Map<string, ImportJobView>();
   private readonly state = signal<ReportsState>({
     reports: [],
     overview: null,
@@ -66,6 +90,11 @@ export class ReportsStore {
     page: 0,
   });
   private loadSeq = 0;
+
+  constructor() {
+    const off = this.socket.onImportEvent((job) => this.applyImportEvent(job));
+    inject(DestroyRef).onDestroy(off);
+  }
 
   /** Reports matching the search, in the chosen order (every page). */
   readonly matching = computed(() => {
@@ -98,7 +127,7 @@ export class ReportsStore {
   readonly loading = computed(() => this.state().loading);
   readonly error = computed(() => this.state().error);
   readonly imports = computed(() => this.state().imports);
-  readonly importing = computed(() => this.state().imports.some((i) => i.state === 'uploading'));
+  readonly importing = computed(() => this.state().imports.some(isRunning));
   readonly showArchived = computed(() => this.state().showArchived);
   readonly archiveNotice = computed(() => this.state().archiveNotice);
 
@@ -177,29 +206,54 @@ export class ReportsStore {
   }
 
   /**
-   * Imports files one request per file, so each gets its own result (the importer's error for a
-   * file it refuses) and one bad file never hides the others. Reloads the list afterwards.
+   * Uploads files one request per file, so a file refused on upload (over the size limit) never
+   * hides the others. Each accepted file is then queued on the ingest worker; its status changes
+   * arrive on the socket, and the list reloads when one is imported.
    */
   async importFiles(files: readonly File[]): Promise<void> {
     if (!files.length) return;
+    this.socket.connect();
     const batch: ImportItem[] = files.map((f) => ({ file: f.name, state: 'uploading' }));
-    this.state.update((s) => ({ ...s, imports: [...batch, ...s.imports.filter((i) => i.state === 'done')].slice(0, 50) }));
-    for (const file of files) {
-      let outcome: ImportOutcome;
+    this.state.update((s) => ({ ...s, imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50) }));
+    for (const [index, file] of files.entries()) {
+      let next: ImportItem;
       try {
-        outcome = (await this.api.importFiles([file]))[0] ?? { ok: false, file: file.name, error: 'The server returned no result.', code: 'INVALID' };
+        const [job] = await this.api.queueImports([file]);
+        next = job ? itemOf(this.early.get(job.id) ?? job) : { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: 'The server returned no import.', code: 'INVALID' } };
+        if (job) this.early.delete(job.id);
       } catch (err) {
-        outcome = { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' };
+        next = { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' } };
       }
-      this.state.update((s) => ({
-        ...s,
-        imports: s.imports.map((i) => (i.file === file.name && i.state === 'uploading' ? { file: file.name, state: 'done', outcome } : i)),
-      }));
+      const item = batch[index];
+      this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i === item ? next : i)) }));
+      if (next.outcome?.ok) void this.load();
     }
-    await this.load();
+  }
+
+  /** Asks the worker to drop a queued or parsing import; the socket then reports it cancelled. */
+  async cancelImport(item: ImportItem): Promise<void> {
+    if (!item.importId) return;
+    try {
+      this.applyImportEvent(await this.api.cancelImport(item.importId));
+    } catch (err) {
+      // 409: it ended meanwhile; its final status is on its way over the socket.
+      this.state.update((s) => ({ ...s, error: `${item.file}: ${describeHttpError(err)}` }));
+    }
+  }
+
+  private applyImportEvent(job: ImportJobView): void {
+    const known = this.state().imports.some((i) => i.importId === job.id);
+    if (!known) {
+      // Another tab's imports land here too: keep only the latest few.
+      this.early.set(job.id, job);
+      if (this.early.size > 100) this.early.delete(this.early.keys().next().value!);
+      return;
+    }
+    this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i.importId === job.id && isRunning(i) ? itemOf(job) : i)) }));
+    if (job.status === 'ready') void this.load();
   }
 
   clearImports(): void {
-    this.state.update((s) => ({ ...s, imports: s.imports.filter((i) => i.state === 'uploading') }));
+    this.state.update((s) => ({ ...s, imports: s.imports.filter(isRunning) }));
   }
 }

@@ -1,0 +1,66 @@
+import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import type { RunImportJobData } from '@corpus-chat/contracts';
+import { failImportJob, type ImportJobRecord, importJobView, runImportJob } from '@corpus-chat/corpus-queries';
+import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+
+/**
+ * BullMQ glue of the `imports` queue: parses and stores one uploaded report file per job
+ * (`runImportJob`: one transaction, nothing written on a refusal or a cancel) and publishes each
+ * status change on `RedisKeys.importEvents`, which every API instance forwards to the operator's
+ * sockets. An attempt that throws (database down, upload unreadable) is retried; the last one
+ * ends the import `failed` in `onFailed`, the one place that happens.
+ *
+ * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(IMPORTS_QUEUE,
+ * {concurrency: IMPORT_CONCURRENCY})` from the validated settings.
+ */
+@Injectable()
+export class ImportProcessor extends WorkerHost {
+  private readonly logger = new Logger(ImportProcessor.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {
+    super();
+  }
+
+  async process(job: Job<RunImportJobData>): Promise<string> {
+    const { importId } = job.data;
+    const ended = await runImportJob(this.dataSource, importId, {
+      // The API enforced IMPORT_MAX_BYTES while the upload streamed to disk.
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      onParsing: (started) => this.publish(started),
+    });
+    if (!ended) {
+      this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
+      return 'skipped';
+    }
+    this.logger.log({ importId, operatorId: ended.operatorId, status: ended.status, reportId: ended.outcome?.ok ? ended.outcome.reportId : undefined }, 'import ended');
+    await this.publish(ended);
+    return ended.status;
+  }
+
+  @OnWorkerEvent('failed')
+  async onFailed(job: Job<RunImportJobData> | undefined, err: Error): Promise<void> {
+    if (!job?.data?.importId) return;
+    if (!job.finishedOn) {
+      this.logger.warn(`import ${job.data.importId}: attempt ${job.attemptsStarted} failed (${err.message}); retrying`);
+      return;
+    }
+    try {
+      const ended = await failImportJob(this.dataSource, job.data.importId, `the import failed: ${err.message}`);
+      if (ended) await this.publish(ended);
+    } catch (e) {
+      this.logger.error(`import ${job.data.importId}: could not record its failure: ${(e as Error).message}`);
+    }
+  }
+
+  private async publish(job: ImportJobRecord): Promise<void> {
+    await this.redis.publish(this.keys.importEvents, JSON.stringify({ operatorId: job.operatorId, job: importJobView(job) }));
+  }
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs/promises';
+import { InjectQueue } from '@nestjs/bullmq';
+import { ConflictException, Inject, Injectable, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { type ImportJobView, ImportJobNames, IMPORTS_QUEUE, type RunImportJobData } from '@corpus-chat/contracts';
+import { cancelImportJob, createImportJobs, findImportJob, type ImportJobRecord, importJobView, listImportJobs } from '@corpus-chat/corpus-queries';
+import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+
+/** An uploaded file as multer's disk storage hands it over. */
+export interface UploadedReportFile {
+  originalname: string;
+  /** Where multer stored it (inside `CorpusImportOptions.uploadDir`). */
+  path: string;
+  /** Bytes. */
+  size: number;
+}
+
+/**
+ * Multer decodes multipart file names as latin1; browsers send UTF-8. Re-decode when the bytes
+ * form valid UTF-8 (plain ASCII names are unchanged either way).
+ */
+function utf8Name(name: string): string {
+  const bytes = Buffer.from(name, 'latin1');
+  const decoded = bytes.toString('utf8');
+  return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
+}
+
+/**
+ * The API's side of imports: records each upload as a `queued` import, then adds its job to the
+ * `imports` queue (commit, then enqueue); the agent-worker parses and stores it. Imports are
+ * scoped to the operator who uploaded them.
+ */
+@Injectable()
+export class ImportsService {
+  private readonly logger = new Logger(ImportsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectQueue(IMPORTS_QUEUE) private readonly queue: Queue<RunImportJobData, string, typeof ImportJobNames.runImport>,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /**
+   * Queues one import per file, in upload order. @throws ServiceUnavailableException when Redis
+   * cannot take the jobs (the imports and their files are then removed: nothing stays half-queued).
+   */
+  async queueImports(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
+    let jobs: ImportJobRecord[];
+    try {
+      jobs = await createImportJobs(
+        this.dataSource,
+        operatorId,
+        files.map((f) => ({ filename: utf8Name(f.originalname), uploadPath: f.path, sizeBytes: f.size })),
+      );
+    } catch (e) {
+      await removeFiles(files.map((f) => f.path));
+      throw e;
+    }
+    try {
+      // The job id is the import id, so a retried add is a no-op.
+      await this.queue.addBulk(
+        jobs.map((job) => ({
+          name: ImportJobNames.runImport,
+          data: { importId: job.id },
+          opts: { jobId: job.id, attempts: 2, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: 1000, removeOnFail: 1000 },
+        })),
+      );
+    } catch (e) {
+      this.logger.warn(`import jobs not queued: ${(e as Error).message}`);
+      await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [jobs.map((j) => j.id)]);
+      await removeFiles(jobs.map((j) => j.uploadPath));
+      throw new ServiceUnavailableException('The import queue (Redis) is unavailable; nothing was imported. Try again shortly.');
+    }
+    for (const job of jobs) this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
+    return jobs.map(importJobView);
+  }
+
+  async list(operatorId: string): Promise<ImportJobView[]> {
+    return (await listImportJobs(this.dataSource.manager, operatorId)).map(importJobView);
+  }
+
+  /** @throws NotFoundException for an unknown id or another operator's import. */
+  async get(operatorId: string, id: string): Promise<ImportJobView> {
+    const job = await findImportJob(this.dataSource.manager, operatorId, id);
+    if (!job) throw new NotFoundException(`No import of yours has id ${id}.`);
+    return importJobView(job);
+  }
+
+  /**
+   * Cancels a queued or parsing import (the worker then writes nothing) and tells the operator's
+   * sockets. @throws NotFoundException (unknown), ConflictException (it already ended).
+   */
+  async cancel(operatorId: string, id: string): Promise<ImportJobView> {
+    const result = await cancelImportJob(this.dataSource, operatorId, id);
+    if (result.status === 'not_found') throw new NotFoundException(`No import of yours has id ${id}.`);
+    if (result.status === 'finished') {
+      throw new ConflictException(`Import ${id} already ended (${result.job.status}); archive its report on the Reports page instead.`);
+    }
+    this.logger.log({ operatorId, importId: id }, 'import cancelled');
+    const view = importJobView(result.job);
+    await this.redis
+      .publish(this.keys.importEvents, JSON.stringify({ operatorId, job: view }))
+      .catch((e: Error) => this.logger.warn(`import ${id}: cancel not broadcast: ${e.message}`));
+    return view;
+  }
+}
+
+async function removeFiles(paths: string[]): Promise<void> {
+  await Promise.all(paths.map((p) => fs.rm(p, { force: true })));
+}

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type ChatEvent, IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
+import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
+import { nowMs, sleep, summarize } from '../lib/stats';
+import { ONE_TOOL_QUESTIONS } from '../lib/turns';
+
+/** Writes a SARIF 2.1.0 file of about `bytes` bytes (results with long, distinct messages). */
+function writeSarif(file: string, bytes: number): number {
+  const out = fs.openSync(file, 'w');
+  fs.writeSync(out, '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"bench-scanner","version":"1.0"}},"results":[');
+  let written = 100;
+  let n = 0;
+  const filler = 'x'.repeat(1800);
+  while (written < bytes - 4000) {
+    const result = JSON.stringify({
+      ruleId: `BENCH${n % 500}`,
+      level: ['error', 'warning', 'note'][n % 3],
+      message: { text: `Finding ${n}: possible SQL injection in handler ${n} ${filler}` },
+      locations: [{ physicalLocation: { artifactLocation: { uri: `src/module${n % 97}/file${n}.c` }, region: { startLine: (n % 900) + 1 } } }],
+    });
+    const chunk = (n ? ',' : '') + result;
+    fs.writeSync(out, chunk);
+    written += chunk.length;
+    n++;
+  }
+  fs.writeSync(out, ']}]}');
+  fs.closeSync(out);
+  return n;
+}
+
+function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
+  return kb ? Number(kb[1]) * 1024 : NaN;
+}
+
+/**
+ * Scenario 7 — a chat turn during a large import: POST message → first `chat:event` (built-in
+ * planner, one turn at a time) without an import, then while a ~50 MB SARIF file is uploaded and
+ * imported (upload to disk in the API, parsing on the agent-worker); and the API process's peak
+ * RSS (sampled from /proc every 25 ms) during that import.
+ */
+export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
+  const { stack, log } = ctx;
+  const fileBytes = ctx.quick ? 10 * 1024 * 1024 : 49 * 1024 * 1024;
+  const baselineTurns = ctx.quick ? 60 : 200;
+  const api = await stack.startApi({});
+  await stack.startWorkers(1, { env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) } });
+  const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
+  await session.putSettings({ backend: 'builtin' });
+  const threads: string[] = [];
+  for (let i = 0; i < 10; i++) threads.push((await session.createChat(`bench s7 ${i}`)).id);
+  const socket = await session.connectSocket();
+  for (const id of threads) await joinChat(socket, id);
+
+  const first = new Map<string, number>();
+  const done = new Map<string, () => void>();
+  /** Turns whose end arrived, with the time (it may come before the POST's answer is read). */
+  const endedAt = new Map<string, number>();
+  onChatEvent(socket, (e: ChatEvent) => {
+    if (!first.has(e.turnId)) first.set(e.turnId, nowMs());
+    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled') {
+      endedAt.set(e.turnId, nowMs());
+      done.get(e.turnId)?.();
+    }
+  });
+  const imports = new Map<string, ImportJobView>();
+  socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => imports.set(job.id, job));
+
+  let turnIndex = 0;
+  const toDone: number[] = [];
+  /** One turn: POST → first event (ms), after which it waits for the turn's end (POST → end goes to `toDone`). */
+  const oneTurn = async (): Promise<number> => {
+    const question = ONE_TOOL_QUESTIONS[turnIndex % ONE_TOOL_QUESTIONS.length];
+    const chatId = threads[turnIndex++ % threads.length];
+    const t0 = nowMs();
+    const res = await session.postMessage(chatId, question, randomUUID());
+    await new Promise<void>((resolve, reject) => {
+      // Long: the worker process that runs the turn also parses the import.
+      const timer = setTimeout(() => reject(new Error(`turn ${res.turnId}: no end within 600 s`)), 600_000);
+      done.set(res.turnId, () => (clearTimeout(timer), resolve()));
+      if (endedAt.has(res.turnId)) done.get(res.turnId)!();
+    });
+    toDone.push(endedAt.get(res.turnId)! - t0);
+    return first.get(res.turnId)! - t0;
+  };
+
+  for (let i = 0; i < 20; i++) await oneTurn(); // warm-up
+  log(`s7: ${baselineTurns} turns without an import`);
+  const without: number[] = [];
+  for (let i = 0; i < baselineTurns; i++) without.push(await oneTurn());
+  const withoutDone = toDone.splice(0).slice(20);
+
+  const file = path.join(ctx.logsDir, 's7-import.sarif');
+  const results = writeSarif(file, fileBytes);
+  const size = fs.statSync(file).size;
+  log(`s7: importing ${(size / 1048576).toFixed(1)} MiB (${results} SARIF results) while posting turns`);
+  const rssBefore = rssBytes(api.pid);
+  let rssPeak = rssBefore;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rssPeak = Math.max(rssPeak, rssBytes(api.pid));
+      await sleep(25);
+    }
+  })();
+
+  const t0 = nowMs();
+  const form = new FormData();
+  form.append('files', await fs.openAsBlob(file), 's7-import.sarif');
+  const upload = fetch(`${api.baseUrl}/api/reports/import`, { method: 'POST', body: form, headers: { cookie: session.cookie, 'x-requested-with': 'XMLHttpRequest' } }).then(async (res) => {
+    if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+    return ((await res.json()) as QueuedImportsResponse).imports[0]!;
+  });
+  let accepted: ImportJobView | undefined;
+  void upload.then((job) => (accepted = job));
+  const during: number[] = [];
+  const ended = () => accepted && imports.get(accepted.id) && !['queued', 'parsing'].includes(imports.get(accepted.id)!.status);
+  let importMs: number;
+  try {
+    while (!ended()) {
+      during.push(await oneTurn());
+      if (nowMs() - t0 > 600_000) throw new Error('the import did not end within 10 minutes');
+    }
+    importMs = nowMs() - t0;
+  } finally {
+    sampling = false;
+    await sampler;
+  }
+  const duringDone = toDone.splice(0);
+  const job = imports.get((await upload).id)!;
+  if (job.status !== 'ready') throw new Error(`the import ended ${job.status}: ${job.error}`);
+  socket.disconnect();
+  fs.rmSync(file, { force: true });
+  await stack.stopAll();
+  await stack.clearRedis();
+
+  const withoutSummary = summarize(without);
+  const duringSummary = summarize(during);
+  const mib = (b: number) => b / 1048576;
+  return {
+    id: 7,
+    title: 'A chat turn during a 50 MB import',
+    figures: [
+      latencyFigure('POST message → first chat:event, no import', withoutSummary),
+      latencyFigure('POST message → first chat:event, during the import', duringSummary),
+      latencyFigure('POST message → turn end, no import', summarize(withoutDone)),
+      latencyFigure('POST message → turn end, during the import (same worker process)', summarize(duringDone)),
+      { name: 'during / without (p99)', unit: '×', value: duringSummary.p99 / withoutSummary.p99, goal: '≤ 1.2×', met: duringSummary.p99 / withoutSummary.p99 <= 1.2 },
+      { name: 'API RSS before the import', unit: 'MiB', value: mib(rssBefore) },
+      { name: 'API peak RSS during the import', unit: 'MiB', value: mib(rssPeak) },
+      { name: 'upload → import ready', unit: 's', value: importMs / 1000 },
+    ],
+    markdown: [
+      `A ${mib(size).toFixed(1)} MiB SARIF file (${results} results, ${job.outcome?.ok ? job.outcome.findingCount : '?'} findings) uploaded to the API and imported by one agent-worker (IMPORT_CONCURRENCY 1) while one operator posted one-tool questions one at a time (built-in planner, the same worker process); ${during.length} turns during the import, ${without.length} before it.`,
+    ],
+    raw: { fileBytes: size, results, withoutMs: without, duringMs: during, rssBefore, rssPeak, importMs },
+  };
+}

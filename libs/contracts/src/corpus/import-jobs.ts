@@ -1,0 +1,40 @@
+import type { ImportOutcome } from './corpus.types';
+
+/**
+ * Lifecycle of one uploaded file: `queued` (stored on disk, waiting for an ingest worker) →
+ * `parsing` → `ready` (the report was written) | `failed` (refused or broken; nothing written) |
+ * `cancelled` (by the operator before the report was written; nothing written).
+ */
+export const IMPORT_JOB_STATUSES = ['queued', 'parsing', 'ready', 'failed', 'cancelled'] as const;
+export type ImportJobStatus = (typeof IMPORT_JOB_STATUSES)[number];
+export const isImportJobFinished = (status: ImportJobStatus): boolean => status !== 'queued' && status !== 'parsing';
+
+/** One import as `GET /api/imports/:id` and the `import:event` socket message show it. */
+export interface ImportJobView {
+  id: string;
+  /** The uploaded file's base name. */
+  file: string;
+  sizeBytes: number;
+  status: ImportJobStatus;
+  /**
+   * Set once the import ended `ready` or `failed`: the importer's outcome, with the same codes and
+   * messages as `corpus:import` (a duplicate is `{ ok: false, code: 'DUPLICATE', existingReportId }`).
+   */
+  outcome: ImportOutcome | null;
+  /** Why it failed or was cancelled (the outcome's `error` for a refusal); null otherwise. */
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Body of `POST /api/reports/import` (202): one queued import per uploaded file, in upload order.
+ * Parsing happens in the background; follow each import with `import:event` on the socket or
+ * `GET /api/imports/:id`.
+ */
+export interface QueuedImportsResponse {
+  imports: ImportJobView[];
+}
+
+/** Socket.IO event (server → client, namespace `/chat`, to the importing operator's sockets): an `ImportJobView` after each status change. */
+export const IMPORT_SOCKET_EVENT = 'import:event';

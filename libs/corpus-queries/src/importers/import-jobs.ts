@@ -1,0 +1,167 @@
+import fs from 'node:fs/promises';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ImportJobStatus, ImportJobView, ImportOutcome } from '@corpus-chat/contracts';
+import { importFileName, type ImportOptions, parseForImport, storeParsedReport } from './import-report';
+
+interface ImportJobRow {
+  id: string;
+  operator_id: string;
+  filename: string;
+  upload_path: string;
+  size_bytes: string;
+  status: ImportJobStatus;
+  outcome: ImportOutcome | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, operator_id, filename, upload_path, size_bytes, status, outcome, error, created_at, updated_at`;
+
+/** An import job as stored, with who started it and where its file waits. */
+export interface ImportJobRecord extends ImportJobView {
+  operatorId: string;
+  uploadPath: string;
+}
+
+function toRecord(row: ImportJobRow): ImportJobRecord {
+  return {
+    id: row.id,
+    operatorId: row.operator_id,
+    uploadPath: row.upload_path,
+    file: row.filename,
+    sizeBytes: Number(row.size_bytes),
+    status: row.status,
+    outcome: row.outcome,
+    error: row.error,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The part of a record that crosses the wire (no file path, no operator id). */
+export function importJobView(record: ImportJobRecord): ImportJobView {
+  const { operatorId: _operatorId, uploadPath: _uploadPath, ...view } = record;
+  return view;
+}
+
+/** One uploaded file waiting on disk: its name as sent, where it was stored, its size in bytes. */
+export interface StoredUpload {
+  filename: string;
+  uploadPath: string;
+  sizeBytes: number;
+}
+
+/** Records one `queued` import per upload of `operatorId`, in one transaction, in upload order. */
+export async function createImportJobs(dataSource: DataSource, operatorId: string, uploads: StoredUpload[]): Promise<ImportJobRecord[]> {
+  return dataSource.transaction(async (tx) => {
+    const records: ImportJobRecord[] = [];
+    for (const upload of uploads) {
+      const [row]: ImportJobRow[] = await tx.query(
+        `INSERT INTO import_jobs (operator_id, filename, upload_path, size_bytes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+        [operatorId, importFileName(upload.filename), upload.uploadPath, upload.sizeBytes],
+      );
+      records.push(toRecord(row));
+    }
+    return records;
+  });
+}
+
+/** The import `id` if `operatorId` started it (imports are scoped to their operator), else null. */
+export async function findImportJob(manager: EntityManager, operatorId: string, id: string): Promise<ImportJobRecord | null> {
+  const rows: ImportJobRow[] = await manager.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND operator_id = $2`, [id, operatorId]);
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** The operator's most recent imports, newest first (at most `limit`). */
+export async function listImportJobs(manager: EntityManager, operatorId: string, limit = 50): Promise<ImportJobRecord[]> {
+  const rows: ImportJobRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM import_jobs WHERE operator_id = $1 ORDER BY created_at DESC, id LIMIT $2`,
+    [operatorId, limit],
+  );
+  return rows.map(toRecord);
+}
+
+export type CancelImportResult = { status: 'cancelled'; job: ImportJobRecord } | { status: 'not_found' } | { status: 'finished'; job: ImportJobRecord };
+
+/**
+ * Cancels a `queued` or `parsing` import of `operatorId`. The worker re-checks the status under a
+ * row lock before it writes the report, so a cancelled import never writes one; an import that
+ * already ended is `finished` (its report, if any, stays: archive it instead).
+ */
+export async function cancelImportJob(dataSource: DataSource, operatorId: string, id: string): Promise<CancelImportResult> {
+  const [rows]: [ImportJobRow[], number] = await dataSource.query(
+    `UPDATE import_jobs SET status = 'cancelled', error = 'cancelled by the operator', updated_at = now()
+      WHERE id = $1 AND operator_id = $2 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
+    [id, operatorId],
+  );
+  if (rows[0]) return { status: 'cancelled', job: toRecord(rows[0]) };
+  const job = await findImportJob(dataSource.manager, operatorId, id);
+  return job ? { status: 'finished', job } : { status: 'not_found' };
+}
+
+async function finish(manager: EntityManager, id: string, outcome: ImportOutcome): Promise<ImportJobRecord> {
+  const [rows]: [ImportJobRow[], number] = await manager.query(
+    `UPDATE import_jobs SET status = $2, outcome = $3::jsonb, error = $4, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+    [id, outcome.ok ? 'ready' : 'failed', JSON.stringify(outcome), outcome.ok ? null : outcome.error],
+  );
+  return toRecord(rows[0]);
+}
+
+/**
+ * Runs import `id` as the ingest worker does: marks it `parsing` (calling `onParsing`), reads and
+ * parses its file outside any transaction, then in one transaction locks the row and, unless it was
+ * cancelled meanwhile, stores the report and ends the import `ready` (or `failed` with the
+ * importer's refusal: nothing written). The uploaded file is deleted once the import ended.
+ *
+ * Resolves with the ended import, or null when there was nothing to do (unknown id, or it already
+ * ended: a retried job). Database failures and an unreadable upload are thrown (the job's retries
+ * apply; the last one ends the import through `failImportJob`).
+ */
+export async function runImportJob(
+  dataSource: DataSource,
+  id: string,
+  options: ImportOptions & { onParsing?: (job: ImportJobRecord) => Promise<void> } = {},
+): Promise<ImportJobRecord | null> {
+  const [started]: [ImportJobRow[], number] = await dataSource.query(
+    `UPDATE import_jobs SET status = 'parsing', updated_at = now() WHERE id = $1 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
+    [id],
+  );
+  if (!started[0]) {
+    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+    if (row?.status === 'cancelled') await removeUpload(row.upload_path);
+    return null;
+  }
+  const job = toRecord(started[0]);
+  await options.onParsing?.(job);
+  const bytes = await fs.readFile(job.uploadPath);
+  const parsed = await parseForImport(job.file, bytes, options);
+  const ended = await dataSource.transaction(async (tx) => {
+    const [row]: ImportJobRow[] = await tx.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`, [id]);
+    if (row.status !== 'parsing') return toRecord(row);
+    const [operator]: { username: string }[] = await tx.query(`SELECT username FROM operators WHERE id = $1`, [row.operator_id]);
+    const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
+    const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor);
+    return finish(tx, id, outcome);
+  });
+  await removeUpload(job.uploadPath);
+  return ended;
+}
+
+/**
+ * Ends an import whose last attempt threw (database down, upload lost): `failed` with `reason`,
+ * unless it already ended. Resolves with the ended import, or null when it had already ended.
+ */
+export async function failImportJob(dataSource: DataSource, id: string, reason: string): Promise<ImportJobRecord | null> {
+  const [rows]: [ImportJobRow[], number] = await dataSource.query(
+    `UPDATE import_jobs SET status = 'failed', error = $2, updated_at = now() WHERE id = $1 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
+    [id, reason],
+  );
+  if (!rows[0]) return null;
+  await removeUpload(rows[0].upload_path);
+  return toRecord(rows[0]);
+}
+
+async function removeUpload(uploadPath: string): Promise<void> {
+  await fs.rm(uploadPath, { force: true });
+}
