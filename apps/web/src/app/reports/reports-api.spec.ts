@@ -35,9 +35,4 @@ describe('Importing reports: refusals show the server\'s reason', () => {
   it('a 413 without a JSON body (a proxy\'s page) says the file is too large', async () => {
     expect(await importAnswered(413, '<html><body>413 Request Entity Too Large</body></html>')).toBe('Too large for the server.');
   });
-
-  it('a refusal with per-file outcomes shows that file\'s own reason', async () => {
-    const results = [{ ok: false, file: 'big.sarif', error: 'not a SARIF 2.1.0 log', code: 'INVALID' }];
-    expect(await importAnswered(422, { statusCode: 422, message: 'every file refused', results })).toBe('not a SARIF 2.1.0 log');
-  });
 });

@@ -1,7 +1,8 @@
 import { TestBed } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ComparedReport, ImportOutcome, ReportSummary, SameTargetScans, ScanComparison } from '@corpus-chat/contracts';
+import type { ComparedReport, ImportJobView, ImportOutcome, ReportSummary, SameTargetScans, ScanComparison } from '@corpus-chat/contracts';
+import { ChatSocket } from '../chat/chat-socket';
 import { ReportsApi } from './reports-api';
 import { ReportsPage } from './reports-page';
 import { ReportsStore } from './reports-store';
@@ -24,9 +25,22 @@ describe('ReportsPage scan comparison', () => {
   const old = scan(1, 'scan-2021.json');
   const rescan = scan(2, 'scan-2022.json');
   let api: Record<string, ReturnType<typeof vi.fn>>;
+  let imported: ImportOutcome & { ok: true };
+  /** Delivers an import's status change as the socket would. */
+  let emit: (job: ImportJobView) => void = () => undefined;
+  const job = (status: ImportJobView['status'], outcome: ImportOutcome | null): ImportJobView => ({
+    id: 'imp-1',
+    file: rescan.filename,
+    sizeBytes: 10,
+    status,
+    outcome,
+    error: null,
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+  });
 
   beforeEach(() => {
-    const imported: ImportOutcome = {
+    imported = {
       ok: true,
       file: rescan.filename,
       reportId: 2,
@@ -51,18 +65,21 @@ describe('ReportsPage scan comparison', () => {
     api = {
       listReports: vi.fn(() => Promise.resolve([summary(1, old.filename), summary(2, rescan.filename)])),
       overview: vi.fn(() => Promise.resolve(null)),
-      importFiles: vi.fn(() => Promise.resolve([imported])),
+      queueImports: vi.fn(() => Promise.resolve([job('queued', null)])),
       sameTargetScans: vi.fn((): Promise<SameTargetScans> => Promise.resolve({ report: rescan, target: comparison.target, scans: [old, rescan] })),
       compareReports: vi.fn(() => Promise.resolve(comparison)),
       comparisonCsvUrl: vi.fn(() => '/api/reports/compare?baseline=1&report=2&format=csv'),
     };
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    const socket = { connect: vi.fn(), onImportEvent: (h: (j: ImportJobView) => void) => ((emit = h), () => undefined) };
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
   });
 
   it('shows what changed since the previous scan after an upload, and opens the comparison from there', async () => {
     const fixture = TestBed.createComponent(ReportsPage);
     await fixture.whenStable();
     await fixture.debugElement.injector.get(ReportsStore).importFiles([new File(['{}'], rescan.filename)]);
+    // The worker's outcome arrives on the socket.
+    emit(job('ready', imported));
     fixture.detectChanges();
     await fixture.whenStable();
     const el: HTMLElement = fixture.nativeElement;
