@@ -390,7 +390,7 @@ scenario('5. importing a SARIF file from the Reports page lists the report with 
     await page.waitForURL(/reportId=/);
     const hostile = page.getByRole('row').filter({ hasText: picked.hostileTitle });
     await hostile.waitFor();
-    const findingId = Number((await hostile.locator('td').first().innerText()).trim());
+    const findingId = Number((await hostile.locator('td[data-label="#"]').innerText()).trim());
     await page.goto(`${stack.baseUrl}/chat`);
     await newThread();
     await ask(`Show finding ${findingId}`);
