@@ -48,13 +48,15 @@ export class ApiTokensService {
   constructor(private readonly db: DataSource) {}
 
   /** 409 when the operator already holds `API_TOKENS_PER_OPERATOR` tokens. */
-  async create(operatorId: string, dto: CreateApiTokenDto, now = new Date()): Promise<CreatedApiToken> {
+  async create(operator: AuthenticatedOperator, dto: CreateApiTokenDto, now = new Date()): Promise<CreatedApiToken> {
+    const operatorId = operator.id;
     const secret = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = dto.expiresInDays ? new Date(now.getTime() + dto.expiresInDays * 86_400_000) : null;
     const saved = await insertApiToken(
       this.db,
       { operatorId, name: dto.name.trim(), tokenHash: hashApiToken(secret), prefix: secret.slice(0, SHOWN_CHARS), createdAt: now, expiresAt },
       API_TOKENS_PER_OPERATOR,
+      { id: operator.id, username: operator.username },
     );
     if (!saved) throw new ConflictException(`You hold ${API_TOKENS_PER_OPERATOR} API tokens already: revoke one you no longer use first.`);
     this.logger.log({ msg: 'API token created', operatorId, tokenId: saved.id, expiresAt });
@@ -66,8 +68,9 @@ export class ApiTokensService {
   }
 
   /** 404 when the operator holds no token `id` (another operator's token included). */
-  async revoke(operatorId: string, id: string): Promise<void> {
-    if (!(await deleteApiToken(this.db, operatorId, id))) throw new NotFoundException('You hold no API token with this id.');
+  async revoke(operator: AuthenticatedOperator, id: string): Promise<void> {
+    const operatorId = operator.id;
+    if (!(await deleteApiToken(this.db, operatorId, id, { id: operator.id, username: operator.username }))) throw new NotFoundException('You hold no API token with this id.');
     this.logger.log({ msg: 'API token revoked', operatorId, tokenId: id });
   }
 

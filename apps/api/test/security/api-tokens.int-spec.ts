@@ -137,6 +137,22 @@ describe('what a token may reach', () => {
   });
 });
 
+describe('audit', () => {
+  it('records who created and revoked a token, never its secret', async () => {
+    const { op, session } = await operatorWithSession();
+    const token = await createApiToken(api.baseUrl, session, { name: 'audited' });
+    expect((await http().delete(`/api/auth/tokens/${token.id}`).set(session.headers)).status).toBe(204);
+    const res = await http().get('/api/audit').query({ actorId: op.id }).set(adminSession.headers).expect(200);
+    const events = res.body.events as { action: string; actorName: string; before: unknown; after: unknown }[];
+    expect(events.map((e) => [e.action, e.actorName])).toEqual([
+      ['api_token.revoke', op.username],
+      ['api_token.create', op.username],
+    ]);
+    expect(events[1]!.after).toMatchObject({ tokenId: token.id, name: 'audited' });
+    expect(JSON.stringify(events)).not.toContain(token.secret);
+  });
+});
+
 describe('when a token stops working', () => {
   it('is refused from the next request on once revoked or expired (401)', async () => {
     const { session } = await operatorWithSession();

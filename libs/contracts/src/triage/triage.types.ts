@@ -84,6 +84,8 @@ export const AUDIT_ACTIONS = [
   'settings.update',
   'operator.create',
   'operator.update',
+  'api_token.create',
+  'api_token.revoke',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

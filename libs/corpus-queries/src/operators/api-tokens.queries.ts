@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { ApiTokenEntity } from './api-token.entity';
+import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 
 /** What `insertApiToken` stores: the hash and prefix of a secret the caller generated. */
 export interface NewApiToken {
@@ -14,14 +15,23 @@ export interface NewApiToken {
 /**
  * Stores a token for `operatorId` unless the operator already holds `max` tokens; returns the row,
  * or null when the limit is reached. The operator's row is locked first, so two concurrent
- * creations cannot both pass the count.
+ * creations cannot both pass the count. The creation is audited (`api_token.create`, never the
+ * secret or its hash) in the same transaction.
  */
-export async function insertApiToken(db: DataSource, token: NewApiToken, max: number): Promise<ApiTokenEntity | null> {
+export async function insertApiToken(db: DataSource, token: NewApiToken, max: number, actor: AuditActor): Promise<ApiTokenEntity | null> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [token.operatorId]);
     const held = await tx.getRepository(ApiTokenEntity).countBy({ operatorId: token.operatorId });
     if (held >= max) return null;
-    return tx.getRepository(ApiTokenEntity).save(tx.getRepository(ApiTokenEntity).create(token));
+    const saved = await tx.getRepository(ApiTokenEntity).save(tx.getRepository(ApiTokenEntity).create(token));
+    await recordAuditEvent(tx, {
+      action: 'api_token.create',
+      actor,
+      subjectType: 'operator',
+      subjectId: token.operatorId,
+      after: { tokenId: saved.id, name: saved.name, prefix: saved.prefix, expiresAt: saved.expiresAt?.toISOString() ?? null },
+    });
+    return saved;
   });
 }
 
@@ -30,10 +40,14 @@ export function listApiTokens(db: DataSource | EntityManager, operatorId: string
   return db.getRepository(ApiTokenEntity).find({ where: { operatorId }, order: { createdAt: 'DESC', id: 'ASC' } });
 }
 
-/** Deletes token `id` of `operatorId`; false when the operator holds no such token. */
-export async function deleteApiToken(db: DataSource | EntityManager, operatorId: string, id: string): Promise<boolean> {
-  const result = await db.getRepository(ApiTokenEntity).delete({ id, operatorId });
-  return (result.affected ?? 0) > 0;
+/** Deletes token `id` of `operatorId`, audited (`api_token.revoke`) in the same transaction; false when the operator holds no such token. */
+export async function deleteApiToken(db: DataSource, operatorId: string, id: string, actor: AuditActor): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const result = await tx.getRepository(ApiTokenEntity).delete({ id, operatorId });
+    if (!result.affected) return false;
+    await recordAuditEvent(tx, { action: 'api_token.revoke', actor, subjectType: 'operator', subjectId: operatorId, before: { tokenId: id } });
+    return true;
+  });
 }
 
 /** Deletes every token of `operatorId` (when an admin disables the operator); returns how many. */
