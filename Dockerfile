@@ -17,6 +17,8 @@ ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/node ./dist/node
+# DATA_DIR: uploads wait here for the agent-worker (a volume both services mount).
+RUN mkdir -p /data && chown node:node /data
 USER node
 # API by default; the agent-worker service overrides the command.
 CMD ["node", "dist/node/apps/api/src/main.js"]
