@@ -100,7 +100,7 @@ export interface SearchFindingsResult {
 }
 
 /** `title`: the current version's exact title (the "most common vulnerability" is its top group). */
-export const GROUP_BY_KEYS = ['severity', 'report', 'cwe', 'verdict', 'format', 'title'] as const;
+export const GROUP_BY_KEYS = ['severity', 'report', 'cwe', 'verdict', 'status', 'format', 'title'] as const;
 export type GroupByKey = (typeof GROUP_BY_KEYS)[number];
 
 /**

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import {
   GROUP_BY_KEYS,
   SEVERITIES,
+  TRIAGE_STATUSES,
   VERDICT_STATUSES,
   type CountFindingsByResult,
   type CountGroup,
@@ -31,10 +32,10 @@ const VERDICT_LABELS: Record<string, string> = {
 export const TITLE_GROUPS_CAP = 50;
 
 /**
- * Exact counts of current findings per severity, report, CWE id, latest verdict, report format or
+ * Exact counts of current findings per severity, report, CWE id, latest verdict, triage status, report format or
  * exact current title, for the findings matching `filter` (same semantics as `searchFindings`).
  * Groups are sorted by count, most first, then by severity rank / verdict order / label. Severity
- * and verdict list every value, zeros included (`none` = no verdict); report, CWE and format list
+ * verdict and status list every value, zeros included (`none` = no verdict); report, CWE and format list
  * the non-empty groups (`none` = no report / no CWE); title the {@link TITLE_GROUPS_CAP} largest. Severity and report breakdowns filtered by nothing but severity/report come from the
  * trigger-kept `finding_severity_counts`. `total` is the number of distinct matching findings (a finding with two CWE ids is in two
  * CWE groups but counted once). Cached per corpus version.
@@ -86,6 +87,15 @@ export async function countFindingsBy(
       const keys = [...VERDICT_STATUSES, 'none'];
       groups = keys.map((k) => ({ key: k, label: VERDICT_LABELS[k], count: byKey.get(k) ?? 0 }));
       order = (g) => keys.indexOf(g.key);
+      total = groups.reduce((n, g) => n + g.count, 0);
+    } else if (groupBy === 'status') {
+      const rows: { key: string; count: number }[] = await manager.query(
+        `SELECT f.status::text AS key, count(*)::int AS count FROM findings f WHERE ${where.sql} GROUP BY 1`,
+        where.params.values,
+      );
+      const byKey = new Map(rows.map((r) => [r.key, r.count]));
+      groups = TRIAGE_STATUSES.map((k) => ({ key: k, label: k.replace('_', ' '), count: byKey.get(k) ?? 0 }));
+      order = (g) => TRIAGE_STATUSES.indexOf(g.key as (typeof TRIAGE_STATUSES)[number]);
       total = groups.reduce((n, g) => n + g.count, 0);
     } else if (groupBy === 'report') {
       const rows: { reportId: number | null; filename: string | null; count: number }[] = summary

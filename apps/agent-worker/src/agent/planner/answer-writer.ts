@@ -26,6 +26,7 @@ export function md(text: string | null | undefined): string {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const statusLabel = (s: string) => s.replace('_', ' ');
 const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
 export const QUOTE_MAX_CHARS = 80;
@@ -60,6 +61,7 @@ export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedSco
   if (f.includeArchived) parts.set('archived', 'archived reports included');
   if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
   if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
+  if (f.status) parts.set('status', `triage status ${statusLabel(f.status)}`);
   if (scope?.exclude) parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
   if (scope?.has) parts.set('has', `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`);
   return parts;
@@ -145,6 +147,7 @@ export interface ScopedCount {
 function exclusionPhrase(e: FindingFilter): string {
   if (e.text) return `do not match text ${quote(e.text)}`;
   if (e.verdict) return e.verdict === 'fixed' ? 'are not marked fixed' : `do not have the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.status) return `do not have the triage status ${statusLabel(e.status)}`;
   if (e.reportName || e.reportId != null) return `are not in report ${e.reportName ? md(e.reportName) : `#${e.reportId}`}`;
   if (e.cwe != null) return `are not tagged CWE-${e.cwe}`;
   return 'are excluded';
@@ -154,6 +157,7 @@ function exclusionPhrase(e: FindingFilter): string {
 function excludedPhrase(e: FindingFilter): string {
   if (e.text) return 'that match it';
   if (e.verdict) return e.verdict === 'fixed' ? 'marked fixed' : `with the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.status) return `with the triage status ${statusLabel(e.status)}`;
   if (e.reportName || e.reportId != null) return 'in that report';
   if (e.cwe != null) return `tagged CWE-${e.cwe}`;
   return 'excluded';
@@ -206,7 +210,7 @@ function cweLabel(g: { key: string; label: string }): string {
 }
 
 /** What a group of `count_findings_by` is, in words. */
-const GROUP_NOUN: Record<string, string> = { report: 'report', cwe: 'CWE', format: 'report format', title: 'finding title', severity: 'severity', verdict: 'verdict' };
+const GROUP_NOUN: Record<string, string> = { report: 'report', cwe: 'CWE', format: 'report format', title: 'finding title', severity: 'severity', verdict: 'verdict', status: 'triage status' };
 const groupLabel = (groupBy: string, g: { key: string; label: string }) => (groupBy === 'cwe' ? cweLabel(g) : md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
@@ -254,7 +258,7 @@ export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: C
 /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
 export function breakdownAnswer(r: CountFindingsByResult, opts: { scope?: ComputedScope; note?: string } = {}): string {
   const scope = scopePhrase(r.filter, opts.scope);
-  const lines = [`Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`];
+  const lines = [`Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy === 'status' ? 'triage status' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`];
   if (opts.note) lines[0] += ` ${opts.note}`;
   const byKey = new Map(r.groups.map((g) => [g.key, g]));
   if (r.groupBy === 'severity') {

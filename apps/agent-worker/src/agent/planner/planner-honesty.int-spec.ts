@@ -235,7 +235,7 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['how many high findings in juice shop?', () => sqlCount(`f.severity = 'high' AND r.filename = $1`, [JUICE])],
   ['How many findings have no CWE?', () => sqlCount('cardinality(f.cwe) = 0')],
   ['how many findings have a CWE?', () => sqlCount('cardinality(f.cwe) > 0')],
-  ['How many open findings are there?', () => sqlCount(`f.latest_verdict IS DISTINCT FROM 'fixed'`)],
+  ['How many open findings are there?', () => sqlCount(`f.status = 'open'`)],
   ['How many findings are not fixed?', () => sqlCount(`f.latest_verdict IS DISTINCT FROM 'fixed'`)],
   ['How many reports have high or critical findings?', async () => (await db.dataSource.query(`SELECT count(DISTINCT report_id)::int AS n FROM findings WHERE NOT archived AND severity IN ('high', 'critical')`))[0].n],
   ['How many findings mention XSS or SQL injection?', null],

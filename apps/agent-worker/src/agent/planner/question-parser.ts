@@ -2,7 +2,7 @@ import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, ty
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
-import { findArchived, findFormat, findPresence, findReportHint, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
 import { parseShare } from './question-share';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
 import { findSeverityExpression } from './severity-expression';
@@ -112,7 +112,8 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
       const key = GROUP_WORDS[s.words[at]];
       if (key && !s.used[at]) {
-        consume(s, [i, at + 1]);
+        // "by triage status": both words name the one grouping.
+        consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
         return key;
       }
     }
@@ -315,6 +316,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
+  const status = findStatus(s);
+  if (status) (status.negated ? exclude : filter).status = status.status;
   const severity = findSeverityExpression(s);
   if (severity) {
     if (severity.set.length === 1) filter.severity = severity.set[0];

@@ -3,11 +3,11 @@
  * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", and a report
  * named by part of its file name. Each consumes the tokens it reads from the `Scan`.
  */
-import type { ComputedScope, ReportFormat, VerdictStatus } from '@corpus-chat/contracts';
+import type { ComputedScope, ReportFormat, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-parser';
-import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_WORDS } from './vocabulary';
+import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STATUS_NOUNS, STATUS_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_NOUNS, VERDICT_WORDS } from './vocabulary';
 
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
@@ -61,6 +61,44 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
       consume(s, [k, end]);
       return { key, present: !neg };
     }
+  }
+  return undefined;
+}
+
+/**
+ * Triage status named in the question ("false positives", "confirmed", "risk accepted", "open
+ * findings", "triage status fixed"), possibly negated; consumed with the "status"/"triage" words
+ * around it. "open" and "fixed" are the status only as the rule in `vocabulary.ts` says.
+ */
+export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } | undefined {
+  const verdictNamed = s.words.some((w) => VERDICT_NOUNS.has(w));
+  const statusNamed = s.words.some((w) => STATUS_NOUNS.has(w));
+  for (let i = 0; i < s.words.length; i++) {
+    if (s.used[i] || s.tokens[i].kind !== 'word') continue;
+    const w = s.words[i];
+    const next = s.words[i + 1] ?? '';
+    let end = i + 1;
+    let status: TriageStatus | undefined = STATUS_WORDS[w];
+    if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
+    else if (/^false-positives?$/.test(w)) status = 'false_positive';
+    else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk')) [status, end] = ['risk_accepted', i + 2];
+    else if (w === 'risk-accepted' || (w === 'accepted' && !verdictNamed)) status = 'risk_accepted';
+    else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
+      const openFinding = w === 'open' && i > 0 && (FINDING_NOUNS.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
+      if (statusNamed || openFinding) status = w;
+    }
+    if (!status) continue;
+    let a = i;
+    while (a > 0 && !s.used[a - 1] && /^(triage|status|statuses|triaged|as|marked|the)$/.test(s.words[a - 1])) a--;
+    while (end < s.words.length && !s.used[end] && /^(status|statuses|triage)$/.test(s.words[end])) end++;
+    const neg = negationBefore(s, a);
+    if (neg) consume(s, neg);
+    consume(s, [a, end]);
+    // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
+    s.words.forEach((x, k) => {
+      if (STATUS_NOUNS.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? '')) consume(s, [k, k + 1]);
+    });
+    return { status, negated: !!neg };
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import damerauLevenshtein from 'damerau-levenshtein';
-import type { GroupByKey, ReportFormat, Severity, VerdictStatus } from '@corpus-chat/contracts';
+import type { GroupByKey, ReportFormat, Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 
 /** Words meaning "finding" (the subject of most questions). */
 export const FINDING_NOUNS = new Set([
@@ -32,18 +32,34 @@ export const SEVERITY_WORDS: Record<string, Severity> = {
   info: 'info', informational: 'info', informative: 'info', infos: 'info', none: 'info',
 };
 
-/** Verdict words → verdict. `open` counts only after `still` (handled by the parser). */
+/**
+ * Verdict words → verdict. `open` counts only after `still` (handled by the parser).
+ *
+ * Verdict or triage status: "fixed" and "open" name both. A question naming "verdict" or "retest"
+ * means the latest retest verdict; one naming "status", "triage", "false positive", "confirmed" or
+ * "risk accepted" means the triage status; otherwise "open" ("open findings") is the status and
+ * "fixed", "still open", "unfixed" are the verdict. The answer names which one it counted
+ * ("verdict fixed", "triage status open").
+ */
 export const VERDICT_WORDS: Record<string, VerdictStatus> = {
   fixed: 'fixed', resolved: 'fixed', remediated: 'fixed', closed: 'fixed',
   inconclusive: 'inconclusive', undecided: 'inconclusive', unclear: 'inconclusive',
   unfixed: 'still_open', 'still_open': 'still_open', 'still-open': 'still_open',
 };
 
+/** Triage status words (one token each; "false positive" and "risk accepted" are joined by the recogniser). */
+export const STATUS_WORDS: Record<string, TriageStatus> = {
+  confirmed: 'confirmed', false_positive: 'false_positive', risk_accepted: 'risk_accepted',
+};
+/** Words that make "open"/"fixed" the triage status, and those that make them the verdict. */
+export const STATUS_NOUNS = new Set(['status', 'statuses', 'triage', 'triaged']);
+export const VERDICT_NOUNS = new Set(['verdict', 'verdicts', 'retest', 'retests', 'retested']);
+
 export const GROUP_WORDS: Record<string, GroupByKey> = {
   severity: 'severity', severities: 'severity', sev: 'severity', risk: 'severity', criticality: 'severity',
   report: 'report', reports: 'report', file: 'report', files: 'report', scan: 'report', scans: 'report',
   cwe: 'cwe', cwes: 'cwe', weakness: 'cwe', weaknesses: 'cwe', 'cwe-id': 'cwe', 'cwe-ids': 'cwe',
-  verdict: 'verdict', verdicts: 'verdict', status: 'verdict', retest: 'verdict',
+  verdict: 'verdict', verdicts: 'verdict', retest: 'verdict', status: 'status', statuses: 'status', triage: 'status',
   format: 'format', formats: 'format', title: 'title', titles: 'title',
 };
 
