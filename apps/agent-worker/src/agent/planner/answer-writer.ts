@@ -343,10 +343,10 @@ export function detailAnswer(f: FindingDetail): string {
 /** What the planner can answer (no numbers at all, so nothing can be mistaken for a count). */
 export const CAPABILITIES =
   'I answer questions about the imported reports and their findings with exact counts from read-only queries, for example:\n' +
-  '- how many reports or findings there are, optionally of a severity (or several, like "high or critical", "not info"), in a report, with a verdict or a CWE id;\n' +
+  '- how many reports or findings there are, optionally of a severity (or several, like "high or critical", "not info"), in a report, with a verdict, a triage status or a CWE id;\n' +
   '- how many findings relate to a topic such as SQL injection, XSS or jQuery (or do not);\n' +
   '- which report has the most findings or criticals, or the top reports by a severity;\n' +
-  '- a breakdown of findings by severity, CWE or verdict;\n' +
+  '- a breakdown of findings by severity, CWE, verdict or triage status;\n' +
   '- the list of reports, and the details of a finding by its id;\n' +
   '- follow-ups such as "and how many of those are high?" or "show the first one".\n\n' +
   'This is the built-in planner. For other questions, an administrator can configure a model server in Settings.';

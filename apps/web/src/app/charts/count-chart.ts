@@ -13,7 +13,7 @@ export interface CountGroup {
   params: Params | null;
 }
 
-const GROUP_HEADINGS: Record<GroupByKey, string> = { severity: 'Severity', report: 'Report', cwe: 'CWE', verdict: 'Verdict', format: 'Format', title: 'Title' };
+const GROUP_HEADINGS: Record<GroupByKey, string> = { severity: 'Severity', report: 'Report', cwe: 'CWE', verdict: 'Verdict', status: 'Triage status', format: 'Format', title: 'Title' };
 
 /** Height of one bar's row in the chart, in CSS pixels. */
 const ROW_PX = 26;

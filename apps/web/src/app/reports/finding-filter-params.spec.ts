@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
+import { findingFilterFromQueryParams, findingFilterToQueryParams, groupFindingFilter, parseCweInput } from './finding-filter-params';
 
 describe('finding filter ⇄ query parameters', () => {
   it('round-trips every search_findings filter field', () => {
@@ -21,6 +21,13 @@ describe('finding filter ⇄ query parameters', () => {
   it('reads numbers like their text (an <input type=number> yields a number)', () => {
     expect(findingFilterFromQueryParams({ cwe: 79, reportId: 3 })).toEqual({ cwe: 79, reportId: 3 });
     expect(findingFilterFromQueryParams({ cwe: -79, reportId: 0, text: Number.NaN })).toEqual({});
+  });
+});
+
+describe('groupFindingFilter', () => {
+  it('narrows a breakdown by triage status to the group\'s status, and refuses an unknown one', () => {
+    expect(groupFindingFilter({ severity: 'high' }, 'status', 'false_positive')).toEqual({ severity: 'high', status: 'false_positive' });
+    expect(groupFindingFilter({}, 'status', 'none')).toBeNull();
   });
 });
 

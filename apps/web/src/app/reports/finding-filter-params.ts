@@ -69,7 +69,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
 
 /**
  * The filter that selects one group of a `count_findings_by` breakdown: `filter` (the count's own)
- * narrowed to the group's severity, report id, CWE id or verdict. `null` when the group cannot be
+ * narrowed to the group's severity, report id, CWE id, verdict or triage status. `null` when the group cannot be
  * expressed as a filter (the `none` group: findings without a CWE or without a verdict).
  */
 export function groupFindingFilter(filter: FindingFilter, groupBy: GroupByKey, key: string): FindingFilter | null {
@@ -79,6 +79,8 @@ export function groupFindingFilter(filter: FindingFilter, groupBy: GroupByKey, k
       return SEVERITIES.includes(key as Severity) ? { ...filter, severity: key as Severity } : null;
     case 'verdict':
       return VERDICT_STATUSES.includes(key as VerdictStatus) ? { ...filter, verdict: key as VerdictStatus } : null;
+    case 'status':
+      return TRIAGE_STATUSES.includes(key as TriageStatus) ? { ...filter, status: key as TriageStatus } : null;
     case 'cwe':
       return id >= 1 ? { ...filter, cwe: id } : null;
     case 'report': {
