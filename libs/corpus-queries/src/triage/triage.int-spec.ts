@@ -61,6 +61,25 @@ test('cached counts follow status changes and edits', async () => {
   expect((await countFindingsBy(m, { groupBy: 'severity', filter: { status: 'confirmed', severity: 'critical' } })).total).toBe(1);
 });
 
+test('a breakdown by status lists every status, zeros included, as the rows hold them', async () => {
+  const m = db.dataSource.manager;
+  const byStatus = async () => Object.fromEntries((await countFindingsBy(m, { groupBy: 'status' })).groups.map((g) => [g.key, g.count]));
+  const fromRows = async () => {
+    const rows: { status: string; n: number }[] = await db.dataSource.query(`SELECT status::text, count(*)::int AS n FROM findings GROUP BY 1`);
+    const counts: Record<string, number> = { open: 0, confirmed: 0, false_positive: 0, risk_accepted: 0, fixed: 0 };
+    for (const r of rows) counts[r.status] = r.n;
+    return counts;
+  };
+  const before = await byStatus();
+  expect(before).toEqual(await fromRows());
+  const [{ id }] = await db.dataSource.query(`SELECT id FROM findings WHERE status = 'open' ORDER BY id LIMIT 1`);
+  expect((await setFindingStatus(m, { ids: [id], status: 'false_positive', reason: 'test fixture', actor })).status).toBe('ok');
+  const after = await byStatus();
+  expect(after).toEqual(await fromRows());
+  expect(after['false_positive']).toBe(before['false_positive'] + 1);
+  expect((await countFindingsBy(m, { groupBy: 'status', filter: { status: 'false_positive' } })).total).toBe(after['false_positive']);
+});
+
 test('an audit event keeps text jsonb would refuse (NUL, a lone surrogate) as U+FFFD', async () => {
   const m = db.dataSource.manager;
   const [{ id }] = await db.dataSource.query(`SELECT id FROM findings ORDER BY id LIMIT 1`);
