@@ -246,7 +246,7 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many findings are in the semgrep report?', null],
   ['How many findings are in the trivy report?', null],
   ['What percentage of findings are critical?', () => bySeverities(['critical'])],
-  ['How many findings are false positives?', null],
+  ['How many findings are false positives?', () => sqlCount(`f.status = 'false_positive'`)],
   ['How many findings from production?', null],
   ['How many critical findings were fixed last month?', null],
   ['how many findings in both juice shop and fortify?', null],
