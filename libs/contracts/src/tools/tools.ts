@@ -110,7 +110,7 @@ export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters
   {
     name: 'count_findings_by',
     description:
-      'Exact counts of findings grouped by severity, report, CWE, verdict, report format or exact title, most first, optionally filtered. Use it for breakdowns, "which report has the most …" and "most common vulnerability" (title) questions.',
+      'Exact counts of findings grouped by severity, report, CWE, verdict, triage status, report format or exact title, most first, optionally filtered. Use it for breakdowns, "which report has the most …" and "most common vulnerability" (title) questions.',
     parameters: {
       type: 'object',
       properties: {
