@@ -15,12 +15,26 @@ describe('parseQuestion: triage status', () => {
     ['how many open findings', { kind: 'count_findings', list: false, filter: { status: 'open' }, followUp: false }],
     ['how many findings have triage status fixed?', { kind: 'count_findings', list: false, filter: { status: 'fixed' }, followUp: false }],
     ['how many findings are not false positives?', { kind: 'count_findings', list: false, filter: {}, scope: { exclude: { status: 'false_positive' } }, followUp: false }],
+    ['how many confirmed findings by severity', { kind: 'breakdown', groupBy: 'severity', filter: { status: 'confirmed' }, followUp: false }],
+    ['How many findings are open?', { kind: 'count_findings', list: false, filter: { status: 'open' }, followUp: false }],
     // Verdict words stay the verdict.
+    ['how many findings with verdict open', { kind: 'count_findings', list: false, filter: { verdict: 'still_open' }, followUp: false }],
     ['How many findings are fixed?', { kind: 'count_findings', list: false, filter: { verdict: 'fixed' }, followUp: false }],
     ['how many findings have the retest verdict fixed?', { kind: 'count_findings', list: false, filter: { verdict: 'fixed' }, followUp: false }],
     ['How many findings are still open?', { kind: 'count_findings', list: false, filter: { verdict: 'still_open' }, followUp: false }],
     ['breakdown of findings by verdict', { kind: 'breakdown', groupBy: 'verdict', filter: {}, followUp: false }],
   ])('%s', (q, plan) => {
     expect(parseQuestion(q)).toEqual(plan);
+  });
+
+  it('a follow-up narrows the previous answer to a status', () => {
+    expect(parseQuestion('and how many of those are false positives?', { lastFilter: { severity: 'high' } })).toEqual({
+      kind: 'count_findings',
+      list: false,
+      filter: { severity: 'high', status: 'false_positive' },
+      followUp: true,
+      previous: { filter: { severity: 'high' } },
+      asked: { filter: { status: 'false_positive' } },
+    });
   });
 });
