@@ -85,8 +85,9 @@ export class CorpusService {
   /**
    * Every finding matching `filter` as a stream, read page by page (keyset) inside one read-only
    * snapshot, so the rows number exactly the `searchFindings` total. Resolves once the first page
-   * is read: a bad filter rejects (QueryValidationError, a 400) before any byte is sent. After the
-   * last row a `findings.export` audit event records the filter and the row count.
+   * is read: a bad filter rejects (QueryValidationError, a 400) before any byte is sent. Before the
+   * stream ends a `findings.export` audit event records the filter and the row count; a failure
+   * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
    */
   exportFindings(filter: FindingFilterQueryDto, format: FindingsExportFormat, operator: AuthenticatedOperator): Promise<Readable> {
     const out = new PassThrough();
@@ -103,26 +104,24 @@ export class CorpusService {
           resolve(out);
           await writeOrWait(out, format === 'csv' ? findingsCsvHeader() : '[');
           while (!page.done) {
-            const lines = page.value.map(line);
-            const sep = format === 'json' ? ',\n' : '';
-            await writeOrWait(out, (format === 'json' ? (rows ? ',\n' : '\n') : '') + lines.join(sep));
+            const lines = page.value.map(line).join(format === 'json' ? ',\n' : '');
+            await writeOrWait(out, format === 'json' ? (rows ? ',\n' : '\n') + lines : lines);
             rows += page.value.length;
             page = await pages.next();
           }
-          out.end(format === 'json' ? '\n]\n' : '');
-        },
-        { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
-      )
-        .then(() =>
-          recordAuditEvent(this.dataSource.manager, {
+          // Recorded before the last byte, so a client that has the whole file has its audit event.
+          await recordAuditEvent(this.dataSource.manager, {
             action: 'findings.export',
             actor: { id: operator.id, username: operator.username },
             subjectType: 'finding',
             subjectId: null,
             after: { format, filter: { ...filter }, rows },
-          }),
-        )
-        .then(() => this.logger.log({ operatorId: operator.id, format, rows }, 'findings exported'))
+          });
+          this.logger.log({ operatorId: operator.id, format, rows }, 'findings exported');
+          out.end(format === 'json' ? '\n]\n' : '');
+        },
+        { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
+      )
         .catch((e: unknown) => {
           if (!started) return reject(e);
           this.logger.warn({ operatorId: operator.id, format, rows, err: String(e) }, 'findings export ended early');
