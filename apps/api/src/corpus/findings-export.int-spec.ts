@@ -13,12 +13,15 @@ import type { FindingFilter } from '@corpus-chat/contracts';
 import { exportFindingPages, importReport, runReadOnly, searchFindings } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from '../../test/support/chat-harness';
+import { bearer, createApiToken } from '../../test/support/api-tokens';
+import type { LoginSession } from '../../test/support/login';
 import { FINDINGS_CSV_COLUMNS } from './findings-export';
 
 let db: TestDatabase;
 let api: ApiInstance;
 let headers: Record<string, string>;
 let operatorId: string;
+let session: LoginSession;
 
 const http = () => request(api.app.getHttpServer());
 const FORMULA_TITLE = '=HYPERLINK("https://attacker.example","open"), then more';
@@ -58,7 +61,7 @@ beforeAll(async () => {
   const formula = await importReport(db.dataSource, { filename: 'formula.jsonl', bytes: formulaReport() });
   expect(formula.ok).toBe(true);
   api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
-  const session = await signIn(api, db.dataSource);
+  session = await signIn(api, db.dataSource);
   headers = session.headers;
   const [me]: { id: string }[] = await db.dataSource.query(`SELECT id FROM operators ORDER BY created_at DESC LIMIT 1`);
   operatorId = me.id;
@@ -69,8 +72,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-it('needs a session', async () => {
+it('needs a session or an API token', async () => {
   await http().get('/api/findings/export.csv').expect(401);
+  const token = await createApiToken(api.baseUrl, session, { name: 'export script' });
+  const res = await http().get('/api/findings/export.json').query({ severity: 'medium' }).set(bearer(token.secret)).expect(200);
+  expect(res.body.map((f: { id: number }) => f.id)).toEqual((await searchedIds({ severity: 'medium' })).ids);
 });
 
 describe.each<[string, FindingFilter]>([
