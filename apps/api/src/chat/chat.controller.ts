@@ -7,6 +7,7 @@ import {
   Patch,
   Post,
   Query,
+  StreamableFile,
 } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
@@ -25,6 +26,7 @@ import { UuidParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { chatMarkdown } from './chat-markdown';
 import { ReadScope } from '../auth/auth.decorators';
 
 /** `/api/chats`: the signed-in operator's threads, messages and turns. */
@@ -62,6 +64,17 @@ export class ChatController {
     @UuidParam('id') id: string,
   ): Promise<ChatDetailView> {
     return this.chats.getChat(op.id, id);
+  }
+
+  @Get(':id/export.md')
+  @ReadScope()
+  @ApiOperation({ summary: 'A thread as Markdown: title, each message with its role and time, tool calls as one line; 404 unless yours' })
+  async exportMarkdown(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<StreamableFile> {
+    const chat = await this.chats.getChat(op.id, id);
+    return new StreamableFile(Buffer.from(chatMarkdown(chat), 'utf8'), {
+      type: 'text/markdown; charset=utf-8',
+      disposition: `attachment; filename="chat-${chat.id}.md"`,
+    });
   }
 
   @Patch(':id')

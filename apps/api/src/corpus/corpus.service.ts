@@ -1,10 +1,13 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { PassThrough, type Readable } from 'node:stream';
 import type {
   CorpusOverview,
   CountFindingsByResult,
   CountFindingsQueryDto,
   FindingDetail,
+  FindingFilterQueryDto,
+  FindingRow,
   ReportSummary,
   SearchFindingsQueryDto,
   SearchFindingsResult,
@@ -13,13 +16,34 @@ import {
   corpusOverview,
   countFindingsBy,
   deleteReport,
+  exportFindingPages,
   findingDetail,
   listReports,
+  recordAuditEvent,
   runReadOnly,
   searchFindings,
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from '../auth/current-operator';
+import { findingCsvLine, findingJson, findingsCsvHeader } from './findings-export';
+
+/** Formats of `GET /api/findings/export.:format`: CSV with a header row, or one JSON array. */
+export type FindingsExportFormat = 'csv' | 'json';
+
+/** An export may page through the whole corpus: each statement gets longer than a page does. */
+const EXPORT_STATEMENT_TIMEOUT_MS = 60_000;
+
+/** Writes `chunk`, waiting for the client to drain; throws once the client has gone (ends the read). */
+async function writeOrWait(out: PassThrough, chunk: string): Promise<void> {
+  if (out.destroyed) throw new Error('findings export aborted: the client closed the connection');
+  if (!out.write(chunk)) {
+    await new Promise<void>((resolve) => {
+      out.once('drain', resolve);
+      out.once('close', resolve);
+    });
+  }
+  if (out.destroyed) throw new Error('findings export aborted: the client closed the connection');
+}
 
 /**
  * The shared corpus over HTTP: a thin layer over the query functions of
@@ -56,6 +80,54 @@ export class CorpusService {
   /** One snapshot for the page and its total (`runReadOnly`: REPEATABLE READ, READ ONLY). */
   searchFindings(query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
     return runReadOnly(this.dataSource, (m) => searchFindings(m, { ...query }));
+  }
+
+  /**
+   * Every finding matching `filter` as a stream, read page by page (keyset) inside one read-only
+   * snapshot, so the rows number exactly the `searchFindings` total. Resolves once the first page
+   * is read: a bad filter rejects (QueryValidationError, a 400) before any byte is sent. Before the
+   * stream ends a `findings.export` audit event records the filter and the row count; a failure
+   * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
+   */
+  exportFindings(filter: FindingFilterQueryDto, format: FindingsExportFormat, operator: AuthenticatedOperator): Promise<Readable> {
+    const out = new PassThrough();
+    const line = format === 'csv' ? findingCsvLine : (f: FindingRow) => findingJson(f);
+    return new Promise<Readable>((resolve, reject) => {
+      let started = false;
+      let rows = 0;
+      runReadOnly(
+        this.dataSource,
+        async (m) => {
+          const pages = exportFindingPages(m, { ...filter });
+          let page = await pages.next();
+          started = true;
+          resolve(out);
+          await writeOrWait(out, format === 'csv' ? findingsCsvHeader() : '[');
+          while (!page.done) {
+            const lines = page.value.map(line).join(format === 'json' ? ',\n' : '');
+            await writeOrWait(out, format === 'json' ? (rows ? ',\n' : '\n') + lines : lines);
+            rows += page.value.length;
+            page = await pages.next();
+          }
+          // Recorded before the last byte, so a client that has the whole file has its audit event.
+          await recordAuditEvent(this.dataSource.manager, {
+            action: 'findings.export',
+            actor: { id: operator.id, username: operator.username },
+            subjectType: 'finding',
+            subjectId: null,
+            after: { format, filter: { ...filter }, rows },
+          });
+          this.logger.log({ operatorId: operator.id, format, rows }, 'findings exported');
+          out.end(format === 'json' ? '\n]\n' : '');
+        },
+        { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
+      )
+        .catch((e: unknown) => {
+          if (!started) return reject(e);
+          this.logger.warn({ operatorId: operator.id, format, rows, err: String(e) }, 'findings export ended early');
+          out.destroy(e instanceof Error ? e : new Error(String(e)));
+        });
+    });
   }
 
   countFindings(query: CountFindingsQueryDto): Promise<CountFindingsByResult> {

@@ -1,7 +1,8 @@
-import { Controller, Get, Query, UseFilters } from '@nestjs/common';
+import { Controller, Get, Query, StreamableFile, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CountFindingsQueryDto,
+  FindingFilterQueryDto,
   SearchFindingsQueryDto,
   type CountFindingsByResult,
   type FindingDetail,
@@ -12,6 +13,7 @@ import { ApiQueryFrom } from '../openapi-schemas';
 import { CorpusService } from './corpus.service';
 import { QueryValidationFilter } from './query-validation.filter';
 import { ReadScope } from '../auth/auth.decorators';
+import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
 
 /** `/api/findings`: the same exact queries the agent's tools use. Any signed-in operator. */
 @ApiTags('findings')
@@ -36,6 +38,29 @@ export class FindingsController {
     return this.corpus.countFindings(query);
   }
 
+  // `format` is the report-format filter, so the export's own format is the path's extension.
+  @Get('export.csv')
+  @ReadScope()
+  @ApiOperation({ summary: 'Every finding matching a filter as CSV (header row, searchFindings order); 400 bad filter' })
+  @ApiQueryFrom(FindingFilterQueryDto)
+  async exportCsv(@Query() query: FindingFilterQueryDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+    return new StreamableFile(await this.corpus.exportFindings(query, 'csv', operator), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `attachment; filename="${exportFileName('csv')}"`,
+    });
+  }
+
+  @Get('export.json')
+  @ReadScope()
+  @ApiOperation({ summary: 'Every finding matching a filter as one JSON array (searchFindings order); 400 bad filter' })
+  @ApiQueryFrom(FindingFilterQueryDto)
+  async exportJson(@Query() query: FindingFilterQueryDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+    return new StreamableFile(await this.corpus.exportFindings(query, 'json', operator), {
+      type: 'application/json; charset=utf-8',
+      disposition: `attachment; filename="${exportFileName('json')}"`,
+    });
+  }
+
   @Get(':id')
   @ReadScope()
   @ApiOperation({ summary: 'One finding: current version, number of versions, notes, latest verdict; 404 when unknown' })
@@ -43,3 +68,7 @@ export class FindingsController {
     return this.corpus.findingDetail(id);
   }
 }
+
+/** `findings-2026-12-01T23-40-05Z.csv`: sorts by time and is a valid file name everywhere. */
+const exportFileName = (ext: string): string =>
+  `findings-${new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}.${ext}`;

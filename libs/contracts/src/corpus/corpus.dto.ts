@@ -7,8 +7,8 @@ import { TRIAGE_STATUSES, type TriageStatus } from '../triage/triage.types';
 
 const CWE_MESSAGE = 'cwe must be a positive integer (79 for CWE-79)';
 
-/** Query string of `GET /api/findings` (the same filter the `search_findings` tool takes). */
-export class SearchFindingsQueryDto {
+/** A finding filter in a query string (the filter the `search_findings` tool takes); `GET /api/findings/export.*`. */
+export class FindingFilterQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -55,6 +55,10 @@ export class SearchFindingsQueryDto {
   @IsIn(TRIAGE_STATUSES, { message: `status must be one of ${TRIAGE_STATUSES.join(', ')}` })
   status?: TriageStatus;
 
+}
+
+/** Query string of `GET /api/findings`: a finding filter plus a page. */
+export class SearchFindingsQueryDto extends FindingFilterQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -81,6 +81,7 @@ export const AUDIT_ACTIONS = [
   'finding.edit',
   'finding.note',
   'finding.retest',
+  'findings.export',
   'settings.update',
   'operator.create',
   'operator.update',

@@ -11,3 +11,4 @@ export * from './finding-detail';
 export * from './archive-report';
 export * from './severity-summary';
 export * from './compare-reports';
+export * from './export-findings';

@@ -59,6 +59,19 @@ describe('FindingsPage', () => {
     harness = await RouterTestingHarness.create();
   });
 
+  it('links CSV and JSON exports of the filter in the URL, and of everything without one', async () => {
+    await harness.navigateByUrl('/reports/findings?text=SQL%20injection&severity=high&cwe=89&page=2');
+    await settle();
+    const href = (id: string): URL => new URL(el().querySelector<HTMLAnchorElement>(`[data-testid="${id}"]`)!.getAttribute('href')!, 'http://x');
+    for (const [id, path] of [['export-csv', '/api/findings/export.csv'], ['export-json', '/api/findings/export.json']]) {
+      expect(href(id).pathname).toBe(path);
+      expect(Object.fromEntries(href(id).searchParams)).toEqual({ text: 'SQL injection', severity: 'high', cwe: '89' });
+    }
+    await harness.navigateByUrl('/reports/findings');
+    await settle();
+    expect(el().querySelector('[data-testid="export-csv"]')!.getAttribute('href')).toBe('/api/findings/export.csv');
+  });
+
   it('filters by triage status through the URL', async () => {
     await harness.navigateByUrl('/reports/findings');
     await settle();

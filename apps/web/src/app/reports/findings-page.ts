@@ -63,6 +63,12 @@ export class FindingsPage {
     ...findingFilterToQueryParams(this.filter()),
     ...(this.page() > 1 ? { page: String(this.page()) } : {}),
   }));
+  /** Downloads of every finding of the current filter (plain links: the session cookie authenticates a GET). */
+  protected readonly exportHrefs = computed(() => {
+    const query = new URLSearchParams(findingFilterToQueryParams(this.filter())).toString();
+    const href = (ext: 'csv' | 'json') => `/api/findings/export.${ext}${query ? `?${query}` : ''}`;
+    return { csv: href('csv'), json: href('json') };
+  });
   /** The column the rows of this page are sorted by (null: the API's order, severity then id). */
   protected readonly sort = signal<{ key: FindingSortKey; dir: 'asc' | 'desc' } | null>(null);
   protected readonly columns = FINDING_COLUMNS;
