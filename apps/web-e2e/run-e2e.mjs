@@ -691,9 +691,14 @@ scenario('9. a re-scan shows what was fixed; a finding triaged as false positive
    */
   const importScan = async (name) => {
     const lines = page.getByTestId('import-result').filter({ hasText: name });
-    const before = await lines.count();
-    await page.getByTestId('import-input').setInputFiles(path.join(zapDir, name));
-    const first = lines.nth(before);
+    // The newest result line is listed first.
+    const pick = async () => {
+      const before = await lines.count();
+      await page.getByTestId('import-input').setInputFiles(path.join(zapDir, name));
+      await waitUntil(async () => (await lines.count()) === before + 1, { timeoutMs: 10_000, message: `a result line for ${name}` });
+      return lines.first();
+    };
+    const first = await pick();
     await first.filter({ hasText: /imported as|already imported/ }).waitFor({ timeout: 60_000 });
     if ((await first.locator('.reason').count()) === 0) return first;
     const existingId = (await first.locator('.reason').innerText()).match(/already imported as report (\d+)/)?.[1];
@@ -701,8 +706,7 @@ scenario('9. a re-scan shows what was fixed; a finding triaged as false positive
     await first.getByRole('button', { name: 'Archive it' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Archive', exact: true }).click();
     await page.getByTestId('archive-notice').filter({ hasText: `Archived report ${existingId}: its findings no longer count.` }).waitFor();
-    await page.getByTestId('import-input').setInputFiles(path.join(zapDir, name));
-    const second = lines.nth(before + 1);
+    const second = await pick();
     await second.filter({ hasText: 'imported as zap' }).waitFor({ timeout: 60_000 });
     return second;
   };
