@@ -81,6 +81,7 @@ const restTable: Record<string, Check> = {
     }
   },
   'GET /api/chats/:id': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}`).set(asB())),
+  'GET /api/chats/:id/export.md': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}/export.md`).set(asB())),
   'PATCH /api/chats/:id': async () => {
     await expectSameAsUnknown((id) => http().patch(`/api/chats/${id}`).set(asB()).send({ title: 'stolen', archived: true }));
     const after = await stateOfA();
