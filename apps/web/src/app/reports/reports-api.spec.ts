@@ -1,7 +1,7 @@
 import { provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
 import { TestBed } from '@angular/core/testing';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReportsApi } from './reports-api';
 import { ReportsStore } from './reports-store';
 
@@ -19,7 +19,8 @@ describe('Importing reports: refusals show the server\'s reason', () => {
   async function importAnswered(status: number, body: string | object): Promise<string | undefined> {
     const done = store.importFiles([new File(['{}'], 'big.sarif')]);
     http.expectOne('/api/reports/import').flush(body, { status, statusText: 'x' });
-    await new Promise((r) => setTimeout(r, 0));
+    // The refusal is recorded before the list reloads: wait for it (bounded), then answer the reload.
+    await vi.waitFor(() => expect(store.imports()[0]?.outcome).toBeDefined(), { timeout: 2000 });
     http.match('/api/reports').forEach((r) => r.flush([]));
     http.match('/api/corpus/overview').forEach((r) => r.flush(null));
     await done;

@@ -87,11 +87,14 @@ describe('ReportsPage scan comparison', () => {
     expect(since.textContent!.replace(/\s+/g, ' ').trim()).toBe('0 new, 2 fixed, 8 unchanged since scan-2021.json');
 
     (since.nextElementSibling as HTMLButtonElement).click();
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      fixture.detectChanges();
-      await fixture.whenStable();
-    }
+    // The panel renders once the comparison arrives: wait for its counts (bounded).
+    await vi.waitFor(
+      () => {
+        fixture.detectChanges();
+        expect(el.querySelector('[data-testid="comparison-counts"] .count')).not.toBeNull();
+      },
+      { timeout: 2000 },
+    );
     expect(api['compareReports']).toHaveBeenCalledWith(1, 2);
     const panel = el.querySelector('[data-testid="comparison-panel"]')!;
     const counts = panel.querySelector('[data-testid="comparison-counts"]')!;
