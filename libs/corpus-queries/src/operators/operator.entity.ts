@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { OperatorRole } from '@corpus-chat/contracts';
+import type { OperatorLanguage, OperatorRole } from '@corpus-chat/contracts';
 
 /**
  * An operator account (a person who signs in). Usernames are unique case-insensitively through the
@@ -41,6 +41,10 @@ export class OperatorEntity {
    */
   @Column({ name: 'token_version', type: 'integer', default: 0 })
   tokenVersion!: number;
+
+  /** Interface and answer language, one of `OPERATOR_LANGUAGES` (`en` unless the operator chose). */
+  @Column({ type: 'varchar', length: 2, default: 'en' })
+  language!: OperatorLanguage;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
