@@ -121,7 +121,7 @@ export class CorpusTools {
       };
     }
     try {
-      return await this.run(check.name, check.args as never);
+      return await this.run(check.name, check.args as never, signal);
     } catch (e) {
       signal?.throwIfAborted();
       const message = `${check.name} failed: ${(e as Error).message}`;
@@ -137,9 +137,9 @@ export class CorpusTools {
     }
   }
 
-  private async run<N extends ToolName>(name: N, args: ToolArgsMap[N]): Promise<ToolSuccess> {
+  private async run<N extends ToolName>(name: N, args: ToolArgsMap[N], signal: AbortSignal | undefined): Promise<ToolSuccess> {
     const q = this.queries;
-    const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn);
+    const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn, signal);
     const done = <M extends ToolName>(n: M, a: ToolArgsMap[M], result: ToolResultMap[M], f: FormattedToolResult, extra: Partial<ToolSuccess<M>> = {}) =>
       ({ ok: true, name: n, args: a, result, total: f.total, filterDescription: f.filter, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
 
