@@ -108,6 +108,15 @@ describe('findings query strings', () => {
       ],
     });
     expect(checkArgs(countFindingsQuerySchema, {})).toEqual({ ok: false, problems: [{ field: 'groupBy', message: 'groupBy is required' }] });
+    // Express hands the query string over as an object without a prototype.
+    const query = Object.assign(Object.create(null) as object, { limit: '5', colour: 'red' });
+    expect(checkArgs(findingFilterSchema.omit({ includeArchived: true }), query)).toEqual({
+      ok: false,
+      problems: [
+        { field: 'limit', message: 'property limit should not exist' },
+        { field: 'colour', message: 'property colour should not exist' },
+      ],
+    });
   });
 
   it('types follow the schema', () => {

@@ -15,11 +15,16 @@ export type ArgsCheck<T> = { ok: true; value: T } | { ok: false; problems: Field
  */
 export type ProblemWording = 'plain' | 'quoted';
 
-const shown = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+/** `, got "x"` for a scalar; nothing for an object (a query string's is not even printable). */
+const gotPart = (v: unknown): string => {
+  if (typeof v === 'string') return `, got ${JSON.stringify(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean') return `, got ${String(v)}`;
+  return '';
+};
 
 /** What is wrong with a value, without its field: the part after `<field> `. */
 function predicate(issue: z.core.$ZodRawIssue, wording: ProblemWording): string | undefined {
-  const got = issue.input === undefined ? '' : `, got ${shown(issue.input)}`;
+  const got = gotPart(issue.input);
   switch (issue.code) {
     case 'invalid_value':
       return wording === 'quoted' ? `must be one of: ${issue.values.join(', ')}` : `must be one of ${issue.values.join(', ')}${got}`;
