@@ -79,8 +79,8 @@ export type ToolExecution = ToolSuccess | ToolFailure;
 
 /**
  * The read-only corpus tools, served by the chat's agent (agent-worker) and the MCP server (API's
- * `/mcp`) alike. Each call validates its arguments against the tool's JSON schema
- * (Ajv), then runs exactly one query function of `libs/corpus-queries` inside a read-only
+ * `/mcp`) alike. Each call validates its arguments with the tool's zod schema (the one its JSON
+ * Schema is derived from), then runs exactly one query function of `libs/corpus-queries` inside a read-only
  * transaction, and formats the result three ways: typed (for the planner), compact JSON (for the
  * model) and a one-line summary plus bounded card data (for the UI).
  *
