@@ -42,7 +42,9 @@ describe('scan comparison', () => {
     const results = [await importFile(`scans/zap/${V211}`), await importFile(`scans/zap/${V212}`), await importFile(`scans/zap/${OTHER}`)];
     ids = Object.fromEntries(results.map((r) => [r.file, r.reportId]));
     expect(results[0].sincePrevious).toBeUndefined();
-    expect(results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8 });
+    expect(results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8,
+      carried: { falsePositive: 0, riskAccepted: 0, confirmed: 0, reopened: 0 },
+    });
     expect(results[2].sincePrevious).toBeUndefined();
   });
 

@@ -42,6 +42,8 @@ export interface StatusChangeView {
   /** Who changed it (username at the time), and their operator id. */
   actorName: string;
   actorId: string | null;
+  /** Set when an import carried the status over from this finding of the previous scan (actor `import`). */
+  carriedFromFindingId: number | null;
   createdAt: string;
 }
 
