@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } fro
 import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import type { GroupByKey, ReportFormat, Severity, VerdictStatus } from './corpus.types';
 import { SEARCH_ROWS_CAP } from '../tools/tools';
-import { TRIAGE_STATUSES, type TriageStatus } from '../triage/triage.types';
+import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES, type FindingEditFilter, type TriageStatus } from '../triage/triage.types';
 
 const CWE_MESSAGE = 'cwe must be a positive integer (79 for CWE-79)';
 
@@ -55,6 +55,10 @@ export class FindingFilterQueryDto {
   @IsIn(TRIAGE_STATUSES, { message: `status must be one of ${TRIAGE_STATUSES.join(', ')}` })
   status?: TriageStatus;
 
+  /** `severity`: findings operators re-rated; `any`: findings operators edited. */
+  @IsOptional()
+  @IsIn(FINDING_EDIT_FILTERS, { message: `edited must be one of ${FINDING_EDIT_FILTERS.join(', ')}` })
+  edited?: FindingEditFilter;
 }
 
 /** Query string of `GET /api/findings`: a finding filter plus a page. */

@@ -1,5 +1,5 @@
 import type { SincePreviousScan } from './scan-comparison';
-import type { TriageStatus } from '../triage/triage.types';
+import type { FindingEditFilter, TriageStatus } from '../triage/triage.types';
 
 /**
  * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
@@ -65,6 +65,8 @@ export interface FindingFilter {
   verdict?: VerdictStatus;
   /** Triage status (`open` for a finding nobody has triaged). */
   status?: TriageStatus;
+  /** Edited by operators: `any` edit, or this field changed since version 1 (`severity`: re-rated). */
+  edited?: FindingEditFilter;
   includeArchived?: boolean;
 }
 

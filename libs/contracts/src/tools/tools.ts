@@ -1,6 +1,6 @@
 import type { FindingFilter, GroupByKey, Severity, VerdictStatus } from '../corpus/corpus.types';
 import { GROUP_BY_KEYS, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
-import { TRIAGE_STATUSES } from '../triage/triage.types';
+import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES } from '../triage/triage.types';
 
 /**
  * The agent's read-only corpus tools. Each is a thin wrapper over one query function of
@@ -84,6 +84,7 @@ const filterProperties: Record<string, JsonSchema> = {
   includeArchived: { type: 'boolean', description: 'Include archived reports (only when asked).' },
   // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
   status: { type: 'string', enum: [...TRIAGE_STATUSES] },
+  edited: { type: 'string', enum: [...FINDING_EDIT_FILTERS], description: 'Operator edits since import; severity = re-rated.' },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

@@ -1,4 +1,15 @@
-import { REPORT_FORMATS, SEVERITIES, TRIAGE_STATUSES, VERDICT_STATUSES, type ReportFormat, type Severity, type TriageStatus, type VerdictStatus } from '@corpus-chat/contracts';
+import {
+  FINDING_EDIT_FILTERS,
+  REPORT_FORMATS,
+  SEVERITIES,
+  TRIAGE_STATUSES,
+  VERDICT_STATUSES,
+  type FindingEditFilter,
+  type ReportFormat,
+  type Severity,
+  type TriageStatus,
+  type VerdictStatus,
+} from '@corpus-chat/contracts';
 
 /**
  * A bad argument to a query function: `field` names it and `message` says what is accepted, in
@@ -25,10 +36,11 @@ export interface NormalisedFilter {
   cwe?: number;
   verdict?: VerdictStatus;
   status?: TriageStatus;
+  edited?: FindingEditFilter;
   includeArchived: boolean;
 }
 
-const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'format', 'scanner', 'cwe', 'verdict', 'status', 'includeArchived'] as const;
+const FILTER_KEYS = ['text', 'severity', 'reportId', 'reportName', 'format', 'scanner', 'cwe', 'verdict', 'status', 'edited', 'includeArchived'] as const;
 
 function positiveInt(field: string, value: unknown): number {
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
@@ -118,6 +130,13 @@ export function normaliseFilter(input: unknown, allowedExtra: readonly string[] 
       throw new QueryValidationError('status', `status must be one of ${TRIAGE_STATUSES.join(', ')}, got ${JSON.stringify(f['status'])}`);
     }
     out.status = v as TriageStatus;
+  }
+  if (f['edited'] !== undefined && f['edited'] !== null) {
+    const v = typeof f['edited'] === 'string' ? f['edited'].trim() : f['edited'];
+    if (!(FINDING_EDIT_FILTERS as readonly unknown[]).includes(v)) {
+      throw new QueryValidationError('edited', `edited must be one of ${FINDING_EDIT_FILTERS.join(', ')}, got ${JSON.stringify(f['edited'])}`);
+    }
+    out.edited = v as FindingEditFilter;
   }
   if (f['includeArchived'] !== undefined && f['includeArchived'] !== null) {
     const a = f['includeArchived'];
