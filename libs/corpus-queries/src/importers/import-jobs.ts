@@ -148,6 +148,10 @@ export async function runImportJob(
   return ended;
 }
 
+/** Why an import ended when the worker parsing it died (killed, out of memory) before it finished. */
+export const IMPORT_WORKER_LOST_REASON =
+  'the worker parsing this file stopped before it finished (killed, or out of memory); nothing was imported. Import the file again, or split it if it is very large';
+
 /**
  * Ends an import whose last attempt threw (database down, upload lost): `failed` with `reason`,
  * unless it already ended. Resolves with the ended import, or null when it had already ended.
