@@ -65,7 +65,7 @@ export interface FindingFilter {
   verdict?: VerdictStatus;
   /** Triage status (`open` for a finding nobody has triaged). */
   status?: TriageStatus;
-  /** Edited by operators: `any` edit, or this field changed since version 1 (`severity`: re-rated). */
+  /** Edited by operators: `any` edit, or `severity` changed since version 1 (re-rated). */
   edited?: FindingEditFilter;
   includeArchived?: boolean;
 }

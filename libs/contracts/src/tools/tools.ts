@@ -84,7 +84,8 @@ const filterProperties: Record<string, JsonSchema> = {
   includeArchived: { type: 'boolean', description: 'Include archived reports (only when asked).' },
   // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
   status: { type: 'string', enum: [...TRIAGE_STATUSES] },
-  edited: { type: 'string', enum: [...FINDING_EDIT_FILTERS], description: 'Operator edits since import; severity = re-rated.' },
+  // Self-describing like status: "severity" keeps the findings operators re-rated.
+  edited: { type: 'string', enum: [...FINDING_EDIT_FILTERS] },
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format. */

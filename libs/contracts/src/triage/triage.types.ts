@@ -33,9 +33,9 @@ export type EditableFindingField = (typeof EDITABLE_FINDING_FIELDS)[number];
 
 /**
  * The `edited` filter: `any` keeps findings an operator edited at all (a version of origin `edit`);
- * a field keeps those whose current value of it differs from version 1's (`severity`: re-rated).
+ * `severity` those whose current severity differs from version 1's (re-rated, not set back).
  */
-export const FINDING_EDIT_FILTERS = ['any', ...EDITABLE_FINDING_FIELDS] as const;
+export const FINDING_EDIT_FILTERS = ['any', 'severity'] as const;
 export type FindingEditFilter = (typeof FINDING_EDIT_FILTERS)[number];
 
 /** Most findings one bulk status change may touch. */

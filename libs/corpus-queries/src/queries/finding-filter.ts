@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { type AppliedFilter, type EditableFindingField } from '@corpus-chat/contracts';
+import { type AppliedFilter } from '@corpus-chat/contracts';
 import { QueryValidationError, type NormalisedFilter } from './query-validation';
 import { SqlParams } from './sql-params';
 import { namedWeaknessClasses } from './weakness-classes';
@@ -9,16 +9,6 @@ import { namedWeaknessClasses } from './weakness-classes';
  * (the expression must match the index's for the index to be used).
  */
 const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
-
-/** Columns of `finding_versions` an `edited` filter compares between version 1 and the current version. */
-const EDITED_COLUMN: Record<EditableFindingField, string> = {
-  title: 'title',
-  severity: 'severity',
-  cwe: 'cwe',
-  description: 'description',
-  impact: 'impact',
-  affectedEndpoints: 'affected_endpoints',
-};
 
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {
@@ -41,8 +31,8 @@ export interface FindingWhere {
  * - `reportName` matches report file names case-insensitively (every live report with that name);
  * - `format` keeps the reports of that format, `scanner` those whose `doc_metadata.tool.name`
  *   contains it case-insensitively; both resolve to report ids like `reportName` (no such report: 0);
- * - `edited`: `any` keeps findings with a version of origin `edit`; a field keeps those whose current
- *   version's value of it differs from version 1's (`severity`: the findings operators re-rated).
+ * - `edited`: `any` keeps findings with a version of origin `edit`; `severity` those whose current
+ *   severity differs from version 1's (the findings operators re-rated).
  *
  * @throws QueryValidationError when `reportId` or `reportName` names no report.
  */
@@ -139,8 +129,7 @@ export async function buildFindingWhere(
     conditions.push(
       filter.edited === 'any'
         ? `EXISTS (SELECT 1 FROM finding_versions e WHERE e.finding_id = f.id AND e.origin = 'edit')`
-        : `EXISTS (SELECT 1 FROM finding_versions v1 JOIN finding_versions cur ON cur.id = f.current_version_id
-             WHERE v1.finding_id = f.id AND v1.version = 1 AND v1.${EDITED_COLUMN[filter.edited]} IS DISTINCT FROM cur.${EDITED_COLUMN[filter.edited]})`,
+        : `EXISTS (SELECT 1 FROM finding_versions v1 WHERE v1.finding_id = f.id AND v1.version = 1 AND v1.severity <> f.severity)`,
     );
     applied.edited = filter.edited;
   }

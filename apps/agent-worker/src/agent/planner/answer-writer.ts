@@ -30,11 +30,6 @@ const statusLabel = (s: string) => s.replace('_', ' ');
 const EDITED_LABEL: Record<string, string> = {
   any: 'edited by operators',
   severity: 're-rated by operators (severity changed since import)',
-  title: 'title changed by operators',
-  cwe: 'CWE changed by operators',
-  description: 'description changed by operators',
-  impact: 'impact changed by operators',
-  affectedEndpoints: 'affected endpoints changed by operators',
 };
 const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */

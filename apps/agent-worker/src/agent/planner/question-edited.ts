@@ -1,7 +1,7 @@
 /**
  * "How many findings did operators re-rate?", "which findings were edited?", "findings whose
- * severity was changed": the `edited` filter (findings operators edited since import; a field's
- * value differing from version 1's, `severity` for re-rated). Read before the write-request check,
+ * severity was changed": the `edited` filter (`any`: findings operators edited since import;
+ * `severity`: the current severity differs from version 1's). Read before the write-request check,
  * since "did operators change the severity" asks about past edits rather than for one.
  */
 import type { FindingEditFilter } from '@corpus-chat/contracts';
@@ -14,14 +14,9 @@ const RERATE = /^re-?(rate|rated|rates|rating|scored|classified)$/;
 const EDIT_PAST = /^(edited|modified|changed|corrected|amended|adjusted|revised|updated)$/;
 const EDIT_BASE = /^(edit|modify|change|correct|amend|adjust|revise|update)$/;
 const AUXILIARY = /^(did|do|does|have|has|had|were|was|been|be|got|get)$/;
-/** Field words → the edited field they name. */
+/** Words naming the severity, the one field the filter tells apart ("change the severity of"). */
 const FIELD_WORDS: Record<string, FindingEditFilter> = {
   severity: 'severity', severities: 'severity', sev: 'severity', rating: 'severity', ratings: 'severity', risk: 'severity',
-  title: 'title', titles: 'title', name: 'title', names: 'title',
-  cwe: 'cwe', cwes: 'cwe', 'cwe-id': 'cwe', 'cwe-ids': 'cwe',
-  description: 'description', descriptions: 'description',
-  impact: 'impact', impacts: 'impact',
-  endpoint: 'affectedEndpoints', endpoints: 'affectedEndpoints',
 };
 /** Who edits: read and dropped (every edit is an operator's). */
 const ACTOR_WORDS = /^(operators?|analysts?|people|someone|somebody|anyone|anybody|we|they|you|users?|humans?|testers?|pentesters?|reviewers?|manually)$/;
@@ -29,7 +24,7 @@ const GLUE = /^(the|its|their|of|a|an|whose|with)$/;
 
 /**
  * The edit the question asks about, with its words consumed, or undefined. A question naming no
- * field counts any edit (`any`); "re-rated" is always `severity`.
+ * severity counts any edit (`any`); "re-rated" is always `severity`.
  */
 export function findEdited(s: Scan): FindingEditFilter | undefined {
   const W = s.words;

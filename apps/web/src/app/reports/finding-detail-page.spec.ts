@@ -90,6 +90,39 @@ describe('FindingDetailPage', () => {
   });
 });
 
+describe('FindingDetailPage status carried over from a previous scan', () => {
+  it('links the finding of the previous scan the import carried the status from', async () => {
+    const api = makeApi();
+    api.findingHistory.mockImplementation(() =>
+      Promise.resolve({
+        ...history,
+        status: 'false_positive' as const,
+        statusChanges: [
+          {
+            from: 'open' as const,
+            to: 'false_positive' as const,
+            reason: 'carried over from finding #3 of report old.json',
+            actorName: 'import',
+            actorId: null,
+            carriedFromFindingId: 3,
+            createdAt: '2026-01-02T00:00:00Z',
+          },
+        ],
+      }),
+    );
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    const fixture = TestBed.createComponent(FindingDetailPage);
+    fixture.componentRef.setInput('findingId', '7');
+    await settle(fixture);
+    const changes = (fixture.nativeElement as HTMLElement).querySelector('[data-testid="status-changes"]')!;
+    expect(changes.textContent).toContain('by import');
+    expect(changes.textContent).toContain('carried over from finding #3 of report old.json');
+    const link = changes.querySelector<HTMLAnchorElement>('[data-testid="status-carried-from"]')!;
+    expect(link.textContent?.trim()).toBe('Status of finding #3 in the previous scan');
+    expect(link.getAttribute('href')).toBe('/reports/findings/3');
+  });
+});
+
 describe('FindingDetailPage triage controls', () => {
   let fixture: ComponentFixture<FindingDetailPage>;
   let api: ReturnType<typeof makeApi>;

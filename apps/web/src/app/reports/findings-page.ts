@@ -22,11 +22,6 @@ import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 const EDIT_FILTER_LABELS: Record<FindingEditFilter, string> = {
   any: $localize`:@@findings.edited.any:edited by an operator`,
   severity: $localize`:@@findings.edited.severity:re-rated (severity changed)`,
-  title: $localize`:@@findings.edited.title:title changed`,
-  cwe: $localize`:@@findings.edited.cwe:CWE changed`,
-  description: $localize`:@@findings.edited.description:description changed`,
-  impact: $localize`:@@findings.edited.impact:impact changed`,
-  affectedEndpoints: $localize`:@@findings.edited.affectedEndpoints:affected endpoints changed`,
 };
 
 /** A CWE field holding something other than a positive whole number (or `CWE-<n>`). */
