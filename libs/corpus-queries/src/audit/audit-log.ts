@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { EntityManager } from 'typeorm';
 import type { AuditAction, AuditEventView, AuditPage } from '@corpus-chat/contracts';
 import { storableJson } from '../chat/storable';
@@ -11,9 +12,18 @@ export interface AuditActor {
   username: string;
 }
 
-/** The actor of a command-line import: the OS user who ran it. */
-export function cliActor(osUser: string): AuditActor {
+/** The actor of a command-line import (`corpus:import`, `npm start`'s first import): the OS user who ran it. */
+export function cliActor(osUser: string = currentOsUser()): AuditActor {
   return { id: null, username: `cli:${osUser || 'unknown'}` };
+}
+
+/** The OS user running this process (containers without a passwd entry: `USER`, else the uid). */
+function currentOsUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env['USER'] ?? String(process.getuid?.() ?? '');
+  }
 }
 
 /** An event to record; `before`/`after` hold only the fields that changed (never secrets). */

@@ -6,22 +6,12 @@
  * 50 MB size limit. Each imported report is recorded in the audit log as imported by
  * `cli:<OS user>`.
  */
-import os from 'node:os';
 import { cliActor } from '../audit/audit-log';
 import { createDataSource } from '../data-source';
 import { ensureDatabase } from '../database-admin';
 import { DEFAULT_MAX_IMPORT_BYTES, importPaths, sincePreviousSummary } from '../importers';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
-
-/** The OS user running the command (containers without a passwd entry: `USER`, else the uid). */
-function osUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env['USER'] ?? String(process.getuid?.() ?? '');
-  }
-}
 
 async function main(args: string[]): Promise<number> {
   if (args.length === 0) {
@@ -41,7 +31,7 @@ async function main(args: string[]): Promise<number> {
     await ds.runMigrations({ transaction: 'each' });
     const outcomes = await importPaths(ds, args, {
       maxBytes,
-      actor: cliActor(osUser()),
+      actor: cliActor(),
       onOutcome: (outcome, file) =>
         console.log(
           outcome.ok
