@@ -5,8 +5,9 @@ import path from 'node:path';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { IMPORT_SOCKET_EVENT, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
-import { IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
+import { createImportJobs, IMPORT_JOB_LOST_REASON, IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { ImportSweeper } from '../src/corpus/import-sweeper';
 import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
@@ -77,5 +78,33 @@ describe('an import whose worker died', () => {
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(0);
     expect(fs.existsSync(uploadPath)).toBe(false);
     expect(fs.readdirSync(path.dirname(uploadPath))).toEqual([]);
+  });
+
+  it('the sweep queues an import whose job never reached Redis, and ends one whose job is gone', async () => {
+    // Rows as a crash between commit and enqueue, or a flushed Redis, leaves them: no job at all.
+    const dir = path.join(api.env.DATA_DIR, 'uploads');
+    fs.mkdirSync(dir, { recursive: true });
+    const store = (name: string) => {
+      const uploadPath = path.join(dir, `sweep-${name}`);
+      fs.copyFileSync(corpusPath(`scans/burp/${name}`), uploadPath);
+      return { filename: name, uploadPath, sizeBytes: fs.statSync(uploadPath).size };
+    };
+    const [queued] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding.xml')]);
+    const [lost] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding_with_cwe.xml')]);
+    await db.dataSource.query(`UPDATE import_jobs SET status = 'parsing' WHERE id = $1`, [lost.id]);
+
+    const done = await api.app.get(ImportSweeper).sweep(0);
+    expect(done.get(queued.id)).toBe('requeued');
+    expect(done.get(lost.id)).toBe('ended');
+
+    // The worker still running from the first test parses the queued one.
+    const ready = await eventually(() => seen.find((v) => v.id === queued.id && v.status === 'ready'), 60_000, 'requeued import ready');
+    expect(ready!.outcome).toMatchObject({ ok: true, file: 'dd__one_finding.xml', format: 'burp', findingCount: 3 });
+    const failed = await eventually(() => seen.find((v) => v.id === lost.id && v.status === 'failed'), 10_000, 'lost import failed');
+    expect(failed!.error).toBe(IMPORT_JOB_LOST_REASON);
+    expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });
+    expect(fs.existsSync(lost.uploadPath)).toBe(false);
+    // Nothing left to do: a second sweep finds no stale import.
+    expect((await api.app.get(ImportSweeper).sweep(0)).size).toBe(0);
   });
 });
