@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createDataSource, ensureDatabase, generateDemoCorpus, importPaths } from '@corpus-chat/corpus-queries';
+import { cliActor, createDataSource, ensureDatabase, generateDemoCorpus, importPaths } from '@corpus-chat/corpus-queries';
 
 async function main(): Promise<void> {
   const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat';
@@ -25,7 +25,8 @@ async function main(): Promise<void> {
     const dir = process.env['CORPUS_DIR'] || (fs.existsSync(shared) ? shared : '');
     if (dir) {
       console.log(`[bootstrap] empty corpus: importing ${dir}`);
-      const outcomes = await importPaths(ds, [dir]);
+      // Audited like corpus:import: the person who ran npm start imported these reports.
+      const outcomes = await importPaths(ds, [dir], { actor: cliActor() });
       const refused = outcomes.filter((o) => !o.ok);
       console.log(`[bootstrap] imported ${outcomes.length - refused.length} report(s)`);
       if (refused.length) {

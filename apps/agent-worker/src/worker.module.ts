@@ -55,8 +55,16 @@ export class WorkerModule {
     })
     class ConfiguredTurnProcessor extends TurnProcessor {}
 
-    // Its own concurrency: parsing is CPU-bound, so a few imports must not starve the turns.
-    @Processor(IMPORTS_QUEUE, { concurrency: env.IMPORT_CONCURRENCY, name: workerId })
+    // Its own concurrency: parsing is CPU-bound, so a few imports must not starve the turns. The
+    // same lock as turns, but no second run after a worker died: parsing is deterministic, so a file
+    // that killed one worker (out of memory) would kill the next; the import ends failed instead.
+    @Processor(IMPORTS_QUEUE, {
+      concurrency: env.IMPORT_CONCURRENCY,
+      lockDuration: env.LOCK_DURATION_MS,
+      stalledInterval: env.STALLED_INTERVAL_MS,
+      maxStalledCount: 0,
+      name: workerId,
+    })
     class ConfiguredImportProcessor extends ImportProcessor {}
 
     return {

@@ -4,15 +4,21 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RunImportJobData } from '@corpus-chat/contracts';
-import { failImportJob, type ImportJobRecord, importJobView, runImportJob } from '@corpus-chat/corpus-queries';
+import { failImportJob, IMPORT_WORKER_LOST_REASON, type ImportJobRecord, importJobView, runImportJob } from '@corpus-chat/corpus-queries';
 import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+
+/** BullMQ's failure of a job whose worker stopped renewing its lock (died) more than `maxStalledCount` times. */
+const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 
 /**
  * BullMQ glue of the `imports` queue: parses and stores one uploaded report file per job
  * (`runImportJob`: one transaction, nothing written on a refusal or a cancel) and publishes each
  * status change on `RedisKeys.importEvents`, which every API instance forwards to the operator's
  * sockets. An attempt that throws (database down, upload unreadable) is retried; the last one
- * ends the import `failed` in `onFailed`, the one place that happens.
+ * ends the import `failed` in `onFailed`, the one place that happens. So does a worker dying
+ * mid-parse: its lock expires, the next stalled check of any worker fails the job (no second run,
+ * see `WorkerModule`), and `onFailed` ends the import with `IMPORT_WORKER_LOST_REASON` within
+ * `LOCK_DURATION_MS` + 2 × `STALLED_INTERVAL_MS` once a worker runs.
  *
  * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(IMPORTS_QUEUE,
  * {concurrency: IMPORT_CONCURRENCY})` from the validated settings.
@@ -53,7 +59,8 @@ export class ImportProcessor extends WorkerHost {
       return;
     }
     try {
-      const ended = await failImportJob(this.dataSource, job.data.importId, `the import failed: ${err.message}`);
+      const reason = err.message === STALLED_LIMIT_REASON ? IMPORT_WORKER_LOST_REASON : `the import failed: ${err.message}`;
+      const ended = await failImportJob(this.dataSource, job.data.importId, reason);
       if (ended) await this.publish(ended);
     } catch (e) {
       this.logger.error(`import ${job.data.importId}: could not record its failure: ${(e as Error).message}`);

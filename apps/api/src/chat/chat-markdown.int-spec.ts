@@ -1,6 +1,7 @@
 /**
  * `GET /api/chats/:id/export.md`: the owner gets the thread as Markdown (title, each message with
- * its role and time, tool calls as one line, answers verbatim); anyone else gets a 404.
+ * its role and time, tool calls as one line, answers verbatim), recorded as `chat.export` in the
+ * audit log; anyone else gets a 404.
  */
 import 'reflect-metadata';
 import request from 'supertest';
@@ -55,7 +56,12 @@ it('exports the own thread as Markdown and 404s for anyone else', async () => {
     ].join('\n\n') + '\n',
   );
 
+  const events = await db.dataSource.query(`SELECT action, actor_id, subject_type, subject_id, after FROM audit_events WHERE action = 'chat.export'`);
+  expect(events).toEqual([{ action: 'chat.export', actor_id: owner.operator.id, subject_type: 'chat', subject_id: chat.body.id, after: { messageCount: 2 } }]);
+
   await http().get(`/api/chats/${chat.body.id}/export.md`).set(other.headers).expect(404);
   await http().get('/api/chats/00000000-0000-4000-8000-000000000000/export.md').set(owner.headers).expect(404);
   await http().get(`/api/chats/${chat.body.id}/export.md`).expect(401);
+  // Refused exports leave no event.
+  expect(await db.dataSource.query(`SELECT count(*)::int AS n FROM audit_events WHERE action = 'chat.export'`)).toEqual([{ n: 1 }]);
 });

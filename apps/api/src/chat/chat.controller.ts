@@ -68,9 +68,9 @@ export class ChatController {
 
   @Get(':id/export.md')
   @ReadScope()
-  @ApiOperation({ summary: 'A thread as Markdown: title, each message with its role and time, tool calls as one line; 404 unless yours' })
+  @ApiOperation({ summary: 'A thread as Markdown: title, each message with its role and time, tool calls as one line; 404 unless yours (audited as chat.export)' })
   async exportMarkdown(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<StreamableFile> {
-    const chat = await this.chats.getChat(op.id, id);
+    const chat = await this.chats.exportChat(op, id);
     return new StreamableFile(Buffer.from(chatMarkdown(chat), 'utf8'), {
       type: 'text/markdown; charset=utf-8',
       disposition: `attachment; filename="chat-${chat.id}.md"`,

@@ -92,6 +92,13 @@ export class ChatService {
   }
 
   /** `GET /api/chats/:id`: the thread with its messages and active turn. Throws 404. */
+  /** Thread `chatId` of `owner` for a Markdown export, recorded in the audit log. @throws NotFoundException */
+  async exportChat(owner: { id: string; username: string }, chatId: string): Promise<ChatDetailView> {
+    const chat = await this.getChat(owner.id, chatId);
+    await this.chats.recordExport({ id: owner.id, username: owner.username }, chatId, chat.messages.length);
+    return chat;
+  }
+
   async getChat(ownerId: string, chatId: string): Promise<ChatDetailView> {
     const row = await this.chats.getChatSummary(ownerId, chatId);
     const messages = row && (await this.chats.listMessages(ownerId, chatId));

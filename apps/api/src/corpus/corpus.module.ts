@@ -10,6 +10,7 @@ import { FindingTriageService } from './finding-triage.service';
 import { FindingsController } from './findings.controller';
 import { ImportEventsGateway } from './import-events.gateway';
 import { ImportsController } from './imports.controller';
+import { ImportSweeper } from './import-sweeper';
 import { ImportsService } from './imports.service';
 import { importMulterOptions } from './import-upload';
 import { ReportComparisonController } from './report-comparison.controller';
@@ -24,7 +25,7 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       BullModule.registerQueue({ name: IMPORTS_QUEUE }),
     ],
     controllers: [ReportsController, ReportComparisonController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
-    providers: [CorpusService, FindingTriageService, ImportsService, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
+    providers: [CorpusService, FindingTriageService, ImportsService, ImportSweeper, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
     exports: [CorpusService],
   };
 }

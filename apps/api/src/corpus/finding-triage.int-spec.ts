@@ -180,6 +180,27 @@ describe('lineage edits', () => {
   });
 });
 
+describe('re-rated and edited findings', () => {
+  it('GET /api/findings?edited=severity counts findings whose severity differs from version 1; edited=any every edited one', async () => {
+    const total = async (edited: string) => (await http().get('/api/findings').query({ edited, limit: 0 }).set(asOp).expect(200)).body.total as number;
+    // ids[4] was re-rated (and retitled) above; ids[3] gets a new title only; ids[2] is re-rated and then set back.
+    const [titled, roundTrip] = [ids[3], ids[2]];
+    const v1 = (await http().get(`/api/findings/${roundTrip}`).set(asOp).expect(200)).body.current.severity;
+    await http().post(`/api/findings/${titled}/versions`).set(asOp).send({ title: 'Retitled by triage', reason: 'clearer title' }).expect(201);
+    await http().post(`/api/findings/${roundTrip}/versions`).set(asOp).send({ severity: v1 === 'info' ? 'low' : 'info', reason: 'first look' }).expect(201);
+    await http().post(`/api/findings/${roundTrip}/versions`).set(asOp).send({ severity: v1, reason: 'second look: as scanned' }).expect(201);
+
+    expect(await total('severity')).toBe(1);
+    expect((await http().get('/api/findings').query({ edited: 'severity' }).set(asOp).expect(200)).body.rows.map((r: FindingRow) => r.id)).toEqual([ids[4]]);
+    expect(await total('any')).toBe(3);
+    const counts = (await http().get('/api/findings/counts').query({ groupBy: 'severity', edited: 'severity' }).set(asOp).expect(200)).body;
+    expect(counts.total).toBe(1);
+    expect(counts.filter).toMatchObject({ edited: 'severity' });
+    const bad = await http().get('/api/findings').query({ edited: 'title' }).set(asOp).expect(400);
+    expect(JSON.stringify(bad.body.message)).toContain('edited must be one of any, severity');
+  });
+});
+
 describe('notes and retests', () => {
   it('adds stage-tagged notes and refuses stages operators do not write', async () => {
     const f = ids[5];

@@ -5,7 +5,16 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { type ImportJobView, ImportJobNames, IMPORTS_QUEUE, type RunImportJobData } from '@corpus-chat/contracts';
-import { cancelImportJob, createImportJobs, findImportJob, type ImportJobRecord, importJobView, listImportJobs } from '@corpus-chat/corpus-queries';
+import {
+  cancelImportJob,
+  createImportJobs,
+  failImportJob,
+  findImportJob,
+  IMPORT_JOB_LOST_REASON,
+  type ImportJobRecord,
+  importJobView,
+  listImportJobs,
+} from '@corpus-chat/corpus-queries';
 import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
 
 /** An uploaded file as multer's disk storage hands it over. */
@@ -60,14 +69,7 @@ export class ImportsService {
       throw e;
     }
     try {
-      // The job id is the import id, so a retried add is a no-op.
-      await this.queue.addBulk(
-        jobs.map((job) => ({
-          name: ImportJobNames.runImport,
-          data: { importId: job.id },
-          opts: { jobId: job.id, attempts: 2, backoff: { type: 'fixed', delay: 1000 }, removeOnComplete: 1000, removeOnFail: 1000 },
-        })),
-      );
+      await this.queue.addBulk(jobs.map((job) => importJob(job.id)));
     } catch (e) {
       this.logger.warn(`import jobs not queued: ${(e as Error).message}`);
       await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [jobs.map((j) => j.id)]);
@@ -76,6 +78,29 @@ export class ImportsService {
     }
     for (const job of jobs) this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
     return jobs.map(importJobView);
+  }
+
+  /**
+   * What the sweep does about a queued or parsing import (`ImportSweeper`): nothing while its job is
+   * waiting or running; adds the job of a queued import that has none (the API stopped between its
+   * commit and its enqueue); ends `failed` an import whose job is gone or ended without ending it.
+   * A worker that died mid-parse is the workers' own stalled check (`ImportProcessor.onFailed`).
+   */
+  async recover(job: ImportJobRecord): Promise<'alive' | 'requeued' | 'ended'> {
+    const state = await this.queue.getJobState(job.id);
+    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
+    if (state === 'unknown' && job.status === 'queued') {
+      await this.queue.add(ImportJobNames.runImport, { importId: job.id }, importJob(job.id).opts);
+      this.logger.warn({ importId: job.id }, 'import was queued without a job; job added again');
+      return 'requeued';
+    }
+    const ended = await failImportJob(this.dataSource, job.id, IMPORT_JOB_LOST_REASON);
+    if (!ended) return 'alive';
+    this.logger.warn({ importId: job.id, jobState: state }, 'import had no live job; ended failed');
+    await this.redis
+      .publish(this.keys.importEvents, JSON.stringify({ operatorId: ended.operatorId, job: importJobView(ended) }))
+      .catch((e: Error) => this.logger.warn(`import ${job.id}: failure not broadcast: ${e.message}`));
+    return 'ended';
   }
 
   async list(operatorId: string): Promise<ImportJobView[]> {
@@ -106,6 +131,15 @@ export class ImportsService {
       .catch((e: Error) => this.logger.warn(`import ${id}: cancel not broadcast: ${e.message}`));
     return view;
   }
+}
+
+/** The job of import `id`: its id is the import id, so a retried add is a no-op. */
+function importJob(id: string) {
+  return {
+    name: ImportJobNames.runImport,
+    data: { importId: id },
+    opts: { jobId: id, attempts: 2, backoff: { type: 'fixed' as const, delay: 1000 }, removeOnComplete: 1000, removeOnFail: 1000 },
+  };
 }
 
 async function removeFiles(paths: string[]): Promise<void> {

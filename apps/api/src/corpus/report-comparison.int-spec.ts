@@ -14,6 +14,7 @@ import { type ApiInstance, newDeployment, signIn, startApiInstance } from '../..
 let db: TestDatabase;
 let api: ApiInstance;
 let headers: Record<string, string>;
+let operatorId: string;
 
 const http = () => request(api.app.getHttpServer());
 const importFile = async (rel: string) => {
@@ -25,7 +26,9 @@ const importFile = async (rel: string) => {
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
-  headers = (await signIn(api, db.dataSource)).headers;
+  const session = await signIn(api, db.dataSource);
+  headers = session.headers;
+  operatorId = session.operator.id;
 }, 60_000);
 afterAll(async () => {
   await api?.close();
@@ -42,7 +45,9 @@ describe('scan comparison', () => {
     const results = [await importFile(`scans/zap/${V211}`), await importFile(`scans/zap/${V212}`), await importFile(`scans/zap/${OTHER}`)];
     ids = Object.fromEntries(results.map((r) => [r.file, r.reportId]));
     expect(results[0].sincePrevious).toBeUndefined();
-    expect(results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8 });
+    expect(results[1].sincePrevious).toEqual({ baselineReportId: ids[V211], baselineFilename: V211, new: 0, fixed: 2, unchanged: 8,
+      carried: { falsePositive: 0, riskAccepted: 0, confirmed: 0, reopened: 0 },
+    });
     expect(results[2].sincePrevious).toBeUndefined();
   });
 
@@ -60,6 +65,11 @@ describe('scan comparison', () => {
     expect(lines[0]).toBe('change,finding_id,title,severity,report_id,report');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['new', 'new']);
     expect(lines.slice(1).map((l) => l.split(',')[2]).sort()).toEqual(['Reverse Tabnabbing', 'Timestamp Disclosure - Unix']);
+    // The download is audited; the JSON answers above are not exports and left no event.
+    const events = await db.dataSource.query(`SELECT actor_id, subject_type, subject_id, after FROM audit_events WHERE action = 'comparison.export'`);
+    expect(events).toEqual([
+      { actor_id: operatorId, subject_type: 'report', subject_id: String(ids[V211]), after: { baselineReportId: ids[V212], new: 2, fixed: 0, rows: 2 } },
+    ]);
   });
 
   it('refuses with a message a person can act on', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
-import { TRIAGE_STATUSES } from '../triage/triage.types';
+import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES } from '../triage/triage.types';
 import { ID_MAX, booleanText, collapsed, cweNumber, intUpTo, lowered, numeric, optionalField, unshownMaxLength } from '../validation/zod-fields';
 
 const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
@@ -13,7 +13,8 @@ const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
  * `format` selects the reports of one format as IMPORT-RULES.md detects it (a SARIF file written by
  * ZAP is `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
  * `tool.driver.name`) contains it, case-insensitively. `status` is the triage status (`open` for a
- * finding nobody has triaged). The descriptions are what the model reads.
+ * finding nobody has triaged); `edited` the findings operators edited (`any`) or re-rated
+ * (`severity`). The descriptions are what the model reads.
  */
 export const findingFilterSchema = z.strictObject({
   text: optionalField(collapsed, unshownMaxLength(500)).describe(
@@ -29,6 +30,9 @@ export const findingFilterSchema = z.strictObject({
   includeArchived: optionalField(booleanText, z.boolean()).describe('Include archived reports (only when asked).'),
   // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
   status: optionalField(lowered, z.enum(TRIAGE_STATUSES)),
+  // Self-describing like status: "severity" keeps the findings operators re-rated (severity
+  // changed since version 1), "any" every finding operators edited.
+  edited: optionalField(lowered, z.enum(FINDING_EDIT_FILTERS)),
 });
 
 export type FindingFilter = z.output<typeof findingFilterSchema>;

@@ -65,4 +65,21 @@ export interface SameTargetScans {
 export interface SincePreviousScan extends ScanComparisonCounts {
   baselineReportId: number;
   baselineFilename: string;
+  /**
+   * Triage statuses the re-scan's findings took over from the same identities in the previous scan
+   * (absent from import outcomes stored before statuses were carried over).
+   */
+  carried?: CarriedTriage;
+}
+
+/**
+ * Statuses an import carried over from the previous scan of the target to findings with the same
+ * identity: false positives, accepted risks and confirmed findings keep their status; a finding
+ * marked fixed that is seen again is `reopened` (it starts `open`).
+ */
+export interface CarriedTriage {
+  falsePositive: number;
+  riskAccepted: number;
+  confirmed: number;
+  reopened: number;
 }

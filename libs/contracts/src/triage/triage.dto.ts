@@ -18,10 +18,12 @@ import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from 
 import { IsOmittable } from '../validation/is-omittable';
 import {
   AUDIT_ACTIONS,
+  AUDIT_SUBJECT_TYPES,
   BULK_STATUS_MAX,
   OPERATOR_NOTE_STAGES,
   TRIAGE_STATUSES,
   type AuditAction,
+  type AuditSubjectType,
   type OperatorNoteStage,
   type TriageStatus,
 } from './triage.types';
@@ -138,8 +140,8 @@ export class AuditQueryDto {
   actorId?: string;
 
   @IsOptional()
-  @IsIn(['report', 'finding', 'settings', 'operator'])
-  subjectType?: 'report' | 'finding' | 'settings' | 'operator';
+  @IsIn(AUDIT_SUBJECT_TYPES, { message: `subjectType must be one of ${AUDIT_SUBJECT_TYPES.join(', ')}` })
+  subjectType?: AuditSubjectType;
 
   @IsOptional()
   @IsString()

@@ -31,6 +31,13 @@ export type OperatorNoteStage = (typeof OPERATOR_NOTE_STAGES)[number];
 export const EDITABLE_FINDING_FIELDS = ['title', 'severity', 'cwe', 'description', 'impact', 'affectedEndpoints'] as const;
 export type EditableFindingField = (typeof EDITABLE_FINDING_FIELDS)[number];
 
+/**
+ * The `edited` filter: `any` keeps findings an operator edited at all (a version of origin `edit`);
+ * `severity` those whose current severity differs from version 1's (re-rated, not set back).
+ */
+export const FINDING_EDIT_FILTERS = ['any', 'severity'] as const;
+export type FindingEditFilter = (typeof FINDING_EDIT_FILTERS)[number];
+
 /** Most findings one bulk status change may touch. */
 export const BULK_STATUS_MAX = 500;
 
@@ -42,6 +49,8 @@ export interface StatusChangeView {
   /** Who changed it (username at the time), and their operator id. */
   actorName: string;
   actorId: string | null;
+  /** Set when an import carried the status over from this finding of the previous scan (actor `import`). */
+  carriedFromFindingId: number | null;
   createdAt: string;
 }
 
@@ -82,6 +91,8 @@ export const AUDIT_ACTIONS = [
   'finding.note',
   'finding.retest',
   'findings.export',
+  'comparison.export',
+  'chat.export',
   'settings.update',
   'operator.create',
   'operator.update',
@@ -90,13 +101,17 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** What an audit event is about (`chat`: an operator's own thread, e.g. exported). */
+export const AUDIT_SUBJECT_TYPES = ['report', 'finding', 'settings', 'operator', 'chat'] as const;
+export type AuditSubjectType = (typeof AUDIT_SUBJECT_TYPES)[number];
+
 /** One audit event; `before`/`after` hold the changed fields where a change has them (never secrets). */
 export interface AuditEventView {
   id: number;
   action: AuditAction;
   actorId: string | null;
   actorName: string | null;
-  subjectType: 'report' | 'finding' | 'settings' | 'operator';
+  subjectType: AuditSubjectType;
   subjectId: string | null;
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;

@@ -1,11 +1,29 @@
+import os from 'node:os';
 import type { EntityManager } from 'typeorm';
 import type { AuditAction, AuditEventView, AuditPage } from '@corpus-chat/contracts';
 import { storableJson } from '../chat/storable';
 
-/** Who made a change: the signed-in operator (id and username). */
+/**
+ * Who made a change: the signed-in operator (id and username), or a process acting for a person
+ * with no operator account (id null, e.g. `cli:alice` for `corpus:import` run by the OS user alice).
+ */
 export interface AuditActor {
-  id: string;
+  id: string | null;
   username: string;
+}
+
+/** The actor of a command-line import (`corpus:import`, `npm start`'s first import): the OS user who ran it. */
+export function cliActor(osUser: string = currentOsUser()): AuditActor {
+  return { id: null, username: `cli:${osUser || 'unknown'}` };
+}
+
+/** The OS user running this process (containers without a passwd entry: `USER`, else the uid). */
+function currentOsUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env['USER'] ?? String(process.getuid?.() ?? '');
+  }
 }
 
 /** An event to record; `before`/`after` hold only the fields that changed (never secrets). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type DataSource, In } from 'typeorm';
+import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
@@ -44,6 +45,11 @@ export interface StartTurnInput {
  */
 export class ChatRepository {
   constructor(private readonly db: DataSource) {}
+
+  /** Records that `owner` exported their thread `chatId` (`chat.export` in the audit log, with its message count). */
+  async recordExport(owner: AuditActor, chatId: string, messageCount: number): Promise<void> {
+    await recordAuditEvent(this.db.manager, { action: 'chat.export', actor: owner, subjectType: 'chat', subjectId: chatId, after: { messageCount } });
+  }
 
   /** Creates a thread; without a title it gets `DEFAULT_CHAT_TITLE` until its first message. */
   async createChat(ownerId: string, title?: string | null): Promise<ChatSessionEntity> {

@@ -1,5 +1,6 @@
 /** `npm run corpus:import`: one line per file, exit code 1 when any file failed, 0 otherwise. */
 import { execFile } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT, corpusPath, createTestDatabase, type TestDatabase } from '../testing';
@@ -53,4 +54,22 @@ test('exits 0 when every file imported, and refuses a missing path', async () =>
   const missing = await cli(path.join(corpusPath('scans'), 'no-such-file.json'));
   expect(missing.code).toBe(1);
   expect(missing.stdout).toContain('no such file or folder');
+}, 60_000);
+
+test('records each imported report in the audit log as the OS user on the command line', async () => {
+  const file = corpusPath('scans/burp/dd__one_finding.xml');
+  const { code, stdout } = await cli(file);
+  expect(code).toBe(0);
+  const reportId = Number(/report (\d+),/.exec(stdout)?.[1]);
+  const events = await db.dataSource.query(
+    `SELECT actor_id AS "actorId", actor_name AS "actorName", after FROM audit_events WHERE action = 'report.import' AND subject_id = $1`,
+    [String(reportId)],
+  );
+  expect(events).toEqual([{ actorId: null, actorName: `cli:${os.userInfo().username}`, after: { filename: 'dd__one_finding.xml', format: 'burp', findingCount: 3 } }]);
+  // A refused file (here a duplicate) writes no event.
+  const count = `SELECT count(*)::int AS n FROM audit_events WHERE action = 'report.import'`;
+  const before = await db.dataSource.query(count);
+  const again = await cli(file);
+  expect(again.code).toBe(1);
+  expect(await db.dataSource.query(count)).toEqual(before);
 }, 60_000);

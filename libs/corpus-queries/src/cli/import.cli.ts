@@ -3,11 +3,13 @@
  * order) into the database at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat),
  * running pending migrations first. Prints one line per file — report id, format and finding
  * count, or the refusal — and exits 1 when any file failed. IMPORT_MAX_BYTES overrides the
- * 50 MB size limit.
+ * 50 MB size limit. Each imported report is recorded in the audit log as imported by
+ * `cli:<OS user>`.
  */
+import { cliActor } from '../audit/audit-log';
 import { createDataSource } from '../data-source';
 import { ensureDatabase } from '../database-admin';
-import { DEFAULT_MAX_IMPORT_BYTES, importPaths } from '../importers';
+import { DEFAULT_MAX_IMPORT_BYTES, importPaths, sincePreviousSummary } from '../importers';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
 
@@ -29,13 +31,12 @@ async function main(args: string[]): Promise<number> {
     await ds.runMigrations({ transaction: 'each' });
     const outcomes = await importPaths(ds, args, {
       maxBytes,
+      actor: cliActor(),
       onOutcome: (outcome, file) =>
         console.log(
           outcome.ok
             ? `ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings` +
-              (outcome.sincePrevious
-                ? `; ${outcome.sincePrevious.new} new, ${outcome.sincePrevious.fixed} fixed, ${outcome.sincePrevious.unchanged} unchanged since ${outcome.sincePrevious.baselineFilename}`
-                : '')
+              (outcome.sincePrevious ? `; ${sincePreviousSummary(outcome.sincePrevious)}` : '')
             : `FAIL  ${file}: ${outcome.error} [${outcome.code}]`,
         ),
     });

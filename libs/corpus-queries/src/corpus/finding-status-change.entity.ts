@@ -23,7 +23,11 @@ export class FindingStatusChangeEntity {
   @Column({ name: 'actor_id', type: 'uuid', nullable: true })
   actorId!: string | null;
 
-  /** The operator's username at the time (kept if the account is renamed). */
+  /** The finding of the previous scan an import carried this status over from (null for a person's change). */
+  @Column({ name: 'carried_from_finding_id', type: 'integer', nullable: true })
+  carriedFromFindingId!: number | null;
+
+  /** The operator's username at the time (kept if the account is renamed); `import` for a carried-over status. */
   @Column({ name: 'actor_name', type: 'text' })
   actorName!: string;
 

@@ -148,6 +148,24 @@ export async function runImportJob(
   return ended;
 }
 
+/** Queued or parsing imports unchanged for `minAgeMs` or more, oldest first (at most `limit`): what the API's sweep checks. */
+export async function staleImportJobs(manager: EntityManager, minAgeMs: number, limit = 100): Promise<ImportJobRecord[]> {
+  const rows: ImportJobRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM import_jobs
+      WHERE status IN ('queued', 'parsing') AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+      ORDER BY updated_at, id LIMIT $2`,
+    [minAgeMs, limit],
+  );
+  return rows.map(toRecord);
+}
+
+/** Why an import ended when its job vanished from the queue (Redis flushed or restored from an old copy). */
+export const IMPORT_JOB_LOST_REASON = 'this import was lost from the queue before it finished; nothing was imported. Import the file again';
+
+/** Why an import ended when the worker parsing it died (killed, out of memory) before it finished. */
+export const IMPORT_WORKER_LOST_REASON =
+  'the worker parsing this file stopped before it finished (killed, or out of memory); nothing was imported. Import the file again, or split it if it is very large';
+
 /**
  * Ends an import whose last attempt threw (database down, upload lost): `failed` with `reason`,
  * unless it already ended. Resolves with the ended import, or null when it had already ended.

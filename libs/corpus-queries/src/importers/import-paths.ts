@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
+import type { AuditActor } from '../audit/audit-log';
 import { importReport } from './import-report';
 import { DEFAULT_MAX_IMPORT_BYTES, sizeRefusal } from './parse-report';
 
@@ -19,13 +20,14 @@ export function* walkImportFiles(target: string): Generator<string> {
 
 /**
  * Imports every file of `targets` (files or folders, walked in name order), one transaction per
- * file, refusing an over-size file before reading it. Calls `onOutcome` after each file.
+ * file, refusing an over-size file before reading it. Calls `onOutcome` after each file. Each
+ * imported report is recorded in the audit log as `actor`'s when one is given.
  * Never throws for a file's content; an unreadable path gives an `ok: false` outcome.
  */
 export async function importPaths(
   dataSource: DataSource,
   targets: string[],
-  options: { maxBytes?: number; onOutcome?: (outcome: ImportOutcome, fullPath: string) => void } = {},
+  options: { maxBytes?: number; actor?: AuditActor; onOutcome?: (outcome: ImportOutcome, fullPath: string) => void } = {},
 ): Promise<ImportOutcome[]> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const outcomes: ImportOutcome[] = [];
@@ -48,7 +50,7 @@ export async function importPaths(
         record({ ok: false, file: path.basename(file), code: tooLarge.code, error: tooLarge.message }, file);
         continue;
       }
-      record(await importReport(dataSource, { filename: file, bytes: fs.readFileSync(file) }, { maxBytes }), file);
+      record(await importReport(dataSource, { filename: file, bytes: fs.readFileSync(file) }, { maxBytes, actor: options.actor }), file);
     }
   }
   return outcomes;

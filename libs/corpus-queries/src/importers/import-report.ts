@@ -3,6 +3,7 @@ import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import type { ImportOutcome, SincePreviousScan } from '@corpus-chat/contracts';
 import { compareReports, previousScan } from '../queries/compare-reports';
 import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
+import { carryTriageStatus } from '../triage/carry-status';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
@@ -41,12 +42,33 @@ function duplicateOutcome(file: string, existing: { id: number; filename: string
   };
 }
 
-/** A re-scan against the scan of its target recorded just before it (IMPORT-RULES scan comparison), or undefined. */
-async function compareWithPreviousScan(tx: EntityManager, reportId: number): Promise<SincePreviousScan | undefined> {
-  const previous = await previousScan(tx, reportId);
+/**
+ * A re-scan against the scan of its target recorded just before it (IMPORT-RULES scan comparison),
+ * with the triage statuses carried over from it; undefined for a first scan.
+ */
+async function compareWithPreviousScan(tx: EntityManager, report: { id: number; filename: string }): Promise<SincePreviousScan | undefined> {
+  const previous = await previousScan(tx, report.id);
   if (!previous) return undefined;
-  const c = await compareReports(tx, { baseline: previous.id, report: reportId });
-  return { baselineReportId: previous.id, baselineFilename: previous.filename, new: c.new, fixed: c.fixed, unchanged: c.unchanged };
+  const c = await compareReports(tx, { baseline: previous.id, report: report.id });
+  const carried = await carryTriageStatus(tx, previous, report);
+  return { baselineReportId: previous.id, baselineFilename: previous.filename, new: c.new, fixed: c.fixed, unchanged: c.unchanged, carried };
+}
+
+/**
+ * A re-scan's import summary in words: `0 new, 2 fixed, 8 unchanged since a.json; 1 reopened; statuses
+ * kept: 2 false positive, 1 confirmed` (the carried parts only when there are some).
+ */
+export function sincePreviousSummary(s: SincePreviousScan): string {
+  const parts = [`${s.new} new, ${s.fixed} fixed, ${s.unchanged} unchanged since ${s.baselineFilename}`];
+  const c = s.carried ?? { falsePositive: 0, riskAccepted: 0, confirmed: 0, reopened: 0 };
+  if (c.reopened) parts.push(`${c.reopened} reopened`);
+  const kept = [
+    [c.falsePositive, 'false positive'],
+    [c.riskAccepted, 'risk accepted'],
+    [c.confirmed, 'confirmed'],
+  ].filter(([n]) => n) as [number, string][];
+  if (kept.length) parts.push(`statuses kept: ${kept.map(([n, what]) => `${n} ${what}`).join(', ')}`);
+  return parts.join('; ');
 }
 
 /**
@@ -58,7 +80,9 @@ async function compareWithPreviousScan(tx: EntityManager, reportId: number): Pro
  * `shared/corpus/IMPORT-RULES.md`. A file whose
  * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
  * A later scan of a target already imported is compared with the scan recorded just before it
- * (`sincePrevious`: new, fixed and unchanged findings). Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
+ * (`sincePrevious`: new, fixed and unchanged findings), and the findings it shares with that scan
+ * take over their triage status (`carryTriageStatus`: false positives stay false positives, a fixed
+ * finding seen again is reopened). Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
  * query cache.
  *
  * Never throws for a bad file: refusals come back as `{ ok: false, code, error }` where `error`
@@ -107,16 +131,21 @@ export async function storeParsedReport(manager: EntityManager, name: string, pa
         [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
       );
       await insertFindings(tx, report.id, parsed.findings);
+      const sincePrevious = await compareWithPreviousScan(tx, { id: report.id, filename: name });
       if (actor) {
         await recordAuditEvent(tx, {
           action: 'report.import',
           actor,
           subjectType: 'report',
           subjectId: report.id,
-          after: { filename: name, format: parsed.format, findingCount: parsed.findings.length },
+          after: {
+            filename: name,
+            format: parsed.format,
+            findingCount: parsed.findings.length,
+            ...(sincePrevious ? { previousReportId: sincePrevious.baselineReportId, carried: sincePrevious.carried } : {}),
+          },
         });
       }
-      const sincePrevious = await compareWithPreviousScan(tx, report.id);
       return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length, ...(sincePrevious ? { sincePrevious } : {}) };
     });
   } catch (e) {

@@ -30,7 +30,9 @@ export interface FindingWhere {
  *   name and alias of those classes, and with `f.cwe && <their CWE ids>`;
  * - `reportName` matches report file names case-insensitively (every live report with that name);
  * - `format` keeps the reports of that format, `scanner` those whose `doc_metadata.tool.name`
- *   contains it case-insensitively; both resolve to report ids like `reportName` (no such report: 0).
+ *   contains it case-insensitively; both resolve to report ids like `reportName` (no such report: 0);
+ * - `edited`: `any` keeps findings with a version of origin `edit`; `severity` those whose current
+ *   severity differs from version 1's (the findings operators re-rated).
  *
  * @throws QueryValidationError when `reportId` or `reportName` names no report.
  */
@@ -122,6 +124,14 @@ export async function buildFindingWhere(
   if (filter.status !== undefined) {
     conditions.push(`f.status = ${params.add(filter.status)}`);
     applied.status = filter.status;
+  }
+  if (filter.edited !== undefined) {
+    conditions.push(
+      filter.edited === 'any'
+        ? `EXISTS (SELECT 1 FROM finding_versions e WHERE e.finding_id = f.id AND e.origin = 'edit')`
+        : `EXISTS (SELECT 1 FROM finding_versions v1 WHERE v1.finding_id = f.id AND v1.version = 1 AND v1.severity <> f.severity)`,
+    );
+    applied.edited = filter.edited;
   }
   return {
     sql: conditions.length ? conditions.join(' AND ') : 'TRUE',

@@ -15,7 +15,9 @@ export interface SeveritySummaryRow {
  * counts can be read from `finding_severity_counts` (kept exact by triggers) instead of counted.
  */
 export function answerableFromSummary(filter: NormalisedFilter): boolean {
-  return filter.text === undefined && filter.cwe === undefined && filter.verdict === undefined && filter.status === undefined;
+  return (
+    filter.text === undefined && filter.cwe === undefined && filter.verdict === undefined && filter.status === undefined && filter.edited === undefined
+  );
 }
 
 /**

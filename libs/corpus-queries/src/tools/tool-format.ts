@@ -38,6 +38,7 @@ export function plainFilter(f: FindingFilter | AppliedFilter | undefined): Findi
   if (f.verdict) out.verdict = f.verdict;
   if (f.includeArchived) out.includeArchived = true;
   if (f.status) out.status = f.status;
+  if (f.edited) out.edited = f.edited;
   return out;
 }
 
@@ -59,6 +60,7 @@ export function describeFilter(f: FindingFilter | AppliedFilter | undefined): st
   if (f.verdict) parts.push(`verdict=${f.verdict}`);
   if (f.includeArchived) parts.push('archived reports included');
   if (f.status) parts.push(`status=${f.status}`);
+  if (f.edited) parts.push(`edited=${f.edited}`);
   return parts.length ? parts.join(', ') : 'no filter';
 }
 

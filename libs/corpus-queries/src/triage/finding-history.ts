@@ -31,7 +31,8 @@ export async function findingHistory(manager: EntityManager, id: number): Promis
     [fid],
   );
   const changes: (Omit<StatusChangeView, 'createdAt'> & { createdAt: Date })[] = await manager.query(
-    `SELECT from_status AS "from", to_status AS "to", reason, actor_name AS "actorName", actor_id AS "actorId", created_at AS "createdAt"
+    `SELECT from_status AS "from", to_status AS "to", reason, actor_name AS "actorName", actor_id AS "actorId",
+            carried_from_finding_id AS "carriedFromFindingId", created_at AS "createdAt"
          FROM finding_status_changes WHERE finding_id = $1 ORDER BY created_at DESC, id DESC`,
     [fid],
   );

@@ -11,11 +11,12 @@ import { countMessagesTokens, countToolsTokens } from './token-counter';
 const definitions = () => new CorpusTools(null as never, null as never, null as never).definitions();
 
 describe('prompt economy', () => {
-  // Six tools whose filter carries format, scanner, triage status and archived reports: about 1,430
-  // tokens, which leaves some 2,600 of a 4,096-token window to the history and the answer.
-  it('keeps the system prompt and the six tool schemas within 1,450 tokens', () => {
+  // Six tools whose filter carries format, scanner, triage status, operator edits and archived
+  // reports: about 1,470 tokens, which leaves some 2,600 of a 4,096-token window to the history and
+  // the answer.
+  it('keeps the system prompt and the six tool schemas within 1,480 tokens', () => {
     const tokens = countMessagesTokens([{ role: 'system', content: buildSystemPrompt() }]) + countToolsTokens(definitions());
-    expect(tokens).toBeLessThanOrEqual(1450);
+    expect(tokens).toBeLessThanOrEqual(1480);
   });
 
   it('sends a byte-identical prefix every time: no clock, ids or counters in it', () => {

@@ -27,6 +27,10 @@ export function md(text: string | null | undefined): string {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const statusLabel = (s: string) => s.replace('_', ' ');
+const EDITED_LABEL: Record<string, string> = {
+  any: 'edited by operators',
+  severity: 're-rated by operators (severity changed since import)',
+};
 const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
 export const QUOTE_MAX_CHARS = 80;
@@ -62,6 +66,7 @@ export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedSco
   if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
   if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
   if (f.status) parts.set('status', `triage status ${statusLabel(f.status)}`);
+  if (f.edited) parts.set('edited', EDITED_LABEL[f.edited]);
   if (scope?.exclude) parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
   if (scope?.has) parts.set('has', `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`);
   return parts;

@@ -5,6 +5,7 @@ import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './
 import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
 import { parseShare } from './question-share';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
+import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
 import { mergeFilters, mergeScopes } from './follow-up-scope';
 
@@ -130,7 +131,7 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
 
 function isWriteRequest(s: Scan): boolean {
   for (let i = 0; i < s.words.length; i++) {
-    if (!WRITE_VERBS.has(s.words[i])) continue;
+    if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
     const before = s.words.slice(0, i).filter((w) => !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(w));
     const after = s.words.slice(i + 1, i + 5);
     const object = after.some((w) => isSubjectNoun(w) || /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(w) || w.startsWith('⟨'));
@@ -243,8 +244,10 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
-  if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
   const comparison = findComparison(s.tokens);
+  // "did operators change the severity": a question about past edits, read before the write check.
+  const edited = comparison ? undefined : findEdited(s);
+  if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
   if (comparison) return comparison;
   if (s.hasAny(SHARE_WORDS)) return parseShare(s, previous, parseQuestion);
 
@@ -272,7 +275,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     }
   }
 
-  const filter: FindingFilter = {};
+  const filter: FindingFilter = edited ? { edited } : {};
   const scope: ComputedScope = {};
   const exclude: FindingFilter = {};
   const unapplied: Unapplied[] = [];

@@ -69,6 +69,12 @@ export const DETAIL_WORDS = new Set(['describe', 'detail', 'details', 'explain',
 export const TOP_WORDS = new Set(['most', 'top', 'highest', 'largest', 'biggest', 'greatest', 'max', 'maximum', 'leading', 'worst', 'mostly']);
 export const BREAKDOWN_WORDS = new Set(['breakdown', 'break', 'distribution', 'distributed', 'split', 'grouped', 'group', 'per', 'each', 'every', 'histogram', 'spread']);
 export const OVERVIEW_WORDS = new Set(['overview', 'summary', 'summarize', 'summarise', 'statistics', 'stats', 'status', 'dashboard']);
+/** Words of operator edits ("re-rated", "were edited"); known, so never corrected to "related" or "rated". */
+export const EDIT_WORDS = new Set([
+  're-rate', 're-rated', 're-rates', 're-rating', 'rerate', 'rerated', 'rerates', 'rerating', 're-scored', 'rescored', 're-classified', 'reclassified',
+  'edited', 'modified', 'changed', 'corrected', 'amended', 'adjusted', 'revised', 'updated',
+]);
+
 /** Verbs asking to change data; the planner (and every tool) only reads. */
 export const WRITE_VERBS = new Set([
   'delete', 'remove', 'drop', 'erase', 'wipe', 'purge', 'truncate', 'destroy', 'clear', 'reset',

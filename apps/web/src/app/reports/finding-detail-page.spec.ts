@@ -91,6 +91,69 @@ describe('FindingDetailPage', () => {
   });
 });
 
+describe('FindingDetailPage status carried over from a previous scan', () => {
+  it('links the finding of the previous scan the import carried the status from', async () => {
+    const api = makeApi();
+    api.findingHistory.mockImplementation(() =>
+      Promise.resolve({
+        ...history,
+        status: 'false_positive' as const,
+        statusChanges: [
+          {
+            from: 'open' as const,
+            to: 'false_positive' as const,
+            reason: 'carried over from finding #3 of report old.json',
+            actorName: 'import',
+            actorId: null,
+            carriedFromFindingId: 3,
+            createdAt: '2026-01-02T00:00:00Z',
+          },
+        ],
+      }),
+    );
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    const fixture = TestBed.createComponent(FindingDetailPage);
+    fixture.componentRef.setInput('findingId', '7');
+    await loaded(fixture);
+    const changes = (fixture.nativeElement as HTMLElement).querySelector('[data-testid="status-changes"]')!;
+    expect(changes.textContent).toContain('by import');
+    expect(changes.textContent).toContain('carried over from finding #3 of report old.json');
+    const link = changes.querySelector<HTMLAnchorElement>('[data-testid="status-carried-from"]')!;
+    expect(link.textContent?.trim()).toBe('Status of finding #3 in the previous scan');
+    expect(link.getAttribute('href')).toBe('/reports/findings/3');
+  });
+});
+
+describe('FindingDetailPage history', () => {
+  it('lists each version newest first with the fields an edit changed, before and after', async () => {
+    const api = makeApi();
+    const edited = { ...finding.current, version: 2, origin: 'edit' as const, severity: 'critical' as const, editedBy: 'alice', reason: 'exploited in staging' };
+    api.findingHistory.mockImplementation(() => Promise.resolve({ ...history, versions: [finding.current, edited] }));
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    const fixture = TestBed.createComponent(FindingDetailPage);
+    fixture.componentRef.setInput('findingId', '7');
+    await loaded(fixture);
+    const entries = Array.from((fixture.nativeElement as HTMLElement).querySelectorAll('[data-testid="version-entry"]'));
+    expect(entries.map((e) => e.querySelector('strong')?.textContent?.trim())).toEqual(['Version 2', 'Version 1']);
+    expect(entries[0].textContent).toContain('by alice');
+    expect(entries[0].textContent).toContain('exploited in staging');
+    const rows = Array.from(entries[0].querySelectorAll('[data-testid="version-change"]')).map((r) =>
+      Array.from(r.querySelectorAll('th, td')).map((c) => c.textContent?.trim()),
+    );
+    expect(rows).toEqual([['Severity', 'high', 'critical']]);
+    expect(entries[1].querySelector('[data-testid="version-change"]')).toBeNull();
+  });
+
+  it('shows no history for a finding with one version', async () => {
+    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: makeApi() }] });
+    const fixture = TestBed.createComponent(FindingDetailPage);
+    fixture.componentRef.setInput('findingId', '7');
+    await loaded(fixture);
+    const el = fixture.nativeElement as HTMLElement;
+    expect(el.querySelector('[data-testid="version-history"]')).toBeNull();
+  });
+});
+
 describe('FindingDetailPage triage controls', () => {
   let fixture: ComponentFixture<FindingDetailPage>;
   let api: ReturnType<typeof makeApi>;

@@ -10,6 +10,7 @@ import {
   TRIAGE_TRANSITIONS,
   VERDICT_STATUSES,
   type FindingDetail,
+  type EditableFindingField,
   type FindingHistory,
   type OperatorNoteStage,
   type Severity,
@@ -25,6 +26,24 @@ import { ReportsApi } from './reports-api';
 
 /** `false_positive` → `false positive`. */
 export const statusLabel = (s: string): string => s.replace('_', ' ');
+
+/** The edited fields as the history names them. */
+const FIELD_LABELS: Record<EditableFindingField, string> = {
+  title: $localize`:@@finding.field.title:Title`,
+  severity: $localize`:@@finding.field.severity:Severity`,
+  cwe: $localize`:@@finding.field.cwe:CWE`,
+  description: $localize`:@@finding.field.description:Description`,
+  impact: $localize`:@@finding.field.impact:Impact`,
+  affectedEndpoints: $localize`:@@finding.field.affectedEndpoints:Affected endpoints`,
+};
+
+/** Where a version came from, in words. */
+const ORIGIN_LABELS: Record<string, string> = {
+  import: $localize`:@@finding.origin.import:imported`,
+  edit: $localize`:@@finding.origin.edit:edited`,
+  extraction: $localize`:@@finding.origin.extraction:extracted`,
+  manual: $localize`:@@finding.origin.manual:entered by hand`,
+};
 
 /**
  * `/reports/findings/:findingId`: current version, triage status (changed here, with a reason where
@@ -70,6 +89,8 @@ export class FindingDetailPage {
   protected readonly noteStages = OPERATOR_NOTE_STAGES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly statusLabel = statusLabel;
+  protected readonly fieldLabel = (f: EditableFindingField): string => FIELD_LABELS[f];
+  protected readonly originLabel = (o: string): string => ORIGIN_LABELS[o] ?? o;
   /** Statuses the finding may move to now. */
   protected readonly nextStatuses = computed(() => {
     const f = this.finding();

@@ -1,8 +1,10 @@
 import type { Params } from '@angular/router';
 import {
+  FINDING_EDIT_FILTERS,
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
+  type FindingEditFilter,
   type FindingFilter,
   type GroupByKey,
   type Severity,
@@ -20,6 +22,7 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
   if (filter.cwe) params['cwe'] = String(filter.cwe);
   if (filter.verdict) params['verdict'] = filter.verdict;
   if (filter.status) params['status'] = filter.status;
+  if (filter.edited) params['edited'] = filter.edited;
   return params;
 }
 
@@ -55,6 +58,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
   const severity = str('severity');
   const verdict = str('verdict');
   const status = str('status');
+  const edited = str('edited');
   const filter: FindingFilter = {
     text: str('text'),
     severity: SEVERITIES.includes(severity as Severity) ? (severity as Severity) : undefined,
@@ -63,6 +67,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     cwe: int('cwe'),
     verdict: VERDICT_STATUSES.includes(verdict as VerdictStatus) ? (verdict as VerdictStatus) : undefined,
     status: TRIAGE_STATUSES.includes(status as TriageStatus) ? (status as TriageStatus) : undefined,
+    edited: FINDING_EDIT_FILTERS.includes(edited as FindingEditFilter) ? (edited as FindingEditFilter) : undefined,
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }

@@ -3,12 +3,26 @@ import { DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
-import { SEVERITIES, TRIAGE_STATUSES, VERDICT_STATUSES, type FindingFilter, type TriageStatus } from '@corpus-chat/contracts';
+import {
+  FINDING_EDIT_FILTERS,
+  SEVERITIES,
+  TRIAGE_STATUSES,
+  VERDICT_STATUSES,
+  type FindingEditFilter,
+  type FindingFilter,
+  type TriageStatus,
+} from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS } from '../shared/plurals';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 import { FINDING_COLUMNS, sortFindingRows, type FindingSortKey } from './finding-sort';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
+
+/** The `edited` filter's choices in words (the filter summary uses them too). */
+const EDIT_FILTER_LABELS: Record<FindingEditFilter, string> = {
+  any: $localize`:@@findings.edited.any:edited by an operator`,
+  severity: $localize`:@@findings.edited.severity:re-rated (severity changed)`,
+};
 
 /** A CWE field holding something other than a positive whole number (or `CWE-<n>`). */
 const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) === null ? { cwe: true } : null);
@@ -34,6 +48,7 @@ export class FindingsPage {
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly statuses = TRIAGE_STATUSES;
+  protected readonly editFilters = FINDING_EDIT_FILTERS.map((value) => ({ value, label: EDIT_FILTER_LABELS[value] }));
   protected readonly pageSelected = computed(() => {
     const rows = this.store.result()?.rows ?? [];
     return rows.length > 0 && rows.every((r) => this.store.selected().has(r.id));
@@ -54,6 +69,7 @@ export class FindingsPage {
       f.cwe && `CWE-${f.cwe}`,
       f.verdict && `verdict ${f.verdict.replace('_', ' ')}`,
       f.status && `status ${f.status.replace('_', ' ')}`,
+      f.edited && EDIT_FILTER_LABELS[f.edited],
     ].filter(Boolean);
     return parts.join(', ');
   });
@@ -82,6 +98,7 @@ export class FindingsPage {
     cwe: ['', [cweValidator]],
     verdict: [''],
     status: [''],
+    edited: [''],
   });
   protected readonly bulkForm = inject(NonNullableFormBuilder).group({ status: [''], reason: [''] });
   /** Said once after a page past the last was replaced by the last page. */
@@ -100,6 +117,7 @@ export class FindingsPage {
           cwe: filter.cwe ? String(filter.cwe) : '',
           verdict: filter.verdict ?? '',
           status: filter.status ?? '',
+          edited: filter.edited ?? '',
         });
         void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
       });

@@ -46,7 +46,14 @@ describe('ReportsPage scan comparison', () => {
       reportId: 2,
       format: 'zap',
       findingCount: 8,
-      sincePrevious: { baselineReportId: 1, baselineFilename: old.filename, new: 0, fixed: 2, unchanged: 8 },
+      sincePrevious: {
+        baselineReportId: 1,
+        baselineFilename: old.filename,
+        new: 0,
+        fixed: 2,
+        unchanged: 8,
+        carried: { falsePositive: 1, riskAccepted: 0, confirmed: 1, reopened: 2 },
+      },
     };
     const comparison: ScanComparison = {
       baseline: old,
@@ -85,6 +92,8 @@ describe('ReportsPage scan comparison', () => {
     const el: HTMLElement = fixture.nativeElement;
     const since = el.querySelector('[data-testid="since-previous"]')!;
     expect(since.textContent!.replace(/\s+/g, ' ').trim()).toBe('0 new, 2 fixed, 8 unchanged since scan-2021.json');
+    expect(el.querySelector('[data-testid="since-reopened"]')?.textContent?.trim()).toBe('2 reopened (marked fixed, seen again)');
+    expect(el.querySelector('[data-testid="since-carried"]')?.textContent?.trim()).toBe('2 triage statuses kept');
 
     (since.nextElementSibling as HTMLButtonElement).click();
     // The panel renders once the comparison arrives: wait for its counts (bounded).

@@ -1,0 +1,110 @@
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import type { Socket } from 'socket.io-client';
+import { IMPORT_SOCKET_EVENT, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
+import { createImportJobs, IMPORT_JOB_LOST_REASON, IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
+import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { ImportSweeper } from '../src/corpus/import-sweeper';
+import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { connectChatSocket, type LoginSession } from './support/login';
+import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
+
+jest.setTimeout(150_000);
+
+/** Short locks, so a dead worker's import is noticed within seconds (the bound is lock + 2 stalled intervals). */
+const FAST_RECOVERY = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
+
+/**
+ * An import whose worker dies mid-parse does not stay `parsing`: the worker is killed (SIGKILL)
+ * while it reads the upload, and another worker's stalled check ends the import `failed` with a
+ * reason the operator can act on, writing nothing. The upload is replaced by a named pipe nobody
+ * writes to, so the first worker is held inside the read however fast the machine is.
+ */
+describe('an import whose worker died', () => {
+  let db: TestDatabase;
+  let api: ApiInstance;
+  let alice: LoginSession;
+  let socket: Socket;
+  const workers: WorkerProcess[] = [];
+  const seen: ImportJobView[] = [];
+  const deployment = newDeployment();
+  const spawn = () =>
+    spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: FAST_RECOVERY }).then((w) => {
+      workers.push(w);
+      return w;
+    });
+  const row = async (id: string): Promise<{ status: ImportJobStatus; error: string | null; upload_path: string }> =>
+    (await db.dataSource.query(`SELECT status, error, upload_path FROM import_jobs WHERE id = $1`, [id]))[0];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = await startApiInstance({ databaseUrl: db.url, ...deployment });
+    alice = await signIn(api, db.dataSource);
+    socket = await connectChatSocket(api.baseUrl, alice);
+    socket.on(IMPORT_SOCKET_EVENT, (view: ImportJobView) => seen.push(view));
+  });
+  afterAll(async () => {
+    socket?.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    await api?.close();
+    await db?.drop();
+  });
+
+  it('ends failed with the reason once another worker runs, and writes nothing', async () => {
+    // No worker yet: the import waits queued while its upload becomes a pipe nobody writes to.
+    const bytes = fs.readFileSync(corpusPath('scans/zap/dd__juicy2.xml'));
+    const res = await request(api.app.getHttpServer()).post('/api/reports/import').set(alice.headers).attach('files', bytes, 'dd__juicy2.xml').expect(202);
+    const id: string = res.body.imports[0].id;
+    const { upload_path: uploadPath } = await row(id);
+    fs.rmSync(uploadPath);
+    execFileSync('mkfifo', [uploadPath]);
+
+    const doomed = await spawn();
+    await eventually(async () => (await row(id)).status === 'parsing', 60_000, 'import parsing in the first worker');
+    doomed.kill('SIGKILL');
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    expect((await row(id)).status).toBe('parsing');
+
+    await spawn();
+    const failed = await eventually(() => seen.find((v) => v.id === id && v.status === 'failed'), 60_000, 'import failed on the socket');
+    expect(failed!.error).toBe(WORKER_LOST_REASON);
+    expect(await row(id)).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
+    const read = await request(api.app.getHttpServer()).get(`/api/imports/${id}`).set(alice.headers).expect(200);
+    expect(read.body).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
+    expect(seen.filter((v) => v.id === id).map((v) => v.status)).toEqual(['parsing', 'failed']);
+    expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(0);
+    expect(fs.existsSync(uploadPath)).toBe(false);
+    expect(fs.readdirSync(path.dirname(uploadPath))).toEqual([]);
+  });
+
+  it('the sweep queues an import whose job never reached Redis, and ends one whose job is gone', async () => {
+    // Rows as a crash between commit and enqueue, or a flushed Redis, leaves them: no job at all.
+    const dir = path.join(api.env.DATA_DIR, 'uploads');
+    fs.mkdirSync(dir, { recursive: true });
+    const store = (name: string) => {
+      const uploadPath = path.join(dir, `sweep-${name}`);
+      fs.copyFileSync(corpusPath(`scans/burp/${name}`), uploadPath);
+      return { filename: name, uploadPath, sizeBytes: fs.statSync(uploadPath).size };
+    };
+    const [queued] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding.xml')]);
+    const [lost] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding_with_cwe.xml')]);
+    await db.dataSource.query(`UPDATE import_jobs SET status = 'parsing' WHERE id = $1`, [lost.id]);
+
+    const done = await api.app.get(ImportSweeper).sweep(0);
+    expect(done.get(queued.id)).toBe('requeued');
+    expect(done.get(lost.id)).toBe('ended');
+
+    // The worker still running from the first test parses the queued one.
+    const ready = await eventually(() => seen.find((v) => v.id === queued.id && v.status === 'ready'), 60_000, 'requeued import ready');
+    expect(ready!.outcome).toMatchObject({ ok: true, file: 'dd__one_finding.xml', format: 'burp', findingCount: 3 });
+    const failed = await eventually(() => seen.find((v) => v.id === lost.id && v.status === 'failed'), 10_000, 'lost import failed');
+    expect(failed!.error).toBe(IMPORT_JOB_LOST_REASON);
+    expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });
+    expect(fs.existsSync(lost.uploadPath)).toBe(false);
+    // Nothing left to do: a second sweep finds no stale import.
+    expect((await api.app.get(ImportSweeper).sweep(0)).size).toBe(0);
+  });
+});

@@ -1,0 +1,28 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * `finding_status_changes.carried_from_finding_id`: a status an import carried over to a re-scan's
+ * finding names the finding of the previous scan it came from, so the finding page can link it.
+ * Null for changes made by a person. The earlier finding may be deleted with its report later; the
+ * change row stays and keeps its reason text.
+ */
+export class StatusCarriedFrom1764502500000 implements MigrationInterface {
+  name = 'StatusCarriedFrom1764502500000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE finding_status_changes ADD COLUMN carried_from_finding_id integer`);
+    await q.query(
+      `ALTER TABLE finding_status_changes ADD CONSTRAINT fk_finding_status_changes_carried_from
+         FOREIGN KEY (carried_from_finding_id) REFERENCES findings (id) ON DELETE SET NULL`,
+    );
+    // Deleting a report's findings looks up the rows that point at them.
+    await q.query(
+      `CREATE INDEX ix_finding_status_changes_carried_from ON finding_status_changes (carried_from_finding_id)
+         WHERE carried_from_finding_id IS NOT NULL`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE finding_status_changes DROP COLUMN carried_from_finding_id`);
+  }
+}
