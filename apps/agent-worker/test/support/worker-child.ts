@@ -1,5 +1,6 @@
 /**
- * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
+ * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner
+ * (or, with `TEST_AGENT=production`, the real agent),
  * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
  * it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
  * and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
@@ -12,16 +13,21 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadWorkerEnv } from '../../src/config/worker-env';
 import { WORKER_ID } from '../../src/turns/turn-executor';
+import { AgentModule, loadAgentConfig } from '../../src/agent';
 import { WorkerModule } from '../../src/worker.module';
 import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
+  // TEST_AGENT=production: the real agent (built-in planner unless a model server is configured).
+  const agentModule =
+    process.env['TEST_AGENT'] === 'production'
+      ? AgentModule.forRoot({ config: loadAgentConfig() })
+      : ScriptedRunnerModule.forRoot(
+          new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
+        );
   const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(
-        new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
-      ),
-    }),
+    WorkerModule.forRoot({ env, agentModule }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));
