@@ -66,16 +66,16 @@ export function ruFollowUpNote(previous: PlannedScope, asked: PlannedScope, merg
   for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`убрано: ${phrase}`);
   const segments: string[] = [];
   if (replaced.length) segments.push(replaced.join(', '));
-  if (added.length) segments.push(`сужено до: ${added.join(', ')}`);
+  if (added.length) segments.push(`добавлено: ${added.join(', ')}`);
   if (kept.length) segments.push(`сохранено: ${kept.join(', ')}`);
-  return segments.length ? `Уточнение предыдущего вопроса: ${segments.join('; ')}.` : 'Уточнение предыдущего вопроса, с тем же фильтром.';
+  return segments.length ? `Уточнение предыдущего вопроса — ${segments.join('; ')}.` : 'Уточнение предыдущего вопроса, с тем же фильтром.';
 }
 
 export function ruCountAnswer(r: SearchFindingsResult, opts: { note?: string } = {}): string {
   const scope = ruScopePhrase(r.filter);
   const head = !scope
     ? `Всего **${ruNumber(r.total)}** ${ruForm(r.total, FINDINGS)}. Точный итог из search_findings, без фильтра.`
-    : `Условию (${scope})${classNote(r.filter)} ${ruForm(r.total, { one: 'соответствует', few: 'соответствуют', many: 'соответствуют' })} **${ruNumber(r.total)}** ${ruForm(r.total, FINDINGS)}. Точный итог из search_findings.`;
+    : `**${ruNumber(r.total)}** ${ruForm(r.total, { one: 'находка соответствует', few: 'находки соответствуют', many: 'находок соответствуют' })} условию: ${scope}${classNote(r.filter)}. Точный итог из search_findings.`;
   const lines = [opts.note ? `${head} ${opts.note}` : head];
   if (r.rows.length) {
     const shown = r.rows.length;
@@ -96,7 +96,7 @@ function exclusionPhrase(e: FindingFilter): string {
 
 export function ruScopedCountAnswer(c: ScopedCount, note?: string): string {
   const base = ruScopePhrase(c.filter);
-  const subject = `**${ruNumber(c.total)}** ${ruForm(c.total, FINDINGS)}${base ? ` с условием (${base})${classNote(c.filter)}` : ''}`;
+  const subject = `**${ruNumber(c.total)}** ${ruForm(c.total, FINDINGS)}${base ? ` с условием «${base}»${classNote(c.filter)}` : ''}`;
   const lines: string[] = [];
   if (c.scope.has && c.presence) {
     const what = c.scope.has.key === 'cwe' ? 'идентификатор CWE' : 'вердикт';
@@ -169,7 +169,7 @@ export function ruTopAnswer(r: CountFindingsByResult, n: number, opts: { scope?:
     top.forEach((x, i) => lines.push(`${i + 1}. **${groupLabel(r.groupBy, x)}**: ${ruNumber(x.count)}`));
   }
   if (opts.note) lines[0] += ` ${opts.note}`;
-  lines.push('', `${groupedSource(r, opts.scope)} Всего ${ruCount(r.total, FINDINGS)}; сравнивались ${ruCount(groups.length, g.forms)}.`);
+  lines.push('', `${groupedSource(r, opts.scope)} Всего ${ruCount(r.total, FINDINGS)}; в сравнении ${ruCount(groups.length, g.forms)}.`);
   return lines.join('\n');
 }
 
