@@ -51,8 +51,8 @@ describe('chat turns in the operator’s language: API → job → worker → pl
       30_000,
       `the answer to "${question}"`,
     );
-    expect(answer.status).toBe('complete');
-    return { turnId, content: answer.content };
+    expect(answer?.status).toBe('complete');
+    return { turnId, content: answer?.content ?? '' };
   };
 
   beforeAll(async () => {

@@ -4,9 +4,8 @@ import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, t
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
-import { md, rankedGroups } from './answer-writer';
+import { rankedGroups, type ScopedCount } from './answer-writer';
 import { answerWriter, type AnswerWriter } from './answer-writers';
-import type { ScopedCount } from './answer-writer';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
 import { matchReportNames, matchScanners } from './report-names';
 

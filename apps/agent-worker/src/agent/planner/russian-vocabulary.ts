@@ -196,17 +196,17 @@ export const hasCyrillic = (text: string): boolean => /\p{Script=Cyrillic}/u.tes
  */
 export function normaliseRussian(question: string): string {
   if (!hasCyrillic(question)) return question;
-  // Quoted text is the operator's exact search: kept aside, then put back.
+  // Quoted text is the operator's exact search: kept aside (behind private-use marks), then put back.
   const quoted: string[] = [];
   let text = question
     .replace(/[«„“]([^»“”\n]{1,200})[»“”]/gu, (_, q: string) => `"${q}"`)
-    .replace(/"([^"\n]{1,200})"/gu, (m) => `\u0000${quoted.push(m) - 1}\u0000`)
+    .replace(/"([^"\n]{1,200})"/gu, (m) => `\ue000${quoted.push(m) - 1}\ue000`)
     .replace(/ё/gu, 'е')
     .replace(/Ё/gu, 'Е')
     .replace(/№\s?/gu, '#');
   for (const [re, english] of [...TOPICS, ...PHRASES, ...WORDS]) text = text.replace(re, english);
   return text
-    .replace(/\u0000(\d+)\u0000/gu, (_, i: string) => quoted[Number(i)])
+    .replace(/\ue000(\d+)\ue000/gu, (_, i: string) => quoted[Number(i)])
     .replace(/[ \t]{2,}/g, ' ')
     .replace(/ ([?!.,])/g, '$1')
     .trim();
