@@ -13,16 +13,16 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadWorkerEnv } from '../../src/config/worker-env';
 import { WORKER_ID } from '../../src/turns/turn-executor';
-import { AgentModule, loadAgentConfig } from '../../src/agent';
 import { WorkerModule } from '../../src/worker.module';
 import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
   // TEST_AGENT=production: the real agent (built-in planner unless a model server is configured).
+  // Imported only then: the real agent's modules would slow every scripted worker's start-up.
   const agentModule =
     process.env['TEST_AGENT'] === 'production'
-      ? AgentModule.forRoot({ config: loadAgentConfig() })
+      ? await import('../../src/agent').then(({ AgentModule, loadAgentConfig }) => AgentModule.forRoot({ config: loadAgentConfig() }))
       : ScriptedRunnerModule.forRoot(
           new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
         );
