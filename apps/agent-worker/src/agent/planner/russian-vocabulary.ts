@@ -2,18 +2,23 @@
  * Russian questions for the planner: `normaliseRussian` rewrites a Russian question into the
  * English words of `vocabulary.ts` ("сколько критических находок в отчёте X?" → "how many critical
  * findings in report X?"), which `parseQuestion` then reads like any other. Words are matched by
- * stem (Russian inflects: "находка", "находки", "находок" are one noun), ё as е. Weakness classes
+ * stem (Russian inflects: "находка", "находки", "находок" are one noun), ё matching as е. Weakness classes
  * become their English names from weakness-classes.json, so the text search and the CWE widening
  * are the same as for an English question. A Russian word not in these tables is left as written:
  * the parser then names it as a part it did not understand, exactly as for an unknown English word.
  */
+import type { PlannedQuestion } from './question-parser';
 
 /** `~` in a pattern: the rest of an inflected word (a stem's endings). */
 const ENDING = '\\p{L}*';
 
-/** A whole-word, case-insensitive pattern (JavaScript's `\b` does not see Cyrillic letters). */
+/**
+ * A whole-word, case-insensitive pattern (JavaScript's `\b` does not see Cyrillic letters) in which
+ * е also matches ё, as Russians often write one for the other.
+ */
 function words(source: string): RegExp {
-  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${source.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
+  const yo = source.replace(/\[[^\]]*\]|е/g, (m) => (m === 'е' ? '[её]' : m.replace(/е/g, 'её')));
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
 /** Weakness classes and common topics in Russian → the English name the corpus and the class list use. */
@@ -104,7 +109,7 @@ const WORDS: [RegExp, string][] = [
   // Question words and counting.
   [words('сколько'), 'how many'],
   [words('как~|котор~'), 'which'],
-  [words('что|чего|чем'), 'what'],
+  [words('что|чего'), 'what'],
   [words('числ~|количеств~|кол-во'), 'number of'],
   [words('всего|итого|общ~'), 'total'],
   [words('все|всех|весь|вся|всем|всеми'), 'all'],
@@ -147,6 +152,9 @@ const WORDS: [RegExp, string][] = [
   [words('неизменн~|осталс~|остал~|сохранил~'), 'unchanged'],
   [words('сравни|сравните|сравнить|сравнение|разниц~|отличи~|изменени~'), 'compare'],
   [words('между'), 'between'],
+  [words('больше|более'), 'more'],
+  [words('меньше|менее'), 'fewer'],
+  [words('чем'), 'than'],
   [words('после'), 'after'],
   // Prepositions, pronouns, negation, filler.
   [words('в|во|внутри'), 'in'],
@@ -189,25 +197,74 @@ const WORDS: [RegExp, string][] = [
 /** Whether the text has any Cyrillic letter (only such questions are rewritten). */
 export const hasCyrillic = (text: string): boolean => /\p{Script=Cyrillic}/u.test(text);
 
+/** A Russian question read in the vocabulary's English words. */
+export interface RussianReading {
+  text: string;
+  /** The operator's own words for `part`, a span of `text` (e.g. a part the planner could not apply). */
+  original(part: string): string;
+}
+
+/** Marks around a replacement while the tables run: OPEN index MID english CLOSE. */
+const OPEN = '\ue001';
+const MID = '\ue002';
+const CLOSE = '\ue003';
+const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
+
 /**
- * The question with its Russian words replaced by the planner's English vocabulary; file names,
- * CWE ids, numbers, Latin words and quoted text stay as written. A question without Cyrillic
- * letters is returned unchanged.
+ * The question with its Russian words replaced by the planner's English vocabulary (file names,
+ * CWE ids, numbers, Latin words and quoted text stay as written), and a way back from a part of it
+ * to the operator's wording; undefined for a question without Cyrillic letters.
  */
-export function normaliseRussian(question: string): string {
-  if (!hasCyrillic(question)) return question;
-  // Quoted text is the operator's exact search: kept aside (behind private-use marks), then put back.
-  const quoted: string[] = [];
+export function readRussian(question: string): RussianReading | undefined {
+  if (!hasCyrillic(question)) return undefined;
+  const originals: string[] = [];
+  const mark = (original: string, english: string) => `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
+  // Quoted text is the operator's exact search: marked with no English, so no table touches it.
+  const quotes = new Set<number>();
   let text = question
     .replace(/[«„“]([^»“”\n]{1,200})[»“”]/gu, (_, q: string) => `"${q}"`)
-    .replace(/"([^"\n]{1,200})"/gu, (m) => `\ue000${quoted.push(m) - 1}\ue000`)
-    .replace(/ё/gu, 'е')
-    .replace(/Ё/gu, 'Е')
+    .replace(/"([^"\n]{1,200})"/gu, (m) => (quotes.add(originals.length), mark(m, '')))
     .replace(/№\s?/gu, '#');
-  for (const [re, english] of [...TOPICS, ...PHRASES, ...WORDS]) text = text.replace(re, english);
-  return text
-    .replace(/\ue000(\d+)\ue000/gu, (_, i: string) => quoted[Number(i)])
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/ ([?!.,])/g, '$1')
-    .trim();
+  for (const [re, english] of [...TOPICS, ...PHRASES, ...WORDS]) {
+    text = text.replace(re, (m: string, ...args: unknown[]) => mark(m, english.replace(/\$(\d)/g, (_, k: string) => String(args[Number(k) - 1] ?? ''))));
+  }
+  // The segments in order: [english, the operator's words] (equal outside replacements).
+  const segments: [string, string][] = [];
+  let at = 0;
+  for (const m of text.matchAll(MARKED)) {
+    if (m.index! > at) segments.push([text.slice(at, m.index), text.slice(at, m.index)]);
+    const i = Number(m[1]);
+    segments.push(quotes.has(i) ? [originals[i], originals[i]] : [m[2], originals[i].replace(MARKED, (_, k: string) => originals[Number(k)])]);
+    at = m.index! + m[0].length;
+  }
+  if (at < text.length) segments.push([text.slice(at), text.slice(at)]);
+  const raw = segments.map(([en]) => en).join('');
+  const english = raw.replace(/[ \t]{2,}/g, ' ').replace(/ ([?!.,])/g, '$1').trim();
+  return {
+    text: english,
+    original(part: string): string {
+      const found = new RegExp(part.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s*'), 'u').exec(raw);
+      if (!found) return part;
+      const [from, to] = [found.index, found.index + found[0].length];
+      let pos = 0;
+      let out = '';
+      for (const [en, ru] of segments) {
+        const [a, b] = [pos, pos + en.length];
+        pos = b;
+        if (b <= from || a >= to) continue;
+        // A replaced phrase is given whole; unchanged text is cut where the part is.
+        out += en === ru ? en.slice(Math.max(0, from - a), Math.min(en.length, to - a)) : ru;
+      }
+      return out.replace(/\s+/g, ' ').trim() || part;
+    },
+  };
+}
+
+/** The question in the vocabulary's English words (see `readRussian`); unchanged without Cyrillic letters. */
+export const normaliseRussian = (question: string): string => readRussian(question)?.text ?? question;
+
+/** A plan whose refused parts are quoted in the operator's own words (`original`), not the vocabulary's. */
+export function inOperatorsWords(plan: PlannedQuestion, original: (part: string) => string): PlannedQuestion {
+  if (plan.kind !== 'unsupported') return plan;
+  return { ...plan, parts: plan.parts.map((p) => ({ ...p, text: original(p.text) })) };
 }
