@@ -136,14 +136,14 @@ function groupLabel(groupBy: string, g: { key: string; label: string }): string 
 }
 
 /** What a group is (nominative), how it is grouped ("по …"), and the noun counting the groups. */
-const GROUP_RU: Record<string, { what: string; by: string; forms: RussianForms }> = {
-  report: { what: 'Отчёт', by: 'отчётам', forms: REPORTS },
-  cwe: { what: 'CWE', by: 'CWE', forms: { one: 'идентификатор CWE', few: 'идентификатора CWE', many: 'идентификаторов CWE' } },
-  format: { what: 'Формат отчёта', by: 'форматам отчётов', forms: { one: 'формат', few: 'формата', many: 'форматов' } },
-  title: { what: 'Заголовок находки', by: 'заголовкам находок', forms: { one: 'заголовок', few: 'заголовка', many: 'заголовков' } },
-  severity: { what: 'Серьёзность', by: 'серьёзности', forms: { one: 'уровень', few: 'уровня', many: 'уровней' } },
-  verdict: { what: 'Вердикт', by: 'вердиктам', forms: { one: 'вердикт', few: 'вердикта', many: 'вердиктов' } },
-  status: { what: 'Статус триажа', by: 'статусу триажа', forms: { one: 'статус', few: 'статуса', many: 'статусов' } },
+const GROUP_RU: Record<string, { what: string; whats: string; by: string; forms: RussianForms }> = {
+  report: { what: 'Отчёт', whats: 'отчёты', by: 'отчётам', forms: REPORTS },
+  cwe: { what: 'CWE', whats: 'CWE', by: 'CWE', forms: { one: 'идентификатор CWE', few: 'идентификатора CWE', many: 'идентификаторов CWE' } },
+  format: { what: 'Формат отчёта', whats: 'форматы отчётов', by: 'форматам отчётов', forms: { one: 'формат', few: 'формата', many: 'форматов' } },
+  title: { what: 'Заголовок находки', whats: 'заголовки находок', by: 'заголовкам находок', forms: { one: 'заголовок', few: 'заголовка', many: 'заголовков' } },
+  severity: { what: 'Серьёзность', whats: 'уровни серьёзности', by: 'серьёзности', forms: { one: 'уровень', few: 'уровня', many: 'уровней' } },
+  verdict: { what: 'Вердикт', whats: 'вердикты', by: 'вердиктам', forms: { one: 'вердикт', few: 'вердикта', many: 'вердиктов' } },
+  status: { what: 'Статус триажа', whats: 'статусы триажа', by: 'статусу триажа', forms: { one: 'статус', few: 'статуса', many: 'статусов' } },
 };
 
 function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string {
@@ -165,7 +165,7 @@ export function ruTopAnswer(r: CountFindingsByResult, n: number, opts: { scope?:
     const next = groups[1];
     lines.push(`${g.what} с наибольшим числом находок${filterText}: **${groupLabel(r.groupBy, top[0])}** — **${ruNumber(top[0].count)}**` + (next ? ` (следующий: ${groupLabel(r.groupBy, next)} — ${ruNumber(next.count)}).` : '.'));
   } else {
-    lines.push(n === 1 ? `Поровну больше всего находок${filterText}:` : `Топ-${n} по числу находок${filterText}${top.length > n ? ' (с равными значениями)' : ''}:`);
+    lines.push(n === 1 ? `Поровну больше всего находок${filterText} — ${g.whats}:` : `Топ-${n}: ${g.whats} по числу находок${filterText}${top.length > n ? ' (с равными значениями)' : ''}:`);
     top.forEach((x, i) => lines.push(`${i + 1}. **${groupLabel(r.groupBy, x)}**: ${ruNumber(x.count)}`));
   }
   if (opts.note) lines[0] += ` ${opts.note}`;
