@@ -76,6 +76,23 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
     expect(run.history[1].metadata).not.toHaveProperty('model');
   });
 
+  it("hands the runner the job's language: none (a job from an older API) is en, ru is ru, an unknown one is refused", async () => {
+    const runner = new ScriptedAgentRunner();
+    await start({}, runner);
+    const thread = await bed.newChat();
+    const older = await bed.enqueue(thread, scriptedMessage({}));
+    await bed.waitForEvent(older.turnId, 'turn.done');
+    const russian = await bed.enqueue(thread, scriptedMessage({}), { language: 'ru' });
+    await bed.waitForEvent(russian.turnId, 'turn.done');
+    expect(runner.runs.map((r) => [r.turnId, r.language])).toEqual([
+      [older.turnId, 'en'],
+      [russian.turnId, 'ru'],
+    ]);
+    const unknown = await bed.enqueue(thread, scriptedMessage({}), { language: 'fr' });
+    expect(await bed.waitForEvent(unknown.turnId)).toMatchObject({ type: 'turn.error' });
+    expect(runner.runs.map((r) => r.turnId)).not.toContain(unknown.turnId);
+  });
+
   it("refuses a job whose owner is not the thread's: turn.error FORBIDDEN, the agent never runs", async () => {
     const worker = await start();
     const thread = await bed.newChat();

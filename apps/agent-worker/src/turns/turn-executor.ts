@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { isUUID } from 'class-validator';
-import type { ChatEventBody, RunTurnJobData, RunTurnJobResult, TurnErrorCode } from '@corpus-chat/contracts';
+import { OPERATOR_LANGUAGES, type ChatEventBody, type RunTurnJobData, type RunTurnJobResult, type TurnErrorCode } from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import {
   AGENT_RUNNER,
@@ -164,6 +164,7 @@ export class TurnExecutor {
         ownerId: loaded.ownerId,
         history,
         userMessage: loaded.userContent,
+        language: data.language ?? 'en',
         signal: controller.signal,
         emit,
       });
@@ -306,5 +307,8 @@ function validJobData(data: unknown): RunTurnJobData {
     if (typeof d[key] !== 'string' || !isUUID(d[key] as string))
       throw new UnrecoverableError(`job data: ${key} must be a UUID`);
   }
+  // An older API enqueued no language (answered in English); an unknown one fails without retry.
+  if (d.language !== undefined && !(OPERATOR_LANGUAGES as readonly unknown[]).includes(d.language))
+    throw new UnrecoverableError(`job data: language must be one of ${OPERATOR_LANGUAGES.join(', ')}`);
   return d as unknown as RunTurnJobData;
 }

@@ -72,6 +72,8 @@ export interface ScriptedRun {
   turnId: string;
   history: AgentTurnContext['history'];
   userMessage: string;
+  /** The answer language the turn carried. */
+  language: AgentTurnContext['language'];
   startedAt: number;
   endedAt?: number;
   outcome?: 'done' | 'aborted' | 'failed';
@@ -95,6 +97,7 @@ export class ScriptedAgentRunner implements AgentRunner {
       turnId: ctx.turnId,
       history: ctx.history,
       userMessage: ctx.userMessage,
+      language: ctx.language,
       startedAt: Date.now(),
     };
     this.runs.push(record);

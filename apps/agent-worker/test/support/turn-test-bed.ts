@@ -97,13 +97,15 @@ export class TurnTestBed {
   async enqueue(
     thread: { chatId: string; ownerId: string },
     content: string,
-    opts: { attempts?: number; jobOwnerId?: string } = {},
+    opts: { attempts?: number; jobOwnerId?: string; language?: string } = {},
   ): Promise<{ turnId: string; userMessageId: string }> {
     const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, { content, autoTitle: 'test' });
     await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
+    // `language` is written as given (also a value no API would send) to test the worker's check.
+    const language = opts.language === undefined ? {} : { language: opts.language as RunTurnJobData['language'] };
     await this.queue.add(
       JobNames.runTurn,
-      { turnId: t.turnId, chatId: t.chatId, ownerId: opts.jobOwnerId ?? t.ownerId, userMessageId: t.userMessageId },
+      { turnId: t.turnId, chatId: t.chatId, ownerId: opts.jobOwnerId ?? t.ownerId, userMessageId: t.userMessageId, ...language },
       { jobId: t.turnId, attempts: opts.attempts ?? 2, backoff: { type: 'fixed', delay: 100 } },
     );
     return { turnId: t.turnId, userMessageId: t.userMessageId };

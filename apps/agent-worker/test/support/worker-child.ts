@@ -1,5 +1,6 @@
 /**
- * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
+ * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner
+ * (or, with `TEST_AGENT=production`, the real agent),
  * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
  * it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
  * and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
@@ -17,11 +18,16 @@ import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
+  // TEST_AGENT=production: the real agent (built-in planner unless a model server is configured).
+  // Imported only then: the real agent's modules would slow every scripted worker's start-up.
+  const agentModule =
+    process.env['TEST_AGENT'] === 'production'
+      ? await import('../../src/agent').then(({ AgentModule, loadAgentConfig }) => AgentModule.forRoot({ config: loadAgentConfig() }))
+      : ScriptedRunnerModule.forRoot(
+          new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
+        );
   const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(
-        new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
-      ),
-    }),
+    WorkerModule.forRoot({ env, agentModule }),
     { bufferLogs: true },
   );
   app.useLogger(app.get(Logger));

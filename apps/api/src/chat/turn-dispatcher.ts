@@ -1,13 +1,14 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
+import { DataSource } from 'typeorm';
 import {
   CHAT_TURNS_QUEUE,
   JobNames,
   type RunTurnJobData,
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
-import { type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
+import { operatorLanguage, type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
   finishTurn,
   settleBullConnections,
@@ -60,6 +61,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     private readonly cancels: TurnCancelSignals,
     private readonly ledger: TurnLedger,
     private readonly env: ApiEnv,
+    private readonly db: DataSource,
   ) {}
 
   /** Nest closes the queue next; a connection still connecting must finish first (see `settleBullConnections`). */
@@ -100,6 +102,8 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
       chatId: turn.chatId,
       ownerId: turn.ownerId,
       userMessageId: turn.userMessageId,
+      // The language when the question is queued: a later switch does not change this answer's.
+      language: await operatorLanguage(this.db, turn.ownerId),
     };
     await this.redis('add turn job', () =>
       this.queue.add(JobNames.runTurn, data, {

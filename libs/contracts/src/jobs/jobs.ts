@@ -1,3 +1,5 @@
+import type { OperatorLanguage } from '../operators/operator-roles';
+
 /**
  * BullMQ queue and job names. Renaming one strands jobs already waiting in Redis under the old
  * name: drain the queue first.
@@ -15,6 +17,11 @@ export interface RunTurnJobData {
   ownerId: string;
   /** The operator's message that started this turn. */
   userMessageId: string;
+  /**
+   * The operator's language when the question was asked (answers are written in it). Absent in
+   * jobs an older API enqueued: read as `en`.
+   */
+  language?: OperatorLanguage;
 }
 
 /** The one union of jobs on the wire. */

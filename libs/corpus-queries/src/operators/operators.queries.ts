@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { OperatorLanguage } from '@corpus-chat/contracts';
 import { OperatorEntity } from './operator.entity';
 
 /**
@@ -16,6 +17,12 @@ export function findOperatorByUsername(db: DataSource | EntityManager, username:
 /** The operator with id `id` (a UUID), or `null`. */
 export function findOperatorById(db: DataSource | EntityManager, id: string): Promise<OperatorEntity | null> {
   return db.getRepository(OperatorEntity).findOneBy({ id });
+}
+
+/** The answer language operator `id` chose, or `en` when no such operator exists. */
+export async function operatorLanguage(db: DataSource | EntityManager, id: string): Promise<OperatorLanguage> {
+  const row = await db.getRepository(OperatorEntity).findOne({ where: { id }, select: { id: true, language: true } });
+  return row?.language ?? 'en';
 }
 
 /**

@@ -218,7 +218,7 @@ export class OpenAiModelRunner {
     let context: ReturnType<typeof buildModelContext>;
     try {
       context = buildModelContext({
-        systemPrompt: buildSystemPrompt(),
+        systemPrompt: buildSystemPrompt(ctx.language),
         tools,
         history: ctx.history,
         userMessage: ctx.userMessage,

@@ -35,7 +35,7 @@ const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed:
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
 export const QUOTE_MAX_CHARS = 80;
 /** Cuts `s` to at most `n` code points, ending in "…" when cut (never inside a surrogate pair). */
-const cut = (s: string, n: number) => {
+export const cut = (s: string, n: number) => {
   if (s.length <= n) return s;
   const points = Array.from(s);
   return points.length > n ? `${points.slice(0, n - 1).join('').trimEnd()}…` : s;

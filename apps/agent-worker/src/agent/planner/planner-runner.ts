@@ -4,30 +4,10 @@ import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, t
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
-import {
-  breakdownAnswer,
-  countAnswer,
-  detailAnswer,
-  followUpNote,
-  md,
-  NO_PREVIOUS_ANSWER,
-  outOfScopeAnswer,
-  tooLongAnswer,
-  overviewAnswer,
-  rankedGroups,
-  reportCountAnswer,
-  reportHintAnswer,
-  reportListAnswer,
-  reportsWithAnswer,
-  scopedCountAnswer,
-  topAnswer,
-  unsupportedAnswer,
-  type ScopedCount,
-} from './answer-writer';
+import { rankedGroups, type ScopedCount } from './answer-writer';
+import { answerWriter, type AnswerWriter } from './answer-writers';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
 import { matchReportNames, matchScanners } from './report-names';
-import { comparisonAnswer } from './scan-comparison';
-import { shareAnswer } from './share-answer';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -74,12 +54,14 @@ export class PlannerRunner {
     const recorder = new TurnRecorder(ctx, this.tools, previous);
     const plan = this.normalise(parseQuestion(ctx.userMessage, previous));
     const state: FollowUpState = { scope: previous.lastScope };
+    // Answers are written in the turn's language, whatever language the question was asked in.
+    const w = answerWriter(ctx.language);
     let answer: string;
     try {
-      answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state);
+      answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state, w) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
     } catch (e) {
       if (!(e instanceof ToolFailed)) throw e;
-      answer = failed(e.failure);
+      answer = w.failed(e.failure.error);
     }
     for (const piece of splitForStreaming(answer)) await recorder.say(piece);
     const metadata = recorder.metadata(BUILTIN_MODEL);
@@ -104,45 +86,45 @@ export class PlannerRunner {
     return plan;
   }
 
-  private async answer(plan: PlannedQuestion, rec: TurnRecorder, lastIds: number[], state: FollowUpState): Promise<string> {
+  private async answer(plan: PlannedQuestion, rec: TurnRecorder, lastIds: number[], state: FollowUpState, w: AnswerWriter): Promise<string> {
     switch (plan.kind) {
       case 'out_of_scope':
-        return outOfScopeAnswer(plan.reason);
+        return w.outOfScope(plan.reason);
       case 'too_long':
-        return tooLongAnswer(plan.length, PLANNER_MAX_QUESTION_CHARS);
+        return w.tooLong(plan.length, PLANNER_MAX_QUESTION_CHARS);
       case 'no_previous':
       case 'group_ref':
-        return NO_PREVIOUS_ANSWER;
+        return w.noPrevious;
       case 'unsupported':
-        return unsupportedAnswer(plan.parts, plan.understood);
+        return w.unsupported(plan.parts, plan.understood);
       case 'count_reports': {
         const r = await call(rec, 'list_all_reports', {});
-        return r.ok ? reportCountAnswer(r.result) : failed(r);
+        return r.ok ? w.reportCount(r.result) : w.failed(r.error);
       }
       case 'list_reports': {
         const r = await call(rec, 'list_all_reports', {});
-        return r.ok ? reportListAnswer(r.result) : failed(r);
+        return r.ok ? w.reportList(r.result) : w.failed(r.error);
       }
       case 'overview': {
         const r = await call(rec, 'get_corpus_overview', {});
-        return r.ok ? overviewAnswer(r.result) : failed(r);
+        return r.ok ? w.overview(r.result) : w.failed(r.error);
       }
       case 'compare': {
         const r = await call(rec, 'compare_reports', { baseline: plan.baseline, ...(plan.report ? { report: plan.report } : {}), ordered: plan.ordered });
-        return r.ok ? comparisonAnswer(plan, r.result, md) : `I did not compare them: ${md(r.error)}`;
+        return r.ok ? w.comparison(plan, r.result) : w.comparisonFailed(r.error);
       }
       case 'share': {
-        const resolved = await this.resolveReport(plan, rec);
+        const resolved = await this.resolveReport(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
-        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state);
+        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state, w);
       }
       case 'count_findings':
       case 'top':
       case 'breakdown':
       case 'reports_with': {
-        const resolved = await this.resolveReport(plan, rec);
+        const resolved = await this.resolveReport(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
-        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state);
+        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w);
       }
       case 'detail':
       case 'detail_ref': {
@@ -150,14 +132,12 @@ export class PlannerRunner {
         if (plan.kind === 'detail') id = plan.id;
         else {
           const at = plan.position < 0 ? lastIds.length + plan.position : plan.position;
-          if (at < 0 || at >= lastIds.length) {
-            return `The previous answer showed ${lastIds.length === 1 ? 'one finding' : 'fewer findings than that'}; ask for a finding by its id, for example "show finding" followed by the id.`;
-          }
+          if (at < 0 || at >= lastIds.length) return w.fewerFindings(lastIds.length);
           id = lastIds[at];
         }
         const r = await call(rec, 'finding_detail', { id });
-        if (!r.ok) return failed(r);
-        return r.result.found ? detailAnswer(r.result.finding) : `There is no finding with id ${id} (finding_detail found none).`;
+        if (!r.ok) return w.failed(r.error);
+        return r.result.found ? w.detail(r.result.finding) : w.noSuchFinding(id);
       }
     }
   }
@@ -167,7 +147,7 @@ export class PlannerRunner {
    * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
    * without a number instead.
    */
-  private async resolveReport(plan: CountingPlan, rec: TurnRecorder): Promise<CountingPlan | string> {
+  private async resolveReport(plan: CountingPlan, rec: TurnRecorder, w: AnswerWriter): Promise<CountingPlan | string> {
     const hint = plan.reportHint;
     if (!hint) return plan;
     const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
@@ -182,11 +162,11 @@ export class PlannerRunner {
       const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
       return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } } : {}) };
     }
-    if (matches.length !== 1) return reportHintAnswer(hint, matches);
+    if (matches.length !== 1) return w.reportHint(hint, matches);
     const reportName = matches[0];
     if (hint.negated) {
       if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
-        return unsupportedAnswer([{ text: hint.text, reason: 'combination' }], plan);
+        return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
       }
       const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
       return { ...plan, scope, ...(plan.asked ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } } : {}) };
@@ -200,53 +180,53 @@ export class PlannerRunner {
    * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
    * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
    */
-  private async groupRef(position: number, previous: LastAnswerState, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+  private async groupRef(position: number, previous: LastAnswerState, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
     const listed = previous.lastGroups!;
     const at = position < 0 ? listed.groups.length + position : position;
     const g = listed.groups[at];
-    if (!g) return `The previous answer listed ${listed.groups.length === 1 ? 'one' : 'fewer'} ${listed.groupBy === 'cwe' ? 'CWE ids' : `${listed.groupBy}s`} than that; ask about one by name.`;
+    if (!g) return w.fewerGroups(listed);
     const part: FindingFilter | undefined =
       listed.groupBy === 'report' ? { reportName: g.label } : listed.groupBy === 'cwe' && g.key !== 'none' ? { cwe: Number(g.key) } : listed.groupBy === 'format' && g.key !== 'none' ? { format: g.key as ReportFormat } : listed.groupBy === 'severity' ? { severity: g.key as Severity } : undefined;
-    if (!part) return `I can't count the findings of ${md(g.label)} exactly: a finding title is not a filter the tools take. Ask "how many findings mention …" with its words instead.`;
+    if (!part) return w.titleNotFilter(g.label);
     const filter = mergeFilters(previous.lastFilter ?? {}, part);
     const plan: CountingPlan = { kind: 'count_findings', list: true, filter, followUp: true, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
     state.groups = listed;
-    return `From the previous ranking, ${md(g.label)}:\n\n${await this.count(plan, rec, state)}`;
+    return `${w.fromRanking(g.label)}\n\n${await this.count(plan, rec, state, w)}`;
   }
 
   /** A share: the part's exact count over the whole's, both from search_findings. */
-  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
+  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
     const { reportName, reportId, scanner } = plan.filter;
     const whole = { ...plan.whole, ...(reportName ? { reportName } : {}), ...(reportId !== undefined ? { reportId } : {}), ...(scanner ? { scanner } : {}) };
     const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
-    if (!part.ok) return failed(part);
+    if (!part.ok) return w.failed(part.error);
     const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
-    if (!all.ok) return failed(all);
+    if (!all.ok) return w.failed(all.error);
     state.counted = true;
     state.filter = part.filter;
     state.listed = part.result.rows.length > 0;
-    return shareAnswer(part.result, all.result);
+    return w.share(part.result, all.result);
   }
 
   /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState): Promise<string> {
-    const note = plan.followUp && plan.previous && plan.asked ? followUpNote(plan.previous, plan.asked, plan) : undefined;
+  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
+    const note = plan.followUp && plan.previous && plan.asked ? w.followUpNote(plan.previous, plan.asked, plan) : undefined;
     const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
     state.scope = scope;
     state.counted = true;
     if (plan.kind === 'count_findings') {
       if (!scope) {
         const r = await call(rec, 'search_findings', { ...plan.filter, limit: plan.list ? LIST_ROWS : COUNT_ROWS });
-        if (!r.ok) return failed(r);
+        if (!r.ok) return w.failed(r.error);
         state.filter = r.filter;
         state.listed = r.result.rows.length > 0;
-        const missing = unknownReport(plan.filter, r.result.filter);
-        return (missing ? `${missing}\n\n` : '') + countAnswer(r.result, { note });
+        const missing = plan.filter.reportName && !r.result.filter.reportFilename ? w.unknownReport(plan.filter.reportName) : undefined;
+        return (missing ? `${missing}\n\n` : '') + w.count(r.result, { note });
       }
       const c = await scopedCount(rec, plan.filter, scope);
       state.filter = plan.filter;
-      const listNote = plan.list ? '\n\nTo list the findings themselves, ask for one severity at a time (the search tool takes one severity).' : '';
-      return scopedCountAnswer(c, note) + listNote;
+      const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
+      return w.scopedCount(c, note) + listNote;
     }
     const r = scope ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope) : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
     state.filter = plan.filter;
@@ -257,9 +237,9 @@ export class PlannerRunner {
     }
     const listed = plan.kind === 'top' ? rankedGroups(r, plan.n) : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict' ? r.groups : [];
     if (listed.length) state.groups = { groupBy: r.groupBy, groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })) };
-    if (plan.kind === 'top') return topAnswer(r, plan.n, { scope, note });
-    if (plan.kind === 'breakdown') return breakdownAnswer(r, { scope, note });
-    return reportsWithAnswer(r, { scope, note });
+    if (plan.kind === 'top') return w.top(r, plan.n, { scope, note });
+    if (plan.kind === 'breakdown') return w.breakdown(r, { scope, note });
+    return w.reportsWith(r, { scope, note });
   }
 }
 
@@ -346,16 +326,6 @@ function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): Provena
   if (previous.lastFilter) facts.push({ name: 'previous answer', args: {}, content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }) });
   if (plan.kind === 'too_long') facts.push({ name: 'planner', args: {}, content: JSON.stringify({ messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS }) });
   return facts;
-}
-
-function failed(r: Failure): string {
-  return `I could not get that number: ${md(r.error)}`;
-}
-
-/** A note when the question named a report the query layer did not find. */
-function unknownReport(asked: FindingFilter, applied: { reportFilename?: string }): string | undefined {
-  if (asked.reportName && !applied.reportFilename) return `Note: no report named ${md(asked.reportName)} was found, so nothing matches it.`;
-  return undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { consume, negationBefore, scan, spanText, type Scan } from './question-s
 import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
 import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
 import { parseShare } from './question-share';
+import { inOperatorsWords, readRussian } from './russian-vocabulary';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
 import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
@@ -241,6 +242,12 @@ export const PLANNER_MAX_QUESTION_CHARS = 2000;
  */
 export function parseQuestion(question: string, previous: PreviousAnswer = {}): PlannedQuestion {
   if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
+  // A Russian question is read in the vocabulary's English words; a refusal quotes the operator's own.
+  const russian = readRussian(question);
+  return russian ? inOperatorsWords(parseWords(russian.text, previous), russian.original) : parseWords(question, previous);
+}
+
+function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion {
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };

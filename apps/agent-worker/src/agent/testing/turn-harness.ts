@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, OperatorLanguage } from '@corpus-chat/contracts';
 import type { AgentRunner, AgentTurnContext, AgentTurnOutcome, HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
 
 export { numbersIn } from '../../eval/answer-score';
@@ -17,7 +17,11 @@ export class TestThread {
   readonly history: HistoryMessage[] = [];
   private n = 0;
 
-  constructor(private readonly runner: AgentRunner) {}
+  /** `language`: the operator's answer language the turns carry (none: as a job from an older API). */
+  constructor(
+    private readonly runner: AgentRunner,
+    private readonly opts: { language?: OperatorLanguage } = {},
+  ) {}
 
   /** Runs one turn with `message`; appends both messages to the history. */
   async ask(message: string, opts: { signal?: AbortSignal; onEvent?: (e: RunnerEvent) => void } = {}): Promise<CapturedTurn> {
@@ -29,6 +33,7 @@ export class TestThread {
       ownerId: 'owner-test',
       history: [...this.history],
       userMessage: message,
+      ...(this.opts.language ? { language: this.opts.language } : {}),
       signal: opts.signal ?? new AbortController().signal,
       emit: async (e) => {
         events.push(e);
