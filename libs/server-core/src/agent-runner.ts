@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata, ChatEventBody, MessageRole } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, ChatEventBody, MessageRole, TurnAttachment } from '@corpus-chat/contracts';
 
 /**
  * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
@@ -24,6 +24,8 @@ export interface AgentTurnContext {
   history: HistoryMessage[];
   /** The operator's new message. */
   userMessage: string;
+  /** The file attached to the thread before this message (its report scopes "this file", "it"). */
+  attachment?: TurnAttachment | null;
   /** Aborted on cancel, timeout or shutdown: stop the model request and the tool loop. */
   signal: AbortSignal;
   /** Publishes one event (seq and timestamps are added by the pipeline); resolves once it is published in order. */

@@ -157,6 +157,7 @@ export class TurnExecutor {
     });
     aborted.catch(() => undefined);
     try {
+      const attachment = await this.ledger.attachment(turn.id);
       turnTrace.mark(turn.id, 'worker.runner-start');
       const run = this.runner.run({
         chatId,
@@ -164,6 +165,7 @@ export class TurnExecutor {
         ownerId: loaded.ownerId,
         history,
         userMessage: loaded.userContent,
+        attachment,
         signal: controller.signal,
         emit,
       });
