@@ -1,7 +1,7 @@
 /**
- * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner,
- * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
- * it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
+ * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner
+ * (the real agent with `TEST_AGENT=builtin`), configured by the environment (`testWorkerEnv`).
+ * Sends `{type: 'ready', workerId}` over IPC when it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
  * and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
  * (running turns finish first), SIGKILL is the crash.
  *
@@ -10,6 +10,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { AgentModule } from '../../src/agent';
 import { loadWorkerEnv } from '../../src/config/worker-env';
 import { WORKER_ID } from '../../src/turns/turn-executor';
 import { WorkerModule } from '../../src/worker.module';
@@ -18,9 +19,13 @@ import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
   const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule: ScriptedRunnerModule.forRoot(
-        new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
-      ),
+    WorkerModule.forRoot({
+      env,
+      // TEST_AGENT=builtin: the real agent (the planner with no model configured), for tests of its answers.
+      agentModule:
+        process.env['TEST_AGENT'] === 'builtin'
+          ? AgentModule.forRoot()
+          : ScriptedRunnerModule.forRoot(new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome }))),
     }),
     { bufferLogs: true },
   );

@@ -21,7 +21,7 @@ export interface UploadedReportFile {
  * Multer decodes multipart file names as latin1; browsers send UTF-8. Re-decode when the bytes
  * form valid UTF-8 (plain ASCII names are unchanged either way).
  */
-function utf8Name(name: string): string {
+export function utf8Name(name: string): string {
   const bytes = Buffer.from(name, 'latin1');
   const decoded = bytes.toString('utf8');
   return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
@@ -59,6 +59,15 @@ export class ImportsService {
       await removeFiles(files.map((f) => f.path));
       throw e;
     }
+    return (await this.enqueue(jobs, operatorId)).map(importJobView);
+  }
+
+  /**
+   * Adds the jobs of imports recorded (and committed) by the caller. @throws
+   * ServiceUnavailableException when Redis cannot take them: the imports (and what refers to them)
+   * and their files are then removed, so nothing stays half-queued.
+   */
+  async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
       // The job id is the import id, so a retried add is a no-op.
       await this.queue.addBulk(
@@ -75,7 +84,7 @@ export class ImportsService {
       throw new ServiceUnavailableException('The import queue (Redis) is unavailable; nothing was imported. Try again shortly.');
     }
     for (const job of jobs) this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
-    return jobs.map(importJobView);
+    return jobs;
   }
 
   async list(operatorId: string): Promise<ImportJobView[]> {
