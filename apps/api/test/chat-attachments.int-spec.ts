@@ -14,6 +14,7 @@ import {
   REPORT_FORMATS,
   SEVERITIES,
   type Severity,
+  SUPPORTED_IMPORT_FORMATS,
 } from '@corpus-chat/contracts';
 import { parseReportFile } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
@@ -136,7 +137,9 @@ describe('chat attachments', () => {
     const { answer, calls } = await ask(chatId, 'how many criticals in it?');
     expect(answer).toContain('was not imported');
     expect(answer).toContain('unrecognised format');
-    expect(failed.error).toMatch(/unrecognised format/);
+    expect(failed.error).toMatch(/^unrecognised format: .*<testsuites>/);
+    // The refusal names what can be imported, as IMPORT-RULES.md names the formats.
+    expect(failed.error).toContain(`Supported formats: ${SUPPORTED_IMPORT_FORMATS}`);
     expect(calls).toEqual([]);
   });
 
