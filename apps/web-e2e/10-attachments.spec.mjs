@@ -1,4 +1,4 @@
-/* global DataTransfer, File -- the functions passed to page.evaluate run in the browser */
+/* global DataTransfer, File, document -- the functions passed to page.evaluate run in the browser */
 /**
  * Scanner files in: a Burp Suite XML export uploaded on the Reports page lists its report with the
  * count the importer stored, and a Nessus file dropped on the chat composer is imported through the
