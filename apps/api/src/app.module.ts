@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
+import { CHAT_ATTACHMENT_MAX_BYTES } from '@corpus-chat/contracts';
+import { ChatAttachmentsModule } from './attachments/chat-attachments.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
@@ -29,6 +31,7 @@ export class AppModule {
         AuthModule.forRoot(env),
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
         CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES, uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
+        ChatAttachmentsModule.forRoot({ maxBytes: Math.min(CHAT_ATTACHMENT_MAX_BYTES, env.IMPORT_MAX_BYTES), uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
       ],
     };
   }

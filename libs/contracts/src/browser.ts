@@ -8,6 +8,8 @@ export * from './corpus/corpus.types';
 export type * from './corpus/scan-comparison';
 export type * from './corpus/scan-comparison.dto';
 export * from './corpus/import-jobs';
+export * from './corpus/import-formats';
+export type * from './chat/chat-attachments';
 export * from './tools/tools';
 export * from './triage/triage.types';
 export * from './events/chat-events';

@@ -9,6 +9,8 @@ export * from './corpus/corpus.dto';
 export * from './triage/triage.types';
 export * from './triage/triage.dto';
 export * from './corpus/import-jobs';
+export * from './corpus/import-formats';
+export type * from './chat/chat-attachments';
 export * from './tools/tools';
 export * from './tools/tool-args.schema';
 export * from './corpus/finding-filter.schema';

@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata, ChatEventBody, MessageRole, OperatorLanguage } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, ChatEventBody, MessageRole, OperatorLanguage, TurnAttachment } from '@corpus-chat/contracts';
 
 /**
  * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
@@ -26,6 +26,8 @@ export interface AgentTurnContext {
   userMessage: string;
   /** The language to answer in (the operator's when the question was asked); `en` when absent. */
   language?: OperatorLanguage;
+  /** The file attached to the thread before this message (its report scopes "this file", "it"). */
+  attachment?: TurnAttachment | null;
   /** Aborted on cancel, timeout or shutdown: stop the model request and the tool loop. */
   signal: AbortSignal;
   /** Publishes one event (seq and timestamps are added by the pipeline); resolves once it is published in order. */

@@ -157,6 +157,7 @@ export class TurnExecutor {
     });
     aborted.catch(() => undefined);
     try {
+      const attachment = await this.ledger.attachment(turn.id);
       turnTrace.mark(turn.id, 'worker.runner-start');
       const run = this.runner.run({
         chatId,
@@ -165,6 +166,7 @@ export class TurnExecutor {
         history,
         userMessage: loaded.userContent,
         language: data.language ?? 'en',
+        attachment,
         signal: controller.signal,
         emit,
       });

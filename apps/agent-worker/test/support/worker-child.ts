@@ -1,7 +1,7 @@
 /**
  * A worker process for crash and shutdown tests: the real `WorkerModule` with the scripted runner
- * (or, with `TEST_AGENT=production`, the real agent),
- * configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
+ * (or, with `TEST_AGENT=production` or `builtin`, the real agent: the built-in planner unless a model
+ * server is configured), configured by the environment (`testWorkerEnv`). Sends `{type: 'ready', workerId}` over IPC when
  * it consumes jobs, `{type: 'run-ended', turnId, outcome}` when the scripted runner finished a run
  * and `{type: 'stopping'}` when SIGTERM arrived; SIGTERM closes it gracefully
  * (running turns finish first), SIGKILL is the crash.
@@ -18,10 +18,10 @@ import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
 async function main(): Promise<void> {
   const env = loadWorkerEnv();
-  // TEST_AGENT=production: the real agent (built-in planner unless a model server is configured).
-  // Imported only then: the real agent's modules would slow every scripted worker's start-up.
+  // TEST_AGENT=production (or builtin): the real agent (built-in planner unless a model server is
+  // configured). Imported only then: the real agent's modules would slow every scripted worker's start-up.
   const agentModule =
-    process.env['TEST_AGENT'] === 'production'
+    ['production', 'builtin'].includes(process.env['TEST_AGENT'] ?? '')
       ? await import('../../src/agent').then(({ AgentModule, loadAgentConfig }) => AgentModule.forRoot({ config: loadAgentConfig() }))
       : ScriptedRunnerModule.forRoot(
           new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),

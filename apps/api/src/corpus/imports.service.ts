@@ -30,7 +30,7 @@ export interface UploadedReportFile {
  * Multer decodes multipart file names as latin1; browsers send UTF-8. Re-decode when the bytes
  * form valid UTF-8 (plain ASCII names are unchanged either way).
  */
-function utf8Name(name: string): string {
+export function utf8Name(name: string): string {
   const bytes = Buffer.from(name, 'latin1');
   const decoded = bytes.toString('utf8');
   return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
@@ -68,6 +68,15 @@ export class ImportsService {
       await removeFiles(files.map((f) => f.path));
       throw e;
     }
+    return (await this.enqueue(jobs, operatorId)).map(importJobView);
+  }
+
+  /**
+   * Adds the jobs of imports recorded (and committed) by the caller. @throws
+   * ServiceUnavailableException when Redis cannot take them: the imports (and what refers to them)
+   * and their files are then removed, so nothing stays half-queued.
+   */
+  async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
       await this.queue.addBulk(jobs.map((job) => importJob(job.id)));
     } catch (e) {
@@ -77,7 +86,7 @@ export class ImportsService {
       throw new ServiceUnavailableException('The import queue (Redis) is unavailable; nothing was imported. Try again shortly.');
     }
     for (const job of jobs) this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
-    return jobs.map(importJobView);
+    return jobs;
   }
 
   /**

@@ -111,6 +111,23 @@ const restTable: Record<string, Check> = {
     expect(after.messages).toHaveLength(before);
     expect(after.activeTurn?.turnId).toBe(turnId);
   },
+  'GET /api/chats/:id/attachments': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}/attachments`).set(asB())),
+  'POST /api/chats/:id/attachments': async () => {
+    await expectSameAsUnknown((id) => http().post(`/api/chats/${id}/attachments`).set(asB()).attach('file', Buffer.from('<issues burpVersion="2"/>'), 'b.xml'));
+    expect((await http().get(`/api/chats/${chatId}/attachments`).set(asA())).body).toEqual([]);
+  },
+  'DELETE /api/chats/:id/attachments/:attachmentId': async () => {
+    const own = await http().post(`/api/chats/${chatId}/attachments`).set(asA()).attach('file', Buffer.from('<issues burpVersion="2"/>'), 'a.xml');
+    expect(own.status).toBe(202);
+    const foreign = await http().delete(`/api/chats/${chatId}/attachments/${own.body.id}`).set(asB());
+    const unknown = await http().delete(`/api/chats/${randomUUID()}/attachments/${randomUUID()}`).set(asB());
+    expect(foreign.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(foreign.body.message).toBe(`This chat has no attachment ${own.body.id}.`);
+    const listed = await http().get(`/api/chats/${chatId}/attachments`).set(asA());
+    expect(listed.body.map((x: { id: string }) => x.id)).toEqual([own.body.id]);
+    expect((await http().delete(`/api/chats/${chatId}/attachments/${own.body.id}`).set(asA())).status).toBe(204);
+  },
   'POST /api/chats/:id/turns/:turnId/cancel': async () => {
     const foreign = await http().post(`/api/chats/${chatId}/turns/${turnId}/cancel`).set(asB());
     const unknown = await http().post(`/api/chats/${randomUUID()}/turns/${randomUUID()}/cancel`).set(asB());

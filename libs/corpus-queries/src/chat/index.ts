@@ -4,6 +4,7 @@ export * from './chat-message.entity';
 export * from './chat.repository';
 export * from './turn-ledger';
 export * from './queue-positions';
+export * from './chat-attachments';
 
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';

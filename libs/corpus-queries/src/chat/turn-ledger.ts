@@ -1,5 +1,6 @@
-import type { AssistantMessageMetadata, MessageStatus } from '@corpus-chat/contracts';
+import type { AssistantMessageMetadata, MessageStatus, TurnAttachment } from '@corpus-chat/contracts';
 import { type DataSource, In, Not } from 'typeorm';
+import { findTurnAttachment } from './chat-attachments';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
 import { storableJson, storableText } from './storable';
@@ -179,6 +180,11 @@ export class TurnLedger {
       started: r.started,
       history: r.history ?? [],
     };
+  }
+
+  /** The attachment the turn's question is about (see `findTurnAttachment`), or null. */
+  attachment(turnId: string): Promise<TurnAttachment | null> {
+    return findTurnAttachment(this.db.manager, turnId);
   }
 
   /** The turn's status, or null when it does not exist. */

@@ -56,15 +56,25 @@ export interface StoredUpload {
 export async function createImportJobs(dataSource: DataSource, operatorId: string, uploads: StoredUpload[]): Promise<ImportJobRecord[]> {
   return dataSource.transaction(async (tx) => {
     const records: ImportJobRecord[] = [];
-    for (const upload of uploads) {
-      const [row]: ImportJobRow[] = await tx.query(
-        `INSERT INTO import_jobs (operator_id, filename, upload_path, size_bytes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-        [operatorId, importFileName(upload.filename), upload.uploadPath, upload.sizeBytes],
-      );
-      records.push(toRecord(row));
-    }
+    for (const upload of uploads) records.push(await insertImportJob(tx, operatorId, upload));
     return records;
   });
+}
+
+/** Records one `queued` import of `operatorId` within the caller's transaction `tx`. */
+export async function insertImportJob(tx: EntityManager, operatorId: string, upload: StoredUpload): Promise<ImportJobRecord> {
+  const [row]: ImportJobRow[] = await tx.query(
+    `INSERT INTO import_jobs (operator_id, filename, upload_path, size_bytes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    [operatorId, importFileName(upload.filename), upload.uploadPath, upload.sizeBytes],
+  );
+  return toRecord(row);
+}
+
+/** The imports `ids` of `operatorId` (others' and unknown ids are left out), by id. */
+export async function findImportJobs(manager: EntityManager, operatorId: string, ids: string[]): Promise<Map<string, ImportJobRecord>> {
+  if (!ids.length) return new Map();
+  const rows: ImportJobRow[] = await manager.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = ANY($1::uuid[]) AND operator_id = $2`, [ids, operatorId]);
+  return new Map(rows.map((r) => [r.id, toRecord(r)]));
 }
 
 /** The import `id` if `operatorId` started it (imports are scoped to their operator), else null. */

@@ -1,4 +1,4 @@
-import type { ImportErrorCode } from '@corpus-chat/contracts';
+import { type ImportErrorCode, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
 
 /**
  * Why a file was not imported. Thrown by the parsers and turned into an `ImportOutcome` with
@@ -22,9 +22,9 @@ export const noReport = (): ImportRefusal => new ImportRefusal('EMPTY', 'the fil
 export const notSupportedYet = (format: string): ImportRefusal =>
   new ImportRefusal('UNSUPPORTED_FORMAT', `format ${format} is not supported yet`);
 
-/** Refusal for content in no known format; `detail` says what was seen. */
+/** Refusal for content in no known format; `detail` says what was seen, then the formats there are. */
 export const unrecognised = (detail: string): ImportRefusal =>
-  new ImportRefusal('UNRECOGNISED_FORMAT', `unrecognised format: ${detail}`);
+  new ImportRefusal('UNRECOGNISED_FORMAT', `unrecognised format: ${detail}. Supported formats: ${SUPPORTED_IMPORT_FORMATS}`);
 
 /** Refusal for a file of a known format whose content is malformed at `where`. */
 export const invalidAt = (where: string, why: string): ImportRefusal =>

@@ -7,3 +7,4 @@ export { insertFindings } from './persist-report';
 export { securitySeverity } from './sarif.importer';
 export { stripHtml, cweId } from './text';
 export * from './import-jobs';
+export * from './upload-check';

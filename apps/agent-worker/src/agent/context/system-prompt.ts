@@ -1,4 +1,4 @@
-import { GROUP_BY_KEYS, SEVERITIES, VERDICT_STATUSES, type OperatorLanguage } from '@corpus-chat/contracts';
+import { GROUP_BY_KEYS, SEVERITIES, type OperatorLanguage, type TurnAttachment, VERDICT_STATUSES } from '@corpus-chat/contracts';
 
 /** The prompt per answer language, each built once (they depend on constants only). */
 const systemPrompts = new Map<OperatorLanguage, string>();
@@ -42,3 +42,20 @@ export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
   return prompt;
 }
 
+
+/**
+ * What the model is told about the thread's attached file, after the system prompt: the report it
+ * became, so "this file" and "it" become `reportId` filters; or why there is none to query yet.
+ * The file name is the operator's own, quoted as JSON and cut short.
+ */
+export function attachmentNote(a: TurnAttachment | null | undefined): string {
+  if (!a) return '';
+  const file = JSON.stringify(a.file.slice(0, 200));
+  if (a.status === 'ready' && a.reportId !== null) {
+    return `\n\nThe operator attached report #${a.reportId} (${file}) to this thread${a.duplicate ? ' (the file had been imported before as that report)' : ''}. When they say "this file", "the attachment" or "it", they mean that report: pass reportId ${a.reportId} in the filter of search_findings and count_findings_by.`;
+  }
+  if (a.status === 'queued' || a.status === 'parsing') {
+    return `\n\nThe operator attached the file ${file} to this thread; it is still being imported, so its findings cannot be queried yet. If they ask about it, say so and that they can ask again once it is ready.`;
+  }
+  return `\n\nThe operator attached the file ${file} to this thread, but it was not imported (${a.status}: ${JSON.stringify((a.error ?? 'no reason given').slice(0, 300))}). If they ask about it, say so with that reason; it has no findings.`;
+}

@@ -7,7 +7,7 @@ import type { CorpusTools, ToolExecution, ModelSettings } from '@corpus-chat/cor
 import { AgentTurnError, discoverContextLength, effectiveContextBudget, SERVER_CONTEXT_SHARE, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext, withoutReasoning } from '../context/context-builder';
-import { buildSystemPrompt } from '../context/system-prompt';
+import { attachmentNote, buildSystemPrompt } from '../context/system-prompt';
 import { TOKENS_PER_MESSAGE, countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
 import { lastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
@@ -218,7 +218,7 @@ export class OpenAiModelRunner {
     let context: ReturnType<typeof buildModelContext>;
     try {
       context = buildModelContext({
-        systemPrompt: buildSystemPrompt(ctx.language),
+        systemPrompt: buildSystemPrompt(ctx.language) + attachmentNote(ctx.attachment),
         tools,
         history: ctx.history,
         userMessage: ctx.userMessage,

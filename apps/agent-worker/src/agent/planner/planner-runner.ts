@@ -1,11 +1,12 @@
 import { type CorpusTools, type ToolExecution, type ToolSuccess } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
-import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, type ReportFormat, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
+import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, type ReportFormat, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName, type TurnAttachment } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import { rankedGroups, type ScopedCount } from './answer-writer';
 import { answerWriter, type AnswerWriter } from './answer-writers';
+import { attachmentHeading, attachmentNotReadyAnswer, attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
 import { matchReportNames, matchScanners } from './report-names';
 
@@ -52,13 +53,15 @@ export class PlannerRunner {
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const previous = lastAnswerState(ctx.history);
     const recorder = new TurnRecorder(ctx, this.tools, previous);
-    const plan = this.normalise(parseQuestion(ctx.userMessage, previous));
+    const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
+    const plan = this.normalise(parseQuestion(about?.rest ?? ctx.userMessage, previous));
     const state: FollowUpState = { scope: previous.lastScope };
     // Answers are written in the turn's language, whatever language the question was asked in.
     const w = answerWriter(ctx.language);
     let answer: string;
     try {
-      answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state, w) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
+      if (about && ctx.attachment) answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
+      else answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state, w) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
     } catch (e) {
       if (!(e instanceof ToolFailed)) throw e;
       answer = w.failed(e.failure.error);
@@ -72,7 +75,8 @@ export class PlannerRunner {
     // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
     if (state.counted && !state.listed) metadata.lastFindingIds = [];
     if (state.groups?.groups.length) metadata.lastGroups = state.groups;
-    metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous)] });
+    const attached: ProvenanceEvidence[] = about && ctx.attachment ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }] : [];
+    metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous), ...attached] });
     return { content: recorder.content, metadata };
   }
 
@@ -140,6 +144,23 @@ export class PlannerRunner {
         return r.result.found ? w.detail(r.result.finding) : w.noSuchFinding(id);
       }
     }
+  }
+
+  /**
+   * A question about the thread's attached file ("what's in this file?", "how many criticals in
+   * it?"): an overview by severity of the report it became, or the rest of the question counted
+   * within that report. A file still importing, refused or cancelled gets no number but the reason.
+   */
+  private async aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
+    if (a.status !== 'ready' || a.reportId === null) return attachmentNotReadyAnswer(a);
+    const heading = attachmentHeading(a);
+    if (about.overview || plan.kind === 'overview') {
+      const r = await countBy(rec, 'severity', { reportId: a.reportId });
+      state.counted = true;
+      state.filter = r.filter;
+      return `${heading}\n\n${w.breakdown(r)}`;
+    }
+    return `${heading}\n\n${await this.answer(scopeToReport(plan, a.reportId), rec, [], state, w)}`;
   }
 
   /**

@@ -2,6 +2,7 @@ import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type {
+  ChatAttachmentView,
   ChatDetailView,
   ChatSummaryView,
   CreateChatDto,
@@ -48,6 +49,23 @@ export class ChatApi {
   cancelTurn(chatId: string, turnId: string): Promise<void> {
     return firstValueFrom(
       this.http.post<void>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/cancel`, {}),
+    );
+  }
+
+  listAttachments(chatId: string): Promise<ChatAttachmentView[]> {
+    return firstValueFrom(this.http.get<ChatAttachmentView[]>(`/api/chats/${encodeURIComponent(chatId)}/attachments`));
+  }
+
+  /** `202`: the file is stored and its import queued; `413` over the size limit, `422` not a report file. */
+  attach(chatId: string, file: File): Promise<ChatAttachmentView> {
+    const body = new FormData();
+    body.append('file', file, file.name);
+    return firstValueFrom(this.http.post<ChatAttachmentView>(`/api/chats/${encodeURIComponent(chatId)}/attachments`, body));
+  }
+
+  removeAttachment(chatId: string, attachmentId: string): Promise<void> {
+    return firstValueFrom(
+      this.http.delete<void>(`/api/chats/${encodeURIComponent(chatId)}/attachments/${encodeURIComponent(attachmentId)}`),
     );
   }
 }

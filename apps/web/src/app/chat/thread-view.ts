@@ -13,8 +13,10 @@ import {
 } from '@angular/core';
 import { DatePipe } from '@angular/common';
 import { Router, RouterLink } from '@angular/router';
+import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { AssistantMessage } from './assistant-message';
+import { AttachmentsStore, formatSize } from './attachments-store';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { ConfirmDialog } from './confirm-dialog';
@@ -26,13 +28,19 @@ import { DisplayTextPipe } from '../shared/display-text';
 @Component({
   selector: 'cc-thread-view',
   imports: [AssistantMessage, ConfirmDialog, DatePipe, DisplayTextPipe, RouterLink],
-  providers: [ThreadStore],
+  providers: [ThreadStore, AttachmentsStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class ThreadView {
   protected readonly store = inject(ThreadStore);
+  protected readonly attachments = inject(AttachmentsStore);
+  /** The file picker takes what the Reports page's does. */
+  protected readonly accept = IMPORT_ACCEPT;
+  protected readonly attachTitle = $localize`:@@chat.attach.title:Attach a report file (up to ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit:): ${SUPPORTED_IMPORT_FORMATS}:formats:. Questions about "this file" are then answered from it.`;
+  protected readonly dragging = signal(false);
+  protected readonly size = formatSize;
   private readonly list = inject(ChatListStore);
   private readonly router = inject(Router);
   private readonly socket = inject(ChatSocket);
@@ -51,6 +59,7 @@ export class ThreadView {
   private readonly composer = viewChild<ElementRef<HTMLTextAreaElement>>('composer');
   private readonly titleInput = viewChild<ElementRef<HTMLInputElement>>('titleInput');
   private stickToBottom = true;
+  private dragDepth = 0;
 
   constructor() {
     effect(() => {
@@ -61,6 +70,7 @@ export class ThreadView {
         this.actionError.set(null);
         this.stickToBottom = true;
         void this.store.open(id);
+        void this.attachments.open(id);
       });
     });
     // Follow the conversation while the operator is at the bottom; leave them alone when they scrolled up.
@@ -106,6 +116,45 @@ export class ThreadView {
   protected useSuggestion(text: string): void {
     this.editDraft(text);
     this.focusComposer();
+  }
+
+  protected attachPicked(input: HTMLInputElement): void {
+    const files = Array.from(input.files ?? []);
+    input.value = '';
+    void this.attachments.attach(files);
+    this.focusComposer();
+  }
+
+  protected dragEnter(event: DragEvent): void {
+    if (!event.dataTransfer?.types.includes('Files')) return;
+    event.preventDefault();
+    this.dragDepth++;
+    this.dragging.set(true);
+  }
+
+  protected dragOver(event: DragEvent): void {
+    if (!event.dataTransfer?.types.includes('Files')) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = 'copy';
+  }
+
+  protected dragLeave(): void {
+    this.dragDepth = Math.max(0, this.dragDepth - 1);
+    if (this.dragDepth === 0) this.dragging.set(false);
+  }
+
+  protected attachDropped(event: DragEvent): void {
+    const files = Array.from(event.dataTransfer?.files ?? []);
+    if (!files.length) return;
+    event.preventDefault();
+    this.dragDepth = 0;
+    this.dragging.set(false);
+    void this.attachments.attach(files);
+    this.focusComposer();
+  }
+
+  protected removeLabel(file: string): string {
+    return $localize`:@@chat.attach.remove:Remove ${file}:file:`;
   }
 
   protected stopTurn(): void {

@@ -1,7 +1,7 @@
 import { ChangeDetectionStrategy, Component, inject, signal, viewChild } from '@angular/core';
 import { DatePipe, DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
+import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
 import { ConfirmDialog } from '../chat/confirm-dialog';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS, REPORTS } from '../shared/plurals';
@@ -36,6 +36,7 @@ export class ReportsPage {
   protected readonly severities = SEVERITIES;
   protected readonly statuses = TRIAGE_STATUSES;
   protected readonly accept = IMPORT_ACCEPT;
+  protected readonly formats = SUPPORTED_IMPORT_FORMATS;
   protected readonly columns = COLUMNS;
   protected readonly reportsPlural = REPORTS;
   protected readonly findingsPlural = FINDINGS;

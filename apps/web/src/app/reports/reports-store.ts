@@ -1,6 +1,5 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import {
-  REPORT_FILE_EXTENSIONS,
   type CorpusOverview,
   type ImportJobView,
   type ImportOutcome,
@@ -60,14 +59,8 @@ interface ReportsState {
   page: number;
 }
 
-/** Every file name ending of the importer's formats plus their media types, for the file picker's `accept`. */
-export const IMPORT_ACCEPT = [
-  ...new Set(Object.values(REPORT_FILE_EXTENSIONS).flat()),
-  'application/json',
-  'application/sarif+json',
-  'text/xml',
-  'text/csv',
-].join(',');
+/** The file picker's `accept`, shared with the chat composer's. */
+export { IMPORT_ACCEPT } from '@corpus-chat/contracts';
 
 /** The report list with the corpus totals, and file imports with a result per file. */
 @Injectable()

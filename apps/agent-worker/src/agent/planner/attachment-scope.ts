@@ -1,0 +1,70 @@
+import type { TurnAttachment } from '@corpus-chat/contracts';
+import { md } from './answer-writer';
+import { mergeFilters } from './follow-up-scope';
+import type { PlannedQuestion } from './question-parser';
+
+/**
+ * Words that point at the thread's attached file: "this file", "the attachment", "the uploaded
+ * report", "in it", "does it contain". Matched only when the thread has an attachment.
+ */
+const ATTACHMENT_REFERENCES = [
+  /\b(?:this|that|the|my)\s+(?:attached\s+|uploaded\s+|new\s+)?(?:file|attachment|upload|export)\b/gi,
+  /\b(?:this|that|the)\s+(?:attached|uploaded)\s+(?:report|scan)\b/gi,
+  /\b(?:this|that)\s+(?:report|scan)\b/gi,
+  /\battachment\b/gi,
+  /\b(?:in|of|from|inside|within)\s+it\b/gi,
+  /\b(?:does|did)\s+it\s+(?:contain|have|hold|include)\b/gi,
+  /\bit\s+(?:contains|has|holds|includes)\b/gi,
+];
+
+/** What is left of "what's in this file?" once the reference is taken out: an overview was asked. */
+const OVERVIEW_WORDS = new Set(
+  "what what's whats is are in of inside does do contain contains have has hold holds there the me tell about give show summary summarise summarize overview an a please findings".split(' '),
+);
+
+/** A question about the attachment: the rest of the question, and whether it asked for an overview. */
+export interface AttachmentQuestion {
+  /** The question with the words pointing at the attachment taken out. */
+  rest: string;
+  overview: boolean;
+}
+
+/** `question` as a question about the attached file, or null when it does not point at it. */
+export function attachmentQuestion(question: string): AttachmentQuestion | null {
+  let rest = question;
+  let found = false;
+  for (const pattern of ATTACHMENT_REFERENCES) {
+    rest = rest.replace(pattern, () => {
+      found = true;
+      return ' ';
+    });
+  }
+  if (!found) return null;
+  rest = rest.replace(/\s+/g, ' ').replace(/\s+([?.!,])/g, '$1').trim();
+  const words = rest.toLowerCase().replace(/[’]/g, "'").match(/[a-z']+/g) ?? [];
+  return { rest, overview: words.every((w) => OVERVIEW_WORDS.has(w)) };
+}
+
+/** The plan for the rest of a question about attached report `reportId`: its filter names that report. */
+export function scopeToReport(plan: PlannedQuestion, reportId: number): PlannedQuestion {
+  if (!('filter' in plan)) return plan;
+  const { reportHint: _hint, ...rest } = plan;
+  return { ...rest, filter: mergeFilters(plan.filter, { reportId }) } as PlannedQuestion;
+}
+
+/** The answer when the attachment has no report to count yet (still importing) or never will (failed, cancelled). */
+export function attachmentNotReadyAnswer(a: TurnAttachment): string {
+  const file = `**${md(a.file)}**`;
+  if (a.status === 'queued' || a.status === 'parsing') {
+    return `The attached file ${file} is still being imported (${a.status === 'queued' ? 'waiting for an import worker' : 'being parsed'}), so I can't count its findings yet. Ask again when its chip above the message box says it is ready.`;
+  }
+  if (a.status === 'cancelled') return `The import of the attached file ${file} was cancelled, so nothing of it was stored and there are no findings of it to count.`;
+  return `The attached file ${file} was not imported: ${md(a.error ?? 'the import failed')}. So there are no findings of it to count; attach a file in a supported format, or import it on the Reports page.`;
+}
+
+/** The line an answer about the attachment starts with. */
+export function attachmentHeading(a: TurnAttachment): string {
+  return a.duplicate
+    ? `The attached file **${md(a.file)}** had already been imported as report ${a.reportId}; counting that report.`
+    : `About the attached file **${md(a.file)}** (report ${a.reportId}):`;
+}

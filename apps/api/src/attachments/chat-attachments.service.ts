@@ -1,0 +1,69 @@
+import fs from 'node:fs/promises';
+import { Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type ChatAttachmentView, isImportJobFinished, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
+import { chatAttachmentView, createChatAttachment, deleteChatAttachment, listChatAttachments, mayBeReportFile } from '@corpus-chat/corpus-queries';
+import { ImportsService, type UploadedReportFile, utf8Name } from '../corpus/imports.service';
+
+const chatNotFound = () => new NotFoundException('Chat not found.');
+
+/**
+ * Files attached to a thread: each is recorded with its import in one transaction, then queued on
+ * the same `imports` job as an upload on the Reports page. Scoped to the thread's owner.
+ */
+@Injectable()
+export class ChatAttachmentsService {
+  private readonly logger = new Logger(ChatAttachmentsService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly imports: ImportsService,
+  ) {}
+
+  /**
+   * Attaches the uploaded `file` to thread `chatId`. @throws UnprocessableEntityException (422)
+   * for content no importer reads (binary: images, archives, office documents), listing the
+   * supported formats; NotFoundException for a thread that is not the operator's;
+   * ServiceUnavailableException when the queue is down. The stored upload is removed on each.
+   */
+  async attach(ownerId: string, chatId: string, file: UploadedReportFile): Promise<ChatAttachmentView> {
+    const filename = utf8Name(file.originalname);
+    let record: Awaited<ReturnType<typeof createChatAttachment>>;
+    try {
+      if (!(await mayBeReportFile(file.path))) {
+        throw new UnprocessableEntityException(
+          `${filename.slice(0, 200)} is not a report file Corpus Chat can import; nothing was attached. Supported formats: ${SUPPORTED_IMPORT_FORMATS}.`,
+        );
+      }
+      record = await createChatAttachment(this.dataSource, ownerId, chatId, { filename, uploadPath: file.path, sizeBytes: file.size });
+      if (!record) throw chatNotFound();
+    } catch (e) {
+      await fs.rm(file.path, { force: true });
+      throw e;
+    }
+    // Deleting the import on a queue failure deletes the attachment with it (foreign key cascade).
+    await this.imports.enqueue([record.import], ownerId);
+    this.logger.log({ operatorId: ownerId, chatId, attachmentId: record.id, importId: record.import.id }, 'file attached');
+    return chatAttachmentView(record);
+  }
+
+  /** The thread's attachments, oldest first. @throws NotFoundException */
+  async list(ownerId: string, chatId: string): Promise<ChatAttachmentView[]> {
+    const records = await listChatAttachments(this.dataSource.manager, ownerId, chatId);
+    if (!records) throw chatNotFound();
+    return records.map(chatAttachmentView);
+  }
+
+  /**
+   * Takes an attachment off the thread, cancelling its import if it is still running; a report
+   * already imported stays in the corpus. @throws NotFoundException
+   */
+  async remove(ownerId: string, chatId: string, attachmentId: string): Promise<void> {
+    const removed = await deleteChatAttachment(this.dataSource, ownerId, chatId, attachmentId);
+    if (!removed) throw new NotFoundException(`This chat has no attachment ${attachmentId}.`);
+    if (!isImportJobFinished(removed.import.status)) {
+      // It may end meanwhile (409): then there is nothing left to stop.
+      await this.imports.cancel(ownerId, removed.import.id).catch((e: Error) => this.logger.log(`attachment ${attachmentId}: import not cancelled (${e.message})`));
+    }
+  }
+}
