@@ -18,6 +18,7 @@ export * from './operators/operator-roles';
 export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
 export type * from './triage/triage.dto';
+export type * from './pdf-reports/pdf-reports.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';

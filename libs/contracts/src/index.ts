@@ -9,6 +9,7 @@ export * from './corpus/corpus.dto';
 export * from './triage/triage.types';
 export * from './triage/triage.dto';
 export * from './corpus/import-jobs';
+export * from './pdf-reports/pdf-reports.dto';
 export * from './tools/tools';
 export * from './events/chat-events';
 export * from './jobs/jobs';
