@@ -61,11 +61,12 @@ export async function reportFindingKeys(manager: EntityManager, reportId: number
 /** Appends findings to a report and raises its `finding_count`; returns the new count. Run it inside a transaction. */
 export async function appendFindings(tx: EntityManager, reportId: number, findings: ParsedFinding[]): Promise<{ ids: number[]; findingCount: number }> {
   const ids = await insertFindings(tx, reportId, findings);
-  const [row]: { finding_count: number }[] = await tx.query(
+  // An UPDATE answers [rows, affected count] through TypeORM.
+  const [rows]: [{ finding_count: number }[], number] = await tx.query(
     `UPDATE reports SET finding_count = finding_count + $2 WHERE id = $1 RETURNING finding_count`,
     [reportId, findings.length],
   );
-  return { ids, findingCount: row.finding_count };
+  return { ids, findingCount: rows[0].finding_count };
 }
 
 /** A finding an operator enters by hand (see `ManualFindingDto`). */
