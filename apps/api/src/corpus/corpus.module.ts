@@ -13,6 +13,8 @@ import { ImportsController } from './imports.controller';
 import { ImportsService } from './imports.service';
 import { importMulterOptions } from './import-upload';
 import { ReportComparisonController } from './report-comparison.controller';
+import { ReportReviewController } from './report-review.controller';
+import { ReportReviewService } from './report-review.service';
 import { ReportsController } from './reports.controller';
 
 function metadataFor(options: CorpusImportOptions): ModuleMetadata {
@@ -23,8 +25,8 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       MulterModule.register(importMulterOptions(options)),
       BullModule.registerQueue({ name: IMPORTS_QUEUE }),
     ],
-    controllers: [ReportsController, ReportComparisonController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
-    providers: [CorpusService, FindingTriageService, ImportsService, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
+    controllers: [ReportsController, ReportComparisonController, ReportReviewController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
+    providers: [CorpusService, FindingTriageService, ReportReviewService, ImportsService, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
     exports: [CorpusService],
   };
 }

@@ -144,6 +144,8 @@ export interface ReportSummary {
   bySeverity: SeverityCounts;
   archived: boolean;
   error: string | null;
+  /** The model that extracted a PDF report's findings; null otherwise. */
+  model: string | null;
   docMetadata: Record<string, unknown>;
   createdAt: string;
 }
