@@ -65,7 +65,7 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfText> {
     if (answer.name === 'PasswordException') throw invalidAt('', 'the PDF is protected by a password; remove the password and import it again');
     throw invalidAt('', `the PDF could not be read: ${answer.error}`);
   }
-  const pages = (answer.pages ?? []).map((p) => p.replace(/\u0000/g, ''));
+  const pages = (answer.pages ?? []).map((p) => p.replaceAll('\u0000', ''));
   if (!pages.some((p) => p.trim() !== '')) throw new ImportRefusal('NO_TEXT_LAYER', NO_TEXT_LAYER);
   return { pages };
 }
