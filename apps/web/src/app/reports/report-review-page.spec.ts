@@ -86,7 +86,7 @@ describe('ReportReviewPage', () => {
     q<HTMLFormElement>('manual-finding-form')!.dispatchEvent(new Event('submit'));
     await shows(() => !!q('added-findings'));
     expect(api.addManualFinding).toHaveBeenCalledWith(4, { title: 'Hostpath volumes', severity: 'high', cwe: [284, 22], location: 'kubelet' });
-    expect(q('report-finding-count')?.textContent).toContain('1 findings');
+    expect(q('report-finding-count')?.textContent?.trim()).toBe('1 finding');
     expect(q<HTMLInputElement>('manual-title')!.value).toBe('');
   });
 
