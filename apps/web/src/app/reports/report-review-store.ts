@@ -90,7 +90,7 @@ export class ReportReviewStore {
         ...s,
         report: s.report ? { ...s.report, findingCount: created.findingCount } : s.report,
         added: [...s.added, { id: created.findingId, title: finding.title, severity: finding.severity }],
-        notice: $localize`:@@reports.review.added:Finding added. The report now has ${created.findingCount}:count: findings.`,
+        notice: $localize`:@@reports.review.added:Finding added. Findings in this report: ${created.findingCount}:count:.`,
       }));
       return true;
     } catch (err) {
