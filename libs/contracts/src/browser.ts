@@ -21,6 +21,7 @@ export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
 export type * from './corpus/finding-query.schema';
 export type * from './triage/triage.dto';
+export type * from './pdf-reports/pdf-reports.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';

@@ -11,6 +11,7 @@ export * from './triage/triage.dto';
 export * from './corpus/import-jobs';
 export * from './corpus/import-formats';
 export type * from './chat/chat-attachments';
+export * from './pdf-reports/pdf-reports.dto';
 export * from './tools/tools';
 export * from './tools/tool-args.schema';
 export * from './corpus/finding-filter.schema';

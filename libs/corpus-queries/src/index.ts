@@ -13,6 +13,7 @@ export * from './corpus';
 export * from './audit';
 export * from './triage';
 export * from './importers';
+export * from './pdf-reports';
 export * from './queries';
 export * from './tools';
 export * from './generator';

@@ -1,11 +1,13 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RunImportJobData } from '@corpus-chat/contracts';
-import { failImportJob, IMPORT_WORKER_LOST_REASON, type ImportJobRecord, importJobView, runImportJob } from '@corpus-chat/corpus-queries';
+import { failImportJob, type FindingExtractor, IMPORT_WORKER_LOST_REASON, type ImportJobRecord, importJobView, readModelSettings, runImportJob } from '@corpus-chat/corpus-queries';
 import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
+import { modelFindingExtractor } from './model-finding-extractor';
 
 /** BullMQ's failure of a job whose worker stopped renewing its lock (died) more than `maxStalledCount` times. */
 const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
@@ -20,6 +22,9 @@ const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
  * see `WorkerModule`), and `onFailed` ends the import with `IMPORT_WORKER_LOST_REASON` within
  * `LOCK_DURATION_MS` + 2 × `STALLED_INTERVAL_MS` once a worker runs.
  *
+ * A PDF is read by the configured model chunk by chunk (each chunk's findings stored and published
+ * as progress), or, with the built-in back end, stored with its text for manual review.
+ *
  * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(IMPORTS_QUEUE,
  * {concurrency: IMPORT_CONCURRENCY})` from the validated settings.
  */
@@ -31,6 +36,8 @@ export class ImportProcessor extends WorkerHost {
     private readonly dataSource: DataSource,
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     private readonly keys: RedisKeys,
+    // Absent when a test runs the worker with a scripted agent: the defaults then apply.
+    @Optional() @Inject(AGENT_CONFIG) private readonly agent: AgentConfig = agentConfig(),
   ) {
     super();
   }
@@ -41,6 +48,8 @@ export class ImportProcessor extends WorkerHost {
       // The API enforced IMPORT_MAX_BYTES while the upload streamed to disk.
       maxBytes: Number.MAX_SAFE_INTEGER,
       onParsing: (started) => this.publish(started),
+      onProgress: (progress) => this.publish(progress),
+      findingExtractor: () => this.extractor(importId),
     });
     if (!ended) {
       this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
@@ -65,6 +74,18 @@ export class ImportProcessor extends WorkerHost {
     } catch (e) {
       this.logger.error(`import ${job.data.importId}: could not record its failure: ${(e as Error).message}`);
     }
+  }
+
+  /** The configured model's extractor, read per import so a settings change applies to the next one. */
+  private async extractor(importId: string): Promise<FindingExtractor | null> {
+    const settings = await readModelSettings(this.dataSource);
+    const extractor = await modelFindingExtractor(
+      settings,
+      { contextTokens: this.agent.contextTokens, timeoutMs: this.agent.firstTokenTimeoutMs, modelUrlAllowlist: this.agent.modelUrlAllowlist },
+      this.logger,
+    );
+    this.logger.log({ importId, model: extractor?.model ?? null }, extractor ? 'PDF: extracting findings with the model' : 'PDF: no model configured; stored for manual review');
+    return extractor;
   }
 
   private async publish(job: ImportJobRecord): Promise<void> {

@@ -14,6 +14,8 @@ import { ImportSweeper } from './import-sweeper';
 import { ImportsService } from './imports.service';
 import { importMulterOptions } from './import-upload';
 import { ReportComparisonController } from './report-comparison.controller';
+import { ReportReviewController } from './report-review.controller';
+import { ReportReviewService } from './report-review.service';
 import { ReportsController } from './reports.controller';
 
 function metadataFor(options: CorpusImportOptions): ModuleMetadata {
@@ -24,8 +26,8 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       MulterModule.register(importMulterOptions(options)),
       BullModule.registerQueue({ name: IMPORTS_QUEUE }),
     ],
-    controllers: [ReportsController, ReportComparisonController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
-    providers: [CorpusService, FindingTriageService, ImportsService, ImportSweeper, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
+    controllers: [ReportsController, ReportComparisonController, ReportReviewController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
+    providers: [CorpusService, FindingTriageService, ReportReviewService, ImportsService, ImportSweeper, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
     exports: [CorpusService],
   };
 }

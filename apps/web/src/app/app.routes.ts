@@ -40,6 +40,11 @@ export const routes: Routes = [
         loadComponent: () => import('./reports/finding-detail-page').then((m) => m.FindingDetailPage),
       },
       {
+        path: 'reports/:reportId',
+        title: $localize`:@@reports.review.pageTitle:Report · Corpus Chat`,
+        loadComponent: () => import('./reports/report-review-page').then((m) => m.ReportReviewPage),
+      },
+      {
         path: 'settings',
         title: 'Settings · Corpus Chat',
         canActivate: [adminGuard],

@@ -14,15 +14,19 @@ export type Severity = (typeof SEVERITIES)[number];
 export const VERDICT_STATUSES = ['still_open', 'fixed', 'inconclusive'] as const;
 export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 
-/** Lifecycle of an imported report. Structured imports go straight to `ready`. */
-export const REPORT_STATUSES = ['extracting', 'ready', 'failed', 'cancelled'] as const;
+/**
+ * Lifecycle of an imported report. Structured imports go straight to `ready`; a PDF is
+ * `extracting` while a model reads its findings, or `needs_review` (no model configured) until an
+ * operator has entered its findings by hand and marked it reviewed.
+ */
+export const REPORT_STATUSES = ['extracting', 'needs_review', 'ready', 'failed', 'cancelled'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 /**
  * Formats the importer reads, detected from the content (IMPORT-RULES.md "every format"): the
  * scanner formats, then `json` (the native report format).
  */
-export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'burp', 'nessus', 'csv', 'json'] as const;
+export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'burp', 'nessus', 'csv', 'json', 'pdf'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
@@ -38,7 +42,15 @@ export const REPORT_FILE_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
   nessus: ['.nessus', '.xml'],
   csv: ['.csv', '.tsv'],
   json: ['.json'],
+  pdf: ['.pdf'],
 };
+
+/**
+ * Where a finding version came from: a structured import, an operator's edit, a model's
+ * extraction from a PDF report, or an operator's manual entry.
+ */
+export const FINDING_ORIGINS = ['import', 'edit', 'extraction', 'manual'] as const;
+export type FindingOrigin = (typeof FINDING_ORIGINS)[number];
 
 /** `extract` and `goal` are written by document extraction; the others by operators too. */
 export const NOTE_STAGES = ['extract', 'goal', 'triage', 'retest', 'verdict', 'general'] as const;
@@ -114,6 +126,8 @@ export interface ReportSummary {
   bySeverity: SeverityCounts;
   archived: boolean;
   error: string | null;
+  /** The model that extracted a PDF report's findings; null otherwise. */
+  model: string | null;
   docMetadata: Record<string, unknown>;
   createdAt: string;
 }
@@ -138,7 +152,7 @@ export interface CvssScore {
 /** A finding version as a person reads it. */
 export interface FindingVersionView {
   version: number;
-  origin: 'import' | 'edit';
+  origin: FindingOrigin;
   title: string;
   severity: Severity;
   description: string;
@@ -204,5 +218,9 @@ export type ImportErrorCode =
   | 'UNRECOGNISED_FORMAT'
   | 'INVALID'
   | 'TOO_LARGE'
-  | 'DUPLICATE';
+  | 'DUPLICATE'
+  /** A PDF without a text layer (a scanned image). */
+  | 'NO_TEXT_LAYER'
+  /** A PDF whose text no model chunk could be read from. */
+  | 'EXTRACTION_FAILED';
 

@@ -14,6 +14,8 @@ export const IMPORT_FORMAT_NAMES: Record<ReportFormat, string> = {
   nessus: 'Nessus (.nessus v2)',
   csv: 'CSV exports',
   json: 'native JSON',
+  // Not an IMPORT-RULES format: a pentest report's text, read by the model or by an operator.
+  pdf: 'PDF reports',
 };
 
 /** The supported formats as one sentence part: "SARIF 2.1.0, OWASP ZAP …, … and native JSON". */
@@ -25,7 +27,7 @@ export const SUPPORTED_IMPORT_FORMATS = ((names: string[]) => `${names.slice(0, 
 export const IMPORT_FILE_EXTENSIONS: readonly string[] = [...new Set(Object.values(REPORT_FILE_EXTENSIONS).flat())];
 
 /** `accept` of every report file picker: the endings plus the media types browsers give such files. */
-export const IMPORT_ACCEPT = [...IMPORT_FILE_EXTENSIONS, 'application/json', 'application/sarif+json', 'text/xml', 'text/csv'].join(',');
+export const IMPORT_ACCEPT = [...IMPORT_FILE_EXTENSIONS, 'application/json', 'application/sarif+json', 'text/xml', 'text/csv', 'application/pdf'].join(',');
 
 /** Largest file a chat attachment may be (10 MB); larger reports are imported on the Reports page. */
 export const CHAT_ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ImportOutcome } from './corpus.types';
+import type { ImportOutcome, ReportStatus } from './corpus.types';
 
 /**
  * Lifecycle of one uploaded file: `queued` (stored on disk, waiting for an ingest worker) →
@@ -23,8 +23,26 @@ export interface ImportJobView {
   outcome: ImportOutcome | null;
   /** Why it failed or was cancelled (the outcome's `error` for a refusal); null otherwise. */
   error: string | null;
+  /** A PDF's report while (and after) a model extracts its findings; null for other files. */
+  extraction: ExtractionProgress | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * A PDF import's report and how far the model got: findings stored so far and chunks of text read
+ * (`chunksTotal` 0 without a model: the report waits in `needs_review` for manual entry).
+ */
+export interface ExtractionProgress {
+  reportId: number;
+  reportStatus: ReportStatus;
+  findingCount: number;
+  chunksDone: number;
+  chunksTotal: number;
+  /** Chunks whose model output stayed invalid after one retry (their findings are missing). */
+  chunksFailed: number;
+  /** The model that extracts the findings; null without one. */
+  model: string | null;
 }
 
 /**

@@ -88,6 +88,8 @@ export const AUDIT_ACTIONS = [
   'report.delete',
   'finding.status',
   'finding.edit',
+  'finding.create',
+  'report.review_complete',
   'finding.note',
   'finding.retest',
   'findings.export',

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { CvssScore, Severity } from '@corpus-chat/contracts';
+import type { CvssScore, FindingOrigin, Severity } from '@corpus-chat/contracts';
 
 /** The expression of the generated `search_vector` column (IMPORT-RULES.md, "the text filter"). */
 export const SEARCH_VECTOR_EXPRESSION =
@@ -24,7 +24,7 @@ export class FindingVersionEntity {
   version!: number;
 
   @Column({ type: 'text' })
-  origin!: 'import' | 'edit';
+  origin!: FindingOrigin;
 
   @Column({ type: 'text' })
   title!: string;

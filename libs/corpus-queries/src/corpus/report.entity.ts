@@ -19,7 +19,7 @@ export class ReportEntity {
   @Column({ type: 'text' })
   filename!: string;
 
-  /** Detected from the content: one of `REPORT_FORMATS` (`sarif`, `zap`, … `csv`, `json` for native), or a document format. */
+  /** Detected from the content: one of `REPORT_FORMATS` (`sarif`, `zap`, … `csv`, `json` for native, `pdf`). */
   @Column({ type: 'text' })
   format!: string;
 

@@ -1,9 +1,12 @@
 import fs from 'node:fs/promises';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ImportJobStatus, ImportJobView, ImportOutcome } from '@corpus-chat/contracts';
+import type { ExtractionProgress, ImportJobStatus, ImportJobView, ImportOutcome } from '@corpus-chat/contracts';
+import { isPdf } from '../pdf-reports/pdf-text';
+import { runPdfImportJob, type PdfImportOptions } from '../pdf-reports/pdf-import';
 import { importFileName, type ImportOptions, parseForImport, storeParsedReport } from './import-report';
 
-interface ImportJobRow {
+/** @internal An `import_jobs` row as selected with `IMPORT_JOB_COLUMNS`. */
+export interface ImportJobRow {
   id: string;
   operator_id: string;
   filename: string;
@@ -12,23 +15,32 @@ interface ImportJobRow {
   status: ImportJobStatus;
   outcome: ImportOutcome | null;
   error: string | null;
+  report_id: number | null;
+  extraction: ExtractionProgress | null;
   created_at: Date;
   updated_at: Date;
 }
 
-const COLUMNS = `id, operator_id, filename, upload_path, size_bytes, status, outcome, error, created_at, updated_at`;
+const COLUMNS = `id, operator_id, filename, upload_path, size_bytes, status, outcome, error, report_id, extraction, created_at, updated_at`;
+/** @internal */
+export const IMPORT_JOB_COLUMNS = COLUMNS;
 
 /** An import job as stored, with who started it and where its file waits. */
 export interface ImportJobRecord extends ImportJobView {
   operatorId: string;
   uploadPath: string;
+  /** The report a PDF import created (kept so a retried job resumes it); null otherwise. */
+  reportId: number | null;
 }
 
-function toRecord(row: ImportJobRow): ImportJobRecord {
+/** @internal */
+export function toRecord(row: ImportJobRow): ImportJobRecord {
   return {
     id: row.id,
     operatorId: row.operator_id,
     uploadPath: row.upload_path,
+    reportId: row.report_id,
+    extraction: row.extraction,
     file: row.filename,
     sizeBytes: Number(row.size_bytes),
     status: row.status,
@@ -41,7 +53,7 @@ function toRecord(row: ImportJobRow): ImportJobRecord {
 
 /** The part of a record that crosses the wire (no file path, no operator id). */
 export function importJobView(record: ImportJobRecord): ImportJobView {
-  const { operatorId: _operatorId, uploadPath: _uploadPath, ...view } = record;
+  const { operatorId: _operatorId, uploadPath: _uploadPath, reportId: _reportId, ...view } = record;
   return view;
 }
 
@@ -110,7 +122,8 @@ export async function cancelImportJob(dataSource: DataSource, operatorId: string
   return job ? { status: 'finished', job } : { status: 'not_found' };
 }
 
-async function finish(manager: EntityManager, id: string, outcome: ImportOutcome): Promise<ImportJobRecord> {
+/** @internal Ends import `id` `ready` or `failed` with `outcome`. */
+export async function finish(manager: EntityManager, id: string, outcome: ImportOutcome): Promise<ImportJobRecord> {
   const [rows]: [ImportJobRow[], number] = await manager.query(
     `UPDATE import_jobs SET status = $2, outcome = $3::jsonb, error = $4, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, outcome.ok ? 'ready' : 'failed', JSON.stringify(outcome), outcome.ok ? null : outcome.error],
@@ -131,7 +144,7 @@ async function finish(manager: EntityManager, id: string, outcome: ImportOutcome
 export async function runImportJob(
   dataSource: DataSource,
   id: string,
-  options: ImportOptions & { onParsing?: (job: ImportJobRecord) => Promise<void> } = {},
+  options: ImportOptions & PdfImportOptions & { onParsing?: (job: ImportJobRecord) => Promise<void> } = {},
 ): Promise<ImportJobRecord | null> {
   const [started]: [ImportJobRow[], number] = await dataSource.query(
     `UPDATE import_jobs SET status = 'parsing', updated_at = now() WHERE id = $1 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
@@ -145,6 +158,11 @@ export async function runImportJob(
   const job = toRecord(started[0]);
   await options.onParsing?.(job);
   const bytes = await fs.readFile(job.uploadPath);
+  if (isPdf(bytes)) {
+    const ended = await runPdfImportJob(dataSource, job, bytes, options);
+    await removeUpload(job.uploadPath);
+    return ended;
+  }
   const parsed = await parseForImport(job.file, bytes, options);
   const ended = await dataSource.transaction(async (tx) => {
     const [row]: ImportJobRow[] = await tx.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`, [id]);
@@ -186,10 +204,15 @@ export async function failImportJob(dataSource: DataSource, id: string, reason: 
     [id, reason],
   );
   if (!rows[0]) return null;
+  // A PDF whose extraction was under way keeps what was extracted; its report ends failed too.
+  if (rows[0].report_id !== null) {
+    await dataSource.query(`UPDATE reports SET status = 'failed', error = $2 WHERE id = $1 AND status = 'extracting'`, [rows[0].report_id, reason]);
+  }
   await removeUpload(rows[0].upload_path);
   return toRecord(rows[0]);
 }
 
-async function removeUpload(uploadPath: string): Promise<void> {
+/** @internal */
+export async function removeUpload(uploadPath: string): Promise<void> {
   await fs.rm(uploadPath, { force: true });
 }

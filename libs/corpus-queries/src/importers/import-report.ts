@@ -4,8 +4,10 @@ import type { ImportOutcome, SincePreviousScan } from '@corpus-chat/contracts';
 import { compareReports, previousScan } from '../queries/compare-reports';
 import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { carryTriageStatus } from '../triage/carry-status';
+import { importPdfForReview } from '../pdf-reports/pdf-import';
+import { isPdf } from '../pdf-reports/pdf-text';
 import { ImportRefusal } from './import-refusal';
-import { parseReportFile, type ParseOptions, type ParsedFile } from './parse-report';
+import { parseReportFile, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
 import { removeBidiControls } from './text';
 
@@ -77,7 +79,8 @@ export function sincePreviousSummary(s: SincePreviousScan): string {
  *
  * The format comes from the content (SARIF 2.1.0, OWASP ZAP XML/JSON, Nuclei JSONL/array/object,
  * Trivy v2/legacy/Kubernetes, Burp Suite XML, Nessus v2, the CSV layouts, native JSON), following
- * `shared/corpus/IMPORT-RULES.md`. A file whose
+ * `shared/corpus/IMPORT-RULES.md`. A PDF's text is stored and its report waits in `needs_review`
+ * (`importPdfForReview`; models extract findings only in the ingest worker's job). A file whose
  * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
  * A later scan of a target already imported is compared with the scan recorded just before it
  * (`sincePrevious`: new, fixed and unchanged findings), and the findings it shares with that scan
@@ -94,6 +97,11 @@ export async function importReport(
   options: ImportOptions = {},
 ): Promise<ImportOutcome> {
   const name = importFileName(file.filename);
+  if (isPdf(file.bytes)) {
+    const tooLarge = sizeRefusal(file.bytes.byteLength, options.maxBytes);
+    if (tooLarge) return { ok: false, file: name, code: tooLarge.code, error: tooLarge.message };
+    return importPdfForReview(managerOf(target), name, file.bytes, options.actor);
+  }
   const parsed = await parseForImport(name, file.bytes, options);
   if ('ok' in parsed) return parsed;
   return storeParsedReport(managerOf(target), name, parsed, options.actor);

@@ -222,7 +222,8 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
  * `docMetadata.truncated`).
  *
  * @throws ImportRefusal with code `TOO_LARGE` (over `maxBytes`, checked before anything is read),
- *   `EMPTY`, `UNSUPPORTED_FORMAT` (PDF), `UNRECOGNISED_FORMAT` (including a CSV header that
+ *   `EMPTY`, `UNSUPPORTED_FORMAT` (PDF: not a structured file; `importReport` and `runImportJob`
+ *   take PDFs before they get here, see `pdf-reports/`), `UNRECOGNISED_FORMAT` (including a CSV header that
  *   matches no layout), `UNSUPPORTED_VERSION` (SARIF other than 2.1.0, Nessus v1) or `INVALID`
  *   (with where and why).
  */

@@ -17,7 +17,7 @@ interface DetailRecord {
   versionCount: number;
   status: FindingDetail['status'];
   version: number;
-  origin: 'import' | 'edit';
+  origin: FindingVersionView['origin'];
   title: string;
   severity: FindingVersionView['severity'];
   description: string;

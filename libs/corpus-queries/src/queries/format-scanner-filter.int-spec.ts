@@ -83,6 +83,6 @@ it('leaves archived reports out of a format unless asked', async () => {
 });
 
 it('refuses an unknown format with the accepted values', async () => {
-  await expect(searchFindings(db.dataSource.manager, { format: 'pdf' as never })).rejects.toThrow(QueryValidationError);
-  await expect(searchFindings(db.dataSource.manager, { format: 'pdf' as never })).rejects.toThrow(/format must be one of sarif, zap/);
+  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(QueryValidationError);
+  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(/format must be one of sarif, zap/);
 });

@@ -12,6 +12,7 @@ interface ReportRecord {
   findingCount: number;
   archived: boolean;
   error: string | null;
+  model: string | null;
   docMetadata: Record<string, unknown>;
   createdAt: Date;
 }
@@ -30,7 +31,7 @@ export async function reportSummaries(
   }
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
   const reports: ReportRecord[] = await manager.query(
-    `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error,
+    `SELECT r.id, r.filename, r.format, r.status, r.finding_count AS "findingCount", r.archived, r.error, r.model,
             r.doc_metadata AS "docMetadata", r.created_at AS "createdAt"
      FROM reports r ${where} ORDER BY r.id`,
     params,

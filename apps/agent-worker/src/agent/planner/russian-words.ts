@@ -31,7 +31,7 @@ export const REPORTS: RussianForms = { one: 'отчёт', few: 'отчёта', m
 export const SEVERITY_RU: Record<Severity, string> = { critical: 'критическая', high: 'высокая', medium: 'средняя', low: 'низкая', info: 'информационная' };
 export const VERDICT_RU: Record<VerdictStatus | 'none', string> = { still_open: 'всё ещё открыта', fixed: 'исправлена', inconclusive: 'не определён', none: 'без вердикта' };
 export const STATUS_RU: Record<TriageStatus, string> = { open: 'открыта', confirmed: 'подтверждена', false_positive: 'ложное срабатывание', risk_accepted: 'риск принят', fixed: 'исправлена' };
-export const REPORT_STATUS_RU: Record<ReportStatus, string> = { extracting: 'извлекается', ready: 'готов', failed: 'ошибка', cancelled: 'отменён' };
+export const REPORT_STATUS_RU: Record<ReportStatus, string> = { extracting: 'извлекается', needs_review: 'ждёт проверки', ready: 'готов', failed: 'ошибка', cancelled: 'отменён' };
 
 /** "критическая или высокая", "критическая, высокая или средняя". */
 export function ruSeverityList(set: readonly Severity[], order: readonly Severity[]): string {

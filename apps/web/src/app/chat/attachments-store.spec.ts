@@ -13,6 +13,7 @@ const job = (id: string, file: string, status: ImportJobView['status'], extra: P
   status,
   outcome: null,
   error: null,
+  extraction: null,
   createdAt: '2026-01-01T00:00:00Z',
   updatedAt: '2026-01-01T00:00:00Z',
   ...extra,

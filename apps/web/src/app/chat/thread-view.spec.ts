@@ -16,7 +16,7 @@ const queued = (file: string, sizeBytes: number): ChatAttachmentView => ({
   id: 'att-1',
   chatId: CHAT,
   createdAt: at,
-  import: { id: 'imp-1', file, sizeBytes, status: 'queued', outcome: null, error: null, createdAt: at, updatedAt: at },
+  import: { id: 'imp-1', file, sizeBytes, status: 'queued', outcome: null, error: null, extraction: null, createdAt: at, updatedAt: at },
 });
 
 /** The socket as the thread view's stores use it; `importEvent` delivers an `import:event`. */

@@ -12,7 +12,10 @@ import type {
   FindingDetail,
   FindingFilter,
   ImportJobView,
+  ManualFindingCreated,
+  ManualFindingDto,
   QueuedImportsResponse,
+  ReportTextView,
   ReportSummary,
   SameTargetScans,
   ScanComparison,
@@ -38,6 +41,26 @@ export class ReportsApi {
    */
   setArchived(id: number, archived: boolean): Promise<ReportSummary> {
     return firstValueFrom(this.http.patch<ReportSummary>(`/api/reports/${id}`, { archived } satisfies UpdateReportDto));
+  }
+
+  /** `GET /api/reports/:id`: one report, archived or not; 404 unknown. */
+  report(id: number): Promise<ReportSummary> {
+    return firstValueFrom(this.http.get<ReportSummary>(`/api/reports/${id}`));
+  }
+
+  /** `GET /api/reports/:id/text`: `limit` characters of a PDF report's text from `offset`; 404 when it has none. */
+  reportText(id: number, offset: number, limit: number): Promise<ReportTextView> {
+    return firstValueFrom(this.http.get<ReportTextView>(`/api/reports/${id}/text`, { params: { offset, limit } }));
+  }
+
+  /** `POST /api/reports/:id/findings`: a finding entered by hand; 400 invalid, 409 the report is not waiting for review. */
+  addManualFinding(id: number, finding: ManualFindingDto): Promise<ManualFindingCreated> {
+    return firstValueFrom(this.http.post<ManualFindingCreated>(`/api/reports/${id}/findings`, finding));
+  }
+
+  /** `POST /api/reports/:id/review-complete`: `needs_review` → `ready`; 409 otherwise. */
+  completeReview(id: number): Promise<ReportSummary> {
+    return firstValueFrom(this.http.post<ReportSummary>(`/api/reports/${id}/review-complete`, {}));
   }
 
   overview(): Promise<CorpusOverview> {

@@ -10,6 +10,7 @@ import { ReportsStore } from './reports-store';
 const summary = (id: number, filename: string): ReportSummary => ({
   id,
   filename,
+  model: null,
   format: 'zap',
   status: 'ready',
   findingCount: 8,
@@ -30,6 +31,7 @@ describe('ReportsPage scan comparison', () => {
   let emit: (job: ImportJobView) => void = () => undefined;
   const job = (status: ImportJobView['status'], outcome: ImportOutcome | null): ImportJobView => ({
     id: 'imp-1',
+    extraction: null,
     file: rescan.filename,
     sizeBytes: 10,
     status,

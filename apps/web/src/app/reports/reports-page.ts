@@ -1,11 +1,12 @@
 import { ChangeDetectionStrategy, Component, inject, signal, viewChild } from '@angular/core';
 import { DatePipe, DecimalPipe, I18nPluralPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
+import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportStatus, type ReportSummary } from '@corpus-chat/contracts';
 import { ConfirmDialog } from '../chat/confirm-dialog';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FINDINGS, REPORTS } from '../shared/plurals';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
+import { reportStatusLabel } from './report-status';
 import { ScanComparisonPanel } from './scan-comparison-panel';
 import { ScanComparisonStore } from './scan-comparison-store';
 
@@ -48,6 +49,14 @@ export class ReportsPage {
 
   constructor() {
     void this.store.load();
+  }
+
+  protected statusLabel(status: ReportStatus): string {
+    return reportStatusLabel(status);
+  }
+
+  protected openLabel(r: ReportSummary): string {
+    return r.status === 'needs_review' ? $localize`:@@reports.table.reviewLabel:Review ${r.filename}:filename:` : $localize`:@@reports.table.openLabel:Open ${r.filename}:filename:`;
   }
 
   protected ariaSort(key: ReportSortKey): 'ascending' | 'descending' | null {

@@ -9,6 +9,7 @@ import { IMPORT_ACCEPT, ReportsStore } from './reports-store';
 const report = (id: number, filename: string, archived = false): ReportSummary => ({
   id,
   filename,
+  model: null,
   format: 'sarif',
   status: 'ready',
   findingCount: 3,
@@ -82,6 +83,7 @@ describe('ReportsStore imports', () => {
   const view = (id: string, file: string, status: ImportJobView['status'], extra: Partial<ImportJobView> = {}): ImportJobView => ({
     id,
     file,
+    extraction: null,
     sizeBytes: 10,
     status,
     outcome: null,

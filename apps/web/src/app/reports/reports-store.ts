@@ -1,6 +1,7 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import {
   type CorpusOverview,
+  type ExtractionProgress,
   type ImportJobView,
   type ImportOutcome,
   type ReportSummary,
@@ -18,6 +19,8 @@ export interface ImportItem {
   state: 'uploading' | 'queued' | 'parsing' | 'done' | 'cancelled';
   importId?: string;
   outcome?: ImportOutcome;
+  /** A PDF's report and the model's progress on it. */
+  extraction?: ExtractionProgress;
 }
 
 /** Columns the report table sorts by. */
@@ -32,10 +35,11 @@ export const REPORTS_PAGE_SIZE = 25;
 
 /** What an import's status change makes of its item. */
 function itemOf(job: ImportJobView): ImportItem {
-  if (job.status === 'queued' || job.status === 'parsing') return { file: job.file, state: job.status, importId: job.id };
-  if (job.status === 'cancelled') return { file: job.file, state: 'cancelled', importId: job.id };
+  const extraction = job.extraction ? { extraction: job.extraction } : {};
+  if (job.status === 'queued' || job.status === 'parsing') return { file: job.file, state: job.status, importId: job.id, ...extraction };
+  if (job.status === 'cancelled') return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
   const outcome: ImportOutcome = job.outcome ?? { ok: false, file: job.file, code: 'INVALID', error: job.error ?? 'the import failed' };
-  return { file: job.file, state: 'done', importId: job.id, outcome };
+  return { file: job.file, state: 'done', importId: job.id, outcome, ...extraction };
 }
 
 const isRunning = (i: ImportItem): boolean => i.state === 'uploading' || i.state === 'queued' || i.state === 'parsing';
@@ -243,7 +247,8 @@ export class ReportsStore {
       return;
     }
     this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i.importId === job.id && isRunning(i) ? itemOf(job) : i)) }));
-    if (job.status === 'ready') void this.load();
+    // A cancelled PDF keeps the findings extracted so far, and progress adds findings as it goes.
+    if (job.status === 'ready' || job.extraction) void this.load();
   }
 
   clearImports(): void {
