@@ -19,6 +19,8 @@ export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
 export type * from './triage/triage.dto';
 export type * from './chat/chat.dto';
+export * from './feedback/feedback.types';
+export type * from './feedback/feedback.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';
 export type * from './operators/api-tokens.dto';

@@ -22,6 +22,8 @@ import {
   OPERATOR_NOTE_STAGES,
   TRIAGE_STATUSES,
   type AuditAction,
+  AUDIT_SUBJECT_TYPES,
+  type AuditSubjectType,
   type OperatorNoteStage,
   type TriageStatus,
 } from './triage.types';
@@ -138,8 +140,8 @@ export class AuditQueryDto {
   actorId?: string;
 
   @IsOptional()
-  @IsIn(['report', 'finding', 'settings', 'operator'])
-  subjectType?: 'report' | 'finding' | 'settings' | 'operator';
+  @IsIn(AUDIT_SUBJECT_TYPES, { message: `subjectType must be one of ${AUDIT_SUBJECT_TYPES.join(', ')}` })
+  subjectType?: AuditSubjectType;
 
   @IsOptional()
   @IsString()

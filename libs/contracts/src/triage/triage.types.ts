@@ -87,8 +87,13 @@ export const AUDIT_ACTIONS = [
   'operator.update',
   'api_token.create',
   'api_token.revoke',
+  'turn.feedback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What an audit event is about. */
+export const AUDIT_SUBJECT_TYPES = ['report', 'finding', 'settings', 'operator', 'turn'] as const;
+export type AuditSubjectType = (typeof AUDIT_SUBJECT_TYPES)[number];
 
 /** One audit event; `before`/`after` hold the changed fields where a change has them (never secrets). */
 export interface AuditEventView {
@@ -96,7 +101,7 @@ export interface AuditEventView {
   action: AuditAction;
   actorId: string | null;
   actorName: string | null;
-  subjectType: 'report' | 'finding' | 'settings' | 'operator';
+  subjectType: AuditSubjectType;
   subjectId: string | null;
   before: Record<string, unknown> | null;
   after: Record<string, unknown> | null;
