@@ -8,6 +8,8 @@ import type {
   PostMessageDto,
   PostMessageQueryDto,
   PostMessageResponse,
+  TurnFeedbackDto,
+  TurnFeedbackView,
   UpdateChatDto,
 } from '@corpus-chat/contracts';
 
@@ -48,6 +50,13 @@ export class ChatApi {
   cancelTurn(chatId: string, turnId: string): Promise<void> {
     return firstValueFrom(
       this.http.post<void>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/cancel`, {}),
+    );
+  }
+
+  /** Replaces the operator's rating (and comment) of a turn's answer. */
+  putFeedback(chatId: string, turnId: string, body: TurnFeedbackDto): Promise<TurnFeedbackView> {
+    return firstValueFrom(
+      this.http.put<TurnFeedbackView>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/feedback`, body),
     );
   }
 }
