@@ -2,7 +2,7 @@ import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-
 import { IsOmittable } from '../validation/is-omittable';
 import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole } from './operator-roles';
 
-export { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole } from './operator-roles';
+export { OPERATOR_LANGUAGES, OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorLanguage, type OperatorRole } from './operator-roles';
 
 /** `POST /api/auth/login` */
 export class LoginDto {
