@@ -6,6 +6,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ChatModule } from './chat/chat.module';
 import { CorpusModule } from './corpus/corpus.module';
+import { FeedbackModule } from './feedback/feedback.module';
 import { ApiCoreModule } from './config/api-core.module';
 import type { ApiEnv } from './config/api-env';
 import { HealthModule } from './health/health.module';
@@ -20,7 +21,7 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule, AuditModule],
+  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule, AuditModule, FeedbackModule],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {

@@ -23,6 +23,8 @@ export type * from './corpus/finding-query.schema';
 export type * from './triage/triage.dto';
 export type * from './pdf-reports/pdf-reports.dto';
 export type * from './chat/chat.dto';
+export * from './feedback/feedback.types';
+export type * from './feedback/feedback.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';
 export type * from './operators/api-tokens.dto';

@@ -19,6 +19,8 @@ export * from './corpus/finding-query.schema';
 export * from './events/chat-events';
 export * from './jobs/jobs';
 export * from './chat/chat.dto';
+export * from './feedback/feedback.types';
+export * from './feedback/feedback.dto';
 export * from './settings/settings.dto';
 export * from './settings/base-url';
 export * from './operators/operators.dto';

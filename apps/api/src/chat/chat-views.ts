@@ -1,4 +1,4 @@
-import type { ActiveTurnView, ChatMessageView, ChatSummaryView } from '@corpus-chat/contracts';
+import type { ActiveTurnView, ChatMessageView, ChatSummaryView, TurnFeedbackView } from '@corpus-chat/contracts';
 import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
 
 /** A thread's list entry; `lastSeqs` holds the last event seq of active turns (missing: 0). */
@@ -22,9 +22,10 @@ export function toChatSummaryView(
   };
 }
 
-/** A stored message as the API shows it. */
-export function toChatMessageView(m: ChatMessageEntity): ChatMessageView {
+/** A stored message as the API shows it; an answer carries the owner's feedback on its turn, if any. */
+export function toChatMessageView(m: ChatMessageEntity, feedback?: TurnFeedbackView): ChatMessageView {
   return {
+    ...(feedback && m.role === 'assistant' ? { feedback } : {}),
     id: m.id,
     turnId: m.turnId,
     role: m.role,

@@ -103,9 +103,11 @@ export class ChatService {
     const row = await this.chats.getChatSummary(ownerId, chatId);
     const messages = row && (await this.chats.listMessages(ownerId, chatId));
     if (!row || !messages) throw notFound();
+    const answered = messages.filter((m) => m.role === 'assistant').map((m) => m.turnId);
+    const feedback = await this.chats.feedbackOf(ownerId, answered);
     return {
       ...toChatSummaryView(row, await this.lastSeqs([row])),
-      messages: messages.map(toChatMessageView),
+      messages: messages.map((m) => toChatMessageView(m, feedback.get(m.turnId))),
     };
   }
 

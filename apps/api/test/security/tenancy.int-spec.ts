@@ -138,6 +138,13 @@ const restTable: Record<string, Check> = {
     expect((await http().post(`/api/chats/${own.body.id}/turns/${turnId}/cancel`).set(asB())).status).toBe(404);
     expect((await stateOfA()).activeTurn?.turnId).toBe(turnId);
   },
+  'PUT /api/chats/:id/turns/:turnId/feedback': async () => {
+    const foreign = await http().put(`/api/chats/${chatId}/turns/${turnId}/feedback`).set(asB()).send({ rating: 'down' });
+    const unknown = await http().put(`/api/chats/${randomUUID()}/turns/${randomUUID()}/feedback`).set(asB()).send({ rating: 'down' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(unknown.body);
+    expect(await db.dataSource.query(`SELECT 1 FROM turn_feedback WHERE turn_id = $1`, [turnId])).toEqual([]);
+  },
 };
 
 const socketTable: Record<string, Check> = {

@@ -63,6 +63,12 @@ export const routes: Routes = [
         loadComponent: () => import('./audit/audit-page').then((m) => m.AuditPage),
       },
       {
+        path: 'feedback',
+        title: 'Feedback · Corpus Chat',
+        canActivate: [adminGuard],
+        loadComponent: () => import('./feedback/feedback-page').then((m) => m.FeedbackPage),
+      },
+      {
         path: 'account',
         title: 'My account · Corpus Chat',
         loadComponent: () => import('./auth/account-page').then((m) => m.AccountPage),

@@ -3,6 +3,7 @@ import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
 import type { FindingFilter, GroupByKey, Severity } from '../corpus/corpus.types';
+import type { TurnFeedbackView } from '../feedback/feedback.types';
 
 /** Longest operator message kept; longer ones are cut at a sentence boundary and marked `[…truncated]`. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -171,6 +172,8 @@ export interface ChatMessageView {
   status: MessageStatus;
   metadata: AssistantMessageMetadata | Record<string, never>;
   createdAt: string;
+  /** On an assistant answer: the thread owner's feedback on its turn, when given. */
+  feedback?: TurnFeedbackView | null;
 }
 
 export interface ChatSummaryView {

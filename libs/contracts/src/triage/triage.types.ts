@@ -100,11 +100,12 @@ export const AUDIT_ACTIONS = [
   'operator.update',
   'api_token.create',
   'api_token.revoke',
+  'turn.feedback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** What an audit event is about (`chat`: an operator's own thread, e.g. exported). */
-export const AUDIT_SUBJECT_TYPES = ['report', 'finding', 'settings', 'operator', 'chat'] as const;
+/** What an audit event is about (`chat`: an operator's own thread, e.g. exported; `turn`: an answer, e.g. rated). */
+export const AUDIT_SUBJECT_TYPES = ['report', 'finding', 'settings', 'operator', 'chat', 'turn'] as const;
 export type AuditSubjectType = (typeof AUDIT_SUBJECT_TYPES)[number];
 
 /** One audit event; `before`/`after` hold the changed fields where a change has them (never secrets). */

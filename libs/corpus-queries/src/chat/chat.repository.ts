@@ -4,6 +4,8 @@ import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
+import { feedbackOfTurns } from './turn-feedback';
+import type { TurnFeedbackView } from '@corpus-chat/contracts';
 
 /** Title of a thread before its first message (or when created without one). */
 export const DEFAULT_CHAT_TITLE = 'New chat';
@@ -112,6 +114,11 @@ export class ChatRepository {
     return this.db
       .getRepository(ChatMessageEntity)
       .find({ where: { chatId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  /** The operator's feedback on the given turns of their threads, by turn id. */
+  async feedbackOf(ownerId: string, turnIds: readonly string[]): Promise<Map<string, TurnFeedbackView>> {
+    return feedbackOfTurns(this.db.manager, ownerId, turnIds);
   }
 
   /** Renames and/or (un)archives a thread. Returns the updated thread, or null when not the operator's. */

@@ -5,10 +5,13 @@ export * from './chat.repository';
 export * from './turn-ledger';
 export * from './queue-positions';
 export * from './chat-attachments';
+export * from './turn-feedback.entity';
+export * from './turn-feedback';
 
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ChatTurnEntity } from './chat-turn.entity';
+import { TurnFeedbackEntity } from './turn-feedback.entity';
 
 /** The chat entities, in the order of their foreign keys. */
-export const CHAT_ENTITIES: Function[] = [ChatSessionEntity, ChatTurnEntity, ChatMessageEntity];
+export const CHAT_ENTITIES: Function[] = [ChatSessionEntity, ChatTurnEntity, ChatMessageEntity, TurnFeedbackEntity];

@@ -9,6 +9,8 @@ import type {
   PostMessageDto,
   PostMessageQueryDto,
   PostMessageResponse,
+  TurnFeedbackDto,
+  TurnFeedbackView,
   UpdateChatDto,
 } from '@corpus-chat/contracts';
 
@@ -66,6 +68,13 @@ export class ChatApi {
   removeAttachment(chatId: string, attachmentId: string): Promise<void> {
     return firstValueFrom(
       this.http.delete<void>(`/api/chats/${encodeURIComponent(chatId)}/attachments/${encodeURIComponent(attachmentId)}`),
+    );
+  }
+
+  /** Replaces the operator's rating (and comment) of a turn's answer. */
+  putFeedback(chatId: string, turnId: string, body: TurnFeedbackDto): Promise<TurnFeedbackView> {
+    return firstValueFrom(
+      this.http.put<TurnFeedbackView>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/feedback`, body),
     );
   }
 }

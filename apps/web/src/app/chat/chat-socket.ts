@@ -52,6 +52,7 @@ export class ChatSocket {
   private readonly watches = new Map<string, Watch>();
   private lastServerDisconnect = -Infinity;
   private readonly failuresSig = signal(0);
+  private readonly transportSig = signal<string | null>(null);
 
   /** `connected`, `reconnecting` (the client is retrying), `offline` (it gave up or was refused). */
   readonly state = this.stateSig.asReadonly();
@@ -63,6 +64,8 @@ export class ChatSocket {
    * server before Socket.IO can say why, so callers check the session on any failure.
    */
   readonly connectFailures = this.failuresSig.asReadonly();
+  /** Engine.IO transport of the open connection (`websocket` or `polling`); null while not connected. */
+  readonly transport = this.transportSig.asReadonly();
 
   constructor() {
     inject(DestroyRef).onDestroy(() => this.disconnect());
@@ -79,6 +82,10 @@ export class ChatSocket {
     this.socket = socket;
     this.stateSig.set('connecting');
     socket.on('connect', () => {
+      const engine = socket.io.engine;
+      this.transportSig.set(engine?.transport?.name ?? null);
+      // Polling upgrades to a WebSocket after the handshake when the network lets it.
+      engine?.on('upgrade', (transport: { name: string }) => this.transportSig.set(transport.name));
       this.stateSig.set('connected');
       this.errorSig.set(null);
       this.failuresSig.set(0);
@@ -93,6 +100,7 @@ export class ChatSocket {
         socket.connect();
         return;
       }
+      this.transportSig.set(null);
       this.stateSig.set(socket.active ? 'reconnecting' : 'offline');
     });
     socket.on('connect_error', (err: Error) => {
@@ -115,6 +123,7 @@ export class ChatSocket {
     this.socket?.io.removeAllListeners();
     this.socket?.disconnect();
     this.socket = null;
+    this.transportSig.set(null);
     this.stateSig.set('idle');
   }
 

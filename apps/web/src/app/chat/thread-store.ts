@@ -1,5 +1,5 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type { AnswerVerification, ChatDetailView, ChatEvent, ChatMessageView, JoinChatAck } from '@corpus-chat/contracts';
+import type { AnswerVerification, ChatDetailView, ChatEvent, ChatMessageView, FeedbackRating, JoinChatAck } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
@@ -32,6 +32,13 @@ interface ThreadState {
   stopping: boolean;
   /** A message about the last action (409 busy, truncated message, failed send…). */
   notice: string | null;
+}
+
+/** The last socket event received for the open thread (any turn, duplicates included). */
+export interface ReceivedEvent {
+  turnId: string;
+  seq: number;
+  type: ChatEvent['type'];
 }
 
 /** One entry of the conversation as the thread view draws it. */
@@ -94,6 +101,9 @@ export class ThreadStore {
   readonly sending = computed(() => this.state().sending);
   readonly stopping = computed(() => this.state().stopping);
   readonly notice = computed(() => this.state().notice);
+  private readonly lastEventSig = signal<ReceivedEvent | null>(null);
+  /** For the debug panel: kept apart from `state` so a duplicate event does not redraw the thread. */
+  readonly lastEvent = this.lastEventSig.asReadonly();
 
   /** A turn of this thread is queued or running. */
   readonly running = computed(() => {
@@ -150,6 +160,7 @@ export class ThreadStore {
   async open(chatId: string): Promise<void> {
     if (this.state().chatId === chatId) return;
     this.close();
+    this.lastEventSig.set(null);
     this.state.set({ ...initialState, chatId, loading: true });
     this.loaded = this.refresh();
     await this.loaded;
@@ -273,6 +284,32 @@ export class ThreadStore {
     return question ? this.send(question.content) : Promise.resolve(false);
   }
 
+  /**
+   * Stores the operator's rating (and optional comment) of a finished answer. Resolves with null
+   * when saved (the answer then shows it), or with the reason it was not.
+   */
+  async rate(turnId: string, rating: FeedbackRating, comment: string | null): Promise<string | null> {
+    const chatId = this.state().chatId;
+    if (!chatId) return null;
+    try {
+      const feedback = await this.api.putFeedback(chatId, turnId, { rating, comment });
+      this.state.update((s) =>
+        s.chatId !== chatId || !s.chat
+          ? s
+          : {
+              ...s,
+              chat: {
+                ...s.chat,
+                messages: s.chat.messages.map((m) => (m.turnId === turnId && m.role === 'assistant' ? { ...m, feedback } : m)),
+              },
+            },
+      );
+      return null;
+    } catch (err) {
+      return describeHttpError(err);
+    }
+  }
+
   dismissNotice(): void {
     this.patch({ notice: null });
   }
@@ -280,7 +317,9 @@ export class ThreadStore {
   /** Reduces one socket event of this thread into the live turn. */
   private applyEvent(event: ChatEvent): void {
     const { chatId, live } = this.state();
-    if (!chatId || event.chatId !== chatId || this.isStored(event.turnId)) return;
+    if (!chatId || event.chatId !== chatId) return;
+    this.lastEventSig.set({ turnId: event.turnId, seq: event.seq, type: event.type });
+    if (this.isStored(event.turnId)) return;
     let current = live;
     if (!current || current.turnId !== event.turnId) {
       // A new turn (sent from this tab before the POST answered, or from another tab), or ours

@@ -15,19 +15,21 @@ import { DatePipe } from '@angular/common';
 import { Router, RouterLink } from '@angular/router';
 import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
+import { AnswerFeedback } from './answer-feedback';
 import { AssistantMessage } from './assistant-message';
 import { AttachmentsStore, formatSize } from './attachments-store';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { ConfirmDialog } from './confirm-dialog';
 import { loadDraft, saveDraft } from './drafts';
+import { DebugPanelPreference, ThreadDebug } from './thread-debug';
 import { ThreadStore } from './thread-store';
 import { DisplayTextPipe } from '../shared/display-text';
 
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AssistantMessage, ConfirmDialog, DatePipe, DisplayTextPipe, RouterLink],
+  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DisplayTextPipe, RouterLink, ThreadDebug],
   providers: [ThreadStore, AttachmentsStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
@@ -44,6 +46,7 @@ export class ThreadView {
   private readonly list = inject(ChatListStore);
   private readonly router = inject(Router);
   private readonly socket = inject(ChatSocket);
+  protected readonly debugPanel = inject(DebugPanelPreference);
 
   /** Route parameter. */
   readonly chatId = input.required<string>();

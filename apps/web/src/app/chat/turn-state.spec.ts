@@ -41,7 +41,10 @@ describe('applyChatEvent', () => {
 
     const toolRunning = reduce(happyPath.slice(0, 3));
     expect(toolRunning.parts).toEqual([
-      { kind: 'tool', call: { callId: 'k1', name: 'search_findings', args: { text: 'SQL injection' }, state: 'running', summary: null } },
+      {
+        kind: 'tool',
+        call: { callId: 'k1', name: 'search_findings', args: { text: 'SQL injection' }, state: 'running', summary: null, startedAt: happyPath[2]!.at },
+      },
     ]);
 
     const done = reduce(happyPath);

@@ -18,6 +18,8 @@ export interface ToolCallView {
   /** One-line human summary from `tool.result`; `null` while running. */
   summary: string | null;
   data?: ToolCardData;
+  /** When the worker started the call (`at` of its `tool.call` event); absent for stored calls. */
+  startedAt?: string;
 }
 
 /** The content of an assistant answer in the order it arrived: prose and tool cards interleaved. */
@@ -144,7 +146,10 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
         queuePosition: null,
         parts: [
           ...t.parts,
-          { kind: 'tool', call: { callId: event.callId, name: event.name, args: event.args, state: 'running', summary: null } },
+          {
+            kind: 'tool',
+            call: { callId: event.callId, name: event.name, args: event.args, state: 'running', summary: null, startedAt: event.at },
+          },
         ],
       };
     case 'tool.result': {

@@ -59,9 +59,9 @@ describe('Shell navigation and admin-only pages', () => {
 
   beforeEach(() => TestBed.resetTestingModule());
 
-  it('shows Operators, Settings and the audit log to an admin, who can open them', async () => {
+  it('shows Operators, Settings, the audit log and feedback to an admin, who can open them', async () => {
     await signedInAs('admin');
-    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings', 'Audit log']);
+    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings', 'Audit log', 'Feedback']);
     await harness.navigateByUrl('/operators');
     expect(TestBed.inject(Router).url).toBe('/operators');
   });

@@ -1,10 +1,11 @@
-import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, inject, untracked } from '@angular/core';
+import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, inject, untracked, viewChild } from '@angular/core';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
 import { clearDrafts } from '../chat/drafts';
 import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
+import { ShortcutsDialog, isTypingTarget } from './shortcuts-dialog';
 
 /** A refused socket asks the API about the session at most this often (ms). */
 const SESSION_RECHECK_MS = 10_000;
@@ -20,7 +21,8 @@ const SESSION_RECHECK_MS = 10_000;
  */
 @Component({
   selector: 'cc-shell',
-  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ThemeToggle],
+  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ShortcutsDialog, ThemeToggle],
+  host: { '(document:keydown)': 'showShortcutsOnQuestionMark($event)' },
   templateUrl: './shell.html',
   styleUrl: './shell.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -40,6 +42,7 @@ export class Shell {
   });
 
   private lastRecheck = -Infinity;
+  private readonly shortcuts = viewChild.required(ShortcutsDialog);
 
   constructor() {
     // Live updates exist only while signed in: the handshake carries the session cookie.
@@ -78,6 +81,17 @@ export class Shell {
     // Still signed in (the cookie was renewed, or the session could not be checked): a client that
     // gave up tries again, at most once per interval; one still retrying keeps its own back-off.
     if (this.socket.state() === 'offline') this.socket.reconnect();
+  }
+
+  /** `?` outside a text field lists the keyboard shortcuts. */
+  protected showShortcutsOnQuestionMark(event: KeyboardEvent): void {
+    if (event.key !== '?' || event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
+    event.preventDefault();
+    this.showShortcuts();
+  }
+
+  protected showShortcuts(): void {
+    this.shortcuts().open();
   }
 
   protected async signOut(): Promise<void> {

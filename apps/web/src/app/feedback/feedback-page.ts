@@ -1,0 +1,93 @@
+import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
+import { DatePipe } from '@angular/common';
+import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
+import { RouterLink } from '@angular/router';
+import type { FeedbackEntryView, FeedbackQueryDto, FeedbackRating, OperatorView } from '@corpus-chat/contracts';
+import { describeHttpError } from '../http/api-error';
+import { OperatorsApi } from '../operators/operators-api';
+import { FeedbackApi } from './feedback-api';
+
+const PAGE = 50;
+
+/** A `yyyy-mm-dd` of a date input as the start of that day in the browser's time zone (ISO). */
+function dayStart(day: string, plusDays = 0): string | undefined {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(y!, m! - 1, d! + plusDays).toISOString();
+}
+
+/**
+ * `/feedback` (admins): operators' thumbs up and down on answers with their comments, filtered by
+ * rating, operator and date, each linking to its thread.
+ */
+@Component({
+  selector: 'cc-feedback-page',
+  imports: [DatePipe, ReactiveFormsModule, RouterLink],
+  templateUrl: './feedback-page.html',
+  styleUrl: './feedback-page.css',
+  changeDetection: ChangeDetectionStrategy.OnPush,
+})
+export class FeedbackPage {
+  private readonly api = inject(FeedbackApi);
+  private readonly operatorsApi = inject(OperatorsApi);
+
+  protected readonly entries = signal<FeedbackEntryView[]>([]);
+  protected readonly total = signal(0);
+  protected readonly offset = signal(0);
+  protected readonly operators = signal<OperatorView[]>([]);
+  protected readonly loading = signal(false);
+  protected readonly error = signal<string | null>(null);
+  protected readonly hasNewer = computed(() => this.offset() > 0);
+  protected readonly hasOlder = computed(() => this.offset() + this.entries().length < this.total());
+
+  protected readonly form = inject(NonNullableFormBuilder).group({
+    rating: ['' as FeedbackRating | ''],
+    operatorId: [''],
+    from: [''],
+    to: [''],
+  });
+
+  constructor() {
+    void this.operatorsApi.list().then((ops) => this.operators.set(ops), () => undefined);
+    void this.load(0);
+  }
+
+  protected search(): Promise<void> {
+    return this.load(0);
+  }
+
+  protected older(): Promise<void> {
+    return this.load(this.offset() + PAGE);
+  }
+
+  protected newer(): Promise<void> {
+    return this.load(Math.max(0, this.offset() - PAGE));
+  }
+
+  private async load(offset: number): Promise<void> {
+    const v = this.form.getRawValue();
+    // "To" is inclusive of its whole day.
+    const from = dayStart(v.from);
+    const to = dayStart(v.to, 1);
+    const query: FeedbackQueryDto = {
+      ...(v.rating ? { rating: v.rating } : {}),
+      ...(v.operatorId ? { operatorId: v.operatorId } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+      limit: PAGE,
+      ...(offset ? { offset } : {}),
+    };
+    this.loading.set(true);
+    this.error.set(null);
+    try {
+      const page = await this.api.list(query);
+      this.entries.set(page.entries);
+      this.total.set(page.total);
+      this.offset.set(page.offset);
+    } catch (err) {
+      this.error.set(describeHttpError(err));
+    } finally {
+      this.loading.set(false);
+    }
+  }
+}
