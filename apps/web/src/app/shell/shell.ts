@@ -3,6 +3,9 @@ import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/rou
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
 import { clearDrafts } from '../chat/drafts';
+import { roleLabel } from '../i18n/labels';
+import { LanguageStore } from '../i18n/language-store';
+import { LanguageSwitch } from '../i18n/language-switch';
 import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
 
@@ -20,7 +23,7 @@ const SESSION_RECHECK_MS = 10_000;
  */
 @Component({
   selector: 'cc-shell',
-  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ThemeToggle],
+  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ThemeToggle, LanguageSwitch],
   templateUrl: './shell.html',
   styleUrl: './shell.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -39,9 +42,15 @@ export class Shell {
       .join('');
   });
 
+  protected readonly roleLabel = roleLabel;
   private lastRecheck = -Infinity;
 
   constructor() {
+    const language = inject(LanguageStore);
+    effect(() => {
+      const operator = this.auth.operator();
+      if (operator) untracked(() => language.follow(operator));
+    });
     // Live updates exist only while signed in: the handshake carries the session cookie.
     this.socket.connect();
     inject(DestroyRef).onDestroy(() => {
