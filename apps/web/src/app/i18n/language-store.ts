@@ -1,7 +1,6 @@
-import { HttpClient } from '@angular/common/http';
 import { Injectable, InjectionToken, LOCALE_ID, inject, signal } from '@angular/core';
-import { firstValueFrom } from 'rxjs';
-import type { OperatorLanguage, OperatorView, UpdateMyPreferencesDto } from '@corpus-chat/contracts';
+import type { OperatorLanguage, OperatorView } from '@corpus-chat/contracts';
+import { AuthApi } from '../auth/auth-api';
 import { describeHttpError } from '../http/api-error';
 import { isLanguage, rememberLanguage } from './language';
 
@@ -17,7 +16,7 @@ export const PAGE_RELOAD = new InjectionToken<() => void>('PAGE_RELOAD', {
  */
 @Injectable({ providedIn: 'root' })
 export class LanguageStore {
-  private readonly http = inject(HttpClient);
+  private readonly api = inject(AuthApi);
   private readonly reload = inject(PAGE_RELOAD);
   private readonly saving = signal(false);
   private readonly failure = signal<string | null>(null);
@@ -33,8 +32,7 @@ export class LanguageStore {
     this.saving.set(true);
     this.failure.set(null);
     try {
-      const body: UpdateMyPreferencesDto = { language };
-      await firstValueFrom(this.http.patch<OperatorView>('/api/auth/me', body));
+      await this.api.updateMe({ language });
     } catch (err) {
       this.saving.set(false);
       this.failure.set(describeHttpError(err));
