@@ -18,7 +18,7 @@ import { ChangePasswordForm } from './change-password-form';
             <p>
               <ng-container i18n="@@account.signedInAs">Signed in as <strong>{{ me.displayName || me.username }}</strong> ({{ me.username }}), {{ roleLabel(me.role) }}.</ng-container>
               @if (auth.isAdmin()) {
-                <ng-container i18n="@@account.othersUnder">Other operators are managed under <a routerLink="/operators">Operators</a>.</ng-container>
+                &ngsp;<ng-container i18n="@@account.othersUnder">Other operators are managed under <a routerLink="/operators">Operators</a>.</ng-container>
               }
             </p>
           }
