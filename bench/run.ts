@@ -19,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { closePools } from './lib/api-client';
 import { hostSpeedProbe, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
-import { type BenchContext, type Figure, figuresTable, printResult, type ScenarioResult, writeResult } from './lib/report';
+import { measurePrimitives } from './lib/primitives';
+import { type BenchContext, type Figure, figuresTable, primitivesLine, printResult, type ScenarioResult, writeResult } from './lib/report';
 import { BenchStack, ROOT } from './lib/stack';
 import { scenario1 } from './scenarios/s1-pickup';
 import { scenario2 } from './scenarios/s2-turn-latency';
@@ -96,7 +97,9 @@ async function main(): Promise<void> {
       const steal0 = machineStealSeconds();
       log(`scenario ${id}… (load average ${loadAtStart.join(' / ')}; host probe: SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M random reads ${host.memoryMs} ms)`);
       try {
+        const primitives = await measurePrimitives(stack);
         const r = await run(ctx);
+        r.primitives = primitives;
         const seconds = (Date.now() - t0) / 1000;
         const steal1 = machineStealSeconds();
         const stealPct = (100 * (steal1.steal - steal0.steal)) / Math.max(steal1.total - steal0.total, 1e-9);
@@ -137,7 +140,8 @@ function loadNow(): number[] {
 function summaryMarkdown(results: ScenarioResult[], command: string, machine: string, seconds: number): string {
   const parts = [`Command: \`${command}\` — ${new Date().toISOString()} — ${seconds.toFixed(0)} s`, `Machine: ${machine}; load average at end ${loadNow().join(' / ')}`];
   for (const r of results) {
-    parts.push(`### ${r.id}. ${r.title}\n\n${figuresTable(r.figures)}\n\n${r.markdown.join('\n\n')}`);
+    const primitives = r.primitives ? `\n\n${primitivesLine(r.primitives)}` : '';
+    parts.push(`### ${r.id}. ${r.title}\n\n${figuresTable(r.figures, r.primitives)}${primitives}\n\n${r.markdown.join('\n\n')}`);
   }
   const missed: Figure[] = results.flatMap((r) => r.figures.filter((f) => f.met === false));
   parts.push(missed.length ? `Missed goals: ${missed.map((f) => `${f.name} (${f.goal})`).join('; ')}` : 'Every goal measured in this run was met.');

@@ -60,7 +60,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
     id: 1,
     title: 'Enqueue → worker pickup',
     figures: [
-      latencyFigure('enqueue → pickup (Queue.add start → processor start)', pickupSummary, { p: 'p99', ms: 5 }),
+      latencyFigure('enqueue → pickup (Queue.add start → processor start)', pickupSummary, { p: 'p99', ms: 5 }, 'bullmq'),
       latencyFigure('  of which Queue.add call', summarize(addMs)),
       latencyFigure('reference: Redis round trip (PING)', rttSummary),
       { name: 'reference: floor = 2 round trips (p50)', unit: 'ms', value: 2 * rttSummary.p50 },

@@ -131,12 +131,12 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
   const inProcess = await runInProcess(ctx, warmup, count, threadCount);
 
   const figures: Figure[] = [
-    latencyFigure('POST message → first chat:event at the client', summarize(firstEvent), { p: 'p50', ms: 5 }),
-    latencyFigure('  same, p99', summarize(firstEvent), { p: 'p99', ms: 15 }),
-    latencyFigure('POST message → turn.done at the client (one-tool question)', summarize(toDone), { p: 'p50', ms: 30 }),
-    latencyFigure('POST message → HTTP 202 response', summarize(httpResponse)),
-    latencyFigure('in-process: planner + tool query (no DB writes, queue or socket)', inProcess.runner),
-    latencyFigure('in-process: + the same DB writes (store message, mark running, history, store answer)', inProcess.withLedger),
+    latencyFigure('POST message → first chat:event at the client', summarize(firstEvent), { p: 'p50', ms: 5 }, 'socket'),
+    latencyFigure('  same, p99', summarize(firstEvent), { p: 'p99', ms: 15 }, 'socket'),
+    latencyFigure('POST message → turn.done at the client (one-tool question)', summarize(toDone), { p: 'p50', ms: 30 }, 'bullmq'),
+    latencyFigure('POST message → HTTP 202 response', summarize(httpResponse), undefined, 'postgres'),
+    latencyFigure('in-process: planner + tool query (no DB writes, queue or socket)', inProcess.runner, undefined, 'postgres'),
+    latencyFigure('in-process: + the same DB writes (store message, mark running, history, store answer)', inProcess.withLedger, undefined, 'postgres'),
   ];
   return {
     id: 2,

@@ -171,7 +171,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     const label = r.coalesceMs ? `coalesced ${r.coalesceMs} ms` : 'no coalescing';
     return [
       { name: `${label}: deltas delivered`, unit: 'deltas/s', value: r.deltasPerSecond, goal: '≥ 10,000 deltas/s', met: r.deltasPerSecond >= 10_000 },
-      latencyFigure(`${label}: publish → client (per message)`, r.publishToClient, { p: 'p99', ms: 5 }),
+      latencyFigure(`${label}: publish → client (per message)`, r.publishToClient, { p: 'p99', ms: 5 }, 'socket'),
       latencyFigure(`${label}: first token, emit → client`, r.firstTokenEmitToClient),
       latencyFigure(`${label}: every token, emit → client`, r.tokenEmitToClient),
     ];

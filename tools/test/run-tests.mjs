@@ -40,6 +40,7 @@ function reachable(port) {
 }
 
 const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
+const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 const jest = (extra = []) => ['--maxWorkers=2', '--ci', ...extra];
 /**
  * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;
@@ -55,7 +56,8 @@ const steps = [
   { name: 'jest-int', suites: ['int'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'int' }, needsServices: true, needsShared: true },
   { name: 'fuzz', suites: ['fuzz'], cmd: bin('jest'), args: jest([FUZZ_SPEC]), env: { FUZZ_FULL: '1' }, needsServices: true },
   { name: 'web', suites: ['all', 'unit'], cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
-  { name: 'e2e', suites: ['all'], cmd: process.execPath, args: ['apps/web-e2e/run-e2e.mjs'], needsServices: true, needsShared: true, when: () => fs.existsSync(path.join(root, 'apps/web-e2e/run-e2e.mjs')) },
+  // Playwright's global setup builds the web app (production) before the specs run; E2E_SKIP_BUILD=1 reuses dist/web/browser.
+  { name: 'e2e', suites: ['all'], cmd: bin('playwright'), args: ['test', '-c', E2E_CONFIG], needsServices: true, needsShared: true, when: () => fs.existsSync(path.join(root, E2E_CONFIG)) },
 ];
 
 const selected = steps.filter((step) => (only ? step.name === only : step.suites.includes(suite)) && (!step.when || step.when()));

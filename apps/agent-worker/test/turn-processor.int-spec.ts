@@ -5,6 +5,15 @@ import { type RunningWorker, startWorker } from './support/worker-harness';
 
 jest.setTimeout(40_000);
 
+/** Resolves once `check` holds (polled every 20 ms); rejects naming `what` after `ms`. */
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
   let bed: TurnTestBed;
   const workers: RunningWorker[] = [];
@@ -91,7 +100,8 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
     expect(answer.status).toBe('error');
     expect(answer.content).toMatch(/^w1 w2 /);
     expect(answer.metadata).toMatchObject({ error: { code: 'TIMEOUT' } });
-    await new Promise((r) => setTimeout(r, 300));
+    // Failed for good: BullMQ runs a failed job no more, so one run is all there will be.
+    await until(async () => (await bed.queue.getJobState(turnId)) === 'failed', 'the job failed');
     expect(worker.runner.runs).toHaveLength(1);
   });
 
@@ -124,19 +134,19 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
       scriptedMessage({ deltaCount: 100, deltaMs: 50, ignoreAbort: true }),
     );
     await bed.waitForEvent(turnId, 'text.delta');
-    const t0 = Date.now();
     await bed.cancels.request(turnId);
     const cancelled = (await bed.waitForEvent(turnId)) as ChatEventOf<'turn.cancelled'>;
     expect(cancelled.type).toBe('turn.cancelled');
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // The worker did not wait for the agent: its run (5 s of deltas) is still going.
+    expect(worker.runner.runs[0].endedAt).toBeUndefined();
     // The worker (concurrency 1) takes the next job at once.
     const next = await bed.enqueue(thread, scriptedMessage({ deltas: ['next'] }));
     await bed.waitForEvent(next.turnId, 'turn.started', 1000);
     const [answer] = await bed.assistantMessages(turnId);
     expect(answer).toMatchObject({ id: cancelled.messageId, status: 'cancelled' });
     expect(answer.content).toMatch(/^w1 /);
-    // Late deltas of the ignoring agent were not published after turn.cancelled.
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the ignoring agent has emitted its last delta, none of its late deltas was published.
+    await until(() => worker.runner.runs[0].endedAt !== undefined, 'the ignoring agent finished', 15_000);
     expect(bed.events(turnId).at(-1)!.type).toBe('turn.cancelled');
     expectGapFree(bed.events(turnId));
     expect(worker.runner.runs[0].turnId).toBe(turnId);

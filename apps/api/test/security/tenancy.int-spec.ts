@@ -57,11 +57,21 @@ const until = async (check: () => boolean, ms = 3000) => {
     await new Promise((r) => setTimeout(r, 20));
   }
 };
-/** Publishes an event of A's turn and waits until A's watcher got it (so B had every chance to). */
-async function publishAndSettle(watcherOfA: ChatEvent[], text: string): Promise<void> {
-  await api.app.get(TurnEventBus).publish(chatId, turnId, { type: 'text.delta', text });
+/**
+ * Publishes an event of A's turn and waits until A's watcher got it; then a marker on a thread of
+ * B's own, and waits until B's socket got that. The relay handles events in publish order and a
+ * socket receives in emit order, so anything of A's sent to B would have arrived before the
+ * marker. Resolves with the events B got from anything but its own thread.
+ */
+async function publishAndSettle(watcherOfA: ChatEvent[], text: string, intruder: Socket, seenByB: ChatEvent[]): Promise<ChatEvent[]> {
+  const bus = api.app.get(TurnEventBus);
+  const own = ((await http().post('/api/chats').set(asB()).send({})).body as { id: string }).id;
+  expect(await intruder.emitWithAck(SocketEvents.join, { chatId: own })).toMatchObject({ ok: true });
+  await bus.publish(chatId, turnId, { type: 'text.delta', text });
   await until(() => watcherOfA.some((e) => e.type === 'text.delta' && e.text === text));
-  await new Promise((r) => setTimeout(r, 100));
+  await bus.publish(own, randomUUID(), { type: 'text.delta', text: 'marker of B' });
+  await until(() => seenByB.some((e) => e.chatId === own && e.type === 'text.delta'));
+  return seenByB.filter((e) => e.chatId !== own);
 }
 
 type Check = () => Promise<void>;
@@ -124,8 +134,7 @@ const socketTable: Record<string, Check> = {
     const unknown = await intruder.emitWithAck(SocketEvents.join, { chatId: randomUUID() });
     expect(foreign).toEqual({ ok: false, error: 'not found' });
     expect(foreign).toEqual(unknown);
-    await publishAndSettle(seenByA, 'secret of A');
-    expect(seenByB).toEqual([]);
+    expect(await publishAndSettle(seenByA, 'secret of A', intruder, seenByB)).toEqual([]);
   },
   [SocketEvents.leave]: async () => {
     const watcher = await socketOf(a);
@@ -135,8 +144,7 @@ const socketTable: Record<string, Check> = {
     const seenByB = collectEvents(intruder);
     await intruder.emitWithAck(SocketEvents.leave, { chatId });
     // B leaving A's thread changes nothing for A, and joins B to nothing.
-    await publishAndSettle(seenByA, 'still flowing to A');
-    expect(seenByB).toEqual([]);
+    expect(await publishAndSettle(seenByA, 'still flowing to A', intruder, seenByB)).toEqual([]);
   },
   [SocketEvents.cancel]: async () => {
     const intruder = await socketOf(b);

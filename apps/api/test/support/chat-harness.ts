@@ -49,6 +49,9 @@ export async function startApiInstance(o: ApiInstanceOptions): Promise<ApiInstan
     MAX_ACTIVE_TURNS_PER_OPERATOR: '100',
     REQUESTS_PER_MINUTE: '100000',
     CANCEL_WAIT_MS: '2000',
+    // A test host under load can stall an event loop past the 3 s default, failing a healthy
+    // command with 503; the hung-Redis spec sets its own short bound.
+    REDIS_REQUEST_TIMEOUT_MS: '15000',
     ...o.env,
   });
   const app = await createApiApp(env, { shutdownHooks: false });

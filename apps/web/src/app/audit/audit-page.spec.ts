@@ -22,12 +22,9 @@ describe('AuditPage', () => {
   let fixture: ComponentFixture<AuditPage>;
   let api: { list: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
-  const settle = async () => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await fixture.whenStable();
-    }
-  };
+  /** Bound for the mocked API's answers to reach the page. */
+  const WAIT = { timeout: 2000 };
+  const table = () => el().querySelector('[data-testid="audit-events"] tbody')?.textContent?.replace(/\s+/g, ' ');
 
   beforeEach(async () => {
     api = {
@@ -43,18 +40,20 @@ describe('AuditPage', () => {
       ],
     });
     fixture = TestBed.createComponent(AuditPage);
-    await settle();
+    // Loaded: the newest events and the operators the filter offers.
+    await vi.waitFor(() => {
+      expect(table()).toContain('finding.status');
+      expect(el().querySelector('#a-actor option[value="a1"]')).not.toBeNull();
+    }, WAIT);
   });
 
   it('lists events with who, what and the change, and pages on to older ones', async () => {
-    const table = () => el().querySelector('[data-testid="audit-events"] tbody')!.textContent!.replace(/\s+/g, ' ');
     expect(table()).toContain('alice');
     expect(table()).toContain('finding.status');
     expect(table()).toContain('status: false_positive, reason: fixture');
     Array.from(el().querySelectorAll('button')).find((b) => b.textContent?.includes('Older'))!.click();
-    await settle();
+    await vi.waitFor(() => expect(table()).toContain('report.import'), WAIT);
     expect(api.list).toHaveBeenLastCalledWith({ before: 3, limit: 50 });
-    expect(table()).toContain('report.import');
   });
 
   it('filters by action and operator', async () => {
@@ -66,7 +65,6 @@ describe('AuditPage', () => {
     pick('a-action', 'finding.edit');
     pick('a-actor', 'a1');
     el().querySelector('form')!.dispatchEvent(new Event('submit'));
-    await settle();
-    expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 });
+    await vi.waitFor(() => expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 }), WAIT);
   });
 });

@@ -15,12 +15,9 @@ describe('ChangePasswordForm', () => {
   let authApi: { me: ReturnType<typeof vi.fn>; changePassword: ReturnType<typeof vi.fn> };
   let socket: { connect: ReturnType<typeof vi.fn>; disconnect: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await fixture.whenStable();
-    }
-  };
+  /** Bound for the mocked API's answers to reach the page. */
+  const WAIT = { timeout: 2000 };
+  const message = () => el().querySelector('[data-testid="change-password-message"]')?.textContent;
   const type = (selector: string, value: string): void => {
     const input = el().querySelector<HTMLInputElement>(selector)!;
     input.value = value;
@@ -39,7 +36,7 @@ describe('ChangePasswordForm', () => {
     });
     await TestBed.inject(AuthStore).loadSession();
     fixture = TestBed.createComponent(ChangePasswordForm);
-    await settle();
+    await fixture.whenStable();
   });
 
   it('changes my password and reconnects the live connection with the renewed cookie', async () => {
@@ -47,15 +44,13 @@ describe('ChangePasswordForm', () => {
     type('#cp-new', 'new-password-22');
     type('#cp-repeat', 'new-password-2x');
     button('Change password').click();
-    await settle();
+    await vi.waitFor(() => expect(el().textContent).toContain('The two new passwords differ.'), WAIT);
     expect(authApi.changePassword).not.toHaveBeenCalled();
-    expect(el().textContent).toContain('The two new passwords differ.');
 
     type('#cp-repeat', 'new-password-22');
     button('Change password').click();
-    await settle();
+    await vi.waitFor(() => expect(message()).toContain('Password changed.'), WAIT);
     expect(authApi.changePassword).toHaveBeenCalledWith({ currentPassword: 'old-password-1', newPassword: 'new-password-22' });
-    expect(el().querySelector('[data-testid="change-password-message"]')?.textContent).toContain('Password changed.');
     expect(socket.disconnect).toHaveBeenCalled();
     expect(socket.connect).toHaveBeenCalled();
 
@@ -66,7 +61,6 @@ describe('ChangePasswordForm', () => {
     type('#cp-new', 'new-password-33');
     type('#cp-repeat', 'new-password-33');
     button('Change password').click();
-    await settle();
-    expect(el().querySelector('[data-testid="change-password-message"]')?.textContent).toBe('Your current password is not right.');
+    await vi.waitFor(() => expect(message()).toBe('Your current password is not right.'), WAIT);
   });
 });

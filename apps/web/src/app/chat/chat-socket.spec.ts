@@ -113,17 +113,17 @@ describe('ChatSocket', () => {
     socket.watch('c1', () => seq, (ack) => acks.push(ack));
     expect(fake.emitted).toEqual([]); // not connected yet
     fake.goOnline();
-    await Promise.resolve();
+    // Each join ends when its acknowledgement reaches the watcher.
+    await vi.waitFor(() => expect(acks).toHaveLength(1), { timeout: 2000 });
     seq = 7;
     fake.connected = false;
     fake.fire('disconnect', 'ping timeout');
     fake.goOnline();
-    await Promise.resolve();
+    await vi.waitFor(() => expect(acks).toHaveLength(2), { timeout: 2000 });
     expect(fake.emitted.filter((e) => e.event === SocketEvents.join).map((e) => e.payload)).toEqual([
       { chatId: 'c1', afterSeq: 0 },
       { chatId: 'c1', afterSeq: 7 },
     ]);
-    expect(acks).toHaveLength(2);
   });
 
   it('leaves the room when the watch ends and delivers chat:event to every handler', () => {

@@ -33,7 +33,8 @@ const detail = (messages: ChatMessageView[], activeTurn: ChatDetailView['activeT
   messages,
 });
 const ev = (turnId: string, seq: number, body: ChatEventBody): ChatEvent => ({ chatId: CHAT, turnId, seq, at, ...body }) as ChatEvent;
-const flush = () => new Promise((r) => setTimeout(r, 0));
+/** Bound for the mocked API's answers to reach the store. */
+const WAIT = { timeout: 2000 };
 
 /** Stands in for the Socket.IO connection: records watches, lets the test push events. */
 class FakeSocket {
@@ -58,8 +59,12 @@ describe('ThreadStore', () => {
   let api: { get: ReturnType<typeof vi.fn>; postMessage: ReturnType<typeof vi.fn>; cancelTurn: ReturnType<typeof vi.fn> };
   let socket: FakeSocket;
   let store: ThreadStore;
+  let list: { upsert: ReturnType<typeof vi.fn>; scheduleRefresh: ReturnType<typeof vi.fn> };
+  /** Each re-read of the thread that reached the store updates its entry in the thread list. */
+  const rereadsApplied = (n: number) => vi.waitFor(() => expect(list.upsert).toHaveBeenCalledTimes(n), WAIT);
 
   beforeEach(() => {
+    list = { upsert: vi.fn(), scheduleRefresh: vi.fn() };
     api = { get: vi.fn(), postMessage: vi.fn(), cancelTurn: vi.fn() };
     socket = new FakeSocket();
     TestBed.configureTestingModule({
@@ -67,7 +72,7 @@ describe('ThreadStore', () => {
         ThreadStore,
         { provide: ChatApi, useValue: api },
         { provide: ChatSocket, useValue: socket },
-        { provide: ChatListStore, useValue: { upsert: vi.fn(), scheduleRefresh: vi.fn() } },
+        { provide: ChatListStore, useValue: list },
       ],
     });
     store = TestBed.inject(ThreadStore);
@@ -104,9 +109,8 @@ describe('ThreadStore', () => {
 
     api.get.mockResolvedValueOnce(detail([userMsg('t1', 'How many findings relate to SQL injection?'), assistantMsg('t1', 'There are 184 findings.')]));
     socket.push(ev('t1', 6, { type: 'turn.done', messageId: 'a-t1' }));
-    await flush();
+    await vi.waitFor(() => expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']), WAIT);
     expect(api.get).toHaveBeenCalledTimes(2);
-    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']);
     expect(store.running()).toBe(false);
     expect(store.canSend()).toBe(true);
   });
@@ -137,9 +141,8 @@ describe('ThreadStore', () => {
       metadata: { toolCalls: [], verification, reasoning: 'The card says 184, but 84 sounds right.' },
     };
     answerReread(detail([question, stored]));
-    await flush();
+    await vi.waitFor(() => expect(store.entries().at(-1)!.kind).toBe('assistant'), WAIT);
     const last = store.entries().at(-1)!;
-    expect(last.kind).toBe('assistant');
     expect(last.kind === 'assistant' && { verification: last.verification, reasoning: last.reasoning }).toEqual({
       verification,
       reasoning: 'The card says 184, but 84 sounds right.',
@@ -158,7 +161,7 @@ describe('ThreadStore', () => {
     expect(body.clientMessageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
     // The thread is re-read after the POST (its title and counts changed) without losing the turn.
-    await flush();
+    await rereadsApplied(2);
     expect(api.get).toHaveBeenCalledTimes(2);
     expect(store.entries().map((e) => e.kind)).toEqual(['user', 'live']);
     const live = store.live()!;
@@ -213,9 +216,8 @@ describe('ThreadStore', () => {
     api.postMessage.mockRejectedValueOnce(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'busy', activeTurnId: 't9' } }));
     api.get.mockResolvedValueOnce(detail([userMsg('t9', 'other tab')], { turnId: 't9', status: 'queued', lastSeq: 1 }));
     expect(await store.send('mine')).toBe(false);
-    await flush();
+    await vi.waitFor(() => expect(store.live()?.turnId).toBe('t9'), WAIT);
     expect(store.notice()).toContain('already running');
-    expect(store.live()?.turnId).toBe('t9');
     expect(store.running()).toBe(true);
   });
 
@@ -229,8 +231,7 @@ describe('ThreadStore', () => {
     expect(store.stopping()).toBe(true);
     api.get.mockResolvedValueOnce(detail([userMsg('t5', 'q'), assistantMsg('t5', 'Partial', 'cancelled')]));
     socket.push(ev('t5', 3, { type: 'turn.cancelled', messageId: 'a-t5' }));
-    await flush();
-    expect(store.stopping()).toBe(false);
+    await vi.waitFor(() => expect(store.stopping()).toBe(false), WAIT);
     const last = store.entries().at(-1)!;
     expect(last.kind === 'assistant' && last.message.status).toBe('cancelled');
     expect(store.canSend()).toBe(true);
@@ -253,7 +254,7 @@ describe('ThreadStore', () => {
     api.postMessage.mockResolvedValueOnce({ turnId: 't7', messageId: 'u-t7', queuePosition: 1, truncated: false });
     api.get.mockResolvedValueOnce(detail([userMsg('t1', 'Old question'), assistantMsg('t1', 'Done.'), userMsg('t6', 'How many?'), assistantMsg('t6', 'Par', 'cancelled'), userMsg('t7', 'How many?')]));
     expect(await store.retry('t6')).toBe(true);
-    await flush();
+    await rereadsApplied(2);
     const shown = () => store.entries().map((e) => (e.kind === 'live' ? `live:${e.turn.turnId}` : `${e.kind}:${e.message.turnId}`));
     expect(shown()).toEqual(['user:t1', 'assistant:t1', 'user:t7', 'live:t7']);
   });
@@ -274,8 +275,7 @@ describe('ThreadStore', () => {
     await store.open(CHAT);
     api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q'), assistantMsg('t8', 'Done while away.')]));
     socket.watches[0].onJoined({ ok: true, activeTurn: null });
-    await flush();
-    expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']);
+    await vi.waitFor(() => expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']), WAIT);
   });
 
   it('asks for a replay when events stay parked behind a missing seq', async () => {

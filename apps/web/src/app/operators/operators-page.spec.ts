@@ -21,12 +21,9 @@ describe('OperatorsPage', () => {
   let authApi: { me: ReturnType<typeof vi.fn>; changePassword: ReturnType<typeof vi.fn> };
   let socket: { connect: ReturnType<typeof vi.fn>; disconnect: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await fixture.whenStable();
-    }
-  };
+  /** Bound for the mocked API's answers to reach the page. */
+  const WAIT = { timeout: 2000 };
+  const notice = () => el().querySelector('[data-testid="operators-notice"]')?.textContent;
   const type = (selector: string, value: string): void => {
     const input = el().querySelector<HTMLInputElement | HTMLSelectElement>(selector)!;
     input.value = value;
@@ -70,7 +67,7 @@ describe('OperatorsPage', () => {
     });
     await TestBed.inject(AuthStore).loadSession();
     fixture = TestBed.createComponent(OperatorsPage);
-    await settle();
+    await vi.waitFor(() => expect(el().querySelectorAll('[data-testid="operator-row"]').length).toBe(2), WAIT);
   });
 
   it('lists operators; the signed-in admin cannot disable or demote themself', async () => {
@@ -89,57 +86,55 @@ describe('OperatorsPage', () => {
 
   it('adds an operator with the CreateOperatorDto, and shows the reason when the name is taken', async () => {
     button('Add operator').click();
-    await settle();
+    await vi.waitFor(() => expect(el().querySelector('#op-password-hint')!.classList).toContain('bad'), WAIT);
     expect(api.create).not.toHaveBeenCalled();
-    expect(el().querySelector('#op-password-hint')!.classList).toContain('bad');
 
     type('#op-username', 'bob');
     type('#op-display', 'Bob Builder');
     type('#op-role', 'admin');
     type('#op-password', 'a-long-password');
     button('Add operator').click();
-    await settle();
+    // Added: listed, announced, and the form emptied for the next one.
+    await vi.waitFor(() => {
+      expect(row('bob')?.textContent).toContain('Bob Builder');
+      expect(notice()).toContain('Added bob.');
+      expect(el().querySelector<HTMLInputElement>('#op-username')!.value).toBe('');
+    }, WAIT);
     expect(api.create).toHaveBeenCalledWith({ username: 'bob', displayName: 'Bob Builder', role: 'admin', password: 'a-long-password' });
-    expect(row('bob').textContent).toContain('Bob Builder');
-    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toContain('Added bob.');
-    expect(el().querySelector<HTMLInputElement>('#op-username')!.value).toBe('');
 
     type('#op-username', 'OLGA');
     type('#op-display', 'Another Olga');
     type('#op-password', 'a-long-password');
     button('Add operator').click();
-    await settle();
-    expect(el().querySelector('form .error')?.textContent).toContain('An operator named "OLGA" already exists.');
+    await vi.waitFor(() => expect(el().querySelector('form .error')?.textContent).toContain('An operator named "OLGA" already exists.'), WAIT);
   });
 
   it('disables and enables an operator, changes a role, and sets a new password', async () => {
     button('Disable', row('olga')).click();
-    await settle();
+    await vi.waitFor(() => expect(row('olga').textContent).toContain('Disabled'), WAIT);
     expect(api.update).toHaveBeenLastCalledWith('o1', { disabled: true });
-    expect(row('olga').textContent).toContain('Disabled');
     button('Enable', row('olga')).click();
-    await settle();
+    await vi.waitFor(() => expect(row('olga').textContent).toContain('Active'), WAIT);
     expect(api.update).toHaveBeenLastCalledWith('o1', { disabled: false });
-    expect(row('olga').textContent).toContain('Active');
 
     const select = row('olga').querySelector<HTMLSelectElement>('select')!;
     select.value = 'admin';
     select.dispatchEvent(new Event('change'));
-    await settle();
+    await vi.waitFor(() => expect(notice()).toContain('olga is now an admin.'), WAIT);
     expect(api.update).toHaveBeenLastCalledWith('o1', { role: 'admin' });
-    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toContain('olga is now an admin.');
 
     button('Reset password', row('olga')).click();
-    await settle();
+    await fixture.whenStable();
     type('#reset-o1', 'short');
     button('Set password').click();
-    await settle();
+    // Refused in the form: the length hint turns bad and nothing is sent.
+    await vi.waitFor(() => expect(el().querySelector('.reset .hint')!.classList).toContain('bad'), WAIT);
     expect(api.update).not.toHaveBeenCalledWith('o1', { password: 'short' });
     type('#reset-o1', 'another-long-password');
     button('Set password').click();
-    await settle();
+    // A set password closes the row's form.
+    await vi.waitFor(() => expect(el().querySelector('#reset-o1')).toBeNull(), WAIT);
     expect(api.update).toHaveBeenLastCalledWith('o1', { password: 'another-long-password' });
-    expect(el().querySelector('#reset-o1')).toBeNull();
   });
 
   it('puts a role back and says why when the API refuses the change', async () => {
@@ -147,12 +142,13 @@ describe('OperatorsPage', () => {
     rows = [{ ...root, role: 'operator' }, { ...olga, role: 'admin', disabled: true }, { id: 'x', username: 'xena', displayName: 'Xena', role: 'admin', disabled: false, language: 'en', createdAt: at }];
     fixture.destroy();
     fixture = TestBed.createComponent(OperatorsPage);
-    await settle();
+    await vi.waitFor(() => expect(row('xena')).toBeDefined(), WAIT);
     const select = row('xena').querySelector<HTMLSelectElement>('select')!;
     select.value = 'operator';
     select.dispatchEvent(new Event('change'));
-    await settle();
-    expect(el().querySelector('[data-testid="operators-notice"]')?.textContent).toBe('xena: At least one enabled admin must remain.');
-    expect(select.value).toBe('admin');
+    await vi.waitFor(() => {
+      expect(notice()).toBe('xena: At least one enabled admin must remain.');
+      expect(select.value).toBe('admin');
+    }, WAIT);
   });
 });

@@ -38,11 +38,12 @@ const finding: FindingDetail = {
 
 const history: FindingHistory = { id: 7, status: 'open', versions: [finding.current], statusChanges: [], retests: [] };
 
-async function settle(fixture: ComponentFixture<FindingDetailPage>): Promise<void> {
-  for (let i = 0; i < 3; i++) {
-    await new Promise((r) => setTimeout(r, 0));
-    await fixture.whenStable();
-  }
+/** Bound for the mocked API's answers to reach the page. */
+const WAIT = { timeout: 2000 };
+
+/** The finding and its history (loaded together) are on the page. */
+async function loaded(fixture: ComponentFixture<FindingDetailPage>): Promise<void> {
+  await vi.waitFor(() => expect((fixture.nativeElement as HTMLElement).querySelector('[data-testid="finding-title"]')).not.toBeNull(), WAIT);
 }
 
 function makeApi() {
@@ -66,7 +67,7 @@ describe('FindingDetailPage', () => {
     TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
     fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
-    await settle(fixture);
+    await loaded(fixture);
   });
 
   it('renders the Markdown of description, impact, steps and notes instead of raw backticks', () => {
@@ -104,17 +105,15 @@ describe('FindingDetailPage triage controls', () => {
     i.value = value;
     i.dispatchEvent(new Event('input'));
   };
-  const submit = async (testId: string) => {
-    el().querySelector<HTMLFormElement>(`[data-testid="${testId}"]`)!.dispatchEvent(new Event('submit'));
-    await settle(fixture);
-  };
+  const submit = (testId: string) => el().querySelector<HTMLFormElement>(`[data-testid="${testId}"]`)!.dispatchEvent(new Event('submit'));
+  const textOf = (testId: string) => el().querySelector(`[data-testid="${testId}"]`)?.textContent;
 
   beforeEach(async () => {
     api = makeApi();
     TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
     fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
-    await settle(fixture);
+    await loaded(fixture);
   });
 
   it('shows the status and offers only the transitions the workflow allows', () => {
@@ -125,15 +124,18 @@ describe('FindingDetailPage triage controls', () => {
 
   it('asks for a reason before dismissing a finding, then sends it and shows the new status', async () => {
     select('t-status', 'false_positive');
-    await submit('status-form');
+    submit('status-form');
+    await vi.waitFor(() => expect(textOf('status-error')).toContain('Say why the finding becomes false positive'), WAIT);
     expect(api.setStatus).not.toHaveBeenCalled();
-    expect(el().querySelector('[data-testid="status-error"]')?.textContent).toContain('Say why the finding becomes false positive');
 
     type('t-reason', 'test fixture only');
-    await submit('status-form');
+    submit('status-form');
+    // The new status shows, and the history is asked for again.
+    await vi.waitFor(() => {
+      expect(textOf('finding-status')).toBe('false positive');
+      expect(api.findingHistory).toHaveBeenCalledTimes(2);
+    }, WAIT);
     expect(api.setStatus).toHaveBeenCalledWith(7, { status: 'false_positive', reason: 'test fixture only' });
-    expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('false positive');
-    expect(api.findingHistory).toHaveBeenCalledTimes(2);
   });
 
   it("shows the API's refusal of a transition next to the status form", async () => {
@@ -141,31 +143,33 @@ describe('FindingDetailPage triage controls', () => {
       new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'finding 7 is already confirmed; nothing was changed' } }),
     );
     select('t-status', 'confirmed');
-    await submit('status-form');
-    expect(el().querySelector('[data-testid="status-error"]')?.textContent).toContain('finding 7 is already confirmed');
-    expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('open');
+    submit('status-form');
+    await vi.waitFor(() => expect(textOf('status-error')).toContain('finding 7 is already confirmed'), WAIT);
+    expect(textOf('finding-status')).toBe('open');
   });
 
   it('sends only the changed fields of an edit, with the reason', async () => {
     el().querySelector<HTMLButtonElement>('[data-testid="edit-start"]')!.click();
-    await settle(fixture);
+    await fixture.whenStable();
     select('e-severity', 'critical');
     type('e-cwe', '94, CWE-95');
-    await submit('edit-form');
+    submit('edit-form');
+    await vi.waitFor(() => expect(textOf('edit-error')).toContain('Say why'), WAIT);
     expect(api.editFinding).not.toHaveBeenCalled();
-    expect(el().querySelector('[data-testid="edit-error"]')?.textContent).toContain('Say why');
     type('e-reason', 'exploit confirmed');
-    await submit('edit-form');
+    submit('edit-form');
+    // A saved edit closes the form.
+    await vi.waitFor(() => expect(el().querySelector('[data-testid="edit-form"]')).toBeNull(), WAIT);
     expect(api.editFinding).toHaveBeenCalledWith(7, { severity: 'critical', cwe: [94, 95], reason: 'exploit confirmed' });
-    expect(el().querySelector('[data-testid="edit-form"]')).toBeNull();
   });
 
   it('adds a stage-tagged note and empties the form', async () => {
     select('n-stage', 'triage');
     type('n-body', '  Owner: payments team ');
-    await submit('note-form');
+    submit('note-form');
+    // A saved note empties the form.
+    await vi.waitFor(() => expect(el().querySelector<HTMLTextAreaElement>('#n-body')!.value).toBe(''), WAIT);
     expect(api.addNote).toHaveBeenCalledWith(7, { stage: 'triage', body: 'Owner: payments team' });
-    expect(el().querySelector<HTMLTextAreaElement>('#n-body')!.value).toBe('');
   });
 
   it('records a retest with an ISO date and the verdict', async () => {
@@ -173,13 +177,17 @@ describe('FindingDetailPage triage controls', () => {
     type('r-at', '2026-01-02T10:00');
     select('r-verdict', 'fixed');
     type('r-rationale', 'header now set');
-    await submit('retest-form');
-    expect(api.recordRetest).toHaveBeenCalledWith(7, {
-      tried: 'Replayed the request',
-      retestedAt: new Date('2026-01-02T10:00').toISOString(),
-      verdict: 'fixed',
-      rationale: 'header now set',
-    });
+    submit('retest-form');
+    await vi.waitFor(
+      () =>
+        expect(api.recordRetest).toHaveBeenCalledWith(7, {
+          tried: 'Replayed the request',
+          retestedAt: new Date('2026-01-02T10:00').toISOString(),
+          verdict: 'fixed',
+          rationale: 'header now set',
+        }),
+      WAIT,
+    );
   });
 });
 

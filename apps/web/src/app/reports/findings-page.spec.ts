@@ -24,22 +24,19 @@ describe('FindingsPage', () => {
   let api: { searchFindings: ReturnType<typeof vi.fn>; listReports: ReturnType<typeof vi.fn>; setStatusOfMany: ReturnType<typeof vi.fn> };
   let harness: RouterTestingHarness;
   const el = (): HTMLElement => harness.routeNativeElement!;
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 4; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await harness.fixture.whenStable();
-    }
-  };
+  /** Bound for the mocked API's answers to reach the page. */
+  const WAIT = { timeout: 2000 };
   const url = (): URL => new URL(TestBed.inject(Router).url, 'http://x');
-  const typeCwe = async (value: string): Promise<void> => {
+  const typeCwe = (value: string): void => {
     const input = el().querySelector<HTMLInputElement>('#f-cwe')!;
     input.value = value;
     input.dispatchEvent(new Event('input'));
     input.dispatchEvent(new Event('blur'));
     el().querySelector<HTMLButtonElement>('button[type="submit"]')!.click();
-    await settle();
   };
   const total = (): string => el().querySelector('[data-testid="findings-total"]')!.textContent!.replace(/\s+/g, ' ').trim();
+  /** The unfiltered first page of the corpus is listed. */
+  const allListed = () => vi.waitFor(() => expect(total()).toMatch(/^184 findings/), WAIT);
 
   beforeEach(async () => {
     api = {
@@ -61,59 +58,60 @@ describe('FindingsPage', () => {
 
   it('links CSV and JSON exports of the filter in the URL, and of everything without one', async () => {
     await harness.navigateByUrl('/reports/findings?text=SQL%20injection&severity=high&cwe=89&page=2');
-    await settle();
     const href = (id: string): URL => new URL(el().querySelector<HTMLAnchorElement>(`[data-testid="${id}"]`)!.getAttribute('href')!, 'http://x');
-    for (const [id, path] of [['export-csv', '/api/findings/export.csv'], ['export-json', '/api/findings/export.json']]) {
-      expect(href(id).pathname).toBe(path);
-      expect(Object.fromEntries(href(id).searchParams)).toEqual({ text: 'SQL injection', severity: 'high', cwe: '89' });
-    }
+    await vi.waitFor(() => {
+      for (const [id, path] of [['export-csv', '/api/findings/export.csv'], ['export-json', '/api/findings/export.json']]) {
+        expect(href(id).pathname).toBe(path);
+        expect(Object.fromEntries(href(id).searchParams)).toEqual({ text: 'SQL injection', severity: 'high', cwe: '89' });
+      }
+    }, WAIT);
     await harness.navigateByUrl('/reports/findings');
-    await settle();
-    expect(el().querySelector('[data-testid="export-csv"]')!.getAttribute('href')).toBe('/api/findings/export.csv');
+    await vi.waitFor(() => expect(el().querySelector('[data-testid="export-csv"]')!.getAttribute('href')).toBe('/api/findings/export.csv'), WAIT);
   });
 
   it('filters by triage status through the URL', async () => {
     await harness.navigateByUrl('/reports/findings');
-    await settle();
+    await allListed();
     const status = el().querySelector<HTMLSelectElement>('#f-status')!;
     status.value = 'risk_accepted';
     status.dispatchEvent(new Event('change'));
     el().querySelector<HTMLButtonElement>('button[type="submit"]')!.click();
-    await settle();
-    expect(url().searchParams.get('status')).toBe('risk_accepted');
-    expect(api.searchFindings).toHaveBeenLastCalledWith({ status: 'risk_accepted' }, { limit: 50, offset: 0 });
-    expect(el().textContent).toContain('Filter: status risk accepted');
+    await vi.waitFor(() => {
+      expect(url().searchParams.get('status')).toBe('risk_accepted');
+      expect(api.searchFindings).toHaveBeenLastCalledWith({ status: 'risk_accepted' }, { limit: 50, offset: 0 });
+      expect(el().textContent).toContain('Filter: status risk accepted');
+    }, WAIT);
   });
 
   it('sets the status of the ticked findings in one request, then searches again', async () => {
     await harness.navigateByUrl('/reports/findings');
-    await settle();
+    await allListed();
     expect(el().querySelector('[data-testid="bulk-form"]')).toBeNull();
     el().querySelector<HTMLInputElement>('input[aria-label="Tick finding 2"]')!.click();
     el().querySelector<HTMLInputElement>('input[aria-label="Tick finding 1"]')!.click();
-    await settle();
-    expect(el().querySelector('[data-testid="bulk-form"]')?.textContent).toContain('2 ticked');
+    await vi.waitFor(() => expect(el().querySelector('[data-testid="bulk-form"]')?.textContent).toContain('2 ticked'), WAIT);
     const status = el().querySelector<HTMLSelectElement>('#b-status')!;
     status.value = 'fixed';
     status.dispatchEvent(new Event('change'));
-    await settle();
+    await harness.fixture.whenStable();
     const calls = api.searchFindings.mock.calls.length;
     el().querySelector<HTMLFormElement>('[data-testid="bulk-form"]')!.dispatchEvent(new Event('submit'));
-    await settle();
+    // Done: announced, the ticks cleared and the page searched again.
+    await vi.waitFor(() => {
+      expect(el().textContent).toContain('2 findings are now fixed.');
+      expect(el().querySelector('[data-testid="bulk-form"]')).toBeNull();
+      expect(api.searchFindings.mock.calls.length).toBe(calls + 1);
+    }, WAIT);
     expect(api.setStatusOfMany).toHaveBeenCalledWith([2, 1], { status: 'fixed' });
-    expect(api.searchFindings.mock.calls.length).toBe(calls + 1);
-    expect(el().querySelector('[data-testid="bulk-form"]')).toBeNull();
-    expect(el().textContent).toContain('2 findings are now fixed.');
   });
 
   it('typing 79 in CWE and searching puts cwe=79 in the URL and shows only those findings', async () => {
     await harness.navigateByUrl('/reports/findings');
-    await settle();
-    expect(total()).toMatch(/^184 findings/);
-    await typeCwe('79');
+    await allListed();
+    typeCwe('79');
+    await vi.waitFor(() => expect(total()).toMatch(/^40 findings · showing 1–40/), WAIT);
     expect(url().searchParams.get('cwe')).toBe('79');
     expect(api.searchFindings).toHaveBeenLastCalledWith({ cwe: 79 }, { limit: 50, offset: 0 });
-    expect(total()).toMatch(/^40 findings · showing 1–40/);
     expect(el().textContent).toContain('Filter: CWE-79');
   });
 
@@ -127,28 +125,30 @@ describe('FindingsPage', () => {
       })),
     );
     await harness.navigateByUrl('/reports/findings');
-    await settle();
     const text = (selector: string): string[] => Array.from(el().querySelectorAll(selector)).map((e) => e.textContent!.trim());
-    expect(text('td.title')[0]).toBe('XSS in search');
+    // The findings and the report list (for the filter) arrive separately.
+    await vi.waitFor(() => {
+      expect(text('td.title')[0]).toBe('XSS in search');
+      expect(text('option')).toContain('invoicefdp.exe.sarif');
+    }, WAIT);
     expect(text('td.report-cell')[0]).toBe('invoicefdp.exe.sarif');
     expect(el().querySelector('td.report-cell')!.getAttribute('title')).toBe('invoicefdp.exe.sarif');
-    expect(text('option')).toContain('invoicefdp.exe.sarif');
     expect(el().textContent).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/);
   });
 
   it('accepts "CWE-89" as typed', async () => {
     await harness.navigateByUrl('/reports/findings');
-    await typeCwe('CWE-89');
+    typeCwe('CWE-89');
+    await vi.waitFor(() => expect(total()).toMatch(/^8 findings/), WAIT);
     expect(url().searchParams.get('cwe')).toBe('89');
-    expect(total()).toMatch(/^8 findings/);
   });
 
   it.each(['-3', '0', '1.5', 'abc'])('refuses CWE %s with a validation message and keeps the URL', async (value) => {
     await harness.navigateByUrl('/reports/findings?severity=high');
-    await settle();
+    await vi.waitFor(() => expect(total()).toMatch(/^184 findings/), WAIT);
     const calls = api.searchFindings.mock.calls.length;
-    await typeCwe(value);
-    expect(el().querySelector('[data-testid="cwe-error"]')?.textContent).toContain('whole number above 0');
+    typeCwe(value);
+    await vi.waitFor(() => expect(el().querySelector('[data-testid="cwe-error"]')?.textContent).toContain('whole number above 0'), WAIT);
     expect(el().querySelector('#f-cwe')!.getAttribute('aria-invalid')).toBe('true');
     expect(url().search).toBe('?severity=high');
     expect(api.searchFindings.mock.calls.length).toBe(calls);
@@ -156,14 +156,14 @@ describe('FindingsPage', () => {
 
   it('shows "page N of M" and replaces a page past the end with the last page', async () => {
     await harness.navigateByUrl('/reports/findings?page=2');
-    await settle();
-    expect(total()).toMatch(/^184 findings · showing 51–100/);
+    await vi.waitFor(() => expect(total()).toMatch(/^184 findings · showing 51–100/), WAIT);
     expect(el().querySelector('[data-testid="page-of"]')?.textContent?.trim()).toBe('Page 2 of 4');
 
     await harness.navigateByUrl('/reports/findings?page=999');
-    await settle();
-    expect(url().searchParams.get('page')).toBe('4');
-    expect(total()).toMatch(/^184 findings · showing 151–184/);
+    await vi.waitFor(() => {
+      expect(url().searchParams.get('page')).toBe('4');
+      expect(total()).toMatch(/^184 findings · showing 151–184/);
+    }, WAIT);
     expect(total()).not.toContain('49,901');
     expect(el().querySelector('[data-testid="page-notice"]')?.textContent).toContain('There is no page 999: showing page 4, the last.');
     expect(el().querySelector('[data-testid="page-of"]')?.textContent?.trim()).toBe('Page 4 of 4');
@@ -171,9 +171,10 @@ describe('FindingsPage', () => {
 
   it('goes back to page 1 when a filter leaves fewer findings than the page', async () => {
     await harness.navigateByUrl('/reports/findings?cwe=89&page=3');
-    await settle();
-    expect(url().searchParams.get('page')).toBeNull();
-    expect(total()).toMatch(/^8 findings · showing 1–8/);
+    await vi.waitFor(() => {
+      expect(url().searchParams.get('page')).toBeNull();
+      expect(total()).toMatch(/^8 findings · showing 1–8/);
+    }, WAIT);
     expect(el().querySelector('[data-testid="page-of"]')).toBeNull();
   });
 });

@@ -8,16 +8,14 @@ describe('SettingsPage Test connection', () => {
   let fixture: ComponentFixture<SettingsPage>;
   let api: { get: ReturnType<typeof vi.fn>; update: ReturnType<typeof vi.fn>; test: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
-  const settle = async (): Promise<void> => {
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 0));
-      await fixture.whenStable();
-    }
-  };
+  /** Bound for the mocked API's answers to reach the page. */
+  const WAIT = { timeout: 2000 };
+  /** The stored settings arrived: the form replaced the loading line. */
+  const formLoaded = () => vi.waitFor(() => expect(el().querySelector('form')).not.toBeNull(), WAIT);
   const testButton = (): HTMLButtonElement | undefined => Array.from(el().querySelectorAll('button')).find((b) => b.textContent!.includes('Test connection'));
   const choose = async (value: 'builtin' | 'openai'): Promise<void> => {
     el().querySelector<HTMLInputElement>(`input[type="radio"][value="${value}"]`)!.click();
-    await settle();
+    await fixture.whenStable();
   };
 
   beforeEach(async () => {
@@ -32,7 +30,7 @@ describe('SettingsPage Test connection', () => {
     api = { get: vi.fn(() => Promise.resolve(saved)), update: vi.fn(), test: vi.fn(() => Promise.resolve(failed)) };
     TestBed.configureTestingModule({ providers: [{ provide: SettingsApi, useValue: api }] });
     fixture = TestBed.createComponent(SettingsPage);
-    await settle();
+    await formLoaded();
   });
 
   it('offers no Test connection for the built-in planner, and says why', () => {
@@ -50,13 +48,12 @@ describe('SettingsPage Test connection', () => {
     model.value = 'm';
     model.dispatchEvent(new Event('input'));
     testButton()!.click();
-    await settle();
+    await vi.waitFor(() => expect(el().querySelector('.test h2')?.textContent).toBe('Connection problem'), WAIT);
     expect(api.test).toHaveBeenCalledWith({ backend: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' });
     const items = Array.from(el().querySelectorAll('.test li')).map((li) => li.textContent!.replace(/\s+/g, ' ').trim());
     expect(items[0]).toContain('Model list');
     expect(items[0]).toContain('could not connect to http://127.0.0.1:9/v1');
     expect(items[1]).toContain('One-token completion');
-    expect(el().querySelector('.test h2')?.textContent).toBe('Connection problem');
 
     await choose('builtin');
     expect(el().querySelector('.test')).toBeNull();
@@ -68,7 +65,7 @@ describe('SettingsPage Test connection', () => {
     const input = el().querySelector<HTMLInputElement>(selector)!;
     input.value = value;
     input.dispatchEvent(new Event('input'));
-    await settle();
+    await fixture.whenStable();
   };
   const saveButton = (): HTMLButtonElement => el().querySelector<HTMLButtonElement>('button[type="submit"]')!;
   const checkItems = (): Record<string, string> =>
@@ -92,7 +89,7 @@ describe('SettingsPage Test connection', () => {
     await type('#s-base-url', 'http://127.0.0.1:11434/v1');
     await type('#s-model', 'gemma3:1b');
     testButton()!.click();
-    await settle();
+    await vi.waitFor(() => expect(el().querySelectorAll('.test li').length).toBe(4), WAIT);
     const items = checkItems();
     expect(items['tools']).toMatch(/^✕ Tool calls failed A request with the agent's tools was refused: 400 gemma3:1b does not support tools\.$/);
     expect(items['context']).toMatch(/^✓ Context length passed Ollama runs 'gemma3:1b' with a context of 4,096 tokens/);
@@ -111,7 +108,7 @@ describe('SettingsPage Test connection', () => {
     await type('#s-base-url', 'http://gpu.lan:8000/v1');
     await type('#s-model', 'm');
     testButton()!.click();
-    await settle();
+    await vi.waitFor(() => expect(el().querySelector('[data-testid="context-budget"]')).not.toBeNull(), WAIT);
     expect(checkItems()['context']).toMatch(/^\? Context length unknown Context length unknown: the budget is AGENT_CONTEXT_TOKENS/);
     expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain('6,000 tokens');
     expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain('the server did not say its context length');
@@ -121,22 +118,19 @@ describe('SettingsPage Test connection', () => {
     api.update.mockImplementation((body) => Promise.resolve({ ...body, apiKeySet: false, updatedAt: '2026-12-01T19:00:00.000Z' }));
     await choose('openai');
     saveButton().click();
-    await settle();
-    expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name');
+    await vi.waitFor(() => expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name'), WAIT);
     expect(api.update).not.toHaveBeenCalled();
 
     // Stale as soon as a field is edited: it no longer describes the form.
     await type('#s-base-url', 'http://127.0.0.1:11434/v1');
     expect(el().querySelector('.error')).toBeNull();
     saveButton().click();
-    await settle();
-    expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name');
+    await vi.waitFor(() => expect(el().querySelector('.error')?.textContent).toContain('needs a base URL and a model name'), WAIT);
     await type('#s-model', 'qwen3:8b');
     saveButton().click();
-    await settle();
+    await vi.waitFor(() => expect(el().querySelector('.saved')?.textContent).toContain('Saved.'), WAIT);
     expect(api.update).toHaveBeenCalledWith({ backend: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b' });
     expect(el().textContent).not.toContain('needs a base URL and a model name');
-    expect(el().querySelector('.saved')?.textContent).toContain('Saved.');
   });
 
   it('drops a failed Test connection result ("set the base URL and the model first") once a field is edited or the settings saved', async () => {
@@ -144,19 +138,16 @@ describe('SettingsPage Test connection', () => {
     api.test.mockResolvedValue({ ok: false, checks: [{ name: 'models', ok: false, detail: 'Set the base URL and the model of the OpenAI-compatible server first.' }] });
     await choose('openai');
     testButton()!.click();
-    await settle();
-    expect(el().querySelector('.test h2')?.textContent).toBe('Connection problem');
+    await vi.waitFor(() => expect(el().querySelector('.test h2')?.textContent).toBe('Connection problem'), WAIT);
     await type('#s-base-url', 'http://127.0.0.1:11434/v1');
     expect(el().querySelector('.test')).toBeNull();
 
     await type('#s-model', 'qwen3:8b');
     testButton()!.click();
-    await settle();
-    expect(el().textContent).toContain('Set the base URL and the model');
+    await vi.waitFor(() => expect(el().textContent).toContain('Set the base URL and the model'), WAIT);
     // Saved without an edit since the test: the failure no longer describes the stored settings.
     saveButton().click();
-    await settle();
-    expect(el().querySelector('.saved')?.textContent).toContain('Saved.');
+    await vi.waitFor(() => expect(el().querySelector('.saved')?.textContent).toContain('Saved.'), WAIT);
     expect(el().textContent).not.toContain('Set the base URL and the model');
     expect(el().querySelector('.test')).toBeNull();
   });
@@ -166,7 +157,7 @@ describe('SettingsPage Test connection', () => {
     api.get.mockResolvedValue(saved);
     api.update.mockImplementation((body) => Promise.resolve({ ...saved, ...body, apiKeySet: false }));
     fixture = TestBed.createComponent(SettingsPage);
-    await settle();
+    await formLoaded();
     const warning = () => el().querySelector('[data-testid="key-stays-behind"]');
     expect(warning()).toBeNull();
     await type('#s-base-url', 'HTTP://127.0.0.1:11434/v1/');
@@ -177,7 +168,9 @@ describe('SettingsPage Test connection', () => {
     expect(warning()).toBeNull();
     await type('#s-api-key', '');
     saveButton().click();
-    await settle();
-    expect(el().querySelector('.saved')?.textContent).toContain('The stored API key was removed: it belonged to the previous server.');
+    await vi.waitFor(
+      () => expect(el().querySelector('.saved')?.textContent).toContain('The stored API key was removed: it belonged to the previous server.'),
+      WAIT,
+    );
   });
 });
