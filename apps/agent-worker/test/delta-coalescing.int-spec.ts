@@ -19,16 +19,17 @@ describe('agent-worker with TEXT_DELTA_COALESCE_MS (real Postgres, Redis, BullMQ
   afterAll(() => bed.close());
 
   it('publishes fewer, joined text deltas that add up to the stored answer, gap-free, tool events in place', async () => {
-    worker = await startWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix, env: { TEXT_DELTA_COALESCE_MS: '50' } });
+    worker = await startWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix, env: { TEXT_DELTA_COALESCE_MS: '1000' } });
     const thread = await bed.newChat();
-    const { turnId } = await bed.enqueue(thread, scriptedMessage({ tool: true, deltaCount: 40, deltaMs: 5 }));
+    const { turnId } = await bed.enqueue(thread, scriptedMessage({ tool: true, deltaCount: 40, deltaMs: 1 }));
     await bed.waitForEvent(turnId, 'turn.done');
     const events = bed.events(turnId);
     expectGapFree(events);
     const deltas = events.filter((e): e is ChatEventOf<'text.delta'> => e.type === 'text.delta');
-    // 40 deltas 5 ms apart (≈ 200 ms) in 50 ms windows: the first alone, then about one per window.
+    // 40 deltas 1 ms apart in 1 s windows: the first alone, then the rest joined. The window is
+    // wide so a loaded host (timers late by seconds) still joins them: at most one per window.
     expect(deltas.length).toBeGreaterThanOrEqual(2);
-    expect(deltas.length).toBeLessThanOrEqual(12);
+    expect(deltas.length).toBeLessThanOrEqual(20);
     const expected = Array.from({ length: 40 }, (_, i) => `w${i + 1} `).join('');
     expect(deltas.map((d) => d.text).join('')).toBe(expected);
     expect(deltas[0].text).toBe('w1 ');

@@ -2,6 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, type OpenAPIObject } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import type { z } from 'zod';
+import { toolJsonSchema } from '@corpus-chat/contracts';
 
 /**
  * Fills the OpenAPI schemas of the request DTOs from their class-validator rules (the DTOs live
@@ -40,9 +42,21 @@ export function ApiQueryFrom(dto: new (...args: never[]) => object): MethodDecor
   const schema = derivedSchemas()[dto.name];
   if (!schema?.properties)
     throw new Error(`ApiQueryFrom(${dto.name}): the class has no class-validator rules`);
+  return queryParameters(schema);
+}
+
+/**
+ * Documents a route's query string from the zod schema its `ZodValidationPipe` checks with (the
+ * JSON Schema `toolJsonSchema` derives, bounds included): one OpenAPI query parameter per field.
+ */
+export function ApiQueryFromSchema(schema: z.ZodObject): MethodDecorator {
+  return queryParameters(toolJsonSchema(schema, 'docs') as SchemaObject);
+}
+
+function queryParameters(schema: SchemaObject): MethodDecorator {
   const required = new Set(schema.required ?? []);
   return applyDecorators(
-    ...Object.entries(schema.properties).map(([name, property]) =>
+    ...Object.entries(schema.properties ?? {}).map(([name, property]) =>
       ApiQuery({ name, required: required.has(name), schema: property as SchemaObject }),
     ),
   );

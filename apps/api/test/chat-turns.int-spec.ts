@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import {
+  CHAT_TURNS_QUEUE,
   type CancelTurnResponse,
   type ChatDetailView,
   type ChatEventOf,
@@ -269,7 +272,13 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
       (await count(`SELECT count(*) AS n FROM chat_turns WHERE chat_id = $1`, [chatId])) +
       (await count(`SELECT count(*) AS n FROM chat_messages WHERE chat_id = $1`, [chatId]));
     expect(await leftovers()).toBe(0);
-    await new Promise((r) => setTimeout(r, 500)); // a late write by the worker would show now
+    // The worker's job ends only after it tried to store the stopped turn: a late write shows now.
+    const queue = apiA.app.get<Queue>(getQueueToken(CHAT_TURNS_QUEUE));
+    await eventually(
+      async () => ['completed', 'failed', 'unknown'].includes(await queue.getJobState(turnId)),
+      15_000,
+      'the worker let go of the deleted turn',
+    );
     expect(await leftovers()).toBe(0);
     expect((await http().get(`/api/chats/${chatId}`).set(alice.headers)).status).toBe(404);
   });

@@ -1,7 +1,7 @@
 /**
  * The contracts as the web client sees them (`apps/web` maps `@corpus-chat/contracts` here).
  * Every type of `index.ts`, but runtime values only from files that do not load class-validator,
- * class-transformer or JSON schemas: the DTO classes are validation code the browser never runs,
+ * class-transformer, zod or JSON schemas: the DTO classes and argument schemas are validation code the browser never runs,
  * and their decorators would otherwise drag class-validator (and validator.js) into the bundle.
  */
 export * from './corpus/corpus.types';
@@ -17,6 +17,7 @@ export * from './operators/csrf';
 export * from './operators/operator-roles';
 export * from './settings/base-url';
 export type * from './corpus/corpus.dto';
+export type * from './corpus/finding-query.schema';
 export type * from './triage/triage.dto';
 export type * from './chat/chat.dto';
 export type * from './settings/settings.dto';

@@ -4,12 +4,12 @@ import { PassThrough, type Readable } from 'node:stream';
 import type {
   CorpusOverview,
   CountFindingsByResult,
-  CountFindingsQueryDto,
+  CountFindingsQuery,
   FindingDetail,
-  FindingFilterQueryDto,
+  FindingFilterQuery,
   FindingRow,
   ReportSummary,
-  SearchFindingsQueryDto,
+  SearchFindingsQuery,
   SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import {
@@ -78,7 +78,7 @@ export class CorpusService {
   }
 
   /** One snapshot for the page and its total (`runReadOnly`: REPEATABLE READ, READ ONLY). */
-  searchFindings(query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
+  searchFindings(query: SearchFindingsQuery): Promise<SearchFindingsResult> {
     return runReadOnly(this.dataSource, (m) => searchFindings(m, { ...query }));
   }
 
@@ -89,7 +89,7 @@ export class CorpusService {
    * stream ends a `findings.export` audit event records the filter and the row count; a failure
    * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
    */
-  exportFindings(filter: FindingFilterQueryDto, format: FindingsExportFormat, operator: AuthenticatedOperator): Promise<Readable> {
+  exportFindings(filter: FindingFilterQuery, format: FindingsExportFormat, operator: AuthenticatedOperator): Promise<Readable> {
     const out = new PassThrough();
     const line = format === 'csv' ? findingCsvLine : (f: FindingRow) => findingJson(f);
     return new Promise<Readable>((resolve, reject) => {
@@ -130,7 +130,7 @@ export class CorpusService {
     });
   }
 
-  countFindings(query: CountFindingsQueryDto): Promise<CountFindingsByResult> {
+  countFindings(query: CountFindingsQuery): Promise<CountFindingsByResult> {
     const { groupBy, limit: _limit, offset: _offset, ...filter } = query;
     return countFindingsBy(this.dataSource.manager, { groupBy, filter });
   }

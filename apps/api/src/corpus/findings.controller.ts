@@ -1,15 +1,19 @@
 import { Controller, Get, Query, StreamableFile, UseFilters } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  CountFindingsQueryDto,
-  FindingFilterQueryDto,
-  SearchFindingsQueryDto,
+  countFindingsQuerySchema,
+  findingFilterQuerySchema,
+  searchFindingsQuerySchema,
   type CountFindingsByResult,
+  type CountFindingsQuery,
   type FindingDetail,
+  type FindingFilterQuery,
+  type SearchFindingsQuery,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import { IntIdParam } from '../errors/id-params';
-import { ApiQueryFrom } from '../openapi-schemas';
+import { ZodValidationPipe } from '../errors/zod-validation.pipe';
+import { ApiQueryFromSchema } from '../openapi-schemas';
 import { CorpusService } from './corpus.service';
 import { QueryValidationFilter } from './query-validation.filter';
 import { ReadScope } from '../auth/auth.decorators';
@@ -25,16 +29,16 @@ export class FindingsController {
   @Get()
   @ReadScope()
   @ApiOperation({ summary: 'Current findings matching a filter: exact total and one page (limit ≤ 50)' })
-  @ApiQueryFrom(SearchFindingsQueryDto)
-  search(@Query() query: SearchFindingsQueryDto): Promise<SearchFindingsResult> {
+  @ApiQueryFromSchema(searchFindingsQuerySchema)
+  search(@Query(new ZodValidationPipe(searchFindingsQuerySchema)) query: SearchFindingsQuery): Promise<SearchFindingsResult> {
     return this.corpus.searchFindings(query);
   }
 
   @Get('counts')
   @ReadScope()
   @ApiOperation({ summary: 'Exact counts of matching findings grouped by severity, report, CWE or verdict' })
-  @ApiQueryFrom(CountFindingsQueryDto)
-  counts(@Query() query: CountFindingsQueryDto): Promise<CountFindingsByResult> {
+  @ApiQueryFromSchema(countFindingsQuerySchema)
+  counts(@Query(new ZodValidationPipe(countFindingsQuerySchema)) query: CountFindingsQuery): Promise<CountFindingsByResult> {
     return this.corpus.countFindings(query);
   }
 
@@ -42,8 +46,8 @@ export class FindingsController {
   @Get('export.csv')
   @ReadScope()
   @ApiOperation({ summary: 'Every finding matching a filter as CSV (header row, searchFindings order); 400 bad filter' })
-  @ApiQueryFrom(FindingFilterQueryDto)
-  async exportCsv(@Query() query: FindingFilterQueryDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+  @ApiQueryFromSchema(findingFilterQuerySchema)
+  async exportCsv(@Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
     return new StreamableFile(await this.corpus.exportFindings(query, 'csv', operator), {
       type: 'text/csv; charset=utf-8',
       disposition: `attachment; filename="${exportFileName('csv')}"`,
@@ -53,8 +57,8 @@ export class FindingsController {
   @Get('export.json')
   @ReadScope()
   @ApiOperation({ summary: 'Every finding matching a filter as one JSON array (searchFindings order); 400 bad filter' })
-  @ApiQueryFrom(FindingFilterQueryDto)
-  async exportJson(@Query() query: FindingFilterQueryDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+  @ApiQueryFromSchema(findingFilterQuerySchema)
+  async exportJson(@Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
     return new StreamableFile(await this.corpus.exportFindings(query, 'json', operator), {
       type: 'application/json; charset=utf-8',
       disposition: `attachment; filename="${exportFileName('json')}"`,

@@ -1,5 +1,6 @@
 import type { SincePreviousScan } from './scan-comparison';
 import type { TriageStatus } from '../triage/triage.types';
+import type { FindingFilter } from './finding-filter.schema';
 
 /**
  * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
@@ -46,27 +47,8 @@ export type NoteStage = (typeof NOTE_STAGES)[number];
 /** Counts keyed by severity; every severity present, zeros included. */
 export type SeverityCounts = Record<Severity, number>;
 
-/**
- * Filter over current findings, shared by `searchFindings`, `countFindingsBy` and the UI.
- * All fields are ANDed. `text` follows IMPORT-RULES.md (full-text search, widened by weakness class).
- * `reportId` or `reportName` (a report's filename, case-insensitive) select one report. `format`
- * selects the reports of one format as IMPORT-RULES.md detects it (a SARIF file written by ZAP is
- * `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
- * `tool.driver.name`) contains it, case-insensitively.
- */
-export interface FindingFilter {
-  text?: string;
-  severity?: Severity;
-  reportId?: number;
-  reportName?: string;
-  format?: ReportFormat;
-  scanner?: string;
-  cwe?: number;
-  verdict?: VerdictStatus;
-  /** Triage status (`open` for a finding nobody has triaged). */
-  status?: TriageStatus;
-  includeArchived?: boolean;
-}
+/** Filter over current findings: declared once, with its JSON Schema and validation, in `finding-filter.schema.ts`. */
+export type { FindingFilter } from './finding-filter.schema';
 
 /** The filter as the query layer applied it, echoed back so every number can be checked. */
 export interface AppliedFilter extends FindingFilter {

@@ -99,14 +99,17 @@ export class TurnLedger {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * Runs one statement on the DataSource's pg pool directly (the TypeORM query runner around it
-   * costs more than the statement on a worker's hot path); any other driver goes through
-   * `DataSource.query`. Resolves with the rows; rejects with the driver's error.
+   * Runs one statement on a pooled connection and resolves with its rows: the structured result's
+   * `records` are the rows whatever the statement's command (TypeORM's plain result is
+   * `[rows, count]` for an UPDATE). Rejects with the driver's error.
    */
   private async rows<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    const pool = (this.db.driver as unknown as { master?: { query?: (sql: string, parameters: unknown[]) => Promise<{ rows: T[] }> } }).master;
-    if (typeof pool?.query === 'function') return (await pool.query(sql, parameters)).rows;
-    return this.db.query(sql, parameters);
+    const runner = this.db.createQueryRunner();
+    try {
+      return (await runner.query(sql, parameters, true)).records as T[];
+    } finally {
+      await runner.release();
+    }
   }
 
   /**

@@ -5,11 +5,17 @@ import { promisify } from 'node:util';
 import { REPO_ROOT, corpusPath, createTestDatabase, type TestDatabase } from '../testing';
 
 const run = promisify(execFile);
+/**
+ * Ends every CLI still running when the file ends: one left behind by a test that timed out kept
+ * its pipes, and with them the Jest worker, alive until it finished on its own.
+ */
+const children = new AbortController();
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
 });
 afterAll(async () => {
+  children.abort();
   await db?.drop();
 });
 
@@ -18,6 +24,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string }>
     const { stdout } = await run(process.execPath, ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, DATABASE_URL: db.url },
+      signal: children.signal,
     });
     return { code: 0, stdout };
   } catch (e) {

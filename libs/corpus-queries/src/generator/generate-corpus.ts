@@ -134,9 +134,9 @@ class FindingFactory {
   }
 }
 
-/** The raw pg client behind a TypeORM query runner (for COPY). */
-function pgClient(runner: QueryRunner): PoolClient {
-  return (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+/** The pg client a TypeORM query runner holds (for COPY): `connect()` answers it once connected. */
+async function pgClient(runner: QueryRunner): Promise<PoolClient> {
+  return (await runner.connect()) as PoolClient;
 }
 
 async function copyRows(client: PoolClient, sql: string, rows: Iterable<string>): Promise<void> {
@@ -196,7 +196,7 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
       for (const ix of dropped) await runner.query(`DROP INDEX ${JSON.stringify(ix.name)}`);
     }
 
-    const client = pgClient(runner);
+    const client = await pgClient(runner);
     let reportIndex = 0;
     let leftInReport = sizes[0] ?? 0;
     let written = 0;

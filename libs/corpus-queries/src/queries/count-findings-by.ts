@@ -1,25 +1,18 @@
 import type { EntityManager } from 'typeorm';
 import {
-  GROUP_BY_KEYS,
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
+  countFindingsByArgsSchema,
+  type CountFindingsByArgs,
   type CountFindingsByResult,
   type CountGroup,
-  type FindingFilter,
-  type GroupByKey,
 } from '@corpus-chat/contracts';
 import { buildFindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
-import { QueryValidationError, normaliseFilter } from './query-validation';
+import { parseArgs, type NormalisedFilter } from './query-validation';
 import { countMatching } from './search-findings';
 import { answerableFromSummary, severitySummary } from './severity-summary';
-
-/** Arguments of {@link countFindingsBy}. */
-export interface CountFindingsByInput {
-  groupBy: GroupByKey;
-  filter?: FindingFilter;
-}
 
 const VERDICT_LABELS: Record<string, string> = {
   still_open: 'still open',
@@ -44,17 +37,11 @@ export const TITLE_GROUPS_CAP = 50;
  */
 export async function countFindingsBy(
   manager: EntityManager,
-  input: CountFindingsByInput,
+  input: CountFindingsByArgs,
   options?: QueryOptions,
 ): Promise<CountFindingsByResult> {
-  const groupBy = input?.groupBy;
-  if (!(GROUP_BY_KEYS as readonly unknown[]).includes(groupBy)) {
-    throw new QueryValidationError(
-      'groupBy',
-      `groupBy must be one of ${GROUP_BY_KEYS.join(', ')}, got ${JSON.stringify(groupBy)}`,
-    );
-  }
-  const filter = normaliseFilter(input.filter);
+  const { groupBy, filter: asked = {} } = parseArgs(countFindingsByArgsSchema, input);
+  const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'countFindingsBy', { groupBy, filter }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
     let groups: CountGroup[];

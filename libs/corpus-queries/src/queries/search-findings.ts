@@ -1,27 +1,16 @@
 import type { EntityManager } from 'typeorm';
 import {
-  SEARCH_ROWS_CAP,
-  type FindingFilter,
+  searchFindingsArgsSchema,
   type FindingRow,
+  type SearchFindingsArgs,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import { buildFindingWhere, type FindingWhere } from './finding-filter';
 import { cachedQuery, type QueryOptions } from './query-cache';
-import { intInRange, normaliseFilter } from './query-validation';
+import { parseArgs, type NormalisedFilter } from './query-validation';
 import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
 import { answerableFromSummary, severitySummary } from './severity-summary';
 import { isSelective, selectivePage, selectivePageAndTotal } from './selective-page';
-
-/** Arguments of {@link searchFindings}: a finding filter plus a page. */
-export interface SearchFindingsInput extends FindingFilter {
-  /** Rows to return, 0–50 (default 10); `total` is exact whatever the limit. */
-  limit?: number;
-  /** Rows to skip (default 0). */
-  offset?: number;
-}
-
-/** Rows per page when the caller gives no limit. */
-export const DEFAULT_SEARCH_LIMIT = 10;
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
@@ -71,12 +60,11 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  */
 export async function searchFindings(
   manager: EntityManager,
-  input: SearchFindingsInput = {},
+  input: SearchFindingsArgs = {},
   options?: QueryOptions,
 ): Promise<SearchFindingsResult> {
-  const filter = normaliseFilter(input, ['limit', 'offset']);
-  const limit = intInRange('limit', input.limit, 0, SEARCH_ROWS_CAP, DEFAULT_SEARCH_LIMIT);
-  const offset = intInRange('offset', input.offset, 0, 1_000_000_000, 0);
+  const { limit, offset, ...asked } = parseArgs(searchFindingsArgsSchema, input);
+  const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
     if (!answerableFromSummary(filter) && limit > 0 && (await isSelective(manager, where, limit, offset))) {

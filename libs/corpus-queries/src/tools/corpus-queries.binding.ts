@@ -15,54 +15,46 @@ export const defaultCorpusQueries: CorpusQueryFns = {
 export const TOOL_STATEMENT_TIMEOUT_MS = 15_000;
 
 /**
- * Opens the tool's transaction in one round trip: `BEGIN` (REPEATABLE READ, so a tool's several
- * statements — a page cut one severity at a time and its total — share one snapshot) `READ ONLY`,
- * and the statement timeout.
- * The `SELECT` takes the transaction's first snapshot, so a later `SET TRANSACTION READ WRITE`
- * fails ("must be set before any query") instead of lifting the read-only mode.
- */
-const BEGIN_READ_ONLY = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT set_config('statement_timeout', '${TOOL_STATEMENT_TIMEOUT_MS}', true)`;
-
-/** A first statement that may share the `BEGIN` round trip: one plain read (no `;`, no parameters). */
-const FOLDABLE_READ = /^\s*(SELECT|WITH)\b[^;]*$/i;
-
-type QueryFn = (sql: string, parameters?: unknown[], structured?: boolean) => Promise<unknown>;
-type PgClient = { query(sql: string): Promise<{ rows: unknown[] } | { rows: unknown[] }[]> };
-
-/**
  * How the tools run their query: `fn` gets an EntityManager bound to one pooled connection inside a
- * `READ ONLY` transaction with a 15 s statement timeout (any write fails with SQLSTATE 25006), the
- * same guarantees as `runReadOnly` of `libs/corpus-queries` in fewer round trips: the begin and the
- * settings go out in one simple-protocol query, together with `fn`'s first statement when that is a
- * single parameterless read (the corpus-version check of a cached query, so a cached tool call
- * costs two round trips instead of five). Commits when `fn` resolves; rolls back and rethrows when
- * it rejects; a connection whose rollback failed is discarded, not returned to the pool.
+ * `REPEATABLE READ` (a tool's several statements, such as a page cut one severity at a time and its
+ * total, share one snapshot) `READ ONLY` transaction (any write fails with SQLSTATE 25006) with a
+ * 15 s statement timeout. Commits when `fn` resolves; rolls back and rethrows when it rejects.
+ *
+ * The setup ends with a `SELECT`, which takes the transaction's snapshot: a later `SET TRANSACTION
+ * READ WRITE` from `fn` then fails ("must be set before any query") instead of lifting the
+ * read-only mode. The same statement reads the backend's pid, so an abort of `signal` (the turn
+ * was stopped) cancels the running statement with `pg_cancel_backend` from another connection;
+ * the cancel is awaited before the connection goes back to the pool, so it can never hit a
+ * statement of the connection's next user.
  */
-export const defaultReadOnly: ReadOnlyRunner = async (ds, fn) => {
+export const defaultReadOnly: ReadOnlyRunner = async (ds, fn, signal) => {
+  signal?.throwIfAborted();
   const runner = ds.createQueryRunner();
-  const query = runner.query.bind(runner) as QueryFn;
-  let opened = false;
-  let broken: unknown;
-  // Every statement of `fn` (manager.query, query builders, repositories) goes through runner.query.
-  (runner as unknown as { query: QueryFn }).query = async (sql, parameters, structured) => {
-    if (opened) return query(sql, parameters, structured);
-    opened = true;
-    if (parameters?.length || structured || !FOLDABLE_READ.test(sql)) {
-      await query(BEGIN_READ_ONLY);
-      return query(sql, parameters, structured);
-    }
-    const client = (await runner.connect()) as PgClient;
-    const results = await client.query(`${BEGIN_READ_ONLY}; ${sql}`);
-    return Array.isArray(results) ? results[results.length - 1].rows : results.rows;
-  };
+  let cancelling: Promise<unknown> | undefined;
+  let pid: number | undefined;
+  // The statement's own error ("canceling statement due to user request") reports the abort.
+  const cancel = () => (cancelling = ds.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined));
   try {
+    await runner.startTransaction('REPEATABLE READ');
+    await runner.query('SET TRANSACTION READ ONLY');
+    const [session]: { pid: number }[] = await runner.query(
+      `SELECT pg_backend_pid() AS pid, set_config('statement_timeout', $1, true) AS timeout`,
+      [String(TOOL_STATEMENT_TIMEOUT_MS)],
+    );
+    pid = session!.pid;
+    signal?.addEventListener('abort', cancel, { once: true });
+    signal?.throwIfAborted();
     const result = await fn(runner.manager);
-    if (opened) await query('COMMIT');
+    await runner.commitTransaction();
     return result;
   } catch (e) {
-    if (opened) await query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError));
+    // `e` is what the caller must see; a rollback can only fail on a dead connection, which pg's
+    // pool discards on release.
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
     throw e;
   } finally {
-    await (runner as unknown as { releasePostgresConnection(err?: unknown): Promise<void> }).releasePostgresConnection(broken);
+    signal?.removeEventListener('abort', cancel);
+    await cancelling;
+    await runner.release();
   }
 };

@@ -24,8 +24,11 @@ export interface CorpusQueryFns {
   compareReports(manager: EntityManager, args: { baseline: string; report?: string; ordered?: boolean }): Promise<ScanComparison>;
 }
 
-/** Runs `fn` in a read-only transaction (`SET TRANSACTION READ ONLY`): any write inside fails. */
-export type ReadOnlyRunner = <T>(dataSource: DataSource, fn: (manager: EntityManager) => Promise<T>) => Promise<T>;
+/**
+ * Runs `fn` in a read-only transaction (`SET TRANSACTION READ ONLY`): any write inside fails. An
+ * abort of `signal` cancels the statement running at the time.
+ */
+export type ReadOnlyRunner = <T>(dataSource: DataSource, fn: (manager: EntityManager) => Promise<T>, signal?: AbortSignal) => Promise<T>;
 
 /** Nest injection token of the `CorpusQueryFns` the tools use. */
 export const CORPUS_QUERY_FNS = Symbol('CORPUS_QUERY_FNS');

@@ -79,8 +79,8 @@ export type ToolExecution = ToolSuccess | ToolFailure;
 
 /**
  * The read-only corpus tools, served by the chat's agent (agent-worker) and the MCP server (API's
- * `/mcp`) alike. Each call validates its arguments against the tool's JSON schema
- * (Ajv), then runs exactly one query function of `libs/corpus-queries` inside a read-only
+ * `/mcp`) alike. Each call validates its arguments with the tool's zod schema (the one its JSON
+ * Schema is derived from), then runs exactly one query function of `libs/corpus-queries` inside a read-only
  * transaction, and formats the result three ways: typed (for the planner), compact JSON (for the
  * model) and a one-line summary plus bounded card data (for the UI).
  *
@@ -121,7 +121,7 @@ export class CorpusTools {
       };
     }
     try {
-      return await this.run(check.name, check.args as never);
+      return await this.run(check.name, check.args as never, signal);
     } catch (e) {
       signal?.throwIfAborted();
       const message = `${check.name} failed: ${(e as Error).message}`;
@@ -137,9 +137,9 @@ export class CorpusTools {
     }
   }
 
-  private async run<N extends ToolName>(name: N, args: ToolArgsMap[N]): Promise<ToolSuccess> {
+  private async run<N extends ToolName>(name: N, args: ToolArgsMap[N], signal: AbortSignal | undefined): Promise<ToolSuccess> {
     const q = this.queries;
-    const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn);
+    const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn, signal);
     const done = <M extends ToolName>(n: M, a: ToolArgsMap[M], result: ToolResultMap[M], f: FormattedToolResult, extra: Partial<ToolSuccess<M>> = {}) =>
       ({ ok: true, name: n, args: a, result, total: f.total, filterDescription: f.filter, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
 

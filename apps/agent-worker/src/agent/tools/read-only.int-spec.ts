@@ -108,4 +108,38 @@ describe('tools run in a read-only transaction', () => {
     );
     for (const [row] of rows) expect(row).toMatchObject({ outside: true });
   });
+
+  it('an abort cancels the running statement, and the connection goes back to the pool clean', async () => {
+    const marker = `pg_sleep(30.5)`;
+    const abort = new AbortController();
+    const running = defaultReadOnly(db.dataSource, (m) => m.query(`SELECT ${marker}`), abort.signal);
+    const caught = running.catch((e: unknown) => e);
+    const active = async () => {
+      const rows: unknown[] = await db.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT ${marker}%`]);
+      return rows.length > 0;
+    };
+    // Bounded wait for the statement to be running (a condition, not a time).
+    for (let i = 0; i < 200 && !(await active()); i++) await new Promise((r) => setImmediate(r));
+    expect(await active()).toBe(true);
+    abort.abort();
+    // The cancel's own message, not the 15 s statement timeout's.
+    expect(String(await caught)).toMatch(/canceling statement due to user request/);
+    expect(await active()).toBe(false);
+    const rows = await Promise.all(
+      Array.from({ length: 10 }, () => db.dataSource.query(`SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`)),
+    );
+    for (const [row] of rows) expect(row).toMatchObject({ outside: true });
+  });
+
+  it('an already aborted call runs nothing', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    let ran = false;
+    await expect(
+      defaultReadOnly(db.dataSource, async () => {
+        ran = true;
+      }, abort.signal),
+    ).rejects.toThrow(/aborted/);
+    expect(ran).toBe(false);
+  });
 });

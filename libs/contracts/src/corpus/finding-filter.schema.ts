@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
+import { TRIAGE_STATUSES } from '../triage/triage.types';
+import { ID_MAX, booleanText, collapsed, cweNumber, intUpTo, lowered, numeric, optionalField, unshownMaxLength } from '../validation/zod-fields';
+
+const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
+
+/**
+ * Filter over current findings, shared by `searchFindings`, `countFindingsBy`, the agent's tools,
+ * the REST API and the UI: the one declaration its type, its JSON Schema and its validation come
+ * from. All fields are ANDed. `text` follows IMPORT-RULES.md (full-text search, widened by weakness
+ * class). `reportId` or `reportName` (a report's filename, case-insensitive) select one report.
+ * `format` selects the reports of one format as IMPORT-RULES.md detects it (a SARIF file written by
+ * ZAP is `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
+ * `tool.driver.name`) contains it, case-insensitively. `status` is the triage status (`open` for a
+ * finding nobody has triaged). The descriptions are what the model reads.
+ */
+export const findingFilterSchema = z.strictObject({
+  text: optionalField(collapsed, unshownMaxLength(500)).describe(
+    'Topic to search for, e.g. "SQL injection" or "jQuery". Full-text search over title, description, impact and attack vector; a weakness class name (XSS, SQLi, path traversal…) also matches its CWE ids.',
+  ),
+  severity: optionalField(lowered, z.enum(SEVERITIES)),
+  reportId: optionalField(numeric, intUpTo(1, ID_MAX)),
+  reportName: optionalField(collapsed, unshownMaxLength(500)).describe("Report file name, e.g. 'dd__flawfinder.sarif'."),
+  format: optionalField(lowered, z.enum(REPORT_FORMATS)).describe('Report format ("the Burp reports": burp).'),
+  scanner: optionalField(collapsed, unshownMaxLength(200)).describe('Part of the scanner name, e.g. "semgrep".'),
+  cwe: optionalField(cweNumber, intUpTo(1, ID_MAX, CWE_MESSAGE)).describe('CWE id (79 for CWE-79).'),
+  verdict: optionalField(lowered, z.enum(VERDICT_STATUSES)).describe('Latest retest verdict.'),
+  includeArchived: optionalField(booleanText, z.boolean()).describe('Include archived reports (only when asked).'),
+  // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
+  status: optionalField(lowered, z.enum(TRIAGE_STATUSES)),
+});
+
+export type FindingFilter = z.output<typeof findingFilterSchema>;
+
+/** The filter's fields, in the order the JSON Schema lists them. */
+export const FINDING_FILTER_FIELDS = Object.keys(findingFilterSchema.shape) as (keyof FindingFilter)[];

@@ -1,0 +1,88 @@
+import type { z } from 'zod';
+
+/** One invalid field: `field` its dotted path (`filter.severity`), `message` a sentence naming it. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export type ArgsCheck<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
+
+/**
+ * How a problem is worded: `plain` for people (`severity must be one of critical, high, …`, the
+ * REST API and the query layer), `quoted` for a model, which reads field names best quoted
+ * (`'severity' must be one of: critical, high, …`).
+ */
+export type ProblemWording = 'plain' | 'quoted';
+
+/** `, got "x"` for a scalar; nothing for an object (a query string's is not even printable). */
+const gotPart = (v: unknown): string => {
+  if (typeof v === 'string') return `, got ${JSON.stringify(v)}`;
+  if (typeof v === 'number' || typeof v === 'boolean') return `, got ${String(v)}`;
+  return '';
+};
+
+/** What is wrong with a value, without its field: the part after `<field> `. */
+function predicate(issue: z.core.$ZodRawIssue, wording: ProblemWording): string | undefined {
+  const got = gotPart(issue.input);
+  switch (issue.code) {
+    case 'invalid_value':
+      return wording === 'quoted' ? `must be one of: ${issue.values.join(', ')}` : `must be one of ${issue.values.join(', ')}${got}`;
+    case 'invalid_type':
+      if (issue.expected === 'int') return `must be an integer${got}`;
+      return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}${got}`;
+    case 'too_big':
+      return issue.origin === 'string' ? `must be at most ${String(issue.maximum)} characters` : `must be at most ${String(issue.maximum)}${got}`;
+    case 'too_small':
+      if (issue.origin === 'string') return 'must not be empty';
+      return `must be at least ${String(issue.minimum)}${got}`;
+    default:
+      return undefined;
+  }
+}
+
+const errorMap =
+  (wording: ProblemWording) =>
+  (issue: z.core.$ZodRawIssue): string | undefined =>
+    predicate(issue, wording);
+
+const PLAIN = errorMap('plain');
+const QUOTED = errorMap('quoted');
+
+/**
+ * Parses `value` with `schema` and words every problem as a sentence naming its field, one per
+ * field (the first), in the schema's field order: unknown keys (`property foo should not exist`),
+ * missing required fields (`groupBy is required`), and values the schema refuses. A message the
+ * schema declares itself (`cwe`'s) replaces the generic one.
+ */
+export function checkArgs<S extends z.ZodType>(schema: S, value: unknown, wording: ProblemWording = 'plain'): ArgsCheck<z.output<S>> {
+  const result = schema.safeParse(value, { error: wording === 'plain' ? PLAIN : QUOTED, reportInput: true });
+  if (result.success) return { ok: true, value: result.data };
+  const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
+  const add = (field: string, message: string) => {
+    if (seen.has(field)) return;
+    seen.add(field);
+    problems.push({ field, message });
+  };
+  for (const issue of result.error.issues) {
+    const parent = issue.path.map(String).join('.');
+    const label = (field: string) => (wording === 'quoted' ? `'${field}'` : field);
+    const where = parent ? label(parent) : wording === 'quoted' ? "'the arguments'" : '';
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const field = parent ? `${parent}.${key}` : key;
+        add(field, wording === 'quoted' ? `${where} has an unknown property '${key}'` : `property ${field} should not exist`);
+      }
+      continue;
+    }
+    if (issue.input === undefined && issue.path.length > 0) {
+      const key = String(issue.path[issue.path.length - 1]);
+      const owner = issue.path.slice(0, -1).map(String).join('.');
+      add(parent, wording === 'quoted' ? `${owner ? label(owner) : "'the arguments'"} must include '${key}'` : `${parent} is required`);
+      continue;
+    }
+    add(parent, `${where ? `${where} ` : ''}${issue.message}`.trim());
+  }
+  return { ok: false, problems };
+}
