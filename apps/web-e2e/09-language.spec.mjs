@@ -5,7 +5,7 @@
  * Russian dates and digit grouping (ru-*.png); a reload keeps it; switching back restores English
  * for the specs that follow.
  *
- *   npx playwright test -c apps/web-e2e/playwright.config.mjs 08-language
+ *   npx playwright test -c apps/web-e2e/playwright.config.mjs 09-language
  */
 import assert from 'node:assert/strict';
 import { test, shot, signInAsAdmin, stackInfo } from './support/fixtures.mjs';
