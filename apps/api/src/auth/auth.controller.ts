@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChangePasswordDto, LoginDto, type OperatorView } from '@corpus-chat/contracts';
+import { ChangePasswordDto, LoginDto, UpdateMyPreferencesDto, type OperatorView } from '@corpus-chat/contracts';
 import { Public, ReadScope } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
@@ -9,7 +9,7 @@ import { CurrentOperator, type AuthenticatedOperator } from './current-operator'
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-cookie';
 import { SocketAuthService } from './socket-auth.service';
 
-/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET /api/auth/me`, `POST /api/auth/password`. */
+/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET`/`PATCH /api/auth/me`, `POST /api/auth/password`. */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
@@ -63,6 +63,13 @@ export class AuthController {
   @ApiOperation({ summary: 'The signed-in operator' })
   me(@CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
     return this.auth.operatorView(operator.id);
+  }
+
+  /** The signed-in operator sets their own preferences (the language); 400 for a language not offered. */
+  @Patch('me')
+  @ApiOperation({ summary: 'Set my preferences (language of the interface and of answers)' })
+  updateMe(@Body() body: UpdateMyPreferencesDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
+    return this.auth.setLanguage(operator, body.language);
   }
 
   /**

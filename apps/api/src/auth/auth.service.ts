@@ -11,8 +11,8 @@ import {
 } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
-import type { OperatorView } from '@corpus-chat/contracts';
-import { OperatorEntity, bumpTokenVersion, findOperatorById, findOperatorByUsername } from '@corpus-chat/corpus-queries';
+import type { OperatorLanguage, OperatorView } from '@corpus-chat/contracts';
+import { OperatorEntity, bumpTokenVersion, findOperatorById, findOperatorByUsername, recordAuditEvent } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
@@ -57,7 +57,7 @@ const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enab
 
 /** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
 export function toOperatorView(o: OperatorEntity): OperatorView {
-  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, createdAt: o.createdAt.toISOString() };
+  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, language: o.language, createdAt: o.createdAt.toISOString() };
 }
 
 /**
@@ -223,6 +223,33 @@ export class AuthService {
   async operatorView(id: string): Promise<OperatorView> {
     const operator = await findOperatorById(this.db, id);
     if (!operator) throw new UnauthorizedException('This account no longer exists.');
+    return toOperatorView(operator);
+  }
+
+  /**
+   * The signed-in operator chooses their language; the change and its audit event commit together
+   * (nothing is recorded when the language is already the chosen one). 401 when the operator no
+   * longer exists.
+   */
+  async setLanguage(actor: AuthenticatedOperator, language: OperatorLanguage): Promise<OperatorView> {
+    const operator = await this.db.transaction(async (tx) => {
+      const repo = tx.getRepository(OperatorEntity);
+      const found = await repo.findOne({ where: { id: actor.id }, lock: { mode: 'pessimistic_write' } });
+      if (!found) throw new UnauthorizedException('This account no longer exists.');
+      if (found.language === language) return found;
+      const before = found.language;
+      await repo.update({ id: actor.id }, { language });
+      await recordAuditEvent(tx, {
+        action: 'operator.update',
+        actor: { id: actor.id, username: actor.username },
+        subjectType: 'operator',
+        subjectId: actor.id,
+        before: { language: before },
+        after: { language },
+      });
+      return Object.assign(found, { language });
+    });
+    this.logger.log({ msg: 'language chosen by its operator', operatorId: actor.id, language });
     return toOperatorView(operator);
   }
 

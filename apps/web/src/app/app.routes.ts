@@ -6,7 +6,7 @@ export const routes: Routes = [
   {
     path: 'login',
     canActivate: [signedOutGuard],
-    title: 'Sign in · Corpus Chat',
+    title: $localize`:@@title.login:Sign in · Corpus Chat`,
     loadComponent: () => import('./auth/login-page').then((m) => m.LoginPage),
   },
   {
@@ -17,7 +17,7 @@ export const routes: Routes = [
       { path: '', pathMatch: 'full', redirectTo: 'chat' },
       {
         path: 'chat',
-        title: 'Chat · Corpus Chat',
+        title: $localize`:@@title.chat:Chat · Corpus Chat`,
         loadComponent: () => import('./chat/chat-page').then((m) => m.ChatPage),
         children: [
           { path: '', loadComponent: () => import('./chat/chat-empty').then((m) => m.ChatEmpty) },
@@ -26,17 +26,17 @@ export const routes: Routes = [
       },
       {
         path: 'reports',
-        title: 'Reports · Corpus Chat',
+        title: $localize`:@@title.reports:Reports · Corpus Chat`,
         loadComponent: () => import('./reports/reports-page').then((m) => m.ReportsPage),
       },
       {
         path: 'reports/findings',
-        title: 'Findings · Corpus Chat',
+        title: $localize`:@@title.findings:Findings · Corpus Chat`,
         loadComponent: () => import('./reports/findings-page').then((m) => m.FindingsPage),
       },
       {
         path: 'reports/findings/:findingId',
-        title: 'Finding · Corpus Chat',
+        title: $localize`:@@title.finding:Finding · Corpus Chat`,
         loadComponent: () => import('./reports/finding-detail-page').then((m) => m.FindingDetailPage),
       },
       {
@@ -46,19 +46,19 @@ export const routes: Routes = [
       },
       {
         path: 'settings',
-        title: 'Settings · Corpus Chat',
+        title: $localize`:@@title.settings:Settings · Corpus Chat`,
         canActivate: [adminGuard],
         loadComponent: () => import('./settings/settings-page').then((m) => m.SettingsPage),
       },
       {
         path: 'operators',
-        title: 'Operators · Corpus Chat',
+        title: $localize`:@@title.operators:Operators · Corpus Chat`,
         canActivate: [adminGuard],
         loadComponent: () => import('./operators/operators-page').then((m) => m.OperatorsPage),
       },
       {
         path: 'audit',
-        title: 'Audit log · Corpus Chat',
+        title: $localize`:@@title.audit:Audit log · Corpus Chat`,
         canActivate: [adminGuard],
         loadComponent: () => import('./audit/audit-page').then((m) => m.AuditPage),
       },
@@ -70,7 +70,7 @@ export const routes: Routes = [
       },
       {
         path: 'account',
-        title: 'My account · Corpus Chat',
+        title: $localize`:@@title.account:My account · Corpus Chat`,
         loadComponent: () => import('./auth/account-page').then((m) => m.AccountPage),
       },
     ],

@@ -1,6 +1,13 @@
 import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable';
-import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole } from './operator-roles';
+import {
+  OPERATOR_LANGUAGES,
+  OPERATOR_PASSWORD_MIN_LENGTH,
+  OPERATOR_ROLES,
+  OPERATOR_USERNAME_PATTERN,
+  type OperatorLanguage,
+  type OperatorRole,
+} from './operator-roles';
 
 export { OPERATOR_LANGUAGES, OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorLanguage, type OperatorRole } from './operator-roles';
 
@@ -76,12 +83,22 @@ export class ChangePasswordDto {
   newPassword!: string;
 }
 
+/**
+ * `PATCH /api/auth/me`: the signed-in operator's own preferences. `language` is the interface's
+ * language and the one answers are written in.
+ */
+export class UpdateMyPreferencesDto {
+  @IsIn(OPERATOR_LANGUAGES, { message: `language must be one of: ${OPERATOR_LANGUAGES.join(', ')}` })
+  language!: OperatorLanguage;
+}
+
 export interface OperatorView {
   id: string;
   username: string;
   displayName: string;
   role: OperatorRole;
   disabled: boolean;
+  language: OperatorLanguage;
   createdAt: string;
 }
 

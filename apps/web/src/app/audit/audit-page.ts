@@ -34,6 +34,21 @@ export class AuditPage {
 
   protected readonly actions = AUDIT_ACTIONS;
   protected readonly describeFields = describeFields;
+
+  protected subjectLabel(subject: AuditEventView['subjectType']): string {
+    switch (subject) {
+      case 'report':
+        return $localize`:@@audit.subjectReport:report`;
+      case 'finding':
+        return $localize`:@@audit.subjectFinding:finding`;
+      case 'settings':
+        return $localize`:@@audit.subjectSettings:settings`;
+      case 'operator':
+        return $localize`:@@audit.subjectOperator:operator`;
+      default:
+        return subject;
+    }
+  }
   protected readonly events = signal<AuditEventView[]>([]);
   protected readonly nextBefore = signal<number | null>(null);
   protected readonly operators = signal<OperatorView[]>([]);

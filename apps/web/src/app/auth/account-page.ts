@@ -1,5 +1,6 @@
 import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
 import { RouterLink } from '@angular/router';
+import { roleLabel } from '../i18n/labels';
 import { ApiTokensPanel } from './api-tokens-panel';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
@@ -12,12 +13,12 @@ import { ChangePasswordForm } from './change-password-form';
     <div class="page narrow">
       <header class="page-header">
         <div>
-          <h1>My account</h1>
+          <h1 i18n="@@account.heading">My account</h1>
           @if (auth.operator(); as me) {
             <p>
-              Signed in as <strong>{{ me.displayName || me.username }}</strong> ({{ me.username }}), {{ me.role }}.
+              <ng-container i18n="@@account.signedInAs">Signed in as <strong>{{ me.displayName || me.username }}</strong> ({{ me.username }}), {{ roleLabel(me.role) }}.</ng-container>
               @if (auth.isAdmin()) {
-                Other operators are managed under <a routerLink="/operators">Operators</a>.
+                &ngsp;<ng-container i18n="@@account.othersUnder">Other operators are managed under <a routerLink="/operators">Operators</a>.</ng-container>
               }
             </p>
           }
@@ -43,4 +44,5 @@ import { ChangePasswordForm } from './change-password-form';
 })
 export class AccountPage {
   protected readonly auth = inject(AuthStore);
+  protected readonly roleLabel = roleLabel;
 }

@@ -5,13 +5,7 @@ import type { CreatedApiToken } from '@corpus-chat/contracts';
 import { ApiTokensStore } from './api-tokens-store';
 
 /** Lifetimes offered for a new token, in days (0: never expires). */
-const LIFETIMES = [
-  { days: 30, label: '30 days' },
-  { days: 90, label: '90 days' },
-  { days: 365, label: '1 year' },
-  { days: 7, label: '7 days' },
-  { days: 0, label: 'Never' },
-];
+const LIFETIMES = [30, 90, 365, 7, 0];
 
 /**
  * "API tokens" on My account: create a read-only token for scripts and MCP clients (its secret is
@@ -21,31 +15,49 @@ const LIFETIMES = [
   selector: 'cc-api-tokens-panel',
   imports: [ReactiveFormsModule, DatePipe],
   template: `
-    <h2 id="api-tokens-heading">API tokens</h2>
-    <p class="muted hint">
+    <h2 id="api-tokens-heading" i18n="@@tokens.heading">API tokens</h2>
+    <p class="muted hint" i18n="@@tokens.hint">
       Read-only access for scripts and MCP clients (IDE assistants, desktop chat apps): corpus and your own threads, never admin
       pages or changes. Send it as <code>Authorization: Bearer …</code>; the MCP server is at <code>/mcp</code>.
     </p>
     <form [formGroup]="form" (ngSubmit)="createToken()" aria-labelledby="api-tokens-heading" novalidate class="row">
       <div class="field">
-        <label for="tok-name">Name</label>
-        <input id="tok-name" formControlName="name" maxlength="100" placeholder="VS Code on my laptop" required />
+        <label for="tok-name" i18n="@@tokens.name">Name</label>
+        <input id="tok-name" formControlName="name" maxlength="100" placeholder="VS Code on my laptop" i18n-placeholder="@@tokens.namePlaceholder" required />
       </div>
       <div class="field">
-        <label for="tok-life">Expires after</label>
+        <label for="tok-life" i18n="@@tokens.expiresAfter">Expires after</label>
         <select id="tok-life" formControlName="days">
-          @for (l of lifetimes; track l.days) {
-            <option [ngValue]="l.days">{{ l.label }}</option>
+          @for (days of lifetimes; track days) {
+            <option [ngValue]="days">
+              @switch (days) {
+                @case (0) {
+                  <ng-container i18n="@@tokens.never">Never</ng-container>
+                }
+                @case (365) {
+                  <ng-container i18n="@@tokens.oneYear">1 year</ng-container>
+                }
+                @default {
+                  <ng-container i18n="@@tokens.days">{days, plural, one {{{ days }} day} other {{{ days }} days}}</ng-container>
+                }
+              }
+            </option>
           }
         </select>
       </div>
-      <button type="submit" class="primary" [disabled]="busy()">Create token</button>
+      <button type="submit" class="primary" [disabled]="busy()" i18n="@@tokens.create">Create token</button>
     </form>
     @if (created(); as c) {
       <div class="secret" role="status" data-testid="api-token-secret">
-        <p><strong>Copy this token now:</strong> it is shown only once.</p>
-        <input readonly [value]="c.secret" aria-label="New API token" (focus)="$any($event.target).select()" />
-        <button type="button" (click)="copySecret(c)">{{ copied() ? 'Copied' : 'Copy' }}</button>
+        <p i18n="@@tokens.copyNow"><strong>Copy this token now:</strong> it is shown only once.</p>
+        <input readonly [value]="c.secret" aria-label="New API token" i18n-aria-label="@@tokens.newToken" (focus)="$any($event.target).select()" />
+        <button type="button" (click)="copySecret(c)">
+          @if (copied()) {
+            <ng-container i18n="@@tokens.copied">Copied</ng-container>
+          } @else {
+            <ng-container i18n="@@tokens.copy">Copy</ng-container>
+          }
+        </button>
       </div>
     }
     @if (message(); as m) {
@@ -57,7 +69,7 @@ const LIFETIMES = [
     @if (store.tokens().length) {
       <table>
         <thead>
-          <tr><th>Name</th><th>Token</th><th>Created</th><th>Expires</th><th></th></tr>
+          <tr><th i18n="@@tokens.name">Name</th><th i18n="@@tokens.token">Token</th><th i18n="@@tokens.created">Created</th><th i18n="@@tokens.expires">Expires</th><th></th></tr>
         </thead>
         <tbody>
           @for (t of store.tokens(); track t.id) {
@@ -65,14 +77,20 @@ const LIFETIMES = [
               <td>{{ t.name }}</td>
               <td><code>{{ t.prefix }}…</code></td>
               <td>{{ t.createdAt | date: 'mediumDate' }}</td>
-              <td>{{ t.expiresAt ? (t.expiresAt | date: 'mediumDate') : 'never' }}</td>
-              <td><button type="button" (click)="revokeToken(t.id)" [attr.aria-label]="'Revoke ' + t.name">Revoke</button></td>
+              <td>
+                @if (t.expiresAt) {
+                  {{ t.expiresAt | date: 'mediumDate' }}
+                } @else {
+                  <ng-container i18n="@@tokens.neverLower">never</ng-container>
+                }
+              </td>
+              <td><button type="button" (click)="revokeToken(t.id)" [attr.aria-label]="revokeLabel(t.name)" i18n="@@tokens.revoke">Revoke</button></td>
             </tr>
           }
         </tbody>
       </table>
     } @else if (!store.loadError()) {
-      <p class="muted">You have no API tokens.</p>
+      <p class="muted" i18n="@@tokens.none">You have no API tokens.</p>
     }
   `,
   styles: `
@@ -143,7 +161,7 @@ export class ApiTokensPanel implements OnInit {
     if (this.busy()) return;
     if (this.form.invalid) {
       this.form.markAllAsTouched();
-      this.message.set('Give the token a name that says where it is used.');
+      this.message.set($localize`:@@tokens.nameNeeded:Give the token a name that says where it is used.`);
       return;
     }
     this.busy.set(true);
@@ -158,6 +176,10 @@ export class ApiTokensPanel implements OnInit {
     this.created.set(result.token);
     this.copied.set(false);
     this.form.reset();
+  }
+
+  protected revokeLabel(name: string): string {
+    return $localize`:@@tokens.revokeNamed:Revoke ${name}:name:`;
   }
 
   protected async copySecret(token: CreatedApiToken): Promise<void> {

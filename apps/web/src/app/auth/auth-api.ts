@@ -1,7 +1,7 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
-import type { ChangePasswordDto, LoginDto, OperatorView } from '@corpus-chat/contracts';
+import type { ChangePasswordDto, LoginDto, OperatorView, UpdateMyPreferencesDto } from '@corpus-chat/contracts';
 
 /** `/api/auth`: cookie session (httpOnly JWT cookie set by the API). */
 @Injectable({ providedIn: 'root' })
@@ -11,6 +11,11 @@ export class AuthApi {
   /** `GET /api/auth/me`; 401 when signed out. */
   me(): Promise<OperatorView> {
     return firstValueFrom(this.http.get<OperatorView>('/api/auth/me'));
+  }
+
+  /** `PATCH /api/auth/me`: the signed-in operator's preferences (the language); 400 for one not offered. */
+  updateMe(body: UpdateMyPreferencesDto): Promise<OperatorView> {
+    return firstValueFrom(this.http.patch<OperatorView>('/api/auth/me', body));
   }
 
   /** `POST /api/auth/login`; 401 with a generic message on wrong credentials. */

@@ -6,7 +6,7 @@ import type { OperatorView } from '@corpus-chat/contracts';
 import { csrfHeaderInterceptor } from '../http/csrf-header.interceptor';
 import { AuthStore } from './auth-store';
 
-const alice: OperatorView = { id: 'o1', username: 'alice', displayName: 'Alice Analyst', role: 'admin', disabled: false, createdAt: '2026-01-01T00:00:00Z' };
+const alice: OperatorView = { id: 'o1', username: 'alice', displayName: 'Alice Analyst', role: 'admin', disabled: false, language: 'en', createdAt: '2026-01-01T00:00:00Z' };
 
 describe('AuthStore', () => {
   let http: HttpTestingController;

@@ -1,6 +1,6 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
 import type { OperatorView } from '@corpus-chat/contracts';
-import { describeHttpError, httpStatus } from '../http/api-error';
+import { SESSION_ENDED, describeHttpError, httpStatus } from '../http/api-error';
 import { AuthApi } from './auth-api';
 
 /**
@@ -61,7 +61,7 @@ export class AuthStore {
       this.state.set({ status: 'signed-in', operator });
       return null;
     } catch (err) {
-      return httpStatus(err) === 401 ? 'Wrong username or password.' : describeHttpError(err);
+      return httpStatus(err) === 401 ? $localize`:@@login.wrongCredentials:Wrong username or password.` : describeHttpError(err);
     }
   }
 
@@ -78,7 +78,7 @@ export class AuthStore {
     } catch (err) {
       if (httpStatus(err) === 401) {
         this.markSessionExpired();
-        return 'Your session has ended. Sign in again.';
+        return SESSION_ENDED();
       }
       return describeHttpError(err);
     }
@@ -113,7 +113,7 @@ export class AuthStore {
   /** Called when any API call answers 401: the cookie expired or the operator was disabled. */
   markSessionExpired(): void {
     if (this.state().status === 'signed-in') {
-      this.state.set({ status: 'signed-out', reason: 'Your session has ended. Sign in again.' });
+      this.state.set({ status: 'signed-out', reason: SESSION_ENDED() });
     }
   }
 }

@@ -8,7 +8,7 @@ import { AuthApi } from './auth-api';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
 
-const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, createdAt: '2026-01-01T00:00:00Z' };
+const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, language: 'en', createdAt: '2026-01-01T00:00:00Z' };
 
 describe('ChangePasswordForm', () => {
   let fixture: ComponentFixture<ChangePasswordForm>;

@@ -20,15 +20,15 @@ const sameAsNew: ValidatorFn = (group) => {
   imports: [ReactiveFormsModule],
   template: `
     <form [formGroup]="form" (ngSubmit)="changePassword()" aria-labelledby="change-password-heading" novalidate>
-      <h2 id="change-password-heading">Change my password</h2>
-      <p class="muted hint">Your other sessions end; this one stays signed in.</p>
+      <h2 id="change-password-heading" i18n="@@password.heading">Change my password</h2>
+      <p class="muted hint" i18n="@@password.hint">Your other sessions end; this one stays signed in.</p>
       <div class="row">
         <div class="field">
-          <label for="cp-current">Current password</label>
+          <label for="cp-current" i18n="@@password.current">Current password</label>
           <input id="cp-current" type="password" formControlName="currentPassword" autocomplete="current-password" required />
         </div>
         <div class="field">
-          <label for="cp-new">New password</label>
+          <label for="cp-new" i18n="@@password.new">New password</label>
           <input
             id="cp-new"
             type="password"
@@ -39,15 +39,15 @@ const sameAsNew: ValidatorFn = (group) => {
           />
         </div>
         <div class="field">
-          <label for="cp-repeat">Repeat new password</label>
+          <label for="cp-repeat" i18n="@@password.repeat">Repeat new password</label>
           <input id="cp-repeat" type="password" formControlName="repeat" autocomplete="new-password" required />
         </div>
       </div>
       <p id="cp-new-hint" class="hint" [class.bad]="form.controls.newPassword.invalid && form.controls.newPassword.touched">
-        At least {{ minLength }} characters.
+        <ng-container i18n="@@password.minLength">At least {{ minLength }} characters.</ng-container>
       </p>
       @if (form.hasError('mismatch') && form.controls.repeat.touched) {
-        <p class="error" role="alert">The two new passwords differ.</p>
+        <p class="error" role="alert" i18n="@@password.mismatch">The two new passwords differ.</p>
       }
       @if (message(); as m) {
         <p [class]="m.ok ? 'saved' : 'error'" [attr.role]="m.ok ? 'status' : 'alert'" data-testid="change-password-message">{{ m.text }}</p>
@@ -57,7 +57,7 @@ const sameAsNew: ValidatorFn = (group) => {
           @if (busy()) {
             <span class="spinner" aria-hidden="true"></span>
           }
-          Change password
+          <ng-container i18n="@@password.submit">Change password</ng-container>
         </button>
       </div>
     </form>
@@ -125,7 +125,7 @@ export class ChangePasswordForm {
       return;
     }
     this.form.reset();
-    this.message.set({ ok: true, text: 'Password changed. Your other sessions have ended.' });
+    this.message.set({ ok: true, text: $localize`:@@password.changed:Password changed. Your other sessions have ended.` });
     // The API closed every socket of this operator: open a new one with the renewed cookie.
     this.socket.disconnect();
     this.socket.connect();

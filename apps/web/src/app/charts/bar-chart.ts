@@ -26,7 +26,7 @@ export function barChartConfig(bars: readonly Bar[], ink: ChartInk): ChartConfig
     type: 'bar',
     data: {
       labels: bars.map((b) => b.label),
-      datasets: [{ label: 'Findings', data: bars.map((b) => b.count), backgroundColor: bars.map((b) => b.colour), borderRadius: 3, maxBarThickness: 22 }],
+      datasets: [{ label: $localize`:@@chart.findings:Findings`, data: bars.map((b) => b.count), backgroundColor: bars.map((b) => b.colour), borderRadius: 3, maxBarThickness: 22 }],
     },
     options: {
       indexAxis: 'y',

@@ -1,7 +1,9 @@
 import { ChangeDetectionStrategy, Component, ElementRef, afterRenderEffect, computed, inject, input, viewChild } from '@angular/core';
+import { DecimalPipe } from '@angular/common';
 import { RouterLink, type Params } from '@angular/router';
 import type { GroupByKey } from '@corpus-chat/contracts';
-import { DisplayTextPipe, displayText } from '../shared/display-text';
+import { severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
+import { displayText } from '../shared/display-text';
 import { ThemeStore } from '../theme/theme-store';
 import type { Bar } from './bar-chart';
 
@@ -13,7 +15,26 @@ export interface CountGroup {
   params: Params | null;
 }
 
-const GROUP_HEADINGS: Record<GroupByKey, string> = { severity: 'Severity', report: 'Report', cwe: 'CWE', verdict: 'Verdict', status: 'Triage status', format: 'Format', title: 'Title' };
+function groupHeading(key: GroupByKey): string {
+  switch (key) {
+    case 'severity':
+      return $localize`:@@chart.bySeverity:Severity`;
+    case 'report':
+      return $localize`:@@chart.byReport:Report`;
+    case 'cwe':
+      return $localize`:@@chart.byCwe:CWE`;
+    case 'verdict':
+      return $localize`:@@chart.byVerdict:Verdict`;
+    case 'status':
+      return $localize`:@@chart.byStatus:Triage status`;
+    case 'format':
+      return $localize`:@@chart.byFormat:Format`;
+    case 'title':
+      return $localize`:@@chart.byTitle:Title`;
+    default:
+      return $localize`:@@chart.byGroup:Group`;
+  }
+}
 
 /** Height of one bar's row in the chart, in CSS pixels. */
 const ROW_PX = 26;
@@ -26,7 +47,7 @@ const ROW_PX = 26;
  */
 @Component({
   selector: 'cc-count-chart',
-  imports: [DisplayTextPipe, RouterLink],
+  imports: [DecimalPipe, RouterLink],
   templateUrl: './count-chart.html',
   styleUrl: './count-chart.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -38,12 +59,30 @@ export class CountChart {
   private readonly theme = inject(ThemeStore);
   private readonly canvas = viewChild.required<ElementRef<HTMLCanvasElement>>('canvas');
 
-  protected readonly heading = computed(() => GROUP_HEADINGS[this.groupBy()] ?? 'Group');
+  protected readonly heading = computed(() => groupHeading(this.groupBy()));
   protected readonly plotHeight = computed(() => this.groups().length * ROW_PX + 34);
   /** The chart's text alternative: "Bar chart of findings by severity: critical 3, medium 120." */
-  protected readonly description = computed(
-    () => `Bar chart of findings by ${this.heading().toLowerCase()}: ${this.groups().map((g) => `${displayText(g.label)} ${g.count}`).join(', ')}.`,
-  );
+  protected readonly description = computed(() => {
+    const heading = this.heading().toLowerCase();
+    const groups = this.groups()
+      .map((g) => `${this.groupLabel(g)} ${g.count}`)
+      .join(', ');
+    return $localize`:@@chart.description:Bar chart of findings by ${heading}:heading:: ${groups}:groups:.`;
+  });
+
+  /** A group's name: severities, statuses and verdicts in the interface's language, the rest as stored. */
+  protected groupLabel(g: CountGroup): string {
+    switch (this.groupBy()) {
+      case 'severity':
+        return severityLabel(g.key);
+      case 'status':
+        return triageStatusLabel(g.key);
+      case 'verdict':
+        return verdictLabel(g.key);
+      default:
+        return displayText(g.label);
+    }
+  }
 
   constructor() {
     afterRenderEffect((onCleanup) => {

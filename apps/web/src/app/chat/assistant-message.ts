@@ -32,6 +32,7 @@ export class AssistantMessage {
   /** The model's reasoning, shown as plain text; `null` or blank hides it. */
   readonly reasoning = input<string | null>(null);
   readonly retry = output<void>();
+  protected readonly turnFailed = $localize`:@@answer.failed:The turn failed.`;
 
   protected readonly unsupported = computed<readonly string[]>(() => this.verification()?.unsupported ?? []);
   /** Whether the answer shows tool cards to check its numbers against. */

@@ -3,7 +3,11 @@ import { toSignal } from '@angular/core/rxjs-interop';
 import { ActivatedRoute } from '@angular/router';
 
 /** Names of the admin-only pages, for the notice shown to an operator sent back from one. */
-const ADMIN_PAGES: Record<string, string> = { settings: 'Settings', operators: 'Operators', audit: 'Audit log' };
+const ADMIN_PAGES: Record<string, string> = {
+  settings: $localize`:@@nav.settings:Settings`,
+  operators: $localize`:@@nav.operators:Operators`,
+  audit: $localize`:@@nav.audit:Audit log`,
+};
 
 /**
  * `/chat` with no thread selected. With `?denied=<page>` (set by `adminGuard` when an operator
@@ -14,11 +18,11 @@ const ADMIN_PAGES: Record<string, string> = { settings: 'Settings', operators: '
   template: `
     <div class="empty">
       @if (denied(); as page) {
-        <p class="notice" role="status">{{ page }} is open to administrators only. Ask an administrator if something there needs to change.</p>
+        <p class="notice" role="status" i18n="@@chat.adminOnly">{{ page }} is open to administrators only. Ask an administrator if something there needs to change.</p>
       }
       <div class="mark" aria-hidden="true"></div>
-      <h1>Chat with your findings</h1>
-      <p>Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with a link to check each number.</p>
+      <h1 i18n="@@chat.emptyHeading">Chat with your findings</h1>
+      <p i18n="@@chat.emptyText">Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with a link to check each number.</p>
     </div>
   `,
   styles: `

@@ -1,21 +1,20 @@
-import { ChangeDetectionStrategy, Component, Injector, afterNextRender, inject, signal } from '@angular/core';
-import { DatePipe, I18nPluralPipe } from '@angular/common';
+import { ChangeDetectionStrategy, Component, Injector, LOCALE_ID, afterNextRender, inject, signal } from '@angular/core';
+import { DatePipe, DecimalPipe } from '@angular/common';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import type { ChatSummaryView } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatListStore } from './chat-list-store';
 import { ThreadView } from './thread-view';
 import { DisplayTextPipe } from '../shared/display-text';
-import { MESSAGES } from '../shared/plurals';
+import { UNTITLED_THREAD } from './thread-labels';
 
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
-
-/** "just now", "5 minutes ago", "yesterday", then a date: when a thread was last active. */
-export function formatLastActivity(iso: string, now = Date.now()): string {
+/** "just now", "5 minutes ago", "yesterday", then a date, in `locale`: when a thread was last active. */
+export function formatLastActivity(iso: string, locale: string, now = Date.now()): string {
+  const relative = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+  const dateOnly = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', year: 'numeric' });
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   if (Number.isNaN(seconds)) return '';
-  if (seconds > -45) return 'just now';
+  if (seconds > -45) return $localize`:@@chat.justNow:just now`;
   if (seconds > -3600) return relative.format(Math.round(seconds / 60), 'minute');
   if (seconds > -86400) return relative.format(Math.round(seconds / 3600), 'hour');
   if (seconds > -7 * 86400) return relative.format(Math.round(seconds / 86400), 'day');
@@ -25,7 +24,7 @@ export function formatLastActivity(iso: string, now = Date.now()): string {
 /** `/chat`: the thread list beside the open thread (on a narrow window, one or the other). */
 @Component({
   selector: 'cc-chat-page',
-  imports: [DatePipe, DisplayTextPipe, I18nPluralPipe, RouterLink, RouterLinkActive, RouterOutlet],
+  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, RouterLinkActive, RouterOutlet],
   templateUrl: './chat-page.html',
   styleUrl: './chat-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -39,8 +38,12 @@ export class ChatPage {
   protected readonly threadOpen = signal(false);
   protected readonly creating = signal(false);
   protected readonly createError = signal<string | null>(null);
-  protected readonly lastActivity = formatLastActivity;
-  protected readonly messagePlural = MESSAGES;
+  private readonly locale = inject(LOCALE_ID);
+  protected readonly untitled = UNTITLED_THREAD;
+
+  protected lastActivity(iso: string): string {
+    return formatLastActivity(iso, this.locale);
+  }
 
   constructor() {
     void this.list.load();

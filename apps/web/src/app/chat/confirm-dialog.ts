@@ -13,7 +13,7 @@ let nextDialogId = 0;
       <h2 [id]="titleId">{{ heading() }}</h2>
       <p [id]="bodyId">{{ message() }}</p>
       <div class="actions">
-        <button type="button" (click)="dialog.close()" autofocus>Cancel</button>
+        <button type="button" (click)="dialog.close()" autofocus i18n="@@common.cancel">Cancel</button>
         <button type="button" class="danger solid" (click)="accept()">{{ confirmLabel() }}</button>
       </div>
     </dialog>
@@ -50,7 +50,7 @@ let nextDialogId = 0;
 export class ConfirmDialog {
   readonly heading = input.required<string>();
   readonly message = input.required<string>();
-  readonly confirmLabel = input('Delete');
+  readonly confirmLabel = input($localize`:@@common.delete:Delete`);
   readonly confirmed = output<void>();
 
   protected readonly titleId = `confirm-title-${++nextDialogId}`;

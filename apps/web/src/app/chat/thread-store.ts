@@ -20,7 +20,7 @@ import {
 /** A thread id as the API makes them (a UUID). */
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Shown for an unknown, deleted, another operator's, or malformed thread id alike. */
-export const THREAD_MISSING = 'This thread does not exist. It may have been deleted, or the link is incomplete.';
+export const THREAD_MISSING = $localize`:@@thread.missing:This thread does not exist. It may have been deleted, or the link is incomplete.`;
 
 interface ThreadState {
   chatId: string | null;
@@ -241,7 +241,7 @@ export class ThreadStore {
         };
         const chat = s.chat && !messages.some((m) => m.id === res.messageId) ? { ...s.chat, messages: [...messages, userMessage] } : s.chat;
         const live = s.live?.turnId === res.turnId ? s.live : newLiveTurn(chatId, res.turnId, { queuePosition: res.queuePosition });
-        const notice = res.truncated ? 'Your message was longer than 100,000 characters: it was cut at a sentence boundary.' : null;
+        const notice = res.truncated ? $localize`:@@thread.truncated:Your message was longer than 100,000 characters: it was cut at a sentence boundary.` : null;
         return { ...s, chat, live, notice, sending: false };
       });
       // The first message names the thread and the turn counts: re-read header and list entry.
@@ -337,7 +337,7 @@ export class ThreadStore {
   private applyJoinAck(chatId: string, ack: JoinChatAck): void {
     if (this.state().chatId !== chatId) return;
     if (!ack.ok) {
-      this.patch({ notice: `Live updates are unavailable for this thread: ${ack.error}` });
+      this.patch({ notice: $localize`:@@thread.liveUnavailable:Live updates are unavailable for this thread: ${ack.error}:reason:` });
       return;
     }
     const live = this.state().live;

@@ -11,7 +11,7 @@ import {
   untracked,
   viewChild,
 } from '@angular/core';
-import { DatePipe } from '@angular/common';
+import { DatePipe, DecimalPipe } from '@angular/common';
 import { Router, RouterLink } from '@angular/router';
 import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
@@ -25,11 +25,19 @@ import { loadDraft, saveDraft } from './drafts';
 import { DebugPanelPreference, ThreadDebug } from './thread-debug';
 import { ThreadStore } from './thread-store';
 import { DisplayTextPipe } from '../shared/display-text';
+import { UNTITLED_THREAD } from './thread-labels';
+
+/** Questions offered in an empty thread, in the interface's language (the planner reads both). */
+const SUGGESTIONS: readonly string[] = [
+  $localize`:@@thread.suggestSql:How many findings relate to SQL injection?`,
+  $localize`:@@thread.suggestCritical:Which report has the most critical findings?`,
+  $localize`:@@thread.suggestBreakdown:Give me a breakdown of all findings by severity.`,
+];
 
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DisplayTextPipe, RouterLink, ThreadDebug],
+  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, ThreadDebug],
   providers: [ThreadStore, AttachmentsStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
@@ -57,6 +65,12 @@ export class ThreadView {
   protected readonly actionError = signal<string | null>(null);
   protected readonly connection = this.socket.state;
   protected readonly canSubmit = computed(() => this.store.canSend() && this.draft().trim().length > 0);
+  protected readonly untitled = UNTITLED_THREAD;
+  protected readonly suggestions = SUGGESTIONS;
+  protected readonly deleteMessage = computed(() => {
+    const title = this.store.chat()?.title || UNTITLED_THREAD;
+    return $localize`:@@thread.deleteMessage:“${title}:title:” and all its messages will be deleted. A running turn is stopped first.`;
+  });
 
   private readonly scroller = viewChild<ElementRef<HTMLElement>>('scroller');
   private readonly composer = viewChild<ElementRef<HTMLTextAreaElement>>('composer');

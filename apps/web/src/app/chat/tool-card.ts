@@ -1,21 +1,29 @@
 import { ChangeDetectionStrategy, Component, computed, input, signal } from '@angular/core';
-import { I18nPluralPipe } from '@angular/common';
+import { DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import type { CountFindingsByArgs, FindingFilter, GroupByKey, ListAllReportsArgs, SearchFindingsArgs, ToolName } from '@corpus-chat/contracts';
+import { TOOL_NAMES, type CountFindingsByArgs, type FindingFilter, type GroupByKey, type ListAllReportsArgs, type SearchFindingsArgs, type ToolName } from '@corpus-chat/contracts';
 import { CountChart, type CountGroup } from '../charts/count-chart';
 import { findingFilterToQueryParams, groupFindingFilter } from '../reports/finding-filter-params';
 import { DisplayTextPipe } from '../shared/display-text';
-import { FINDINGS } from '../shared/plurals';
+import { severityLabel } from '../i18n/labels';
 import type { ToolCallView } from './turn-state';
 
-const TOOL_LABELS: Record<ToolName, string> = {
-  get_corpus_overview: 'Corpus overview',
-  search_findings: 'Search findings',
-  count_findings_by: 'Count findings',
-  list_all_reports: 'List reports',
-  finding_detail: 'Finding detail',
-  compare_reports: 'Compare scans',
-};
+function toolLabel(name: ToolName): string {
+  switch (name) {
+    case 'get_corpus_overview':
+      return $localize`:@@tool.overview:Corpus overview`;
+    case 'search_findings':
+      return $localize`:@@tool.search:Search findings`;
+    case 'count_findings_by':
+      return $localize`:@@tool.count:Count findings`;
+    case 'list_all_reports':
+      return $localize`:@@tool.listReports:List reports`;
+    case 'finding_detail':
+      return $localize`:@@tool.findingDetail:Finding detail`;
+    case 'compare_reports':
+      return $localize`:@@tool.compare:Compare scans`;
+  }
+}
 
 /** Groups listed on a card at most (the worker sends a bounded list too). */
 const CARD_GROUPS = 12;
@@ -33,7 +41,7 @@ let nextCardId = 0;
  */
 @Component({
   selector: 'cc-tool-card',
-  imports: [CountChart, DisplayTextPipe, I18nPluralPipe, RouterLink],
+  imports: [CountChart, DecimalPipe, DisplayTextPipe, RouterLink],
   templateUrl: './tool-card.html',
   styleUrl: './tool-card.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -41,15 +49,24 @@ let nextCardId = 0;
 export class ToolCard {
   readonly call = input.required<ToolCallView>();
 
-  protected readonly findingsPlural = FINDINGS;
+  protected readonly severityLabel = severityLabel;
   protected readonly detailsId = `tool-card-${++nextCardId}`;
   protected readonly expanded = signal(false);
   protected readonly label = computed(() => {
     const name = this.call().name;
-    return Object.hasOwn(TOOL_LABELS, name) ? TOOL_LABELS[name as ToolName] : `Unknown tool “${name}”`;
+    return (TOOL_NAMES as readonly string[]).includes(name) ? toolLabel(name as ToolName) : $localize`:@@tool.unknown:Unknown tool “${name}:name:”`;
   });
   protected readonly argsJson = computed(() => JSON.stringify(this.call().args ?? {}, null, 2));
-  protected readonly stateLabel = computed(() => ({ running: 'running', ok: 'done', failed: 'failed' })[this.call().state]);
+  protected readonly stateLabel = computed(() => {
+    switch (this.call().state) {
+      case 'running':
+        return $localize`:@@tool.stateRunning:running`;
+      case 'ok':
+        return $localize`:@@tool.stateDone:done`;
+      default:
+        return $localize`:@@tool.stateFailed:failed`;
+    }
+  });
 
   /** "N of TOTAL" for a finished search, else null. */
   protected readonly count = computed(() => {

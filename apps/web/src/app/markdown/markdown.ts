@@ -95,7 +95,7 @@ function linkFindingIds(root: DocumentFragment): void {
 }
 
 /** Shown on each highlighted number. */
-export const UNVERIFIED_TITLE = 'No tool result of this turn supports this number';
+export const UNVERIFIED_TITLE = $localize`:@@answer.unverifiedTitle:No tool result of this turn supports this number`;
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

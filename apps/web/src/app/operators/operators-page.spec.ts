@@ -11,8 +11,8 @@ import { OperatorsApi } from './operators-api';
 import { OperatorsPage } from './operators-page';
 
 const at = '2026-01-01T00:00:00Z';
-const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, createdAt: at };
-const olga: OperatorView = { id: 'o1', username: 'olga', displayName: 'Olga', role: 'operator', disabled: false, createdAt: at };
+const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, language: 'en', createdAt: at };
+const olga: OperatorView = { id: 'o1', username: 'olga', displayName: 'Olga', role: 'operator', disabled: false, language: 'en', createdAt: at };
 
 describe('OperatorsPage', () => {
   let fixture: ComponentFixture<OperatorsPage>;
@@ -42,7 +42,7 @@ describe('OperatorsPage', () => {
         if (rows.some((r) => r.username.toLowerCase() === dto.username.toLowerCase())) {
           return Promise.reject(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: `An operator named "${dto.username}" already exists.` } }));
         }
-        const created: OperatorView = { id: `n${rows.length}`, username: dto.username, displayName: dto.displayName, role: dto.role, disabled: false, createdAt: at };
+        const created: OperatorView = { id: `n${rows.length}`, username: dto.username, displayName: dto.displayName, role: dto.role, disabled: false, language: 'en', createdAt: at };
         rows.push(created);
         return Promise.resolve(created);
       }),
@@ -139,7 +139,7 @@ describe('OperatorsPage', () => {
 
   it('puts a role back and says why when the API refuses the change', async () => {
     // Xena is the only enabled admin (Olga's admin account is disabled).
-    rows = [{ ...root, role: 'operator' }, { ...olga, role: 'admin', disabled: true }, { id: 'x', username: 'xena', displayName: 'Xena', role: 'admin', disabled: false, createdAt: at }];
+    rows = [{ ...root, role: 'operator' }, { ...olga, role: 'admin', disabled: true }, { id: 'x', username: 'xena', displayName: 'Xena', role: 'admin', disabled: false, language: 'en', createdAt: at }];
     fixture.destroy();
     fixture = TestBed.createComponent(OperatorsPage);
     await vi.waitFor(() => expect(row('xena')).toBeDefined(), WAIT);

@@ -1,9 +1,10 @@
 import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@angular/core';
-import { DatePipe } from '@angular/common';
+import { DatePipe, DecimalPipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { RouterLink } from '@angular/router';
 import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole, type OperatorView } from '@corpus-chat/contracts';
 import { AuthStore } from '../auth/auth-store';
+import { roleLabel } from '../i18n/labels';
 import { OperatorsStore } from './operators-store';
 
 /**
@@ -12,7 +13,7 @@ import { OperatorsStore } from './operators-store';
  */
 @Component({
   selector: 'cc-operators-page',
-  imports: [DatePipe, ReactiveFormsModule, RouterLink],
+  imports: [DatePipe, DecimalPipe, ReactiveFormsModule, RouterLink],
   providers: [OperatorsStore],
   templateUrl: './operators-page.html',
   styleUrl: './operators-page.css',
@@ -26,6 +27,8 @@ export class OperatorsPage {
   protected readonly roles = OPERATOR_ROLES;
   protected readonly minLength = OPERATOR_PASSWORD_MIN_LENGTH;
   protected readonly myId = computed(() => this.auth.operator()?.id ?? null);
+  protected readonly roleLabel = roleLabel;
+  protected readonly cannotDemote = $localize`:@@operators.cannotDemote:You cannot demote yourself`;
 
   protected readonly createForm = this.fb.group({
     username: ['', [Validators.required, Validators.pattern(OPERATOR_USERNAME_PATTERN)]],
@@ -44,6 +47,18 @@ export class OperatorsPage {
 
   constructor() {
     void this.store.load();
+  }
+
+  protected roleOf(username: string): string {
+    return $localize`:@@operators.roleOf:Role of ${username}:username:`;
+  }
+
+  protected resetLabel(username: string): string {
+    return $localize`:@@operators.resetOf:Reset the password of ${username}:username:`;
+  }
+
+  protected toggleLabel(o: OperatorView): string {
+    return o.disabled ? $localize`:@@operators.enableNamed:Enable ${o.username}:username:` : $localize`:@@operators.disableNamed:Disable ${o.username}:username:`;
   }
 
   protected async createOperator(): Promise<void> {

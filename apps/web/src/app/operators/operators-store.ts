@@ -49,7 +49,7 @@ export class OperatorsStore {
       this.state.update((s) => ({
         ...s,
         operators: [...s.operators, created],
-        notice: { ok: true, text: `Added ${created.username}. Give them the password; they can change it under My account.` },
+        notice: { ok: true, text: $localize`:@@operators.addedNotice:Added ${created.username}:username:. Give them the password; they can change it under My account.` },
       }));
       return null;
     } catch (err) {
@@ -61,16 +61,20 @@ export class OperatorsStore {
     return this.update(
       operator,
       { disabled },
-      disabled ? `Disabled ${operator.username}: their sessions have ended.` : `Enabled ${operator.username}: they can sign in again.`,
+      disabled
+        ? $localize`:@@operators.disabledNotice:Disabled ${operator.username}:username:: their sessions have ended.`
+        : $localize`:@@operators.enabledNotice:Enabled ${operator.username}:username:: they can sign in again.`,
     );
   }
 
   setRole(operator: OperatorView, role: OperatorRole): Promise<boolean> {
-    return this.update(operator, { role }, `${operator.username} is now ${role === 'admin' ? 'an admin' : 'an operator'}.`);
+    return this.update(operator, { role }, role === 'admin'
+        ? $localize`:@@operators.nowAdmin:${operator.username}:username: is now an admin.`
+        : $localize`:@@operators.nowOperator:${operator.username}:username: is now an operator.`);
   }
 
   resetPassword(operator: OperatorView, password: string): Promise<boolean> {
-    return this.update(operator, { password }, `New password set for ${operator.username}: their sessions have ended.`);
+    return this.update(operator, { password }, $localize`:@@operators.passwordSetNotice:New password set for ${operator.username}:username:: their sessions have ended.`);
   }
 
   /** One PATCH; on success the row is replaced and `done` shown, on failure the API's reason. */

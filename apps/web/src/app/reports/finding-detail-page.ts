@@ -1,11 +1,12 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
-import { DatePipe, Location } from '@angular/common';
+import { DatePipe, DecimalPipe, Location } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { ActivatedRoute, RouterLink, type Params } from '@angular/router';
 import {
   OPERATOR_NOTE_STAGES,
   SEVERITIES,
+  TRIAGE_STATUSES,
   TRIAGE_STATUSES_NEEDING_REASON,
   TRIAGE_TRANSITIONS,
   VERDICT_STATUSES,
@@ -18,14 +19,15 @@ import {
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
+import { noteStageLabel, severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { MarkdownView } from '../markdown/markdown';
 import { DisplayTextPipe } from '../shared/display-text';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 import { versionChanges } from './finding-version-diff';
 import { ReportsApi } from './reports-api';
 
-/** `false_positive` → `false positive`. */
-export const statusLabel = (s: string): string => s.replace('_', ' ');
+/** A triage status or a retest verdict in words (`false_positive` → `false positive`). */
+export const statusLabel = (s: string): string => ((TRIAGE_STATUSES as readonly string[]).includes(s) ? triageStatusLabel(s) : verdictLabel(s));
 
 /** The edited fields as the history names them. */
 const FIELD_LABELS: Record<EditableFindingField, string> = {
@@ -55,7 +57,7 @@ const ORIGIN_LABELS: Record<string, string> = {
  */
 @Component({
   selector: 'cc-finding-detail-page',
-  imports: [DatePipe, DisplayTextPipe, MarkdownView, ReactiveFormsModule, RouterLink],
+  imports: [DatePipe, DecimalPipe, DisplayTextPipe, MarkdownView, ReactiveFormsModule, RouterLink],
   templateUrl: './finding-detail-page.html',
   styleUrl: './finding-detail-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -91,6 +93,11 @@ export class FindingDetailPage {
   protected readonly statusLabel = statusLabel;
   protected readonly fieldLabel = (f: EditableFindingField): string => FIELD_LABELS[f];
   protected readonly originLabel = (o: string): string => ORIGIN_LABELS[o] ?? o;
+  protected readonly severityLabel = severityLabel;
+  protected readonly noteStageLabel = noteStageLabel;
+  protected readonly reopenLabel = $localize`:@@finding.reopen:reopen`;
+  protected readonly unknownAuthor = $localize`:@@finding.unknownAuthor:unknown`;
+  protected readonly systemAuthor = $localize`:@@finding.systemAuthor:system`;
   /** Statuses the finding may move to now. */
   protected readonly nextStatuses = computed(() => {
     const f = this.finding();
@@ -136,7 +143,7 @@ export class FindingDetailPage {
     const { status, reason } = this.statusForm.getRawValue();
     if (!status) return;
     if (this.needsReason(status) && !reason.trim()) {
-      this.writeError.set({ form: 'status', message: `Say why the finding becomes ${statusLabel(status)}.` });
+      this.writeError.set({ form: 'status', message: $localize`:@@finding.sayWhyStatus:Say why the finding becomes ${statusLabel(status)}:status:.` });
       return;
     }
     void this.write('status', (id) => this.api.setStatus(id, { status: status as TriageStatus, ...(reason.trim() ? { reason: reason.trim() } : {}) }), () =>
@@ -170,7 +177,7 @@ export class FindingDetailPage {
       return;
     }
     if (!v.reason.trim()) {
-      this.writeError.set({ form: 'edit', message: 'Say why the finding is edited.' });
+      this.writeError.set({ form: 'edit', message: $localize`:@@finding.sayWhyEdit:Say why the finding is edited.` });
       return;
     }
     const endpoints = v.affectedEndpoints.split('\n').map((e) => e.trim()).filter(Boolean);
@@ -185,7 +192,7 @@ export class FindingDetailPage {
       reason: v.reason.trim(),
     };
     if (Object.keys(edit).length === 1) {
-      this.writeError.set({ form: 'edit', message: 'Nothing was changed.' });
+      this.writeError.set({ form: 'edit', message: $localize`:@@finding.nothingChanged:Nothing was changed.` });
       return;
     }
     void this.write('edit', (id) => this.api.editFinding(id, edit), () => this.editing.set(false));
@@ -200,7 +207,7 @@ export class FindingDetailPage {
   protected recordRetest(): void {
     const v = this.retestForm.getRawValue();
     if (this.retestForm.invalid || !v.verdict) {
-      this.writeError.set({ form: 'retest', message: 'Say what was tried, when, the verdict and why.' });
+      this.writeError.set({ form: 'retest', message: $localize`:@@finding.retestIncomplete:Say what was tried, when, the verdict and why.` });
       return;
     }
     const retestedAt = new Date(v.retestedAt).toISOString();
@@ -233,7 +240,7 @@ export class FindingDetailPage {
     this.history.set(null);
     if (!Number.isInteger(id) || id < 1) {
       this.loading.set(false);
-      this.error.set('This is not a finding id.');
+      this.error.set($localize`:@@finding.badId:This is not a finding id.`);
       return;
     }
     try {
@@ -241,7 +248,7 @@ export class FindingDetailPage {
       this.finding.set(finding);
       this.history.set(history);
     } catch (err) {
-      this.error.set(httpStatus(err) === 404 ? `Finding #${id} does not exist.` : describeHttpError(err));
+      this.error.set(httpStatus(err) === 404 ? $localize`:@@finding.missing:Finding #${id}:id: does not exist.` : describeHttpError(err));
     } finally {
       this.loading.set(false);
     }

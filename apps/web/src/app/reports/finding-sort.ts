@@ -5,13 +5,13 @@ export type FindingSortKey = 'id' | 'title' | 'severity' | 'report' | 'cwe' | 'c
 
 export const FINDING_COLUMNS: readonly { key: FindingSortKey; label: string; num?: boolean }[] = [
   { key: 'id', label: '#', num: true },
-  { key: 'title', label: 'Title' },
-  { key: 'severity', label: 'Severity' },
-  { key: 'report', label: 'Report' },
+  { key: 'title', label: $localize`:@@chart.byTitle:Title` },
+  { key: 'severity', label: $localize`:@@chart.bySeverity:Severity` },
+  { key: 'report', label: $localize`:@@reports.colReport:Report` },
   { key: 'cwe', label: 'CWE' },
   { key: 'cvss', label: 'CVSS', num: true },
-  { key: 'verdict', label: 'Verdict' },
-  { key: 'status', label: 'Status' },
+  { key: 'verdict', label: $localize`:@@chart.byVerdict:Verdict` },
+  { key: 'status', label: $localize`:@@reports.colStatus:Status` },
 ];
 
 /** A row's value in a column: severities by rank (critical first), missing values last whatever the order. */

@@ -1,5 +1,5 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
-import { DecimalPipe, I18nPluralPipe } from '@angular/common';
+import { DecimalPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
@@ -12,8 +12,8 @@ import {
   type FindingFilter,
   type TriageStatus,
 } from '@corpus-chat/contracts';
+import { severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { DisplayTextPipe } from '../shared/display-text';
-import { FINDINGS } from '../shared/plurals';
 import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
 import { FINDING_COLUMNS, sortFindingRows, type FindingSortKey } from './finding-sort';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
@@ -33,7 +33,7 @@ const cweValidator: ValidatorFn = (control) => (parseCweInput(control.value) ===
  */
 @Component({
   selector: 'cc-findings-page',
-  imports: [DecimalPipe, DisplayTextPipe, I18nPluralPipe, ReactiveFormsModule, RouterLink],
+  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, RouterLink],
   providers: [FindingsStore],
   templateUrl: './findings-page.html',
   styleUrl: './findings-page.css',
@@ -44,7 +44,11 @@ export class FindingsPage {
   private readonly router = inject(Router);
   private readonly queryParams = toSignal(inject(ActivatedRoute).queryParams, { initialValue: {} as Params });
 
-  protected readonly findingsPlural = FINDINGS;
+  protected readonly severityLabel = severityLabel;
+  protected readonly statusLabel = triageStatusLabel;
+  protected readonly verdictLabel = verdictLabel;
+  protected readonly anyLabel = $localize`:@@audit.any:Any`;
+  protected readonly idLabel = $localize`:@@findings.id:Id`;
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly statuses = TRIAGE_STATUSES;
@@ -63,12 +67,12 @@ export class FindingsPage {
     const f = this.filter();
     const report = f.reportId ? (this.store.reports().find((r) => r.id === f.reportId)?.filename ?? `#${f.reportId}`) : f.reportName;
     const parts = [
-      f.text && `text “${f.text}”`,
-      f.severity && `severity ${f.severity}`,
-      report && `report ${report}`,
+      f.text && $localize`:@@findings.summaryText:text “${f.text}:text:”`,
+      f.severity && $localize`:@@findings.summarySeverity:severity ${severityLabel(f.severity)}:severity:`,
+      report && $localize`:@@findings.summaryReport:report ${report}:report:`,
       f.cwe && `CWE-${f.cwe}`,
-      f.verdict && `verdict ${f.verdict.replace('_', ' ')}`,
-      f.status && `status ${f.status.replace('_', ' ')}`,
+      f.verdict && $localize`:@@findings.summaryVerdict:verdict ${verdictLabel(f.verdict)}:verdict:`,
+      f.status && $localize`:@@findings.summaryStatus:status ${triageStatusLabel(f.status)}:status:`,
       f.edited && EDIT_FILTER_LABELS[f.edited],
     ].filter(Boolean);
     return parts.join(', ');
@@ -127,7 +131,7 @@ export class FindingsPage {
       const last = this.store.pageBeyondEnd();
       if (last === null) return;
       untracked(() => {
-        this.pageNotice.set(`There is no page ${this.page()}: showing page ${last}, the last.`);
+        this.pageNotice.set($localize`:@@findings.noSuchPage:There is no page ${this.page()}:page:: showing page ${last}:last:, the last.`);
         this.goToPage(last, true);
       });
     });
@@ -176,6 +180,10 @@ export class FindingsPage {
     if (current?.key !== key) this.sort.set({ key, dir: first });
     else if (current.dir === first) this.sort.set({ key, dir: first === 'asc' ? 'desc' : 'asc' });
     else this.sort.set(null);
+  }
+
+  protected tickLabel(id: number): string {
+    return $localize`:@@findings.tick:Tick finding ${id}:id:`;
   }
 
   protected ariaSort(key: FindingSortKey): 'ascending' | 'descending' | null {

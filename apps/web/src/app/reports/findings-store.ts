@@ -21,7 +21,12 @@ export class FindingsStore {
   private readonly state = signal<FindingsState>({ result: null, loading: false, error: null, reports: [] });
   private searchSeq = 0;
   private readonly selection = signal<ReadonlySet<number>>(new Set());
-  private readonly bulk = signal<{ busy: boolean; message: string | null; error: string | null }>({ busy: false, message: null, error: null });
+  /** The last bulk change: how many findings took which status (worded by the page, with its plural), or its error. */
+  private readonly bulk = signal<{ busy: boolean; changed: { count: number; status: TriageStatus } | null; error: string | null }>({
+    busy: false,
+    changed: null,
+    error: null,
+  });
 
   /** Findings ticked for a bulk status change (kept across pages until changed or cleared). */
   readonly selected = this.selection.asReadonly();
@@ -102,15 +107,15 @@ export class FindingsStore {
   async setStatusOfSelected(status: TriageStatus, reason: string, filter: FindingFilter, offset: number): Promise<boolean> {
     const ids = [...this.selection()];
     if (!ids.length || this.bulk().busy) return false;
-    this.bulk.set({ busy: true, message: null, error: null });
+    this.bulk.set({ busy: true, changed: null, error: null });
     try {
       const result = await this.api.setStatusOfMany(ids, { status, ...(reason.trim() ? { reason: reason.trim() } : {}) });
       this.selection.set(new Set());
-      this.bulk.set({ busy: false, error: null, message: `${result.changed.length} ${result.changed.length === 1 ? 'finding is' : 'findings are'} now ${status.replace('_', ' ')}.` });
+      this.bulk.set({ busy: false, error: null, changed: { count: result.changed.length, status } });
       await this.search(filter, offset);
       return true;
     } catch (err) {
-      this.bulk.set({ busy: false, message: null, error: describeHttpError(err) });
+      this.bulk.set({ busy: false, changed: null, error: describeHttpError(err) });
       return false;
     }
   }

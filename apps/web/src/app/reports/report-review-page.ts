@@ -1,13 +1,12 @@
 import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
-import { DecimalPipe, I18nPluralPipe } from '@angular/common';
+import { DecimalPipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { RouterLink } from '@angular/router';
 import { SEVERITIES, type ManualFindingDto, type Severity } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
-import { FINDINGS } from '../shared/plurals';
 import { parseCweInput } from './finding-filter-params';
 import { ReportReviewStore } from './report-review-store';
-import { reportStatusLabel } from './report-status';
+import { reportStatusLabel } from '../i18n/labels';
 
 /** `79, CWE-89` → `[79, 89]`; null when a part is not a CWE number. */
 export function parseCweList(text: string): number[] | null {
@@ -23,7 +22,7 @@ export function parseCweList(text: string): number[] | null {
  */
 @Component({
   selector: 'cc-report-review-page',
-  imports: [DecimalPipe, DisplayTextPipe, I18nPluralPipe, ReactiveFormsModule, RouterLink],
+  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, RouterLink],
   providers: [ReportReviewStore],
   templateUrl: './report-review-page.html',
   styleUrl: './report-review-page.css',
@@ -37,7 +36,6 @@ export class ReportReviewPage {
   readonly reportId = input.required<string>();
 
   protected readonly severities = SEVERITIES;
-  protected readonly findingsPlural = FINDINGS;
   protected readonly pages = computed(() => this.store.text().split('\f'));
   protected readonly statusLabel = computed(() => {
     const r = this.store.report();

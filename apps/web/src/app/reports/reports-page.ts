@@ -1,21 +1,20 @@
-import { ChangeDetectionStrategy, Component, inject, signal, viewChild } from '@angular/core';
-import { DatePipe, DecimalPipe, I18nPluralPipe } from '@angular/common';
+import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChild } from '@angular/core';
+import { DatePipe, DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportStatus, type ReportSummary } from '@corpus-chat/contracts';
+import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
 import { ConfirmDialog } from '../chat/confirm-dialog';
-import { DisplayTextPipe } from '../shared/display-text';
-import { FINDINGS, REPORTS } from '../shared/plurals';
+import { reportStatusLabel, severityLabel, triageStatusLabel } from '../i18n/labels';
+import { DisplayTextPipe, displayText } from '../shared/display-text';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
-import { reportStatusLabel } from './report-status';
 import { ScanComparisonPanel } from './scan-comparison-panel';
 import { ScanComparisonStore } from './scan-comparison-store';
 
 const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
-  { key: 'filename', label: 'Report' },
-  { key: 'format', label: 'Format' },
-  { key: 'status', label: 'Status' },
-  { key: 'findingCount', label: 'Findings' },
-  { key: 'createdAt', label: 'Imported' },
+  { key: 'filename', label: $localize`:@@reports.colReport:Report` },
+  { key: 'format', label: $localize`:@@reports.colFormat:Format` },
+  { key: 'status', label: $localize`:@@reports.colStatus:Status` },
+  { key: 'findingCount', label: $localize`:@@nav.findings:Findings` },
+  { key: 'createdAt', label: $localize`:@@reports.colImported:Imported` },
 ];
 
 /**
@@ -25,7 +24,7 @@ const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
  */
 @Component({
   selector: 'cc-reports-page',
-  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, I18nPluralPipe, RouterLink, ScanComparisonPanel],
+  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, ScanComparisonPanel],
   providers: [ReportsStore, ScanComparisonStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',
@@ -39,24 +38,38 @@ export class ReportsPage {
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly formats = SUPPORTED_IMPORT_FORMATS;
   protected readonly columns = COLUMNS;
-  protected readonly reportsPlural = REPORTS;
-  protected readonly findingsPlural = FINDINGS;
+  protected readonly severityLabel = severityLabel;
+  protected readonly statusLabel = triageStatusLabel;
+  protected readonly reportStatusLabel = reportStatusLabel;
   protected readonly dragging = signal(false);
   /** The report the archive confirmation is about. */
   protected readonly toArchive = signal<Pick<ReportSummary, 'id' | 'filename'> | null>(null);
   private readonly confirmArchive = viewChild.required<ConfirmDialog>('confirmArchive');
+  protected readonly archiveHeading = computed(() => {
+    const name = displayText(this.toArchive()?.filename);
+    return name ? $localize`:@@reports.archiveHeading:Archive ${name}:name:?` : $localize`:@@reports.archiveThis:Archive this report?`;
+  });
   private dragDepth = 0;
 
   constructor() {
     void this.store.load();
   }
 
-  protected statusLabel(status: ReportStatus): string {
-    return reportStatusLabel(status);
-  }
-
   protected openLabel(r: ReportSummary): string {
     return r.status === 'needs_review' ? $localize`:@@reports.table.reviewLabel:Review ${r.filename}:filename:` : $localize`:@@reports.table.openLabel:Open ${r.filename}:filename:`;
+  }
+
+  protected reportNumber(id: number): string {
+    return $localize`:@@reports.reportNumber:report ${id}:id:`;
+  }
+
+  protected compareLabel(filename: string): string {
+    return $localize`:@@reports.compareLabel:Compare ${displayText(filename)}:name: with an earlier scan`;
+  }
+
+  protected archiveLabel(r: ReportSummary): string {
+    const name = displayText(r.filename);
+    return r.archived ? $localize`:@@reports.unarchiveNamed:Unarchive ${name}:name:` : $localize`:@@reports.archiveNamed:Archive ${name}:name:`;
   }
 
   protected ariaSort(key: ReportSortKey): 'ascending' | 'descending' | null {

@@ -38,7 +38,7 @@ function itemOf(job: ImportJobView): ImportItem {
   const extraction = job.extraction ? { extraction: job.extraction } : {};
   if (job.status === 'queued' || job.status === 'parsing') return { file: job.file, state: job.status, importId: job.id, ...extraction };
   if (job.status === 'cancelled') return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
-  const outcome: ImportOutcome = job.outcome ?? { ok: false, file: job.file, code: 'INVALID', error: job.error ?? 'the import failed' };
+  const outcome: ImportOutcome = job.outcome ?? { ok: false, file: job.file, code: 'INVALID', error: job.error ?? $localize`:@@reports.importFailed:the import failed` };
   return { file: job.file, state: 'done', importId: job.id, outcome, ...extraction };
 }
 
@@ -183,8 +183,8 @@ export class ReportsStore {
     try {
       await this.api.setArchived(report.id, archived);
       notice = archived
-        ? { ok: true, text: `Archived ${report.filename}: its findings no longer count.`, undo: { id: report.id, filename: report.filename, archived: false } }
-        : { ok: true, text: `Restored ${report.filename}: its findings count again.`, undo: { id: report.id, filename: report.filename, archived: true } };
+        ? { ok: true, text: $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`, undo: { id: report.id, filename: report.filename, archived: false } }
+        : { ok: true, text: $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`, undo: { id: report.id, filename: report.filename, archived: true } };
     } catch (err) {
       notice = { ok: false, text: `${report.filename}: ${describeHttpError(err)}` };
     }
@@ -216,7 +216,7 @@ export class ReportsStore {
       let next: ImportItem;
       try {
         const [job] = await this.api.queueImports([file]);
-        next = job ? itemOf(this.early.get(job.id) ?? job) : { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: 'The server returned no import.', code: 'INVALID' } };
+        next = job ? itemOf(this.early.get(job.id) ?? job) : { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: $localize`:@@reports.noImport:The server returned no import.`, code: 'INVALID' } };
         if (job) this.early.delete(job.id);
       } catch (err) {
         next = { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' } };

@@ -51,7 +51,9 @@ export class ScanComparisonStore {
       const at = scans.scans.findIndex((s) => s.id === reportId);
       const baselines = scans.scans.slice(0, Math.max(at, 0)).reverse();
       const chosen = baselineId ?? baselines[0]?.id ?? null;
-      const error = chosen === null ? (scans.target ? 'No earlier scan of this target has been imported.' : 'This report names no target, so it has no other scans to compare with.') : null;
+      const error = chosen === null ? (scans.target
+            ? $localize`:@@compare.noEarlier:No earlier scan of this target has been imported.`
+            : $localize`:@@compare.noTarget:This report names no target, so it has no other scans to compare with.`) : null;
       this.state.set({ ...CLOSED, report: scans.report, baselines, baselineId: chosen, error });
       if (chosen !== null) await this.compare(seq);
     } catch (err) {

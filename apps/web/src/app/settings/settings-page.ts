@@ -8,14 +8,14 @@ import { SettingsApi } from './settings-api';
 
 const HTTP_URL = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
 
-const MISSING_FIELDS = 'An OpenAI-compatible server needs a base URL and a model name.';
+const MISSING_FIELDS = $localize`:@@settings.missingFields:An OpenAI-compatible server needs a base URL and a model name.`;
 
 /** How each "Test connection" check is named on the page. */
 const CHECK_LABELS: Record<SettingsCheckName, string> = {
-  models: 'Model list',
-  completion: 'One-token completion',
-  tools: 'Tool calls',
-  context: 'Context length',
+  models: $localize`:@@settings.checkModels:Model list`,
+  completion: $localize`:@@settings.checkCompletion:One-token completion`,
+  tools: $localize`:@@settings.checkTools:Tool calls`,
+  context: $localize`:@@settings.checkContext:Context length`,
 };
 
 /**
@@ -50,6 +50,8 @@ export class SettingsPage {
   private readonly lastTest = signal<{ result: SettingsTestResult; baseUrl: string; model: string } | null>(null);
   protected readonly clearKey = signal(false);
   protected readonly checkLabels = CHECK_LABELS;
+  protected readonly keyStoredPlaceholder = $localize`:@@settings.keyStored:A key is stored: leave empty to keep it`;
+  protected readonly keyOptionalPlaceholder = $localize`:@@settings.keyOptional:Optional (Ollama needs none)`;
   private readonly baseUrlValue = toSignal(this.form.controls.baseUrl.valueChanges, { initialValue: '' });
   private readonly modelValue = toSignal(this.form.controls.model.valueChanges, { initialValue: '' });
   private readonly apiKeyValue = toSignal(this.form.controls.apiKey.valueChanges, { initialValue: '' });
@@ -117,8 +119,9 @@ export class SettingsPage {
       this.apply(view);
       this.forgetFailedTest();
       // The API drops the stored key when the base URL names another server: say so.
-      const dropped = keptKey && !view.apiKeySet ? ' The stored API key was removed: it belonged to the previous server.' : '';
-      this.message.set({ ok: true, text: `Saved. The next turn uses these settings.${dropped}` });
+      const saved = $localize`:@@settings.saved:Saved. The next turn uses these settings.`;
+      const dropped = $localize`:@@settings.keyDropped:The stored API key was removed: it belonged to the previous server.`;
+      this.message.set({ ok: true, text: keptKey && !view.apiKeySet ? `${saved} ${dropped}` : saved });
       return true;
     } catch (err) {
       this.message.set({ ok: false, text: describeHttpError(err) });
@@ -163,7 +166,7 @@ export class SettingsPage {
     try {
       this.apply(await this.api.get());
     } catch (err) {
-      this.loadError.set(httpStatus(err) === 403 ? 'Only an admin can see and change the model settings.' : describeHttpError(err));
+      this.loadError.set(httpStatus(err) === 403 ? $localize`:@@settings.adminOnly:Only an admin can see and change the model settings.` : describeHttpError(err));
     } finally {
       this.loading.set(false);
     }

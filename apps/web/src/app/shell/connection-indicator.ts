@@ -1,13 +1,20 @@
 import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
 import { ChatSocket } from '../chat/chat-socket';
 
-const LABELS = {
-  idle: 'Not connected',
-  connecting: 'Connecting…',
-  connected: 'Connected',
-  reconnecting: 'Reconnecting…',
-  offline: 'Offline',
-} as const;
+function stateLabel(state: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'offline'): string {
+  switch (state) {
+    case 'idle':
+      return $localize`:@@connection.idle:Not connected`;
+    case 'connecting':
+      return $localize`:@@connection.connecting:Connecting…`;
+    case 'connected':
+      return $localize`:@@connection.connected:Connected`;
+    case 'reconnecting':
+      return $localize`:@@connection.reconnecting:Reconnecting…`;
+    case 'offline':
+      return $localize`:@@connection.offline:Offline`;
+  }
+}
 
 /** Live-updates status from the Socket.IO client's real state, with a retry when it gave up. */
 @Component({
@@ -17,7 +24,7 @@ const LABELS = {
       <span class="dot" aria-hidden="true"></span>
       <span class="label">{{ label() }}</span>
       @if (state() === 'offline') {
-        <button type="button" class="ghost small" (click)="socket.reconnect()">Retry</button>
+        <button type="button" class="ghost small" (click)="socket.reconnect()" i18n="@@connection.retry">Retry</button>
       }
     </div>
   `,
@@ -64,6 +71,6 @@ export class ConnectionIndicator {
   protected readonly label = computed(() => {
     const error = this.socket.lastError();
     const state = this.state();
-    return state === 'offline' && error ? `Offline (${error})` : LABELS[state];
+    return state === 'offline' && error ? $localize`:@@connection.offlineBecause:Offline (${error}:reason:)` : stateLabel(state);
   });
 }

@@ -20,6 +20,7 @@ const person = (role: OperatorView['role']): OperatorView => ({
   displayName: role === 'admin' ? 'Root Admin' : 'Olga Operator',
   role,
   disabled: false,
+  language: 'en',
   createdAt: '2026-01-01T00:00:00Z',
 });
 

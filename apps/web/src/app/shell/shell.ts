@@ -3,6 +3,9 @@ import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/rou
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
 import { clearDrafts } from '../chat/drafts';
+import { roleLabel } from '../i18n/labels';
+import { LanguageStore } from '../i18n/language-store';
+import { LanguageSwitch } from '../i18n/language-switch';
 import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
 import { ShortcutsDialog, isTypingTarget } from './shortcuts-dialog';
@@ -21,7 +24,7 @@ const SESSION_RECHECK_MS = 10_000;
  */
 @Component({
   selector: 'cc-shell',
-  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, ShortcutsDialog, ThemeToggle],
+  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, LanguageSwitch, ShortcutsDialog, ThemeToggle],
   host: { '(document:keydown)': 'showShortcutsOnQuestionMark($event)' },
   templateUrl: './shell.html',
   styleUrl: './shell.css',
@@ -41,10 +44,16 @@ export class Shell {
       .join('');
   });
 
+  protected readonly roleLabel = roleLabel;
   private lastRecheck = -Infinity;
   private readonly shortcuts = viewChild.required(ShortcutsDialog);
 
   constructor() {
+    const language = inject(LanguageStore);
+    effect(() => {
+      const operator = this.auth.operator();
+      if (operator) untracked(() => language.follow(operator));
+    });
     // Live updates exist only while signed in: the handshake carries the session cookie.
     this.socket.connect();
     inject(DestroyRef).onDestroy(() => {

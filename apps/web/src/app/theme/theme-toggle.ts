@@ -6,11 +6,11 @@ import { ThemeStore, type ThemeChoice } from './theme-store';
   selector: 'cc-theme-toggle',
   template: `
     <label class="theme">
-      <span class="sr-only">Theme</span>
-      <select [value]="theme.choice()" (change)="choose($any($event.target).value)" data-testid="theme" title="Theme">
-        <option value="system">System theme</option>
-        <option value="light">Light</option>
-        <option value="dark">Dark</option>
+      <span class="sr-only" i18n="@@theme.label">Theme</span>
+      <select [value]="theme.choice()" (change)="choose($any($event.target).value)" data-testid="theme" title="Theme" i18n-title="@@theme.label">
+        <option value="system" i18n="@@theme.system">System theme</option>
+        <option value="light" i18n="@@theme.light">Light</option>
+        <option value="dark" i18n="@@theme.dark">Dark</option>
       </select>
     </label>
   `,
