@@ -1,8 +1,8 @@
 import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, type ListedGroups } from '@corpus-chat/contracts';
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
-import { COMPARISON, contentRuns, findTopic, isContent, isSubjectNoun } from './question-topic';
-import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint } from './question-recognizers';
+import { COMPARISON, contentRuns, findTopic, isContent } from './question-topic';
+import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint, isWriteRequest } from './question-recognizers';
 import { parseShare } from './question-share';
 import { inOperatorsWords, readRussian } from './russian-vocabulary';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
@@ -13,7 +13,7 @@ import { mergeFilters, mergeScopes } from './follow-up-scope';
 export { mergeFilters, mergeScopes };
 import {
   BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, FORMAT_NOUNS, FREQUENCY_WORDS, GROUP_WORDS, SHARE_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
-  REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_WORDS, TOP_WORDS, WRITE_VERBS,
+  REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_WORDS, TOP_WORDS,
 } from './vocabulary';
 
 /** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
@@ -128,17 +128,6 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
     return 'severity';
   }
   return undefined;
-}
-
-function isWriteRequest(s: Scan): boolean {
-  for (let i = 0; i < s.words.length; i++) {
-    if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
-    const before = s.words.slice(0, i).filter((w) => !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(w));
-    const after = s.words.slice(i + 1, i + 5);
-    const object = after.some((w) => isSubjectNoun(w) || /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(w) || w.startsWith('⟨'));
-    if (before.length === 0 || object) return true;
-  }
-  return false;
 }
 
 /** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */

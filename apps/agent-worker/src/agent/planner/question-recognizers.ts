@@ -5,9 +5,9 @@
  */
 import type { ComputedScope, ReportFormat, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent } from './question-topic';
+import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-parser';
-import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STATUS_NOUNS, STATUS_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_NOUNS, VERDICT_WORDS } from './vocabulary';
+import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STATUS_NOUNS, STATUS_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_NOUNS, VERDICT_WORDS, WRITE_VERBS } from './vocabulary';
 
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
@@ -250,4 +250,16 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
     return { unapplied: { text: 'only archived reports', reason: 'combination' } };
   }
   return { include: true };
+}
+
+/** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
+export function isWriteRequest(s: Scan): boolean {
+  for (let i = 0; i < s.words.length; i++) {
+    if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
+    const before = s.words.slice(0, i).filter((w) => !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(w));
+    const after = s.words.slice(i + 1, i + 5);
+    const object = after.some((w) => isSubjectNoun(w) || /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(w) || w.startsWith('⟨'));
+    if (before.length === 0 || object) return true;
+  }
+  return false;
 }
