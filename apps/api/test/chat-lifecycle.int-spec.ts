@@ -173,6 +173,8 @@ describe('turn lifecycle: commit, then enqueue', () => {
       chatId: lostChat,
       ownerId,
       userMessageId: lost.userMessageId,
+      // The operator's language when the sweep re-adds the job (alice's: the default).
+      language: 'en',
     });
     expect(await queue.getJobState(lost.turnId)).toBe('waiting');
     const deadThread = (await http().get(`/api/chats/${deadChat}`).set(alice.headers)).body as ChatDetailView;
