@@ -5,6 +5,7 @@ import { RouterLink } from '@angular/router';
 import { SEVERITIES, type ManualFindingDto, type Severity } from '@corpus-chat/contracts';
 import { DisplayTextPipe } from '../shared/display-text';
 import { parseCweInput } from './finding-filter-params';
+import { ReportDetails } from './report-details';
 import { ReportReviewStore } from './report-review-store';
 import { reportStatusLabel } from '../i18n/labels';
 
@@ -16,13 +17,14 @@ export function parseCweList(text: string): number[] | null {
 }
 
 /**
- * `/reports/:reportId`: one report; for a PDF its extracted text (one scrollable block the
+ * `/reports/:reportId`: one report with its facts (tool, scan date, target, what was not counted);
+ * for a PDF its extracted text (one scrollable block the
  * browser's find searches), and while it needs review a form to enter the findings read in it by
  * hand and a button to mark it reviewed.
  */
 @Component({
   selector: 'cc-report-review-page',
-  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, RouterLink],
+  imports: [DecimalPipe, DisplayTextPipe, ReactiveFormsModule, ReportDetails, RouterLink],
   providers: [ReportReviewStore],
   templateUrl: './report-review-page.html',
   styleUrl: './report-review-page.css',
