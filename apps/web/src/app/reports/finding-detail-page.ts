@@ -93,6 +93,8 @@ export class FindingDetailPage {
   protected readonly statusLabel = statusLabel;
   protected readonly fieldLabel = (f: EditableFindingField): string => FIELD_LABELS[f];
   protected readonly originLabel = (o: string): string => ORIGIN_LABELS[o] ?? o;
+  /** A history change's value in words: a severity in the interface's language, other fields as written. */
+  protected readonly changeValue = (field: EditableFindingField, value: string): string => (field === 'severity' ? severityLabel(value) : value);
   protected readonly severityLabel = severityLabel;
   protected readonly noteStageLabel = noteStageLabel;
   protected readonly reopenLabel = $localize`:@@finding.reopen:reopen`;

@@ -7,7 +7,7 @@ import { DisplayTextPipe } from '../shared/display-text';
 import { parseCweInput } from './finding-filter-params';
 import { ReportDetails } from './report-details';
 import { ReportReviewStore } from './report-review-store';
-import { reportStatusLabel } from '../i18n/labels';
+import { reportStatusLabel, severityLabel } from '../i18n/labels';
 
 /** `79, CWE-89` → `[79, 89]`; null when a part is not a CWE number. */
 export function parseCweList(text: string): number[] | null {
@@ -38,6 +38,7 @@ export class ReportReviewPage {
   readonly reportId = input.required<string>();
 
   protected readonly severities = SEVERITIES;
+  protected readonly severityLabel = severityLabel;
   protected readonly pages = computed(() => this.store.text().split('\f'));
   protected readonly statusLabel = computed(() => {
     const r = this.store.report();
