@@ -70,7 +70,7 @@ test.describe.serial('reports: import', () => {
 
       // A hostile finding title (a javascript: Markdown link; HTML tags are stripped at import) stays
       // text in the findings list, and the agent's answer quoting it renders no such link.
-      await row.getByRole('link', { name: 'e2e-picked.sarif' }).click();
+      await row.getByRole('link', { name: 'e2e-picked.sarif', exact: true }).click();
       await page.waitForURL(/reportId=/);
       const hostile = page.getByRole('row').filter({ hasText: picked.hostileTitle });
       await hostile.waitFor();
