@@ -150,6 +150,9 @@ export class BenchStack {
       MESSAGES_PER_MINUTE: '10000000',
       REQUESTS_PER_MINUTE: '10000000',
       MAX_ACTIVE_TURNS_PER_OPERATOR: '100000',
+      // One bench operator joins dozens of threads at once and opens many sockets (scenario 5).
+      SOCKET_EVENTS_PER_SECOND: '10000',
+      MAX_SOCKETS_PER_OPERATOR: '10000',
     };
   }
 
