@@ -118,8 +118,10 @@ describe('tools run in a read-only transaction', () => {
       const rows: unknown[] = await db.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT ${marker}%`]);
       return rows.length > 0;
     };
-    // Bounded wait for the statement to be running (a condition, not a time).
-    for (let i = 0; i < 200 && !(await active()); i++) await new Promise((r) => setImmediate(r));
+    // Wait for the statement to be running: each check is a query, bounded at 10 s in all (a loaded
+    // host may take a while to start it; a count of checks would run out first).
+    const deadline = Date.now() + 10_000;
+    while (!(await active()) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(await active()).toBe(true);
     abort.abort();
     // The cancel's own message, not the 15 s statement timeout's.
