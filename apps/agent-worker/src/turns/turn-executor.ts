@@ -133,6 +133,9 @@ export class TurnExecutor {
       this.logger.log(`turn ${turn.id}: already ended (cancelled or failed elsewhere); not running`);
       return { messageId: '', status: 'cancelled' };
     }
+    // Read while turn.started is published: the two round trips overlap.
+    const attachment = this.ledger.attachment(turn.id);
+    attachment.catch(() => undefined); // awaited below; a rejection there fails the turn
     await this.publish(chatId, turn.id, { type: 'turn.started', workerId: this.workerId, attempt });
     this.logger.log(`turn ${turn.id} started (attempt ${attempt}) in chat ${chatId}`);
 
@@ -157,7 +160,7 @@ export class TurnExecutor {
     });
     aborted.catch(() => undefined);
     try {
-      const attachment = await this.ledger.attachment(turn.id);
+      const about = await attachment;
       turnTrace.mark(turn.id, 'worker.runner-start');
       const run = this.runner.run({
         chatId,
@@ -166,7 +169,7 @@ export class TurnExecutor {
         history,
         userMessage: loaded.userContent,
         language: data.language ?? 'en',
-        attachment,
+        attachment: about,
         signal: controller.signal,
         emit,
       });

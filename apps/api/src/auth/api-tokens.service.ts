@@ -91,6 +91,6 @@ export class ApiTokensService {
     }
     const operator = await findOperatorById(this.db, token.operatorId).catch(unavailable);
     if (!operator || operator.disabled) throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
-    return { id: operator.id, username: operator.username, displayName: operator.displayName, role: operator.role };
+    return { id: operator.id, username: operator.username, displayName: operator.displayName, role: operator.role, language: operator.language };
   }
 }

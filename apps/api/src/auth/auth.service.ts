@@ -209,9 +209,9 @@ export class AuthService {
     });
     if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
     if (claims.ver !== operator.tokenVersion) throw new UnauthorizedException('This session has ended: sign in again.');
-    const { id, username, displayName, role } = operator;
+    const { id, username, displayName, role, language } = operator;
     return {
-      operator: { id, username, displayName, role },
+      operator: { id, username, displayName, role, language },
       version: claims.ver,
       authAt: claims.authAt * 1000,
       issuedAt: claims.iat * 1000,

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, UnauthorizedException } from '@nestjs/common';
-import type { OperatorRole } from '@corpus-chat/contracts';
+import type { OperatorLanguage, OperatorRole } from '@corpus-chat/contracts';
 
 /** The signed-in operator, set on `request.operator` (REST) and `socket.data.operator` (Socket.IO) by the auth layer. */
 export interface AuthenticatedOperator {
@@ -7,6 +7,8 @@ export interface AuthenticatedOperator {
   username: string;
   displayName: string;
   role: OperatorRole;
+  /** The language answers are written in, read with the operator's row on every request. */
+  language: OperatorLanguage;
 }
 
 /**

@@ -112,7 +112,7 @@ export class ChatController {
     @Body() dto: PostMessageDto,
     @Query() query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
-    const posted = await this.chats.postMessage(op.id, id, dto, query);
+    const posted = await this.chats.postMessage(op, id, dto, query);
     this.gateway.notifyThreadUpdated(id); // title, message count and active turn changed
     return posted;
   }

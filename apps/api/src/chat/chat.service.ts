@@ -12,6 +12,7 @@ import type {
   ChatDetailView,
   ChatSummaryView,
   CreateChatDto,
+  OperatorLanguage,
   PostMessageDto,
   PostMessageQueryDto,
   PostMessageResponse,
@@ -160,11 +161,12 @@ export class ChatService {
    * deleted again, so nothing is left).
    */
   async postMessage(
-    ownerId: string,
+    owner: { id: string; language: OperatorLanguage },
     chatId: string,
     dto: PostMessageDto,
     query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
+    const ownerId = owner.id;
     const { content, truncated } = truncateMessage(dto.content);
     const clientMessageId = dto.clientMessageId ?? null;
     let outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
@@ -175,7 +177,7 @@ export class ChatService {
       outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
       if (outcome.kind === 'busy') throw busy(outcome.activeTurnId);
     }
-    if (outcome.kind === 'started') await this.enqueueStored(outcome.turn);
+    if (outcome.kind === 'started') await this.enqueueStored(outcome.turn, owner.language);
     return this.answer(outcome, truncated);
   }
 
@@ -208,9 +210,9 @@ export class ChatService {
    * block the thread), unless a worker already took it: then the add did reach Redis and the post
    * succeeded. If the delete fails too, the sweep adds the job later.
    */
-  private async enqueueStored(turn: StartedTurn): Promise<void> {
+  private async enqueueStored(turn: StartedTurn, language: OperatorLanguage): Promise<void> {
     try {
-      await this.dispatcher.enqueue(turn);
+      await this.dispatcher.enqueue(turn, language);
     } catch (e) {
       if (!(await this.ledger.discardQueued(turn.turnId))) {
         this.logger.warn(

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import {
   CHAT_TURNS_QUEUE,
   JobNames,
+  type OperatorLanguage,
   type RunTurnJobData,
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
@@ -78,10 +79,11 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Publishes `turn.queued` (seq 1) and adds the job of a turn whose row is committed. Rejects with
+   * Publishes `turn.queued` (seq 1) and adds the job of a turn whose row is committed; `language`
+   * is the operator's as the request read it (else read here). Rejects with
    * `TurnQueueUnavailableError`; the caller undoes the stored turn (or the sweep re-adds the job).
    */
-  async enqueue(turn: StartedTurn): Promise<void> {
+  async enqueue(turn: StartedTurn, language?: OperatorLanguage): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
     await this.redis('publish turn.queued', () =>
       this.bus.publish(
@@ -91,19 +93,19 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
         { opensTurn: true },
       ),
     );
-    await this.addJob(turn);
+    await this.addJob(turn, language);
     turnTrace.mark(turn.turnId, 'api.job-added');
     this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);
   }
 
-  private async addJob(turn: QueuedTurn): Promise<void> {
+  private async addJob(turn: QueuedTurn, language?: OperatorLanguage): Promise<void> {
     const data: RunTurnJobData = {
       turnId: turn.turnId,
       chatId: turn.chatId,
       ownerId: turn.ownerId,
       userMessageId: turn.userMessageId,
       // The language when the question is queued: a later switch does not change this answer's.
-      language: await operatorLanguage(this.db, turn.ownerId),
+      language: language ?? (await operatorLanguage(this.db, turn.ownerId)),
     };
     await this.redis('add turn job', () =>
       this.queue.add(JobNames.runTurn, data, {

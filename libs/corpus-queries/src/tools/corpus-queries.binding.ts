@@ -32,11 +32,13 @@ export const defaultReadOnly: ReadOnlyRunner = async (ds, fn, signal) => {
   const runner = ds.createQueryRunner();
   let cancelling: Promise<unknown> | undefined;
   let pid: number | undefined;
+  let open = false;
   // The statement's own error ("canceling statement due to user request") reports the abort.
   const cancel = () => (cancelling = ds.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => undefined));
   try {
-    await runner.startTransaction('REPEATABLE READ');
-    await runner.query('SET TRANSACTION READ ONLY');
+    // One statement, not `startTransaction` plus two SETs: the setup is two round trips per tool call.
+    await runner.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    open = true;
     const [session]: { pid: number }[] = await runner.query(
       `SELECT pg_backend_pid() AS pid, set_config('statement_timeout', $1, true) AS timeout`,
       [String(TOOL_STATEMENT_TIMEOUT_MS)],
@@ -45,12 +47,13 @@ export const defaultReadOnly: ReadOnlyRunner = async (ds, fn, signal) => {
     signal?.addEventListener('abort', cancel, { once: true });
     signal?.throwIfAborted();
     const result = await fn(runner.manager);
-    await runner.commitTransaction();
+    open = false;
+    await runner.query('COMMIT');
     return result;
   } catch (e) {
     // `e` is what the caller must see; a rollback can only fail on a dead connection, which pg's
     // pool discards on release.
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    if (open) await runner.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
     signal?.removeEventListener('abort', cancel);
