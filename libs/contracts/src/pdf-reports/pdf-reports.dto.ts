@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { SEVERITIES, type Severity } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
+import { CweNumbers } from '../validation/dto-fields';
 
 /**
  * `POST /api/reports/:id/findings`: a finding an operator read in a PDF report (in `needs_review`)
@@ -17,11 +18,7 @@ export class ManualFindingDto {
   severity!: Severity;
 
   /** CWE numbers (79 for CWE-79); optional. */
-  @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsInt({ each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
-  @Min(1, { each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
+  @CweNumbers()
   cwe?: number[];
 
   @IsOmittable()

@@ -8,7 +8,6 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  IsUUID,
   Max,
   MaxLength,
   Min,
@@ -16,6 +15,7 @@ import {
 } from 'class-validator';
 import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
+import { CweNumbers, OperatorIdFilter, PageLimit } from '../validation/dto-fields';
 import {
   AUDIT_ACTIONS,
   AUDIT_SUBJECT_TYPES,
@@ -66,11 +66,7 @@ export class EditFindingDto {
   severity?: Severity;
 
   /** CWE numbers (79 for CWE-79). */
-  @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsInt({ each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
-  @Min(1, { each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
+  @CweNumbers()
   cwe?: number[];
 
   @IsOmittable()
@@ -135,8 +131,7 @@ export class AuditQueryDto {
   @IsIn(AUDIT_ACTIONS, { message: `action must be one of ${AUDIT_ACTIONS.join(', ')}` })
   action?: AuditAction;
 
-  @IsOptional()
-  @IsUUID('all', { message: 'actorId must be an operator id (a UUID)' })
+  @OperatorIdFilter()
   actorId?: string;
 
   @IsOptional()
@@ -155,10 +150,6 @@ export class AuditQueryDto {
   @Min(1)
   before?: number;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 }
