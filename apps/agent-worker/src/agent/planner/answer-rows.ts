@@ -61,3 +61,38 @@ export function reportTally(reports: readonly ReportSummary[]): {
   for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
   return { byStatus: [...byStatus], findings: reports.reduce((n, r) => n + r.findingCount, 0) };
 }
+
+/** A follow-up note's wording in one language. */
+export interface FollowUpWords {
+  instead: (phrase: string, before: string) => string;
+  dropped: (phrase: string) => string;
+  added: (phrases: string) => string;
+  kept: (phrases: string) => string;
+}
+
+/**
+ * What a follow-up did to the previous question's filter, part by part (maps keyed like
+ * `scopeParts`): parts it replaced or dropped, parts it added, parts kept from before.
+ */
+export function followUpSegments(
+  before: Map<string, string>,
+  merged: Map<string, string>,
+  asked: Map<string, string>,
+  w: FollowUpWords,
+): string[] {
+  const replaced: string[] = [];
+  const added: string[] = [];
+  const kept: string[] = [];
+  for (const [key, phrase] of merged) {
+    const was = before.get(key);
+    if (asked.has(key) && was !== undefined && was !== phrase) replaced.push(w.instead(phrase, was));
+    else if (asked.has(key) && was === undefined) added.push(phrase);
+    else kept.push(phrase);
+  }
+  for (const [key, phrase] of before) if (!merged.has(key)) replaced.push(w.dropped(phrase));
+  const segments: string[] = [];
+  if (replaced.length) segments.push(replaced.join(', '));
+  if (added.length) segments.push(w.added(added.join(', ')));
+  if (kept.length) segments.push(w.kept(kept.join(', ')));
+  return segments;
+}

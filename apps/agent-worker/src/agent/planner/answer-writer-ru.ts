@@ -16,7 +16,7 @@ import {
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS, cut, md, rankedGroups, type ScopedCount } from './answer-writer';
-import { breakdownRows, rankableGroups, reportTally } from './answer-rows';
+import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import type { PlannedScope } from './question-parser';
 import {
   FINDINGS, REPORTS, REPORT_STATUS_RU, SEVERITY_RU, STATUS_RU, VERDICT_RU, ruCount, ruForm, ruNumber, ruSeverityList, type RussianForms,
@@ -53,22 +53,12 @@ function classNote(f: AppliedFilter): string {
 }
 
 export function ruFollowUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const before = ruScopeParts(previous.filter, previous.scope);
-  const now = ruScopeParts(merged.filter, merged.scope);
-  const mine = ruScopeParts(asked.filter, asked.scope);
-  const replaced: string[] = [];
-  const added: string[] = [];
-  const kept: string[] = [];
-  for (const [key, phrase] of now) {
-    if (mine.has(key) && before.has(key) && before.get(key) !== phrase) replaced.push(`${phrase} вместо: ${before.get(key)}`);
-    else if (mine.has(key) && !before.has(key)) added.push(phrase);
-    else kept.push(phrase);
-  }
-  for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`убрано: ${phrase}`);
-  const segments: string[] = [];
-  if (replaced.length) segments.push(replaced.join(', '));
-  if (added.length) segments.push(`добавлено: ${added.join(', ')}`);
-  if (kept.length) segments.push(`сохранено: ${kept.join(', ')}`);
+  const segments = followUpSegments(ruScopeParts(previous.filter, previous.scope), ruScopeParts(merged.filter, merged.scope), ruScopeParts(asked.filter, asked.scope), {
+    instead: (phrase, before) => `${phrase} вместо: ${before}`,
+    dropped: (phrase) => `убрано: ${phrase}`,
+    added: (phrases) => `добавлено: ${phrases}`,
+    kept: (phrases) => `сохранено: ${phrases}`,
+  });
   return segments.length ? `Уточнение предыдущего вопроса — ${segments.join('; ')}.` : 'Уточнение предыдущего вопроса, с тем же фильтром.';
 }
 

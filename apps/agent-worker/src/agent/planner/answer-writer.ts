@@ -12,7 +12,7 @@ import {
   type SearchFindingsResult,
   type Severity,
 } from '@corpus-chat/contracts';
-import { breakdownRows, rankableGroups, reportTally } from './answer-rows';
+import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import type { PlannedQuestion, PlannedScope, Unapplied } from './question-parser';
 
 /**
@@ -91,24 +91,12 @@ function classNote(f: AppliedFilter): string {
  * which it kept from before.
  */
 export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const before = scopeParts(previous.filter, previous.scope);
-  const now = scopeParts(merged.filter, merged.scope);
-  const mine = scopeParts(asked.filter, asked.scope);
-  const replaced: string[] = [];
-  const added: string[] = [];
-  const kept: string[] = [];
-  for (const [key, phrase] of now) {
-    if (mine.has(key)) {
-      if (before.has(key) && before.get(key) !== phrase) replaced.push(`${phrase} instead of ${before.get(key)}`);
-      else if (!before.has(key)) added.push(phrase);
-      else kept.push(phrase);
-    } else kept.push(phrase);
-  }
-  for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`dropped ${phrase}`);
-  const segments: string[] = [];
-  if (replaced.length) segments.push(replaced.join(', '));
-  if (added.length) segments.push(`narrowed to ${added.join(', ')}`);
-  if (kept.length) segments.push(`kept ${kept.join(', ')}`);
+  const segments = followUpSegments(scopeParts(previous.filter, previous.scope), scopeParts(merged.filter, merged.scope), scopeParts(asked.filter, asked.scope), {
+    instead: (phrase, before) => `${phrase} instead of ${before}`,
+    dropped: (phrase) => `dropped ${phrase}`,
+    added: (phrases) => `narrowed to ${phrases}`,
+    kept: (phrases) => `kept ${phrases}`,
+  });
   return segments.length ? `Follow-up on the previous question: ${segments.join('; ')}.` : 'Follow-up on the previous question, with the same filter.';
 }
 
