@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { SEVERITIES, type Severity } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
-import { CweNumbers } from '../validation/dto-fields';
+import { CweNumbers, OptionalText } from '../validation/dto-fields';
 
 /**
  * `POST /api/reports/:id/findings`: a finding an operator read in a PDF report (in `needs_review`)
@@ -21,15 +21,11 @@ export class ManualFindingDto {
   @CweNumbers()
   cwe?: number[];
 
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   description?: string;
 
   /** Where it was found (a URL, host, file or component); stored as its affected endpoint. */
-  @IsOmittable()
-  @IsString()
-  @MaxLength(2000)
+  @OptionalText(2000)
   location?: string;
 }
 

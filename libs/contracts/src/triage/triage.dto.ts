@@ -15,7 +15,7 @@ import {
 } from 'class-validator';
 import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
-import { CweNumbers, OperatorIdFilter, PageLimit } from '../validation/dto-fields';
+import { CweNumbers, OperatorIdFilter, OptionalText, PageLimit } from '../validation/dto-fields';
 import {
   AUDIT_ACTIONS,
   AUDIT_SUBJECT_TYPES,
@@ -69,15 +69,11 @@ export class EditFindingDto {
   @CweNumbers()
   cwe?: number[];
 
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   description?: string;
 
   /** `''` clears the impact. */
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   impact?: string;
 
   @IsOmittable()

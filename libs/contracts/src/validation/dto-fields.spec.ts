@@ -26,6 +26,23 @@ describe('shared DTO fields', () => {
     expect(refusals(EditFindingDto, { reason: 'r', cwe: null })).toHaveLength(1);
   });
 
+  it('takes optional text up to its limit, but not null', () => {
+    const manual = { title: 'XSS', severity: 'high' };
+    expect(
+      refusals(ManualFindingDto, { ...manual, description: 'x'.repeat(20000), location: 'https://x.test' }),
+    ).toEqual([]);
+    expect(
+      refusals(ManualFindingDto, { ...manual, description: 'x'.repeat(20001) }).map((r) => Object.keys(r)),
+    ).toEqual([['description']]);
+    expect(
+      refusals(ManualFindingDto, { ...manual, location: 'x'.repeat(2001) }).map((r) => Object.keys(r)),
+    ).toEqual([['location']]);
+    expect(refusals(EditFindingDto, { reason: 'r', impact: null }).map((r) => Object.keys(r))).toEqual([
+      ['impact'],
+    ]);
+    expect(refusals(EditFindingDto, { reason: 'r', impact: '' })).toEqual([]);
+  });
+
   it('names the operator filter that is not an operator id', () => {
     expect(refusals(FeedbackQueryDto, { operatorId: 'alice' })).toEqual([
       { operatorId: ['operatorId must be an operator id (a UUID)'] },

@@ -1,5 +1,15 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsUUID, Max, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { IsOmittable } from './is-omittable';
 
 /** Several property decorators as one, run in the order they would run stacked above a field (bottom first). */
@@ -20,6 +30,10 @@ export const CweNumbers = (): PropertyDecorator =>
     IsInt({ each: true, message: CWE_MESSAGE }),
     Min(1, { each: true, message: CWE_MESSAGE }),
   );
+
+/** Text that may be left out (not null), at most `max` characters. */
+export const OptionalText = (max: number): PropertyDecorator =>
+  stacked(IsOmittable(), IsString(), MaxLength(max));
 
 /** An optional filter on one operator, by id. */
 export const OperatorIdFilter = (): PropertyDecorator =>
