@@ -7,10 +7,7 @@ import {
   type ChatAttachmentView,
   type ChatEventOf,
   IMPORT_FORMAT_NAMES,
-  IMPORT_SOCKET_EVENT,
   IMPORTS_QUEUE,
-  type ImportJobStatus,
-  type ImportJobView,
   REPORT_FORMATS,
   SEVERITIES,
   type Severity,
@@ -19,7 +16,8 @@ import {
 import { parseReportFile } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
-import { type ApiInstance, eventually, type EventCollector, newDeployment, openChatSocket, signIn, startApiInstance } from './support/chat-harness';
+import { type ApiInstance, type EventCollector, newDeployment, openChatSocket, signIn, startApiInstance } from './support/chat-harness';
+import { ImportViews } from './support/import-views';
 import type { LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 
@@ -48,7 +46,7 @@ describe('chat attachments', () => {
   let alice: LoginSession;
   let chat: EventCollector;
   let imports: Queue;
-  const seen: ImportJobView[] = [];
+  const views = new ImportViews();
   const deployment = newDeployment();
 
   const http = () => request(api.app.getHttpServer());
@@ -56,8 +54,6 @@ describe('chat attachments', () => {
   const attach = (chatId: string, bytes: Buffer, name: string, session = alice) =>
     http().post(`/api/chats/${chatId}/attachments`).set(session.headers).attach('file', bytes, name);
   const attachShared = (chatId: string, rel: string) => attach(chatId, fs.readFileSync(corpusPath(rel)), path.basename(rel));
-  const reached = async (id: string, status: ImportJobStatus): Promise<ImportJobView> =>
-    (await eventually(() => seen.find((v) => v.id === id && v.status === status), 60_000, `import ${id} ${status} on the socket`))!;
   const count = async (table: 'chat_attachments' | 'import_jobs' | 'reports'): Promise<number> =>
     (await db.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
   const uploadsLeft = () => {
@@ -80,7 +76,7 @@ describe('chat attachments', () => {
     api = await startApiInstance({ databaseUrl: db.url, ...deployment });
     alice = await signIn(api, db.dataSource);
     chat = await openChatSocket(api, alice);
-    chat.socket.on(IMPORT_SOCKET_EVENT, (view: ImportJobView) => seen.push(view));
+    views.listen(chat.socket);
     imports = new Queue(IMPORTS_QUEUE, {
       connection: redisOptionsFromUrl(process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379'),
       prefix: new RedisKeys(deployment.redisPrefix).bullPrefix,
@@ -112,7 +108,7 @@ describe('chat attachments', () => {
       await imports.resume();
     }
 
-    const ready = await reached(attached.import.id, 'ready');
+    const ready = await views.reached(attached.import.id, 'ready');
     expect(ready.outcome).toMatchObject({ ok: true, format: 'trivy', findingCount: expected.total });
     const reportId = ready.outcome!.ok ? ready.outcome!.reportId : -1;
 
@@ -133,7 +129,7 @@ describe('chat attachments', () => {
   it('answers why when the attached file was not imported', async () => {
     const chatId = await newThread();
     const attached: ChatAttachmentView = (await attachShared(chatId, 'edge/burp__dd__dastardly-junit-not-burp-xml.xml').expect(202)).body;
-    const failed = await reached(attached.import.id, 'failed');
+    const failed = await views.reached(attached.import.id, 'failed');
     const { answer, calls } = await ask(chatId, 'how many criticals in it?');
     expect(answer).toContain('was not imported');
     expect(answer).toContain('unrecognised format');
@@ -175,7 +171,7 @@ describe('chat attachments', () => {
     expect(wrongField.body.message).toContain("multipart field 'file'");
 
     const attached: ChatAttachmentView = (await attachShared(chatId, 'scans/burp/dd__one_finding.xml').expect(202)).body;
-    await reached(attached.import.id, 'ready');
+    await views.reached(attached.import.id, 'ready');
     await http().delete(`/api/chats/${chatId}/attachments/${attached.id}`).set(bob.headers).expect(404);
     await http().delete(`/api/chats/${chatId}/attachments/${attached.id}`).set(alice.headers).expect(204);
     expect((await http().get(`/api/chats/${chatId}/attachments`).set(alice.headers).expect(200)).body.filter((a: ChatAttachmentView) => a.id === attached.id)).toEqual([]);

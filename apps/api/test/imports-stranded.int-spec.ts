@@ -4,11 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
-import { IMPORT_SOCKET_EVENT, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
+import type { ImportJobStatus } from '@corpus-chat/contracts';
 import { createImportJobs, IMPORT_JOB_LOST_REASON, IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { ImportSweeper } from '../src/corpus/import-sweeper';
 import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 
@@ -29,7 +30,7 @@ describe('an import whose worker died', () => {
   let alice: LoginSession;
   let socket: Socket;
   const workers: WorkerProcess[] = [];
-  const seen: ImportJobView[] = [];
+  const views = new ImportViews();
   const deployment = newDeployment();
   const spawn = () =>
     spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: FAST_RECOVERY }).then((w) => {
@@ -44,7 +45,7 @@ describe('an import whose worker died', () => {
     api = await startApiInstance({ databaseUrl: db.url, ...deployment });
     alice = await signIn(api, db.dataSource);
     socket = await connectChatSocket(api.baseUrl, alice);
-    socket.on(IMPORT_SOCKET_EVENT, (view: ImportJobView) => seen.push(view));
+    views.listen(socket);
   });
   afterAll(async () => {
     socket?.close();
@@ -69,12 +70,12 @@ describe('an import whose worker died', () => {
     expect((await row(id)).status).toBe('parsing');
 
     await spawn();
-    const failed = await eventually(() => seen.find((v) => v.id === id && v.status === 'failed'), 60_000, 'import failed on the socket');
+    const failed = await views.reached(id, 'failed');
     expect(failed!.error).toBe(WORKER_LOST_REASON);
     expect(await row(id)).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
     const read = await request(api.app.getHttpServer()).get(`/api/imports/${id}`).set(alice.headers).expect(200);
     expect(read.body).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
-    expect(seen.filter((v) => v.id === id).map((v) => v.status)).toEqual(['parsing', 'failed']);
+    expect(views.seen.filter((v) => v.id === id).map((v) => v.status)).toEqual(['parsing', 'failed']);
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(0);
     expect(fs.existsSync(uploadPath)).toBe(false);
     expect(fs.readdirSync(path.dirname(uploadPath))).toEqual([]);
@@ -98,9 +99,9 @@ describe('an import whose worker died', () => {
     expect(done.get(lost.id)).toBe('ended');
 
     // The worker still running from the first test parses the queued one.
-    const ready = await eventually(() => seen.find((v) => v.id === queued.id && v.status === 'ready'), 60_000, 'requeued import ready');
+    const ready = await views.reached(queued.id, 'ready');
     expect(ready!.outcome).toMatchObject({ ok: true, file: 'dd__one_finding.xml', format: 'burp', findingCount: 3 });
-    const failed = await eventually(() => seen.find((v) => v.id === lost.id && v.status === 'failed'), 10_000, 'lost import failed');
+    const failed = await views.reached(lost.id, 'failed', 10_000);
     expect(failed!.error).toBe(IMPORT_JOB_LOST_REASON);
     expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });
     expect(fs.existsSync(lost.uploadPath)).toBe(false);

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
-import { IMPORT_SOCKET_EVENT, IMPORTS_QUEUE, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
+import { IMPORTS_QUEUE, type ImportJobView } from '@corpus-chat/contracts';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 
@@ -26,7 +27,7 @@ describe('imports as jobs', () => {
   let alice: LoginSession;
   let socket: Socket;
   let queue: Queue;
-  const seen: ImportJobView[] = [];
+  const views = new ImportViews();
   const deployment = newDeployment();
 
   const http = () => request(api.app.getHttpServer());
@@ -42,16 +43,13 @@ describe('imports as jobs', () => {
     const dir = path.join(api.env.DATA_DIR, 'uploads');
     return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
   };
-  /** The socket's last view of import `id` once it reached `status`. */
-  const reached = async (id: string, status: ImportJobStatus): Promise<ImportJobView> =>
-    (await eventually(() => seen.find((v) => v.id === id && v.status === status), 60_000, `import ${id} ${status} on the socket`))!;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     api = await startApiInstance({ databaseUrl: db.url, ...deployment, env: { IMPORT_MAX_BYTES: '200000' } });
     alice = await signIn(api, db.dataSource);
     socket = await connectChatSocket(api.baseUrl, alice);
-    socket.on(IMPORT_SOCKET_EVENT, (view: ImportJobView) => seen.push(view));
+    views.listen(socket);
     queue = new Queue(IMPORTS_QUEUE, {
       connection: redisOptionsFromUrl(process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379'),
       prefix: new RedisKeys(deployment.redisPrefix).bullPrefix,
@@ -73,7 +71,7 @@ describe('imports as jobs', () => {
 
     const cancelled = await http().post(`/api/imports/${id}/cancel`).set(alice.headers).expect(200);
     expect(cancelled.body).toMatchObject({ id, status: 'cancelled', error: 'cancelled by the operator' });
-    await reached(id, 'cancelled');
+    await views.reached(id, 'cancelled');
     const again = await http().post(`/api/imports/${id}/cancel`).set(alice.headers).expect(409);
     expect(again.body.message).toMatch(/already ended \(cancelled\)/);
 
@@ -92,9 +90,9 @@ describe('imports as jobs', () => {
     const [sarif, zap] = res.body.imports as ImportJobView[];
     expect([sarif.status, zap.status]).toEqual(['queued', 'queued']);
 
-    await reached(sarif.id, 'ready');
-    await reached(zap.id, 'ready');
-    expect(seen.filter((v) => v.id === sarif.id).map((v) => v.status)).toEqual(['parsing', 'ready']);
+    await views.reached(sarif.id, 'ready');
+    await views.reached(zap.id, 'ready');
+    expect(views.seen.filter((v) => v.id === sarif.id).map((v) => v.status)).toEqual(['parsing', 'ready']);
 
     const done = await http().get(`/api/imports/${sarif.id}`).set(alice.headers).expect(200);
     expect(done.body).toMatchObject({ status: 'ready', error: null, outcome: { ok: true, file: 'dd__flawfinder.sarif', format: 'sarif', findingCount: 53 } });
@@ -117,10 +115,10 @@ describe('imports as jobs', () => {
     const res = await upload(file('scans/sarif/dd__flawfinder.sarif'), file('edge/burp__dd__dastardly-junit-not-burp-xml.xml')).expect(202);
     const [dup, junit] = res.body.imports as ImportJobView[];
 
-    const dupEnd = await reached(dup.id, 'failed');
+    const dupEnd = await views.reached(dup.id, 'failed');
     expect(dupEnd.outcome).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: sarifReport.id });
     expect(dupEnd.error).toBe(`this report was already imported as report ${sarifReport.id} (dd__flawfinder.sarif); archive that one to import it again`);
-    const junitEnd = await reached(junit.id, 'failed');
+    const junitEnd = await views.reached(junit.id, 'failed');
     expect(junitEnd.outcome).toMatchObject({ ok: false, code: 'UNRECOGNISED_FORMAT' });
     expect(junitEnd.error).toMatch(/<testsuites>/);
     expect(await count('reports')).toBe(reportsBefore);

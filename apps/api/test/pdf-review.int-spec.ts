@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
-import { IMPORT_SOCKET_EVENT, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 
@@ -22,11 +22,9 @@ describe('PDF reports reviewed by hand', () => {
   let worker: WorkerProcess;
   let alice: LoginSession;
   let socket: Socket;
-  const seen: ImportJobView[] = [];
+  const views = new ImportViews();
   const deployment = newDeployment();
   const http = () => request(api.app.getHttpServer());
-  const reached = async (id: string, status: ImportJobStatus): Promise<ImportJobView> =>
-    (await eventually(() => seen.find((v) => v.id === id && v.status === status), 60_000, `import ${id} ${status} on the socket`))!;
   const upload = (rel: string) =>
     http().post('/api/reports/import').set(alice.headers).attach('files', fs.readFileSync(corpusPath(rel)), path.basename(rel)).expect(202);
 
@@ -35,7 +33,7 @@ describe('PDF reports reviewed by hand', () => {
     api = await startApiInstance({ databaseUrl: db.url, ...deployment });
     alice = await signIn(api, db.dataSource);
     socket = await connectChatSocket(api.baseUrl, alice);
-    socket.on(IMPORT_SOCKET_EVENT, (view: ImportJobView) => seen.push(view));
+    views.listen(socket);
     worker = await spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix });
   });
   afterAll(async () => {
@@ -48,7 +46,7 @@ describe('PDF reports reviewed by hand', () => {
   it('stores the text, waits for review, takes findings by hand that count at once, then is marked reviewed', async () => {
     const queued = await upload('pdf/k8s__2019-TrailOfBits-Kubernetes-Final-Report.pdf');
     const id: string = queued.body.imports[0].id;
-    const ended = await reached(id, 'ready');
+    const ended = await views.reached(id, 'ready');
     expect(ended.outcome).toMatchObject({ ok: true, format: 'pdf', findingCount: 0 });
     expect(ended.extraction).toMatchObject({ reportStatus: 'needs_review', model: null, chunksTotal: 0 });
     const reportId = ended.outcome!.ok ? ended.outcome!.reportId : 0;
@@ -102,7 +100,7 @@ describe('PDF reports reviewed by hand', () => {
   it('fails a scanned PDF with the reason and writes nothing', async () => {
     const reportsBefore = (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
     const queued = await upload('edge/pdf__ppr__CPTC-2020-Finals-G-image-only.pdf');
-    const ended = await reached(queued.body.imports[0].id, 'failed');
+    const ended = await views.reached(queued.body.imports[0].id, 'failed');
     expect(ended).toMatchObject({ error: 'no text layer (scanned image); OCR is not supported', outcome: { ok: false, code: 'NO_TEXT_LAYER' } });
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(reportsBefore);
   });

@@ -5,14 +5,11 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { Global, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { DataSource } from 'typeorm';
 import { listReports, writeModelSettings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { AGENT_RUNNER, type AgentRunner, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
-import { AgentModule } from './agent.module';
+import { type AgentRunner, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
 import { agentConfig } from './agent.config';
+import { startAgentRunner } from './testing/agent-runner';
 import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';
 import { TestThread, numbersIn } from './testing/turn-harness';
 
@@ -24,11 +21,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await importCorpusFiles(db.dataSource, ['scans/sarif/dd__flawfinder.sarif', 'scans/zap/dd__juicy2.xml']);
   server = await ScriptedOpenAiServer.start();
-  @Global()
-  @Module({ providers: [{ provide: DataSource, useValue: db.dataSource }], exports: [DataSource] })
-  class TestDataModule {}
-  const ref = await Test.createTestingModule({ imports: [TestDataModule, AgentModule.forRoot({ config: agentConfig({ settingsCacheMs: 0 }) })] }).compile();
-  runner = ref.get(AGENT_RUNNER);
+  runner = await startAgentRunner(db.dataSource);
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -61,12 +54,7 @@ it('answers with the planner by default, then with the configured model server, 
 });
 
 it('refuses a turn for a model server outside MODEL_URL_ALLOWLIST, naming the setting, and sends it nothing', async () => {
-  @Global()
-  @Module({ providers: [{ provide: DataSource, useValue: db.dataSource }], exports: [DataSource] })
-  class TestDataModule {}
-  const config = agentConfig({ settingsCacheMs: 0, modelUrlAllowlist: ModelUrlAllowlist.parse('https://models.example') });
-  const ref = await Test.createTestingModule({ imports: [TestDataModule, AgentModule.forRoot({ config })] }).compile();
-  const guarded = ref.get<AgentRunner>(AGENT_RUNNER);
+  const guarded = await startAgentRunner(db.dataSource, agentConfig({ settingsCacheMs: 0, modelUrlAllowlist: ModelUrlAllowlist.parse('https://models.example') }));
   await writeModelSettings(db.dataSource, { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: 'sk-test' });
   const before = server.completionRequests.length;
   try {

@@ -4,15 +4,11 @@
  * that report. Real tools over a real database; the model is the scripted OpenAI-compatible server.
  */
 import 'reflect-metadata';
-import { Global, Module } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
-import { DataSource } from 'typeorm';
 import type { TurnAttachment } from '@corpus-chat/contracts';
 import { writeModelSettings } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { AGENT_RUNNER, type AgentRunner } from '@corpus-chat/server-core';
-import { AgentModule } from './agent.module';
-import { agentConfig } from './agent.config';
+import type { AgentRunner } from '@corpus-chat/server-core';
+import { startAgentRunner } from './testing/agent-runner';
 import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';
 import { turnContext } from './testing/turn-harness';
 
@@ -34,11 +30,7 @@ beforeAll(async () => {
     [trivy.reportId],
   );
   server = await ScriptedOpenAiServer.start();
-  @Global()
-  @Module({ providers: [{ provide: DataSource, useValue: db.dataSource }], exports: [DataSource] })
-  class TestDataModule {}
-  const ref = await Test.createTestingModule({ imports: [TestDataModule, AgentModule.forRoot({ config: agentConfig({ settingsCacheMs: 0 }) })] }).compile();
-  runner = ref.get(AGENT_RUNNER);
+  runner = await startAgentRunner(db.dataSource);
 }, 60_000);
 afterAll(async () => {
   await server?.close();

@@ -1,7 +1,6 @@
 import { type ArgumentsHost, BadRequestException, Catch, type ExceptionFilter, Inject, PayloadTooLargeException } from '@nestjs/common';
 import type { MulterModuleOptions } from '@nestjs/platform-express';
-import type { Response } from 'express';
-import { describeBytes } from '../errors/client-error.filter';
+import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 
 /** The multipart field of `POST /api/chats/:id/attachments` that carries the file. */
 export const ATTACHMENT_FIELD = 'file';
@@ -47,14 +46,10 @@ export class AttachmentLimitFilter implements ExceptionFilter {
   constructor(@Inject(CHAT_ATTACHMENT_OPTIONS) private readonly options: ChatAttachmentOptions) {}
 
   catch(_error: PayloadTooLargeException, host: ArgumentsHost): void {
-    host
-      .switchToHttp()
-      .getResponse<Response>()
-      .status(413)
-      .json({
-        statusCode: 413,
-        error: 'TOO_LARGE',
-        message: `The file is over the ${describeBytes(this.options.maxBytes)} limit of chat attachments; nothing was attached. Import larger reports on the Reports page.`,
-      });
+    sendTooLarge(
+      host,
+      'TOO_LARGE',
+      `The file is over the ${describeBytes(this.options.maxBytes)} limit of chat attachments; nothing was attached. Import larger reports on the Reports page.`,
+    );
   }
 }

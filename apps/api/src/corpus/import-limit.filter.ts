@@ -1,6 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, PayloadTooLargeException } from '@nestjs/common';
-import type { Response } from 'express';
-import { describeBytes } from '../errors/client-error.filter';
+import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 import { TooManyImportFilesException } from './import-upload';
 
@@ -15,17 +14,11 @@ export class ImportLimitFilter implements ExceptionFilter {
 
   catch(error: PayloadTooLargeException, host: ArgumentsHost): void {
     const tooMany = error instanceof TooManyImportFilesException;
-    host
-      .switchToHttp()
-      .getResponse<Response>()
-      .status(413)
-      .json({
-        statusCode: 413,
-        error: tooMany ? 'TOO_MANY_FILES' : 'TOO_LARGE',
-        message: tooMany
-          ? error.message
-          : `A file is over the ${describeBytes(this.options.maxImportBytes)} import limit; nothing was imported.`,
-        results: [],
-      });
+    sendTooLarge(
+      host,
+      tooMany ? 'TOO_MANY_FILES' : 'TOO_LARGE',
+      tooMany ? error.message : `A file is over the ${describeBytes(this.options.maxImportBytes)} import limit; nothing was imported.`,
+      { results: [] },
+    );
   }
 }

@@ -36,6 +36,11 @@ export function describeBytes(bytes: number): string {
   return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
 }
 
+/** Answers an upload over a limit: 413 with `error` (`TOO_LARGE`…) and a message naming the limit, plus `extra` fields. */
+export function sendTooLarge(host: ArgumentsHost, error: string, message: string, extra: Record<string, unknown> = {}): void {
+  host.switchToHttp().getResponse<Response>().status(413).json({ statusCode: 413, error, message, ...extra });
+}
+
 /** The `ArgumentsHost` of an HTTP request outside Nest's router (an Express error handler). */
 function httpHost(req: Request, res: Response, next: NextFunction): ArgumentsHost {
   const args = [req, res, next];

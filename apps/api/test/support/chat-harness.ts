@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
 import { type ChatEvent, type ChatEventType, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
-import { insertTestOperator, testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, testDataDir, testRedisPrefix, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { createApiApp } from '../../src/app.setup';
 import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
 import { connectChatSocket, loginAs, type LoginSession } from './login';
@@ -58,6 +58,35 @@ export async function startApiInstance(o: ApiInstanceOptions): Promise<ApiInstan
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as { port: number };
   return { app, baseUrl: `http://127.0.0.1:${port}`, env, close: () => app.close() };
+}
+
+/**
+ * For a spec file: a database of its own and an API instance on it, started before its tests and
+ * closed (the database dropped) after them. Read `db` and `api` inside tests and hooks.
+ */
+export function apiOnOwnDatabase(): { readonly db: TestDatabase; readonly api: ApiInstance } {
+  let db: TestDatabase | undefined;
+  let api: ApiInstance | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await db?.drop();
+  }, 60_000);
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('apiOnOwnDatabase: read db and api inside tests and hooks, after beforeAll');
+    return value;
+  };
+  return {
+    get db() {
+      return started(db);
+    },
+    get api() {
+      return started(api);
+    },
+  };
 }
 
 /** Creates an operator in `ds` and signs it in on `api`. */

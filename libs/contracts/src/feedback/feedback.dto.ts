@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsDateString, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
+import { IsDateString, IsIn, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { FEEDBACK_RATINGS, type FeedbackRating, MAX_FEEDBACK_COMMENT_CHARS } from './feedback.types';
+import { OperatorIdFilter, PageLimit } from '../validation/dto-fields';
 
 /** `PUT /api/chats/:chatId/turns/:turnId/feedback`: replaces the operator's feedback on the turn. */
 export class TurnFeedbackDto {
@@ -22,8 +23,7 @@ export class FeedbackQueryDto {
   @IsIn(FEEDBACK_RATINGS, { message: `rating must be one of ${FEEDBACK_RATINGS.join(', ')}` })
   rating?: FeedbackRating;
 
-  @IsOptional()
-  @IsUUID('all', { message: 'operatorId must be an operator id (a UUID)' })
+  @OperatorIdFilter()
   operatorId?: string;
 
   /** Feedback given or changed at or after this instant (ISO 8601). */
@@ -36,11 +36,7 @@ export class FeedbackQueryDto {
   @IsDateString({}, { message: 'to must be an ISO 8601 date or date-time' })
   to?: string;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 
   @IsOptional()

@@ -1,7 +1,8 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { SEVERITIES, type Severity } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
+import { CweNumbers, OptionalText } from '../validation/dto-fields';
 
 /**
  * `POST /api/reports/:id/findings`: a finding an operator read in a PDF report (in `needs_review`)
@@ -17,22 +18,14 @@ export class ManualFindingDto {
   severity!: Severity;
 
   /** CWE numbers (79 for CWE-79); optional. */
-  @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsInt({ each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
-  @Min(1, { each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
+  @CweNumbers()
   cwe?: number[];
 
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   description?: string;
 
   /** Where it was found (a URL, host, file or component); stored as its affected endpoint. */
-  @IsOmittable()
-  @IsString()
-  @MaxLength(2000)
+  @OptionalText(2000)
   location?: string;
 }
 

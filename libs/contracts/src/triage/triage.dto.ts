@@ -8,7 +8,6 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  IsUUID,
   Max,
   MaxLength,
   Min,
@@ -16,6 +15,7 @@ import {
 } from 'class-validator';
 import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from '../corpus/corpus.types';
 import { IsOmittable } from '../validation/is-omittable';
+import { CweNumbers, OperatorIdFilter, OptionalText, PageLimit } from '../validation/dto-fields';
 import {
   AUDIT_ACTIONS,
   AUDIT_SUBJECT_TYPES,
@@ -66,22 +66,14 @@ export class EditFindingDto {
   severity?: Severity;
 
   /** CWE numbers (79 for CWE-79). */
-  @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(20)
-  @IsInt({ each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
-  @Min(1, { each: true, message: 'cwe must list CWE numbers (79 for CWE-79)' })
+  @CweNumbers()
   cwe?: number[];
 
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   description?: string;
 
   /** `''` clears the impact. */
-  @IsOmittable()
-  @IsString()
-  @MaxLength(20000)
+  @OptionalText(20000)
   impact?: string;
 
   @IsOmittable()
@@ -135,8 +127,7 @@ export class AuditQueryDto {
   @IsIn(AUDIT_ACTIONS, { message: `action must be one of ${AUDIT_ACTIONS.join(', ')}` })
   action?: AuditAction;
 
-  @IsOptional()
-  @IsUUID('all', { message: 'actorId must be an operator id (a UUID)' })
+  @OperatorIdFilter()
   actorId?: string;
 
   @IsOptional()
@@ -155,10 +146,6 @@ export class AuditQueryDto {
   @Min(1)
   before?: number;
 
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 }

@@ -45,6 +45,16 @@ test('re-importing the same report is refused naming the existing one, until tha
   expect(restore).toMatchObject({ status: 'conflict', existingReportId: afterArchive.ok ? afterArchive.reportId : -1 });
 });
 
+
+test('a PDF report imported again is refused the same way, naming the one waiting for review', async () => {
+  const bytes = fs.readFileSync(corpusPath('pdf/ppr__NCATS-VADR-Sample-Report.pdf'));
+  const first = await importReport(db.dataSource, { filename: 'vadr.pdf', bytes });
+  expect(first).toMatchObject({ ok: true, format: 'pdf', findingCount: 0 });
+  if (!first.ok) return;
+  const again = await importReport(db.dataSource, { filename: 'vadr-copy.pdf', bytes });
+  expect(again).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: first.reportId });
+  if (!again.ok) expect(again.error).toContain(`report ${first.reportId} (vadr.pdf)`);
+});
 test('two concurrent imports of the same bytes write one report', async () => {
   const bytes = fs.readFileSync(corpusPath('scans/nuclei/dd__many_findings.jsonl'));
   const outcomes = await Promise.all([1, 2, 3].map(() => importReport(db.dataSource, { filename: 'dd__many_findings.jsonl', bytes })));

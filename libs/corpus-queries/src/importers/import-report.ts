@@ -6,6 +6,7 @@ import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { carryTriageStatus } from '../triage/carry-status';
 import { importPdfForReview } from '../pdf-reports/pdf-import';
 import { isPdf } from '../pdf-reports/pdf-text';
+import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
 import { ImportRefusal } from './import-refusal';
 import { parseReportFile, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
@@ -24,24 +25,6 @@ export interface ImportOptions extends ParseOptions {
 
 function managerOf(target: DataSource | EntityManager): EntityManager {
   return target instanceof DataSource ? target.manager : target;
-}
-
-async function findLiveDuplicate(manager: EntityManager, contentHash: string): Promise<{ id: number; filename: string } | undefined> {
-  const rows: { id: number; filename: string }[] = await manager.query(
-    `SELECT id, filename FROM reports WHERE content_hash = $1 AND NOT archived ORDER BY id LIMIT 1`,
-    [contentHash],
-  );
-  return rows[0];
-}
-
-function duplicateOutcome(file: string, existing: { id: number; filename: string }): ImportOutcome {
-  return {
-    ok: false,
-    file,
-    code: 'DUPLICATE',
-    existingReportId: existing.id,
-    error: `this report was already imported as report ${existing.id} (${existing.filename}); archive that one to import it again`,
-  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ExtractionProgress, ImportOutcome } from '@corpus-chat/contracts';
 import type { AuditActor } from '../audit/audit-log';
 import { finish, IMPORT_JOB_COLUMNS, type ImportJobRecord, type ImportJobRow, toRecord } from '../importers/import-jobs';
+import { duplicateOutcome, findLiveDuplicate } from '../importers/duplicate-report';
 import { ImportRefusal } from '../importers/import-refusal';
 import type { ParsedFinding } from '../importers/parsed-report';
 import { appendFindings, createPdfReport, findingKey, PAGE_SEPARATOR, reportFindingKeys } from './pdf-reports.queries';
@@ -191,19 +192,8 @@ export async function importPdfForReview(manager: EntityManager, file: string, b
   }
   const contentHash = sha256(bytes);
   return manager.transaction(async (tx): Promise<ImportOutcome> => {
-    const [existing]: { id: number; filename: string }[] = await tx.query(
-      `SELECT id, filename FROM reports WHERE content_hash = $1 AND NOT archived ORDER BY id LIMIT 1`,
-      [contentHash],
-    );
-    if (existing) {
-      return {
-        ok: false,
-        file,
-        code: 'DUPLICATE',
-        existingReportId: existing.id,
-        error: `this report was already imported as report ${existing.id} (${existing.filename}); archive that one to import it again`,
-      };
-    }
+    const existing = await findLiveDuplicate(tx, contentHash);
+    if (existing) return duplicateOutcome(file, existing);
     const reportId = await createPdfReport(tx, { filename: file, contentHash, pages: text.pages, status: 'needs_review', model: null, actor });
     return { ok: true, file, reportId, format: 'pdf', findingCount: 0 };
   });

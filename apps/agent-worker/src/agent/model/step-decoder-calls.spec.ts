@@ -2,21 +2,11 @@
  * The step decoder (call formats, ids, held-back text, native calls, odd input) fed with the streams real servers send, replayed over HTTP by the scripted
  * server and read by the real `openai` client, and (for exhaustive splits) fed chunk objects.
  */
-import OpenAI from 'openai';
-import { ScriptedOpenAiServer } from '../testing/scripted-openai-server';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { contentChunks, feed, llama, ollama, replay as replayOver, vllm, vllmUsage } from '../testing/server-chunks';
+import { contentChunks, feed, llama, ollama, replayThroughServer, vllm, vllmUsage } from '../testing/server-chunks';
 import { StepDecoder } from './step-decoder';
 
-let server: ScriptedOpenAiServer;
-let client: OpenAI;
-beforeAll(async () => {
-  server = await ScriptedOpenAiServer.start();
-  client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
-});
-afterAll(() => server.close());
-
-const replay = (chunks: object[]) => replayOver(server, client, chunks);
+const replay = replayThroughServer();
 
 describe('StepDecoder: call formats the servers leave in the content', () => {
   it('llama.cpp serving gpt-oss without a harmony parser: analysis is reasoning, the commentary call runs, nothing shows', async () => {

@@ -2,19 +2,9 @@
  * The step decoder fed with the streams real servers send, replayed over HTTP by the scripted
  * server and read by the real `openai` client, and (for exhaustive splits) fed chunk objects.
  */
-import OpenAI from 'openai';
-import { ScriptedOpenAiServer } from '../testing/scripted-openai-server';
-import { contentChunks, feed, llama, llamaUsage, ollama, replay as replayOver, resets, shownAfter, vllm, vllmUsage } from '../testing/server-chunks';
+import { contentChunks, feed, llama, llamaUsage, ollama, replayThroughServer, resets, shownAfter, vllm, vllmUsage } from '../testing/server-chunks';
 
-let server: ScriptedOpenAiServer;
-let client: OpenAI;
-beforeAll(async () => {
-  server = await ScriptedOpenAiServer.start();
-  client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
-});
-afterAll(() => server.close());
-
-const replay = (chunks: object[]) => replayOver(server, client, chunks);
+const replay = replayThroughServer();
 
 describe('StepDecoder: reasoning', () => {
   it('vLLM with a reasoning parser: reasoning_content never shows; usage from the final chunk with empty choices', async () => {

@@ -16,6 +16,7 @@ import {
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS, cut, md, rankedGroups, type ScopedCount } from './answer-writer';
+import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import type { PlannedScope } from './question-parser';
 import {
   FINDINGS, REPORTS, REPORT_STATUS_RU, SEVERITY_RU, STATUS_RU, VERDICT_RU, ruCount, ruForm, ruNumber, ruSeverityList, type RussianForms,
@@ -52,22 +53,12 @@ function classNote(f: AppliedFilter): string {
 }
 
 export function ruFollowUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const before = ruScopeParts(previous.filter, previous.scope);
-  const now = ruScopeParts(merged.filter, merged.scope);
-  const mine = ruScopeParts(asked.filter, asked.scope);
-  const replaced: string[] = [];
-  const added: string[] = [];
-  const kept: string[] = [];
-  for (const [key, phrase] of now) {
-    if (mine.has(key) && before.has(key) && before.get(key) !== phrase) replaced.push(`${phrase} вместо: ${before.get(key)}`);
-    else if (mine.has(key) && !before.has(key)) added.push(phrase);
-    else kept.push(phrase);
-  }
-  for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`убрано: ${phrase}`);
-  const segments: string[] = [];
-  if (replaced.length) segments.push(replaced.join(', '));
-  if (added.length) segments.push(`добавлено: ${added.join(', ')}`);
-  if (kept.length) segments.push(`сохранено: ${kept.join(', ')}`);
+  const segments = followUpSegments(ruScopeParts(previous.filter, previous.scope), ruScopeParts(merged.filter, merged.scope), ruScopeParts(asked.filter, asked.scope), {
+    instead: (phrase, before) => `${phrase} вместо: ${before}`,
+    dropped: (phrase) => `убрано: ${phrase}`,
+    added: (phrases) => `добавлено: ${phrases}`,
+    kept: (phrases) => `сохранено: ${phrases}`,
+  });
   return segments.length ? `Уточнение предыдущего вопроса — ${segments.join('; ')}.` : 'Уточнение предыдущего вопроса, с тем же фильтром.';
 }
 
@@ -157,7 +148,7 @@ export function ruTopAnswer(r: CountFindingsByResult, n: number, opts: { scope?:
   const g = GROUP_RU[r.groupBy];
   const scope = ruScopePhrase(r.filter, opts.scope);
   const filterText = scope ? ` (${scope})` : '';
-  const groups = r.groups.filter((x) => x.count > 0 && !(r.groupBy === 'cwe' && x.key === 'none'));
+  const groups = rankableGroups(r);
   if (!groups.length) return `Нет ни одной находки${filterText} (всего ${ruNumber(r.total)}), поэтому ранжировать нечего.${opts.note ? ` ${opts.note}` : ''}`;
   const top = rankedGroups(r, n);
   const lines: string[] = [];
@@ -177,27 +168,23 @@ export function ruBreakdownAnswer(r: CountFindingsByResult, opts: { scope?: Comp
   const scope = ruScopePhrase(r.filter, opts.scope);
   const lines = [`Находки по ${GROUP_RU[r.groupBy].by}${scope ? ` (${scope})` : ''}, всего ${ruCount(r.total, FINDINGS)}:`];
   if (opts.note) lines[0] += ` ${opts.note}`;
-  const byKey = new Map(r.groups.map((x) => [x.key, x]));
-  if (r.groupBy === 'severity') {
-    const shown = opts.scope?.severities ?? SEVERITIES;
-    for (const s of SEVERITIES.filter((x) => shown.includes(x))) lines.push(`- ${SEVERITY_RU[s]}: ${ruNumber(byKey.get(s)?.count ?? 0)}`);
-  } else if (r.groupBy === 'verdict') {
-    for (const v of [...VERDICT_STATUSES, 'none'] as const) lines.push(`- ${VERDICT_RU[v]}: ${ruNumber(byKey.get(v)?.count ?? 0)}`);
-  } else {
-    const cap = 50;
-    for (const x of r.groups.slice(0, cap)) lines.push(`- ${groupLabel(r.groupBy, x)}: ${ruNumber(x.count)}`);
-    if (r.groups.length > cap) lines.push(`- … и ещё ${ruCount(r.groups.length - cap, GROUP_RU[r.groupBy].forms)}`);
-    if (r.groupBy === 'cwe') lines.push('', 'Находка с несколькими идентификаторами CWE учитывается под каждым из них.');
-  }
+  lines.push(
+    ...breakdownRows(r, opts.scope, {
+      severity: (s) => SEVERITY_RU[s],
+      verdict: (v) => VERDICT_RU[v],
+      group: (x) => groupLabel(r.groupBy, x),
+      count: ruNumber,
+      more: (hidden) => `и ещё ${ruCount(hidden, GROUP_RU[r.groupBy].forms)}`,
+      cweNote: 'Находка с несколькими идентификаторами CWE учитывается под каждым из них.',
+    }),
+  );
   lines.push('', groupedSource(r, opts.scope));
   return lines.join('\n');
 }
 
 export function ruReportCountAnswer(reports: ReportSummary[]): string {
-  const byStatus = new Map<string, number>();
-  for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
-  const findings = reports.reduce((n, r) => n + r.findingCount, 0);
-  const statuses = [...byStatus].map(([s, n]) => `${REPORT_STATUS_RU[s as keyof typeof REPORT_STATUS_RU] ?? s}: ${ruNumber(n)}`).join(', ');
+  const { byStatus, findings } = reportTally(reports);
+  const statuses = byStatus.map(([s, n]) => `${REPORT_STATUS_RU[s as keyof typeof REPORT_STATUS_RU] ?? s}: ${ruNumber(n)}`).join(', ');
   return `Всего **${ruNumber(reports.length)}** ${ruForm(reports.length, REPORTS)}${statuses ? ` (${statuses})` : ''}, в них ${ruCount(findings, FINDINGS)}. Из list_all_reports; архивные отчёты не учитываются.`;
 }
 

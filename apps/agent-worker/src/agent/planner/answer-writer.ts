@@ -12,6 +12,7 @@ import {
   type SearchFindingsResult,
   type Severity,
 } from '@corpus-chat/contracts';
+import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import type { PlannedQuestion, PlannedScope, Unapplied } from './question-parser';
 
 /**
@@ -90,24 +91,12 @@ function classNote(f: AppliedFilter): string {
  * which it kept from before.
  */
 export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const before = scopeParts(previous.filter, previous.scope);
-  const now = scopeParts(merged.filter, merged.scope);
-  const mine = scopeParts(asked.filter, asked.scope);
-  const replaced: string[] = [];
-  const added: string[] = [];
-  const kept: string[] = [];
-  for (const [key, phrase] of now) {
-    if (mine.has(key)) {
-      if (before.has(key) && before.get(key) !== phrase) replaced.push(`${phrase} instead of ${before.get(key)}`);
-      else if (!before.has(key)) added.push(phrase);
-      else kept.push(phrase);
-    } else kept.push(phrase);
-  }
-  for (const [key, phrase] of before) if (!now.has(key)) replaced.push(`dropped ${phrase}`);
-  const segments: string[] = [];
-  if (replaced.length) segments.push(replaced.join(', '));
-  if (added.length) segments.push(`narrowed to ${added.join(', ')}`);
-  if (kept.length) segments.push(`kept ${kept.join(', ')}`);
+  const segments = followUpSegments(scopeParts(previous.filter, previous.scope), scopeParts(merged.filter, merged.scope), scopeParts(asked.filter, asked.scope), {
+    instead: (phrase, before) => `${phrase} instead of ${before}`,
+    dropped: (phrase) => `dropped ${phrase}`,
+    added: (phrases) => `narrowed to ${phrases}`,
+    kept: (phrases) => `kept ${phrases}`,
+  });
   return segments.length ? `Follow-up on the previous question: ${segments.join('; ')}.` : 'Follow-up on the previous question, with the same filter.';
 }
 
@@ -228,7 +217,7 @@ function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string 
 
 /** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
 export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] {
-  const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
+  const groups = rankableGroups(r);
   if (!groups.length) return [];
   const cut = groups[Math.min(n, groups.length) - 1].count;
   return groups.filter((g, i) => i < n || g.count === cut);
@@ -238,7 +227,7 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: ComputedScope; note?: string } = {}): string {
   const what = GROUP_NOUN[r.groupBy];
   const scope = scopePhrase(r.filter, opts.scope);
-  const groups = r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
+  const groups = rankableGroups(r);
   if (!groups.length) return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
   const top = rankedGroups(r, n);
   const filterText = scope ? `findings with ${scope}` : 'findings';
@@ -265,28 +254,24 @@ export function breakdownAnswer(r: CountFindingsByResult, opts: { scope?: Comput
   const scope = scopePhrase(r.filter, opts.scope);
   const lines = [`Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy === 'status' ? 'triage status' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`];
   if (opts.note) lines[0] += ` ${opts.note}`;
-  const byKey = new Map(r.groups.map((g) => [g.key, g]));
-  if (r.groupBy === 'severity') {
-    const shown = opts.scope?.severities ?? SEVERITIES;
-    for (const s of SEVERITIES.filter((x) => shown.includes(x))) lines.push(`- ${s}: ${byKey.get(s)?.count ?? 0}`);
-  } else if (r.groupBy === 'verdict') {
-    for (const v of [...VERDICT_STATUSES, 'none']) lines.push(`- ${VERDICT_LABEL[v]}: ${byKey.get(v)?.count ?? 0}`);
-  } else {
-    const cap = 50;
-    for (const g of r.groups.slice(0, cap)) lines.push(`- ${groupLabel(r.groupBy, g)}: ${g.count}`);
-    if (r.groups.length > cap) lines.push(`- … and ${r.groups.length - cap} more ${r.groupBy === 'cwe' ? 'CWE ids' : 'reports'}`);
-    if (r.groupBy === 'cwe') lines.push('', 'A finding with several CWE ids counts once under each.');
-  }
+  lines.push(
+    ...breakdownRows(r, opts.scope, {
+      severity: (s) => s,
+      verdict: (v) => VERDICT_LABEL[v],
+      group: (g) => groupLabel(r.groupBy, g),
+      count: String,
+      more: (hidden) => `and ${hidden} more ${r.groupBy === 'cwe' ? 'CWE ids' : 'reports'}`,
+      cweNote: 'A finding with several CWE ids counts once under each.',
+    }),
+  );
   lines.push('', groupedSource(r, opts.scope));
   return lines.join('\n');
 }
 
 /** Answer to "how many reports (are there)". */
 export function reportCountAnswer(reports: ReportSummary[]): string {
-  const byStatus = new Map<string, number>();
-  for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
-  const findings = reports.reduce((n, r) => n + r.findingCount, 0);
-  const statuses = [...byStatus].map(([s, n]) => `${n} ${s}`).join(', ');
+  const { byStatus, findings } = reportTally(reports);
+  const statuses = byStatus.map(([s, n]) => `${n} ${s}`).join(', ');
   return `There are **${reports.length}** reports${statuses ? ` (${statuses})` : ''}, holding ${findings} findings. From list_all_reports; archived reports are not counted.`;
 }
 

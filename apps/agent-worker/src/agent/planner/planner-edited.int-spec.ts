@@ -7,8 +7,7 @@
 import 'reflect-metadata';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly, editFinding } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { scoreAnswer } from '../../eval/answer-score';
-import { TestThread, type CapturedTurn } from '../testing/turn-harness';
+import { TestThread, expectNumbers, type CapturedTurn } from '../testing/turn-harness';
 import { parseQuestion } from './question-parser';
 import { PlannerRunner } from './planner-runner';
 
@@ -40,10 +39,6 @@ beforeAll(async () => {
 afterAll(async () => db?.drop(), 60_000);
 
 const ask = (message: string): Promise<CapturedTurn> => new TestThread(planner).ask(message);
-function expectNumbers(turn: CapturedTurn, numbers: number[]): void {
-  const score = scoreAnswer({ numbers }, turn.outcome.content);
-  expect({ ...score, text: turn.outcome.content }).toMatchObject({ missingNumbers: [], text: turn.outcome.content });
-}
 
 describe('built-in planner: findings operators edited', () => {
   it.each([

@@ -8,39 +8,26 @@
 import 'reflect-metadata';
 import type { FindingFilter, Severity } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import type { TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
-import { TestThread, numbersIn, type CapturedTurn } from '../testing/turn-harness';
-import type { PlannerRunner } from './planner-runner';
+import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
+import { TestThread, askInThread, numbersIn, type CapturedTurn } from '../testing/turn-harness';
 
-let db: TestDatabase;
-let planner: PlannerRunner;
+const setup = usePlannerOnQuestionsCorpus();
 
-beforeAll(async () => {
-  ({ db, planner } = await plannerOnQuestionsCorpus());
-}, 180_000);
-afterAll(async () => db?.drop());
-
-async function ask(...turns: string[]): Promise<CapturedTurn> {
-  const thread = new TestThread(planner);
-  let last: CapturedTurn | undefined;
-  for (const t of turns) last = await thread.ask(t);
-  return last!;
-}
+const ask = (...turns: string[]): Promise<CapturedTurn> => askInThread(setup.planner, turns);
 
 /** One number from SQL over the current (not archived) findings `f`, joined to their report `r`. */
 async function sqlCount(where: string, params: unknown[] = []): Promise<number> {
-  const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE NOT f.archived AND (${where})`, params);
+  const [{ n }] = await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE NOT f.archived AND (${where})`, params);
   return n;
 }
 const bySeverities = (sevs: Severity[], extra = 'TRUE', params: unknown[] = []) =>
   sqlCount(`f.severity::text = ANY($${params.length + 1}::text[]) AND ${extra}`, [...params, sevs]);
 /** The query layer's exact total for a filter (text searches: the query layer defines what a topic matches). */
 async function queryTotal(filter: FindingFilter): Promise<number> {
-  return (await searchFindings(db.dataSource.manager, { ...filter, limit: 1 })).total;
+  return (await searchFindings(setup.db.dataSource.manager, { ...filter, limit: 1 })).total;
 }
 async function filenamesLike(pattern: string): Promise<string[]> {
-  const rows: { filename: string }[] = await db.dataSource.query(`SELECT filename FROM reports WHERE NOT archived AND filename ILIKE $1 ORDER BY filename`, [pattern]);
+  const rows: { filename: string }[] = await setup.db.dataSource.query(`SELECT filename FROM reports WHERE NOT archived AND filename ILIKE $1 ORDER BY filename`, [pattern]);
   return rows.map((r) => r.filename);
 }
 
@@ -176,7 +163,7 @@ describe('reproduction 6: a follow-up says truthfully what it did with the previ
 
   it('a set of severities carries over to the next question', async () => {
     const turn = await ask('How many high or critical findings are there?', 'and how many of those mention XSS?');
-    const r = await db.dataSource.manager.transaction(async (m) => ({
+    const r = await setup.db.dataSource.manager.transaction(async (m) => ({
       high: (await searchFindings(m, { text: 'XSS', severity: 'high', limit: 1 })).total,
       critical: (await searchFindings(m, { text: 'XSS', severity: 'critical', limit: 1 })).total,
     }));
@@ -185,7 +172,7 @@ describe('reproduction 6: a follow-up says truthfully what it did with the previ
   });
 
   it('"show the first one" after a count that listed nothing does not open an older answer\'s finding', async () => {
-    const thread = new TestThread(planner);
+    const thread = new TestThread(setup.planner);
     await thread.ask('How many findings relate to SQL injection?');
     await thread.ask('breakdown by severity');
     const turn = await thread.ask('show the first one');
@@ -196,7 +183,7 @@ describe('reproduction 6: a follow-up says truthfully what it did with the previ
 
 describe('reproduction 7: CWE labels are printed once', () => {
   it('breakdown and top CWEs', async () => {
-    const [top] = await db.dataSource.query(
+    const [top] = await setup.db.dataSource.query(
       `SELECT c AS cwe, count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC, c LIMIT 1`,
     );
     for (const q of ['breakdown of findings by CWE', 'top 5 CWEs']) {
@@ -237,7 +224,7 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['how many findings have a CWE?', () => sqlCount('cardinality(f.cwe) > 0')],
   ['How many open findings are there?', () => sqlCount(`f.status = 'open'`)],
   ['How many findings are not fixed?', () => sqlCount(`f.latest_verdict IS DISTINCT FROM 'fixed'`)],
-  ['How many reports have high or critical findings?', async () => (await db.dataSource.query(`SELECT count(DISTINCT report_id)::int AS n FROM findings WHERE NOT archived AND severity IN ('high', 'critical')`))[0].n],
+  ['How many reports have high or critical findings?', async () => (await setup.db.dataSource.query(`SELECT count(DISTINCT report_id)::int AS n FROM findings WHERE NOT archived AND severity IN ('high', 'critical')`))[0].n],
   ['How many findings mention XSS or SQL injection?', null],
   ['How many findings have CWE-79 or CWE-89?', null],
   ['How many findings have more than one CWE?', null],
@@ -262,8 +249,8 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many unique findings are there?', null],
   ['how many findings in every report except fortify', () => sqlCount('r.filename IS DISTINCT FROM $1', [FORTIFY])],
   ['How many XSS findings are in reports other than juice shop?', async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE }))],
-  ['which CWE is most common?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`))[0].n],
-  ['How many reports have been imported?', async () => (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n],
+  ['which CWE is most common?', async () => (await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`))[0].n],
+  ['How many reports have been imported?', async () => (await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n],
   ["Don't count info findings, how many are there?", () => bySeverities(['critical', 'high', 'medium', 'low'])],
   ["how many findings that don't include XSS", async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'XSS' }))],
   ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
@@ -277,7 +264,7 @@ describe('adversarial wordings: the exact number or no number', () => {
   });
 
   it('"which report has the most high or critical findings" ranks by the sum of both severities', async () => {
-    const [top] = await db.dataSource.query(
+    const [top] = await setup.db.dataSource.query(
       `SELECT r.filename, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id
        WHERE NOT f.archived AND f.severity IN ('high', 'critical') GROUP BY r.filename ORDER BY n DESC LIMIT 1`,
     );

@@ -6,29 +6,17 @@
  * from an operator whose language is Russian gets a Russian answer too.
  */
 import 'reflect-metadata';
-import { loadQuestions, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions, type SharedQuestion } from '@corpus-chat/corpus-queries/testing';
 import type { OperatorLanguage } from '@corpus-chat/contracts';
 import { scoreAnswer } from '../../eval/answer-score';
-import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
+import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { RUSSIAN_QUESTIONS } from '../testing/russian-questions';
-import { TestThread, type CapturedTurn } from '../testing/turn-harness';
-import type { PlannerRunner } from './planner-runner';
+import { TestThread, askInThread, type CapturedTurn } from '../testing/turn-harness';
 
 const { questions } = loadQuestions();
-let db: TestDatabase;
-let planner: PlannerRunner;
+const setup = usePlannerOnQuestionsCorpus();
 
-beforeAll(async () => {
-  ({ db, planner } = await plannerOnQuestionsCorpus());
-}, 180_000);
-afterAll(async () => db?.drop());
-
-async function ask(turns: string[], language?: OperatorLanguage): Promise<CapturedTurn> {
-  const thread = new TestThread(planner, { language });
-  let last: CapturedTurn | undefined;
-  for (const t of turns) last = await thread.ask(t);
-  return last!;
-}
+const ask = (turns: string[], language?: OperatorLanguage): Promise<CapturedTurn> => askInThread(setup.planner, turns, { language });
 
 /** Russian groups thousands with a no-break space ("1 768"): read as one number. */
 const ungrouped = (text: string) => text.replace(/(\d)[\u00a0\u202f ](?=\d{3}(?!\d))/g, '$1');
@@ -88,7 +76,7 @@ describe('built-in planner: the answer language is the turn’s, not the questio
   });
 
   it('opens a finding listed in a Russian answer with "покажи первую"', async () => {
-    const thread = new TestThread(planner, { language: 'ru' });
+    const thread = new TestThread(setup.planner, { language: 'ru' });
     const first = await thread.ask('Сколько критических находок связано с SQL-инъекциями?');
     const ids = first.outcome.metadata.lastFindingIds!;
     expect(ids.length).toBeGreaterThan(0);

@@ -7,8 +7,7 @@ import 'reflect-metadata';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly, setFindingStatus } from '@corpus-chat/corpus-queries';
 import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { TRIAGE_STATUSES, type TriageStatus } from '@corpus-chat/contracts';
-import { scoreAnswer } from '../../eval/answer-score';
-import { TestThread, type CapturedTurn } from '../testing/turn-harness';
+import { TestThread, expectNumbers, type CapturedTurn } from '../testing/turn-harness';
 import { PlannerRunner } from './planner-runner';
 
 const JUICE = 'scb__juice-shop-v12.10.2.json';
@@ -42,10 +41,6 @@ beforeAll(async () => {
 afterAll(async () => db?.drop(), 60_000);
 
 const ask = (message: string): Promise<CapturedTurn> => new TestThread(planner).ask(message);
-function expectNumbers(turn: CapturedTurn, numbers: number[]): void {
-  const score = scoreAnswer({ numbers }, turn.outcome.content);
-  expect({ ...score, text: turn.outcome.content }).toMatchObject({ missingNumbers: [], text: turn.outcome.content });
-}
 
 describe('built-in planner: triage status', () => {
   it.each([

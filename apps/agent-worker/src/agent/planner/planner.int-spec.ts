@@ -5,27 +5,15 @@
  * metadata). Expected numbers come from the file; nothing here is typed by hand.
  */
 import 'reflect-metadata';
-import { loadQuestions, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
+import { loadQuestions, type SharedQuestion } from '@corpus-chat/corpus-queries/testing';
+import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
-import { TestThread, type CapturedTurn } from '../testing/turn-harness';
-import type { PlannerRunner } from './planner-runner';
+import { TestThread, askInThread, type CapturedTurn } from '../testing/turn-harness';
 
 const { corpus, questions } = loadQuestions();
-let db: TestDatabase;
-let planner: PlannerRunner;
+const setup = usePlannerOnQuestionsCorpus();
 
-beforeAll(async () => {
-  ({ db, planner } = await plannerOnQuestionsCorpus());
-}, 180_000);
-afterAll(async () => db?.drop());
-
-async function ask(turns: string[]): Promise<CapturedTurn> {
-  const thread = new TestThread(planner);
-  let last: CapturedTurn | undefined;
-  for (const t of turns) last = await thread.ask(t);
-  return last!;
-}
+const ask = (turns: string[]): Promise<CapturedTurn> => askInThread(setup.planner, turns);
 
 function expectAnswer(q: Pick<SharedQuestion, 'expect'>, { outcome, events }: CapturedTurn): void {
   const text = outcome.content;
@@ -86,7 +74,7 @@ describe('built-in planner: other wordings of the same questions', () => {
 
 describe('built-in planner: follow-ups and details', () => {
   it('"show the first one" opens the first finding the previous answer listed, "the second one" the next', async () => {
-    const thread = new TestThread(planner);
+    const thread = new TestThread(setup.planner);
     const first = await thread.ask('How many critical findings relate to SQL injection?');
     const ids = first.outcome.metadata.lastFindingIds!;
     expect(ids.length).toBeGreaterThan(1);
@@ -103,7 +91,7 @@ describe('built-in planner: follow-ups and details', () => {
   });
 
   it('a count lists the rows its tool card counts, and "the last one" is the last finding listed', async () => {
-    const thread = new TestThread(planner);
+    const thread = new TestThread(setup.planner);
     const count = await thread.ask('How many findings relate to SQL injection?');
     const result = count.events.find((e) => e.type === 'tool.result') as { data?: { total?: number; returned?: number } };
     const listed = [...count.outcome.content.matchAll(/^- #(\d+) /gm)].map((m) => Number(m[1]));

@@ -21,3 +21,27 @@ export async function plannerOnQuestionsCorpus(
   const planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly), defaultTopicNormaliser);
   return { db, planner };
 }
+
+/**
+ * For a spec file: `plannerOnQuestionsCorpus()` before its tests, the database dropped after them.
+ * Read `db` and `planner` inside tests and hooks.
+ */
+export function usePlannerOnQuestionsCorpus(): { readonly db: TestDatabase; readonly planner: PlannerRunner } {
+  let made: { db: TestDatabase; planner: PlannerRunner } | undefined;
+  beforeAll(async () => {
+    made = await plannerOnQuestionsCorpus();
+  }, 180_000);
+  afterAll(async () => made?.db.drop(), 60_000);
+  const ready = () => {
+    if (!made) throw new Error('usePlannerOnQuestionsCorpus: read db and planner inside tests and hooks');
+    return made;
+  };
+  return {
+    get db() {
+      return ready().db;
+    },
+    get planner() {
+      return ready().planner;
+    },
+  };
+}

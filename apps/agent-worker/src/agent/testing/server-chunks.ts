@@ -3,10 +3,10 @@
  * step decoder's output replayed over HTTP through the scripted server and the real `openai`
  * client, or fed chunk objects directly. Test-only (not built into dist).
  */
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { StepDecoder, type DecodedStep, type DecoderOutput } from '../model/step-decoder';
-import type { ScriptedOpenAiServer } from './scripted-openai-server';
+import { ScriptedOpenAiServer } from './scripted-openai-server';
 
 export type Delta = Record<string, unknown>;
 const created = 1764615600;
@@ -68,6 +68,24 @@ export async function replay(server: ScriptedOpenAiServer, client: OpenAI, chunk
   const pushes: DecoderOutput[][] = [];
   for await (const chunk of stream) pushes.push(decoder.push(chunk));
   return finish(decoder, pushes);
+}
+
+/**
+ * For a spec file: a scripted server and an `openai` client on it, started before its tests and
+ * closed after them; the function returned replays chunks through both (`replay`).
+ */
+export function replayThroughServer(): (chunks: object[]) => Promise<Decoded> {
+  let server: ScriptedOpenAiServer | undefined;
+  let client: OpenAI | undefined;
+  beforeAll(async () => {
+    server = await ScriptedOpenAiServer.start();
+    client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0 });
+  });
+  afterAll(() => server?.close());
+  return (chunks) => {
+    if (!server || !client) throw new Error('replayThroughServer: replay inside tests, after beforeAll');
+    return replay(server, client, chunks);
+  };
 }
 
 /** Decodes chunk objects directly (for tests that try hundreds of splits); ids are `id0`, `id1`, … */

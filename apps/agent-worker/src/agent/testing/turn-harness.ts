@@ -1,5 +1,6 @@
 import type { AssistantMessageMetadata, OperatorLanguage } from '@corpus-chat/contracts';
 import type { AgentRunner, AgentTurnContext, AgentTurnOutcome, HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
+import { scoreAnswer } from '../../eval/answer-score';
 
 export { numbersIn } from '../../eval/answer-score';
 
@@ -49,6 +50,21 @@ export class TestThread {
   get lastMetadata(): AssistantMessageMetadata | undefined {
     return this.history.at(-1)?.metadata as AssistantMessageMetadata | undefined;
   }
+}
+
+/** Asks `turns` in one new thread of `runner`; the last turn. */
+export async function askInThread(runner: AgentRunner, turns: readonly string[], opts: { language?: OperatorLanguage } = {}): Promise<CapturedTurn> {
+  const thread = new TestThread(runner, opts);
+  let last: CapturedTurn | undefined;
+  for (const t of turns) last = await thread.ask(t);
+  if (!last) throw new Error('askInThread: no turns');
+  return last;
+}
+
+/** Expects every one of `numbers` in the turn's answer (the answer shown when one is missing). */
+export function expectNumbers(turn: CapturedTurn, numbers: number[]): void {
+  const score = scoreAnswer({ numbers }, turn.outcome.content);
+  expect({ ...score, text: turn.outcome.content }).toMatchObject({ missingNumbers: [], text: turn.outcome.content });
 }
 
 /** A context for a single turn outside a thread. */

@@ -8,25 +8,18 @@
  */
 import { defaultCorpusQueries, defaultReadOnly, CorpusTools } from '@corpus-chat/corpus-queries';
 import 'reflect-metadata';
-import { loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import type { PlannerRunner } from '../planner/planner-runner';
-import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
+import { loadQuestions } from '@corpus-chat/corpus-queries/testing';
+import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';
 import { maskNonClaims } from './answer-claims';
 import { verifyNumbers, type ProvenanceEvidence } from './number-provenance';
 
 const { questions } = loadQuestions();
-let db: TestDatabase;
-let planner: PlannerRunner;
-
-beforeAll(async () => {
-  ({ db, planner } = await plannerOnQuestionsCorpus());
-}, 180_000);
-afterAll(async () => db?.drop());
+const setup = usePlannerOnQuestionsCorpus();
 
 /** Asks `turns` in one thread and expects each answer's stored check to find every number supported. */
 async function expectEveryNumberSupported(turns: readonly string[]): Promise<CapturedTurn> {
-  const thread = new TestThread(planner);
+  const thread = new TestThread(setup.planner);
   let last: CapturedTurn | undefined;
   for (const message of turns) {
     last = await thread.ask(message);
@@ -46,7 +39,7 @@ async function expectEveryNumberSupported(turns: readonly string[]): Promise<Cap
 
 /** The evidence of a turn again: its stored tool calls run once more on the same database. */
 async function evidenceOf({ outcome }: CapturedTurn): Promise<ProvenanceEvidence[]> {
-  const tools = new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly);
+  const tools = new CorpusTools(setup.db.dataSource, defaultCorpusQueries, defaultReadOnly);
   const out: ProvenanceEvidence[] = [];
   for (const call of outcome.metadata.toolCalls) {
     const exec = await tools.execute(call.name, call.args, new AbortController().signal);

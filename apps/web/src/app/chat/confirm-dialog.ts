@@ -9,7 +9,7 @@ let nextDialogId = 0;
 @Component({
   selector: 'cc-confirm-dialog',
   template: `
-    <dialog #dialog [attr.aria-labelledby]="titleId" [attr.aria-describedby]="bodyId" (close)="closed()">
+    <dialog #dialog class="modal" [attr.aria-labelledby]="titleId" [attr.aria-describedby]="bodyId" (close)="closed()">
       <h2 [id]="titleId">{{ heading() }}</h2>
       <p [id]="bodyId">{{ message() }}</p>
       <div class="actions">
@@ -20,15 +20,7 @@ let nextDialogId = 0;
   `,
   styles: `
     dialog {
-      border: 1px solid var(--border);
-      border-radius: var(--radius-lg);
-      box-shadow: var(--shadow-lg);
-      padding: 1.4rem 1.5rem 1.2rem;
       width: min(26rem, calc(100vw - 2rem));
-      color: var(--text);
-    }
-    dialog::backdrop {
-      background: rgb(15 23 42 / 40%);
     }
     h2 {
       margin: 0 0 0.5rem;
@@ -38,11 +30,6 @@ let nextDialogId = 0;
       margin: 0 0 1.2rem;
       color: var(--muted);
       overflow-wrap: anywhere;
-    }
-    .actions {
-      display: flex;
-      justify-content: flex-end;
-      gap: 0.5rem;
     }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,

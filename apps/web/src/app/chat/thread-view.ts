@@ -25,6 +25,7 @@ import { loadDraft, saveDraft } from './drafts';
 import { DebugPanelPreference, ThreadDebug } from './thread-debug';
 import { ThreadStore } from './thread-store';
 import { DisplayTextPipe } from '../shared/display-text';
+import { FileDrop } from '../shared/file-drop';
 import { UNTITLED_THREAD } from './thread-labels';
 
 /** Questions offered in an empty thread, in the interface's language (the planner reads both). */
@@ -37,7 +38,7 @@ const SUGGESTIONS: readonly string[] = [
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, ThreadDebug],
+  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, FileDrop, RouterLink, ThreadDebug],
   providers: [ThreadStore, AttachmentsStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',
@@ -49,7 +50,6 @@ export class ThreadView {
   /** The file picker takes what the Reports page's does. */
   protected readonly accept = IMPORT_ACCEPT;
   protected readonly attachTitle = $localize`:@@chat.attach.title:Attach a report file (up to ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit:): ${SUPPORTED_IMPORT_FORMATS}:formats:. Questions about "this file" are then answered from it.`;
-  protected readonly dragging = signal(false);
   protected readonly size = formatSize;
   private readonly list = inject(ChatListStore);
   private readonly router = inject(Router);
@@ -76,7 +76,6 @@ export class ThreadView {
   private readonly composer = viewChild<ElementRef<HTMLTextAreaElement>>('composer');
   private readonly titleInput = viewChild<ElementRef<HTMLInputElement>>('titleInput');
   private stickToBottom = true;
-  private dragDepth = 0;
 
   constructor() {
     effect(() => {
@@ -142,30 +141,7 @@ export class ThreadView {
     this.focusComposer();
   }
 
-  protected dragEnter(event: DragEvent): void {
-    if (!event.dataTransfer?.types.includes('Files')) return;
-    event.preventDefault();
-    this.dragDepth++;
-    this.dragging.set(true);
-  }
-
-  protected dragOver(event: DragEvent): void {
-    if (!event.dataTransfer?.types.includes('Files')) return;
-    event.preventDefault();
-    event.dataTransfer.dropEffect = 'copy';
-  }
-
-  protected dragLeave(): void {
-    this.dragDepth = Math.max(0, this.dragDepth - 1);
-    if (this.dragDepth === 0) this.dragging.set(false);
-  }
-
-  protected attachDropped(event: DragEvent): void {
-    const files = Array.from(event.dataTransfer?.files ?? []);
-    if (!files.length) return;
-    event.preventDefault();
-    this.dragDepth = 0;
-    this.dragging.set(false);
+  protected attachDropped(files: File[]): void {
     void this.attachments.attach(files);
     this.focusComposer();
   }

@@ -6,7 +6,7 @@ import { LanguageStore } from './language-store';
 @Component({
   selector: 'cc-language-switch',
   template: `
-    <label class="language">
+    <label class="language nav-picker">
       <span class="sr-only" i18n="@@language.label">Language</span>
       <select
         [value]="language.active"
@@ -26,19 +26,6 @@ import { LanguageStore } from './language-store';
     }
   `,
   styles: `
-    select {
-      min-height: 1.9rem;
-      padding: 0.15rem 0.4rem;
-      font-size: 0.8rem;
-      color: #dbe3ee;
-      background: rgb(255 255 255 / 6%);
-      border-color: rgb(255 255 255 / 18%);
-      width: auto;
-    }
-    option {
-      color: initial;
-      background: initial;
-    }
     .error {
       margin: 0.3rem 0 0;
       font-size: 0.75rem;

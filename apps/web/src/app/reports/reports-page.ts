@@ -5,6 +5,7 @@ import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportSumma
 import { ConfirmDialog } from '../chat/confirm-dialog';
 import { reportStatusLabel, severityLabel, triageStatusLabel } from '../i18n/labels';
 import { DisplayTextPipe, displayText } from '../shared/display-text';
+import { FileDrop } from '../shared/file-drop';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
 import { ScanComparisonPanel } from './scan-comparison-panel';
 import { ScanComparisonStore } from './scan-comparison-store';
@@ -24,7 +25,7 @@ const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
  */
 @Component({
   selector: 'cc-reports-page',
-  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, ScanComparisonPanel],
+  imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, FileDrop, RouterLink, ScanComparisonPanel],
   providers: [ReportsStore, ScanComparisonStore],
   templateUrl: './reports-page.html',
   styleUrl: './reports-page.css',
@@ -41,7 +42,6 @@ export class ReportsPage {
   protected readonly severityLabel = severityLabel;
   protected readonly statusLabel = triageStatusLabel;
   protected readonly reportStatusLabel = reportStatusLabel;
-  protected readonly dragging = signal(false);
   /** The report the archive confirmation is about. */
   protected readonly toArchive = signal<Pick<ReportSummary, 'id' | 'filename'> | null>(null);
   private readonly confirmArchive = viewChild.required<ConfirmDialog>('confirmArchive');
@@ -49,7 +49,6 @@ export class ReportsPage {
     const name = displayText(this.toArchive()?.filename);
     return name ? $localize`:@@reports.archiveHeading:Archive ${name}:name:?` : $localize`:@@reports.archiveThis:Archive this report?`;
   });
-  private dragDepth = 0;
 
   constructor() {
     void this.store.load();
@@ -99,28 +98,7 @@ export class ReportsPage {
     void this.store.importFiles(files);
   }
 
-  protected dragEnter(event: DragEvent): void {
-    if (!event.dataTransfer?.types.includes('Files')) return;
-    event.preventDefault();
-    this.dragDepth++;
-    this.dragging.set(true);
-  }
-
-  protected dragOver(event: DragEvent): void {
-    if (!event.dataTransfer?.types.includes('Files')) return;
-    event.preventDefault();
-    event.dataTransfer.dropEffect = 'copy';
-  }
-
-  protected dragLeave(): void {
-    this.dragDepth = Math.max(0, this.dragDepth - 1);
-    if (this.dragDepth === 0) this.dragging.set(false);
-  }
-
-  protected importDropped(event: DragEvent): void {
-    event.preventDefault();
-    this.dragDepth = 0;
-    this.dragging.set(false);
-    void this.store.importFiles(Array.from(event.dataTransfer?.files ?? []));
+  protected importDropped(files: File[]): void {
+    void this.store.importFiles(files);
   }
 }

@@ -13,7 +13,7 @@ export function isTypingTarget(target: EventTarget | null): boolean {
 @Component({
   selector: 'cc-shortcuts-dialog',
   template: `
-    <dialog #dialog aria-labelledby="shortcuts-title" data-testid="shortcuts-dialog">
+    <dialog #dialog class="modal" aria-labelledby="shortcuts-title" data-testid="shortcuts-dialog">
       <h2 id="shortcuts-title" i18n="@@shortcuts.title">Keyboard shortcuts</h2>
       <dl>
         <dt><kbd>?</kbd></dt>
@@ -34,16 +34,8 @@ export function isTypingTarget(target: EventTarget | null): boolean {
   `,
   styles: `
     dialog {
-      border: 1px solid var(--border);
-      border-radius: var(--radius-lg);
-      box-shadow: var(--shadow-lg);
-      padding: 1.4rem 1.5rem 1.2rem;
       width: min(30rem, calc(100vw - 2rem));
-      color: var(--text);
       background: var(--surface);
-    }
-    dialog::backdrop {
-      background: rgb(15 23 42 / 40%);
     }
     h2 {
       margin: 0 0 0.8rem;
@@ -66,10 +58,6 @@ export function isTypingTarget(target: EventTarget | null): boolean {
       border-bottom-width: 2px;
       border-radius: 4px;
       background: var(--bg);
-    }
-    .actions {
-      display: flex;
-      justify-content: flex-end;
     }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,

@@ -5,7 +5,7 @@ import { ThemeStore, type ThemeChoice } from './theme-store';
 @Component({
   selector: 'cc-theme-toggle',
   template: `
-    <label class="theme">
+    <label class="theme nav-picker">
       <span class="sr-only" i18n="@@theme.label">Theme</span>
       <select [value]="theme.choice()" (change)="choose($any($event.target).value)" data-testid="theme" title="Theme" i18n-title="@@theme.label">
         <option value="system" i18n="@@theme.system">System theme</option>
@@ -13,21 +13,6 @@ import { ThemeStore, type ThemeChoice } from './theme-store';
         <option value="dark" i18n="@@theme.dark">Dark</option>
       </select>
     </label>
-  `,
-  styles: `
-    select {
-      min-height: 1.9rem;
-      padding: 0.15rem 0.4rem;
-      font-size: 0.8rem;
-      color: #dbe3ee;
-      background: rgb(255 255 255 / 6%);
-      border-color: rgb(255 255 255 / 18%);
-      width: auto;
-    }
-    option {
-      color: initial;
-      background: initial;
-    }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
