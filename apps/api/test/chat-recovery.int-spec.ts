@@ -18,9 +18,15 @@ import {
 import type { LoginSession } from './support/login';
 import { startTestRedisServer, type TestRedisServer } from './support/redis-server';
 import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
-import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
+import { spawnWorkerProcess, WORKER_START_MS, type WorkerProcess } from './support/worker-process';
 
 jest.setTimeout(90_000);
+
+/**
+ * Bound of a test or hook that starts `workers` worker processes: above their start-up bounds plus
+ * the waits of its own (safety nets, not timings; each wait fails first, naming what it waited for).
+ */
+const withWorkerStarts = (workers: number) => workers * WORKER_START_MS + 90_000;
 
 /** Short locks so a killed worker's turn is picked up within ~3 s. */
 const FAST_RECOVERY = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
@@ -116,7 +122,7 @@ describe('turns survive crashed and stopped workers', () => {
       { id: done.messageId, status: 'complete', content: expect.stringMatching(/^w1 .* w30 $/) },
     ]);
     expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).body.activeTurn).toBeNull();
-  });
+  }, withWorkerStarts(2));
 
   it('SIGTERM lets the running turn finish before the worker exits', async () => {
     const { newChat, post } = helpers(env.api, env.session);
@@ -143,7 +149,7 @@ describe('turns survive crashed and stopped workers', () => {
     expect(events.at(-1)!.type).toBe('turn.done');
     expect(events.filter((e) => e.type === 'text.delta')).toHaveLength(15);
     expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1);
-  });
+  }, withWorkerStarts(1));
 });
 
 describe('Redis restarted while idle', () => {
@@ -156,7 +162,7 @@ describe('Redis restarted while idle', () => {
     redis = await startTestRedisServer();
     env = await setUp(redis.url);
     worker = await env.spawn();
-  });
+  }, withWorkerStarts(1));
   afterAll(async () => {
     watcher?.close();
     await worker?.stop();
@@ -261,5 +267,5 @@ describe('Redis restarted while idle', () => {
     expect((await watcher.waitFor(after!.turnId, undefined, 20_000)).type).toBe('turn.done');
     expectGapFree(watcher.forTurn(after!.turnId));
     expect(await rows()).toBe(stored + 3);
-  });
+  }, 150_000); // above the sum of its waits' bounds
 });

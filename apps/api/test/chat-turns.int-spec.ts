@@ -28,7 +28,7 @@ import {
   startApiInstance,
 } from './support/chat-harness';
 import type { LoginSession } from './support/login';
-import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
+import { spawnWorkerProcess, WORKER_START_MS, type WorkerProcess } from './support/worker-process';
 
 jest.setTimeout(60_000);
 
@@ -88,7 +88,8 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     ])) as [ApiInstance, ApiInstance, ...WorkerProcess[]];
     alice = await signIn(apiA, db.dataSource);
     bob = await signIn(apiA, db.dataSource);
-  });
+    // Above the worker's own start-up bound: on a loaded host the two start-ups share two cores.
+  }, WORKER_START_MS + 60_000);
 
   afterAll(async () => {
     sockets.forEach((s) => s.close());

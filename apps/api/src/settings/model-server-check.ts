@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { TOOL_DEFINITIONS, type SettingsTestResult } from '@corpus-chat/contracts';
-import { connectionFailure, discoverContextLength, effectiveContextBudget, httpFailure } from '@corpus-chat/server-core';
+import { connectionErrorCode, connectionFailure, discoverContextLength, effectiveContextBudget, httpFailure } from '@corpus-chat/server-core';
 
 /** What to test: an OpenAI-compatible server and a model on it. */
 export interface ModelServerTarget {
@@ -89,8 +89,11 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     // A server that accepted the connection but did not answer a model list in time would only
     // hold the operator for the completion's much longer timeout too.
     // (By its error class, or by the time it took: under some runtimes the SDK reports its own
-    // timeout as a generic connection error.)
-    if (e instanceof APIConnectionTimeoutError || Date.now() - listStarted >= listTimeoutMs) {
+    // timeout as a generic connection error. A socket error such as ECONNREFUSED is an answer,
+    // however late a busy host delivered it.)
+    const code = connectionErrorCode(e);
+    const answered = code !== undefined && !/TIMEDOUT|TIMEOUT/.test(code);
+    if (e instanceof APIConnectionTimeoutError || (!answered && Date.now() - listStarted >= listTimeoutMs)) {
       const why = `Not tried: ${target.baseUrl} did not answer the model list in time, so`;
       checks.push(
         { name: 'completion', ok: false, detail: `${why} a completion would not be answered either.` },

@@ -11,6 +11,10 @@ import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corp
 import { CSRF_HEADERS, connectChatSocket, loginAs } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 
+// A safety net, not a timing: a password change hashes at production argon2 cost (64 MiB, 3
+// passes) and the sign-ins after it verify at that cost, seconds each on a loaded 2-core host.
+jest.setTimeout(120_000);
+
 let db: TestDatabase;
 let app: NestExpressApplication;
 let baseUrl: string;

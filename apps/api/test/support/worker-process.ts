@@ -5,6 +5,13 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const ENTRY = 'apps/agent-worker/test/support/worker-child.ts';
 
+/**
+ * Bound of a worker's start-up (a safety net, not a timing): it compiles the worker's TypeScript
+ * and loads Nest, seconds alone and over a minute on a loaded 2-core host. Hooks that start
+ * workers need a bound above it.
+ */
+export const WORKER_START_MS = 120_000;
+
 export interface WorkerProcessOptions {
   databaseUrl: string;
   redisPrefix: string;
@@ -74,8 +81,10 @@ export async function spawnWorkerProcess(o: WorkerProcessOptions): Promise<Worke
       child.on('message', onMessage);
     });
   await new Promise<void>((resolve, reject) => {
-    // Start-up compiles the worker's TypeScript: slow on a loaded 2-core host, hence the margin.
-    const timer = setTimeout(() => reject(new Error('worker process did not start within 60 s')), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`worker process did not start within ${WORKER_START_MS / 1000} s`)),
+      WORKER_START_MS,
+    );
     child.on('message', (m: { type?: string }) => {
       if (m?.type !== 'ready') return;
       clearTimeout(timer);

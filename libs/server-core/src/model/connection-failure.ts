@@ -22,6 +22,17 @@ const CONNECTION_ERRORS: Record<string, string> = {
 
 type ErrorCause = { cause?: ErrorCause; code?: string; message?: string };
 
+const causesOf = (e: unknown): ErrorCause[] => {
+  const causes: ErrorCause[] = [];
+  for (let c = (e as ErrorCause).cause; c && causes.length < 4; c = c.cause) causes.push(c);
+  return causes;
+};
+
+/** The socket's error code in the cause chain of a failed request (`ECONNREFUSED`, `ENOTFOUND`…), if any. */
+export function connectionErrorCode(e: unknown): string | undefined {
+  return causesOf(e).find((c) => typeof c.code === 'string')?.code;
+}
+
 /**
  * Why a connection to `baseUrl` failed, in words, from the cause chain of the OpenAI client's
  * `APIConnectionError` (undici puts the socket error's `code` one or two levels down), e.g.
@@ -30,8 +41,7 @@ type ErrorCause = { cause?: ErrorCause; code?: string; message?: string };
  * turn errors, so an operator reads the same words in both.
  */
 export function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
-  const causes: ErrorCause[] = [];
-  for (let c = (e as ErrorCause).cause; c && causes.length < 4; c = c.cause) causes.push(c);
+  const causes = causesOf(e);
   const code = causes.find((c) => typeof c.code === 'string')?.code;
   const messages = causes.map((c) => c.message).filter((m): m is string => !!m);
   // The deepest message is the socket's own ("fetch failed" wraps it).

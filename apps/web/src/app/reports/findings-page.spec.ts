@@ -20,12 +20,14 @@ function search(filter: FindingFilter, page: { limit: number; offset: number }):
   return Promise.resolve({ total, rows, limit: page.limit, offset: page.offset, filter });
 }
 
-describe('FindingsPage', () => {
+// Bounds are safety nets, not timings: each navigation renders a page of 50 rows in jsdom, which a
+// loaded 2-core host makes take seconds, and a test waits for several.
+describe('FindingsPage', { timeout: 60_000 }, () => {
   let api: { searchFindings: ReturnType<typeof vi.fn>; listReports: ReturnType<typeof vi.fn>; setStatusOfMany: ReturnType<typeof vi.fn> };
   let harness: RouterTestingHarness;
   const el = (): HTMLElement => harness.routeNativeElement!;
   /** Bound for the mocked API's answers to reach the page. */
-  const WAIT = { timeout: 2000 };
+  const WAIT = { timeout: 15_000 };
   const url = (): URL => new URL(TestBed.inject(Router).url, 'http://x');
   const typeCwe = (value: string): void => {
     const input = el().querySelector<HTMLInputElement>('#f-cwe')!;
