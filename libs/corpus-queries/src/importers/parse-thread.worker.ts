@@ -2,6 +2,8 @@
  * Entry point of the import parse thread (see `parse-thread.ts`): parses the file it is given and
  * posts the findings in batches, then the rest of the parsed file, or the refusal as an outcome.
  */
+// A thread starts with fresh globals: the decorated classes the contracts library declares need this, as in main.ts.
+import 'reflect-metadata';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseForImport } from './parse-report';
 import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
