@@ -4,6 +4,7 @@
  */
 // A thread starts with fresh globals: the decorated classes the contracts library declares need this, as in main.ts.
 import 'reflect-metadata';
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseForImport } from './parse-report';
 import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
@@ -15,6 +16,10 @@ import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
 const BATCH = 500;
 
 const next = (): Promise<unknown> => new Promise((resolve) => parentPort!.once('message', resolve));
+
+// On Linux a nice value is per thread: this one yields the CPU to the event loop (chat turns) and to
+// Postgres whenever they need it. Elsewhere it would lower the whole process, so it is left as is.
+if (process.platform === 'linux') os.setPriority(os.constants.priority.PRIORITY_LOW);
 
 async function run({ name, bytes, options }: ParseThreadInput): Promise<void> {
   const post = (m: ParseThreadMessage) => parentPort!.postMessage(m);
