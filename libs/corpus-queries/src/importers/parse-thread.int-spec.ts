@@ -11,6 +11,9 @@ import { cancelImportJob, createImportJobs, runImportJob } from './import-jobs';
 import { parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
 
+// Two ~24 MB imports and an in-process parse: minutes on a busy host.
+jest.setTimeout(120_000);
+
 /** A generous bound for the longest event-loop stall: a turn's first event is expected in tens of ms. */
 const MAX_STALL_MS = 200;
 

@@ -13,7 +13,7 @@ import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
  * Findings per message. The main thread reads every message already waiting in one go, so each
  * batch waits for its go-ahead: copying them all in at once would stall its event loop.
  */
-const BATCH = 500;
+const BATCH = 100;
 
 const next = (): Promise<unknown> => new Promise((resolve) => parentPort!.once('message', resolve));
 
