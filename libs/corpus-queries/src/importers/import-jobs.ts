@@ -3,7 +3,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ExtractionProgress, ImportJobStatus, ImportJobView, ImportOutcome } from '@corpus-chat/contracts';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { runPdfImportJob, type PdfImportOptions } from '../pdf-reports/pdf-import';
-import { importFileName, type ImportOptions, parseForImport, storeParsedReport } from './import-report';
+import { importFileName, type ImportOptions, storeParsedReport } from './import-report';
+import type { ParsedFile } from './parse-report';
+import { ParseCancelled, parseInThread } from './parse-thread';
 
 /** @internal An `import_jobs` row as selected with `IMPORT_JOB_COLUMNS`. */
 export interface ImportJobRow {
@@ -132,8 +134,9 @@ export async function finish(manager: EntityManager, id: string, outcome: Import
 }
 
 /**
- * Runs import `id` as the ingest worker does: marks it `parsing` (calling `onParsing`), reads and
- * parses its file outside any transaction, then in one transaction locks the row and, unless it was
+ * Runs import `id` as the ingest worker does: marks it `parsing` (calling `onParsing`), reads its
+ * file and parses it in a worker thread outside any transaction (the thread is stopped when the
+ * import is cancelled meanwhile), then in one transaction locks the row and, unless it was
  * cancelled meanwhile, stores the report and ends the import `ready` (or `failed` with the
  * importer's refusal: nothing written). The uploaded file is deleted once the import ended.
  *
@@ -163,7 +166,12 @@ export async function runImportJob(
     await removeUpload(job.uploadPath);
     return ended;
   }
-  const parsed = await parseForImport(job.file, bytes, options);
+  const parsed = await parseWatchingForCancel(dataSource, job, bytes, options);
+  if (!parsed) {
+    await removeUpload(job.uploadPath);
+    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+    return toRecord(row);
+  }
   const ended = await dataSource.transaction(async (tx) => {
     const [row]: ImportJobRow[] = await tx.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`, [id]);
     if (row.status !== 'parsing') return toRecord(row);
@@ -174,6 +182,32 @@ export async function runImportJob(
   });
   await removeUpload(job.uploadPath);
   return ended;
+}
+
+/** How often a running parse checks whether its import was cancelled. */
+const CANCEL_CHECK_MS = 1000;
+
+/**
+ * Parses the file of `job` in a worker thread (`parseInThread`), stopping the thread when the
+ * import is cancelled meanwhile: then resolves null.
+ */
+async function parseWatchingForCancel(dataSource: DataSource, job: ImportJobRecord, bytes: Uint8Array, options: ImportOptions): Promise<ParsedFile | ImportOutcome | null> {
+  const cancel = new AbortController();
+  const check = setInterval(() => {
+    dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [job.id]).then(
+      (rows: { status: ImportJobStatus }[]) => rows[0]?.status === 'cancelled' && cancel.abort(),
+      // A failed check is not a cancel: the next one, or the locked re-check before writing, decides.
+      () => undefined,
+    );
+  }, CANCEL_CHECK_MS);
+  try {
+    return await parseInThread(job.file, bytes, options, cancel.signal);
+  } catch (e) {
+    if (e instanceof ParseCancelled) return null;
+    throw e;
+  } finally {
+    clearInterval(check);
+  }
 }
 
 /** Queued or parsing imports unchanged for `minAgeMs` or more, oldest first (at most `limit`): what the API's sweep checks. */

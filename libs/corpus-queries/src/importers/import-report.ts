@@ -7,8 +7,7 @@ import { carryTriageStatus } from '../triage/carry-status';
 import { importPdfForReview } from '../pdf-reports/pdf-import';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
-import { ImportRefusal } from './import-refusal';
-import { parseReportFile, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
+import { parseForImport, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
 import { insertFindings, toJsonb } from './persist-report';
 import { removeBidiControls } from './text';
 
@@ -93,16 +92,6 @@ export async function importReport(
 /** The name a report keeps: the base name without bidi controls (`unnamed` when nothing is left). */
 export function importFileName(filename: string): string {
   return removeBidiControls(path.basename(filename)) || 'unnamed';
-}
-
-/** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
-export async function parseForImport(name: string, bytes: Uint8Array, options: ImportOptions = {}): Promise<ParsedFile | ImportOutcome> {
-  try {
-    return await parseReportFile(bytes, options);
-  } catch (e) {
-    if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
-    return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
-  }
 }
 
 /**

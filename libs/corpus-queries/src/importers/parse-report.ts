@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import readline from 'node:readline';
 import { Readable } from 'node:stream';
+import type { ImportOutcome } from '@corpus-chat/contracts';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { parseBurp, looksLikeBurp } from './burp.importer';
@@ -230,6 +231,16 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
 export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
   // Every format ends here, so text is bounded once for all of them.
   return boundReportText(await parseContent(bytes, options));
+}
+
+/** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
+export async function parseForImport(name: string, bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile | ImportOutcome> {
+  try {
+    return await parseReportFile(bytes, options);
+  } catch (e) {
+    if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
+    return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
+  }
 }
 
 async function parseContent(bytes: Uint8Array, options: ParseOptions): Promise<ParsedFile> {

@@ -4,19 +4,28 @@ import type { ParsedFinding } from './parsed-report';
 
 /** Rows per INSERT … SELECT FROM unnest(…) statement. */
 const CHUNK = 2000;
+/**
+ * Text per finding_versions statement, at most (about): its parameters are built and encoded in one
+ * go on the event loop, which a large report's 2,000 rows would hold for hundreds of milliseconds.
+ */
+const CHUNK_CHARS = 250_000;
 
 /** Reserves `n` values of the identity sequence of `table.id`, in ascending order. */
 export async function reserveIds(manager: EntityManager, table: string, n: number): Promise<number[]> {
   if (n === 0) return [];
-  const rows: { id: number }[] = await manager.query(
-    `SELECT nextval(pg_get_serial_sequence($1, 'id'))::int AS id FROM generate_series(1, $2)`,
+  // One array rather than n rows: reading tens of thousands of rows would hold the event loop.
+  const [{ ids }]: { ids: number[] }[] = await manager.query(
+    `SELECT array_agg(id ORDER BY id) AS ids FROM (SELECT nextval(pg_get_serial_sequence($1, 'id'))::int AS id FROM generate_series(1, $2)) s`,
     [table, n],
   );
-  return rows.map((r) => r.id);
+  return ids;
 }
 
 /** JSON text for a jsonb column: Postgres refuses the NUL character (`\\u0000`) in jsonb, so it is dropped. */
 export function toJsonb(value: unknown): string {
+  const text = JSON.stringify(value);
+  // The replacer makes it several times slower: only when there is a NUL (or `\u0000` text) to drop.
+  if (text === undefined || !text.includes('\\u0000')) return text;
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? v.replace(/\0/g, '') : v));
 }
 
@@ -34,19 +43,16 @@ export async function insertFindings(manager: EntityManager, reportId: number | 
   const versionCount = findings.reduce((n, f) => n + f.versions.length, 0);
   const versionIds = await reserveIds(manager, 'finding_versions', versionCount);
 
-  // finding_versions
-  const v = {
-    id: [] as number[], findingId: [] as number[], version: [] as number[], origin: [] as string[], title: [] as string[],
-    severity: [] as string[], description: [] as string[], impact: [] as (string | null)[], attackVector: [] as (string | null)[],
-    endpoints: [] as string[], steps: [] as string[], cwe: [] as string[], cvss: [] as (string | null)[], mitre: [] as string[],
-    raw: [] as (string | null)[], editedBy: [] as (string | null)[], reason: [] as (string | null)[], createdAt: [] as (string | null)[],
-  };
+  // finding_versions, each statement's columns built just before it runs, up to CHUNK rows or
+  // CHUNK_CHARS of text
   const currentVersion: number[] = [];
+  let v = versionColumns();
   let k = 0;
-  findings.forEach((f, i) => {
-    f.versions.forEach((ver, n) => {
-      const id = versionIds[k++];
-      v.id.push(id);
+  let chars = 0;
+  for (const [i, f] of findings.entries()) {
+    for (const [n, ver] of f.versions.entries()) {
+      const raw = ver.raw === undefined ? null : toJsonb(ver.raw);
+      v.id.push(versionIds[k++]);
       v.findingId.push(findingIds[i]);
       v.version.push(n + 1);
       v.origin.push(ver.origin);
@@ -60,33 +66,20 @@ export async function insertFindings(manager: EntityManager, reportId: number | 
       v.cwe.push(pgIntArray(ver.cwe));
       v.cvss.push(ver.cvss ? JSON.stringify(ver.cvss) : null);
       v.mitre.push(toJsonb(ver.mitre));
-      v.raw.push(ver.raw === undefined ? null : toJsonb(ver.raw));
+      v.raw.push(raw);
       v.editedBy.push(ver.editedBy);
       v.reason.push(ver.reason);
       v.createdAt.push(ver.createdAt);
-    });
+      chars += ver.title.length + ver.description.length + (ver.impact?.length ?? 0) + (raw?.length ?? 0);
+      if (v.id.length >= CHUNK || chars >= CHUNK_CHARS) {
+        await insertVersions(manager, v);
+        v = versionColumns();
+        chars = 0;
+      }
+    }
     currentVersion.push(versionIds[k - 1]);
-  });
-  for (let s = 0; s < v.id.length; s += CHUNK) {
-    const slice = <T>(a: T[]): T[] => a.slice(s, s + CHUNK);
-    await manager.query(
-      `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
-         affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
-       SELECT id, finding_id, version, origin, title, severity, description, impact, attack_vector,
-         endpoints::jsonb, steps::jsonb, cwe::int[], cvss::jsonb, mitre::jsonb, raw::jsonb, edited_by, reason,
-         coalesce(created_at::timestamptz, now())
-       FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::finding_severity[], $7::text[], $8::text[],
-         $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
-         $18::text[])
-         AS u(id, finding_id, version, origin, title, severity, description, impact, attack_vector, endpoints, steps, cwe,
-           cvss, mitre, raw, edited_by, reason, created_at)`,
-      [
-        slice(v.id), slice(v.findingId), slice(v.version), slice(v.origin), slice(v.title), slice(v.severity),
-        slice(v.description), slice(v.impact), slice(v.attackVector), slice(v.endpoints), slice(v.steps), slice(v.cwe),
-        slice(v.cvss), slice(v.mitre), slice(v.raw), slice(v.editedBy), slice(v.reason), slice(v.createdAt),
-      ],
-    );
   }
+  if (v.id.length) await insertVersions(manager, v);
 
   // findings, copying the current version's severity and CWE ids
   for (let s = 0; s < findings.length; s += CHUNK) {
@@ -143,4 +136,32 @@ export async function insertFindings(manager: EntityManager, reportId: number | 
     );
   }
   return findingIds;
+}
+
+function versionColumns() {
+  return {
+    id: [] as number[], findingId: [] as number[], version: [] as number[], origin: [] as string[], title: [] as string[],
+    severity: [] as string[], description: [] as string[], impact: [] as (string | null)[], attackVector: [] as (string | null)[],
+    endpoints: [] as string[], steps: [] as string[], cwe: [] as string[], cvss: [] as (string | null)[], mitre: [] as string[],
+    raw: [] as (string | null)[], editedBy: [] as (string | null)[], reason: [] as (string | null)[], createdAt: [] as (string | null)[],
+  };
+}
+
+async function insertVersions(manager: EntityManager, v: ReturnType<typeof versionColumns>): Promise<void> {
+  await manager.query(
+    `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
+       affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
+     SELECT id, finding_id, version, origin, title, severity, description, impact, attack_vector,
+       endpoints::jsonb, steps::jsonb, cwe::int[], cvss::jsonb, mitre::jsonb, raw::jsonb, edited_by, reason,
+       coalesce(created_at::timestamptz, now())
+     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::finding_severity[], $7::text[], $8::text[],
+       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[],
+       $18::text[])
+       AS u(id, finding_id, version, origin, title, severity, description, impact, attack_vector, endpoints, steps, cwe,
+         cvss, mitre, raw, edited_by, reason, created_at)`,
+    [
+      v.id, v.findingId, v.version, v.origin, v.title, v.severity, v.description, v.impact, v.attackVector, v.endpoints, v.steps,
+      v.cwe, v.cvss, v.mitre, v.raw, v.editedBy, v.reason, v.createdAt,
+    ],
+  );
 }

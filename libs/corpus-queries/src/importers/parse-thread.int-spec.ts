@@ -1,0 +1,109 @@
+/**
+ * A large scanner-file import parses in a worker thread, so the ingest worker's event loop (which
+ * also runs chat turns and renews job locks) stays free while it runs; the same file parsed on the
+ * main thread stalls it. Findings, refusals and cancels are as without the thread.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir } from '../testing';
+import { cancelImportJob, createImportJobs, runImportJob } from './import-jobs';
+import { parseForImport } from './parse-report';
+import { ParseCancelled, parseInThread } from './parse-thread';
+
+// Two ~24 MB imports and an in-process parse: minutes on a busy host.
+jest.setTimeout(120_000);
+
+/** A generous bound for the longest event-loop stall: a turn's first event is expected in tens of ms. */
+const MAX_STALL_MS = 200;
+
+let db: TestDatabase;
+let dir: string;
+let operatorId: string;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = testDataDir();
+  fs.mkdirSync(dir, { recursive: true });
+  operatorId = (await insertTestOperator(db.dataSource)).id;
+});
+afterAll(async () => {
+  await db?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A SARIF 2.1.0 file of `count` results with long, distinct messages (about 2 KB each). */
+function sarif(count: number): Buffer {
+  const filler = 'x'.repeat(1800);
+  const results = Array.from({ length: count }, (_, n) =>
+    JSON.stringify({
+      ruleId: `R${n % 500}`,
+      level: ['error', 'warning', 'note'][n % 3],
+      message: { text: `Finding ${n}: possible SQL injection in handler ${n} ${filler}` },
+      locations: [{ physicalLocation: { artifactLocation: { uri: `src/module${n % 97}/file${n}.c` }, region: { startLine: (n % 900) + 1 } } }],
+    }),
+  );
+  return Buffer.from(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"test-scanner","version":"1.0"}},"results":[${results.join(',')}]}]}`);
+}
+
+async function queued(bytes: Buffer, filename = 'large.sarif') {
+  const uploadPath = path.join(dir, `${Math.random().toString(36).slice(2)}.upload`);
+  fs.writeFileSync(uploadPath, bytes);
+  const [job] = await createImportJobs(db.dataSource, operatorId, [{ filename, uploadPath, sizeBytes: bytes.byteLength }]);
+  return job!;
+}
+
+/** The longest event-loop stall (ms) while `work` runs. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  // Its first tick only starts the clock, and each later one records how late it fired: let one
+  // pass before the work, and one after it.
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+  await tick();
+  try {
+    const result = await work();
+    await tick();
+    return { result, stallMs: histogram.max / 1e6 };
+  } finally {
+    histogram.disable();
+  }
+}
+
+const COUNT = 12_000;
+
+test(`a ${COUNT}-result SARIF import stores every finding without stalling the event loop, while parsing it in process does`, async () => {
+  const bytes = sarif(COUNT);
+  const job = await queued(bytes);
+  const { result: ended, stallMs } = await longestStall(() => runImportJob(db.dataSource, job.id));
+  expect(ended).toMatchObject({ status: 'ready', outcome: { ok: true, format: 'sarif', findingCount: COUNT } });
+  expect(stallMs).toBeLessThan(MAX_STALL_MS);
+
+  // The same file is large enough to matter: parsed on this thread, it stalls the loop.
+  const inProcess = await longestStall(() => parseForImport('large.sarif', bytes));
+  expect(inProcess.result).toMatchObject({ format: 'sarif' });
+  expect(inProcess.stallMs).toBeGreaterThan(MAX_STALL_MS);
+});
+
+test('the thread gives the same refusal message as parsing in process', async () => {
+  const broken = Buffer.from('{"version":"2.1.0","runs":[{"tool":');
+  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toEqual(await parseForImport('broken.sarif', broken));
+  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toMatchObject({ ok: false, code: 'INVALID', error: expect.stringMatching(/^JSON syntax error at line 1/) });
+});
+
+test('a cancel while the thread parses stops it: the import ends cancelled, nothing is written', async () => {
+  const job = await queued(sarif(COUNT));
+  const before = (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
+  const ended = await runImportJob(db.dataSource, job.id, {
+    onParsing: async () => void (await cancelImportJob(db.dataSource, operatorId, job.id)),
+  });
+  expect(ended).toMatchObject({ status: 'cancelled', outcome: null });
+  expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(before);
+  expect(fs.existsSync(job.uploadPath)).toBe(false);
+});
+
+test('aborting the signal stops the parse: it rejects as cancelled', async () => {
+  const abort = new AbortController();
+  const parsing = parseInThread('large.sarif', new Uint8Array(sarif(COUNT)), {}, abort.signal);
+  abort.abort();
+  await expect(parsing).rejects.toBeInstanceOf(ParseCancelled);
+});

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { ImportOutcome } from '@corpus-chat/contracts';
+import type { ParseOptions, ParsedFile } from './parse-report';
+import type { ParsedFinding } from './parsed-report';
+
+/** @internal What the parse thread is given. */
+export interface ParseThreadInput {
+  name: string;
+  bytes: Uint8Array;
+  options: { maxBytes?: number };
+}
+
+/** @internal What the parse thread posts: findings in batches, then the rest of the file (or the refusal). */
+export type ParseThreadMessage =
+  | { kind: 'findings'; findings: ParsedFinding[] }
+  | { kind: 'parsed'; parsed: ParsedFile }
+  | { kind: 'outcome'; outcome: ImportOutcome }
+  | { kind: 'error'; message: string };
+
+/**
+ * The thread's script beside this file: `.js` in the build, `.ts` when the sources run directly
+ * (Jest, `run-ts`), which the thread then compiles with the project's require hook.
+ */
+const ext = path.extname(__filename);
+const SCRIPT = path.join(__dirname, `parse-thread.worker${ext}`);
+const REGISTER = ext === '.ts' ? path.resolve(__dirname, '../../../../tools/build/register.cjs') : null;
+const BOOT = `const { workerData } = require('node:worker_threads');
+if (workerData.register) require(workerData.register);
+require(workerData.script);`;
+
+/** Thrown when `signal` aborted the parse (the thread was stopped). */
+export class ParseCancelled extends Error {
+  constructor() {
+    super('the parse was cancelled');
+    this.name = 'ParseCancelled';
+  }
+}
+
+/**
+ * `parseForImport` in a worker thread: parsing a 50 MB scanner file keeps a CPU busy for seconds,
+ * which on the ingest worker's event loop would hold up the chat turns that process runs (bench
+ * scenario 7). Same result and refusal messages as `parseForImport`; `bytes` are handed over
+ * (unusable here afterwards). Aborting `signal` stops the thread and rejects with `ParseCancelled`.
+ *
+ * @throws Error when the thread itself failed (out of memory, killed): not a fault of the file.
+ */
+export function parseInThread(name: string, bytes: Uint8Array, options: ParseOptions = {}, signal?: AbortSignal): Promise<ParsedFile | ImportOutcome> {
+  // Handed over, not copied, when the bytes own their buffer (as `fs.readFile` gives them).
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const input: ParseThreadInput = { name, bytes: own, options: { maxBytes: options.maxBytes } };
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ParseCancelled());
+    const worker = new Worker(BOOT, { eval: true, workerData: { ...input, script: SCRIPT, register: REGISTER }, transferList: [own.buffer as ArrayBuffer] });
+    const findings: ParsedFinding[] = [];
+    let settled = false;
+    const end = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      settle();
+    };
+    const onAbort = () => end(() => reject(new ParseCancelled()));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: ParseThreadMessage) => {
+      if (m.kind === 'findings') {
+        for (const f of m.findings) findings.push(f);
+        // The next batch once this turn of the event loop is over (see the thread's BATCH).
+        setImmediate(() => settled || worker.postMessage('next'));
+      }
+      else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }));
+      else if (m.kind === 'outcome') end(() => resolve(m.outcome));
+      else end(() => reject(new Error(`the import parser failed: ${m.message}`)));
+    });
+    worker.once('error', (e) => end(() => reject(e)));
+    worker.once('exit', (code) => end(() => reject(new Error(`the import parser stopped (exit code ${code})`))));
+  });
+}
