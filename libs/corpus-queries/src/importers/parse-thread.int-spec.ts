@@ -14,8 +14,12 @@ import { ParseCancelled, parseInThread } from './parse-thread';
 // Two ~24 MB imports and an in-process parse: minutes on a busy host.
 jest.setTimeout(120_000);
 
-/** A generous bound for the longest event-loop stall: a turn's first event is expected in tens of ms. */
-const MAX_STALL_MS = 200;
+/**
+ * The threaded import's longest stall must be under this fraction of the in-process parse's, both
+ * measured in the same test: a ratio, so a loaded host (which stretches both) does not decide it.
+ * Unloaded: ~0.1 s against ~2 s.
+ */
+const MAX_STALL_RATIO = 0.25;
 
 let db: TestDatabase;
 let dir: string;
@@ -76,12 +80,11 @@ test(`a ${COUNT}-result SARIF import stores every finding without stalling the e
   const job = await queued(bytes);
   const { result: ended, stallMs } = await longestStall(() => runImportJob(db.dataSource, job.id));
   expect(ended).toMatchObject({ status: 'ready', outcome: { ok: true, format: 'sarif', findingCount: COUNT } });
-  expect(stallMs).toBeLessThan(MAX_STALL_MS);
 
-  // The same file is large enough to matter: parsed on this thread, it stalls the loop.
+  // The same file parsed on this thread stalls the loop for the whole parse.
   const inProcess = await longestStall(() => parseForImport('large.sarif', bytes));
   expect(inProcess.result).toMatchObject({ format: 'sarif' });
-  expect(inProcess.stallMs).toBeGreaterThan(MAX_STALL_MS);
+  expect(stallMs).toBeLessThan(inProcess.stallMs * MAX_STALL_RATIO);
 });
 
 test('the thread gives the same refusal message as parsing in process', async () => {
