@@ -11,7 +11,7 @@
  *   npm run test:fuzz        the whole fuzz suite (every case; minutes)
  *   npm test -- --serial     everything, one step at a time
  *   npm test -- --only=jest  one step by name (lint, lint-tools, typecheck-tools, typecheck, jest,
- *                            jest-unit, jest-int, fuzz, web, e2e)
+ *                            jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
  *
  * In a run of every step, the browser tests and then the web app's unit tests run beside the Jest
  * step rather than after it: Jest's integration specs spend much of their time waiting on timers,
@@ -33,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const only = arg('only');
+const only = arg('only')?.split(',');
 const suite = arg('suite') ?? 'all';
 const serial = process.argv.includes('--serial');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
@@ -69,9 +69,9 @@ const steps = [
   { name: 'e2e', suites: ['all'], cmd: bin('playwright'), args: ['test', '-c', E2E_CONFIG], needsServices: true, needsShared: true, beside: 'jest', when: () => fs.existsSync(path.join(root, E2E_CONFIG)) },
 ];
 
-const selected = steps.filter((step) => (only ? step.name === only : step.suites.includes(suite)) && (!step.when || step.when()));
+const selected = steps.filter((step) => (only ? only.includes(step.name) : step.suites.includes(suite)) && (!step.when || step.when()));
 if (!selected.length) {
-  console.error(`No step to run for ${only ? `--only=${only}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
+  console.error(`No step to run for ${only ? `--only=${only.join(',')}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
   process.exit(2);
 }
 
