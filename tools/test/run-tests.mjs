@@ -9,14 +9,21 @@
  *   npm run test:unit        unit specs only (`src/` `*.spec.ts` and the web app); no Postgres or Redis
  *   npm run test:int         integration specs only (`*.int-spec.ts`, `test/` folders)
  *   npm run test:fuzz        the whole fuzz suite (every case; minutes)
+ *   npm test -- --serial     everything, one step at a time
  *   npm test -- --only=jest  one step by name (lint, lint-tools, typecheck-tools, typecheck, jest,
- *                            jest-unit, jest-int, fuzz, web, e2e)
+ *                            jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
+ *
+ * In a run of every step, the browser tests and then the web app's unit tests run beside the Jest
+ * step rather than after it: Jest's integration specs spend much of their time waiting on timers,
+ * sockets and child processes, so the two lanes share the two cores with little slowdown. Those
+ * steps' output is written to test-artifacts/<step>.log and printed when Jest ends (one step at a
+ * time stays readable). `--serial` runs every step one after another, streaming its output.
  *
  * Lint and type-check use the Nx cache: a project is checked again only when its files, a
  * dependency's files, the lockfile, `tsconfig.base.json` or the ESLint config changed (the inputs
  * in `nx.json`). `NX_SKIP_NX_CACHE=true npm test` checks everything anyway.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -26,8 +33,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const arg = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const only = arg('only');
+const only = arg('only')?.split(',');
 const suite = arg('suite') ?? 'all';
+const serial = process.argv.includes('--serial');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const sharedDir = process.env.SHARED_DIR ? path.resolve(process.env.SHARED_DIR) : path.resolve(root, '..', 'shared');
 
@@ -44,7 +52,8 @@ const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 const jest = (extra = []) => ['--maxWorkers=2', '--ci', ...extra];
 /**
  * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;
- * `needsShared`: the shared data folder.
+ * `needsShared`: the shared data folder. `beside`: when the named step runs too, this one runs in
+ * a second lane during it (after the lane's earlier steps), its output captured.
  */
 const steps = [
   { name: 'lint', suites: ['all'], cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'] },
@@ -55,14 +64,14 @@ const steps = [
   { name: 'jest-unit', suites: ['unit'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'unit' }, needsShared: true },
   { name: 'jest-int', suites: ['int'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'int' }, needsServices: true, needsShared: true },
   { name: 'fuzz', suites: ['fuzz'], cmd: bin('jest'), args: jest([FUZZ_SPEC]), env: { FUZZ_FULL: '1' }, needsServices: true },
-  { name: 'web', suites: ['all', 'unit'], cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
+  { name: 'web', suites: ['all', 'unit'], cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], beside: 'jest', when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
   // Playwright's global setup builds the web app (production) before the specs run; E2E_SKIP_BUILD=1 reuses dist/web/browser.
-  { name: 'e2e', suites: ['all'], cmd: bin('playwright'), args: ['test', '-c', E2E_CONFIG], needsServices: true, needsShared: true, when: () => fs.existsSync(path.join(root, E2E_CONFIG)) },
+  { name: 'e2e', suites: ['all'], cmd: bin('playwright'), args: ['test', '-c', E2E_CONFIG], needsServices: true, needsShared: true, beside: 'jest', when: () => fs.existsSync(path.join(root, E2E_CONFIG)) },
 ];
 
-const selected = steps.filter((step) => (only ? step.name === only : step.suites.includes(suite)) && (!step.when || step.when()));
+const selected = steps.filter((step) => (only ? only.includes(step.name) : step.suites.includes(suite)) && (!step.when || step.when()));
 if (!selected.length) {
-  console.error(`No step to run for ${only ? `--only=${only}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
+  console.error(`No step to run for ${only ? `--only=${only.join(',')}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
   process.exit(2);
 }
 
@@ -126,13 +135,54 @@ async function cleanUp() {
   }
 }
 
+const artifacts = path.join(root, 'test-artifacts');
+const stepEnv = (step) => ({ ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CC_TEST_RUN_ID: runId, SHARED_DIR: sharedDir, ...step.env });
+
+/** Runs one step; with `logFile` its output goes there instead of this terminal. */
+function run(step, logFile) {
+  const started = Date.now();
+  let out = 'inherit';
+  if (logFile) {
+    fs.mkdirSync(path.dirname(logFile), { recursive: true });
+    out = fs.openSync(logFile, 'w');
+  }
+  const child = spawn(step.cmd, step.args, { cwd: root, stdio: ['inherit', out, out], env: stepEnv(step) });
+  if (typeof out === 'number') fs.closeSync(out);
+  return new Promise((resolve) => {
+    const done = (ok) => resolve({ name: step.name, ok, seconds: (Date.now() - started) / 1000 });
+    child.on('error', (e) => {
+      console.error(`${step.name}: ${e.message}`);
+      done(false);
+    });
+    child.on('exit', (code) => done(code === 0));
+  });
+}
+
+const header = (step, note = '') => console.log(`\n=== ${step.name}${note}: ${path.basename(step.cmd)} ${step.args.join(' ')}`);
 const results = [];
 for (const step of selected) {
-  console.log(`\n=== ${step.name}: ${path.basename(step.cmd)} ${step.args.join(' ')}`);
-  const started = Date.now();
-  const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CC_TEST_RUN_ID: runId, SHARED_DIR: sharedDir, ...step.env };
-  const r = spawnSync(step.cmd, step.args, { cwd: root, stdio: 'inherit', env });
-  results.push({ name: step.name, ok: r.status === 0, seconds: (Date.now() - started) / 1000 });
+  const besideNames = new Set(selected.filter((s) => s.beside === step.name).map((s) => s.name));
+  if (step.beside && !serial && selected.some((s) => s.name === step.beside)) continue;
+  if (serial || !besideNames.size) {
+    header(step);
+    results.push(await run(step));
+    continue;
+  }
+  const lane = selected.filter((s) => besideNames.has(s.name));
+  for (const s of lane) header(s, ` (beside ${step.name}; output in test-artifacts/${s.name}.log, printed when it ends)`);
+  const laneDone = (async () => {
+    const laneResults = [];
+    for (const s of lane) laneResults.push(await run(s, path.join(artifacts, `${s.name}.log`)));
+    return laneResults;
+  })();
+  header(step);
+  results.push(await run(step));
+  const laneResults = await laneDone;
+  for (const r of laneResults) {
+    console.log(`\n=== ${r.name} (ran beside ${step.name}; ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s): its output`);
+    process.stdout.write(fs.readFileSync(path.join(artifacts, `${r.name}.log`), 'utf8'));
+  }
+  results.push(...laneResults);
 }
 
 await cleanUp();

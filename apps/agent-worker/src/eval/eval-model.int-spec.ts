@@ -7,18 +7,17 @@
  */
 import 'reflect-metadata';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { startBrainServer, type BrainServer, type ServerProfileName, type ServerQuirks } from '../agent/testing/planner-brain';
 import { ScriptedOpenAiServer, script } from '../agent/testing/scripted-openai-server';
 import { evaluateModel, type EvalReport } from './eval-model';
 
-const { corpus, questions } = loadQuestions();
+const { questions } = loadQuestions();
 let db: TestDatabase;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const refused = (await importCorpusFiles(db.dataSource, corpus.files)).filter((o) => !o.ok);
-  expect(refused).toEqual([]);
+  // Throws when an import is refused.
+  db = await createQuestionsCorpusDatabase();
 }, 240_000);
 afterAll(async () => db?.drop());
 

@@ -4,7 +4,7 @@
  * expected number (and report name) there.
  */
 import type { FindingFilter, Severity } from '@corpus-chat/contracts';
-import { createTestDatabase, importCorpusFiles, loadQuestions, type SharedQuestion, type TestDatabase } from '../testing';
+import { createQuestionsCorpusDatabase, loadQuestions, type SharedQuestion, type TestDatabase } from '../testing';
 import { corpusOverview } from './corpus-overview';
 import { countFindingsBy } from './count-findings-by';
 import { listReports } from './list-reports';
@@ -14,10 +14,8 @@ const { corpus, questions } = loadQuestions();
 let db: TestDatabase;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const outcomes = await importCorpusFiles(db.dataSource, corpus.files);
-  const failed = outcomes.filter((o) => !o.ok);
-  if (failed.length) throw new Error(`imports failed: ${JSON.stringify(failed)}`);
+  // Throws when an import is refused.
+  db = await createQuestionsCorpusDatabase();
 }, 120_000);
 
 afterAll(async () => {

@@ -61,6 +61,67 @@ async function ensureTemplate(): Promise<string> {
   return tmpl;
 }
 
+/**
+ * Rows many test files start from (e.g. a whole corpus imported with the real importer), written
+ * once into a template of their own and copied by each file instead of written again.
+ */
+export interface TemplateSeed {
+  /** Everything the rows depend on besides the migrations (code and data versions): a new key, a new template. */
+  key: string;
+  /** Writes the rows into a freshly migrated, empty database; throws when they cannot be written. */
+  fill(dataSource: DataSource): Promise<void>;
+}
+
+/**
+ * The migrated template with `seed`'s rows, created once per migrations version and seed key. It is
+ * filled under a temporary name and renamed when complete, so a run killed mid-fill leaves no
+ * half-filled template behind for the next run to copy.
+ */
+async function ensureSeededTemplate(seed: TemplateSeed): Promise<string> {
+  const base = await ensureTemplate();
+  const tmpl = `${base}_${crypto.createHash('sha1').update(seed.key).digest('hex').slice(0, 12)}`;
+  await withAdmin(async (c) => {
+    // A lock of its own: filling takes seconds, and plain test databases need not wait for it.
+    await c.query('SELECT pg_advisory_lock(hashtext($1))', [tmpl]);
+    try {
+      const { rowCount } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [tmpl]);
+      if (rowCount) return;
+      const filling = `${tmpl}_filling`;
+      await c.query(`DROP DATABASE IF EXISTS "${filling}" WITH (FORCE)`);
+      await copyDatabase(c, base, filling);
+      try {
+        const ds = createDataSource(urlFor(filling));
+        await ds.initialize();
+        try {
+          await seed.fill(ds);
+        } finally {
+          await ds.destroy();
+        }
+        await c.query(`ALTER DATABASE "${filling}" RENAME TO "${tmpl}"`);
+      } catch (e) {
+        await c.query(`DROP DATABASE IF EXISTS "${filling}" WITH (FORCE)`).catch(() => undefined);
+        throw e;
+      }
+    } finally {
+      await c.query('SELECT pg_advisory_unlock(hashtext($1))', [tmpl]);
+    }
+  });
+  return tmpl;
+}
+
+/** `CREATE DATABASE name TEMPLATE tmpl`, which needs no other session on the template: retries briefly while one is closing. */
+async function copyDatabase(c: Client, tmpl: string, name: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await c.query(`CREATE DATABASE "${name}" TEMPLATE "${tmpl}"`);
+      return;
+    } catch (e) {
+      if (i >= 20 || !/being accessed by other users/.test(String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 export interface TestDatabase {
   /** Connection URL of this test's own database. */
   url: string;
@@ -72,23 +133,13 @@ export interface TestDatabase {
 
 /**
  * A fresh, migrated database of its own for one test file: a copy of a template migrated once,
- * so test files running in parallel never see each other's rows. Call `drop()` in `afterAll`.
+ * so test files running in parallel never see each other's rows. With `seed`, the copy also holds
+ * the seed's rows (see `TemplateSeed`). Call `drop()` in `afterAll`.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const tmpl = await ensureTemplate();
+export async function createTestDatabase(seed?: TemplateSeed): Promise<TestDatabase> {
+  const tmpl = seed ? await ensureSeededTemplate(seed) : await ensureTemplate();
   const name = `corpus_chat_test_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
-  await withAdmin(async (c) => {
-    // CREATE DATABASE … TEMPLATE needs no other session on the template: retry briefly if one is closing.
-    for (let i = 0; ; i++) {
-      try {
-        await c.query(`CREATE DATABASE "${name}" TEMPLATE "${tmpl}"`);
-        return;
-      } catch (e) {
-        if (i >= 20 || !/being accessed by other users/.test(String(e))) throw e;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  });
+  await withAdmin((c) => copyDatabase(c, tmpl, name));
   const url = urlFor(name);
   const dataSource = createDataSource(url);
   await dataSource.initialize();

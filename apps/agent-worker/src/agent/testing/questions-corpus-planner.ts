@@ -1,23 +1,17 @@
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser } from '../planner/topic-normaliser';
-import { createTestDatabase, importCorpusFiles, loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, type loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { PlannerRunner } from '../planner/planner-runner';
 
 /**
  * A database of its own holding exactly the corpus files of shared/questions/`file`,
- * imported with the real importer, and a built-in planner on it. Throws when any file is refused.
- * Drop the database in `afterAll` (`db.drop()`). Takes a minute or so on this machine.
+ * imported with the real importer (see `createQuestionsCorpusDatabase`), and a built-in planner on
+ * it. Throws when any file is refused. Drop the database in `afterAll` (`db.drop()`).
  */
 export async function plannerOnQuestionsCorpus(
   file: Parameters<typeof loadQuestions>[0] = 'questions.json',
 ): Promise<{ db: TestDatabase; planner: PlannerRunner }> {
-  const db = await createTestDatabase();
-  const outcomes = await importCorpusFiles(db.dataSource, loadQuestions(file).corpus.files);
-  const refused = outcomes.filter((o) => !o.ok);
-  if (refused.length) {
-    await db.drop();
-    throw new Error(`${file} corpus files refused: ${JSON.stringify(refused)}`);
-  }
+  const db = await createQuestionsCorpusDatabase(file);
   const planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly), defaultTopicNormaliser);
   return { db, planner };
 }
