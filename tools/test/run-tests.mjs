@@ -49,7 +49,9 @@ function reachable(port) {
 
 const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
 const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
-const jest = (extra = []) => ['--maxWorkers=2', '--ci', ...extra];
+// Three workers on two cores: the integration specs wait on child processes, sockets and timers
+// for much of their time (docs/benchmarks.md, "npm test").
+const jest = (extra = []) => ['--maxWorkers=3', '--ci', ...extra];
 /**
  * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;
  * `needsShared`: the shared data folder. `beside`: when the named step runs too, this one runs in
