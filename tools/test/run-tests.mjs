@@ -13,7 +13,7 @@
  *   npm test -- --only=jest  one step by name (lint, lint-tools, typecheck-tools, typecheck, jest,
  *                            jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
  *
- * In a run of every step, the browser tests and then the web app's unit tests run beside the Jest
+ * In a run of every step, the web app's unit tests and then the browser tests run beside the Jest
  * step rather than after it: Jest's integration specs spend much of their time waiting on timers,
  * sockets and child processes, so the two lanes share the two cores with little slowdown. Those
  * steps' output is written to test-artifacts/<step>.log and printed when Jest ends (one step at a
@@ -50,7 +50,7 @@ function reachable(port) {
 const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
 const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 // Three workers on two cores: the integration specs wait on child processes, sockets and timers
-// for much of their time (docs/benchmarks.md, "npm test").
+// for much of their time (docs/benchmarks.md, "npm test: where the time goes").
 const jest = (extra = []) => ['--maxWorkers=3', '--ci', ...extra];
 /**
  * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;
@@ -92,7 +92,7 @@ const needServices = selected.filter((s) => s.needsServices).map((s) => s.name);
 if (needServices.length) {
   for (const [name, port] of [['Postgres', 5432], ['Redis', 6379]]) {
     if (!(await reachable(port))) {
-      console.error(`\n${name} is not reachable on 127.0.0.1:${port}; the ${needServices.join(', ')} step(s) need it. Start it (see README, "Running the tests").`);
+      console.error(`\n${name} is not reachable on 127.0.0.1:${port}; the ${needServices.join(', ')} step(s) need it. Start it (see README, "Two commands").`);
       process.exit(2);
     }
   }

@@ -8,7 +8,7 @@ import type { ImportJobStatus } from '@corpus-chat/contracts';
 import { createImportJobs, IMPORT_JOB_LOST_REASON, IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { ImportSweeper } from '../src/corpus/import-sweeper';
-import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
@@ -64,7 +64,9 @@ describe('an import whose worker died', () => {
     execFileSync('mkfifo', [uploadPath]);
 
     const doomed = await spawn();
-    await eventually(async () => (await row(id)).status === 'parsing', 60_000, 'import parsing in the first worker');
+    // The socket's update, not the row: the worker stores `parsing` before it publishes it, and a
+    // kill between the two would leave the client without it.
+    await views.reached(id, 'parsing');
     doomed.kill('SIGKILL');
     expect((await doomed.exited).signal).toBe('SIGKILL');
     expect((await row(id)).status).toBe('parsing');
