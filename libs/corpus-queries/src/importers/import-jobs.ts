@@ -6,6 +6,7 @@ import { runPdfImportJob, type PdfImportOptions } from '../pdf-reports/pdf-impor
 import { importFileName, type ImportOptions, storeParsedReport } from './import-report';
 import type { ParsedFile } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
+import type { InsertPacing } from './persist-report';
 
 /** @internal An `import_jobs` row as selected with `IMPORT_JOB_COLUMNS`. */
 export interface ImportJobRow {
@@ -177,12 +178,18 @@ export async function runImportJob(
     if (row.status !== 'parsing') return toRecord(row);
     const [operator]: { username: string }[] = await tx.query(`SELECT username FROM operators WHERE id = $1`, [row.operator_id]);
     const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
-    const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor);
+    const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, STORE_PACING);
     return finish(tx, id, outcome);
   });
   await removeUpload(job.uploadPath);
   return ended;
 }
+
+/**
+ * A background import's insert statements take at most half the wall time: chat turns share the
+ * worker and Postgres with it (bench scenario 7, docs/benchmarks.md).
+ */
+const STORE_PACING: InsertPacing = { share: 0.5 };
 
 /** How often a running parse checks whether its import was cancelled. */
 const CANCEL_CHECK_MS = 1000;

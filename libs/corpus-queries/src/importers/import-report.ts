@@ -8,7 +8,7 @@ import { importPdfForReview } from '../pdf-reports/pdf-import';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
 import { parseForImport, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
-import { insertFindings, toJsonb } from './persist-report';
+import { type InsertPacing, insertFindings, toJsonb } from './persist-report';
 import { removeBidiControls } from './text';
 
 /** One file to import: its name (only the base name is kept, without bidi controls) and its bytes. */
@@ -100,7 +100,13 @@ export function importFileName(filename: string): string {
  * `DUPLICATE` / `INVALID` content, with its audit event when an operator (`actor`) imports it.
  * Database failures are thrown.
  */
-export async function storeParsedReport(manager: EntityManager, name: string, parsed: ParsedFile, actor?: AuditActor): Promise<ImportOutcome> {
+export async function storeParsedReport(
+  manager: EntityManager,
+  name: string,
+  parsed: ParsedFile,
+  actor?: AuditActor,
+  pacing?: InsertPacing,
+): Promise<ImportOutcome> {
   try {
     return await manager.transaction(async (tx): Promise<ImportOutcome> => {
       const existing = await findLiveDuplicate(tx, parsed.contentHash);
@@ -110,7 +116,7 @@ export async function storeParsedReport(manager: EntityManager, name: string, pa
          VALUES ($1, $2, 'ready', $3, $4, $5::jsonb, $6::text[], $7::timestamptz) RETURNING id`,
         [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
       );
-      await insertFindings(tx, report.id, parsed.findings);
+      await insertFindings(tx, report.id, parsed.findings, pacing);
       const sincePrevious = await compareWithPreviousScan(tx, { id: report.id, filename: name });
       if (actor) {
         await recordAuditEvent(tx, {

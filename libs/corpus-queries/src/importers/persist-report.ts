@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { EntityManager } from 'typeorm';
 import { identityKey } from './identity';
 import type { ParsedFinding } from './parsed-report';
@@ -9,6 +10,26 @@ const CHUNK = 2000;
  * go on the event loop, which a large report's 2,000 rows would hold for hundreds of milliseconds.
  */
 const CHUNK_CHARS = 250_000;
+
+/**
+ * The share of wall time a background import's insert statements may take (0 < share ≤ 1): after a
+ * statement that took d ms the import waits d × (1 − share) / share, so Postgres and the worker
+ * have room for chat turns meanwhile (bench scenario 7). Undefined: never waits.
+ */
+export type InsertPacing = { share: number };
+
+/** `manager` whose `query` waits after each statement as `pacing` says. */
+function pacedManager(manager: EntityManager, pacing?: InsertPacing): Pick<EntityManager, 'query'> {
+  if (!pacing || pacing.share >= 1) return manager;
+  return {
+    query: async (sql: string, parameters?: unknown[]) => {
+      const started = performance.now();
+      const result = await manager.query(sql, parameters);
+      await delay(((performance.now() - started) * (1 - pacing.share)) / pacing.share);
+      return result;
+    },
+  } as Pick<EntityManager, 'query'>;
+}
 
 /** Reserves `n` values of the identity sequence of `table.id`, in ascending order. */
 export async function reserveIds(manager: EntityManager, table: string, n: number): Promise<number[]> {
@@ -38,10 +59,16 @@ const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
  * when it has none). Must run inside the caller's transaction. Uses `INSERT … SELECT FROM
  * unnest($n::type[])` so each chunk is one parameterised statement whatever its size. Returns the new finding ids in input order.
  */
-export async function insertFindings(manager: EntityManager, reportId: number | null, findings: ParsedFinding[]): Promise<number[]> {
-  const findingIds = await reserveIds(manager, 'findings', findings.length);
+export async function insertFindings(
+  target: EntityManager,
+  reportId: number | null,
+  findings: ParsedFinding[],
+  pacing?: InsertPacing,
+): Promise<number[]> {
+  const manager = pacedManager(target, pacing);
+  const findingIds = await reserveIds(target, 'findings', findings.length);
   const versionCount = findings.reduce((n, f) => n + f.versions.length, 0);
-  const versionIds = await reserveIds(manager, 'finding_versions', versionCount);
+  const versionIds = await reserveIds(target, 'finding_versions', versionCount);
 
   // finding_versions, each statement's columns built just before it runs, up to CHUNK rows or
   // CHUNK_CHARS of text
@@ -147,7 +174,7 @@ function versionColumns() {
   };
 }
 
-async function insertVersions(manager: EntityManager, v: ReturnType<typeof versionColumns>): Promise<void> {
+async function insertVersions(manager: Pick<EntityManager, 'query'>, v: ReturnType<typeof versionColumns>): Promise<void> {
   await manager.query(
     `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
        affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
