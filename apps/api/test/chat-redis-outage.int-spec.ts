@@ -128,9 +128,18 @@ describe('Redis restarted empty mid-turn', () => {
     await resubscribed(chatId);
     expect(await turnStatus()).toBe('running');
 
-    // The periodic sweep does this every TURN_SWEEP_INTERVAL_MS for turns unchanged for TURN_SWEEP_MIN_AGE_MS.
-    const recovered = await api.app.get(TurnSweeper).sweep(0);
-    expect(recovered.get(turnId)).toBe('ended');
+    // The periodic sweep does this every TURN_SWEEP_INTERVAL_MS for turns unchanged for
+    // TURN_SWEEP_MIN_AGE_MS. A sweep leaves the turn alone while the API's queue connection is
+    // still reconnecting (it cannot tell a lost job from an unreadable one), so sweep until it ends
+    // (a periodic sweep on a slow host may get there first).
+    await eventually(
+      async () => {
+        await api.app.get(TurnSweeper).sweep(0);
+        return (await turnStatus()) === 'error';
+      },
+      60_000,
+      'the sweep ending the turn',
+    );
     const error = (await watcher.waitFor(turnId, 'turn.error')) as ChatEventOf<'turn.error'> & ChatEvent;
     expect(error).toMatchObject({ code: 'WORKER_LOST', resync: true });
     expect(await turnStatus()).toBe('error');
