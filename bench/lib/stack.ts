@@ -161,8 +161,9 @@ export class BenchStack {
     const out = fs.openSync(logFile, 'w');
     const flags: string[] = [];
     if (opts.probe && probePort) flags.push('-r', path.join(ROOT, 'bench/probes/runtime-probe.cjs'));
-    // BENCH_WORKER_FLAGS (space-separated Node/V8 flags) tries the workers with other settings.
+    // BENCH_WORKER_FLAGS and BENCH_API_FLAGS (space-separated Node/V8 flags) try the workers or the API with other settings.
     if (name.startsWith('worker')) flags.push(...(process.env['BENCH_WORKER_FLAGS'] ?? '').split(' ').filter(Boolean));
+    if (name.startsWith('api')) flags.push(...(process.env['BENCH_API_FLAGS'] ?? '').split(' ').filter(Boolean));
     if (opts.cpuProfile) flags.push('--cpu-prof', `--cpu-prof-dir=${path.join(this.logsDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`);
     const child = spawn(process.execPath, [...flags, ...args], {
       cwd: ROOT,

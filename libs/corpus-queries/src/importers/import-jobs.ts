@@ -186,8 +186,8 @@ export async function runImportJob(
 }
 
 /**
- * A background import's insert statements take at most half the wall time: chat turns share the
- * worker and Postgres with it (bench scenario 7, docs/benchmarks.md).
+ * A background import's storing takes at most half the wall time: chat turns share the worker and
+ * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share did not help further).
  */
 const STORE_PACING: InsertPacing = { share: 0.5 };
 
