@@ -22,7 +22,10 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
     migrations: [MIGRATIONS_GLOB],
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,
-    logging: ['error'],
+    // Off: TypeORM would print every failed statement with its parameters (an operator's message,
+    // a finding's text) on the console, expected conflicts (409) included; the apps log the
+    // errors they do not handle themselves, structured (Nest's exception filter, the job processors).
+    logging: false,
     ...extra,
     extra: { max: 10, options: '-c jit=off -c parallel_setup_cost=10000', ...(extra as { extra?: Record<string, unknown> }).extra },
   } as DataSourceOptions;

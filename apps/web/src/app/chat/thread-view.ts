@@ -2,6 +2,7 @@ import {
   ChangeDetectionStrategy,
   Component,
   ElementRef,
+  LOCALE_ID,
   afterRenderEffect,
   computed,
   effect,
@@ -13,7 +14,7 @@ import {
 } from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { Router, RouterLink } from '@angular/router';
-import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
+import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { AnswerFeedback } from './answer-feedback';
 import { AssistantMessage } from './assistant-message';
@@ -27,6 +28,7 @@ import { ThreadStore } from './thread-store';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FileDrop } from '../shared/file-drop';
 import { UNTITLED_THREAD } from './thread-labels';
+import { importFormatsLabel } from '../i18n/labels';
 
 /** Questions offered in an empty thread, in the interface's language (the planner reads both). */
 const SUGGESTIONS: readonly string[] = [
@@ -49,7 +51,7 @@ export class ThreadView {
   protected readonly attachments = inject(AttachmentsStore);
   /** The file picker takes what the Reports page's does. */
   protected readonly accept = IMPORT_ACCEPT;
-  protected readonly attachTitle = $localize`:@@chat.attach.title:Attach a report file (up to ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit:): ${SUPPORTED_IMPORT_FORMATS}:formats:. Questions about "this file" are then answered from it.`;
+  protected readonly attachTitle = $localize`:@@chat.attach.title:Attach a report file (up to ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit:): ${importFormatsLabel(inject(LOCALE_ID))}:formats:. Questions about "this file" are then answered from it.`;
   protected readonly size = formatSize;
   private readonly list = inject(ChatListStore);
   private readonly router = inject(Router);

@@ -1,3 +1,4 @@
+import { IMPORT_FORMAT_NAMES, REPORT_FORMATS } from '@corpus-chat/contracts';
 import type { GroupByKey, NoteStage, OperatorRole, ReportStatus, Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 
 // Functions rather than constant maps: `$localize` is read when a label is shown, after the
@@ -126,4 +127,24 @@ export function reportStatusLabel(status: ReportStatus | string): string {
     default:
       return status;
   }
+}
+
+/**
+ * The formats the importers read as one list in `locale`'s words ("SARIF 2.1.0, …, native JSON
+ * and PDF reports"): tool names stay as IMPORT-RULES.md writes them, descriptions are translated.
+ */
+export function importFormatsLabel(locale: string): string {
+  const names = REPORT_FORMATS.map((format) => {
+    switch (format) {
+      case 'csv':
+        return $localize`:@@format.csv:CSV exports`;
+      case 'json':
+        return $localize`:@@format.json:native JSON`;
+      case 'pdf':
+        return $localize`:@@format.pdf:PDF reports`;
+      default:
+        return IMPORT_FORMAT_NAMES[format];
+    }
+  });
+  return new Intl.ListFormat(locale, { type: 'conjunction' }).format(names);
 }

@@ -1,9 +1,9 @@
-import { ChangeDetectionStrategy, Component, computed, inject, signal, viewChild } from '@angular/core';
+import { ChangeDetectionStrategy, Component, LOCALE_ID, computed, inject, signal, viewChild } from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { SEVERITIES, SUPPORTED_IMPORT_FORMATS, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
+import { SEVERITIES, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
 import { ConfirmDialog } from '../chat/confirm-dialog';
-import { reportStatusLabel, severityLabel, triageStatusLabel } from '../i18n/labels';
+import { importFormatsLabel, reportStatusLabel, severityLabel, triageStatusLabel } from '../i18n/labels';
 import { DisplayTextPipe, displayText } from '../shared/display-text';
 import { FileDrop } from '../shared/file-drop';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
@@ -37,7 +37,7 @@ export class ReportsPage {
   protected readonly severities = SEVERITIES;
   protected readonly statuses = TRIAGE_STATUSES;
   protected readonly accept = IMPORT_ACCEPT;
-  protected readonly formats = SUPPORTED_IMPORT_FORMATS;
+  protected readonly formats = importFormatsLabel(inject(LOCALE_ID));
   protected readonly columns = COLUMNS;
   protected readonly severityLabel = severityLabel;
   protected readonly statusLabel = triageStatusLabel;

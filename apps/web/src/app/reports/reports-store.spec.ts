@@ -106,6 +106,7 @@ describe('ReportsStore imports', () => {
           : Promise.resolve([view(`id-${files[0]!.name}`, files[0]!.name, 'queued')]),
       ),
       cancelImport: vi.fn((id: string) => Promise.resolve(view(id, 'b.xml', 'cancelled', { error: 'cancelled by the operator' }))),
+      setArchived: vi.fn((id: number, archived: boolean) => Promise.resolve({ ...report(id, 'a.sarif'), archived })),
     };
     const socket = { connect: vi.fn(), onImportEvent: (h: (job: ImportJobView) => void) => ((emit = h), () => undefined) };
     TestBed.configureTestingModule({ providers: [ReportsStore, { provide: ReportsApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
@@ -130,6 +131,13 @@ describe('ReportsStore imports', () => {
     expect(store.imports()[0]).toMatchObject({ state: 'done', outcome: { ok: true, reportId: 7, findingCount: 53 } });
     expect(api['listReports']!.mock.calls.length).toBe(loads + 1);
     expect(store.importing()).toBe(false);
+  });
+
+  it("an import clears the last archive's notice: its Undo may no longer apply (the file may come back)", async () => {
+    await store.setArchived({ id: 1, filename: 'a.sarif' }, true);
+    expect(store.archiveNotice()?.undo).toEqual({ id: 1, filename: 'a.sarif', archived: false });
+    await store.importFiles([file('a.sarif')]);
+    expect(store.archiveNotice()).toBeNull();
   });
 
   it("shows the importer's reason for a refused file, and a status that came before the upload's answer", async () => {

@@ -211,7 +211,8 @@ export class ReportsStore {
     if (!files.length) return;
     this.socket.connect();
     const batch: ImportItem[] = files.map((f) => ({ file: f.name, state: 'uploading' }));
-    this.state.update((s) => ({ ...s, imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50) }));
+    // The last archive's Undo may no longer apply once a file comes back (409 on unarchive).
+    this.state.update((s) => ({ ...s, archiveNotice: null, imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50) }));
     for (const [index, file] of files.entries()) {
       let next: ImportItem;
       try {
