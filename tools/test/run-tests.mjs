@@ -21,7 +21,8 @@
  *
  * Lint and type-check use the Nx cache: a project is checked again only when its files, a
  * dependency's files, the lockfile, `tsconfig.base.json` or the ESLint config changed (the inputs
- * in `nx.json`). `NX_SKIP_NX_CACHE=true npm test` checks everything anyway.
+ * in `nx.json`); so does the browser tests' production build of the web app. Tests always run.
+ * `NX_SKIP_NX_CACHE=true npm test` checks and builds everything anyway.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
