@@ -187,7 +187,8 @@ export async function runImportJob(
 
 /**
  * A background import's storing takes at most half the wall time: chat turns share the worker and
- * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share did not help further).
+ * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share only spreads the same
+ * slow turns over a longer import).
  */
 const STORE_PACING: InsertPacing = { share: 0.5 };
 
