@@ -1,5 +1,5 @@
 import { IMPORT_FORMAT_NAMES, REPORT_FORMATS } from '@corpus-chat/contracts';
-import type { GroupByKey, NoteStage, OperatorRole, ReportStatus, Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
+import type { GroupByKey, NoteStage, OperatorRole, ReportFormat, ReportStatus, Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 
 // Functions rather than constant maps: `$localize` is read when a label is shown, after the
 // translations of the page's language are loaded. English labels keep the stored value's wording
@@ -129,22 +129,15 @@ export function reportStatusLabel(status: ReportStatus | string): string {
   }
 }
 
-/**
- * The formats the importers read as one list in `locale`'s words ("SARIF 2.1.0, …, native JSON
- * and PDF reports"): tool names stay as IMPORT-RULES.md writes them, descriptions are translated.
- */
+/** The descriptive format names, translated; tool names stay as IMPORT-RULES.md writes them. */
+const FORMAT_DESCRIPTIONS: Partial<Record<ReportFormat, () => string>> = {
+  csv: () => $localize`:@@format.csv:CSV exports`,
+  json: () => $localize`:@@format.json:native JSON`,
+  pdf: () => $localize`:@@format.pdf:PDF reports`,
+};
+
+/** The formats the importers read as one list in `locale`'s words ("SARIF 2.1.0, …, native JSON and PDF reports"). */
 export function importFormatsLabel(locale: string): string {
-  const names = REPORT_FORMATS.map((format) => {
-    switch (format) {
-      case 'csv':
-        return $localize`:@@format.csv:CSV exports`;
-      case 'json':
-        return $localize`:@@format.json:native JSON`;
-      case 'pdf':
-        return $localize`:@@format.pdf:PDF reports`;
-      default:
-        return IMPORT_FORMAT_NAMES[format];
-    }
-  });
+  const names = REPORT_FORMATS.map((format) => FORMAT_DESCRIPTIONS[format]?.() ?? IMPORT_FORMAT_NAMES[format]);
   return new Intl.ListFormat(locale, { type: 'conjunction' }).format(names);
 }
