@@ -39,9 +39,17 @@ test.describe.serial('reports: a PDF reviewed by hand', () => {
     // The text is one focusable, scrollable block: a keyboard user can scroll it, the browser's find searches it.
     const text = page.getByTestId('report-text');
     await text.getByText(/Cyber\s+Hygiene/i).first().waitFor();
-    await text.focus();
-    await page.keyboard.press('PageDown');
-    await waitUntil(async () => (await text.evaluate((el) => el.scrollTop)) > 0, { timeoutMs: 5_000, message: 'the text to scroll by keyboard' });
+    // A key scrolls the block only once its text overflows it (before that it scrolls the page, as
+    // a CI run saw): wait for the overflow, then press again until the block has moved.
+    await waitUntil(() => text.evaluate((el) => el.scrollHeight > el.clientHeight + 50), { timeoutMs: 30_000, message: 'the text to overflow its block' });
+    await waitUntil(
+      async () => {
+        await text.focus();
+        await page.keyboard.press('PageDown');
+        return (await text.evaluate((el) => el.scrollTop)) > 0;
+      },
+      { timeoutMs: 30_000, message: 'the text to scroll by keyboard' },
+    );
 
     // The manual-entry form, by keyboard only.
     await page.getByTestId('manual-title').focus();
