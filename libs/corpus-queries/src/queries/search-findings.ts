@@ -11,6 +11,7 @@ import { parseArgs, type NormalisedFilter } from './query-validation';
 import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
 import { answerableFromSummary, severitySummary } from './severity-summary';
 import { isSelective, selectivePage, selectivePageAndTotal } from './selective-page';
+import { pagedBySeverity, severityPage } from './severity-page';
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
@@ -24,6 +25,7 @@ export async function findingRows(
   offset: number,
 ): Promise<FindingRow[]> {
   if (limit === 0) return [];
+  if (pagedBySeverity(where, offset)) return severityPage(manager, where, limit);
   if (await isSelective(manager, where, limit, offset)) return selectivePage(manager, where, limit, offset);
   const p = where.params.clone();
   const rows: RowRecord[] = await manager.query(
@@ -67,7 +69,12 @@ export async function searchFindings(
   const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
-    if (!answerableFromSummary(filter) && limit > 0 && (await isSelective(manager, where, limit, offset))) {
+    if (
+      !answerableFromSummary(filter) &&
+      limit > 0 &&
+      !pagedBySeverity(where, offset) &&
+      (await isSelective(manager, where, limit, offset))
+    ) {
       const { rows, total } = await selectivePageAndTotal(manager, where, limit, offset);
       return { total, rows, limit, offset, filter: where.applied };
     }
