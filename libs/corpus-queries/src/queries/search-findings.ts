@@ -15,8 +15,9 @@ import { pagedBySeverity, severityPage } from './severity-page';
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless the filter is selective
- * (see `selective-page.ts`: its matches are collected once).
+ * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search's first
+ * page (see `severity-page.ts`: cut one severity at a time) or the filter is selective (see
+ * `selective-page.ts`: its matches are collected once).
  */
 export async function findingRows(
   manager: EntityManager,
@@ -53,7 +54,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  *
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
  * `finding_severity_counts`; a selective filter (see `selective-page.ts`) collects its matches once
- * for the page and the count; any other is counted by a plain `count(*)`. Results are cached
+ * for the page and the count, unless it is a text search's first page (`severity-page.ts`); any
+ * other is counted by a plain `count(*)`. Results are cached
  * per corpus version. The page and the total are two statements: call it inside `runReadOnly`
  * (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools and the
  * findings API do.
