@@ -8,11 +8,16 @@ import { namedWeaknessClasses } from './weakness-classes';
  * The current version's search vector of finding `f`, exactly as indexed by `ix_findings_search`
  * (the expression must match the index's for the index to be used).
  */
-const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
+export const SEARCH_VECTOR = 'finding_search_vector(f.current_version_id)';
 
 /** A WHERE clause over `findings f` plus the filter as applied (echoed to callers). */
 export interface FindingWhere {
   sql: string;
+  /**
+   * The same clause with the text condition's search vector written as `vector` (same parameters);
+   * `sql` is `sqlWith(SEARCH_VECTOR)`.
+   */
+  sqlWith(vector: string): string;
   params: SqlParams;
   applied: AppliedFilter;
   /** The reports the filter is restricted to (from `reportId` and/or `reportName`), if any. */
@@ -41,7 +46,7 @@ export async function buildFindingWhere(
   filter: NormalisedFilter,
 ): Promise<FindingWhere> {
   const params = new SqlParams();
-  const conditions: string[] = [];
+  const conditions: (string | ((vector: string) => string))[] = [];
   const applied: AppliedFilter = {};
   let reportIds: number[] | undefined;
 
@@ -52,7 +57,8 @@ export async function buildFindingWhere(
     applied.text = filter.text;
     const classes = namedWeaknessClasses(filter.text);
     if (classes.length === 0) {
-      conditions.push(`${SEARCH_VECTOR} @@ websearch_to_tsquery('english', ${params.add(filter.text)})`);
+      const query = `websearch_to_tsquery('english', ${params.add(filter.text)})`;
+      conditions.push((vector) => `${vector} @@ ${query}`);
     } else {
       const phrases = [
         ...new Set(
@@ -61,7 +67,8 @@ export async function buildFindingWhere(
       ];
       const tsquery = phrases.map((p) => `websearch_to_tsquery('english', ${params.add(p)})`).join(' || ');
       const cwe = [...new Set(classes.flatMap((c) => c.cwe))].sort((a, b) => a - b);
-      conditions.push(`(${SEARCH_VECTOR} @@ (${tsquery}) OR f.cwe && ${params.add(cwe)}::int[])`);
+      const cweIds = params.add(cwe);
+      conditions.push((vector) => `(${vector} @@ (${tsquery}) OR f.cwe && ${cweIds}::int[])`);
       applied.weaknessClasses = classes.map((c) => ({ name: c.name, cwe: [...c.cwe] }));
     }
   }
@@ -133,8 +140,11 @@ export async function buildFindingWhere(
     );
     applied.edited = filter.edited;
   }
+  const sqlWith = (vector: string) =>
+    conditions.length ? conditions.map((c) => (typeof c === 'string' ? c : c(vector))).join(' AND ') : 'TRUE';
   return {
-    sql: conditions.length ? conditions.join(' AND ') : 'TRUE',
+    sql: sqlWith(SEARCH_VECTOR),
+    sqlWith,
     params,
     applied,
     reportIds,

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 /**
- * A search's page is one plain `ORDER BY severity, id` statement planned by Postgres: for rare,
- * common and very common terms, phrases, negations and weakness classes, at any limit and offset,
- * it equals an independent query over the current versions' own text, and the total is exact.
+ * A search's page (plain statements planned by Postgres, one per severity for a text's first
+ * page): for rare, common and very common terms, phrases, negations and weakness classes, at any
+ * limit and offset, it equals an independent query over the current versions' own text, and the
+ * total is exact.
  */
 import { generateCorpus } from '../generator';
 import { createTestDatabase, type TestDatabase } from '../testing';

@@ -11,11 +11,13 @@ import { parseArgs, type NormalisedFilter } from './query-validation';
 import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
 import { answerableFromSummary, severitySummary } from './severity-summary';
 import { isSelective, selectivePage, selectivePageAndTotal } from './selective-page';
+import { pagedBySeverity, severityPage } from './severity-page';
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless the filter is selective
- * (see `selective-page.ts`: its matches are collected once).
+ * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search's first
+ * page (see `severity-page.ts`: cut one severity at a time) or the filter is selective (see
+ * `selective-page.ts`: its matches are collected once).
  */
 export async function findingRows(
   manager: EntityManager,
@@ -24,6 +26,7 @@ export async function findingRows(
   offset: number,
 ): Promise<FindingRow[]> {
   if (limit === 0) return [];
+  if (pagedBySeverity(where, offset)) return severityPage(manager, where, limit);
   if (await isSelective(manager, where, limit, offset)) return selectivePage(manager, where, limit, offset);
   const p = where.params.clone();
   const rows: RowRecord[] = await manager.query(
@@ -51,7 +54,8 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  *
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
  * `finding_severity_counts`; a selective filter (see `selective-page.ts`) collects its matches once
- * for the page and the count; any other is counted by a plain `count(*)`. Results are cached
+ * for the page and the count, unless it is a text search's first page (`severity-page.ts`); any
+ * other is counted by a plain `count(*)`. Results are cached
  * per corpus version. The page and the total are two statements: call it inside `runReadOnly`
  * (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools and the
  * findings API do.
@@ -67,7 +71,12 @@ export async function searchFindings(
   const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
-    if (!answerableFromSummary(filter) && limit > 0 && (await isSelective(manager, where, limit, offset))) {
+    if (
+      !answerableFromSummary(filter) &&
+      limit > 0 &&
+      !pagedBySeverity(where, offset) &&
+      (await isSelective(manager, where, limit, offset))
+    ) {
       const { rows, total } = await selectivePageAndTotal(manager, where, limit, offset);
       return { total, rows, limit, offset, filter: where.applied };
     }

@@ -1,0 +1,72 @@
+/**
+ * Kept because bench:queries at 1M findings shows the plain page misses its goal for a common term
+ * (docs/benchmarks.md, "6 against the code before the plain queries"): for "cookie" (10.8 % of
+ * findings) Postgres plans `ORDER BY severity, id LIMIT 50` as a walk of
+ * `ix_findings_live_severity` testing each finding's text through its version row (~1,680 findings
+ * at ~5 µs), 13.6 ms p95 for the capped page against a 5 ms goal. So the first page of a text
+ * search is cut one severity at a time, most severe first: each severity's statement tests the text
+ * over that severity's own index expression (`ix_findings_search_<severity>`, migration
+ * CorpusSearchPageBySeverity), whose statistics let the planner choose between reading the
+ * severity's matches and walking its findings.
+ */
+import type { EntityManager } from 'typeorm';
+import { SEVERITIES, type FindingRow, type Severity } from '@corpus-chat/contracts';
+import { SEARCH_VECTOR, type FindingWhere } from './finding-filter';
+import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
+
+/**
+ * `'<severity>'::finding_severity` as a literal: an index expression only matches literals. Only the
+ * enum's own values are accepted, never caller text.
+ */
+function severityLiteral(severity: Severity): string {
+  if (!SEVERITIES.includes(severity)) throw new Error(`not a severity: ${String(severity)}`);
+  return `'${severity}'::finding_severity`;
+}
+
+/** Exactly the expression of `ix_findings_search_<severity>`: the search vector, NULL for other severities. */
+const severitySearchVector = (severity: Severity) =>
+  `(CASE WHEN f.severity = ${severityLiteral(severity)} THEN ${SEARCH_VECTOR} END)`;
+
+/**
+ * Whether {@link severityPage} cuts this page: a first page of a text search over live findings.
+ * A later page keeps the plain statement (its offset would need each severity's count first).
+ */
+export function pagedBySeverity(where: FindingWhere, offset: number): boolean {
+  return where.applied.text !== undefined && !where.applied.includeArchived && offset === 0;
+}
+
+/**
+ * The first `limit` findings matching `where`, most severe first, then by id: for each severity in
+ * order, `WHERE f.severity = <s> AND <where over that severity's search vector> ORDER BY f.id LIMIT
+ * <still needed>`, until the page is full; Postgres reads the severity's matches through its index
+ * or walks findings in id order, whichever its statistics say is cheaper. Each statement keeps
+ * exactly the findings of severity `<s>` that `where` keeps, so the rows are those of the plain
+ * `ORDER BY severity, id`.
+ */
+export async function severityPage(
+  manager: EntityManager,
+  where: FindingWhere,
+  limit: number,
+): Promise<FindingRow[]> {
+  const page: RowRecord[] = [];
+  const severities = SEVERITIES.filter(
+    (s) => where.applied.severity === undefined || s === where.applied.severity,
+  );
+  for (const severity of severities) {
+    const need = limit - page.length;
+    if (need <= 0) break;
+    const p = where.params.clone();
+    // `IS TRUE` keeps the severity test out of index scans: ANDed with `ix_findings_live_severity`,
+    // it would read every finding of the severity for nothing (the severity's index holds no other).
+    const rows: RowRecord[] = await manager.query(
+      `WITH page AS (SELECT ${PAGE_COLUMNS} FROM findings f
+                     WHERE (f.severity = ${severityLiteral(severity)}) IS TRUE
+                       AND ${where.sqlWith(severitySearchVector(severity))}
+                     ORDER BY f.id LIMIT ${p.add(need)})
+       ${ROW_SELECT} ORDER BY p.id`,
+      p.values,
+    );
+    page.push(...rows);
+  }
+  return page.map(toRow);
+}
