@@ -245,6 +245,12 @@ async function benchSize(ds: DataSource, size: number): Promise<Record<string, u
     out[`ratio ${label}`] = ratio;
     rows.push([`  runReadOnly ÷ count (${label}), p50`, (readOnly.p50 / countOnly.p50).toFixed(2), '', '']);
     out[`read-only ratio ${label}`] = readOnly.p50 / countOnly.p50;
+    // A later page counts the matches per severity to find where it starts (no goal; reported).
+    const offset = Math.min(500, Math.max(0, total - 50));
+    row(
+      `  page at offset ${offset} + exact total (${label})`,
+      await measure(() => searchFindings(m, { text: term, limit: 50, offset }, { cache: false })),
+    );
   }
   row(
     `countFindingsBy('severity'), no filter`,

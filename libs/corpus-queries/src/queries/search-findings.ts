@@ -10,14 +10,12 @@ import { cachedQuery, type QueryOptions } from './query-cache';
 import { parseArgs, type NormalisedFilter } from './query-validation';
 import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows';
 import { answerableFromSummary, severitySummary } from './severity-summary';
-import { isSelective, selectivePage, selectivePageAndTotal } from './selective-page';
-import { pagedBySeverity, severityPage } from './severity-page';
+import { matchesBySeverity, pagedBySeverity, severityPage } from './severity-page';
 
 /**
  * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search's first
- * page (see `severity-page.ts`: cut one severity at a time) or the filter is selective (see
- * `selective-page.ts`: its matches are collected once).
+ * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search (see
+ * `severity-page.ts`: cut one severity at a time).
  */
 export async function findingRows(
   manager: EntityManager,
@@ -26,8 +24,7 @@ export async function findingRows(
   offset: number,
 ): Promise<FindingRow[]> {
   if (limit === 0) return [];
-  if (pagedBySeverity(where, offset)) return severityPage(manager, where, limit);
-  if (await isSelective(manager, where, limit, offset)) return selectivePage(manager, where, limit, offset);
+  if (pagedBySeverity(where)) return severityPage(manager, where, limit, offset);
   const p = where.params.clone();
   const rows: RowRecord[] = await manager.query(
     `WITH page AS (SELECT ${PAGE_COLUMNS} FROM findings f WHERE ${where.sql}
@@ -53,12 +50,11 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
  * classes a text was widened to. Archived reports are excluded unless `includeArchived`.
  *
  * The total is never a window function: a filter on severity/report only reads the trigger-kept
- * `finding_severity_counts`; a selective filter (see `selective-page.ts`) collects its matches once
- * for the page and the count, unless it is a text search's first page (`severity-page.ts`); any
- * other is counted by a plain `count(*)`. Results are cached
- * per corpus version. The page and the total are two statements: call it inside `runReadOnly`
- * (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools and the
- * findings API do.
+ * `finding_severity_counts`; a text search's later page counts its matches per severity (which
+ * also says where the page starts); any other is counted by a plain `count(*)`. Results are cached
+ * per corpus version. The page and the total are separate statements: call it inside
+ * `runReadOnly` (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools
+ * and the findings API do.
  *
  * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
  */
@@ -71,13 +67,10 @@ export async function searchFindings(
   const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);
-    if (
-      !answerableFromSummary(filter) &&
-      limit > 0 &&
-      !pagedBySeverity(where, offset) &&
-      (await isSelective(manager, where, limit, offset))
-    ) {
-      const { rows, total } = await selectivePageAndTotal(manager, where, limit, offset);
+    if (pagedBySeverity(where) && offset > 0 && limit > 0) {
+      const counts = await matchesBySeverity(manager, where);
+      const total = [...counts.values()].reduce((a, b) => a + b, 0);
+      const rows = await severityPage(manager, where, limit, offset, counts);
       return { total, rows, limit, offset, filter: where.applied };
     }
     const total = answerableFromSummary(filter)
