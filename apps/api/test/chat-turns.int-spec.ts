@@ -180,8 +180,10 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     ]);
     const watcher = await socketOf(apiA, alice);
     for (const c of [busy1, busy2, queuedChat, nextChat]) await watcher.join(c);
-    // Occupy both workers (concurrency 1 each).
-    const long = { deltaCount: 200, deltaMs: 50 };
+    // Occupy both workers (concurrency 1 each) for a minute: both are cancelled below, and neither
+    // may end by itself first, however slow the host (10 s of deltas once did, and the cancel then
+    // met a finished job).
+    const long = { deltaCount: 1200, deltaMs: 50 };
     const t1 = await postOk(busy1, long);
     const t2 = await postOk(busy2, long);
     await Promise.all([watcher.waitFor(t1.turnId, 'text.delta'), watcher.waitFor(t2.turnId, 'text.delta')]);
@@ -207,7 +209,7 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     const stopped = (await watcher.waitFor(t1.turnId, undefined, 10_000)) as ChatEventOf<'turn.cancelled'>;
     expect(stopped.type).toBe('turn.cancelled');
     await watcher.waitFor(next.turnId, 'turn.started', 10_000);
-    // Told by order, not the clock: the next turn got t1's worker while t2 (10 s of deltas) still
+    // Told by order, not the clock: the next turn got t1's worker while t2 (60 s of deltas) still
     // holds the other one, so the cancel freed it rather than the script running out.
     expect(watcher.forTurn(t2.turnId).map((e) => e.type)).not.toContain('turn.done');
 
