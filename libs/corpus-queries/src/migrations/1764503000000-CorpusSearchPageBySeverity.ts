@@ -7,7 +7,7 @@ const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
  * `CASE WHEN severity = '<s>' THEN finding_search_vector(current_version_id) END`, read by
  * `queries/severity-page.ts` (which builds the same expression; they must stay identical).
  *
- * A text search's first page (most severe first) is cut one severity at a time from that
+ * A text search's page (most severe first) is cut one severity at a time from that
  * severity's matches, instead of walking `(severity, id)` and reading each finding's version to
  * test its text (bench:queries at 1M findings, common term "cookie": capped page p95 13.6 ms
  * without these indexes, goal 5 ms). An expression index rather than a partial one because the

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 /**
- * A search's page (plain statements planned by Postgres, one per severity for a text's first
- * page): for rare, common and very common terms, phrases, negations and weakness classes, at any
+ * A search's page (plain statements planned by Postgres, one per severity for a text search):
+ * for rare, common and very common terms, phrases, negations and weakness classes, at any
  * limit and offset, it equals an independent query over the current versions' own text, and the
  * total is exact.
  */
