@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { type ChatEvent, IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
-import { nowMs, sleep, summarize } from '../lib/stats';
-import { ONE_TOOL_QUESTIONS } from '../lib/turns';
+import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
+import { firstMark, ONE_TOOL_QUESTIONS, readTrace, type TraceIndex } from '../lib/turns';
 
 const execFileAsync = promisify(execFile);
 
@@ -38,6 +38,26 @@ function writeSarif(file: string, bytes: number, round: number): number {
   return n;
 }
 
+/** The hops from the POST to the first event (`turn.queued`, published by the API): [label, from, to] of trace marks ('t0' and 'recv' are the harness's). */
+const HOPS: [string, string, string][] = [
+  ['HTTP in (client, guards, rate limits)', 't0', 'api.store'],
+  ['store turn (transaction, commit)', 'api.store', 'api.enqueue'],
+  ['publish turn.queued (Redis script)', 'api.enqueue', 'published:turn.queued'],
+  ['Redis → API relay', 'published:turn.queued', 'relay:turn.queued'],
+  ['socket: API emit → client', 'relay:turn.queued', 'recv'],
+];
+
+interface Timed {
+  turnId: string;
+  t0: number;
+  first: number;
+}
+
+function hopMs(index: TraceIndex, t: Timed, from: string, to: string): number {
+  const at = (mark: string) => (mark === 't0' ? t.t0 : mark === 'recv' ? t.first : firstMark(index, t.turnId, mark));
+  return at(to) - at(from);
+}
+
 function rssBytes(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = /VmRSS:\s+(\d+) kB/.exec(status);
@@ -52,12 +72,13 @@ function rssBytes(pid: number): number {
  */
 export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
+  const apiTrace = path.join(ctx.logsDir, 'trace-s7-api.jsonl');
   const fileBytes = ctx.quick ? 10 * 1024 * 1024 : 49 * 1024 * 1024;
   // Rounds of turns without an import, then with one, so both p99s rest on a few thousand samples
   // taken alternately (the p99 of one import's ~700 turns is its 7th slowest; the host drifts).
   const rounds = ctx.quick ? 1 : 3;
   const baselineTurns = ctx.quick ? 60 : 800;
-  const api = await stack.startApi({});
+  const api = await stack.startApi({ env: { TURN_TRACE_FILE: apiTrace } });
   await stack.startWorkers(1, { env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) } });
   const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
   await session.putSettings({ backend: 'builtin' });
@@ -82,8 +103,10 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
 
   let turnIndex = 0;
   const toDone: number[] = [];
-  /** One turn: POST → first event (ms), after which it waits for the turn's end (POST → end goes to `toDone`). */
-  const oneTurn = async (): Promise<number> => {
+  /** Every timed turn, for the breakdown by hop. */
+  const timed = new Map<number[], Timed[]>();
+  /** One turn: POST → first event (ms) into `into`, after which it waits for the turn's end (POST → end goes to `toDone`). */
+  const oneTurn = async (into: number[]): Promise<void> => {
     const question = ONE_TOOL_QUESTIONS[turnIndex % ONE_TOOL_QUESTIONS.length];
     const chatId = threads[turnIndex++ % threads.length];
     const t0 = nowMs();
@@ -95,10 +118,12 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
       if (endedAt.has(res.turnId)) done.get(res.turnId)!();
     });
     toDone.push(endedAt.get(res.turnId)! - t0);
-    return first.get(res.turnId)! - t0;
+    into.push(first.get(res.turnId)! - t0);
+    if (!timed.has(into)) timed.set(into, []);
+    timed.get(into)!.push({ turnId: res.turnId, t0, first: first.get(res.turnId)! });
   };
 
-  for (let i = 0; i < 20; i++) await oneTurn(); // warm-up
+  for (let i = 0; i < 20; i++) await oneTurn([]); // warm-up
   toDone.splice(0);
 
   const without: number[] = [];
@@ -116,7 +141,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const file = path.join(ctx.logsDir, 's7-import.sarif');
   for (let round = 0; round < rounds; round++) {
     log(`s7 round ${round + 1}/${rounds}: ${baselineTurns} turns without an import`);
-    for (let i = 0; i < baselineTurns; i++) without.push(await oneTurn());
+    for (let i = 0; i < baselineTurns; i++) await oneTurn(without);
     withoutDone.push(...toDone.splice(0));
 
     results = writeSarif(file, fileBytes, round);
@@ -151,7 +176,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     try {
       while (!ended()) {
         timeline.duringAtMs.push(nowMs() - t0);
-        during.push(await oneTurn());
+        await oneTurn(during);
         if (nowMs() - t0 > 600_000) throw new Error('the import did not end within 10 minutes');
       }
       importSeconds.push((nowMs() - t0) / 1000);
@@ -167,9 +192,15 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     fs.rmSync(file, { force: true });
   }
   socket.disconnect();
+  const index = await readTrace([apiTrace]);
   await stack.stopAll();
   await stack.clearRedis();
 
+  const hopRows = HOPS.map(([label, from, to]) => {
+    const w = summarize((timed.get(without) ?? []).map((t) => hopMs(index, t, from, to)));
+    const d = summarize((timed.get(during) ?? []).map((t) => hopMs(index, t, from, to)));
+    return [label, fmt(w.p50), fmt(d.p50), fmt(w.p99), fmt(d.p99)];
+  });
   const withoutSummary = summarize(without);
   const duringSummary = summarize(during);
   const mib = (b: number) => b / 1048576;
@@ -187,8 +218,9 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
       { name: 'upload → import ready (median of the rounds)', unit: 's', value: [...importSeconds].sort((x, y) => x - y)[importSeconds.length >> 1] },
     ],
     markdown: [
-      `${rounds} rounds, each ${baselineTurns} turns without an import and then a ${mib(size).toFixed(1)} MiB SARIF file (${results} results, ${findingCount ?? '?'} findings; distinct content each round) uploaded to the API by another process and imported by one agent-worker (IMPORT_CONCURRENCY 1) while one operator posted one-tool questions one at a time (built-in planner, the same worker process); ${during.length} turns during the imports, ${without.length} without. Alternating rounds keep the host's drift out of the ratio; upload → ready ${importSeconds.map((x) => x.toFixed(1)).join(', ')} s.`,
+      `${rounds} rounds, each ${baselineTurns} turns without an import and then a ${mib(size).toFixed(1)} MiB SARIF file (${results} results, ${findingCount ?? '?'} findings; distinct content each round) uploaded to the API by another process and imported by one agent-worker (IMPORT_CONCURRENCY 1) while one operator posted one-tool questions one at a time (built-in planner, the same worker process); ${during.length} turns during the imports, ${without.length} without. Alternating rounds keep the host's drift out of the ratio; upload → ready ${importSeconds.map((x) => x.toFixed(1)).join(', ')} s. POST → first event by hop (ms, the API's trace marks and the client's receipt, one monotonic clock):`,
+      table(['hop', 'p50 without', 'p50 during', 'p99 without', 'p99 during'], hopRows),
     ],
-    raw: { fileBytes: size, results, withoutMs: without, duringMs: during, timelines, rssBefore, rssPeak, importSeconds },
+    raw: { fileBytes: size, results, withoutMs: without, duringMs: during, timelines, rssBefore, rssPeak, importSeconds, hopRows },
   };
 }

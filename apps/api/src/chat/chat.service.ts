@@ -27,7 +27,7 @@ import {
   type StartTurnOutcome,
   TurnLedger,
 } from '@corpus-chat/corpus-queries';
-import { TurnEventBus } from '@corpus-chat/server-core';
+import { TurnEventBus, turnTrace } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
@@ -200,6 +200,7 @@ export class ChatService {
       autoTitle: autoTitle(content) || DEFAULT_CHAT_TITLE,
       maxActiveTurns: this.quota.limit,
     };
+    turnTrace.mark(input.turnId, 'api.store');
     return this.guardRedis(() =>
       this.chats.tryStartTurn(ownerId, chatId, input, () => this.budget.spend(ownerId)),
     );
