@@ -40,9 +40,15 @@ const serial = process.argv.includes('--serial');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const sharedDir = process.env.SHARED_DIR ? path.resolve(process.env.SHARED_DIR) : path.resolve(root, '..', 'shared');
 
-function reachable(port) {
+/** The services the tests use, as the test helpers read them (README, "Tests"). */
+const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether a TCP connection to the host and port of `url` opens (`defaultPort` when it names none). */
+function reachable(url, defaultPort) {
+  const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const s = net.connect({ host: '127.0.0.1', port, timeout: 1500 }, () => (s.destroy(), resolve(true)));
+    const s = net.connect({ host: hostname || '127.0.0.1', port: Number(port) || defaultPort, timeout: 1500 }, () => (s.destroy(), resolve(true)));
     s.on('error', () => resolve(false));
     s.on('timeout', () => (s.destroy(), resolve(false)));
   });
@@ -91,9 +97,10 @@ if (needShared.length && missingShared.length) {
 }
 const needServices = selected.filter((s) => s.needsServices).map((s) => s.name);
 if (needServices.length) {
-  for (const [name, port] of [['Postgres', 5432], ['Redis', 6379]]) {
-    if (!(await reachable(port))) {
-      console.error(`\n${name} is not reachable on 127.0.0.1:${port}; the ${needServices.join(', ')} step(s) need it. Start it (see README, "Two commands").`);
+  for (const [name, url, port, variable] of [['Postgres', PG_URL, 5432, 'TEST_PG_URL'], ['Redis', REDIS_URL, 6379, 'TEST_REDIS_URL']]) {
+    if (!(await reachable(url, port))) {
+      const where = new URL(url);
+      console.error(`\n${name} is not reachable at ${where.hostname}:${where.port || port} (${variable}); the ${needServices.join(', ')} step(s) need it. Start it (see README, "Two commands").`);
       process.exit(2);
     }
   }
@@ -120,7 +127,7 @@ async function cleanUp() {
       return;
     }
     const { default: Redis } = await import('ioredis');
-    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     let cursor = '0';
     let deleted = 0;

@@ -222,7 +222,8 @@ export class ChatService {
         return;
       }
       this.logger.warn(`turn ${turn.turnId} deleted again: it could not be queued (${(e as Error).message})`);
-      await this.dispatcher.forget([turn.turnId]).catch(() => undefined);
+      // Not awaited: with Redis hung it would hold the 503 for another REDIS_REQUEST_TIMEOUT_MS.
+      void this.dispatcher.forget([turn.turnId]).catch(() => undefined);
       throw e instanceof TurnQueueUnavailableError ? unavailable() : e;
     }
   }
