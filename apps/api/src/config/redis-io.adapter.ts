@@ -20,19 +20,24 @@ export class RedisIoAdapter extends IoAdapter {
   constructor(app: INestApplicationContext, redisUrl: string, prefix: string) {
     super(app);
     this.pub = createRedisConnection(redisUrl, 'api:socket.io-pub', 'patient');
-    // The adapter never awaits its PUBLISHes; during a Redis outage each would reject unhandled
-    // and stop the process. A broadcast that cannot cross instances is only logged.
-    const publish = this.pub.publish.bind(this.pub) as (
-      channel: string,
-      message: string | Buffer,
-    ) => Promise<number>;
-    this.pub.publish = ((channel: string, message: string | Buffer) => {
-      const sent = publish(channel, message);
-      sent.catch((e: Error) => this.logger.warn(`cross-instance broadcast not published: ${e.message}`));
-      return sent;
-    }) as Redis['publish'];
     this.sub = createRedisConnection(redisUrl, 'api:socket.io-sub', 'subscriber');
+    // The adapter never awaits its commands: during a Redis outage, or when a connection closes
+    // with commands still queued (shutdown while Redis is down), each would reject unhandled and
+    // stop the process. A broadcast or subscription that cannot reach Redis is only logged.
+    this.logRejections(this.pub, ['publish']);
+    this.logRejections(this.sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe']);
     this.adapterFactory = createAdapter(this.pub, this.sub, { key: new RedisKeys(prefix).socketIoKey });
+  }
+
+  private logRejections(client: Redis, methods: ('publish' | 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe')[]): void {
+    for (const method of methods) {
+      const call = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
+      (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        const sent = call(...args);
+        sent.catch((e: Error) => this.logger.warn(`Socket.IO adapter: ${method.toUpperCase()} failed: ${e.message}`));
+        return sent;
+      };
+    }
   }
 
   override createIOServer(port: number, options?: ServerOptions): Server {
