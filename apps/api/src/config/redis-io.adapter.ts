@@ -24,17 +24,21 @@ export class RedisIoAdapter extends IoAdapter {
     // The adapter never awaits its commands: during a Redis outage, or when a connection closes
     // with commands still queued (shutdown while Redis is down), each would reject unhandled and
     // stop the process. A broadcast or subscription that cannot reach Redis is only logged.
-    this.logRejections(this.pub, ['publish']);
-    this.logRejections(this.sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe']);
+    this.logRejections(this.pub, ['publish'], 'cross-instance broadcast not published');
+    this.logRejections(this.sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], 'cross-instance subscription not changed');
     this.adapterFactory = createAdapter(this.pub, this.sub, { key: new RedisKeys(prefix).socketIoKey });
   }
 
-  private logRejections(client: Redis, methods: ('publish' | 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe')[]): void {
+  private logRejections(
+    client: Redis,
+    methods: ('publish' | 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe')[],
+    what: string,
+  ): void {
     for (const method of methods) {
       const call = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
       (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
         const sent = call(...args);
-        sent.catch((e: Error) => this.logger.warn(`Socket.IO adapter: ${method.toUpperCase()} failed: ${e.message}`));
+        sent.catch((e: Error) => this.logger.warn(`${what} (${method.toUpperCase()}): ${e.message}`));
         return sent;
       };
     }
