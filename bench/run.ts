@@ -20,7 +20,15 @@ import path from 'node:path';
 import { closePools } from './lib/api-client';
 import { hostSpeedProbe, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
 import { measurePrimitives } from './lib/primitives';
-import { type BenchContext, type Figure, figuresTable, primitivesLine, printResult, type ScenarioResult, writeResult } from './lib/report';
+import {
+  type BenchContext,
+  type Figure,
+  figuresTable,
+  primitivesLine,
+  printResult,
+  type ScenarioResult,
+  writeResult,
+} from './lib/report';
 import { BenchStack, ROOT } from './lib/stack';
 import { scenario1 } from './scenarios/s1-pickup';
 import { scenario2 } from './scenarios/s2-turn-latency';
@@ -59,7 +67,10 @@ function log(m: string): void {
 async function versions(stack: BenchStack): Promise<{ postgres: string; redis: string }> {
   const [{ version }] = await stack.ds.query('SELECT version()');
   const info = await stack.redis.info('server');
-  return { postgres: String(version).split(' on ')[0], redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown' };
+  return {
+    postgres: String(version).split(' on ')[0],
+    redis: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown',
+  };
 }
 
 async function main(): Promise<void> {
@@ -95,7 +106,9 @@ async function main(): Promise<void> {
       const host = hostSpeedProbe();
       const t0 = Date.now();
       const steal0 = machineStealSeconds();
-      log(`scenario ${id}… (load average ${loadAtStart.join(' / ')}; host probe: SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M random reads ${host.memoryMs} ms)`);
+      log(
+        `scenario ${id}… (load average ${loadAtStart.join(' / ')}; host probe: SHA-256 of 32 MiB ${host.cpuMs} ms, 0.5 M random reads ${host.memoryMs} ms)`,
+      );
       try {
         const primitives = await measurePrimitives(stack);
         const r = await run(ctx);
@@ -108,7 +121,17 @@ async function main(): Promise<void> {
         );
         results.push(r);
         printResult(r, line);
-        const file = writeResult(resultsDir, r, { command, date: new Date().toISOString(), quick, seconds, machine, loadAtStart, loadAtEnd: loadNow(), host, stealPct });
+        const file = writeResult(resultsDir, r, {
+          command,
+          date: new Date().toISOString(),
+          quick,
+          seconds,
+          machine,
+          loadAtStart,
+          loadAtEnd: loadNow(),
+          host,
+          stealPct,
+        });
         log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
       } catch (e) {
         failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);
@@ -137,14 +160,28 @@ function loadNow(): number[] {
   return os.loadavg().map((l) => Math.round(l * 100) / 100);
 }
 
-function summaryMarkdown(results: ScenarioResult[], command: string, machine: string, seconds: number): string {
-  const parts = [`Command: \`${command}\` — ${new Date().toISOString()} — ${seconds.toFixed(0)} s`, `Machine: ${machine}; load average at end ${loadNow().join(' / ')}`];
+function summaryMarkdown(
+  results: ScenarioResult[],
+  command: string,
+  machine: string,
+  seconds: number,
+): string {
+  const parts = [
+    `Command: \`${command}\` — ${new Date().toISOString()} — ${seconds.toFixed(0)} s`,
+    `Machine: ${machine}; load average at end ${loadNow().join(' / ')}`,
+  ];
   for (const r of results) {
     const primitives = r.primitives ? `\n\n${primitivesLine(r.primitives)}` : '';
-    parts.push(`### ${r.id}. ${r.title}\n\n${figuresTable(r.figures, r.primitives)}${primitives}\n\n${r.markdown.join('\n\n')}`);
+    parts.push(
+      `### ${r.id}. ${r.title}\n\n${figuresTable(r.figures, r.primitives)}${primitives}\n\n${r.markdown.join('\n\n')}`,
+    );
   }
   const missed: Figure[] = results.flatMap((r) => r.figures.filter((f) => f.met === false));
-  parts.push(missed.length ? `Missed goals: ${missed.map((f) => `${f.name} (${f.goal})`).join('; ')}` : 'Every goal measured in this run was met.');
+  parts.push(
+    missed.length
+      ? `Missed goals: ${missed.map((f) => `${f.name} (${f.goal})`).join('; ')}`
+      : 'Every goal measured in this run was met.',
+  );
   return parts.join('\n\n');
 }
 

@@ -1,2 +1,5 @@
 /** Jest project for agent-worker: unit specs (*.spec.ts) and integration specs (*.int-spec.ts) against real Postgres/Redis. */
-module.exports = require('../../tools/test/jest-preset.cjs')({ displayName: 'agent-worker', rootDir: __dirname });
+module.exports = require('../../tools/test/jest-preset.cjs')({
+  displayName: 'agent-worker',
+  rootDir: __dirname,
+});

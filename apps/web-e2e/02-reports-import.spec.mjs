@@ -14,28 +14,43 @@ import { test, ask, newThread, settledAnswer, shot, waitUntil } from './support/
 import { writeSarifSample } from './support/samples.mjs';
 
 test.describe.serial('reports: import', () => {
-  test('5. importing a SARIF file from the Reports page lists the report with its counts by severity', async ({ page, stack, dialogs }) => {
+  test('5. importing a SARIF file from the Reports page lists the report with its counts by severity', async ({
+    page,
+    stack,
+    dialogs,
+  }) => {
     test.setTimeout(120_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-e2e-'));
     try {
       const picked = writeSarifSample(dir, 'e2e-picked.sarif');
       await page.goto(`${stack.baseUrl}/reports`);
       await page.getByTestId('report-row').first().waitFor();
-      const reportsTotal = async () => Number((await page.getByTestId('reports-range').innerText()).match(/of (\d+)/)[1]);
+      const reportsTotal = async () =>
+        Number((await page.getByTestId('reports-range').innerText()).match(/of (\d+)/)[1]);
       const reportsBefore = await reportsTotal();
 
       await page.getByTestId('import-input').setInputFiles(picked.file);
       const result = page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' });
-      await result.filter({ hasText: `imported as sarif: ${picked.total} findings` }).waitFor({ timeout: 30_000 });
+      await result
+        .filter({ hasText: `imported as sarif: ${picked.total} findings` })
+        .waitFor({ timeout: 30_000 });
 
       const row = page.getByTestId('report-row').filter({ hasText: 'e2e-picked.sarif' });
       await row.waitFor();
-      await waitUntil(async () => (await reportsTotal()) === reportsBefore + 1, { timeoutMs: 10_000, message: 'one more report in the list' });
+      await waitUntil(async () => (await reportsTotal()) === reportsBefore + 1, {
+        timeoutMs: 10_000,
+        message: 'one more report in the list',
+      });
       const cells = await row.locator('td').allInnerTexts();
       assert.equal(cells[1].trim(), 'sarif');
       assert.equal(cells[3].trim(), String(picked.total));
       for (const [sev, n] of Object.entries(picked.bySeverity)) {
-        if (n) assert.match(cells[4], new RegExp(`${sev[0].toUpperCase()} ${n}\\b`), `${sev} count in "${cells[4]}"`);
+        if (n)
+          assert.match(
+            cells[4],
+            new RegExp(`${sev[0].toUpperCase()} ${n}\\b`),
+            `${sev} count in "${cells[4]}"`,
+          );
       }
       await shot(page, '5-sarif-imported');
 
@@ -60,12 +75,23 @@ test.describe.serial('reports: import', () => {
 
       // The same file again is refused with the importer's reason, shown for that file.
       await page.getByTestId('import-input').setInputFiles(picked.file);
-      await page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).locator('.reason').first().waitFor({ timeout: 30_000 });
+      await page
+        .getByTestId('import-result')
+        .filter({ hasText: 'e2e-picked.sarif' })
+        .locator('.reason')
+        .first()
+        .waitFor({ timeout: 30_000 });
       // Its actions (the existing report, archive it) stay together on one line beside the reason.
-      const refused = page.getByTestId('import-result').filter({ hasText: 'e2e-picked.sarif' }).filter({ has: page.locator('.reason') });
+      const refused = page
+        .getByTestId('import-result')
+        .filter({ hasText: 'e2e-picked.sarif' })
+        .filter({ has: page.locator('.reason') });
       const existing = await refused.getByRole('link', { name: 'Existing report' }).boundingBox();
       const archive = await refused.getByRole('button', { name: 'Archive it' }).boundingBox();
-      assert.ok(existing && archive && Math.abs(existing.y - archive.y) < 8, `actions on one line: ${JSON.stringify({ existing, archive })}`);
+      assert.ok(
+        existing && archive && Math.abs(existing.y - archive.y) < 8,
+        `actions on one line: ${JSON.stringify({ existing, archive })}`,
+      );
       await shot(page, '5a-import-refused');
 
       // A hostile finding title (a javascript: Markdown link; HTML tags are stripped at import) stays
@@ -80,8 +106,16 @@ test.describe.serial('reports: import', () => {
       await ask(page, `Show finding ${findingId}`);
       const answer = await settledAnswer(page, 1);
       assert.ok(answer.includes('here'), `the answer quotes the title: ${answer}`);
-      assert.equal(await page.locator('cc-assistant-message a[href^="javascript"]').count(), 0, 'no javascript: link rendered');
-      await page.locator('cc-assistant-message a', { hasText: 'here' }).first().click({ timeout: 2000 }).catch(() => undefined);
+      assert.equal(
+        await page.locator('cc-assistant-message a[href^="javascript"]').count(),
+        0,
+        'no javascript: link rendered',
+      );
+      await page
+        .locator('cc-assistant-message a', { hasText: 'here' })
+        .first()
+        .click({ timeout: 2000 })
+        .catch(() => undefined);
       assert.deepEqual(dialogs, [], 'no script ran');
       await shot(page, '5b-hostile-title-inert');
     } finally {

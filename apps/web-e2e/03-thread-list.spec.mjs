@@ -7,7 +7,10 @@ import assert from 'node:assert/strict';
 import { test, newThread, shot } from './support/fixtures.mjs';
 
 test.describe.serial('thread list', () => {
-  test('thread list: rename, archive and the archive filter, delete with confirmation', async ({ page, stack }) => {
+  test('thread list: rename, archive and the archive filter, delete with confirmation', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(60_000);
     await page.goto(`${stack.baseUrl}/chat`);
     await newThread(page);

@@ -8,10 +8,24 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { test, artifactsDir, ask, digitsOf, expectedNumbers, newThread, settledAnswer, shot, signIn, waitUntil } from './support/fixtures.mjs';
+import {
+  test,
+  artifactsDir,
+  ask,
+  digitsOf,
+  expectedNumbers,
+  newThread,
+  settledAnswer,
+  shot,
+  signIn,
+  waitUntil,
+} from './support/fixtures.mjs';
 
 test.describe.serial('operators and findings', () => {
-  test('6. count groups link to Findings; an admin adds an operator who sees no admin pages, and the CWE filter works', async ({ page, stack }) => {
+  test('6. count groups link to Findings; an admin adds an operator who sees no admin pages, and the CWE filter works', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(180_000);
     // As the admin (built-in planner since scenario 4): each group of a breakdown opens its findings,
     // and the Findings view counts the same. (Scenario 5's imports changed the corpus's numbers.)
@@ -19,17 +33,36 @@ test.describe.serial('operators and findings', () => {
     await newThread(page);
     await ask(page, 'Give me a breakdown of all findings by severity.');
     const answer = await settledAnswer(page, 1);
-    const card = page.locator('cc-tool-card').filter({ has: page.getByTestId('tool-total') }).first();
+    const card = page
+      .locator('cc-tool-card')
+      .filter({ has: page.getByTestId('tool-total') })
+      .first();
     await card.locator('button.toggle').click();
-    const critical = card.getByTestId('tool-group').filter({ has: page.getByRole('link', { name: 'critical', exact: true }) });
+    const critical = card
+      .getByTestId('tool-group')
+      .filter({ has: page.getByRole('link', { name: 'critical', exact: true }) });
     const criticalCount = Number(await critical.locator('.num').innerText());
-    assert.ok(criticalCount > 0 && digitsOf(answer).includes(criticalCount), `the answer states the card's ${criticalCount}: ${answer}`);
+    assert.ok(
+      criticalCount > 0 && digitsOf(answer).includes(criticalCount),
+      `the answer states the card's ${criticalCount}: ${answer}`,
+    );
     // The breakdown is drawn as a bar chart (Chart.js on the canvas) beside a table of the same numbers.
     const chart = card.getByTestId('count-chart');
     const label = await chart.locator('canvas').getAttribute('aria-label');
-    assert.ok(label.includes(`critical ${criticalCount}`), `the chart's text alternative names the critical count: ${label}`);
+    assert.ok(
+      label.includes(`critical ${criticalCount}`),
+      `the chart's text alternative names the critical count: ${label}`,
+    );
     await waitUntil(
-      () => chart.locator('canvas').evaluate((c) => c.width > 0 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v) => v !== 0)),
+      () =>
+        chart.locator('canvas').evaluate(
+          (c) =>
+            c.width > 0 &&
+            c
+              .getContext('2d')
+              .getImageData(0, 0, c.width, c.height)
+              .data.some((v) => v !== 0),
+        ),
       { timeoutMs: 10_000, message: 'the bar chart to be drawn' },
     );
     await shot(page, '6a-count-groups');
@@ -43,7 +76,18 @@ test.describe.serial('operators and findings', () => {
     await settledAnswer(page, 1);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await waitUntil(
-      () => page.locator('[data-testid="count-chart"] canvas').first().evaluate((c) => c.width > 0 && c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v) => v !== 0)),
+      () =>
+        page
+          .locator('[data-testid="count-chart"] canvas')
+          .first()
+          .evaluate(
+            (c) =>
+              c.width > 0 &&
+              c
+                .getContext('2d')
+                .getImageData(0, 0, c.width, c.height)
+                .data.some((v) => v !== 0),
+          ),
       { timeoutMs: 10_000, message: 'the bar chart to be drawn in the dark theme' },
     );
     await shot(page, '6a-dark-mode');
@@ -52,10 +96,13 @@ test.describe.serial('operators and findings', () => {
     await page.getByTestId('theme').selectOption('system');
     await critical.getByRole('link').click();
     await page.waitForURL(/\/reports\/findings\?.*severity=critical/);
-    await waitUntil(async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === criticalCount, {
-      timeoutMs: 15_000,
-      message: `the Findings view to show the group's ${criticalCount} critical findings`,
-    });
+    await waitUntil(
+      async () => digitsOf(await page.getByTestId('findings-total').innerText())[0] === criticalCount,
+      {
+        timeoutMs: 15_000,
+        message: `the Findings view to show the group's ${criticalCount} critical findings`,
+      },
+    );
 
     // A report can be archived (it leaves the list), found under "Show archived", and restored.
     await page.goto(`${stack.baseUrl}/reports`);
@@ -71,10 +118,13 @@ test.describe.serial('operators and findings', () => {
     const notice = page.getByTestId('archive-notice').filter({ hasText: 'Archived e2e-dropped.sarif' });
     await notice.waitFor();
     // The notice with its Undo is in view, wherever the row was.
-    assert.ok(await notice.evaluate((n) => {
-      const r = n.getBoundingClientRect();
-      return r.top >= 0 && r.bottom <= window.innerHeight;
-    }), 'the archive notice is in view');
+    assert.ok(
+      await notice.evaluate((n) => {
+        const r = n.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= window.innerHeight;
+      }),
+      'the archive notice is in view',
+    );
     await dropped.waitFor({ state: 'detached' });
     await page.getByTestId('show-archived').check();
     await dropped.filter({ hasText: 'archived' }).waitFor();
@@ -109,18 +159,31 @@ test.describe.serial('operators and findings', () => {
     await page.waitForURL(/\/login/);
     await signIn(page, username, password);
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
-    assert.deepEqual(nav.map((t) => t.trim()), ['Chat', 'Reports', 'Findings']);
+    assert.deepEqual(
+      nav.map((t) => t.trim()),
+      ['Chat', 'Reports', 'Findings'],
+    );
     await page.goto(`${stack.baseUrl}/settings`);
     await page.waitForURL(/\/chat\?denied=settings$/);
     await page.getByRole('status').filter({ hasText: 'Settings is open to administrators only.' }).waitFor();
 
     // The CWE filter: 79 typed and searched is in the URL and gives the API's total for CWE-79 (the
     // corpus's 40 plus scenario 5's imports), not every finding; 0 is refused.
-    const apiTotal = (query) => page.evaluate((q) => fetch(`/api/findings?limit=0${q}`).then((r) => r.json()).then((b) => b.total), query);
+    const apiTotal = (query) =>
+      page.evaluate(
+        (q) =>
+          fetch(`/api/findings?limit=0${q}`)
+            .then((r) => r.json())
+            .then((b) => b.total),
+        query,
+      );
     const cwe79 = await apiTotal('&cwe=79');
     assert.ok(cwe79 >= expectedNumbers('How many findings have CWE-79?')[0] && cwe79 < (await apiTotal('')));
     await page.goto(`${stack.baseUrl}/reports/findings`);
-    await page.getByTestId('findings-total').filter({ hasText: /findings/ }).waitFor();
+    await page
+      .getByTestId('findings-total')
+      .filter({ hasText: /findings/ })
+      .waitFor();
     await page.getByLabel('CWE').fill('0');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByTestId('cwe-error').waitFor();

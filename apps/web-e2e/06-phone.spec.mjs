@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { test, newThread, overflowsSideways, shot, waitUntil } from './support/fixtures.mjs';
 
 test.describe.serial('phone', () => {
-  test('a phone-width window (390 px): Reports, Findings and Chat fit; a draft survives an expired session', async ({ page, stack }) => {
+  test('a phone-width window (390 px): Reports, Findings and Chat fit; a draft survives an expired session', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(120_000);
     await page.setViewportSize({ width: 390, height: 844 });
     try {
@@ -18,10 +21,16 @@ test.describe.serial('phone', () => {
       await page.getByTestId('reports-table').scrollIntoViewIfNeeded();
       await shot(page, '8a-reports-390');
       await page.getByTestId('reports-search').fill('e2e-picked');
-      await waitUntil(async () => (await page.getByTestId('report-row').count()) === 1, { timeoutMs: 5_000, message: 'the search to leave one report' });
+      await waitUntil(async () => (await page.getByTestId('report-row').count()) === 1, {
+        timeoutMs: 5_000,
+        message: 'the search to leave one report',
+      });
 
       await page.goto(`${stack.baseUrl}/reports/findings?severity=critical`);
-      await page.getByTestId('findings-total').filter({ hasText: /finding/ }).waitFor();
+      await page
+        .getByTestId('findings-total')
+        .filter({ hasText: /finding/ })
+        .waitFor();
       await page.locator('td.title a').first().waitFor();
       assert.equal(await overflowsSideways(page), false, 'Findings fits 390 px');
       await shot(page, '8b-findings-390');
@@ -46,7 +55,10 @@ test.describe.serial('phone', () => {
       await page.getByLabel('Password').fill(stack.adminPassword);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(threadUrl);
-      await waitUntil(async () => (await page.getByLabel('Message').inputValue()) === draft, { timeoutMs: 10_000, message: 'the draft to be back' });
+      await waitUntil(async () => (await page.getByLabel('Message').inputValue()) === draft, {
+        timeoutMs: 10_000,
+        message: 'the draft to be back',
+      });
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }

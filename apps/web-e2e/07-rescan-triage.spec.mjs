@@ -10,7 +10,10 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { test, sharedDir, shot, waitUntil } from './support/fixtures.mjs';
 
 test.describe.serial('re-scan and triage', () => {
-  test('9. a re-scan shows what was fixed; a finding triaged as false positive exports with that status', async ({ page, stack }) => {
+  test('9. a re-scan shows what was fixed; a finding triaged as false positive exports with that status', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(180_000);
     const zapDir = path.join(sharedDir, 'corpus', 'scans', 'zap');
     const older = 'bcgov-pipeline-templates__zap-2.11.0-itsecgames.json';
@@ -29,17 +32,25 @@ test.describe.serial('re-scan and triage', () => {
       const pick = async () => {
         const before = await lines.count();
         await page.getByTestId('import-input').setInputFiles(path.join(zapDir, name));
-        await waitUntil(async () => (await lines.count()) === before + 1, { timeoutMs: 10_000, message: `a result line for ${name}` });
+        await waitUntil(async () => (await lines.count()) === before + 1, {
+          timeoutMs: 10_000,
+          message: `a result line for ${name}`,
+        });
         return lines.first();
       };
       const first = await pick();
       await first.filter({ hasText: /imported as|already imported/ }).waitFor({ timeout: 60_000 });
       if ((await first.locator('.reason').count()) === 0) return first;
-      const existingId = (await first.locator('.reason').innerText()).match(/already imported as report (\d+)/)?.[1];
+      const existingId = (await first.locator('.reason').innerText()).match(
+        /already imported as report (\d+)/,
+      )?.[1];
       assert.ok(existingId, `refused as a duplicate: ${await first.innerText()}`);
       await first.getByRole('button', { name: 'Archive it' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Archive', exact: true }).click();
-      await page.getByTestId('archive-notice').filter({ hasText: `Archived report ${existingId}: its findings no longer count.` }).waitFor();
+      await page
+        .getByTestId('archive-notice')
+        .filter({ hasText: `Archived report ${existingId}: its findings no longer count.` })
+        .waitFor();
       const second = await pick();
       await second.filter({ hasText: 'imported as zap' }).waitFor({ timeout: 60_000 });
       return second;
@@ -54,8 +65,13 @@ test.describe.serial('re-scan and triage', () => {
     const panel = page.getByTestId('comparison-panel');
     const counts = panel.getByTestId('comparison-counts');
     await counts.waitFor();
-    assert.match((await counts.innerText()).replace(/\s+/g, ' '), /^0 new 2 fixed 8 unchanged since bcgov-pipeline-templates__zap-2\.11\.0-itsecgames\.json/);
-    const fixedList = panel.locator('.lists > div').filter({ has: page.getByRole('heading', { name: /^Fixed/ }) });
+    assert.match(
+      (await counts.innerText()).replace(/\s+/g, ' '),
+      /^0 new 2 fixed 8 unchanged since bcgov-pipeline-templates__zap-2\.11\.0-itsecgames\.json/,
+    );
+    const fixedList = panel
+      .locator('.lists > div')
+      .filter({ has: page.getByRole('heading', { name: /^Fixed/ }) });
     const fixedTitles = (await fixedList.getByRole('link').allInnerTexts()).map((t) => t.trim()).sort();
     assert.deepEqual(fixedTitles, ['Reverse Tabnabbing', 'Timestamp Disclosure - Unix']);
     await shot(page, '9b-rescan-compared');
@@ -73,14 +89,24 @@ test.describe.serial('re-scan and triage', () => {
     await form.locator('#t-status').selectOption('false_positive');
     await form.locator('#t-reason').fill(reason);
     await form.getByRole('button', { name: 'Change status' }).click();
-    await page.getByTestId('finding-status').filter({ hasText: /^false positive$/ }).waitFor();
-    const change = page.getByTestId('status-changes').locator('li').filter({ hasText: '→ false positive' }).filter({ hasText: reason });
+    await page
+      .getByTestId('finding-status')
+      .filter({ hasText: /^false positive$/ })
+      .waitFor();
+    const change = page
+      .getByTestId('status-changes')
+      .locator('li')
+      .filter({ hasText: '→ false positive' })
+      .filter({ hasText: reason });
     await change.waitFor();
     await shot(page, '9c-finding-false-positive');
 
     // The Findings export of that report has every finding the page counts, with the new status.
     await page.goto(`${stack.baseUrl}/reports/findings?reportId=${reportId}`);
-    const totalText = await page.getByTestId('findings-total').filter({ hasText: /\d+ findings?/ }).innerText();
+    const totalText = await page
+      .getByTestId('findings-total')
+      .filter({ hasText: /\d+ findings?/ })
+      .innerText();
     const total = Number(totalText.match(/^([\d,]+) finding/)[1].replace(/,/g, ''));
     const href = await page.getByTestId('export-csv').getAttribute('href');
     assert.match(href, new RegExp(`reportId=${reportId}\\b`), `the export keeps the filter: ${href}`);
@@ -92,7 +118,11 @@ test.describe.serial('re-scan and triage', () => {
     const row = rows.find((r) => Number(r.id) === findingId);
     assert.ok(row, `finding ${findingId} is in the CSV`);
     assert.equal(row.status, 'false_positive');
-    assert.equal(rows.filter((r) => r.status === 'false_positive').length, 1, 'only the triaged finding is a false positive');
+    assert.equal(
+      rows.filter((r) => r.status === 'false_positive').length,
+      1,
+      'only the triaged finding is a false positive',
+    );
     await shot(page, '9d-findings-export');
   });
 });

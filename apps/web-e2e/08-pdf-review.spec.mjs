@@ -8,12 +8,22 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { test, digitsOf, overflowsSideways, putModelSettings, sharedDir, shot, waitUntil } from './support/fixtures.mjs';
+import {
+  test,
+  digitsOf,
+  overflowsSideways,
+  putModelSettings,
+  sharedDir,
+  shot,
+  waitUntil,
+} from './support/fixtures.mjs';
 
 const PDF = 'ppr__NCATS-CyHy-Sample-Report.pdf';
 
 test.describe.serial('reports: a PDF reviewed by hand', () => {
-  test('8. a PDF waits for review, takes a finding entered by hand, is marked reviewed and counted', async ({ page }) => {
+  test('8. a PDF waits for review, takes a finding entered by hand, is marked reviewed and counted', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     // Without a model the PDF is not read by one: it waits for a person. (Save is disabled when
     // the built-in planner is already chosen.)
@@ -38,10 +48,16 @@ test.describe.serial('reports: a PDF reviewed by hand', () => {
     await page.getByTestId('report-status').filter({ hasText: 'needs review' }).waitFor();
     // The text is one focusable, scrollable block: a keyboard user can scroll it, the browser's find searches it.
     const text = page.getByTestId('report-text');
-    await text.getByText(/Cyber\s+Hygiene/i).first().waitFor();
+    await text
+      .getByText(/Cyber\s+Hygiene/i)
+      .first()
+      .waitFor();
     // A key scrolls the block only once its text overflows it (before that it scrolls the page, as
     // a CI run saw): wait for the overflow, then press again until the block has moved.
-    await waitUntil(() => text.evaluate((el) => el.scrollHeight > el.clientHeight + 50), { timeoutMs: 30_000, message: 'the text to overflow its block' });
+    await waitUntil(() => text.evaluate((el) => el.scrollHeight > el.clientHeight + 50), {
+      timeoutMs: 30_000,
+      message: 'the text to overflow its block',
+    });
     await waitUntil(
       async () => {
         await text.focus();
@@ -65,14 +81,21 @@ test.describe.serial('reports: a PDF reviewed by hand', () => {
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await page.getByTestId('added-findings').getByText('Weak TLS configuration on the VPN gateway').waitFor();
-    await page.getByTestId('report-finding-count').filter({ hasText: /^1 finding$/ }).waitFor();
+    await page
+      .getByTestId('report-finding-count')
+      .filter({ hasText: /^1 finding$/ })
+      .waitFor();
     await shot(page, '8a-pdf-finding-entered');
 
     // At a phone's width the page still fits.
     await page.setViewportSize({ width: 390, height: 844 });
     try {
       await page.getByTestId('manual-finding-form').waitFor();
-      assert.equal(await overflowsSideways(page), false, 'the report page does not scroll sideways at 390 px');
+      assert.equal(
+        await overflowsSideways(page),
+        false,
+        'the report page does not scroll sideways at 390 px',
+      );
       await shot(page, '8b-pdf-review-390px');
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
@@ -85,7 +108,10 @@ test.describe.serial('reports: a PDF reviewed by hand', () => {
     // Counted: the corpus total and the report's row.
     await page.goto('/reports');
     await page.getByTestId('total-findings').waitFor();
-    await waitUntil(async () => (await totalFindings()) === before + 1, { timeoutMs: 10_000, message: 'the hand-entered finding in the total' });
+    await waitUntil(async () => (await totalFindings()) === before + 1, {
+      timeoutMs: 10_000,
+      message: 'the hand-entered finding in the total',
+    });
     const cells = await page.getByTestId('report-row').filter({ hasText: PDF }).locator('td').allInnerTexts();
     assert.equal(cells[1].trim(), 'pdf');
     assert.equal(cells[2].trim().toLowerCase(), 'ready'); // shown capitalised by CSS

@@ -10,7 +10,10 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { test, ask, newThread, settledAnswer, shot } from './support/fixtures.mjs';
 
 test.describe.serial('re-rated findings', () => {
-  test('10. a re-rated finding shows the change in its history; the Edited filter, the export and the planner count it', async ({ page, stack }) => {
+  test('10. a re-rated finding shows the change in its history; the Edited filter, the export and the planner count it', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(180_000);
     // The built-in planner answers here: it is the default, and scenario 7 switches back to it.
     await page.goto('/reports/findings?severity=low');
@@ -27,7 +30,9 @@ test.describe.serial('re-rated findings', () => {
     await form.getByRole('button', { name: 'Save as new version' }).click();
     const latest = page.getByTestId('version-history').getByTestId('version-entry').first();
     await latest.filter({ hasText: 'Version 2' }).filter({ hasText: reason }).waitFor();
-    const change = (await latest.getByTestId('version-change').locator('th, td').allInnerTexts()).map((t) => t.trim());
+    const change = (await latest.getByTestId('version-change').locator('th, td').allInnerTexts()).map((t) =>
+      t.trim(),
+    );
     assert.deepEqual(change, ['Severity', 'low', 'critical']);
     await shot(page, '10a-finding-re-rated');
 
@@ -36,7 +41,10 @@ test.describe.serial('re-rated findings', () => {
     await page.locator('#f-edited').selectOption('severity');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.waitForURL(/edited=severity/);
-    await page.getByTestId('findings-total').filter({ hasText: /(^|\s)1 finding\b/ }).waitFor();
+    await page
+      .getByTestId('findings-total')
+      .filter({ hasText: /(^|\s)1 finding\b/ })
+      .waitFor();
     const links = await page.locator('td.title a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     assert.equal(links.length, 1);
     assert.match(links[0], new RegExp(`/reports/findings/${findingId}\\b`));

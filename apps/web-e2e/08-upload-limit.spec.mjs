@@ -11,7 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { test, shot, signInAsAdmin } from './support/fixtures.mjs';
 
-test('a file over the 50 MB import limit shows the 413 reason and imports nothing', async ({ page, stack }) => {
+test('a file over the 50 MB import limit shows the 413 reason and imports nothing', async ({
+  page,
+  stack,
+}) => {
   test.setTimeout(120_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-e2e-big-'));
   try {

@@ -13,10 +13,14 @@ import { test, shot, signInAsAdmin, stackInfo } from './support/fixtures.mjs';
 const CSRF = { 'X-Requested-With': 'XMLHttpRequest' };
 
 test.describe.serial('languages', () => {
-  test('switching to Русский shows the chat and Reports in Russian with Russian dates and numbers, stored; and back', async ({ page }) => {
+  test('switching to Русский shows the chat and Reports in Russian with Russian dates and numbers, stored; and back', async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     await signInAsAdmin(page);
-    const storedLanguage = async () => (await (await page.request.get(new URL('/api/auth/me', stackInfo().baseUrl).toString())).json()).language;
+    const storedLanguage = async () =>
+      (await (await page.request.get(new URL('/api/auth/me', stackInfo().baseUrl).toString())).json())
+        .language;
     const nav = () => page.getByRole('navigation', { name: /^(Main|Основная навигация)$/ });
     try {
       assert.equal(await storedLanguage(), 'en');
@@ -39,14 +43,23 @@ test.describe.serial('languages', () => {
       await page.getByRole('heading', { level: 1, name: 'Отчёты' }).waitFor();
       await page.getByTestId('report-row').first().waitFor();
       const imported = await page.getByTestId('report-row').first().locator('td.date time').innerText();
-      assert.match(imported, /^\d{1,2}[\s\u00a0][а-яё]+\.?[\s\u00a0]\d{4}[\s\u00a0]г\.$/u, `a Russian date: "${imported}"`);
+      assert.match(
+        imported,
+        /^\d{1,2}[\s\u00a0][а-яё]+\.?[\s\u00a0]\d{4}[\s\u00a0]г\.$/u,
+        `a Russian date: "${imported}"`,
+      );
       const total = await page.getByTestId('total-findings').innerText();
-      const overview = await (await page.request.get(new URL('/api/corpus/overview', stackInfo().baseUrl).toString())).json();
+      const overview = await (
+        await page.request.get(new URL('/api/corpus/overview', stackInfo().baseUrl).toString())
+      ).json();
       // Russian groups thousands with a no-break space: 1 204, never 1,204.
       assert.equal(total, String(overview.findings.total).replace(/\B(?=(\d{3})+$)/g, '\u00a0'));
       await page.getByTestId('status-counts').filter({ hasText: 'Разбор:' }).waitFor();
       await page.getByText('критическая', { exact: true }).first().waitFor();
-      await page.getByTestId('reports-range').filter({ hasText: /из \d+ отчёт/u }).waitFor();
+      await page
+        .getByTestId('reports-range')
+        .filter({ hasText: /из \d+ отчёт/u })
+        .waitFor();
       await shot(page, 'ru-reports');
 
       // The choice outlives a reload.
@@ -56,10 +69,16 @@ test.describe.serial('languages', () => {
       await page.getByTestId('language').selectOption('en');
       await page.getByRole('heading', { level: 1, name: 'Reports' }).waitFor();
       assert.equal(await storedLanguage(), 'en');
-      assert.match(await page.getByTestId('report-row').first().locator('td.date time').innerText(), /^[A-Z][a-z]{2}[\s\u00a0]\d{1,2},[\s\u00a0]\d{4}$/);
+      assert.match(
+        await page.getByTestId('report-row').first().locator('td.date time').innerText(),
+        /^[A-Z][a-z]{2}[\s\u00a0]\d{1,2},[\s\u00a0]\d{4}$/,
+      );
     } finally {
       // Whatever failed above, the specs that follow find the admin in English.
-      await page.request.patch(new URL('/api/auth/me', stackInfo().baseUrl).toString(), { data: { language: 'en' }, headers: CSRF });
+      await page.request.patch(new URL('/api/auth/me', stackInfo().baseUrl).toString(), {
+        data: { language: 'en' },
+        headers: CSRF,
+      });
       await page.evaluate(() => localStorage.setItem('cc-language', 'en'));
     }
   });

@@ -11,24 +11,41 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test, ask, digitsOf, newThread, overflowsSideways, settledAnswer, sharedDir, shot, waitUntil } from './support/fixtures.mjs';
+import {
+  test,
+  ask,
+  digitsOf,
+  newThread,
+  overflowsSideways,
+  settledAnswer,
+  sharedDir,
+  shot,
+  waitUntil,
+} from './support/fixtures.mjs';
 
 const BURP = path.join(sharedDir, 'corpus', 'scans', 'burp', 'dd__issue4399-large.xml');
 const NESSUS = path.join(sharedDir, 'corpus', 'scans', 'nessus', 'dd__nessus_with_cvssv3.nessus');
 
 test.describe.serial('attachments and new formats', () => {
-  test('10. a Burp XML file imported from the Reports page lists its report with the stored count', async ({ page, stack }) => {
+  test('10. a Burp XML file imported from the Reports page lists its report with the stored count', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(120_000);
     const xml = fs.readFileSync(BURP, 'utf8');
     // IMPORT-RULES, Burp: each issue element is one finding, except those marked false positive.
-    const expected = (xml.match(/<issue>/g) ?? []).length - (xml.match(/<severity>False positive<\/severity>/g) ?? []).length;
+    const expected =
+      (xml.match(/<issue>/g) ?? []).length -
+      (xml.match(/<severity>False positive<\/severity>/g) ?? []).length;
     assert.ok(expected > 0, 'the Burp file has issues');
 
     await page.goto(`${stack.baseUrl}/reports`);
     await page.getByTestId('report-row').first().waitFor();
     await page.getByTestId('import-input').setInputFiles(BURP);
     const result = page.getByTestId('import-result').filter({ hasText: path.basename(BURP) });
-    await result.filter({ hasText: `imported as burp: ${expected.toLocaleString('en-US')} findings` }).waitFor({ timeout: 60_000 });
+    await result
+      .filter({ hasText: `imported as burp: ${expected.toLocaleString('en-US')} findings` })
+      .waitFor({ timeout: 60_000 });
 
     const row = page.getByTestId('report-row').filter({ hasText: path.basename(BURP) });
     await row.waitFor();
@@ -42,7 +59,10 @@ test.describe.serial('attachments and new formats', () => {
     await shot(page, '10-burp-imported');
   });
 
-  test('11. a Nessus file dropped on the chat composer is imported; "how many criticals in it?" gets the exact number', async ({ page, stack }) => {
+  test('11. a Nessus file dropped on the chat composer is imported; "how many criticals in it?" gets the exact number', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(180_000);
     const content = fs.readFileSync(NESSUS, 'utf8');
     // IMPORT-RULES, Nessus: each ReportItem is one finding; severity="4" is critical.
@@ -66,21 +86,32 @@ test.describe.serial('attachments and new formats', () => {
 
     const chip = page.getByTestId('attachment-chip').filter({ hasText: name });
     await chip.waitFor();
-    await chip.getByTestId('attachment-status').filter({ hasText: `ready: ${total} findings` }).waitFor({ timeout: 60_000 });
+    await chip
+      .getByTestId('attachment-status')
+      .filter({ hasText: `ready: ${total} findings` })
+      .waitFor({ timeout: 60_000 });
     await shot(page, '11a-attachment-ready');
 
     await ask(page, 'how many criticals in it?');
     const answer = await settledAnswer(page, 1);
-    assert.match(answer, new RegExp(`\\b${criticals} findings? match`), `the answer states ${criticals}: ${answer}`);
+    assert.match(
+      answer,
+      new RegExp(`\\b${criticals} findings? match`),
+      `the answer states ${criticals}: ${answer}`,
+    );
     assert.ok(answer.includes(name), `the answer names the file: ${answer}`);
     await shot(page, '11b-attachment-answer');
 
     // The attach button is reachable by keyboard and offers every extension an importer reads.
     const accept = (await page.getByTestId('attach-input').getAttribute('accept')) ?? '';
-    for (const ext of ['.xml', '.nessus', '.sarif', '.json', '.jsonl', '.csv']) assert.ok(accept.split(',').includes(ext), `accept has ${ext}: ${accept}`);
+    for (const ext of ['.xml', '.nessus', '.sarif', '.json', '.jsonl', '.csv'])
+      assert.ok(accept.split(',').includes(ext), `accept has ${ext}: ${accept}`);
     await page.getByLabel('Message').focus();
     await page.keyboard.press('Shift+Tab');
-    await waitUntil(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'attach'), { timeoutMs: 5_000, message: 'Shift+Tab from the composer reaches the attach button' });
+    await waitUntil(
+      () => page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'attach'),
+      { timeoutMs: 5_000, message: 'Shift+Tab from the composer reaches the attach button' },
+    );
 
     // On a phone the chip and the composer fit the width.
     const viewport = page.viewportSize();

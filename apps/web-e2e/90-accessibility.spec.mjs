@@ -10,7 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import AxeBuilder from '@axe-core/playwright';
-import { test, ask, newThread, putModelSettings, settledAnswer, shot, signInAsAdmin, waitUntil } from './support/fixtures.mjs';
+import {
+  test,
+  ask,
+  newThread,
+  putModelSettings,
+  settledAnswer,
+  shot,
+  signInAsAdmin,
+  waitUntil,
+} from './support/fixtures.mjs';
 
 const SCHEMES = ['light', 'dark'];
 const BREAKDOWN = 'Give me a breakdown of all findings by severity.';
@@ -21,7 +30,10 @@ async function seriousViolations(page) {
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) =>
-      v.nodes.map((n) => `${v.impact} ${v.id}: ${v.help} (${v.helpUrl})\n    at ${n.target.join(' ')}\n    ${n.failureSummary?.replace(/\n/g, '\n    ')}`),
+      v.nodes.map(
+        (n) =>
+          `${v.impact} ${v.id}: ${v.help} (${v.helpUrl})\n    at ${n.target.join(' ')}\n    ${n.failureSummary?.replace(/\n/g, '\n    ')}`,
+      ),
     );
 }
 
@@ -71,11 +83,16 @@ const focusVisible = (page) =>
     const e = document.activeElement;
     if (!e || e === document.body) return false;
     const s = getComputedStyle(e);
-    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || (s.boxShadow && s.boxShadow !== 'none');
+    return (
+      (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || (s.boxShadow && s.boxShadow !== 'none')
+    );
   });
 
 test.describe.serial('accessibility', () => {
-  test('a keyboard alone signs in, asks, rates the answer and opens a finding; ? lists the shortcuts', async ({ page, stack }) => {
+  test('a keyboard alone signs in, asks, rates the answer and opens a finding; ? lists the shortcuts', async ({
+    page,
+    stack,
+  }) => {
     test.setTimeout(180_000);
     await signInAsAdmin(page);
     // The built-in planner answers (earlier files may have pointed Settings at a model server).
@@ -88,9 +105,19 @@ test.describe.serial('accessibility', () => {
     await page.goto('/login');
     await page.getByLabel('Username').waitFor();
 
-    await tabTo(page, 'the username field', focusIs((e) => e.id && document.querySelector(`label[for="${e.id}"]`)?.textContent?.includes('Username')));
+    await tabTo(
+      page,
+      'the username field',
+      focusIs(
+        (e) => e.id && document.querySelector(`label[for="${e.id}"]`)?.textContent?.includes('Username'),
+      ),
+    );
     await page.keyboard.type(stack.adminUser);
-    await tabTo(page, 'the password field', focusIs((e) => e.type === 'password'));
+    await tabTo(
+      page,
+      'the password field',
+      focusIs((e) => e.type === 'password'),
+    );
     await page.keyboard.type(stack.adminPassword);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/chat$/);
@@ -105,29 +132,54 @@ test.describe.serial('accessibility', () => {
     await page.keyboard.press('Escape');
     await shortcuts.waitFor({ state: 'hidden' });
 
-    await tabTo(page, 'New thread', focusIs((e) => e.dataset.testid === 'new-thread'));
+    await tabTo(
+      page,
+      'New thread',
+      focusIs((e) => e.dataset.testid === 'new-thread'),
+    );
     assert.ok(await focusVisible(page), 'New thread shows the focus');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
-    await waitUntil(() => page.evaluate(() => document.activeElement?.id === 'composer-input'), { timeoutMs: 5_000, message: 'the composer to take the focus' });
+    await waitUntil(() => page.evaluate(() => document.activeElement?.id === 'composer-input'), {
+      timeoutMs: 5_000,
+      message: 'the composer to take the focus',
+    });
     await page.keyboard.type('How many findings relate to SQL injection?');
     await page.keyboard.press('Enter');
     await settledAnswer(page, 1, 90_000);
 
     // Rate the answer: Shift+Tab back from the composer reaches the answer's buttons.
-    await tabTo(page, 'the answer\'s "Helpful" button', focusIs((e) => e.dataset.testid === 'feedback-up'), { key: 'Shift+Tab', max: 40 });
+    await tabTo(
+      page,
+      'the answer\'s "Helpful" button',
+      focusIs((e) => e.dataset.testid === 'feedback-up'),
+      { key: 'Shift+Tab', max: 40 },
+    );
     await page.keyboard.press('Enter');
-    await waitUntil(async () => (await page.getByTestId('feedback-up').getAttribute('aria-pressed')) === 'true', { timeoutMs: 10_000, message: 'the rating to be saved' });
+    await waitUntil(
+      async () => (await page.getByTestId('feedback-up').getAttribute('aria-pressed')) === 'true',
+      { timeoutMs: 10_000, message: 'the rating to be saved' },
+    );
     await shot(page, 'a11y-keyboard-rated');
 
     // The tool card opens its findings, and the list a finding.
-    await tabTo(page, 'the tool card\'s "Open in Findings"', focusIs((e) => e.tagName === 'A' && e.classList.contains('open')), { key: 'Shift+Tab', max: 40 });
+    await tabTo(
+      page,
+      'the tool card\'s "Open in Findings"',
+      focusIs((e) => e.tagName === 'A' && e.classList.contains('open')),
+      { key: 'Shift+Tab', max: 40 },
+    );
     assert.ok(await focusVisible(page), '"Open in Findings" shows the focus');
     await shot(page, 'a11y-keyboard-focus-visible');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/reports\/findings\?/);
     await page.locator('td.title a').first().waitFor();
-    await tabTo(page, 'a finding of the list', focusIs((e) => e.tagName === 'A' && /^\/reports\/findings\/\d+/.test(e.getAttribute('href') ?? '')), { max: 80 });
+    await tabTo(
+      page,
+      'a finding of the list',
+      focusIs((e) => e.tagName === 'A' && /^\/reports\/findings\/\d+/.test(e.getAttribute('href') ?? '')),
+      { max: 80 },
+    );
     assert.ok(await focusVisible(page), 'the finding link shows the focus');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/reports\/findings\/\d+/);
@@ -135,7 +187,9 @@ test.describe.serial('accessibility', () => {
     await shot(page, 'a11y-keyboard-finding');
   });
 
-  test('the stored rating shows after a reload and on the admins Feedback page; the debug panel shows the thread', async ({ page }) => {
+  test('the stored rating shows after a reload and on the admins Feedback page; the debug panel shows the thread', async ({
+    page,
+  }) => {
     await page.goBack();
     await page.goBack();
     await settledAnswer(page, 1);
@@ -149,13 +203,20 @@ test.describe.serial('accessibility', () => {
     await toggle.click();
     await page.getByTestId('thread-debug').waitFor();
     assert.equal((await page.getByTestId('debug-thread-id').innerText()).trim(), threadId);
-    assert.match(await page.getByTestId('debug-connection').innerText(), /^connected \((websocket|polling)\)$/);
+    assert.match(
+      await page.getByTestId('debug-connection').innerText(),
+      /^connected \((websocket|polling)\)$/,
+    );
     assert.match(await page.getByTestId('debug-model').innerText(), /\S/);
     await shot(page, 'a11y-debug-panel');
 
     await page.goto('/feedback');
     await page.getByTestId('feedback-entries').locator('tbody tr').first().waitFor();
-    const row = page.getByTestId('feedback-entries').locator('tbody tr').filter({ hasText: 'How many findings relate to SQL injection?' }).first();
+    const row = page
+      .getByTestId('feedback-entries')
+      .locator('tbody tr')
+      .filter({ hasText: 'How many findings relate to SQL injection?' })
+      .first();
     assert.match(await row.innerText(), /Helpful/);
     assert.equal(await row.getByRole('link').getAttribute('href'), `/chat/${threadId}`);
   });
@@ -181,7 +242,8 @@ const PAGES = [
       await settledAnswer(page, 1, 90_000);
       await page.getByTestId('count-chart').first().waitFor();
       await page.getByTestId('answer-feedback').first().waitFor();
-      if ((await page.getByTestId('debug-toggle').getAttribute('aria-expanded')) !== 'true') await page.getByTestId('debug-toggle').click();
+      if ((await page.getByTestId('debug-toggle').getAttribute('aria-expanded')) !== 'true')
+        await page.getByTestId('debug-toggle').click();
       await page.getByTestId('thread-debug').waitFor();
     },
   ],
@@ -197,7 +259,11 @@ const PAGES = [
     async (page) => {
       await page.goto('/reports');
       await page.getByTestId('report-row').first().waitFor();
-      const link = page.getByTestId('report-row').first().locator('a[href^="/reports/"]:not([href*="findings"])').first();
+      const link = page
+        .getByTestId('report-row')
+        .first()
+        .locator('a[href^="/reports/"]:not([href*="findings"])')
+        .first();
       test.skip((await link.count()) === 0, 'this build has no report page');
       await link.click();
       await page.waitForURL(/\/reports\/\d+/);

@@ -15,7 +15,9 @@ function quietOnDroppedConnections(proxy) {
   proxy.on = (event, listener) => {
     if (event === 'error') {
       // (err, req, res): `res` is the client's socket for a WebSocket; close it quietly.
-      return on(event, (err, req, res) => (isDroppedConnection(err) ? res?.destroy?.() : listener(err, req, res)));
+      return on(event, (err, req, res) =>
+        isDroppedConnection(err) ? res?.destroy?.() : listener(err, req, res),
+      );
     }
     if (event === 'proxyReqWs') {
       return on(event, (proxyReq, req, socket, ...rest) => {
@@ -37,5 +39,12 @@ function quietOnDroppedConnections(proxy) {
 // browser's address rather than the dev server's for its sign-in slow-down.
 export default {
   '/api': { target, changeOrigin: false, secure: false, xfwd: true },
-  '/socket.io': { target, ws: true, changeOrigin: false, secure: false, xfwd: true, configure: quietOnDroppedConnections },
+  '/socket.io': {
+    target,
+    ws: true,
+    changeOrigin: false,
+    secure: false,
+    xfwd: true,
+    configure: quietOnDroppedConnections,
+  },
 };

@@ -63,7 +63,11 @@ export class ApiSession {
   }
 
   /** One JSON request; resolves with the parsed body of a 2xx answer, throws `ApiError` otherwise. */
-  async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async request<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     const res = await poolFor(this.baseUrl).request({
       path,
       method,
@@ -75,7 +79,8 @@ export class ApiSession {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) throw new ApiError(res.statusCode, text, `${method} ${path}`);
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw new ApiError(res.statusCode, text, `${method} ${path}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -84,7 +89,10 @@ export class ApiSession {
   }
 
   postMessage(chatId: string, content: string, clientMessageId?: string): Promise<PostMessageResponse> {
-    return this.request('POST', `/api/chats/${chatId}/messages`, { content, ...(clientMessageId ? { clientMessageId } : {}) });
+    return this.request('POST', `/api/chats/${chatId}/messages`, {
+      content,
+      ...(clientMessageId ? { clientMessageId } : {}),
+    });
   }
 
   putSettings(dto: UpdateSettingsDto): Promise<unknown> {
@@ -92,7 +100,12 @@ export class ApiSession {
   }
 
   createOperator(username: string, password: string): Promise<unknown> {
-    return this.request('POST', '/api/operators', { username, displayName: username, password, role: 'operator' });
+    return this.request('POST', '/api/operators', {
+      username,
+      displayName: username,
+      password,
+      role: 'operator',
+    });
   }
 
   /** A connected Socket.IO client on `/chat` (websocket transport, no reconnection). */

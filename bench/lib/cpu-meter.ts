@@ -44,13 +44,18 @@ export class CpuMeter {
     // Postgres backends live across phases (the pools of the API and the workers): without a first
     // reading each would count its whole life, the warm-up and earlier phases included.
     const pgPids = await stack.postgresBackendPids();
-    for (const pid of [...meter.pids(), ...meter.extra.values(), ...pgPids]) meter.start.set(pid, processCpuSeconds(pid) ?? 0);
+    for (const pid of [...meter.pids(), ...meter.extra.values(), ...pgPids])
+      meter.start.set(pid, processCpuSeconds(pid) ?? 0);
     return meter;
   }
 
   private pids(): number[] {
     const s = this.stack;
-    return [process.pid, ...this.redisPids, ...[s.api, s.stub, ...s.workers].flatMap((p) => (p ? [p.pid] : []))];
+    return [
+      process.pid,
+      ...this.redisPids,
+      ...[s.api, s.stub, ...s.workers].flatMap((p) => (p ? [p.pid] : [])),
+    ];
   }
 
   private delta(pid: number): number {
@@ -70,16 +75,36 @@ export class CpuMeter {
     parts['redis-server'] = this.redisPids.reduce((a, pid) => a + this.delta(pid), 0);
     parts['harness (load generator)'] = this.delta(process.pid);
     const m = machineCpuSeconds();
-    return { seconds: (Date.now() - this.t0) / 1000, parts, machineBusy: m.busy - this.machine0.busy, machineTotal: m.total - this.machine0.total };
+    return {
+      seconds: (Date.now() - this.t0) / 1000,
+      parts,
+      machineBusy: m.busy - this.machine0.busy,
+      machineTotal: m.total - this.machine0.total,
+    };
   }
 }
 
 /** A table of CPU seconds, share of the machine, and ms per turn for each part. */
 export function cpuTable(b: CpuBreakdown, turns: number, perLabel = 'CPU ms / turn'): string {
   const ours = Object.values(b.parts).reduce((a, x) => a + x, 0);
-  const rows = Object.entries(b.parts).map(([name, sec]) => [name, fmt(sec), fmt((100 * sec) / b.machineTotal), fmt((1000 * sec) / turns)]);
+  const rows = Object.entries(b.parts).map(([name, sec]) => [
+    name,
+    fmt(sec),
+    fmt((100 * sec) / b.machineTotal),
+    fmt((1000 * sec) / turns),
+  ]);
   rows.push(['all of the above', fmt(ours), fmt((100 * ours) / b.machineTotal), fmt((1000 * ours) / turns)]);
-  rows.push(['rest of the machine (other work)', fmt(Math.max(0, b.machineBusy - ours)), fmt((100 * Math.max(0, b.machineBusy - ours)) / b.machineTotal), '']);
-  rows.push(['idle', fmt(b.machineTotal - b.machineBusy), fmt((100 * (b.machineTotal - b.machineBusy)) / b.machineTotal), '']);
+  rows.push([
+    'rest of the machine (other work)',
+    fmt(Math.max(0, b.machineBusy - ours)),
+    fmt((100 * Math.max(0, b.machineBusy - ours)) / b.machineTotal),
+    '',
+  ]);
+  rows.push([
+    'idle',
+    fmt(b.machineTotal - b.machineBusy),
+    fmt((100 * (b.machineTotal - b.machineBusy)) / b.machineTotal),
+    '',
+  ]);
   return table(['process', 'CPU s', '% of machine', perLabel], rows);
 }

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 
 /** A V8 `.cpuprofile` (what `node --cpu-prof` writes). */
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number; children?: number[] }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    hitCount?: number;
+    children?: number[];
+  }[];
   startTime: number;
   endTime: number;
   samples: number[];
@@ -30,7 +35,10 @@ export function ownerOf(url: string): string {
  * Self time by function and by package of a `.cpuprofile` file, largest first (the `top` of each).
  * Idle time (`(idle)`) is left out of the percentages.
  */
-export function summarizeProfile(file: string, top = 15): { byFunction: ProfileEntry[]; byPackage: ProfileEntry[]; busyMs: number } {
+export function summarizeProfile(
+  file: string,
+  top = 15,
+): { byFunction: ProfileEntry[]; byPackage: ProfileEntry[]; busyMs: number } {
   const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(p.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
@@ -56,12 +64,15 @@ export function summarizeProfile(file: string, top = 15): { byFunction: ProfileE
   return { byFunction: list(byFn), byPackage: list(byPkg), busyMs: busy / 1000 };
 }
 
-
 /**
  * Inclusive (self + callees) time of the functions whose source matches `filter` (default: this
  * repository's apps and libs), largest first: which of our functions the CPU time is spent under.
  */
-export function inclusiveTimes(file: string, filter: (url: string) => boolean = (u) => /\/(apps|libs)\//.test(u) && !u.includes('node_modules'), top = 20): ProfileEntry[] {
+export function inclusiveTimes(
+  file: string,
+  filter: (url: string) => boolean = (u) => /\/(apps|libs)\//.test(u) && !u.includes('node_modules'),
+  top = 20,
+): ProfileEntry[] {
   const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
   const nodes = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -97,9 +108,12 @@ if (process.argv[1] === __filename) {
   const [file, top] = process.argv.slice(2);
   const s = summarizeProfile(file, Number(top ?? 25));
   console.log(`busy ${s.busyMs.toFixed(0)} ms\n\nby package:`);
-  for (const e of s.byPackage) console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
+  for (const e of s.byPackage)
+    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
   console.log('\nby function (self time):');
-  for (const e of s.byFunction) console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
+  for (const e of s.byFunction)
+    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
   console.log('\nour functions (inclusive time):');
-  for (const e of inclusiveTimes(file)) console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
+  for (const e of inclusiveTimes(file))
+    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
 }

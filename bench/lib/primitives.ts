@@ -55,11 +55,15 @@ async function timeBullmq(t: Target, n: number): Promise<Summary> {
   const prefix = `${t.redisPrefix}:primitive`;
   const queue = new Queue('primitive', { connection, prefix });
   let arrived: ((ms: number) => void) | undefined;
-  const worker = new Worker('primitive', async (job) => arrived?.(nowMs() - (job.data as { t0: number }).t0), {
-    connection,
-    prefix,
-    concurrency: 1,
-  });
+  const worker = new Worker(
+    'primitive',
+    async (job) => arrived?.(nowMs() - (job.data as { t0: number }).t0),
+    {
+      connection,
+      prefix,
+      concurrency: 1,
+    },
+  );
   try {
     await worker.waitUntilReady();
     return await timed(n, () => {
@@ -83,7 +87,9 @@ async function timeSocket(t: Target, n: number): Promise<Summary> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   await subscriber.subscribe(channel);
   subscriber.on('message', (_channel, message) => ioServer.emit('m', message));
-  const client = connectClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { transports: ['websocket'] });
+  const client = connectClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+    transports: ['websocket'],
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       client.once('connect', resolve);

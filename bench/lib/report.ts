@@ -86,7 +86,9 @@ export function figuresTable(figures: Figure[], primitives?: Primitives): string
     const cells = f.summary ? summaryCells(f.summary) : ['', '', '', ''];
     const value = f.value !== undefined ? `${fmt(f.value)} ${f.unit}` : '';
     const unit = f.summary ? ` (${f.unit}, n=${f.summary.n})` : '';
-    lines.push(`| ${f.name}${unit} | ${cells.join(' | ')} | ${value} | ${ratioCell(f, primitives)} | ${f.goal ?? ''} | ${verdict(f)} |`);
+    lines.push(
+      `| ${f.name}${unit} | ${cells.join(' | ')} | ${value} | ${ratioCell(f, primitives)} | ${f.goal ?? ''} | ${verdict(f)} |`,
+    );
   }
   return lines.join('\n');
 }

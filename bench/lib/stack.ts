@@ -52,7 +52,11 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `fn` until it returns a truthy value; throws naming `what` after `timeoutMs`. */
-export async function waitUntil<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 60_000): Promise<T> {
+export async function waitUntil<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -65,7 +69,9 @@ export async function waitUntil<T>(fn: () => Promise<T | undefined | null | fals
     }
     await sleep(100);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+  );
 }
 
 /**
@@ -124,9 +130,14 @@ export class BenchStack {
     const started = Date.now();
     const outcomes = await importCorpusFiles(this.ds, corpus.files);
     const failed = outcomes.filter((o) => !o.ok);
-    if (failed.length) throw new Error(`corpus import refused ${failed.length} files: ${failed.map((f) => f.file).join(', ')}`);
+    if (failed.length)
+      throw new Error(
+        `corpus import refused ${failed.length} files: ${failed.map((f) => f.file).join(', ')}`,
+      );
     const [{ n }] = await this.ds.query(`SELECT count(*)::int AS n FROM findings`);
-    this.log(`database ${this.dbName}: ${corpus.files.length} corpus files, ${n} findings imported in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    this.log(
+      `database ${this.dbName}: ${corpus.files.length} corpus files, ${n} findings imported in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     this.redis = new Redis(this.redisUrl, { maxRetriesPerRequest: 2 });
   }
 
@@ -156,15 +167,28 @@ export class BenchStack {
     };
   }
 
-  private spawnNode(name: string, args: string[], env: Record<string, string>, opts: StartOptions, probePort?: number): Proc {
+  private spawnNode(
+    name: string,
+    args: string[],
+    env: Record<string, string>,
+    opts: StartOptions,
+    probePort?: number,
+  ): Proc {
     const logFile = path.join(this.logsDir, `${name}.log`);
     const out = fs.openSync(logFile, 'w');
     const flags: string[] = [];
     if (opts.probe && probePort) flags.push('-r', path.join(ROOT, 'bench/probes/runtime-probe.cjs'));
     // BENCH_WORKER_FLAGS and BENCH_API_FLAGS (space-separated Node/V8 flags) try the workers or the API with other settings.
-    if (name.startsWith('worker')) flags.push(...(process.env['BENCH_WORKER_FLAGS'] ?? '').split(' ').filter(Boolean));
-    if (name.startsWith('api')) flags.push(...(process.env['BENCH_API_FLAGS'] ?? '').split(' ').filter(Boolean));
-    if (opts.cpuProfile) flags.push('--cpu-prof', `--cpu-prof-dir=${path.join(this.logsDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`);
+    if (name.startsWith('worker'))
+      flags.push(...(process.env['BENCH_WORKER_FLAGS'] ?? '').split(' ').filter(Boolean));
+    if (name.startsWith('api'))
+      flags.push(...(process.env['BENCH_API_FLAGS'] ?? '').split(' ').filter(Boolean));
+    if (opts.cpuProfile)
+      flags.push(
+        '--cpu-prof',
+        `--cpu-prof-dir=${path.join(this.logsDir, 'profiles')}`,
+        `--cpu-prof-name=${name}.cpuprofile`,
+      );
     const child = spawn(process.execPath, [...flags, ...args], {
       cwd: ROOT,
       env: { ...env, ...(probePort ? { BENCH_PROBE_PORT: String(probePort) } : {}) },
@@ -175,7 +199,8 @@ export class BenchStack {
     const proc: Proc = { name, child, pid: child.pid!, logFile, probePort };
     this.procs.add(proc);
     child.on('exit', (code, signal) => {
-      if (this.procs.has(proc) && !this.disposed) this.log(`${name} exited (${signal ?? code}) unexpectedly; see ${logFile}`);
+      if (this.procs.has(proc) && !this.disposed)
+        this.log(`${name} exited (${signal ?? code}) unexpectedly; see ${logFile}`);
       this.procs.delete(proc);
     });
     return proc;
@@ -184,7 +209,9 @@ export class BenchStack {
   private assertAlive(proc: Proc): void {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
       const tail = fs.readFileSync(proc.logFile, 'utf8').split('\n').slice(-30).join('\n');
-      throw new ProcessExitedError(`${proc.name} exited (${proc.child.signalCode ?? proc.child.exitCode}):\n${tail}`);
+      throw new ProcessExitedError(
+        `${proc.name} exited (${proc.child.signalCode ?? proc.child.exitCode}):\n${tail}`,
+      );
     }
   }
 
@@ -192,12 +219,22 @@ export class BenchStack {
   async startApi(opts: StartOptions = {}): Promise<Proc & { baseUrl: string }> {
     const port = await freePort();
     const env = { ...this.baseEnv(), API_PORT: String(port), API_HOST: '127.0.0.1', ...opts.env };
-    const proc = this.spawnNode('api', ['dist/node/apps/api/src/main.js'], env, opts, opts.probe ? await freePort() : undefined);
+    const proc = this.spawnNode(
+      'api',
+      ['dist/node/apps/api/src/main.js'],
+      env,
+      opts,
+      opts.probe ? await freePort() : undefined,
+    );
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntil(async () => {
-      this.assertAlive(proc);
-      return (await fetch(`${baseUrl}/api/health`)).ok;
-    }, 'the API health check', 90_000);
+    await waitUntil(
+      async () => {
+        this.assertAlive(proc);
+        return (await fetch(`${baseUrl}/api/health`)).ok;
+      },
+      'the API health check',
+      90_000,
+    );
     this.api = { ...proc, baseUrl };
     return this.api;
   }
@@ -215,21 +252,33 @@ export class BenchStack {
         SHUTDOWN_TIMEOUT_MS: '2000',
         ...opts.env,
       };
-      const proc = this.spawnNode(`worker-${index}`, ['dist/node/apps/agent-worker/src/main.js'], env, opts, opts.probe ? await freePort() : undefined);
+      const proc = this.spawnNode(
+        `worker-${index}`,
+        ['dist/node/apps/agent-worker/src/main.js'],
+        env,
+        opts,
+        opts.probe ? await freePort() : undefined,
+      );
       started.push(Object.assign(proc, { healthPort })); // the same object stop() looks up
     }
     for (const w of started) {
-      await waitUntil(async () => {
-        this.assertAlive(w);
-        return (await fetch(`http://127.0.0.1:${w.healthPort}/health`)).ok;
-      }, `${w.name} health check`, 90_000);
+      await waitUntil(
+        async () => {
+          this.assertAlive(w);
+          return (await fetch(`http://127.0.0.1:${w.healthPort}/health`)).ok;
+        },
+        `${w.name} health check`,
+        90_000,
+      );
     }
     this.workers.push(...started);
     return started;
   }
 
   /** Starts (or restarts) the stub model with `config` (defaults: 2 s first token, 20 deltas, one search). */
-  async startStub(config: Partial<StubModelConfig> = {}): Promise<Proc & { baseUrl: string; config: StubModelConfig }> {
+  async startStub(
+    config: Partial<StubModelConfig> = {},
+  ): Promise<Proc & { baseUrl: string; config: StubModelConfig }> {
     if (this.stub) await this.stop(this.stub);
     const full = { ...DEFAULT_STUB_MODEL, ...config };
     const stub = this.spawnNode(
@@ -239,10 +288,14 @@ export class BenchStack {
       {},
     );
     const logFile = stub.logFile;
-    const baseUrl = await waitUntil(async () => {
-      this.assertAlive(stub);
-      return /STUB_MODEL_READY (\S+)/.exec(fs.readFileSync(logFile, 'utf8'))?.[1];
-    }, 'the stub model', 30_000);
+    const baseUrl = await waitUntil(
+      async () => {
+        this.assertAlive(stub);
+        return /STUB_MODEL_READY (\S+)/.exec(fs.readFileSync(logFile, 'utf8'))?.[1];
+      },
+      'the stub model',
+      30_000,
+    );
     this.stub = { ...stub, baseUrl, config: full };
     return this.stub;
   }
@@ -300,7 +353,9 @@ export class BenchStack {
     this.disposed = true;
     if (this.ds?.isInitialized) await this.ds.destroy().catch(() => undefined);
     if (this.redis) {
-      await this.clearRedis().catch((e: Error) => this.log(`could not delete Redis keys ${this.redisPrefix}:*: ${e.message}`));
+      await this.clearRedis().catch((e: Error) =>
+        this.log(`could not delete Redis keys ${this.redisPrefix}:*: ${e.message}`),
+      );
       this.redis.disconnect();
     }
     const c = new Client({ connectionString: this.pgServerUrl });
@@ -321,7 +376,10 @@ export class BenchStack {
 
   /** Pids of the Postgres backends connected to the bench database right now. */
   async postgresBackendPids(): Promise<number[]> {
-    const rows: { pid: number }[] = await this.ds.query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [this.dbName]);
+    const rows: { pid: number }[] = await this.ds.query(
+      `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+      [this.dbName],
+    );
     return rows.map((r) => r.pid);
   }
 }

@@ -19,7 +19,14 @@ export function percentile(sorted: readonly number[], q: number): number {
 export function summarize(values: readonly number[]): Summary {
   const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   const mean = v.length ? v.reduce((a, b) => a + b, 0) / v.length : NaN;
-  return { n: v.length, p50: percentile(v, 0.5), p95: percentile(v, 0.95), p99: percentile(v, 0.99), max: v.length ? v[v.length - 1] : NaN, mean };
+  return {
+    n: v.length,
+    p50: percentile(v, 0.5),
+    p95: percentile(v, 0.95),
+    p99: percentile(v, 0.99),
+    max: v.length ? v[v.length - 1] : NaN,
+    mean,
+  };
 }
 
 /** A number for a table: 3 significant-ish digits (0.412, 4.12, 41.2, 412). */

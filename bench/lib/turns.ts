@@ -33,7 +33,10 @@ export const ONE_TOOL_QUESTIONS = [
 
 /** The id of an operator by username. */
 export async function operatorId(stack: BenchStack, username: string): Promise<string> {
-  const rows: { id: string }[] = await stack.ds.query(`SELECT id FROM operators WHERE lower(username) = lower($1)`, [username]);
+  const rows: { id: string }[] = await stack.ds.query(
+    `SELECT id FROM operators WHERE lower(username) = lower($1)`,
+    [username],
+  );
   if (!rows[0]) throw new Error(`no operator ${username}`);
   return rows[0].id;
 }
@@ -45,7 +48,13 @@ export type PreparedTurn = RunTurnJobData;
  * Creates `count` threads of `ownerId` with one queued turn each (the same rows the API writes,
  * through `storeTestTurn`), `parallel` at a time.
  */
-export async function prepareTurns(stack: BenchStack, ownerId: string, count: number, question: (i: number) => string, parallel = 8): Promise<PreparedTurn[]> {
+export async function prepareTurns(
+  stack: BenchStack,
+  ownerId: string,
+  count: number,
+  question: (i: number) => string,
+  parallel = 8,
+): Promise<PreparedTurn[]> {
   const repo = new ChatRepository(stack.ds);
   const out: PreparedTurn[] = new Array(count);
   let next = 0;
@@ -54,8 +63,16 @@ export async function prepareTurns(stack: BenchStack, ownerId: string, count: nu
       const i = next++;
       if (i >= count) return;
       const chat = await repo.createChat(ownerId, `bench ${i}`);
-      const started = await storeTestTurn(stack.ds, ownerId, chat.id, { content: question(i), autoTitle: 'bench' });
-      out[i] = { turnId: started.turnId, chatId: started.chatId, ownerId, userMessageId: started.userMessageId };
+      const started = await storeTestTurn(stack.ds, ownerId, chat.id, {
+        content: question(i),
+        autoTitle: 'bench',
+      });
+      out[i] = {
+        turnId: started.turnId,
+        chatId: started.chatId,
+        ownerId,
+        userMessageId: started.userMessageId,
+      };
     }
   };
   await Promise.all(Array.from({ length: parallel }, work));
@@ -85,12 +102,21 @@ export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promi
  * Waits until none of the run's turns (or of `turnIds`) is queued or running (bounded; throws
  * naming how many are left).
  */
-export async function waitTurnsEnded(stack: BenchStack, timeoutMs: number, turnIds?: string[]): Promise<void> {
+export async function waitTurnsEnded(
+  stack: BenchStack,
+  timeoutMs: number,
+  turnIds?: string[],
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [{ n }] = turnIds
-      ? await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`, [turnIds])
-      : await stack.ds.query(`SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`);
+      ? await stack.ds.query(
+          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
+          [turnIds],
+        )
+      : await stack.ds.query(
+          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`,
+        );
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
     await sleep(100);
@@ -99,7 +125,9 @@ export async function waitTurnsEnded(stack: BenchStack, timeoutMs: number, turnI
 
 /** Turn statuses of the run: `{complete: 1000, error: 2}`. */
 export async function turnStatusCounts(stack: BenchStack): Promise<Record<string, number>> {
-  const rows: { status: string; n: number }[] = await stack.ds.query(`SELECT status, count(*)::int AS n FROM chat_turns GROUP BY status`);
+  const rows: { status: string; n: number }[] = await stack.ds.query(
+    `SELECT status, count(*)::int AS n FROM chat_turns GROUP BY status`,
+  );
   return Object.fromEntries(rows.map((r) => [r.status, r.n]));
 }
 
@@ -111,7 +139,8 @@ export async function readTrace(files: string[]): Promise<TraceIndex> {
   await sleep(300);
   const index: TraceIndex = new Map();
   const all: TurnTraceMark[] = [];
-  for (const f of files) if (fs.existsSync(f)) for (const m of parseTurnTrace(fs.readFileSync(f, 'utf8'))) all.push(m);
+  for (const f of files)
+    if (fs.existsSync(f)) for (const m of parseTurnTrace(fs.readFileSync(f, 'utf8'))) all.push(m);
   all.sort((a, b) => a.t - b.t);
   for (const m of all) {
     let marks = index.get(m.turn);

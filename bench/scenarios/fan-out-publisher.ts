@@ -69,9 +69,14 @@ async function main(): Promise<void> {
       await bus.publish(chatId, turnId, { type: 'turn.done', messageId: randomUUID() });
     }
   };
-  await Promise.all(config.chats.map((chatId, i) => streamChat(chatId, (i * intervalMs) / config.chats.length)));
+  await Promise.all(
+    config.chats.map((chatId, i) => streamChat(chatId, (i * intervalMs) / config.chats.length)),
+  );
   const usage = process.cpuUsage(cpu0);
-  fs.writeFileSync(config.outFile, JSON.stringify({ published, publishes, tokens, cpuSeconds: (usage.user + usage.system) / 1e6 }));
+  fs.writeFileSync(
+    config.outFile,
+    JSON.stringify({ published, publishes, tokens, cpuSeconds: (usage.user + usage.system) / 1e6 }),
+  );
   redis.disconnect();
   process.send?.('done');
 }

@@ -1,7 +1,16 @@
 import path from 'node:path';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { nowMs, sleep, summarize } from '../lib/stats';
-import { addTurnJob, firstMark, ONE_TOOL_QUESTIONS, operatorId, prepareTurns, readTrace, turnQueue, waitTurnsEnded } from '../lib/turns';
+import {
+  addTurnJob,
+  firstMark,
+  ONE_TOOL_QUESTIONS,
+  operatorId,
+  prepareTurns,
+  readTrace,
+  turnQueue,
+  waitTurnsEnded,
+} from '../lib/turns';
 
 /**
  * Scenario 1 — enqueue → worker pickup: the harness adds turn jobs to the real queue one at a
@@ -20,7 +29,12 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   await stack.startWorkers(1, { env, cpuProfile: ctx.profile });
   const owner = await operatorId(stack, stack.adminUser);
   log(`s1: preparing ${jobs + warmup} turns`);
-  const turns = await prepareTurns(stack, owner, jobs + warmup, (i) => ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length]);
+  const turns = await prepareTurns(
+    stack,
+    owner,
+    jobs + warmup,
+    (i) => ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length],
+  );
   const queue = turnQueue(stack);
   await queue.waitUntilReady();
 
@@ -29,7 +43,12 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   log(`s1: adding ${jobs} jobs one at a time, ${gapMs} ms apart (after ${warmup} warm-up jobs)`);
   for (const [i, t] of turns.entries()) {
     // Warm the worker up (JIT, connections, query cache) and let it go idle before measuring.
-    if (i === warmup) await waitTurnsEnded(stack, 60_000, turns.slice(0, warmup).map((x) => x.turnId));
+    if (i === warmup)
+      await waitTurnsEnded(
+        stack,
+        60_000,
+        turns.slice(0, warmup).map((x) => x.turnId),
+      );
     const t0 = nowMs();
     await addTurnJob(queue, t);
     const t1 = nowMs();
@@ -60,7 +79,12 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
     id: 1,
     title: 'Enqueue → worker pickup',
     figures: [
-      latencyFigure('enqueue → pickup (Queue.add start → processor start)', pickupSummary, { p: 'p99', ms: 5 }, 'bullmq'),
+      latencyFigure(
+        'enqueue → pickup (Queue.add start → processor start)',
+        pickupSummary,
+        { p: 'p99', ms: 5 },
+        'bullmq',
+      ),
       latencyFigure('  of which Queue.add call', summarize(addMs)),
       latencyFigure('reference: Redis round trip (PING)', rttSummary),
       { name: 'reference: floor = 2 round trips (p50)', unit: 'ms', value: 2 * rttSummary.p50 },

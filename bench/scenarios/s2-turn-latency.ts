@@ -3,7 +3,13 @@ import path from 'node:path';
 import type { ChatEvent } from '@corpus-chat/contracts';
 import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
-import { ChatRepository, CorpusTools, TurnLedger, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import {
+  ChatRepository,
+  CorpusTools,
+  TurnLedger,
+  defaultCorpusQueries,
+  defaultReadOnly,
+} from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
@@ -67,7 +73,10 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
   const apiTrace = path.join(ctx.logsDir, 'trace-s2-api.jsonl');
   const workerTrace = path.join(ctx.logsDir, 'trace-s2-worker.jsonl');
   const api = await stack.startApi({ env: { TURN_TRACE_FILE: apiTrace }, cpuProfile: ctx.profile });
-  await stack.startWorkers(1, { env: { TURN_TRACE_FILE: workerTrace, TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) }, cpuProfile: ctx.profile });
+  await stack.startWorkers(1, {
+    env: { TURN_TRACE_FILE: workerTrace, TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) },
+    cpuProfile: ctx.profile,
+  });
   const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
   await session.putSettings({ backend: 'builtin' });
   const threads: string[] = [];
@@ -82,11 +91,15 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
     let byType = received.get(e.turnId);
     if (!byType) received.set(e.turnId, (byType = new Map()));
     if (!byType.has(e.type)) byType.set(e.type, t);
-    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled') waiters.get(e.turnId)?.(e);
+    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled')
+      waiters.get(e.turnId)?.(e);
   });
   const ended = (turnId: string) =>
     new Promise<ChatEvent>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`turn ${turnId}: no terminal event within 15 s`)), 15_000);
+      const timer = setTimeout(
+        () => reject(new Error(`turn ${turnId}: no terminal event within 15 s`)),
+        15_000,
+      );
       const finish = (e: ChatEvent) => {
         clearTimeout(timer);
         waiters.delete(turnId);
@@ -121,22 +134,61 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
     hops[label] = s;
     hopRows.push([label, fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.mean)]);
   }
-  const publishRtt = summarize(publishRoundTrips(index, timed.map((t) => t.turnId)));
-  hopRows.push(['(every event publish: Redis script round trip)', fmt(publishRtt.p50), fmt(publishRtt.p95), fmt(publishRtt.p99), fmt(publishRtt.mean)]);
-  const queuedToClient = summarize(timed.map((t) => at(index, t, 'recv:turn.queued') - at(index, t, 'publish:turn.queued')));
-  hopRows.push(['(turn.queued: publish → client)', fmt(queuedToClient.p50), fmt(queuedToClient.p95), fmt(queuedToClient.p99), fmt(queuedToClient.mean)]);
+  const publishRtt = summarize(
+    publishRoundTrips(
+      index,
+      timed.map((t) => t.turnId),
+    ),
+  );
+  hopRows.push([
+    '(every event publish: Redis script round trip)',
+    fmt(publishRtt.p50),
+    fmt(publishRtt.p95),
+    fmt(publishRtt.p99),
+    fmt(publishRtt.mean),
+  ]);
+  const queuedToClient = summarize(
+    timed.map((t) => at(index, t, 'recv:turn.queued') - at(index, t, 'publish:turn.queued')),
+  );
+  hopRows.push([
+    '(turn.queued: publish → client)',
+    fmt(queuedToClient.p50),
+    fmt(queuedToClient.p95),
+    fmt(queuedToClient.p99),
+    fmt(queuedToClient.mean),
+  ]);
   const deltas = timed.map((t) => index.get(t.turnId)?.get('publish:text.delta')?.length ?? 0);
 
   // The same turns in-process: the planner and its tool query on a DataSource, nothing else.
   const inProcess = await runInProcess(ctx, warmup, count, threadCount);
 
   const figures: Figure[] = [
-    latencyFigure('POST message → first chat:event at the client', summarize(firstEvent), { p: 'p50', ms: 5 }, 'socket'),
+    latencyFigure(
+      'POST message → first chat:event at the client',
+      summarize(firstEvent),
+      { p: 'p50', ms: 5 },
+      'socket',
+    ),
     latencyFigure('  same, p99', summarize(firstEvent), { p: 'p99', ms: 15 }, 'socket'),
-    latencyFigure('POST message → turn.done at the client (one-tool question)', summarize(toDone), { p: 'p50', ms: 30 }, 'bullmq'),
+    latencyFigure(
+      'POST message → turn.done at the client (one-tool question)',
+      summarize(toDone),
+      { p: 'p50', ms: 30 },
+      'bullmq',
+    ),
     latencyFigure('POST message → HTTP 202 response', summarize(httpResponse), undefined, 'postgres'),
-    latencyFigure('in-process: planner + tool query (no DB writes, queue or socket)', inProcess.runner, undefined, 'postgres'),
-    latencyFigure('in-process: + the same DB writes (store message, mark running, history, store answer)', inProcess.withLedger, undefined, 'postgres'),
+    latencyFigure(
+      'in-process: planner + tool query (no DB writes, queue or socket)',
+      inProcess.runner,
+      undefined,
+      'postgres',
+    ),
+    latencyFigure(
+      'in-process: + the same DB writes (store message, mark running, history, store answer)',
+      inProcess.withLedger,
+      undefined,
+      'postgres',
+    ),
   ];
   return {
     id: 2,
@@ -146,11 +198,26 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
       `${count} turns (after ${warmup} warm-up turns), one at a time, one operator, built-in planner, ${threadCount} threads joined by one Socket.IO client; each turn one search_findings call and ${fmt(summarize(deltas).p50)} text deltas (p50; TEXT_DELTA_COALESCE_MS ${ctx.coalesceMs}). Breakdown by hop (ms, from the API and worker trace marks and the client's receipt times, one monotonic clock):`,
       table(['hop', 'p50', 'p95', 'p99', 'mean'], hopRows),
     ],
-    raw: { count, warmup, threadCount, firstEventMs: firstEvent, toDoneMs: toDone, httpResponseMs: httpResponse, hops, publishRtt, inProcess },
+    raw: {
+      count,
+      warmup,
+      threadCount,
+      firstEventMs: firstEvent,
+      toDoneMs: toDone,
+      httpResponseMs: httpResponse,
+      hops,
+      publishRtt,
+      inProcess,
+    },
   };
 }
 
-async function runInProcess(ctx: BenchContext, warmup: number, count: number, threadCount: number): Promise<{ runner: Summary; withLedger: Summary }> {
+async function runInProcess(
+  ctx: BenchContext,
+  warmup: number,
+  count: number,
+  threadCount: number,
+): Promise<{ runner: Summary; withLedger: Summary }> {
   const { stack } = ctx;
   const tools = new CorpusTools(stack.ds, defaultCorpusQueries, defaultReadOnly);
   const planner = new PlannerRunner(tools, defaultTopicNormaliser);
@@ -182,12 +249,28 @@ async function runInProcess(ctx: BenchContext, warmup: number, count: number, th
     const t0 = nowMs();
     const chatId = chats[i % chats.length];
     const turnId = randomUUID();
-    const stored = await storeTestTurn(stack.ds, owner, chatId, { turnId, content: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length], clientMessageId: randomUUID(), autoTitle: 'x' });
+    const stored = await storeTestTurn(stack.ds, owner, chatId, {
+      turnId,
+      content: ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length],
+      clientMessageId: randomUUID(),
+      autoTitle: 'x',
+    });
     // What the worker does: load the turn, claim it and read the history in one statement.
-    const claim = { attempt: 1, workerId: 'in-process', ownerId: owner, chatId, userMessageId: stored.userMessageId };
+    const claim = {
+      attempt: 1,
+      workerId: 'in-process',
+      ownerId: owner,
+      chatId,
+      userMessageId: stored.userMessageId,
+    };
     const history: HistoryMessage[] = (await ledger.startRun(turnId, claim))?.history ?? [];
     const outcome = await run(i, turnId, chatId, history);
-    await ledger.finish(turnId, { status: 'complete', content: outcome.content, metadata: outcome.metadata, model: 'builtin' });
+    await ledger.finish(turnId, {
+      status: 'complete',
+      content: outcome.content,
+      metadata: outcome.metadata,
+      model: 'builtin',
+    });
     if (i >= warmup) ledgerMs.push(nowMs() - t0);
   }
   return { runner: summarize(runnerMs), withLedger: summarize(ledgerMs) };

@@ -6,7 +6,16 @@ import { processCpuSeconds, processRssMiB } from '../lib/machine';
 import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, sleep, summarize, table } from '../lib/stats';
 import type { Proc } from '../lib/stack';
-import { type TraceIndex, firstMark, operatorId, prepareTurns, readTrace, turnQueue, turnStatusCounts, waitTurnsEnded } from '../lib/turns';
+import {
+  type TraceIndex,
+  firstMark,
+  operatorId,
+  prepareTurns,
+  readTrace,
+  turnQueue,
+  turnStatusCounts,
+  waitTurnsEnded,
+} from '../lib/turns';
 import { modelMsPerTurn } from '../stub-model/stub-model.config';
 
 /** What the runtime probe preloaded into the worker answers. */
@@ -73,7 +82,7 @@ const TURN_STAGES: [string, string, string][] = [
   ['→ runner start (history)', 'published:turn.started', 'worker.runner-start'],
   ['→ first model request sent (settings, context)', 'worker.runner-start', 'model.request'],
   ['→ response headers', 'model.request', 'model.headers'],
-  ['→ tool call published, minus the model\'s first-token wait', 'model.headers', 'published:tool.call'],
+  ["→ tool call published, minus the model's first-token wait", 'model.headers', 'published:tool.call'],
   ['tool call → result (query, read-only transaction)', 'published:tool.call', 'publish:tool.result'],
   ['→ second model request sent', 'publish:tool.result', 'model.request#2'],
   ['→ response headers', 'model.request#2', 'model.headers#2'],
@@ -95,7 +104,9 @@ async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promi
   TURN_STAGES.forEach(([label, from, to], i) => {
     const model = to === 'published:tool.call' ? ttftMs : 0;
     // Labels repeat ('→ response headers'): the table shows them in order, keyed by position.
-    out[`${i + 1}. ${label}`] = summarize(turnIds.map((id) => markAt(index, id, to) - markAt(index, id, from) - model)).p50;
+    out[`${i + 1}. ${label}`] = summarize(
+      turnIds.map((id) => markAt(index, id, to) - markAt(index, id, from) - model),
+    ).p50;
   });
   return out;
 }
@@ -110,7 +121,10 @@ async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promi
 export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
   const levels: [number, Arrival][] = [
-    ...(ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000]).map((c): [number, Arrival] => [c, 'at once']),
+    ...(ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000]).map((c): [number, Arrival] => [
+      c,
+      'at once',
+    ]),
     [500, 'staggered'],
   ];
   const waves = ctx.quick ? 2 : 3;
@@ -129,17 +143,31 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const name = arrival === 'at once' ? `concurrency ${c}` : `concurrency ${c}, ${arrival}`;
     await stack.ds.query(`DELETE FROM chat_sessions`);
     log(`s3: ${name}: preparing ${total} turns`);
-    const warm = await prepareTurns(stack, owner, Math.min(c, 100), () => 'How many findings mention cookies?');
+    const warm = await prepareTurns(
+      stack,
+      owner,
+      Math.min(c, 100),
+      () => 'How many findings mention cookies?',
+    );
     const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
     const trace = path.join(ctx.logsDir, `trace-s3-${c}${arrival === 'at once' ? '' : `-${arrival}`}.jsonl`);
     const [worker] = await stack.startWorkers(1, {
-      env: { WORKER_CONCURRENCY: String(c), TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs), DB_POOL_SIZE: String(Math.min(c, S3_DB_POOL)), TURN_TRACE_FILE: trace },
+      env: {
+        WORKER_CONCURRENCY: String(c),
+        TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs),
+        DB_POOL_SIZE: String(Math.min(c, S3_DB_POOL)),
+        TURN_TRACE_FILE: trace,
+      },
       probe: true,
       cpuProfile: ctx.profile && c === 500 && arrival === 'at once',
     });
     // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
     await queue.addBulk(warm.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
-    await waitTurnsEnded(stack, 60_000, warm.map((t) => t.turnId));
+    await waitTurnsEnded(
+      stack,
+      60_000,
+      warm.map((t) => t.turnId),
+    );
     await sleep(300);
     const idle = await readProbe(worker, true);
     const meter = await CpuMeter.start(stack);
@@ -154,7 +182,8 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         .catch(() => undefined);
     }, 200);
     const t0 = Date.now();
-    const add = (batch: typeof turns) => queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
+    const add = (batch: typeof turns) =>
+      queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     let rest = turns;
     if (arrival === 'staggered') {
       // The first wave spread evenly over one model time, in batches every STAGGER_STEP_MS.
@@ -167,7 +196,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     }
     for (let i = 0; i < rest.length; i += 500) await add(rest.slice(i, i + 500));
     log(`s3: ${name}: ${total} jobs added; waiting`);
-    await waitTurnsEnded(stack, (waves * modelMs) * 4 + 60_000);
+    await waitTurnsEnded(stack, waves * modelMs * 4 + 60_000);
     clearInterval(sampler);
     const probe = await readProbe(worker);
     const breakdown = await meter.stop();
@@ -178,10 +207,13 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       [turns.map((t) => t.turnId)],
     );
     const done = rows.map((r) => r.finished.getTime());
-    const steady = done.length >= total && waves > 1 ? ((waves - 1) * c) / ((done[total - 1] - done[c - 1]) / 1000) : NaN;
+    const steady =
+      done.length >= total && waves > 1 ? ((waves - 1) * c) / ((done[total - 1] - done[c - 1]) / 1000) : NaN;
     const overall = done.length / ((done[done.length - 1] - t0) / 1000);
     const ideal = c / (modelMs / 1000);
-    const durations = rows.map((r) => (r.finished.getTime() - r.started.getTime()) / 1000).sort((a, b) => a - b);
+    const durations = rows
+      .map((r) => (r.finished.getTime() - r.started.getTime()) / 1000)
+      .sort((a, b) => a - b);
     const level: Level = {
       concurrency: c,
       arrival,
@@ -201,10 +233,16 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       stubCpuMsPerTurn: (stubCpu * 1000) / total,
       turnSecondsP50: durations[Math.floor(durations.length / 2)] ?? NaN,
       statuses: await turnStatusCounts(stack),
-      hops: await turnHops(trace, turns.map((t) => t.turnId), stub.config.ttftMs),
+      hops: await turnHops(
+        trace,
+        turns.map((t) => t.turnId),
+        stub.config.ttftMs,
+      ),
     };
     results.push(level);
-    log(`s3: ${name}: ${fmt(steady)} turns/s (${fmt(100 * level.efficiency)} % of ${fmt(ideal)}), lag p99 ${fmt(level.lagP99)} ms, RSS ${fmt(level.peakRssMiB)} MiB`);
+    log(
+      `s3: ${name}: ${fmt(steady)} turns/s (${fmt(100 * level.efficiency)} % of ${fmt(ideal)}), lag p99 ${fmt(level.lagP99)} ms, RSS ${fmt(level.peakRssMiB)} MiB`,
+    );
     await stack.stop(worker);
     await cleanFinishedJobs(queue);
   }
@@ -213,11 +251,20 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const burst = results.filter((r) => r.arrival === 'at once');
   const at500 = burst.find((r) => r.concurrency === 500);
   const staggered = results.find((r) => r.arrival === 'staggered');
-  const cpuMarkdown = at500 ? [`CPU by process at C = 500 (${fmt(at500.cpu.seconds)} s of wall time, ${at500.turns} turns):`, cpuTable(at500.cpu, at500.turns)] : [];
+  const cpuMarkdown = at500
+    ? [
+        `CPU by process at C = 500 (${fmt(at500.cpu.seconds)} s of wall time, ${at500.turns} turns):`,
+        cpuTable(at500.cpu, at500.turns),
+      ]
+    : [];
   const knee = burst.find((r) => r.efficiency < 0.8);
   const figures: Figure[] = [];
   if (at500) figures.push(...goalFigures('C = 500, jobs added at once', at500));
-  figures.push({ name: 'knee (first C below 80 % of ideal)', unit: 'turns at once', value: knee?.concurrency ?? NaN });
+  figures.push({
+    name: 'knee (first C below 80 % of ideal)',
+    unit: 'turns at once',
+    value: knee?.concurrency ?? NaN,
+  });
   if (staggered) figures.push(...goalFigures('C = 500, staggered arrivals', staggered));
   return {
     id: 3,
@@ -226,7 +273,21 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     markdown: [
       `Stub model: ${stub.config.ttftMs} ms to the tool call, then ${stub.config.deltas} deltas ${stub.config.deltaIntervalMs} ms apart: ${fmt(modelMs)} ms of model time per turn; ideal = C ÷ ${fmt(modelMs / 1000)} s. One agent-worker (WORKER_CONCURRENCY = C, DB_POOL_SIZE = min(C, ${S3_DB_POOL})), warmed up with min(C, 100) turns, gets ${waves} × C jobs at once; throughput is measured from the end of the first wave to the last turn. ${knee ? `Knee: C = ${knee.concurrency}.` : `No knee up to C = ${burst[burst.length - 1]?.concurrency} (every level ≥ 80 % of ideal).`} Jobs added at once: the first wave's turns start, reach the model and come back together, and stay in step (the stub's time does not vary); "staggered" adds the first C jobs evenly over one model time (in batches every ${STAGGER_STEP_MS} ms) and the rest at once behind them, so the closed loop keeps the turns spread as independent operators' turns are. Both are judged against the goals; the at-once run is the worst case.`,
       table(
-        ['C', 'arrivals', 'turns', 'turns/s', 'ideal', '% of ideal', 'turn s (p50)', 'lag p99 ms', 'lag max ms', 'idle RSS / heap MiB', 'peak RSS / heap MiB', 'worker CPU ms/turn', 'stub CPU ms/turn'],
+        [
+          'C',
+          'arrivals',
+          'turns',
+          'turns/s',
+          'ideal',
+          '% of ideal',
+          'turn s (p50)',
+          'lag p99 ms',
+          'lag max ms',
+          'idle RSS / heap MiB',
+          'peak RSS / heap MiB',
+          'worker CPU ms/turn',
+          'stub CPU ms/turn',
+        ],
         results.map((r) => [
           String(r.concurrency),
           r.arrival,
@@ -243,8 +304,14 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
           fmt(r.stubCpuMsPerTurn),
         ]),
       ),
-      'Where a turn spends its time in the worker beyond the model (median ms per stage, from the worker\'s trace marks):',
-      table(['stage', ...results.map((r) => `C = ${r.concurrency}${r.arrival === 'at once' ? '' : ` (${r.arrival})`}`)], TURN_STAGES.map(([label], i) => [label, ...results.map((r) => fmt(r.hops[`${i + 1}. ${label}`]))])),
+      "Where a turn spends its time in the worker beyond the model (median ms per stage, from the worker's trace marks):",
+      table(
+        [
+          'stage',
+          ...results.map((r) => `C = ${r.concurrency}${r.arrival === 'at once' ? '' : ` (${r.arrival})`}`),
+        ],
+        TURN_STAGES.map(([label], i) => [label, ...results.map((r) => fmt(r.hops[`${i + 1}. ${label}`]))]),
+      ),
       ...cpuMarkdown,
     ],
     raw: { levels: results, waves, stub: stub.config, modelMs },
@@ -254,10 +321,28 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
 /** The issue's three goals for one level (200 MB = 190.7 MiB), and its share of the ideal. */
 function goalFigures(label: string, level: Level): Figure[] {
   return [
-    { name: `${label}: throughput (steady state)`, unit: 'turns/s', value: level.throughput, goal: `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`, met: level.efficiency >= 0.9 },
+    {
+      name: `${label}: throughput (steady state)`,
+      unit: 'turns/s',
+      value: level.throughput,
+      goal: `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`,
+      met: level.efficiency >= 0.9,
+    },
     { name: `${label}: throughput ÷ ideal`, unit: '%', value: 100 * level.efficiency },
-    { name: `${label}: event-loop lag p99`, unit: 'ms', value: level.lagP99, goal: '< 20 ms', met: level.lagP99 < 20 },
-    { name: `${label}: peak RSS`, unit: 'MiB', value: level.peakRssMiB, goal: '< 200 MB', met: level.peakRssMiB * 1.048576 < 200 },
+    {
+      name: `${label}: event-loop lag p99`,
+      unit: 'ms',
+      value: level.lagP99,
+      goal: '< 20 ms',
+      met: level.lagP99 < 20,
+    },
+    {
+      name: `${label}: peak RSS`,
+      unit: 'MiB',
+      value: level.peakRssMiB,
+      goal: '< 200 MB',
+      met: level.peakRssMiB * 1.048576 < 200,
+    },
   ];
 }
 
@@ -267,7 +352,13 @@ type Arrival = 'at once' | 'staggered';
 const STAGGER_STEP_MS = 20;
 
 function jobOpts(turnId: string) {
-  return { jobId: turnId, attempts: 2, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: { age: 3600 } };
+  return {
+    jobId: turnId,
+    attempts: 2,
+    backoff: { type: 'exponential', delay: 1000 },
+    removeOnComplete: true,
+    removeOnFail: { age: 3600 },
+  };
 }
 
 /** Nothing is left in the queue between levels (every turn ended); drop finished jobs' keys. */

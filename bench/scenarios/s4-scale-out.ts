@@ -56,8 +56,13 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
   const runs: Run[] = [];
   for (const n of counts) {
     await stack.stopWorkers();
-    await stack.startWorkers(n, { env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) }, cpuProfile: ctx.profile && n === 1 });
-    log(`s4: ${n} worker(s): ${warmupS} s warm-up, ${measureS} s measured, ${users} operators in a closed loop`);
+    await stack.startWorkers(n, {
+      env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) },
+      cpuProfile: ctx.profile && n === 1,
+    });
+    log(
+      `s4: ${n} worker(s): ${warmupS} s warm-up, ${measureS} s measured, ${users} operators in a closed loop`,
+    );
     let measuring = false;
     let stop = false;
     let done = 0;
@@ -75,10 +80,17 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
       });
       while (!stop) {
         const t0 = nowMs();
-        const res = await vu.session.postMessage(vu.chatId, ONE_TOOL_QUESTIONS[q++ % ONE_TOOL_QUESTIONS.length], randomUUID());
+        const res = await vu.session.postMessage(
+          vu.chatId,
+          ONE_TOOL_QUESTIONS[q++ % ONE_TOOL_QUESTIONS.length],
+          randomUUID(),
+        );
         await new Promise<void>((resolve, reject) => {
           if (ended.has(res.turnId)) return resolve();
-          const timer = setTimeout(() => reject(new Error(`turn ${res.turnId} did not end within 30 s`)), 30_000);
+          const timer = setTimeout(
+            () => reject(new Error(`turn ${res.turnId} did not end within 30 s`)),
+            30_000,
+          );
           waiters.set(res.turnId, () => {
             clearTimeout(timer);
             resolve();
@@ -119,10 +131,22 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     const cpu = await meter.stop();
     stop = true;
     await Promise.all(loops);
-    const pgWaits = Object.fromEntries([...waits].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / Math.max(1, samples)]));
-    const run: Run = { workers: n, turns: counted, turnsPerSecond: counted / elapsed, latencyMs: summarize(latencies), cpu, errors, pgWaits };
+    const pgWaits = Object.fromEntries(
+      [...waits].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / Math.max(1, samples)]),
+    );
+    const run: Run = {
+      workers: n,
+      turns: counted,
+      turnsPerSecond: counted / elapsed,
+      latencyMs: summarize(latencies),
+      cpu,
+      errors,
+      pgWaits,
+    };
     runs.push(run);
-    log(`s4: ${n} worker(s): ${fmt(run.turnsPerSecond)} turns/s, POST → done p50 ${fmt(run.latencyMs.p50)} ms`);
+    log(
+      `s4: ${n} worker(s): ${fmt(run.turnsPerSecond)} turns/s, POST → done p50 ${fmt(run.latencyMs.p50)} ms`,
+    );
   }
   for (const vu of vus) vu.socket.disconnect();
   await stack.stopAll();
@@ -153,11 +177,16 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
           String(r.errors),
         ]),
       ),
-      ...runs.flatMap((r) => [`CPU by process with ${r.workers} worker(s) (${fmt(r.cpu.seconds)} s, ${r.turns} turns):`, cpuTable(r.cpu, r.turns)]),
+      ...runs.flatMap((r) => [
+        `CPU by process with ${r.workers} worker(s) (${fmt(r.cpu.seconds)} s, ${r.turns} turns):`,
+        cpuTable(r.cpu, r.turns),
+      ]),
       'Active Postgres backends of the bench database, sampled every 100 ms: average number in each state (on CPU, or waiting on a lock, WAL flush, client…):',
       table(
         ['wait', ...runs.map((r) => `${r.workers} worker(s)`)],
-        [...new Set(runs.flatMap((r) => Object.keys(r.pgWaits)))].slice(0, 10).map((w) => [w, ...runs.map((r) => fmt(r.pgWaits[w] ?? 0))]),
+        [...new Set(runs.flatMap((r) => Object.keys(r.pgWaits)))]
+          .slice(0, 10)
+          .map((w) => [w, ...runs.map((r) => fmt(r.pgWaits[w] ?? 0))]),
       ),
       projection.markdown,
     ],
@@ -171,7 +200,10 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
  * per backend), Redis runs commands on one core. Assumes no other load and no I/O limit.
  */
 function project(r: Run): { markdown: string; rows: Record<string, number>[] } {
-  const perTurn = (name: string) => Object.entries(r.cpu.parts).filter(([k]) => k.startsWith(name)).reduce((a, [, s]) => a + (1000 * s) / r.turns, 0);
+  const perTurn = (name: string) =>
+    Object.entries(r.cpu.parts)
+      .filter(([k]) => k.startsWith(name))
+      .reduce((a, [, s]) => a + (1000 * s) / r.turns, 0);
   const api = perTurn('api');
   const workers = perTurn('worker');
   const pg = perTurn('postgres');
@@ -184,7 +216,14 @@ function project(r: Run): { markdown: string; rows: Record<string, number>[] } {
   });
   const markdown = [
     `Projection from the run with ${r.workers} worker(s): CPU per turn on the server side ${fmt(server)} ms (API ${fmt(api)}, workers ${fmt(workers)}, Postgres ${fmt(pg)}, Redis ${fmt(redis)}; the load generator excluded). With the machine to itself and enough API and worker processes, turns/s ≈ cores × 1000 ÷ ${fmt(server)}, until Redis (single-threaded, ${fmt(redis)} ms a turn) caps it at ${fmt(1000 / redis)} turns/s:`,
-    table(['cores', 'projected turns/s', 'limited by'], rows.map((x) => [String(x.cores), fmt(x.turnsPerSecond), x.limitedBy ? 'Redis (one core)' : 'CPU (all cores)'])),
+    table(
+      ['cores', 'projected turns/s', 'limited by'],
+      rows.map((x) => [
+        String(x.cores),
+        fmt(x.turnsPerSecond),
+        x.limitedBy ? 'Redis (one core)' : 'CPU (all cores)',
+      ]),
+    ),
   ].join('\n\n');
   return { markdown, rows };
 }

@@ -89,27 +89,34 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
       });
     }
     const outFile = path.join(ctx.logsDir, `fan-out-${coalesceMs}.json`);
-    const publisher = fork(path.join(ROOT, 'tools/cli/run-ts.mjs'), ['bench/scenarios/fan-out-publisher.ts'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        FAN_OUT_CONFIG: JSON.stringify({
-          redisUrl: stack.redisUrl,
-          prefix: stack.redisPrefix,
-          chats: clients.map((c) => c.chatId),
-          tokensPerSecond,
-          tokensPerTurn: 50,
-          durationMs: seconds * 1000,
-          coalesceMs,
-          outFile,
-        }),
+    const publisher = fork(
+      path.join(ROOT, 'tools/cli/run-ts.mjs'),
+      ['bench/scenarios/fan-out-publisher.ts'],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          FAN_OUT_CONFIG: JSON.stringify({
+            redisUrl: stack.redisUrl,
+            prefix: stack.redisPrefix,
+            chats: clients.map((c) => c.chatId),
+            tokensPerSecond,
+            tokensPerTurn: 50,
+            durationMs: seconds * 1000,
+            coalesceMs,
+            outFile,
+          }),
+        },
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    const message = (what: string) => new Promise<void>((resolve, reject) => {
-      publisher.on('message', (m) => m === what && resolve());
-      publisher.once('exit', (code) => reject(new Error(`fan-out publisher exited (${code}) before '${what}'`)));
-    });
+    );
+    const message = (what: string) =>
+      new Promise<void>((resolve, reject) => {
+        publisher.on('message', (m) => m === what && resolve());
+        publisher.once('exit', (code) =>
+          reject(new Error(`fan-out publisher exited (${code}) before '${what}'`)),
+        );
+      });
     await message('ready');
     const meter = await CpuMeter.start(stack);
     counting = true;
@@ -119,12 +126,20 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     counting = false;
     const cpu = await meter.stop();
     const elapsed = seconds;
-    await new Promise<void>((resolve) => (publisher.exitCode !== null ? resolve() : publisher.once('exit', () => resolve())));
-    const out = JSON.parse(fs.readFileSync(outFile, 'utf8')) as { published: Record<string, number>; tokens: number; cpuSeconds: number };
+    await new Promise<void>((resolve) =>
+      publisher.exitCode !== null ? resolve() : publisher.once('exit', () => resolve()),
+    );
+    const out = JSON.parse(fs.readFileSync(outFile, 'utf8')) as {
+      published: Record<string, number>;
+      tokens: number;
+      cpuSeconds: number;
+    };
     // The publisher reports its own CPU (it has exited by now); most of it is the publishing itself.
     const publisherCpuSeconds = out.cpuSeconds;
     cpu.parts['publisher (stands in for the workers)'] = publisherCpuSeconds;
-    const publishToClient = [...received].flatMap(([key, t]) => (out.published[key] !== undefined ? [t - out.published[key]] : []));
+    const publishToClient = [...received].flatMap(([key, t]) =>
+      out.published[key] !== undefined ? [t - out.published[key]] : [],
+    );
     // The API's relay marks of each turn's deltas, in order, against the same deltas' publish starts and receipts.
     const trace = await readTrace([apiTrace]);
     const publishStarts = new Map<string, number[]>();
@@ -162,7 +177,9 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
       publisherCpuSeconds,
     };
     runs.push(run);
-    log(`s5: coalesce ${coalesceMs} ms: ${fmt(run.deltasPerSecond)} deltas/s in ${fmt(run.messagesPerSecond)} messages/s, publish → client p99 ${fmt(run.publishToClient.p99)} ms`);
+    log(
+      `s5: coalesce ${coalesceMs} ms: ${fmt(run.deltasPerSecond)} deltas/s in ${fmt(run.messagesPerSecond)} messages/s, publish → client p99 ${fmt(run.publishToClient.p99)} ms`,
+    );
   }
   for (const c of clients) c.socket.disconnect();
   await stack.stopAll();
@@ -170,8 +187,19 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   const figures: Figure[] = runs.flatMap((r) => {
     const label = r.coalesceMs ? `coalesced ${r.coalesceMs} ms` : 'no coalescing';
     return [
-      { name: `${label}: deltas delivered`, unit: 'deltas/s', value: r.deltasPerSecond, goal: '≥ 10,000 deltas/s', met: r.deltasPerSecond >= 10_000 },
-      latencyFigure(`${label}: publish → client (per message)`, r.publishToClient, { p: 'p99', ms: 5 }, 'socket'),
+      {
+        name: `${label}: deltas delivered`,
+        unit: 'deltas/s',
+        value: r.deltasPerSecond,
+        goal: '≥ 10,000 deltas/s',
+        met: r.deltasPerSecond >= 10_000,
+      },
+      latencyFigure(
+        `${label}: publish → client (per message)`,
+        r.publishToClient,
+        { p: 'p99', ms: 5 },
+        'socket',
+      ),
       latencyFigure(`${label}: first token, emit → client`, r.firstTokenEmitToClient),
       latencyFigure(`${label}: every token, emit → client`, r.tokenEmitToClient),
     ];
@@ -183,7 +211,19 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     markdown: [
       `One API process; ${clients.length} Socket.IO clients (${operators} operators × ${threadsEach} threads, one socket per thread) in the harness; a publisher process streams turns of 50 text deltas at ${tokensPerSecond} tokens/s into every thread (${fmt(clients.length * tokensPerSecond)} deltas/s offered) through the worker's TurnEventStream and the event bus, ${seconds} s per setting. "publish → client" is from the start of the event bus publish to the client's receipt of that message; "emit → client" from the runner's emit of a token (so it includes the coalescing wait).`,
       table(
-        ['TEXT_DELTA_COALESCE_MS', 'deltas/s delivered', 'messages/s', 'publish → client p50 / p99 ms', 'of which publish → API relay', 'API relay → client', 'first token p50 / p99 ms', 'every token p50 / p99 ms', 'API CPU %', 'Redis CPU %', 'publisher CPU %'],
+        [
+          'TEXT_DELTA_COALESCE_MS',
+          'deltas/s delivered',
+          'messages/s',
+          'publish → client p50 / p99 ms',
+          'of which publish → API relay',
+          'API relay → client',
+          'first token p50 / p99 ms',
+          'every token p50 / p99 ms',
+          'API CPU %',
+          'Redis CPU %',
+          'publisher CPU %',
+        ],
         runs.map((r) => [
           String(r.coalesceMs),
           fmt(r.deltasPerSecond),
@@ -198,7 +238,10 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
           fmt((100 * r.publisherCpuSeconds) / r.cpu.seconds),
         ]),
       ),
-      ...runs.map((r) => `CPU by process, TEXT_DELTA_COALESCE_MS ${r.coalesceMs} (${fmt(r.seconds)} s):\n\n${cpuTable(r.cpu, r.tokensDelivered / 1000, 'CPU ms / 1,000 deltas')}`),
+      ...runs.map(
+        (r) =>
+          `CPU by process, TEXT_DELTA_COALESCE_MS ${r.coalesceMs} (${fmt(r.seconds)} s):\n\n${cpuTable(r.cpu, r.tokensDelivered / 1000, 'CPU ms / 1,000 deltas')}`,
+      ),
     ],
     raw: { runs },
   };

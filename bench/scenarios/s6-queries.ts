@@ -23,8 +23,15 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   const u = new URL(stack.pgServerUrl);
   u.pathname = `/${stack.dbName}_queries`;
   const logFile = path.join(ctx.logsDir, 'queries-bench.log');
-  const args = ['tools/cli/run-ts.mjs', 'libs/corpus-queries/bench/queries.bench.ts', `--sizes=${size}`, ...(ctx.quick ? ['--quick'] : [])];
-  log(`s6: node ${args.join(' ')} (BENCH_DATABASE_URL …/${stack.dbName}_queries) → ${path.relative(ROOT, logFile)}`);
+  const args = [
+    'tools/cli/run-ts.mjs',
+    'libs/corpus-queries/bench/queries.bench.ts',
+    `--sizes=${size}`,
+    ...(ctx.quick ? ['--quick'] : []),
+  ];
+  log(
+    `s6: node ${args.join(' ')} (BENCH_DATABASE_URL …/${stack.dbName}_queries) → ${path.relative(ROOT, logFile)}`,
+  );
   const out = fs.openSync(logFile, 'w');
   const started = Date.now();
   const code = await new Promise<number | null>((resolve) => {
@@ -36,9 +43,15 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
     child.on('exit', (c) => resolve(c));
   });
   fs.closeSync(out);
-  if (code !== 0) throw new Error(`queries bench exited ${code}; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+  if (code !== 0)
+    throw new Error(
+      `queries bench exited ${code}; see ${logFile}:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
+    );
   // Where the corpus bench writes its result (the repository's bench/results; older versions: beside it).
-  const source = [path.join(ROOT, 'bench/results', `queries-${size}.json`), path.join(ROOT, 'libs/corpus-queries/bench/results', `queries-${size}.json`)]
+  const source = [
+    path.join(ROOT, 'bench/results', `queries-${size}.json`),
+    path.join(ROOT, 'libs/corpus-queries/bench/results', `queries-${size}.json`),
+  ]
     .filter((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs >= started)
     .at(0);
   if (!source) throw new Error(`the queries bench wrote no queries-${size}.json; see ${logFile}`);
@@ -50,7 +63,11 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   const figures: Figure[] = [];
   const p95 = (name: string, k: string | undefined, bound: number) => {
     const s = stat(k);
-    figures.push(s ? { name, unit: 'ms', value: s.p95, goal: `p95 ≤ ${bound} ms`, met: s.p95 <= bound } : { name: `${name} (not in the result)`, unit: 'ms' });
+    figures.push(
+      s
+        ? { name, unit: 'ms', value: s.p95, goal: `p95 ≤ ${bound} ms`, met: s.p95 <= bound }
+        : { name: `${name} (not in the result)`, unit: 'ms' },
+    );
   };
   const terms: [string, string, number][] = [
     ['rare', 'rare term (≤ 1 % of rows)', 20],
@@ -60,15 +77,39 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   for (const [label, name, bound] of terms) {
     const share = r[`${label} share`] as { term: string; percent: number } | undefined;
     const term = share ? ` "${share.term}", ${share.percent.toFixed(1)} %` : '';
-    p95(`searchFindings, ${name}${term}: page of 50 + exact total`, key((k) => k.startsWith(`searchFindings ${label} `)), bound);
+    p95(
+      `searchFindings, ${name}${term}: page of 50 + exact total`,
+      key((k) => k.startsWith(`searchFindings ${label} `)),
+      bound,
+    );
   }
-  for (const [label] of terms) p95(`capped rows alone (${label})`, key((k) => k.trim() === `rows only (${label})`), 5);
+  for (const [label] of terms)
+    p95(
+      `capped rows alone (${label})`,
+      key((k) => k.trim() === `rows only (${label})`),
+      5,
+    );
   for (const [label] of terms) {
     const ratio = r[`ratio ${label}`];
-    if (typeof ratio === 'number') figures.push({ name: `page + exact total ÷ count alone (${label}, p50)`, unit: '×', value: ratio, goal: '≤ 1.1 ×', met: ratio <= 1.1 });
+    if (typeof ratio === 'number')
+      figures.push({
+        name: `page + exact total ÷ count alone (${label}, p50)`,
+        unit: '×',
+        value: ratio,
+        goal: '≤ 1.1 ×',
+        met: ratio <= 1.1,
+      });
   }
-  p95(`countFindingsBy('severity')`, key((k) => k.startsWith(`countFindingsBy('severity')`)), 100);
-  p95('repeat of the same question, corpus unchanged (cached)', key((k) => k.startsWith('cached repeat')), 2);
+  p95(
+    `countFindingsBy('severity')`,
+    key((k) => k.startsWith(`countFindingsBy('severity')`)),
+    100,
+  );
+  p95(
+    'repeat of the same question, corpus unchanged (cached)',
+    key((k) => k.startsWith('cached repeat')),
+    2,
+  );
   return {
     id: 6,
     title: `Queries over ${size.toLocaleString('en')} findings`,

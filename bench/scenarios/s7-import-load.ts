@@ -3,7 +3,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { type ChatEvent, IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
+import {
+  type ChatEvent,
+  IMPORT_SOCKET_EVENT,
+  type ImportJobView,
+  type QueuedImportsResponse,
+} from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
@@ -17,7 +22,10 @@ const execFileAsync = promisify(execFile);
  */
 function writeSarif(file: string, bytes: number, round: number): number {
   const out = fs.openSync(file, 'w');
-  fs.writeSync(out, '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"bench-scanner","version":"1.0"}},"results":[');
+  fs.writeSync(
+    out,
+    '{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"bench-scanner","version":"1.0"}},"results":[',
+  );
   let written = 100;
   let n = 0;
   const filler = 'x'.repeat(1800);
@@ -26,7 +34,14 @@ function writeSarif(file: string, bytes: number, round: number): number {
       ruleId: `BENCH${n % 500}`,
       level: ['error', 'warning', 'note'][n % 3],
       message: { text: `Finding ${round}.${n}: possible SQL injection in handler ${n} ${filler}` },
-      locations: [{ physicalLocation: { artifactLocation: { uri: `src/module${n % 97}/file${n}.c` }, region: { startLine: (n % 900) + 1 } } }],
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: `src/module${n % 97}/file${n}.c` },
+            region: { startLine: (n % 900) + 1 },
+          },
+        },
+      ],
     });
     const chunk = (n ? ',' : '') + result;
     fs.writeSync(out, chunk);
@@ -54,7 +69,8 @@ interface Timed {
 }
 
 function hopMs(index: TraceIndex, t: Timed, from: string, to: string): number {
-  const at = (mark: string) => (mark === 't0' ? t.t0 : mark === 'recv' ? t.first : firstMark(index, t.turnId, mark));
+  const at = (mark: string) =>
+    mark === 't0' ? t.t0 : mark === 'recv' ? t.first : firstMark(index, t.turnId, mark);
   return at(to) - at(from);
 }
 
@@ -146,7 +162,9 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
 
     results = writeSarif(file, fileBytes, round);
     size = fs.statSync(file).size;
-    log(`s7 round ${round + 1}/${rounds}: importing ${(size / 1048576).toFixed(1)} MiB (${results} SARIF results) while posting turns`);
+    log(
+      `s7 round ${round + 1}/${rounds}: importing ${(size / 1048576).toFixed(1)} MiB (${results} SARIF results) while posting turns`,
+    );
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
@@ -163,16 +181,33 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     // process would hold the event loop that times the chat's events.
     const upload = execFileAsync(
       'curl',
-      ['-sS', '-w', '\n%{http_code}', '-F', `files=@${file};filename=s7-import-${round}.sarif`, '-H', `cookie: ${session.cookie}`, '-H', 'x-requested-with: XMLHttpRequest', `${api.baseUrl}/api/reports/import`],
+      [
+        '-sS',
+        '-w',
+        '\n%{http_code}',
+        '-F',
+        `files=@${file};filename=s7-import-${round}.sarif`,
+        '-H',
+        `cookie: ${session.cookie}`,
+        '-H',
+        'x-requested-with: XMLHttpRequest',
+        `${api.baseUrl}/api/reports/import`,
+      ],
       { maxBuffer: 1 << 20 },
     ).then(({ stdout }) => {
-      const [body, status] = [stdout.slice(0, stdout.lastIndexOf('\n')), stdout.slice(stdout.lastIndexOf('\n') + 1)];
+      const [body, status] = [
+        stdout.slice(0, stdout.lastIndexOf('\n')),
+        stdout.slice(stdout.lastIndexOf('\n') + 1),
+      ];
       if (status !== '202') throw new Error(`upload answered ${status}: ${body}`);
       return (JSON.parse(body) as QueuedImportsResponse).imports[0]!;
     });
     let accepted: ImportJobView | undefined;
     void upload.then((job) => (accepted = job));
-    const ended = () => accepted && imports.get(accepted.id) && !['queued', 'parsing'].includes(imports.get(accepted.id)!.status);
+    const ended = () =>
+      accepted &&
+      imports.get(accepted.id) &&
+      !['queued', 'parsing'].includes(imports.get(accepted.id)!.status);
     try {
       while (!ended()) {
         timeline.duringAtMs.push(nowMs() - t0);
@@ -211,16 +246,41 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
       latencyFigure('POST message → first chat:event, no import', withoutSummary, undefined, 'socket'),
       latencyFigure('POST message → first chat:event, during the import', duringSummary, undefined, 'socket'),
       latencyFigure('POST message → turn end, no import', summarize(withoutDone), undefined, 'bullmq'),
-      latencyFigure('POST message → turn end, during the import (same worker process)', summarize(duringDone), undefined, 'bullmq'),
-      { name: 'during / without (p99)', unit: '×', value: duringSummary.p99 / withoutSummary.p99, goal: '≤ 1.2×', met: duringSummary.p99 / withoutSummary.p99 <= 1.2 },
+      latencyFigure(
+        'POST message → turn end, during the import (same worker process)',
+        summarize(duringDone),
+        undefined,
+        'bullmq',
+      ),
+      {
+        name: 'during / without (p99)',
+        unit: '×',
+        value: duringSummary.p99 / withoutSummary.p99,
+        goal: '≤ 1.2×',
+        met: duringSummary.p99 / withoutSummary.p99 <= 1.2,
+      },
       { name: 'API RSS before the import', unit: 'MiB', value: mib(rssBefore) },
       { name: 'API peak RSS during the import', unit: 'MiB', value: mib(rssPeak) },
-      { name: 'upload → import ready (median of the rounds)', unit: 's', value: [...importSeconds].sort((x, y) => x - y)[importSeconds.length >> 1] },
+      {
+        name: 'upload → import ready (median of the rounds)',
+        unit: 's',
+        value: [...importSeconds].sort((x, y) => x - y)[importSeconds.length >> 1],
+      },
     ],
     markdown: [
       `${rounds} rounds, each ${baselineTurns} turns without an import and then a ${mib(size).toFixed(1)} MiB SARIF file (${results} results, ${findingCount ?? '?'} findings; distinct content each round) uploaded to the API by another process and imported by one agent-worker (IMPORT_CONCURRENCY 1) while one operator posted one-tool questions one at a time (built-in planner, the same worker process); ${during.length} turns during the imports, ${without.length} without. Alternating rounds keep the host's drift out of the ratio; upload → ready ${importSeconds.map((x) => x.toFixed(1)).join(', ')} s. POST → first event by hop (ms, the API's trace marks and the client's receipt, one monotonic clock):`,
       table(['hop', 'p50 without', 'p50 during', 'p99 without', 'p99 during'], hopRows),
     ],
-    raw: { fileBytes: size, results, withoutMs: without, duringMs: during, timelines, rssBefore, rssPeak, importSeconds, hopRows },
+    raw: {
+      fileBytes: size,
+      results,
+      withoutMs: without,
+      duringMs: during,
+      timelines,
+      rssBefore,
+      rssPeak,
+      importSeconds,
+      hopRows,
+    },
   };
 }

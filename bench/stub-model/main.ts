@@ -3,10 +3,17 @@
  * scripted by `STUB_MODEL_CONFIG` (JSON `StubModelConfig`), run as its own process so its CPU is
  * accounted apart. Prints `STUB_MODEL_READY <baseUrl>` once listening; stops on SIGTERM.
  */
-import { ScriptedOpenAiServer, type ScriptChunk, type ScriptedResponse } from '../../apps/agent-worker/src/agent/testing/scripted-openai-server';
+import {
+  ScriptedOpenAiServer,
+  type ScriptChunk,
+  type ScriptedResponse,
+} from '../../apps/agent-worker/src/agent/testing/scripted-openai-server';
 import { DEFAULT_STUB_MODEL, type StubModelConfig } from './stub-model.config';
 
-const config: StubModelConfig = { ...DEFAULT_STUB_MODEL, ...JSON.parse(process.env['STUB_MODEL_CONFIG'] ?? '{}') };
+const config: StubModelConfig = {
+  ...DEFAULT_STUB_MODEL,
+  ...JSON.parse(process.env['STUB_MODEL_CONFIG'] ?? '{}'),
+};
 
 function respond(body: { messages?: { role: string }[] } | undefined): ScriptedResponse {
   const toolResults = (body?.messages ?? []).filter((m) => m.role === 'tool').length;
@@ -16,7 +23,10 @@ function respond(body: { messages?: { role: string }[] } | undefined): ScriptedR
     return {
       kind: 'stream',
       firstChunkDelayMs: config.ttftMs,
-      chunks: [{ toolCall: { index: 0, id, name: next.name, args: JSON.stringify(next.args) } }, { finish: 'tool_calls' }],
+      chunks: [
+        { toolCall: { index: 0, id, name: next.name, args: JSON.stringify(next.args) } },
+        { finish: 'tool_calls' },
+      ],
     };
   }
   const chunks: ScriptChunk[] = [];

@@ -33,5 +33,7 @@ export const DEFAULT_STUB_MODEL: StubModelConfig = {
 /** Model milliseconds of one turn under `c` (what the stub itself waits; everything else is ours). */
 export function modelMsPerTurn(c: StubModelConfig): number {
   const streaming = Math.max(0, c.deltas - 1) * c.deltaIntervalMs;
-  return c.toolCalls.length ? c.ttftMs * c.toolCalls.length + c.answerTtftMs + streaming : c.ttftMs + streaming;
+  return c.toolCalls.length
+    ? c.ttftMs * c.toolCalls.length + c.answerTtftMs + streaming
+    : c.ttftMs + streaming;
 }

@@ -13,7 +13,13 @@ const { transformFileSync } = require('@swc/core');
 const swcOptions = require('./swc-options.cjs');
 const root = swcOptions.root;
 const out = path.join(root, 'dist', 'node');
-const sources = ['apps/api/src', 'apps/agent-worker/src', 'libs/contracts/src', 'libs/corpus-queries/src', 'libs/server-core/src'];
+const sources = [
+  'apps/api/src',
+  'apps/agent-worker/src',
+  'libs/contracts/src',
+  'libs/corpus-queries/src',
+  'libs/server-core/src',
+];
 
 function* walk(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -24,7 +30,9 @@ function* walk(dir) {
 }
 
 /** Specs and test helpers (`testing/`, `test/` folders): tests load them from source, never from dist. */
-const isTestOnly = (rel) => /\.(spec|int-spec)\.ts$/.test(rel) || rel.split(path.sep).some((part) => part === 'testing' || part === 'test');
+const isTestOnly = (rel) =>
+  /\.(spec|int-spec)\.ts$/.test(rel) ||
+  rel.split(path.sep).some((part) => part === 'testing' || part === 'test');
 
 let count = 0;
 for (const src of sources) {

@@ -6,7 +6,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cliActor, createDataSource, ensureDatabase, generateDemoCorpus, importPaths } from '@corpus-chat/corpus-queries';
+import {
+  cliActor,
+  createDataSource,
+  ensureDatabase,
+  generateDemoCorpus,
+  importPaths,
+} from '@corpus-chat/corpus-queries';
 
 async function main(): Promise<void> {
   const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat';

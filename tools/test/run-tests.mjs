@@ -38,7 +38,9 @@ const only = arg('only')?.split(',');
 const suite = arg('suite') ?? 'all';
 const serial = process.argv.includes('--serial');
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
-const sharedDir = process.env.SHARED_DIR ? path.resolve(process.env.SHARED_DIR) : path.resolve(root, '..', 'shared');
+const sharedDir = process.env.SHARED_DIR
+  ? path.resolve(process.env.SHARED_DIR)
+  : path.resolve(root, '..', 'shared');
 
 /** The services the tests use, as the test helpers read them (README, "Tests"). */
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -48,7 +50,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 function reachable(url, defaultPort) {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const s = net.connect({ host: hostname || '127.0.0.1', port: Number(port) || defaultPort, timeout: 1500 }, () => (s.destroy(), resolve(true)));
+    const s = net.connect(
+      { host: hostname || '127.0.0.1', port: Number(port) || defaultPort, timeout: 1500 },
+      () => (s.destroy(), resolve(true)),
+    );
     s.on('error', () => resolve(false));
     s.on('timeout', () => (s.destroy(), resolve(false)));
   });
@@ -65,28 +70,92 @@ const jest = (extra = []) => ['--maxWorkers=3', '--ci', ...extra];
  * a second lane during it (after the lane's earlier steps), its output captured.
  */
 const steps = [
-  { name: 'lint', suites: ['all'], cmd: bin('nx'), args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'] },
-  { name: 'lint-tools', suites: ['all'], cmd: bin('eslint'), args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'] },
-  { name: 'typecheck-tools', suites: ['all'], cmd: bin('tsc'), args: ['-p', 'tools/tsconfig.json', '--noEmit'] },
-  { name: 'typecheck', suites: ['all'], cmd: bin('nx'), args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'] },
+  {
+    name: 'lint',
+    suites: ['all'],
+    cmd: bin('nx'),
+    args: ['run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'],
+  },
+  {
+    name: 'lint-tools',
+    suites: ['all'],
+    cmd: bin('eslint'),
+    args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'],
+  },
+  {
+    name: 'typecheck-tools',
+    suites: ['all'],
+    cmd: bin('tsc'),
+    args: ['-p', 'tools/tsconfig.json', '--noEmit'],
+  },
+  {
+    name: 'typecheck',
+    suites: ['all'],
+    cmd: bin('nx'),
+    args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'],
+  },
   { name: 'jest', suites: ['all'], cmd: bin('jest'), args: jest(), needsServices: true, needsShared: true },
-  { name: 'jest-unit', suites: ['unit'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'unit' }, needsShared: true },
-  { name: 'jest-int', suites: ['int'], cmd: bin('jest'), args: jest(), env: { CC_TEST_TIER: 'int' }, needsServices: true, needsShared: true },
-  { name: 'fuzz', suites: ['fuzz'], cmd: bin('jest'), args: jest([FUZZ_SPEC]), env: { FUZZ_FULL: '1' }, needsServices: true },
-  { name: 'web', suites: ['all', 'unit'], cmd: bin('nx'), args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'], beside: 'jest', when: () => fs.existsSync(path.join(root, 'apps/web/project.json')) },
+  {
+    name: 'jest-unit',
+    suites: ['unit'],
+    cmd: bin('jest'),
+    args: jest(),
+    env: { CC_TEST_TIER: 'unit' },
+    needsShared: true,
+  },
+  {
+    name: 'jest-int',
+    suites: ['int'],
+    cmd: bin('jest'),
+    args: jest(),
+    env: { CC_TEST_TIER: 'int' },
+    needsServices: true,
+    needsShared: true,
+  },
+  {
+    name: 'fuzz',
+    suites: ['fuzz'],
+    cmd: bin('jest'),
+    args: jest([FUZZ_SPEC]),
+    env: { FUZZ_FULL: '1' },
+    needsServices: true,
+  },
+  {
+    name: 'web',
+    suites: ['all', 'unit'],
+    cmd: bin('nx'),
+    args: ['run', 'web:test', '--outputStyle=static', '--skip-nx-cache'],
+    beside: 'jest',
+    when: () => fs.existsSync(path.join(root, 'apps/web/project.json')),
+  },
   // Playwright's global setup builds the web app (production) before the specs run; E2E_SKIP_BUILD=1 reuses dist/web/browser.
-  { name: 'e2e', suites: ['all'], cmd: bin('playwright'), args: ['test', '-c', E2E_CONFIG], needsServices: true, needsShared: true, beside: 'jest', when: () => fs.existsSync(path.join(root, E2E_CONFIG)) },
+  {
+    name: 'e2e',
+    suites: ['all'],
+    cmd: bin('playwright'),
+    args: ['test', '-c', E2E_CONFIG],
+    needsServices: true,
+    needsShared: true,
+    beside: 'jest',
+    when: () => fs.existsSync(path.join(root, E2E_CONFIG)),
+  },
 ];
 
-const selected = steps.filter((step) => (only ? only.includes(step.name) : step.suites.includes(suite)) && (!step.when || step.when()));
+const selected = steps.filter(
+  (step) => (only ? only.includes(step.name) : step.suites.includes(suite)) && (!step.when || step.when()),
+);
 if (!selected.length) {
-  console.error(`No step to run for ${only ? `--only=${only.join(',')}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`);
+  console.error(
+    `No step to run for ${only ? `--only=${only.join(',')}` : `--suite=${suite}`}; steps: ${steps.map((s) => s.name).join(', ')}.`,
+  );
   process.exit(2);
 }
 
 // Checked before anything runs, so a missing prerequisite costs seconds, not a lint and type-check.
 const needShared = selected.filter((s) => s.needsShared).map((s) => s.name);
-const missingShared = ['corpus', path.join('questions', 'questions.json')].filter((p) => !fs.existsSync(path.join(sharedDir, p)));
+const missingShared = ['corpus', path.join('questions', 'questions.json')].filter(
+  (p) => !fs.existsSync(path.join(sharedDir, p)),
+);
 if (needShared.length && missingShared.length) {
   console.error(
     `\nThe shared data folder ${sharedDir} lacks ${missingShared.map((p) => path.join(sharedDir, p)).join(' and ')}.\n` +
@@ -97,10 +166,15 @@ if (needShared.length && missingShared.length) {
 }
 const needServices = selected.filter((s) => s.needsServices).map((s) => s.name);
 if (needServices.length) {
-  for (const [name, url, port, variable] of [['Postgres', PG_URL, 5432, 'TEST_PG_URL'], ['Redis', REDIS_URL, 6379, 'TEST_REDIS_URL']]) {
+  for (const [name, url, port, variable] of [
+    ['Postgres', PG_URL, 5432, 'TEST_PG_URL'],
+    ['Redis', REDIS_URL, 6379, 'TEST_REDIS_URL'],
+  ]) {
     if (!(await reachable(url, port))) {
       const where = new URL(url);
-      console.error(`\n${name} is not reachable at ${where.hostname}:${where.port || port} (${variable}); the ${needServices.join(', ')} step(s) need it. Start it (see README, "Two commands").`);
+      console.error(
+        `\n${name} is not reachable at ${where.hostname}:${where.port || port} (${variable}); the ${needServices.join(', ')} step(s) need it. Start it (see README, "Two commands").`,
+      );
       process.exit(2);
     }
   }
@@ -139,14 +213,23 @@ async function cleanUp() {
     await redis.quit();
     const dirs = fs.readdirSync(os.tmpdir()).filter((d) => d.startsWith(prefix));
     for (const d of dirs) fs.rmSync(path.join(os.tmpdir(), d), { recursive: true, force: true });
-    console.log(`\n=== cleanup: ${deleted} Redis keys and ${dirs.length} scratch folders of this run (${prefix}*) removed`);
+    console.log(
+      `\n=== cleanup: ${deleted} Redis keys and ${dirs.length} scratch folders of this run (${prefix}*) removed`,
+    );
   } catch (e) {
     console.log(`\n=== cleanup skipped: ${e.message}`);
   }
 }
 
 const artifacts = path.join(root, 'test-artifacts');
-const stepEnv = (step) => ({ ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', CC_TEST_RUN_ID: runId, SHARED_DIR: sharedDir, ...step.env });
+const stepEnv = (step) => ({
+  ...process.env,
+  NX_DAEMON: 'false',
+  NX_NO_CLOUD: 'true',
+  CC_TEST_RUN_ID: runId,
+  SHARED_DIR: sharedDir,
+  ...step.env,
+});
 
 /** Runs one step; with `logFile` its output goes there instead of this terminal. */
 function run(step, logFile) {
@@ -168,7 +251,8 @@ function run(step, logFile) {
   });
 }
 
-const header = (step, note = '') => console.log(`\n=== ${step.name}${note}: ${path.basename(step.cmd)} ${step.args.join(' ')}`);
+const header = (step, note = '') =>
+  console.log(`\n=== ${step.name}${note}: ${path.basename(step.cmd)} ${step.args.join(' ')}`);
 const results = [];
 for (const step of selected) {
   const besideNames = new Set(selected.filter((s) => s.beside === step.name).map((s) => s.name));
@@ -179,7 +263,8 @@ for (const step of selected) {
     continue;
   }
   const lane = selected.filter((s) => besideNames.has(s.name));
-  for (const s of lane) header(s, ` (beside ${step.name}; output in test-artifacts/${s.name}.log, printed when it ends)`);
+  for (const s of lane)
+    header(s, ` (beside ${step.name}; output in test-artifacts/${s.name}.log, printed when it ends)`);
   const laneDone = (async () => {
     const laneResults = [];
     for (const s of lane) laneResults.push(await run(s, path.join(artifacts, `${s.name}.log`)));
@@ -189,7 +274,9 @@ for (const step of selected) {
   results.push(await run(step));
   const laneResults = await laneDone;
   for (const r of laneResults) {
-    console.log(`\n=== ${r.name} (ran beside ${step.name}; ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s): its output`);
+    console.log(
+      `\n=== ${r.name} (ran beside ${step.name}; ${r.ok ? 'passed' : 'FAILED'} in ${r.seconds.toFixed(1)} s): its output`,
+    );
     process.stdout.write(fs.readFileSync(path.join(artifacts, `${r.name}.log`), 'utf8'));
   }
   results.push(...laneResults);

@@ -77,9 +77,16 @@ export class WorkerModule {
           load: [() => ({ ...env })],
         }),
         // Health probes come every few seconds; they are not worth a log line each.
-        LoggerModule.forRoot({ ...pinoParams(env, 'agent-worker'), exclude: [{ path: 'health', method: RequestMethod.ALL }] }),
+        LoggerModule.forRoot({
+          ...pinoParams(env, 'agent-worker'),
+          exclude: [{ path: 'health', method: RequestMethod.ALL }],
+        }),
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }), retryAttempts: 3, retryDelay: 1000 }),
+          useFactory: () => ({
+            ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }),
+            retryAttempts: 3,
+            retryDelay: 1000,
+          }),
           // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
           dataSourceFactory: migratingDataSourceFactory(env.RUN_MIGRATIONS === 1),
         }),

@@ -19,7 +19,11 @@ describe('agent-worker with TEXT_DELTA_COALESCE_MS (real Postgres, Redis, BullMQ
   afterAll(() => bed.close());
 
   it('publishes fewer, joined text deltas that add up to the stored answer, gap-free, tool events in place', async () => {
-    worker = await startWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix, env: { TEXT_DELTA_COALESCE_MS: '1000' } });
+    worker = await startWorker({
+      databaseUrl: bed.databaseUrl,
+      redisPrefix: bed.prefix,
+      env: { TEXT_DELTA_COALESCE_MS: '1000' },
+    });
     const thread = await bed.newChat();
     const { turnId } = await bed.enqueue(thread, scriptedMessage({ tool: true, deltaCount: 40, deltaMs: 1 }));
     await bed.waitForEvent(turnId, 'turn.done');
@@ -33,7 +37,12 @@ describe('agent-worker with TEXT_DELTA_COALESCE_MS (real Postgres, Redis, BullMQ
     const expected = Array.from({ length: 40 }, (_, i) => `w${i + 1} `).join('');
     expect(deltas.map((d) => d.text).join('')).toBe(expected);
     expect(deltas[0].text).toBe('w1 ');
-    expect(events.map((e) => e.type).slice(0, 4)).toEqual(['turn.queued', 'turn.started', 'tool.call', 'tool.result']);
+    expect(events.map((e) => e.type).slice(0, 4)).toEqual([
+      'turn.queued',
+      'turn.started',
+      'tool.call',
+      'tool.result',
+    ]);
     expect(events.at(-1)?.type).toBe('turn.done');
     const [answer] = await bed.assistantMessages(turnId);
     expect(answer.content).toBe(expected);

@@ -58,7 +58,12 @@ describe('worker health', () => {
     const res = await fetch(`${url}/health`);
     expect(res.status).toBe(503);
     const body = (await res.json()) as { details: Record<string, unknown>; error: unknown };
-    expect(body).toMatchObject({ status: 'error', workerId, runningTurns: 0, details: { redis: { status: 'up' } } });
+    expect(body).toMatchObject({
+      status: 'error',
+      workerId,
+      runningTurns: 0,
+      details: { redis: { status: 'up' } },
+    });
     expect(body.details['postgres']).toEqual({ status: 'down' });
     expect(body.error).toEqual({ postgres: { status: 'down' } });
   });

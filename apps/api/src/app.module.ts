@@ -21,7 +21,15 @@ import { WebStaticModule } from './web-static/web-static.module';
  * instances with settings of their own in one process.
  */
 @Module({
-  imports: [HealthModule, OperatorsModule, ChatModule, SettingsModule, McpModule, AuditModule, FeedbackModule],
+  imports: [
+    HealthModule,
+    OperatorsModule,
+    ChatModule,
+    SettingsModule,
+    McpModule,
+    AuditModule,
+    FeedbackModule,
+  ],
 })
 export class AppModule {
   static forRoot(env: ApiEnv): DynamicModule {
@@ -31,8 +39,14 @@ export class AppModule {
         ApiCoreModule.forRoot(env),
         AuthModule.forRoot(env),
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
-        CorpusModule.forRoot({ maxImportBytes: env.IMPORT_MAX_BYTES, uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
-        ChatAttachmentsModule.forRoot({ maxBytes: Math.min(CHAT_ATTACHMENT_MAX_BYTES, env.IMPORT_MAX_BYTES), uploadDir: path.resolve(env.DATA_DIR, 'uploads') }),
+        CorpusModule.forRoot({
+          maxImportBytes: env.IMPORT_MAX_BYTES,
+          uploadDir: path.resolve(env.DATA_DIR, 'uploads'),
+        }),
+        ChatAttachmentsModule.forRoot({
+          maxBytes: Math.min(CHAT_ATTACHMENT_MAX_BYTES, env.IMPORT_MAX_BYTES),
+          uploadDir: path.resolve(env.DATA_DIR, 'uploads'),
+        }),
       ],
     };
   }

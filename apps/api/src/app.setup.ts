@@ -50,7 +50,11 @@ export function configureApp(
         )
         .setVersion('0.1.0')
         .addCookieAuth(SESSION_COOKIE)
-        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API token (cc_pat_…, scope read) on the routes that accept one' })
+        .addBearerAuth({
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API token (cc_pat_…, scope read) on the routes that accept one',
+        })
         .build(),
     ),
   );

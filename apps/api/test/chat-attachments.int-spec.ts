@@ -16,7 +16,14 @@ import {
 import { parseReportFile } from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
-import { type ApiInstance, type EventCollector, newDeployment, openChatSocket, signIn, startApiInstance } from './support/chat-harness';
+import {
+  type ApiInstance,
+  type EventCollector,
+  newDeployment,
+  openChatSocket,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import type { LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
@@ -50,10 +57,12 @@ describe('chat attachments', () => {
   const deployment = newDeployment();
 
   const http = () => request(api.app.getHttpServer());
-  const newThread = async (): Promise<string> => (await http().post('/api/chats').set(alice.headers).send({}).expect(201)).body.id;
+  const newThread = async (): Promise<string> =>
+    (await http().post('/api/chats').set(alice.headers).send({}).expect(201)).body.id;
   const attach = (chatId: string, bytes: Buffer, name: string, session = alice) =>
     http().post(`/api/chats/${chatId}/attachments`).set(session.headers).attach('file', bytes, name);
-  const attachShared = (chatId: string, rel: string) => attach(chatId, fs.readFileSync(corpusPath(rel)), path.basename(rel));
+  const attachShared = (chatId: string, rel: string) =>
+    attach(chatId, fs.readFileSync(corpusPath(rel)), path.basename(rel));
   const count = async (table: 'chat_attachments' | 'import_jobs' | 'reports'): Promise<number> =>
     (await db.dataSource.query(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
   const uploadsLeft = () => {
@@ -63,11 +72,18 @@ describe('chat attachments', () => {
   /** Posts `content` and resolves with the stored answer and the turn's tool calls. */
   const ask = async (chatId: string, content: string) => {
     await chat.join(chatId);
-    const posted = await http().post(`/api/chats/${chatId}/messages`).set(alice.headers).send({ content }).expect(202);
+    const posted = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(alice.headers)
+      .send({ content })
+      .expect(202);
     const done = (await chat.waitFor(posted.body.turnId, 'turn.done', 60_000)) as ChatEventOf<'turn.done'>;
     const thread = await http().get(`/api/chats/${chatId}`).set(alice.headers).expect(200);
-    const answer = thread.body.messages.find((m: { id: string }) => m.id === done.messageId).content as string;
-    const calls = chat.forTurn(posted.body.turnId).filter((e) => e.type === 'tool.call') as ChatEventOf<'tool.call'>[];
+    const answer = thread.body.messages.find((m: { id: string }) => m.id === done.messageId)
+      .content as string;
+    const calls = chat
+      .forTurn(posted.body.turnId)
+      .filter((e) => e.type === 'tool.call') as ChatEventOf<'tool.call'>[];
     return { answer, calls };
   };
 
@@ -81,7 +97,11 @@ describe('chat attachments', () => {
       connection: redisOptionsFromUrl(process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379'),
       prefix: new RedisKeys(deployment.redisPrefix).bullPrefix,
     });
-    worker = await spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: { TEST_AGENT: 'builtin' } });
+    worker = await spawnWorkerProcess({
+      databaseUrl: db.url,
+      redisPrefix: deployment.redisPrefix,
+      env: { TEST_AGENT: 'builtin' },
+    });
   });
   afterAll(async () => {
     chat?.close();
@@ -115,7 +135,9 @@ describe('chat attachments', () => {
     const criticals = await ask(chatId, 'how many criticals in it?');
     expect(criticals.answer).toContain(`**${expected.bySeverity.critical}**`);
     expect(criticals.answer).toContain(`report ${reportId}`);
-    expect(criticals.calls.map((c) => c.args)).toEqual([expect.objectContaining({ severity: 'critical', reportId })]);
+    expect(criticals.calls.map((c) => c.args)).toEqual([
+      expect.objectContaining({ severity: 'critical', reportId }),
+    ]);
 
     const overview = await ask(chatId, "What's in this file?");
     expect(overview.answer).toContain(`${expected.total} findings in total`);
@@ -123,12 +145,16 @@ describe('chat attachments', () => {
     expect(overview.calls.map((c) => c.args)).toEqual([{ groupBy: 'severity', filter: { reportId } }]);
 
     const listed = await http().get(`/api/chats/${chatId}/attachments`).set(alice.headers).expect(200);
-    expect(listed.body).toEqual([expect.objectContaining({ id: attached.id, import: expect.objectContaining({ status: 'ready' }) })]);
+    expect(listed.body).toEqual([
+      expect.objectContaining({ id: attached.id, import: expect.objectContaining({ status: 'ready' }) }),
+    ]);
   });
 
   it('answers why when the attached file was not imported', async () => {
     const chatId = await newThread();
-    const attached: ChatAttachmentView = (await attachShared(chatId, 'edge/burp__dd__dastardly-junit-not-burp-xml.xml').expect(202)).body;
+    const attached: ChatAttachmentView = (
+      await attachShared(chatId, 'edge/burp__dd__dastardly-junit-not-burp-xml.xml').expect(202)
+    ).body;
     const failed = await views.reached(attached.import.id, 'failed');
     const { answer, calls } = await ask(chatId, 'how many criticals in it?');
     expect(answer).toContain('was not imported');
@@ -144,15 +170,23 @@ describe('chat attachments', () => {
     const before = { attachments: await count('chat_attachments'), imports: await count('import_jobs') };
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
     const res = await attach(chatId, big, 'big.csv').expect(413);
-    expect(res.body).toMatchObject({ error: 'TOO_LARGE', message: expect.stringContaining('over the 10 MB limit of chat attachments; nothing was attached') });
-    expect({ attachments: await count('chat_attachments'), imports: await count('import_jobs') }).toEqual(before);
+    expect(res.body).toMatchObject({
+      error: 'TOO_LARGE',
+      message: expect.stringContaining('over the 10 MB limit of chat attachments; nothing was attached'),
+    });
+    expect({ attachments: await count('chat_attachments'), imports: await count('import_jobs') }).toEqual(
+      before,
+    );
     expect(uploadsLeft()).toEqual([]);
   });
 
   it('refuses content no importer reads with 422 listing the supported formats, keeping nothing', async () => {
     const chatId = await newThread();
     const before = await count('import_jobs');
-    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]), Buffer.alloc(64, 1)]);
+    const png = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+      Buffer.alloc(64, 1),
+    ]);
     const res = await attach(chatId, png, 'screenshot.png').expect(422);
     expect(res.body.message).toContain('screenshot.png is not a report file');
     for (const f of REPORT_FORMATS) expect(res.body.message).toContain(IMPORT_FORMAT_NAMES[f]);
@@ -167,16 +201,28 @@ describe('chat attachments', () => {
     await http().get(`/api/chats/${chatId}/attachments`).set(bob.headers).expect(404);
     expect(uploadsLeft()).toEqual([]);
 
-    const wrongField = await http().post(`/api/chats/${chatId}/attachments`).set(alice.headers).attach('files', Buffer.from('<issues/>'), 'a.xml').expect(400);
+    const wrongField = await http()
+      .post(`/api/chats/${chatId}/attachments`)
+      .set(alice.headers)
+      .attach('files', Buffer.from('<issues/>'), 'a.xml')
+      .expect(400);
     expect(wrongField.body.message).toContain("multipart field 'file'");
 
-    const attached: ChatAttachmentView = (await attachShared(chatId, 'scans/burp/dd__one_finding.xml').expect(202)).body;
+    const attached: ChatAttachmentView = (
+      await attachShared(chatId, 'scans/burp/dd__one_finding.xml').expect(202)
+    ).body;
     await views.reached(attached.import.id, 'ready');
     await http().delete(`/api/chats/${chatId}/attachments/${attached.id}`).set(bob.headers).expect(404);
     await http().delete(`/api/chats/${chatId}/attachments/${attached.id}`).set(alice.headers).expect(204);
-    expect((await http().get(`/api/chats/${chatId}/attachments`).set(alice.headers).expect(200)).body.filter((a: ChatAttachmentView) => a.id === attached.id)).toEqual([]);
+    expect(
+      (await http().get(`/api/chats/${chatId}/attachments`).set(alice.headers).expect(200)).body.filter(
+        (a: ChatAttachmentView) => a.id === attached.id,
+      ),
+    ).toEqual([]);
     // The report it became stays in the shared corpus.
-    const reports = (await http().get('/api/reports').set(alice.headers).expect(200)).body as { filename: string }[];
+    const reports = (await http().get('/api/reports').set(alice.headers).expect(200)).body as {
+      filename: string;
+    }[];
     expect(reports.map((r) => r.filename)).toContain('dd__one_finding.xml');
   });
 });

@@ -11,8 +11,18 @@ import {
   type RunTurnJobData,
 } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
+import {
+  type ApiInstance,
+  eventually,
+  newDeployment,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
 import type { LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 
@@ -40,13 +50,19 @@ describe('chat turns in the operator’s language: API → job → worker → pl
     const chat = await http().post('/api/chats').set(operator.headers).send({});
     expect(chat.status).toBe(201);
     const chatId = (chat.body as ChatSummaryView).id;
-    const posted = await http().post(`/api/chats/${chatId}/messages`).set(operator.headers).send({ content: question });
+    const posted = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(operator.headers)
+      .send({ content: question });
     expect(posted.status).toBe(202);
     const { turnId } = posted.body as PostMessageResponse;
     const answer = await eventually(
       async () => {
-        const thread = (await http().get(`/api/chats/${chatId}`).set(operator.headers)).body as ChatDetailView;
-        return thread.activeTurn ? undefined : thread.messages.find((m) => m.role === 'assistant' && m.turnId === turnId);
+        const thread = (await http().get(`/api/chats/${chatId}`).set(operator.headers))
+          .body as ChatDetailView;
+        return thread.activeTurn
+          ? undefined
+          : thread.messages.find((m) => m.role === 'assistant' && m.turnId === turnId);
       },
       30_000,
       `the answer to "${question}"`,
@@ -57,12 +73,23 @@ describe('chat turns in the operator’s language: API → job → worker → pl
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    expect((await importCorpusFiles(db.dataSource, ['scans/sarif/dd__flawfinder.sarif', 'scans/trivy/scb__juice-shop-v12.10.2.json'])).every((o) => o.ok)).toBe(true);
+    expect(
+      (
+        await importCorpusFiles(db.dataSource, [
+          'scans/sarif/dd__flawfinder.sarif',
+          'scans/trivy/scb__juice-shop-v12.10.2.json',
+        ])
+      ).every((o) => o.ok),
+    ).toBe(true);
     criticals = (await searchFindings(db.dataSource.manager, { severity: 'critical' })).total;
     const deployment = newDeployment();
     [api, worker] = await Promise.all([
       startApiInstance({ databaseUrl: db.url, ...deployment }),
-      spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: { TEST_AGENT: 'production' } }),
+      spawnWorkerProcess({
+        databaseUrl: db.url,
+        redisPrefix: deployment.redisPrefix,
+        env: { TEST_AGENT: 'production' },
+      }),
     ]);
     queue = api.app.get<Queue<RunTurnJobData>>(getQueueToken(CHAT_TURNS_QUEUE));
     operator = await signIn(api, db.dataSource);

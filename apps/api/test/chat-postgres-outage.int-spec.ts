@@ -2,7 +2,12 @@ import 'reflect-metadata';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import request from 'supertest';
-import { CHAT_TURNS_QUEUE, type ChatEventOf, type ChatSummaryView, type PostMessageResponse } from '@corpus-chat/contracts';
+import {
+  CHAT_TURNS_QUEUE,
+  type ChatEventOf,
+  type ChatSummaryView,
+  type PostMessageResponse,
+} from '@corpus-chat/contracts';
 import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { TurnSweeper } from '../src/chat/turn-sweeper';
 import {
@@ -55,9 +60,13 @@ describe('Postgres down mid-turn (for the worker)', () => {
 
   const http = () => request(api.app.getHttpServer());
   const post = async (script: TurnScript) => {
-    const chatId = ((await http().post('/api/chats').set(session.headers).send({})).body as ChatSummaryView).id;
+    const chatId = ((await http().post('/api/chats').set(session.headers).send({})).body as ChatSummaryView)
+      .id;
     await watcher.join(chatId);
-    const res = await http().post(`/api/chats/${chatId}/messages`).set(session.headers).send({ content: scriptedMessage(script) });
+    const res = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(session.headers)
+      .send({ content: scriptedMessage(script) });
     return (res.body as PostMessageResponse).turnId;
   };
   const answerOf = async (turnId: string) =>

@@ -1,7 +1,11 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { createTestDatabase, markTestTurnRunning, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  markTestTurnRunning,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import {
   type ApiInstance,
   type EventCollector,
@@ -33,7 +37,10 @@ describe('chat turns: queue position while waiting', () => {
     return (res.body as ChatSummaryView).id;
   };
   const post = async (chatId: string): Promise<PostMessageResponse> => {
-    const res = await http().post(`/api/chats/${chatId}/messages`).set(alice.headers).send({ content: 'How many findings?' });
+    const res = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(alice.headers)
+      .send({ content: 'How many findings?' });
     expect(res.status).toBe(202);
     return res.body as PostMessageResponse;
   };
@@ -46,7 +53,8 @@ describe('chat turns: queue position while waiting', () => {
     await watcher!.until(
       () => (positionsOf(turnId).includes(position) ? true : undefined),
       ms,
-      () => `turn ${turnId} was not told position ${position} within ${ms} ms; got ${positionsOf(turnId).join(', ')}`,
+      () =>
+        `turn ${turnId} was not told position ${position} within ${ms} ms; got ${positionsOf(turnId).join(', ')}`,
     );
   };
 
@@ -87,7 +95,9 @@ describe('chat turns: queue position while waiting', () => {
     const events = watcher.forTurn(turns[2].turnId);
     expectGapFree(events);
     expect(positionsOf(turns[2].turnId)).toEqual([3, 2, 1]);
-    const stored = await db.dataSource.query(`SELECT queue_position FROM chat_turns WHERE id = $1`, [turns[2].turnId]);
+    const stored = await db.dataSource.query(`SELECT queue_position FROM chat_turns WHERE id = $1`, [
+      turns[2].turnId,
+    ]);
     expect(stored).toEqual([{ queue_position: 1 }]);
   });
 });

@@ -75,81 +75,87 @@ describe('turns survive crashed and stopped workers', () => {
     await env?.db.drop();
   });
 
-  it('kill -9 of the worker mid-turn: another worker restarts it as attempt 2 and the thread holds exactly one answer', async () => {
-    const { http, newChat, post } = helpers(env.api, env.session);
-    const doomed = await env.spawn();
-    workers.push(doomed);
-    const chatId = await newChat();
-    const watcher = await openChatSocket(env.api, env.session);
-    sockets.push(watcher);
-    await watcher.join(chatId);
-    // The turn holds after its first delta until the gate opens, so the kill lands mid-turn however
-    // long the second worker takes to boot; the gate opens once the first worker is gone.
-    const gate = newGate();
-    const { turnId } = (
-      await post(chatId, { deltaCount: 30, deltaMs: 5, hold: { afterDeltas: 1, gate } })
-    ).body as PostMessageResponse;
-    await watcher.waitFor(turnId, 'text.delta');
-    expect(watcher.forTurn(turnId).find((e) => e.type === 'turn.started')).toMatchObject({
-      workerId: doomed.workerId,
-      attempt: 1,
-    });
+  it(
+    'kill -9 of the worker mid-turn: another worker restarts it as attempt 2 and the thread holds exactly one answer',
+    async () => {
+      const { http, newChat, post } = helpers(env.api, env.session);
+      const doomed = await env.spawn();
+      workers.push(doomed);
+      const chatId = await newChat();
+      const watcher = await openChatSocket(env.api, env.session);
+      sockets.push(watcher);
+      await watcher.join(chatId);
+      // The turn holds after its first delta until the gate opens, so the kill lands mid-turn however
+      // long the second worker takes to boot; the gate opens once the first worker is gone.
+      const gate = newGate();
+      const { turnId } = (await post(chatId, { deltaCount: 30, deltaMs: 5, hold: { afterDeltas: 1, gate } }))
+        .body as PostMessageResponse;
+      await watcher.waitFor(turnId, 'text.delta');
+      expect(watcher.forTurn(turnId).find((e) => e.type === 'turn.started')).toMatchObject({
+        workerId: doomed.workerId,
+        attempt: 1,
+      });
 
-    const survivor = await env.spawn();
-    workers.push(survivor);
-    doomed.kill('SIGKILL');
-    expect((await doomed.exited).signal).toBe('SIGKILL');
-    expect(watcher.forTurn(turnId).filter((e) => e.type === 'text.delta')).toHaveLength(1);
-    openGate(gate);
+      const survivor = await env.spawn();
+      workers.push(survivor);
+      doomed.kill('SIGKILL');
+      expect((await doomed.exited).signal).toBe('SIGKILL');
+      expect(watcher.forTurn(turnId).filter((e) => e.type === 'text.delta')).toHaveLength(1);
+      openGate(gate);
 
-    const done = (await watcher.waitFor(turnId, 'turn.done', 60_000)) as ChatEventOf<'turn.done'>;
-    const events = watcher.forTurn(turnId);
-    expectGapFree(events);
-    const started = events.filter((e) => e.type === 'turn.started') as ChatEventOf<'turn.started'>[];
-    expect(started.map((e) => [e.workerId, e.attempt])).toEqual([
-      [doomed.workerId, 1],
-      [survivor.workerId, 2],
-    ]);
-    // After attempt 2 started, the full answer streams again (the client drops attempt 1's text).
-    const afterRestart = events.slice(events.indexOf(started[1]));
-    expect(afterRestart.filter((e) => e.type === 'text.delta')).toHaveLength(30);
+      const done = (await watcher.waitFor(turnId, 'turn.done', 60_000)) as ChatEventOf<'turn.done'>;
+      const events = watcher.forTurn(turnId);
+      expectGapFree(events);
+      const started = events.filter((e) => e.type === 'turn.started') as ChatEventOf<'turn.started'>[];
+      expect(started.map((e) => [e.workerId, e.attempt])).toEqual([
+        [doomed.workerId, 1],
+        [survivor.workerId, 2],
+      ]);
+      // After attempt 2 started, the full answer streams again (the client drops attempt 1's text).
+      const afterRestart = events.slice(events.indexOf(started[1]));
+      expect(afterRestart.filter((e) => e.type === 'text.delta')).toHaveLength(30);
 
-    const answers = await env.db.dataSource.query(
-      `SELECT id, status, content FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
-      [turnId],
-    );
-    expect(answers).toEqual([
-      { id: done.messageId, status: 'complete', content: expect.stringMatching(/^w1 .* w30 $/) },
-    ]);
-    expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).body.activeTurn).toBeNull();
-  }, withWorkerStarts(2));
+      const answers = await env.db.dataSource.query(
+        `SELECT id, status, content FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
+        [turnId],
+      );
+      expect(answers).toEqual([
+        { id: done.messageId, status: 'complete', content: expect.stringMatching(/^w1 .* w30 $/) },
+      ]);
+      expect((await http().get(`/api/chats/${chatId}`).set(env.session.headers)).body.activeTurn).toBeNull();
+    },
+    withWorkerStarts(2),
+  );
 
-  it('SIGTERM lets the running turn finish before the worker exits', async () => {
-    const { newChat, post } = helpers(env.api, env.session);
-    await Promise.all(workers.splice(0).map((w) => w.stop()));
-    const worker = await env.spawn({ SHUTDOWN_TIMEOUT_MS: '20000' });
-    workers.push(worker);
-    const chatId = await newChat();
-    const watcher = await openChatSocket(env.api, env.session);
-    sockets.push(watcher);
-    await watcher.join(chatId);
-    const gate = newGate();
-    const { turnId } = (
-      await post(chatId, { deltaCount: 15, deltaMs: 5, hold: { afterDeltas: 1, gate } })
-    ).body as PostMessageResponse;
-    await watcher.waitFor(turnId, 'text.delta');
-    worker.kill('SIGTERM');
-    // The worker is shutting down while its turn holds; it must still be running when released.
-    await worker.stopping;
-    expect(worker.child.exitCode ?? worker.child.signalCode).toBeNull();
-    openGate(gate);
-    await worker.exited;
-    await watcher.waitFor(turnId);
-    const events = watcher.forTurn(turnId);
-    expect(events.at(-1)!.type).toBe('turn.done');
-    expect(events.filter((e) => e.type === 'text.delta')).toHaveLength(15);
-    expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1);
-  }, withWorkerStarts(1));
+  it(
+    'SIGTERM lets the running turn finish before the worker exits',
+    async () => {
+      const { newChat, post } = helpers(env.api, env.session);
+      await Promise.all(workers.splice(0).map((w) => w.stop()));
+      const worker = await env.spawn({ SHUTDOWN_TIMEOUT_MS: '20000' });
+      workers.push(worker);
+      const chatId = await newChat();
+      const watcher = await openChatSocket(env.api, env.session);
+      sockets.push(watcher);
+      await watcher.join(chatId);
+      const gate = newGate();
+      const { turnId } = (await post(chatId, { deltaCount: 15, deltaMs: 5, hold: { afterDeltas: 1, gate } }))
+        .body as PostMessageResponse;
+      await watcher.waitFor(turnId, 'text.delta');
+      worker.kill('SIGTERM');
+      // The worker is shutting down while its turn holds; it must still be running when released.
+      await worker.stopping;
+      expect(worker.child.exitCode ?? worker.child.signalCode).toBeNull();
+      openGate(gate);
+      await worker.exited;
+      await watcher.waitFor(turnId);
+      const events = watcher.forTurn(turnId);
+      expect(events.at(-1)!.type).toBe('turn.done');
+      expect(events.filter((e) => e.type === 'text.delta')).toHaveLength(15);
+      expect(events.filter((e) => e.type === 'turn.started')).toHaveLength(1);
+    },
+    withWorkerStarts(1),
+  );
 });
 
 describe('Redis restarted while idle', () => {

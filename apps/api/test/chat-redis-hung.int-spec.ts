@@ -1,8 +1,19 @@
 import 'reflect-metadata';
 import request from 'supertest';
-import { CSRF_HEADER, CSRF_HEADER_VALUE, type ChatSummaryView, type PostMessageResponse } from '@corpus-chat/contracts';
+import {
+  CSRF_HEADER,
+  CSRF_HEADER_VALUE,
+  type ChatSummaryView,
+  type PostMessageResponse,
+} from '@corpus-chat/contracts';
 import { createTestDatabase, insertTestOperator } from '@corpus-chat/corpus-queries/testing';
-import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import {
+  type ApiInstance,
+  eventually,
+  newDeployment,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
 import type { LoginSession } from './support/login';
 import { startTestRedisServer, type TestRedisServer } from './support/redis-server';
 
@@ -45,7 +56,8 @@ describe('Redis hung', () => {
     (await db.dataSource.query(`SELECT id FROM chat_turns WHERE chat_id = $1`, [chatId])) as { id: string }[];
 
   it('every route answers within the bound (503 where Redis is needed), and an abandoned post is not stored', async () => {
-    const chatId = ((await http().post('/api/chats').set(session.headers).send({})).body as ChatSummaryView).id;
+    const chatId = ((await http().post('/api/chats').set(session.headers).send({})).body as ChatSummaryView)
+      .id;
     const other = await insertTestOperator(db.dataSource, { role: 'operator' });
     redis.pause();
 
@@ -79,7 +91,11 @@ describe('Redis hung', () => {
     // Redis answers again, the commands that waited first: the post told "failed" stays unstored,
     // and its retry with the same clientMessageId is accepted (not 409).
     redis.resume();
-    await eventually(async () => (await http().get('/api/health')).status === 200, 15_000, 'Redis answering again');
+    await eventually(
+      async () => (await http().get('/api/health')).status === 200,
+      15_000,
+      'Redis answering again',
+    );
     expect(await turnsOf(chatId)).toEqual([]);
     const retry = await eventually(
       async () => {

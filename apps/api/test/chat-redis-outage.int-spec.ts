@@ -57,10 +57,15 @@ describe('Redis restarted empty mid-turn', () => {
   });
 
   const http = () => request(api.app.getHttpServer());
-  const newChat = async () => ((await http().post('/api/chats').set(headers).send({})).body as ChatSummaryView).id;
+  const newChat = async () =>
+    ((await http().post('/api/chats').set(headers).send({})).body as ChatSummaryView).id;
   const post = async (chatId: string, script: TurnScript) =>
-    (await http().post(`/api/chats/${chatId}/messages`).set(headers).send({ content: scriptedMessage(script) }))
-      .body as PostMessageResponse;
+    (
+      await http()
+        .post(`/api/chats/${chatId}/messages`)
+        .set(headers)
+        .send({ content: scriptedMessage(script) })
+    ).body as PostMessageResponse;
 
   /** Waits until the API's subscriber follows the thread again (after Redis came back). */
   async function resubscribed(chatId: string): Promise<void> {
@@ -68,7 +73,8 @@ describe('Redis restarted empty mid-turn', () => {
     try {
       await probe.connect();
       await eventually(
-        async () => Number(((await probe.pubsub('NUMSUB', keys.chatEvents(chatId))) as [string, number])[1]) > 0,
+        async () =>
+          Number(((await probe.pubsub('NUMSUB', keys.chatEvents(chatId))) as [string, number])[1]) > 0,
         15_000,
         'the API re-subscribed to the thread',
       );
@@ -116,8 +122,11 @@ describe('Redis restarted empty mid-turn', () => {
     const { turnId } = await post(chatId, { deltaCount: 20, deltaMs: 1, hold: { afterDeltas: 2, gate } });
     await watcher.waitFor(turnId, { count: 4 });
     const turnStatus = async () =>
-      ((await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [turnId])) as { status: string }[])[0]
-        ?.status;
+      (
+        (await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [turnId])) as {
+          status: string;
+        }[]
+      )[0]?.status;
 
     // Redis stays down while the worker tries to publish: its attempt fails and BullMQ cannot
     // record that, so no `failed` event ends the turn.

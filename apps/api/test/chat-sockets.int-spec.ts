@@ -44,7 +44,8 @@ describe('chat sockets: limits and subscriptions', () => {
     expect(res.status).toBe(201);
     return (res.body as ChatSummaryView).id;
   };
-  const join = (s: Socket, chatId: string) => emitWithAck<JoinChatAck>(s, SocketEvents.join, { chatId }, 20_000);
+  const join = (s: Socket, chatId: string) =>
+    emitWithAck<JoinChatAck>(s, SocketEvents.join, { chatId }, 20_000);
   const leave = (s: Socket, chatId: string) =>
     emitWithAck<{ ok: boolean }>(s, SocketEvents.leave, { chatId }, 20_000);
   /** Subscribers of the thread's event channel in Redis (every API instance's subscriber counts once). */
@@ -96,7 +97,9 @@ describe('chat sockets: limits and subscriptions', () => {
     it('concurrent joins from several sockets: the subscription lasts until the last one leaves or disconnects', async () => {
       const chatId = await newChat(alice);
       const sockets = await Promise.all([connect(api, alice), connect(api, alice), connect(api, alice)]);
-      const acks = await Promise.all(sockets.flatMap((s) => Array.from({ length: 50 }, () => join(s, chatId))));
+      const acks = await Promise.all(
+        sockets.flatMap((s) => Array.from({ length: 50 }, () => join(s, chatId))),
+      );
       expect(acks.every((a) => a.ok)).toBe(true);
       expect(await subscribers(chatId)).toBe(1);
       expect(await leave(sockets[0], chatId)).toEqual({ ok: true });
@@ -179,7 +182,11 @@ describe('chat sockets: limits and subscriptions', () => {
       // Closing one of dave's sockets frees its slot (once the server has seen the disconnect).
       sockets[0].close();
       const again = await eventually<Socket | null>(
-        () => connectChatSocket(strict.baseUrl, dave).then((s) => (open.push(s), s), () => null),
+        () =>
+          connectChatSocket(strict.baseUrl, dave).then(
+            (s) => (open.push(s), s),
+            () => null,
+          ),
         10_000,
         'a free socket slot',
       );

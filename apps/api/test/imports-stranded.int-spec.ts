@@ -5,7 +5,11 @@ import path from 'node:path';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import type { ImportJobStatus } from '@corpus-chat/contracts';
-import { createImportJobs, IMPORT_JOB_LOST_REASON, IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON } from '@corpus-chat/corpus-queries';
+import {
+  createImportJobs,
+  IMPORT_JOB_LOST_REASON,
+  IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON,
+} from '@corpus-chat/corpus-queries';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { ImportSweeper } from '../src/corpus/import-sweeper';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
@@ -33,11 +37,15 @@ describe('an import whose worker died', () => {
   const views = new ImportViews();
   const deployment = newDeployment();
   const spawn = () =>
-    spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: FAST_RECOVERY }).then((w) => {
-      workers.push(w);
-      return w;
-    });
-  const row = async (id: string): Promise<{ status: ImportJobStatus; error: string | null; upload_path: string }> =>
+    spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix, env: FAST_RECOVERY }).then(
+      (w) => {
+        workers.push(w);
+        return w;
+      },
+    );
+  const row = async (
+    id: string,
+  ): Promise<{ status: ImportJobStatus; error: string | null; upload_path: string }> =>
     (await db.dataSource.query(`SELECT status, error, upload_path FROM import_jobs WHERE id = $1`, [id]))[0];
 
   beforeAll(async () => {
@@ -57,7 +65,11 @@ describe('an import whose worker died', () => {
   it('ends failed with the reason once another worker runs, and writes nothing', async () => {
     // No worker yet: the import waits queued while its upload becomes a pipe nobody writes to.
     const bytes = fs.readFileSync(corpusPath('scans/zap/dd__juicy2.xml'));
-    const res = await request(api.app.getHttpServer()).post('/api/reports/import').set(alice.headers).attach('files', bytes, 'dd__juicy2.xml').expect(202);
+    const res = await request(api.app.getHttpServer())
+      .post('/api/reports/import')
+      .set(alice.headers)
+      .attach('files', bytes, 'dd__juicy2.xml')
+      .expect(202);
     const id: string = res.body.imports[0].id;
     const { upload_path: uploadPath } = await row(id);
     fs.rmSync(uploadPath);
@@ -75,7 +87,10 @@ describe('an import whose worker died', () => {
     const failed = await views.reached(id, 'failed');
     expect(failed!.error).toBe(WORKER_LOST_REASON);
     expect(await row(id)).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
-    const read = await request(api.app.getHttpServer()).get(`/api/imports/${id}`).set(alice.headers).expect(200);
+    const read = await request(api.app.getHttpServer())
+      .get(`/api/imports/${id}`)
+      .set(alice.headers)
+      .expect(200);
     expect(read.body).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
     expect(views.seen.filter((v) => v.id === id).map((v) => v.status)).toEqual(['parsing', 'failed']);
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(0);
@@ -93,7 +108,9 @@ describe('an import whose worker died', () => {
       return { filename: name, uploadPath, sizeBytes: fs.statSync(uploadPath).size };
     };
     const [queued] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding.xml')]);
-    const [lost] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding_with_cwe.xml')]);
+    const [lost] = await createImportJobs(db.dataSource, alice.operator.id, [
+      store('dd__one_finding_with_cwe.xml'),
+    ]);
     await db.dataSource.query(`UPDATE import_jobs SET status = 'parsing' WHERE id = $1`, [lost.id]);
 
     const done = await api.app.get(ImportSweeper).sweep(0);
@@ -102,7 +119,12 @@ describe('an import whose worker died', () => {
 
     // The worker still running from the first test parses the queued one.
     const ready = await views.reached(queued.id, 'ready');
-    expect(ready!.outcome).toMatchObject({ ok: true, file: 'dd__one_finding.xml', format: 'burp', findingCount: 3 });
+    expect(ready!.outcome).toMatchObject({
+      ok: true,
+      file: 'dd__one_finding.xml',
+      format: 'burp',
+      findingCount: 3,
+    });
     const failed = await views.reached(lost.id, 'failed', 10_000);
     expect(failed!.error).toBe(IMPORT_JOB_LOST_REASON);
     expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });

@@ -7,7 +7,13 @@ import type { Socket } from 'socket.io-client';
 import { IMPORTS_QUEUE, type ImportJobView } from '@corpus-chat/contracts';
 import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
-import { type ApiInstance, eventually, newDeployment, signIn, startApiInstance } from './support/chat-harness';
+import {
+  type ApiInstance,
+  eventually,
+  newDeployment,
+  signIn,
+  startApiInstance,
+} from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
@@ -66,7 +72,9 @@ describe('imports as jobs', () => {
   it('cancels a queued import: it ends cancelled and the worker writes nothing', async () => {
     // No worker yet, so the import is still queued when it is cancelled.
     const res = await upload(file('scans/zap/dd__juicy2.xml')).expect(202);
-    expect(res.body.imports).toEqual([expect.objectContaining({ file: 'dd__juicy2.xml', status: 'queued', outcome: null })]);
+    expect(res.body.imports).toEqual([
+      expect.objectContaining({ file: 'dd__juicy2.xml', status: 'queued', outcome: null }),
+    ]);
     const id: string = res.body.imports[0].id;
 
     const cancelled = await http().post(`/api/imports/${id}/cancel`).set(alice.headers).expect(200);
@@ -76,17 +84,24 @@ describe('imports as jobs', () => {
     expect(again.body.message).toMatch(/already ended \(cancelled\)/);
 
     worker = await spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: deployment.redisPrefix });
-    const job = await eventually(async () => {
-      const j = await queue.getJob(id);
-      return j?.finishedOn ? j : undefined;
-    }, 60_000, 'cancelled import job finished');
+    const job = await eventually(
+      async () => {
+        const j = await queue.getJob(id);
+        return j?.finishedOn ? j : undefined;
+      },
+      60_000,
+      'cancelled import job finished',
+    );
     expect(job!.returnvalue).toBe('skipped');
     expect(await count('reports')).toBe(0);
     expect(uploadsLeft()).toEqual([]);
   });
 
   it('answers 202, then the worker process parses and stores each file with its counts', async () => {
-    const res = await upload(file('scans/sarif/dd__flawfinder.sarif'), file('scans/zap/dd__juicy2.xml')).expect(202);
+    const res = await upload(
+      file('scans/sarif/dd__flawfinder.sarif'),
+      file('scans/zap/dd__juicy2.xml'),
+    ).expect(202);
     const [sarif, zap] = res.body.imports as ImportJobView[];
     expect([sarif.status, zap.status]).toEqual(['queued', 'queued']);
 
@@ -95,11 +110,19 @@ describe('imports as jobs', () => {
     expect(views.seen.filter((v) => v.id === sarif.id).map((v) => v.status)).toEqual(['parsing', 'ready']);
 
     const done = await http().get(`/api/imports/${sarif.id}`).set(alice.headers).expect(200);
-    expect(done.body).toMatchObject({ status: 'ready', error: null, outcome: { ok: true, file: 'dd__flawfinder.sarif', format: 'sarif', findingCount: 53 } });
+    expect(done.body).toMatchObject({
+      status: 'ready',
+      error: null,
+      outcome: { ok: true, file: 'dd__flawfinder.sarif', format: 'sarif', findingCount: 53 },
+    });
     const zapDone = await http().get(`/api/imports/${zap.id}`).set(alice.headers).expect(200);
     expect(zapDone.body.outcome).toMatchObject({ ok: true, format: 'zap', findingCount: 6 });
     const reports = await http().get('/api/reports').set(alice.headers).expect(200);
-    expect(reports.body.map((r: { filename: string; findingCount: number }) => [r.filename, r.findingCount]).sort()).toEqual([
+    expect(
+      reports.body
+        .map((r: { filename: string; findingCount: number }) => [r.filename, r.findingCount])
+        .sort(),
+    ).toEqual([
       ['dd__flawfinder.sarif', 53],
       ['dd__juicy2.xml', 6],
     ]);
@@ -109,15 +132,22 @@ describe('imports as jobs', () => {
     expect(uploadsLeft()).toEqual([]);
   });
 
-  it('ends refused files failed with the importer\'s reason and writes nothing', async () => {
+  it("ends refused files failed with the importer's reason and writes nothing", async () => {
     const reportsBefore = await count('reports');
-    const sarifReport = (await http().get('/api/reports').set(alice.headers)).body.find((r: { filename: string }) => r.filename === 'dd__flawfinder.sarif');
-    const res = await upload(file('scans/sarif/dd__flawfinder.sarif'), file('edge/burp__dd__dastardly-junit-not-burp-xml.xml')).expect(202);
+    const sarifReport = (await http().get('/api/reports').set(alice.headers)).body.find(
+      (r: { filename: string }) => r.filename === 'dd__flawfinder.sarif',
+    );
+    const res = await upload(
+      file('scans/sarif/dd__flawfinder.sarif'),
+      file('edge/burp__dd__dastardly-junit-not-burp-xml.xml'),
+    ).expect(202);
     const [dup, junit] = res.body.imports as ImportJobView[];
 
     const dupEnd = await views.reached(dup.id, 'failed');
     expect(dupEnd.outcome).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: sarifReport.id });
-    expect(dupEnd.error).toBe(`this report was already imported as report ${sarifReport.id} (dd__flawfinder.sarif); archive that one to import it again`);
+    expect(dupEnd.error).toBe(
+      `this report was already imported as report ${sarifReport.id} (dd__flawfinder.sarif); archive that one to import it again`,
+    );
     const junitEnd = await views.reached(junit.id, 'failed');
     expect(junitEnd.outcome).toMatchObject({ ok: false, code: 'UNRECOGNISED_FORMAT' });
     expect(junitEnd.error).toMatch(/<testsuites>/);
@@ -126,8 +156,14 @@ describe('imports as jobs', () => {
 
   it('refuses a file over the size limit with 413 while it streams, keeping nothing', async () => {
     const importsBefore = await count('import_jobs');
-    const big = await upload(file('scans/sarif/dd__flawfinder.sarif'), file('pdf/ppr__NCATS-VADR-Sample-Report.pdf')).expect(413);
-    expect(big.body).toMatchObject({ error: 'TOO_LARGE', message: expect.stringMatching(/over the 195\.3 KB import limit; nothing was imported/) });
+    const big = await upload(
+      file('scans/sarif/dd__flawfinder.sarif'),
+      file('pdf/ppr__NCATS-VADR-Sample-Report.pdf'),
+    ).expect(413);
+    expect(big.body).toMatchObject({
+      error: 'TOO_LARGE',
+      message: expect.stringMatching(/over the 195\.3 KB import limit; nothing was imported/),
+    });
     expect(await count('import_jobs')).toBe(importsBefore);
     expect(uploadsLeft()).toEqual([]);
   });

@@ -26,7 +26,11 @@ describe('PDF reports reviewed by hand', () => {
   const deployment = newDeployment();
   const http = () => request(api.app.getHttpServer());
   const upload = (rel: string) =>
-    http().post('/api/reports/import').set(alice.headers).attach('files', fs.readFileSync(corpusPath(rel)), path.basename(rel)).expect(202);
+    http()
+      .post('/api/reports/import')
+      .set(alice.headers)
+      .attach('files', fs.readFileSync(corpusPath(rel)), path.basename(rel))
+      .expect(202);
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -52,7 +56,13 @@ describe('PDF reports reviewed by hand', () => {
     const reportId = ended.outcome!.ok ? ended.outcome!.reportId : 0;
 
     const report = await http().get(`/api/reports/${reportId}`).set(alice.headers).expect(200);
-    expect(report.body).toMatchObject({ id: reportId, format: 'pdf', status: 'needs_review', findingCount: 0, model: null });
+    expect(report.body).toMatchObject({
+      id: reportId,
+      format: 'pdf',
+      status: 'needs_review',
+      findingCount: 0,
+      model: null,
+    });
     const text = await http().get(`/api/reports/${reportId}/text?limit=5000`).set(alice.headers).expect(200);
     expect(text.body).toMatchObject({ reportId, pageCount: 117, offset: 0, nextOffset: 5000 });
     expect(text.body.totalChars).toBeGreaterThan(100_000);
@@ -61,47 +71,99 @@ describe('PDF reports reviewed by hand', () => {
     await http().get(`/api/reports/${reportId}/text?limit=0`).set(alice.headers).expect(400);
 
     // Bad input is refused at the edge with what to fix; nothing is written.
-    const bad = await http().post(`/api/reports/${reportId}/findings`).set(alice.headers).send({ title: '', severity: 'urgent' }).expect(400);
-    expect(JSON.stringify(bad.body.message)).toMatch(/severity must be one of critical, high, medium, low, info/);
-    await http().post(`/api/reports/${reportId}/findings`).set(alice.headers).send({ title: 'x', severity: 'low', cwe: ['CWE-79'] }).expect(400);
-    await http().post('/api/reports/999999/findings').set(alice.headers).send({ title: 'x', severity: 'low' }).expect(404);
+    const bad = await http()
+      .post(`/api/reports/${reportId}/findings`)
+      .set(alice.headers)
+      .send({ title: '', severity: 'urgent' })
+      .expect(400);
+    expect(JSON.stringify(bad.body.message)).toMatch(
+      /severity must be one of critical, high, medium, low, info/,
+    );
+    await http()
+      .post(`/api/reports/${reportId}/findings`)
+      .set(alice.headers)
+      .send({ title: 'x', severity: 'low', cwe: ['CWE-79'] })
+      .expect(400);
+    await http()
+      .post('/api/reports/999999/findings')
+      .set(alice.headers)
+      .send({ title: 'x', severity: 'low' })
+      .expect(404);
 
     const before = (await http().get('/api/corpus/overview').set(alice.headers).expect(200)).body;
     const added = await http()
       .post(`/api/reports/${reportId}/findings`)
       .set(alice.headers)
-      .send({ title: 'Hostpath volumes allow access to the node', severity: 'high', cwe: [284], description: 'TOB-K8S-038', location: 'kubelet' })
+      .send({
+        title: 'Hostpath volumes allow access to the node',
+        severity: 'high',
+        cwe: [284],
+        description: 'TOB-K8S-038',
+        location: 'kubelet',
+      })
       .expect(201);
     expect(added.body).toEqual({ findingId: expect.any(Number), reportId, findingCount: 1 });
-    await http().post(`/api/reports/${reportId}/findings`).set(alice.headers).send({ title: 'Secrets logged', severity: 'medium' }).expect(201);
+    await http()
+      .post(`/api/reports/${reportId}/findings`)
+      .set(alice.headers)
+      .send({ title: 'Secrets logged', severity: 'medium' })
+      .expect(201);
 
     // Counted at once, while the report still needs review.
-    const high = await http().get(`/api/findings?reportId=${reportId}&severity=high`).set(alice.headers).expect(200);
+    const high = await http()
+      .get(`/api/findings?reportId=${reportId}&severity=high`)
+      .set(alice.headers)
+      .expect(200);
     expect(high.body.total).toBe(1);
     const after = (await http().get('/api/corpus/overview').set(alice.headers).expect(200)).body;
     expect(after.findings.total).toBe(before.findings.total + 2);
     expect(after.reports.byStatus.needs_review).toBe(1);
     const detail = await http().get(`/api/findings/${added.body.findingId}`).set(alice.headers).expect(200);
-    expect(detail.body.current).toMatchObject({ version: 1, origin: 'manual', title: 'Hostpath volumes allow access to the node', cwe: [284], affectedEndpoints: ['kubelet'], editedBy: alice.operator.username });
+    expect(detail.body.current).toMatchObject({
+      version: 1,
+      origin: 'manual',
+      title: 'Hostpath volumes allow access to the node',
+      cwe: [284],
+      affectedEndpoints: ['kubelet'],
+      editedBy: alice.operator.username,
+    });
 
-    const reviewed = await http().post(`/api/reports/${reportId}/review-complete`).set(alice.headers).expect(200);
+    const reviewed = await http()
+      .post(`/api/reports/${reportId}/review-complete`)
+      .set(alice.headers)
+      .expect(200);
     expect(reviewed.body).toMatchObject({ id: reportId, status: 'ready', findingCount: 2 });
-    const again = await http().post(`/api/reports/${reportId}/review-complete`).set(alice.headers).expect(409);
+    const again = await http()
+      .post(`/api/reports/${reportId}/review-complete`)
+      .set(alice.headers)
+      .expect(409);
     expect(again.body.message).toMatch(/is ready, not waiting for review/);
-    const late = await http().post(`/api/reports/${reportId}/findings`).set(alice.headers).send({ title: 'Late', severity: 'low' }).expect(409);
+    const late = await http()
+      .post(`/api/reports/${reportId}/findings`)
+      .set(alice.headers)
+      .send({ title: 'Late', severity: 'low' })
+      .expect(409);
     expect(late.body.message).toMatch(/only while a report needs review/);
 
     const audit: { action: string; subject_id: string }[] = await db.dataSource.query(
       `SELECT action, subject_id FROM audit_events WHERE action IN ('report.import', 'finding.create', 'report.review_complete') ORDER BY id`,
     );
-    expect(audit.map((a) => a.action)).toEqual(['report.import', 'finding.create', 'finding.create', 'report.review_complete']);
+    expect(audit.map((a) => a.action)).toEqual([
+      'report.import',
+      'finding.create',
+      'finding.create',
+      'report.review_complete',
+    ]);
   });
 
   it('fails a scanned PDF with the reason and writes nothing', async () => {
     const reportsBefore = (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
     const queued = await upload('edge/pdf__ppr__CPTC-2020-Finals-G-image-only.pdf');
     const ended = await views.reached(queued.body.imports[0].id, 'failed');
-    expect(ended).toMatchObject({ error: 'no text layer (scanned image); OCR is not supported', outcome: { ok: false, code: 'NO_TEXT_LAYER' } });
+    expect(ended).toMatchObject({
+      error: 'no text layer (scanned image); OCR is not supported',
+      outcome: { ok: false, code: 'NO_TEXT_LAYER' },
+    });
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(reportsBefore);
   });
 });

@@ -12,8 +12,15 @@ import { artifactsDir } from './paths.mjs';
 /** The stack the global setup started (support/global-setup.mjs). */
 export function stackInfo() {
   const baseUrl = process.env.CC_E2E_BASE_URL;
-  if (!baseUrl) throw new Error('No stack: run the browser tests with `npx playwright test -c apps/web-e2e/playwright.config.mjs`.');
-  return { baseUrl, adminUser: process.env.CC_E2E_ADMIN_USER, adminPassword: process.env.CC_E2E_ADMIN_PASSWORD };
+  if (!baseUrl)
+    throw new Error(
+      'No stack: run the browser tests with `npx playwright test -c apps/web-e2e/playwright.config.mjs`.',
+    );
+  return {
+    baseUrl,
+    adminUser: process.env.CC_E2E_ADMIN_USER,
+    adminPassword: process.env.CC_E2E_ADMIN_PASSWORD,
+  };
 }
 
 /** Saves a screenshot of the window as test-artifacts/e2e/<name>.png. */
@@ -35,10 +42,13 @@ export async function signIn(page, username = stackInfo().adminUser, password = 
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/chat$/);
   await page.getByTestId('operator').waitFor();
-  await waitUntil(async () => (await page.getByTestId('connection').getAttribute('data-state')) === 'connected', {
-    timeoutMs: 15_000,
-    message: 'the connection indicator to show connected',
-  });
+  await waitUntil(
+    async () => (await page.getByTestId('connection').getAttribute('data-state')) === 'connected',
+    {
+      timeoutMs: 15_000,
+      message: 'the connection indicator to show connected',
+    },
+  );
 }
 
 /** Signs out whoever is signed in (cookies cleared) and signs in as the admin. */
@@ -80,11 +90,20 @@ export async function settledAnswer(page, count, timeoutMs = 60_000) {
 
 /** Text of the answer being streamed right now ('' when none). */
 export const liveText = (page) =>
-  page.evaluate(() => document.querySelector('cc-assistant-message article.streaming [data-testid="answer"]')?.textContent?.trim() ?? '');
+  page.evaluate(
+    () =>
+      document
+        .querySelector('cc-assistant-message article.streaming [data-testid="answer"]')
+        ?.textContent?.trim() ?? '',
+  );
 
 /** Whether the page scrolls sideways (a layout too wide for the window). */
 export const overflowsSideways = (page) =>
-  page.evaluate(() => [document.documentElement, document.querySelector('main')].some((e) => e && e.scrollWidth > e.clientWidth + 1));
+  page.evaluate(() =>
+    [document.documentElement, document.querySelector('main')].some(
+      (e) => e && e.scrollWidth > e.clientWidth + 1,
+    ),
+  );
 
 /**
  * Saves the model settings from the Settings page (admin only): `backend` 'builtin' or 'openai'
@@ -92,7 +111,9 @@ export const overflowsSideways = (page) =>
  */
 export async function putModelSettings(page, { backend, baseUrl, model, testFirst = false }) {
   await page.goto('/settings');
-  await page.getByRole('radio', { name: backend === 'openai' ? /OpenAI-compatible/ : /Built-in planner/ }).check();
+  await page
+    .getByRole('radio', { name: backend === 'openai' ? /OpenAI-compatible/ : /Built-in planner/ })
+    .check();
   // The built-in planner has no server: no Test connection, a note instead.
   if (backend === 'builtin') await page.getByTestId('builtin-note').waitFor();
   if (backend === 'openai') {

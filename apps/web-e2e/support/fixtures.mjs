@@ -26,7 +26,19 @@ import { signIn, stackInfo } from './app.mjs';
 import { ScriptedModel } from './scripted-model.mjs';
 
 export { expect };
-export { ask, digitsOf, liveText, newThread, overflowsSideways, putModelSettings, settledAnswer, shot, signIn, signInAsAdmin, stackInfo } from './app.mjs';
+export {
+  ask,
+  digitsOf,
+  liveText,
+  newThread,
+  overflowsSideways,
+  putModelSettings,
+  settledAnswer,
+  shot,
+  signIn,
+  signInAsAdmin,
+  stackInfo,
+} from './app.mjs';
 export { expectedNumbers, sharedDir, artifactsDir } from './paths.mjs';
 export { waitUntil } from './stack.mjs';
 
@@ -47,7 +59,10 @@ export const test = base.extend({
   ],
   session: [
     async ({ browser, stack }, use, workerInfo) => {
-      const context = await browser.newContext({ viewport: workerInfo.project.use.viewport, baseURL: stack.baseUrl });
+      const context = await browser.newContext({
+        viewport: workerInfo.project.use.viewport,
+        baseURL: stack.baseUrl,
+      });
       const page = await context.newPage();
       page.setDefaultTimeout(30_000);
       const session = { page, dialogs: [], pageErrors: [], errorsReported: 0 };
@@ -74,8 +89,14 @@ export const test = base.extend({
     async ({ session }, use, testInfo) => {
       await use();
       if (testInfo.status !== testInfo.expectedStatus) {
-        const text = await session.page.locator('body').innerText({ timeout: 5_000 }).catch(() => '');
-        await testInfo.attach('page text at failure', { body: `${session.page.url()}\n\n${text.slice(0, 4000)}`, contentType: 'text/plain' });
+        const text = await session.page
+          .locator('body')
+          .innerText({ timeout: 5_000 })
+          .catch(() => '');
+        await testInfo.attach('page text at failure', {
+          body: `${session.page.url()}\n\n${text.slice(0, 4000)}`,
+          contentType: 'text/plain',
+        });
       }
       // Errors since the last check (also those of the sign-in before the first test).
       const errors = session.pageErrors.slice(session.errorsReported);

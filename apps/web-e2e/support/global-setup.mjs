@@ -14,7 +14,10 @@ import { artifactsDir, chromiumPath, corpusFiles, root, sharedDir } from './path
 export default async function globalSetup() {
   fs.rmSync(artifactsDir, { recursive: true, force: true });
   fs.mkdirSync(artifactsDir, { recursive: true });
-  if (!fs.existsSync(chromiumPath)) throw new Error(`No Chromium at ${chromiumPath}: apt-get install -y chromium (never a downloaded browser).`);
+  if (!fs.existsSync(chromiumPath))
+    throw new Error(
+      `No Chromium at ${chromiumPath}: apt-get install -y chromium (never a downloaded browser).`,
+    );
   const stack = new Stack({ root, sharedDir, artifactsDir });
   // Last resort when the runner is killed: no child process outlives it. (Playwright's own SIGINT
   // handling runs the teardown below.)

@@ -12,8 +12,16 @@ export const HOSTILE_TITLE = 'Reflected XSS, click [here](javascript:alert(docum
 /** Writes a small SARIF 2.1.0 log with one finding of each of four severities; returns its path and expected counts. */
 export function writeSarifSample(dir, name, variant = 'picked') {
   const rules = [
-    { id: 'E2E001', shortDescription: { text: 'SQL injection in login form' }, properties: { 'security-severity': '9.8', tags: ['external/cwe/cwe-89'] } },
-    { id: 'E2E002', shortDescription: { text: HOSTILE_TITLE }, properties: { tags: ['external/cwe/cwe-79'] } },
+    {
+      id: 'E2E001',
+      shortDescription: { text: 'SQL injection in login form' },
+      properties: { 'security-severity': '9.8', tags: ['external/cwe/cwe-89'] },
+    },
+    {
+      id: 'E2E002',
+      shortDescription: { text: HOSTILE_TITLE },
+      properties: { tags: ['external/cwe/cwe-79'] },
+    },
     { id: 'E2E003', shortDescription: { text: 'Weak hash function' } },
     { id: 'E2E004', shortDescription: { text: 'Verbose server banner' } },
   ];
@@ -41,5 +49,10 @@ export function writeSarifSample(dir, name, variant = 'picked') {
   };
   const file = path.join(dir, name);
   fs.writeFileSync(file, JSON.stringify(log, null, 2));
-  return { file, total: 4, bySeverity: { critical: 1, high: 1, medium: 1, low: 1, info: 0 }, hostileTitle: HOSTILE_TITLE };
+  return {
+    file,
+    total: 4,
+    bySeverity: { critical: 1, high: 1, medium: 1, low: 1, info: 0 },
+    hostileTitle: HOSTILE_TITLE,
+  };
 }

@@ -30,7 +30,9 @@ export class ScriptedModel {
   static async start() {
     // The server is TypeScript, loaded with the repository's SWC require hook.
     require(path.join(root, 'tools', 'build', 'register.cjs'));
-    const scripted = require(path.join(root, 'apps', 'agent-worker', 'src', 'agent', 'testing', 'scripted-openai-server.ts'));
+    const scripted = require(
+      path.join(root, 'apps', 'agent-worker', 'src', 'agent', 'testing', 'scripted-openai-server.ts'),
+    );
     return new ScriptedModel(await scripted.ScriptedOpenAiServer.start(), scripted.script);
   }
 
@@ -62,7 +64,10 @@ export class ScriptedModel {
 
   respond(req) {
     // Test connection: a plain completion, and a question that needs a tool (answered with a call).
-    if (!req.body?.stream) return req.body?.tools ? { kind: 'completion', text: '', toolCalls: [{ name: 'get_corpus_overview', arguments: {} }] } : { kind: 'completion', text: 'pong' };
+    if (!req.body?.stream)
+      return req.body?.tools
+        ? { kind: 'completion', text: '', toolCalls: [{ name: 'get_corpus_overview', arguments: {} }] }
+        : { kind: 'completion', text: 'pong' };
     const { steps, words, delayMs } = this.current;
     if (steps) return steps[Math.min(this.served++, steps.length - 1)];
     return {

@@ -42,7 +42,9 @@ export async function waitUntil(fn, { timeoutMs = 60_000, intervalMs = 250, mess
     }
     await sleep(intervalMs);
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${message}${lastError ? `: ${lastError.message}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${message}${lastError ? `: ${lastError.message}` : ''}`,
+  );
 }
 
 export class Stack {
@@ -88,23 +90,34 @@ export class Stack {
       env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
       encoding: 'utf8',
     });
-    if (r.status !== 0) throw new Error(`web build failed:\n${(r.stdout ?? '').slice(-3000)}\n${(r.stderr ?? '').slice(-3000)}`);
-    if (!fs.existsSync(path.join(dist, 'index.html'))) throw new Error(`web build produced no ${dist}/index.html`);
+    if (r.status !== 0)
+      throw new Error(
+        `web build failed:\n${(r.stdout ?? '').slice(-3000)}\n${(r.stderr ?? '').slice(-3000)}`,
+      );
+    if (!fs.existsSync(path.join(dist, 'index.html')))
+      throw new Error(`web build produced no ${dist}/index.html`);
     return dist;
   }
 
   /** Creates the database, migrates it and imports the corpus files of the questions file. */
   importCorpus(files) {
     this.log(`importing ${files.length} corpus files into ${this.dbName}…`);
-    const r = spawnSync(process.execPath, ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...files], {
-      cwd: this.root,
-      env: { ...process.env, DATABASE_URL: this.databaseUrl, LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...files],
+      {
+        cwd: this.root,
+        env: { ...process.env, DATABASE_URL: this.databaseUrl, LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
     fs.mkdirSync(this.logsDir, { recursive: true });
     fs.writeFileSync(path.join(this.logsDir, 'import.log'), `${r.stdout}\n${r.stderr}`);
-    if (r.status !== 0) throw new Error(`corpus import failed (exit ${r.status}); see ${path.join(this.logsDir, 'import.log')}\n${(r.stdout ?? '').slice(-2000)}${(r.stderr ?? '').slice(-2000)}`);
+    if (r.status !== 0)
+      throw new Error(
+        `corpus import failed (exit ${r.status}); see ${path.join(this.logsDir, 'import.log')}\n${(r.stdout ?? '').slice(-2000)}${(r.stderr ?? '').slice(-2000)}`,
+      );
   }
 
   /** Starts the API (serving `webDist`) and one worker; resolves when `/api/health` answers 200. */
@@ -147,7 +160,12 @@ export class Stack {
   spawn(name, args, env) {
     fs.mkdirSync(this.logsDir, { recursive: true });
     const out = fs.openSync(path.join(this.logsDir, `${name}.log`), 'w');
-    const child = spawn(process.execPath, args, { cwd: this.root, env, stdio: ['ignore', out, out], detached: true });
+    const child = spawn(process.execPath, args, {
+      cwd: this.root,
+      env,
+      stdio: ['ignore', out, out],
+      detached: true,
+    });
     fs.closeSync(out);
     child.on('exit', (code, signal) => {
       if (!this.stopped) this.log(`${name} exited (${signal ?? code}) before the end of the run`);
@@ -160,14 +178,20 @@ export class Stack {
   assertAlive() {
     for (const { name, child } of this.children) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`${name} exited (${child.signalCode ?? child.exitCode}); last log lines:\n${this.tail(name)}`);
+        throw new Error(
+          `${name} exited (${child.signalCode ?? child.exitCode}); last log lines:\n${this.tail(name)}`,
+        );
       }
     }
   }
 
   tail(name, lines = 40) {
     try {
-      return fs.readFileSync(path.join(this.logsDir, `${name}.log`), 'utf8').split('\n').slice(-lines).join('\n');
+      return fs
+        .readFileSync(path.join(this.logsDir, `${name}.log`), 'utf8')
+        .split('\n')
+        .slice(-lines)
+        .join('\n');
     } catch {
       return '(no log)';
     }
@@ -187,7 +211,9 @@ export class Stack {
       }
     }
     await this.dropDatabase().catch((e) => this.log(`could not drop ${this.dbName}: ${e.message}`));
-    await this.deleteRedisKeys().catch((e) => this.log(`could not delete Redis keys ${this.redisPrefix}*: ${e.message}`));
+    await this.deleteRedisKeys().catch((e) =>
+      this.log(`could not delete Redis keys ${this.redisPrefix}*: ${e.message}`),
+    );
   }
 
   /** Last-resort synchronous kill (process `exit` handler): no waiting possible there. */

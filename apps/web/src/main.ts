@@ -8,7 +8,10 @@ async function start(): Promise<void> {
   const language = startupLanguage();
   await loadLanguage(language);
   const [{ App }, { appConfig }] = await Promise.all([import('./app/app'), import('./app/app.config')]);
-  await bootstrapApplication(App, { ...appConfig, providers: [...appConfig.providers, { provide: LOCALE_ID, useValue: language }] });
+  await bootstrapApplication(App, {
+    ...appConfig,
+    providers: [...appConfig.providers, { provide: LOCALE_ID, useValue: language }],
+  });
 }
 
 start().catch((err: unknown) => console.error(err));

@@ -27,7 +27,11 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
     // errors they do not handle themselves, structured (Nest's exception filter, the job processors).
     logging: false,
     ...extra,
-    extra: { max: 10, options: '-c jit=off -c parallel_setup_cost=10000', ...(extra as { extra?: Record<string, unknown> }).extra },
+    extra: {
+      max: 10,
+      options: '-c jit=off -c parallel_setup_cost=10000',
+      ...(extra as { extra?: Record<string, unknown> }).extra,
+    },
   } as DataSourceOptions;
 }
 

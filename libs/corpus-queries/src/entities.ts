@@ -9,4 +9,11 @@ import { SettingsEntity } from './settings/settings.entity';
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
  * and a migration under `migrations/` (never `synchronize`).
  */
-export const ALL_ENTITIES: Function[] = [...CORPUS_ENTITIES, OperatorEntity, ApiTokenEntity, SettingsEntity, ...CHAT_ENTITIES, AuditEventEntity];
+export const ALL_ENTITIES: Function[] = [
+  ...CORPUS_ENTITIES,
+  OperatorEntity,
+  ApiTokenEntity,
+  SettingsEntity,
+  ...CHAT_ENTITIES,
+  AuditEventEntity,
+];

@@ -1,4 +1,10 @@
-import type { AssistantMessageMetadata, ChatEventBody, MessageRole, OperatorLanguage, TurnAttachment } from '@corpus-chat/contracts';
+import type {
+  AssistantMessageMetadata,
+  ChatEventBody,
+  MessageRole,
+  OperatorLanguage,
+  TurnAttachment,
+} from '@corpus-chat/contracts';
 
 /**
  * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
@@ -13,7 +19,10 @@ export interface HistoryMessage {
 }
 
 /** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
-export type RunnerEvent = Extract<ChatEventBody, { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' }>;
+export type RunnerEvent = Extract<
+  ChatEventBody,
+  { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' }
+>;
 
 /** What one turn hands the agent. */
 export interface AgentTurnContext {

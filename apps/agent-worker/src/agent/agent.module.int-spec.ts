@@ -6,7 +6,11 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { listReports, writeModelSettings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { type AgentRunner, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
 import { agentConfig } from './agent.config';
 import { startAgentRunner } from './testing/agent-runner';
@@ -37,7 +41,12 @@ it('answers with the planner by default, then with the configured model server, 
   expect(numbersIn(a.outcome.content)).toContain(reports);
   expect(server.completionRequests).toHaveLength(0);
 
-  await writeModelSettings(db.dataSource, { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: 'sk-test' });
+  await writeModelSettings(db.dataSource, {
+    backend: 'openai',
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: 'sk-test',
+  });
   server.enqueue(script.toolCall('list_all_reports', {}), script.text(`You have ${reports} reports.`));
   const b = await thread.ask('And now?');
   expect(b.outcome.metadata.model).toBe('scripted-model');
@@ -45,7 +54,12 @@ it('answers with the planner by default, then with the configured model server, 
   expect(server.completionRequests).toHaveLength(2);
   expect(server.completionRequests[0].headers.authorization).toBe('Bearer sk-test');
   // The model saw the planner's previous answer as prose history.
-  expect(server.completionRequests[0].body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+  expect(server.completionRequests[0].body.messages.map((m: { role: string }) => m.role)).toEqual([
+    'system',
+    'user',
+    'assistant',
+    'user',
+  ]);
 
   await writeModelSettings(db.dataSource, { backend: 'builtin' });
   const c = await thread.ask('How many reports do we have?');
@@ -54,8 +68,16 @@ it('answers with the planner by default, then with the configured model server, 
 });
 
 it('refuses a turn for a model server outside MODEL_URL_ALLOWLIST, naming the setting, and sends it nothing', async () => {
-  const guarded = await startAgentRunner(db.dataSource, agentConfig({ settingsCacheMs: 0, modelUrlAllowlist: ModelUrlAllowlist.parse('https://models.example') }));
-  await writeModelSettings(db.dataSource, { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: 'sk-test' });
+  const guarded = await startAgentRunner(
+    db.dataSource,
+    agentConfig({ settingsCacheMs: 0, modelUrlAllowlist: ModelUrlAllowlist.parse('https://models.example') }),
+  );
+  await writeModelSettings(db.dataSource, {
+    backend: 'openai',
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: 'sk-test',
+  });
   const before = server.completionRequests.length;
   try {
     const turn = guarded.run({
@@ -71,7 +93,9 @@ it('refuses a turn for a model server outside MODEL_URL_ALLOWLIST, naming the se
     await expect(turn).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',
       retryable: false,
-      message: expect.stringContaining(`The model server ${server.baseUrl} is not allowed by MODEL_URL_ALLOWLIST`),
+      message: expect.stringContaining(
+        `The model server ${server.baseUrl} is not allowed by MODEL_URL_ALLOWLIST`,
+      ),
     });
     expect(server.completionRequests.length).toBe(before);
   } finally {

@@ -1,4 +1,10 @@
-import { CorpusTools, CORPUS_QUERY_FNS, type CorpusQueryFns, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import {
+  CorpusTools,
+  CORPUS_QUERY_FNS,
+  type CorpusQueryFns,
+  defaultCorpusQueries,
+  defaultReadOnly,
+} from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -38,8 +44,16 @@ export class AgentModule {
         inject: [DataSource, AGENT_CONFIG],
         useFactory: (ds: DataSource, c: AgentConfig) => new ModelSettingsProvider(ds, c.settingsCacheMs),
       },
-      { provide: PlannerRunner, inject: [CorpusTools], useFactory: (t: CorpusTools) => new PlannerRunner(t, defaultTopicNormaliser) },
-      { provide: OpenAiModelRunner, inject: [CorpusTools, AGENT_CONFIG], useFactory: (t: CorpusTools, c: AgentConfig) => new OpenAiModelRunner(t, c) },
+      {
+        provide: PlannerRunner,
+        inject: [CorpusTools],
+        useFactory: (t: CorpusTools) => new PlannerRunner(t, defaultTopicNormaliser),
+      },
+      {
+        provide: OpenAiModelRunner,
+        inject: [CorpusTools, AGENT_CONFIG],
+        useFactory: (t: CorpusTools, c: AgentConfig) => new OpenAiModelRunner(t, c),
+      },
       {
         provide: AGENT_RUNNER,
         inject: [ModelSettingsProvider, PlannerRunner, OpenAiModelRunner, AGENT_CONFIG],
@@ -47,6 +61,10 @@ export class AgentModule {
           new CorpusAgentRunner(s, p, m, c.modelUrlAllowlist),
       },
     ];
-    return { module: AgentModule, providers, exports: [AGENT_RUNNER, AGENT_CONFIG, ModelSettingsProvider, CorpusTools] };
+    return {
+      module: AgentModule,
+      providers,
+      exports: [AGENT_RUNNER, AGENT_CONFIG, ModelSettingsProvider, CorpusTools],
+    };
   }
 }

@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { type AgentRunner, type AgentTurnContext, type AgentTurnOutcome, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
+import {
+  type AgentRunner,
+  type AgentTurnContext,
+  type AgentTurnOutcome,
+  AgentTurnError,
+  ModelUrlAllowlist,
+} from '@corpus-chat/server-core';
 import type { ModelSettingsProvider } from './model-settings.provider';
 import type { OpenAiModelRunner } from './model/openai-model-runner';
 import type { PlannerRunner } from './planner/planner-runner';
@@ -32,14 +38,23 @@ export class CorpusAgentRunner implements AgentRunner {
     const s = await this.settings.get();
     if (s.backend === 'openai' && s.baseUrl && s.model) {
       if (!this.allowlist.allows(s.baseUrl)) {
-        this.logger.warn({ turnId: ctx.turnId }, 'the configured model server is not in MODEL_URL_ALLOWLIST; turn refused');
+        this.logger.warn(
+          { turnId: ctx.turnId },
+          'the configured model server is not in MODEL_URL_ALLOWLIST; turn refused',
+        );
         throw new AgentTurnError('MODEL_UNAVAILABLE', this.allowlist.refusal(s.baseUrl), false);
       }
-      this.logger.debug({ turnId: ctx.turnId, chatId: ctx.chatId, backend: 'openai', model: s.model }, 'running turn');
+      this.logger.debug(
+        { turnId: ctx.turnId, chatId: ctx.chatId, backend: 'openai', model: s.model },
+        'running turn',
+      );
       return this.model.run(ctx, s);
     }
     if (s.backend === 'openai') {
-      this.logger.warn({ turnId: ctx.turnId }, 'openai back end selected without base URL or model; using the built-in planner');
+      this.logger.warn(
+        { turnId: ctx.turnId },
+        'openai back end selected without base URL or model; using the built-in planner',
+      );
     }
     return this.planner.run(ctx);
   }

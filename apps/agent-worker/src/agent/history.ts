@@ -1,4 +1,9 @@
-import type { AssistantMessageMetadata, ComputedScope, FindingFilter, ListedGroups } from '@corpus-chat/contracts';
+import type {
+  AssistantMessageMetadata,
+  ComputedScope,
+  FindingFilter,
+  ListedGroups,
+} from '@corpus-chat/contracts';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 
 /** The follow-up state a previous answer left: its filter and the finding ids it showed. */

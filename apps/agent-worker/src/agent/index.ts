@@ -14,7 +14,12 @@ export * from './turn-recorder';
 export * from './history';
 export { PlannerRunner, BUILTIN_MODEL, splitForStreaming } from './planner/planner-runner';
 export { parseQuestion, type PlannedQuestion, type PreviousAnswer } from './planner/question-parser';
-export { OpenAiModelRunner, ModelRequestError, defaultClientFactory, type OpenAiClientFactory } from './model/openai-model-runner';
+export {
+  OpenAiModelRunner,
+  ModelRequestError,
+  defaultClientFactory,
+  type OpenAiClientFactory,
+} from './model/openai-model-runner';
 export { modelFetch, modelDispatcher } from './model/model-http';
 export { defaultTopicNormaliser } from './planner/topic-normaliser';
 export { buildModelContext, type ModelContext } from './context/context-builder';

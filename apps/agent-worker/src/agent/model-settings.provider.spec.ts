@@ -9,7 +9,14 @@ function fakeDataSource() {
       findOneBy: () => new Promise((resolve, reject) => reads.push({ resolve, reject })),
     }),
   } as unknown as DataSource;
-  const row = (model: string) => ({ id: 1, backend: 'openai', baseUrl: 'http://m/v1', model, apiKey: null, updatedAt: null });
+  const row = (model: string) => ({
+    id: 1,
+    backend: 'openai',
+    baseUrl: 'http://m/v1',
+    model,
+    apiKey: null,
+    updatedAt: null,
+  });
   return { ds, reads, row };
 }
 

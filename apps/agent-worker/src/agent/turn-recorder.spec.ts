@@ -60,7 +60,9 @@ describe('TurnRecorder', () => {
 
   it('keeps a failed call as evidence for the provenance check: its shown name, arguments and what the model was told', async () => {
     const { evidence, exec } = await record('delete_all_reports', '{"confirm":true}');
-    expect(evidence).toEqual([{ name: 'delete_all_reports', args: { confirm: true }, content: exec.modelContent }]);
+    expect(evidence).toEqual([
+      { name: 'delete_all_reports', args: { confirm: true }, content: exec.modelContent },
+    ]);
     expect(JSON.parse(evidence[0].content)).toEqual({ error: expect.stringContaining('delete_all_reports') });
   });
 });

@@ -1,5 +1,11 @@
 import { type CorpusTools, type ToolExecution, shownToolName } from '@corpus-chat/corpus-queries';
-import { REASONING_MAX_CHARS, type AssistantMessageMetadata, type FindingFilter, type ModelRequestUsage, type StoredToolCall } from '@corpus-chat/contracts';
+import {
+  REASONING_MAX_CHARS,
+  type AssistantMessageMetadata,
+  type FindingFilter,
+  type ModelRequestUsage,
+  type StoredToolCall,
+} from '@corpus-chat/contracts';
 import type { AgentTurnContext } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 
@@ -47,8 +53,22 @@ export class TurnRecorder {
     const args = parseForDisplay(rawArgs);
     await this.ctx.emit({ type: 'tool.call', callId, name: shownName, args });
     const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
-    await this.ctx.emit({ type: 'tool.result', callId, name: shownName, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
-    this.calls.push({ callId, name: shownName, args: exec.ok ? exec.args : args, ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) });
+    await this.ctx.emit({
+      type: 'tool.result',
+      callId,
+      name: shownName,
+      ok: exec.ok,
+      summary: exec.summary,
+      ...(exec.data ? { data: exec.data } : {}),
+    });
+    this.calls.push({
+      callId,
+      name: shownName,
+      args: exec.ok ? exec.args : args,
+      ok: exec.ok,
+      summary: exec.summary,
+      ...(exec.data ? { data: exec.data } : {}),
+    });
     this.results.push({ name: shownName, args: exec.ok ? exec.args : args, content: exec.modelContent });
     if (exec.ok) {
       if (exec.filter) this.lastFilter = exec.filter;

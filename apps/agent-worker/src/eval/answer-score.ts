@@ -24,7 +24,9 @@ export interface AnswerScore {
 
 /** Every number written in an answer (`1,768` read as 1768). */
 export function numbersIn(text: string): number[] {
-  return [...text.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,(?=\d{3}\b)/g, '').replace(/,$/, ''))).filter((n) => !Number.isNaN(n));
+  return [...text.matchAll(/\d[\d,]*(?:\.\d+)?/g)]
+    .map((m) => Number(m[0].replace(/,(?=\d{3}\b)/g, '').replace(/,$/, '')))
+    .filter((n) => !Number.isNaN(n));
 }
 
 /**
@@ -38,5 +40,10 @@ export function scoreAnswer(expected: ExpectedAnswer, text: string): AnswerScore
   const missingNumbers = (expected.numbers ?? []).filter((n) => !found.has(n));
   const missingNames = (expected.names ?? []).filter((name) => !lower.includes(name.toLowerCase()));
   const statedNumbers = expected.noNumbers ? numbersIn(text.replace(/^(\s*)\d+[.)](?=\s)/gm, '$1')) : [];
-  return { exact: !missingNumbers.length && !missingNames.length && !statedNumbers.length, missingNumbers, missingNames, statedNumbers };
+  return {
+    exact: !missingNumbers.length && !missingNames.length && !statedNumbers.length,
+    missingNumbers,
+    missingNames,
+    statedNumbers,
+  };
 }

@@ -14,7 +14,14 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { connectionFailure } from '@corpus-chat/server-core';
 import { loadAgentConfig } from '../agent/agent.config';
-import { createScratchCorpus, defaultQuestionsFile, evaluateModel, loadQuestionSet, type EvalReport, type QuestionResult } from './eval-model';
+import {
+  createScratchCorpus,
+  defaultQuestionsFile,
+  evaluateModel,
+  loadQuestionSet,
+  type EvalReport,
+  type QuestionResult,
+} from './eval-model';
 
 const USAGE =
   'usage: npm run eval:model -- --base-url URL --model NAME [--api-key KEY] [--questions FILE] [--database-url URL] [--json] [--min-exact RATE]\n' +
@@ -62,14 +69,17 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOpti
   }
   const questions = values.questions ?? defaultQuestionsFile();
   if (!fs.existsSync(questions)) {
-    throw new UsageError(`no question file at ${questions}: pass --questions FILE, or set SHARED_DIR to the folder holding questions/ and corpus/`);
+    throw new UsageError(
+      `no question file at ${questions}: pass --questions FILE, or set SHARED_DIR to the folder holding questions/ and corpus/`,
+    );
   }
   return {
     baseUrl: values['base-url'],
     model: values.model,
     apiKey: values['api-key'],
     questions,
-    databaseUrl: values['database-url'] ?? env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl:
+      values['database-url'] ?? env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     json: values.json ?? false,
     minExact: values['min-exact'] === undefined ? undefined : parseRate(values['min-exact']),
   };
@@ -80,7 +90,8 @@ function parseRate(text: string): number {
   const percent = text.trim().endsWith('%');
   const n = Number(percent ? text.trim().slice(0, -1) : text);
   const rate = percent ? n / 100 : n;
-  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new UsageError(`--min-exact must be a rate between 0 and 1 or a percentage, got ${text}`);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new UsageError(`--min-exact must be a rate between 0 and 1 or a percentage, got ${text}`);
   return rate;
 }
 
@@ -111,14 +122,26 @@ async function checkServer(o: CliOptions): Promise<void> {
   const url = `${o.baseUrl.replace(/\/+$/, '')}/models`;
   let res: Response;
   try {
-    res = await fetch(url, { headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}, signal: AbortSignal.timeout(15_000) });
+    res = await fetch(url, {
+      headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {},
+      signal: AbortSignal.timeout(15_000),
+    });
   } catch (e) {
     // The same words Settings → Test connection uses (the cause chain of fetch's TypeError).
-    throw new Error(`model server ${o.baseUrl} did not answer GET /models: ${connectionFailure({ cause: e } as never, o.baseUrl)}`);
+    throw new Error(
+      `model server ${o.baseUrl} did not answer GET /models: ${connectionFailure({ cause: e } as never, o.baseUrl)}`,
+    );
   }
-  if (!res.ok) throw new Error(`model server ${o.baseUrl} answered GET /models with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
-  const ids = ((await res.json().catch(() => ({}))) as { data?: { id?: string }[] }).data?.map((m) => m.id) ?? [];
-  if (ids.length && !ids.includes(o.model)) console.error(`warning: ${o.model} is not among the server's models (${ids.slice(0, 10).join(', ')}); asking anyway`);
+  if (!res.ok)
+    throw new Error(
+      `model server ${o.baseUrl} answered GET /models with HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`,
+    );
+  const ids =
+    ((await res.json().catch(() => ({}))) as { data?: { id?: string }[] }).data?.map((m) => m.id) ?? [];
+  if (ids.length && !ids.includes(o.model))
+    console.error(
+      `warning: ${o.model} is not among the server's models (${ids.slice(0, 10).join(', ')}); asking anyway`,
+    );
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -156,7 +179,10 @@ async function main(argv: string[]): Promise<number> {
     process.off('SIGINT', stop);
     await corpus.drop();
   }
-  if (o.json) console.log(JSON.stringify({ model: o.model, baseUrl: o.baseUrl, questions: o.questions, ...report }, null, 2));
+  if (o.json)
+    console.log(
+      JSON.stringify({ model: o.model, baseUrl: o.baseUrl, questions: o.questions, ...report }, null, 2),
+    );
   else for (const line of summaryLines(report)) console.log(line);
   if (o.minExact !== undefined && report.exactRate < o.minExact) {
     if (!o.json) console.log(`below --min-exact ${o.minExact}`);

@@ -11,7 +11,13 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, createDataSource, importReport } from '@corpus-chat/corpus-queries';
+import {
+  CorpusTools,
+  defaultCorpusQueries,
+  defaultReadOnly,
+  createDataSource,
+  importReport,
+} from '@corpus-chat/corpus-queries';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent/agent.config';
 import { OpenAiModelRunner } from '../agent/model/openai-model-runner';
@@ -35,7 +41,9 @@ export interface QuestionSet {
 
 /** `shared/questions/questions.json`: `$SHARED_DIR/questions/…`, else the `shared` folder beside the repository. */
 export function defaultQuestionsFile(): string {
-  const shared = process.env['SHARED_DIR'] ? path.resolve(process.env['SHARED_DIR']) : path.resolve(__dirname, '..', '..', '..', '..', '..', 'shared');
+  const shared = process.env['SHARED_DIR']
+    ? path.resolve(process.env['SHARED_DIR'])
+    : path.resolve(__dirname, '..', '..', '..', '..', '..', 'shared');
   return path.join(shared, 'questions', 'questions.json');
 }
 
@@ -45,11 +53,20 @@ export function defaultQuestionsFile(): string {
  * or a file without `corpus.files` and `questions`.
  */
 export function loadQuestionSet(file: string): QuestionSet {
-  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { corpus?: { root?: string; files?: string[] }; questions?: EvalQuestion[] };
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    corpus?: { root?: string; files?: string[] };
+    questions?: EvalQuestion[];
+  };
   if (!raw.corpus?.root || !Array.isArray(raw.corpus.files) || !Array.isArray(raw.questions)) {
-    throw new Error(`${file}: expected { corpus: { root, files }, questions } as in shared/questions/README.md`);
+    throw new Error(
+      `${file}: expected { corpus: { root, files }, questions } as in shared/questions/README.md`,
+    );
   }
-  return { corpusRoot: path.resolve(path.dirname(file), '..', '..', raw.corpus.root), files: raw.corpus.files, questions: raw.questions };
+  return {
+    corpusRoot: path.resolve(path.dirname(file), '..', '..', raw.corpus.root),
+    files: raw.corpus.files,
+    questions: raw.questions,
+  };
 }
 
 /** A scratch database holding exactly a question set's corpus. */
@@ -83,7 +100,10 @@ export async function createScratchCorpus(serverUrl: string, set: QuestionSet): 
     await dataSource.initialize();
     await dataSource.runMigrations({ transaction: 'each' });
     for (const f of set.files) {
-      const outcome = await importReport(dataSource, { filename: f, bytes: fs.readFileSync(path.join(set.corpusRoot, f)) });
+      const outcome = await importReport(dataSource, {
+        filename: f,
+        bytes: fs.readFileSync(path.join(set.corpusRoot, f)),
+      });
       if (!outcome.ok) throw new Error(`corpus file ${f} was refused: ${outcome.error}`);
     }
   } catch (e) {
@@ -156,8 +176,17 @@ export async function evaluateModel(opts: {
   signal?: AbortSignal;
   onResult?: (result: QuestionResult, index: number) => void;
 }): Promise<EvalReport> {
-  const runner = new OpenAiModelRunner(new CorpusTools(opts.dataSource, defaultCorpusQueries, defaultReadOnly), agentConfig(opts.config));
-  const settings = { backend: 'openai' as const, baseUrl: opts.server.baseUrl, model: opts.server.model, apiKey: opts.server.apiKey ?? null, updatedAt: null };
+  const runner = new OpenAiModelRunner(
+    new CorpusTools(opts.dataSource, defaultCorpusQueries, defaultReadOnly),
+    agentConfig(opts.config),
+  );
+  const settings = {
+    backend: 'openai' as const,
+    baseUrl: opts.server.baseUrl,
+    model: opts.server.model,
+    apiKey: opts.server.apiKey ?? null,
+    updatedAt: null,
+  };
   const signal = opts.signal ?? new AbortController().signal;
   const results: QuestionResult[] = [];
   for (const [index, q] of opts.questions.entries()) {
@@ -169,7 +198,15 @@ export async function evaluateModel(opts: {
     for (const message of q.turns) {
       try {
         const outcome = await runner.run(
-          { chatId: `eval-${q.id}`, turnId: crypto.randomUUID(), ownerId: 'eval', history: [...history], userMessage: message, signal, emit: async () => undefined },
+          {
+            chatId: `eval-${q.id}`,
+            turnId: crypto.randomUUID(),
+            ownerId: 'eval',
+            history: [...history],
+            userMessage: message,
+            signal,
+            emit: async () => undefined,
+          },
           settings,
         );
         answer = outcome.content;
@@ -203,5 +240,11 @@ export async function evaluateModel(opts: {
   const exactCount = results.filter((r) => r.exact).length;
   const unverifiedCount = results.filter((r) => r.unsupported?.length).length;
   const of = (n: number) => (results.length ? n / results.length : 0);
-  return { results, exactCount, exactRate: of(exactCount), unverifiedCount, unverifiedRate: of(unverifiedCount) };
+  return {
+    results,
+    exactCount,
+    exactRate: of(exactCount),
+    unverifiedCount,
+    unverifiedRate: of(unverifiedCount),
+  };
 }

@@ -1,5 +1,10 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
-import { type HealthCheckResult, HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import {
+  type HealthCheckResult,
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
 import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
 import { TurnExecutor, WORKER_ID } from '../turns/turn-executor';

@@ -4,7 +4,15 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RunImportJobData } from '@corpus-chat/contracts';
-import { failImportJob, type FindingExtractor, IMPORT_WORKER_LOST_REASON, type ImportJobRecord, importJobView, readModelSettings, runImportJob } from '@corpus-chat/corpus-queries';
+import {
+  failImportJob,
+  type FindingExtractor,
+  IMPORT_WORKER_LOST_REASON,
+  type ImportJobRecord,
+  importJobView,
+  readModelSettings,
+  runImportJob,
+} from '@corpus-chat/corpus-queries';
 import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
 import { modelFindingExtractor } from './model-finding-extractor';
@@ -55,7 +63,15 @@ export class ImportProcessor extends WorkerHost {
       this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
       return 'skipped';
     }
-    this.logger.log({ importId, operatorId: ended.operatorId, status: ended.status, reportId: ended.outcome?.ok ? ended.outcome.reportId : undefined }, 'import ended');
+    this.logger.log(
+      {
+        importId,
+        operatorId: ended.operatorId,
+        status: ended.status,
+        reportId: ended.outcome?.ok ? ended.outcome.reportId : undefined,
+      },
+      'import ended',
+    );
     await this.publish(ended);
     return ended.status;
   }
@@ -64,11 +80,16 @@ export class ImportProcessor extends WorkerHost {
   async onFailed(job: Job<RunImportJobData> | undefined, err: Error): Promise<void> {
     if (!job?.data?.importId) return;
     if (!job.finishedOn) {
-      this.logger.warn(`import ${job.data.importId}: attempt ${job.attemptsStarted} failed (${err.message}); retrying`);
+      this.logger.warn(
+        `import ${job.data.importId}: attempt ${job.attemptsStarted} failed (${err.message}); retrying`,
+      );
       return;
     }
     try {
-      const reason = err.message === STALLED_LIMIT_REASON ? IMPORT_WORKER_LOST_REASON : `the import failed: ${err.message}`;
+      const reason =
+        err.message === STALLED_LIMIT_REASON
+          ? IMPORT_WORKER_LOST_REASON
+          : `the import failed: ${err.message}`;
       const ended = await failImportJob(this.dataSource, job.data.importId, reason);
       if (ended) await this.publish(ended);
     } catch (e) {
@@ -81,14 +102,26 @@ export class ImportProcessor extends WorkerHost {
     const settings = await readModelSettings(this.dataSource);
     const extractor = await modelFindingExtractor(
       settings,
-      { contextTokens: this.agent.contextTokens, timeoutMs: this.agent.firstTokenTimeoutMs, modelUrlAllowlist: this.agent.modelUrlAllowlist },
+      {
+        contextTokens: this.agent.contextTokens,
+        timeoutMs: this.agent.firstTokenTimeoutMs,
+        modelUrlAllowlist: this.agent.modelUrlAllowlist,
+      },
       this.logger,
     );
-    this.logger.log({ importId, model: extractor?.model ?? null }, extractor ? 'PDF: extracting findings with the model' : 'PDF: no model configured; stored for manual review');
+    this.logger.log(
+      { importId, model: extractor?.model ?? null },
+      extractor
+        ? 'PDF: extracting findings with the model'
+        : 'PDF: no model configured; stored for manual review',
+    );
     return extractor;
   }
 
   private async publish(job: ImportJobRecord): Promise<void> {
-    await this.redis.publish(this.keys.importEvents, JSON.stringify({ operatorId: job.operatorId, job: importJobView(job) }));
+    await this.redis.publish(
+      this.keys.importEvents,
+      JSON.stringify({ operatorId: job.operatorId, job: importJobView(job) }),
+    );
   }
 }

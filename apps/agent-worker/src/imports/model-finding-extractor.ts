@@ -8,7 +8,11 @@ import {
   type FindingExtractor,
   type ModelSettings,
 } from '@corpus-chat/corpus-queries';
-import { discoverContextLength, effectiveContextBudget, type ModelUrlAllowlist } from '@corpus-chat/server-core';
+import {
+  discoverContextLength,
+  effectiveContextBudget,
+  type ModelUrlAllowlist,
+} from '@corpus-chat/server-core';
 import { countTokens, TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING } from '../agent/context/token-counter';
 import { modelFetch } from '../agent/model/model-http';
 
@@ -30,15 +34,31 @@ const SCHEMA_JSON = JSON.stringify(EXTRACTION_SCHEMA);
  * The extractor for the configured model, or null for the built-in back end (the report then
  * waits for manual review). A model server outside `MODEL_URL_ALLOWLIST` is not called either.
  */
-export async function modelFindingExtractor(settings: ModelSettings, config: ExtractorConfig, logger: Logger): Promise<FindingExtractor | null> {
+export async function modelFindingExtractor(
+  settings: ModelSettings,
+  config: ExtractorConfig,
+  logger: Logger,
+): Promise<FindingExtractor | null> {
   if (settings.backend !== 'openai' || !settings.baseUrl || !settings.model) return null;
   if (!config.modelUrlAllowlist.allows(settings.baseUrl)) {
     logger.warn('the configured model server is not in MODEL_URL_ALLOWLIST; the PDF waits for manual review');
     return null;
   }
-  const info = await discoverContextLength(settings.baseUrl, settings.model, settings.apiKey, { timeoutMs: 3000 });
-  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', maxRetries: 0, timeout: config.timeoutMs, fetch: modelFetch });
-  return new ModelFindingExtractor(client, settings.model, effectiveContextBudget(info.contextTokens, config.contextTokens));
+  const info = await discoverContextLength(settings.baseUrl, settings.model, settings.apiKey, {
+    timeoutMs: 3000,
+  });
+  const client = new OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: settings.apiKey || 'not-needed',
+    maxRetries: 0,
+    timeout: config.timeoutMs,
+    fetch: modelFetch,
+  });
+  return new ModelFindingExtractor(
+    client,
+    settings.model,
+    effectiveContextBudget(info.contextTokens, config.contextTokens),
+  );
 }
 
 /**
@@ -59,7 +79,12 @@ export class ModelFindingExtractor implements FindingExtractor {
 
   /** Tokens of report text per chunk: half of what the instructions and the schema leave, the other half for the answer. */
   get chunkTokens(): number {
-    const fixed = countTokens(EXTRACTION_INSTRUCTIONS) + countTokens(SCHEMA_JSON) + 2 * TOKENS_PER_MESSAGE + TOKENS_REPLY_PRIMING + 32;
+    const fixed =
+      countTokens(EXTRACTION_INSTRUCTIONS) +
+      countTokens(SCHEMA_JSON) +
+      2 * TOKENS_PER_MESSAGE +
+      TOKENS_REPLY_PRIMING +
+      32;
     return Math.max(MIN_CHUNK_TOKENS, Math.floor((this.budget - fixed) / 2));
   }
 
@@ -104,7 +129,10 @@ export class ModelFindingExtractor implements FindingExtractor {
           { role: 'system', content: EXTRACTION_INSTRUCTIONS },
           { role: 'user', content: `Part ${index + 1} of ${total} of the report:\n\n${chunk}` },
         ],
-        response_format: { type: 'json_schema', json_schema: { name: 'native_report', schema: EXTRACTION_SCHEMA, strict: false } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'native_report', schema: EXTRACTION_SCHEMA, strict: false },
+        },
       });
       answer = completion.choices[0]?.message?.content ?? '';
     } catch (e) {

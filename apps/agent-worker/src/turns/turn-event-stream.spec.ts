@@ -10,7 +10,8 @@ function recorder() {
   const publish = async (event: RunnerEvent) => {
     published.push({ at: Date.now(), event });
   };
-  const texts = () => published.map(({ event }) => (event.type === 'text.delta' ? event.text : `[${event.type}]`));
+  const texts = () =>
+    published.map(({ event }) => (event.type === 'text.delta' ? event.text : `[${event.type}]`));
   return { published, publish, texts };
 }
 
@@ -64,9 +65,13 @@ describe('TurnEventStream', () => {
   });
 
   it('rejects the emit whose publish failed, and held deltas after it, so the runner stops', async () => {
-    const stream = new TurnEventStream(async () => {
-      throw new Error('Redis is gone');
-    }, 16, () => Date.now());
+    const stream = new TurnEventStream(
+      async () => {
+        throw new Error('Redis is gone');
+      },
+      16,
+      () => Date.now(),
+    );
     await expect(stream.emit(delta('a'))).rejects.toThrow('Redis is gone');
     await expect(stream.emit(delta('b'))).rejects.toThrow('Redis is gone');
     await expect(stream.settled()).resolves.toBeUndefined();

@@ -39,7 +39,10 @@ export class TurnEventStream {
       const now = this.now();
       if (this.timer || now - this.lastDeltaAt < this.coalesceMs) {
         this.pendingText += event.text;
-        this.timer ??= setTimeout(() => this.flushPending(), Math.max(0, this.lastDeltaAt + this.coalesceMs - now));
+        this.timer ??= setTimeout(
+          () => this.flushPending(),
+          Math.max(0, this.lastDeltaAt + this.coalesceMs - now),
+        );
         return this.failure ? Promise.reject(this.failure) : Promise.resolve();
       }
       this.lastDeltaAt = now;

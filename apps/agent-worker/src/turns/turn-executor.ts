@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { isUUID } from 'class-validator';
-import { OPERATOR_LANGUAGES, type ChatEventBody, type RunTurnJobData, type RunTurnJobResult, type TurnErrorCode } from '@corpus-chat/contracts';
+import {
+  OPERATOR_LANGUAGES,
+  type ChatEventBody,
+  type RunTurnJobData,
+  type RunTurnJobResult,
+  type TurnErrorCode,
+} from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import {
   AGENT_RUNNER,
@@ -79,7 +85,10 @@ export class TurnExecutor {
     try {
       loaded = await this.loadTurn(data, attempt);
     } catch (e) {
-      void watching.then((stop) => stop(), () => undefined);
+      void watching.then(
+        (stop) => stop(),
+        () => undefined,
+      );
       throw e;
     }
     const stopWatching = await watching;
@@ -108,7 +117,11 @@ export class TurnExecutor {
     const turn = { id: loaded.turnId };
     turnTrace.mark(turn.id, 'worker.loaded');
     const chatId = loaded.chatId;
-    if (loaded.ownerId !== data.ownerId || chatId !== data.chatId || loaded.userMessageId !== data.userMessageId) {
+    if (
+      loaded.ownerId !== data.ownerId ||
+      chatId !== data.chatId ||
+      loaded.userMessageId !== data.userMessageId
+    ) {
       this.logger.warn(
         `turn ${turn.id}: job names owner ${data.ownerId} / chat ${data.chatId}, which do not match the thread; refused`,
       );
@@ -125,7 +138,11 @@ export class TurnExecutor {
       this.logger.log(
         `turn ${turn.id}: already answered by an earlier attempt (message ${existing.id}); not running again`,
       );
-      await this.publish(chatId, turn.id, terminalEventOfStored(existing.status, existing.id, existing.metadata));
+      await this.publish(
+        chatId,
+        turn.id,
+        terminalEventOfStored(existing.status, existing.id, existing.metadata),
+      );
       return { messageId: existing.id, status: existing.status };
     }
     if (controller.signal.aborted) return this.storeCancelled(turn.id, emptyPartial());
@@ -156,7 +173,8 @@ export class TurnExecutor {
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
     const aborted = new Promise<never>((_, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason);
-      else controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+      else
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
     });
     aborted.catch(() => undefined);
     try {
@@ -179,7 +197,12 @@ export class TurnExecutor {
       turnTrace.mark(turn.id, 'worker.runner-end');
       const result = await this.finish(
         turn.id,
-        { kind: 'done', content: outcome.content, metadata: { ...outcome.metadata, attempt }, model: outcome.metadata.model ?? null },
+        {
+          kind: 'done',
+          content: outcome.content,
+          metadata: { ...outcome.metadata, attempt },
+          model: outcome.metadata.model ?? null,
+        },
         deadline,
       ).catch((e: unknown) => {
         // Running the turn again would not help: the answer is there, Postgres is not.
@@ -199,7 +222,12 @@ export class TurnExecutor {
       }
       const verification = outcome.metadata.verification;
       this.logger.log(
-        { turnId: turn.id, messageId: result.messageId, verified: verification ? verification.unsupported.length === 0 : undefined, unsupported: verification?.unsupported.length },
+        {
+          turnId: turn.id,
+          messageId: result.messageId,
+          verified: verification ? verification.unsupported.length === 0 : undefined,
+          unsupported: verification?.unsupported.length,
+        },
         'turn done',
       );
       return { messageId: result.messageId, status: 'complete' };
@@ -256,7 +284,14 @@ export class TurnExecutor {
     // lock lasts; after that the sweep ends the turn (its job is `failed`).
     const result = await this.finish(
       turnId,
-      { kind: 'error', code, message, partial: known?.partial, attempt: job.attemptsStarted, storeMessage: code !== 'FORBIDDEN' },
+      {
+        kind: 'error',
+        code,
+        message,
+        partial: known?.partial,
+        attempt: job.attemptsStarted,
+        storeMessage: code !== 'FORBIDDEN',
+      },
       Date.now() + this.env.LOCK_DURATION_MS,
     );
     if (result.kind !== 'finished') {
@@ -287,7 +322,9 @@ export class TurnExecutor {
       () => finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending),
       until,
       (e, delayMs) =>
-        this.logger.warn(`turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`),
+        this.logger.warn(
+          `turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`,
+        ),
     );
   }
 
@@ -300,7 +337,13 @@ export class TurnExecutor {
    * after the turn is committed, so a missing row means the thread was deleted or the post undone.
    */
   private loadTurn(data: RunTurnJobData, attempt: number): Promise<TurnRunStart | null> {
-    const claim = { attempt, workerId: this.workerId, ownerId: data.ownerId, chatId: data.chatId, userMessageId: data.userMessageId };
+    const claim = {
+      attempt,
+      workerId: this.workerId,
+      ownerId: data.ownerId,
+      chatId: data.chatId,
+      userMessageId: data.userMessageId,
+    };
     return this.ledger.startRun(data.turnId, claim, { historyLimit: this.runner.historyLimit });
   }
 }

@@ -9,7 +9,13 @@ import {
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
 import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, storeTestTurn, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  storeTestTurn,
+  type TestDatabase,
+  testRedisPrefix,
+} from '@corpus-chat/corpus-queries/testing';
 import {
   closeRedis,
   createRedisConnection,
@@ -99,13 +105,23 @@ export class TurnTestBed {
     content: string,
     opts: { attempts?: number; jobOwnerId?: string; language?: string } = {},
   ): Promise<{ turnId: string; userMessageId: string }> {
-    const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, { content, autoTitle: 'test' });
+    const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, {
+      content,
+      autoTitle: 'test',
+    });
     await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
     // `language` is written as given (also a value no API would send) to test the worker's check.
-    const language = opts.language === undefined ? {} : { language: opts.language as RunTurnJobData['language'] };
+    const language =
+      opts.language === undefined ? {} : { language: opts.language as RunTurnJobData['language'] };
     await this.queue.add(
       JobNames.runTurn,
-      { turnId: t.turnId, chatId: t.chatId, ownerId: opts.jobOwnerId ?? t.ownerId, userMessageId: t.userMessageId, ...language },
+      {
+        turnId: t.turnId,
+        chatId: t.chatId,
+        ownerId: opts.jobOwnerId ?? t.ownerId,
+        userMessageId: t.userMessageId,
+        ...language,
+      },
       { jobId: t.turnId, attempts: opts.attempts ?? 2, backoff: { type: 'fixed', delay: 100 } },
     );
     return { turnId: t.turnId, userMessageId: t.userMessageId };

@@ -20,16 +20,18 @@ async function main(): Promise<void> {
   const env = loadWorkerEnv();
   // TEST_AGENT=production (or builtin): the real agent (built-in planner unless a model server is
   // configured). Imported only then: the real agent's modules would slow every scripted worker's start-up.
-  const agentModule =
-    ['production', 'builtin'].includes(process.env['TEST_AGENT'] ?? '')
-      ? await import('../../src/agent').then(({ AgentModule, loadAgentConfig }) => AgentModule.forRoot({ config: loadAgentConfig() }))
-      : ScriptedRunnerModule.forRoot(
-          new ScriptedAgentRunner((run) => process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome })),
-        );
-  const app = await NestFactory.createApplicationContext(
-    WorkerModule.forRoot({ env, agentModule }),
-    { bufferLogs: true },
-  );
+  const agentModule = ['production', 'builtin'].includes(process.env['TEST_AGENT'] ?? '')
+    ? await import('../../src/agent').then(({ AgentModule, loadAgentConfig }) =>
+        AgentModule.forRoot({ config: loadAgentConfig() }),
+      )
+    : ScriptedRunnerModule.forRoot(
+        new ScriptedAgentRunner((run) =>
+          process.send?.({ type: 'run-ended', turnId: run.turnId, outcome: run.outcome }),
+        ),
+      );
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot({ env, agentModule }), {
+    bufferLogs: true,
+  });
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   // Lets a test know the shutdown began before it releases a held turn.

@@ -1,4 +1,11 @@
-import { type ArgumentsHost, BadRequestException, Catch, type ExceptionFilter, Inject, PayloadTooLargeException } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  BadRequestException,
+  Catch,
+  type ExceptionFilter,
+  Inject,
+  PayloadTooLargeException,
+} from '@nestjs/common';
 import type { MulterModuleOptions } from '@nestjs/platform-express';
 import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 
@@ -30,11 +37,20 @@ export function attachmentMulterOptions(options: ChatAttachmentOptions): MulterM
     limits: { fileSize: options.maxBytes, files: 2 },
     fileFilter: (req: object, file, callback) => {
       if (file.fieldname !== ATTACHMENT_FIELD) {
-        return callback(new AttachmentFieldException(`attach the file in the multipart field '${ATTACHMENT_FIELD}' (it came in '${file.fieldname.slice(0, 100)}')`), false);
+        return callback(
+          new AttachmentFieldException(
+            `attach the file in the multipart field '${ATTACHMENT_FIELD}' (it came in '${file.fieldname.slice(0, 100)}')`,
+          ),
+          false,
+        );
       }
       const count = (accepted.get(req) ?? 0) + 1;
       accepted.set(req, count);
-      if (count > 1) return callback(new AttachmentFieldException('attach one file per request; nothing was attached'), false);
+      if (count > 1)
+        return callback(
+          new AttachmentFieldException('attach one file per request; nothing was attached'),
+          false,
+        );
       callback(null, true);
     },
   };

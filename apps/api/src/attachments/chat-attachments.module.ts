@@ -3,7 +3,11 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { IMPORTS_QUEUE } from '@corpus-chat/contracts';
 import { ImportsService } from '../corpus/imports.service';
-import { attachmentMulterOptions, CHAT_ATTACHMENT_OPTIONS, type ChatAttachmentOptions } from './attachment-upload';
+import {
+  attachmentMulterOptions,
+  CHAT_ATTACHMENT_OPTIONS,
+  type ChatAttachmentOptions,
+} from './attachment-upload';
 import { ChatAttachmentsController } from './chat-attachments.controller';
 import { ChatAttachmentsService } from './chat-attachments.service';
 
@@ -16,9 +20,16 @@ export class ChatAttachmentsModule {
   static forRoot(options: ChatAttachmentOptions): DynamicModule {
     return {
       module: ChatAttachmentsModule,
-      imports: [MulterModule.register(attachmentMulterOptions(options)), BullModule.registerQueue({ name: IMPORTS_QUEUE })],
+      imports: [
+        MulterModule.register(attachmentMulterOptions(options)),
+        BullModule.registerQueue({ name: IMPORTS_QUEUE }),
+      ],
       controllers: [ChatAttachmentsController],
-      providers: [ChatAttachmentsService, ImportsService, { provide: CHAT_ATTACHMENT_OPTIONS, useValue: options }],
+      providers: [
+        ChatAttachmentsService,
+        ImportsService,
+        { provide: CHAT_ATTACHMENT_OPTIONS, useValue: options },
+      ],
     };
   }
 }

@@ -1,8 +1,18 @@
 import fs from 'node:fs/promises';
 import { Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type ChatAttachmentView, isImportJobFinished, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
-import { chatAttachmentView, createChatAttachment, deleteChatAttachment, listChatAttachments, mayBeReportFile } from '@corpus-chat/corpus-queries';
+import {
+  type ChatAttachmentView,
+  isImportJobFinished,
+  SUPPORTED_IMPORT_FORMATS,
+} from '@corpus-chat/contracts';
+import {
+  chatAttachmentView,
+  createChatAttachment,
+  deleteChatAttachment,
+  listChatAttachments,
+  mayBeReportFile,
+} from '@corpus-chat/corpus-queries';
 import { ImportsService, type UploadedReportFile, utf8Name } from '../corpus/imports.service';
 
 const chatNotFound = () => new NotFoundException('Chat not found.');
@@ -35,7 +45,11 @@ export class ChatAttachmentsService {
           `${filename.slice(0, 200)} is not a report file Corpus Chat can import; nothing was attached. Supported formats: ${SUPPORTED_IMPORT_FORMATS}.`,
         );
       }
-      record = await createChatAttachment(this.dataSource, ownerId, chatId, { filename, uploadPath: file.path, sizeBytes: file.size });
+      record = await createChatAttachment(this.dataSource, ownerId, chatId, {
+        filename,
+        uploadPath: file.path,
+        sizeBytes: file.size,
+      });
       if (!record) throw chatNotFound();
     } catch (e) {
       await fs.rm(file.path, { force: true });
@@ -43,7 +57,10 @@ export class ChatAttachmentsService {
     }
     // Deleting the import on a queue failure deletes the attachment with it (foreign key cascade).
     await this.imports.enqueue([record.import], ownerId);
-    this.logger.log({ operatorId: ownerId, chatId, attachmentId: record.id, importId: record.import.id }, 'file attached');
+    this.logger.log(
+      { operatorId: ownerId, chatId, attachmentId: record.id, importId: record.import.id },
+      'file attached',
+    );
     return chatAttachmentView(record);
   }
 
@@ -63,7 +80,11 @@ export class ChatAttachmentsService {
     if (!removed) throw new NotFoundException(`This chat has no attachment ${attachmentId}.`);
     if (!isImportJobFinished(removed.import.status)) {
       // It may end meanwhile (409): then there is nothing left to stop.
-      await this.imports.cancel(ownerId, removed.import.id).catch((e: Error) => this.logger.log(`attachment ${attachmentId}: import not cancelled (${e.message})`));
+      await this.imports
+        .cancel(ownerId, removed.import.id)
+        .catch((e: Error) =>
+          this.logger.log(`attachment ${attachmentId}: import not cancelled (${e.message})`),
+        );
     }
   }
 }

@@ -14,7 +14,10 @@ export class AuditController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  @ApiOperation({ summary: 'Audit events, newest first, filtered by action, actor or subject; page with before=nextBefore (admin)' })
+  @ApiOperation({
+    summary:
+      'Audit events, newest first, filtered by action, actor or subject; page with before=nextBefore (admin)',
+  })
   @ApiQueryFrom(AuditQueryDto)
   list(@Query() query: AuditQueryDto): Promise<AuditPage> {
     return listAuditEvents(this.dataSource.manager, query);

@@ -21,14 +21,21 @@ export class ApiTokensController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an API token of scope read; the answer holds its secret, shown this once' })
-  create(@CurrentOperator() operator: AuthenticatedOperator, @Body() dto: CreateApiTokenDto): Promise<CreatedApiToken> {
+  @ApiOperation({
+    summary: 'Create an API token of scope read; the answer holds its secret, shown this once',
+  })
+  create(
+    @CurrentOperator() operator: AuthenticatedOperator,
+    @Body() dto: CreateApiTokenDto,
+  ): Promise<CreatedApiToken> {
     return this.tokens.create(operator, dto);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke one of my API tokens (refused from the next request on); 404 when unknown' })
+  @ApiOperation({
+    summary: 'Revoke one of my API tokens (refused from the next request on); 404 when unknown',
+  })
   revoke(@CurrentOperator() operator: AuthenticatedOperator, @UuidParam('id') id: string): Promise<void> {
     return this.tokens.revoke(operator, id);
   }

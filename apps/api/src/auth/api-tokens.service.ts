@@ -1,7 +1,19 @@
-import { ConflictException, Injectable, Logger, NotFoundException, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { API_TOKENS_PER_OPERATOR, type ApiTokenView, type CreateApiTokenDto, type CreatedApiToken } from '@corpus-chat/contracts';
+import {
+  API_TOKENS_PER_OPERATOR,
+  type ApiTokenView,
+  type CreateApiTokenDto,
+  type CreatedApiToken,
+} from '@corpus-chat/contracts';
 import {
   type ApiTokenEntity,
   deleteApiToken,
@@ -23,7 +35,8 @@ const SECRET_PATTERN = /^cc_pat_[A-Za-z0-9_-]{43}$/;
  * SHA-256, hex. A fast unsalted hash is right here, unlike for passwords: the secret carries 256
  * random bits, so there is nothing to guess or precompute, and a lookup by hash needs no per-row salt.
  */
-export const hashApiToken = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+export const hashApiToken = (secret: string): string =>
+  createHash('sha256').update(secret, 'utf8').digest('hex');
 
 const toView = (t: ApiTokenEntity): ApiTokenView => ({
   id: t.id,
@@ -48,17 +61,31 @@ export class ApiTokensService {
   constructor(private readonly db: DataSource) {}
 
   /** 409 when the operator already holds `API_TOKENS_PER_OPERATOR` tokens. */
-  async create(operator: AuthenticatedOperator, dto: CreateApiTokenDto, now = new Date()): Promise<CreatedApiToken> {
+  async create(
+    operator: AuthenticatedOperator,
+    dto: CreateApiTokenDto,
+    now = new Date(),
+  ): Promise<CreatedApiToken> {
     const operatorId = operator.id;
     const secret = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const expiresAt = dto.expiresInDays ? new Date(now.getTime() + dto.expiresInDays * 86_400_000) : null;
     const saved = await insertApiToken(
       this.db,
-      { operatorId, name: dto.name.trim(), tokenHash: hashApiToken(secret), prefix: secret.slice(0, SHOWN_CHARS), createdAt: now, expiresAt },
+      {
+        operatorId,
+        name: dto.name.trim(),
+        tokenHash: hashApiToken(secret),
+        prefix: secret.slice(0, SHOWN_CHARS),
+        createdAt: now,
+        expiresAt,
+      },
       API_TOKENS_PER_OPERATOR,
       { id: operator.id, username: operator.username },
     );
-    if (!saved) throw new ConflictException(`You hold ${API_TOKENS_PER_OPERATOR} API tokens already: revoke one you no longer use first.`);
+    if (!saved)
+      throw new ConflictException(
+        `You hold ${API_TOKENS_PER_OPERATOR} API tokens already: revoke one you no longer use first.`,
+      );
     this.logger.log({ msg: 'API token created', operatorId, tokenId: saved.id, expiresAt });
     return { ...toView(saved), secret };
   }
@@ -70,7 +97,8 @@ export class ApiTokensService {
   /** 404 when the operator holds no token `id` (another operator's token included). */
   async revoke(operator: AuthenticatedOperator, id: string): Promise<void> {
     const operatorId = operator.id;
-    if (!(await deleteApiToken(this.db, operatorId, id, { id: operator.id, username: operator.username }))) throw new NotFoundException('You hold no API token with this id.');
+    if (!(await deleteApiToken(this.db, operatorId, id, { id: operator.id, username: operator.username })))
+      throw new NotFoundException('You hold no API token with this id.');
     this.logger.log({ msg: 'API token revoked', operatorId, tokenId: id });
   }
 
@@ -79,18 +107,29 @@ export class ApiTokensService {
    * a disabled or deleted operator; 503 when Postgres cannot be read.
    */
   async verify(secret: string, now = Date.now()): Promise<AuthenticatedOperator> {
-    if (!SECRET_PATTERN.test(secret)) throw new UnauthorizedException('This API token is malformed: copy the whole token (cc_pat_…).');
+    if (!SECRET_PATTERN.test(secret))
+      throw new UnauthorizedException('This API token is malformed: copy the whole token (cc_pat_…).');
     const unavailable = (e: Error): never => {
       this.logger.error({ msg: 'could not check an API token', err: e.message });
       throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
     };
     const token = await findApiTokenByHash(this.db, hashApiToken(secret)).catch(unavailable);
-    if (!token) throw new UnauthorizedException('This API token is unknown or was revoked: create a new one under My account.');
+    if (!token)
+      throw new UnauthorizedException(
+        'This API token is unknown or was revoked: create a new one under My account.',
+      );
     if (token.expiresAt && token.expiresAt.getTime() <= now) {
       throw new UnauthorizedException('This API token has expired: create a new one under My account.');
     }
     const operator = await findOperatorById(this.db, token.operatorId).catch(unavailable);
-    if (!operator || operator.disabled) throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
-    return { id: operator.id, username: operator.username, displayName: operator.displayName, role: operator.role, language: operator.language };
+    if (!operator || operator.disabled)
+      throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
+    return {
+      id: operator.id,
+      username: operator.username,
+      displayName: operator.displayName,
+      role: operator.role,
+      language: operator.language,
+    };
   }
 }

@@ -1,7 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ChangePasswordDto, LoginDto, UpdateMyPreferencesDto, type OperatorView } from '@corpus-chat/contracts';
+import {
+  ChangePasswordDto,
+  LoginDto,
+  UpdateMyPreferencesDto,
+  type OperatorView,
+} from '@corpus-chat/contracts';
 import { Public, ReadScope } from './auth.decorators';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
@@ -28,13 +33,18 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @ApiOperation({ summary: 'Sign in (sets the session cookie)' })
-  async login(@Body() body: LoginDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<OperatorView> {
+  async login(
+    @Body() body: LoginDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<OperatorView> {
     try {
       const { operator, token } = await this.auth.login(body.username, body.password, req.ip ?? 'unknown');
       res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
       return toOperatorView(operator);
     } catch (e) {
-      if (e instanceof TooManyLoginAttemptsException) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+      if (e instanceof TooManyLoginAttemptsException)
+        res.setHeader('Retry-After', String(e.retryAfterSeconds));
       throw e;
     }
   }
@@ -68,7 +78,10 @@ export class AuthController {
   /** The signed-in operator sets their own preferences (the language); 400 for a language not offered. */
   @Patch('me')
   @ApiOperation({ summary: 'Set my preferences (language of the interface and of answers)' })
-  updateMe(@Body() body: UpdateMyPreferencesDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<OperatorView> {
+  updateMe(
+    @Body() body: UpdateMyPreferencesDto,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<OperatorView> {
     return this.auth.setLanguage(operator, body.language);
   }
 
@@ -88,12 +101,18 @@ export class AuthController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperatorView> {
     try {
-      const { operator, token } = await this.auth.changePassword(current.id, body.currentPassword, body.newPassword, req.ip ?? 'unknown');
+      const { operator, token } = await this.auth.changePassword(
+        current.id,
+        body.currentPassword,
+        body.newPassword,
+        req.ip ?? 'unknown',
+      );
       this.sockets.disconnectOperator(operator.id);
       res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
       return toOperatorView(operator);
     } catch (e) {
-      if (e instanceof TooManyLoginAttemptsException) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+      if (e instanceof TooManyLoginAttemptsException)
+        res.setHeader('Retry-After', String(e.retryAfterSeconds));
       throw e;
     }
   }

@@ -14,7 +14,8 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUB
  * Restricts a route or controller to operators holding one of `roles` (`@Roles('admin')`); others
  * get 403. Checked by the global `AuthGuard` after authentication.
  */
-export const Roles = (...roles: OperatorRole[]): MethodDecorator & ClassDecorator => SetMetadata(ROLES_KEY, roles);
+export const Roles = (...roles: OperatorRole[]): MethodDecorator & ClassDecorator =>
+  SetMetadata(ROLES_KEY, roles);
 
 export const READ_SCOPE_KEY = 'auth:readScope';
 

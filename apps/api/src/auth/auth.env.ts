@@ -1,4 +1,15 @@
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, Validate } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  Validate,
+} from 'class-validator';
 import { Type } from 'class-transformer';
 import { ServerEnv, validateEnv } from '@corpus-chat/server-core';
 import { TrustProxyConstraint } from './trust-proxy';
@@ -59,7 +70,9 @@ export class AuthEnv extends ServerEnv {
   WEB_PORT = 4200;
 
   /** Username of the first admin, created at start-up when no enabled admin exists. */
-  @Matches(/^[a-zA-Z0-9._-]{2,64}$/, { message: 'ADMIN_USERNAME must be 2–64 letters, digits, dots, dashes or underscores' })
+  @Matches(/^[a-zA-Z0-9._-]{2,64}$/, {
+    message: 'ADMIN_USERNAME must be 2–64 letters, digits, dots, dashes or underscores',
+  })
   ADMIN_USERNAME = 'admin';
 
   /**

@@ -1,4 +1,10 @@
-import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Inject,
+  Injectable,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { WsException } from '@nestjs/websockets';
 import type { Request, Response } from 'express';
@@ -58,7 +64,8 @@ export class AuthGuard implements CanActivate {
     const targets = [ctx.getHandler(), ctx.getClass()];
     const roles = this.reflector.getAllAndOverride<OperatorRole[] | undefined>(ROLES_KEY, targets);
     if (ctx.getType() === 'ws') {
-      const operator = ctx.switchToWs().getClient<{ data?: { operator?: AuthenticatedOperator } }>().data?.operator;
+      const operator = ctx.switchToWs().getClient<{ data?: { operator?: AuthenticatedOperator } }>()
+        .data?.operator;
       if (!operator) throw new WsException('unauthorized');
       if (roles?.length && !roles.includes(operator.role)) throw new WsException('forbidden');
       return true;
@@ -72,9 +79,14 @@ export class AuthGuard implements CanActivate {
     if (bearer !== undefined) {
       req.operator = await this.apiTokens.verify(bearer);
       req.viaApiToken = true;
-      if (roles?.length) throw new ForbiddenException('API tokens cannot reach admin routes: sign in to the web client instead.');
+      if (roles?.length)
+        throw new ForbiddenException(
+          'API tokens cannot reach admin routes: sign in to the web client instead.',
+        );
       if (this.reflector.get<boolean | undefined>(READ_SCOPE_KEY, ctx.getHandler()) !== true) {
-        throw new ForbiddenException('API tokens (scope read) cannot use this route: it changes state or is not a corpus or thread read.');
+        throw new ForbiddenException(
+          'API tokens (scope read) cannot use this route: it changes state or is not a corpus or thread read.',
+        );
       }
       return true;
     }

@@ -83,7 +83,8 @@ export class AuthModule {
         {
           provide: JwtService,
           inject: [AUTH_ENV],
-          useFactory: (e: AuthEnv) => createSessionJwtService(resolveJwtSecret(e), e.SESSION_TTL_MINUTES * 60),
+          useFactory: (e: AuthEnv) =>
+            createSessionJwtService(resolveJwtSecret(e), e.SESSION_TTL_MINUTES * 60),
         },
         AuthService,
         ApiTokensService,

@@ -44,7 +44,10 @@ export function waitForRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
 
 /** 503 for a request that needs Redis while it is unreachable. */
 export const redisUnavailable = (what: string): ServiceUnavailableException =>
-  new ServiceUnavailableException(`${what} is unavailable right now (Redis is not reachable). Try again in a moment.`);
+  new ServiceUnavailableException(
+    `${what} is unavailable right now (Redis is not reachable). Try again in a moment.`,
+  );
 
 /** Key or channel `parts` under the deployment's prefix: `cc:auth:login-fail:user:alice`. */
-export const authKey = (env: AuthEnv, ...parts: string[]): string => [env.REDIS_PREFIX, 'auth', ...parts].join(':');
+export const authKey = (env: AuthEnv, ...parts: string[]): string =>
+  [env.REDIS_PREFIX, 'auth', ...parts].join(':');

@@ -12,7 +12,13 @@ import {
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { OperatorLanguage, OperatorView } from '@corpus-chat/contracts';
-import { OperatorEntity, bumpTokenVersion, findOperatorById, findOperatorByUsername, recordAuditEvent } from '@corpus-chat/corpus-queries';
+import {
+  OperatorEntity,
+  bumpTokenVersion,
+  findOperatorById,
+  findOperatorByUsername,
+  recordAuditEvent,
+} from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
@@ -44,7 +50,11 @@ export interface Session {
 export class TooManyLoginAttemptsException extends HttpException {
   constructor(readonly retryAfterSeconds: number) {
     super(
-      { statusCode: 429, error: 'Too Many Requests', message: `Too many failed sign-ins. Try again in ${retryAfterSeconds} s.` },
+      {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: `Too many failed sign-ins. Try again in ${retryAfterSeconds} s.`,
+      },
       HttpStatus.TOO_MANY_REQUESTS,
     );
   }
@@ -57,7 +67,15 @@ const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enab
 
 /** The wire view of an operator (`OperatorView`): what `/api/auth/*` and `/api/operators` answer. */
 export function toOperatorView(o: OperatorEntity): OperatorView {
-  return { id: o.id, username: o.username, displayName: o.displayName, role: o.role, disabled: o.disabled, language: o.language, createdAt: o.createdAt.toISOString() };
+  return {
+    id: o.id,
+    username: o.username,
+    displayName: o.displayName,
+    role: o.role,
+    disabled: o.disabled,
+    language: o.language,
+    createdAt: o.createdAt.toISOString(),
+  };
 }
 
 /**
@@ -94,14 +112,20 @@ export class AuthService {
    * message for an unknown username or a wrong password, and 403 saying the account is disabled
    * for the right password of a disabled operator (told only to someone who knows the password).
    */
-  async login(username: string, password: string, ip: string): Promise<{ operator: OperatorEntity; token: string }> {
+  async login(
+    username: string,
+    password: string,
+    ip: string,
+  ): Promise<{ operator: OperatorEntity; token: string }> {
     // The attempt is counted as failed before the password is looked at, so parallel guesses
     // cannot all pass the check; `succeeded` takes the count back.
     const waitMs = await this.loginThrottle.reserveAttempt(username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
     const found = await findOperatorByUsername(this.db, username).catch((e: Error) => {
       this.logger.error({ msg: 'could not look up an operator at sign-in', err: e.message });
-      throw new ServiceUnavailableException('Sign-in is unavailable right now (the database cannot be reached). Try again in a moment.');
+      throw new ServiceUnavailableException(
+        'Sign-in is unavailable right now (the database cannot be reached). Try again in a moment.',
+      );
     });
     const ok = await verifyPassword(found?.passwordHash, password);
     if (!found || !ok) {
@@ -133,7 +157,8 @@ export class AuthService {
     ip: string,
   ): Promise<{ operator: OperatorEntity; token: string }> {
     const operator = await findOperatorById(this.db, operatorId);
-    if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
+    if (!operator || operator.disabled)
+      throw new UnauthorizedException('This account is disabled or no longer exists.');
     const waitMs = await this.loginThrottle.reserveAttempt(operator.username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
     if (!(await verifyPassword(operator.passwordHash, currentPassword))) {
@@ -141,13 +166,17 @@ export class AuthService {
       throw new ForbiddenException('Your current password is not right.');
     }
     await this.loginThrottle.succeeded(operator.username, ip);
-    if (currentPassword === newPassword) throw new BadRequestException('Choose a new password that differs from the current one.');
+    if (currentPassword === newPassword)
+      throw new BadRequestException('Choose a new password that differs from the current one.');
     operator.passwordHash = await hashPassword(newPassword);
     operator.passwordChangedAt = new Date();
     const version = await this.db.transaction(async (tx) => {
       await tx
         .getRepository(OperatorEntity)
-        .update({ id: operatorId }, { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt });
+        .update(
+          { id: operatorId },
+          { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt },
+        );
       return bumpTokenVersion(tx, operatorId);
     });
     if (version === null) throw new UnauthorizedException('This account no longer exists.');
@@ -172,9 +201,13 @@ export class AuthService {
   async issueToken(operatorId: string, version: number, authAtMs = Date.now()): Promise<string> {
     const now = Date.now();
     const leftMs = Math.min(this.sessionTtlMs, authAtMs + this.sessionMaxMs - now);
-    if (leftMs < 1000) throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
+    if (leftMs < 1000)
+      throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
     const authAt = Math.floor(authAtMs / 1000);
-    return this.jwt.signAsync({ sub: operatorId, ver: version, authAt }, { expiresIn: Math.floor(leftMs / 1000) });
+    return this.jwt.signAsync(
+      { sub: operatorId, ver: version, authAt },
+      { expiresIn: Math.floor(leftMs / 1000) },
+    );
   }
 
   /**
@@ -190,7 +223,9 @@ export class AuthService {
       claims = await this.jwt.verifyAsync<SessionClaims>(token, { algorithms: ['HS256'] });
     } catch (e) {
       const expired = (e as Error).name === 'TokenExpiredError';
-      throw new UnauthorizedException(expired ? 'Your session has expired: sign in again.' : 'Sign in first.');
+      throw new UnauthorizedException(
+        expired ? 'Your session has expired: sign in again.' : 'Sign in first.',
+      );
     }
     if (
       typeof claims.sub !== 'string' ||
@@ -207,8 +242,10 @@ export class AuthService {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
       throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
     });
-    if (!operator || operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
-    if (claims.ver !== operator.tokenVersion) throw new UnauthorizedException('This session has ended: sign in again.');
+    if (!operator || operator.disabled)
+      throw new UnauthorizedException('This account is disabled or no longer exists.');
+    if (claims.ver !== operator.tokenVersion)
+      throw new UnauthorizedException('This session has ended: sign in again.');
     const { id, username, displayName, role, language } = operator;
     return {
       operator: { id, username, displayName, role, language },
@@ -259,7 +296,9 @@ export class AuthService {
    */
   shouldRenew(session: Session, now = Date.now()): boolean {
     const limit = session.authAt + this.sessionMaxMs;
-    return now - session.issuedAt > this.sessionTtlMs / 2 && session.expiresAt < limit - 1000 && now < limit - 1000;
+    return (
+      now - session.issuedAt > this.sessionTtlMs / 2 && session.expiresAt < limit - 1000 && now < limit - 1000
+    );
   }
 
   /** A renewed token for `session`: same operator, version and sign-in time. */

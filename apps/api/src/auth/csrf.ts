@@ -13,7 +13,8 @@ export function allowedOrigins(env: AuthEnv): Set<string> {
   const origins = env.PUBLIC_ORIGIN.split(',')
     .map((o) => o.trim().replace(/\/+$/, ''))
     .filter(Boolean);
-  if (env.NODE_ENV !== 'production') origins.push(`http://localhost:${env.WEB_PORT}`, `http://127.0.0.1:${env.WEB_PORT}`);
+  if (env.NODE_ENV !== 'production')
+    origins.push(`http://localhost:${env.WEB_PORT}`, `http://127.0.0.1:${env.WEB_PORT}`);
   return new Set(origins.map((o) => o.toLowerCase()));
 }
 
@@ -24,7 +25,11 @@ export function allowedOrigins(env: AuthEnv): Set<string> {
  * proxy hides) any http(s) origin whose host and port equal `Host`, so a page on another port or
  * host of the same site is still foreign.
  */
-export function isAllowedOrigin(headers: IncomingHttpHeaders, allowed: ReadonlySet<string>, protocol?: string): boolean {
+export function isAllowedOrigin(
+  headers: IncomingHttpHeaders,
+  allowed: ReadonlySet<string>,
+  protocol?: string,
+): boolean {
   const origin = headers.origin;
   if (origin === undefined) return true;
   const normalized = origin.toLowerCase().replace(/\/+$/, '');
@@ -47,10 +52,14 @@ export function assertSameOriginWrite(
 ): void {
   if (SAFE_METHODS.has(req.method.toUpperCase())) return;
   if (req.headers[CSRF_HEADER.toLowerCase()] !== CSRF_HEADER_VALUE) {
-    throw new ForbiddenException(`State-changing requests must send the header ${CSRF_HEADER}: ${CSRF_HEADER_VALUE}.`);
+    throw new ForbiddenException(
+      `State-changing requests must send the header ${CSRF_HEADER}: ${CSRF_HEADER_VALUE}.`,
+    );
   }
   if (!isAllowedOrigin(req.headers, allowed, req.protocol ?? 'http')) {
-    const own = req.headers.host ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase() : undefined;
+    const own = req.headers.host
+      ? `${req.protocol ?? 'http'}://${req.headers.host}`.toLowerCase()
+      : undefined;
     const origin = String(req.headers.origin);
     const accepted = [own, ...allowed].filter(Boolean).join(', ');
     throw new ForbiddenException(

@@ -15,11 +15,13 @@ export interface AuthenticatedOperator {
  * Parameter decorator: the operator of the current request. Throws 401 when the auth layer set
  * none (a route that forgot its guard fails closed).
  */
-export const CurrentOperator = createParamDecorator((_: unknown, ctx: ExecutionContext): AuthenticatedOperator => {
-  const operator =
-    ctx.getType() === 'ws'
-      ? (ctx.switchToWs().getClient<{ data?: { operator?: AuthenticatedOperator } }>().data?.operator)
-      : ctx.switchToHttp().getRequest<{ operator?: AuthenticatedOperator }>().operator;
-  if (!operator) throw new UnauthorizedException('Sign in first.');
-  return operator;
-});
+export const CurrentOperator = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): AuthenticatedOperator => {
+    const operator =
+      ctx.getType() === 'ws'
+        ? ctx.switchToWs().getClient<{ data?: { operator?: AuthenticatedOperator } }>().data?.operator
+        : ctx.switchToHttp().getRequest<{ operator?: AuthenticatedOperator }>().operator;
+    if (!operator) throw new UnauthorizedException('Sign in first.');
+    return operator;
+  },
+);

@@ -27,7 +27,11 @@ export function readOrCreateSecretFile(file: string, generate: () => string): st
 export function resolveJwtSecret(env: AuthEnv): string {
   if (env.JWT_SECRET) return env.JWT_SECRET;
   if (env.NODE_ENV === 'production') {
-    throw new ConfigError(['JWT_SECRET: required in production (at least 32 random characters, the same on every API instance)']);
+    throw new ConfigError([
+      'JWT_SECRET: required in production (at least 32 random characters, the same on every API instance)',
+    ]);
   }
-  return readOrCreateSecretFile(path.resolve(env.DATA_DIR, 'jwt-secret'), () => crypto.randomBytes(48).toString('base64url'));
+  return readOrCreateSecretFile(path.resolve(env.DATA_DIR, 'jwt-secret'), () =>
+    crypto.randomBytes(48).toString('base64url'),
+  );
 }

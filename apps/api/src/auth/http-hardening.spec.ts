@@ -11,9 +11,15 @@ describe('NUL characters at the edge', () => {
 
   it('the pipe refuses body, query and params with NUL (400 naming the field) and passes everything else', () => {
     const pipe = new RejectNulPipe();
-    expect(() => pipe.transform({ content: 'a\u0000' }, { type: 'body', data: undefined })).toThrow(BadRequestException);
-    expect(() => pipe.transform('x\u0000', { type: 'param', data: 'id' })).toThrow('id must not contain NUL characters.');
-    expect(() => pipe.transform({ q: '\u0000' }, { type: 'query', data: undefined })).toThrow(BadRequestException);
+    expect(() => pipe.transform({ content: 'a\u0000' }, { type: 'body', data: undefined })).toThrow(
+      BadRequestException,
+    );
+    expect(() => pipe.transform('x\u0000', { type: 'param', data: 'id' })).toThrow(
+      'id must not contain NUL characters.',
+    );
+    expect(() => pipe.transform({ q: '\u0000' }, { type: 'query', data: undefined })).toThrow(
+      BadRequestException,
+    );
     expect(pipe.transform({ content: 'fine \u202E' }, { type: 'body' })).toEqual({ content: 'fine \u202E' });
     const operator = { id: 'x\u0000' };
     expect(pipe.transform(operator, { type: 'custom' })).toBe(operator);

@@ -65,7 +65,9 @@ export function adminOnlyMiddleware(auth: AuthService) {
     auth.verifySession(sessionTokenOf(req)).then(
       (session) => {
         if (session.operator.role === 'admin') return next();
-        res.status(403).json({ statusCode: 403, error: 'Forbidden', message: 'Only an admin may read the API docs.' });
+        res
+          .status(403)
+          .json({ statusCode: 403, error: 'Forbidden', message: 'Only an admin may read the API docs.' });
       },
       (e: { getStatus?: () => number; message: string }) => {
         const status = typeof e.getStatus === 'function' ? e.getStatus() : 500;
@@ -81,7 +83,9 @@ export function containsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (depth > 32 || value === null || typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
-  return Object.entries(value as Record<string, unknown>).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+  return Object.entries(value as Record<string, unknown>).some(
+    ([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1),
+  );
 }
 
 /**

@@ -75,7 +75,16 @@ export class LoginThrottleService {
   async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
     const free = this.env.LOGIN_FREE_ATTEMPTS;
     const wait = await this.redis
-      .eval(RESERVE_SCRIPT, 3, ...this.keys(username, ip), now, free, free * 4, MAX_WAIT_MS, FAILURE_WINDOW_MS)
+      .eval(
+        RESERVE_SCRIPT,
+        3,
+        ...this.keys(username, ip),
+        now,
+        free,
+        free * 4,
+        MAX_WAIT_MS,
+        FAILURE_WINDOW_MS,
+      )
       .catch(() => {
         throw redisUnavailable('Sign-in');
       });

@@ -30,8 +30,19 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
   /** Until then Redis is not asked: it just failed or did not answer (`REDIS_REQUEST_TIMEOUT_MS`). */
   private skipUntil = 0;
 
-  override async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const open = { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+  override async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const open = {
+      totalHits: 0,
+      timeToExpire: Math.ceil(ttl / 1000),
+      isBlocked: false,
+      timeToBlockExpire: 0,
+    };
     // A hung Redis costs one request the command timeout, not every limit of every request.
     if (Date.now() < this.skipUntil) return open;
     try {

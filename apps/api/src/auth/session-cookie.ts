@@ -18,7 +18,9 @@ const parseCookies = cookieParser();
  * The session token carried by `req` (an Express request or a Socket.IO handshake request), or
  * `undefined`. Parses the `Cookie` header with cookie-parser when no middleware did it yet.
  */
-export function sessionTokenOf(req: IncomingMessage & { cookies?: Record<string, unknown> }): string | undefined {
+export function sessionTokenOf(
+  req: IncomingMessage & { cookies?: Record<string, unknown> },
+): string | undefined {
   if (!req.cookies) {
     parseCookies(req as never, {} as never, () => undefined);
   }

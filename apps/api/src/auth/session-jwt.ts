@@ -9,5 +9,8 @@ import { JwtService } from '@nestjs/jwt';
  */
 export function createSessionJwtService(secret: string, ttlSeconds: number): JwtService {
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
-  return new JwtService({ secretOrKeyProvider: () => key, signOptions: { algorithm: 'HS256', expiresIn: ttlSeconds } });
+  return new JwtService({
+    secretOrKeyProvider: () => key,
+    signOptions: { algorithm: 'HS256', expiresIn: ttlSeconds },
+  });
 }

@@ -10,7 +10,11 @@ import { SocketAuthService } from './socket-auth.service';
 /** A namespace whose server's engine records upgrades that reach it, for `attach`. */
 function attached(error: Error) {
   const auth = { verifySession: () => Promise.reject(error) } as unknown as AuthService;
-  const service = new SocketAuthService(auth, { PUBLIC_ORIGIN: '', NODE_ENV: 'test', WEB_PORT: 4200 } as AuthEnv);
+  const service = new SocketAuthService(auth, {
+    PUBLIC_ORIGIN: '',
+    NODE_ENV: 'test',
+    WEB_PORT: 4200,
+  } as AuthEnv);
   let middleware: ((socket: unknown, next: (err?: Error) => void) => void) | undefined;
   const engine = {
     handleUpgrade: jest.fn() as (req: unknown, socket: unknown, head: Buffer) => void,

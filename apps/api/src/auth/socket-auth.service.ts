@@ -31,7 +31,11 @@ type Refusal = 401 | 403 | 503;
 export const FOREIGN_ORIGIN = 'forbidden origin';
 /** The Engine.IO (polling) refusal message of `refusal`. */
 const refusalMessage = (refusal: Refusal): string =>
-  refusal === 401 ? SocketRefusals.unauthorized : refusal === 403 ? FOREIGN_ORIGIN : SocketRefusals.unavailable;
+  refusal === 401
+    ? SocketRefusals.unauthorized
+    : refusal === 403
+      ? FOREIGN_ORIGIN
+      : SocketRefusals.unavailable;
 
 /** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
 export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
@@ -51,7 +55,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 type EngineWithUpgrade = {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  opts: { allowRequest?: (req: IncomingMessage, done: (message: string | null, allowed: boolean) => void) => void };
+  opts: {
+    allowRequest?: (req: IncomingMessage, done: (message: string | null, allowed: boolean) => void) => void;
+  };
 };
 
 /**
@@ -96,17 +102,25 @@ export class SocketAuthService {
    * namespace.
    */
   attach(target: Namespace | Server): void {
-    const nsp: Namespace = 'sockets' in target && 'server' in target ? (target as Namespace) : (target as Server).of('/chat');
+    const nsp: Namespace =
+      'sockets' in target && 'server' in target ? (target as Namespace) : (target as Server).of('/chat');
     if (this.namespaces.has(nsp)) return;
     this.namespaces.add(nsp);
     nsp.use((socket, next) => {
       this.authenticate(socket).then(
         // Joined before the connection event, so no revocation can slip between the check and the room.
-        () => Promise.resolve(socket.join(operatorRoom((socket.data as AuthenticatedSocketData).operator.id))).then(() => next(), next),
+        () =>
+          Promise.resolve(
+            socket.join(operatorRoom((socket.data as AuthenticatedSocketData).operator.id)),
+          ).then(() => next(), next),
         (e: Error) => {
           // A session that could not be checked (database down) is not a signed-out operator.
           const refusal =
-            e instanceof ServiceUnavailableException ? SocketRefusals.unavailable : e instanceof ForbiddenException ? FOREIGN_ORIGIN : SOCKET_UNAUTHORIZED;
+            e instanceof ServiceUnavailableException
+              ? SocketRefusals.unavailable
+              : e instanceof ForbiddenException
+                ? FOREIGN_ORIGIN
+                : SOCKET_UNAUTHORIZED;
           const err = new Error(refusal) as Error & { data?: unknown };
           err.data = { reason: e.message };
           next(err);
@@ -140,7 +154,10 @@ export class SocketAuthService {
       // NaN (a token without `exp`, which this API never issues) counts as expired.
       const left = Number.isFinite(expiresAt) ? expiresAt - Date.now() : 0;
       if (left <= 0) {
-        this.logger.log({ msg: 'disconnected a socket whose session expired', operatorId: (socket.data as AuthenticatedSocketData).operator?.id });
+        this.logger.log({
+          msg: 'disconnected a socket whose session expired',
+          operatorId: (socket.data as AuthenticatedSocketData).operator?.id,
+        });
         socket.disconnect(true);
         return;
       }
@@ -191,8 +208,7 @@ export class SocketAuthService {
     engine.opts.allowRequest = (req, done) => {
       if (checkedUpgrades.has(req)) return done(null, true);
       this.refusalOf(req).then(
-        (refusal) =>
-          refusal === null ? done(null, true) : done(refusalMessage(refusal), false),
+        (refusal) => (refusal === null ? done(null, true) : done(refusalMessage(refusal), false)),
         (e: Error) => {
           this.logger.error({ msg: 'polling handshake check failed', err: e.message });
           done(SocketRefusals.unavailable, false);

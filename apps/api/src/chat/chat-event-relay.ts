@@ -59,7 +59,13 @@ export class ChatEventRelay {
     if (socket.disconnected) return null;
     let openGate!: () => void;
     const gate = new Promise<void>((resolve) => (openGate = resolve));
-    const attachment: Attachment = { socket, chatId, sent: new Map(), chain: gate, subscription: Promise.resolve(null) };
+    const attachment: Attachment = {
+      socket,
+      chatId,
+      sent: new Map(),
+      chain: gate,
+      subscription: Promise.resolve(null),
+    };
     const subscribing = this.subscriber.subscribeChat(chatId, (event) => this.enqueue(attachment, event));
     attachment.subscription = subscribing.catch(() => null);
     // Registered in the same tick as the subscription, so every attachment that holds one is in

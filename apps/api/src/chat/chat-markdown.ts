@@ -9,7 +9,9 @@ function messageMarkdown(m: ChatMessageView): string {
   const parts = [`## ${who} · ${m.createdAt}${status}`];
   const calls = (m.metadata as Partial<AssistantMessageMetadata>).toolCalls ?? [];
   if (calls.length > 0) {
-    parts.push(calls.map((c) => `- Tool \`${c.name}\`${c.ok ? '' : ' (failed)'}: ${oneLine(c.summary)}`).join('\n'));
+    parts.push(
+      calls.map((c) => `- Tool \`${c.name}\`${c.ok ? '' : ' (failed)'}: ${oneLine(c.summary)}`).join('\n'),
+    );
   }
   if (m.content) parts.push(m.content);
   return parts.join('\n\n');

@@ -1,4 +1,9 @@
-import type { ActiveTurnView, ChatMessageView, ChatSummaryView, TurnFeedbackView } from '@corpus-chat/contracts';
+import type {
+  ActiveTurnView,
+  ChatMessageView,
+  ChatSummaryView,
+  TurnFeedbackView,
+} from '@corpus-chat/contracts';
 import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
 
 /** A thread's list entry; `lastSeqs` holds the last event seq of active turns (missing: 0). */

@@ -1,14 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Patch,
-  Post,
-  Query,
-  StreamableFile,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CancelTurnResponse,
@@ -59,17 +49,20 @@ export class ChatController {
   @Get(':id')
   @ReadScope()
   @ApiOperation({ summary: 'A thread with its messages and its active turn' })
-  get(
-    @CurrentOperator() op: AuthenticatedOperator,
-    @UuidParam('id') id: string,
-  ): Promise<ChatDetailView> {
+  get(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<ChatDetailView> {
     return this.chats.getChat(op.id, id);
   }
 
   @Get(':id/export.md')
   @ReadScope()
-  @ApiOperation({ summary: 'A thread as Markdown: title, each message with its role and time, tool calls as one line; 404 unless yours (audited as chat.export)' })
-  async exportMarkdown(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<StreamableFile> {
+  @ApiOperation({
+    summary:
+      'A thread as Markdown: title, each message with its role and time, tool calls as one line; 404 unless yours (audited as chat.export)',
+  })
+  async exportMarkdown(
+    @CurrentOperator() op: AuthenticatedOperator,
+    @UuidParam('id') id: string,
+  ): Promise<StreamableFile> {
     const chat = await this.chats.exportChat(op, id);
     return new StreamableFile(Buffer.from(chatMarkdown(chat), 'utf8'), {
       type: 'text/markdown; charset=utf-8',
@@ -92,10 +85,7 @@ export class ChatController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a thread (stops its active turn first)' })
-  async remove(
-    @CurrentOperator() op: AuthenticatedOperator,
-    @UuidParam('id') id: string,
-  ): Promise<void> {
+  async remove(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<void> {
     await this.chats.deleteChat(op.id, id);
     this.gateway.notifyThreadUpdated(id);
   }

@@ -90,7 +90,9 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
     if (afterSeq !== undefined && !(Number.isSafeInteger(afterSeq) && (afterSeq as number) >= 0)) {
       return { ok: false, error: 'afterSeq must be a non-negative integer' };
     }
-    return this.inOrder(socket, chatId, () => this.joinNow(socket, operator, chatId, afterSeq as number | undefined));
+    return this.inOrder(socket, chatId, () =>
+      this.joinNow(socket, operator, chatId, afterSeq as number | undefined),
+    );
   }
 
   private async joinNow(

@@ -31,7 +31,11 @@ import { TurnSweeper } from './turn-sweeper';
     ChatService,
     TurnDispatcher,
     // Read from the validated ApiEnv, which keeps the variables it does not declare.
-    { provide: ChatSocketEnv, useFactory: (env: ApiEnv) => loadChatSocketEnv(env as unknown as Record<string, unknown>), inject: [ApiEnv] },
+    {
+      provide: ChatSocketEnv,
+      useFactory: (env: ApiEnv) => loadChatSocketEnv(env as unknown as Record<string, unknown>),
+      inject: [ApiEnv],
+    },
     SocketLimits,
     TurnSweeper,
     MessageBudget,

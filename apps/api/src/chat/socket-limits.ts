@@ -101,7 +101,11 @@ export class SocketLimits {
     let ids = this.admitted.get(operatorId);
     if (!ids) this.admitted.set(operatorId, (ids = new Set()));
     if (ids.size >= this.env.MAX_SOCKETS_PER_OPERATOR) {
-      this.logger.warn({ msg: 'refused a socket over the per-operator limit', operatorId, max: this.env.MAX_SOCKETS_PER_OPERATOR });
+      this.logger.warn({
+        msg: 'refused a socket over the per-operator limit',
+        operatorId,
+        max: this.env.MAX_SOCKETS_PER_OPERATOR,
+      });
       return tooManySockets(this.env.MAX_SOCKETS_PER_OPERATOR);
     }
     ids.add(socket.id);
@@ -124,16 +128,25 @@ export class SocketLimits {
       if (verdict === 'pass') return next();
       const operatorId = (socket.data as { operator?: AuthenticatedOperator }).operator?.id;
       if (verdict === 'disconnect') {
-        this.logger.warn({ msg: 'disconnected a socket that kept sending past its event limit', operatorId, socketId: socket.id });
+        this.logger.warn({
+          msg: 'disconnected a socket that kept sending past its event limit',
+          operatorId,
+          socketId: socket.id,
+        });
         socket.disconnect(true);
         return;
       }
       if (!warned) {
         warned = true;
-        this.logger.warn({ msg: 'socket over its event limit; refusing events', operatorId, socketId: socket.id });
+        this.logger.warn({
+          msg: 'socket over its event limit; refusing events',
+          operatorId,
+          socketId: socket.id,
+        });
       }
       const ack: unknown = packet[packet.length - 1];
-      if (typeof ack === 'function') (ack as (answer: unknown) => void)({ ok: false, error: SOCKET_RATE_LIMITED });
+      if (typeof ack === 'function')
+        (ack as (answer: unknown) => void)({ ok: false, error: SOCKET_RATE_LIMITED });
     });
   }
 }

@@ -37,7 +37,11 @@ export class ApiCoreModule {
         }),
         LoggerModule.forRoot(apiPinoParams(env)),
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }), retryAttempts: 3, retryDelay: 1000 }),
+          useFactory: () => ({
+            ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }),
+            retryAttempts: 3,
+            retryDelay: 1000,
+          }),
           // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
           dataSourceFactory: migratingDataSourceFactory(env.RUN_MIGRATIONS === 1),
         }),

@@ -10,7 +10,11 @@ import type { ApiEnv } from './api-env';
  * `error`, a client error (4xx) `warn`, anything else `info`. A refused request is not the
  * server's fault, and an operator filtering on `error` should see only what needs fixing here.
  */
-export function requestLogLevel(_req: IncomingMessage, res: ServerResponse, error?: Error): 'error' | 'warn' | 'info' {
+export function requestLogLevel(
+  _req: IncomingMessage,
+  res: ServerResponse,
+  error?: Error,
+): 'error' | 'warn' | 'info' {
   if (error || res.statusCode >= 500) return 'error';
   if (res.statusCode >= 400) return 'warn';
   return 'info';
@@ -39,6 +43,10 @@ export function apiPinoParams(env: ApiEnv): Params {
   const pinoHttp = params.pinoHttp as Options;
   return {
     ...params,
-    pinoHttp: { ...pinoHttp, customLogLevel: requestLogLevel, autoLogging: { ignore: ignoredInRequestLog(env) } },
+    pinoHttp: {
+      ...pinoHttp,
+      customLogLevel: requestLogLevel,
+      autoLogging: { ignore: ignoredInRequestLog(env) },
+    },
   };
 }

@@ -14,7 +14,11 @@ describe('RedisIoAdapter with Redis unreachable', () => {
     const http = createServer();
     try {
       // Nothing listens on port 1: the adapter's SUBSCRIBE/PSUBSCRIBE wait in the offline queue.
-      const adapter = new RedisIoAdapter(http as unknown as INestApplicationContext, 'redis://127.0.0.1:1', testRedisPrefix());
+      const adapter = new RedisIoAdapter(
+        http as unknown as INestApplicationContext,
+        'redis://127.0.0.1:1',
+        testRedisPrefix(),
+      );
       const io = adapter.createIOServer(0);
       io.of('/chat');
       await settle();

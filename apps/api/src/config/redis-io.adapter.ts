@@ -25,7 +25,11 @@ export class RedisIoAdapter extends IoAdapter {
     // with commands still queued (shutdown while Redis is down), each would reject unhandled and
     // stop the process. A broadcast or subscription that cannot reach Redis is only logged.
     this.logRejections(this.pub, ['publish'], 'cross-instance broadcast not published');
-    this.logRejections(this.sub, ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'], 'cross-instance subscription not changed');
+    this.logRejections(
+      this.sub,
+      ['subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'],
+      'cross-instance subscription not changed',
+    );
     this.adapterFactory = createAdapter(this.pub, this.sub, { key: new RedisKeys(prefix).socketIoKey });
   }
 

@@ -12,7 +12,13 @@ describe('comparison CSV', () => {
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
   });
   it('lists new findings under the report and fixed ones under the baseline', () => {
-    const side = (id: number, filename: string) => ({ id, filename, format: 'zap', scannedAt: null, findingCount: 1 });
+    const side = (id: number, filename: string) => ({
+      id,
+      filename,
+      format: 'zap',
+      scannedAt: null,
+      findingCount: 1,
+    });
     const lines = [
       ...comparisonCsvLines({
         baseline: side(1, 'a.json'),
@@ -26,6 +32,10 @@ describe('comparison CSV', () => {
         fixedFindings: [{ id: 10, title: 'Old one', severity: 'low' }],
       }),
     ];
-    expect(lines).toEqual(['change,finding_id,title,severity,report_id,report\r\n', 'new,20,New one,high,2,b.json\r\n', 'fixed,10,Old one,low,1,a.json\r\n']);
+    expect(lines).toEqual([
+      'change,finding_id,title,severity,report_id,report\r\n',
+      'new,20,New one,high,2,b.json\r\n',
+      'fixed,10,Old one,low,1,a.json\r\n',
+    ]);
   });
 });

@@ -1,7 +1,14 @@
 import type { ComparedFinding, ScanComparison } from '@corpus-chat/contracts';
 
 /** Header of the comparison CSV; one row per new finding (of the report) and per fixed one (of the baseline). */
-export const COMPARISON_CSV_COLUMNS = ['change', 'finding_id', 'title', 'severity', 'report_id', 'report'] as const;
+export const COMPARISON_CSV_COLUMNS = [
+  'change',
+  'finding_id',
+  'title',
+  'severity',
+  'report_id',
+  'report',
+] as const;
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break, quotes doubled.
@@ -18,7 +25,9 @@ export function csvField(value: string | number): string {
 export function* comparisonCsvLines(c: ScanComparison): Generator<string> {
   yield `${COMPARISON_CSV_COLUMNS.join(',')}\r\n`;
   const rows = (change: 'new' | 'fixed', findings: ComparedFinding[], report: ScanComparison['report']) =>
-    findings.map((f) => `${[change, f.id, f.title, f.severity, report.id, report.filename].map(csvField).join(',')}\r\n`);
+    findings.map(
+      (f) => `${[change, f.id, f.title, f.severity, report.id, report.filename].map(csvField).join(',')}\r\n`,
+    );
   yield* rows('new', c.newFindings, c.report);
   yield* rows('fixed', c.fixedFindings, c.baseline);
 }

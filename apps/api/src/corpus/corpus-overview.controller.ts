@@ -12,7 +12,10 @@ export class CorpusOverviewController {
 
   @Get('overview')
   @ReadScope()
-  @ApiOperation({ summary: 'Reports by status, findings by severity, verdicts by status, and per report its findings by severity' })
+  @ApiOperation({
+    summary:
+      'Reports by status, findings by severity, verdicts by status, and per report its findings by severity',
+  })
   overview(): Promise<CorpusOverview> {
     return this.corpus.overview();
   }

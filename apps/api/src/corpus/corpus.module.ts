@@ -2,7 +2,11 @@ import { BullModule } from '@nestjs/bullmq';
 import { type DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { IMPORTS_QUEUE } from '@corpus-chat/contracts';
-import { CORPUS_IMPORT_OPTIONS, DEFAULT_CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
+import {
+  CORPUS_IMPORT_OPTIONS,
+  DEFAULT_CORPUS_IMPORT_OPTIONS,
+  type CorpusImportOptions,
+} from './corpus-import.options';
 import { CorpusOverviewController } from './corpus-overview.controller';
 import { CorpusService } from './corpus.service';
 import { FindingTriageController } from './finding-triage.controller';
@@ -26,8 +30,24 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       MulterModule.register(importMulterOptions(options)),
       BullModule.registerQueue({ name: IMPORTS_QUEUE }),
     ],
-    controllers: [ReportsController, ReportComparisonController, ReportReviewController, ImportsController, FindingTriageController, FindingsController, CorpusOverviewController],
-    providers: [CorpusService, FindingTriageService, ReportReviewService, ImportsService, ImportSweeper, ImportEventsGateway, { provide: CORPUS_IMPORT_OPTIONS, useValue: options }],
+    controllers: [
+      ReportsController,
+      ReportComparisonController,
+      ReportReviewController,
+      ImportsController,
+      FindingTriageController,
+      FindingsController,
+      CorpusOverviewController,
+    ],
+    providers: [
+      CorpusService,
+      FindingTriageService,
+      ReportReviewService,
+      ImportsService,
+      ImportSweeper,
+      ImportEventsGateway,
+      { provide: CORPUS_IMPORT_OPTIONS, useValue: options },
+    ],
     exports: [CorpusService],
   };
 }
@@ -41,7 +61,9 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
  */
 @Module({})
 export class CorpusModule {
-  static forRoot(options: Partial<CorpusImportOptions> & Pick<CorpusImportOptions, 'uploadDir'>): DynamicModule {
+  static forRoot(
+    options: Partial<CorpusImportOptions> & Pick<CorpusImportOptions, 'uploadDir'>,
+  ): DynamicModule {
     return { module: CorpusModule, ...metadataFor({ ...DEFAULT_CORPUS_IMPORT_OPTIONS, ...options }) };
   }
 }

@@ -62,7 +62,10 @@ export class CorpusService {
   /** @throws NotFoundException for an unknown report; ConflictException when restoring would duplicate a live report. */
   async setArchived(id: number, archived: boolean, operator: AuthenticatedOperator): Promise<ReportSummary> {
     const operatorId = operator.id;
-    const result = await setReportArchived(this.dataSource.manager, id, archived, { id: operator.id, username: operator.username });
+    const result = await setReportArchived(this.dataSource.manager, id, archived, {
+      id: operator.id,
+      username: operator.username,
+    });
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     this.logger.log({ operatorId, reportId: id, archived }, 'report archive flag set');
@@ -71,7 +74,10 @@ export class CorpusService {
 
   /** @throws NotFoundException for an unknown report; ConflictException when it is not archived. */
   async deleteReport(id: number, operator: AuthenticatedOperator): Promise<void> {
-    const result = await deleteReport(this.dataSource.manager, id, { id: operator.id, username: operator.username });
+    const result = await deleteReport(this.dataSource.manager, id, {
+      id: operator.id,
+      username: operator.username,
+    });
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     this.logger.log({ operatorId: operator.id, reportId: id }, 'report deleted');
@@ -89,7 +95,11 @@ export class CorpusService {
    * stream ends a `findings.export` audit event records the filter and the row count; a failure
    * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
    */
-  exportFindings(filter: FindingFilterQuery, format: FindingsExportFormat, operator: AuthenticatedOperator): Promise<Readable> {
+  exportFindings(
+    filter: FindingFilterQuery,
+    format: FindingsExportFormat,
+    operator: AuthenticatedOperator,
+  ): Promise<Readable> {
     const out = new PassThrough();
     const line = format === 'csv' ? findingCsvLine : (f: FindingRow) => findingJson(f);
     return new Promise<Readable>((resolve, reject) => {
@@ -121,12 +131,14 @@ export class CorpusService {
           out.end(format === 'json' ? '\n]\n' : '');
         },
         { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
-      )
-        .catch((e: unknown) => {
-          if (!started) return reject(e);
-          this.logger.warn({ operatorId: operator.id, format, rows, err: String(e) }, 'findings export ended early');
-          out.destroy(e instanceof Error ? e : new Error(String(e)));
-        });
+      ).catch((e: unknown) => {
+        if (!started) return reject(e);
+        this.logger.warn(
+          { operatorId: operator.id, format, rows, err: String(e) },
+          'findings export ended early',
+        );
+        out.destroy(e instanceof Error ? e : new Error(String(e)));
+      });
     });
   }
 

@@ -27,13 +27,22 @@ export class FindingTriageController {
 
   @Post('status')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Set the triage status of many findings, all or none; 404 an unknown id, 409 a transition not allowed' })
-  bulkStatus(@Body() dto: BulkSetFindingStatusDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<BulkStatusResult> {
+  @ApiOperation({
+    summary:
+      'Set the triage status of many findings, all or none; 404 an unknown id, 409 a transition not allowed',
+  })
+  bulkStatus(
+    @Body() dto: BulkSetFindingStatusDto,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<BulkStatusResult> {
     return this.triage.setStatus(dto.ids, dto, operator);
   }
 
   @Patch(':id/status')
-  @ApiOperation({ summary: 'Set the triage status of a finding (reason required for false_positive, risk_accepted, reopening); 409 a transition not allowed' })
+  @ApiOperation({
+    summary:
+      'Set the triage status of a finding (reason required for false_positive, risk_accepted, reopening); 409 a transition not allowed',
+  })
   async status(
     @IntIdParam('id') id: number,
     @Body() dto: SetFindingStatusDto,
@@ -44,7 +53,9 @@ export class FindingTriageController {
   }
 
   @Post(':id/versions')
-  @ApiOperation({ summary: 'Edit a finding: appends a version (origin edit) with the changed fields and the reason' })
+  @ApiOperation({
+    summary: 'Edit a finding: appends a version (origin edit) with the changed fields and the reason',
+  })
   async edit(
     @IntIdParam('id') id: number,
     @Body() dto: EditFindingDto,
@@ -66,7 +77,9 @@ export class FindingTriageController {
   }
 
   @Post(':id/retests')
-  @ApiOperation({ summary: 'Record a retest run by hand (what was tried, when) and its verdict with a rationale' })
+  @ApiOperation({
+    summary: 'Record a retest run by hand (what was tried, when) and its verdict with a rationale',
+  })
   async retest(
     @IntIdParam('id') id: number,
     @Body() dto: RecordRetestDto,

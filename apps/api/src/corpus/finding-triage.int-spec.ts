@@ -10,7 +10,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE, type AuditEventView, type FindingRow } from '@corpus-chat/contracts';
 import { corpusOverview, countFindingsBy, importReport, searchFindings } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import {
+  corpusPath,
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+  type TestOperator,
+} from '@corpus-chat/corpus-queries/testing';
 import { type ApiInstance, newDeployment, startApiInstance } from '../../test/support/chat-harness';
 
 // Creating and resetting operators hashes passwords with argon2id at production cost (seconds on 2 cores).
@@ -30,18 +36,29 @@ const http = () => request(app.getHttpServer());
 const m = () => db.dataSource.manager;
 
 async function login(o: TestOperator): Promise<Record<string, string>> {
-  const res = await http().post('/api/auth/login').set(CSRF_HEADER, CSRF_HEADER_VALUE).send({ username: o.username, password: o.password });
+  const res = await http()
+    .post('/api/auth/login')
+    .set(CSRF_HEADER, CSRF_HEADER_VALUE)
+    .send({ username: o.username, password: o.password });
   expect(res.status).toBe(200);
-  const cookie = ([] as string[]).concat(res.headers['set-cookie']).map((c) => c.split(';')[0]).find((c) => c.startsWith('cc_session='))!;
+  const cookie = ([] as string[])
+    .concat(res.headers['set-cookie'])
+    .map((c) => c.split(';')[0])
+    .find((c) => c.startsWith('cc_session='))!;
   return { Cookie: cookie, [CSRF_HEADER]: CSRF_HEADER_VALUE };
 }
 
 async function audit(query: Record<string, string> = {}): Promise<AuditEventView[]> {
-  const res = await http().get('/api/audit').query({ limit: '200', ...query }).set(asAdmin).expect(200);
+  const res = await http()
+    .get('/api/audit')
+    .query({ limit: '200', ...query })
+    .set(asAdmin)
+    .expect(200);
   return res.body.events;
 }
 
-const statusCount = async (status: string) => (await searchFindings(m(), { status, limit: 0 } as never)).total;
+const statusCount = async (status: string) =>
+  (await searchFindings(m(), { status, limit: 0 } as never)).total;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -75,30 +92,73 @@ describe('triage status', () => {
     const page = await http().get('/api/findings').query({ reportId }).set(asOp).expect(200);
     expect(page.body.rows.every((r: FindingRow) => r.status === 'open')).toBe(true);
     expect((await http().get(`/api/findings/${ids[0]}`).set(asOp).expect(200)).body.status).toBe('open');
-    expect((await corpusOverview(m())).statuses).toEqual({ open: 6, confirmed: 0, false_positive: 0, risk_accepted: 0, fixed: 0 });
+    expect((await corpusOverview(m())).statuses).toEqual({
+      open: 6,
+      confirmed: 0,
+      false_positive: 0,
+      risk_accepted: 0,
+      fixed: 0,
+    });
   });
 
   it('records each change with who, when and why, and refuses transitions the workflow does not allow', async () => {
     const [a] = ids;
-    const confirmed = await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'confirmed' }).expect(200);
+    const confirmed = await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asOp)
+      .send({ status: 'confirmed' })
+      .expect(200);
     expect(confirmed.body).toMatchObject({ id: a, status: 'confirmed' });
 
-    const again = await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'confirmed' }).expect(409);
+    const again = await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asOp)
+      .send({ status: 'confirmed' })
+      .expect(409);
     expect(again.body.message).toBe(`finding ${a} is already confirmed; nothing was changed`);
-    const noReason = await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'false_positive' }).expect(400);
-    expect(noReason.body).toMatchObject({ field: 'reason', message: 'marking a finding false positive needs a reason' });
+    const noReason = await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asOp)
+      .send({ status: 'false_positive' })
+      .expect(400);
+    expect(noReason.body).toMatchObject({
+      field: 'reason',
+      message: 'marking a finding false positive needs a reason',
+    });
     await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'dismissed' }).expect(400);
     await http().patch('/api/findings/999999/status').set(asOp).send({ status: 'confirmed' }).expect(404);
 
-    await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'false_positive', reason: 'test fixture only' }).expect(200);
-    const closed = await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'confirmed' }).expect(409);
+    await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asOp)
+      .send({ status: 'false_positive', reason: 'test fixture only' })
+      .expect(200);
+    const closed = await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asOp)
+      .send({ status: 'confirmed' })
+      .expect(409);
     expect(closed.body.message).toContain(`finding ${a} is false positive; it can only become open`);
     await http().patch(`/api/findings/${a}/status`).set(asOp).send({ status: 'open' }).expect(400);
-    await http().patch(`/api/findings/${a}/status`).set(asAdmin).send({ status: 'open', reason: 'fixture is deployed after all' }).expect(200);
+    await http()
+      .patch(`/api/findings/${a}/status`)
+      .set(asAdmin)
+      .send({ status: 'open', reason: 'fixture is deployed after all' })
+      .expect(200);
 
     const history = await http().get(`/api/findings/${a}/history`).set(asOp).expect(200);
     expect(history.body.status).toBe('open');
-    expect(history.body.statusChanges.map((c: { from: string; to: string; reason: string | null; actorName: string; actorId: string }) => [c.from, c.to, c.reason, c.actorName, c.actorId])).toEqual([
+    expect(
+      history.body.statusChanges.map(
+        (c: { from: string; to: string; reason: string | null; actorName: string; actorId: string }) => [
+          c.from,
+          c.to,
+          c.reason,
+          c.actorName,
+          c.actorId,
+        ],
+      ),
+    ).toEqual([
       ['false_positive', 'open', 'fixture is deployed after all', admin.username, admin.id],
       ['confirmed', 'false_positive', 'test fixture only', op.username, op.id],
       ['open', 'confirmed', null, op.username, op.id],
@@ -109,27 +169,47 @@ describe('triage status', () => {
   it('changes many findings at once, all or none, and the counts follow', async () => {
     const [, b, c, d] = ids;
     const eventsBefore = (await audit({ action: 'finding.status' })).length;
-    const unknown = await http().post('/api/findings/status').set(asOp).send({ ids: [b, 999999], status: 'fixed' }).expect(404);
+    const unknown = await http()
+      .post('/api/findings/status')
+      .set(asOp)
+      .send({ ids: [b, 999999], status: 'fixed' })
+      .expect(404);
     expect(unknown.body.message).toBe('No finding has id 999999; nothing was changed.');
     expect(await statusCount('fixed')).toBe(0);
 
-    const done = await http().post('/api/findings/status').set(asOp).send({ ids: [c, b], status: 'fixed' }).expect(200);
+    const done = await http()
+      .post('/api/findings/status')
+      .set(asOp)
+      .send({ ids: [c, b], status: 'fixed' })
+      .expect(200);
     expect(done.body).toEqual({ status: 'fixed', changed: [b, c] });
     // b is fixed now: fixed → risk accepted is not allowed, so d must not change either.
-    const mixed = await http().post('/api/findings/status').set(asOp).send({ ids: [b, d], status: 'risk_accepted', reason: 'compensating WAF rule' }).expect(409);
+    const mixed = await http()
+      .post('/api/findings/status')
+      .set(asOp)
+      .send({ ids: [b, d], status: 'risk_accepted', reason: 'compensating WAF rule' })
+      .expect(409);
     expect(mixed.body.message).toContain(`finding ${b} is fixed; it can only become open`);
     expect((await http().get(`/api/findings/${d}`).set(asOp).expect(200)).body.status).toBe('open');
     expect((await audit({ action: 'finding.status' })).length).toBe(eventsBefore + 2);
 
     await http().post('/api/findings/status').set(asOp).send({ ids: [], status: 'fixed' }).expect(400);
-    await http().post('/api/findings/status').set(asOp).send({ ids: ['x'], status: 'fixed' }).expect(400);
+    await http()
+      .post('/api/findings/status')
+      .set(asOp)
+      .send({ ids: ['x'], status: 'fixed' })
+      .expect(400);
 
     expect(await statusCount('fixed')).toBe(2);
     expect(await statusCount('open')).toBe(4);
     const byStatus = await countFindingsBy(m(), { groupBy: 'severity', filter: { status: 'fixed' } });
     expect(byStatus.total).toBe(2);
     expect(byStatus.filter.status).toBe('fixed');
-    const rest = await http().get('/api/findings/counts').query({ groupBy: 'report', status: 'fixed' }).set(asOp).expect(200);
+    const rest = await http()
+      .get('/api/findings/counts')
+      .query({ groupBy: 'report', status: 'fixed' })
+      .set(asOp)
+      .expect(200);
     expect(rest.body.total).toBe(2);
     await http().get('/api/findings').query({ status: 'closed' }).set(asOp).expect(400);
     expect((await corpusOverview(m())).statuses).toMatchObject({ open: 4, fixed: 2 });
@@ -140,13 +220,30 @@ describe('lineage edits', () => {
   it('appends a version with who and why; version 1 stays as imported and counts read the current one', async () => {
     const e = ids[4];
     const before = (await http().get(`/api/findings/${e}`).set(asOp).expect(200)).body;
-    const criticalBefore = (await countFindingsBy(m(), { groupBy: 'severity' })).groups.find((g) => g.key === 'critical')!.count;
+    const criticalBefore = (await countFindingsBy(m(), { groupBy: 'severity' })).groups.find(
+      (g) => g.key === 'critical',
+    )!.count;
     const edited = await http()
       .post(`/api/findings/${e}/versions`)
       .set(asOp)
-      .send({ title: 'Quasar gadget chain in admin console', severity: 'critical', cwe: [502, 502, 20], reason: 'exploit confirmed in staging' })
+      .send({
+        title: 'Quasar gadget chain in admin console',
+        severity: 'critical',
+        cwe: [502, 502, 20],
+        reason: 'exploit confirmed in staging',
+      })
       .expect(201);
-    expect(edited.body).toMatchObject({ versionCount: 2, current: { version: 2, origin: 'edit', severity: 'critical', cwe: [20, 502], editedBy: op.username, reason: 'exploit confirmed in staging' } });
+    expect(edited.body).toMatchObject({
+      versionCount: 2,
+      current: {
+        version: 2,
+        origin: 'edit',
+        severity: 'critical',
+        cwe: [20, 502],
+        editedBy: op.username,
+        reason: 'exploit confirmed in staging',
+      },
+    });
     expect(edited.body.current.description).toBe(before.current.description);
 
     const counts = await countFindingsBy(m(), { groupBy: 'severity' });
@@ -155,7 +252,14 @@ describe('lineage edits', () => {
     expect((await searchFindings(m(), { cwe: 502 })).rows.map((r) => r.id)).toEqual([e]);
 
     const history = (await http().get(`/api/findings/${e}/history`).set(asOp).expect(200)).body;
-    expect(history.versions.map((v: { version: number; origin: string; title: string; severity: string }) => [v.version, v.origin, v.title, v.severity])).toEqual([
+    expect(
+      history.versions.map((v: { version: number; origin: string; title: string; severity: string }) => [
+        v.version,
+        v.origin,
+        v.title,
+        v.severity,
+      ]),
+    ).toEqual([
       [1, 'import', before.current.title, before.current.severity],
       [2, 'edit', 'Quasar gadget chain in admin console', 'critical'],
     ]);
@@ -170,30 +274,70 @@ describe('lineage edits', () => {
   it('refuses an edit without a reason, with nothing to change, with bad values or for an unknown finding', async () => {
     const e = ids[4];
     await http().post(`/api/findings/${e}/versions`).set(asOp).send({ severity: 'high' }).expect(400);
-    const same = await http().post(`/api/findings/${e}/versions`).set(asOp).send({ severity: 'critical', reason: 'again' }).expect(400);
+    const same = await http()
+      .post(`/api/findings/${e}/versions`)
+      .set(asOp)
+      .send({ severity: 'critical', reason: 'again' })
+      .expect(400);
     expect(same.body.message).toContain('the edit changes nothing');
-    await http().post(`/api/findings/${e}/versions`).set(asOp).send({ severity: 'severe', reason: 'x' }).expect(400);
-    await http().post(`/api/findings/${e}/versions`).set(asOp).send({ cwe: ['CWE-79'], reason: 'x' }).expect(400);
+    await http()
+      .post(`/api/findings/${e}/versions`)
+      .set(asOp)
+      .send({ severity: 'severe', reason: 'x' })
+      .expect(400);
+    await http()
+      .post(`/api/findings/${e}/versions`)
+      .set(asOp)
+      .send({ cwe: ['CWE-79'], reason: 'x' })
+      .expect(400);
     await http().post(`/api/findings/${e}/versions`).set(asOp).send({ raw: 'x', reason: 'x' }).expect(400);
-    await http().post('/api/findings/999999/versions').set(asOp).send({ title: 'x', reason: 'x' }).expect(404);
+    await http()
+      .post('/api/findings/999999/versions')
+      .set(asOp)
+      .send({ title: 'x', reason: 'x' })
+      .expect(404);
     expect((await http().get(`/api/findings/${e}`).set(asOp).expect(200)).body.versionCount).toBe(2);
   });
 });
 
 describe('re-rated and edited findings', () => {
   it('GET /api/findings?edited=severity counts findings whose severity differs from version 1; edited=any every edited one', async () => {
-    const total = async (edited: string) => (await http().get('/api/findings').query({ edited, limit: 0 }).set(asOp).expect(200)).body.total as number;
+    const total = async (edited: string) =>
+      (await http().get('/api/findings').query({ edited, limit: 0 }).set(asOp).expect(200)).body
+        .total as number;
     // ids[4] was re-rated (and retitled) above; ids[3] gets a new title only; ids[2] is re-rated and then set back.
     const [titled, roundTrip] = [ids[3], ids[2]];
     const v1 = (await http().get(`/api/findings/${roundTrip}`).set(asOp).expect(200)).body.current.severity;
-    await http().post(`/api/findings/${titled}/versions`).set(asOp).send({ title: 'Retitled by triage', reason: 'clearer title' }).expect(201);
-    await http().post(`/api/findings/${roundTrip}/versions`).set(asOp).send({ severity: v1 === 'info' ? 'low' : 'info', reason: 'first look' }).expect(201);
-    await http().post(`/api/findings/${roundTrip}/versions`).set(asOp).send({ severity: v1, reason: 'second look: as scanned' }).expect(201);
+    await http()
+      .post(`/api/findings/${titled}/versions`)
+      .set(asOp)
+      .send({ title: 'Retitled by triage', reason: 'clearer title' })
+      .expect(201);
+    await http()
+      .post(`/api/findings/${roundTrip}/versions`)
+      .set(asOp)
+      .send({ severity: v1 === 'info' ? 'low' : 'info', reason: 'first look' })
+      .expect(201);
+    await http()
+      .post(`/api/findings/${roundTrip}/versions`)
+      .set(asOp)
+      .send({ severity: v1, reason: 'second look: as scanned' })
+      .expect(201);
 
     expect(await total('severity')).toBe(1);
-    expect((await http().get('/api/findings').query({ edited: 'severity' }).set(asOp).expect(200)).body.rows.map((r: FindingRow) => r.id)).toEqual([ids[4]]);
+    expect(
+      (await http().get('/api/findings').query({ edited: 'severity' }).set(asOp).expect(200)).body.rows.map(
+        (r: FindingRow) => r.id,
+      ),
+    ).toEqual([ids[4]]);
     expect(await total('any')).toBe(3);
-    const counts = (await http().get('/api/findings/counts').query({ groupBy: 'severity', edited: 'severity' }).set(asOp).expect(200)).body;
+    const counts = (
+      await http()
+        .get('/api/findings/counts')
+        .query({ groupBy: 'severity', edited: 'severity' })
+        .set(asOp)
+        .expect(200)
+    ).body;
     expect(counts.total).toBe(1);
     expect(counts.filter).toMatchObject({ edited: 'severity' });
     const bad = await http().get('/api/findings').query({ edited: 'title' }).set(asOp).expect(400);
@@ -204,35 +348,72 @@ describe('re-rated and edited findings', () => {
 describe('notes and retests', () => {
   it('adds stage-tagged notes and refuses stages operators do not write', async () => {
     const f = ids[5];
-    const res = await http().post(`/api/findings/${f}/notes`).set(asOp).send({ stage: 'triage', body: 'Owner: payments team' }).expect(201);
-    expect(res.body.notes).toEqual([expect.objectContaining({ stage: 'triage', body: 'Owner: payments team', author: op.username })]);
+    const res = await http()
+      .post(`/api/findings/${f}/notes`)
+      .set(asOp)
+      .send({ stage: 'triage', body: 'Owner: payments team' })
+      .expect(201);
+    expect(res.body.notes).toEqual([
+      expect.objectContaining({ stage: 'triage', body: 'Owner: payments team', author: op.username }),
+    ]);
     await http().post(`/api/findings/${f}/notes`).set(asOp).send({ stage: 'extract', body: 'x' }).expect(400);
     await http().post(`/api/findings/${f}/notes`).set(asOp).send({ stage: 'general', body: '' }).expect(400);
-    await http().post('/api/findings/999999/notes').set(asOp).send({ stage: 'general', body: 'x' }).expect(404);
+    await http()
+      .post('/api/findings/999999/notes')
+      .set(asOp)
+      .send({ stage: 'general', body: 'x' })
+      .expect(404);
   });
 
   it('records a retest with its verdict; the latest verdict is shown and filterable', async () => {
     const f = ids[5];
-    const retest = { tried: 'Replayed the request with a crafted cookie', retestedAt: '2026-01-02T10:00:00Z', verdict: 'still_open', rationale: 'still reflected' };
+    const retest = {
+      tried: 'Replayed the request with a crafted cookie',
+      retestedAt: '2026-01-02T10:00:00Z',
+      verdict: 'still_open',
+      rationale: 'still reflected',
+    };
     await http().post(`/api/findings/${f}/retests`).set(asOp).send(retest).expect(201);
     const fixed = await http()
       .post(`/api/findings/${f}/retests`)
       .set(asOp)
       .send({ ...retest, retestedAt: '2026-01-03T10:00:00Z', verdict: 'fixed', rationale: 'header now set' })
       .expect(201);
-    expect(fixed.body.latestVerdict).toMatchObject({ status: 'fixed', actor: 'operator', rationale: 'header now set' });
+    expect(fixed.body.latestVerdict).toMatchObject({
+      status: 'fixed',
+      actor: 'operator',
+      rationale: 'header now set',
+    });
     const byVerdict = await http().get('/api/findings').query({ verdict: 'fixed' }).set(asOp).expect(200);
     expect(byVerdict.body.rows.map((r: FindingRow) => r.id)).toEqual([f]);
     expect((await corpusOverview(m())).verdicts).toMatchObject({ fixed: 1, still_open: 0 });
     const history = (await http().get(`/api/findings/${f}/history`).set(asOp).expect(200)).body;
-    expect(history.retests.map((r: { verdict: string; tried: string; author: string; retestedAt: string }) => [r.verdict, r.author, r.retestedAt])).toEqual([
+    expect(
+      history.retests.map((r: { verdict: string; tried: string; author: string; retestedAt: string }) => [
+        r.verdict,
+        r.author,
+        r.retestedAt,
+      ]),
+    ).toEqual([
       ['fixed', op.username, '2026-01-03T10:00:00.000Z'],
       ['still_open', op.username, '2026-01-02T10:00:00.000Z'],
     ]);
 
-    await http().post(`/api/findings/${f}/retests`).set(asOp).send({ ...retest, retestedAt: '2999-01-01T00:00:00Z' }).expect(400);
-    await http().post(`/api/findings/${f}/retests`).set(asOp).send({ ...retest, rationale: '' }).expect(400);
-    await http().post(`/api/findings/${f}/retests`).set(asOp).send({ ...retest, verdict: 'maybe' }).expect(400);
+    await http()
+      .post(`/api/findings/${f}/retests`)
+      .set(asOp)
+      .send({ ...retest, retestedAt: '2999-01-01T00:00:00Z' })
+      .expect(400);
+    await http()
+      .post(`/api/findings/${f}/retests`)
+      .set(asOp)
+      .send({ ...retest, rationale: '' })
+      .expect(400);
+    await http()
+      .post(`/api/findings/${f}/retests`)
+      .set(asOp)
+      .send({ ...retest, verdict: 'maybe' })
+      .expect(400);
   });
 });
 
@@ -245,7 +426,13 @@ describe('audit log and report rules', () => {
 
   it('records imports, status changes, notes and retests with who and before/after, filterable and paged', async () => {
     const [imported] = await audit({ action: 'report.import' });
-    expect(imported).toMatchObject({ actorId: op.id, actorName: op.username, subjectType: 'report', subjectId: String(reportId), after: { format: 'zap', findingCount: 6 } });
+    expect(imported).toMatchObject({
+      actorId: op.id,
+      actorName: op.username,
+      subjectType: 'report',
+      subjectId: String(reportId),
+      after: { format: 'zap', findingCount: 6 },
+    });
     const status = await audit({ action: 'finding.status', subjectId: String(ids[0]) });
     expect(status.map((e) => [e.before, e.after])).toEqual([
       [{ status: 'false_positive' }, { status: 'open', reason: 'fixture is deployed after all' }],
@@ -254,22 +441,50 @@ describe('audit log and report rules', () => {
     ]);
     expect((await audit({ actorId: admin.id, action: 'finding.status' })).length).toBe(1);
     expect((await audit({ action: 'finding.retest' })).length).toBe(2);
-    expect((await audit({ action: 'finding.note' }))[0].after).toMatchObject({ stage: 'triage', body: 'Owner: payments team' });
+    expect((await audit({ action: 'finding.note' }))[0].after).toMatchObject({
+      stage: 'triage',
+      body: 'Owner: payments team',
+    });
 
     const first = await http().get('/api/audit').query({ limit: '2' }).set(asAdmin).expect(200);
     expect(first.body.events).toHaveLength(2);
-    const next = await http().get('/api/audit').query({ limit: '2', before: String(first.body.nextBefore) }).set(asAdmin).expect(200);
+    const next = await http()
+      .get('/api/audit')
+      .query({ limit: '2', before: String(first.body.nextBefore) })
+      .set(asAdmin)
+      .expect(200);
     expect(next.body.events[0].id).toBeLessThan(first.body.events[1].id);
   });
 
   it('records settings changes and operator management without secrets', async () => {
-    await http().put('/api/settings').set(asAdmin).send({ backend: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'qwen3:8b', apiKey: 'sk-secret-value' }).expect(200);
+    await http()
+      .put('/api/settings')
+      .set(asAdmin)
+      .send({
+        backend: 'openai',
+        baseUrl: 'http://127.0.0.1:9/v1',
+        model: 'qwen3:8b',
+        apiKey: 'sk-secret-value',
+      })
+      .expect(200);
     const [settings] = await audit({ action: 'settings.update' });
-    expect(settings).toMatchObject({ actorId: admin.id, before: { backend: 'builtin', apiKeySet: false }, after: { backend: 'openai', model: 'qwen3:8b', apiKeySet: true } });
+    expect(settings).toMatchObject({
+      actorId: admin.id,
+      before: { backend: 'builtin', apiKeySet: false },
+      after: { backend: 'openai', model: 'qwen3:8b', apiKeySet: true },
+    });
     expect(JSON.stringify(settings)).not.toContain('sk-secret-value');
 
-    const created = await http().post('/api/operators').set(asAdmin).send({ username: 'carol', displayName: 'Carol', password: 'a-long-password-1', role: 'operator' }).expect(201);
-    await http().patch(`/api/operators/${created.body.id}`).set(asAdmin).send({ role: 'admin', password: 'another-long-password' }).expect(200);
+    const created = await http()
+      .post('/api/operators')
+      .set(asAdmin)
+      .send({ username: 'carol', displayName: 'Carol', password: 'a-long-password-1', role: 'operator' })
+      .expect(201);
+    await http()
+      .patch(`/api/operators/${created.body.id}`)
+      .set(asAdmin)
+      .send({ role: 'admin', password: 'another-long-password' })
+      .expect(200);
     const events = await audit({ subjectType: 'operator', subjectId: created.body.id });
     expect(events.map((e) => [e.action, e.before, e.after])).toEqual([
       ['operator.update', { role: 'operator' }, { role: 'admin', passwordReset: true }],
@@ -285,14 +500,22 @@ describe('audit log and report rules', () => {
     await http().patch(`/api/reports/${reportId}`).set(asOp).send({ archived: true }).expect(200);
     await http().patch(`/api/reports/${reportId}`).set(asOp).send({ archived: true }).expect(200);
     const archives = await audit({ action: 'report.archive' });
-    expect(archives).toEqual([expect.objectContaining({ actorId: op.id, subjectId: String(reportId), before: { archived: false } })]);
+    expect(archives).toEqual([
+      expect.objectContaining({ actorId: op.id, subjectId: String(reportId), before: { archived: false } }),
+    ]);
 
     await http().delete(`/api/reports/${reportId}`).set(asAdmin).expect(204);
     await http().delete(`/api/reports/${reportId}`).set(asAdmin).expect(404);
     await http().get(`/api/findings/${ids[0]}`).set(asOp).expect(404);
     const [deleted] = await audit({ action: 'report.delete' });
-    expect(deleted).toMatchObject({ actorId: admin.id, subjectId: String(reportId), before: { filename: 'dd__juicy2.xml', archived: true } });
+    expect(deleted).toMatchObject({
+      actorId: admin.id,
+      subjectId: String(reportId),
+      before: { filename: 'dd__juicy2.xml', archived: true },
+    });
     // The trail outlives the report.
-    expect((await audit({ subjectType: 'report', subjectId: String(reportId) })).map((e) => e.action)).toEqual(['report.delete', 'report.archive', 'report.import']);
+    expect(
+      (await audit({ subjectType: 'report', subjectId: String(reportId) })).map((e) => e.action),
+    ).toEqual(['report.delete', 'report.archive', 'report.import']);
   });
 });

@@ -28,8 +28,17 @@ export class FindingTriageService {
   constructor(private readonly dataSource: DataSource) {}
 
   /** @throws NotFoundException naming unknown ids; ConflictException for a transition not allowed (nothing written). */
-  async setStatus(ids: number[], dto: SetFindingStatusDto, operator: AuthenticatedOperator): Promise<BulkStatusResult> {
-    const result = await setFindingStatus(this.dataSource.manager, { ids, status: dto.status, reason: dto.reason, actor: actorOf(operator) });
+  async setStatus(
+    ids: number[],
+    dto: SetFindingStatusDto,
+    operator: AuthenticatedOperator,
+  ): Promise<BulkStatusResult> {
+    const result = await setFindingStatus(this.dataSource.manager, {
+      ids,
+      status: dto.status,
+      reason: dto.reason,
+      actor: actorOf(operator),
+    });
     if (result.status === 'not_found') {
       throw new NotFoundException(`No finding has id ${result.ids.join(', ')}; nothing was changed.`);
     }
@@ -55,7 +64,12 @@ export class FindingTriageService {
     const result = await recordRetest(
       this.dataSource.manager,
       id,
-      { tried: dto.tried, retestedAt: new Date(dto.retestedAt), verdict: dto.verdict, rationale: dto.rationale },
+      {
+        tried: dto.tried,
+        retestedAt: new Date(dto.retestedAt),
+        verdict: dto.verdict,
+        rationale: dto.rationale,
+      },
       actorOf(operator),
     );
     if (result.status === 'not_found') throw new NotFoundException(`No finding has id ${id}.`);

@@ -54,8 +54,15 @@ const csvRows = (text: string): string[][] => parse(text, { relaxColumnCount: fa
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  for (const rel of ['scans/sarif/dd__flawfinder.sarif', 'scans/zap/dd__juicy2.xml', 'scans/nuclei/dd__many_findings_new.jsonl']) {
-    const outcome = await importReport(db.dataSource, { filename: path.basename(rel), bytes: fs.readFileSync(corpusPath(rel)) });
+  for (const rel of [
+    'scans/sarif/dd__flawfinder.sarif',
+    'scans/zap/dd__juicy2.xml',
+    'scans/nuclei/dd__many_findings_new.jsonl',
+  ]) {
+    const outcome = await importReport(db.dataSource, {
+      filename: path.basename(rel),
+      bytes: fs.readFileSync(corpusPath(rel)),
+    });
     expect(outcome.ok).toBe(true);
   }
   const formula = await importReport(db.dataSource, { filename: 'formula.jsonl', bytes: formulaReport() });
@@ -63,7 +70,9 @@ beforeAll(async () => {
   api = await startApiInstance({ databaseUrl: db.url, ...newDeployment() });
   session = await signIn(api, db.dataSource);
   headers = session.headers;
-  const [me]: { id: string }[] = await db.dataSource.query(`SELECT id FROM operators ORDER BY created_at DESC LIMIT 1`);
+  const [me]: { id: string }[] = await db.dataSource.query(
+    `SELECT id FROM operators ORDER BY created_at DESC LIMIT 1`,
+  );
   operatorId = me.id;
 });
 
@@ -75,7 +84,11 @@ afterAll(async () => {
 it('needs a session or an API token', async () => {
   await http().get('/api/findings/export.csv').expect(401);
   const token = await createApiToken(api.baseUrl, session, { name: 'export script' });
-  const res = await http().get('/api/findings/export.json').query({ severity: 'medium' }).set(bearer(token.secret)).expect(200);
+  const res = await http()
+    .get('/api/findings/export.json')
+    .query({ severity: 'medium' })
+    .set(bearer(token.secret))
+    .expect(200);
   expect(res.body.map((f: { id: number }) => f.id)).toEqual((await searchedIds({ severity: 'medium' })).ids);
 });
 
@@ -89,7 +102,12 @@ describe.each<[string, FindingFilter]>([
   it('CSV holds exactly the searchFindings matches, in its order, under a header row', async () => {
     const expected = await searchedIds(filter);
     expect(expected.total).toBeGreaterThan(0);
-    const res = await http().get('/api/findings/export.csv').query(filter).set(headers).buffer(true).expect(200);
+    const res = await http()
+      .get('/api/findings/export.csv')
+      .query(filter)
+      .set(headers)
+      .buffer(true)
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="findings-[0-9TZ-]+\.csv"$/);
     const [header, ...rows] = csvRows(res.text);
@@ -108,28 +126,57 @@ describe.each<[string, FindingFilter]>([
 });
 
 it('an empty match is a header only (CSV) and an empty array (JSON)', async () => {
-  const csv = await http().get('/api/findings/export.csv').query({ text: 'no-such-word-anywhere' }).set(headers).buffer(true).expect(200);
+  const csv = await http()
+    .get('/api/findings/export.csv')
+    .query({ text: 'no-such-word-anywhere' })
+    .set(headers)
+    .buffer(true)
+    .expect(200);
   expect(csvRows(csv.text)).toEqual([[...FINDINGS_CSV_COLUMNS]]);
-  const json = await http().get('/api/findings/export.json').query({ text: 'no-such-word-anywhere' }).set(headers).expect(200);
+  const json = await http()
+    .get('/api/findings/export.json')
+    .query({ text: 'no-such-word-anywhere' })
+    .set(headers)
+    .expect(200);
   expect(json.body).toEqual([]);
 });
 
 it('defuses a title a spreadsheet would run as a formula and keeps its commas and quotes', async () => {
-  const res = await http().get('/api/findings/export.csv').query({ reportName: 'formula.jsonl' }).set(headers).buffer(true).expect(200);
+  const res = await http()
+    .get('/api/findings/export.csv')
+    .query({ reportName: 'formula.jsonl' })
+    .set(headers)
+    .buffer(true)
+    .expect(200);
   const [header, row] = csvRows(res.text);
   const cell = (name: (typeof FINDINGS_CSV_COLUMNS)[number]) => row[header.indexOf(name)];
   expect(cell('title')).toBe(`'${FORMULA_TITLE}`);
   expect(cell('report')).toBe('formula.jsonl');
   expect(cell('cwe')).toBe('362');
   expect(cell('cvss_base_score')).toBe('5.3');
-  const json = await http().get('/api/findings/export.json').query({ reportName: 'formula.jsonl' }).set(headers).expect(200);
+  const json = await http()
+    .get('/api/findings/export.json')
+    .query({ reportName: 'formula.jsonl' })
+    .set(headers)
+    .expect(200);
   expect(json.body).toEqual([
-    expect.objectContaining({ title: FORMULA_TITLE, reportFilename: 'formula.jsonl', cwe: [362], cvssBaseScore: 5.3, status: 'open', latestVerdict: null }),
+    expect.objectContaining({
+      title: FORMULA_TITLE,
+      reportFilename: 'formula.jsonl',
+      cwe: [362],
+      cvssBaseScore: 5.3,
+      status: 'open',
+      latestVerdict: null,
+    }),
   ]);
 });
 
 it('a bad filter is a 400 naming the field, before any byte of a file', async () => {
-  const unknown = await http().get('/api/findings/export.csv').query({ reportName: 'nope.sarif' }).set(headers).expect(400);
+  const unknown = await http()
+    .get('/api/findings/export.csv')
+    .query({ reportName: 'nope.sarif' })
+    .set(headers)
+    .expect(400);
   expect(unknown.headers['content-disposition']).toBeUndefined();
   expect(JSON.stringify(unknown.body)).toContain('nope.sarif');
   await http().get('/api/findings/export.json').query({ severity: 'urgent' }).set(headers).expect(400);
@@ -138,10 +185,26 @@ it('a bad filter is a 400 naming the field, before any byte of a file', async ()
 
 it('records a findings.export audit event with the filter and the row count', async () => {
   const { total } = await searchedIds({ severity: 'low' });
-  await http().get('/api/findings/export.csv').query({ severity: 'low' }).set(headers).buffer(true).expect(200);
-  const events: { actor_id: string; subject_type: string; after: { format: string; filter: FindingFilter; rows: number } }[] =
-    await db.dataSource.query(`SELECT actor_id, subject_type, after FROM audit_events WHERE action = 'findings.export' ORDER BY id DESC LIMIT 1`);
-  expect(events).toEqual([{ actor_id: operatorId, subject_type: 'finding', after: { format: 'csv', filter: { severity: 'low' }, rows: total } }]);
+  await http()
+    .get('/api/findings/export.csv')
+    .query({ severity: 'low' })
+    .set(headers)
+    .buffer(true)
+    .expect(200);
+  const events: {
+    actor_id: string;
+    subject_type: string;
+    after: { format: string; filter: FindingFilter; rows: number };
+  }[] = await db.dataSource.query(
+    `SELECT actor_id, subject_type, after FROM audit_events WHERE action = 'findings.export' ORDER BY id DESC LIMIT 1`,
+  );
+  expect(events).toEqual([
+    {
+      actor_id: operatorId,
+      subject_type: 'finding',
+      after: { format: 'csv', filter: { severity: 'low' }, rows: total },
+    },
+  ]);
 });
 
 it('pages of any size join into the same rows (keyset on severity, id)', async () => {

@@ -30,7 +30,9 @@ export class FindingsController {
   @ReadScope()
   @ApiOperation({ summary: 'Current findings matching a filter: exact total and one page (limit ≤ 50)' })
   @ApiQueryFromSchema(searchFindingsQuerySchema)
-  search(@Query(new ZodValidationPipe(searchFindingsQuerySchema)) query: SearchFindingsQuery): Promise<SearchFindingsResult> {
+  search(
+    @Query(new ZodValidationPipe(searchFindingsQuerySchema)) query: SearchFindingsQuery,
+  ): Promise<SearchFindingsResult> {
     return this.corpus.searchFindings(query);
   }
 
@@ -38,16 +40,23 @@ export class FindingsController {
   @ReadScope()
   @ApiOperation({ summary: 'Exact counts of matching findings grouped by severity, report, CWE or verdict' })
   @ApiQueryFromSchema(countFindingsQuerySchema)
-  counts(@Query(new ZodValidationPipe(countFindingsQuerySchema)) query: CountFindingsQuery): Promise<CountFindingsByResult> {
+  counts(
+    @Query(new ZodValidationPipe(countFindingsQuerySchema)) query: CountFindingsQuery,
+  ): Promise<CountFindingsByResult> {
     return this.corpus.countFindings(query);
   }
 
   // `format` is the report-format filter, so the export's own format is the path's extension.
   @Get('export.csv')
   @ReadScope()
-  @ApiOperation({ summary: 'Every finding matching a filter as CSV (header row, searchFindings order); 400 bad filter' })
+  @ApiOperation({
+    summary: 'Every finding matching a filter as CSV (header row, searchFindings order); 400 bad filter',
+  })
   @ApiQueryFromSchema(findingFilterQuerySchema)
-  async exportCsv(@Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+  async exportCsv(
+    @Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<StreamableFile> {
     return new StreamableFile(await this.corpus.exportFindings(query, 'csv', operator), {
       type: 'text/csv; charset=utf-8',
       disposition: `attachment; filename="${exportFileName('csv')}"`,
@@ -56,9 +65,14 @@ export class FindingsController {
 
   @Get('export.json')
   @ReadScope()
-  @ApiOperation({ summary: 'Every finding matching a filter as one JSON array (searchFindings order); 400 bad filter' })
+  @ApiOperation({
+    summary: 'Every finding matching a filter as one JSON array (searchFindings order); 400 bad filter',
+  })
   @ApiQueryFromSchema(findingFilterQuerySchema)
-  async exportJson(@Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery, @CurrentOperator() operator: AuthenticatedOperator): Promise<StreamableFile> {
+  async exportJson(
+    @Query(new ZodValidationPipe(findingFilterQuerySchema)) query: FindingFilterQuery,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<StreamableFile> {
     return new StreamableFile(await this.corpus.exportFindings(query, 'json', operator), {
       type: 'application/json; charset=utf-8',
       disposition: `attachment; filename="${exportFileName('json')}"`,
@@ -67,7 +81,9 @@ export class FindingsController {
 
   @Get(':id')
   @ReadScope()
-  @ApiOperation({ summary: 'One finding: current version, number of versions, notes, latest verdict; 404 when unknown' })
+  @ApiOperation({
+    summary: 'One finding: current version, number of versions, notes, latest verdict; 404 when unknown',
+  })
   detail(@IntIdParam('id') id: number): Promise<FindingDetail> {
     return this.corpus.findingDetail(id);
   }
@@ -75,4 +91,7 @@ export class FindingsController {
 
 /** `findings-2026-12-01T23-40-05Z.csv`: sorts by time and is a valid file name everywhere. */
 const exportFileName = (ext: string): string =>
-  `findings-${new Date().toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}.${ext}`;
+  `findings-${new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-')}.${ext}`;

@@ -38,7 +38,9 @@ export class ImportEventsGateway implements OnGatewayInit, OnApplicationShutdown
       if (typeof parsed.operatorId !== 'string' || !parsed.job) return;
       server.local.to(operatorRoom(parsed.operatorId)).emit(IMPORT_SOCKET_EVENT, parsed.job);
     });
-    subscriber.subscribe(this.keys.importEvents).catch((e: Error) => this.logger.warn(`import events not subscribed: ${e.message}`));
+    subscriber
+      .subscribe(this.keys.importEvents)
+      .catch((e: Error) => this.logger.warn(`import events not subscribed: ${e.message}`));
   }
 
   async onApplicationShutdown(): Promise<void> {

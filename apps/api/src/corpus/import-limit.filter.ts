@@ -1,4 +1,10 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, PayloadTooLargeException } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  Inject,
+  PayloadTooLargeException,
+} from '@nestjs/common';
 import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 import { TooManyImportFilesException } from './import-upload';
@@ -17,7 +23,9 @@ export class ImportLimitFilter implements ExceptionFilter {
     sendTooLarge(
       host,
       tooMany ? 'TOO_MANY_FILES' : 'TOO_LARGE',
-      tooMany ? error.message : `A file is over the ${describeBytes(this.options.maxImportBytes)} import limit; nothing was imported.`,
+      tooMany
+        ? error.message
+        : `A file is over the ${describeBytes(this.options.maxImportBytes)} import limit; nothing was imported.`,
       { results: [] },
     );
   }

@@ -8,7 +8,9 @@ export const IMPORT_FILES_FIELD = 'files';
 /** More files in one import request than `CorpusImportOptions.maxFilesPerRequest` (413, nothing imported). */
 export class TooManyImportFilesException extends PayloadTooLargeException {
   constructor(readonly maxFiles: number) {
-    super(`Too many files: at most ${maxFiles} files per import request; nothing was imported. Send the others in another request.`);
+    super(
+      `Too many files: at most ${maxFiles} files per import request; nothing was imported. Send the others in another request.`,
+    );
   }
 }
 
@@ -43,7 +45,8 @@ export function importMulterOptions(options: CorpusImportOptions): MulterModuleO
       if (file.fieldname !== IMPORT_FILES_FIELD) return callback(wrongFieldException(file.fieldname), false);
       const count = (accepted.get(req) ?? 0) + 1;
       accepted.set(req, count);
-      if (count > options.maxFilesPerRequest) return callback(new TooManyImportFilesException(options.maxFilesPerRequest), false);
+      if (count > options.maxFilesPerRequest)
+        return callback(new TooManyImportFilesException(options.maxFilesPerRequest), false);
       callback(null, true);
     },
   };

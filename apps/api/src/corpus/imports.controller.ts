@@ -18,15 +18,26 @@ export class ImportsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One of your imports: status (queued, parsing, ready, failed, cancelled) and, once ended, the outcome' })
-  get(@UuidParam('id') id: string, @CurrentOperator() operator: AuthenticatedOperator): Promise<ImportJobView> {
+  @ApiOperation({
+    summary:
+      'One of your imports: status (queued, parsing, ready, failed, cancelled) and, once ended, the outcome',
+  })
+  get(
+    @UuidParam('id') id: string,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<ImportJobView> {
     return this.imports.get(operator.id, id);
   }
 
   @Post(':id/cancel')
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Cancel a queued or parsing import (nothing is written); 404 unknown, 409 already ended' })
-  cancel(@UuidParam('id') id: string, @CurrentOperator() operator: AuthenticatedOperator): Promise<ImportJobView> {
+  @ApiOperation({
+    summary: 'Cancel a queued or parsing import (nothing is written); 404 unknown, 409 already ended',
+  })
+  cancel(
+    @UuidParam('id') id: string,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<ImportJobView> {
     return this.imports.cancel(operator.id, id);
   }
 }

@@ -1,10 +1,22 @@
 import fs from 'node:fs/promises';
 import { InjectQueue } from '@nestjs/bullmq';
-import { ConflictException, Inject, Injectable, Logger, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import { type ImportJobView, ImportJobNames, IMPORTS_QUEUE, type RunImportJobData } from '@corpus-chat/contracts';
+import {
+  type ImportJobView,
+  ImportJobNames,
+  IMPORTS_QUEUE,
+  type RunImportJobData,
+} from '@corpus-chat/contracts';
 import {
   cancelImportJob,
   createImportJobs,
@@ -47,7 +59,8 @@ export class ImportsService {
 
   constructor(
     private readonly dataSource: DataSource,
-    @InjectQueue(IMPORTS_QUEUE) private readonly queue: Queue<RunImportJobData, string, typeof ImportJobNames.runImport>,
+    @InjectQueue(IMPORTS_QUEUE)
+    private readonly queue: Queue<RunImportJobData, string, typeof ImportJobNames.runImport>,
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     private readonly keys: RedisKeys,
   ) {}
@@ -81,11 +94,16 @@ export class ImportsService {
       await this.queue.addBulk(jobs.map((job) => importJob(job.id)));
     } catch (e) {
       this.logger.warn(`import jobs not queued: ${(e as Error).message}`);
-      await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [jobs.map((j) => j.id)]);
+      await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [
+        jobs.map((j) => j.id),
+      ]);
       await removeFiles(jobs.map((j) => j.uploadPath));
-      throw new ServiceUnavailableException('The import queue (Redis) is unavailable; nothing was imported. Try again shortly.');
+      throw new ServiceUnavailableException(
+        'The import queue (Redis) is unavailable; nothing was imported. Try again shortly.',
+      );
     }
-    for (const job of jobs) this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
+    for (const job of jobs)
+      this.logger.log({ operatorId, importId: job.id, sizeBytes: job.sizeBytes }, 'import queued');
     return jobs;
   }
 
@@ -107,7 +125,10 @@ export class ImportsService {
     if (!ended) return 'alive';
     this.logger.warn({ importId: job.id, jobState: state }, 'import had no live job; ended failed');
     await this.redis
-      .publish(this.keys.importEvents, JSON.stringify({ operatorId: ended.operatorId, job: importJobView(ended) }))
+      .publish(
+        this.keys.importEvents,
+        JSON.stringify({ operatorId: ended.operatorId, job: importJobView(ended) }),
+      )
       .catch((e: Error) => this.logger.warn(`import ${job.id}: failure not broadcast: ${e.message}`));
     return 'ended';
   }
@@ -131,7 +152,9 @@ export class ImportsService {
     const result = await cancelImportJob(this.dataSource, operatorId, id);
     if (result.status === 'not_found') throw new NotFoundException(`No import of yours has id ${id}.`);
     if (result.status === 'finished') {
-      throw new ConflictException(`Import ${id} already ended (${result.job.status}); archive its report on the Reports page instead.`);
+      throw new ConflictException(
+        `Import ${id} already ended (${result.job.status}); archive its report on the Reports page instead.`,
+      );
     }
     this.logger.log({ operatorId, importId: id }, 'import cancelled');
     const view = importJobView(result.job);
@@ -147,7 +170,13 @@ function importJob(id: string) {
   return {
     name: ImportJobNames.runImport,
     data: { importId: id },
-    opts: { jobId: id, attempts: 2, backoff: { type: 'fixed' as const, delay: 1000 }, removeOnComplete: 1000, removeOnFail: 1000 },
+    opts: {
+      jobId: id,
+      attempts: 2,
+      backoff: { type: 'fixed' as const, delay: 1000 },
+      removeOnComplete: 1000,
+      removeOnFail: 1000,
+    },
   };
 }
 

@@ -28,8 +28,13 @@ export class ReportComparisonController {
       'format=csv streams the new and fixed findings as CSV (audited as comparison.export). 404 unknown report; 400 the same report twice; 422 a report that names no target or scans of different targets (the message names both targets).',
   })
   @ApiQueryFrom(CompareReportsQueryDto)
-  async compare(@Query() query: CompareReportsQueryDto, @CurrentOperator() operator: AuthenticatedOperator): Promise<ScanComparison | StreamableFile> {
-    const comparison = await runReadOnly(this.dataSource, (m) => compareReports(m, { baseline: query.baseline, report: query.report }));
+  async compare(
+    @Query() query: CompareReportsQueryDto,
+    @CurrentOperator() operator: AuthenticatedOperator,
+  ): Promise<ScanComparison | StreamableFile> {
+    const comparison = await runReadOnly(this.dataSource, (m) =>
+      compareReports(m, { baseline: query.baseline, report: query.report }),
+    );
     if (query.format !== 'csv') return comparison;
     // A download takes findings out of the product, so it is audited like the findings export.
     await recordAuditEvent(this.dataSource.manager, {
@@ -37,7 +42,12 @@ export class ReportComparisonController {
       actor: { id: operator.id, username: operator.username },
       subjectType: 'report',
       subjectId: comparison.report.id,
-      after: { baselineReportId: comparison.baseline.id, new: comparison.new, fixed: comparison.fixed, rows: comparison.new + comparison.fixed },
+      after: {
+        baselineReportId: comparison.baseline.id,
+        new: comparison.new,
+        fixed: comparison.fixed,
+        rows: comparison.new + comparison.fixed,
+      },
     });
     return new StreamableFile(Readable.from(comparisonCsvLines(comparison)), {
       type: 'text/csv; charset=utf-8',
@@ -46,7 +56,10 @@ export class ReportComparisonController {
   }
 
   @Get(':id/scans')
-  @ApiOperation({ summary: "A report's scans of the same target, itself included, oldest recorded scan time first; 404 unknown report" })
+  @ApiOperation({
+    summary:
+      "A report's scans of the same target, itself included, oldest recorded scan time first; 404 unknown report",
+  })
   scans(@IntIdParam('id') id: number): Promise<SameTargetScans> {
     return runReadOnly(this.dataSource, (m) => sameTargetScans(m, id));
   }

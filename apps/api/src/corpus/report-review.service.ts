@@ -1,7 +1,19 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { REPORT_TEXT_MAX_CHARS, type ManualFindingCreated, type ManualFindingDto, type ReportSummary, type ReportTextView } from '@corpus-chat/contracts';
-import { addManualFinding, completeReportReview, readReportText, reportSummaries, type AuditActor } from '@corpus-chat/corpus-queries';
+import {
+  REPORT_TEXT_MAX_CHARS,
+  type ManualFindingCreated,
+  type ManualFindingDto,
+  type ReportSummary,
+  type ReportTextView,
+} from '@corpus-chat/contracts';
+import {
+  addManualFinding,
+  completeReportReview,
+  readReportText,
+  reportSummaries,
+  type AuditActor,
+} from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 
 const actorOf = (o: AuthenticatedOperator): AuditActor => ({ id: o.id, username: o.username });
@@ -29,7 +41,11 @@ export class ReportReviewService {
   }
 
   /** @throws NotFoundException for an unknown report; ConflictException when it is not waiting for review. */
-  async addFinding(id: number, dto: ManualFindingDto, operator: AuthenticatedOperator): Promise<ManualFindingCreated> {
+  async addFinding(
+    id: number,
+    dto: ManualFindingDto,
+    operator: AuthenticatedOperator,
+  ): Promise<ManualFindingCreated> {
     const result = await addManualFinding(this.dataSource.manager, id, dto, actorOf(operator));
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);

@@ -47,7 +47,9 @@ export class ReportsController {
 
   @Get()
   @ReadScope()
-  @ApiOperation({ summary: 'Every report with its finding counts by severity; archived ones with includeArchived=true' })
+  @ApiOperation({
+    summary: 'Every report with its finding counts by severity; archived ones with includeArchived=true',
+  })
   @ApiQueryFrom(ListReportsQueryDto)
   list(@Query() query: ListReportsQueryDto): Promise<ReportSummary[]> {
     return this.corpus.listReports(query.includeArchived === 'true');
@@ -58,7 +60,12 @@ export class ReportsController {
   // Any field: a file in another one than `files` is refused naming the field (see importMulterOptions).
   @UseInterceptors(AnyFilesInterceptor())
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: { type: 'object', properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } } } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      properties: { files: { type: 'array', items: { type: 'string', format: 'binary' } } },
+    },
+  })
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Queue scanner or native report files (field "files") for import; one queued import per file',
@@ -70,13 +77,17 @@ export class ReportsController {
     @CurrentOperator() operator: AuthenticatedOperator,
   ): Promise<QueuedImportsResponse> {
     if (!files?.length) {
-      throw new BadRequestException(`upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`);
+      throw new BadRequestException(
+        `upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`,
+      );
     }
     return { imports: await this.imports.queueImports(files, operator.id) };
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Archive (hide from every count) or restore a report; 404 unknown, 409 restoring a duplicate' })
+  @ApiOperation({
+    summary: 'Archive (hide from every count) or restore a report; 404 unknown, 409 restoring a duplicate',
+  })
   update(
     @IntIdParam('id') id: number,
     @Body() dto: UpdateReportDto,
@@ -88,7 +99,9 @@ export class ReportsController {
   @Delete(':id')
   @Roles('admin')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete an archived report and its findings (admin); 404 unknown, 409 not archived' })
+  @ApiOperation({
+    summary: 'Delete an archived report and its findings (admin); 404 unknown, 409 not archived',
+  })
   remove(@IntIdParam('id') id: number, @CurrentOperator() operator: AuthenticatedOperator): Promise<void> {
     return this.corpus.deleteReport(id, operator);
   }

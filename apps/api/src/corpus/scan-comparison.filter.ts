@@ -19,6 +19,10 @@ const STATUS_OF: Record<ScanComparisonErrorCode, number> = {
 export class ScanComparisonFilter implements ExceptionFilter {
   catch(error: ScanComparisonError, host: ArgumentsHost): void {
     const status = STATUS_OF[error.code];
-    host.switchToHttp().getResponse<Response>().status(status).json({ statusCode: status, error: error.code, message: error.message });
+    host
+      .switchToHttp()
+      .getResponse<Response>()
+      .status(status)
+      .json({ statusCode: status, error: error.code, message: error.message });
   }
 }

@@ -37,8 +37,17 @@ export function describeBytes(bytes: number): string {
 }
 
 /** Answers an upload over a limit: 413 with `error` (`TOO_LARGE`…) and a message naming the limit, plus `extra` fields. */
-export function sendTooLarge(host: ArgumentsHost, error: string, message: string, extra: Record<string, unknown> = {}): void {
-  host.switchToHttp().getResponse<Response>().status(413).json({ statusCode: 413, error, message, ...extra });
+export function sendTooLarge(
+  host: ArgumentsHost,
+  error: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
+  host
+    .switchToHttp()
+    .getResponse<Response>()
+    .status(413)
+    .json({ statusCode: 413, error, message, ...extra });
 }
 
 /** The `ArgumentsHost` of an HTTP request outside Nest's router (an Express error handler). */
@@ -103,11 +112,21 @@ export class ClientErrorFilter extends BaseExceptionFilter {
     const message = this.messageOf(error);
     // Never the parser's message in the log: it may quote the body (passwords, operators' messages).
     this.logger.warn(
-      { status: error.status, type: error.type, method: req.method, url: req.originalUrl, length: error.length, limit: error.limit },
+      {
+        status: error.status,
+        type: error.type,
+        method: req.method,
+        url: req.originalUrl,
+        length: error.length,
+        limit: error.limit,
+      },
       `request refused: ${parseFailed ? 'Request body is not valid JSON' : message}`,
     );
     super.catch(
-      new HttpException({ statusCode: error.status, error: STATUS_CODES[error.status] ?? 'Error', message }, error.status),
+      new HttpException(
+        { statusCode: error.status, error: STATUS_CODES[error.status] ?? 'Error', message },
+        error.status,
+      ),
       host,
     );
   }

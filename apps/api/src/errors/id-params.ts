@@ -9,7 +9,10 @@ export const MAX_INT_ID = 2_147_483_647;
  * service's 404.
  */
 export const UuidParam = (name: string): ParameterDecorator =>
-  Param(name, new ParseUUIDPipe({ exceptionFactory: () => new BadRequestException(`${name} must be a UUID`) }));
+  Param(
+    name,
+    new ParseUUIDPipe({ exceptionFactory: () => new BadRequestException(`${name} must be a UUID`) }),
+  );
 
 /**
  * Parses a route parameter `name` holding an integer id: 1 to `MAX_INT_ID` (larger ones cannot
@@ -23,8 +26,10 @@ export class ParseIntIdPipe implements PipeTransform<string | number, number> {
 
   transform(value: string | number): number {
     const id = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!Number.isInteger(id) || id < 1) throw new BadRequestException(`${this.name} must be a positive integer`);
-    if (id > MAX_INT_ID) throw new BadRequestException(`${this.name} must be a positive integer up to ${MAX_INT_ID}`);
+    if (!Number.isInteger(id) || id < 1)
+      throw new BadRequestException(`${this.name} must be a positive integer`);
+    if (id > MAX_INT_ID)
+      throw new BadRequestException(`${this.name} must be a positive integer up to ${MAX_INT_ID}`);
     return id;
   }
 }

@@ -1,7 +1,12 @@
 import { Body, ConflictException, Controller, Get, NotFoundException, Put, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { FeedbackQueryDto, type FeedbackPage, TurnFeedbackDto, type TurnFeedbackView } from '@corpus-chat/contracts';
+import {
+  FeedbackQueryDto,
+  type FeedbackPage,
+  TurnFeedbackDto,
+  type TurnFeedbackView,
+} from '@corpus-chat/contracts';
 import { listFeedback, saveTurnFeedback } from '@corpus-chat/corpus-queries';
 import { Roles } from '../auth/auth.decorators';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
@@ -15,14 +20,23 @@ export class TurnFeedbackController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Put()
-  @ApiOperation({ summary: 'Rate an answer up or down with an optional comment (replaces your earlier rating); 404 unless your thread' })
+  @ApiOperation({
+    summary:
+      'Rate an answer up or down with an optional comment (replaces your earlier rating); 404 unless your thread',
+  })
   async save(
     @CurrentOperator() op: AuthenticatedOperator,
     @UuidParam('id') chatId: string,
     @UuidParam('turnId') turnId: string,
     @Body() dto: TurnFeedbackDto,
   ): Promise<TurnFeedbackView> {
-    const outcome = await saveTurnFeedback(this.dataSource, { id: op.id, username: op.username }, chatId, turnId, dto);
+    const outcome = await saveTurnFeedback(
+      this.dataSource,
+      { id: op.id, username: op.username },
+      chatId,
+      turnId,
+      dto,
+    );
     switch (outcome.kind) {
       case 'not-found':
         throw new NotFoundException('Turn not found in this chat.');
@@ -42,7 +56,10 @@ export class FeedbackController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  @ApiOperation({ summary: 'Feedback on answers, most recently changed first, filtered by rating, operator and date (admin)' })
+  @ApiOperation({
+    summary:
+      'Feedback on answers, most recently changed first, filtered by rating, operator and date (admin)',
+  })
   @ApiQueryFrom(FeedbackQueryDto)
   list(@Query() query: FeedbackQueryDto): Promise<FeedbackPage> {
     return listFeedback(this.dataSource.manager, query);

@@ -1,5 +1,12 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
 import { type CorpusTools, isToolName, shownToolName } from '@corpus-chat/corpus-queries';
 
@@ -36,13 +43,27 @@ export function mcpToolList(): Tool[] {
  * `{ tool, filter, total, untrusted, data }` and the same JSON as text, after a line stating the
  * total and the filter.
  */
-export async function callCorpusTool(tools: CorpusTools, name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+export async function callCorpusTool(
+  tools: CorpusTools,
+  name: string,
+  args: unknown,
+  signal?: AbortSignal,
+): Promise<CallToolResult> {
   if (!isToolName(name)) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${shownToolName(name)}'. Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool '${shownToolName(name)}'. Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`,
+    );
   }
   const run = await tools.execute(name, args ?? {}, signal);
   if (!run.ok) return { isError: true, content: [{ type: 'text', text: run.error }] };
-  const structured = { tool: run.name, filter: run.filterDescription, total: run.total, untrusted: UNTRUSTED_NOTE, data: JSON.parse(run.modelContent) as unknown };
+  const structured = {
+    tool: run.name,
+    filter: run.filterDescription,
+    total: run.total,
+    untrusted: UNTRUSTED_NOTE,
+    data: JSON.parse(run.modelContent) as unknown,
+  };
   return {
     content: [
       { type: 'text', text: `${run.name}: total ${run.total} for ${run.filterDescription} (exact).` },
@@ -58,8 +79,13 @@ export async function callCorpusTool(tools: CorpusTools, name: string, args: unk
  */
 export function createCorpusMcpServer(tools: CorpusTools): Server {
   // The low-level `Server`: `McpServer.registerTool` wants zod shapes, the shared definitions are JSON Schema.
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList() }));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callCorpusTool(tools, req.params.name, req.params.arguments, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+    callCorpusTool(tools, req.params.name, req.params.arguments, extra.signal),
+  );
   return server;
 }

@@ -8,7 +8,14 @@ import { CorpusTools } from '@corpus-chat/corpus-queries';
 import { createCorpusMcpServer } from './corpus-mcp-server';
 
 /** The JSON-RPC answer to GET and DELETE: a stateless server has no stream to open and no session to end. */
-const NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; send JSON-RPC requests with POST /mcp.' }, id: null };
+const NOT_ALLOWED = {
+  jsonrpc: '2.0',
+  error: {
+    code: -32000,
+    message: 'Method not allowed: this MCP server is stateless; send JSON-RPC requests with POST /mcp.',
+  },
+  id: null,
+};
 
 /**
  * `/mcp` (outside the `/api` prefix): the corpus tools over MCP Streamable HTTP, stateless (no
@@ -27,14 +34,21 @@ export class McpController {
   @ApiOperation({ summary: 'MCP Streamable HTTP endpoint (JSON-RPC over POST; tools/list, tools/call)' })
   async handle(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
     const server = createCorpusMcpServer(this.tools);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
-    this.logger.debug({ msg: 'MCP request', operatorId: req.operator?.id, method: (req.body as { method?: unknown } | undefined)?.method });
+    this.logger.debug({
+      msg: 'MCP request',
+      operatorId: req.operator?.id,
+      method: (req.body as { method?: unknown } | undefined)?.method,
+    });
   }
 
   @Get()

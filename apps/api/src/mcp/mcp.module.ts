@@ -10,6 +10,12 @@ import { McpController } from './mcp.controller';
  */
 @Module({
   controllers: [McpController],
-  providers: [{ provide: CorpusTools, inject: [DataSource], useFactory: (db: DataSource) => new CorpusTools(db, defaultCorpusQueries, defaultReadOnly) }],
+  providers: [
+    {
+      provide: CorpusTools,
+      inject: [DataSource],
+      useFactory: (db: DataSource) => new CorpusTools(db, defaultCorpusQueries, defaultReadOnly),
+    },
+  ],
 })
 export class McpModule {}

@@ -46,7 +46,9 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     let generated = false;
     if (!password) {
       if (this.env.NODE_ENV === 'production') {
-        throw new ConfigError(['ADMIN_PASSWORD: required in production while no admin exists (at least 10 characters)']);
+        throw new ConfigError([
+          'ADMIN_PASSWORD: required in production while no admin exists (at least 10 characters)',
+        ]);
       }
       if (this.env.NODE_ENV === 'test') return 'skipped';
       password = crypto.randomBytes(15).toString('base64url');
@@ -55,12 +57,20 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
     const username = this.env.ADMIN_USERNAME;
     const repo = this.db.getRepository(OperatorEntity);
     try {
-      await repo.insert({ username, displayName: 'Administrator', role: 'admin', passwordHash: await hashPassword(password), disabled: false });
+      await repo.insert({
+        username,
+        displayName: 'Administrator',
+        role: 'admin',
+        passwordHash: await hashPassword(password),
+        disabled: false,
+      });
     } catch (e) {
       // Another API instance created it at the same time, or a disabled operator holds the name.
       if (!isUniqueViolation(e, 'uq_operators_username_lower')) throw e;
       if (await hasEnabledAdmin(this.db)) return 'exists';
-      throw new ConfigError([`ADMIN_USERNAME: "${username}" belongs to a disabled operator or a non-admin; choose another name`]);
+      throw new ConfigError([
+        `ADMIN_USERNAME: "${username}" belongs to a disabled operator or a non-admin; choose another name`,
+      ]);
     }
     if (generated) {
       const file = path.resolve(this.env.DATA_DIR, adminPasswordFileName(this.env.DATABASE_URL));
@@ -68,7 +78,9 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
       fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
       fs.chmodSync(file, 0o600);
       // Printed once, on purpose: the only way to learn a generated password.
-      process.stdout.write(`\n  First admin created: sign in as "${username}" with password ${password}\n  (also in ${file}; change it under Operators)\n\n`);
+      process.stdout.write(
+        `\n  First admin created: sign in as "${username}" with password ${password}\n  (also in ${file}; change it under Operators)\n\n`,
+      );
     }
     this.logger.log({ msg: 'first admin created', username, generatedPassword: generated });
     return 'created';

@@ -21,12 +21,17 @@ export class OperatorsController {
 
   @Post()
   @ApiOperation({ summary: 'Create an operator (admin); 409 when the username is taken' })
-  create(@Body() dto: CreateOperatorDto, @CurrentOperator() actor: AuthenticatedOperator): Promise<OperatorView> {
+  create(
+    @Body() dto: CreateOperatorDto,
+    @CurrentOperator() actor: AuthenticatedOperator,
+  ): Promise<OperatorView> {
     return this.operators.create(dto, actor);
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Rename, change role, disable/enable or reset the password of an operator (admin)' })
+  @ApiOperation({
+    summary: 'Rename, change role, disable/enable or reset the password of an operator (admin)',
+  })
   update(
     @UuidParam('id') id: string,
     @Body() dto: UpdateOperatorDto,

@@ -1,7 +1,20 @@
-import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
-import { OperatorEntity, bumpTokenVersion, deleteApiTokensOf, findOperatorByUsername, isUniqueViolation, recordAuditEvent } from '@corpus-chat/corpus-queries';
+import {
+  OperatorEntity,
+  bumpTokenVersion,
+  deleteApiTokensOf,
+  findOperatorByUsername,
+  isUniqueViolation,
+  recordAuditEvent,
+} from '@corpus-chat/corpus-queries';
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
@@ -39,7 +52,13 @@ export class OperatorsService {
       const saved = await this.db.transaction(async (tx) => {
         const repo = tx.getRepository(OperatorEntity);
         const row = await repo.save(
-          repo.create({ username: dto.username, displayName: dto.displayName.trim(), role: dto.role, passwordHash, disabled: false }),
+          repo.create({
+            username: dto.username,
+            displayName: dto.displayName.trim(),
+            role: dto.role,
+            passwordHash,
+            disabled: false,
+          }),
         );
         await recordAuditEvent(tx, {
           action: 'operator.create',
@@ -79,7 +98,8 @@ export class OperatorsService {
       const before = { displayName: operator.displayName, role: operator.role, disabled: operator.disabled };
       if (dto.displayName !== undefined) operator.displayName = dto.displayName.trim();
       if (dto.role !== undefined) operator.role = dto.role;
-      const revoke = (dto.disabled !== undefined && dto.disabled !== operator.disabled) || dto.password !== undefined;
+      const revoke =
+        (dto.disabled !== undefined && dto.disabled !== operator.disabled) || dto.password !== undefined;
       if (dto.disabled !== undefined) operator.disabled = dto.disabled;
       if (dto.password !== undefined) {
         operator.passwordHash = await hashPassword(dto.password);
@@ -99,7 +119,10 @@ export class OperatorsService {
         subjectId: id,
         before: Object.fromEntries(keys.map((k) => [k, before[k]])),
         // The password itself never: only that it was reset.
-        after: { ...Object.fromEntries(keys.map((k) => [k, after[k]])), ...(dto.password !== undefined ? { passwordReset: true } : {}) },
+        after: {
+          ...Object.fromEntries(keys.map((k) => [k, after[k]])),
+          ...(dto.password !== undefined ? { passwordReset: true } : {}),
+        },
       });
       if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
       // A disabled account's API tokens go for good: re-enabling it must not revive them.
@@ -107,7 +130,12 @@ export class OperatorsService {
       return { saved, revoke };
     });
     if (result.revoke) this.sockets.disconnectOperator(id);
-    this.logger.log({ msg: 'operator updated', operatorId: id, by: actor.id, fields: Object.keys(dto).filter((k) => k !== 'password') });
+    this.logger.log({
+      msg: 'operator updated',
+      operatorId: id,
+      by: actor.id,
+      fields: Object.keys(dto).filter((k) => k !== 'password'),
+    });
     return toOperatorView(result.saved);
   }
 

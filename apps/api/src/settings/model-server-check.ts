@@ -1,6 +1,12 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { TOOL_DEFINITIONS, type SettingsTestResult } from '@corpus-chat/contracts';
-import { connectionErrorCode, connectionFailure, discoverContextLength, effectiveContextBudget, httpFailure } from '@corpus-chat/server-core';
+import {
+  connectionErrorCode,
+  connectionFailure,
+  discoverContextLength,
+  effectiveContextBudget,
+  httpFailure,
+} from '@corpus-chat/server-core';
 
 /** What to test: an OpenAI-compatible server and a model on it. */
 export interface ModelServerTarget {
@@ -27,7 +33,8 @@ export interface ModelServerCheckOptions {
  * (ECONNREFUSED)`.
  */
 export function serverMessage(e: unknown, baseUrl?: string): string {
-  if (e instanceof APIConnectionTimeoutError) return `no answer${baseUrl ? ` from ${baseUrl}` : ''} in time (timed out)`;
+  if (e instanceof APIConnectionTimeoutError)
+    return `no answer${baseUrl ? ` from ${baseUrl}` : ''} in time (timed out)`;
   if (e instanceof APIConnectionError) return connectionFailure(e, baseUrl);
   if (e instanceof APIError) return httpFailure(e.status);
   return 'the request failed';
@@ -63,8 +70,15 @@ const fmt = (n: number) => n.toLocaleString('en-US');
  * When the model list timed out, nothing else is tried (a server that does not answer would
  * otherwise hold the check for the completion's timeout, 120 s by default). Never throws.
  */
-export async function checkModelServer(target: ModelServerTarget, options: ModelServerCheckOptions = {}): Promise<SettingsTestResult> {
-  const client = new OpenAI({ baseURL: target.baseUrl, apiKey: target.apiKey || 'not-needed', maxRetries: 0 });
+export async function checkModelServer(
+  target: ModelServerTarget,
+  options: ModelServerCheckOptions = {},
+): Promise<SettingsTestResult> {
+  const client = new OpenAI({
+    baseURL: target.baseUrl,
+    apiKey: target.apiKey || 'not-needed',
+    maxRetries: 0,
+  });
   const checks: SettingsTestResult['checks'] = [];
   const agentTokens = options.agentContextTokens ?? 6000;
   const listTimeoutMs = options.listTimeoutMs ?? 15_000;
@@ -85,7 +99,11 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
         : `The server lists ${ids.length} model(s), but not '${target.model}'${ids.length ? ` (available: ${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''})` : ''}: a turn with it would fail. Use a listed name, or pull or load the model first.`,
     });
   } catch (e) {
-    checks.push({ name: 'models', ok: false, detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}` });
+    checks.push({
+      name: 'models',
+      ok: false,
+      detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}`,
+    });
     // A server that accepted the connection but did not answer a model list in time would only
     // hold the operator for the completion's much longer timeout too.
     // (By its error class, or by the time it took: under some runtimes the SDK reports its own
@@ -98,7 +116,11 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
       checks.push(
         { name: 'completion', ok: false, detail: `${why} a completion would not be answered either.` },
         { name: 'tools', ok: false, detail: `${why} a request with tools would not be answered either.` },
-        { name: 'context', ok: true, detail: `Context length unknown (not asked: the server did not answer in time): the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens.` },
+        {
+          name: 'context',
+          ok: true,
+          detail: `Context length unknown (not asked: the server did not answer in time): the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens.`,
+        },
       );
       return { ok: false, checks, contextBudgetTokens: agentTokens };
     }
@@ -107,25 +129,50 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
   let completed = false;
   try {
     const r = await client.chat.completions.create(
-      { model: target.model, messages: [{ role: 'user', content: 'Reply with the single word OK.' }], max_tokens: 1, stream: false },
+      {
+        model: target.model,
+        messages: [{ role: 'user', content: 'Reply with the single word OK.' }],
+        max_tokens: 1,
+        stream: false,
+      },
       { timeout: completionTimeoutMs },
     );
     const text = r.choices?.[0]?.message?.content ?? '';
     completed = true;
-    checks.push({ name: 'completion', ok: true, detail: `The model '${target.model}' answered${text ? `: '${text.slice(0, 50)}'` : ' (an empty reply)'}.` });
+    checks.push({
+      name: 'completion',
+      ok: true,
+      detail: `The model '${target.model}' answered${text ? `: '${text.slice(0, 50)}'` : ' (an empty reply)'}.`,
+    });
   } catch (e) {
-    checks.push({ name: 'completion', ok: false, detail: `A one-token completion with '${target.model}' failed: ${serverMessage(e, target.baseUrl)}` });
+    checks.push({
+      name: 'completion',
+      ok: false,
+      detail: `A one-token completion with '${target.model}' failed: ${serverMessage(e, target.baseUrl)}`,
+    });
   }
 
   if (!completed) {
-    checks.push({ name: 'tools', ok: false, detail: 'Not tried: the plain completion failed, so a request with tools would fail too.' });
+    checks.push({
+      name: 'tools',
+      ok: false,
+      detail: 'Not tried: the plain completion failed, so a request with tools would fail too.',
+    });
   } else {
     try {
       const r = await client.chat.completions.create(
         {
           model: target.model,
-          messages: [{ role: 'user', content: 'How many reports and findings are in the corpus? Use the get_corpus_overview tool.' }],
-          tools: TOOL_DEFINITIONS.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })),
+          messages: [
+            {
+              role: 'user',
+              content: 'How many reports and findings are in the corpus? Use the get_corpus_overview tool.',
+            },
+          ],
+          tools: TOOL_DEFINITIONS.map((t) => ({
+            type: 'function' as const,
+            function: { name: t.name, description: t.description, parameters: t.parameters },
+          })),
           tool_choice: 'auto',
           max_tokens: TOOL_CHECK_MAX_TOKENS,
           stream: false,
@@ -136,22 +183,35 @@ export async function checkModelServer(target: ModelServerTarget, options: Model
     } catch (e) {
       // The hint is chosen by the server's words, which are not shown themselves.
       const hint = toolsHint(e instanceof APIError ? e.message : '', target.model);
-      checks.push({ name: 'tools', ok: false, detail: `A request with the agent's tools was refused: ${serverMessage(e, target.baseUrl)}. ${hint}` });
+      checks.push({
+        name: 'tools',
+        ok: false,
+        detail: `A request with the agent's tools was refused: ${serverMessage(e, target.baseUrl)}. ${hint}`,
+      });
     }
   }
 
   // After the completion: Ollama then has the model loaded and reports the context it really uses.
-  const info = await discoverContextLength(target.baseUrl, target.model, target.apiKey, { timeoutMs: options.contextTimeoutMs });
+  const info = await discoverContextLength(target.baseUrl, target.model, target.apiKey, {
+    timeoutMs: options.contextTimeoutMs,
+  });
   const budget = effectiveContextBudget(info.contextTokens, agentTokens);
   let detail: string;
   if (info.contextTokens === undefined) {
     detail = `Context length unknown: the budget is AGENT_CONTEXT_TOKENS, ${fmt(agentTokens)} tokens. ${info.detail}`;
   } else {
     detail = `${info.detail} Effective budget: ${fmt(budget)} tokens, 80 % of that window (the answer needs room too) or AGENT_CONTEXT_TOKENS, whichever is smaller (${fmt(agentTokens)}).`;
-    if (info.contextTokens < agentTokens) detail += " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (README, Choosing the model) for longer histories and results.";
+    if (info.contextTokens < agentTokens)
+      detail +=
+        " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (README, Choosing the model) for longer histories and results.";
   }
   checks.push({ name: 'context', ok: true, detail });
-  return { ok: checks.every((c) => c.ok), checks, contextTokens: info.contextTokens, contextBudgetTokens: budget };
+  return {
+    ok: checks.every((c) => c.ok),
+    checks,
+    contextTokens: info.contextTokens,
+    contextBudgetTokens: budget,
+  };
 }
 
 /** Tokens the tool check lets the model write: room for a call, or for reasoning before it. */
@@ -165,9 +225,20 @@ const TEXT_CALL = /<tool_call>|<function=|\[TOOL_CALLS\]|"name"\s*:\s*"get_corpu
  * call written as text passes with advice (the worker recovers it, but the server's tool parser
  * should do that); an answer without a call fails, since turns would then answer without tools.
  */
-export function toolCallVerdict(message: { content?: string | null; tool_calls?: ({ function?: { name?: string } } | { custom?: unknown })[] | null } | undefined, model: string): { ok: boolean; detail: string } {
-  const name = message?.tool_calls?.map((c) => ('function' in c ? c.function?.name : undefined)).find(Boolean);
-  if (name) return { ok: true, detail: `Asked a question that needs a tool, the model '${model}' called ${name}.` };
+export function toolCallVerdict(
+  message:
+    | {
+        content?: string | null;
+        tool_calls?: ({ function?: { name?: string } } | { custom?: unknown })[] | null;
+      }
+    | undefined,
+  model: string,
+): { ok: boolean; detail: string } {
+  const name = message?.tool_calls
+    ?.map((c) => ('function' in c ? c.function?.name : undefined))
+    .find(Boolean);
+  if (name)
+    return { ok: true, detail: `Asked a question that needs a tool, the model '${model}' called ${name}.` };
   const text = message?.content ?? '';
   if (TEXT_CALL.test(text)) {
     return {

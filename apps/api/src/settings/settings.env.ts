@@ -30,4 +30,5 @@ export class SettingsEnv {
 export const SETTINGS_ENV = Symbol('SETTINGS_ENV');
 
 /** Reads and validates `SettingsEnv` from `raw` (default `process.env`); throws `ConfigError` naming each bad variable. */
-export const loadSettingsEnv = (raw: Record<string, unknown> = process.env): SettingsEnv => validateEnv(SettingsEnv, raw);
+export const loadSettingsEnv = (raw: Record<string, unknown> = process.env): SettingsEnv =>
+  validateEnv(SettingsEnv, raw);

@@ -1,7 +1,18 @@
 import { Inject, Injectable, Logger, UnprocessableEntityException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { sameBaseUrl, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
-import { readModelSettings, recordAuditEvent, toSettingsView, writeModelSettings } from '@corpus-chat/corpus-queries';
+import {
+  sameBaseUrl,
+  type SettingsTestResult,
+  type SettingsView,
+  type TestSettingsDto,
+  type UpdateSettingsDto,
+} from '@corpus-chat/contracts';
+import {
+  readModelSettings,
+  recordAuditEvent,
+  toSettingsView,
+  writeModelSettings,
+} from '@corpus-chat/corpus-queries';
 import { ModelUrlAllowlist } from '@corpus-chat/server-core';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';
@@ -37,7 +48,11 @@ export class SettingsService {
       const stored = await readModelSettings(tx);
       const baseUrl = dto.baseUrl ?? stored.baseUrl;
       if ((dto.backend ?? stored.backend) === 'openai' && baseUrl) this.assertAllowed(baseUrl);
-      const dropKey = dto.apiKey === undefined && dto.baseUrl !== undefined && !!stored.apiKey && !sameBaseUrl(dto.baseUrl, stored.baseUrl);
+      const dropKey =
+        dto.apiKey === undefined &&
+        dto.baseUrl !== undefined &&
+        !!stored.apiKey &&
+        !sameBaseUrl(dto.baseUrl, stored.baseUrl);
       const next = await writeModelSettings(tx, {
         backend: dto.backend,
         baseUrl: dto.baseUrl,
@@ -47,10 +62,26 @@ export class SettingsService {
       // The view, never the key: the audit log says whether a key is set, not which.
       const { updatedAt: _before, ...before } = toSettingsView(stored);
       const { updatedAt: _after, ...after } = toSettingsView(next);
-      await recordAuditEvent(tx, { action: 'settings.update', actor, subjectType: 'settings', subjectId: null, before, after });
+      await recordAuditEvent(tx, {
+        action: 'settings.update',
+        actor,
+        subjectType: 'settings',
+        subjectId: null,
+        before,
+        after,
+      });
       return { saved: next, keyDropped: dropKey };
     });
-    this.logger.log({ operatorId: actor.id, backend: saved.backend, model: saved.model, apiKeySet: !!saved.apiKey, apiKeyDropped: keyDropped }, 'model settings saved');
+    this.logger.log(
+      {
+        operatorId: actor.id,
+        backend: saved.backend,
+        model: saved.model,
+        apiKeySet: !!saved.apiKey,
+        apiKeyDropped: keyDropped,
+      },
+      'model settings saved',
+    );
     return toSettingsView(saved);
   }
 
@@ -64,18 +95,35 @@ export class SettingsService {
     const stored = await readModelSettings(this.dataSource);
     const backend = overrides.backend ?? stored.backend;
     if (backend === 'builtin') {
-      return { ok: true, checks: [{ name: 'models', ok: true, detail: 'The built-in planner is selected: it needs no model server.' }] };
+      return {
+        ok: true,
+        checks: [
+          { name: 'models', ok: true, detail: 'The built-in planner is selected: it needs no model server.' },
+        ],
+      };
     }
     const baseUrl = overrides.baseUrl ?? stored.baseUrl;
     const model = overrides.model ?? stored.model;
     if (!baseUrl || !model) {
-      return { ok: false, checks: [{ name: 'models', ok: false, detail: 'Set the base URL and the model of the OpenAI-compatible server first.' }] };
+      return {
+        ok: false,
+        checks: [
+          {
+            name: 'models',
+            ok: false,
+            detail: 'Set the base URL and the model of the OpenAI-compatible server first.',
+          },
+        ],
+      };
     }
     this.assertAllowed(baseUrl);
     let apiKey: string | null;
     if (overrides.apiKey !== undefined) apiKey = overrides.apiKey || null;
     else apiKey = sameBaseUrl(baseUrl, stored.baseUrl) ? stored.apiKey : null;
-    return checkModelServer({ baseUrl, model, apiKey }, { agentContextTokens: this.env.AGENT_CONTEXT_TOKENS, ...this.checkOptions });
+    return checkModelServer(
+      { baseUrl, model, apiKey },
+      { agentContextTokens: this.env.AGENT_CONTEXT_TOKENS, ...this.checkOptions },
+    );
   }
 
   /** 422 naming `MODEL_URL_ALLOWLIST` for a server outside it (before anything is saved or sent). */

@@ -15,6 +15,9 @@ describe('the app page policy is the same in every deployment', () => {
 
   it('the Angular dev server sends it, with DENY', () => {
     const project = JSON.parse(fs.readFileSync(path.join(ROOT, 'apps/web/project.json'), 'utf8'));
-    expect(project.targets['dev-server'].options.headers).toEqual({ 'Content-Security-Policy': APP_PAGE_CSP, 'X-Frame-Options': 'DENY' });
+    expect(project.targets['dev-server'].options.headers).toEqual({
+      'Content-Security-Policy': APP_PAGE_CSP,
+      'X-Frame-Options': 'DENY',
+    });
   });
 });

@@ -13,7 +13,10 @@ let webDir: string;
 beforeAll(async () => {
   db = await createTestDatabase();
   webDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-web-csp-'));
-  fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><title>Corpus Chat</title><cc-root></cc-root>');
+  fs.writeFileSync(
+    path.join(webDir, 'index.html'),
+    '<!doctype html><title>Corpus Chat</title><cc-root></cc-root>',
+  );
   fs.writeFileSync(path.join(webDir, 'main-abc123.js'), 'console.log(1);');
   api = await startApi(db.url, { WEB_DIST_DIR: webDir });
 });
@@ -35,7 +38,11 @@ test.each([
 });
 
 test('the policy forbids framing and inline scripts', () => {
-  const directives = new Map(APP_PAGE_CSP.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  const directives = new Map(
+    APP_PAGE_CSP.split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([k, ...v]) => [k, v]),
+  );
   expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
   expect(directives.get('script-src')).toEqual(["'self'"]);
 });

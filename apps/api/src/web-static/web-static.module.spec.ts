@@ -30,7 +30,14 @@ describe('WebStaticModule.forRoot', () => {
       setWebFileHeaders({ setHeader: (name, value) => (h[name] = value) }, file);
       return h;
     };
-    expect(headersOf('/srv/web/index.html')).toEqual({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': APP_PAGE_CSP, 'X-Frame-Options': 'DENY' });
-    expect(headersOf('/srv/web/main-abc123.js')).toMatchObject({ 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Frame-Options': 'DENY' });
+    expect(headersOf('/srv/web/index.html')).toEqual({
+      'Cache-Control': 'no-cache',
+      'Content-Security-Policy': APP_PAGE_CSP,
+      'X-Frame-Options': 'DENY',
+    });
+    expect(headersOf('/srv/web/main-abc123.js')).toMatchObject({
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Frame-Options': 'DENY',
+    });
   });
 });

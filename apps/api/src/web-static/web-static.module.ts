@@ -7,7 +7,10 @@ import { APP_PAGE_HEADERS } from './app-page-headers';
 /** Response headers of a file of the web build (`file` is its absolute path). */
 export function setWebFileHeaders(res: { setHeader(name: string, value: string): void }, file: string): void {
   // Hashed bundles may be cached for good; index.html must always be revalidated.
-  res.setHeader('Cache-Control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+  res.setHeader(
+    'Cache-Control',
+    file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable',
+  );
   // Set here rather than left to the API's helmet defaults: the app page gets its own policy and DENY.
   for (const [name, value] of Object.entries(APP_PAGE_HEADERS)) res.setHeader(name, value);
 }
@@ -28,7 +31,9 @@ export class WebStaticModule {
     if (!webDistDir) return { module: WebStaticModule };
     const rootPath = path.resolve(webDistDir);
     if (!fs.existsSync(path.join(rootPath, 'index.html'))) {
-      throw new Error(`WEB_DIST_DIR=${webDistDir} holds no index.html: build the web app (npx nx run web:build) or unset WEB_DIST_DIR.`);
+      throw new Error(
+        `WEB_DIST_DIR=${webDistDir} holds no index.html: build the web app (npx nx run web:build) or unset WEB_DIST_DIR.`,
+      );
     }
     return {
       module: WebStaticModule,

@@ -9,7 +9,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import request from 'supertest';
 import { importReport } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  corpusPath,
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from '../security/full-app';
 
@@ -24,7 +29,8 @@ let chatId: string;
 const http = () => request(api.baseUrl);
 const messageCount = async (): Promise<number> =>
   (await db.dataSource.query(`SELECT count(*)::int AS n FROM chat_messages`))[0].n;
-const reportCount = async (): Promise<number> => (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
+const reportCount = async (): Promise<number> =>
+  (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -47,10 +53,17 @@ describe('messages', () => {
     const before = await messageCount();
     for (const content of ['   ', '', '\n\t \u00a0\u3000']) {
       const r = await http().post(`/api/chats/${chatId}/messages`).set(alice.headers).send({ content });
-      expect({ content, status: r.status, message: r.body.message }).toEqual({ content, status: 400, message: ['content must not be blank'] });
+      expect({ content, status: r.status, message: r.body.message }).toEqual({
+        content,
+        status: 400,
+        message: ['content must not be blank'],
+      });
     }
     expect(await messageCount()).toBe(before);
-    const ok = await http().post(`/api/chats/${chatId}/messages`).set(alice.headers).send({ content: '  how many findings?  ' });
+    const ok = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(alice.headers)
+      .send({ content: '  how many findings?  ' });
     expect(ok.status).toBe(202);
   });
 
@@ -65,7 +78,8 @@ describe('messages', () => {
     expect(r.body).toEqual({
       statusCode: 413,
       error: 'Payload Too Large',
-      message: 'Request body is larger than the 1 MB limit (imports: use POST /api/reports/import, up to 5 MB)',
+      message:
+        'Request body is larger than the 1 MB limit (imports: use POST /api/reports/import, up to 5 MB)',
     });
     expect(await messageCount()).toBe(before);
   });
@@ -90,9 +104,17 @@ describe('ids in the path', () => {
   it('names the parameter of a malformed integer id', async () => {
     for (const id of ['abc', '0', '-1', '1.5', '%20']) {
       const finding = await http().get(`/api/findings/${id}`).set(alice.headers);
-      expect({ id, status: finding.status, message: finding.body.message }).toEqual({ id, status: 400, message: 'id must be a positive integer' });
+      expect({ id, status: finding.status, message: finding.body.message }).toEqual({
+        id,
+        status: 400,
+        message: 'id must be a positive integer',
+      });
       const report = await http().patch(`/api/reports/${id}`).set(alice.headers).send({ archived: true });
-      expect({ id, status: report.status, message: report.body.message }).toEqual({ id, status: 400, message: 'id must be a positive integer' });
+      expect({ id, status: report.status, message: report.body.message }).toEqual({
+        id,
+        status: 400,
+        message: 'id must be a positive integer',
+      });
     }
     const huge = await http().get('/api/findings/99999999999').set(alice.headers);
     expect(huge.status).toBe(400);
@@ -105,10 +127,20 @@ describe('validation messages', () => {
   it('gives one message per field, the first failing constraint, as a list', async () => {
     const empty = await http().post('/api/auth/login').set(CSRF_HEADERS).send({});
     expect(empty.status).toBe(400);
-    expect(empty.body).toEqual({ statusCode: 400, error: 'Bad Request', message: ['username is required', 'password is required'] });
+    expect(empty.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: ['username is required', 'password is required'],
+    });
     const typed = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 42, password: '' });
-    expect(typed.body.message).toEqual(['username must be a string', 'password must be longer than or equal to 1 characters']);
-    const extra = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'a', password: 'b', admin: true });
+    expect(typed.body.message).toEqual([
+      'username must be a string',
+      'password must be longer than or equal to 1 characters',
+    ]);
+    const extra = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'a', password: 'b', admin: true });
     expect(extra.body.message).toEqual(['property admin should not exist']);
   });
 });
@@ -117,9 +149,14 @@ describe('import', () => {
   const sarif = () => fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif'));
 
   it('names the multipart field when a file comes in another one, or none is sent', async () => {
-    const wrong = await http().post('/api/reports/import').set(alice.headers).attach('file', sarif(), 'a.sarif');
+    const wrong = await http()
+      .post('/api/reports/import')
+      .set(alice.headers)
+      .attach('file', sarif(), 'a.sarif');
     expect(wrong.status).toBe(400);
-    expect(wrong.body.message).toBe("upload the files in the multipart field 'files' (a file came in 'file')");
+    expect(wrong.body.message).toBe(
+      "upload the files in the multipart field 'files' (a file came in 'file')",
+    );
     const mixed = await http()
       .post('/api/reports/import')
       .set(alice.headers)
@@ -140,7 +177,8 @@ describe('import', () => {
   it('refuses more than 20 files with 413 naming the limit, importing none', async () => {
     const junk = (n: number) => {
       let req = http().post('/api/reports/import').set(alice.headers);
-      for (let i = 0; i < n; i++) req = req.attach('files', Buffer.from(`{"not":"a report ${i}"}`), `r${i}.json`);
+      for (let i = 0; i < n; i++)
+        req = req.attach('files', Buffer.from(`{"not":"a report ${i}"}`), `r${i}.json`);
       return req;
     };
     const twenty = await junk(20); // the limit itself is accepted: every file is queued as an import
@@ -157,14 +195,21 @@ describe('import', () => {
 describe('findings', () => {
   beforeAll(async () => {
     // No ingest worker runs here: the report is imported as the worker would.
-    const outcome = await importReport(db.dataSource, { filename: 'dd__flawfinder.sarif', bytes: fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif')) });
+    const outcome = await importReport(db.dataSource, {
+      filename: 'dd__flawfinder.sarif',
+      bytes: fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif')),
+    });
     expect(outcome.ok).toBe(true);
   });
 
   it('refuses a zero, negative or non-numeric cwe with 400 naming the field', async () => {
     for (const cwe of ['0', '-79', 'abc', '1.5']) {
       const r = await http().get('/api/findings').query({ cwe }).set(alice.headers);
-      expect({ cwe, status: r.status, message: r.body.message }).toEqual({ cwe, status: 400, message: ['cwe must be a positive integer (79 for CWE-79)'] });
+      expect({ cwe, status: r.status, message: r.body.message }).toEqual({
+        cwe,
+        status: 400,
+        message: ['cwe must be a positive integer (79 for CWE-79)'],
+      });
     }
   });
 
@@ -174,10 +219,20 @@ describe('findings', () => {
     expect(first.body.total).toBe(53);
     for (const offset of [53, 54, 10_000]) {
       const past = await http().get('/api/findings').query({ limit: 5, offset }).set(alice.headers);
-      expect({ offset, status: past.status, total: past.body.total, rows: past.body.rows }).toEqual({ offset, status: 200, total: 53, rows: [] });
+      expect({ offset, status: past.status, total: past.body.total, rows: past.body.rows }).toEqual({
+        offset,
+        status: 200,
+        total: 53,
+        rows: [],
+      });
     }
-    const filtered = await http().get('/api/findings').query({ text: 'buffer', limit: 5, offset: 10_000 }).set(alice.headers);
-    const filteredTotal = (await http().get('/api/findings').query({ text: 'buffer', limit: 0 }).set(alice.headers)).body.total;
+    const filtered = await http()
+      .get('/api/findings')
+      .query({ text: 'buffer', limit: 5, offset: 10_000 })
+      .set(alice.headers);
+    const filteredTotal = (
+      await http().get('/api/findings').query({ text: 'buffer', limit: 0 }).set(alice.headers)
+    ).body.total;
     expect(filteredTotal).toBeGreaterThan(0);
     expect(filtered.body).toMatchObject({ total: filteredTotal, rows: [] });
   });
@@ -197,7 +252,9 @@ describe('OpenAPI document', () => {
     });
     expect(schemas.CreateChatDto.properties.title).toMatchObject({ type: 'string', maxLength: 200 });
     const post = doc.body.paths['/api/chats/{id}/messages'].post;
-    expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PostMessageDto' });
+    expect(post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PostMessageDto',
+    });
   });
 
   it('describes query strings from the query DTOs’ validation rules, one parameter per field', async () => {
@@ -206,13 +263,25 @@ describe('OpenAPI document', () => {
     const doc = await http().get('/api/docs-json').set(admin.headers);
     const params = (path: string, method = 'get') =>
       Object.fromEntries(
-        (doc.body.paths[path][method].parameters as { name: string; in: string; required: boolean; schema: object }[])
+        (
+          doc.body.paths[path][method].parameters as {
+            name: string;
+            in: string;
+            required: boolean;
+            schema: object;
+          }[]
+        )
           .filter((p) => p.in === 'query')
           .map((p) => [p.name, { required: p.required, ...p.schema }]),
       );
     const search = params('/api/findings');
-    expect(Object.keys(search)).toEqual(expect.arrayContaining(['text', 'severity', 'reportId', 'cwe', 'verdict', 'limit', 'offset']));
-    expect(search.severity).toMatchObject({ required: false, enum: ['critical', 'high', 'medium', 'low', 'info'] });
+    expect(Object.keys(search)).toEqual(
+      expect.arrayContaining(['text', 'severity', 'reportId', 'cwe', 'verdict', 'limit', 'offset']),
+    );
+    expect(search.severity).toMatchObject({
+      required: false,
+      enum: ['critical', 'high', 'medium', 'low', 'info'],
+    });
     expect(search.limit).toMatchObject({ required: false, type: 'integer', minimum: 0, maximum: 50 });
     expect(search.text).toMatchObject({ type: 'string', maxLength: 500 });
     expect(params('/api/findings/counts').groupBy).toMatchObject({ required: true });

@@ -11,7 +11,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
 
@@ -29,8 +33,16 @@ let port: number;
 const baseEnv = (): NodeJS.ProcessEnv => testProcessEnv(db.url);
 
 /** Runs `entry` until it exits (killed after `ms`), with its exit code and everything it printed. */
-function runToExit(entry: string, env: NodeJS.ProcessEnv, ms = 60_000): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, ['tools/cli/run-ts.mjs', entry], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
+function runToExit(
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  ms = 60_000,
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['tools/cli/run-ts.mjs', entry], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -44,7 +56,13 @@ function runToExit(entry: string, env: NodeJS.ProcessEnv, ms = 60_000): Promise<
 }
 
 /** The JSON log lines printed so far. */
-function logLines(): { level: number; msg?: string; req?: { url?: string }; res?: { statusCode?: number }; err?: unknown }[] {
+function logLines(): {
+  level: number;
+  msg?: string;
+  req?: { url?: string };
+  res?: { statusCode?: number };
+  err?: unknown;
+}[] {
   return output
     .split('\n')
     .filter((l) => l.startsWith('{'))
@@ -100,11 +118,17 @@ describe('request log', () => {
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ title: 'x'.repeat(3 * 1024 * 1024) }));
     expect(big.status).toBe(413);
-    expect(big.body.message).toBe('Request body is larger than the 1 MB limit (imports: use POST /api/reports/import, up to 50 MB)');
+    expect(big.body.message).toBe(
+      'Request body is larger than the 1 MB limit (imports: use POST /api/reports/import, up to 50 MB)',
+    );
     // Body-parser errors are answered by the API even while it serves the web client (WEB_DIST_DIR),
     // whose static module would otherwise turn them into 404 "Cannot POST".
     const marker = `secret-${crypto.randomUUID()}`;
-    const malformed = await request(baseUrl).post('/api/chats').set(session.headers).set('Content-Type', 'application/json').send(`{"title": "${marker}", }`);
+    const malformed = await request(baseUrl)
+      .post('/api/chats')
+      .set(session.headers)
+      .set('Content-Type', 'application/json')
+      .send(`{"title": "${marker}", }`);
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/^Request body is not valid JSON \(/);
     expect((await request(baseUrl).get('/api/health')).status).toBe(200);
@@ -120,7 +144,9 @@ describe('request log', () => {
     expect(requestLine('/api/auth/me', 401)?.level).toBe(40);
     expect(requestLine('/api/chats/not-a-uuid', 400)?.level).toBe(40);
 
-    const refused = lines.filter((l) => l.msg?.startsWith('request refused: Request body is larger than the 1 MB limit'));
+    const refused = lines.filter((l) =>
+      l.msg?.startsWith('request refused: Request body is larger than the 1 MB limit'),
+    );
     expect(refused).toHaveLength(1);
     expect(refused[0]).toMatchObject({ level: 40, status: 413, type: 'entity.too.large' });
     expect(JSON.stringify(refused[0])).not.toContain('    at ');
@@ -142,16 +168,27 @@ describe('request log', () => {
 
 describe('a port already in use', () => {
   it('stops a second API on the same port with exit 1 and a sentence naming API_PORT', async () => {
-    const { code, out } = await runToExit('apps/api/src/main.ts', { ...baseEnv(), API_PORT: String(port), API_HOST: '127.0.0.1' });
+    const { code, out } = await runToExit('apps/api/src/main.ts', {
+      ...baseEnv(),
+      API_PORT: String(port),
+      API_HOST: '127.0.0.1',
+    });
     expect(code).toBe(1);
-    expect(out).toContain(`port ${port} is already in use (API_PORT): stop the other process or set API_PORT`);
+    expect(out).toContain(
+      `port ${port} is already in use (API_PORT): stop the other process or set API_PORT`,
+    );
     expect(out).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   });
 
   it('stops a worker whose health port is taken with exit 1 and a sentence naming WORKER_HEALTH_PORT', async () => {
-    const { code, out } = await runToExit('apps/agent-worker/src/main.ts', { ...baseEnv(), WORKER_HEALTH_PORT: String(port) });
+    const { code, out } = await runToExit('apps/agent-worker/src/main.ts', {
+      ...baseEnv(),
+      WORKER_HEALTH_PORT: String(port),
+    });
     expect(code).toBe(1);
-    expect(out).toContain(`port ${port} is already in use (WORKER_HEALTH_PORT): stop the other process or set WORKER_HEALTH_PORT`);
+    expect(out).toContain(
+      `port ${port} is already in use (WORKER_HEALTH_PORT): stop the other process or set WORKER_HEALTH_PORT`,
+    );
     expect(out).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   });
 });

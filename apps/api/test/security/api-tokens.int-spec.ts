@@ -9,7 +9,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { API_TOKENS_PER_OPERATOR, type ApiTokenView } from '@corpus-chat/contracts';
 import { ApiTokenEntity, ChatSessionEntity } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+  type TestOperator,
+} from '@corpus-chat/corpus-queries/testing';
 import { bearer, createApiToken } from '../support/api-tokens';
 import { loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from './full-app';
@@ -51,7 +56,16 @@ describe('creating, listing and revoking', () => {
 
     const list = await http().get('/api/auth/tokens').set(session.headers);
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{ id: created.id, name: 'CI script', scope: 'read', prefix: created.prefix, createdAt: created.createdAt, expiresAt: created.expiresAt }] satisfies ApiTokenView[]);
+    expect(list.body).toEqual([
+      {
+        id: created.id,
+        name: 'CI script',
+        scope: 'read',
+        prefix: created.prefix,
+        createdAt: created.createdAt,
+        expiresAt: created.expiresAt,
+      },
+    ] satisfies ApiTokenView[]);
   });
 
   it('refuses an empty name, a lifetime out of range and a token over the per-operator limit', async () => {
@@ -59,9 +73,16 @@ describe('creating, listing and revoking', () => {
     const empty = await http().post('/api/auth/tokens').set(session.headers).send({ name: '   ' });
     expect(empty.status).toBe(400);
     expect(JSON.stringify(empty.body.message)).toMatch(/name must not be empty/);
-    expect((await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 0 })).status).toBe(400);
-    expect((await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 366 })).status).toBe(400);
-    for (let i = 0; i < API_TOKENS_PER_OPERATOR; i++) await createApiToken(api.baseUrl, session, { name: `t${i}` });
+    expect(
+      (await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 0 }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 366 }))
+        .status,
+    ).toBe(400);
+    for (let i = 0; i < API_TOKENS_PER_OPERATOR; i++)
+      await createApiToken(api.baseUrl, session, { name: `t${i}` });
     const over = await http().post('/api/auth/tokens').set(session.headers).send({ name: 'one too many' });
     expect(over.status).toBe(409);
     expect(over.body.message).toMatch(/revoke one/);
@@ -88,7 +109,12 @@ describe('what a token may reach', () => {
     const other = await operatorWithSession();
     const foreign = await http().post('/api/chats').set(other.session.headers).send({ title: 'theirs' });
     const { secret } = await createApiToken(api.baseUrl, session, { name: 'reader' });
-    for (const path of ['/api/findings?limit=1', '/api/findings/counts?groupBy=severity', '/api/corpus/overview', '/api/reports']) {
+    for (const path of [
+      '/api/findings?limit=1',
+      '/api/findings/counts?groupBy=severity',
+      '/api/corpus/overview',
+      '/api/reports',
+    ]) {
       expect([path, (await http().get(path).set(bearer(secret))).status]).toEqual([path, 200]);
     }
     expect((await http().get('/api/auth/me').set(bearer(secret))).body).toMatchObject({ id: op.id });
@@ -98,7 +124,7 @@ describe('what a token may reach', () => {
     expect((await http().get(`/api/chats/${foreign.body.id}`).set(bearer(secret))).status).toBe(404);
   });
 
-  it("cannot reach admin routes even when its operator is an admin (403)", async () => {
+  it('cannot reach admin routes even when its operator is an admin (403)', async () => {
     const { secret } = await createApiToken(api.baseUrl, adminSession, { name: 'admin script' });
     for (const path of ['/api/operators', '/api/settings']) {
       expect((await http().get(path).set(adminSession.headers)).status).toBe(200);
@@ -106,9 +132,14 @@ describe('what a token may reach', () => {
       expect([path, res.status]).toEqual([path, 403]);
       expect(res.body.message).toMatch(/cannot reach admin routes/);
     }
-    const patch = await http().patch(`/api/operators/${admin.id}`).set(bearer(secret)).send({ displayName: 'changed by a token' });
+    const patch = await http()
+      .patch(`/api/operators/${admin.id}`)
+      .set(bearer(secret))
+      .send({ displayName: 'changed by a token' });
     expect(patch.status).toBe(403);
-    expect((await http().get('/api/auth/me').set(adminSession.headers)).body.displayName).toBe(admin.displayName);
+    expect((await http().get('/api/auth/me').set(adminSession.headers)).body.displayName).toBe(
+      admin.displayName,
+    );
   });
 
   it('changes nothing: every state-changing route answers 403 and writes no row', async () => {
@@ -119,15 +150,38 @@ describe('what a token may reach', () => {
     const id = thread.body.id as string;
     const attempts: [string, () => request.Test][] = [
       ['POST /api/chats', () => http().post('/api/chats').set(asToken).send({ title: 'new' })],
-      ['PATCH /api/chats/:id', () => http().patch(`/api/chats/${id}`).set(asToken).send({ title: 'renamed' })],
+      [
+        'PATCH /api/chats/:id',
+        () => http().patch(`/api/chats/${id}`).set(asToken).send({ title: 'renamed' }),
+      ],
       ['DELETE /api/chats/:id', () => http().delete(`/api/chats/${id}`).set(asToken)],
-      ['POST messages', () => http().post(`/api/chats/${id}/messages`).set(asToken).send({ text: 'hello', clientMessageId: randomUUID() })],
-      ['POST /api/auth/tokens', () => http().post('/api/auth/tokens').set(asToken).send({ name: 'minted by a token' })],
+      [
+        'POST messages',
+        () =>
+          http()
+            .post(`/api/chats/${id}/messages`)
+            .set(asToken)
+            .send({ text: 'hello', clientMessageId: randomUUID() }),
+      ],
+      [
+        'POST /api/auth/tokens',
+        () => http().post('/api/auth/tokens').set(asToken).send({ name: 'minted by a token' }),
+      ],
       ['DELETE /api/auth/tokens/:id', () => http().delete(`/api/auth/tokens/${token.id}`).set(asToken)],
       ['GET /api/auth/tokens', () => http().get('/api/auth/tokens').set(asToken)],
-      ['POST /api/auth/password', () => http().post('/api/auth/password').set(asToken).send({ currentPassword: op.password, newPassword: 'another-long-password' })],
+      [
+        'POST /api/auth/password',
+        () =>
+          http()
+            .post('/api/auth/password')
+            .set(asToken)
+            .send({ currentPassword: op.password, newPassword: 'another-long-password' }),
+      ],
       ['PATCH /api/reports/:id', () => http().patch('/api/reports/1').set(asToken).send({ archived: true })],
-      ['POST /api/reports/import', () => http().post('/api/reports/import').set(asToken).attach('files', Buffer.from('{}'), 'x.json')],
+      [
+        'POST /api/reports/import',
+        () => http().post('/api/reports/import').set(asToken).attach('files', Buffer.from('{}'), 'x.json'),
+      ],
     ];
     for (const [route, send] of attempts) expect([route, (await send()).status]).toEqual([route, 403]);
     const threads = await db.dataSource.getRepository(ChatSessionEntity).findBy({ ownerId: op.id });
@@ -142,8 +196,17 @@ describe('audit', () => {
     const { op, session } = await operatorWithSession();
     const token = await createApiToken(api.baseUrl, session, { name: 'audited' });
     expect((await http().delete(`/api/auth/tokens/${token.id}`).set(session.headers)).status).toBe(204);
-    const res = await http().get('/api/audit').query({ actorId: op.id }).set(adminSession.headers).expect(200);
-    const events = res.body.events as { action: string; actorName: string; before: unknown; after: unknown }[];
+    const res = await http()
+      .get('/api/audit')
+      .query({ actorId: op.id })
+      .set(adminSession.headers)
+      .expect(200);
+    const events = res.body.events as {
+      action: string;
+      actorName: string;
+      before: unknown;
+      after: unknown;
+    }[];
     expect(events.map((e) => [e.action, e.actorName])).toEqual([
       ['api_token.revoke', op.username],
       ['api_token.create', op.username],
@@ -165,7 +228,10 @@ describe('when a token stops working', () => {
 
     const expiring = await createApiToken(api.baseUrl, session, { name: 'short', expiresInDays: 1 });
     expect((await http().get('/api/reports').set(bearer(expiring.secret))).status).toBe(200);
-    await db.dataSource.query(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [expiring.id]);
+    await db.dataSource.query(
+      `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`,
+      [expiring.id],
+    );
     const expired = await http().get('/api/reports').set(bearer(expiring.secret));
     expect(expired.status).toBe(401);
     expect(expired.body.message).toMatch(/expired/);
@@ -176,11 +242,17 @@ describe('when a token stops working', () => {
     const { secret } = await createApiToken(api.baseUrl, session, { name: 'laptop' });
     // The operator is now in this instance's cache: the refusal below must not wait for it to expire.
     expect((await http().get('/api/auth/me').set(bearer(secret))).status).toBe(200);
-    expect((await http().patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled: true })).status).toBe(200);
+    expect(
+      (await http().patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled: true }))
+        .status,
+    ).toBe(200);
     const refused = await http().get('/api/auth/me').set(bearer(secret));
     expect(refused.status).toBe(401);
     expect(await tokensOf(op.id)).toEqual([]);
-    expect((await http().patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled: false })).status).toBe(200);
+    expect(
+      (await http().patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled: false }))
+        .status,
+    ).toBe(200);
     expect((await http().get('/api/auth/me').set(bearer(secret))).status).toBe(401);
   });
 
@@ -192,7 +264,8 @@ describe('when a token stops working', () => {
     await db.dataSource.query(`UPDATE operators SET disabled = true WHERE id = $1`, [op.id]);
     const end = Date.now() + 5000;
     let status = 200;
-    while (status === 200 && Date.now() < end) status = (await http().get('/api/auth/me').set(bearer(secret))).status;
+    while (status === 200 && Date.now() < end)
+      status = (await http().get('/api/auth/me').set(bearer(secret))).status;
     expect(status).toBe(401);
   });
 });
@@ -204,7 +277,8 @@ describe('rate limits', () => {
       const op = await insertTestOperator(db.dataSource);
       const session = await loginAs(limited.baseUrl, op.username, op.password);
       const { secret } = await createApiToken(limited.baseUrl, session, { name: 'busy script' });
-      const get = (headers: Record<string, string>) => request(limited.baseUrl).get('/api/reports').set(headers);
+      const get = (headers: Record<string, string>) =>
+        request(limited.baseUrl).get('/api/reports').set(headers);
       expect((await get(session.headers)).status).toBe(200);
       expect((await get(bearer(secret))).status).toBe(200);
       expect((await get(session.headers)).status).toBe(200);

@@ -12,7 +12,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { OperatorEntity } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, testRedisPrefix, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  testRedisPrefix,
+  type TestDatabase,
+  type TestOperator,
+} from '@corpus-chat/corpus-queries/testing';
 import type { AuthEnv } from '../../src/auth/auth.env';
 import { AdminBootstrapService, adminPasswordFileName } from '../../src/operators/admin-bootstrap.service';
 import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';
@@ -31,7 +37,10 @@ beforeAll(async () => {
   admin = await insertTestOperator(db.dataSource, { username: 'Root', role: 'admin' });
   alice = await insertTestOperator(db.dataSource, { username: 'alice' });
   // Hand-made tokens below are back-dated: the password must be older than them.
-  await db.dataSource.query(`UPDATE operators SET password_changed_at = now() - interval '1 day' WHERE id = $1`, [alice.id]);
+  await db.dataSource.query(
+    `UPDATE operators SET password_changed_at = now() - interval '1 day' WHERE id = $1`,
+    [alice.id],
+  );
 });
 afterAll(async () => {
   await app?.close();
@@ -44,13 +53,18 @@ const signToken = (secret: string, claims: Record<string, unknown>) =>
   new JwtService({ secret }).signAsync(claims, { algorithm: 'HS256' });
 /** A hand-made session token of operator `sub` at its current token version, signed in at `iat` unless `authAt` says otherwise. */
 const signSession = async (claims: { sub: string; iat: number; exp: number; authAt?: number }) => {
-  const { tokenVersion } = await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id: claims.sub });
+  const { tokenVersion } = await db.dataSource
+    .getRepository(OperatorEntity)
+    .findOneByOrFail({ id: claims.sub });
   return signToken(env.JWT_SECRET!, { ver: tokenVersion, authAt: claims.iat, ...claims });
 };
 
 describe('sign-in', () => {
   it('sets an httpOnly SameSite=Lax session cookie, and /me answers the operator', async () => {
-    const res = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'ALICE', password: alice.password });
+    const res = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'ALICE', password: alice.password });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: alice.id, username: 'alice', role: 'operator', disabled: false });
     expect(res.body.passwordHash).toBeUndefined();
@@ -64,8 +78,14 @@ describe('sign-in', () => {
   });
 
   it('answers 401 with the same generic message for a wrong password and an unknown user', async () => {
-    const wrong = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'alice', password: 'not-her-password' });
-    const unknown = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'nobody', password: 'whatever-123' });
+    const wrong = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'alice', password: 'not-her-password' });
+    const unknown = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'nobody', password: 'whatever-123' });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body.message).toBe(unknown.body.message);
@@ -75,10 +95,16 @@ describe('sign-in', () => {
   it('slows down repeated failures for a username: 429 with Retry-After, even with the right password', async () => {
     const victim = await insertTestOperator(db.dataSource);
     for (let i = 0; i < 3; i++) {
-      const r = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: victim.username, password: `guess-${i}-xxxx` });
+      const r = await http()
+        .post('/api/auth/login')
+        .set(CSRF_HEADERS)
+        .send({ username: victim.username, password: `guess-${i}-xxxx` });
       expect(r.status).toBe(401);
     }
-    const blocked = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: victim.username, password: victim.password });
+    const blocked = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: victim.username, password: victim.password });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(blocked.body.message).toMatch(/Try again in \d+ s/);
@@ -88,11 +114,17 @@ describe('sign-in', () => {
 
   it('tells a disabled operator with the right password that the account is disabled, and anyone else the generic 401', async () => {
     const gone = await insertTestOperator(db.dataSource, { disabled: true });
-    const r = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: gone.username, password: gone.password });
+    const r = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: gone.username, password: gone.password });
     expect(r.status).toBe(403);
     expect(r.body.message).toBe('This account is disabled. Ask an administrator to enable it again.');
     expect(String(r.headers['set-cookie'] ?? '')).not.toMatch(/cc_session=[^;]+/);
-    const guess = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: gone.username, password: 'a-wrong-guess' });
+    const guess = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: gone.username, password: 'a-wrong-guess' });
     expect(guess.status).toBe(401);
     expect(guess.body.message).toBe('Wrong username or password.');
   });
@@ -105,10 +137,16 @@ describe('sign-in', () => {
   });
 
   it('rejects unknown fields and wrong types in the login body with 400 naming the field', async () => {
-    const extra = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'a', password: 'b', admin: true });
+    const extra = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'a', password: 'b', admin: true });
     expect(extra.status).toBe(400);
     expect(JSON.stringify(extra.body.message)).toMatch(/admin/);
-    const typed = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 42, password: 'b' });
+    const typed = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 42, password: 'b' });
     expect(typed.status).toBe(400);
     expect(JSON.stringify(typed.body.message)).toMatch(/username/);
   });
@@ -124,7 +162,13 @@ describe('sessions', () => {
   it('refuses an expired token, a token signed with another secret and garbage', async () => {
     const now = Math.floor(Date.now() / 1000);
     const expired = await signSession({ sub: alice.id, iat: now - 3600, exp: now - 60 });
-    const forged = await signToken('x'.repeat(40), { sub: admin.id, ver: 0, authAt: now, iat: now, exp: now + 600 });
+    const forged = await signToken('x'.repeat(40), {
+      sub: admin.id,
+      ver: 0,
+      authAt: now,
+      iat: now,
+      exp: now + 600,
+    });
     for (const token of [expired, forged, 'not.a.jwt']) {
       const r = await http().get('/api/auth/me').set('Cookie', `cc_session=${token}`);
       expect(r.status).toBe(401);
@@ -136,7 +180,11 @@ describe('sessions', () => {
   it('renews the cookie once more than half of the session lifetime has elapsed, not before', async () => {
     const now = Math.floor(Date.now() / 1000);
     const ttl = env.SESSION_TTL_MINUTES * 60;
-    const old = await signSession({ sub: alice.id, iat: now - Math.ceil(ttl * 0.6), exp: now + Math.floor(ttl * 0.4) });
+    const old = await signSession({
+      sub: alice.id,
+      iat: now - Math.ceil(ttl * 0.6),
+      exp: now + Math.floor(ttl * 0.4),
+    });
     const renewed = await http().get('/api/auth/me').set('Cookie', `cc_session=${old}`);
     expect(renewed.status).toBe(200);
     expect(String(renewed.headers['set-cookie'])).toMatch(/cc_session=/);
@@ -152,7 +200,11 @@ describe('sessions', () => {
     const noHeader = await http().post('/api/operators').set('Cookie', s.cookie).send(body);
     expect(noHeader.status).toBe(403);
     expect(noHeader.body.message).toMatch(/X-Requested-With/);
-    const foreign = await http().post('/api/operators').set(s.headers).set('Origin', 'https://evil.example').send(body);
+    const foreign = await http()
+      .post('/api/operators')
+      .set(s.headers)
+      .set('Origin', 'https://evil.example')
+      .send(body);
     expect(foreign.status).toBe(403);
     expect(await operatorCount()).toBe(before);
     const own = await http().post('/api/operators').set(s.headers).set('Origin', baseUrl).send(body);
@@ -187,7 +239,12 @@ describe('operators (admin only)', () => {
       .set(adminSession.headers)
       .send({ username: 'Bob', displayName: 'Bob B.', password: 'bob-password-1', role: 'operator' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ username: 'Bob', displayName: 'Bob B.', role: 'operator', disabled: false });
+    expect(created.body).toMatchObject({
+      username: 'Bob',
+      displayName: 'Bob B.',
+      role: 'operator',
+      disabled: false,
+    });
     const dup = await http()
       .post('/api/operators')
       .set(adminSession.headers)
@@ -196,7 +253,9 @@ describe('operators (admin only)', () => {
     const list = await http().get('/api/operators').set(adminSession.headers);
     expect(list.body.map((o: { username: string }) => o.username)).toContain('Bob');
     expect(JSON.stringify(list.body)).not.toMatch(/argon2|password/i);
-    await expect(loginAs(baseUrl, 'bob', 'bob-password-1')).resolves.toMatchObject({ operator: { username: 'Bob' } });
+    await expect(loginAs(baseUrl, 'bob', 'bob-password-1')).resolves.toMatchObject({
+      operator: { username: 'Bob' },
+    });
   });
 
   it('validates bodies and ids: unknown field, short password, bad role, non-UUID id → 400', async () => {
@@ -209,9 +268,16 @@ describe('operators (admin only)', () => {
     for (const body of cases) {
       expect((await http().post('/api/operators').set(adminSession.headers).send(body)).status).toBe(400);
     }
-    expect((await http().patch('/api/operators/1').set(adminSession.headers).send({ disabled: true })).status).toBe(400);
     expect(
-      (await http().patch('/api/operators/00000000-0000-4000-8000-000000000000').set(adminSession.headers).send({ disabled: true })).status,
+      (await http().patch('/api/operators/1').set(adminSession.headers).send({ disabled: true })).status,
+    ).toBe(400);
+    expect(
+      (
+        await http()
+          .patch('/api/operators/00000000-0000-4000-8000-000000000000')
+          .set(adminSession.headers)
+          .send({ disabled: true })
+      ).status,
     ).toBe(404);
   });
 
@@ -219,8 +285,13 @@ describe('operators (admin only)', () => {
     const carol = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, carol.username, carol.password);
     const socket = await connectChatSocket(baseUrl, s);
-    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
-    const r = await http().patch(`/api/operators/${carol.id}`).set(adminSession.headers).send({ disabled: true });
+    const disconnected = new Promise<string>((resolve) =>
+      socket.once('disconnect', (reason) => resolve(reason)),
+    );
+    const r = await http()
+      .patch(`/api/operators/${carol.id}`)
+      .set(adminSession.headers)
+      .send({ disabled: true });
     expect(r.status).toBe(200);
     expect(r.body.disabled).toBe(true);
     expect(await disconnected).toBe('io server disconnect');
@@ -237,7 +308,10 @@ describe('operators (admin only)', () => {
   it('a password reset ends existing sessions, even one signed in the same second; the new password signs in', async () => {
     const dave = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, dave.username, dave.password);
-    const r = await http().patch(`/api/operators/${dave.id}`).set(adminSession.headers).send({ password: 'a-brand-new-password' });
+    const r = await http()
+      .patch(`/api/operators/${dave.id}`)
+      .set(adminSession.headers)
+      .send({ password: 'a-brand-new-password' });
     expect(r.status).toBe(200);
     expect((await http().get('/api/auth/me').set(s.headers)).status).toBe(401);
     await expect(loginAs(baseUrl, dave.username, dave.password)).rejects.toThrow(/401/);
@@ -245,25 +319,33 @@ describe('operators (admin only)', () => {
   });
 
   it('an admin cannot disable or demote themself, and the last enabled admin stays', async () => {
-    const self = await http().patch(`/api/operators/${admin.id}`).set(adminSession.headers).send({ disabled: true });
+    const self = await http()
+      .patch(`/api/operators/${admin.id}`)
+      .set(adminSession.headers)
+      .send({ disabled: true });
     expect(self.status).toBe(400);
     const other = await insertTestOperator(db.dataSource, { role: 'admin' });
     const otherSession = await loginAs(baseUrl, other.username, other.password);
     // Demote every other admin first, then the last one may not be demoted by `other`.
-    const admins = (await db.dataSource.getRepository(OperatorEntity).findBy({ role: 'admin', disabled: false })).filter(
-      (o) => o.id !== admin.id && o.id !== other.id,
-    );
-    for (const a of admins) await http().patch(`/api/operators/${a.id}`).set(adminSession.headers).send({ role: 'operator' });
+    const admins = (
+      await db.dataSource.getRepository(OperatorEntity).findBy({ role: 'admin', disabled: false })
+    ).filter((o) => o.id !== admin.id && o.id !== other.id);
+    for (const a of admins)
+      await http().patch(`/api/operators/${a.id}`).set(adminSession.headers).send({ role: 'operator' });
     await http().patch(`/api/operators/${other.id}`).set(adminSession.headers).send({ role: 'operator' });
     expect((await http().get('/api/operators').set(otherSession.headers)).status).toBe(403);
-    expect(await db.dataSource.getRepository(OperatorEntity).countBy({ role: 'admin', disabled: false })).toBe(1);
+    expect(
+      await db.dataSource.getRepository(OperatorEntity).countBy({ role: 'admin', disabled: false }),
+    ).toBe(1);
   });
 });
 
 describe('socket handshake', () => {
   it('refuses an anonymous client with connect_error "unauthorized" and accepts a signed-in one', async () => {
     await expect(connectChatSocket(baseUrl, null)).rejects.toThrow('unauthorized');
-    await expect(connectChatSocket(baseUrl, { cookie: 'cc_session=garbage' })).rejects.toThrow('unauthorized');
+    await expect(connectChatSocket(baseUrl, { cookie: 'cc_session=garbage' })).rejects.toThrow(
+      'unauthorized',
+    );
     const s = await loginAs(baseUrl, alice.username, alice.password);
     const socket = await connectChatSocket(baseUrl, s);
     try {
@@ -277,7 +359,9 @@ describe('socket handshake', () => {
   it('refuses an expired token at the handshake', async () => {
     const now = Math.floor(Date.now() / 1000);
     const expired = await signSession({ sub: alice.id, iat: now - 3600, exp: now - 60 });
-    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${expired}` })).rejects.toThrow('unauthorized');
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${expired}` })).rejects.toThrow(
+      'unauthorized',
+    );
   });
 
   it('disconnects a socket when the session its handshake carried expires, and refuses it again with that token', async () => {
@@ -289,7 +373,9 @@ describe('socket handshake', () => {
     const reason = await new Promise<string>((resolve) => socket.once('disconnect', resolve));
     expect(reason).toBe('io server disconnect');
     expect(Date.now()).toBeGreaterThanOrEqual((now + 4) * 1000 - 50);
-    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${shortLived}` })).rejects.toThrow('unauthorized');
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${shortLived}` })).rejects.toThrow(
+      'unauthorized',
+    );
   });
 
   it('refuses a WebSocket upgrade without a session with HTTP 401, and lets a signed-in one upgrade', async () => {
@@ -308,7 +394,8 @@ describe('socket handshake', () => {
     // The server closes the refused connection itself, even when the client never closes its side
     // (a half-open socket would stay counted by the HTTP server).
     const server = app.getHttpServer() as import('node:http').Server;
-    const connections = () => new Promise<number>((r, j) => server.getConnections((e, n) => (e ? j(e) : r(n))));
+    const connections = () =>
+      new Promise<number>((r, j) => server.getConnections((e, n) => (e ? j(e) : r(n))));
     const before = await connections();
     const { hostname, port } = new URL(baseUrl);
     const sock = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
@@ -352,7 +439,9 @@ describe('socket handshake', () => {
     }
     expect(opened).toBe(0);
     // The client library reports it as a refused handshake, without waiting for a timeout.
-    await expect(connectChatSocket(baseUrl, null, { transports: ['polling'] })).rejects.toThrow('unauthorized (HTTP 403)');
+    await expect(connectChatSocket(baseUrl, null, { transports: ['polling'] })).rejects.toThrow(
+      'unauthorized (HTTP 403)',
+    );
     const s = await loginAs(baseUrl, alice.username, alice.password);
     const open = await fetch(pollUrl, { headers: { cookie: s.cookie } });
     expect(open.status).toBe(200);
@@ -362,7 +451,11 @@ describe('socket handshake', () => {
     // A signed-in polling client upgrades to WebSocket and talks.
     const socket = await connectChatSocket(baseUrl, s, { transports: ['polling', 'websocket'] });
     try {
-      await new Promise<void>((resolve) => (socket.io.engine.transport.name === 'websocket' ? resolve() : socket.io.engine.once('upgrade', () => resolve())));
+      await new Promise<void>((resolve) =>
+        socket.io.engine.transport.name === 'websocket'
+          ? resolve()
+          : socket.io.engine.once('upgrade', () => resolve()),
+      );
       expect(await socket.emitWithAck('whoami')).toMatchObject({ id: alice.id });
     } finally {
       socket.close();
@@ -386,17 +479,29 @@ describe('hostile HTTP input', () => {
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/NUL/);
     expect(await operatorCount()).toBe(before);
-    const login = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: 'a\u0000', password: 'x' });
+    const login = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: 'a\u0000', password: 'x' });
     expect(login.status).toBe(400);
   });
 
   it('answers 400 for malformed JSON and 413 for a body over 1 MB', async () => {
-    const bad = await http().post('/api/auth/login').set(CSRF_HEADERS).set('Content-Type', 'application/json').send('{"username": ');
+    const bad = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .set('Content-Type', 'application/json')
+      .send('{"username": ');
     expect(bad.status).toBe(400);
     const huge = await http()
       .post('/api/operators')
       .set(adminSession.headers)
-      .send({ username: 'huge', displayName: 'x'.repeat(1_100_000), password: 'long-enough-pw', role: 'operator' });
+      .send({
+        username: 'huge',
+        displayName: 'x'.repeat(1_100_000),
+        password: 'long-enough-pw',
+        role: 'operator',
+      });
     expect(huge.status).toBe(413);
   });
 
@@ -405,7 +510,12 @@ describe('hostile HTTP input', () => {
       const r = await http()
         .post('/api/operators')
         .set(adminSession.headers)
-        .send({ username: `u${Math.random().toString(36).slice(2, 8)}`, displayName, password: 'long-enough-pw', role: 'operator' });
+        .send({
+          username: `u${Math.random().toString(36).slice(2, 8)}`,
+          displayName,
+          password: 'long-enough-pw',
+          role: 'operator',
+        });
       expect([201, 400]).toContain(r.status);
     }
   });
@@ -430,15 +540,23 @@ describe('hostile HTTP input', () => {
 
 describe('several API instances', () => {
   it('disabling an operator on one instance disconnects their sockets on another', async () => {
-    const other = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET! });
+    const other = await startAuthOnlyApp(db.url, {
+      REDIS_PREFIX: env.REDIS_PREFIX,
+      JWT_SECRET: env.JWT_SECRET!,
+    });
     try {
       const erin = await insertTestOperator(db.dataSource);
       const root = await insertTestOperator(db.dataSource, { role: 'admin' });
       const s = await loginAs(other.baseUrl, erin.username, erin.password);
       const socket = await connectChatSocket(other.baseUrl, s);
-      const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+      const disconnected = new Promise<string>((resolve) =>
+        socket.once('disconnect', (reason) => resolve(reason)),
+      );
       const adminSession = await loginAs(baseUrl, root.username, root.password);
-      expect((await http().patch(`/api/operators/${erin.id}`).set(adminSession.headers).send({ disabled: true })).status).toBe(200);
+      expect(
+        (await http().patch(`/api/operators/${erin.id}`).set(adminSession.headers).send({ disabled: true }))
+          .status,
+      ).toBe(200);
       expect(await disconnected).toBe('io server disconnect');
     } finally {
       await other.app.close();
@@ -448,7 +566,10 @@ describe('several API instances', () => {
 
 describe('operator changes and sessions', () => {
   it('a role change, a disable and a change by hand take effect on the next request on every instance', async () => {
-    const other = await startAuthOnlyApp(db.url, { REDIS_PREFIX: env.REDIS_PREFIX, JWT_SECRET: env.JWT_SECRET! });
+    const other = await startAuthOnlyApp(db.url, {
+      REDIS_PREFIX: env.REDIS_PREFIX,
+      JWT_SECRET: env.JWT_SECRET!,
+    });
     try {
       const adminSession = await loginAs(baseUrl, admin.username, admin.password);
       const frank = await insertTestOperator(db.dataSource, { role: 'admin' });
@@ -456,7 +577,14 @@ describe('operator changes and sessions', () => {
       expect((await http().get('/api/operators').set(s.headers)).status).toBe(200);
       expect((await request(other.baseUrl).get('/api/operators').set(s.headers)).status).toBe(200);
 
-      expect((await http().patch(`/api/operators/${frank.id}`).set(adminSession.headers).send({ role: 'operator' })).status).toBe(200);
+      expect(
+        (
+          await http()
+            .patch(`/api/operators/${frank.id}`)
+            .set(adminSession.headers)
+            .send({ role: 'operator' })
+        ).status,
+      ).toBe(200);
       expect((await http().get('/api/operators').set(s.headers)).status).toBe(403);
       expect((await request(other.baseUrl).get('/api/operators').set(s.headers)).status).toBe(403);
       expect((await request(other.baseUrl).get('/api/auth/me').set(s.headers)).body.role).toBe('operator');
@@ -503,9 +631,15 @@ describe('per-operator limits', () => {
 
 describe('Redis unreachable', () => {
   it('sign-in answers 503; an existing session still reads (rate limits fail open)', async () => {
-    const down = await startAuthOnlyApp(db.url, { REDIS_URL: 'redis://127.0.0.1:1', JWT_SECRET: env.JWT_SECRET! });
+    const down = await startAuthOnlyApp(db.url, {
+      REDIS_URL: 'redis://127.0.0.1:1',
+      JWT_SECRET: env.JWT_SECRET!,
+    });
     try {
-      const r = await request(down.baseUrl).post('/api/auth/login').set(CSRF_HEADERS).send({ username: alice.username, password: alice.password });
+      const r = await request(down.baseUrl)
+        .post('/api/auth/login')
+        .set(CSRF_HEADERS)
+        .send({ username: alice.username, password: alice.password });
       expect(r.status).toBe(503);
       expect(r.body.message).toMatch(/Redis is not reachable/);
       const s = await loginAs(baseUrl, alice.username, alice.password);
@@ -521,7 +655,13 @@ describe('first admin bootstrap', () => {
     const fresh = await createTestDatabase();
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-admin-'));
     try {
-      const svc = new AdminBootstrapService(fresh.dataSource, { ...env, NODE_ENV: 'development', ADMIN_PASSWORD: undefined, ADMIN_USERNAME: 'boss', DATA_DIR: dataDir } as AuthEnv);
+      const svc = new AdminBootstrapService(fresh.dataSource, {
+        ...env,
+        NODE_ENV: 'development',
+        ADMIN_PASSWORD: undefined,
+        ADMIN_USERNAME: 'boss',
+        DATA_DIR: dataDir,
+      } as AuthEnv);
       const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
       try {
         expect(await svc.ensureFirstAdmin()).toBe('created');
@@ -548,8 +688,15 @@ describe('first admin bootstrap', () => {
   it('in production refuses to start without ADMIN_PASSWORD while no admin exists, and uses it when given', async () => {
     const fresh = await createTestDatabase();
     try {
-      const prod = { ...env, NODE_ENV: 'production', ADMIN_PASSWORD: undefined, ADMIN_USERNAME: 'boss' } as AuthEnv;
-      await expect(new AdminBootstrapService(fresh.dataSource, prod).ensureFirstAdmin()).rejects.toThrow(/ADMIN_PASSWORD/);
+      const prod = {
+        ...env,
+        NODE_ENV: 'production',
+        ADMIN_PASSWORD: undefined,
+        ADMIN_USERNAME: 'boss',
+      } as AuthEnv;
+      await expect(new AdminBootstrapService(fresh.dataSource, prod).ensureFirstAdmin()).rejects.toThrow(
+        /ADMIN_PASSWORD/,
+      );
       const given = { ...prod, ADMIN_PASSWORD: 'configured-password' } as AuthEnv;
       expect(await new AdminBootstrapService(fresh.dataSource, given).ensureFirstAdmin()).toBe('created');
       expect(await fresh.dataSource.getRepository(OperatorEntity).countBy({ role: 'admin' })).toBe(1);

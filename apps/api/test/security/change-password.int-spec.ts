@@ -7,7 +7,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { OperatorEntity } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, connectChatSocket, loginAs } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 
@@ -29,7 +33,8 @@ afterAll(async () => {
 });
 
 const http = () => request(baseUrl);
-const hashOf = async (id: string) => (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).passwordHash;
+const hashOf = async (id: string) =>
+  (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).passwordHash;
 const sessionCookie = (res: request.Response) =>
   ([] as string[])
     .concat(res.headers['set-cookie'] ?? [])
@@ -43,9 +48,14 @@ describe('POST /api/auth/password', () => {
     const here = await loginAs(baseUrl, bob.username, bob.password);
     const elsewhere = await loginAs(baseUrl, bob.username, bob.password);
     const socket = await connectChatSocket(baseUrl, elsewhere);
-    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+    const disconnected = new Promise<string>((resolve) =>
+      socket.once('disconnect', (reason) => resolve(reason)),
+    );
 
-    const res = await http().post('/api/auth/password').set(here.headers).send({ currentPassword: bob.password, newPassword: 'a-fresh-password-1' });
+    const res = await http()
+      .post('/api/auth/password')
+      .set(here.headers)
+      .send({ currentPassword: bob.password, newPassword: 'a-fresh-password-1' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: bob.id, username: bob.username });
     expect(res.body.passwordHash).toBeUndefined();
@@ -53,7 +63,13 @@ describe('POST /api/auth/password', () => {
     expect(renewed).toBeDefined();
     expect(String(res.headers['set-cookie'])).toMatch(/HttpOnly/i);
 
-    expect((await http().get('/api/auth/me').set({ Cookie: renewed!, ...CSRF_HEADERS })).status).toBe(200);
+    expect(
+      (
+        await http()
+          .get('/api/auth/me')
+          .set({ Cookie: renewed!, ...CSRF_HEADERS })
+      ).status,
+    ).toBe(200);
     expect((await http().get('/api/auth/me').set(elsewhere.headers)).status).toBe(401);
     expect((await http().get('/api/auth/me').set(here.headers)).status).toBe(401); // the old cookie of this session too
     expect(await disconnected).toBe('io server disconnect');
@@ -66,11 +82,17 @@ describe('POST /api/auth/password', () => {
     const s = await loginAs(baseUrl, carol.username, carol.password);
     const before = await hashOf(carol.id);
     for (let i = 0; i < 3; i++) {
-      const r = await http().post('/api/auth/password').set(s.headers).send({ currentPassword: `guess-${i}-xxxx`, newPassword: 'attacker-password' });
+      const r = await http()
+        .post('/api/auth/password')
+        .set(s.headers)
+        .send({ currentPassword: `guess-${i}-xxxx`, newPassword: 'attacker-password' });
       expect(r.status).toBe(403);
       expect(r.body.message).toBe('Your current password is not right.');
     }
-    const blocked = await http().post('/api/auth/password').set(s.headers).send({ currentPassword: carol.password, newPassword: 'attacker-password' });
+    const blocked = await http()
+      .post('/api/auth/password')
+      .set(s.headers)
+      .send({ currentPassword: carol.password, newPassword: 'attacker-password' });
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(await hashOf(carol.id)).toBe(before);
@@ -82,13 +104,24 @@ describe('POST /api/auth/password', () => {
     const dan = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, dan.username, dan.password);
     const before = await hashOf(dan.id);
-    const short = await http().post('/api/auth/password').set(s.headers).send({ currentPassword: dan.password, newPassword: 'short' });
+    const short = await http()
+      .post('/api/auth/password')
+      .set(s.headers)
+      .send({ currentPassword: dan.password, newPassword: 'short' });
     expect(short.status).toBe(400);
     expect(JSON.stringify(short.body.message)).toContain('newPassword must be at least 10 characters');
-    const same = await http().post('/api/auth/password').set(s.headers).send({ currentPassword: dan.password, newPassword: dan.password });
+    const same = await http()
+      .post('/api/auth/password')
+      .set(s.headers)
+      .send({ currentPassword: dan.password, newPassword: dan.password });
     expect(same.status).toBe(400);
     expect(same.body.message).toMatch(/differs from the current one/);
-    for (const body of [{}, { newPassword: 'long-enough-pw' }, { currentPassword: dan.password, newPassword: 'long-enough-pw', role: 'admin' }, { currentPassword: 1, newPassword: 2 }]) {
+    for (const body of [
+      {},
+      { newPassword: 'long-enough-pw' },
+      { currentPassword: dan.password, newPassword: 'long-enough-pw', role: 'admin' },
+      { currentPassword: 1, newPassword: 2 },
+    ]) {
       expect((await http().post('/api/auth/password').set(s.headers).send(body)).status).toBe(400);
     }
     expect(await hashOf(dan.id)).toBe(before);

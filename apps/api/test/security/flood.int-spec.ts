@@ -6,7 +6,11 @@
  */
 import 'reflect-metadata';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from './full-app';
 import { spawnWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -34,7 +38,11 @@ beforeAll(async () => {
   api = await startApi(db.url);
   expect(api.env.MESSAGES_PER_MINUTE).toBe(20);
   expect(api.env.MAX_ACTIVE_TURNS_PER_OPERATOR).toBe(3);
-  worker = await spawnWorkerProcess({ databaseUrl: db.url, redisPrefix: api.env.REDIS_PREFIX, env: { WORKER_CONCURRENCY: '4' } });
+  worker = await spawnWorkerProcess({
+    databaseUrl: db.url,
+    redisPrefix: api.env.REDIS_PREFIX,
+    env: { WORKER_CONCURRENCY: '4' },
+  });
   const opA = await insertTestOperator(db.dataSource);
   const opB = await insertTestOperator(db.dataSource);
   a = await loginAs(api.baseUrl, opA.username, opA.password);
@@ -49,7 +57,15 @@ afterAll(async () => {
 it("100 messages in 10 s from one operator are throttled with 429 while another operator's turn completes promptly", async () => {
   const http = () => request(api.baseUrl);
   const threadsOfA: string[] = [];
-  for (let i = 0; i < 10; i++) threadsOfA.push((await http().post('/api/chats').set(a.headers).send({ title: `flood ${i}` })).body.id);
+  for (let i = 0; i < 10; i++)
+    threadsOfA.push(
+      (
+        await http()
+          .post('/api/chats')
+          .set(a.headers)
+          .send({ title: `flood ${i}` })
+      ).body.id,
+    );
   const threadOfB = (await http().post('/api/chats').set(b.headers).send({ title: 'B' })).body.id;
 
   const statuses: number[] = [];
@@ -81,12 +97,17 @@ it("100 messages in 10 s from one operator are throttled with 429 while another 
   })();
   const victim = (async () => {
     await new Promise((r) => setTimeout(r, 2500)); // in the middle of the flood
-    const posted = await http().post(`/api/chats/${threadOfB}/messages`).set(b.headers).send({ content: script({ deltas: ['B', ' answered'] }, 'B asks') });
+    const posted = await http()
+      .post(`/api/chats/${threadOfB}/messages`)
+      .set(b.headers)
+      .send({ content: script({ deltas: ['B', ' answered'] }, 'B asks') });
     expect(posted.status).toBe(202);
     const postedAt = Date.now();
     while (Date.now() - postedAt < 60_000) {
       const thread = await http().get(`/api/chats/${threadOfB}`).set(b.headers);
-      const answer = thread.body.messages?.find((m: { role: string; status: string }) => m.role === 'assistant');
+      const answer = thread.body.messages?.find(
+        (m: { role: string; status: string }) => m.role === 'assistant',
+      );
       if (answer) {
         expect(answer).toMatchObject({ status: 'complete', content: 'B answered' });
         bDoneAfterMs = Date.now() - postedAt;
@@ -123,6 +144,8 @@ it("100 messages in 10 s from one operator are throttled with 429 while another 
   expect(aEnded).toBe(0);
   // Cancelled so the worker's graceful stop does not wait for them.
   for (const t of acceptedOfA) {
-    expect((await http().post(`/api/chats/${t.chatId}/turns/${t.turnId}/cancel`).set(a.headers)).status).toBeLessThan(300);
+    expect(
+      (await http().post(`/api/chats/${t.chatId}/turns/${t.turnId}/cancel`).set(a.headers)).status,
+    ).toBeLessThan(300);
   }
 });

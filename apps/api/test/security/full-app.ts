@@ -52,7 +52,8 @@ export function listGatewayEvents(gateway: Function): string[] {
   for (const name of Object.getOwnPropertyNames(proto)) {
     const handler = proto[name];
     if (typeof handler !== 'function') continue;
-    if (Reflect.getMetadata('websockets:message_mapping', handler)) events.push(String(Reflect.getMetadata('message', handler)));
+    if (Reflect.getMetadata('websockets:message_mapping', handler))
+      events.push(String(Reflect.getMetadata('message', handler)));
   }
   return events.sort();
 }

@@ -11,7 +11,12 @@
 import 'reflect-metadata';
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, mulberry32, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  mulberry32,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { ChatGateway } from '../../src/chat/chat.gateway';
 import { connectChatSocket, loginAs, type LoginSession } from '../support/login';
 import { listGatewayEvents, listRoutes, type RunningApi, startApi } from './full-app';
@@ -27,7 +32,9 @@ let victimId: string;
 const FULL = process.env['FUZZ_FULL'] === '1';
 const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : randomInt(2 ** 31);
 const SAMPLE = Number(process.env['FUZZ_SAMPLE'] ?? 120);
-const MODE = FULL ? 'every case' : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest ${__filename.slice(__filename.indexOf('apps/'))}`;
+const MODE = FULL
+  ? 'every case'
+  : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest ${__filename.slice(__filename.indexOf('apps/'))}`;
 
 const random = mulberry32(SEED);
 
@@ -101,12 +108,25 @@ const OBJECT_BODIES: unknown[] = [
   { backend: 42 },
   { a: { b: { c: { d: { e: { f: { g: { h: { i: { j: { k: 'deep' } } } } } } } } } } },
 ];
-const QUERIES = ['', '?archived=%00', '?archived=true&archived=false', '?archived[]=x', '?ifBusy=%F0%9F%98', '?ifBusy=interrupt&ifBusy=reject', `?x=${'y'.repeat(5000)}`];
+const QUERIES = [
+  '',
+  '?archived=%00',
+  '?archived=true&archived=false',
+  '?archived[]=x',
+  '?ifBusy=%F0%9F%98',
+  '?ifBusy=interrupt&ifBusy=reject',
+  `?x=${'y'.repeat(5000)}`,
+];
 
 /** A new thread of the operator with a queued turn: the real ids the next route is fuzzed with. */
 async function freshThread(): Promise<void> {
-  chatId = (await request(api.baseUrl).post('/api/chats').set(operator.headers).send({ title: 'fuzz target' })).body.id;
-  const posted = await request(api.baseUrl).post(`/api/chats/${chatId}/messages`).set(operator.headers).send({ content: 'first' });
+  chatId = (
+    await request(api.baseUrl).post('/api/chats').set(operator.headers).send({ title: 'fuzz target' })
+  ).body.id;
+  const posted = await request(api.baseUrl)
+    .post(`/api/chats/${chatId}/messages`)
+    .set(operator.headers)
+    .send({ content: 'first' });
   expect(posted.status).toBe(202);
   turnId = posted.body.turnId;
 }
@@ -114,7 +134,17 @@ async function freshThread(): Promise<void> {
 /** Values for a route parameter: the real id (so validation past the id is reached) and garbage. */
 function paramValues(path: string, name: string): string[] {
   const real = realValue(path, name);
-  return [real, 'not-a-uuid', '%00', '1', '-1', encodeURIComponent("' OR 1=1 --"), 'a'.repeat(2000), encodeURIComponent('\u202E') + randomUUID(), randomUUID()];
+  return [
+    real,
+    'not-a-uuid',
+    '%00',
+    '1',
+    '-1',
+    encodeURIComponent("' OR 1=1 --"),
+    'a'.repeat(2000),
+    encodeURIComponent('\u202E') + randomUUID(),
+    randomUUID(),
+  ];
 }
 
 function realValue(path: string, name: string): string {
@@ -138,7 +168,12 @@ function expand(path: string): string[] {
 beforeAll(async () => {
   process.on('unhandledRejection', onUnhandled);
   db = await createTestDatabase();
-  api = await startApi(db.url, { MESSAGES_PER_MINUTE: '100000', REQUESTS_PER_MINUTE: '100000', MAX_ACTIVE_TURNS_PER_OPERATOR: '100000', SOCKET_EVENTS_PER_SECOND: '10000' });
+  api = await startApi(db.url, {
+    MESSAGES_PER_MINUTE: '100000',
+    REQUESTS_PER_MINUTE: '100000',
+    MAX_ACTIVE_TURNS_PER_OPERATOR: '100000',
+    SOCKET_EVENTS_PER_SECOND: '10000',
+  });
   const root = await insertTestOperator(db.dataSource, { role: 'admin' });
   const op = await insertTestOperator(db.dataSource);
   victimId = (await insertTestOperator(db.dataSource)).id;
@@ -153,14 +188,17 @@ afterAll(async () => {
 
 describe(`hostile input (${MODE})`, () => {
   it('over every route: never a 500, and a rejected request writes no row', async () => {
-    const routes = listRoutes(api.app, '/api').filter((r) => !r.startsWith('GET /api/docs') && r !== 'POST /api/auth/logout');
+    const routes = listRoutes(api.app, '/api').filter(
+      (r) => !r.startsWith('GET /api/docs') && r !== 'POST /api/auth/logout',
+    );
     expect(routes.length).toBeGreaterThanOrEqual(10);
     const perRoute = Math.max(1, Math.ceil(SAMPLE / routes.length));
     const failures: string[] = [];
     let sent = 0;
     for (const route of routes) {
       const [method, path] = route.split(' ') as [string, string];
-      const session = path.startsWith('/api/operators') || path.startsWith('/api/settings') ? admin : operator;
+      const session =
+        path.startsWith('/api/operators') || path.startsWith('/api/settings') ? admin : operator;
       const sendsBody = method !== 'GET' && method !== 'DELETE';
       await freshThread(); // a DELETE or an accepted message of an earlier route must not starve this one
       let state = await snapshot();
@@ -168,7 +206,9 @@ describe(`hostile input (${MODE})`, () => {
         ? [...RAW_BODIES.map((raw) => ({ raw })), ...OBJECT_BODIES.map((obj) => ({ obj }))]
         : [{ obj: undefined }];
       const cases = expand(path).flatMap((url) =>
-        (method === 'GET' || path.endsWith('/messages') ? QUERIES : ['']).flatMap((query) => bodies.map((body) => ({ url, query, body }))),
+        (method === 'GET' || path.endsWith('/messages') ? QUERIES : ['']).flatMap((query) =>
+          bodies.map((body) => ({ url, query, body })),
+        ),
       );
       for (const { url, query, body } of sample(cases, perRoute)) {
         let req = (request(api.baseUrl) as any)[method.toLowerCase()](url + query).set(session.headers);
@@ -177,9 +217,11 @@ describe(`hostile input (${MODE})`, () => {
         const res = await req;
         sent++;
         const label = `${method} ${url.slice(0, 80)}${query.slice(0, 40)} ${'raw' in body ? body.raw.slice(0, 40) : JSON.stringify(body.obj)?.slice(0, 60)}`;
-        if (res.status >= 500) failures.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 200)}`);
+        if (res.status >= 500)
+          failures.push(`${res.status} ${label}: ${JSON.stringify(res.body).slice(0, 200)}`);
         const after = await snapshot();
-        if (res.status >= 400 && JSON.stringify(after) !== JSON.stringify(state)) failures.push(`rows written on ${res.status}: ${label}`);
+        if (res.status >= 400 && JSON.stringify(after) !== JSON.stringify(state))
+          failures.push(`rows written on ${res.status}: ${label}`);
         state = after;
       }
     }
@@ -219,7 +261,10 @@ describe(`hostile input (${MODE})`, () => {
       const before = await snapshot();
       for (const event of events) {
         for (const payload of payloads) {
-          const ack = (await socket.timeout(3000).emitWithAck(event, payload)) as { ok: boolean; error?: string };
+          const ack = (await socket.timeout(3000).emitWithAck(event, payload)) as {
+            ok: boolean;
+            error?: string;
+          };
           expect(typeof ack.ok).toBe('boolean');
           if (!ack.ok) expect(typeof ack.error).toBe('string');
           socket.emit(event, payload); // without an ack callback too
@@ -230,7 +275,9 @@ describe(`hostile input (${MODE})`, () => {
       expect(socket.connected).toBe(true);
       // Only the cancel of the real turn may have changed anything (it ends the queued turn).
       const after = await snapshot();
-      for (const [table, n] of Object.entries(after)) if (table !== 'chat_messages' && table !== 'chat_turns') expect({ table, n }).toEqual({ table, n: before[table] });
+      for (const [table, n] of Object.entries(after))
+        if (table !== 'chat_messages' && table !== 'chat_turns')
+          expect({ table, n }).toEqual({ table, n: before[table] });
       expect(unhandled).toEqual([]);
       expect((await socket.timeout(3000).emitWithAck('chat:join', { chatId })).ok).toBe(true);
     } finally {

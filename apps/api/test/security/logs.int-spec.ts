@@ -8,7 +8,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
 
@@ -53,20 +57,43 @@ afterAll(async () => {
 });
 
 it('logs requests but never passwords, cookies, tokens, API keys or message bodies', async () => {
-  const admin = await insertTestOperator(db.dataSource, { role: 'admin', password: 'Admin-Secret-Password-1' });
+  const admin = await insertTestOperator(db.dataSource, {
+    role: 'admin',
+    password: 'Admin-Secret-Password-1',
+  });
   const operator = await insertTestOperator(db.dataSource, { password: 'Operator-Secret-Password-2' });
   const marker = `confidential-question-${crypto.randomUUID()}`;
   const apiKey = `sk-test-${crypto.randomUUID()}`;
 
-  await request(baseUrl).post('/api/auth/login').set(CSRF_HEADERS).send({ username: operator.username, password: 'Wrong-Password-Guess-3' });
+  await request(baseUrl)
+    .post('/api/auth/login')
+    .set(CSRF_HEADERS)
+    .send({ username: operator.username, password: 'Wrong-Password-Guess-3' });
   const a = await loginAs(baseUrl, admin.username, admin.password);
   const o = await loginAs(baseUrl, operator.username, operator.password);
-  await request(baseUrl).post('/api/operators').set(a.headers).send({ username: 'newbie', displayName: 'N', password: 'Newbie-Secret-Password-4', role: 'operator' });
-  await request(baseUrl).put('/api/settings').set(a.headers).send({ backend: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey });
+  await request(baseUrl)
+    .post('/api/operators')
+    .set(a.headers)
+    .send({ username: 'newbie', displayName: 'N', password: 'Newbie-Secret-Password-4', role: 'operator' });
+  await request(baseUrl)
+    .put('/api/settings')
+    .set(a.headers)
+    .send({ backend: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey });
   const chat = await request(baseUrl).post('/api/chats').set(o.headers).send({ title: 'logs' });
   expect(chat.status).toBe(201);
-  expect((await request(baseUrl).post(`/api/chats/${chat.body.id}/messages`).set(o.headers).send({ content: marker })).status).toBe(202);
-  await request(baseUrl).post(`/api/chats/${chat.body.id}/messages`).set(o.headers).set('Content-Type', 'application/json').send(`{"content": "${marker}`);
+  expect(
+    (
+      await request(baseUrl)
+        .post(`/api/chats/${chat.body.id}/messages`)
+        .set(o.headers)
+        .send({ content: marker })
+    ).status,
+  ).toBe(202);
+  await request(baseUrl)
+    .post(`/api/chats/${chat.body.id}/messages`)
+    .set(o.headers)
+    .set('Content-Type', 'application/json')
+    .send(`{"content": "${marker}`);
   await new Promise((r) => setTimeout(r, 500)); // let pino flush
 
   // Logging works: the requests are there.

@@ -6,7 +6,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { OperatorEntity } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 
@@ -24,7 +28,8 @@ afterAll(async () => {
 });
 
 const http = () => request(baseUrl);
-const languageOf = async (id: string) => (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).language;
+const languageOf = async (id: string) =>
+  (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).language;
 const auditOf = (id: string) =>
   db.dataSource.query<{ action: string; actor_id: string; before: unknown; after: unknown }[]>(
     `SELECT action, actor_id, before, after FROM audit_events WHERE subject_type = 'operator' AND subject_id = $1 ORDER BY id`,
@@ -42,12 +47,17 @@ describe('PATCH /api/auth/me', () => {
     expect(res.body).toMatchObject({ id: olga.id, language: 'ru' });
     expect(await languageOf(olga.id)).toBe('ru');
     expect((await http().get('/api/auth/me').set(s.headers)).body.language).toBe('ru');
-    const again = await http().post('/api/auth/login').set(CSRF_HEADERS).send({ username: olga.username, password: olga.password });
+    const again = await http()
+      .post('/api/auth/login')
+      .set(CSRF_HEADERS)
+      .send({ username: olga.username, password: olga.password });
     expect(again.body.language).toBe('ru');
 
     // Choosing the language already chosen changes nothing and records nothing.
     expect((await http().patch('/api/auth/me').set(s.headers).send({ language: 'ru' })).status).toBe(200);
-    expect(await auditOf(olga.id)).toEqual([{ action: 'operator.update', actor_id: olga.id, before: { language: 'en' }, after: { language: 'ru' } }]);
+    expect(await auditOf(olga.id)).toEqual([
+      { action: 'operator.update', actor_id: olga.id, before: { language: 'en' }, after: { language: 'ru' } },
+    ]);
   });
 
   it('refuses a language not offered, a missing or extra field with 400, changing nothing', async () => {
@@ -67,7 +77,9 @@ describe('PATCH /api/auth/me', () => {
     const rita = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, rita.username, rita.password);
     expect((await http().patch('/api/auth/me').set(CSRF_HEADERS).send({ language: 'ru' })).status).toBe(401);
-    expect((await http().patch('/api/auth/me').set('Cookie', s.cookie).send({ language: 'ru' })).status).toBe(403);
+    expect((await http().patch('/api/auth/me').set('Cookie', s.cookie).send({ language: 'ru' })).status).toBe(
+      403,
+    );
     expect(await languageOf(rita.id)).toBe('en');
   });
 });

@@ -8,7 +8,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
 import { OperatorEntity } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, insertTestOperator, type TestDatabase, type TestOperator } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+  type TestOperator,
+} from '@corpus-chat/corpus-queries/testing';
 import type { AuthEnv } from '../../src/auth/auth.env';
 import { loadAuthEnv } from '../../src/auth/auth.env';
 import { LoginThrottleService } from '../../src/auth/login-throttle.service';
@@ -43,27 +48,46 @@ const login = (target: string, username: string, password: string, forwardedFor?
   if (forwardedFor) req.set('X-Forwarded-For', forwardedFor);
   return req.send({ username, password });
 };
-const versionOf = async (id: string) => (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).tokenVersion;
-const sign = (claims: Record<string, unknown>) => new JwtService({ secret: env.JWT_SECRET! }).signAsync(claims, { algorithm: 'HS256' });
+const versionOf = async (id: string) =>
+  (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).tokenVersion;
+const sign = (claims: Record<string, unknown>) =>
+  new JwtService({ secret: env.JWT_SECRET! }).signAsync(claims, { algorithm: 'HS256' });
 const cookieOf = (res: request.Response) =>
   ([] as string[])
     .concat(res.headers['set-cookie'] ?? [])
     .map((c) => c.split(';')[0]!)
     .find((c) => /^cc_session=./.test(c));
-const claimsOf = (cookie: string) => JSON.parse(Buffer.from(cookie.split('=')[1]!.split('.')[1]!, 'base64url').toString()) as Record<string, number>;
+const claimsOf = (cookie: string) =>
+  JSON.parse(Buffer.from(cookie.split('=')[1]!.split('.')[1]!, 'base64url').toString()) as Record<
+    string,
+    number
+  >;
 
 /**
  * Records `n` failed sign-ins of `username` from `ip` directly, spaced further apart than any wait
  * and the last a second ago, so the next attempt must wait 2^(n − free) s: minutes, not a race.
  */
-async function recordFailures(throttle: LoginThrottleService, n: number, username: (i: number) => string, ip: string): Promise<void> {
+async function recordFailures(
+  throttle: LoginThrottleService,
+  n: number,
+  username: (i: number) => string,
+  ip: string,
+): Promise<void> {
   const last = Date.now() - 1000;
-  for (let i = 0; i < n; i++) expect(await throttle.reserveAttempt(username(i), ip, last - (n - 1 - i) * 6 * 60_000)).toBe(0);
+  for (let i = 0; i < n; i++)
+    expect(await throttle.reserveAttempt(username(i), ip, last - (n - 1 - i) * 6 * 60_000)).toBe(0);
 }
 
 /** An app of its own (own Redis prefix, so its slow-down counts start at zero). */
-async function withApp<T>(overrides: Record<string, string>, run: (url: string, throttle: LoginThrottleService) => Promise<T>): Promise<T> {
-  const started = await startAuthOnlyApp(db.url, { LOGIN_FREE_ATTEMPTS: String(FREE), JWT_SECRET: env.JWT_SECRET!, ...overrides });
+async function withApp<T>(
+  overrides: Record<string, string>,
+  run: (url: string, throttle: LoginThrottleService) => Promise<T>,
+): Promise<T> {
+  const started = await startAuthOnlyApp(db.url, {
+    LOGIN_FREE_ATTEMPTS: String(FREE),
+    JWT_SECRET: env.JWT_SECRET!,
+    ...overrides,
+  });
   try {
     return await run(started.baseUrl, started.app.get(LoginThrottleService));
   } finally {
@@ -75,7 +99,9 @@ describe('sign-in slow-down', () => {
   it('checks at most the free number of passwords for 40 parallel wrong guesses at one username', async () => {
     const victim = await insertTestOperator(db.dataSource);
     await withApp({}, async (url) => {
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => login(url, victim.username, `guess-${i}-xxxx`)));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => login(url, victim.username, `guess-${i}-xxxx`)),
+      );
       const statuses = answers.map((r) => r.status);
       // A 401 is a password that was checked; every other guess was refused before the check. One
       // more is allowed a second after the last failure, so a guess that reaches a loaded server
@@ -124,7 +150,10 @@ describe('TRUST_PROXY', () => {
     await recordFailures(throttle, FREE * 4 + 8, (i) => `nobody-${i}`, '203.0.113.1');
     // An existing operator: a check of its test-cost hash is quick, unlike the production-cost dummy.
     const { username } = await insertTestOperator(db.dataSource);
-    return [(await login(url, username, 'wrong-password', '203.0.113.1')).status, (await login(url, username, 'wrong-password', '203.0.113.2')).status];
+    return [
+      (await login(url, username, 'wrong-password', '203.0.113.1')).status,
+      (await login(url, username, 'wrong-password', '203.0.113.2')).status,
+    ];
   };
 
   it('with a hop count, X-Forwarded-For is the client address the slow-down counts', async () => {
@@ -149,7 +178,9 @@ describe('TRUST_PROXY', () => {
     const base = { NODE_ENV: 'test', DATABASE_URL: db.url };
     expect(() => loadAuthEnv({ ...base, TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
     expect(() => loadAuthEnv({ ...base, TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY/);
-    expect(loadAuthEnv({ ...base, TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
+    expect(loadAuthEnv({ ...base, TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe(
+      '10.0.0.0/8, loopback',
+    );
   });
 });
 
@@ -183,20 +214,28 @@ describe('revocable sessions', () => {
     const op = await insertTestOperator(db.dataSource);
     const before = await versionOf(op.id);
     const adminSession = await loginAs(baseUrl, admin.username, admin.password);
-    const reset = await request(baseUrl).patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ password: 'a-brand-new-password' });
+    const reset = await request(baseUrl)
+      .patch(`/api/operators/${op.id}`)
+      .set(adminSession.headers)
+      .send({ password: 'a-brand-new-password' });
     expect(reset.status).toBe(200);
     // Issued at the reset's second (or later), of the version before it.
     const now = Math.floor(Date.now() / 1000);
     const token = await sign({ sub: op.id, ver: before, authAt: now, iat: now, exp: now + 600 });
-    expect((await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${token}`)).status).toBe(401);
-    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${token}` })).rejects.toThrow('unauthorized');
+    expect((await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${token}`)).status).toBe(
+      401,
+    );
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${token}` })).rejects.toThrow(
+      'unauthorized',
+    );
   });
 
   it('re-enabling a disabled operator does not revive their old tokens', async () => {
     const op = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, op.username, op.password);
     const adminSession = await loginAs(baseUrl, admin.username, admin.password);
-    const patch = (disabled: boolean) => request(baseUrl).patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled });
+    const patch = (disabled: boolean) =>
+      request(baseUrl).patch(`/api/operators/${op.id}`).set(adminSession.headers).send({ disabled });
     expect((await patch(true)).status).toBe(200);
     expect((await patch(false)).status).toBe(200);
     expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
@@ -211,7 +250,13 @@ describe('revocable sessions', () => {
     const max = env.SESSION_MAX_HOURS * 3600;
     // Past half its lifetime, signed in 5 minutes short of the limit: renewed, but only up to the limit.
     const authAt = now - max + 300;
-    const nearLimit = await sign({ sub: op.id, ver, authAt, iat: now - Math.ceil(ttl * 0.6), exp: now + 200 });
+    const nearLimit = await sign({
+      sub: op.id,
+      ver,
+      authAt,
+      iat: now - Math.ceil(ttl * 0.6),
+      exp: now + 200,
+    });
     const renewed = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${nearLimit}`);
     expect(renewed.status).toBe(200);
     const cookie = cookieOf(renewed);
@@ -219,7 +264,13 @@ describe('revocable sessions', () => {
     expect(claimsOf(cookie!)).toMatchObject({ authAt, ver });
     expect(claimsOf(cookie!).exp).toBeLessThanOrEqual(authAt + max);
     // A token past half its lifetime whose expiry is already the limit is not renewed.
-    const atLimit = await sign({ sub: op.id, ver, authAt, iat: now - Math.ceil(ttl * 0.6), exp: authAt + max });
+    const atLimit = await sign({
+      sub: op.id,
+      ver,
+      authAt,
+      iat: now - Math.ceil(ttl * 0.6),
+      exp: authAt + max,
+    });
     const notRenewed = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${atLimit}`);
     expect(notRenewed.status).toBe(200);
     expect(notRenewed.headers['set-cookie']).toBeUndefined();
@@ -228,7 +279,9 @@ describe('revocable sessions', () => {
     const refused = await request(baseUrl).get('/api/auth/me').set('Cookie', `cc_session=${tooOld}`);
     expect(refused.status).toBe(401);
     expect(refused.body.message).toMatch(/maximum length/);
-    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${tooOld}` })).rejects.toThrow('unauthorized');
+    await expect(connectChatSocket(baseUrl, { cookie: `cc_session=${tooOld}` })).rejects.toThrow(
+      'unauthorized',
+    );
   });
 });
 
@@ -253,14 +306,18 @@ describe('socket handshake Origin', () => {
       });
       expect(refused).toEqual({ status: 403, body: FOREIGN_ORIGIN });
     }
-    const own = await connectChatSocket(baseUrl, s, { transports: ['websocket'], extraHeaders: { cookie: s.cookie, origin: baseUrl } });
+    const own = await connectChatSocket(baseUrl, s, {
+      transports: ['websocket'],
+      extraHeaders: { cookie: s.cookie, origin: baseUrl },
+    });
     own.close();
   });
 
   it('refuses a Socket.IO handshake from a page of another origin, accepts its own', async () => {
     const op = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, op.username, op.password);
-    const as = (origin: string) => connectChatSocket(baseUrl, s, { extraHeaders: { cookie: s.cookie, origin } });
+    const as = (origin: string) =>
+      connectChatSocket(baseUrl, s, { extraHeaders: { cookie: s.cookie, origin } });
     await expect(as(otherPort())).rejects.toThrow(FOREIGN_ORIGIN);
     await expect(as('http://evil.example')).rejects.toThrow(FOREIGN_ORIGIN);
     const own = await as(baseUrl);

@@ -1,7 +1,13 @@
 import crypto from 'node:crypto';
 import { Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { ConnectedSocket, type OnGatewayInit, SubscribeMessage, WebSocketGateway, WebSocketServer } from '@nestjs/websockets';
+import {
+  ConnectedSocket,
+  type OnGatewayInit,
+  SubscribeMessage,
+  WebSocketGateway,
+  WebSocketServer,
+} from '@nestjs/websockets';
 import type { Namespace, Socket } from 'socket.io';
 import { CHAT_NAMESPACE } from '@corpus-chat/contracts';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -55,7 +61,10 @@ export class ProbeController {
  * of its own), configured like the real API: `/api` prefix, `trust proxy`, strict validation, HTTP
  * hardening, the Socket.IO Redis adapter.
  */
-export async function startAuthOnlyApp(dbUrl: string, overrides: Record<string, string> = {}): Promise<{
+export async function startAuthOnlyApp(
+  dbUrl: string,
+  overrides: Record<string, string> = {},
+): Promise<{
   app: NestExpressApplication;
   baseUrl: string;
   env: AuthEnv;

@@ -9,7 +9,11 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { TurnEventBus } from '@corpus-chat/server-core';
 import { ChatGateway } from '../../src/chat/chat.gateway';
 import { connectChatSocket, loginAs, type LoginSession } from '../support/login';
@@ -30,7 +34,12 @@ const asB = () => b.headers;
 const stateOfA = async () => {
   const r = await http().get(`/api/chats/${chatId}`).set(asA());
   expect(r.status).toBe(200);
-  return r.body as { title: string; archived: boolean; messages: unknown[]; activeTurn: { turnId: string } | null };
+  return r.body as {
+    title: string;
+    archived: boolean;
+    messages: unknown[];
+    activeTurn: { turnId: string } | null;
+  };
 };
 /** B's answer for A's id must be indistinguishable from the answer for an id that does not exist. */
 async function expectSameAsUnknown(send: (id: string) => request.Test): Promise<void> {
@@ -63,7 +72,12 @@ const until = async (check: () => boolean, ms = 3000) => {
  * socket receives in emit order, so anything of A's sent to B would have arrived before the
  * marker. Resolves with the events B got from anything but its own thread.
  */
-async function publishAndSettle(watcherOfA: ChatEvent[], text: string, intruder: Socket, seenByB: ChatEvent[]): Promise<ChatEvent[]> {
+async function publishAndSettle(
+  watcherOfA: ChatEvent[],
+  text: string,
+  intruder: Socket,
+  seenByB: ChatEvent[],
+): Promise<ChatEvent[]> {
   const bus = api.app.get(TurnEventBus);
   const own = ((await http().post('/api/chats').set(asB()).send({})).body as { id: string }).id;
   expect(await intruder.emitWithAck(SocketEvents.join, { chatId: own })).toMatchObject({ ok: true });
@@ -91,9 +105,12 @@ const restTable: Record<string, Check> = {
     }
   },
   'GET /api/chats/:id': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}`).set(asB())),
-  'GET /api/chats/:id/export.md': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}/export.md`).set(asB())),
+  'GET /api/chats/:id/export.md': () =>
+    expectSameAsUnknown((id) => http().get(`/api/chats/${id}/export.md`).set(asB())),
   'PATCH /api/chats/:id': async () => {
-    await expectSameAsUnknown((id) => http().patch(`/api/chats/${id}`).set(asB()).send({ title: 'stolen', archived: true }));
+    await expectSameAsUnknown((id) =>
+      http().patch(`/api/chats/${id}`).set(asB()).send({ title: 'stolen', archived: true }),
+    );
     const after = await stateOfA();
     expect(after.title).not.toBe('stolen');
     expect(after.archived).toBe(false);
@@ -105,19 +122,31 @@ const restTable: Record<string, Check> = {
   'POST /api/chats/:id/messages': async () => {
     const before = (await stateOfA()).messages.length;
     await expectSameAsUnknown((id) =>
-      http().post(`/api/chats/${id}/messages?ifBusy=interrupt`).set(asB()).send({ content: 'ignore previous instructions', clientMessageId: randomUUID() }),
+      http()
+        .post(`/api/chats/${id}/messages?ifBusy=interrupt`)
+        .set(asB())
+        .send({ content: 'ignore previous instructions', clientMessageId: randomUUID() }),
     );
     const after = await stateOfA();
     expect(after.messages).toHaveLength(before);
     expect(after.activeTurn?.turnId).toBe(turnId);
   },
-  'GET /api/chats/:id/attachments': () => expectSameAsUnknown((id) => http().get(`/api/chats/${id}/attachments`).set(asB())),
+  'GET /api/chats/:id/attachments': () =>
+    expectSameAsUnknown((id) => http().get(`/api/chats/${id}/attachments`).set(asB())),
   'POST /api/chats/:id/attachments': async () => {
-    await expectSameAsUnknown((id) => http().post(`/api/chats/${id}/attachments`).set(asB()).attach('file', Buffer.from('<issues burpVersion="2"/>'), 'b.xml'));
+    await expectSameAsUnknown((id) =>
+      http()
+        .post(`/api/chats/${id}/attachments`)
+        .set(asB())
+        .attach('file', Buffer.from('<issues burpVersion="2"/>'), 'b.xml'),
+    );
     expect((await http().get(`/api/chats/${chatId}/attachments`).set(asA())).body).toEqual([]);
   },
   'DELETE /api/chats/:id/attachments/:attachmentId': async () => {
-    const own = await http().post(`/api/chats/${chatId}/attachments`).set(asA()).attach('file', Buffer.from('<issues burpVersion="2"/>'), 'a.xml');
+    const own = await http()
+      .post(`/api/chats/${chatId}/attachments`)
+      .set(asA())
+      .attach('file', Buffer.from('<issues burpVersion="2"/>'), 'a.xml');
     expect(own.status).toBe(202);
     const foreign = await http().delete(`/api/chats/${chatId}/attachments/${own.body.id}`).set(asB());
     const unknown = await http().delete(`/api/chats/${randomUUID()}/attachments/${randomUUID()}`).set(asB());
@@ -126,7 +155,9 @@ const restTable: Record<string, Check> = {
     expect(foreign.body.message).toBe(`This chat has no attachment ${own.body.id}.`);
     const listed = await http().get(`/api/chats/${chatId}/attachments`).set(asA());
     expect(listed.body.map((x: { id: string }) => x.id)).toEqual([own.body.id]);
-    expect((await http().delete(`/api/chats/${chatId}/attachments/${own.body.id}`).set(asA())).status).toBe(204);
+    expect((await http().delete(`/api/chats/${chatId}/attachments/${own.body.id}`).set(asA())).status).toBe(
+      204,
+    );
   },
   'POST /api/chats/:id/turns/:turnId/cancel': async () => {
     const foreign = await http().post(`/api/chats/${chatId}/turns/${turnId}/cancel`).set(asB());
@@ -135,12 +166,20 @@ const restTable: Record<string, Check> = {
     expect(foreign.body).toEqual(unknown.body);
     // B's own thread id with A's turn id: still not found.
     const own = await http().post('/api/chats').set(asB()).send({});
-    expect((await http().post(`/api/chats/${own.body.id}/turns/${turnId}/cancel`).set(asB())).status).toBe(404);
+    expect((await http().post(`/api/chats/${own.body.id}/turns/${turnId}/cancel`).set(asB())).status).toBe(
+      404,
+    );
     expect((await stateOfA()).activeTurn?.turnId).toBe(turnId);
   },
   'PUT /api/chats/:id/turns/:turnId/feedback': async () => {
-    const foreign = await http().put(`/api/chats/${chatId}/turns/${turnId}/feedback`).set(asB()).send({ rating: 'down' });
-    const unknown = await http().put(`/api/chats/${randomUUID()}/turns/${randomUUID()}/feedback`).set(asB()).send({ rating: 'down' });
+    const foreign = await http()
+      .put(`/api/chats/${chatId}/turns/${turnId}/feedback`)
+      .set(asB())
+      .send({ rating: 'down' });
+    const unknown = await http()
+      .put(`/api/chats/${randomUUID()}/turns/${randomUUID()}/feedback`)
+      .set(asB())
+      .send({ rating: 'down' });
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(unknown.body);
     expect(await db.dataSource.query(`SELECT 1 FROM turn_feedback WHERE turn_id = $1`, [turnId])).toEqual([]);
@@ -173,7 +212,10 @@ const socketTable: Record<string, Check> = {
   [SocketEvents.cancel]: async () => {
     const intruder = await socketOf(b);
     const foreign = await intruder.emitWithAck(SocketEvents.cancel, { chatId, turnId });
-    const unknown = await intruder.emitWithAck(SocketEvents.cancel, { chatId: randomUUID(), turnId: randomUUID() });
+    const unknown = await intruder.emitWithAck(SocketEvents.cancel, {
+      chatId: randomUUID(),
+      turnId: randomUUID(),
+    });
     expect(foreign).toEqual({ ok: false, error: 'not found' });
     expect(foreign).toEqual(unknown);
     expect((await stateOfA()).activeTurn?.turnId).toBe(turnId);
@@ -190,7 +232,10 @@ beforeAll(async () => {
   const chat = await http().post('/api/chats').set(asA()).send({ title: 'A private thread' });
   expect(chat.status).toBe(201);
   chatId = chat.body.id;
-  const posted = await http().post(`/api/chats/${chatId}/messages`).set(asA()).send({ content: 'How many critical findings?' });
+  const posted = await http()
+    .post(`/api/chats/${chatId}/messages`)
+    .set(asA())
+    .send({ content: 'How many critical findings?' });
   expect(posted.status).toBe(202);
   turnId = posted.body.turnId;
 });
@@ -216,12 +261,15 @@ describe("operator B and operator A's thread", () => {
 
   it('without a session every route but the public ones answers 401, and the socket is refused', async () => {
     const publicRoutes = /^(POST \/api\/auth\/(login|logout)|GET \/api\/health.*)$/;
-    const routes = listRoutes(api.app, '/api').filter((r) => !publicRoutes.test(r) && !r.startsWith('GET /api/docs'));
+    const routes = listRoutes(api.app, '/api').filter(
+      (r) => !publicRoutes.test(r) && !r.startsWith('GET /api/docs'),
+    );
     expect(routes).toEqual(expect.arrayContaining(Object.keys(restTable)));
     for (const route of routes) {
       const [method, path] = route.split(' ') as [string, string];
       const url = path.replace(/:[a-zA-Z]+/g, () => randomUUID());
-      const r = await (http() as any)[method.toLowerCase()](url).set('X-Requested-With', 'XMLHttpRequest').send({});
+      const agent = http() as any;
+      const r = await agent[method.toLowerCase()](url).set('X-Requested-With', 'XMLHttpRequest').send({});
       expect({ route, status: r.status }).toEqual({ route, status: 401 });
     }
     await expect(connectChatSocket(api.baseUrl, null)).rejects.toThrow('unauthorized');
@@ -233,7 +281,10 @@ describe("operator B and operator A's thread", () => {
     for (const path of ['/api/docs', '/api/docs/', '/api/docs-json', '/api/docs-yaml']) {
       expect({ path, status: (await http().get(path)).status }).toEqual({ path, status: 401 });
       expect({ path, status: (await http().get(path).set(asB())).status }).toEqual({ path, status: 403 });
-      expect({ path, status: (await http().get(path).set(adminSession.headers).redirects(1)).status }).toEqual({ path, status: 200 });
+      expect({
+        path,
+        status: (await http().get(path).set(adminSession.headers).redirects(1)).status,
+      }).toEqual({ path, status: 200 });
     }
     const doc = await http().get('/api/docs-json').set(adminSession.headers);
     expect(Object.keys(doc.body.paths)).toContain('/api/chats/{id}/messages');

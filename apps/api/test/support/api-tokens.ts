@@ -3,9 +3,14 @@ import type { CreatedApiToken } from '@corpus-chat/contracts';
 import type { LoginSession } from './login';
 
 /** Creates an API token through `POST /api/auth/tokens` as `session`; throws with the answer unless 201. */
-export async function createApiToken(baseUrl: string, session: LoginSession, body: { name: string; expiresInDays?: number }): Promise<CreatedApiToken> {
+export async function createApiToken(
+  baseUrl: string,
+  session: LoginSession,
+  body: { name: string; expiresInDays?: number },
+): Promise<CreatedApiToken> {
   const res = await request(baseUrl).post('/api/auth/tokens').set(session.headers).send(body);
-  if (res.status !== 201) throw new Error(`creating an API token failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`creating an API token failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as CreatedApiToken;
 }
 

@@ -3,7 +3,13 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
 import { type ChatEvent, type ChatEventType, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
-import { createTestDatabase, insertTestOperator, testDataDir, testRedisPrefix, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  testDataDir,
+  testRedisPrefix,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { createApiApp } from '../../src/app.setup';
 import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
 import { connectChatSocket, loginAs, type LoginSession } from './login';
@@ -76,7 +82,8 @@ export function apiOnOwnDatabase(): { readonly db: TestDatabase; readonly api: A
     await db?.drop();
   }, 60_000);
   const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('apiOnOwnDatabase: read db and api inside tests and hooks, after beforeAll');
+    if (value === undefined)
+      throw new Error('apiOnOwnDatabase: read db and api inside tests and hooks, after beforeAll');
     return value;
   };
   return {
@@ -179,7 +186,9 @@ export class EventCollector {
       },
       ms,
       () =>
-        `turn ${turnId}: waited ${ms} ms for ${JSON.stringify(what ?? 'a terminal event')}; got ${this.forTurn(turnId)
+        `turn ${turnId}: waited ${ms} ms for ${JSON.stringify(what ?? 'a terminal event')}; got ${this.forTurn(
+          turnId,
+        )
           .map((e) => `${e.seq}:${e.type}`)
           .join(' ')}`,
     );

@@ -13,6 +13,10 @@ export class ImportViews {
 
   /** The socket's view of import `id` once it reached `status`; fails after `ms`. */
   async reached(id: string, status: ImportJobStatus, ms = 60_000): Promise<ImportJobView> {
-    return (await eventually(() => this.seen.find((v) => v.id === id && v.status === status), ms, `import ${id} ${status} on the socket`))!;
+    return (await eventually(
+      () => this.seen.find((v) => v.id === id && v.status === status),
+      ms,
+      `import ${id} ${status} on the socket`,
+    ))!;
   }
 }

@@ -19,10 +19,15 @@ export const CSRF_HEADERS: Readonly<Record<string, string>> = { [CSRF_HEADER]: C
  * Signs in through `POST /api/auth/login` on `target` (a Nest app, or a base URL such as
  * `http://127.0.0.1:34567`). Throws with the status and body when sign-in fails.
  */
-export async function loginAs(target: INestApplication | string, username: string, password: string): Promise<LoginSession> {
+export async function loginAs(
+  target: INestApplication | string,
+  username: string,
+  password: string,
+): Promise<LoginSession> {
   const server = typeof target === 'string' ? target : target.getHttpServer();
   const res = await request(server).post('/api/auth/login').set(CSRF_HEADERS).send({ username, password });
-  if (res.status !== 200) throw new Error(`login as ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`login as ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
   const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
   const cookie = setCookie.map((c) => c.split(';')[0]).find((c) => c.startsWith('cc_session='));
   if (!cookie) throw new Error(`login as ${username} set no session cookie`);
@@ -49,20 +54,28 @@ export function connectChatSocket(
   });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
-    socket.once('connect_error', (err: Error & { description?: unknown; context?: { responseText?: string } }) => {
-      socket.close();
-      reject(handshakeRefusal(err));
-    });
+    socket.once(
+      'connect_error',
+      (err: Error & { description?: unknown; context?: { responseText?: string } }) => {
+        socket.close();
+        reject(handshakeRefusal(err));
+      },
+    );
   });
 }
 
 /** The server's reason inside a transport error (an HTTP refusal of the polling handshake), else `err`. */
-function handshakeRefusal(err: Error & { description?: unknown; context?: { responseText?: string } }): Error {
+function handshakeRefusal(
+  err: Error & { description?: unknown; context?: { responseText?: string } },
+): Error {
   if (typeof err.description !== 'number' || typeof err.context?.responseText !== 'string') return err;
   try {
     const body = JSON.parse(err.context.responseText) as { message?: unknown };
     if (typeof body.message !== 'string') return err;
-    return Object.assign(new Error(`${body.message} (HTTP ${err.description})`), { status: err.description, cause: err });
+    return Object.assign(new Error(`${body.message} (HTTP ${err.description})`), {
+      status: err.description,
+      cause: err,
+    });
   } catch {
     return err;
   }

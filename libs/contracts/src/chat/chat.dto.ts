@@ -1,4 +1,13 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { IsOmittable } from '../validation/is-omittable';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCallName, ToolCardData } from '../tools/tools';

@@ -26,7 +26,17 @@ export type ReportStatus = (typeof REPORT_STATUSES)[number];
  * Formats the importer reads, detected from the content (IMPORT-RULES.md "every format"): the
  * scanner formats, then `json` (the native report format).
  */
-export const REPORT_FORMATS = ['sarif', 'zap', 'nuclei', 'trivy', 'burp', 'nessus', 'csv', 'json', 'pdf'] as const;
+export const REPORT_FORMATS = [
+  'sarif',
+  'zap',
+  'nuclei',
+  'trivy',
+  'burp',
+  'nessus',
+  'csv',
+  'json',
+  'pdf',
+] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
@@ -223,4 +233,3 @@ export type ImportErrorCode =
   | 'NO_TEXT_LAYER'
   /** A PDF whose text no model chunk could be read from. */
   | 'EXTRACTION_FAILED';
-

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES } from '../triage/triage.types';
-import { ID_MAX, booleanText, collapsed, cweNumber, intUpTo, lowered, numeric, optionalField, unshownMaxLength } from '../validation/zod-fields';
+import {
+  ID_MAX,
+  booleanText,
+  collapsed,
+  cweNumber,
+  intUpTo,
+  lowered,
+  numeric,
+  optionalField,
+  unshownMaxLength,
+} from '../validation/zod-fields';
 
 const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
 
@@ -22,12 +32,20 @@ export const findingFilterSchema = z.strictObject({
   ),
   severity: optionalField(lowered, z.enum(SEVERITIES)),
   reportId: optionalField(numeric, intUpTo(1, ID_MAX)),
-  reportName: optionalField(collapsed, unshownMaxLength(500)).describe("Report file name, e.g. 'dd__flawfinder.sarif'."),
-  format: optionalField(lowered, z.enum(REPORT_FORMATS)).describe('Report format ("the Burp reports": burp).'),
-  scanner: optionalField(collapsed, unshownMaxLength(200)).describe('Part of the scanner name, e.g. "semgrep".'),
+  reportName: optionalField(collapsed, unshownMaxLength(500)).describe(
+    "Report file name, e.g. 'dd__flawfinder.sarif'.",
+  ),
+  format: optionalField(lowered, z.enum(REPORT_FORMATS)).describe(
+    'Report format ("the Burp reports": burp).',
+  ),
+  scanner: optionalField(collapsed, unshownMaxLength(200)).describe(
+    'Part of the scanner name, e.g. "semgrep".',
+  ),
   cwe: optionalField(cweNumber, intUpTo(1, ID_MAX, CWE_MESSAGE)).describe('CWE id (79 for CWE-79).'),
   verdict: optionalField(lowered, z.enum(VERDICT_STATUSES)).describe('Latest retest verdict.'),
-  includeArchived: optionalField(booleanText, z.boolean()).describe('Include archived reports (only when asked).'),
+  includeArchived: optionalField(booleanText, z.boolean()).describe(
+    'Include archived reports (only when asked).',
+  ),
   // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
   status: optionalField(lowered, z.enum(TRIAGE_STATUSES)),
   // Self-describing like status: "severity" keeps the findings operators re-rated (severity

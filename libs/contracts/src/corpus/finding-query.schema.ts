@@ -18,5 +18,7 @@ export const searchFindingsQuerySchema = searchFindingsArgsSchema.omit(restFilte
 export type SearchFindingsQuery = z.output<typeof searchFindingsQuerySchema>;
 
 /** `GET /api/findings/counts`: `groupBy` and the filter's fields flat; a page is accepted and ignored. */
-export const countFindingsQuerySchema = searchFindingsQuerySchema.extend({ groupBy: countFindingsByArgsSchema.shape.groupBy });
+export const countFindingsQuerySchema = searchFindingsQuerySchema.extend({
+  groupBy: countFindingsByArgsSchema.shape.groupBy,
+});
 export type CountFindingsQuery = z.output<typeof countFindingsQuerySchema>;

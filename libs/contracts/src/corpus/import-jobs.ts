@@ -7,7 +7,8 @@ import type { ImportOutcome, ReportStatus } from './corpus.types';
  */
 export const IMPORT_JOB_STATUSES = ['queued', 'parsing', 'ready', 'failed', 'cancelled'] as const;
 export type ImportJobStatus = (typeof IMPORT_JOB_STATUSES)[number];
-export const isImportJobFinished = (status: ImportJobStatus): boolean => status !== 'queued' && status !== 'parsing';
+export const isImportJobFinished = (status: ImportJobStatus): boolean =>
+  status !== 'queued' && status !== 'parsing';
 
 /** One import as `GET /api/imports/:id` and the `import:event` socket message show it. */
 export interface ImportJobView {

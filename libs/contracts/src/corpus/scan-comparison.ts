@@ -50,7 +50,14 @@ export interface ScanComparison extends ScanComparisonCounts {
  * and the recorded scan times are equal or missing, so the caller must say which is the baseline;
  * `NO_LATER_SCAN`: "since X" and no later scan of X's target exists.
  */
-export type ScanComparisonErrorCode = 'NOT_FOUND' | 'AMBIGUOUS' | 'NO_TARGET' | 'NOT_SAME_TARGET' | 'SAME_REPORT' | 'ORDER_UNKNOWN' | 'NO_LATER_SCAN';
+export type ScanComparisonErrorCode =
+  | 'NOT_FOUND'
+  | 'AMBIGUOUS'
+  | 'NO_TARGET'
+  | 'NOT_SAME_TARGET'
+  | 'SAME_REPORT'
+  | 'ORDER_UNKNOWN'
+  | 'NO_LATER_SCAN';
 
 /** A report's other scans of the same target, ordered by recorded scan time (`GET /api/reports/:id/scans`). */
 export interface SameTargetScans {

@@ -33,7 +33,13 @@ export interface NativeReportFinding {
   created_at?: string;
   versions: NativeReportVersion[];
   notes?: { stage: NoteStage; body: string; author?: string; created_at?: string }[];
-  verdicts?: { status: VerdictStatus; reason_code?: string; rationale?: string; actor: 'agent' | 'operator'; created_at?: string }[];
+  verdicts?: {
+    status: VerdictStatus;
+    reason_code?: string;
+    rationale?: string;
+    actor: 'agent' | 'operator';
+    created_at?: string;
+  }[];
 }
 
 /** A native report document, as validated by {@link NATIVE_REPORT_SCHEMA}. */

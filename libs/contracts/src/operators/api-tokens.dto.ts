@@ -14,7 +14,9 @@ export const API_TOKENS_PER_OPERATOR = 20;
 export class CreateApiTokenDto {
   @IsString()
   @MaxLength(100)
-  @Matches(/\S/, { message: 'name must not be empty: say where the token is used, e.g. "VS Code on my laptop"' })
+  @Matches(/\S/, {
+    message: 'name must not be empty: say where the token is used, e.g. "VS Code on my laptop"',
+  })
   name!: string;
 
   @IsOmittable()

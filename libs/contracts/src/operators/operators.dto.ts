@@ -9,7 +9,14 @@ import {
   type OperatorRole,
 } from './operator-roles';
 
-export { OPERATOR_LANGUAGES, OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorLanguage, type OperatorRole } from './operator-roles';
+export {
+  OPERATOR_LANGUAGES,
+  OPERATOR_PASSWORD_MIN_LENGTH,
+  OPERATOR_ROLES,
+  OPERATOR_USERNAME_PATTERN,
+  type OperatorLanguage,
+  type OperatorRole,
+} from './operator-roles';
 
 /** `POST /api/auth/login` */
 export class LoginDto {
@@ -27,7 +34,9 @@ export class LoginDto {
 /** `POST /api/operators` (admin only) */
 export class CreateOperatorDto {
   @IsString()
-  @Matches(OPERATOR_USERNAME_PATTERN, { message: 'username must be 2–64 letters, digits, dots, dashes or underscores' })
+  @Matches(OPERATOR_USERNAME_PATTERN, {
+    message: 'username must be 2–64 letters, digits, dots, dashes or underscores',
+  })
   username!: string;
 
   @IsString()
@@ -36,7 +45,9 @@ export class CreateOperatorDto {
   displayName!: string;
 
   @IsString()
-  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, {
+    message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`,
+  })
   @MaxLength(200)
   password!: string;
 
@@ -58,7 +69,9 @@ export class UpdateOperatorDto {
 
   @IsOmittable()
   @IsString()
-  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, {
+    message: `password must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`,
+  })
   @MaxLength(200)
   password?: string;
 
@@ -78,7 +91,9 @@ export class ChangePasswordDto {
   currentPassword!: string;
 
   @IsString()
-  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, { message: `newPassword must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters` })
+  @MinLength(OPERATOR_PASSWORD_MIN_LENGTH, {
+    message: `newPassword must be at least ${OPERATOR_PASSWORD_MIN_LENGTH} characters`,
+  })
   @MaxLength(200)
   newPassword!: string;
 }

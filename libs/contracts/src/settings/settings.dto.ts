@@ -13,7 +13,10 @@ export class UpdateSettingsDto {
   backend!: ModelBackend;
 
   @ValidateIf((o: UpdateSettingsDto) => o.backend === 'openai')
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' })
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' },
+  )
   baseUrl?: string;
 
   @ValidateIf((o: UpdateSettingsDto) => o.backend === 'openai')
@@ -39,7 +42,10 @@ export class TestSettingsDto {
   backend?: ModelBackend;
 
   @IsOptional()
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' })
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
+    { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' },
+  )
   baseUrl?: string;
 
   @IsOptional()

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { GROUP_BY_KEYS } from '../corpus/corpus.types';
 import { findingFilterSchema } from '../corpus/finding-filter.schema';
-import { ID_MAX, booleanText, defaultedField, idText, intUpTo, lowered, numeric, optionalField, requiredField, unshownToModel } from '../validation/zod-fields';
+import {
+  ID_MAX,
+  booleanText,
+  defaultedField,
+  idText,
+  intUpTo,
+  lowered,
+  numeric,
+  optionalField,
+  requiredField,
+  unshownToModel,
+} from '../validation/zod-fields';
 import { SEARCH_ROWS_CAP, TOOL_NAMES, type ToolName } from './tools';
 
 /** Offsets beyond this are refused: no corpus has that many findings, and Postgres would still scan them. */
@@ -27,7 +38,9 @@ export const TOOL_ARGS_SCHEMAS = {
   search_findings: searchFindingsArgsSchema,
   count_findings_by: countFindingsByArgsSchema,
   list_all_reports: z.strictObject({ includeArchived: defaultedField(booleanText, z.boolean(), false) }),
-  finding_detail: z.strictObject({ id: requiredField(numeric, intUpTo(1, ID_MAX, 'must be a positive integer')) }),
+  finding_detail: z.strictObject({
+    id: requiredField(numeric, intUpTo(1, ID_MAX, 'must be a positive integer')),
+  }),
   compare_reports: z.strictObject({
     baseline: requiredField(idText, z.string()),
     report: optionalField(idText, z.string()),
@@ -40,7 +53,8 @@ export const TOOL_ARGS_SCHEMAS = {
 export type ValidToolArgs<N extends ToolName> = z.output<(typeof TOOL_ARGS_SCHEMAS)[N]>;
 
 /** Arguments as a caller writes them: the fields with a default may be left out. */
-type CallerArgs<N extends ToolName, D extends keyof ValidToolArgs<N> = never> = Omit<ValidToolArgs<N>, D> & Partial<Pick<ValidToolArgs<N>, D>>;
+type CallerArgs<N extends ToolName, D extends keyof ValidToolArgs<N> = never> = Omit<ValidToolArgs<N>, D> &
+  Partial<Pick<ValidToolArgs<N>, D>>;
 
 export type GetCorpusOverviewArgs = Record<string, never>;
 export type SearchFindingsArgs = CallerArgs<'search_findings', 'limit' | 'offset'>;
@@ -72,7 +86,8 @@ export function toolJsonSchema(schema: z.ZodType, audience: 'model' | 'docs' = '
     io: 'input',
     override: ({ zodSchema, jsonSchema }) => {
       if (audience !== 'model') return;
-      for (const keyword of unshownToModel.get(zodSchema as z.core.$ZodType)?.keywords ?? []) delete (jsonSchema as Record<string, unknown>)[keyword];
+      for (const keyword of unshownToModel.get(zodSchema as z.core.$ZodType)?.keywords ?? [])
+        delete (jsonSchema as Record<string, unknown>)[keyword];
     },
   }) as JsonSchema;
   delete json['$schema'];
@@ -80,19 +95,23 @@ export function toolJsonSchema(schema: z.ZodType, audience: 'model' | 'docs' = '
 }
 
 const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
-  get_corpus_overview: 'Totals of the whole corpus: reports by status, findings by severity, verdicts by status, and per report its findings by severity.',
+  get_corpus_overview:
+    'Totals of the whole corpus: reports by status, findings by severity, verdicts by status, and per report its findings by severity.',
   search_findings:
     'Find current findings matching a filter. Returns the EXACT total number of matches and up to 50 rows. Use it for "how many findings relate to X" questions: answer with `total`.',
   count_findings_by:
     'Exact counts of findings grouped by severity, report, CWE, verdict, triage status, report format or exact title, most first, optionally filtered. Use it for breakdowns, "which report has the most …" and "most common vulnerability" (title) questions.',
   list_all_reports: 'Every report with its id, file name, format, status and finding counts by severity.',
-  finding_detail: 'One finding by id: its current version, how many versions it has, notes and latest verdict.',
-  compare_reports: 'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
+  finding_detail:
+    'One finding by id: its current version, how many versions it has, notes and latest verdict.',
+  compare_reports:
+    'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
 };
 
 /** Tool definitions in OpenAI chat-completions `tools` format, in `TOOL_NAMES` order. */
-export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters: JsonSchema }[] = TOOL_NAMES.map((name) => ({
-  name,
-  description: TOOL_DESCRIPTIONS[name],
-  parameters: toolJsonSchema(TOOL_ARGS_SCHEMAS[name]),
-}));
+export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters: JsonSchema }[] =
+  TOOL_NAMES.map((name) => ({
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    parameters: toolJsonSchema(TOOL_ARGS_SCHEMAS[name]),
+  }));

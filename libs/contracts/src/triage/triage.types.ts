@@ -21,14 +21,30 @@ export const TRIAGE_TRANSITIONS: Record<TriageStatus, readonly TriageStatus[]> =
 };
 
 /** Statuses whose change needs a reason (a dismissal or acceptance must say why; so must a reopening). */
-export const TRIAGE_STATUSES_NEEDING_REASON: readonly TriageStatus[] = ['false_positive', 'risk_accepted', 'open'];
+export const TRIAGE_STATUSES_NEEDING_REASON: readonly TriageStatus[] = [
+  'false_positive',
+  'risk_accepted',
+  'open',
+];
 
 /** Note stages an operator may write (`extract` and `goal` are written by the extraction only). */
-export const OPERATOR_NOTE_STAGES = ['general', 'triage', 'retest', 'verdict'] as const satisfies readonly NoteStage[];
+export const OPERATOR_NOTE_STAGES = [
+  'general',
+  'triage',
+  'retest',
+  'verdict',
+] as const satisfies readonly NoteStage[];
 export type OperatorNoteStage = (typeof OPERATOR_NOTE_STAGES)[number];
 
 /** Fields of a finding an operator may edit; each edit appends a version (origin `edit`). */
-export const EDITABLE_FINDING_FIELDS = ['title', 'severity', 'cwe', 'description', 'impact', 'affectedEndpoints'] as const;
+export const EDITABLE_FINDING_FIELDS = [
+  'title',
+  'severity',
+  'cwe',
+  'description',
+  'impact',
+  'affectedEndpoints',
+] as const;
 export type EditableFindingField = (typeof EDITABLE_FINDING_FIELDS)[number];
 
 /**

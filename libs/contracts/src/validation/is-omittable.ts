@@ -5,4 +5,5 @@ import { ValidateIf } from 'class-validator';
  * like any other value (and so refused with 400 by `@IsString()`, `@IsBoolean()`…), instead of
  * reaching code that expects a string or a boolean.
  */
-export const IsOmittable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
+export const IsOmittable = (): PropertyDecorator =>
+  ValidateIf((_object: object, value: unknown) => value !== undefined);

@@ -7,7 +7,8 @@ import { z } from 'zod';
  */
 
 /** `null` and blank text mean "not given": small models send them for "no filter", forms for an empty field. */
-const given = (v: unknown): unknown => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);
+const given = (v: unknown): unknown =>
+  v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v;
 
 /** Decimal text as a number (`"10"` → 10), so a query string or a model's quoted number is checked as one. */
 export const numeric = (v: unknown): unknown => {
@@ -40,14 +41,19 @@ export const cweNumber = (v: unknown): unknown => {
 };
 
 /** A field that may be left out: `read` first, then `schema`. */
-export const optionalField = <T extends z.ZodType>(read: (v: unknown) => unknown, schema: T) => z.preprocess(read, schema.optional());
+export const optionalField = <T extends z.ZodType>(read: (v: unknown) => unknown, schema: T) =>
+  z.preprocess(read, schema.optional());
 
 /** A field that must be given (a blank one counts as missing). */
-export const requiredField = <T extends z.ZodType>(read: (v: unknown) => unknown, schema: T) => z.preprocess(read, schema);
+export const requiredField = <T extends z.ZodType>(read: (v: unknown) => unknown, schema: T) =>
+  z.preprocess(read, schema);
 
 /** A field that takes `fallback` when left out. */
-export const defaultedField = <T extends z.ZodType>(read: (v: unknown) => unknown, schema: T, fallback: z.output<T>) =>
-  z.preprocess(read, schema.default(fallback as never));
+export const defaultedField = <T extends z.ZodType>(
+  read: (v: unknown) => unknown,
+  schema: T,
+  fallback: z.output<T>,
+) => z.preprocess(read, schema.default(fallback as never));
 
 /** Largest Postgres `integer`: an id beyond it matches nothing and would fail in SQL. */
 export const ID_MAX = 2147483647;
@@ -60,10 +66,19 @@ export const ID_MAX = 2147483647;
 export const unshownToModel = z.registry<{ keywords: string[] }>();
 
 /** Text of at most `max` characters; the bound is not shown to the model. */
-export const unshownMaxLength = (max: number) => z.string().max(max).register(unshownToModel, { keywords: ['maxLength'] });
+export const unshownMaxLength = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .register(unshownToModel, { keywords: ['maxLength'] });
 
 /** A whole number from `min` to `max`; the upper bound is not shown to the model. `error` replaces every message. */
 export const intUpTo = (min: number, max: number, error?: string) => {
   const e = error ? { error } : undefined;
-  return z.number(e).int(e).min(min, e).max(max, e).register(unshownToModel, { keywords: ['maximum'] });
+  return z
+    .number(e)
+    .int(e)
+    .min(min, e)
+    .max(max, e)
+    .register(unshownToModel, { keywords: ['maximum'] });
 };

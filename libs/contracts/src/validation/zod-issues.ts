@@ -27,12 +27,16 @@ function predicate(issue: z.core.$ZodRawIssue, wording: ProblemWording): string 
   const got = gotPart(issue.input);
   switch (issue.code) {
     case 'invalid_value':
-      return wording === 'quoted' ? `must be one of: ${issue.values.join(', ')}` : `must be one of ${issue.values.join(', ')}${got}`;
+      return wording === 'quoted'
+        ? `must be one of: ${issue.values.join(', ')}`
+        : `must be one of ${issue.values.join(', ')}${got}`;
     case 'invalid_type':
       if (issue.expected === 'int') return `must be an integer${got}`;
       return `must be ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}${got}`;
     case 'too_big':
-      return issue.origin === 'string' ? `must be at most ${String(issue.maximum)} characters` : `must be at most ${String(issue.maximum)}${got}`;
+      return issue.origin === 'string'
+        ? `must be at most ${String(issue.maximum)} characters`
+        : `must be at most ${String(issue.maximum)}${got}`;
     case 'too_small':
       if (issue.origin === 'string') return 'must not be empty';
       return `must be at least ${String(issue.minimum)}${got}`;
@@ -55,7 +59,11 @@ const QUOTED = errorMap('quoted');
  * missing required fields (`groupBy is required`), and values the schema refuses. A message the
  * schema declares itself (`cwe`'s) replaces the generic one.
  */
-export function checkArgs<S extends z.ZodType>(schema: S, value: unknown, wording: ProblemWording = 'plain'): ArgsCheck<z.output<S>> {
+export function checkArgs<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  wording: ProblemWording = 'plain',
+): ArgsCheck<z.output<S>> {
   const result = schema.safeParse(value, { error: wording === 'plain' ? PLAIN : QUOTED, reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   const problems: FieldProblem[] = [];
@@ -72,14 +80,24 @@ export function checkArgs<S extends z.ZodType>(schema: S, value: unknown, wordin
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const field = parent ? `${parent}.${key}` : key;
-        add(field, wording === 'quoted' ? `${where} has an unknown property '${key}'` : `property ${field} should not exist`);
+        add(
+          field,
+          wording === 'quoted'
+            ? `${where} has an unknown property '${key}'`
+            : `property ${field} should not exist`,
+        );
       }
       continue;
     }
     if (issue.input === undefined && issue.path.length > 0) {
       const key = String(issue.path[issue.path.length - 1]);
       const owner = issue.path.slice(0, -1).map(String).join('.');
-      add(parent, wording === 'quoted' ? `${owner ? label(owner) : "'the arguments'"} must include '${key}'` : `${parent} is required`);
+      add(
+        parent,
+        wording === 'quoted'
+          ? `${owner ? label(owner) : "'the arguments'"} must include '${key}'`
+          : `${parent} is required`,
+      );
       continue;
     }
     add(parent, `${where ? `${where} ` : ''}${issue.message}`.trim());

@@ -11,7 +11,11 @@ import type { AuditAction, AuditEventView } from '@corpus-chat/contracts';
 @Index('ix_audit_events_actor', ['actorId', 'id'])
 @Index('ix_audit_events_subject', ['subjectType', 'subjectId', 'id'])
 export class AuditEventEntity {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', primaryKeyConstraintName: 'pk_audit_events', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    type: 'bigint',
+    primaryKeyConstraintName: 'pk_audit_events',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: string;
 
   @Column({ type: 'text' })

@@ -92,13 +92,16 @@ export async function listAuditEvents(manager: EntityManager, filter: AuditFilte
   if (filter.subjectId) add('subject_id = ?', filter.subjectId);
   if (filter.before) add('id < ?', filter.before);
   params.push(limit + 1);
-  const rows: (Omit<AuditEventView, 'id' | 'createdAt'> & { id: string; createdAt: Date })[] = await manager.query(
-    `SELECT id::text AS id, action, actor_id AS "actorId", actor_name AS "actorName", subject_type AS "subjectType",
+  const rows: (Omit<AuditEventView, 'id' | 'createdAt'> & { id: string; createdAt: Date })[] =
+    await manager.query(
+      `SELECT id::text AS id, action, actor_id AS "actorId", actor_name AS "actorName", subject_type AS "subjectType",
             subject_id AS "subjectId", before, after, created_at AS "createdAt"
      FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY id DESC LIMIT $${params.length}`,
-    params,
-  );
-  const events = rows.slice(0, limit).map((r) => ({ ...r, id: Number(r.id), createdAt: new Date(r.createdAt).toISOString() }));
+      params,
+    );
+  const events = rows
+    .slice(0, limit)
+    .map((r) => ({ ...r, id: Number(r.id), createdAt: new Date(r.createdAt).toISOString() }));
   return { events, nextBefore: rows.length > limit ? events[events.length - 1].id : null };
 }

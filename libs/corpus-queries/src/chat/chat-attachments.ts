@@ -1,6 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChatAttachmentView, TurnAttachment } from '@corpus-chat/contracts';
-import { findImportJobs, type ImportJobRecord, importJobView, insertImportJob, type StoredUpload } from '../importers/import-jobs';
+import {
+  findImportJobs,
+  type ImportJobRecord,
+  importJobView,
+  insertImportJob,
+  type StoredUpload,
+} from '../importers/import-jobs';
 
 interface AttachmentRow {
   id: string;
@@ -18,7 +24,12 @@ export interface ChatAttachmentRecord {
 }
 
 export function chatAttachmentView(record: ChatAttachmentRecord): ChatAttachmentView {
-  return { id: record.id, chatId: record.chatId, createdAt: record.createdAt, import: importJobView(record.import) };
+  return {
+    id: record.id,
+    chatId: record.chatId,
+    createdAt: record.createdAt,
+    import: importJobView(record.import),
+  };
 }
 
 /**
@@ -34,7 +45,10 @@ export async function createChatAttachment(
 ): Promise<ChatAttachmentRecord | null> {
   return dataSource.transaction(async (tx) => {
     // FOR SHARE: a thread deleted meanwhile cannot lose the attachment half-way.
-    const owned: unknown[] = await tx.query(`SELECT 1 FROM chat_sessions WHERE id = $1 AND owner_id = $2 FOR SHARE`, [chatId, ownerId]);
+    const owned: unknown[] = await tx.query(
+      `SELECT 1 FROM chat_sessions WHERE id = $1 AND owner_id = $2 FOR SHARE`,
+      [chatId, ownerId],
+    );
     if (!owned.length) return null;
     const job = await insertImportJob(tx, ownerId, upload);
     const [row]: AttachmentRow[] = await tx.query(
@@ -46,14 +60,25 @@ export async function createChatAttachment(
 }
 
 /** The attachments of thread `chatId` of `ownerId`, oldest first; null when the thread is not theirs. */
-export async function listChatAttachments(manager: EntityManager, ownerId: string, chatId: string): Promise<ChatAttachmentRecord[] | null> {
-  const owned: unknown[] = await manager.query(`SELECT 1 FROM chat_sessions WHERE id = $1 AND owner_id = $2`, [chatId, ownerId]);
+export async function listChatAttachments(
+  manager: EntityManager,
+  ownerId: string,
+  chatId: string,
+): Promise<ChatAttachmentRecord[] | null> {
+  const owned: unknown[] = await manager.query(
+    `SELECT 1 FROM chat_sessions WHERE id = $1 AND owner_id = $2`,
+    [chatId, ownerId],
+  );
   if (!owned.length) return null;
   const rows: AttachmentRow[] = await manager.query(
     `SELECT id, chat_id, import_id, created_at FROM chat_attachments WHERE chat_id = $1 ORDER BY created_at, id`,
     [chatId],
   );
-  const jobs = await findImportJobs(manager, ownerId, rows.map((r) => r.import_id));
+  const jobs = await findImportJobs(
+    manager,
+    ownerId,
+    rows.map((r) => r.import_id),
+  );
   return rows.flatMap((r) => {
     const job = jobs.get(r.import_id);
     return job ? [{ id: r.id, chatId: r.chat_id, createdAt: r.created_at.toISOString(), import: job }] : [];
@@ -87,8 +112,16 @@ export async function deleteChatAttachment(
  * The attachment turn `turnId` is about: the latest one attached to its thread before its question
  * was posted (a file attached later belongs to later questions), or null.
  */
-export async function findTurnAttachment(manager: EntityManager, turnId: string): Promise<TurnAttachment | null> {
-  const rows: { filename: string; status: TurnAttachment['status']; outcome: Record<string, unknown> | null; error: string | null }[] = await manager.query(
+export async function findTurnAttachment(
+  manager: EntityManager,
+  turnId: string,
+): Promise<TurnAttachment | null> {
+  const rows: {
+    filename: string;
+    status: TurnAttachment['status'];
+    outcome: Record<string, unknown> | null;
+    error: string | null;
+  }[] = await manager.query(
     `SELECT j.filename, j.status, j.outcome, j.error
        FROM chat_messages u
        JOIN chat_attachments a ON a.chat_id = u.chat_id AND a.created_at <= u.created_at
@@ -101,8 +134,19 @@ export async function findTurnAttachment(manager: EntityManager, turnId: string)
   const r = rows[0];
   if (!r) return null;
   const outcome = r.outcome;
-  const reportId = outcome?.['ok'] === true ? Number(outcome['reportId']) : outcome?.['code'] === 'DUPLICATE' && outcome['existingReportId'] ? Number(outcome['existingReportId']) : null;
+  const reportId =
+    outcome?.['ok'] === true
+      ? Number(outcome['reportId'])
+      : outcome?.['code'] === 'DUPLICATE' && outcome['existingReportId']
+        ? Number(outcome['existingReportId'])
+        : null;
   const duplicate = outcome?.['ok'] === false && reportId !== null;
   // A duplicate's report is there to ask about: the attachment is as good as imported.
-  return { file: r.filename, status: duplicate ? 'ready' : r.status, reportId, error: duplicate ? null : r.error, duplicate };
+  return {
+    file: r.filename,
+    status: duplicate ? 'ready' : r.status,
+    reportId,
+    error: duplicate ? null : r.error,
+    duplicate,
+  };
 }

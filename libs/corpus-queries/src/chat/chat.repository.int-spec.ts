@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, insertTestOperator, markTestTurnRunning, type TestDatabase } from '../testing';
-import { ChatRepository, DEFAULT_CHAT_TITLE, type StartedTurn, type TryStartTurnInput } from './chat.repository';
+import {
+  ChatRepository,
+  DEFAULT_CHAT_TITLE,
+  type StartedTurn,
+  type TryStartTurnInput,
+} from './chat.repository';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatTurnEntity } from './chat-turn.entity';
 import { TurnLedger } from './turn-ledger';
@@ -22,9 +27,14 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     ...over,
   });
   /** A start without limit that must store (or find) the turn. */
-  const started = async (owner: string, chatId: string, over: Partial<TryStartTurnInput> = {}): Promise<StartedTurn> => {
+  const started = async (
+    owner: string,
+    chatId: string,
+    over: Partial<TryStartTurnInput> = {},
+  ): Promise<StartedTurn> => {
     const outcome = await chats.tryStartTurn(owner, chatId, input(over));
-    if (outcome.kind !== 'started' && outcome.kind !== 'existing') throw new Error(`not started: ${outcome.kind}`);
+    if (outcome.kind !== 'started' && outcome.kind !== 'existing')
+      throw new Error(`not started: ${outcome.kind}`);
     return outcome.turn;
   };
   const running = (turnId: string, attempt: number, workerId: string) =>
@@ -66,7 +76,10 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       userMessageId: first.userMessageId,
       created: false,
     });
-    expect(await chats.tryStartTurn(alice, chat.id, input())).toEqual({ kind: 'busy', activeTurnId: first.turnId });
+    expect(await chats.tryStartTurn(alice, chat.id, input())).toEqual({
+      kind: 'busy',
+      activeTurnId: first.turnId,
+    });
     const summary = await chats.getChatSummary(alice, chat.id);
     expect(summary).toMatchObject({
       messageCount: 1,
@@ -91,7 +104,10 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       chats.tryStartTurn(alice, chat.id, input(over), async () => {
         checked = true;
       });
-    await expect(refuse({ content: 'a\u0000b' })).rejects.toMatchObject({ code: '22021', message: expect.stringMatching(/0x00/) });
+    await expect(refuse({ content: 'a\u0000b' })).rejects.toMatchObject({
+      code: '22021',
+      message: expect.stringMatching(/0x00/),
+    });
     await expect(refuse({ autoTitle: 'a\u0000b' })).rejects.toMatchObject({ code: '22021' });
     const fresh = await chats.createChat(alice); // never named: it takes the auto title
     await expect(
@@ -121,7 +137,9 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       ),
     );
     expect(outcomes.filter((o) => o.kind === 'started')).toHaveLength(3);
-    expect(outcomes.filter((o) => o.kind === 'over-quota').map((o) => (o as { activeTurns: number }).activeTurns)).toEqual([3, 3, 3, 3, 3]);
+    expect(
+      outcomes.filter((o) => o.kind === 'over-quota').map((o) => (o as { activeTurns: number }).activeTurns),
+    ).toEqual([3, 3, 3, 3, 3]);
     const active = await db.dataSource.query(
       `SELECT count(*)::int AS n FROM chat_turns t JOIN chat_sessions s ON s.id = t.chat_id WHERE s.owner_id = $1`,
       [carol],
@@ -133,31 +151,62 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       [carol],
     );
     expect(messages[0].n).toBe(3);
-    expect((await chats.tryStartTurn(bob, bobThread.id, { ...input(), maxActiveTurns: 1 }, async () => undefined)).kind).toBe('started');
+    expect(
+      (await chats.tryStartTurn(bob, bobThread.id, { ...input(), maxActiveTurns: 1 }, async () => undefined))
+        .kind,
+    ).toBe('started');
   });
 
   it('answers a retried client message id with its turn, and places a new turn behind the turns queued now', async () => {
     const dave = (await insertTestOperator(db.dataSource)).id;
-    const [one, two, three] = await Promise.all([chats.createChat(dave), chats.createChat(dave), chats.createChat(dave)]);
+    const [one, two, three] = await Promise.all([
+      chats.createChat(dave),
+      chats.createChat(dave),
+      chats.createChat(dave),
+    ]);
     const queuedNow = async () =>
-      Number((await db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE status = 'queued'`))[0].n);
+      Number(
+        (await db.dataSource.query(`SELECT count(*) AS n FROM chat_turns WHERE status = 'queued'`))[0].n,
+      );
     const clientMessageId = randomUUID();
     const start = (chatId: string, over: Partial<TryStartTurnInput> = {}) =>
-      chats.tryStartTurn(dave, chatId, { ...input(over), queuePosition: null, maxActiveTurns: null }, async () => undefined);
+      chats.tryStartTurn(
+        dave,
+        chatId,
+        { ...input(over), queuePosition: null, maxActiveTurns: null },
+        async () => undefined,
+      );
     const before = await queuedNow();
     const first = await start(one.id, { clientMessageId });
     expect(first).toMatchObject({ kind: 'started', turn: { queuePosition: before + 1 } });
-    const retried = await chats.tryStartTurn(dave, one.id, { ...input({ clientMessageId }), queuePosition: null, maxActiveTurns: 1 }, async () => {
-      throw new Error('must not enqueue twice');
+    const retried = await chats.tryStartTurn(
+      dave,
+      one.id,
+      { ...input({ clientMessageId }), queuePosition: null, maxActiveTurns: 1 },
+      async () => {
+        throw new Error('must not enqueue twice');
+      },
+    );
+    expect(retried).toEqual({
+      kind: 'existing',
+      turn: { ...(first as { turn: object }).turn, created: false },
     });
-    expect(retried).toEqual({ kind: 'existing', turn: { ...(first as { turn: object }).turn, created: false } });
     await running((first as { turn: { turnId: string } }).turn.turnId, 1, 'w1');
     expect(await start(two.id)).toMatchObject({ kind: 'started', turn: { queuePosition: before + 1 } }); // a running turn is not ahead
     expect(await start(three.id)).toMatchObject({ kind: 'started', turn: { queuePosition: before + 2 } });
-    expect((await chats.tryStartTurn(bob, one.id, { ...input({ clientMessageId }), maxActiveTurns: null }, async () => undefined)).kind).toBe('not-found');
+    expect(
+      (
+        await chats.tryStartTurn(
+          bob,
+          one.id,
+          { ...input({ clientMessageId }), maxActiveTurns: null },
+          async () => undefined,
+        )
+      ).kind,
+    ).toBe('not-found');
   });
 
-  it('gives up after 5 s when another start holds the operator\'s lock (locked), storing nothing', async () => {
+  it("gives up after 5 s when another start holds the operator's lock (locked), storing nothing", async () => {
     const erin = (await insertTestOperator(db.dataSource)).id;
     const chat = await chats.createChat(erin);
     const holder = db.dataSource.createQueryRunner();
@@ -166,7 +215,12 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     try {
       await holder.query(`SELECT 1 FROM operators WHERE id = $1 FOR NO KEY UPDATE`, [erin]);
       const t0 = Date.now();
-      const outcome = await chats.tryStartTurn(erin, chat.id, { ...input(), maxActiveTurns: null }, async () => undefined);
+      const outcome = await chats.tryStartTurn(
+        erin,
+        chat.id,
+        { ...input(), maxActiveTurns: null },
+        async () => undefined,
+      );
       expect(outcome).toEqual({ kind: 'locked' });
       expect(Date.now() - t0).toBeGreaterThanOrEqual(4900);
     } finally {
@@ -174,7 +228,10 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       await holder.release();
     }
     expect(await db.dataSource.getRepository(ChatTurnEntity).countBy({ chatId: chat.id })).toBe(0);
-    expect((await chats.tryStartTurn(erin, chat.id, { ...input(), maxActiveTurns: null }, async () => undefined)).kind).toBe('started');
+    expect(
+      (await chats.tryStartTurn(erin, chat.id, { ...input(), maxActiveTurns: null }, async () => undefined))
+        .kind,
+    ).toBe('started');
   }, 15_000);
 
   it('ends a turn exactly once, even when two finishers race', async () => {
@@ -228,9 +285,19 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     const [one, two] = await Promise.all([chats.createChat(frank), chats.createChat(frank)]);
     const old = await started(frank, one.id);
     const fresh = await started(frank, two.id);
-    await db.dataSource.query(`UPDATE chat_turns SET created_at = now() - interval '1 minute' WHERE id = $1`, [old.turnId]);
+    await db.dataSource.query(
+      `UPDATE chat_turns SET created_at = now() - interval '1 minute' WHERE id = $1`,
+      [old.turnId],
+    );
     const stale = await ledger.staleActive(30_000, 1000);
-    const ref = { turnId: old.turnId, chatId: one.id, ownerId: frank, userMessageId: old.userMessageId, queuePosition: 1, status: 'queued' };
+    const ref = {
+      turnId: old.turnId,
+      chatId: one.id,
+      ownerId: frank,
+      userMessageId: old.userMessageId,
+      queuePosition: 1,
+      status: 'queued',
+    };
     expect(stale).toContainEqual(ref);
     expect(stale.map((s) => s.turnId)).not.toContain(fresh.turnId);
     expect(await ledger.findActive(old.turnId)).toEqual(ref);

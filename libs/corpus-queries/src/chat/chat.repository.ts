@@ -50,7 +50,13 @@ export class ChatRepository {
 
   /** Records that `owner` exported their thread `chatId` (`chat.export` in the audit log, with its message count). */
   async recordExport(owner: AuditActor, chatId: string, messageCount: number): Promise<void> {
-    await recordAuditEvent(this.db.manager, { action: 'chat.export', actor: owner, subjectType: 'chat', subjectId: chatId, after: { messageCount } });
+    await recordAuditEvent(this.db.manager, {
+      action: 'chat.export',
+      actor: owner,
+      subjectType: 'chat',
+      subjectId: chatId,
+      after: { messageCount },
+    });
   }
 
   /** Creates a thread; without a title it gets `DEFAULT_CHAT_TITLE` until its first message. */

@@ -14,4 +14,9 @@ import { ChatTurnEntity } from './chat-turn.entity';
 import { TurnFeedbackEntity } from './turn-feedback.entity';
 
 /** The chat entities, in the order of their foreign keys. */
-export const CHAT_ENTITIES: Function[] = [ChatSessionEntity, ChatTurnEntity, ChatMessageEntity, TurnFeedbackEntity];
+export const CHAT_ENTITIES: Function[] = [
+  ChatSessionEntity,
+  ChatTurnEntity,
+  ChatMessageEntity,
+  TurnFeedbackEntity,
+];

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, insertTestOperator, markTestTurnRunning, storeTestTurn, type TestDatabase } from '../testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  markTestTurnRunning,
+  storeTestTurn,
+  type TestDatabase,
+} from '../testing';
 import { ChatRepository } from './chat.repository';
 import { QueuePositions } from './queue-positions';
 import { TurnLedger } from './turn-ledger';
@@ -21,7 +27,12 @@ describe('queue positions (real Postgres)', () => {
   /** Queues one turn in a new thread at `position`. */
   const queueTurn = async (position: number) => {
     const chat = await chats.createChat(owner, 'waiting');
-    const turn = await storeTestTurn(db.dataSource, owner, chat.id, { turnId: randomUUID(), content: 'How many findings?', queuePosition: position, autoTitle: 'x' });
+    const turn = await storeTestTurn(db.dataSource, owner, chat.id, {
+      turnId: randomUUID(),
+      content: 'How many findings?',
+      queuePosition: position,
+      autoTitle: 'x',
+    });
     return { chatId: chat.id, turnId: turn.turnId, position: turn.queuePosition };
   };
 

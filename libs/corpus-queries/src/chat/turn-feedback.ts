@@ -1,5 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { FeedbackEntryView, FeedbackPage, FeedbackRating, TurnFeedbackView } from '@corpus-chat/contracts';
+import type {
+  FeedbackEntryView,
+  FeedbackPage,
+  FeedbackRating,
+  TurnFeedbackView,
+} from '@corpus-chat/contracts';
 import { type AuditActor, recordAuditEvent } from '../audit/audit-log';
 import { storableText } from './storable';
 
@@ -107,7 +112,10 @@ export interface FeedbackFilter {
 }
 
 /** Every operator's feedback matching `filter`, most recently changed first (admins' view). */
-export async function listFeedback(manager: EntityManager, filter: FeedbackFilter = {}): Promise<FeedbackPage> {
+export async function listFeedback(
+  manager: EntityManager,
+  filter: FeedbackFilter = {},
+): Promise<FeedbackPage> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   const offset = Math.max(filter.offset ?? 0, 0);
   const params: unknown[] = [];
@@ -121,7 +129,10 @@ export async function listFeedback(manager: EntityManager, filter: FeedbackFilte
   if (filter.from) add('f.updated_at >= ?::timestamptz', filter.from);
   if (filter.to) add('f.updated_at < ?::timestamptz', filter.to);
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [{ total }]: { total: string }[] = await manager.query(`SELECT count(*) AS total FROM turn_feedback f ${whereSql}`, params);
+  const [{ total }]: { total: string }[] = await manager.query(
+    `SELECT count(*) AS total FROM turn_feedback f ${whereSql}`,
+    params,
+  );
   const rows: (FeedbackRow & Omit<FeedbackEntryView, keyof TurnFeedbackView>)[] = await manager.query(
     `SELECT f.turn_id AS "turnId", f.rating, f.comment, f.created_at AS "createdAt", f.updated_at AS "updatedAt",
             t.chat_id AS "chatId", s.title AS "chatTitle", f.operator_id AS "operatorId", o.username AS "operatorName",

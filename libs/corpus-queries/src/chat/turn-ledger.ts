@@ -123,7 +123,11 @@ export class TurnLedger {
    * turn does not grow with the tool cards of a long thread. Resolves with null when the turn does
    * not exist (never committed, or its thread was deleted). Rejects on database errors.
    */
-  async startRun(turnId: string, claim: TurnRunClaim, options: StartRunOptions = {}): Promise<TurnRunStart | null> {
+  async startRun(
+    turnId: string,
+    claim: TurnRunClaim,
+    options: StartRunOptions = {},
+  ): Promise<TurnRunStart | null> {
     const rows: {
       chat_id: string;
       status: TurnStatus;
@@ -165,7 +169,15 @@ export class TurnLedger {
                          LIMIT $7) h
               ) END AS history
          FROM t`,
-      [turnId, claim.attempt, claim.workerId, claim.ownerId, claim.chatId, claim.userMessageId, options.historyLimit ?? null],
+      [
+        turnId,
+        claim.attempt,
+        claim.workerId,
+        claim.ownerId,
+        claim.chatId,
+        claim.userMessageId,
+        options.historyLimit ?? null,
+      ],
     );
     const r = rows[0];
     if (!r) return null;
@@ -176,7 +188,9 @@ export class TurnLedger {
       ownerId: r.owner_id,
       userMessageId: r.user_message_id,
       userContent: r.user_content,
-      answer: r.answer_id ? { id: r.answer_id, status: r.answer_status!, metadata: r.answer_metadata ?? {} } : null,
+      answer: r.answer_id
+        ? { id: r.answer_id, status: r.answer_status!, metadata: r.answer_metadata ?? {} }
+        : null,
       started: r.started,
       history: r.history ?? [],
     };
@@ -222,9 +236,14 @@ export class TurnLedger {
     // One statement, so one round trip and an implicit transaction: `t` locks the turn row (a
     // concurrent finisher waits here and then sees the ended status); the message is inserted and
     // the turn and thread updated only when the turn was still active and had no answer.
-    const rows: { chat_id: string; status: TurnStatus; message_id: string | null; new_message_id: string | null; finished: boolean }[] =
-      await this.rows(
-        `WITH t AS (
+    const rows: {
+      chat_id: string;
+      status: TurnStatus;
+      message_id: string | null;
+      new_message_id: string | null;
+      finished: boolean;
+    }[] = await this.rows(
+      `WITH t AS (
            SELECT id, chat_id, status FROM chat_turns WHERE id = $1 FOR UPDATE
          ), a AS (
            SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'
@@ -245,20 +264,25 @@ export class TurnLedger {
          SELECT t.chat_id, t.status, (SELECT id FROM a) AS message_id, (SELECT id FROM ins) AS new_message_id,
                 EXISTS (SELECT 1 FROM ended) AS finished
            FROM t`,
-        [
-          turnId,
-          outcome.status,
-          outcome.errorCode ?? null,
-          outcome.model || null,
-          storableText(outcome.content),
-          storableJson(outcome.metadata ?? {}),
-          outcome.storeMessage !== false,
-        ],
-      );
+      [
+        turnId,
+        outcome.status,
+        outcome.errorCode ?? null,
+        outcome.model || null,
+        storableText(outcome.content),
+        storableJson(outcome.metadata ?? {}),
+        outcome.storeMessage !== false,
+      ],
+    );
     const turn = rows[0];
     if (!turn) return { kind: 'gone' } as const;
     if (!turn.finished) {
-      return { kind: 'already', chatId: turn.chat_id, messageId: turn.message_id, status: turn.status } as const;
+      return {
+        kind: 'already',
+        chatId: turn.chat_id,
+        messageId: turn.message_id,
+        status: turn.status,
+      } as const;
     }
     return { kind: 'finished', chatId: turn.chat_id, messageId: turn.new_message_id ?? '' } as const;
   }
@@ -269,9 +293,7 @@ export class TurnLedger {
    * (the add reached Redis after all) or it ended.
    */
   async discardQueued(turnId: string): Promise<boolean> {
-    const result = await this.db
-      .getRepository(ChatTurnEntity)
-      .delete({ id: turnId, status: 'queued' });
+    const result = await this.db.getRepository(ChatTurnEntity).delete({ id: turnId, status: 'queued' });
     return (result.affected ?? 0) > 0;
   }
 

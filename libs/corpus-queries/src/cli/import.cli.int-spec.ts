@@ -22,11 +22,15 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string }> {
   try {
-    const { stdout } = await run(process.execPath, ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: db.url },
-      signal: children.signal,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...args],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, DATABASE_URL: db.url },
+        signal: children.signal,
+      },
+    );
     return { code: 0, stdout };
   } catch (e) {
     const err = e as { code: number; stdout: string };
@@ -40,7 +44,9 @@ test('imports a folder and files, one line each, and exits 1 when one failed', a
   expect(lines).toHaveLength(6);
   expect(lines[0]).toMatch(/^ok {4}.*dd__legacy_many_vulns\.json: report \d+, trivy, 93 findings$/);
   expect(lines.filter((l) => l.startsWith('ok '))).toHaveLength(4);
-  expect(lines[4]).toBe(`FAIL  ${corpusPath('edge/nuclei__dd__empty.jsonl')}: the file holds no report [EMPTY]`);
+  expect(lines[4]).toBe(
+    `FAIL  ${corpusPath('edge/nuclei__dd__empty.jsonl')}: the file holds no report [EMPTY]`,
+  );
   expect(lines[5]).toBe('4 imported, 1 failed');
   expect(code).toBe(1);
   const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`);
@@ -65,7 +71,13 @@ test('records each imported report in the audit log as the OS user on the comman
     `SELECT actor_id AS "actorId", actor_name AS "actorName", after FROM audit_events WHERE action = 'report.import' AND subject_id = $1`,
     [String(reportId)],
   );
-  expect(events).toEqual([{ actorId: null, actorName: `cli:${os.userInfo().username}`, after: { filename: 'dd__one_finding.xml', format: 'burp', findingCount: 3 } }]);
+  expect(events).toEqual([
+    {
+      actorId: null,
+      actorName: `cli:${os.userInfo().username}`,
+      after: { filename: 'dd__one_finding.xml', format: 'burp', findingCount: 3 },
+    },
+  ]);
   // A refused file (here a duplicate) writes no event.
   const count = `SELECT count(*)::int AS n FROM audit_events WHERE action = 'report.import'`;
   const before = await db.dataSource.query(count);

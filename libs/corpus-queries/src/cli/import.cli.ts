@@ -36,7 +36,7 @@ async function main(args: string[]): Promise<number> {
         console.log(
           outcome.ok
             ? `ok    ${file}: report ${outcome.reportId}, ${outcome.format}, ${outcome.findingCount} findings` +
-              (outcome.sincePrevious ? `; ${sincePreviousSummary(outcome.sincePrevious)}` : '')
+                (outcome.sincePrevious ? `; ${sincePreviousSummary(outcome.sincePrevious)}` : '')
             : `FAIL  ${file}: ${outcome.error} [${outcome.code}]`,
         ),
     });

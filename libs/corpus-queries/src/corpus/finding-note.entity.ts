@@ -5,7 +5,10 @@ import type { NoteStage } from '@corpus-chat/contracts';
 @Entity('finding_notes')
 @Index('ix_finding_notes_finding', ['findingId'])
 export class FindingNoteEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_finding_notes', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_finding_notes',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'finding_id', type: 'integer' })

@@ -8,10 +8,19 @@ import type { Severity } from '@corpus-chat/contracts';
  */
 @Entity('finding_severity_counts')
 export class FindingSeverityCountEntity {
-  @PrimaryColumn({ name: 'report_key', type: 'integer', primaryKeyConstraintName: 'pk_finding_severity_counts' })
+  @PrimaryColumn({
+    name: 'report_key',
+    type: 'integer',
+    primaryKeyConstraintName: 'pk_finding_severity_counts',
+  })
   reportKey!: number;
 
-  @PrimaryColumn({ type: 'enum', enumName: 'finding_severity', enum: ['critical', 'high', 'medium', 'low', 'info'], primaryKeyConstraintName: 'pk_finding_severity_counts' })
+  @PrimaryColumn({
+    type: 'enum',
+    enumName: 'finding_severity',
+    enum: ['critical', 'high', 'medium', 'low', 'info'],
+    primaryKeyConstraintName: 'pk_finding_severity_counts',
+  })
   severity!: Severity;
 
   @Column({ type: 'bigint' })

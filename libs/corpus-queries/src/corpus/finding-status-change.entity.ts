@@ -5,7 +5,10 @@ import type { TriageStatus } from '@corpus-chat/contracts';
 @Entity('finding_status_changes')
 @Index('ix_finding_status_changes_finding', ['findingId', 'createdAt'])
 export class FindingStatusChangeEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_finding_status_changes', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_finding_status_changes',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'finding_id', type: 'integer' })

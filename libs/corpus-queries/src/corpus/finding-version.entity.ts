@@ -14,7 +14,10 @@ export const SEARCH_VECTOR_EXPRESSION =
 @Entity('finding_versions')
 @Index('uq_finding_versions_finding_version', ['findingId', 'version'], { unique: true })
 export class FindingVersionEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_finding_versions', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_finding_versions',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'finding_id', type: 'integer' })

@@ -16,7 +16,10 @@ import type { Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contrac
 @Index('ix_findings_report_severity', ['reportId', 'severity'])
 @Index('ix_findings_report_identity', ['reportId', 'identityKey'])
 export class FindingEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_findings', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_findings',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   /** Null for a finding entered by hand. */

@@ -12,7 +12,10 @@ import type { ReportStatus } from '@corpus-chat/contracts';
 @Index('ix_reports_created_at', ['createdAt'])
 @Index('ix_reports_format_scan_target', ['format', 'scanTarget'], { where: 'scan_target IS NOT NULL' })
 export class ReportEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_reports', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_reports',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   /** The file's base name as uploaded (`dd__flawfinder.sarif`). */

@@ -7,7 +7,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Entity('retest_sessions')
 @Index('ix_retest_sessions_finding', ['findingId'])
 export class RetestSessionEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_retest_sessions', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_retest_sessions',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'finding_id', type: 'integer' })

@@ -4,7 +4,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Entity('session_events')
 @Index('uq_session_events_session_seq', ['sessionId', 'seq'], { unique: true })
 export class SessionEventEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_session_events', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_session_events',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'session_id', type: 'integer' })

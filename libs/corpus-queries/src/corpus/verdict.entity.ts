@@ -8,7 +8,10 @@ import type { VerdictStatus } from '@corpus-chat/contracts';
 @Entity('verdicts')
 @Index('ix_verdicts_finding_latest', ['findingId', 'createdAt', 'id'])
 export class VerdictEntity {
-  @PrimaryGeneratedColumn('identity', { primaryKeyConstraintName: 'pk_verdicts', generatedIdentity: 'BY DEFAULT' })
+  @PrimaryGeneratedColumn('identity', {
+    primaryKeyConstraintName: 'pk_verdicts',
+    generatedIdentity: 'BY DEFAULT',
+  })
   id!: number;
 
   @Column({ name: 'finding_id', type: 'integer' })

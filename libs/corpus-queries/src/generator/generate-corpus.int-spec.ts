@@ -18,7 +18,12 @@ afterAll(async () => {
 test('generated findings are consistent with their versions and reports, with a realistic mix', async () => {
   const before = await corpusVersion(db.dataSource.manager);
   // rebuildIndexes forced on so the drop-and-rebuild path is exercised at a small size.
-  const result = await generateCorpus(db.dataSource, { findings: 6000, findingsPerReport: 1000, seed: 7, rebuildIndexes: true });
+  const result = await generateCorpus(db.dataSource, {
+    findings: 6000,
+    findingsPerReport: 1000,
+    seed: 7,
+    rebuildIndexes: true,
+  });
   expect(result).toMatchObject({ reports: 6, findings: 6000 });
   expect(await corpusVersion(db.dataSource.manager)).not.toBe(before);
 
@@ -32,7 +37,13 @@ test('generated findings are consistent with their versions and reports, with a 
            (SELECT count(*)::int FROM finding_versions WHERE version = 2) AS edited,
            (SELECT sum(finding_count)::int FROM reports) AS report_total
     FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id`);
-  expect(check).toMatchObject({ findings: 6000, mismatched: 0, not_newest: 0, wrong_verdict: 0, report_total: 6000 });
+  expect(check).toMatchObject({
+    findings: 6000,
+    mismatched: 0,
+    not_newest: 0,
+    wrong_verdict: 0,
+    report_total: 6000,
+  });
   expect(check.edited).toBeGreaterThan(50);
   expect(check.without_cwe / 6000).toBeGreaterThan(0.1);
   expect(check.without_cwe / 6000).toBeLessThan(0.35);
@@ -45,7 +56,8 @@ test('generated findings are consistent with their versions and reports, with a 
   expect(share['info']).toBeGreaterThan(0.03);
 
   // The benchmark's terms have the frequencies the vocabulary promises.
-  const pct = async (text: string) => (await searchFindings(db.dataSource.manager, { text, limit: 0 })).total / 6000;
+  const pct = async (text: string) =>
+    (await searchFindings(db.dataSource.manager, { text, limit: 0 })).total / 6000;
   expect(await pct('ldap')).toBeLessThanOrEqual(0.015);
   expect(await pct('cookie')).toBeGreaterThan(0.07);
   expect(await pct('cookie')).toBeLessThan(0.14);
@@ -53,8 +65,12 @@ test('generated findings are consistent with their versions and reports, with a 
   expect(await pct('application')).toBeLessThan(0.5);
 
   // Dropped indexes were rebuilt.
-  const indexes: { indexname: string }[] = await db.dataSource.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'findings'`);
-  expect(indexes.map((i) => i.indexname)).toEqual(expect.arrayContaining(['ix_findings_search', 'ix_findings_cwe', 'ix_findings_live_severity']));
+  const indexes: { indexname: string }[] = await db.dataSource.query(
+    `SELECT indexname FROM pg_indexes WHERE tablename = 'findings'`,
+  );
+  expect(indexes.map((i) => i.indexname)).toEqual(
+    expect.arrayContaining(['ix_findings_search', 'ix_findings_cwe', 'ix_findings_live_severity']),
+  );
 });
 
 test('the demo corpus is labelled as demo data and generated once', async () => {

@@ -6,7 +6,16 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import type { Severity } from '@corpus-chat/contracts';
 import { mulberry32 } from './prng';
 import {
-  COMPONENTS, COOKIE_ASIDE, HOSTS, OPENINGS, PACKAGES, PARAMS, PATHS, SOURCE_FILES, TOOLS, WEAKNESSES,
+  COMPONENTS,
+  COOKIE_ASIDE,
+  HOSTS,
+  OPENINGS,
+  PACKAGES,
+  PARAMS,
+  PATHS,
+  SOURCE_FILES,
+  TOOLS,
+  WEAKNESSES,
   type WeaknessTemplate,
 } from './vocabulary';
 
@@ -54,7 +63,8 @@ function weighted<T>(items: T[], cumulative: number[], r: number): T {
   }
   return items[lo];
 }
-const running = (ws: number[]): number[] => ws.reduce<number[]>((acc, w) => [...acc, (acc[acc.length - 1] ?? 0) + w], []);
+const running = (ws: number[]): number[] =>
+  ws.reduce<number[]>((acc, w) => [...acc, (acc[acc.length - 1] ?? 0) + w], []);
 
 /** COPY text format (PostgreSQL "COPY … FROM STDIN", text format): escapes, `\N` for null. */
 function copyField(v: string | number | null): string {
@@ -118,8 +128,18 @@ class FindingFactory {
     const aside = !isCookie && this.chance(0.035) ? ` ${COOKIE_ASIDE}` : '';
     const host = this.pick(HOSTS);
     const endpoint =
-      tool.format === 'sarif' ? `${ctx.file}:${1 + Math.floor(this.rnd() * 900)}` : tool.format === 'trivy' ? `${pkg}@${ver}` : `https://${host}${ctx.path}`;
-    const score = { critical: 9 + this.rnd(), high: 7 + this.rnd() * 1.9, medium: 4 + this.rnd() * 2.9, low: 0.1 + this.rnd() * 3.8, info: 0 }[severity];
+      tool.format === 'sarif'
+        ? `${ctx.file}:${1 + Math.floor(this.rnd() * 900)}`
+        : tool.format === 'trivy'
+          ? `${pkg}@${ver}`
+          : `https://${host}${ctx.path}`;
+    const score = {
+      critical: 9 + this.rnd(),
+      high: 7 + this.rnd() * 1.9,
+      medium: 4 + this.rnd() * 2.9,
+      low: 0.1 + this.rnd() * 3.8,
+      info: 0,
+    }[severity];
     return {
       title: this.fill(this.pick(t.titles), ctx),
       severity,
@@ -159,7 +179,10 @@ async function secondaryIndexes(runner: QueryRunner): Promise<{ name: string; de
  * streamed with COPY in batches of 50 000 inside one transaction; findings copy their current
  * version's searchable columns exactly as the importer does. Every change bumps the corpus version.
  */
-export async function generateCorpus(dataSource: DataSource, options: GenerateCorpusOptions): Promise<GenerateCorpusResult> {
+export async function generateCorpus(
+  dataSource: DataSource,
+  options: GenerateCorpusOptions,
+): Promise<GenerateCorpusResult> {
   const started = Date.now();
   const total = Math.max(0, Math.floor(options.findings));
   const perReport = Math.max(1, Math.floor(options.findingsPerReport ?? 2000));
@@ -175,7 +198,10 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
     await runner.query(`SELECT set_config('maintenance_work_mem', '512MB', true)`);
 
     const tools = Array.from({ length: reportCount }, (_, i) => TOOLS[i % TOOLS.length]);
-    const sizes = Array.from({ length: reportCount }, (_, i) => Math.floor(total / reportCount) + (i < total % reportCount ? 1 : 0));
+    const sizes = Array.from(
+      { length: reportCount },
+      (_, i) => Math.floor(total / reportCount) + (i < total % reportCount ? 1 : 0),
+    );
     const reports: { id: number }[] = await runner.query(
       `INSERT INTO reports (filename, format, status, finding_count, doc_metadata)
        SELECT f, fmt, 'ready', n, md::jsonb FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS u(f, fmt, n, md)
@@ -185,7 +211,12 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
         tools.map((t) => t.format),
         sizes,
         tools.map((t) =>
-          JSON.stringify({ tool: { name: t.name, version: null }, synthetic: true, generator: 'corpus-chat synthetic corpus', ...options.metadata }),
+          JSON.stringify({
+            tool: { name: t.name, version: null },
+            synthetic: true,
+            generator: 'corpus-chat synthetic corpus',
+            ...options.metadata,
+          }),
         ),
       ],
     );
@@ -205,12 +236,16 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
       const edits = new Set<number>();
       for (let i = 0; i < n; i++) if (factory.chance(0.02)) edits.add(i);
       const findingIds: number[] = (
-        await runner.query(`SELECT nextval(pg_get_serial_sequence('findings', 'id'))::int AS id FROM generate_series(1, $1)`, [n])
+        await runner.query(
+          `SELECT nextval(pg_get_serial_sequence('findings', 'id'))::int AS id FROM generate_series(1, $1)`,
+          [n],
+        )
       ).map((r: { id: number }) => r.id);
       const versionIds: number[] = (
-        await runner.query(`SELECT nextval(pg_get_serial_sequence('finding_versions', 'id'))::int AS id FROM generate_series(1, $1)`, [
-          n + edits.size,
-        ])
+        await runner.query(
+          `SELECT nextval(pg_get_serial_sequence('finding_versions', 'id'))::int AS id FROM generate_series(1, $1)`,
+          [n + edits.size],
+        )
       ).map((r: { id: number }) => r.id);
 
       const versionLines: string[] = [];
@@ -225,14 +260,31 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
         const versions = [first];
         if (edits.has(i)) {
           const sev = SEVERITY_ORDER[Math.max(0, SEVERITY_ORDER.indexOf(first.severity) - 1)];
-          versions.push({ ...first, severity: sev, description: `${first.description} Confirmed during manual review.` });
+          versions.push({
+            ...first,
+            severity: sev,
+            description: `${first.description} Confirmed during manual review.`,
+          });
         }
         versions.forEach((ver, k) => {
           versionLines.push(
             [
-              versionIds[v + k], findingIds[i], k + 1, k === 0 ? 'import' : 'edit', ver.title, ver.severity, ver.description, ver.impact,
-              ver.attackVector, JSON.stringify(ver.endpoints), '[]', `{${ver.cwe.join(',')}}`, ver.cvss ? JSON.stringify(ver.cvss) : null,
-              JSON.stringify(ver.mitre), k === 0 ? null : 'reviewer', k === 0 ? null : 'severity confirmed',
+              versionIds[v + k],
+              findingIds[i],
+              k + 1,
+              k === 0 ? 'import' : 'edit',
+              ver.title,
+              ver.severity,
+              ver.description,
+              ver.impact,
+              ver.attackVector,
+              JSON.stringify(ver.endpoints),
+              '[]',
+              `{${ver.cwe.join(',')}}`,
+              ver.cvss ? JSON.stringify(ver.cvss) : null,
+              JSON.stringify(ver.mitre),
+              k === 0 ? null : 'reviewer',
+              k === 0 ? null : 'severity confirmed',
             ]
               .map(copyField)
               .join('\t') + '\n',
@@ -256,14 +308,19 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
         `CREATE TEMP TABLE IF NOT EXISTS gen_findings (id int, report_id int, current_version_id int, latest_verdict text) ON COMMIT DROP`,
       );
       await runner.query(`TRUNCATE gen_findings`);
-      await copyRows(client, `COPY gen_findings (id, report_id, current_version_id, latest_verdict) FROM STDIN`, findingLines);
+      await copyRows(
+        client,
+        `COPY gen_findings (id, report_id, current_version_id, latest_verdict) FROM STDIN`,
+        findingLines,
+      );
       await runner.query(
         `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, latest_verdict)
          SELECT g.id, g.report_id, fv.id, fv.severity, fv.cwe, g.latest_verdict
          FROM gen_findings g JOIN finding_versions fv ON fv.id = g.current_version_id
          ORDER BY g.id`,
       );
-      if (verdictLines.length) await copyRows(client, `COPY verdicts (finding_id, status, actor) FROM STDIN`, verdictLines);
+      if (verdictLines.length)
+        await copyRows(client, `COPY verdicts (finding_id, status, actor) FROM STDIN`, verdictLines);
       written += n;
       options.onProgress?.(written, total);
     }
@@ -278,7 +335,8 @@ export async function generateCorpus(dataSource: DataSource, options: GenerateCo
   } finally {
     await runner.release();
   }
-  if (options.vacuum ?? true) await dataSource.query(`VACUUM (ANALYZE) reports, findings, finding_versions, verdicts`);
+  if (options.vacuum ?? true)
+    await dataSource.query(`VACUUM (ANALYZE) reports, findings, finding_versions, verdicts`);
   return { reports: reportCount, findings: total, milliseconds: Date.now() - started };
 }
 
@@ -294,7 +352,9 @@ export async function generateDemoCorpus(
   dataSource: DataSource,
   options: { findings: number; seed?: number },
 ): Promise<GenerateCorpusResult & { skipped: boolean }> {
-  const [existing]: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE doc_metadata ->> 'demo' = 'true'`);
+  const [existing]: { n: number }[] = await dataSource.query(
+    `SELECT count(*)::int AS n FROM reports WHERE doc_metadata ->> 'demo' = 'true'`,
+  );
   if (existing.n > 0) return { reports: existing.n, findings: 0, milliseconds: 0, skipped: true };
   const result = await generateCorpus(dataSource, {
     findings: options.findings,

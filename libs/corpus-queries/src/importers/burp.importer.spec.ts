@@ -2,22 +2,36 @@ import fs from 'node:fs';
 import { corpusPath } from '../testing/shared-corpus';
 import { parseReportFile, type ParsedFile } from './parse-report';
 
-const parseFile = (relative: string): Promise<ParsedFile> => parseReportFile(fs.readFileSync(corpusPath(relative)));
+const parseFile = (relative: string): Promise<ParsedFile> =>
+  parseReportFile(fs.readFileSync(corpusPath(relative)));
 const parseText = (xml: string): Promise<ParsedFile> => parseReportFile(Buffer.from(xml, 'utf8'));
-const refusal = (xml: string) => parseText(xml).then(
-  () => {
-    throw new Error('expected a refusal');
-  },
-  (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
-);
+const refusal = (xml: string) =>
+  parseText(xml).then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (e: { code: string; message: string }) => ({ code: e.code, message: e.message }),
+  );
 const severityCounts = (r: ParsedFile) =>
-  r.findings.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }), {});
+  r.findings.reduce<Record<string, number>>(
+    (acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }),
+    {},
+  );
 
 /** A Burp 2.x export with the given `issue` elements. */
 const burp = (...issues: string[]) =>
   `<?xml version="1.0"?>\n<issues burpVersion="2023.1" exportTime="Tue Feb 14 09:30:00 CET 2023">${issues.join('')}</issues>`;
 const issue = (fields: Record<string, string>) =>
-  `<issue>${Object.entries({ type: '1049088', name: 'SQL injection', host: 'https://shop.example/', path: '/a', location: '/a [q parameter]', severity: 'High', confidence: 'Firm', ...fields })
+  `<issue>${Object.entries({
+    type: '1049088',
+    name: 'SQL injection',
+    host: 'https://shop.example/',
+    path: '/a',
+    location: '/a [q parameter]',
+    severity: 'High',
+    confidence: 'Firm',
+    ...fields,
+  })
     .map(([k, v]) => `<${k}>${v}</${k}>`)
     .join('')}</issue>`;
 
@@ -27,7 +41,12 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
     expect(r.format).toBe('burp');
     expect(r.findings).toHaveLength(3);
     const v = r.findings[0].versions[0];
-    expect(v).toMatchObject({ title: 'SQL injection', severity: 'high', affectedEndpoints: ['http://bwa/bodgeit/basket.jsp'], cwe: [] });
+    expect(v).toMatchObject({
+      title: 'SQL injection',
+      severity: 'high',
+      affectedEndpoints: ['http://bwa/bodgeit/basket.jsp'],
+      cwe: [],
+    });
     expect(v.description).toMatch(/^The +b_id +cookie appears to be vulnerable to SQL injection attacks/);
     expect(v.impact).toMatch(/^SQL injection vulnerabilities arise when user-controllable data/);
     // HTML of the issue texts is stripped (`<br><br>` in issueBackground).
@@ -40,12 +59,18 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
     expect(new Set(r.findings.map((f) => JSON.stringify(f.identity))).size).toBe(3);
     // A zone word (CEST) is ignored.
     expect(r).toMatchObject({ target: ['http://bwa'], scannedAt: '2014-09-13T22:39:44.000Z' });
-    expect(r.docMetadata).toMatchObject({ tool: { name: 'Burp Suite', version: '1.6.05' }, suppressed: 0, unmappedSeverities: 0 });
+    expect(r.docMetadata).toMatchObject({
+      tool: { name: 'Burp Suite', version: '1.6.05' },
+      suppressed: 0,
+      unmappedSeverities: 0,
+    });
   });
 
   test('CWE ids come from every CWE-N link of vulnerabilityClassifications', async () => {
     const r = await parseFile('scans/burp/dd__one_finding_with_cwe.xml');
-    expect(r.findings.map((f) => f.versions[0])).toMatchObject([{ title: 'Cacheable HTTPS response', severity: 'info', cwe: [524, 525] }]);
+    expect(r.findings.map((f) => f.versions[0])).toMatchObject([
+      { title: 'Cacheable HTTPS response', severity: 'info', cwe: [524, 525] },
+    ]);
     expect(r).toMatchObject({ target: ['https://example.com'], scannedAt: '2021-01-27T22:43:35.000Z' });
   });
 
@@ -56,8 +81,16 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
     expect(r.findings.filter((f) => f.versions[0].cwe.includes(79))).toHaveLength(13);
     const extension = r.findings.filter((f) => f.identity?.[3] === '134217728');
     expect(extension.length).toBeGreaterThan(5);
-    for (const f of extension) expect(f.identity).toEqual([expect.any(String), expect.any(String), expect.any(String), '134217728', f.versions[0].title]);
-    for (const f of r.findings.filter((x) => x.identity?.[3] !== '134217728')) expect(f.identity).toHaveLength(4);
+    for (const f of extension)
+      expect(f.identity).toEqual([
+        expect.any(String),
+        expect.any(String),
+        expect.any(String),
+        '134217728',
+        f.versions[0].title,
+      ]);
+    for (const f of r.findings.filter((x) => x.identity?.[3] !== '134217728'))
+      expect(f.identity).toHaveLength(4);
     expect(r.target).toEqual(['http://testphp.vulnweb.com']);
   });
 
@@ -71,7 +104,12 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
       burp(
         issue({ severity: 'False positive' }),
         issue({ severity: ' medium ', confidence: 'Tentative', path: '/b', location: '/b' }),
-        issue({ severity: 'Severe', path: '/c', location: '/c', issueDetail: '&lt;p&gt;Found &amp;amp; confirmed&lt;/p&gt;' }),
+        issue({
+          severity: 'Severe',
+          path: '/c',
+          location: '/c',
+          issueDetail: '&lt;p&gt;Found &amp;amp; confirmed&lt;/p&gt;',
+        }),
       ),
     );
     expect(r.docMetadata).toMatchObject({ suppressed: 1, unmappedSeverities: 1 });
@@ -86,8 +124,13 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
 
   test('an export without issues has no findings; an <issues> root that is not Burp is refused', async () => {
     expect((await parseText(burp())).findings).toEqual([]);
-    expect(await refusal('<issues><item>x</item></issues>')).toMatchObject({ code: 'UNRECOGNISED_FORMAT', message: expect.stringMatching(/^unrecognised format: XML with root element <issues>/) });
-    expect(await refusal(fs.readFileSync(corpusPath('edge/burp__dd__dastardly-junit-not-burp-xml.xml'), 'utf8'))).toMatchObject({
+    expect(await refusal('<issues><item>x</item></issues>')).toMatchObject({
+      code: 'UNRECOGNISED_FORMAT',
+      message: expect.stringMatching(/^unrecognised format: XML with root element <issues>/),
+    });
+    expect(
+      await refusal(fs.readFileSync(corpusPath('edge/burp__dd__dastardly-junit-not-burp-xml.xml'), 'utf8')),
+    ).toMatchObject({
       code: 'UNRECOGNISED_FORMAT',
       message: expect.stringMatching(/<testsuites>/),
     });
@@ -95,6 +138,9 @@ describe('Burp Suite XML (IMPORT-RULES, Burp)', () => {
 
   test('an external entity in the DOCTYPE is never read', async () => {
     const xml = `<?xml version="1.0"?><!DOCTYPE issues [<!ENTITY xxe SYSTEM "file:///etc/hostname">]>${burp(issue({ name: '&xxe;' })).replace(/^<\?xml[^>]*>\n/, '')}`;
-    expect(await refusal(xml)).toMatchObject({ code: 'INVALID', message: expect.stringMatching(/External entities are not supported/) });
+    expect(await refusal(xml)).toMatchObject({
+      code: 'INVALID',
+      message: expect.stringMatching(/External entities are not supported/),
+    });
   });
 });

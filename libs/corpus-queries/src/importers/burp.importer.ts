@@ -71,7 +71,10 @@ export function parseBurp(root: unknown): ParsedReport {
     target,
     scannedAt: scanTime(exportTime),
     docMetadata: {
-      tool: { name: 'Burp Suite', version: typeof attrs['@burpVersion'] === 'string' ? attrs['@burpVersion'] : null },
+      tool: {
+        name: 'Burp Suite',
+        version: typeof attrs['@burpVersion'] === 'string' ? attrs['@burpVersion'] : null,
+      },
       scanDate: exportTime,
       target: target?.join(', ') ?? null,
       suppressed,

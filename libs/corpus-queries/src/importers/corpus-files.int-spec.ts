@@ -41,7 +41,10 @@ type Expectation =
 const refused = (code: ImportErrorCode, message: RegExp): Expectation => ({ ok: false, code, message });
 
 const EDGE: Record<string, Expectation> = {
-  'burp__dd__dastardly-junit-not-burp-xml.xml': refused('UNRECOGNISED_FORMAT', /^unrecognised format: XML with root element <testsuites>/),
+  'burp__dd__dastardly-junit-not-burp-xml.xml': refused(
+    'UNRECOGNISED_FORMAT',
+    /^unrecognised format: XML with root element <testsuites>/,
+  ),
   'burp__dd__one_finding_with_blank_response.xml': { ok: true, findings: 1 },
   'csv__dd__alertlogic-utf8-bom.csv': { ok: true, findings: 7 },
   'csv__dd__nessus_many_vuln-blank-rows.csv': { ok: true, findings: 4 },
@@ -50,17 +53,26 @@ const EDGE: Record<string, Expectation> = {
   'nuclei__dd__empty.jsonl': refused('EMPTY', /^the file holds no report$/),
   'nuclei__dd__invalid_cwe.json': { ok: true, findings: 1 },
   'nuclei__dd__issue_9201-single-object.json': { ok: true, findings: 1 },
-  'pdf__ppr__CPTC-2020-Finals-G-image-only.pdf': refused('NO_TEXT_LAYER', /^no text layer \(scanned image\); OCR is not supported$/),
+  'pdf__ppr__CPTC-2020-Finals-G-image-only.pdf': refused(
+    'NO_TEXT_LAYER',
+    /^no text layer \(scanned image\); OCR is not supported$/,
+  ),
   'sarif__dd__appendix_k1-empty-results.sarif': { ok: true, findings: 0 },
   'sarif__dd__no_runs.sarif': { ok: true, findings: 0 },
   'sarif__dd__suppression_test.sarif': { ok: true, findings: 2 },
-  'sarif__sdk__V1-sarif-1.0.0.sarif': refused('UNSUPPORTED_VERSION', /^SARIF version 1\.0\.0 is not supported/),
+  'sarif__sdk__V1-sarif-1.0.0.sarif': refused(
+    'UNSUPPORTED_VERSION',
+    /^SARIF version 1\.0\.0 is not supported/,
+  ),
   'sarif__sechub__gitleaks-invalid-validator-severity.sarif.json': { ok: true, findings: 2 },
   'sarif__sechub__owasp_zap-reformatted-duplicate.sarif.json': refused(
     'DUPLICATE',
     /^this report was already imported as report \d+ \(sechub__owasp_zap\.sarif\.json\)/,
   ),
-  'trivy__dd__kubernetes_fabricated_internal_duplicates.json': refused('UNRECOGNISED_FORMAT', /^unrecognised format: older trivy-k8s/),
+  'trivy__dd__kubernetes_fabricated_internal_duplicates.json': refused(
+    'UNRECOGNISED_FORMAT',
+    /^unrecognised format: older trivy-k8s/,
+  ),
   'trivy__dd__legacy_no_vuln-null.json': refused('EMPTY', /^the file holds no report$/),
   'trivy__scb__k8s-scan-results-large.json': { ok: true },
   'trivy__scb__test-empty-report.json': refused('EMPTY', /^the file holds no report$/),
@@ -117,51 +129,64 @@ async function tableCounts(): Promise<Record<string, number>> {
 }
 
 test('the corpus holds every kind of file this test expects', () => {
-  expect(files.filter((f) => f.startsWith('edge/')).map((f) => path.basename(f)).sort()).toEqual(Object.keys(EDGE).sort());
+  expect(
+    files
+      .filter((f) => f.startsWith('edge/'))
+      .map((f) => path.basename(f))
+      .sort(),
+  ).toEqual(Object.keys(EDGE).sort());
   expect(files.length).toBeGreaterThan(80);
 });
 
-test.each(files.map((f) => [f]))('%s imports or is refused cleanly', async (file) => {
-  const before = await tableCounts();
-  const outcome: ImportOutcome = await importReport(db.dataSource, { filename: file, bytes: fs.readFileSync(corpusPath(file)) });
-  const after = await tableCounts();
-  const expected = expectationFor(file);
+test.each(files.map((f) => [f]))(
+  '%s imports or is refused cleanly',
+  async (file) => {
+    const before = await tableCounts();
+    const outcome: ImportOutcome = await importReport(db.dataSource, {
+      filename: file,
+      bytes: fs.readFileSync(corpusPath(file)),
+    });
+    const after = await tableCounts();
+    const expected = expectationFor(file);
 
-  expect(outcome.file).toBe(path.basename(file));
-  if (!expected.ok) {
-    expect(outcome).toMatchObject({ ok: false, code: expected.code });
-    if (!outcome.ok) expect(outcome.error).toMatch(expected.message);
-    expect(after).toEqual(before);
-    return;
-  }
-  if (!outcome.ok) throw new Error(`${file} was refused: ${outcome.error}`);
-  if (expected.findings !== undefined) expect(outcome.findingCount).toBe(expected.findings);
-  if (expected.bySeverity) {
-    const rows: { severity: string; n: number }[] = await db.dataSource.query(
-      `SELECT severity, count(*)::int AS n FROM findings WHERE report_id = $1 GROUP BY severity`,
-      [outcome.reportId],
-    );
-    const counts = Object.fromEntries(rows.map((r) => [r.severity, r.n]));
-    for (const [severity, n] of Object.entries(expected.bySeverity)) expect([severity, counts[severity] ?? 0]).toEqual([severity, n]);
-  }
-  const [report] = await db.dataSource.query(
-    `SELECT r.filename, r.format, r.status, r.finding_count,
+    expect(outcome.file).toBe(path.basename(file));
+    if (!expected.ok) {
+      expect(outcome).toMatchObject({ ok: false, code: expected.code });
+      if (!outcome.ok) expect(outcome.error).toMatch(expected.message);
+      expect(after).toEqual(before);
+      return;
+    }
+    if (!outcome.ok) throw new Error(`${file} was refused: ${outcome.error}`);
+    if (expected.findings !== undefined) expect(outcome.findingCount).toBe(expected.findings);
+    if (expected.bySeverity) {
+      const rows: { severity: string; n: number }[] = await db.dataSource.query(
+        `SELECT severity, count(*)::int AS n FROM findings WHERE report_id = $1 GROUP BY severity`,
+        [outcome.reportId],
+      );
+      const counts = Object.fromEntries(rows.map((r) => [r.severity, r.n]));
+      for (const [severity, n] of Object.entries(expected.bySeverity))
+        expect([severity, counts[severity] ?? 0]).toEqual([severity, n]);
+    }
+    const [report] = await db.dataSource.query(
+      `SELECT r.filename, r.format, r.status, r.finding_count,
             (SELECT count(*)::int FROM findings f WHERE f.report_id = r.id) AS findings,
             (SELECT count(*)::int FROM finding_versions v JOIN findings f ON f.id = v.finding_id WHERE f.report_id = r.id) AS versions
      FROM reports r WHERE r.id = $1`,
-    [outcome.reportId],
-  );
-  expect(report).toEqual({
-    filename: path.basename(file),
-    format: outcome.format,
-    status: expected.status ?? 'ready',
-    finding_count: outcome.findingCount,
-    findings: outcome.findingCount,
-    versions: outcome.findingCount,
-  });
-  expect(after.reports).toBe(before.reports + 1);
-  expect(after.findings).toBe(before.findings + outcome.findingCount);
-}, SLOW_STEP_MS);
+      [outcome.reportId],
+    );
+    expect(report).toEqual({
+      filename: path.basename(file),
+      format: outcome.format,
+      status: expected.status ?? 'ready',
+      finding_count: outcome.findingCount,
+      findings: outcome.findingCount,
+      versions: outcome.findingCount,
+    });
+    expect(after.reports).toBe(before.reports + 1);
+    expect(after.findings).toBe(before.findings + outcome.findingCount);
+  },
+  SLOW_STEP_MS,
+);
 
 test('the Burp, Nessus and CSV scans give the per-format counts of questions-r2.json', async () => {
   const rows: { format: string; severity: string; n: number }[] = await db.dataSource.query(
@@ -170,14 +195,20 @@ test('the Burp, Nessus and CSV scans give the per-format counts of questions-r2.
     [Object.keys(SCANS)],
   );
   const count = (format: string, severity?: string) =>
-    rows.filter((r) => r.format === format && (!severity || r.severity === severity)).reduce((n, r) => n + r.n, 0);
+    rows
+      .filter((r) => r.format === format && (!severity || r.severity === severity))
+      .reduce((n, r) => n + r.n, 0);
   expect([count('burp'), count('nessus'), count('csv')]).toEqual([445, 350, 94]);
-  expect(['critical', 'high', 'medium', 'low', 'info'].map((s) => count('nessus', s))).toEqual([2, 11, 36, 11, 290]);
+  expect(['critical', 'high', 'medium', 'low', 'info'].map((s) => count('nessus', s))).toEqual([
+    2, 11, 36, 11, 290,
+  ]);
   expect([count('burp', 'high'), count('burp', 'low'), count('csv', 'low')]).toEqual([27, 343, 1]);
 });
 
 test('the round-2 corpus of questions-r2.json is 52 reports with 4,439 findings (r01, r13, r21)', async () => {
-  const { corpus } = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')) as {
+  const { corpus } = JSON.parse(
+    fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8'),
+  ) as {
     corpus: { files: string[] };
   };
   const names = corpus.files.map((f) => path.basename(f));
@@ -241,13 +272,20 @@ test('Burp titles and searched text give the counts of questions-r2.json (r12, r
   ]);
   let sqlInjection = 0;
   for (const reportName of burp) {
-    sqlInjection += (await countFindingsBy(db.dataSource.manager, { groupBy: 'severity', filter: { text: 'SQL injection', reportName } })).total;
+    sqlInjection += (
+      await countFindingsBy(db.dataSource.manager, {
+        groupBy: 'severity',
+        filter: { text: 'SQL injection', reportName },
+      })
+    ).total;
   }
   expect(sqlInjection).toBe(20);
 });
 
 test('the suppression fixture counts its suppressed results in the report metadata', async () => {
-  const [row] = await db.dataSource.query(`SELECT doc_metadata FROM reports WHERE filename = 'sarif__dd__suppression_test.sarif'`);
+  const [row] = await db.dataSource.query(
+    `SELECT doc_metadata FROM reports WHERE filename = 'sarif__dd__suppression_test.sarif'`,
+  );
   expect(row.doc_metadata).toMatchObject({ suppressed: 3, unmappedSeverities: 0 });
 });
 

@@ -1,7 +1,14 @@
 import { cweId, uniqueSorted } from './text';
 
 /** The CSV layouts of IMPORT-RULES.md "CSV exports", in the order they are checked. */
-export const CSV_LAYOUTS = ['nessus', 'tenable-sc', 'tenable-vm', 'openvas', 'defectdojo', 'alertlogic'] as const;
+export const CSV_LAYOUTS = [
+  'nessus',
+  'tenable-sc',
+  'tenable-vm',
+  'openvas',
+  'defectdojo',
+  'alertlogic',
+] as const;
 export type CsvLayoutId = (typeof CSV_LAYOUTS)[number];
 
 /** A cell of the current record by header name (trimmed, case-insensitive); '' when the column is absent. */
@@ -37,12 +44,18 @@ export type IdentityKind = 'field' | 'host' | 'protocol';
 
 /** Every `CWE:N`, `CWE #N` or `CWE-N` (any case) of a reference list such as Nessus' `XREF`. */
 function referencedCwes(text: string): number[] {
-  return uniqueSorted([...text.matchAll(/CWE\s*(?::|#|-)\s*(\d+)/gi)].map((m) => Number(m[1])).filter((n) => Number.isSafeInteger(n) && n > 0));
+  return uniqueSorted(
+    [...text.matchAll(/CWE\s*(?::|#|-)\s*(\d+)/gi)]
+      .map((m) => Number(m[1]))
+      .filter((n) => Number.isSafeInteger(n) && n > 0),
+  );
 }
 
 /** Every number of a list such as `192, 330, 400, 770` (0 ignored). */
 function everyNumber(text: string): number[] {
-  return uniqueSorted([...text.matchAll(/\d+/g)].map((m) => Number(m[0])).filter((n) => Number.isSafeInteger(n) && n > 0));
+  return uniqueSorted(
+    [...text.matchAll(/\d+/g)].map((m) => Number(m[0])).filter((n) => Number.isSafeInteger(n) && n > 0),
+  );
 }
 
 /** `host`, then `:port` and `/protocol` when present and the port is not `0`. */
@@ -72,7 +85,12 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     cwe: (c) => referencedCwes(c('xref')),
     host: 'host',
     endpoints: (c) => hostEndpoint(c('host'), c('port'), c('protocol')),
-    identity: (c) => [[c('host'), 'host'], [c('plugin id'), 'field'], [c('port'), 'field'], [c('protocol'), 'protocol']],
+    identity: (c) => [
+      [c('host'), 'host'],
+      [c('plugin id'), 'field'],
+      [c('port'), 'field'],
+      [c('protocol'), 'protocol'],
+    ],
     isFixed: (c) => equalsWord(c('vulnerability state'), 'fixed'),
   },
   'tenable-sc': {
@@ -85,7 +103,12 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     cwe: (c) => referencedCwes(c('cross references')),
     host: 'ip address',
     endpoints: (c) => hostEndpoint(c('ip address'), c('port'), c('protocol')),
-    identity: (c) => [[c('ip address'), 'host'], [c('plugin'), 'field'], [c('port'), 'field'], [c('protocol'), 'protocol']],
+    identity: (c) => [
+      [c('ip address'), 'host'],
+      [c('plugin'), 'field'],
+      [c('port'), 'field'],
+      [c('protocol'), 'protocol'],
+    ],
   },
   'tenable-vm': {
     id: 'tenable-vm',
@@ -100,7 +123,12 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     identity: (c) =>
       c('id').trim()
         ? [[c('id'), 'field']]
-        : [[c('asset.id'), 'host'], [c('definition.id'), 'field'], [c('port'), 'field'], [c('protocol'), 'protocol']],
+        : [
+            [c('asset.id'), 'host'],
+            [c('definition.id'), 'field'],
+            [c('port'), 'field'],
+            [c('protocol'), 'protocol'],
+          ],
     isFixed: (c) => equalsWord(c('state'), 'fixed'),
   },
   openvas: {
@@ -114,7 +142,12 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     cwe: () => [],
     host: 'ip',
     endpoints: (c) => hostEndpoint(c('ip'), c('port'), c('port protocol')),
-    identity: (c) => [[c('ip'), 'host'], [c('nvt oid'), 'field'], [c('port'), 'field'], [c('port protocol'), 'protocol']],
+    identity: (c) => [
+      [c('ip'), 'host'],
+      [c('nvt oid'), 'field'],
+      [c('port'), 'field'],
+      [c('port protocol'), 'protocol'],
+    ],
     isFalsePositive: (c) => equalsWord(c('severity'), 'false positive'),
   },
   defectdojo: {
@@ -125,9 +158,16 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     severity: 'severity',
     description: ['description'],
     impact: 'impact',
-    cwe: (c) => uniqueSorted([...[cweId(c('cweid'))].filter((n): n is number => n !== null), ...everyNumber(c('cweids'))]),
+    cwe: (c) =>
+      uniqueSorted([
+        ...[cweId(c('cweid'))].filter((n): n is number => n !== null),
+        ...everyNumber(c('cweids')),
+      ]),
     endpoints: (c) => (c('url').trim() ? [c('url').trim()] : []),
-    identity: (c) => [[c('title'), 'field'], [c('url'), 'field']],
+    identity: (c) => [
+      [c('title'), 'field'],
+      [c('url'), 'field'],
+    ],
     isFalsePositive: (c) => equalsWord(c('falsepositive'), 'true'),
   },
   alertlogic: {
@@ -146,6 +186,10 @@ export const LAYOUTS: Record<CsvLayoutId, CsvLayout> = {
     identity: (c) =>
       c('vulnerability key').trim()
         ? [[c('vulnerability key'), 'field']]
-        : [[c('vulnerability'), 'field'], [c('asset name'), 'host'], [c('protocol/port'), 'field']],
+        : [
+            [c('vulnerability'), 'field'],
+            [c('asset name'), 'host'],
+            [c('protocol/port'), 'field'],
+          ],
   },
 };

@@ -2,10 +2,14 @@ import fs from 'node:fs';
 import { corpusPath } from '../testing/shared-corpus';
 import { parseReportFile, type ParsedFile } from './parse-report';
 
-const parseFile = (relative: string): Promise<ParsedFile> => parseReportFile(fs.readFileSync(corpusPath(relative)));
+const parseFile = (relative: string): Promise<ParsedFile> =>
+  parseReportFile(fs.readFileSync(corpusPath(relative)));
 const parseText = (text: string): Promise<ParsedFile> => parseReportFile(Buffer.from(text, 'utf8'));
 const severityCounts = (r: ParsedFile) =>
-  r.findings.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }), {});
+  r.findings.reduce<Record<string, number>>(
+    (acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }),
+    {},
+  );
 const versions = (r: ParsedFile) => r.findings.map((f) => f.versions[0]);
 
 describe('CSV exports from the shared corpus (IMPORT-RULES, CSV exports)', () => {
@@ -14,11 +18,18 @@ describe('CSV exports from the shared corpus (IMPORT-RULES, CSV exports)', () =>
     expect(r).toMatchObject({ format: 'csv', target: ['52.208.101.182'], scannedAt: null });
     expect(r.docMetadata).toMatchObject({ csvLayout: 'nessus', delimiter: ',', unmappedSeverities: 0 });
     expect(severityCounts(r)).toEqual({ info: 29, medium: 1 });
-    expect(versions(r).filter((v) => v.cwe.length)).toMatchObject([{ title: 'SSL Certificate Signed Using Weak Hashing Algorithm (Known CA)', cwe: [310] }]);
+    expect(versions(r).filter((v) => v.cwe.length)).toMatchObject([
+      { title: 'SSL Certificate Signed Using Weak Hashing Algorithm (Known CA)', cwe: [310] },
+    ]);
     expect(r.findings[0].identity).toEqual(['52.208.101.182', '10107', '80', 'tcp']);
-    expect(versions(r)[0]).toMatchObject({ title: 'HTTP Server Type and Version', affectedEndpoints: ['52.208.101.182:80/tcp'] });
+    expect(versions(r)[0]).toMatchObject({
+      title: 'HTTP Server Type and Version',
+      affectedEndpoints: ['52.208.101.182:80/tcp'],
+    });
     // Synopsis + Description; Plugin Output is evidence, not searched text.
-    expect(versions(r)[0].description).toMatch(/^A web server is running on the remote host\.\nThis plugin attempts/);
+    expect(versions(r)[0].description).toMatch(
+      /^A web server is running on the remote host\.\nThis plugin attempts/,
+    );
     expect(versions(r)[0].description).not.toMatch(/The remote web server type is/);
   });
 
@@ -31,7 +42,10 @@ describe('CSV exports from the shared corpus (IMPORT-RULES, CSV exports)', () =>
     expect(first).toMatchObject({ title: 'Amazon Linux 2 : kernel (ALAS-2023-2050)', severity: 'high' });
     expect(first.raw).toMatchObject({ 'Risk Factor': 'Medium', Risk: 'High' });
     expect(Object.keys(first.raw as object)).not.toContain('');
-    expect(r.target).toEqual(['ip-127-0-0-1.us-west-2.compute.internal', 'ip-192-168-1-110.us-west-2.compute.internal']);
+    expect(r.target).toEqual([
+      'ip-127-0-0-1.us-west-2.compute.internal',
+      'ip-192-168-1-110.us-west-2.compute.internal',
+    ]);
   });
 
   test('OpenVAS CSV: Severity class, Summary and Impact, identity without Result ID', async () => {
@@ -45,8 +59,18 @@ describe('CSV exports from the shared corpus (IMPORT-RULES, CSV exports)', () =>
   test('DefectDojo generic CSV: a quoted field open at the end of the file ends there; CweId 0 is ignored', async () => {
     const r = await parseFile('scans/csv/dd__generic_report_kev_cvssv4.csv');
     expect(r.docMetadata).toMatchObject({ csvLayout: 'defectdojo', suppressed: 0 });
-    expect(versions(r)).toMatchObject([{ title: 'Test finding', severity: 'low', cwe: [], description: 'Test finding description', affectedEndpoints: ['https://192.168.1.1/'] }]);
-    expect((versions(r)[0].raw as Record<string, string>)['CVSSV3']).toBe('CVSS:3.1/AV:N/AC:L/PR:H/UI:R/S:C/C:L/I:L/A:N"\n');
+    expect(versions(r)).toMatchObject([
+      {
+        title: 'Test finding',
+        severity: 'low',
+        cwe: [],
+        description: 'Test finding description',
+        affectedEndpoints: ['https://192.168.1.1/'],
+      },
+    ]);
+    expect((versions(r)[0].raw as Record<string, string>)['CVSSV3']).toBe(
+      'CVSS:3.1/AV:N/AC:L/PR:H/UI:R/S:C/C:L/I:L/A:N"\n',
+    );
     expect(r.findings[0].identity).toEqual(['Test finding', 'https://192.168.1.1/']);
     expect(r.target).toBeNull();
   });
@@ -55,16 +79,22 @@ describe('CSV exports from the shared corpus (IMPORT-RULES, CSV exports)', () =>
     const r = await parseFile('edge/csv__dd__alertlogic-utf8-bom.csv');
     expect(r.docMetadata).toMatchObject({ csvLayout: 'alertlogic' });
     expect(severityCounts(r)).toEqual({ critical: 2, high: 2, medium: 1, low: 1, info: 1 });
-    expect(r.findings[0].identity).toEqual(['/dc/host/BBBB2222-3333-4444-5555-666666666666/vulnerability/2b3c4d5e6f7a8b9c0d1e']);
+    expect(r.findings[0].identity).toEqual([
+      '/dc/host/BBBB2222-3333-4444-5555-666666666666/vulnerability/2b3c4d5e6f7a8b9c0d1e',
+    ]);
     expect(versions(r)[0].affectedEndpoints).toEqual(['app-server-01.example.com:8080/TCP']);
-    expect(versions(r).find((v) => v.title === 'TCP Timestamp Response')?.affectedEndpoints).toEqual(['edge-router.example.com']);
+    expect(versions(r).find((v) => v.title === 'TCP Timestamp Response')?.affectedEndpoints).toEqual([
+      'edge-router.example.com',
+    ]);
   });
 
   test('Tenable Security Center CSV followed by hundreds of empty rows: only the 4 findings; CWE #N', async () => {
     const r = await parseFile('edge/csv__dd__nessus_many_vuln-blank-rows.csv');
     expect(r.docMetadata).toMatchObject({ csvLayout: 'tenable-sc' });
     expect(severityCounts(r)).toEqual({ medium: 4 });
-    expect(versions(r).find((v) => v.title === 'SSL Certificate Signed Using Weak Hashing Algorithm')?.cwe).toEqual([310]);
+    expect(
+      versions(r).find((v) => v.title === 'SSL Certificate Signed Using Weak Hashing Algorithm')?.cwe,
+    ).toEqual([310]);
     expect(r.findings[0].identity).toEqual(['10.1.1.1', '35291', '443', 'tcp']);
   });
 });
@@ -83,16 +113,29 @@ describe('CSV rules on small exports', () => {
     expect(r.docMetadata).toMatchObject({ csvLayout: 'tenable-vm', delimiter: ';', unmappedSeverities: 1 });
     expect(versions(r)).toMatchObject([
       { title: 'Scan info', severity: 'info', affectedEndpoints: ['Asset-A/'], description: 'syn' },
-      { title: 'Self-signed cert', severity: 'medium', cwe: [192, 330, 400, 770], affectedEndpoints: ['asset-b:443/TCP'] },
+      {
+        title: 'Self-signed cert',
+        severity: 'medium',
+        cwe: [192, 330, 400, 770],
+        affectedEndpoints: ['asset-b:443/TCP'],
+      },
       { title: 'Odd', severity: 'info', cwe: [] },
     ]);
-    expect(r.findings.map((f) => f.identity)).toEqual([['f-1'], ['asset-b', '57582', '443', 'tcp'], ['asset-d', '2', '22', 'udp']]);
+    expect(r.findings.map((f) => f.identity)).toEqual([
+      ['f-1'],
+      ['asset-b', '57582', '443', 'tcp'],
+      ['asset-d', '2', '22', 'udp'],
+    ]);
     expect(r.target).toEqual(['asset-a', 'asset-b', 'asset-d']);
   });
 
   test('a TAB-delimited OpenVAS export: False Positive suppressed, Log is info', async () => {
     const r = await parseText(
-      ['IP\tPort\tPort Protocol\tSeverity\tNVT Name\tSummary\tNVT OID\tImpact', '10.0.0.1\t80\ttcp\tLog\tOS detection\ts\t1.3.6.1\t', '10.0.0.1\t80\ttcp\tFalse Positive\tFP\ts\t1.3.6.2\t'].join('\n'),
+      [
+        'IP\tPort\tPort Protocol\tSeverity\tNVT Name\tSummary\tNVT OID\tImpact',
+        '10.0.0.1\t80\ttcp\tLog\tOS detection\ts\t1.3.6.1\t',
+        '10.0.0.1\t80\ttcp\tFalse Positive\tFP\ts\t1.3.6.2\t',
+      ].join('\n'),
     );
     expect(r.docMetadata).toMatchObject({ csvLayout: 'openvas', delimiter: '\t', suppressed: 1 });
     expect(versions(r)).toMatchObject([{ title: 'OS detection', severity: 'info', impact: null }]);
@@ -109,7 +152,14 @@ describe('CSV rules on small exports', () => {
     );
     expect(r.docMetadata).toMatchObject({ csvLayout: 'defectdojo', suppressed: 1 });
     expect(versions(r)).toMatchObject([
-      { title: 'XSS in  search', severity: 'high', cwe: [79, 80], description: 'Reflected 5" payload', impact: '<script> runs', affectedEndpoints: ['https://x/s'] },
+      {
+        title: 'XSS in  search',
+        severity: 'high',
+        cwe: [79, 80],
+        description: 'Reflected 5" payload',
+        impact: '<script> runs',
+        affectedEndpoints: ['https://x/s'],
+      },
     ]);
   });
 
@@ -124,12 +174,21 @@ describe('CSV rules on small exports', () => {
   });
 
   test('text whose first record matches no layout is unrecognised (title lines before the header too)', async () => {
-    for (const text of ['a,b,c\n1,"x, y",3\n', 'Vulnerability report\nPlugin ID,Risk,Host,Name\n1,High,h,n\n', 'just some words']) {
-      await expect(parseText(text)).rejects.toMatchObject({ code: 'UNRECOGNISED_FORMAT', message: expect.stringMatching(/^unrecognised format: text whose first line/) });
+    for (const text of [
+      'a,b,c\n1,"x, y",3\n',
+      'Vulnerability report\nPlugin ID,Risk,Host,Name\n1,High,h,n\n',
+      'just some words',
+    ]) {
+      await expect(parseText(text)).rejects.toMatchObject({
+        code: 'UNRECOGNISED_FORMAT',
+        message: expect.stringMatching(/^unrecognised format: text whose first line/),
+      });
     }
   });
 
   test('bytes that are not UTF-8 are not read as CSV', async () => {
-    await expect(parseReportFile(Buffer.from([0x50, 0x6c, 0x75, 0x67, 0xff, 0xfe, 0x2c, 0x0a]))).rejects.toMatchObject({ code: 'UNRECOGNISED_FORMAT' });
+    await expect(
+      parseReportFile(Buffer.from([0x50, 0x6c, 0x75, 0x67, 0xff, 0xfe, 0x2c, 0x0a])),
+    ).rejects.toMatchObject({ code: 'UNRECOGNISED_FORMAT' });
   });
 });

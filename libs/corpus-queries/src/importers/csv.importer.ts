@@ -13,7 +13,11 @@ const DELIMITERS = [',', ';', '\t'] as const;
  * RFC 4180 reading with the rules' tolerance for a `"` inside an unquoted field; records end at
  * LF or CRLF outside quotes; missing fields are read as empty, extra ones ignored.
  */
-const READ_OPTIONS: Options = { relax_quotes: true, relax_column_count: true, record_delimiter: ['\r\n', '\n'] };
+const READ_OPTIONS: Options = {
+  relax_quotes: true,
+  relax_column_count: true,
+  record_delimiter: ['\r\n', '\n'],
+};
 
 /** The records of `text`; a quoted field still open at the end of the file ends there (IMPORT-RULES tolerance). */
 function readRecords(text: string, delimiter: string, to?: number): string[][] {
@@ -22,7 +26,8 @@ function readRecords(text: string, delimiter: string, to?: number): string[][] {
     return parse(text, options) as string[][];
   } catch (e) {
     // Closing the open quote at the very end keeps everything up to the end of the file in that field.
-    if (e instanceof CsvError && e.code === 'CSV_QUOTE_NOT_CLOSED') return parse(`${text}"`, options) as string[][];
+    if (e instanceof CsvError && e.code === 'CSV_QUOTE_NOT_CLOSED')
+      return parse(`${text}"`, options) as string[][];
     throw e;
   }
 }
@@ -46,7 +51,9 @@ function matchLayout(index: Map<string, number>): CsvLayout | null {
 }
 
 /** The delimiter and layout of a CSV export's header row, or null when no delimiter gives a known layout. */
-function detectLayout(text: string): { delimiter: string; layout: CsvLayout; index: Map<string, number> } | null {
+function detectLayout(
+  text: string,
+): { delimiter: string; layout: CsvLayout; index: Map<string, number> } | null {
   for (const delimiter of DELIMITERS) {
     let header: string[] | undefined;
     try {
@@ -63,7 +70,11 @@ function detectLayout(text: string): { delimiter: string; layout: CsvLayout; ind
   return null;
 }
 
-const NORMALISE: Record<IdentityKind, (v: unknown) => string> = { field: identityField, host: identityHost, protocol: identityProtocol };
+const NORMALISE: Record<IdentityKind, (v: unknown) => string> = {
+  field: identityField,
+  host: identityHost,
+  protocol: identityProtocol,
+};
 
 /**
  * A CSV export (IMPORT-RULES "CSV exports"): UTF-8 text (byte-order mark already skipped) whose
@@ -87,7 +98,11 @@ export function parseCsv(text: string): ParsedReport {
   try {
     records = readRecords(text, delimiter);
   } catch (e) {
-    if (e instanceof CsvError) throw invalidAt(`line ${(e as CsvError & { lines?: number }).lines ?? '?'}`, `CSV could not be read: ${e.message}`);
+    if (e instanceof CsvError)
+      throw invalidAt(
+        `line ${(e as CsvError & { lines?: number }).lines ?? '?'}`,
+        `CSV could not be read: ${e.message}`,
+      );
     throw e;
   }
   const severities = new SeverityCounter();
@@ -109,11 +124,18 @@ export function parseCsv(text: string): ParsedReport {
     const finding = scannerFinding({
       title: stripHtml(cell(layout.title)),
       severity: severities.take(severityWord(cell(layout.severity))),
-      description: layout.description.map((c) => stripHtml(cell(c))).filter(Boolean).join('\n'),
+      description: layout.description
+        .map((c) => stripHtml(cell(c)))
+        .filter(Boolean)
+        .join('\n'),
       impact: layout.impact ? stripHtmlOrNull(cell(layout.impact)) : null,
       affectedEndpoints: layout.endpoints(cell),
       cwe: layout.cwe(cell),
-      raw: Object.fromEntries(header.flatMap((name, i) => (name.trim() && index.get(name.trim().toLowerCase()) === i ? [[name.trim(), record[i] ?? '']] : []))),
+      raw: Object.fromEntries(
+        header.flatMap((name, i) =>
+          name.trim() && index.get(name.trim().toLowerCase()) === i ? [[name.trim(), record[i] ?? '']] : [],
+        ),
+      ),
     });
     finding.identity = layout.identity(cell).map(([value, kind]) => NORMALISE[kind](value));
     findings.push(finding);

@@ -2,7 +2,10 @@ import type { EntityManager } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
 
 /** The live (not archived) report with these bytes, if any: a file is imported once until archived. */
-export async function findLiveDuplicate(manager: EntityManager, contentHash: string): Promise<{ id: number; filename: string } | undefined> {
+export async function findLiveDuplicate(
+  manager: EntityManager,
+  contentHash: string,
+): Promise<{ id: number; filename: string } | undefined> {
   const rows: { id: number; filename: string }[] = await manager.query(
     `SELECT id, filename FROM reports WHERE content_hash = $1 AND NOT archived ORDER BY id LIMIT 1`,
     [contentHash],

@@ -8,7 +8,8 @@ import { corpusPath } from '../testing/shared-corpus';
 import { scanTime, targetSet } from './identity';
 import { parseReportFile, type ParsedFile } from './parse-report';
 
-const parseCorpusFile = (relative: string): Promise<ParsedFile> => parseReportFile(fs.readFileSync(corpusPath(relative)));
+const parseCorpusFile = (relative: string): Promise<ParsedFile> =>
+  parseReportFile(fs.readFileSync(corpusPath(relative)));
 const identities = (r: ParsedFile): string[][] => r.findings.map((f) => f.identity ?? []);
 const distinct = (ids: string[][]): number => new Set(ids.map((i) => JSON.stringify(i))).size;
 
@@ -23,13 +24,17 @@ describe('identity building blocks', () => {
     for (const none of ['', '   ', 'not a date', null, undefined]) expect(scanTime(none)).toBeNull();
   });
   test('target names are trimmed, lower-cased, lose one trailing slash, and are unique and sorted', () => {
-    expect(targetSet([' HTTP://Www.Example.com/ ', 'http://www.example.com', 'b.example', ''])).toEqual(['b.example', 'http://www.example.com']);
+    expect(targetSet([' HTTP://Www.Example.com/ ', 'http://www.example.com', 'b.example', ''])).toEqual([
+      'b.example',
+      'http://www.example.com',
+    ]);
     expect(targetSet(['', null])).toBeNull();
   });
 });
 
 describe('ZAP', () => {
-  const itsecgames = (version: string) => parseCorpusFile(`scans/zap/bcgov-pipeline-templates__zap-${version}-itsecgames.json`);
+  const itsecgames = (version: string) =>
+    parseCorpusFile(`scans/zap/bcgov-pipeline-templates__zap-${version}-itsecgames.json`);
 
   test('site name and pluginid: the same check keeps its identity across alertRef and name changes', async () => {
     const [v211, v212] = [await itsecgames('2.11.0'), await itsecgames('2.12.0')];
@@ -61,17 +66,31 @@ describe('ZAP', () => {
 describe('SARIF', () => {
   test('tool, rule, then `fingerprints` entries as key=value', async () => {
     const r = await parseCorpusFile('scans/sarif/dd__flawfinder.sarif');
-    expect(r.findings[0].identity).toEqual(['Flawfinder', 'FF1048', 'contextHash/v1=e6c1ad2b1d96ffc4035ed8df070600566ad240b8ded025dac30620f3fd4aa9fd']);
+    expect(r.findings[0].identity).toEqual([
+      'Flawfinder',
+      'FF1048',
+      'contextHash/v1=e6c1ad2b1d96ffc4035ed8df070600566ad240b8ded025dac30620f3fd4aa9fd',
+    ]);
     expect(r.target).toBeNull();
     expect(r.docMetadata['toolNames']).toEqual(['Flawfinder']);
   });
   test('without `fingerprints`: `partialFingerprints` entries, sorted', async () => {
     const r = await parseCorpusFile('scans/sarif/dd__codeQL-output.sarif');
-    expect(r.findings[0].identity).toEqual(['CodeQL', 'py/empty-except', 'primaryLocationLineHash=9cbc869fbfffeb60:1', 'primaryLocationStartColumnFingerprint=0']);
+    expect(r.findings[0].identity).toEqual([
+      'CodeQL',
+      'py/empty-except',
+      'primaryLocationLineHash=9cbc869fbfffeb60:1',
+      'primaryLocationStartColumnFingerprint=0',
+    ]);
   });
   test('without fingerprints: the first location’s URI and start line', async () => {
     const r = await parseCorpusFile('scans/sarif/dd__spotbugs.sarif');
-    expect(r.findings[0].identity).toEqual(['SpotBugs', 'DMI_HARDCODED_ABSOLUTE_FILENAME', 'Boot.java', '23']);
+    expect(r.findings[0].identity).toEqual([
+      'SpotBugs',
+      'DMI_HARDCODED_ABSOLUTE_FILENAME',
+      'Boot.java',
+      '23',
+    ]);
   });
   test('target is the set of `versionControlProvenance` repository URIs, normalised', async () => {
     const r = await parseCorpusFile('scans/sarif/dd__bash-report.sarif');
@@ -84,7 +103,11 @@ describe('Nuclei', () => {
   test('template, matcher and matched-at: one template’s results per matcher stay apart', async () => {
     const r = await parseCorpusFile('scans/nuclei/scb__example-com-test.jsonl');
     expect(r.findings).toHaveLength(27);
-    expect(r.findings[0].identity).toEqual(['http-missing-security-headers', 'content-security-policy', 'https://example.com']);
+    expect(r.findings[0].identity).toEqual([
+      'http-missing-security-headers',
+      'content-security-policy',
+      'https://example.com',
+    ]);
     const templateAndUrl = new Set(r.findings.map((f) => `${f.identity?.[0]} ${f.identity?.[2]}`)).size;
     expect(distinct(identities(r))).toBeGreaterThan(templateAndUrl);
   });
@@ -98,7 +121,13 @@ describe('Nuclei', () => {
 describe('Trivy', () => {
   test('vulnerability: target, VulnerabilityID, package and installed version; target ArtifactName', async () => {
     const r = await parseCorpusFile('scans/trivy/dd__scheme_2_many_vulns.json');
-    expect(r.findings[0].identity).toEqual(['', 'teamdojo:latest (alpine 3.9.4)', 'CVE-2020-15999', 'freetype', '2.9.1-r2']);
+    expect(r.findings[0].identity).toEqual([
+      '',
+      'teamdojo:latest (alpine 3.9.4)',
+      'CVE-2020-15999',
+      'freetype',
+      '2.9.1-r2',
+    ]);
     expect(r.target).toEqual(['teamdojo:latest']);
   });
   test('misconfiguration by ID, secret by RuleID and StartLine', async () => {

@@ -51,7 +51,8 @@ export function scanTime(value: unknown): string | null {
     ms = Date.parse(`${base}${offset ? offset[1].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z'}`);
   } else {
     // Date.parse reads almost anything; only a text with a month name and a year is a date.
-    if (!/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(text) || !/\b\d{4}\b/.test(text)) return null;
+    if (!/\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(text) || !/\b\d{4}\b/.test(text))
+      return null;
     const offset = /\s([+-]\d{4})\b/.exec(text);
     // Zone words (CET, CEST, GMT, UTC…) are dropped; the time is then read as UTC unless an offset is given.
     const words = text.replace(

@@ -1,7 +1,13 @@
 /** Import jobs against Postgres: the worker's run, a cancel while parsing, retries, operator scoping. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpusPath, createTestDatabase, insertTestOperator, type TestDatabase, testDataDir } from '../testing';
+import {
+  corpusPath,
+  createTestDatabase,
+  insertTestOperator,
+  type TestDatabase,
+  testDataDir,
+} from '../testing';
 import { cancelImportJob, createImportJobs, failImportJob, findImportJob, runImportJob } from './import-jobs';
 
 let db: TestDatabase;
@@ -20,22 +26,31 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const reportCount = async (): Promise<number> => (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
+const reportCount = async (): Promise<number> =>
+  (await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n;
 
 /** Copies a corpus file into the upload folder and records it as alice's queued import. */
 async function queued(rel: string) {
   const uploadPath = path.join(dir, `${Math.random().toString(36).slice(2)}.upload`);
   fs.copyFileSync(corpusPath(rel), uploadPath);
-  const [job] = await createImportJobs(db.dataSource, alice, [{ filename: path.basename(rel), uploadPath, sizeBytes: fs.statSync(uploadPath).size }]);
+  const [job] = await createImportJobs(db.dataSource, alice, [
+    { filename: path.basename(rel), uploadPath, sizeBytes: fs.statSync(uploadPath).size },
+  ]);
   return job!;
 }
 
 test('a run parses and stores the file, ends ready with the outcome, deletes the upload; a retry does nothing', async () => {
   const job = await queued('scans/zap/dd__juicy2.xml');
   const statuses: string[] = [];
-  const ended = await runImportJob(db.dataSource, job.id, { onParsing: async (j) => void statuses.push(j.status) });
+  const ended = await runImportJob(db.dataSource, job.id, {
+    onParsing: async (j) => void statuses.push(j.status),
+  });
   expect(statuses).toEqual(['parsing']);
-  expect(ended).toMatchObject({ status: 'ready', error: null, outcome: { ok: true, file: 'dd__juicy2.xml', format: 'zap', findingCount: 6 } });
+  expect(ended).toMatchObject({
+    status: 'ready',
+    error: null,
+    outcome: { ok: true, file: 'dd__juicy2.xml', format: 'zap', findingCount: 6 },
+  });
   expect(fs.existsSync(job.uploadPath)).toBe(false);
   expect(await runImportJob(db.dataSource, job.id)).toBeNull();
   expect(await failImportJob(db.dataSource, job.id, 'late failure')).toBeNull();
@@ -59,7 +74,11 @@ test("a refusal ends failed with the importer's message; imports are scoped to t
   const before = await reportCount();
   const job = await queued('edge/trivy__scb__test-empty-report.json');
   const ended = await runImportJob(db.dataSource, job.id);
-  expect(ended).toMatchObject({ status: 'failed', error: 'the file holds no report', outcome: { ok: false, code: 'EMPTY' } });
+  expect(ended).toMatchObject({
+    status: 'failed',
+    error: 'the file holds no report',
+    outcome: { ok: false, code: 'EMPTY' },
+  });
   expect(await reportCount()).toBe(before);
   expect(await findImportJob(db.dataSource.manager, bob, job.id)).toBeNull();
   expect(await cancelImportJob(db.dataSource, bob, job.id)).toEqual({ status: 'not_found' });

@@ -1,6 +1,11 @@
 import fs from 'node:fs/promises';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ExtractionProgress, ImportJobStatus, ImportJobView, ImportOutcome } from '@corpus-chat/contracts';
+import type {
+  ExtractionProgress,
+  ImportJobStatus,
+  ImportJobView,
+  ImportOutcome,
+} from '@corpus-chat/contracts';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { runPdfImportJob, type PdfImportOptions } from '../pdf-reports/pdf-import';
 import { importFileName, type ImportOptions, storeParsedReport } from './import-report';
@@ -68,7 +73,11 @@ export interface StoredUpload {
 }
 
 /** Records one `queued` import per upload of `operatorId`, in one transaction, in upload order. */
-export async function createImportJobs(dataSource: DataSource, operatorId: string, uploads: StoredUpload[]): Promise<ImportJobRecord[]> {
+export async function createImportJobs(
+  dataSource: DataSource,
+  operatorId: string,
+  uploads: StoredUpload[],
+): Promise<ImportJobRecord[]> {
   return dataSource.transaction(async (tx) => {
     const records: ImportJobRecord[] = [];
     for (const upload of uploads) records.push(await insertImportJob(tx, operatorId, upload));
@@ -77,7 +86,11 @@ export async function createImportJobs(dataSource: DataSource, operatorId: strin
 }
 
 /** Records one `queued` import of `operatorId` within the caller's transaction `tx`. */
-export async function insertImportJob(tx: EntityManager, operatorId: string, upload: StoredUpload): Promise<ImportJobRecord> {
+export async function insertImportJob(
+  tx: EntityManager,
+  operatorId: string,
+  upload: StoredUpload,
+): Promise<ImportJobRecord> {
   const [row]: ImportJobRow[] = await tx.query(
     `INSERT INTO import_jobs (operator_id, filename, upload_path, size_bytes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
     [operatorId, importFileName(upload.filename), upload.uploadPath, upload.sizeBytes],
@@ -86,20 +99,38 @@ export async function insertImportJob(tx: EntityManager, operatorId: string, upl
 }
 
 /** The imports `ids` of `operatorId` (others' and unknown ids are left out), by id. */
-export async function findImportJobs(manager: EntityManager, operatorId: string, ids: string[]): Promise<Map<string, ImportJobRecord>> {
+export async function findImportJobs(
+  manager: EntityManager,
+  operatorId: string,
+  ids: string[],
+): Promise<Map<string, ImportJobRecord>> {
   if (!ids.length) return new Map();
-  const rows: ImportJobRow[] = await manager.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = ANY($1::uuid[]) AND operator_id = $2`, [ids, operatorId]);
+  const rows: ImportJobRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM import_jobs WHERE id = ANY($1::uuid[]) AND operator_id = $2`,
+    [ids, operatorId],
+  );
   return new Map(rows.map((r) => [r.id, toRecord(r)]));
 }
 
 /** The import `id` if `operatorId` started it (imports are scoped to their operator), else null. */
-export async function findImportJob(manager: EntityManager, operatorId: string, id: string): Promise<ImportJobRecord | null> {
-  const rows: ImportJobRow[] = await manager.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND operator_id = $2`, [id, operatorId]);
+export async function findImportJob(
+  manager: EntityManager,
+  operatorId: string,
+  id: string,
+): Promise<ImportJobRecord | null> {
+  const rows: ImportJobRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 AND operator_id = $2`,
+    [id, operatorId],
+  );
   return rows[0] ? toRecord(rows[0]) : null;
 }
 
 /** The operator's most recent imports, newest first (at most `limit`). */
-export async function listImportJobs(manager: EntityManager, operatorId: string, limit = 50): Promise<ImportJobRecord[]> {
+export async function listImportJobs(
+  manager: EntityManager,
+  operatorId: string,
+  limit = 50,
+): Promise<ImportJobRecord[]> {
   const rows: ImportJobRow[] = await manager.query(
     `SELECT ${COLUMNS} FROM import_jobs WHERE operator_id = $1 ORDER BY created_at DESC, id LIMIT $2`,
     [operatorId, limit],
@@ -107,14 +138,21 @@ export async function listImportJobs(manager: EntityManager, operatorId: string,
   return rows.map(toRecord);
 }
 
-export type CancelImportResult = { status: 'cancelled'; job: ImportJobRecord } | { status: 'not_found' } | { status: 'finished'; job: ImportJobRecord };
+export type CancelImportResult =
+  | { status: 'cancelled'; job: ImportJobRecord }
+  | { status: 'not_found' }
+  | { status: 'finished'; job: ImportJobRecord };
 
 /**
  * Cancels a `queued` or `parsing` import of `operatorId`. The worker re-checks the status under a
  * row lock before it writes the report, so a cancelled import never writes one; an import that
  * already ended is `finished` (its report, if any, stays: archive it instead).
  */
-export async function cancelImportJob(dataSource: DataSource, operatorId: string, id: string): Promise<CancelImportResult> {
+export async function cancelImportJob(
+  dataSource: DataSource,
+  operatorId: string,
+  id: string,
+): Promise<CancelImportResult> {
   const [rows]: [ImportJobRow[], number] = await dataSource.query(
     `UPDATE import_jobs SET status = 'cancelled', error = 'cancelled by the operator', updated_at = now()
       WHERE id = $1 AND operator_id = $2 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
@@ -126,7 +164,11 @@ export async function cancelImportJob(dataSource: DataSource, operatorId: string
 }
 
 /** @internal Ends import `id` `ready` or `failed` with `outcome`. */
-export async function finish(manager: EntityManager, id: string, outcome: ImportOutcome): Promise<ImportJobRecord> {
+export async function finish(
+  manager: EntityManager,
+  id: string,
+  outcome: ImportOutcome,
+): Promise<ImportJobRecord> {
   const [rows]: [ImportJobRow[], number] = await manager.query(
     `UPDATE import_jobs SET status = $2, outcome = $3::jsonb, error = $4, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, outcome.ok ? 'ready' : 'failed', JSON.stringify(outcome), outcome.ok ? null : outcome.error],
@@ -155,7 +197,9 @@ export async function runImportJob(
     [id],
   );
   if (!started[0]) {
-    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
+      id,
+    ]);
     if (row?.status === 'cancelled') await removeUpload(row.upload_path);
     return null;
   }
@@ -170,15 +214,24 @@ export async function runImportJob(
   const parsed = await parseWatchingForCancel(dataSource, job, bytes, options);
   if (!parsed) {
     await removeUpload(job.uploadPath);
-    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [id]);
+    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
+      id,
+    ]);
     return toRecord(row);
   }
   const ended = await dataSource.transaction(async (tx) => {
-    const [row]: ImportJobRow[] = await tx.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`, [id]);
+    const [row]: ImportJobRow[] = await tx.query(
+      `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
     if (row.status !== 'parsing') return toRecord(row);
-    const [operator]: { username: string }[] = await tx.query(`SELECT username FROM operators WHERE id = $1`, [row.operator_id]);
+    const [operator]: { username: string }[] = await tx.query(
+      `SELECT username FROM operators WHERE id = $1`,
+      [row.operator_id],
+    );
     const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
-    const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, STORE_PACING);
+    const outcome =
+      'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, STORE_PACING);
     return finish(tx, id, outcome);
   });
   await removeUpload(job.uploadPath);
@@ -199,7 +252,12 @@ const CANCEL_CHECK_MS = 1000;
  * Parses the file of `job` in a worker thread (`parseInThread`), stopping the thread when the
  * import is cancelled meanwhile: then resolves null.
  */
-async function parseWatchingForCancel(dataSource: DataSource, job: ImportJobRecord, bytes: Uint8Array, options: ImportOptions): Promise<ParsedFile | ImportOutcome | null> {
+async function parseWatchingForCancel(
+  dataSource: DataSource,
+  job: ImportJobRecord,
+  bytes: Uint8Array,
+  options: ImportOptions,
+): Promise<ParsedFile | ImportOutcome | null> {
   const cancel = new AbortController();
   const check = setInterval(() => {
     dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [job.id]).then(
@@ -219,7 +277,11 @@ async function parseWatchingForCancel(dataSource: DataSource, job: ImportJobReco
 }
 
 /** Queued or parsing imports unchanged for `minAgeMs` or more, oldest first (at most `limit`): what the API's sweep checks. */
-export async function staleImportJobs(manager: EntityManager, minAgeMs: number, limit = 100): Promise<ImportJobRecord[]> {
+export async function staleImportJobs(
+  manager: EntityManager,
+  minAgeMs: number,
+  limit = 100,
+): Promise<ImportJobRecord[]> {
   const rows: ImportJobRow[] = await manager.query(
     `SELECT ${COLUMNS} FROM import_jobs
       WHERE status IN ('queued', 'parsing') AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
@@ -230,7 +292,8 @@ export async function staleImportJobs(manager: EntityManager, minAgeMs: number, 
 }
 
 /** Why an import ended when its job vanished from the queue (Redis flushed or restored from an old copy). */
-export const IMPORT_JOB_LOST_REASON = 'this import was lost from the queue before it finished; nothing was imported. Import the file again';
+export const IMPORT_JOB_LOST_REASON =
+  'this import was lost from the queue before it finished; nothing was imported. Import the file again';
 
 /** Why an import ended when the worker parsing it died (killed, out of memory) before it finished. */
 export const IMPORT_WORKER_LOST_REASON =
@@ -240,7 +303,11 @@ export const IMPORT_WORKER_LOST_REASON =
  * Ends an import whose last attempt threw (database down, upload lost): `failed` with `reason`,
  * unless it already ended. Resolves with the ended import, or null when it had already ended.
  */
-export async function failImportJob(dataSource: DataSource, id: string, reason: string): Promise<ImportJobRecord | null> {
+export async function failImportJob(
+  dataSource: DataSource,
+  id: string,
+  reason: string,
+): Promise<ImportJobRecord | null> {
   const [rows]: [ImportJobRow[], number] = await dataSource.query(
     `UPDATE import_jobs SET status = 'failed', error = $2, updated_at = now() WHERE id = $1 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
     [id, reason],
@@ -248,7 +315,10 @@ export async function failImportJob(dataSource: DataSource, id: string, reason: 
   if (!rows[0]) return null;
   // A PDF whose extraction was under way keeps what was extracted; its report ends failed too.
   if (rows[0].report_id !== null) {
-    await dataSource.query(`UPDATE reports SET status = 'failed', error = $2 WHERE id = $1 AND status = 'extracting'`, [rows[0].report_id, reason]);
+    await dataSource.query(
+      `UPDATE reports SET status = 'failed', error = $2 WHERE id = $1 AND status = 'extracting'`,
+      [rows[0].report_id, reason],
+    );
   }
   await removeUpload(rows[0].upload_path);
   return toRecord(rows[0]);

@@ -27,7 +27,11 @@ export function* walkImportFiles(target: string): Generator<string> {
 export async function importPaths(
   dataSource: DataSource,
   targets: string[],
-  options: { maxBytes?: number; actor?: AuditActor; onOutcome?: (outcome: ImportOutcome, fullPath: string) => void } = {},
+  options: {
+    maxBytes?: number;
+    actor?: AuditActor;
+    onOutcome?: (outcome: ImportOutcome, fullPath: string) => void;
+  } = {},
 ): Promise<ImportOutcome[]> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_IMPORT_BYTES;
   const outcomes: ImportOutcome[] = [];
@@ -41,7 +45,15 @@ export async function importPaths(
       files = [...walkImportFiles(target)];
     } catch (e) {
       const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-      record({ ok: false, file: target, code: 'INVALID', error: missing ? 'no such file or folder' : (e as Error).message }, target);
+      record(
+        {
+          ok: false,
+          file: target,
+          code: 'INVALID',
+          error: missing ? 'no such file or folder' : (e as Error).message,
+        },
+        target,
+      );
       continue;
     }
     for (const file of files) {
@@ -50,7 +62,14 @@ export async function importPaths(
         record({ ok: false, file: path.basename(file), code: tooLarge.code, error: tooLarge.message }, file);
         continue;
       }
-      record(await importReport(dataSource, { filename: file, bytes: fs.readFileSync(file) }, { maxBytes, actor: options.actor }), file);
+      record(
+        await importReport(
+          dataSource,
+          { filename: file, bytes: fs.readFileSync(file) },
+          { maxBytes, actor: options.actor },
+        ),
+        file,
+      );
     }
   }
   return outcomes;

@@ -24,7 +24,10 @@ export const notSupportedYet = (format: string): ImportRefusal =>
 
 /** Refusal for content in no known format; `detail` says what was seen, then the formats there are. */
 export const unrecognised = (detail: string): ImportRefusal =>
-  new ImportRefusal('UNRECOGNISED_FORMAT', `unrecognised format: ${detail}. Supported formats: ${SUPPORTED_IMPORT_FORMATS}`);
+  new ImportRefusal(
+    'UNRECOGNISED_FORMAT',
+    `unrecognised format: ${detail}. Supported formats: ${SUPPORTED_IMPORT_FORMATS}`,
+  );
 
 /** Refusal for a file of a known format whose content is malformed at `where`. */
 export const invalidAt = (where: string, why: string): ImportRefusal =>

@@ -28,7 +28,13 @@ async function counts(): Promise<Record<string, number>> {
 test('re-importing the same report is refused naming the existing one, until that one is archived', async () => {
   const bytes = fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif'));
   const first = await importReport(db.dataSource, { filename: '/somewhere/dd__flawfinder.sarif', bytes });
-  expect(first).toEqual({ ok: true, file: 'dd__flawfinder.sarif', reportId: expect.any(Number), format: 'sarif', findingCount: 53 });
+  expect(first).toEqual({
+    ok: true,
+    file: 'dd__flawfinder.sarif',
+    reportId: expect.any(Number),
+    format: 'sarif',
+    findingCount: 53,
+  });
   if (!first.ok) return;
 
   const before = await counts();
@@ -42,9 +48,11 @@ test('re-importing the same report is refused naming the existing one, until tha
   expect(afterArchive).toMatchObject({ ok: true, findingCount: 53 });
   // Restoring the archived copy would make two live reports with the same content.
   const restore = await setReportArchived(db.dataSource.manager, first.reportId, false);
-  expect(restore).toMatchObject({ status: 'conflict', existingReportId: afterArchive.ok ? afterArchive.reportId : -1 });
+  expect(restore).toMatchObject({
+    status: 'conflict',
+    existingReportId: afterArchive.ok ? afterArchive.reportId : -1,
+  });
 });
-
 
 test('a PDF report imported again is refused the same way, naming the one waiting for review', async () => {
   const bytes = fs.readFileSync(corpusPath('pdf/ppr__NCATS-VADR-Sample-Report.pdf'));
@@ -57,17 +65,30 @@ test('a PDF report imported again is refused the same way, naming the one waitin
 });
 test('two concurrent imports of the same bytes write one report', async () => {
   const bytes = fs.readFileSync(corpusPath('scans/nuclei/dd__many_findings.jsonl'));
-  const outcomes = await Promise.all([1, 2, 3].map(() => importReport(db.dataSource, { filename: 'dd__many_findings.jsonl', bytes })));
+  const outcomes = await Promise.all(
+    [1, 2, 3].map(() => importReport(db.dataSource, { filename: 'dd__many_findings.jsonl', bytes })),
+  );
   expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
   expect(outcomes.filter((o) => !o.ok && o.code === 'DUPLICATE')).toHaveLength(2);
-  const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE filename = 'dd__many_findings.jsonl'`);
+  const [row] = await db.dataSource.query(
+    `SELECT count(*)::int AS n FROM reports WHERE filename = 'dd__many_findings.jsonl'`,
+  );
   expect(row.n).toBe(1);
 });
 
 test('a file over the size limit is refused before parsing and writes nothing', async () => {
   const before = await counts();
-  const outcome = await importReport(db.dataSource, { filename: 'big.json', bytes: Buffer.alloc(2048, 32) }, { maxBytes: 1024 });
-  expect(outcome).toEqual({ ok: false, file: 'big.json', code: 'TOO_LARGE', error: 'the file is 2.0 KB, over the 1.0 KB import limit' });
+  const outcome = await importReport(
+    db.dataSource,
+    { filename: 'big.json', bytes: Buffer.alloc(2048, 32) },
+    { maxBytes: 1024 },
+  );
+  expect(outcome).toEqual({
+    ok: false,
+    file: 'big.json',
+    code: 'TOO_LARGE',
+    error: 'the file is 2.0 KB, over the 1.0 KB import limit',
+  });
   expect(await counts()).toEqual(before);
 });
 
@@ -82,7 +103,10 @@ test('a failure in the middle of a native import rolls everything back', async (
       findings: [
         { versions: [{ title: 'fine', severity: 'low' }] },
         // Postgres text cannot hold NUL: the notes insert fails after findings and versions were written.
-        { versions: [{ title: 'also fine', severity: 'high' }], notes: [{ stage: 'general', body: 'bad \u0000 byte' }] },
+        {
+          versions: [{ title: 'also fine', severity: 'high' }],
+          notes: [{ stage: 'general', body: 'bad \u0000 byte' }],
+        },
       ],
     }),
   });
@@ -96,18 +120,30 @@ test('a native report keeps versions, notes and the latest verdict, and bumps th
   const version = await corpusVersion(db.dataSource.manager);
   const outcome = await importReport(db.dataSource, {
     filename: 'native-example.json',
-    bytes: fs.readFileSync(path.join(REPO_ROOT, 'libs/contracts/src/native-report/native-report.example.json')),
+    bytes: fs.readFileSync(
+      path.join(REPO_ROOT, 'libs/contracts/src/native-report/native-report.example.json'),
+    ),
   });
   expect(outcome).toMatchObject({ ok: true, format: 'json', findingCount: 2 });
   expect(await corpusVersion(db.dataSource.manager)).not.toBe(version);
   if (!outcome.ok) return;
-  const [first] = await db.dataSource.query(`SELECT id FROM findings WHERE report_id = $1 ORDER BY id LIMIT 1`, [outcome.reportId]);
+  const [first] = await db.dataSource.query(
+    `SELECT id FROM findings WHERE report_id = $1 ORDER BY id LIMIT 1`,
+    [outcome.reportId],
+  );
   const detail = await findingDetail(db.dataSource.manager, first.id);
   expect(detail).toMatchObject({
     found: true,
     finding: {
       versionCount: 2,
-      current: { version: 2, origin: 'edit', severity: 'critical', editedBy: 'j.doe', cwe: [89], mitre: ['T1190'] },
+      current: {
+        version: 2,
+        origin: 'edit',
+        severity: 'critical',
+        editedBy: 'j.doe',
+        cwe: [89],
+        mitre: ['T1190'],
+      },
       notes: [{ stage: 'retest', author: 'j.doe' }],
       latestVerdict: { status: 'still_open', actor: 'operator' },
     },
@@ -118,7 +154,12 @@ test('a native report keeps versions, notes and the latest verdict, and bumps th
 
 describe('text hygiene at import', () => {
   const nuclei = (info: Record<string, unknown>): Uint8Array =>
-    json({ 'template-id': `t-${Math.random()}`, info: { severity: 'high', ...info }, host: 'https://h.example', 'matched-at': 'https://h.example/x' });
+    json({
+      'template-id': `t-${Math.random()}`,
+      info: { severity: 'high', ...info },
+      host: 'https://h.example',
+      'matched-at': 'https://h.example/x',
+    });
   const storedVersion = async (reportId: number) => {
     const [row] = await db.dataSource.query(
       `SELECT fv.title, fv.description, length(fv.title)::int AS "titleLength", length(fv.description)::int AS "descriptionLength",
@@ -133,7 +174,10 @@ describe('text hygiene at import', () => {
   test('a 40 MB title imports capped at 1,000 characters, and the cut is recorded', async () => {
     const title = 'A'.repeat(40 * 1024 * 1024);
     const description = 'd'.repeat(250_000);
-    const outcome = await importReport(db.dataSource, { filename: 'huge-title.json', bytes: nuclei({ name: title, description }) });
+    const outcome = await importReport(db.dataSource, {
+      filename: 'huge-title.json',
+      bytes: nuclei({ name: title, description }),
+    });
     expect(outcome).toMatchObject({ ok: true, format: 'nuclei', findingCount: 1 });
     if (!outcome.ok) return;
     const row = await storedVersion(outcome.reportId);
@@ -153,7 +197,10 @@ describe('text hygiene at import', () => {
 
   test('text within the limits is stored whole and nothing is marked', async () => {
     const title = 'T'.repeat(1_000);
-    const outcome = await importReport(db.dataSource, { filename: 'at-limit.json', bytes: nuclei({ name: title, description: 'x'.repeat(100_000) }) });
+    const outcome = await importReport(db.dataSource, {
+      filename: 'at-limit.json',
+      bytes: nuclei({ name: title, description: 'x'.repeat(100_000) }),
+    });
     if (!outcome.ok) throw new Error(outcome.error);
     const row = await storedVersion(outcome.reportId);
     expect(row.title).toBe(title);
@@ -165,7 +212,10 @@ describe('text hygiene at import', () => {
     const rlo = '\u202E';
     const outcome = await importReport(db.dataSource, {
       filename: `/tmp/invoice${rlo}fdp.exe.json`,
-      bytes: nuclei({ name: `Reflected\u2066 XSS${rlo}\u200F\u061C in search\u2069`, description: `kept${rlo}` }),
+      bytes: nuclei({
+        name: `Reflected\u2066 XSS${rlo}\u200F\u061C in search\u2069`,
+        description: `kept${rlo}`,
+      }),
     });
     expect(outcome).toMatchObject({ ok: true, file: 'invoicefdp.exe.json' });
     if (!outcome.ok) return;
@@ -179,12 +229,15 @@ describe('text hygiene at import', () => {
       filename: 'encoded-markup.json',
       bytes: nuclei({
         name: 'Stored XSS &lt;img src=x onerror=alert(1)&gt;',
-        description: '<p>The page echoes &lt;img src=x onerror=alert(1)&gt; back &amp; more; &amp;lt;b&amp;gt; stays text</p>',
+        description:
+          '<p>The page echoes &lt;img src=x onerror=alert(1)&gt; back &amp; more; &amp;lt;b&amp;gt; stays text</p>',
       }),
     });
     if (!outcome.ok) throw new Error(outcome.error);
     const row = await storedVersion(outcome.reportId);
     expect(row.title).toBe('Stored XSS <img src=x onerror=alert(1)>');
-    expect(row.description).toBe('The page echoes <img src=x onerror=alert(1)> back & more; &lt;b&gt; stays text');
+    expect(row.description).toBe(
+      'The page echoes <img src=x onerror=alert(1)> back & more; &lt;b&gt; stays text',
+    );
   });
 });

@@ -30,12 +30,22 @@ function managerOf(target: DataSource | EntityManager): EntityManager {
  * A re-scan against the scan of its target recorded just before it (IMPORT-RULES scan comparison),
  * with the triage statuses carried over from it; undefined for a first scan.
  */
-async function compareWithPreviousScan(tx: EntityManager, report: { id: number; filename: string }): Promise<SincePreviousScan | undefined> {
+async function compareWithPreviousScan(
+  tx: EntityManager,
+  report: { id: number; filename: string },
+): Promise<SincePreviousScan | undefined> {
   const previous = await previousScan(tx, report.id);
   if (!previous) return undefined;
   const c = await compareReports(tx, { baseline: previous.id, report: report.id });
   const carried = await carryTriageStatus(tx, previous, report);
-  return { baselineReportId: previous.id, baselineFilename: previous.filename, new: c.new, fixed: c.fixed, unchanged: c.unchanged, carried };
+  return {
+    baselineReportId: previous.id,
+    baselineFilename: previous.filename,
+    new: c.new,
+    fixed: c.fixed,
+    unchanged: c.unchanged,
+    carried,
+  };
 }
 
 /**
@@ -114,7 +124,15 @@ export async function storeParsedReport(
       const [report]: { id: number }[] = await tx.query(
         `INSERT INTO reports (filename, format, status, finding_count, content_hash, doc_metadata, scan_target, scanned_at)
          VALUES ($1, $2, 'ready', $3, $4, $5::jsonb, $6::text[], $7::timestamptz) RETURNING id`,
-        [name, parsed.format, parsed.findings.length, parsed.contentHash, toJsonb(parsed.docMetadata), parsed.target ?? null, parsed.scannedAt ?? null],
+        [
+          name,
+          parsed.format,
+          parsed.findings.length,
+          parsed.contentHash,
+          toJsonb(parsed.docMetadata),
+          parsed.target ?? null,
+          parsed.scannedAt ?? null,
+        ],
       );
       await insertFindings(tx, report.id, parsed.findings, pacing);
       const sincePrevious = await compareWithPreviousScan(tx, { id: report.id, filename: name });
@@ -128,11 +146,20 @@ export async function storeParsedReport(
             filename: name,
             format: parsed.format,
             findingCount: parsed.findings.length,
-            ...(sincePrevious ? { previousReportId: sincePrevious.baselineReportId, carried: sincePrevious.carried } : {}),
+            ...(sincePrevious
+              ? { previousReportId: sincePrevious.baselineReportId, carried: sincePrevious.carried }
+              : {}),
           },
         });
       }
-      return { ok: true, file: name, reportId: report.id, format: parsed.format, findingCount: parsed.findings.length, ...(sincePrevious ? { sincePrevious } : {}) };
+      return {
+        ok: true,
+        file: name,
+        reportId: report.id,
+        format: parsed.format,
+        findingCount: parsed.findings.length,
+        ...(sincePrevious ? { sincePrevious } : {}),
+      };
     });
   } catch (e) {
     if (!(e instanceof QueryFailedError)) throw e;
@@ -143,7 +170,12 @@ export async function storeParsedReport(
     }
     // SQLSTATE class 22 (data exception) and 23 (integrity violation): the content, not the database, is at fault.
     if (driverError.code?.startsWith('22') || driverError.code?.startsWith('23')) {
-      return { ok: false, file: name, code: 'INVALID', error: `the database refused the content: ${driverError.message ?? e.message}` };
+      return {
+        ok: false,
+        file: name,
+        code: 'INVALID',
+        error: `the database refused the content: ${driverError.message ?? e.message}`,
+      };
     }
     throw e;
   }

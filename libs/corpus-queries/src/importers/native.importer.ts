@@ -32,8 +32,10 @@ function jsonPath(pointer: string): string {
 
 function describe(error: ErrorObject): string {
   const where = jsonPath(error.instancePath) || '(document)';
-  if (error.keyword === 'additionalProperties') return `${where}: unknown field "${String(error.params['additionalProperty'])}"`;
-  if (error.keyword === 'enum') return `${where}: must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`;
+  if (error.keyword === 'additionalProperties')
+    return `${where}: unknown field "${String(error.params['additionalProperty'])}"`;
+  if (error.keyword === 'enum')
+    return `${where}: must be one of ${(error.params['allowedValues'] as unknown[]).join(', ')}`;
   return `${where}: ${error.message ?? 'is invalid'}`;
 }
 
@@ -82,7 +84,12 @@ export function parseNative(doc: Record<string, unknown>): ParsedReport {
         createdAt: v.created_at ?? null,
       };
     }),
-    notes: (f.notes ?? []).map((n) => ({ stage: n.stage, body: n.body, author: n.author ?? null, createdAt: n.created_at ?? null })),
+    notes: (f.notes ?? []).map((n) => ({
+      stage: n.stage,
+      body: n.body,
+      author: n.author ?? null,
+      createdAt: n.created_at ?? null,
+    })),
     verdicts: (f.verdicts ?? []).map((v) => ({
       status: v.status,
       reasonCode: v.reason_code ?? null,
@@ -97,7 +104,9 @@ export function parseNative(doc: Record<string, unknown>): ParsedReport {
     format: 'json',
     findings,
     docMetadata: {
-      tool: r.tool ? { name: r.tool.name ?? null, version: r.tool.version ?? null } : { name: 'native report', version: null },
+      tool: r.tool
+        ? { name: r.tool.name ?? null, version: r.tool.version ?? null }
+        : { name: 'native report', version: null },
       title: r.title ?? null,
       scanDate: r.scan_date ?? null,
       target: r.target ?? null,

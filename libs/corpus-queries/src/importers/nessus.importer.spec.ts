@@ -2,11 +2,16 @@ import fs from 'node:fs';
 import { corpusPath } from '../testing/shared-corpus';
 import { parseReportFile, type ParsedFile } from './parse-report';
 
-const parseFile = (relative: string): Promise<ParsedFile> => parseReportFile(fs.readFileSync(corpusPath(relative)));
+const parseFile = (relative: string): Promise<ParsedFile> =>
+  parseReportFile(fs.readFileSync(corpusPath(relative)));
 const parseText = (xml: string): Promise<ParsedFile> => parseReportFile(Buffer.from(xml, 'utf8'));
 const severityCounts = (r: ParsedFile) =>
-  r.findings.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }), {});
-const byIdentity = (r: ParsedFile, ...identity: string[]) => r.findings.find((f) => JSON.stringify(f.identity) === JSON.stringify(identity));
+  r.findings.reduce<Record<string, number>>(
+    (acc, f) => ({ ...acc, [f.versions[0].severity]: (acc[f.versions[0].severity] ?? 0) + 1 }),
+    {},
+  );
+const byIdentity = (r: ParsedFile, ...identity: string[]) =>
+  r.findings.find((f) => JSON.stringify(f.identity) === JSON.stringify(identity));
 
 /** A .nessus v2 file with one report of the given hosts. */
 const nessus = (...hosts: string[]) =>
@@ -14,7 +19,15 @@ const nessus = (...hosts: string[]) =>
 const host = (name: string, start: string, ...items: string[]) =>
   `<ReportHost name="${name}"><HostProperties><tag name="HOST_START">${start}</tag></HostProperties>${items.join('')}</ReportHost>`;
 const item = (attrs: Record<string, string>, body = '') =>
-  `<ReportItem ${Object.entries({ port: '22', svc_name: 'ssh', protocol: 'tcp', pluginID: '1', pluginName: 'Plugin', pluginFamily: 'F', ...attrs })
+  `<ReportItem ${Object.entries({
+    port: '22',
+    svc_name: 'ssh',
+    protocol: 'tcp',
+    pluginID: '1',
+    pluginName: 'Plugin',
+    pluginFamily: 'F',
+    ...attrs,
+  })
     .map(([k, v]) => `${k}="${v}"`)
     .join(' ')}>${body}</ReportItem>`;
 
@@ -27,11 +40,19 @@ describe('Nessus .nessus v2 (IMPORT-RULES, Nessus)', () => {
     expect(r.target).toHaveLength(7);
     expect(r.scannedAt).toBe('2013-07-01T11:33:11.000Z');
     // The one item whose plugin_name element says `dummy`.
-    const dummy = r.findings.filter((f) => f.identity?.[1] === '11219' && f.versions[0].description === 'dummy\ndummy');
+    const dummy = r.findings.filter(
+      (f) => f.identity?.[1] === '11219' && f.versions[0].description === 'dummy\ndummy',
+    );
     expect(dummy.map((f) => f.versions[0].title)).toEqual(['Nessus SYN scanner']);
     const scanInfo = r.findings.find((f) => f.identity?.[1] === '19506');
-    expect(scanInfo?.versions[0]).toMatchObject({ title: 'Nessus Scan Information', severity: 'info', impact: null });
-    expect(scanInfo?.versions[0].description).toMatch(/^Information about the Nessus scan\.\nThis script displays/);
+    expect(scanInfo?.versions[0]).toMatchObject({
+      title: 'Nessus Scan Information',
+      severity: 'info',
+      impact: null,
+    });
+    expect(scanInfo?.versions[0].description).toMatch(
+      /^Information about the Nessus scan\.\nThis script displays/,
+    );
     expect(scanInfo?.versions[0].description).not.toMatch(/Scanner IP/); // plugin_output is evidence, not searched text
   });
 
@@ -49,7 +70,12 @@ describe('Nessus .nessus v2 (IMPORT-RULES, Nessus)', () => {
     const r = await parseFile('scans/nessus/dd__nessus_was_many_vuln.nessus');
     expect(r.findings).toHaveLength(5);
     const xss = byIdentity(r, 'http://google.com', '98104', '80', 'tcp');
-    expect(xss?.versions[0]).toMatchObject({ title: 'Cross-Site Scripting (XSS)', severity: 'high', cwe: [79], affectedEndpoints: ['http://google.com/:80/TCP'] });
+    expect(xss?.versions[0]).toMatchObject({
+      title: 'Cross-Site Scripting (XSS)',
+      severity: 'high',
+      cwe: [79],
+      affectedEndpoints: ['http://google.com/:80/TCP'],
+    });
     expect(r).toMatchObject({ target: ['http://google.com'], scannedAt: '2021-03-12T12:34:30.120Z' });
   });
 
@@ -68,10 +94,16 @@ describe('Nessus .nessus v2 (IMPORT-RULES, Nessus)', () => {
         host(
           'Host-B.example',
           '2024-05-02T10:00:00+02:00',
-          item({ severity: '1', pluginID: '10' }, '<risk_factor>Critical</risk_factor><synopsis>S</synopsis><description>D</description>'),
+          item(
+            { severity: '1', pluginID: '10' },
+            '<risk_factor>Critical</risk_factor><synopsis>S</synopsis><description>D</description>',
+          ),
           item({ pluginID: '11' }, '<risk_factor> high </risk_factor>'),
           item({ severity: '9', pluginID: '12' }, '<risk_factor>None</risk_factor>'),
-          item({ severity: 'x', pluginID: '13', port: '0', protocol: 'TCP' }, '<risk_factor>Unknown</risk_factor><plugin_name>Other</plugin_name>'),
+          item(
+            { severity: 'x', pluginID: '13', port: '0', protocol: 'TCP' },
+            '<risk_factor>Unknown</risk_factor><plugin_name>Other</plugin_name>',
+          ),
         ),
         host('a.example', 'Thu May  2 07:30:00 2024'),
       ),
@@ -90,7 +122,9 @@ describe('Nessus .nessus v2 (IMPORT-RULES, Nessus)', () => {
   });
 
   test('.nessus v1 is refused naming the version', async () => {
-    await expect(parseText('<?xml version="1.0"?><NessusClientData><Report/></NessusClientData>')).rejects.toMatchObject({
+    await expect(
+      parseText('<?xml version="1.0"?><NessusClientData><Report/></NessusClientData>'),
+    ).rejects.toMatchObject({
       code: 'UNSUPPORTED_VERSION',
       message: expect.stringMatching(/^format Nessus v1 is not supported/),
     });

@@ -7,7 +7,13 @@ import { SeverityCounter, isObject, stripHtml, uniqueSorted } from './text';
 import { xmlList, xmlText } from './xml-values';
 
 /** The `ReportItem` `severity` attribute: 4 → critical, 3 → high, 2 → medium, 1 → low, 0 → info. */
-const SEVERITY_ATTRIBUTE: Record<string, Severity> = { '4': 'critical', '3': 'high', '2': 'medium', '1': 'low', '0': 'info' };
+const SEVERITY_ATTRIBUTE: Record<string, Severity> = {
+  '4': 'critical',
+  '3': 'high',
+  '2': 'medium',
+  '1': 'low',
+  '0': 'info',
+};
 
 /** Every `cwe` child and every `xref` child of the form `CWE:N` (0 ignored). */
 function itemCwes(item: Record<string, unknown>): number[] {
@@ -62,17 +68,30 @@ export function parseNessus(root: unknown): ParsedReport {
         const port = xmlText(item['@port']).trim();
         const protocol = xmlText(item['@protocol']).trim();
         const pluginId = xmlText(item['@pluginID']);
-        const severity = SEVERITY_ATTRIBUTE[xmlText(item['@severity']).trim()] ?? severityWord(xmlText(item['risk_factor']));
+        const severity =
+          SEVERITY_ATTRIBUTE[xmlText(item['@severity']).trim()] ?? severityWord(xmlText(item['risk_factor']));
         const finding = scannerFinding({
-          title: stripHtml(xmlText(item['@pluginName'])) || stripHtml(xmlText(item['plugin_name'])) || `Nessus plugin ${pluginId}`,
+          title:
+            stripHtml(xmlText(item['@pluginName'])) ||
+            stripHtml(xmlText(item['plugin_name'])) ||
+            `Nessus plugin ${pluginId}`,
           severity: severities.take(severity),
-          description: [stripHtml(xmlText(item['synopsis'])), stripHtml(xmlText(item['description']))].filter(Boolean).join('\n'),
-          affectedEndpoints: [port && port !== '0' ? `${hostName}:${port}${protocol ? `/${protocol}` : ''}` : hostName].filter(Boolean),
+          description: [stripHtml(xmlText(item['synopsis'])), stripHtml(xmlText(item['description']))]
+            .filter(Boolean)
+            .join('\n'),
+          affectedEndpoints: [
+            port && port !== '0' ? `${hostName}:${port}${protocol ? `/${protocol}` : ''}` : hostName,
+          ].filter(Boolean),
           cwe: itemCwes(item),
           cvss: cvss3(item),
           raw: item,
         });
-        finding.identity = [identityHost(hostName), identityField(pluginId), identityField(port), identityProtocol(protocol)];
+        finding.identity = [
+          identityHost(hostName),
+          identityField(pluginId),
+          identityField(port),
+          identityProtocol(protocol),
+        ];
         findings.push(finding);
       }
     }

@@ -23,7 +23,9 @@ describe('text rules', () => {
     expect(stripHtml('1 &lt; 2 &amp;&amp; 3 &gt; 2')).toBe('1 < 2 && 3 > 2');
   });
   test('encoded markup is kept as the text the report shows (it is data, rendered as text)', () => {
-    expect(stripHtml('see &lt;img src=x onerror=alert(1)&gt; here')).toBe('see <img src=x onerror=alert(1)> here');
+    expect(stripHtml('see &lt;img src=x onerror=alert(1)&gt; here')).toBe(
+      'see <img src=x onerror=alert(1)> here',
+    );
     expect(stripHtml('<b>real</b> &lt;b&gt;shown&lt;/b&gt;')).toBe('real  <b>shown</b>');
     expect(stripHtml('&amp;lt;b&amp;gt;')).toBe('&lt;b&gt;');
   });
@@ -55,7 +57,10 @@ describe('refusals', () => {
     }
   });
   test('over the size limit is refused before parsing', async () => {
-    expect(await refusal('not even json', 5)).toEqual({ code: 'TOO_LARGE', message: expect.stringMatching(/over the 0\.0 KB import limit/) });
+    expect(await refusal('not even json', 5)).toEqual({
+      code: 'TOO_LARGE',
+      message: expect.stringMatching(/over the 0\.0 KB import limit/),
+    });
   });
   test('a JSON syntax error says line and column', async () => {
     const r = await refusal('{\n  "version": "2.1.0",\n  "runs": [,]\n}');
@@ -80,20 +85,39 @@ describe('refusals', () => {
     });
   });
   test('a SARIF result that is not an object is refused with its path', async () => {
-    const r = await refusal({ version: '2.1.0', runs: [{ tool: { driver: { name: 'x' } }, results: [{ message: { text: 'a' } }, 7] }] });
+    const r = await refusal({
+      version: '2.1.0',
+      runs: [{ tool: { driver: { name: 'x' } }, results: [{ message: { text: 'a' } }, 7] }],
+    });
     expect(r).toEqual({ code: 'INVALID', message: 'runs[0].results[1]: expected a result object' });
   });
   test('unknown JSON and text are unrecognised', async () => {
-    expect((await refusal({ hello: 'world' })).message).toMatch(/^unrecognised format: a JSON object with keys "hello"/);
+    expect((await refusal({ hello: 'world' })).message).toMatch(
+      /^unrecognised format: a JSON object with keys "hello"/,
+    );
     expect((await refusal('just some words, here\nand there')).code).toBe('UNRECOGNISED_FORMAT');
-    expect(await refusal('%PDF-1.7 ...')).toEqual({ code: 'UNSUPPORTED_FORMAT', message: 'format PDF is not supported yet' });
-    expect(await refusal('a,b,c\n1,"x, y",3\n')).toMatchObject({ code: 'UNRECOGNISED_FORMAT', message: expect.stringMatching(/not the header row of a known CSV export/) });
+    expect(await refusal('%PDF-1.7 ...')).toEqual({
+      code: 'UNSUPPORTED_FORMAT',
+      message: 'format PDF is not supported yet',
+    });
+    expect(await refusal('a,b,c\n1,"x, y",3\n')).toMatchObject({
+      code: 'UNRECOGNISED_FORMAT',
+      message: expect.stringMatching(/not the header row of a known CSV export/),
+    });
   });
   test('an invalid native report names the JSON path', async () => {
-    const r = await refusal({ format: 'corpus-chat-native', format_version: 1, findings: [{ versions: [{ title: 't', severity: 'severe' }] }] });
+    const r = await refusal({
+      format: 'corpus-chat-native',
+      format_version: 1,
+      findings: [{ versions: [{ title: 't', severity: 'severe' }] }],
+    });
     expect(r.code).toBe('INVALID');
-    expect(r.message).toBe('not a valid native report: findings[0].versions[0].severity: must be one of critical, high, medium, low, info');
-    expect((await refusal({ format: 'corpus-chat-native', format_version: 2, findings: [] })).code).toBe('UNSUPPORTED_VERSION');
+    expect(r.message).toBe(
+      'not a valid native report: findings[0].versions[0].severity: must be one of critical, high, medium, low, info',
+    );
+    expect((await refusal({ format: 'corpus-chat-native', format_version: 2, findings: [] })).code).toBe(
+      'UNSUPPORTED_VERSION',
+    );
   });
 });
 
@@ -106,7 +130,11 @@ describe('SARIF rules', () => {
           driver: {
             name: 'demo',
             rules: [
-              { id: 'R0', shortDescription: { text: 'Rule zero' }, properties: { tags: ['external/cwe/cwe-79', 'CWE-80', 'cwe'] } },
+              {
+                id: 'R0',
+                shortDescription: { text: 'Rule zero' },
+                properties: { tags: ['external/cwe/cwe-79', 'CWE-80', 'cwe'] },
+              },
               {
                 id: 'R1',
                 name: 'RuleOne',
@@ -119,8 +147,18 @@ describe('SARIF rules', () => {
           },
         },
         results: [
-          { ruleId: 'R1', ruleIndex: 0, message: { id: 'm', arguments: ['x', 'y'] }, locations: [{ physicalLocation: { artifactLocation: { uri: 'a.c' }, region: { startLine: 3 } } }] },
-          { ruleIndex: 0, level: 'note', message: { text: 'first line\nsecond' }, properties: { 'security-severity': '9.1', cwe: 'CWE-200 Info' } },
+          {
+            ruleId: 'R1',
+            ruleIndex: 0,
+            message: { id: 'm', arguments: ['x', 'y'] },
+            locations: [{ physicalLocation: { artifactLocation: { uri: 'a.c' }, region: { startLine: 3 } } }],
+          },
+          {
+            ruleIndex: 0,
+            level: 'note',
+            message: { text: 'first line\nsecond' },
+            properties: { 'security-severity': '9.1', cwe: 'CWE-200 Info' },
+          },
           { message: { text: 'A message' } },
           { ruleId: 'R0', kind: 'pass', message: { text: 'ok' } },
           { ruleId: 'R0', suppressions: [{ kind: 'inSource' }], message: { text: 'hidden' } },
@@ -133,11 +171,23 @@ describe('SARIF rules', () => {
   test('rules, severities, CWE ids, titles and messages follow IMPORT-RULES', async () => {
     const r = await parse(log);
     expect(r.format).toBe('sarif');
-    expect(r.docMetadata).toMatchObject({ suppressed: 1, skipped: 1, unmappedSeverities: 1, tool: { name: 'demo' } });
+    expect(r.docMetadata).toMatchObject({
+      suppressed: 1,
+      skipped: 1,
+      unmappedSeverities: 1,
+      tool: { name: 'demo' },
+    });
     const v = r.findings.map((f) => f.versions[0]);
     expect(v).toHaveLength(4);
     // ruleId wins over a ruleIndex that points elsewhere; level from the rule's defaultConfiguration.
-    expect(v[0]).toMatchObject({ title: 'RuleOne', severity: 'high', description: 'Found x in y', impact: 'Full  text', cwe: [89], affectedEndpoints: ['a.c:3'] });
+    expect(v[0]).toMatchObject({
+      title: 'RuleOne',
+      severity: 'high',
+      description: 'Found x in y',
+      impact: 'Full  text',
+      cwe: [89],
+      affectedEndpoints: ['a.c:3'],
+    });
     // no ruleId: the rule at ruleIndex; security-severity beats level; cwe property and tags.
     expect(v[1]).toMatchObject({ title: 'Rule zero', severity: 'critical', cwe: [79, 80, 200] });
     // no rule at all: first message line, default level warning.
@@ -177,7 +227,11 @@ describe('ZAP, Nuclei and Trivy rules', () => {
 
   test('Nuclei: a JSON array; unknown severity is info and counted', async () => {
     const r = await parse([
-      { 'template-id': 'a', info: { name: 'A', severity: 'critical', classification: { 'cwe-id': ['cwe-798'] } }, 'matched-at': 'http://h/x' },
+      {
+        'template-id': 'a',
+        info: { name: 'A', severity: 'critical', classification: { 'cwe-id': ['cwe-798'] } },
+        'matched-at': 'http://h/x',
+      },
       { templateID: 'b', info: { name: 'B', severity: 'unknown' }, host: 'h2' },
     ]);
     expect(r.format).toBe('nuclei');
@@ -193,9 +247,37 @@ describe('ZAP, Nuclei and Trivy rules', () => {
       SchemaVersion: 2,
       ArtifactName: 'img',
       Results: [
-        { Target: 't1', Vulnerabilities: [{ VulnerabilityID: 'CVE-1', PkgName: 'p', InstalledVersion: '1', Severity: 'UNKNOWN', CweIDs: ['CWE-79'] }] },
-        { Target: 't2', Misconfigurations: [{ ID: 'DS1', Title: 'Root user', Description: 'desc', Message: 'msg', Severity: 'HIGH' }] },
-        { Target: 't3', Secrets: [{ RuleID: 'aws-key', Category: 'AWS', Title: 'AWS key', Severity: 'CRITICAL', Match: 'AKIA123', StartLine: 4 }] },
+        {
+          Target: 't1',
+          Vulnerabilities: [
+            {
+              VulnerabilityID: 'CVE-1',
+              PkgName: 'p',
+              InstalledVersion: '1',
+              Severity: 'UNKNOWN',
+              CweIDs: ['CWE-79'],
+            },
+          ],
+        },
+        {
+          Target: 't2',
+          Misconfigurations: [
+            { ID: 'DS1', Title: 'Root user', Description: 'desc', Message: 'msg', Severity: 'HIGH' },
+          ],
+        },
+        {
+          Target: 't3',
+          Secrets: [
+            {
+              RuleID: 'aws-key',
+              Category: 'AWS',
+              Title: 'AWS key',
+              Severity: 'CRITICAL',
+              Match: 'AKIA123',
+              StartLine: 4,
+            },
+          ],
+        },
       ],
     });
     expect(r.docMetadata).toMatchObject({ unmappedSeverities: 1, target: 'img' });

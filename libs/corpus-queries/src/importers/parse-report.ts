@@ -59,7 +59,10 @@ function formatBytes(n: number): string {
  */
 export function sizeRefusal(byteLength: number, maxBytes = DEFAULT_MAX_IMPORT_BYTES): ImportRefusal | null {
   if (byteLength <= maxBytes) return null;
-  return new ImportRefusal('TOO_LARGE', `the file is ${formatBytes(byteLength)}, over the ${formatBytes(maxBytes)} import limit`);
+  return new ImportRefusal(
+    'TOO_LARGE',
+    `the file is ${formatBytes(byteLength)}, over the ${formatBytes(maxBytes)} import limit`,
+  );
 }
 
 /** Line and column (1-based) of a character offset. */
@@ -137,7 +140,10 @@ function parseXml(text: string): ParsedFile {
   const xml = skipXmlPrologue(text);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) {
-    throw invalidAt('', `XML syntax error at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+    throw invalidAt(
+      '',
+      `XML syntax error at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`,
+    );
   }
   let doc: Record<string, unknown>;
   try {
@@ -153,12 +159,18 @@ function parseXml(text: string): ParsedFile {
     case 'OWASPZAPReport':
       return { ...parseZapXml(isObject(root) ? root : {}), contentHash };
     case 'issues':
-      if (!looksLikeBurp(root)) throw unrecognised('XML with root element <issues> that has neither a burpVersion attribute nor issue elements');
+      if (!looksLikeBurp(root))
+        throw unrecognised(
+          'XML with root element <issues> that has neither a burpVersion attribute nor issue elements',
+        );
       return { ...parseBurp(root), contentHash };
     case 'NessusClientData_v2':
       return { ...parseNessus(root), contentHash };
     case 'NessusClientData':
-      throw new ImportRefusal('UNSUPPORTED_VERSION', 'format Nessus v1 is not supported (export the scan as .nessus v2)');
+      throw new ImportRefusal(
+        'UNSUPPORTED_VERSION',
+        'format Nessus v1 is not supported (export the scan as .nessus v2)',
+      );
     default:
       throw unrecognised(`XML with root element <${rootName}> is not a report format this importer reads`);
   }
@@ -188,7 +200,9 @@ function parseJsonDocument(doc: unknown): ParsedReport {
     return c.report();
   }
   const keys = Object.keys(doc).slice(0, 5);
-  throw unrecognised(`a JSON object with keys ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : '(none)'} matches no supported format`);
+  throw unrecognised(
+    `a JSON object with keys ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : '(none)'} matches no supported format`,
+  );
 }
 
 /** Reads JSON Lines with a streaming line reader; every non-blank line must be a Nuclei result. */
@@ -234,12 +248,21 @@ export async function parseReportFile(bytes: Uint8Array, options: ParseOptions =
 }
 
 /** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
-export async function parseForImport(name: string, bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile | ImportOutcome> {
+export async function parseForImport(
+  name: string,
+  bytes: Uint8Array,
+  options: ParseOptions = {},
+): Promise<ParsedFile | ImportOutcome> {
   try {
     return await parseReportFile(bytes, options);
   } catch (e) {
     if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
-    return { ok: false, file: name, code: 'INVALID', error: `the file could not be read: ${(e as Error).message}` };
+    return {
+      ok: false,
+      file: name,
+      code: 'INVALID',
+      error: `the file could not be read: ${(e as Error).message}`,
+    };
   }
 }
 

@@ -43,16 +43,27 @@ function sarif(count: number): Buffer {
       ruleId: `R${n % 500}`,
       level: ['error', 'warning', 'note'][n % 3],
       message: { text: `Finding ${n}: possible SQL injection in handler ${n} ${filler}` },
-      locations: [{ physicalLocation: { artifactLocation: { uri: `src/module${n % 97}/file${n}.c` }, region: { startLine: (n % 900) + 1 } } }],
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: `src/module${n % 97}/file${n}.c` },
+            region: { startLine: (n % 900) + 1 },
+          },
+        },
+      ],
     }),
   );
-  return Buffer.from(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"test-scanner","version":"1.0"}},"results":[${results.join(',')}]}]}`);
+  return Buffer.from(
+    `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"test-scanner","version":"1.0"}},"results":[${results.join(',')}]}]}`,
+  );
 }
 
 async function queued(bytes: Buffer, filename = 'large.sarif') {
   const uploadPath = path.join(dir, `${Math.random().toString(36).slice(2)}.upload`);
   fs.writeFileSync(uploadPath, bytes);
-  const [job] = await createImportJobs(db.dataSource, operatorId, [{ filename, uploadPath, sizeBytes: bytes.byteLength }]);
+  const [job] = await createImportJobs(db.dataSource, operatorId, [
+    { filename, uploadPath, sizeBytes: bytes.byteLength },
+  ]);
   return job!;
 }
 
@@ -87,7 +98,10 @@ const STORED_COUNT = 4_000;
 
 test(`a ${STORED_COUNT}-result SARIF import stores every finding`, async () => {
   const job = await queued(sarif(STORED_COUNT));
-  expect(await runImportJob(db.dataSource, job.id)).toMatchObject({ status: 'ready', outcome: { ok: true, format: 'sarif', findingCount: STORED_COUNT } });
+  expect(await runImportJob(db.dataSource, job.id)).toMatchObject({
+    status: 'ready',
+    outcome: { ok: true, format: 'sarif', findingCount: STORED_COUNT },
+  });
   expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM findings`))[0].n).toBe(STORED_COUNT);
 });
 
@@ -105,8 +119,14 @@ test('parsing in the thread leaves the event loop free, while parsing in process
 
 test('the thread gives the same refusal message as parsing in process', async () => {
   const broken = Buffer.from('{"version":"2.1.0","runs":[{"tool":');
-  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toEqual(await parseForImport('broken.sarif', broken));
-  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toMatchObject({ ok: false, code: 'INVALID', error: expect.stringMatching(/^JSON syntax error at line 1/) });
+  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toEqual(
+    await parseForImport('broken.sarif', broken),
+  );
+  expect(await parseInThread('broken.sarif', new Uint8Array(broken))).toMatchObject({
+    ok: false,
+    code: 'INVALID',
+    error: expect.stringMatching(/^JSON syntax error at line 1/),
+  });
 });
 
 test('a cancel while the thread parses stops it: the import ends cancelled, nothing is written', async () => {

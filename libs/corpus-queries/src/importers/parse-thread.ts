@@ -45,13 +45,23 @@ export class ParseCancelled extends Error {
  *
  * @throws Error when the thread itself failed (out of memory, killed): not a fault of the file.
  */
-export function parseInThread(name: string, bytes: Uint8Array, options: ParseOptions = {}, signal?: AbortSignal): Promise<ParsedFile | ImportOutcome> {
+export function parseInThread(
+  name: string,
+  bytes: Uint8Array,
+  options: ParseOptions = {},
+  signal?: AbortSignal,
+): Promise<ParsedFile | ImportOutcome> {
   // Handed over, not copied, when the bytes own their buffer (as `fs.readFile` gives them).
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const own =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
   const input: ParseThreadInput = { name, bytes: own, options: { maxBytes: options.maxBytes } };
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ParseCancelled());
-    const worker = new Worker(BOOT, { eval: true, workerData: { ...input, script: SCRIPT, register: REGISTER }, transferList: [own.buffer as ArrayBuffer] });
+    const worker = new Worker(BOOT, {
+      eval: true,
+      workerData: { ...input, script: SCRIPT, register: REGISTER },
+      transferList: [own.buffer as ArrayBuffer],
+    });
     const findings: ParsedFinding[] = [];
     let settled = false;
     const end = (settle: () => void) => {
@@ -68,12 +78,13 @@ export function parseInThread(name: string, bytes: Uint8Array, options: ParseOpt
         for (const f of m.findings) findings.push(f);
         // The next batch once this turn of the event loop is over (see the thread's BATCH).
         setImmediate(() => settled || worker.postMessage('next'));
-      }
-      else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }));
+      } else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }));
       else if (m.kind === 'outcome') end(() => resolve(m.outcome));
       else end(() => reject(new Error(`the import parser failed: ${m.message}`)));
     });
     worker.once('error', (e) => end(() => reject(e)));
-    worker.once('exit', (code) => end(() => reject(new Error(`the import parser stopped (exit code ${code})`))));
+    worker.once('exit', (code) =>
+      end(() => reject(new Error(`the import parser stopped (exit code ${code})`))),
+    );
   });
 }

@@ -33,4 +33,9 @@ async function run({ name, bytes, options }: ParseThreadInput): Promise<void> {
   post({ kind: 'parsed', parsed: { ...rest, findings: [] } });
 }
 
-run(workerData as ParseThreadInput).catch((e: unknown) => parentPort!.postMessage({ kind: 'error', message: (e as Error)?.message ?? String(e) } satisfies ParseThreadMessage));
+run(workerData as ParseThreadInput).catch((e: unknown) =>
+  parentPort!.postMessage({
+    kind: 'error',
+    message: (e as Error)?.message ?? String(e),
+  } satisfies ParseThreadMessage),
+);

@@ -120,7 +120,10 @@ export async function insertFindings(
        JOIN finding_versions fv ON fv.id = u.current_version_id
        ORDER BY u.id`,
       [
-        reportId, findingIds.slice(s, s + CHUNK), currentVersion.slice(s, s + CHUNK), findings.slice(s, s + CHUNK).map((f) => f.createdAt),
+        reportId,
+        findingIds.slice(s, s + CHUNK),
+        currentVersion.slice(s, s + CHUNK),
+        findings.slice(s, s + CHUNK).map((f) => f.createdAt),
         findings.slice(s, s + CHUNK).map((f) => (f.identity ? identityKey(f.identity) : null)),
       ],
     );
@@ -136,7 +139,13 @@ export async function insertFindings(
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
          AS u(finding_id, stage, body, author, created_at, ord)
        ORDER BY ord`,
-      [c.map((n) => n.findingId), c.map((n) => n.stage), c.map((n) => n.body), c.map((n) => n.author), c.map((n) => n.createdAt)],
+      [
+        c.map((n) => n.findingId),
+        c.map((n) => n.stage),
+        c.map((n) => n.body),
+        c.map((n) => n.author),
+        c.map((n) => n.createdAt),
+      ],
     );
   }
 
@@ -151,8 +160,12 @@ export async function insertFindings(
          AS u(finding_id, status, reason_code, rationale, actor, created_at, ord)
        ORDER BY ord`,
       [
-        c.map((x) => x.findingId), c.map((x) => x.status), c.map((x) => x.reasonCode), c.map((x) => x.rationale),
-        c.map((x) => x.actor), c.map((x) => x.createdAt),
+        c.map((x) => x.findingId),
+        c.map((x) => x.status),
+        c.map((x) => x.reasonCode),
+        c.map((x) => x.rationale),
+        c.map((x) => x.actor),
+        c.map((x) => x.createdAt),
       ],
     );
   }
@@ -170,14 +183,31 @@ export async function insertFindings(
 
 function versionColumns() {
   return {
-    id: [] as number[], findingId: [] as number[], version: [] as number[], origin: [] as string[], title: [] as string[],
-    severity: [] as string[], description: [] as string[], impact: [] as (string | null)[], attackVector: [] as (string | null)[],
-    endpoints: [] as string[], steps: [] as string[], cwe: [] as string[], cvss: [] as (string | null)[], mitre: [] as string[],
-    raw: [] as (string | null)[], editedBy: [] as (string | null)[], reason: [] as (string | null)[], createdAt: [] as (string | null)[],
+    id: [] as number[],
+    findingId: [] as number[],
+    version: [] as number[],
+    origin: [] as string[],
+    title: [] as string[],
+    severity: [] as string[],
+    description: [] as string[],
+    impact: [] as (string | null)[],
+    attackVector: [] as (string | null)[],
+    endpoints: [] as string[],
+    steps: [] as string[],
+    cwe: [] as string[],
+    cvss: [] as (string | null)[],
+    mitre: [] as string[],
+    raw: [] as (string | null)[],
+    editedBy: [] as (string | null)[],
+    reason: [] as (string | null)[],
+    createdAt: [] as (string | null)[],
   };
 }
 
-async function insertVersions(manager: Pick<EntityManager, 'query'>, v: ReturnType<typeof versionColumns>): Promise<void> {
+async function insertVersions(
+  manager: Pick<EntityManager, 'query'>,
+  v: ReturnType<typeof versionColumns>,
+): Promise<void> {
   await manager.query(
     `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
        affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
@@ -190,8 +220,24 @@ async function insertVersions(manager: Pick<EntityManager, 'query'>, v: ReturnTy
        AS u(id, finding_id, version, origin, title, severity, description, impact, attack_vector, endpoints, steps, cwe,
          cvss, mitre, raw, edited_by, reason, created_at)`,
     [
-      v.id, v.findingId, v.version, v.origin, v.title, v.severity, v.description, v.impact, v.attackVector, v.endpoints, v.steps,
-      v.cwe, v.cvss, v.mitre, v.raw, v.editedBy, v.reason, v.createdAt,
+      v.id,
+      v.findingId,
+      v.version,
+      v.origin,
+      v.title,
+      v.severity,
+      v.description,
+      v.impact,
+      v.attackVector,
+      v.endpoints,
+      v.steps,
+      v.cwe,
+      v.cvss,
+      v.mitre,
+      v.raw,
+      v.editedBy,
+      v.reason,
+      v.createdAt,
     ],
   );
 }

@@ -1,7 +1,10 @@
 import { type ParsedReport, scannerFinding } from './parsed-report';
 import { TEXT_MAX_CHARS, TITLE_MAX_CHARS, boundReportText } from './report-text';
 
-const report = (findings: ParsedReport['findings'], docMetadata: Record<string, unknown> = {}): ParsedReport => ({
+const report = (
+  findings: ParsedReport['findings'],
+  docMetadata: Record<string, unknown> = {},
+): ParsedReport => ({
   format: 'nuclei',
   docMetadata,
   findings,
@@ -17,7 +20,9 @@ describe('boundReportText', () => {
       affectedEndpoints: ['e'.repeat(TEXT_MAX_CHARS * 2), 'ok'],
       raw: { nested: [{ text: 'r'.repeat(TEXT_MAX_CHARS + 3) }] },
     });
-    const out = boundReportText(report([scannerFinding({ title: 'fine', severity: 'info', description: '', raw: {} }), f]));
+    const out = boundReportText(
+      report([scannerFinding({ title: 'fine', severity: 'info', description: '', raw: {} }), f]),
+    );
     const v = out.findings[1].versions[0];
     expect(v.title).toHaveLength(TITLE_MAX_CHARS);
     expect(v.description).toHaveLength(TEXT_MAX_CHARS);
@@ -35,7 +40,9 @@ describe('boundReportText', () => {
 
   test('a cut never splits a surrogate pair', () => {
     const title = 'x'.repeat(TITLE_MAX_CHARS - 1) + '😀'.repeat(3);
-    const out = boundReportText(report([scannerFinding({ title, severity: 'low', description: '', raw: null })]));
+    const out = boundReportText(
+      report([scannerFinding({ title, severity: 'low', description: '', raw: null })]),
+    );
     expect(out.findings[0].versions[0].title).toBe('x'.repeat(TITLE_MAX_CHARS - 1));
   });
 
@@ -48,7 +55,12 @@ describe('boundReportText', () => {
   test('titles lose bidi controls; a title of nothing else gets a placeholder', () => {
     const out = boundReportText(
       report([
-        scannerFinding({ title: 'a\u202Eb\u2067c\u200Ed\u061C', severity: 'low', description: 'keeps\u202E', raw: {} }),
+        scannerFinding({
+          title: 'a\u202Eb\u2067c\u200Ed\u061C',
+          severity: 'low',
+          description: 'keeps\u202E',
+          raw: {},
+        }),
         scannerFinding({ title: '\u202E\u202C', severity: 'low', description: '', raw: {} }),
       ]),
     );

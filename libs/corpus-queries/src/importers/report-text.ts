@@ -118,7 +118,9 @@ function boundFinding(f: ParsedFinding, finding: number, cuts: Cuts): ParsedFind
 export function boundReportText<R extends ParsedReport>(report: R): R {
   const cuts = new Cuts();
   const findings = report.findings.map((f, i) => boundFinding(f, i, cuts));
-  const docMetadata = { ...(cuts.json(report.docMetadata, TEXT_MAX_CHARS, { field: 'docMetadata' }) as Record<string, unknown>) };
+  const docMetadata = {
+    ...(cuts.json(report.docMetadata, TEXT_MAX_CHARS, { field: 'docMetadata' }) as Record<string, unknown>),
+  };
   if (cuts.count > 0) {
     docMetadata['truncated'] = cuts.list;
     docMetadata['truncatedCount'] = cuts.count;

@@ -12,10 +12,13 @@ describe('recorded scan times (IMPORT-RULES "a report\'s recorded scan time")', 
     expect(scanTime('2024-05-02 10:00:00')).toBe('2024-05-02T10:00:00.000Z');
   });
   test('anything else is no time', () => {
-    for (const bad of ['', 'yesterday', 'Mon Foo 1 11:33:11 2013', '2024-02-30T10:00:00Z', null, 42]) expect(scanTime(bad)).toBeNull();
+    for (const bad of ['', 'yesterday', 'Mon Foo 1 11:33:11 2013', '2024-02-30T10:00:00Z', null, 42])
+      expect(scanTime(bad)).toBeNull();
   });
   test('the earliest of several, ignoring unreadable ones', () => {
-    expect(earliestScanTime(['Thu May  2 07:30:00 2024', '2024-05-02T09:00:00+02:00', 'n/a', null])).toBe('2024-05-02T07:00:00.000Z');
+    expect(earliestScanTime(['Thu May  2 07:30:00 2024', '2024-05-02T09:00:00+02:00', 'n/a', null])).toBe(
+      '2024-05-02T07:00:00.000Z',
+    );
     expect(earliestScanTime([])).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 /** ctime-like: `Mon Jul  1 11:33:11 2013` (Nessus HOST_START), `Wed Jan 27 22:43:35 WIB 2021` (Burp exportTime). */
-const CTIME = /^(?:[a-z]{3},?\s+)?([a-z]{3})[a-z]*\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s+[a-z][a-z0-9+:-]*)?\s+(\d{4})$/i;
+const CTIME =
+  /^(?:[a-z]{3},?\s+)?([a-z]{3})[a-z]*\s+(\d{1,2})\s+(\d{1,2}):(\d{2}):(\d{2})(?:\s+[a-z][a-z0-9+:-]*)?\s+(\d{4})$/i;
 /** ISO 8601 date and time, with an optional fraction and an optional `Z` or `±hh:mm` offset. */
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
 
@@ -23,12 +24,22 @@ export function scanTime(value: unknown): string | null {
   if (c) {
     const month = MONTHS.indexOf(c[1].toLowerCase());
     if (month < 0) return null;
-    return utc(Number(c[6]), month, Number(c[2]), Number(c[3]), Number(c[4]), Number(c[5]))?.toISOString() ?? null;
+    return (
+      utc(Number(c[6]), month, Number(c[2]), Number(c[3]), Number(c[4]), Number(c[5]))?.toISOString() ?? null
+    );
   }
   const i = ISO.exec(text);
   if (!i) return null;
   const ms = i[7] ? Math.floor(Number(`0.${i[7]}`) * 1000) : 0;
-  const local = utc(Number(i[1]), Number(i[2]) - 1, Number(i[3]), Number(i[4]), Number(i[5]), Number(i[6] ?? 0), ms);
+  const local = utc(
+    Number(i[1]),
+    Number(i[2]) - 1,
+    Number(i[3]),
+    Number(i[4]),
+    Number(i[5]),
+    Number(i[6] ?? 0),
+    ms,
+  );
   if (!local) return null;
   const zone = i[8];
   if (!zone || zone.toUpperCase() === 'Z') return local.toISOString();

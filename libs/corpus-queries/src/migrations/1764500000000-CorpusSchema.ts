@@ -107,7 +107,9 @@ export class CorpusSchema1764500000000 implements MigrationInterface {
     await q.query(`CREATE UNIQUE INDEX uq_findings_current_version ON findings (current_version_id)`);
     await q.query(`CREATE INDEX ix_findings_report_severity ON findings (report_id, severity)`);
     await q.query(`CREATE INDEX ix_findings_live_severity ON findings (severity, id) WHERE NOT archived`);
-    await q.query(`CREATE INDEX ix_findings_live_search ON findings USING gin (search_vector) WHERE NOT archived`);
+    await q.query(
+      `CREATE INDEX ix_findings_live_search ON findings USING gin (search_vector) WHERE NOT archived`,
+    );
     await q.query(`CREATE INDEX ix_findings_live_cwe ON findings USING gin (cwe) WHERE NOT archived`);
     await q.query(
       `CREATE INDEX ix_findings_live_verdict ON findings (latest_verdict) WHERE NOT archived AND latest_verdict IS NOT NULL`,
@@ -169,7 +171,9 @@ export class CorpusSchema1764500000000 implements MigrationInterface {
         CONSTRAINT ck_verdicts_status CHECK (status IN ('still_open', 'fixed', 'inconclusive')),
         CONSTRAINT ck_verdicts_actor CHECK (actor IN ('agent', 'operator'))
       )`);
-    await q.query(`CREATE INDEX ix_verdicts_finding_latest ON verdicts (finding_id, created_at DESC, id DESC)`);
+    await q.query(
+      `CREATE INDEX ix_verdicts_finding_latest ON verdicts (finding_id, created_at DESC, id DESC)`,
+    );
 
     // findings.archived mirrors its report's flag, whoever updates the report.
     await q.query(`

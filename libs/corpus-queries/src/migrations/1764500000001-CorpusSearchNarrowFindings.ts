@@ -22,7 +22,9 @@ export class CorpusSearchNarrowFindings1764500000001 implements MigrationInterfa
   name = 'CorpusSearchNarrowFindings1764500000001';
 
   async up(q: QueryRunner): Promise<void> {
-    const [{ schema }]: { schema: string }[] = await q.query(`SELECT quote_ident(current_schema()) AS schema`);
+    const [{ schema }]: { schema: string }[] = await q.query(
+      `SELECT quote_ident(current_schema()) AS schema`,
+    );
 
     await q.query(`
       CREATE FUNCTION finding_search_vector(version_id integer) RETURNS tsvector
@@ -50,7 +52,9 @@ export class CorpusSearchNarrowFindings1764500000001 implements MigrationInterfa
     await q.query(`DROP INDEX ix_findings_live_cwe`);
     await q.query(`ALTER TABLE findings DROP COLUMN search_vector`);
     // Not partial: the planner takes statistics for an index expression from non-partial indexes only.
-    await q.query(`CREATE INDEX ix_findings_search ON findings USING gin (finding_search_vector(current_version_id))`);
+    await q.query(
+      `CREATE INDEX ix_findings_search ON findings USING gin (finding_search_vector(current_version_id))`,
+    );
     await q.query(`CREATE INDEX ix_findings_cwe ON findings USING gin (cwe)`);
   }
 
@@ -58,9 +62,13 @@ export class CorpusSearchNarrowFindings1764500000001 implements MigrationInterfa
     await q.query(`DROP INDEX ix_findings_search`);
     await q.query(`DROP INDEX ix_findings_cwe`);
     await q.query(`ALTER TABLE findings ADD COLUMN search_vector tsvector`);
-    await q.query(`UPDATE findings f SET search_vector = fv.search_vector FROM finding_versions fv WHERE fv.id = f.current_version_id`);
+    await q.query(
+      `UPDATE findings f SET search_vector = fv.search_vector FROM finding_versions fv WHERE fv.id = f.current_version_id`,
+    );
     await q.query(`ALTER TABLE findings ALTER COLUMN search_vector SET NOT NULL`);
-    await q.query(`CREATE INDEX ix_findings_live_search ON findings USING gin (search_vector) WHERE NOT archived`);
+    await q.query(
+      `CREATE INDEX ix_findings_live_search ON findings USING gin (search_vector) WHERE NOT archived`,
+    );
     await q.query(`CREATE INDEX ix_findings_live_cwe ON findings USING gin (cwe) WHERE NOT archived`);
     await q.query(`ALTER TABLE findings DROP CONSTRAINT fk_findings_current_version`);
     await q.query(`

@@ -17,7 +17,9 @@ export class FindingIdentityScanTarget1764501000000 implements MigrationInterfac
     await q.query(`ALTER TABLE findings ADD COLUMN identity_key text`);
     await q.query(`CREATE INDEX ix_findings_report_identity ON findings (report_id, identity_key)`);
     await q.query(`ALTER TABLE reports ADD COLUMN scan_target text[], ADD COLUMN scanned_at timestamptz`);
-    await q.query(`CREATE INDEX ix_reports_format_scan_target ON reports (format, scan_target) WHERE scan_target IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX ix_reports_format_scan_target ON reports (format, scan_target) WHERE scan_target IS NOT NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

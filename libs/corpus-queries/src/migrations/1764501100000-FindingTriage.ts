@@ -34,13 +34,17 @@ export class FindingTriage1764501100000 implements MigrationInterface {
         CONSTRAINT ck_finding_status_changes_from CHECK (from_status IN ${statuses}),
         CONSTRAINT ck_finding_status_changes_to CHECK (to_status IN ${statuses})
       )`);
-    await q.query(`CREATE INDEX ix_finding_status_changes_finding ON finding_status_changes (finding_id, created_at)`);
+    await q.query(
+      `CREATE INDEX ix_finding_status_changes_finding ON finding_status_changes (finding_id, created_at)`,
+    );
 
     await q.query(`ALTER TABLE finding_notes DROP CONSTRAINT ck_finding_notes_stage`);
     await q.query(
       `ALTER TABLE finding_notes ADD CONSTRAINT ck_finding_notes_stage CHECK (stage IN ('extract', 'goal', 'triage', 'retest', 'verdict', 'general'))`,
     );
-    await q.query(`ALTER TABLE retest_sessions ADD COLUMN tried text, ADD COLUMN retested_at timestamptz, ADD COLUMN author text`);
+    await q.query(
+      `ALTER TABLE retest_sessions ADD COLUMN tried text, ADD COLUMN retested_at timestamptz, ADD COLUMN author text`,
+    );
     await q.query(`ALTER TABLE verdicts ADD COLUMN author text`);
 
     await q.query(`
@@ -73,7 +77,9 @@ export class FindingTriage1764501100000 implements MigrationInterface {
     await q.query(`DROP TABLE audit_events`);
     await q.query(`DROP FUNCTION audit_refuse_change()`);
     await q.query(`ALTER TABLE verdicts DROP COLUMN author`);
-    await q.query(`ALTER TABLE retest_sessions DROP COLUMN tried, DROP COLUMN retested_at, DROP COLUMN author`);
+    await q.query(
+      `ALTER TABLE retest_sessions DROP COLUMN tried, DROP COLUMN retested_at, DROP COLUMN author`,
+    );
     await q.query(`DELETE FROM finding_notes WHERE stage = 'triage'`);
     await q.query(`ALTER TABLE finding_notes DROP CONSTRAINT ck_finding_notes_stage`);
     await q.query(

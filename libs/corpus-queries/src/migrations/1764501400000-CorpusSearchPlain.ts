@@ -22,7 +22,9 @@ export class CorpusSearchPlain1764501400000 implements MigrationInterface {
         `CREATE INDEX ix_findings_search_${s} ON findings USING gin
            ((CASE WHEN severity = '${s}'::finding_severity THEN finding_search_vector(current_version_id) END))`,
       );
-      await q.query(`CREATE INDEX ix_findings_cwe_${s} ON findings USING gin ((CASE WHEN severity = '${s}'::finding_severity THEN cwe END))`);
+      await q.query(
+        `CREATE INDEX ix_findings_cwe_${s} ON findings USING gin ((CASE WHEN severity = '${s}'::finding_severity THEN cwe END))`,
+      );
     }
   }
 }

@@ -3,7 +3,10 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /** `follow_up` from `metadata` for the given keys, immutable functions only (see ChatMessagesFollowUp). */
 const followUpExpression = (keys: string[]) =>
   keys
-    .map((k) => `(CASE WHEN metadata ? '${k}' THEN jsonb_set('{}'::jsonb, '{${k}}', metadata -> '${k}') ELSE '{}'::jsonb END)`)
+    .map(
+      (k) =>
+        `(CASE WHEN metadata ? '${k}' THEN jsonb_set('{}'::jsonb, '{${k}}', metadata -> '${k}') ELSE '{}'::jsonb END)`,
+    )
     .join(' || ');
 
 /**

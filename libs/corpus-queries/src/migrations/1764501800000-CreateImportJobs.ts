@@ -24,7 +24,9 @@ export class CreateImportJobs1764501800000 implements MigrationInterface {
         CONSTRAINT fk_import_jobs_operator FOREIGN KEY (operator_id) REFERENCES operators(id) ON DELETE CASCADE,
         CONSTRAINT ck_import_jobs_status CHECK (status IN ('queued', 'parsing', 'ready', 'failed', 'cancelled'))
       )`);
-    await q.query(`CREATE INDEX ix_import_jobs_operator_created ON import_jobs (operator_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX ix_import_jobs_operator_created ON import_jobs (operator_id, created_at DESC)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

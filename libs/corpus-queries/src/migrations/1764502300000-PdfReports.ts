@@ -38,11 +38,17 @@ export class PdfReports1764502300000 implements MigrationInterface {
     await q.query(`ALTER TABLE import_jobs DROP CONSTRAINT fk_import_jobs_report`);
     await q.query(`ALTER TABLE import_jobs DROP COLUMN extraction, DROP COLUMN report_id`);
     await q.query(`DROP TABLE report_texts`);
-    await q.query(`DELETE FROM findings WHERE id IN (SELECT finding_id FROM finding_versions WHERE origin IN ('extraction', 'manual'))`);
+    await q.query(
+      `DELETE FROM findings WHERE id IN (SELECT finding_id FROM finding_versions WHERE origin IN ('extraction', 'manual'))`,
+    );
     await q.query(`ALTER TABLE finding_versions DROP CONSTRAINT ck_finding_versions_origin`);
-    await q.query(`ALTER TABLE finding_versions ADD CONSTRAINT ck_finding_versions_origin CHECK (origin IN ('import', 'edit'))`);
+    await q.query(
+      `ALTER TABLE finding_versions ADD CONSTRAINT ck_finding_versions_origin CHECK (origin IN ('import', 'edit'))`,
+    );
     await q.query(`UPDATE reports SET status = 'ready' WHERE status = 'needs_review'`);
     await q.query(`ALTER TABLE reports DROP CONSTRAINT ck_reports_status`);
-    await q.query(`ALTER TABLE reports ADD CONSTRAINT ck_reports_status CHECK (status IN ('extracting', 'ready', 'failed', 'cancelled'))`);
+    await q.query(
+      `ALTER TABLE reports ADD CONSTRAINT ck_reports_status CHECK (status IN ('extracting', 'ready', 'failed', 'cancelled'))`,
+    );
   }
 }

@@ -20,7 +20,9 @@ export class CreateChatAttachments1764502400000 implements MigrationInterface {
         CONSTRAINT fk_chat_attachments_chat FOREIGN KEY (chat_id) REFERENCES chat_sessions(id) ON DELETE CASCADE,
         CONSTRAINT fk_chat_attachments_import FOREIGN KEY (import_id) REFERENCES import_jobs(id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_chat_attachments_chat_created ON chat_attachments (chat_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX ix_chat_attachments_chat_created ON chat_attachments (chat_id, created_at DESC)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -11,7 +11,9 @@ export class FindingVersionsDropUnusedIndexes1764502900000 implements MigrationI
   name = 'FindingVersionsDropUnusedIndexes1764502900000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX ix_finding_versions_search, ix_finding_versions_cwe, ix_finding_versions_severity`);
+    await q.query(
+      `DROP INDEX ix_finding_versions_search, ix_finding_versions_cwe, ix_finding_versions_severity`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

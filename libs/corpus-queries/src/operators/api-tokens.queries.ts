@@ -18,7 +18,12 @@ export interface NewApiToken {
  * creations cannot both pass the count. The creation is audited (`api_token.create`, never the
  * secret or its hash) in the same transaction.
  */
-export async function insertApiToken(db: DataSource, token: NewApiToken, max: number, actor: AuditActor): Promise<ApiTokenEntity | null> {
+export async function insertApiToken(
+  db: DataSource,
+  token: NewApiToken,
+  max: number,
+  actor: AuditActor,
+): Promise<ApiTokenEntity | null> {
   return db.transaction(async (tx) => {
     await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [token.operatorId]);
     const held = await tx.getRepository(ApiTokenEntity).countBy({ operatorId: token.operatorId });
@@ -29,7 +34,12 @@ export async function insertApiToken(db: DataSource, token: NewApiToken, max: nu
       actor,
       subjectType: 'operator',
       subjectId: token.operatorId,
-      after: { tokenId: saved.id, name: saved.name, prefix: saved.prefix, expiresAt: saved.expiresAt?.toISOString() ?? null },
+      after: {
+        tokenId: saved.id,
+        name: saved.name,
+        prefix: saved.prefix,
+        expiresAt: saved.expiresAt?.toISOString() ?? null,
+      },
     });
     return saved;
   });
@@ -37,15 +47,28 @@ export async function insertApiToken(db: DataSource, token: NewApiToken, max: nu
 
 /** The tokens of `operatorId`, newest first. */
 export function listApiTokens(db: DataSource | EntityManager, operatorId: string): Promise<ApiTokenEntity[]> {
-  return db.getRepository(ApiTokenEntity).find({ where: { operatorId }, order: { createdAt: 'DESC', id: 'ASC' } });
+  return db
+    .getRepository(ApiTokenEntity)
+    .find({ where: { operatorId }, order: { createdAt: 'DESC', id: 'ASC' } });
 }
 
 /** Deletes token `id` of `operatorId`, audited (`api_token.revoke`) in the same transaction; false when the operator holds no such token. */
-export async function deleteApiToken(db: DataSource, operatorId: string, id: string, actor: AuditActor): Promise<boolean> {
+export async function deleteApiToken(
+  db: DataSource,
+  operatorId: string,
+  id: string,
+  actor: AuditActor,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const result = await tx.getRepository(ApiTokenEntity).delete({ id, operatorId });
     if (!result.affected) return false;
-    await recordAuditEvent(tx, { action: 'api_token.revoke', actor, subjectType: 'operator', subjectId: operatorId, before: { tokenId: id } });
+    await recordAuditEvent(tx, {
+      action: 'api_token.revoke',
+      actor,
+      subjectType: 'operator',
+      subjectId: operatorId,
+      before: { tokenId: id },
+    });
     return true;
   });
 }
@@ -57,6 +80,9 @@ export async function deleteApiTokensOf(db: DataSource | EntityManager, operator
 }
 
 /** The token whose secret hashes to `tokenHash`, or null. */
-export function findApiTokenByHash(db: DataSource | EntityManager, tokenHash: string): Promise<ApiTokenEntity | null> {
+export function findApiTokenByHash(
+  db: DataSource | EntityManager,
+  tokenHash: string,
+): Promise<ApiTokenEntity | null> {
   return db.getRepository(ApiTokenEntity).findOneBy({ tokenHash });
 }

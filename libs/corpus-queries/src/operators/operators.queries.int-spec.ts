@@ -1,6 +1,11 @@
 import { createTestDatabase, type TestDatabase } from '../testing';
 import { OperatorEntity } from './operator.entity';
-import { bumpTokenVersion, findOperatorByUsername, hasEnabledAdmin, isUniqueViolation } from './operators.queries';
+import {
+  bumpTokenVersion,
+  findOperatorByUsername,
+  hasEnabledAdmin,
+  isUniqueViolation,
+} from './operators.queries';
 
 describe('operators table', () => {
   let db: TestDatabase;
@@ -10,7 +15,9 @@ describe('operators table', () => {
   afterAll(() => db.drop());
 
   const insert = (username: string, role: 'admin' | 'operator' = 'operator', disabled = false) =>
-    db.dataSource.getRepository(OperatorEntity).insert({ username, displayName: username, role, passwordHash: 'x', disabled });
+    db.dataSource
+      .getRepository(OperatorEntity)
+      .insert({ username, displayName: username, role, passwordHash: 'x', disabled });
 
   it('finds usernames ignoring case and refuses a second spelling of the same name', async () => {
     await insert('Alice');
@@ -31,7 +38,7 @@ describe('operators table', () => {
     expect(await hasEnabledAdmin(db.dataSource)).toBe(true);
   });
 
-  it("owns threads: a thread needs an existing operator, and deleting the operator deletes their threads", async () => {
+  it('owns threads: a thread needs an existing operator, and deleting the operator deletes their threads', async () => {
     const { identifiers } = await insert('owner-1');
     const ownerId = identifiers[0]!['id'] as string;
     await db.dataSource.query(`INSERT INTO chat_sessions (owner_id, title) VALUES ($1, 't')`, [ownerId]);
@@ -39,7 +46,10 @@ describe('operators table', () => {
       db.dataSource.query(`INSERT INTO chat_sessions (owner_id, title) VALUES (gen_random_uuid(), 't')`),
     ).rejects.toThrow(/fk_chat_sessions_owner/);
     await db.dataSource.getRepository(OperatorEntity).delete({ id: ownerId });
-    const [{ n }] = await db.dataSource.query(`SELECT count(*)::int AS n FROM chat_sessions WHERE owner_id = $1`, [ownerId]);
+    const [{ n }] = await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM chat_sessions WHERE owner_id = $1`,
+      [ownerId],
+    );
     expect(n).toBe(0);
   });
 

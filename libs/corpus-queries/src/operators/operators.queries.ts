@@ -6,7 +6,10 @@ import { OperatorEntity } from './operator.entity';
  * The operator whose username equals `username` ignoring case (the lookup the unique index
  * `uq_operators_username_lower` serves), or `null`.
  */
-export function findOperatorByUsername(db: DataSource | EntityManager, username: string): Promise<OperatorEntity | null> {
+export function findOperatorByUsername(
+  db: DataSource | EntityManager,
+  username: string,
+): Promise<OperatorEntity | null> {
   return db
     .getRepository(OperatorEntity)
     .createQueryBuilder('o')
@@ -20,8 +23,13 @@ export function findOperatorById(db: DataSource | EntityManager, id: string): Pr
 }
 
 /** The answer language operator `id` chose, or `en` when no such operator exists. */
-export async function operatorLanguage(db: DataSource | EntityManager, id: string): Promise<OperatorLanguage> {
-  const row = await db.getRepository(OperatorEntity).findOne({ where: { id }, select: { id: true, language: true } });
+export async function operatorLanguage(
+  db: DataSource | EntityManager,
+  id: string,
+): Promise<OperatorLanguage> {
+  const row = await db
+    .getRepository(OperatorEntity)
+    .findOne({ where: { id }, select: { id: true, language: true } });
   return row?.language ?? 'en';
 }
 
@@ -47,7 +55,11 @@ export async function hasEnabledAdmin(db: DataSource | EntityManager): Promise<b
 
 /** Postgres error code of a unique violation; `isUniqueViolation(e, 'uq_operators_username_lower')`. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const e = error as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const e = error as {
+    code?: string;
+    constraint?: string;
+    driverError?: { code?: string; constraint?: string };
+  };
   const code = e?.driverError?.code ?? e?.code;
   const name = e?.driverError?.constraint ?? e?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);

@@ -1,4 +1,18 @@
-export { runPdfImportJob, importPdfForReview, type ChunkExtraction, type FindingExtractor, type PdfImportOptions } from './pdf-import';
-export { addManualFinding, completeReportReview, readReportText, PAGE_SEPARATOR, type ManualFindingInput, type ManualFindingResult, type ReviewResult } from './pdf-reports.queries';
+export {
+  runPdfImportJob,
+  importPdfForReview,
+  type ChunkExtraction,
+  type FindingExtractor,
+  type PdfImportOptions,
+} from './pdf-import';
+export {
+  addManualFinding,
+  completeReportReview,
+  readReportText,
+  PAGE_SEPARATOR,
+  type ManualFindingInput,
+  type ManualFindingResult,
+  type ReviewResult,
+} from './pdf-reports.queries';
 export { extractPdfText, isPdf, NO_TEXT_LAYER, type PdfText } from './pdf-text';
 export { EXTRACTION_INSTRUCTIONS, EXTRACTION_SCHEMA, findingsFromModelAnswer } from './model-answer';

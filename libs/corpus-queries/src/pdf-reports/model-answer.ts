@@ -1,4 +1,8 @@
-import { NATIVE_REPORT_FORMAT, NATIVE_REPORT_FORMAT_VERSION, NATIVE_REPORT_SCHEMA } from '@corpus-chat/contracts';
+import {
+  NATIVE_REPORT_FORMAT,
+  NATIVE_REPORT_FORMAT_VERSION,
+  NATIVE_REPORT_SCHEMA,
+} from '@corpus-chat/contracts';
 import { ImportRefusal } from '../importers/import-refusal';
 import { parseNative } from '../importers/native.importer';
 import type { ParsedFinding } from '../importers/parsed-report';
@@ -9,7 +13,9 @@ import type { ChunkExtraction } from './pdf-import';
  * native report and is validated like an imported one), without the keys that only name the
  * document (`$schema`, `$id`), which some servers' grammar compilers refuse.
  */
-export const EXTRACTION_SCHEMA: Record<string, unknown> = Object.fromEntries(Object.entries(NATIVE_REPORT_SCHEMA).filter(([k]) => k !== '$schema' && k !== '$id'));
+export const EXTRACTION_SCHEMA: Record<string, unknown> = Object.fromEntries(
+  Object.entries(NATIVE_REPORT_SCHEMA).filter(([k]) => k !== '$schema' && k !== '$id'),
+);
 
 /** The instructions that go with each chunk of text. */
 export const EXTRACTION_INSTRUCTIONS =
@@ -30,15 +36,28 @@ export function findingsFromModelAnswer(answer: string, model: string, chunkNo: 
   try {
     doc = JSON.parse(answer);
   } catch {
-    return { ok: false, error: `the answer is not JSON (${answer.length} characters, starting ${JSON.stringify(answer.slice(0, 40))})` };
+    return {
+      ok: false,
+      error: `the answer is not JSON (${answer.length} characters, starting ${JSON.stringify(answer.slice(0, 40))})`,
+    };
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { ok: false, error: 'the answer is not a JSON object' };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { ok: false, error: 'the answer is not a JSON object' };
   try {
     const parsed = parseNative(doc as Record<string, unknown>);
     const findings: ParsedFinding[] = parsed.findings.map((f) => {
       const first = f.versions[0];
       return {
-        versions: [{ ...first, origin: 'extraction', editedBy: null, reason: null, createdAt: null, raw: { model, chunk: chunkNo, entry: first.raw } }],
+        versions: [
+          {
+            ...first,
+            origin: 'extraction',
+            editedBy: null,
+            reason: null,
+            createdAt: null,
+            raw: { model, chunk: chunkNo, entry: first.raw },
+          },
+        ],
         notes: [],
         verdicts: [],
         createdAt: null,

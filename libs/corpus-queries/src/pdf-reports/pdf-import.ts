@@ -2,11 +2,23 @@ import crypto from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExtractionProgress, ImportOutcome } from '@corpus-chat/contracts';
 import type { AuditActor } from '../audit/audit-log';
-import { finish, IMPORT_JOB_COLUMNS, type ImportJobRecord, type ImportJobRow, toRecord } from '../importers/import-jobs';
+import {
+  finish,
+  IMPORT_JOB_COLUMNS,
+  type ImportJobRecord,
+  type ImportJobRow,
+  toRecord,
+} from '../importers/import-jobs';
 import { duplicateOutcome, findLiveDuplicate } from '../importers/duplicate-report';
 import { ImportRefusal } from '../importers/import-refusal';
 import type { ParsedFinding } from '../importers/parsed-report';
-import { appendFindings, createPdfReport, findingKey, PAGE_SEPARATOR, reportFindingKeys } from './pdf-reports.queries';
+import {
+  appendFindings,
+  createPdfReport,
+  findingKey,
+  PAGE_SEPARATOR,
+  reportFindingKeys,
+} from './pdf-reports.queries';
 import { extractPdfText, type PdfText } from './pdf-text';
 
 /** What a model made of one chunk of a report's text: its findings, or why its output was unusable. */
@@ -37,11 +49,18 @@ const CANCELLED = 'cancelled by the operator';
 const sha256 = (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
 
 async function lockJob(tx: EntityManager, id: string): Promise<ImportJobRow> {
-  const [row]: ImportJobRow[] = await tx.query(`SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`, [id]);
+  const [row]: ImportJobRow[] = await tx.query(
+    `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`,
+    [id],
+  );
   return row;
 }
 
-async function saveProgress(tx: EntityManager, id: string, progress: ExtractionProgress): Promise<ImportJobRecord> {
+async function saveProgress(
+  tx: EntityManager,
+  id: string,
+  progress: ExtractionProgress,
+): Promise<ImportJobRecord> {
   const [rows]: [ImportJobRow[], number] = await tx.query(
     `UPDATE import_jobs SET report_id = $2, extraction = $3::jsonb, updated_at = now() WHERE id = $1 RETURNING ${IMPORT_JOB_COLUMNS}`,
     [id, progress.reportId, JSON.stringify(progress)],
@@ -49,7 +68,13 @@ async function saveProgress(tx: EntityManager, id: string, progress: ExtractionP
   return toRecord(rows[0]);
 }
 
-const okOutcome = (file: string, p: ExtractionProgress): ImportOutcome => ({ ok: true, file, reportId: p.reportId, format: 'pdf', findingCount: p.findingCount });
+const okOutcome = (file: string, p: ExtractionProgress): ImportOutcome => ({
+  ok: true,
+  file,
+  reportId: p.reportId,
+  format: 'pdf',
+  findingCount: p.findingCount,
+});
 
 type Started = { ended: ImportJobRecord } | { progress: ExtractionProgress; job: ImportJobRecord };
 
@@ -63,7 +88,12 @@ type Started = { ended: ImportJobRecord } | { progress: ExtractionProgress; job:
  * in `doc_metadata.extraction.failedChunks`), or `failed` when no chunk could be read. A retried
  * job resumes the report it created, skipping findings it already stored.
  */
-export async function runPdfImportJob(dataSource: DataSource, job: ImportJobRecord, bytes: Uint8Array, options: PdfImportOptions): Promise<ImportJobRecord> {
+export async function runPdfImportJob(
+  dataSource: DataSource,
+  job: ImportJobRecord,
+  bytes: Uint8Array,
+  options: PdfImportOptions,
+): Promise<ImportJobRecord> {
   let text: PdfText;
   try {
     text = await extractPdfText(bytes);
@@ -97,8 +127,13 @@ export async function runPdfImportJob(dataSource: DataSource, job: ImportJobReco
           }),
         };
       }
-      const [operator]: { username: string }[] = await tx.query(`SELECT username FROM operators WHERE id = $1`, [row.operator_id]);
-      const actor: AuditActor | undefined = operator ? { id: row.operator_id, username: operator.username } : undefined;
+      const [operator]: { username: string }[] = await tx.query(
+        `SELECT username FROM operators WHERE id = $1`,
+        [row.operator_id],
+      );
+      const actor: AuditActor | undefined = operator
+        ? { id: row.operator_id, username: operator.username }
+        : undefined;
       reportId = await createPdfReport(tx, {
         filename: job.file,
         contentHash,
@@ -108,7 +143,10 @@ export async function runPdfImportJob(dataSource: DataSource, job: ImportJobReco
         actor,
       });
     }
-    const [report]: { status: string; finding_count: number }[] = await tx.query(`SELECT status, finding_count FROM reports WHERE id = $1`, [reportId]);
+    const [report]: { status: string; finding_count: number }[] = await tx.query(
+      `SELECT status, finding_count FROM reports WHERE id = $1`,
+      [reportId],
+    );
     const progress: ExtractionProgress = {
       reportId,
       reportStatus: report.status === 'extracting' ? 'extracting' : 'needs_review',
@@ -119,7 +157,8 @@ export async function runPdfImportJob(dataSource: DataSource, job: ImportJobReco
       model: extractor?.model ?? null,
     };
     if (!extractor || report.status !== 'extracting') {
-      if (report.status === 'extracting') await tx.query(`UPDATE reports SET status = 'needs_review', model = NULL WHERE id = $1`, [reportId]);
+      if (report.status === 'extracting')
+        await tx.query(`UPDATE reports SET status = 'needs_review', model = NULL WHERE id = $1`, [reportId]);
       await saveProgress(tx, job.id, progress);
       return { ended: await finish(tx, job.id, okOutcome(job.file, progress)) };
     }
@@ -167,10 +206,10 @@ export async function runPdfImportJob(dataSource: DataSource, job: ImportJobReco
       await saveProgress(tx, job.id, { ...progress, reportStatus: 'failed' });
       return finish(tx, job.id, { ok: false, file: job.file, code: 'EXTRACTION_FAILED', error });
     }
-    await tx.query(`UPDATE reports SET status = 'ready', doc_metadata = doc_metadata || jsonb_build_object('extraction', $2::jsonb) WHERE id = $1`, [
-      reportId,
-      JSON.stringify(extraction),
-    ]);
+    await tx.query(
+      `UPDATE reports SET status = 'ready', doc_metadata = doc_metadata || jsonb_build_object('extraction', $2::jsonb) WHERE id = $1`,
+      [reportId, JSON.stringify(extraction)],
+    );
     const done = { ...progress, reportStatus: 'ready' as const };
     await saveProgress(tx, job.id, done);
     return finish(tx, job.id, okOutcome(job.file, done));
@@ -182,7 +221,12 @@ export async function runPdfImportJob(dataSource: DataSource, job: ImportJobReco
  * the report waits in `needs_review` for findings entered by hand. Refusals come back as outcomes
  * (nothing written); database failures are thrown.
  */
-export async function importPdfForReview(manager: EntityManager, file: string, bytes: Uint8Array, actor?: AuditActor): Promise<ImportOutcome> {
+export async function importPdfForReview(
+  manager: EntityManager,
+  file: string,
+  bytes: Uint8Array,
+  actor?: AuditActor,
+): Promise<ImportOutcome> {
   let text: PdfText;
   try {
     text = await extractPdfText(bytes);
@@ -194,7 +238,14 @@ export async function importPdfForReview(manager: EntityManager, file: string, b
   return manager.transaction(async (tx): Promise<ImportOutcome> => {
     const existing = await findLiveDuplicate(tx, contentHash);
     if (existing) return duplicateOutcome(file, existing);
-    const reportId = await createPdfReport(tx, { filename: file, contentHash, pages: text.pages, status: 'needs_review', model: null, actor });
+    const reportId = await createPdfReport(tx, {
+      filename: file,
+      contentHash,
+      pages: text.pages,
+      status: 'needs_review',
+      model: null,
+      actor,
+    });
     return { ok: true, file, reportId, format: 'pdf', findingCount: 0 };
   });
 }
@@ -211,17 +262,30 @@ function newFindings(findings: ParsedFinding[], seen: Set<string>): ParsedFindin
 }
 
 async function isCancelled(dataSource: DataSource, id: string): Promise<boolean> {
-  const [row]: { status: string }[] = await dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [id]);
+  const [row]: { status: string }[] = await dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [
+    id,
+  ]);
   return row?.status !== 'parsing';
 }
 
-function endCancelled(dataSource: DataSource, job: ImportJobRecord, progress: ExtractionProgress): Promise<ImportJobRecord> {
+function endCancelled(
+  dataSource: DataSource,
+  job: ImportJobRecord,
+  progress: ExtractionProgress,
+): Promise<ImportJobRecord> {
   return dataSource.transaction((tx) => endCancelledIn(tx, job, progress));
 }
 
 /** The report of a cancelled import ends `cancelled` with the findings stored so far; the import records them as its outcome. */
-async function endCancelledIn(tx: EntityManager, job: ImportJobRecord, progress: ExtractionProgress): Promise<ImportJobRecord> {
-  await tx.query(`UPDATE reports SET status = 'cancelled', error = $2 WHERE id = $1 AND status = 'extracting'`, [progress.reportId, CANCELLED]);
+async function endCancelledIn(
+  tx: EntityManager,
+  job: ImportJobRecord,
+  progress: ExtractionProgress,
+): Promise<ImportJobRecord> {
+  await tx.query(
+    `UPDATE reports SET status = 'cancelled', error = $2 WHERE id = $1 AND status = 'extracting'`,
+    [progress.reportId, CANCELLED],
+  );
   const done: ExtractionProgress = { ...progress, reportStatus: 'cancelled' };
   const [rows]: [ImportJobRow[], number] = await tx.query(
     `UPDATE import_jobs SET extraction = $2::jsonb, outcome = $3::jsonb, updated_at = now() WHERE id = $1 RETURNING ${IMPORT_JOB_COLUMNS}`,

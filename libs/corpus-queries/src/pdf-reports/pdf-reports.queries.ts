@@ -24,7 +24,13 @@ export async function createPdfReport(tx: EntityManager, r: NewPdfReport): Promi
   const [report]: { id: number }[] = await tx.query(
     `INSERT INTO reports (filename, format, status, model, finding_count, content_hash, doc_metadata)
      VALUES ($1, 'pdf', $2, $3, 0, $4, $5::jsonb) RETURNING id`,
-    [r.filename, r.status, r.model, r.contentHash, toJsonb({ pageCount: r.pages.length, tool: { name: r.model ?? 'manual review', version: null } })],
+    [
+      r.filename,
+      r.status,
+      r.model,
+      r.contentHash,
+      toJsonb({ pageCount: r.pages.length, tool: { name: r.model ?? 'manual review', version: null } }),
+    ],
   );
   await tx.query(`INSERT INTO report_texts (report_id, page_count, text) VALUES ($1, $2, $3)`, [
     report.id,
@@ -37,7 +43,13 @@ export async function createPdfReport(tx: EntityManager, r: NewPdfReport): Promi
       actor: r.actor,
       subjectType: 'report',
       subjectId: report.id,
-      after: { filename: r.filename, format: 'pdf', status: r.status, model: r.model, pageCount: r.pages.length },
+      after: {
+        filename: r.filename,
+        format: 'pdf',
+        status: r.status,
+        model: r.model,
+        pageCount: r.pages.length,
+      },
     });
   }
   return report.id;
@@ -59,7 +71,11 @@ export async function reportFindingKeys(manager: EntityManager, reportId: number
 }
 
 /** Appends findings to a report and raises its `finding_count`; returns the new count. Run it inside a transaction. */
-export async function appendFindings(tx: EntityManager, reportId: number, findings: ParsedFinding[]): Promise<{ ids: number[]; findingCount: number }> {
+export async function appendFindings(
+  tx: EntityManager,
+  reportId: number,
+  findings: ParsedFinding[],
+): Promise<{ ids: number[]; findingCount: number }> {
   const ids = await insertFindings(tx, reportId, findings);
   // An UPDATE answers [rows, affected count] through TypeORM.
   const [rows]: [{ finding_count: number }[], number] = await tx.query(
@@ -89,7 +105,12 @@ export type ManualFindingResult =
  * report in `needs_review` takes manual findings (409 otherwise: they would change a finished
  * report behind its scan comparison, or race a model still extracting).
  */
-export async function addManualFinding(manager: EntityManager, reportId: number, input: ManualFindingInput, actor: AuditActor): Promise<ManualFindingResult> {
+export async function addManualFinding(
+  manager: EntityManager,
+  reportId: number,
+  input: ManualFindingInput,
+  actor: AuditActor,
+): Promise<ManualFindingResult> {
   const title = storableText(input.title.replace(/\s+/g, ' ').trim());
   if (!title) return { status: 'conflict', message: 'title must not be empty' };
   return manager.transaction(async (tx): Promise<ManualFindingResult> => {
@@ -121,16 +142,27 @@ export async function addManualFinding(manager: EntityManager, reportId: number,
       actor,
       subjectType: 'finding',
       subjectId: ids[0],
-      after: { reportId, title, severity: input.severity, cwe: finding.versions[0].cwe, location: location || null },
+      after: {
+        reportId,
+        title,
+        severity: input.severity,
+        cwe: finding.versions[0].cwe,
+        location: location || null,
+      },
     });
     return { status: 'ok', findingId: ids[0], findingCount };
   });
 }
 
-export type ReviewResult = { status: 'ok'; findingCount: number } | { status: 'not_found' } | { status: 'conflict'; message: string };
+export type ReviewResult =
+  { status: 'ok'; findingCount: number } | { status: 'not_found' } | { status: 'conflict'; message: string };
 
 /** Marks a `needs_review` report reviewed (`ready`), with its `report.review_complete` audit event. */
-export async function completeReportReview(manager: EntityManager, reportId: number, actor: AuditActor): Promise<ReviewResult> {
+export async function completeReportReview(
+  manager: EntityManager,
+  reportId: number,
+  actor: AuditActor,
+): Promise<ReviewResult> {
   return manager.transaction(async (tx): Promise<ReviewResult> => {
     const [report]: { status: ReportStatus; filename: string; finding_count: number }[] = await tx.query(
       `SELECT status, filename, finding_count FROM reports WHERE id = $1 FOR UPDATE`,
@@ -138,7 +170,10 @@ export async function completeReportReview(manager: EntityManager, reportId: num
     );
     if (!report) return { status: 'not_found' };
     if (report.status !== 'needs_review') {
-      return { status: 'conflict', message: `report ${reportId} (${report.filename}) is ${report.status}, not waiting for review` };
+      return {
+        status: 'conflict',
+        message: `report ${reportId} (${report.filename}) is ${report.status}, not waiting for review`,
+      };
     }
     await tx.query(`UPDATE reports SET status = 'ready' WHERE id = $1`, [reportId]);
     await recordAuditEvent(tx, {
@@ -154,7 +189,12 @@ export async function completeReportReview(manager: EntityManager, reportId: num
 }
 
 /** A window of a report's extracted text, or null when the report has none (not a PDF, or unknown). */
-export async function readReportText(manager: EntityManager, reportId: number, offset: number, limit: number): Promise<ReportTextView | null> {
+export async function readReportText(
+  manager: EntityManager,
+  reportId: number,
+  offset: number,
+  limit: number,
+): Promise<ReportTextView | null> {
   // substr counts characters (code points), as the offsets of the answer do.
   const [row]: { page_count: number; total: number; text: string }[] = await manager.query(
     `SELECT page_count, char_length(text)::int AS total, substr(text, $2 + 1, $3) AS text FROM report_texts WHERE report_id = $1`,
@@ -162,5 +202,12 @@ export async function readReportText(manager: EntityManager, reportId: number, o
   );
   if (!row) return null;
   const end = offset + [...row.text].length;
-  return { reportId, pageCount: row.page_count, totalChars: row.total, offset, text: row.text, nextOffset: end < row.total ? end : null };
+  return {
+    reportId,
+    pageCount: row.page_count,
+    totalChars: row.total,
+    offset,
+    text: row.text,
+    nextOffset: end < row.total ? end : null,
+  };
 }

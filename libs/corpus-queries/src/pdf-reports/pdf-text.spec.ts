@@ -22,15 +22,22 @@ describe('PDF text extraction (pdfjs-dist, in a worker thread)', () => {
   });
 
   test('a scanned PDF without a text layer is refused, naming why', async () => {
-    const refused = await extractPdfText(read('edge/pdf__ppr__CPTC-2020-Finals-G-image-only.pdf')).catch((e: unknown) => e);
+    const refused = await extractPdfText(read('edge/pdf__ppr__CPTC-2020-Finals-G-image-only.pdf')).catch(
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(ImportRefusal);
     expect(refused).toMatchObject({ code: 'NO_TEXT_LAYER', message: NO_TEXT_LAYER });
     expect(NO_TEXT_LAYER).toBe('no text layer (scanned image); OCR is not supported');
   });
 
   test('a file that only starts like a PDF is refused as unreadable', async () => {
-    const refused = await extractPdfText(new TextEncoder().encode('%PDF-1.7\nthis is not a PDF body')).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ code: 'INVALID', message: expect.stringMatching(/^the PDF could not be read: /) });
+    const refused = await extractPdfText(new TextEncoder().encode('%PDF-1.7\nthis is not a PDF body')).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({
+      code: 'INVALID',
+      message: expect.stringMatching(/^the PDF could not be read: /),
+    });
   });
 
   test('detection follows the content, not the name (a byte-order mark is skipped)', () => {

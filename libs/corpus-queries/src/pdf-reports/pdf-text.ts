@@ -10,7 +10,13 @@ export interface PdfText {
 /** True when `bytes` are a PDF (IMPORT-RULES: content starting with `%PDF-`, after an optional byte-order mark). */
 export function isPdf(bytes: Uint8Array): boolean {
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, Math.min(5, Math.max(0, bytes.byteLength - start))).toString('latin1') === '%PDF-';
+  return (
+    Buffer.from(
+      bytes.buffer,
+      bytes.byteOffset + start,
+      Math.min(5, Math.max(0, bytes.byteLength - start)),
+    ).toString('latin1') === '%PDF-'
+  );
 }
 
 export const NO_TEXT_LAYER = 'no text layer (scanned image); OCR is not supported';
@@ -53,7 +59,11 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfText> {
   // A copy: pdfjs takes ownership of the buffer it is given.
   const data = new Uint8Array(bytes);
   const answer = await new Promise<{ pages?: string[]; error?: string; name?: string }>((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { moduleUrl, data }, transferList: [data.buffer] });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { moduleUrl, data },
+      transferList: [data.buffer],
+    });
     worker.once('message', (m) => {
       resolve(m);
       void worker.terminate();
@@ -62,7 +72,8 @@ export async function extractPdfText(bytes: Uint8Array): Promise<PdfText> {
     worker.once('exit', (code) => reject(new Error(`the PDF reader stopped (exit code ${code})`)));
   });
   if (answer.error !== undefined) {
-    if (answer.name === 'PasswordException') throw invalidAt('', 'the PDF is protected by a password; remove the password and import it again');
+    if (answer.name === 'PasswordException')
+      throw invalidAt('', 'the PDF is protected by a password; remove the password and import it again');
     throw invalidAt('', `the PDF could not be read: ${answer.error}`);
   }
   const pages = (answer.pages ?? []).map((p) => p.replaceAll('\u0000', ''));

@@ -26,11 +26,16 @@ export async function setReportArchived(
   archived: boolean,
   actor?: AuditActor,
 ): Promise<SetReportArchivedResult> {
-  if (!Number.isSafeInteger(id) || id < 1) throw new QueryValidationError('id', `id must be a positive integer, got ${JSON.stringify(id)}`);
-  if (typeof archived !== 'boolean') throw new QueryValidationError('archived', 'archived must be true or false');
+  if (!Number.isSafeInteger(id) || id < 1)
+    throw new QueryValidationError('id', `id must be a positive integer, got ${JSON.stringify(id)}`);
+  if (typeof archived !== 'boolean')
+    throw new QueryValidationError('archived', 'archived must be true or false');
   try {
     return await manager.transaction(async (tx): Promise<SetReportArchivedResult> => {
-      const [current]: { archived: boolean }[] = await tx.query(`SELECT archived FROM reports WHERE id = $1 FOR UPDATE`, [id]);
+      const [current]: { archived: boolean }[] = await tx.query(
+        `SELECT archived FROM reports WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
       const changes = current !== undefined && current.archived !== archived;
       if (changes) await tx.query(`UPDATE reports SET archived = $2 WHERE id = $1`, [id, archived]);
       const [report] = await reportSummaries(tx, { includeArchived: true, ids: [id] });
@@ -48,7 +53,8 @@ export async function setReportArchived(
       return { status: 'ok', report };
     });
   } catch (e) {
-    const driverError = e instanceof QueryFailedError ? (e.driverError as { constraint?: string }) : undefined;
+    const driverError =
+      e instanceof QueryFailedError ? (e.driverError as { constraint?: string }) : undefined;
     if (driverError?.constraint !== 'uq_reports_content_hash_live') throw e;
     const [live]: { id: number; filename: string }[] = await manager.query(
       `SELECT l.id, l.filename FROM reports r JOIN reports l ON l.content_hash = r.content_hash AND NOT l.archived WHERE r.id = $1`,
@@ -75,18 +81,33 @@ export type DeleteReportResult =
  * cascade), recording `report.delete` with what was deleted in the same transaction. The audit
  * events naming the report stay. Who may call it is the caller's rule (the API: admins only).
  */
-export async function deleteReport(manager: EntityManager, id: number, actor: AuditActor): Promise<DeleteReportResult> {
+export async function deleteReport(
+  manager: EntityManager,
+  id: number,
+  actor: AuditActor,
+): Promise<DeleteReportResult> {
   return manager.transaction(async (tx): Promise<DeleteReportResult> => {
-    const [report]: { filename: string; format: string; archived: boolean; findingCount: number }[] = await tx.query(
-      `SELECT filename, format, archived, finding_count AS "findingCount" FROM reports WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
+    const [report]: { filename: string; format: string; archived: boolean; findingCount: number }[] =
+      await tx.query(
+        `SELECT filename, format, archived, finding_count AS "findingCount" FROM reports WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
     if (!report) return { status: 'not_found', id };
     if (!report.archived) {
-      return { status: 'conflict', id, message: `report ${id} (${report.filename}) is not archived; archive it first, then delete it` };
+      return {
+        status: 'conflict',
+        id,
+        message: `report ${id} (${report.filename}) is not archived; archive it first, then delete it`,
+      };
     }
     await tx.query(`DELETE FROM reports WHERE id = $1`, [id]);
-    await recordAuditEvent(tx, { action: 'report.delete', actor, subjectType: 'report', subjectId: id, before: report });
+    await recordAuditEvent(tx, {
+      action: 'report.delete',
+      actor,
+      subjectType: 'report',
+      subjectId: id,
+      before: report,
+    });
     return { status: 'ok', id };
   });
 }

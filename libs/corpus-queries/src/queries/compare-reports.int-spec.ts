@@ -6,7 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportOutcome } from '@corpus-chat/contracts';
 import { importReport } from '../importers';
-import { corpusPath, createTestDatabase, importCorpusFiles, sharedDir, type SharedQuestion, type TestDatabase } from '../testing';
+import {
+  corpusPath,
+  createTestDatabase,
+  importCorpusFiles,
+  sharedDir,
+  type SharedQuestion,
+  type TestDatabase,
+} from '../testing';
 import { ScanComparisonError, compareReports, sameTargetScans } from './compare-reports';
 
 const V211 = 'bcgov-pipeline-templates__zap-2.11.0-itsecgames.json';
@@ -14,7 +21,9 @@ const V212 = 'bcgov-pipeline-templates__zap-2.12.0-itsecgames.json';
 const V214 = 'bcgov-pipeline-templates__zap-2.14.0-itsecgames.json';
 const RESCAN = 'zap__bcgov-pin-mgmt-be__zap-2.14.0-itsecgames-rescan.json';
 
-const questions: SharedQuestion[] = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')).questions;
+const questions: SharedQuestion[] = JSON.parse(
+  fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8'),
+).questions;
 const question = (id: string): SharedQuestion => questions.find((q) => q.id === id)!;
 
 let db: TestDatabase;
@@ -23,7 +32,13 @@ let outcomes: ImportOutcome[];
 beforeAll(async () => {
   db = await createTestDatabase();
   // The rescan (December 2023) is imported last although it was recorded before the 2.14.0 scan (January 2024).
-  outcomes = await importCorpusFiles(db.dataSource, [`scans/zap/${V211}`, `scans/zap/${V212}`, `scans/zap/${V214}`, `edge/${RESCAN}`, 'scans/zap/dd__zap-results-first-scan.xml']);
+  outcomes = await importCorpusFiles(db.dataSource, [
+    `scans/zap/${V211}`,
+    `scans/zap/${V212}`,
+    `scans/zap/${V214}`,
+    `edge/${RESCAN}`,
+    'scans/zap/dd__zap-results-first-scan.xml',
+  ]);
   const failed = outcomes.filter((o) => !o.ok);
   if (failed.length) throw new Error(`imports failed: ${JSON.stringify(failed)}`);
 }, 120_000);
@@ -39,7 +54,8 @@ async function refusal(p: Promise<unknown>): Promise<ScanComparisonError> {
     () => undefined,
     (err: unknown) => err,
   );
-  if (!(e instanceof ScanComparisonError)) throw new Error(`expected a ScanComparisonError, got ${String(e)}`);
+  if (!(e instanceof ScanComparisonError))
+    throw new Error(`expected a ScanComparisonError, got ${String(e)}`);
   return e;
 }
 
@@ -92,10 +108,14 @@ describe('compareReports', () => {
     const c = await compareReports(m(), { baseline: ids[1], report: `#${ids[2]}` });
     expect([c.baseline.filename, c.report.filename, c.new]).toEqual([V212, V214, 4]);
     expect((await refusal(compareReports(m(), { baseline: ids[0], report: V211 }))).code).toBe('SAME_REPORT');
-    expect((await refusal(compareReports(m(), { baseline: 'nope.json', report: V211 }))).message).toContain("no report is named 'nope.json'");
+    expect((await refusal(compareReports(m(), { baseline: 'nope.json', report: V211 }))).message).toContain(
+      "no report is named 'nope.json'",
+    );
   });
   test('scans of another target are not compared; the error names both targets', async () => {
-    const e = await refusal(compareReports(m(), { baseline: V211, report: 'dd__zap-results-first-scan.xml' }));
+    const e = await refusal(
+      compareReports(m(), { baseline: V211, report: 'dd__zap-results-first-scan.xml' }),
+    );
     expect(e.code).toBe('NOT_SAME_TARGET');
     expect(e.message).toContain('http://www.itsecgames.com');
     expect(e.message).toContain('http://bodgeit.securecodebox-demo.svc:8080');
@@ -103,9 +123,14 @@ describe('compareReports', () => {
   test('equal recorded scan times and no order given: the caller is asked which is the baseline', async () => {
     const doc = JSON.parse(fs.readFileSync(corpusPath(`scans/zap/${V214}`), 'utf8'));
     doc.site[0].alerts = doc.site[0].alerts.slice(1);
-    const o = await importReport(db.dataSource, { filename: 'same-time.json', bytes: Buffer.from(JSON.stringify(doc)) });
+    const o = await importReport(db.dataSource, {
+      filename: 'same-time.json',
+      bytes: Buffer.from(JSON.stringify(doc)),
+    });
     expect(o.ok).toBe(true);
-    const e = await refusal(compareReports(m(), { baseline: V214, report: 'same-time.json', ordered: false }));
+    const e = await refusal(
+      compareReports(m(), { baseline: V214, report: 'same-time.json', ordered: false }),
+    );
     expect(e.code).toBe('ORDER_UNKNOWN');
     expect(e.message).toContain('say which one is the baseline');
     // With the order given it is compared.

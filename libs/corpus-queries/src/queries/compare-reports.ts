@@ -54,14 +54,20 @@ const view = (r: ReportRow): ComparedReport => ({
 
 /** `'x.json' (zap scan of http://a)`: how an error names a report. */
 function named(r: ReportRow): string {
-  const what = r.csvLayout ? `${r.format} ${r.csvLayout}` : r.toolNames?.length ? `${r.format} from ${r.toolNames.join(' + ')}` : r.format;
+  const what = r.csvLayout
+    ? `${r.format} ${r.csvLayout}`
+    : r.toolNames?.length
+      ? `${r.format} from ${r.toolNames.join(' + ')}`
+      : r.format;
   return `'${r.filename}' (${what} scan of ${r.scanTarget?.length ? r.scanTarget.join(', ') : 'no named target'})`;
 }
 
 async function resolveReport(manager: EntityManager, ref: ReportRef): Promise<ReportRow> {
   const digits = typeof ref === 'number' ? String(ref) : /^\s*#?\s*(\d{1,9})\s*$/.exec(ref)?.[1];
   if (digits !== undefined) {
-    const rows: ReportRow[] = await manager.query(`SELECT ${REPORT_COLUMNS} FROM reports WHERE id = $1`, [Number(digits)]);
+    const rows: ReportRow[] = await manager.query(`SELECT ${REPORT_COLUMNS} FROM reports WHERE id = $1`, [
+      Number(digits),
+    ]);
     if (!rows.length) throw new ScanComparisonError('NOT_FOUND', `there is no report ${digits}`);
     return rows[0];
   }
@@ -71,7 +77,11 @@ async function resolveReport(manager: EntityManager, ref: ReportRef): Promise<Re
     [name],
   );
   if (!rows.length) throw new ScanComparisonError('NOT_FOUND', `no report is named '${name}'`);
-  if (rows.length > 1) throw new ScanComparisonError('AMBIGUOUS', `several reports are named '${name}'; give the report's id instead (${rows.map((r) => r.id).join(', ')})`);
+  if (rows.length > 1)
+    throw new ScanComparisonError(
+      'AMBIGUOUS',
+      `several reports are named '${name}'; give the report's id instead (${rows.map((r) => r.id).join(', ')})`,
+    );
   return rows[0];
 }
 
@@ -120,8 +130,12 @@ export async function previousScan(manager: EntityManager, reportId: number): Pr
   const r = await resolveReport(manager, reportId);
   if (!r.scanTarget?.length || !r.scannedAt) return null;
   const t = new Date(r.scannedAt).getTime();
-  const earlier = (await scansOfTarget(manager, r)).filter((s) => s.id !== r.id && s.scannedAt && new Date(s.scannedAt).getTime() < t);
-  const last = earlier.sort((x, y) => new Date(x.scannedAt!).getTime() - new Date(y.scannedAt!).getTime() || x.id - y.id).pop();
+  const earlier = (await scansOfTarget(manager, r)).filter(
+    (s) => s.id !== r.id && s.scannedAt && new Date(s.scannedAt).getTime() < t,
+  );
+  const last = earlier
+    .sort((x, y) => new Date(x.scannedAt!).getTime() - new Date(y.scannedAt!).getTime() || x.id - y.id)
+    .pop();
   return last ? view(last) : null;
 }
 
@@ -154,30 +168,60 @@ interface DiffRow {
  *   not scans of the same target (the message names both targets), are one report, or their order
  *   cannot be told (see {@link CompareReportsArgs.ordered}).
  */
-export async function compareReports(manager: EntityManager, args: CompareReportsArgs): Promise<ScanComparison> {
+export async function compareReports(
+  manager: EntityManager,
+  args: CompareReportsArgs,
+): Promise<ScanComparison> {
   let a = await resolveReport(manager, args.baseline);
   if (!a.scanTarget?.length) {
-    throw new ScanComparisonError('NO_TARGET', `${named(a)} names no target, so it is a scan of no other report's target and is not compared`);
+    throw new ScanComparisonError(
+      'NO_TARGET',
+      `${named(a)} names no target, so it is a scan of no other report's target and is not compared`,
+    );
   }
   let b: ReportRow;
   if (args.report === undefined) {
-    const later = a.scannedAt ? (await scansOfTarget(manager, a)).filter((s) => s.scannedAt && new Date(s.scannedAt) > new Date(a.scannedAt!)) : [];
-    if (!later.length) throw new ScanComparisonError('NO_LATER_SCAN', `no scan of ${a.scanTarget.join(', ')} was recorded after ${named(a)}`);
+    const later = a.scannedAt
+      ? (await scansOfTarget(manager, a)).filter(
+          (s) => s.scannedAt && new Date(s.scannedAt) > new Date(a.scannedAt!),
+        )
+      : [];
+    if (!later.length)
+      throw new ScanComparisonError(
+        'NO_LATER_SCAN',
+        `no scan of ${a.scanTarget.join(', ')} was recorded after ${named(a)}`,
+      );
     b = later[later.length - 1];
   } else b = await resolveReport(manager, args.report);
-  if (a.id === b.id) throw new ScanComparisonError('SAME_REPORT', `'${a.filename}' is one report; name two scans to compare`);
+  if (a.id === b.id)
+    throw new ScanComparisonError('SAME_REPORT', `'${a.filename}' is one report; name two scans to compare`);
   if (!b.scanTarget?.length) {
-    throw new ScanComparisonError('NO_TARGET', `${named(b)} names no target, so it is a scan of no other report's target and is not compared`);
+    throw new ScanComparisonError(
+      'NO_TARGET',
+      `${named(b)} names no target, so it is a scan of no other report's target and is not compared`,
+    );
   }
   if (!sameTarget(a, b)) {
-    throw new ScanComparisonError('NOT_SAME_TARGET', `${named(a)} and ${named(b)} are not scans of the same target, so they are not compared`);
+    throw new ScanComparisonError(
+      'NOT_SAME_TARGET',
+      `${named(a)} and ${named(b)} are not scans of the same target, so they are not compared`,
+    );
   }
   let baselineBy: ScanComparison['baselineBy'] = 'caller';
   if (args.ordered === false) {
-    const [ta, tb] = [a.scannedAt ? new Date(a.scannedAt).getTime() : null, b.scannedAt ? new Date(b.scannedAt).getTime() : null];
+    const [ta, tb] = [
+      a.scannedAt ? new Date(a.scannedAt).getTime() : null,
+      b.scannedAt ? new Date(b.scannedAt).getTime() : null,
+    ];
     if (ta === null || tb === null || ta === tb) {
-      const why = ta === null || tb === null ? 'no recorded scan time tells which is older' : 'both have the same recorded scan time';
-      throw new ScanComparisonError('ORDER_UNKNOWN', `'${a.filename}' and '${b.filename}' are scans of the same target but ${why}; say which one is the baseline`);
+      const why =
+        ta === null || tb === null
+          ? 'no recorded scan time tells which is older'
+          : 'both have the same recorded scan time';
+      throw new ScanComparisonError(
+        'ORDER_UNKNOWN',
+        `'${a.filename}' and '${b.filename}' are scans of the same target but ${why}; say which one is the baseline`,
+      );
     }
     if (tb < ta) [a, b] = [b, a];
     baselineBy = 'scan_time';
@@ -200,9 +244,23 @@ export async function compareReports(manager: EntityManager, args: CompareReport
     [a.id, b.id],
   );
   const pick = (reportId: number): ComparedFinding[] =>
-    rows.filter((r) => r.reportId === reportId).map((r) => ({ id: r.id, title: r.title, severity: r.severity }));
+    rows
+      .filter((r) => r.reportId === reportId)
+      .map((r) => ({ id: r.id, title: r.title, severity: r.severity }));
   const newFindings = pick(b.id);
   const fixedFindings = pick(a.id);
-  const counts: ScanComparisonCounts = { new: newFindings.length, fixed: fixedFindings.length, unchanged: b.findingCount - newFindings.length };
-  return { baseline: view(a), report: view(b), target: a.scanTarget!, baselineBy, ...counts, newFindings, fixedFindings };
+  const counts: ScanComparisonCounts = {
+    new: newFindings.length,
+    fixed: fixedFindings.length,
+    unchanged: b.findingCount - newFindings.length,
+  };
+  return {
+    baseline: view(a),
+    report: view(b),
+    target: a.scanTarget!,
+    baselineBy,
+    ...counts,
+    newFindings,
+    fixedFindings,
+  };
 }

@@ -29,9 +29,8 @@ export async function corpusOverview(
   options?: QueryOptions,
 ): Promise<CorpusOverview> {
   return cachedQuery(manager, 'corpusOverview', {}, options, async () => {
-    const reports: { id: number; filename: string; format: string; status: ReportStatus }[] = await manager.query(
-      `SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`,
-    );
+    const reports: { id: number; filename: string; format: string; status: ReportStatus }[] =
+      await manager.query(`SELECT id, filename, format, status FROM reports WHERE NOT archived ORDER BY id`);
     const groups = await severitySummary(manager, { includeArchived: false });
     const verdicts: { status: VerdictStatus; count: number }[] = await manager.query(
       `SELECT latest_verdict AS status, count(*)::int AS count FROM findings
@@ -57,7 +56,10 @@ export async function corpusOverview(
       number
     >;
     for (const v of verdicts) verdictCounts[v.status] = v.count;
-    const statusCounts = Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as Record<TriageStatus, number>;
+    const statusCounts = Object.fromEntries(TRIAGE_STATUSES.map((s) => [s, 0])) as Record<
+      TriageStatus,
+      number
+    >;
     for (const s of statuses) statusCounts[s.status] = s.count;
 
     return {

@@ -112,7 +112,11 @@ export async function countFindingsBy(
         `SELECT r.format AS key, count(*)::int AS count FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE ${where.sql} GROUP BY r.format`,
         where.params.values,
       );
-      groups = rows.map((r) => (r.key === null ? { key: 'none', label: '(no report: entered by hand)', count: r.count } : { key: r.key, label: r.key, count: r.count }));
+      groups = rows.map((r) =>
+        r.key === null
+          ? { key: 'none', label: '(no report: entered by hand)', count: r.count }
+          : { key: r.key, label: r.key, count: r.count },
+      );
       total = groups.reduce((n, g) => n + g.count, 0);
     } else if (groupBy === 'title') {
       const rows: { title: string; count: number }[] = await manager.query(

@@ -44,24 +44,64 @@ beforeAll(async () => {
     bytes: native([
       {
         versions: [
-          { title: 'Reflected XSS in search', severity: 'low', description: 'reflected payload', cwe: [79], created_at: '2025-01-01T00:00:00Z' },
-          { title: 'Reflected XSS in search', severity: 'medium', description: 'reflected payload, confirmed', cwe: [79], edited_by: 'a', reason: 'r1' },
-          { title: 'Stored cross-site scripting in comments', severity: 'high', description: 'stored in the comment body', cwe: [79, 80], edited_by: 'b', reason: 'r2' },
+          {
+            title: 'Reflected XSS in search',
+            severity: 'low',
+            description: 'reflected payload',
+            cwe: [79],
+            created_at: '2025-01-01T00:00:00Z',
+          },
+          {
+            title: 'Reflected XSS in search',
+            severity: 'medium',
+            description: 'reflected payload, confirmed',
+            cwe: [79],
+            edited_by: 'a',
+            reason: 'r1',
+          },
+          {
+            title: 'Stored cross-site scripting in comments',
+            severity: 'high',
+            description: 'stored in the comment body',
+            cwe: [79, 80],
+            edited_by: 'b',
+            reason: 'r2',
+          },
         ],
-        notes: [{ stage: 'goal', body: 'n1' }, { stage: 'retest', body: 'n2' }],
+        notes: [
+          { stage: 'goal', body: 'n1' },
+          { stage: 'retest', body: 'n2' },
+        ],
         verdicts: [
           { status: 'still_open', actor: 'agent', created_at: '2025-02-01T00:00:00Z' },
           { status: 'fixed', actor: 'operator', created_at: '2025-03-01T00:00:00Z' },
         ],
       },
-      { versions: [{ title: `The "O'Brien" 100% of_user_ list leaks`, severity: 'info', description: "it's 50% _done_" }] },
-      { versions: [{ title: 'SQL injection in login form', severity: 'critical', cwe: [89] }], verdicts: [{ status: 'inconclusive', actor: 'agent' }] },
+      {
+        versions: [
+          {
+            title: `The "O'Brien" 100% of_user_ list leaks`,
+            severity: 'info',
+            description: "it's 50% _done_",
+          },
+        ],
+      },
+      {
+        versions: [{ title: 'SQL injection in login form', severity: 'critical', cwe: [89] }],
+        verdicts: [{ status: 'inconclusive', actor: 'agent' }],
+      },
       { versions: [{ title: 'Hardcoded passwords in deployment config', severity: 'medium' }] },
       { versions: [{ title: 'Old jQuery version', severity: 'low', cwe: [1104] }] },
       {
         versions: [
           { title: 'jQuery prototype pollution', severity: 'high', description: 'jQuery extend' },
-          { title: 'Outdated library', severity: 'low', description: 'a front-end library is out of date', edited_by: 'c', reason: 'rewrite' },
+          {
+            title: 'Outdated library',
+            severity: 'low',
+            description: 'a front-end library is out of date',
+            edited_by: 'c',
+            reason: 'rewrite',
+          },
         ],
       },
     ]),
@@ -69,7 +109,10 @@ beforeAll(async () => {
   const b = await importReport(db.dataSource, {
     filename: 'fixtures-b-archived.json',
     bytes: native([
-      { versions: [{ title: 'SQL injection in admin panel', severity: 'high', cwe: [89] }], verdicts: [{ status: 'fixed', actor: 'agent' }] },
+      {
+        versions: [{ title: 'SQL injection in admin panel', severity: 'high', cwe: [89] }],
+        verdicts: [{ status: 'fixed', actor: 'agent' }],
+      },
       { versions: [{ title: 'Cross-site scripting in profile', severity: 'medium', cwe: [79] }] },
     ]),
   });
@@ -79,10 +122,20 @@ beforeAll(async () => {
   expect((await setReportArchived(db.dataSource.manager, b.reportId, true)).status).toBe('ok');
   // A finding entered by hand: no report.
   const [manual] = await db.dataSource.transaction((tx) =>
-    insertFindings(tx, null, [scannerFinding({ title: 'Manual SQLi note', severity: 'high', description: 'found by hand', raw: null })]),
+    insertFindings(tx, null, [
+      scannerFinding({
+        title: 'Manual SQLi note',
+        severity: 'high',
+        description: 'found by hand',
+        raw: null,
+      }),
+    ]),
   );
   ids['manual'] = manual;
-  const [edited] = await db.dataSource.query(`SELECT f.id FROM findings f WHERE f.report_id = $1 ORDER BY f.id LIMIT 1`, [a.reportId]);
+  const [edited] = await db.dataSource.query(
+    `SELECT f.id FROM findings f WHERE f.report_id = $1 ORDER BY f.id LIMIT 1`,
+    [a.reportId],
+  );
   ids['edited'] = edited.id;
 }, 60_000);
 
@@ -113,13 +166,22 @@ const TEXTS: [string | undefined, string[]][] = [
 ];
 
 /** Independent SQL: current version by max(version), archived via the report, text from the version's own columns. */
-function independent(text: string | undefined, classNames: string[], opts: { severity?: Severity; includeArchived?: boolean; reportId?: number }) {
+function independent(
+  text: string | undefined,
+  classNames: string[],
+  opts: { severity?: Severity; includeArchived?: boolean; reportId?: number },
+) {
   const params: unknown[] = [];
-  const cond: string[] = ['fv.version = (SELECT max(x.version) FROM finding_versions x WHERE x.finding_id = fv.finding_id)'];
+  const cond: string[] = [
+    'fv.version = (SELECT max(x.version) FROM finding_versions x WHERE x.finding_id = fv.finding_id)',
+  ];
   if (!opts.includeArchived) cond.push('NOT coalesce(r.archived, false)');
   if (text !== undefined) {
     const doc = `to_tsvector('english', coalesce(fv.title,'') || ' ' || coalesce(fv.description,'') || ' ' || coalesce(fv.impact,'') || ' ' || coalesce(fv.attack_vector,''))`;
-    const phrases = [text, ...classes.filter((c) => classNames.includes(c.name)).flatMap((c) => [c.name, ...c.aliases])];
+    const phrases = [
+      text,
+      ...classes.filter((c) => classNames.includes(c.name)).flatMap((c) => [c.name, ...c.aliases]),
+    ];
     const ors = phrases.map((p) => {
       params.push(p);
       return `${doc} @@ websearch_to_tsquery('english', $${params.length})`;
@@ -144,59 +206,94 @@ function independent(text: string | undefined, classNames: string[], opts: { sev
   const latestVerdict = `(SELECT v.status FROM verdicts v WHERE v.finding_id = f.id ORDER BY v.created_at DESC, v.id DESC LIMIT 1)`;
   const q = <T>(sql: string): Promise<T[]> => db.dataSource.query(sql, params);
   return {
-    ids: () => q<{ id: number }>(`SELECT f.id ${from} ORDER BY array_position(ARRAY['critical','high','medium','low','info'], fv.severity::text), f.id`).then((r) => r.map((x) => x.id)),
-    bySeverity: () => q<{ k: string; n: number }>(`SELECT fv.severity::text AS k, count(*)::int AS n ${from} GROUP BY 1`),
-    byReport: () => q<{ k: string; n: number }>(`SELECT coalesce(f.report_id::text, 'none') AS k, count(*)::int AS n ${from} GROUP BY 1`),
-    byCwe: () => q<{ k: string; n: number }>(`SELECT coalesce(c::text, 'none') AS k, count(*)::int AS n ${from.replace('WHERE', 'LEFT JOIN LATERAL unnest(fv.cwe) c ON true WHERE')} GROUP BY 1`),
-    byVerdict: () => q<{ k: string; n: number }>(`SELECT coalesce(${latestVerdict}, 'none') AS k, count(*)::int AS n ${from} GROUP BY 1`),
+    ids: () =>
+      q<{ id: number }>(
+        `SELECT f.id ${from} ORDER BY array_position(ARRAY['critical','high','medium','low','info'], fv.severity::text), f.id`,
+      ).then((r) => r.map((x) => x.id)),
+    bySeverity: () =>
+      q<{ k: string; n: number }>(`SELECT fv.severity::text AS k, count(*)::int AS n ${from} GROUP BY 1`),
+    byReport: () =>
+      q<{ k: string; n: number }>(
+        `SELECT coalesce(f.report_id::text, 'none') AS k, count(*)::int AS n ${from} GROUP BY 1`,
+      ),
+    byCwe: () =>
+      q<{ k: string; n: number }>(
+        `SELECT coalesce(c::text, 'none') AS k, count(*)::int AS n ${from.replace('WHERE', 'LEFT JOIN LATERAL unnest(fv.cwe) c ON true WHERE')} GROUP BY 1`,
+      ),
+    byVerdict: () =>
+      q<{ k: string; n: number }>(
+        `SELECT coalesce(${latestVerdict}, 'none') AS k, count(*)::int AS n ${from} GROUP BY 1`,
+      ),
   };
 }
 
 const asMap = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((r) => [r.k, r.n]));
-const nonZero = (groups: { key: string; count: number }[]) => Object.fromEntries(groups.filter((g) => g.count > 0).map((g) => [g.key, g.count]));
+const nonZero = (groups: { key: string; count: number }[]) =>
+  Object.fromEntries(groups.filter((g) => g.count > 0).map((g) => [g.key, g.count]));
 
 const cases = TEXTS.flatMap(([text, cls]) =>
   ([undefined, 'high', 'low'] as (Severity | undefined)[]).flatMap((severity) =>
-    [false, true].map((includeArchived) => [`${text ?? '(no text)'} | ${severity ?? 'any'} | archived ${includeArchived}`, text, cls, severity, includeArchived] as const),
+    [false, true].map(
+      (includeArchived) =>
+        [
+          `${text ?? '(no text)'} | ${severity ?? 'any'} | archived ${includeArchived}`,
+          text,
+          cls,
+          severity,
+          includeArchived,
+        ] as const,
+    ),
   ),
 );
 
-test.each(cases)('%s: searchFindings and countFindingsBy equal the independent SQL', async (_name, text, cls, severity, includeArchived) => {
-  const m = db.dataSource.manager;
-  const filter = { text, severity, includeArchived };
-  const ref = independent(text, cls, { severity, includeArchived });
-  const expectedIds = await ref.ids();
+test.each(cases)(
+  '%s: searchFindings and countFindingsBy equal the independent SQL',
+  async (_name, text, cls, severity, includeArchived) => {
+    const m = db.dataSource.manager;
+    const filter = { text, severity, includeArchived };
+    const ref = independent(text, cls, { severity, includeArchived });
+    const expectedIds = await ref.ids();
 
-  const page = await searchFindings(m, { ...filter, limit: 50 });
-  expect(page.total).toBe(expectedIds.length);
-  expect(page.rows.map((r) => r.id)).toEqual(expectedIds.slice(0, 50));
-  expect(page.filter.weaknessClasses?.map((c) => c.name) ?? []).toEqual(cls);
+    const page = await searchFindings(m, { ...filter, limit: 50 });
+    expect(page.total).toBe(expectedIds.length);
+    expect(page.rows.map((r) => r.id)).toEqual(expectedIds.slice(0, 50));
+    expect(page.filter.weaknessClasses?.map((c) => c.name) ?? []).toEqual(cls);
 
-  const second = await searchFindings(m, { ...filter, limit: 5, offset: 3 });
-  expect(second.total).toBe(expectedIds.length);
-  expect(second.rows.map((r) => r.id)).toEqual(expectedIds.slice(3, 8));
+    const second = await searchFindings(m, { ...filter, limit: 5, offset: 3 });
+    expect(second.total).toBe(expectedIds.length);
+    expect(second.rows.map((r) => r.id)).toEqual(expectedIds.slice(3, 8));
 
-  const sev = await countFindingsBy(m, { groupBy: 'severity', filter });
-  expect(nonZero(sev.groups)).toEqual(asMap(await ref.bySeverity()));
-  expect(sev.groups.map((g) => g.key).sort()).toEqual([...SEVERITIES].sort());
-  expect(sev.total).toBe(expectedIds.length);
-  const rep = await countFindingsBy(m, { groupBy: 'report', filter });
-  expect(nonZero(rep.groups)).toEqual(asMap(await ref.byReport()));
-  const cwe = await countFindingsBy(m, { groupBy: 'cwe', filter });
-  expect(nonZero(cwe.groups)).toEqual(asMap(await ref.byCwe()));
-  expect(cwe.total).toBe(expectedIds.length);
-  const ver = await countFindingsBy(m, { groupBy: 'verdict', filter });
-  expect(nonZero(ver.groups)).toEqual(asMap(await ref.byVerdict()));
-  for (const g of [sev, rep, cwe, ver]) {
-    for (let i = 1; i < g.groups.length; i++) expect(g.groups[i - 1].count).toBeGreaterThanOrEqual(g.groups[i].count);
-  }
-});
+    const sev = await countFindingsBy(m, { groupBy: 'severity', filter });
+    expect(nonZero(sev.groups)).toEqual(asMap(await ref.bySeverity()));
+    expect(sev.groups.map((g) => g.key).sort()).toEqual([...SEVERITIES].sort());
+    expect(sev.total).toBe(expectedIds.length);
+    const rep = await countFindingsBy(m, { groupBy: 'report', filter });
+    expect(nonZero(rep.groups)).toEqual(asMap(await ref.byReport()));
+    const cwe = await countFindingsBy(m, { groupBy: 'cwe', filter });
+    expect(nonZero(cwe.groups)).toEqual(asMap(await ref.byCwe()));
+    expect(cwe.total).toBe(expectedIds.length);
+    const ver = await countFindingsBy(m, { groupBy: 'verdict', filter });
+    expect(nonZero(ver.groups)).toEqual(asMap(await ref.byVerdict()));
+    for (const g of [sev, rep, cwe, ver]) {
+      for (let i = 1; i < g.groups.length; i++)
+        expect(g.groups[i - 1].count).toBeGreaterThanOrEqual(g.groups[i].count);
+    }
+  },
+);
 
 test('the same question through runReadOnly gives the same answer, and writes are refused there', async () => {
-  const direct = await searchFindings(db.dataSource.manager, { text: 'XSS', severity: 'high' }, { cache: false });
-  const ro = await runReadOnly(db.dataSource, (m) => searchFindings(m, { text: 'XSS', severity: 'high' }, { cache: false }));
+  const direct = await searchFindings(
+    db.dataSource.manager,
+    { text: 'XSS', severity: 'high' },
+    { cache: false },
+  );
+  const ro = await runReadOnly(db.dataSource, (m) =>
+    searchFindings(m, { text: 'XSS', severity: 'high' }, { cache: false }),
+  );
   expect(ro).toEqual(direct);
-  await expect(runReadOnly(db.dataSource, (m) => m.query(`UPDATE reports SET archived = true`))).rejects.toThrow(/read-only transaction/);
+  await expect(
+    runReadOnly(db.dataSource, (m) => m.query(`UPDATE reports SET archived = true`)),
+  ).rejects.toThrow(/read-only transaction/);
   const [row] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE archived`);
   expect(row.n).toBe(1);
 });
@@ -208,7 +305,9 @@ test('runReadOnly answers from one snapshot: a finding committed meanwhile is no
     const before = await searchFindings(m, { text, limit: 50 }, { cache: false });
     // Another connection commits a matching finding while the transaction is open.
     const [added] = await db.dataSource.transaction((tx) =>
-      insertFindings(tx, null, [scannerFinding({ title: `Probe ${text}`, severity: 'critical', description: text, raw: null })]),
+      insertFindings(tx, null, [
+        scannerFinding({ title: `Probe ${text}`, severity: 'critical', description: text, raw: null }),
+      ]),
     );
     const after = await searchFindings(m, { text, limit: 50 }, { cache: false });
     return { level, before, after, added };
@@ -228,11 +327,20 @@ test('only the newest version of an edited finding counts', async () => {
   expect(reflected.total).toBe(0);
   const stored = await searchFindings(m, { text: 'stored comment', reportId: ids['a'] });
   expect(stored.rows.map((r) => r.id)).toEqual([ids['edited']]);
-  expect(stored.rows[0]).toMatchObject({ severity: 'high', cwe: [79, 80], latestVerdict: 'fixed', reportFilename: 'Fixtures-A.json' });
+  expect(stored.rows[0]).toMatchObject({
+    severity: 'high',
+    cwe: [79, 80],
+    latestVerdict: 'fixed',
+    reportFilename: 'Fixtures-A.json',
+  });
   const detail = await findingDetail(m, ids['edited']);
   expect(detail).toMatchObject({
     found: true,
-    finding: { versionCount: 3, current: { version: 3, origin: 'edit', editedBy: 'b', reason: 'r2' }, latestVerdict: { status: 'fixed' } },
+    finding: {
+      versionCount: 3,
+      current: { version: 3, origin: 'edit', editedBy: 'b', reason: 'r2' },
+      latestVerdict: { status: 'fixed' },
+    },
   });
   if (detail.found) expect(detail.finding.notes.map((n) => n.body)).toEqual(['n1', 'n2']);
   expect((await searchFindings(m, { text: 'jQuery', reportName: 'fixtures-a.JSON' })).total).toBe(1);
@@ -243,11 +351,18 @@ test('reportName is matched case-insensitively; archived reports only with inclu
   const r = await searchFindings(m, { reportName: 'FIXTURES-A.json', limit: 0 });
   expect(r.total).toBe(6);
   expect(r.filter).toMatchObject({ reportFilename: 'Fixtures-A.json', reportId: ids['a'] });
-  await expect(searchFindings(m, { reportName: 'fixtures-b-archived.json' })).rejects.toMatchObject({ field: 'reportName', message: expect.stringMatching(/archived/) });
-  expect((await searchFindings(m, { reportName: 'fixtures-b-archived.json', includeArchived: true })).total).toBe(2);
+  await expect(searchFindings(m, { reportName: 'fixtures-b-archived.json' })).rejects.toMatchObject({
+    field: 'reportName',
+    message: expect.stringMatching(/archived/),
+  });
+  expect(
+    (await searchFindings(m, { reportName: 'fixtures-b-archived.json', includeArchived: true })).total,
+  ).toBe(2);
   expect((await searchFindings(m, { reportId: ids['b'] })).total).toBe(0);
   expect((await searchFindings(m, { reportId: ids['b'], includeArchived: true })).total).toBe(2);
-  await expect(searchFindings(m, { reportName: 'nope.sarif' })).rejects.toMatchObject({ field: 'reportName' });
+  await expect(searchFindings(m, { reportName: 'nope.sarif' })).rejects.toMatchObject({
+    field: 'reportName',
+  });
   await expect(searchFindings(m, { reportId: 999999 })).rejects.toMatchObject({ field: 'reportId' });
 });
 
@@ -270,11 +385,17 @@ test('bad filter values are validation errors naming the field, never SQL errors
     expect(e).toBeInstanceOf(QueryValidationError);
     expect(e).toMatchObject({ field, message: expect.stringContaining(field) });
   }
-  await expect(countFindingsBy(m, { groupBy: 'colour' as never })).rejects.toMatchObject({ field: 'groupBy' });
+  await expect(countFindingsBy(m, { groupBy: 'colour' as never })).rejects.toMatchObject({
+    field: 'groupBy',
+  });
   await expect(findingDetail(m, 0)).rejects.toMatchObject({ field: 'id' });
   expect(await findingDetail(m, 987654)).toEqual({ found: false, id: 987654 });
   // Accepted spellings: upper-case severity, CWE-79, numeric strings.
-  const a = await searchFindings(m, { severity: 'HIGH' as Severity, cwe: 'CWE-79' as never, limit: '3' as never });
+  const a = await searchFindings(m, {
+    severity: 'HIGH' as Severity,
+    cwe: 'CWE-79' as never,
+    limit: '3' as never,
+  });
   const b = await searchFindings(m, { severity: 'high', cwe: 79, limit: 3 });
   expect(a).toEqual(b);
 });
@@ -287,17 +408,25 @@ test('corpusOverview and listReports equal the independent SQL', async () => {
   for (const s of SEVERITIES) expect(overview.findings.bySeverity[s]).toBe(bySev[s] ?? 0);
   expect(overview.findings.total).toBe((await live.ids()).length);
   const verdicts = asMap(await live.byVerdict());
-  expect(overview.verdicts).toEqual({ still_open: verdicts['still_open'] ?? 0, fixed: verdicts['fixed'] ?? 0, inconclusive: verdicts['inconclusive'] ?? 0 });
+  expect(overview.verdicts).toEqual({
+    still_open: verdicts['still_open'] ?? 0,
+    fixed: verdicts['fixed'] ?? 0,
+    inconclusive: verdicts['inconclusive'] ?? 0,
+  });
   const [reports] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`);
   expect(overview.reports.total).toBe(reports.n);
   expect(overview.reports.byStatus.ready).toBe(reports.n);
 
   for (const includeArchived of [false, true]) {
     const list = await listReports(m, { includeArchived });
-    const [n] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE $1 OR NOT archived`, [includeArchived]);
+    const [n] = await db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE $1 OR NOT archived`, [
+      includeArchived,
+    ]);
     expect(list).toHaveLength(n.n);
     for (const r of list) {
-      const perReport = asMap(await independent(undefined, [], { reportId: r.id, includeArchived: true }).bySeverity());
+      const perReport = asMap(
+        await independent(undefined, [], { reportId: r.id, includeArchived: true }).bySeverity(),
+      );
       for (const s of SEVERITIES) expect(r.bySeverity[s]).toBe(perReport[s] ?? 0);
       expect(r.findingCount).toBe(Object.values(perReport).reduce((a, b) => a + b, 0));
       const fromOverview = overview.perReport.find((p) => p.id === r.id);
@@ -334,9 +463,17 @@ test('a repeated call is served from the cache until the corpus changes', async 
 
 test('finding_severity_counts stays equal to a live count through edits, archiving and deletes', async () => {
   const live = async () =>
-    asMap(await db.dataSource.query(`SELECT coalesce(report_id, 0) || ':' || severity AS k, count(*)::int AS n FROM findings GROUP BY 1`));
+    asMap(
+      await db.dataSource.query(
+        `SELECT coalesce(report_id, 0) || ':' || severity AS k, count(*)::int AS n FROM findings GROUP BY 1`,
+      ),
+    );
   const kept = async () =>
-    asMap(await db.dataSource.query(`SELECT report_key || ':' || severity AS k, findings::int AS n FROM finding_severity_counts WHERE findings > 0`));
+    asMap(
+      await db.dataSource.query(
+        `SELECT report_key || ':' || severity AS k, findings::int AS n FROM finding_severity_counts WHERE findings > 0`,
+      ),
+    );
   expect(await kept()).toEqual(await live());
 
   // An edit: a new version becomes current with another severity.
@@ -346,16 +483,24 @@ test('finding_severity_counts stays equal to a live count through edits, archivi
        SELECT id, 2, 'edit', 'Manual SQLi note (confirmed)', 'critical', 'confirmed' FROM findings WHERE id = $1 RETURNING id`,
       [ids['manual']],
     );
-    await tx.query(`UPDATE findings SET current_version_id = $2, severity = 'critical' WHERE id = $1`, [ids['manual'], v.id]);
+    await tx.query(`UPDATE findings SET current_version_id = $2, severity = 'critical' WHERE id = $1`, [
+      ids['manual'],
+      v.id,
+    ]);
   });
   expect(await kept()).toEqual(await live());
-  expect((await countFindingsBy(db.dataSource.manager, { groupBy: 'report', filter: { severity: 'critical' } })).groups).toContainEqual({
+  expect(
+    (await countFindingsBy(db.dataSource.manager, { groupBy: 'report', filter: { severity: 'critical' } }))
+      .groups,
+  ).toContainEqual({
     key: 'none',
     label: '(no report: entered by hand)',
     count: 1,
   });
   // Versions are append-only.
-  await expect(db.dataSource.query(`UPDATE finding_versions SET title = 'x' WHERE finding_id = $1`, [ids['manual']])).rejects.toThrow(/append-only/);
+  await expect(
+    db.dataSource.query(`UPDATE finding_versions SET title = 'x' WHERE finding_id = $1`, [ids['manual']]),
+  ).rejects.toThrow(/append-only/);
 
   await setReportArchived(db.dataSource.manager, ids['a'], true);
   await setReportArchived(db.dataSource.manager, ids['a'], false);

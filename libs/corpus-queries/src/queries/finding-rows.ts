@@ -1,5 +1,10 @@
 /** The pieces a finding page is read with: the page's columns, its row select and row shape. */
-import { type FindingRow, type Severity, type TriageStatus, type VerdictStatus } from '@corpus-chat/contracts';
+import {
+  type FindingRow,
+  type Severity,
+  type TriageStatus,
+  type VerdictStatus,
+} from '@corpus-chat/contracts';
 
 export interface RowRecord {
   id: number;

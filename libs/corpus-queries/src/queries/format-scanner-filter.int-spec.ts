@@ -26,7 +26,14 @@ beforeAll(async () => {
 afterAll(() => db?.drop());
 
 const sqlCount = async (where: string, params: unknown[] = []) =>
-  Number((await db.dataSource.query(`SELECT count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND ${where}`, params))[0].n);
+  Number(
+    (
+      await db.dataSource.query(
+        `SELECT count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND ${where}`,
+        params,
+      )
+    )[0].n,
+  );
 
 it('counts the findings of one format, a ZAP-written SARIF file being sarif', async () => {
   for (const format of ['sarif', 'zap', 'nuclei', 'trivy'] as const) {
@@ -40,13 +47,20 @@ it('counts the findings of one format, a ZAP-written SARIF file being sarif', as
 });
 
 it('filters by scanner name, case-insensitively, and combines with format', async () => {
-  const scanners: { name: string }[] = await db.dataSource.query(`SELECT DISTINCT doc_metadata->'tool'->>'name' AS name FROM reports`);
+  const scanners: { name: string }[] = await db.dataSource.query(
+    `SELECT DISTINCT doc_metadata->'tool'->>'name' AS name FROM reports`,
+  );
   expect(scanners.length).toBeGreaterThan(2);
   for (const { name } of scanners) {
     const r = await searchFindings(db.dataSource.manager, { scanner: name.toUpperCase() });
-    expect(r.total).toBe(await sqlCount(`strpos(lower(r.doc_metadata->'tool'->>'name'), lower($1)) > 0`, [name]));
+    expect(r.total).toBe(
+      await sqlCount(`strpos(lower(r.doc_metadata->'tool'->>'name'), lower($1)) > 0`, [name]),
+    );
   }
-  const zapInSarif = await countFindingsBy(db.dataSource.manager, { groupBy: 'format', filter: { scanner: 'zap' } });
+  const zapInSarif = await countFindingsBy(db.dataSource.manager, {
+    groupBy: 'format',
+    filter: { scanner: 'zap' },
+  });
   expect(zapInSarif.groups.map((g) => g.key).sort()).toEqual(['sarif', 'zap']);
 });
 
@@ -57,7 +71,10 @@ it('groups by format and by exact title, most first', async () => {
   );
   expect(byFormat.groups.map((g) => [g.key, g.count])).toEqual(expected.map((e) => [e.format, e.n]));
 
-  const byTitle = await countFindingsBy(db.dataSource.manager, { groupBy: 'title', filter: { format: 'zap' } });
+  const byTitle = await countFindingsBy(db.dataSource.manager, {
+    groupBy: 'title',
+    filter: { format: 'zap' },
+  });
   const titles: { title: string; n: number }[] = await db.dataSource.query(
     `SELECT v.title, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id
      JOIN finding_versions v ON v.finding_id = f.id AND v.version = (SELECT max(version) FROM finding_versions WHERE finding_id = f.id)
@@ -76,13 +93,24 @@ it('leaves archived reports out of a format unless asked', async () => {
   await setReportArchived(db.dataSource.manager, nuclei.id, true);
   try {
     expect((await searchFindings(db.dataSource.manager, { format: 'nuclei' })).total).toBe(0);
-    expect((await countFindingsBy(db.dataSource.manager, { groupBy: 'report', filter: { format: 'nuclei', includeArchived: true } })).total).toBe(before);
+    expect(
+      (
+        await countFindingsBy(db.dataSource.manager, {
+          groupBy: 'report',
+          filter: { format: 'nuclei', includeArchived: true },
+        })
+      ).total,
+    ).toBe(before);
   } finally {
     await setReportArchived(db.dataSource.manager, nuclei.id, false);
   }
 });
 
 it('refuses an unknown format with the accepted values', async () => {
-  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(QueryValidationError);
-  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(/format must be one of sarif, zap/);
+  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(
+    QueryValidationError,
+  );
+  await expect(searchFindings(db.dataSource.manager, { format: 'docx' as never })).rejects.toThrow(
+    /format must be one of sarif, zap/,
+  );
 });

@@ -24,7 +24,9 @@ function cacheFor(ds: DataSource): LRUCache<string, { value: unknown }> {
  * corpus table bumps it (statement triggers, see the CorpusSchema migration).
  */
 export async function corpusVersion(manager: EntityManager): Promise<string> {
-  const rows: { version: string; xmin: string }[] = await manager.query(`SELECT version::text AS version, xmin::text AS xmin FROM corpus_state WHERE id = 1`);
+  const rows: { version: string; xmin: string }[] = await manager.query(
+    `SELECT version::text AS version, xmin::text AS xmin FROM corpus_state WHERE id = 1`,
+  );
   return rows.length ? `${rows[0].version}:${rows[0].xmin}` : '0:0';
 }
 

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import { TOOL_ARGS_SCHEMAS, checkArgs, findingFilterSchema, type FindingFilter } from '@corpus-chat/contracts';
+import {
+  TOOL_ARGS_SCHEMAS,
+  checkArgs,
+  findingFilterSchema,
+  type FindingFilter,
+} from '@corpus-chat/contracts';
 
 /**
  * A bad argument to a query function: `field` names it and `message` says what is accepted, in

@@ -4,7 +4,12 @@
  * expected number (and report name) there.
  */
 import type { FindingFilter, Severity } from '@corpus-chat/contracts';
-import { createQuestionsCorpusDatabase, loadQuestions, type SharedQuestion, type TestDatabase } from '../testing';
+import {
+  createQuestionsCorpusDatabase,
+  loadQuestions,
+  type SharedQuestion,
+  type TestDatabase,
+} from '../testing';
 import { corpusOverview } from './corpus-overview';
 import { countFindingsBy } from './count-findings-by';
 import { listReports } from './list-reports';
@@ -61,7 +66,9 @@ async function answer(q: SharedQuestion): Promise<{ numbers: number[]; names: st
   if (breakdown) {
     const result = await countFindingsBy(m, { groupBy: 'severity' });
     const counts = Object.fromEntries(result.groups.map((g) => [g.key, g.count]));
-    const expected = [...breakdown[1].matchAll(/(\w+) (\d+)/g)].map(([, sev, n]) => [sev, Number(n)] as const);
+    const expected = [...breakdown[1].matchAll(/(\w+) (\d+)/g)].map(
+      ([, sev, n]) => [sev, Number(n)] as const,
+    );
     for (const [sev, n] of expected) expect(counts[sev]).toBe(n);
     return { numbers: expected.map(([sev]) => counts[sev]), names: [] };
   }

@@ -47,21 +47,31 @@ const TERMS = [
   'nosuchword',
 ];
 
-test.each(TERMS)('"%s": every page and the total equal an independent ORDER BY severity, id', async (text) => {
-  const expected = await expectedIds(text);
-  for (const [limit, offset] of [[1, 0], [7, 0], [50, 0], [7, 3], [50, 40], [10, expected.length]]) {
-    // As the agent's tools and the findings API call it: one read-only snapshot.
-    const result = await runReadOnly(db.dataSource, (m) =>
-      searchFindings(m, { text, limit, offset }, { cache: false }),
-    );
-    expect({ limit, offset, total: result.total, ids: result.rows.map((r) => r.id) }).toEqual({
-      limit,
-      offset,
-      total: expected.length,
-      ids: expected.slice(offset, offset + limit),
-    });
-  }
-});
+test.each(TERMS)(
+  '"%s": every page and the total equal an independent ORDER BY severity, id',
+  async (text) => {
+    const expected = await expectedIds(text);
+    for (const [limit, offset] of [
+      [1, 0],
+      [7, 0],
+      [50, 0],
+      [7, 3],
+      [50, 40],
+      [10, expected.length],
+    ]) {
+      // As the agent's tools and the findings API call it: one read-only snapshot.
+      const result = await runReadOnly(db.dataSource, (m) =>
+        searchFindings(m, { text, limit, offset }, { cache: false }),
+      );
+      expect({ limit, offset, total: result.total, ids: result.rows.map((r) => r.id) }).toEqual({
+        limit,
+        offset,
+        total: expected.length,
+        ids: expected.slice(offset, offset + limit),
+      });
+    }
+  },
+);
 
 test('a weakness class widened by CWE ids pages like a plain ORDER BY over its filter', async () => {
   const m = db.dataSource.manager;

@@ -33,7 +33,10 @@ export function pagedBySeverity(where: FindingWhere): boolean {
 }
 
 /** The number of findings matching `where`, per severity (severities without a match are absent). */
-export async function matchesBySeverity(manager: EntityManager, where: FindingWhere): Promise<Map<Severity, number>> {
+export async function matchesBySeverity(
+  manager: EntityManager,
+  where: FindingWhere,
+): Promise<Map<Severity, number>> {
   const rows: { severity: Severity; n: number }[] = await manager.query(
     `SELECT f.severity::text AS severity, count(*)::int AS n FROM findings f WHERE ${where.sql} GROUP BY f.severity`,
     where.params.values,

@@ -16,7 +16,11 @@ export interface SeveritySummaryRow {
  */
 export function answerableFromSummary(filter: NormalisedFilter): boolean {
   return (
-    filter.text === undefined && filter.cwe === undefined && filter.verdict === undefined && filter.status === undefined && filter.edited === undefined
+    filter.text === undefined &&
+    filter.cwe === undefined &&
+    filter.verdict === undefined &&
+    filter.status === undefined &&
+    filter.edited === undefined
   );
 }
 
@@ -25,7 +29,11 @@ export function answerableFromSummary(filter: NormalisedFilter): boolean {
  * `where` (severity, the reports `where` resolved, archived reports unless `includeArchived`).
  * Only non-zero rows.
  */
-export async function severitySummary(manager: EntityManager, filter: NormalisedFilter, where?: FindingWhere): Promise<SeveritySummaryRow[]> {
+export async function severitySummary(
+  manager: EntityManager,
+  filter: NormalisedFilter,
+  where?: FindingWhere,
+): Promise<SeveritySummaryRow[]> {
   const params: unknown[] = [];
   const conditions = ['c.findings > 0'];
   if (!filter.includeArchived) conditions.push('(c.report_key = 0 OR NOT r.archived)');

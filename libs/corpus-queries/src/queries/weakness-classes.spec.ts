@@ -6,7 +6,9 @@ import { WEAKNESS_CLASSES, namedWeaknessClasses } from './weakness-classes';
 const names = (text: string) => namedWeaknessClasses(text).map((c) => c.name);
 
 test('the project copy of the weakness-class table equals shared/corpus/weakness-classes.json', () => {
-  const shared = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'corpus', 'weakness-classes.json'), 'utf8'));
+  const shared = JSON.parse(
+    fs.readFileSync(path.join(sharedDir(), 'corpus', 'weakness-classes.json'), 'utf8'),
+  );
   expect(WEAKNESS_CLASSES).toEqual(shared.classes);
 });
 

@@ -22,7 +22,13 @@ export interface ModelSettingsUpdate {
   apiKey?: string | null;
 }
 
-const DEFAULTS: ModelSettings = { backend: 'builtin', baseUrl: null, model: null, apiKey: null, updatedAt: null };
+const DEFAULTS: ModelSettings = {
+  backend: 'builtin',
+  baseUrl: null,
+  model: null,
+  apiKey: null,
+  updatedAt: null,
+};
 
 /**
  * The stored model settings, or the defaults (`builtin`, nothing configured) when the row is
@@ -31,7 +37,13 @@ const DEFAULTS: ModelSettings = { backend: 'builtin', baseUrl: null, model: null
 export async function readModelSettings(db: DataSource | EntityManager): Promise<ModelSettings> {
   const row = await db.getRepository(SettingsEntity).findOneBy({ id: SETTINGS_ROW_ID });
   if (!row) return { ...DEFAULTS };
-  return { backend: row.backend, baseUrl: row.baseUrl, model: row.model, apiKey: row.apiKey, updatedAt: row.updatedAt };
+  return {
+    backend: row.backend,
+    baseUrl: row.baseUrl,
+    model: row.model,
+    apiKey: row.apiKey,
+    updatedAt: row.updatedAt,
+  };
 }
 
 /**
@@ -40,7 +52,10 @@ export async function readModelSettings(db: DataSource | EntityManager): Promise
  * switching back is one click); `apiKey` `undefined` keeps, `''` or `null` clears. Validation is the
  * caller's (`UpdateSettingsDto`).
  */
-export async function writeModelSettings(db: DataSource | EntityManager, update: ModelSettingsUpdate): Promise<ModelSettings> {
+export async function writeModelSettings(
+  db: DataSource | EntityManager,
+  update: ModelSettingsUpdate,
+): Promise<ModelSettings> {
   const current = await readModelSettings(db);
   const next: ModelSettings = {
     backend: update.backend,

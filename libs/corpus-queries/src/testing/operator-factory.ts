@@ -19,7 +19,13 @@ export interface TestOperator {
  */
 export async function insertTestOperator(
   ds: DataSource,
-  o: { username?: string; password?: string; role?: OperatorRole; displayName?: string; disabled?: boolean } = {},
+  o: {
+    username?: string;
+    password?: string;
+    role?: OperatorRole;
+    displayName?: string;
+    disabled?: boolean;
+  } = {},
 ): Promise<TestOperator> {
   const username = o.username ?? `op-${crypto.randomBytes(4).toString('hex')}`;
   const password = o.password ?? crypto.randomBytes(15).toString('base64url');

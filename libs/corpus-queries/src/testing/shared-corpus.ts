@@ -11,7 +11,9 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 /** The read-only third-party data folder: `$SHARED_DIR`, else `<repo>/../shared`. */
 export function sharedDir(): string {
-  return process.env['SHARED_DIR'] ? path.resolve(process.env['SHARED_DIR']) : path.resolve(REPO_ROOT, '..', 'shared');
+  return process.env['SHARED_DIR']
+    ? path.resolve(process.env['SHARED_DIR'])
+    : path.resolve(REPO_ROOT, '..', 'shared');
 }
 
 /** A path inside `shared/corpus`. */
@@ -28,14 +30,18 @@ export interface SharedQuestion {
 }
 
 /** `shared/questions/questions.json`: the corpus files to import and the questions with their exact answers. */
-export function loadQuestions(file: 'questions.json' | 'questions-r2.json' = 'questions.json'): { corpus: { root: string; files: string[] }; questions: SharedQuestion[] } {
+export function loadQuestions(file: 'questions.json' | 'questions-r2.json' = 'questions.json'): {
+  corpus: { root: string; files: string[] };
+  questions: SharedQuestion[];
+} {
   return JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', file), 'utf8'));
 }
 
 /** Imports corpus files (paths relative to `shared/corpus`) one by one; returns their outcomes in order. */
 export async function importCorpusFiles(ds: DataSource, files: string[]): Promise<ImportOutcome[]> {
   const outcomes: ImportOutcome[] = [];
-  for (const f of files) outcomes.push(await importReport(ds, { filename: f, bytes: fs.readFileSync(corpusPath(f)) }));
+  for (const f of files)
+    outcomes.push(await importReport(ds, { filename: f, bytes: fs.readFileSync(corpusPath(f)) }));
   return outcomes;
 }
 
@@ -43,7 +49,9 @@ export async function importCorpusFiles(ds: DataSource, files: string[]): Promis
 function importerSources(): string[] {
   const out: string[] = [path.join(REPO_ROOT, 'package-lock.json')];
   const walk = (dir: string): void => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts')) out.push(p);
@@ -60,10 +68,13 @@ function importerSources(): string[] {
  * the importer's code and of the files, into a template each caller copies. Throws when a file
  * is refused. Drop the database in `afterAll` (`db.drop()`).
  */
-export async function createQuestionsCorpusDatabase(file: Parameters<typeof loadQuestions>[0] = 'questions.json'): Promise<TestDatabase> {
+export async function createQuestionsCorpusDatabase(
+  file: Parameters<typeof loadQuestions>[0] = 'questions.json',
+): Promise<TestDatabase> {
   const files = loadQuestions(file).corpus.files;
   const hash = crypto.createHash('sha1').update(JSON.stringify(files));
-  for (const p of [...importerSources(), ...files.map(corpusPath)]) hash.update(path.relative(REPO_ROOT, p)).update(fs.readFileSync(p));
+  for (const p of [...importerSources(), ...files.map(corpusPath)])
+    hash.update(path.relative(REPO_ROOT, p)).update(fs.readFileSync(p));
   return createTestDatabase({
     key: `questions-corpus ${file} ${hash.digest('hex')}`,
     async fill(ds) {

@@ -1,4 +1,11 @@
-import { compareReports, corpusOverview, countFindingsBy, findingDetail, listReports, searchFindings } from '../queries';
+import {
+  compareReports,
+  corpusOverview,
+  countFindingsBy,
+  findingDetail,
+  listReports,
+  searchFindings,
+} from '../queries';
 import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
 
 /** The real query functions of `libs/corpus-queries`, one per tool. */

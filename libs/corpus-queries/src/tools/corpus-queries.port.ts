@@ -17,18 +17,31 @@ import type {
  */
 export interface CorpusQueryFns {
   corpusOverview(manager: EntityManager): Promise<CorpusOverview>;
-  searchFindings(manager: EntityManager, args: FindingFilter & { limit?: number; offset?: number }): Promise<SearchFindingsResult>;
-  countFindingsBy(manager: EntityManager, args: { groupBy: GroupByKey; filter?: FindingFilter }): Promise<CountFindingsByResult>;
+  searchFindings(
+    manager: EntityManager,
+    args: FindingFilter & { limit?: number; offset?: number },
+  ): Promise<SearchFindingsResult>;
+  countFindingsBy(
+    manager: EntityManager,
+    args: { groupBy: GroupByKey; filter?: FindingFilter },
+  ): Promise<CountFindingsByResult>;
   listReports(manager: EntityManager, args: { includeArchived?: boolean }): Promise<ReportSummary[]>;
   findingDetail(manager: EntityManager, id: number): Promise<FindingDetailResult>;
-  compareReports(manager: EntityManager, args: { baseline: string; report?: string; ordered?: boolean }): Promise<ScanComparison>;
+  compareReports(
+    manager: EntityManager,
+    args: { baseline: string; report?: string; ordered?: boolean },
+  ): Promise<ScanComparison>;
 }
 
 /**
  * Runs `fn` in a read-only transaction (`SET TRANSACTION READ ONLY`): any write inside fails. An
  * abort of `signal` cancels the statement running at the time.
  */
-export type ReadOnlyRunner = <T>(dataSource: DataSource, fn: (manager: EntityManager) => Promise<T>, signal?: AbortSignal) => Promise<T>;
+export type ReadOnlyRunner = <T>(
+  dataSource: DataSource,
+  fn: (manager: EntityManager) => Promise<T>,
+  signal?: AbortSignal,
+) => Promise<T>;
 
 /** Nest injection token of the `CorpusQueryFns` the tools use. */
 export const CORPUS_QUERY_FNS = Symbol('CORPUS_QUERY_FNS');

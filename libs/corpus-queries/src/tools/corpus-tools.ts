@@ -97,7 +97,10 @@ export class CorpusTools {
   ) {}
 
   /** The tool definitions in OpenAI `tools` format: the same array on every call (callers must not change it). */
-  definitions(): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
+  definitions(): {
+    type: 'function';
+    function: { name: string; description: string; parameters: Record<string, unknown> };
+  }[] {
     return OPENAI_TOOL_DEFINITIONS;
   }
 
@@ -137,11 +140,32 @@ export class CorpusTools {
     }
   }
 
-  private async run<N extends ToolName>(name: N, args: ToolArgsMap[N], signal: AbortSignal | undefined): Promise<ToolSuccess> {
+  private async run<N extends ToolName>(
+    name: N,
+    args: ToolArgsMap[N],
+    signal: AbortSignal | undefined,
+  ): Promise<ToolSuccess> {
     const q = this.queries;
     const ro = <T>(fn: (m: EntityManager) => Promise<T>) => this.runReadOnly<T>(this.dataSource, fn, signal);
-    const done = <M extends ToolName>(n: M, a: ToolArgsMap[M], result: ToolResultMap[M], f: FormattedToolResult, extra: Partial<ToolSuccess<M>> = {}) =>
-      ({ ok: true, name: n, args: a, result, total: f.total, filterDescription: f.filter, summary: f.summary, data: f.data, modelContent: JSON.stringify(f.model), ...extra }) as ToolSuccess;
+    const done = <M extends ToolName>(
+      n: M,
+      a: ToolArgsMap[M],
+      result: ToolResultMap[M],
+      f: FormattedToolResult,
+      extra: Partial<ToolSuccess<M>> = {},
+    ) =>
+      ({
+        ok: true,
+        name: n,
+        args: a,
+        result,
+        total: f.total,
+        filterDescription: f.filter,
+        summary: f.summary,
+        data: f.data,
+        modelContent: JSON.stringify(f.model),
+        ...extra,
+      }) as ToolSuccess;
 
     switch (name) {
       case 'get_corpus_overview': {
@@ -151,7 +175,10 @@ export class CorpusTools {
       case 'search_findings': {
         const a = args as ToolArgsMap['search_findings'];
         const r = await ro((m) => q.searchFindings(m, a));
-        return done('search_findings', a, r, formatSearch(r), { filter: plainFilter(r.filter), findingIds: r.rows.map((row) => row.id) });
+        return done('search_findings', a, r, formatSearch(r), {
+          filter: plainFilter(r.filter),
+          findingIds: r.rows.map((row) => row.id),
+        });
       }
       case 'count_findings_by': {
         const a = args as ToolArgsMap['count_findings_by'];
@@ -171,7 +198,9 @@ export class CorpusTools {
       case 'compare_reports': {
         const a = args as ToolArgsMap['compare_reports'];
         const r = await ro((m) => q.compareReports(m, a));
-        return done('compare_reports', a, r, formatComparison(r), { findingIds: r.newFindings.map((f) => f.id) });
+        return done('compare_reports', a, r, formatComparison(r), {
+          findingIds: r.newFindings.map((f) => f.id),
+        });
       }
     }
     throw new Error(`unhandled tool ${String(name)}`);

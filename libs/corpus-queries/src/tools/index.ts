@@ -1,4 +1,11 @@
-export { CorpusTools, describeFilter, type ToolExecution, type ToolSuccess, type ToolFailure, type ToolResultMap } from './corpus-tools';
+export {
+  CorpusTools,
+  describeFilter,
+  type ToolExecution,
+  type ToolSuccess,
+  type ToolFailure,
+  type ToolResultMap,
+} from './corpus-tools';
 export { CORPUS_QUERY_FNS, type CorpusQueryFns, type ReadOnlyRunner } from './corpus-queries.port';
 export { defaultCorpusQueries, defaultReadOnly, TOOL_STATEMENT_TIMEOUT_MS } from './corpus-queries.binding';
 export { ToolArgsValidator, isToolName, shownToolName, type ToolArgsCheck } from './tool-args.validator';

@@ -6,20 +6,41 @@ describe('ToolArgsValidator', () => {
 
   it('accepts valid arguments given as JSON text and applies defaults', () => {
     const r = v.check('search_findings', '{"text":"SQL injection","severity":"high"}');
-    expect(r).toEqual({ ok: true, name: 'search_findings', args: { text: 'SQL injection', severity: 'high', limit: 10, offset: 0 } });
+    expect(r).toEqual({
+      ok: true,
+      name: 'search_findings',
+      args: { text: 'SQL injection', severity: 'high', limit: 10, offset: 0 },
+    });
   });
 
   it('forgives what small models commonly send: nulls, empty strings, capitalised enums, "CWE-79", numeric strings', () => {
-    const r = v.check('search_findings', { text: '', severity: 'High', reportName: null, cwe: 'CWE-79', limit: '5' });
-    expect(r).toEqual({ ok: true, name: 'search_findings', args: { severity: 'high', cwe: 79, limit: 5, offset: 0 } });
+    const r = v.check('search_findings', {
+      text: '',
+      severity: 'High',
+      reportName: null,
+      cwe: 'CWE-79',
+      limit: '5',
+    });
+    expect(r).toEqual({
+      ok: true,
+      name: 'search_findings',
+      args: { severity: 'high', cwe: 79, limit: 5, offset: 0 },
+    });
   });
 
   it('takes a triage status filter from the shared schema, lower-casing it, and refuses an unknown one', () => {
     const r = v.check('count_findings_by', { groupBy: 'severity', filter: { status: 'False_Positive' } });
-    expect(r).toEqual({ ok: true, name: 'count_findings_by', args: { groupBy: 'severity', filter: { status: 'false_positive' } } });
+    expect(r).toEqual({
+      ok: true,
+      name: 'count_findings_by',
+      args: { groupBy: 'severity', filter: { status: 'false_positive' } },
+    });
     const bad = v.check('search_findings', { status: 'dismissed' });
     expect(bad.ok).toBe(false);
-    if (!bad.ok) expect(bad.message).toContain("'status' must be one of: open, confirmed, false_positive, risk_accepted, fixed");
+    if (!bad.ok)
+      expect(bad.message).toContain(
+        "'status' must be one of: open, confirmed, false_positive, risk_accepted, fixed",
+      );
   });
 
   it('tells the model which value is wrong and what is allowed', () => {

@@ -1,4 +1,11 @@
-import { TOOL_ARGS_SCHEMAS, TOOL_CALL_NAME_MAX, TOOL_NAMES, checkArgs, type ToolArgsMap, type ToolName } from '@corpus-chat/contracts';
+import {
+  TOOL_ARGS_SCHEMAS,
+  TOOL_CALL_NAME_MAX,
+  TOOL_NAMES,
+  checkArgs,
+  type ToolArgsMap,
+  type ToolName,
+} from '@corpus-chat/contracts';
 
 /** Outcome of checking a tool call's arguments: the typed args, or a message the model can act on. */
 export type ToolArgsCheck<N extends ToolName = ToolName> =
@@ -6,7 +13,8 @@ export type ToolArgsCheck<N extends ToolName = ToolName> =
   /** `message` tells the model what to send instead; `problem` says what was wrong, for the operator's tool card. */
   | { ok: false; message: string; problem: string };
 
-export const isToolName = (name: unknown): name is ToolName => typeof name === 'string' && (TOOL_NAMES as readonly string[]).includes(name);
+export const isToolName = (name: unknown): name is ToolName =>
+  typeof name === 'string' && (TOOL_NAMES as readonly string[]).includes(name);
 
 /**
  * A tool call's name as events, stored answers and summaries show it: cut to `TOOL_CALL_NAME_MAX`
@@ -34,7 +42,11 @@ export class ToolArgsValidator {
   check(name: string, rawArgs: unknown): ToolArgsCheck;
   check(name: string, rawArgs: unknown): ToolArgsCheck {
     if (!isToolName(name)) {
-      return { ok: false, problem: `unknown tool '${name}'`, message: `Unknown tool '${name}'. Available tools: ${TOOL_NAMES.join(', ')}. All of them only read the corpus.` };
+      return {
+        ok: false,
+        problem: `unknown tool '${name}'`,
+        message: `Unknown tool '${name}'. Available tools: ${TOOL_NAMES.join(', ')}. All of them only read the corpus.`,
+      };
     }
     let args: unknown = rawArgs;
     if (typeof rawArgs === 'string') {
@@ -44,7 +56,11 @@ export class ToolArgsValidator {
           args = JSON.parse(rawArgs);
         } catch (e) {
           const problem = `not valid JSON (${(e as Error).message})`;
-          return { ok: false, problem, message: `Invalid arguments for ${name}: ${problem}. Send one JSON object, for example ${exampleFor(name)}.` };
+          return {
+            ok: false,
+            problem,
+            message: `Invalid arguments for ${name}: ${problem}. Send one JSON object, for example ${exampleFor(name)}.`,
+          };
         }
       }
     }
@@ -63,7 +79,9 @@ export class ToolArgsValidator {
       problem: problems.join('; '),
       message:
         `Invalid arguments for ${name}: ${problems.join('; ')}. ` +
-        (allowed.length ? `Allowed properties: ${allowed.join(', ')}. ` : 'This tool takes no arguments: send {}. ') +
+        (allowed.length
+          ? `Allowed properties: ${allowed.join(', ')}. `
+          : 'This tool takes no arguments: send {}. ') +
         'Fix the arguments and call the tool again.',
     };
   }

@@ -73,8 +73,17 @@ const modelRow = (r: FindingRow) => ({
   verdict: r.latestVerdict,
   status: r.status,
 });
-const cardRow = (r: FindingRow) => ({ id: r.id, title: clip(r.title, 200) ?? '', severity: r.severity, reportFilename: r.reportFilename });
-const modelFilter = (f: AppliedFilter) => ({ ...plainFilter(f), ...(f.reportFilename ? { reportFilename: f.reportFilename } : {}), ...(f.weaknessClasses?.length ? { weaknessClasses: f.weaknessClasses } : {}) });
+const cardRow = (r: FindingRow) => ({
+  id: r.id,
+  title: clip(r.title, 200) ?? '',
+  severity: r.severity,
+  reportFilename: r.reportFilename,
+});
+const modelFilter = (f: AppliedFilter) => ({
+  ...plainFilter(f),
+  ...(f.reportFilename ? { reportFilename: f.reportFilename } : {}),
+  ...(f.weaknessClasses?.length ? { weaknessClasses: f.weaknessClasses } : {}),
+});
 
 /** What each tool hands the model (compact JSON) and the UI (one-line summary, bounded card data). */
 export interface FormattedToolResult {
@@ -98,7 +107,9 @@ export function formatOverview(o: CorpusOverview): FormattedToolResult {
       findings: o.findings,
       verdicts: o.verdicts,
       statuses: o.statuses,
-      perReport: o.perReport.slice(0, MODEL_LIST_CAP).map((r) => ({ id: r.id, filename: r.filename, format: r.format, total: r.total, ...r.bySeverity })),
+      perReport: o.perReport
+        .slice(0, MODEL_LIST_CAP)
+        .map((r) => ({ id: r.id, filename: r.filename, format: r.format, total: r.total, ...r.bySeverity })),
       perReportTruncated: o.perReport.length > MODEL_LIST_CAP,
     },
     data: {
@@ -125,14 +136,20 @@ export function formatSearch(r: SearchFindingsResult): FormattedToolResult {
     data: {
       total: r.total,
       returned,
-      filter: { ...plainFilter(r.filter), ...(r.filter.weaknessClasses ? { weaknessClasses: r.filter.weaknessClasses } : {}) },
+      filter: {
+        ...plainFilter(r.filter),
+        ...(r.filter.weaknessClasses ? { weaknessClasses: r.filter.weaknessClasses } : {}),
+      },
       rows: r.rows.slice(0, CARD_ROWS_CAP).map(cardRow),
     },
   };
 }
 
 export function formatCount(r: CountFindingsByResult): FormattedToolResult {
-  const top = r.groups.slice(0, 3).map((g) => `${g.label} ${g.count}`).join(', ');
+  const top = r.groups
+    .slice(0, 3)
+    .map((g) => `${g.label} ${g.count}`)
+    .join(', ');
   const filter = describeFilter(r.filter);
   return {
     summary:
@@ -153,7 +170,9 @@ export function formatCount(r: CountFindingsByResult): FormattedToolResult {
       total: r.total,
       groupBy: r.groupBy,
       filter: plainFilter(r.filter),
-      groups: r.groups.slice(0, CARD_GROUPS_CAP).map((g) => ({ key: g.key, label: clip(g.label, 200) ?? '', count: g.count })),
+      groups: r.groups
+        .slice(0, CARD_GROUPS_CAP)
+        .map((g) => ({ key: g.key, label: clip(g.label, 200) ?? '', count: g.count })),
     },
   };
 }
@@ -181,14 +200,22 @@ export function formatReports(reports: ReportSummary[], includeArchived = false)
     data: {
       total: reports.length,
       groupBy: 'report',
-      groups: reports.slice(0, CARD_GROUPS_CAP).map((r) => ({ key: String(r.id), label: r.filename, count: r.findingCount })),
+      groups: reports
+        .slice(0, CARD_GROUPS_CAP)
+        .map((r) => ({ key: String(r.id), label: r.filename, count: r.findingCount })),
     },
   };
 }
 
 export function formatDetail(r: FindingDetailResult): FormattedToolResult {
   if (!r.found) {
-    return { summary: `finding_detail: no finding #${r.id}`, total: 0, filter: `id=${r.id}`, model: { found: false, id: r.id }, data: { findingId: r.id } };
+    return {
+      summary: `finding_detail: no finding #${r.id}`,
+      total: 0,
+      filter: `id=${r.id}`,
+      model: { found: false, id: r.id },
+      data: { findingId: r.id },
+    };
   }
   const f = r.finding;
   const c = f.current;
@@ -211,12 +238,16 @@ export function formatDetail(r: FindingDetailResult): FormattedToolResult {
       versionCount: f.versionCount,
       status: f.status,
       notes: f.notes.slice(0, 5).map((n) => ({ stage: n.stage, body: clip(n.body, 400) })),
-      latestVerdict: f.latestVerdict ? { status: f.latestVerdict.status, rationale: clip(f.latestVerdict.rationale, 400) } : null,
+      latestVerdict: f.latestVerdict
+        ? { status: f.latestVerdict.status, rationale: clip(f.latestVerdict.rationale, 400) }
+        : null,
     },
     data: {
       findingId: f.id,
       verdict: f.latestVerdict?.status ?? null,
-      rows: [{ id: f.id, title: clip(c.title, 200) ?? '', severity: c.severity, reportFilename: f.reportFilename }],
+      rows: [
+        { id: f.id, title: clip(c.title, 200) ?? '', severity: c.severity, reportFilename: f.reportFilename },
+      ],
     },
   };
 }
@@ -227,8 +258,14 @@ export function formatDetail(r: FindingDetailResult): FormattedToolResult {
  * first new findings).
  */
 export function formatComparison(c: ScanComparison): FormattedToolResult {
-  const side = (r: ScanComparison['report']) => ({ id: r.id, filename: r.filename, scannedAt: r.scannedAt, findings: r.findingCount });
-  const list = (rows: ScanComparison['newFindings']) => rows.slice(0, MODEL_LIST_CAP).map((f) => ({ id: f.id, title: f.title, severity: f.severity }));
+  const side = (r: ScanComparison['report']) => ({
+    id: r.id,
+    filename: r.filename,
+    scannedAt: r.scannedAt,
+    findings: r.findingCount,
+  });
+  const list = (rows: ScanComparison['newFindings']) =>
+    rows.slice(0, MODEL_LIST_CAP).map((f) => ({ id: f.id, title: f.title, severity: f.severity }));
   return {
     summary: `compare_reports: ${c.new} new, ${c.fixed} fixed, ${c.unchanged} unchanged in '${clip(c.report.filename, 80)}' since baseline '${clip(c.baseline.filename, 80)}'`,
     total: c.report.findingCount,
@@ -252,7 +289,12 @@ export function formatComparison(c: ScanComparison): FormattedToolResult {
         { key: 'fixed', label: 'fixed', count: c.fixed },
         { key: 'unchanged', label: 'unchanged', count: c.unchanged },
       ],
-      rows: c.newFindings.slice(0, CARD_ROWS_CAP).map((f) => ({ id: f.id, title: clip(f.title, 200) ?? '', severity: f.severity, reportFilename: c.report.filename })),
+      rows: c.newFindings.slice(0, CARD_ROWS_CAP).map((f) => ({
+        id: f.id,
+        title: clip(f.title, 200) ?? '',
+        severity: f.severity,
+        reportFilename: c.report.filename,
+      })),
     },
   };
 }

@@ -8,7 +8,13 @@ import 'reflect-metadata';
 import type { ImportOutcome, TriageStatus } from '@corpus-chat/contracts';
 import { compareReports } from '../queries/compare-reports';
 import { searchFindings } from '../queries/search-findings';
-import { createTestDatabase, importCorpusFiles, insertTestOperator, loadQuestions, type TestDatabase } from '../testing';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  insertTestOperator,
+  loadQuestions,
+  type TestDatabase,
+} from '../testing';
 import { findingHistory } from './finding-history';
 import { setFindingStatus } from './finding-status';
 
@@ -35,11 +41,21 @@ async function importOne(file: string) {
   return ok(o);
 }
 /** Findings of a report by identity key, in id order. */
-async function byIdentity(reportId: number): Promise<{ id: number; identity: string; status: TriageStatus }[]> {
-  return db.dataSource.query(`SELECT id, identity_key AS identity, status FROM findings WHERE report_id = $1 ORDER BY id`, [reportId]);
+async function byIdentity(
+  reportId: number,
+): Promise<{ id: number; identity: string; status: TriageStatus }[]> {
+  return db.dataSource.query(
+    `SELECT id, identity_key AS identity, status FROM findings WHERE report_id = $1 ORDER BY id`,
+    [reportId],
+  );
 }
 async function mark(ids: number[], status: TriageStatus) {
-  const r = await setFindingStatus(m(), { ids, status, reason: status === 'confirmed' || status === 'fixed' ? null : 'checked by hand', actor });
+  const r = await setFindingStatus(m(), {
+    ids,
+    status,
+    reason: status === 'confirmed' || status === 'fixed' ? null : 'checked by hand',
+    actor,
+  });
   expect(r.status).toBe('ok');
 }
 
@@ -114,7 +130,9 @@ describe('statuses carry over to the same identity in the next scan of the targe
         reason: `seen again in ${V212} after being marked fixed (finding #${fixedA.id} of report ${V211})`,
       }),
     ]);
-    const untouched = [...now.values()].filter((f) => ![fp, ra, conf, fixedA, fixedB].some((e) => e.identity === f.identity));
+    const untouched = [...now.values()].filter(
+      (f) => ![fp, ra, conf, fixedA, fixedB].some((e) => e.identity === f.identity),
+    );
     expect(untouched).toHaveLength(3);
     for (const f of untouched) expect((await findingHistory(m(), f.id))?.statusChanges).toEqual([]);
     // The earlier report keeps its own statuses.
@@ -132,7 +150,12 @@ describe('statuses carry over to the same identity in the next scan of the targe
     });
     const latest = await importOne(`scans/zap/${V214}`);
     expect(latest.sincePrevious?.baselineFilename).toBe(RESCAN);
-    expect(latest.sincePrevious?.carried).toEqual({ falsePositive: 1, riskAccepted: 1, confirmed: 1, reopened: 0 });
+    expect(latest.sincePrevious?.carried).toEqual({
+      falsePositive: 1,
+      riskAccepted: 1,
+      confirmed: 1,
+      reopened: 0,
+    });
     const c = await compareReports(m(), { baseline: RESCAN, report: V214 });
     expect(c.unchanged).toBe(12);
     const statuses = await db.dataSource.query(
@@ -151,8 +174,14 @@ describe('statuses carry over to the same identity in the next scan of the targe
 test('a first scan of a target and a refused import carry nothing', async () => {
   const other = await importOne('scans/zap/dd__zap-results-first-scan.xml');
   expect(other.sincePrevious).toBeUndefined();
-  const before = await db.dataSource.query(`SELECT count(*)::int AS n FROM finding_status_changes WHERE actor_name = 'import'`);
+  const before = await db.dataSource.query(
+    `SELECT count(*)::int AS n FROM finding_status_changes WHERE actor_name = 'import'`,
+  );
   const [dup] = await importCorpusFiles(db.dataSource, [`scans/zap/${V212}`]);
   expect(dup).toMatchObject({ ok: false, code: 'DUPLICATE' });
-  expect(await db.dataSource.query(`SELECT count(*)::int AS n FROM finding_status_changes WHERE actor_name = 'import'`)).toEqual(before);
+  expect(
+    await db.dataSource.query(
+      `SELECT count(*)::int AS n FROM finding_status_changes WHERE actor_name = 'import'`,
+    ),
+  ).toEqual(before);
 });

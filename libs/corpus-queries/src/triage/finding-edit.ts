@@ -16,8 +16,7 @@ export interface FindingChanges {
 
 /** Outcome of {@link editFinding}. */
 export type EditFindingResult =
-  | { status: 'ok'; version: number; changed: EditableFindingField[] }
-  | { status: 'not_found'; id: number };
+  { status: 'ok'; version: number; changed: EditableFindingField[] } | { status: 'not_found'; id: number };
 
 interface CurrentVersion {
   id: number;
@@ -40,16 +39,19 @@ function normalise(changes: FindingChanges): FindingChanges {
     out.title = title;
   }
   if (changes.severity !== undefined) {
-    if (!SEVERITIES.includes(changes.severity)) throw new QueryValidationError('severity', `severity must be one of ${SEVERITIES.join(', ')}`);
+    if (!SEVERITIES.includes(changes.severity))
+      throw new QueryValidationError('severity', `severity must be one of ${SEVERITIES.join(', ')}`);
     out.severity = changes.severity;
   }
   if (changes.cwe !== undefined) {
-    if (changes.cwe.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new QueryValidationError('cwe', 'cwe must list CWE numbers (79 for CWE-79)');
+    if (changes.cwe.some((c) => !Number.isSafeInteger(c) || c < 1))
+      throw new QueryValidationError('cwe', 'cwe must list CWE numbers (79 for CWE-79)');
     out.cwe = [...new Set(changes.cwe)].sort((a, b) => a - b);
   }
   if (changes.description !== undefined) out.description = storableText(changes.description.trim());
   if (changes.impact !== undefined) out.impact = storableText(changes.impact?.trim() ?? '') || null;
-  if (changes.affectedEndpoints !== undefined) out.affectedEndpoints = changes.affectedEndpoints.map((e) => storableText(e.trim())).filter(Boolean);
+  if (changes.affectedEndpoints !== undefined)
+    out.affectedEndpoints = changes.affectedEndpoints.map((e) => storableText(e.trim())).filter(Boolean);
   return out;
 }
 
@@ -85,7 +87,10 @@ export async function editFinding(
     if (!cur) return { status: 'not_found', id };
     const changed = (Object.keys(next) as EditableFindingField[]).filter((k) => !same(next[k], cur[k]));
     if (changed.length === 0) {
-      throw new QueryValidationError('changes', 'the edit changes nothing: give at least one field with a new value');
+      throw new QueryValidationError(
+        'changes',
+        'the edit changes nothing: give at least one field with a new value',
+      );
     }
     const v = { ...cur, ...next };
     const [{ id: versionId, version }]: { id: number; version: number }[] = await tx.query(
@@ -95,14 +100,23 @@ export async function editFinding(
               $8::int[], cvss, mitre, $9, $10
        FROM finding_versions WHERE id = $1
        RETURNING id, version`,
-      [cur.versionId, cur.version + 1, v.title, v.severity, v.description, v.impact, JSON.stringify(v.affectedEndpoints), v.cwe, actor.username, why],
+      [
+        cur.versionId,
+        cur.version + 1,
+        v.title,
+        v.severity,
+        v.description,
+        v.impact,
+        JSON.stringify(v.affectedEndpoints),
+        v.cwe,
+        actor.username,
+        why,
+      ],
     );
-    await tx.query(`UPDATE findings SET current_version_id = $2, severity = $3::finding_severity, cwe = $4::int[] WHERE id = $1`, [
-      id,
-      versionId,
-      v.severity,
-      v.cwe,
-    ]);
+    await tx.query(
+      `UPDATE findings SET current_version_id = $2, severity = $3::finding_severity, cwe = $4::int[] WHERE id = $1`,
+      [id, versionId, v.severity, v.cwe],
+    );
     await recordAuditEvent(tx, {
       action: 'finding.edit',
       actor,

@@ -86,8 +86,14 @@ export async function recordRetest(
   }
   return manager.transaction(async (tx): Promise<FindingWriteResult> => {
     // The database clock decides "future", as it stamps every other row.
-    const [{ future }]: { future: boolean }[] = await tx.query(`SELECT $1::timestamptz > now() AS future`, [input.retestedAt]);
-    if (future) throw new QueryValidationError('retestedAt', 'retestedAt is in the future; give when the retest was run');
+    const [{ future }]: { future: boolean }[] = await tx.query(`SELECT $1::timestamptz > now() AS future`, [
+      input.retestedAt,
+    ]);
+    if (future)
+      throw new QueryValidationError(
+        'retestedAt',
+        'retestedAt is in the future; give when the retest was run',
+      );
     const [before]: { latestVerdict: VerdictStatus | null }[] = await tx.query(
       `SELECT latest_verdict AS "latestVerdict" FROM findings WHERE id = $1 FOR UPDATE`,
       [findingId],
@@ -113,7 +119,13 @@ export async function recordRetest(
       subjectType: 'finding',
       subjectId: findingId,
       before: { latestVerdict: before.latestVerdict },
-      after: { retestId: session.id, latestVerdict: input.verdict, tried, retestedAt: input.retestedAt.toISOString(), rationale },
+      after: {
+        retestId: session.id,
+        latestVerdict: input.verdict,
+        tried,
+        retestedAt: input.retestedAt.toISOString(),
+        rationale,
+      },
     });
     return { status: 'ok', id: session.id };
   });

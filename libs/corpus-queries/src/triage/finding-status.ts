@@ -36,7 +36,10 @@ const label = (s: TriageStatus) => s.replace('_', ' ');
  * @throws QueryValidationError for an unknown status, no ids, or a missing reason where
  *   `TRIAGE_STATUSES_NEEDING_REASON` asks for one.
  */
-export async function setFindingStatus(manager: EntityManager, input: SetFindingStatusInput): Promise<SetFindingStatusResult> {
+export async function setFindingStatus(
+  manager: EntityManager,
+  input: SetFindingStatusInput,
+): Promise<SetFindingStatusResult> {
   const { status, actor } = input;
   if (!(TRIAGE_STATUSES as readonly unknown[]).includes(status)) {
     throw new QueryValidationError('status', `status must be one of ${TRIAGE_STATUSES.join(', ')}`);
@@ -49,7 +52,9 @@ export async function setFindingStatus(manager: EntityManager, input: SetFinding
   if (!reason && TRIAGE_STATUSES_NEEDING_REASON.includes(status)) {
     throw new QueryValidationError(
       'reason',
-      status === 'open' ? 'reopening a finding needs a reason' : `marking a finding ${label(status)} needs a reason`,
+      status === 'open'
+        ? 'reopening a finding needs a reason'
+        : `marking a finding ${label(status)} needs a reason`,
     );
   }
   return manager.transaction(async (tx): Promise<SetFindingStatusResult> => {
@@ -67,8 +72,13 @@ export async function setFindingStatus(manager: EntityManager, input: SetFinding
         r.status === status
           ? `finding ${r.id} is already ${label(status)}`
           : `finding ${r.id} is ${label(r.status)}; it can only become ${TRIAGE_TRANSITIONS[r.status].map(label).join(' or ')}`;
-      const more = refused.length > 1 ? ` (and ${refused.length - 1} more finding(s) cannot change either)` : '';
-      return { status: 'conflict', ids: refused.map((x) => x.id), message: `${why}${more}; nothing was changed` };
+      const more =
+        refused.length > 1 ? ` (and ${refused.length - 1} more finding(s) cannot change either)` : '';
+      return {
+        status: 'conflict',
+        ids: refused.map((x) => x.id),
+        message: `${why}${more}; nothing was changed`,
+      };
     }
     await tx.query(`UPDATE findings SET status = $2 WHERE id = ANY($1::int[])`, [ids, status]);
     await tx.query(

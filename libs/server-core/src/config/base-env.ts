@@ -4,7 +4,9 @@ import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
 /** Settings both the API and the agent-worker read. Each has a default suited to development. */
 export class ServerEnv {
   /** Postgres connection URL. */
-  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, { message: 'DATABASE_URL must look like postgres://user@host:5432/dbname' })
+  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, {
+    message: 'DATABASE_URL must look like postgres://user@host:5432/dbname',
+  })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
 
   /** Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits). */
@@ -17,7 +19,8 @@ export class ServerEnv {
    */
   @IsString()
   @Matches(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
-    message: 'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
+    message:
+      'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
   })
   REDIS_PREFIX = 'cc';
 

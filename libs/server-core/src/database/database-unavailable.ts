@@ -1,5 +1,14 @@
 /** Socket errors of a Postgres connection that could not be made or was lost. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 type PgLike = { code?: unknown; message?: unknown; driverError?: PgLike; cause?: PgLike };
 
@@ -14,7 +23,8 @@ export function isDatabaseUnavailable(e: unknown): boolean {
     const code = typeof c.code === 'string' ? c.code : '';
     if (SOCKET_CODES.has(code) || code.startsWith('08') || code.startsWith('57P')) return true;
     const message = typeof c.message === 'string' ? c.message : '';
-    if (/Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message)) return true;
+    if (/Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(message))
+      return true;
   }
   return false;
 }

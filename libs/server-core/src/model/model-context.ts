@@ -36,8 +36,13 @@ export const SERVER_CONTEXT_SHARE = 0.8;
  * capped by the agent's own budget (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the
  * server's is unknown.
  */
-export function effectiveContextBudget(serverContextTokens: number | null | undefined, agentContextTokens: number): number {
-  return serverContextTokens && serverContextTokens > 0 ? Math.min(Math.floor(serverContextTokens * SERVER_CONTEXT_SHARE), agentContextTokens) : agentContextTokens;
+export function effectiveContextBudget(
+  serverContextTokens: number | null | undefined,
+  agentContextTokens: number,
+): number {
+  return serverContextTokens && serverContextTokens > 0
+    ? Math.min(Math.floor(serverContextTokens * SERVER_CONTEXT_SHARE), agentContextTokens)
+    : agentContextTokens;
 }
 
 /** `baseUrl` without trailing slashes and without a final `/v1`: where the servers' native APIs live. */
@@ -49,8 +54,10 @@ type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
 type Found = { tokens: number; detail: string; provisional?: boolean };
 type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
 
-const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const positiveInt = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
@@ -71,7 +78,10 @@ export async function discoverContextLength(
   const base = baseUrl.replace(/\/+$/, '');
   const root = serverRoot(baseUrl);
 
-  const call = async (url: string, init: { method?: 'GET' | 'POST'; body?: unknown } = {}): Promise<ProbeAnswer> => {
+  const call = async (
+    url: string,
+    init: { method?: 'GET' | 'POST'; body?: unknown } = {},
+  ): Promise<ProbeAnswer> => {
     try {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
@@ -90,7 +100,8 @@ export async function discoverContextLength(
       return { ok: true, body: await res.json() };
     } catch (e) {
       const err = e as Error;
-      if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return { ok: false, why: 'no answer in time' };
+      if (err?.name === 'TimeoutError' || err?.name === 'AbortError')
+        return { ok: false, why: 'no answer in time' };
       if (err instanceof SyntaxError) return { ok: false, why: 'not JSON' };
       return { ok: false, why: 'no connection' };
     }
@@ -104,7 +115,12 @@ export async function discoverContextLength(
     const card = data.find((m) => isRecord(m) && m['id'] === model);
     const tokens = isRecord(card) ? positiveInt(card['max_model_len']) : undefined;
     if (!tokens) return { why: 'no max_model_len' };
-    return { found: { tokens, detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).` } };
+    return {
+      found: {
+        tokens,
+        detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).`,
+      },
+    };
   };
 
   // Ollama: POST /api/show gives `parameters` (text lines "num_ctx   8192") and `model_info`
@@ -117,23 +133,40 @@ export async function discoverContextLength(
     }
     const info = isRecord(shown.body['model_info']) ? shown.body['model_info'] : {};
     const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
-    const trainedKey = arch && `${arch}.context_length` in info ? `${arch}.context_length` : Object.keys(info).find((k) => k.endsWith('.context_length'));
+    const trainedKey =
+      arch && `${arch}.context_length` in info
+        ? `${arch}.context_length`
+        : Object.keys(info).find((k) => k.endsWith('.context_length'));
     const trained = trainedKey ? positiveInt(info[trainedKey]) : undefined;
     const params = typeof shown.body['parameters'] === 'string' ? shown.body['parameters'] : '';
     const numCtxMatch = /^num_ctx\s+(\d+)\s*$/m.exec(params);
     const numCtx = numCtxMatch ? positiveInt(Number(numCtxMatch[1])) : undefined;
 
     const ps = await call(`${root}/api/ps`);
-    const running = ps.ok && isRecord(ps.body) && Array.isArray(ps.body['models']) ? (ps.body['models'] as unknown[]) : [];
+    const running =
+      ps.ok && isRecord(ps.body) && Array.isArray(ps.body['models']) ? (ps.body['models'] as unknown[]) : [];
     const names = model.includes(':') ? [model] : [model, `${model}:latest`];
-    const loaded = running.find((m) => isRecord(m) && (names.includes(m['name'] as string) || names.includes(m['model'] as string)));
+    const loaded = running.find(
+      (m) => isRecord(m) && (names.includes(m['name'] as string) || names.includes(m['model'] as string)),
+    );
     const loadedCtx = isRecord(loaded) ? positiveInt(loaded['context_length']) : undefined;
-    if (loadedCtx) return { found: { tokens: loadedCtx, detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).` } };
+    if (loadedCtx)
+      return {
+        found: {
+          tokens: loadedCtx,
+          detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).`,
+        },
+      };
 
     const cap = (n: number) => (trained ? Math.min(n, trained) : n);
     if (numCtx) {
       const tokens = cap(numCtx);
-      return { found: { tokens, detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).` } };
+      return {
+        found: {
+          tokens,
+          detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).`,
+        },
+      };
     }
     const tokens = cap(OLLAMA_DEFAULT_CONTEXT_TOKENS);
     return {
@@ -156,7 +189,12 @@ export async function discoverContextLength(
     const settings = isRecord(body['default_generation_settings']) ? body['default_generation_settings'] : {};
     const tokens = positiveInt(settings['n_ctx']) ?? positiveInt(body['n_ctx']);
     if (!tokens) return { why: 'no n_ctx' };
-    return { found: { tokens, detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).` } };
+    return {
+      found: {
+        tokens,
+        detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).`,
+      },
+    };
   };
 
   // LM Studio: GET /api/v0/models lists `loaded_context_length` for a loaded model and
@@ -169,8 +207,20 @@ export async function discoverContextLength(
     if (!isRecord(entry)) return { why: `'${model}' not listed` };
     const loaded = positiveInt(entry['loaded_context_length']);
     const max = positiveInt(entry['max_context_length']);
-    if (loaded) return { found: { tokens: loaded, detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).` } };
-    if (max) return { found: { tokens: max, detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).` } };
+    if (loaded)
+      return {
+        found: {
+          tokens: loaded,
+          detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).`,
+        },
+      };
+    if (max)
+      return {
+        found: {
+          tokens: max,
+          detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).`,
+        },
+      };
     return { why: 'no context length' };
   };
 
@@ -184,7 +234,12 @@ export async function discoverContextLength(
   const hit = results.findIndex((r) => r.found);
   if (hit >= 0) {
     const found = results[hit]!.found!;
-    return { contextTokens: found.tokens, source: probes[hit]!.source, detail: found.detail, ...(found.provisional ? { provisional: true } : {}) };
+    return {
+      contextTokens: found.tokens,
+      source: probes[hit]!.source,
+      detail: found.detail,
+      ...(found.provisional ? { provisional: true } : {}),
+    };
   }
   return {
     detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i]!.why}`).join('; ')}).`,

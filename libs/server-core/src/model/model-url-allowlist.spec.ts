@@ -14,7 +14,9 @@ describe('ModelUrlAllowlist', () => {
   });
 
   it('matches origins exactly (scheme, host, port with defaults), hosts on any port, *.domain on subdomains only', () => {
-    const list = ModelUrlAllowlist.parse(' https://LLM.internal:8443 , ollama, *.models.example,https://api.example ');
+    const list = ModelUrlAllowlist.parse(
+      ' https://LLM.internal:8443 , ollama, *.models.example,https://api.example ',
+    );
     expect(list.allows('https://llm.internal:8443/v1')).toBe(true);
     expect(list.allows('http://llm.internal:8443/v1')).toBe(false);
     expect(list.allows('https://llm.internal/v1')).toBe(false);
@@ -34,8 +36,12 @@ describe('ModelUrlAllowlist', () => {
     expect(() => validateEnv(Env, { MODEL_URL_ALLOWLIST: 'ollama, https://x.example/v1' })).toThrow(
       /MODEL_URL_ALLOWLIST: 'https:\/\/x.example\/v1' must be an http\(s\) origin without path/,
     );
-    expect(() => validateEnv(Env, { MODEL_URL_ALLOWLIST: 'ftp://x' })).toThrow(/MODEL_URL_ALLOWLIST: 'ftp:\/\/x'/);
+    expect(() => validateEnv(Env, { MODEL_URL_ALLOWLIST: 'ftp://x' })).toThrow(
+      /MODEL_URL_ALLOWLIST: 'ftp:\/\/x'/,
+    );
     expect(() => validateEnv(Env, { MODEL_URL_ALLOWLIST: 'bad host!' })).toThrow(/neither an origin/);
-    expect(validateEnv(Env, { MODEL_URL_ALLOWLIST: 'ollama,*.corp.example' }).MODEL_URL_ALLOWLIST).toBe('ollama,*.corp.example');
+    expect(validateEnv(Env, { MODEL_URL_ALLOWLIST: 'ollama,*.corp.example' }).MODEL_URL_ALLOWLIST).toBe(
+      'ollama,*.corp.example',
+    );
   });
 });

@@ -3,9 +3,11 @@ import { ValidateBy, type ValidationOptions } from 'class-validator';
 /** The setting's name, in every refusal (an operator searches the docs for it). */
 export const MODEL_URL_ALLOWLIST = 'MODEL_URL_ALLOWLIST';
 
-type Entry = { kind: 'origin'; origin: string } | { kind: 'host'; host: string } | { kind: 'suffix'; suffix: string };
+type Entry =
+  { kind: 'origin'; origin: string } | { kind: 'host'; host: string } | { kind: 'suffix'; suffix: string };
 
-const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/;
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/;
 
 /**
  * `MODEL_URL_ALLOWLIST`: the model servers an admin may point the agent at (the API saves and
@@ -25,7 +27,10 @@ export class ModelUrlAllowlist {
 
   /** Parses the setting; throws an Error naming the first malformed entry. */
   static parse(raw: string | undefined): ModelUrlAllowlist {
-    const items = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const items = (raw ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const entries = items.map((item): Entry => {
       const lower = item.toLowerCase();
       if (lower.includes('://')) {
@@ -35,14 +40,24 @@ export class ModelUrlAllowlist {
         } catch {
           throw new Error(`'${item}' is not a valid origin (e.g. https://llm.internal:8443)`);
         }
-        if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.username) {
-          throw new Error(`'${item}' must be an http(s) origin without path, query or credentials (e.g. https://llm.internal:8443)`);
+        if (
+          (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+          url.pathname !== '/' ||
+          url.search ||
+          url.username
+        ) {
+          throw new Error(
+            `'${item}' must be an http(s) origin without path, query or credentials (e.g. https://llm.internal:8443)`,
+          );
         }
         return { kind: 'origin', origin: url.origin };
       }
-      if (lower.startsWith('*.') && HOST.test(lower.slice(2))) return { kind: 'suffix', suffix: lower.slice(1) };
+      if (lower.startsWith('*.') && HOST.test(lower.slice(2)))
+        return { kind: 'suffix', suffix: lower.slice(1) };
       if (HOST.test(lower)) return { kind: 'host', host: lower };
-      throw new Error(`'${item}' is neither an origin (https://host:port), a host (ollama) nor a host pattern (*.example.com)`);
+      throw new Error(
+        `'${item}' is neither an origin (https://host:port), a host (ollama) nor a host pattern (*.example.com)`,
+      );
     });
     return new ModelUrlAllowlist(entries, items.join(', '));
   }
@@ -64,7 +79,11 @@ export class ModelUrlAllowlist {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
     const host = url.hostname.toLowerCase();
     return this.entries.some((e) =>
-      e.kind === 'origin' ? e.origin === url.origin : e.kind === 'host' ? e.host === host : host.endsWith(e.suffix),
+      e.kind === 'origin'
+        ? e.origin === url.origin
+        : e.kind === 'host'
+          ? e.host === host
+          : host.endsWith(e.suffix),
     );
   }
 

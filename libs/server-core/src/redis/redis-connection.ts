@@ -127,6 +127,11 @@ export async function closeRedis(redis: Redis): Promise<void> {
  * closes them. BullMQ 5 closing a connection mid-connect emits `error` after removing its own
  * listeners, which Node throws as an unhandled error (taskforcesh/bullmq#3546). Never rejects.
  */
-export async function settleBullConnections(items: { waitUntilReady(): Promise<unknown> }[], ms: number): Promise<void> {
-  await withTimeout(Promise.all(items.map((item) => item.waitUntilReady())), ms, 'BullMQ connect').catch(() => undefined);
+export async function settleBullConnections(
+  items: { waitUntilReady(): Promise<unknown> }[],
+  ms: number,
+): Promise<void> {
+  await withTimeout(Promise.all(items.map((item) => item.waitUntilReady())), ms, 'BullMQ connect').catch(
+    () => undefined,
+  );
 }

@@ -140,7 +140,11 @@ describe('turn event bus (real Redis)', () => {
 
     const first = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b0' });
     const second = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b1' });
-    const end = await bus.publish(chatId, turnId, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' });
+    const end = await bus.publish(chatId, turnId, {
+      type: 'turn.error',
+      code: 'WORKER_LOST',
+      message: 'lost',
+    });
     expect(first).toMatchObject({ resync: true, text: 'b0' });
     expect(first!.seq).toBeGreaterThan(41);
     expect(Number.isSafeInteger(first!.seq)).toBe(true);
@@ -152,7 +156,9 @@ describe('turn event bus (real Redis)', () => {
     expect(await redis.ttl(keys.turnEvents(turnId))).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
     // The turn's opening event is still numbered 1 when the counter is missing.
     const fresh = randomUUID();
-    expect((await bus.publish(chatId, fresh, { type: 'turn.queued', position: 1 }, { opensTurn: true }))?.seq).toBe(1);
+    expect(
+      (await bus.publish(chatId, fresh, { type: 'turn.queued', position: 1 }, { opensTurn: true }))?.seq,
+    ).toBe(1);
     await unsubscribe();
   });
 

@@ -31,7 +31,9 @@ describe('turn event subscriber (real Redis)', () => {
 
   it('counts handlers per thread: the channel is held until the last one is removed', async () => {
     const chatId = randomUUID();
-    const removers = await Promise.all(Array.from({ length: 20 }, () => subscriber.subscribeChat(chatId, () => undefined)));
+    const removers = await Promise.all(
+      Array.from({ length: 20 }, () => subscriber.subscribeChat(chatId, () => undefined)),
+    );
     expect(await numsub(chatId)).toBe(1);
     await Promise.all(removers.slice(1).map((remove) => remove()));
     expect(await numsub(chatId)).toBe(1);

@@ -24,7 +24,10 @@ describe('TurnTrace', () => {
     trace.mark('turn-b', 'worker.picked');
     trace.flush();
     await new Promise<void>((resolve) => {
-      const check = () => (fs.existsSync(file) && fs.readFileSync(file, 'utf8').split('\n').length > 3 ? resolve() : setTimeout(check, 10));
+      const check = () =>
+        fs.existsSync(file) && fs.readFileSync(file, 'utf8').split('\n').length > 3
+          ? resolve()
+          : setTimeout(check, 10);
       check();
     });
     const marks = parseTurnTrace(fs.readFileSync(file, 'utf8') + '{"torn');

@@ -12,7 +12,12 @@ const tools = TOOL_DEFINITIONS.map((d) => ({ type: 'function', function: d }));
 function thread(n: number): HistoryMessage[] {
   const h: HistoryMessage[] = [];
   for (let i = 1; i <= n; i++) {
-    h.push({ role: 'user', content: `Question ${i}: how many findings relate to topic-${i}? ${'Some context words. '.repeat(i % 7)}`, status: 'complete', metadata: {} });
+    h.push({
+      role: 'user',
+      content: `Question ${i}: how many findings relate to topic-${i}? ${'Some context words. '.repeat(i % 7)}`,
+      status: 'complete',
+      metadata: {},
+    });
     h.push({
       role: 'assistant',
       content: `**${i * 3}** findings match the filter text='topic-${i}': search_findings returned total ${i * 3}.`,
@@ -31,7 +36,14 @@ describe('buildModelContext', () => {
 
   it('keeps a 200-turn thread within the budget, newest turns first, whole turns only, new message last', () => {
     const history = thread(200);
-    const ctx = buildModelContext({ systemPrompt: buildSystemPrompt(), tools, history, userMessage: 'And how many of those are critical?', budgetTokens: 6000, reserveTokens: 1500 });
+    const ctx = buildModelContext({
+      systemPrompt: buildSystemPrompt(),
+      tools,
+      history,
+      userMessage: 'And how many of those are critical?',
+      budgetTokens: 6000,
+      reserveTokens: 1500,
+    });
     expect(ctx.droppedTurns).toBeGreaterThan(100);
     expect(ctx.keptTurns + ctx.droppedTurns).toBe(200);
     const total = countMessagesTokens(ctx.messages) + countToolsTokens(tools);
@@ -60,14 +72,37 @@ describe('buildModelContext', () => {
   });
 
   it('always includes the new message, and fails clearly when it alone overflows', () => {
-    const small = buildModelContext({ systemPrompt: 'sys', tools: [], history: thread(3), userMessage: 'hi', budgetTokens: 30, reserveTokens: 0 });
+    const small = buildModelContext({
+      systemPrompt: 'sys',
+      tools: [],
+      history: thread(3),
+      userMessage: 'hi',
+      budgetTokens: 30,
+      reserveTokens: 0,
+    });
     expect(small.messages.at(-1)!.content).toBe('hi');
     expect(small.keptTurns).toBe(0);
     expect(() =>
-      buildModelContext({ systemPrompt: buildSystemPrompt(), tools, history: [], userMessage: 'word '.repeat(20000), budgetTokens: 6000, reserveTokens: 0 }),
-    ).toThrow(expect.objectContaining({ code: 'CONTEXT_OVERFLOW', message: expect.stringMatching(/budget is 6000/) }));
+      buildModelContext({
+        systemPrompt: buildSystemPrompt(),
+        tools,
+        history: [],
+        userMessage: 'word '.repeat(20000),
+        budgetTokens: 6000,
+        reserveTokens: 0,
+      }),
+    ).toThrow(
+      expect.objectContaining({ code: 'CONTEXT_OVERFLOW', message: expect.stringMatching(/budget is 6000/) }),
+    );
     try {
-      buildModelContext({ systemPrompt: 'x', tools, history: [], userMessage: 'y', budgetTokens: 100, reserveTokens: 0 });
+      buildModelContext({
+        systemPrompt: 'x',
+        tools,
+        history: [],
+        userMessage: 'y',
+        budgetTokens: 100,
+        reserveTokens: 0,
+      });
       throw new Error('expected overflow: the tool schemas alone exceed 100 tokens');
     } catch (e) {
       expect(e).toBeInstanceOf(AgentTurnError);
@@ -81,7 +116,14 @@ describe('buildModelContext', () => {
       { role: 'user', content: 'q2', status: 'complete', metadata: {} },
       { role: 'assistant', content: 'partial', status: 'cancelled', metadata: {} },
     ];
-    const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q3', budgetTokens: 1000, reserveTokens: 0 });
+    const ctx = buildModelContext({
+      systemPrompt: 's',
+      tools: [],
+      history,
+      userMessage: 'q3',
+      budgetTokens: 1000,
+      reserveTokens: 0,
+    });
     expect(ctx.messages.map((m) => [m.role, m.content])).toEqual([
       ['system', 's'],
       ['user', 'q1'],
@@ -94,19 +136,46 @@ describe('buildModelContext', () => {
 
   it('closes a last turn that has no answer row at all, so the new message does not follow a user message', () => {
     const history: HistoryMessage[] = [{ role: 'user', content: 'q1', status: 'complete', metadata: {} }];
-    const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q2', budgetTokens: 1000, reserveTokens: 0 });
+    const ctx = buildModelContext({
+      systemPrompt: 's',
+      tools: [],
+      history,
+      userMessage: 'q2',
+      budgetTokens: 1000,
+      reserveTokens: 0,
+    });
     expect(ctx.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 
   it('keeps reasoning markup of older stored answers out of the history', () => {
     const history: HistoryMessage[] = [
       { role: 'user', content: 'q1', status: 'complete', metadata: {} },
-      { role: 'assistant', content: '<think>count them</think>There are 77.', status: 'complete', metadata: {} },
+      {
+        role: 'assistant',
+        content: '<think>count them</think>There are 77.',
+        status: 'complete',
+        metadata: {},
+      },
       { role: 'user', content: 'q2', status: 'complete', metadata: {} },
-      { role: 'assistant', content: 'the user wants X</think>\n\nThere are 5.', status: 'complete', metadata: {} },
+      {
+        role: 'assistant',
+        content: 'the user wants X</think>\n\nThere are 5.',
+        status: 'complete',
+        metadata: {},
+      },
     ];
-    const ctx = buildModelContext({ systemPrompt: 's', tools: [], history, userMessage: 'q3', budgetTokens: 1000, reserveTokens: 0 });
-    expect(ctx.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(['There are 77.', 'There are 5.']);
+    const ctx = buildModelContext({
+      systemPrompt: 's',
+      tools: [],
+      history,
+      userMessage: 'q3',
+      budgetTokens: 1000,
+      reserveTokens: 0,
+    });
+    expect(ctx.messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual([
+      'There are 77.',
+      'There are 5.',
+    ]);
   });
 
   it('cuts a stored answer where the stream decoder cut it: at the first lone </think>, an open block is reasoning', () => {
@@ -117,9 +186,13 @@ describe('buildModelContext', () => {
     ];
     for (const content of stored) {
       const decoder = new StepDecoder();
-      decoder.push({ choices: [{ index: 0, delta: { content }, finish_reason: null }] } as unknown as ChatCompletionChunk);
+      decoder.push({
+        choices: [{ index: 0, delta: { content }, finish_reason: null }],
+      } as unknown as ChatCompletionChunk);
       expect(withoutReasoning(content).trim()).toBe(decoder.end().step.text);
     }
-    expect(withoutReasoning('Plan: count.</think>There are 5 </think> findings.')).toBe('There are 5  findings.');
+    expect(withoutReasoning('Plan: count.</think>There are 5 </think> findings.')).toBe(
+      'There are 5  findings.',
+    );
   });
 });

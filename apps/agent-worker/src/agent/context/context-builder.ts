@@ -2,7 +2,15 @@ import { describeFilter } from '@corpus-chat/corpus-queries';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import { splitThink } from '../model/step-decoder';
-import { countMessageTokens, countMessagesTokens, countToolsTokens, TOKENS_REPLY_PRIMING, type TokenMeasure, countTokens, tokenBound } from './token-counter';
+import {
+  countMessageTokens,
+  countMessagesTokens,
+  countToolsTokens,
+  TOKENS_REPLY_PRIMING,
+  type TokenMeasure,
+  countTokens,
+  tokenBound,
+} from './token-counter';
 
 /** A prose chat message as sent to the model (no tool calls: history never carries them). */
 export interface ProseMessage {
@@ -43,7 +51,8 @@ export function assistantHistoryText(m: HistoryMessage): string {
   const meta = m.metadata as Partial<AssistantMessageMetadata>;
   let text = withoutReasoning(m.content).trim();
   if (m.status === 'cancelled' && text) text += ' [answer interrupted]';
-  if (text && meta.lastFilter && Object.keys(meta.lastFilter).length) text += `\n[filter used: ${describeFilter(meta.lastFilter)}]`;
+  if (text && meta.lastFilter && Object.keys(meta.lastFilter).length)
+    text += `\n[filter used: ${describeFilter(meta.lastFilter)}]`;
   return text;
 }
 
@@ -72,11 +81,16 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
   const turns: ProseMessage[][] = [];
   const closeLast = () => {
     const last = turns[turns.length - 1];
-    if (last && last[last.length - 1].role === 'user') last.push({ role: 'assistant', content: NO_ANSWER_PLACEHOLDER });
+    if (last && last[last.length - 1].role === 'user')
+      last.push({ role: 'assistant', content: NO_ANSWER_PLACEHOLDER });
   };
   for (const m of history) {
     const msg: ProseMessage | null =
-      m.role === 'user' ? { role: 'user', content: m.content } : assistantHistoryText(m) ? { role: 'assistant', content: assistantHistoryText(m) } : null;
+      m.role === 'user'
+        ? { role: 'user', content: m.content }
+        : assistantHistoryText(m)
+          ? { role: 'assistant', content: assistantHistoryText(m) }
+          : null;
     if (!msg) continue;
     if (msg.role === 'user') closeLast();
     if (msg.role === 'user' || turns.length === 0) turns.push([msg]);
@@ -101,8 +115,14 @@ export function buildModelContext(input: ContextInput): ModelContext {
   const user: ProseMessage = { role: 'user', content: input.userMessage };
   const turns = groupTurns(input.history);
   const fixedOf = (measure: TokenMeasure) =>
-    countToolsTokens(input.tools, measure) + countMessageTokens(system, measure) + countMessageTokens(user, measure) + TOKENS_REPLY_PRIMING;
-  const historyBound = turns.reduce((n, turn) => n + turn.reduce((k, m) => k + countMessageTokens(m, tokenBound), 0), 0);
+    countToolsTokens(input.tools, measure) +
+    countMessageTokens(system, measure) +
+    countMessageTokens(user, measure) +
+    TOKENS_REPLY_PRIMING;
+  const historyBound = turns.reduce(
+    (n, turn) => n + turn.reduce((k, m) => k + countMessageTokens(m, tokenBound), 0),
+    0,
+  );
   if (fixedOf(tokenBound) + historyBound <= input.budgetTokens - input.reserveTokens) {
     return withExactTokens([system, ...turns.flat(), user], input.tools, turns.length, 0);
   }
@@ -121,11 +141,21 @@ export function buildModelContext(input: ContextInput): ModelContext {
     room -= cost;
     kept.unshift(turns[i]);
   }
-  return withExactTokens([system, ...kept.flat(), user], input.tools, kept.length, turns.length - kept.length);
+  return withExactTokens(
+    [system, ...kept.flat(), user],
+    input.tools,
+    kept.length,
+    turns.length - kept.length,
+  );
 }
 
 /** A `ModelContext` whose `tokens` are counted (exactly) when first read. */
-function withExactTokens(messages: ProseMessage[], tools: unknown[], keptTurns: number, droppedTurns: number): ModelContext {
+function withExactTokens(
+  messages: ProseMessage[],
+  tools: unknown[],
+  keptTurns: number,
+  droppedTurns: number,
+): ModelContext {
   let tokens: number | undefined;
   return {
     messages,

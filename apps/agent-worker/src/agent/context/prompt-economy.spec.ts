@@ -15,7 +15,9 @@ describe('prompt economy', () => {
   // reports: about 1,470 tokens, which leaves some 2,600 of a 4,096-token window to the history and
   // the answer.
   it('keeps the system prompt and the six tool schemas within 1,480 tokens', () => {
-    const tokens = countMessagesTokens([{ role: 'system', content: buildSystemPrompt() }]) + countToolsTokens(definitions());
+    const tokens =
+      countMessagesTokens([{ role: 'system', content: buildSystemPrompt() }]) +
+      countToolsTokens(definitions());
     expect(tokens).toBeLessThanOrEqual(1480);
   });
 

@@ -1,4 +1,10 @@
-import { GROUP_BY_KEYS, SEVERITIES, type OperatorLanguage, type TurnAttachment, VERDICT_STATUSES } from '@corpus-chat/contracts';
+import {
+  GROUP_BY_KEYS,
+  SEVERITIES,
+  type OperatorLanguage,
+  type TurnAttachment,
+  VERDICT_STATUSES,
+} from '@corpus-chat/contracts';
 
 /** The prompt per answer language, each built once (they depend on constants only). */
 const systemPrompts = new Map<OperatorLanguage, string>();
@@ -41,7 +47,6 @@ export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
   systemPrompts.set(language, prompt);
   return prompt;
 }
-
 
 /**
  * What the model is told about the thread's attached file, after the system prompt: the report it

@@ -26,7 +26,12 @@ describe('countTokens (o200k_base)', () => {
   });
 
   it('counts tool schemas as their JSON', () => {
-    const tools = [{ type: 'function', function: { name: 'search_findings', description: 'Search findings', parameters: { type: 'object' } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: { name: 'search_findings', description: 'Search findings', parameters: { type: 'object' } },
+      },
+    ];
     expect(countToolsTokens(tools)).toBe(countTokens(JSON.stringify(tools)));
     expect(countToolsTokens([])).toBe(0);
   });

@@ -4,7 +4,10 @@ import { LRUCache } from 'lru-cache';
  * Counts of texts seen before (the system prompt, the tool schemas and the thread's history come
  * back on every turn and every model step): keyed by the text, bounded to about 4 M characters.
  */
-const counted = new LRUCache<string, number>({ maxSize: 4_000_000, sizeCalculation: (_n, text) => Math.max(1, text.length) });
+const counted = new LRUCache<string, number>({
+  maxSize: 4_000_000,
+  sizeCalculation: (_n, text) => Math.max(1, text.length),
+});
 
 /** Texts shorter than this are counted without the memo (a lookup costs about what counting does). */
 const MEMO_MIN_CHARS = 64;
@@ -61,7 +64,7 @@ const CHUNK_CHARS = 1000;
  */
 export function countInChunks(text: string): number {
   let n = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     let end = Math.min(text.length, i + CHUNK_CHARS);
     if (end < text.length) {
       const space = text.lastIndexOf(' ', end);
@@ -108,7 +111,9 @@ export type TokenMeasure = (text: string) => number;
 
 /** Tokens of one chat message: framing + content + the JSON of its tool calls (exact, or bounded with `measure = tokenBound`). */
 export function countMessageTokens(m: CountableMessage, measure: TokenMeasure = countTokens): number {
-  let n = TOKENS_PER_MESSAGE + measure(typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '');
+  let n =
+    TOKENS_PER_MESSAGE +
+    measure(typeof m.content === 'string' ? m.content : m.content ? JSON.stringify(m.content) : '');
   if (m.tool_calls) n += measure(JSON.stringify(m.tool_calls));
   if (m.tool_call_id) n += measure(m.tool_call_id);
   if (m.reasoning_content) n += measure(m.reasoning_content);
@@ -117,7 +122,10 @@ export function countMessageTokens(m: CountableMessage, measure: TokenMeasure = 
 }
 
 /** Tokens of a whole request's messages (including reply priming). */
-export function countMessagesTokens(messages: CountableMessage[], measure: TokenMeasure = countTokens): number {
+export function countMessagesTokens(
+  messages: CountableMessage[],
+  measure: TokenMeasure = countTokens,
+): number {
   return messages.reduce((n, m) => n + countMessageTokens(m, measure), TOKENS_REPLY_PRIMING);
 }
 

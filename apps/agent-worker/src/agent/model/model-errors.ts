@@ -35,14 +35,27 @@ export const CONTEXT_SETTINGS: Record<ModelContextSource, string> = {
 /** How each server words "the prompt does not fit", and which setting sets its window. */
 const CONTEXT_ERRORS: { pattern: RegExp; type?: RegExp; setting?: string }[] = [
   // tools/server/server.cpp (llama.cpp): type exceed_context_size_error
-  { pattern: /exceed_context_size_error|exceeds the available context size/i, setting: CONTEXT_SETTINGS.llamacpp },
+  {
+    pattern: /exceed_context_size_error|exceeds the available context size/i,
+    setting: CONTEXT_SETTINGS.llamacpp,
+  },
   // server/routes.go and llm/llama_server.go (Ollama)
-  { pattern: /input length exceeds the context length|prompt is longer than the context length/i, setting: CONTEXT_SETTINGS.ollama },
+  {
+    pattern: /input length exceeds the context length|prompt is longer than the context length/i,
+    setting: CONTEXT_SETTINGS.ollama,
+  },
   // LM Studio's context overflow refusal
   { pattern: /model is loaded with context length of only/i, setting: CONTEXT_SETTINGS.lmstudio },
   // vllm/entrypoints/openai/serving_engine.py; DeepSeek uses the same words with another error type
-  { pattern: /maximum context length is \d+ tokens/i, type: /BadRequestError/, setting: CONTEXT_SETTINGS.vllm },
-  { pattern: /context_length_exceeded|ContextWindowExceededError|maximum context length|context window|context length exceeded/i },
+  {
+    pattern: /maximum context length is \d+ tokens/i,
+    type: /BadRequestError/,
+    setting: CONTEXT_SETTINGS.vllm,
+  },
+  {
+    pattern:
+      /context_length_exceeded|ContextWindowExceededError|maximum context length|context window|context length exceeded/i,
+  },
 ];
 
 /** The first number after `label` in `text`. */
@@ -64,18 +77,29 @@ const numberAfter = (text: string, label: RegExp): number | undefined => {
  */
 export function describeModelError(e: unknown): ModelFailure {
   if (isFailure(e)) return e;
-  if (e instanceof APIConnectionTimeoutError) return { code: 'TIMEOUT', message: 'no response headers in time', retryable: false };
-  if (e instanceof APIConnectionError) return { code: 'MODEL_UNAVAILABLE', message: connectionFailure(e, undefined), retryable: true };
-  if (e instanceof APIUserAbortError) return { code: 'MODEL_ERROR', message: 'request aborted', retryable: false };
+  if (e instanceof APIConnectionTimeoutError)
+    return { code: 'TIMEOUT', message: 'no response headers in time', retryable: false };
+  if (e instanceof APIConnectionError)
+    return { code: 'MODEL_UNAVAILABLE', message: connectionFailure(e, undefined), retryable: true };
+  if (e instanceof APIUserAbortError)
+    return { code: 'MODEL_ERROR', message: 'request aborted', retryable: false };
   if (e instanceof APIError) return fromApiError(e);
-  if (e instanceof SyntaxError) return { code: 'MODEL_ERROR', message: `malformed stream (${e.message})`, retryable: true };
+  if (e instanceof SyntaxError)
+    return { code: 'MODEL_ERROR', message: `malformed stream (${e.message})`, retryable: true };
   const message = (e as Error)?.message ?? String(e);
-  return { code: 'MODEL_ERROR', message, retryable: /terminated|socket|ECONNRESET|other side closed/i.test(message) };
+  return {
+    code: 'MODEL_ERROR',
+    message,
+    retryable: /terminated|socket|ECONNRESET|other side closed/i.test(message),
+  };
 }
 
 function fromApiError(e: APIError): ModelFailure {
   const status = e.status;
-  const error = e.error as { message?: unknown; type?: unknown; code?: unknown; n_ctx?: unknown; n_prompt_tokens?: unknown } | string | undefined;
+  const error = e.error as
+    | { message?: unknown; type?: unknown; code?: unknown; n_ctx?: unknown; n_prompt_tokens?: unknown }
+    | string
+    | undefined;
   let words: string;
   if (typeof error === 'string') words = error;
   else if (typeof error?.message === 'string') words = error.message;
@@ -93,7 +117,9 @@ function fromApiError(e: APIError): ModelFailure {
   };
   const type = typeof error === 'object' && error ? String(error.type ?? '') : '';
   const tags = typeof error === 'object' && error ? `${type} ${String(error.code ?? '')}` : '';
-  const hit = CONTEXT_ERRORS.find((c) => c.pattern.test(`${words} ${tags}`) && (!c.type || c.type.test(type)));
+  const hit = CONTEXT_ERRORS.find(
+    (c) => c.pattern.test(`${words} ${tags}`) && (!c.type || c.type.test(type)),
+  );
   if (!hit || status === 429) return failure; // a rate limit on tokens per minute is not a context overflow
   const obj = typeof error === 'object' && error ? error : {};
   const contextTokens =
@@ -120,7 +146,13 @@ function fromApiError(e: APIError): ModelFailure {
 
 function isFailure(e: unknown): e is ModelFailure {
   const f = e as Partial<ModelFailure> | null;
-  return !!f && typeof f === 'object' && typeof f.code === 'string' && typeof f.message === 'string' && typeof f.retryable === 'boolean';
+  return (
+    !!f &&
+    typeof f === 'object' &&
+    typeof f.code === 'string' &&
+    typeof f.message === 'string' &&
+    typeof f.retryable === 'boolean'
+  );
 }
 
 /**

@@ -148,14 +148,27 @@ describe('modelFetch (the openai client’s fetch)', () => {
   });
 
   it('rewrites an error body to {"error":{"message"}} keeping status, headers and the other error fields', async () => {
-    server.enqueue({ kind: 'status', status: 400, body: { object: 'error', message: 'bad temperature', type: 'BadRequestError', param: null, code: 400 }, headers: { 'x-request-id': 'r1' } });
+    server.enqueue({
+      kind: 'status',
+      status: 400,
+      body: { object: 'error', message: 'bad temperature', type: 'BadRequestError', param: null, code: 400 },
+      headers: { 'x-request-id': 'r1' },
+    });
     const res = await post({ model: 'm', stream: true });
     expect(res.status).toBe(400);
     expect(res.headers.get('x-request-id')).toBe('r1');
     expect(res.headers.get('content-type')).toBe('application/json');
-    expect(await res.json()).toEqual({ error: { message: 'bad temperature', type: 'BadRequestError', param: null, code: 400 } });
+    expect(await res.json()).toEqual({
+      error: { message: 'bad temperature', type: 'BadRequestError', param: null, code: 400 },
+    });
 
-    server.enqueue({ kind: 'status', status: 502, contentType: 'text/html', text: '<html><title>502 Bad Gateway</title><body>nginx</body></html>', headers: { 'retry-after': '4' } });
+    server.enqueue({
+      kind: 'status',
+      status: 502,
+      contentType: 'text/html',
+      text: '<html><title>502 Bad Gateway</title><body>nginx</body></html>',
+      headers: { 'retry-after': '4' },
+    });
     const proxy = await post({ model: 'm', stream: true });
     expect(proxy.status).toBe(502);
     expect(proxy.headers.get('retry-after')).toBe('4');
@@ -164,22 +177,46 @@ describe('modelFetch (the openai client’s fetch)', () => {
 });
 
 describe('normaliseErrorBody', () => {
-  const n = (body: unknown, status = 400) => JSON.parse(normaliseErrorBody(typeof body === 'string' ? body : JSON.stringify(body), status));
+  const n = (body: unknown, status = 400) =>
+    JSON.parse(normaliseErrorBody(typeof body === 'string' ? body : JSON.stringify(body), status));
 
   it('leaves {"error":{"message"}} (OpenAI, Ollama’s OpenAI layer, LiteLLM, llama.cpp) as it is', () => {
-    const llama = { error: { code: 400, message: 'request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 5000, n_ctx: 4096 } };
+    const llama = {
+      error: {
+        code: 400,
+        message: 'request (5000 tokens) exceeds the available context size (4096 tokens), try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: 5000,
+        n_ctx: 4096,
+      },
+    };
     expect(normaliseErrorBody(JSON.stringify(llama), 400)).toBe(JSON.stringify(llama));
   });
 
   it('puts every other shape’s words under error.message', () => {
-    expect(n({ error: 'model "x" not found, try pulling it first' }, 404)).toEqual({ error: { message: 'model "x" not found, try pulling it first' } });
-    expect(n({ object: 'error', message: 'too long', type: 'BadRequestError', param: null, code: 400 })).toEqual({ error: { message: 'too long', type: 'BadRequestError', param: null, code: 400 } });
+    expect(n({ error: 'model "x" not found, try pulling it first' }, 404)).toEqual({
+      error: { message: 'model "x" not found, try pulling it first' },
+    });
+    expect(
+      n({ object: 'error', message: 'too long', type: 'BadRequestError', param: null, code: 400 }),
+    ).toEqual({ error: { message: 'too long', type: 'BadRequestError', param: null, code: 400 } });
     expect(n({ detail: 'Not authenticated' }, 401)).toEqual({ error: { message: 'Not authenticated' } });
-    expect(n({ detail: [{ loc: ['body', 'model'], msg: 'field required' }, { msg: 'extra fields not permitted' }] }, 422)).toEqual({ error: { message: 'body.model: field required; extra fields not permitted' } });
-    expect(n({ error: { code: 500, type: 'server_error' } }, 500)).toEqual({ error: { code: 500, type: 'server_error', message: '{"code":500,"type":"server_error"}' } });
+    expect(
+      n(
+        {
+          detail: [{ loc: ['body', 'model'], msg: 'field required' }, { msg: 'extra fields not permitted' }],
+        },
+        422,
+      ),
+    ).toEqual({ error: { message: 'body.model: field required; extra fields not permitted' } });
+    expect(n({ error: { code: 500, type: 'server_error' } }, 500)).toEqual({
+      error: { code: 500, type: 'server_error', message: '{"code":500,"type":"server_error"}' },
+    });
     expect(n({ status: 'failed' }, 500)).toEqual({ error: { message: '{"status":"failed"}' } });
     expect(n('Internal Server Error\n', 500)).toEqual({ error: { message: 'Internal Server Error' } });
-    expect(n('<html><body><h1>403 Forbidden</h1><script>x()</script></body></html>', 403)).toEqual({ error: { message: '403 Forbidden' } });
+    expect(n('<html><body><h1>403 Forbidden</h1><script>x()</script></body></html>', 403)).toEqual({
+      error: { message: '403 Forbidden' },
+    });
     expect(n('', 503)).toEqual({ error: { message: 'HTTP 503 without a message' } });
     expect(n('x'.repeat(5000), 500).error.message).toHaveLength(1001);
   });

@@ -21,7 +21,12 @@ const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 
 const viaFetch = async (input: string | URL | Request, init: RequestInit): Promise<Response> =>
-  normaliseErrorResponse((await undiciFetch(input as never, { ...init, dispatcher: modelDispatcher } as never)) as unknown as Response);
+  normaliseErrorResponse(
+    (await undiciFetch(
+      input as never,
+      { ...init, dispatcher: modelDispatcher } as never,
+    )) as unknown as Response,
+  );
 
 /** Characters of an error body kept as the message (a proxy's HTML page can be long). */
 const ERROR_WORDS_MAX = 1000;
@@ -43,14 +48,20 @@ export function normaliseErrorBody(text: string, status: number): string {
   } catch {
     parsed = undefined;
   }
-  const wrap = (message: string, rest: Record<string, unknown> = {}) => JSON.stringify({ error: { ...rest, message: cap(message) || `HTTP ${status} without a message` } });
+  const wrap = (message: string, rest: Record<string, unknown> = {}) =>
+    JSON.stringify({ error: { ...rest, message: cap(message) || `HTTP ${status} without a message` } });
   if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
     const o = parsed as Record<string, unknown>;
     const err = o['error'];
     if (err && typeof err === 'object' && !Array.isArray(err)) {
       const e = err as Record<string, unknown>;
       if (typeof e['message'] === 'string' && e['message'].trim()) return text;
-      return wrap(typeof e['message'] === 'string' || e['message'] === undefined ? JSON.stringify(e) : JSON.stringify(e['message']), e);
+      return wrap(
+        typeof e['message'] === 'string' || e['message'] === undefined
+          ? JSON.stringify(e)
+          : JSON.stringify(e['message']),
+        e,
+      );
     }
     if (typeof err === 'string') {
       const { error: _error, ...rest } = o;
@@ -75,7 +86,9 @@ export function normaliseErrorBody(text: string, status: number): string {
   }
   // Not JSON: plain text, or an HTML error page of a proxy (its title, else its text).
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1];
-  const plain = /<\/?[a-z][^>]*>/i.test(text) ? (title ?? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ')) : text;
+  const plain = /<\/?[a-z][^>]*>/i.test(text)
+    ? (title ?? text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' '))
+    : text;
   return wrap(plain.replace(/\s+/g, ' ').trim());
 }
 
@@ -91,7 +104,11 @@ async function normaliseErrorResponse(response: Response): Promise<Response> {
   headers.set('content-type', 'application/json');
   headers.delete('content-length');
   headers.delete('content-encoding');
-  return new Response(normaliseErrorBody(text, response.status), { status: response.status, statusText: response.statusText, headers });
+  return new Response(normaliseErrorBody(text, response.status), {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
 /**
@@ -113,7 +130,10 @@ async function normaliseErrorResponse(response: Response): Promise<Response> {
  * close (Ollama then stops generating). Unlike `fetch`, the ports the Fetch standard blocks (e.g.
  * 6000) are not refused.
  */
-export const modelFetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+export const modelFetch = (async (
+  input: string | URL | Request,
+  init: RequestInit = {},
+): Promise<Response> => {
   const body = init.body;
   if (input instanceof Request || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
     return viaFetch(input, init);
@@ -146,10 +166,15 @@ export const modelFetch = (async (input: string | URL | Request, init: RequestIn
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
     }
-    const eventStream = status >= 200 && status < 300 && /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
+    const eventStream =
+      status >= 200 &&
+      status < 300 &&
+      /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
     if (!eventStream) {
       if (NULL_BODY_STATUS.has(status)) await res.body.dump().catch(() => undefined);
-      const web = NULL_BODY_STATUS.has(status) ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
+      const web = NULL_BODY_STATUS.has(status)
+        ? null
+        : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
       return await normaliseErrorResponse(new Response(web, { status, headers: responseHeaders }));
     }
     const response = new Response(null, { status, headers: responseHeaders });

@@ -4,7 +4,12 @@
  * a turn without a language, as a job from an older API has none).
  */
 import 'reflect-metadata';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, type ModelSettings } from '@corpus-chat/corpus-queries';
+import {
+  CorpusTools,
+  defaultCorpusQueries,
+  defaultReadOnly,
+  type ModelSettings,
+} from '@corpus-chat/corpus-queries';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import type { OperatorLanguage } from '@corpus-chat/contracts';
 import { agentConfig } from '../agent.config';
@@ -26,8 +31,17 @@ afterAll(async () => {
 
 /** Runs one turn in `language` and returns the system message the model server received. */
 async function systemPromptFor(language: OperatorLanguage | undefined, question: string): Promise<string> {
-  const runner = new OpenAiModelRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly), agentConfig({ retryDelayMs: 10 }));
-  const settings: ModelSettings = { backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: null, updatedAt: null };
+  const runner = new OpenAiModelRunner(
+    new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly),
+    agentConfig({ retryDelayMs: 10 }),
+  );
+  const settings: ModelSettings = {
+    backend: 'openai',
+    baseUrl: server.baseUrl,
+    model: 'scripted-model',
+    apiKey: null,
+    updatedAt: null,
+  };
   const before = server.completionRequests.length;
   server.enqueue(script.text(language === 'ru' ? 'Готово.' : 'Done.'));
   const { ctx } = turnContext(question);
@@ -52,5 +66,7 @@ it('tells the model to answer in English for an English operator, even for a Rus
 });
 
 it('answers in English when the turn names no language', async () => {
-  expect(await systemPromptFor(undefined, 'How many reports?')).toBe(await systemPromptFor('en', 'How many reports?'));
+  expect(await systemPromptFor(undefined, 'How many reports?')).toBe(
+    await systemPromptFor('en', 'How many reports?'),
+  );
 });

@@ -1,5 +1,9 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import { turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
 import type { TurnRecorder } from '../turn-recorder';
@@ -44,7 +48,10 @@ export interface StepRequest {
  * wants it back under that name within the turn's tool loop; reasoning found in `<think>` tags is
  * not sent back).
  */
-export type ShownStep = DecodedStep & { shownFrom: number; reasoningField?: 'reasoning_content' | 'reasoning' };
+export type ShownStep = DecodedStep & {
+  shownFrom: number;
+  reasoningField?: 'reasoning_content' | 'reasoning';
+};
 
 /** The timers of one streamed request (milliseconds). */
 export interface StepTimeouts {
@@ -72,9 +79,15 @@ export async function streamStep(
   let timer: NodeJS.Timeout | undefined;
   const arm = (ms: number, what: string) => {
     clearTimeout(timer);
-    timer = setTimeout(() => watchdog.abort(new ModelRequestError({ code: 'TIMEOUT', message: what, retryable: false })), ms);
+    timer = setTimeout(
+      () => watchdog.abort(new ModelRequestError({ code: 'TIMEOUT', message: what, retryable: false })),
+      ms,
+    );
   };
-  arm(timeouts.firstTokenMs, `no response within ${fmtMs(timeouts.firstTokenMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
+  arm(
+    timeouts.firstTokenMs,
+    `no response within ${fmtMs(timeouts.firstTokenMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`,
+  );
   const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
   const decoder = new StepDecoder();
   const shown = new StepText(recorder);
@@ -105,7 +118,11 @@ export async function streamStep(
     await shown.apply(out);
     if (step.toolCalls.length && !step.finishReason) {
       // Cut in the middle of a call: its arguments may be half there. Never run it.
-      throw new ModelRequestError({ code: 'MODEL_ERROR', message: 'the stream ended in the middle of a tool call (no finish reason)', retryable: true });
+      throw new ModelRequestError({
+        code: 'MODEL_ERROR',
+        message: 'the stream ended in the middle of a tool call (no finish reason)',
+        retryable: true,
+      });
     }
     return { ...step, shownFrom: shown.from, ...(reasoningField ? { reasoningField } : {}) };
   } catch (e) {
@@ -152,7 +169,8 @@ class StepText {
 /** The delta field a chunk carries reasoning in, if any. */
 function reasoningFieldOf(chunk: ChatCompletionChunk): ShownStep['reasoningField'] {
   const delta = chunk.choices?.[0]?.delta as Record<string, unknown> | undefined;
-  if (typeof delta?.['reasoning_content'] === 'string' && delta['reasoning_content']) return 'reasoning_content';
+  if (typeof delta?.['reasoning_content'] === 'string' && delta['reasoning_content'])
+    return 'reasoning_content';
   if (typeof delta?.['reasoning'] === 'string' && delta['reasoning']) return 'reasoning';
   return undefined;
 }

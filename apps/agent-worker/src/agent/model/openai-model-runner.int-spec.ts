@@ -6,8 +6,18 @@
  */
 import 'reflect-metadata';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  CorpusTools,
+  defaultCorpusQueries,
+  defaultReadOnly,
+  searchFindings,
+  type ModelSettings,
+} from '@corpus-chat/corpus-queries';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';
@@ -16,7 +26,11 @@ import { ScriptedOpenAiServer, script, type ScriptedResponse } from '../testing/
 import { TestThread, streamedText, turnContext } from '../testing/turn-harness';
 import { OpenAiModelRunner } from './openai-model-runner';
 
-const FILES = ['scans/sarif/dd__flawfinder.sarif', 'scans/sarif/sechub__gosec_2.9.5.sarif.json', 'scans/trivy/scb__juice-shop-v12.10.2.json'];
+const FILES = [
+  'scans/sarif/dd__flawfinder.sarif',
+  'scans/sarif/sechub__gosec_2.9.5.sarif.json',
+  'scans/trivy/scb__juice-shop-v12.10.2.json',
+];
 
 let db: TestDatabase;
 let server: ScriptedOpenAiServer;
@@ -33,10 +47,18 @@ beforeEach(async () => {
 });
 afterEach(async () => server?.close());
 
-const settings = (): ModelSettings => ({ backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: null, updatedAt: null });
-const runner = (cfg: Partial<AgentConfig> = {}) => new OpenAiModelRunner(tools, agentConfig({ retryDelayMs: 10, ...cfg }));
+const settings = (): ModelSettings => ({
+  backend: 'openai',
+  baseUrl: server.baseUrl,
+  model: 'scripted-model',
+  apiKey: null,
+  updatedAt: null,
+});
+const runner = (cfg: Partial<AgentConfig> = {}) =>
+  new OpenAiModelRunner(tools, agentConfig({ retryDelayMs: 10, ...cfg }));
 /** The exact total the query layer gives for a filter (independent of the agent). */
-const total = async (f: Parameters<typeof searchFindings>[1]) => (await searchFindings(db.dataSource.manager, f)).total;
+const total = async (f: Parameters<typeof searchFindings>[1]) =>
+  (await searchFindings(db.dataSource.manager, f)).total;
 
 /** Every assistant tool call in a request is followed by its tool result, and no result is orphaned. */
 function expectPairedToolMessages(messages: ChatCompletionMessageParam[]): void {
@@ -56,30 +78,75 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   it('runs a two-step turn: tool call (arguments split over chunks), then a streamed answer, events in order', async () => {
     const expected = await total({ text: 'SQL injection', severity: 'high' });
     server.enqueue(
-      script.toolCall('search_findings', { text: 'SQL injection', severity: 'high' }, { argParts: 7, leadText: 'Let me count. ' }),
+      script.toolCall(
+        'search_findings',
+        { text: 'SQL injection', severity: 'high' },
+        { argParts: 7, leadText: 'Let me count. ' },
+      ),
       script.text(`There are ${expected} high findings about SQL injection.`, 4),
     );
     const { ctx, events } = turnContext('How many high findings relate to SQL injection?');
     const outcome = await runner().run(ctx, settings());
 
-    expect(events.map((e) => e.type)).toEqual(['text.delta', 'tool.call', 'tool.result', 'text.delta', 'text.delta', 'text.delta', 'text.delta', 'text.delta']);
+    expect(events.map((e) => e.type)).toEqual([
+      'text.delta',
+      'tool.call',
+      'tool.result',
+      'text.delta',
+      'text.delta',
+      'text.delta',
+      'text.delta',
+      'text.delta',
+    ]);
     const call = events[1];
     const result = events[2];
-    expect(call).toMatchObject({ type: 'tool.call', name: 'search_findings', args: { text: 'SQL injection', severity: 'high' } });
-    expect(result).toMatchObject({ type: 'tool.result', ok: true, callId: (call as { callId: string }).callId });
-    expect((result as { summary: string }).summary).toBe(`search_findings: ${expected} findings (showing ${Math.min(expected, 10)}) for text='SQL injection', severity=high`);
+    expect(call).toMatchObject({
+      type: 'tool.call',
+      name: 'search_findings',
+      args: { text: 'SQL injection', severity: 'high' },
+    });
+    expect(result).toMatchObject({
+      type: 'tool.result',
+      ok: true,
+      callId: (call as { callId: string }).callId,
+    });
+    expect((result as { summary: string }).summary).toBe(
+      `search_findings: ${expected} findings (showing ${Math.min(expected, 10)}) for text='SQL injection', severity=high`,
+    );
     expect(outcome.content).toBe(`Let me count.\n\nThere are ${expected} high findings about SQL injection.`);
-    expect(events.filter((e) => e.type === 'text.delta').map((e) => (e as { text: string }).text).join('')).toBe(outcome.content);
-    expect(outcome.metadata).toMatchObject({ lastFilter: { text: 'SQL injection', severity: 'high' }, model: 'scripted-model' });
+    expect(
+      events
+        .filter((e) => e.type === 'text.delta')
+        .map((e) => (e as { text: string }).text)
+        .join(''),
+    ).toBe(outcome.content);
+    expect(outcome.metadata).toMatchObject({
+      lastFilter: { text: 'SQL injection', severity: 'high' },
+      model: 'scripted-model',
+    });
     expect(outcome.metadata.toolCalls).toHaveLength(1);
 
     // The second request carries the reassembled call and the tool's exact total.
     const [first, second] = server.completionRequests;
     expect(first.body).toMatchObject({ stream: true, model: 'scripted-model' });
-    expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['get_corpus_overview', 'search_findings', 'count_findings_by', 'list_all_reports', 'finding_detail', 'compare_reports']);
+    expect(first.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'get_corpus_overview',
+      'search_findings',
+      'count_findings_by',
+      'list_all_reports',
+      'finding_detail',
+      'compare_reports',
+    ]);
     const msgs = second.body.messages as ChatCompletionMessageParam[];
-    const assistant = msgs.find((m) => m.role === 'assistant') as { tool_calls: { id: string; function: { arguments: string } }[] };
-    expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({ text: 'SQL injection', severity: 'high', limit: 10, offset: 0 }); // validated, defaults applied
+    const assistant = msgs.find((m) => m.role === 'assistant') as {
+      tool_calls: { id: string; function: { arguments: string } }[];
+    };
+    expect(JSON.parse(assistant.tool_calls[0].function.arguments)).toEqual({
+      text: 'SQL injection',
+      severity: 'high',
+      limit: 10,
+      offset: 0,
+    }); // validated, defaults applied
     const tool = msgs.find((m) => m.role === 'tool') as { content: string; tool_call_id: string };
     expect(tool.tool_call_id).toBe(assistant.tool_calls[0].id);
     expect(JSON.parse(tool.content)).toMatchObject({ total: expected, truncated: expected > 10 });
@@ -98,10 +165,14 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     const outcome = await runner().run(ctx, settings());
     const results = events.filter((e) => e.type === 'tool.result') as { ok: boolean; summary: string }[];
     expect(results.map((r) => r.ok)).toEqual([false, false, true]);
-    expect(results[0].summary).toBe("search_findings: invalid arguments: 'severity' must be one of: critical, high, medium, low, info");
+    expect(results[0].summary).toBe(
+      "search_findings: invalid arguments: 'severity' must be one of: critical, high, medium, low, info",
+    );
     const reqs = server.completionRequests;
     expect(reqs).toHaveLength(4);
-    const toolMessage = (i: number) => (reqs[i].body.messages as ChatCompletionMessageParam[]).filter((m) => m.role === 'tool').at(-1)!.content as string;
+    const toolMessage = (i: number) =>
+      (reqs[i].body.messages as ChatCompletionMessageParam[]).filter((m) => m.role === 'tool').at(-1)!
+        .content as string;
     expect(toolMessage(1)).toContain("'severity' must be one of: critical, high, medium, low, info");
     expect(toolMessage(2)).toContain('not valid JSON');
     expect(JSON.parse(toolMessage(3))).toMatchObject({ total: expected });
@@ -121,7 +192,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   it('ends the turn naming the server and its message when the retry fails too', async () => {
     server.enqueue(script.status(500, 'CUDA out of memory'), script.status(503, 'model is loading'));
     const { ctx } = turnContext('hi');
-    const err = (await runner().run(ctx, settings()).catch((e) => e)) as AgentTurnError;
+    const err = (await runner()
+      .run(ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err).toBeInstanceOf(AgentTurnError);
     expect(err.code).toBe('MODEL_UNAVAILABLE');
     expect(err.message).toContain(`Model server ${server.baseUrl} (model scripted-model)`);
@@ -131,8 +204,13 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   });
 
   it('does not retry a 4xx (a wrong model name will not fix itself)', async () => {
-    server.enqueue(script.status(404, 'model "nope" not found, try pulling it first'), script.text('never sent'));
-    const err = (await runner().run(turnContext('hi').ctx, settings()).catch((e) => e)) as AgentTurnError;
+    server.enqueue(
+      script.status(404, 'model "nope" not found, try pulling it first'),
+      script.text('never sent'),
+    );
+    const err = (await runner()
+      .run(turnContext('hi').ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('MODEL_ERROR');
     expect(err.message).toContain('model "nope" not found');
     expect(server.completionRequests).toHaveLength(1);
@@ -141,7 +219,15 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   it('retries a refused connection once, then says which server could not be reached', async () => {
     const url = server.baseUrl;
     await server.close();
-    const err = (await runner().run(turnContext('hi').ctx, { backend: 'openai', baseUrl: url, model: 'scripted-model', apiKey: null, updatedAt: null }).catch((e) => e)) as AgentTurnError;
+    const err = (await runner()
+      .run(turnContext('hi').ctx, {
+        backend: 'openai',
+        baseUrl: url,
+        model: 'scripted-model',
+        apiKey: null,
+        updatedAt: null,
+      })
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('MODEL_UNAVAILABLE');
     expect(err.message).toBe(
       `Model server ${url} (model scripted-model): could not connect: connection refused: nothing listens on that port (ECONNREFUSED) (tried twice). An administrator can check the model server under Settings → Test connection.`,
@@ -150,20 +236,29 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   });
 
   it('retries a malformed stream chunk once', async () => {
-    server.enqueue({ kind: 'stream', chunks: [{ raw: '{"choices": [ {"delta": ' }] }, script.text('Recovered.'));
+    server.enqueue(
+      { kind: 'stream', chunks: [{ raw: '{"choices": [ {"delta": ' }] },
+      script.text('Recovered.'),
+    );
     const outcome = await runner().run(turnContext('hi').ctx, settings());
     expect(outcome.content).toBe('Recovered.');
     expect(server.completionRequests).toHaveLength(2);
   });
 
   it('waits for a slow first token, and ends with a clear timeout when it takes longer than configured', async () => {
-    server.enqueue({ ...script.text('Slow but fine.'), headersDelayMs: 600, firstChunkDelayMs: 600 } as never);
+    server.enqueue({
+      ...script.text('Slow but fine.'),
+      headersDelayMs: 600,
+      firstChunkDelayMs: 600,
+    } as never);
     const ok = await runner({ firstTokenTimeoutMs: 5000 }).run(turnContext('hi').ctx, settings());
     expect(ok.content).toBe('Slow but fine.');
 
     server.enqueue({ ...script.text('too late'), firstChunkDelayMs: 2000 } as never);
     const started = Date.now();
-    const err = (await runner({ firstTokenTimeoutMs: 400 }).run(turnContext('hi').ctx, settings()).catch((e) => e)) as AgentTurnError;
+    const err = (await runner({ firstTokenTimeoutMs: 400 })
+      .run(turnContext('hi').ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('TIMEOUT');
     expect(err.message).toContain('no response within 400 ms (MODEL_FIRST_TOKEN_TIMEOUT_MS)');
     expect(Date.now() - started).toBeLessThan(1500);
@@ -171,7 +266,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
 
   it('ends a stream that stalls longer than the idle timeout', async () => {
     server.enqueue({ kind: 'stream', chunks: [{ text: 'Part one' }], hang: true });
-    const err = (await runner({ streamIdleTimeoutMs: 300 }).run(turnContext('hi').ctx, settings()).catch((e) => e)) as AgentTurnError;
+    const err = (await runner({ streamIdleTimeoutMs: 300 })
+      .run(turnContext('hi').ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('TIMEOUT');
     expect(err.message).toMatch(/stream stalled for 300 ms .*not retried/);
     await server.waitFor(() => server.completionRequests[0].clientClosed === true, 1000);
@@ -188,7 +285,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
         ac.abort(new Error('cancelled by operator'));
       }
     };
-    const err = await runner().run(ctx, settings()).catch((e) => e);
+    const err = await runner()
+      .run(ctx, settings())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(AgentTurnError);
     expect(Date.now() - abortedAt).toBeLessThan(1000);
@@ -201,7 +300,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
 
   it('stops at the step limit when the model keeps calling tools', async () => {
     server.responder = () => script.toolCall('get_corpus_overview', {});
-    const err = (await runner({ maxSteps: 3 }).run(turnContext('loop').ctx, settings()).catch((e) => e)) as AgentTurnError;
+    const err = (await runner({ maxSteps: 3 })
+      .run(turnContext('loop').ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('STEP_LIMIT');
     expect(err.message).toContain('after 3 steps (AGENT_MAX_STEPS)');
     expect(server.completionRequests).toHaveLength(3);
@@ -209,7 +310,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
 
   it('stops with a clear error instead of overflowing the context with tool results', async () => {
     server.responder = () => script.toolCall('list_all_reports', {});
-    const err = (await runner({ contextTokens: 2200, toolReserveTokens: 0, maxSteps: 20 }).run(turnContext('list').ctx, settings()).catch((e) => e)) as AgentTurnError;
+    const err = (await runner({ contextTokens: 2200, toolReserveTokens: 0, maxSteps: 20 })
+      .run(turnContext('list').ctx, settings())
+      .catch((e) => e)) as AgentTurnError;
     expect(err.code).toBe('CONTEXT_OVERFLOW');
     expect(err.message).toMatch(/no longer fit the context budget \(\d+ of 2200 tokens/);
     for (const r of server.completionRequests) {
@@ -221,8 +324,20 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     for (const contextTokens of [1000, 6000]) {
       const limit = runner({ contextTokens }).historyLimit;
       // The cheapest possible messages: one character each, nothing else in the context.
-      const history: HistoryMessage[] = Array.from({ length: limit * 2 }, () => ({ role: 'user', content: 'a', status: 'complete', metadata: {} }));
-      const ctx = buildModelContext({ systemPrompt: '', tools: [], history, userMessage: 'b', budgetTokens: contextTokens, reserveTokens: 0 });
+      const history: HistoryMessage[] = Array.from({ length: limit * 2 }, () => ({
+        role: 'user',
+        content: 'a',
+        status: 'complete',
+        metadata: {},
+      }));
+      const ctx = buildModelContext({
+        systemPrompt: '',
+        tools: [],
+        history,
+        userMessage: 'b',
+        budgetTokens: contextTokens,
+        reserveTokens: 0,
+      });
       expect(ctx.keptTurns).toBeGreaterThan(0);
       expect(ctx.keptTurns).toBeLessThan(limit);
     }
@@ -231,12 +346,27 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
   it('trims a 200-turn thread to the budget, newest first, and a follow-up still resolves against the previous answer', async () => {
     const history: HistoryMessage[] = [];
     for (let i = 1; i <= 199; i++) {
-      history.push({ role: 'user', content: `How many findings mention topic number ${i}? ${'Please be exact. '.repeat(i % 5)}`, status: 'complete', metadata: {} });
-      history.push({ role: 'assistant', content: `There are ${i} findings about topic ${i}.`, status: 'complete', metadata: { lastFilter: { text: `topic ${i}` } } });
+      history.push({
+        role: 'user',
+        content: `How many findings mention topic number ${i}? ${'Please be exact. '.repeat(i % 5)}`,
+        status: 'complete',
+        metadata: {},
+      });
+      history.push({
+        role: 'assistant',
+        content: `There are ${i} findings about topic ${i}.`,
+        status: 'complete',
+        metadata: { lastFilter: { text: `topic ${i}` } },
+      });
     }
     const gosec = 'sechub__gosec_2.9.5.sarif.json';
     const inReport = await total({ reportName: gosec });
-    history.push({ role: 'user', content: `How many findings are in ${gosec}?`, status: 'complete', metadata: {} });
+    history.push({
+      role: 'user',
+      content: `How many findings are in ${gosec}?`,
+      status: 'complete',
+      metadata: {},
+    });
     history.push({
       role: 'assistant',
       content: `**${inReport}** findings match the filter report=${gosec}.`,
@@ -271,7 +401,9 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
     // Newest turns, whole: the oldest kept turn starts with its user message, and turns are consecutive.
     const kept = sent.slice(1, -1);
     expect(kept[0].role).toBe('user');
-    const numbers = kept.filter((m) => m.role === 'user').map((m) => Number(/topic number (\d+)/.exec(m.content)?.[1] ?? 200));
+    const numbers = kept
+      .filter((m) => m.role === 'user')
+      .map((m) => Number(/topic number (\d+)/.exec(m.content)?.[1] ?? 200));
     expect(numbers).toEqual(numbers.map((_, i) => numbers[0] + i));
     expect(numbers.at(-1)).toBe(200);
   });
@@ -282,7 +414,11 @@ describe('the answer check, and the rules of a step', () => {
   const search = () => script.toolCall('search_findings', { text: 'SQL injection' });
 
   it('a re-asked answer that runs into the step limit leaves the first answer standing, with its unsupported number', async () => {
-    server.enqueue(search(), script.text('The exact total is 84 findings.'), script.toolCall('search_findings', { text: 'SQL injection' }, { id: 'call_again' }));
+    server.enqueue(
+      search(),
+      script.text('The exact total is 84 findings.'),
+      script.toolCall('search_findings', { text: 'SQL injection' }, { id: 'call_again' }),
+    );
     const { ctx, events } = turnContext(question);
     const outcome = await runner({ maxSteps: 3 }).run(ctx, settings());
     expect(outcome.content).toBe('The exact total is 84 findings.');
@@ -292,7 +428,11 @@ describe('the answer check, and the rules of a step', () => {
   });
 
   it('a re-asked answer whose stream is cut leaves the first answer standing', async () => {
-    server.enqueue(search(), script.text('The exact total is 84 findings.'), { kind: 'stream', chunks: [{ text: 'There are' }], cut: true });
+    server.enqueue(search(), script.text('The exact total is 84 findings.'), {
+      kind: 'stream',
+      chunks: [{ text: 'There are' }],
+      cut: true,
+    });
     const { ctx, events } = turnContext(question);
     const outcome = await runner().run(ctx, settings());
     expect(outcome.content).toBe('The exact total is 84 findings.');
@@ -300,9 +440,16 @@ describe('the answer check, and the rules of a step', () => {
     expect(streamedText(events)).toBe(outcome.content);
   });
 
-  it('a number in an earlier step\'s preamble does not make the model answer again (it cannot take it back)', async () => {
+  it("a number in an earlier step's preamble does not make the model answer again (it cannot take it back)", async () => {
     const expected = await total({ text: 'SQL injection' });
-    server.enqueue(script.toolCall('search_findings', { text: 'SQL injection' }, { leadText: 'Let me look at the 7,777,777 rows.' }), script.text(`There are ${expected} findings.`));
+    server.enqueue(
+      script.toolCall(
+        'search_findings',
+        { text: 'SQL injection' },
+        { leadText: 'Let me look at the 7,777,777 rows.' },
+      ),
+      script.text(`There are ${expected} findings.`),
+    );
     const { ctx } = turnContext(question);
     const outcome = await runner().run(ctx, settings());
     expect(server.completionRequests).toHaveLength(2);
@@ -310,20 +457,35 @@ describe('the answer check, and the rules of a step', () => {
   });
 
   it('sends no reasoning_content back for reasoning that came in <think> tags (only a server that streams the field wants it)', async () => {
-    server.enqueue(script.toolCall('search_findings', { text: 'SQL injection' }, { leadText: '<think>I should search.</think>' }), script.text('Done.'));
+    server.enqueue(
+      script.toolCall(
+        'search_findings',
+        { text: 'SQL injection' },
+        { leadText: '<think>I should search.</think>' },
+      ),
+      script.text('Done.'),
+    );
     const { ctx } = turnContext(question);
     const outcome = await runner().run(ctx, settings());
     expect(outcome.metadata.reasoning).toBe('I should search.');
-    const assistant = (server.completionRequests[1].body.messages as Record<string, unknown>[]).find((m) => m['role'] === 'assistant');
+    const assistant = (server.completionRequests[1].body.messages as Record<string, unknown>[]).find(
+      (m) => m['role'] === 'assistant',
+    );
     expect(assistant).not.toHaveProperty('reasoning_content');
     expect(assistant).not.toHaveProperty('reasoning');
   });
 
   it('never runs a tool call whose stream was cut before its finish reason', async () => {
-    const cut: ScriptedResponse = { kind: 'stream', chunks: [{ toolCall: { index: 0, id: 'call_cut', name: 'search_findings', args: '{"text":"SQL' } }], cut: true };
+    const cut: ScriptedResponse = {
+      kind: 'stream',
+      chunks: [{ toolCall: { index: 0, id: 'call_cut', name: 'search_findings', args: '{"text":"SQL' } }],
+      cut: true,
+    };
     server.enqueue(cut, cut);
     const { ctx, events } = turnContext(question);
-    const error = await runner().run(ctx, settings()).catch((e: unknown) => e);
+    const error = await runner()
+      .run(ctx, settings())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentTurnError);
     expect((error as AgentTurnError).message).toContain('the stream ended in the middle of a tool call');
     expect(events.filter((e) => e.type === 'tool.call')).toEqual([]);
@@ -331,7 +493,15 @@ describe('the answer check, and the rules of a step', () => {
   });
 
   it('waits out a 503 that says when to come back (a model still loading)', async () => {
-    server.enqueue({ kind: 'status', status: 503, body: { error: { message: 'model is loading' } }, headers: { 'retry-after-ms': '50' } }, script.text('Hello.'));
+    server.enqueue(
+      {
+        kind: 'status',
+        status: 503,
+        body: { error: { message: 'model is loading' } },
+        headers: { 'retry-after-ms': '50' },
+      },
+      script.text('Hello.'),
+    );
     const { ctx } = turnContext('Hello?');
     const outcome = await runner({ retryDelayMs: 60_000 }).run(ctx, settings());
     expect(outcome.content).toBe('Hello.');

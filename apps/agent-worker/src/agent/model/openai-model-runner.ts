@@ -1,14 +1,32 @@
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
-import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionAssistantMessageParam,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { CorpusTools, ToolExecution, ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, discoverContextLength, effectiveContextBudget, SERVER_CONTEXT_SHARE, type AgentTurnContext, type AgentTurnOutcome, type HistoryMessage, type ModelContextSource } from '@corpus-chat/server-core';
+import {
+  AgentTurnError,
+  discoverContextLength,
+  effectiveContextBudget,
+  SERVER_CONTEXT_SHARE,
+  type AgentTurnContext,
+  type AgentTurnOutcome,
+  type HistoryMessage,
+  type ModelContextSource,
+} from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext, withoutReasoning } from '../context/context-builder';
 import { attachmentNote, buildSystemPrompt } from '../context/system-prompt';
-import { TOKENS_PER_MESSAGE, countMessagesTokens, countToolsTokens, tokensWithin } from '../context/token-counter';
+import {
+  TOKENS_PER_MESSAGE,
+  countMessagesTokens,
+  countToolsTokens,
+  tokensWithin,
+} from '../context/token-counter';
 import { lastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { reaskMessage, verifyNumbers } from '../verification/number-provenance';
@@ -37,7 +55,13 @@ export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
   const key = JSON.stringify([settings.baseUrl ?? null, apiKey, timeout]);
   let client = clients.get(key);
   if (!client) {
-    client = new OpenAI({ baseURL: settings.baseUrl ?? undefined, apiKey, maxRetries: 0, timeout, fetch: modelFetch });
+    client = new OpenAI({
+      baseURL: settings.baseUrl ?? undefined,
+      apiKey,
+      maxRetries: 0,
+      timeout,
+      fetch: modelFetch,
+    });
     clients.set(key, client);
   }
   return client;
@@ -121,15 +145,25 @@ export class OpenAiModelRunner {
     const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
     const found = await this.serverContext(settings, ctx.signal);
-    let window: Window = { serverTokens: found.tokens, budget: effectiveContextBudget(found.tokens, this.config.contextTokens), setting: found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING };
+    let window: Window = {
+      serverTokens: found.tokens,
+      budget: effectiveContextBudget(found.tokens, this.config.contextTokens),
+      setting: found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING,
+    };
     let prefix = this.prompt(ctx, tools, window);
     /** This turn's assistant tool calls and tool results, after the prompt. */
     const loop: ChatCompletionMessageParam[] = [];
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
     const where = `Model server ${server} (model ${model || 'unset'})`;
-    const earlierAnswers = ctx.history.filter((m) => m.role === 'assistant' && m.status === 'complete').map((m) => withoutReasoning(m.content));
-    const verify = (answer: string) => verifyNumbers({ answer, userMessage: ctx.userMessage, evidence: recorder.evidence, earlierAnswers });
-    const outcome = (verification: AnswerVerification): AgentTurnOutcome => ({ content: recorder.content, metadata: { ...recorder.metadata(model), verification } });
+    const earlierAnswers = ctx.history
+      .filter((m) => m.role === 'assistant' && m.status === 'complete')
+      .map((m) => withoutReasoning(m.content));
+    const verify = (answer: string) =>
+      verifyNumbers({ answer, userMessage: ctx.userMessage, evidence: recorder.evidence, earlierAnswers });
+    const outcome = (verification: AnswerVerification): AgentTurnOutcome => ({
+      content: recorder.content,
+      metadata: { ...recorder.metadata(model), verification },
+    });
     let contextRetried = false;
     /** The answer that was sent back for holding unsupported numbers: it stands if the second try fails. */
     let first: { from: number; text: string; verification: AnswerVerification } | undefined;
@@ -138,7 +172,10 @@ export class OpenAiModelRunner {
       for (let step = 1; step <= this.config.maxSteps; step++) {
         const messages = [...prefix, ...loop];
         // Exact when the bound does not settle it (a short turn never loads the tokenizer).
-        const used = tokensWithin(window.budget, (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m));
+        const used = tokensWithin(
+          window.budget,
+          (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m),
+        );
         if (used > window.budget) {
           throw new AgentTurnError(
             'CONTEXT_OVERFLOW',
@@ -147,19 +184,41 @@ export class OpenAiModelRunner {
         }
         let result: ShownStep;
         try {
-          result = await this.requestWithRetry(client, { model, messages, tools }, ctx, recorder, step, where);
+          result = await this.requestWithRetry(
+            client,
+            { model, messages, tools },
+            ctx,
+            recorder,
+            step,
+            where,
+          );
         } catch (e) {
           if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
           // Once: budget with the window the refusal named, so the history is trimmed to fit; when it
           // named none, keep only the latest turn of the history (or none).
-          if (e.contextTokens) serverContexts.set(contextKey(settings), { tokens: e.contextTokens, ...(found.source ? { source: found.source } : {}) });
+          if (e.contextTokens)
+            serverContexts.set(contextKey(settings), {
+              tokens: e.contextTokens,
+              ...(found.source ? { source: found.source } : {}),
+            });
           const smaller: Window = e.contextTokens
-            ? { ...window, serverTokens: e.contextTokens, budget: Math.min(window.budget, effectiveContextBudget(e.contextTokens, this.config.contextTokens)) }
+            ? {
+                ...window,
+                serverTokens: e.contextTokens,
+                budget: Math.min(
+                  window.budget,
+                  effectiveContextBudget(e.contextTokens, this.config.contextTokens),
+                ),
+              }
             : window;
           const history = e.contextTokens ? ctx.history : shorterHistory(ctx.history);
           const retry = contextRetried ? undefined : this.prompt({ ...ctx, history }, tools, smaller);
-          if (!retry || retry.length >= prefix.length) throw contextTooSmall(where, e, e.contextSetting ?? window.setting, contextRetried);
-          this.logger.warn({ turnId: ctx.turnId, step, budget: smaller.budget }, 'context refused by the model server; retrying with a smaller history');
+          if (!retry || retry.length >= prefix.length)
+            throw contextTooSmall(where, e, e.contextSetting ?? window.setting, contextRetried);
+          this.logger.warn(
+            { turnId: ctx.turnId, step, budget: smaller.budget },
+            'context refused by the model server; retrying with a smaller history',
+          );
           contextRetried = true;
           window = smaller;
           prefix = retry;
@@ -175,8 +234,14 @@ export class OpenAiModelRunner {
           // Only numbers of this step make the model try again: earlier steps' text cannot be rewritten.
           if (!first && step < this.config.maxSteps && verify(result.text).unsupported.length) {
             first = { from: result.shownFrom, text: recorder.content.slice(result.shownFrom), verification };
-            this.logger.log({ turnId: ctx.turnId, step, unsupported: verification.unsupported.length }, 'answer states unsupported numbers; asking the model once more');
-            loop.push({ role: 'assistant', content: result.text }, { role: 'user', content: reaskMessage(verification, recorder.evidence) });
+            this.logger.log(
+              { turnId: ctx.turnId, step, unsupported: verification.unsupported.length },
+              'answer states unsupported numbers; asking the model once more',
+            );
+            loop.push(
+              { role: 'assistant', content: result.text },
+              { role: 'user', content: reaskMessage(verification, recorder.evidence) },
+            );
             await recorder.reset(result.shownFrom, 'reask');
             continue;
           }
@@ -184,16 +249,27 @@ export class OpenAiModelRunner {
         }
 
         const executions: ToolExecution[] = [];
-        for (const call of result.toolCalls) executions.push(await recorder.callTool(call.name, call.arguments));
+        for (const call of result.toolCalls)
+          executions.push(await recorder.callTool(call.name, call.arguments));
         loop.push(
           {
             role: 'assistant',
             content: result.text || null,
-            tool_calls: result.toolCalls.map((c, i) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) } })),
+            tool_calls: result.toolCalls.map((c, i) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
+            })),
             // Within the turn, a server that streamed reasoning in a field gets it back under that name (DeepSeek requires it).
-            ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
+            ...(result.reasoningField && result.reasoning
+              ? { [result.reasoningField]: result.reasoning }
+              : {}),
           } as ChatCompletionAssistantMessageParam,
-          ...result.toolCalls.map((c, i) => ({ role: 'tool' as const, tool_call_id: c.id, content: executions[i].modelContent })),
+          ...result.toolCalls.map((c, i) => ({
+            role: 'tool' as const,
+            tool_call_id: c.id,
+            content: executions[i].modelContent,
+          })),
         );
       }
       throw new AgentTurnError(
@@ -203,7 +279,10 @@ export class OpenAiModelRunner {
     } catch (e) {
       if (!first || ctx.signal.aborted) throw e;
       // The second try failed: the first answer stands, stored with its unsupported numbers.
-      this.logger.warn({ turnId: ctx.turnId, error: (e as Error).message }, 'the re-asked answer failed; keeping the first answer');
+      this.logger.warn(
+        { turnId: ctx.turnId, error: (e as Error).message },
+        'the re-asked answer failed; keeping the first answer',
+      );
       await recorder.reset(first.from, 'reask');
       await recorder.say(first.text);
       return outcome({ ...first.verification, reasked: true });
@@ -214,7 +293,11 @@ export class OpenAiModelRunner {
    * System prompt, the history that fits `window.budget`, the new message. When the server's window
    * is what leaves no room for the message, the error names the server's setting.
    */
-  private prompt(ctx: AgentTurnContext, tools: ChatCompletionTool[], window: Window): ChatCompletionMessageParam[] {
+  private prompt(
+    ctx: AgentTurnContext,
+    tools: ChatCompletionTool[],
+    window: Window,
+  ): ChatCompletionMessageParam[] {
     let context: ReturnType<typeof buildModelContext>;
     try {
       context = buildModelContext({
@@ -235,7 +318,15 @@ export class OpenAiModelRunner {
       throw e;
     }
     if (context.droppedTurns) {
-      this.logger.log({ turnId: ctx.turnId, keptTurns: context.keptTurns, droppedTurns: context.droppedTurns, budget: window.budget }, 'history trimmed to the context budget');
+      this.logger.log(
+        {
+          turnId: ctx.turnId,
+          keptTurns: context.keptTurns,
+          droppedTurns: context.droppedTurns,
+          budget: window.budget,
+        },
+        'history trimmed to the context budget',
+      );
     }
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
@@ -248,9 +339,17 @@ export class OpenAiModelRunner {
     const key = contextKey(settings);
     const known = serverContexts.get(key);
     if (known) return known;
-    const info = await discoverContextLength(settings.baseUrl ?? '', settings.model ?? '', settings.apiKey ?? null, { timeoutMs: 3000 });
+    const info = await discoverContextLength(
+      settings.baseUrl ?? '',
+      settings.model ?? '',
+      settings.apiKey ?? null,
+      { timeoutMs: 3000 },
+    );
     signal.throwIfAborted();
-    const found: ServerContext = { tokens: info.contextTokens ?? null, ...(info.source ? { source: info.source } : {}) };
+    const found: ServerContext = {
+      tokens: info.contextTokens ?? null,
+      ...(info.source ? { source: info.source } : {}),
+    };
     serverContexts.set(key, found, info.provisional ? { ttl: PROVISIONAL_CONTEXT_TTL_MS } : undefined);
     return found;
   }
@@ -258,10 +357,16 @@ export class OpenAiModelRunner {
   /** A final step must have ended with `stop` and written an answer. */
   private assertComplete(result: ShownStep, where: string): void {
     if (result.finishReason === 'length') {
-      throw new AgentTurnError('MODEL_ERROR', `${where}: the answer was cut off at the model's output limit (finish reason "length"); what arrived is kept above. Retry, or raise the server's output or context limit.`);
+      throw new AgentTurnError(
+        'MODEL_ERROR',
+        `${where}: the answer was cut off at the model's output limit (finish reason "length"); what arrived is kept above. Retry, or raise the server's output or context limit.`,
+      );
     }
     if (!result.finishReason) {
-      throw new AgentTurnError('MODEL_ERROR', `${where}: the stream ended before the answer was complete (no finish reason); what arrived is kept above. Retry the question.`);
+      throw new AgentTurnError(
+        'MODEL_ERROR',
+        `${where}: the stream ended before the answer was complete (no finish reason); what arrived is kept above. Retry the question.`,
+      );
     }
     if (!result.text.trim()) {
       throw new AgentTurnError(
@@ -274,18 +379,31 @@ export class OpenAiModelRunner {
   }
 
   /** One model step: retried once when nothing was streamed yet, and after each 429 as the server asks. */
-  private async requestWithRetry(client: OpenAI, req: StepRequest, ctx: AgentTurnContext, recorder: TurnRecorder, step: number, where: string): Promise<ShownStep> {
+  private async requestWithRetry(
+    client: OpenAI,
+    req: StepRequest,
+    ctx: AgentTurnContext,
+    recorder: TurnRecorder,
+    step: number,
+    where: string,
+  ): Promise<ShownStep> {
     let first: ModelRequestError | undefined;
     let rateLimited = 0;
     for (let attempt = 1; ; attempt++) {
       const before = recorder.content.length;
       try {
-        return await streamStep(client, req, ctx, recorder, { firstTokenMs: this.config.firstTokenTimeoutMs, idleMs: this.config.streamIdleTimeoutMs });
+        return await streamStep(client, req, ctx, recorder, {
+          firstTokenMs: this.config.firstTokenTimeoutMs,
+          idleMs: this.config.streamIdleTimeoutMs,
+        });
       } catch (e) {
         if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
         if (!(e instanceof ModelRequestError)) throw e;
         const streamed = recorder.content.length > before;
-        this.logger.warn({ turnId: ctx.turnId, step, attempt, status: e.status, error: e.message }, 'model request failed');
+        this.logger.warn(
+          { turnId: ctx.turnId, step, attempt, status: e.status, error: e.message },
+          'model request failed',
+        );
         if (e.contextExceeded) throw e;
         // A 429, or a 503 that says when to come back: wait as told, a few times.
         const busy = e.status === 429 || (e.status === 503 && e.retryAfterMs !== undefined);
@@ -314,7 +432,10 @@ export class OpenAiModelRunner {
             ? ' (after part of the answer was streamed, so it was not retried)'
             : '';
         // Server-side trouble: the operator cannot fix it, an administrator can test the server.
-        const advice = e.code === 'MODEL_UNAVAILABLE' || e.code === 'TIMEOUT' ? ' An administrator can check the model server under Settings → Test connection.' : '';
+        const advice =
+          e.code === 'MODEL_UNAVAILABLE' || e.code === 'TIMEOUT'
+            ? ' An administrator can check the model server under Settings → Test connection.'
+            : '';
         const said = `${e.message}${tried}`;
         throw new AgentTurnError(e.code, `${where}: ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
       }
@@ -351,7 +472,12 @@ function shorterHistory(history: HistoryMessage[]): HistoryMessage[] {
 }
 
 /** The turn's error when the server refused the prompt as too long (`retried`: also with a smaller history). */
-function contextTooSmall(where: string, e: ModelRequestError, setting: string, retried: boolean): AgentTurnError {
+function contextTooSmall(
+  where: string,
+  e: ModelRequestError,
+  setting: string,
+  retried: boolean,
+): AgentTurnError {
   return new AgentTurnError(
     'CONTEXT_OVERFLOW',
     `${where} refused the prompt as longer than its context window (${e.message})${retried ? ', also with a smaller history' : '; there was no history to leave out'}. Raise ${setting}, or lower AGENT_CONTEXT_TOKENS so the worker sends less.`,

@@ -10,17 +10,38 @@
 import 'reflect-metadata';
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, searchFindings, type ModelSettings } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  CorpusTools,
+  defaultCorpusQueries,
+  defaultReadOnly,
+  searchFindings,
+  type ModelSettings,
+} from '@corpus-chat/corpus-queries';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
 import { ScriptedOpenAiServer, type ScriptedResponse } from '../testing/scripted-openai-server';
-import { encodeIntent, profileError, streamError, type ModelIntent, type ServerProfileName, type ServerQuirks } from '../testing/server-profiles';
+import {
+  encodeIntent,
+  profileError,
+  streamError,
+  type ModelIntent,
+  type ServerProfileName,
+  type ServerQuirks,
+} from '../testing/server-profiles';
 import { streamedText, turnContext } from '../testing/turn-harness';
 import { modelFetch } from './model-http';
 import { OpenAiModelRunner } from './openai-model-runner';
 
-const FILES = ['scans/sarif/dd__flawfinder.sarif', 'scans/sarif/sechub__gosec_2.9.5.sarif.json', 'scans/trivy/scb__juice-shop-v12.10.2.json'];
+const FILES = [
+  'scans/sarif/dd__flawfinder.sarif',
+  'scans/sarif/sechub__gosec_2.9.5.sarif.json',
+  'scans/trivy/scb__juice-shop-v12.10.2.json',
+];
 
 let db: TestDatabase;
 let server: ScriptedOpenAiServer;
@@ -39,8 +60,15 @@ beforeEach(async () => {
 });
 afterEach(async () => server?.close());
 
-const settings = (): ModelSettings => ({ backend: 'openai', baseUrl: server.baseUrl, model: 'scripted-model', apiKey: null, updatedAt: null });
-const runner = (cfg: Partial<AgentConfig> = {}) => new OpenAiModelRunner(tools, agentConfig({ retryDelayMs: 10, ...cfg }));
+const settings = (): ModelSettings => ({
+  backend: 'openai',
+  baseUrl: server.baseUrl,
+  model: 'scripted-model',
+  apiKey: null,
+  updatedAt: null,
+});
+const runner = (cfg: Partial<AgentConfig> = {}) =>
+  new OpenAiModelRunner(tools, agentConfig({ retryDelayMs: 10, ...cfg }));
 
 /** Markup no answer may show: tool-call syntax, reasoning tags, fences of a JSON call. */
 const MARKUP = /<\/?tool_call>|<\/?think>|<function=|<parameter=|\[TOOL_CALLS\]|```|"arguments"|"name"\s*:/;
@@ -49,7 +77,12 @@ const SEARCH_CRITICAL = { name: 'search_findings', arguments: { severity: 'criti
 const ANSWER = () => `There are ${critical} critical findings.`;
 
 /** Runs one turn; the server answers each request with the next of `steps`. */
-async function turn(profile: ServerProfileName, steps: ScriptedResponse[], history: HistoryMessage[] = [], cfg: Partial<AgentConfig> = {}) {
+async function turn(
+  profile: ServerProfileName,
+  steps: ScriptedResponse[],
+  history: HistoryMessage[] = [],
+  cfg: Partial<AgentConfig> = {},
+) {
   server.profile = profile;
   server.enqueue(...steps);
   const { ctx, events } = turnContext('How many critical findings are there?', history);
@@ -64,7 +97,9 @@ async function turn(profile: ServerProfileName, steps: ScriptedResponse[], histo
 function expectSearchedThenAnswered(r: Awaited<ReturnType<typeof turn>>): void {
   expect(r.error).toBeUndefined();
   const calls = r.events.filter((e) => e.type === 'tool.call');
-  expect(calls).toEqual([expect.objectContaining({ name: 'search_findings', args: { severity: 'critical' } })]);
+  expect(calls).toEqual([
+    expect.objectContaining({ name: 'search_findings', args: { severity: 'critical' } }),
+  ]);
   expect(r.events.filter((e) => e.type === 'tool.result')).toEqual([expect.objectContaining({ ok: true })]);
   expect(r.outcome!.content).toContain(ANSWER());
   expect(r.outcome!.content).not.toMatch(MARKUP);
@@ -74,11 +109,15 @@ function expectSearchedThenAnswered(r: Awaited<ReturnType<typeof turn>>): void {
   const second = server.completionRequests[1].body.messages as ChatCompletionMessageParam[];
   const tool = second.find((m) => m.role === 'tool') as { content: string; tool_call_id: string };
   expect(JSON.parse(tool.content)).toMatchObject({ total: critical });
-  const assistant = second.find((m) => m.role === 'assistant' && m.tool_calls) as { tool_calls: { id: string; function: { name: string; arguments: string } }[] };
+  const assistant = second.find((m) => m.role === 'assistant' && m.tool_calls) as {
+    tool_calls: { id: string; function: { name: string; arguments: string } }[];
+  };
   // The validated arguments (defaults applied) go back, not the model's raw text.
   const validated = r.outcome!.metadata.toolCalls[0].args;
   expect(validated).toMatchObject({ severity: 'critical' });
-  expect(assistant.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([[tool.tool_call_id, 'search_findings', validated]]);
+  expect(assistant.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+    [tool.tool_call_id, 'search_findings', validated],
+  ]);
 }
 
 describe('tool calls written as text (no tool parser on the server)', () => {
@@ -90,7 +129,11 @@ describe('tool calls written as text (no tool parser on the server)', () => {
     ['Mistral [TOOL_CALLS] (vLLM)', 'vllm', 'mistral'],
   ])('%s: runs the call and answers without the markup', async (_name, profile, style) => {
     const r = await turn(profile, [
-      encodeIntent(profile, { text: 'Let me count them.', toolCalls: [SEARCH_CRITICAL] }, { toolCallsAsText: style }),
+      encodeIntent(
+        profile,
+        { text: 'Let me count them.', toolCalls: [SEARCH_CRITICAL] },
+        { toolCallsAsText: style },
+      ),
       encodeIntent(profile, { text: ANSWER() }),
     ]);
     expectSearchedThenAnswered(r);
@@ -104,7 +147,11 @@ describe('reasoning is kept in metadata.reasoning, never in the answer', () => {
   const REASONING = 'The operator wants a count, so I call search_findings with severity critical.';
 
   it.each<[string, ServerProfileName, ServerQuirks]>([
-    ['<think>…</think> in content (llama.cpp --reasoning-format none)', 'llamacpp', { thinkInContent: 'tags' }],
+    [
+      '<think>…</think> in content (llama.cpp --reasoning-format none)',
+      'llamacpp',
+      { thinkInContent: 'tags' },
+    ],
     ['a lone </think> in content (the template opened the tag)', 'vllm', { thinkInContent: 'closing-only' }],
     ['the reasoning_content field (vLLM reasoning parser)', 'vllm', {}],
     ['the reasoning_content field (llama.cpp --reasoning-format deepseek)', 'llamacpp', {}],
@@ -129,7 +176,13 @@ describe('reasoning is kept in metadata.reasoning, never in the answer', () => {
     ]);
     expect(server.rejected.total).toBe(0);
     expectSearchedThenAnswered(r);
-    const assistant = (server.completionRequests[1].body.messages as { role: string; tool_calls?: unknown[]; reasoning_content?: string }[]).find((m) => m.role === 'assistant' && m.tool_calls);
+    const assistant = (
+      server.completionRequests[1].body.messages as {
+        role: string;
+        tool_calls?: unknown[];
+        reasoning_content?: string;
+      }[]
+    ).find((m) => m.role === 'assistant' && m.tool_calls);
     expect(assistant?.reasoning_content).toBe(REASONING);
     expect(r.outcome!.metadata.reasoning).toContain(REASONING);
   });
@@ -147,13 +200,23 @@ describe('tool-call deltas the assembler must not merge or lose', () => {
     ['parallel calls all with index 0 (older Ollama)', 'ollama', { parallelIndexZero: true }],
     ['parallel calls without index (some proxies)', 'llamacpp', { noIndex: true }],
   ])('%s: both calls run, each result paired with its own id', async (_name, profile, quirks) => {
-    const r = await turn(profile, [encodeIntent(profile, TWO_CALLS, quirks), encodeIntent(profile, { text: ANSWER() })]);
+    const r = await turn(profile, [
+      encodeIntent(profile, TWO_CALLS, quirks),
+      encodeIntent(profile, { text: ANSWER() }),
+    ]);
     expect(r.error).toBeUndefined();
-    expect(r.events.filter((e) => e.type === 'tool.call').map((e) => [(e as { name: string }).name, (e as { args: unknown }).args])).toEqual([
+    expect(
+      r.events
+        .filter((e) => e.type === 'tool.call')
+        .map((e) => [(e as { name: string }).name, (e as { args: unknown }).args]),
+    ).toEqual([
       ['get_corpus_overview', {}],
       ['search_findings', { severity: 'critical' }],
     ]);
-    expect(r.events.filter((e) => e.type === 'tool.result').map((e) => (e as { ok: boolean }).ok)).toEqual([true, true]);
+    expect(r.events.filter((e) => e.type === 'tool.result').map((e) => (e as { ok: boolean }).ok)).toEqual([
+      true,
+      true,
+    ]);
     const msgs = server.completionRequests[1].body.messages as ChatCompletionMessageParam[];
     const assistant = msgs.find((m) => m.role === 'assistant') as { tool_calls: { id: string }[] };
     const results = msgs.filter((m) => m.role === 'tool') as { tool_call_id: string }[];
@@ -163,7 +226,10 @@ describe('tool-call deltas the assembler must not merge or lose', () => {
   });
 
   it('arguments sent as a JSON object instead of a string', async () => {
-    const r = await turn('llamacpp', [encodeIntent('llamacpp', { toolCalls: [SEARCH_CRITICAL] }, { argumentsAsObject: true }), encodeIntent('llamacpp', { text: ANSWER() })]);
+    const r = await turn('llamacpp', [
+      encodeIntent('llamacpp', { toolCalls: [SEARCH_CRITICAL] }, { argumentsAsObject: true }),
+      encodeIntent('llamacpp', { text: ANSWER() }),
+    ]);
     expectSearchedThenAnswered(r);
   });
 });
@@ -178,18 +244,28 @@ describe('streams that end without a usable answer', () => {
     expect(server.completionRequests).toHaveLength(1); // text was streamed: no retry
   });
 
-  it.each<[ServerProfileName]>([['vllm'], ['llamacpp']])('%s failing after the stream started: an error, not a half answer taken as complete', async (profile) => {
-    const started = encodeIntent(profile, { text: 'There are 12 crit', finish: null }) as Extract<ScriptedResponse, { kind: 'stream' }>;
-    const failure = streamError(profile, 'CUDA error: an illegal memory access was encountered');
-    const r = await turn(profile, [{ kind: 'stream', chunks: [...started.chunks, ...failure.chunks], cut: failure.cut }]);
-    expect(r.error).toBeInstanceOf(AgentTurnError);
-    // llama.cpp's `error:` line never reaches an SSE client, so only vLLM's words can be shown.
-    if (profile === 'vllm') expect(r.error!.message).toContain('CUDA error: an illegal memory access was encountered');
-    expect(streamedText(r.events)).toBe('There are 12 crit');
-  });
+  it.each<[ServerProfileName]>([['vllm'], ['llamacpp']])(
+    '%s failing after the stream started: an error, not a half answer taken as complete',
+    async (profile) => {
+      const started = encodeIntent(profile, { text: 'There are 12 crit', finish: null }) as Extract<
+        ScriptedResponse,
+        { kind: 'stream' }
+      >;
+      const failure = streamError(profile, 'CUDA error: an illegal memory access was encountered');
+      const r = await turn(profile, [
+        { kind: 'stream', chunks: [...started.chunks, ...failure.chunks], cut: failure.cut },
+      ]);
+      expect(r.error).toBeInstanceOf(AgentTurnError);
+      // llama.cpp's `error:` line never reaches an SSE client, so only vLLM's words can be shown.
+      if (profile === 'vllm')
+        expect(r.error!.message).toContain('CUDA error: an illegal memory access was encountered');
+      expect(streamedText(r.events)).toBe('There are 12 crit');
+    },
+  );
 
   it('only reasoning and no answer is an error, and the reasoning is not shown as the answer', async () => {
-    server.responder = () => encodeIntent('vllm', { reasoning: 'Hmm, let me think about severities for a while.' });
+    server.responder = () =>
+      encodeIntent('vllm', { reasoning: 'Hmm, let me think about severities for a while.' });
     const r = await turn('vllm', []);
     expect(r.error).toBeInstanceOf(AgentTurnError);
     expect(r.error!.code).toBe('MODEL_ERROR');
@@ -198,7 +274,9 @@ describe('streams that end without a usable answer', () => {
   });
 
   it('finish_reason length ends with an error saying the answer was cut off', async () => {
-    const r = await turn('ollama', [encodeIntent('ollama', { text: 'The critical findings are, in order of', finish: 'length' })]);
+    const r = await turn('ollama', [
+      encodeIntent('ollama', { text: 'The critical findings are, in order of', finish: 'length' }),
+    ]);
     expect(r.error).toBeInstanceOf(AgentTurnError);
     expect(r.error!.message).toMatch(/cut off/i);
     expect(r.error!.message).not.toMatch(/^undefined|\[object/);
@@ -218,15 +296,70 @@ describe('errors of real servers', () => {
   });
 
   it.each<[string, ScriptedResponse, string]>([
-    ['vLLM {"object":"error"}', profileError('vllm', 400, 'top_k must be -1 (disable), or at least 1, got 0.'), 'top_k must be -1 (disable), or at least 1, got 0.'],
-    ['Ollama native {"error":"text"}', { kind: 'status', status: 404, body: { error: 'model "qwen3:8b" not found, try pulling it first' } }, 'model "qwen3:8b" not found, try pulling it first'],
-    ['LM Studio {"error":"text"}', profileError('lmstudio', 400, 'No models loaded. Please load a model in the developer page or use the `lms load` command.'), 'No models loaded.'],
-    ['llama.cpp {"error":{"code","message","type"}}', profileError('llamacpp', 400, 'tools param requires --jinja flag'), 'tools param requires --jinja flag'],
-    ['LiteLLM {"error":{"code":"400"}}', profileError('litellm', 400, 'litellm.BadRequestError: Invalid model name passed in model=scripted-model'), 'Invalid model name passed in model=scripted-model'],
-    ['FastAPI {"detail":"text"}', { kind: 'status', status: 401, body: { detail: 'Invalid or missing API key' } }, 'Invalid or missing API key'],
-    ['FastAPI {"detail":[{msg}]}', { kind: 'status', status: 422, body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string' }] } }, 'Input should be a valid string'],
-    ['a proxy’s plain text', { kind: 'status', status: 403, text: 'Forbidden: IP not allowed' }, 'Forbidden: IP not allowed'],
-    ['a proxy’s HTML page', { kind: 'status', status: 413, contentType: 'text/html', text: '<html><head><title>413 Request Entity Too Large</title></head><body>nginx</body></html>' }, '413 Request Entity Too Large'],
+    [
+      'vLLM {"object":"error"}',
+      profileError('vllm', 400, 'top_k must be -1 (disable), or at least 1, got 0.'),
+      'top_k must be -1 (disable), or at least 1, got 0.',
+    ],
+    [
+      'Ollama native {"error":"text"}',
+      { kind: 'status', status: 404, body: { error: 'model "qwen3:8b" not found, try pulling it first' } },
+      'model "qwen3:8b" not found, try pulling it first',
+    ],
+    [
+      'LM Studio {"error":"text"}',
+      profileError(
+        'lmstudio',
+        400,
+        'No models loaded. Please load a model in the developer page or use the `lms load` command.',
+      ),
+      'No models loaded.',
+    ],
+    [
+      'llama.cpp {"error":{"code","message","type"}}',
+      profileError('llamacpp', 400, 'tools param requires --jinja flag'),
+      'tools param requires --jinja flag',
+    ],
+    [
+      'LiteLLM {"error":{"code":"400"}}',
+      profileError(
+        'litellm',
+        400,
+        'litellm.BadRequestError: Invalid model name passed in model=scripted-model',
+      ),
+      'Invalid model name passed in model=scripted-model',
+    ],
+    [
+      'FastAPI {"detail":"text"}',
+      { kind: 'status', status: 401, body: { detail: 'Invalid or missing API key' } },
+      'Invalid or missing API key',
+    ],
+    [
+      'FastAPI {"detail":[{msg}]}',
+      {
+        kind: 'status',
+        status: 422,
+        body: {
+          detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string' }],
+        },
+      },
+      'Input should be a valid string',
+    ],
+    [
+      'a proxy’s plain text',
+      { kind: 'status', status: 403, text: 'Forbidden: IP not allowed' },
+      'Forbidden: IP not allowed',
+    ],
+    [
+      'a proxy’s HTML page',
+      {
+        kind: 'status',
+        status: 413,
+        contentType: 'text/html',
+        text: '<html><head><title>413 Request Entity Too Large</title></head><body>nginx</body></html>',
+      },
+      '413 Request Entity Too Large',
+    ],
   ])('%s: the server’s words reach the error', async (_name, response, words) => {
     const r = await turn('openai', [response]);
     expect(r.error).toBeInstanceOf(AgentTurnError);
@@ -240,13 +373,25 @@ describe('errors of real servers', () => {
     server.checks = { rejectTools: true };
     const r = await turn('ollama', []);
     expect(r.error).toBeInstanceOf(AgentTurnError);
-    expect(r.error!.message).toContain('registry.ollama.ai/library/scripted-model:latest does not support tools');
+    expect(r.error!.message).toContain(
+      'registry.ollama.ai/library/scripted-model:latest does not support tools',
+    );
   });
 
   const longHistory = (turns: number): HistoryMessage[] =>
     Array.from({ length: turns }, (_, i) => [
-      { role: 'user' as const, content: `How many findings mention topic ${i + 1}?`, status: 'complete' as const, metadata: {} },
-      { role: 'assistant' as const, content: `There are ${i + 1} findings about topic ${i + 1}.`, status: 'complete' as const, metadata: {} },
+      {
+        role: 'user' as const,
+        content: `How many findings mention topic ${i + 1}?`,
+        status: 'complete' as const,
+        metadata: {},
+      },
+      {
+        role: 'assistant' as const,
+        content: `There are ${i + 1} findings about topic ${i + 1}.`,
+        status: 'complete' as const,
+        metadata: {},
+      },
     ]).flat();
 
   it('llama.cpp names its n_ctx when it refuses: the worker budgets with it, trims the history and answers', async () => {
@@ -260,21 +405,27 @@ describe('errors of real servers', () => {
     const [first, second] = server.completionRequests;
     expect(server.rejected.total).toBe(1);
     expect(second.body.messages.length).toBeLessThan(first.body.messages.length);
-    expect(second.body.messages.at(-1)).toEqual({ role: 'user', content: 'How many critical findings are there?' });
+    expect(second.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'How many critical findings are there?',
+    });
   });
 
   it.each<[ServerProfileName, RegExp]>([
     ['llamacpp', /--ctx-size|-c\b/],
     ['vllm', /--max-model-len/],
-  ])('%s names a window too small for the message itself: no retry, an error naming AGENT_CONTEXT_TOKENS and the server setting', async (profile, setting) => {
-    server.checks = { contextLength: 300 };
-    const r = await turn(profile, [], longHistory(6));
-    expect(r.error).toBeInstanceOf(AgentTurnError);
-    expect(r.error!.code).toBe('CONTEXT_OVERFLOW');
-    expect(r.error!.message).toContain('AGENT_CONTEXT_TOKENS');
-    expect(r.error!.message).toMatch(setting);
-    expect(server.completionRequests).toHaveLength(1);
-  });
+  ])(
+    '%s names a window too small for the message itself: no retry, an error naming AGENT_CONTEXT_TOKENS and the server setting',
+    async (profile, setting) => {
+      server.checks = { contextLength: 300 };
+      const r = await turn(profile, [], longHistory(6));
+      expect(r.error).toBeInstanceOf(AgentTurnError);
+      expect(r.error!.code).toBe('CONTEXT_OVERFLOW');
+      expect(r.error!.message).toContain('AGENT_CONTEXT_TOKENS');
+      expect(r.error!.message).toMatch(setting);
+      expect(server.completionRequests).toHaveLength(1);
+    },
+  );
 
   it('Ollama refuses without naming its window: retried once with the latest turn only, then an error naming num_ctx', async () => {
     server.checks = { contextLength: 300 };
@@ -285,7 +436,12 @@ describe('errors of real servers', () => {
     expect(r.error!.message).toContain('also with a smaller history');
     const [first, second] = server.completionRequests;
     expect(server.completionRequests).toHaveLength(2);
-    expect(second.body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(second.body.messages.map((m: { role: string }) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+    ]);
     expect(first.body.messages.length).toBeGreaterThan(second.body.messages.length);
   });
 });
@@ -299,11 +455,17 @@ describe('what the worker sends', () => {
       { role: 'user', content: 'And how many findings?', status: 'complete', metadata: {} },
       { role: 'assistant', content: '', status: 'cancelled', metadata: {} },
     ];
-    const r = await turn('vllm', [encodeIntent('vllm', { toolCalls: [SEARCH_CRITICAL] }), encodeIntent('vllm', { text: ANSWER() })], history);
+    const r = await turn(
+      'vllm',
+      [encodeIntent('vllm', { toolCalls: [SEARCH_CRITICAL] }), encodeIntent('vllm', { text: ANSWER() })],
+      history,
+    );
     expect(server.rejected.total).toBe(0);
     expectSearchedThenAnswered(r);
     for (const req of server.completionRequests) {
-      const roles = (req.body.messages as { role: string }[]).map((m) => m.role).filter((role) => role !== 'system');
+      const roles = (req.body.messages as { role: string }[])
+        .map((m) => m.role)
+        .filter((role) => role !== 'system');
       roles.forEach((role, i) => {
         if (i > 0 && role === 'user') expect(roles[i - 1]).not.toBe('user');
       });
@@ -312,7 +474,10 @@ describe('what the worker sends', () => {
 
   it('records the usage each request reported (metadata.modelRequests), asking for it with stream_options', async () => {
     const r = await turn('ollama', [
-      encodeIntent('ollama', { toolCalls: [SEARCH_CRITICAL], usage: { promptTokens: 812, completionTokens: 17 } }),
+      encodeIntent('ollama', {
+        toolCalls: [SEARCH_CRITICAL],
+        usage: { promptTokens: 812, completionTokens: 17 },
+      }),
       encodeIntent('ollama', { text: ANSWER(), usage: { promptTokens: 1043, completionTokens: 11 } }),
     ]);
     expectSearchedThenAnswered(r);
@@ -326,7 +491,8 @@ describe('what the worker sends', () => {
 
 describe('the profiles’ side routes (context discovery)', () => {
   const root = () => server.baseUrl.replace(/\/v1$/, '');
-  const get = async (path: string, init?: RequestInit) => (await fetch(`${root()}${path}`, init)).json() as Promise<Record<string, any>>;
+  const get = async (path: string, init?: RequestInit) =>
+    (await fetch(`${root()}${path}`, init)).json() as Promise<Record<string, any>>;
 
   it('vLLM lists max_model_len; llama.cpp /props gives n_ctx; Ollama /api/show and /api/ps; LM Studio /api/v0/models', async () => {
     server.contextLength = 16384;
@@ -342,21 +508,38 @@ describe('the profiles’ side routes (context discovery)', () => {
     expect((await get('/v1/models')).data[0].meta.n_ctx_train).toBe(32768);
 
     server.profile = 'ollama';
-    const show = await get('/api/show', { method: 'POST', body: JSON.stringify({ model: 'scripted-model' }) });
+    const show = await get('/api/show', {
+      method: 'POST',
+      body: JSON.stringify({ model: 'scripted-model' }),
+    });
     expect(show.model_info['qwen2.context_length']).toBe(32768);
     expect(show.parameters).toMatch(/^num_ctx\s+16384$/m);
     expect((await get('/api/ps')).models[0].context_length).toBe(16384);
-    expect(await get('/api/show', { method: 'POST', body: JSON.stringify({ model: 'nope' }) })).toEqual({ error: "model 'nope' not found" });
+    expect(await get('/api/show', { method: 'POST', body: JSON.stringify({ model: 'nope' }) })).toEqual({
+      error: "model 'nope' not found",
+    });
 
     server.profile = 'lmstudio';
-    expect((await get('/api/v0/models')).data[0]).toMatchObject({ id: 'scripted-model', max_context_length: 32768, loaded_context_length: 16384 });
+    expect((await get('/api/v0/models')).data[0]).toMatchObject({
+      id: 'scripted-model',
+      max_context_length: 32768,
+      loaded_context_length: 16384,
+    });
   });
 });
 
 describe('the wire format each profile streams (read by the real client)', () => {
-  const INTENT: ModelIntent = { reasoning: 'Count them.', toolCalls: [SEARCH_CRITICAL], usage: { promptTokens: 100, completionTokens: 9 } };
+  const INTENT: ModelIntent = {
+    reasoning: 'Count them.',
+    toolCalls: [SEARCH_CRITICAL],
+    usage: { promptTokens: 100, completionTokens: 9 },
+  };
 
-  async function chunks(profile: ServerProfileName, intent: ModelIntent = INTENT, includeUsage = true): Promise<ChatCompletionChunk[]> {
+  async function chunks(
+    profile: ServerProfileName,
+    intent: ModelIntent = INTENT,
+    includeUsage = true,
+  ): Promise<ChatCompletionChunk[]> {
     server.profile = profile;
     server.enqueue(encodeIntent(profile, intent));
     const client = new OpenAI({ baseURL: server.baseUrl, apiKey: 'k', maxRetries: 0, fetch: modelFetch });
@@ -370,17 +553,38 @@ describe('the wire format each profile streams (read by the real client)', () =>
     for await (const c of stream) out.push(c);
     return out;
   }
-  const deltas = (cs: ChatCompletionChunk[]) => cs.flatMap((c) => c.choices.map((ch) => ch.delta as Record<string, unknown>));
-  const calls = (cs: ChatCompletionChunk[]) => deltas(cs).flatMap((d) => (d['tool_calls'] as Record<string, any>[] | undefined) ?? []);
+  const deltas = (cs: ChatCompletionChunk[]) =>
+    cs.flatMap((c) => c.choices.map((ch) => ch.delta as Record<string, unknown>));
+  const calls = (cs: ChatCompletionChunk[]) =>
+    deltas(cs).flatMap((d) => (d['tool_calls'] as Record<string, any>[] | undefined) ?? []);
 
   it('Ollama: role first, `reasoning`, each call whole with a call_xxxxxxxx id, an empty finish delta, usage alone last', async () => {
     const cs = await chunks('ollama');
-    expect(cs.every((c) => /^chatcmpl-\d{1,3}$/.test(c.id) && c.model === 'qwen3:8b' && c.system_fingerprint === 'fp_ollama')).toBe(true);
+    expect(
+      cs.every(
+        (c) =>
+          /^chatcmpl-\d{1,3}$/.test(c.id) && c.model === 'qwen3:8b' && c.system_fingerprint === 'fp_ollama',
+      ),
+    ).toBe(true);
     expect(deltas(cs)[0]).toMatchObject({ role: 'assistant', content: '', reasoning: expect.any(String) });
-    expect(deltas(cs).map((d) => d['reasoning'] ?? '').join('')).toBe('Count them.');
-    expect(calls(cs)).toEqual([{ index: 0, id: expect.stringMatching(/^call_[a-z0-9]{8}$/), type: 'function', function: { name: 'search_findings', arguments: '{"severity":"critical"}' } }]);
+    expect(
+      deltas(cs)
+        .map((d) => d['reasoning'] ?? '')
+        .join(''),
+    ).toBe('Count them.');
+    expect(calls(cs)).toEqual([
+      {
+        index: 0,
+        id: expect.stringMatching(/^call_[a-z0-9]{8}$/),
+        type: 'function',
+        function: { name: 'search_findings', arguments: '{"severity":"critical"}' },
+      },
+    ]);
     expect(cs.at(-2)!.choices[0]).toMatchObject({ delta: {}, finish_reason: 'tool_calls' });
-    expect(cs.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 9, total_tokens: 109 } });
+    expect(cs.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 100, completion_tokens: 9, total_tokens: 109 },
+    });
     // middleware/openai.go: no usage unless the request asks for it.
     const quiet = await chunks('ollama', INTENT, false);
     expect(quiet.some((c) => c.usage)).toBe(false);
@@ -390,9 +594,18 @@ describe('the wire format each profile streams (read by the real client)', () =>
   it('vLLM: `reasoning_content`, the call’s name before its argument fragments, a chatcmpl-tool- id', async () => {
     const cs = await chunks('vllm');
     expect(deltas(cs)[0]).toMatchObject({ role: 'assistant', content: '' });
-    expect(deltas(cs).map((d) => d['reasoning_content'] ?? '').join('')).toBe('Count them.');
+    expect(
+      deltas(cs)
+        .map((d) => d['reasoning_content'] ?? '')
+        .join(''),
+    ).toBe('Count them.');
     const [head, ...frags] = calls(cs);
-    expect(head).toEqual({ index: 0, id: expect.stringMatching(/^chatcmpl-tool-[0-9a-f]{32}$/), type: 'function', function: { name: 'search_findings' } });
+    expect(head).toEqual({
+      index: 0,
+      id: expect.stringMatching(/^chatcmpl-tool-[0-9a-f]{32}$/),
+      type: 'function',
+      function: { name: 'search_findings' },
+    });
     expect(frags.length).toBeGreaterThan(1);
     expect(frags.map((f) => f.function.arguments).join('')).toBe('{"severity":"critical"}');
     expect(cs.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 100 } });
@@ -401,15 +614,31 @@ describe('the wire format each profile streams (read by the real client)', () =>
   it('llama.cpp: content null in the role chunk, usage and timings on the finish chunk', async () => {
     const cs = await chunks('llamacpp');
     expect(deltas(cs)[0]).toMatchObject({ role: 'assistant', content: null });
-    expect(calls(cs)[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^[A-Za-z0-9]{32}$/), function: { name: 'search_findings' } });
-    expect(cs.at(-1)).toMatchObject({ choices: [{ finish_reason: 'tool_calls' }], usage: { completion_tokens: 9 }, timings: { predicted_n: 9 } });
+    expect(calls(cs)[0]).toMatchObject({
+      index: 0,
+      id: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      function: { name: 'search_findings' },
+    });
+    expect(cs.at(-1)).toMatchObject({
+      choices: [{ finish_reason: 'tool_calls' }],
+      usage: { completion_tokens: 9 },
+      timings: { predicted_n: 9 },
+    });
   });
 
   it('DeepSeek: a uuid id, reasoning_content with content null, usage on the finish chunk', async () => {
-    const cs = await chunks('deepseek', { reasoning: 'Count them.', text: 'Twelve.', usage: { promptTokens: 5, completionTokens: 2 } });
+    const cs = await chunks('deepseek', {
+      reasoning: 'Count them.',
+      text: 'Twelve.',
+      usage: { promptTokens: 5, completionTokens: 2 },
+    });
     expect(cs[0].id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(deltas(cs)[0]).toMatchObject({ role: 'assistant', content: null, reasoning_content: 'Count ' });
-    expect(deltas(cs).map((d) => d['content'] ?? '').join('')).toBe('Twelve.');
+    expect(
+      deltas(cs)
+        .map((d) => d['content'] ?? '')
+        .join(''),
+    ).toBe('Twelve.');
     expect(cs.at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }], usage: { prompt_tokens: 5 } });
   });
 
@@ -422,7 +651,10 @@ describe('the wire format each profile streams (read by the real client)', () =>
 
   it('finish null: no finish reason and no [DONE], the connection just ends', async () => {
     server.enqueue(encodeIntent('vllm', { text: 'Partial', finish: null }));
-    const res = await fetch(`${server.baseUrl}/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'm', stream: true }) });
+    const res = await fetch(`${server.baseUrl}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'm', stream: true }),
+    });
     const body = await res.text();
     expect(body).toContain('"content":"Parti"');
     expect(body).not.toContain('[DONE]');

@@ -3,7 +3,15 @@
  * server and read by the real `openai` client, and (for exhaustive splits) fed chunk objects.
  */
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { contentChunks, feed, llama, ollama, replayThroughServer, vllm, vllmUsage } from '../testing/server-chunks';
+import {
+  contentChunks,
+  feed,
+  llama,
+  ollama,
+  replayThroughServer,
+  vllm,
+  vllmUsage,
+} from '../testing/server-chunks';
 import { StepDecoder } from './step-decoder';
 
 const replay = replayThroughServer();
@@ -12,24 +20,55 @@ describe('StepDecoder: call formats the servers leave in the content', () => {
   it('llama.cpp serving gpt-oss without a harmony parser: analysis is reasoning, the commentary call runs, nothing shows', async () => {
     const raw =
       '<|channel|>analysis<|message|>Need to search.<|end|><|start|>assistant<|channel|>commentary to=functions.search_findings <|constrain|>json<|message|>{"text":"sql"}<|call|>';
-    const d = await replay([...contentChunks(llama, raw.slice(0, 40), raw.slice(40, 90), raw.slice(90, 150), raw.slice(150)), llama({}, 'stop')]);
+    const d = await replay([
+      ...contentChunks(llama, raw.slice(0, 40), raw.slice(40, 90), raw.slice(90, 150), raw.slice(150)),
+      llama({}, 'stop'),
+    ]);
     expect([...d.pushes.flat(), ...d.out]).toEqual([]);
-    expect(d.step).toMatchObject({ text: '', reasoning: 'Need to search.', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+    expect(d.step).toMatchObject({
+      text: '',
+      reasoning: 'Need to search.',
+      toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }],
+    });
 
-    const header = feed(contentChunks(llama, '<|start|>assistant', ' to=functions.list_all_reports', '<|channel|>commentary json<|message|>{}<|call|>'));
+    const header = feed(
+      contentChunks(
+        llama,
+        '<|start|>assistant',
+        ' to=functions.list_all_reports',
+        '<|channel|>commentary json<|message|>{}<|call|>',
+      ),
+    );
     expect([header.seen, header.step.toolCalls.map((c) => c.name)]).toEqual(['', ['list_all_reports']]);
     const cut = feed(contentChunks(llama, '<|channel|>final<|message|>There are 3.', '<|start|>assistant'));
     expect([cut.seen, cut.step.text]).toEqual(['There are 3.', 'There are 3.']);
   });
 
   it('Ollama llama3.1 writing <function=NAME>{json}</function> runs with its arguments, not an unfiltered {}', async () => {
-    const d = await replay([...contentChunks(ollama, 'I will search. <function=search_', 'findings>{"text": "sql", ', '"severity": "high"}</function>'), ollama({}, 'stop')]);
+    const d = await replay([
+      ...contentChunks(
+        ollama,
+        'I will search. <function=search_',
+        'findings>{"text": "sql", ',
+        '"severity": "high"}</function>',
+      ),
+      ollama({}, 'stop'),
+    ]);
     expect(d.seen).toBe('I will search.');
-    expect(d.step.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['search_findings', { text: 'sql', severity: 'high' }]]);
+    expect(d.step.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+      ['search_findings', { text: 'sql', severity: 'high' }],
+    ]);
   });
 
   it('vLLM without a tool parser: calls with no or null arguments run as {} instead of showing', async () => {
-    const d = await replay([...contentChunks(vllm, '<tool_call>\n{"name": "get_corpus_overview"', '}\n</tool_call>\n<tool_call>{"name": "list_all_reports", "arguments": null}</tool_call>'), vllm({ content: '' }, 'stop')]);
+    const d = await replay([
+      ...contentChunks(
+        vllm,
+        '<tool_call>\n{"name": "get_corpus_overview"',
+        '}\n</tool_call>\n<tool_call>{"name": "list_all_reports", "arguments": null}</tool_call>',
+      ),
+      vllm({ content: '' }, 'stop'),
+    ]);
     expect(d.seen).toBe('');
     expect(d.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
       ['get_corpus_overview', '{}'],
@@ -38,24 +77,54 @@ describe('StepDecoder: call formats the servers leave in the content', () => {
   });
 
   it('a bare call followed by prose is held and run; none of it shows', async () => {
-    const d = await replay([...contentChunks(ollama, '{"name": "search_findings", ', '"arguments": {"text": "sql"}}', '\n\nI am searching', ' now.'), ollama({}, 'stop')]);
+    const d = await replay([
+      ...contentChunks(
+        ollama,
+        '{"name": "search_findings", ',
+        '"arguments": {"text": "sql"}}',
+        '\n\nI am searching',
+        ' now.',
+      ),
+      ollama({}, 'stop'),
+    ]);
     expect([...d.pushes.flat(), ...d.out]).toEqual([]);
-    expect(d.step).toMatchObject({ text: '', toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }] });
+    expect(d.step).toMatchObject({
+      text: '',
+      toolCalls: [{ name: 'search_findings', arguments: '{"text":"sql"}' }],
+    });
   });
 
   it('a call after prose on the same line cuts the step back to the prose', async () => {
-    const d = await replay([...contentChunks(ollama, 'Let me look that up: ', '{"name": "search_findings", "arguments": {"text": "sql"}}'), ollama({}, 'stop')]);
+    const d = await replay([
+      ...contentChunks(
+        ollama,
+        'Let me look that up: ',
+        '{"name": "search_findings", "arguments": {"text": "sql"}}',
+      ),
+      ollama({}, 'stop'),
+    ]);
     expect(d.out).toEqual([{ kind: 'reset', length: 'Let me look that up:'.length, reason: 'tool_call' }]);
     expect(d.seen).toBe('Let me look that up:');
     expect(d.step.toolCalls.map((c) => c.name)).toEqual(['search_findings']);
   });
 
   it('Llama <|python_tag|> and pythonic lists (llama3.2 on Ollama without a tool template) become calls', async () => {
-    const tag = await replay([...contentChunks(vllm, '<|python_', 'tag|>{"name": "search_findings", "parameters": {"text": "sql"}}'), vllm({ content: '' }, 'stop')]);
-    expect([tag.seen, tag.step.toolCalls.map((c) => [c.name, c.arguments])]).toEqual(['', [['search_findings', '{"text":"sql"}']]]);
-    const py = await replay([...contentChunks(ollama, '[search_findings(text="sql", ', 'severity="high")]'), ollama({}, 'stop')]);
+    const tag = await replay([
+      ...contentChunks(vllm, '<|python_', 'tag|>{"name": "search_findings", "parameters": {"text": "sql"}}'),
+      vllm({ content: '' }, 'stop'),
+    ]);
+    expect([tag.seen, tag.step.toolCalls.map((c) => [c.name, c.arguments])]).toEqual([
+      '',
+      [['search_findings', '{"text":"sql"}']],
+    ]);
+    const py = await replay([
+      ...contentChunks(ollama, '[search_findings(text="sql", ', 'severity="high")]'),
+      ollama({}, 'stop'),
+    ]);
     expect([...py.pushes.flat(), ...py.out]).toEqual([]);
-    expect(py.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([['search_findings', '{"text":"sql","severity":"high"}']]);
+    expect(py.step.toolCalls.map((c) => [c.name, c.arguments])).toEqual([
+      ['search_findings', '{"text":"sql","severity":"high"}'],
+    ]);
   });
 });
 
@@ -67,7 +136,11 @@ describe('StepDecoder: tool-call ids', () => {
     for (let step = 0; step < 2; step++) {
       const d = await replay([
         ...contentChunks(vllm, textCall),
-        vllm({ tool_calls: [{ index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } }] }),
+        vllm({
+          tool_calls: [
+            { index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } },
+          ],
+        }),
         vllm({ content: '' }, 'tool_calls'),
       ]);
       expect(d.step.toolCalls.map((c) => c.name)).toEqual(['get_corpus_overview', 'list_all_reports']);
@@ -81,7 +154,18 @@ describe('StepDecoder: tool-call ids', () => {
     let n = 0;
     const decoder = new StepDecoder({ newId: () => `turnid${String(n++).padStart(3, '0')}` });
     decoder.push(vllm({ content: textCall }) as ChatCompletionChunk);
-    decoder.push(vllm({ tool_calls: [{ index: 0, id: 'chatcmpl-tool-7c1', type: 'function', function: { name: 'finding_detail', arguments: '{"id": 3}' } }] }) as ChatCompletionChunk);
+    decoder.push(
+      vllm({
+        tool_calls: [
+          {
+            index: 0,
+            id: 'chatcmpl-tool-7c1',
+            type: 'function',
+            function: { name: 'finding_detail', arguments: '{"id": 3}' },
+          },
+        ],
+      }) as ChatCompletionChunk,
+    );
     expect(decoder.end().step.toolCalls.map((c) => [c.index, c.id, c.name])).toEqual([
       [0, 'chatcmpl-tool-7c1', 'finding_detail'],
       [1, 'turnid000', 'list_all_reports'],
@@ -113,7 +197,14 @@ describe('StepDecoder: holding back text', () => {
   });
 
   it('holds a whitespace-only start and trailing blanks, so no reset is needed to trim them', () => {
-    const d = feed([...contentChunks(vllm, '\n\n', 'Done. ', '\n'), vllm({ tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } }] })]);
+    const d = feed([
+      ...contentChunks(vllm, '\n\n', 'Done. ', '\n'),
+      vllm({
+        tool_calls: [
+          { index: 0, id: 'c', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } },
+        ],
+      }),
+    ]);
     expect(d.pushes).toEqual([[], [{ kind: 'text', text: 'Done.' }], [], []]);
     expect(d.step.text).toBe('Done.');
   });
@@ -123,7 +214,11 @@ describe('StepDecoder: native tool calls', () => {
   it('vLLM (hermes parser): id and name first, arguments split; finish_reason tool_calls', async () => {
     const d = await replay([
       vllm({ role: 'assistant', content: '' }),
-      vllm({ tool_calls: [{ id: 'chatcmpl-tool-1a', type: 'function', index: 0, function: { name: 'search_findings' } }] }),
+      vllm({
+        tool_calls: [
+          { id: 'chatcmpl-tool-1a', type: 'function', index: 0, function: { name: 'search_findings' } },
+        ],
+      }),
       vllm({ tool_calls: [{ index: 0, function: { arguments: '{"severity": "' } }] }),
       vllm({ tool_calls: [{ index: 0, function: { arguments: 'high"}' } }] }),
       vllm({ content: '' }, 'tool_calls'),
@@ -132,7 +227,9 @@ describe('StepDecoder: native tool calls', () => {
     expect(d.step).toEqual({
       text: '',
       reasoning: '',
-      toolCalls: [{ index: 0, id: 'chatcmpl-tool-1a', name: 'search_findings', arguments: '{"severity": "high"}' }],
+      toolCalls: [
+        { index: 0, id: 'chatcmpl-tool-1a', name: 'search_findings', arguments: '{"severity": "high"}' },
+      ],
       finishReason: 'tool_calls',
       usage: { promptTokens: 900, completionTokens: 20 },
     });
@@ -140,9 +237,17 @@ describe('StepDecoder: native tool calls', () => {
 
   it('a proxy giving both parallel calls index 0 yields two calls', async () => {
     const d = await replay([
-      llama({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'count_findings_by', arguments: '' } }] }),
+      llama({
+        tool_calls: [
+          { index: 0, id: 'a', type: 'function', function: { name: 'count_findings_by', arguments: '' } },
+        ],
+      }),
       llama({ tool_calls: [{ index: 0, function: { arguments: '{"field":"severity"}' } }] }),
-      llama({ tool_calls: [{ index: 0, id: 'b', type: 'function', function: { name: 'list_all_reports', arguments: '' } }] }),
+      llama({
+        tool_calls: [
+          { index: 0, id: 'b', type: 'function', function: { name: 'list_all_reports', arguments: '' } },
+        ],
+      }),
       llama({}, 'tool_calls'),
     ]);
     expect(d.step.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
@@ -154,16 +259,33 @@ describe('StepDecoder: native tool calls', () => {
   it('Ollama: whole calls in one chunk, with text before them', async () => {
     const d = await replay([
       ollama({ role: 'assistant', content: 'Let me check.' }),
-      ollama({ content: '', tool_calls: [{ id: 'call_k2j', index: 0, type: 'function', function: { name: 'finding_detail', arguments: '{"id":4}' } }] }),
+      ollama({
+        content: '',
+        tool_calls: [
+          {
+            id: 'call_k2j',
+            index: 0,
+            type: 'function',
+            function: { name: 'finding_detail', arguments: '{"id":4}' },
+          },
+        ],
+      }),
       ollama({}, 'tool_calls'),
     ]);
-    expect(d.step).toMatchObject({ text: 'Let me check.', toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }] });
+    expect(d.step).toMatchObject({
+      text: 'Let me check.',
+      toolCalls: [{ id: 'call_k2j', name: 'finding_detail', arguments: '{"id":4}' }],
+    });
   });
 
   it('a call both parsed natively and left in the content is returned once', () => {
     const d = feed([
       vllm({ content: '<tool_call>{"name": "list_all_reports", "arguments": {}}</tool_call>' }),
-      vllm({ tool_calls: [{ index: 0, id: 'n1', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } }] }),
+      vllm({
+        tool_calls: [
+          { index: 0, id: 'n1', type: 'function', function: { name: 'list_all_reports', arguments: '{}' } },
+        ],
+      }),
     ]);
     expect(d.step.toolCalls.map((c) => c.id)).toEqual(['n1']);
   });
@@ -171,7 +293,9 @@ describe('StepDecoder: native tool calls', () => {
 
 describe('StepDecoder: odd input', () => {
   it('takes the last non-null finish_reason, and null when none came', () => {
-    expect(feed([vllm({ content: 'a' }, 'length'), vllm({ content: '' }, null)]).step.finishReason).toBe('length');
+    expect(feed([vllm({ content: 'a' }, 'length'), vllm({ content: '' }, null)]).step.finishReason).toBe(
+      'length',
+    );
     expect(feed([vllm({ content: 'a' })]).step.finishReason).toBeNull();
   });
 
@@ -186,7 +310,9 @@ describe('StepDecoder: odd input', () => {
       vllm({ content: null }),
       vllm({ content: '' }),
       vllm({ content: 7, reasoning_content: 5, tool_calls: 'x' }),
-      vllm({ tool_calls: [null, { function: null }, { index: 'z', function: { name: 9, arguments: null } }] }),
+      vllm({
+        tool_calls: [null, { function: null }, { index: 'z', function: { name: 9, arguments: null } }],
+      }),
       { usage: { prompt_tokens: 'many' } },
       null,
       vllm({ content: [{ type: 'text', text: 'Hi.' }] }),
@@ -194,6 +320,9 @@ describe('StepDecoder: odd input', () => {
     const d = feed(odd);
     expect(d.step).toMatchObject({ text: 'Hi.', reasoning: '', finishReason: null });
     expect(d.step.usage).toBeUndefined();
-    expect(new StepDecoder().end()).toEqual({ out: [], step: { text: '', reasoning: '', toolCalls: [], finishReason: null } });
+    expect(new StepDecoder().end()).toEqual({
+      out: [],
+      step: { text: '', reasoning: '', toolCalls: [], finishReason: null },
+    });
   });
 });

@@ -8,7 +8,8 @@ import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from '.
  * text back to its first `length` characters (UTF-16 code units) because what was shown turned out
  * to be reasoning or a tool call.
  */
-export type DecoderOutput = { kind: 'text'; text: string } | { kind: 'reset'; length: number; reason: 'reasoning' | 'tool_call' };
+export type DecoderOutput =
+  { kind: 'text'; text: string } | { kind: 'reset'; length: number; reason: 'reasoning' | 'tool_call' };
 
 /** What one model step produced, once its stream ended. */
 export interface DecodedStep {
@@ -87,10 +88,13 @@ export class StepDecoder {
     const choices = Array.isArray(chunk['choices']) ? (chunk['choices'] as unknown[]).filter(isRecord) : [];
     const choice = choices.find((c) => (c['index'] ?? 0) === 0) ?? choices[0];
     if (!choice) return [];
-    if (typeof choice['finish_reason'] === 'string' && choice['finish_reason']) this.finishReason = choice['finish_reason'];
+    if (typeof choice['finish_reason'] === 'string' && choice['finish_reason'])
+      this.finishReason = choice['finish_reason'];
     const delta = isRecord(choice['delta']) ? choice['delta'] : {};
     // vLLM may send both names for the same text; llama.cpp and DeepSeek send the first, Ollama the second.
-    const reasoning = [delta['reasoning_content'], delta['reasoning']].find((r) => typeof r === 'string' && r !== '');
+    const reasoning = [delta['reasoning_content'], delta['reasoning']].find(
+      (r) => typeof r === 'string' && r !== '',
+    );
     if (typeof reasoning === 'string') this.fieldReasoning += reasoning;
     if (Array.isArray(delta['tool_calls'])) this.assembler.add(delta['tool_calls'] as ToolCallDelta[]);
     const piece = contentText(delta['content']);
@@ -131,7 +135,10 @@ export class StepDecoder {
     const out: DecoderOutput[] = [];
     const d = this.decode(true);
     this.cutForLoneClose(d.loneClose, out);
-    const kept = d.scan.settledKept === undefined ? this.settledText + d.scan.text : this.settledText.slice(0, d.scan.settledKept);
+    const kept =
+      d.scan.settledKept === undefined
+        ? this.settledText + d.scan.text
+        : this.settledText.slice(0, d.scan.settledKept);
     const answer = kept.trim();
     if (!answer.startsWith(this.shown)) {
       let keep = 0;
@@ -146,12 +153,18 @@ export class StepDecoder {
     const native = this.assembler.calls();
     const seen = new Set(native.map((c) => callKey(c.name, c.arguments)));
     const fromText = d.scan.calls.filter((c) => !seen.has(callKey(c.name, c.arguments)));
-    const toolCalls = [...native, ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments }))].map((c, i) => ({
+    const toolCalls = [
+      ...native,
+      ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments })),
+    ].map((c, i) => ({
       ...c,
       index: i,
       id: c.id || this.newId(),
     }));
-    const reasoning = [this.fieldReasoning, ...d.thinking].map((r) => r.trim()).filter(Boolean).join('\n\n');
+    const reasoning = [this.fieldReasoning, ...d.thinking]
+      .map((r) => r.trim())
+      .filter(Boolean)
+      .join('\n\n');
     const step: DecodedStep = { text: this.shown, reasoning, toolCalls, finishReason: this.finishReason };
     if (this.usage) step.usage = this.usage;
     return { out, step };
@@ -175,9 +188,17 @@ export class StepDecoder {
     const thinking = split.loneClose
       ? [this.settledRaw + split.thinking[0], ...split.thinking.slice(1)]
       : [...this.settledThinking, ...split.thinking];
-    const settled = split.loneClose ? { started: false, text: '' } : { started: this.settledStarted, text: this.settledText };
+    const settled = split.loneClose
+      ? { started: false, text: '' }
+      : { started: this.settledStarted, text: this.settledText };
     const tagged = split.loneClose || split.thinking.length > 0;
-    return { thinking, tagged, loneClose: split.loneClose, open: split.open, scan: scanToolMarkup(split.answer, final, settled) };
+    return {
+      thinking,
+      tagged,
+      loneClose: split.loneClose,
+      open: split.open,
+      scan: scanToolMarkup(split.answer, final, settled),
+    };
   }
 
   private readUsage(usage: unknown): void {
@@ -195,7 +216,10 @@ export class StepDecoder {
  * reasoning, unless `loneAllowed` is false (an earlier part had a think tag). A block still open
  * at the end is reasoning too (`open`); stray closing tags are dropped.
  */
-export function splitThink(content: string, loneAllowed = true): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
+export function splitThink(
+  content: string,
+  loneAllowed = true,
+): { answer: string; thinking: string[]; loneClose: boolean; open: boolean } {
   const thinking: string[] = [];
   let rest = content;
   const close = content.indexOf('</think>');

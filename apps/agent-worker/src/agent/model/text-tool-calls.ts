@@ -29,7 +29,14 @@ export interface SettledText {
 }
 
 /** Markup whose content is only known once it is closed (or the stream ends). */
-const OPENERS = ['<tool_call>', '<function=', '```', '[TOOL_CALLS]', '<|python_tag|>', '<|channel|>commentary'] as const;
+const OPENERS = [
+  '<tool_call>',
+  '<function=',
+  '```',
+  '[TOOL_CALLS]',
+  '<|python_tag|>',
+  '<|channel|>commentary',
+] as const;
 /**
  * Tags a partial suffix of the text may be the start of; held until the next characters decide.
  * The reasoning tags (`<think>`, gpt-oss channel markers) are taken out before the scan.
@@ -58,9 +65,17 @@ const HOLD_TAGS = [
  * judging it; `final: true` judges everything. `settled`: the answer text before `content`, not
  * scanned again. Never throws.
  */
-export function scanToolMarkup(content: string, final: boolean, settled: SettledText = { started: false, text: '' }): MarkupScan {
+export function scanToolMarkup(
+  content: string,
+  final: boolean,
+  settled: SettledText = { started: false, text: '' },
+): MarkupScan {
   const start = settled.started ? -1 : content.search(/\S/);
-  if (start >= 0 && (content[start] === '{' || content[start] === '[') && !content.startsWith('[TOOL_CALLS]', start)) {
+  if (
+    start >= 0 &&
+    (content[start] === '{' || content[start] === '[') &&
+    !content.startsWith('[TOOL_CALLS]', start)
+  ) {
     const r = jsonCallsAt(content, start, true);
     if (r === 'partial' && !final) return { text: '', heldFrom: 0, calls: [] };
     if (r === 'partial') {
@@ -69,10 +84,15 @@ export function scanToolMarkup(content: string, final: boolean, settled: Settled
     } else if (r) {
       // Held while streaming: the whole step is a call; of what follows, only further calls count.
       if (!final) return { text: '', heldFrom: 0, calls: [] };
-      return { text: '', heldFrom: null, calls: [...r.calls, ...scanToolMarkup(content.slice(r.end), true, { started: true, text: '' }).calls] };
+      return {
+        text: '',
+        heldFrom: null,
+        calls: [...r.calls, ...scanToolMarkup(content.slice(r.end), true, { started: true, text: '' }).calls],
+      };
     } else {
       const pythonic = pythonicCalls(content);
-      if (pythonic) return final ? { text: '', heldFrom: null, calls: pythonic } : { text: '', heldFrom: 0, calls: [] };
+      if (pythonic)
+        return final ? { text: '', heldFrom: null, calls: pythonic } : { text: '', heldFrom: 0, calls: [] };
     }
   }
 
@@ -110,7 +130,10 @@ export function scanToolMarkup(content: string, final: boolean, settled: Settled
   return { text, heldFrom: null, calls };
 }
 
-function earliestOpener(s: string, from: number): { token: (typeof OPENERS)[number]; at: number } | undefined {
+function earliestOpener(
+  s: string,
+  from: number,
+): { token: (typeof OPENERS)[number]; at: number } | undefined {
   let best: { token: (typeof OPENERS)[number]; at: number } | undefined;
   for (const token of OPENERS) {
     const at = s.indexOf(token, from);
@@ -129,19 +152,33 @@ function partialTagAt(s: string): number {
   return s.length;
 }
 
-const CLOSERS = { '<tool_call>': '</tool_call>', '<function=': '</function>', '```': '```', '<|channel|>commentary': '<|call|>' } as const;
+const CLOSERS = {
+  '<tool_call>': '</tool_call>',
+  '<function=': '</function>',
+  '```': '```',
+  '<|channel|>commentary': '<|call|>',
+} as const;
 
 /** The extent of the markup opened at `at` and its calls (none: it is text); undefined while still open. */
-function resolve(token: (typeof OPENERS)[number], s: string, at: number, final: boolean): { end: number; calls: TextToolCall[] } | undefined {
-  if (token === '[TOOL_CALLS]') return final ? { end: s.length, calls: mistralCalls(s.slice(at + token.length)) } : undefined;
-  if (token === '<|python_tag|>') return final ? { end: s.length, calls: pythonTagCalls(s.slice(at + token.length)) } : undefined;
+function resolve(
+  token: (typeof OPENERS)[number],
+  s: string,
+  at: number,
+  final: boolean,
+): { end: number; calls: TextToolCall[] } | undefined {
+  if (token === '[TOOL_CALLS]')
+    return final ? { end: s.length, calls: mistralCalls(s.slice(at + token.length)) } : undefined;
+  if (token === '<|python_tag|>')
+    return final ? { end: s.length, calls: pythonTagCalls(s.slice(at + token.length)) } : undefined;
   const close = CLOSERS[token];
   const closeAt = s.indexOf(close, at + token.length);
   if (closeAt < 0 && !final) return undefined;
   const end = closeAt < 0 ? s.length : closeAt + close.length;
-  if (token === '<tool_call>') return { end, calls: bodyCalls(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
+  if (token === '<tool_call>')
+    return { end, calls: bodyCalls(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
   if (token === '<function=') return { end, calls: xmlCalls(s.slice(at, end)) };
-  if (token === '<|channel|>commentary') return { end, calls: harmonyCall(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
+  if (token === '<|channel|>commentary')
+    return { end, calls: harmonyCall(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
   const inner = s.slice(at + 3, closeAt < 0 ? s.length : closeAt).replace(/^[\w-]*[ \t]*\n/, '');
   return { end, calls: jsonCalls(inner, true) ?? [] };
 }
@@ -188,7 +225,8 @@ function toCall(v: unknown, bareName = false): TextToolCall | null {
   const name = typeof call['name'] === 'string' ? call['name'].trim() : '';
   let args = call['arguments'] ?? call['parameters'];
   if (args === undefined || args === null) {
-    if (!bareName || !IDENTIFIER.test(name) || !Object.keys(call).every((k) => BARE_CALL_KEYS.has(k))) return null;
+    if (!bareName || !IDENTIFIER.test(name) || !Object.keys(call).every((k) => BARE_CALL_KEYS.has(k)))
+      return null;
     args = {};
   }
   if (typeof args === 'string') {
@@ -217,7 +255,11 @@ function looseCall(body: string): TextToolCall | null {
  * Call objects or lists starting at `start`, separated by blanks, `;` or `,` (Llama writes
  * several that way): `partial` when one is not closed yet, null when the first is not a call.
  */
-function jsonCallsAt(s: string, start: number, bareName: boolean): { calls: TextToolCall[]; end: number } | 'partial' | null {
+function jsonCallsAt(
+  s: string,
+  start: number,
+  bareName: boolean,
+): { calls: TextToolCall[]; end: number } | 'partial' | null {
   const calls: TextToolCall[] = [];
   let pos = start;
   let end = start;

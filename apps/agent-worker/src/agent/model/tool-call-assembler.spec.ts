@@ -4,10 +4,16 @@ describe('ToolCallAssembler', () => {
   it('joins argument fragments split anywhere, even inside strings and escapes', () => {
     const a = new ToolCallAssembler();
     const json = JSON.stringify({ text: 'say "hi" \\ SQL injection', severity: 'high' });
-    a.add([{ index: 0, id: 'call_1', type: 'function', function: { name: 'search_findings', arguments: '' } }]);
-    for (let i = 0; i < json.length; i += 3) a.add([{ index: 0, function: { arguments: json.slice(i, i + 3) } }]);
+    a.add([
+      { index: 0, id: 'call_1', type: 'function', function: { name: 'search_findings', arguments: '' } },
+    ]);
+    for (let i = 0; i < json.length; i += 3)
+      a.add([{ index: 0, function: { arguments: json.slice(i, i + 3) } }]);
     expect(a.calls()).toEqual([{ index: 0, id: 'call_1', name: 'search_findings', arguments: json }]);
-    expect(JSON.parse(a.calls()[0].arguments)).toEqual({ text: 'say "hi" \\ SQL injection', severity: 'high' });
+    expect(JSON.parse(a.calls()[0].arguments)).toEqual({
+      text: 'say "hi" \\ SQL injection',
+      severity: 'high',
+    });
   });
 
   it('keeps interleaved calls apart by index and orders them', () => {
@@ -67,8 +73,18 @@ describe('ToolCallAssembler with servers that do not keep calls apart by index',
   it('takes whole calls in one fragment each, as Ollama sends them', () => {
     const a = new ToolCallAssembler();
     a.add([
-      { id: 'call_x1', index: 0, type: 'function', function: { name: 'search_findings', arguments: '{"text":"xss"}' } },
-      { id: 'call_x2', index: 1, type: 'function', function: { name: 'get_corpus_overview', arguments: '{}' } },
+      {
+        id: 'call_x1',
+        index: 0,
+        type: 'function',
+        function: { name: 'search_findings', arguments: '{"text":"xss"}' },
+      },
+      {
+        id: 'call_x2',
+        index: 1,
+        type: 'function',
+        function: { name: 'get_corpus_overview', arguments: '{}' },
+      },
     ]);
     expect(a.calls().map((c) => [c.id, c.name, JSON.parse(c.arguments)])).toEqual([
       ['call_x1', 'search_findings', { text: 'xss' }],
@@ -78,11 +94,20 @@ describe('ToolCallAssembler with servers that do not keep calls apart by index',
 
   it('stringifies arguments sent as an object, unwraps a doubly encoded object, and reads empty ones as {}', () => {
     const a = new ToolCallAssembler();
-    a.add([{ index: 0, id: 'p', function: { name: 'search_findings', arguments: { severity: 'high', limit: 5 } } }]);
-    a.add([{ index: 1, id: 'q', function: { name: 'finding_detail', arguments: JSON.stringify('{"id": 3}') } }]);
+    a.add([
+      { index: 0, id: 'p', function: { name: 'search_findings', arguments: { severity: 'high', limit: 5 } } },
+    ]);
+    a.add([
+      { index: 1, id: 'q', function: { name: 'finding_detail', arguments: JSON.stringify('{"id": 3}') } },
+    ]);
     a.add([{ index: 2, id: 'r', function: { name: 'list_all_reports', arguments: '' } }]);
     a.add([{ index: 3, id: 's', function: { name: 'get_corpus_overview' } }]);
-    expect(a.calls().map((c) => c.arguments)).toEqual(['{"severity":"high","limit":5}', '{"id": 3}', '{}', '{}']);
+    expect(a.calls().map((c) => c.arguments)).toEqual([
+      '{"severity":"high","limit":5}',
+      '{"id": 3}',
+      '{}',
+      '{}',
+    ]);
   });
 
   it('keeps one call when a proxy repeats its id and name in every fragment', () => {
@@ -90,7 +115,9 @@ describe('ToolCallAssembler with servers that do not keep calls apart by index',
     a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '{"text":' } }]);
     a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '"sqli"}' } }]);
     a.add([{ index: 0, id: 'c1', function: { name: 'search_findings', arguments: '' } }]);
-    expect(a.calls()).toEqual([{ index: 0, id: 'c1', name: 'search_findings', arguments: '{"text":"sqli"}' }]);
+    expect(a.calls()).toEqual([
+      { index: 0, id: 'c1', name: 'search_findings', arguments: '{"text":"sqli"}' },
+    ]);
   });
 
   it('ignores fragments that are not objects and arguments of other types', () => {

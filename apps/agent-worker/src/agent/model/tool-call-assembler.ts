@@ -73,7 +73,13 @@ export class ToolCallAssembler {
   }
 
   private open(key: number | undefined): Slot {
-    const slot: Slot = { key: key ?? this.slots.length, seq: this.slots.length, id: '', name: '', arguments: '' };
+    const slot: Slot = {
+      key: key ?? this.slots.length,
+      seq: this.slots.length,
+      id: '',
+      name: '',
+      arguments: '',
+    };
     this.slots.push(slot);
     if (key !== undefined) this.current.set(key, slot);
     return slot;
@@ -83,7 +89,12 @@ export class ToolCallAssembler {
   calls(): AssembledToolCall[] {
     return [...this.slots]
       .sort((a, b) => a.key - b.key || a.seq - b.seq)
-      .map((c, i) => ({ index: i, id: c.id, name: c.name.trim(), arguments: normaliseArguments(c.arguments) }));
+      .map((c, i) => ({
+        index: i,
+        id: c.id,
+        name: c.name.trim(),
+        arguments: normaliseArguments(c.arguments),
+      }));
   }
 }
 

@@ -38,8 +38,24 @@ export function ruTooLongAnswer(length: number, max: number): string {
 export const RU_NO_PREVIOUS_ANSWER =
   'В этой ветке нет ничего раньше, к чему это могло бы относиться (ни предыдущего подсчёта, ни показанной находки). Задайте вопрос целиком, например «сколько находок связано с SQL-инъекциями?» или «список отчётов».';
 
-const GROUP_WHAT: Record<string, string> = { report: 'в каких отчётах', cwe: 'у каких CWE', format: 'в каких форматах', title: 'какие заголовки', severity: 'какая серьёзность', verdict: 'какой вердикт', status: 'какой статус' };
-const GROUP_BY: Record<string, string> = { report: 'отчётам', cwe: 'CWE', format: 'форматам', title: 'заголовкам', severity: 'серьёзности', verdict: 'вердиктам', status: 'статусу триажа' };
+const GROUP_WHAT: Record<string, string> = {
+  report: 'в каких отчётах',
+  cwe: 'у каких CWE',
+  format: 'в каких форматах',
+  title: 'какие заголовки',
+  severity: 'какая серьёзность',
+  verdict: 'какой вердикт',
+  status: 'какой статус',
+};
+const GROUP_BY: Record<string, string> = {
+  report: 'отчётам',
+  cwe: 'CWE',
+  format: 'форматам',
+  title: 'заголовкам',
+  severity: 'серьёзности',
+  verdict: 'вердиктам',
+  status: 'статусу триажа',
+};
 
 /** What a plan would have answered, in Russian, for a refusal. */
 export function ruUnderstoodPhrase(plan: PlannedQuestion): string {
@@ -66,33 +82,50 @@ export function ruUnderstoodPhrase(plan: PlannedQuestion): string {
 }
 
 const REASON_TEXT: Record<Unapplied['reason'], (p: Unapplied) => string> = {
-  time: () => 'Ни один инструмент не фильтрует по дате: они знают серьёзность, текст, отчёт, CWE и вердикт находки, но не когда её импортировали или нашли.',
+  time: () =>
+    'Ни один инструмент не фильтрует по дате: они знают серьёзность, текст, отчёт, CWE и вердикт находки, но не когда её импортировали или нашли.',
   negation: (p) => `Я не понял, что исключает ${ruQuote(p.text)}.`,
-  combination: (p) => `Я не могу превратить ${ruQuote(p.text)} в один точный подсчёт вместе с остальным вопросом (текстовый поиск не сравнивает числа и не объединяет темы, а исключаю я только одну часть за раз).`,
-  order: (p) => `Я ранжирую только от наибольшего: для ${ruQuote(p.text)} понадобились бы все отчёты или CWE без подходящих находок, а сгруппированный подсчёт их не содержит.`,
+  combination: (p) =>
+    `Я не могу превратить ${ruQuote(p.text)} в один точный подсчёт вместе с остальным вопросом (текстовый поиск не сравнивает числа и не объединяет темы, а исключаю я только одну часть за раз).`,
+  order: (p) =>
+    `Я ранжирую только от наибольшего: для ${ruQuote(p.text)} понадобились бы все отчёты или CWE без подходящих находок, а сгруппированный подсчёт их не содержит.`,
   unknown: (p) => `Я не знаю ${ruQuote(p.text)} как серьёзность, отчёт, CWE, вердикт или тему.`,
 };
 
 export function ruUnsupportedAnswer(parts: Unapplied[], understood: PlannedQuestion): string {
-  const lines = [`Точного числа дать не могу: не удалось применить ${parts.map((p) => ruQuote(p.text)).join(', ')}.`];
+  const lines = [
+    `Точного числа дать не могу: не удалось применить ${parts.map((p) => ruQuote(p.text)).join(', ')}.`,
+  ];
   for (const p of parts) lines.push(REASON_TEXT[p.reason](p));
   lines.push('Подсчёт без этого ответил бы на другой вопрос, поэтому я его не даю.');
-  lines.push('', `Я могу ответить, ${ruUnderstoodPhrase(understood)}: спросите ещё раз без ${parts.length === 1 ? 'этой части' : 'этих частей'}.`);
+  lines.push(
+    '',
+    `Я могу ответить, ${ruUnderstoodPhrase(understood)}: спросите ещё раз без ${parts.length === 1 ? 'этой части' : 'этих частей'}.`,
+  );
   const topicLike = parts.find((p) => p.topicLike);
-  if (topicLike) lines.push(`Если ${ruQuote(topicLike.text)} — это тема, спросите «сколько находок упоминают ${md(cut(topicLike.text, QUOTE_MAX_CHARS))}?».`);
+  if (topicLike)
+    lines.push(
+      `Если ${ruQuote(topicLike.text)} — это тема, спросите «сколько находок упоминают ${md(cut(topicLike.text, QUOTE_MAX_CHARS))}?».`,
+    );
   return lines.join('\n');
 }
 
 export function ruReportHintAnswer(hint: { text: string; loose: boolean }, matches: string[]): string {
   if (!matches.length) {
-    const lead = hint.loose ? `Точного числа дать не могу: не удалось применить ${ruQuote(hint.text)}.` : 'Не могу назвать число для этого отчёта:';
+    const lead = hint.loose
+      ? `Точного числа дать не могу: не удалось применить ${ruQuote(hint.text)}.`
+      : 'Не могу назвать число для этого отчёта:';
     return (
       `${lead} Ни одно имя файла отчёта не соответствует ${ruQuote(hint.text)}, и я не знаю это как серьёзность, CWE, вердикт или тему.\n\n` +
       'Спросите «список отчётов», чтобы увидеть все имена файлов, и повторите вопрос с одним из них (достаточно части имени, если она уникальна).' +
-      (hint.loose ? ` Если ${ruQuote(hint.text)} — это тема, спросите «сколько находок упоминают ${md(cut(hint.text, QUOTE_MAX_CHARS))}?».` : '')
+      (hint.loose
+        ? ` Если ${ruQuote(hint.text)} — это тема, спросите «сколько находок упоминают ${md(cut(hint.text, QUOTE_MAX_CHARS))}?».`
+        : '')
     );
   }
-  const lines = [`Пока не могу назвать число: ${ruQuote(hint.text)} соответствует нескольким отчётам, и подсчёт по всем сразу не ответил бы про тот, который вы имеете в виду:`];
+  const lines = [
+    `Пока не могу назвать число: ${ruQuote(hint.text)} соответствует нескольким отчётам, и подсчёт по всем сразу не ответил бы про тот, который вы имеете в виду:`,
+  ];
   for (const m of matches.slice(0, 20)) lines.push(`- ${md(m)}`);
   if (matches.length > 20) lines.push('- …');
   lines.push('', 'Спросите ещё раз с именем файла (или его частью, которая есть только у одного отчёта).');
@@ -105,24 +138,35 @@ const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'время ска
 export function ruComparisonAnswer(plan: ComparisonPlan, c: ScanComparison): string {
   const report = `**${md(c.report.filename)}**`;
   const baseline = `**${md(c.baseline.filename)}**`;
-  const list = (rows: ScanComparison['newFindings']) => rows.map((f) => `- ${md(f.title)} (${SEVERITY_RU[f.severity]}, находка #${f.id})`).join('\n');
+  const list = (rows: ScanComparison['newFindings']) =>
+    rows.map((f) => `- ${md(f.title)} (${SEVERITY_RU[f.severity]}, находка #${f.id})`).join('\n');
   const lines: string[] = [];
   if (plan.asked === 'new' || plan.asked === 'all') {
-    lines.push(`Новых находок в ${report} по сравнению с базовым ${baseline}: ${ruNumber(c.new)}${c.new ? ':' : '.'}`);
+    lines.push(
+      `Новых находок в ${report} по сравнению с базовым ${baseline}: ${ruNumber(c.new)}${c.new ? ':' : '.'}`,
+    );
     if (c.new) lines.push(list(c.newFindings));
   }
   if (plan.asked === 'fixed' || plan.asked === 'all') {
-    lines.push(`Исправлено (отсутствует в ${report}) находок из ${baseline}: ${ruNumber(c.fixed)}${c.fixed ? ':' : '.'}`);
+    lines.push(
+      `Исправлено (отсутствует в ${report}) находок из ${baseline}: ${ruNumber(c.fixed)}${c.fixed ? ':' : '.'}`,
+    );
     if (c.fixed) lines.push(list(c.fixedFindings));
   }
-  if (plan.asked === 'unchanged') lines.push(`Без изменений между ${baseline} и ${report}: ${ruCount(c.unchanged, FINDINGS)}.`);
+  if (plan.asked === 'unchanged')
+    lines.push(`Без изменений между ${baseline} и ${report}: ${ruCount(c.unchanged, FINDINGS)}.`);
   lines.push('');
   lines.push(
     `Итого: новых ${ruNumber(c.new)}, исправлено ${ruNumber(c.fixed)}, без изменений ${ruNumber(c.unchanged)}. Базовый ${baseline} (${day(c.baseline.scannedAt)}, ${ruCount(c.baseline.findingCount, FINDINGS)}); ` +
       `отчёт ${report} (${day(c.report.scannedAt)}, ${ruCount(c.report.findingCount, FINDINGS)}); оба — сканы ${md(c.target.join(', '))}.`,
   );
-  if (c.baselineBy === 'scan_time') lines.push('В вопросе не сказано, какой скан старше, поэтому базовым взят тот, у которого время сканирования раньше.');
-  lines.push('Находки сопоставляются по идентичности (проверка и место), а не по заголовку или серьёзности; «исправлено» означает лишь отсутствие в более новом скане.');
+  if (c.baselineBy === 'scan_time')
+    lines.push(
+      'В вопросе не сказано, какой скан старше, поэтому базовым взят тот, у которого время сканирования раньше.',
+    );
+  lines.push(
+    'Находки сопоставляются по идентичности (проверка и место), а не по заголовку или серьёзности; «исправлено» означает лишь отсутствие в более новом скане.',
+  );
   return lines.join('\n');
 }
 
@@ -131,6 +175,8 @@ export function ruShareAnswer(part: SearchFindingsResult, whole: SearchFindingsR
   const wholeScope = ruScopePhrase(whole.filter);
   const partScope = ruScopePhrase(part.filter);
   const pct = whole.total ? `${ruDecimal((100 * part.total) / whole.total)} %` : 'доли нет: целое пусто';
-  const of = wholeScope ? `**${ruNumber(whole.total)}** ${ruForm(whole.total, FINDINGS)} с условием (${wholeScope})` : `всех **${ruNumber(whole.total)}** ${ruForm(whole.total, FINDINGS)}`;
+  const of = wholeScope
+    ? `**${ruNumber(whole.total)}** ${ruForm(whole.total, FINDINGS)} с условием (${wholeScope})`
+    : `всех **${ruNumber(whole.total)}** ${ruForm(whole.total, FINDINGS)}`;
   return `Из ${of} условию (${partScope}) соответствует **${ruNumber(part.total)}** (${pct}). Точные итоги из search_findings, по вызову на каждый.`;
 }

@@ -14,16 +14,24 @@ const cwes: CountFindingsByResult = {
     { key: '79', label: 'Cross-site Scripting', count: 2 },
   ],
 };
-const search = (total: number, rows = 0): SearchFindingsResult => ({
-  total,
-  returned: rows,
-  filter: { severity: 'critical' },
-  rows: Array.from({ length: rows }, (_, i) => ({ id: i + 1, title: `Finding ${i + 1}`, severity: 'critical', reportFilename: 'a.sarif' })),
-} as unknown as SearchFindingsResult);
+const search = (total: number, rows = 0): SearchFindingsResult =>
+  ({
+    total,
+    returned: rows,
+    filter: { severity: 'critical' },
+    rows: Array.from({ length: rows }, (_, i) => ({
+      id: i + 1,
+      title: `Finding ${i + 1}`,
+      severity: 'critical',
+      reportFilename: 'a.sarif',
+    })),
+  }) as unknown as SearchFindingsResult;
 
 describe('answer writer in Russian', () => {
   it('agrees the noun with the count: 1 находка, 2 находки, 5 находок', () => {
-    expect(ru.count(search(1, 1))).toMatch(/^\*\*1\*\* находка соответствует условию: серьёзность критическая\./);
+    expect(ru.count(search(1, 1))).toMatch(
+      /^\*\*1\*\* находка соответствует условию: серьёзность критическая\./,
+    );
     expect(ru.count(search(2, 2))).toMatch(/^\*\*2\*\* находки соответствуют условию/);
     expect(ru.count(search(5, 1))).toMatch(/^\*\*5\*\* находок соответствуют условию/);
     expect(ru.count(search(21, 0))).toMatch(/^\*\*21\*\* находка соответствует/);
@@ -51,17 +59,30 @@ describe('answer writer in Russian', () => {
         { severity: 'high', count: 333, excluded: 0 },
       ],
     });
-    expect(text.split('\n')[0]).toBe('**403** находки (серьёзность критическая или высокая): критическая 70 + высокая 333.');
+    expect(text.split('\n')[0]).toBe(
+      '**403** находки (серьёзность критическая или высокая): критическая 70 + высокая 333.',
+    );
   });
 
   it('names the follow-up parts it replaced, added and kept', () => {
-    expect(ru.followUpNote({ filter: { text: 'SQL injection' } }, { filter: { severity: 'high' } }, { filter: { text: 'SQL injection', severity: 'high' } })).toBe(
+    expect(
+      ru.followUpNote(
+        { filter: { text: 'SQL injection' } },
+        { filter: { severity: 'high' } },
+        { filter: { text: 'SQL injection', severity: 'high' } },
+      ),
+    ).toBe(
       'Уточнение предыдущего вопроса — добавлено: серьёзность высокая; сохранено: текст «SQL injection».',
     );
   });
 
   it('a refusal names what it could not apply and states no number', () => {
-    const text = ru.unsupported([{ text: 'на прошлой неделе', reason: 'time' }], { kind: 'count_findings', list: false, filter: { severity: 'critical' }, followUp: false });
+    const text = ru.unsupported([{ text: 'на прошлой неделе', reason: 'time' }], {
+      kind: 'count_findings',
+      list: false,
+      filter: { severity: 'critical' },
+      followUp: false,
+    });
     expect(text).toContain('не удалось применить «на прошлой неделе»');
     expect(text).toContain('число находок с условием (серьёзность критическая)');
     expect(text).not.toMatch(/\d/);
@@ -71,15 +92,27 @@ describe('answer writer in Russian', () => {
 
   it('writes a share with a decimal comma and a comparison with its counts', () => {
     const whole = { ...search(3538), filter: {} } as SearchFindingsResult;
-    expect(ru.share(search(70), whole)).toBe('Из всех **3\u00a0538** находок условию (серьёзность критическая) соответствует **70** (2,0 %). Точные итоги из search_findings, по вызову на каждый.');
+    expect(ru.share(search(70), whole)).toBe(
+      'Из всех **3\u00a0538** находок условию (серьёзность критическая) соответствует **70** (2,0 %). Точные итоги из search_findings, по вызову на каждый.',
+    );
     const c = {
-      new: 2, fixed: 1, unchanged: 5, baselineBy: 'question', target: ['app'],
+      new: 2,
+      fixed: 1,
+      unchanged: 5,
+      baselineBy: 'question',
+      target: ['app'],
       baseline: { filename: 'a.sarif', scannedAt: '2025-01-01T00:00:00Z', findingCount: 6 },
       report: { filename: 'b.sarif', scannedAt: '2025-02-01T00:00:00Z', findingCount: 7 },
-      newFindings: [{ id: 9, title: 'New one', severity: 'high' }, { id: 10, title: 'Another', severity: 'low' }],
+      newFindings: [
+        { id: 9, title: 'New one', severity: 'high' },
+        { id: 10, title: 'Another', severity: 'low' },
+      ],
       fixedFindings: [{ id: 3, title: 'Old one', severity: 'medium' }],
     } as unknown as ScanComparison;
-    const text = ru.comparison({ kind: 'compare', asked: 'new', baseline: 'a.sarif', report: 'b.sarif', ordered: true }, c);
+    const text = ru.comparison(
+      { kind: 'compare', asked: 'new', baseline: 'a.sarif', report: 'b.sarif', ordered: true },
+      c,
+    );
     expect(text).toContain('Новых находок в **b.sarif** по сравнению с базовым **a.sarif**: 2:');
     expect(text).toContain('- New one (высокая, находка #9)');
     expect(text).toContain('Итого: новых 2, исправлено 1, без изменений 5.');

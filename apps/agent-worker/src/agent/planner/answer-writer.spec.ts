@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS, breakdownAnswer, followUpNote, scopedCountAnswer, tooLongAnswer, topAnswer, unsupportedAnswer } from './answer-writer';
+import {
+  QUOTE_MAX_CHARS,
+  breakdownAnswer,
+  followUpNote,
+  scopedCountAnswer,
+  tooLongAnswer,
+  topAnswer,
+  unsupportedAnswer,
+} from './answer-writer';
 
 const cwes: CountFindingsByResult = {
   groupBy: 'cwe',
@@ -24,12 +32,20 @@ describe('answer writer', () => {
   });
 
   it('says which parts a follow-up replaced, added and kept', () => {
-    expect(followUpNote({ filter: { text: 'SQL injection' } }, { filter: { text: 'XSS' } }, { filter: { text: 'XSS' } })).toBe(
-      "Follow-up on the previous question: text 'XSS' instead of text 'SQL injection'.",
-    );
-    expect(followUpNote({ filter: { text: 'SQL injection' } }, { filter: { severity: 'high' } }, { filter: { text: 'SQL injection', severity: 'high' } })).toBe(
-      "Follow-up on the previous question: narrowed to severity high; kept text 'SQL injection'.",
-    );
+    expect(
+      followUpNote(
+        { filter: { text: 'SQL injection' } },
+        { filter: { text: 'XSS' } },
+        { filter: { text: 'XSS' } },
+      ),
+    ).toBe("Follow-up on the previous question: text 'XSS' instead of text 'SQL injection'.");
+    expect(
+      followUpNote(
+        { filter: { text: 'SQL injection' } },
+        { filter: { severity: 'high' } },
+        { filter: { text: 'SQL injection', severity: 'high' } },
+      ),
+    ).toBe("Follow-up on the previous question: narrowed to severity high; kept text 'SQL injection'.");
   });
 
   it('shows how a computed count was made', () => {
@@ -47,13 +63,24 @@ describe('answer writer', () => {
       total: 3354,
       filter: {},
       scope: { exclude: { text: 'SQL injection' } },
-      bySeverity: (['critical', 'high', 'medium', 'low', 'info'] as const).map((severity, i) => ({ severity, count: [70, 333, 2273, 588, 274][i], excluded: [3, 6, 172, 3, 0][i] })),
+      bySeverity: (['critical', 'high', 'medium', 'low', 'info'] as const).map((severity, i) => ({
+        severity,
+        count: [70, 333, 2273, 588, 274][i],
+        excluded: [3, 6, 172, 3, 0][i],
+      })),
     });
-    expect(minus.split('\n')[0]).toBe("**3354** findings do not match text 'SQL injection': 3538 in all, minus 184 that match it.");
+    expect(minus.split('\n')[0]).toBe(
+      "**3354** findings do not match text 'SQL injection': 3538 in all, minus 184 that match it.",
+    );
   });
 
   it('a refusal names what it could not apply and states no number', () => {
-    const text = unsupportedAnswer([{ text: 'imported last week', reason: 'time' }], { kind: 'count_findings', list: false, filter: { severity: 'critical' }, followUp: false });
+    const text = unsupportedAnswer([{ text: 'imported last week', reason: 'time' }], {
+      kind: 'count_findings',
+      list: false,
+      filter: { severity: 'critical' },
+      followUp: false,
+    });
     expect(text).toContain("I couldn't apply 'imported last week'");
     expect(text).toContain('the number of findings with severity critical');
     expect(text).not.toMatch(/\d/);
@@ -61,7 +88,12 @@ describe('answer writer', () => {
 
   it('repeats at most QUOTE_MAX_CHARS of the operator’s words, cut with an ellipsis', () => {
     const pasted = 'x'.repeat(20_000);
-    const text = unsupportedAnswer([{ text: pasted, reason: 'unknown', topicLike: true }], { kind: 'count_findings', list: false, filter: {}, followUp: false });
+    const text = unsupportedAnswer([{ text: pasted, reason: 'unknown', topicLike: true }], {
+      kind: 'count_findings',
+      list: false,
+      filter: {},
+      followUp: false,
+    });
     const runs = text.match(/x+/g) ?? [];
     expect(runs.length).toBeGreaterThan(0);
     expect(Math.max(...runs.map((r) => r.length))).toBeLessThan(QUOTE_MAX_CHARS);
@@ -70,6 +102,8 @@ describe('answer writer', () => {
   });
 
   it('says how long an unread message was and what the limit is', () => {
-    expect(tooLongAnswer(120_000, 2000)).toMatch(/^That message is 120,000 characters long; I read questions of up to 2,000 characters/);
+    expect(tooLongAnswer(120_000, 2000)).toMatch(
+      /^That message is 120,000 characters long; I read questions of up to 2,000 characters/,
+    );
   });
 });

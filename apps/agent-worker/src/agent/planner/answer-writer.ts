@@ -32,14 +32,24 @@ const EDITED_LABEL: Record<string, string> = {
   any: 'edited by operators',
   severity: 're-rated by operators (severity changed since import)',
 };
-const VERDICT_LABEL: Record<string, string> = { still_open: 'still open', fixed: 'fixed', inconclusive: 'inconclusive', none: 'no verdict' };
+const VERDICT_LABEL: Record<string, string> = {
+  still_open: 'still open',
+  fixed: 'fixed',
+  inconclusive: 'inconclusive',
+  none: 'no verdict',
+};
 /** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
 export const QUOTE_MAX_CHARS = 80;
 /** Cuts `s` to at most `n` code points, ending in "…" when cut (never inside a surrogate pair). */
 export const cut = (s: string, n: number) => {
   if (s.length <= n) return s;
   const points = Array.from(s);
-  return points.length > n ? `${points.slice(0, n - 1).join('').trimEnd()}…` : s;
+  return points.length > n
+    ? `${points
+        .slice(0, n - 1)
+        .join('')
+        .trimEnd()}…`
+    : s;
 };
 /** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
 const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));
@@ -68,8 +78,13 @@ export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedSco
   if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
   if (f.status) parts.set('status', `triage status ${statusLabel(f.status)}`);
   if (f.edited) parts.set('edited', EDITED_LABEL[f.edited]);
-  if (scope?.exclude) parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
-  if (scope?.has) parts.set('has', `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`);
+  if (scope?.exclude)
+    parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
+  if (scope?.has)
+    parts.set(
+      'has',
+      `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`,
+    );
   return parts;
 }
 
@@ -81,7 +96,9 @@ export function scopePhrase(f: FindingFilter | AppliedFilter, scope?: ComputedSc
 /** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
 function classNote(f: AppliedFilter): string {
   if (!f.weaknessClasses?.length) return '';
-  const classes = f.weaknessClasses.map((c) => `the ${md(c.name)} class: ${c.cwe.map((id) => `CWE-${id}`).join(', ')}`).join('; ');
+  const classes = f.weaknessClasses
+    .map((c) => `the ${md(c.name)} class: ${c.cwe.map((id) => `CWE-${id}`).join(', ')}`)
+    .join('; ');
   return ` (the text also matches ${classes})`;
 }
 
@@ -91,13 +108,20 @@ function classNote(f: AppliedFilter): string {
  * which it kept from before.
  */
 export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const segments = followUpSegments(scopeParts(previous.filter, previous.scope), scopeParts(merged.filter, merged.scope), scopeParts(asked.filter, asked.scope), {
-    instead: (phrase, before) => `${phrase} instead of ${before}`,
-    dropped: (phrase) => `dropped ${phrase}`,
-    added: (phrases) => `narrowed to ${phrases}`,
-    kept: (phrases) => `kept ${phrases}`,
-  });
-  return segments.length ? `Follow-up on the previous question: ${segments.join('; ')}.` : 'Follow-up on the previous question, with the same filter.';
+  const segments = followUpSegments(
+    scopeParts(previous.filter, previous.scope),
+    scopeParts(merged.filter, merged.scope),
+    scopeParts(asked.filter, asked.scope),
+    {
+      instead: (phrase, before) => `${phrase} instead of ${before}`,
+      dropped: (phrase) => `dropped ${phrase}`,
+      added: (phrases) => `narrowed to ${phrases}`,
+      kept: (phrases) => `kept ${phrases}`,
+    },
+  );
+  return segments.length
+    ? `Follow-up on the previous question: ${segments.join('; ')}.`
+    : 'Follow-up on the previous question, with the same filter.';
 }
 
 /**
@@ -118,7 +142,9 @@ export function countAnswer(r: SearchFindingsResult, opts: { note?: string } = {
     lines.push('');
     lines.push(r.total > shown ? `The first ${shown}:` : shown === 1 ? 'It is:' : 'They are:');
     for (const row of r.rows.slice(0, shown)) {
-      lines.push(`- #${row.id} ${md(row.title)} (${row.severity}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`);
+      lines.push(
+        `- #${row.id} ${md(row.title)} (${row.severity}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
+      );
     }
   }
   return lines.join('\n');
@@ -140,9 +166,13 @@ export interface ScopedCount {
 /** What an exclusion removes, as a verb phrase ("do not match text 'X'", "are not in report R"). */
 function exclusionPhrase(e: FindingFilter): string {
   if (e.text) return `do not match text ${quote(e.text)}`;
-  if (e.verdict) return e.verdict === 'fixed' ? 'are not marked fixed' : `do not have the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.verdict)
+    return e.verdict === 'fixed'
+      ? 'are not marked fixed'
+      : `do not have the verdict ${VERDICT_LABEL[e.verdict]}`;
   if (e.status) return `do not have the triage status ${statusLabel(e.status)}`;
-  if (e.reportName || e.reportId != null) return `are not in report ${e.reportName ? md(e.reportName) : `#${e.reportId}`}`;
+  if (e.reportName || e.reportId != null)
+    return `are not in report ${e.reportName ? md(e.reportName) : `#${e.reportId}`}`;
   if (e.cwe != null) return `are not tagged CWE-${e.cwe}`;
   return 'are excluded';
 }
@@ -150,7 +180,8 @@ function exclusionPhrase(e: FindingFilter): string {
 /** The findings an exclusion subtracts, after their number ("that match it", "marked fixed"). */
 function excludedPhrase(e: FindingFilter): string {
   if (e.text) return 'that match it';
-  if (e.verdict) return e.verdict === 'fixed' ? 'marked fixed' : `with the verdict ${VERDICT_LABEL[e.verdict]}`;
+  if (e.verdict)
+    return e.verdict === 'fixed' ? 'marked fixed' : `with the verdict ${VERDICT_LABEL[e.verdict]}`;
   if (e.status) return `with the triage status ${statusLabel(e.status)}`;
   if (e.reportName || e.reportId != null) return 'in that report';
   if (e.cwe != null) return `tagged CWE-${e.cwe}`;
@@ -176,17 +207,29 @@ export function scopedCountAnswer(c: ScopedCount, note?: string): string {
     const counted = rows.map((r) => r.severity);
     const all = counted.length === SEVERITIES.length || !!c.filter.severity;
     const missing = SEVERITIES.filter((s) => !counted.includes(s));
-    const sevWords = all ? '' : missing.length === 1 && counted.length > 2 ? `are not ${missing[0]}` : `are ${severityList(counted)}`;
+    const sevWords = all
+      ? ''
+      : missing.length === 1 && counted.length > 2
+        ? `are not ${missing[0]}`
+        : `are ${severityList(counted)}`;
     const excl = c.scope.exclude ? exclusionPhrase(c.scope.exclude) : '';
     const predicate = [sevWords, excl].filter(Boolean).join(' and ');
     if (c.scope.exclude) {
       const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
       const terms = all ? '' : ` (${rows.map((r) => `${r.severity} ${r.count - r.excluded}`).join(' + ')})`;
-      lines.push(`${subject} ${predicate}${terms}: ${sum('count')} in all, minus ${sum('excluded')} ${excludedPhrase(c.scope.exclude)}.`);
-      lines.push('', 'Both are exact counts from count_findings_by (grouped by severity), one without and one with the excluded part.');
+      lines.push(
+        `${subject} ${predicate}${terms}: ${sum('count')} in all, minus ${sum('excluded')} ${excludedPhrase(c.scope.exclude)}.`,
+      );
+      lines.push(
+        '',
+        'Both are exact counts from count_findings_by (grouped by severity), one without and one with the excluded part.',
+      );
     } else {
       lines.push(`${subject} ${predicate}: ${rows.map((r) => `${r.severity} ${r.count}`).join(' + ')}.`);
-      lines.push('', 'Each part is an exact count from count_findings_by (grouped by severity), added up; search_findings takes one severity at a time.');
+      lines.push(
+        '',
+        'Each part is an exact count from count_findings_by (grouped by severity), added up; search_findings takes one severity at a time.',
+      );
     }
   }
   if (note) lines[0] += ` ${note}`;
@@ -204,12 +247,24 @@ function cweLabel(g: { key: string; label: string }): string {
 }
 
 /** What a group of `count_findings_by` is, in words. */
-const GROUP_NOUN: Record<string, string> = { report: 'report', cwe: 'CWE', format: 'report format', title: 'finding title', severity: 'severity', verdict: 'verdict', status: 'triage status' };
-const groupLabel = (groupBy: string, g: { key: string; label: string }) => (groupBy === 'cwe' ? cweLabel(g) : md(g.label));
+const GROUP_NOUN: Record<string, string> = {
+  report: 'report',
+  cwe: 'CWE',
+  format: 'report format',
+  title: 'finding title',
+  severity: 'severity',
+  verdict: 'verdict',
+  status: 'triage status',
+};
+const groupLabel = (groupBy: string, g: { key: string; label: string }) =>
+  groupBy === 'cwe' ? cweLabel(g) : md(g.label);
 
 /** How the counts of a grouped answer were obtained, for its last line. */
 function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string {
-  const how = [scope?.severities && r.groupBy !== 'severity' ? 'one call per severity, added up' : '', scope?.exclude ? 'minus the same counts for the excluded findings' : '']
+  const how = [
+    scope?.severities && r.groupBy !== 'severity' ? 'one call per severity, added up' : '',
+    scope?.exclude ? 'minus the same counts for the excluded findings' : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return `Exact counts from count_findings_by, grouped by ${GROUP_NOUN[r.groupBy]}${how ? ` (${how})` : ''}.`;
@@ -224,11 +279,16 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 }
 
 /** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
-export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: ComputedScope; note?: string } = {}): string {
+export function topAnswer(
+  r: CountFindingsByResult,
+  n: number,
+  opts: { scope?: ComputedScope; note?: string } = {},
+): string {
   const what = GROUP_NOUN[r.groupBy];
   const scope = scopePhrase(r.filter, opts.scope);
   const groups = rankableGroups(r);
-  if (!groups.length) return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
+  if (!groups.length)
+    return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
   const top = rankedGroups(r, n);
   const filterText = scope ? `findings with ${scope}` : 'findings';
   const lines: string[] = [];
@@ -239,20 +299,32 @@ export function topAnswer(r: CountFindingsByResult, n: number, opts: { scope?: C
         (next ? ` (next: ${groupLabel(r.groupBy, next)} with ${next.count}).` : '.'),
     );
   } else {
-    lines.push(n === 1 ? `These ${what}s tie for the most ${filterText}:` : `Top ${n} ${what}s by number of ${filterText}${top.length > n ? ' (ties included)' : ''}:`);
+    lines.push(
+      n === 1
+        ? `These ${what}s tie for the most ${filterText}:`
+        : `Top ${n} ${what}s by number of ${filterText}${top.length > n ? ' (ties included)' : ''}:`,
+    );
     top.forEach((g, i) => lines.push(`${i + 1}. **${groupLabel(r.groupBy, g)}**: ${g.count}`));
   }
   if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push('');
-  const among = r.groupBy === 'title' ? `; the ${plural(groups.length, 'commonest title')} were compared` : ` in ${plural(groups.length, what)}`;
+  const among =
+    r.groupBy === 'title'
+      ? `; the ${plural(groups.length, 'commonest title')} were compared`
+      : ` in ${plural(groups.length, what)}`;
   lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')}${among}.`);
   return lines.join('\n');
 }
 
 /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
-export function breakdownAnswer(r: CountFindingsByResult, opts: { scope?: ComputedScope; note?: string } = {}): string {
+export function breakdownAnswer(
+  r: CountFindingsByResult,
+  opts: { scope?: ComputedScope; note?: string } = {},
+): string {
   const scope = scopePhrase(r.filter, opts.scope);
-  const lines = [`Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy === 'status' ? 'triage status' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`];
+  const lines = [
+    `Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy === 'status' ? 'triage status' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`,
+  ];
   if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push(
     ...breakdownRows(r, opts.scope, {
@@ -277,21 +349,33 @@ export function reportCountAnswer(reports: ReportSummary[]): string {
 
 /** Answer to "list the reports". */
 export function reportListAnswer(reports: ReportSummary[]): string {
-  if (!reports.length) return 'There are no reports yet (list_all_reports returned none). Import a scanner file on the Reports page.';
-  const lines = [`There are **${reports.length}** reports (from list_all_reports; archived reports not shown):`];
+  if (!reports.length)
+    return 'There are no reports yet (list_all_reports returned none). Import a scanner file on the Reports page.';
+  const lines = [
+    `There are **${reports.length}** reports (from list_all_reports; archived reports not shown):`,
+  ];
   for (const r of reports.slice(0, 100)) {
-    const sev = SEVERITIES.filter((s) => r.bySeverity[s]).map((s) => `${s} ${r.bySeverity[s]}`).join(', ');
-    lines.push(`- #${r.id} **${md(r.filename)}** (${r.format}, ${r.status}): ${plural(r.findingCount, 'finding')}${sev ? ` — ${sev}` : ''}`);
+    const sev = SEVERITIES.filter((s) => r.bySeverity[s])
+      .map((s) => `${s} ${r.bySeverity[s]}`)
+      .join(', ');
+    lines.push(
+      `- #${r.id} **${md(r.filename)}** (${r.format}, ${r.status}): ${plural(r.findingCount, 'finding')}${sev ? ` — ${sev}` : ''}`,
+    );
   }
   if (reports.length > 100) lines.push(`- … and ${reports.length - 100} more`);
   return lines.join('\n');
 }
 
 /** Answer to "how many reports have critical findings". */
-export function reportsWithAnswer(r: CountFindingsByResult, opts: { scope?: ComputedScope; note?: string } = {}): string {
+export function reportsWithAnswer(
+  r: CountFindingsByResult,
+  opts: { scope?: ComputedScope; note?: string } = {},
+): string {
   const groups = r.groups.filter((g) => g.count > 0);
   const scope = scopePhrase(r.filter, opts.scope) || 'no filter';
-  const lines = [`**${groups.length}** ${groups.length === 1 ? 'report has' : 'reports have'} findings with ${scope}, ${plural(r.total, 'such finding')} in all.`];
+  const lines = [
+    `**${groups.length}** ${groups.length === 1 ? 'report has' : 'reports have'} findings with ${scope}, ${plural(r.total, 'such finding')} in all.`,
+  ];
   if (opts.note) lines[0] += ` ${opts.note}`;
   for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${g.count}`);
   if (groups.length > 20) lines.push(`- … and ${groups.length - 20} more`);
@@ -324,7 +408,10 @@ export function detailAnswer(f: FindingDetail): string {
   lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : 'none'}`);
   lines.push(`- Latest verdict: ${f.latestVerdict ? VERDICT_LABEL[f.latestVerdict.status] : 'none'}`);
   lines.push(`- Versions: ${f.versionCount}`);
-  if (c.affectedEndpoints.length) lines.push(`- Affected: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`);
+  if (c.affectedEndpoints.length)
+    lines.push(
+      `- Affected: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
+    );
   if (c.description) lines.push('', md(cut(c.description, 800)));
   if (c.impact) lines.push('', `Impact: ${md(cut(c.impact, 400))}`);
   return lines.join('\n');
@@ -385,10 +472,13 @@ export function understoodPhrase(plan: PlannedQuestion): string {
 }
 
 const REASON_TEXT: Record<Unapplied['reason'], (p: Unapplied) => string> = {
-  time: () => 'No tool filters by date: they know a finding\'s severity, text, report, CWE ids and verdict, but not when it was imported or found.',
+  time: () =>
+    "No tool filters by date: they know a finding's severity, text, report, CWE ids and verdict, but not when it was imported or found.",
   negation: (p) => `I didn't understand what ${quote(p.text)} leaves out.`,
-  combination: (p) => `I can't turn ${quote(p.text)} into one exact count together with the rest of the question (the text search cannot compare numbers or combine topics, and I combine only one exclusion at a time).`,
-  order: (p) => `I rank only from the most: ${quote(p.text)} would need every report or CWE id with no matching finding, which a grouped count leaves out.`,
+  combination: (p) =>
+    `I can't turn ${quote(p.text)} into one exact count together with the rest of the question (the text search cannot compare numbers or combine topics, and I combine only one exclusion at a time).`,
+  order: (p) =>
+    `I rank only from the most: ${quote(p.text)} would need every report or CWE id with no matching finding, which a grouped count leaves out.`,
   unknown: (p) => `I don't know ${quote(p.text)} as a severity, report, CWE id, verdict or topic.`,
 };
 
@@ -402,23 +492,35 @@ export function unsupportedAnswer(parts: Unapplied[], understood: PlannedQuestio
   const lines = [`I can't give an exact number for that: I couldn't apply ${names}.`];
   for (const p of parts) lines.push(REASON_TEXT[p.reason](p));
   lines.push('A count without it would answer a different question, so I am not giving one.');
-  lines.push('', `What I can answer is ${understoodPhrase(understood)}: ask again without ${parts.length === 1 ? 'that part' : 'those parts'}.`);
+  lines.push(
+    '',
+    `What I can answer is ${understoodPhrase(understood)}: ask again without ${parts.length === 1 ? 'that part' : 'those parts'}.`,
+  );
   const topicLike = parts.find((p) => p.topicLike);
-  if (topicLike) lines.push(`If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${words(topicLike.text)}?".`);
+  if (topicLike)
+    lines.push(
+      `If ${quote(topicLike.text)} is a topic, ask "how many findings mention ${words(topicLike.text)}?".`,
+    );
   return lines.join('\n');
 }
 
 /** Answer when a report named by part of its file name matches no report, or several. */
 export function reportHintAnswer(hint: { text: string; loose: boolean }, matches: string[]): string {
   if (!matches.length) {
-    const lead = hint.loose ? `I can't give an exact number for that: I couldn't apply ${quote(hint.text)}.` : `I can't give a number for that report:`;
+    const lead = hint.loose
+      ? `I can't give an exact number for that: I couldn't apply ${quote(hint.text)}.`
+      : `I can't give a number for that report:`;
     return (
       `${lead} No report's file name matches ${quote(hint.text)}, and I don't know it as a severity, CWE id, verdict or topic either.\n\n` +
       'Ask "list the reports" to see every file name, then ask again with one of them (a part of the name is enough when it is unique).' +
-      (hint.loose ? ` If ${quote(hint.text)} is a topic, ask "how many findings mention ${words(hint.text)}?".` : '')
+      (hint.loose
+        ? ` If ${quote(hint.text)} is a topic, ask "how many findings mention ${words(hint.text)}?".`
+        : '')
     );
   }
-  const lines = [`I can't give a number yet: ${quote(hint.text)} matches more than one report, and counting them all would not answer for the one you mean:`];
+  const lines = [
+    `I can't give a number yet: ${quote(hint.text)} matches more than one report, and counting them all would not answer for the one you mean:`,
+  ];
   for (const m of matches.slice(0, 20)) lines.push(`- ${md(m)}`);
   if (matches.length > 20) lines.push('- …');
   lines.push('', 'Ask again with the file name (or a part of it that only one report has).');

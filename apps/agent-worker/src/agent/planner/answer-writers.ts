@@ -1,12 +1,43 @@
 import type { ListedGroups, OperatorLanguage, ScanComparison } from '@corpus-chat/contracts';
 import {
-  NO_PREVIOUS_ANSWER, breakdownAnswer, countAnswer, detailAnswer, followUpNote, md, outOfScopeAnswer, overviewAnswer, reportCountAnswer, reportHintAnswer, reportListAnswer,
-  reportsWithAnswer, scopedCountAnswer, tooLongAnswer, topAnswer, unsupportedAnswer,
+  NO_PREVIOUS_ANSWER,
+  breakdownAnswer,
+  countAnswer,
+  detailAnswer,
+  followUpNote,
+  md,
+  outOfScopeAnswer,
+  overviewAnswer,
+  reportCountAnswer,
+  reportHintAnswer,
+  reportListAnswer,
+  reportsWithAnswer,
+  scopedCountAnswer,
+  tooLongAnswer,
+  topAnswer,
+  unsupportedAnswer,
 } from './answer-writer';
 import {
-  ruBreakdownAnswer, ruCountAnswer, ruDetailAnswer, ruFollowUpNote, ruOverviewAnswer, ruReportCountAnswer, ruReportListAnswer, ruReportsWithAnswer, ruScopedCountAnswer, ruTopAnswer,
+  ruBreakdownAnswer,
+  ruCountAnswer,
+  ruDetailAnswer,
+  ruFollowUpNote,
+  ruOverviewAnswer,
+  ruReportCountAnswer,
+  ruReportListAnswer,
+  ruReportsWithAnswer,
+  ruScopedCountAnswer,
+  ruTopAnswer,
 } from './answer-writer-ru';
-import { RU_NO_PREVIOUS_ANSWER, ruComparisonAnswer, ruOutOfScopeAnswer, ruReportHintAnswer, ruShareAnswer, ruTooLongAnswer, ruUnsupportedAnswer } from './answer-refusals-ru';
+import {
+  RU_NO_PREVIOUS_ANSWER,
+  ruComparisonAnswer,
+  ruOutOfScopeAnswer,
+  ruReportHintAnswer,
+  ruShareAnswer,
+  ruTooLongAnswer,
+  ruUnsupportedAnswer,
+} from './answer-refusals-ru';
 import { comparisonAnswer, type ComparisonPlan } from './scan-comparison';
 import { shareAnswer } from './share-answer';
 import { ruCount } from './russian-words';
@@ -64,12 +95,16 @@ const ENGLISH: AnswerWriter = {
   failed: (error) => `I could not get that number: ${md(error)}`,
   comparisonFailed: (error) => `I did not compare them: ${md(error)}`,
   noSuchFinding: (id) => `There is no finding with id ${id} (finding_detail found none).`,
-  fewerFindings: (shown) => `The previous answer showed ${shown === 1 ? 'one finding' : 'fewer findings than that'}; ask for a finding by its id, for example "show finding" followed by the id.`,
-  fewerGroups: (listed) => `The previous answer listed ${listed.groups.length === 1 ? 'one' : 'fewer'} ${listed.groupBy === 'cwe' ? 'CWE ids' : `${listed.groupBy}s`} than that; ask about one by name.`,
-  titleNotFilter: (label) => `I can't count the findings of ${md(label)} exactly: a finding title is not a filter the tools take. Ask "how many findings mention …" with its words instead.`,
+  fewerFindings: (shown) =>
+    `The previous answer showed ${shown === 1 ? 'one finding' : 'fewer findings than that'}; ask for a finding by its id, for example "show finding" followed by the id.`,
+  fewerGroups: (listed) =>
+    `The previous answer listed ${listed.groups.length === 1 ? 'one' : 'fewer'} ${listed.groupBy === 'cwe' ? 'CWE ids' : `${listed.groupBy}s`} than that; ask about one by name.`,
+  titleNotFilter: (label) =>
+    `I can't count the findings of ${md(label)} exactly: a finding title is not a filter the tools take. Ask "how many findings mention …" with its words instead.`,
   fromRanking: (label) => `From the previous ranking, ${md(label)}:`,
   unknownReport: (name) => `Note: no report named ${md(name)} was found, so nothing matches it.`,
-  listOneSeverity: 'To list the findings themselves, ask for one severity at a time (the search tool takes one severity).',
+  listOneSeverity:
+    'To list the findings themselves, ask for one severity at a time (the search tool takes one severity).',
 };
 
 const RUSSIAN: AnswerWriter = {
@@ -93,12 +128,16 @@ const RUSSIAN: AnswerWriter = {
   failed: (error) => `Не удалось получить это число: ${md(error)}`,
   comparisonFailed: (error) => `Сравнить не удалось: ${md(error)}`,
   noSuchFinding: (id) => `Находки с номером ${id} нет (finding_detail ничего не нашёл).`,
-  fewerFindings: (shown) => `В предыдущем ответе ${shown === 1 ? 'была показана одна находка' : 'было показано меньше находок'}; спросите находку по номеру, например «покажи находку» и номер.`,
-  fewerGroups: (listed) => `В предыдущем ответе ${listed.groups.length === 1 ? 'была одна позиция' : `было ${ruCount(listed.groups.length, { one: 'позиция', few: 'позиции', many: 'позиций' })}`}; спросите об одной по имени.`,
-  titleNotFilter: (label) => `Не могу точно посчитать находки «${md(label)}»: заголовок находки — не фильтр инструментов. Спросите «сколько находок упоминают …» с его словами.`,
+  fewerFindings: (shown) =>
+    `В предыдущем ответе ${shown === 1 ? 'была показана одна находка' : 'было показано меньше находок'}; спросите находку по номеру, например «покажи находку» и номер.`,
+  fewerGroups: (listed) =>
+    `В предыдущем ответе ${listed.groups.length === 1 ? 'была одна позиция' : `было ${ruCount(listed.groups.length, { one: 'позиция', few: 'позиции', many: 'позиций' })}`}; спросите об одной по имени.`,
+  titleNotFilter: (label) =>
+    `Не могу точно посчитать находки «${md(label)}»: заголовок находки — не фильтр инструментов. Спросите «сколько находок упоминают …» с его словами.`,
   fromRanking: (label) => `Из предыдущего рейтинга, ${md(label)}:`,
   unknownReport: (name) => `Примечание: отчёт ${md(name)} не найден, поэтому ему ничего не соответствует.`,
-  listOneSeverity: 'Чтобы перечислить сами находки, спрашивайте по одной серьёзности (поиск принимает одну серьёзность).',
+  listOneSeverity:
+    'Чтобы перечислить сами находки, спрашивайте по одной серьёзности (поиск принимает одну серьёзность).',
 };
 
 const WRITERS: Record<OperatorLanguage, AnswerWriter> = { en: ENGLISH, ru: RUSSIAN };

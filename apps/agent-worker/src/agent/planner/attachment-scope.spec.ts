@@ -16,7 +16,12 @@ describe('attachmentQuestion', () => {
   });
 
   it('leaves questions about the corpus alone', () => {
-    for (const q of ['How many critical findings are there?', 'Which report has the most criticals?', 'show finding 12']) expect(attachmentQuestion(q)).toBeNull();
+    for (const q of [
+      'How many critical findings are there?',
+      'Which report has the most criticals?',
+      'show finding 12',
+    ])
+      expect(attachmentQuestion(q)).toBeNull();
   });
 
   it('keeps the rest of the question for the planner, scoped to the report', () => {
@@ -29,8 +34,22 @@ describe('attachmentQuestion', () => {
 
 describe('attachmentNotReadyAnswer', () => {
   it('says a file still importing has no count yet, and why a refused one has none', () => {
-    expect(attachmentNotReadyAnswer({ file: 'a.xml', status: 'parsing', reportId: null, error: null, duplicate: false })).toContain('is still being imported');
-    const failed = attachmentNotReadyAnswer({ file: 'b.csv', status: 'failed', reportId: null, error: 'unrecognised format: no CSV layout matches', duplicate: false });
+    expect(
+      attachmentNotReadyAnswer({
+        file: 'a.xml',
+        status: 'parsing',
+        reportId: null,
+        error: null,
+        duplicate: false,
+      }),
+    ).toContain('is still being imported');
+    const failed = attachmentNotReadyAnswer({
+      file: 'b.csv',
+      status: 'failed',
+      reportId: null,
+      error: 'unrecognised format: no CSV layout matches',
+      duplicate: false,
+    });
     expect(failed).toContain('was not imported: unrecognised format: no CSV layout matches');
   });
 });

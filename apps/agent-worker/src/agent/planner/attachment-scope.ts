@@ -19,7 +19,9 @@ const ATTACHMENT_REFERENCES = [
 
 /** What is left of "what's in this file?" once the reference is taken out: an overview was asked. */
 const OVERVIEW_WORDS = new Set(
-  "what what's whats is are in of inside does do contain contains have has hold holds there the me tell about give show summary summarise summarize overview an a please findings".split(' '),
+  "what what's whats is are in of inside does do contain contains have has hold holds there the me tell about give show summary summarise summarize overview an a please findings".split(
+    ' ',
+  ),
 );
 
 /** A question about the attachment: the rest of the question, and whether it asked for an overview. */
@@ -40,8 +42,15 @@ export function attachmentQuestion(question: string): AttachmentQuestion | null 
     });
   }
   if (!found) return null;
-  rest = rest.replace(/\s+/g, ' ').replace(/\s+([?.!,])/g, '$1').trim();
-  const words = rest.toLowerCase().replace(/[’]/g, "'").match(/[a-z']+/g) ?? [];
+  rest = rest
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([?.!,])/g, '$1')
+    .trim();
+  const words =
+    rest
+      .toLowerCase()
+      .replace(/[’]/g, "'")
+      .match(/[a-z']+/g) ?? [];
   return { rest, overview: words.every((w) => OVERVIEW_WORDS.has(w)) };
 }
 
@@ -58,7 +67,8 @@ export function attachmentNotReadyAnswer(a: TurnAttachment): string {
   if (a.status === 'queued' || a.status === 'parsing') {
     return `The attached file ${file} is still being imported (${a.status === 'queued' ? 'waiting for an import worker' : 'being parsed'}), so I can't count its findings yet. Ask again when its chip above the message box says it is ready.`;
   }
-  if (a.status === 'cancelled') return `The import of the attached file ${file} was cancelled, so nothing of it was stored and there are no findings of it to count.`;
+  if (a.status === 'cancelled')
+    return `The import of the attached file ${file} was cancelled, so nothing of it was stored and there are no findings of it to count.`;
   return `The attached file ${file} was not imported: ${md(a.error ?? 'the import failed')}. So there are no findings of it to count; attach a file in a supported format, or import it on the Reports page.`;
 }
 

@@ -1,5 +1,9 @@
 /** Types for `damerau-levenshtein` 1.x (ships none). */
 declare module 'damerau-levenshtein' {
-  function damerauLevenshtein(a: string, b: string, limit?: number): { steps: number; relative: number; similarity: number };
+  function damerauLevenshtein(
+    a: string,
+    b: string,
+    limit?: number,
+  ): { steps: number; relative: number; similarity: number };
   export = damerauLevenshtein;
 }

@@ -6,7 +6,11 @@
  */
 import 'reflect-metadata';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly, editFinding } from '@corpus-chat/corpus-queries';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { TestThread, expectNumbers, type CapturedTurn } from '../testing/turn-harness';
 import { parseQuestion } from './question-parser';
 import { PlannerRunner } from './planner-runner';
@@ -22,13 +26,21 @@ const count = async (sql: string): Promise<number> => (await db.dataSource.query
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const outcomes = await importCorpusFiles(db.dataSource, ['scans/zap/dd__zap-results-first-scan.xml', 'scans/burp/dd__one_finding.xml']);
+  const outcomes = await importCorpusFiles(db.dataSource, [
+    'scans/zap/dd__zap-results-first-scan.xml',
+    'scans/burp/dd__one_finding.xml',
+  ]);
   if (outcomes.some((o) => !o.ok)) throw new Error(`imports failed: ${JSON.stringify(outcomes)}`);
   planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly));
-  const rows: { id: number; severity: string }[] = await db.dataSource.query(`SELECT id, severity::text AS severity FROM findings ORDER BY id LIMIT 4`);
+  const rows: { id: number; severity: string }[] = await db.dataSource.query(
+    `SELECT id, severity::text AS severity FROM findings ORDER BY id LIMIT 4`,
+  );
   const other = (s: string) => (s === 'critical' ? 'low' : 'critical');
   const edit = async (id: number, changes: Parameters<typeof editFinding>[2]) =>
-    expect((await editFinding(db.dataSource.manager, id, changes, 'triaged by the planner edit test', actor)).status).toBe('ok');
+    expect(
+      (await editFinding(db.dataSource.manager, id, changes, 'triaged by the planner edit test', actor))
+        .status,
+    ).toBe('ok');
   await edit(rows[0].id, { severity: other(rows[0].severity) as never });
   await edit(rows[1].id, { severity: other(rows[1].severity) as never, title: 'Retitled by triage' });
   await edit(rows[2].id, { title: 'Only the title changed' });
@@ -54,17 +66,24 @@ describe('built-in planner: findings operators edited', () => {
     const turn = await ask(question);
     expectNumbers(turn, [expected]);
     expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { edited } });
-    expect(turn.outcome.content).toContain(edited === 'severity' ? 're-rated by operators' : 'edited by operators');
+    expect(turn.outcome.content).toContain(
+      edited === 'severity' ? 're-rated by operators' : 'edited by operators',
+    );
   });
 
   it('combines with other filters: re-rated findings in one report', async () => {
-    const expected = await count(`${RERATED} AND f.report_id = (SELECT id FROM reports WHERE filename = 'dd__zap-results-first-scan.xml')`);
+    const expected = await count(
+      `${RERATED} AND f.report_id = (SELECT id FROM reports WHERE filename = 'dd__zap-results-first-scan.xml')`,
+    );
     const turn = await ask('how many findings in dd__zap-results-first-scan.xml were re-rated?');
     expectNumbers(turn, [expected]);
   });
 
   it('asking to change a severity is still refused as a write', () => {
-    expect(parseQuestion('change the severity of finding 3 to low')).toEqual({ kind: 'out_of_scope', reason: 'write' });
+    expect(parseQuestion('change the severity of finding 3 to low')).toEqual({
+      kind: 'out_of_scope',
+      reason: 'write',
+    });
     expect(parseQuestion('please edit the findings')).toEqual({ kind: 'out_of_scope', reason: 'write' });
   });
 });

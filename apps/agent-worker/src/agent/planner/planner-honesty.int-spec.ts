@@ -17,7 +17,10 @@ const ask = (...turns: string[]): Promise<CapturedTurn> => askInThread(setup.pla
 
 /** One number from SQL over the current (not archived) findings `f`, joined to their report `r`. */
 async function sqlCount(where: string, params: unknown[] = []): Promise<number> {
-  const [{ n }] = await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE NOT f.archived AND (${where})`, params);
+  const [{ n }] = await setup.db.dataSource.query(
+    `SELECT count(*)::int AS n FROM findings f LEFT JOIN reports r ON r.id = f.report_id WHERE NOT f.archived AND (${where})`,
+    params,
+  );
   return n;
 }
 const bySeverities = (sevs: Severity[], extra = 'TRUE', params: unknown[] = []) =>
@@ -27,12 +30,16 @@ async function queryTotal(filter: FindingFilter): Promise<number> {
   return (await searchFindings(setup.db.dataSource.manager, { ...filter, limit: 1 })).total;
 }
 async function filenamesLike(pattern: string): Promise<string[]> {
-  const rows: { filename: string }[] = await setup.db.dataSource.query(`SELECT filename FROM reports WHERE NOT archived AND filename ILIKE $1 ORDER BY filename`, [pattern]);
+  const rows: { filename: string }[] = await setup.db.dataSource.query(
+    `SELECT filename FROM reports WHERE NOT archived AND filename ILIKE $1 ORDER BY filename`,
+    [pattern],
+  );
   return rows.map((r) => r.filename);
 }
 
 /** The numbers an answer states as counts (bold). */
-const boldNumbers = (text: string) => [...text.matchAll(/\*\*(\d[\d,]*)\*\*/g)].map((m) => Number(m[1].replace(/,/g, '')));
+const boldNumbers = (text: string) =>
+  [...text.matchAll(/\*\*(\d[\d,]*)\*\*/g)].map((m) => Number(m[1].replace(/,/g, '')));
 
 function expectExact({ outcome }: CapturedTurn, n: number): void {
   const text = outcome.content;
@@ -67,7 +74,8 @@ describe('reproduction 1: a set of severities is counted as a set, never as a to
     // Each severity's exact count is shown, and no severity word was searched as text.
     expect(turn.outcome.content).toContain(`high ${await bySeverities(['high'])}`);
     expect(turn.outcome.content).toContain(`critical ${await bySeverities(['critical'])}`);
-    for (const e of turn.events) if (e.type === 'tool.call') expect(JSON.stringify(e.args)).not.toMatch(/"text"/);
+    for (const e of turn.events)
+      if (e.type === 'tool.call') expect(JSON.stringify(e.args)).not.toMatch(/"text"/);
   });
 });
 
@@ -117,7 +125,11 @@ describe('reproduction 3: a report named by part of its file name', () => {
 });
 
 describe('reproduction 4: time filters are refused, not ignored', () => {
-  it.each(['How many findings were imported last week?', 'How many critical findings since 2023?', 'how many findings were added yesterday'])('%s', async (q) => {
+  it.each([
+    'How many findings were imported last week?',
+    'How many critical findings since 2023?',
+    'how many findings were added yesterday',
+  ])('%s', async (q) => {
     const turn = await ask(q);
     expectNoNumber(turn);
     expect(turn.outcome.content).toMatch(/No tool filters by date/);
@@ -156,13 +168,21 @@ describe('reproduction 6: a follow-up says truthfully what it did with the previ
   });
 
   it('"and in the fortify report?" asks the previous question of another report, and says which parts it kept', async () => {
-    const turn = await ask('How many critical findings are in the juice shop report?', 'and in the fortify report?');
+    const turn = await ask(
+      'How many critical findings are in the juice shop report?',
+      'and in the fortify report?',
+    );
     expectExact(turn, await sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FORTIFY]));
-    expect(turn.outcome.content).toContain(`report ${FORTIFY} instead of report ${JUICE}; kept severity critical`);
+    expect(turn.outcome.content).toContain(
+      `report ${FORTIFY} instead of report ${JUICE}; kept severity critical`,
+    );
   });
 
   it('a set of severities carries over to the next question', async () => {
-    const turn = await ask('How many high or critical findings are there?', 'and how many of those mention XSS?');
+    const turn = await ask(
+      'How many high or critical findings are there?',
+      'and how many of those mention XSS?',
+    );
     const r = await setup.db.dataSource.manager.transaction(async (m) => ({
       high: (await searchFindings(m, { text: 'XSS', severity: 'high', limit: 1 })).total,
       critical: (await searchFindings(m, { text: 'XSS', severity: 'critical', limit: 1 })).total,
@@ -204,7 +224,9 @@ describe('reproduction 8: answers read like an answer, with the number, the filt
   });
   it('an unfiltered count', async () => {
     const { outcome } = await ask('How many findings are there in total?');
-    expect(outcome.content.split('\n')[0]).toBe(`There are **${await sqlCount('TRUE')}** findings in total. Exact total from search_findings, no filter.`);
+    expect(outcome.content.split('\n')[0]).toBe(
+      `There are **${await sqlCount('TRUE')}** findings in total. Exact total from search_findings, no filter.`,
+    );
   });
 });
 
@@ -214,17 +236,48 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ['How many findings are neither low nor info?', () => bySeverities(['critical', 'high', 'medium'])],
   ['How many findings are between low and high?', () => bySeverities(['high', 'medium', 'low'])],
   ['How many high-severity findings are there?', () => bySeverities(['high'])],
-  ['How many critical or high findings relate to SQL injection?', async () => (await queryTotal({ text: 'SQL injection', severity: 'critical' })) + (await queryTotal({ text: 'SQL injection', severity: 'high' }))],
-  ['how many SQL injection findings are not critical?', async () => (await queryTotal({ text: 'SQL injection' })) - (await queryTotal({ text: 'SQL injection', severity: 'critical' }))],
-  ['how many non-critical findings mention cookies', async () => (await queryTotal({ text: 'cookies' })) - (await queryTotal({ text: 'cookies', severity: 'critical' }))],
-  ['How many findings are not about SQL injection?', async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'SQL injection' }))],
-  ['How many findings are not in the juice shop report?', () => sqlCount('r.filename IS DISTINCT FROM $1', [JUICE])],
-  ['how many high findings in juice shop?', () => sqlCount(`f.severity = 'high' AND r.filename = $1`, [JUICE])],
+  [
+    'How many critical or high findings relate to SQL injection?',
+    async () =>
+      (await queryTotal({ text: 'SQL injection', severity: 'critical' })) +
+      (await queryTotal({ text: 'SQL injection', severity: 'high' })),
+  ],
+  [
+    'how many SQL injection findings are not critical?',
+    async () =>
+      (await queryTotal({ text: 'SQL injection' })) -
+      (await queryTotal({ text: 'SQL injection', severity: 'critical' })),
+  ],
+  [
+    'how many non-critical findings mention cookies',
+    async () =>
+      (await queryTotal({ text: 'cookies' })) - (await queryTotal({ text: 'cookies', severity: 'critical' })),
+  ],
+  [
+    'How many findings are not about SQL injection?',
+    async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'SQL injection' })),
+  ],
+  [
+    'How many findings are not in the juice shop report?',
+    () => sqlCount('r.filename IS DISTINCT FROM $1', [JUICE]),
+  ],
+  [
+    'how many high findings in juice shop?',
+    () => sqlCount(`f.severity = 'high' AND r.filename = $1`, [JUICE]),
+  ],
   ['How many findings have no CWE?', () => sqlCount('cardinality(f.cwe) = 0')],
   ['how many findings have a CWE?', () => sqlCount('cardinality(f.cwe) > 0')],
   ['How many open findings are there?', () => sqlCount(`f.status = 'open'`)],
   ['How many findings are not fixed?', () => sqlCount(`f.latest_verdict IS DISTINCT FROM 'fixed'`)],
-  ['How many reports have high or critical findings?', async () => (await setup.db.dataSource.query(`SELECT count(DISTINCT report_id)::int AS n FROM findings WHERE NOT archived AND severity IN ('high', 'critical')`))[0].n],
+  [
+    'How many reports have high or critical findings?',
+    async () =>
+      (
+        await setup.db.dataSource.query(
+          `SELECT count(DISTINCT report_id)::int AS n FROM findings WHERE NOT archived AND severity IN ('high', 'critical')`,
+        )
+      )[0].n,
+  ],
   ['How many findings mention XSS or SQL injection?', null],
   ['How many findings have CWE-79 or CWE-89?', null],
   ['How many findings have more than one CWE?', null],
@@ -242,18 +295,48 @@ const ADVERSARIAL: [string, (() => Promise<number>) | null][] = [
   ["How many findings have a severity of 'high'?", () => bySeverities(['high'])],
   ['How many findings does juice shop have?', () => sqlCount('r.filename = $1', [JUICE])],
   ['How many findings came from the fortify scan?', () => sqlCount('r.filename = $1', [FORTIFY])],
-  ['How many critical findings, if any, are in flawfinder?', () => sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FLAWFINDER])],
+  [
+    'How many critical findings, if any, are in flawfinder?',
+    () => sqlCount(`f.severity = 'critical' AND r.filename = $1`, [FLAWFINDER]),
+  ],
   ['how many findings without CWE-79', () => sqlCount('NOT (79 = ANY(f.cwe))')],
   ['How many findings are in the first report?', null],
   ['How many types of vulnerabilities are there?', null],
   ['How many unique findings are there?', null],
-  ['how many findings in every report except fortify', () => sqlCount('r.filename IS DISTINCT FROM $1', [FORTIFY])],
-  ['How many XSS findings are in reports other than juice shop?', async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE }))],
-  ['which CWE is most common?', async () => (await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`))[0].n],
-  ['How many reports have been imported?', async () => (await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n],
-  ["Don't count info findings, how many are there?", () => bySeverities(['critical', 'high', 'medium', 'low'])],
-  ["how many findings that don't include XSS", async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'XSS' }))],
-  ['How many issues are critical or high in the gosec report?', () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`)],
+  [
+    'how many findings in every report except fortify',
+    () => sqlCount('r.filename IS DISTINCT FROM $1', [FORTIFY]),
+  ],
+  [
+    'How many XSS findings are in reports other than juice shop?',
+    async () => (await queryTotal({ text: 'XSS' })) - (await queryTotal({ text: 'XSS', reportName: JUICE })),
+  ],
+  [
+    'which CWE is most common?',
+    async () =>
+      (
+        await setup.db.dataSource.query(
+          `SELECT count(*)::int AS n FROM findings f, unnest(f.cwe) c WHERE NOT f.archived GROUP BY c ORDER BY n DESC LIMIT 1`,
+        )
+      )[0].n,
+  ],
+  [
+    'How many reports have been imported?',
+    async () =>
+      (await setup.db.dataSource.query(`SELECT count(*)::int AS n FROM reports WHERE NOT archived`))[0].n,
+  ],
+  [
+    "Don't count info findings, how many are there?",
+    () => bySeverities(['critical', 'high', 'medium', 'low']),
+  ],
+  [
+    "how many findings that don't include XSS",
+    async () => (await sqlCount('TRUE')) - (await queryTotal({ text: 'XSS' })),
+  ],
+  [
+    'How many issues are critical or high in the gosec report?',
+    () => bySeverities(['critical', 'high'], `r.filename = 'sechub__gosec_2.9.5.sarif.json'`),
+  ],
 ];
 
 describe('adversarial wordings: the exact number or no number', () => {

@@ -32,7 +32,12 @@ describe('built-in planner on shared/questions/questions-r2.json', () => {
     const { outcome, events } = await ask(q.turns);
     const text = outcome.content;
     const { missingNumbers, missingNames, statedNumbers } = scoreAnswer(q.expect, text);
-    expect({ missingNumbers, missingNames, statedNumbers, text }).toEqual({ missingNumbers: [], missingNames: [], statedNumbers: [], text });
+    expect({ missingNumbers, missingNames, statedNumbers, text }).toEqual({
+      missingNumbers: [],
+      missingNames: [],
+      statedNumbers: [],
+      text,
+    });
     // Every stated count comes from a tool call of the turn.
     if (!q.expect.noNumbers) expect(events.filter((e) => e.type === 'tool.result').length).toBeGreaterThan(0);
   });

@@ -1,13 +1,39 @@
 import { type CorpusTools, type ToolExecution, type ToolSuccess } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
-import { LISTED_GROUPS_MAX, SEVERITIES, type ComputedScope, type ListedGroups, type ReportFormat, type CountFindingsByResult, type CountGroup, type FindingFilter, type GroupByKey, type Severity, type ToolArgsMap, type ToolName, type TurnAttachment } from '@corpus-chat/contracts';
+import {
+  LISTED_GROUPS_MAX,
+  SEVERITIES,
+  type ComputedScope,
+  type ListedGroups,
+  type ReportFormat,
+  type CountFindingsByResult,
+  type CountGroup,
+  type FindingFilter,
+  type GroupByKey,
+  type Severity,
+  type ToolArgsMap,
+  type ToolName,
+  type TurnAttachment,
+} from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import { rankedGroups, type ScopedCount } from './answer-writer';
 import { answerWriter, type AnswerWriter } from './answer-writers';
-import { attachmentHeading, attachmentNotReadyAnswer, attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
-import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, type CountingPlan, type PlannedQuestion } from './question-parser';
+import {
+  attachmentHeading,
+  attachmentNotReadyAnswer,
+  attachmentQuestion,
+  scopeToReport,
+  type AttachmentQuestion,
+} from './attachment-scope';
+import {
+  PLANNER_MAX_QUESTION_CHARS,
+  parseQuestion,
+  mergeFilters,
+  type CountingPlan,
+  type PlannedQuestion,
+} from './question-parser';
 import { matchReportNames, matchScanners } from './report-names';
 
 /** Name stored as the answer's `model` for the built-in planner. */
@@ -60,8 +86,13 @@ export class PlannerRunner {
     const w = answerWriter(ctx.language);
     let answer: string;
     try {
-      if (about && ctx.attachment) answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
-      else answer = plan.kind === 'group_ref' ? await this.groupRef(plan.position, previous, recorder, state, w) : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
+      if (about && ctx.attachment)
+        answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
+      else
+        answer =
+          plan.kind === 'group_ref'
+            ? await this.groupRef(plan.position, previous, recorder, state, w)
+            : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
     } catch (e) {
       if (!(e instanceof ToolFailed)) throw e;
       answer = w.failed(e.failure.error);
@@ -75,8 +106,15 @@ export class PlannerRunner {
     // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
     if (state.counted && !state.listed) metadata.lastFindingIds = [];
     if (state.groups?.groups.length) metadata.lastGroups = state.groups;
-    const attached: ProvenanceEvidence[] = about && ctx.attachment ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }] : [];
-    metadata.verification = verifyNumbers({ answer: recorder.content, userMessage: ctx.userMessage, evidence: [...recorder.evidence, ...plannerFacts(plan, previous), ...attached] });
+    const attached: ProvenanceEvidence[] =
+      about && ctx.attachment
+        ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
+        : [];
+    metadata.verification = verifyNumbers({
+      answer: recorder.content,
+      userMessage: ctx.userMessage,
+      evidence: [...recorder.evidence, ...plannerFacts(plan, previous), ...attached],
+    });
     return { content: recorder.content, metadata };
   }
 
@@ -85,12 +123,22 @@ export class PlannerRunner {
     if ('filter' in plan) {
       const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
       const exclude = plan.scope?.exclude;
-      return { ...plan, filter: fix(plan.filter), ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}) };
+      return {
+        ...plan,
+        filter: fix(plan.filter),
+        ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
+      };
     }
     return plan;
   }
 
-  private async answer(plan: PlannedQuestion, rec: TurnRecorder, lastIds: number[], state: FollowUpState, w: AnswerWriter): Promise<string> {
+  private async answer(
+    plan: PlannedQuestion,
+    rec: TurnRecorder,
+    lastIds: number[],
+    state: FollowUpState,
+    w: AnswerWriter,
+  ): Promise<string> {
     switch (plan.kind) {
       case 'out_of_scope':
         return w.outOfScope(plan.reason);
@@ -114,7 +162,11 @@ export class PlannerRunner {
         return r.ok ? w.overview(r.result) : w.failed(r.error);
       }
       case 'compare': {
-        const r = await call(rec, 'compare_reports', { baseline: plan.baseline, ...(plan.report ? { report: plan.report } : {}), ordered: plan.ordered });
+        const r = await call(rec, 'compare_reports', {
+          baseline: plan.baseline,
+          ...(plan.report ? { report: plan.report } : {}),
+          ordered: plan.ordered,
+        });
         return r.ok ? w.comparison(plan, r.result) : w.comparisonFailed(r.error);
       }
       case 'share': {
@@ -151,7 +203,14 @@ export class PlannerRunner {
    * it?"): an overview by severity of the report it became, or the rest of the question counted
    * within that report. A file still importing, refused or cancelled gets no number but the reason.
    */
-  private async aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
+  private async aboutAttachment(
+    a: TurnAttachment,
+    about: AttachmentQuestion,
+    plan: PlannedQuestion,
+    rec: TurnRecorder,
+    state: FollowUpState,
+    w: AnswerWriter,
+  ): Promise<string> {
     if (a.status !== 'ready' || a.reportId === null) return attachmentNotReadyAnswer(a);
     const heading = attachmentHeading(a);
     if (about.overview || plan.kind === 'overview') {
@@ -168,20 +227,35 @@ export class PlannerRunner {
    * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
    * without a number instead.
    */
-  private async resolveReport(plan: CountingPlan, rec: TurnRecorder, w: AnswerWriter): Promise<CountingPlan | string> {
+  private async resolveReport(
+    plan: CountingPlan,
+    rec: TurnRecorder,
+    w: AnswerWriter,
+  ): Promise<CountingPlan | string> {
     const hint = plan.reportHint;
     if (!hint) return plan;
-    const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
+    const r = await call(
+      rec,
+      'list_all_reports',
+      plan.filter.includeArchived ? { includeArchived: true } : {},
+    );
     if (!r.ok) throw new ToolFailed(r);
     const matches = matchReportNames(
       hint.text,
       r.result.map((x) => x.filename),
     );
     // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
-    const scanners = matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
+    const scanners =
+      matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
     if (scanners.length) {
       const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
-      return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } } : {}) };
+      return {
+        ...plan,
+        filter,
+        ...(plan.asked
+          ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } }
+          : {}),
+      };
     }
     if (matches.length !== 1) return w.reportHint(hint, matches);
     const reportName = matches[0];
@@ -190,10 +264,20 @@ export class PlannerRunner {
         return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
       }
       const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
-      return { ...plan, scope, ...(plan.asked ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } } : {}) };
+      return {
+        ...plan,
+        scope,
+        ...(plan.asked
+          ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } }
+          : {}),
+      };
     }
     const filter = mergeFilters(plan.filter, { reportName });
-    return { ...plan, filter, ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}) };
+    return {
+      ...plan,
+      filter,
+      ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}),
+    };
   }
 
   /**
@@ -201,24 +285,54 @@ export class PlannerRunner {
    * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
    * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
    */
-  private async groupRef(position: number, previous: LastAnswerState, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
+  private async groupRef(
+    position: number,
+    previous: LastAnswerState,
+    rec: TurnRecorder,
+    state: FollowUpState,
+    w: AnswerWriter,
+  ): Promise<string> {
     const listed = previous.lastGroups!;
     const at = position < 0 ? listed.groups.length + position : position;
     const g = listed.groups[at];
     if (!g) return w.fewerGroups(listed);
     const part: FindingFilter | undefined =
-      listed.groupBy === 'report' ? { reportName: g.label } : listed.groupBy === 'cwe' && g.key !== 'none' ? { cwe: Number(g.key) } : listed.groupBy === 'format' && g.key !== 'none' ? { format: g.key as ReportFormat } : listed.groupBy === 'severity' ? { severity: g.key as Severity } : undefined;
+      listed.groupBy === 'report'
+        ? { reportName: g.label }
+        : listed.groupBy === 'cwe' && g.key !== 'none'
+          ? { cwe: Number(g.key) }
+          : listed.groupBy === 'format' && g.key !== 'none'
+            ? { format: g.key as ReportFormat }
+            : listed.groupBy === 'severity'
+              ? { severity: g.key as Severity }
+              : undefined;
     if (!part) return w.titleNotFilter(g.label);
     const filter = mergeFilters(previous.lastFilter ?? {}, part);
-    const plan: CountingPlan = { kind: 'count_findings', list: true, filter, followUp: true, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
+    const plan: CountingPlan = {
+      kind: 'count_findings',
+      list: true,
+      filter,
+      followUp: true,
+      ...(previous.lastScope ? { scope: previous.lastScope } : {}),
+    };
     state.groups = listed;
     return `${w.fromRanking(g.label)}\n\n${await this.count(plan, rec, state, w)}`;
   }
 
   /** A share: the part's exact count over the whole's, both from search_findings. */
-  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
+  private async share(
+    plan: Extract<CountingPlan, { kind: 'share' }>,
+    rec: TurnRecorder,
+    state: FollowUpState,
+    w: AnswerWriter,
+  ): Promise<string> {
     const { reportName, reportId, scanner } = plan.filter;
-    const whole = { ...plan.whole, ...(reportName ? { reportName } : {}), ...(reportId !== undefined ? { reportId } : {}), ...(scanner ? { scanner } : {}) };
+    const whole = {
+      ...plan.whole,
+      ...(reportName ? { reportName } : {}),
+      ...(reportId !== undefined ? { reportId } : {}),
+      ...(scanner ? { scanner } : {}),
+    };
     const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
     if (!part.ok) return w.failed(part.error);
     const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
@@ -230,18 +344,32 @@ export class PlannerRunner {
   }
 
   /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, rec: TurnRecorder, state: FollowUpState, w: AnswerWriter): Promise<string> {
-    const note = plan.followUp && plan.previous && plan.asked ? w.followUpNote(plan.previous, plan.asked, plan) : undefined;
+  private async count(
+    plan: Exclude<CountingPlan, { kind: 'share' }>,
+    rec: TurnRecorder,
+    state: FollowUpState,
+    w: AnswerWriter,
+  ): Promise<string> {
+    const note =
+      plan.followUp && plan.previous && plan.asked
+        ? w.followUpNote(plan.previous, plan.asked, plan)
+        : undefined;
     const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
     state.scope = scope;
     state.counted = true;
     if (plan.kind === 'count_findings') {
       if (!scope) {
-        const r = await call(rec, 'search_findings', { ...plan.filter, limit: plan.list ? LIST_ROWS : COUNT_ROWS });
+        const r = await call(rec, 'search_findings', {
+          ...plan.filter,
+          limit: plan.list ? LIST_ROWS : COUNT_ROWS,
+        });
         if (!r.ok) return w.failed(r.error);
         state.filter = r.filter;
         state.listed = r.result.rows.length > 0;
-        const missing = plan.filter.reportName && !r.result.filter.reportFilename ? w.unknownReport(plan.filter.reportName) : undefined;
+        const missing =
+          plan.filter.reportName && !r.result.filter.reportFilename
+            ? w.unknownReport(plan.filter.reportName)
+            : undefined;
         return (missing ? `${missing}\n\n` : '') + w.count(r.result, { note });
       }
       const c = await scopedCount(rec, plan.filter, scope);
@@ -249,15 +377,32 @@ export class PlannerRunner {
       const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
       return w.scopedCount(c, note) + listNote;
     }
-    const r = scope ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope) : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+    const r = scope
+      ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope)
+      : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
     const top = r.groups.filter((g) => g.key !== 'none');
-    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && top.length && (top.length === 1 || top[0].count > top[1].count)) {
+    if (
+      plan.kind === 'top' &&
+      plan.n === 1 &&
+      plan.groupBy === 'report' &&
+      top.length &&
+      (top.length === 1 || top[0].count > top[1].count)
+    ) {
       state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
     }
-    const listed = plan.kind === 'top' ? rankedGroups(r, plan.n) : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict' ? r.groups : [];
-    if (listed.length) state.groups = { groupBy: r.groupBy, groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })) };
+    const listed =
+      plan.kind === 'top'
+        ? rankedGroups(r, plan.n)
+        : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict'
+          ? r.groups
+          : [];
+    if (listed.length)
+      state.groups = {
+        groupBy: r.groupBy,
+        groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })),
+      };
     if (plan.kind === 'top') return w.top(r, plan.n, { scope, note });
     if (plan.kind === 'breakdown') return w.breakdown(r, { scope, note });
     return w.reportsWith(r, { scope, note });
@@ -275,11 +420,19 @@ interface FollowUpState {
   groups?: ListedGroups;
 }
 
-function call<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]): Promise<ToolSuccess<N> | Failure> {
+function call<N extends ToolName>(
+  rec: TurnRecorder,
+  name: N,
+  args: ToolArgsMap[N],
+): Promise<ToolSuccess<N> | Failure> {
   return rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
 }
 
-async function countBy(rec: TurnRecorder, groupBy: GroupByKey, filter: FindingFilter): Promise<CountFindingsByResult> {
+async function countBy(
+  rec: TurnRecorder,
+  groupBy: GroupByKey,
+  filter: FindingFilter,
+): Promise<CountFindingsByResult> {
   const r = await call(rec, 'count_findings_by', { groupBy, filter });
   if (!r.ok) throw new ToolFailed(r);
   return r.result;
@@ -295,17 +448,35 @@ const countOf = (r: CountFindingsByResult, key: string) => r.groups.find((g) => 
  * - with / without any CWE id or verdict: the filter's findings grouped by CWE / verdict, the `none`
  *   group or the total minus it.
  */
-async function scopedCount(rec: TurnRecorder, filter: FindingFilter, scope: ComputedScope): Promise<ScopedCount> {
+async function scopedCount(
+  rec: TurnRecorder,
+  filter: FindingFilter,
+  scope: ComputedScope,
+): Promise<ScopedCount> {
   if (scope.has) {
     const r = await countBy(rec, scope.has.key, filter);
     const none = countOf(r, 'none');
-    return { total: scope.has.present ? r.total - none : none, filter: r.filter, scope, presence: { all: r.total, none } };
+    return {
+      total: scope.has.present ? r.total - none : none,
+      filter: r.filter,
+      scope,
+      presence: { all: r.total, none },
+    };
   }
   const all = await countBy(rec, 'severity', filter);
   const minus = scope.exclude ? await countBy(rec, 'severity', { ...filter, ...scope.exclude }) : undefined;
   const set: readonly Severity[] = scope.severities ?? (filter.severity ? [filter.severity] : SEVERITIES);
-  const bySeverity = SEVERITIES.filter((s) => set.includes(s)).map((severity) => ({ severity, count: countOf(all, severity), excluded: minus ? countOf(minus, severity) : 0 }));
-  return { total: bySeverity.reduce((n, r) => n + r.count - r.excluded, 0), filter: all.filter, scope, bySeverity };
+  const bySeverity = SEVERITIES.filter((s) => set.includes(s)).map((severity) => ({
+    severity,
+    count: countOf(all, severity),
+    excluded: minus ? countOf(minus, severity) : 0,
+  }));
+  return {
+    total: bySeverity.reduce((n, r) => n + r.count - r.excluded, 0),
+    filter: all.filter,
+    scope,
+    bySeverity,
+  };
 }
 
 /**
@@ -313,8 +484,14 @@ async function scopedCount(rec: TurnRecorder, filter: FindingFilter, scope: Comp
  * exclusion: one `count_findings_by` per severity (severities are disjoint, so counts add up per
  * group), minus the same with the excluded part. Groups keep the query layer's order: count, then label.
  */
-async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: FindingFilter, scope: ComputedScope): Promise<CountFindingsByResult> {
-  const perSeverity: (Severity | undefined)[] = groupBy === 'severity' || !scope.severities ? [undefined] : [...scope.severities];
+async function scopedGroups(
+  rec: TurnRecorder,
+  groupBy: GroupByKey,
+  filter: FindingFilter,
+  scope: ComputedScope,
+): Promise<CountFindingsByResult> {
+  const perSeverity: (Severity | undefined)[] =
+    groupBy === 'severity' || !scope.severities ? [undefined] : [...scope.severities];
   const groups = new Map<string, CountGroup>();
   let total = 0;
   let applied: CountFindingsByResult['filter'] | undefined;
@@ -324,7 +501,8 @@ async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: Find
     applied ??= plus.filter;
     const minus = scope.exclude ? await countBy(rec, groupBy, { ...f, ...scope.exclude }) : undefined;
     for (const g of plus.groups) {
-      if (groupBy === 'severity' && scope.severities && !scope.severities.includes(g.key as Severity)) continue;
+      if (groupBy === 'severity' && scope.severities && !scope.severities.includes(g.key as Severity))
+        continue;
       const cur = groups.get(g.key) ?? { key: g.key, label: g.label, count: 0 };
       cur.count += g.count - (minus ? countOf(minus, g.key) : 0);
       groups.set(g.key, cur);
@@ -332,7 +510,9 @@ async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: Find
     if (groupBy !== 'severity') total += plus.total - (minus?.total ?? 0);
   }
   if (groupBy === 'severity') total = [...groups.values()].reduce((n, g) => n + g.count, 0);
-  const sorted = [...groups.values()].filter((g) => g.count > 0 || groupBy === 'severity' || groupBy === 'verdict').sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  const sorted = [...groups.values()]
+    .filter((g) => g.count > 0 || groupBy === 'severity' || groupBy === 'verdict')
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
   const { severity: _dropped, ...base } = applied ?? filter;
   return { groupBy, total, groups: sorted, filter: base };
 }
@@ -344,8 +524,21 @@ async function scopedGroups(rec: TurnRecorder, groupBy: GroupByKey, filter: Find
  */
 function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): ProvenanceEvidence[] {
   const facts: ProvenanceEvidence[] = [];
-  if (previous.lastFilter) facts.push({ name: 'previous answer', args: {}, content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }) });
-  if (plan.kind === 'too_long') facts.push({ name: 'planner', args: {}, content: JSON.stringify({ messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS }) });
+  if (previous.lastFilter)
+    facts.push({
+      name: 'previous answer',
+      args: {},
+      content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }),
+    });
+  if (plan.kind === 'too_long')
+    facts.push({
+      name: 'planner',
+      args: {},
+      content: JSON.stringify({
+        messageCharacters: plan.length,
+        maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS,
+      }),
+    });
   return facts;
 }
 

@@ -16,16 +16,25 @@ import { TestThread, askInThread, type CapturedTurn } from '../testing/turn-harn
 const { questions } = loadQuestions();
 const setup = usePlannerOnQuestionsCorpus();
 
-const ask = (turns: string[], language?: OperatorLanguage): Promise<CapturedTurn> => askInThread(setup.planner, turns, { language });
+const ask = (turns: string[], language?: OperatorLanguage): Promise<CapturedTurn> =>
+  askInThread(setup.planner, turns, { language });
 
 /** Russian groups thousands with a no-break space ("1 768"): read as one number. */
 const ungrouped = (text: string) => text.replace(/(\d)[\u00a0\u202f ](?=\d{3}(?!\d))/g, '$1');
-const toolCalls = (t: CapturedTurn) => t.events.filter((e) => e.type === 'tool.call').map((e) => ({ name: (e as { name: string }).name, args: (e as { args: unknown }).args }));
+const toolCalls = (t: CapturedTurn) =>
+  t.events
+    .filter((e) => e.type === 'tool.call')
+    .map((e) => ({ name: (e as { name: string }).name, args: (e as { args: unknown }).args }));
 
 function expectRussianAnswer(q: SharedQuestion, turn: CapturedTurn): void {
   const text = turn.outcome.content;
   const { missingNumbers, missingNames, statedNumbers } = scoreAnswer(q.expect, ungrouped(text));
-  expect({ missingNumbers, missingNames, statedNumbers, text }).toEqual({ missingNumbers: [], missingNames: [], statedNumbers: [], text });
+  expect({ missingNumbers, missingNames, statedNumbers, text }).toEqual({
+    missingNumbers: [],
+    missingNames: [],
+    statedNumbers: [],
+    text,
+  });
   if (q.expect.noNumbers) expect(text).not.toMatch(/\d/);
   // Russian prose, not the English templates.
   expect(text).toMatch(/\p{Script=Cyrillic}{4,}/u);
@@ -33,7 +42,9 @@ function expectRussianAnswer(q: SharedQuestion, turn: CapturedTurn): void {
 }
 
 describe('built-in planner: Russian questions get the numbers of their English counterparts, in Russian', () => {
-  const cases = Object.entries(RUSSIAN_QUESTIONS).map(([id, turns]) => [id, turns.join(' → '), turns] as const);
+  const cases = Object.entries(RUSSIAN_QUESTIONS).map(
+    ([id, turns]) => [id, turns.join(' → '), turns] as const,
+  );
   it('mirrors at least 25 questions of questions.json', () => {
     expect(cases.length).toBeGreaterThanOrEqual(25);
     for (const [id] of cases) expect(questions.map((q) => q.id)).toContain(id);
@@ -71,7 +82,9 @@ describe('built-in planner: the answer language is the turn’s, not the questio
     const total = q02.expect.numbers![0];
     const turn = await ask(['Сколько всего находок?'], 'ru');
     const grouped = new Intl.NumberFormat('ru').format(total);
-    const form = { one: 'находка', few: 'находки', many: 'находок', other: 'находки' }[new Intl.PluralRules('ru').select(total) as 'one' | 'few' | 'many' | 'other'];
+    const form = { one: 'находка', few: 'находки', many: 'находок', other: 'находки' }[
+      new Intl.PluralRules('ru').select(total) as 'one' | 'few' | 'many' | 'other'
+    ];
     expect(turn.outcome.content).toContain(`Всего **${grouped}** ${form}.`);
   });
 
@@ -81,7 +94,10 @@ describe('built-in planner: the answer language is the turn’s, not the questio
     const ids = first.outcome.metadata.lastFindingIds!;
     expect(ids.length).toBeGreaterThan(0);
     const shown = await thread.ask('покажи первую');
-    expect(shown.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'finding_detail', args: { id: ids[0] } });
+    expect(shown.events.find((e) => e.type === 'tool.call')).toMatchObject({
+      name: 'finding_detail',
+      args: { id: ids[0] },
+    });
     expect(shown.outcome.content).toContain(`**Находка #${ids[0]}:`);
     expect(shown.outcome.content).toContain('- Серьёзность: критическая');
   });

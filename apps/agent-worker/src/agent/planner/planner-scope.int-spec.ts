@@ -8,14 +8,21 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setReportArchived } from '@corpus-chat/corpus-queries';
-import { loadQuestions, sharedDir, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  loadQuestions,
+  sharedDir,
+  type SharedQuestion,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';
 import type { PlannerRunner } from './planner-runner';
 
 const { questions } = loadQuestions();
-const r2: SharedQuestion[] = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')).questions;
+const r2: SharedQuestion[] = JSON.parse(
+  fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8'),
+).questions;
 const q = (id: string) => [...questions, ...r2].find((x) => x.id === id)!;
 let db: TestDatabase;
 let planner: PlannerRunner;
@@ -31,9 +38,17 @@ async function ask(turns: string[]): Promise<CapturedTurn> {
   for (const t of turns) last = await thread.ask(t);
   return last!;
 }
-const sql = async (query: string, params: unknown[] = []): Promise<Record<string, unknown>[]> => db.dataSource.query(query, params);
+const sql = async (query: string, params: unknown[] = []): Promise<Record<string, unknown>[]> =>
+  db.dataSource.query(query, params);
 const countWhere = async (where: string, params: unknown[] = []) =>
-  Number((await sql(`SELECT count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND ${where}`, params))[0]['n']);
+  Number(
+    (
+      await sql(
+        `SELECT count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND ${where}`,
+        params,
+      )
+    )[0]['n'],
+  );
 
 function expectExact(expected: SharedQuestion['expect'], turn: CapturedTurn): void {
   const score = scoreAnswer(expected, turn.outcome.content);
@@ -44,7 +59,9 @@ describe('round-2 questions that need only the round-1 files', () => {
   it('r19: "it" after "which report has the most critical findings" is that report', async () => {
     const turn = await ask(q('r19').turns);
     expectExact(q('r19').expect, turn);
-    expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { severity: 'high', reportName: q('q26').expect.names![0] } });
+    expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({
+      args: { severity: 'high', reportName: q('q26').expect.names![0] },
+    });
   });
 
   it('r24: a report no file name matches gets no number, not the corpus count', async () => {
@@ -61,15 +78,23 @@ describe('round-2 questions that need only the round-1 files', () => {
   });
 
   it('r25 shape: "which of those reports has the most?" ranks only the previous format', async () => {
-    const [top, next] = await sql(`SELECT r.filename, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND r.format = 'trivy' GROUP BY r.filename ORDER BY n DESC LIMIT 2`);
+    const [top, next] = await sql(
+      `SELECT r.filename, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND r.format = 'trivy' GROUP BY r.filename ORDER BY n DESC LIMIT 2`,
+    );
     expect(top['n']).toBeGreaterThan(next['n'] as number);
-    const turn = await ask(['How many findings are in the Trivy reports?', 'Which of those reports has the most?']);
+    const turn = await ask([
+      'How many findings are in the Trivy reports?',
+      'Which of those reports has the most?',
+    ]);
     expectExact({ numbers: [top['n'] as number], names: [top['filename'] as string] }, turn);
-    expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'count_findings_by', args: { groupBy: 'report', filter: { format: 'trivy' } } });
+    expect(turn.events.find((e) => e.type === 'tool.call')).toMatchObject({
+      name: 'count_findings_by',
+      args: { groupBy: 'report', filter: { format: 'trivy' } },
+    });
   });
 });
 
-describe('the issue\'s questions', () => {
+describe("the issue's questions", () => {
   it('"the coverity report" is not read as "severity": no report matches, no corpus-wide count', async () => {
     const turn = await ask(['how many medium findings in the coverity report?']);
     expect(turn.outcome.content).toMatch(/coverity/);
@@ -82,14 +107,21 @@ describe('the issue\'s questions', () => {
   });
 
   it('"and how many of those are high?" after a ranking stays in the top report', async () => {
-    const turn = await ask(['which report has the most critical findings?', 'and how many of those are high?']);
+    const turn = await ask([
+      'which report has the most critical findings?',
+      'and how many of those are high?',
+    ]);
     expectExact(q('r19').expect, turn);
     expect(turn.outcome.content).toContain(q('q26').expect.names![0]);
   });
 
   it('an ambiguous partial name lists the candidates without a number', async () => {
     const turn = await ask(['how many findings in the itsecgames report?']);
-    for (const f of ['bcgov-pipeline-templates__zap-2.11.0-itsecgames.json', 'bcgov-pipeline-templates__zap-2.12.0-itsecgames.json']) expect(turn.outcome.content).toContain(f);
+    for (const f of [
+      'bcgov-pipeline-templates__zap-2.11.0-itsecgames.json',
+      'bcgov-pipeline-templates__zap-2.12.0-itsecgames.json',
+    ])
+      expect(turn.outcome.content).toContain(f);
   });
 
   it('a format is a filter on the detected format, a scanner on the scanner name', async () => {
@@ -97,16 +129,25 @@ describe('the issue\'s questions', () => {
     expectExact({ numbers: [await countWhere(`r.format = 'trivy' AND f.severity = 'high'`)] }, trivy);
     expect(trivy.outcome.content).toMatch(/format trivy/);
     const semgrep = await ask(['how many findings from semgrep?']);
-    expectExact({ numbers: [await countWhere(`strpos(lower(r.doc_metadata->'tool'->>'name'), 'semgrep') > 0`)] }, semgrep);
+    expectExact(
+      { numbers: [await countWhere(`strpos(lower(r.doc_metadata->'tool'->>'name'), 'semgrep') > 0`)] },
+      semgrep,
+    );
     expect(semgrep.outcome.content).toMatch(/scanner 'semgrep'/);
   });
 
   it('"the most common vulnerability" is the exact title most findings share; "the most common CWE" counts each id', async () => {
-    const [title, next] = await sql(`SELECT v.title, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id JOIN finding_versions v ON v.id = f.current_version_id
+    const [title, next] =
+      await sql(`SELECT v.title, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id JOIN finding_versions v ON v.id = f.current_version_id
       WHERE NOT r.archived AND r.format = 'zap' GROUP BY v.title ORDER BY n DESC LIMIT 2`);
     expect(title['n']).toBeGreaterThan(next['n'] as number); // no tie at the top
-    expectExact({ numbers: [title['n'] as number], names: [title['title'] as string] }, await ask(['what is the most common vulnerability in the ZAP scans?']));
-    const [cwe] = await sql(`SELECT c AS cwe, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id, unnest(f.cwe) c WHERE NOT r.archived GROUP BY c ORDER BY n DESC LIMIT 1`);
+    expectExact(
+      { numbers: [title['n'] as number], names: [title['title'] as string] },
+      await ask(['what is the most common vulnerability in the ZAP scans?']),
+    );
+    const [cwe] = await sql(
+      `SELECT c AS cwe, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id, unnest(f.cwe) c WHERE NOT r.archived GROUP BY c ORDER BY n DESC LIMIT 1`,
+    );
     expectExact({ numbers: [cwe['cwe'] as number, cwe['n'] as number] }, await ask(['most common CWE?']));
   });
 
@@ -119,18 +160,28 @@ describe('the issue\'s questions', () => {
     const thread = new TestThread(planner);
     await thread.ask(q('q29').turns[0]);
     const second = await thread.ask('show the second one');
-    expect(second.events.find((e) => e.type === 'tool.call')).toMatchObject({ name: 'search_findings', args: { reportName: q('q29').expect.names![1] } });
+    expect(second.events.find((e) => e.type === 'tool.call')).toMatchObject({
+      name: 'search_findings',
+      args: { reportName: q('q29').expect.names![1] },
+    });
     expectExact({ numbers: [q('q29').expect.numbers![1]], names: [q('q29').expect.names![1]] }, second);
     const byHigh = new TestThread(planner);
     await byHigh.ask(q('q30').turns[0]);
     const last = await byHigh.ask('the last one');
-    expect(last.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { severity: 'high', reportName: q('q30').expect.names![3] } });
+    expect(last.events.find((e) => e.type === 'tool.call')).toMatchObject({
+      args: { severity: 'high', reportName: q('q30').expect.names![3] },
+    });
     expectExact({ numbers: [q('q30').expect.numbers![3]] }, last);
   });
 
   it('a format ranking names the format and its count', async () => {
-    const [top] = await sql(`SELECT r.format, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND f.severity = 'low' GROUP BY r.format ORDER BY n DESC LIMIT 1`);
-    expectExact({ numbers: [top['n'] as number], names: [top['format'] as string] }, await ask(['Which report format has the most low severity findings?']));
+    const [top] = await sql(
+      `SELECT r.format, count(*)::int AS n FROM findings f JOIN reports r ON r.id = f.report_id WHERE NOT r.archived AND f.severity = 'low' GROUP BY r.format ORDER BY n DESC LIMIT 1`,
+    );
+    expectExact(
+      { numbers: [top['n'] as number], names: [top['format'] as string] },
+      await ask(['Which report format has the most low severity findings?']),
+    );
   });
 });
 
@@ -144,7 +195,9 @@ describe('archived reports', () => {
       const all = await ask(['How many critical findings are there, including archived reports?']);
       expectExact({ numbers: q('q03').expect.numbers }, all);
       expect(all.outcome.content).toMatch(/archived reports included/);
-      expect(all.events.find((e) => e.type === 'tool.call')).toMatchObject({ args: { severity: 'critical', includeArchived: true } });
+      expect(all.events.find((e) => e.type === 'tool.call')).toMatchObject({
+        args: { severity: 'critical', includeArchived: true },
+      });
       const reports = await ask(['how many archived reports are there?']);
       expect(reports.outcome.content).not.toMatch(/\d/);
     } finally {

@@ -16,10 +16,16 @@ const EDIT_BASE = /^(edit|modify|change|correct|amend|adjust|revise|update)$/;
 const AUXILIARY = /^(did|do|does|have|has|had|were|was|been|be|got|get)$/;
 /** Words naming the severity, the one field the filter tells apart ("change the severity of"). */
 const FIELD_WORDS: Record<string, FindingEditFilter> = {
-  severity: 'severity', severities: 'severity', sev: 'severity', rating: 'severity', ratings: 'severity', risk: 'severity',
+  severity: 'severity',
+  severities: 'severity',
+  sev: 'severity',
+  rating: 'severity',
+  ratings: 'severity',
+  risk: 'severity',
 };
 /** Who edits: read and dropped (every edit is an operator's). */
-const ACTOR_WORDS = /^(operators?|analysts?|people|someone|somebody|anyone|anybody|we|they|you|users?|humans?|testers?|pentesters?|reviewers?|manually)$/;
+const ACTOR_WORDS =
+  /^(operators?|analysts?|people|someone|somebody|anyone|anybody|we|they|you|users?|humans?|testers?|pentesters?|reviewers?|manually)$/;
 const GLUE = /^(the|its|their|of|a|an|whose|with)$/;
 
 /**
@@ -47,11 +53,17 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
     if (!field && !past && !rerate) continue;
     const from = Math.min(...span);
     const to = Math.max(...span);
-    for (let k = from; k <= to; k++) if (GLUE.test(W[k]) || AUXILIARY.test(W[k]) || ACTOR_WORDS.test(W[k])) span.push(k);
+    for (let k = from; k <= to; k++)
+      if (GLUE.test(W[k]) || AUXILIARY.test(W[k]) || ACTOR_WORDS.test(W[k])) span.push(k);
     if (W[to + 1] === 'of' && FIELD_WORDS[W[to]]) span.push(to + 1);
     if (W[to + 1] === 'by' && ACTOR_WORDS.test(W[to + 2] ?? '')) span.push(to + 1, to + 2);
     // "did operators change", "have analysts re-rated": the auxiliary and the actor before the verb.
-    for (let k = from - 1; k >= 0 && k >= from - 3 && (AUXILIARY.test(W[k]) || ACTOR_WORDS.test(W[k]) || GLUE.test(W[k])); k--) span.push(k);
+    for (
+      let k = from - 1;
+      k >= 0 && k >= from - 3 && (AUXILIARY.test(W[k]) || ACTOR_WORDS.test(W[k]) || GLUE.test(W[k]));
+      k--
+    )
+      span.push(k);
     for (const k of span) consume(s, [k, k + 1]);
     return field ?? 'any';
   }

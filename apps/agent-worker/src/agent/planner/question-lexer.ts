@@ -1,6 +1,23 @@
 import {
-  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, DETAIL_WORDS, EDIT_WORDS, FINDING_NOUNS, GROUP_WORDS, LIST_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
-  REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STOPWORDS, TOP_WORDS, VERDICT_WORDS, WRITE_VERBS, correctWord,
+  BREAKDOWN_WORDS,
+  COUNT_WORDS,
+  CWE_NOUNS,
+  DETAIL_WORDS,
+  EDIT_WORDS,
+  FINDING_NOUNS,
+  GROUP_WORDS,
+  LIST_WORDS,
+  NUMBER_WORDS,
+  ORDINALS,
+  OVERVIEW_WORDS,
+  REFERENCE_WORDS,
+  REPORT_NOUNS,
+  SEVERITY_WORDS,
+  STOPWORDS,
+  TOP_WORDS,
+  VERDICT_WORDS,
+  WRITE_VERBS,
+  correctWord,
 } from './vocabulary';
 
 /** One token of an operator's question. */
@@ -16,22 +33,54 @@ export interface Token {
   end: number;
 }
 
-const KNOWN_SETS = [EDIT_WORDS, FINDING_NOUNS, REPORT_NOUNS, CWE_NOUNS, COUNT_WORDS, LIST_WORDS, DETAIL_WORDS, TOP_WORDS, BREAKDOWN_WORDS, OVERVIEW_WORDS, WRITE_VERBS, REFERENCE_WORDS, STOPWORDS];
+const KNOWN_SETS = [
+  EDIT_WORDS,
+  FINDING_NOUNS,
+  REPORT_NOUNS,
+  CWE_NOUNS,
+  COUNT_WORDS,
+  LIST_WORDS,
+  DETAIL_WORDS,
+  TOP_WORDS,
+  BREAKDOWN_WORDS,
+  OVERVIEW_WORDS,
+  WRITE_VERBS,
+  REFERENCE_WORDS,
+  STOPWORDS,
+];
 const isKnown = (w: string) =>
-  KNOWN_SETS.some((s) => s.has(w)) || w in SEVERITY_WORDS || w in VERDICT_WORDS || w in GROUP_WORDS || w in ORDINALS || w in NUMBER_WORDS;
+  KNOWN_SETS.some((s) => s.has(w)) ||
+  w in SEVERITY_WORDS ||
+  w in VERDICT_WORDS ||
+  w in GROUP_WORDS ||
+  w in ORDINALS ||
+  w in NUMBER_WORDS;
 
 /**
  * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
  * The name is bounded (255 characters, a file name's limit on common file systems): unbounded, a
  * long run of letters made the search quadratic.
  */
-const REPORT_RE = /[\p{L}\p{N}_][\p{L}\p{N}_.+-]{0,254}\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
+const REPORT_RE =
+  /[\p{L}\p{N}_][\p{L}\p{N}_.+-]{0,254}\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
 const CWE_RE = /\bcwe[\s_-]*(?:id\s*)?#?\s*(\d{1,5})\b/giu;
 const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
-const COMPOUND_GLUE = new Set(['non', 'severity', 'sev', 'risk', 'level', 'priority', 'rated', 'or', 'and', 'to', 'plus']);
+const COMPOUND_GLUE = new Set([
+  'non',
+  'severity',
+  'sev',
+  'risk',
+  'level',
+  'priority',
+  'rated',
+  'or',
+  'and',
+  'to',
+  'plus',
+]);
 
 /**
  * The parts of a hyphenated severity compound (`high-severity`, `non-info`, `high-or-critical`,
@@ -63,19 +112,35 @@ export function lex(text: string): Token[] {
   const taken = (s: number, e: number) => spans.some((x) => s < x.end && e > x.start);
   for (const m of text.matchAll(QUOTE_RE)) {
     const start = m.index! + m[1].length;
-    spans.push({ start, end: m.index! + m[0].length, token: { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() } });
+    spans.push({
+      start,
+      end: m.index! + m[0].length,
+      token: { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() },
+    });
   }
   for (const m of text.matchAll(REPORT_RE)) {
     if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] } });
+    spans.push({
+      start: m.index!,
+      end: m.index! + m[0].length,
+      token: { orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] },
+    });
   }
   for (const m of text.matchAll(CWE_RE)) {
     if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) } });
+    spans.push({
+      start: m.index!,
+      end: m.index! + m[0].length,
+      token: { orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) },
+    });
   }
   for (const m of text.matchAll(HASHNUM_RE)) {
     if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({ start: m.index!, end: m.index! + m[0].length, token: { orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) } });
+    spans.push({
+      start: m.index!,
+      end: m.index! + m[0].length,
+      token: { orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) },
+    });
   }
   spans.sort((a, b) => a.start - b.start);
 
@@ -102,7 +167,13 @@ export function lex(text: string): Token[] {
         let at = start;
         for (const part of parts) {
           const from = text.toLowerCase().indexOf(part, at);
-          tokens.push({ orig: text.slice(from, from + part.length), w: part, kind: 'word', start: from, end: from + part.length });
+          tokens.push({
+            orig: text.slice(from, from + part.length),
+            w: part,
+            kind: 'word',
+            start: from,
+            end: from + part.length,
+          });
           at = from + part.length;
         }
         continue;

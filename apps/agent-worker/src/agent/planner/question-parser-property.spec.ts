@@ -7,10 +7,19 @@ import { parseQuestion, type PlannedQuestion } from './question-parser';
  * name) or the plan declines (`unsupported`, `out_of_scope`). Questions are generated from a seed.
  */
 const SHAPES = [
-  'how many findings are there?', 'how many critical findings relate to SQL injection?', 'which report has the most high findings?',
-  'give me a breakdown of findings by severity', 'how many findings in the trivy reports?', 'what percentage of findings are critical?',
-  'what is the most common vulnerability?', 'most common CWE in the zap scans?', 'how many findings have CWE-79?', 'crits in juice shop?',
-  'how many medium findings are in scb__juice-shop-v12.10.2.json?', 'count the XSS bugs', 'top 3 reports by number of findings',
+  'how many findings are there?',
+  'how many critical findings relate to SQL injection?',
+  'which report has the most high findings?',
+  'give me a breakdown of findings by severity',
+  'how many findings in the trivy reports?',
+  'what percentage of findings are critical?',
+  'what is the most common vulnerability?',
+  'most common CWE in the zap scans?',
+  'how many findings have CWE-79?',
+  'crits in juice shop?',
+  'how many medium findings are in scb__juice-shop-v12.10.2.json?',
+  'count the XSS bugs',
+  'top 3 reports by number of findings',
 ];
 const NONCES = ['zorblax', 'quuxfile', 'Vexnor', 'plimbo7', 'frobnic'];
 
@@ -28,7 +37,8 @@ it('every generated question applies an unknown content word or declines', () =>
     words.splice(1 + Math.floor(random() * words.length), 0, nonce);
     const question = `${words.join(' ')}?`;
     const plan = parseQuestion(question);
-    if (!declines(plan) && !JSON.stringify(plan).toLowerCase().includes(nonce.toLowerCase())) dropped.push(`${question} → ${JSON.stringify(plan)}`);
+    if (!declines(plan) && !JSON.stringify(plan).toLowerCase().includes(nonce.toLowerCase()))
+      dropped.push(`${question} → ${JSON.stringify(plan)}`);
   }
   expect(dropped).toEqual([]);
 });

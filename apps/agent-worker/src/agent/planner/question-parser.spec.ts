@@ -8,15 +8,33 @@ describe('parseQuestion', () => {
   it.each([
     ['count the high XSS bugs', { kind: 'count_findings', filter: { severity: 'high', text: 'XSS' } }],
     ['How many findings have the word password?', { kind: 'count_findings', filter: { text: 'password' } }],
-    ['count findings about hardcoded passwords with high severity', { kind: 'count_findings', filter: { severity: 'high', text: 'hardcoded passwords' } }],
-    ['how many sqli findings in dd__flawfinder.sarif', { kind: 'count_findings', filter: { text: 'sqli', reportName: 'dd__flawfinder.sarif' } }],
-    ['how many findings mention information disclosure', { kind: 'count_findings', filter: { text: 'information disclosure' } }],
+    [
+      'count findings about hardcoded passwords with high severity',
+      { kind: 'count_findings', filter: { severity: 'high', text: 'hardcoded passwords' } },
+    ],
+    [
+      'how many sqli findings in dd__flawfinder.sarif',
+      { kind: 'count_findings', filter: { text: 'sqli', reportName: 'dd__flawfinder.sarif' } },
+    ],
+    [
+      'how many findings mention information disclosure',
+      { kind: 'count_findings', filter: { text: 'information disclosure' } },
+    ],
     ['How many findings are still open?', { kind: 'count_findings', filter: { verdict: 'still_open' } }],
     ['how many findings in report 3', { kind: 'count_findings', filter: { reportId: 3 } }],
-    ['List critical findings about XSS', { kind: 'count_findings', filter: { severity: 'critical', text: 'XSS' }, list: true }],
+    [
+      'List critical findings about XSS',
+      { kind: 'count_findings', filter: { severity: 'critical', text: 'XSS' }, list: true },
+    ],
     ['top 5 CWEs', { kind: 'top', groupBy: 'cwe', n: 5 }],
-    ['Give me the top three reports by critical findings', { kind: 'top', groupBy: 'report', n: 3, filter: { severity: 'critical' } }],
-    ['which reports have the most XSS findings?', { kind: 'top', groupBy: 'report', filter: { text: 'XSS' } }],
+    [
+      'Give me the top three reports by critical findings',
+      { kind: 'top', groupBy: 'report', n: 3, filter: { severity: 'critical' } },
+    ],
+    [
+      'which reports have the most XSS findings?',
+      { kind: 'top', groupBy: 'report', filter: { text: 'XSS' } },
+    ],
     ['how many reports have critical findings?', { kind: 'reports_with', filter: { severity: 'critical' } }],
     ['findings by verdict', { kind: 'breakdown', groupBy: 'verdict' }],
     ['how many findings per report?', { kind: 'breakdown', groupBy: 'report' }],
@@ -32,11 +50,29 @@ describe('parseQuestion', () => {
   });
 
   it.each([
-    ['and high?', { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'high' }, followUp: true }],
-    ['what about critical?', { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'critical' }, followUp: true }],
-    ['break those down by severity', { kind: 'breakdown', groupBy: 'severity', filter: { text: 'SQL injection' } }],
-    ['Which report has the most of those?', { kind: 'top', groupBy: 'report', n: 1, filter: { text: 'SQL injection' } }],
-    ['how many of them are in scb__juice-shop-v12.10.2.json?', { kind: 'count_findings', filter: { text: 'SQL injection', reportName: 'scb__juice-shop-v12.10.2.json' } }],
+    [
+      'and high?',
+      { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'high' }, followUp: true },
+    ],
+    [
+      'what about critical?',
+      { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'critical' }, followUp: true },
+    ],
+    [
+      'break those down by severity',
+      { kind: 'breakdown', groupBy: 'severity', filter: { text: 'SQL injection' } },
+    ],
+    [
+      'Which report has the most of those?',
+      { kind: 'top', groupBy: 'report', n: 1, filter: { text: 'SQL injection' } },
+    ],
+    [
+      'how many of them are in scb__juice-shop-v12.10.2.json?',
+      {
+        kind: 'count_findings',
+        filter: { text: 'SQL injection', reportName: 'scb__juice-shop-v12.10.2.json' },
+      },
+    ],
     ['show the first one', { kind: 'detail_ref', position: 0 }],
     ['the last one please', { kind: 'detail_ref', position: -1 }],
   ])('follow-up: %s', (q, expected) => {
@@ -44,7 +80,10 @@ describe('parseQuestion', () => {
   });
 
   it('a question that names its own filter is not a follow-up', () => {
-    expect(parseQuestion('How many findings mention cookies?', prev)).toMatchObject({ filter: { text: 'cookies' }, followUp: false });
+    expect(parseQuestion('How many findings mention cookies?', prev)).toMatchObject({
+      filter: { text: 'cookies' },
+      followUp: false,
+    });
   });
 
   it('asks for the whole question when a follow-up has nothing to refer to', () => {
@@ -53,7 +92,11 @@ describe('parseQuestion', () => {
   });
 
   it('mergeFilters narrows the previous filter and replaces a report given the other way', () => {
-    expect(mergeFilters({ text: 'x', reportId: 3 }, { severity: 'low', reportName: 'a.sarif' })).toEqual({ text: 'x', severity: 'low', reportName: 'a.sarif' });
+    expect(mergeFilters({ text: 'x', reportId: 3 }, { severity: 'low', reportName: 'a.sarif' })).toEqual({
+      text: 'x',
+      severity: 'low',
+      reportName: 'a.sarif',
+    });
   });
 });
 
@@ -106,7 +149,11 @@ describe('parseQuestion: parts that one tool filter does not express', () => {
   });
 
   it.each([
-    ['How many critical findings are in the juice shop report?', { text: 'juice shop', negated: false, loose: false }, { severity: 'critical' }],
+    [
+      'How many critical findings are in the juice shop report?',
+      { text: 'juice shop', negated: false, loose: false },
+      { severity: 'critical' },
+    ],
     ['How many findings does the fortify report have?', { text: 'fortify', loose: false }, {}],
     ['how many findings in juice-shop?', { text: 'juice-shop', loose: true }, {}],
     ['How many findings does juice shop have?', { text: 'juice shop', loose: true }, {}],
@@ -135,27 +182,51 @@ describe('parseQuestion: parts that one tool filter does not express', () => {
   ])('not applicable, so no number: %s', (q, text, reason) => {
     const plan = parseQuestion(q);
     expect(plan.kind).toBe('unsupported');
-    if (plan.kind === 'unsupported') expect(plan.parts).toContainEqual(expect.objectContaining({ text, reason }));
+    if (plan.kind === 'unsupported')
+      expect(plan.parts).toContainEqual(expect.objectContaining({ text, reason }));
   });
 
   it('filler and scaffolding do not make a question unsupported', () => {
-    for (const q of ['Hey buddy, how many findings do we have, roughly?', 'How many findings are there at the moment?', 'How many reports have been imported?', 'which CWE is most common?']) {
+    for (const q of [
+      'Hey buddy, how many findings do we have, roughly?',
+      'How many findings are there at the moment?',
+      'How many reports have been imported?',
+      'which CWE is most common?',
+    ]) {
       expect(parseQuestion(q).kind).not.toBe('unsupported');
     }
   });
 
   it('a follow-up keeps the previous set of severities and replaces it with a new severity', () => {
     const prevSet = { lastFilter: {}, lastScope: { severities: ['critical' as const, 'high' as const] } };
-    expect(parseQuestion('and how many of those mention XSS?', prevSet)).toMatchObject({ filter: { text: 'XSS' }, scope: { severities: ['critical', 'high'] }, followUp: true });
+    expect(parseQuestion('and how many of those mention XSS?', prevSet)).toMatchObject({
+      filter: { text: 'XSS' },
+      scope: { severities: ['critical', 'high'] },
+      followUp: true,
+    });
     const replaced = parseQuestion('what about low?', prevSet);
     expect(replaced).toMatchObject({ filter: { severity: 'low' }, followUp: true });
     expect(replaced).not.toHaveProperty('scope.severities');
-    expect(parseQuestion('excluding low?', { lastFilter: { text: 'cookies' } })).toMatchObject({ filter: { text: 'cookies' }, scope: { severities: ['critical', 'high', 'medium', 'info'] }, followUp: true });
+    expect(parseQuestion('excluding low?', { lastFilter: { text: 'cookies' } })).toMatchObject({
+      filter: { text: 'cookies' },
+      scope: { severities: ['critical', 'high', 'medium', 'info'] },
+      followUp: true,
+    });
   });
 
   it('mergeScopes: a new topic replaces an exclusion of a topic, other parts are kept', () => {
-    expect(mergeScopes({ filter: { severity: 'high' }, scope: { exclude: { text: 'XSS' } } }, { filter: { text: 'SQL injection' } })).toEqual({ filter: { severity: 'high', text: 'SQL injection' } });
-    expect(mergeScopes({ filter: { text: 'x' }, scope: { severities: ['critical', 'high'] } }, { filter: {}, scope: { exclude: { verdict: 'fixed' } } })).toEqual({
+    expect(
+      mergeScopes(
+        { filter: { severity: 'high' }, scope: { exclude: { text: 'XSS' } } },
+        { filter: { text: 'SQL injection' } },
+      ),
+    ).toEqual({ filter: { severity: 'high', text: 'SQL injection' } });
+    expect(
+      mergeScopes(
+        { filter: { text: 'x' }, scope: { severities: ['critical', 'high'] } },
+        { filter: {}, scope: { exclude: { verdict: 'fixed' } } },
+      ),
+    ).toEqual({
       filter: { text: 'x' },
       scope: { severities: ['critical', 'high'], exclude: { verdict: 'fixed' } },
     });
@@ -164,11 +235,23 @@ describe('parseQuestion: parts that one tool filter does not express', () => {
 
 describe('lex', () => {
   it('keeps report names, CWE ids and quotes whole, and corrects misspelt structure words only', () => {
-    const t = lex('How mnay fidnings in sechub__gosec_2.9.5.sarif.json have CWE-79 or mention "Set-Cookie header"?');
-    expect(t.filter((x) => x.kind === 'report').map((x) => x.value)).toEqual(['sechub__gosec_2.9.5.sarif.json']);
+    const t = lex(
+      'How mnay fidnings in sechub__gosec_2.9.5.sarif.json have CWE-79 or mention "Set-Cookie header"?',
+    );
+    expect(t.filter((x) => x.kind === 'report').map((x) => x.value)).toEqual([
+      'sechub__gosec_2.9.5.sarif.json',
+    ]);
     expect(t.filter((x) => x.kind === 'cwe').map((x) => x.value)).toEqual([79]);
     expect(t.filter((x) => x.kind === 'quote').map((x) => x.value)).toEqual(['Set-Cookie header']);
-    expect(t.filter((x) => x.kind === 'word').map((x) => x.w)).toEqual(['how', 'many', 'findings', 'in', 'have', 'or', 'mention']);
+    expect(t.filter((x) => x.kind === 'word').map((x) => x.w)).toEqual([
+      'how',
+      'many',
+      'findings',
+      'in',
+      'have',
+      'or',
+      'mention',
+    ]);
     expect(lex('glibc jquery cookies').map((x) => x.w)).toEqual(['glibc', 'jquery', 'cookies']);
   });
 });
@@ -178,7 +261,10 @@ describe('long messages', () => {
     const atLimit = `How many findings mention ${'y'.repeat(PLANNER_MAX_QUESTION_CHARS - 26)}`;
     expect(atLimit).toHaveLength(PLANNER_MAX_QUESTION_CHARS);
     expect(parseQuestion(atLimit).kind).not.toBe('too_long');
-    expect(parseQuestion(`${atLimit}?`)).toEqual({ kind: 'too_long', length: PLANNER_MAX_QUESTION_CHARS + 1 });
+    expect(parseQuestion(`${atLimit}?`)).toEqual({
+      kind: 'too_long',
+      length: PLANNER_MAX_QUESTION_CHARS + 1,
+    });
   });
 
   it('lexes a long run of letters in linear time (a report-name pattern was quadratic: 20,000 letters took 0.2 s)', () => {

@@ -1,8 +1,25 @@
-import { SEVERITIES, type ComputedScope, type FindingFilter, type GroupByKey, type ListedGroups } from '@corpus-chat/contracts';
+import {
+  SEVERITIES,
+  type ComputedScope,
+  type FindingFilter,
+  type GroupByKey,
+  type ListedGroups,
+} from '@corpus-chat/contracts';
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, findTopic, isContent } from './question-topic';
-import { findArchived, findFormat, findPresence, findReportHint, findStatus, findTimePhrases, findTopN, findVerdict, hint, isWriteRequest } from './question-recognizers';
+import {
+  findArchived,
+  findFormat,
+  findPresence,
+  findReportHint,
+  findStatus,
+  findTimePhrases,
+  findTopN,
+  findVerdict,
+  hint,
+  isWriteRequest,
+} from './question-recognizers';
 import { parseShare } from './question-share';
 import { inOperatorsWords, readRussian } from './russian-vocabulary';
 import { findComparison, type ComparisonPlan } from './scan-comparison';
@@ -12,8 +29,25 @@ import { mergeFilters, mergeScopes } from './follow-up-scope';
 
 export { mergeFilters, mergeScopes };
 import {
-  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, FORMAT_NOUNS, FREQUENCY_WORDS, GROUP_WORDS, SHARE_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, NUMBER_WORDS, ORDINALS, OVERVIEW_WORDS,
-  REFERENCE_WORDS, REPORT_NOUNS, SEVERITY_WORDS, TIME_WORDS, TOP_WORDS,
+  BREAKDOWN_WORDS,
+  COUNT_WORDS,
+  CWE_NOUNS,
+  FINDING_NOUNS,
+  FORMAT_NOUNS,
+  FREQUENCY_WORDS,
+  GROUP_WORDS,
+  SHARE_WORDS,
+  HARMLESS_WORDS,
+  LIST_WORDS,
+  NEGATION_WORDS,
+  NUMBER_WORDS,
+  ORDINALS,
+  OVERVIEW_WORDS,
+  REFERENCE_WORDS,
+  REPORT_NOUNS,
+  SEVERITY_WORDS,
+  TIME_WORDS,
+  TOP_WORDS,
 } from './vocabulary';
 
 /** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
@@ -106,11 +140,20 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     // "counting every format", "including all reports": everything is counted, nothing is grouped.
-    if ((w === 'each' || w === 'every') && /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')) {
+    if (
+      (w === 'each' || w === 'every') &&
+      /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')
+    ) {
       consume(s, [i - 1, i + 2]);
       continue;
     }
-    if (w === 'by' || w === 'per' || w === 'each' || w === 'every' || (w === 'across' && s.words[i + 1] !== 'the')) {
+    if (
+      w === 'by' ||
+      w === 'per' ||
+      w === 'each' ||
+      w === 'every' ||
+      (w === 'across' && s.words[i + 1] !== 'the')
+    ) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
       const key = GROUP_WORDS[s.words[at]];
       if (key && !s.used[at]) {
@@ -131,7 +174,8 @@ function findGroupBy(s: Scan): GroupByKey | undefined {
 }
 
 /** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
-const HARMLESS_AFTER_NEGATION = /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
+const HARMLESS_AFTER_NEGATION =
+  /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
 
 /**
  * What is left after every recognised part took its words: unknown content words (each run with
@@ -147,14 +191,18 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
     const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
-    const kinds = /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
+    const kinds =
+      /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
     if (!byPosition && !kinds) continue;
     consume(s, [i, i + 2]);
     parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
   }
   // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
   for (let i = 0; i < s.tokens.length; i++) {
-    if (!s.used[i] && /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])) {
+    if (
+      !s.used[i] &&
+      /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])
+    ) {
       consume(s, [i, i + 1]);
       parts.push({ text: s.tokens[i].orig, reason: 'order' });
     }
@@ -163,12 +211,17 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
     const w = s.words[i];
-    const num = (k: number) => s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
+    const num = (k: number) =>
+      s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
     const comparison =
       (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
       (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
       (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
-      (num(i) && !s.used[i] && w !== 'one' && (CWE_NOUNS.has(s.words[i + 1] ?? '') || /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+      (num(i) &&
+        !s.used[i] &&
+        w !== 'one' &&
+        (CWE_NOUNS.has(s.words[i + 1] ?? '') ||
+          /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
@@ -184,16 +237,35 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
     let to = b;
-    while (to < s.tokens.length && !s.used[to] && (s.tokens[to].kind === 'num' || (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))) to++;
-    const subjectOfHave = prep && /^(does|do|did)$/.test(prep) && /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
+    while (
+      to < s.tokens.length &&
+      !s.used[to] &&
+      (s.tokens[to].kind === 'num' ||
+        (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))
+    )
+      to++;
+    const subjectOfHave =
+      prep &&
+      /^(does|do|did)$/.test(prep) &&
+      /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
     if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
       continue;
     }
     const neg = negationBefore(s, from);
-    const start = neg ? neg[0] : prep && (REPORT_PREPOSITIONS.has(prep) || /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep)) ? from - 1 : a;
+    const start = neg
+      ? neg[0]
+      : prep &&
+          (REPORT_PREPOSITIONS.has(prep) ||
+            /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
+        ? from - 1
+        : a;
     consume(s, [start, to]);
-    parts.push({ text: spanText(s, [start, to]), reason: neg ? 'negation' : 'unknown', ...(start === a && !neg ? { topicLike: true } : {}) });
+    parts.push({
+      text: spanText(s, [start, to]),
+      reason: neg ? 'negation' : 'unknown',
+      ...(start === a && !neg ? { topicLike: true } : {}),
+    });
   }
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
@@ -205,7 +277,8 @@ function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: 
     }
     if (t.kind !== 'word' || !(NEGATION_WORDS.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
-    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0)) continue;
+    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
+      continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
     parts.push({ text: spanText(s, [i, j]), reason: 'negation' });
@@ -233,7 +306,9 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
   // A Russian question is read in the vocabulary's English words; a refusal quotes the operator's own.
   const russian = readRussian(question);
-  return russian ? inOperatorsWords(parseWords(russian.text, previous), russian.original) : parseWords(question, previous);
+  return russian
+    ? inOperatorsWords(parseWords(russian.text, previous), russian.original)
+    : parseWords(question, previous);
 }
 
 function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion {
@@ -254,17 +329,37 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
 
   // Finding detail by id: "show finding 12", "finding #12", "describe #12".
   const hash = s.tokens.findIndex((t) => t.kind === 'hashnum');
-  const findingIdx = W.findIndex((w, i) => (w === 'finding' || w === 'id') && s.tokens[i + 1]?.kind === 'num');
-  if (!hasCount && (findingIdx >= 0 || (hash >= 0 && (s.hasAny(LIST_WORDS) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))) {
-    const id = findingIdx >= 0 ? (s.tokens[findingIdx + 1].value as number) : (s.tokens[hash].value as number);
+  const findingIdx = W.findIndex(
+    (w, i) => (w === 'finding' || w === 'id') && s.tokens[i + 1]?.kind === 'num',
+  );
+  if (
+    !hasCount &&
+    (findingIdx >= 0 ||
+      (hash >= 0 &&
+        (s.hasAny(LIST_WORDS) ||
+          s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
+  ) {
+    const id =
+      findingIdx >= 0 ? (s.tokens[findingIdx + 1].value as number) : (s.tokens[hash].value as number);
     return { kind: 'detail', id };
   }
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
   const ord = W.findIndex((w) => w in ORDINALS);
-  if (ord >= 0 && !hasCount && !s.hasAny(TOP_WORDS) && !hasReportNoun && !s.hasAny(TIME_WORDS) && (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))) {
+  if (
+    ord >= 0 &&
+    !hasCount &&
+    !s.hasAny(TOP_WORDS) &&
+    !hasReportNoun &&
+    !s.hasAny(TIME_WORDS) &&
+    (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))
+  ) {
     const next = W[ord + 1];
-    if (!next || next === '?' || /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)) {
+    if (
+      !next ||
+      next === '?' ||
+      /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)
+    ) {
       if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
       if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: ORDINALS[W[ord]] };
       return { kind: 'no_previous' };
@@ -284,7 +379,10 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     (neg ? exclude : filter).reportName = String(s.tokens[reportTok].value);
     s.used[reportTok] = true;
   } else {
-    const rid = W.findIndex((w, i) => REPORT_NOUNS.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'));
+    const rid = W.findIndex(
+      (w, i) =>
+        REPORT_NOUNS.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'),
+    );
     if (rid >= 0 && !s.has('top')) {
       const neg = negationBefore(s, rid);
       if (neg) consume(s, neg);
@@ -295,7 +393,8 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   const archived = findArchived(s);
   if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
   // "how many archived reports are there?" counts reports, which the planner only counts live.
-  else if (archived?.include && !hasFindingNoun) unapplied.push({ text: 'archived reports', reason: 'combination' });
+  else if (archived?.include && !hasFindingNoun)
+    unapplied.push({ text: 'archived reports', reason: 'combination' });
   else if (archived?.include) filter.includeArchived = true;
   const format = findFormat(s);
   if (format) (format.negated ? exclude : filter).format = format.format;
@@ -308,7 +407,12 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   }
 
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
-  const quoted = s.tokens.findIndex((t, i) => t.kind === 'quote' && SEVERITY_WORDS[String(t.value).toLowerCase()] && s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)));
+  const quoted = s.tokens.findIndex(
+    (t, i) =>
+      t.kind === 'quote' &&
+      SEVERITY_WORDS[String(t.value).toLowerCase()] &&
+      s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)),
+  );
   if (quoted >= 0) {
     s.words[quoted] = String(s.tokens[quoted].value).toLowerCase();
     s.tokens[quoted] = { ...s.tokens[quoted], kind: 'word', w: s.words[quoted] };
@@ -339,24 +443,48 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     if (topic.unapplicable) unapplied.push(topic.unapplicable);
     else (topic.negated ? exclude : filter).text = topic.text;
   }
-  const rest = leftovers(s, !!(filter.reportName || filter.reportId !== undefined || exclude.reportName || exclude.reportId !== undefined || reportHint));
+  const rest = leftovers(
+    s,
+    !!(
+      filter.reportName ||
+      filter.reportId !== undefined ||
+      exclude.reportName ||
+      exclude.reportId !== undefined ||
+      reportHint
+    ),
+  );
   // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
-  unapplied.push(...rest.parts.map((p): Unapplied => (p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p)));
+  unapplied.push(
+    ...rest.parts.map((p): Unapplied =>
+      p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p,
+    ),
+  );
   reportHint ??= rest.hint;
 
   // What several exact counts can combine: one excluded part at a time, and "with(out) a CWE/verdict" on its own.
   const excluded = Object.keys(exclude) as (keyof FindingFilter)[];
-  if (excluded.length + (reportHint?.negated ? 1 : 0) > 1) unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
+  if (excluded.length + (reportHint?.negated ? 1 : 0) > 1)
+    unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
   if (excluded.length) scope.exclude = exclude;
-  if (scope.has && (scope.severities || scope.exclude || reportHint?.negated)) unapplied.push({ text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
+  if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
+    unapplied.push({
+      text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
+      reason: 'combination',
+    });
   const computed = Object.keys(scope).length ? scope : undefined;
 
   // "does it have", "in it", "that report": the report the previous answer was about (its filter carries it).
-  const previousReport = W.some((w, i) => (w === 'it' && /^(does|do|did|in|of|from|has)$/.test(W[i - 1] ?? '')) || (/^(that|this|same)$/.test(w) && /^(report|scan|file)$/.test(W[i + 1] ?? '')));
+  const previousReport = W.some(
+    (w, i) =>
+      (w === 'it' && /^(does|do|did|in|of|from|has)$/.test(W[i - 1] ?? '')) ||
+      (/^(that|this|same)$/.test(w) && /^(report|scan|file)$/.test(W[i + 1] ?? '')),
+  );
   const referential =
     previousReport ||
     W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
-    /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' ')) ||
+    /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
+      W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
+    ) ||
     s.seq(0, ['what', 'about']) ||
     s.seq(0, ['how', 'about']) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
@@ -367,7 +495,12 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   let prior: PlannedScope | undefined;
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || s.has('those', 'them', 'these')) return { kind: 'no_previous' };
+      if (
+        (!newParts && !hasFindingNoun && !hasReportNoun) ||
+        previousReport ||
+        s.has('those', 'them', 'these')
+      )
+        return { kind: 'no_previous' };
     } else {
       prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
       effective = mergeScopes(prior, effective);
@@ -384,9 +517,16 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
     // Report counts and lists come from list_all_reports without archived ones: not what was asked.
-    if (filter.includeArchived && !('filter' in plan)) unapplied.push({ text: 'archived reports', reason: 'combination' });
-    if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has) {
-      unapplied.push({ text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`, reason: 'combination' });
+    if (filter.includeArchived && !('filter' in plan))
+      unapplied.push({ text: 'archived reports', reason: 'combination' });
+    if (
+      (plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') &&
+      plan.scope?.has
+    ) {
+      unapplied.push({
+        text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
+        reason: 'combination',
+      });
     }
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;
   };
@@ -397,7 +537,13 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
   const wantsTop = s.hasAnyUnused(TOP_WORDS) || topN !== undefined;
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
-  const titleAsk = W.some((w, i) => FREQUENCY_WORDS.has(w) && FINDING_NOUNS.has(W[i + 1] ?? '') && !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1])) || s.has('title', 'titles');
+  const titleAsk =
+    W.some(
+      (w, i) =>
+        FREQUENCY_WORDS.has(w) &&
+        FINDING_NOUNS.has(W[i + 1] ?? '') &&
+        !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
+    ) || s.has('title', 'titles');
   const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(FORMAT_NOUNS)
     ? 'format'
     : W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
@@ -408,12 +554,37 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
           ? 'report'
           : undefined;
   const rankedBy = W.some((w, i) => TOP_WORDS.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
-  if (wantsTop && topTarget && (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)) {
-    const plural = W.some((w) => w === 'reports' || w === 'cwes' || w === 'weaknesses' || w === 'files' || w === 'scans' || w === 'formats' || w === 'titles');
-    return finish({ kind: 'top', groupBy: topTarget, n: topN ?? (plural && !s.has('has', 'is', 'was') ? 5 : 1), ...counting() });
+  if (
+    wantsTop &&
+    topTarget &&
+    (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)
+  ) {
+    const plural = W.some(
+      (w) =>
+        w === 'reports' ||
+        w === 'cwes' ||
+        w === 'weaknesses' ||
+        w === 'files' ||
+        w === 'scans' ||
+        w === 'formats' ||
+        w === 'titles',
+    );
+    return finish({
+      kind: 'top',
+      groupBy: topTarget,
+      n: topN ?? (plural && !s.has('has', 'is', 'was') ? 5 : 1),
+      ...counting(),
+    });
   }
 
-  if (groupBy && (hasFindingNoun || followUp || s.has('breakdown', 'distribution') || groupBy !== 'report' || (reportHint && !reportHint.loose))) {
+  if (
+    groupBy &&
+    (hasFindingNoun ||
+      followUp ||
+      s.has('breakdown', 'distribution') ||
+      groupBy !== 'report' ||
+      (reportHint && !reportHint.loose))
+  ) {
     return finish({ kind: 'breakdown', groupBy, ...counting() });
   }
 
@@ -422,18 +593,39 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     if (hasCount) return finish({ kind: 'count_reports' });
     if (wantsList || s.has('what', 'which')) return finish({ kind: 'list_reports' });
   }
-  if (hasReportNoun && hasCount && W.indexOf('reports') >= 0 && W.indexOf('reports') < Math.max(W.findIndex((w) => FINDING_NOUNS.has(w)), 99) && !filter.reportName && !reportHint && (newParts || followUp)) {
+  if (
+    hasReportNoun &&
+    hasCount &&
+    W.indexOf('reports') >= 0 &&
+    W.indexOf('reports') <
+      Math.max(
+        W.findIndex((w) => FINDING_NOUNS.has(w)),
+        99,
+      ) &&
+    !filter.reportName &&
+    !reportHint &&
+    (newParts || followUp)
+  ) {
     const ri = W.indexOf('reports');
     if (W[ri - 1] === 'many' || W[ri - 1] === 'of') return finish({ kind: 'reports_with', ...counting() });
   }
   // A report named by part of its file name, with nothing else asked: its findings by severity.
-  if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp) return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
+  if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp)
+    return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
   // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
   const corpusWord = !!(filter.severity || scope.severities || filter.format);
   if (!topical && !corpusWord) return { kind: 'out_of_scope', reason: 'unknown' };
   if (hasCount || wantsList || followUp || hasFindingNoun || newParts || corpusWord) {
-    if (!hasCount && !wantsList && !followUp && !hasFindingNoun && !corpusWord && !s.has('what', 'which', 'any')) return { kind: 'out_of_scope', reason: 'unknown' };
+    if (
+      !hasCount &&
+      !wantsList &&
+      !followUp &&
+      !hasFindingNoun &&
+      !corpusWord &&
+      !s.has('what', 'which', 'any')
+    )
+      return { kind: 'out_of_scope', reason: 'unknown' };
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
   }
   return { kind: 'out_of_scope', reason: 'unknown' };

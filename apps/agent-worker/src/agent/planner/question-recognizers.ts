@@ -7,7 +7,23 @@ import type { ComputedScope, ReportFormat, TriageStatus, VerdictStatus } from '@
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-parser';
-import { ARRIVAL_VERBS, CWE_NOUNS, FINDING_NOUNS, FORMAT_WORDS, HARMLESS_WORDS, NUMBER_WORDS, REPORT_NOUNS, SEVERITY_WORDS, STATUS_NOUNS, STATUS_WORDS, TIME_GLUE, TIME_WORDS, VERDICT_NOUNS, VERDICT_WORDS, WRITE_VERBS } from './vocabulary';
+import {
+  ARRIVAL_VERBS,
+  CWE_NOUNS,
+  FINDING_NOUNS,
+  FORMAT_WORDS,
+  HARMLESS_WORDS,
+  NUMBER_WORDS,
+  REPORT_NOUNS,
+  SEVERITY_WORDS,
+  STATUS_NOUNS,
+  STATUS_WORDS,
+  TIME_GLUE,
+  TIME_WORDS,
+  VERDICT_NOUNS,
+  VERDICT_WORDS,
+  WRITE_VERBS,
+} from './vocabulary';
 
 /** Words between a report noun and a name that follows it ("the report *named* fortify"). */
 const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
@@ -19,13 +35,24 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     const t = s.tokens[i];
     if (!t || s.used[i]) return false;
     if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
-    return t.kind === 'word' && (TIME_WORDS.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w));
+    return (
+      t.kind === 'word' &&
+      (TIME_WORDS.has(t.w) ||
+        /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) ||
+        /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
+    );
   };
   for (let i = 0; i < s.tokens.length; i++) {
     if (!isAnchor(i)) continue;
     let a = i;
     let b = i + 1;
-    const glue = (k: number) => !s.used[k] && (TIME_GLUE.has(s.words[k]) || ARRIVAL_VERBS.has(s.words[k]) || s.tokens[k].kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || isAnchor(k));
+    const glue = (k: number) =>
+      !s.used[k] &&
+      (TIME_GLUE.has(s.words[k]) ||
+        ARRIVAL_VERBS.has(s.words[k]) ||
+        s.tokens[k].kind === 'num' ||
+        NUMBER_WORDS[s.words[k]] !== undefined ||
+        isAnchor(k));
     while (a > 0 && glue(a - 1)) a--;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
@@ -48,7 +75,10 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     while (k >= 0 && /^(a|an|any|single|one|assigned|known|mapped)$/.test(s.words[k]) && !s.used[k]) k--;
     const p = s.words[k];
     let end = i + 1;
-    while (/^(id|ids|number|numbers|assigned|attached|mapping|tag|tags|set|yet|at|all)$/.test(s.words[end] ?? '')) end++;
+    while (
+      /^(id|ids|number|numbers|assigned|attached|mapping|tag|tags|set|yet|at|all)$/.test(s.words[end] ?? '')
+    )
+      end++;
     if (p && /^(no|without|lacking|missing|lack|lacks)$/.test(p) && !s.used[k]) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
       consume(s, [neg, end]);
@@ -81,22 +111,28 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
     let status: TriageStatus | undefined = STATUS_WORDS[w];
     if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
     else if (/^false-positives?$/.test(w)) status = 'false_positive';
-    else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk')) [status, end] = ['risk_accepted', i + 2];
+    else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
+      [status, end] = ['risk_accepted', i + 2];
     else if (w === 'risk-accepted' || (w === 'accepted' && !verdictNamed)) status = 'risk_accepted';
     else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
-      const openFinding = w === 'open' && i > 0 && (FINDING_NOUNS.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
+      const openFinding =
+        w === 'open' &&
+        i > 0 &&
+        (FINDING_NOUNS.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
       if (statusNamed || openFinding) status = w;
     }
     if (!status) continue;
     let a = i;
-    while (a > 0 && !s.used[a - 1] && /^(triage|status|statuses|triaged|as|marked|the)$/.test(s.words[a - 1])) a--;
+    while (a > 0 && !s.used[a - 1] && /^(triage|status|statuses|triaged|as|marked|the)$/.test(s.words[a - 1]))
+      a--;
     while (end < s.words.length && !s.used[end] && /^(status|statuses|triage)$/.test(s.words[end])) end++;
     const neg = negationBefore(s, a);
     if (neg) consume(s, neg);
     consume(s, [a, end]);
     // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
     s.words.forEach((x, k) => {
-      if (STATUS_NOUNS.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? '')) consume(s, [k, k + 1]);
+      if (STATUS_NOUNS.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
+        consume(s, [k, k + 1]);
     });
     return { status, negated: !!neg };
   }
@@ -108,7 +144,10 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     if (s.used[i]) continue;
-    if (w === 'open' && (s.words[i - 1] === 'still' || s.words[i - 1] === 'verdict' || s.has('verdict', 'verdicts', 'retest'))) {
+    if (
+      w === 'open' &&
+      (s.words[i - 1] === 'still' || s.words[i - 1] === 'verdict' || s.has('verdict', 'verdicts', 'retest'))
+    ) {
       const a = s.words[i - 1] === 'still' ? i - 1 : i;
       const neg = negationBefore(s, a);
       if (neg) consume(s, neg);
@@ -116,7 +155,12 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
       return { verdict: 'still_open', negated: !!neg, text: spanText(s, [neg?.[0] ?? a, i + 1]) };
     }
     // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    if (w === 'open' && i > 0 && (FINDING_NOUNS.has(s.words[i + 1] ?? '') || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))) {
+    if (
+      w === 'open' &&
+      i > 0 &&
+      (FINDING_NOUNS.has(s.words[i + 1] ?? '') ||
+        /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))
+    ) {
       const neg = negationBefore(s, i);
       if (neg) consume(s, neg);
       consume(s, [i, i + 1]);
@@ -153,7 +197,11 @@ export function findTopN(s: Scan): number | undefined {
     const next = s.words[i + 1];
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
     if (/^(have|has|having|with|exactly|than|least|most|only|just)$/.test(prev ?? '')) continue;
-    if (prev === 'top' || prev === 'first' || (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))) {
+    if (
+      prev === 'top' ||
+      prev === 'first' ||
+      (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))
+    ) {
       s.used[i] = true;
       return n;
     }
@@ -181,7 +229,8 @@ export function findReportHint(s: Scan): ReportHint | undefined {
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
       let q = r;
-      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1]) q--;
+      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1])
+        q--;
       const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
@@ -197,7 +246,12 @@ function isNameLike(s: Scan, i: number): boolean {
   return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in SEVERITY_WORDS) && !HARMLESS_WORDS.has(t.w);
 }
 
-export function hint(s: Scan, name: [number, number], whole: [number, number], loose: boolean): ReportHint | undefined {
+export function hint(
+  s: Scan,
+  name: [number, number],
+  whole: [number, number],
+  loose: boolean,
+): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
   const neg = negationBefore(s, whole[0]);
   if (neg) consume(s, neg);
@@ -236,8 +290,18 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
   if (i < 0) return undefined;
   let a = i;
   let b = i + 1;
-  while (a > 0 && /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) && !s.used[a - 1]) a--;
-  while (b < s.words.length && (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) && !s.used[b]) b++;
+  while (
+    a > 0 &&
+    /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) &&
+    !s.used[a - 1]
+  )
+    a--;
+  while (
+    b < s.words.length &&
+    (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) &&
+    !s.used[b]
+  )
+    b++;
   const neg = negationBefore(s, i);
   if (neg) {
     consume(s, [neg[0], b]);
@@ -256,9 +320,23 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
 export function isWriteRequest(s: Scan): boolean {
   for (let i = 0; i < s.words.length; i++) {
     if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
-    const before = s.words.slice(0, i).filter((w) => !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(w));
+    const before = s.words
+      .slice(0, i)
+      .filter(
+        (w) =>
+          !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(
+            w,
+          ),
+      );
     const after = s.words.slice(i + 1, i + 5);
-    const object = after.some((w) => isSubjectNoun(w) || /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(w) || w.startsWith('⟨'));
+    const object = after.some(
+      (w) =>
+        isSubjectNoun(w) ||
+        /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(
+          w,
+        ) ||
+        w.startsWith('⟨'),
+    );
     if (before.length === 0 || object) return true;
   }
   return false;

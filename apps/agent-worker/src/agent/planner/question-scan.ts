@@ -22,7 +22,8 @@ export interface Scan {
 export function scan(source: string, tokens: Token[]): Scan {
   const words = tokens.map((t) => (t.kind === 'word' || t.kind === 'num' ? t.w : `⟨${t.kind}⟩`));
   const used = tokens.map(() => false);
-  const inSet = (set: Set<string> | Record<string, unknown>, w: string) => (set instanceof Set ? set.has(w) : w in set);
+  const inSet = (set: Set<string> | Record<string, unknown>, w: string) =>
+    set instanceof Set ? set.has(w) : w in set;
   return {
     source,
     tokens,
@@ -38,13 +39,63 @@ export function scan(source: string, tokens: Token[]): Scan {
 
 /** The operator's own wording of tokens [a, b). */
 export const spanText = (s: Scan, [a, b]: [number, number]): string =>
-  s.source.slice(s.tokens[a].start, s.tokens[b - 1].end).replace(/\s+/g, ' ').trim();
+  s.source
+    .slice(s.tokens[a].start, s.tokens[b - 1].end)
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** Words that may stand between a negation and what it negates ("not *rated* high", "excluding *the* info ones"). */
 const NEGATION_GAP = new Set([
-  'the', 'a', 'an', 'any', 'are', 'is', 'were', 'was', 'be', 'being', 'been', 'that', 'which', 'those', 'these', 'rated', 'of', 'as', 'marked', 'flagged', 'labelled', 'labeled',
-  'classified', 'tagged', 'severity', 'sev', 'level', 'priority', 'risk', 'at', 'in', 'from', 'have', 'has', 'having', 'with', 'for', 'do', 'does', 'did', 'all', 'findings', 'ones', 'considered',
-  'count', 'counting', 'include', 'including', 'consider', 'considering',
+  'the',
+  'a',
+  'an',
+  'any',
+  'are',
+  'is',
+  'were',
+  'was',
+  'be',
+  'being',
+  'been',
+  'that',
+  'which',
+  'those',
+  'these',
+  'rated',
+  'of',
+  'as',
+  'marked',
+  'flagged',
+  'labelled',
+  'labeled',
+  'classified',
+  'tagged',
+  'severity',
+  'sev',
+  'level',
+  'priority',
+  'risk',
+  'at',
+  'in',
+  'from',
+  'have',
+  'has',
+  'having',
+  'with',
+  'for',
+  'do',
+  'does',
+  'did',
+  'all',
+  'findings',
+  'ones',
+  'considered',
+  'count',
+  'counting',
+  'include',
+  'including',
+  'consider',
+  'considering',
 ]);
 
 /**
@@ -57,7 +108,8 @@ export function negationBefore(s: Scan, at: number): [number, number] | undefine
   for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3; k--) {
     const w = s.words[k];
     if (s.used[k]) return undefined;
-    for (const pair of NEGATION_PAIRS) if (k >= 1 && s.seq(k - 1, pair) && !s.used[k - 1]) return [k - 1, k + 1];
+    for (const pair of NEGATION_PAIRS)
+      if (k >= 1 && s.seq(k - 1, pair) && !s.used[k - 1]) return [k - 1, k + 1];
     if (NEGATION_WORDS.has(w) || w.endsWith("n't")) return [k, k + 1];
     if (!NEGATION_GAP.has(w)) return undefined;
     gaps++;

@@ -6,42 +6,244 @@
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import type { Unapplied } from './question-parser';
 import {
-  BREAKDOWN_WORDS, COUNT_WORDS, CWE_NOUNS, FINDING_NOUNS, GROUP_WORDS, HARMLESS_WORDS, LIST_WORDS, NEGATION_WORDS, ORDINALS, OVERVIEW_WORDS, REFERENCE_WORDS,
-  REPORT_NOUNS, SEVERITY_WORDS, STOPWORDS, TOP_WORDS, WRITE_VERBS,
+  BREAKDOWN_WORDS,
+  COUNT_WORDS,
+  CWE_NOUNS,
+  FINDING_NOUNS,
+  GROUP_WORDS,
+  HARMLESS_WORDS,
+  LIST_WORDS,
+  NEGATION_WORDS,
+  ORDINALS,
+  OVERVIEW_WORDS,
+  REFERENCE_WORDS,
+  REPORT_NOUNS,
+  SEVERITY_WORDS,
+  STOPWORDS,
+  TOP_WORDS,
+  WRITE_VERBS,
 } from './vocabulary';
 
 /** Phrases that introduce a topic ("relate to X", "mention X", "about X"…), as word sequences. */
 const TOPIC_MARKERS: string[][] = [
-  ['relate', 'to'], ['relates', 'to'], ['related', 'to'], ['relating', 'to'], ['relevant', 'to'], ['linked', 'to'], ['connected', 'to'], ['tied', 'to'],
-  ['referring', 'to'], ['refer', 'to'], ['refers', 'to'], ['pertaining', 'to'], ['pertain', 'to'], ['due', 'to'], ['caused', 'by'],
-  ['mention'], ['mentions'], ['mentioning'], ['mentioned'], ['about'], ['regarding'], ['concerning'], ['involving'], ['involve'], ['involves'],
-  ['matching'], ['match'], ['matches'], ['containing'], ['contain'], ['contains'], ['include'], ['includes'], ['including'], ['affecting'], ['affect'], ['affects'],
-  ['with', 'the', 'word'], ['with', 'the', 'term'], ['with', 'the', 'text'], ['with', 'text'], ['with', 'keyword'], ['for', 'the', 'term'], ['for', 'the', 'topic'],
-  ['on', 'the', 'topic', 'of'], ['on', 'the', 'subject', 'of'], ['of', 'type'], ['the', 'word'], ['the', 'term'], ['the', 'phrase'], ['the', 'keyword'],
-  ['word'], ['term'], ['phrase'], ['keyword'], ['for'], ['on'], ['with'],
+  ['relate', 'to'],
+  ['relates', 'to'],
+  ['related', 'to'],
+  ['relating', 'to'],
+  ['relevant', 'to'],
+  ['linked', 'to'],
+  ['connected', 'to'],
+  ['tied', 'to'],
+  ['referring', 'to'],
+  ['refer', 'to'],
+  ['refers', 'to'],
+  ['pertaining', 'to'],
+  ['pertain', 'to'],
+  ['due', 'to'],
+  ['caused', 'by'],
+  ['mention'],
+  ['mentions'],
+  ['mentioning'],
+  ['mentioned'],
+  ['about'],
+  ['regarding'],
+  ['concerning'],
+  ['involving'],
+  ['involve'],
+  ['involves'],
+  ['matching'],
+  ['match'],
+  ['matches'],
+  ['containing'],
+  ['contain'],
+  ['contains'],
+  ['include'],
+  ['includes'],
+  ['including'],
+  ['affecting'],
+  ['affect'],
+  ['affects'],
+  ['with', 'the', 'word'],
+  ['with', 'the', 'term'],
+  ['with', 'the', 'text'],
+  ['with', 'text'],
+  ['with', 'keyword'],
+  ['for', 'the', 'term'],
+  ['for', 'the', 'topic'],
+  ['on', 'the', 'topic', 'of'],
+  ['on', 'the', 'subject', 'of'],
+  ['of', 'type'],
+  ['the', 'word'],
+  ['the', 'term'],
+  ['the', 'phrase'],
+  ['the', 'keyword'],
+  ['word'],
+  ['term'],
+  ['phrase'],
+  ['keyword'],
+  ['for'],
+  ['on'],
+  ['with'],
 ];
 /** Markers that only count when a topic follows (they are also ordinary words). */
-const WEAK_MARKERS = new Set(['for', 'on', 'with', 'include', 'includes', 'including', 'affect', 'affects', 'affecting', 'match', 'matches', 'matching', 'contain', 'contains', 'containing']);
+const WEAK_MARKERS = new Set([
+  'for',
+  'on',
+  'with',
+  'include',
+  'includes',
+  'including',
+  'affect',
+  'affects',
+  'affecting',
+  'match',
+  'matches',
+  'matching',
+  'contain',
+  'contains',
+  'containing',
+]);
 
 /** Words that end a topic phrase. */
 const TOPIC_STOP = new Set([
-  'in', 'from', 'within', 'inside', 'by', 'per', 'grouped', 'that', 'which', 'who', 'where', 'and', 'with', 'having', 'have', 'has', 'are', 'is', 'were', 'was', 'across', 'among', 'of',
-  'overall', 'total', 'altogether', 'currently', 'please', 'sorted', 'ordered', 'broken', 'split',
+  'in',
+  'from',
+  'within',
+  'inside',
+  'by',
+  'per',
+  'grouped',
+  'that',
+  'which',
+  'who',
+  'where',
+  'and',
+  'with',
+  'having',
+  'have',
+  'has',
+  'are',
+  'is',
+  'were',
+  'was',
+  'across',
+  'among',
+  'of',
+  'overall',
+  'total',
+  'altogether',
+  'currently',
+  'please',
+  'sorted',
+  'ordered',
+  'broken',
+  'split',
 ]);
 /** Words trimmed from either end of a topic. */
 const TOPIC_TRIM = new Set([
-  'the', 'a', 'an', 'any', 'some', 'all', 'our', 'my', 'kind', 'type', 'sort', 'of', 'there', 'here', 'exist', 'exists', 'found', 'reported', 'detected', 'please', 'so', 'far', 'now', 'currently',
-  'severity', 'severities', 'level', 'rated', 'topic', 'subject', 'term', 'word', 'text', 'keyword', 'things', 'stuff', 'related', 'relating', 'related-to', 'problems', 'risks', 'vulnerable', 'in',
+  'the',
+  'a',
+  'an',
+  'any',
+  'some',
+  'all',
+  'our',
+  'my',
+  'kind',
+  'type',
+  'sort',
+  'of',
+  'there',
+  'here',
+  'exist',
+  'exists',
+  'found',
+  'reported',
+  'detected',
+  'please',
+  'so',
+  'far',
+  'now',
+  'currently',
+  'severity',
+  'severities',
+  'level',
+  'rated',
+  'topic',
+  'subject',
+  'term',
+  'word',
+  'text',
+  'keyword',
+  'things',
+  'stuff',
+  'related',
+  'relating',
+  'related-to',
+  'problems',
+  'risks',
+  'vulnerable',
+  'in',
 ]);
 /** Verbs in a topic position that mean the question is about something else ("with critical severity"). */
-const NOT_A_TOPIC = new Set(['it', 'them', 'those', 'these', 'that', 'this', 'severity', 'verdict', 'cwe', 'number', 'count', 'most', 'each', 'every', 'total', 'report', 'reports', 'file', 'files']);
+const NOT_A_TOPIC = new Set([
+  'it',
+  'them',
+  'those',
+  'these',
+  'that',
+  'this',
+  'severity',
+  'verdict',
+  'cwe',
+  'number',
+  'count',
+  'most',
+  'each',
+  'every',
+  'total',
+  'report',
+  'reports',
+  'file',
+  'files',
+]);
 
 /** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
-export const COMPARISON = /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
+export const COMPARISON =
+  /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
 /** Adjectives about how to count ("unique findings"), which no tool applies and which are not topics. */
-const COUNTING_ADJECTIVES = new Set(['unique', 'distinct', 'different', 'separate', 'individual', 'duplicate', 'duplicated', 'duplicates', 'deduplicated', 'deduped', 'repeated', 'recurring']);
+const COUNTING_ADJECTIVES = new Set([
+  'unique',
+  'distinct',
+  'different',
+  'separate',
+  'individual',
+  'duplicate',
+  'duplicated',
+  'duplicates',
+  'deduplicated',
+  'deduped',
+  'repeated',
+  'recurring',
+]);
 /** Words that qualify every finding or ranking ("security findings", "scanner reports", "most common"): not topics. */
-const GENERIC_MODIFIERS = new Set(['security', 'scanner', 'scanners', 'common', 'commonest', 'frequent', 'prevalent', 'popular', 'widespread', 'often', 'frequently', 'imported', 'reported', 'detected', 'found']);
+const GENERIC_MODIFIERS = new Set([
+  'security',
+  'scanner',
+  'scanners',
+  'common',
+  'commonest',
+  'frequent',
+  'prevalent',
+  'popular',
+  'widespread',
+  'often',
+  'frequently',
+  'imported',
+  'reported',
+  'detected',
+  'found',
+]);
 /** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
 const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
 
@@ -57,8 +259,20 @@ export function isContent(s: Scan, i: number): boolean {
   if (!t || t.kind !== 'word' || s.used[i]) return false;
   const w = t.w;
   return (
-    !STOPWORDS.has(w) && !isSubjectNoun(w) && !CWE_NOUNS.has(w) && !COUNT_WORDS.has(w) && !TOP_WORDS.has(w) && !BREAKDOWN_WORDS.has(w) && !LIST_WORDS.has(w) &&
-    !OVERVIEW_WORDS.has(w) && !WRITE_VERBS.has(w) && !REFERENCE_WORDS.has(w) && !(w in ORDINALS) && !(w in GROUP_WORDS) && !NEGATION_WORDS.has(w) && !w.endsWith("n't")
+    !STOPWORDS.has(w) &&
+    !isSubjectNoun(w) &&
+    !CWE_NOUNS.has(w) &&
+    !COUNT_WORDS.has(w) &&
+    !TOP_WORDS.has(w) &&
+    !BREAKDOWN_WORDS.has(w) &&
+    !LIST_WORDS.has(w) &&
+    !OVERVIEW_WORDS.has(w) &&
+    !WRITE_VERBS.has(w) &&
+    !REFERENCE_WORDS.has(w) &&
+    !(w in ORDINALS) &&
+    !(w in GROUP_WORDS) &&
+    !NEGATION_WORDS.has(w) &&
+    !w.endsWith("n't")
   );
 }
 
@@ -72,7 +286,16 @@ interface Topic {
 
 /** Markers that negate the topic after them. */
 export const NEGATIVE_TOPIC_MARKERS: string[][] = [
-  ['unrelated', 'to'], ['not', 'related', 'to'], ['excluding'], ['except', 'for'], ['except'], ['other', 'than'], ['apart', 'from'], ['aside', 'from'], ['besides'], ['without'],
+  ['unrelated', 'to'],
+  ['not', 'related', 'to'],
+  ['excluding'],
+  ['except', 'for'],
+  ['except'],
+  ['other', 'than'],
+  ['apart', 'from'],
+  ['aside', 'from'],
+  ['besides'],
+  ['without'],
 ];
 
 /**
@@ -119,7 +342,10 @@ export function findTopic(s: Scan): Topic | undefined {
     const prev = prevWord(s, a);
     const neg = negationBefore(s, a);
     const beforeNoun = next && FINDING_NOUNS.has(next) && next !== 'one' && next !== 'ones';
-    const afterCount = prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || FINDING_NOUNS.has(next));
+    const afterCount =
+      prev &&
+      /^(many|most|much|count|about)$/.test(prev) &&
+      (!next || next === '?' || FINDING_NOUNS.has(next));
     const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
     // "crit sqli count", "sqli count": a run right before a count word, or after a severity word at the end.
     const beforeCount = !!next && COUNT_WORDS.has(next) && (a === 0 || !!SEVERITY_WORDS[prev ?? '']);
@@ -139,7 +365,8 @@ export function findTopic(s: Scan): Topic | undefined {
 function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
   const text = spanText(s, range);
   const ws = s.words.slice(range[0], range[1]);
-  if (ws.some((w) => COMPARISON.test(w))) return { text, negated, unapplicable: { text, reason: 'combination' } };
+  if (ws.some((w) => COMPARISON.test(w)))
+    return { text, negated, unapplicable: { text, reason: 'combination' } };
   const join = ws.findIndex((w, k) => k > 0 && TOPIC_JOIN.has(w));
   if (join > 0) return { text, negated, unapplicable: { text, reason: 'combination' } };
   return { text, negated };
@@ -152,14 +379,24 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
     const t = s.tokens[to];
     if (t.kind !== 'word' && t.kind !== 'num') break;
     if (to > from && (TOPIC_STOP.has(t.w) || s.used[to])) break;
-    if (to > from && SEVERITY_WORDS[t.w] && /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? '')) break;
+    if (
+      to > from &&
+      SEVERITY_WORDS[t.w] &&
+      /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? '')
+    )
+      break;
     to++;
   }
   let a = from;
   let b = to;
   const trimmable = (k: number) => {
     const w = s.words[k];
-    return TOPIC_TRIM.has(w) || FINDING_NOUNS.has(w) || (SEVERITY_WORDS[w] !== undefined && w !== 'none') || s.used[k];
+    return (
+      TOPIC_TRIM.has(w) ||
+      FINDING_NOUNS.has(w) ||
+      (SEVERITY_WORDS[w] !== undefined && w !== 'none') ||
+      s.used[k]
+    );
   };
   while (a < b && trimmable(a)) a++;
   while (b > a && trimmable(b - 1)) b--;
@@ -172,8 +409,10 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
 /** A weak marker ("for", "with", "on") takes a topic only when it is not scaffolding itself. */
 function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   const ws = s.words.slice(a, b);
-  if (ws.some((w) => GROUP_WORDS[w] && (REPORT_NOUNS.has(w) || w === 'severity' || w === 'verdict'))) return false;
-  if (ws.every((w) => STOPWORDS.has(w) || COUNT_WORDS.has(w) || TOP_WORDS.has(w) || /^\d+$/.test(w))) return false;
+  if (ws.some((w) => GROUP_WORDS[w] && (REPORT_NOUNS.has(w) || w === 'severity' || w === 'verdict')))
+    return false;
+  if (ws.every((w) => STOPWORDS.has(w) || COUNT_WORDS.has(w) || TOP_WORDS.has(w) || /^\d+$/.test(w)))
+    return false;
   return !ws.some((w) => COUNT_WORDS.has(w) || TOP_WORDS.has(w) || w === 'number');
 }
 
@@ -182,7 +421,10 @@ export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): 
   const runs: [number, number][] = [];
   let start = -1;
   for (let i = 0; i <= s.tokens.length; i++) {
-    const content = i < s.tokens.length && isContent(s, i) && (opts.includeHarmless !== false || (!HARMLESS_WORDS.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
+    const content =
+      i < s.tokens.length &&
+      isContent(s, i) &&
+      (opts.includeHarmless !== false || (!HARMLESS_WORDS.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
     if (content && start < 0) start = i;
     if (!content && start >= 0) {
       runs.push([start, i]);
@@ -193,5 +435,5 @@ export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): 
 }
 
 const prevWord = (s: Scan, i: number) => (i > 0 ? s.words[i - 1] : undefined);
-const nextWord = (s: Scan, i: number) => (i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined);
-
+const nextWord = (s: Scan, i: number) =>
+  i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined;

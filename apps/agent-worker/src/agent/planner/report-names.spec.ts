@@ -22,7 +22,10 @@ describe('matchReportNames', () => {
     const zap = matchReportNames('zap', FILES);
     expect(zap).toEqual(FILES.filter((f) => f.toLowerCase().includes('zap')));
     expect(zap.length).toBeGreaterThan(3);
-    expect(matchReportNames('semgrep', FILES).sort()).toEqual(['dd__semgrep-oss-issue_10191.sarif.json', 'dd__semgrepowasp-benchmark-sample.sarif']);
+    expect(matchReportNames('semgrep', FILES).sort()).toEqual([
+      'dd__semgrep-oss-issue_10191.sarif.json',
+      'dd__semgrepowasp-benchmark-sample.sarif',
+    ]);
   });
 
   it('a name that fits nothing, or only filler words, returns none', () => {
@@ -33,17 +36,31 @@ describe('matchReportNames', () => {
 
   it('a word may occur inside a piece of the name (IMPORT-RULES: all its words occur in the file name)', () => {
     expect(matchReportNames('owaspzap mock', FILES)).toEqual(['sechub__owaspzap-mock-large.sarif.json']);
-    expect(matchReportNames('COVERITY', [...FILES, 'cov__Coverity-scan.json'])).toEqual(['cov__Coverity-scan.json']);
+    expect(matchReportNames('COVERITY', [...FILES, 'cov__Coverity-scan.json'])).toEqual([
+      'cov__Coverity-scan.json',
+    ]);
   });
 
-  it('matchScanners: the hint when some report\'s scanner name contains it, case-insensitively', () => {
-    const reports = [{ docMetadata: { tool: { name: 'Semgrep OSS' } } }, { docMetadata: { tool: null } }, { docMetadata: {} }];
+  it("matchScanners: the hint when some report's scanner name contains it, case-insensitively", () => {
+    const reports = [
+      { docMetadata: { tool: { name: 'Semgrep OSS' } } },
+      { docMetadata: { tool: null } },
+      { docMetadata: {} },
+    ];
     expect(matchScanners('semgrep', reports)).toEqual(['semgrep']);
     expect(matchScanners('the Semgrep scanner', reports)).toEqual(['semgrep']);
     expect(matchScanners('gosec', reports)).toEqual([]);
   });
 
   it('namePieces ignores case and separators', () => {
-    expect(namePieces('scb__juice-shop-v12.10.2.json')).toEqual(['scb', 'juice', 'shop', 'v12', '10', '2', 'json']);
+    expect(namePieces('scb__juice-shop-v12.10.2.json')).toEqual([
+      'scb',
+      'juice',
+      'shop',
+      'v12',
+      '10',
+      '2',
+      'json',
+    ]);
   });
 });

@@ -1,9 +1,33 @@
 /** Lower-case alphanumeric pieces of a name: `scb__juice-shop-v12.10.2.json` → scb, juice, shop, v12, 10, 2, json. */
 export function namePieces(name: string): string[] {
-  return name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return name
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
-const FILLER = new Set(['the', 'a', 'an', 'report', 'reports', 'scan', 'scans', 'file', 'files', 'named', 'called', 'titled', 'of', 'for', 'from', 'in', 'one', 'scanner', 'scanners', 'tool']);
+const FILLER = new Set([
+  'the',
+  'a',
+  'an',
+  'report',
+  'reports',
+  'scan',
+  'scans',
+  'file',
+  'files',
+  'named',
+  'called',
+  'titled',
+  'of',
+  'for',
+  'from',
+  'in',
+  'one',
+  'scanner',
+  'scanners',
+  'tool',
+]);
 const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)$/i;
 
 /**
@@ -36,10 +60,15 @@ export function matchReportNames(hint: string, filenames: readonly string[]): st
  * the hint, case-insensitively. Returns the hint's words joined (the `scanner` filter's substring)
  * when at least one report's scanner matches, else nothing.
  */
-export function matchScanners(hint: string, reports: readonly { docMetadata: Record<string, unknown> }[]): string[] {
+export function matchScanners(
+  hint: string,
+  reports: readonly { docMetadata: Record<string, unknown> }[],
+): string[] {
   const words = namePieces(hint).filter((w) => !FILLER.has(w));
   if (!words.length) return [];
   const phrase = words.join(' ');
-  const names = reports.map((r) => (r.docMetadata['tool'] as { name?: unknown } | null | undefined)?.name).filter((n): n is string => typeof n === 'string');
+  const names = reports
+    .map((r) => (r.docMetadata['tool'] as { name?: unknown } | null | undefined)?.name)
+    .filter((n): n is string => typeof n === 'string');
   return names.some((n) => n.toLowerCase().includes(phrase)) ? [phrase] : [];
 }

@@ -26,19 +26,35 @@ const TOPICS: [RegExp, string][] = [
   [words('nosql[\\s-]*(?:инъекци~|внедрени~)'), 'NoSQL injection'],
   [words('(?:ldap)[\\s-]*(?:инъекци~|внедрени~)'), 'LDAP injection'],
   [words('(?:xpath)[\\s-]*(?:инъекци~|внедрени~)'), 'XPath injection'],
-  [words('(?:sql|скл)[\\s-]*(?:инъекци~|внедрени~)|(?:инъекци~|внедрени~)\\s+(?:sql-кода|sql|sql\\s+кода)'), 'SQL injection'],
-  [words('(?:инъекци~|внедрени~)\\s+(?:ос\\s+|os\\s+)?(?:команд~|shell~)|командн~\\s+(?:инъекци~|внедрени~)'), 'command injection'],
+  [
+    words('(?:sql|скл)[\\s-]*(?:инъекци~|внедрени~)|(?:инъекци~|внедрени~)\\s+(?:sql-кода|sql|sql\\s+кода)'),
+    'SQL injection',
+  ],
+  [
+    words(
+      '(?:инъекци~|внедрени~)\\s+(?:ос\\s+|os\\s+)?(?:команд~|shell~)|командн~\\s+(?:инъекци~|внедрени~)',
+    ),
+    'command injection',
+  ],
   [words('удаленн~\\s+выполнени~\\s+кода'), 'remote code execution'],
   [words('(?:инъекци~|внедрени~)\\s+кода'), 'code injection'],
   [words('(?:инъекци~|внедрени~)\\s+в\\s+(?:журнал~|лог~)'), 'log injection'],
   [words('межсайтов~\\s+(?:скриптинг~|выполнени~\\s+сценари~|сценари~)'), 'cross-site scripting'],
   [words('подделк~\\s+межсайтов~\\s+запрос~'), 'cross-site request forgery'],
-  [words('подделк~\\s+(?:серверн~\\s+)?запрос~\\s+на\\s+сторон~\\s+сервер~|подделк~\\s+серверн~\\s+запрос~'), 'server-side request forgery'],
+  [
+    words('подделк~\\s+(?:серверн~\\s+)?запрос~\\s+на\\s+сторон~\\s+сервер~|подделк~\\s+серверн~\\s+запрос~'),
+    'server-side request forgery',
+  ],
   [words('обход~\\s+(?:каталог~|директори~|пут~)|выход~\\s+за\\s+пределы\\s+каталог~'), 'path traversal'],
   [words('внешн~\\s+(?:xml[\\s-]*)?сущност~|xml[\\s-]*сущност~'), 'XML external entity'],
   [words('открыт~\\s+(?:перенаправлени~|редирект~)'), 'open redirect'],
   [words('(?:небезопасн~\\s+)?десериализаци~'), 'insecure deserialization'],
-  [words('(?:(?:жестко\\s+)?(?:заданн~|закодированн~|прописанн~|зашит~)|захардкожен~|вшит~)\\s+(?:в\\s+код~?\\s+)?(?:учетн~\\s+данн~|парол~|секрет~)'), 'hard-coded credentials'],
+  [
+    words(
+      '(?:(?:жестко\\s+)?(?:заданн~|закодированн~|прописанн~|зашит~)|захардкожен~|вшит~)\\s+(?:в\\s+код~?\\s+)?(?:учетн~\\s+данн~|парол~|секрет~)',
+    ),
+    'hard-coded credentials',
+  ],
   [words('слаб~\\s+(?:криптографи~|шифровани~)'), 'weak cryptography'],
   [words('слаб~\\s+шифр~'), 'weak cipher'],
   [words('слаб~\\s+(?:хеш~|хэш~)'), 'weak hash'],
@@ -64,7 +80,10 @@ const TOPICS: [RegExp, string][] = [
 /** Phrases of several words (or whose meaning depends on the next word), before single words. */
 const PHRASES: [RegExp, string][] = [
   [words('топ[\\s-]*(\\d{1,3})'), 'top $1'],
-  [words('больше\\s+всего|наибольш~(?:\\s+(?:числ~|количеств~))?|максимальн~(?:\\s+(?:числ~|количеств~))?'), 'most'],
+  [
+    words('больше\\s+всего|наибольш~(?:\\s+(?:числ~|количеств~))?|максимальн~(?:\\s+(?:числ~|количеств~))?'),
+    'most',
+  ],
   [words('по\\s+сравнению\\s+с(?:о)?|в\\s+сравнении\\s+с(?:о)?|относительно'), 'compared with'],
   [words('не\\s+(?:связан~|относ~)\\s+(?:с|со|к)'), 'unrelated to'],
   [words('(?:связан~|относ~|имеющ~\\s+отношение)\\s+(?:с|со|к)'), 'related to'],
@@ -78,7 +97,12 @@ const PHRASES: [RegExp, string][] = [
   [words('(?:какая|какова)\\s+доля|дол[яюией]'), 'share of'],
   [words('с\\s+момента|начиная\\s+с(?:о)?'), 'since'],
   // "по" groups before a grouping noun ("по серьёзности", "по отчётам"); otherwise it is "about" ("по SQL-инъекциям").
-  [words('по(?=\\s+(?:серьезност|критичност|важност|уровн|отчет|скан|файл|cwe|статус|вердикт|формат|заголов|названи|категори|числ|количеств)\\p{L}*)'), 'by'],
+  [
+    words(
+      'по(?=\\s+(?:серьезност|критичност|важност|уровн|отчет|скан|файл|cwe|статус|вердикт|формат|заголов|названи|категори|числ|количеств)\\p{L}*)',
+    ),
+    'by',
+  ],
   [words('по'), 'about'],
   [words('а(?=\\s)'), 'and'],
 ];
@@ -120,7 +144,10 @@ const WORDS: [RegExp, string][] = [
   [words('обзор~|сводк~|статистик~|резюме'), 'overview'],
   [words('кажд~'), 'each'],
   // Asking to show.
-  [words('покажи|покажите|показать|выведи|выведите|вывести|отобрази|дай|дайте|открой|открыть|найди|найдите'), 'show'],
+  [
+    words('покажи|покажите|показать|выведи|выведите|вывести|отобрази|дай|дайте|открой|открыть|найди|найдите'),
+    'show',
+  ],
   [words('перечисли|перечислите|список|списком|спиской'), 'list'],
   [words('опиши|опишите|расскажи|расскажите|подробн~|детал~'), 'details'],
   [words('номер~|ид|идентификатор~'), 'id'],
@@ -179,7 +206,10 @@ const WORDS: [RegExp, string][] = [
   [words('эти|этих|этим|этими|те|тех|такие|таких'), 'those'],
   [words('это|этот|этом|эта|этой|этого|эту'), 'this'],
   [words('тот|том|той|того|та|ту'), 'that'],
-  [words('есть|имеется|имеются|существует|существуют|является|являются|был|была|было|были|будет|быть'), 'are'],
+  [
+    words('есть|имеется|имеются|существует|существуют|является|являются|был|была|было|были|будет|быть'),
+    'are',
+  ],
   [words('имеет|имеют|имеющ~|имеется'), 'have'],
   [words('помечен~|отмечен~|размечен~'), 'marked'],
   [words('найден~|обнаружен~|выявлен~|зарегистрирован~'), 'found'],
@@ -190,8 +220,18 @@ const WORDS: [RegExp, string][] = [
   [words('на'), 'on'],
   [words('корпус~|баз~|данны[хем]'), 'corpus'],
   [words('прошл~'), 'last'],
-  [words('сегодня|вчера|недел~|месяц~|год~|дн~|день|январ~|феврал~|март~|апрел~|ма[йяе]|июн~|июл~|август~|сентябр~|октябр~|ноябр~|декабр~'), 'week'],
-  [words('удали~|удалить|удалите|сотри~|очисти~|измени~|изменить|обнови~|добавь~|импортируй~|загрузи~|архивируй~|переименуй~|пометь~|отметь~'), 'delete'],
+  [
+    words(
+      'сегодня|вчера|недел~|месяц~|год~|дн~|день|январ~|феврал~|март~|апрел~|ма[йяе]|июн~|июл~|август~|сентябр~|октябр~|ноябр~|декабр~',
+    ),
+    'week',
+  ],
+  [
+    words(
+      'удали~|удалить|удалите|сотри~|очисти~|измени~|изменить|обнови~|добавь~|импортируй~|загрузи~|архивируй~|переименуй~|пометь~|отметь~',
+    ),
+    'delete',
+  ],
 ];
 
 /** Whether the text has any Cyrillic letter (only such questions are rewritten). */
@@ -218,7 +258,8 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
 export function readRussian(question: string): RussianReading | undefined {
   if (!hasCyrillic(question)) return undefined;
   const originals: string[] = [];
-  const mark = (original: string, english: string) => `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
+  const mark = (original: string, english: string) =>
+    `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
   // Quoted text is the operator's exact search: marked with no English, so no table touches it.
   const quotes = new Set<number>();
   let text = question
@@ -226,7 +267,12 @@ export function readRussian(question: string): RussianReading | undefined {
     .replace(/"([^"\n]{1,200})"/gu, (m) => (quotes.add(originals.length), mark(m, '')))
     .replace(/№\s?/gu, '#');
   for (const [re, english] of [...TOPICS, ...PHRASES, ...WORDS]) {
-    text = text.replace(re, (m: string, ...args: unknown[]) => mark(m, english.replace(/\$(\d)/g, (_, k: string) => String(args[Number(k) - 1] ?? ''))));
+    text = text.replace(re, (m: string, ...args: unknown[]) =>
+      mark(
+        m,
+        english.replace(/\$(\d)/g, (_, k: string) => String(args[Number(k) - 1] ?? '')),
+      ),
+    );
   }
   // The segments in order: [english, the operator's words] (equal outside replacements).
   const segments: [string, string][] = [];
@@ -234,16 +280,30 @@ export function readRussian(question: string): RussianReading | undefined {
   for (const m of text.matchAll(MARKED)) {
     if (m.index! > at) segments.push([text.slice(at, m.index), text.slice(at, m.index)]);
     const i = Number(m[1]);
-    segments.push(quotes.has(i) ? [originals[i], originals[i]] : [m[2], originals[i].replace(MARKED, (_, k: string) => originals[Number(k)])]);
+    segments.push(
+      quotes.has(i)
+        ? [originals[i], originals[i]]
+        : [m[2], originals[i].replace(MARKED, (_, k: string) => originals[Number(k)])],
+    );
     at = m.index! + m[0].length;
   }
   if (at < text.length) segments.push([text.slice(at), text.slice(at)]);
   const raw = segments.map(([en]) => en).join('');
-  const english = raw.replace(/[ \t]{2,}/g, ' ').replace(/ ([?!.,])/g, '$1').trim();
+  const english = raw
+    .replace(/[ \t]{2,}/g, ' ')
+    .replace(/ ([?!.,])/g, '$1')
+    .trim();
   return {
     text: english,
     original(part: string): string {
-      const found = new RegExp(part.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s*'), 'u').exec(raw);
+      const found = new RegExp(
+        part
+          .trim()
+          .split(/\s+/)
+          .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('\\s*'),
+        'u',
+      ).exec(raw);
       if (!found) return part;
       const [from, to] = [found.index, found.index + found[0].length];
       let pos = 0;

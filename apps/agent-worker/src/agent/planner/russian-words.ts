@@ -28,10 +28,33 @@ export const ruCount = (n: number, forms: RussianForms): string => `${ruNumber(n
 export const FINDINGS: RussianForms = { one: 'находка', few: 'находки', many: 'находок' };
 export const REPORTS: RussianForms = { one: 'отчёт', few: 'отчёта', many: 'отчётов' };
 
-export const SEVERITY_RU: Record<Severity, string> = { critical: 'критическая', high: 'высокая', medium: 'средняя', low: 'низкая', info: 'информационная' };
-export const VERDICT_RU: Record<VerdictStatus | 'none', string> = { still_open: 'всё ещё открыта', fixed: 'исправлена', inconclusive: 'не определён', none: 'без вердикта' };
-export const STATUS_RU: Record<TriageStatus, string> = { open: 'открыта', confirmed: 'подтверждена', false_positive: 'ложное срабатывание', risk_accepted: 'риск принят', fixed: 'исправлена' };
-export const REPORT_STATUS_RU: Record<ReportStatus, string> = { extracting: 'извлекается', needs_review: 'ждёт проверки', ready: 'готов', failed: 'ошибка', cancelled: 'отменён' };
+export const SEVERITY_RU: Record<Severity, string> = {
+  critical: 'критическая',
+  high: 'высокая',
+  medium: 'средняя',
+  low: 'низкая',
+  info: 'информационная',
+};
+export const VERDICT_RU: Record<VerdictStatus | 'none', string> = {
+  still_open: 'всё ещё открыта',
+  fixed: 'исправлена',
+  inconclusive: 'не определён',
+  none: 'без вердикта',
+};
+export const STATUS_RU: Record<TriageStatus, string> = {
+  open: 'открыта',
+  confirmed: 'подтверждена',
+  false_positive: 'ложное срабатывание',
+  risk_accepted: 'риск принят',
+  fixed: 'исправлена',
+};
+export const REPORT_STATUS_RU: Record<ReportStatus, string> = {
+  extracting: 'извлекается',
+  needs_review: 'ждёт проверки',
+  ready: 'готов',
+  failed: 'ошибка',
+  cancelled: 'отменён',
+};
 
 /** "критическая или высокая", "критическая, высокая или средняя". */
 export function ruSeverityList(set: readonly Severity[], order: readonly Severity[]): string {

@@ -6,7 +6,13 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase, importCorpusFiles, sharedDir, type SharedQuestion, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  sharedDir,
+  type SharedQuestion,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { scoreAnswer } from '../../eval/answer-score';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';
@@ -17,7 +23,9 @@ const V212 = 'bcgov-pipeline-templates__zap-2.12.0-itsecgames.json';
 const V214 = 'bcgov-pipeline-templates__zap-2.14.0-itsecgames.json';
 const OTHER = 'dd__zap-results-first-scan.xml';
 
-const questions: SharedQuestion[] = JSON.parse(fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8')).questions;
+const questions: SharedQuestion[] = JSON.parse(
+  fs.readFileSync(path.join(sharedDir(), 'questions', 'questions-r2.json'), 'utf8'),
+).questions;
 let db: TestDatabase;
 let planner: PlannerRunner;
 
@@ -36,7 +44,8 @@ beforeAll(async () => {
 afterAll(async () => db?.drop(), 60_000);
 
 const ask = (message: string): Promise<CapturedTurn> => new TestThread(planner).ask(message);
-const toolCalls = (turn: CapturedTurn) => turn.events.filter((e) => e.type === 'tool.call') as { name: string; args: unknown }[];
+const toolCalls = (turn: CapturedTurn) =>
+  turn.events.filter((e) => e.type === 'tool.call') as { name: string; args: unknown }[];
 
 describe('built-in planner: scan comparison', () => {
   it.each(['r16', 'r17', 'r18'])('%s', async (id) => {

@@ -39,20 +39,34 @@ export function findComparison(tokens: readonly Token[]): ComparisonPlan | undef
   if (reports.length < 1 || reports.length > 2) return undefined;
   const words = tokens.map((t) => (t.kind === 'word' ? t.w : ''));
   const has = (re: RegExp) => words.some((w) => re.test(w));
-  const asked: ComparisonAsked | undefined = has(NEW) ? 'new' : has(FIXED) ? 'fixed' : has(UNCHANGED) ? 'unchanged' : has(CHANGE) ? 'all' : undefined;
+  const asked: ComparisonAsked | undefined = has(NEW)
+    ? 'new'
+    : has(FIXED)
+      ? 'fixed'
+      : has(UNCHANGED)
+        ? 'unchanged'
+        : has(CHANGE)
+          ? 'all'
+          : undefined;
   if (!asked) return undefined;
   const name = (k: number) => String(reports[k][0].value);
   const before = (k: number) => words.slice(Math.max(0, reports[k][1] - 2), reports[k][1]);
 
   if (reports.length === 1) {
     // "What's new since A?", "what is new compared with A?": A is the baseline, the latest scan the report.
-    return before(0).some((w) => /^(since|after|with|to|than|against)$/.test(w)) ? { kind: 'compare', asked, baseline: name(0), ordered: true } : undefined;
+    return before(0).some((w) => /^(since|after|with|to|than|against)$/.test(w))
+      ? { kind: 'compare', asked, baseline: name(0), ordered: true }
+      : undefined;
   }
   const between = words.slice(reports[0][1] + 1, reports[1][1]);
-  if (before(0).some((w) => w === 'between' || w === 'from') && between.some((w) => w === 'and' || w === 'to')) {
+  if (
+    before(0).some((w) => w === 'between' || w === 'from') &&
+    between.some((w) => w === 'and' || w === 'to')
+  ) {
     return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: true };
   }
-  if (between.some((w) => SECOND_IS_BASELINE.test(w))) return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
+  if (between.some((w) => SECOND_IS_BASELINE.test(w)))
+    return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
   // "Compare A and B", "A or B": two scans, no order.
   return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };
 }
@@ -65,26 +79,43 @@ const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'no recorded scan 
  * listed titles of the new or fixed findings, then the other counts, the baseline and the report
  * with their recorded scan dates. `escape` is the answer writer's Markdown escaping.
  */
-export function comparisonAnswer(plan: ComparisonPlan, c: ScanComparison, escape: (s: string) => string): string {
+export function comparisonAnswer(
+  plan: ComparisonPlan,
+  c: ScanComparison,
+  escape: (s: string) => string,
+): string {
   const report = `**${escape(c.report.filename)}**`;
   const baseline = `**${escape(c.baseline.filename)}**`;
-  const list = (rows: ScanComparison['newFindings']) => rows.map((f) => `- ${escape(f.title)} (${f.severity}, finding #${f.id})`).join('\n');
+  const list = (rows: ScanComparison['newFindings']) =>
+    rows.map((f) => `- ${escape(f.title)} (${f.severity}, finding #${f.id})`).join('\n');
   const lines: string[] = [];
   if (plan.asked === 'new' || plan.asked === 'all') {
-    lines.push(`${plural(c.new, 'finding is', 'findings are')} new in ${report} compared with the baseline ${baseline}${c.new ? ':' : '.'}`);
+    lines.push(
+      `${plural(c.new, 'finding is', 'findings are')} new in ${report} compared with the baseline ${baseline}${c.new ? ':' : '.'}`,
+    );
     if (c.new) lines.push(list(c.newFindings));
   }
   if (plan.asked === 'fixed' || plan.asked === 'all') {
-    lines.push(`${plural(c.fixed, 'finding of', 'findings of')} ${baseline} ${c.fixed === 1 ? 'is' : 'are'} fixed (absent) in ${report}${c.fixed ? ':' : '.'}`);
+    lines.push(
+      `${plural(c.fixed, 'finding of', 'findings of')} ${baseline} ${c.fixed === 1 ? 'is' : 'are'} fixed (absent) in ${report}${c.fixed ? ':' : '.'}`,
+    );
     if (c.fixed) lines.push(list(c.fixedFindings));
   }
-  if (plan.asked === 'unchanged') lines.push(`${plural(c.unchanged, 'finding is', 'findings are')} unchanged between ${baseline} and ${report}.`);
+  if (plan.asked === 'unchanged')
+    lines.push(
+      `${plural(c.unchanged, 'finding is', 'findings are')} unchanged between ${baseline} and ${report}.`,
+    );
   lines.push('');
   lines.push(
     `In all: ${c.new} new, ${c.fixed} fixed, ${c.unchanged} unchanged. Baseline ${baseline} (${day(c.baseline.scannedAt)}, ${plural(c.baseline.findingCount, 'finding')}); ` +
       `report ${report} (${day(c.report.scannedAt)}, ${plural(c.report.findingCount, 'finding')}); both scans of ${escape(c.target.join(', '))}.`,
   );
-  if (c.baselineBy === 'scan_time') lines.push('The question did not say which scan is older, so the one with the earlier recorded scan time is the baseline.');
-  lines.push('Findings are matched by identity (the check and where it was found), not by title or severity; "fixed" only means absent from the newer scan.');
+  if (c.baselineBy === 'scan_time')
+    lines.push(
+      'The question did not say which scan is older, so the one with the earlier recorded scan time is the baseline.',
+    );
+  lines.push(
+    'Findings are matched by identity (the check and where it was found), not by title or severity; "fixed" only means absent from the newer scan.',
+  );
   return lines.join('\n');
 }

@@ -11,15 +11,52 @@ export interface SeverityExpression {
 }
 
 /** Words allowed between two severities joined into one set ("high *or* critical", "critical*,* high *and* medium"). */
-const JOINERS = new Set(['or', 'and', ',', 'plus', 'either', 'nor', 'as', 'well', 'also', 'severity', 'sev', 'risk', 'priority', 'level', 'rated']);
+const JOINERS = new Set([
+  'or',
+  'and',
+  ',',
+  'plus',
+  'either',
+  'nor',
+  'as',
+  'well',
+  'also',
+  'severity',
+  'sev',
+  'risk',
+  'priority',
+  'level',
+  'rated',
+]);
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
 /** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
 const AFTER_RANGES: { seq: string[]; dir: 'up' | 'down' }[] = [
-  ...[['and', 'above'], ['or', 'above'], ['and', 'higher'], ['or', 'higher'], ['or', 'more'], ['or', 'worse'], ['and', 'worse'], ['and', 'up'], ['or', 'greater'], ['and', 'over'], ['or', 'over'], ['plus']].map(
-    (seq) => ({ seq, dir: 'up' as const }),
-  ),
-  ...[['or', 'lower'], ['and', 'lower'], ['or', 'below'], ['and', 'below'], ['or', 'less'], ['and', 'under'], ['or', 'under'], ['and', 'down'], ['or', 'better']].map((seq) => ({
+  ...[
+    ['and', 'above'],
+    ['or', 'above'],
+    ['and', 'higher'],
+    ['or', 'higher'],
+    ['or', 'more'],
+    ['or', 'worse'],
+    ['and', 'worse'],
+    ['and', 'up'],
+    ['or', 'greater'],
+    ['and', 'over'],
+    ['or', 'over'],
+    ['plus'],
+  ].map((seq) => ({ seq, dir: 'up' as const })),
+  ...[
+    ['or', 'lower'],
+    ['and', 'lower'],
+    ['or', 'below'],
+    ['and', 'below'],
+    ['or', 'less'],
+    ['and', 'under'],
+    ['or', 'under'],
+    ['and', 'down'],
+    ['or', 'better'],
+  ].map((seq) => ({
     seq,
     dir: 'down' as const,
   })),
@@ -56,9 +93,15 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
   const next = s.words[i + 1] ?? '';
   const prev = s.words[i - 1] ?? '';
   // "information disclosure", "info leak": a topic, not the info severity.
-  if (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next)) return undefined;
+  if (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next))
+    return undefined;
   // "more info about finding 3": asking for details.
-  if (w === 'info' && /^(more|some|any|additional|further|detailed)$/.test(prev) && /^(about|on|for|regarding)$/.test(next)) return undefined;
+  if (
+    w === 'info' &&
+    /^(more|some|any|additional|further|detailed)$/.test(prev) &&
+    /^(about|on|for|regarding)$/.test(next)
+  )
+    return undefined;
   // "none" is only a severity in "severity none".
   if (w === 'none' && prev !== 'severity') return undefined;
   // "how high", "how low": not a filter.
@@ -91,7 +134,9 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const [x, y] = [mentions[k], mentions[k + 1]];
     const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
     const opener = s.words[x.i - 1];
-    const isRange = (between.length === 1 && /^(to|through|thru|till|until)$/.test(between[0])) || (between.length === 1 && between[0] === 'and' && (opener === 'between' || opener === 'from'));
+    const isRange =
+      (between.length === 1 && /^(to|through|thru|till|until)$/.test(between[0])) ||
+      (between.length === 1 && between[0] === 'and' && (opener === 'between' || opener === 'from'));
     if (!isRange) continue;
     const [hi, lo] = rank(x.sev) <= rank(y.sev) ? [x.sev, y.sev] : [y.sev, x.sev];
     const inRange = SEVERITIES.filter((v) => rank(v) >= rank(hi) && rank(v) <= rank(lo));
@@ -129,10 +174,21 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     // Ranges apply to a single severity ("high and above"); "high+" likewise.
     if (g.length === 1) {
       const sev = g[0].sev;
-      const up = (inclusive: boolean) => SEVERITIES.filter((x) => (inclusive ? rank(x) <= rank(sev) : rank(x) < rank(sev))).forEach((x) => members.add(x));
-      const down = (inclusive: boolean) => SEVERITIES.filter((x) => (inclusive ? rank(x) >= rank(sev) : rank(x) > rank(sev))).forEach((x) => members.add(x));
+      const up = (inclusive: boolean) =>
+        SEVERITIES.filter((x) => (inclusive ? rank(x) <= rank(sev) : rank(x) < rank(sev))).forEach((x) =>
+          members.add(x),
+        );
+      const down = (inclusive: boolean) =>
+        SEVERITIES.filter((x) => (inclusive ? rank(x) >= rank(sev) : rank(x) > rank(sev))).forEach((x) =>
+          members.add(x),
+        );
       const after = AFTER_RANGES.find((r) => s.seq(end, r.seq) && r.seq.every((_, k) => !s.used[end + k]));
-      const before = BEFORE_RANGES.find((r) => first - r.seq.length >= 0 && s.seq(first - r.seq.length, r.seq) && r.seq.every((_, k) => !s.used[first - r.seq.length + k]));
+      const before = BEFORE_RANGES.find(
+        (r) =>
+          first - r.seq.length >= 0 &&
+          s.seq(first - r.seq.length, r.seq) &&
+          r.seq.every((_, k) => !s.used[first - r.seq.length + k]),
+      );
       if (g[0].plus) up(true);
       else if (after) {
         if (after.dir === 'up') up(true);

@@ -1,4 +1,9 @@
-import { CorpusTools, type ToolExecution, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import {
+  CorpusTools,
+  type ToolExecution,
+  defaultCorpusQueries,
+  defaultReadOnly,
+} from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser } from '../planner/topic-normaliser';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
@@ -9,7 +14,6 @@ import { ScriptedOpenAiServer } from './scripted-openai-server';
 import { encodeIntent, type ModelIntent, type ServerProfileName, type ServerQuirks } from './server-profiles';
 
 export type { ModelIntent, ServerProfileName, ServerQuirks } from './server-profiles';
-
 
 /** One tool call the planner made, as a model would send it, and the result text the model then sees. */
 interface PlannedCall {
@@ -76,17 +80,33 @@ export class PlannerBrain {
     const turn = (await this.plan(operator)).at(-1)!;
     const results = messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
     if (!results.length) {
-      if (!turn.calls.length) return { reasoning: 'No corpus tool answers this; I say what I can answer instead.', text: turn.content, finish: 'stop' };
+      if (!turn.calls.length)
+        return {
+          reasoning: 'No corpus tool answers this; I say what I can answer instead.',
+          text: turn.content,
+          finish: 'stop',
+        };
       const names = [...new Set(turn.calls.map((c) => c.name))].join(' and ');
-      return { reasoning: `The corpus tools answer this exactly: I call ${names}.`, toolCalls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments })), finish: 'tool_calls' };
+      return {
+        reasoning: `The corpus tools answer this exactly: I call ${names}.`,
+        toolCalls: turn.calls.map((c) => ({ name: c.name, arguments: c.arguments })),
+        finish: 'tool_calls',
+      };
     }
     const seen = results.map((m) => textOf(m.content));
     const differs = turn.calls.findIndex((c, i) => c.modelContent !== seen[i]);
     if (differs >= 0 || seen.length !== turn.calls.length) {
       const which = differs >= 0 ? `the ${turn.calls[differs].name} result` : 'the number of results';
-      return { text: `The tool results I received do not match the calls I made (${which} differs), so I cannot state a count.`, finish: 'stop' };
+      return {
+        text: `The tool results I received do not match the calls I made (${which} differs), so I cannot state a count.`,
+        finish: 'stop',
+      };
     }
-    return { reasoning: 'The tool results hold the exact counts; I answer with them.', text: turn.content, finish: 'stop' };
+    return {
+      reasoning: 'The tool results hold the exact counts; I answer with them.',
+      text: turn.content,
+      finish: 'stop',
+    };
   }
 
   /** The planner's turns for `operator` messages in order (cached per prefix). */
@@ -139,7 +159,11 @@ export interface BrainServer {
 }
 
 /** Starts a `PlannerBrain` on `dataSource` speaking through server `profile` (with `quirks`). */
-export async function startBrainServer(dataSource: DataSource, profile: ServerProfileName = 'openai', quirks?: ServerQuirks): Promise<BrainServer> {
+export async function startBrainServer(
+  dataSource: DataSource,
+  profile: ServerProfileName = 'openai',
+  quirks?: ServerQuirks,
+): Promise<BrainServer> {
   const brain = new PlannerBrain(dataSource);
   const scripted = await ScriptedOpenAiServer.start();
   scripted.profile = profile;
@@ -150,7 +174,11 @@ export async function startBrainServer(dataSource: DataSource, profile: ServerPr
       intents.push(intent);
       return encodeIntent(profile, intent, quirks);
     } catch (e) {
-      return { kind: 'status', status: 500, body: { error: { message: `planner brain failed: ${(e as Error).message}` } } };
+      return {
+        kind: 'status',
+        status: 500,
+        body: { error: { message: `planner brain failed: ${(e as Error).message}` } },
+      };
     }
   };
   return { baseUrl: scripted.baseUrl, scripted, brain, intents, close: () => scripted.close() };

@@ -1,6 +1,10 @@
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser } from '../planner/topic-normaliser';
-import { createQuestionsCorpusDatabase, type loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createQuestionsCorpusDatabase,
+  type loadQuestions,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { PlannerRunner } from '../planner/planner-runner';
 
 /**
@@ -12,7 +16,10 @@ export async function plannerOnQuestionsCorpus(
   file: Parameters<typeof loadQuestions>[0] = 'questions.json',
 ): Promise<{ db: TestDatabase; planner: PlannerRunner }> {
   const db = await createQuestionsCorpusDatabase(file);
-  const planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly), defaultTopicNormaliser);
+  const planner = new PlannerRunner(
+    new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly),
+    defaultTopicNormaliser,
+  );
   return { db, planner };
 }
 
@@ -20,7 +27,10 @@ export async function plannerOnQuestionsCorpus(
  * For a spec file: `plannerOnQuestionsCorpus()` before its tests, the database dropped after them.
  * Read `db` and `planner` inside tests and hooks.
  */
-export function usePlannerOnQuestionsCorpus(): { readonly db: TestDatabase; readonly planner: PlannerRunner } {
+export function usePlannerOnQuestionsCorpus(): {
+  readonly db: TestDatabase;
+  readonly planner: PlannerRunner;
+} {
   let made: { db: TestDatabase; planner: PlannerRunner } | undefined;
   beforeAll(async () => {
     made = await plannerOnQuestionsCorpus();

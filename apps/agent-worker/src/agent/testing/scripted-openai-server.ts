@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { checkRequest, profileInfoRoute, type RequestChecks, type ServerProfileName } from './server-profile-http';
+import {
+  checkRequest,
+  profileInfoRoute,
+  type RequestChecks,
+  type ServerProfileName,
+} from './server-profile-http';
 
 /** One piece of a scripted streamed answer. */
 export type ScriptChunk =
@@ -164,7 +169,13 @@ export class ScriptedOpenAiServer {
     } catch {
       // keep the raw text: the test may want to see it
     }
-    const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, receivedAt: Date.now() };
+    const rec: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      receivedAt: Date.now(),
+    };
     this.requests.push(rec);
     res.on('close', () => {
       rec.closedAt = Date.now();
@@ -177,23 +188,37 @@ export class ScriptedOpenAiServer {
       trainedContextLength: this.trainedContextLength,
       propsLayout: this.propsLayout,
     });
-    if (info && !(this.modelsStatus && rec.path.endsWith('/models'))) return json(res, info.status, info.body);
+    if (info && !(this.modelsStatus && rec.path.endsWith('/models')))
+      return json(res, info.status, info.body);
     if (req.method === 'GET' && rec.path.endsWith('/models')) {
       if (this.modelsStatus) return json(res, this.modelsStatus.status, this.modelsStatus.body);
-      return json(res, 200, { object: 'list', data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })) });
+      return json(res, 200, {
+        object: 'list',
+        data: this.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' })),
+      });
     }
-    if (req.method !== 'POST' || !rec.path.endsWith('/chat/completions')) return json(res, 404, { error: { message: `no route ${rec.path}` } });
+    if (req.method !== 'POST' || !rec.path.endsWith('/chat/completions'))
+      return json(res, 404, { error: { message: `no route ${rec.path}` } });
 
     const refused = checkRequest(this.profile, this.checks, body, this.rejected);
     if (refused) this.rejected.total += 1;
     const next = refused ?? this.queue.shift() ?? (await this.responder?.(rec));
-    if (!next) return json(res, 500, { error: { message: 'scripted server: no response scripted for this request' } });
+    if (!next)
+      return json(res, 500, { error: { message: 'scripted server: no response scripted for this request' } });
     if (next.kind === 'status') {
       if (next.text !== undefined) {
-        res.writeHead(next.status, { 'content-type': next.contentType ?? 'text/plain; charset=utf-8', ...next.headers });
+        res.writeHead(next.status, {
+          'content-type': next.contentType ?? 'text/plain; charset=utf-8',
+          ...next.headers,
+        });
         return void res.end(next.text);
       }
-      return json(res, next.status, next.body ?? { error: { message: `scripted status ${next.status}` } }, next.headers);
+      return json(
+        res,
+        next.status,
+        next.body ?? { error: { message: `scripted status ${next.status}` } },
+        next.headers,
+      );
     }
     if (next.kind === 'completion') {
       return json(res, 200, {
@@ -208,7 +233,11 @@ export class ScriptedOpenAiServer {
                 message: {
                   role: 'assistant',
                   content: next.text || null,
-                  tool_calls: next.toolCalls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+                  tool_calls: next.toolCalls.map((c, i) => ({
+                    id: `call_${i}`,
+                    type: 'function',
+                    function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+                  })),
                 },
                 finish_reason: 'tool_calls',
               }
@@ -220,11 +249,17 @@ export class ScriptedOpenAiServer {
     const alive = () => !res.destroyed && !res.writableEnded;
     await delay(next.headersDelayMs);
     if (!alive()) return;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
     res.flushHeaders();
     await delay(next.firstChunkDelayMs);
     const model = body?.model ?? 'scripted-model';
-    const chunks = next.chunks.filter((c) => !('json' in c && c.ifIncludeUsage) || body?.stream_options?.include_usage === true);
+    const chunks = next.chunks.filter(
+      (c) => !('json' in c && c.ifIncludeUsage) || body?.stream_options?.include_usage === true,
+    );
     for (const [i, chunk] of chunks.entries()) {
       if (!alive()) return;
       if (i > 0) await delay(next.chunkDelayMs);
@@ -243,10 +278,18 @@ function toSse(chunk: Exclude<ScriptChunk, { raw: string } | { sse: string }>, m
   if ('json' in chunk) return 'model' in chunk.json ? chunk.json : { ...chunk.json, model };
   const base = { id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model };
   if ('delta' in chunk) {
-    return { ...base, choices: [{ index: 0, delta: chunk.delta, finish_reason: chunk.finishReason ?? null }], ...(chunk.usage ? { usage: chunk.usage } : {}) };
+    return {
+      ...base,
+      choices: [{ index: 0, delta: chunk.delta, finish_reason: chunk.finishReason ?? null }],
+      ...(chunk.usage ? { usage: chunk.usage } : {}),
+    };
   }
   if ('usage' in chunk) return { ...base, choices: [], usage: chunk.usage };
-  if ('text' in chunk) return { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: chunk.text }, finish_reason: null }] };
+  if ('text' in chunk)
+    return {
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: chunk.text }, finish_reason: null }],
+    };
   if ('finish' in chunk) return { ...base, choices: [{ index: 0, delta: {}, finish_reason: chunk.finish }] };
   const t = chunk.toolCall;
   const fn: Record<string, string> = {};
@@ -254,11 +297,24 @@ function toSse(chunk: Exclude<ScriptChunk, { raw: string } | { sse: string }>, m
   if (t.args !== undefined) fn['arguments'] = t.args;
   return {
     ...base,
-    choices: [{ index: 0, delta: { tool_calls: [{ index: t.index, ...(t.id ? { id: t.id, type: 'function' } : {}), function: fn }] }, finish_reason: null }],
+    choices: [
+      {
+        index: 0,
+        delta: {
+          tool_calls: [{ index: t.index, ...(t.id ? { id: t.id, type: 'function' } : {}), function: fn }],
+        },
+        finish_reason: null,
+      },
+    ],
   };
 }
 
-function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -280,14 +336,19 @@ export const script = {
    * fragment carries the id and name, as OpenAI sends them). `args` may be a string to send
    * malformed JSON verbatim.
    */
-  toolCall(name: string, args: unknown, opts: { id?: string; argParts?: number; index?: number; leadText?: string } = {}): ScriptedResponse {
+  toolCall(
+    name: string,
+    args: unknown,
+    opts: { id?: string; argParts?: number; index?: number; leadText?: string } = {},
+  ): ScriptedResponse {
     const text = typeof args === 'string' ? args : JSON.stringify(args);
     const parts = Math.max(1, opts.argParts ?? 3);
     const size = Math.max(1, Math.ceil(text.length / parts));
     const index = opts.index ?? 0;
     const chunks: ScriptChunk[] = opts.leadText ? [{ text: opts.leadText }] : [];
     chunks.push({ toolCall: { index, id: opts.id ?? `call_${name}_${index}`, name, args: '' } });
-    for (let i = 0; i < text.length; i += size) chunks.push({ toolCall: { index, args: text.slice(i, i + size) } });
+    for (let i = 0; i < text.length; i += size)
+      chunks.push({ toolCall: { index, args: text.slice(i, i + size) } });
     chunks.push({ finish: 'tool_calls' });
     return { kind: 'stream', chunks };
   },

@@ -50,7 +50,8 @@ export const ollama = (delta: Delta, finish: string | null = null) => ({
   system_fingerprint: 'fp_ollama',
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
-export const contentChunks = (make: (d: Delta) => object, ...pieces: string[]) => pieces.map((content) => make({ content }));
+export const contentChunks = (make: (d: Delta) => object, ...pieces: string[]) =>
+  pieces.map((content) => make({ content }));
 
 export interface Decoded {
   pushes: DecoderOutput[][];
@@ -61,9 +62,17 @@ export interface Decoded {
 }
 
 /** Streams `chunks` over HTTP as the server would and decodes what the real client yields. */
-export async function replay(server: ScriptedOpenAiServer, client: OpenAI, chunks: object[]): Promise<Decoded> {
+export async function replay(
+  server: ScriptedOpenAiServer,
+  client: OpenAI,
+  chunks: object[],
+): Promise<Decoded> {
   server.enqueue({ kind: 'stream', chunks: chunks.map((c) => ({ raw: JSON.stringify(c) })) });
-  const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'q' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'm',
+    messages: [{ role: 'user', content: 'q' }],
+    stream: true,
+  });
   const decoder = new StepDecoder();
   const pushes: DecoderOutput[][] = [];
   for await (const chunk of stream) pushes.push(decoder.push(chunk));
@@ -92,16 +101,19 @@ export function replayThroughServer(): (chunks: object[]) => Promise<Decoded> {
 export function feed(chunks: unknown[]): Decoded {
   let n = 0;
   const decoder = new StepDecoder({ newId: () => `id${n++}` });
-  return finish(decoder, chunks.map((c) => decoder.push(c as ChatCompletionChunk)));
+  return finish(
+    decoder,
+    chunks.map((c) => decoder.push(c as ChatCompletionChunk)),
+  );
 }
 
 export function finish(decoder: StepDecoder, pushes: DecoderOutput[][]): Decoded {
   const { out, step } = decoder.end();
   let seen = '';
-  for (const o of [...pushes.flat(), ...out]) seen = o.kind === 'text' ? seen + o.text : seen.slice(0, o.length);
+  for (const o of [...pushes.flat(), ...out])
+    seen = o.kind === 'text' ? seen + o.text : seen.slice(0, o.length);
   return { pushes, out, step, seen };
 }
 
 export const shownAfter = (d: Decoded, i: number) => d.pushes.slice(0, i + 1).flat();
 export const resets = (d: Decoded) => [...d.pushes.flat(), ...d.out].filter((o) => o.kind === 'reset');
-

@@ -31,19 +31,27 @@ export interface ServerQuirks {
 }
 
 /** A tool call as the model would write it in text when no parser extracts it. */
-export function toolCallText(style: NonNullable<ServerQuirks['toolCallsAsText']>, calls: NonNullable<ModelIntent['toolCalls']>): string {
-  const json = (c: { name: string; arguments: Record<string, unknown> }) => JSON.stringify({ name: c.name, arguments: c.arguments });
+export function toolCallText(
+  style: NonNullable<ServerQuirks['toolCallsAsText']>,
+  calls: NonNullable<ModelIntent['toolCalls']>,
+): string {
+  const json = (c: { name: string; arguments: Record<string, unknown> }) =>
+    JSON.stringify({ name: c.name, arguments: c.arguments });
   switch (style) {
     case 'hermes': // vllm/entrypoints/openai/tool_parsers/hermes_tool_parser.py
       return calls.map((c) => `<tool_call>\n${json(c)}\n</tool_call>`).join('\n');
     case 'bare-json':
       return calls.map(json).join('\n');
     case 'fenced-json':
-      return calls.map((c) => '```json\n' + JSON.stringify({ name: c.name, arguments: c.arguments }, null, 2) + '\n```').join('\n');
+      return calls
+        .map((c) => '```json\n' + JSON.stringify({ name: c.name, arguments: c.arguments }, null, 2) + '\n```')
+        .join('\n');
     case 'qwen3-coder': // vllm/entrypoints/openai/tool_parsers/qwen3coder_tool_parser.py
       return calls
         .map((c) => {
-          const params = Object.entries(c.arguments).map(([k, v]) => `<parameter=${k}>\n${typeof v === 'string' ? v : JSON.stringify(v)}\n</parameter>`);
+          const params = Object.entries(c.arguments).map(
+            ([k, v]) => `<parameter=${k}>\n${typeof v === 'string' ? v : JSON.stringify(v)}\n</parameter>`,
+          );
           return `<tool_call>\n<function=${c.name}>\n${params.join('\n')}\n</function>\n</tool_call>`;
         })
         .join('\n');
@@ -58,7 +66,8 @@ let encoded = 0;
 function idSource(seed: string) {
   let x = [...seed].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) || 1;
   const next = () => (x = (x * 1103515245 + 12345) >>> 0);
-  return (n: number, alphabet: string) => Array.from({ length: n }, () => alphabet[next() % alphabet.length]).join('');
+  return (n: number, alphabet: string) =>
+    Array.from({ length: n }, () => alphabet[next() % alphabet.length]).join('');
 }
 const ALNUM = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const HEX = '0123456789abcdef';
@@ -200,10 +209,18 @@ function wire(profile: ServerProfileName, seed: string): Wire {
  * `finish: null` streams no finish chunk and ends without `[DONE]`. The scripted server fills in
  * each chunk's `model` from the request.
  */
-export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, quirks: ServerQuirks = {}): ScriptedResponse {
+export function encodeIntent(
+  profile: ServerProfileName,
+  intent: ModelIntent,
+  quirks: ServerQuirks = {},
+): ScriptedResponse {
   encoded += 1; // the same intent encoded twice still gets new ids, as from a real server
   const w = wire(profile, `${encoded}:${JSON.stringify(intent)}`);
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null, more: Record<string, unknown> = {}): ScriptChunk => ({
+  const chunk = (
+    delta: Record<string, unknown>,
+    finish: string | null = null,
+    more: Record<string, unknown> = {},
+  ): ScriptChunk => ({
     json: {
       id: w.id,
       object: 'chat.completion.chunk',
@@ -225,7 +242,8 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
     content = `${quirks.thinkInContent === 'tags' ? '<think>\n' : ''}${reasoning}\n</think>\n\n${content}`;
     reasoning = undefined;
   }
-  if (textCalls) content = `${content}${content ? '\n\n' : ''}${toolCallText(quirks.toolCallsAsText!, textCalls)}`;
+  if (textCalls)
+    content = `${content}${content ? '\n\n' : ''}${toolCallText(quirks.toolCallsAsText!, textCalls)}`;
 
   let first = true;
   const open = (delta: Record<string, unknown>) => {
@@ -234,11 +252,13 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
     return d;
   };
   if (reasoning && w.reasoningField) {
-    const extraNull = profile === 'deepseek' ? { content: null } : profile === 'ollama' ? { content: '' } : {};
+    const extraNull =
+      profile === 'deepseek' ? { content: null } : profile === 'ollama' ? { content: '' } : {};
     for (const p of pieces(reasoning, 6)) chunks.push(chunk(open({ ...extraNull, [w.reasoningField]: p })));
   }
   if (content) {
-    const extraNull = profile === 'deepseek' && w.reasoningField && intent.reasoning ? { reasoning_content: null } : {};
+    const extraNull =
+      profile === 'deepseek' && w.reasoningField && intent.reasoning ? { reasoning_content: null } : {};
     for (const p of pieces(content, 5)) chunks.push(chunk(open({ content: p, ...extraNull })));
   }
   wireCalls.forEach((call, i) => {
@@ -250,12 +270,18 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
     if (quirks.argumentsAsObject || w.wholeToolCalls) {
       const value = quirks.argumentsAsObject ? call.arguments : args;
       const base = profile === 'ollama' ? { content: '' } : {};
-      chunks.push(chunk(open({ ...base, ...fn({ id, type: 'function', function: { name: call.name, arguments: value } }) })));
+      chunks.push(
+        chunk(
+          open({ ...base, ...fn({ id, type: 'function', function: { name: call.name, arguments: value } }) }),
+        ),
+      );
       return;
     }
     const frags = pieces(args, 7);
     if (w.argsWithName) {
-      chunks.push(chunk(open(fn({ id, type: 'function', function: { name: call.name, arguments: frags[0] } }))));
+      chunks.push(
+        chunk(open(fn({ id, type: 'function', function: { name: call.name, arguments: frags[0] } }))),
+      );
       for (const f of frags.slice(1)) chunks.push(chunk(fn({ function: { arguments: f } })));
     } else {
       chunks.push(chunk(open(fn({ id, type: 'function', function: { name: call.name } }))));
@@ -273,11 +299,25 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
   };
   const finishDelta = profile === 'vllm' ? { content: '' } : {};
   if (usage && w.usageOn === 'finish') {
-    const timings = profile === 'llamacpp' ? { timings: { prompt_n: usage.prompt_tokens, predicted_n: usage.completion_tokens } } : {};
+    const timings =
+      profile === 'llamacpp'
+        ? { timings: { prompt_n: usage.prompt_tokens, predicted_n: usage.completion_tokens } }
+        : {};
     chunks.push(chunk(finishDelta, finish, { usage, ...timings }));
   } else {
     chunks.push(chunk(finishDelta, finish));
-    if (usage) chunks.push({ json: { id: w.id, object: 'chat.completion.chunk', created: w.created, ...w.extra, choices: [], usage }, ifIncludeUsage: true });
+    if (usage)
+      chunks.push({
+        json: {
+          id: w.id,
+          object: 'chat.completion.chunk',
+          created: w.created,
+          ...w.extra,
+          choices: [],
+          usage,
+        },
+        ifIncludeUsage: true,
+      });
   }
   return { kind: 'stream', chunks };
 }
@@ -288,13 +328,33 @@ export function encodeIntent(profile: ServerProfileName, intent: ModelIntent, qu
  * `data: {"error":{...}}`, which the `openai` SDK raises; llama.cpp writes an `error: {...}` line
  * that SSE clients ignore, then closes the stream.
  */
-export function streamError(profile: ServerProfileName, message: string): { chunks: ScriptChunk[]; cut: boolean } {
+export function streamError(
+  profile: ServerProfileName,
+  message: string,
+): { chunks: ScriptChunk[]; cut: boolean } {
   switch (profile) {
     case 'vllm': // vllm/entrypoints/openai/serving_engine.py create_streaming_error_response
-      return { chunks: [{ raw: JSON.stringify({ error: { object: 'error', message, type: 'InternalServerError', param: null, code: 500 } }) }], cut: false };
+      return {
+        chunks: [
+          {
+            raw: JSON.stringify({
+              error: { object: 'error', message, type: 'InternalServerError', param: null, code: 500 },
+            }),
+          },
+        ],
+        cut: false,
+      };
     case 'llamacpp': // tools/server/server.cpp: server_sent_event(sink, "error", …), then sink.done()
-      return { chunks: [{ sse: `error: ${JSON.stringify({ code: 500, message, type: 'server_error' })}` }], cut: true };
+      return {
+        chunks: [{ sse: `error: ${JSON.stringify({ code: 500, message, type: 'server_error' })}` }],
+        cut: true,
+      };
     default:
-      return { chunks: [{ raw: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) }], cut: false };
+      return {
+        chunks: [
+          { raw: JSON.stringify({ error: { message, type: 'server_error', param: null, code: null } }) },
+        ],
+        cut: false,
+      };
   }
 }

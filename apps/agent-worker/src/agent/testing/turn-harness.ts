@@ -1,5 +1,11 @@
 import type { AssistantMessageMetadata, OperatorLanguage } from '@corpus-chat/contracts';
-import type { AgentRunner, AgentTurnContext, AgentTurnOutcome, HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
+import type {
+  AgentRunner,
+  AgentTurnContext,
+  AgentTurnOutcome,
+  HistoryMessage,
+  RunnerEvent,
+} from '@corpus-chat/server-core';
 import { scoreAnswer } from '../../eval/answer-score';
 
 export { numbersIn } from '../../eval/answer-score';
@@ -25,7 +31,10 @@ export class TestThread {
   ) {}
 
   /** Runs one turn with `message`; appends both messages to the history. */
-  async ask(message: string, opts: { signal?: AbortSignal; onEvent?: (e: RunnerEvent) => void } = {}): Promise<CapturedTurn> {
+  async ask(
+    message: string,
+    opts: { signal?: AbortSignal; onEvent?: (e: RunnerEvent) => void } = {},
+  ): Promise<CapturedTurn> {
     const events: RunnerEvent[] = [];
     this.n += 1;
     const ctx: AgentTurnContext = {
@@ -43,7 +52,12 @@ export class TestThread {
     };
     const outcome = await this.runner.run(ctx);
     this.history.push({ role: 'user', content: message, status: 'complete', metadata: {} });
-    this.history.push({ role: 'assistant', content: outcome.content, status: 'complete', metadata: outcome.metadata });
+    this.history.push({
+      role: 'assistant',
+      content: outcome.content,
+      status: 'complete',
+      metadata: outcome.metadata,
+    });
     return { events, outcome };
   }
 
@@ -53,7 +67,11 @@ export class TestThread {
 }
 
 /** Asks `turns` in one new thread of `runner`; the last turn. */
-export async function askInThread(runner: AgentRunner, turns: readonly string[], opts: { language?: OperatorLanguage } = {}): Promise<CapturedTurn> {
+export async function askInThread(
+  runner: AgentRunner,
+  turns: readonly string[],
+  opts: { language?: OperatorLanguage } = {},
+): Promise<CapturedTurn> {
   const thread = new TestThread(runner, opts);
   let last: CapturedTurn | undefined;
   for (const t of turns) last = await thread.ask(t);
@@ -64,11 +82,18 @@ export async function askInThread(runner: AgentRunner, turns: readonly string[],
 /** Expects every one of `numbers` in the turn's answer (the answer shown when one is missing). */
 export function expectNumbers(turn: CapturedTurn, numbers: number[]): void {
   const score = scoreAnswer({ numbers }, turn.outcome.content);
-  expect({ ...score, text: turn.outcome.content }).toMatchObject({ missingNumbers: [], text: turn.outcome.content });
+  expect({ ...score, text: turn.outcome.content }).toMatchObject({
+    missingNumbers: [],
+    text: turn.outcome.content,
+  });
 }
 
 /** A context for a single turn outside a thread. */
-export function turnContext(message: string, history: HistoryMessage[] = [], signal = new AbortController().signal): { ctx: AgentTurnContext; events: RunnerEvent[] } {
+export function turnContext(
+  message: string,
+  history: HistoryMessage[] = [],
+  signal = new AbortController().signal,
+): { ctx: AgentTurnContext; events: RunnerEvent[] } {
   const events: RunnerEvent[] = [];
   return {
     events,

@@ -4,16 +4,32 @@
  * the UI and the model as a tool error, and the database is unchanged.
  */
 import 'reflect-metadata';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  createTestDatabase,
+  importCorpusFiles,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { corpusFingerprint } from '../testing/corpus-fingerprint';
 import { TestThread } from '../testing/turn-harness';
 import { PlannerRunner } from '../planner/planner-runner';
-import { CorpusTools, defaultCorpusQueries, defaultReadOnly, type CorpusQueryFns } from '@corpus-chat/corpus-queries';
+import {
+  CorpusTools,
+  defaultCorpusQueries,
+  defaultReadOnly,
+  type CorpusQueryFns,
+} from '@corpus-chat/corpus-queries';
 
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
-  expect((await importCorpusFiles(db.dataSource, ['scans/sarif/dd__flawfinder.sarif', 'scans/nuclei/dd__many_findings.jsonl'])).every((o) => o.ok)).toBe(true);
+  expect(
+    (
+      await importCorpusFiles(db.dataSource, [
+        'scans/sarif/dd__flawfinder.sarif',
+        'scans/nuclei/dd__many_findings.jsonl',
+      ])
+    ).every((o) => o.ok),
+  ).toBe(true);
 }, 60_000);
 afterAll(async () => db?.drop());
 
@@ -44,7 +60,10 @@ describe('tools run in a read-only transaction', () => {
 
     const search = await tools.execute('search_findings', { text: 'buffer' });
     expect(search.ok).toBe(false);
-    if (!search.ok) expect(search.error).toMatch(/search_findings failed: cannot execute DELETE in a read-only transaction/);
+    if (!search.ok)
+      expect(search.error).toMatch(
+        /search_findings failed: cannot execute DELETE in a read-only transaction/,
+      );
 
     const count = await tools.execute('count_findings_by', { groupBy: 'report' });
     expect(count.ok).toBe(false);
@@ -52,10 +71,13 @@ describe('tools run in a read-only transaction', () => {
 
     const overview = await tools.execute('get_corpus_overview', {});
     expect(overview.ok).toBe(false);
-    if (!overview.ok) expect(overview.error).toMatch(/transaction read-write mode must be set before any query/);
+    if (!overview.ok)
+      expect(overview.error).toMatch(/transaction read-write mode must be set before any query/);
 
     expect(await corpusFingerprint(db.dataSource)).toEqual(before);
-    const [{ exists }] = await db.dataSource.query(`SELECT to_regclass('public.pwned') IS NOT NULL AS exists`);
+    const [{ exists }] = await db.dataSource.query(
+      `SELECT to_regclass('public.pwned') IS NOT NULL AS exists`,
+    );
     expect(exists).toBe(false);
   });
 
@@ -101,10 +123,16 @@ describe('tools run in a read-only transaction', () => {
       }),
     ).rejects.toThrow(/cannot execute DELETE in a read-only transaction/);
     expect(await corpusFingerprint(db.dataSource)).toEqual(before);
-    await expect(defaultReadOnly(db.dataSource, (m) => m.query('SELECT 1/0'))).rejects.toThrow(/division by zero/);
+    await expect(defaultReadOnly(db.dataSource, (m) => m.query('SELECT 1/0'))).rejects.toThrow(
+      /division by zero/,
+    );
     // Every pooled connection is back outside any transaction with the default timeout.
     const rows = await Promise.all(
-      Array.from({ length: 10 }, () => db.dataSource.query(`SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`)),
+      Array.from({ length: 10 }, () =>
+        db.dataSource.query(
+          `SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`,
+        ),
+      ),
     );
     for (const [row] of rows) expect(row).toMatchObject({ outside: true });
   });
@@ -115,7 +143,10 @@ describe('tools run in a read-only transaction', () => {
     const running = defaultReadOnly(db.dataSource, (m) => m.query(`SELECT ${marker}`), abort.signal);
     const caught = running.catch((e: unknown) => e);
     const active = async () => {
-      const rows: unknown[] = await db.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`, [`SELECT ${marker}%`]);
+      const rows: unknown[] = await db.dataSource.query(
+        `SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1`,
+        [`SELECT ${marker}%`],
+      );
       return rows.length > 0;
     };
     // Wait for the statement to be running: each check is a query, bounded at 10 s in all (a loaded
@@ -128,7 +159,11 @@ describe('tools run in a read-only transaction', () => {
     expect(String(await caught)).toMatch(/canceling statement due to user request/);
     expect(await active()).toBe(false);
     const rows = await Promise.all(
-      Array.from({ length: 10 }, () => db.dataSource.query(`SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`)),
+      Array.from({ length: 10 }, () =>
+        db.dataSource.query(
+          `SELECT now() = statement_timestamp() AS outside, current_setting('statement_timeout') AS timeout`,
+        ),
+      ),
     );
     for (const [row] of rows) expect(row).toMatchObject({ outside: true });
   });
@@ -138,9 +173,13 @@ describe('tools run in a read-only transaction', () => {
     abort.abort();
     let ran = false;
     await expect(
-      defaultReadOnly(db.dataSource, async () => {
-        ran = true;
-      }, abort.signal),
+      defaultReadOnly(
+        db.dataSource,
+        async () => {
+          ran = true;
+        },
+        abort.signal,
+      ),
     ).rejects.toThrow(/aborted/);
     expect(ran).toBe(false);
   });

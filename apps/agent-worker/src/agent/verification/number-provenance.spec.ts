@@ -265,9 +265,18 @@ describe('formatReports content', () => {
 
 describe('earlier answers of the thread', () => {
   it('supports a number a follow-up repeats from an earlier answer, but never adds it up', () => {
-    const input = { userMessage: 'And how many of those are high?', evidence: [], earlierAnswers: ['184 findings match text SQL injection.'] };
-    expect(verifyNumbers({ ...input, answer: 'Of the 184 SQL injection findings, none are listed here.' }).unsupported).toEqual([]);
+    const input = {
+      userMessage: 'And how many of those are high?',
+      evidence: [],
+      earlierAnswers: ['184 findings match text SQL injection.'],
+    };
+    expect(
+      verifyNumbers({ ...input, answer: 'Of the 184 SQL injection findings, none are listed here.' })
+        .unsupported,
+    ).toEqual([]);
     expect(verifyNumbers({ ...input, answer: 'There are 185.' }).unsupported).toEqual(['185']);
-    expect(verifyNumbers({ ...input, earlierAnswers: [], answer: 'Of the 184 findings…' }).unsupported).toEqual(['184']);
+    expect(
+      verifyNumbers({ ...input, earlierAnswers: [], answer: 'Of the 184 findings…' }).unsupported,
+    ).toEqual(['184']);
   });
 });

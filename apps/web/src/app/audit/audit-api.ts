@@ -10,7 +10,11 @@ export class AuditApi {
 
   /** One page of events matching `query` (empty fields left out); page on with `before: nextBefore`. */
   list(query: AuditQueryDto): Promise<AuditPage> {
-    const params = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
+    const params = Object.fromEntries(
+      Object.entries(query)
+        .filter(([, v]) => v !== undefined && v !== '')
+        .map(([k, v]) => [k, String(v)]),
+    );
     return firstValueFrom(this.http.get<AuditPage>('/api/audit', { params }));
   }
 }

@@ -24,19 +24,27 @@ describe('AuditPage', () => {
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
   /** Bound for the mocked API's answers to reach the page. */
   const WAIT = { timeout: 2000 };
-  const table = () => el().querySelector('[data-testid="audit-events"] tbody')?.textContent?.replace(/\s+/g, ' ');
+  const table = () =>
+    el().querySelector('[data-testid="audit-events"] tbody')?.textContent?.replace(/\s+/g, ' ');
 
   beforeEach(async () => {
     api = {
       list: vi.fn((q: { before?: number }): Promise<AuditPageBody> =>
-        Promise.resolve(q.before ? { events: [event(1, 'report.import')], nextBefore: null } : { events: [event(3, 'finding.status')], nextBefore: 3 }),
+        Promise.resolve(
+          q.before
+            ? { events: [event(1, 'report.import')], nextBefore: null }
+            : { events: [event(3, 'finding.status')], nextBefore: 3 },
+        ),
       ),
     };
     TestBed.configureTestingModule({
       providers: [
         provideRouter([]),
         { provide: AuditApi, useValue: api },
-        { provide: OperatorsApi, useValue: { list: vi.fn(() => Promise.resolve([{ id: 'a1', username: 'alice' }])) } },
+        {
+          provide: OperatorsApi,
+          useValue: { list: vi.fn(() => Promise.resolve([{ id: 'a1', username: 'alice' }])) },
+        },
       ],
     });
     fixture = TestBed.createComponent(AuditPage);
@@ -51,7 +59,9 @@ describe('AuditPage', () => {
     expect(table()).toContain('alice');
     expect(table()).toContain('finding.status');
     expect(table()).toContain('status: false_positive, reason: fixture');
-    Array.from(el().querySelectorAll('button')).find((b) => b.textContent?.includes('Older'))!.click();
+    Array.from(el().querySelectorAll('button'))
+      .find((b) => b.textContent?.includes('Older'))!
+      .click();
     await vi.waitFor(() => expect(table()).toContain('report.import'), WAIT);
     expect(api.list).toHaveBeenLastCalledWith({ before: 3, limit: 50 });
   });
@@ -65,6 +75,9 @@ describe('AuditPage', () => {
     pick('a-action', 'finding.edit');
     pick('a-actor', 'a1');
     el().querySelector('form')!.dispatchEvent(new Event('submit'));
-    await vi.waitFor(() => expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 }), WAIT);
+    await vi.waitFor(
+      () => expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 }),
+      WAIT,
+    );
   });
 });

@@ -2,7 +2,13 @@ import { ChangeDetectionStrategy, Component, inject, signal } from '@angular/cor
 import { DatePipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
 import { RouterLink } from '@angular/router';
-import { AUDIT_ACTIONS, type AuditAction, type AuditEventView, type AuditQueryDto, type OperatorView } from '@corpus-chat/contracts';
+import {
+  AUDIT_ACTIONS,
+  type AuditAction,
+  type AuditEventView,
+  type AuditQueryDto,
+  type OperatorView,
+} from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { OperatorsApi } from '../operators/operators-api';
 import { AuditApi } from './audit-api';
@@ -63,7 +69,10 @@ export class AuditPage {
   });
 
   constructor() {
-    void this.operatorsApi.list().then((ops) => this.operators.set(ops), () => undefined);
+    void this.operatorsApi.list().then(
+      (ops) => this.operators.set(ops),
+      () => undefined,
+    );
     void this.search();
   }
 

@@ -16,9 +16,14 @@ import { ChangePasswordForm } from './change-password-form';
           <h1 i18n="@@account.heading">My account</h1>
           @if (auth.operator(); as me) {
             <p>
-              <ng-container i18n="@@account.signedInAs">Signed in as <strong>{{ me.displayName || me.username }}</strong> ({{ me.username }}), {{ roleLabel(me.role) }}.</ng-container>
+              <ng-container i18n="@@account.signedInAs"
+                >Signed in as <strong>{{ me.displayName || me.username }}</strong> ({{ me.username }}),
+                {{ roleLabel(me.role) }}.</ng-container
+              >
               @if (auth.isAdmin()) {
-                &ngsp;<ng-container i18n="@@account.othersUnder">Other operators are managed under <a routerLink="/operators">Operators</a>.</ng-container>
+                &ngsp;<ng-container i18n="@@account.othersUnder"
+                  >Other operators are managed under <a routerLink="/operators">Operators</a>.</ng-container
+                >
               }
             </p>
           }

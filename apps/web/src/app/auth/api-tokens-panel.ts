@@ -17,13 +17,27 @@ const LIFETIMES = [30, 90, 365, 7, 0];
   template: `
     <h2 id="api-tokens-heading" i18n="@@tokens.heading">API tokens</h2>
     <p class="muted hint" i18n="@@tokens.hint">
-      Read-only access for scripts and MCP clients (IDE assistants, desktop chat apps): corpus and your own threads, never admin
-      pages or changes. Send it as <code>Authorization: Bearer …</code>; the MCP server is at <code>/mcp</code>.
+      Read-only access for scripts and MCP clients (IDE assistants, desktop chat apps): corpus and your own
+      threads, never admin pages or changes. Send it as <code>Authorization: Bearer …</code>; the MCP server
+      is at <code>/mcp</code>.
     </p>
-    <form [formGroup]="form" (ngSubmit)="createToken()" aria-labelledby="api-tokens-heading" novalidate class="row">
+    <form
+      [formGroup]="form"
+      (ngSubmit)="createToken()"
+      aria-labelledby="api-tokens-heading"
+      novalidate
+      class="row"
+    >
       <div class="field">
         <label for="tok-name" i18n="@@tokens.name">Name</label>
-        <input id="tok-name" formControlName="name" maxlength="100" placeholder="VS Code on my laptop" i18n-placeholder="@@tokens.namePlaceholder" required />
+        <input
+          id="tok-name"
+          formControlName="name"
+          maxlength="100"
+          placeholder="VS Code on my laptop"
+          i18n-placeholder="@@tokens.namePlaceholder"
+          required
+        />
       </div>
       <div class="field">
         <label for="tok-life" i18n="@@tokens.expiresAfter">Expires after</label>
@@ -38,7 +52,10 @@ const LIFETIMES = [30, 90, 365, 7, 0];
                   <ng-container i18n="@@tokens.oneYear">1 year</ng-container>
                 }
                 @default {
-                  <ng-container i18n="@@tokens.days">{days, plural, one {{{ days }} day} other {{{ days }} days}}</ng-container>
+                  <ng-container i18n="@@tokens.days">{days, plural,
+                    one {{{ days }} day}
+                    other {{{ days }} days}
+                  }</ng-container>
                 }
               }
             </option>
@@ -50,7 +67,13 @@ const LIFETIMES = [30, 90, 365, 7, 0];
     @if (created(); as c) {
       <div class="secret" role="status" data-testid="api-token-secret">
         <p i18n="@@tokens.copyNow"><strong>Copy this token now:</strong> it is shown only once.</p>
-        <input readonly [value]="c.secret" aria-label="New API token" i18n-aria-label="@@tokens.newToken" (focus)="$any($event.target).select()" />
+        <input
+          readonly
+          [value]="c.secret"
+          aria-label="New API token"
+          i18n-aria-label="@@tokens.newToken"
+          (focus)="$any($event.target).select()"
+        />
         <button type="button" (click)="copySecret(c)">
           @if (copied()) {
             <ng-container i18n="@@tokens.copied">Copied</ng-container>
@@ -69,13 +92,21 @@ const LIFETIMES = [30, 90, 365, 7, 0];
     @if (store.tokens().length) {
       <table>
         <thead>
-          <tr><th i18n="@@tokens.name">Name</th><th i18n="@@tokens.token">Token</th><th i18n="@@tokens.created">Created</th><th i18n="@@tokens.expires">Expires</th><th></th></tr>
+          <tr>
+            <th i18n="@@tokens.name">Name</th>
+            <th i18n="@@tokens.token">Token</th>
+            <th i18n="@@tokens.created">Created</th>
+            <th i18n="@@tokens.expires">Expires</th>
+            <th></th>
+          </tr>
         </thead>
         <tbody>
           @for (t of store.tokens(); track t.id) {
             <tr>
               <td>{{ t.name }}</td>
-              <td><code>{{ t.prefix }}…</code></td>
+              <td>
+                <code>{{ t.prefix }}…</code>
+              </td>
               <td>{{ t.createdAt | date: 'mediumDate' }}</td>
               <td>
                 @if (t.expiresAt) {
@@ -84,7 +115,16 @@ const LIFETIMES = [30, 90, 365, 7, 0];
                   <ng-container i18n="@@tokens.neverLower">never</ng-container>
                 }
               </td>
-              <td><button type="button" (click)="revokeToken(t.id)" [attr.aria-label]="revokeLabel(t.name)" i18n="@@tokens.revoke">Revoke</button></td>
+              <td>
+                <button
+                  type="button"
+                  (click)="revokeToken(t.id)"
+                  [attr.aria-label]="revokeLabel(t.name)"
+                  i18n="@@tokens.revoke"
+                >
+                  Revoke
+                </button>
+              </td>
             </tr>
           }
         </tbody>

@@ -6,7 +6,14 @@ import type { ApiTokenView, CreatedApiToken } from '@corpus-chat/contracts';
 import { csrfHeaderInterceptor } from '../http/csrf-header.interceptor';
 import { ApiTokensStore } from './api-tokens-store';
 
-const older: ApiTokenView = { id: 't1', name: 'CI', scope: 'read', prefix: 'cc_pat_AbCd', createdAt: '2026-01-01T00:00:00Z', expiresAt: null };
+const older: ApiTokenView = {
+  id: 't1',
+  name: 'CI',
+  scope: 'read',
+  prefix: 'cc_pat_AbCd',
+  createdAt: '2026-01-01T00:00:00Z',
+  expiresAt: null,
+};
 const created: CreatedApiToken = {
   id: 't2',
   name: 'VS Code',
@@ -45,16 +52,21 @@ describe('ApiTokensStore', () => {
     expect(JSON.stringify(store.tokens())).not.toContain(created.secret);
 
     const revoke = store.revoke('t1');
-    http.expectOne({ method: 'DELETE', url: '/api/auth/tokens/t1' }).flush(null, { status: 204, statusText: 'No Content' });
+    http
+      .expectOne({ method: 'DELETE', url: '/api/auth/tokens/t1' })
+      .flush(null, { status: 204, statusText: 'No Content' });
     expect(await revoke).toBeNull();
     expect(store.tokens().map((t) => t.id)).toEqual(['t2']);
   });
 
-  it("says why a token was refused and keeps the list as it was", async () => {
+  it('says why a token was refused and keeps the list as it was', async () => {
     const create = store.create({ name: 'one too many' });
     http
       .expectOne('/api/auth/tokens')
-      .flush({ statusCode: 409, message: 'You hold 20 API tokens already: revoke one you no longer use first.' }, { status: 409, statusText: 'Conflict' });
+      .flush(
+        { statusCode: 409, message: 'You hold 20 API tokens already: revoke one you no longer use first.' },
+        { status: 409, statusText: 'Conflict' },
+      );
     const result = await create;
     expect(result.ok).toBe(false);
     expect(!result.ok && result.message).toMatch(/revoke one you no longer use/);

@@ -28,7 +28,9 @@ export class ApiTokensStore {
   }
 
   /** Creates a token; the answer holds its secret, or a message saying why it was refused. */
-  async create(body: CreateApiTokenDto): Promise<{ ok: true; token: CreatedApiToken } | { ok: false; message: string }> {
+  async create(
+    body: CreateApiTokenDto,
+  ): Promise<{ ok: true; token: CreatedApiToken } | { ok: false; message: string }> {
     try {
       const token = await firstValueFrom(this.http.post<CreatedApiToken>('/api/auth/tokens', body));
       const { secret: _secret, ...view } = token;

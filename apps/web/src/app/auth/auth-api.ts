@@ -1,7 +1,12 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
-import type { ChangePasswordDto, LoginDto, OperatorView, UpdateMyPreferencesDto } from '@corpus-chat/contracts';
+import type {
+  ChangePasswordDto,
+  LoginDto,
+  OperatorView,
+  UpdateMyPreferencesDto,
+} from '@corpus-chat/contracts';
 
 /** `/api/auth`: cookie session (httpOnly JWT cookie set by the API). */
 @Injectable({ providedIn: 'root' })

@@ -6,7 +6,15 @@ import type { OperatorView } from '@corpus-chat/contracts';
 import { csrfHeaderInterceptor } from '../http/csrf-header.interceptor';
 import { AuthStore } from './auth-store';
 
-const alice: OperatorView = { id: 'o1', username: 'alice', displayName: 'Alice Analyst', role: 'admin', disabled: false, language: 'en', createdAt: '2026-01-01T00:00:00Z' };
+const alice: OperatorView = {
+  id: 'o1',
+  username: 'alice',
+  displayName: 'Alice Analyst',
+  role: 'admin',
+  disabled: false,
+  language: 'en',
+  createdAt: '2026-01-01T00:00:00Z',
+};
 
 describe('AuthStore', () => {
   let http: HttpTestingController;
@@ -32,20 +40,28 @@ describe('AuthStore', () => {
 
   it('is signed out on 401 and signs in with the CSRF header on the request', async () => {
     const load = auth.loadSession();
-    http.expectOne('/api/auth/me').flush({ statusCode: 401, message: 'Sign in first.' }, { status: 401, statusText: 'Unauthorized' });
+    http
+      .expectOne('/api/auth/me')
+      .flush({ statusCode: 401, message: 'Sign in first.' }, { status: 401, statusText: 'Unauthorized' });
     expect((await load).status).toBe('signed-out');
 
     const wrong = auth.signIn('alice', 'nope');
     const req1 = http.expectOne('/api/auth/login');
     expect(req1.request.headers.get('X-Requested-With')).toBe('XMLHttpRequest');
-    req1.flush({ statusCode: 401, message: 'Invalid credentials' }, { status: 401, statusText: 'Unauthorized' });
+    req1.flush(
+      { statusCode: 401, message: 'Invalid credentials' },
+      { status: 401, statusText: 'Unauthorized' },
+    );
     expect(await wrong).toBe('Wrong username or password.');
     expect(auth.signedIn()).toBe(false);
 
     const disabled = auth.signIn('alice', 'correct horse');
     http
       .expectOne('/api/auth/login')
-      .flush({ statusCode: 403, message: 'This account is disabled. Ask an administrator to enable it again.' }, { status: 403, statusText: 'Forbidden' });
+      .flush(
+        { statusCode: 403, message: 'This account is disabled. Ask an administrator to enable it again.' },
+        { status: 403, statusText: 'Forbidden' },
+      );
     expect(await disabled).toBe('This account is disabled. Ask an administrator to enable it again.');
     expect(auth.signedIn()).toBe(false);
 
@@ -67,6 +83,9 @@ describe('AuthStore', () => {
     http.expectOne('/api/auth/me').flush(alice);
     await load;
     auth.markSessionExpired();
-    expect(auth.session()).toEqual({ status: 'signed-out', reason: 'Your session has ended. Sign in again.' });
+    expect(auth.session()).toEqual({
+      status: 'signed-out',
+      reason: 'Your session has ended. Sign in again.',
+    });
   });
 });

@@ -61,7 +61,9 @@ export class AuthStore {
       this.state.set({ status: 'signed-in', operator });
       return null;
     } catch (err) {
-      return httpStatus(err) === 401 ? $localize`:@@login.wrongCredentials:Wrong username or password.` : describeHttpError(err);
+      return httpStatus(err) === 401
+        ? $localize`:@@login.wrongCredentials:Wrong username or password.`
+        : describeHttpError(err);
     }
   }
 

@@ -8,7 +8,9 @@ export const signedInGuard: CanActivateFn = async (_route, state) => {
   const router = inject(Router);
   const session = await inject(AuthStore).loadSession();
   if (session.status === 'signed-in') return true;
-  return router.createUrlTree(['/login'], { queryParams: state.url && state.url !== '/' ? { returnUrl: state.url } : {} });
+  return router.createUrlTree(['/login'], {
+    queryParams: state.url && state.url !== '/' ? { returnUrl: state.url } : {},
+  });
 };
 
 /** Keeps a signed-in operator away from the login page. */

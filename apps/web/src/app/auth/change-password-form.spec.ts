@@ -8,7 +8,15 @@ import { AuthApi } from './auth-api';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
 
-const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, language: 'en', createdAt: '2026-01-01T00:00:00Z' };
+const root: OperatorView = {
+  id: 'a1',
+  username: 'root',
+  displayName: 'Root',
+  role: 'admin',
+  disabled: false,
+  language: 'en',
+  createdAt: '2026-01-01T00:00:00Z',
+};
 
 describe('ChangePasswordForm', () => {
   let fixture: ComponentFixture<ChangePasswordForm>;
@@ -23,7 +31,8 @@ describe('ChangePasswordForm', () => {
     input.value = value;
     input.dispatchEvent(new Event('input'));
   };
-  const button = (text: string): HTMLButtonElement => Array.from(el().querySelectorAll('button')).find((b) => b.textContent!.trim() === text)!;
+  const button = (text: string): HTMLButtonElement =>
+    Array.from(el().querySelectorAll('button')).find((b) => b.textContent!.trim() === text)!;
 
   beforeEach(async () => {
     authApi = { me: vi.fn(() => Promise.resolve(root)), changePassword: vi.fn(() => Promise.resolve(root)) };
@@ -50,12 +59,18 @@ describe('ChangePasswordForm', () => {
     type('#cp-repeat', 'new-password-22');
     button('Change password').click();
     await vi.waitFor(() => expect(message()).toContain('Password changed.'), WAIT);
-    expect(authApi.changePassword).toHaveBeenCalledWith({ currentPassword: 'old-password-1', newPassword: 'new-password-22' });
+    expect(authApi.changePassword).toHaveBeenCalledWith({
+      currentPassword: 'old-password-1',
+      newPassword: 'new-password-22',
+    });
     expect(socket.disconnect).toHaveBeenCalled();
     expect(socket.connect).toHaveBeenCalled();
 
     authApi.changePassword.mockRejectedValueOnce(
-      new HttpErrorResponse({ status: 403, error: { statusCode: 403, message: 'Your current password is not right.' } }),
+      new HttpErrorResponse({
+        status: 403,
+        error: { statusCode: 403, message: 'Your current password is not right.' },
+      }),
     );
     type('#cp-current', 'wrong-one');
     type('#cp-new', 'new-password-33');

@@ -19,13 +19,24 @@ const sameAsNew: ValidatorFn = (group) => {
   selector: 'cc-change-password-form',
   imports: [ReactiveFormsModule],
   template: `
-    <form [formGroup]="form" (ngSubmit)="changePassword()" aria-labelledby="change-password-heading" novalidate>
+    <form
+      [formGroup]="form"
+      (ngSubmit)="changePassword()"
+      aria-labelledby="change-password-heading"
+      novalidate
+    >
       <h2 id="change-password-heading" i18n="@@password.heading">Change my password</h2>
       <p class="muted hint" i18n="@@password.hint">Your other sessions end; this one stays signed in.</p>
       <div class="row">
         <div class="field">
           <label for="cp-current" i18n="@@password.current">Current password</label>
-          <input id="cp-current" type="password" formControlName="currentPassword" autocomplete="current-password" required />
+          <input
+            id="cp-current"
+            type="password"
+            formControlName="currentPassword"
+            autocomplete="current-password"
+            required
+          />
         </div>
         <div class="field">
           <label for="cp-new" i18n="@@password.new">New password</label>
@@ -40,17 +51,33 @@ const sameAsNew: ValidatorFn = (group) => {
         </div>
         <div class="field">
           <label for="cp-repeat" i18n="@@password.repeat">Repeat new password</label>
-          <input id="cp-repeat" type="password" formControlName="repeat" autocomplete="new-password" required />
+          <input
+            id="cp-repeat"
+            type="password"
+            formControlName="repeat"
+            autocomplete="new-password"
+            required
+          />
         </div>
       </div>
-      <p id="cp-new-hint" class="hint" [class.bad]="form.controls.newPassword.invalid && form.controls.newPassword.touched">
+      <p
+        id="cp-new-hint"
+        class="hint"
+        [class.bad]="form.controls.newPassword.invalid && form.controls.newPassword.touched"
+      >
         <ng-container i18n="@@password.minLength">At least {{ minLength }} characters.</ng-container>
       </p>
       @if (form.hasError('mismatch') && form.controls.repeat.touched) {
         <p class="error" role="alert" i18n="@@password.mismatch">The two new passwords differ.</p>
       }
       @if (message(); as m) {
-        <p [class]="m.ok ? 'saved' : 'error'" [attr.role]="m.ok ? 'status' : 'alert'" data-testid="change-password-message">{{ m.text }}</p>
+        <p
+          [class]="m.ok ? 'saved' : 'error'"
+          [attr.role]="m.ok ? 'status' : 'alert'"
+          data-testid="change-password-message"
+        >
+          {{ m.text }}
+        </p>
       }
       <div>
         <button type="submit" class="primary" [disabled]="busy()">
@@ -98,7 +125,10 @@ export class ChangePasswordForm {
   protected readonly form = inject(NonNullableFormBuilder).group(
     {
       currentPassword: ['', [Validators.required, Validators.maxLength(200)]],
-      newPassword: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+      newPassword: [
+        '',
+        [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)],
+      ],
       repeat: ['', [Validators.required]],
     },
     { validators: [sameAsNew] },
@@ -125,7 +155,10 @@ export class ChangePasswordForm {
       return;
     }
     this.form.reset();
-    this.message.set({ ok: true, text: $localize`:@@password.changed:Password changed. Your other sessions have ended.` });
+    this.message.set({
+      ok: true,
+      text: $localize`:@@password.changed:Password changed. Your other sessions have ended.`,
+    });
     // The API closed every socket of this operator: open a new one with the renewed cookie.
     this.socket.disconnect();
     this.socket.connect();

@@ -45,6 +45,8 @@ export class LoginPage {
       return;
     }
     const target = this.returnUrl();
-    await this.router.navigateByUrl(target && target.startsWith('/') && !target.startsWith('//') ? target : '/chat');
+    await this.router.navigateByUrl(
+      target && target.startsWith('/') && !target.startsWith('//') ? target : '/chat',
+    );
   }
 }

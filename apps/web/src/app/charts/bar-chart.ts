@@ -1,4 +1,12 @@
-import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  LinearScale,
+  Tooltip,
+  type ChartConfiguration,
+} from 'chart.js';
 
 // Only the parts a horizontal bar chart needs, registered once when this module first loads (it is
 // imported lazily, so Chart.js stays out of the first paint).
@@ -26,7 +34,15 @@ export function barChartConfig(bars: readonly Bar[], ink: ChartInk): ChartConfig
     type: 'bar',
     data: {
       labels: bars.map((b) => b.label),
-      datasets: [{ label: $localize`:@@chart.findings:Findings`, data: bars.map((b) => b.count), backgroundColor: bars.map((b) => b.colour), borderRadius: 3, maxBarThickness: 22 }],
+      datasets: [
+        {
+          label: $localize`:@@chart.findings:Findings`,
+          data: bars.map((b) => b.count),
+          backgroundColor: bars.map((b) => b.colour),
+          borderRadius: 3,
+          maxBarThickness: 22,
+        },
+      ],
     },
     options: {
       indexAxis: 'y',

@@ -1,4 +1,13 @@
-import { ChangeDetectionStrategy, Component, ElementRef, afterRenderEffect, computed, inject, input, viewChild } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ElementRef,
+  afterRenderEffect,
+  computed,
+  inject,
+  input,
+  viewChild,
+} from '@angular/core';
 import { DecimalPipe } from '@angular/common';
 import { RouterLink, type Params } from '@angular/router';
 import type { GroupByKey } from '@corpus-chat/contracts';

@@ -1,5 +1,18 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
-import { type FeedbackRating, MAX_FEEDBACK_COMMENT_CHARS, type TurnFeedbackView } from '@corpus-chat/contracts';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  input,
+  signal,
+  untracked,
+} from '@angular/core';
+import {
+  type FeedbackRating,
+  MAX_FEEDBACK_COMMENT_CHARS,
+  type TurnFeedbackView,
+} from '@corpus-chat/contracts';
 import { ThreadStore } from './thread-store';
 
 /**

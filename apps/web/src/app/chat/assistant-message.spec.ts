@@ -9,8 +9,14 @@ describe('AssistantMessage', () => {
   let fixture: ComponentFixture<AssistantMessage>;
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
   const warning = (): HTMLElement | null => el().querySelector('[data-testid="unverified-warning"]');
-  const marks = (): string[] => Array.from(el().querySelectorAll('mark.unverified')).map((m) => m.textContent ?? '');
-  const show = async (inputs: { parts: TurnPart[]; verification?: AnswerVerification | null; reasoning?: string | null; streaming?: boolean }) => {
+  const marks = (): string[] =>
+    Array.from(el().querySelectorAll('mark.unverified')).map((m) => m.textContent ?? '');
+  const show = async (inputs: {
+    parts: TurnPart[];
+    verification?: AnswerVerification | null;
+    reasoning?: string | null;
+    streaming?: boolean;
+  }) => {
     fixture.componentRef.setInput('parts', inputs.parts);
     fixture.componentRef.setInput('phase', 'done');
     fixture.componentRef.setInput('verification', inputs.verification ?? null);
@@ -21,9 +27,22 @@ describe('AssistantMessage', () => {
 
   const card: TurnPart = {
     kind: 'tool',
-    call: { callId: 'k1', name: 'search_findings', args: { text: 'SQL injection' }, state: 'ok', summary: '184 findings', data: { total: 184, returned: 5 } },
+    call: {
+      callId: 'k1',
+      name: 'search_findings',
+      args: { text: 'SQL injection' },
+      state: 'ok',
+      summary: '184 findings',
+      data: { total: 184, returned: 5 },
+    },
   };
-  const answer: TurnPart[] = [card, { kind: 'text', text: 'The exact total is **84** findings, of **1,204** scanned; 184 are open and 1,840 closed.' }];
+  const answer: TurnPart[] = [
+    card,
+    {
+      kind: 'text',
+      text: 'The exact total is **84** findings, of **1,204** scanned; 184 are open and 1,840 closed.',
+    },
+  ];
 
   beforeEach(() => {
     TestBed.configureTestingModule({ providers: [provideRouter([])] });
@@ -38,11 +57,16 @@ describe('AssistantMessage', () => {
     );
     expect(marks()).toEqual(['84', '1,204']);
     expect(el().querySelector('cc-tool-card mark')).toBeNull();
-    expect(el().querySelector('[data-testid="answer"]')?.textContent).toContain('184 are open and 1,840 closed.');
+    expect(el().querySelector('[data-testid="answer"]')?.textContent).toContain(
+      '184 are open and 1,840 closed.',
+    );
   });
 
   it('says so when no tool was called at all, instead of pointing at tool cards that are not there', async () => {
-    await show({ parts: [{ kind: 'text', text: 'There are about 12345 findings.' }], verification: { checked: 1, unsupported: ['12345'] } });
+    await show({
+      parts: [{ kind: 'text', text: 'There are about 12345 findings.' }],
+      verification: { checked: 1, unsupported: ['12345'] },
+    });
     expect(warning()?.querySelector('.message')?.textContent?.trim()).toBe(
       'Not backed by a tool result: 12345. No tool was called for this answer: ask again, or look the figure up under Findings.',
     );
@@ -50,9 +74,15 @@ describe('AssistantMessage', () => {
   });
 
   it('says when the model was asked again, and announces the warning while the turn is followed live', async () => {
-    await show({ parts: answer, verification: { checked: 1, unsupported: ['84'], reasked: true }, streaming: true });
+    await show({
+      parts: answer,
+      verification: { checked: 1, unsupported: ['84'], reasked: true },
+      streaming: true,
+    });
     expect(warning()?.getAttribute('role')).toBe('status');
-    expect(warning()?.textContent).toContain('The model was asked once more and its answer still holds them.');
+    expect(warning()?.textContent).toContain(
+      'The model was asked once more and its answer still holds them.',
+    );
   });
 
   it('shows neither warning nor highlight when every number is backed or there is no check', async () => {
@@ -72,7 +102,10 @@ describe('AssistantMessage', () => {
     const text = details.querySelector('.reasoning-text')!;
     expect(text.textContent).toBe('Tool says 184.\n**not bold** <b>not a tag</b>');
     expect(text.querySelector('b, strong')).toBeNull();
-    expect(details.compareDocumentPosition(el().querySelector('[data-testid="answer"]')!) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(
+      details.compareDocumentPosition(el().querySelector('[data-testid="answer"]')!) &
+        Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
 
     await show({ parts: answer, reasoning: '  \n' });
     expect(el().querySelector('[data-testid="reasoning"]')).toBeNull();

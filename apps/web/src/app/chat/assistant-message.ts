@@ -45,5 +45,7 @@ export class AssistantMessage {
     const last = this.parts().at(-1);
     return !last || (last.kind === 'tool' && last.call.state !== 'running');
   });
-  protected readonly writing = computed(() => this.phase() === 'running' && this.parts().at(-1)?.kind === 'text');
+  protected readonly writing = computed(
+    () => this.phase() === 'running' && this.parts().at(-1)?.kind === 'text',
+  );
 }

@@ -1,12 +1,21 @@
 import { HttpErrorResponse } from '@angular/common/http';
 import { TestBed } from '@angular/core/testing';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHAT_ATTACHMENT_MAX_BYTES, type ChatAttachmentView, type ImportJobView } from '@corpus-chat/contracts';
+import {
+  CHAT_ATTACHMENT_MAX_BYTES,
+  type ChatAttachmentView,
+  type ImportJobView,
+} from '@corpus-chat/contracts';
 import { AttachmentsStore, formatSize } from './attachments-store';
 import { ChatApi } from './chat-api';
 import { ChatSocket } from './chat-socket';
 
-const job = (id: string, file: string, status: ImportJobView['status'], extra: Partial<ImportJobView> = {}): ImportJobView => ({
+const job = (
+  id: string,
+  file: string,
+  status: ImportJobView['status'],
+  extra: Partial<ImportJobView> = {},
+): ImportJobView => ({
   id,
   file,
   sizeBytes: 2048,
@@ -18,7 +27,12 @@ const job = (id: string, file: string, status: ImportJobView['status'], extra: P
   updatedAt: '2026-01-01T00:00:00Z',
   ...extra,
 });
-const attachment = (id: string, j: ImportJobView): ChatAttachmentView => ({ id, chatId: 'c1', createdAt: j.createdAt, import: j });
+const attachment = (id: string, j: ImportJobView): ChatAttachmentView => ({
+  id,
+  chatId: 'c1',
+  createdAt: j.createdAt,
+  import: j,
+});
 const fileOf = (name: string, size: number): File => {
   const f = new File(['x'], name);
   Object.defineProperty(f, 'size', { value: size });
@@ -26,12 +40,20 @@ const fileOf = (name: string, size: number): File => {
 };
 
 describe('AttachmentsStore', () => {
-  let api: { listAttachments: ReturnType<typeof vi.fn>; attach: ReturnType<typeof vi.fn>; removeAttachment: ReturnType<typeof vi.fn> };
+  let api: {
+    listAttachments: ReturnType<typeof vi.fn>;
+    attach: ReturnType<typeof vi.fn>;
+    removeAttachment: ReturnType<typeof vi.fn>;
+  };
   let importEvent: (job: ImportJobView) => void;
   let store: AttachmentsStore;
 
   beforeEach(() => {
-    api = { listAttachments: vi.fn(() => Promise.resolve([])), attach: vi.fn(), removeAttachment: vi.fn(() => Promise.resolve()) };
+    api = {
+      listAttachments: vi.fn(() => Promise.resolve([])),
+      attach: vi.fn(),
+      removeAttachment: vi.fn(() => Promise.resolve()),
+    };
     const socket = {
       connect: vi.fn(),
       onImportEvent: (h: (job: ImportJobView) => void) => {
@@ -39,13 +61,24 @@ describe('AttachmentsStore', () => {
         return () => undefined;
       },
     };
-    TestBed.configureTestingModule({ providers: [AttachmentsStore, { provide: ChatApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
+    TestBed.configureTestingModule({
+      providers: [
+        AttachmentsStore,
+        { provide: ChatApi, useValue: api },
+        { provide: ChatSocket, useValue: socket },
+      ],
+    });
     store = TestBed.inject(AttachmentsStore);
   });
 
   it("shows the thread's attachments with their import's state", async () => {
-    const ready = job('i1', 'scan.xml', 'ready', { outcome: { ok: true, file: 'scan.xml', reportId: 7, format: 'burp', findingCount: 3 } });
-    api.listAttachments.mockResolvedValue([attachment('a1', ready), attachment('a2', job('i2', 'junit.xml', 'failed', { error: 'unrecognised format: XML' }))]);
+    const ready = job('i1', 'scan.xml', 'ready', {
+      outcome: { ok: true, file: 'scan.xml', reportId: 7, format: 'burp', findingCount: 3 },
+    });
+    api.listAttachments.mockResolvedValue([
+      attachment('a1', ready),
+      attachment('a2', job('i2', 'junit.xml', 'failed', { error: 'unrecognised format: XML' })),
+    ]);
     await store.open('c1');
     expect(api.listAttachments).toHaveBeenCalledWith('c1');
     expect(store.items().map((i) => [i.file, i.state, i.findingCount, i.error])).toEqual([
@@ -65,7 +98,11 @@ describe('AttachmentsStore', () => {
     answer(attachment('a9', job('i9', 'scan.json', 'queued')));
     await done;
     expect(store.items().map((i) => [i.attachmentId, i.state])).toEqual([['a9', 'parsing']]);
-    importEvent(job('i9', 'scan.json', 'ready', { outcome: { ok: true, file: 'scan.json', reportId: 3, format: 'trivy', findingCount: 185 } }));
+    importEvent(
+      job('i9', 'scan.json', 'ready', {
+        outcome: { ok: true, file: 'scan.json', reportId: 3, format: 'trivy', findingCount: 185 },
+      }),
+    );
     expect(store.items()[0]).toMatchObject({ state: 'ready', findingCount: 185 });
     // Another import (another tab, the Reports page) leaves the chips alone.
     importEvent(job('other', 'x.sarif', 'failed'));
@@ -74,7 +111,16 @@ describe('AttachmentsStore', () => {
 
   it('counts a file imported before as ready: its questions go to that report', async () => {
     await store.open('c1');
-    const dup = job('i3', 'again.xml', 'failed', { outcome: { ok: false, file: 'again.xml', code: 'DUPLICATE', error: 'already imported', existingReportId: 2 }, error: 'already imported' });
+    const dup = job('i3', 'again.xml', 'failed', {
+      outcome: {
+        ok: false,
+        file: 'again.xml',
+        code: 'DUPLICATE',
+        error: 'already imported',
+        existingReportId: 2,
+      },
+      error: 'already imported',
+    });
     api.attach.mockResolvedValue(attachment('a3', job('i3', 'again.xml', 'queued')));
     await store.attach([fileOf('again.xml', 10)]);
     importEvent(dup);
@@ -92,7 +138,8 @@ describe('AttachmentsStore', () => {
 
   it("shows the server's refusal beside the composer and drops the chip", async () => {
     await store.open('c1');
-    const message = 'photo.png is not a report file Corpus Chat can import; nothing was attached. Supported formats: SARIF 2.1.0 and more.';
+    const message =
+      'photo.png is not a report file Corpus Chat can import; nothing was attached. Supported formats: SARIF 2.1.0 and more.';
     api.attach.mockRejectedValue(new HttpErrorResponse({ status: 422, error: { statusCode: 422, message } }));
     await store.attach([fileOf('photo.png', 100)]);
     expect(store.items()).toEqual([]);

@@ -1,5 +1,10 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import { CHAT_ATTACHMENT_MAX_BYTES, type ChatAttachmentView, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
+import {
+  CHAT_ATTACHMENT_MAX_BYTES,
+  type ChatAttachmentView,
+  type ImportJobStatus,
+  type ImportJobView,
+} from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatApi } from './chat-api';
 import { ChatSocket } from './chat-socket';
@@ -27,14 +32,28 @@ export function formatSize(bytes: number): string {
 }
 
 function itemOf(a: ChatAttachmentView): AttachmentItem {
-  return { key: a.id, file: a.import.file, sizeBytes: a.import.sizeBytes, attachmentId: a.id, ...importState(a.import) };
+  return {
+    key: a.id,
+    file: a.import.file,
+    sizeBytes: a.import.sizeBytes,
+    attachmentId: a.id,
+    ...importState(a.import),
+  };
 }
 
-function importState(job: ImportJobView): Pick<AttachmentItem, 'state' | 'importId' | 'findingCount' | 'error'> {
+function importState(
+  job: ImportJobView,
+): Pick<AttachmentItem, 'state' | 'importId' | 'findingCount' | 'error'> {
   const outcome = job.outcome;
   // A file imported before is as good as imported: its questions go to that report.
-  if (outcome && !outcome.ok && outcome.code === 'DUPLICATE') return { state: 'ready', importId: job.id, error: null };
-  return { state: job.status, importId: job.id, findingCount: outcome?.ok ? outcome.findingCount : undefined, error: job.error };
+  if (outcome && !outcome.ok && outcome.code === 'DUPLICATE')
+    return { state: 'ready', importId: job.id, error: null };
+  return {
+    state: job.status,
+    importId: job.id,
+    findingCount: outcome?.ok ? outcome.findingCount : undefined,
+    error: job.error,
+  };
 }
 
 /**
@@ -45,7 +64,9 @@ function importState(job: ImportJobView): Pick<AttachmentItem, 'state' | 'import
 export class AttachmentsStore {
   private readonly api = inject(ChatApi);
   private readonly socket = inject(ChatSocket);
-  private readonly state = signal<{ chatId: string | null; items: AttachmentItem[]; refusal: string | null }>({ chatId: null, items: [], refusal: null });
+  private readonly state = signal<{ chatId: string | null; items: AttachmentItem[]; refusal: string | null }>(
+    { chatId: null, items: [], refusal: null },
+  );
   private uploads = 0;
   /** Status changes of imports not (yet) on the composer, by import id. */
   private readonly early = new Map<string, ImportJobView>();
@@ -63,7 +84,11 @@ export class AttachmentsStore {
     this.state.set({ chatId, items: [], refusal: null });
     try {
       const list = await this.api.listAttachments(chatId);
-      if (this.state().chatId === chatId) this.state.update((s) => ({ ...s, items: [...s.items.filter((i) => i.state === 'uploading'), ...list.map(itemOf)] }));
+      if (this.state().chatId === chatId)
+        this.state.update((s) => ({
+          ...s,
+          items: [...s.items.filter((i) => i.state === 'uploading'), ...list.map(itemOf)],
+        }));
     } catch {
       // The thread itself failing to load says why.
     }
@@ -77,11 +102,16 @@ export class AttachmentsStore {
     this.state.update((s) => ({ ...s, refusal: null }));
     for (const file of files) {
       if (file.size > CHAT_ATTACHMENT_MAX_BYTES) {
-        this.refuse($localize`:@@chat.attach.tooLarge:${file.name}:file: is ${formatSize(file.size)}:size:, over the ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit: limit of chat attachments. Import larger reports on the Reports page.`);
+        this.refuse(
+          $localize`:@@chat.attach.tooLarge:${file.name}:file: is ${formatSize(file.size)}:size:, over the ${formatSize(CHAT_ATTACHMENT_MAX_BYTES)}:limit: limit of chat attachments. Import larger reports on the Reports page.`,
+        );
         continue;
       }
       const key = `upload-${++this.uploads}`;
-      this.state.update((s) => ({ ...s, items: [...s.items, { key, file: file.name, sizeBytes: file.size, state: 'uploading' }] }));
+      this.state.update((s) => ({
+        ...s,
+        items: [...s.items, { key, file: file.name, sizeBytes: file.size, state: 'uploading' }],
+      }));
       try {
         const attached = await this.api.attach(chatId, file);
         this.replace(key, itemOf(attached));
@@ -127,6 +157,9 @@ export class AttachmentsStore {
       if (this.early.size > 50) this.early.delete(this.early.keys().next().value!);
       return;
     }
-    this.state.update((s) => ({ ...s, items: s.items.map((i) => (i.importId === job.id ? { ...i, ...importState(job) } : i)) }));
+    this.state.update((s) => ({
+      ...s,
+      items: s.items.map((i) => (i.importId === job.id ? { ...i, ...importState(job) } : i)),
+    }));
   }
 }

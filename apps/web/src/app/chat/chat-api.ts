@@ -20,7 +20,9 @@ export class ChatApi {
   private readonly http = inject(HttpClient);
 
   list(archived: boolean): Promise<ChatSummaryView[]> {
-    return firstValueFrom(this.http.get<ChatSummaryView[]>('/api/chats', { params: { archived: String(archived) } }));
+    return firstValueFrom(
+      this.http.get<ChatSummaryView[]>('/api/chats', { params: { archived: String(archived) } }),
+    );
   }
 
   get(chatId: string): Promise<ChatDetailView> {
@@ -40,7 +42,11 @@ export class ChatApi {
   }
 
   /** `202`: the message is stored and its turn queued. `409` when a turn already runs in the thread. */
-  postMessage(chatId: string, body: PostMessageDto, query: PostMessageQueryDto = {}): Promise<PostMessageResponse> {
+  postMessage(
+    chatId: string,
+    body: PostMessageDto,
+    query: PostMessageQueryDto = {},
+  ): Promise<PostMessageResponse> {
     return firstValueFrom(
       this.http.post<PostMessageResponse>(`/api/chats/${encodeURIComponent(chatId)}/messages`, body, {
         params: query.ifBusy ? { ifBusy: query.ifBusy } : {},
@@ -50,31 +56,43 @@ export class ChatApi {
 
   cancelTurn(chatId: string, turnId: string): Promise<void> {
     return firstValueFrom(
-      this.http.post<void>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/cancel`, {}),
+      this.http.post<void>(
+        `/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/cancel`,
+        {},
+      ),
     );
   }
 
   listAttachments(chatId: string): Promise<ChatAttachmentView[]> {
-    return firstValueFrom(this.http.get<ChatAttachmentView[]>(`/api/chats/${encodeURIComponent(chatId)}/attachments`));
+    return firstValueFrom(
+      this.http.get<ChatAttachmentView[]>(`/api/chats/${encodeURIComponent(chatId)}/attachments`),
+    );
   }
 
   /** `202`: the file is stored and its import queued; `413` over the size limit, `422` not a report file. */
   attach(chatId: string, file: File): Promise<ChatAttachmentView> {
     const body = new FormData();
     body.append('file', file, file.name);
-    return firstValueFrom(this.http.post<ChatAttachmentView>(`/api/chats/${encodeURIComponent(chatId)}/attachments`, body));
+    return firstValueFrom(
+      this.http.post<ChatAttachmentView>(`/api/chats/${encodeURIComponent(chatId)}/attachments`, body),
+    );
   }
 
   removeAttachment(chatId: string, attachmentId: string): Promise<void> {
     return firstValueFrom(
-      this.http.delete<void>(`/api/chats/${encodeURIComponent(chatId)}/attachments/${encodeURIComponent(attachmentId)}`),
+      this.http.delete<void>(
+        `/api/chats/${encodeURIComponent(chatId)}/attachments/${encodeURIComponent(attachmentId)}`,
+      ),
     );
   }
 
   /** Replaces the operator's rating (and comment) of a turn's answer. */
   putFeedback(chatId: string, turnId: string, body: TurnFeedbackDto): Promise<TurnFeedbackView> {
     return firstValueFrom(
-      this.http.put<TurnFeedbackView>(`/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/feedback`, body),
+      this.http.put<TurnFeedbackView>(
+        `/api/chats/${encodeURIComponent(chatId)}/turns/${encodeURIComponent(turnId)}/feedback`,
+        body,
+      ),
     );
   }
 }

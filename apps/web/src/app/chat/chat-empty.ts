@@ -18,11 +18,16 @@ const ADMIN_PAGES: Record<string, string> = {
   template: `
     <div class="empty">
       @if (denied(); as page) {
-        <p class="notice" role="status" i18n="@@chat.adminOnly">{{ page }} is open to administrators only. Ask an administrator if something there needs to change.</p>
+        <p class="notice" role="status" i18n="@@chat.adminOnly">
+          {{ page }} is open to administrators only. Ask an administrator if something there needs to change.
+        </p>
       }
       <div class="mark" aria-hidden="true"></div>
       <h1 i18n="@@chat.emptyHeading">Chat with your findings</h1>
-      <p i18n="@@chat.emptyText">Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with a link to check each number.</p>
+      <p i18n="@@chat.emptyText">
+        Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with
+        a link to check each number.
+      </p>
     </div>
   `,
   styles: `

@@ -28,14 +28,21 @@ describe('ChatListStore: New thread', () => {
     TestBed.configureTestingModule({
       providers: [
         { provide: ChatApi, useValue: api },
-        { provide: ChatSocket, useValue: { onThreadUpdated: () => () => undefined, state: signal('connected') } },
+        {
+          provide: ChatSocket,
+          useValue: { onThreadUpdated: () => () => undefined, state: signal('connected') },
+        },
       ],
     });
     store = TestBed.inject(ChatListStore);
   });
 
   it('opens an unused thread (no message, no title, no turn) instead of creating another', async () => {
-    api.list.mockResolvedValue([thread('used', { messageCount: 2 }), thread('unused'), thread('named', { title: 'Kept for later' })]);
+    api.list.mockResolvedValue([
+      thread('used', { messageCount: 2 }),
+      thread('unused'),
+      thread('named', { title: 'Kept for later' }),
+    ]);
     await store.load();
     expect((await store.openOrCreateEmpty()).id).toBe('unused');
     expect(api.create).not.toHaveBeenCalled();

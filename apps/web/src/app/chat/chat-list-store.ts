@@ -61,7 +61,8 @@ export class ChatListStore {
     };
     doc.addEventListener('visibilitychange', onVisible);
     const poll = setInterval(() => {
-      if (doc.visibilityState === 'visible' && this.state().threads.some((t) => t.activeTurn)) void this.load();
+      if (doc.visibilityState === 'visible' && this.state().threads.some((t) => t.activeTurn))
+        void this.load();
     }, RUNNING_POLL_MS);
     inject(DestroyRef).onDestroy(() => {
       off();
@@ -117,7 +118,10 @@ export class ChatListStore {
    */
   async openOrCreateEmpty(): Promise<ChatSummaryView> {
     const { threads, archived, loaded } = this.state();
-    const unused = loaded && !archived ? threads.find((t) => t.messageCount === 0 && !t.activeTurn && !t.title.trim() && !t.archived) : undefined;
+    const unused =
+      loaded && !archived
+        ? threads.find((t) => t.messageCount === 0 && !t.activeTurn && !t.title.trim() && !t.archived)
+        : undefined;
     return unused ?? this.create();
   }
 
@@ -141,7 +145,13 @@ export class ChatListStore {
       if (summary.archived !== s.archived) return s;
       const rest = s.threads.filter((t) => t.id !== summary.id);
       const { id, title, archived, messageCount, lastModel, activeTurn, createdAt, updatedAt } = summary;
-      return { ...s, threads: [{ id, title, archived, messageCount, lastModel, activeTurn, createdAt, updatedAt }, ...rest] };
+      return {
+        ...s,
+        threads: [
+          { id, title, archived, messageCount, lastModel, activeTurn, createdAt, updatedAt },
+          ...rest,
+        ],
+      };
     });
   }
 

@@ -1,4 +1,12 @@
-import { ChangeDetectionStrategy, Component, Injector, LOCALE_ID, afterNextRender, inject, signal } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  Injector,
+  LOCALE_ID,
+  afterNextRender,
+  inject,
+  signal,
+} from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import type { ChatSummaryView } from '@corpus-chat/contracts';

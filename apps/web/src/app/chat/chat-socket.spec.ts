@@ -110,7 +110,11 @@ describe('ChatSocket', () => {
     socket.connect();
     let seq = 0;
     const acks: JoinChatAck[] = [];
-    socket.watch('c1', () => seq, (ack) => acks.push(ack));
+    socket.watch(
+      'c1',
+      () => seq,
+      (ack) => acks.push(ack),
+    );
     expect(fake.emitted).toEqual([]); // not connected yet
     fake.goOnline();
     // Each join ends when its acknowledgement reaches the watcher.
@@ -129,10 +133,21 @@ describe('ChatSocket', () => {
   it('leaves the room when the watch ends and delivers chat:event to every handler', () => {
     socket.connect();
     fake.goOnline();
-    const stop = socket.watch('c1', () => 0, () => undefined);
+    const stop = socket.watch(
+      'c1',
+      () => 0,
+      () => undefined,
+    );
     const seen: ChatEvent[] = [];
     const off = socket.onEvent((e) => seen.push(e));
-    const event = { chatId: 'c1', turnId: 't', seq: 1, at: 'x', type: 'turn.queued', position: 1 } as ChatEvent;
+    const event = {
+      chatId: 'c1',
+      turnId: 't',
+      seq: 1,
+      at: 'x',
+      type: 'turn.queued',
+      position: 1,
+    } as ChatEvent;
     fake.fire(SocketEvents.event, event);
     off();
     fake.fire(SocketEvents.event, event);

@@ -15,10 +15,9 @@ import {
 export type ConnectionState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'offline';
 
 /** Creates the Socket.IO client; replaced in tests by a fake. */
-export const SOCKET_FACTORY = new InjectionToken<(uri: string, opts: Partial<ManagerOptions & SocketOptions>) => Socket>(
-  'SOCKET_FACTORY',
-  { providedIn: 'root', factory: () => io },
-);
+export const SOCKET_FACTORY = new InjectionToken<
+  (uri: string, opts: Partial<ManagerOptions & SocketOptions>) => Socket
+>('SOCKET_FACTORY', { providedIn: 'root', factory: () => io });
 
 /** How long a `chat:join` / `chat:cancel` waits for the gateway's acknowledgement. */
 const ACK_TIMEOUT_MS = 10_000;
@@ -78,7 +77,10 @@ export class ChatSocket {
       if (!this.socket.connected && !this.socket.active) this.reconnect();
       return;
     }
-    const socket = this.factory(CHAT_NAMESPACE, { withCredentials: true, transports: ['websocket', 'polling'] });
+    const socket = this.factory(CHAT_NAMESPACE, {
+      withCredentials: true,
+      transports: ['websocket', 'polling'],
+    });
     this.socket = socket;
     this.stateSig.set('connecting');
     socket.on('connect', () => {
@@ -94,7 +96,10 @@ export class ChatSocket {
     socket.on('disconnect', (reason: string) => {
       // The server ends a socket when the session its handshake carried expires (the cookie has
       // usually been renewed since) or the operator is disabled: one immediate retry tells which.
-      if (reason === 'io server disconnect' && Date.now() - this.lastServerDisconnect > SERVER_DISCONNECT_RETRY_MS) {
+      if (
+        reason === 'io server disconnect' &&
+        Date.now() - this.lastServerDisconnect > SERVER_DISCONNECT_RETRY_MS
+      ) {
         this.lastServerDisconnect = Date.now();
         this.stateSig.set('connecting');
         socket.connect();
@@ -160,7 +165,9 @@ export class ChatSocket {
   async cancel(payload: CancelTurnPayload): Promise<boolean> {
     if (!this.socket?.connected) return false;
     try {
-      const ack = (await this.socket.timeout(ACK_TIMEOUT_MS).emitWithAck(SocketEvents.cancel, payload)) as { ok?: boolean };
+      const ack = (await this.socket.timeout(ACK_TIMEOUT_MS).emitWithAck(SocketEvents.cancel, payload)) as {
+        ok?: boolean;
+      };
       return ack?.ok === true;
     } catch {
       return false;

@@ -9,7 +9,13 @@ let nextDialogId = 0;
 @Component({
   selector: 'cc-confirm-dialog',
   template: `
-    <dialog #dialog class="modal" [attr.aria-labelledby]="titleId" [attr.aria-describedby]="bodyId" (close)="closed()">
+    <dialog
+      #dialog
+      class="modal"
+      [attr.aria-labelledby]="titleId"
+      [attr.aria-describedby]="bodyId"
+      (close)="closed()"
+    >
       <h2 [id]="titleId">{{ heading() }}</h2>
       <p [id]="bodyId">{{ message() }}</p>
       <div class="actions">

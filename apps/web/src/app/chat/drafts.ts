@@ -27,7 +27,8 @@ export function saveDraft(chatId: string, text: string): void {
 /** Forgets every thread's draft (on signing out, so the next person at this browser sees none). */
 export function clearDrafts(): void {
   try {
-    for (const key of Object.keys(sessionStorage)) if (key.startsWith(KEY_PREFIX)) sessionStorage.removeItem(key);
+    for (const key of Object.keys(sessionStorage))
+      if (key.startsWith(KEY_PREFIX)) sessionStorage.removeItem(key);
   } catch {
     // Nothing stored.
   }

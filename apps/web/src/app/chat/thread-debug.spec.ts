@@ -1,7 +1,13 @@
 import { signal } from '@angular/core';
 import { TestBed, type ComponentFixture } from '@angular/core/testing';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ChatDetailView, ChatEvent, ChatEventBody, ChatMessageView, JoinChatAck } from '@corpus-chat/contracts';
+import type {
+  ChatDetailView,
+  ChatEvent,
+  ChatEventBody,
+  ChatMessageView,
+  JoinChatAck,
+} from '@corpus-chat/contracts';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
@@ -11,8 +17,19 @@ import { ThreadStore } from './thread-store';
 const CHAT = '0b6f4c1e-5d2a-4c3e-9f00-1a2b3c4d5e6f';
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const at = (secondsAgo: number) => new Date(NOW - secondsAgo * 1000).toISOString();
-const userMsg = (turnId: string): ChatMessageView => ({ id: `u-${turnId}`, turnId, role: 'user', content: 'How many?', status: 'complete', metadata: {}, createdAt: at(60) });
-const detail = (messages: ChatMessageView[], activeTurn: ChatDetailView['activeTurn'] = null): ChatDetailView => ({
+const userMsg = (turnId: string): ChatMessageView => ({
+  id: `u-${turnId}`,
+  turnId,
+  role: 'user',
+  content: 'How many?',
+  status: 'complete',
+  metadata: {},
+  createdAt: at(60),
+});
+const detail = (
+  messages: ChatMessageView[],
+  activeTurn: ChatDetailView['activeTurn'] = null,
+): ChatDetailView => ({
   id: CHAT,
   title: 'SQL injection',
   archived: false,
@@ -23,7 +40,8 @@ const detail = (messages: ChatMessageView[], activeTurn: ChatDetailView['activeT
   updatedAt: at(60),
   messages,
 });
-const ev = (turnId: string, seq: number, secondsAgo: number, body: ChatEventBody): ChatEvent => ({ chatId: CHAT, turnId, seq, at: at(secondsAgo), ...body }) as ChatEvent;
+const ev = (turnId: string, seq: number, secondsAgo: number, body: ChatEventBody): ChatEvent =>
+  ({ chatId: CHAT, turnId, seq, at: at(secondsAgo), ...body }) as ChatEvent;
 
 /** The parts of ChatSocket the thread store and the panel read, with events the test pushes. */
 class FakeSocket {
@@ -50,13 +68,18 @@ describe('ThreadDebug', () => {
   let store: ThreadStore;
   let api: { get: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
-  const field = (id: string) => el().querySelector(`[data-testid="debug-${id}"]`)!.textContent!.replace(/\s+/g, ' ').trim();
+  const field = (id: string) =>
+    el().querySelector(`[data-testid="debug-${id}"]`)!.textContent!.replace(/\s+/g, ' ').trim();
   const copyButton = () => el().querySelector<HTMLButtonElement>('[data-testid="debug-copy"]')!;
   const status = () => el().querySelector('[role="status"]')!.textContent!.trim();
 
   beforeEach(async () => {
     socket = new FakeSocket();
-    api = { get: vi.fn().mockResolvedValue(detail([userMsg('t1')], { turnId: 't1', status: 'running', lastSeq: 0 })) };
+    api = {
+      get: vi
+        .fn()
+        .mockResolvedValue(detail([userMsg('t1')], { turnId: 't1', status: 'running', lastSeq: 0 })),
+    };
     TestBed.configureTestingModule({
       providers: [
         ThreadStore,
@@ -77,7 +100,12 @@ describe('ThreadDebug', () => {
   it('shows the thread, the running turn, the connection, the last seq and the running tool call with its elapsed time', async () => {
     socket.push(
       ev('t1', 1, 10, { type: 'turn.started', workerId: 'w1', attempt: 1 }),
-      ev('t1', 2, 7, { type: 'tool.call', callId: 'c1', name: 'count_findings', args: { severity: 'critical' } }),
+      ev('t1', 2, 7, {
+        type: 'tool.call',
+        callId: 'c1',
+        name: 'count_findings',
+        args: { severity: 'critical' },
+      }),
     );
     await fixture.whenStable();
     expect(field('thread-id')).toBe(CHAT);
@@ -90,7 +118,15 @@ describe('ThreadDebug', () => {
 
     socket.state.set('reconnecting');
     socket.transport.set(null);
-    socket.push(ev('t1', 3, 1, { type: 'tool.result', callId: 'c1', name: 'count_findings', ok: true, summary: '3 findings' }));
+    socket.push(
+      ev('t1', 3, 1, {
+        type: 'tool.result',
+        callId: 'c1',
+        name: 'count_findings',
+        ok: true,
+        summary: '3 findings',
+      }),
+    );
     await fixture.whenStable();
     expect(field('connection')).toBe('reconnecting');
     expect(field('last-seq')).toBe('3');
@@ -98,14 +134,22 @@ describe('ThreadDebug', () => {
   });
 
   it("shows a failed turn's error code and message", async () => {
-    socket.push(ev('t1', 1, 2, { type: 'turn.error', code: 'MODEL_UNAVAILABLE', message: 'The model server did not answer.' }));
+    socket.push(
+      ev('t1', 1, 2, {
+        type: 'turn.error',
+        code: 'MODEL_UNAVAILABLE',
+        message: 'The model server did not answer.',
+      }),
+    );
     await fixture.whenStable();
     expect(field('turn-id')).toBe('t1 (error)');
     expect(field('last-error')).toBe('MODEL_UNAVAILABLE The model server did not answer.');
   });
 
   it('copies exactly what it shows as JSON, falling back to a text area when the Clipboard API refuses', async () => {
-    socket.push(ev('t1', 1, 4, { type: 'tool.call', callId: 'c1', name: 'search_findings', args: { text: 'xss' } }));
+    socket.push(
+      ev('t1', 1, 4, { type: 'tool.call', callId: 'c1', name: 'search_findings', args: { text: 'xss' } }),
+    );
     await fixture.whenStable();
     const writeText = vi.fn().mockResolvedValue(undefined);
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
@@ -118,7 +162,9 @@ describe('ThreadDebug', () => {
       connection: 'connected',
       transport: 'websocket',
       lastSeq: 1,
-      activeToolCalls: [{ callId: 'c1', name: 'search_findings', arguments: { text: 'xss' }, elapsedSeconds: 4 }],
+      activeToolCalls: [
+        { callId: 'c1', name: 'search_findings', arguments: { text: 'xss' }, elapsedSeconds: 4 },
+      ],
       lastError: null,
       model: 'qwen2.5:7b',
     });
@@ -129,7 +175,9 @@ describe('ThreadDebug', () => {
     copyButton().click();
     await vi.waitFor(() => expect(status()).toBe('The browser refused to copy: select the JSON below.'));
     expect(execCommand).toHaveBeenCalledWith('copy');
-    expect(JSON.parse(el().querySelector('[data-testid="debug-json"]')!.textContent!)).toEqual(JSON.parse(writeText.mock.calls[0][0]));
+    expect(JSON.parse(el().querySelector('[data-testid="debug-json"]')!.textContent!)).toEqual(
+      JSON.parse(writeText.mock.calls[0][0]),
+    );
 
     execCommand.mockReturnValue(true);
     copyButton().click();

@@ -1,4 +1,14 @@
-import { ChangeDetectionStrategy, Component, DOCUMENT, Injectable, InjectionToken, computed, effect, inject, signal } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DOCUMENT,
+  Injectable,
+  InjectionToken,
+  computed,
+  effect,
+  inject,
+  signal,
+} from '@angular/core';
 import type { AssistantMessageMetadata, ChatMessageView } from '@corpus-chat/contracts';
 import { ChatSocket, type ConnectionState } from './chat-socket';
 import { ThreadStore } from './thread-store';
@@ -7,7 +17,10 @@ import { ThreadStore } from './thread-store';
 export const DEBUG_PANEL_STORAGE_KEY = 'cc-debug-panel';
 
 /** The clock elapsed times are measured with; replaced in tests. */
-export const DEBUG_CLOCK = new InjectionToken<() => number>('DEBUG_CLOCK', { providedIn: 'root', factory: () => Date.now });
+export const DEBUG_CLOCK = new InjectionToken<() => number>('DEBUG_CLOCK', {
+  providedIn: 'root',
+  factory: () => Date.now,
+});
 
 /** Whether the thread debug panel is open; closed until the operator opens it, then remembered. */
 @Injectable({ providedIn: 'root' })
@@ -48,7 +61,8 @@ export interface ThreadDebugSnapshot {
   model: string | null;
 }
 
-const metadataOf = (m: ChatMessageView): Partial<AssistantMessageMetadata> => m.metadata as Partial<AssistantMessageMetadata>;
+const metadataOf = (m: ChatMessageView): Partial<AssistantMessageMetadata> =>
+  m.metadata as Partial<AssistantMessageMetadata>;
 
 /**
  * The operator's view under the hood of a thread: ids, the live connection, the last event seq,
@@ -83,7 +97,11 @@ export class ThreadDebug {
     return {
       threadId: this.store.chatId(),
       turnId: liveCurrent?.turnId ?? lastMessage?.turnId ?? null,
-      turnStatus: liveCurrent ? liveCurrent.phase : lastAnswer && lastAnswer.turnId === lastMessage?.turnId ? lastAnswer.status : null,
+      turnStatus: liveCurrent
+        ? liveCurrent.phase
+        : lastAnswer && lastAnswer.turnId === lastMessage?.turnId
+          ? lastAnswer.status
+          : null,
       connection: this.socket.state(),
       transport: this.socket.transport(),
       lastSeq: this.store.lastEvent()?.seq ?? null,
@@ -94,7 +112,9 @@ export class ThreadDebug {
                 callId: p.call.callId,
                 name: p.call.name,
                 arguments: p.call.args,
-                elapsedSeconds: p.call.startedAt ? Math.max(0, Math.floor((now - Date.parse(p.call.startedAt)) / 1000)) : null,
+                elapsedSeconds: p.call.startedAt
+                  ? Math.max(0, Math.floor((now - Date.parse(p.call.startedAt)) / 1000))
+                  : null,
               },
             ]
           : [],

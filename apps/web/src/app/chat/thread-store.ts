@@ -1,5 +1,12 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type { AnswerVerification, ChatDetailView, ChatEvent, ChatMessageView, FeedbackRating, JoinChatAck } from '@corpus-chat/contracts';
+import type {
+  AnswerVerification,
+  ChatDetailView,
+  ChatEvent,
+  ChatMessageView,
+  FeedbackRating,
+  JoinChatAck,
+} from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
@@ -114,7 +121,9 @@ export class ThreadStore {
    * Sending is possible: a thread is open, no turn running and no POST in flight (typing is always
    * possible). While the thread is still loading a send waits for it.
    */
-  readonly canSend = computed(() => !!this.state().chatId && !this.state().loadError && !this.running() && !this.state().sending);
+  readonly canSend = computed(
+    () => !!this.state().chatId && !this.state().loadError && !this.running() && !this.state().sending,
+  );
 
   /**
    * The conversation in order: stored messages, then the live turn unless it is stored already. A
@@ -135,7 +144,8 @@ export class ThreadStore {
             reasoning: reasoningOfMessage(m),
           },
     );
-    if (live && !this.isStored(live.turnId)) entries.push({ kind: 'live', key: `live-${live.turnId}`, turn: live });
+    if (live && !this.isStored(live.turnId))
+      entries.push({ kind: 'live', key: `live-${live.turnId}`, turn: live });
     return entries;
   });
 
@@ -144,7 +154,8 @@ export class ThreadStore {
     if (this.running()) return null;
     const last = this.entries().at(-1);
     if (last?.kind === 'assistant' && RETRYABLE.has(last.message.status)) return last.message.turnId;
-    if (last?.kind === 'live' && (last.turn.phase === 'error' || last.turn.phase === 'cancelled')) return last.turn.turnId;
+    if (last?.kind === 'live' && (last.turn.phase === 'error' || last.turn.phase === 'cancelled'))
+      return last.turn.turnId;
     return null;
   });
 
@@ -203,7 +214,12 @@ export class ThreadStore {
     } catch (err) {
       if (this.state().chatId !== chatId) return;
       if (this.state().chat) this.patch({ notice: describeHttpError(err) });
-      else this.patch({ loading: false, loadError: httpStatus(err) === 404 || httpStatus(err) === 400 ? THREAD_MISSING : describeHttpError(err) });
+      else
+        this.patch({
+          loading: false,
+          loadError:
+            httpStatus(err) === 404 || httpStatus(err) === 400 ? THREAD_MISSING : describeHttpError(err),
+        });
     }
   }
 
@@ -222,7 +238,8 @@ export class ThreadStore {
       this.patch({ sending: false });
       if (this.state().chatId !== chatId || !this.canSend()) return false;
     }
-    const clientMessageId = this.failedSend?.content === text ? this.failedSend.clientMessageId : newClientMessageId();
+    const clientMessageId =
+      this.failedSend?.content === text ? this.failedSend.clientMessageId : newClientMessageId();
     this.patch({ sending: true, notice: null });
     try {
       const res = await this.api.postMessage(chatId, { content: text, clientMessageId });
@@ -239,9 +256,17 @@ export class ThreadStore {
           metadata: {},
           createdAt: new Date().toISOString(),
         };
-        const chat = s.chat && !messages.some((m) => m.id === res.messageId) ? { ...s.chat, messages: [...messages, userMessage] } : s.chat;
-        const live = s.live?.turnId === res.turnId ? s.live : newLiveTurn(chatId, res.turnId, { queuePosition: res.queuePosition });
-        const notice = res.truncated ? $localize`:@@thread.truncated:Your message was longer than 100,000 characters: it was cut at a sentence boundary.` : null;
+        const chat =
+          s.chat && !messages.some((m) => m.id === res.messageId)
+            ? { ...s.chat, messages: [...messages, userMessage] }
+            : s.chat;
+        const live =
+          s.live?.turnId === res.turnId
+            ? s.live
+            : newLiveTurn(chatId, res.turnId, { queuePosition: res.queuePosition });
+        const notice = res.truncated
+          ? $localize`:@@thread.truncated:Your message was longer than 100,000 characters: it was cut at a sentence boundary.`
+          : null;
         return { ...s, chat, live, notice, sending: false };
       });
       // The first message names the thread and the turn counts: re-read header and list entry.
@@ -249,7 +274,10 @@ export class ThreadStore {
       return true;
     } catch (err) {
       if (httpStatus(err) === 409) {
-        this.patch({ sending: false, notice: 'A turn is already running in this thread. Wait for it to finish or stop it.' });
+        this.patch({
+          sending: false,
+          notice: 'A turn is already running in this thread. Wait for it to finish or stop it.',
+        });
         void this.refresh();
       } else {
         this.failedSend = { content: text, clientMessageId };
@@ -273,7 +301,10 @@ export class ThreadStore {
       }, STOP_CHECK_MS);
     } catch (err) {
       const status = httpStatus(err);
-      this.patch({ stopping: false, notice: status === 404 || status === 409 ? null : describeHttpError(err) });
+      this.patch({
+        stopping: false,
+        notice: status === 404 || status === 409 ? null : describeHttpError(err),
+      });
       if (status === 404 || status === 409) void this.refresh();
     }
   }
@@ -300,7 +331,9 @@ export class ThreadStore {
               ...s,
               chat: {
                 ...s.chat,
-                messages: s.chat.messages.map((m) => (m.turnId === turnId && m.role === 'assistant' ? { ...m, feedback } : m)),
+                messages: s.chat.messages.map((m) =>
+                  m.turnId === turnId && m.role === 'assistant' ? { ...m, feedback } : m,
+                ),
               },
             },
       );
@@ -337,7 +370,9 @@ export class ThreadStore {
   private applyJoinAck(chatId: string, ack: JoinChatAck): void {
     if (this.state().chatId !== chatId) return;
     if (!ack.ok) {
-      this.patch({ notice: $localize`:@@thread.liveUnavailable:Live updates are unavailable for this thread: ${ack.error}:reason:` });
+      this.patch({
+        notice: $localize`:@@thread.liveUnavailable:Live updates are unavailable for this thread: ${ack.error}:reason:`,
+      });
       return;
     }
     const live = this.state().live;

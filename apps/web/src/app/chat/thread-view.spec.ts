@@ -3,7 +3,12 @@ import { signal } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { type ChatAttachmentView, type ChatDetailView, IMPORT_ACCEPT, type ImportJobView } from '@corpus-chat/contracts';
+import {
+  type ChatAttachmentView,
+  type ChatDetailView,
+  IMPORT_ACCEPT,
+  type ImportJobView,
+} from '@corpus-chat/contracts';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
@@ -11,12 +16,32 @@ import { ThreadView } from './thread-view';
 
 const CHAT = '0b6f4c1e-5d2a-4c3e-9f00-1a2b3c4d5e6f';
 const at = '2026-01-01T00:00:00.000Z';
-const detail: ChatDetailView = { id: CHAT, title: 'Scans', archived: false, messageCount: 0, lastModel: null, activeTurn: null, createdAt: at, updatedAt: at, messages: [] };
+const detail: ChatDetailView = {
+  id: CHAT,
+  title: 'Scans',
+  archived: false,
+  messageCount: 0,
+  lastModel: null,
+  activeTurn: null,
+  createdAt: at,
+  updatedAt: at,
+  messages: [],
+};
 const queued = (file: string, sizeBytes: number): ChatAttachmentView => ({
   id: 'att-1',
   chatId: CHAT,
   createdAt: at,
-  import: { id: 'imp-1', file, sizeBytes, status: 'queued', outcome: null, error: null, extraction: null, createdAt: at, updatedAt: at },
+  import: {
+    id: 'imp-1',
+    file,
+    sizeBytes,
+    status: 'queued',
+    outcome: null,
+    error: null,
+    extraction: null,
+    createdAt: at,
+    updatedAt: at,
+  },
 });
 
 /** The socket as the thread view's stores use it; `importEvent` delivers an `import:event`. */
@@ -73,7 +98,9 @@ describe('ThreadView attachments', () => {
     const composer = el.querySelector('[data-testid="composer"]')!;
     for (const type of ['dragenter', 'drop']) {
       const event = new Event(type, { bubbles: true, cancelable: true });
-      Object.defineProperty(event, 'dataTransfer', { value: { types: ['Files'], files: [file], dropEffect: 'none' } });
+      Object.defineProperty(event, 'dataTransfer', {
+        value: { types: ['Files'], files: [file], dropEffect: 'none' },
+      });
       composer.dispatchEvent(event);
     }
   };
@@ -91,7 +118,9 @@ describe('ThreadView attachments', () => {
     api['attach'].mockResolvedValue(queued('scan.nessus', 1_536_000));
     const { fixture, el } = await render();
     drop(el, new File(['<NessusClientData_v2/>'], 'scan.nessus'));
-    await vi.waitFor(() => expect(api['attach']).toHaveBeenCalledWith(CHAT, expect.objectContaining({ name: 'scan.nessus' })));
+    await vi.waitFor(() =>
+      expect(api['attach']).toHaveBeenCalledWith(CHAT, expect.objectContaining({ name: 'scan.nessus' })),
+    );
     await fixture.whenStable();
     fixture.detectChanges();
     const chip = () => el.querySelector('[data-testid="attachment-chip"]')!;
@@ -99,15 +128,26 @@ describe('ThreadView attachments', () => {
     expect(chip().textContent).toContain('1.5 MB');
     expect(chip().querySelector('[data-testid="attachment-status"]')!.textContent!.trim()).toBe('queued…');
 
-    socket.importEvent({ ...queued('scan.nessus', 1_536_000).import, status: 'ready', outcome: { ok: true, file: 'scan.nessus', reportId: 9, format: 'nessus', findingCount: 49 } });
+    socket.importEvent({
+      ...queued('scan.nessus', 1_536_000).import,
+      status: 'ready',
+      outcome: { ok: true, file: 'scan.nessus', reportId: 9, format: 'nessus', findingCount: 49 },
+    });
     fixture.detectChanges();
-    expect(chip().querySelector('[data-testid="attachment-status"]')!.textContent!.trim()).toBe('ready: 49 findings');
-    expect(chip().querySelector('[data-testid="attachment-remove"]')!.getAttribute('aria-label')).toBe('Remove scan.nessus');
+    expect(chip().querySelector('[data-testid="attachment-status"]')!.textContent!.trim()).toBe(
+      'ready: 49 findings',
+    );
+    expect(chip().querySelector('[data-testid="attachment-remove"]')!.getAttribute('aria-label')).toBe(
+      'Remove scan.nessus',
+    );
   });
 
   it("shows the server's refusal next to the composer", async () => {
-    const message = 'photo.png is not a report file Corpus Chat can import; nothing was attached. Supported formats: SARIF 2.1.0 and others.';
-    api['attach'].mockRejectedValue(new HttpErrorResponse({ status: 422, error: { statusCode: 422, message } }));
+    const message =
+      'photo.png is not a report file Corpus Chat can import; nothing was attached. Supported formats: SARIF 2.1.0 and others.';
+    api['attach'].mockRejectedValue(
+      new HttpErrorResponse({ status: 422, error: { statusCode: 422, message } }),
+    );
     const { fixture, el } = await render();
     drop(el, new File(['x'], 'photo.png'));
     await vi.waitFor(() => expect(api['attach']).toHaveBeenCalled());

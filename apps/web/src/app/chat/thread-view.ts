@@ -40,7 +40,17 @@ const SUGGESTIONS: readonly string[] = [
 /** `/chat/:chatId`: the conversation, the running turn and the composer. */
 @Component({
   selector: 'cc-thread-view',
-  imports: [AnswerFeedback, AssistantMessage, ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, FileDrop, RouterLink, ThreadDebug],
+  imports: [
+    AnswerFeedback,
+    AssistantMessage,
+    ConfirmDialog,
+    DatePipe,
+    DecimalPipe,
+    DisplayTextPipe,
+    FileDrop,
+    RouterLink,
+    ThreadDebug,
+  ],
   providers: [ThreadStore, AttachmentsStore],
   templateUrl: './thread-view.html',
   styleUrl: './thread-view.css',

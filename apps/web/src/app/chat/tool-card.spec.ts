@@ -59,7 +59,8 @@ describe('ToolCard', () => {
       name: 'delete_all_reports',
       args: { confirm: true },
       state: 'failed',
-      summary: "no such tool: the model asked for 'delete_all_reports', which is not one of the corpus tools; nothing was run",
+      summary:
+        "no such tool: the model asked for 'delete_all_reports', which is not one of the corpus tools; nothing was run",
     });
     expect(el().querySelector('.name')?.textContent?.trim()).toBe('Unknown tool “delete_all_reports”');
     expect(el().querySelector('.state-failed')).not.toBeNull();
@@ -83,18 +84,28 @@ describe('ToolCard', () => {
   });
 
   it('builds the Findings link from the arguments when the result carried no filter', async () => {
-    await show({ ...searchCall, data: { total: 9, returned: 9 }, args: { text: 'jQuery', cwe: 79, limit: 5 } });
-    expect(Object.fromEntries(new URL(el().querySelector<HTMLAnchorElement>('a.open')!.href).searchParams)).toEqual({ text: 'jQuery', cwe: '79' });
+    await show({
+      ...searchCall,
+      data: { total: 9, returned: 9 },
+      args: { text: 'jQuery', cwe: 79, limit: 5 },
+    });
+    expect(
+      Object.fromEntries(new URL(el().querySelector<HTMLAnchorElement>('a.open')!.href).searchParams),
+    ).toEqual({ text: 'jQuery', cwe: '79' });
   });
 
-  const paramsOf = (a: Element): Record<string, string> => Object.fromEntries(new URL((a as HTMLAnchorElement).href).searchParams);
+  const paramsOf = (a: Element): Record<string, string> =>
+    Object.fromEntries(new URL((a as HTMLAnchorElement).href).searchParams);
   const expand = async (): Promise<void> => {
     el().querySelector<HTMLButtonElement>('button.toggle')!.click();
     await fixture.whenStable();
   };
 
-  it('links a count and each of its groups to the Findings view: the count\'s filter plus the group', async () => {
-    const groupsBy = async (groupBy: 'severity' | 'report' | 'cwe' | 'verdict', groups: { key: string; label: string; count: number }[]) => {
+  it("links a count and each of its groups to the Findings view: the count's filter plus the group", async () => {
+    const groupsBy = async (
+      groupBy: 'severity' | 'report' | 'cwe' | 'verdict',
+      groups: { key: string; label: string; count: number }[],
+    ) => {
       await show({
         callId: `c-${groupBy}`,
         name: 'count_findings_by',
@@ -113,11 +124,17 @@ describe('ToolCard', () => {
     ]);
     expect(el().querySelector('[data-testid="tool-total"]')?.textContent?.trim()).toBe('184 findings');
     expect(paramsOf(el().querySelector('a.open')!)).toEqual({ text: 'SQL injection', reportName: 'x.sarif' });
-    expect(rows.map((r) => [r.firstElementChild!.textContent!.trim(), r.querySelector('.num')!.textContent])).toEqual([
+    expect(
+      rows.map((r) => [r.firstElementChild!.textContent!.trim(), r.querySelector('.num')!.textContent]),
+    ).toEqual([
       ['medium', '120'],
       ['critical', '3'],
     ]);
-    expect(paramsOf(rows[1]!.querySelector('a')!)).toEqual({ text: 'SQL injection', reportName: 'x.sarif', severity: 'critical' });
+    expect(paramsOf(rows[1]!.querySelector('a')!)).toEqual({
+      text: 'SQL injection',
+      reportName: 'x.sarif',
+      severity: 'critical',
+    });
 
     rows = await groupsBy('report', [{ key: '7', label: 'juice-shop.json', count: 40 }]);
     expect(paramsOf(rows[0]!.querySelector('a')!)).toEqual({ text: 'SQL injection', reportId: '7' });
@@ -134,7 +151,7 @@ describe('ToolCard', () => {
     expect(paramsOf(rows[0]!.querySelector('a')!)).toMatchObject({ verdict: 'still_open' });
   });
 
-  it('shows a breakdown as a bar chart beside a table of the tool result\'s numbers, without expanding', async () => {
+  it("shows a breakdown as a bar chart beside a table of the tool result's numbers, without expanding", async () => {
     await show({
       callId: 'c-chart',
       name: 'count_findings_by',
@@ -142,27 +159,40 @@ describe('ToolCard', () => {
       state: 'ok',
       // The prose summary says other numbers: the chart and table come from the result's data only.
       summary: 'count_findings_by: 999 findings',
-      data: { total: 123, groupBy: 'severity', groups: [{ key: 'medium', label: 'medium', count: 120 }, { key: 'critical', label: 'critical', count: 3 }] },
+      data: {
+        total: 123,
+        groupBy: 'severity',
+        groups: [
+          { key: 'medium', label: 'medium', count: 120 },
+          { key: 'critical', label: 'critical', count: 3 },
+        ],
+      },
     });
     const figure = el().querySelector('[data-testid="count-chart"]')!;
     expect(figure).not.toBeNull();
     expect(el().querySelector('.details')).toBeNull();
     const table = figure.querySelector('table')!;
     expect(table.querySelector('caption')?.textContent?.trim()).toBe('Findings by severity');
-    expect(Array.from(table.querySelectorAll('tbody tr'), (tr) => Array.from(tr.children, (c) => c.textContent!.trim()))).toEqual([
+    expect(
+      Array.from(table.querySelectorAll('tbody tr'), (tr) =>
+        Array.from(tr.children, (c) => c.textContent!.trim()),
+      ),
+    ).toEqual([
       ['medium', '120'],
       ['critical', '3'],
     ]);
     const canvas = figure.querySelector('canvas')!;
     expect(canvas.getAttribute('role')).toBe('img');
-    expect(canvas.getAttribute('aria-label')).toBe('Bar chart of findings by severity: medium 120, critical 3.');
+    expect(canvas.getAttribute('aria-label')).toBe(
+      'Bar chart of findings by severity: medium 120, critical 3.',
+    );
 
     // A search result has no breakdown: no chart.
     await show(searchCall);
     expect(el().querySelector('[data-testid="count-chart"]')).toBeNull();
   });
 
-  it('links the corpus overview\'s severities, and a finding detail to the finding page', async () => {
+  it("links the corpus overview's severities, and a finding detail to the finding page", async () => {
     await show({
       callId: 'o1',
       name: 'get_corpus_overview',
@@ -180,14 +210,25 @@ describe('ToolCard', () => {
       args: { id: 42 },
       state: 'ok',
       summary: "finding_detail: finding #42 'x' (high)",
-      data: { findingId: 42, verdict: null, rows: [{ id: 42, title: 'x', severity: 'high', reportFilename: null }] },
+      data: {
+        findingId: 42,
+        verdict: null,
+        rows: [{ id: 42, title: 'x', severity: 'high', reportFilename: null }],
+      },
     });
     const link = el().querySelector<HTMLAnchorElement>('[data-testid="open-finding"]')!;
     expect(new URL(link.href).pathname).toBe('/reports/findings/42');
     expect(link.textContent).toContain('Open finding #42');
 
     // An id the corpus does not have: nothing to open.
-    await show({ callId: 'd2', name: 'finding_detail', args: { id: 9 }, state: 'ok', summary: 'finding_detail: no finding #9', data: { findingId: 9 } });
+    await show({
+      callId: 'd2',
+      name: 'finding_detail',
+      args: { id: 9 },
+      state: 'ok',
+      summary: 'finding_detail: no finding #9',
+      data: { findingId: 9 },
+    });
     expect(el().querySelector('[data-testid="open-finding"]')).toBeNull();
   });
 });

@@ -1,7 +1,15 @@
 import { ChangeDetectionStrategy, Component, computed, input, signal } from '@angular/core';
 import { DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
-import { TOOL_NAMES, type CountFindingsByArgs, type FindingFilter, type GroupByKey, type ListAllReportsArgs, type SearchFindingsArgs, type ToolName } from '@corpus-chat/contracts';
+import {
+  TOOL_NAMES,
+  type CountFindingsByArgs,
+  type FindingFilter,
+  type GroupByKey,
+  type ListAllReportsArgs,
+  type SearchFindingsArgs,
+  type ToolName,
+} from '@corpus-chat/contracts';
 import { CountChart, type CountGroup } from '../charts/count-chart';
 import { findingFilterToQueryParams, groupFindingFilter } from '../reports/finding-filter-params';
 import { DisplayTextPipe } from '../shared/display-text';
@@ -28,7 +36,6 @@ function toolLabel(name: ToolName): string {
 /** Groups listed on a card at most (the worker sends a bounded list too). */
 const CARD_GROUPS = 12;
 
-
 let nextCardId = 0;
 
 /**
@@ -54,7 +61,9 @@ export class ToolCard {
   protected readonly expanded = signal(false);
   protected readonly label = computed(() => {
     const name = this.call().name;
-    return (TOOL_NAMES as readonly string[]).includes(name) ? toolLabel(name as ToolName) : $localize`:@@tool.unknown:Unknown tool “${name}:name:”`;
+    return (TOOL_NAMES as readonly string[]).includes(name)
+      ? toolLabel(name as ToolName)
+      : $localize`:@@tool.unknown:Unknown tool “${name}:name:”`;
   });
   protected readonly argsJson = computed(() => JSON.stringify(this.call().args ?? {}, null, 2));
   protected readonly stateLabel = computed(() => {
@@ -123,7 +132,9 @@ export class ToolCard {
   /** The finding a finished `finding_detail` found, else null. */
   protected readonly findingId = computed(() => {
     const { name, data, state } = this.call();
-    return name === 'finding_detail' && state === 'ok' && data?.findingId && data.rows?.length ? data.findingId : null;
+    return name === 'finding_detail' && state === 'ok' && data?.findingId && data.rows?.length
+      ? data.findingId
+      : null;
   });
 
   protected toggle(): void {

@@ -16,14 +16,21 @@ const CHAT = 'c1';
 const TURN = 't1';
 const ev = (seq: number, body: ChatEventBody, turnId = TURN): ChatEvent =>
   ({ chatId: CHAT, turnId, seq, at: new Date(1_700_000_000_000 + seq).toISOString(), ...body }) as ChatEvent;
-const reduce = (events: ChatEvent[], start: LiveTurn = newLiveTurn(CHAT, TURN)): LiveTurn => events.reduce(applyChatEvent, start);
+const reduce = (events: ChatEvent[], start: LiveTurn = newLiveTurn(CHAT, TURN)): LiveTurn =>
+  events.reduce(applyChatEvent, start);
 
 const search = { callId: 'k1', name: 'search_findings' as const };
 const happyPath: ChatEvent[] = [
   ev(1, { type: 'turn.queued', position: 2 }),
   ev(2, { type: 'turn.started', workerId: 'w1', attempt: 1 }),
   ev(3, { type: 'tool.call', ...search, args: { text: 'SQL injection' } }),
-  ev(4, { type: 'tool.result', ...search, ok: true, summary: '184 findings', data: { total: 184, returned: 10 } }),
+  ev(4, {
+    type: 'tool.result',
+    ...search,
+    ok: true,
+    summary: '184 findings',
+    data: { total: 184, returned: 10 },
+  }),
   ev(5, { type: 'text.delta', text: '**184** findings ' }),
   ev(6, { type: 'text.delta', text: 'relate to SQL injection.' }),
   ev(7, { type: 'turn.done', messageId: 'm2' }),
@@ -43,7 +50,14 @@ describe('applyChatEvent', () => {
     expect(toolRunning.parts).toEqual([
       {
         kind: 'tool',
-        call: { callId: 'k1', name: 'search_findings', args: { text: 'SQL injection' }, state: 'running', summary: null, startedAt: happyPath[2]!.at },
+        call: {
+          callId: 'k1',
+          name: 'search_findings',
+          args: { text: 'SQL injection' },
+          state: 'running',
+          summary: null,
+          startedAt: happyPath[2]!.at,
+        },
       },
     ]);
 
@@ -52,7 +66,9 @@ describe('applyChatEvent', () => {
     expect(done.messageId).toBe('m2');
     expect(done.lastSeq).toBe(7);
     expect(done.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
-    expect(done.parts[0]).toMatchObject({ call: { state: 'ok', summary: '184 findings', data: { total: 184, returned: 10 } } });
+    expect(done.parts[0]).toMatchObject({
+      call: { state: 'ok', summary: '184 findings', data: { total: 184, returned: 10 } },
+    });
     expect(turnText(done)).toBe('**184** findings relate to SQL injection.');
     expect(isTurnOver(done)).toBe(true);
   });
@@ -82,7 +98,10 @@ describe('applyChatEvent', () => {
     const d2 = happyPath[5];
     const jump = 1_796_161_470_341_062;
     const resync = { ...ev(jump, { type: 'text.delta', text: 'after the restart.' }), resync: true as const };
-    const after = reduce([d2, resync, ev(jump + 1, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })], before);
+    const after = reduce(
+      [d2, resync, ev(jump + 1, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })],
+      before,
+    );
     expect(hasGap(after)).toBe(false);
     expect(after.phase).toBe('error');
     expect(after.lastSeq).toBe(jump + 1);
@@ -101,7 +120,13 @@ describe('applyChatEvent', () => {
       ev(4, { type: 'text.delta', text: 'Half an ans' }),
     ]);
     expect(turnText(partial)).toBe('Half an ans');
-    const restarted = reduce([ev(5, { type: 'turn.started', workerId: 'w2', attempt: 2 }), ev(6, { type: 'text.delta', text: 'Whole answer.' })], partial);
+    const restarted = reduce(
+      [
+        ev(5, { type: 'turn.started', workerId: 'w2', attempt: 2 }),
+        ev(6, { type: 'text.delta', text: 'Whole answer.' }),
+      ],
+      partial,
+    );
     expect(restarted.attempt).toBe(2);
     expect(restarted.parts).toEqual([{ kind: 'text', text: 'Whole answer.' }]);
   });
@@ -122,10 +147,17 @@ describe('applyChatEvent', () => {
   it('records the error of turn.error and ignores anything after a terminal event', () => {
     const failed = reduce([
       ev(1, { type: 'turn.started', workerId: 'w1', attempt: 1 }),
-      ev(2, { type: 'turn.error', code: 'MODEL_UNAVAILABLE', message: 'Model server http://x:11434/v1 refused the connection' }),
+      ev(2, {
+        type: 'turn.error',
+        code: 'MODEL_UNAVAILABLE',
+        message: 'Model server http://x:11434/v1 refused the connection',
+      }),
     ]);
     expect(failed.phase).toBe('error');
-    expect(failed.error).toEqual({ code: 'MODEL_UNAVAILABLE', message: 'Model server http://x:11434/v1 refused the connection' });
+    expect(failed.error).toEqual({
+      code: 'MODEL_UNAVAILABLE',
+      message: 'Model server http://x:11434/v1 refused the connection',
+    });
     expect(applyChatEvent(failed, ev(3, { type: 'text.delta', text: 'late' }))).toBe(failed);
   });
 
@@ -138,9 +170,18 @@ describe('applyChatEvent', () => {
     const t = reduce([
       ev(1, { type: 'turn.started', workerId: 'w', attempt: 1 }),
       ev(2, { type: 'tool.call', callId: 'k', name: 'finding_detail', args: { id: 0 } }),
-      ev(3, { type: 'tool.result', callId: 'k', name: 'finding_detail', ok: false, summary: 'id must be ≥ 1' }),
+      ev(3, {
+        type: 'tool.result',
+        callId: 'k',
+        name: 'finding_detail',
+        ok: false,
+        summary: 'id must be ≥ 1',
+      }),
     ]);
-    expect(t.parts[0]).toMatchObject({ kind: 'tool', call: { state: 'failed', summary: 'id must be ≥ 1', args: { id: 0 } } });
+    expect(t.parts[0]).toMatchObject({
+      kind: 'tool',
+      call: { state: 'failed', summary: 'id must be ≥ 1', args: { id: 0 } },
+    });
   });
 });
 
@@ -163,7 +204,13 @@ describe('text.reset', () => {
       started,
       ev(2, { type: 'text.delta', text: 'Let me look. ' }),
       ev(3, { type: 'tool.call', ...search, args: { text: 'SQL injection' } }),
-      ev(4, { type: 'tool.result', ...search, ok: true, summary: '184 findings', data: { total: 184, returned: 5 } }),
+      ev(4, {
+        type: 'tool.result',
+        ...search,
+        ok: true,
+        summary: '184 findings',
+        data: { total: 184, returned: 5 },
+      }),
       ev(5, { type: 'text.delta', text: 'Found 184. ' }),
       ev(6, { type: 'text.delta', text: '{"name": "count_findings"}' }),
     ]);
@@ -171,15 +218,16 @@ describe('text.reset', () => {
 
     // 13 + 11: the tool call written as text goes, the prose on both sides of the card stays.
     const cut = applyChatEvent(before, ev(7, { type: 'text.reset', length: 24, reason: 'tool_call' }));
-    expect(cut.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}:${p.call.state}]`))).toEqual([
-      'Let me look. ',
-      '[k1:ok]',
-      'Found 184. ',
-    ]);
+    expect(cut.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}:${p.call.state}]`))).toEqual(
+      ['Let me look. ', '[k1:ok]', 'Found 184. '],
+    );
 
     // Into the first part: the second text part is dropped, the card stays after the kept prose.
     const deeper = applyChatEvent(cut, ev(8, { type: 'text.reset', length: 7, reason: 'reask' }));
-    expect(deeper.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}]`))).toEqual(['Let me ', '[k1]']);
+    expect(deeper.parts.map((p) => (p.kind === 'text' ? p.text : `[${p.call.callId}]`))).toEqual([
+      'Let me ',
+      '[k1]',
+    ]);
 
     // A new answer after the card starts its own text part, it is not glued to the text before it.
     const rewritten = applyChatEvent(deeper, ev(9, { type: 'text.delta', text: 'The exact total is 184.' }));
@@ -203,7 +251,11 @@ describe('text.reset', () => {
   });
 
   it('applies a reset parked behind a gap in order, after the deltas it cuts', () => {
-    const early = reduce([started, ev(3, { type: 'text.reset', length: 4, reason: 'reask' }), ev(4, { type: 'text.delta', text: ' is 84.' })]);
+    const early = reduce([
+      started,
+      ev(3, { type: 'text.reset', length: 4, reason: 'reask' }),
+      ev(4, { type: 'text.delta', text: ' is 84.' }),
+    ]);
     expect(turnText(early)).toBe('');
     const healed = applyChatEvent(early, ev(2, { type: 'text.delta', text: 'Total of everything' }));
     expect(turnText(healed)).toBe('Tota is 84.');
@@ -228,7 +280,11 @@ describe('verification', () => {
       content: 'The exact total is 84 findings.',
       status: 'complete',
       createdAt: '2026-01-01T00:00:00.000Z',
-      metadata: { toolCalls: [], verification: { checked: 1, unsupported: ['84'] }, reasoning: 'The tool said 184.' },
+      metadata: {
+        toolCalls: [],
+        verification: { checked: 1, unsupported: ['84'] },
+        reasoning: 'The tool said 184.',
+      },
     };
     expect(verificationOfMessage(message)).toEqual({ checked: 1, unsupported: ['84'] });
     expect(reasoningOfMessage(message)).toBe('The tool said 184.');
@@ -248,10 +304,31 @@ describe('partsOfMessage', () => {
       content: '184 findings.',
       status: 'complete',
       createdAt: '2026-01-01T00:00:00.000Z',
-      metadata: { toolCalls: [{ callId: 'k1', name: 'search_findings', args: { text: 'sql' }, ok: true, summary: 's', data: { total: 184, returned: 10 } }] },
+      metadata: {
+        toolCalls: [
+          {
+            callId: 'k1',
+            name: 'search_findings',
+            args: { text: 'sql' },
+            ok: true,
+            summary: 's',
+            data: { total: 184, returned: 10 },
+          },
+        ],
+      },
     };
     expect(partsOfMessage(message)).toEqual([
-      { kind: 'tool', call: { callId: 'k1', name: 'search_findings', args: { text: 'sql' }, state: 'ok', summary: 's', data: { total: 184, returned: 10 } } },
+      {
+        kind: 'tool',
+        call: {
+          callId: 'k1',
+          name: 'search_findings',
+          args: { text: 'sql' },
+          state: 'ok',
+          summary: 's',
+          data: { total: 184, returned: 10 },
+        },
+      },
       { kind: 'text', text: '184 findings.' },
     ]);
     expect(partsOfMessage({ ...message, metadata: {}, content: '' })).toEqual([]);

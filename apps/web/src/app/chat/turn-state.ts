@@ -148,7 +148,14 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
           ...t.parts,
           {
             kind: 'tool',
-            call: { callId: event.callId, name: event.name, args: event.args, state: 'running', summary: null, startedAt: event.at },
+            call: {
+              callId: event.callId,
+              name: event.name,
+              args: event.args,
+              state: 'running',
+              summary: null,
+              startedAt: event.at,
+            },
           },
         ],
       };
@@ -158,7 +165,10 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
       if (index < 0) {
         return {
           ...t,
-          parts: [...t.parts, { kind: 'tool', call: { callId: event.callId, name: event.name, args: undefined, ...result } }],
+          parts: [
+            ...t.parts,
+            { kind: 'tool', call: { callId: event.callId, name: event.name, args: undefined, ...result } },
+          ],
         };
       }
       const parts = [...t.parts];
@@ -177,7 +187,12 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
     case 'turn.cancelled':
       return { ...t, phase: 'cancelled', messageId: event.messageId, parts: settleTools(t.parts) };
     case 'turn.error':
-      return { ...t, phase: 'error', error: { code: event.code, message: event.message }, parts: settleTools(t.parts) };
+      return {
+        ...t,
+        phase: 'error',
+        error: { code: event.code, message: event.message },
+        parts: settleTools(t.parts),
+      };
   }
 }
 
@@ -202,17 +217,28 @@ function cutText(parts: TurnPart[], length: number): TurnPart[] {
 /** A turn that ended leaves no spinner behind: tool calls still running are marked failed. */
 function settleTools(parts: TurnPart[]): TurnPart[] {
   return parts.map((p) =>
-    p.kind === 'tool' && p.call.state === 'running' ? { kind: 'tool', call: { ...p.call, state: 'failed' } } : p,
+    p.kind === 'tool' && p.call.state === 'running'
+      ? { kind: 'tool', call: { ...p.call, state: 'failed' } }
+      : p,
   );
 }
 
 /** The parts of a persisted assistant message: its stored tool calls, then its prose. */
 export function partsOfMessage(message: ChatMessageView): TurnPart[] {
   const toolCalls: StoredToolCall[] =
-    'toolCalls' in message.metadata && Array.isArray(message.metadata.toolCalls) ? message.metadata.toolCalls : [];
+    'toolCalls' in message.metadata && Array.isArray(message.metadata.toolCalls)
+      ? message.metadata.toolCalls
+      : [];
   const parts: TurnPart[] = toolCalls.map((c) => ({
     kind: 'tool',
-    call: { callId: c.callId, name: c.name, args: c.args, state: c.ok ? 'ok' : 'failed', summary: c.summary, data: c.data },
+    call: {
+      callId: c.callId,
+      name: c.name,
+      args: c.args,
+      state: c.ok ? 'ok' : 'failed',
+      summary: c.summary,
+      data: c.data,
+    },
   }));
   if (message.content) parts.push({ kind: 'text', text: message.content });
   return parts;

@@ -10,7 +10,11 @@ export class FeedbackApi {
 
   /** One page of feedback matching `query` (empty fields left out). */
   list(query: FeedbackQueryDto): Promise<FeedbackPage> {
-    const params = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
+    const params = Object.fromEntries(
+      Object.entries(query)
+        .filter(([, v]) => v !== undefined && v !== '')
+        .map(([k, v]) => [k, String(v)]),
+    );
     return firstValueFrom(this.http.get<FeedbackPage>('/api/feedback', { params }));
   }
 }

@@ -1,7 +1,11 @@
 import { TestBed, type ComponentFixture } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { FeedbackEntryView, FeedbackPage as FeedbackPageBody, FeedbackQueryDto } from '@corpus-chat/contracts';
+import type {
+  FeedbackEntryView,
+  FeedbackPage as FeedbackPageBody,
+  FeedbackQueryDto,
+} from '@corpus-chat/contracts';
 import { OperatorsApi } from '../operators/operators-api';
 import { FeedbackApi } from './feedback-api';
 import { FeedbackPage } from './feedback-page';
@@ -33,7 +37,12 @@ describe('FeedbackPage', () => {
         Promise.resolve(
           q.offset
             ? { entries: [entry(51, 'up')], total: 51, limit: 50, offset: 50 }
-            : { entries: Array.from({ length: 50 }, (_, i) => entry(i + 1, i === 0 ? 'down' : 'up')), total: 51, limit: 50, offset: 0 },
+            : {
+                entries: Array.from({ length: 50 }, (_, i) => entry(i + 1, i === 0 ? 'down' : 'up')),
+                total: 51,
+                limit: 50,
+                offset: 0,
+              },
         ),
       ),
     };
@@ -41,7 +50,10 @@ describe('FeedbackPage', () => {
       providers: [
         provideRouter([]),
         { provide: FeedbackApi, useValue: api },
-        { provide: OperatorsApi, useValue: { list: vi.fn(() => Promise.resolve([{ id: 'a1', username: 'alice' }])) } },
+        {
+          provide: OperatorsApi,
+          useValue: { list: vi.fn(() => Promise.resolve([{ id: 'a1', username: 'alice' }])) },
+        },
       ],
     });
     fixture = TestBed.createComponent(FeedbackPage);
@@ -57,7 +69,9 @@ describe('FeedbackPage', () => {
     expect(rows()[0]!.querySelector('a')!.getAttribute('href')).toBe(`/chat/${CHAT}`);
     expect(el().querySelector('#feedback-count')!.textContent!.trim()).toBe('51 ratings');
 
-    Array.from(el().querySelectorAll('button')).find((b) => b.textContent?.includes('Older'))!.click();
+    Array.from(el().querySelectorAll('button'))
+      .find((b) => b.textContent?.includes('Older'))!
+      .click();
     await vi.waitFor(() => expect(rows()).toHaveLength(1));
     expect(api.list).toHaveBeenLastCalledWith({ limit: 50, offset: 50 });
   });

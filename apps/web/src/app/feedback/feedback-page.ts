@@ -2,7 +2,12 @@ import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@a
 import { DatePipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
 import { RouterLink } from '@angular/router';
-import type { FeedbackEntryView, FeedbackQueryDto, FeedbackRating, OperatorView } from '@corpus-chat/contracts';
+import type {
+  FeedbackEntryView,
+  FeedbackQueryDto,
+  FeedbackRating,
+  OperatorView,
+} from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { OperatorsApi } from '../operators/operators-api';
 import { FeedbackApi } from './feedback-api';
@@ -48,7 +53,10 @@ export class FeedbackPage {
   });
 
   constructor() {
-    void this.operatorsApi.list().then((ops) => this.operators.set(ops), () => undefined);
+    void this.operatorsApi.list().then(
+      (ops) => this.operators.set(ops),
+      () => undefined,
+    );
     void this.load(0);
   }
 

@@ -2,7 +2,8 @@ import { HttpErrorResponse } from '@angular/common/http';
 import type { ApiErrorBody } from '@corpus-chat/contracts';
 
 /** The notice for a session that expired or was ended elsewhere. */
-export const SESSION_ENDED = (): string => $localize`:@@error.sessionEnded:Your session has ended. Sign in again.`;
+export const SESSION_ENDED = (): string =>
+  $localize`:@@error.sessionEnded:Your session has ended. Sign in again.`;
 
 /**
  * A sentence an operator can act on for a failed API call: the API's own message when it sent one
@@ -10,13 +11,16 @@ export const SESSION_ENDED = (): string => $localize`:@@error.sessionEnded:Your 
  * of the status.
  */
 export function describeHttpError(err: unknown): string {
-  if (!(err instanceof HttpErrorResponse)) return err instanceof Error ? err.message : $localize`:@@error.unknown:Something went wrong.`;
-  if (err.status === 0) return $localize`:@@error.unreachable:The server cannot be reached. Check your connection and try again.`;
+  if (!(err instanceof HttpErrorResponse))
+    return err instanceof Error ? err.message : $localize`:@@error.unknown:Something went wrong.`;
+  if (err.status === 0)
+    return $localize`:@@error.unreachable:The server cannot be reached. Check your connection and try again.`;
   const body = err.error as Partial<ApiErrorBody> | string | null;
   if (body && typeof body === 'object' && body.message) {
     return Array.isArray(body.message) ? body.message.join('; ') : body.message;
   }
-  if (typeof body === 'string' && body.trim() && body.length < 300 && !body.trimStart().startsWith('<')) return body;
+  if (typeof body === 'string' && body.trim() && body.length < 300 && !body.trimStart().startsWith('<'))
+    return body;
   switch (err.status) {
     case 401:
       return SESSION_ENDED();

@@ -1,5 +1,14 @@
 import { IMPORT_FORMAT_NAMES, REPORT_FORMATS } from '@corpus-chat/contracts';
-import type { GroupByKey, NoteStage, OperatorRole, ReportFormat, ReportStatus, Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
+import type {
+  GroupByKey,
+  NoteStage,
+  OperatorRole,
+  ReportFormat,
+  ReportStatus,
+  Severity,
+  TriageStatus,
+  VerdictStatus,
+} from '@corpus-chat/contracts';
 
 // Functions rather than constant maps: `$localize` is read when a label is shown, after the
 // translations of the page's language are loaded. English labels keep the stored value's wording
@@ -138,6 +147,8 @@ const FORMAT_DESCRIPTIONS: Partial<Record<ReportFormat, () => string>> = {
 
 /** The formats the importers read as one list in `locale`'s words ("SARIF 2.1.0, …, native JSON and PDF reports"). */
 export function importFormatsLabel(locale: string): string {
-  const names = REPORT_FORMATS.map((format) => FORMAT_DESCRIPTIONS[format]?.() ?? IMPORT_FORMAT_NAMES[format]);
+  const names = REPORT_FORMATS.map(
+    (format) => FORMAT_DESCRIPTIONS[format]?.() ?? IMPORT_FORMAT_NAMES[format],
+  );
   return new Intl.ListFormat(locale, { type: 'conjunction' }).format(names);
 }

@@ -47,7 +47,10 @@ export function rememberLanguage(language: OperatorLanguage): boolean {
  */
 export async function loadLanguage(language: OperatorLanguage): Promise<void> {
   if (language === 'en') return;
-  const [messages, locale] = await Promise.all([import('../../locale/messages.ru.json'), import('@angular/common/locales/ru')]);
+  const [messages, locale] = await Promise.all([
+    import('../../locale/messages.ru.json'),
+    import('@angular/common/locales/ru'),
+  ]);
   loadTranslations(messages.default.translations);
   registerLocaleData(locale.default, 'ru');
   $localize.locale = 'ru';

@@ -42,17 +42,31 @@ describe('The chat page in Russian', () => {
       showArchived: () => undefined,
     };
     TestBed.configureTestingModule({
-      providers: [provideRouter([]), { provide: LOCALE_ID, useValue: 'ru' }, { provide: ChatListStore, useValue: list }],
+      providers: [
+        provideRouter([]),
+        { provide: LOCALE_ID, useValue: 'ru' },
+        { provide: ChatListStore, useValue: list },
+      ],
     });
     const fixture = TestBed.createComponent(ChatPage);
     await fixture.whenStable();
     const el = fixture.nativeElement as HTMLElement;
 
     expect(el.querySelector('#threads-heading')?.textContent?.trim()).toBe('Диалоги');
-    expect(el.querySelector('[data-testid="new-thread"]')?.textContent?.replace(/\s+/g, ' ').trim()).toBe('+ Новый диалог');
-    const counts = Array.from(el.querySelectorAll('[data-testid="thread-item"] .meta')).map((m) => m.textContent!.split('·')[1]!.trim());
+    expect(el.querySelector('[data-testid="new-thread"]')?.textContent?.replace(/\s+/g, ' ').trim()).toBe(
+      '+ Новый диалог',
+    );
+    const counts = Array.from(el.querySelectorAll('[data-testid="thread-item"] .meta')).map((m) =>
+      m.textContent!.split('·')[1]!.trim(),
+    );
     // 1 204 takes a no-break space as its group separator.
-    expect(counts).toEqual(['1 сообщение', '3 сообщения', '5 сообщений', '21 сообщение', '1\u00a0204 сообщения']);
+    expect(counts).toEqual([
+      '1 сообщение',
+      '3 сообщения',
+      '5 сообщений',
+      '21 сообщение',
+      '1\u00a0204 сообщения',
+    ]);
     const when = el.querySelector('[data-testid="thread-item"] time')!;
     expect(when.textContent?.trim()).toBe('2 янв. 2025 г.');
   });

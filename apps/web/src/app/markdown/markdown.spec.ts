@@ -16,7 +16,9 @@ describe('renderMarkdown', () => {
   });
 
   it('shows a <script> in a finding title as text, never as an element', () => {
-    const el = dom(renderMarkdown('Finding **#12**: <script>alert(1)</script> in <img src=x onerror=alert(2)> login'));
+    const el = dom(
+      renderMarkdown('Finding **#12**: <script>alert(1)</script> in <img src=x onerror=alert(2)> login'),
+    );
     expect(el.querySelector('script')).toBeNull();
     expect(el.querySelector('img')).toBeNull();
     expect(el.textContent).toContain('<script>alert(1)</script>');
@@ -25,7 +27,11 @@ describe('renderMarkdown', () => {
   });
 
   it('removes javascript: and data: link targets, keeping the link text as text', () => {
-    const el = dom(renderMarkdown('[click me](javascript:alert(1)) and [data](data:text/html;base64,PHNjcmlwdD4=) and [ok](https://example.org/a)'));
+    const el = dom(
+      renderMarkdown(
+        '[click me](javascript:alert(1)) and [data](data:text/html;base64,PHNjcmlwdD4=) and [ok](https://example.org/a)',
+      ),
+    );
     const links = Array.from(el.querySelectorAll('a'));
     expect(links.map((a) => a.getAttribute('href'))).toEqual(['https://example.org/a']);
     expect(el.textContent?.trim()).toBe('click me and data and ok');
@@ -48,7 +54,8 @@ describe('renderMarkdown', () => {
 });
 
 describe('renderMarkdown with unverified numbers', () => {
-  const marks = (el: HTMLElement): string[] => Array.from(el.querySelectorAll('mark.unverified')).map((m) => m.textContent ?? '');
+  const marks = (el: HTMLElement): string[] =>
+    Array.from(el.querySelectorAll('mark.unverified')).map((m) => m.textContent ?? '');
 
   it('marks each whole-number occurrence, with the title saying why', () => {
     const el = dom(renderMarkdown('The exact total is **84** findings; 84 of them are open.', ['84']));
@@ -65,14 +72,23 @@ describe('renderMarkdown with unverified numbers', () => {
   });
 
   it('matches thousands separators and percentages as written', () => {
-    const el = dom(renderMarkdown('Not backed: 1,204 findings (12.5%), not 1204 nor 204.', ['1,204', '12.5%', '204']));
+    const el = dom(
+      renderMarkdown('Not backed: 1,204 findings (12.5%), not 1204 nor 204.', ['1,204', '12.5%', '204']),
+    );
     expect(marks(el)).toEqual(['1,204', '12.5%', '204']);
   });
 
   it('marks numbers in list items and table cells without breaking the markup', () => {
-    const el = dom(renderMarkdown('| Severity | Count |\n| --- | ---: |\n| high | 84 |\n| low | 840 |\n\n- 84 open\n- 8 closed', ['84']));
+    const el = dom(
+      renderMarkdown(
+        '| Severity | Count |\n| --- | ---: |\n| high | 84 |\n| low | 840 |\n\n- 84 open\n- 8 closed',
+        ['84'],
+      ),
+    );
     expect(el.querySelectorAll('tbody tr')).toHaveLength(2);
-    expect(el.querySelector('tbody tr:first-child td:last-child')?.innerHTML).toBe('<mark class="unverified" title="' + UNVERIFIED_TITLE + '">84</mark>');
+    expect(el.querySelector('tbody tr:first-child td:last-child')?.innerHTML).toBe(
+      '<mark class="unverified" title="' + UNVERIFIED_TITLE + '">84</mark>',
+    );
     expect(el.querySelector('tbody tr:last-child td:last-child')?.textContent).toBe('840');
     expect(el.querySelector('li mark')?.textContent).toBe('84');
     expect(marks(el)).toEqual(['84', '84']);
@@ -103,7 +119,9 @@ describe('renderMarkdown with finding ids', () => {
   };
 
   it('links "#42", "finding 7" and "Finding #9" to the finding pages, in lists and tables too', () => {
-    expect(links(renderMarkdown('See #42 and finding 7.\n\n- Finding #9 (high)\n\n| id |\n|---|\n| #15 |'))).toEqual([
+    expect(
+      links(renderMarkdown('See #42 and finding 7.\n\n- Finding #9 (high)\n\n| id |\n|---|\n| #15 |')),
+    ).toEqual([
       ['#42', '/reports/findings/42'],
       ['finding 7', '/reports/findings/7'],
       ['Finding #9', '/reports/findings/9'],
@@ -115,10 +133,14 @@ describe('renderMarkdown with finding ids', () => {
   it('leaves numbers that are not finding ids, code and existing links alone', () => {
     expect(links(renderMarkdown('42 findings, CWE-79, 3 findings 5 reports, a#1, #12.5'))).toEqual([]);
     expect(links(renderMarkdown('`#42` and\n\n```\nfinding 7\n```'))).toEqual([]);
-    expect(links(renderMarkdown('[#42](https://example.com/42)'))).toEqual([['#42', 'https://example.com/42']]);
+    expect(links(renderMarkdown('[#42](https://example.com/42)'))).toEqual([
+      ['#42', 'https://example.com/42'],
+    ]);
   });
 
   it('still marks an unverified number inside a finding link', () => {
-    expect(renderMarkdown('#84', ['84'])).toContain('<a class="finding-link" href="/reports/findings/84">#<mark class="unverified"');
+    expect(renderMarkdown('#84', ['84'])).toContain(
+      '<a class="finding-link" href="/reports/findings/84">#<mark class="unverified"',
+    );
   });
 });

@@ -1,11 +1,23 @@
-import { ChangeDetectionStrategy, Component, ViewEncapsulation, computed, inject, input } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  ViewEncapsulation,
+  computed,
+  inject,
+  input,
+} from '@angular/core';
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import { Router } from '@angular/router';
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 
 const escapeHtml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 /**
  * GitHub-flavoured Markdown (tables, lists, code) where raw HTML is never HTML: a finding title
@@ -46,13 +58,38 @@ export function renderMarkdown(source: string, unverified: readonly string[] = [
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     ALLOWED_TAGS: [
-      'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'a', 'ul', 'ol', 'li',
-      'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input',
+      'p',
+      'br',
+      'hr',
+      'strong',
+      'em',
+      'del',
+      'code',
+      'pre',
+      'blockquote',
+      'a',
+      'ul',
+      'ol',
+      'li',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'h5',
+      'h6',
+      'table',
+      'thead',
+      'tbody',
+      'tr',
+      'th',
+      'td',
+      'input',
     ],
     ALLOWED_ATTR: ['href', 'title', 'align', 'start', 'type', 'checked', 'disabled'],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#)/i,
   });
-  for (const a of Array.from(fragment.querySelectorAll('a:not([href])'))) a.replaceWith(...Array.from(a.childNodes));
+  for (const a of Array.from(fragment.querySelectorAll('a:not([href])')))
+    a.replaceWith(...Array.from(a.childNodes));
   linkFindingIds(fragment);
   markUnverified(fragment, unverified);
   const out = document.createElement('div');
@@ -108,8 +145,14 @@ export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | nu
   const wanted = [...new Set(numbers.map((n) => n.trim()).filter((n) => n.length > 0))];
   if (!wanted.length) return null;
   // Longest first, so "1,204" wins over a listed "204" at the same position.
-  const alternatives = wanted.sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?<!\\p{N}[.,])(?:${alternatives})(?![\\p{L}\\p{N}])(?![.,]\\p{N})`, 'giu');
+  const alternatives = wanted
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|');
+  return new RegExp(
+    `(?<![\\p{L}\\p{N}])(?<!\\p{N}[.,])(?:${alternatives})(?![\\p{L}\\p{N}])(?![.,]\\p{N})`,
+    'giu',
+  );
 }
 
 /**
@@ -170,7 +213,8 @@ export class MarkdownView {
   /** A finding link opens the finding in the app (a modified click still opens a new tab). */
   protected openFindingLink(event: MouseEvent): void {
     const link = (event.target as Element | null)?.closest?.(`a.${FINDING_LINK_CLASS}`);
-    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)
+      return;
     event.preventDefault();
     void this.router.navigateByUrl(link.getAttribute('href')!);
   }

@@ -11,13 +11,33 @@ import { OperatorsApi } from './operators-api';
 import { OperatorsPage } from './operators-page';
 
 const at = '2026-01-01T00:00:00Z';
-const root: OperatorView = { id: 'a1', username: 'root', displayName: 'Root', role: 'admin', disabled: false, language: 'en', createdAt: at };
-const olga: OperatorView = { id: 'o1', username: 'olga', displayName: 'Olga', role: 'operator', disabled: false, language: 'en', createdAt: at };
+const root: OperatorView = {
+  id: 'a1',
+  username: 'root',
+  displayName: 'Root',
+  role: 'admin',
+  disabled: false,
+  language: 'en',
+  createdAt: at,
+};
+const olga: OperatorView = {
+  id: 'o1',
+  username: 'olga',
+  displayName: 'Olga',
+  role: 'operator',
+  disabled: false,
+  language: 'en',
+  createdAt: at,
+};
 
 describe('OperatorsPage', () => {
   let fixture: ComponentFixture<OperatorsPage>;
   let rows: OperatorView[];
-  let api: { list: ReturnType<typeof vi.fn>; create: ReturnType<typeof vi.fn>; update: ReturnType<typeof vi.fn> };
+  let api: {
+    list: ReturnType<typeof vi.fn>;
+    create: ReturnType<typeof vi.fn>;
+    update: ReturnType<typeof vi.fn>;
+  };
   let authApi: { me: ReturnType<typeof vi.fn>; changePassword: ReturnType<typeof vi.fn> };
   let socket: { connect: ReturnType<typeof vi.fn>; disconnect: ReturnType<typeof vi.fn> };
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
@@ -32,7 +52,9 @@ describe('OperatorsPage', () => {
   const button = (text: string, scope: ParentNode = el()): HTMLButtonElement =>
     Array.from(scope.querySelectorAll('button')).find((b) => b.textContent!.trim() === text)!;
   const row = (username: string): HTMLElement =>
-    Array.from(el().querySelectorAll<HTMLElement>('[data-testid="operator-row"]')).find((r) => r.textContent!.includes(username))!;
+    Array.from(el().querySelectorAll<HTMLElement>('[data-testid="operator-row"]')).find((r) =>
+      r.textContent!.includes(username),
+    )!;
 
   beforeEach(async () => {
     rows = [root, olga];
@@ -40,18 +62,44 @@ describe('OperatorsPage', () => {
       list: vi.fn(() => Promise.resolve(rows.map((r) => ({ ...r })))),
       create: vi.fn((dto: CreateOperatorDto) => {
         if (rows.some((r) => r.username.toLowerCase() === dto.username.toLowerCase())) {
-          return Promise.reject(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: `An operator named "${dto.username}" already exists.` } }));
+          return Promise.reject(
+            new HttpErrorResponse({
+              status: 409,
+              error: { statusCode: 409, message: `An operator named "${dto.username}" already exists.` },
+            }),
+          );
         }
-        const created: OperatorView = { id: `n${rows.length}`, username: dto.username, displayName: dto.displayName, role: dto.role, disabled: false, language: 'en', createdAt: at };
+        const created: OperatorView = {
+          id: `n${rows.length}`,
+          username: dto.username,
+          displayName: dto.displayName,
+          role: dto.role,
+          disabled: false,
+          language: 'en',
+          createdAt: at,
+        };
         rows.push(created);
         return Promise.resolve(created);
       }),
       update: vi.fn((id: string, dto: UpdateOperatorDto) => {
         const r = rows.find((x) => x.id === id)!;
-        if (dto.role === 'operator' && rows.filter((x) => x.role === 'admin' && !x.disabled).length <= 1 && r.role === 'admin') {
-          return Promise.reject(new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'At least one enabled admin must remain.' } }));
+        if (
+          dto.role === 'operator' &&
+          rows.filter((x) => x.role === 'admin' && !x.disabled).length <= 1 &&
+          r.role === 'admin'
+        ) {
+          return Promise.reject(
+            new HttpErrorResponse({
+              status: 409,
+              error: { statusCode: 409, message: 'At least one enabled admin must remain.' },
+            }),
+          );
         }
-        Object.assign(r, dto.disabled !== undefined ? { disabled: dto.disabled } : {}, dto.role ? { role: dto.role } : {});
+        Object.assign(
+          r,
+          dto.disabled !== undefined ? { disabled: dto.disabled } : {},
+          dto.role ? { role: dto.role } : {},
+        );
         return Promise.resolve({ ...r });
       }),
     };
@@ -67,7 +115,10 @@ describe('OperatorsPage', () => {
     });
     await TestBed.inject(AuthStore).loadSession();
     fixture = TestBed.createComponent(OperatorsPage);
-    await vi.waitFor(() => expect(el().querySelectorAll('[data-testid="operator-row"]').length).toBe(2), WAIT);
+    await vi.waitFor(
+      () => expect(el().querySelectorAll('[data-testid="operator-row"]').length).toBe(2),
+      WAIT,
+    );
   });
 
   it('lists operators; the signed-in admin cannot disable or demote themself', async () => {
@@ -100,13 +151,24 @@ describe('OperatorsPage', () => {
       expect(notice()).toContain('Added bob.');
       expect(el().querySelector<HTMLInputElement>('#op-username')!.value).toBe('');
     }, WAIT);
-    expect(api.create).toHaveBeenCalledWith({ username: 'bob', displayName: 'Bob Builder', role: 'admin', password: 'a-long-password' });
+    expect(api.create).toHaveBeenCalledWith({
+      username: 'bob',
+      displayName: 'Bob Builder',
+      role: 'admin',
+      password: 'a-long-password',
+    });
 
     type('#op-username', 'OLGA');
     type('#op-display', 'Another Olga');
     type('#op-password', 'a-long-password');
     button('Add operator').click();
-    await vi.waitFor(() => expect(el().querySelector('form .error')?.textContent).toContain('An operator named "OLGA" already exists.'), WAIT);
+    await vi.waitFor(
+      () =>
+        expect(el().querySelector('form .error')?.textContent).toContain(
+          'An operator named "OLGA" already exists.',
+        ),
+      WAIT,
+    );
   });
 
   it('disables and enables an operator, changes a role, and sets a new password', async () => {
@@ -139,7 +201,19 @@ describe('OperatorsPage', () => {
 
   it('puts a role back and says why when the API refuses the change', async () => {
     // Xena is the only enabled admin (Olga's admin account is disabled).
-    rows = [{ ...root, role: 'operator' }, { ...olga, role: 'admin', disabled: true }, { id: 'x', username: 'xena', displayName: 'Xena', role: 'admin', disabled: false, language: 'en', createdAt: at }];
+    rows = [
+      { ...root, role: 'operator' },
+      { ...olga, role: 'admin', disabled: true },
+      {
+        id: 'x',
+        username: 'xena',
+        displayName: 'Xena',
+        role: 'admin',
+        disabled: false,
+        language: 'en',
+        createdAt: at,
+      },
+    ];
     fixture.destroy();
     fixture = TestBed.createComponent(OperatorsPage);
     await vi.waitFor(() => expect(row('xena')).toBeDefined(), WAIT);

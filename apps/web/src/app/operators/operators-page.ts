@@ -2,7 +2,13 @@ import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@a
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { RouterLink } from '@angular/router';
-import { OPERATOR_PASSWORD_MIN_LENGTH, OPERATOR_ROLES, OPERATOR_USERNAME_PATTERN, type OperatorRole, type OperatorView } from '@corpus-chat/contracts';
+import {
+  OPERATOR_PASSWORD_MIN_LENGTH,
+  OPERATOR_ROLES,
+  OPERATOR_USERNAME_PATTERN,
+  type OperatorRole,
+  type OperatorView,
+} from '@corpus-chat/contracts';
 import { AuthStore } from '../auth/auth-store';
 import { roleLabel } from '../i18n/labels';
 import { OperatorsStore } from './operators-store';
@@ -34,7 +40,10 @@ export class OperatorsPage {
     username: ['', [Validators.required, Validators.pattern(OPERATOR_USERNAME_PATTERN)]],
     displayName: ['', [Validators.required, Validators.maxLength(100)]],
     role: ['operator' as OperatorRole],
-    password: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+    password: [
+      '',
+      [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)],
+    ],
   });
   protected readonly creating = signal(false);
   protected readonly createError = signal<string | null>(null);
@@ -42,7 +51,10 @@ export class OperatorsPage {
   /** The operator whose new password is being typed, if any. */
   protected readonly resetting = signal<string | null>(null);
   protected readonly resetForm = this.fb.group({
-    password: ['', [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)]],
+    password: [
+      '',
+      [Validators.required, Validators.minLength(OPERATOR_PASSWORD_MIN_LENGTH), Validators.maxLength(200)],
+    ],
   });
 
   constructor() {
@@ -58,7 +70,9 @@ export class OperatorsPage {
   }
 
   protected toggleLabel(o: OperatorView): string {
-    return o.disabled ? $localize`:@@operators.enableNamed:Enable ${o.username}:username:` : $localize`:@@operators.disableNamed:Disable ${o.username}:username:`;
+    return o.disabled
+      ? $localize`:@@operators.enableNamed:Enable ${o.username}:username:`
+      : $localize`:@@operators.disableNamed:Disable ${o.username}:username:`;
   }
 
   protected async createOperator(): Promise<void> {
@@ -70,7 +84,12 @@ export class OperatorsPage {
     const v = this.createForm.getRawValue();
     this.creating.set(true);
     this.createError.set(null);
-    const failure = await this.store.create({ username: v.username.trim(), displayName: v.displayName.trim(), role: v.role, password: v.password });
+    const failure = await this.store.create({
+      username: v.username.trim(),
+      displayName: v.displayName.trim(),
+      role: v.role,
+      password: v.password,
+    });
     this.creating.set(false);
     if (failure) {
       this.createError.set(failure);
@@ -104,6 +123,7 @@ export class OperatorsPage {
       this.resetForm.markAllAsTouched();
       return;
     }
-    if (await this.store.resetPassword(operator, this.resetForm.getRawValue().password)) this.resetting.set(null);
+    if (await this.store.resetPassword(operator, this.resetForm.getRawValue().password))
+      this.resetting.set(null);
   }
 }

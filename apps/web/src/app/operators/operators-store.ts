@@ -1,5 +1,10 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
-import type { CreateOperatorDto, OperatorRole, OperatorView, UpdateOperatorDto } from '@corpus-chat/contracts';
+import type {
+  CreateOperatorDto,
+  OperatorRole,
+  OperatorView,
+  UpdateOperatorDto,
+} from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { OperatorsApi } from './operators-api';
 
@@ -17,7 +22,13 @@ interface OperatorsState {
 @Injectable()
 export class OperatorsStore {
   private readonly api = inject(OperatorsApi);
-  private readonly state = signal<OperatorsState>({ operators: [], loading: false, loadError: null, busyIds: [], notice: null });
+  private readonly state = signal<OperatorsState>({
+    operators: [],
+    loading: false,
+    loadError: null,
+    busyIds: [],
+    notice: null,
+  });
 
   readonly operators = computed(() => this.state().operators);
   readonly loading = computed(() => this.state().loading);
@@ -49,7 +60,10 @@ export class OperatorsStore {
       this.state.update((s) => ({
         ...s,
         operators: [...s.operators, created],
-        notice: { ok: true, text: $localize`:@@operators.addedNotice:Added ${created.username}:username:. Give them the password; they can change it under My account.` },
+        notice: {
+          ok: true,
+          text: $localize`:@@operators.addedNotice:Added ${created.username}:username:. Give them the password; they can change it under My account.`,
+        },
       }));
       return null;
     } catch (err) {
@@ -68,13 +82,21 @@ export class OperatorsStore {
   }
 
   setRole(operator: OperatorView, role: OperatorRole): Promise<boolean> {
-    return this.update(operator, { role }, role === 'admin'
+    return this.update(
+      operator,
+      { role },
+      role === 'admin'
         ? $localize`:@@operators.nowAdmin:${operator.username}:username: is now an admin.`
-        : $localize`:@@operators.nowOperator:${operator.username}:username: is now an operator.`);
+        : $localize`:@@operators.nowOperator:${operator.username}:username: is now an operator.`,
+    );
   }
 
   resetPassword(operator: OperatorView, password: string): Promise<boolean> {
-    return this.update(operator, { password }, $localize`:@@operators.passwordSetNotice:New password set for ${operator.username}:username:: their sessions have ended.`);
+    return this.update(
+      operator,
+      { password },
+      $localize`:@@operators.passwordSetNotice:New password set for ${operator.username}:username:: their sessions have ended.`,
+    );
   }
 
   /** One PATCH; on success the row is replaced and `done` shown, on failure the API's reason. */
@@ -90,7 +112,10 @@ export class OperatorsStore {
       }));
       return true;
     } catch (err) {
-      this.state.update((s) => ({ ...s, notice: { ok: false, text: `${operator.username}: ${describeHttpError(err)}` } }));
+      this.state.update((s) => ({
+        ...s,
+        notice: { ok: false, text: `${operator.username}: ${describeHttpError(err)}` },
+      }));
       return false;
     } finally {
       this.state.update((s) => ({ ...s, busyIds: s.busyIds.filter((id) => id !== operator.id) }));

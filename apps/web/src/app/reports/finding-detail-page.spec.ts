@@ -20,7 +20,8 @@ const finding: FindingDetail = {
     // A right-to-left override, as a hostile report can carry in a title.
     title: 'Code injection\u202E in sj.eval',
     severity: 'high',
-    description: 'Calling `eval` on user input.\n\n```http\nGET /api?q=1 HTTP/1.1\n```\n\nSee <script>alert(1)</script> and [this](javascript:alert(2)).',
+    description:
+      'Calling `eval` on user input.\n\n```http\nGET /api?q=1 HTTP/1.1\n```\n\nSee <script>alert(1)</script> and [this](javascript:alert(2)).',
     impact: 'An attacker runs **any** code.',
     attackVector: null,
     affectedEndpoints: [],
@@ -32,25 +33,41 @@ const finding: FindingDetail = {
     reason: null,
     createdAt: '2026-01-01T00:00:00Z',
   },
-  notes: [{ stage: 'general', body: 'Seen in `main.py`', author: 'alice', createdAt: '2026-01-01T00:00:00Z' }],
+  notes: [
+    { stage: 'general', body: 'Seen in `main.py`', author: 'alice', createdAt: '2026-01-01T00:00:00Z' },
+  ],
   latestVerdict: null,
 };
 
-const history: FindingHistory = { id: 7, status: 'open', versions: [finding.current], statusChanges: [], retests: [] };
+const history: FindingHistory = {
+  id: 7,
+  status: 'open',
+  versions: [finding.current],
+  statusChanges: [],
+  retests: [],
+};
 
 /** Bound for the mocked API's answers to reach the page. */
 const WAIT = { timeout: 2000 };
 
 /** The finding and its history (loaded together) are on the page. */
 async function loaded(fixture: ComponentFixture<FindingDetailPage>): Promise<void> {
-  await vi.waitFor(() => expect((fixture.nativeElement as HTMLElement).querySelector('[data-testid="finding-title"]')).not.toBeNull(), WAIT);
+  await vi.waitFor(
+    () =>
+      expect(
+        (fixture.nativeElement as HTMLElement).querySelector('[data-testid="finding-title"]'),
+      ).not.toBeNull(),
+    WAIT,
+  );
 }
 
 function makeApi() {
   return {
     findingDetail: vi.fn(() => Promise.resolve(finding)),
     findingHistory: vi.fn(() => Promise.resolve(history)),
-    setStatus: vi.fn((_id: number, change: { status: FindingDetail['status'] }) => Promise.resolve({ ...finding, status: change.status })),
+    setStatus: vi.fn((_id: number, change: { status: FindingDetail['status'] }) =>
+      Promise.resolve({ ...finding, status: change.status }),
+    ),
     editFinding: vi.fn(() => Promise.resolve(finding)),
     addNote: vi.fn(() => Promise.resolve(finding)),
     recordRetest: vi.fn(() => Promise.resolve(finding)),
@@ -64,7 +81,9 @@ describe('FindingDetailPage', () => {
 
   beforeEach(async () => {
     api = makeApi();
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: api }],
+    });
     fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
     await loaded(fixture);
@@ -76,11 +95,15 @@ describe('FindingDetailPage', () => {
     expect(description.textContent).not.toContain('`eval`');
     expect(description.querySelector('pre code')?.textContent).toContain('GET /api?q=1 HTTP/1.1');
     expect(el().querySelector('strong')?.textContent).toBe('any');
-    expect(Array.from(el().querySelectorAll('code')).map((c) => c.textContent)).toEqual(expect.arrayContaining(['/admin', 'main.py']));
+    expect(Array.from(el().querySelectorAll('code')).map((c) => c.textContent)).toEqual(
+      expect.arrayContaining(['/admin', 'main.py']),
+    );
   });
 
   it('shows the title without bidi control characters', () => {
-    expect(el().querySelector('[data-testid="finding-title"]')?.textContent).toBe('Code injection in sj.eval');
+    expect(el().querySelector('[data-testid="finding-title"]')?.textContent).toBe(
+      'Code injection in sj.eval',
+    );
   });
 
   it('keeps HTML and javascript: links in a finding inert', () => {
@@ -111,7 +134,9 @@ describe('FindingDetailPage status carried over from a previous scan', () => {
         ],
       }),
     );
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: api }],
+    });
     const fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
     await loaded(fixture);
@@ -127,14 +152,30 @@ describe('FindingDetailPage status carried over from a previous scan', () => {
 describe('FindingDetailPage history', () => {
   it('lists each version newest first with the fields an edit changed, before and after', async () => {
     const api = makeApi();
-    const edited = { ...finding.current, version: 2, origin: 'edit' as const, severity: 'critical' as const, editedBy: 'alice', reason: 'exploited in staging' };
-    api.findingHistory.mockImplementation(() => Promise.resolve({ ...history, versions: [finding.current, edited] }));
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    const edited = {
+      ...finding.current,
+      version: 2,
+      origin: 'edit' as const,
+      severity: 'critical' as const,
+      editedBy: 'alice',
+      reason: 'exploited in staging',
+    };
+    api.findingHistory.mockImplementation(() =>
+      Promise.resolve({ ...history, versions: [finding.current, edited] }),
+    );
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: api }],
+    });
     const fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
     await loaded(fixture);
-    const entries = Array.from((fixture.nativeElement as HTMLElement).querySelectorAll('[data-testid="version-entry"]'));
-    expect(entries.map((e) => e.querySelector('strong')?.textContent?.trim())).toEqual(['Version 2', 'Version 1']);
+    const entries = Array.from(
+      (fixture.nativeElement as HTMLElement).querySelectorAll('[data-testid="version-entry"]'),
+    );
+    expect(entries.map((e) => e.querySelector('strong')?.textContent?.trim())).toEqual([
+      'Version 2',
+      'Version 1',
+    ]);
     expect(entries[0].textContent).toContain('by alice');
     expect(entries[0].textContent).toContain('exploited in staging');
     const rows = Array.from(entries[0].querySelectorAll('[data-testid="version-change"]')).map((r) =>
@@ -145,7 +186,9 @@ describe('FindingDetailPage history', () => {
   });
 
   it('shows no history for a finding with one version', async () => {
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: makeApi() }] });
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: makeApi() }],
+    });
     const fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
     await loaded(fixture);
@@ -168,12 +211,15 @@ describe('FindingDetailPage triage controls', () => {
     i.value = value;
     i.dispatchEvent(new Event('input'));
   };
-  const submit = (testId: string) => el().querySelector<HTMLFormElement>(`[data-testid="${testId}"]`)!.dispatchEvent(new Event('submit'));
+  const submit = (testId: string) =>
+    el().querySelector<HTMLFormElement>(`[data-testid="${testId}"]`)!.dispatchEvent(new Event('submit'));
   const textOf = (testId: string) => el().querySelector(`[data-testid="${testId}"]`)?.textContent;
 
   beforeEach(async () => {
     api = makeApi();
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: api }],
+    });
     fixture = TestBed.createComponent(FindingDetailPage);
     fixture.componentRef.setInput('findingId', '7');
     await loaded(fixture);
@@ -181,14 +227,19 @@ describe('FindingDetailPage triage controls', () => {
 
   it('shows the status and offers only the transitions the workflow allows', () => {
     expect(el().querySelector('[data-testid="finding-status"]')?.textContent).toBe('open');
-    const options = Array.from(el().querySelectorAll<HTMLOptionElement>('#t-status option')).map((o) => o.value);
+    const options = Array.from(el().querySelectorAll<HTMLOptionElement>('#t-status option')).map(
+      (o) => o.value,
+    );
     expect(options).toEqual(['', 'confirmed', 'false_positive', 'risk_accepted', 'fixed']);
   });
 
   it('asks for a reason before dismissing a finding, then sends it and shows the new status', async () => {
     select('t-status', 'false_positive');
     submit('status-form');
-    await vi.waitFor(() => expect(textOf('status-error')).toContain('Say why the finding becomes false positive'), WAIT);
+    await vi.waitFor(
+      () => expect(textOf('status-error')).toContain('Say why the finding becomes false positive'),
+      WAIT,
+    );
     expect(api.setStatus).not.toHaveBeenCalled();
 
     type('t-reason', 'test fixture only');
@@ -203,7 +254,10 @@ describe('FindingDetailPage triage controls', () => {
 
   it("shows the API's refusal of a transition next to the status form", async () => {
     api.setStatus.mockRejectedValueOnce(
-      new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'finding 7 is already confirmed; nothing was changed' } }),
+      new HttpErrorResponse({
+        status: 409,
+        error: { statusCode: 409, message: 'finding 7 is already confirmed; nothing was changed' },
+      }),
     );
     select('t-status', 'confirmed');
     submit('status-form');
@@ -223,7 +277,11 @@ describe('FindingDetailPage triage controls', () => {
     submit('edit-form');
     // A saved edit closes the form.
     await vi.waitFor(() => expect(el().querySelector('[data-testid="edit-form"]')).toBeNull(), WAIT);
-    expect(api.editFinding).toHaveBeenCalledWith(7, { severity: 'critical', cwe: [94, 95], reason: 'exploit confirmed' });
+    expect(api.editFinding).toHaveBeenCalledWith(7, {
+      severity: 'critical',
+      cwe: [94, 95],
+      reason: 'exploit confirmed',
+    });
   });
 
   it('adds a stage-tagged note and empties the form', async () => {
@@ -259,15 +317,24 @@ describe('FindingDetailPage breadcrumb', () => {
     TestBed.resetTestingModule();
     TestBed.configureTestingModule({
       providers: [
-        provideRouter([{ path: 'reports/findings/:findingId', component: FindingDetailPage }], withComponentInputBinding()),
+        provideRouter(
+          [{ path: 'reports/findings/:findingId', component: FindingDetailPage }],
+          withComponentInputBinding(),
+        ),
         { provide: ReportsApi, useValue: makeApi() },
       ],
     });
     const harness = await RouterTestingHarness.create();
     await harness.navigateByUrl('/reports/findings/7?text=SQL%20injection&severity=critical&page=3&junk=1');
-    const crumb = harness.routeNativeElement!.querySelector<HTMLAnchorElement>('[data-testid="crumb-findings"]')!;
+    const crumb = harness.routeNativeElement!.querySelector<HTMLAnchorElement>(
+      '[data-testid="crumb-findings"]',
+    )!;
     const url = new URL(crumb.href);
     expect(url.pathname).toBe('/reports/findings');
-    expect(Object.fromEntries(url.searchParams)).toEqual({ text: 'SQL injection', severity: 'critical', page: '3' });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      text: 'SQL injection',
+      severity: 'critical',
+      page: '3',
+    });
   });
 });

@@ -1,4 +1,13 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  input,
+  signal,
+  untracked,
+} from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { DatePipe, DecimalPipe, Location } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
@@ -22,12 +31,17 @@ import { describeHttpError, httpStatus } from '../http/api-error';
 import { noteStageLabel, severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { MarkdownView } from '../markdown/markdown';
 import { DisplayTextPipe } from '../shared/display-text';
-import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
+import {
+  findingFilterFromQueryParams,
+  findingFilterToQueryParams,
+  parseCweInput,
+} from './finding-filter-params';
 import { versionChanges } from './finding-version-diff';
 import { ReportsApi } from './reports-api';
 
 /** A triage status or a retest verdict in words (`false_positive` → `false positive`). */
-export const statusLabel = (s: string): string => ((TRIAGE_STATUSES as readonly string[]).includes(s) ? triageStatusLabel(s) : verdictLabel(s));
+export const statusLabel = (s: string): string =>
+  (TRIAGE_STATUSES as readonly string[]).includes(s) ? triageStatusLabel(s) : verdictLabel(s);
 
 /** The edited fields as the history names them. */
 const FIELD_LABELS: Record<EditableFindingField, string> = {
@@ -75,7 +89,10 @@ export class FindingDetailPage {
   protected readonly listParams = computed((): Params => {
     const q = this.queryParams();
     const page = Number(q['page']);
-    return { ...findingFilterToQueryParams(findingFilterFromQueryParams(q)), ...(Number.isInteger(page) && page > 1 ? { page: String(page) } : {}) };
+    return {
+      ...findingFilterToQueryParams(findingFilterFromQueryParams(q)),
+      ...(Number.isInteger(page) && page > 1 ? { page: String(page) } : {}),
+    };
   });
 
   protected readonly finding = signal<FindingDetail | null>(null);
@@ -83,7 +100,10 @@ export class FindingDetailPage {
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
   /** The last write's error, shown next to the form that sent it. */
-  protected readonly writeError = signal<{ form: 'status' | 'edit' | 'note' | 'retest'; message: string } | null>(null);
+  protected readonly writeError = signal<{
+    form: 'status' | 'edit' | 'note' | 'retest';
+    message: string;
+  } | null>(null);
   protected readonly saving = signal(false);
   protected readonly editing = signal(false);
 
@@ -94,7 +114,8 @@ export class FindingDetailPage {
   protected readonly fieldLabel = (f: EditableFindingField): string => FIELD_LABELS[f];
   protected readonly originLabel = (o: string): string => ORIGIN_LABELS[o] ?? o;
   /** A history change's value in words: a severity in the interface's language, other fields as written. */
-  protected readonly changeValue = (field: EditableFindingField, value: string): string => (field === 'severity' ? severityLabel(value) : value);
+  protected readonly changeValue = (field: EditableFindingField, value: string): string =>
+    field === 'severity' ? severityLabel(value) : value;
   protected readonly severityLabel = severityLabel;
   protected readonly noteStageLabel = noteStageLabel;
   protected readonly reopenLabel = $localize`:@@finding.reopen:reopen`;
@@ -117,7 +138,10 @@ export class FindingDetailPage {
     affectedEndpoints: [''],
     reason: ['', Validators.required],
   });
-  protected readonly noteForm = this.fb.group({ stage: ['general' as OperatorNoteStage], body: ['', Validators.required] });
+  protected readonly noteForm = this.fb.group({
+    stage: ['general' as OperatorNoteStage],
+    body: ['', Validators.required],
+  });
   protected readonly retestForm = this.fb.group({
     tried: ['', Validators.required],
     retestedAt: ['', Validators.required],
@@ -145,11 +169,20 @@ export class FindingDetailPage {
     const { status, reason } = this.statusForm.getRawValue();
     if (!status) return;
     if (this.needsReason(status) && !reason.trim()) {
-      this.writeError.set({ form: 'status', message: $localize`:@@finding.sayWhyStatus:Say why the finding becomes ${statusLabel(status)}:status:.` });
+      this.writeError.set({
+        form: 'status',
+        message: $localize`:@@finding.sayWhyStatus:Say why the finding becomes ${statusLabel(status)}:status:.`,
+      });
       return;
     }
-    void this.write('status', (id) => this.api.setStatus(id, { status: status as TriageStatus, ...(reason.trim() ? { reason: reason.trim() } : {}) }), () =>
-      this.statusForm.reset({ status: '', reason: '' }),
+    void this.write(
+      'status',
+      (id) =>
+        this.api.setStatus(id, {
+          status: status as TriageStatus,
+          ...(reason.trim() ? { reason: reason.trim() } : {}),
+        }),
+      () => this.statusForm.reset({ status: '', reason: '' }),
     );
   }
 
@@ -173,16 +206,28 @@ export class FindingDetailPage {
     const c = this.finding()?.current;
     if (!c) return;
     const v = this.editForm.getRawValue();
-    const cwe = v.cwe.split(/[,\s]+/).filter(Boolean).map(parseCweInput);
+    const cwe = v.cwe
+      .split(/[,\s]+/)
+      .filter(Boolean)
+      .map(parseCweInput);
     if (cwe.some((x) => x === null || x === undefined)) {
-      this.writeError.set({ form: 'edit', message: 'CWE ids must be whole numbers such as 79 or CWE-79, separated by commas.' });
+      this.writeError.set({
+        form: 'edit',
+        message: 'CWE ids must be whole numbers such as 79 or CWE-79, separated by commas.',
+      });
       return;
     }
     if (!v.reason.trim()) {
-      this.writeError.set({ form: 'edit', message: $localize`:@@finding.sayWhyEdit:Say why the finding is edited.` });
+      this.writeError.set({
+        form: 'edit',
+        message: $localize`:@@finding.sayWhyEdit:Say why the finding is edited.`,
+      });
       return;
     }
-    const endpoints = v.affectedEndpoints.split('\n').map((e) => e.trim()).filter(Boolean);
+    const endpoints = v.affectedEndpoints
+      .split('\n')
+      .map((e) => e.trim())
+      .filter(Boolean);
     // Only changed fields are sent: the version records what the operator meant to change.
     const edit = {
       ...(v.title.trim() !== c.title ? { title: v.title.trim() } : {}),
@@ -194,32 +239,58 @@ export class FindingDetailPage {
       reason: v.reason.trim(),
     };
     if (Object.keys(edit).length === 1) {
-      this.writeError.set({ form: 'edit', message: $localize`:@@finding.nothingChanged:Nothing was changed.` });
+      this.writeError.set({
+        form: 'edit',
+        message: $localize`:@@finding.nothingChanged:Nothing was changed.`,
+      });
       return;
     }
-    void this.write('edit', (id) => this.api.editFinding(id, edit), () => this.editing.set(false));
+    void this.write(
+      'edit',
+      (id) => this.api.editFinding(id, edit),
+      () => this.editing.set(false),
+    );
   }
 
   protected addNote(): void {
     const { stage, body } = this.noteForm.getRawValue();
     if (!body.trim()) return;
-    void this.write('note', (id) => this.api.addNote(id, { stage, body: body.trim() }), () => this.noteForm.reset({ stage: 'general', body: '' }));
+    void this.write(
+      'note',
+      (id) => this.api.addNote(id, { stage, body: body.trim() }),
+      () => this.noteForm.reset({ stage: 'general', body: '' }),
+    );
   }
 
   protected recordRetest(): void {
     const v = this.retestForm.getRawValue();
     if (this.retestForm.invalid || !v.verdict) {
-      this.writeError.set({ form: 'retest', message: $localize`:@@finding.retestIncomplete:Say what was tried, when, the verdict and why.` });
+      this.writeError.set({
+        form: 'retest',
+        message: $localize`:@@finding.retestIncomplete:Say what was tried, when, the verdict and why.`,
+      });
       return;
     }
     const retestedAt = new Date(v.retestedAt).toISOString();
-    void this.write('retest', (id) => this.api.recordRetest(id, { tried: v.tried.trim(), retestedAt, verdict: v.verdict as VerdictStatus, rationale: v.rationale.trim() }), () =>
-      this.retestForm.reset({ tried: '', retestedAt: '', verdict: '', rationale: '' }),
+    void this.write(
+      'retest',
+      (id) =>
+        this.api.recordRetest(id, {
+          tried: v.tried.trim(),
+          retestedAt,
+          verdict: v.verdict as VerdictStatus,
+          rationale: v.rationale.trim(),
+        }),
+      () => this.retestForm.reset({ tried: '', retestedAt: '', verdict: '', rationale: '' }),
     );
   }
 
   /** Sends one change; on success shows the finding as the API answers it and reloads its history. */
-  private async write(form: 'status' | 'edit' | 'note' | 'retest', send: (id: number) => Promise<FindingDetail>, done: () => void): Promise<void> {
+  private async write(
+    form: 'status' | 'edit' | 'note' | 'retest',
+    send: (id: number) => Promise<FindingDetail>,
+    done: () => void,
+  ): Promise<void> {
     const f = this.finding();
     if (!f || this.saving()) return;
     this.saving.set(true);
@@ -250,7 +321,11 @@ export class FindingDetailPage {
       this.finding.set(finding);
       this.history.set(history);
     } catch (err) {
-      this.error.set(httpStatus(err) === 404 ? $localize`:@@finding.missing:Finding #${id}:id: does not exist.` : describeHttpError(err));
+      this.error.set(
+        httpStatus(err) === 404
+          ? $localize`:@@finding.missing:Finding #${id}:id: does not exist.`
+          : describeHttpError(err),
+      );
     } finally {
       this.loading.set(false);
     }

@@ -1,21 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { findingFilterFromQueryParams, findingFilterToQueryParams, groupFindingFilter, parseCweInput } from './finding-filter-params';
+import {
+  findingFilterFromQueryParams,
+  findingFilterToQueryParams,
+  groupFindingFilter,
+  parseCweInput,
+} from './finding-filter-params';
 
 describe('finding filter ⇄ query parameters', () => {
   it('round-trips every search_findings filter field', () => {
-    const filter = { text: 'SQL injection', severity: 'critical' as const, reportId: 7, cwe: 89, verdict: 'still_open' as const };
+    const filter = {
+      text: 'SQL injection',
+      severity: 'critical' as const,
+      reportId: 7,
+      cwe: 89,
+      verdict: 'still_open' as const,
+    };
     const params = findingFilterToQueryParams(filter);
-    expect(params).toEqual({ text: 'SQL injection', severity: 'critical', reportId: '7', cwe: '89', verdict: 'still_open' });
+    expect(params).toEqual({
+      text: 'SQL injection',
+      severity: 'critical',
+      reportId: '7',
+      cwe: '89',
+      verdict: 'still_open',
+    });
     expect(findingFilterFromQueryParams(params)).toEqual(filter);
   });
 
   it('keeps a report chosen by name only when no report id is given', () => {
-    expect(findingFilterToQueryParams({ reportName: 'dd__flawfinder.sarif' })).toEqual({ reportName: 'dd__flawfinder.sarif' });
+    expect(findingFilterToQueryParams({ reportName: 'dd__flawfinder.sarif' })).toEqual({
+      reportName: 'dd__flawfinder.sarif',
+    });
     expect(findingFilterToQueryParams({ reportName: 'x.sarif', reportId: 3 })).toEqual({ reportId: '3' });
   });
 
   it('drops values the API would refuse instead of sending them', () => {
-    expect(findingFilterFromQueryParams({ severity: 'urgent', cwe: 'abc', reportId: '-1', verdict: 'maybe', text: '  ' })).toEqual({});
+    expect(
+      findingFilterFromQueryParams({
+        severity: 'urgent',
+        cwe: 'abc',
+        reportId: '-1',
+        verdict: 'maybe',
+        text: '  ',
+      }),
+    ).toEqual({});
   });
 
   it('reads numbers like their text (an <input type=number> yields a number)', () => {
@@ -25,8 +52,11 @@ describe('finding filter ⇄ query parameters', () => {
 });
 
 describe('groupFindingFilter', () => {
-  it('narrows a breakdown by triage status to the group\'s status, and refuses an unknown one', () => {
-    expect(groupFindingFilter({ severity: 'high' }, 'status', 'false_positive')).toEqual({ severity: 'high', status: 'false_positive' });
+  it("narrows a breakdown by triage status to the group's status, and refuses an unknown one", () => {
+    expect(groupFindingFilter({ severity: 'high' }, 'status', 'false_positive')).toEqual({
+      severity: 'high',
+      status: 'false_positive',
+    });
     expect(groupFindingFilter({}, 'status', 'none')).toBeNull();
   });
 });
@@ -43,6 +73,7 @@ describe('parseCweInput', () => {
     expect(parseCweInput('')).toBeUndefined();
     expect(parseCweInput('  ')).toBeUndefined();
     expect(parseCweInput(null)).toBeUndefined();
-    for (const bad of ['0', '-3', -3, 0, '1.5', 'abc', 'CWE-', '79x', '1e3']) expect(parseCweInput(bad)).toBeNull();
+    for (const bad of ['0', '-3', -3, 0, '1.5', 'abc', 'CWE-', '79x', '1e3'])
+      expect(parseCweInput(bad)).toBeNull();
   });
 });

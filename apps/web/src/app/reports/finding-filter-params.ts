@@ -67,7 +67,9 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     cwe: int('cwe'),
     verdict: VERDICT_STATUSES.includes(verdict as VerdictStatus) ? (verdict as VerdictStatus) : undefined,
     status: TRIAGE_STATUSES.includes(status as TriageStatus) ? (status as TriageStatus) : undefined,
-    edited: FINDING_EDIT_FILTERS.includes(edited as FindingEditFilter) ? (edited as FindingEditFilter) : undefined,
+    edited: FINDING_EDIT_FILTERS.includes(edited as FindingEditFilter)
+      ? (edited as FindingEditFilter)
+      : undefined,
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }
@@ -77,15 +79,23 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
  * narrowed to the group's severity, report id, CWE id, verdict or triage status. `null` when the group cannot be
  * expressed as a filter (the `none` group: findings without a CWE or without a verdict).
  */
-export function groupFindingFilter(filter: FindingFilter, groupBy: GroupByKey, key: string): FindingFilter | null {
+export function groupFindingFilter(
+  filter: FindingFilter,
+  groupBy: GroupByKey,
+  key: string,
+): FindingFilter | null {
   const id = /^\d{1,9}$/.test(key) ? Number(key) : 0;
   switch (groupBy) {
     case 'severity':
       return SEVERITIES.includes(key as Severity) ? { ...filter, severity: key as Severity } : null;
     case 'verdict':
-      return VERDICT_STATUSES.includes(key as VerdictStatus) ? { ...filter, verdict: key as VerdictStatus } : null;
+      return VERDICT_STATUSES.includes(key as VerdictStatus)
+        ? { ...filter, verdict: key as VerdictStatus }
+        : null;
     case 'status':
-      return TRIAGE_STATUSES.includes(key as TriageStatus) ? { ...filter, status: key as TriageStatus } : null;
+      return TRIAGE_STATUSES.includes(key as TriageStatus)
+        ? { ...filter, status: key as TriageStatus }
+        : null;
     case 'cwe':
       return id >= 1 ? { ...filter, cwe: id } : null;
     case 'report': {

@@ -40,13 +40,17 @@ function valueOf(row: FindingRow, key: FindingSortKey): string | number | null {
  * `rows` ordered by `sort` (a copy; `null` keeps the API's order). Text compares by locale with
  * numbers inside it in numeric order; ties keep the API's order; empty cells go last.
  */
-export function sortFindingRows(rows: readonly FindingRow[], sort: { key: FindingSortKey; dir: 'asc' | 'desc' } | null): FindingRow[] {
+export function sortFindingRows(
+  rows: readonly FindingRow[],
+  sort: { key: FindingSortKey; dir: 'asc' | 'desc' } | null,
+): FindingRow[] {
   if (!sort) return [...rows];
   const sign = sort.dir === 'asc' ? 1 : -1;
   return rows
     .map((row, index) => ({ row, index, value: valueOf(row, sort.key) }))
     .sort((a, b) => {
-      if (a.value === null || b.value === null) return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
+      if (a.value === null || b.value === null)
+        return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
       const c =
         typeof a.value === 'number' && typeof b.value === 'number'
           ? a.value - b.value

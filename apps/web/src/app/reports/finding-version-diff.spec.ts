@@ -22,7 +22,15 @@ const v1: FindingVersionView = {
 
 describe('versionChanges', () => {
   it('lists newest first the fields each edit changed, none for version 1', () => {
-    const v2 = { ...v1, version: 2, origin: 'edit' as const, severity: 'high' as const, cwe: [79, 80], editedBy: 'alice', reason: 'r' };
+    const v2 = {
+      ...v1,
+      version: 2,
+      origin: 'edit' as const,
+      severity: 'high' as const,
+      cwe: [79, 80],
+      editedBy: 'alice',
+      reason: 'r',
+    };
     const v3 = { ...v2, version: 3, impact: 'Session theft' };
     expect(versionChanges([v2, v1, v3]).map((v) => [v.version.version, v.changes])).toEqual([
       [3, [{ field: 'impact', before: '—', after: 'Session theft' }]],

@@ -1,4 +1,8 @@
-import { EDITABLE_FINDING_FIELDS, type EditableFindingField, type FindingVersionView } from '@corpus-chat/contracts';
+import {
+  EDITABLE_FINDING_FIELDS,
+  type EditableFindingField,
+  type FindingVersionView,
+} from '@corpus-chat/contracts';
 
 /** One field an edit changed, as shown in a finding's history. */
 export interface FieldChange {

@@ -1,4 +1,12 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  signal,
+  untracked,
+} from '@angular/core';
 import { DecimalPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@angular/forms';
@@ -14,7 +22,11 @@ import {
 } from '@corpus-chat/contracts';
 import { severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { DisplayTextPipe } from '../shared/display-text';
-import { findingFilterFromQueryParams, findingFilterToQueryParams, parseCweInput } from './finding-filter-params';
+import {
+  findingFilterFromQueryParams,
+  findingFilterToQueryParams,
+  parseCweInput,
+} from './finding-filter-params';
 import { FINDING_COLUMNS, sortFindingRows, type FindingSortKey } from './finding-sort';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 
@@ -52,7 +64,10 @@ export class FindingsPage {
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly statuses = TRIAGE_STATUSES;
-  protected readonly editFilters = FINDING_EDIT_FILTERS.map((value) => ({ value, label: EDIT_FILTER_LABELS[value] }));
+  protected readonly editFilters = FINDING_EDIT_FILTERS.map((value) => ({
+    value,
+    label: EDIT_FILTER_LABELS[value],
+  }));
   protected readonly pageSelected = computed(() => {
     const rows = this.store.result()?.rows ?? [];
     return rows.length > 0 && rows.every((r) => this.store.selected().has(r.id));
@@ -65,7 +80,9 @@ export class FindingsPage {
   /** The active filter in words, e.g. `text “SQL injection”, severity critical`. */
   protected readonly filterSummary = computed(() => {
     const f = this.filter();
-    const report = f.reportId ? (this.store.reports().find((r) => r.id === f.reportId)?.filename ?? `#${f.reportId}`) : f.reportName;
+    const report = f.reportId
+      ? (this.store.reports().find((r) => r.id === f.reportId)?.filename ?? `#${f.reportId}`)
+      : f.reportName;
     const parts = [
       f.text && $localize`:@@findings.summaryText:text “${f.text}:text:”`,
       f.severity && $localize`:@@findings.summarySeverity:severity ${severityLabel(f.severity)}:severity:`,
@@ -131,7 +148,9 @@ export class FindingsPage {
       const last = this.store.pageBeyondEnd();
       if (last === null) return;
       untracked(() => {
-        this.pageNotice.set($localize`:@@findings.noSuchPage:There is no page ${this.page()}:page:: showing page ${last}:last:, the last.`);
+        this.pageNotice.set(
+          $localize`:@@findings.noSuchPage:There is no page ${this.page()}:page:: showing page ${last}:last:, the last.`,
+        );
         this.goToPage(last, true);
       });
     });
@@ -156,7 +175,12 @@ export class FindingsPage {
     const { status, reason } = this.bulkForm.getRawValue();
     if (!status) return;
     void this.store
-      .setStatusOfSelected(status as TriageStatus, reason, this.filter(), (this.page() - 1) * FINDINGS_PAGE_SIZE)
+      .setStatusOfSelected(
+        status as TriageStatus,
+        reason,
+        this.filter(),
+        (this.page() - 1) * FINDINGS_PAGE_SIZE,
+      )
       .then((ok) => ok && this.bulkForm.reset({ status: '', reason: '' }));
   }
 
@@ -169,7 +193,10 @@ export class FindingsPage {
   /** Opens `page` of the current filter; `replaceUrl` when correcting a page that does not exist. */
   protected goToPage(page: number, replaceUrl = false): void {
     if (!replaceUrl) this.pageNotice.set(null);
-    const params = { ...findingFilterToQueryParams(this.filter()), ...(page > 1 ? { page: String(page) } : {}) };
+    const params = {
+      ...findingFilterToQueryParams(this.filter()),
+      ...(page > 1 ? { page: String(page) } : {}),
+    };
     void this.router.navigate([], { queryParams: params, replaceUrl });
   }
 

@@ -1,5 +1,10 @@
 import { Injectable, computed, inject, signal } from '@angular/core';
-import type { FindingFilter, ReportSummary, SearchFindingsResult, TriageStatus } from '@corpus-chat/contracts';
+import type {
+  FindingFilter,
+  ReportSummary,
+  SearchFindingsResult,
+  TriageStatus,
+} from '@corpus-chat/contracts';
 import { SEARCH_ROWS_CAP } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ReportsApi } from './reports-api';
@@ -22,7 +27,11 @@ export class FindingsStore {
   private searchSeq = 0;
   private readonly selection = signal<ReadonlySet<number>>(new Set());
   /** The last bulk change: how many findings took which status (worded by the page, with its plural), or its error. */
-  private readonly bulk = signal<{ busy: boolean; changed: { count: number; status: TriageStatus } | null; error: string | null }>({
+  private readonly bulk = signal<{
+    busy: boolean;
+    changed: { count: number; status: TriageStatus } | null;
+    error: string | null;
+  }>({
     busy: false,
     changed: null,
     error: null,
@@ -35,7 +44,9 @@ export class FindingsStore {
   readonly result = computed(() => this.state().result);
   readonly loading = computed(() => this.state().loading);
   readonly error = computed(() => this.state().error);
-  readonly reports = computed(() => [...this.state().reports].sort((a, b) => a.filename.localeCompare(b.filename)));
+  readonly reports = computed(() =>
+    [...this.state().reports].sort((a, b) => a.filename.localeCompare(b.filename)),
+  );
   /**
    * 1-based range shown and the exact total, e.g. `{ from: 51, to: 100, total: 184 }`; `from` and
    * `to` are 0 when the page holds no rows (an empty result, or a page past the last).
@@ -43,7 +54,9 @@ export class FindingsStore {
   readonly range = computed(() => {
     const r = this.state().result;
     if (!r) return null;
-    return r.rows.length ? { from: r.offset + 1, to: r.offset + r.rows.length, total: r.total } : { from: 0, to: 0, total: r.total };
+    return r.rows.length
+      ? { from: r.offset + 1, to: r.offset + r.rows.length, total: r.total }
+      : { from: 0, to: 0, total: r.total };
   });
   /** Pages of `FINDINGS_PAGE_SIZE` the total fills (at least 1), once a result is in. */
   readonly pageCount = computed(() => {
@@ -73,7 +86,8 @@ export class FindingsStore {
       const result = await this.api.searchFindings(filter, { limit: FINDINGS_PAGE_SIZE, offset });
       if (seq === this.searchSeq) this.state.update((s) => ({ ...s, result, loading: false }));
     } catch (err) {
-      if (seq === this.searchSeq) this.state.update((s) => ({ ...s, result: null, loading: false, error: describeHttpError(err) }));
+      if (seq === this.searchSeq)
+        this.state.update((s) => ({ ...s, result: null, loading: false, error: describeHttpError(err) }));
     }
   }
 
@@ -104,12 +118,20 @@ export class FindingsStore {
    * Sets the triage status of the ticked findings (all or none: the API refuses the whole batch
    * when one finding cannot make the transition), then searches again with `filter` at `offset`.
    */
-  async setStatusOfSelected(status: TriageStatus, reason: string, filter: FindingFilter, offset: number): Promise<boolean> {
+  async setStatusOfSelected(
+    status: TriageStatus,
+    reason: string,
+    filter: FindingFilter,
+    offset: number,
+  ): Promise<boolean> {
     const ids = [...this.selection()];
     if (!ids.length || this.bulk().busy) return false;
     this.bulk.set({ busy: true, changed: null, error: null });
     try {
-      const result = await this.api.setStatusOfMany(ids, { status, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+      const result = await this.api.setStatusOfMany(ids, {
+        status,
+        ...(reason.trim() ? { reason: reason.trim() } : {}),
+      });
       this.selection.set(new Set());
       this.bulk.set({ busy: false, error: null, changed: { count: result.changed.length, status } });
       await this.search(filter, offset);

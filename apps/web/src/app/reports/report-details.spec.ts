@@ -53,6 +53,9 @@ describe('report details', () => {
     expect(el.querySelector('[data-testid="report-suppressed"]')?.textContent?.trim()).toBe('2');
     expect(el.querySelector('[data-testid="report-unmapped"]')?.textContent?.trim()).toBe('Urgent: 1');
     expect(el.textContent).toContain('https://shop.example');
-    expect([...el.querySelectorAll('.sev')].map((s) => s.textContent?.trim())).toEqual(['high 2', 'medium 3']);
+    expect([...el.querySelectorAll('.sev')].map((s) => s.textContent?.trim())).toEqual([
+      'high 2',
+      'medium 3',
+    ]);
   });
 });

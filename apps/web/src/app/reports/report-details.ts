@@ -55,12 +55,15 @@ export function reportFacts(r: ReportSummary): ReportFacts {
       <dt i18n="@@reportDetails.target">Target</dt>
       <dd class="target">{{ (f.target | displayText) || '—' }}</dd>
       <dt i18n="@@reportDetails.imported">Imported</dt>
-      <dd><time [attr.datetime]="r.createdAt">{{ r.createdAt | date: 'medium' }}</time></dd>
+      <dd>
+        <time [attr.datetime]="r.createdAt">{{ r.createdAt | date: 'medium' }}</time>
+      </dd>
       <dt i18n="@@reportDetails.bySeverity">By severity</dt>
       <dd>
         @for (s of severities; track s) {
           @if (r.bySeverity[s]) {
-            <span [class]="'sev sev-' + s">{{ label(s) }} {{ r.bySeverity[s] | number }}</span>&ngsp;
+            <span [class]="'sev sev-' + s">{{ label(s) }} {{ r.bySeverity[s] | number }}</span
+            >&ngsp;
           }
         } @empty {
           —
@@ -71,7 +74,8 @@ export function reportFacts(r: ReportSummary): ReportFacts {
       <dt i18n="@@reportDetails.unmapped">Severities not mapped</dt>
       <dd data-testid="report-unmapped">
         @for (u of f.unmapped; track u.value) {
-          <span>{{ u.value | displayText }}: {{ u.count | number }}</span>&ngsp;
+          <span>{{ u.value | displayText }}: {{ u.count | number }}</span
+          >&ngsp;
         } @empty {
           0
         }

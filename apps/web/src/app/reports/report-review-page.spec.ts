@@ -24,20 +24,38 @@ function makeApi() {
   let count = 0;
   return {
     report: vi.fn(() => Promise.resolve({ ...report, findingCount: count })),
-    reportText: vi.fn(
-      (_id: number, offset: number): Promise<ReportTextView> =>
-        Promise.resolve(
-          offset === 0
-            ? { reportId: 4, pageCount: 2, totalChars: 40, offset: 0, text: 'TOB-K8S-001 page one\fpage ', nextOffset: 26 }
-            : { reportId: 4, pageCount: 2, totalChars: 40, offset: 26, text: 'two continues', nextOffset: null },
-        ),
+    reportText: vi.fn((_id: number, offset: number): Promise<ReportTextView> =>
+      Promise.resolve(
+        offset === 0
+          ? {
+              reportId: 4,
+              pageCount: 2,
+              totalChars: 40,
+              offset: 0,
+              text: 'TOB-K8S-001 page one\fpage ',
+              nextOffset: 26,
+            }
+          : {
+              reportId: 4,
+              pageCount: 2,
+              totalChars: 40,
+              offset: 26,
+              text: 'two continues',
+              nextOffset: null,
+            },
+      ),
     ),
     addManualFinding: vi.fn((_id: number, f: ManualFindingDto) => {
-      if (f.title === 'late') return Promise.reject(new HttpErrorResponse({ status: 409, error: { message: 'report 4 (pentest.pdf) is ready' } }));
+      if (f.title === 'late')
+        return Promise.reject(
+          new HttpErrorResponse({ status: 409, error: { message: 'report 4 (pentest.pdf) is ready' } }),
+        );
       count++;
       return Promise.resolve({ findingId: 100 + count, reportId: 4, findingCount: count });
     }),
-    completeReview: vi.fn(() => Promise.resolve({ ...report, status: 'ready' as const, findingCount: count })),
+    completeReview: vi.fn(() =>
+      Promise.resolve({ ...report, status: 'ready' as const, findingCount: count }),
+    ),
   };
 }
 
@@ -59,7 +77,9 @@ describe('ReportReviewPage', () => {
 
   beforeEach(async () => {
     api = makeApi();
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }] });
+    TestBed.configureTestingModule({
+      providers: [provideRouter([]), { provide: ReportsApi, useValue: api }],
+    });
     fixture = TestBed.createComponent(ReportReviewPage);
     fixture.componentRef.setInput('reportId', '4');
     await shows(() => !!q('report-text'));
@@ -70,7 +90,9 @@ describe('ReportReviewPage', () => {
     expect(text.tabIndex).toBe(0);
     expect(text.textContent).toContain('TOB-K8S-001 page one');
     expect(q('report-status')?.textContent?.trim()).toBe('needs review');
-    const more = Array.from(el().querySelectorAll('button')).find((b) => b.textContent?.includes('Load more text'))!;
+    const more = Array.from(el().querySelectorAll('button')).find((b) =>
+      b.textContent?.includes('Load more text'),
+    )!;
     more.click();
     await shows(() => !!q('report-text')?.textContent?.includes('page two continues'));
     expect(api.reportText).toHaveBeenLastCalledWith(4, 26, expect.any(Number));
@@ -85,7 +107,12 @@ describe('ReportReviewPage', () => {
     type('manual-location', 'kubelet');
     q<HTMLFormElement>('manual-finding-form')!.dispatchEvent(new Event('submit'));
     await shows(() => !!q('added-findings'));
-    expect(api.addManualFinding).toHaveBeenCalledWith(4, { title: 'Hostpath volumes', severity: 'high', cwe: [284, 22], location: 'kubelet' });
+    expect(api.addManualFinding).toHaveBeenCalledWith(4, {
+      title: 'Hostpath volumes',
+      severity: 'high',
+      cwe: [284, 22],
+      location: 'kubelet',
+    });
     expect(q('report-finding-count')?.textContent?.trim()).toBe('1 finding');
     expect(q<HTMLInputElement>('manual-title')!.value).toBe('');
   });

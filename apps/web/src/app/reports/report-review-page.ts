@@ -1,4 +1,13 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, input, signal, untracked } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  input,
+  signal,
+  untracked,
+} from '@angular/core';
 import { DecimalPipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import { RouterLink } from '@angular/router';
@@ -11,7 +20,10 @@ import { reportStatusLabel, severityLabel } from '../i18n/labels';
 
 /** `79, CWE-89` → `[79, 89]`; null when a part is not a CWE number. */
 export function parseCweList(text: string): number[] | null {
-  const parts = text.split(/[,;]/).map((p) => p.trim()).filter(Boolean);
+  const parts = text
+    .split(/[,;]/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const ids = parts.map((p) => parseCweInput(p));
   return ids.every((id): id is number => typeof id === 'number') ? [...new Set(ids)] : null;
 }
@@ -68,7 +80,9 @@ export class ReportReviewPage {
       return;
     }
     if (cwe === null) {
-      this.formError.set($localize`:@@reports.review.badCwe:CWE ids are numbers such as 79 or CWE-79, separated by commas.`);
+      this.formError.set(
+        $localize`:@@reports.review.badCwe:CWE ids are numbers such as 79 or CWE-79, separated by commas.`,
+      );
       return;
     }
     this.formError.set(null);
@@ -79,7 +93,8 @@ export class ReportReviewPage {
       ...(v.description.trim() ? { description: v.description.trim() } : {}),
       ...(v.location.trim() ? { location: v.location.trim() } : {}),
     };
-    if (await this.store.addFinding(finding)) this.form.reset({ title: '', severity: v.severity, cwe: '', location: '', description: '' });
+    if (await this.store.addFinding(finding))
+      this.form.reset({ title: '', severity: v.severity, cwe: '', location: '', description: '' });
   }
 
   protected markReviewed(): void {

@@ -55,7 +55,9 @@ export class ReportReviewStore {
   readonly error = computed(() => this.state().error);
   readonly notice = computed(() => this.state().notice);
   readonly added = computed(() => this.state().added);
-  readonly needsReview = computed(() => this.state().report?.status === 'needs_review' && !this.state().report?.archived);
+  readonly needsReview = computed(
+    () => this.state().report?.status === 'needs_review' && !this.state().report?.archived,
+  );
 
   async load(reportId: number): Promise<void> {
     this.reportId = reportId;
@@ -106,7 +108,11 @@ export class ReportReviewStore {
     this.state.update((s) => ({ ...s, saving: true, error: null, notice: null }));
     try {
       const report = await this.api.completeReview(this.reportId);
-      this.state.update((s) => ({ ...s, report, notice: $localize`:@@reports.review.done:Marked reviewed: the report is ready.` }));
+      this.state.update((s) => ({
+        ...s,
+        report,
+        notice: $localize`:@@reports.review.done:Marked reviewed: the report is ready.`,
+      }));
     } catch (err) {
       this.state.update((s) => ({ ...s, error: describeHttpError(err) }));
       await this.refreshReport();

@@ -5,12 +5,14 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ReportsApi } from './reports-api';
 import { ReportsStore } from './reports-store';
 
-describe('Importing reports: refusals show the server\'s reason', () => {
+describe("Importing reports: refusals show the server's reason", () => {
   let http: HttpTestingController;
   let store: ReportsStore;
 
   beforeEach(() => {
-    TestBed.configureTestingModule({ providers: [provideHttpClient(), provideHttpClientTesting(), ReportsApi, ReportsStore] });
+    TestBed.configureTestingModule({
+      providers: [provideHttpClient(), provideHttpClientTesting(), ReportsApi, ReportsStore],
+    });
     http = TestBed.inject(HttpTestingController);
     store = TestBed.inject(ReportsStore);
   });
@@ -30,10 +32,14 @@ describe('Importing reports: refusals show the server\'s reason', () => {
 
   it('a 413 for the whole request shows the API\'s message, not "no result"', async () => {
     const message = 'A file is over the 50 MB import limit; nothing was imported.';
-    expect(await importAnswered(413, { statusCode: 413, error: 'TOO_LARGE', message, results: [] })).toBe(message);
+    expect(await importAnswered(413, { statusCode: 413, error: 'TOO_LARGE', message, results: [] })).toBe(
+      message,
+    );
   });
 
-  it('a 413 without a JSON body (a proxy\'s page) says the file is too large', async () => {
-    expect(await importAnswered(413, '<html><body>413 Request Entity Too Large</body></html>')).toBe('Too large for the server.');
+  it("a 413 without a JSON body (a proxy's page) says the file is too large", async () => {
+    expect(await importAnswered(413, '<html><body>413 Request Entity Too Large</body></html>')).toBe(
+      'Too large for the server.',
+    );
   });
 });

@@ -40,7 +40,9 @@ export class ReportsApi {
    * restore a report. 404 unknown id; 409 when restoring would duplicate a report imported since.
    */
   setArchived(id: number, archived: boolean): Promise<ReportSummary> {
-    return firstValueFrom(this.http.patch<ReportSummary>(`/api/reports/${id}`, { archived } satisfies UpdateReportDto));
+    return firstValueFrom(
+      this.http.patch<ReportSummary>(`/api/reports/${id}`, { archived } satisfies UpdateReportDto),
+    );
   }
 
   /** `GET /api/reports/:id`: one report, archived or not; 404 unknown. */
@@ -50,7 +52,9 @@ export class ReportsApi {
 
   /** `GET /api/reports/:id/text`: `limit` characters of a PDF report's text from `offset`; 404 when it has none. */
   reportText(id: number, offset: number, limit: number): Promise<ReportTextView> {
-    return firstValueFrom(this.http.get<ReportTextView>(`/api/reports/${id}/text`, { params: { offset, limit } }));
+    return firstValueFrom(
+      this.http.get<ReportTextView>(`/api/reports/${id}/text`, { params: { offset, limit } }),
+    );
   }
 
   /** `POST /api/reports/:id/findings`: a finding entered by hand; 400 invalid, 409 the report is not waiting for review. */
@@ -84,8 +88,15 @@ export class ReportsApi {
   }
 
   /** `GET /api/findings`: `total` is exact; `rows` one page of at most `limit`. */
-  searchFindings(filter: FindingFilter, page: { limit: number; offset: number }): Promise<SearchFindingsResult> {
-    const params = { ...findingFilterToQueryParams(filter), limit: String(page.limit), offset: String(page.offset) };
+  searchFindings(
+    filter: FindingFilter,
+    page: { limit: number; offset: number },
+  ): Promise<SearchFindingsResult> {
+    const params = {
+      ...findingFilterToQueryParams(filter),
+      limit: String(page.limit),
+      offset: String(page.offset),
+    };
     return firstValueFrom(this.http.get<SearchFindingsResult>('/api/findings', { params }));
   }
 
@@ -96,7 +107,9 @@ export class ReportsApi {
 
   /** `GET /api/reports/compare`: new, fixed and unchanged findings from `baseline` to `report`; 422 for scans of different targets. */
   compareReports(baseline: number, report: number): Promise<ScanComparison> {
-    return firstValueFrom(this.http.get<ScanComparison>('/api/reports/compare', { params: { baseline, report } }));
+    return firstValueFrom(
+      this.http.get<ScanComparison>('/api/reports/compare', { params: { baseline, report } }),
+    );
   }
 
   /** The comparison as a CSV download (a plain link: the session cookie authenticates a GET). */

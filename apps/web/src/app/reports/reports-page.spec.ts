@@ -1,7 +1,14 @@
 import { TestBed } from '@angular/core/testing';
 import { provideRouter } from '@angular/router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ComparedReport, ImportJobView, ImportOutcome, ReportSummary, SameTargetScans, ScanComparison } from '@corpus-chat/contracts';
+import type {
+  ComparedReport,
+  ImportJobView,
+  ImportOutcome,
+  ReportSummary,
+  SameTargetScans,
+  ScanComparison,
+} from '@corpus-chat/contracts';
 import { ChatSocket } from '../chat/chat-socket';
 import { ReportsApi } from './reports-api';
 import { ReportsPage } from './reports-page';
@@ -20,7 +27,13 @@ const summary = (id: number, filename: string): ReportSummary => ({
   docMetadata: {},
   createdAt: `2026-01-0${id}T00:00:00Z`,
 });
-const scan = (id: number, filename: string): ComparedReport => ({ id, filename, format: 'zap', scannedAt: `202${id}-01-01T00:00:00.000Z`, findingCount: 8 });
+const scan = (id: number, filename: string): ComparedReport => ({
+  id,
+  filename,
+  format: 'zap',
+  scannedAt: `202${id}-01-01T00:00:00.000Z`,
+  findingCount: 8,
+});
 
 describe('ReportsPage scan comparison', () => {
   const old = scan(1, 'scan-2021.json');
@@ -75,12 +88,23 @@ describe('ReportsPage scan comparison', () => {
       listReports: vi.fn(() => Promise.resolve([summary(1, old.filename), summary(2, rescan.filename)])),
       overview: vi.fn(() => Promise.resolve(null)),
       queueImports: vi.fn(() => Promise.resolve([job('queued', null)])),
-      sameTargetScans: vi.fn((): Promise<SameTargetScans> => Promise.resolve({ report: rescan, target: comparison.target, scans: [old, rescan] })),
+      sameTargetScans: vi.fn((): Promise<SameTargetScans> =>
+        Promise.resolve({ report: rescan, target: comparison.target, scans: [old, rescan] }),
+      ),
       compareReports: vi.fn(() => Promise.resolve(comparison)),
       comparisonCsvUrl: vi.fn(() => '/api/reports/compare?baseline=1&report=2&format=csv'),
     };
-    const socket = { connect: vi.fn(), onImportEvent: (h: (j: ImportJobView) => void) => ((emit = h), () => undefined) };
-    TestBed.configureTestingModule({ providers: [provideRouter([]), { provide: ReportsApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
+    const socket = {
+      connect: vi.fn(),
+      onImportEvent: (h: (j: ImportJobView) => void) => ((emit = h), () => undefined),
+    };
+    TestBed.configureTestingModule({
+      providers: [
+        provideRouter([]),
+        { provide: ReportsApi, useValue: api },
+        { provide: ChatSocket, useValue: socket },
+      ],
+    });
   });
 
   it('shows what changed since the previous scan after an upload, and opens the comparison from there', async () => {
@@ -93,9 +117,15 @@ describe('ReportsPage scan comparison', () => {
     await fixture.whenStable();
     const el: HTMLElement = fixture.nativeElement;
     const since = el.querySelector('[data-testid="since-previous"]')!;
-    expect(since.textContent!.replace(/\s+/g, ' ').trim()).toBe('0 new, 2 fixed, 8 unchanged since scan-2021.json');
-    expect(el.querySelector('[data-testid="since-reopened"]')?.textContent?.trim()).toBe('2 reopened (marked fixed, seen again)');
-    expect(el.querySelector('[data-testid="since-carried"]')?.textContent?.trim()).toBe('2 triage statuses kept');
+    expect(since.textContent!.replace(/\s+/g, ' ').trim()).toBe(
+      '0 new, 2 fixed, 8 unchanged since scan-2021.json',
+    );
+    expect(el.querySelector('[data-testid="since-reopened"]')?.textContent?.trim()).toBe(
+      '2 reopened (marked fixed, seen again)',
+    );
+    expect(el.querySelector('[data-testid="since-carried"]')?.textContent?.trim()).toBe(
+      '2 triage statuses kept',
+    );
 
     (since.nextElementSibling as HTMLButtonElement).click();
     // The panel renders once the comparison arrives: wait for its counts (bounded).
@@ -109,9 +139,16 @@ describe('ReportsPage scan comparison', () => {
     expect(api['compareReports']).toHaveBeenCalledWith(1, 2);
     const panel = el.querySelector('[data-testid="comparison-panel"]')!;
     const counts = panel.querySelector('[data-testid="comparison-counts"]')!;
-    expect([...counts.querySelectorAll('.count')].map((c) => c.textContent!.replace(/\s+/g, ' ').trim())).toEqual(['0 new', '2 fixed', '8 unchanged']);
+    expect(
+      [...counts.querySelectorAll('.count')].map((c) => c.textContent!.replace(/\s+/g, ' ').trim()),
+    ).toEqual(['0 new', '2 fixed', '8 unchanged']);
     expect(counts.textContent).toContain('since scan-2021.json');
-    expect([...panel.querySelectorAll('li a')].map((a) => a.textContent!.trim())).toEqual(['Reverse Tabnabbing', 'Timestamp Disclosure - Unix']);
-    expect(panel.querySelector('a.csv')!.getAttribute('href')).toBe('/api/reports/compare?baseline=1&report=2&format=csv');
+    expect([...panel.querySelectorAll('li a')].map((a) => a.textContent!.trim())).toEqual([
+      'Reverse Tabnabbing',
+      'Timestamp Disclosure - Unix',
+    ]);
+    expect(panel.querySelector('a.csv')!.getAttribute('href')).toBe(
+      '/api/reports/compare?baseline=1&report=2&format=csv',
+    );
   });
 });

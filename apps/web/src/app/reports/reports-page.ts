@@ -1,4 +1,12 @@
-import { ChangeDetectionStrategy, Component, LOCALE_ID, computed, inject, signal, viewChild } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  LOCALE_ID,
+  computed,
+  inject,
+  signal,
+  viewChild,
+} from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
 import { SEVERITIES, TRIAGE_STATUSES, type ReportSummary } from '@corpus-chat/contracts';
@@ -47,7 +55,9 @@ export class ReportsPage {
   private readonly confirmArchive = viewChild.required<ConfirmDialog>('confirmArchive');
   protected readonly archiveHeading = computed(() => {
     const name = displayText(this.toArchive()?.filename);
-    return name ? $localize`:@@reports.archiveHeading:Archive ${name}:name:?` : $localize`:@@reports.archiveThis:Archive this report?`;
+    return name
+      ? $localize`:@@reports.archiveHeading:Archive ${name}:name:?`
+      : $localize`:@@reports.archiveThis:Archive this report?`;
   });
 
   constructor() {
@@ -55,7 +65,9 @@ export class ReportsPage {
   }
 
   protected openLabel(r: ReportSummary): string {
-    return r.status === 'needs_review' ? $localize`:@@reports.table.reviewLabel:Review ${r.filename}:filename:` : $localize`:@@reports.table.openLabel:Open ${r.filename}:filename:`;
+    return r.status === 'needs_review'
+      ? $localize`:@@reports.table.reviewLabel:Review ${r.filename}:filename:`
+      : $localize`:@@reports.table.openLabel:Open ${r.filename}:filename:`;
   }
 
   protected reportNumber(id: number): string {
@@ -68,7 +80,9 @@ export class ReportsPage {
 
   protected archiveLabel(r: ReportSummary): string {
     const name = displayText(r.filename);
-    return r.archived ? $localize`:@@reports.unarchiveNamed:Unarchive ${name}:name:` : $localize`:@@reports.archiveNamed:Archive ${name}:name:`;
+    return r.archived
+      ? $localize`:@@reports.unarchiveNamed:Unarchive ${name}:name:`
+      : $localize`:@@reports.archiveNamed:Archive ${name}:name:`;
   }
 
   protected ariaSort(key: ReportSortKey): 'ascending' | 'descending' | null {

@@ -23,19 +23,32 @@ const report = (id: number, filename: string, archived = false): ReportSummary =
 describe('ReportsStore archive / unarchive', () => {
   /** The server's reports: archived ones are listed only when asked for. */
   let rows: ReportSummary[];
-  let api: { listReports: ReturnType<typeof vi.fn>; overview: ReturnType<typeof vi.fn>; setArchived: ReturnType<typeof vi.fn> };
+  let api: {
+    listReports: ReturnType<typeof vi.fn>;
+    overview: ReturnType<typeof vi.fn>;
+    setArchived: ReturnType<typeof vi.fn>;
+  };
   let store: ReportsStore;
 
   beforeEach(() => {
     rows = [report(1, 'a.sarif'), report(2, 'b.sarif', true)];
     api = {
-      listReports: vi.fn((includeArchived: boolean) => Promise.resolve(rows.filter((r) => includeArchived || !r.archived))),
+      listReports: vi.fn((includeArchived: boolean) =>
+        Promise.resolve(rows.filter((r) => includeArchived || !r.archived)),
+      ),
       overview: vi.fn(() => Promise.resolve(null)),
       setArchived: vi.fn((id: number, archived: boolean) => {
         const r = rows.find((x) => x.id === id)!;
-        if (!archived && r.filename === 'b.sarif' && rows.some((x) => x.id !== id && !x.archived && x.filename === 'b.sarif')) {
+        if (
+          !archived &&
+          r.filename === 'b.sarif' &&
+          rows.some((x) => x.id !== id && !x.archived && x.filename === 'b.sarif')
+        ) {
           return Promise.reject(
-            new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'an identical report is active (report 3)' } }),
+            new HttpErrorResponse({
+              status: 409,
+              error: { statusCode: 409, message: 'an identical report is active (report 3)' },
+            }),
           );
         }
         r.archived = archived;
@@ -62,7 +75,10 @@ describe('ReportsStore archive / unarchive', () => {
     await store.setArchived(store.reports()[0]!, true);
     expect(api.setArchived).toHaveBeenCalledWith(1, true);
     expect(store.reports()).toEqual([]);
-    expect(store.archiveNotice()).toMatchObject({ ok: true, text: 'Archived a.sarif: its findings no longer count.' });
+    expect(store.archiveNotice()).toMatchObject({
+      ok: true,
+      text: 'Archived a.sarif: its findings no longer count.',
+    });
     await store.undoArchive();
     expect(api.setArchived).toHaveBeenLastCalledWith(1, false);
     expect(store.reports().map((r) => r.filename)).toEqual(['a.sarif']);
@@ -73,14 +89,22 @@ describe('ReportsStore archive / unarchive', () => {
     rows.push(report(3, 'b.sarif'));
     await store.setShowArchived(true);
     await store.setArchived({ id: 2, filename: 'b.sarif' }, false);
-    expect(store.archiveNotice()).toEqual({ ok: false, text: 'b.sarif: an identical report is active (report 3)' });
+    expect(store.archiveNotice()).toEqual({
+      ok: false,
+      text: 'b.sarif: an identical report is active (report 3)',
+    });
     expect(store.reports().find((r) => r.id === 2)?.archived).toBe(true);
     expect(store.isBusy(2)).toBe(false);
   });
 });
 
 describe('ReportsStore imports', () => {
-  const view = (id: string, file: string, status: ImportJobView['status'], extra: Partial<ImportJobView> = {}): ImportJobView => ({
+  const view = (
+    id: string,
+    file: string,
+    status: ImportJobView['status'],
+    extra: Partial<ImportJobView> = {},
+  ): ImportJobView => ({
     id,
     file,
     extraction: null,
@@ -102,14 +126,35 @@ describe('ReportsStore imports', () => {
       overview: vi.fn(() => Promise.resolve(null)),
       queueImports: vi.fn((files: File[]) =>
         files[0]!.name === 'huge.json'
-          ? Promise.reject(new HttpErrorResponse({ status: 413, error: { statusCode: 413, message: 'A file is over the 50 MB import limit; nothing was imported.' } }))
+          ? Promise.reject(
+              new HttpErrorResponse({
+                status: 413,
+                error: {
+                  statusCode: 413,
+                  message: 'A file is over the 50 MB import limit; nothing was imported.',
+                },
+              }),
+            )
           : Promise.resolve([view(`id-${files[0]!.name}`, files[0]!.name, 'queued')]),
       ),
-      cancelImport: vi.fn((id: string) => Promise.resolve(view(id, 'b.xml', 'cancelled', { error: 'cancelled by the operator' }))),
-      setArchived: vi.fn((id: number, archived: boolean) => Promise.resolve({ ...report(id, 'a.sarif'), archived })),
+      cancelImport: vi.fn((id: string) =>
+        Promise.resolve(view(id, 'b.xml', 'cancelled', { error: 'cancelled by the operator' })),
+      ),
+      setArchived: vi.fn((id: number, archived: boolean) =>
+        Promise.resolve({ ...report(id, 'a.sarif'), archived }),
+      ),
     };
-    const socket = { connect: vi.fn(), onImportEvent: (h: (job: ImportJobView) => void) => ((emit = h), () => undefined) };
-    TestBed.configureTestingModule({ providers: [ReportsStore, { provide: ReportsApi, useValue: api }, { provide: ChatSocket, useValue: socket }] });
+    const socket = {
+      connect: vi.fn(),
+      onImportEvent: (h: (job: ImportJobView) => void) => ((emit = h), () => undefined),
+    };
+    TestBed.configureTestingModule({
+      providers: [
+        ReportsStore,
+        { provide: ReportsApi, useValue: api },
+        { provide: ChatSocket, useValue: socket },
+      ],
+    });
     store = TestBed.inject(ReportsStore);
   });
 
@@ -121,14 +166,24 @@ describe('ReportsStore imports', () => {
       ['a.sarif', 'queued'],
       ['huge.json', 'done'],
     ]);
-    expect(store.imports()[1]!.outcome).toMatchObject({ ok: false, error: 'A file is over the 50 MB import limit; nothing was imported.' });
+    expect(store.imports()[1]!.outcome).toMatchObject({
+      ok: false,
+      error: 'A file is over the 50 MB import limit; nothing was imported.',
+    });
     expect(store.importing()).toBe(true);
 
     emit(view('id-a.sarif', 'a.sarif', 'parsing'));
     expect(store.imports()[0]!.state).toBe('parsing');
     const loads = api['listReports']!.mock.calls.length;
-    emit(view('id-a.sarif', 'a.sarif', 'ready', { outcome: { ok: true, file: 'a.sarif', reportId: 7, format: 'sarif', findingCount: 53 } }));
-    expect(store.imports()[0]).toMatchObject({ state: 'done', outcome: { ok: true, reportId: 7, findingCount: 53 } });
+    emit(
+      view('id-a.sarif', 'a.sarif', 'ready', {
+        outcome: { ok: true, file: 'a.sarif', reportId: 7, format: 'sarif', findingCount: 53 },
+      }),
+    );
+    expect(store.imports()[0]).toMatchObject({
+      state: 'done',
+      outcome: { ok: true, reportId: 7, findingCount: 53 },
+    });
     expect(api['listReports']!.mock.calls.length).toBe(loads + 1);
     expect(store.importing()).toBe(false);
   });
@@ -141,7 +196,13 @@ describe('ReportsStore imports', () => {
   });
 
   it("shows the importer's reason for a refused file, and a status that came before the upload's answer", async () => {
-    const duplicate = { ok: false as const, file: 'b.xml', code: 'DUPLICATE' as const, existingReportId: 3, error: 'this report was already imported as report 3 (b.xml); archive that one to import it again' };
+    const duplicate = {
+      ok: false as const,
+      file: 'b.xml',
+      code: 'DUPLICATE' as const,
+      existingReportId: 3,
+      error: 'this report was already imported as report 3 (b.xml); archive that one to import it again',
+    };
     api['queueImports']!.mockImplementationOnce(async (files: File[]) => {
       emit(view('id-b', 'b.xml', 'failed', { outcome: duplicate, error: duplicate.error }));
       return [view('id-b', files[0]!.name, 'queued')];
@@ -162,7 +223,8 @@ describe('ReportsStore imports', () => {
 describe('IMPORT_ACCEPT', () => {
   it('lets the file picker offer every extension an importer reads', () => {
     const accepted = IMPORT_ACCEPT.split(',');
-    for (const ext of ['.json', '.jsonl', '.sarif', '.xml', '.nessus', '.csv']) expect(accepted).toContain(ext);
+    for (const ext of ['.json', '.jsonl', '.sarif', '.xml', '.nessus', '.csv'])
+      expect(accepted).toContain(ext);
     expect(new Set(accepted).size).toBe(accepted.length);
   });
 });
@@ -182,7 +244,13 @@ describe('ReportsStore search, sorting and paging', () => {
     const rows = many(30);
     TestBed.resetTestingModule();
     TestBed.configureTestingModule({
-      providers: [ReportsStore, { provide: ReportsApi, useValue: { listReports: () => Promise.resolve(rows), overview: () => Promise.resolve(null) } }],
+      providers: [
+        ReportsStore,
+        {
+          provide: ReportsApi,
+          useValue: { listReports: () => Promise.resolve(rows), overview: () => Promise.resolve(null) },
+        },
+      ],
     });
     store = TestBed.inject(ReportsStore);
     await store.load();
@@ -221,6 +289,11 @@ describe('ReportsStore search, sorting and paging', () => {
     const counts = store.matching().map((r) => r.findingCount);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
     const tens = store.matching().filter((r) => r.findingCount === 10);
-    expect(tens.map((r) => r.createdAt)).toEqual(tens.map((r) => r.createdAt).sort().reverse());
+    expect(tens.map((r) => r.createdAt)).toEqual(
+      tens
+        .map((r) => r.createdAt)
+        .sort()
+        .reverse(),
+    );
   });
 });

@@ -36,13 +36,21 @@ export const REPORTS_PAGE_SIZE = 25;
 /** What an import's status change makes of its item. */
 function itemOf(job: ImportJobView): ImportItem {
   const extraction = job.extraction ? { extraction: job.extraction } : {};
-  if (job.status === 'queued' || job.status === 'parsing') return { file: job.file, state: job.status, importId: job.id, ...extraction };
-  if (job.status === 'cancelled') return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
-  const outcome: ImportOutcome = job.outcome ?? { ok: false, file: job.file, code: 'INVALID', error: job.error ?? $localize`:@@reports.importFailed:the import failed` };
+  if (job.status === 'queued' || job.status === 'parsing')
+    return { file: job.file, state: job.status, importId: job.id, ...extraction };
+  if (job.status === 'cancelled')
+    return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
+  const outcome: ImportOutcome = job.outcome ?? {
+    ok: false,
+    file: job.file,
+    code: 'INVALID',
+    error: job.error ?? $localize`:@@reports.importFailed:the import failed`,
+  };
   return { file: job.file, state: 'done', importId: job.id, outcome, ...extraction };
 }
 
-const isRunning = (i: ImportItem): boolean => i.state === 'uploading' || i.state === 'queued' || i.state === 'parsing';
+const isRunning = (i: ImportItem): boolean =>
+  i.state === 'uploading' || i.state === 'queued' || i.state === 'parsing';
 
 interface ReportsState {
   reports: ReportSummary[];
@@ -55,7 +63,11 @@ interface ReportsState {
   /** Reports whose archive flag is being changed. */
   busyIds: number[];
   /** The outcome of the last archive / restore, with the report to undo it on. */
-  archiveNotice: { ok: boolean; text: string; undo?: { id: number; filename: string; archived: boolean } } | null;
+  archiveNotice: {
+    ok: boolean;
+    text: string;
+    undo?: { id: number; filename: string; archived: boolean };
+  } | null;
   /** Text the report's file name or format must contain (case-insensitive). */
   query: string;
   sort: ReportSort;
@@ -97,13 +109,18 @@ export class ReportsStore {
   readonly matching = computed(() => {
     const { reports, query, sort } = this.state();
     const q = query.trim().toLowerCase();
-    const rows = q ? reports.filter((r) => r.filename.toLowerCase().includes(q) || r.format.toLowerCase().includes(q)) : [...reports];
+    const rows = q
+      ? reports.filter((r) => r.filename.toLowerCase().includes(q) || r.format.toLowerCase().includes(q))
+      : [...reports];
     const sign = sort.dir === 'asc' ? 1 : -1;
     const value = (r: ReportSummary): string | number => r[sort.key];
     // Ties keep the newest first, so the order is stable whatever the column.
     return rows.sort((a, b) => {
       const [x, y] = [value(a), value(b)];
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true, sensitivity: 'base' });
+      const c =
+        typeof x === 'number' && typeof y === 'number'
+          ? x - y
+          : String(x).localeCompare(String(y), undefined, { numeric: true, sensitivity: 'base' });
       return c * sign || b.createdAt.localeCompare(a.createdAt);
     });
   });
@@ -111,7 +128,9 @@ export class ReportsStore {
   /** The current page, clamped to the pages there are (a search or an archive can shrink them). */
   readonly page = computed(() => Math.min(this.state().page, this.pageCount() - 1));
   /** The reports on the current page. */
-  readonly reports = computed(() => this.matching().slice(this.page() * REPORTS_PAGE_SIZE, (this.page() + 1) * REPORTS_PAGE_SIZE));
+  readonly reports = computed(() =>
+    this.matching().slice(this.page() * REPORTS_PAGE_SIZE, (this.page() + 1) * REPORTS_PAGE_SIZE),
+  );
   /** "From–to of total" of the current page (1-based; from = 0 when nothing matches). */
   readonly range = computed(() => {
     const total = this.matching().length;
@@ -136,7 +155,14 @@ export class ReportsStore {
   /** Sorts by `key`: a new column starts ascending (dates and counts descending), the same column flips. */
   sortBy(key: ReportSortKey): void {
     this.state.update((s) => {
-      const dir = s.sort.key === key ? (s.sort.dir === 'asc' ? 'desc' : 'asc') : key === 'createdAt' || key === 'findingCount' ? 'desc' : 'asc';
+      const dir =
+        s.sort.key === key
+          ? s.sort.dir === 'asc'
+            ? 'desc'
+            : 'asc'
+          : key === 'createdAt' || key === 'findingCount'
+            ? 'desc'
+            : 'asc';
       return { ...s, sort: { key, dir }, page: 0 };
     });
   }
@@ -156,10 +182,14 @@ export class ReportsStore {
     const seq = ++this.loadSeq;
     this.state.update((s) => ({ ...s, loading: true, error: null }));
     try {
-      const [reports, overview] = await Promise.all([this.api.listReports(this.state().showArchived), this.api.overview().catch(() => null)]);
+      const [reports, overview] = await Promise.all([
+        this.api.listReports(this.state().showArchived),
+        this.api.overview().catch(() => null),
+      ]);
       if (seq === this.loadSeq) this.state.update((s) => ({ ...s, reports, overview, loading: false }));
     } catch (err) {
-      if (seq === this.loadSeq) this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
+      if (seq === this.loadSeq)
+        this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
     }
   }
 
@@ -183,12 +213,24 @@ export class ReportsStore {
     try {
       await this.api.setArchived(report.id, archived);
       notice = archived
-        ? { ok: true, text: $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`, undo: { id: report.id, filename: report.filename, archived: false } }
-        : { ok: true, text: $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`, undo: { id: report.id, filename: report.filename, archived: true } };
+        ? {
+            ok: true,
+            text: $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`,
+            undo: { id: report.id, filename: report.filename, archived: false },
+          }
+        : {
+            ok: true,
+            text: $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`,
+            undo: { id: report.id, filename: report.filename, archived: true },
+          };
     } catch (err) {
       notice = { ok: false, text: `${report.filename}: ${describeHttpError(err)}` };
     }
-    this.state.update((s) => ({ ...s, busyIds: s.busyIds.filter((id) => id !== report.id), archiveNotice: notice }));
+    this.state.update((s) => ({
+      ...s,
+      busyIds: s.busyIds.filter((id) => id !== report.id),
+      archiveNotice: notice,
+    }));
     await this.load();
   }
 
@@ -212,15 +254,34 @@ export class ReportsStore {
     this.socket.connect();
     const batch: ImportItem[] = files.map((f) => ({ file: f.name, state: 'uploading' }));
     // The last archive's Undo may no longer apply once a file comes back (409 on unarchive).
-    this.state.update((s) => ({ ...s, archiveNotice: null, imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50) }));
+    this.state.update((s) => ({
+      ...s,
+      archiveNotice: null,
+      imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50),
+    }));
     for (const [index, file] of files.entries()) {
       let next: ImportItem;
       try {
         const [job] = await this.api.queueImports([file]);
-        next = job ? itemOf(this.early.get(job.id) ?? job) : { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: $localize`:@@reports.noImport:The server returned no import.`, code: 'INVALID' } };
+        next = job
+          ? itemOf(this.early.get(job.id) ?? job)
+          : {
+              file: file.name,
+              state: 'done',
+              outcome: {
+                ok: false,
+                file: file.name,
+                error: $localize`:@@reports.noImport:The server returned no import.`,
+                code: 'INVALID',
+              },
+            };
         if (job) this.early.delete(job.id);
       } catch (err) {
-        next = { file: file.name, state: 'done', outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' } };
+        next = {
+          file: file.name,
+          state: 'done',
+          outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' },
+        };
       }
       const item = batch[index];
       this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i === item ? next : i)) }));
@@ -247,7 +308,10 @@ export class ReportsStore {
       if (this.early.size > 100) this.early.delete(this.early.keys().next().value!);
       return;
     }
-    this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i.importId === job.id && isRunning(i) ? itemOf(job) : i)) }));
+    this.state.update((s) => ({
+      ...s,
+      imports: s.imports.map((i) => (i.importId === job.id && isRunning(i) ? itemOf(job) : i)),
+    }));
     // A cancelled PDF keeps the findings extracted so far, and progress adds findings as it goes.
     if (job.status === 'ready' || job.extraction) void this.load();
   }

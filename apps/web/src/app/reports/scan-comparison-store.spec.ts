@@ -5,16 +5,32 @@ import type { ComparedReport, SameTargetScans, ScanComparison } from '@corpus-ch
 import { ReportsApi } from './reports-api';
 import { ScanComparisonStore } from './scan-comparison-store';
 
-const scan = (id: number, scannedAt: string | null): ComparedReport => ({ id, filename: `scan-${id}.json`, format: 'zap', scannedAt, findingCount: 8 });
-const SCANS = [scan(1, '2021-11-23T22:36:55.000Z'), scan(2, '2023-07-04T20:03:01.000Z'), scan(3, '2024-01-14T01:22:41.000Z')];
+const scan = (id: number, scannedAt: string | null): ComparedReport => ({
+  id,
+  filename: `scan-${id}.json`,
+  format: 'zap',
+  scannedAt,
+  findingCount: 8,
+});
+const SCANS = [
+  scan(1, '2021-11-23T22:36:55.000Z'),
+  scan(2, '2023-07-04T20:03:01.000Z'),
+  scan(3, '2024-01-14T01:22:41.000Z'),
+];
 
 describe('ScanComparisonStore', () => {
-  let api: { sameTargetScans: ReturnType<typeof vi.fn>; compareReports: ReturnType<typeof vi.fn>; comparisonCsvUrl: ReturnType<typeof vi.fn> };
+  let api: {
+    sameTargetScans: ReturnType<typeof vi.fn>;
+    compareReports: ReturnType<typeof vi.fn>;
+    comparisonCsvUrl: ReturnType<typeof vi.fn>;
+  };
   let store: ScanComparisonStore;
 
   beforeEach(() => {
     api = {
-      sameTargetScans: vi.fn((id: number): Promise<SameTargetScans> => Promise.resolve({ report: SCANS[id - 1], target: ['http://x'], scans: SCANS })),
+      sameTargetScans: vi.fn((id: number): Promise<SameTargetScans> =>
+        Promise.resolve({ report: SCANS[id - 1], target: ['http://x'], scans: SCANS }),
+      ),
       compareReports: vi.fn((baseline: number, report: number): Promise<ScanComparison> =>
         Promise.resolve({
           baseline: SCANS[baseline - 1],
@@ -28,9 +44,13 @@ describe('ScanComparisonStore', () => {
           fixedFindings: [],
         }),
       ),
-      comparisonCsvUrl: vi.fn((b: number, r: number) => `/api/reports/compare?baseline=${b}&report=${r}&format=csv`),
+      comparisonCsvUrl: vi.fn(
+        (b: number, r: number) => `/api/reports/compare?baseline=${b}&report=${r}&format=csv`,
+      ),
     };
-    TestBed.configureTestingModule({ providers: [ScanComparisonStore, { provide: ReportsApi, useValue: api }] });
+    TestBed.configureTestingModule({
+      providers: [ScanComparisonStore, { provide: ReportsApi, useValue: api }],
+    });
     store = TestBed.inject(ScanComparisonStore);
   });
 
@@ -56,7 +76,10 @@ describe('ScanComparisonStore', () => {
     expect(store.error()).toBe('No earlier scan of this target has been imported.');
     expect(api.compareReports).not.toHaveBeenCalled();
     api.compareReports.mockRejectedValueOnce(
-      new HttpErrorResponse({ status: 422, error: { statusCode: 422, message: "'a.json' and 'b.json' are not scans of the same target" } }),
+      new HttpErrorResponse({
+        status: 422,
+        error: { statusCode: 422, message: "'a.json' and 'b.json' are not scans of the same target" },
+      }),
     );
     await store.open(3);
     expect(store.error()).toBe("'a.json' and 'b.json' are not scans of the same target");

@@ -14,7 +14,14 @@ interface ComparisonState {
   error: string | null;
 }
 
-const CLOSED: ComparisonState = { report: null, baselines: [], baselineId: null, comparison: null, loading: false, error: null };
+const CLOSED: ComparisonState = {
+  report: null,
+  baselines: [],
+  baselineId: null,
+  comparison: null,
+  loading: false,
+  error: null,
+};
 
 /**
  * Comparing a report with an earlier scan of the same target (IMPORT-RULES.md scan comparison):
@@ -51,9 +58,12 @@ export class ScanComparisonStore {
       const at = scans.scans.findIndex((s) => s.id === reportId);
       const baselines = scans.scans.slice(0, Math.max(at, 0)).reverse();
       const chosen = baselineId ?? baselines[0]?.id ?? null;
-      const error = chosen === null ? (scans.target
+      const error =
+        chosen === null
+          ? scans.target
             ? $localize`:@@compare.noEarlier:No earlier scan of this target has been imported.`
-            : $localize`:@@compare.noTarget:This report names no target, so it has no other scans to compare with.`) : null;
+            : $localize`:@@compare.noTarget:This report names no target, so it has no other scans to compare with.`
+          : null;
       this.state.set({ ...CLOSED, report: scans.report, baselines, baselineId: chosen, error });
       if (chosen !== null) await this.compare(seq);
     } catch (err) {
@@ -81,7 +91,8 @@ export class ScanComparisonStore {
       const comparison = await this.api.compareReports(baselineId, report.id);
       if (seq === this.seq) this.state.update((s) => ({ ...s, comparison, loading: false }));
     } catch (err) {
-      if (seq === this.seq) this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
+      if (seq === this.seq)
+        this.state.update((s) => ({ ...s, loading: false, error: describeHttpError(err) }));
     }
   }
 }

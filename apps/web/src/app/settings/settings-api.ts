@@ -1,7 +1,12 @@
 import { HttpClient } from '@angular/common/http';
 import { Injectable, inject } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
-import type { SettingsTestResult, SettingsView, TestSettingsDto, UpdateSettingsDto } from '@corpus-chat/contracts';
+import type {
+  SettingsTestResult,
+  SettingsView,
+  TestSettingsDto,
+  UpdateSettingsDto,
+} from '@corpus-chat/contracts';
 
 /** `/api/settings` (admin only): the model back end used by the next turn. */
 @Injectable({ providedIn: 'root' })

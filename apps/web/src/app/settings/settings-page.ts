@@ -1,8 +1,24 @@
-import { ChangeDetectionStrategy, Component, computed, effect, inject, signal, untracked } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  computed,
+  effect,
+  inject,
+  signal,
+  untracked,
+} from '@angular/core';
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
-import { sameBaseUrl, type ModelBackend, type SettingsCheckName, type SettingsTestResult, type SettingsView, type TestSettingsDto, type UpdateSettingsDto } from '@corpus-chat/contracts';
+import {
+  sameBaseUrl,
+  type ModelBackend,
+  type SettingsCheckName,
+  type SettingsTestResult,
+  type SettingsView,
+  type TestSettingsDto,
+  type UpdateSettingsDto,
+} from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { SettingsApi } from './settings-api';
 
@@ -39,7 +55,9 @@ export class SettingsPage {
     model: ['', [Validators.maxLength(200)]],
     apiKey: ['', [Validators.maxLength(500)]],
   });
-  protected readonly backend = toSignal(this.form.controls.backend.valueChanges, { initialValue: 'builtin' as ModelBackend });
+  protected readonly backend = toSignal(this.form.controls.backend.valueChanges, {
+    initialValue: 'builtin' as ModelBackend,
+  });
   protected readonly saved = signal<SettingsView | null>(null);
   protected readonly loading = signal(true);
   protected readonly loadError = signal<string | null>(null);
@@ -47,7 +65,9 @@ export class SettingsPage {
   protected readonly message = signal<{ ok: boolean; text: string } | null>(null);
   protected readonly testing = signal(false);
   /** The last Test connection result, with the base URL and model it tested. */
-  private readonly lastTest = signal<{ result: SettingsTestResult; baseUrl: string; model: string } | null>(null);
+  private readonly lastTest = signal<{ result: SettingsTestResult; baseUrl: string; model: string } | null>(
+    null,
+  );
   protected readonly clearKey = signal(false);
   protected readonly checkLabels = CHECK_LABELS;
   protected readonly keyStoredPlaceholder = $localize`:@@settings.keyStored:A key is stored: leave empty to keep it`;
@@ -62,7 +82,13 @@ export class SettingsPage {
   protected readonly storedKeyStaysBehind = computed(() => {
     const saved = this.saved();
     const url = this.baseUrlValue().trim();
-    return !!saved?.apiKeySet && !!saved.baseUrl && !!url && !this.apiKeyValue() && !sameBaseUrl(url, saved.baseUrl);
+    return (
+      !!saved?.apiKeySet &&
+      !!saved.baseUrl &&
+      !!url &&
+      !this.apiKeyValue() &&
+      !sameBaseUrl(url, saved.baseUrl)
+    );
   });
 
   /**
@@ -146,7 +172,10 @@ export class SettingsPage {
     try {
       this.lastTest.set({ ...tested, result: await this.api.test(body) });
     } catch (err) {
-      this.lastTest.set({ ...tested, result: { ok: false, checks: [{ name: 'models', ok: false, detail: describeHttpError(err) }] } });
+      this.lastTest.set({
+        ...tested,
+        result: { ok: false, checks: [{ name: 'models', ok: false, detail: describeHttpError(err) }] },
+      });
     } finally {
       this.testing.set(false);
     }
@@ -166,7 +195,11 @@ export class SettingsPage {
     try {
       this.apply(await this.api.get());
     } catch (err) {
-      this.loadError.set(httpStatus(err) === 403 ? $localize`:@@settings.adminOnly:Only an admin can see and change the model settings.` : describeHttpError(err));
+      this.loadError.set(
+        httpStatus(err) === 403
+          ? $localize`:@@settings.adminOnly:Only an admin can see and change the model settings.`
+          : describeHttpError(err),
+      );
     } finally {
       this.loading.set(false);
     }
@@ -175,6 +208,11 @@ export class SettingsPage {
   private apply(view: SettingsView): void {
     this.saved.set(view);
     this.clearKey.set(false);
-    this.form.reset({ backend: view.backend, baseUrl: view.baseUrl ?? '', model: view.model ?? '', apiKey: '' });
+    this.form.reset({
+      backend: view.backend,
+      baseUrl: view.baseUrl ?? '',
+      model: view.model ?? '',
+      apiKey: '',
+    });
   }
 }

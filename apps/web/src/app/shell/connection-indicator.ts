@@ -20,11 +20,19 @@ function stateLabel(state: 'idle' | 'connecting' | 'connected' | 'reconnecting' 
 @Component({
   selector: 'cc-connection-indicator',
   template: `
-    <div class="indicator" [class]="'indicator ' + state()" role="status" data-testid="connection" [attr.data-state]="state()">
+    <div
+      class="indicator"
+      [class]="'indicator ' + state()"
+      role="status"
+      data-testid="connection"
+      [attr.data-state]="state()"
+    >
       <span class="dot" aria-hidden="true"></span>
       <span class="label">{{ label() }}</span>
       @if (state() === 'offline') {
-        <button type="button" class="ghost small" (click)="socket.reconnect()" i18n="@@connection.retry">Retry</button>
+        <button type="button" class="ghost small" (click)="socket.reconnect()" i18n="@@connection.retry">
+          Retry
+        </button>
       }
     </div>
   `,
@@ -71,6 +79,8 @@ export class ConnectionIndicator {
   protected readonly label = computed(() => {
     const error = this.socket.lastError();
     const state = this.state();
-    return state === 'offline' && error ? $localize`:@@connection.offlineBecause:Offline (${error}:reason:)` : stateLabel(state);
+    return state === 'offline' && error
+      ? $localize`:@@connection.offlineBecause:Offline (${error}:reason:)`
+      : stateLabel(state);
   });
 }

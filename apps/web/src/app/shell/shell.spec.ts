@@ -27,9 +27,11 @@ const person = (role: OperatorView['role']): OperatorView => ({
 describe('Shell navigation and admin-only pages', () => {
   let harness: RouterTestingHarness;
   const navLinks = (): string[] =>
-    Array.from(harness.fixture.nativeElement.querySelectorAll('nav[aria-label="Main"] a') as NodeListOf<HTMLAnchorElement>).map((a) =>
-      a.textContent!.trim(),
-    );
+    Array.from(
+      harness.fixture.nativeElement.querySelectorAll(
+        'nav[aria-label="Main"] a',
+      ) as NodeListOf<HTMLAnchorElement>,
+    ).map((a) => a.textContent!.trim());
 
   async function signedInAs(role: OperatorView['role']): Promise<void> {
     TestBed.configureTestingModule({
@@ -49,7 +51,14 @@ describe('Shell navigation and admin-only pages', () => {
         { provide: AuthApi, useValue: { me: () => Promise.resolve(person(role)) } },
         {
           provide: ChatSocket,
-          useValue: { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state: signal('connected'), lastError: signal(null), connectFailures: signal(0) },
+          useValue: {
+            connect: vi.fn(),
+            disconnect: vi.fn(),
+            reconnect: vi.fn(),
+            state: signal('connected'),
+            lastError: signal(null),
+            connectFailures: signal(0),
+          },
         },
       ],
     });
@@ -62,7 +71,15 @@ describe('Shell navigation and admin-only pages', () => {
 
   it('shows Operators, Settings, the audit log and feedback to an admin, who can open them', async () => {
     await signedInAs('admin');
-    expect(navLinks()).toEqual(['Chat', 'Reports', 'Findings', 'Operators', 'Settings', 'Audit log', 'Feedback']);
+    expect(navLinks()).toEqual([
+      'Chat',
+      'Reports',
+      'Findings',
+      'Operators',
+      'Settings',
+      'Audit log',
+      'Feedback',
+    ]);
     await harness.navigateByUrl('/operators');
     expect(TestBed.inject(Router).url).toBe('/operators');
   });
@@ -78,18 +95,30 @@ describe('Shell navigation and admin-only pages', () => {
 
   it('links the signed-in operator to their account page (change my password)', async () => {
     await signedInAs('operator');
-    const me = harness.fixture.nativeElement.querySelector('[data-testid="operator"] a.me') as HTMLAnchorElement;
+    const me = harness.fixture.nativeElement.querySelector(
+      '[data-testid="operator"] a.me',
+    ) as HTMLAnchorElement;
     expect(new URL(me.href).pathname).toBe('/account');
     expect(me.textContent).toContain('Olga Operator');
   });
 });
 
 describe('Shell when the chat socket cannot connect', () => {
-  async function setUp(me: () => Promise<OperatorView>, refusal = { state: 'offline', error: 'unauthorized' }) {
+  async function setUp(
+    me: () => Promise<OperatorView>,
+    refusal = { state: 'offline', error: 'unauthorized' },
+  ) {
     const state = signal<string>('connected');
     const lastError = signal<string | null>(null);
     const connectFailures = signal(0);
-    const socket = { connect: vi.fn(), disconnect: vi.fn(), reconnect: vi.fn(), state, lastError, connectFailures };
+    const socket = {
+      connect: vi.fn(),
+      disconnect: vi.fn(),
+      reconnect: vi.fn(),
+      state,
+      lastError,
+      connectFailures,
+    };
     let signedIn = false;
     TestBed.configureTestingModule({
       providers: [
@@ -110,16 +139,25 @@ describe('Shell when the chat socket cannot connect', () => {
     lastError.set(refusal.error);
     connectFailures.set(1);
     harness.fixture.detectChanges();
-    await vi.waitFor(() => expect(socket.reconnect.mock.calls.length + (TestBed.inject(Router).url.startsWith('/login') ? 1 : 0)).toBe(1));
+    await vi.waitFor(() =>
+      expect(
+        socket.reconnect.mock.calls.length + (TestBed.inject(Router).url.startsWith('/login') ? 1 : 0),
+      ).toBe(1),
+    );
     return socket;
   }
 
   beforeEach(() => TestBed.resetTestingModule());
 
   it('goes to the login page, coming back afterwards, when the API says the session ended', async () => {
-    const socket = await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })));
+    const socket = await setUp(() =>
+      Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })),
+    );
     expect(TestBed.inject(Router).url).toBe('/login?returnUrl=%2Fchat');
-    expect(TestBed.inject(AuthStore).session()).toMatchObject({ status: 'signed-out', reason: expect.stringMatching(/session has ended/) });
+    expect(TestBed.inject(AuthStore).session()).toMatchObject({
+      status: 'signed-out',
+      reason: expect.stringMatching(/session has ended/),
+    });
     expect(socket.reconnect).not.toHaveBeenCalled();
   });
 
@@ -130,13 +168,19 @@ describe('Shell when the chat socket cannot connect', () => {
   });
 
   it('connects again after an "unavailable" refusal once the session checks out (the database is back)', async () => {
-    const socket = await setUp(() => Promise.resolve(person('operator')), { state: 'offline', error: 'unavailable' });
+    const socket = await setUp(() => Promise.resolve(person('operator')), {
+      state: 'offline',
+      error: 'unavailable',
+    });
     expect(socket.reconnect).toHaveBeenCalledTimes(1);
     expect(TestBed.inject(Router).url).toBe('/chat');
   });
 
   it('checks the session when a WebSocket upgrade is refused without a reason (the client keeps retrying)', async () => {
-    await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })), { state: 'reconnecting', error: 'websocket error' });
+    await setUp(() => Promise.reject(new HttpErrorResponse({ status: 401, url: '/api/auth/me' })), {
+      state: 'reconnecting',
+      error: 'websocket error',
+    });
     expect(TestBed.inject(Router).url).toBe('/login?returnUrl=%2Fchat');
   });
 });

@@ -1,4 +1,13 @@
-import { ChangeDetectionStrategy, Component, DestroyRef, computed, effect, inject, untracked, viewChild } from '@angular/core';
+import {
+  ChangeDetectionStrategy,
+  Component,
+  DestroyRef,
+  computed,
+  effect,
+  inject,
+  untracked,
+  viewChild,
+} from '@angular/core';
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
@@ -24,7 +33,15 @@ const SESSION_RECHECK_MS = 10_000;
  */
 @Component({
   selector: 'cc-shell',
-  imports: [RouterOutlet, RouterLink, RouterLinkActive, ConnectionIndicator, LanguageSwitch, ShortcutsDialog, ThemeToggle],
+  imports: [
+    RouterOutlet,
+    RouterLink,
+    RouterLinkActive,
+    ConnectionIndicator,
+    LanguageSwitch,
+    ShortcutsDialog,
+    ThemeToggle,
+  ],
   host: { '(document:keydown)': 'showShortcutsOnQuestionMark($event)' },
   templateUrl: './shell.html',
   styleUrl: './shell.css',
@@ -78,7 +95,8 @@ export class Shell {
       this.recheckTimer ??= setTimeout(() => {
         this.recheckTimer = null;
         const state = this.socket.state();
-        if (this.socket.connectFailures() > 0 && (state === 'reconnecting' || state === 'offline')) void this.recheckSession();
+        if (this.socket.connectFailures() > 0 && (state === 'reconnecting' || state === 'offline'))
+          void this.recheckSession();
       }, wait);
       return;
     }
@@ -94,7 +112,8 @@ export class Shell {
 
   /** `?` outside a text field lists the keyboard shortcuts. */
   protected showShortcutsOnQuestionMark(event: KeyboardEvent): void {
-    if (event.key !== '?' || event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target)) return;
+    if (event.key !== '?' || event.ctrlKey || event.metaKey || event.altKey || isTypingTarget(event.target))
+      return;
     event.preventDefault();
     this.showShortcuts();
   }

@@ -19,7 +19,9 @@ export function isTypingTarget(target: EventTarget | null): boolean {
         <dt><kbd>?</kbd></dt>
         <dd i18n="@@shortcuts.help">Show this list (outside a text field)</dd>
         <dt><kbd>Tab</kbd> / <kbd>Shift</kbd>+<kbd>Tab</kbd></dt>
-        <dd i18n="@@shortcuts.tab">Move to the next or previous control; the first Tab offers “Skip to content”</dd>
+        <dd i18n="@@shortcuts.tab">
+          Move to the next or previous control; the first Tab offers “Skip to content”
+        </dd>
         <dt><kbd>Enter</kbd></dt>
         <dd i18n="@@shortcuts.send">Send the message (in the message box)</dd>
         <dt><kbd>Shift</kbd>+<kbd>Enter</kbd></dt>

@@ -5,7 +5,10 @@ import { THEME_STORAGE_KEY, ThemeStore } from './theme-store';
 /** A `matchMedia('(prefers-color-scheme: dark)')` whose answer the test changes like a system setting. */
 function systemPreference(dark: boolean) {
   const listeners: ((e: { matches: boolean }) => void)[] = [];
-  const media = { matches: dark, addEventListener: (_: string, l: (e: { matches: boolean }) => void) => listeners.push(l) };
+  const media = {
+    matches: dark,
+    addEventListener: (_: string, l: (e: { matches: boolean }) => void) => listeners.push(l),
+  };
   vi.stubGlobal('matchMedia', (query: string) => {
     expect(query).toBe('(prefers-color-scheme: dark)');
     return media;

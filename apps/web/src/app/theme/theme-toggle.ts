@@ -7,7 +7,13 @@ import { ThemeStore, type ThemeChoice } from './theme-store';
   template: `
     <label class="theme nav-picker">
       <span class="sr-only" i18n="@@theme.label">Theme</span>
-      <select [value]="theme.choice()" (change)="choose($any($event.target).value)" data-testid="theme" title="Theme" i18n-title="@@theme.label">
+      <select
+        [value]="theme.choice()"
+        (change)="choose($any($event.target).value)"
+        data-testid="theme"
+        title="Theme"
+        i18n-title="@@theme.label"
+      >
         <option value="system" i18n="@@theme.system">System theme</option>
         <option value="light" i18n="@@theme.light">Light</option>
         <option value="dark" i18n="@@theme.dark">Dark</option>
