@@ -13,7 +13,8 @@ export * from './model-settings.provider';
 export * from './turn-recorder';
 export * from './history';
 export { PlannerRunner, BUILTIN_MODEL, splitForStreaming } from './planner/planner-runner';
-export { parseQuestion, type PlannedQuestion, type PreviousAnswer } from './planner/question-parser';
+export { parseQuestion } from './planner/question-parser';
+export type { PlannedQuestion, PreviousAnswer } from './planner/question-plan';
 export {
   OpenAiModelRunner,
   ModelRequestError,

@@ -6,7 +6,7 @@
 import type { ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS, cut, md } from './answer-writer';
 import { ruQuote, ruScopePhrase } from './answer-writer-ru';
-import type { PlannedQuestion, Unapplied } from './question-parser';
+import type { PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 import { FINDINGS, SEVERITY_RU, ruCount, ruDecimal, ruForm, ruNumber } from './russian-words';
 

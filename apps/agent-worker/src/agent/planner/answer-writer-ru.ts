@@ -17,7 +17,7 @@ import {
 } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS, cut, md, rankedGroups, type ScopedCount } from './answer-writer';
 import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
-import type { PlannedScope } from './question-parser';
+import type { PlannedScope } from './question-plan';
 import {
   FINDINGS,
   REPORTS,

@@ -13,7 +13,7 @@ import {
   type Severity,
 } from '@corpus-chat/contracts';
 import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
-import type { PlannedQuestion, PlannedScope, Unapplied } from './question-parser';
+import type { PlannedQuestion, PlannedScope, Unapplied } from './question-plan';
 
 /**
  * Escapes text that comes from the corpus or the operator for Markdown: the ASCII punctuation that

@@ -1,7 +1,7 @@
 import type { TurnAttachment } from '@corpus-chat/contracts';
 import { md } from './answer-writer';
 import { mergeFilters } from './follow-up-scope';
-import type { PlannedQuestion } from './question-parser';
+import type { PlannedQuestion } from './question-plan';
 
 /**
  * Words that point at the thread's attached file: "this file", "the attachment", "the uploaded

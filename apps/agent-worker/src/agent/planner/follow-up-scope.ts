@@ -1,5 +1,5 @@
 import type { ComputedScope, FindingFilter } from '@corpus-chat/contracts';
-import type { PlannedScope } from './question-parser';
+import type { PlannedScope } from './question-plan';
 
 /** The previous filter narrowed by the new parts (a new value of a field replaces the old one). */
 export function mergeFilters(previous: FindingFilter, next: FindingFilter): FindingFilter {

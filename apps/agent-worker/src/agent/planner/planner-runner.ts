@@ -27,13 +27,9 @@ import {
   scopeToReport,
   type AttachmentQuestion,
 } from './attachment-scope';
-import {
-  PLANNER_MAX_QUESTION_CHARS,
-  parseQuestion,
-  mergeFilters,
-  type CountingPlan,
-  type PlannedQuestion,
-} from './question-parser';
+import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
+import { mergeFilters } from './follow-up-scope';
+import type { CountingPlan, PlannedQuestion } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
 
 /** Name stored as the answer's `model` for the built-in planner. */

@@ -1,5 +1,6 @@
 import { mulberry32 } from '@corpus-chat/corpus-queries/testing';
-import { parseQuestion, type PlannedQuestion } from './question-parser';
+import { parseQuestion } from './question-parser';
+import type { PlannedQuestion } from './question-plan';
 
 /**
  * Property: no silent drops. A content word the planner does not know, put anywhere in a question

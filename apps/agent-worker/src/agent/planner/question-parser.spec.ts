@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, mergeFilters, mergeScopes } from './question-parser';
+import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
+import { mergeFilters, mergeScopes } from './follow-up-scope';
 import { lex } from './question-lexer';
 
 describe('parseQuestion', () => {

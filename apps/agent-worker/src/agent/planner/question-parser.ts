@@ -1,290 +1,43 @@
-import {
-  SEVERITIES,
-  type ComputedScope,
-  type FindingFilter,
-  type GroupByKey,
-  type ListedGroups,
-} from '@corpus-chat/contracts';
+import { SEVERITIES, type ComputedScope, type FindingFilter } from '@corpus-chat/contracts';
 import { lex } from './question-lexer';
-import { consume, negationBefore, scan, spanText, type Scan } from './question-scan';
-import { COMPARISON, contentRuns, findTopic, isContent } from './question-topic';
+import { consume, negationBefore, scan } from './question-scan';
+import { findTopic } from './question-topic';
 import {
   findArchived,
   findFormat,
+  findGroupBy,
   findPresence,
   findReportHint,
   findStatus,
   findTimePhrases,
   findTopN,
   findVerdict,
-  hint,
   isWriteRequest,
 } from './question-recognizers';
+import { leftovers } from './question-leftovers';
 import { parseShare } from './question-share';
 import { inOperatorsWords, readRussian } from './russian-vocabulary';
-import { findComparison, type ComparisonPlan } from './scan-comparison';
+import { findComparison } from './scan-comparison';
 import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
-import { mergeFilters, mergeScopes } from './follow-up-scope';
-
-export { mergeFilters, mergeScopes };
+import { mergeScopes } from './follow-up-scope';
+import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
 import {
-  BREAKDOWN_WORDS,
   COUNT_WORDS,
   CWE_NOUNS,
   FINDING_NOUNS,
   FORMAT_NOUNS,
   FREQUENCY_WORDS,
-  GROUP_WORDS,
-  SHARE_WORDS,
-  HARMLESS_WORDS,
   LIST_WORDS,
-  NEGATION_WORDS,
-  NUMBER_WORDS,
   ORDINALS,
   OVERVIEW_WORDS,
   REFERENCE_WORDS,
   REPORT_NOUNS,
   SEVERITY_WORDS,
+  SHARE_WORDS,
   TIME_WORDS,
   TOP_WORDS,
 } from './vocabulary';
-
-/** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
-const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on', 'by']);
-
-/** A part of the question the planner read but cannot apply to a count. */
-export interface Unapplied {
-  /** The operator's words. */
-  text: string;
-  /**
-   * `time`: a date or period (no tool filters by date); `negation`: a "not"/"without" whose object
-   * the planner did not recognise; `combination`: parts it understands one by one but cannot combine
-   * into one exact count; `order`: a ranking from the bottom ("fewest"), which the tools do not
-   * give exactly (reports without any match are not in a grouped count); `unknown`: words it did
-   * not understand.
-   */
-  reason: 'time' | 'negation' | 'combination' | 'order' | 'unknown';
-  /** Unknown words that could be a topic to search for ("how many findings does jQuery have?"). */
-  topicLike?: boolean;
-}
-
-/** A report named by part of its file name ("the juice shop report"); resolved against `list_all_reports`. */
-export interface ReportHint {
-  /** The operator's words naming the report. */
-  text: string;
-  /** "not in the fortify report": the report's findings are subtracted. */
-  negated: boolean;
-  /** Read from leftover words after "in"/"from" rather than next to the word "report". */
-  loose: boolean;
-}
-
-/** What a count is over: the tool filter plus what the planner computes from several exact counts. */
-export interface PlannedScope {
-  filter: FindingFilter;
-  scope?: ComputedScope;
-}
-
-/** The parts shared by every plan that counts findings. */
-interface Counting extends PlannedScope {
-  followUp: boolean;
-  /** For a follow-up: the previous answer's scope, and the parts this question named itself. */
-  previous?: PlannedScope;
-  asked?: PlannedScope;
-  reportHint?: ReportHint;
-}
-
-/** What the planner decided a question asks. */
-export type PlannedQuestion =
-  | { kind: 'count_reports' }
-  | { kind: 'list_reports' }
-  | { kind: 'overview' }
-  /** "How many findings …": a search with the filter (total exact, first rows shown). */
-  | ({ kind: 'count_findings'; list: boolean } & Counting)
-  /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
-  | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number } & Counting)
-  /** "What percentage of findings are critical?": the part's count and the whole's (`whole` ⊆ the part's filter). */
-  | ({ kind: 'share'; whole: FindingFilter } & Counting)
-  /** "Breakdown of findings by severity / CWE / verdict / report". */
-  | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
-  /** "How many reports have critical findings?" */
-  | ({ kind: 'reports_with' } & Counting)
-  | { kind: 'detail'; id: number }
-  /** "Show the first one": a position in the previous answer's finding ids (-1 = last). */
-  | { kind: 'detail_ref'; position: number }
-  /** "Show the second one" after a ranking: a position in the groups it listed (-1 = last). */
-  | { kind: 'group_ref'; position: number }
-  /** A follow-up with nothing earlier in the thread to refer to. */
-  | { kind: 'no_previous' }
-  /** A question with parts the planner cannot apply: answered without a number. */
-  | { kind: 'unsupported'; parts: Unapplied[]; understood: PlannedQuestion }
-  | { kind: 'out_of_scope'; reason: 'write' | 'unknown' }
-  /** Longer than {@link PLANNER_MAX_QUESTION_CHARS}: not read at all. */
-  | { kind: 'too_long'; length: number }
-  /** "What is new in B compared with A?": two scans of one target compared (see `scan-comparison.ts`). */
-  | ComparisonPlan;
-
-/** A plan that counts findings (and so may carry a scope, a report hint and follow-up state). */
-export type CountingPlan = Extract<PlannedQuestion, { filter: FindingFilter }>;
-
-/** What the previous answer of the thread left for follow-ups. */
-export interface PreviousAnswer {
-  lastFilter?: FindingFilter;
-  lastFindingIds?: number[];
-  lastScope?: ComputedScope;
-  lastGroups?: ListedGroups;
-}
-
-/** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
-function findGroupBy(s: Scan): GroupByKey | undefined {
-  for (let i = 0; i < s.words.length; i++) {
-    const w = s.words[i];
-    // "counting every format", "including all reports": everything is counted, nothing is grouped.
-    if (
-      (w === 'each' || w === 'every') &&
-      /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')
-    ) {
-      consume(s, [i - 1, i + 2]);
-      continue;
-    }
-    if (
-      w === 'by' ||
-      w === 'per' ||
-      w === 'each' ||
-      w === 'every' ||
-      (w === 'across' && s.words[i + 1] !== 'the')
-    ) {
-      const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
-      const key = GROUP_WORDS[s.words[at]];
-      if (key && !s.used[at]) {
-        // "by triage status": both words name the one grouping.
-        consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
-        return key;
-      }
-    }
-  }
-  if (s.hasAnyUnused(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
-    for (let i = 0; i < s.words.length; i++) {
-      const w = s.words[i];
-      if (GROUP_WORDS[w] && !FINDING_NOUNS.has(w) && !s.used[i]) return GROUP_WORDS[w];
-    }
-    return 'severity';
-  }
-  return undefined;
-}
-
-/** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
-const HARMLESS_AFTER_NEGATION =
-  /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
-
-/**
- * What is left after every recognised part took its words: unknown content words (each run with
- * the preposition or negation before it), negations that negate nothing the planner understood,
- * and a second report name, CWE id or quoted phrase. A run after "in"/"from" is returned as a
- * loose report hint instead, when the question names no report otherwise.
- */
-function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
-  const parts: Unapplied[] = [];
-  let hintOut: ReportHint | undefined;
-  // "the first report", "the second scan": a report by position, which no tool orders by.
-  // "how many types of findings": a number of kinds, not of findings.
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i]) continue;
-    const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
-    const kinds =
-      /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
-    if (!byPosition && !kinds) continue;
-    consume(s, [i, i + 2]);
-    parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
-  }
-  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (
-      !s.used[i] &&
-      /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])
-    ) {
-      consume(s, [i, i + 1]);
-      parts.push({ text: s.tokens[i].orig, reason: 'order' });
-    }
-  }
-  // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i]) continue;
-    const w = s.words[i];
-    const num = (k: number) =>
-      s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
-    const comparison =
-      (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
-      (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
-      (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
-      (num(i) &&
-        !s.used[i] &&
-        w !== 'one' &&
-        (CWE_NOUNS.has(s.words[i + 1] ?? '') ||
-          /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
-    if (!comparison) continue;
-    let j = i + 1;
-    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
-    // Include what is compared ("CVSS score above 9").
-    let k = i;
-    while (k > 0 && isContent(s, k - 1) && !HARMLESS_WORDS.has(s.words[k - 1])) k--;
-    consume(s, [k, j]);
-    parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
-  }
-  for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
-    if (s.used[a]) continue;
-    let from = a;
-    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
-    const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
-    let to = b;
-    while (
-      to < s.tokens.length &&
-      !s.used[to] &&
-      (s.tokens[to].kind === 'num' ||
-        (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))
-    )
-      to++;
-    const subjectOfHave =
-      prep &&
-      /^(does|do|did)$/.test(prep) &&
-      /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
-    if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
-      hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
-      continue;
-    }
-    const neg = negationBefore(s, from);
-    const start = neg
-      ? neg[0]
-      : prep &&
-          (REPORT_PREPOSITIONS.has(prep) ||
-            /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
-        ? from - 1
-        : a;
-    consume(s, [start, to]);
-    parts.push({
-      text: spanText(s, [start, to]),
-      reason: neg ? 'negation' : 'unknown',
-      ...(start === a && !neg ? { topicLike: true } : {}),
-    });
-  }
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i]) continue;
-    const t = s.tokens[i];
-    const w = s.words[i];
-    if (t.kind === 'report' || t.kind === 'cwe' || t.kind === 'quote') {
-      parts.push({ text: t.orig, reason: 'combination' });
-      continue;
-    }
-    if (t.kind !== 'word' || !(NEGATION_WORDS.has(w) || w.endsWith("n't"))) continue;
-    const next = s.words[i + 1];
-    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
-      continue;
-    let j = i + 1;
-    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
-    parts.push({ text: spanText(s, [i, j]), reason: 'negation' });
-  }
-  return { parts, hint: hintOut };
-}
 
 /**
  * The longest message the built-in planner reads (characters). A question is a sentence or two; a

@@ -1,17 +1,25 @@
 /**
  * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
- * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", and a report
- * named by part of its file name. Each consumes the tokens it reads from the `Scan`.
+ * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", a report
+ * named by part of its file name, and a grouping. Each consumes the tokens it reads from the `Scan`.
  */
-import type { ComputedScope, ReportFormat, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
+import type {
+  ComputedScope,
+  GroupByKey,
+  ReportFormat,
+  TriageStatus,
+  VerdictStatus,
+} from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent, isSubjectNoun } from './question-topic';
-import type { ReportHint, Unapplied } from './question-parser';
+import type { ReportHint, Unapplied } from './question-plan';
 import {
   ARRIVAL_VERBS,
+  BREAKDOWN_WORDS,
   CWE_NOUNS,
   FINDING_NOUNS,
   FORMAT_WORDS,
+  GROUP_WORDS,
   HARMLESS_WORDS,
   NUMBER_WORDS,
   REPORT_NOUNS,
@@ -340,4 +348,42 @@ export function isWriteRequest(s: Scan): boolean {
     if (before.length === 0 || object) return true;
   }
   return false;
+}
+
+/** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
+export function findGroupBy(s: Scan): GroupByKey | undefined {
+  for (let i = 0; i < s.words.length; i++) {
+    const w = s.words[i];
+    // "counting every format", "including all reports": everything is counted, nothing is grouped.
+    if (
+      (w === 'each' || w === 'every') &&
+      /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')
+    ) {
+      consume(s, [i - 1, i + 2]);
+      continue;
+    }
+    if (
+      w === 'by' ||
+      w === 'per' ||
+      w === 'each' ||
+      w === 'every' ||
+      (w === 'across' && s.words[i + 1] !== 'the')
+    ) {
+      const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
+      const key = GROUP_WORDS[s.words[at]];
+      if (key && !s.used[at]) {
+        // "by triage status": both words name the one grouping.
+        consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
+        return key;
+      }
+    }
+  }
+  if (s.hasAnyUnused(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
+    for (let i = 0; i < s.words.length; i++) {
+      const w = s.words[i];
+      if (GROUP_WORDS[w] && !FINDING_NOUNS.has(w) && !s.used[i]) return GROUP_WORDS[w];
+    }
+    return 'severity';
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { parseQuestion, type PlannedQuestion, type PreviousAnswer } from './question-parser';
+import { parseQuestion } from './question-parser';
+import type { PlannedQuestion, PreviousAnswer } from './question-plan';
 
 /** Whole plans (`toEqual`) for the shapes of formats, scanners, shares, rankings and report-scoped follow-ups. */
 const count = (filter: object, extra: object = {}): PlannedQuestion =>

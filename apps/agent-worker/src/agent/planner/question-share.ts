@@ -6,7 +6,7 @@
  * count.
  */
 import type { FindingFilter } from '@corpus-chat/contracts';
-import type { PlannedQuestion, PreviousAnswer } from './question-parser';
+import type { PlannedQuestion, PreviousAnswer } from './question-plan';
 import type { Scan } from './question-scan';
 import { FINDING_NOUNS, SHARE_WORDS } from './vocabulary';
 

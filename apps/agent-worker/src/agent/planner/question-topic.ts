@@ -4,7 +4,7 @@
  * could not place. Used by `parseQuestion` in `question-parser.ts`.
  */
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import type { Unapplied } from './question-parser';
+import type { Unapplied } from './question-plan';
 import {
   BREAKDOWN_WORDS,
   COUNT_WORDS,

@@ -3,7 +3,8 @@
  * plan (same filter, grouping, ranking, comparison or refusal kind), whatever the inflection.
  */
 import 'reflect-metadata';
-import { parseQuestion, type PreviousAnswer } from './question-parser';
+import { parseQuestion } from './question-parser';
+import type { PreviousAnswer } from './question-plan';
 import { normaliseRussian } from './russian-vocabulary';
 
 const SAME_PLAN: [string, string][] = [

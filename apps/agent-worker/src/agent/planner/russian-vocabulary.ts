@@ -7,7 +7,7 @@
  * are the same as for an English question. A Russian word not in these tables is left as written:
  * the parser then names it as a part it did not understand, exactly as for an unknown English word.
  */
-import type { PlannedQuestion } from './question-parser';
+import type { PlannedQuestion } from './question-plan';
 
 /** `~` in a pattern: the rest of an inflected word (a stem's endings). */
 const ENDING = '\\p{L}*';

@@ -1,0 +1,133 @@
+/**
+ * The parts of a question no recogniser took (see `parseQuestion` in `question-parser.ts`): each is
+ * either a report named loosely ("in juice shop") or a part the planner cannot apply, so the answer
+ * says so instead of counting something else.
+ */
+import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { COMPARISON, contentRuns, isContent } from './question-topic';
+import { hint } from './question-recognizers';
+import type { ReportHint, Unapplied } from './question-plan';
+import {
+  CWE_NOUNS,
+  HARMLESS_WORDS,
+  NEGATION_WORDS,
+  NUMBER_WORDS,
+  ORDINALS,
+  REPORT_NOUNS,
+} from './vocabulary';
+
+/** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
+const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on', 'by']);
+
+/** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
+const HARMLESS_AFTER_NEGATION =
+  /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
+
+/**
+ * What is left after every recognised part took its words: unknown content words (each run with
+ * the preposition or negation before it), negations that negate nothing the planner understood,
+ * and a second report name, CWE id or quoted phrase. A run after "in"/"from" is returned as a
+ * loose report hint instead, when the question names no report otherwise.
+ */
+export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
+  const parts: Unapplied[] = [];
+  let hintOut: ReportHint | undefined;
+  // "the first report", "the second scan": a report by position, which no tool orders by.
+  // "how many types of findings": a number of kinds, not of findings.
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
+    const kinds =
+      /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
+    if (!byPosition && !kinds) continue;
+    consume(s, [i, i + 2]);
+    parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
+  }
+  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (
+      !s.used[i] &&
+      /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])
+    ) {
+      consume(s, [i, i + 1]);
+      parts.push({ text: s.tokens[i].orig, reason: 'order' });
+    }
+  }
+  // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const w = s.words[i];
+    const num = (k: number) =>
+      s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
+    const comparison =
+      (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
+      (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
+      (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
+      (num(i) &&
+        !s.used[i] &&
+        w !== 'one' &&
+        (CWE_NOUNS.has(s.words[i + 1] ?? '') ||
+          /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+    if (!comparison) continue;
+    let j = i + 1;
+    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
+    // Include what is compared ("CVSS score above 9").
+    let k = i;
+    while (k > 0 && isContent(s, k - 1) && !HARMLESS_WORDS.has(s.words[k - 1])) k--;
+    consume(s, [k, j]);
+    parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
+  }
+  for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
+    if (s.used[a]) continue;
+    let from = a;
+    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
+    const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
+    let to = b;
+    while (
+      to < s.tokens.length &&
+      !s.used[to] &&
+      (s.tokens[to].kind === 'num' ||
+        (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))
+    )
+      to++;
+    const subjectOfHave =
+      prep &&
+      /^(does|do|did)$/.test(prep) &&
+      /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
+    if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
+      hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
+      continue;
+    }
+    const neg = negationBefore(s, from);
+    const start = neg
+      ? neg[0]
+      : prep &&
+          (REPORT_PREPOSITIONS.has(prep) ||
+            /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
+        ? from - 1
+        : a;
+    consume(s, [start, to]);
+    parts.push({
+      text: spanText(s, [start, to]),
+      reason: neg ? 'negation' : 'unknown',
+      ...(start === a && !neg ? { topicLike: true } : {}),
+    });
+  }
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const t = s.tokens[i];
+    const w = s.words[i];
+    if (t.kind === 'report' || t.kind === 'cwe' || t.kind === 'quote') {
+      parts.push({ text: t.orig, reason: 'combination' });
+      continue;
+    }
+    if (t.kind !== 'word' || !(NEGATION_WORDS.has(w) || w.endsWith("n't"))) continue;
+    const next = s.words[i + 1];
+    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
+      continue;
+    let j = i + 1;
+    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
+    parts.push({ text: spanText(s, [i, j]), reason: 'negation' });
+  }
+  return { parts, hint: hintOut };
+}
