@@ -4,7 +4,7 @@
  * Mirrors the English texts of `answer-writer.ts`, `scan-comparison.ts` and `share-answer.ts`.
  */
 import type { ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS, cut, md } from './answer-writer';
+import { QUOTE_MAX_CHARS, cut, md } from './answer-text';
 import { ruQuote, ruScopePhrase } from './answer-writer-ru';
 import type { PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';

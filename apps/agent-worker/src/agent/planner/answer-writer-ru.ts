@@ -15,7 +15,8 @@ import {
   type ReportSummary,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS, cut, md, rankedGroups, type ScopedCount } from './answer-writer';
+import { QUOTE_MAX_CHARS, cut, md } from './answer-text';
+import { rankedGroups, type ScopedCount } from './answer-writer';
 import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import type { PlannedScope } from './question-plan';
 import {

@@ -1,14 +1,8 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import {
-  QUOTE_MAX_CHARS,
-  breakdownAnswer,
-  followUpNote,
-  scopedCountAnswer,
-  tooLongAnswer,
-  topAnswer,
-  unsupportedAnswer,
-} from './answer-writer';
+import { QUOTE_MAX_CHARS } from './answer-text';
+import { breakdownAnswer, followUpNote, scopedCountAnswer, topAnswer } from './answer-writer';
+import { tooLongAnswer, unsupportedAnswer } from './answer-refusals';
 
 const cwes: CountFindingsByResult = {
   groupBy: 'cwe',

@@ -1,22 +1,24 @@
 import type { ListedGroups, OperatorLanguage, ScanComparison } from '@corpus-chat/contracts';
+import { md } from './answer-text';
 import {
-  NO_PREVIOUS_ANSWER,
   breakdownAnswer,
   countAnswer,
   detailAnswer,
   followUpNote,
-  md,
-  outOfScopeAnswer,
   overviewAnswer,
   reportCountAnswer,
-  reportHintAnswer,
   reportListAnswer,
   reportsWithAnswer,
   scopedCountAnswer,
-  tooLongAnswer,
   topAnswer,
-  unsupportedAnswer,
 } from './answer-writer';
+import {
+  NO_PREVIOUS_ANSWER,
+  outOfScopeAnswer,
+  reportHintAnswer,
+  tooLongAnswer,
+  unsupportedAnswer,
+} from './answer-refusals';
 import {
   ruBreakdownAnswer,
   ruCountAnswer,

@@ -1,5 +1,5 @@
 import type { TurnAttachment } from '@corpus-chat/contracts';
-import { md } from './answer-writer';
+import { md } from './answer-text';
 import { mergeFilters } from './follow-up-scope';
 import type { PlannedQuestion } from './question-plan';
 

@@ -1,24 +1,19 @@
-import { type CorpusTools, type ToolExecution, type ToolSuccess } from '@corpus-chat/corpus-queries';
+import type { CorpusTools } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
 import {
   LISTED_GROUPS_MAX,
-  SEVERITIES,
   type ComputedScope,
   type ListedGroups,
   type ReportFormat,
-  type CountFindingsByResult,
-  type CountGroup,
   type FindingFilter,
-  type GroupByKey,
   type Severity,
-  type ToolArgsMap,
-  type ToolName,
   type TurnAttachment,
 } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
-import { rankedGroups, type ScopedCount } from './answer-writer';
+import { rankedGroups } from './answer-writer';
+import { ToolFailed, call, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, type AnswerWriter } from './answer-writers';
 import {
   attachmentHeading,
@@ -30,7 +25,7 @@ import {
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
-import { matchReportNames, matchScanners } from './report-names';
+import { resolveReportHint } from './report-hint';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -44,15 +39,6 @@ const LIST_ROWS = 20;
 
 /** Adapts a planner topic before it reaches the tool (e.g. correcting a misspelt weakness class name). */
 export type TopicNormaliser = (topic: string) => string;
-
-type Failure = Extract<ToolExecution, { ok: false }>;
-
-/** A tool failed: the answer says so (no number). */
-class ToolFailed extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.error);
-  }
-}
 
 /**
  * The built-in planner (`builtin` back end): no model. It parses the question deterministically
@@ -166,7 +152,7 @@ export class PlannerRunner {
         return r.ok ? w.comparison(plan, r.result) : w.comparisonFailed(r.error);
       }
       case 'share': {
-        const resolved = await this.resolveReport(plan, rec, w);
+        const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
         return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state, w);
       }
@@ -174,7 +160,7 @@ export class PlannerRunner {
       case 'top':
       case 'breakdown':
       case 'reports_with': {
-        const resolved = await this.resolveReport(plan, rec, w);
+        const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
         return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w);
       }
@@ -216,64 +202,6 @@ export class PlannerRunner {
       return `${heading}\n\n${w.breakdown(r)}`;
     }
     return `${heading}\n\n${await this.answer(scopeToReport(plan, a.reportId), rec, [], state, w)}`;
-  }
-
-  /**
-   * Resolves a report named by part of its file name through `list_all_reports`: one match becomes
-   * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
-   * without a number instead.
-   */
-  private async resolveReport(
-    plan: CountingPlan,
-    rec: TurnRecorder,
-    w: AnswerWriter,
-  ): Promise<CountingPlan | string> {
-    const hint = plan.reportHint;
-    if (!hint) return plan;
-    const r = await call(
-      rec,
-      'list_all_reports',
-      plan.filter.includeArchived ? { includeArchived: true } : {},
-    );
-    if (!r.ok) throw new ToolFailed(r);
-    const matches = matchReportNames(
-      hint.text,
-      r.result.map((x) => x.filename),
-    );
-    // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
-    const scanners =
-      matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
-    if (scanners.length) {
-      const filter = mergeFilters(plan.filter, { scanner: scanners[0] });
-      return {
-        ...plan,
-        filter,
-        ...(plan.asked
-          ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, scanner: scanners[0] } } }
-          : {}),
-      };
-    }
-    if (matches.length !== 1) return w.reportHint(hint, matches);
-    const reportName = matches[0];
-    if (hint.negated) {
-      if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
-        return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
-      }
-      const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
-      return {
-        ...plan,
-        scope,
-        ...(plan.asked
-          ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } }
-          : {}),
-      };
-    }
-    const filter = mergeFilters(plan.filter, { reportName });
-    return {
-      ...plan,
-      filter,
-      ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, reportName } } } : {}),
-    };
   }
 
   /**
@@ -414,103 +342,6 @@ interface FollowUpState {
   listed?: boolean;
   /** The groups a ranking listed (or, for a group reference, the ranking it referred to). */
   groups?: ListedGroups;
-}
-
-function call<N extends ToolName>(
-  rec: TurnRecorder,
-  name: N,
-  args: ToolArgsMap[N],
-): Promise<ToolSuccess<N> | Failure> {
-  return rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
-}
-
-async function countBy(
-  rec: TurnRecorder,
-  groupBy: GroupByKey,
-  filter: FindingFilter,
-): Promise<CountFindingsByResult> {
-  const r = await call(rec, 'count_findings_by', { groupBy, filter });
-  if (!r.ok) throw new ToolFailed(r);
-  return r.result;
-}
-
-const countOf = (r: CountFindingsByResult, key: string) => r.groups.find((g) => g.key === key)?.count ?? 0;
-
-/**
- * A count no single filter expresses, from exact `count_findings_by` results:
- * - a set of severities: the per-severity counts of the filter, added up (a finding has one severity);
- * - an exclusion: the same per-severity counts minus those of the filter plus the excluded part
- *   (the findings that also match it are a subset);
- * - with / without any CWE id or verdict: the filter's findings grouped by CWE / verdict, the `none`
- *   group or the total minus it.
- */
-async function scopedCount(
-  rec: TurnRecorder,
-  filter: FindingFilter,
-  scope: ComputedScope,
-): Promise<ScopedCount> {
-  if (scope.has) {
-    const r = await countBy(rec, scope.has.key, filter);
-    const none = countOf(r, 'none');
-    return {
-      total: scope.has.present ? r.total - none : none,
-      filter: r.filter,
-      scope,
-      presence: { all: r.total, none },
-    };
-  }
-  const all = await countBy(rec, 'severity', filter);
-  const minus = scope.exclude ? await countBy(rec, 'severity', { ...filter, ...scope.exclude }) : undefined;
-  const set: readonly Severity[] = scope.severities ?? (filter.severity ? [filter.severity] : SEVERITIES);
-  const bySeverity = SEVERITIES.filter((s) => set.includes(s)).map((severity) => ({
-    severity,
-    count: countOf(all, severity),
-    excluded: minus ? countOf(minus, severity) : 0,
-  }));
-  return {
-    total: bySeverity.reduce((n, r) => n + r.count - r.excluded, 0),
-    filter: all.filter,
-    scope,
-    bySeverity,
-  };
-}
-
-/**
- * Grouped counts (by report, CWE, verdict or severity) over a set of severities and/or minus an
- * exclusion: one `count_findings_by` per severity (severities are disjoint, so counts add up per
- * group), minus the same with the excluded part. Groups keep the query layer's order: count, then label.
- */
-async function scopedGroups(
-  rec: TurnRecorder,
-  groupBy: GroupByKey,
-  filter: FindingFilter,
-  scope: ComputedScope,
-): Promise<CountFindingsByResult> {
-  const perSeverity: (Severity | undefined)[] =
-    groupBy === 'severity' || !scope.severities ? [undefined] : [...scope.severities];
-  const groups = new Map<string, CountGroup>();
-  let total = 0;
-  let applied: CountFindingsByResult['filter'] | undefined;
-  for (const severity of perSeverity) {
-    const f = severity ? { ...filter, severity } : filter;
-    const plus = await countBy(rec, groupBy, f);
-    applied ??= plus.filter;
-    const minus = scope.exclude ? await countBy(rec, groupBy, { ...f, ...scope.exclude }) : undefined;
-    for (const g of plus.groups) {
-      if (groupBy === 'severity' && scope.severities && !scope.severities.includes(g.key as Severity))
-        continue;
-      const cur = groups.get(g.key) ?? { key: g.key, label: g.label, count: 0 };
-      cur.count += g.count - (minus ? countOf(minus, g.key) : 0);
-      groups.set(g.key, cur);
-    }
-    if (groupBy !== 'severity') total += plus.total - (minus?.total ?? 0);
-  }
-  if (groupBy === 'severity') total = [...groups.values()].reduce((n, g) => n + g.count, 0);
-  const sorted = [...groups.values()]
-    .filter((g) => g.count > 0 || groupBy === 'severity' || groupBy === 'verdict')
-    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
-  const { severity: _dropped, ...base } = applied ?? filter;
-  return { groupBy, total, groups: sorted, filter: base };
 }
 
 /**

@@ -1,0 +1,51 @@
+import type { ComputedScope, FindingFilter } from '@corpus-chat/contracts';
+import type { TurnRecorder } from '../turn-recorder';
+import type { AnswerWriter } from './answer-writers';
+import { ToolFailed, call } from './computed-counts';
+import { mergeFilters } from './follow-up-scope';
+import type { CountingPlan } from './question-plan';
+import { matchReportNames, matchScanners } from './report-names';
+
+/**
+ * Resolves a report named by part of its file name through `list_all_reports`: one match becomes
+ * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
+ * without a number instead.
+ */
+export async function resolveReportHint(
+  plan: CountingPlan,
+  rec: TurnRecorder,
+  w: AnswerWriter,
+): Promise<CountingPlan | string> {
+  const hint = plan.reportHint;
+  if (!hint) return plan;
+  const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
+  if (!r.ok) throw new ToolFailed(r);
+  const matches = matchReportNames(
+    hint.text,
+    r.result.map((x) => x.filename),
+  );
+  // The plan's filter, and the follow-up's own words, narrowed to the named report or scanner.
+  const narrowed = (part: FindingFilter): CountingPlan => ({
+    ...plan,
+    filter: mergeFilters(plan.filter, part),
+    ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, ...part } } } : {}),
+  });
+  // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
+  const scanners =
+    matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
+  if (scanners.length) return narrowed({ scanner: scanners[0] });
+  if (matches.length !== 1) return w.reportHint(hint, matches);
+  const reportName = matches[0];
+  if (!hint.negated) return narrowed({ reportName });
+  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
+    return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
+  }
+  const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
+  return {
+    ...plan,
+    scope,
+    ...(plan.asked
+      ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } }
+      : {}),
+  };
+}
