@@ -5,19 +5,8 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Severity } from '@corpus-chat/contracts';
 import { mulberry32 } from './prng';
-import {
-  COMPONENTS,
-  COOKIE_ASIDE,
-  HOSTS,
-  OPENINGS,
-  PACKAGES,
-  PARAMS,
-  PATHS,
-  SOURCE_FILES,
-  TOOLS,
-  WEAKNESSES,
-  type WeaknessTemplate,
-} from './vocabulary';
+import { COMPONENTS, HOSTS, PACKAGES, PARAMS, PATHS, SOURCE_FILES, TOOLS } from './scenery';
+import { COOKIE_ASIDE, OPENINGS, WEAKNESSES, type WeaknessTemplate } from './vocabulary';
 
 export interface GenerateCorpusOptions {
   /** Number of findings to create. */

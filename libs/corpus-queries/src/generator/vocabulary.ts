@@ -3,7 +3,8 @@
  * reports use (OWASP Top 10, CWE Top 25, scanner rule titles), each with its CWE ids and a
  * severity distribution. Some words have controlled document frequencies so the benchmark has
  * rare, common and very common terms: "ldap" (~0.9 % of findings), "deserialization" (~0.7 %),
- * "cookie" (~10 %) and "application" (~45 %); none appears anywhere else in this file's text.
+ * "cookie" (~10 %) and "application" (~45 %); none appears anywhere else in this file's text or in
+ * `scenery.ts` (where findings sit: parameters, paths, packages, scanners).
  */
 
 /** Weights for critical, high, medium, low, info. */
@@ -20,113 +21,6 @@ export interface WeaknessTemplate {
   vectors?: string[];
   mitre?: string[];
 }
-
-export const PARAMS = [
-  'id',
-  'q',
-  'search',
-  'user',
-  'redirect',
-  'file',
-  'path',
-  'name',
-  'order',
-  'sort',
-  'page',
-  'token',
-  'email',
-  'url',
-  'callback',
-  'lang',
-];
-export const COMPONENTS = [
-  'login form',
-  'search page',
-  'user profile',
-  'admin console',
-  'checkout flow',
-  'order history',
-  'file upload handler',
-  'password reset',
-  'REST API',
-  'GraphQL endpoint',
-  'report export',
-  'comment section',
-  'billing service',
-  'invoice viewer',
-  'customer portal',
-  'support ticket form',
-  'webhook receiver',
-  'image resizer',
-  'mobile backend',
-  'SSO callback',
-];
-export const PATHS = [
-  '/api/v1/users',
-  '/api/v1/orders',
-  '/login',
-  '/search',
-  '/admin/settings',
-  '/upload',
-  '/export/csv',
-  '/account/reset',
-  '/graphql',
-  '/api/v2/invoices',
-  '/profile/edit',
-  '/comments',
-  '/download',
-  '/oauth/callback',
-  '/cart/checkout',
-];
-export const HOSTS = [
-  'portal.acme.example',
-  'shop.contoso.example',
-  'api.initech.example',
-  'intranet.globex.example',
-  'app.umbrella.example',
-];
-export const PACKAGES: [string, string][] = [
-  ['openssl', '1.1.1k'],
-  ['glibc', '2.31'],
-  ['zlib', '1.2.11'],
-  ['curl', '7.74.0'],
-  ['libxml2', '2.9.10'],
-  ['log4j-core', '2.14.1'],
-  ['spring-core', '5.3.17'],
-  ['jackson-databind', '2.9.10'],
-  ['lodash', '4.17.15'],
-  ['jquery', '3.4.1'],
-  ['minimist', '1.2.5'],
-  ['express', '4.17.1'],
-  ['django', '3.1.4'],
-  ['requests', '2.24.0'],
-  ['pyyaml', '5.3'],
-  ['busybox', '1.31.1'],
-  ['sqlite', '3.31.1'],
-  ['nginx', '1.18.0'],
-  ['tomcat', '9.0.37'],
-  ['struts2-core', '2.5.22'],
-  ['golang.org/x/net', '0.7.0'],
-  ['bash', '5.0'],
-];
-export const SOURCE_FILES = [
-  'src/main/java/com/acme/UserController.java',
-  'app/controllers/orders_controller.rb',
-  'server/routes/search.js',
-  'api/views.py',
-  'internal/handlers/upload.go',
-  'src/Services/InvoiceService.cs',
-  'lib/auth/session.php',
-  'web/templates/profile.html',
-];
-export const TOOLS: { name: string; format: 'sarif' | 'zap' | 'nuclei' | 'trivy'; ext: string }[] = [
-  { name: 'semgrep', format: 'sarif', ext: 'sarif' },
-  { name: 'codeql', format: 'sarif', ext: 'sarif' },
-  { name: 'zap-baseline', format: 'zap', ext: 'xml' },
-  { name: 'zap-full', format: 'zap', ext: 'json' },
-  { name: 'nuclei', format: 'nuclei', ext: 'jsonl' },
-  { name: 'trivy-image', format: 'trivy', ext: 'json' },
-];
 
 /** Opening sentences; the first (weight 0.45) carries the very common term. */
 export const OPENINGS: { weight: number; text: string[] }[] = [
