@@ -15,12 +15,9 @@ export * from './history';
 export { PlannerRunner, BUILTIN_MODEL, splitForStreaming } from './planner/planner-runner';
 export { parseQuestion } from './planner/question-parser';
 export type { PlannedQuestion, PreviousAnswer } from './planner/question-plan';
-export {
-  OpenAiModelRunner,
-  ModelRequestError,
-  defaultClientFactory,
-  type OpenAiClientFactory,
-} from './model/openai-model-runner';
+export { OpenAiModelRunner } from './model/openai-model-runner';
+export { defaultClientFactory, type OpenAiClientFactory } from './model/model-client';
+export { ModelRequestError } from './model/model-step';
 export { modelFetch, modelDispatcher } from './model/model-http';
 export { defaultTopicNormaliser } from './planner/topic-normaliser';
 export { buildModelContext, type ModelContext } from './context/context-builder';

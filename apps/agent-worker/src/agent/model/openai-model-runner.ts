@@ -1,6 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
-import OpenAI from 'openai';
 import type {
   ChatCompletionAssistantMessageParam,
   ChatCompletionMessageParam,
@@ -8,16 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { CorpusTools, ToolExecution, ModelSettings } from '@corpus-chat/corpus-queries';
-import {
-  AgentTurnError,
-  discoverContextLength,
-  effectiveContextBudget,
-  SERVER_CONTEXT_SHARE,
-  type AgentTurnContext,
-  type AgentTurnOutcome,
-  type HistoryMessage,
-  type ModelContextSource,
-} from '@corpus-chat/server-core';
+import { AgentTurnError, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext, withoutReasoning } from '../context/context-builder';
 import { attachmentNote, buildSystemPrompt } from '../context/system-prompt';
@@ -30,73 +19,20 @@ import {
 import { lastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { reaskMessage, verifyNumbers } from '../verification/number-provenance';
-import { modelFetch, safeServerUrl } from './model-http';
-import { CONTEXT_SETTINGS } from './model-errors';
-import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
-
-export { ModelRequestError } from './model-step';
-
-/** Creates the `openai` client for a server; replaceable in tests. */
-export type OpenAiClientFactory = (settings: ModelSettings, config: AgentConfig) => OpenAI;
-
-/** Clients by server, key and timeout: a turn reuses its server's client (and its connections). */
-const clients = new LRUCache<string, OpenAI>({ max: 16 });
-
-/**
- * The client for an OpenAI-compatible server: no SDK retries (the runner retries once itself), the
- * SDK's `timeout` (time to response headers) just above the first-token timeout, and `modelFetch`,
- * which lifts undici's 300 s header/body limits so the agent's own timers decide. One client per
- * (base URL, API key, timeout), kept for the process (at most 16), instead of one per turn: a
- * settings change makes a new key, so the next turn uses the new server.
- */
-export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
-  const apiKey = settings.apiKey || 'not-needed'; // Ollama, vLLM and llama.cpp accept any key; the SDK insists on one.
-  const timeout = config.firstTokenTimeoutMs + 1000;
-  const key = JSON.stringify([settings.baseUrl ?? null, apiKey, timeout]);
-  let client = clients.get(key);
-  if (!client) {
-    client = new OpenAI({
-      baseURL: settings.baseUrl ?? undefined,
-      apiKey,
-      maxRetries: 0,
-      timeout,
-      fetch: modelFetch,
-    });
-    clients.set(key, client);
-  }
-  return client;
-};
-
-/** What a server said of its context window for a model. */
-interface ServerContext {
-  tokens: number | null;
-  source?: ModelContextSource;
-}
-
-/** Context windows found per server and model, asked again after 10 minutes (a model can be reloaded with another size). */
-const serverContexts = new LRUCache<string, ServerContext>({ max: 64, ttl: 10 * 60_000 });
-
-/** How long a context window that was only the server's default (a model not loaded yet) is kept. */
-const PROVISIONAL_CONTEXT_TTL_MS = 30_000;
-
-const contextKey = (settings: ModelSettings) => JSON.stringify([settings.baseUrl, settings.model]);
-
-/** The context budget of a turn: the server's window if known, the budget, and the setting that sizes the window. */
-interface Window {
-  serverTokens: number | null;
-  budget: number;
-  setting: string;
-}
-
-/** `SERVER_CONTEXT_SHARE` as messages write it ("80 %"). */
-const SHARE = `${Math.round(SERVER_CONTEXT_SHARE * 100)} %`;
-const ANY_CONTEXT_SETTING =
-  "the server's context window (Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size; vLLM: --max-model-len; LM Studio: the model's context length)";
-
-/** Waits on a 429 longer than this end the turn instead (the operator is better told to try later). */
-const MAX_RATE_LIMIT_WAIT_MS = 60_000;
-/** 429 answers one model step waits out before giving up. */
-const MAX_RATE_LIMIT_RETRIES = 3;
+import { defaultClientFactory, type OpenAiClientFactory } from './model-client';
+import {
+  SHARE,
+  budgetSource,
+  contextTooSmall,
+  firstWindow,
+  serverContext,
+  shorterHistory,
+  windowAfterRefusal,
+  type ContextWindow,
+} from './model-context-window';
+import { safeServerUrl } from './model-http';
+import { requestWithRetry } from './model-retry';
+import { ModelRequestError, type ShownStep } from './model-step';
 
 /**
  * The agent's tool loop against an OpenAI-compatible chat-completions server (Ollama, vLLM,
@@ -144,12 +80,8 @@ export class OpenAiModelRunner {
     const server = safeServerUrl(settings.baseUrl ?? '');
     const client = this.clientFactory(settings, this.config);
     const tools = this.tools.definitions() as ChatCompletionTool[];
-    const found = await this.serverContext(settings, ctx.signal);
-    let window: Window = {
-      serverTokens: found.tokens,
-      budget: effectiveContextBudget(found.tokens, this.config.contextTokens),
-      setting: found.source ? CONTEXT_SETTINGS[found.source] : ANY_CONTEXT_SETTING,
-    };
+    const found = await serverContext(settings, ctx.signal);
+    let window = firstWindow(found, this.config.contextTokens);
     let prefix = this.prompt(ctx, tools, window);
     /** This turn's assistant tool calls and tool results, after the prompt. */
     const loop: ChatCompletionMessageParam[] = [];
@@ -184,33 +116,17 @@ export class OpenAiModelRunner {
         }
         let result: ShownStep;
         try {
-          result = await this.requestWithRetry(
-            client,
-            { model, messages, tools },
-            ctx,
-            recorder,
+          result = await requestWithRetry(client, { model, messages, tools }, ctx, recorder, {
             step,
             where,
-          );
+            config: this.config,
+            logger: this.logger,
+          });
         } catch (e) {
           if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
           // Once: budget with the window the refusal named, so the history is trimmed to fit; when it
           // named none, keep only the latest turn of the history (or none).
-          if (e.contextTokens)
-            serverContexts.set(contextKey(settings), {
-              tokens: e.contextTokens,
-              ...(found.source ? { source: found.source } : {}),
-            });
-          const smaller: Window = e.contextTokens
-            ? {
-                ...window,
-                serverTokens: e.contextTokens,
-                budget: Math.min(
-                  window.budget,
-                  effectiveContextBudget(e.contextTokens, this.config.contextTokens),
-                ),
-              }
-            : window;
+          const smaller = windowAfterRefusal(settings, found, window, e, this.config.contextTokens);
           const history = e.contextTokens ? ctx.history : shorterHistory(ctx.history);
           const retry = contextRetried ? undefined : this.prompt({ ...ctx, history }, tools, smaller);
           if (!retry || retry.length >= prefix.length)
@@ -296,7 +212,7 @@ export class OpenAiModelRunner {
   private prompt(
     ctx: AgentTurnContext,
     tools: ChatCompletionTool[],
-    window: Window,
+    window: ContextWindow,
   ): ChatCompletionMessageParam[] {
     let context: ReturnType<typeof buildModelContext>;
     try {
@@ -331,29 +247,6 @@ export class OpenAiModelRunner {
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
 
-  /**
-   * The server's context window for the model (`tokens` null when it does not say), asked once per
-   * 10 minutes, or again after 30 s when it was the server's default for a model not loaded yet.
-   */
-  private async serverContext(settings: ModelSettings, signal: AbortSignal): Promise<ServerContext> {
-    const key = contextKey(settings);
-    const known = serverContexts.get(key);
-    if (known) return known;
-    const info = await discoverContextLength(
-      settings.baseUrl ?? '',
-      settings.model ?? '',
-      settings.apiKey ?? null,
-      { timeoutMs: 3000 },
-    );
-    signal.throwIfAborted();
-    const found: ServerContext = {
-      tokens: info.contextTokens ?? null,
-      ...(info.source ? { source: info.source } : {}),
-    };
-    serverContexts.set(key, found, info.provisional ? { ttl: PROVISIONAL_CONTEXT_TTL_MS } : undefined);
-    return found;
-  }
-
   /** A final step must have ended with `stop` and written an answer. */
   private assertComplete(result: ShownStep, where: string): void {
     if (result.finishReason === 'length') {
@@ -377,70 +270,6 @@ export class OpenAiModelRunner {
       );
     }
   }
-
-  /** One model step: retried once when nothing was streamed yet, and after each 429 as the server asks. */
-  private async requestWithRetry(
-    client: OpenAI,
-    req: StepRequest,
-    ctx: AgentTurnContext,
-    recorder: TurnRecorder,
-    step: number,
-    where: string,
-  ): Promise<ShownStep> {
-    let first: ModelRequestError | undefined;
-    let rateLimited = 0;
-    for (let attempt = 1; ; attempt++) {
-      const before = recorder.content.length;
-      try {
-        return await streamStep(client, req, ctx, recorder, {
-          firstTokenMs: this.config.firstTokenTimeoutMs,
-          idleMs: this.config.streamIdleTimeoutMs,
-        });
-      } catch (e) {
-        if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
-        if (!(e instanceof ModelRequestError)) throw e;
-        const streamed = recorder.content.length > before;
-        this.logger.warn(
-          { turnId: ctx.turnId, step, attempt, status: e.status, error: e.message },
-          'model request failed',
-        );
-        if (e.contextExceeded) throw e;
-        // A 429, or a 503 that says when to come back: wait as told, a few times.
-        const busy = e.status === 429 || (e.status === 503 && e.retryAfterMs !== undefined);
-        if (busy && !streamed) {
-          const wait = e.retryAfterMs ?? this.config.retryDelayMs;
-          if (rateLimited < MAX_RATE_LIMIT_RETRIES && wait <= MAX_RATE_LIMIT_WAIT_MS) {
-            rateLimited++;
-            await sleep(wait, ctx.signal);
-            continue;
-          }
-          throw new AgentTurnError(
-            e.code,
-            `${where}: ${e.message}; the server is busy${rateLimited ? ` (waited ${rateLimited} time${rateLimited > 1 ? 's' : ''} as it asked)` : ''}${e.retryAfterMs !== undefined ? ` and asks to wait ${fmtMs(e.retryAfterMs)} more` : ''}. Try again later.`,
-          );
-        }
-        if (!first && e.retryable && !streamed) {
-          first = e;
-          await sleep(this.config.retryDelayMs, ctx.signal);
-          continue;
-        }
-        const tried = first
-          ? first.message === e.message
-            ? ' (tried twice)'
-            : ` (tried twice; first attempt: ${first.message})`
-          : streamed
-            ? ' (after part of the answer was streamed, so it was not retried)'
-            : '';
-        // Server-side trouble: the operator cannot fix it, an administrator can test the server.
-        const advice =
-          e.code === 'MODEL_UNAVAILABLE' || e.code === 'TIMEOUT'
-            ? ' An administrator can check the model server under Settings → Test connection.'
-            : '';
-        const said = `${e.message}${tried}`;
-        throw new AgentTurnError(e.code, `${where}: ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
-      }
-    }
-  }
 }
 
 /**
@@ -456,45 +285,4 @@ function argumentsToSendBack(exec: ToolExecution, raw: string): string {
   } catch {
     return '{}';
   }
-}
-
-/** Where the budget came from, for messages. */
-function budgetSource(configured: number, serverContext: number | null): string {
-  return serverContext && Math.floor(serverContext * SERVER_CONTEXT_SHARE) < configured
-    ? `${SHARE} of the server's ${serverContext}-token context window, below AGENT_CONTEXT_TOKENS ${configured}`
-    : `AGENT_CONTEXT_TOKENS`;
-}
-
-/** The history from its latest user message on, or none when that is all of it. */
-function shorterHistory(history: HistoryMessage[]): HistoryMessage[] {
-  const latest = history.map((m) => m.role).lastIndexOf('user');
-  return latest > 0 ? history.slice(latest) : [];
-}
-
-/** The turn's error when the server refused the prompt as too long (`retried`: also with a smaller history). */
-function contextTooSmall(
-  where: string,
-  e: ModelRequestError,
-  setting: string,
-  retried: boolean,
-): AgentTurnError {
-  return new AgentTurnError(
-    'CONTEXT_OVERFLOW',
-    `${where} refused the prompt as longer than its context window (${e.message})${retried ? ', also with a smaller history' : '; there was no history to leave out'}. Raise ${setting}, or lower AGENT_CONTEXT_TOKENS so the worker sends less.`,
-  );
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

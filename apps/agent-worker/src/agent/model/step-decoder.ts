@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { isRecord, scanToolMarkup } from './text-tool-calls';
+import { scanToolMarkup } from './text-tool-calls';
+import { isRecord } from './tool-call-json';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
 /**

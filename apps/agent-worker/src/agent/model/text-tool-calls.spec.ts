@@ -1,4 +1,5 @@
-import { jsonCalls, scanToolMarkup } from './text-tool-calls';
+import { scanToolMarkup } from './text-tool-calls';
+import { jsonCalls } from './tool-call-json';
 
 const args = (s: { calls: { arguments: string }[] }) =>
   s.calls.map((c) => JSON.parse(c.arguments) as unknown);
