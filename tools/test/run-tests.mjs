@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 /**
- * `npm test`: lint, type-check and every test suite, in that order, stopping at nothing so one run
- * shows every failure. Needs Postgres (127.0.0.1:5432) and Redis (127.0.0.1:6379); each suite makes
- * its own databases and Redis key prefixes, so the development data is never touched. Several specs
- * read the shared data folder (`$SHARED_DIR`, else `../shared` beside the repository).
+ * `npm test`: formatting, lint, type-check and every test suite, in that order, stopping at nothing
+ * so one run shows every failure. Needs Postgres (127.0.0.1:5432) and Redis (127.0.0.1:6379); each
+ * suite makes its own databases and Redis key prefixes, so the development data is never touched.
+ * Several specs read the shared data folder (`$SHARED_DIR`, else `../shared` beside the repository).
  *
  *   npm test                 everything (the fuzz suite as a seeded sample)
  *   npm run test:unit        unit specs only (`src/` `*.spec.ts` and the web app); no Postgres or Redis
  *   npm run test:int         integration specs only (`*.int-spec.ts`, `test/` folders)
  *   npm run test:fuzz        the whole fuzz suite (every case; minutes)
  *   npm test -- --serial     everything, one step at a time
- *   npm test -- --only=jest  one step by name (lint, lint-tools, typecheck-tools, typecheck, jest,
- *                            jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
+ *   npm test -- --only=jest  one step by name (format, lint, lint-tools, typecheck-tools, typecheck,
+ *                            jest, jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
  *
  * In a run of every step, the web app's unit tests and then the browser tests run beside the Jest
  * step rather than after it: Jest's integration specs spend much of their time waiting on timers,
@@ -70,6 +70,8 @@ const jest = (extra = []) => ['--maxWorkers=3', '--ci', ...extra];
  * a second lane during it (after the lane's earlier steps), its output captured.
  */
 const steps = [
+  // Every file as the repository's prettier config writes it (`npm run format` fixes it).
+  { name: 'format', suites: ['all'], cmd: bin('prettier'), args: ['--check', '.', '--log-level=warn'] },
   {
     name: 'lint',
     suites: ['all'],
@@ -80,7 +82,7 @@ const steps = [
     name: 'lint-tools',
     suites: ['all'],
     cmd: bin('eslint'),
-    args: ['tools', 'jest.config.cjs', 'eslint.config.mjs'],
+    args: ['tools', 'bench', 'jest.config.cjs', 'eslint.config.mjs'],
   },
   {
     name: 'typecheck-tools',
