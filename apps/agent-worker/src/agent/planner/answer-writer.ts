@@ -30,7 +30,7 @@ const VERDICT_LABEL: Record<string, string> = {
 };
 
 /** "critical or high", "critical, high or medium" (most severe first). */
-export function severityList(set: readonly Severity[]): string {
+function severityList(set: readonly Severity[]): string {
   const ordered = SEVERITIES.filter((s) => set.includes(s));
   if (ordered.length <= 1) return ordered.join('');
   return `${ordered.slice(0, -1).join(', ')} or ${ordered.at(-1)}`;
