@@ -27,5 +27,5 @@ export * from './operators/operators.dto';
 export * from './operators/api-tokens.dto';
 export * from './health';
 export * from './native-report/native-report';
-export * from './validation/is-omittable';
+export * from './validation/zod-dto';
 export * from './validation/zod-issues';
