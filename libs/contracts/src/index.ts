@@ -18,6 +18,7 @@ export * from './corpus/finding-filter.schema';
 export * from './corpus/finding-query.schema';
 export * from './events/chat-events';
 export * from './jobs/jobs';
+export * from './jobs/job-data.schema';
 export * from './chat/chat.dto';
 export * from './feedback/feedback.types';
 export * from './feedback/feedback.dto';
