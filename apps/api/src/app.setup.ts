@@ -11,7 +11,7 @@ import { applyTrustProxy } from './auth/trust-proxy';
 import type { ApiEnv } from './config/api-env';
 import { RedisIoAdapter } from './config/redis-io.adapter';
 import { ClientErrorFilter } from './errors/client-error.filter';
-import { createValidationPipe } from './errors/validation';
+import { ZodValidationPipe } from './errors/zod-validation.pipe';
 
 export interface ConfigureAppOptions {
   /** Close cleanly on SIGTERM/SIGINT (the real process; tests close apps themselves). Default true. */
@@ -39,7 +39,7 @@ export function configureApp(
   const errors = new ClientErrorFilter(app.getHttpAdapter(), { importMaxBytes: env.IMPORT_MAX_BYTES });
   app.use(errors.expressErrorHandler()); // errors of the body parsers and the docs guard, registered above
   app.useGlobalFilters(errors);
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new ZodValidationPipe());
   const document = withValidationSchemas(
     SwaggerModule.createDocument(
       app,

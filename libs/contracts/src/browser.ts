@@ -1,8 +1,7 @@
 /**
  * The contracts as the web client sees them (`apps/web` maps `@corpus-chat/contracts` here).
- * Every type of `index.ts`, but runtime values only from files that do not load class-validator,
- * class-transformer, zod or JSON schemas: the DTO classes and argument schemas are validation code the browser never runs,
- * and their decorators would otherwise drag class-validator (and validator.js) into the bundle.
+ * Every type of `index.ts`, but runtime values only from files that do not load zod or JSON
+ * schemas: the DTO classes and argument schemas are validation code the browser never runs.
  */
 export * from './corpus/corpus.types';
 export type * from './corpus/scan-comparison';

@@ -1,66 +1,45 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
-import { IsModelUrlAllowlist, ModelUrlAllowlist, validateEnv } from '@corpus-chat/server-core';
+import { z } from 'zod';
+import {
+  envClass,
+  envInt,
+  modelUrlAllowlistEnv,
+  ModelUrlAllowlist,
+  validateEnv,
+} from '@corpus-chat/server-core';
 
 /**
- * Environment of the agent (the tool loop and the model client), validated at start-up with
- * `validateEnv(AgentEnv)`. Model server details (base URL, model, key) are not here: they live in
- * the `settings` row and are read per turn.
+ * Environment of the agent (the tool loop and the model client), validated at start-up. Model
+ * server details (base URL, model, key) are not here: they live in the `settings` row and are read
+ * per turn.
  */
-export class AgentEnv {
-  /** Model steps (requests) per turn before the turn stops with STEP_LIMIT. */
-  @IsInt()
-  @Min(1)
-  @Max(50)
-  AGENT_MAX_STEPS = 8;
+export const agentEnvSchema = z.looseObject({
+  AGENT_MAX_STEPS: envInt(8, 1, 50).describe(
+    'Model steps (requests) per turn before the turn stops with STEP_LIMIT.',
+  ),
+  AGENT_CONTEXT_TOKENS: envInt(6000, 1000, 2_000_000).describe(
+    'Token budget of what the model sees: system prompt + tool schemas + history + new message + tool results.',
+  ),
+  AGENT_TOOL_RESERVE_TOKENS: envInt(1500, 0).describe(
+    "Tokens of the budget kept free for the turn's own tool calls and results when choosing how much history fits (history gets `AGENT_CONTEXT_TOKENS - system - tools - message - this`).",
+  ),
+  MODEL_FIRST_TOKEN_TIMEOUT_MS: envInt(180_000, 100).describe(
+    'Milliseconds a model request may take to its first streamed chunk (a local model loading can take minutes). A first-token timeout is not retried; kept under `TURN_TIMEOUT_MS` (5 min by default), an unresponsive server is reported as such ("no response within …") rather than as a turn that took too long.',
+  ),
+  MODEL_STREAM_IDLE_TIMEOUT_MS: envInt(120_000, 100).describe(
+    'Milliseconds a model stream may stay silent between two chunks.',
+  ),
+  MODEL_RETRY_DELAY_MS: envInt(500, 0).describe(
+    'Milliseconds between the first failed model request and its one retry.',
+  ),
+  AGENT_SETTINGS_CACHE_MS: envInt(0, 0).describe(
+    'Milliseconds a worker may reuse the settings row. 0 (default): every turn reads it (one primary-key read), so a change in Settings applies to the very next turn; raise it only for very high turn rates, accepting that a change then takes up to this long to apply.',
+  ),
+  MODEL_URL_ALLOWLIST: modelUrlAllowlistEnv(
+    'Model servers turns may be sent to (`ModelUrlAllowlist`; empty: any). Give the API the same value.',
+  ),
+});
 
-  /** Token budget of what the model sees: system prompt + tool schemas + history + new message + tool results. */
-  @IsInt()
-  @Min(1000)
-  @Max(2_000_000)
-  AGENT_CONTEXT_TOKENS = 6000;
-
-  /**
-   * Tokens of the budget kept free for the turn's own tool calls and results when choosing how much
-   * history fits (history gets `AGENT_CONTEXT_TOKENS - system - tools - message - this`).
-   */
-  @IsInt()
-  @Min(0)
-  AGENT_TOOL_RESERVE_TOKENS = 1500;
-
-  /**
-   * Milliseconds a model request may take to its first streamed chunk (a local model loading can
-   * take minutes). A first-token timeout is not retried; kept under `TURN_TIMEOUT_MS` (5 min by
-   * default), an unresponsive server is reported as such ("no response within …") rather than as a
-   * turn that took too long.
-   */
-  @IsInt()
-  @Min(100)
-  MODEL_FIRST_TOKEN_TIMEOUT_MS = 180_000;
-
-  /** Milliseconds a model stream may stay silent between two chunks. */
-  @IsInt()
-  @Min(100)
-  MODEL_STREAM_IDLE_TIMEOUT_MS = 120_000;
-
-  /** Milliseconds between the first failed model request and its one retry. */
-  @IsInt()
-  @Min(0)
-  MODEL_RETRY_DELAY_MS = 500;
-
-  /**
-   * Milliseconds a worker may reuse the settings row. 0 (default): every turn reads it (one
-   * primary-key read), so a change in Settings applies to the very next turn; raise it only for
-   * very high turn rates, accepting that a change then takes up to this long to apply.
-   */
-  @IsInt()
-  @Min(0)
-  AGENT_SETTINGS_CACHE_MS = 0;
-
-  /** Model servers turns may be sent to (`ModelUrlAllowlist`; empty: any). Give the API the same value. */
-  @IsString()
-  @IsModelUrlAllowlist()
-  MODEL_URL_ALLOWLIST = '';
-}
+export class AgentEnv extends envClass(agentEnvSchema) {}
 
 /** The agent's configuration in the units the code uses. */
 export interface AgentConfig {

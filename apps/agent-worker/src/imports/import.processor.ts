@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
-import type { RunImportJobData } from '@corpus-chat/contracts';
+import { runImportJobDataSchema, type RunImportJobData } from '@corpus-chat/contracts';
 import {
   failImportJob,
   type FindingExtractor,
@@ -15,6 +15,7 @@ import {
 } from '@corpus-chat/corpus-queries';
 import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
+import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
 
 /** BullMQ's failure of a job whose worker stopped renewing its lock (died) more than `maxStalledCount` times. */
@@ -51,7 +52,7 @@ export class ImportProcessor extends WorkerHost {
   }
 
   async process(job: Job<RunImportJobData>): Promise<string> {
-    const { importId } = job.data;
+    const { importId } = parseJobData(runImportJobDataSchema, job.data);
     const ended = await runImportJob(this.dataSource, importId, {
       // The API enforced IMPORT_MAX_BYTES while the upload streamed to disk.
       maxBytes: Number.MAX_SAFE_INTEGER,
@@ -78,7 +79,8 @@ export class ImportProcessor extends WorkerHost {
 
   @OnWorkerEvent('failed')
   async onFailed(job: Job<RunImportJobData> | undefined, err: Error): Promise<void> {
-    if (!job?.data?.importId) return;
+    // Data that never named an import (refused by `process`) has no import to end.
+    if (!job || !runImportJobDataSchema.safeParse(job.data).success) return;
     if (!job.finishedOn) {
       this.logger.warn(
         `import ${job.data.importId}: attempt ${job.attemptsStarted} failed (${err.message}); retrying`,

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
-import { isUUID } from 'class-validator';
+import { DelayedError, type Job } from 'bullmq';
 import {
-  OPERATOR_LANGUAGES,
+  runTurnJobDataSchema,
   type ChatEventBody,
   type RunTurnJobData,
   type RunTurnJobResult,
   type TurnErrorCode,
 } from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
+import { parseJobData } from '../job-data';
 import {
   AGENT_RUNNER,
   type AgentRunner,
@@ -74,7 +74,7 @@ export class TurnExecutor {
    * retry) or `DelayedError` (handed back at shutdown).
    */
   async execute(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
-    const data = validJobData(job.data);
+    const data = parseJobData(runTurnJobDataSchema, job.data);
     const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1, 1);
     const controller = new AbortController();
     // Watch for a cancel while the turn loads: the watch looks at the cancel key once, after it
@@ -269,7 +269,7 @@ export class TurnExecutor {
    */
   async failTurn(job: Job<RunTurnJobData, RunTurnJobResult>, err: Error): Promise<void> {
     const turnId = job.data?.turnId;
-    if (typeof turnId !== 'string' || !isUUID(turnId)) {
+    if (!runTurnJobDataSchema.shape.turnId.safeParse(turnId).success) {
       this.logger.error(`job ${job.id} failed with unusable data: ${err.message}`);
       return;
     }
@@ -346,17 +346,4 @@ export class TurnExecutor {
     };
     return this.ledger.startRun(data.turnId, claim, { historyLimit: this.runner.historyLimit });
   }
-}
-
-/** Re-validates job data (ids, not state): malformed data fails the job without retry. */
-function validJobData(data: unknown): RunTurnJobData {
-  const d = (data ?? {}) as Record<string, unknown>;
-  for (const key of ['turnId', 'chatId', 'ownerId', 'userMessageId'] as const) {
-    if (typeof d[key] !== 'string' || !isUUID(d[key] as string))
-      throw new UnrecoverableError(`job data: ${key} must be a UUID`);
-  }
-  // An older API enqueued no language (answered in English); an unknown one fails without retry.
-  if (d.language !== undefined && !(OPERATOR_LANGUAGES as readonly unknown[]).includes(d.language))
-    throw new UnrecoverableError(`job data: language must be one of ${OPERATOR_LANGUAGES.join(', ')}`);
-  return d as unknown as RunTurnJobData;
 }

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { z } from 'zod';
 
 /** Names Express (proxy-addr) accepts for address ranges. */
 const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -30,22 +30,24 @@ export function trustProxySetting(value: string): false | number | string[] {
   return entries;
 }
 
-/** class-validator constraint for `TRUST_PROXY` (see `trustProxySetting`). */
-@ValidatorConstraint({ name: 'trustProxy' })
-export class TrustProxyConstraint implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    if (typeof value !== 'string') return false;
-    try {
-      trustProxySetting(value);
-      return true;
-    } catch {
-      return false; // the message below names the variable and the accepted forms
-    }
-  }
-  defaultMessage(): string {
-    return 'TRUST_PROXY must be empty, a hop count (e.g. 1) or a comma-separated list of proxy IPs/CIDRs (e.g. 10.0.0.0/8,loopback)';
-  }
-}
+/** The `TRUST_PROXY` variable of an env schema (see `trustProxySetting`). */
+export const trustProxyEnv = z
+  .string()
+  .refine(
+    (value) => {
+      try {
+        trustProxySetting(value);
+        return true;
+      } catch {
+        return false; // the message below names the accepted forms
+      }
+    },
+    {
+      error:
+        'must be empty, a hop count (e.g. 1) or a comma-separated list of proxy IPs/CIDRs (e.g. 10.0.0.0/8,loopback)',
+    },
+  )
+  .default('');
 
 /** Sets Express's `trust proxy` from `TRUST_PROXY`, so `req.ip` is the client behind those proxies. */
 export function applyTrustProxy(app: NestExpressApplication, trustProxy: string): void {

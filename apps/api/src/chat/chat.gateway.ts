@@ -8,7 +8,7 @@ import {
   WebSocketGateway,
   WebSocketServer,
 } from '@nestjs/websockets';
-import { isUUID } from 'class-validator';
+import { z } from 'zod';
 import type { Namespace, Socket } from 'socket.io';
 import { type ActiveTurnView, CHAT_NAMESPACE, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
 import type { AuthenticatedOperator } from '../auth/current-operator';
@@ -16,6 +16,8 @@ import { SocketAuthService } from '../auth/socket-auth.service';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatService } from './chat.service';
 import { SocketLimits } from './socket-limits';
+
+const isUUID = (text: string): boolean => z.guid().safeParse(text).success;
 
 /** Room of a thread's followers on every instance (for `chat:thread-updated` through the Redis adapter). */
 export const chatRoom = (chatId: string): string => `chat:${chatId}`;

@@ -17,15 +17,14 @@ export const UuidParam = (name: string): ParameterDecorator =>
 /**
  * Parses a route parameter `name` holding an integer id: 1 to `MAX_INT_ID` (larger ones cannot
  * exist and would make Postgres fail). Anything else is 400 `<name> must be a positive integer`.
- * Takes the raw text (decimal digits only) or, as the global `ValidationPipe` (which runs first,
- * `transform: true`) hands a parameter declared `number` over, the number it converted the text to.
+ * Takes the raw text: decimal digits only.
  */
 @Injectable()
-export class ParseIntIdPipe implements PipeTransform<string | number, number> {
+export class ParseIntIdPipe implements PipeTransform<string, number> {
   constructor(private readonly name: string) {}
 
-  transform(value: string | number): number {
-    const id = typeof value === 'number' ? value : /^\d+$/.test(value) ? Number(value) : NaN;
+  transform(value: string): number {
+    const id = /^\d+$/.test(value) ? Number(value) : NaN;
     if (!Number.isInteger(id) || id < 1)
       throw new BadRequestException(`${this.name} must be a positive integer`);
     if (id > MAX_INT_ID)

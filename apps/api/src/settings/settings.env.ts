@@ -1,30 +1,20 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsString, Max, Min } from 'class-validator';
-import { IsModelUrlAllowlist, validateEnv } from '@corpus-chat/server-core';
+import { z } from 'zod';
+import { envClass, envInt, modelUrlAllowlistEnv, validateEnv } from '@corpus-chat/server-core';
 
 /**
  * What the settings feature reads from the environment (validated when the module starts; a bad
  * value stops the API naming the variable).
  */
-export class SettingsEnv {
-  /**
-   * The agent-worker's token budget per turn; "Test connection" shows the effective budget,
-   * `min(the server's context, this)`. Give the API the worker's value (same bounds, default 6000).
-   */
-  @Type(() => Number)
-  @IsInt()
-  @Min(1000)
-  @Max(2_000_000)
-  AGENT_CONTEXT_TOKENS = 6000;
+export const settingsEnvSchema = z.looseObject({
+  AGENT_CONTEXT_TOKENS: envInt(6000, 1000, 2_000_000).describe(
+    "The agent-worker's token budget per turn; \"Test connection\" shows the effective budget, `min(the server's context, this)`. Give the API the worker's value (same bounds, default 6000).",
+  ),
+  MODEL_URL_ALLOWLIST: modelUrlAllowlistEnv(
+    'Model servers Settings may save and test (`ModelUrlAllowlist`: origins, hosts, `*.domain`; empty: any). Give the agent-worker the same value; it refuses turns for other servers.',
+  ),
+});
 
-  /**
-   * Model servers Settings may save and test (`ModelUrlAllowlist`: origins, hosts, `*.domain`;
-   * empty: any). Give the agent-worker the same value; it refuses turns for other servers.
-   */
-  @IsString()
-  @IsModelUrlAllowlist()
-  MODEL_URL_ALLOWLIST = '';
-}
+export class SettingsEnv extends envClass(settingsEnvSchema) {}
 
 /** Injection token of the validated `SettingsEnv`. */
 export const SETTINGS_ENV = Symbol('SETTINGS_ENV');

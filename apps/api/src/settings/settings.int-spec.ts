@@ -8,7 +8,8 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Module, ValidationPipe } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { ZodValidationPipe } from '../errors/zod-validation.pipe';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -115,7 +116,7 @@ beforeAll(async () => {
   const ref = await Test.createTestingModule({ imports: [SettingsTestModule] }).compile();
   app = ref.createNestApplication<NestExpressApplication>({ logger: ['error'] });
   app.setGlobalPrefix('api');
-  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalPipes(new ZodValidationPipe());
   await app.init();
   const admin = await insertTestOperator(db.dataSource, { role: 'admin' });
   const op = await insertTestOperator(db.dataSource, { role: 'operator' });

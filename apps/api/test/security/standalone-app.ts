@@ -20,7 +20,7 @@ import { applyTrustProxy } from '../../src/auth/trust-proxy';
 import { RedisIoAdapter } from '../../src/config/redis-io.adapter';
 import { Public } from '../../src/auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/current-operator';
-import { createValidationPipe } from '../../src/errors/validation';
+import { ZodValidationPipe } from '../../src/errors/zod-validation.pipe';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
 import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
@@ -88,7 +88,7 @@ export async function startAuthOnlyApp(
   app.setGlobalPrefix('api');
   applyTrustProxy(app, env.TRUST_PROXY);
   applyHttpHardening(app);
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new ZodValidationPipe());
   // As in the API: instances sharing REDIS_PREFIX reach each other's sockets through the adapter.
   app.useWebSocketAdapter(new RedisIoAdapter(app, env.REDIS_URL, env.REDIS_PREFIX));
   await app.listen(0, '127.0.0.1');

@@ -1,14 +1,6 @@
-import {
-  IsBoolean,
-  IsIn,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  MaxLength,
-  MinLength,
-} from 'class-validator';
-import { IsOmittable } from '../validation/is-omittable';
+import { z } from 'zod';
+import { optional } from '../validation/dto-fields';
+import { zodDto } from '../validation/zod-dto';
 import type { ActiveTurnView } from '../events/chat-events';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
 import type { FindingFilter, GroupByKey, Severity } from '../corpus/corpus.types';
@@ -22,54 +14,39 @@ export const MAX_TITLE_CHARS = 200;
 export const AUTO_TITLE_CHARS = 60;
 
 /** `POST /api/chats` */
-export class CreateChatDto {
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_TITLE_CHARS)
-  title?: string;
-}
+export class CreateChatDto extends zodDto(
+  z.strictObject({ title: optional(z.string().max(MAX_TITLE_CHARS)) }),
+) {}
 
 /** `PATCH /api/chats/:id` */
-export class UpdateChatDto {
-  @IsOmittable()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(MAX_TITLE_CHARS)
-  title?: string;
-
-  @IsOmittable()
-  @IsBoolean()
-  archived?: boolean;
-}
+export class UpdateChatDto extends zodDto(
+  z.strictObject({
+    title: z.string().min(1).max(MAX_TITLE_CHARS).optional(),
+    archived: z.boolean().optional(),
+  }),
+) {}
 
 /**
  * `POST /api/chats/:id/messages`. `content` must hold a character other than whitespace (an empty
  * or blank message is refused: there is nothing to answer). It may be longer than
  * MAX_MESSAGE_CHARS (it is then cut, not refused) but the JSON body limit (1 MB) still applies.
  */
-export class PostMessageDto {
-  @IsString()
-  @Matches(/\S/, { message: 'content must not be blank' })
-  content!: string;
-
-  /** Client-generated id: a retried POST with the same id returns the same turn. */
-  @IsOptional()
-  @IsUUID()
-  clientMessageId?: string;
-}
+export class PostMessageDto extends zodDto(
+  z.strictObject({
+    content: z.string().regex(/\S/, { error: 'must not be blank' }),
+    /** Client-generated id: a retried POST with the same id returns the same turn. */
+    clientMessageId: optional(z.guid({ error: 'must be a UUID' })),
+  }),
+) {}
 
 export const IF_BUSY_VALUES = ['reject', 'interrupt'] as const;
-export class PostMessageQueryDto {
-  @IsOptional()
-  @IsIn(IF_BUSY_VALUES)
-  ifBusy?: (typeof IF_BUSY_VALUES)[number];
-}
+export class PostMessageQueryDto extends zodDto(
+  z.strictObject({ ifBusy: z.enum(IF_BUSY_VALUES).optional() }),
+) {}
 
-export class ListChatsQueryDto {
-  @IsOptional()
-  @IsIn(['true', 'false'])
-  archived?: 'true' | 'false';
-}
+export class ListChatsQueryDto extends zodDto(
+  z.strictObject({ archived: z.enum(['true', 'false']).optional() }),
+) {}
 
 /** `202` answer to a posted message. */
 export interface PostMessageResponse {

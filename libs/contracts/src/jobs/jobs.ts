@@ -1,4 +1,5 @@
-import type { OperatorLanguage } from '../operators/operator-roles';
+import type { z } from 'zod';
+import type { runImportJobDataSchema, runTurnJobDataSchema } from './job-data.schema';
 
 /**
  * BullMQ queue and job names. Renaming one strands jobs already waiting in Redis under the old
@@ -10,19 +11,8 @@ export const JobNames = {
   runTurn: 'run-turn',
 } as const;
 
-/** Job data carries ids, not state: the worker loads the thread and re-checks ownership. */
-export interface RunTurnJobData {
-  turnId: string;
-  chatId: string;
-  ownerId: string;
-  /** The operator's message that started this turn. */
-  userMessageId: string;
-  /**
-   * The operator's language when the question was asked (answers are written in it). Absent in
-   * jobs an older API enqueued: read as `en`.
-   */
-  language?: OperatorLanguage;
-}
+/** Job data carries ids, not state (see `runTurnJobDataSchema`). */
+export type RunTurnJobData = z.output<typeof runTurnJobDataSchema>;
 
 /** The one union of jobs on the wire. */
 export type ChatJob = { name: typeof JobNames.runTurn; data: RunTurnJobData };
@@ -41,10 +31,8 @@ export const ImportJobNames = {
   runImport: 'run-import',
 } as const;
 
-/** The worker loads the import's row (file path, operator) and re-checks its status before acting. */
-export interface RunImportJobData {
-  importId: string;
-}
+/** See `runImportJobDataSchema`. */
+export type RunImportJobData = z.output<typeof runImportJobDataSchema>;
 
 /** The one union of import jobs on the wire. */
 export type ImportJob = { name: typeof ImportJobNames.runImport; data: RunImportJobData };

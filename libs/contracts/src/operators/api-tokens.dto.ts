@@ -1,5 +1,5 @@
-import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { IsOmittable } from '../validation/is-omittable';
+import { z } from 'zod';
+import { zodDto } from '../validation/zod-dto';
 
 /** What an API token may do. `read`: corpus and own-thread reads and the MCP tools; nothing else. */
 export const API_TOKEN_SCOPES = ['read'] as const;
@@ -11,20 +11,15 @@ export const API_TOKEN_MAX_DAYS = 365;
 export const API_TOKENS_PER_OPERATOR = 20;
 
 /** `POST /api/auth/tokens`: a named token; no `expiresInDays` means it never expires (until revoked). */
-export class CreateApiTokenDto {
-  @IsString()
-  @MaxLength(100)
-  @Matches(/\S/, {
-    message: 'name must not be empty: say where the token is used, e.g. "VS Code on my laptop"',
-  })
-  name!: string;
-
-  @IsOmittable()
-  @IsInt()
-  @Min(1)
-  @Max(API_TOKEN_MAX_DAYS)
-  expiresInDays?: number;
-}
+export class CreateApiTokenDto extends zodDto(
+  z.strictObject({
+    name: z
+      .string()
+      .max(100)
+      .regex(/\S/, { error: 'must not be empty: say where the token is used, e.g. "VS Code on my laptop"' }),
+    expiresInDays: z.number().int().min(1).max(API_TOKEN_MAX_DAYS).optional(),
+  }),
+) {}
 
 /** An API token as `GET /api/auth/tokens` lists it: never the secret, only its first characters. */
 export interface ApiTokenView {

@@ -1,5 +1,5 @@
 /**
- * Operator roles. Kept in a file without class-validator so the web client's bundle can import the
+ * Operator roles. Kept in a file without zod so the web client's bundle can import the
  * values (see browser.ts).
  */
 export const OPERATOR_ROLES = ['admin', 'operator'] as const;

@@ -1,52 +1,46 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { SEVERITIES, type Severity } from '../corpus/corpus.types';
-import { IsOmittable } from '../validation/is-omittable';
-import { CweNumbers, OptionalText } from '../validation/dto-fields';
+import { z } from 'zod';
+import { SEVERITIES } from '../corpus/corpus.types';
+import { cweNumbers, optionalText } from '../validation/dto-fields';
+import { numeric, optionalField } from '../validation/zod-fields';
+import { zodDto } from '../validation/zod-dto';
 
 /**
  * `POST /api/reports/:id/findings`: a finding an operator read in a PDF report (in `needs_review`)
  * and enters by hand; it becomes version 1 with origin `manual`.
  */
-export class ManualFindingDto {
-  @IsString()
-  @MinLength(1, { message: 'title must not be empty' })
-  @MaxLength(1000)
-  title!: string;
-
-  @IsIn(SEVERITIES, { message: `severity must be one of ${SEVERITIES.join(', ')}` })
-  severity!: Severity;
-
-  /** CWE numbers (79 for CWE-79); optional. */
-  @CweNumbers()
-  cwe?: number[];
-
-  @OptionalText(20000)
-  description?: string;
-
-  /** Where it was found (a URL, host, file or component); stored as its affected endpoint. */
-  @OptionalText(2000)
-  location?: string;
-}
+export class ManualFindingDto extends zodDto(
+  z.strictObject({
+    title: z.string().min(1, { error: 'must not be empty' }).max(1000),
+    severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
+    /** CWE numbers (79 for CWE-79); optional. */
+    cwe: cweNumbers(),
+    description: optionalText(20000),
+    /** Where it was found (a URL, host, file or component); stored as its affected endpoint. */
+    location: optionalText(2000),
+  }),
+) {}
 
 /** Most characters of a report's text one `GET /api/reports/:id/text` answers. */
 export const REPORT_TEXT_MAX_CHARS = 200_000;
 
 /** Query of `GET /api/reports/:id/text`: a window of the extracted text, in characters. */
-export class ReportTextQueryDto {
-  @IsOmittable()
-  @Type(() => Number)
-  @IsInt({ message: 'offset must be a whole number of characters' })
-  @Min(0, { message: 'offset must be 0 or more' })
-  offset?: number;
-
-  @IsOmittable()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a whole number of characters' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(REPORT_TEXT_MAX_CHARS, { message: `limit must be at most ${REPORT_TEXT_MAX_CHARS}` })
-  limit?: number;
-}
+const characters = { error: 'must be a whole number of characters' };
+export class ReportTextQueryDto extends zodDto(
+  z.strictObject({
+    offset: optionalField(
+      numeric,
+      z.number(characters).int(characters).min(0, { error: 'must be 0 or more' }),
+    ),
+    limit: optionalField(
+      numeric,
+      z
+        .number(characters)
+        .int(characters)
+        .min(1, { error: 'must be at least 1' })
+        .max(REPORT_TEXT_MAX_CHARS, { error: `must be at most ${REPORT_TEXT_MAX_CHARS}` }),
+    ),
+  }),
+) {}
 
 /** `GET /api/reports/:id/text`: part of the text extracted from a PDF report, pages separated by a form feed (`\f`). */
 export interface ReportTextView {

@@ -1,4 +1,4 @@
-// No class-validator here: the web client imports these at runtime (see browser.ts).
+// No zod here: the web client imports these at runtime (see browser.ts).
 
 /**
  * `url` in one spelling per server, to compare two base URLs (the stored key goes only to the base

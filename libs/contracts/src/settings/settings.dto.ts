@@ -1,64 +1,52 @@
-import { IsIn, IsOptional, IsString, IsUrl, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { z } from 'zod';
+import { optional } from '../validation/dto-fields';
+import { zodDto } from '../validation/zod-dto';
 
 /** `builtin` is the deterministic planner (no model server); `openai` any OpenAI-compatible server. */
 export const MODEL_BACKENDS = ['builtin', 'openai'] as const;
 export type ModelBackend = (typeof MODEL_BACKENDS)[number];
 
+const baseUrl = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http(s) URL, e.g. http://localhost:11434/v1',
+});
+const model = z.string().min(1, { error: 'must name a model of the server, e.g. qwen3:8b' }).max(200);
+const apiKey = optional(z.string().max(500));
+
 /**
  * `PUT /api/settings`. An omitted `apiKey` keeps the stored one, unless `baseUrl` names another
  * server (the stored key is then cleared: it was given for the old one); an empty string clears it.
+ * `baseUrl` and `model` are required for an OpenAI-compatible server only.
  */
-export class UpdateSettingsDto {
-  @IsIn(MODEL_BACKENDS)
-  backend!: ModelBackend;
-
-  @ValidateIf((o: UpdateSettingsDto) => o.backend === 'openai')
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' },
-  )
-  baseUrl?: string;
-
-  @ValidateIf((o: UpdateSettingsDto) => o.backend === 'openai')
-  @IsString()
-  @MinLength(1, { message: 'model must name a model of the server, e.g. qwen3:8b' })
-  @MaxLength(200)
-  model?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  apiKey?: string;
-}
+export class UpdateSettingsDto extends zodDto(
+  z
+    .strictObject({
+      backend: z.enum(MODEL_BACKENDS),
+      baseUrl: optional(baseUrl),
+      model: optional(model),
+      apiKey,
+    })
+    .superRefine((v, ctx) => {
+      if (v.backend !== 'openai') return;
+      for (const key of ['baseUrl', 'model'] as const)
+        if (v[key] === undefined)
+          ctx.addIssue({ code: 'custom', path: [key], input: undefined, message: 'is required' });
+    }),
+) {}
 
 /**
  * `POST /api/settings/test` body (optional): values to test before saving them. Omitted fields
  * come from the stored settings; an omitted `apiKey` uses the stored key only when `baseUrl` is
  * the stored server's (another server is tested without a key).
  */
-export class TestSettingsDto {
-  @IsOptional()
-  @IsIn(MODEL_BACKENDS)
-  backend?: ModelBackend;
-
-  @IsOptional()
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false },
-    { message: 'baseUrl must be an http(s) URL, e.g. http://localhost:11434/v1' },
-  )
-  baseUrl?: string;
-
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  model?: string;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  apiKey?: string;
-}
+export class TestSettingsDto extends zodDto(
+  z.strictObject({
+    backend: optional(z.enum(MODEL_BACKENDS)),
+    baseUrl: optional(baseUrl),
+    model: optional(model),
+    apiKey,
+  }),
+) {}
 
 /** `GET /api/settings`: never returns the key itself. */
 export interface SettingsView {

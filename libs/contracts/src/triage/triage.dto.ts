@@ -1,151 +1,90 @@
-import { Type } from 'class-transformer';
+import { z } from 'zod';
+import { SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
 import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsDateString,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-} from 'class-validator';
-import { SEVERITIES, VERDICT_STATUSES, type Severity, type VerdictStatus } from '../corpus/corpus.types';
-import { IsOmittable } from '../validation/is-omittable';
-import { CweNumbers, OperatorIdFilter, OptionalText, PageLimit } from '../validation/dto-fields';
+  cweNumbers,
+  isoDateText,
+  operatorIdFilter,
+  optionalQueryInt,
+  optionalText,
+  pageLimit,
+} from '../validation/dto-fields';
+import { zodDto } from '../validation/zod-dto';
 import {
   AUDIT_ACTIONS,
   AUDIT_SUBJECT_TYPES,
   BULK_STATUS_MAX,
   OPERATOR_NOTE_STAGES,
   TRIAGE_STATUSES,
-  type AuditAction,
-  type AuditSubjectType,
-  type OperatorNoteStage,
-  type TriageStatus,
 } from './triage.types';
 
-const STATUS_MESSAGE = `status must be one of ${TRIAGE_STATUSES.join(', ')}`;
+/** A closed set of values, refused with a message listing them. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+/** Text that must say something, at most `max` characters. */
+const saying = (max: number, error = 'must not be empty') => z.string().min(1, { error }).max(max);
+
+const setFindingStatus = z.strictObject({
+  status: oneOf(TRIAGE_STATUSES),
+  /** Required for false_positive, risk_accepted and reopening (checked by the service). */
+  reason: z.string().max(2000).optional(),
+});
 
 /** `PATCH /api/findings/:id/status` */
-export class SetFindingStatusDto {
-  @IsIn(TRIAGE_STATUSES, { message: STATUS_MESSAGE })
-  status!: TriageStatus;
+export class SetFindingStatusDto extends zodDto(setFindingStatus) {}
 
-  /** Required for false_positive, risk_accepted and reopening (checked by the service). */
-  @IsOmittable()
-  @IsString()
-  @MaxLength(2000)
-  reason?: string;
-}
-
+const findingIds = { error: 'must be finding ids (positive integers)' };
 /** `POST /api/findings/status`: the same change for many findings, all or none. */
-export class BulkSetFindingStatusDto extends SetFindingStatusDto {
-  @IsArray()
-  @ArrayMinSize(1, { message: 'ids must list at least one finding id' })
-  @ArrayMaxSize(BULK_STATUS_MAX, { message: `ids may list at most ${BULK_STATUS_MAX} findings` })
-  @IsInt({ each: true, message: 'ids must be finding ids (positive integers)' })
-  @Min(1, { each: true, message: 'ids must be finding ids (positive integers)' })
-  @Max(2_147_483_647, { each: true, message: 'ids must be finding ids (positive integers)' })
-  ids!: number[];
-}
+export class BulkSetFindingStatusDto extends zodDto(
+  setFindingStatus.extend({
+    ids: z
+      .array(z.number(findingIds).int(findingIds).min(1, findingIds).max(2_147_483_647, findingIds))
+      .min(1, { error: 'must list at least one finding id' })
+      .max(BULK_STATUS_MAX, { error: `may list at most ${BULK_STATUS_MAX} findings` }),
+  }),
+) {}
 
 /** `POST /api/findings/:id/versions`: the fields to change (at least one) and why. */
-export class EditFindingDto {
-  @IsOmittable()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(500)
-  title?: string;
-
-  @IsOmittable()
-  @IsIn(SEVERITIES, { message: `severity must be one of ${SEVERITIES.join(', ')}` })
-  severity?: Severity;
-
-  /** CWE numbers (79 for CWE-79). */
-  @CweNumbers()
-  cwe?: number[];
-
-  @OptionalText(20000)
-  description?: string;
-
-  /** `''` clears the impact. */
-  @OptionalText(20000)
-  impact?: string;
-
-  @IsOmittable()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @IsString({ each: true })
-  @MaxLength(2000, { each: true })
-  affectedEndpoints?: string[];
-
-  @IsString()
-  @MinLength(1, { message: 'reason must say why the finding is edited' })
-  @MaxLength(2000)
-  reason!: string;
-}
+export class EditFindingDto extends zodDto(
+  z.strictObject({
+    title: saying(500).optional(),
+    severity: oneOf(SEVERITIES).optional(),
+    /** CWE numbers (79 for CWE-79). */
+    cwe: cweNumbers(),
+    description: optionalText(20000),
+    /** `''` clears the impact. */
+    impact: optionalText(20000),
+    affectedEndpoints: z.array(z.string().max(2000)).max(200).optional(),
+    reason: saying(2000, 'must say why the finding is edited'),
+  }),
+) {}
 
 /** `POST /api/findings/:id/notes` */
-export class AddFindingNoteDto {
-  @IsIn(OPERATOR_NOTE_STAGES, { message: `stage must be one of ${OPERATOR_NOTE_STAGES.join(', ')}` })
-  stage!: OperatorNoteStage;
-
-  @IsString()
-  @MinLength(1, { message: 'body must not be empty' })
-  @MaxLength(20000)
-  body!: string;
-}
+export class AddFindingNoteDto extends zodDto(
+  z.strictObject({ stage: oneOf(OPERATOR_NOTE_STAGES), body: saying(20000) }),
+) {}
 
 /** `POST /api/findings/:id/retests`: a retest an operator ran by hand and its verdict. */
-export class RecordRetestDto {
-  /** What was tried (request sent, version checked…). */
-  @IsString()
-  @MinLength(1, { message: 'tried must say what was tried' })
-  @MaxLength(20000)
-  tried!: string;
-
-  /** When the retest was run (ISO 8601); not in the future. */
-  @IsDateString({}, { message: 'retestedAt must be an ISO 8601 date-time' })
-  retestedAt!: string;
-
-  @IsIn(VERDICT_STATUSES, { message: `verdict must be one of ${VERDICT_STATUSES.join(', ')}` })
-  verdict!: VerdictStatus;
-
-  @IsString()
-  @MinLength(1, { message: 'rationale must say why the verdict follows' })
-  @MaxLength(20000)
-  rationale!: string;
-}
+export class RecordRetestDto extends zodDto(
+  z.strictObject({
+    /** What was tried (request sent, version checked…). */
+    tried: saying(20000, 'must say what was tried'),
+    /** When the retest was run (ISO 8601); not in the future. */
+    retestedAt: isoDateText('must be an ISO 8601 date-time'),
+    verdict: oneOf(VERDICT_STATUSES),
+    rationale: saying(20000, 'must say why the verdict follows'),
+  }),
+) {}
 
 /** Query string of `GET /api/audit` (admin). */
-export class AuditQueryDto {
-  @IsOptional()
-  @IsIn(AUDIT_ACTIONS, { message: `action must be one of ${AUDIT_ACTIONS.join(', ')}` })
-  action?: AuditAction;
-
-  @OperatorIdFilter()
-  actorId?: string;
-
-  @IsOptional()
-  @IsIn(AUDIT_SUBJECT_TYPES, { message: `subjectType must be one of ${AUDIT_SUBJECT_TYPES.join(', ')}` })
-  subjectType?: AuditSubjectType;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  subjectId?: string;
-
-  /** Only events with a smaller id (the previous page's `nextBefore`). */
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  before?: number;
-
-  @PageLimit()
-  limit?: number;
-}
+export class AuditQueryDto extends zodDto(
+  z.strictObject({
+    action: oneOf(AUDIT_ACTIONS).optional(),
+    actorId: operatorIdFilter(),
+    subjectType: oneOf(AUDIT_SUBJECT_TYPES).optional(),
+    subjectId: z.string().max(100).optional(),
+    /** Only events with a smaller id (the previous page's `nextBefore`). */
+    before: optionalQueryInt(1),
+    limit: pageLimit(),
+  }),
+) {}

@@ -1,13 +1,18 @@
-import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
-import { AuditQueryDto, EditFindingDto, FeedbackQueryDto, ManualFindingDto } from '../index';
+import {
+  AuditQueryDto,
+  checkArgs,
+  EditFindingDto,
+  FeedbackQueryDto,
+  ManualFindingDto,
+  type ZodDtoClass,
+} from '../index';
 
-/** Each refused field with its distinct messages. */
-const refusals = <T extends object>(cls: new () => T, plain: object) =>
-  validateSync(plainToInstance(cls, plain) as object).map((e) => ({
-    [e.property]: [...new Set(Object.values(e.constraints ?? {}))],
-  }));
+/** Each refused field with its message. */
+const refusals = (dto: ZodDtoClass, plain: object) => {
+  const checked = checkArgs(dto.schema, plain);
+  return checked.ok ? [] : checked.problems.map((p) => ({ [p.field]: [p.message] }));
+};
+const refusedFields = (dto: ZodDtoClass, plain: object) => refusals(dto, plain).map((r) => Object.keys(r));
 
 describe('shared DTO fields', () => {
   it('takes CWE numbers or nothing, and names the form a CWE must take', () => {
@@ -31,15 +36,13 @@ describe('shared DTO fields', () => {
     expect(
       refusals(ManualFindingDto, { ...manual, description: 'x'.repeat(20000), location: 'https://x.test' }),
     ).toEqual([]);
-    expect(
-      refusals(ManualFindingDto, { ...manual, description: 'x'.repeat(20001) }).map((r) => Object.keys(r)),
-    ).toEqual([['description']]);
-    expect(
-      refusals(ManualFindingDto, { ...manual, location: 'x'.repeat(2001) }).map((r) => Object.keys(r)),
-    ).toEqual([['location']]);
-    expect(refusals(EditFindingDto, { reason: 'r', impact: null }).map((r) => Object.keys(r))).toEqual([
-      ['impact'],
+    expect(refusedFields(ManualFindingDto, { ...manual, description: 'x'.repeat(20001) })).toEqual([
+      ['description'],
     ]);
+    expect(refusedFields(ManualFindingDto, { ...manual, location: 'x'.repeat(2001) })).toEqual([
+      ['location'],
+    ]);
+    expect(refusedFields(EditFindingDto, { reason: 'r', impact: null })).toEqual([['impact']]);
     expect(refusals(EditFindingDto, { reason: 'r', impact: '' })).toEqual([]);
   });
 
@@ -55,10 +58,19 @@ describe('shared DTO fields', () => {
 
   it('reads a page size from the query string and keeps it between 1 and 200', () => {
     expect(refusals(FeedbackQueryDto, { limit: '200' })).toEqual([]);
-    expect(plainToInstance(AuditQueryDto, { limit: '25' }).limit).toBe(25);
+    expect(checkArgs(AuditQueryDto.schema, { limit: '25' })).toEqual({ ok: true, value: { limit: 25 } });
     for (const limit of ['0', '201', '1.5']) {
-      expect(refusals(FeedbackQueryDto, { limit }).map((r) => Object.keys(r))).toEqual([['limit']]);
-      expect(refusals(AuditQueryDto, { limit }).map((r) => Object.keys(r))).toEqual([['limit']]);
+      expect(refusedFields(FeedbackQueryDto, { limit })).toEqual([['limit']]);
+      expect(refusedFields(AuditQueryDto, { limit })).toEqual([['limit']]);
     }
+  });
+
+  it('reads ISO 8601 dates and date-times, and refuses other text', () => {
+    for (const from of ['2026-12-01', '2026-12-01T10:00:00Z', '2026-12-01T10:00:00.123+02:00'])
+      expect(refusals(FeedbackQueryDto, { from })).toEqual([]);
+    for (const from of ['yesterday', '2026-13-01', '01/12/2026'])
+      expect(refusals(FeedbackQueryDto, { from })).toEqual([
+        { from: ['from must be an ISO 8601 date or date-time'] },
+      ]);
   });
 });

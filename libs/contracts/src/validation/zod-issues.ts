@@ -74,7 +74,9 @@ export function checkArgs<S extends z.ZodType>(
     problems.push({ field, message });
   };
   for (const issue of result.error.issues) {
-    const parent = issue.path.map(String).join('.');
+    // A list's element is named by its list in plain wording (`ids must be …`, not `ids.3 must be …`).
+    const path = wording === 'plain' ? issue.path.filter((p) => typeof p !== 'number') : issue.path;
+    const parent = path.map(String).join('.');
     const label = (field: string) => (wording === 'quoted' ? `'${field}'` : field);
     const where = parent ? label(parent) : wording === 'quoted' ? "'the arguments'" : '';
     if (issue.code === 'unrecognized_keys') {

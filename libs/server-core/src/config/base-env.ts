@@ -1,52 +1,42 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { z } from 'zod';
+import { envClass, envInt } from './validate-env';
 
 /** Settings both the API and the agent-worker read. Each has a default suited to development. */
-export class ServerEnv {
-  /** Postgres connection URL. */
-  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, {
-    message: 'DATABASE_URL must look like postgres://user@host:5432/dbname',
-  })
-  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';
+export const serverEnvSchema = z.looseObject({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/.+\/[^/?]+/, { error: 'must look like postgres://user@host:5432/dbname' })
+    .default('postgres://postgres@127.0.0.1:5432/corpus_chat')
+    .describe('Postgres connection URL.'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, { error: 'must look like redis://host:6379' })
+    .default('redis://127.0.0.1:6379')
+    .describe('Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits).'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
+      error:
+        'must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
+    })
+    .default('cc')
+    .describe(
+      'Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis); the ":" after it is added, so it must not end with one.',
+    ),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'])
+    .default('development')
+    .describe('`development` or `production` (production requires secrets to be set explicitly).'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino level.'),
+  DB_POOL_SIZE: envInt(10, 1, 1000).describe(
+    "Postgres connections of this process's pool. A worker with a high `WORKER_CONCURRENCY` holds many short transactions at once and waits on a small pool (docs/benchmarks.md, scenario 3); keep the sum over all processes below the server's `max_connections`.",
+  ),
+  RUN_MIGRATIONS: envInt(1, 0, 1).describe(
+    'Run pending migrations at start (set 0 to skip, e.g. when a release job runs them).',
+  ),
+});
 
-  /** Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits). */
-  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
-  REDIS_URL = 'redis://127.0.0.1:6379';
-
-  /**
-   * Prefix of every Redis key and channel of this deployment (lets deployments and test runs share
-   * a Redis); the ":" after it is added, so it must not end with one.
-   */
-  @IsString()
-  @Matches(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
-    message:
-      'REDIS_PREFIX must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
-  })
-  REDIS_PREFIX = 'cc';
-
-  /** `development` or `production` (production requires secrets to be set explicitly). */
-  @IsIn(['development', 'production', 'test'])
-  NODE_ENV: 'development' | 'production' | 'test' = 'development';
-
-  /** pino level. */
-  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  LOG_LEVEL = 'info';
-
-  /**
-   * Postgres connections of this process's pool. A worker with a high `WORKER_CONCURRENCY` holds
-   * many short transactions at once and waits on a small pool (docs/benchmarks.md, scenario 3);
-   * keep the sum over all processes below the server's `max_connections`.
-   */
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  DB_POOL_SIZE = 10;
-
-  /** Run pending migrations at start (set 0 to skip, e.g. when a release job runs them). */
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1)
-  RUN_MIGRATIONS = 1;
-}
+export class ServerEnv extends envClass(serverEnvSchema) {}

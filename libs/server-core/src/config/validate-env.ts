@@ -1,6 +1,5 @@
-import 'reflect-metadata';
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { z } from 'zod';
+import { checkArgs } from '@corpus-chat/contracts';
 
 /** Thrown at start-up when a setting is missing or malformed; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -11,49 +10,65 @@ export class ConfigError extends Error {
 }
 
 /**
- * Environment values are strings: convert one to the type of the property's default (a number or
- * a boolean), so `AGENT_MAX_STEPS=5` validates as the integer 5 whatever decorators the class has
- * (SWC emits no `design:type` for properties whose type is inferred from their default). A value
- * that does not convert stays a string and fails validation with the variable's name.
+ * An environment schema: one key per variable (`.shape` lists them), each with its default and
+ * `.describe()`d; `.meta({ secret: true })` marks a secret. Loose: a validated environment keeps
+ * the variables it does not declare, so another module's schema can read it again.
  */
-function fromEnvString(value: unknown, defaultValue: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (
-    typeof defaultValue === 'number' &&
-    /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text.replace(/_/g, ''))
-  ) {
-    return Number(text.replace(/_/g, ''));
-  }
-  if (typeof defaultValue === 'boolean' && /^(true|false|1|0)$/i.test(text)) return /^(true|1)$/i.test(text);
-  return value;
+export type EnvSchema = z.ZodObject<z.ZodRawShape, z.core.$loose>;
+
+/** A class naming an env schema: a Nest injection token whose instances hold the defaults. */
+export interface EnvClass<S extends EnvSchema = EnvSchema> {
+  new (): z.output<S>;
+  readonly schema: S;
 }
 
+/** The class of `schema` (`class ApiEnv extends envClass(apiEnvSchema) {}`). */
+export function envClass<S extends EnvSchema>(schema: S): EnvClass<S> {
+  return class {
+    static readonly schema = schema;
+    constructor() {
+      Object.assign(this, schema.parse({}));
+    }
+  } as unknown as EnvClass<S>;
+}
+
+/** `120_000` or `5` as a number; other text stays text and fails as not a number, naming the variable. */
+const envNumber = (v: unknown): unknown => {
+  const text = typeof v === 'string' ? v.trim().replace(/_/g, '') : '';
+  return /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : v;
+};
+
+/** A whole number variable from `min` to `max`, `fallback` when unset. */
+export const envInt = (fallback: number, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(envNumber, z.number().int().min(min).max(max)).default(fallback);
+
+/** A `true`/`false`/`1`/`0` variable, `fallback` when unset. */
+export const envBoolean = (fallback: boolean) =>
+  z
+    .preprocess(
+      (v) =>
+        typeof v === 'string' && /^(true|false|1|0)$/i.test(v.trim()) ? /^(true|1)$/i.test(v.trim()) : v,
+      z.boolean(),
+    )
+    .default(fallback);
+
 /**
- * Validates `env` (default `process.env`) into an instance of `schema`, applying the class's
- * property defaults and converting numbers and booleans. Throws `ConfigError` naming each bad variable.
- * Usable as `ConfigModule.forRoot({ validate: (env) => validateEnv(ApiEnv, env) })`.
+ * Validates `env` (default `process.env`) with the schema of `env`'s class (or a schema), applying
+ * defaults for unset or empty variables and reading numbers and booleans from their text. Throws
+ * `ConfigError` naming each bad variable (`DB_POOL_SIZE: must be at least 1, got 0`).
  */
-export function validateEnv<T extends object>(
-  schema: ClassConstructor<T>,
+export function validateEnv<S extends EnvSchema>(
+  schema: EnvClass<S> | S,
   env: Record<string, unknown> = process.env,
-): T {
-  const defaults = new schema() as Record<string, unknown>;
-  const merged: Record<string, unknown> = {};
-  for (const key of Object.keys(defaults)) merged[key] = defaults[key];
-  for (const [k, v] of Object.entries(env))
-    if (v !== undefined && v !== '') merged[k] = fromEnvString(v, defaults[k]);
-  const instance = plainToInstance(schema, merged, {
-    enableImplicitConversion: true,
-    exposeDefaultValues: true,
-  });
-  const errors = validateSync(instance as object, { skipMissingProperties: false, whitelist: false });
-  if (errors.length) {
-    throw new ConfigError(
-      errors.map(
-        (e) => `${e.property}: ${Object.values(e.constraints ?? { invalid: 'invalid value' }).join('; ')}`,
-      ),
-    );
-  }
-  return instance;
+): z.output<S> {
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const checked = checkArgs(typeof schema === 'function' ? schema.schema : schema, given);
+  if (checked.ok) return checked.value;
+  throw new ConfigError(
+    checked.problems.map(({ field, message }) =>
+      message.startsWith(`${field} `)
+        ? `${field}: ${message.slice(field.length + 1)}`
+        : `${field}: ${message}`,
+    ),
+  );
 }

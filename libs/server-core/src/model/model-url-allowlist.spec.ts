@@ -1,10 +1,8 @@
+import { z } from 'zod';
 import { validateEnv } from '../config/validate-env';
-import { IsModelUrlAllowlist, ModelUrlAllowlist } from './model-url-allowlist';
+import { modelUrlAllowlistEnv, ModelUrlAllowlist } from './model-url-allowlist';
 
-class Env {
-  @IsModelUrlAllowlist()
-  MODEL_URL_ALLOWLIST = '';
-}
+const Env = z.looseObject({ MODEL_URL_ALLOWLIST: modelUrlAllowlistEnv('Model servers allowed.') });
 
 describe('ModelUrlAllowlist', () => {
   it('allows every http(s) URL when empty', () => {

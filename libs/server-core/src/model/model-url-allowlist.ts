@@ -1,4 +1,4 @@
-import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { z } from 'zod';
 
 /** The setting's name, in every refusal (an operator searches the docs for it). */
 export const MODEL_URL_ALLOWLIST = 'MODEL_URL_ALLOWLIST';
@@ -93,31 +93,16 @@ export class ModelUrlAllowlist {
   }
 }
 
-/** class-validator rule for a `MODEL_URL_ALLOWLIST` setting: `ModelUrlAllowlist.parse` must accept it. */
-export function IsModelUrlAllowlist(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isModelUrlAllowlist',
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value !== 'string') return false;
-          try {
-            ModelUrlAllowlist.parse(value);
-            return true;
-          } catch {
-            return false;
-          }
-        },
-        defaultMessage: (args) => {
-          try {
-            ModelUrlAllowlist.parse(String(args?.value ?? ''));
-            return `${MODEL_URL_ALLOWLIST} must be a string`;
-          } catch (e) {
-            return `${MODEL_URL_ALLOWLIST}: ${(e as Error).message}`;
-          }
-        },
-      },
-    },
-    options,
-  );
-}
+/** The `MODEL_URL_ALLOWLIST` variable of an env schema: `ModelUrlAllowlist.parse` must accept it. */
+export const modelUrlAllowlistEnv = (description: string) =>
+  z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        ModelUrlAllowlist.parse(value);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    })
+    .default('')
+    .describe(description);

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { OPERATOR_LANGUAGES } from '../operators/operator-roles';
+
+/**
+ * The data of each job, declared once: the API enqueues `z.input`, the worker validates with the
+ * schema before acting (a job may have waited in Redis across a deploy). Kept apart from `jobs.ts`,
+ * whose constants the web client imports, so its bundle stays without zod.
+ */
+const id = z.guid({ error: 'must be a UUID' });
+
+/** `run-turn`. Ids, not state: the worker loads the thread and re-checks ownership. */
+export const runTurnJobDataSchema = z.object({
+  turnId: id,
+  chatId: id,
+  ownerId: id,
+  /** The operator's message that started this turn. */
+  userMessageId: id,
+  /** The operator's language when the question was asked (answers are written in it); absent in older jobs: `en`. */
+  language: z.enum(OPERATOR_LANGUAGES).optional(),
+});
+
+/** `run-import`. The worker loads the import's row (file path, operator) and re-checks its status. */
+export const runImportJobDataSchema = z.object({ importId: id });
