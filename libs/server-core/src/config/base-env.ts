@@ -43,6 +43,16 @@ export class ServerEnv {
   @Max(1000)
   DB_POOL_SIZE = 10;
 
+  /**
+   * Port of this process's Prometheus `GET /metrics` (0: any free port; -1: off). A port of its
+   * own, so metrics never pass through the public API.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(-1)
+  @Max(65535)
+  METRICS_PORT = -1;
+
   /** Run pending migrations at start (set 0 to skip, e.g. when a release job runs them). */
   @Type(() => Number)
   @IsInt()
