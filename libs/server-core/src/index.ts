@@ -23,3 +23,4 @@ export * from './model/connection-failure';
 export * from './model/model-context';
 export * from './model/model-url-allowlist';
 export * from './metrics/metrics.module';
+export * from './model/model-slots';
