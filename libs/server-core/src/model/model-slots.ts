@@ -4,15 +4,18 @@ import type { Redis } from 'ioredis';
 /**
  * Grants a slot (a lease in `holders`) when fewer than `max` are held and the caller is among the
  * first waiters, oldest first; drops expired leases and waiters whose heartbeat key has expired (a
- * worker that died while waiting). Returns 0 when granted, else the caller's place in line (1: next).
+ * worker that died while waiting). Waiters are ordered by a ticket counter, not the clock, so two
+ * arriving in the same millisecond keep their order. Returns 0 when granted, else the caller's place in line (1: next).
  * Every key shares the caller's hash tag, so it runs on Redis Cluster.
  */
 const ACQUIRE = `
-local holders, waiters = KEYS[1], KEYS[2]
+local holders, waiters, tickets = KEYS[1], KEYS[2], KEYS[3]
 local now, lease, max, id = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local heartbeat, heartbeatMs = ARGV[5], ARGV[6]
 redis.call('ZREMRANGEBYSCORE', holders, '-inf', now)
-redis.call('ZADD', waiters, 'NX', now, id)
+if not redis.call('ZSCORE', waiters, id) then
+  redis.call('ZADD', waiters, redis.call('INCR', tickets), id)
+end
 redis.call('SET', heartbeat .. id, '1', 'PX', heartbeatMs)
 for _, w in ipairs(redis.call('ZRANGE', waiters, 0, 99)) do
   if redis.call('EXISTS', heartbeat .. w) == 0 then redis.call('ZREM', waiters, w) end
@@ -75,7 +78,8 @@ export class ModelSlots {
     const server = createHash('sha256').update(new URL(baseUrl).origin).digest('hex').slice(0, 16);
     // One hash tag for all of a server's keys (Redis Cluster: one slot).
     const base = `{${this.prefix}:model-slots:${server}}`;
-    const [holders, waiters, heartbeat] = [`${base}:holders`, `${base}:waiters`, `${base}:waiting:`];
+    const [holders, waiters, tickets] = [`${base}:holders`, `${base}:waiters`, `${base}:tickets`];
+    const heartbeat = `${base}:waiting:`;
     const id = randomUUID();
     let shown = 0;
     try {
@@ -84,9 +88,10 @@ export class ModelSlots {
         const place = Number(
           await this.redis.eval(
             ACQUIRE,
-            2,
+            3,
             holders,
             waiters,
+            tickets,
             Date.now(),
             this.leaseMs,
             this.options.max,
