@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
+  MetricsModule,
   migratingDataSourceFactory,
   pinoParams,
   RedisKeys,
@@ -104,6 +105,7 @@ export class WorkerModule {
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),
+        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE] }),
         agentModule,
         TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],

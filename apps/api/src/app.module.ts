@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type DynamicModule, Module } from '@nestjs/common';
-import { CHAT_ATTACHMENT_MAX_BYTES } from '@corpus-chat/contracts';
+import { CHAT_ATTACHMENT_MAX_BYTES, CHAT_TURNS_QUEUE, IMPORTS_QUEUE } from '@corpus-chat/contracts';
+import { MetricsModule } from '@corpus-chat/server-core';
 import { ChatAttachmentsModule } from './attachments/chat-attachments.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -43,6 +44,7 @@ export class AppModule {
           maxImportBytes: env.IMPORT_MAX_BYTES,
           uploadDir: path.resolve(env.DATA_DIR, 'uploads'),
         }),
+        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE] }),
         ChatAttachmentsModule.forRoot({
           maxBytes: Math.min(CHAT_ATTACHMENT_MAX_BYTES, env.IMPORT_MAX_BYTES),
           uploadDir: path.resolve(env.DATA_DIR, 'uploads'),

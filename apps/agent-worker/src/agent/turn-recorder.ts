@@ -1,4 +1,4 @@
-import { type CorpusTools, type ToolExecution, shownToolName } from '@corpus-chat/corpus-queries';
+import { type CorpusTools, isToolName, type ToolExecution, shownToolName } from '@corpus-chat/corpus-queries';
 import {
   REASONING_MAX_CHARS,
   type AssistantMessageMetadata,
@@ -6,7 +6,7 @@ import {
   type ModelRequestUsage,
   type StoredToolCall,
 } from '@corpus-chat/contracts';
-import type { AgentTurnContext } from '@corpus-chat/server-core';
+import { type AgentTurnContext, metrics } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 
 /**
@@ -52,7 +52,9 @@ export class TurnRecorder {
     const shownName = shownToolName(name);
     const args = parseForDisplay(rawArgs);
     await this.ctx.emit({ type: 'tool.call', callId, name: shownName, args });
+    const end = metrics.toolQuery.startTimer({ tool: isToolName(name) ? name : 'unknown' });
     const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
+    end({ outcome: exec.ok ? 'ok' : 'error' });
     await this.ctx.emit({
       type: 'tool.result',
       callId,

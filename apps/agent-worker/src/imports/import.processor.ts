@@ -13,7 +13,7 @@ import {
   readModelSettings,
   runImportJob,
 } from '@corpus-chat/corpus-queries';
-import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+import { metrics, REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
 import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
@@ -53,6 +53,7 @@ export class ImportProcessor extends WorkerHost {
 
   async process(job: Job<RunImportJobData>): Promise<string> {
     const { importId } = parseJobData(runImportJobDataSchema, job.data);
+    const end = metrics.importDuration.startTimer();
     const ended = await runImportJob(this.dataSource, importId, {
       // The API enforced IMPORT_MAX_BYTES while the upload streamed to disk.
       maxBytes: Number.MAX_SAFE_INTEGER,
@@ -60,6 +61,10 @@ export class ImportProcessor extends WorkerHost {
       onProgress: (progress) => this.publish(progress),
       findingExtractor: () => this.extractor(importId),
     });
+    if (ended) {
+      end({ status: ended.status });
+      metrics.importBytes.observe(ended.sizeBytes);
+    }
     if (!ended) {
       this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
       return 'skipped';

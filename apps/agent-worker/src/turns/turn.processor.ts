@@ -2,7 +2,7 @@ import { InjectQueue, OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
-import { settleBullConnections, turnTrace } from '@corpus-chat/server-core';
+import { metrics, settleBullConnections, turnTrace } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { TurnExecutor } from './turn-executor';
 
@@ -27,9 +27,18 @@ export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdo
     super();
   }
 
-  process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
+  async process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     turnTrace.mark(String(job.id), 'worker.picked');
-    return this.executor.execute(job, token);
+    if (job.attemptsStarted <= 1) metrics.turnWait.observe(Math.max(0, Date.now() - job.timestamp) / 1000);
+    const end = metrics.turnDuration.startTimer();
+    try {
+      const result = await this.executor.execute(job, token);
+      end({ outcome: result.status });
+      return result;
+    } catch (e) {
+      end({ outcome: 'error' });
+      throw e;
+    }
   }
 
   @OnWorkerEvent('failed')

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   ConnectedSocket,
   MessageBody,
@@ -13,6 +13,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { type ActiveTurnView, CHAT_NAMESPACE, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { SocketAuthService } from '../auth/socket-auth.service';
+import { observeSockets } from '@corpus-chat/server-core';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatService } from './chat.service';
 import { SocketLimits } from './socket-limits';
@@ -38,7 +39,7 @@ const record = (body: unknown): Record<string, unknown> =>
  * per operator and events per socket are limited (`SocketLimits`).
  */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
-export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
+export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModuleDestroy {
   private readonly logger = new Logger(ChatGateway.name);
 
   @WebSocketServer()
@@ -57,6 +58,13 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect {
   afterInit(server: Namespace): void {
     this.socketAuth.attach(server);
     this.limits.attach(server); // after authentication: the socket cap counts per operator
+    this.unobserve = observeSockets(() => server.sockets.size);
+  }
+
+  private unobserve = (): void => undefined;
+
+  onModuleDestroy(): void {
+    this.unobserve();
   }
 
   /**

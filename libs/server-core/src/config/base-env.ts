@@ -34,6 +34,9 @@ export const serverEnvSchema = z.looseObject({
   DB_POOL_SIZE: envInt(10, 1, 1000).describe(
     "Postgres connections of this process's pool. A worker with a high `WORKER_CONCURRENCY` holds many short transactions at once and waits on a small pool (docs/benchmarks.md, scenario 3); keep the sum over all processes below the server's `max_connections`.",
   ),
+  METRICS_PORT: envInt(-1, -1, 65535).describe(
+    "Port of this process's Prometheus `GET /metrics` (0: any free port; -1: off). A port of its own, so metrics never pass through the public API.",
+  ),
   RUN_MIGRATIONS: envInt(1, 0, 1).describe(
     'Run pending migrations at start (set 0 to skip, e.g. when a release job runs them).',
   ),

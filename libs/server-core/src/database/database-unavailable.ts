@@ -1,3 +1,5 @@
+import { metrics } from '../metrics/metrics';
+
 /** Socket errors of a Postgres connection that could not be made or was lost. */
 const SOCKET_CODES = new Set([
   'ECONNREFUSED',
@@ -44,7 +46,9 @@ export async function retryWhileDatabaseUnavailable<T>(
     try {
       return await store();
     } catch (e) {
-      if (!isDatabaseUnavailable(e) || Date.now() + delay > until) throw e;
+      if (!isDatabaseUnavailable(e)) throw e;
+      metrics.postgresErrors.inc();
+      if (Date.now() + delay > until) throw e;
       onRetry?.(e, delay);
       await new Promise((r) => setTimeout(r, delay));
     }

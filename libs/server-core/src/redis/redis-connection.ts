@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis, type RedisOptions } from 'ioredis';
+import { metrics } from '../metrics/metrics';
 
 /** How a connection is used; decides how it behaves while Redis is unreachable. */
 export type RedisConnectionRole =
@@ -74,6 +75,7 @@ export function createRedisConnection(
   };
   const redis = new Redis(options);
   redis.on('error', (err: Error) => {
+    metrics.redisErrors.inc();
     const now = Date.now();
     if (now - (lastWarned.get(name) ?? 0) < 10_000) return;
     lastWarned.set(name, now);

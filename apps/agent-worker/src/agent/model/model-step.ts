@@ -5,7 +5,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
-import { turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
+import { metrics, secondsSince, turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
 import type { TurnRecorder } from '../turn-recorder';
 import { describeModelError, type ModelFailure } from './model-errors';
 import { StepDecoder, type DecodedStep } from './step-decoder';
@@ -94,6 +94,8 @@ export async function streamStep(
   let reasoningField: ShownStep['reasoningField'];
   try {
     turnTrace.mark(ctx.turnId, 'model.request');
+    const requested = performance.now();
+    let firstChunk = 0;
     const stream = await client.chat.completions.create(
       {
         model: req.model,
@@ -108,6 +110,8 @@ export async function streamStep(
     turnTrace.mark(ctx.turnId, 'model.headers');
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       arm(timeouts.idleMs, `the stream stalled for ${fmtMs(timeouts.idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+      if (!firstChunk)
+        metrics.modelFirstToken.observe(secondsSince(requested, (firstChunk = performance.now())));
       reasoningField ??= reasoningFieldOf(chunk);
       await shown.apply(decoder.push(chunk));
     }
@@ -115,6 +119,9 @@ export async function streamStep(
     if (ctx.signal.aborted) throw ctx.signal.reason;
     if (watchdog.signal.aborted) throw watchdog.signal.reason;
     const { out, step } = decoder.end();
+    const streamed = secondsSince(firstChunk);
+    if (firstChunk && step.usage?.completionTokens && streamed > 0)
+      metrics.modelTokensPerSecond.observe(step.usage.completionTokens / streamed);
     await shown.apply(out);
     if (step.toolCalls.length && !step.finishReason) {
       // Cut in the middle of a call: its arguments may be half there. Never run it.
