@@ -34,6 +34,9 @@ export const agentEnvSchema = z.looseObject({
   AGENT_SETTINGS_CACHE_MS: envInt(0, 0).describe(
     'Milliseconds a worker may reuse the settings row. 0 (default): every turn reads it (one primary-key read), so a change in Settings applies to the very next turn; raise it only for very high turn rates, accepting that a change then takes up to this long to apply.',
   ),
+  MODEL_MAX_CONCURRENT: envInt(0, 0, 1000).describe(
+    'Requests all workers together may have open at one model server (0: no cap). A local server with a few parallel slots (Ollama `OLLAMA_NUM_PARALLEL`, llama.cpp `--parallel`) queues the rest where no one sees them; capped here, a turn waits in Redis for a slot instead. Give every worker the same value.',
+  ),
   MODEL_URL_ALLOWLIST: modelUrlAllowlistEnv(
     'Model servers turns may be sent to (`ModelUrlAllowlist`; empty: any). Give the API the same value.',
   ),
@@ -50,6 +53,8 @@ export interface AgentConfig {
   streamIdleTimeoutMs: number;
   retryDelayMs: number;
   settingsCacheMs: number;
+  /** `MODEL_MAX_CONCURRENT`: open requests per model server across all workers (0: no cap). */
+  maxConcurrentPerServer: number;
   /** `MODEL_URL_ALLOWLIST`: a turn for another server fails with MODEL_UNAVAILABLE. */
   modelUrlAllowlist: ModelUrlAllowlist;
 }
@@ -64,6 +69,7 @@ export function agentConfigFrom(env: AgentEnv): AgentConfig {
     streamIdleTimeoutMs: env.MODEL_STREAM_IDLE_TIMEOUT_MS,
     retryDelayMs: env.MODEL_RETRY_DELAY_MS,
     settingsCacheMs: env.AGENT_SETTINGS_CACHE_MS,
+    maxConcurrentPerServer: env.MODEL_MAX_CONCURRENT,
     modelUrlAllowlist: ModelUrlAllowlist.parse(env.MODEL_URL_ALLOWLIST),
   };
 }

@@ -8,7 +8,8 @@ import {
 import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AGENT_RUNNER } from '@corpus-chat/server-core';
+import type { Redis } from 'ioredis';
+import { AGENT_RUNNER, ModelSlots, REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, loadAgentConfig, type AgentConfig } from './agent.config';
 import { CorpusAgentRunner } from './corpus-agent-runner';
 import { ModelSettingsProvider } from './model-settings.provider';
@@ -50,9 +51,17 @@ export class AgentModule {
         useFactory: (t: CorpusTools) => new PlannerRunner(t, defaultTopicNormaliser),
       },
       {
+        // Without the turn pipeline's Redis (a runner started alone in a test) requests are not capped.
+        provide: ModelSlots,
+        inject: [AGENT_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: RedisKeys, optional: true }],
+        useFactory: (c: AgentConfig, redis?: Redis, keys?: RedisKeys) =>
+          redis && keys ? new ModelSlots(redis, keys.prefix, { max: c.maxConcurrentPerServer }) : undefined,
+      },
+      {
         provide: OpenAiModelRunner,
-        inject: [CorpusTools, AGENT_CONFIG],
-        useFactory: (t: CorpusTools, c: AgentConfig) => new OpenAiModelRunner(t, c),
+        inject: [CorpusTools, AGENT_CONFIG, ModelSlots],
+        useFactory: (t: CorpusTools, c: AgentConfig, slots?: ModelSlots) =>
+          new OpenAiModelRunner(t, c, undefined, slots),
       },
       {
         provide: AGENT_RUNNER,

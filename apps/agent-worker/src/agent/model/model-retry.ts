@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type OpenAI from 'openai';
-import { AgentTurnError, type AgentTurnContext } from '@corpus-chat/server-core';
+import { AgentTurnError, type AgentTurnContext, type ModelSlots } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
@@ -23,6 +23,8 @@ export interface StepAttempt {
   where: string;
   config: AgentConfig;
   logger: Logger;
+  /** The cap on open requests at this model server, when there is one. */
+  slot?: { slots: ModelSlots; baseUrl: string };
 }
 
 /** One model step: retried once when nothing was streamed yet, and after each 429 as the server asks. */
@@ -31,12 +33,17 @@ export async function requestWithRetry(
   req: StepRequest,
   ctx: AgentTurnContext,
   recorder: TurnRecorder,
-  { step, where, config, logger }: StepAttempt,
+  { step, where, config, logger, slot }: StepAttempt,
 ): Promise<ShownStep> {
   let first: ModelRequestError | undefined;
   let rateLimited = 0;
   for (let attempt = 1; ; attempt++) {
     const before = recorder.content.length;
+    const release = slot?.slots.enabled
+      ? await slot.slots.acquire(slot.baseUrl, ctx.signal, (position) =>
+          logger.log({ turnId: ctx.turnId, step, position }, 'waiting for a model server slot'),
+        )
+      : undefined;
     try {
       return await streamStep(client, req, ctx, recorder, {
         firstTokenMs: config.firstTokenTimeoutMs,
@@ -84,6 +91,8 @@ export async function requestWithRetry(
           : '';
       const said = `${e.message}${tried}`;
       throw new AgentTurnError(e.code, `${where}: ${said}${/[.!?]$/.test(said) ? '' : '.'}${advice}`);
+    } finally {
+      await release?.();
     }
   }
 }

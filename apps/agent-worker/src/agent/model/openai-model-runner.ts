@@ -6,7 +6,12 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import type { CorpusTools, ToolExecution, ModelSettings } from '@corpus-chat/corpus-queries';
-import { AgentTurnError, type AgentTurnContext, type AgentTurnOutcome } from '@corpus-chat/server-core';
+import {
+  AgentTurnError,
+  type AgentTurnContext,
+  type AgentTurnOutcome,
+  type ModelSlots,
+} from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext, withoutReasoning } from '../context/context-builder';
 import { attachmentNote, buildSystemPrompt } from '../context/system-prompt';
@@ -64,6 +69,8 @@ export class OpenAiModelRunner {
     private readonly tools: CorpusTools,
     private readonly config: AgentConfig,
     private readonly clientFactory: OpenAiClientFactory = defaultClientFactory,
+    /** The cap on open requests per model server (`MODEL_MAX_CONCURRENT`); none when absent. */
+    private readonly slots?: ModelSlots,
   ) {}
 
   /**
@@ -121,6 +128,7 @@ export class OpenAiModelRunner {
             where,
             config: this.config,
             logger: this.logger,
+            slot: this.slots && { slots: this.slots, baseUrl: settings.baseUrl ?? '' },
           });
         } catch (e) {
           if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
