@@ -24,10 +24,6 @@ export interface RunTurnJobData {
   language?: OperatorLanguage;
 }
 
-/** The one union of jobs on the wire. */
-export type ChatJob = { name: typeof JobNames.runTurn; data: RunTurnJobData };
-export type JobDataOf<N extends ChatJob['name']> = Extract<ChatJob, { name: N }>['data'];
-
 /** What a finished turn job returns (BullMQ `returnvalue`). */
 export interface RunTurnJobResult {
   messageId: string;
@@ -45,6 +41,3 @@ export const ImportJobNames = {
 export interface RunImportJobData {
   importId: string;
 }
-
-/** The one union of import jobs on the wire. */
-export type ImportJob = { name: typeof ImportJobNames.runImport; data: RunImportJobData };

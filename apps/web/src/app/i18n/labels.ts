@@ -98,28 +98,6 @@ export function roleLabel(role: OperatorRole | string): string {
   }
 }
 
-/** What a breakdown is grouped by. */
-export function groupByLabel(key: GroupByKey | string): string {
-  switch (key) {
-    case 'severity':
-      return $localize`:@@groupBy.severity:severity`;
-    case 'report':
-      return $localize`:@@groupBy.report:report`;
-    case 'cwe':
-      return $localize`:@@groupBy.cwe:CWE`;
-    case 'verdict':
-      return $localize`:@@groupBy.verdict:verdict`;
-    case 'status':
-      return $localize`:@@groupBy.status:status`;
-    case 'format':
-      return $localize`:@@groupBy.format:format`;
-    case 'title':
-      return $localize`:@@groupBy.title:title`;
-    default:
-      return key;
-  }
-}
-
 /** A report's lifecycle state. */
 export function reportStatusLabel(status: ReportStatus | string): string {
   switch (status) {
