@@ -1,6 +1,5 @@
 import { IMPORT_FORMAT_NAMES, REPORT_FORMATS } from '@corpus-chat/contracts';
 import type {
-  GroupByKey,
   NoteStage,
   OperatorRole,
   ReportFormat,
