@@ -178,6 +178,7 @@ export class BenchStack {
     const out = fs.openSync(logFile, 'w');
     const flags: string[] = [];
     if (opts.probe && probePort) flags.push('-r', path.join(ROOT, 'bench/probes/runtime-probe.cjs'));
+    if (env['TURN_TRACE_FILE']) flags.push('-r', path.join(ROOT, 'bench/probes/turn-trace.cjs'));
     // BENCH_WORKER_FLAGS and BENCH_API_FLAGS (space-separated Node/V8 flags) try the workers or the API with other settings.
     if (name.startsWith('worker'))
       flags.push(...(process.env['BENCH_WORKER_FLAGS'] ?? '').split(' ').filter(Boolean));

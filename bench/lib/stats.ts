@@ -44,7 +44,7 @@ export function summaryCells(s: Summary): string[] {
   return [fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.max)];
 }
 
-/** Monotonic clock in milliseconds (fractional), comparable with `TurnTrace` marks (µs) of other processes. */
+/** Monotonic clock in milliseconds (fractional), comparable with the turn trace marks (µs) of other processes. */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }

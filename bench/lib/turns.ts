@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
 import { ChatRepository } from '@corpus-chat/corpus-queries';
 import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
-import { parseTurnTrace, redisOptionsFromUrl, type TurnTraceMark } from '@corpus-chat/server-core';
+import { redisOptionsFromUrl } from '@corpus-chat/server-core';
 import type { BenchStack } from './stack';
 import { sleep } from './stats';
 
@@ -133,6 +133,28 @@ export async function turnStatusCounts(stack: BenchStack): Promise<Record<string
 
 /** Marks of a trace file grouped by turn: turn → mark name → times (ms, in order). */
 export type TraceIndex = Map<string, Map<string, number[]>>;
+
+/** One line of a trace file (`bench/probes/turn-trace.cjs`): µs of the machine's monotonic clock. */
+interface TurnTraceMark {
+  turn: string;
+  mark: string;
+  t: number;
+  pid: number;
+}
+
+/** Parses a trace file's lines (skips blank lines and one cut by a process killed mid-write). */
+function parseTurnTrace(text: string): TurnTraceMark[] {
+  const marks: TurnTraceMark[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    try {
+      marks.push(JSON.parse(line) as TurnTraceMark);
+    } catch {
+      // a torn line
+    }
+  }
+  return marks;
+}
 
 /** Reads trace files (after the processes flushed them: they write every 100 ms). */
 export async function readTrace(files: string[]): Promise<TraceIndex> {

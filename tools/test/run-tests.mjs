@@ -42,7 +42,7 @@ const sharedDir = process.env.SHARED_DIR
   ? path.resolve(process.env.SHARED_DIR)
   : path.resolve(root, '..', 'shared');
 
-/** The services the tests use, as the test helpers read them (README, "Tests"). */
+/** The services the tests use, as the test helpers read them (docs/configuration.md). */
 const PG_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -62,7 +62,7 @@ function reachable(url, defaultPort) {
 const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
 const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 // Three workers on two cores: the integration specs wait on child processes, sockets and timers
-// for much of their time (docs/benchmarks.md, "npm test: where the time goes").
+// for much of their time (docs/bench-log.md, "npm test: where the time goes").
 const jest = (extra = []) => ['--maxWorkers=3', '--ci', ...extra];
 /**
  * Every step; `suites` says which commands run it. `needsServices`: Postgres and Redis;

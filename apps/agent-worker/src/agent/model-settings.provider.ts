@@ -33,11 +33,6 @@ export class ModelSettingsProvider {
     return value;
   }
 
-  /** Forgets the cached row (the next `get` reads it). */
-  invalidate(): void {
-    this.cached = undefined;
-  }
-
   /** A read that starts now, or right after the one in flight (shared by everyone who waits for it). */
   private fresh(): Promise<ModelSettings> {
     if (!this.inFlight) return this.start();

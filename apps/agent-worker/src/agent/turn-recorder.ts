@@ -119,11 +119,6 @@ export class TurnRecorder {
     return this.results;
   }
 
-  /** Whether any tool call of this turn was made. */
-  get toolCallCount(): number {
-    return this.calls.length;
-  }
-
   /** The metadata to store with the answer. */
   metadata(model: string): AssistantMessageMetadata {
     return {

@@ -90,11 +90,6 @@ export class SocketLimits {
     nsp.on('connection', (socket: Socket) => this.limitEvents(socket));
   }
 
-  /** Sockets of `operatorId` admitted on this instance and not yet gone. */
-  socketsOf(operatorId: string): number {
-    return this.admitted.get(operatorId)?.size ?? 0;
-  }
-
   private admit(socket: Socket, operatorId: string): string | null {
     // A connection that closed while the handshake was being checked never gets a close event again.
     if (socket.client.conn.readyState !== 'open') return 'connection closed';

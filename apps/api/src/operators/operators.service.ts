@@ -11,7 +11,6 @@ import {
   OperatorEntity,
   bumpTokenVersion,
   deleteApiTokensOf,
-  findOperatorByUsername,
   isUniqueViolation,
   recordAuditEvent,
 } from '@corpus-chat/corpus-queries';
@@ -137,10 +136,5 @@ export class OperatorsService {
       fields: Object.keys(dto).filter((k) => k !== 'password'),
     });
     return toOperatorView(result.saved);
-  }
-
-  /** The operator named `username` (ignoring case), or null. */
-  findByUsername(username: string): Promise<OperatorEntity | null> {
-    return findOperatorByUsername(this.db, username);
   }
 }

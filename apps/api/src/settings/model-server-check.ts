@@ -203,7 +203,7 @@ export async function checkModelServer(
     detail = `${info.detail} Effective budget: ${fmt(budget)} tokens, 80 % of that window (the answer needs room too) or AGENT_CONTEXT_TOKENS, whichever is smaller (${fmt(agentTokens)}).`;
     if (info.contextTokens < agentTokens)
       detail +=
-        " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (README, Choosing the model) for longer histories and results.";
+        " Turns get less than AGENT_CONTEXT_TOKENS: raise the server's context (docs/models.md, Context length) for longer histories and results.";
   }
   checks.push({ name: 'context', ok: true, detail });
   return {

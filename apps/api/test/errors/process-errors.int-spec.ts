@@ -18,6 +18,7 @@ import {
 } from '@corpus-chat/corpus-queries/testing';
 import { loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
+import { requestLogFlushed } from '../support/request-log';
 
 jest.setTimeout(90_000);
 
@@ -134,7 +135,7 @@ describe('request log', () => {
     expect((await request(baseUrl).get('/api/health')).status).toBe(200);
     expect((await request(baseUrl).get('/main-abc123.js')).status).toBe(200);
     expect((await request(baseUrl).get('/chat/some-thread')).status).toBe(200); // a client route: index.html
-    await new Promise((r) => setTimeout(r, 500)); // let pino flush
+    await requestLogFlushed(baseUrl, api, () => output);
 
     const lines = logLines();
     const requestLine = (url: string, status: number) =>

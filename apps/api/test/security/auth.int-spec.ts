@@ -398,6 +398,7 @@ describe('socket handshake', () => {
       new Promise<number>((r, j) => server.getConnections((e, n) => (e ? j(e) : r(n))));
     const before = await connections();
     const { hostname, port } = new URL(baseUrl);
+    const serverSide = new Promise<net.Socket>((r) => server.once('connection', r));
     const sock = net.connect({ host: hostname, port: Number(port), allowHalfOpen: true });
     let head = '';
     sock.setEncoding('utf8');
@@ -411,7 +412,12 @@ describe('socket handshake', () => {
       );
     });
     expect(head.startsWith('HTTP/1.1 401 Unauthorized')).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    const refusedSide = await serverSide;
+    await new Promise<void>((resolve, reject) => {
+      if (refusedSide.closed) return resolve();
+      const timer = setTimeout(() => reject(new Error('the server kept the refused socket open')), 5000);
+      refusedSide.once('close', () => (clearTimeout(timer), resolve()));
+    });
     expect(await connections()).toBe(before);
     sock.destroy();
     const s = await loginAs(baseUrl, alice.username, alice.password);

@@ -74,6 +74,8 @@ it("100 messages in 10 s from one operator are throttled with 429 while another 
   let maxActiveOfA = 0;
   let bDoneAfterMs: number | null = null;
   const started = Date.now();
+  let floodMidway!: () => void;
+  const midFlood = new Promise<void>((r) => (floodMidway = r));
   const flood = (async () => {
     for (let round = 0; round < 10; round++) {
       // 10 concurrent messages per second, each a turn (40 s) that outlasts the test and would hog a
@@ -92,11 +94,12 @@ it("100 messages in 10 s from one operator are throttled with 429 while another 
         if (r.status === 202) acceptedOfA.push({ chatId: threadsOfA[i], turnId: r.body.turnId });
       });
       maxActiveOfA = Math.max(maxActiveOfA, await activeTurnsOf(a.operator.id));
+      if (round === 2) floodMidway();
       await new Promise((r) => setTimeout(r, Math.max(0, started + (round + 1) * 1000 - Date.now())));
     }
   })();
   const victim = (async () => {
-    await new Promise((r) => setTimeout(r, 2500)); // in the middle of the flood
+    await midFlood; // B asks once A's first three rounds are in, so A's turns hold every slot
     const posted = await http()
       .post(`/api/chats/${threadOfB}/messages`)
       .set(b.headers)

@@ -15,6 +15,7 @@ import {
 } from '@corpus-chat/corpus-queries/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
+import { requestLogFlushed } from '../support/request-log';
 
 jest.setTimeout(60_000);
 
@@ -94,7 +95,7 @@ it('logs requests but never passwords, cookies, tokens, API keys or message bodi
     .set(o.headers)
     .set('Content-Type', 'application/json')
     .send(`{"content": "${marker}`);
-  await new Promise((r) => setTimeout(r, 500)); // let pino flush
+  await requestLogFlushed(baseUrl, child, () => output);
 
   // Logging works: the requests are there.
   expect(output).toContain('/api/auth/login');

@@ -54,6 +54,3 @@ export const findingFilterSchema = z.strictObject({
 });
 
 export type FindingFilter = z.output<typeof findingFilterSchema>;
-
-/** The filter's fields, in the order the JSON Schema lists them. */
-export const FINDING_FILTER_FIELDS = Object.keys(findingFilterSchema.shape) as (keyof FindingFilter)[];

@@ -14,10 +14,6 @@ export const JobNames = {
 /** Job data carries ids, not state (see `runTurnJobDataSchema`). */
 export type RunTurnJobData = z.output<typeof runTurnJobDataSchema>;
 
-/** The one union of jobs on the wire. */
-export type ChatJob = { name: typeof JobNames.runTurn; data: RunTurnJobData };
-export type JobDataOf<N extends ChatJob['name']> = Extract<ChatJob, { name: N }>['data'];
-
 /** What a finished turn job returns (BullMQ `returnvalue`). */
 export interface RunTurnJobResult {
   messageId: string;
@@ -33,6 +29,3 @@ export const ImportJobNames = {
 
 /** See `runImportJobDataSchema`. */
 export type RunImportJobData = z.output<typeof runImportJobDataSchema>;
-
-/** The one union of import jobs on the wire. */
-export type ImportJob = { name: typeof ImportJobNames.runImport; data: RunImportJobData };

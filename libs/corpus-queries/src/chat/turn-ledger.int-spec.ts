@@ -6,6 +6,7 @@ import {
   storeTestTurn,
   type TestDatabase,
 } from '../testing';
+import { ChatMessageEntity } from './chat-message.entity';
 import { ChatRepository } from './chat.repository';
 import { TurnLedger } from './turn-ledger';
 
@@ -32,6 +33,8 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     (
       await db.dataSource.query(`SELECT updated_at, last_model FROM chat_sessions WHERE id = $1`, [chatId])
     )[0] as { updated_at: Date; last_model: string | null };
+  const assistantMessage = (turnId: string) =>
+    db.dataSource.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'assistant' });
   const turnRow = async (turnId: string) =>
     (
       await db.dataSource.query(`SELECT status, finished_at, error_code FROM chat_turns WHERE id = $1`, [
@@ -209,7 +212,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     });
     expect(result).toMatchObject({ kind: 'finished', chatId: chat.id });
     const messageId = result.kind === 'finished' ? result.messageId : '';
-    expect(await ledger.assistantMessage(turnId)).toMatchObject({
+    expect(await assistantMessage(turnId)).toMatchObject({
       id: messageId,
       content: 'There are 7.',
       status: 'complete',
@@ -252,7 +255,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
       metadata,
     });
     expect(result.kind).toBe('finished');
-    const stored = await ledger.assistantMessage(turnId);
+    const stored = await assistantMessage(turnId);
     expect(stored?.content).toBe('nul\ufffd and \ufffd here \u{1F600}');
     const call = (stored?.metadata as typeof metadata).toolCalls[0];
     expect(call.name).toBe('x'.repeat(63) + '\ufffd');
@@ -280,7 +283,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     });
     expect(result).toEqual({ kind: 'finished', chatId: chat.id, messageId: '' });
     expect(await turnRow(second)).toMatchObject({ status: 'error', error_code: 'FORBIDDEN' });
-    expect(await ledger.assistantMessage(second)).toBeNull();
+    expect(await assistantMessage(second)).toBeNull();
     expect((await thread(chat.id)).last_model).toBe('builtin');
     expect(
       await ledger.finish(randomUUID(), { status: 'cancelled', content: '', metadata: { toolCalls: [] } }),

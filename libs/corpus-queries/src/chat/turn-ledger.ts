@@ -221,11 +221,6 @@ export class TurnLedger {
     });
   }
 
-  /** The turn's assistant message, or null while it has none. */
-  async assistantMessage(turnId: string): Promise<ChatMessageEntity | null> {
-    return this.db.getRepository(ChatMessageEntity).findOneBy({ turnId, role: 'assistant' });
-  }
-
   /**
    * Ends a turn once: in one statement (its own transaction, the turn row locked) stores the
    * assistant message and sets the turn's and the thread's final state. A second call for the same turn — a retried job, a cancel racing

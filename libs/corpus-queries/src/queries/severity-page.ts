@@ -1,6 +1,6 @@
 /**
  * Kept because bench:queries at 1M findings shows the plain page misses its goals for a text search
- * (docs/benchmarks.md, "6 against the code before the plain queries" and "Plain queries"): for
+ * (docs/bench-log.md, "6 against the code before the plain queries" and "Plain queries"): for
  * "cookie" (10.8 % of findings) Postgres plans `ORDER BY severity, id LIMIT 50` as a walk of
  * `ix_findings_live_severity` testing each finding's text through its version row (~1,680 findings
  * at ~5 µs), 13.6 ms p95 for the capped page against a 5 ms goal, and for "ldap" (0.9 %) 6,110

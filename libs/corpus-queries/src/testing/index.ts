@@ -5,3 +5,4 @@ export * from './shared-corpus';
 export * from './test-names';
 export * from './chat-turns';
 export { mulberry32 } from '../generator/prng';
+export * from './env-table';

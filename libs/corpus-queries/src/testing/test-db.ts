@@ -152,14 +152,3 @@ export async function createTestDatabase(seed?: TemplateSeed): Promise<TestDatab
     },
   };
 }
-
-/** Drops every database a test run left behind (`corpus_chat_test_*`). Used by the test runner. */
-export async function dropLeftoverTestDatabases(): Promise<number> {
-  return withAdmin(async (c) => {
-    const { rows } = await c.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'corpus\\_chat\\_test\\_%'",
-    );
-    for (const r of rows) await c.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
-    return rows.length;
-  });
-}

@@ -181,9 +181,15 @@ describe('turn event bus (real Redis)', () => {
     await requester.request(late);
     await waitFor(() => lateFired === 1);
     expect(Date.now() - t0).toBeLessThan(500);
+    // A second request does not fire again: a later marker's broadcast arrives after it would have.
+    const marker = randomUUID();
+    let markerFired = 0;
+    const stopMarker = await signals.watch(marker, () => markerFired++);
     await requester.request(late);
-    await new Promise((r) => setTimeout(r, 50));
+    await requester.request(marker);
+    await waitFor(() => markerFired === 1);
     expect(lateFired).toBe(1);
+    stopMarker();
     stop();
     expect(await signals.isRequested(late)).toBe(true);
     expect(await signals.isRequested(randomUUID())).toBe(false);

@@ -8,13 +8,15 @@ import 'reflect-metadata';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { buildModelContext } from './context-builder';
 import { buildSystemPrompt } from './system-prompt';
-import {
-  countMessagesTokens,
-  countToolsTokens,
-  tokenBound,
-  tokenizerLoaded,
-  tokensWithin,
-} from './token-counter';
+import { countMessagesTokens, countToolsTokens, tokenBound, tokensWithin } from './token-counter';
+
+// Jest runs a mock factory when the module is first required: that is the moment of loading.
+let mockTokenizerLoaded = false;
+jest.mock('gpt-tokenizer/cjs/encoding/o200k_base', () => {
+  mockTokenizerLoaded = true;
+  return jest.requireActual('gpt-tokenizer/cjs/encoding/o200k_base');
+});
+const tokenizerLoaded = (): boolean => mockTokenizerLoaded;
 
 const tools = new CorpusTools(null as never, null as never, null as never).definitions();
 const thread = (turns: number, words = 20): HistoryMessage[] =>

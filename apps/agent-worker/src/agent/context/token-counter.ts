@@ -28,11 +28,6 @@ function o200k(): O200k {
   return tokenizer;
 }
 
-/** Whether the tokenizer was loaded in this process (tests, and the worker's memory story). */
-export function tokenizerLoaded(): boolean {
-  return tokenizer !== undefined;
-}
-
 /**
  * Tokens of `text` under OpenAI's `o200k_base` BPE, counted by `gpt-tokenizer` (its ranks ship inside
  * the package: nothing is downloaded at run time; the same counts as tiktoken, in about a third of

@@ -1,4 +1,4 @@
-import type { AssistantMessageMetadata, OperatorLanguage } from '@corpus-chat/contracts';
+import type { OperatorLanguage } from '@corpus-chat/contracts';
 import type {
   AgentRunner,
   AgentTurnContext,
@@ -59,10 +59,6 @@ export class TestThread {
       metadata: outcome.metadata,
     });
     return { events, outcome };
-  }
-
-  get lastMetadata(): AssistantMessageMetadata | undefined {
-    return this.history.at(-1)?.metadata as AssistantMessageMetadata | undefined;
   }
 }
 

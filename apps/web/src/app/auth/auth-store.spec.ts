@@ -53,7 +53,7 @@ describe('AuthStore', () => {
       { status: 401, statusText: 'Unauthorized' },
     );
     expect(await wrong).toBe('Wrong username or password.');
-    expect(auth.signedIn()).toBe(false);
+    expect(auth.session().status).not.toBe('signed-in');
 
     const disabled = auth.signIn('alice', 'correct horse');
     http
@@ -63,14 +63,14 @@ describe('AuthStore', () => {
         { status: 403, statusText: 'Forbidden' },
       );
     expect(await disabled).toBe('This account is disabled. Ask an administrator to enable it again.');
-    expect(auth.signedIn()).toBe(false);
+    expect(auth.session().status).not.toBe('signed-in');
 
     const right = auth.signIn('alice', 'correct horse');
     const req2 = http.expectOne('/api/auth/login');
     expect(req2.request.body).toEqual({ username: 'alice', password: 'correct horse' });
     req2.flush(alice);
     expect(await right).toBeNull();
-    expect(auth.signedIn()).toBe(true);
+    expect(auth.session().status).toBe('signed-in');
 
     const out = auth.signOut();
     http.expectOne('/api/auth/logout').flush(null, { status: 204, statusText: 'No Content' });

@@ -25,7 +25,6 @@ export class AuthStore {
     const s = this.state();
     return s.status === 'signed-in' ? s.operator : null;
   });
-  readonly signedIn = computed(() => this.state().status === 'signed-in');
   readonly isAdmin = computed(() => {
     const s = this.state();
     return s.status === 'signed-in' && (s.operator === null || s.operator.role === 'admin');

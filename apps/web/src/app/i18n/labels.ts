@@ -1,6 +1,5 @@
 import { IMPORT_FORMAT_NAMES, REPORT_FORMATS } from '@corpus-chat/contracts';
 import type {
-  GroupByKey,
   NoteStage,
   OperatorRole,
   ReportFormat,
@@ -95,28 +94,6 @@ export function roleLabel(role: OperatorRole | string): string {
       return $localize`:@@role.operator:operator`;
     default:
       return role;
-  }
-}
-
-/** What a breakdown is grouped by. */
-export function groupByLabel(key: GroupByKey | string): string {
-  switch (key) {
-    case 'severity':
-      return $localize`:@@groupBy.severity:severity`;
-    case 'report':
-      return $localize`:@@groupBy.report:report`;
-    case 'cwe':
-      return $localize`:@@groupBy.cwe:CWE`;
-    case 'verdict':
-      return $localize`:@@groupBy.verdict:verdict`;
-    case 'status':
-      return $localize`:@@groupBy.status:status`;
-    case 'format':
-      return $localize`:@@groupBy.format:format`;
-    case 'title':
-      return $localize`:@@groupBy.title:title`;
-    default:
-      return key;
   }
 }
 
