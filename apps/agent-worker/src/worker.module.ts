@@ -116,8 +116,9 @@ export class WorkerModule {
         { provide: WORKER_ID, useValue: workerId },
         { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
         TurnExecutor,
-        ConfiguredTurnProcessor,
-        ConfiguredImportProcessor,
+        // WORKER_QUEUES: a processor not provided never creates its BullMQ worker.
+        ...(env.WORKER_QUEUES.includes('turns') ? [ConfiguredTurnProcessor] : []),
+        ...(env.WORKER_QUEUES.includes('imports') ? [ConfiguredImportProcessor] : []),
       ],
       exports: [WORKER_ID, TurnExecutor],
     };

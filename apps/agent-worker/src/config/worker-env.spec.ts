@@ -11,3 +11,16 @@ describe('the agent-worker environment schemas', () => {
         });
   });
 });
+
+describe('WORKER_QUEUES', () => {
+  const queues = (value?: string) => workerEnvSchema.shape.WORKER_QUEUES.safeParse(value);
+  it('defaults to both queues and reads a comma-separated list', () => {
+    expect(queues(undefined).data).toEqual(['turns', 'imports']);
+    expect(queues('imports').data).toEqual(['imports']);
+    expect(queues(' turns , turns ').data).toEqual(['turns']);
+  });
+  it('refuses an unknown queue or an empty list, saying what it takes', () => {
+    expect(queues('turns,pdf').error?.issues[0].message).toContain('`turns`, `imports` or both');
+    expect(queues(',').error?.issues[0].message).toContain('`turns`, `imports` or both');
+  });
+});

@@ -30,6 +30,20 @@ export const workerEnvSchema = serverEnvSchema.extend({
   WORKER_HEALTH_PORT: envInt(-1, -1, 65535).describe(
     "Port of the worker's `GET /health` (-1: no HTTP server, 0: any free port).",
   ),
+  WORKER_QUEUES: z
+    .string()
+    .default('turns,imports')
+    .transform((v) => [...new Set(v.split(',').map((q) => q.trim()))].filter(Boolean))
+    .pipe(
+      z
+        .array(
+          z.enum(['turns', 'imports'], { error: 'must list `turns`, `imports` or both, comma-separated' }),
+        )
+        .min(1, { error: 'must list `turns`, `imports` or both, comma-separated' }),
+    )
+    .describe(
+      'Queues this worker takes jobs from: `turns` (chat turns), `imports` (report files) or both (default), comma-separated. Run import workers apart so a large import never competes with chat turns for a process.',
+    ),
   WORKER_ID: z
     .string()
     .regex(/^[a-zA-Z0-9:._-]{0,100}$/, { error: 'must be up to 100 letters, digits, ":", ".", "_" or "-"' })
