@@ -13,7 +13,9 @@ import { apiEnvSchema } from './api-env';
 
 describe('docs/configuration.md', () => {
   it('lists for the api exactly the variables of its env schemas', () => {
-    expect(documentedFor('api')).toEqual(schemaVariables(apiEnvSchema, chatSocketEnvSchema, settingsEnvSchema));
+    expect(documentedFor('api')).toEqual(
+      schemaVariables(apiEnvSchema, chatSocketEnvSchema, settingsEnvSchema),
+    );
   });
 
   it('lists only variables some source file reads', () => {

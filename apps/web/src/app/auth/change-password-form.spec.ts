@@ -25,7 +25,7 @@ describe('ChangePasswordForm', () => {
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
   /** Bound for the mocked API's answers to reach the page. */
   const WAIT = { timeout: 2000 };
-  const message = () => el().querySelector('[data-testid="change-password-message"]')?.textContent;
+  const message = () => el().querySelector('[data-testid="change-password-message"]')?.textContent?.trim();
   const type = (selector: string, value: string): void => {
     const input = el().querySelector<HTMLInputElement>(selector)!;
     input.value = value;

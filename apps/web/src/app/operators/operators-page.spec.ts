@@ -43,7 +43,7 @@ describe('OperatorsPage', () => {
   const el = (): HTMLElement => fixture.nativeElement as HTMLElement;
   /** Bound for the mocked API's answers to reach the page. */
   const WAIT = { timeout: 2000 };
-  const notice = () => el().querySelector('[data-testid="operators-notice"]')?.textContent;
+  const notice = () => el().querySelector('[data-testid="operators-notice"]')?.textContent?.trim();
   const type = (selector: string, value: string): void => {
     const input = el().querySelector<HTMLInputElement | HTMLSelectElement>(selector)!;
     input.value = value;
