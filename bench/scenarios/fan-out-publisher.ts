@@ -49,12 +49,9 @@ async function main(): Promise<void> {
     let next = nowMs();
     while (nowMs() < until) {
       const turnId = randomUUID();
-      // The turn's first delta opens its sequence at 1 (as the API's turn.queued does).
-      let opened = false;
       const stream = new TurnEventStream(async (event) => {
         const t = nowMs();
-        const e = await bus.publish(chatId, turnId, event, { opensTurn: !opened });
-        opened = true;
+        const e = await bus.publish(chatId, turnId, event);
         publishes++;
         if (e) published[`${turnId}:${e.seq}`] = t;
       }, config.coalesceMs);

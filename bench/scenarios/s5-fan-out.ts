@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
+import { NO_SEQ } from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
@@ -85,7 +86,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
         const stamps = e.text.split('|').filter(Boolean).map(Number);
         tokensDelivered += stamps.length;
         for (const s of stamps) tokenLatency.push(t - s);
-        if (e.seq === 1) firstTokenLatency.push(t - stamps[0]);
+        if (e.prev === NO_SEQ) firstTokenLatency.push(t - stamps[0]);
       });
     }
     const outFile = path.join(ctx.logsDir, `fan-out-${coalesceMs}.json`);
@@ -143,10 +144,11 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     // The API's relay marks of each turn's deltas, in order, against the same deltas' publish starts and receipts.
     const trace = await readTrace([apiTrace]);
     const publishStarts = new Map<string, number[]>();
+    // Recorded in publish order per turn.
     for (const [key, t] of Object.entries(out.published)) {
-      const [turnId, seq] = key.split(':');
+      const [turnId] = key.split(':');
       const list = publishStarts.get(turnId) ?? [];
-      list[Number(seq) - 1] = t;
+      list.push(t);
       publishStarts.set(turnId, list);
     }
     const publishToRelay: number[] = [];

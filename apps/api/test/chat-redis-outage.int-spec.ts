@@ -1,6 +1,13 @@
 import 'reflect-metadata';
 import request from 'supertest';
-import type { ChatEvent, ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
+import {
+  type ChatEvent,
+  type ChatEventOf,
+  type ChatSummaryView,
+  compareSeq,
+  NO_SEQ,
+  type PostMessageResponse,
+} from '@corpus-chat/contracts';
 import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Redis } from 'ioredis';
@@ -83,7 +90,7 @@ describe('Redis restarted empty mid-turn', () => {
     }
   }
 
-  it('the socket gets every event published after the restart, the first marked resync, seqs only rising', async () => {
+  it('the socket gets every event published after the restart, the first opening a new chain, seqs only rising', async () => {
     const chatId = await newChat();
     await watcher.join(chatId);
     const gate = newGate();
@@ -99,15 +106,15 @@ describe('Redis restarted empty mid-turn', () => {
     const done = (await watcher.waitFor(turnId, 'turn.done', 30_000)) as ChatEventOf<'turn.done'>;
     const events = watcher.forTurn(turnId);
     const after = events.slice(before);
-    expect(after[0]).toMatchObject({ type: 'text.delta', resync: true });
-    expect(after.filter((e) => e.resync)).toHaveLength(1);
+    expect(after[0]).toMatchObject({ type: 'text.delta', prev: NO_SEQ });
+    expect(after.filter((e) => e.prev === NO_SEQ)).toHaveLength(1);
     // Every delta from the 8th on arrived (none taken for a duplicate), in order, then turn.done.
     expect(after.filter((e) => e.type === 'text.delta')).toHaveLength(33);
     expect(after.at(-1)).toBe(done);
     const seqs = events.map((e) => e.seq);
-    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(seqs).toEqual([...seqs].sort(compareSeq));
     expect(new Set(seqs).size).toBe(seqs.length);
-    expect(after.slice(1).every((e, i) => e.seq === after[i].seq + 1)).toBe(true);
+    expect(after.slice(1).every((e, i) => e.prev === after[i].seq)).toBe(true);
     const [answer] = await db.dataSource.query(
       `SELECT status, content FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'`,
       [turnId],
@@ -150,7 +157,7 @@ describe('Redis restarted empty mid-turn', () => {
       'the sweep ending the turn',
     );
     const error = (await watcher.waitFor(turnId, 'turn.error')) as ChatEventOf<'turn.error'> & ChatEvent;
-    expect(error).toMatchObject({ code: 'WORKER_LOST', resync: true });
+    expect(error).toMatchObject({ code: 'WORKER_LOST', prev: NO_SEQ });
     expect(await turnStatus()).toBe('error');
   });
 });

@@ -5,6 +5,7 @@ import {
   type ChatEvent,
   type ChatEventType,
   JobNames,
+  NO_SEQ,
   type RunTurnJobData,
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
@@ -109,7 +110,7 @@ export class TurnTestBed {
       content,
       autoTitle: 'test',
     });
-    await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
+    await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
     // `language` is written as given (also a value no API would send) to test the worker's check.
     const language =
       opts.language === undefined ? {} : { language: opts.language as RunTurnJobData['language'] };
@@ -171,8 +172,7 @@ export class TurnTestBed {
   }
 }
 
-/** Asserts seqs are 1, 2, 3… in order. */
+/** Asserts the events are a turn's whole chain in order: each names the one before as its `prev`. */
 export function expectGapFree(events: ChatEvent[]): void {
-  const seqs = events.map((e) => e.seq);
-  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  expect(events.map((e) => e.prev)).toEqual([NO_SEQ, ...events.slice(0, -1).map((e) => e.seq)]);
 }

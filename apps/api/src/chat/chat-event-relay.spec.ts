@@ -1,27 +1,30 @@
+import 'reflect-metadata';
 import type { Socket } from 'socket.io';
-import type { ChatEvent } from '@corpus-chat/contracts';
+import { type ChatEvent, compareSeq } from '@corpus-chat/contracts';
 import type { ChatEventHandler, TurnEventBus, TurnEventSubscriber } from '@corpus-chat/server-core';
 import { ChatEventRelay } from './chat-event-relay';
 
 const CHAT = '11111111-1111-4111-8111-111111111111';
 const TURN = '22222222-2222-4222-8222-222222222222';
-const delta = (seq: number, turnId = TURN): ChatEvent => ({
+const delta = (n: number, turnId = TURN): ChatEvent => ({
   chatId: CHAT,
   turnId,
-  seq,
+  seq: `${n}-0`,
+  prev: `${n - 1}-0`,
   at: '',
   type: 'text.delta',
-  text: `d${seq}`,
+  text: `d${n}`,
 });
+const seqs = (events: ChatEvent[]) => events.map((e) => Number(e.seq.split('-')[0]));
 
 /** A bus whose stream holds `stored`; `replay` resolves only when `release()` is called. */
 function fakeBus(stored: ChatEvent[]) {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const bus = {
-    replay: jest.fn(async (turnId: string, after: number) => {
+    replay: jest.fn(async (turnId: string, after = '0-0') => {
       await gate;
-      return stored.filter((e) => e.turnId === turnId && e.seq > after);
+      return stored.filter((e) => e.turnId === turnId && compareSeq(e.seq, after) > 0);
     }),
   };
   return { bus: bus as unknown as TurnEventBus, release, replay: bus.replay };
@@ -50,42 +53,35 @@ function fakeSocket() {
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('ChatEventRelay', () => {
-  it('replays after afterSeq, then forwards live events that arrived meanwhile, without duplicates or gaps', async () => {
+  it('replays after afterSeq and forwards live events as they come, the replay included', async () => {
     const { bus, release } = fakeBus([1, 2, 3, 4, 5].map((s) => delta(s)));
     const { subscriber, publish } = fakeSubscriber();
     const { socket, sent } = fakeSocket();
     const relay = new ChatEventRelay(subscriber, bus);
-    const attached = relay.attach(socket, CHAT, 2, async () => ({ turnId: TURN }));
+    const attached = relay.attach(socket, CHAT, '2-0', async () => ({ turnId: TURN }));
     await flush();
-    // Published while the replay is still being read: 5 is also in the stream, 6 and 7 are not yet.
+    // Published while the replay is still being read: 5 is also in the stream, 6 is not yet.
     publish(delta(5));
     publish(delta(6));
-    publish(delta(7));
-    await flush();
-    expect(sent).toEqual([]);
     release();
-    expect(await attached).toEqual({ turnId: TURN, lastSeq: 5 });
-    await flush();
-    expect(sent.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7]);
+    expect(await attached).toEqual({ turnId: TURN });
+    // The client drops 5 and 6 (their prev is missing there) and the second 5 (a duplicate).
+    expect(seqs(sent)).toEqual([5, 6, 3, 4, 5]);
     publish(delta(7));
-    publish(delta(8));
-    await flush();
-    expect(sent.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(seqs(sent)).toEqual([5, 6, 3, 4, 5, 7]);
   });
 
-  it('fills a gap from the stream: a turn that began before the subscription took effect is sent from seq 1', async () => {
+  it('forwards events of a turn that is not replayed', async () => {
     const other = '33333333-3333-4333-8333-333333333333';
-    const { bus, release, replay } = fakeBus([1, 2, 3].map((s) => delta(s, other)));
+    const { bus, release, replay } = fakeBus([]);
     release();
     const { subscriber, publish } = fakeSubscriber();
     const { socket, sent } = fakeSocket();
     const relay = new ChatEventRelay(subscriber, bus);
     expect(await relay.attach(socket, CHAT, undefined, async () => null)).toBeNull();
-    publish(delta(3, other));
-    await flush();
-    await flush();
-    expect(replay).toHaveBeenCalledWith(other, 0);
-    expect(sent.map((e) => e.seq)).toEqual([1, 2, 3]);
+    publish(delta(1, other));
+    expect(replay).not.toHaveBeenCalled();
+    expect(seqs(sent)).toEqual([1]);
   });
 
   it('stops forwarding after detach and unsubscribes', async () => {
@@ -94,13 +90,11 @@ describe('ChatEventRelay', () => {
     const { subscriber, publish, handlers } = fakeSubscriber();
     const { socket, sent } = fakeSocket();
     const relay = new ChatEventRelay(subscriber, bus);
-    await relay.attach(socket, CHAT, 0, async () => ({ turnId: TURN }));
+    await relay.attach(socket, CHAT, undefined, async () => ({ turnId: TURN }));
     publish(delta(1));
-    await flush();
     await relay.detachAll(socket);
     publish(delta(2));
-    await flush();
-    expect(sent.map((e) => e.seq)).toEqual([1]);
+    expect(seqs(sent)).toEqual([1]);
     expect(handlers).toHaveLength(0);
     expect(relay.followedThreads).toBe(0);
   });
@@ -127,7 +121,9 @@ describe('ChatEventRelay', () => {
       const { subscriber, handlers, confirm } = slowSubscriber();
       const { socket } = fakeSocket();
       const relay = new ChatEventRelay(subscriber, bus);
-      const attaching = Array.from({ length: 10 }, () => relay.attach(socket, CHAT, 0, async () => null));
+      const attaching = Array.from({ length: 10 }, () =>
+        relay.attach(socket, CHAT, undefined, async () => null),
+      );
       confirm();
       await Promise.all(attaching);
       expect(handlers.size).toBe(1);
@@ -141,7 +137,7 @@ describe('ChatEventRelay', () => {
       const { subscriber, handlers, confirm } = slowSubscriber();
       const { socket, sent } = fakeSocket();
       const relay = new ChatEventRelay(subscriber, bus);
-      const attaching = relay.attach(socket, CHAT, 0, async () => ({ turnId: TURN }));
+      const attaching = relay.attach(socket, CHAT, undefined, async () => ({ turnId: TURN }));
       const detaching = relay.detachAll(socket);
       confirm();
       expect(await attaching).toBeNull();
@@ -157,7 +153,7 @@ describe('ChatEventRelay', () => {
       const { subscriber, handlers } = fakeSubscriber();
       const socket = { disconnected: true, emit: jest.fn() } as unknown as Socket;
       const relay = new ChatEventRelay(subscriber, bus);
-      expect(await relay.attach(socket, CHAT, 0, async () => ({ turnId: TURN }))).toBeNull();
+      expect(await relay.attach(socket, CHAT, undefined, async () => ({ turnId: TURN }))).toBeNull();
       expect(handlers).toHaveLength(0);
       expect(relay.followedThreads).toBe(0);
     });

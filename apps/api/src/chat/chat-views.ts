@@ -6,14 +6,11 @@ import type {
 } from '@corpus-chat/contracts';
 import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
 
-/** A thread's list entry; `lastSeqs` holds the last event seq of active turns (missing: 0). */
-export function toChatSummaryView(
-  row: ChatSummaryRow,
-  lastSeqs: ReadonlyMap<string, number>,
-): ChatSummaryView {
+/** A thread's list entry. */
+export function toChatSummaryView(row: ChatSummaryRow): ChatSummaryView {
   const { chat, activeTurn } = row;
   const active: ActiveTurnView | null = activeTurn
-    ? { turnId: activeTurn.turnId, status: activeTurn.status, lastSeq: lastSeqs.get(activeTurn.turnId) ?? 0 }
+    ? { turnId: activeTurn.turnId, status: activeTurn.status }
     : null;
   return {
     id: chat.id,

@@ -25,6 +25,9 @@ export const chatRoom = (chatId: string): string => `chat:${chatId}`;
 
 type Ack = { ok: true } | { ok: false; error: string };
 
+/** A Redis Stream entry id, the form of an event's seq. */
+const SEQ = /^\d{1,20}-\d{1,20}$/;
+
 const record = (body: unknown): Record<string, unknown> =>
   body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 
@@ -97,19 +100,17 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModule
     if (!operator) return { ok: false, error: 'unauthorized' };
     const { chatId, afterSeq } = record(body);
     if (typeof chatId !== 'string' || !isUUID(chatId)) return { ok: false, error: 'chatId must be a UUID' };
-    if (afterSeq !== undefined && !(Number.isSafeInteger(afterSeq) && (afterSeq as number) >= 0)) {
-      return { ok: false, error: 'afterSeq must be a non-negative integer' };
+    if (afterSeq !== undefined && !(typeof afterSeq === 'string' && SEQ.test(afterSeq))) {
+      return { ok: false, error: 'afterSeq must be an event seq such as "1733550000000-0"' };
     }
-    return this.inOrder(socket, chatId, () =>
-      this.joinNow(socket, operator, chatId, afterSeq as number | undefined),
-    );
+    return this.inOrder(socket, chatId, () => this.joinNow(socket, operator, chatId, afterSeq));
   }
 
   private async joinNow(
     socket: Socket,
     operator: AuthenticatedOperator,
     chatId: string,
-    afterSeq: number | undefined,
+    afterSeq: string | undefined,
   ): Promise<JoinChatAck> {
     try {
       if (!(await this.chats.ownsChat(operator.id, chatId))) return { ok: false, error: 'not found' };
@@ -119,10 +120,7 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModule
         found.view = await this.chats.activeTurn(operator.id, chatId);
         return found.view;
       });
-      return {
-        ok: true,
-        activeTurn: found.view && replayed ? { ...found.view, lastSeq: replayed.lastSeq } : null,
-      };
+      return { ok: true, activeTurn: replayed && found.view };
     } catch (e) {
       await socket.leave(chatRoom(chatId));
       this.logger.warn(`join of chat ${chatId} failed: ${(e as Error).message}`);

@@ -21,13 +21,12 @@ import type {
 import {
   ACTIVE_TURN_STATUSES,
   ChatRepository,
-  type ChatSummaryRow,
   DEFAULT_CHAT_TITLE,
   type StartedTurn,
   type StartTurnOutcome,
   TurnLedger,
 } from '@corpus-chat/corpus-queries';
-import { TurnEventBus, turnTrace } from '@corpus-chat/server-core';
+import { turnTrace } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
@@ -62,34 +61,20 @@ export class ChatService {
     private readonly ledger: TurnLedger,
     private readonly dispatcher: TurnDispatcher,
     private readonly budget: MessageBudget,
-    private readonly bus: TurnEventBus,
     private readonly quota: TurnQuotaService,
     private readonly env: ApiEnv,
   ) {}
 
-  /** Last event seq per active turn; Redis being down only costs the seq (0), not the read. */
-  private async lastSeqs(rows: ChatSummaryRow[]): Promise<Map<string, number>> {
-    const ids = rows.flatMap((r) => (r.activeTurn ? [r.activeTurn.turnId] : []));
-    if (!ids.length) return new Map();
-    try {
-      return await this.bus.lastSeqs(ids);
-    } catch (e) {
-      this.logger.warn(`could not read last event seqs: ${(e as Error).message}`);
-      return new Map();
-    }
-  }
-
   /** `POST /api/chats`. */
   async createChat(ownerId: string, dto: CreateChatDto): Promise<ChatSummaryView> {
     const chat = await this.chats.createChat(ownerId, dto.title);
-    return toChatSummaryView({ chat, messageCount: 0, activeTurn: null }, new Map());
+    return toChatSummaryView({ chat, messageCount: 0, activeTurn: null });
   }
 
   /** `GET /api/chats?archived=`: the operator's threads (not archived unless `archived` is true). */
   async listChats(ownerId: string, archived: boolean): Promise<ChatSummaryView[]> {
     const rows = await this.chats.listChats(ownerId, archived);
-    const seqs = await this.lastSeqs(rows);
-    return rows.map((r) => toChatSummaryView(r, seqs));
+    return rows.map((r) => toChatSummaryView(r));
   }
 
   /** `GET /api/chats/:id`: the thread with its messages and active turn. Throws 404. */
@@ -107,7 +92,7 @@ export class ChatService {
     const answered = messages.filter((m) => m.role === 'assistant').map((m) => m.turnId);
     const feedback = await this.chats.feedbackOf(ownerId, answered);
     return {
-      ...toChatSummaryView(row, await this.lastSeqs([row])),
+      ...toChatSummaryView(row),
       messages: messages.map((m) => toChatMessageView(m, feedback.get(m.turnId))),
     };
   }
@@ -117,11 +102,11 @@ export class ChatService {
     return (await this.chats.findChat(ownerId, chatId)) !== null;
   }
 
-  /** The thread's queued or running turn with its last seq, or null. Throws 404. */
+  /** The thread's queued or running turn, or null. Throws 404. */
   async activeTurn(ownerId: string, chatId: string): Promise<ActiveTurnView | null> {
     const row = await this.chats.getChatSummary(ownerId, chatId);
     if (!row) throw notFound();
-    return toChatSummaryView(row, await this.lastSeqs([row])).activeTurn;
+    return toChatSummaryView(row).activeTurn;
   }
 
   /** `PATCH /api/chats/:id`: rename and/or (un)archive. Throws 404. */
@@ -129,7 +114,7 @@ export class ChatService {
     if (!(await this.chats.updateChat(ownerId, chatId, dto))) throw notFound();
     const row = await this.chats.getChatSummary(ownerId, chatId);
     if (!row) throw notFound();
-    return toChatSummaryView(row, await this.lastSeqs([row]));
+    return toChatSummaryView(row);
   }
 
   /**

@@ -79,19 +79,14 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Publishes `turn.queued` (seq 1) and adds the job of a turn whose row is committed; `language`
+   * Publishes `turn.queued` (the turn's first event) and adds the job of a turn whose row is committed; `language`
    * is the operator's as the request read it (else read here). Rejects with
    * `TurnQueueUnavailableError`; the caller undoes the stored turn (or the sweep re-adds the job).
    */
   async enqueue(turn: StartedTurn, language?: OperatorLanguage): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
     await this.redis('publish turn.queued', () =>
-      this.bus.publish(
-        turn.chatId,
-        turn.turnId,
-        { type: 'turn.queued', position: turn.queuePosition },
-        { opensTurn: true },
-      ),
+      this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
     );
     await this.addJob(turn, language);
     turnTrace.mark(turn.turnId, 'api.job-added');
@@ -178,7 +173,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
 
   /**
    * Removes what Redis holds of a deleted thread's turns: their waiting, finished or failed jobs,
-   * event streams, seq counters and cancel keys. A job a worker is running stays (its lock); the
+   * event streams and cancel keys. A job a worker is running stays (its lock); the
    * worker finds the turn gone and stores nothing.
    */
   async forget(turnIds: readonly string[]): Promise<void> {

@@ -193,7 +193,7 @@ const socketTable: Record<string, Check> = {
     const seenByA = collectEvents(watcher);
     const intruder = await socketOf(b);
     const seenByB = collectEvents(intruder);
-    const foreign = await intruder.emitWithAck(SocketEvents.join, { chatId, afterSeq: 0 });
+    const foreign = await intruder.emitWithAck(SocketEvents.join, { chatId, afterSeq: '0-0' });
     const unknown = await intruder.emitWithAck(SocketEvents.join, { chatId: randomUUID() });
     expect(foreign).toEqual({ ok: false, error: 'not found' });
     expect(foreign).toEqual(unknown);

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Socket } from 'socket.io-client';
 import type { DataSource } from 'typeorm';
-import { type ChatEvent, type ChatEventType, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
+import {
+  type ChatEvent,
+  type ChatEventType,
+  compareSeq,
+  type JoinChatAck,
+  NO_SEQ,
+  SocketEvents,
+} from '@corpus-chat/contracts';
 import {
   createTestDatabase,
   insertTestOperator,
@@ -112,14 +119,30 @@ export async function openChatSocket(api: ApiInstance, session: LoginSession): P
   return new EventCollector(await connectChatSocket(api.baseUrl, session));
 }
 
-/** Collects a socket's `chat:event`s in arrival order and waits for them. */
+/**
+ * Collects a socket's `chat:event`s as the web client keeps them, and waits for them: a seq at or
+ * below the thread's last one kept is dropped, and so is an event whose `prev` was not kept (the
+ * thread is then joined again after its last seq, once no join of it is in flight).
+ */
 export class EventCollector {
   readonly events: ChatEvent[] = [];
   /** Waiters of `until`, checked at every event that arrives. */
   private readonly waiters = new Set<() => void>();
+  /** Per thread: the last seq kept, joins in flight, and whether an event was dropped behind a gap. */
+  private readonly last = new Map<string, string>();
+  private readonly joining = new Map<string, number>();
+  private readonly behind = new Set<string>();
 
   constructor(readonly socket: Socket) {
     socket.on(SocketEvents.event, (e: ChatEvent) => {
+      const last = this.last.get(e.chatId) ?? NO_SEQ;
+      if (compareSeq(e.seq, last) <= 0) return;
+      if (compareSeq(e.prev, last) > 0) {
+        this.behind.add(e.chatId);
+        if (!this.joining.get(e.chatId)) void this.join(e.chatId).catch(() => undefined);
+        return;
+      }
+      this.last.set(e.chatId, e.seq);
       this.events.push(e);
       for (const check of [...this.waiters]) check();
     });
@@ -151,13 +174,21 @@ export class EventCollector {
     });
   }
 
-  /** `chat:join` with its ack. */
-  join(chatId: string, afterSeq?: number): Promise<JoinChatAck> {
-    return emitWithAck<JoinChatAck>(
-      this.socket,
-      SocketEvents.join,
-      afterSeq === undefined ? { chatId } : { chatId, afterSeq },
-    );
+  /** `chat:join` with its ack, after `afterSeq` (default: the last seq kept of the thread, if any). */
+  async join(chatId: string, afterSeq = this.last.get(chatId)): Promise<JoinChatAck> {
+    if (afterSeq) this.last.set(chatId, afterSeq);
+    this.behind.delete(chatId);
+    this.joining.set(chatId, (this.joining.get(chatId) ?? 0) + 1);
+    try {
+      return await emitWithAck<JoinChatAck>(
+        this.socket,
+        SocketEvents.join,
+        afterSeq === undefined ? { chatId } : { chatId, afterSeq },
+      );
+    } finally {
+      this.joining.set(chatId, this.joining.get(chatId)! - 1);
+      if (!this.joining.get(chatId) && this.behind.has(chatId)) void this.join(chatId).catch(() => undefined);
+    }
   }
 
   /** The events of one turn received so far. */
@@ -199,9 +230,9 @@ export class EventCollector {
   }
 }
 
-/** Asserts the events are seq 1, 2, 3… in order (no gap, no duplicate). */
+/** Asserts the events are a turn's whole chain in order: each names the one before as its `prev`. */
 export function expectGapFree(events: ChatEvent[]): void {
-  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  expect(events.map((e) => e.prev)).toEqual([NO_SEQ, ...events.slice(0, -1).map((e) => e.seq)]);
 }
 
 /** Polls `probe` until it returns a truthy value (or fails after `ms`). */

@@ -6,21 +6,27 @@ import type { ToolCallName, ToolCardData } from '../tools/tools';
  * publishes these over Redis pub/sub and a per-turn Redis Stream; the API forwards them over
  * Socket.IO as `chat:event`; the web client reduces them into the thread view.
  *
- * `seq` is 1, 2, 3… per turn and gap-free across attempts; clients drop anything at or below the
- * last seq they hold. `at` is an ISO-8601 timestamp.
- *
- * `resync: true` marks the first event after Redis lost a turn's events (restarted without
- * persistence): its seq jumps far ahead (seqs never go back, so nothing new looks like a
- * duplicate), the seqs in between never existed, and events published during the outage are
- * gone: a client applies it as the next event and may hold incomplete text until the stored
- * answer replaces it.
+ * `seq` is the event's entry id in the turn's Redis Stream (`<ms>-<n>`, rising) and `prev` the id of
+ * the turn's event before it (`NO_SEQ` for its first): a client drops a seq it already has, and an
+ * event whose `prev` it has not seen, then asks for the stream after its last seq. `at` is an
+ * ISO-8601 timestamp.
  */
 export interface ChatEventBase {
   chatId: string;
   turnId: string;
-  seq: number;
+  seq: string;
+  prev: string;
   at: string;
-  resync?: true;
+}
+
+/** The `prev` of a turn's first event, below every seq. */
+export const NO_SEQ = '0-0';
+
+/** Orders two seqs (stream entry ids) as Redis does: negative, zero or positive. */
+export function compareSeq(a: string, b: string): number {
+  const [aMs, aN] = a.split('-').map(Number);
+  const [bMs, bN] = b.split('-').map(Number);
+  return aMs - bMs || (aN ?? 0) - (bN ?? 0);
 }
 
 export type TurnErrorCode =
@@ -75,7 +81,7 @@ export const CHAT_NAMESPACE = '/chat';
  */
 export const SocketRefusals = { unauthorized: 'unauthorized', unavailable: 'unavailable' } as const;
 export const SocketEvents = {
-  /** client → server: `{ chatId, afterSeq? }`, ack `{ ok: true, activeTurn } | { ok: false, error }`. */
+  /** client → server: `{ chatId, afterSeq? }` (a seq; none: the whole turn), ack `{ ok: true, activeTurn } | { ok: false, error }`. */
   join: 'chat:join',
   /** client → server: `{ chatId }`. */
   leave: 'chat:leave',
@@ -89,7 +95,7 @@ export const SocketEvents = {
 
 export interface JoinChatPayload {
   chatId: string;
-  afterSeq?: number;
+  afterSeq?: string;
 }
 export type JoinChatAck = { ok: true; activeTurn: ActiveTurnView | null } | { ok: false; error: string };
 export interface CancelTurnPayload {
@@ -101,5 +107,4 @@ export interface CancelTurnPayload {
 export interface ActiveTurnView {
   turnId: string;
   status: 'queued' | 'running';
-  lastSeq: number;
 }

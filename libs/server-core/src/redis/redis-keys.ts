@@ -15,12 +15,7 @@ export class RedisKeys {
     return `${this.prefix}:socket.io`;
   }
 
-  /** Counter of the last seq allocated to a turn (INCR). */
-  turnSeq(turnId: string): string {
-    return `${this.prefix}:turn:${turnId}:seq`;
-  }
-
-  /** Stream of a turn's events, entry id `<seq>-0`, kept 10 minutes after the turn ends. */
+  /** Stream of a turn's events (entry id = event seq), kept 10 minutes after the turn ends. */
   turnEvents(turnId: string): string {
     return `${this.prefix}:turn:${turnId}:events`;
   }

@@ -1,5 +1,6 @@
+import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import type { ChatEvent } from '@corpus-chat/contracts';
+import { type ChatEvent, compareSeq, NO_SEQ } from '@corpus-chat/contracts';
 import type { Redis } from 'ioredis';
 import { closeRedis, createRedisConnection, waitUntilReady } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
@@ -38,50 +39,49 @@ describe('turn event bus (real Redis)', () => {
     await Promise.all(connections.map((c) => closeRedis(c)));
   });
 
-  it('publishes from concurrent producers in seq order, gap-free, live and in the stream', async () => {
+  it('publishes from concurrent producers as one chain of stream ids, live and in the stream', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
     const live: ChatEvent[] = [];
     const unsubscribe = await subscriber.subscribeChat(chatId, (e) => live.push(e));
     // Three connections publish interleaved, as the API and two worker attempts could.
     const producers = [bus, new TurnEventBus(connect('p2'), keys), new TurnEventBus(connect('p3'), keys)];
-    const opened = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'd0' }, { opensTurn: true });
-    const published = [opened].concat(
-      await Promise.all(
-        Array.from({ length: 59 }, (_, i) =>
-          producers[(i + 1) % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i + 1}` }),
-        ),
+    const published = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` }),
       ),
     );
-    expect(published.map((e) => e!.seq).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 60 }, (_, i) => i + 1),
-    );
     await waitFor(() => live.length === 60);
-    expect(live.map((e) => e.seq)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // Each event names the one before it; seqs rise in the order Redis ran the publishes.
+    expect(live[0].prev).toBe(NO_SEQ);
+    live.slice(1).forEach((e, i) => {
+      expect(e.prev).toBe(live[i].seq);
+      expect(compareSeq(e.seq, live[i].seq)).toBeGreaterThan(0);
+    });
+    expect(new Set(published.map((e) => e!.seq))).toEqual(new Set(live.map((e) => e.seq)));
     expect(live[0]).toMatchObject({ chatId, turnId, type: 'text.delta' });
     expect(typeof live[0].at).toBe('string');
-    const stored = await bus.replay(turnId);
-    expect(stored).toEqual(live);
+    expect(await bus.replay(turnId)).toEqual(live);
     await unsubscribe();
   });
 
   it('replays exactly the events after a given seq', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
+    const seqs: string[] = [];
     for (let i = 0; i < 7; i++)
-      await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) }, { opensTurn: i === 0 });
-    expect((await bus.replay(turnId, 4)).map((e) => e.seq)).toEqual([5, 6, 7]);
-    expect(await bus.replay(turnId, 7)).toEqual([]);
-    expect((await bus.lastSeqs([turnId])).get(turnId)).toBe(7);
-    expect(await bus.replay(randomUUID(), 0)).toEqual([]);
+      seqs.push((await bus.publish(chatId, turnId, { type: 'text.delta', text: String(i) }))!.seq);
+    expect((await bus.replay(turnId, seqs[3])).map((e) => e.seq)).toEqual(seqs.slice(4));
+    expect(await bus.replay(turnId, seqs[6])).toEqual([]);
+    expect(await bus.replay(randomUUID())).toEqual([]);
   });
 
   it('closes a turn at its terminal event: later events are dropped and the stream expires in 10 minutes', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
     const done = await bus.publish(chatId, turnId, { type: 'turn.done', messageId: randomUUID() });
-    expect(done?.seq).toBe(2);
+    expect(done?.prev).toBe((await bus.replay(turnId))[0].seq);
     expect(await bus.publish(chatId, turnId, { type: 'text.delta', text: 'late' })).toBeNull();
     expect(
       await bus.publish(chatId, turnId, { type: 'turn.error', code: 'INTERNAL', message: 'x' }),
@@ -93,30 +93,28 @@ describe('turn event bus (real Redis)', () => {
     expect(await redis.exists(keys.turnEnded(turnId))).toBe(1);
   });
 
-  it('forgets a deleted thread’s turns: seq and stream go, the ended flag keeps late publishes out', async () => {
+  it('forgets a deleted thread’s turns: the stream goes, the ended flag keeps late publishes out', async () => {
     const chatId = randomUUID();
     const [ended, active] = [randomUUID(), randomUUID()];
-    await bus.publish(chatId, ended, { type: 'turn.queued', position: 1 }, { opensTurn: true });
+    await bus.publish(chatId, ended, { type: 'turn.queued', position: 1 });
     await bus.publish(chatId, ended, { type: 'turn.cancelled', messageId: randomUUID() });
-    await bus.publish(chatId, active, { type: 'text.delta', text: 'secret' }, { opensTurn: true });
+    await bus.publish(chatId, active, { type: 'text.delta', text: 'secret' });
     await bus.forget([ended, active]);
     for (const id of [ended, active]) {
-      expect(await redis.exists(keys.turnSeq(id), keys.turnEvents(id))).toBe(0);
+      expect(await redis.exists(keys.turnEvents(id))).toBe(0);
       expect(await bus.replay(id)).toEqual([]);
     }
     expect(await bus.publish(chatId, ended, { type: 'text.delta', text: 'late' })).toBeNull();
-    expect(await redis.exists(keys.turnSeq(ended))).toBe(0);
+    expect(await redis.exists(keys.turnEvents(ended))).toBe(0);
   });
 
-  it('gives an active turn’s seq and stream the active retention from its first event on', async () => {
+  it('gives an active turn’s stream the active retention from its first event on', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
-    for (const key of [keys.turnSeq(turnId), keys.turnEvents(turnId)]) {
-      const ttl = await redis.ttl(key);
-      expect(ttl).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
-      expect(ttl).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_ACTIVE_S);
-    }
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    const active = await redis.ttl(keys.turnEvents(turnId));
+    expect(active).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
+    expect(active).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_ACTIVE_S);
     // A text delta leaves the expiries alone (no key of a turn is ever left without one) …
     await redis.expire(keys.turnEvents(turnId), 100);
     await bus.publish(chatId, turnId, { type: 'text.delta', text: 'a' });
@@ -128,38 +126,29 @@ describe('turn event bus (real Redis)', () => {
     expect(await redis.ttl(keys.turnEvents(turnId))).toBeGreaterThan(TURN_EVENTS_RETENTION_ACTIVE_S - 5);
   });
 
-  it('after Redis lost a turn’s events, goes on above every earlier seq and marks the event resync', async () => {
+  it('after Redis lost a turn’s events, starts a new chain above every earlier seq', async () => {
     const chatId = randomUUID();
     const turnId = randomUUID();
-    const live: ChatEvent[] = [];
-    const unsubscribe = await subscriber.subscribeChat(chatId, (e) => live.push(e));
-    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 }, { opensTurn: true });
-    for (let i = 0; i < 40; i++) await bus.publish(chatId, turnId, { type: 'text.delta', text: `a${i}` });
-    // What a restart without persistence leaves of this turn: nothing.
-    await redis.del(keys.turnSeq(turnId), keys.turnEvents(turnId));
+    await bus.publish(chatId, turnId, { type: 'turn.queued', position: 1 });
+    let last: ChatEvent | null = null;
+    for (let i = 0; i < 40; i++)
+      last = await bus.publish(chatId, turnId, { type: 'text.delta', text: `a${i}` });
+    // What a restart without persistence leaves of this turn: nothing (and a restart takes more
+    // than the millisecond of the last entry id).
+    await redis.del(keys.turnEvents(turnId));
+    await waitFor(() => Date.now() > Number(last!.seq.split('-')[0]));
 
     const first = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b0' });
-    const second = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b1' });
     const end = await bus.publish(chatId, turnId, {
       type: 'turn.error',
       code: 'WORKER_LOST',
       message: 'lost',
     });
-    expect(first).toMatchObject({ resync: true, text: 'b0' });
-    expect(first!.seq).toBeGreaterThan(41);
-    expect(Number.isSafeInteger(first!.seq)).toBe(true);
-    expect(second).not.toHaveProperty('resync');
-    expect([second!.seq, end!.seq]).toEqual([first!.seq + 1, first!.seq + 2]);
-    await waitFor(() => live.length === 44);
-    expect(live.slice(41)).toEqual([first, second, end]);
-    expect(await bus.replay(turnId, 41)).toEqual([first, second, end]);
-    expect(await redis.ttl(keys.turnEvents(turnId))).toBeLessThanOrEqual(TURN_EVENTS_RETENTION_AFTER_END_S);
-    // The turn's opening event is still numbered 1 when the counter is missing.
-    const fresh = randomUUID();
-    expect(
-      (await bus.publish(chatId, fresh, { type: 'turn.queued', position: 1 }, { opensTurn: true }))?.seq,
-    ).toBe(1);
-    await unsubscribe();
+    // A client holding `last` applies `first` (its prev is below what it holds), then `end`.
+    expect(first).toMatchObject({ prev: NO_SEQ, text: 'b0' });
+    expect(compareSeq(first!.seq, last!.seq)).toBeGreaterThan(0);
+    expect(end!.prev).toBe(first!.seq);
+    expect(await bus.replay(turnId, last!.seq)).toEqual([first, end]);
   });
 
   it('delivers cancel requests to a watcher, including one requested before watching', async () => {

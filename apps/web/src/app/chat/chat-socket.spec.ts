@@ -108,7 +108,7 @@ describe('ChatSocket', () => {
 
   it('joins a watched thread on connect and again after each reconnect with the seq held then', async () => {
     socket.connect();
-    let seq = 0;
+    let seq = '0-0';
     const acks: JoinChatAck[] = [];
     socket.watch(
       'c1',
@@ -119,14 +119,14 @@ describe('ChatSocket', () => {
     fake.goOnline();
     // Each join ends when its acknowledgement reaches the watcher.
     await vi.waitFor(() => expect(acks).toHaveLength(1), { timeout: 2000 });
-    seq = 7;
+    seq = '7-0';
     fake.connected = false;
     fake.fire('disconnect', 'ping timeout');
     fake.goOnline();
     await vi.waitFor(() => expect(acks).toHaveLength(2), { timeout: 2000 });
     expect(fake.emitted.filter((e) => e.event === SocketEvents.join).map((e) => e.payload)).toEqual([
-      { chatId: 'c1', afterSeq: 0 },
-      { chatId: 'c1', afterSeq: 7 },
+      { chatId: 'c1', afterSeq: '0-0' },
+      { chatId: 'c1', afterSeq: '7-0' },
     ]);
   });
 
@@ -135,7 +135,7 @@ describe('ChatSocket', () => {
     fake.goOnline();
     const stop = socket.watch(
       'c1',
-      () => 0,
+      () => '0-0',
       () => undefined,
     );
     const seen: ChatEvent[] = [];
@@ -143,7 +143,8 @@ describe('ChatSocket', () => {
     const event = {
       chatId: 'c1',
       turnId: 't',
-      seq: 1,
+      seq: '1-0',
+      prev: '0-0',
       at: 'x',
       type: 'turn.queued',
       position: 1,
@@ -160,7 +161,7 @@ describe('ChatSocket', () => {
     fake.ackFor = () => ({ ok: false, error: 'not found' });
     socket.connect();
     fake.goOnline();
-    const ack = await new Promise<JoinChatAck>((resolve) => socket.watch('c2', () => 0, resolve));
+    const ack = await new Promise<JoinChatAck>((resolve) => socket.watch('c2', () => '0-0', resolve));
     expect(ack).toEqual({ ok: false, error: 'not found' });
   });
 });

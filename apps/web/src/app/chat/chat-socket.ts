@@ -29,7 +29,7 @@ const ACK_TIMEOUT_MS = 10_000;
 const SERVER_DISCONNECT_RETRY_MS = 10_000;
 
 interface Watch {
-  afterSeq: () => number;
+  afterSeq: () => string;
   onJoined: (ack: JoinChatAck) => void;
 }
 
@@ -146,7 +146,7 @@ export class ChatSocket {
    * for the events after `afterSeq()`. `onJoined` gets each acknowledgement. Returns the function
    * that stops following (leaves the room).
    */
-  watch(chatId: string, afterSeq: () => number, onJoined: (ack: JoinChatAck) => void): () => void {
+  watch(chatId: string, afterSeq: () => string, onJoined: (ack: JoinChatAck) => void): () => void {
     this.watches.set(chatId, { afterSeq, onJoined });
     if (this.socket?.connected) void this.join(chatId);
     return () => {
@@ -156,7 +156,7 @@ export class ChatSocket {
     };
   }
 
-  /** Joins a watched thread again, e.g. to ask for a replay after a seq gap. */
+  /** Joins a watched thread again, e.g. to ask for a replay after a missed event. */
   rejoin(chatId: string): void {
     if (this.watches.has(chatId) && this.socket?.connected) void this.join(chatId);
   }

@@ -40,8 +40,8 @@ const detail = (
   updatedAt: at(60),
   messages,
 });
-const ev = (turnId: string, seq: number, secondsAgo: number, body: ChatEventBody): ChatEvent =>
-  ({ chatId: CHAT, turnId, seq, at: at(secondsAgo), ...body }) as ChatEvent;
+const ev = (turnId: string, n: number, secondsAgo: number, body: ChatEventBody): ChatEvent =>
+  ({ chatId: CHAT, turnId, seq: `${n}-0`, prev: `${n - 1}-0`, at: at(secondsAgo), ...body }) as ChatEvent;
 
 /** The parts of ChatSocket the thread store and the panel read, with events the test pushes. */
 class FakeSocket {
@@ -54,7 +54,7 @@ class FakeSocket {
     this.handlers.add(h);
     return () => this.handlers.delete(h);
   }
-  watch(_chatId: string, _afterSeq: () => number, _onJoined: (ack: JoinChatAck) => void) {
+  watch(_chatId: string, _afterSeq: () => string, _onJoined: (ack: JoinChatAck) => void) {
     return () => undefined;
   }
   push(...events: ChatEvent[]) {
@@ -76,9 +76,7 @@ describe('ThreadDebug', () => {
   beforeEach(async () => {
     socket = new FakeSocket();
     api = {
-      get: vi
-        .fn()
-        .mockResolvedValue(detail([userMsg('t1')], { turnId: 't1', status: 'running', lastSeq: 0 })),
+      get: vi.fn().mockResolvedValue(detail([userMsg('t1')], { turnId: 't1', status: 'running' })),
     };
     TestBed.configureTestingModule({
       providers: [
@@ -111,7 +109,7 @@ describe('ThreadDebug', () => {
     expect(field('thread-id')).toBe(CHAT);
     expect(field('turn-id')).toBe('t1 (running)');
     expect(field('connection')).toBe('connected (websocket)');
-    expect(field('last-seq')).toBe('2');
+    expect(field('last-seq')).toBe('2-0');
     expect(field('tool-calls')).toBe('count_findings {"severity":"critical"} 7 s');
     expect(field('last-error')).toBe('none');
     expect(field('model')).toBe('qwen2.5:7b');
@@ -129,7 +127,7 @@ describe('ThreadDebug', () => {
     );
     await fixture.whenStable();
     expect(field('connection')).toBe('reconnecting');
-    expect(field('last-seq')).toBe('3');
+    expect(field('last-seq')).toBe('3-0');
     expect(field('tool-calls')).toBe('none');
   });
 
@@ -161,7 +159,7 @@ describe('ThreadDebug', () => {
       turnStatus: 'running',
       connection: 'connected',
       transport: 'websocket',
-      lastSeq: 1,
+      lastSeq: '1-0',
       activeToolCalls: [
         { callId: 'c1', name: 'search_findings', arguments: { text: 'xss' }, elapsedSeconds: 4 },
       ],

@@ -55,7 +55,7 @@ export interface ThreadDebugSnapshot {
   turnStatus: string | null;
   connection: ConnectionState;
   transport: string | null;
-  lastSeq: number | null;
+  lastSeq: string | null;
   activeToolCalls: { callId: string; name: string; arguments: unknown; elapsedSeconds: number | null }[];
   lastError: { code: string; message: string } | null;
   model: string | null;

@@ -54,8 +54,9 @@ const detail = (
   updatedAt: at,
   messages,
 });
-const ev = (turnId: string, seq: number, body: ChatEventBody): ChatEvent =>
-  ({ chatId: CHAT, turnId, seq, at, ...body }) as ChatEvent;
+/** Event `n` of a turn's chain: seq `n-0`, prev `(n-1)-0`. */
+const ev = (turnId: string, n: number, body: ChatEventBody): ChatEvent =>
+  ({ chatId: CHAT, turnId, seq: `${n}-0`, prev: `${n - 1}-0`, at, ...body }) as ChatEvent;
 /** Bound for the mocked API's answers to reach the store. */
 const WAIT = { timeout: 2000 };
 
@@ -63,13 +64,13 @@ const WAIT = { timeout: 2000 };
 class FakeSocket {
   readonly state = signal('connected').asReadonly();
   handlers = new Set<(e: ChatEvent) => void>();
-  watches: { chatId: string; afterSeq: () => number; onJoined: (ack: JoinChatAck) => void }[] = [];
+  watches: { chatId: string; afterSeq: () => string; onJoined: (ack: JoinChatAck) => void }[] = [];
   rejoin = vi.fn();
   onEvent(h: (e: ChatEvent) => void) {
     this.handlers.add(h);
     return () => this.handlers.delete(h);
   }
-  watch(chatId: string, afterSeq: () => number, onJoined: (ack: JoinChatAck) => void) {
+  watch(chatId: string, afterSeq: () => string, onJoined: (ack: JoinChatAck) => void) {
     this.watches.push({ chatId, afterSeq, onJoined });
     return () => undefined;
   }
@@ -109,23 +110,22 @@ describe('ThreadStore', () => {
       const live = store.live();
       const activeTurn =
         live && !['done', 'error', 'cancelled'].includes(live.phase)
-          ? { turnId: live.turnId, status: 'queued' as const, lastSeq: live.lastSeq }
+          ? { turnId: live.turnId, status: 'queued' as const }
           : null;
       return { ...chat, messageCount: chat.messages.length, activeTurn };
     });
   });
 
-  it('rebuilds a turn that was running before a reload: joins with afterSeq 0, replays, continues live, ends with one bubble', async () => {
+  it('rebuilds a turn that was running before a reload: joins with no afterSeq, replays, continues live, ends with one bubble', async () => {
     api.get.mockResolvedValueOnce(
       detail([userMsg('t1', 'How many findings relate to SQL injection?')], {
         turnId: 't1',
         status: 'running',
-        lastSeq: 4,
       }),
     );
     await store.open(CHAT);
     expect(socket.watches).toHaveLength(1);
-    expect(socket.watches[0].afterSeq()).toBe(0);
+    expect(socket.watches[0].afterSeq()).toBe('0-0');
     expect(store.running()).toBe(true);
     expect(store.canSend()).toBe(false);
 
@@ -141,7 +141,7 @@ describe('ThreadStore', () => {
     expect(live.kind).toBe('live');
     expect(live.kind === 'live' && turnText(live.turn)).toBe('There are 184 findings.');
     // After a reconnect the store asks only for what it misses.
-    expect(socket.watches[0].afterSeq()).toBe(5);
+    expect(socket.watches[0].afterSeq()).toBe('5-0');
 
     api.get.mockResolvedValueOnce(
       detail([
@@ -158,7 +158,7 @@ describe('ThreadStore', () => {
 
   it('shows the live answer cut back by text.reset with the check of turn.done, then the stored one with its reasoning', async () => {
     const question = userMsg('t8', 'How many findings relate to SQL injection?');
-    api.get.mockResolvedValueOnce(detail([question], { turnId: 't8', status: 'running', lastSeq: 0 }));
+    api.get.mockResolvedValueOnce(detail([question], { turnId: 't8', status: 'running' }));
     await store.open(CHAT);
     socket.push(
       ev('t8', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }),
@@ -281,9 +281,7 @@ describe('ThreadStore', () => {
     api.postMessage.mockRejectedValueOnce(
       new HttpErrorResponse({ status: 409, error: { statusCode: 409, message: 'busy', activeTurnId: 't9' } }),
     );
-    api.get.mockResolvedValueOnce(
-      detail([userMsg('t9', 'other tab')], { turnId: 't9', status: 'queued', lastSeq: 1 }),
-    );
+    api.get.mockResolvedValueOnce(detail([userMsg('t9', 'other tab')], { turnId: 't9', status: 'queued' }));
     expect(await store.send('mine')).toBe(false);
     await vi.waitFor(() => expect(store.live()?.turnId).toBe('t9'), WAIT);
     expect(store.notice()).toContain('already running');
@@ -291,9 +289,7 @@ describe('ThreadStore', () => {
   });
 
   it('stops the running turn; the partial answer stays, marked cancelled', async () => {
-    api.get.mockResolvedValueOnce(
-      detail([userMsg('t5', 'q')], { turnId: 't5', status: 'running', lastSeq: 0 }),
-    );
+    api.get.mockResolvedValueOnce(detail([userMsg('t5', 'q')], { turnId: 't5', status: 'running' }));
     await store.open(CHAT);
     socket.push(
       ev('t5', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }),
@@ -387,21 +383,17 @@ describe('ThreadStore', () => {
   });
 
   it('re-reads the thread when the join says the turn it was following has ended', async () => {
-    api.get.mockResolvedValueOnce(
-      detail([userMsg('t8', 'q')], { turnId: 't8', status: 'running', lastSeq: 2 }),
-    );
+    api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q')], { turnId: 't8', status: 'running' }));
     await store.open(CHAT);
     api.get.mockResolvedValueOnce(detail([userMsg('t8', 'q'), assistantMsg('t8', 'Done while away.')]));
     socket.watches[0].onJoined({ ok: true, activeTurn: null });
     await vi.waitFor(() => expect(store.entries().map((e) => e.kind)).toEqual(['user', 'assistant']), WAIT);
   });
 
-  it('asks for a replay when events stay parked behind a missing seq', async () => {
+  it('asks for a replay when an event was dropped behind a missing one', async () => {
     vi.useFakeTimers();
     try {
-      api.get.mockResolvedValueOnce(
-        detail([userMsg('t10', 'q')], { turnId: 't10', status: 'running', lastSeq: 3 }),
-      );
+      api.get.mockResolvedValueOnce(detail([userMsg('t10', 'q')], { turnId: 't10', status: 'running' }));
       await store.open(CHAT);
       socket.push(
         ev('t10', 1, { type: 'turn.started', workerId: 'w', attempt: 1 }),
@@ -410,7 +402,7 @@ describe('ThreadStore', () => {
       expect(socket.rejoin).not.toHaveBeenCalled();
       await vi.advanceTimersByTimeAsync(2000);
       expect(socket.rejoin).toHaveBeenCalledWith(CHAT);
-      expect(socket.watches[0].afterSeq()).toBe(1);
+      expect(socket.watches[0].afterSeq()).toBe('1-0');
     } finally {
       vi.useRealTimers();
     }

@@ -1,11 +1,12 @@
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import type {
-  AnswerVerification,
-  ChatDetailView,
-  ChatEvent,
-  ChatMessageView,
-  FeedbackRating,
-  JoinChatAck,
+import {
+  NO_SEQ,
+  type AnswerVerification,
+  type ChatDetailView,
+  type ChatEvent,
+  type ChatMessageView,
+  type FeedbackRating,
+  type JoinChatAck,
 } from '@corpus-chat/contracts';
 import { describeHttpError, httpStatus } from '../http/api-error';
 import { ChatApi } from './chat-api';
@@ -44,7 +45,7 @@ interface ThreadState {
 /** The last socket event received for the open thread (any turn, duplicates included). */
 export interface ReceivedEvent {
   turnId: string;
-  seq: number;
+  seq: string;
   type: ChatEvent['type'];
 }
 
@@ -61,7 +62,7 @@ export type ThreadEntry =
     }
   | { kind: 'live'; key: string; turn: LiveTurn };
 
-/** Wait before asking for a replay when events arrived behind a missing seq. */
+/** Wait before asking for a replay when an event was dropped behind a missing one. */
 const GAP_REPAIR_MS = 1500;
 /** Wait for `turn.cancelled` after a stop request before re-reading the thread. */
 const STOP_CHECK_MS = 5000;
@@ -83,7 +84,7 @@ const initialState: ThreadState = {
  * thread is on screen.
  *
  * Reload mid-turn: `GET /api/chats/:id` reports the active turn, the store joins the room with
- * `afterSeq: 0` and the gateway replays the turn's events from its Redis stream, then live ones;
+ * no `afterSeq` and the gateway replays the turn's events from its Redis stream, then live ones;
  * duplicates are dropped by seq. When the turn ends the thread is re-read and the stored assistant
  * message replaces the live one (same turn id, so never two bubbles).
  */
@@ -167,7 +168,7 @@ export class ThreadStore {
     });
   }
 
-  /** Shows a thread: reads it, then follows its room (replaying an active turn from seq 0). */
+  /** Shows a thread: reads it, then follows its room (replaying an active turn from its start). */
   async open(chatId: string): Promise<void> {
     if (this.state().chatId === chatId) return;
     this.close();
@@ -357,7 +358,7 @@ export class ThreadStore {
     if (!current || current.turnId !== event.turnId) {
       // A new turn (sent from this tab before the POST answered, or from another tab), or ours
       // was replaced (`ifBusy=interrupt` elsewhere): follow the newest one.
-      if (current && !isTurnOver(current) && event.seq !== 1) return;
+      if (current && !isTurnOver(current) && event.prev !== NO_SEQ) return;
       current = newLiveTurn(chatId, event.turnId);
     }
     const next = applyChatEvent(current, event);
@@ -393,9 +394,9 @@ export class ThreadStore {
     this.list.scheduleRefresh();
   }
 
-  private afterSeq(): number {
+  private afterSeq(): string {
     const live = this.state().live;
-    return live && !isTurnOver(live) ? live.lastSeq : 0;
+    return live && !isTurnOver(live) ? live.lastSeq : NO_SEQ;
   }
 
   private scheduleGapRepair(): void {

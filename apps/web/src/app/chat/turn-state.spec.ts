@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent, ChatEventBody, ChatMessageView } from '@corpus-chat/contracts';
+import { NO_SEQ, type ChatEvent, type ChatEventBody, type ChatMessageView } from '@corpus-chat/contracts';
 import {
   applyChatEvent,
   hasGap,
@@ -14,8 +14,16 @@ import {
 
 const CHAT = 'c1';
 const TURN = 't1';
-const ev = (seq: number, body: ChatEventBody, turnId = TURN): ChatEvent =>
-  ({ chatId: CHAT, turnId, seq, at: new Date(1_700_000_000_000 + seq).toISOString(), ...body }) as ChatEvent;
+/** Event `n` of a chain: seq `n-0`, prev `(n-1)-0`. */
+const ev = (n: number, body: ChatEventBody, turnId = TURN, prev = `${n - 1}-0`): ChatEvent =>
+  ({
+    chatId: CHAT,
+    turnId,
+    seq: `${n}-0`,
+    prev,
+    at: new Date(1_700_000_000_000 + n).toISOString(),
+    ...body,
+  }) as ChatEvent;
 const reduce = (events: ChatEvent[], start: LiveTurn = newLiveTurn(CHAT, TURN)): LiveTurn =>
   events.reduce(applyChatEvent, start);
 
@@ -64,7 +72,7 @@ describe('applyChatEvent', () => {
     const done = reduce(happyPath);
     expect(done.phase).toBe('done');
     expect(done.messageId).toBe('m2');
-    expect(done.lastSeq).toBe(7);
+    expect(done.lastSeq).toBe('7-0');
     expect(done.parts.map((p) => p.kind)).toEqual(['tool', 'text']);
     expect(done.parts[0]).toMatchObject({
       call: { state: 'ok', summary: '184 findings', data: { total: 184, returned: 10 } },
@@ -80,36 +88,32 @@ describe('applyChatEvent', () => {
     expect(turnText(twice)).toBe('**184** findings relate to SQL injection.');
   });
 
-  it('parks an event that arrives ahead of a gap and applies it in order once the gap fills', () => {
+  it('drops an event whose prev it lacks and takes it from the replay after its last seq', () => {
     const [q, s, , , d1, d2] = happyPath;
     const early = reduce([q, s, d2]);
     expect(hasGap(early)).toBe(true);
+    expect(early.lastSeq).toBe('2-0');
     expect(turnText(early)).toBe('');
-    const healed = reduce([happyPath[2], happyPath[3], d1], early);
+    const healed = reduce(happyPath.slice(2, 6), early);
     expect(hasGap(healed)).toBe(false);
-    expect(healed.lastSeq).toBe(6);
+    expect(healed.lastSeq).toBe('6-0');
     expect(turnText(healed)).toBe('**184** findings relate to SQL injection.');
-    // The parked event is not applied twice when it is replayed again.
-    expect(turnText(applyChatEvent(healed, d2))).toBe('**184** findings relate to SQL injection.');
+    expect(turnText(applyChatEvent(healed, d2))).toBe(turnText(healed));
+    expect(d1.seq).toBe('5-0');
   });
 
-  it('applies a resync event (Redis lost the turn’s events) as the next one instead of waiting for seqs that never existed', () => {
+  it('applies the first event of a chain Redis started again (it lost the turn’s events) at once', () => {
     const before = reduce(happyPath.slice(0, 5));
     const d2 = happyPath[5];
-    const jump = 1_796_161_470_341_062;
-    const resync = { ...ev(jump, { type: 'text.delta', text: 'after the restart.' }), resync: true as const };
+    const restarted = ev(900, { type: 'text.delta', text: 'after the restart.' }, TURN, NO_SEQ);
     const after = reduce(
-      [d2, resync, ev(jump + 1, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })],
+      [d2, restarted, ev(901, { type: 'turn.error', code: 'WORKER_LOST', message: 'lost' })],
       before,
     );
     expect(hasGap(after)).toBe(false);
     expect(after.phase).toBe('error');
-    expect(after.lastSeq).toBe(jump + 1);
+    expect(after.lastSeq).toBe('901-0');
     expect(turnText(after)).toBe('**184** findings relate to SQL injection.after the restart.');
-    // Without the mark, the same jump is a gap: parked until a replay fills it.
-    const parked = reduce([{ ...resync, resync: undefined }], before);
-    expect(hasGap(parked)).toBe(true);
-    expect(turnText(parked)).toBe('**184** findings ');
   });
 
   it('drops the partial answer of attempt 1 when the turn restarts as attempt 2', () => {
@@ -250,14 +254,12 @@ describe('text.reset', () => {
     expect(beyond.parts).toEqual(t.parts);
   });
 
-  it('applies a reset parked behind a gap in order, after the deltas it cuts', () => {
-    const early = reduce([
-      started,
-      ev(3, { type: 'text.reset', length: 4, reason: 'reask' }),
-      ev(4, { type: 'text.delta', text: ' is 84.' }),
-    ]);
+  it('applies a reset dropped behind a gap in order once replayed, after the deltas it cuts', () => {
+    const reset = ev(3, { type: 'text.reset', length: 4, reason: 'reask' });
+    const delta = ev(4, { type: 'text.delta', text: ' is 84.' });
+    const early = reduce([started, reset, delta]);
     expect(turnText(early)).toBe('');
-    const healed = applyChatEvent(early, ev(2, { type: 'text.delta', text: 'Total of everything' }));
+    const healed = reduce([ev(2, { type: 'text.delta', text: 'Total of everything' }), reset, delta], early);
     expect(turnText(healed)).toBe('Tota is 84.');
   });
 });

@@ -1,11 +1,13 @@
-import type {
-  AnswerVerification,
-  ChatEvent,
-  ChatMessageView,
-  StoredToolCall,
-  ToolCallName,
-  ToolCardData,
-  TurnErrorCode,
+import {
+  compareSeq,
+  NO_SEQ,
+  type AnswerVerification,
+  type ChatEvent,
+  type ChatMessageView,
+  type StoredToolCall,
+  type ToolCallName,
+  type ToolCardData,
+  type TurnErrorCode,
 } from '@corpus-chat/contracts';
 
 /** A tool call as the UI shows it: running (spinner), ok (check) or failed (cross). */
@@ -31,8 +33,8 @@ export type TurnPhase = 'queued' | 'running' | 'done' | 'error' | 'cancelled';
 export interface LiveTurn {
   chatId: string;
   turnId: string;
-  /** Highest seq applied; events at or below it are duplicates and dropped. */
-  lastSeq: number;
+  /** Seq (stream entry id) of the last event applied; events at or below it are duplicates. */
+  lastSeq: string;
   phase: TurnPhase;
   /** Queue position from `turn.queued` (1 = next), while queued. */
   queuePosition: number | null;
@@ -44,12 +46,9 @@ export interface LiveTurn {
   messageId: string | null;
   /** The number check of the answer from `turn.done`; `null` before it or when the worker sent none. */
   verification: AnswerVerification | null;
-  /** Events that arrived ahead of a gap (seq > lastSeq + 1), applied once the gap is filled. */
-  pending: ChatEvent[];
+  /** Highest seq dropped because an event before it was missing (see `hasGap`). */
+  missedSeq: string | null;
 }
-
-/** Pending events kept at most while waiting for a gap to fill; beyond it the oldest are dropped. */
-const MAX_PENDING = 500;
 
 /** A fresh turn, before any of its events arrived (e.g. right after `POST …/messages`). */
 export function newLiveTurn(
@@ -60,7 +59,7 @@ export function newLiveTurn(
   return {
     chatId,
     turnId,
-    lastSeq: 0,
+    lastSeq: NO_SEQ,
     phase: init.phase ?? 'queued',
     queuePosition: init.queuePosition ?? null,
     attempt: 1,
@@ -68,7 +67,7 @@ export function newLiveTurn(
     error: null,
     messageId: null,
     verification: null,
-    pending: [],
+    missedSeq: null,
   };
 }
 
@@ -86,35 +85,22 @@ export function turnText(turn: Pick<LiveTurn, 'parts'>): string {
  * Reduces one socket event into the turn, pure and idempotent:
  * - events of another turn, or at/below `lastSeq` (duplicates from a replay overlapping the live
  *   stream), return the turn unchanged;
- * - an event ahead of a gap is parked in `pending` until the missing ones arrive, so text is never
- *   assembled out of order; a `resync` event (Redis lost the turn's earlier events) is applied at
- *   once, dropping what was parked below it;
+ * - an event whose `prev` the turn has not applied is dropped and noted in `missedSeq`: a replay
+ *   from `lastSeq` brings it again after the missing ones, so text is never assembled out of order
+ *   (a `prev` below `lastSeq` is a stream Redis started again after losing it: applied at once);
  * - `turn.started` with `attempt > 1` drops the partial answer of the previous attempt;
  * - after a terminal event nothing changes the turn any more.
  */
 export function applyChatEvent(turn: LiveTurn, event: ChatEvent): LiveTurn {
-  if (event.turnId !== turn.turnId || event.seq <= turn.lastSeq || isTurnOver(turn)) return turn;
-  // A `resync` event follows seqs that never existed (Redis lost the turn's events): waiting for
-  // them would stall the turn for good, so it is the next event.
-  if (event.seq > turn.lastSeq + 1 && !event.resync) {
-    if (turn.pending.some((p) => p.seq === event.seq)) return turn;
-    const pending = [...turn.pending, event].sort((a, b) => a.seq - b.seq).slice(-MAX_PENDING);
-    return { ...turn, pending };
-  }
-  let next = applyInOrder(turn, event);
-  // Drain parked events that are now contiguous.
-  let pending = next.pending.filter((p) => p.seq > next.lastSeq);
-  while (pending.length && pending[0].seq === next.lastSeq + 1 && !isTurnOver(next)) {
-    const [head, ...rest] = pending;
-    next = applyInOrder({ ...next, pending: rest }, head);
-    pending = rest;
-  }
-  return { ...next, pending: isTurnOver(next) ? [] : pending };
+  if (event.turnId !== turn.turnId || compareSeq(event.seq, turn.lastSeq) <= 0 || isTurnOver(turn))
+    return turn;
+  if (compareSeq(event.prev, turn.lastSeq) > 0) return { ...turn, missedSeq: event.seq };
+  return applyInOrder(turn, event);
 }
 
-/** True when events are parked behind a missing seq (the caller should ask for a replay). */
+/** True when an event was dropped behind a missing one (the caller should ask for a replay). */
 export function hasGap(turn: LiveTurn): boolean {
-  return turn.pending.length > 0;
+  return turn.missedSeq !== null && compareSeq(turn.missedSeq, turn.lastSeq) > 0;
 }
 
 function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
