@@ -12,7 +12,10 @@ export const MIGRATIONS_GLOB = path.join(__dirname, 'migrations', '*.{ts,js}');
  * it saves. `parallel_setup_cost` is raised from 1000 to 10000: starting parallel workers cost
  * 15–25 ms per query on a 2-core host, so a count of ~10,000 matching findings ran twice as fast
  * without them (14–20 ms against 37–42 ms at 1M findings), while counts of 100,000+ matches still
- * go parallel. `extra.extra` given by the caller is merged into these pool settings.
+ * go parallel. A session idle inside a transaction for a minute is ended by Postgres, so a
+ * transaction leaked by a bug or held by a stalled client gives its connection back to the pool.
+ * `extra.extra` given by the caller is merged into these pool settings (e.g. node-postgres'
+ * `connectionTimeoutMillis`, how long a query waits for a pooled connection).
  */
 export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
   return {
@@ -29,7 +32,7 @@ export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions>
     ...extra,
     extra: {
       max: 10,
-      options: '-c jit=off -c parallel_setup_cost=10000',
+      options: '-c jit=off -c parallel_setup_cost=10000 -c idle_in_transaction_session_timeout=60000',
       ...(extra as { extra?: Record<string, unknown> }).extra,
     },
   } as DataSourceOptions;

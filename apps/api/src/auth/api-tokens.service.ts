@@ -3,9 +3,9 @@ import {
   Injectable,
   Logger,
   NotFoundException,
-  ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
+import { databaseUnavailable } from '../errors/database-unavailable';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
@@ -111,7 +111,7 @@ export class ApiTokensService {
       throw new UnauthorizedException('This API token is malformed: copy the whole token (cc_pat_…).');
     const unavailable = (e: Error): never => {
       this.logger.error({ msg: 'could not check an API token', err: e.message });
-      throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
+      throw databaseUnavailable(e);
     };
     const token = await findApiTokenByHash(this.db, hashApiToken(secret)).catch(unavailable);
     if (!token)

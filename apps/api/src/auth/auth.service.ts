@@ -9,6 +9,7 @@ import {
   ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
+import { databaseUnavailable } from '../errors/database-unavailable';
 import { JwtService } from '@nestjs/jwt';
 import { DataSource } from 'typeorm';
 import type { OperatorLanguage, OperatorView } from '@corpus-chat/contracts';
@@ -240,7 +241,7 @@ export class AuthService {
     }
     const operator = await findOperatorById(this.db, claims.sub).catch((e: Error) => {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
-      throw new ServiceUnavailableException('The database is unavailable right now. Try again in a moment.');
+      throw databaseUnavailable(e);
     });
     if (!operator || operator.disabled)
       throw new UnauthorizedException('This account is disabled or no longer exists.');

@@ -38,7 +38,9 @@ export class ApiCoreModule {
         LoggerModule.forRoot(apiPinoParams(env)),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
-            ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }),
+            ...dataSourceOptions(env.DATABASE_URL, {
+              extra: { max: env.DB_POOL_SIZE, connectionTimeoutMillis: env.DB_ACQUIRE_TIMEOUT_MS },
+            }),
             retryAttempts: 3,
             retryDelay: 1000,
           }),

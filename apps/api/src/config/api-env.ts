@@ -11,6 +11,9 @@ export const apiEnvSchema = authEnvSchema.extend({
   IMPORT_MAX_BYTES: envInt(50 * 1024 * 1024, 1).describe(
     'Largest report file `POST /api/reports/import` accepts, in bytes (default 50 MB); a larger one answers 413 before it is parsed.',
   ),
+  DB_ACQUIRE_TIMEOUT_MS: envInt(10_000, 100).describe(
+    'Milliseconds a request waits for a free Postgres connection of the pool (`DB_POOL_SIZE`) before it answers 503 "the database is busy": a starved pool refuses instead of hanging every route.',
+  ),
   API_PORT: envInt(3000, 0, 65535).describe(
     'TCP port of the HTTP API and the Socket.IO gateway (0 picks a free port).',
   ),

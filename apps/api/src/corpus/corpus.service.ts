@@ -25,10 +25,15 @@ import {
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from '../auth/current-operator';
+import { ApiEnv } from '../config/api-env';
+import { ExportSlots } from './export-slots';
 import { findingCsvLine, findingJson, findingsCsvHeader } from './findings-export';
 
 /** Formats of `GET /api/findings/export.:format`: CSV with a header row, or one JSON array. */
 export type FindingsExportFormat = 'csv' | 'json';
+
+/** Exports one operator may run at once (each holds a pooled connection while it downloads). */
+const EXPORTS_PER_OPERATOR = 2;
 
 /** An export may page through the whole corpus: each statement gets longer than a page does. */
 const EXPORT_STATEMENT_TIMEOUT_MS = 60_000;
@@ -53,7 +58,14 @@ async function writeOrWait(out: PassThrough, chunk: string): Promise<void> {
 export class CorpusService {
   private readonly logger = new Logger(CorpusService.name);
 
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly exportSlots: ExportSlots;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    env: ApiEnv,
+  ) {
+    this.exportSlots = new ExportSlots(EXPORTS_PER_OPERATOR, Math.max(1, Math.floor(env.DB_POOL_SIZE / 2)));
+  }
 
   listReports(includeArchived: boolean): Promise<ReportSummary[]> {
     return listReports(this.dataSource.manager, { includeArchived });
@@ -94,13 +106,16 @@ export class CorpusService {
    * is read: a bad filter rejects (QueryValidationError, a 400) before any byte is sent. Before the
    * stream ends a `findings.export` audit event records the filter and the row count; a failure
    * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
+   * @throws HttpException 429 while the operator (or the server) runs as many exports as allowed.
    */
   exportFindings(
     filter: FindingFilterQuery,
     format: FindingsExportFormat,
     operator: AuthenticatedOperator,
   ): Promise<Readable> {
+    const release = this.exportSlots.take(operator.id);
     const out = new PassThrough();
+    out.once('close', release);
     const line = format === 'csv' ? findingCsvLine : (f: FindingRow) => findingJson(f);
     return new Promise<Readable>((resolve, reject) => {
       let started = false;
@@ -119,7 +134,12 @@ export class CorpusService {
             rows += page.value.length;
             page = await pages.next();
           }
-          // Recorded before the last byte, so a client that has the whole file has its audit event.
+        },
+        { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
+      )
+        .then(async () => {
+          // After the snapshot gave its connection back (a request never holds two, or a full pool
+          // deadlocks), and before the last byte, so a client that has the whole file has its event.
           await recordAuditEvent(this.dataSource.manager, {
             action: 'findings.export',
             actor: { id: operator.id, username: operator.username },
@@ -129,16 +149,18 @@ export class CorpusService {
           });
           this.logger.log({ operatorId: operator.id, format, rows }, 'findings exported');
           out.end(format === 'json' ? '\n]\n' : '');
-        },
-        { statementTimeoutMs: EXPORT_STATEMENT_TIMEOUT_MS },
-      ).catch((e: unknown) => {
-        if (!started) return reject(e);
-        this.logger.warn(
-          { operatorId: operator.id, format, rows, err: String(e) },
-          'findings export ended early',
-        );
-        out.destroy(e instanceof Error ? e : new Error(String(e)));
-      });
+        })
+        .catch((e: unknown) => {
+          if (!started) {
+            release();
+            return reject(e);
+          }
+          this.logger.warn(
+            { operatorId: operator.id, format, rows, err: String(e) },
+            'findings export ended early',
+          );
+          out.destroy(e instanceof Error ? e : new Error(String(e)));
+        });
     });
   }
 

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { type ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
+import { isDatabaseUnavailable } from '@corpus-chat/server-core';
+import { databaseUnavailable } from './database-unavailable';
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -79,8 +81,9 @@ function httpHost(req: Request, res: Response, next: NextFunction): ArgumentsHos
  * exception (`{ statusCode, error, message }`) with a message a person can act on, and logged at
  * warn as one line without a stack: it is the client's mistake, not the server's. A JSON body over
  * the limit reads "Request body is larger than the 1 MB limit (imports: use POST
- * /api/reports/import, up to 50 MB)"; malformed JSON "Request body is not valid JSON (…)".
- * Everything else goes to Nest's own handling (exceptions answered as they are, unknown errors 500
+ * /api/reports/import, up to 50 MB)"; malformed JSON "Request body is not valid JSON (…)". A
+ * request that got no pooled Postgres connection in time, or found Postgres unreachable, answers
+ * 503 saying the database is busy or unavailable. Everything else goes to Nest's own handling (exceptions answered as they are, unknown errors 500
  * and logged at error with their stack).
  */
 @Catch()
@@ -105,6 +108,12 @@ export class ClientErrorFilter extends BaseExceptionFilter {
   }
 
   override catch(exception: unknown, host: ArgumentsHost): void {
+    if (
+      host.getType() === 'http' &&
+      !(exception instanceof HttpException) &&
+      isDatabaseUnavailable(exception)
+    )
+      return this.databaseUnavailable(exception, host);
     const error = host.getType() === 'http' ? clientHttpError(exception) : null;
     if (!error) return super.catch(exception, host);
     const req = host.switchToHttp().getRequest<Request>();
@@ -129,6 +138,17 @@ export class ClientErrorFilter extends BaseExceptionFilter {
       ),
       host,
     );
+  }
+
+  /** 503 for a request that found no free pooled connection in time, or Postgres unreachable. */
+  private databaseUnavailable(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const refusal = databaseUnavailable(exception);
+    this.logger.warn(
+      { method: req.method, url: req.originalUrl, err: String(exception) },
+      `request refused: ${refusal.message}`,
+    );
+    super.catch(refusal, host);
   }
 
   private messageOf(error: HttpError): string {

@@ -1,0 +1,43 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+
+/**
+ * How many findings exports run at once in this process. Each holds a pooled Postgres connection
+ * (its read snapshot) for as long as its client downloads, so one operator runs at most
+ * `perOperator` and everyone together at most `total`, leaving the rest of the pool to the
+ * other routes. Beyond either limit the export is refused with 429.
+ */
+export class ExportSlots {
+  private readonly running = new Map<string, number>();
+  private all = 0;
+
+  constructor(
+    private readonly perOperator: number,
+    private readonly total: number,
+  ) {}
+
+  /** Takes a slot for `operatorId` and returns its release (a second call does nothing). */
+  take(operatorId: string): () => void {
+    const mine = this.running.get(operatorId) ?? 0;
+    if (mine >= this.perOperator)
+      throw new HttpException(
+        `You already have ${mine} exports running (the limit); wait for one to finish, then try again.`,
+        HttpStatus.TOO_MANY_REQUESTS,
+      );
+    if (this.all >= this.total)
+      throw new HttpException(
+        `The server is running ${this.all} exports (its limit); try again in a moment.`,
+        HttpStatus.TOO_MANY_REQUESTS,
+      );
+    this.running.set(operatorId, mine + 1);
+    this.all++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.all--;
+      const left = (this.running.get(operatorId) ?? 1) - 1;
+      if (left > 0) this.running.set(operatorId, left);
+      else this.running.delete(operatorId);
+    };
+  }
+}
