@@ -200,4 +200,59 @@ describe('MCP over Streamable HTTP with an API token', () => {
     const total = (await rest('/api/findings', { limit: 0 })).body.total as number;
     expect(res.body.result.structuredContent.total).toBe(total);
   });
+
+  const rawCall = (body: unknown) =>
+    request(api.baseUrl)
+      .post('/mcp')
+      .set(bearer(secret))
+      .set('Accept', 'application/json, text/event-stream')
+      .send(body as object);
+  const countCall = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'count_findings_by', arguments: { groupBy: 'severity' } },
+  });
+
+  it('refuses a JSON-RPC batch (removed in MCP 2025-06-18) with 400 and runs none of it', async () => {
+    const res = await rawCall(Array.from({ length: 50 }, (_, i) => countCall(i)));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringMatching(/batch/) },
+    });
+  });
+
+  it('runs at most 4 requests of one operator at once, refusing more with 429', async () => {
+    // A lock held by another session keeps the first calls running until the last one was answered.
+    const lock = db.dataSource.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    try {
+      await lock.query('LOCK TABLE corpus_state IN ACCESS EXCLUSIVE MODE');
+      const running = [1, 2, 3, 4].map((id) => rawCall(countCall(id)).then((r) => r));
+      const end = Date.now() + 10_000;
+      const waiting = async (): Promise<number> =>
+        // Not on `lock`: pg_stat_activity is a snapshot taken once per transaction.
+        (
+          await db.dataSource.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        )[0].n;
+      while ((await waiting()) < 4) {
+        if (Date.now() > end) throw new Error('the four calls never waited on the locked table');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const fifth = await rawCall(countCall(5));
+      expect(fifth.status).toBe(429);
+      expect(fifth.body.message).toMatch(/already have 4 MCP requests running/);
+      await lock.commitTransaction();
+      expect((await Promise.all(running)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect((await rawCall(countCall(6))).status).toBe(200);
+    } finally {
+      if (lock.isTransactionActive) await lock.rollbackTransaction();
+      await lock.release();
+    }
+  });
 });

@@ -25,8 +25,8 @@ import {
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from '../auth/current-operator';
+import { OperatorSlots } from '../auth/operator-slots';
 import { ApiEnv } from '../config/api-env';
-import { ExportSlots } from './export-slots';
 import { findingCsvLine, findingJson, findingsCsvHeader } from './findings-export';
 
 /** Formats of `GET /api/findings/export.:format`: CSV with a header row, or one JSON array. */
@@ -58,13 +58,17 @@ async function writeOrWait(out: PassThrough, chunk: string): Promise<void> {
 export class CorpusService {
   private readonly logger = new Logger(CorpusService.name);
 
-  private readonly exportSlots: ExportSlots;
+  private readonly exportSlots: OperatorSlots;
 
   constructor(
     private readonly dataSource: DataSource,
     env: ApiEnv,
   ) {
-    this.exportSlots = new ExportSlots(EXPORTS_PER_OPERATOR, Math.max(1, Math.floor(env.DB_POOL_SIZE / 2)));
+    this.exportSlots = new OperatorSlots(
+      'exports',
+      EXPORTS_PER_OPERATOR,
+      Math.max(1, Math.floor(env.DB_POOL_SIZE / 2)),
+    );
   }
 
   listReports(includeArchived: boolean): Promise<ReportSummary[]> {

@@ -4,6 +4,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Response } from 'express';
 import { ReadScope } from '../auth/auth.decorators';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
+import { OperatorSlots } from '../auth/operator-slots';
+import { ApiEnv } from '../config/api-env';
 import { CorpusTools } from '@corpus-chat/corpus-queries';
 import { createCorpusMcpServer } from './corpus-mcp-server';
 
@@ -17,22 +19,52 @@ const NOT_ALLOWED = {
   id: null,
 };
 
+/** The answer to a JSON array: MCP 2025-06-18 removed JSON-RPC batching, and a batch would run many tool calls as one request. */
+const NO_BATCHES = {
+  jsonrpc: '2.0',
+  error: {
+    code: -32600,
+    message: 'JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one request per POST.',
+  },
+  id: null,
+};
+
+/** MCP requests one operator may have running at once (a tool call holds a pooled connection). */
+const MCP_REQUESTS_PER_OPERATOR = 4;
+
 /**
  * `/mcp` (outside the `/api` prefix): the corpus tools over MCP Streamable HTTP, stateless (no
  * session id; every POST is answered with JSON). Authenticated like any `@ReadScope()` route: an
- * API token (`Authorization: Bearer cc_pat_…`) or a session; rate-limited per operator.
+ * API token (`Authorization: Bearer cc_pat_…`) or a session; rate-limited per operator (each
+ * POST is one JSON-RPC message: batches are refused) and at most a few running at once.
  */
 @ApiTags('mcp')
 @Controller('mcp')
 export class McpController {
   private readonly logger = new Logger(McpController.name);
 
-  constructor(private readonly tools: CorpusTools) {}
+  private readonly slots: OperatorSlots;
+
+  constructor(
+    private readonly tools: CorpusTools,
+    env: ApiEnv,
+  ) {
+    this.slots = new OperatorSlots(
+      'MCP requests',
+      MCP_REQUESTS_PER_OPERATOR,
+      Math.max(1, Math.floor(env.DB_POOL_SIZE / 2)),
+    );
+  }
 
   @Post()
   @ReadScope()
   @ApiOperation({ summary: 'MCP Streamable HTTP endpoint (JSON-RPC over POST; tools/list, tools/call)' })
   async handle(@Req() req: AuthenticatedRequest, @Res() res: Response): Promise<void> {
+    if (Array.isArray(req.body)) {
+      res.status(400).json(NO_BATCHES);
+      return;
+    }
+    res.on('close', this.slots.take(req.operator!.id));
     const server = createCorpusMcpServer(this.tools);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

@@ -134,8 +134,9 @@ describe('a pool of one connection', () => {
       const held = answer(request(api.baseUrl).get('/api/chats').set(admin.headers));
       const end = Date.now() + 5000;
       const lockWaits = async (): Promise<number> =>
+        // Not on `lock`: pg_stat_activity is a snapshot taken once per transaction.
         (
-          await lock.query(
+          await db.dataSource.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity
              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
           )

@@ -1,16 +1,18 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
 /**
- * How many findings exports run at once in this process. Each holds a pooled Postgres connection
- * (its read snapshot) for as long as its client downloads, so one operator runs at most
- * `perOperator` and everyone together at most `total`, leaving the rest of the pool to the
- * other routes. Beyond either limit the export is refused with 429.
+ * How many long requests of one kind (findings exports, MCP tool calls) run at once in this
+ * process. Each holds a pooled Postgres connection while it runs, so one operator runs at most
+ * `perOperator` and everyone together at most `total`, leaving the rest of the pool to the other
+ * routes. Beyond either limit the request is refused with 429.
  */
-export class ExportSlots {
+export class OperatorSlots {
   private readonly running = new Map<string, number>();
   private all = 0;
 
+  /** `what` names the requests in the refusal, e.g. `exports`. */
   constructor(
+    private readonly what: string,
     private readonly perOperator: number,
     private readonly total: number,
   ) {}
@@ -20,12 +22,12 @@ export class ExportSlots {
     const mine = this.running.get(operatorId) ?? 0;
     if (mine >= this.perOperator)
       throw new HttpException(
-        `You already have ${mine} exports running (the limit); wait for one to finish, then try again.`,
+        `You already have ${mine} ${this.what} running (the limit); wait for one to finish, then try again.`,
         HttpStatus.TOO_MANY_REQUESTS,
       );
     if (this.all >= this.total)
       throw new HttpException(
-        `The server is running ${this.all} exports (its limit); try again in a moment.`,
+        `The server is running ${this.all} ${this.what} (its limit); try again in a moment.`,
         HttpStatus.TOO_MANY_REQUESTS,
       );
     this.running.set(operatorId, mine + 1);
