@@ -7,6 +7,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import type { MulterModuleOptions } from '@nestjs/platform-express';
+import { multipartLimits } from '../corpus/import-upload';
 import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 
 /** The multipart field of `POST /api/chats/:id/attachments` that carries the file. */
@@ -34,7 +35,7 @@ export function attachmentMulterOptions(options: ChatAttachmentOptions): MulterM
   const accepted = new WeakMap<object, number>();
   return {
     dest: options.uploadDir,
-    limits: { fileSize: options.maxBytes, files: 2 },
+    limits: multipartLimits(options.maxBytes, 2),
     fileFilter: (req: object, file, callback) => {
       if (file.fieldname !== ATTACHMENT_FIELD) {
         return callback(

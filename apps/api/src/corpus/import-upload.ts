@@ -5,6 +5,20 @@ import type { CorpusImportOptions } from './corpus-import.options';
 /** The multipart field of `POST /api/reports/import` that carries the report files. */
 export const IMPORT_FILES_FIELD = 'files';
 
+/**
+ * Text fields of a multipart upload: the upload routes read none, so a few short ones are let
+ * through (a client may add one) and anything more is 400 after at most 1 KB, never buffered.
+ */
+const MULTIPART_TEXT_LIMITS = { fields: 10, fieldSize: 1024 } as const;
+
+/** multer limits of an upload route taking at most `files` files (text fields, then parts in all). */
+export const multipartLimits = (fileSize: number, files: number) => ({
+  fileSize,
+  files,
+  ...MULTIPART_TEXT_LIMITS,
+  parts: files + MULTIPART_TEXT_LIMITS.fields,
+});
+
 /** More files in one import request than `CorpusImportOptions.maxFilesPerRequest` (413, nothing imported). */
 export class TooManyImportFilesException extends PayloadTooLargeException {
   constructor(readonly maxFiles: number) {
@@ -40,7 +54,7 @@ export function importMulterOptions(options: CorpusImportOptions): MulterModuleO
     dest: options.uploadDir,
     // One file more than allowed reaches `fileFilter` (which refuses it naming the limit) before
     // busboy's own count limit would.
-    limits: { fileSize: options.maxImportBytes, files: options.maxFilesPerRequest + 1 },
+    limits: multipartLimits(options.maxImportBytes, options.maxFilesPerRequest + 1),
     fileFilter: (req: object, file, callback) => {
       if (file.fieldname !== IMPORT_FILES_FIELD) return callback(wrongFieldException(file.fieldname), false);
       const count = (accepted.get(req) ?? 0) + 1;
