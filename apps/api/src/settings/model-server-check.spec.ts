@@ -79,6 +79,37 @@ describe('checkModelServer failure wording', () => {
   );
 
   it(
+    'never follows a redirect to another host: the key and the prompt stay with the configured server',
+    async () => {
+      const outside: string[] = [];
+      const other = http.createServer((req, res) => {
+        outside.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
+      });
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+      const otherUrl = `http://localhost:${(other.address() as AddressInfo).port}`;
+      const redirecting = http.createServer((req, res) =>
+        res.writeHead(302, { location: `${otherUrl}${req.url}` }).end(),
+      );
+      await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+      const baseUrl = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/v1`;
+      try {
+        const r = await checkModelServer(
+          { baseUrl, model: 'm', apiKey: 'sk-secret' },
+          { listTimeoutMs: 5000, completionTimeoutMs: 5000 },
+        );
+        expect(outside).toEqual([]);
+        expect(r.ok).toBe(false);
+        expect(r.checks[0]!.detail).toMatch(/^Listing the models failed: HTTP 302/);
+      } finally {
+        await new Promise((r) => redirecting.close(r));
+        await new Promise((r) => other.close(r));
+      }
+    },
+    SOCKET_TEST_MS,
+  );
+
+  it(
     'does not wait for a completion from a server that did not answer the model list in time',
     async () => {
       const sockets = new Set<import('node:net').Socket>();

@@ -5,6 +5,7 @@ import {
   connectionFailure,
   discoverContextLength,
   effectiveContextBudget,
+  fetchWithoutRedirects,
   httpFailure,
 } from '@corpus-chat/server-core';
 
@@ -78,6 +79,7 @@ export async function checkModelServer(
     baseURL: target.baseUrl,
     apiKey: target.apiKey || 'not-needed',
     maxRetries: 0,
+    fetch: fetchWithoutRedirects(),
   });
   const checks: SettingsTestResult['checks'] = [];
   const agentTokens = options.agentContextTokens ?? 6000;

@@ -108,9 +108,7 @@ describe('modelFetch (the openai client’s fetch)', () => {
         req.on('end', () => {
           bodies.push(`${req.url} ${raw}`);
           if (req.url === '/old/chat/completions') {
-            res.writeHead(307, { location: '/new/chat/completions' }).end();
-          } else if (req.url === '/new/chat/completions') {
-            res.writeHead(200, { 'content-type': 'text/event-stream' }).end('data: {"moved":true}\n\n');
+            res.writeHead(307, { location: 'http://outside.example:8080/v1/chat/completions' }).end();
           } else {
             // A 2xx stream of another type: written in two parts, the second 200 ms later.
             res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -127,11 +125,17 @@ describe('modelFetch (the openai client’s fetch)', () => {
       await new Promise((resolve) => plain.close(resolve));
     });
 
-    it('follows a 307 redirect with the same method and body, as fetch does', async () => {
-      const res = await modelFetch(`${base}/old/chat/completions`, { method: 'POST', body: '{"a":1}' });
-      expect(res.status).toBe(200);
-      expect(await res.text()).toBe('data: {"moved":true}\n\n');
-      expect(bodies.slice(-2)).toEqual(['/old/chat/completions {"a":1}', '/new/chat/completions {"a":1}']);
+    it.each([
+      ['a string body', '{"a":1}'],
+      ['a body of another kind (through fetch)', new Blob(['{"a":1}'])],
+    ])('refuses a 307 redirect with %s, naming the host it pointed to', async (_, body) => {
+      const res = await modelFetch(`${base}/old/chat/completions`, { method: 'POST', body });
+      expect(res.status).toBe(307);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /HTTP 307, a redirect to outside\.example:8080: redirects are not followed/,
+      );
+      expect(bodies.at(-1)).toBe('/old/chat/completions {"a":1}');
+      expect(bodies.filter((b) => b.startsWith('/new'))).toEqual([]);
     });
 
     it('streams a 2xx body of another type as a standard Response (not read whole first)', async () => {

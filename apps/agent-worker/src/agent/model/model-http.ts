@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
+import { fetchWithoutRedirects, REDIRECT_STATUS, redirectRefused } from '@corpus-chat/server-core';
 
 /**
  * The HTTP dispatcher for model servers. undici's defaults would end a request whose headers take
@@ -17,15 +18,11 @@ export const modelDispatcher = new Agent({
 
 /** Statuses whose response has no body (the Fetch standard's "null body status"). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
-/** Redirect statuses, which `fetch` follows and `request` does not. */
-const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-
 const viaFetch = async (input: string | URL | Request, init: RequestInit): Promise<Response> =>
   normaliseErrorResponse(
-    (await undiciFetch(
-      input as never,
-      { ...init, dispatcher: modelDispatcher } as never,
-    )) as unknown as Response,
+    await fetchWithoutRedirects(
+      (i, o) => undiciFetch(i as never, { ...o, dispatcher: modelDispatcher } as never) as never,
+    )(input, init),
   );
 
 /** Characters of an error body kept as the message (a proxy's HTML page can be long). */
@@ -122,8 +119,8 @@ async function normaliseErrorResponse(response: Response): Promise<Response> {
  *
  * Everything else behaves as `fetch`: any other answer (JSON, errors, a stream of another type)
  * gets a standard `Response` streaming its body, except that a 4xx/5xx body is read whole and
- * rewritten by `normaliseErrorBody` so the SDK's error carries the server's words; a redirect, or a request body of another kind,
- * is sent again through undici's `fetch`, which follows redirects. A refused connection rejects
+ * rewritten by `normaliseErrorBody` so the SDK's error carries the server's words; a redirect is
+ * not followed (`redirectRefused`); a request body of another kind is sent through undici's `fetch`. A refused connection rejects
  * with `TypeError('fetch failed')` caused by the socket error (`code` ECONNREFUSED…), which the SDK
  * wraps in `APIConnectionError`; an abort rejects with the signal's reason, or ends a body being
  * read with an `AbortError`, and destroys the socket, so the model server sees the connection
@@ -159,7 +156,8 @@ export const modelFetch = (async (
   try {
     if (REDIRECT_STATUS.has(status)) {
       await res.body.dump().catch(() => undefined);
-      return await viaFetch(input, init);
+      const location = res.headers['location'];
+      return redirectRefused(status, Array.isArray(location) ? location[0]! : (location ?? null));
     }
     const responseHeaders = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
