@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateApiTokenDto, type ApiTokenView, type CreatedApiToken } from '@corpus-chat/contracts';
 import { UuidParam } from '../errors/id-params';
 import { ApiTokensService } from './api-tokens.service';
+import { AuthService } from './auth.service';
 import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
 
 /**
@@ -12,7 +14,10 @@ import { CurrentOperator, type AuthenticatedOperator } from './current-operator'
 @ApiTags('auth')
 @Controller('auth/tokens')
 export class ApiTokensController {
-  constructor(private readonly tokens: ApiTokensService) {}
+  constructor(
+    private readonly tokens: ApiTokensService,
+    private readonly auth: AuthService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'My API tokens (never their secrets)' })
@@ -23,11 +28,15 @@ export class ApiTokensController {
   @Post()
   @ApiOperation({
     summary: 'Create an API token of scope read; the answer holds its secret, shown this once',
+    description:
+      'Needs the current password (403 when wrong, 429 under the sign-in slow-down). Expires after 90 days unless expiresInDays says otherwise (at most 365).',
   })
-  create(
+  async create(
     @CurrentOperator() operator: AuthenticatedOperator,
     @Body() dto: CreateApiTokenDto,
+    @Req() req: Request,
   ): Promise<CreatedApiToken> {
+    await this.auth.confirmPassword(operator.id, dto.password, req.ip ?? 'unknown');
     return this.tokens.create(operator, dto);
   }
 

@@ -9,6 +9,7 @@ import { databaseUnavailable } from '../errors/database-unavailable';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
+  API_TOKEN_DEFAULT_DAYS,
   API_TOKENS_PER_OPERATOR,
   type ApiTokenView,
   type CreateApiTokenDto,
@@ -21,6 +22,7 @@ import {
   findOperatorById,
   insertApiToken,
   listApiTokens,
+  touchApiToken,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 
@@ -45,14 +47,17 @@ const toView = (t: ApiTokenEntity): ApiTokenView => ({
   prefix: t.prefix,
   createdAt: t.createdAt.toISOString(),
   expiresAt: t.expiresAt?.toISOString() ?? null,
+  lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
 });
 
 /**
  * Operators' API tokens: created (the secret answered once), listed, revoked by their operator,
  * and verified on every bearer request. A token acts as its operator with scope `read` (the guard
  * limits the routes); it is refused as soon as it is revoked or expired, and while its operator is
- * disabled or gone (the operator's row is read on every request, so a change applies at once). Tokens survive sign-out and password changes: they are revoked one by one, and
- * all at once when an admin disables the operator.
+ * disabled or gone (the operator's row is read on every request, so a change applies at once).
+ * Tokens survive sign-out; they are revoked one by one, and all at once when the operator's
+ * password is changed or reset or an admin disables the operator. The caller confirms the
+ * operator's password before `create` (`AuthService.confirmPassword`).
  */
 @Injectable()
 export class ApiTokensService {
@@ -68,7 +73,8 @@ export class ApiTokensService {
   ): Promise<CreatedApiToken> {
     const operatorId = operator.id;
     const secret = API_TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const expiresAt = dto.expiresInDays ? new Date(now.getTime() + dto.expiresInDays * 86_400_000) : null;
+    const days = dto.expiresInDays ?? API_TOKEN_DEFAULT_DAYS;
+    const expiresAt = new Date(now.getTime() + days * 86_400_000);
     const saved = await insertApiToken(
       this.db,
       {
@@ -122,6 +128,7 @@ export class ApiTokensService {
       throw new UnauthorizedException('This API token has expired: create a new one under My account.');
     }
     const operator = await findOperatorById(this.db, token.operatorId).catch(unavailable);
+    await touchApiToken(this.db, token.id).catch(unavailable);
     if (!operator || operator.disabled)
       throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
     return {

@@ -16,6 +16,7 @@ import type { OperatorLanguage, OperatorView } from '@corpus-chat/contracts';
 import {
   OperatorEntity,
   bumpTokenVersion,
+  deleteApiTokensOf,
   findOperatorById,
   findOperatorByUsername,
   recordAuditEvent,
@@ -144,11 +145,32 @@ export class AuthService {
   }
 
   /**
+   * Checks the signed-in operator's own `password` (before a password change or minting an API
+   * token) under the same slow-down as sign-in (per username and per IP): 429 while it applies,
+   * 403 for a wrong password (counted as a failed attempt), 401 when the operator no longer exists
+   * or is disabled. Returns the operator.
+   */
+  async confirmPassword(operatorId: string, password: string, ip: string): Promise<OperatorEntity> {
+    const operator = await findOperatorById(this.db, operatorId);
+    if (!operator || operator.disabled)
+      throw new UnauthorizedException('This account is disabled or no longer exists.');
+    const waitMs = await this.loginThrottle.reserveAttempt(operator.username, ip);
+    if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
+    if (!(await verifyPassword(operator.passwordHash, password))) {
+      this.logger.warn({ msg: 'password confirmation refused: wrong password', operatorId, ip });
+      throw new ForbiddenException('Your current password is not right.');
+    }
+    await this.loginThrottle.succeeded(operator.username, ip);
+    return operator;
+  }
+
+  /**
    * The signed-in operator `operatorId` (connecting from `ip`) changes their own password. Checks
    * `currentPassword` under the same slow-down as sign-in (per username and per IP): 429 while it
    * applies, 403 for a wrong current password (counted as a failed attempt), 400 when the new
    * password is the current one, 401 when the operator no longer exists or is disabled. Every
-   * session token issued before the change is refused from now on; returns the operator and a fresh
+   * session token issued before the change is refused from now on and every API token is revoked
+   * (`confirmPassword` checks the current one); returns the operator and a fresh
    * token for the session that made the change.
    */
   async changePassword(
@@ -157,16 +179,7 @@ export class AuthService {
     newPassword: string,
     ip: string,
   ): Promise<{ operator: OperatorEntity; token: string }> {
-    const operator = await findOperatorById(this.db, operatorId);
-    if (!operator || operator.disabled)
-      throw new UnauthorizedException('This account is disabled or no longer exists.');
-    const waitMs = await this.loginThrottle.reserveAttempt(operator.username, ip);
-    if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
-    if (!(await verifyPassword(operator.passwordHash, currentPassword))) {
-      this.logger.warn({ msg: 'password change refused: wrong current password', operatorId, ip });
-      throw new ForbiddenException('Your current password is not right.');
-    }
-    await this.loginThrottle.succeeded(operator.username, ip);
+    const operator = await this.confirmPassword(operatorId, currentPassword, ip);
     if (currentPassword === newPassword)
       throw new BadRequestException('Choose a new password that differs from the current one.');
     operator.passwordHash = await hashPassword(newPassword);
@@ -178,6 +191,8 @@ export class AuthService {
           { id: operatorId },
           { passwordHash: operator.passwordHash, passwordChangedAt: operator.passwordChangedAt },
         );
+      // Someone who learnt the old password may have minted tokens with it.
+      await deleteApiTokensOf(tx, operatorId);
       return bumpTokenVersion(tx, operatorId);
     });
     if (version === null) throw new UnauthorizedException('This account no longer exists.');

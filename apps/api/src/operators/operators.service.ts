@@ -124,8 +124,9 @@ export class OperatorsService {
         },
       });
       if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
-      // A disabled account's API tokens go for good: re-enabling it must not revive them.
-      if (dto.disabled === true) await deleteApiTokensOf(tx, id);
+      // A disabled account's API tokens go for good (re-enabling it must not revive them), and so
+      // do those of a reset password (whoever knew the old one may have minted them).
+      if (dto.disabled === true || dto.password !== undefined) await deleteApiTokensOf(tx, id);
       return { saved, revoke };
     });
     if (result.revoke) this.sockets.disconnectOperator(id);

@@ -1,8 +1,10 @@
 /**
- * API tokens on the real API: created with the secret shown once and only its SHA-256 stored;
+ * API tokens on the real API: minted with the password, created with the secret shown once and
+ * only its SHA-256 stored, 90 days by default, listed with when each was last used;
  * accepted as `Authorization: Bearer …` on corpus and own-thread reads; refused on admin routes and
  * on every state-changing route (403, nothing written), when revoked or expired, and at once when
- * the operator is disabled (401); counted against the operator's rate limit like a session.
+ * the operator is disabled or its password changed or reset (401); counted against the
+ * operator's rate limit like a session.
  */
 import 'reflect-metadata';
 import { createHash, randomUUID } from 'node:crypto';
@@ -64,26 +66,52 @@ describe('creating, listing and revoking', () => {
         prefix: created.prefix,
         createdAt: created.createdAt,
         expiresAt: created.expiresAt,
+        lastUsedAt: null,
       },
     ] satisfies ApiTokenView[]);
   });
 
+  it('asks for the password (403 when wrong, nothing stored) and expires after 90 days by default', async () => {
+    const { op, session } = await operatorWithSession();
+    const mint = (body: object) => http().post('/api/auth/tokens').set(session.headers).send(body);
+    const missing = await mint({ name: 'no password' });
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(missing.body.message)).toMatch(/password/);
+    const wrong = await mint({ name: 'wrong password', password: 'not it' });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.message).toMatch(/password is not right/);
+    expect(await tokensOf(op.id)).toEqual([]);
+    const created = await createApiToken(api.baseUrl, session, { name: 'default lifetime' });
+    expect(Date.parse(created.expiresAt!) - Date.parse(created.createdAt)).toBe(90 * 86_400_000);
+  });
+
+  it('lists when each token last authenticated a request', async () => {
+    const { session } = await operatorWithSession();
+    const used = await createApiToken(api.baseUrl, session, { name: 'used' });
+    await createApiToken(api.baseUrl, session, { name: 'idle' });
+    const before = Date.now();
+    expect((await http().get('/api/reports').set(bearer(used.secret))).status).toBe(200);
+    const list = (await http().get('/api/auth/tokens').set(session.headers)).body as ApiTokenView[];
+    const byName = Object.fromEntries(list.map((t) => [t.name, t.lastUsedAt]));
+    expect(byName['idle']).toBeNull();
+    expect(Date.parse(byName['used']!)).toBeGreaterThanOrEqual(before - 5000);
+  });
+
   it('refuses an empty name, a lifetime out of range and a token over the per-operator limit', async () => {
     const { op, session } = await operatorWithSession();
-    const empty = await http().post('/api/auth/tokens').set(session.headers).send({ name: '   ' });
+    const mint = (body: object) =>
+      http()
+        .post('/api/auth/tokens')
+        .set(session.headers)
+        .send({ ...body, password: op.password });
+    const empty = await mint({ name: '   ' });
     expect(empty.status).toBe(400);
     expect(JSON.stringify(empty.body.message)).toMatch(/name must not be empty/);
-    expect(
-      (await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 0 }))
-        .status,
-    ).toBe(400);
-    expect(
-      (await http().post('/api/auth/tokens').set(session.headers).send({ name: 'x', expiresInDays: 366 }))
-        .status,
-    ).toBe(400);
+    expect((await mint({ name: 'x', expiresInDays: 0 })).status).toBe(400);
+    expect((await mint({ name: 'x', expiresInDays: 366 })).status).toBe(400);
     for (let i = 0; i < API_TOKENS_PER_OPERATOR; i++)
       await createApiToken(api.baseUrl, session, { name: `t${i}` });
-    const over = await http().post('/api/auth/tokens').set(session.headers).send({ name: 'one too many' });
+    const over = await mint({ name: 'one too many' });
     expect(over.status).toBe(409);
     expect(over.body.message).toMatch(/revoke one/);
     expect(await tokensOf(op.id)).toHaveLength(API_TOKENS_PER_OPERATOR);
@@ -165,7 +193,11 @@ describe('what a token may reach', () => {
       ],
       [
         'POST /api/auth/tokens',
-        () => http().post('/api/auth/tokens').set(asToken).send({ name: 'minted by a token' }),
+        () =>
+          http()
+            .post('/api/auth/tokens')
+            .set(asToken)
+            .send({ name: 'minted by a token', password: op.password }),
       ],
       ['DELETE /api/auth/tokens/:id', () => http().delete(`/api/auth/tokens/${token.id}`).set(asToken)],
       ['GET /api/auth/tokens', () => http().get('/api/auth/tokens').set(asToken)],
@@ -254,6 +286,28 @@ describe('when a token stops working', () => {
         .status,
     ).toBe(200);
     expect((await http().get('/api/auth/me').set(bearer(secret))).status).toBe(401);
+  });
+
+  it('is revoked when its operator changes the password, or an admin resets it', async () => {
+    const { op, session } = await operatorWithSession();
+    const first = await createApiToken(api.baseUrl, session, { name: 'before the change' });
+    const changed = await http()
+      .post('/api/auth/password')
+      .set(session.headers)
+      .send({ currentPassword: op.password, newPassword: 'another-long-password' });
+    expect(changed.status).toBe(200);
+    expect((await http().get('/api/auth/me').set(bearer(first.secret))).status).toBe(401);
+    expect(await tokensOf(op.id)).toEqual([]);
+
+    const again = await loginAs(api.baseUrl, op.username, 'another-long-password');
+    const second = await createApiToken(api.baseUrl, again, { name: 'before the reset' });
+    const reset = await http()
+      .patch(`/api/operators/${op.id}`)
+      .set(adminSession.headers)
+      .send({ password: 'a-reset-long-password' });
+    expect(reset.status).toBe(200);
+    expect((await http().get('/api/auth/me').set(bearer(second.secret))).status).toBe(401);
+    expect(await tokensOf(op.id)).toEqual([]);
   });
 
   it("is refused while its operator's row says disabled, whoever changed it (401)", async () => {

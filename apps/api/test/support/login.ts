@@ -10,6 +10,8 @@ export interface LoginSession {
   cookie: string;
   /** `{ Cookie, 'X-Requested-With': 'XMLHttpRequest' }`: spread into supertest's `.set()` or fetch headers. */
   headers: Record<string, string>;
+  /** The password it signed in with (minting an API token asks for it). */
+  password: string;
 }
 
 /** The headers of a state-changing request without a session (CSRF header only). */
@@ -31,7 +33,12 @@ export async function loginAs(
   const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
   const cookie = setCookie.map((c) => c.split(';')[0]).find((c) => c.startsWith('cc_session='));
   if (!cookie) throw new Error(`login as ${username} set no session cookie`);
-  return { operator: res.body as OperatorView, cookie, headers: { Cookie: cookie, ...CSRF_HEADERS } };
+  return {
+    operator: res.body as OperatorView,
+    cookie,
+    headers: { Cookie: cookie, ...CSRF_HEADERS },
+    password,
+  };
 }
 
 /**

@@ -7,10 +7,16 @@ export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
 
 /** Longest lifetime an API token may be given, in days. */
 export const API_TOKEN_MAX_DAYS = 365;
+/** Lifetime of an API token created without `expiresInDays`, in days. */
+export const API_TOKEN_DEFAULT_DAYS = 90;
 /** API tokens one operator may hold at once (each is a credential to audit). */
 export const API_TOKENS_PER_OPERATOR = 20;
 
-/** `POST /api/auth/tokens`: a named token; no `expiresInDays` means it never expires (until revoked). */
+/**
+ * `POST /api/auth/tokens`: a named token, minted only with the operator's password (a stolen
+ * session cookie alone cannot mint a long-lived credential); no `expiresInDays` means
+ * `API_TOKEN_DEFAULT_DAYS`.
+ */
 export class CreateApiTokenDto extends zodDto(
   z.strictObject({
     name: z
@@ -18,6 +24,8 @@ export class CreateApiTokenDto extends zodDto(
       .max(100)
       .regex(/\S/, { error: 'must not be empty: say where the token is used, e.g. "VS Code on my laptop"' }),
     expiresInDays: z.number().int().min(1).max(API_TOKEN_MAX_DAYS).optional(),
+    /** The signed-in operator's current password. */
+    password: z.string().max(1024),
   }),
 ) {}
 
@@ -29,8 +37,10 @@ export interface ApiTokenView {
   /** The secret's first characters (`cc_pat_AbC1`), to recognise a token in a client's settings. */
   prefix: string;
   createdAt: string;
-  /** ISO 8601, or null: no expiry. */
+  /** ISO 8601, or null: no expiry (only tokens created before expiry became the default). */
   expiresAt: string | null;
+  /** ISO 8601 of the last request it authenticated (to the minute), or null: never used. */
+  lastUsedAt: string | null;
 }
 
 /** `POST /api/auth/tokens` answers the secret this once; only its SHA-256 is stored. */

@@ -73,7 +73,7 @@ export async function deleteApiToken(
   });
 }
 
-/** Deletes every token of `operatorId` (when an admin disables the operator); returns how many. */
+/** Deletes every token of `operatorId` (operator disabled, password changed or reset); returns how many. */
 export async function deleteApiTokensOf(db: DataSource | EntityManager, operatorId: string): Promise<number> {
   const result = await db.getRepository(ApiTokenEntity).delete({ operatorId });
   return result.affected ?? 0;
@@ -85,4 +85,16 @@ export function findApiTokenByHash(
   tokenHash: string,
 ): Promise<ApiTokenEntity | null> {
   return db.getRepository(ApiTokenEntity).findOneBy({ tokenHash });
+}
+
+/**
+ * Records that token `id` authenticated a request now. Written at most once a minute per token,
+ * so a busy script costs one small update a minute, not one per request.
+ */
+export async function touchApiToken(db: DataSource | EntityManager, id: string): Promise<void> {
+  await db.query(
+    `UPDATE api_tokens SET last_used_at = now()
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
 }

@@ -4,12 +4,13 @@ import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angula
 import type { CreatedApiToken } from '@corpus-chat/contracts';
 import { ApiTokensStore } from './api-tokens-store';
 
-/** Lifetimes offered for a new token, in days (0: never expires). */
-const LIFETIMES = [30, 90, 365, 7, 0];
+/** Lifetimes offered for a new token, in days (the API's default, 90, first). */
+const LIFETIMES = [90, 30, 7, 365];
 
 /**
- * "API tokens" on My account: create a read-only token for scripts and MCP clients (its secret is
- * shown once, to copy), list the operator's tokens, revoke one.
+ * "API tokens" on My account: create a read-only token for scripts and MCP clients with the
+ * operator's password (its secret is shown once, to copy), list the operator's tokens with when
+ * each was last used, revoke one.
  */
 @Component({
   selector: 'cc-api-tokens-panel',
@@ -45,9 +46,6 @@ const LIFETIMES = [30, 90, 365, 7, 0];
           @for (days of lifetimes; track days) {
             <option [ngValue]="days">
               @switch (days) {
-                @case (0) {
-                  <ng-container i18n="@@tokens.never">Never</ng-container>
-                }
                 @case (365) {
                   <ng-container i18n="@@tokens.oneYear">1 year</ng-container>
                 }
@@ -61,6 +59,16 @@ const LIFETIMES = [30, 90, 365, 7, 0];
             </option>
           }
         </select>
+      </div>
+      <div class="field">
+        <label for="tok-password" i18n="@@tokens.password">Your password</label>
+        <input
+          id="tok-password"
+          type="password"
+          formControlName="password"
+          autocomplete="current-password"
+          required
+        />
       </div>
       <button type="submit" class="primary" [disabled]="busy()" i18n="@@tokens.create">Create token</button>
     </form>
@@ -97,6 +105,7 @@ const LIFETIMES = [30, 90, 365, 7, 0];
             <th i18n="@@tokens.token">Token</th>
             <th i18n="@@tokens.created">Created</th>
             <th i18n="@@tokens.expires">Expires</th>
+            <th i18n="@@tokens.lastUsed">Last used</th>
             <th></th>
           </tr>
         </thead>
@@ -113,6 +122,13 @@ const LIFETIMES = [30, 90, 365, 7, 0];
                   {{ t.expiresAt | date: 'mediumDate' }}
                 } @else {
                   <ng-container i18n="@@tokens.neverLower">never</ng-container>
+                }
+              </td>
+              <td>
+                @if (t.lastUsedAt) {
+                  {{ t.lastUsedAt | date: 'medium' }}
+                } @else {
+                  <ng-container i18n="@@tokens.notUsed">not yet</ng-container>
                 }
               </td>
               <td>
@@ -145,7 +161,7 @@ const LIFETIMES = [30, 90, 365, 7, 0];
     }
     .row {
       display: grid;
-      grid-template-columns: 2fr 1fr auto;
+      grid-template-columns: 2fr 1fr 1fr auto;
       gap: 0.75rem;
       align-items: end;
     }
@@ -186,7 +202,8 @@ export class ApiTokensPanel implements OnInit {
   protected readonly lifetimes = LIFETIMES;
   protected readonly form = inject(NonNullableFormBuilder).group({
     name: ['', [Validators.required, Validators.maxLength(100), Validators.pattern(/\S/)]],
-    days: [30],
+    days: [90],
+    password: ['', [Validators.required]],
   });
   protected readonly busy = signal(false);
   protected readonly created = signal<CreatedApiToken | null>(null);
@@ -201,13 +218,17 @@ export class ApiTokensPanel implements OnInit {
     if (this.busy()) return;
     if (this.form.invalid) {
       this.form.markAllAsTouched();
-      this.message.set($localize`:@@tokens.nameNeeded:Give the token a name that says where it is used.`);
+      this.message.set(
+        this.form.controls.name.invalid
+          ? $localize`:@@tokens.nameNeeded:Give the token a name that says where it is used.`
+          : $localize`:@@tokens.passwordNeeded:Enter your password to create a token.`,
+      );
       return;
     }
     this.busy.set(true);
     this.message.set(null);
-    const { name, days } = this.form.getRawValue();
-    const result = await this.store.create({ name, ...(days ? { expiresInDays: days } : {}) });
+    const { name, days, password } = this.form.getRawValue();
+    const result = await this.store.create({ name, expiresInDays: days, password });
     this.busy.set(false);
     if (!result.ok) {
       this.message.set(result.message);

@@ -13,6 +13,7 @@ const older: ApiTokenView = {
   prefix: 'cc_pat_AbCd',
   createdAt: '2026-01-01T00:00:00Z',
   expiresAt: null,
+  lastUsedAt: '2026-01-05T10:00:00Z',
 };
 const created: CreatedApiToken = {
   id: 't2',
@@ -21,6 +22,7 @@ const created: CreatedApiToken = {
   prefix: 'cc_pat_XyZ0',
   createdAt: '2026-02-01T00:00:00Z',
   expiresAt: '2026-03-03T00:00:00Z',
+  lastUsedAt: null,
   secret: 'cc_pat_XyZ0' + 'a'.repeat(39),
 };
 
@@ -42,9 +44,9 @@ describe('ApiTokensStore', () => {
     await load;
     expect(store.tokens()).toEqual([older]);
 
-    const create = store.create({ name: 'VS Code', expiresInDays: 30 });
+    const create = store.create({ name: 'VS Code', expiresInDays: 30, password: 'pw' });
     const post = http.expectOne({ method: 'POST', url: '/api/auth/tokens' });
-    expect(post.request.body).toEqual({ name: 'VS Code', expiresInDays: 30 });
+    expect(post.request.body).toEqual({ name: 'VS Code', expiresInDays: 30, password: 'pw' });
     expect(post.request.headers.get('X-Requested-With')).toBe('XMLHttpRequest');
     post.flush(created);
     expect(await create).toEqual({ ok: true, token: created });
@@ -60,7 +62,7 @@ describe('ApiTokensStore', () => {
   });
 
   it('says why a token was refused and keeps the list as it was', async () => {
-    const create = store.create({ name: 'one too many' });
+    const create = store.create({ name: 'one too many', password: 'pw' });
     http
       .expectOne('/api/auth/tokens')
       .flush(
