@@ -19,6 +19,7 @@ import {
   PAGE_SEPARATOR,
   reportFindingKeys,
 } from './pdf-reports.queries';
+import { ParseCancelled } from '../importers/parse-thread';
 import { extractPdfText, type PdfText } from './pdf-text';
 
 /** What a model made of one chunk of a report's text: its findings, or why its output was unusable. */
@@ -45,6 +46,33 @@ export interface PdfImportOptions {
 }
 
 const CANCELLED = 'cancelled by the operator';
+
+/** How often a running PDF read checks whether its import was cancelled. */
+const CANCEL_CHECK_MS = 1000;
+
+/** The text of `job`'s PDF, stopping the reader's thread when the import is cancelled meanwhile (null then). */
+async function readWatchingForCancel(
+  dataSource: DataSource,
+  job: ImportJobRecord,
+  bytes: Uint8Array,
+): Promise<PdfText | null> {
+  const cancel = new AbortController();
+  const check = setInterval(() => {
+    dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [job.id]).then(
+      (rows: { status: string }[]) => rows[0]?.status === 'cancelled' && cancel.abort(),
+      // A failed check is not a cancel: the next one, or the locked re-check before writing, decides.
+      () => undefined,
+    );
+  }, CANCEL_CHECK_MS);
+  try {
+    return await extractPdfText(bytes, cancel.signal);
+  } catch (e) {
+    if (e instanceof ParseCancelled) return null;
+    throw e;
+  } finally {
+    clearInterval(check);
+  }
+}
 
 const sha256 = (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -79,8 +107,8 @@ const okOutcome = (file: string, p: ExtractionProgress): ImportOutcome => ({
 type Started = { ended: ImportJobRecord } | { progress: ExtractionProgress; job: ImportJobRecord };
 
 /**
- * The PDF half of `runImportJob`. Extracts the text (a PDF without one is refused, nothing
- * written), then in one transaction stores the report with its text: `needs_review` without a
+ * The PDF half of `runImportJob`. Extracts the text (a PDF without one, or over the reader's
+ * limits, is refused, nothing written; a cancel meanwhile stops the reader), then in one transaction stores the report with its text: `needs_review` without a
  * model (the import ends `ready`), else `extracting`. With a model, each chunk of text is read in
  * turn and its new findings (not already stored under the same title and location) are stored
  * at once, so a cancel, checked between chunks under the import's row lock, keeps them: the report
@@ -94,9 +122,9 @@ export async function runPdfImportJob(
   bytes: Uint8Array,
   options: PdfImportOptions,
 ): Promise<ImportJobRecord> {
-  let text: PdfText;
+  let text: PdfText | null;
   try {
-    text = await extractPdfText(bytes);
+    text = await readWatchingForCancel(dataSource, job, bytes);
   } catch (e) {
     if (!(e instanceof ImportRefusal)) throw e;
     return dataSource.transaction(async (tx) => {
@@ -104,6 +132,13 @@ export async function runPdfImportJob(
       if (row.status !== 'parsing') return toRecord(row);
       return finish(tx, job.id, { ok: false, file: job.file, code: e.code, error: e.message });
     });
+  }
+  if (!text) {
+    const [row]: ImportJobRow[] = await dataSource.query(
+      `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = $1`,
+      [job.id],
+    );
+    return toRecord(row);
   }
   const extractor = (await options.findingExtractor?.()) ?? null;
   const started = await dataSource.transaction(async (tx): Promise<Started> => {
