@@ -35,16 +35,30 @@ function quietOnDroppedConnections(proxy) {
   };
 }
 
-// `xfwd` adds X-Forwarded-For, so the API (TRUST_PROXY=loopback under `npm start`) sees each
-// browser's address rather than the dev server's for its sign-in slow-down.
+/**
+ * `xfwd` appends the browser's address to any X-Forwarded-For the browser sent itself, and the API
+ * (TRUST_PROXY=loopback under `npm start`) trusts loopback hops, so a page on this machine could
+ * name any address for the sign-in slow-down. Only the peer the dev server saw is forwarded.
+ */
+function forwardThePeerOnly(proxy) {
+  const peerOnly = (proxyReq, req) => proxyReq.setHeader('x-forwarded-for', req.socket.remoteAddress ?? '');
+  proxy.on('proxyReq', peerOnly);
+  proxy.on('proxyReqWs', peerOnly);
+}
+
+// `xfwd` adds X-Forwarded-For, so the API sees each browser's address rather than the dev
+// server's for its sign-in slow-down.
 export default {
-  '/api': { target, changeOrigin: false, secure: false, xfwd: true },
+  '/api': { target, changeOrigin: false, secure: false, xfwd: true, configure: forwardThePeerOnly },
   '/socket.io': {
     target,
     ws: true,
     changeOrigin: false,
     secure: false,
     xfwd: true,
-    configure: quietOnDroppedConnections,
+    configure: (proxy) => {
+      quietOnDroppedConnections(proxy);
+      forwardThePeerOnly(proxy);
+    },
   },
 };
