@@ -139,12 +139,12 @@ export async function checkModelServer(
       },
       { timeout: completionTimeoutMs },
     );
-    const text = r.choices?.[0]?.message?.content ?? '';
     completed = true;
+    // Never the reply itself: the settings page is no channel for what a model server says.
     checks.push({
       name: 'completion',
       ok: true,
-      detail: `The model '${target.model}' answered${text ? `: '${text.slice(0, 50)}'` : ' (an empty reply)'}.`,
+      detail: `The model '${target.model}' answered${r.choices?.[0]?.message?.content ? '' : ' (an empty reply)'}.`,
     });
   } catch (e) {
     checks.push({
@@ -250,6 +250,6 @@ export function toolCallVerdict(
   }
   return {
     ok: false,
-    detail: `Asked a question that needs a tool, the model '${model}' answered without calling one${text ? ` ('${text.slice(0, 80)}')` : ''}: its answers would not come from the corpus. Choose a model with tool calling (e.g. qwen3 or qwen2.5-instruct), or check the server's tool-call settings.`,
+    detail: `Asked a question that needs a tool, the model '${model}' answered without calling one: its answers would not come from the corpus. Choose a model with tool calling (e.g. qwen3 or qwen2.5-instruct), or check the server's tool-call settings.`,
   };
 }
