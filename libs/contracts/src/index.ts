@@ -30,3 +30,4 @@ export * from './health';
 export * from './native-report/native-report';
 export * from './validation/zod-dto';
 export * from './validation/zod-issues';
+export * from './validation/bidi-controls';

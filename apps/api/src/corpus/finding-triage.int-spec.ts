@@ -519,3 +519,33 @@ describe('audit log and report rules', () => {
     ).toEqual(['report.delete', 'report.archive', 'report.import']);
   });
 });
+
+// Last: it adds audit events the audit tests above do not expect.
+describe('bidi control characters', () => {
+  it('stores notes, edits and thread titles without bidi control characters', async () => {
+    const rel = 'scans/nuclei/dd__many_findings_new.jsonl';
+    const imported = await importReport(db.dataSource, {
+      filename: path.basename(rel),
+      bytes: fs.readFileSync(corpusPath(rel)),
+    });
+    if (!imported.ok) throw new Error(imported.error);
+    const [{ id: f }]: { id: number }[] = await db.dataSource.query(
+      `SELECT id FROM findings WHERE report_id = $1 ORDER BY id LIMIT 1`,
+      [imported.reportId],
+    );
+    const note = await http()
+      .post(`/api/findings/${f}/notes`)
+      .set(asOp)
+      .send({ stage: 'general', body: 'see \u202Etxt.exe\u202C and \u2066this\u2069' });
+    expect([note.status, note.body.message]).toEqual([201, undefined]);
+    expect(note.body.notes.at(-1).body).toBe('see txt.exe and this');
+    const edit = await http()
+      .post(`/api/findings/${f}/versions`)
+      .set(asOp)
+      .send({ reason: 'typo\u200F', title: 'Reflected \u202Dinput' })
+      .expect(201);
+    expect(JSON.stringify(edit.body)).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F]/);
+    const chat = await http().post('/api/chats').set(asOp).send({ title: 'my \u202Ethread' }).expect(201);
+    expect(chat.body.title).toBe('my thread');
+  });
+});

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, BadRequestException, type PipeTransform } from '@nestjs/common';
 import type { z } from 'zod';
-import { checkArgs, isZodDto } from '@corpus-chat/contracts';
+import { checkArgs, isZodDto, withoutBidiControls } from '@corpus-chat/contracts';
 
 /**
  * Validates a body, query string or parameter with a zod schema of `@corpus-chat/contracts` and
@@ -18,7 +18,7 @@ export class ZodValidationPipe<S extends z.ZodType = z.ZodType> implements PipeT
     const schema = this.schema ?? (isZodDto(metadata?.metatype) ? metadata.metatype.schema : undefined);
     if (!schema) return value;
     const checked = checkArgs(schema, value ?? {});
-    if (checked.ok) return checked.value;
+    if (checked.ok) return metadata?.type === 'body' ? withoutBidiControls(checked.value) : checked.value;
     throw new BadRequestException(checked.problems.map((p) => p.message));
   }
 }
