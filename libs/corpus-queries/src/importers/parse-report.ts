@@ -6,6 +6,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { parseBurp, looksLikeBurp } from './burp.importer';
 import { parseCsv } from './csv.importer';
+import { failedImport } from './import-failure';
 import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } from './import-refusal';
 import { looksLikeNative, parseNative } from './native.importer';
 import { parseNessus } from './nessus.importer';
@@ -257,12 +258,8 @@ export async function parseForImport(
     return await parseReportFile(bytes, options);
   } catch (e) {
     if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
-    return {
-      ok: false,
-      file: name,
-      code: 'INVALID',
-      error: `the file could not be read: ${(e as Error).message}`,
-    };
+    // A parser bug, not a fault the parser located: its message means nothing to the operator.
+    return failedImport(name, e, 'the importer failed to read the file', 'INVALID');
   }
 }
 
