@@ -10,6 +10,7 @@ import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
 import { contentFault, importFailure, sqlState } from './import-failure';
 import { parseForImport, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
 import { type InsertPacing, insertFindings, toJsonb } from './persist-report';
+import { storable } from './report-text';
 import { removeBidiControls } from './text';
 
 /** One file to import: its name (only the base name is kept, without bidi controls) and its bytes. */
@@ -103,7 +104,7 @@ export async function importReport(
 
 /** The name a report keeps: the base name without bidi controls (`unnamed` when nothing is left). */
 export function importFileName(filename: string): string {
-  return removeBidiControls(path.basename(filename)) || 'unnamed';
+  return storable(removeBidiControls(path.basename(filename))) || 'unnamed';
 }
 
 /**
