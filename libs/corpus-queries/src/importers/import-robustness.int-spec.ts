@@ -129,7 +129,7 @@ function withStrings(base: Base, fn: (s: string, random: () => number) => string
     return base.text.replace(/>([^<]*\S[^<]*)</g, (_, t: string) => `>${fn(t, random)}<`);
   if (base.kind === 'csv') {
     const rows = csvRows(base);
-    if (!rows) return null;
+    if (!rows?.length) return null;
     return toCsv([rows[0], ...rows.slice(1).map((r) => r.map((c) => (c ? fn(c, random) : c)))], ',');
   }
   return mapJson(base, (doc) => {
