@@ -1,12 +1,15 @@
 /**
  * Start-up preparation for `npm start`: creates the database when absent, runs migrations, and
- * when the corpus holds no report imports one: the folder named by CORPUS_DIR, else the real
- * scanner files in ../shared/corpus/scans beside this repository, else a generated demo corpus
- * (labelled as demo data). Exits non-zero when a step fails.
+ * imports the files of the folder named by CORPUS_DIR (else the real scanner files in
+ * ../shared/corpus/scans beside this repository) that the corpus does not hold yet: every start
+ * resumes where the last one stopped, each file in its own transaction, a refused file listed with
+ * why. With no folder and an empty corpus it generates a demo corpus (labelled as demo data).
+ * Exits non-zero when a step other than a file's import fails.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  batchSummary,
   cliActor,
   createDataSource,
   ensureDatabase,
@@ -22,30 +25,25 @@ async function main(): Promise<void> {
   try {
     const ran = await ds.runMigrations({ transaction: 'each' });
     if (ran.length) console.log(`[bootstrap] ran ${ran.length} migration(s)`);
-    const [{ n }] = await ds.query('SELECT count(*)::int AS n FROM reports');
-    if (n > 0) {
-      console.log(`[bootstrap] corpus holds ${n} report(s)`);
-      return;
-    }
     const shared = path.resolve(__dirname, '..', '..', '..', 'shared', 'corpus', 'scans');
     const dir = process.env['CORPUS_DIR'] || (fs.existsSync(shared) ? shared : '');
     if (dir) {
-      console.log(`[bootstrap] empty corpus: importing ${dir}`);
+      console.log(`[bootstrap] importing the files of ${dir} not in the corpus yet`);
       // Audited like corpus:import: the person who ran npm start imported these reports.
       const outcomes = await importPaths(ds, [dir], { actor: cliActor() });
-      const refused = outcomes.filter((o) => !o.ok);
-      console.log(`[bootstrap] imported ${outcomes.length - refused.length} report(s)`);
-      if (refused.length) {
-        console.log(`[bootstrap] refused ${refused.length} file(s):`);
-        for (const o of refused) if (!o.ok) console.log(`[bootstrap]   ${o.file}: ${o.error}`);
-      }
-    } else {
-      console.log(
-        `[bootstrap] empty corpus, CORPUS_DIR unset and no ${shared}: generating a DEMO corpus (synthetic data). ` +
-          'To start with real scanner files instead, stop, drop the database and set CORPUS_DIR, or import them on the Reports page.',
-      );
-      await generateDemoCorpus(ds, { findings: 2000 });
+      for (const line of batchSummary(outcomes)) console.log(`[bootstrap] ${line}`);
+      return;
     }
+    const [{ n }] = await ds.query('SELECT count(*)::int AS n FROM reports');
+    if (n > 0) {
+      console.log(`[bootstrap] corpus holds ${n} report(s); CORPUS_DIR unset and no ${shared} to import`);
+      return;
+    }
+    console.log(
+      `[bootstrap] empty corpus, CORPUS_DIR unset and no ${shared}: generating a DEMO corpus (synthetic data). ` +
+        'To start with real scanner files instead, stop, drop the database and set CORPUS_DIR, or import them on the Reports page.',
+    );
+    await generateDemoCorpus(ds, { findings: 2000 });
   } finally {
     await ds.destroy();
   }

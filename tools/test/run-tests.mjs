@@ -8,7 +8,8 @@
  *   npm test                 everything (the fuzz suite as a seeded sample)
  *   npm run test:unit        unit specs only (`src/` `*.spec.ts` and the web app); no Postgres or Redis
  *   npm run test:int         integration specs only (`*.int-spec.ts`, `test/` folders)
- *   npm run test:fuzz        the whole fuzz suite (every case; minutes)
+ *   npm run test:fuzz        the whole fuzz suites (every case; minutes): the API fuzz and the
+ *                            importer's robustness suite
  *   npm test -- --serial     everything, one step at a time
  *   npm test -- --only=jest  one step by name (format, lint, lint-tools, typecheck-tools, typecheck,
  *                            jest, jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
@@ -59,7 +60,11 @@ function reachable(url, defaultPort) {
   });
 }
 
-const FUZZ_SPEC = 'apps/api/test/security/fuzz.int-spec.ts';
+/** The fuzz suites: a seeded sample of each runs in `npm test`, every case under `npm run test:fuzz`. */
+const FUZZ_SPECS = [
+  'apps/api/test/security/fuzz.int-spec.ts',
+  'libs/corpus-queries/src/importers/import-robustness.int-spec.ts',
+];
 const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 // Three workers on two cores: the integration specs wait on child processes, sockets and timers
 // for much of their time (docs/bench-log.md, "npm test: where the time goes").
@@ -118,7 +123,7 @@ const steps = [
     name: 'fuzz',
     suites: ['fuzz'],
     cmd: bin('jest'),
-    args: jest([FUZZ_SPEC]),
+    args: jest(FUZZ_SPECS),
     env: { FUZZ_FULL: '1' },
     needsServices: true,
   },

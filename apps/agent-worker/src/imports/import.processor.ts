@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { runImportJobDataSchema, type RunImportJobData } from '@corpus-chat/contracts';
 import {
   failImportJob,
+  importFailure,
   type FindingExtractor,
   IMPORT_WORKER_LOST_REASON,
   type ImportJobRecord,
@@ -93,10 +94,11 @@ export class ImportProcessor extends WorkerHost {
       return;
     }
     try {
+      // The driver's or Node's text stays in the log, under the error id the reason quotes.
       const reason =
         err.message === STALLED_LIMIT_REASON
           ? IMPORT_WORKER_LOST_REASON
-          : `the import failed: ${err.message}`;
+          : importFailure(`import ${job.data.importId}`, err).error;
       const ended = await failImportJob(this.dataSource, job.data.importId, reason);
       if (ended) await this.publish(ended);
     } catch (e) {

@@ -232,4 +232,6 @@ export type ImportErrorCode =
   /** A PDF without a text layer (a scanned image). */
   | 'NO_TEXT_LAYER'
   /** A PDF whose text no model chunk could be read from. */
-  | 'EXTRACTION_FAILED';
+  | 'EXTRACTION_FAILED'
+  /** A server failure while storing (database unreachable…): the message quotes the logged error id. */
+  | 'STORE_FAILED';

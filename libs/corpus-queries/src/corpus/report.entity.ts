@@ -6,11 +6,11 @@ import type { ReportStatus } from '@corpus-chat/contracts';
  * JSON report, or a document being extracted by a model. `content_hash` (SHA-256 of the canonical
  * content) is unique among non-archived reports through the partial index
  * `uq_reports_content_hash_live`, so re-importing the same report is refused while an archived
- * copy does not block it.
+ * copy does not block it. `scan_target` and `lower(filename)` have hash indexes (migration
+ * BoundedIndexKeys): a btree could not hold a target of thousands of hosts.
  */
 @Entity('reports')
 @Index('ix_reports_created_at', ['createdAt'])
-@Index('ix_reports_format_scan_target', ['format', 'scanTarget'], { where: 'scan_target IS NOT NULL' })
 export class ReportEntity {
   @PrimaryGeneratedColumn('identity', {
     primaryKeyConstraintName: 'pk_reports',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
 import type { AuditActor } from '../audit/audit-log';
+import { importFailure } from './import-failure';
 import { importReport } from './import-report';
 import { DEFAULT_MAX_IMPORT_BYTES, sizeRefusal } from './parse-report';
 
@@ -22,7 +23,8 @@ export function* walkImportFiles(target: string): Generator<string> {
  * Imports every file of `targets` (files or folders, walked in name order), one transaction per
  * file, refusing an over-size file before reading it. Calls `onOutcome` after each file. Each
  * imported report is recorded in the audit log as `actor`'s when one is given.
- * Never throws for a file's content; an unreadable path gives an `ok: false` outcome.
+ * Never throws for a file: an unreadable path, a refused content or a database failure while
+ * storing one file gives that file an `ok: false` outcome, and the next file goes on.
  */
 export async function importPaths(
   dataSource: DataSource,
@@ -62,15 +64,33 @@ export async function importPaths(
         record({ ok: false, file: path.basename(file), code: tooLarge.code, error: tooLarge.message }, file);
         continue;
       }
-      record(
-        await importReport(
+      let outcome: ImportOutcome;
+      try {
+        const bytes = fs.readFileSync(file);
+        outcome = await importReport(
           dataSource,
-          { filename: file, bytes: fs.readFileSync(file) },
+          { filename: file, bytes },
           { maxBytes, actor: options.actor },
-        ),
-        file,
-      );
+        );
+      } catch (e) {
+        outcome = importFailure(path.basename(file), e);
+      }
+      record(outcome, file);
     }
   }
   return outcomes;
+}
+
+/** What a batch did, for people: imported, skipped as already imported, refused (with why). */
+export function batchSummary(outcomes: ImportOutcome[]): string[] {
+  const imported = outcomes.filter((o) => o.ok);
+  const skipped = outcomes.filter((o) => !o.ok && o.code === 'DUPLICATE');
+  const refused = outcomes.filter((o) => !o.ok && o.code !== 'DUPLICATE');
+  const lines = [
+    `imported ${imported.length} report(s), skipped ${skipped.length} already imported, refused ${refused.length}`,
+  ];
+  for (const o of imported)
+    if (o.ok) lines.push(`  imported ${o.file}: ${o.format}, ${o.findingCount} findings`);
+  for (const o of refused) if (!o.ok) lines.push(`  refused  ${o.file}: ${o.error}`);
+  return lines;
 }

@@ -7,8 +7,10 @@ import { carryTriageStatus } from '../triage/carry-status';
 import { importPdfForReview } from '../pdf-reports/pdf-import';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
+import { contentFault, importFailure, sqlState } from './import-failure';
 import { parseForImport, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
 import { type InsertPacing, insertFindings, toJsonb } from './persist-report';
+import { storable } from './report-text';
 import { removeBidiControls } from './text';
 
 /** One file to import: its name (only the base name is kept, without bidi controls) and its bytes. */
@@ -81,7 +83,8 @@ export function sincePreviousSummary(s: SincePreviousScan): string {
  * query cache.
  *
  * Never throws for a bad file: refusals come back as `{ ok: false, code, error }` where `error`
- * says where and why. Database failures (connection lost…) are thrown.
+ * says where and why; a value the database refuses is one too, its driver text only logged.
+ * Database failures (connection lost…) are thrown.
  */
 export async function importReport(
   target: DataSource | EntityManager,
@@ -101,7 +104,7 @@ export async function importReport(
 
 /** The name a report keeps: the base name without bidi controls (`unnamed` when nothing is left). */
 export function importFileName(filename: string): string {
-  return removeBidiControls(path.basename(filename)) || 'unnamed';
+  return storable(removeBidiControls(path.basename(filename))) || 'unnamed';
 }
 
 /**
@@ -163,20 +166,13 @@ export async function storeParsedReport(
     });
   } catch (e) {
     if (!(e instanceof QueryFailedError)) throw e;
-    const driverError = e.driverError as { code?: string; constraint?: string; message?: string };
+    const driverError = e.driverError as { constraint?: string };
     if (driverError.constraint === 'uq_reports_content_hash_live') {
       const existing = await findLiveDuplicate(manager, parsed.contentHash);
       if (existing) return duplicateOutcome(name, existing);
     }
-    // SQLSTATE class 22 (data exception) and 23 (integrity violation): the content, not the database, is at fault.
-    if (driverError.code?.startsWith('22') || driverError.code?.startsWith('23')) {
-      return {
-        ok: false,
-        file: name,
-        code: 'INVALID',
-        error: `the database refused the content: ${driverError.message ?? e.message}`,
-      };
-    }
+    // The content, not the database, is at fault: retrying would fail the same way.
+    if (contentFault(sqlState(e))) return importFailure(name, e);
     throw e;
   }
 }

@@ -1,6 +1,7 @@
 export * from './import-report';
 export * from './import-paths';
 export * from './import-refusal';
+export { failedImport, importFailure } from './import-failure';
 export * from './parse-report';
 export type * from './parsed-report';
 export { insertFindings } from './persist-report';

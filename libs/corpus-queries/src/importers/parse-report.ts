@@ -6,6 +6,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from 'jsonc-parser';
 import { parseBurp, looksLikeBurp } from './burp.importer';
 import { parseCsv } from './csv.importer';
+import { failedImport } from './import-failure';
 import { ImportRefusal, invalidAt, noReport, notSupportedYet, unrecognised } from './import-refusal';
 import { looksLikeNative, parseNative } from './native.importer';
 import { parseNessus } from './nessus.importer';
@@ -136,15 +137,31 @@ const xmlParser = new XMLParser({
   stopNodes: ['NessusClientData_v2.Policy'],
 });
 
+/**
+ * The validator's error in words: its "unclosed tags" message is the JSON of every open element
+ * (thousands in a cut-off file), and some errors come without a column.
+ */
+function xmlSyntaxError(err: { code: string; msg: string; line: number; col?: number }): string {
+  const where = `XML syntax error at line ${err.line}${err.col ? `, column ${err.col}` : ''}`;
+  const open = /^Invalid '(\[.*\])' found/.exec(err.msg);
+  if (!open) return `${where}: ${err.msg}`;
+  let names: string[] = [];
+  try {
+    names = [...new Set(JSON.parse(open[1]) as string[])];
+  } catch {
+    names = [];
+  }
+  const listed = names
+    .slice(0, 3)
+    .map((n) => `<${n}>`)
+    .join(', ');
+  return `the XML ends before ${listed || 'every element'} ${names.length > 1 ? 'are' : 'is'} closed (is the file cut short?)`;
+}
+
 function parseXml(text: string): ParsedFile {
   const xml = skipXmlPrologue(text);
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw invalidAt(
-      '',
-      `XML syntax error at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`,
-    );
-  }
+  if (valid !== true) throw invalidAt('', xmlSyntaxError(valid.err));
   let doc: Record<string, unknown>;
   try {
     doc = xmlParser.parse(xml) as Record<string, unknown>;
@@ -243,8 +260,15 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
  *   (with where and why).
  */
 export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
-  // Every format ends here, so text is bounded once for all of them.
-  return boundReportText(await parseContent(bytes, options));
+  try {
+    // Every format ends here, so text is bounded once for all of them.
+    return boundReportText(await parseContent(bytes, options));
+  } catch (e) {
+    // The readers recurse over the document: a file nested thousands of levels deep ends the stack.
+    if (e instanceof RangeError && /call stack/.test(e.message))
+      throw invalidAt('', 'the file nests its elements too deeply to be read (thousands of levels)');
+    throw e;
+  }
 }
 
 /** The parsing half of `importReport`: the parsed file, or the refusal as an outcome. Never throws. */
@@ -257,12 +281,8 @@ export async function parseForImport(
     return await parseReportFile(bytes, options);
   } catch (e) {
     if (e instanceof ImportRefusal) return { ok: false, file: name, code: e.code, error: e.message };
-    return {
-      ok: false,
-      file: name,
-      code: 'INVALID',
-      error: `the file could not be read: ${(e as Error).message}`,
-    };
+    // A parser bug, not a fault the parser located: its message means nothing to the operator.
+    return failedImport(name, e, 'the importer failed to read the file', 'INVALID');
   }
 }
 

@@ -30,15 +30,27 @@ function cut(s: string, max: number): string {
   return s.slice(0, end);
 }
 
+/**
+ * `s` as Postgres can store it: without NUL characters (text refuses them) and with lone UTF-16
+ * surrogates replaced by U+FFFD (jsonb refuses their `\ud800` escapes).
+ */
+export function storable(s: string): string {
+  if (!/[\0\uD800-\uDFFF]/.test(s)) return s;
+  return s.replace(/\0/g, '').replace(LONE_SURROGATE, '\uFFFD');
+}
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /** Collects the cuts of one report. */
 class Cuts {
   readonly list: TruncatedText[] = [];
   count = 0;
 
   text<T extends string | null>(value: T, max: number, at: Omit<TruncatedText, 'length'>): T {
-    if (value === null || value.length <= max) return value;
-    this.note({ ...at, length: value.length });
-    return cut(value, max) as T;
+    if (value === null) return value;
+    const s = storable(value);
+    if (s.length <= max) return s as T;
+    this.note({ ...at, length: s.length });
+    return cut(s, max) as T;
   }
 
   /** Every string inside a JSON value, cut to `max`; records the longest original, once. */
@@ -46,9 +58,10 @@ class Cuts {
     let longest = 0;
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') {
-        if (v.length <= max) return v;
-        longest = Math.max(longest, v.length);
-        return cut(v, max);
+        const s = storable(v);
+        if (s.length <= max) return s;
+        longest = Math.max(longest, s.length);
+        return cut(s, max);
       }
       // Unchanged values are returned as they are, so a report without long text is not copied.
       if (Array.isArray(v)) {
@@ -60,7 +73,7 @@ class Cuts {
         const out: Record<string, unknown> = {};
         for (const [k, x] of Object.entries(v)) {
           if (k.length > max) longest = Math.max(longest, k.length);
-          const key = k.length > max ? cut(k, max) : k;
+          const key = k.length > max ? cut(storable(k), max) : storable(k);
           const y = walk(x);
           if (key !== k || y !== x) changed = true;
           out[key] = y;
@@ -112,7 +125,7 @@ function boundFinding(f: ParsedFinding, finding: number, cuts: Cuts): ParsedFind
  * whole or later streamed to a model: titles lose direction controls (U+202A–202E, U+2066–2069,
  * U+200E/200F, U+061C) and are cut to {@link TITLE_MAX_CHARS}; every other string of a finding
  * (its versions' fields, raw entry, notes, verdicts) and of the report's metadata is cut to
- * {@link TEXT_MAX_CHARS}. When something was cut, `docMetadata.truncated` lists the cuts
+ * {@link TEXT_MAX_CHARS}. Every string, the target's names included, is made {@link storable}. When something was cut, `docMetadata.truncated` lists the cuts
  * (`TruncatedText`, at most 1,000) and `docMetadata.truncatedCount` counts them all.
  */
 export function boundReportText<R extends ParsedReport>(report: R): R {
@@ -125,5 +138,6 @@ export function boundReportText<R extends ParsedReport>(report: R): R {
     docMetadata['truncated'] = cuts.list;
     docMetadata['truncatedCount'] = cuts.count;
   }
-  return { ...report, findings, docMetadata };
+  const target = report.target?.map(storable);
+  return { ...report, findings, docMetadata, ...(target ? { target } : {}) };
 }

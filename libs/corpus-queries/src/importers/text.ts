@@ -46,13 +46,11 @@ export function firstLine(text: string, max = 200): string {
  * integer (`nvd-cve-other`, `-1`, `0`) is ignored (null).
  */
 export function cweId(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : null;
-  if (typeof value !== 'string') return null;
-  const m = /^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value);
-  if (!m) return null;
-  const n = Number(m[1]);
-  return Number.isSafeInteger(n) && n > 0 ? n : null;
+  const n = typeof value === 'string' ? Number(/^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value)?.[1]) : value;
+  // Over Postgres' integer range is no CWE either (MITRE's ids have four digits).
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= MAX_CWE_ID ? n : null;
 }
+const MAX_CWE_ID = 2_147_483_647;
 
 /** CWE ids from a value that is a number, a string or an array of them (see {@link cweId}). */
 export function cweIds(value: unknown): number[] {
