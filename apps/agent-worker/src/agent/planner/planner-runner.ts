@@ -2,6 +2,7 @@ import type { CorpusTools } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
 import {
   LISTED_GROUPS_MAX,
+  type AssistantMessageMetadata,
   type ComputedScope,
   type ListedGroups,
   type ReportFormat,
@@ -26,6 +27,7 @@ import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
 import { resolveReportHint } from './report-hint';
+import { shareFault } from './question-share';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -59,35 +61,40 @@ export class PlannerRunner {
   ) {}
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
-    const previous = lastAnswerState(ctx.history);
-    const recorder = new TurnRecorder(ctx, this.tools, previous);
+    const start = lastAnswerState(ctx.history);
+    const recorder = new TurnRecorder(ctx, this.tools, start);
     const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
-    const plan = this.normalise(parseQuestion(about?.rest ?? ctx.userMessage, previous));
-    const state: FollowUpState = { scope: previous.lastScope };
+    const questions = about ? [about.rest ?? ctx.userMessage] : splitQuestions(ctx.userMessage);
     // Answers are written in the turn's language, whatever language the question was asked in.
     const w = answerWriter(ctx.language);
-    let answer: string;
-    try {
-      if (about && ctx.attachment)
-        answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
-      else
-        answer =
-          plan.kind === 'group_ref'
-            ? await this.groupRef(plan.position, previous, recorder, state, w)
-            : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
-    } catch (e) {
-      if (!(e instanceof ToolFailed)) throw e;
-      answer = w.failed(e.failure.error);
+    let previous: LastAnswerState = start;
+    let state: FollowUpState = {};
+    const plans: PlannedQuestion[] = [];
+    const answers: string[] = [];
+    // A message of several questions: each answered in order, a later one resolving "them" against the earlier.
+    for (const question of questions) {
+      const plan = this.normalise(parseQuestion(question, previous));
+      plans.push(plan);
+      state = { scope: previous.lastScope };
+      let answer: string;
+      try {
+        if (about && ctx.attachment)
+          answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
+        else
+          answer =
+            plan.kind === 'group_ref'
+              ? await this.groupRef(plan.position, previous, recorder, state, w)
+              : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
+      } catch (e) {
+        if (!(e instanceof ToolFailed)) throw e;
+        answer = w.failed(e.failure.error);
+      }
+      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${answer}` : answer);
+      const left = leftState(recorder.metadata(BUILTIN_MODEL), state);
+      previous = { ...left, ...(left.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
-    for (const piece of splitForStreaming(answer)) await recorder.say(piece);
-    const metadata = recorder.metadata(BUILTIN_MODEL);
-    // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
-    if (state.filter) metadata.lastFilter = state.filter;
-    if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
-    else delete metadata.lastScope;
-    // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
-    if (state.counted && !state.listed) metadata.lastFindingIds = [];
-    if (state.groups?.groups.length) metadata.lastGroups = state.groups;
+    for (const piece of splitForStreaming(answers.join('\n\n'))) await recorder.say(piece);
+    const metadata = leftState(recorder.metadata(BUILTIN_MODEL), state);
     const attached: ProvenanceEvidence[] =
       about && ctx.attachment
         ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
@@ -95,7 +102,7 @@ export class PlannerRunner {
     metadata.verification = verifyNumbers({
       answer: recorder.content,
       userMessage: ctx.userMessage,
-      evidence: [...recorder.evidence, ...plannerFacts(plan, previous), ...attached],
+      evidence: [...recorder.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
     });
     return { content: recorder.content, metadata };
   }
@@ -250,13 +257,18 @@ export class PlannerRunner {
     state: FollowUpState,
     w: AnswerWriter,
   ): Promise<string> {
-    const { reportName, reportId, scanner } = plan.filter;
-    const whole = {
+    // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
+    const hinted = plan.hintInWhole
+      ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
+      : [];
+    const whole: FindingFilter = {
       ...plan.whole,
-      ...(reportName ? { reportName } : {}),
-      ...(reportId !== undefined ? { reportId } : {}),
-      ...(scanner ? { scanner } : {}),
+      ...Object.fromEntries(hinted.map((k) => [k, plan.filter[k]])),
     };
+    const fault = plan.scope
+      ? 'a computed scope'
+      : shareFault(plan.filter, whole, [...plan.attached, ...hinted]);
+    if (fault) return w.unsupported([{ text: fault, reason: 'combination' }], plan);
     const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
     if (!part.ok) return w.failed(part.error);
     const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
@@ -331,6 +343,29 @@ export class PlannerRunner {
     if (plan.kind === 'breakdown') return w.breakdown(r, { scope, note });
     return w.reportsWith(r, { scope, note });
   }
+}
+
+/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
+function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata {
+  // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
+  if (state.filter) metadata.lastFilter = state.filter;
+  if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
+  else delete metadata.lastScope;
+  // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
+  if (state.counted && !state.listed) metadata.lastFindingIds = [];
+  if (state.groups?.groups.length) metadata.lastGroups = state.groups;
+  return metadata;
+}
+
+/**
+ * The questions of one message ("How many findings are in X? And how many of them are high?"):
+ * cut after a question mark, or before "and"/"also"/"then" after a full stop or semicolon.
+ */
+export function splitQuestions(message: string): string[] {
+  const parts = message
+    .split(/(?<=\?)\s+(?=\S)|(?<=[.;])\s+(?=(?:and|also|then)\b)/i)
+    .filter((p) => /\p{L}/u.test(p));
+  return parts.length ? parts : [message];
 }
 
 /** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */

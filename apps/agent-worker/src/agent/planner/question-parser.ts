@@ -15,7 +15,7 @@ import {
   isWriteRequest,
 } from './question-recognizers';
 import { leftovers } from './question-leftovers';
-import { parseShare } from './question-share';
+import { parseShare, shareWording } from './question-share';
 import { inOperatorsWords, readRussian } from './russian-vocabulary';
 import { findComparison } from './scan-comparison';
 import { findEdited } from './question-edited';
@@ -64,7 +64,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     : parseWords(question, previous);
 }
 
-function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion {
+function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
+  const question = shareWording(asked);
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };

@@ -56,8 +56,17 @@ export type PlannedQuestion =
   | ({ kind: 'count_findings'; list: boolean } & Counting)
   /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
   | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number } & Counting)
-  /** "What percentage of findings are critical?": the part's count and the whole's (`whole` ⊆ the part's filter). */
-  | ({ kind: 'share'; whole: FindingFilter } & Counting)
+  /**
+   * "What percentage of findings are critical?": the part's count (`filter`) and the whole's.
+   * `attached`: the scopes the question put on the whole, which it must keep; `hintInWhole`: the
+   * report named by part of its name scopes the whole too (else it is the asked part).
+   */
+  | ({
+      kind: 'share';
+      whole: FindingFilter;
+      attached: (keyof FindingFilter)[];
+      hintInWhole: boolean;
+    } & Counting)
   /** "Breakdown of findings by severity / CWE / verdict / report". */
   | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
   /** "How many reports have critical findings?" */
