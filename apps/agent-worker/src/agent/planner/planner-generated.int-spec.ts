@@ -15,7 +15,7 @@ import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner
 import { askInThread } from '../testing/turn-harness';
 
 const setup = usePlannerOnQuestionsCorpus();
-const SAMPLE = 160;
+const SAMPLE = 300;
 
 /** Where findings are: a phrase naming them and the SQL that selects them. */
 interface Where {
@@ -223,3 +223,34 @@ it(`states no wrong number on ${picked.length} generated wordings`, async () => 
   );
   expect(wrong).toEqual([]);
 }, 600_000);
+
+describe('issue 34 wordings', () => {
+  it('says that a term the vocabulary does not know was searched as text', async () => {
+    const { outcome } = await askInThread(setup.planner, [
+      'how many findings are in the trivy reports?',
+      'and how many of them are openssl?',
+    ]);
+    expect(outcome.content).toContain("searched the findings' text for 'openssl'");
+    expect(boldNumbers(outcome.content)).toEqual([await textTotal('openssl', { format: 'trivy' })]);
+  });
+
+  it('answers each question of a message; one it cannot answer is declined on its own', async () => {
+    const { outcome } = await askInThread(setup.planner, [
+      'How many findings are in the zap reports? What is the weather in Paris? And how many of them are high?',
+    ]);
+    const [zap, , high] = outcome.content.split(/^> /m).slice(1);
+    expect(boldNumbers(zap)).toEqual([await sql(`r.format = 'zap'`)]);
+    expect(boldNumbers(high)).toEqual([await sql(and(`r.format = 'zap'`, sev('high')))]);
+    expect(outcome.content).toMatch(/weather in Paris\?\n\n[^>]*(can't|can only|cannot)/);
+  });
+
+  it('ranks among the listed reports, with the name and its count', async () => {
+    const { outcome } = await askInThread(setup.planner, [
+      'list the reports',
+      'Which of them has the most highs?',
+    ]);
+    const top = await topReport(sev('high'));
+    expect(outcome.content).toContain(top.filename);
+    expect(boldNumbers(outcome.content)).toContain(top.n);
+  });
+});

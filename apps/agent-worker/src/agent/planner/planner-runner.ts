@@ -144,7 +144,13 @@ export class PlannerRunner {
       }
       case 'list_reports': {
         const r = await call(rec, 'list_all_reports', {});
-        return r.ok ? w.reportList(r.result) : w.failed(r.error);
+        if (!r.ok) return w.failed(r.error);
+        // "Which of them has the most highs?", "the second one": every report listed is the follow-up list.
+        const groups = r.result.map((x) => ({ key: String(x.id), label: x.filename }));
+        state.groups = { groupBy: 'report', groups };
+        // No finding listed: an older answer's findings are no longer "the first one" (the reports are).
+        state.counted = true;
+        return w.reportList(r.result);
       }
       case 'overview': {
         const r = await call(rec, 'get_corpus_overview', {});
@@ -169,7 +175,8 @@ export class PlannerRunner {
       case 'reports_with': {
         const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
-        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w);
+        const lead = plan.searched ? `${w.searchedText(plan.searched)}\n\n` : '';
+        return lead + (await this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w));
       }
       case 'detail':
       case 'detail_ref': {
@@ -313,9 +320,18 @@ export class PlannerRunner {
       const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
       return w.scopedCount(c, note) + listNote;
     }
-    const r = scope
+    const counted = scope
       ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope)
       : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+    const among = plan.kind === 'top' ? plan.among : undefined;
+    const r = among
+      ? {
+          ...counted,
+          groups: counted.groups.filter((g) =>
+            among.includes(counted.groupBy === 'report' ? g.label : g.key),
+          ),
+        }
+      : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
     const top = r.groups.filter((g) => g.key !== 'none');
