@@ -108,6 +108,49 @@ function cases(): Case[] {
             turns: [`breakdown of the ${fr} findings by severity`, `how many of them are ${p}?`],
             expected: async () => [await sql(and(f.sql, sev(s)))],
           },
+          {
+            turns: [`list the ${fr} findings`, `how many of them are ${p}?`],
+            expected: async () => [await sql(and(f.sql, sev(s)))],
+          },
+          {
+            // The asked property is the severity; the reports named scope the whole.
+            turns: [`what share of the ${p} findings are in the ${fr} reports?`],
+            expected: both,
+            share: true,
+          },
+          {
+            turns: [`waht % of teh findings in the ${fr} reports are ${p}?`],
+            expected: both,
+            share: true,
+          },
+          {
+            // Status and format both scope the whole; the severity is the part.
+            turns: [`what percentage of the open findings in the ${fr} reports are ${p}?`],
+            expected: () =>
+              Promise.all([
+                sql(and(f.sql, sev(s), `f.status = 'open'`)),
+                sql(and(f.sql, `f.status = 'open'`)),
+              ]),
+            share: true,
+          },
+          {
+            turns: [`what % of the ${p} ${fr} findings mention xss?`],
+            expected: async () => {
+              const filter = {
+                format: fr as FindingFilter['format'],
+                severity: s as FindingFilter['severity'],
+              };
+              return [await textTotal('xss', filter), await sql(and(f.sql, sev(s)))];
+            },
+            share: true,
+          },
+          {
+            turns: [`How many ${p} findings are in the ${fr} reports? Which report has the most of them?`],
+            expected: async () => [
+              await sql(and(f.sql, sev(s))),
+              (await topReport(and(f.sql, sev(s))))?.n ?? 0,
+            ],
+          },
         );
       }
       for (const r of REPORTS) {
@@ -132,6 +175,10 @@ function cases(): Case[] {
         {
           turns: ['how many findings are there in total?', `and of those, how many are ${p}?`],
           expected: async () => [await sql(sev(s))],
+        },
+        {
+          turns: [`which report has the most ${p} findings?`, 'show the first one'],
+          expected: async () => [(await topReport(sev(s))).n],
         },
         {
           turns: ['list the reports', `which of them has the most ${p}?`],
