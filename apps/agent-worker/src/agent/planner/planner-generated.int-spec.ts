@@ -39,6 +39,13 @@ const SEVERITY: Record<string, string[]> = {
   info: ['informational', 'info'],
 };
 const ABBREVIATIONS = ['sqli', 'xss', 'rce', 'ssrf', 'xxe', 'lfi', 'idor', 'csrf', 'SQLi', 'XSS'];
+const RUSSIAN_CLASSES = [
+  ['sql-инъекций', 'sqli'],
+  ['межсайтового скриптинга', 'xss'],
+  ['с подделкой межсайтовых запросов', 'csrf'],
+  ['про обход каталогов', 'path traversal'],
+  ['про внешние сущности xml', 'xxe'],
+];
 const FREE_TEXT = ['log4j', 'openssl', 'jquery', 'glibc', 'CVE-2021-44228'];
 
 /** A generated case: the messages of one thread, and every number its last answer may state. */
@@ -195,6 +202,21 @@ function cases(): Case[] {
       );
     }
   }
+  // Weakness classes in Russian and in full: the same class as the abbreviation, so the same total.
+  for (const [words, a] of RUSSIAN_CLASSES)
+    for (const f of [undefined, ...FORMATS]) {
+      const format = f?.words as FindingFilter['format'];
+      out.push(
+        {
+          turns: [`сколько находок ${words}${f ? ` в отчётах ${f.words}` : ''}?`],
+          expected: async () => [await textTotal(a, format ? { format } : {})],
+        },
+        {
+          turns: [`how many findings${f ? ` in the ${f.words} reports` : ''} are ${a}?`],
+          expected: async () => [await textTotal(a, format ? { format } : {})],
+        },
+      );
+    }
   for (const a of [...ABBREVIATIONS, ...FREE_TEXT]) {
     out.push(
       { turns: [`how many ${a} findings are there?`], expected: async () => [await textTotal(a)] },

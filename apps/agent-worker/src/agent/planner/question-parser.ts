@@ -218,19 +218,20 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   let searched: string | undefined;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
   const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
+  const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
   if (
     lone?.topicLike &&
     lone.reason === 'unknown' &&
-    at >= 0 &&
-    /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
-    (namedWeaknessClasses(lone.text).length > 0 ||
-      /\d/.test(lone.text) ||
-      s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
-      (/^(are|is)$/.test(W[at - 1] ?? '') && s.has('them', 'those', 'these')))
+    (weaknessClass ||
+      (at >= 0 &&
+        /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
+        (/\d/.test(lone.text) ||
+          s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
+          (/^(are|is)$/.test(W[at - 1] ?? '') && s.has('them', 'those', 'these')))))
   ) {
     filter.text = lone.text;
     // A weakness class's answer names the class it matched; only an unknown term needs the note.
-    if (!namedWeaknessClasses(lone.text).length) searched = lone.text;
+    if (!weaknessClass) searched = lone.text;
     rest.parts = [];
   }
   // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
