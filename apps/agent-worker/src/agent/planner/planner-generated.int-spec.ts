@@ -30,6 +30,9 @@ const REPORTS: Where[] = [
   { words: 'the flawfinder report', sql: `r.filename = 'dd__flawfinder.sarif'` },
   { words: 'the juice shop scan', sql: `r.filename = 'scb__juice-shop-v12.10.2.json'` },
   { words: 'dd__cppcheck_many_vuln.sarif', sql: `r.filename = 'dd__cppcheck_many_vuln.sarif'` },
+  // A partial name run together with format words ("the cppcheck sarif") names one file.
+  { words: 'the cppcheck sarif', sql: `r.filename = 'dd__cppcheck_many_vuln.sarif'` },
+  { words: 'the gitleaks sarif file', sql: `r.filename = 'dd__gitleaks_7.5.0.sarif'` },
 ];
 const SEVERITY: Record<string, string[]> = {
   critical: ['critical', 'crit', 'criticals', 'critcal'],
