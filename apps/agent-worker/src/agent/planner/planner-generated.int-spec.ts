@@ -12,7 +12,7 @@ import type { FindingFilter } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
 import { mulberry32 } from '@corpus-chat/corpus-queries/testing';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
-import { askInThread } from '../testing/turn-harness';
+import { TestThread, askInThread } from '../testing/turn-harness';
 
 const setup = usePlannerOnQuestionsCorpus();
 const SAMPLE = 300;
@@ -55,7 +55,8 @@ const FREE_TEXT = ['log4j', 'openssl', 'jquery', 'glibc', 'CVE-2021-44228'];
 interface Case {
   turns: string[];
   /** Numbers a correct answer states; the first is the headline a real answer must contain. */
-  expected: () => Promise<number[]>;
+  /** `earlier`: the thread's earlier answers (which finding "the first one" showed). */
+  expected: (earlier: string[]) => Promise<number[]>;
   /** A share: the percentage of expected[0] over expected[1] must be the one stated. */
   share?: boolean;
   /** The answer must name this (a report's file name). */
@@ -117,6 +118,24 @@ function cases(): Case[] {
           {
             turns: [`breakdown of the ${fr} findings by severity`, `how many of them are ${p}?`],
             expected: async () => [await sql(and(f.sql, sev(s)))],
+          },
+          {
+            // After a finding picked from a list: its report, within the list's filter.
+            turns: [
+              `list the ${p} findings in the ${fr} reports`,
+              'show the first one',
+              'how many findings does that report have?',
+            ],
+            expected: async (earlier) => {
+              const id = /Finding #(\d+)/.exec(earlier[1] ?? '')?.[1];
+              return id
+                ? [
+                    await sql(
+                      and(f.sql, sev(s), `r.id = (SELECT report_id FROM findings WHERE id = ${Number(id)})`),
+                    ),
+                  ]
+                : [];
+            },
           },
           {
             turns: [`list the ${fr} findings`, `how many of them are ${p}?`],
@@ -274,9 +293,12 @@ it(`states no wrong number on ${picked.length} generated wordings`, async () => 
   let answered = 0;
   const declined: string[] = [];
   for (const c of picked) {
-    const { outcome } = await askInThread(setup.planner, c.turns);
+    const thread = new TestThread(setup.planner);
+    const earlier: string[] = [];
+    for (const t of c.turns.slice(0, -1)) earlier.push((await thread.ask(t)).outcome.content);
+    const { outcome } = await thread.ask(c.turns.at(-1)!);
     const text = outcome.content;
-    const expected = await c.expected();
+    const expected = await c.expected(earlier);
     const stated = boldNumbers(text);
     const bad = stated.filter((n) => !expected.includes(n));
     if (c.share && stated.length) {
@@ -287,7 +309,7 @@ it(`states no wrong number on ${picked.length} generated wordings`, async () => 
     const name = c.name && stated.length ? await c.name() : undefined;
     if (name && !text.includes(name)) bad.push(-2);
     if (bad.length) wrong.push(`${c.turns.join(' ⏎ ')}\n  expected ${expected} got ${text}`);
-    else if (expected.every((n) => stated.includes(n))) answered += 1;
+    else if (expected.length && expected.every((n) => stated.includes(n))) answered += 1;
     else declined.push(c.turns.join(' ⏎ '));
   }
   console.log(

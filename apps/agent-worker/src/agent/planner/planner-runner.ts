@@ -75,7 +75,7 @@ export class PlannerRunner {
     for (const question of questions) {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
-      state = { scope: previous.lastScope };
+      state = { scope: previous.lastScope, base: previous.lastFilter };
       let answer: string;
       try {
         if (about && ctx.attachment)
@@ -189,7 +189,12 @@ export class PlannerRunner {
         }
         const r = await call(rec, 'finding_detail', { id });
         if (!r.ok) return w.failed(r.error);
-        return r.result.found ? w.detail(r.result.finding) : w.noSuchFinding(id);
+        if (!r.result.found) return w.noSuchFinding(id);
+        // "How many findings does that report have?": the finding's report, within the list it was picked from.
+        const reportName = r.result.finding.reportFilename;
+        if (reportName)
+          state.filter = mergeFilters(plan.kind === 'detail_ref' ? (state.base ?? {}) : {}, { reportName });
+        return w.detail(r.result.finding);
       }
     }
   }
@@ -386,6 +391,8 @@ export function splitQuestions(message: string): string[] {
 
 /** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
 interface FollowUpState {
+  /** The previous answer's filter (what a finding picked from its list was listed under). */
+  base?: FindingFilter;
   filter?: FindingFilter;
   scope?: ComputedScope;
   /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */

@@ -297,6 +297,10 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
   let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
   let prior: PlannedScope | undefined;
+  // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
+  const last = previous.lastFilter;
+  if (previousReport && last && !last.reportName && last.reportId === undefined && !last.scanner)
+    return { kind: 'no_previous' };
   if (isFollowUp) {
     if (!previous.lastFilter) {
       if (
