@@ -10,7 +10,9 @@
 import 'reflect-metadata';
 import type { FindingFilter } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import { mulberry32 } from '@corpus-chat/corpus-queries/testing';
+import fs from 'node:fs';
+import path from 'node:path';
+import { mulberry32, sharedDir } from '@corpus-chat/corpus-queries/testing';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, askInThread } from '../testing/turn-harness';
 
@@ -337,6 +339,22 @@ describe('issue 34 wordings', () => {
     expect(boldNumbers(high)).toEqual([await sql(and(`r.format = 'zap'`, sev('high')))]);
     expect(outcome.content).toMatch(/weather in Paris\?\n\n[^>]*(can't|can only|cannot)/);
   });
+
+  // The shared weakness-classes.json is the source of truth for what an abbreviation names.
+  const classes: { aliases: string[]; cwe: number[] }[] = JSON.parse(
+    fs.readFileSync(path.join(sharedDir(), 'corpus', 'weakness-classes.json'), 'utf8'),
+  ).classes;
+  it.each(['sqli', 'xss', 'rce', 'ssrf', 'xxe', 'idor', 'csrf'])(
+    '%s is its weakness class: the answer names the CWE ids it matched',
+    async (a) => {
+      const { outcome } = await askInThread(setup.planner, [
+        `how many ${a} findings are in the zap reports?`,
+      ]);
+      const cls = classes.find((c) => c.aliases.includes(a))!;
+      for (const id of cls.cwe) expect(outcome.content).toContain(`CWE-${id}`);
+      expect(boldNumbers(outcome.content)).toEqual([await textTotal(a, { format: 'zap' })]);
+    },
+  );
 
   it('ranks among the listed reports, with the name and its count', async () => {
     const { outcome } = await askInThread(setup.planner, [

@@ -28,6 +28,7 @@ import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
 import { resolveReportHint } from './report-hint';
 import { shareFault } from './question-share';
+import { splitQuestions } from './message-questions';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -376,17 +377,6 @@ function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): As
   if (state.counted && !state.listed) metadata.lastFindingIds = [];
   if (state.groups?.groups.length) metadata.lastGroups = state.groups;
   return metadata;
-}
-
-/**
- * The questions of one message ("How many findings are in X? And how many of them are high?"):
- * cut after a question mark, or before "and"/"also"/"then" after a full stop or semicolon.
- */
-export function splitQuestions(message: string): string[] {
-  const parts = message
-    .split(/(?<=\?)\s+(?=\S)|(?<=[.;])\s+(?=(?:and|also|then)\b)/i)
-    .filter((p) => /\p{L}/u.test(p));
-  return parts.length ? parts : [message];
 }
 
 /** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
