@@ -44,6 +44,12 @@ const SEVERITY: Record<string, string[]> = {
   info: ['informational', 'info'],
 };
 const ABBREVIATIONS = ['sqli', 'xss', 'rce', 'ssrf', 'xxe', 'lfi', 'idor', 'csrf', 'SQLi', 'XSS'];
+const RUSSIAN_SEVERITIES = [
+  ['critical', 'критических', 'критическую'],
+  ['high', 'высоких', 'высокую'],
+  ['medium', 'средних', 'среднюю'],
+  ['low', 'низких', 'низкую'],
+];
 const RUSSIAN_CLASSES = [
   ['sql-инъекций', 'sqli'],
   ['межсайтового скриптинга', 'xss'],
@@ -226,6 +232,19 @@ function cases(): Case[] {
       );
     }
   }
+  // Shares asked in Russian: the reports named scope the whole, the severity is the part.
+  for (const [s, adjective, accusative] of RUSSIAN_SEVERITIES)
+    for (const f of FORMATS) {
+      const both = () => Promise.all([sql(and(f.sql, sev(s))), sql(f.sql)]);
+      out.push(
+        {
+          turns: [`какой процент находок в отчётах ${f.words} имеют ${accusative} серьёзность?`],
+          expected: both,
+          share: true,
+        },
+        { turns: [`какая доля ${adjective} находок в отчётах ${f.words}?`], expected: both, share: true },
+      );
+    }
   // Weakness classes in Russian and in full: the same class as the abbreviation, so the same total.
   for (const [words, a] of RUSSIAN_CLASSES)
     for (const f of [undefined, ...FORMATS]) {
