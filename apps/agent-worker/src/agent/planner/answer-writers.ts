@@ -74,9 +74,13 @@ export interface AnswerWriter {
   fromRanking(label: string): string;
   unknownReport(name: string): string;
   listOneSeverity: string;
+  /** A word the vocabulary does not know (a product, a library, a CVE), searched as text. */
+  searchedText(term: string): string;
 }
 
 const ENGLISH: AnswerWriter = {
+  searchedText: (term) =>
+    `"${md(term)}" is not a severity, format, status or report I know, so I searched the findings' text for '${md(term)}'.`,
   count: countAnswer,
   scopedCount: scopedCountAnswer,
   top: topAnswer,
@@ -110,6 +114,8 @@ const ENGLISH: AnswerWriter = {
 };
 
 const RUSSIAN: AnswerWriter = {
+  searchedText: (term) =>
+    `«${md(term)}» — не серьёзность, формат, статус или отчёт из словаря, поэтому я искал '${md(term)}' в тексте находок.`,
   count: ruCountAnswer,
   scopedCount: ruScopedCountAnswer,
   top: ruTopAnswer,

@@ -2,6 +2,7 @@ import type { CorpusTools } from '@corpus-chat/corpus-queries';
 import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-core';
 import {
   LISTED_GROUPS_MAX,
+  type AssistantMessageMetadata,
   type ComputedScope,
   type ListedGroups,
   type ReportFormat,
@@ -26,6 +27,8 @@ import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
 import { resolveReportHint } from './report-hint';
+import { shareFault } from './question-share';
+import { splitQuestions } from './message-questions';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -59,35 +62,40 @@ export class PlannerRunner {
   ) {}
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
-    const previous = lastAnswerState(ctx.history);
-    const recorder = new TurnRecorder(ctx, this.tools, previous);
+    const start = lastAnswerState(ctx.history);
+    const recorder = new TurnRecorder(ctx, this.tools, start);
     const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
-    const plan = this.normalise(parseQuestion(about?.rest ?? ctx.userMessage, previous));
-    const state: FollowUpState = { scope: previous.lastScope };
+    const questions = about ? [about.rest ?? ctx.userMessage] : splitQuestions(ctx.userMessage);
     // Answers are written in the turn's language, whatever language the question was asked in.
     const w = answerWriter(ctx.language);
-    let answer: string;
-    try {
-      if (about && ctx.attachment)
-        answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
-      else
-        answer =
-          plan.kind === 'group_ref'
-            ? await this.groupRef(plan.position, previous, recorder, state, w)
-            : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
-    } catch (e) {
-      if (!(e instanceof ToolFailed)) throw e;
-      answer = w.failed(e.failure.error);
+    let previous: LastAnswerState = start;
+    let state: FollowUpState = {};
+    const plans: PlannedQuestion[] = [];
+    const answers: string[] = [];
+    // A message of several questions: each answered in order, a later one resolving "them" against the earlier.
+    for (const question of questions) {
+      const plan = this.normalise(parseQuestion(question, previous));
+      plans.push(plan);
+      state = { scope: previous.lastScope, base: previous.lastFilter };
+      let answer: string;
+      try {
+        if (about && ctx.attachment)
+          answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
+        else
+          answer =
+            plan.kind === 'group_ref'
+              ? await this.groupRef(plan.position, previous, recorder, state, w)
+              : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
+      } catch (e) {
+        if (!(e instanceof ToolFailed)) throw e;
+        answer = w.failed(e.failure.error);
+      }
+      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${answer}` : answer);
+      const left = leftState(recorder.metadata(BUILTIN_MODEL), state);
+      previous = { ...left, ...(left.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
-    for (const piece of splitForStreaming(answer)) await recorder.say(piece);
-    const metadata = recorder.metadata(BUILTIN_MODEL);
-    // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
-    if (state.filter) metadata.lastFilter = state.filter;
-    if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
-    else delete metadata.lastScope;
-    // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
-    if (state.counted && !state.listed) metadata.lastFindingIds = [];
-    if (state.groups?.groups.length) metadata.lastGroups = state.groups;
+    for (const piece of splitForStreaming(answers.join('\n\n'))) await recorder.say(piece);
+    const metadata = leftState(recorder.metadata(BUILTIN_MODEL), state);
     const attached: ProvenanceEvidence[] =
       about && ctx.attachment
         ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
@@ -95,7 +103,7 @@ export class PlannerRunner {
     metadata.verification = verifyNumbers({
       answer: recorder.content,
       userMessage: ctx.userMessage,
-      evidence: [...recorder.evidence, ...plannerFacts(plan, previous), ...attached],
+      evidence: [...recorder.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
     });
     return { content: recorder.content, metadata };
   }
@@ -137,7 +145,13 @@ export class PlannerRunner {
       }
       case 'list_reports': {
         const r = await call(rec, 'list_all_reports', {});
-        return r.ok ? w.reportList(r.result) : w.failed(r.error);
+        if (!r.ok) return w.failed(r.error);
+        // "Which of them has the most highs?", "the second one": every report listed is the follow-up list.
+        const groups = r.result.map((x) => ({ key: String(x.id), label: x.filename }));
+        state.groups = { groupBy: 'report', groups };
+        // No finding listed: an older answer's findings are no longer "the first one" (the reports are).
+        state.counted = true;
+        return w.reportList(r.result);
       }
       case 'overview': {
         const r = await call(rec, 'get_corpus_overview', {});
@@ -162,7 +176,8 @@ export class PlannerRunner {
       case 'reports_with': {
         const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
-        return this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w);
+        const lead = plan.searched ? `${w.searchedText(plan.searched)}\n\n` : '';
+        return lead + (await this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w));
       }
       case 'detail':
       case 'detail_ref': {
@@ -175,7 +190,12 @@ export class PlannerRunner {
         }
         const r = await call(rec, 'finding_detail', { id });
         if (!r.ok) return w.failed(r.error);
-        return r.result.found ? w.detail(r.result.finding) : w.noSuchFinding(id);
+        if (!r.result.found) return w.noSuchFinding(id);
+        // "How many findings does that report have?": the finding's report, within the list it was picked from.
+        const reportName = r.result.finding.reportFilename;
+        if (reportName)
+          state.filter = mergeFilters(plan.kind === 'detail_ref' ? (state.base ?? {}) : {}, { reportName });
+        return w.detail(r.result.finding);
       }
     }
   }
@@ -250,13 +270,18 @@ export class PlannerRunner {
     state: FollowUpState,
     w: AnswerWriter,
   ): Promise<string> {
-    const { reportName, reportId, scanner } = plan.filter;
-    const whole = {
+    // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
+    const hinted = plan.hintInWhole
+      ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
+      : [];
+    const whole: FindingFilter = {
       ...plan.whole,
-      ...(reportName ? { reportName } : {}),
-      ...(reportId !== undefined ? { reportId } : {}),
-      ...(scanner ? { scanner } : {}),
+      ...Object.fromEntries(hinted.map((k) => [k, plan.filter[k]])),
     };
+    const fault = plan.scope
+      ? 'a computed scope'
+      : shareFault(plan.filter, whole, [...plan.attached, ...hinted]);
+    if (fault) return w.unsupported([{ text: fault, reason: 'combination' }], plan);
     const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
     if (!part.ok) return w.failed(part.error);
     const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
@@ -301,9 +326,18 @@ export class PlannerRunner {
       const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
       return w.scopedCount(c, note) + listNote;
     }
-    const r = scope
+    const counted = scope
       ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope)
       : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+    const among = plan.kind === 'top' ? plan.among : undefined;
+    const r = among
+      ? {
+          ...counted,
+          groups: counted.groups.filter((g) =>
+            among.includes(counted.groupBy === 'report' ? g.label : g.key),
+          ),
+        }
+      : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
     const top = r.groups.filter((g) => g.key !== 'none');
@@ -333,8 +367,22 @@ export class PlannerRunner {
   }
 }
 
+/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
+function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata {
+  // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
+  if (state.filter) metadata.lastFilter = state.filter;
+  if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
+  else delete metadata.lastScope;
+  // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
+  if (state.counted && !state.listed) metadata.lastFindingIds = [];
+  if (state.groups?.groups.length) metadata.lastGroups = state.groups;
+  return metadata;
+}
+
 /** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
 interface FollowUpState {
+  /** The previous answer's filter (what a finding picked from its list was listed under). */
+  base?: FindingFilter;
   filter?: FindingFilter;
   scope?: ComputedScope;
   /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */

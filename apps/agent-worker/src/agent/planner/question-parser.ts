@@ -1,4 +1,10 @@
-import { SEVERITIES, type ComputedScope, type FindingFilter } from '@corpus-chat/contracts';
+import {
+  LISTED_GROUPS_MAX,
+  SEVERITIES,
+  type ComputedScope,
+  type FindingFilter,
+} from '@corpus-chat/contracts';
+import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
 import { consume, negationBefore, scan } from './question-scan';
 import { findTopic } from './question-topic';
@@ -15,7 +21,7 @@ import {
   isWriteRequest,
 } from './question-recognizers';
 import { leftovers } from './question-leftovers';
-import { parseShare } from './question-share';
+import { parseShare, shareWording } from './question-share';
 import { inOperatorsWords, readRussian } from './russian-vocabulary';
 import { findComparison } from './scan-comparison';
 import { findEdited } from './question-edited';
@@ -64,7 +70,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     : parseWords(question, previous);
 }
 
-function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion {
+function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
+  const question = shareWording(asked);
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
@@ -206,6 +213,27 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
       reportHint
     ),
   );
+  // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
+  // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
+  let searched: string | undefined;
+  const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
+  const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
+  const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
+  if (
+    lone?.topicLike &&
+    lone.reason === 'unknown' &&
+    (weaknessClass ||
+      (at >= 0 &&
+        /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
+        (/\d/.test(lone.text) ||
+          s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
+          (/^(are|is)$/.test(W[at - 1] ?? '') && s.has('them', 'those', 'these')))))
+  ) {
+    filter.text = lone.text;
+    // A weakness class's answer names the class it matched; only an unknown term needs the note.
+    if (!weaknessClass) searched = lone.text;
+    rest.parts = [];
+  }
   // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
   unapplied.push(
     ...rest.parts.map((p): Unapplied =>
@@ -226,6 +254,29 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     });
   const computed = Object.keys(scope).length ? scope : undefined;
 
+  // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
+  const listed = previous.lastGroups;
+  if (
+    listed &&
+    // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
+    listed.groups.length !== LISTED_GROUPS_MAX &&
+    (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
+    s.has('them', 'those', 'these') &&
+    (s.hasAnyUnused(TOP_WORDS) || topN !== undefined) &&
+    !hasReportNoun &&
+    !unapplied.length
+  ) {
+    return {
+      kind: 'top',
+      groupBy: listed.groupBy,
+      n: topN ?? 1,
+      among: listed.groups.map((g) => (listed.groupBy === 'report' ? g.label : g.key)),
+      filter,
+      ...(computed ? { scope: computed } : {}),
+      followUp: false,
+      ...(reportHint ? { reportHint } : {}),
+    };
+  }
   // "does it have", "in it", "that report": the report the previous answer was about (its filter carries it).
   const previousReport = W.some(
     (w, i) =>
@@ -246,6 +297,10 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
   const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
   let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
   let prior: PlannedScope | undefined;
+  // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
+  const last = previous.lastFilter;
+  if (previousReport && last && !last.reportName && last.reportId === undefined && !last.scanner)
+    return { kind: 'no_previous' };
   if (isFollowUp) {
     if (!previous.lastFilter) {
       if (
@@ -266,6 +321,7 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     followUp,
     ...(prior ? { previous: prior, asked: { filter, ...(computed ? { scope: computed } : {}) } } : {}),
     ...(reportHint ? { reportHint } : {}),
+    ...(searched ? { searched } : {}),
   });
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
@@ -367,7 +423,13 @@ function parseWords(question: string, previous: PreviousAnswer): PlannedQuestion
     return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
   // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
-  const corpusWord = !!(filter.severity || scope.severities || filter.format);
+  const corpusWord = !!(
+    filter.severity ||
+    scope.severities ||
+    filter.format ||
+    // "log4j?": a message that is nothing but the searched word.
+    (filter.text && s.tokens.filter((t) => t.kind !== 'punct').length === 1)
+  );
   if (!topical && !corpusWord) return { kind: 'out_of_scope', reason: 'unknown' };
   if (hasCount || wantsList || followUp || hasFindingNoun || newParts || corpusWord) {
     if (

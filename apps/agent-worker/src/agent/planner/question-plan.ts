@@ -45,6 +45,8 @@ export interface Counting extends PlannedScope {
   previous?: PlannedScope;
   asked?: PlannedScope;
   reportHint?: ReportHint;
+  /** A word the vocabulary does not know, searched as the findings' text (the answer says so). */
+  searched?: string;
 }
 
 /** What the planner decided a question asks. */
@@ -55,9 +57,24 @@ export type PlannedQuestion =
   /** "How many findings …": a search with the filter (total exact, first rows shown). */
   | ({ kind: 'count_findings'; list: boolean } & Counting)
   /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
-  | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number } & Counting)
-  /** "What percentage of findings are critical?": the part's count and the whole's (`whole` ⊆ the part's filter). */
-  | ({ kind: 'share'; whole: FindingFilter } & Counting)
+  | ({
+      kind: 'top';
+      groupBy: 'report' | 'cwe' | 'format' | 'title';
+      n: number;
+      /** "Which of them has the most …" after a list: only these group keys (or report file names) rank. */
+      among?: string[];
+    } & Counting)
+  /**
+   * "What percentage of findings are critical?": the part's count (`filter`) and the whole's.
+   * `attached`: the scopes the question put on the whole, which it must keep; `hintInWhole`: the
+   * report named by part of its name scopes the whole too (else it is the asked part).
+   */
+  | ({
+      kind: 'share';
+      whole: FindingFilter;
+      attached: (keyof FindingFilter)[];
+      hintInWhole: boolean;
+    } & Counting)
   /** "Breakdown of findings by severity / CWE / verdict / report". */
   | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
   /** "How many reports have critical findings?" */

@@ -280,6 +280,9 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
     if (format === 'burp' && s.words[end] === 'suite') end++;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
+    // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
+    const fileType = (w = '') => !!FORMAT_WORDS[w] || /^(json|jsonl|xml|html)$/.test(w);
+    if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
     const neg = negationBefore(s, i);
     if (neg) consume(s, neg);
     consume(s, [i, end]);

@@ -47,13 +47,22 @@ describe('parseQuestion: whole plans', () => {
     ['Which report format has the most low severity findings?', top('format', { severity: 'low' })],
     [
       'What percentage of all findings are critical?',
-      { kind: 'share', whole: {}, filter: { severity: 'critical' }, followUp: false },
+      {
+        kind: 'share',
+        whole: {},
+        attached: [],
+        hintInWhole: false,
+        filter: { severity: 'critical' },
+        followUp: false,
+      },
     ],
     [
       'What share of the Nessus findings are informational?',
       {
         kind: 'share',
         whole: { format: 'nessus' },
+        attached: ['format'],
+        hintInWhole: false,
         filter: { format: 'nessus', severity: 'info' },
         followUp: false,
       },

@@ -1,9 +1,13 @@
 /**
- * "What percentage of findings are critical?", "what share of the Nessus findings are
- * informational?": a part of a whole, both exact counts. The whole is the phrase between "of" and
- * its finding noun ("the Nessus findings"); the part is the whole question read as a count. Parsed
- * by `parseQuestion` itself, so every word is applied (or the plan is unsupported) exactly as in a
- * count.
+ * "What percentage of findings are critical?", "what % of the findings in the burp reports are
+ * high?", "what share of high-severity issues are in the burp reports?": a part of a whole, both
+ * exact counts. The question is read once as a count: that is the part. The whole is the part
+ * without the asked property, and keeps every scope the question names (reports, format, scanner,
+ * archived; a date is never applied), wherever the question puts it: "in the burp reports" scopes
+ * the whole, not the part. The asked property is what follows the finding noun ("… findings are
+ * high"), else what precedes it ("high-severity issues are in …"); with no property at all, the
+ * location named after the noun is the part ("what share of findings are in the burp reports?").
+ * `shareFault` re-checks the plan before anything is counted.
  */
 import type { FindingFilter } from '@corpus-chat/contracts';
 import type { PlannedQuestion, PreviousAnswer } from './question-plan';
@@ -11,8 +15,20 @@ import type { Scan } from './question-scan';
 import { FINDING_NOUNS, SHARE_WORDS } from './vocabulary';
 
 type Parse = (question: string, previous: PreviousAnswer) => PlannedQuestion;
+type Key = keyof FindingFilter;
 
-/** The share plan of a question with a share word, or `unsupported` when the part is not a subset of the whole. */
+/** Filter keys that say where findings are (which reports), never what they are. */
+const SCOPE_KEYS: readonly Key[] = ['reportName', 'reportId', 'format', 'scanner', 'includeArchived'];
+
+/** Share phrasings without a share word, rewritten to one before parsing: "%", "what part of", "how much of". */
+export function shareWording(question: string): string {
+  return question
+    .replace(/(^|\s)%(?=\s|$)/g, '$1percent')
+    .replace(/\b(what|which)\s+part\s+of\b/gi, 'what share of')
+    .replace(/\bhow\s+much\s+of\b/gi, 'what share of');
+}
+
+/** The share plan of a question with a share word, or `unsupported` when it is not one part of one whole. */
 export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): PlannedQuestion {
   const k = s.words.findIndex((w) => SHARE_WORDS.has(w));
   const of = s.words.indexOf('of', k);
@@ -34,29 +50,55 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
         ) &&
         !/^[?!.,]$/.test(w),
     );
-  if (head.length)
-    return {
-      kind: 'unsupported',
-      parts: [{ text: head.join(' '), reason: 'unknown' }],
-      understood: parse(asCount, previous),
-    };
   const part = parse(asCount, previous);
-  const whole =
-    noun < 0
-      ? parse('how many findings are there?', previous)
-      : parse(`how many ${text(of + 1, noun + 1)}?`, previous);
-  if (part.kind !== 'count_findings' || whole.kind !== 'count_findings') {
+  if (head.length)
+    return { kind: 'unsupported', parts: [{ text: head.join(' '), reason: 'unknown' }], understood: part };
+  if (part.kind !== 'count_findings') {
     return part.kind === 'unsupported' || part.kind === 'out_of_scope' || part.kind === 'no_previous'
       ? part
       : { kind: 'unsupported', parts: [{ text: s.source, reason: 'combination' }], understood: part };
   }
-  const subset = (Object.keys(whole.filter) as (keyof FindingFilter)[]).every(
-    (key) => whole.filter[key] === part.filter[key],
-  );
-  const sameReport = (whole.reportHint?.text ?? '') === (part.reportHint?.text ?? '');
-  if (!subset || !sameReport || part.scope || whole.scope || part.list) {
+  const named = noun < 0 ? undefined : parse(`how many ${text(of + 1, noun + 1)}?`, previous);
+  const before = named && 'filter' in named ? named.filter : {};
+  const keys = Object.keys(part.filter) as Key[];
+  const properties = keys.filter((key) => !SCOPE_KEYS.includes(key));
+  const after = properties.filter((key) => before[key] === undefined);
+  // A report named by part of its name is resolved later; it is the asked part only when nothing else is.
+  const hintAsked =
+    !properties.length &&
+    !!part.reportHint &&
+    !(named && 'reportHint' in named && named.reportHint?.text === part.reportHint.text);
+  const asked = after.length
+    ? after
+    : properties.length
+      ? properties
+      : keys.filter((key) => before[key] === undefined);
+  if (part.scope || part.list || (!asked.length && !hintAsked)) {
     return { kind: 'unsupported', parts: [{ text: s.source, reason: 'combination' }], understood: part };
   }
+  const whole = Object.fromEntries(
+    Object.entries(part.filter).filter(([key]) => !asked.includes(key as Key)),
+  ) as FindingFilter;
+  const attached = (Object.keys(whole) as Key[]).filter((key) => SCOPE_KEYS.includes(key));
   const { kind: _count, list: _list, ...counting } = part;
-  return { kind: 'share', whole: whole.filter, ...counting };
+  return {
+    kind: 'share',
+    whole,
+    attached,
+    hintInWhole: !!part.reportHint && !hintAsked,
+    ...counting,
+  };
+}
+
+/**
+ * Why a share cannot be answered as planned, or undefined: the part must be the whole narrowed
+ * (every key of the whole, with its value, in the part) and the whole must keep every scope the
+ * question attached to it. Checked on the resolved plan, just before counting.
+ */
+export function shareFault(part: FindingFilter, whole: FindingFilter, attached: readonly Key[]) {
+  const missing = attached.filter((key) => whole[key] === undefined);
+  if (missing.length) return `the whole lacks the question's ${missing.join(', ')}`;
+  const wider = (Object.keys(whole) as Key[]).filter((key) => whole[key] !== part[key]);
+  if (wider.length) return `the part is not within the whole (${wider.join(', ')})`;
+  return undefined;
 }
