@@ -24,3 +24,4 @@ export * from './model/model-context';
 export * from './model/model-url-allowlist';
 export * from './metrics/metrics.module';
 export * from './model/model-slots';
+export * from './tracing/tracing';
