@@ -7,7 +7,13 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { ConfigError, exitIfShutdownHangs, failStartup, listenErrorMessage } from '@corpus-chat/server-core';
+import {
+  ConfigError,
+  exitIfShutdownHangs,
+  failStartup,
+  listenErrorMessage,
+  traceProcess,
+} from '@corpus-chat/server-core';
 import { AgentModule, loadAgentConfig } from './agent';
 import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
 import { createWorkerApp, workerHealthPort } from './health/worker-app';
@@ -15,6 +21,7 @@ import { WorkerModule } from './worker.module';
 import { WORKER_ID } from './turns/turn-executor';
 
 async function main(): Promise<void> {
+  traceProcess('corpus-chat-worker');
   let env: WorkerEnv;
   let agentConfig: ReturnType<typeof loadAgentConfig>;
   try {

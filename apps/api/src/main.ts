@@ -13,6 +13,7 @@ import {
   createRedisConnection,
   closeRedis,
   listenErrorMessage,
+  traceProcess,
   waitUntilReady,
 } from '@corpus-chat/server-core';
 import { createApiApp } from './app.setup';
@@ -47,6 +48,7 @@ function redactUrl(url: string): string {
 }
 
 async function main(): Promise<void> {
+  traceProcess('corpus-chat-api');
   let env: ApiEnv;
   try {
     env = loadApiEnv();

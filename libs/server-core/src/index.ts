@@ -25,3 +25,4 @@ export * from './model/model-url-allowlist';
 export * from './metrics/metrics.module';
 export * from './model/model-slots';
 export * from './model/model-redirects';
+export * from './tracing/tracing';

@@ -6,7 +6,7 @@ import {
   type ModelRequestUsage,
   type StoredToolCall,
 } from '@corpus-chat/contracts';
-import { type AgentTurnContext, metrics } from '@corpus-chat/server-core';
+import { type AgentTurnContext, inSpan, metrics } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 
 /**
@@ -53,7 +53,9 @@ export class TurnRecorder {
     const args = parseForDisplay(rawArgs);
     await this.ctx.emit({ type: 'tool.call', callId, name: shownName, args });
     const end = metrics.toolQuery.startTimer({ tool: isToolName(name) ? name : 'unknown' });
-    const exec = await this.tools.execute(name, rawArgs, this.ctx.signal);
+    const exec = await inSpan('tool.query', { 'corpus_chat.tool': shownName }, () =>
+      this.tools.execute(name, rawArgs, this.ctx.signal),
+    );
     end({ outcome: exec.ok ? 'ok' : 'error' });
     await this.ctx.emit({
       type: 'tool.result',

@@ -2,7 +2,7 @@ import { InjectQueue, OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
-import { metrics, settleBullConnections, turnTrace } from '@corpus-chat/server-core';
+import { inSpan, metrics, settleBullConnections, turnTrace, withTraceParent } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { TurnExecutor } from './turn-executor';
 
@@ -27,7 +27,14 @@ export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdo
     super();
   }
 
-  async process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
+  process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
+    const attributes = { 'corpus_chat.turn_id': String(job.id), 'corpus_chat.attempt': job.attemptsStarted };
+    return withTraceParent(job.data?.traceparent, () =>
+      inSpan('turn.run', attributes, () => this.run(job, token)),
+    );
+  }
+
+  private async run(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     turnTrace.mark(String(job.id), 'worker.picked');
     if (job.attemptsStarted <= 1) metrics.turnWait.observe(Math.max(0, Date.now() - job.timestamp) / 1000);
     const end = metrics.turnDuration.startTimer();

@@ -11,12 +11,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { traceProcess } from '@corpus-chat/server-core';
 import { loadWorkerEnv } from '../../src/config/worker-env';
 import { WORKER_ID } from '../../src/turns/turn-executor';
 import { WorkerModule } from '../../src/worker.module';
 import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
 async function main(): Promise<void> {
+  traceProcess('corpus-chat-worker');
   const env = loadWorkerEnv();
   // TEST_AGENT=production (or builtin): the real agent (built-in planner unless a model server is
   // configured). Imported only then: the real agent's modules would slow every scripted worker's start-up.

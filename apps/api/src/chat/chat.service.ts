@@ -26,7 +26,7 @@ import {
   type StartTurnOutcome,
   TurnLedger,
 } from '@corpus-chat/corpus-queries';
-import { turnTrace } from '@corpus-chat/server-core';
+import { turnTrace, inSpan } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
@@ -146,6 +146,17 @@ export class ChatService {
    * deleted again, so nothing is left).
    */
   async postMessage(
+    owner: { id: string; language: OperatorLanguage },
+    chatId: string,
+    dto: PostMessageDto,
+    query: PostMessageQueryDto,
+  ): Promise<PostMessageResponse> {
+    return inSpan('chat.post-message', { 'corpus_chat.chat_id': chatId }, () =>
+      this.postMessageNow(owner, chatId, dto, query),
+    );
+  }
+
+  private async postMessageNow(
     owner: { id: string; language: OperatorLanguage },
     chatId: string,
     dto: PostMessageDto,

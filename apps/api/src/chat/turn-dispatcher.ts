@@ -20,6 +20,7 @@ import {
   type TurnEnding,
   turnTrace,
   withTimeout,
+  traceCarrier,
 } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 
@@ -101,6 +102,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
       userMessageId: turn.userMessageId,
       // The language when the question is queued: a later switch does not change this answer's.
       language: language ?? (await operatorLanguage(this.db, turn.ownerId)),
+      ...traceCarrier(),
     };
     await this.redis('add turn job', () =>
       this.queue.add(JobNames.runTurn, data, {

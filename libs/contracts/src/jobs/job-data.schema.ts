@@ -17,6 +17,8 @@ export const runTurnJobDataSchema = z.object({
   userMessageId: id,
   /** The operator's language when the question was asked (answers are written in it); absent in older jobs: `en`. */
   language: z.enum(OPERATOR_LANGUAGES).optional(),
+  /** W3C Trace Context of the request that queued the turn (when tracing is on). */
+  traceparent: z.string().max(128).optional(),
 });
 
 /** `run-import`. The worker loads the import's row (file path, operator) and re-checks its status. */

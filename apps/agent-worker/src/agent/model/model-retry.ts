@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type OpenAI from 'openai';
-import { AgentTurnError, type AgentTurnContext, type ModelSlots } from '@corpus-chat/server-core';
+import { AgentTurnError, type AgentTurnContext, inSpan, type ModelSlots } from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
@@ -45,10 +45,15 @@ export async function requestWithRetry(
         )
       : undefined;
     try {
-      return await streamStep(client, req, ctx, recorder, {
-        firstTokenMs: config.firstTokenTimeoutMs,
-        idleMs: config.streamIdleTimeoutMs,
-      });
+      return await inSpan(
+        'model.request',
+        { 'gen_ai.request.model': req.model, 'corpus_chat.step': step },
+        () =>
+          streamStep(client, req, ctx, recorder, {
+            firstTokenMs: config.firstTokenTimeoutMs,
+            idleMs: config.streamIdleTimeoutMs,
+          }),
+      );
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason ?? e;
       if (!(e instanceof ModelRequestError)) throw e;

@@ -1,0 +1,70 @@
+import { context, propagation, type Span, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
+
+/**
+ * OpenTelemetry traces of a turn and an import: the API's request, the job (its W3C `traceparent`
+ * travels in the job data), each model request and tool query in the worker. Off unless the
+ * standard OTLP variables are set (`OTEL_EXPORTER_OTLP_ENDPOINT` or
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, …,
+ * read by the exporter itself); while off every span is OpenTelemetry's no-op.
+ */
+const tracer = trace.getTracer('corpus-chat');
+
+/**
+ * Starts exporting this process's spans when the environment asks for it (see above), or through
+ * `processor` (tests). Returns the provider's shutdown (flushes what is buffered), or null when off.
+ */
+export function startTracing(
+  serviceName: string,
+  processor?: SpanProcessor,
+  env: NodeJS.ProcessEnv = process.env,
+): (() => Promise<void>) | null {
+  const configured = env['OTEL_EXPORTER_OTLP_ENDPOINT'] || env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+  if (!processor && (!configured || env['OTEL_SDK_DISABLED'] === 'true')) return null;
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': env['OTEL_SERVICE_NAME'] || serviceName }),
+    spanProcessors: [processor ?? new BatchSpanProcessor(new OTLPTraceExporter())],
+  });
+  provider.register({ propagator: new W3CTraceContextPropagator() });
+  return () => provider.shutdown();
+}
+
+/**
+ * `startTracing` for a process's `main`: spans still buffered are flushed when the process is about
+ * to exit on its own (after a graceful shutdown).
+ */
+export function traceProcess(serviceName: string): void {
+  const stop = startTracing(serviceName);
+  if (stop) process.once('beforeExit', () => void stop());
+}
+
+/** Runs `fn` in a new span `name` (a child of the active one), recording a thrown error on it. */
+export function inSpan<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (e) {
+      span.recordException(e as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The active trace as job data: `{ traceparent }` (W3C Trace Context), or nothing when not tracing. */
+export function traceCarrier(): { traceparent?: string } {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier['traceparent'] ? { traceparent: carrier['traceparent'] } : {};
+}
+
+/** Runs `fn` inside the trace a job's `traceparent` names (a new trace when absent). */
+export function withTraceParent<T>(traceparent: string | undefined, fn: () => Promise<T>): Promise<T> {
+  const parent = traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
+  return context.with(parent, fn);
+}
