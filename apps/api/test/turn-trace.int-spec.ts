@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -6,11 +7,14 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import type { ChatDetailView, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
 import { writeModelSettings } from '@corpus-chat/corpus-queries';
 import {
+  corpusPath,
   createTestDatabase,
   importCorpusFiles,
   type TestDatabase,
 } from '@corpus-chat/corpus-queries/testing';
 import { startTracing } from '@corpus-chat/server-core';
+// The worker's scripted model server (test-only code): this spec runs the real worker against it.
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { ScriptedOpenAiServer, script } from '../../agent-worker/src/agent/testing/scripted-openai-server';
 import {
   type ApiInstance,
@@ -143,5 +147,21 @@ describe('a turn as one OpenTelemetry trace: API → job → model requests and 
     expect(spans.filter((s) => s.name === 'tool.query')).toHaveLength(2);
     for (const s of spans.filter((s) => s !== run)) expect(s.parentSpanId).toBe(run.spanId);
     expect(spans.length + 1).toBeGreaterThanOrEqual(6);
+  });
+
+  it('an uploaded report is one trace too: the upload request, then the worker’s import under it', async () => {
+    const bytes = fs.readFileSync(corpusPath('scans/zap/dd__juicy2.xml'));
+    const upload = await request(api.app.getHttpServer())
+      .post('/api/reports/import')
+      .set(operator.headers)
+      .attach('files', bytes, 'juicy2.xml');
+    expect(upload.status).toBe(202);
+    const [queued] = apiSpans.getFinishedSpans().filter((s) => s.name === 'import.queue');
+    const run = await eventually(
+      async () => received.find((s) => s.name === 'import.run' && s.traceId === queued.spanContext().traceId),
+      30_000,
+      'the import.run span at the receiver',
+    );
+    expect(run.parentSpanId).toBe(queued.spanContext().spanId);
   });
 });

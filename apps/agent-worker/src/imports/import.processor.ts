@@ -14,7 +14,7 @@ import {
   readModelSettings,
   runImportJob,
 } from '@corpus-chat/corpus-queries';
-import { metrics, REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+import { inSpan, metrics, REDIS_CLIENT, RedisKeys, withTraceParent } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
 import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
@@ -52,8 +52,14 @@ export class ImportProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<RunImportJobData>): Promise<string> {
-    const { importId } = parseJobData(runImportJobDataSchema, job.data);
+  process(job: Job<RunImportJobData>): Promise<string> {
+    const { importId, traceparent } = parseJobData(runImportJobDataSchema, job.data);
+    return withTraceParent(traceparent, () =>
+      inSpan('import.run', { 'corpus_chat.import_id': importId }, () => this.run(importId)),
+    );
+  }
+
+  private async run(importId: string): Promise<string> {
     const end = metrics.importDuration.startTimer();
     const ended = await runImportJob(this.dataSource, importId, {
       // The API enforced IMPORT_MAX_BYTES while the upload streamed to disk.

@@ -27,7 +27,7 @@ import {
   importJobView,
   listImportJobs,
 } from '@corpus-chat/corpus-queries';
-import { REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+import { inSpan, REDIS_CLIENT, RedisKeys, traceCarrier } from '@corpus-chat/server-core';
 
 /** An uploaded file as multer's disk storage hands it over. */
 export interface UploadedReportFile {
@@ -69,7 +69,13 @@ export class ImportsService {
    * Queues one import per file, in upload order. @throws ServiceUnavailableException when Redis
    * cannot take the jobs (the imports and their files are then removed: nothing stays half-queued).
    */
-  async queueImports(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
+  queueImports(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
+    return inSpan('import.queue', { 'corpus_chat.files': files.length }, () =>
+      this.queueImportsNow(files, operatorId),
+    );
+  }
+
+  private async queueImportsNow(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
     let jobs: ImportJobRecord[];
     try {
       jobs = await createImportJobs(
@@ -169,7 +175,7 @@ export class ImportsService {
 function importJob(id: string) {
   return {
     name: ImportJobNames.runImport,
-    data: { importId: id },
+    data: { importId: id, ...traceCarrier() },
     opts: {
       jobId: id,
       attempts: 2,

@@ -22,4 +22,4 @@ export const runTurnJobDataSchema = z.object({
 });
 
 /** `run-import`. The worker loads the import's row (file path, operator) and re-checks its status. */
-export const runImportJobDataSchema = z.object({ importId: id });
+export const runImportJobDataSchema = z.object({ importId: id, traceparent: z.string().max(128).optional() });
