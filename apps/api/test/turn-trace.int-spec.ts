@@ -162,6 +162,6 @@ describe('a turn as one OpenTelemetry trace: API → job → model requests and 
       30_000,
       'the import.run span at the receiver',
     );
-    expect(run.parentSpanId).toBe(queued.spanContext().spanId);
+    expect(run?.parentSpanId).toBe(queued.spanContext().spanId);
   });
 });
