@@ -30,7 +30,8 @@ async function main(): Promise<void> {
     if (dir) {
       console.log(`[bootstrap] importing the files of ${dir} not in the corpus yet`);
       // Audited like corpus:import: the person who ran npm start imported these reports.
-      const outcomes = await importPaths(ds, [dir], { actor: cliActor() });
+      // An archived report stays archived: its file is skipped like one already there.
+      const outcomes = await importPaths(ds, [dir], { actor: cliActor(), archivedToo: true });
       for (const line of batchSummary(outcomes)) console.log(`[bootstrap] ${line}`);
       return;
     }

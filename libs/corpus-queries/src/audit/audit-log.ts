@@ -77,7 +77,11 @@ export interface AuditFilter {
   limit?: number;
 }
 
-/** Audit events matching `filter`, newest first, one page; `nextBefore` is null on the last page. */
+/**
+ * Audit events matching `filter`, newest first, one page; `nextBefore` is null on the last page.
+ * The order names the table's bigint column: a bare `id` would be the text alias of the SELECT
+ * list, which sorts 9 above 10.
+ */
 export async function listAuditEvents(manager: EntityManager, filter: AuditFilter = {}): Promise<AuditPage> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   const params: unknown[] = [];
@@ -97,7 +101,7 @@ export async function listAuditEvents(manager: EntityManager, filter: AuditFilte
       `SELECT id::text AS id, action, actor_id AS "actorId", actor_name AS "actorName", subject_type AS "subjectType",
             subject_id AS "subjectId", before, after, created_at AS "createdAt"
      FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY id DESC LIMIT $${params.length}`,
+     ORDER BY audit_events.id DESC LIMIT $${params.length}`,
       params,
     );
   const events = rows

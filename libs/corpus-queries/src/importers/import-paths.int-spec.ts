@@ -65,3 +65,26 @@ test('a broken file and a database failure are listed, the rest imported; a reru
     expect.stringMatching(/^ {2}refused {2}c-poison\.json: the report could not be stored/),
   ]);
 });
+
+test('with archivedToo (the start-up import) an archived report is skipped, not brought back', async () => {
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'import-archived-'));
+  try {
+    fs.copyFileSync(corpusPath('scans/nuclei/dd__multiple_matches.jsonl'), path.join(own, 'n.jsonl'));
+    const [first] = await importPaths(db.dataSource, [own], { archivedToo: true });
+    expect(first.ok).toBe(true);
+    if (!first.ok) return;
+    await db.dataSource.query(`UPDATE reports SET archived = true WHERE id = $1`, [first.reportId]);
+    const before = await reportCount();
+
+    const [again] = await importPaths(db.dataSource, [own], { archivedToo: true });
+    expect(again).toMatchObject({ ok: false, code: 'DUPLICATE', existingReportId: first.reportId });
+    if (!again.ok) expect(again.error).toContain('which is archived');
+    expect(await reportCount()).toBe(before);
+
+    // Without it (corpus:import, an upload) the archived report's file imports again.
+    const [manual] = await importPaths(db.dataSource, [own]);
+    expect(manual.ok).toBe(true);
+  } finally {
+    fs.rmSync(own, { recursive: true, force: true });
+  }
+});

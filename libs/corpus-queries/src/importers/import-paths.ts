@@ -32,6 +32,8 @@ export async function importPaths(
   options: {
     maxBytes?: number;
     actor?: AuditActor;
+    /** Also skip files whose report was archived (`ImportOptions.archivedToo`). */
+    archivedToo?: boolean;
     onOutcome?: (outcome: ImportOutcome, fullPath: string) => void;
   } = {},
 ): Promise<ImportOutcome[]> {
@@ -70,7 +72,7 @@ export async function importPaths(
         outcome = await importReport(
           dataSource,
           { filename: file, bytes },
-          { maxBytes, actor: options.actor },
+          { maxBytes, actor: options.actor, archivedToo: options.archivedToo },
         );
       } catch (e) {
         outcome = importFailure(path.basename(file), e);

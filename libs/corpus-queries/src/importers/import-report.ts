@@ -22,6 +22,8 @@ export interface ImportFile {
 export interface ImportOptions extends ParseOptions {
   /** The operator importing: recorded in the audit log (`report.import`) in the import's transaction. */
   actor?: AuditActor;
+  /** Refuse a file whose report was archived too, not only a live one (the start-up import). */
+  archivedToo?: boolean;
 }
 
 function managerOf(target: DataSource | EntityManager): EntityManager {
@@ -99,6 +101,9 @@ export async function importReport(
   }
   const parsed = await parseForImport(name, file.bytes, options);
   if ('ok' in parsed) return parsed;
+  const archived =
+    options.archivedToo && (await findLiveDuplicate(managerOf(target), parsed.contentHash, true));
+  if (archived) return duplicateOutcome(name, archived);
   return storeParsedReport(managerOf(target), name, parsed, options.actor);
 }
 
