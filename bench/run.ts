@@ -37,6 +37,7 @@ import { scenario4 } from './scenarios/s4-scale-out';
 import { scenario5 } from './scenarios/s5-fan-out';
 import { scenario6 } from './scenarios/s6-queries';
 import { scenario7 } from './scenarios/s7-import-load';
+import { scenario8 } from './scenarios/s8-import-speed';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -46,7 +47,7 @@ const args = new Map(
 );
 const quick = args.has('quick');
 const profile = args.has('profile');
-const selected = (args.get('scenario') ?? '1,2,3,4,5,6,7').split(',').map((s) => Number(s.trim()));
+const selected = (args.get('scenario') ?? '1,2,3,4,5,6,7,8').split(',').map((s) => Number(s.trim()));
 const logLevel = args.get('log-level') ?? 'info';
 const coalesceMs = Number(args.get('coalesce-ms') ?? 16);
 
@@ -58,6 +59,7 @@ const SCENARIOS: Record<number, (ctx: BenchContext) => Promise<ScenarioResult>> 
   5: scenario5,
   6: scenario6,
   7: scenario7,
+  8: scenario8,
 };
 
 function log(m: string): void {
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
     const ctx: BenchContext = { quick, profile, coalesceMs, stack, machine, logsDir, log };
     for (const id of selected) {
       const run = SCENARIOS[id];
-      if (!run) throw new Error(`no scenario ${id} (1–7)`);
+      if (!run) throw new Error(`no scenario ${id} (1–8)`);
       const loadAtStart = loadNow();
       const host = hostSpeedProbe();
       const t0 = Date.now();

@@ -20,7 +20,7 @@ const execFileAsync = promisify(execFile);
  * Writes a SARIF 2.1.0 file of about `bytes` bytes (results with long, distinct messages); `round`
  * makes each round's file distinct (the same content would be refused as a duplicate).
  */
-function writeSarif(file: string, bytes: number, round: number): number {
+export function writeSarif(file: string, bytes: number, round: number): number {
   const out = fs.openSync(file, 'w');
   fs.writeSync(
     out,
