@@ -51,10 +51,16 @@ export function looksLikeNative(doc: Record<string, unknown>): boolean {
  * text fields as for every format.
  */
 export function parseNative(doc: Record<string, unknown>): ParsedReport {
+  if (doc['format_version'] == null) {
+    throw new ImportRefusal(
+      'UNSUPPORTED_VERSION',
+      `the native report has no "format_version" (only ${NATIVE_REPORT_FORMAT_VERSION} is supported)`,
+    );
+  }
   if (doc['format_version'] !== NATIVE_REPORT_FORMAT_VERSION) {
     throw new ImportRefusal(
       'UNSUPPORTED_VERSION',
-      `native report format_version ${JSON.stringify(doc['format_version'] ?? null)} is not supported (only ${NATIVE_REPORT_FORMAT_VERSION} is)`,
+      `native report format_version ${JSON.stringify(doc['format_version'])} is not supported (only ${NATIVE_REPORT_FORMAT_VERSION} is)`,
     );
   }
   const errors = validate(doc);

@@ -86,6 +86,16 @@ describe('refusals', () => {
       message: 'SARIF version 2.0.0 is not supported (only SARIF 2.1.0 is)',
     });
   });
+  test('a missing version is said to be missing, never "null"', async () => {
+    expect(await refusal({ runs: [] })).toEqual({
+      code: 'UNSUPPORTED_VERSION',
+      message: 'the SARIF log has no "version" (only SARIF 2.1.0 is supported)',
+    });
+    expect(await refusal({ format: 'corpus-chat-native', findings: [] })).toEqual({
+      code: 'UNSUPPORTED_VERSION',
+      message: 'the native report has no "format_version" (only 1 is supported)',
+    });
+  });
   test('a SARIF result that is not an object is refused with its path', async () => {
     const r = await refusal({
       version: '2.1.0',

@@ -244,9 +244,14 @@ function parseResult(result: Sarif.Result, ctx: RunContext, severities: Severity
  * kind `pass` / `notApplicable` (counted as `skipped`). Another `version` is refused, naming it.
  */
 export function parseSarif(doc: Record<string, unknown>): ParsedReport {
+  if (doc['version'] == null) {
+    throw new ImportRefusal(
+      'UNSUPPORTED_VERSION',
+      'the SARIF log has no "version" (only SARIF 2.1.0 is supported)',
+    );
+  }
   if (doc['version'] !== '2.1.0') {
-    const found =
-      typeof doc['version'] === 'string' ? doc['version'] : JSON.stringify(doc['version'] ?? null);
+    const found = typeof doc['version'] === 'string' ? doc['version'] : JSON.stringify(doc['version']);
     throw new ImportRefusal(
       'UNSUPPORTED_VERSION',
       `SARIF version ${found} is not supported (only SARIF 2.1.0 is)`,

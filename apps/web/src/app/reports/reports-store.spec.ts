@@ -211,6 +211,35 @@ describe('ReportsStore imports', () => {
     expect(store.imports()[0]).toMatchObject({ state: 'done', outcome: duplicate });
   });
 
+  it('keeps every file of a large batch and a batch still running when more files come', async () => {
+    const folder = Array.from({ length: 55 }, (_, n) => file(`f${n}.txt`));
+    await store.importFiles(folder);
+    await store.importFiles([file('late.sarif')]);
+    expect(store.imports().map((i) => i.file)).toEqual(['late.sarif', ...folder.map((f) => f.name)]);
+
+    const refused = {
+      ok: false as const,
+      file: 'f54.txt',
+      code: 'UNRECOGNISED_FORMAT' as const,
+      error: 'prose',
+    };
+    emit(view('id-f54.txt', 'f54.txt', 'failed', { outcome: refused, error: 'prose' }));
+    expect(store.imports().find((i) => i.file === 'f54.txt')).toMatchObject({
+      state: 'done',
+      outcome: refused,
+    });
+  });
+
+  it('drops the oldest finished results past 50 when a new batch comes', async () => {
+    await store.importFiles(Array.from({ length: 60 }, (_, n) => file(`old${n}.sarif`)));
+    for (let n = 0; n < 60; n++) emit(view(`id-old${n}.sarif`, `old${n}.sarif`, 'cancelled'));
+    await store.importFiles([file('new.sarif')]);
+    expect(store.imports().map((i) => i.file)).toEqual([
+      'new.sarif',
+      ...Array.from({ length: 49 }, (_, n) => `old${n}.sarif`),
+    ]);
+  });
+
   it('cancels a running import', async () => {
     await store.importFiles([file('b.xml')]);
     await store.cancelImport(store.imports()[0]!);

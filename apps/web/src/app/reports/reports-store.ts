@@ -52,6 +52,15 @@ function itemOf(job: ImportJobView): ImportItem {
 const isRunning = (i: ImportItem): boolean =>
   i.state === 'uploading' || i.state === 'queued' || i.state === 'parsing';
 
+/** Finished results kept in the list; running ones always stay, or their outcome would go unseen. */
+const KEPT_RESULTS = 50;
+
+/** A new batch on top of the earlier items, dropping only the oldest finished results. */
+function withBatch(batch: ImportItem[], earlier: ImportItem[]): ImportItem[] {
+  let room = KEPT_RESULTS - batch.length;
+  return [...batch, ...earlier.filter((i) => isRunning(i) || room-- > 0)];
+}
+
 interface ReportsState {
   reports: ReportSummary[];
   overview: CorpusOverview | null;
@@ -257,7 +266,7 @@ export class ReportsStore {
     this.state.update((s) => ({
       ...s,
       archiveNotice: null,
-      imports: [...batch, ...s.imports.filter((i) => !isRunning(i))].slice(0, 50),
+      imports: withBatch(batch, s.imports),
     }));
     for (const [index, file] of files.entries()) {
       let next: ImportItem;
