@@ -8,7 +8,7 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, startTcpProxy, type TcpProxy } from '@corpus-chat/corpus-queries/testing';
 import { TurnSweeper } from '../src/chat/turn-sweeper';
 import {
   type ApiInstance,
@@ -20,7 +20,7 @@ import {
   startApiInstance,
 } from './support/chat-harness';
 import type { LoginSession } from './support/login';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+
 import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';
 

@@ -1,6 +1,7 @@
 import {
   CorpusTools,
   CORPUS_QUERY_FNS,
+  CorpusUnavailableError,
   type CorpusQueryFns,
   defaultCorpusQueries,
   defaultReadOnly,
@@ -9,7 +10,13 @@ import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { AGENT_RUNNER, ModelSlots, REDIS_CLIENT, RedisKeys } from '@corpus-chat/server-core';
+import {
+  AGENT_RUNNER,
+  isDatabaseUnavailable,
+  ModelSlots,
+  REDIS_CLIENT,
+  RedisKeys,
+} from '@corpus-chat/server-core';
 import { AGENT_CONFIG, loadAgentConfig, type AgentConfig } from './agent.config';
 import { CorpusAgentRunner } from './corpus-agent-runner';
 import { ModelSettingsProvider } from './model-settings.provider';
@@ -38,7 +45,13 @@ export class AgentModule {
       {
         provide: CorpusTools,
         inject: [DataSource, CORPUS_QUERY_FNS],
-        useFactory: (ds: DataSource, q: CorpusQueryFns) => new CorpusTools(ds, q, defaultReadOnly),
+        // Postgres out of reach is told apart from a failed query (TurnRecorder retries it).
+        useFactory: (ds: DataSource, q: CorpusQueryFns) =>
+          new CorpusTools(ds, q, (source, fn, signal) =>
+            defaultReadOnly(source, fn, signal).catch((e: unknown) => {
+              throw isDatabaseUnavailable(e) ? new CorpusUnavailableError(e) : e;
+            }),
+          ),
       },
       {
         provide: ModelSettingsProvider,

@@ -1,4 +1,10 @@
-import { type CorpusTools, isToolName, type ToolExecution, shownToolName } from '@corpus-chat/corpus-queries';
+import {
+  type CorpusTools,
+  CorpusUnavailableError,
+  isToolName,
+  type ToolExecution,
+  shownToolName,
+} from '@corpus-chat/corpus-queries';
 import {
   REASONING_MAX_CHARS,
   type AssistantMessageMetadata,
@@ -54,7 +60,7 @@ export class TurnRecorder {
     await this.ctx.emit({ type: 'tool.call', callId, name: shownName, args });
     const end = metrics.toolQuery.startTimer({ tool: isToolName(name) ? name : 'unknown' });
     const exec = await inSpan('tool.query', { 'corpus_chat.tool': shownName }, () =>
-      this.tools.execute(name, rawArgs, this.ctx.signal),
+      this.executeWhileReachable(name, rawArgs),
     );
     end({ outcome: exec.ok ? 'ok' : 'error' });
     await this.ctx.emit({
@@ -79,6 +85,28 @@ export class TurnRecorder {
       if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;
     }
     return exec;
+  }
+
+  /**
+   * Runs a tool call, trying again while Postgres is out of reach (back-off from 200 ms doubling to
+   * 5 s) until it answers or the turn is stopped or runs out of time: then the turn ends with
+   * `turn.error` (TIMEOUT), never with an answer written without the data.
+   */
+  private async executeWhileReachable(name: string, rawArgs: unknown): Promise<ToolExecution> {
+    const signal = this.ctx.signal;
+    for (let delay = 200; ; delay = Math.min(delay * 2, 5000)) {
+      try {
+        return await this.tools.execute(name, rawArgs, signal);
+      } catch (e) {
+        if (!(e instanceof CorpusUnavailableError)) throw e;
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, delay);
+          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason ?? e)), {
+            once: true,
+          });
+        });
+      }
+    }
   }
 
   /** Emits one text delta and appends it to the answer. Empty strings are skipped. */

@@ -6,3 +6,4 @@ export * from './test-names';
 export * from './chat-turns';
 export { mulberry32 } from '../generator/prng';
 export * from './env-table';
+export * from './tcp-proxy';

@@ -43,5 +43,17 @@ export type ReadOnlyRunner = <T>(
   signal?: AbortSignal,
 ) => Promise<T>;
 
+/**
+ * Thrown by a `ReadOnlyRunner` when the database could not be reached at all, as opposed to a
+ * query that failed: `CorpusTools.execute` lets it through instead of answering `ok: false`, so
+ * the caller can retry or end the turn rather than let a model answer without the data.
+ */
+export class CorpusUnavailableError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`the corpus database did not answer (${(cause as Error)?.message ?? String(cause)})`);
+    this.name = 'CorpusUnavailableError';
+  }
+}
+
 /** Nest injection token of the `CorpusQueryFns` the tools use. */
 export const CORPUS_QUERY_FNS = Symbol('CORPUS_QUERY_FNS');

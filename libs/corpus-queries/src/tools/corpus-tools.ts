@@ -12,7 +12,7 @@ import {
   type ToolCardData,
   type ToolName,
 } from '@corpus-chat/contracts';
-import type { CorpusQueryFns, ReadOnlyRunner } from './corpus-queries.port';
+import { CorpusUnavailableError, type CorpusQueryFns, type ReadOnlyRunner } from './corpus-queries.port';
 import { ToolArgsValidator, isToolName, shownToolName } from './tool-args.validator';
 import {
   describeFilter,
@@ -127,6 +127,7 @@ export class CorpusTools {
       return await this.run(check.name, check.args as never, signal);
     } catch (e) {
       signal?.throwIfAborted();
+      if (e instanceof CorpusUnavailableError) throw e;
       const message = `${check.name} failed: ${(e as Error).message}`;
       return {
         ok: false,
