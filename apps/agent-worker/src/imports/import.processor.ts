@@ -16,6 +16,7 @@ import {
 } from '@corpus-chat/corpus-queries';
 import { inSpan, metrics, REDIS_CLIENT, RedisKeys, withTraceParent } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
+import { WorkerEnv } from '../config/worker-env';
 import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
 
@@ -48,6 +49,7 @@ export class ImportProcessor extends WorkerHost {
     private readonly keys: RedisKeys,
     // Absent when a test runs the worker with a scripted agent: the defaults then apply.
     @Optional() @Inject(AGENT_CONFIG) private readonly agent: AgentConfig = agentConfig(),
+    @Optional() @Inject(WorkerEnv) private readonly env?: WorkerEnv,
   ) {
     super();
   }
@@ -67,6 +69,8 @@ export class ImportProcessor extends WorkerHost {
       onParsing: (started) => this.publish(started),
       onProgress: (progress) => this.publish(progress),
       findingExtractor: () => this.extractor(importId),
+      // Storing is paced only to leave room for chat turns this process runs too (WORKER_QUEUES).
+      paced: this.env?.WORKER_QUEUES.includes('turns') ?? true,
     });
     if (ended) {
       end({ status: ended.status });

@@ -190,7 +190,12 @@ export async function finish(
 export async function runImportJob(
   dataSource: DataSource,
   id: string,
-  options: ImportOptions & PdfImportOptions & { onParsing?: (job: ImportJobRecord) => Promise<void> } = {},
+  options: ImportOptions &
+    PdfImportOptions & {
+      onParsing?: (job: ImportJobRecord) => Promise<void>;
+      /** False on a worker that takes no chat turns: nothing to leave room for, so store at full speed. */
+      paced?: boolean;
+    } = {},
 ): Promise<ImportJobRecord | null> {
   const [started]: [ImportJobRow[], number] = await dataSource.query(
     `UPDATE import_jobs SET status = 'parsing', updated_at = now() WHERE id = $1 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
@@ -231,7 +236,15 @@ export async function runImportJob(
     );
     const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
     const outcome =
-      'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, STORE_PACING);
+      'ok' in parsed
+        ? parsed
+        : await storeParsedReport(
+            tx,
+            job.file,
+            parsed,
+            actor,
+            options.paced === false ? undefined : STORE_PACING,
+          );
     return finish(tx, id, outcome);
   });
   await removeUpload(job.uploadPath);
@@ -239,7 +252,7 @@ export async function runImportJob(
 }
 
 /**
- * A background import's storing takes at most half the wall time: chat turns share the worker and
+ * A background import's storing takes at most half the wall time (unless `paced: false`): chat turns share the worker and
  * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share only spreads the same
  * slow turns over a longer import).
  */
@@ -249,8 +262,8 @@ const STORE_PACING: InsertPacing = { share: 0.5 };
 const CANCEL_CHECK_MS = 1000;
 
 /**
- * Files up to this size are parsed on the event loop: starting a parse thread costs more (5–8 s
- * when the sources are compiled on load, as under `npm start`) than parsing them (≤ 0.2 s; a
+ * Files up to this size are parsed on the event loop: the first parse thread's start costs more
+ * (5–8 s when the sources are compiled on load, as under `npm start`) than parsing them (≤ 0.2 s; a
  * 1 MB Nessus file takes 1 s, too long to hold the event loop that runs chat turns).
  */
 const IN_PROCESS_MAX_BYTES = 262_144;

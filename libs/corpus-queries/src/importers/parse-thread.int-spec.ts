@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import workerThreads from 'node:worker_threads';
 import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir } from '../testing';
 import { cancelImportJob, createImportJobs, runImportJob } from './import-jobs';
 import { parseForImport } from './parse-report';
@@ -145,4 +146,28 @@ test('aborting the signal stops the parse: it rejects as cancelled', async () =>
   const parsing = parseInThread('large.sarif', new Uint8Array(sarif(COUNT)), {}, abort.signal);
   abort.abort();
   await expect(parsing).rejects.toBeInstanceOf(ParseCancelled);
+});
+
+test('consecutive files share one parse thread; a thread stopped by a cancel is replaced', async () => {
+  const { Worker } = workerThreads;
+  const started = jest
+    .spyOn(workerThreads, 'Worker')
+    .mockImplementation((...args: ConstructorParameters<typeof Worker>) => new Worker(...args));
+  try {
+    const small = sarif(3);
+    await parseInThread('a.sarif', new Uint8Array(small));
+    const afterFirst = started.mock.calls.length;
+    expect(await parseInThread('b.sarif', new Uint8Array(small))).toMatchObject({ format: 'sarif' });
+    expect(started).toHaveBeenCalledTimes(afterFirst);
+    const abort = new AbortController();
+    const parsing = parseInThread('c.sarif', new Uint8Array(sarif(COUNT)), {}, abort.signal);
+    abort.abort();
+    await expect(parsing).rejects.toBeInstanceOf(ParseCancelled);
+    const parsed = await parseInThread('d.sarif', new Uint8Array(small));
+    expect(parsed).toMatchObject({ format: 'sarif' });
+    expect('findings' in parsed && parsed.findings).toHaveLength(3);
+    expect(started).toHaveBeenCalledTimes(afterFirst + 1);
+  } finally {
+    started.mockRestore();
+  }
 });

@@ -38,6 +38,27 @@ export class ParseCancelled extends Error {
 }
 
 /**
+ * Parse threads waiting for their next file. Starting one costs 0.5–1.3 s (loading the parsers), more
+ * than parsing a 1 MB file, so a thread that ended its parse cleanly is kept for the next; one that
+ * failed, crashed or was stopped on a cancel is dropped. Idle threads do not keep the process alive.
+ */
+const idle: Worker[] = [];
+
+function takeThread(): Worker {
+  const reused = idle.pop();
+  reused?.ref();
+  if (reused) return reused;
+  const worker = new Worker(BOOT, { eval: true, workerData: { script: SCRIPT, register: REGISTER } });
+  // An idle thread that dies leaves the pool; its error is reported to the parse that uses it, if any.
+  worker.on('error', () => undefined);
+  worker.once('exit', () => {
+    const i = idle.indexOf(worker);
+    if (i >= 0) idle.splice(i, 1);
+  });
+  return worker;
+}
+
+/**
  * `parseForImport` in a worker thread: parsing a 50 MB scanner file keeps a CPU busy for seconds,
  * which on the ingest worker's event loop would hold up the chat turns that process runs (bench
  * scenario 7). Same result and refusal messages as `parseForImport`; `bytes` are handed over
@@ -57,34 +78,35 @@ export function parseInThread(
   const input: ParseThreadInput = { name, bytes: own, options: { maxBytes: options.maxBytes } };
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ParseCancelled());
-    const worker = new Worker(BOOT, {
-      eval: true,
-      workerData: { ...input, script: SCRIPT, register: REGISTER },
-      transferList: [own.buffer as ArrayBuffer],
-    });
+    const worker = takeThread();
     const findings: ParsedFinding[] = [];
     let settled = false;
-    const end = (settle: () => void) => {
+    const end = (settle: () => void, keep = false) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (keep) {
+        worker.unref();
+        idle.push(worker);
+      } else void worker.terminate();
       settle();
     };
     const onAbort = () => end(() => reject(new ParseCancelled()));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (m: ParseThreadMessage) => {
+    const onMessage = (m: ParseThreadMessage) => {
       if (m.kind === 'findings') {
         for (const f of m.findings) findings.push(f);
         // The next batch once this turn of the event loop is over (see the thread's BATCH).
         setImmediate(() => settled || worker.postMessage('next'));
-      } else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }));
-      else if (m.kind === 'outcome') end(() => resolve(m.outcome));
+      } else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }), true);
+      else if (m.kind === 'outcome') end(() => resolve(m.outcome), true);
       else end(() => reject(new Error(`the import parser failed: ${m.message}`)));
-    });
-    worker.once('error', (e) => end(() => reject(e)));
-    worker.once('exit', (code) =>
-      end(() => reject(new Error(`the import parser stopped (exit code ${code})`))),
-    );
+    };
+    const onError = (e: Error) => end(() => reject(e));
+    const onExit = (code: number) =>
+      end(() => reject(new Error(`the import parser stopped (exit code ${code})`)));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage(input, [own.buffer as ArrayBuffer]);
   });
 }

@@ -1,11 +1,11 @@
 /**
- * Entry point of the import parse thread (see `parse-thread.ts`): parses the file it is given and
- * posts the findings in batches, then the rest of the parsed file, or the refusal as an outcome.
+ * Entry point of the import parse thread (see `parse-thread.ts`): parses each file it is sent, one
+ * at a time, and posts the findings in batches, then the rest of the parsed file, or the refusal.
  */
 // A thread starts with fresh globals: the decorated classes the contracts library declares need this, as in main.ts.
 import 'reflect-metadata';
 import os from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { parseForImport } from './parse-report';
 import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
 
@@ -15,7 +15,9 @@ import type { ParseThreadInput, ParseThreadMessage } from './parse-thread';
  */
 const BATCH = 100;
 
-const next = (): Promise<unknown> => new Promise((resolve) => parentPort!.once('message', resolve));
+/** Resolves the wait for the main thread's go-ahead (`'next'`) of the batch being sent. */
+let go: (() => void) | null = null;
+const next = (): Promise<void> => new Promise((resolve) => (go = resolve));
 
 // On Linux a nice value is per thread: this one yields the CPU to the event loop (chat turns) and to
 // Postgres whenever they need it. Elsewhere it would lower the whole process, so it is left as is.
@@ -33,9 +35,12 @@ async function run({ name, bytes, options }: ParseThreadInput): Promise<void> {
   post({ kind: 'parsed', parsed: { ...rest, findings: [] } });
 }
 
-run(workerData as ParseThreadInput).catch((e: unknown) =>
-  parentPort!.postMessage({
-    kind: 'error',
-    message: (e as Error)?.message ?? String(e),
-  } satisfies ParseThreadMessage),
-);
+parentPort!.on('message', (m: ParseThreadInput | 'next') => {
+  if (m === 'next') return go?.();
+  run(m).catch((e: unknown) =>
+    parentPort!.postMessage({
+      kind: 'error',
+      message: (e as Error)?.message ?? String(e),
+    } satisfies ParseThreadMessage),
+  );
+});
