@@ -42,7 +42,7 @@ export const workerEnvSchema = serverEnvSchema.extend({
         .min(1, { error: 'must list `turns`, `imports` or both, comma-separated' }),
     )
     .describe(
-      'Queues this worker takes jobs from: `turns` (chat turns), `imports` (report files) or both (default), comma-separated. Run import workers apart so a large import never competes with chat turns for a process.',
+      'Queues this worker takes jobs from: `turns` (chat turns), `imports` (report files) or both (default), comma-separated. Run import workers apart so a large import never competes with chat turns for a process; a worker without `turns` also stores imports at full speed instead of paced.',
     ),
   WORKER_ID: z
     .string()
