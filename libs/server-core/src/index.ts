@@ -26,3 +26,4 @@ export * from './metrics/metrics.module';
 export * from './model/model-slots';
 export * from './model/model-redirects';
 export * from './tracing/tracing';
+export * from './process/sleep';

@@ -12,7 +12,7 @@ import {
   type ModelRequestUsage,
   type StoredToolCall,
 } from '@corpus-chat/contracts';
-import { type AgentTurnContext, inSpan, metrics } from '@corpus-chat/server-core';
+import { type AgentTurnContext, inSpan, metrics, sleep } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 
 /**
@@ -99,12 +99,7 @@ export class TurnRecorder {
         return await this.tools.execute(name, rawArgs, signal);
       } catch (e) {
         if (!(e instanceof CorpusUnavailableError)) throw e;
-        await new Promise<void>((resolve, reject) => {
-          const timer = setTimeout(resolve, delay);
-          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason ?? e)), {
-            once: true,
-          });
-        });
+        await sleep(delay, signal);
       }
     }
   }

@@ -7,6 +7,7 @@ import {
   type AgentTurnContext,
   type AgentTurnOutcome,
   AgentTurnError,
+  sleep,
 } from '@corpus-chat/server-core';
 
 /**
@@ -46,25 +47,9 @@ export function parseScript(message: string): TurnScript {
   return m ? (JSON.parse(m[1]) as TurnScript) : {};
 }
 
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** Resolves once the file at `gate` exists (polled every 20 ms); rejects when `signal` aborts. */
 export async function waitForGate(gate: string, signal: AbortSignal): Promise<void> {
-  while (!fs.existsSync(gate)) await abortableSleep(20, signal);
+  while (!fs.existsSync(gate)) await sleep(20, signal);
 }
 
 /** One run of a turn as the scripted runner saw it. */
@@ -115,7 +100,7 @@ export class ScriptedAgentRunner implements AgentRunner {
         const callId = `call-${ctx.turnId.slice(0, 8)}`;
         const args = { groupBy: 'severity' };
         await ctx.emit({ type: 'tool.call', callId, name: 'count_findings_by', args });
-        await abortableSleep(script.deltaMs ?? 10, signal);
+        await sleep(script.deltaMs ?? 10, signal);
         await ctx.emit({
           type: 'tool.result',
           callId,
@@ -135,7 +120,7 @@ export class ScriptedAgentRunner implements AgentRunner {
       }
       for (const [i, text] of deltas.entries()) {
         if (script.hold && i === script.hold.afterDeltas) await waitForGate(script.hold.gate, signal);
-        await abortableSleep(script.deltaMs ?? 10, signal);
+        await sleep(script.deltaMs ?? 10, signal);
         await ctx.emit({ type: 'text.delta', text });
       }
       if (script.failAttempts && attempt <= script.failAttempts) {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { sleep } from '../process/sleep';
 
 /**
  * Grants a slot (a lease in `holders`) when fewer than `max` are held and the caller is among the
@@ -102,7 +103,7 @@ export class ModelSlots {
         );
         if (place === 0) break;
         if (place !== shown) onWait?.((shown = place));
-        await abortableDelay(this.pollMs, signal);
+        await sleep(this.pollMs, signal);
       }
     } catch (e) {
       await this.redis.zrem(waiters, id).catch(() => undefined);
@@ -117,18 +118,4 @@ export class ModelSlots {
       await this.redis.zrem(holders, id).catch(() => undefined);
     };
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,6 +1,12 @@
 import type { Logger } from '@nestjs/common';
 import type OpenAI from 'openai';
-import { AgentTurnError, type AgentTurnContext, inSpan, type ModelSlots } from '@corpus-chat/server-core';
+import {
+  AgentTurnError,
+  type AgentTurnContext,
+  inSpan,
+  type ModelSlots,
+  sleep,
+} from '@corpus-chat/server-core';
 import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
@@ -100,19 +106,4 @@ export async function requestWithRetry(
       await release?.();
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
