@@ -6,6 +6,7 @@ import { MetricsServer } from '@corpus-chat/server-core';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import {
   type ApiInstance,
+  eventually,
   newDeployment,
   openChatSocket,
   signIn,
@@ -44,8 +45,7 @@ it('counts the chat sockets connected to this instance and reports the queues', 
   expect(text).toMatch(/^corpus_chat_queue_jobs\{queue="imports",state="active"\} 0$/m);
   a.socket.disconnect();
   b.socket.disconnect();
-  for (let i = 0; i < 100 && (await socketsNow()) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
-  expect(await socketsNow()).toBe(0);
+  await eventually(async () => ((await socketsNow()) === 0 ? true : undefined), 5000, 'no sockets left');
 });
 
 it('is not served on the public API port', async () => {

@@ -13,6 +13,8 @@ export interface TcpProxy {
   /** Drops every open connection; new ones are closed at once until `restore`. */
   cut(): void;
   restore(): void;
+  /** Resolves once `count` connections were refused; rejects after `ms` naming what it waited for. */
+  refusedAtLeast(count: number, ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,10 +23,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const open = new Set<net.Socket>();
   let down = false;
   let refused = 0;
+  const waiters = new Set<() => void>();
   const server = net.createServer((client) => {
     if (down) {
       refused++;
       client.destroy();
+      for (const check of [...waiters]) check();
       return;
     }
     const upstream = net.connect(target.port, target.host);
@@ -56,6 +60,22 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     restore() {
       down = false;
+    },
+    refusedAtLeast(count, ms) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`the proxy refused ${refused} connection(s), not ${count}, within ${ms} ms`));
+        }, ms);
+        const check = () => {
+          if (refused < count) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+        check();
+      });
     },
     async close() {
       for (const s of open) s.destroy();

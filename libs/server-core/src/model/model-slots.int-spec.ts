@@ -37,14 +37,19 @@ describe('ModelSlots (real Redis)', () => {
     const places: number[][] = [[], [], []];
     const order: number[] = [];
     const quitter = new AbortController();
+    let thirdInLine: () => void = () => undefined;
+    const thirdWaits = new Promise<void>((resolve) => (thirdInLine = resolve));
     const waiting = [0, 1, 2].map(async (i) => {
       const signal = i === 1 ? quitter.signal : new AbortController().signal;
-      const done = await slots.acquire(SERVER, signal, (p) => places[i].push(p));
+      const done = await slots.acquire(SERVER, signal, (p) => {
+        places[i].push(p);
+        if (i === 2) thirdInLine();
+      });
       order.push(i);
       await done();
     });
     waiting[1].catch(() => undefined);
-    for (let t = 0; t < 200 && places[2].length === 0; t++) await new Promise((r) => setTimeout(r, 5));
+    await thirdWaits;
     quitter.abort(new Error('stopped'));
     await expect(waiting[1]).rejects.toThrow('stopped');
     await release();

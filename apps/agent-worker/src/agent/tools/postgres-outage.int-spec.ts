@@ -46,10 +46,8 @@ afterAll(async () => {
 it('retries the tool query while Postgres is away, then answers with the exact number', async () => {
   proxy.cut();
   const asked = new TestThread(runner).ask('How many high severity findings are there?');
-  // Restored once the runner has tried (and been refused) twice, or once the turn has ended.
-  let settled = false;
-  void asked.finally(() => (settled = true)).catch(() => undefined);
-  while (proxy.refused < 2 && !settled) await new Promise((r) => setTimeout(r, 20));
+  // Restored once the runner has tried (and been refused) twice: proof that it retries.
+  await proxy.refusedAtLeast(2, 10_000);
   proxy.restore();
   const turn = await asked;
   const high = (await searchFindings(db.dataSource.manager, { severity: 'high' })).total;
