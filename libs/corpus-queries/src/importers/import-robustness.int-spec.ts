@@ -6,7 +6,7 @@
  * refused with a sentence; never a thrown error, database or stack text, or a half-stored report.
  *
  * `npm run test:fuzz` (`FUZZ_FULL=1`) runs every mutation of every file, 100,000-finding files
- * included. Otherwise (`npm test`) a sample of `IMPORT_FUZZ_SAMPLE` cases (default 60) picked by
+ * included. Otherwise (`npm test`) a sample of `IMPORT_FUZZ_SAMPLE` cases (default 30) picked by
  * `FUZZ_SEED` (random when unset; the seed is in the test title, to replay a failure).
  */
 import fs from 'node:fs';
@@ -20,7 +20,7 @@ import { parseReportFile } from './parse-report';
 
 const FULL = process.env['FUZZ_FULL'] === '1';
 const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : randomInt(2 ** 31);
-const SAMPLE = Number(process.env['IMPORT_FUZZ_SAMPLE'] ?? 60);
+const SAMPLE = Number(process.env['IMPORT_FUZZ_SAMPLE'] ?? 30);
 const MODE = FULL
   ? 'every mutation'
   : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest libs/corpus-queries/src/importers/import-robustness.int-spec.ts`;

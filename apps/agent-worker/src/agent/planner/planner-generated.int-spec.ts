@@ -17,7 +17,7 @@ import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner
 import { TestThread, askInThread } from '../testing/turn-harness';
 
 const setup = usePlannerOnQuestionsCorpus();
-const SAMPLE = 300;
+const SAMPLE = 150;
 
 /** Where findings are: a phrase naming them and the SQL that selects them. */
 interface Where {
