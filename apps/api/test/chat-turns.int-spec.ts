@@ -31,12 +31,6 @@ import type { LoginSession } from './support/login';
 import { spawnWorkerProcess, WORKER_START_MS, type WorkerProcess } from './support/worker-process';
 
 jest.setTimeout(60_000);
-// "cancels a queued turn and a running one" failed twice in full `npm test` runs (never alone, nor
-// under a CPU hog): the running turn's job was not `active` when its cancel came, so the API
-// ended the turn itself. The cause is not found yet; until it is, a failure is logged and the test
-// runs once more rather than failing the whole run.
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
-
 /**
  * The turn pipeline end to end: two API instances of one deployment, two agent-worker processes
  * (concurrency 1 each, scripted runner), real Postgres and Redis, socket.io-client.
@@ -190,67 +184,46 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     const long = { deltaCount: 1200, deltaMs: 50 };
     const t1 = await postOk(busy1, long);
     const t2 = await postOk(busy2, long);
-    // A failed attempt must not leave both workers busy for the retry above.
-    const cancelBusy = () =>
-      Promise.all(
-        [
-          [busy1, t1.turnId],
-          [busy2, t2.turnId],
-        ].map(([chat, turn]) =>
-          http().post(`/api/chats/${chat}/turns/${turn}/cancel`).set(alice.headers).send(),
-        ),
-      );
-    try {
-      await Promise.all([watcher.waitFor(t1.turnId, 'text.delta'), watcher.waitFor(t2.turnId, 'text.delta')]);
+    await Promise.all([watcher.waitFor(t1.turnId, 'text.delta'), watcher.waitFor(t2.turnId, 'text.delta')]);
 
-      const queued = await postOk(queuedChat, { deltas: ['never'] });
-      expect(queued.queuePosition).toBe(1);
-      const cancelQueued = await http()
-        .post(`/api/chats/${queuedChat}/turns/${queued.turnId}/cancel`)
-        .set(alice.headers)
-        .send();
-      expect(cancelQueued.status).toBe(202);
-      expect(cancelQueued.body as CancelTurnResponse).toEqual({ turnId: queued.turnId, state: 'cancelled' });
-      const cancelledEvent = (await watcher.waitFor(queued.turnId)) as ChatEventOf<'turn.cancelled'>;
-      expect(cancelledEvent.type).toBe('turn.cancelled');
-      expect(watcher.forTurn(queued.turnId).map((e) => e.type)).toEqual(['turn.queued', 'turn.cancelled']);
+    const queued = await postOk(queuedChat, { deltas: ['never'] });
+    expect(queued.queuePosition).toBe(1);
+    const cancelQueued = await http()
+      .post(`/api/chats/${queuedChat}/turns/${queued.turnId}/cancel`)
+      .set(alice.headers)
+      .send();
+    expect(cancelQueued.status).toBe(202);
+    expect(cancelQueued.body as CancelTurnResponse).toEqual({ turnId: queued.turnId, state: 'cancelled' });
+    const cancelledEvent = (await watcher.waitFor(queued.turnId)) as ChatEventOf<'turn.cancelled'>;
+    expect(cancelledEvent.type).toBe('turn.cancelled');
+    expect(watcher.forTurn(queued.turnId).map((e) => e.type)).toEqual(['turn.queued', 'turn.cancelled']);
 
-      const next = await postOk(nextChat, { deltas: ['next'] });
-      const cancelRunning = await http()
-        .post(`/api/chats/${busy1}/turns/${t1.turnId}/cancel`)
-        .set(alice.headers)
-        .send();
-      expect(cancelRunning.body as CancelTurnResponse).toEqual({ turnId: t1.turnId, state: 'stopping' });
-      const stopped = (await watcher.waitFor(t1.turnId, undefined, 10_000)) as ChatEventOf<'turn.cancelled'>;
-      expect(stopped.type).toBe('turn.cancelled');
-      await watcher.waitFor(next.turnId, 'turn.started', 10_000);
-      // Told by order, not the clock: the next turn got t1's worker while t2 (60 s of deltas) still
-      // holds the other one, so the cancel freed it rather than the script running out.
-      expect(watcher.forTurn(t2.turnId).map((e) => e.type)).not.toContain('turn.done');
+    const next = await postOk(nextChat, { deltas: ['next'] });
+    const cancelRunning = await http()
+      .post(`/api/chats/${busy1}/turns/${t1.turnId}/cancel`)
+      .set(alice.headers)
+      .send();
+    expect(cancelRunning.body as CancelTurnResponse).toEqual({ turnId: t1.turnId, state: 'stopping' });
+    const stopped = (await watcher.waitFor(t1.turnId, undefined, 10_000)) as ChatEventOf<'turn.cancelled'>;
+    expect(stopped.type).toBe('turn.cancelled');
+    await watcher.waitFor(next.turnId, 'turn.started', 10_000);
+    // Told by order, not the clock: the next turn got t1's worker while t2 (60 s of deltas) still
+    // holds the other one, so the cancel freed it rather than the script running out.
+    expect(watcher.forTurn(t2.turnId).map((e) => e.type)).not.toContain('turn.done');
 
-      const running = (await http().get(`/api/chats/${busy1}`).set(alice.headers)).body as ChatDetailView;
-      const partial = running.messages.find((m) => m.role === 'assistant')!;
-      expect(partial).toMatchObject({ id: stopped.messageId, status: 'cancelled' });
-      expect(partial.content).toMatch(/^w1 w2 /);
-      const queuedThread = (await http().get(`/api/chats/${queuedChat}`).set(alice.headers))
-        .body as ChatDetailView;
-      expect(queuedThread.messages.map((m) => [m.role, m.status, m.content])).toEqual([
-        ['user', 'complete', expect.any(String)],
-        ['assistant', 'cancelled', ''],
-      ]);
-      await http().post(`/api/chats/${busy2}/turns/${t2.turnId}/cancel`).set(alice.headers).send();
-      await watcher.waitFor(t2.turnId);
-      await watcher.waitFor(next.turnId);
-    } catch (e) {
-      console.warn(
-        `t1 events: ${watcher
-          .forTurn(t1.turnId)
-          .map((ev) => ev.type)
-          .join(', ')}`,
-      );
-      await cancelBusy();
-      throw e;
-    }
+    const running = (await http().get(`/api/chats/${busy1}`).set(alice.headers)).body as ChatDetailView;
+    const partial = running.messages.find((m) => m.role === 'assistant')!;
+    expect(partial).toMatchObject({ id: stopped.messageId, status: 'cancelled' });
+    expect(partial.content).toMatch(/^w1 w2 /);
+    const queuedThread = (await http().get(`/api/chats/${queuedChat}`).set(alice.headers))
+      .body as ChatDetailView;
+    expect(queuedThread.messages.map((m) => [m.role, m.status, m.content])).toEqual([
+      ['user', 'complete', expect.any(String)],
+      ['assistant', 'cancelled', ''],
+    ]);
+    await http().post(`/api/chats/${busy2}/turns/${t2.turnId}/cancel`).set(alice.headers).send();
+    await watcher.waitFor(t2.turnId);
+    await watcher.waitFor(next.turnId);
   });
 
   it('answers 409 with the active turn to a second message in a busy thread; ifBusy=interrupt cancels it and runs the new one', async () => {

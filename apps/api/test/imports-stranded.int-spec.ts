@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
@@ -10,7 +9,12 @@ import {
   IMPORT_JOB_LOST_REASON,
   IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON,
 } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import {
+  corpusPath,
+  createTestDatabase,
+  storedUploadBytes,
+  type TestDatabase,
+} from '@corpus-chat/corpus-queries/testing';
 import { ImportSweeper } from '../src/corpus/import-sweeper';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';
@@ -25,8 +29,8 @@ const FAST_RECOVERY = { LOCK_DURATION_MS: '2000', STALLED_INTERVAL_MS: '1000' };
 /**
  * An import whose worker dies mid-parse does not stay `parsing`: the worker is killed (SIGKILL)
  * while it reads the upload, and another worker's stalled check ends the import `failed` with a
- * reason the operator can act on, writing nothing. The upload is replaced by a named pipe nobody
- * writes to, so the first worker is held inside the read however fast the machine is.
+ * reason the operator can act on, writing nothing. The upload's table is locked meanwhile, so the
+ * first worker is held inside the read however fast the machine is.
  */
 describe('an import whose worker died', () => {
   let db: TestDatabase;
@@ -43,10 +47,8 @@ describe('an import whose worker died', () => {
         return w;
       },
     );
-  const row = async (
-    id: string,
-  ): Promise<{ status: ImportJobStatus; error: string | null; upload_path: string }> =>
-    (await db.dataSource.query(`SELECT status, error, upload_path FROM import_jobs WHERE id = $1`, [id]))[0];
+  const row = async (id: string): Promise<{ status: ImportJobStatus; error: string | null }> =>
+    (await db.dataSource.query(`SELECT status, error FROM import_jobs WHERE id = $1`, [id]))[0];
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -63,7 +65,7 @@ describe('an import whose worker died', () => {
   });
 
   it('ends failed with the reason once another worker runs, and writes nothing', async () => {
-    // No worker yet: the import waits queued while its upload becomes a pipe nobody writes to.
+    // No worker yet: the import waits queued, and its upload is locked so the worker hangs reading it.
     const bytes = fs.readFileSync(corpusPath('scans/zap/dd__juicy2.xml'));
     const res = await request(api.app.getHttpServer())
       .post('/api/reports/import')
@@ -71,9 +73,10 @@ describe('an import whose worker died', () => {
       .attach('files', bytes, 'dd__juicy2.xml')
       .expect(202);
     const id: string = res.body.imports[0].id;
-    const { upload_path: uploadPath } = await row(id);
-    fs.rmSync(uploadPath);
-    execFileSync('mkfifo', [uploadPath]);
+    const lock = db.dataSource.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await lock.query(`LOCK TABLE import_upload_chunks IN ACCESS EXCLUSIVE MODE`);
 
     const doomed = await spawn();
     // The socket's update, not the row: the worker stores `parsing` before it publishes it, and a
@@ -82,6 +85,8 @@ describe('an import whose worker died', () => {
     doomed.kill('SIGKILL');
     expect((await doomed.exited).signal).toBe('SIGKILL');
     expect((await row(id)).status).toBe('parsing');
+    await lock.rollbackTransaction();
+    await lock.release();
 
     await spawn();
     const failed = await views.reached(id, 'failed');
@@ -94,17 +99,15 @@ describe('an import whose worker died', () => {
     expect(read.body).toMatchObject({ status: 'failed', error: WORKER_LOST_REASON });
     expect(views.seen.filter((v) => v.id === id).map((v) => v.status)).toEqual(['parsing', 'failed']);
     expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(0);
-    expect(fs.existsSync(uploadPath)).toBe(false);
-    expect(fs.readdirSync(path.dirname(uploadPath))).toEqual([]);
+    // Nothing of the upload is left: not its bytes in Postgres, nor the API's local copy.
+    expect(await storedUploadBytes(db.dataSource, id)).toBe(0);
+    expect(fs.readdirSync(path.join(api.env.DATA_DIR, 'uploads'))).toEqual([]);
   });
 
   it('the sweep queues an import whose job never reached Redis, and ends one whose job is gone', async () => {
     // Rows as a crash between commit and enqueue, or a flushed Redis, leaves them: no job at all.
-    const dir = path.join(api.env.DATA_DIR, 'uploads');
-    fs.mkdirSync(dir, { recursive: true });
     const store = (name: string) => {
-      const uploadPath = path.join(dir, `sweep-${name}`);
-      fs.copyFileSync(corpusPath(`scans/burp/${name}`), uploadPath);
+      const uploadPath = corpusPath(`scans/burp/${name}`);
       return { filename: name, uploadPath, sizeBytes: fs.statSync(uploadPath).size };
     };
     const [queued] = await createImportJobs(db.dataSource, alice.operator.id, [store('dd__one_finding.xml')]);
@@ -128,7 +131,7 @@ describe('an import whose worker died', () => {
     const failed = await views.reached(lost.id, 'failed', 10_000);
     expect(failed!.error).toBe(IMPORT_JOB_LOST_REASON);
     expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });
-    expect(fs.existsSync(lost.uploadPath)).toBe(false);
+    expect(await storedUploadBytes(db.dataSource, lost.id)).toBe(0);
     // Nothing left to do: a second sweep finds no stale import.
     expect((await api.app.get(ImportSweeper).sweep(0)).size).toBe(0);
   });

@@ -21,6 +21,7 @@ import {
   corpusPath,
   createTestDatabase,
   insertTestOperator,
+  storedUploadBytes,
   type TestDatabase,
   testDataDir,
 } from '@corpus-chat/corpus-queries/testing';
@@ -250,7 +251,7 @@ test('a cancel during extraction keeps the findings stored so far; no further ch
   expect((await reportFindings(reportId)).map((f: { title: string }) => f.title)).toEqual([
     'Finding of part 1',
   ]);
-  expect(fs.existsSync(job.uploadPath)).toBe(false);
+  expect(await storedUploadBytes(db.dataSource, job.id)).toBe(0);
 });
 
 test('when no chunk gives a usable answer the report fails, naming the reason', async () => {

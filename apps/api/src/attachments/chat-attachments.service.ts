@@ -51,9 +51,9 @@ export class ChatAttachmentsService {
         sizeBytes: file.size,
       });
       if (!record) throw chatNotFound();
-    } catch (e) {
+    } finally {
+      // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
       await fs.rm(file.path, { force: true });
-      throw e;
     }
     // Deleting the import on a queue failure deletes the attachment with it (foreign key cascade).
     await this.imports.enqueue([record.import], ownerId);

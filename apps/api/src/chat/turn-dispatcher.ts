@@ -117,15 +117,19 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
 
   /**
    * Cancels a queued or running turn. Always sets the cancel signal (a worker that picks the job
-   * up later sees it at start); a job not running is removed from the queue and the turn is ended
-   * here as `cancelled`. Returns `ended` in that case, `signalled` when a worker runs it (it stops
-   * and reports `turn.cancelled` itself).
+   * up later sees it at start). A turn no worker has started is removed from the queue and ended
+   * here as `cancelled`: returns `ended`. A started turn whose job lives is left to its worker,
+   * which stops and reports `turn.cancelled` with the partial answer: returns `signalled`.
    */
   async cancel(turnId: string): Promise<'ended' | 'signalled'> {
     await this.redis('request cancel', () => this.cancels.request(turnId));
     const state = await this.redis('read job state', () => this.queue.getJobState(turnId));
     if (state === 'active') return 'signalled';
-    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') {
+    // Back in the queue while started: between attempts, or its worker stalled past its lock and
+    // may still be running it; whoever runs it next finds the signal and keeps the partial answer.
+    const live = state !== 'unknown' && state !== 'completed' && state !== 'failed';
+    if (live && (await this.ledger.findActive(turnId))?.status === 'running') return 'signalled';
+    if (live) {
       const removed = await this.redis('remove job', () => this.queue.remove(turnId));
       // 0: a worker locked it between the two calls; it will find the cancel signal at start.
       if (!removed) return 'signalled';

@@ -7,8 +7,8 @@ export interface CorpusImportOptions {
   /** Most files in one request (default 20). */
   maxFilesPerRequest: number;
   /**
-   * Absolute folder where uploads wait for the ingest worker (`${DATA_DIR}/uploads`); the worker
-   * reads them from there, so API and workers must share it (one host or a shared volume).
+   * Absolute folder of this API's own disk (`${DATA_DIR}/uploads`) where an upload streams while
+   * it arrives; once recorded, its bytes wait for the worker in Postgres and the file is removed.
    */
   uploadDir: string;
 }

@@ -66,8 +66,9 @@ export class ImportsService {
   ) {}
 
   /**
-   * Queues one import per file, in upload order. @throws ServiceUnavailableException when Redis
-   * cannot take the jobs (the imports and their files are then removed: nothing stays half-queued).
+   * Queues one import per file, in upload order; the local files are removed once their bytes are
+   * in Postgres. @throws ServiceUnavailableException when Redis cannot take the jobs (the imports
+   * are then removed: nothing stays half-queued).
    */
   queueImports(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
     return inSpan('import.queue', { 'corpus_chat.files': files.length }, () =>
@@ -83,17 +84,17 @@ export class ImportsService {
         operatorId,
         files.map((f) => ({ filename: utf8Name(f.originalname), uploadPath: f.path, sizeBytes: f.size })),
       );
-    } catch (e) {
-      await removeFiles(files.map((f) => f.path));
-      throw e;
+    } finally {
+      // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
+      await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
     }
     return (await this.enqueue(jobs, operatorId)).map(importJobView);
   }
 
   /**
    * Adds the jobs of imports recorded (and committed) by the caller. @throws
-   * ServiceUnavailableException when Redis cannot take them: the imports (and what refers to them)
-   * and their files are then removed, so nothing stays half-queued.
+   * ServiceUnavailableException when Redis cannot take them: the imports (with their stored
+   * uploads and what refers to them) are then removed, so nothing stays half-queued.
    */
   async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
@@ -103,7 +104,6 @@ export class ImportsService {
       await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [
         jobs.map((j) => j.id),
       ]);
-      await removeFiles(jobs.map((j) => j.uploadPath));
       throw new ServiceUnavailableException(
         'The import queue (Redis) is unavailable; nothing was imported. Try again shortly.',
       );
@@ -184,8 +184,4 @@ function importJob(id: string) {
       removeOnFail: 1000,
     },
   };
-}
-
-async function removeFiles(paths: string[]): Promise<void> {
-  await Promise.all(paths.map((p) => fs.rm(p, { force: true })));
 }

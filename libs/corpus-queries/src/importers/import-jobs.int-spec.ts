@@ -7,6 +7,7 @@ import {
   insertTestOperator,
   type TestDatabase,
   testDataDir,
+  storedUploadBytes,
 } from '../testing';
 import { cancelImportJob, createImportJobs, failImportJob, findImportJob, runImportJob } from './import-jobs';
 
@@ -51,7 +52,7 @@ test('a run parses and stores the file, ends ready with the outcome, deletes the
     error: null,
     outcome: { ok: true, file: 'dd__juicy2.xml', format: 'zap', findingCount: 6 },
   });
-  expect(fs.existsSync(job.uploadPath)).toBe(false);
+  expect(await storedUploadBytes(db.dataSource, job.id)).toBe(0);
   expect(await runImportJob(db.dataSource, job.id)).toBeNull();
   expect(await failImportJob(db.dataSource, job.id, 'late failure')).toBeNull();
   expect((await findImportJob(db.dataSource.manager, alice, job.id))?.status).toBe('ready');
@@ -67,7 +68,7 @@ test('a cancel while the file is parsed wins: nothing is written', async () => {
   });
   expect(ended).toMatchObject({ status: 'cancelled', outcome: null, error: 'cancelled by the operator' });
   expect(await reportCount()).toBe(before);
-  expect(fs.existsSync(job.uploadPath)).toBe(false);
+  expect(await storedUploadBytes(db.dataSource, job.id)).toBe(0);
 });
 
 test("a refusal ends failed with the importer's message; imports are scoped to their operator", async () => {
@@ -87,8 +88,8 @@ test("a refusal ends failed with the importer's message; imports are scoped to t
 
 test('an upload that vanished throws (the job retries); the last attempt ends it failed with the reason', async () => {
   const job = await queued('scans/zap/dd__juicy2.xml');
-  fs.rmSync(job.uploadPath);
-  await expect(runImportJob(db.dataSource, job.id)).rejects.toThrow(/ENOENT/);
+  await db.dataSource.query(`DELETE FROM import_upload_chunks WHERE import_job_id = $1`, [job.id]);
+  await expect(runImportJob(db.dataSource, job.id)).rejects.toThrow(/no longer stored/);
   const failed = await failImportJob(db.dataSource, job.id, 'the import failed: upload lost');
   expect(failed).toMatchObject({ status: 'failed', error: 'the import failed: upload lost' });
 });

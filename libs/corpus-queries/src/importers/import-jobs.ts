@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import type { DataSource, EntityManager } from 'typeorm';
 import type {
   ExtractionProgress,
@@ -12,13 +11,13 @@ import { importFileName, type ImportOptions, storeParsedReport } from './import-
 import { type ParsedFile, parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
 import type { InsertPacing } from './persist-report';
+import { readUpload, removeUpload, storeUpload, UploadMissingError } from './upload-store';
 
 /** @internal An `import_jobs` row as selected with `IMPORT_JOB_COLUMNS`. */
 export interface ImportJobRow {
   id: string;
   operator_id: string;
   filename: string;
-  upload_path: string;
   size_bytes: string;
   status: ImportJobStatus;
   outcome: ImportOutcome | null;
@@ -29,14 +28,13 @@ export interface ImportJobRow {
   updated_at: Date;
 }
 
-const COLUMNS = `id, operator_id, filename, upload_path, size_bytes, status, outcome, error, report_id, extraction, created_at, updated_at`;
+const COLUMNS = `id, operator_id, filename, size_bytes, status, outcome, error, report_id, extraction, created_at, updated_at`;
 /** @internal */
 export const IMPORT_JOB_COLUMNS = COLUMNS;
 
-/** An import job as stored, with who started it and where its file waits. */
+/** An import job as stored, with who started it. */
 export interface ImportJobRecord extends ImportJobView {
   operatorId: string;
-  uploadPath: string;
   /** The report a PDF import created (kept so a retried job resumes it); null otherwise. */
   reportId: number | null;
 }
@@ -46,7 +44,6 @@ export function toRecord(row: ImportJobRow): ImportJobRecord {
   return {
     id: row.id,
     operatorId: row.operator_id,
-    uploadPath: row.upload_path,
     reportId: row.report_id,
     extraction: row.extraction,
     file: row.filename,
@@ -59,20 +56,27 @@ export function toRecord(row: ImportJobRow): ImportJobRecord {
   };
 }
 
-/** The part of a record that crosses the wire (no file path, no operator id). */
+/** The part of a record that crosses the wire (no operator id). */
 export function importJobView(record: ImportJobRecord): ImportJobView {
-  const { operatorId: _operatorId, uploadPath: _uploadPath, reportId: _reportId, ...view } = record;
+  const { operatorId: _operatorId, reportId: _reportId, ...view } = record;
   return view;
 }
 
-/** One uploaded file waiting on disk: its name as sent, where it was stored, its size in bytes. */
+/**
+ * One uploaded file on the local disk of the process that received it: its name as sent, its
+ * path, its size in bytes. Recording the import copies it into Postgres (`storeUpload`); the
+ * caller removes the local file.
+ */
 export interface StoredUpload {
   filename: string;
   uploadPath: string;
   sizeBytes: number;
 }
 
-/** Records one `queued` import per upload of `operatorId`, in one transaction, in upload order. */
+/**
+ * Records one `queued` import per upload of `operatorId` with the file's bytes, in one
+ * transaction, in upload order.
+ */
 export async function createImportJobs(
   dataSource: DataSource,
   operatorId: string,
@@ -92,9 +96,10 @@ export async function insertImportJob(
   upload: StoredUpload,
 ): Promise<ImportJobRecord> {
   const [row]: ImportJobRow[] = await tx.query(
-    `INSERT INTO import_jobs (operator_id, filename, upload_path, size_bytes) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
-    [operatorId, importFileName(upload.filename), upload.uploadPath, upload.sizeBytes],
+    `INSERT INTO import_jobs (operator_id, filename, size_bytes) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`,
+    [operatorId, importFileName(upload.filename), upload.sizeBytes],
   );
+  await storeUpload(tx, row.id, upload.uploadPath);
   return toRecord(row);
 }
 
@@ -158,7 +163,11 @@ export async function cancelImportJob(
       WHERE id = $1 AND operator_id = $2 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
     [id, operatorId],
   );
-  if (rows[0]) return { status: 'cancelled', job: toRecord(rows[0]) };
+  if (rows[0]) {
+    // A parse under way already holds the bytes; a queued import's worker finds it cancelled.
+    await removeUpload(dataSource.manager, id);
+    return { status: 'cancelled', job: toRecord(rows[0]) };
+  }
   const job = await findImportJob(dataSource.manager, operatorId, id);
   return job ? { status: 'finished', job } : { status: 'not_found' };
 }
@@ -181,7 +190,7 @@ export async function finish(
  * file and parses it in a worker thread outside any transaction (the thread is stopped when the
  * import is cancelled meanwhile), then in one transaction locks the row and, unless it was
  * cancelled meanwhile, stores the report and ends the import `ready` (or `failed` with the
- * importer's refusal: nothing written). The uploaded file is deleted once the import ended.
+ * importer's refusal: nothing written). The stored upload is deleted once the import ended.
  *
  * Resolves with the ended import, or null when there was nothing to do (unknown id, or it already
  * ended: a retried job). Database failures and an unreadable upload are thrown (the job's retries
@@ -205,20 +214,30 @@ export async function runImportJob(
     const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
       id,
     ]);
-    if (row?.status === 'cancelled') await removeUpload(row.upload_path);
+    if (row?.status === 'cancelled') await removeUpload(dataSource.manager, id);
     return null;
   }
   const job = toRecord(started[0]);
   await options.onParsing?.(job);
-  const bytes = await fs.readFile(job.uploadPath);
+  let bytes: Buffer;
+  try {
+    bytes = await readUpload(dataSource.manager, job.id, job.sizeBytes);
+  } catch (e) {
+    // A cancel deletes the upload at once; then the cancelled import is the answer.
+    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
+      id,
+    ]);
+    if (e instanceof UploadMissingError && row?.status === 'cancelled') return toRecord(row);
+    throw e;
+  }
   if (isPdf(bytes)) {
     const ended = await runPdfImportJob(dataSource, job, bytes, options);
-    await removeUpload(job.uploadPath);
+    await removeUpload(dataSource.manager, id);
     return ended;
   }
   const parsed = await parseWatchingForCancel(dataSource, job, bytes, options);
   if (!parsed) {
-    await removeUpload(job.uploadPath);
+    await removeUpload(dataSource.manager, id);
     const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
       id,
     ]);
@@ -247,7 +266,7 @@ export async function runImportJob(
           );
     return finish(tx, id, outcome);
   });
-  await removeUpload(job.uploadPath);
+  await removeUpload(dataSource.manager, id);
   return ended;
 }
 
@@ -341,11 +360,6 @@ export async function failImportJob(
       [rows[0].report_id, reason],
     );
   }
-  await removeUpload(rows[0].upload_path);
+  await removeUpload(dataSource.manager, id);
   return toRecord(rows[0]);
-}
-
-/** @internal */
-export async function removeUpload(uploadPath: string): Promise<void> {
-  await fs.rm(uploadPath, { force: true });
 }

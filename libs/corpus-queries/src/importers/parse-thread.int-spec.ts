@@ -6,7 +6,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import workerThreads from 'node:worker_threads';
-import { createTestDatabase, insertTestOperator, type TestDatabase, testDataDir } from '../testing';
+import {
+  createTestDatabase,
+  insertTestOperator,
+  storedUploadBytes,
+  type TestDatabase,
+  testDataDir,
+} from '../testing';
 import { cancelImportJob, createImportJobs, runImportJob } from './import-jobs';
 import { parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
@@ -138,7 +144,7 @@ test('a cancel while the thread parses stops it: the import ends cancelled, noth
   });
   expect(ended).toMatchObject({ status: 'cancelled', outcome: null });
   expect((await db.dataSource.query(`SELECT count(*)::int AS n FROM reports`))[0].n).toBe(before);
-  expect(fs.existsSync(job.uploadPath)).toBe(false);
+  expect(await storedUploadBytes(db.dataSource, job.id)).toBe(0);
 });
 
 test('aborting the signal stops the parse: it rejects as cancelled', async () => {

@@ -152,3 +152,12 @@ export async function createTestDatabase(seed?: TemplateSeed): Promise<TestDatab
     },
   };
 }
+
+/** Bytes of import `importJobId`'s upload still stored in Postgres (0 once its import ended). */
+export async function storedUploadBytes(dataSource: DataSource, importJobId: string): Promise<number> {
+  const [row]: { n: number }[] = await dataSource.query(
+    `SELECT coalesce(sum(octet_length(data)), 0)::int AS n FROM import_upload_chunks WHERE import_job_id = $1`,
+    [importJobId],
+  );
+  return row!.n;
+}

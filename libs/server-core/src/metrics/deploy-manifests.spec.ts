@@ -3,7 +3,6 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
-import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Service } from 'kubernetes-models/v1/Service';
 import { z } from 'zod';
 import { metricsRegistry } from './metrics';
@@ -38,7 +37,6 @@ describe('deploy/k8s/corpus-chat.yaml', () => {
     Deployment,
     Service,
     ConfigMap,
-    PersistentVolumeClaim,
   };
 
   it('every object passes the Kubernetes schema of its kind (KEDA ScaledObject: its fields)', () => {
@@ -48,7 +46,6 @@ describe('deploy/k8s/corpus-chat.yaml', () => {
       'Deployment',
       'Deployment',
       'Deployment',
-      'PersistentVolumeClaim',
       'ScaledObject',
       'Service',
       'Service',
