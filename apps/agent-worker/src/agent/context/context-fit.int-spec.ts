@@ -37,7 +37,8 @@ afterEach(async () => {
 
 const requestTokens = (body: { messages: unknown[]; tools?: unknown[] }) =>
   countMessagesTokens(body.messages as never) + countToolsTokens(body.tools ?? []);
-const messagesOf = (i: number) => ollama!.server.completionRequests[i].body.messages as ChatCompletionMessageParam[];
+const messagesOf = (i: number) =>
+  ollama!.server.completionRequests[i].body.messages as ChatCompletionMessageParam[];
 
 describe('a two-tool turn over 41 reports on a 4,096-token Ollama', () => {
   it('sends every request within the window, nothing is truncated, and the answer is exact', async () => {
@@ -59,7 +60,11 @@ describe('a two-tool turn over 41 reports on a 4,096-token Ollama', () => {
       expect.stringContaining(`${REPORTS} reports, ${FINDINGS} findings`),
     ]);
     const sent = messagesOf(2).filter((m) => m.role === 'tool');
-    const list = JSON.parse(String(sent[0].content)) as { total: number; reports: unknown[]; reportsOmitted: number };
+    const list = JSON.parse(String(sent[0].content)) as {
+      total: number;
+      reports: unknown[];
+      reportsOmitted: number;
+    };
     expect(list.total).toBe(REPORTS);
     expect(list.reports.length + list.reportsOmitted).toBe(REPORTS);
     expect(list.reportsOmitted).toBeGreaterThan(0);
@@ -99,8 +104,7 @@ describe('prompt economy across the turns of a thread', () => {
     expectNumbers(second, [REPORTS, FINDINGS]);
 
     const requests = ollama.server.completionRequests;
-    const prefixOf = (i: number) =>
-      JSON.stringify([requests[i].body.tools, requests[i].body.messages[0]]);
+    const prefixOf = (i: number) => JSON.stringify([requests[i].body.tools, requests[i].body.messages[0]]);
     for (let i = 1; i < requests.length; i++) expect(prefixOf(i)).toBe(prefixOf(0));
     // The second turn starts with the first turn's question as it was sent, then its answer.
     const [system, question] = messagesOf(0);

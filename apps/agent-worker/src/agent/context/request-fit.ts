@@ -86,10 +86,11 @@ export interface Fitted<M> {
 }
 
 /**
- * Makes room for a step's tool results within `budget`. Each result may take at most an even share
- * of half the room left (`room / (results left + 1)`), so the steps after it still have room for
- * another call and the answer. Old history turns go first (oldest first, whole turns; the system
- * prompt and the new message stay), then results are shortened with `compactToolResult`.
+ * Makes room for a step's tool results within `budget`, keeping free for the steps after it (another
+ * call and its result) half the room left or a quarter of the budget, whichever is less. The
+ * results share the rest: the smaller ones whole, the larger ones an even share of what the smaller
+ * left (water-filling). Old history turns go first (oldest first, whole turns; the system prompt and
+ * the new message stay), then results are shortened with `compactToolResult`.
  */
 export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): Fitted<M> {
   // Upper bounds settle the common case (everything fits untouched) without loading the tokenizer.
@@ -100,25 +101,32 @@ export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): 
 function fitWith<M extends CountableMessage>(input: FitInput<M>, measure: TokenMeasure): Fitted<M> {
   let prompt = input.prompt;
   let droppedTurns = 0;
-  const fixedTokens = () =>
-    countMessagesTokens([...prompt, ...input.loop], measure) + countToolsTokens(input.tools, measure);
   const resultTokens = (content: string, id: string) =>
     countMessageTokens({ role: 'tool', content, tool_call_id: id }, measure);
-  const full = input.results.reduce((n, r) => n + resultTokens(r.content, r.toolCallId), 0);
+  const available = () => {
+    const room =
+      input.budget -
+      countMessagesTokens([...prompt, ...input.loop], measure) -
+      countToolsTokens(input.tools, measure);
+    return room - Math.min(room / 2, input.budget / 4);
+  };
+  const sizes = input.results.map((r) => resultTokens(r.content, r.toolCallId));
+  const full = sizes.reduce((n, k) => n + k, 0);
   // Old turns go before any result is shortened.
-  while (full > (input.budget - fixedTokens()) / 2 && prompt.length > 2) {
+  while (full > available() && prompt.length > 2) {
     prompt = withoutOldestTurn(prompt);
     droppedTurns++;
   }
-  let room = input.budget - fixedTokens();
+  let left = available();
   let compacted = 0;
-  const contents = input.results.map((r, i) => {
-    const share = Math.floor(room / (input.results.length - i + 1));
-    const framing = resultTokens('', r.toolCallId);
-    const content = compactToolResult(r.content, Math.max(0, share - framing), measure);
-    if (content !== r.content) compacted++;
-    room -= resultTokens(content, r.toolCallId);
-    return content;
+  const contents = input.results.map((r) => r.content);
+  const smallestFirst = sizes.map((_, i) => i).sort((a, b) => sizes[a] - sizes[b]);
+  smallestFirst.forEach((i, k) => {
+    const { toolCallId, content } = input.results[i];
+    const share = Math.floor(left / (smallestFirst.length - k)) - resultTokens('', toolCallId);
+    contents[i] = compactToolResult(content, Math.max(0, share), measure);
+    if (contents[i] !== content) compacted++;
+    left -= resultTokens(contents[i], toolCallId);
   });
   return { prompt, contents, droppedTurns, compacted };
 }

@@ -6,6 +6,7 @@ import {
   type RequestChecks,
   type ServerProfileName,
 } from './server-profile-http';
+import type { CountableMessage } from '../context/token-counter';
 import { ollamaTruncate, type Truncation } from './ollama-truncation';
 
 /** One piece of a scripted streamed answer. */
@@ -120,7 +121,7 @@ export class ScriptedOpenAiServer {
    * `truncations`, in order.
    */
   truncateAt: number | undefined;
-  readonly truncations: Truncation<Record<string, unknown>>[] = [];
+  readonly truncations: Truncation<CountableMessage>[] = [];
   /** Request checks applied, in the profile's words, before the next scripted response is used. */
   checks: RequestChecks = {};
   /** Chat-completions requests answered by a `checks` error (they do not use up the queue). */

@@ -8,7 +8,8 @@ import { encodeIntent } from './server-profiles';
 import { ScriptedOpenAiServer } from './scripted-openai-server';
 
 /** The two-tool question of the context test: every report listed, then the corpus totals. */
-export const TWO_TOOL_QUESTION = 'List every report, then give me the corpus totals: how many reports and findings?';
+export const TWO_TOOL_QUESTION =
+  'List every report, then give me the corpus totals: how many reports and findings?';
 
 interface SentMessage {
   role: string;
