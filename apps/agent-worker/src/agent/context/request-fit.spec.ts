@@ -17,8 +17,14 @@ describe('compactToolResult', () => {
   it('cuts lists to their first rows, says how many it left out, and keeps every total', () => {
     const short = compactToolResult(LIST, 300);
     expect(countTokens(short)).toBeLessThanOrEqual(300);
-    const parsed = JSON.parse(short) as { total: number; reports: typeof reports; reportsOmitted: number };
+    const parsed = JSON.parse(short) as {
+      total: number;
+      reports: typeof reports;
+      reportsOmitted: number;
+      truncated: boolean;
+    };
     expect(parsed.total).toBe(41);
+    expect(parsed.truncated).toBe(true);
     expect(parsed.reports.length + parsed.reportsOmitted).toBe(41);
     expect(parsed.reports[0]).toMatchObject({ id: 1, findings: 10 });
   });

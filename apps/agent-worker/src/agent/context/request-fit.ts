@@ -58,10 +58,15 @@ function shorten(v: unknown, level: Level): unknown {
   if (Array.isArray(v)) return v.slice(0, level.rows).map((x) => shorten(x, level));
   if (!v || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
+  const cut: string[] = [];
   for (const [k, x] of Object.entries(v)) {
     out[k] = shorten(x, level);
-    if (Array.isArray(x) && x.length > level.rows) out[`${k}Omitted`] = x.length - level.rows;
+    if (!Array.isArray(x) || x.length <= level.rows) continue;
+    out[`${k}Omitted`] = x.length - level.rows;
+    cut.push('truncated', `${k}Truncated`);
   }
+  // The results' own flags (`truncated`, `perReportTruncated`) must not say a cut list is whole.
+  for (const flag of cut) if (flag in out) out[flag] = true;
   return out;
 }
 

@@ -46,7 +46,8 @@ import { ModelRequestError, type ShownStep } from './model-step';
  * recovered, parallel calls split); each tool call runs through the read-only tool layer with
  * `tool.call`/`tool.result` events, and the validated arguments with the result go back to the
  * model in the next step (with the step's reasoning as `reasoning_content`, which DeepSeek's
- * thinking mode requires within a turn).
+ * thinking mode requires within a turn), fitted into the budget by `fitToolResults`; a request
+ * that cannot fit even so ends the turn with an answer saying so.
  *
  * The final answer must be complete (a `stop` finish reason and some text) and passes the number
  * provenance check (`verifyNumbers`): numbers no tool result supports make the model write the
@@ -109,6 +110,9 @@ export class OpenAiModelRunner {
         // Exact when the bound does not settle it (a short turn never loads the tokenizer).
         const used = requestTokens(messages as never, tools, window.budget);
         if (used > window.budget) {
+          // A re-ask that no longer fits: the first answer stands (the catch below restores it).
+          if (first)
+            throw new AgentTurnError('CONTEXT_OVERFLOW', 'the re-ask does not fit the context budget');
           this.logger.warn(
             { turnId: ctx.turnId, step, tokens: used, budget: window.budget },
             `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
