@@ -111,6 +111,11 @@ describe('prompt economy across the turns of a thread', () => {
     expect(JSON.stringify(messagesOf(firstTurn).slice(0, 3))).toBe(
       JSON.stringify([system, question, { role: 'assistant', content: thread.history[1].content }]),
     );
+    // Making room for the 41-report list, the old turn went before any result was shortened.
+    expect(messagesOf(firstTurn + 1).slice(0, 2)).toEqual([
+      system,
+      { role: 'user', content: `Again, please. ${TWO_TOOL_QUESTION}` },
+    ]);
     // Within a turn each request repeats the one before it byte for byte, then adds to it.
     for (const i of [1, 2]) {
       const before = JSON.stringify(messagesOf(i - 1));
