@@ -53,7 +53,7 @@ describe('tool argument schemas as JSON Schema', () => {
     });
   });
 
-  it('carries the finding filter, with its descriptions, flat in search_findings and nested in count_findings_by', () => {
+  it('carries the finding filter flat in search_findings and nested in count_findings_by, describing it once', () => {
     const filterFields = Object.keys(findingFilterSchema.shape);
     const search = parameters('search_findings').properties!;
     expect(Object.keys(search)).toEqual([...filterFields, 'limit', 'offset']);
@@ -63,6 +63,10 @@ describe('tool argument schemas as JSON Schema', () => {
     expect(search['severity']).toEqual({ type: 'string', enum: [...SEVERITIES] });
     expect(search['cwe']).toEqual({ description: 'CWE id (79 for CWE-79).', type: 'integer', minimum: 1 });
     expect(String(search['text']!['description'])).toMatch(/^Topic to search for/);
+    // The model reads the fields' descriptions once (every request pays for them).
+    expect(JSON.stringify(nested.properties)).not.toContain('description');
+    expect(nested['description']).toBe('The fields of the search_findings filter.');
+    expect(nested.properties!['severity']).toEqual(search['severity']);
   });
 
   it('shows no bound the model never needs (safe-integer and Postgres limits, text lengths)', () => {

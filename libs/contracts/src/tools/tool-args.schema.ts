@@ -96,11 +96,11 @@ export function toolJsonSchema(schema: z.ZodType, audience: 'model' | 'docs' = '
 
 const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   get_corpus_overview:
-    'Totals of the whole corpus: reports by status, findings by severity, verdicts by status, and per report its findings by severity.',
+    'Corpus totals: reports by status, findings by severity, verdicts, triage statuses, and per report its findings by severity.',
   search_findings:
-    'Find current findings matching a filter. Returns the EXACT total number of matches and up to 50 rows. Use it for "how many findings relate to X" questions: answer with `total`.',
+    'Findings matching a filter: the exact `total` and up to 50 rows. For "how many findings relate to X": answer with `total`.',
   count_findings_by:
-    'Exact counts of findings grouped by severity, report, CWE, verdict, triage status, report format or exact title, most first, optionally filtered. Use it for breakdowns, "which report has the most …" and "most common vulnerability" (title) questions.',
+    'Exact counts of findings per group, most first, optionally filtered: for breakdowns, "which report has the most …" and "most common vulnerability" (title).',
   list_all_reports: 'Every report with its id, file name, format, status and finding counts by severity.',
   finding_detail:
     'One finding by id: its current version, how many versions it has, notes and latest verdict.',
@@ -108,10 +108,25 @@ const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
 };
 
+/**
+ * `count_findings_by`'s schema with its nested filter's field descriptions left out: the model
+ * reads them once, in `search_findings` (the same filter), instead of paying for them twice on
+ * every request.
+ */
+function countFindingsByJsonSchema(): JsonSchema {
+  const json = toolJsonSchema(countFindingsByArgsSchema);
+  const filter = (json['properties'] as Record<string, JsonSchema>)['filter'];
+  for (const field of Object.values(filter['properties'] as Record<string, JsonSchema>))
+    delete field['description'];
+  filter['description'] = 'The fields of the search_findings filter.';
+  return json;
+}
+
 /** Tool definitions in OpenAI chat-completions `tools` format, in `TOOL_NAMES` order. */
 export const TOOL_DEFINITIONS: { name: ToolName; description: string; parameters: JsonSchema }[] =
   TOOL_NAMES.map((name) => ({
     name,
     description: TOOL_DESCRIPTIONS[name],
-    parameters: toolJsonSchema(TOOL_ARGS_SCHEMAS[name]),
+    parameters:
+      name === 'count_findings_by' ? countFindingsByJsonSchema() : toolJsonSchema(TOOL_ARGS_SCHEMAS[name]),
   }));

@@ -15,12 +15,8 @@ import {
 import type { AgentConfig } from '../agent.config';
 import { buildModelContext, withoutReasoning } from '../context/context-builder';
 import { attachmentNote, buildSystemPrompt } from '../context/system-prompt';
-import {
-  TOKENS_PER_MESSAGE,
-  countMessagesTokens,
-  countToolsTokens,
-  tokensWithin,
-} from '../context/token-counter';
+import { contextOverflowAnswer, fitToolResults, requestTokens } from '../context/request-fit';
+import { TOKENS_PER_MESSAGE } from '../context/token-counter';
 import { lastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { reaskMessage, verifyNumbers } from '../verification/number-provenance';
@@ -50,7 +46,8 @@ import { ModelRequestError, type ShownStep } from './model-step';
  * recovered, parallel calls split); each tool call runs through the read-only tool layer with
  * `tool.call`/`tool.result` events, and the validated arguments with the result go back to the
  * model in the next step (with the step's reasoning as `reasoning_content`, which DeepSeek's
- * thinking mode requires within a turn).
+ * thinking mode requires within a turn), fitted into the budget by `fitToolResults`; a request
+ * that cannot fit even so ends the turn with an answer saying so.
  *
  * The final answer must be complete (a `stop` finish reason and some text) and passes the number
  * provenance check (`verifyNumbers`): numbers no tool result supports make the model write the
@@ -111,15 +108,17 @@ export class OpenAiModelRunner {
       for (let step = 1; step <= this.config.maxSteps; step++) {
         const messages = [...prefix, ...loop];
         // Exact when the bound does not settle it (a short turn never loads the tokenizer).
-        const used = tokensWithin(
-          window.budget,
-          (m) => countMessagesTokens(messages as never, m) + countToolsTokens(tools, m),
-        );
+        const used = requestTokens(messages as never, tools, window.budget);
         if (used > window.budget) {
-          throw new AgentTurnError(
-            'CONTEXT_OVERFLOW',
-            `Stopped before model step ${step}: this turn's tool results no longer fit the context budget (${used} of ${window.budget} tokens; ${budgetSource(this.config.contextTokens, window.serverTokens)}). Ask a narrower question or raise the budget.`,
+          // A re-ask that no longer fits: the first answer stands (the catch below restores it).
+          if (first)
+            throw new AgentTurnError('CONTEXT_OVERFLOW', 'the re-ask does not fit the context budget');
+          this.logger.warn(
+            { turnId: ctx.turnId, step, tokens: used, budget: window.budget },
+            `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
           );
+          await recorder.say(contextOverflowAnswer(ctx.language, window.setting));
+          return outcome(verify(recorder.content));
         }
         let result: ShownStep;
         try {
@@ -175,24 +174,40 @@ export class OpenAiModelRunner {
         const executions: ToolExecution[] = [];
         for (const call of result.toolCalls)
           executions.push(await recorder.callTool(call.name, call.arguments));
+        const callMessage = {
+          role: 'assistant',
+          content: result.text || null,
+          tool_calls: result.toolCalls.map((c, i) => ({
+            id: c.id,
+            type: 'function' as const,
+            function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
+          })),
+          // Within the turn, a server that streamed reasoning in a field gets it back under that name (DeepSeek requires it).
+          ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
+        } as ChatCompletionAssistantMessageParam;
+        // The operator's cards already show the full results; the model gets what fits.
+        const fitted = fitToolResults({
+          prompt: prefix,
+          loop: [...loop, callMessage],
+          results: result.toolCalls.map((c, i) => ({
+            toolCallId: c.id,
+            content: executions[i].modelContent,
+          })),
+          tools,
+          budget: window.budget,
+        });
+        if (fitted.droppedTurns || fitted.compacted)
+          this.logger.log(
+            { turnId: ctx.turnId, step, droppedTurns: fitted.droppedTurns, compacted: fitted.compacted },
+            'tool results fitted to the context budget',
+          );
+        prefix = fitted.prompt;
         loop.push(
-          {
-            role: 'assistant',
-            content: result.text || null,
-            tool_calls: result.toolCalls.map((c, i) => ({
-              id: c.id,
-              type: 'function' as const,
-              function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
-            })),
-            // Within the turn, a server that streamed reasoning in a field gets it back under that name (DeepSeek requires it).
-            ...(result.reasoningField && result.reasoning
-              ? { [result.reasoningField]: result.reasoning }
-              : {}),
-          } as ChatCompletionAssistantMessageParam,
+          callMessage,
           ...result.toolCalls.map((c, i) => ({
             role: 'tool' as const,
             tool_call_id: c.id,
-            content: executions[i].modelContent,
+            content: fitted.contents[i],
           })),
         );
       }

@@ -6,6 +6,8 @@ import {
   type RequestChecks,
   type ServerProfileName,
 } from './server-profile-http';
+import type { CountableMessage } from '../context/token-counter';
+import { ollamaTruncate, type Truncation } from './ollama-truncation';
 
 /** One piece of a scripted streamed answer. */
 export type ScriptChunk =
@@ -108,6 +110,18 @@ export class ScriptedOpenAiServer {
   trainedContextLength = 32768;
   /** Where llama.cpp's `GET /props` puts `n_ctx` (versions differ). */
   propsLayout: 'nested' | 'top-level' | 'both' = 'nested';
+  /**
+   * Ollama with its default window: `POST /api/show` names no `num_ctx` (only the trained
+   * `context_length`) and `GET /api/ps` lists no loaded model, so `contextLength` is not told.
+   */
+  ollamaDefaultContext = false;
+  /**
+   * The window the model runs with, enforced as Ollama does: a request over it is truncated
+   * (`ollamaTruncate`) and the responder sees only what is left. Each request's outcome is in
+   * `truncations`, in order.
+   */
+  truncateAt: number | undefined;
+  readonly truncations: Truncation<CountableMessage>[] = [];
   /** Request checks applied, in the profile's words, before the next scripted response is used. */
   checks: RequestChecks = {};
   /** Chat-completions requests answered by a `checks` error (they do not use up the queue). */
@@ -187,6 +201,7 @@ export class ScriptedOpenAiServer {
       contextLength: this.contextLength,
       trainedContextLength: this.trainedContextLength,
       propsLayout: this.propsLayout,
+      defaultContext: this.ollamaDefaultContext,
     });
     if (info && !(this.modelsStatus && rec.path.endsWith('/models')))
       return json(res, info.status, info.body);
@@ -202,7 +217,13 @@ export class ScriptedOpenAiServer {
 
     const refused = checkRequest(this.profile, this.checks, body, this.rejected);
     if (refused) this.rejected.total += 1;
-    const next = refused ?? this.queue.shift() ?? (await this.responder?.(rec));
+    let seen = rec;
+    if (!refused && this.truncateAt !== undefined && Array.isArray(body?.messages)) {
+      const cut = ollamaTruncate(body.messages, body.tools ?? [], this.truncateAt);
+      this.truncations.push(cut);
+      seen = { ...rec, body: { ...body, messages: cut.messages } };
+    }
+    const next = refused ?? this.queue.shift() ?? (await this.responder?.(seen));
     if (!next)
       return json(res, 500, { error: { message: 'scripted server: no response scripted for this request' } });
     if (next.kind === 'status') {

@@ -31,6 +31,8 @@ export interface ProfileInfo {
   trainedContextLength: number;
   /** llama.cpp `/props`: where `n_ctx` appears (versions differ). */
   propsLayout: 'nested' | 'top-level' | 'both';
+  /** Ollama: no `num_ctx` in the model's parameters and no model loaded (its default window applies). */
+  defaultContext?: boolean;
 }
 
 /** Prompt size as a server would roughly count it: 4 characters per token over the messages and tools JSON. */
@@ -403,10 +405,11 @@ export function profileInfoRoute(
     // server/routes.go ShowHandler: model_info has the trained window, `parameters` the Modelfile's num_ctx
     const name = String(body?.model ?? body?.name ?? '');
     if (!info.models.includes(name)) return { status: 404, body: { error: `model '${name}' not found` } };
+    const numCtx = info.defaultContext ? '' : `num_ctx                        ${info.contextLength}\n`;
     return ok({
       license: '',
-      modelfile: `FROM ${name}\nPARAMETER num_ctx ${info.contextLength}\n`,
-      parameters: `num_ctx                        ${info.contextLength}\nstop                           "<|im_end|>"`,
+      modelfile: `FROM ${name}\n${info.defaultContext ? '' : `PARAMETER num_ctx ${info.contextLength}\n`}`,
+      parameters: `${numCtx}stop                           "<|im_end|>"`,
       template: '{{ .Prompt }}',
       details: {
         parent_model: '',
@@ -442,7 +445,7 @@ export function profileInfoRoute(
   if (profile === 'ollama' && method === 'GET' && p === '/api/ps') {
     // server/routes.go PsHandler: context_length of each loaded model
     return ok({
-      models: info.models.map((name) => ({
+      models: (info.defaultContext ? [] : info.models).map((name) => ({
         name,
         model: name,
         size: 0,

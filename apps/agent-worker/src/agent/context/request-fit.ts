@@ -1,0 +1,159 @@
+import type { OperatorLanguage } from '@corpus-chat/contracts';
+import {
+  countMessageTokens,
+  countMessagesTokens,
+  countToolsTokens,
+  countTokens,
+  tokenBound,
+  tokensWithin,
+  type CountableMessage,
+  type TokenMeasure,
+} from './token-counter';
+
+/**
+ * Fitting a turn's tool results into the request: a small local model's window (Ollama's default
+ * is 4,096 tokens) cannot hold a 41-report list and a 41-report overview beside the prompt, and a
+ * server that truncates silently would drop the oldest messages (the question) instead.
+ */
+
+/** How hard a result is shortened, level by level: items kept per list, characters kept per text. */
+const LEVELS = [
+  { rows: 20, chars: 300 },
+  { rows: 10, chars: 160 },
+  { rows: 5, chars: 100 },
+  { rows: 3, chars: 60 },
+  { rows: 1, chars: 40 },
+  { rows: 0, chars: 30 },
+] as const;
+type Level = (typeof LEVELS)[number];
+
+/**
+ * `content` (a tool result's JSON) within `maxTokens`: as is when it fits, else with every list cut
+ * to its first items (a sibling `<name>Omitted` says how many were left out) and long texts clipped,
+ * shortened level by level until it fits. Numbers are never changed, so totals stay exact. The
+ * shortest form is returned even when it is still over `maxTokens` (the caller checks the request).
+ */
+export function compactToolResult(
+  content: string,
+  maxTokens: number,
+  measure: TokenMeasure = countTokens,
+): string {
+  if (measure(content) <= maxTokens) return content;
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    value = content;
+  }
+  let shortest = content;
+  for (const level of LEVELS) {
+    shortest = JSON.stringify(shorten(value, level));
+    if (measure(shortest) <= maxTokens) break;
+  }
+  return shortest;
+}
+
+function shorten(v: unknown, level: Level): unknown {
+  if (typeof v === 'string') return v.length > level.chars ? `${v.slice(0, level.chars)}…` : v;
+  if (Array.isArray(v)) return v.slice(0, level.rows).map((x) => shorten(x, level));
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  const cut: string[] = [];
+  for (const [k, x] of Object.entries(v)) {
+    out[k] = shorten(x, level);
+    if (!Array.isArray(x) || x.length <= level.rows) continue;
+    out[`${k}Omitted`] = x.length - level.rows;
+    cut.push('truncated', `${k}Truncated`);
+  }
+  // The results' own flags (`truncated`, `perReportTruncated`) must not say a cut list is whole.
+  for (const flag of cut) if (flag in out) out[flag] = true;
+  return out;
+}
+
+/** A request's messages as far as fitting goes: the prompt (system, history, the new message) and this turn's loop. */
+export interface FitInput<M extends CountableMessage> {
+  /** System prompt, the history turns kept so far (oldest first), the operator's new message. */
+  prompt: M[];
+  /** This turn's messages so far, ending with the assistant message that made the calls. */
+  loop: CountableMessage[];
+  /** The new tool results (JSON text), one per call, with their call ids. */
+  results: { toolCallId: string; content: string }[];
+  tools: unknown[];
+  budget: number;
+}
+
+export interface Fitted<M> {
+  prompt: M[];
+  /** The results as the model gets them (shortened where needed). */
+  contents: string[];
+  droppedTurns: number;
+  compacted: number;
+}
+
+/**
+ * Makes room for a step's tool results within `budget`, keeping free for the steps after it (another
+ * call and its result) half the room left or a quarter of the budget, whichever is less. The
+ * results share the rest: the smaller ones whole, the larger ones an even share of what the smaller
+ * left (water-filling). Old history turns go first (oldest first, whole turns; the system prompt and
+ * the new message stay), then results are shortened with `compactToolResult`.
+ */
+export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): Fitted<M> {
+  // Upper bounds settle the common case (everything fits untouched) without loading the tokenizer.
+  const bounded = fitWith(input, tokenBound);
+  return bounded.droppedTurns || bounded.compacted ? fitWith(input, countTokens) : bounded;
+}
+
+function fitWith<M extends CountableMessage>(input: FitInput<M>, measure: TokenMeasure): Fitted<M> {
+  let prompt = input.prompt;
+  let droppedTurns = 0;
+  const resultTokens = (content: string, id: string) =>
+    countMessageTokens({ role: 'tool', content, tool_call_id: id }, measure);
+  const available = () => {
+    const room =
+      input.budget -
+      countMessagesTokens([...prompt, ...input.loop], measure) -
+      countToolsTokens(input.tools, measure);
+    return room - Math.min(room / 2, input.budget / 4);
+  };
+  const sizes = input.results.map((r) => resultTokens(r.content, r.toolCallId));
+  const full = sizes.reduce((n, k) => n + k, 0);
+  // Old turns go before any result is shortened.
+  while (full > available() && prompt.length > 2) {
+    prompt = withoutOldestTurn(prompt);
+    droppedTurns++;
+  }
+  let left = available();
+  let compacted = 0;
+  const contents = input.results.map((r) => r.content);
+  const smallestFirst = sizes.map((_, i) => i).sort((a, b) => sizes[a] - sizes[b]);
+  smallestFirst.forEach((i, k) => {
+    const { toolCallId, content } = input.results[i];
+    const share = Math.floor(left / (smallestFirst.length - k)) - resultTokens('', toolCallId);
+    contents[i] = compactToolResult(content, Math.max(0, share), measure);
+    if (contents[i] !== content) compacted++;
+    left -= resultTokens(contents[i], toolCallId);
+  });
+  return { prompt, contents, droppedTurns, compacted };
+}
+
+/** `prompt` without its oldest history turn (the messages after the system prompt up to the next user message). */
+function withoutOldestTurn<M extends CountableMessage>(prompt: M[]): M[] {
+  const next = prompt.findIndex((m, i) => i > 1 && m.role === 'user');
+  return [prompt[0], ...prompt.slice(next)];
+}
+
+/** Tokens a request of `messages` and `tools` takes (exact only when the byte bound exceeds `budget`). */
+export function requestTokens(messages: CountableMessage[], tools: unknown[], budget: number): number {
+  return tokensWithin(budget, (m) => countMessagesTokens(messages, m) + countToolsTokens(tools, m));
+}
+
+/**
+ * The answer when a question needs more context than the model server gives, even with old turns
+ * left out and tool results shortened: in the operator's language, naming what to do. No numbers,
+ * so the answer's number check has nothing to flag.
+ */
+export function contextOverflowAnswer(language: OperatorLanguage | undefined, setting: string): string {
+  return language === 'ru'
+    ? `Не могу ответить: данные, нужные для этого вопроса, не помещаются в контекстное окно модели даже в сокращённом виде. Задайте более узкий вопрос (об одном отчёте, одной критичности или одной теме) или увеличьте контекстное окно сервера модели (${setting}).`
+    : `I can't answer this: the data this question needs does not fit the model's context window, even shortened. Ask a narrower question (one report, one severity or one topic), or raise the model server's context window (${setting}).`;
+}
