@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TurnLedger } from '@corpus-chat/corpus-queries';
-import { AGENT_RUNNER, type AgentRunner } from '@corpus-chat/server-core';
+import { AGENT_RUNNER, type AgentRunner, untraced } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 
 /**
@@ -26,15 +26,16 @@ export class TurnWarmup {
     const absent = randomUUID();
     const claim = { attempt: 1, workerId: 'warm-up', ownerId: absent, chatId: absent, userMessageId: absent };
     const connections = Math.max(1, Math.min(this.env.DB_POOL_MIN, this.env.DB_POOL_SIZE));
+    const statements = async () => {
+      await this.ledger.startRun(absent, claim);
+      await this.ledger.attachment(absent);
+      await this.ledger.finish(absent, { status: 'complete', content: '', metadata: {} });
+    };
     try {
-      await Promise.all(
-        Array.from({ length: connections }, async () => {
-          await this.ledger.startRun(absent, claim);
-          await this.ledger.attachment(absent);
-          await this.ledger.finish(absent, { status: 'complete', content: '', metadata: {} });
-        }),
-      );
-      await this.runner.warmUp?.();
+      await untraced(async () => {
+        await Promise.all(Array.from({ length: connections }, statements));
+        await this.runner.warmUp?.();
+      });
       this.logger.log(`warmed up in ${Date.now() - started} ms`);
     } catch (e) {
       this.logger.warn(`warm-up failed after ${Date.now() - started} ms: ${(e as Error).message}`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { findOperatorById } from '@corpus-chat/corpus-queries';
+import { untraced } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 import { ChatService } from './chat.service';
 
@@ -25,22 +26,17 @@ export class ChatWarmup implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     const started = Date.now();
     const absent = randomUUID();
-    const post = () =>
-      this.chats
+    const connections = Math.max(1, Math.min(this.env.DB_POOL_MIN, this.env.DB_POOL_SIZE));
+    const post = async () => {
+      await findOperatorById(this.db, absent);
+      await this.chats
         .postMessage({ id: absent, language: 'en' }, absent, { content: 'How many findings are there?' }, {})
         .catch((e: unknown) => {
           if (!(e instanceof NotFoundException)) throw e;
         });
+    };
     try {
-      await Promise.all(
-        Array.from(
-          { length: Math.max(1, Math.min(this.env.DB_POOL_MIN, this.env.DB_POOL_SIZE)) },
-          async () => {
-            await findOperatorById(this.db, absent);
-            await post();
-          },
-        ),
-      );
+      await untraced(() => Promise.all(Array.from({ length: connections }, post)));
       this.logger.log(`warmed up in ${Date.now() - started} ms`);
     } catch (e) {
       this.logger.warn(`warm-up failed after ${Date.now() - started} ms: ${(e as Error).message}`);
