@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TurnLedger } from '@corpus-chat/corpus-queries';
-import { AGENT_RUNNER, type AgentRunner, untraced } from '@corpus-chat/server-core';
+import {
+  AGENT_RUNNER,
+  type AgentRunner,
+  TurnCancelSignals,
+  TurnEventBus,
+  untraced,
+} from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 
 /**
  * What the first turn after a start would otherwise pay for, done before the worker takes a job
  * (`TurnProcessor`): `DB_POOL_MIN` pool connections opened, each running a turn's statements (for
- * a turn that does not exist, so nothing is written and nothing locked), then the runner's own
- * warm-up (planner, vocabulary, tool queries, tokenizer).
+ * a turn that does not exist, so nothing is written and nothing locked), its first event published
+ * and its cancel watched in Redis (then deleted), and the runner's own warm-up (planner,
+ * vocabulary, tool queries, tokenizer).
  */
 @Injectable()
 export class TurnWarmup {
@@ -16,6 +23,8 @@ export class TurnWarmup {
 
   constructor(
     private readonly ledger: TurnLedger,
+    private readonly bus: TurnEventBus,
+    private readonly cancels: TurnCancelSignals,
     @Inject(AGENT_RUNNER) private readonly runner: AgentRunner,
     private readonly env: WorkerEnv,
   ) {}
@@ -34,6 +43,9 @@ export class TurnWarmup {
     try {
       await untraced(async () => {
         await Promise.all(Array.from({ length: connections }, statements));
+        (await this.cancels.watch(absent, () => undefined))();
+        await this.bus.publish(absent, absent, { type: 'turn.started', workerId: 'warm-up', attempt: 1 });
+        await this.bus.forget([absent]);
         await this.runner.warmUp?.();
       });
       this.logger.log(`warmed up in ${Date.now() - started} ms`);
