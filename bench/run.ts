@@ -24,6 +24,7 @@ import {
   type BenchContext,
   type Figure,
   figuresTable,
+  judge,
   primitivesLine,
   printResult,
   type ScenarioResult,
@@ -38,6 +39,7 @@ import { scenario5 } from './scenarios/s5-fan-out';
 import { scenario6 } from './scenarios/s6-queries';
 import { scenario7 } from './scenarios/s7-import-load';
 import { scenario8 } from './scenarios/s8-import-speed';
+import { scenario9 } from './scenarios/s9-first-turn';
 
 const args = new Map(
   process.argv.slice(2).map((a) => {
@@ -47,7 +49,7 @@ const args = new Map(
 );
 const quick = args.has('quick');
 const profile = args.has('profile');
-const selected = (args.get('scenario') ?? '1,2,3,4,5,6,7,8').split(',').map((s) => Number(s.trim()));
+const selected = (args.get('scenario') ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => Number(s.trim()));
 const logLevel = args.get('log-level') ?? 'info';
 const coalesceMs = Number(args.get('coalesce-ms') ?? 16);
 
@@ -60,6 +62,7 @@ const SCENARIOS: Record<number, (ctx: BenchContext) => Promise<ScenarioResult>> 
   6: scenario6,
   7: scenario7,
   8: scenario8,
+  9: scenario9,
 };
 
 function log(m: string): void {
@@ -100,10 +103,10 @@ async function main(): Promise<void> {
     const machine = machineInfo(await versions(stack));
     const line = machineLine(machine);
     log(`machine: ${line}`);
-    const ctx: BenchContext = { quick, profile, coalesceMs, stack, machine, logsDir, log };
+    const base = { quick, profile, coalesceMs, stack, machine, logsDir, log };
     for (const id of selected) {
       const run = SCENARIOS[id];
-      if (!run) throw new Error(`no scenario ${id} (1–8)`);
+      if (!run) throw new Error(`no scenario ${id} (1–9)`);
       const loadAtStart = loadNow();
       const host = hostSpeedProbe();
       const t0 = Date.now();
@@ -113,8 +116,9 @@ async function main(): Promise<void> {
       );
       try {
         const primitives = await measurePrimitives(stack);
-        const r = await run(ctx);
+        const r = await run({ ...base, primitives });
         r.primitives = primitives;
+        judge(r.figures, primitives);
         const seconds = (Date.now() - t0) / 1000;
         const steal1 = machineStealSeconds();
         const stealPct = (100 * (steal1.steal - steal0.steal)) / Math.max(steal1.total - steal0.total, 1e-9);

@@ -24,7 +24,7 @@ export class ApiError extends Error {
 const pools = new Map<string, Pool>();
 
 /** One keep-alive connection pool per API base URL, shared by every session of the harness. */
-function poolFor(baseUrl: string): Pool {
+export function poolFor(baseUrl: string): Pool {
   let pool = pools.get(baseUrl);
   if (!pool) pools.set(baseUrl, (pool = new Pool(baseUrl, { connections: 256, keepAliveTimeout: 60_000 })));
   return pool;
@@ -106,6 +106,11 @@ export class ApiSession {
       password,
       role: 'operator',
     });
+  }
+
+  /** The same signed-in session at another address of the API (a restarted one). */
+  at(baseUrl: string): ApiSession {
+    return new ApiSession(baseUrl, this.cookie);
   }
 
   /** A connected Socket.IO client on `/chat` (websocket transport, no reconnection). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue, Worker } from 'bullmq';
@@ -6,6 +7,7 @@ import pg from 'pg';
 import { Server } from 'socket.io';
 import { io as connectClient } from 'socket.io-client';
 import { redisOptionsFromUrl } from '@corpus-chat/server-core';
+import { poolFor } from './api-client';
 import { nowMs, summarize, type Summary } from './stats';
 
 /**
@@ -13,12 +15,18 @@ import { nowMs, summarize, type Summary } from './stats';
  * read as a multiple of them on a noisy host (ms, one at a time, after a warm-up):
  * - `bullmq`: `Queue.add` start → a `Worker`'s processor starts (one queue, concurrency 1);
  * - `socket`: Redis `PUBLISH` → a Socket.IO server's subscriber emits it → a client receives it;
- * - `postgres`: `SELECT count(*) FROM findings` on the bench database.
+ * - `postgres`: `SELECT count(*) FROM findings` on the bench database;
+ * - `commit`: one single-row `INSERT` committed (autocommit) into a table of the bench database;
+ * - `http`: a POST of a message-sized JSON body to the API under test that no route takes (its
+ *   middleware, body parser and 404), over the harness's keep-alive pool (`timeHttpPost`, timed by
+ *   the scenarios that start the API).
  */
 export interface Primitives {
-  bullmq: Summary;
-  socket: Summary;
-  postgres: Summary;
+  bullmq?: Summary;
+  socket?: Summary;
+  postgres?: Summary;
+  commit?: Summary;
+  http?: Summary;
 }
 export type PrimitiveName = keyof Primitives;
 
@@ -26,6 +34,8 @@ export const PRIMITIVE_LABELS: Record<PrimitiveName, string> = {
   bullmq: 'BullMQ add → process',
   socket: 'Redis publish → Socket.IO client',
   postgres: 'Postgres count(*)',
+  commit: 'Postgres insert + commit',
+  http: 'HTTP POST round trip',
 };
 
 interface Target {
@@ -39,8 +49,27 @@ export async function measurePrimitives(target: Target, n = 200): Promise<Primit
   return {
     bullmq: await timeBullmq(target, n),
     socket: await timeSocket(target, n),
-    postgres: await timePostgres(target, n),
+    postgres: await timePostgres(target, n, 'SELECT count(*) FROM findings'),
+    commit: await timePostgres(target, n, 'INSERT INTO bench_commit (at) VALUES (now())', [
+      'CREATE TABLE IF NOT EXISTS bench_commit (id bigserial PRIMARY KEY, at timestamptz NOT NULL)',
+    ]),
   };
+}
+
+/** A POST round trip to the API at `baseUrl` answered by its 404 (see `Primitives.http`). */
+export function timeHttpPost(baseUrl: string, n = 200): Promise<Summary> {
+  const body = JSON.stringify({ content: 'How many findings are there?', clientMessageId: randomUUID() });
+  return timed(n, async () => {
+    const t0 = nowMs();
+    const res = await poolFor(baseUrl).request({
+      path: '/api/bench-primitive',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-requested-with': 'XMLHttpRequest' },
+      body,
+    });
+    await res.body.text();
+    return nowMs() - t0;
+  });
 }
 
 async function timed(n: number, once: () => Promise<number>): Promise<Summary> {
@@ -118,13 +147,14 @@ async function timeSocket(t: Target, n: number): Promise<Summary> {
   }
 }
 
-async function timePostgres(t: Target, n: number): Promise<Summary> {
+async function timePostgres(t: Target, n: number, sql: string, setup: string[] = []): Promise<Summary> {
   const client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
   try {
+    for (const s of setup) await client.query(s);
     return await timed(n, async () => {
       const t0 = nowMs();
-      await client.query('SELECT count(*) FROM findings');
+      await client.query(sql);
       return nowMs() - t0;
     });
   } finally {

@@ -16,9 +16,15 @@ export interface Figure {
   /** The goal as written in the issue, and whether this run met it (undefined: no goal). */
   goal?: string;
   met?: boolean;
-  /** The bare primitive this latency is a multiple of (`measurePrimitives`), for the ratio columns. */
-  primitive?: PrimitiveName;
+  /** The bare primitives this latency is made of (`measurePrimitives`): their sum is its ratio's denominator. */
+  of?: PrimitiveName[];
+  /** Goals as a multiple of that sum, judged by `judge` once the run's primitives are known. */
+  ratioGoals?: RatioGoal[];
 }
+
+/** An upper bound on one percentile: in ms, or as a multiple of the figure's primitives' sum. */
+export type Bound = { p: 'p50' | 'p95' | 'p99' | 'max' } & ({ ms: number } | { times: number });
+type RatioGoal = Bound & { times: number };
 
 /** What a scenario hands back: its figures, Markdown for the document, and the raw data. */
 export interface ScenarioResult {
@@ -28,7 +34,7 @@ export interface ScenarioResult {
   /** Tables and notes, Markdown. */
   markdown: string[];
   raw: Record<string, unknown>;
-  /** The primitives timed just before the scenario (set by bench/run.ts). */
+  /** The primitives timed in the scenario's run (set by bench/run.ts). */
   primitives?: Primitives;
 }
 
@@ -40,38 +46,61 @@ export interface BenchContext {
   /** TEXT_DELTA_COALESCE_MS of the workers (`--coalesce-ms`, default 16; scenario 5 compares it with 0). */
   coalesceMs: number;
   stack: BenchStack;
+  /** Timed just before the scenario; a scenario adds those that need its processes (`http`). */
+  primitives: Primitives;
   machine: MachineInfo;
   logsDir: string;
   log: (m: string) => void;
 }
 
-/** A latency figure with an upper bound on one percentile (`goal` names it). */
+/**
+ * A latency figure made of the primitives `of`, with bounds in ms or as a multiple (`times`) of
+ * the sum of those primitives' same percentile in this run.
+ */
 export function latencyFigure(
   name: string,
   summary: Summary,
-  bound?: { p: 'p50' | 'p95' | 'p99' | 'max'; ms: number },
-  primitive?: PrimitiveName,
+  of?: PrimitiveName | PrimitiveName[],
+  ...bounds: Bound[]
 ): Figure {
-  return {
-    name,
-    unit: 'ms',
-    summary,
-    ...(bound ? { goal: `${bound.p} ≤ ${bound.ms} ms`, met: summary[bound.p] <= bound.ms } : {}),
-    ...(primitive ? { primitive } : {}),
-  };
+  const f: Figure = { name, unit: 'ms', summary, ...(of ? { of: [of].flat() } : {}) };
+  const ms = bounds.filter((b): b is Bound & { ms: number } => 'ms' in b);
+  const ratios = bounds.filter((b): b is RatioGoal => 'times' in b);
+  if (ratios.length) f.ratioGoals = ratios;
+  if (ms.length) {
+    f.goal = ms.map((b) => `${b.p} ≤ ${b.ms} ms`).join(', ');
+    f.met = ms.every((b) => summary[b.p] <= b.ms);
+  }
+  return f;
 }
 
-/** `p50× · p99×` of a latency over its primitive's, with the primitive's name; '' without one. */
+/** The sum of the figure's primitives at percentile `p`; NaN when one was not timed. */
+function reference(f: Figure, primitives: Primitives, p: RatioGoal['p']): number {
+  return (f.of ?? []).reduce((sum, k) => sum + (primitives[k]?.[p] ?? NaN), 0);
+}
+
+/** Sets the goal and verdict of every ratio goal from the run's primitives. */
+export function judge(figures: Figure[], primitives: Primitives): void {
+  for (const f of figures) {
+    if (!f.ratioGoals || !f.summary) continue;
+    const summary = f.summary;
+    f.goal = f.ratioGoals.map((b) => `${b.p} ≤ ${b.times}×`).join(', ');
+    f.met = f.ratioGoals.every((b) => summary[b.p] / reference(f, primitives, b.p) <= b.times);
+  }
+}
+
+/** `p50× · p99×` of a latency over the sum of its primitives, with their names; '' without one. */
 function ratioCell(f: Figure, primitives?: Primitives): string {
-  if (!f.summary || !f.primitive || !primitives) return '';
-  const p = primitives[f.primitive];
-  return `${fmt(f.summary.p50 / p.p50)} · ${fmt(f.summary.p99 / p.p99)} × ${PRIMITIVE_LABELS[f.primitive]}`;
+  if (!f.summary || !f.of || !primitives) return '';
+  const names = f.of.map((k) => PRIMITIVE_LABELS[k]).join(' + ');
+  return `${fmt(f.summary.p50 / reference(f, primitives, 'p50'))} · ${fmt(f.summary.p99 / reference(f, primitives, 'p99'))} × ${names}`;
 }
 
 /** The primitives of a run as one Markdown line. */
 export function primitivesLine(p: Primitives): string {
-  const one = (k: PrimitiveName) => `${PRIMITIVE_LABELS[k]} p50 ${fmt(p[k].p50)} / p99 ${fmt(p[k].p99)} ms`;
-  return `Primitives timed before the scenario (n=${p.bullmq.n} each): ${one('bullmq')}; ${one('socket')}; ${one('postgres')}.`;
+  const timed = (Object.keys(PRIMITIVE_LABELS) as PrimitiveName[]).filter((k) => p[k]);
+  const one = (k: PrimitiveName) => `${PRIMITIVE_LABELS[k]} p50 ${fmt(p[k]!.p50)} / p99 ${fmt(p[k]!.p99)} ms`;
+  return `Primitives timed in the scenario's run (n=${p.bullmq?.n} each): ${timed.map(one).join('; ')}.`;
 }
 
 const verdict = (f: Figure) => (f.met === undefined ? '' : f.met ? 'met' : '**MISSED**');

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Queue } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
 import { ChatRepository } from '@corpus-chat/corpus-queries';
 import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
@@ -88,7 +88,7 @@ export function turnQueue(stack: BenchStack): Queue<RunTurnJobData> {
 }
 
 /** Adds a turn's job with the dispatcher's options (jobId = turn id). */
-export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promise<unknown> {
+export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promise<Job<RunTurnJobData>> {
   return queue.add(JobNames.runTurn, t, {
     jobId: t.turnId,
     attempts: 2,

@@ -10,7 +10,9 @@ import {
   type QueuedImportsResponse,
 } from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { timeHttpPost } from '../lib/primitives';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
+import { FIRST_EVENT, TURN_END } from './s2-turn-latency';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
 import { firstMark, ONE_TOOL_QUESTIONS, readTrace, type TraceIndex } from '../lib/turns';
 
@@ -95,6 +97,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const rounds = ctx.quick ? 1 : 3;
   const baselineTurns = ctx.quick ? 60 : 800;
   const api = await stack.startApi({ env: { TURN_TRACE_FILE: apiTrace } });
+  ctx.primitives.http = await timeHttpPost(api.baseUrl);
   await stack.startWorkers(1, { env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) } });
   const session = await ApiSession.login(api.baseUrl, stack.adminUser, stack.adminPassword);
   await session.putSettings({ backend: 'builtin' });
@@ -243,14 +246,13 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     id: 7,
     title: 'A chat turn during a 50 MB import',
     figures: [
-      latencyFigure('POST message → first chat:event, no import', withoutSummary, undefined, 'socket'),
-      latencyFigure('POST message → first chat:event, during the import', duringSummary, undefined, 'socket'),
-      latencyFigure('POST message → turn end, no import', summarize(withoutDone), undefined, 'bullmq'),
+      latencyFigure('POST message → first chat:event, no import', withoutSummary, FIRST_EVENT),
+      latencyFigure('POST message → first chat:event, during the import', duringSummary, FIRST_EVENT),
+      latencyFigure('POST message → turn end, no import', summarize(withoutDone), TURN_END),
       latencyFigure(
         'POST message → turn end, during the import (same worker process)',
         summarize(duringDone),
-        undefined,
-        'bullmq',
+        TURN_END,
       ),
       {
         name: 'during / without (p99)',

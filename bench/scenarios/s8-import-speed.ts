@@ -171,7 +171,7 @@ export async function scenario8(ctx: BenchContext): Promise<ScenarioResult> {
     id: 8,
     title: 'Import speed: upload → ready',
     figures: [
-      latencyFigure(`one ${ONE_MB} (0.96 MiB) → ready`, oneSummary, { p: 'p50', ms: 1500 }),
+      latencyFigure(`one ${ONE_MB} (0.96 MiB) → ready`, oneSummary, undefined, { p: 'p50', ms: 1500 }),
       latencyFigure(`one ${SMALL} (69 KB) → ready`, summarize(small)),
       {
         name: 'ten 0.96 MiB files in one request → all ready',

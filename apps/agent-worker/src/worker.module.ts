@@ -22,6 +22,7 @@ import { WorkerHealthController } from './health/worker-health.controller';
 import { ImportProcessor } from './imports/import.processor';
 import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
 import { TurnProcessor } from './turns/turn.processor';
+import { TurnWarmup } from './turns/turn-warmup';
 
 export interface WorkerModuleOptions {
   /** Validated settings (`loadWorkerEnv()`). */
@@ -53,6 +54,7 @@ export class WorkerModule {
       // One death is survived (the turn restarts on another worker as attempt n+1); a second gives up.
       maxStalledCount: 1,
       name: workerId,
+      autorun: false, // started by TurnProcessor once warm
     })
     class ConfiguredTurnProcessor extends TurnProcessor {}
 
@@ -84,7 +86,9 @@ export class WorkerModule {
         }),
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
-            ...dataSourceOptions(env.DATABASE_URL, { extra: { max: env.DB_POOL_SIZE } }),
+            ...dataSourceOptions(env.DATABASE_URL, {
+              extra: { max: env.DB_POOL_SIZE, min: Math.min(env.DB_POOL_MIN, env.DB_POOL_SIZE) },
+            }),
             retryAttempts: 3,
             retryDelay: 1000,
           }),
@@ -116,6 +120,7 @@ export class WorkerModule {
         { provide: WORKER_ID, useValue: workerId },
         { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
         TurnExecutor,
+        TurnWarmup,
         // WORKER_QUEUES: a processor not provided never creates its BullMQ worker.
         ...(env.WORKER_QUEUES.includes('turns') ? [ConfiguredTurnProcessor] : []),
         ...(env.WORKER_QUEUES.includes('imports') ? [ConfiguredImportProcessor] : []),

@@ -17,6 +17,7 @@ import {
   waitUntilReady,
 } from '@corpus-chat/server-core';
 import { createApiApp } from './app.setup';
+import { warmHttpPath } from './health/http-warmup';
 import { type ApiEnv, loadApiEnv } from './config/api-env';
 
 async function checkDependencies(env: ApiEnv): Promise<void> {
@@ -59,6 +60,9 @@ async function main(): Promise<void> {
   await checkDependencies(env);
   const app = await createApiApp(env);
   exitIfShutdownHangs(15_000);
+  // Warmed (here and by `ChatWarmup` in init) before the port opens: the health check answers only then.
+  await app.init();
+  await warmHttpPath(app).catch((e: Error) => console.warn(`HTTP warm-up failed: ${e.message}`));
   try {
     await app.listen(env.API_PORT, env.API_HOST);
   } catch (e) {

@@ -77,6 +77,11 @@ export interface AgentRunner {
    * Unset: the whole thread.
    */
   readonly historyLimit?: number;
+  /**
+   * Does once, at start, what the first turn would otherwise pay for (compiled code paths, caches,
+   * data loaded on first use), writing nothing; the worker takes no job before it resolves.
+   */
+  warmUp?(): Promise<void>;
 }
 
 /** Nest injection token for the AgentRunner the worker uses. */

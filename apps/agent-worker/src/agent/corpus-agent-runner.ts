@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import type { OperatorLanguage } from '@corpus-chat/contracts';
 import {
   type AgentRunner,
   type AgentTurnContext,
@@ -6,9 +8,18 @@ import {
   AgentTurnError,
   ModelUrlAllowlist,
 } from '@corpus-chat/server-core';
+import { countTokens } from './context/token-counter';
 import type { ModelSettingsProvider } from './model-settings.provider';
 import type { OpenAiModelRunner } from './model/openai-model-runner';
 import type { PlannerRunner } from './planner/planner-runner';
+
+/** Questions of the common shapes (count, list, breakdown, in both languages) the planner runs at start. */
+const WARM_UP_QUESTIONS: [string, OperatorLanguage][] = [
+  ['How many findings are there?', 'en'],
+  ['List the critical findings about SQL injection', 'en'],
+  ['Break down the findings by severity', 'en'],
+  ['Сколько всего находок?', 'ru'],
+];
 
 /**
  * The `AgentRunner` the worker uses: per turn it reads the `settings` row and runs either the
@@ -32,6 +43,26 @@ export class CorpusAgentRunner implements AgentRunner {
    */
   get historyLimit(): number {
     return this.model.historyLimit;
+  }
+
+  /**
+   * Reads the settings, loads the tokenizer when a model server is selected (seconds and ~50 MiB
+   * the planner never needs) and runs the planner and its tool queries on sample questions.
+   */
+  async warmUp(): Promise<void> {
+    if ((await this.settings.get()).backend === 'openai') countTokens(WARM_UP_QUESTIONS[0][0]);
+    for (const [userMessage, language] of WARM_UP_QUESTIONS) {
+      await this.planner.run({
+        chatId: randomUUID(),
+        turnId: randomUUID(),
+        ownerId: randomUUID(),
+        history: [],
+        userMessage,
+        language,
+        signal: new AbortController().signal,
+        emit: async () => undefined,
+      });
+    }
   }
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {

@@ -1,10 +1,16 @@
 import { InjectQueue, OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
-import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
 import { inSpan, metrics, settleBullConnections, turnTrace, withTraceParent } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { TurnExecutor } from './turn-executor';
+import { TurnWarmup } from './turn-warmup';
 
 /**
  * BullMQ glue of the `chat-turns` queue: hands each job to `TurnExecutor`, ends turns whose last
@@ -15,16 +21,26 @@ import { TurnExecutor } from './turn-executor';
  * {concurrency, lockDuration, …})` from the validated settings.
  */
 @Injectable()
-export class TurnProcessor extends WorkerHost implements BeforeApplicationShutdown {
+export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TurnProcessor.name);
   private readonly failing = new Set<Promise<void>>();
 
   constructor(
     private readonly executor: TurnExecutor,
+    private readonly warmup: TurnWarmup,
     private readonly env: WorkerEnv,
     @InjectQueue(CHAT_TURNS_QUEUE) private readonly queue: Queue,
   ) {
     super();
+  }
+
+  /**
+   * Warms up, then starts taking jobs (the worker is created with `autorun: false`): a job waiting
+   * at start would otherwise pay for the warm-up. Nest listens (the health check answers) only after.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.warmup.run();
+    this.worker.run().catch((e: Error) => this.logger.error(`queue worker stopped: ${e.message}`));
   }
 
   process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {

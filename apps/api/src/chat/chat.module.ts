@@ -9,6 +9,7 @@ import { ChatSocketEnv, loadChatSocketEnv } from './chat-socket.env';
 import { ChatController } from './chat.controller';
 import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
+import { ChatWarmup } from './chat-warmup';
 import { QueuePositionPublisher } from './queue-position-publisher';
 import { SocketLimits } from './socket-limits';
 import { MessageBudget } from './message-budget';
@@ -29,6 +30,7 @@ import { TurnSweeper } from './turn-sweeper';
     { provide: QueuePositions, useFactory: (ds: DataSource) => new QueuePositions(ds), inject: [DataSource] },
     QueuePositionPublisher,
     ChatService,
+    ChatWarmup,
     TurnDispatcher,
     // Read from the validated ApiEnv, which keeps the variables it does not declare.
     {

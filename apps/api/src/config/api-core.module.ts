@@ -39,7 +39,11 @@ export class ApiCoreModule {
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
             ...dataSourceOptions(env.DATABASE_URL, {
-              extra: { max: env.DB_POOL_SIZE, connectionTimeoutMillis: env.DB_ACQUIRE_TIMEOUT_MS },
+              extra: {
+                max: env.DB_POOL_SIZE,
+                min: Math.min(env.DB_POOL_MIN, env.DB_POOL_SIZE),
+                connectionTimeoutMillis: env.DB_ACQUIRE_TIMEOUT_MS,
+              },
             }),
             retryAttempts: 3,
             retryDelay: 1000,

@@ -34,6 +34,9 @@ export const serverEnvSchema = z.looseObject({
   DB_POOL_SIZE: envInt(10, 1, 1000).describe(
     "Postgres connections of this process's pool. A worker with a high `WORKER_CONCURRENCY` holds many short transactions at once and waits on a small pool (docs/benchmarks.md, scenario 3); keep the sum over all processes below the server's `max_connections`.",
   ),
+  DB_POOL_MIN: envInt(2, 0, 1000).describe(
+    'Postgres connections of the pool opened and warmed at start and kept open when idle (at most `DB_POOL_SIZE`), so the first requests after a start or a quiet spell do not pay for new connections.',
+  ),
   METRICS_PORT: envInt(-1, -1, 65535).describe(
     "Port of this process's Prometheus `GET /metrics` (0: any free port; -1: off). A port of its own, so metrics never pass through the public API.",
   ),

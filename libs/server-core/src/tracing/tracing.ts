@@ -1,5 +1,5 @@
 import { context, propagation, type Span, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
@@ -39,6 +39,11 @@ export function startTracing(
 export function traceProcess(serviceName: string): void {
   const stop = startTracing(serviceName);
   if (stop) process.once('beforeExit', () => void stop());
+}
+
+/** Runs `fn` recording no span (a start-up warm-up is no operator's request). */
+export function untraced<T>(fn: () => Promise<T>): Promise<T> {
+  return context.with(suppressTracing(context.active()), fn);
 }
 
 /** Runs `fn` in a new span `name` (a child of the active one), recording a thrown error on it. */
