@@ -26,7 +26,6 @@ export function ruForm(n: number, forms: RussianForms): string {
 export const ruCount = (n: number, forms: RussianForms): string => `${ruNumber(n)} ${ruForm(n, forms)}`;
 
 export const FINDINGS: RussianForms = { one: 'находка', few: 'находки', many: 'находок' };
-export const REPORTS: RussianForms = { one: 'отчёт', few: 'отчёта', many: 'отчётов' };
 
 export const SEVERITY_RU: Record<Severity, string> = {
   critical: 'критическая',
