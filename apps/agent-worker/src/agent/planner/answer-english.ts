@@ -2,7 +2,6 @@
 import { SEVERITIES, type FindingFilter, type Severity } from '@corpus-chat/contracts';
 import { md, quote } from './answer-text';
 import { classNote, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
-import { comparisonAnswer } from './scan-comparison';
 
 const statusLabel = (s: string) => s.replace('_', ' ');
 const VERDICT_LABEL: Record<string, string> = {
@@ -112,5 +111,4 @@ export const ENGLISH: AnswerLanguage = {
     if (label.toUpperCase().startsWith(`CWE-${g.key}`)) return md(label);
     return `${id} ${md(label)}`;
   },
-  comparison: (plan, c) => comparisonAnswer(plan, c, md),
 };

@@ -2,17 +2,15 @@
  * Russian for the answer writer: labels, and the answers worded too freely for a template
  * (numbers grouped the Russian way, nouns agreeing with their number).
  */
-import { SEVERITIES, type FindingFilter, type ScanComparison } from '@corpus-chat/contracts';
+import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS, cut, md } from './answer-text';
 import { classNote, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
-import type { ComparisonPlan } from './scan-comparison';
 import {
   FINDINGS,
   REPORT_STATUS_RU,
   SEVERITY_RU,
   STATUS_RU,
   VERDICT_RU,
-  ruCount,
   ruDecimal,
   ruForm,
   ruNumber,
@@ -84,44 +82,6 @@ function scopedCountAnswer(c: ScopedCount, note?: string): string {
   return lines.join('\n');
 }
 
-const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'время сканирования не записано');
-
-/** The answer to a scan comparison, from the `compare_reports` result only. */
-function comparisonAnswer(plan: ComparisonPlan, c: ScanComparison): string {
-  const report = `**${md(c.report.filename)}**`;
-  const baseline = `**${md(c.baseline.filename)}**`;
-  const list = (rows: ScanComparison['newFindings']) =>
-    rows.map((f) => `- ${md(f.title)} (${SEVERITY_RU[f.severity]}, находка #${f.id})`).join('\n');
-  const lines: string[] = [];
-  if (plan.asked === 'new' || plan.asked === 'all') {
-    lines.push(
-      `Новых находок в ${report} по сравнению с базовым ${baseline}: ${ruNumber(c.new)}${c.new ? ':' : '.'}`,
-    );
-    if (c.new) lines.push(list(c.newFindings));
-  }
-  if (plan.asked === 'fixed' || plan.asked === 'all') {
-    lines.push(
-      `Исправлено (отсутствует в ${report}) находок из ${baseline}: ${ruNumber(c.fixed)}${c.fixed ? ':' : '.'}`,
-    );
-    if (c.fixed) lines.push(list(c.fixedFindings));
-  }
-  if (plan.asked === 'unchanged')
-    lines.push(`Без изменений между ${baseline} и ${report}: ${ruCount(c.unchanged, FINDINGS)}.`);
-  lines.push('');
-  lines.push(
-    `Итого: новых ${ruNumber(c.new)}, исправлено ${ruNumber(c.fixed)}, без изменений ${ruNumber(c.unchanged)}. Базовый ${baseline} (${day(c.baseline.scannedAt)}, ${ruCount(c.baseline.findingCount, FINDINGS)}); ` +
-      `отчёт ${report} (${day(c.report.scannedAt)}, ${ruCount(c.report.findingCount, FINDINGS)}); оба — сканы ${md(c.target.join(', '))}.`,
-  );
-  if (c.baselineBy === 'scan_time')
-    lines.push(
-      'В вопросе не сказано, какой скан старше, поэтому базовым взят тот, у которого время сканирования раньше.',
-    );
-  lines.push(
-    'Находки сопоставляются по идентичности (проверка и место), а не по заголовку или серьёзности; «исправлено» означает лишь отсутствие в более новом скане.',
-  );
-  return lines.join('\n');
-}
-
 export const RUSSIAN: AnswerLanguage = {
   locale: 'ru',
   num: ruNumber,
@@ -146,5 +106,4 @@ export const RUSSIAN: AnswerLanguage = {
     if (groupBy === 'status') return STATUS_RU[key as keyof typeof STATUS_RU];
     return undefined;
   },
-  comparison: comparisonAnswer,
 };

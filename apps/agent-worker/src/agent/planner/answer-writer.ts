@@ -67,7 +67,6 @@ export interface AnswerLanguage {
   /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
   groupValue?(groupBy: GroupBy, key: string): string | undefined;
   scopedCount(c: ScopedCount, note?: string): string;
-  comparison(plan: ComparisonPlan, c: ScanComparison): string;
 }
 
 /** The language's messages, formatted (`answer-format.ts`). */
@@ -330,6 +329,48 @@ function detailAnswer(L: AnswerLanguage, f: FindingDetail): string {
   return lines.join('\n');
 }
 
+/**
+ * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
+ * listed titles of the new or fixed findings, then the other counts, the baseline and the report
+ * with their recorded scan dates.
+ */
+function comparisonAnswer(L: AnswerLanguage, plan: ComparisonPlan, c: ScanComparison): string {
+  const m = messages(L).format;
+  const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };
+  const list = (rows: ScanComparison['newFindings']) =>
+    rows.map((f) =>
+      m('compare.row', { title: md(f.title), severity: L.severity(f.severity), id: `${f.id}` }),
+    );
+  const lines: string[] = [];
+  if (plan.asked === 'new' || plan.asked === 'all') {
+    lines.push(m('compare.new', { ...names, n: c.new }));
+    if (c.new) lines.push(list(c.newFindings).join('\n'));
+  }
+  if (plan.asked === 'fixed' || plan.asked === 'all') {
+    lines.push(m('compare.fixed', { ...names, n: c.fixed }));
+    if (c.fixed) lines.push(list(c.fixedFindings).join('\n'));
+  }
+  if (plan.asked === 'unchanged') lines.push(m('compare.unchanged', { ...names, n: c.unchanged }));
+  const day = (iso: string | null) => (iso ? iso.slice(0, 10) : m('compare.noTime'));
+  lines.push(
+    '',
+    m('compare.total', {
+      ...names,
+      new: c.new,
+      fixed: c.fixed,
+      unchanged: c.unchanged,
+      baselineDay: day(c.baseline.scannedAt),
+      baselineFindings: m('findings', { n: c.baseline.findingCount }),
+      reportDay: day(c.report.scannedAt),
+      reportFindings: m('findings', { n: c.report.findingCount }),
+      target: md(c.target.join(', ')),
+    }),
+  );
+  if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
+  lines.push(m('compare.identity'));
+  return lines.join('\n');
+}
+
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
   const m = messages(L).format;
@@ -346,7 +387,7 @@ export function writerFor(L: AnswerLanguage) {
     detail: (f: FindingDetail) => detailAnswer(L, f),
     followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
       followUpNote(L, previous, asked, merged),
-    comparison: (plan: ComparisonPlan, c: ScanComparison) => L.comparison(plan, c),
+    comparison: (plan: ComparisonPlan, c: ScanComparison) => comparisonAnswer(L, plan, c),
     ...refusals,
     /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
     share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>

@@ -1,4 +1,6 @@
-import { FINDINGS, ruCount, ruDecimal, ruForm, ruNumber } from './russian-words';
+import { FINDINGS, ruDecimal, ruForm, ruNumber, type RussianForms } from './russian-words';
+
+const ruCount = (n: number, forms: RussianForms) => `${ruNumber(n)} ${ruForm(n, forms)}`;
 
 describe('Russian numbers and plurals', () => {
   it.each([

@@ -22,8 +22,6 @@ export function ruForm(n: number, forms: RussianForms): string {
   return rule === 'one' ? forms.one : rule === 'few' || rule === 'other' ? forms.few : forms.many;
 }
 
-/** `n` and the agreeing form: "1 находка", "2 находки", "5 находок", "3 538 находок". */
-export const ruCount = (n: number, forms: RussianForms): string => `${ruNumber(n)} ${ruForm(n, forms)}`;
 
 export const FINDINGS: RussianForms = { one: 'находка', few: 'находки', many: 'находок' };
 
