@@ -27,6 +27,7 @@ import {
 import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
 import { refusalsFor } from './answer-refusals';
+import { scopedCountAnswer } from './answer-scoped-count';
 import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
 import { cut, md } from './answer-text';
 import type { PlannedScope } from './question-plan';
@@ -66,7 +67,6 @@ export interface AnswerLanguage {
   cweLabel(g: { key: string; label: string }): string;
   /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
   groupValue?(groupBy: GroupBy, key: string): string | undefined;
-  scopedCount(c: ScopedCount, note?: string): string;
 }
 
 /** The language's messages, formatted (`answer-format.ts`). */
@@ -377,7 +377,7 @@ export function writerFor(L: AnswerLanguage) {
   const refusals = refusalsFor(L);
   return {
     count: (r: SearchFindingsResult, opts?: { note?: string }) => countAnswer(L, r, opts),
-    scopedCount: (c: ScopedCount, note?: string) => L.scopedCount(c, note),
+    scopedCount: (c: ScopedCount, note?: string) => scopedCountAnswer(L, c, note),
     top: (r: CountFindingsByResult, n: number, opts?: Options) => topAnswer(L, r, n, opts),
     breakdown: (r: CountFindingsByResult, opts?: Options) => breakdownAnswer(L, r, opts),
     reportCount: (reports: ReportSummary[]) => reportCountAnswer(L, reports),
