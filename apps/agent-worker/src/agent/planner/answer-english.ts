@@ -1,4 +1,4 @@
-/** English for the answer writer: labels, and the answers worded too freely for a template. */
+/** English number formats and labels for the answer writer (the sentences are in `answer-messages.json`). */
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
 import { md, quote } from './answer-text';
 import type { AnswerLanguage } from './answer-writer';

@@ -1,6 +1,6 @@
 /**
- * Russian for the answer writer: labels, and the answers worded too freely for a template
- * (numbers grouped the Russian way, nouns agreeing with their number).
+ * Russian number formats and labels for the answer writer (the sentences, with their plural
+ * agreement, are in `answer-messages.json`).
  */
 import {
   SEVERITIES,

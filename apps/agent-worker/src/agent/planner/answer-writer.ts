@@ -52,7 +52,7 @@ interface Options {
   note?: string;
 }
 
-/** What a language gives the writer besides its messages (`answer-messages.json`): labels and the answers worded too freely for a template. */
+/** What a language gives the writer besides its messages (`answer-messages.json`): number formats and labels. */
 export interface AnswerLanguage {
   locale: OperatorLanguage;
   num(n: number): string;
