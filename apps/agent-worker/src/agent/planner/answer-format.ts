@@ -19,13 +19,12 @@ export class MessageFormat {
     this.grouped = new Intl.NumberFormat(locale);
   }
 
-  has = (key: string): boolean => key in this.messages;
+  has = (key: string): boolean => Object.hasOwn(this.messages, key);
 
   /** The message `key` with `params` filled in (they are inserted as given: escape before). */
   format = (key: string, params: MessageParams = {}): string => {
-    const template = this.messages[key];
-    if (template === undefined) throw new Error(`answer-messages.json: no message "${key}"`);
-    return this.fill(template, params);
+    if (!this.has(key)) throw new Error(`answer-messages.json: no message "${key}"`);
+    return this.fill(this.messages[key], params);
   };
 
   private fill(template: string, params: MessageParams, hash?: string): string {
