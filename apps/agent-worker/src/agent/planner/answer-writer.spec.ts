@@ -1,8 +1,16 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS } from './answer-text';
-import { breakdownAnswer, followUpNote, scopedCountAnswer, topAnswer } from './answer-writer';
-import { tooLongAnswer, unsupportedAnswer } from './answer-refusals';
+import { answerWriter } from './answer-writers';
+
+const {
+  breakdown: breakdownAnswer,
+  followUpNote,
+  scopedCount: scopedCountAnswer,
+  top: topAnswer,
+  tooLong: tooLongAnswer,
+  unsupported: unsupportedAnswer,
+} = answerWriter('en');
 
 const cwes: CountFindingsByResult = {
   groupBy: 'cwe',

@@ -1,3 +1,9 @@
+/**
+ * One writer for the planner's answers in every language: the facts, their order and the tool
+ * names are decided here once; the words are ICU-style messages (`answer-messages.json`) and a
+ * language's labels (`answer-english.ts`, `answer-russian.ts`). Report file names, CWE ids and
+ * tool names stay as the tools return them.
+ */
 import {
   SEVERITIES,
   VERDICT_STATUSES,
@@ -8,121 +14,24 @@ import {
   type CountGroup,
   type FindingDetail,
   type FindingFilter,
+  type ListedGroups,
+  type OperatorLanguage,
+  type ReportStatus,
   type ReportSummary,
+  type ScanComparison,
   type SearchFindingsResult,
   type Severity,
+  type TriageStatus,
+  type VerdictStatus,
 } from '@corpus-chat/contracts';
+import { MessageFormat } from './answer-format';
+import MESSAGES from './answer-messages.json';
+import { refusalsFor } from './answer-refusals';
+import { scopedCountAnswer } from './answer-scoped-count';
 import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
+import { cut, md } from './answer-text';
 import type { PlannedScope } from './question-plan';
-import { cut, md, quote } from './answer-text';
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const statusLabel = (s: string) => s.replace('_', ' ');
-const EDITED_LABEL: Record<string, string> = {
-  any: 'edited by operators',
-  severity: 're-rated by operators (severity changed since import)',
-};
-const VERDICT_LABEL: Record<string, string> = {
-  still_open: 'still open',
-  fixed: 'fixed',
-  inconclusive: 'inconclusive',
-  none: 'no verdict',
-};
-
-/** "critical or high", "critical, high or medium" (most severe first). */
-function severityList(set: readonly Severity[]): string {
-  const ordered = SEVERITIES.filter((s) => set.includes(s));
-  if (ordered.length <= 1) return ordered.join('');
-  return `${ordered.slice(0, -1).join(', ')} or ${ordered.at(-1)}`;
-}
-
-/** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
-export function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedScope): Map<string, string> {
-  const parts = new Map<string, string>();
-  if (f.severity) parts.set('severity', `severity ${f.severity}`);
-  else if (scope?.severities) parts.set('severity', `severity ${severityList(scope.severities)}`);
-  if (f.text) parts.set('text', `text ${quote(f.text)}`);
-  const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
-  if (reportFilename) parts.set('report', `report ${md(reportFilename)}`);
-  else if (f.reportId != null) parts.set('report', `report #${f.reportId}`);
-  if (f.format) parts.set('format', `format ${f.format}`);
-  if (f.scanner) parts.set('scanner', `scanner ${quote(f.scanner)}`);
-  if (f.includeArchived) parts.set('archived', 'archived reports included');
-  if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
-  if (f.verdict) parts.set('verdict', `verdict ${VERDICT_LABEL[f.verdict]}`);
-  if (f.status) parts.set('status', `triage status ${statusLabel(f.status)}`);
-  if (f.edited) parts.set('edited', EDITED_LABEL[f.edited]);
-  if (scope?.exclude)
-    parts.set('exclude', `excluding ${[...scopeParts(scope.exclude).values()].join(' and ')}`);
-  if (scope?.has)
-    parts.set(
-      'has',
-      `${scope.has.present ? 'with' : 'without'} ${scope.has.key === 'cwe' ? 'a CWE id' : 'a verdict'}`,
-    );
-  return parts;
-}
-
-/** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
-export function scopePhrase(f: FindingFilter | AppliedFilter, scope?: ComputedScope): string {
-  return [...scopeParts(f, scope).values()].join(', ');
-}
-
-/** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
-function classNote(f: AppliedFilter): string {
-  if (!f.weaknessClasses?.length) return '';
-  const classes = f.weaknessClasses
-    .map((c) => `the ${md(c.name)} class: ${c.cwe.map((id) => `CWE-${id}`).join(', ')}`)
-    .join('; ');
-  return ` (the text also matches ${classes})`;
-}
-
-/**
- * How a follow-up used the previous answer, truthfully: which parts the new question replaced
- * ("text 'XSS' instead of text 'SQL injection'"), which it added ("narrowed to severity high") and
- * which it kept from before.
- */
-export function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-  const segments = followUpSegments(
-    scopeParts(previous.filter, previous.scope),
-    scopeParts(merged.filter, merged.scope),
-    scopeParts(asked.filter, asked.scope),
-    {
-      instead: (phrase, before) => `${phrase} instead of ${before}`,
-      dropped: (phrase) => `dropped ${phrase}`,
-      added: (phrases) => `narrowed to ${phrases}`,
-      kept: (phrases) => `kept ${phrases}`,
-    },
-  );
-  return segments.length
-    ? `Follow-up on the previous question: ${segments.join('; ')}.`
-    : 'Follow-up on the previous question, with the same filter.';
-}
-
-/**
- * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
- * total, then every row of the call (the caller's `limit` decides how many are listed, so the
- * list, the tool card's "N of TOTAL" and the follow-up ids agree).
- */
-export function countAnswer(r: SearchFindingsResult, opts: { note?: string } = {}): string {
-  const f = r.filter;
-  const lines: string[] = [];
-  const scope = scopePhrase(f);
-  const head = !scope
-    ? `There are **${r.total}** findings in total. Exact total from search_findings, no filter.`
-    : `**${r.total}** ${r.total === 1 ? 'finding matches' : 'findings match'} ${scope}${classNote(f)}. Exact total from search_findings.`;
-  lines.push(opts.note ? `${head} ${opts.note}` : head);
-  if (r.rows.length) {
-    const shown = r.rows.length;
-    lines.push('');
-    lines.push(r.total > shown ? `The first ${shown}:` : shown === 1 ? 'It is:' : 'They are:');
-    for (const row of r.rows.slice(0, shown)) {
-      lines.push(
-        `- #${row.id} ${md(row.title)} (${row.severity}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
-      );
-    }
-  }
-  return lines.join('\n');
-}
+import type { ComparisonPlan } from './scan-comparison';
 
 /** A count the planner computed from several exact counts (see `PlannerRunner`). */
 export interface ScopedCount {
@@ -137,111 +46,139 @@ export interface ScopedCount {
   presence?: { all: number; none: number };
 }
 
-/** What an exclusion removes, as a verb phrase ("do not match text 'X'", "are not in report R"). */
-function exclusionPhrase(e: FindingFilter): string {
-  if (e.text) return `do not match text ${quote(e.text)}`;
-  if (e.verdict)
-    return e.verdict === 'fixed'
-      ? 'are not marked fixed'
-      : `do not have the verdict ${VERDICT_LABEL[e.verdict]}`;
-  if (e.status) return `do not have the triage status ${statusLabel(e.status)}`;
-  if (e.reportName || e.reportId != null)
-    return `are not in report ${e.reportName ? md(e.reportName) : `#${e.reportId}`}`;
-  if (e.cwe != null) return `are not tagged CWE-${e.cwe}`;
-  return 'are excluded';
+type GroupBy = CountFindingsByResult['groupBy'];
+interface Options {
+  scope?: ComputedScope;
+  note?: string;
 }
 
-/** The findings an exclusion subtracts, after their number ("that match it", "marked fixed"). */
-function excludedPhrase(e: FindingFilter): string {
-  if (e.text) return 'that match it';
-  if (e.verdict)
-    return e.verdict === 'fixed' ? 'marked fixed' : `with the verdict ${VERDICT_LABEL[e.verdict]}`;
-  if (e.status) return `with the triage status ${statusLabel(e.status)}`;
-  if (e.reportName || e.reportId != null) return 'in that report';
-  if (e.cwe != null) return `tagged CWE-${e.cwe}`;
-  return 'excluded';
+/** What a language gives the writer besides its messages (`answer-messages.json`): number formats and labels. */
+export interface AnswerLanguage {
+  locale: OperatorLanguage;
+  num(n: number): string;
+  /** One decimal ("12.5", "12,5"). */
+  decimal(n: number): string;
+  quote(s: string): string;
+  severity(s: Severity): string;
+  severityList(set: readonly Severity[]): string;
+  verdict(v: VerdictStatus | 'none'): string;
+  status(s: TriageStatus): string;
+  reportStatus(s: ReportStatus): string;
+  cweLabel(g: { key: string; label: string }): string;
+  /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
+  groupValue?(groupBy: GroupBy, key: string): string | undefined;
 }
 
-/** Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id or verdict. */
-export function scopedCountAnswer(c: ScopedCount, note?: string): string {
-  const base = scopePhrase(c.filter);
-  const subject = `**${c.total}** ${c.total === 1 ? 'finding' : 'findings'}${base ? ` with ${base}${classNote(c.filter)}` : ''}`;
-  const lines: string[] = [];
-  if (c.scope.has && c.presence) {
-    const what = c.scope.has.key === 'cwe' ? 'CWE id' : 'verdict';
-    const groupedBy = c.scope.has.key === 'cwe' ? 'CWE' : 'verdict';
-    lines.push(
-      c.scope.has.present
-        ? `${subject} ${c.total === 1 ? 'has' : 'have'} at least one ${what}: ${c.presence.all} in all, minus ${c.presence.none} with none.`
-        : `${subject} ${c.total === 1 ? 'has' : 'have'} no ${what}, out of ${c.presence.all}.`,
+/** The language's messages, formatted (`answer-format.ts`). */
+const formats = new Map<AnswerLanguage, MessageFormat>();
+export function messages(L: AnswerLanguage): MessageFormat {
+  let f = formats.get(L);
+  if (!f) formats.set(L, (f = new MessageFormat(L.locale, MESSAGES[L.locale], L.num)));
+  return f;
+}
+
+/** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
+export function scopeParts(
+  L: AnswerLanguage,
+  f: FindingFilter | AppliedFilter,
+  scope?: ComputedScope,
+): Map<string, string> {
+  const m = messages(L).format;
+  const parts = new Map<string, string>();
+  if (f.severity) parts.set('severity', m('scope.severity', { label: L.severity(f.severity) }));
+  else if (scope?.severities)
+    parts.set('severity', m('scope.severity', { label: L.severityList(scope.severities) }));
+  if (f.text) parts.set('text', m('scope.text', { q: L.quote(f.text) }));
+  const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
+  if (reportFilename) parts.set('report', m('scope.report', { name: md(reportFilename) }));
+  else if (f.reportId != null) parts.set('report', m('scope.report', { name: `#${f.reportId}` }));
+  if (f.format) parts.set('format', m('scope.format', { format: f.format }));
+  if (f.scanner) parts.set('scanner', m('scope.scanner', { q: L.quote(f.scanner) }));
+  if (f.includeArchived) parts.set('archived', m('scope.archived'));
+  if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
+  if (f.verdict) parts.set('verdict', m('scope.verdict', { v: L.verdict(f.verdict) }));
+  if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
+  if (f.edited && messages(L).has(`scope.edited.${f.edited}`))
+    parts.set('edited', m(`scope.edited.${f.edited}`));
+  if (scope?.exclude)
+    parts.set(
+      'exclude',
+      m('scope.exclude', { parts: [...scopeParts(L, scope.exclude).values()].join(m('scope.and')) }),
     );
-    lines.push('', `Exact counts from count_findings_by, grouped by ${groupedBy}.`);
-  } else {
-    const rows = c.bySeverity ?? [];
-    const counted = rows.map((r) => r.severity);
-    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
-    const missing = SEVERITIES.filter((s) => !counted.includes(s));
-    const sevWords = all
-      ? ''
-      : missing.length === 1 && counted.length > 2
-        ? `are not ${missing[0]}`
-        : `are ${severityList(counted)}`;
-    const excl = c.scope.exclude ? exclusionPhrase(c.scope.exclude) : '';
-    const predicate = [sevWords, excl].filter(Boolean).join(' and ');
-    if (c.scope.exclude) {
-      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
-      const terms = all ? '' : ` (${rows.map((r) => `${r.severity} ${r.count - r.excluded}`).join(' + ')})`;
+  if (scope?.has) parts.set('has', m('scope.has', { key: scope.has.key, present: scope.has.present }));
+  return parts;
+}
+
+/** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
+export const scopePhrase = (L: AnswerLanguage, f: FindingFilter | AppliedFilter, scope?: ComputedScope) =>
+  [...scopeParts(L, f, scope).values()].join(', ');
+
+/** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
+export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
+  if (!f.weaknessClasses?.length) return '';
+  const m = messages(L).format;
+  const classes = f.weaknessClasses.map((c) =>
+    m('classNote.item', { name: md(c.name), ids: c.cwe.map((id) => `CWE-${id}`).join(', ') }),
+  );
+  return m('classNote', { classes: classes.join('; ') });
+}
+
+/**
+ * How a follow-up used the previous answer, truthfully: which parts the new question replaced,
+ * which it added and which it kept from before.
+ */
+function followUpNote(L: AnswerLanguage, previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) {
+  const m = messages(L).format;
+  const parts = (p: PlannedScope) => scopeParts(L, p.filter, p.scope);
+  const segments = followUpSegments(parts(previous), parts(merged), parts(asked), {
+    instead: (phrase, before) => m('followUp.instead', { phrase, before }),
+    dropped: (phrase) => m('followUp.dropped', { phrase }),
+    added: (phrases) => m('followUp.added', { phrases }),
+    kept: (phrases) => m('followUp.kept', { phrases }),
+  });
+  return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
+}
+
+/**
+ * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
+ * total, then every row of the call (the caller's `limit` decides how many are listed, so the
+ * list, the tool card's "N of TOTAL" and the follow-up ids agree).
+ */
+function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: string } = {}): string {
+  const m = messages(L).format;
+  const scope = scopePhrase(L, r.filter);
+  const head = scope
+    ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
+    : m('count.all', { total: r.total });
+  const lines = [opts.note ? `${head} ${opts.note}` : head];
+  if (r.rows.length) {
+    const shown = r.rows.length;
+    lines.push(
+      '',
+      m(r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many', { shown: `${shown}` }),
+    );
+    for (const row of r.rows)
       lines.push(
-        `${subject} ${predicate}${terms}: ${sum('count')} in all, minus ${sum('excluded')} ${excludedPhrase(c.scope.exclude)}.`,
+        `- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
       );
-      lines.push(
-        '',
-        'Both are exact counts from count_findings_by (grouped by severity), one without and one with the excluded part.',
-      );
-    } else {
-      lines.push(`${subject} ${predicate}: ${rows.map((r) => `${r.severity} ${r.count}`).join(' + ')}.`);
-      lines.push(
-        '',
-        'Each part is an exact count from count_findings_by (grouped by severity), added up; search_findings takes one severity at a time.',
-      );
-    }
   }
-  if (note) lines[0] += ` ${note}`;
   return lines.join('\n');
 }
 
-/** Label of a CWE group: `CWE-79` (or `CWE-79 Cross-site Scripting` when the query layer gave a name), `no CWE`. */
-function cweLabel(g: { key: string; label: string }): string {
-  if (g.key === 'none') return 'no CWE';
-  const id = `CWE-${md(g.key)}`;
-  const label = (g.label ?? '').trim();
-  if (!label || label === g.key || label.toUpperCase() === `CWE-${g.key}`) return id;
-  if (label.toUpperCase().startsWith(`CWE-${g.key}`)) return md(label);
-  return `${id} ${md(label)}`;
-}
-
-/** What a group of `count_findings_by` is, in words. */
-const GROUP_NOUN: Record<string, string> = {
-  report: 'report',
-  cwe: 'CWE',
-  format: 'report format',
-  title: 'finding title',
-  severity: 'severity',
-  verdict: 'verdict',
-  status: 'triage status',
-};
-const groupLabel = (groupBy: string, g: { key: string; label: string }) =>
-  groupBy === 'cwe' ? cweLabel(g) : md(g.label);
+const groupLabel = (L: AnswerLanguage, groupBy: GroupBy, g: { key: string; label: string }) =>
+  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue?.(groupBy, g.key) ?? md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
-function groupedSource(r: CountFindingsByResult, scope?: ComputedScope): string {
+function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: ComputedScope): string {
+  const m = messages(L).format;
   const how = [
-    scope?.severities && r.groupBy !== 'severity' ? 'one call per severity, added up' : '',
-    scope?.exclude ? 'minus the same counts for the excluded findings' : '',
+    scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
+    scope?.exclude ? m('grouped.exclude') : '',
   ]
     .filter(Boolean)
     .join(', ');
-  return `Exact counts from count_findings_by, grouped by ${GROUP_NOUN[r.groupBy]}${how ? ` (${how})` : ''}.`;
+  const what = m('group.noun', { groupBy: r.groupBy });
+  return m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
 }
 
 /** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
@@ -253,140 +190,230 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 }
 
 /** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
-export function topAnswer(
-  r: CountFindingsByResult,
-  n: number,
-  opts: { scope?: ComputedScope; note?: string } = {},
-): string {
-  const what = GROUP_NOUN[r.groupBy];
-  const scope = scopePhrase(r.filter, opts.scope);
+function topAnswer(L: AnswerLanguage, r: CountFindingsByResult, n: number, opts: Options = {}): string {
+  const m = messages(L).format;
+  const groupBy = r.groupBy;
+  const words = { groupBy, what: m('group.noun', { groupBy }), scope: scopePhrase(L, r.filter, opts.scope) };
   const groups = rankableGroups(r);
-  if (!groups.length)
-    return `No findings match ${scope ? scope : 'anything in the corpus'} (${r.total} in total), so no ${what} has any.${opts.note ? ` ${opts.note}` : ''}`;
+  const note = opts.note ? ` ${opts.note}` : '';
+  if (!groups.length) return `${m('top.empty', { ...words, total: r.total })}${note}`;
   const top = rankedGroups(r, n);
-  const filterText = scope ? `findings with ${scope}` : 'findings';
+  const label = (g: CountGroup) => groupLabel(L, groupBy, g);
   const lines: string[] = [];
   if (n === 1 && top.length === 1) {
-    const next = groups[1];
+    const next = groups.at(1);
     lines.push(
-      `The ${what} with the most ${filterText} is **${groupLabel(r.groupBy, top[0])}** with **${top[0].count}**` +
-        (next ? ` (next: ${groupLabel(r.groupBy, next)} with ${next.count}).` : '.'),
+      m('top.one', {
+        ...words,
+        first: label(top[0]),
+        count: top[0].count,
+        hasNext: !!next,
+        next: next && label(next),
+        nextCount: next?.count,
+      }),
     );
   } else {
-    lines.push(
-      n === 1
-        ? `These ${what}s tie for the most ${filterText}:`
-        : `Top ${n} ${what}s by number of ${filterText}${top.length > n ? ' (ties included)' : ''}:`,
-    );
-    top.forEach((g, i) => lines.push(`${i + 1}. **${groupLabel(r.groupBy, g)}**: ${g.count}`));
+    lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
+    top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
   }
-  if (opts.note) lines[0] += ` ${opts.note}`;
-  lines.push('');
-  const among =
-    r.groupBy === 'title'
-      ? `; the ${plural(groups.length, 'commonest title')} were compared`
-      : ` in ${plural(groups.length, what)}`;
-  lines.push(`${groupedSource(r, opts.scope)} ${plural(r.total, 'finding')}${among}.`);
+  lines[0] += note;
+  const groupCount = m('group.count', { ...words, n: groups.length });
+  const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
+  lines.push('', `${groupedSource(L, r, opts.scope)} ${footer}`);
   return lines.join('\n');
 }
 
 /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
-export function breakdownAnswer(
-  r: CountFindingsByResult,
-  opts: { scope?: ComputedScope; note?: string } = {},
-): string {
-  const scope = scopePhrase(r.filter, opts.scope);
+function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Options = {}): string {
+  const m = messages(L).format;
+  const groupBy = r.groupBy;
   const lines = [
-    `Findings by ${r.groupBy === 'cwe' ? 'CWE' : r.groupBy === 'status' ? 'triage status' : r.groupBy}${scope ? ` (${scope})` : ''}, ${plural(r.total, 'finding')} in total:`,
+    m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total }),
   ];
   if (opts.note) lines[0] += ` ${opts.note}`;
   lines.push(
     ...breakdownRows(r, opts.scope, {
-      severity: (s) => s,
-      verdict: (v) => VERDICT_LABEL[v],
-      group: (g) => groupLabel(r.groupBy, g),
-      count: String,
-      more: (hidden) => `and ${hidden} more ${r.groupBy === 'cwe' ? 'CWE ids' : 'reports'}`,
-      cweNote: 'A finding with several CWE ids counts once under each.',
+      severity: (s) => L.severity(s),
+      verdict: (v) => L.verdict(v),
+      group: (g) => groupLabel(L, groupBy, g),
+      count: (n) => L.num(n),
+      more: (hidden) =>
+        m('breakdown.more', {
+          groupBy,
+          hidden,
+          groupCount: m('group.count', { groupBy, n: hidden, what: '' }),
+        }),
+      cweNote: m('breakdown.cweNote'),
     }),
   );
-  lines.push('', groupedSource(r, opts.scope));
+  lines.push('', groupedSource(L, r, opts.scope));
   return lines.join('\n');
 }
 
 /** Answer to "how many reports (are there)". */
-export function reportCountAnswer(reports: ReportSummary[]): string {
+function reportCountAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
+  const m = messages(L).format;
   const { byStatus, findings } = reportTally(reports);
-  const statuses = byStatus.map(([s, n]) => `${n} ${s}`).join(', ');
-  return `There are **${reports.length}** reports${statuses ? ` (${statuses})` : ''}, holding ${findings} findings. From list_all_reports; archived reports are not counted.`;
+  const statuses = byStatus
+    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s as ReportStatus) }))
+    .join(', ');
+  return m('reports.count', { n: reports.length, statuses, findings });
 }
 
 /** Answer to "list the reports". */
-export function reportListAnswer(reports: ReportSummary[]): string {
-  if (!reports.length)
-    return 'There are no reports yet (list_all_reports returned none). Import a scanner file on the Reports page.';
-  const lines = [
-    `There are **${reports.length}** reports (from list_all_reports; archived reports not shown):`,
-  ];
+function reportListAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
+  const m = messages(L).format;
+  if (!reports.length) return m('reports.none');
+  const lines = [m('reports.head', { n: reports.length })];
   for (const r of reports.slice(0, 100)) {
     const sev = SEVERITIES.filter((s) => r.bySeverity[s])
-      .map((s) => `${s} ${r.bySeverity[s]}`)
+      .map((s) => `${L.severity(s)} ${L.num(r.bySeverity[s])}`)
       .join(', ');
     lines.push(
-      `- #${r.id} **${md(r.filename)}** (${r.format}, ${r.status}): ${plural(r.findingCount, 'finding')}${sev ? ` — ${sev}` : ''}`,
+      `- #${r.id} **${md(r.filename)}** (${r.format}, ${L.reportStatus(r.status)}): ${m('findings', { n: r.findingCount })}${sev ? ` — ${sev}` : ''}`,
     );
   }
-  if (reports.length > 100) lines.push(`- … and ${reports.length - 100} more`);
+  if (reports.length > 100) lines.push(m('reports.more', { n: reports.length - 100 }));
   return lines.join('\n');
 }
 
 /** Answer to "how many reports have critical findings". */
-export function reportsWithAnswer(
-  r: CountFindingsByResult,
-  opts: { scope?: ComputedScope; note?: string } = {},
-): string {
+function reportsWithAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Options = {}): string {
+  const m = messages(L).format;
   const groups = r.groups.filter((g) => g.count > 0);
-  const scope = scopePhrase(r.filter, opts.scope) || 'no filter';
-  const lines = [
-    `**${groups.length}** ${groups.length === 1 ? 'report has' : 'reports have'} findings with ${scope}, ${plural(r.total, 'such finding')} in all.`,
-  ];
+  const scope = scopePhrase(L, r.filter, opts.scope) || m('reportsWith.noFilter');
+  const lines = [m('reportsWith.head', { reports: groups.length, scope, total: r.total })];
   if (opts.note) lines[0] += ` ${opts.note}`;
-  for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${g.count}`);
-  if (groups.length > 20) lines.push(`- … and ${groups.length - 20} more`);
-  lines.push('', groupedSource(r, opts.scope));
+  for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
+  if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
+  lines.push('', groupedSource(L, r, opts.scope));
   return lines.join('\n');
 }
 
 /** Answer to "give me an overview". */
-export function overviewAnswer(o: CorpusOverview): string {
+function overviewAnswer(L: AnswerLanguage, o: CorpusOverview): string {
+  const m = messages(L).format;
   const lines = [
-    `The corpus holds **${o.reports.total}** reports and **${o.findings.total}** findings (from get_corpus_overview).`,
+    m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
     '',
-    `Findings by severity: ${SEVERITIES.map((s) => `${s} ${o.findings.bySeverity[s]}`).join(', ')}.`,
-    `Verdicts: ${VERDICT_STATUSES.map((v) => `${VERDICT_LABEL[v]} ${o.verdicts[v] ?? 0}`).join(', ')}.`,
+    `${m('overview.bySeverity')}${SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`).join(', ')}.`,
+    `${m('overview.verdicts')}${VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`).join(', ')}.`,
   ];
   const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
   if (top.length) {
-    lines.push('', 'Largest reports:');
-    for (const r of top) lines.push(`- ${md(r.filename)}: ${r.total}`);
+    lines.push('', m('overview.largest'));
+    for (const r of top) lines.push(`- ${md(r.filename)}: ${L.num(r.total)}`);
   }
   return lines.join('\n');
 }
 
 /** Answer to "show finding N". */
-export function detailAnswer(f: FindingDetail): string {
+function detailAnswer(L: AnswerLanguage, f: FindingDetail): string {
+  const m = (key: string) => messages(L).format(`detail.${key}`);
   const c = f.current;
-  const lines = [`**Finding #${f.id}: ${md(c.title)}**`, ''];
-  lines.push(`- Severity: ${c.severity}${c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : ''}`);
-  lines.push(`- Report: ${f.reportFilename ? md(f.reportFilename) : 'none (entered by hand)'}`);
-  lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : 'none'}`);
-  lines.push(`- Latest verdict: ${f.latestVerdict ? VERDICT_LABEL[f.latestVerdict.status] : 'none'}`);
-  lines.push(`- Versions: ${f.versionCount}`);
+  const lines = [`**${m('finding')} #${f.id}: ${md(c.title)}**`, ''];
+  lines.push(
+    `- ${m('severity')}: ${L.severity(c.severity)}${c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : ''}`,
+  );
+  lines.push(`- ${m('report')}: ${f.reportFilename ? md(f.reportFilename) : m('byHand')}`);
+  lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : m('none')}`);
+  lines.push(`- ${m('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : m('none')}`);
+  lines.push(`- ${m('versions')}: ${f.versionCount}`);
   if (c.affectedEndpoints.length)
     lines.push(
-      `- Affected: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
+      `- ${m('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
     );
+  // The scanner's own text stays as it was written.
   if (c.description) lines.push('', md(cut(c.description, 800)));
-  if (c.impact) lines.push('', `Impact: ${md(cut(c.impact, 400))}`);
+  if (c.impact) lines.push('', `${m('impact')}: ${md(cut(c.impact, 400))}`);
   return lines.join('\n');
 }
+
+/**
+ * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
+ * listed titles of the new or fixed findings, then the other counts, the baseline and the report
+ * with their recorded scan dates.
+ */
+function comparisonAnswer(L: AnswerLanguage, plan: ComparisonPlan, c: ScanComparison): string {
+  const m = messages(L).format;
+  const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };
+  const list = (rows: ScanComparison['newFindings']) =>
+    rows.map((f) =>
+      m('compare.row', { title: md(f.title), severity: L.severity(f.severity), id: `${f.id}` }),
+    );
+  const lines: string[] = [];
+  if (plan.asked === 'new' || plan.asked === 'all') {
+    lines.push(m('compare.new', { ...names, n: c.new }));
+    if (c.new) lines.push(list(c.newFindings).join('\n'));
+  }
+  if (plan.asked === 'fixed' || plan.asked === 'all') {
+    lines.push(m('compare.fixed', { ...names, n: c.fixed }));
+    if (c.fixed) lines.push(list(c.fixedFindings).join('\n'));
+  }
+  if (plan.asked === 'unchanged') lines.push(m('compare.unchanged', { ...names, n: c.unchanged }));
+  const day = (iso: string | null) => (iso ? iso.slice(0, 10) : m('compare.noTime'));
+  lines.push(
+    '',
+    m('compare.total', {
+      ...names,
+      new: c.new,
+      fixed: c.fixed,
+      unchanged: c.unchanged,
+      baselineDay: day(c.baseline.scannedAt),
+      baselineFindings: m('findings', { n: c.baseline.findingCount }),
+      reportDay: day(c.report.scannedAt),
+      reportFindings: m('findings', { n: c.report.findingCount }),
+      target: md(c.target.join(', ')),
+    }),
+  );
+  if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
+  lines.push(m('compare.identity'));
+  return lines.join('\n');
+}
+
+/** Every text the planner answers with, in one language: the same facts, worded for the operator. */
+export function writerFor(L: AnswerLanguage) {
+  const m = messages(L).format;
+  const refusals = refusalsFor(L);
+  return {
+    count: (r: SearchFindingsResult, opts?: { note?: string }) => countAnswer(L, r, opts),
+    scopedCount: (c: ScopedCount, note?: string) => scopedCountAnswer(L, c, note),
+    top: (r: CountFindingsByResult, n: number, opts?: Options) => topAnswer(L, r, n, opts),
+    breakdown: (r: CountFindingsByResult, opts?: Options) => breakdownAnswer(L, r, opts),
+    reportCount: (reports: ReportSummary[]) => reportCountAnswer(L, reports),
+    reportList: (reports: ReportSummary[]) => reportListAnswer(L, reports),
+    reportsWith: (r: CountFindingsByResult, opts?: Options) => reportsWithAnswer(L, r, opts),
+    overview: (o: CorpusOverview) => overviewAnswer(L, o),
+    detail: (f: FindingDetail) => detailAnswer(L, f),
+    followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
+      followUpNote(L, previous, asked, merged),
+    comparison: (plan: ComparisonPlan, c: ScanComparison) => comparisonAnswer(L, plan, c),
+    ...refusals,
+    /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
+    share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>
+      m('share', {
+        part: part.total,
+        whole: whole.total,
+        scope: scopePhrase(L, whole.filter),
+        partScope: scopePhrase(L, part.filter),
+        pct: whole.total
+          ? m('share.pct', { pct: L.decimal((100 * part.total) / whole.total) })
+          : m('share.empty'),
+      }),
+    /** A tool failed (`error` is its message): no number. */
+    failed: (error: string) => m('failed', { error: md(error) }),
+    comparisonFailed: (error: string) => m('comparisonFailed', { error: md(error) }),
+    noSuchFinding: (id: number) => m('noSuchFinding', { id: `${id}` }),
+    /** "Show the third one" when the previous answer listed `shown` findings. */
+    fewerFindings: (shown: number) => m('fewerFindings', { shown }),
+    fewerGroups: (listed: ListedGroups) =>
+      m('fewerGroups', { listed: listed.groups.length, groupBy: listed.groupBy }),
+    titleNotFilter: (label: string) => m('titleNotFilter', { label: md(label) }),
+    fromRanking: (label: string) => m('fromRanking', { label: md(label) }),
+    unknownReport: (name: string) => m('unknownReport', { name: md(name) }),
+    listOneSeverity: m('listOneSeverity'),
+    /** A word the vocabulary does not know (a product, a library, a CVE), searched as text. */
+    searchedText: (term: string) => m('searchedText', { term: md(term) }),
+  };
+}
+export type AnswerWriter = ReturnType<typeof writerFor>;

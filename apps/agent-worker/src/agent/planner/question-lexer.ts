@@ -19,6 +19,7 @@ import {
   WRITE_VERBS,
   correctWord,
 } from './vocabulary';
+import data from './vocabulary.data.json';
 
 /** One token of an operator's question. */
 export interface Token {
@@ -68,19 +69,7 @@ const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
-const COMPOUND_GLUE = new Set([
-  'non',
-  'severity',
-  'sev',
-  'risk',
-  'level',
-  'priority',
-  'rated',
-  'or',
-  'and',
-  'to',
-  'plus',
-]);
+const COMPOUND_GLUE = new Set(data.lexer.compoundGlue);
 
 /**
  * The parts of a hyphenated severity compound (`high-severity`, `non-info`, `high-or-critical`,

@@ -1,5 +1,6 @@
 import type { Token } from './question-lexer';
 import { NEGATION_PAIRS, NEGATION_WORDS } from './vocabulary';
+import data from './vocabulary.data.json';
 
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
@@ -45,58 +46,7 @@ export const spanText = (s: Scan, [a, b]: [number, number]): string =>
     .trim();
 
 /** Words that may stand between a negation and what it negates ("not *rated* high", "excluding *the* info ones"). */
-const NEGATION_GAP = new Set([
-  'the',
-  'a',
-  'an',
-  'any',
-  'are',
-  'is',
-  'were',
-  'was',
-  'be',
-  'being',
-  'been',
-  'that',
-  'which',
-  'those',
-  'these',
-  'rated',
-  'of',
-  'as',
-  'marked',
-  'flagged',
-  'labelled',
-  'labeled',
-  'classified',
-  'tagged',
-  'severity',
-  'sev',
-  'level',
-  'priority',
-  'risk',
-  'at',
-  'in',
-  'from',
-  'have',
-  'has',
-  'having',
-  'with',
-  'for',
-  'do',
-  'does',
-  'did',
-  'all',
-  'findings',
-  'ones',
-  'considered',
-  'count',
-  'counting',
-  'include',
-  'including',
-  'consider',
-  'considering',
-]);
+const NEGATION_GAP = new Set(data.negation.gap);
 
 /**
  * Where a negation governs the part starting at token `at`: the index range [from, to) of the

@@ -1,3 +1,4 @@
+import data from './vocabulary.data.json';
 /** Lower-case alphanumeric pieces of a name: `scb__juice-shop-v12.10.2.json` → scb, juice, shop, v12, 10, 2, json. */
 export function namePieces(name: string): string[] {
   return name
@@ -6,28 +7,7 @@ export function namePieces(name: string): string[] {
     .filter(Boolean);
 }
 
-const FILLER = new Set([
-  'the',
-  'a',
-  'an',
-  'report',
-  'reports',
-  'scan',
-  'scans',
-  'file',
-  'files',
-  'named',
-  'called',
-  'titled',
-  'of',
-  'for',
-  'from',
-  'in',
-  'one',
-  'scanner',
-  'scanners',
-  'tool',
-]);
+const FILLER = new Set(data.reportNames.filler);
 const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)$/i;
 
 /**

@@ -8,6 +8,7 @@
  * the parser then names it as a part it did not understand, exactly as for an unknown English word.
  */
 import type { PlannedQuestion } from './question-plan';
+import data from './vocabulary.data.json';
 
 /** `~` in a pattern: the rest of an inflected word (a stem's endings). */
 const ENDING = '\\p{L}*';
@@ -21,218 +22,17 @@ function words(source: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
-/** Weakness classes and common topics in Russian → the English name the corpus and the class list use. */
-const TOPICS: [RegExp, string][] = [
-  [words('nosql[\\s-]*(?:инъекци~|внедрени~)'), 'NoSQL injection'],
-  [words('(?:ldap)[\\s-]*(?:инъекци~|внедрени~)'), 'LDAP injection'],
-  [words('(?:xpath)[\\s-]*(?:инъекци~|внедрени~)'), 'XPath injection'],
-  [
-    words('(?:sql|скл)[\\s-]*(?:инъекци~|внедрени~)|(?:инъекци~|внедрени~)\\s+(?:sql-кода|sql|sql\\s+кода)'),
-    'SQL injection',
-  ],
-  [
-    words(
-      '(?:инъекци~|внедрени~)\\s+(?:ос\\s+|os\\s+)?(?:команд~|shell~)|командн~\\s+(?:инъекци~|внедрени~)',
-    ),
-    'command injection',
-  ],
-  [words('удаленн~\\s+выполнени~\\s+кода'), 'remote code execution'],
-  [words('(?:инъекци~|внедрени~)\\s+кода'), 'code injection'],
-  [words('(?:инъекци~|внедрени~)\\s+в\\s+(?:журнал~|лог~)'), 'log injection'],
-  [words('межсайтов~\\s+(?:скриптинг~|выполнени~\\s+сценари~|сценари~)'), 'cross-site scripting'],
-  [words('подделк~\\s+межсайтов~\\s+запрос~'), 'cross-site request forgery'],
-  [
-    words('подделк~\\s+(?:серверн~\\s+)?запрос~\\s+на\\s+сторон~\\s+сервер~|подделк~\\s+серверн~\\s+запрос~'),
-    'server-side request forgery',
-  ],
-  [words('обход~\\s+(?:каталог~|директори~|пут~)|выход~\\s+за\\s+пределы\\s+каталог~'), 'path traversal'],
-  [words('внешн~\\s+(?:xml[\\s-]*)?сущност~|xml[\\s-]*сущност~'), 'XML external entity'],
-  [words('открыт~\\s+(?:перенаправлени~|редирект~)'), 'open redirect'],
-  [words('(?:небезопасн~\\s+)?десериализаци~'), 'insecure deserialization'],
-  [
-    words(
-      '(?:(?:жестко\\s+)?(?:заданн~|закодированн~|прописанн~|зашит~)|захардкожен~|вшит~)\\s+(?:в\\s+код~?\\s+)?(?:учетн~\\s+данн~|парол~|секрет~)',
-    ),
-    'hard-coded credentials',
-  ],
-  [words('слаб~\\s+(?:криптографи~|шифровани~)'), 'weak cryptography'],
-  [words('слаб~\\s+шифр~'), 'weak cipher'],
-  [words('слаб~\\s+(?:хеш~|хэш~)'), 'weak hash'],
-  [words('целочисленн~\\s+переполнени~|переполнени~\\s+цел~'), 'integer overflow'],
-  [words('переполнени~\\s+буфер~'), 'buffer overflow'],
-  [words('(?:раскрыти~|утечк~)\\s+(?:информаци~|чувствительн~\\s+данн~|данн~)'), 'information disclosure'],
-  [words('обход~\\s+аутентификаци~'), 'authentication bypass'],
-  [words('(?:отсутстви~|отсутствующ~)\\s+аутентификаци~'), 'missing authentication'],
-  [words('(?:нарушени~|сломанн~)\\s+контрол~\\s+доступ~'), 'broken access control'],
-  [words('(?:отсутстви~|отсутствующ~)\\s+авторизаци~'), 'missing authorization'],
-  [words('кликджекинг~'), 'clickjacking'],
-  [words('форматн~\\s+строк~|строк~\\s+формат~'), 'format string'],
-  [words('использовани~\\s+после\\s+освобождени~'), 'use after free'],
-  [words('разыменовани~\\s+(?:нулев~\\s+)?указател~'), 'null pointer dereference'],
-  [words('состояни~\\s+гонк~|гонк~\\s+данн~'), 'race condition'],
-  [words('(?:загрязнени~|засорени~)\\s+прототип~|прототипн~\\s+загрязнени~'), 'prototype pollution'],
-  [words('отказ~\\s+в\\s+обслуживании'), 'denial of service'],
-  [words('(?:проверк~|валидаци~)\\s+сертификат~'), 'certificate validation'],
-  [words('куки|кук~'), 'cookies'],
-  [words('инъекци~|внедрени~'), 'injection'],
-];
-
-/** Phrases of several words (or whose meaning depends on the next word), before single words. */
-const PHRASES: [RegExp, string][] = [
-  [words('топ[\\s-]*(\\d{1,3})'), 'top $1'],
-  [
-    words('больше\\s+всего|наибольш~(?:\\s+(?:числ~|количеств~))?|максимальн~(?:\\s+(?:числ~|количеств~))?'),
-    'most',
-  ],
-  [words('по\\s+сравнению\\s+с(?:о)?|в\\s+сравнении\\s+с(?:о)?|относительно'), 'compared with'],
-  [words('не\\s+(?:связан~|относ~)\\s+(?:с|со|к)'), 'unrelated to'],
-  [words('(?:связан~|относ~|имеющ~\\s+отношение)\\s+(?:с|со|к)'), 'related to'],
-  [words('за\\s+исключением|исключая|кроме'), 'excluding'],
-  [words('ложн~\\s+(?:срабатывани~|тревог~|позитив~)|ложноположительн~'), 'false positives'],
-  [words('(?:с\\s+)?принят~\\s+риск~|риск~\\s+принят~'), 'risk accepted'],
-  [words('(?:все\\s+еще|до\\s+сих\\s+пор|по-прежнему)\\s+(открыт~)'), 'still open'],
-  [words('из\\s+(?:них|этих|тех|которых)'), 'of those'],
-  [words('в\\s+(?:нем|ней)'), 'in it'],
-  [words('(?:какой|какая|каков~)\\s+процент|процент~'), 'percentage of'],
-  [words('(?:какая|какова)\\s+доля|дол[яюией]'), 'share of'],
-  [words('с\\s+момента|начиная\\s+с(?:о)?'), 'since'],
-  // "по" groups before a grouping noun ("по серьёзности", "по отчётам"); otherwise it is "about" ("по SQL-инъекциям").
-  [
-    words(
-      'по(?=\\s+(?:серьезност|критичност|важност|уровн|отчет|скан|файл|cwe|статус|вердикт|формат|заголов|названи|категори|числ|количеств)\\p{L}*)',
-    ),
-    'by',
-  ],
-  [words('по'), 'about'],
-  [words('а(?=\\s)'), 'and'],
-];
-
-/** Single words (stems) → the vocabulary's English words. First match wins. */
-const WORDS: [RegExp, string][] = [
-  // What is counted.
-  [words('находк[аеуио]|находкой'), 'finding'],
-  [words('находк~|находок'), 'findings'],
-  [words('уязвимость'), 'vulnerability'],
-  [words('уязвимост~'), 'vulnerabilities'],
-  [words('проблем~|ошибк~|дефект~'), 'issues'],
-  [words('отчет|отчета|отчете|отчету|отчетом'), 'report'],
-  [words('отчет~'), 'reports'],
-  [words('скан|скана|скане|скану|сканом|сканировани~'), 'scan'],
-  [words('скан~'), 'scans'],
-  [words('файл|файла|файле|файлу|файлом'), 'file'],
-  [words('файл~'), 'files'],
-  [words('экспорт~|выгрузк~'), 'export'],
-  // Severity.
-  [words('критическ~|критичн~|критов|крит'), 'critical'],
-  [words('высок~'), 'high'],
-  [words('средн~|умеренн~'), 'medium'],
-  [words('низк~'), 'low'],
-  [words('информационн~|информативн~'), 'info'],
-  [words('серьезност~|критичност~|важност~|опасност~'), 'severity'],
-  [words('уров~'), 'level'],
-  // Question words and counting.
-  [words('сколько'), 'how many'],
-  [words('как~|котор~'), 'which'],
-  [words('что|чего'), 'what'],
-  [words('числ~|количеств~|кол-во'), 'number of'],
-  [words('всего|итого|общ~'), 'total'],
-  [words('все|всех|весь|вся|всем|всеми'), 'all'],
-  [words('самы~|сам~'), 'most'],
-  [words('част~|распространенн~|популярн~|встречающ~'), 'common'],
-  [words('топ|лидир~|лидер~|лучш~|худш~'), 'top'],
-  [words('распредел~|разбивк~|разбей|распредели|сгруппир~|группировк~'), 'breakdown'],
-  [words('обзор~|сводк~|статистик~|резюме'), 'overview'],
-  [words('кажд~'), 'each'],
-  // Asking to show.
-  [
-    words('покажи|покажите|показать|выведи|выведите|вывести|отобрази|дай|дайте|открой|открыть|найди|найдите'),
-    'show',
-  ],
-  [words('перечисли|перечислите|список|списком|спиской'), 'list'],
-  [words('опиши|опишите|расскажи|расскажите|подробн~|детал~'), 'details'],
-  [words('номер~|ид|идентификатор~'), 'id'],
-  [words('перв~'), 'first'],
-  [words('втор~'), 'second'],
-  [words('трет~'), 'third'],
-  [words('последн~'), 'last'],
-  [words('один|одна|одну|одно'), 'one'],
-  [words('два|две'), 'two'],
-  [words('три'), 'three'],
-  [words('четыре'), 'four'],
-  [words('пять'), 'five'],
-  [words('десять'), 'ten'],
-  // Status and verdict.
-  [words('статус~'), 'status'],
-  [words('триаж~|сортировк~'), 'triage'],
-  [words('вердикт~|ретест~|перепроверк~'), 'verdict'],
-  [words('подтвержден~|подтверждён~'), 'confirmed'],
-  [words('неисправлен~|неустранен~'), 'unfixed'],
-  [words('исправлен~|исправил~|устранен~|устранил~|закрыт~'), 'fixed'],
-  [words('неопределенн~|неоднозначн~|неясн~'), 'inconclusive'],
-  [words('открыт~'), 'open'],
-  [words('архивн~|архивированн~|архив~'), 'archived'],
-  [words('формат~'), 'format'],
-  [words('заголов~|названи~'), 'titles'],
-  // Comparisons of two scans.
-  [words('нов~|появил~|добавлен~|добавил~'), 'new'],
-  [words('исчез~|пропал~'), 'gone'],
-  [words('неизменн~|осталс~|остал~|сохранил~'), 'unchanged'],
-  [words('сравни|сравните|сравнить|сравнение|разниц~|отличи~|изменени~'), 'compare'],
-  [words('между'), 'between'],
-  [words('больше|более'), 'more'],
-  [words('меньше|менее'), 'fewer'],
-  [words('чем'), 'than'],
-  [words('после'), 'after'],
-  // Prepositions, pronouns, negation, filler.
-  [words('в|во|внутри'), 'in'],
-  [words('из|от'), 'from'],
-  [words('с|со'), 'with'],
-  [words('до'), 'to'],
-  [words('к|ко'), 'to'],
-  [words('у'), 'of'],
-  [words('о|об|обо|про|касающ~|касается|касаются'), 'about'],
-  [words('упомина~|упомянут~'), 'mention'],
-  [words('содерж~'), 'containing'],
-  [words('слов~'), 'word'],
-  [words('и'), 'and'],
-  [words('или|либо'), 'or'],
-  [words('но|однако'), 'but'],
-  [words('не|нет'), 'not'],
-  [words('без'), 'without'],
-  [words('только|лишь'), 'only'],
-  [words('также|тоже|еще'), 'also'],
-  [words('включая|включительно'), 'including'],
-  [words('них|им|ними|они|их'), 'them'],
-  [words('эти|этих|этим|этими|те|тех|такие|таких'), 'those'],
-  [words('это|этот|этом|эта|этой|этого|эту'), 'this'],
-  [words('тот|том|той|того|та|ту'), 'that'],
-  [
-    words('есть|имеется|имеются|существует|существуют|является|являются|был|была|было|были|будет|быть'),
-    'are',
-  ],
-  [words('имеет|имеют|имеющ~|имеется'), 'have'],
-  [words('помечен~|отмечен~|размечен~'), 'marked'],
-  [words('найден~|обнаружен~|выявлен~|зарегистрирован~'), 'found'],
-  [words('пожалуйста|плиз'), 'please'],
-  [words('мне|нам|мы|нас|я|ты|вы|можешь|можете|могу|можно|хочу|хотим|нужно|надо'), 'please'],
-  [words('ли|же|бы|ну|вот|там|тут|здесь|сейчас|теперь'), ''],
-  [words('за'), 'over'],
-  [words('на'), 'on'],
-  [words('корпус~|баз~|данны[хем]'), 'corpus'],
-  [words('прошл~'), 'last'],
-  [
-    words(
-      'сегодня|вчера|недел~|месяц~|год~|дн~|день|январ~|феврал~|март~|апрел~|ма[йяе]|июн~|июл~|август~|сентябр~|октябр~|ноябр~|декабр~',
-    ),
-    'week',
-  ],
-  [
-    words(
-      'удали~|удалить|удалите|сотри~|очисти~|измени~|изменить|обнови~|добавь~|импортируй~|загрузи~|архивируй~|переименуй~|пометь~|отметь~',
-    ),
-    'delete',
-  ],
-];
+/**
+ * The Russian tables of `vocabulary.data.json` (`russian`): weakness classes and topics → the
+ * English name the corpus and the class list use; phrases of several words (or whose meaning
+ * depends on the next word); then single stems. They run in that order, and within a table the
+ * first match wins. `$1` in an English word is the pattern's first group.
+ */
+const TABLES: [RegExp, string][] = [
+  ...data.russian.topics,
+  ...data.russian.phrases,
+  ...data.russian.words,
+].map(([source, english]): [RegExp, string] => [words(source), english]);
 
 /** Whether the text has any Cyrillic letter (only such questions are rewritten). */
 export const hasCyrillic = (text: string): boolean => /\p{Script=Cyrillic}/u.test(text);
@@ -266,7 +66,7 @@ export function readRussian(question: string): RussianReading | undefined {
     .replace(/[«„“]([^»“”\n]{1,200})[»“”]/gu, (_, q: string) => `"${q}"`)
     .replace(/"([^"\n]{1,200})"/gu, (m) => (quotes.add(originals.length), mark(m, '')))
     .replace(/№\s?/gu, '#');
-  for (const [re, english] of [...TOPICS, ...PHRASES, ...WORDS]) {
+  for (const [re, english] of TABLES) {
     text = text.replace(re, (m: string, ...args: unknown[]) =>
       mark(
         m,

@@ -1,4 +1,3 @@
-import type { ScanComparison } from '@corpus-chat/contracts';
 import type { Token } from './question-lexer';
 
 /**
@@ -69,53 +68,4 @@ export function findComparison(tokens: readonly Token[]): ComparisonPlan | undef
     return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
   // "Compare A and B", "A or B": two scans, no order.
   return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const day = (iso: string | null) => (iso ? iso.slice(0, 10) : 'no recorded scan time');
-
-/**
- * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
- * listed titles of the new or fixed findings, then the other counts, the baseline and the report
- * with their recorded scan dates. `escape` is the answer writer's Markdown escaping.
- */
-export function comparisonAnswer(
-  plan: ComparisonPlan,
-  c: ScanComparison,
-  escape: (s: string) => string,
-): string {
-  const report = `**${escape(c.report.filename)}**`;
-  const baseline = `**${escape(c.baseline.filename)}**`;
-  const list = (rows: ScanComparison['newFindings']) =>
-    rows.map((f) => `- ${escape(f.title)} (${f.severity}, finding #${f.id})`).join('\n');
-  const lines: string[] = [];
-  if (plan.asked === 'new' || plan.asked === 'all') {
-    lines.push(
-      `${plural(c.new, 'finding is', 'findings are')} new in ${report} compared with the baseline ${baseline}${c.new ? ':' : '.'}`,
-    );
-    if (c.new) lines.push(list(c.newFindings));
-  }
-  if (plan.asked === 'fixed' || plan.asked === 'all') {
-    lines.push(
-      `${plural(c.fixed, 'finding of', 'findings of')} ${baseline} ${c.fixed === 1 ? 'is' : 'are'} fixed (absent) in ${report}${c.fixed ? ':' : '.'}`,
-    );
-    if (c.fixed) lines.push(list(c.fixedFindings));
-  }
-  if (plan.asked === 'unchanged')
-    lines.push(
-      `${plural(c.unchanged, 'finding is', 'findings are')} unchanged between ${baseline} and ${report}.`,
-    );
-  lines.push('');
-  lines.push(
-    `In all: ${c.new} new, ${c.fixed} fixed, ${c.unchanged} unchanged. Baseline ${baseline} (${day(c.baseline.scannedAt)}, ${plural(c.baseline.findingCount, 'finding')}); ` +
-      `report ${report} (${day(c.report.scannedAt)}, ${plural(c.report.findingCount, 'finding')}); both scans of ${escape(c.target.join(', '))}.`,
-  );
-  if (c.baselineBy === 'scan_time')
-    lines.push(
-      'The question did not say which scan is older, so the one with the earlier recorded scan time is the baseline.',
-    );
-  lines.push(
-    'Findings are matched by identity (the check and where it was found), not by title or severity; "fixed" only means absent from the newer scan.',
-  );
-  return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { FINDING_NOUNS, SEVERITY_WORDS } from './vocabulary';
+import data from './vocabulary.data.json';
 
 /** The severities a question asks about, read from every severity word in it. */
 export interface SeverityExpression {
@@ -11,74 +12,19 @@ export interface SeverityExpression {
 }
 
 /** Words allowed between two severities joined into one set ("high *or* critical", "critical*,* high *and* medium"). */
-const JOINERS = new Set([
-  'or',
-  'and',
-  ',',
-  'plus',
-  'either',
-  'nor',
-  'as',
-  'well',
-  'also',
-  'severity',
-  'sev',
-  'risk',
-  'priority',
-  'level',
-  'rated',
-]);
+const JOINERS = new Set(data.severityRanges.joiners);
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
 /** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
-const AFTER_RANGES: { seq: string[]; dir: 'up' | 'down' }[] = [
-  ...[
-    ['and', 'above'],
-    ['or', 'above'],
-    ['and', 'higher'],
-    ['or', 'higher'],
-    ['or', 'more'],
-    ['or', 'worse'],
-    ['and', 'worse'],
-    ['and', 'up'],
-    ['or', 'greater'],
-    ['and', 'over'],
-    ['or', 'over'],
-    ['plus'],
-  ].map((seq) => ({ seq, dir: 'up' as const })),
-  ...[
-    ['or', 'lower'],
-    ['and', 'lower'],
-    ['or', 'below'],
-    ['and', 'below'],
-    ['or', 'less'],
-    ['and', 'under'],
-    ['or', 'under'],
-    ['and', 'down'],
-    ['or', 'better'],
-  ].map((seq) => ({
-    seq,
-    dir: 'down' as const,
-  })),
-];
+const AFTER_RANGES = (['up', 'down'] as const).flatMap((dir) =>
+  data.severityRanges.after[dir].map((seq) => ({ seq, dir })),
+);
 /** "at least X", "above X" … before the severity: direction and whether X itself counts. */
-const BEFORE_RANGES: { seq: string[]; dir: 'up' | 'down'; inclusive: boolean }[] = [
-  { seq: ['at', 'least'], dir: 'up', inclusive: true },
-  { seq: ['minimum'], dir: 'up', inclusive: true },
-  { seq: ['more', 'severe', 'than'], dir: 'up', inclusive: false },
-  { seq: ['higher', 'than'], dir: 'up', inclusive: false },
-  { seq: ['greater', 'than'], dir: 'up', inclusive: false },
-  { seq: ['worse', 'than'], dir: 'up', inclusive: false },
-  { seq: ['above'], dir: 'up', inclusive: false },
-  { seq: ['at', 'most'], dir: 'down', inclusive: true },
-  { seq: ['up', 'to'], dir: 'down', inclusive: true },
-  { seq: ['maximum'], dir: 'down', inclusive: true },
-  { seq: ['less', 'severe', 'than'], dir: 'down', inclusive: false },
-  { seq: ['lower', 'than'], dir: 'down', inclusive: false },
-  { seq: ['less', 'than'], dir: 'down', inclusive: false },
-  { seq: ['below'], dir: 'down', inclusive: false },
-  { seq: ['under'], dir: 'down', inclusive: false },
-];
+const BEFORE_RANGES = data.severityRanges.before as {
+  seq: string[];
+  dir: 'up' | 'down';
+  inclusive: boolean;
+}[];
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 

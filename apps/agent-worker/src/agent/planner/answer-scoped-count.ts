@@ -1,0 +1,71 @@
+import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
+import { md } from './answer-text';
+import { classNote, messages, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
+
+/** What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R"). */
+function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string, string>] {
+  if (e.text) return ['text', { q: L.quote(e.text) }];
+  if (e.verdict) return e.verdict === 'fixed' ? ['fixed', {}] : ['verdict', { v: L.verdict(e.verdict) }];
+  if (e.status) return ['status', { s: L.status(e.status) }];
+  if (e.reportName || e.reportId != null)
+    return ['report', { name: e.reportName ? md(e.reportName) : `#${e.reportId}` }];
+  if (e.cwe != null) return ['cwe', { cwe: `${e.cwe}` }];
+  return ['other', {}];
+}
+
+/** Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id or verdict. */
+export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: string): string {
+  const m = messages(L).format;
+  const subject = m('scoped.subject', {
+    total: c.total,
+    scope: scopePhrase(L, c.filter),
+    note: classNote(L, c.filter),
+  });
+  const lines: string[] = [];
+  if (c.scope.has && c.presence) {
+    const words = {
+      subject,
+      total: c.total,
+      key: c.scope.has.key,
+      all: c.presence.all,
+      none: c.presence.none,
+    };
+    lines.push(m(c.scope.has.present ? 'scoped.hasSome' : 'scoped.hasNone', words));
+    lines.push('', m('scoped.hasSource', words));
+  } else {
+    const rows = c.bySeverity ?? [];
+    const counted = rows.map((r) => r.severity);
+    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+    const missing = SEVERITIES.filter((s) => !counted.includes(s));
+    const list = L.severityList(counted);
+    const sevWords = all
+      ? ''
+      : missing.length === 1 && counted.length > 2
+        ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+        : m('scoped.severities', { list });
+    const [kind, words] = c.scope.exclude ? exclusion(L, c.scope.exclude) : ['other', {}];
+    const excl = c.scope.exclude ? m('scoped.exclusion', { excl: m(`excl.${kind}`, words) }) : '';
+    const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+    const terms = (n: (r: (typeof rows)[number]) => number) =>
+      rows.map((r) => `${L.severity(r.severity)} ${L.num(n(r))}`).join(' + ');
+    if (c.scope.exclude) {
+      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+      lines.push(
+        m('scoped.minus', {
+          subject,
+          predicate,
+          terms: all ? '' : ` (${terms((r) => r.count - r.excluded)})`,
+          count: sum('count'),
+          excluded: sum('excluded'),
+          excludedWhat: m(`excluded.${kind}`, words),
+        }),
+      );
+      lines.push('', m('scoped.minusSource'));
+    } else {
+      lines.push(m('scoped.sum', { subject, predicate, terms: terms((r) => r.count) }));
+      lines.push('', m('scoped.sumSource'));
+    }
+  }
+  if (note) lines[0] += ` ${note}`;
+  return lines.join('\n');
+}
