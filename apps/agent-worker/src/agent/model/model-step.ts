@@ -113,6 +113,7 @@ export async function streamStep(
       if (!firstChunk)
         metrics.modelFirstToken.observe(secondsSince(requested, (firstChunk = performance.now())));
       reasoningField ??= reasoningFieldOf(chunk);
+      await recorder.progress.chunk(req.model, chunk);
       await shown.apply(decoder.push(chunk));
     }
     // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.
