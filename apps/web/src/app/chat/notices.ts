@@ -3,7 +3,10 @@ import { RouterLink } from '@angular/router';
 import { DisplayTextPipe } from '../shared/display-text';
 import { NoticesStore, noticeText } from './notices-store';
 
-/** The toasts of turns that ended in threads not on screen, announced politely to screen readers. */
+/**
+ * The toasts of turns that ended in threads not on screen, announced politely to screen readers;
+ * top right, clear of the composer.
+ */
 @Component({
   selector: 'cc-notices',
   imports: [DisplayTextPipe, RouterLink],
@@ -32,7 +35,7 @@ import { NoticesStore, noticeText } from './notices-store';
     .notices {
       position: fixed;
       right: 16px;
-      bottom: 16px;
+      top: 76px;
       z-index: 50;
       display: grid;
       gap: 8px;
@@ -40,6 +43,8 @@ import { NoticesStore, noticeText } from './notices-store';
     }
     .toast {
       position: relative;
+      display: grid;
+      gap: 2px;
       padding: 10px 32px 10px 12px;
       border-radius: 8px;
       border: 1px solid var(--border);
@@ -57,7 +62,7 @@ import { NoticesStore, noticeText } from './notices-store';
       font-weight: 650;
     }
     p {
-      margin: 4px 0 0;
+      margin: 0;
       font-size: 0.85rem;
       overflow: hidden;
       text-overflow: ellipsis;
