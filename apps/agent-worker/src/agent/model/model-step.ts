@@ -40,6 +40,8 @@ export interface StepRequest {
   model: string;
   messages: ChatCompletionMessageParam[];
   tools: ChatCompletionTool[];
+  /** Ask llama.cpp to stream its prompt processing (`return_progress`: `prompt_progress` chunks). */
+  promptProgress?: boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function streamStep(
         tool_choice: 'auto',
         stream: true,
         stream_options: { include_usage: true },
+        ...(req.promptProgress ? { return_progress: true } : {}),
       },
       { signal },
     );
