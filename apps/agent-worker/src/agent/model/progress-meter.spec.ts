@@ -10,7 +10,10 @@ describe('ProgressMeter', () => {
   it('counts a token per streamed chunk and reports at most once a second, at once on a new phase', async () => {
     const sent: Progress[] = [];
     let now = 0;
-    const meter = new ProgressMeter(async (e) => void sent.push(e), () => now);
+    const meter = new ProgressMeter(
+      async (e) => void sent.push(e),
+      () => now,
+    );
     // llama.cpp reading a long prompt (with `return_progress`): no token yet.
     await meter.chunk('qwen3', { choices: [], prompt_progress: { total: 4000, cache: 0, processed: 1000 } });
     now = 400;

@@ -102,7 +102,13 @@ describe('ChatListStore: unread threads from the socket', () => {
     const done = { type: 'turn.done', chatId: 'a', turnId: 't1' } as ChatEvent;
     socket.activity({ event: done, thread: thread('a', { unread: true, messageCount: 2 }) });
     socket.updated({ chatId: 'b', thread: thread('b', { unread: true }) });
-    expect(store.threads().filter((t) => t.unread).map((t) => t.id).sort()).toEqual(['a', 'b']);
+    expect(
+      store
+        .threads()
+        .filter((t) => t.unread)
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(store.unreadCount()).toBe(2);
     socket.updated({ chatId: 'b', thread: null });
     expect(store.threads().map((t) => t.id)).toEqual(['a']);
