@@ -12,6 +12,7 @@ export type * from './chat/chat-attachments';
 export * from './tools/tools';
 export * from './triage/triage.types';
 export * from './events/chat-events';
+export type * from './events/turn-activity';
 export * from './jobs/jobs';
 export * from './health';
 export * from './operators/csrf';

@@ -17,6 +17,7 @@ export * from './tools/tool-args.schema';
 export * from './corpus/finding-filter.schema';
 export * from './corpus/finding-query.schema';
 export * from './events/chat-events';
+export type * from './events/turn-activity';
 export * from './jobs/jobs';
 export * from './jobs/job-data.schema';
 export * from './chat/chat.dto';

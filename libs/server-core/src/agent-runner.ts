@@ -21,7 +21,7 @@ export interface HistoryMessage {
 /** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
 export type RunnerEvent = Extract<
   ChatEventBody,
-  { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' }
+  { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' | 'turn.progress' }
 >;
 
 /** What one turn hands the agent. */

@@ -14,6 +14,7 @@ import {
 } from '@corpus-chat/contracts';
 import { type AgentTurnContext, inSpan, metrics, sleep } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
+import { ProgressMeter } from './model/progress-meter';
 
 /**
  * One turn's bookkeeping, shared by the planner and the model back end so both emit the same
@@ -31,6 +32,8 @@ export class TurnRecorder {
   private seq = 0;
   private readonly reasoning: string[] = [];
   private readonly usage: ModelRequestUsage[] = [];
+  /** The turn's `turn.progress` events (the model back end feeds it each streamed chunk). */
+  readonly progress: ProgressMeter;
 
   constructor(
     private readonly ctx: Pick<AgentTurnContext, 'emit' | 'signal' | 'turnId'>,
@@ -39,6 +42,7 @@ export class TurnRecorder {
   ) {
     this.lastFilter = previous?.lastFilter;
     this.lastFindingIds = previous?.lastFindingIds;
+    this.progress = new ProgressMeter((event) => ctx.emit(event));
   }
 
   /** A new id for a tool call of this turn (unique within the turn). */

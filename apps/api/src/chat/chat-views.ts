@@ -19,6 +19,7 @@ export function toChatSummaryView(row: ChatSummaryRow): ChatSummaryView {
     messageCount: row.messageCount,
     lastModel: chat.lastModel,
     activeTurn: active,
+    unread: row.unread,
     createdAt: chat.createdAt.toISOString(),
     updatedAt: chat.updatedAt.toISOString(),
   };

@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, StreamableFile } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Patch,
+  Post,
+  Query,
+  StreamableFile,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CancelTurnResponse,
@@ -9,6 +20,7 @@ import {
   PostMessageDto,
   PostMessageQueryDto,
   type PostMessageResponse,
+  type RunningTurnView,
   UpdateChatDto,
 } from '@corpus-chat/contracts';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
@@ -18,6 +30,7 @@ import { ChatGateway } from './chat.gateway';
 import { ChatService } from './chat.service';
 import { chatMarkdown } from './chat-markdown';
 import { ReadScope } from '../auth/auth.decorators';
+import { TurnActivityService } from './turn-activity.service';
 
 /** `/api/chats`: the signed-in operator's threads, messages and turns. */
 @ApiTags('chats')
@@ -26,6 +39,7 @@ export class ChatController {
   constructor(
     private readonly chats: ChatService,
     private readonly gateway: ChatGateway,
+    private readonly activity: TurnActivityService,
   ) {}
 
   @Post()
@@ -44,6 +58,13 @@ export class ChatController {
     @Query() query: ListChatsQueryDto,
   ): Promise<ChatSummaryView[]> {
     return this.chats.listChats(op.id, query.archived === 'true');
+  }
+
+  @Get('turns/active')
+  @ReadScope()
+  @ApiOperation({ summary: 'My queued and running turns across threads, with estimated starts' })
+  activeTurns(@CurrentOperator() op: AuthenticatedOperator): Promise<RunningTurnView[]> {
+    return this.activity.activeTurns(op.id);
   }
 
   @Get(':id')
@@ -78,7 +99,7 @@ export class ChatController {
     @Body() dto: UpdateChatDto,
   ): Promise<ChatSummaryView> {
     const view = await this.chats.updateChat(op.id, id, dto);
-    this.gateway.notifyThreadUpdated(id);
+    void this.gateway.notifyThreadUpdated(op.id, id);
     return view;
   }
 
@@ -87,7 +108,7 @@ export class ChatController {
   @ApiOperation({ summary: 'Delete a thread (stops its active turn first)' })
   async remove(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<void> {
     await this.chats.deleteChat(op.id, id);
-    this.gateway.notifyThreadUpdated(id);
+    void this.gateway.notifyThreadUpdated(op.id, id);
   }
 
   @Post(':id/messages')
@@ -103,8 +124,16 @@ export class ChatController {
     @Query() query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
     const posted = await this.chats.postMessage(op, id, dto, query);
-    this.gateway.notifyThreadUpdated(id); // title, message count and active turn changed
+    void this.gateway.notifyThreadUpdated(op.id, id); // title, message count and active turn changed
     return posted;
+  }
+
+  @Post(':id/seen')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Mark the thread seen: its answers so far are no longer unread (all my pages)' })
+  async markSeen(@CurrentOperator() op: AuthenticatedOperator, @UuidParam('id') id: string): Promise<void> {
+    if (!(await this.activity.markSeen(op.id, id))) throw new NotFoundException('Chat not found.');
+    await this.gateway.notifyThreadUpdated(op.id, id);
   }
 
   @Post(':id/turns/:turnId/cancel')

@@ -10,9 +10,16 @@ import {
 } from '@nestjs/websockets';
 import { z } from 'zod';
 import type { Namespace, Socket } from 'socket.io';
-import { type ActiveTurnView, CHAT_NAMESPACE, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
+import {
+  type ActiveTurnView,
+  CHAT_NAMESPACE,
+  type JoinChatAck,
+  SocketEvents,
+  type ThreadUpdated,
+} from '@corpus-chat/contracts';
 import type { AuthenticatedOperator } from '../auth/current-operator';
-import { SocketAuthService } from '../auth/socket-auth.service';
+import { operatorRoom, SocketAuthService } from '../auth/socket-auth.service';
+import { TurnActivityService } from './turn-activity.service';
 import { observeSockets } from '@corpus-chat/server-core';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatService } from './chat.service';
@@ -20,7 +27,7 @@ import { SocketLimits } from './socket-limits';
 
 const isUUID = (text: string): boolean => z.guid().safeParse(text).success;
 
-/** Room of a thread's followers on every instance (for `chat:thread-updated` through the Redis adapter). */
+/** Room of a thread's followers on every instance. */
 export const chatRoom = (chatId: string): string => `chat:${chatId}`;
 
 type Ack = { ok: true } | { ok: false; error: string };
@@ -56,6 +63,7 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModule
     private readonly relay: ChatEventRelay,
     private readonly socketAuth: SocketAuthService,
     private readonly limits: SocketLimits,
+    private readonly activity: TurnActivityService,
   ) {}
 
   afterInit(server: Namespace): void {
@@ -156,8 +164,16 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModule
     }
   }
 
-  /** Tells every follower of a thread (on any instance) that its list entry changed. */
-  notifyThreadUpdated(chatId: string): void {
-    this.server.to(chatRoom(chatId)).emit(SocketEvents.threadUpdated, { chatId });
+  /**
+   * Sends the thread's new list entry (null: deleted) to every page of its owner, on any instance
+   * (through the Redis adapter). A failure is logged: the pages read the list again on reconnect.
+   */
+  async notifyThreadUpdated(ownerId: string, chatId: string): Promise<void> {
+    try {
+      const update: ThreadUpdated = { chatId, thread: await this.activity.summary(ownerId, chatId) };
+      this.server.to(operatorRoom(ownerId)).emit(SocketEvents.threadUpdated, update);
+    } catch (e) {
+      this.logger.warn(`chat ${chatId}: list entry not sent: ${(e as Error).message}`);
+    }
   }
 }

@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
-import { ChatRepository, QueuePositions, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ChatRepository, QueuePositions, TurnActivityQueries, TurnLedger } from '@corpus-chat/corpus-queries';
 import { ApiEnv } from '../config/api-env';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatSocketEnv, loadChatSocketEnv } from './chat-socket.env';
@@ -15,6 +15,8 @@ import { SocketLimits } from './socket-limits';
 import { MessageBudget } from './message-budget';
 import { TurnDispatcher } from './turn-dispatcher';
 import { TurnSweeper } from './turn-sweeper';
+import { TurnActivityGateway } from './turn-activity.gateway';
+import { TurnActivityService } from './turn-activity.service';
 
 /**
  * Threads and turns: REST (`/api/chats`), the `/chat` Socket.IO gateway, and the API's side of
@@ -28,6 +30,13 @@ import { TurnSweeper } from './turn-sweeper';
     { provide: ChatRepository, useFactory: (ds: DataSource) => new ChatRepository(ds), inject: [DataSource] },
     { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
     { provide: QueuePositions, useFactory: (ds: DataSource) => new QueuePositions(ds), inject: [DataSource] },
+    {
+      provide: TurnActivityQueries,
+      useFactory: (ds: DataSource) => new TurnActivityQueries(ds),
+      inject: [DataSource],
+    },
+    TurnActivityService,
+    TurnActivityGateway,
     QueuePositionPublisher,
     ChatService,
     ChatWarmup,

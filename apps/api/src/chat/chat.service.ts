@@ -68,7 +68,7 @@ export class ChatService {
   /** `POST /api/chats`. */
   async createChat(ownerId: string, dto: CreateChatDto): Promise<ChatSummaryView> {
     const chat = await this.chats.createChat(ownerId, dto.title);
-    return toChatSummaryView({ chat, messageCount: 0, activeTurn: null });
+    return toChatSummaryView({ chat, messageCount: 0, activeTurn: null, unread: false });
   }
 
   /** `GET /api/chats?archived=`: the operator's threads (not archived unless `archived` is true). */

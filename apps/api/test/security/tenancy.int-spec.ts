@@ -171,6 +171,17 @@ const restTable: Record<string, Check> = {
     );
     expect((await stateOfA()).activeTurn?.turnId).toBe(turnId);
   },
+  'POST /api/chats/:id/seen': async () => {
+    await expectSameAsUnknown((id) => http().post(`/api/chats/${id}/seen`).set(asB()));
+    expect(await db.dataSource.query(`SELECT 1 FROM chat_reads WHERE chat_id = $1`, [chatId])).toEqual([]);
+  },
+  'GET /api/chats/turns/active': async () => {
+    const r = await http().get('/api/chats/turns/active').set(asB());
+    expect(r.status).toBe(200);
+    expect(r.body.map((t: { chatId: string }) => t.chatId)).not.toContain(chatId);
+    const own = await http().get('/api/chats/turns/active').set(asA());
+    expect(own.body.map((t: { turnId: string }) => t.turnId)).toContain(turnId);
+  },
   'PUT /api/chats/:id/turns/:turnId/feedback': async () => {
     const foreign = await http()
       .put(`/api/chats/${chatId}/turns/${turnId}/feedback`)

@@ -9,6 +9,8 @@ import {
   type JoinChatAck,
   NO_SEQ,
   SocketEvents,
+  type ThreadUpdated,
+  type TurnActivity,
 } from '@corpus-chat/contracts';
 import {
   createTestDatabase,
@@ -126,6 +128,9 @@ export async function openChatSocket(api: ApiInstance, session: LoginSession): P
  */
 export class EventCollector {
   readonly events: ChatEvent[] = [];
+  /** Every `chat:activity` and `chat:thread-updated` received (sent to all the operator's sockets). */
+  readonly activities: TurnActivity[] = [];
+  readonly threadUpdates: ThreadUpdated[] = [];
   /** Waiters of `until`, checked at every event that arrives. */
   private readonly waiters = new Set<() => void>();
   /** Per thread: the last seq kept, joins in flight, and whether an event was dropped behind a gap. */
@@ -134,6 +139,14 @@ export class EventCollector {
   private readonly behind = new Set<string>();
 
   constructor(readonly socket: Socket) {
+    const keep =
+      <T>(into: T[]) =>
+      (payload: T) => {
+        into.push(payload);
+        for (const check of [...this.waiters]) check();
+      };
+    socket.on(SocketEvents.activity, keep(this.activities));
+    socket.on(SocketEvents.threadUpdated, keep(this.threadUpdates));
     socket.on(SocketEvents.event, (e: ChatEvent) => {
       const last = this.last.get(e.chatId) ?? NO_SEQ;
       if (compareSeq(e.seq, last) <= 0) return;

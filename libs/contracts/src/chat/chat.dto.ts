@@ -169,6 +169,8 @@ export interface ChatSummaryView {
   messageCount: number;
   lastModel: string | null;
   activeTurn: ActiveTurnView | null;
+  /** True when the thread's newest answer is newer than the operator last saw the thread. */
+  unread: boolean;
   createdAt: string;
   updatedAt: string;
 }

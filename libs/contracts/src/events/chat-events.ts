@@ -40,6 +40,8 @@ export type TurnErrorCode =
   | 'FORBIDDEN'
   | 'INTERNAL';
 
+export type TurnProgressPhase = 'prompt' | 'reasoning' | 'answer';
+
 export type ChatEventBody =
   | { type: 'turn.queued'; position: number }
   | { type: 'turn.started'; workerId: string; attempt: number }
@@ -59,6 +61,21 @@ export type ChatEventBody =
       summary: string;
       data?: ToolCardData;
     }
+  /**
+   * What the model is doing, at most about once a second while a model turn runs: the tokens it
+   * streamed so far in this turn (one per streamed chunk, as the servers send them), their rate
+   * since the first, and the phase: `prompt` while the server reports prompt processing (llama.cpp's
+   * `prompt_progress`: `prompt` has its counts), `reasoning` while it streams reasoning, `answer`
+   * while it streams the answer or a tool call.
+   */
+  | {
+      type: 'turn.progress';
+      model: string;
+      phase: TurnProgressPhase;
+      tokens: number;
+      tokensPerSecond: number | null;
+      prompt?: { processed: number; total: number };
+    }
   | { type: 'turn.done'; messageId: string; verification?: AnswerVerification }
   | { type: 'turn.error'; code: TurnErrorCode; message: string }
   | { type: 'turn.cancelled'; messageId: string };
@@ -71,6 +88,17 @@ export type ChatEventOf<T extends ChatEventType> = Extract<ChatEvent, { type: T 
 /** Event kinds that end a turn. */
 export const TERMINAL_EVENT_TYPES: readonly ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
 export const isTerminalEvent = (e: Pick<ChatEvent, 'type'>): boolean => TERMINAL_EVENT_TYPES.includes(e.type);
+
+/**
+ * Event kinds also sent to every page of the thread's owner as `chat:activity`, whichever thread
+ * the page follows: a turn's place in the queue, its start, its progress and its end.
+ */
+export const ACTIVITY_EVENT_TYPES: readonly ChatEventType[] = [
+  'turn.queued',
+  'turn.started',
+  'turn.progress',
+  ...TERMINAL_EVENT_TYPES,
+];
 
 /** Socket.IO namespace and event names (client ↔ API gateway). */
 export const CHAT_NAMESPACE = '/chat';
@@ -89,8 +117,13 @@ export const SocketEvents = {
   cancel: 'chat:cancel',
   /** server → client: a `ChatEvent`. */
   event: 'chat:event',
-  /** server → client: `{ chatId }` when a thread's list entry changed (title, turn finished). */
+  /**
+   * server → every page of the thread's owner: `ThreadUpdated` when a thread's list entry changed
+   * (title, archive, seen, deleted: `thread` null).
+   */
   threadUpdated: 'chat:thread-updated',
+  /** server → every page of the turn's owner: a `TurnActivity`. */
+  activity: 'chat:activity',
 } as const;
 
 export interface JoinChatPayload {

@@ -5,6 +5,7 @@ import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
 import { feedbackOfTurns } from './turn-feedback';
+import { unreadChats } from './turn-activity';
 import type { TurnFeedbackView } from '@corpus-chat/contracts';
 
 /** Title of a thread before its first message (or when created without one). */
@@ -16,6 +17,8 @@ export interface ChatSummaryRow {
   messageCount: number;
   /** The thread's queued or running turn. */
   activeTurn: { turnId: string; status: 'queued' | 'running' } | null;
+  /** The newest answer is newer than the owner last saw the thread. */
+  unread: boolean;
 }
 
 /** A turn as the message POST answers it. */
@@ -102,6 +105,7 @@ export class ChatRepository {
     const active = await this.db
       .getRepository(ChatTurnEntity)
       .find({ where: { chatId: In(ids), status: In([...ACTIVE_TURN_STATUSES]) } });
+    const unread = await unreadChats(this.db, chats[0]!.ownerId, ids);
     const countBy = new Map(counts.map((r) => [r.chat_id, Number(r.n)]));
     const activeBy = new Map(active.map((t) => [t.chatId, t]));
     return chats.map((chat) => {
@@ -110,6 +114,7 @@ export class ChatRepository {
         chat,
         messageCount: countBy.get(chat.id) ?? 0,
         activeTurn: t ? { turnId: t.id, status: t.status as 'queued' | 'running' } : null,
+        unread: unread.has(chat.id),
       };
     });
   }

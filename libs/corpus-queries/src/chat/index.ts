@@ -7,11 +7,14 @@ export * from './queue-positions';
 export * from './chat-attachments';
 export * from './turn-feedback.entity';
 export * from './turn-feedback';
+export * from './chat-read.entity';
+export * from './turn-activity';
 
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ChatTurnEntity } from './chat-turn.entity';
 import { TurnFeedbackEntity } from './turn-feedback.entity';
+import { ChatReadEntity } from './chat-read.entity';
 
 /** The chat entities, in the order of their foreign keys. */
 export const CHAT_ENTITIES: Function[] = [
@@ -19,4 +22,5 @@ export const CHAT_ENTITIES: Function[] = [
   ChatTurnEntity,
   ChatMessageEntity,
   TurnFeedbackEntity,
+  ChatReadEntity,
 ];

@@ -35,6 +35,14 @@ export class RedisKeys {
     return `${this.prefix}:chat:${chatId}:events`;
   }
 
+  /**
+   * Pub/sub channel carrying the lifecycle events of every turn (`ACTIVITY_EVENT_TYPES`, as on the
+   * thread's channel) to every API instance, for the pages of the turn's owner.
+   */
+  get turnActivity(): string {
+    return `${this.prefix}:turn-activity`;
+  }
+
   /** Pub/sub channel carrying every import status change (`{ operatorId, job: ImportJobView }`) to every API instance. */
   get importEvents(): string {
     return `${this.prefix}:import-events`;

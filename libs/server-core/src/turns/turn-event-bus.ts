@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ChatEvent, ChatEventBody } from '@corpus-chat/contracts';
-import { isTerminalEvent, NO_SEQ } from '@corpus-chat/contracts';
+import { ACTIVITY_EVENT_TYPES, isTerminalEvent, NO_SEQ } from '@corpus-chat/contracts';
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '../redis/redis-keys';
 import { turnTrace } from './turn-trace';
@@ -14,12 +14,13 @@ export const TURN_EVENTS_RETENTION_ACTIVE_S = 24 * 3600;
  * One atomic step: append the event to the turn's stream with an automatic entry id (its seq),
  * naming the entry before it (`prev`), PUBLISH it with both on the thread's channel, and set the
  * expiries: retention while active at every event but a text delta (and at a turn's first event),
- * retention after the end at the terminal event. Once a terminal event went out, the turn is
- * closed and the script returns nil.
+ * retention after the end at the terminal event. A lifecycle event is also published on the
+ * activity channel (when given). Once a terminal event went out, the turn is closed and the script
+ * returns nil.
  *
  * KEYS: stream, ended flag. ARGV: channel, event JSON without seq and prev (an object, so it starts
  * with `{`), '1' when terminal / 'd' for a text delta / '0' otherwise, retention after end (s),
- * retention while active (s). Returns `{seq, prev}`.
+ * retention while active (s), activity channel or ''. Returns `{seq, prev}`.
  */
 const PUBLISH_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
@@ -27,7 +28,9 @@ local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
 local prev = last and last[1] or '${NO_SEQ}'
 local body = '{"prev":"' .. prev .. '",' .. string.sub(ARGV[2], 2)
 local seq = redis.call('XADD', KEYS[1], '*', 'e', body)
-redis.call('PUBLISH', ARGV[1], '{"seq":"' .. seq .. '",' .. string.sub(body, 2))
+local message = '{"seq":"' .. seq .. '",' .. string.sub(body, 2)
+redis.call('PUBLISH', ARGV[1], message)
+if ARGV[6] ~= '' then redis.call('PUBLISH', ARGV[6], message) end
 if ARGV[3] == '1' then
   redis.call('SET', KEYS[2], '1', 'EX', ARGV[4])
   redis.call('EXPIRE', KEYS[1], ARGV[4])
@@ -45,6 +48,7 @@ type PublishCommand = (
   kind: '0' | '1' | 'd',
   retentionAfterEnd: number,
   retentionActive: number,
+  activityChannel: string,
 ) => Promise<[string, string] | null>;
 
 /**
@@ -87,6 +91,7 @@ export class TurnEventBus {
       isTerminalEvent(body) ? '1' : body.type === 'text.delta' ? 'd' : '0',
       TURN_EVENTS_RETENTION_AFTER_END_S,
       TURN_EVENTS_RETENTION_ACTIVE_S,
+      ACTIVITY_EVENT_TYPES.includes(body.type) ? this.keys.turnActivity : '',
     );
     turnTrace.mark(turnId, `published:${body.type}`);
     if (!result) {

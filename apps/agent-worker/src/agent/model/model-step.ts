@@ -40,6 +40,8 @@ export interface StepRequest {
   model: string;
   messages: ChatCompletionMessageParam[];
   tools: ChatCompletionTool[];
+  /** Ask llama.cpp to stream its prompt processing (`return_progress`: `prompt_progress` chunks). */
+  promptProgress?: boolean;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function streamStep(
         tool_choice: 'auto',
         stream: true,
         stream_options: { include_usage: true },
+        ...(req.promptProgress ? { return_progress: true } : {}),
       },
       { signal },
     );
@@ -113,6 +116,7 @@ export async function streamStep(
       if (!firstChunk)
         metrics.modelFirstToken.observe(secondsSince(requested, (firstChunk = performance.now())));
       reasoningField ??= reasoningFieldOf(chunk);
+      await recorder.progress.chunk(req.model, chunk);
       await shown.apply(decoder.push(chunk));
     }
     // The SDK's stream ends quietly (no error) when its signal aborts: say why it stopped.

@@ -85,9 +85,15 @@ describe('OpenAiModelRunner with a scripted OpenAI-compatible server', () => {
       ),
       script.text(`There are ${expected} high findings about SQL injection.`, 4),
     );
-    const { ctx, events } = turnContext('How many high findings relate to SQL injection?');
+    const { ctx, events: all } = turnContext('How many high findings relate to SQL injection?');
     const outcome = await runner().run(ctx, settings());
 
+    // What the model was doing: at its first token, then at most once a second, tokens rising.
+    const progress = all.filter((e) => e.type === 'turn.progress');
+    expect(progress[0]).toMatchObject({ phase: 'answer', tokens: 1, model: expect.any(String) });
+    const counts = progress.map((p) => p.tokens);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    const events = all.filter((e) => e.type !== 'turn.progress');
     expect(events.map((e) => e.type)).toEqual([
       'text.delta',
       'tool.call',

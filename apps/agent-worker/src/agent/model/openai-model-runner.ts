@@ -122,7 +122,8 @@ export class OpenAiModelRunner {
         }
         let result: ShownStep;
         try {
-          result = await requestWithRetry(client, { model, messages, tools }, ctx, recorder, {
+          const promptProgress = found.source === 'llamacpp';
+          result = await requestWithRetry(client, { model, messages, tools, promptProgress }, ctx, recorder, {
             step,
             where,
             config: this.config,

@@ -234,6 +234,36 @@ describe('tool-call deltas the assembler must not merge or lose', () => {
   });
 });
 
+describe('what the model is doing while it reads the prompt', () => {
+  it('asks llama.cpp for its prompt progress and reports it; asks no other server', async () => {
+    const answer = encodeIntent('llamacpp', { text: ANSWER() }) as Extract<
+      ScriptedResponse,
+      { kind: 'stream' }
+    >;
+    // llama.cpp with `return_progress`: chunks without choices, carrying `prompt_progress`.
+    const reading = (processed: number) => ({
+      json: {
+        object: 'chat.completion.chunk',
+        choices: [],
+        prompt_progress: { total: 2048, cache: 0, processed, time_ms: processed / 10 },
+      },
+    });
+    const r = await turn('llamacpp', [{ ...answer, chunks: [reading(1024), ...answer.chunks] }]);
+    expect(r.error).toBeUndefined();
+    expect(server.completionRequests.at(-1)!.body.return_progress).toBe(true);
+    expect(r.events.find((e) => e.type === 'turn.progress')).toMatchObject({
+      phase: 'prompt',
+      tokens: 0,
+      prompt: { processed: 1024, total: 2048 },
+    });
+  });
+
+  it.each<[ServerProfileName]>([['vllm'], ['ollama']])('does not ask %s for it', async (profile) => {
+    expect((await turn(profile, [encodeIntent(profile, { text: ANSWER() })])).error).toBeUndefined();
+    expect(server.completionRequests.at(-1)!.body).not.toHaveProperty('return_progress');
+  });
+});
+
 describe('streams that end without a usable answer', () => {
   it('a stream cut without finish reason or [DONE] is an error, and the text streamed so far stays', async () => {
     const r = await turn('vllm', [encodeIntent('vllm', { text: 'There are 12 crit', finish: null })]);

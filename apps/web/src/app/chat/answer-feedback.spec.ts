@@ -45,6 +45,7 @@ const detail = (msgs: ChatMessageView[]): ChatDetailView => ({
   messageCount: msgs.length,
   lastModel: null,
   activeTurn: null,
+  unread: false,
   createdAt: at,
   updatedAt: at,
   messages: msgs,

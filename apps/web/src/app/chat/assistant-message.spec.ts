@@ -112,4 +112,35 @@ describe('AssistantMessage', () => {
     await show({ parts: answer });
     expect(el().querySelector('[data-testid="reasoning"]')).toBeNull();
   });
+
+  describe('what a running turn is doing', () => {
+    const running = async (lastEventAt: string | null, progress: unknown = null, parts: TurnPart[] = []) => {
+      fixture.componentRef.setInput('parts', parts);
+      fixture.componentRef.setInput('phase', 'running');
+      fixture.componentRef.setInput('streaming', true);
+      fixture.componentRef.setInput('lastEventAt', lastEventAt);
+      fixture.componentRef.setInput('progress', progress);
+      await fixture.whenStable();
+      return el().querySelector('[data-testid="turn-state"]')?.textContent?.replace(/\s+/g, ' ').trim();
+    };
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+    it('says how long the model has been silent once it is a few seconds', async () => {
+      expect(await running(ago(500))).toBe('Thinking');
+      expect(await running(ago(7_400))).toBe('Waiting for the model (7 s)');
+    });
+
+    it("shows the server's prompt progress and reasoning when it sends them", async () => {
+      const prompt = {
+        model: 'm',
+        phase: 'prompt',
+        tokens: 0,
+        tokensPerSecond: null,
+        prompt: { processed: 1024, total: 4096 },
+      };
+      expect(await running(ago(8_000), prompt)).toBe('The model is reading the prompt (25 %)');
+      const reasoning = { model: 'm', phase: 'reasoning', tokens: 1234, tokensPerSecond: 20 };
+      expect(await running(ago(100), reasoning)).toBe('The model is reasoning (1,234 tokens)');
+    });
+  });
 });

@@ -1,18 +1,23 @@
-import { ChangeDetectionStrategy, Component, computed, input, output } from '@angular/core';
+import { ChangeDetectionStrategy, Component, computed, inject, input, output } from '@angular/core';
+import { DecimalPipe } from '@angular/common';
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import { MarkdownView } from '../markdown/markdown';
 import { ToolCard } from './tool-card';
-import type { TurnPart, TurnPhase } from './turn-state';
+import { Clock } from '../shared/clock';
+import type { TurnPart, TurnPhase, TurnProgress } from './turn-state';
+
+/** Seconds without an event after which a running turn shows "waiting for the model (N s)". */
+export const MODEL_WAIT_SHOWN_AFTER_S = 3;
 
 /**
  * An assistant answer, stored or streaming: the model's reasoning (collapsed), tool cards and
  * Markdown prose in arrival order with the numbers no tool result supports highlighted, a warning
- * naming those numbers, then the turn's state ("queued (position N)", "thinking", stopped, or the
- * error with Retry).
+ * naming those numbers, then the turn's state ("queued (position N)", "thinking", what the model
+ * is doing or how long it has been silent, stopped, or the error with Retry).
  */
 @Component({
   selector: 'cc-assistant-message',
-  imports: [MarkdownView, ToolCard],
+  imports: [DecimalPipe, MarkdownView, ToolCard],
   templateUrl: './assistant-message.html',
   styleUrl: './assistant-message.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -31,7 +36,12 @@ export class AssistantMessage {
   readonly verification = input<AnswerVerification | null>(null);
   /** The model's reasoning, shown as plain text; `null` or blank hides it. */
   readonly reasoning = input<string | null>(null);
+  /** What the model is doing (the last `turn.progress`), while streaming. */
+  readonly progress = input<TurnProgress | null>(null);
+  /** When the turn's last event was published, while streaming. */
+  readonly lastEventAt = input<string | null>(null);
   readonly retry = output<void>();
+  private readonly clock = inject(Clock);
   protected readonly turnFailed = $localize`:@@answer.failed:The turn failed.`;
 
   protected readonly unsupported = computed<readonly string[]>(() => this.verification()?.unsupported ?? []);
@@ -44,6 +54,20 @@ export class AssistantMessage {
     if (this.phase() !== 'running') return false;
     const last = this.parts().at(-1);
     return !last || (last.kind === 'tool' && last.call.state !== 'running');
+  });
+  /** Seconds the model has been silent (no event, no tool running), once over the threshold. */
+  protected readonly silentFor = computed(() => {
+    const at = this.lastEventAt();
+    const last = this.parts().at(-1);
+    if (this.phase() !== 'running' || !at || (last?.kind === 'tool' && last.call.state === 'running'))
+      return null;
+    const seconds = Math.floor((this.clock.now() - Date.parse(at)) / 1000);
+    return seconds >= MODEL_WAIT_SHOWN_AFTER_S ? seconds : null;
+  });
+  /** Prompt processing done, in percent, while the server reports it. */
+  protected readonly promptPercent = computed(() => {
+    const p = this.progress();
+    return p?.phase === 'prompt' && p.prompt ? Math.floor((100 * p.prompt.processed) / p.prompt.total) : null;
   });
   protected readonly writing = computed(
     () => this.phase() === 'running' && this.parts().at(-1)?.kind === 'text',

@@ -9,6 +9,7 @@ import type {
   PostMessageDto,
   PostMessageQueryDto,
   PostMessageResponse,
+  RunningTurnView,
   TurnFeedbackDto,
   TurnFeedbackView,
   UpdateChatDto,
@@ -52,6 +53,16 @@ export class ChatApi {
         params: query.ifBusy ? { ifBusy: query.ifBusy } : {},
       }),
     );
+  }
+
+  /** Marks the thread seen: its answers so far are no longer unread, on all the operator's pages. */
+  markSeen(chatId: string): Promise<void> {
+    return firstValueFrom(this.http.post<void>(`/api/chats/${encodeURIComponent(chatId)}/seen`, {}));
+  }
+
+  /** The operator's queued and running turns across threads. */
+  activeTurns(): Promise<RunningTurnView[]> {
+    return firstValueFrom(this.http.get<RunningTurnView[]>('/api/chats/turns/active'));
   }
 
   cancelTurn(chatId: string, turnId: string): Promise<void> {

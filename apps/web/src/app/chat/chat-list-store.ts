@@ -1,6 +1,7 @@
-import { DOCUMENT, DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
+import { DestroyRef, Injectable, computed, effect, inject, signal, untracked } from '@angular/core';
 import type { ChatSummaryView, UpdateChatDto } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
+import { PageVisibility } from '../shared/page-visibility';
 import { ChatApi } from './chat-api';
 import { ChatSocket } from './chat-socket';
 
@@ -13,17 +14,16 @@ interface ChatListState {
   error: string | null;
 }
 
-/** Delay before re-reading the list after a burst of `chat:thread-updated` events. */
+/** Delay before re-reading the list after a reconnect (coalesces bursts). */
 const REFRESH_DEBOUNCE_MS = 250;
-/** While a listed thread has a running turn, re-read the list this often (its marker must clear). */
-const RUNNING_POLL_MS = 10_000;
 
 /**
- * The operator's thread list: active or archived, filtered by title, newest activity first. Stays
- * current across tabs: a `chat:thread-updated` from the gateway (sent to the followers of a thread
- * when its title changes or a turn ends) re-reads the list; so does coming back to the tab, and a
- * slow poll while some listed thread has a running turn (a turn started in another tab on a thread
- * this tab does not follow).
+ * The operator's thread list: active or archived, filtered by title, newest activity first, with
+ * unread threads marked. Stays current across tabs and devices from the socket: each
+ * `chat:thread-updated` and `chat:activity` carries the thread's new list entry (sent to every page
+ * of the operator); the list is read again only after a reconnect, when some may have been missed.
+ * The thread on screen (`viewing`) is marked seen on the server when opened, and again when an
+ * answer lands in it while the page is visible.
  */
 @Injectable({ providedIn: 'root' })
 export class ChatListStore {
@@ -38,6 +38,18 @@ export class ChatListStore {
   });
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private loadSeq = 0;
+  private readonly visible = inject(PageVisibility).visible;
+  private readonly viewingSig = signal<string | null>(null);
+  /** The thread last marked seen, and whether a request for it is on its way. */
+  private marked: { chatId: string | null; pending: boolean } = { chatId: null, pending: false };
+
+  /** The thread on screen, if any. */
+  readonly viewing = this.viewingSig.asReadonly();
+  /** Threads with an answer the operator has not seen (the one on screen counts as seen). */
+  readonly unreadCount = computed(() => {
+    const shown = this.visible() ? this.viewingSig() : null;
+    return this.state().threads.filter((t) => t.unread && t.id !== shown).length;
+  });
 
   readonly archived = computed(() => this.state().archived);
   readonly query = computed(() => this.state().query);
@@ -54,22 +66,45 @@ export class ChatListStore {
   });
 
   constructor() {
-    const off = inject(ChatSocket).onThreadUpdated(() => this.scheduleRefresh());
-    const doc = inject(DOCUMENT);
-    const onVisible = () => {
-      if (doc.visibilityState === 'visible' && this.state().loaded) this.scheduleRefresh();
-    };
-    doc.addEventListener('visibilitychange', onVisible);
-    const poll = setInterval(() => {
-      if (doc.visibilityState === 'visible' && this.state().threads.some((t) => t.activeTurn))
-        void this.load();
-    }, RUNNING_POLL_MS);
+    const socket = inject(ChatSocket);
+    const offUpdated = socket.onThreadUpdated((u) =>
+      u.thread ? this.upsert(u.thread) : this.drop(u.chatId),
+    );
+    const offActivity = socket.onActivity((a) => a.thread && this.upsert(a.thread));
+    let wasConnected = false;
+    effect(() => {
+      const connected = socket.state() === 'connected';
+      if (connected && !wasConnected && untracked(() => this.state().loaded)) this.scheduleRefresh();
+      wasConnected = connected;
+    });
+    effect(() => {
+      const chatId = this.viewingSig();
+      const unread = this.state().threads.some((t) => t.id === chatId && t.unread);
+      if (chatId && this.visible()) untracked(() => this.markSeen(chatId, unread));
+    });
     inject(DestroyRef).onDestroy(() => {
-      off();
-      doc.removeEventListener('visibilitychange', onVisible);
-      clearInterval(poll);
+      offUpdated();
+      offActivity();
       if (this.refreshTimer) clearTimeout(this.refreshTimer);
     });
+  }
+
+  /** Says which thread is on screen (null: none); an unread one is marked seen while the page is visible. */
+  setViewing(chatId: string | null): void {
+    if (chatId !== this.viewingSig()) this.marked = { chatId: null, pending: false };
+    this.viewingSig.set(chatId);
+  }
+
+  /** Opening a thread marks it seen once; later only when it has become unread again. */
+  private markSeen(chatId: string, unread: boolean): void {
+    const first = this.marked.chatId !== chatId;
+    if (!first && (!unread || this.marked.pending)) return;
+    this.marked = { chatId, pending: true };
+    // The server sends the entry with `unread: false` to every page of the operator.
+    this.api.markSeen(chatId).then(
+      () => (this.marked.pending = false),
+      () => (this.marked = { chatId: null, pending: false }),
+    );
   }
 
   /** Reads the list of the current archive filter. */
@@ -139,16 +174,20 @@ export class ChatListStore {
     this.drop(chatId);
   }
 
-  /** Replaces (or adds) one entry from a fresher view, e.g. the thread just read in full. */
+  /**
+   * Replaces (or adds) one entry from a fresher view, e.g. the thread just read in full; an entry
+   * that no longer matches the archive filter leaves the list.
+   */
   upsert(summary: ChatSummaryView): void {
     this.state.update((s) => {
-      if (summary.archived !== s.archived) return s;
       const rest = s.threads.filter((t) => t.id !== summary.id);
-      const { id, title, archived, messageCount, lastModel, activeTurn, createdAt, updatedAt } = summary;
+      if (summary.archived !== s.archived) return { ...s, threads: rest };
+      const { id, title, archived, messageCount, lastModel, activeTurn, unread, createdAt, updatedAt } =
+        summary;
       return {
         ...s,
         threads: [
-          { id, title, archived, messageCount, lastModel, activeTurn, createdAt, updatedAt },
+          { id, title, archived, messageCount, lastModel, activeTurn, unread, createdAt, updatedAt },
           ...rest,
         ],
       };

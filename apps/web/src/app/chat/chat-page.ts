@@ -12,6 +12,7 @@ import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/rou
 import type { ChatSummaryView } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { ChatListStore } from './chat-list-store';
+import { RunningPanel } from './running-panel';
 import { ThreadView } from './thread-view';
 import { DisplayTextPipe } from '../shared/display-text';
 import { UNTITLED_THREAD } from './thread-labels';
@@ -32,7 +33,7 @@ export function formatLastActivity(iso: string, locale: string, now = Date.now()
 /** `/chat`: the thread list beside the open thread (on a narrow window, one or the other). */
 @Component({
   selector: 'cc-chat-page',
-  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, RouterLinkActive, RouterOutlet],
+  imports: [DatePipe, DecimalPipe, DisplayTextPipe, RouterLink, RouterLinkActive, RouterOutlet, RunningPanel],
   templateUrl: './chat-page.html',
   styleUrl: './chat-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -54,7 +55,7 @@ export class ChatPage {
   }
 
   constructor() {
-    void this.list.load();
+    if (!this.list.loaded()) void this.list.load();
   }
 
   protected async newThread(): Promise<void> {

@@ -9,6 +9,8 @@ import {
   type ChatEvent,
   type JoinChatAck,
   type JoinChatPayload,
+  type ThreadUpdated,
+  type TurnActivity,
 } from '@corpus-chat/contracts';
 
 /** What the connection indicator shows, straight from the Socket.IO client's own state. */
@@ -46,7 +48,8 @@ export class ChatSocket {
   private readonly stateSig = signal<ConnectionState>('idle');
   private readonly errorSig = signal<string | null>(null);
   private readonly eventHandlers = new Set<(event: ChatEvent) => void>();
-  private readonly threadUpdatedHandlers = new Set<(chatId: string) => void>();
+  private readonly threadUpdatedHandlers = new Set<(update: ThreadUpdated) => void>();
+  private readonly activityHandlers = new Set<(activity: TurnActivity) => void>();
   private readonly importHandlers = new Set<(job: ImportJobView) => void>();
   private readonly watches = new Map<string, Watch>();
   private lastServerDisconnect = -Infinity;
@@ -116,8 +119,11 @@ export class ChatSocket {
     socket.io.on('reconnect_attempt', () => this.stateSig.set('reconnecting'));
     socket.io.on('reconnect_failed', () => this.stateSig.set('offline'));
     socket.on(SocketEvents.event, (event: ChatEvent) => this.eventHandlers.forEach((h) => h(event)));
-    socket.on(SocketEvents.threadUpdated, (payload: { chatId: string }) =>
-      this.threadUpdatedHandlers.forEach((h) => h(payload?.chatId)),
+    socket.on(SocketEvents.threadUpdated, (update: ThreadUpdated) =>
+      this.threadUpdatedHandlers.forEach((h) => h(update)),
+    );
+    socket.on(SocketEvents.activity, (activity: TurnActivity) =>
+      this.activityHandlers.forEach((h) => h(activity)),
     );
     socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => this.importHandlers.forEach((h) => h(job)));
   }
@@ -180,16 +186,22 @@ export class ChatSocket {
     return () => this.eventHandlers.delete(handler);
   }
 
-  /** Registers a handler for `chat:thread-updated`; returns the unregister function. */
   /** Calls `handler` with each status change of the operator's imports; returns the unsubscribe. */
   onImportEvent(handler: (job: ImportJobView) => void): () => void {
     this.importHandlers.add(handler);
     return () => this.importHandlers.delete(handler);
   }
 
-  onThreadUpdated(handler: (chatId: string) => void): () => void {
+  /** Registers a handler for `chat:thread-updated` (any thread of the operator's); returns the unregister function. */
+  onThreadUpdated(handler: (update: ThreadUpdated) => void): () => void {
     this.threadUpdatedHandlers.add(handler);
     return () => this.threadUpdatedHandlers.delete(handler);
+  }
+
+  /** Registers a handler for `chat:activity` (any turn of the operator's); returns the unregister function. */
+  onActivity(handler: (activity: TurnActivity) => void): () => void {
+    this.activityHandlers.add(handler);
+    return () => this.activityHandlers.delete(handler);
   }
 
   private async join(chatId: string): Promise<void> {

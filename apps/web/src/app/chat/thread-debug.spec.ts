@@ -36,6 +36,7 @@ const detail = (
   messageCount: messages.length,
   lastModel: 'qwen2.5:7b',
   activeTurn,
+  unread: false,
   createdAt: at(60),
   updatedAt: at(60),
   messages,

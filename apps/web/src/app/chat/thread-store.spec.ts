@@ -50,6 +50,7 @@ const detail = (
   messageCount: messages.length,
   lastModel: 'builtin',
   activeTurn,
+  unread: false,
   createdAt: at,
   updatedAt: at,
   messages,

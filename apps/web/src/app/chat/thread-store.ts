@@ -391,7 +391,6 @@ export class ThreadStore {
     this.clearTimers();
     this.patch({ stopping: false });
     void this.refresh();
-    this.list.scheduleRefresh();
   }
 
   private afterSeq(): string {

@@ -23,6 +23,7 @@ const detail: ChatDetailView = {
   messageCount: 0,
   lastModel: null,
   activeTurn: null,
+  unread: false,
   createdAt: at,
   updatedAt: at,
   messages: [],
@@ -52,6 +53,7 @@ class FakeSocket {
   rejoin = vi.fn();
   onEvent = () => () => undefined;
   onThreadUpdated = () => () => undefined;
+  onActivity = () => () => undefined;
   watch = () => () => undefined;
   onImportEvent(h: (job: ImportJobView) => void) {
     this.importHandlers.add(h);
@@ -79,7 +81,7 @@ describe('ThreadView attachments', () => {
         provideRouter([]),
         { provide: ChatApi, useValue: api },
         { provide: ChatSocket, useValue: socket },
-        { provide: ChatListStore, useValue: {} },
+        { provide: ChatListStore, useValue: { setViewing: () => undefined } },
       ],
     });
   });

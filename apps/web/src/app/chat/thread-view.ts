@@ -1,5 +1,6 @@
 import {
   ChangeDetectionStrategy,
+  DestroyRef,
   Component,
   ElementRef,
   LOCALE_ID,
@@ -99,8 +100,10 @@ export class ThreadView {
         this.stickToBottom = true;
         void this.store.open(id);
         void this.attachments.open(id);
+        this.list.setViewing(id);
       });
     });
+    inject(DestroyRef).onDestroy(() => this.list.setViewing(null));
     // Follow the conversation while the operator is at the bottom; leave them alone when they scrolled up.
     afterRenderEffect(() => {
       this.store.entries();

@@ -3,6 +3,8 @@ import {
   NO_SEQ,
   type AnswerVerification,
   type ChatEvent,
+  type ChatEventBase,
+  type ChatEventOf,
   type ChatMessageView,
   type StoredToolCall,
   type ToolCallName,
@@ -48,7 +50,14 @@ export interface LiveTurn {
   verification: AnswerVerification | null;
   /** Highest seq dropped because an event before it was missing (see `hasGap`). */
   missedSeq: string | null;
+  /** When the last event was published (`at`): a long silence shows as "waiting for the model". */
+  lastEventAt: string | null;
+  /** What the model is doing, from the last `turn.progress`. */
+  progress: TurnProgress | null;
 }
+
+/** A `turn.progress` event without its envelope. */
+export type TurnProgress = Omit<ChatEventOf<'turn.progress'>, keyof ChatEventBase | 'type'>;
 
 /** A fresh turn, before any of its events arrived (e.g. right after `POST …/messages`). */
 export function newLiveTurn(
@@ -68,6 +77,8 @@ export function newLiveTurn(
     messageId: null,
     verification: null,
     missedSeq: null,
+    lastEventAt: null,
+    progress: null,
   };
 }
 
@@ -104,8 +115,12 @@ export function hasGap(turn: LiveTurn): boolean {
 }
 
 function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
-  const t: LiveTurn = { ...turn, lastSeq: event.seq };
+  const t: LiveTurn = { ...turn, lastSeq: event.seq, lastEventAt: event.at };
   switch (event.type) {
+    case 'turn.progress': {
+      const { model, phase, tokens, tokensPerSecond, prompt } = event;
+      return { ...t, progress: { model, phase, tokens, tokensPerSecond, ...(prompt ? { prompt } : {}) } };
+    }
     case 'turn.queued':
       return t.phase === 'queued' ? { ...t, queuePosition: event.position } : t;
     case 'turn.started':

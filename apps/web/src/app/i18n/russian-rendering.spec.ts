@@ -25,6 +25,7 @@ describe('The chat page in Russian', () => {
     messageCount,
     lastModel: null,
     activeTurn: null,
+    unread: false,
     createdAt: '2025-01-02T12:00:00Z',
     updatedAt: `2025-01-02T12:00:0${id}Z`,
   });

@@ -9,6 +9,7 @@ import { AuthApi } from '../auth/auth-api';
 import { AuthStore } from '../auth/auth-store';
 import { adminGuard } from '../auth/auth.guard';
 import { ChatSocket } from '../chat/chat-socket';
+import { ChatApi } from '../chat/chat-api';
 import { Shell } from './shell';
 
 @Component({ template: 'page' })
@@ -49,6 +50,7 @@ describe('Shell navigation and admin-only pages', () => {
           },
         ]),
         { provide: AuthApi, useValue: { me: () => Promise.resolve(person(role)) } },
+        { provide: ChatApi, useValue: { list: async () => [] } },
         {
           provide: ChatSocket,
           useValue: {
@@ -58,6 +60,8 @@ describe('Shell navigation and admin-only pages', () => {
             state: signal('connected'),
             lastError: signal(null),
             connectFailures: signal(0),
+            onThreadUpdated: () => () => undefined,
+            onActivity: () => () => undefined,
           },
         },
       ],
@@ -118,6 +122,8 @@ describe('Shell when the chat socket cannot connect', () => {
       state,
       lastError,
       connectFailures,
+      onThreadUpdated: () => () => undefined,
+      onActivity: () => () => undefined,
     };
     let signedIn = false;
     TestBed.configureTestingModule({
@@ -128,6 +134,7 @@ describe('Shell when the chat socket cannot connect', () => {
         ]),
         { provide: AuthApi, useValue: { me: () => (signedIn ? me() : Promise.resolve(person('operator'))) } },
         { provide: ChatSocket, useValue: socket },
+        { provide: ChatApi, useValue: { list: async () => [] } },
       ],
     });
     await TestBed.inject(AuthStore).loadSession();

@@ -11,6 +11,8 @@ import {
 import { Router, RouterLink, RouterLinkActive, RouterOutlet } from '@angular/router';
 import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
+import { ChatListStore } from '../chat/chat-list-store';
+import { Notices } from '../chat/notices';
 import { clearDrafts } from '../chat/drafts';
 import { roleLabel } from '../i18n/labels';
 import { LanguageStore } from '../i18n/language-store';
@@ -41,6 +43,7 @@ const SESSION_RECHECK_MS = 10_000;
     LanguageSwitch,
     ShortcutsDialog,
     ThemeToggle,
+    Notices,
   ],
   host: { '(document:keydown)': 'showShortcutsOnQuestionMark($event)' },
   templateUrl: './shell.html',
@@ -73,6 +76,9 @@ export class Shell {
     });
     // Live updates exist only while signed in: the handshake carries the session cookie.
     this.socket.connect();
+    // The unread count in the tab's title holds on every page.
+    const list = inject(ChatListStore);
+    if (!list.loaded()) void list.load();
     inject(DestroyRef).onDestroy(() => {
       this.socket.disconnect();
       if (this.recheckTimer) clearTimeout(this.recheckTimer);

@@ -1,0 +1,54 @@
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
+import type { Redis } from 'ioredis';
+import type { Namespace } from 'socket.io';
+import { CHAT_NAMESPACE, type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
+import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/server-core';
+import { operatorRoom } from '../auth/socket-auth.service';
+import { ApiEnv } from '../config/api-env';
+import { TurnActivityService } from './turn-activity.service';
+
+/**
+ * Forwards the lifecycle events of every turn (published on `RedisKeys.turnActivity` by the turn
+ * event bus) to the pages of the turn's owner as `chat:activity`, whichever thread they follow.
+ * Every API instance subscribes and emits to its own sockets only (`local`), and only an instance
+ * holding a socket of the owner reads the database for it. A page that reconnects reads the list
+ * and the running turns again instead of a replay.
+ */
+@WebSocketGateway({ namespace: CHAT_NAMESPACE })
+export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown {
+  private readonly logger = new Logger(TurnActivityGateway.name);
+  private subscriber?: Redis;
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly env: ApiEnv,
+    private readonly keys: RedisKeys,
+    private readonly activity: TurnActivityService,
+  ) {}
+
+  afterInit(server: Namespace): void {
+    const subscriber = createRedisConnection(this.env.REDIS_URL, 'api:turn-activity', 'subscriber');
+    this.subscriber = subscriber;
+    subscriber.on('message', (_channel: string, message: string) => {
+      // One at a time, so a page gets a turn's activity in the order it was published.
+      this.tail = this.tail
+        .then(() => this.forward(server, message))
+        .catch((e: Error) => this.logger.warn(`turn activity not forwarded: ${e.message}`));
+    });
+    subscriber
+      .subscribe(this.keys.turnActivity)
+      .catch((e: Error) => this.logger.warn(`turn activity not subscribed: ${e.message}`));
+  }
+
+  private async forward(server: Namespace, message: string): Promise<void> {
+    const event = JSON.parse(message) as ChatEvent;
+    const here = (ownerId: string) => server.adapter.rooms.has(operatorRoom(ownerId));
+    const found = await this.activity.activityOf(event, here);
+    if (found) server.local.to(operatorRoom(found.ownerId)).emit(SocketEvents.activity, found.activity);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.subscriber) await closeRedis(this.subscriber);
+  }
+}
