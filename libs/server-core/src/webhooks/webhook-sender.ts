@@ -19,8 +19,7 @@ export interface WebhookMessage {
 
 /** What an attempt got: a 2xx is `ok`; anything else says what went wrong. */
 export type WebhookAttempt =
-  | { ok: true; statusCode: number }
-  | { ok: false; statusCode: number | null; error: string };
+  { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
 
 /**
  * Sends one Standard Webhooks message: signed (`webhook-id`, `webhook-timestamp`,

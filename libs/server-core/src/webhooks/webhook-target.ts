@@ -38,6 +38,12 @@ for (const [net, prefix] of [
 export function isNonPublicAddress(address: string): boolean {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return NON_PUBLIC.check(mapped[1]!, 'ipv4');
+  // The hex form URL parsing gives: `::ffff:7f00:1` is 127.0.0.1.
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (hex) {
+    const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
+    return NON_PUBLIC.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
+  }
   const family = isIP(address);
   if (family === 0) return true;
   return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
@@ -74,7 +80,9 @@ export class WebhookTargets {
     try {
       url = new URL(raw);
     } catch {
-      throw new WebhookTargetRefusedError(`${raw} is not a URL: give one like https://hooks.example.org/corpus.`);
+      throw new WebhookTargetRefusedError(
+        `${raw} is not a URL: give one like https://hooks.example.org/corpus.`,
+      );
     }
     if (url.username || url.password)
       throw new WebhookTargetRefusedError('The webhook URL must not contain a user name or password.');
