@@ -4,11 +4,12 @@ import { roleLabel } from '../i18n/labels';
 import { ApiTokensPanel } from './api-tokens-panel';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
+import { WebhooksPanel } from '../settings/webhooks-panel';
 
-/** `/account`: who is signed in, "Change my password" and the operator's API tokens. Every operator. */
+/** `/account`: who is signed in, "Change my password", the operator's API tokens and webhooks. Every operator. */
 @Component({
   selector: 'cc-account-page',
-  imports: [ChangePasswordForm, ApiTokensPanel, RouterLink],
+  imports: [ChangePasswordForm, ApiTokensPanel, WebhooksPanel, RouterLink],
   template: `
     <div class="page narrow">
       <header class="page-header">
@@ -34,6 +35,9 @@ import { ChangePasswordForm } from './change-password-form';
       </section>
       <section class="panel body">
         <cc-api-tokens-panel />
+      </section>
+      <section class="panel body">
+        <cc-webhooks-panel />
       </section>
     </div>
   `,
