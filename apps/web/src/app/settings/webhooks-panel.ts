@@ -104,6 +104,6 @@ export class WebhooksPanel implements OnInit {
   }
 
   protected resendLabel(title: string): string {
-    return $localize`:@@webhooks.resendNamed:Send the delivery for ${title}:title: again`;
+    return $localize`:@@webhooks.resendNamed:Send again the delivery for ${title}:title:`;
   }
 }
