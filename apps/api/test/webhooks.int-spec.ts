@@ -17,7 +17,6 @@ import type {
   WebhookPayload,
 } from '@corpus-chat/contracts';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { type RunningWorker, startWorker } from '../../agent-worker/test/support/worker-harness';
 import {
   type ApiInstance,
   eventually,
@@ -26,6 +25,7 @@ import {
   startApiInstance,
 } from './support/chat-harness';
 import type { LoginSession } from './support/login';
+import { spawnWorkerProcess, WORKER_START_MS, type WorkerProcess } from './support/worker-process';
 
 jest.setTimeout(120_000);
 
@@ -71,7 +71,7 @@ async function startReceiver(
 let db: TestDatabase;
 let api: ApiInstance;
 let strictApi: ApiInstance;
-let worker: RunningWorker;
+let worker: WorkerProcess;
 let alice: LoginSession;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -95,16 +95,16 @@ beforeAll(async () => {
   api = await startApiInstance({ databaseUrl: db.url, ...deployment, env: webhookEnv });
   // The same deployment with the default (empty) allowlist: public https hosts only.
   strictApi = await startApiInstance({ databaseUrl: db.url, ...deployment });
-  worker = await startWorker({
+  worker = await spawnWorkerProcess({
     databaseUrl: db.url,
     redisPrefix: deployment.redisPrefix,
     env: { ...webhookEnv, PUBLIC_ORIGIN: 'https://chat.example.org' },
   });
   alice = await signIn(api, db.dataSource);
-});
+}, WORKER_START_MS + 30_000);
 
 afterAll(async () => {
-  await worker?.close();
+  await worker?.stop();
   await api?.close();
   await strictApi?.close();
   await receiver?.close();
