@@ -102,7 +102,11 @@ export class WorkerModule {
           prefix: keys.bullPrefix,
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
-        BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }, { name: IMPORTS_QUEUE }, { name: WEBHOOKS_QUEUE }),
+        BullModule.registerQueue(
+          { name: CHAT_TURNS_QUEUE },
+          { name: IMPORTS_QUEUE },
+          { name: WEBHOOKS_QUEUE },
+        ),
         TurnPipelineModule.forRoot({
           redisUrl: env.REDIS_URL,
           prefix: env.REDIS_PREFIX,
@@ -111,7 +115,10 @@ export class WorkerModule {
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),
-        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE] }),
+        MetricsModule.forRoot({
+          port: env.METRICS_PORT,
+          queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE],
+        }),
         agentModule,
         TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],

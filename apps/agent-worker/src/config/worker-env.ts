@@ -50,7 +50,7 @@ export const workerEnvSchema = serverEnvSchema.extend({
     .string()
     .default('')
     .describe(
-      'The web app\'s origin (e.g. `https://chat.example.org`; of a comma-separated list, the first), the base of the thread link in webhook deliveries; empty: the link is a path (`/chat/<id>`). Give it the API\'s value.',
+      "The web app's origin (e.g. `https://chat.example.org`; of a comma-separated list, the first), the base of the thread link in webhook deliveries; empty: the link is a path (`/chat/<id>`). Give it the API's value.",
     ),
   ...webhookEnvSchema.shape,
   WORKER_ID: z

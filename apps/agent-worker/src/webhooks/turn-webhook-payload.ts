@@ -17,7 +17,10 @@ export function turnWebhookPayload(turn: EndedTurn, publicOrigin: string, now = 
   let text: string;
   if (turn.status === 'complete') text = turn.content;
   else if (turn.status === 'error') text = turn.errorMessage ?? 'The turn failed.';
-  else text = ['The turn was stopped before its answer was complete.', turn.content].filter(Boolean).join('\n\n');
+  else
+    text = ['The turn was stopped before its answer was complete.', turn.content]
+      .filter(Boolean)
+      .join('\n\n');
   return {
     type: EVENT_OF_STATUS[turn.status],
     timestamp: now.toISOString(),

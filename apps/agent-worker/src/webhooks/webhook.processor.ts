@@ -14,7 +14,12 @@ import {
   insertTurnDeliveries,
   recordDeliveryAttempt,
 } from '@corpus-chat/corpus-queries';
-import { queueWebhookDelivery, sendWebhook, type WebhookQueue, WebhookTargets } from '@corpus-chat/server-core';
+import {
+  queueWebhookDelivery,
+  sendWebhook,
+  type WebhookQueue,
+  WebhookTargets,
+} from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { parseJobData } from '../job-data';
 import { turnWebhookPayload } from './turn-webhook-payload';
@@ -53,7 +58,9 @@ export class WebhookProcessor extends WorkerHost {
   @OnWorkerEvent('failed')
   onFailed(job: Job | undefined, error: Error): void {
     if (job?.name === WebhookJobNames.deliver) return;
-    this.logger.error(`webhook job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`);
+    this.logger.error(
+      `webhook job ${job?.name} ${job?.id} failed (attempt ${job?.attemptsMade}): ${error.message}`,
+    );
   }
 
   private async queueDeliveries(turnId: string): Promise<string> {
@@ -65,7 +72,8 @@ export class WebhookProcessor extends WorkerHost {
     const payload = turnWebhookPayload(turn, this.env.PUBLIC_ORIGIN);
     const ids = await insertTurnDeliveries(this.db, turn.ownerId, payload);
     for (const id of ids) await queueWebhookDelivery(this.queue, id, this.env);
-    if (ids.length) this.logger.log(`turn ${turnId}: ${ids.length} webhook deliveries queued (${payload.type})`);
+    if (ids.length)
+      this.logger.log(`turn ${turnId}: ${ids.length} webhook deliveries queued (${payload.type})`);
     return `${ids.length} deliveries`;
   }
 

@@ -166,7 +166,11 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
    */
   async finish(turnId: string, ending: TurnEnding): Promise<FinishTurnOutcome | null> {
     try {
-      const outcome = await finishTurn({ ledger: this.ledger, bus: this.bus, webhooks: this.webhooks }, turnId, ending);
+      const outcome = await finishTurn(
+        { ledger: this.ledger, bus: this.bus, webhooks: this.webhooks },
+        turnId,
+        ending,
+      );
       if (outcome.kind === 'finished') this.logger.log(`turn ${turnId} ended by the API (${ending.kind})`);
       return outcome;
     } catch (e) {

@@ -103,7 +103,13 @@ export class WebhooksService implements BeforeApplicationShutdown {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const saved = await insertWebhookEndpoint(
       this.db,
-      { operatorId: operator.id, url: url.href, events: dto.events, allOperators: !!dto.allOperators, secret },
+      {
+        operatorId: operator.id,
+        url: url.href,
+        events: dto.events,
+        allOperators: !!dto.allOperators,
+        secret,
+      },
       WEBHOOKS_PER_OPERATOR,
       { id: operator.id, username: operator.username },
     );
@@ -120,7 +126,12 @@ export class WebhooksService implements BeforeApplicationShutdown {
   }
 
   async remove(operator: AuthenticatedOperator, id: string): Promise<void> {
-    if (!(await deleteWebhookEndpoint(this.db, operator.id, id, { id: operator.id, username: operator.username })))
+    if (
+      !(await deleteWebhookEndpoint(this.db, operator.id, id, {
+        id: operator.id,
+        username: operator.username,
+      }))
+    )
       throw new NotFoundException('You have no webhook with this id.');
     this.logger.log({ msg: 'webhook deleted', operatorId: operator.id, webhookId: id });
   }
@@ -134,7 +145,9 @@ export class WebhooksService implements BeforeApplicationShutdown {
     const reset = await resetFailedDelivery(this.db, operatorId, id);
     if (reset === 'missing') throw new NotFoundException('You have no webhook delivery with this id.');
     if (reset === 'not-failed')
-      throw new ConflictException('Only a failed delivery can be sent again; this one is pending or delivered.');
+      throw new ConflictException(
+        'Only a failed delivery can be sent again; this one is pending or delivered.',
+      );
     try {
       await withTimeout(
         queueWebhookDelivery(this.queue, id, this.env),

@@ -13,7 +13,9 @@ export class CreateWebhookDto extends zodDto(
       .string()
       .trim()
       .max(2000)
-      .regex(/^https?:\/\/\S+$/i, { error: 'must be an https:// URL, e.g. https://hooks.example.org/corpus' }),
+      .regex(/^https?:\/\/\S+$/i, {
+        error: 'must be an https:// URL, e.g. https://hooks.example.org/corpus',
+      }),
     events: z
       .array(z.enum(WEBHOOK_EVENT_TYPES))
       .min(1, { error: 'choose at least one event: turn.done, turn.error or turn.cancelled' })

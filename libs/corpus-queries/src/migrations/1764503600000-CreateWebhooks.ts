@@ -24,7 +24,9 @@ export class CreateWebhooks1764503600000 implements MigrationInterface {
         CONSTRAINT pk_webhook_endpoints PRIMARY KEY (id),
         CONSTRAINT fk_webhook_endpoints_operator FOREIGN KEY (operator_id) REFERENCES operators (id) ON DELETE CASCADE
       )`);
-    await q.query(`CREATE INDEX ix_webhook_endpoints_operator ON webhook_endpoints (operator_id, created_at)`);
+    await q.query(
+      `CREATE INDEX ix_webhook_endpoints_operator ON webhook_endpoints (operator_id, created_at)`,
+    );
     await q.query(
       `CREATE INDEX ix_webhook_endpoints_all_operators ON webhook_endpoints (id) WHERE all_operators`,
     );

@@ -88,7 +88,10 @@ export interface EndedTurn {
 }
 
 /** Turn `turnId` once it has ended; null while it runs or when it (or its thread) is gone. */
-export async function findEndedTurn(db: DataSource | EntityManager, turnId: string): Promise<EndedTurn | null> {
+export async function findEndedTurn(
+  db: DataSource | EntityManager,
+  turnId: string,
+): Promise<EndedTurn | null> {
   const rows = (await db.query(
     `SELECT t.id AS "turnId", t.chat_id AS "chatId", c.owner_id AS "ownerId", c.title, t.status,
             COALESCE(a.content, '') AS content, a.metadata #>> '{error,message}' AS "errorMessage"
@@ -216,5 +219,7 @@ export async function resetFailedDelivery(
 
 /** Undoes `resetFailedDelivery` when its job could not be queued, so it can be resent later. */
 export async function markDeliveryFailed(db: DataSource | EntityManager, id: string): Promise<void> {
-  await db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [id]);
+  await db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [
+    id,
+  ]);
 }
