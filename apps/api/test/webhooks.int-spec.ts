@@ -137,14 +137,14 @@ it('signs each attempt, retries 500s with back-off, and lists the one accepted d
     .expect(202);
   const { turnId } = posted.body as PostMessageResponse;
 
-  const [delivered] = await eventually(
+  const [delivered] = (await eventually(
     async () => {
       const list = await deliveries();
       return list.length === 1 && list[0]!.status === 'delivered' ? list : null;
     },
     60_000,
     'the delivery listed as delivered',
-  );
+  ))!;
   expect(delivered).toMatchObject({
     endpointId: endpoint.id,
     eventType: 'turn.done',
@@ -197,23 +197,23 @@ it('does not follow a redirect; the failed delivery can be sent again', async ()
     .set(alice.headers)
     .send({ content: 'Fail please [[script {"fatal":"INTERNAL"}]]' })
     .expect(202);
-  const failedOnce = await eventually(
+  const failedOnce = (await eventually(
     async () => (await deliveries()).find((d) => d.endpointId === endpoint.id && d.status === 'failed'),
     60_000,
     'the redirected delivery marked failed',
-  );
+  ))!;
   expect(failedOnce).toMatchObject({ eventType: 'turn.error', attempts: 4, lastStatusCode: 302 });
   expect(failedOnce.lastError).toMatch(/redirect.*not followed/);
   expect(receiver.received.filter((r) => r.path === '/moved')).toHaveLength(4);
   expect(receiver.received.filter((r) => r.path === '/hook-elsewhere')).toEqual([]);
 
   await httpOf(api).post(`/api/webhooks/deliveries/${failedOnce.id}/resend`).set(alice.headers).expect(202);
-  const failedTwice = await eventually(
+  const failedTwice = (await eventually(
     async () =>
       (await deliveries()).find((d) => d.id === failedOnce.id && d.attempts === 8 && d.status === 'failed'),
     60_000,
     'the resent delivery failed again after its attempts',
-  );
+  ))!;
   expect(failedTwice.lastStatusCode).toBe(302);
   expect(receiver.received.filter((r) => r.path === '/moved')).toHaveLength(8);
 });
