@@ -7,6 +7,7 @@ import {
   type WebhookDeliveryStatus,
 } from '@corpus-chat/contracts';
 import { AuthStore } from '../auth/auth-store';
+import { SecretOnce } from '../shared/secret-once';
 import { WebhooksStore } from './webhooks-store';
 
 const STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
@@ -22,7 +23,7 @@ const STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
  */
 @Component({
   selector: 'cc-webhooks-panel',
-  imports: [ReactiveFormsModule, DatePipe],
+  imports: [ReactiveFormsModule, DatePipe, SecretOnce],
   templateUrl: './webhooks-panel.html',
   styleUrl: './webhooks-panel.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
@@ -42,7 +43,7 @@ export class WebhooksPanel implements OnInit {
   protected readonly busy = signal(false);
   protected readonly refreshing = signal(false);
   protected readonly created = signal<CreatedWebhookEndpoint | null>(null);
-  protected readonly copied = signal(false);
+  protected readonly secretLabel = $localize`:@@webhooks.secret:Signing secret`;
   protected readonly message = signal<string | null>(null);
 
   ngOnInit(): void {
@@ -75,7 +76,6 @@ export class WebhooksPanel implements OnInit {
       return;
     }
     this.created.set(result.endpoint);
-    this.copied.set(false);
     this.form.reset();
   }
 
@@ -83,11 +83,6 @@ export class WebhooksPanel implements OnInit {
     this.refreshing.set(true);
     await this.store.load();
     this.refreshing.set(false);
-  }
-
-  protected async copySecret(endpoint: CreatedWebhookEndpoint): Promise<void> {
-    await navigator.clipboard.writeText(endpoint.secret);
-    this.copied.set(true);
   }
 
   protected async deleteEndpoint(id: string): Promise<void> {
