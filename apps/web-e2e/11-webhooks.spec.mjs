@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { test, ask, expect, newThread, putModelSettings, settledAnswer, shot } from './support/fixtures.mjs';
+import { test, ask, expect, newThread, settledAnswer, shot, useBuiltinPlanner } from './support/fixtures.mjs';
 
 /** A receiver on 127.0.0.1: `/ok` answers 200, `/down` 500 until `fix()`; records each request. */
 async function startReceiver() {
@@ -74,10 +74,7 @@ test.describe.serial('webhooks', () => {
     page,
   }) => {
     test.setTimeout(180_000);
-    await page.goto('/settings');
-    const builtin = page.getByRole('radio', { name: /Built-in planner/ });
-    await builtin.waitFor();
-    if (!(await builtin.isChecked())) await putModelSettings(page, { backend: 'builtin' });
+    await useBuiltinPlanner(page);
 
     await page.goto('/account');
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
