@@ -12,7 +12,7 @@ import {
   test,
   digitsOf,
   overflowsSideways,
-  putModelSettings,
+  useBuiltinPlanner,
   sharedDir,
   shot,
   waitUntil,
@@ -27,10 +27,7 @@ test.describe.serial('reports: a PDF reviewed by hand', () => {
     test.setTimeout(180_000);
     // Without a model the PDF is not read by one: it waits for a person. (Save is disabled when
     // the built-in planner is already chosen.)
-    await page.goto('/settings');
-    const builtin = page.getByRole('radio', { name: /Built-in planner/ });
-    await builtin.waitFor();
-    if (!(await builtin.isChecked())) await putModelSettings(page, { backend: 'builtin' });
+    await useBuiltinPlanner(page);
     await page.goto('/reports');
     const totalFindings = async () => digitsOf(await page.getByTestId('total-findings').innerText())[0];
     await page.getByTestId('total-findings').waitFor();

@@ -7,7 +7,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
-import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE } from '@corpus-chat/contracts';
+import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
   MetricsModule,
@@ -23,6 +23,7 @@ import { ImportProcessor } from './imports/import.processor';
 import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
 import { TurnProcessor } from './turns/turn.processor';
 import { TurnWarmup } from './turns/turn-warmup';
+import { WebhookProcessor } from './webhooks/webhook.processor';
 
 export interface WorkerModuleOptions {
   /** Validated settings (`loadWorkerEnv()`). */
@@ -37,7 +38,8 @@ export interface WorkerModuleOptions {
 /**
  * The agent-worker: consumes `chat-turns` jobs with `concurrency = WORKER_CONCURRENCY`, runs each
  * turn through the injected `AgentRunner`, publishes its events and stores its answer; and
- * `imports` jobs with `concurrency = IMPORT_CONCURRENCY`, parsing and storing uploaded reports. Any number
+ * `imports` jobs with `concurrency = IMPORT_CONCURRENCY`, parsing and storing uploaded reports; and
+ * `webhooks` jobs, sending signed turn webhooks. Any number
  * of worker processes may run against one Redis and Postgres; nothing here assumes it is alone.
  */
 @Module({})
@@ -70,6 +72,10 @@ export class WorkerModule {
     })
     class ConfiguredImportProcessor extends ImportProcessor {}
 
+    // Sending is waiting on the network, so a handful at once; the job is short, its lock too.
+    @Processor(WEBHOOKS_QUEUE, { concurrency: 8, name: workerId })
+    class ConfiguredWebhookProcessor extends WebhookProcessor {}
+
     return {
       module: WorkerModule,
       imports: [
@@ -100,7 +106,11 @@ export class WorkerModule {
           prefix: keys.bullPrefix,
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
-        BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }, { name: IMPORTS_QUEUE }),
+        BullModule.registerQueue(
+          { name: CHAT_TURNS_QUEUE },
+          { name: IMPORTS_QUEUE },
+          { name: WEBHOOKS_QUEUE },
+        ),
         TurnPipelineModule.forRoot({
           redisUrl: env.REDIS_URL,
           prefix: env.REDIS_PREFIX,
@@ -109,7 +119,10 @@ export class WorkerModule {
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),
-        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE] }),
+        MetricsModule.forRoot({
+          port: env.METRICS_PORT,
+          queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE],
+        }),
         agentModule,
         TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],
@@ -124,6 +137,7 @@ export class WorkerModule {
         // WORKER_QUEUES: a processor not provided never creates its BullMQ worker.
         ...(env.WORKER_QUEUES.includes('turns') ? [ConfiguredTurnProcessor] : []),
         ...(env.WORKER_QUEUES.includes('imports') ? [ConfiguredImportProcessor] : []),
+        ...(env.WORKER_QUEUES.includes('webhooks') ? [ConfiguredWebhookProcessor] : []),
       ],
       exports: [WORKER_ID, TurnExecutor],
     };

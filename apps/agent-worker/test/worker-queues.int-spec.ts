@@ -1,6 +1,6 @@
 /** `WORKER_QUEUES`: a worker connects to the queues it is given and to no other (real Redis and BullMQ). */
 import { Queue } from 'bullmq';
-import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE } from '@corpus-chat/contracts';
+import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
 import { createTestDatabase, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import { type RunningWorker, startWorker } from './support/worker-harness';
@@ -28,7 +28,7 @@ async function workersPerQueue(value: string): Promise<Record<string, number>> {
     env: { WORKER_QUEUES: value },
   });
   opened.push(worker);
-  const queues = [CHAT_TURNS_QUEUE, IMPORTS_QUEUE].map((name) => {
+  const queues = [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE].map((name) => {
     const queue = new Queue(name, {
       connection: redisOptionsFromUrl(REDIS_URL),
       prefix: new RedisKeys(prefix).bullPrefix,
@@ -36,7 +36,7 @@ async function workersPerQueue(value: string): Promise<Record<string, number>> {
     opened.push(queue);
     return queue;
   });
-  // Wait until the worker is connected to every queue it was given, then count both.
+  // Wait until the worker is connected to every queue it was given, then count them all.
   const expected = queues.filter((q) => value.includes(queueRole(q.name)));
   for (let i = 0; i < 250; i++) {
     const connected = await Promise.all(expected.map((q) => q.getWorkersCount()));
@@ -48,10 +48,11 @@ async function workersPerQueue(value: string): Promise<Record<string, number>> {
   return counts;
 }
 
-const queueRole = (name: string) => (name === CHAT_TURNS_QUEUE ? 'turns' : 'imports');
+const queueRole = (name: string) =>
+  name === CHAT_TURNS_QUEUE ? 'turns' : name === IMPORTS_QUEUE ? 'imports' : 'webhooks';
 
-it('takes turns and imports by default, only imports or only turns when told', async () => {
-  expect(await workersPerQueue('turns,imports')).toEqual({ turns: 1, imports: 1 });
-  expect(await workersPerQueue('imports')).toEqual({ turns: 0, imports: 1 });
-  expect(await workersPerQueue('turns')).toEqual({ turns: 1, imports: 0 });
+it('takes every queue by default, only those it is told otherwise', async () => {
+  expect(await workersPerQueue('turns,imports,webhooks')).toEqual({ turns: 1, imports: 1, webhooks: 1 });
+  expect(await workersPerQueue('imports')).toEqual({ turns: 0, imports: 1, webhooks: 0 });
+  expect(await workersPerQueue('turns,webhooks')).toEqual({ turns: 1, imports: 0, webhooks: 1 });
 });

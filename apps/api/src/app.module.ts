@@ -15,6 +15,7 @@ import { McpModule } from './mcp/mcp.module';
 import { OperatorsModule } from './operators/operators.module';
 import { SettingsModule } from './settings/settings.module';
 import { WebStaticModule } from './web-static/web-static.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The API: feature modules in `imports` below; infrastructure (settings, logging, database,
@@ -30,6 +31,7 @@ import { WebStaticModule } from './web-static/web-static.module';
     McpModule,
     AuditModule,
     FeedbackModule,
+    WebhooksModule,
   ],
 })
 export class AppModule {

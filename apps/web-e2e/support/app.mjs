@@ -109,6 +109,14 @@ export const overflowsSideways = (page) =>
  * Saves the model settings from the Settings page (admin only): `backend` 'builtin' or 'openai'
  * with `baseUrl` and `model`; `testFirst` runs Test connection on the form's values first.
  */
+/** Makes the built-in planner answer (an earlier file may have pointed Settings at a model server). */
+export async function useBuiltinPlanner(page) {
+  await page.goto('/settings');
+  const builtin = page.getByRole('radio', { name: /Built-in planner/ });
+  await builtin.waitFor();
+  if (!(await builtin.isChecked())) await putModelSettings(page, { backend: 'builtin' });
+}
+
 export async function putModelSettings(page, { backend, baseUrl, model, testFirst = false }) {
   await page.goto('/settings');
   await page

@@ -38,6 +38,7 @@ export {
   signIn,
   signInAsAdmin,
   stackInfo,
+  useBuiltinPlanner,
 } from './app.mjs';
 export { expectedNumbers, sharedDir, artifactsDir } from './paths.mjs';
 export { waitUntil } from './stack.mjs';

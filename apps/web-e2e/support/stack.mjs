@@ -143,6 +143,10 @@ export class Stack {
       MESSAGES_PER_MINUTE: '200',
       REQUESTS_PER_MINUTE: '5000',
       WORKER_CONCURRENCY: '4',
+      // 11-webhooks: a receiver on this machine, and retries in milliseconds instead of minutes.
+      WEBHOOK_URL_ALLOWLIST: '127.0.0.1',
+      WEBHOOK_ATTEMPTS: '3',
+      WEBHOOK_RETRY_DELAY_MS: '100',
     };
     this.spawn('api', ['tools/cli/run-ts.mjs', 'apps/api/src/main.ts'], env);
     await waitUntil(

@@ -28,4 +28,6 @@ export type * from './feedback/feedback.dto';
 export type * from './settings/settings.dto';
 export type * from './operators/operators.dto';
 export type * from './operators/api-tokens.dto';
+export * from './webhooks/webhooks.types';
+export type * from './webhooks/webhooks.dto';
 export type * from './native-report/native-report';

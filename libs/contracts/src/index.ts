@@ -27,6 +27,8 @@ export * from './settings/settings.dto';
 export * from './settings/base-url';
 export * from './operators/operators.dto';
 export * from './operators/api-tokens.dto';
+export * from './webhooks/webhooks.types';
+export * from './webhooks/webhooks.dto';
 export * from './health';
 export * from './native-report/native-report';
 export * from './validation/zod-dto';

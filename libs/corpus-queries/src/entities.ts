@@ -4,6 +4,8 @@ import { CORPUS_ENTITIES } from './corpus';
 import { ApiTokenEntity } from './operators/api-token.entity';
 import { OperatorEntity } from './operators/operator.entity';
 import { SettingsEntity } from './settings/settings.entity';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
+import { WebhookEndpointEntity } from './webhooks/webhook-endpoint.entity';
 
 /**
  * Every TypeORM entity of the product, in one list the data sources use. Add a new entity here
@@ -16,4 +18,6 @@ export const ALL_ENTITIES: Function[] = [
   SettingsEntity,
   ...CHAT_ENTITIES,
   AuditEventEntity,
+  WebhookEndpointEntity,
+  WebhookDeliveryEntity,
 ];

@@ -11,6 +11,7 @@ export * from './settings';
 export * from './chat';
 export * from './corpus';
 export * from './audit';
+export * from './webhooks';
 export * from './triage';
 export * from './importers';
 export * from './pdf-reports';

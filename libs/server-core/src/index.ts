@@ -27,3 +27,6 @@ export * from './model/model-slots';
 export * from './model/model-redirects';
 export * from './tracing/tracing';
 export * from './process/sleep';
+export * from './webhooks/webhook-target';
+export * from './webhooks/webhook-sender';
+export * from './webhooks/webhook-jobs';

@@ -14,13 +14,13 @@ describe('the agent-worker environment schemas', () => {
 
 describe('WORKER_QUEUES', () => {
   const queues = (value?: string) => workerEnvSchema.shape.WORKER_QUEUES.safeParse(value);
-  it('defaults to both queues and reads a comma-separated list', () => {
-    expect(queues(undefined).data).toEqual(['turns', 'imports']);
+  it('defaults to every queue and reads a comma-separated list', () => {
+    expect(queues(undefined).data).toEqual(['turns', 'imports', 'webhooks']);
     expect(queues('imports').data).toEqual(['imports']);
     expect(queues(' turns , turns ').data).toEqual(['turns']);
   });
   it('refuses an unknown queue or an empty list, saying what it takes', () => {
-    expect(queues('turns,pdf').error?.issues[0].message).toContain('`turns`, `imports` or both');
-    expect(queues(',').error?.issues[0].message).toContain('`turns`, `imports` or both');
+    expect(queues('turns,pdf').error?.issues[0].message).toContain('some of `turns`, `imports`, `webhooks`');
+    expect(queues(',').error?.issues[0].message).toContain('some of `turns`, `imports`, `webhooks`');
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envClass, envInt, serverEnvSchema, validateEnv } from '@corpus-chat/server-core';
+import { envClass, envInt, serverEnvSchema, validateEnv, webhookEnvSchema } from '@corpus-chat/server-core';
 
 /**
  * Settings of an agent-worker process (validated at start-up; a bad value stops it naming the
@@ -32,18 +32,27 @@ export const workerEnvSchema = serverEnvSchema.extend({
   ),
   WORKER_QUEUES: z
     .string()
-    .default('turns,imports')
+    .default('turns,imports,webhooks')
     .transform((v) => [...new Set(v.split(',').map((q) => q.trim()))].filter(Boolean))
     .pipe(
       z
         .array(
-          z.enum(['turns', 'imports'], { error: 'must list `turns`, `imports` or both, comma-separated' }),
+          z.enum(['turns', 'imports', 'webhooks'], {
+            error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated',
+          }),
         )
-        .min(1, { error: 'must list `turns`, `imports` or both, comma-separated' }),
+        .min(1, { error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated' }),
     )
     .describe(
-      'Queues this worker takes jobs from: `turns` (chat turns), `imports` (report files) or both (default), comma-separated. Run import workers apart so a large import never competes with chat turns for a process; a worker without `turns` also stores imports at full speed instead of paced.',
+      'Queues this worker takes jobs from, comma-separated: `turns` (chat turns), `imports` (report files), `webhooks` (webhook deliveries); default all three. Run import workers apart so a large import never competes with chat turns for a process; a worker without `turns` also stores imports at full speed instead of paced. Some worker of a deployment must take `webhooks`.',
     ),
+  PUBLIC_ORIGIN: z
+    .string()
+    .default('')
+    .describe(
+      "The web app's origin (e.g. `https://chat.example.org`; of a comma-separated list, the first), the base of the thread link in webhook deliveries; empty: the link is a path (`/chat/<id>`). Give it the API's value.",
+    ),
+  ...webhookEnvSchema.shape,
   WORKER_ID: z
     .string()
     .regex(/^[a-zA-Z0-9:._-]{0,100}$/, { error: 'must be up to 100 letters, digits, ":", ".", "_" or "-"' })

@@ -1,3 +1,4 @@
+import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import {
@@ -6,6 +7,7 @@ import {
   type RunTurnJobData,
   type RunTurnJobResult,
   type TurnErrorCode,
+  WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
 import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import { parseJobData } from '../job-data';
@@ -22,7 +24,9 @@ import {
   type TurnEnding,
   TurnEventBus,
   terminalEventOfStored,
+  queueTurnWebhooks,
   turnTrace,
+  type WebhookQueue,
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { AnswerCollector } from './answer-collector';
@@ -56,6 +60,7 @@ export class TurnExecutor {
     @Inject(AGENT_RUNNER) private readonly runner: AgentRunner,
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly env: WorkerEnv,
+    @InjectQueue(WEBHOOKS_QUEUE) private readonly webhooks: WebhookQueue,
   ) {}
 
   /** Turns running in this process now. */
@@ -143,6 +148,7 @@ export class TurnExecutor {
         turn.id,
         terminalEventOfStored(existing.status, existing.id, existing.metadata),
       );
+      await queueTurnWebhooks(this.webhooks, turn.id);
       return { messageId: existing.id, status: existing.status };
     }
     if (controller.signal.aborted) return this.storeCancelled(turn.id, emptyPartial());
@@ -319,7 +325,7 @@ export class TurnExecutor {
    */
   private finish(turnId: string, ending: TurnEnding, until = 0) {
     return retryWhileDatabaseUnavailable(
-      () => finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending),
+      () => finishTurn({ ledger: this.ledger, bus: this.bus, webhooks: this.webhooks }, turnId, ending),
       until,
       (e, delayMs) =>
         this.logger.warn(

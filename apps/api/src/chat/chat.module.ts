@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CHAT_TURNS_QUEUE } from '@corpus-chat/contracts';
+import { CHAT_TURNS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
 import { ChatRepository, QueuePositions, TurnActivityQueries, TurnLedger } from '@corpus-chat/corpus-queries';
 import { ApiEnv } from '../config/api-env';
 import { ChatEventRelay } from './chat-event-relay';
@@ -24,7 +24,7 @@ import { TurnActivityService } from './turn-activity.service';
  * `AuthModule` (operator, socket auth, limits).
  */
 @Module({
-  imports: [BullModule.registerQueue({ name: CHAT_TURNS_QUEUE })],
+  imports: [BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }, { name: WEBHOOKS_QUEUE })],
   controllers: [ChatController],
   providers: [
     { provide: ChatRepository, useFactory: (ds: DataSource) => new ChatRepository(ds), inject: [DataSource] },

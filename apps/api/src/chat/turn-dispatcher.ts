@@ -8,6 +8,7 @@ import {
   type OperatorLanguage,
   type RunTurnJobData,
   type RunTurnJobResult,
+  WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
 import { operatorLanguage, type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
@@ -21,6 +22,7 @@ import {
   turnTrace,
   withTimeout,
   traceCarrier,
+  type WebhookQueue,
 } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 
@@ -64,11 +66,12 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     private readonly ledger: TurnLedger,
     private readonly env: ApiEnv,
     private readonly db: DataSource,
+    @InjectQueue(WEBHOOKS_QUEUE) private readonly webhooks: WebhookQueue & Queue,
   ) {}
 
   /** Nest closes the queue next; a connection still connecting must finish first (see `settleBullConnections`). */
   beforeApplicationShutdown(): Promise<void> {
-    return settleBullConnections([this.queue], this.env.REDIS_REQUEST_TIMEOUT_MS);
+    return settleBullConnections([this.queue, this.webhooks], this.env.REDIS_REQUEST_TIMEOUT_MS);
   }
 
   private async redis<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -167,7 +170,11 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
    */
   async finish(turnId: string, ending: TurnEnding): Promise<FinishTurnOutcome | null> {
     try {
-      const outcome = await finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending);
+      const outcome = await finishTurn(
+        { ledger: this.ledger, bus: this.bus, webhooks: this.webhooks },
+        turnId,
+        ending,
+      );
       if (outcome.kind === 'finished') this.logger.log(`turn ${turnId} ended by the API (${ending.kind})`);
       return outcome;
     } catch (e) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envClass, envInt, validateEnv } from '@corpus-chat/server-core';
+import { envClass, envInt, validateEnv, webhookEnvSchema } from '@corpus-chat/server-core';
 import { authEnvSchema } from '../auth/auth.env';
 
 /**
@@ -8,6 +8,7 @@ import { authEnvSchema } from '../auth/auth.env';
  * through the auth layer's `authEnvSchema` (sessions, admin, limits).
  */
 export const apiEnvSchema = authEnvSchema.extend({
+  ...webhookEnvSchema.shape,
   IMPORT_MAX_BYTES: envInt(50 * 1024 * 1024, 1).describe(
     'Largest report file `POST /api/reports/import` accepts, in bytes (default 50 MB); a larger one answers 413 before it is parsed.',
   ),

@@ -23,3 +23,9 @@ export const runTurnJobDataSchema = z.object({
 
 /** `run-import`. The worker loads the import's row (file path, operator) and re-checks its status. */
 export const runImportJobDataSchema = z.object({ importId: id, traceparent: z.string().max(128).optional() });
+
+/** `turn-ended`: the worker reads the stored outcome and the thread, then queues the deliveries. */
+export const turnEndedJobDataSchema = z.object({ turnId: id });
+
+/** `deliver`: the worker loads the delivery (payload, endpoint URL and secret) and sends it once. */
+export const deliverWebhookJobDataSchema = z.object({ deliveryId: id });

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import type { runImportJobDataSchema, runTurnJobDataSchema } from './job-data.schema';
+import type {
+  deliverWebhookJobDataSchema,
+  runImportJobDataSchema,
+  runTurnJobDataSchema,
+  turnEndedJobDataSchema,
+} from './job-data.schema';
 
 /**
  * BullMQ queue and job names. Renaming one strands jobs already waiting in Redis under the old
@@ -29,3 +34,20 @@ export const ImportJobNames = {
 
 /** See `runImportJobDataSchema`. */
 export type RunImportJobData = z.output<typeof runImportJobDataSchema>;
+
+/**
+ * Queue of webhook work: `turn-ended` (one per ended turn, jobId = turn id: finds the endpoints and
+ * stores one delivery each) and `deliver` (one per delivery, jobId = delivery id: one signed POST,
+ * retried with exponential back-off).
+ */
+export const WEBHOOKS_QUEUE = 'webhooks';
+
+export const WebhookJobNames = {
+  turnEnded: 'turn-ended',
+  deliver: 'deliver',
+} as const;
+
+/** See `turnEndedJobDataSchema`. */
+export type TurnEndedJobData = z.output<typeof turnEndedJobDataSchema>;
+/** See `deliverWebhookJobDataSchema`. */
+export type DeliverWebhookJobData = z.output<typeof deliverWebhookJobDataSchema>;

@@ -116,6 +116,8 @@ export const AUDIT_ACTIONS = [
   'operator.update',
   'api_token.create',
   'api_token.revoke',
+  'webhook.create',
+  'webhook.delete',
   'turn.feedback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

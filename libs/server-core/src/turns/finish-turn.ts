@@ -5,6 +5,7 @@ import type {
   TurnErrorCode,
 } from '@corpus-chat/contracts';
 import type { FinishTurnResult, TurnLedger, TurnOutcome } from '@corpus-chat/corpus-queries';
+import { queueTurnWebhooks, type WebhookQueue } from '../webhooks/webhook-jobs';
 import type { TurnEventBus } from './turn-event-bus';
 
 /** What a turn produced before it stopped: stored with a cancelled or failed answer. */
@@ -33,10 +34,11 @@ export type TurnEnding =
       storeMessage?: boolean;
     };
 
-/** What `finishTurn` needs: the database side and the event side of a turn. */
+/** What `finishTurn` needs: the database side and the event side of a turn, and the webhook queue. */
 export interface FinishTurnDeps {
   ledger: TurnLedger;
   bus: TurnEventBus;
+  webhooks: WebhookQueue;
 }
 
 /** `finishTurn`'s result: the ledger's, plus the terminal event when this call ended the turn. */
@@ -44,7 +46,7 @@ export type FinishTurnOutcome =
   | (Extract<FinishTurnResult, { kind: 'finished' }> & { event: ChatEventBody })
   | Exclude<FinishTurnResult, { kind: 'finished' }>;
 
-/** The turn's outcome was stored, but its terminal event did not reach Redis. */
+/** The turn's outcome was stored, but its terminal event (or its webhook job) did not reach Redis. */
 export class TerminalEventNotPublishedError extends Error {
   constructor(
     readonly turnId: string,
@@ -52,7 +54,7 @@ export class TerminalEventNotPublishedError extends Error {
     cause: unknown,
   ) {
     super(
-      `turn ${turnId} ended but ${event.type} was not published: ${(cause as Error)?.message ?? String(cause)}`,
+      `turn ${turnId} ended but ${event.type} was not published (or its webhooks not queued): ${(cause as Error)?.message ?? String(cause)}`,
     );
     this.name = 'TerminalEventNotPublishedError';
   }
@@ -63,7 +65,8 @@ const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls:
 /**
  * Ends turn `turnId`, whoever ends it (the worker: done, cancelled, error, timeout, worker lost;
  * the API: a cancelled queued turn, a lost job): stores the outcome once (`TurnLedger.finish`)
- * and, only when this call ended the turn, publishes the matching terminal event. A turn already
+ * and, only when this call ended the turn, publishes the matching terminal event and queues its
+ * webhook deliveries (`queueTurnWebhooks`, after the commit). A turn already
  * ended (a retried job, a cancel racing the worker) or deleted changes nothing and publishes
  * nothing: `already` / `gone`.
  *
@@ -81,6 +84,7 @@ export async function finishTurn(
   const event = terminalEvent(ending, result.messageId);
   try {
     await deps.bus.publish(result.chatId, turnId, event);
+    await queueTurnWebhooks(deps.webhooks, turnId);
   } catch (e) {
     throw new TerminalEventNotPublishedError(turnId, event, e);
   }

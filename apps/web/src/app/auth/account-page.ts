@@ -5,11 +5,12 @@ import { ApiTokensPanel } from './api-tokens-panel';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
 import { NotificationsPreference } from '../chat/notifications-preference';
+import { WebhooksPanel } from '../settings/webhooks-panel';
 
-/** `/account`: who is signed in, "Change my password", the operator's API tokens and notices. Every operator. */
+/** `/account`: who is signed in, "Change my password", the operator's API tokens, notices and webhooks. Every operator. */
 @Component({
   selector: 'cc-account-page',
-  imports: [ChangePasswordForm, ApiTokensPanel, NotificationsPreference, RouterLink],
+  imports: [ChangePasswordForm, ApiTokensPanel, NotificationsPreference, WebhooksPanel, RouterLink],
   template: `
     <div class="page narrow">
       <header class="page-header">
@@ -38,6 +39,7 @@ import { NotificationsPreference } from '../chat/notifications-preference';
       </section>
       <section class="panel body">
         <cc-notifications-preference />
+        <cc-webhooks-panel />
       </section>
     </div>
   `,

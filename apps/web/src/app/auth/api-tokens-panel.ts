@@ -2,6 +2,7 @@ import { DatePipe } from '@angular/common';
 import { ChangeDetectionStrategy, Component, type OnInit, inject, signal } from '@angular/core';
 import { NonNullableFormBuilder, ReactiveFormsModule, Validators } from '@angular/forms';
 import type { CreatedApiToken } from '@corpus-chat/contracts';
+import { SecretOnce } from '../shared/secret-once';
 import { ApiTokensStore } from './api-tokens-store';
 
 /** Lifetimes offered for a new token, in days (the API's default, 90, first). */
@@ -14,7 +15,7 @@ const LIFETIMES = [90, 30, 7, 365];
  */
 @Component({
   selector: 'cc-api-tokens-panel',
-  imports: [ReactiveFormsModule, DatePipe],
+  imports: [ReactiveFormsModule, DatePipe, SecretOnce],
   template: `
     <h2 id="api-tokens-heading" i18n="@@tokens.heading">API tokens</h2>
     <p class="muted hint" i18n="@@tokens.hint">
@@ -73,23 +74,11 @@ const LIFETIMES = [90, 30, 7, 365];
       <button type="submit" class="primary" [disabled]="busy()" i18n="@@tokens.create">Create token</button>
     </form>
     @if (created(); as c) {
-      <div class="secret" role="status" data-testid="api-token-secret">
-        <p i18n="@@tokens.copyNow"><strong>Copy this token now:</strong> it is shown only once.</p>
-        <input
-          readonly
-          [value]="c.secret"
-          aria-label="New API token"
-          i18n-aria-label="@@tokens.newToken"
-          (focus)="$any($event.target).select()"
-        />
-        <button type="button" (click)="copySecret(c)">
-          @if (copied()) {
-            <ng-container i18n="@@tokens.copied">Copied</ng-container>
-          } @else {
-            <ng-container i18n="@@tokens.copy">Copy</ng-container>
-          }
-        </button>
-      </div>
+      <cc-secret-once data-testid="api-token-secret" [secret]="c.secret" [label]="newTokenLabel">
+        <ng-container i18n="@@tokens.copyNow"
+          ><strong>Copy this token now:</strong> it is shown only once.</ng-container
+        >
+      </cc-secret-once>
     }
     @if (message(); as m) {
       <p class="error" role="alert">{{ m }}</p>
@@ -165,23 +154,6 @@ const LIFETIMES = [90, 30, 7, 365];
       gap: 0.75rem;
       align-items: end;
     }
-    .secret {
-      display: flex;
-      flex-wrap: wrap;
-      gap: 0.5rem;
-      align-items: center;
-      background: var(--ok-soft);
-      border-radius: var(--radius);
-      padding: 0.5rem 0.75rem;
-    }
-    .secret p {
-      margin: 0;
-      flex-basis: 100%;
-    }
-    .secret input {
-      flex: 1;
-      font-family: monospace;
-    }
     table {
       width: 100%;
       border-collapse: collapse;
@@ -207,7 +179,7 @@ export class ApiTokensPanel implements OnInit {
   });
   protected readonly busy = signal(false);
   protected readonly created = signal<CreatedApiToken | null>(null);
-  protected readonly copied = signal(false);
+  protected readonly newTokenLabel = $localize`:@@tokens.newToken:New API token`;
   protected readonly message = signal<string | null>(null);
 
   ngOnInit(): void {
@@ -235,17 +207,11 @@ export class ApiTokensPanel implements OnInit {
       return;
     }
     this.created.set(result.token);
-    this.copied.set(false);
     this.form.reset();
   }
 
   protected revokeLabel(name: string): string {
     return $localize`:@@tokens.revokeNamed:Revoke ${name}:name:`;
-  }
-
-  protected async copySecret(token: CreatedApiToken): Promise<void> {
-    await navigator.clipboard.writeText(token.secret);
-    this.copied.set(true);
   }
 
   protected async revokeToken(id: string): Promise<void> {

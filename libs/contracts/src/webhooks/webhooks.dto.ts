@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { zodDto } from '../validation/zod-dto';
+import { WEBHOOK_EVENT_TYPES } from './webhooks.types';
+
+/**
+ * `POST /api/webhooks`: an endpoint for some of the turn events. `allOperators` (admins only)
+ * sends every operator's turns to it. The URL's host is checked by the API (`WEBHOOK_URL_ALLOWLIST`,
+ * private addresses) before anything is stored.
+ */
+export class CreateWebhookDto extends zodDto(
+  z.strictObject({
+    url: z
+      .string()
+      .trim()
+      .max(2000)
+      .regex(/^https?:\/\/\S+$/i, {
+        error: 'must be an https:// URL, e.g. https://hooks.example.org/corpus',
+      }),
+    events: z
+      .array(z.enum(WEBHOOK_EVENT_TYPES))
+      .min(1, { error: 'choose at least one event: turn.done, turn.error or turn.cancelled' })
+      .transform((events) => [...new Set(events)]),
+    allOperators: z.boolean().optional(),
+  }),
+) {}
