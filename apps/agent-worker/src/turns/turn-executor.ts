@@ -7,7 +7,7 @@ import {
   type RunTurnJobResult,
   type TurnErrorCode,
 } from '@corpus-chat/contracts';
-import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
+import { TURN_HEARTBEAT_MS, TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import { parseJobData } from '../job-data';
 import {
   AGENT_RUNNER,
@@ -17,6 +17,7 @@ import {
   type HistoryMessage,
   isDatabaseUnavailable,
   retryWhileDatabaseUnavailable,
+  retryWhileRedisUnavailable,
   type RunnerEvent,
   TurnCancelSignals,
   type TurnEnding,
@@ -61,6 +62,16 @@ export class TurnExecutor {
   /** Turns running in this process now. */
   get runningTurns(): number {
     return this.running.size;
+  }
+
+  /**
+   * Stops turn `turnId` here without storing anything: its job lock was lost and BullMQ's stalled
+   * check handed the job to another worker, so only that one may go on. Returns whether it ran.
+   */
+  abortLost(turnId: string): boolean {
+    const controller = this.running.get(turnId);
+    controller?.abort(new TurnAbort('lock-lost'));
+    return !!controller;
   }
 
   /** Aborts every running turn (shutdown timeout): they are handed back to the queue. */
@@ -158,8 +169,10 @@ export class TurnExecutor {
 
     const history: HistoryMessage[] = loaded.history;
     const collector = new AnswerCollector();
+    const deadline = Date.now() + this.env.TURN_TIMEOUT_MS;
+    const bus = this.patientBus(turn.id, deadline);
     const stream = new TurnEventStream(
-      (event) => this.bus.publish(chatId, turn.id, event),
+      (event) => bus.publish(chatId, turn.id, event),
       this.env.TEXT_DELTA_COALESCE_MS,
     );
     const emit = (event: RunnerEvent): Promise<void> => {
@@ -169,7 +182,12 @@ export class TurnExecutor {
     };
 
     this.running.set(turn.id, controller);
-    const deadline = Date.now() + this.env.TURN_TIMEOUT_MS;
+    // Tells the API's sweep a worker is on the turn, even when Redis lost its job.
+    const heartbeat = setInterval(() => {
+      this.ledger
+        .heartbeat(turn.id)
+        .catch((e: Error) => this.logger.warn(`turn ${turn.id}: heartbeat not stored: ${e.message}`));
+    }, TURN_HEARTBEAT_MS);
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
     const aborted = new Promise<never>((_, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason);
@@ -193,8 +211,8 @@ export class TurnExecutor {
       });
       run.catch(() => undefined); // when the abort wins the race, the runner's own rejection is expected
       const outcome = await Promise.race([run, aborted]);
-      await stream.settled();
       turnTrace.mark(turn.id, 'worker.runner-end');
+      // Stored at once, even while Redis is away; turn.done follows the events still held.
       const result = await this.finish(
         turn.id,
         {
@@ -204,6 +222,7 @@ export class TurnExecutor {
           model: outcome.metadata.model ?? null,
         },
         deadline,
+        stream,
       ).catch((e: unknown) => {
         // Running the turn again would not help: the answer is there, Postgres is not.
         if (!isDatabaseUnavailable(e)) throw e;
@@ -237,6 +256,10 @@ export class TurnExecutor {
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
       if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial);
+      if (reason?.kind === 'lock-lost') {
+        this.logger.warn(`turn ${turn.id}: its job lock was lost to another worker; stopped here`);
+        return { messageId: '', status: 'cancelled' };
+      }
       if (reason?.kind === 'timeout') {
         const minutes = Math.round((this.env.TURN_TIMEOUT_MS / 60_000) * 10) / 10;
         throw new TurnFailedError(
@@ -258,6 +281,7 @@ export class TurnExecutor {
       throw new TurnAttemptError('INTERNAL', 'The agent failed unexpectedly. Try asking again.', partial);
     } finally {
       clearTimeout(timer);
+      clearInterval(heartbeat);
       this.running.delete(turn.id);
     }
   }
@@ -313,19 +337,45 @@ export class TurnExecutor {
   }
 
   /**
-   * Every end of a turn in the worker: stored once, its terminal event published once. While
-   * Postgres is unreachable the store is tried again with back-off until `until` (epoch ms;
-   * default: one try), then rejects with the database's error.
+   * Every end of a turn in the worker: stored once, its terminal event published once (after the
+   * turn's `events` still held). While Postgres or Redis is unreachable the store or the publish is
+   * tried again with back-off until `until` (epoch ms; default: one try), then rejects with the
+   * last error.
    */
-  private finish(turnId: string, ending: TurnEnding, until = 0) {
+  private finish(turnId: string, ending: TurnEnding, until = 0, events?: TurnEventStream) {
+    const patient = this.patientBus(turnId, until);
+    const bus: Pick<TurnEventBus, 'publish'> = {
+      publish: async (...args) => {
+        await events?.settled();
+        return patient.publish(...args);
+      },
+    };
     return retryWhileDatabaseUnavailable(
-      () => finishTurn({ ledger: this.ledger, bus: this.bus }, turnId, ending),
+      () => finishTurn({ ledger: this.ledger, bus }, turnId, ending),
       until,
       (e, delayMs) =>
         this.logger.warn(
           `turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`,
         ),
     );
+  }
+
+  /**
+   * The event bus, each publish retried while Redis is unreachable until `until` (epoch ms): a
+   * turn's events wait out a short Redis outage (its restart) instead of failing the turn.
+   */
+  private patientBus(turnId: string, until: number): Pick<TurnEventBus, 'publish'> {
+    return {
+      publish: (chatId, id, event) =>
+        retryWhileRedisUnavailable(
+          () => this.bus.publish(chatId, id, event),
+          until,
+          (e) =>
+            this.logger.warn(
+              `turn ${turnId}: Redis is unreachable (${(e as Error).message}); holding its events until it is back`,
+            ),
+        ),
+    };
   }
 
   private async publish(chatId: string, turnId: string, event: ChatEventBody): Promise<void> {

@@ -39,7 +39,7 @@ export type QueuedTurn = Pick<StartedTurn, 'turnId' | 'chatId' | 'ownerId' | 'us
 
 /** What `recover` found and did about an active turn. */
 export type Recovery =
-  /** Its job is waiting or running: nothing to do. */
+  /** Its job is waiting or running, or its worker still writes its heartbeat: nothing to do. */
   | 'alive'
   /** It was queued and its job was missing (a crash between commit and enqueue): the job was added. */
   | 'requeued'
@@ -137,11 +137,16 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   /**
    * Makes sure an active turn can still end: a queued turn without a job gets its job again (the
    * API stopped between its commit and its enqueue); a turn whose job is gone or finished without
-   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`.
+   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`,
+   * unless its worker still writes its heartbeat (`workerAlive`): a Redis restart loses the job,
+   * not the worker, which stores the answer and publishes its events once Redis is back.
    */
-  async recover(turn: QueuedTurn & { status: 'queued' | 'running' }): Promise<Recovery> {
+  async recover(
+    turn: QueuedTurn & { status: 'queued' | 'running'; workerAlive: boolean },
+  ): Promise<Recovery> {
     const state = await this.redis('read job state', () => this.queue.getJobState(turn.turnId));
     if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
+    if (turn.status === 'running' && turn.workerAlive) return 'alive';
     if (state === 'unknown' && turn.status === 'queued') {
       await this.addJob(turn);
       this.logger.warn(`turn ${turn.turnId} was queued without a job; job added again`);

@@ -73,6 +73,11 @@ export interface TurnRunStart {
   history: StoredHistoryMessage[];
 }
 
+/** How often the worker running a turn writes `alive_at` (`TurnLedger.heartbeat`). */
+export const TURN_HEARTBEAT_MS = 3_000;
+/** A running turn whose `alive_at` is younger than this has a worker on it (three missed beats). */
+export const TURN_ALIVE_WITHIN_MS = 10_000;
+
 /** A queued or running turn with the ids its job carries (`TurnLedger.findActive`, `staleActive`). */
 export interface ActiveTurnRef {
   turnId: string;
@@ -81,6 +86,8 @@ export interface ActiveTurnRef {
   userMessageId: string;
   queuePosition: number;
   status: 'queued' | 'running';
+  /** A worker wrote its heartbeat within `TURN_ALIVE_WITHIN_MS`. */
+  workerAlive: boolean;
 }
 
 export type FinishTurnResult =
@@ -150,7 +157,8 @@ export class TurnLedger {
           WHERE t.id = $1
        ), run AS (
          UPDATE chat_turns r
-            SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(r.started_at, now())
+            SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(r.started_at, now()),
+                alive_at = now()
            FROM t
           WHERE r.id = t.id AND r.status IN ('queued', 'running')
             AND t.owner_id = $4 AND t.chat_id = $5 AND t.user_message_id = $6 AND t.answer_id IS NULL
@@ -318,8 +326,10 @@ export class TurnLedger {
       user_message_id: string;
       queue_position: number;
       status: 'queued' | 'running';
+      worker_alive: boolean;
     }[] = await this.db.query(
-      `SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status
+      `SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status,
+              COALESCE(t.alive_at > now() - interval '${TURN_ALIVE_WITHIN_MS} milliseconds', false) AS worker_alive
          FROM chat_turns t
          JOIN chat_sessions c ON c.id = t.chat_id
          JOIN chat_messages u ON u.turn_id = t.id AND u.role = 'user'
@@ -333,7 +343,20 @@ export class TurnLedger {
       userMessageId: r.user_message_id,
       queuePosition: r.queue_position,
       status: r.status,
+      workerAlive: r.worker_alive,
     }));
+  }
+
+  /**
+   * Marks a running turn as having a live worker (`alive_at` = now), so the sweep leaves it alone
+   * while Redis lost its job. Resolves false when the turn is no longer running.
+   */
+  async heartbeat(turnId: string): Promise<boolean> {
+    const rows = await this.rows(
+      `UPDATE chat_turns SET alive_at = now() WHERE id = $1 AND status = 'running' RETURNING id`,
+      [turnId],
+    );
+    return rows.length > 0;
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */

@@ -36,7 +36,7 @@ export type TurnEnding =
 /** What `finishTurn` needs: the database side and the event side of a turn. */
 export interface FinishTurnDeps {
   ledger: TurnLedger;
-  bus: TurnEventBus;
+  bus: Pick<TurnEventBus, 'publish'>;
 }
 
 /** `finishTurn`'s result: the ledger's, plus the terminal event when this call ended the turn. */
