@@ -19,6 +19,7 @@ import {
   TerminalEventNotPublishedError,
   type TurnEnding,
   turnTrace,
+  redisHang,
   withTimeout,
   traceCarrier,
 } from '@corpus-chat/server-core';
@@ -73,7 +74,9 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
 
   private async redis<T>(what: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await withTimeout(call(), this.env.REDIS_REQUEST_TIMEOUT_MS, what);
+      return await redisHang.run(this.env.REDIS_URL, what, () =>
+        withTimeout(call(), this.env.REDIS_REQUEST_TIMEOUT_MS, what),
+      );
     } catch (e) {
       throw new TurnQueueUnavailableError(what, e);
     }
