@@ -220,6 +220,7 @@ export class TurnExecutor {
           content: outcome.content,
           metadata: { ...outcome.metadata, attempt },
           model: outcome.metadata.model ?? null,
+          claim: { attempt, workerId: this.workerId },
         },
         deadline,
         stream,
@@ -255,7 +256,7 @@ export class TurnExecutor {
       if (e instanceof TurnFailedError) throw e;
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
-      if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial);
+      if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial, attempt);
       if (reason?.kind === 'lock-lost') {
         this.logger.warn(`turn ${turn.id}: its job lock was lost to another worker; stopped here`);
         return { messageId: '', status: 'cancelled' };
@@ -327,8 +328,13 @@ export class TurnExecutor {
     this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
   }
 
-  private async storeCancelled(turnId: string, partial: PartialAnswer): Promise<RunTurnJobResult> {
-    const result = await this.finish(turnId, { kind: 'cancelled', partial });
+  private async storeCancelled(
+    turnId: string,
+    partial: PartialAnswer,
+    attempt?: number,
+  ): Promise<RunTurnJobResult> {
+    const claim = attempt === undefined ? undefined : { attempt, workerId: this.workerId };
+    const result = await this.finish(turnId, { kind: 'cancelled', partial, claim });
     if (result.kind === 'finished') {
       this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
       return { messageId: result.messageId, status: 'cancelled' };

@@ -17,6 +17,12 @@ export interface TurnOutcome {
   model?: string | null;
   /** False: end the turn without an assistant message (a job whose owner does not match the thread). */
   storeMessage?: boolean;
+  /**
+   * The run that produced it (`TurnRunClaim`'s attempt and worker): stored only while that run is
+   * still the turn's current claim, so a worker whose job another worker took over (a stalled
+   * loop lost its lock) cannot end the turn the new run is answering.
+   */
+  claim?: Pick<TurnRunClaim, 'attempt' | 'workerId'>;
 }
 
 /** What the job that runs a turn says about it: checked against the stored turn before it is marked running. */
@@ -247,11 +253,12 @@ export class TurnLedger {
       finished: boolean;
     }[] = await this.rows(
       `WITH t AS (
-           SELECT id, chat_id, status FROM chat_turns WHERE id = $1 FOR UPDATE
+           SELECT id, chat_id, status, attempt, worker_id FROM chat_turns WHERE id = $1 FOR UPDATE
          ), a AS (
            SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'
          ), ok AS (
            SELECT id, chat_id FROM t WHERE status IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM a)
+              AND ($8::int IS NULL OR (t.attempt = $8 AND t.worker_id = $9))
          ), ins AS (
            INSERT INTO chat_messages (chat_id, turn_id, role, content, status, metadata)
            SELECT ok.chat_id, ok.id, 'assistant', $5, $2, $6::jsonb FROM ok WHERE $7::boolean
@@ -275,6 +282,8 @@ export class TurnLedger {
         storableText(outcome.content),
         storableJson(outcome.metadata ?? {}),
         outcome.storeMessage !== false,
+        outcome.claim?.attempt ?? null,
+        outcome.claim?.workerId ?? null,
       ],
     );
     const turn = rows[0];

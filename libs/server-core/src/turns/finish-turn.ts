@@ -15,10 +15,19 @@ export interface PartialAnswer {
 
 /** How a turn ends; each kind stores one answer status and publishes one terminal event. */
 export type TurnEnding =
-  /** The answer is complete: stored `complete`, `turn.done` carries `metadata.verification`. */
-  | { kind: 'done'; content: string; metadata: AssistantMessageMetadata; model?: string | null }
+  /**
+   * The answer is complete: stored `complete`, `turn.done` carries `metadata.verification`.
+   * `claim`: the worker's run, stored only while it is the turn's current one (`TurnOutcome.claim`).
+   */
+  | {
+      kind: 'done';
+      content: string;
+      metadata: AssistantMessageMetadata;
+      model?: string | null;
+      claim?: TurnOutcome['claim'];
+    }
   /** Stopped by the operator (or a thread delete): the partial text is stored `cancelled`. */
-  | { kind: 'cancelled'; partial?: PartialAnswer }
+  | { kind: 'cancelled'; partial?: PartialAnswer; claim?: TurnOutcome['claim'] }
   /**
    * Failed for good (last attempt, timeout, worker lost, Redis lost the job): the partial text is
    * stored `error` with `{code, message}` in its metadata. `storeMessage: false` stores no
@@ -95,10 +104,16 @@ function toStored(ending: TurnEnding): TurnOutcome {
         content: ending.content,
         metadata: ending.metadata,
         model: ending.model ?? null,
+        claim: ending.claim,
       };
     case 'cancelled': {
       const partial = ending.partial ?? emptyPartial();
-      return { status: 'cancelled', content: partial.content, metadata: partial.metadata };
+      return {
+        status: 'cancelled',
+        content: partial.content,
+        metadata: partial.metadata,
+        claim: ending.claim,
+      };
     }
     case 'error': {
       const partial = ending.partial ?? emptyPartial();
