@@ -99,6 +99,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const [worker] = await stack.startWorkers(1, {
     env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) },
     probe: true,
+    cpuProfile: ctx.profile,
   });
   /** The worker's event-loop lag while turns and the import run together, one reading per round. */
   const lagDuring: ProbeReading['eventLoopLagMs'][] = [];
