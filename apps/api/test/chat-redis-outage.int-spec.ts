@@ -180,6 +180,18 @@ describe('Redis restarted empty mid-turn', () => {
     await redis.start();
     await resubscribed(chatId);
     // The job is gone with Redis's data, but the worker still writes the turn's heartbeat.
+    const [{ back }] = (await db.dataSource.query(`SELECT now() AS back`)) as { back: Date }[];
+    await eventually(
+      async () =>
+        (
+          (await db.dataSource.query(`SELECT alive_at > $2 AS beat FROM chat_turns WHERE id = $1`, [
+            turnId,
+            back,
+          ])) as { beat: boolean }[]
+        )[0]?.beat,
+      15_000,
+      'a heartbeat after the restart',
+    );
     expect((await api.app.get(TurnSweeper).sweep(0)).get(turnId)).toBe('alive');
     expect((await turnRow(turnId))?.status).toBe('running');
 

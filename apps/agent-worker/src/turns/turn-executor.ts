@@ -49,6 +49,7 @@ const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls:
 export class TurnExecutor {
   private readonly logger = new Logger(TurnExecutor.name);
   private readonly running = new Map<string, AbortController>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ledger: TurnLedger,
@@ -58,6 +59,22 @@ export class TurnExecutor {
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly env: WorkerEnv,
   ) {}
+
+  /**
+   * Tells the API's sweep a worker is on each running turn, even when Redis lost its job: one
+   * statement for all of them every `TURN_HEARTBEAT_MS`, stopped while none runs.
+   */
+  private beat(): void {
+    const ids = [...this.running.keys()];
+    if (!ids.length) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
+    this.ledger
+      .heartbeat(ids)
+      .catch((e: Error) => this.logger.warn(`heartbeat of ${ids.length} turn(s) not stored: ${e.message}`));
+  }
 
   /** Turns running in this process now. */
   get runningTurns(): number {
@@ -182,12 +199,7 @@ export class TurnExecutor {
     };
 
     this.running.set(turn.id, controller);
-    // Tells the API's sweep a worker is on the turn, even when Redis lost its job.
-    const heartbeat = setInterval(() => {
-      this.ledger
-        .heartbeat(turn.id)
-        .catch((e: Error) => this.logger.warn(`turn ${turn.id}: heartbeat not stored: ${e.message}`));
-    }, TURN_HEARTBEAT_MS);
+    this.heartbeat ??= setInterval(() => this.beat(), TURN_HEARTBEAT_MS).unref();
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
     const aborted = new Promise<never>((_, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason);
@@ -282,7 +294,6 @@ export class TurnExecutor {
       throw new TurnAttemptError('INTERNAL', 'The agent failed unexpectedly. Try asking again.', partial);
     } finally {
       clearTimeout(timer);
-      clearInterval(heartbeat);
       this.running.delete(turn.id);
     }
   }

@@ -357,15 +357,17 @@ export class TurnLedger {
   }
 
   /**
-   * Marks a running turn as having a live worker (`alive_at` = now), so the sweep leaves it alone
-   * while Redis lost its job. Resolves false when the turn is no longer running.
+   * Marks running turns as having a live worker (`alive_at` = now), so the sweep leaves them alone
+   * while Redis lost their jobs: one statement for all the turns a worker runs. Resolves with how
+   * many were still running.
    */
-  async heartbeat(turnId: string): Promise<boolean> {
+  async heartbeat(turnIds: readonly string[]): Promise<number> {
+    if (!turnIds.length) return 0;
     const rows = await this.rows(
-      `UPDATE chat_turns SET alive_at = now() WHERE id = $1 AND status = 'running' RETURNING id`,
-      [turnId],
+      `UPDATE chat_turns SET alive_at = now() WHERE id = ANY($1::uuid[]) AND status = 'running' RETURNING id`,
+      [turnIds],
     );
-    return rows.length > 0;
+    return rows.length;
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */
