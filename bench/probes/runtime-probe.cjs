@@ -9,8 +9,11 @@
 const http = require('node:http');
 const { monitorEventLoopDelay } = require('node:perf_hooks');
 
+const { isMainThread } = require('node:worker_threads');
+
 const port = Number(process.env.BENCH_PROBE_PORT || 0);
-if (port > 0) {
+// Worker threads (the import's parser) inherit the preload: the main thread's loop is what counts.
+if (port > 0 && isMainThread) {
   const RESOLUTION_MS = 10;
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();

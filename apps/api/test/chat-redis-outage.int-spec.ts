@@ -28,7 +28,7 @@ jest.setTimeout(90_000);
 
 /**
  * Redis restarted empty (docker-compose runs it without persistence) while a turn is running: the
- * real API and a real worker process on a throw-away `redis-server`.
+ * real API and a real worker process on a throw-away `redis-server`, stopped and started here.
  */
 describe('Redis restarted empty mid-turn', () => {
   let redis: TestRedisServer;
@@ -122,42 +122,82 @@ describe('Redis restarted empty mid-turn', () => {
     expect(answer).toEqual({ status: 'complete', content: expect.stringMatching(/^w1 .* w40 $/) });
   });
 
-  it('a turn whose worker could not publish through the outage is ended by the sweep with turn.error the socket receives', async () => {
+  const turnRow = async (turnId: string) =>
+    (
+      (await db.dataSource.query(
+        `SELECT t.status, m.status AS answer_status, m.content
+           FROM chat_turns t LEFT JOIN chat_messages m ON m.turn_id = t.id AND m.role = 'assistant'
+          WHERE t.id = $1`,
+        [turnId],
+      )) as { status: string; answer_status: string | null; content: string | null }[]
+    )[0];
+
+  it('events emitted while Redis is gone are held by the worker and published once it is back; the answer is stored meanwhile', async () => {
     const chatId = await newChat();
     await watcher.join(chatId);
     const gate = newGate();
     const { turnId } = await post(chatId, { deltaCount: 20, deltaMs: 1, hold: { afterDeltas: 2, gate } });
-    await watcher.waitFor(turnId, { count: 4 });
-    const turnStatus = async () =>
-      (
-        (await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [turnId])) as {
-          status: string;
-        }[]
-      )[0]?.status;
+    await watcher.waitFor(turnId, { count: 4 }); // queued, started, 2 deltas: the turn waits at the gate
 
-    // Redis stays down while the worker tries to publish: its attempt fails and BullMQ cannot
-    // record that, so no `failed` event ends the turn.
+    // Redis is down while the worker streams the other 18 deltas: they wait in its buffer, and the
+    // answer is stored in Postgres without waiting for Redis.
     await redis.stop();
     openGate(gate);
-    expect(await worker.runEnded(turnId)).toBe('failed');
+    await eventually(
+      async () => (await turnRow(turnId))?.status === 'complete',
+      30_000,
+      'the answer stored while Redis is down',
+    );
+    expect(await turnRow(turnId)).toEqual({
+      status: 'complete',
+      answer_status: 'complete',
+      content: Array.from({ length: 20 }, (_, i) => `w${i + 1} `).join(''),
+    });
+
     await redis.start();
     await resubscribed(chatId);
-    expect(await turnStatus()).toBe('running');
-
-    // The periodic sweep does this every TURN_SWEEP_INTERVAL_MS for turns unchanged for
-    // TURN_SWEEP_MIN_AGE_MS. A sweep leaves the turn alone while the API's queue connection is
-    // still reconnecting (it cannot tell a lost job from an unreadable one), so sweep until it ends
-    // (a periodic sweep on a slow host may get there first).
-    await eventually(
-      async () => {
-        await api.app.get(TurnSweeper).sweep(0);
-        return (await turnStatus()) === 'error';
-      },
-      60_000,
-      'the sweep ending the turn',
+    // Nothing is left for the sweep to end; the held events and turn.done reach the socket.
+    expect((await api.app.get(TurnSweeper).sweep(0)).get(turnId)).toBeUndefined();
+    await watcher.waitFor(turnId, 'turn.done', 30_000);
+    const events = watcher.forTurn(turnId);
+    expect(events.some((e) => e.type === 'turn.error')).toBe(false);
+    const after = events.slice(4);
+    expect(after[0]).toMatchObject({ type: 'text.delta', prev: NO_SEQ });
+    expect(after.map((e) => (e.type === 'text.delta' ? e.text : e.type)).join('')).toBe(
+      Array.from({ length: 18 }, (_, i) => `w${i + 3} `).join('') + 'turn.done',
     );
-    const error = (await watcher.waitFor(turnId, 'turn.error')) as ChatEventOf<'turn.error'> & ChatEvent;
-    expect(error).toMatchObject({ code: 'WORKER_LOST', prev: NO_SEQ });
-    expect(await turnStatus()).toBe('error');
+    expect(after.slice(1).every((e, i) => e.prev === after[i].seq)).toBe(true);
+  });
+
+  it('a running turn whose job Redis lost in a restart is left to its worker by the sweep, and ends done', async () => {
+    const chatId = await newChat();
+    await watcher.join(chatId);
+    const gate = newGate();
+    const { turnId } = await post(chatId, { deltaCount: 6, deltaMs: 1, hold: { afterDeltas: 2, gate } });
+    await watcher.waitFor(turnId, { count: 4 });
+
+    await redis.stop();
+    await redis.start();
+    await resubscribed(chatId);
+    // The job is gone with Redis's data, but the worker still writes the turn's heartbeat.
+    const [{ back }] = (await db.dataSource.query(`SELECT now() AS back`)) as { back: Date }[];
+    await eventually(
+      async () =>
+        (
+          (await db.dataSource.query(`SELECT alive_at > $2 AS beat FROM chat_turns WHERE id = $1`, [
+            turnId,
+            back,
+          ])) as { beat: boolean }[]
+        )[0]?.beat,
+      15_000,
+      'a heartbeat after the restart',
+    );
+    expect((await api.app.get(TurnSweeper).sweep(0)).get(turnId)).toBe('alive');
+    expect((await turnRow(turnId))?.status).toBe('running');
+
+    openGate(gate);
+    const done = (await watcher.waitFor(turnId, undefined, 30_000)) as ChatEvent;
+    expect(done.type).toBe('turn.done');
+    expect(await turnRow(turnId)).toMatchObject({ status: 'complete', answer_status: 'complete' });
   });
 });

@@ -8,6 +8,8 @@ export * from './config/listen-error';
 export * from './agent-runner';
 export * from './redis/redis-connection';
 export * from './redis/redis-keys';
+export * from './redis/redis-unavailable';
+export * from './redis/redis-hang';
 export * from './turns/turn-event-bus';
 export * from './turns/turn-event-subscriber';
 export * from './turns/turn-cancel-signals';

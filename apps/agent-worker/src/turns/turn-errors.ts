@@ -34,9 +34,9 @@ export class TurnFailedError extends UnrecoverableError {
   }
 }
 
-/** Why a turn's AbortSignal fired. */
+/** Why a turn's AbortSignal fired (`lock-lost`: another worker took its job over). */
 export class TurnAbort extends Error {
-  constructor(readonly kind: 'cancelled' | 'timeout' | 'shutdown') {
+  constructor(readonly kind: 'cancelled' | 'timeout' | 'shutdown' | 'lock-lost') {
     super(`turn ${kind}`);
     this.name = 'TurnAbort';
   }

@@ -64,7 +64,7 @@ describe('TurnEventStream', () => {
     expect(r.published).toHaveLength(5); // no timer fires after settled()
   });
 
-  it('rejects the emit whose publish failed, and held deltas after it, so the runner stops', async () => {
+  it('rejects the emits after a publish failed for good, so the runner stops', async () => {
     const stream = new TurnEventStream(
       async () => {
         throw new Error('Redis is gone');
@@ -72,8 +72,36 @@ describe('TurnEventStream', () => {
       16,
       () => Date.now(),
     );
-    await expect(stream.emit(delta('a'))).rejects.toThrow('Redis is gone');
-    await expect(stream.emit(delta('b'))).rejects.toThrow('Redis is gone');
+    await stream.emit(delta('a')); // queued: its publish fails after
     await expect(stream.settled()).resolves.toBeUndefined();
+    await expect(stream.emit(delta('b'))).rejects.toThrow('Redis is gone');
+    await expect(stream.emit(toolCall)).rejects.toThrow('Redis is gone');
+  });
+
+  it('holds events while a publish waits for Redis, within its bound, then publishes them all in order', async () => {
+    const r = recorder();
+    let reopen: () => void = () => undefined;
+    let down = true;
+    const publish = async (event: RunnerEvent) => {
+      while (down) await new Promise<void>((resolve) => (reopen = resolve));
+      await r.publish(event);
+    };
+    const stream = new TurnEventStream(publish, 0, () => Date.now(), { events: 3, chars: 1000 });
+    // The runner is not held while the buffer has room: 'a' in flight, then b, [tool.call], c.
+    for (const e of [delta('a'), delta('b'), toolCall, delta('c')]) await stream.emit(e);
+    // Full (3 queued): further deltas join the last queued one instead of waiting.
+    await stream.emit(delta('d'));
+    await stream.emit(delta('e'));
+    // A tool call past the bound waits for room.
+    let toolQueued = false;
+    const held = stream.emit(toolCall).then(() => (toolQueued = true));
+    await jest.advanceTimersByTimeAsync(10);
+    expect(toolQueued).toBe(false);
+    expect(r.published).toHaveLength(0);
+    down = false;
+    reopen();
+    await held;
+    await stream.settled();
+    expect(r.texts()).toEqual(['a', 'b', '[tool.call]', 'cde', '[tool.call]']);
   });
 });

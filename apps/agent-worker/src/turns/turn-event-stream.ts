@@ -1,23 +1,43 @@
 import type { RunnerEvent } from '@corpus-chat/server-core';
 
-/** Publishes one event of the turn (the event bus). */
+/** Publishes one event of the turn (the event bus); the worker's retries while Redis is away. */
 export type PublishRunnerEvent = (event: RunnerEvent) => Promise<unknown>;
+
+/** How much of a turn waits for Redis before the runner is held back. */
+export interface TurnEventBufferLimits {
+  /** Queued events; past it, text deltas join the last queued delta and other events wait. */
+  events: number;
+  /** Queued characters (delta text, other events as JSON); past it, every event waits. */
+  chars: number;
+}
+
+export const DEFAULT_TURN_EVENT_BUFFER: TurnEventBufferLimits = { events: 1000, chars: 1 << 20 };
+
+const sizeOf = (event: RunnerEvent) =>
+  event.type === 'text.delta' ? event.text.length : JSON.stringify(event).length;
 
 /**
  * A turn's runner events on their way to the event bus: published one after the other in the
  * order they were emitted, with text deltas coalesced when `coalesceMs` > 0.
  *
- * Coalescing (`TEXT_DELTA_COALESCE_MS`): a text delta arriving when no delta was published during
- * the last `coalesceMs` goes out at once (so the first token of an answer is not delayed); deltas
- * arriving within the window are joined and published as one delta when the window ends. Any
- * other event (a tool call, the end of the turn) first publishes the joined text (and the delta
- * after it goes out at once again), so the order of
- * the stream is kept and the joined texts concatenate to exactly what the runner said. A model
- * streaming 100 tokens a second then costs about 1000 / `coalesceMs` publishes a second instead
- * of 100, each token waiting at most `coalesceMs`.
+ * Buffer: an emitted event is queued and the runner goes on at once; a drain publishes the queue
+ * in order. While Redis is away the publish function keeps retrying (within the turn's limit), so
+ * the queue grows: up to `limits.events` events (further deltas then join the last queued one)
+ * and `limits.chars` characters, past which `emit` waits for room. The runner is never lost
+ * behind an outage shorter than the turn's limit, and never holds more than the bound.
+ *
+ * Coalescing (`TEXT_DELTA_COALESCE_MS`): a text delta arriving when no delta was queued during
+ * the last `coalesceMs` is queued at once (so the first token of an answer is not delayed); deltas
+ * arriving within the window are joined and queued as one delta when the window ends. Any other
+ * event (a tool call, the end of the turn) first queues the joined text (and the delta after it
+ * goes out at once again), so the order of the stream is kept and the joined texts concatenate to
+ * exactly what the runner said.
  */
 export class TurnEventStream {
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly queue: RunnerEvent[] = [];
+  private queuedChars = 0;
+  private draining: Promise<void> | null = null;
+  private readonly waiters = new Set<() => void>();
   private pendingText = '';
   private timer: NodeJS.Timeout | undefined;
   private lastDeltaAt = -Infinity;
@@ -27,12 +47,13 @@ export class TurnEventStream {
     private readonly publish: PublishRunnerEvent,
     private readonly coalesceMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly limits: TurnEventBufferLimits = DEFAULT_TURN_EVENT_BUFFER,
   ) {}
 
   /**
-   * Queues `event`. Resolves once it is published; a text delta held for coalescing resolves at
-   * once (it is published with the next ones). Rejects when this event's publish failed, or for a
-   * held delta when an earlier publish failed, so a runner stops when Redis is gone.
+   * Queues `event`. Resolves once it is queued and the buffer has room (a held delta: at once).
+   * Rejects once a publish failed for good (not a Redis outage within the turn's limit), so the
+   * runner stops.
    */
   emit(event: RunnerEvent): Promise<void> {
     if (event.type === 'text.delta' && this.coalesceMs > 0) {
@@ -55,12 +76,12 @@ export class TurnEventStream {
   }
 
   /**
-   * Publishes any held text now and resolves once everything queued so far was published or
-   * failed (never rejects): the turn then publishes its terminal event after all of it.
+   * Queues any held text now and resolves once everything queued so far was published or failed
+   * (never rejects): the turn then publishes its terminal event after all of it.
    */
   async settled(): Promise<void> {
     this.flushPending();
-    await this.chain;
+    while (this.draining) await this.draining;
   }
 
   private flushPending(): void {
@@ -77,10 +98,49 @@ export class TurnEventStream {
   }
 
   private enqueue(event: RunnerEvent): Promise<void> {
-    const next = this.chain.then(() => this.publish(event));
-    this.chain = next.catch((e: unknown) => {
-      this.failure ??= e;
+    if (this.failure) return Promise.reject(this.failure);
+    const last = this.queue.at(-1);
+    if (
+      this.queue.length >= this.limits.events &&
+      event.type === 'text.delta' &&
+      last?.type === 'text.delta'
+    ) {
+      this.queue[this.queue.length - 1] = { type: 'text.delta', text: last.text + event.text };
+    } else {
+      this.queue.push(event);
+    }
+    this.queuedChars += sizeOf(event);
+    this.draining ??= this.drain();
+    return this.room();
+  }
+
+  /** Resolves once the buffer is within its limits; rejects when publishing failed for good. */
+  private room(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (this.failure) reject(this.failure);
+        else if (this.queue.length > this.limits.events || this.queuedChars > this.limits.chars) return;
+        else resolve();
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+      check();
     });
-    return next.then(() => undefined);
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length && !this.failure) {
+      const event = this.queue.shift() as RunnerEvent;
+      try {
+        await this.publish(event);
+        this.queuedChars -= sizeOf(event);
+      } catch (e) {
+        this.failure = e;
+        this.queue.length = 0;
+        this.queuedChars = 0;
+      }
+      for (const check of [...this.waiters]) check();
+    }
+    this.draining = null;
   }
 }

@@ -9,7 +9,7 @@ import {
   type TurnErrorCode,
   WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
-import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
+import { TURN_HEARTBEAT_MS, TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
 import { parseJobData } from '../job-data';
 import {
   AGENT_RUNNER,
@@ -19,6 +19,7 @@ import {
   type HistoryMessage,
   isDatabaseUnavailable,
   retryWhileDatabaseUnavailable,
+  retryWhileRedisUnavailable,
   type RunnerEvent,
   TurnCancelSignals,
   type TurnEnding,
@@ -52,6 +53,7 @@ const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls:
 export class TurnExecutor {
   private readonly logger = new Logger(TurnExecutor.name);
   private readonly running = new Map<string, AbortController>();
+  private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ledger: TurnLedger,
@@ -63,9 +65,35 @@ export class TurnExecutor {
     @InjectQueue(WEBHOOKS_QUEUE) private readonly webhooks: WebhookQueue,
   ) {}
 
+  /**
+   * Tells the API's sweep a worker is on each running turn, even when Redis lost its job: one
+   * statement for all of them every `TURN_HEARTBEAT_MS`, stopped while none runs.
+   */
+  private beat(): void {
+    const ids = [...this.running.keys()];
+    if (!ids.length) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
+    this.ledger
+      .heartbeat(ids)
+      .catch((e: Error) => this.logger.warn(`heartbeat of ${ids.length} turn(s) not stored: ${e.message}`));
+  }
+
   /** Turns running in this process now. */
   get runningTurns(): number {
     return this.running.size;
+  }
+
+  /**
+   * Stops turn `turnId` here without storing anything: its job lock was lost and BullMQ's stalled
+   * check handed the job to another worker, so only that one may go on. Returns whether it ran.
+   */
+  abortLost(turnId: string): boolean {
+    const controller = this.running.get(turnId);
+    controller?.abort(new TurnAbort('lock-lost'));
+    return !!controller;
   }
 
   /** Aborts every running turn (shutdown timeout): they are handed back to the queue. */
@@ -164,8 +192,10 @@ export class TurnExecutor {
 
     const history: HistoryMessage[] = loaded.history;
     const collector = new AnswerCollector();
+    const deadline = Date.now() + this.env.TURN_TIMEOUT_MS;
+    const bus = this.patientBus(turn.id, deadline);
     const stream = new TurnEventStream(
-      (event) => this.bus.publish(chatId, turn.id, event),
+      (event) => bus.publish(chatId, turn.id, event),
       this.env.TEXT_DELTA_COALESCE_MS,
     );
     const emit = (event: RunnerEvent): Promise<void> => {
@@ -175,7 +205,7 @@ export class TurnExecutor {
     };
 
     this.running.set(turn.id, controller);
-    const deadline = Date.now() + this.env.TURN_TIMEOUT_MS;
+    this.heartbeat ??= setInterval(() => this.beat(), TURN_HEARTBEAT_MS).unref();
     const timer = setTimeout(() => controller.abort(new TurnAbort('timeout')), this.env.TURN_TIMEOUT_MS);
     const aborted = new Promise<never>((_, reject) => {
       if (controller.signal.aborted) reject(controller.signal.reason);
@@ -199,8 +229,8 @@ export class TurnExecutor {
       });
       run.catch(() => undefined); // when the abort wins the race, the runner's own rejection is expected
       const outcome = await Promise.race([run, aborted]);
-      await stream.settled();
       turnTrace.mark(turn.id, 'worker.runner-end');
+      // Stored at once, even while Redis is away; turn.done follows the events still held.
       const result = await this.finish(
         turn.id,
         {
@@ -208,8 +238,10 @@ export class TurnExecutor {
           content: outcome.content,
           metadata: { ...outcome.metadata, attempt },
           model: outcome.metadata.model ?? null,
+          claim: { attempt, workerId: this.workerId },
         },
         deadline,
+        stream,
       ).catch((e: unknown) => {
         // Running the turn again would not help: the answer is there, Postgres is not.
         if (!isDatabaseUnavailable(e)) throw e;
@@ -242,7 +274,11 @@ export class TurnExecutor {
       if (e instanceof TurnFailedError) throw e;
       const partial = collector.partial();
       const reason = controller.signal.aborted ? (controller.signal.reason as TurnAbort) : null;
-      if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial);
+      if (reason?.kind === 'cancelled') return this.storeCancelled(turn.id, partial, attempt);
+      if (reason?.kind === 'lock-lost') {
+        this.logger.warn(`turn ${turn.id}: its job lock was lost to another worker; stopped here`);
+        return { messageId: '', status: 'cancelled' };
+      }
       if (reason?.kind === 'timeout') {
         const minutes = Math.round((this.env.TURN_TIMEOUT_MS / 60_000) * 10) / 10;
         throw new TurnFailedError(
@@ -309,8 +345,13 @@ export class TurnExecutor {
     this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
   }
 
-  private async storeCancelled(turnId: string, partial: PartialAnswer): Promise<RunTurnJobResult> {
-    const result = await this.finish(turnId, { kind: 'cancelled', partial });
+  private async storeCancelled(
+    turnId: string,
+    partial: PartialAnswer,
+    attempt?: number,
+  ): Promise<RunTurnJobResult> {
+    const claim = attempt === undefined ? undefined : { attempt, workerId: this.workerId };
+    const result = await this.finish(turnId, { kind: 'cancelled', partial, claim });
     if (result.kind === 'finished') {
       this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
       return { messageId: result.messageId, status: 'cancelled' };
@@ -319,19 +360,45 @@ export class TurnExecutor {
   }
 
   /**
-   * Every end of a turn in the worker: stored once, its terminal event published once. While
-   * Postgres is unreachable the store is tried again with back-off until `until` (epoch ms;
-   * default: one try), then rejects with the database's error.
+   * Every end of a turn in the worker: stored once, its terminal event published once (after the
+   * turn's `events` still held). While Postgres or Redis is unreachable the store or the publish is
+   * tried again with back-off until `until` (epoch ms; default: one try), then rejects with the
+   * last error.
    */
-  private finish(turnId: string, ending: TurnEnding, until = 0) {
+  private finish(turnId: string, ending: TurnEnding, until = 0, events?: TurnEventStream) {
+    const patient = this.patientBus(turnId, until);
+    const bus: Pick<TurnEventBus, 'publish'> = {
+      publish: async (...args) => {
+        await events?.settled();
+        return patient.publish(...args);
+      },
+    };
     return retryWhileDatabaseUnavailable(
-      () => finishTurn({ ledger: this.ledger, bus: this.bus, webhooks: this.webhooks }, turnId, ending),
+      () => finishTurn({ ledger: this.ledger, bus, webhooks: this.webhooks }, turnId, ending),
       until,
       (e, delayMs) =>
         this.logger.warn(
           `turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`,
         ),
     );
+  }
+
+  /**
+   * The event bus, each publish retried while Redis is unreachable until `until` (epoch ms): a
+   * turn's events wait out a short Redis outage (its restart) instead of failing the turn.
+   */
+  private patientBus(turnId: string, until: number): Pick<TurnEventBus, 'publish'> {
+    return {
+      publish: (chatId, id, event) =>
+        retryWhileRedisUnavailable(
+          () => this.bus.publish(chatId, id, event),
+          until,
+          (e) =>
+            this.logger.warn(
+              `turn ${turnId}: Redis is unreachable (${(e as Error).message}); holding its events until it is back`,
+            ),
+        ),
+    };
   }
 
   private async publish(chatId: string, turnId: string, event: ChatEventBody): Promise<void> {

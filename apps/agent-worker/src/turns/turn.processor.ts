@@ -82,6 +82,20 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
     this.failing.add(done);
   }
 
+  /**
+   * A lock BullMQ could not renew: when the job is still in Redis, the stalled check gave it to
+   * another worker (this process's loop stalled past the lock), so the turn stops here and runs
+   * on there only. A job Redis lost (a restart) keeps running: it stores its answer in Postgres.
+   */
+  @OnWorkerEvent('lockRenewalFailed')
+  async onLockRenewalFailed(jobIds: string[]): Promise<void> {
+    for (const jobId of jobIds) {
+      const job = await this.queue.getJob(jobId).catch(() => undefined);
+      if (job && this.executor.abortLost(jobId))
+        this.logger.warn(`turn ${jobId}: job lock lost while running; the turn stops on this worker`);
+    }
+  }
+
   @OnWorkerEvent('error')
   onError(err: Error): void {
     this.logger.warn(`queue worker error: ${err.message}`);

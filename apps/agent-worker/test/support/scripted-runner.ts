@@ -34,6 +34,11 @@ export interface TurnScript {
    * can act while the turn is provably running; honours the AbortSignal like the delays.
    */
   hold?: { afterDeltas: number; gate: string };
+  /**
+   * The first run (in any process) to get past `afterDeltas` deltas blocks its whole event loop (a
+   * synchronous wait, as a long task does) until the file `gate` exists; later runs go on.
+   */
+  stall?: { afterDeltas: number; gate: string };
 }
 
 /** Puts a script into a message: `scriptedMessage({ deltaCount: 50 }, 'count findings')`. */
@@ -45,6 +50,17 @@ export function scriptedMessage(script: TurnScript, text = 'scripted question'):
 export function parseScript(message: string): TurnScript {
   const m = /\[\[script (\{.*\})\]\]/s.exec(message);
   return m ? (JSON.parse(m[1]) as TurnScript) : {};
+}
+
+/** Blocks the event loop until the file `gate` exists, unless another run already stalled on it. */
+function stallLoop(gate: string): void {
+  try {
+    fs.closeSync(fs.openSync(`${gate}.stalled`, 'wx'));
+  } catch {
+    return;
+  }
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  while (!fs.existsSync(gate)) Atomics.wait(cell, 0, 0, 20);
 }
 
 /** Resolves once the file at `gate` exists (polled every 20 ms); rejects when `signal` aborts. */
@@ -121,6 +137,8 @@ export class ScriptedAgentRunner implements AgentRunner {
       for (const [i, text] of deltas.entries()) {
         if (script.hold && i === script.hold.afterDeltas) await waitForGate(script.hold.gate, signal);
         await sleep(script.deltaMs ?? 10, signal);
+        // After the delay, so the delta before it went out first.
+        if (script.stall && i === script.stall.afterDeltas) stallLoop(script.stall.gate);
         await ctx.emit({ type: 'text.delta', text });
       }
       if (script.failAttempts && attempt <= script.failAttempts) {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
+import { redisHang } from '@corpus-chat/server-core';
 import { AUTH_REDIS, authKey, redisUnavailable } from './auth.redis';
 
 /** Failures are forgotten this long after the last one. */
@@ -74,16 +75,18 @@ export class LoginThrottleService {
    */
   async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
     const free = this.env.LOGIN_FREE_ATTEMPTS;
-    const wait = await this.redis
-      .eval(
-        RESERVE_SCRIPT,
-        3,
-        ...this.keys(username, ip),
-        now,
-        free,
-        free * 4,
-        MAX_WAIT_MS,
-        FAILURE_WINDOW_MS,
+    const wait = await redisHang
+      .run(this.env.REDIS_URL, 'sign-in', () =>
+        this.redis.eval(
+          RESERVE_SCRIPT,
+          3,
+          ...this.keys(username, ip),
+          now,
+          free,
+          free * 4,
+          MAX_WAIT_MS,
+          FAILURE_WINDOW_MS,
+        ),
       )
       .catch(() => {
         throw redisUnavailable('Sign-in');
@@ -96,8 +99,12 @@ export class LoginThrottleService {
    * username (and of the pair) and takes the attempt back from the IP's count.
    */
   async succeeded(username: string, ip: string): Promise<void> {
-    await this.redis.eval(SUCCEEDED_SCRIPT, 3, ...this.keys(username, ip)).catch(() => {
-      throw redisUnavailable('Sign-in');
-    });
+    await redisHang
+      .run(this.env.REDIS_URL, 'sign-in', () =>
+        this.redis.eval(SUCCEEDED_SCRIPT, 3, ...this.keys(username, ip)),
+      )
+      .catch(() => {
+        throw redisUnavailable('Sign-in');
+      });
   }
 }

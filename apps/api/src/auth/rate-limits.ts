@@ -10,6 +10,7 @@ import {
 } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
+import { redisHang } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -26,6 +27,15 @@ export const FAIL_OPEN_RECHECK_MS = 5000;
  */
 export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimits');
+
+  /** `url` names the Redis of `redis` for `redisHang` (a timeout here makes the route's own command fail at once). */
+  constructor(
+    redis: Redis,
+    private readonly url: string,
+  ) {
+    super(redis);
+  }
+
   private lastWarned = 0;
   /** Until then Redis is not asked: it just failed or did not answer (`REDIS_REQUEST_TIMEOUT_MS`). */
   private skipUntil = 0;
@@ -44,9 +54,11 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
       timeToBlockExpire: 0,
     };
     // A hung Redis costs one request the command timeout, not every limit of every request.
-    if (Date.now() < this.skipUntil) return open;
+    if (Date.now() < this.skipUntil || redisHang.isHung(this.url)) return open;
     try {
-      return await super.increment(key, ttl, limit, blockDuration, throttlerName);
+      return await redisHang.run(this.url, 'rate limit', () =>
+        super.increment(key, ttl, limit, blockDuration, throttlerName),
+      );
     } catch (e) {
       this.skipUntil = Date.now() + FAIL_OPEN_RECHECK_MS;
       if (Date.now() - this.lastWarned > 10_000) {
@@ -65,7 +77,7 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
  */
 export function throttlerOptions(env: AuthEnv, redis: Redis): ThrottlerModuleOptions {
   return {
-    storage: new FailOpenRedisThrottlerStorage(redis),
+    storage: new FailOpenRedisThrottlerStorage(redis, env.REDIS_URL),
     throttlers: [{ name: 'default', ttl: 60_000, limit: env.REQUESTS_PER_MINUTE }],
     errorMessage: (_ctx: ExecutionContext, detail: ThrottlerLimitDetail) =>
       `Too many requests (at most ${detail.limit} a minute). Try again in ${Math.max(1, Math.ceil(detail.timeToBlockExpire))} s.`,

@@ -37,6 +37,7 @@ function fakeSubscriber() {
       handlers.push(handler);
       return async () => void handlers.splice(handlers.indexOf(handler), 1);
     }),
+    onResubscribed: jest.fn(() => () => undefined),
   };
   return {
     subscriber: subscriber as unknown as TurnEventSubscriber,
@@ -111,6 +112,7 @@ describe('ChatEventRelay', () => {
           await confirmed;
           return async () => void handlers.delete(handler);
         }),
+        onResubscribed: jest.fn(() => () => undefined),
       };
       return { subscriber: subscriber as unknown as TurnEventSubscriber, handlers, confirm };
     }

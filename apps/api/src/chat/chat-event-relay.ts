@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
 import { TurnEventBus, TurnEventSubscriber, turnTrace } from '@corpus-chat/server-core';
@@ -12,6 +12,8 @@ interface Attachment {
    * failed. Releasing waits for it, so a subscription still in flight is taken back when it lands.
    */
   subscription: Promise<(() => Promise<void>) | null>;
+  /** The turn whose events it sent last (replayed after the subscriber reconnected). */
+  turnId?: string;
 }
 
 /**
@@ -25,12 +27,35 @@ interface Attachment {
  */
 @Injectable()
 export class ChatEventRelay {
+  private readonly logger = new Logger(ChatEventRelay.name);
   private readonly attachments = new Map<Socket, Map<string, Attachment>>();
 
   constructor(
     private readonly subscriber: TurnEventSubscriber,
     private readonly bus: TurnEventBus,
-  ) {}
+  ) {
+    subscriber.onResubscribed(() => void this.replayAfterReconnect());
+  }
+
+  /**
+   * After Redis came back, sends each attachment its turn's stream again: what a worker published
+   * before this instance re-subscribed (events it held through the outage, `turn.done`) was not
+   * forwarded live. The client drops the seqs it already has.
+   */
+  private async replayAfterReconnect(): Promise<void> {
+    for (const attachment of [...this.attachments.values()].flatMap((m) => [...m.values()])) {
+      if (!attachment.turnId) continue;
+      try {
+        const replay = await this.bus.replay(attachment.turnId);
+        if (!this.isCurrent(attachment)) continue;
+        for (const event of replay) this.send(attachment.socket, event);
+      } catch (e) {
+        this.logger.warn(
+          `turn ${attachment.turnId}: replay after a reconnect failed: ${(e as Error).message}`,
+        );
+      }
+    }
+  }
 
   /**
    * Makes `socket` follow thread `chatId`: subscribes, asks `findActiveTurn` (called after the
@@ -50,7 +75,9 @@ export class ChatEventRelay {
     if (socket.disconnected) return null;
     const attachment: Attachment = { socket, chatId, subscription: Promise.resolve(null) };
     const subscribing = this.subscriber.subscribeChat(chatId, (event) => {
-      if (this.isCurrent(attachment)) this.send(socket, event);
+      if (!this.isCurrent(attachment)) return;
+      attachment.turnId = event.turnId;
+      this.send(socket, event);
     });
     attachment.subscription = subscribing.catch(() => null);
     // Registered in the same tick as the subscription, so every attachment that holds one is in
@@ -65,6 +92,7 @@ export class ChatEventRelay {
       if (!this.isCurrent(attachment)) return null;
       const active = await findActiveTurn();
       if (!active || !this.isCurrent(attachment)) return null;
+      attachment.turnId ??= active.turnId;
       const replay = await this.bus.replay(active.turnId, afterSeq);
       if (!this.isCurrent(attachment)) return null;
       for (const event of replay) this.send(socket, event);

@@ -26,7 +26,7 @@ import {
   type StartTurnOutcome,
   TurnLedger,
 } from '@corpus-chat/corpus-queries';
-import { turnTrace, inSpan } from '@corpus-chat/server-core';
+import { turnTrace, inSpan, redisHang } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';
 import { toChatMessageView, toChatSummaryView } from './chat-views';
@@ -94,6 +94,8 @@ export class ChatService {
     return {
       ...toChatSummaryView(row),
       messages: messages.map((m) => toChatMessageView(m, feedback.get(m.turnId))),
+      // Postgres only: a hung Redis (this request's rate limit just timed out) is reported, not awaited.
+      ...(redisHang.isHung(this.env.REDIS_URL) ? { live: 'unknown' as const } : {}),
     };
   }
 

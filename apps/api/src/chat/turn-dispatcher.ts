@@ -20,6 +20,7 @@ import {
   TerminalEventNotPublishedError,
   type TurnEnding,
   turnTrace,
+  redisHang,
   withTimeout,
   traceCarrier,
   type WebhookQueue,
@@ -41,7 +42,7 @@ export type QueuedTurn = Pick<StartedTurn, 'turnId' | 'chatId' | 'ownerId' | 'us
 
 /** What `recover` found and did about an active turn. */
 export type Recovery =
-  /** Its job is waiting or running: nothing to do. */
+  /** Its job is waiting or running, or its worker still writes its heartbeat: nothing to do. */
   | 'alive'
   /** It was queued and its job was missing (a crash between commit and enqueue): the job was added. */
   | 'requeued'
@@ -76,7 +77,9 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
 
   private async redis<T>(what: string, call: () => Promise<T>): Promise<T> {
     try {
-      return await withTimeout(call(), this.env.REDIS_REQUEST_TIMEOUT_MS, what);
+      return await redisHang.run(this.env.REDIS_URL, what, () =>
+        withTimeout(call(), this.env.REDIS_REQUEST_TIMEOUT_MS, what),
+      );
     } catch (e) {
       throw new TurnQueueUnavailableError(what, e);
     }
@@ -144,11 +147,16 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   /**
    * Makes sure an active turn can still end: a queued turn without a job gets its job again (the
    * API stopped between its commit and its enqueue); a turn whose job is gone or finished without
-   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`.
+   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`,
+   * unless its worker still writes its heartbeat (`workerAlive`): a Redis restart loses the job,
+   * not the worker, which stores the answer and publishes its events once Redis is back.
    */
-  async recover(turn: QueuedTurn & { status: 'queued' | 'running' }): Promise<Recovery> {
+  async recover(
+    turn: QueuedTurn & { status: 'queued' | 'running'; workerAlive: boolean },
+  ): Promise<Recovery> {
     const state = await this.redis('read job state', () => this.queue.getJobState(turn.turnId));
     if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
+    if (turn.status === 'running' && turn.workerAlive) return 'alive';
     if (state === 'unknown' && turn.status === 'queued') {
       await this.addJob(turn);
       this.logger.warn(`turn ${turn.turnId} was queued without a job; job added again`);

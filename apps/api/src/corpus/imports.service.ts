@@ -152,7 +152,9 @@ export class ImportsService {
 
   /**
    * Cancels a queued or parsing import (the worker then writes nothing) and tells the operator's
-   * sockets. @throws NotFoundException (unknown), ConflictException (it already ended).
+   * sockets; an import being stored answers at once with its current view (still `parsing`), and
+   * its worker rolls the store back and publishes it `cancelled`.
+   * @throws NotFoundException (unknown), ConflictException (it already ended).
    */
   async cancel(operatorId: string, id: string): Promise<ImportJobView> {
     const result = await cancelImportJob(this.dataSource, operatorId, id);
@@ -162,8 +164,13 @@ export class ImportsService {
         `Import ${id} already ended (${result.job.status}); archive its report on the Reports page instead.`,
       );
     }
-    this.logger.log({ operatorId, importId: id }, 'import cancelled');
     const view = importJobView(result.job);
+    if (result.status === 'cancelling') {
+      // Its worker is storing it: it stops at its next statement and publishes the cancelled import.
+      this.logger.log({ operatorId, importId: id }, 'import cancel requested while it is stored');
+      return view;
+    }
+    this.logger.log({ operatorId, importId: id }, 'import cancelled');
     await this.redis
       .publish(this.keys.importEvents, JSON.stringify({ operatorId, job: view }))
       .catch((e: Error) => this.logger.warn(`import ${id}: cancel not broadcast: ${e.message}`));

@@ -24,6 +24,11 @@ export interface TurnScript {
    * Lets a test act while the turn is provably running instead of racing its delays.
    */
   hold?: { afterDeltas: number; gate: string };
+  /**
+   * The first run (in any worker process) to get past `afterDeltas` deltas blocks its event loop
+   * until the file `gate` exists (`openGate`); later runs go on.
+   */
+  stall?: { afterDeltas: number; gate: string };
 }
 
 /** A fresh gate path (not yet existing) under this run's scratch names, for `TurnScript.hold`. */

@@ -177,4 +177,9 @@ export interface ChatSummaryView {
 
 export interface ChatDetailView extends ChatSummaryView {
   messages: ChatMessageView[];
+  /**
+   * `unknown` when Redis did not answer just now: the stored messages are complete, but whether
+   * the active turn is still streaming cannot be told (its live events come through Redis).
+   */
+  live?: 'unknown';
 }

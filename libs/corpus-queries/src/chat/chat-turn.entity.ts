@@ -56,4 +56,8 @@ export class ChatTurnEntity {
 
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt!: Date | null;
+
+  /** Written by the worker running the turn every `TURN_HEARTBEAT_MS` (`TurnLedger.heartbeat`). */
+  @Column({ name: 'alive_at', type: 'timestamptz', nullable: true })
+  aliveAt!: Date | null;
 }

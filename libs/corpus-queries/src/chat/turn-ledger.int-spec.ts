@@ -100,11 +100,23 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
     )[0];
     expect(again).toMatchObject({ attempt: 2, worker_id: 'w2', started_at: row.started_at });
 
-    // Answered: the answer comes back and nothing is marked.
+    // The first run, whose job w2 took over (its loop stalled past the lock), stores nothing.
+    expect(
+      await ledger.finish(turnId, {
+        status: 'complete',
+        content: 'stale run',
+        metadata: { toolCalls: [] },
+        claim: { attempt: 1, workerId: 'w1' },
+      }),
+    ).toMatchObject({ kind: 'already', status: 'running', messageId: null });
+    expect(await turnRow(turnId)).toMatchObject({ status: 'running' });
+
+    // Answered by the current run: the answer comes back and nothing is marked.
     const done = await ledger.finish(turnId, {
       status: 'complete',
       content: 'ok',
       metadata: { toolCalls: [] },
+      claim: { attempt: 2, workerId: 'w2' },
     });
     const answered = await ledger.startRun(turnId, { ...claim, attempt: 3 });
     expect(answered).toMatchObject({

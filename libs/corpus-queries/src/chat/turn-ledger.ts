@@ -17,6 +17,12 @@ export interface TurnOutcome {
   model?: string | null;
   /** False: end the turn without an assistant message (a job whose owner does not match the thread). */
   storeMessage?: boolean;
+  /**
+   * The run that produced it (`TurnRunClaim`'s attempt and worker): stored only while that run is
+   * still the turn's current claim, so a worker whose job another worker took over (a stalled
+   * loop lost its lock) cannot end the turn the new run is answering.
+   */
+  claim?: Pick<TurnRunClaim, 'attempt' | 'workerId'>;
 }
 
 /** What the job that runs a turn says about it: checked against the stored turn before it is marked running. */
@@ -73,6 +79,11 @@ export interface TurnRunStart {
   history: StoredHistoryMessage[];
 }
 
+/** How often the worker running a turn writes `alive_at` (`TurnLedger.heartbeat`). */
+export const TURN_HEARTBEAT_MS = 3_000;
+/** A running turn whose `alive_at` is younger than this has a worker on it (three missed beats). */
+export const TURN_ALIVE_WITHIN_MS = 10_000;
+
 /** A queued or running turn with the ids its job carries (`TurnLedger.findActive`, `staleActive`). */
 export interface ActiveTurnRef {
   turnId: string;
@@ -81,6 +92,8 @@ export interface ActiveTurnRef {
   userMessageId: string;
   queuePosition: number;
   status: 'queued' | 'running';
+  /** A worker wrote its heartbeat within `TURN_ALIVE_WITHIN_MS`. */
+  workerAlive: boolean;
 }
 
 export type FinishTurnResult =
@@ -150,7 +163,8 @@ export class TurnLedger {
           WHERE t.id = $1
        ), run AS (
          UPDATE chat_turns r
-            SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(r.started_at, now())
+            SET status = 'running', attempt = $2, worker_id = $3, started_at = COALESCE(r.started_at, now()),
+                alive_at = now()
            FROM t
           WHERE r.id = t.id AND r.status IN ('queued', 'running')
             AND t.owner_id = $4 AND t.chat_id = $5 AND t.user_message_id = $6 AND t.answer_id IS NULL
@@ -239,11 +253,12 @@ export class TurnLedger {
       finished: boolean;
     }[] = await this.rows(
       `WITH t AS (
-           SELECT id, chat_id, status FROM chat_turns WHERE id = $1 FOR UPDATE
+           SELECT id, chat_id, status, attempt, worker_id FROM chat_turns WHERE id = $1 FOR UPDATE
          ), a AS (
            SELECT id FROM chat_messages WHERE turn_id = $1 AND role = 'assistant'
          ), ok AS (
            SELECT id, chat_id FROM t WHERE status IN ('queued', 'running') AND NOT EXISTS (SELECT 1 FROM a)
+              AND ($8::int IS NULL OR (t.attempt = $8 AND t.worker_id = $9))
          ), ins AS (
            INSERT INTO chat_messages (chat_id, turn_id, role, content, status, metadata)
            SELECT ok.chat_id, ok.id, 'assistant', $5, $2, $6::jsonb FROM ok WHERE $7::boolean
@@ -267,6 +282,8 @@ export class TurnLedger {
         storableText(outcome.content),
         storableJson(outcome.metadata ?? {}),
         outcome.storeMessage !== false,
+        outcome.claim?.attempt ?? null,
+        outcome.claim?.workerId ?? null,
       ],
     );
     const turn = rows[0];
@@ -318,8 +335,10 @@ export class TurnLedger {
       user_message_id: string;
       queue_position: number;
       status: 'queued' | 'running';
+      worker_alive: boolean;
     }[] = await this.db.query(
-      `SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status
+      `SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status,
+              COALESCE(t.alive_at > now() - interval '${TURN_ALIVE_WITHIN_MS} milliseconds', false) AS worker_alive
          FROM chat_turns t
          JOIN chat_sessions c ON c.id = t.chat_id
          JOIN chat_messages u ON u.turn_id = t.id AND u.role = 'user'
@@ -333,7 +352,22 @@ export class TurnLedger {
       userMessageId: r.user_message_id,
       queuePosition: r.queue_position,
       status: r.status,
+      workerAlive: r.worker_alive,
     }));
+  }
+
+  /**
+   * Marks running turns as having a live worker (`alive_at` = now), so the sweep leaves them alone
+   * while Redis lost their jobs: one statement for all the turns a worker runs. Resolves with how
+   * many were still running.
+   */
+  async heartbeat(turnIds: readonly string[]): Promise<number> {
+    if (!turnIds.length) return 0;
+    const rows = await this.rows(
+      `UPDATE chat_turns SET alive_at = now() WHERE id = ANY($1::uuid[]) AND status = 'running' RETURNING id`,
+      [turnIds],
+    );
+    return rows.length;
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */

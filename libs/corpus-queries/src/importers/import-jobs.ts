@@ -145,13 +145,18 @@ export async function listImportJobs(
 
 export type CancelImportResult =
   | { status: 'cancelled'; job: ImportJobRecord }
+  /** Its worker is storing it: the cancel is recorded, the store stops at its next statement. */
+  | { status: 'cancelling'; job: ImportJobRecord }
   | { status: 'not_found' }
   | { status: 'finished'; job: ImportJobRecord };
 
 /**
- * Cancels a `queued` or `parsing` import of `operatorId`. The worker re-checks the status under a
- * row lock before it writes the report, so a cancelled import never writes one; an import that
- * already ended is `finished` (its report, if any, stays: archive it instead).
+ * Cancels a `queued` or `parsing` import of `operatorId` without waiting for any lock. The worker
+ * re-checks the status under a row lock before it writes the report, so an import cancelled before
+ * that never writes one. While the worker stores it (the row is locked) the cancel is recorded in
+ * `import_cancel_requests`: the store stops at its next statement and rolls back, and the worker
+ * ends the import `cancelled`. An import that already ended is `finished` (its report, if any,
+ * stays: archive it instead).
  */
 export async function cancelImportJob(
   dataSource: DataSource,
@@ -159,8 +164,13 @@ export async function cancelImportJob(
   id: string,
 ): Promise<CancelImportResult> {
   const [rows]: [ImportJobRow[], number] = await dataSource.query(
-    `UPDATE import_jobs SET status = 'cancelled', error = 'cancelled by the operator', updated_at = now()
-      WHERE id = $1 AND operator_id = $2 AND status IN ('queued', 'parsing') RETURNING ${COLUMNS}`,
+    `WITH target AS (
+       SELECT id FROM import_jobs
+        WHERE id = $1 AND operator_id = $2 AND status IN ('queued', 'parsing')
+        FOR NO KEY UPDATE SKIP LOCKED
+     )
+     UPDATE import_jobs j SET status = 'cancelled', error = 'cancelled by the operator', updated_at = now()
+       FROM target WHERE j.id = target.id RETURNING ${COLUMNS.replace(/(^|, )/g, '$1j.')}`,
     [id, operatorId],
   );
   if (rows[0]) {
@@ -169,7 +179,26 @@ export async function cancelImportJob(
     return { status: 'cancelled', job: toRecord(rows[0]) };
   }
   const job = await findImportJob(dataSource.manager, operatorId, id);
-  return job ? { status: 'finished', job } : { status: 'not_found' };
+  if (!job) return { status: 'not_found' };
+  if (job.status !== 'queued' && job.status !== 'parsing') return { status: 'finished', job };
+  // Locked by the worker storing it. The foreign key's check takes only a key-share lock, which
+  // the worker's FOR NO KEY UPDATE allows.
+  await dataSource.query(
+    `INSERT INTO import_cancel_requests (import_id) VALUES ($1) ON CONFLICT (import_id) DO NOTHING`,
+    [id],
+  );
+  return { status: 'cancelling', job };
+}
+
+/** Thrown by the store's checkpoint when a cancel was requested meanwhile. */
+class ImportCancelRequested extends Error {}
+
+/** Throws `ImportCancelRequested` when a cancel of import `id` was recorded (read on `manager`'s connection). */
+async function stopIfCancelRequested(manager: EntityManager, id: string): Promise<void> {
+  const rows: unknown[] = await manager.query(`SELECT 1 FROM import_cancel_requests WHERE import_id = $1`, [
+    id,
+  ]);
+  if (rows.length) throw new ImportCancelRequested(`import ${id} cancelled while stored`);
 }
 
 /** @internal Ends import `id` `ready` or `failed` with `outcome`. */
@@ -182,6 +211,7 @@ export async function finish(
     `UPDATE import_jobs SET status = $2, outcome = $3::jsonb, error = $4, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
     [id, outcome.ok ? 'ready' : 'failed', JSON.stringify(outcome), outcome.ok ? null : outcome.error],
   );
+  await manager.query(`DELETE FROM import_cancel_requests WHERE import_id = $1`, [id]);
   return toRecord(rows[0]);
 }
 
@@ -243,29 +273,38 @@ export async function runImportJob(
     ]);
     return toRecord(row);
   }
-  const ended = await dataSource.transaction(async (tx) => {
-    const [row]: ImportJobRow[] = await tx.query(
-      `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
-    if (row.status !== 'parsing') return toRecord(row);
-    const [operator]: { username: string }[] = await tx.query(
-      `SELECT username FROM operators WHERE id = $1`,
-      [row.operator_id],
-    );
-    const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
-    const outcome =
-      'ok' in parsed
-        ? parsed
-        : await storeParsedReport(
-            tx,
-            job.file,
-            parsed,
-            actor,
-            options.paced === false ? undefined : STORE_PACING,
-          );
-    return finish(tx, id, outcome);
-  });
+  const pacing: InsertPacing = {
+    share: options.paced === false ? 1 : STORE_SHARE,
+    checkpoint: (manager) => stopIfCancelRequested(manager, id),
+  };
+  const ended = await dataSource
+    .transaction(async (tx) => {
+      // NO KEY UPDATE: a cancel request's foreign key check (key share) does not wait for it.
+      const [row]: ImportJobRow[] = await tx.query(
+        `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR NO KEY UPDATE`,
+        [id],
+      );
+      if (row.status !== 'parsing') return toRecord(row);
+      await stopIfCancelRequested(tx, id);
+      const [operator]: { username: string }[] = await tx.query(
+        `SELECT username FROM operators WHERE id = $1`,
+        [row.operator_id],
+      );
+      const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
+      const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, pacing);
+      return finish(tx, id, outcome);
+    })
+    .catch(async (e: unknown) => {
+      if (!(e instanceof ImportCancelRequested)) throw e;
+      // Rolled back: nothing of the report was written.
+      const [[row]]: [ImportJobRow[], number] = await dataSource.query(
+        `UPDATE import_jobs SET status = 'cancelled', error = 'cancelled by the operator', updated_at = now()
+          WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id],
+      );
+      await dataSource.query(`DELETE FROM import_cancel_requests WHERE import_id = $1`, [id]);
+      return toRecord(row);
+    });
   await removeUpload(dataSource.manager, id);
   return ended;
 }
@@ -275,7 +314,7 @@ export async function runImportJob(
  * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share only spreads the same
  * slow turns over a longer import).
  */
-const STORE_PACING: InsertPacing = { share: 0.5 };
+const STORE_SHARE = 0.5;
 
 /** How often a running parse checks whether its import was cancelled. */
 const CANCEL_CHECK_MS = 1000;

@@ -12,22 +12,25 @@ const CHUNK = 2000;
 const CHUNK_CHARS = 250_000;
 
 /**
- * The share of wall time a background import's storing may take (0 < share ≤ 1): building each
- * insert statement on the event loop and running it. After d ms of that the import waits
- * d × (1 − share) / share, so Postgres and the worker have room for chat turns meanwhile (bench
- * scenario 7). Undefined: never waits.
+ * How a background import's storing yields between statements. `share` (0 < share ≤ 1): the share
+ * of wall time its storing may take, building each insert statement on the event loop and running
+ * it. After d ms of that the import waits d × (1 − share) / share, so Postgres and the worker have
+ * room for chat turns meanwhile (bench scenario 7). `checkpoint` runs after each statement on the
+ * same connection and throws to stop the store (a cancel); the caller's transaction rolls back.
  */
-export type InsertPacing = { share: number };
+export type InsertPacing = { share: number; checkpoint?: (manager: EntityManager) => Promise<void> };
 
-/** `manager` whose `query` waits after each statement as `pacing` says. */
+/** `manager` whose `query` waits and checks after each statement as `pacing` says. */
 function pacedManager(manager: EntityManager, pacing?: InsertPacing): Pick<EntityManager, 'query'> {
-  if (!pacing || pacing.share >= 1) return manager;
+  if (!pacing) return manager;
   // Busy since the last wait ended: the statement's columns were built in that time too.
   let busySince = performance.now();
   return {
     query: async (sql: string, parameters?: unknown[]) => {
       const result = await manager.query(sql, parameters);
-      await delay(((performance.now() - busySince) * (1 - pacing.share)) / pacing.share);
+      if (pacing.share < 1)
+        await delay(((performance.now() - busySince) * (1 - pacing.share)) / pacing.share);
+      await pacing.checkpoint?.(manager);
       busySince = performance.now();
       return result;
     },

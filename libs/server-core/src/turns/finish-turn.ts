@@ -16,10 +16,19 @@ export interface PartialAnswer {
 
 /** How a turn ends; each kind stores one answer status and publishes one terminal event. */
 export type TurnEnding =
-  /** The answer is complete: stored `complete`, `turn.done` carries `metadata.verification`. */
-  | { kind: 'done'; content: string; metadata: AssistantMessageMetadata; model?: string | null }
+  /**
+   * The answer is complete: stored `complete`, `turn.done` carries `metadata.verification`.
+   * `claim`: the worker's run, stored only while it is the turn's current one (`TurnOutcome.claim`).
+   */
+  | {
+      kind: 'done';
+      content: string;
+      metadata: AssistantMessageMetadata;
+      model?: string | null;
+      claim?: TurnOutcome['claim'];
+    }
   /** Stopped by the operator (or a thread delete): the partial text is stored `cancelled`. */
-  | { kind: 'cancelled'; partial?: PartialAnswer }
+  | { kind: 'cancelled'; partial?: PartialAnswer; claim?: TurnOutcome['claim'] }
   /**
    * Failed for good (last attempt, timeout, worker lost, Redis lost the job): the partial text is
    * stored `error` with `{code, message}` in its metadata. `storeMessage: false` stores no
@@ -37,7 +46,7 @@ export type TurnEnding =
 /** What `finishTurn` needs: the database side and the event side of a turn, and the webhook queue. */
 export interface FinishTurnDeps {
   ledger: TurnLedger;
-  bus: TurnEventBus;
+  bus: Pick<TurnEventBus, 'publish'>;
   webhooks: WebhookQueue;
 }
 
@@ -99,10 +108,16 @@ function toStored(ending: TurnEnding): TurnOutcome {
         content: ending.content,
         metadata: ending.metadata,
         model: ending.model ?? null,
+        claim: ending.claim,
       };
     case 'cancelled': {
       const partial = ending.partial ?? emptyPartial();
-      return { status: 'cancelled', content: partial.content, metadata: partial.metadata };
+      return {
+        status: 'cancelled',
+        content: partial.content,
+        metadata: partial.metadata,
+        claim: ending.claim,
+      };
     }
     case 'error': {
       const partial = ending.partial ?? emptyPartial();

@@ -14,7 +14,9 @@ export type ChatEventHandler = (event: ChatEvent) => void;
 export class TurnEventSubscriber {
   private readonly logger = new Logger(TurnEventSubscriber.name);
   private readonly handlers = new Map<string, Set<ChatEventHandler>>();
+  private readonly reconnectHandlers = new Set<() => void>();
   private connection: Redis | null = null;
+  private wasReady = false;
 
   /** `connect` creates the subscriber connection on first use (role `subscriber`). */
   constructor(
@@ -26,8 +28,34 @@ export class TurnEventSubscriber {
     if (!this.connection) {
       this.connection = this.connect();
       this.connection.on('message', (channel: string, message: string) => this.dispatch(channel, message));
+      this.connection.on('ready', () => {
+        if (this.wasReady) void this.resubscribed();
+        this.wasReady = true;
+      });
     }
     return this.connection;
+  }
+
+  /**
+   * Calls `handler` each time the connection came back after losing Redis and every channel is
+   * subscribed again: events published while it was away were missed live (they are in the
+   * turns' streams). Returns a function that removes the handler.
+   */
+  onResubscribed(handler: () => void): () => void {
+    this.reconnectHandlers.add(handler);
+    return () => this.reconnectHandlers.delete(handler);
+  }
+
+  private async resubscribed(): Promise<void> {
+    const channels = [...this.handlers.keys()];
+    try {
+      // ioredis re-subscribes by itself; this SUBSCRIBE resolves once Redis confirmed all of them.
+      if (channels.length) await withTimeout(this.redis.subscribe(...channels), 5000, 'SUBSCRIBE again');
+    } catch (e) {
+      this.logger.warn(`re-subscribing after a reconnect: ${(e as Error).message}`);
+      return;
+    }
+    for (const handler of this.reconnectHandlers) handler();
   }
 
   private dispatch(channel: string, message: string): void {
