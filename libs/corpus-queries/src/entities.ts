@@ -3,6 +3,7 @@ import { CHAT_ENTITIES } from './chat';
 import { CORPUS_ENTITIES } from './corpus';
 import { ApiTokenEntity } from './operators/api-token.entity';
 import { OperatorEntity } from './operators/operator.entity';
+import { OperatorSessionEntity } from './operators/operator-session.entity';
 import { SettingsEntity } from './settings/settings.entity';
 
 /**
@@ -12,6 +13,7 @@ import { SettingsEntity } from './settings/settings.entity';
 export const ALL_ENTITIES: Function[] = [
   ...CORPUS_ENTITIES,
   OperatorEntity,
+  OperatorSessionEntity,
   ApiTokenEntity,
   SettingsEntity,
   ...CHAT_ENTITIES,
