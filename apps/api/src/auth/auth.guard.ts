@@ -24,6 +24,8 @@ import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-
 export type AuthenticatedRequest = Request & {
   operator?: AuthenticatedOperator;
   viaApiToken?: boolean;
+  /** The API token of a bearer request (its reads are audited by that id). */
+  apiTokenId?: string;
   /** The session (row of `operator_sessions`) of a request signed in with the cookie. */
   sessionId?: string;
 };
@@ -82,7 +84,9 @@ export class AuthGuard implements CanActivate {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
     const bearer = isPublic ? undefined : bearerTokenOf(req);
     if (bearer !== undefined) {
-      req.operator = await this.apiTokens.verify(bearer);
+      const verified = await this.apiTokens.verify(bearer);
+      req.operator = verified.operator;
+      req.apiTokenId = verified.tokenId;
       req.viaApiToken = true;
       if (roles?.length)
         throw new ForbiddenException(

@@ -116,6 +116,8 @@ export const AUDIT_ACTIONS = [
   'operator.update',
   'api_token.create',
   'api_token.revoke',
+  'api_token.read',
+  'mcp.call',
   'turn.feedback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -137,8 +139,11 @@ export interface AuditEventView {
   createdAt: string;
 }
 
-/** `GET /api/audit`: newest first; `nextBefore` is the id to pass as `before` for the next page. */
+/** An audit page's cursor: its last event's time (microseconds since the epoch) and id. */
+export const AUDIT_CURSOR_PATTERN = /^(\d{1,17})_(\d{1,19})$/;
+
+/** `GET /api/audit`: newest first by time; `nextCursor` is what to pass as `cursor` for the next page (null: the last). */
 export interface AuditPage {
   events: AuditEventView[];
-  nextBefore: number | null;
+  nextCursor: string | null;
 }

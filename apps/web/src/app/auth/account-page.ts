@@ -4,11 +4,12 @@ import { roleLabel } from '../i18n/labels';
 import { ApiTokensPanel } from './api-tokens-panel';
 import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
+import { SessionsPanel } from './sessions-panel';
 
-/** `/account`: who is signed in, "Change my password" and the operator's API tokens. Every operator. */
+/** `/account`: who is signed in, "Change my password", the operator's sessions and API tokens. Every operator. */
 @Component({
   selector: 'cc-account-page',
-  imports: [ChangePasswordForm, ApiTokensPanel, RouterLink],
+  imports: [ChangePasswordForm, SessionsPanel, ApiTokensPanel, RouterLink],
   template: `
     <div class="page narrow">
       <header class="page-header">
@@ -31,6 +32,9 @@ import { ChangePasswordForm } from './change-password-form';
       </header>
       <section class="panel body">
         <cc-change-password-form />
+      </section>
+      <section class="panel body">
+        <cc-sessions-panel />
       </section>
       <section class="panel body">
         <cc-api-tokens-panel />
