@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
+import { FINDING_SOURCES, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES } from '../triage/triage.types';
 import {
   ID_MAX,
@@ -24,7 +24,8 @@ const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
  * ZAP is `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
  * `tool.driver.name`) contains it, case-insensitively. `status` is the triage status (`open` for a
  * finding nobody has triaged); `edited` the findings operators edited (`any`) or re-rated
- * (`severity`). The descriptions are what the model reads.
+ * (`severity`); `origin` where the finding came from (its first version). The descriptions are
+ * what the model reads.
  */
 export const findingFilterSchema = z.strictObject({
   text: optionalField(collapsed, unshownMaxLength(500)).describe(
@@ -51,6 +52,9 @@ export const findingFilterSchema = z.strictObject({
   // Self-describing like status: "severity" keeps the findings operators re-rated (severity
   // changed since version 1), "any" every finding operators edited.
   edited: optionalField(lowered, z.enum(FINDING_EDIT_FILTERS)),
+  origin: optionalField(lowered, z.enum(FINDING_SOURCES)).describe(
+    'Where the finding came from: import (a scanner file), extraction (a model read it in a PDF report), manual (a person entered it).',
+  ),
 });
 
 export type FindingFilter = z.output<typeof findingFilterSchema>;

@@ -2,10 +2,18 @@ import type { FindingVersionView, NoteStage, VerdictStatus } from '../corpus/cor
 
 /**
  * Triage status of a finding, as a person decided it (the machine proposes, people dispose).
- * Every finding starts `open`. The vocabulary follows DefectDojo's finding states (active,
- * verified, false positive, risk accepted, mitigated).
+ * Every finding starts `open`, but one a model extracted from a PDF report starts `needs_review`:
+ * PDF text can steer the model, so a person confirms or dismisses it first. The vocabulary follows
+ * DefectDojo's finding states (active, verified, false positive, risk accepted, mitigated).
  */
-export const TRIAGE_STATUSES = ['open', 'confirmed', 'false_positive', 'risk_accepted', 'fixed'] as const;
+export const TRIAGE_STATUSES = [
+  'open',
+  'confirmed',
+  'false_positive',
+  'risk_accepted',
+  'fixed',
+  'needs_review',
+] as const;
 export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
 
 /**
@@ -18,6 +26,8 @@ export const TRIAGE_TRANSITIONS: Record<TriageStatus, readonly TriageStatus[]> =
   false_positive: ['open'],
   risk_accepted: ['open', 'fixed'],
   fixed: ['open'],
+  // Nothing goes back to `needs_review`: only an extraction sets it.
+  needs_review: ['confirmed', 'false_positive', 'open', 'risk_accepted', 'fixed'],
 };
 
 /** Statuses whose change needs a reason (a dismissal or acceptance must say why; so must a reopening). */

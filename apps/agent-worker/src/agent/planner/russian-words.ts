@@ -47,6 +47,7 @@ export const STATUS_RU: Record<TriageStatus, string> = {
   false_positive: 'ложное срабатывание',
   risk_accepted: 'риск принят',
   fixed: 'исправлена',
+  needs_review: 'ждёт проверки',
 };
 export const REPORT_STATUS_RU: Record<ReportStatus, string> = {
   extracting: 'извлекается',
