@@ -69,7 +69,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Sign out here (ends this session only, clears the session cookie)' })
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
     const session = await this.auth.verifySession(sessionTokenOf(req)).catch(() => null);
-    if (session) await this.sessions.end(session.operator.id, session.sessionId).catch(() => undefined);
+    if (session) await this.sessions.endIfLive(session.operator.id, session.sessionId);
     this.clearCookie(res);
   }
 

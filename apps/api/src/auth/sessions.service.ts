@@ -36,10 +36,16 @@ export class SessionsService {
 
   /** Ends session `sessionId` of `operatorId` and disconnects its sockets; 404 when the operator holds no such session. */
   async end(operatorId: string, sessionId: string): Promise<void> {
-    if (!(await deleteOperatorSession(this.db, operatorId, sessionId)))
+    if (!(await this.endIfLive(operatorId, sessionId)))
       throw new NotFoundException('You have no session with this id (it may have ended already).');
+  }
+
+  /** Like `end`, but a session that already ended is no error (sign-out); answers whether it was live. */
+  async endIfLive(operatorId: string, sessionId: string): Promise<boolean> {
+    if (!(await deleteOperatorSession(this.db, operatorId, sessionId))) return false;
     this.sockets.disconnectSessions([sessionId]);
     this.logger.log({ msg: 'session ended', operatorId, sessionId });
+    return true;
   }
 
   /**

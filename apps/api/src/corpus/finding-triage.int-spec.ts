@@ -98,6 +98,7 @@ describe('triage status', () => {
       false_positive: 0,
       risk_accepted: 0,
       fixed: 0,
+      needs_review: 0,
     });
   });
 
