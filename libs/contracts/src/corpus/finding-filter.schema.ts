@@ -24,8 +24,7 @@ const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
  * ZAP is `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
  * `tool.driver.name`) contains it, case-insensitively. `status` is the triage status (`open` for a
  * finding nobody has triaged); `edited` the findings operators edited (`any`) or re-rated
- * (`severity`); `origin` where the finding came from (its first version). The descriptions are
- * what the model reads.
+ * (`severity`). The descriptions are what the model reads.
  */
 export const findingFilterSchema = z.strictObject({
   text: optionalField(collapsed, unshownMaxLength(500)).describe(
@@ -52,9 +51,16 @@ export const findingFilterSchema = z.strictObject({
   // Self-describing like status: "severity" keeps the findings operators re-rated (severity
   // changed since version 1), "any" every finding operators edited.
   edited: optionalField(lowered, z.enum(FINDING_EDIT_FILTERS)),
-  origin: optionalField(lowered, z.enum(FINDING_SOURCES)).describe(
-    'Where the finding came from: import (a scanner file), extraction (a model read it in a PDF report), manual (a person entered it).',
-  ),
 });
 
-export type FindingFilter = z.output<typeof findingFilterSchema>;
+/**
+ * The filter of the findings list (REST, the web Findings page, the query layer): the tools' filter
+ * plus `origin`, where the finding came from (its version 1: `import` a scanner file, `extraction`
+ * a model read it in a PDF report, `manual` a person entered it). The model's tools leave it out:
+ * it would cost every request's prompt for a question operators ask the list, not the chat.
+ */
+export const findingListFilterSchema = findingFilterSchema.extend({
+  origin: optionalField(lowered, z.enum(FINDING_SOURCES)),
+});
+
+export type FindingFilter = z.output<typeof findingListFilterSchema>;
