@@ -44,6 +44,8 @@ export class AppModule {
         WebStaticModule.forRoot(env.WEB_DIST_DIR),
         CorpusModule.forRoot({
           maxImportBytes: env.IMPORT_MAX_BYTES,
+          maxQueuedImports: env.IMPORT_QUEUE_PER_OPERATOR,
+          maxQueuedBytes: env.IMPORT_QUEUED_BYTES_PER_OPERATOR,
           uploadDir: path.resolve(env.DATA_DIR, 'uploads'),
         }),
         MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE] }),

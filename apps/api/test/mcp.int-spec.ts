@@ -23,6 +23,7 @@ import {
   type TestDatabase,
 } from '@corpus-chat/corpus-queries/testing';
 import { bearer, createApiToken } from './support/api-tokens';
+import { eventually } from './support/chat-harness';
 import { loginAs, type LoginSession } from './support/login';
 import { type RunningApi, startApi } from './security/full-app';
 
@@ -254,5 +255,60 @@ describe('MCP over Streamable HTTP with an API token', () => {
       if (lock.isTransactionActive) await lock.rollbackTransaction();
       await lock.release();
     }
+  });
+
+  it('audits each tool call and each token read as one event (not per row), naming the token', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(api.baseUrl, op.username, op.password);
+    const token = await createApiToken(api.baseUrl, s, { name: 'audited' });
+    const events = (action: string) =>
+      db.dataSource.query(`SELECT after FROM audit_events WHERE action = $1 AND actor_id = $2 ORDER BY id`, [
+        action,
+        op.id,
+      ]) as Promise<{ after: Record<string, unknown> }[]>;
+    const call = await request(api.baseUrl)
+      .post('/mcp')
+      .set(bearer(token.secret))
+      .set('Accept', 'application/json, text/event-stream')
+      .send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'search_findings', arguments: { severity: 'high', limit: 50 } },
+      });
+    expect(call.status).toBe(200);
+    const read = await request(api.baseUrl)
+      .get('/api/findings')
+      .query({ limit: 50 })
+      .set(bearer(token.secret));
+    expect(read.status).toBe(200);
+    expect(read.body.rows.length).toBeGreaterThan(1);
+    // Recorded once the response is sent, on a connection of its own.
+    const mcp = await eventually(async () => (await events('mcp.call')).length > 0 && events('mcp.call'));
+    expect(mcp).toEqual([
+      {
+        after: {
+          via: 'api_token',
+          tokenId: token.id,
+          tool: 'search_findings',
+          arguments: JSON.stringify({ severity: 'high', limit: 50 }),
+          status: 200,
+        },
+      },
+    ]);
+    const reads = await eventually(
+      async () => (await events('api_token.read')).length > 0 && events('api_token.read'),
+    );
+    expect(reads).toEqual([
+      {
+        after: {
+          via: 'api_token',
+          tokenId: token.id,
+          method: 'GET',
+          path: '/api/findings?limit=50',
+          status: 200,
+        },
+      },
+    ]);
   });
 });

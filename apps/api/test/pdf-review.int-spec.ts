@@ -115,6 +115,18 @@ describe('PDF reports reviewed by hand', () => {
       .set(alice.headers)
       .expect(200);
     expect(high.body.total).toBe(1);
+    // The findings list filters by origin: these were entered by hand, and a person's are open.
+    const byOrigin = async (origin: string) =>
+      (await http().get(`/api/findings?reportId=${reportId}&origin=${origin}`).set(alice.headers).expect(200))
+        .body;
+    expect(await byOrigin('manual')).toMatchObject({ total: 2, filter: { origin: 'manual' } });
+    expect((await byOrigin('manual')).rows.map((r: { status: string }) => r.status)).toEqual([
+      'open',
+      'open',
+    ]);
+    expect((await byOrigin('extraction')).total).toBe(0);
+    expect((await byOrigin('import')).total).toBe(0);
+    await http().get('/api/findings?origin=scanner').set(alice.headers).expect(400);
     const after = (await http().get('/api/corpus/overview').set(alice.headers).expect(200)).body;
     expect(after.findings.total).toBe(before.findings.total + 2);
     expect(after.reports.byStatus.needs_review).toBe(1);

@@ -3,6 +3,7 @@ import { CHAT_ENTITIES } from './chat';
 import { CORPUS_ENTITIES } from './corpus';
 import { ApiTokenEntity } from './operators/api-token.entity';
 import { OperatorEntity } from './operators/operator.entity';
+import { OperatorSessionEntity } from './operators/operator-session.entity';
 import { SettingsEntity } from './settings/settings.entity';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './webhooks/webhook-endpoint.entity';
@@ -14,6 +15,7 @@ import { WebhookEndpointEntity } from './webhooks/webhook-endpoint.entity';
 export const ALL_ENTITIES: Function[] = [
   ...CORPUS_ENTITIES,
   OperatorEntity,
+  OperatorSessionEntity,
   ApiTokenEntity,
   SettingsEntity,
   ...CHAT_ENTITIES,

@@ -26,6 +26,7 @@ import {
   testDataDir,
 } from '@corpus-chat/corpus-queries/testing';
 import { ModelUrlAllowlist } from '@corpus-chat/server-core';
+import type { FindingFilter } from '@corpus-chat/contracts';
 import {
   type RecordedRequest,
   type ScriptedResponse,
@@ -100,7 +101,7 @@ const extractor = async () =>
 
 async function reportFindings(reportId: number) {
   return db.dataSource.query(
-    `SELECT fv.title, fv.severity, fv.origin, fv.version, fv.affected_endpoints AS endpoints, fv.cwe, fv.raw->>'model' AS model
+    `SELECT fv.title, fv.severity, f.status, fv.origin, fv.version, fv.affected_endpoints AS endpoints, fv.cwe, fv.raw->>'model' AS model
        FROM findings f JOIN finding_versions fv ON fv.id = f.current_version_id WHERE f.report_id = $1 ORDER BY f.id`,
     [reportId],
   );
@@ -188,6 +189,7 @@ test('each chunk is one json_schema request; findings are validated, deduplicate
     {
       title: 'SQL injection in login',
       severity: 'high',
+      status: 'needs_review',
       origin: 'extraction',
       version: 1,
       endpoints: ['https://portal.example/login'],
@@ -197,6 +199,7 @@ test('each chunk is one json_schema request; findings are validated, deduplicate
     {
       title: 'Weak TLS ciphers',
       severity: 'medium',
+      status: 'needs_review',
       origin: 'extraction',
       version: 1,
       endpoints: ['portal.example:443'],
@@ -206,6 +209,7 @@ test('each chunk is one json_schema request; findings are validated, deduplicate
     {
       title: 'Default credentials',
       severity: 'critical',
+      status: 'needs_review',
       origin: 'extraction',
       version: 1,
       endpoints: ['10.0.0.5'],
@@ -222,6 +226,15 @@ test('each chunk is one json_schema request; findings are validated, deduplicate
     filter: { reportId },
   });
   expect(bySeverity.total).toBe(3);
+  // A model's findings wait for a person, and the list can pick them out by origin.
+  const count = async (filter: FindingFilter) =>
+    (await countFindingsBy(db.dataSource.manager, { groupBy: 'severity', filter: { reportId, ...filter } }))
+      .total;
+  expect(await count({ status: 'needs_review' })).toBe(3);
+  expect(await count({ status: 'open' })).toBe(0);
+  expect(await count({ origin: 'extraction' })).toBe(3);
+  expect(await count({ origin: 'import' })).toBe(0);
+  expect(await count({ origin: 'manual' })).toBe(0);
   expect((await readReportText(db.dataSource.manager, reportId, 0, 1000))?.pageCount).toBe(23);
 });
 

@@ -16,7 +16,7 @@ export class AuditController {
   @Get()
   @ApiOperation({
     summary:
-      'Audit events, newest first, filtered by action, actor or subject; page with before=nextBefore (admin)',
+      'Audit events, newest first by time, filtered by action, operator (actorId), subject and date (from, to); page with cursor=nextCursor (admin)',
   })
   @ApiQueryFrom(AuditQueryDto)
   list(@Query() query: AuditQueryDto): Promise<AuditPage> {

@@ -109,10 +109,13 @@ export class ApiTokensService {
   }
 
   /**
-   * The operator `secret` acts for. 401 for a malformed, unknown (revoked) or expired token and for
-   * a disabled or deleted operator; 503 when Postgres cannot be read.
+   * The operator `secret` acts for, and the token's id. 401 for a malformed, unknown (revoked) or
+   * expired token and for a disabled or deleted operator; 503 when Postgres cannot be read.
    */
-  async verify(secret: string, now = Date.now()): Promise<AuthenticatedOperator> {
+  async verify(
+    secret: string,
+    now = Date.now(),
+  ): Promise<{ operator: AuthenticatedOperator; tokenId: string }> {
     if (!SECRET_PATTERN.test(secret))
       throw new UnauthorizedException('This API token is malformed: copy the whole token (cc_pat_…).');
     const unavailable = (e: Error): never => {
@@ -131,12 +134,7 @@ export class ApiTokensService {
     await touchApiToken(this.db, token.id).catch(unavailable);
     if (!operator || operator.disabled)
       throw new UnauthorizedException('The account of this API token is disabled or no longer exists.');
-    return {
-      id: operator.id,
-      username: operator.username,
-      displayName: operator.displayName,
-      role: operator.role,
-      language: operator.language,
-    };
+    const { id, username, displayName, role, language } = operator;
+    return { operator: { id, username, displayName, role, language }, tokenId: token.id };
   }
 }

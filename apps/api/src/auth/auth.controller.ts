@@ -8,19 +8,25 @@ import {
   type OperatorView,
 } from '@corpus-chat/contracts';
 import { Public, ReadScope } from './auth.decorators';
+import type { AuthenticatedRequest } from './auth.guard';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { AuthService, TooManyLoginAttemptsException, toOperatorView } from './auth.service';
 import { CurrentOperator, type AuthenticatedOperator } from './current-operator';
 import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-cookie';
+import { SessionsService } from './sessions.service';
 import { SocketAuthService } from './socket-auth.service';
 
-/** `POST /api/auth/login`, `POST /api/auth/logout`, `GET`/`PATCH /api/auth/me`, `POST /api/auth/password`. */
+/**
+ * `POST /api/auth/login`, `POST /api/auth/logout`, `POST /api/auth/logout-everywhere`,
+ * `GET`/`PATCH /api/auth/me`, `POST /api/auth/password`.
+ */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly sockets: SocketAuthService,
+    private readonly sessions: SessionsService,
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {}
 
@@ -39,7 +45,10 @@ export class AuthController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperatorView> {
     try {
-      const { operator, token } = await this.auth.login(body.username, body.password, req.ip ?? 'unknown');
+      const { operator, token } = await this.auth.login(body.username, body.password, {
+        ip: req.ip ?? 'unknown',
+        userAgent: req.get('user-agent'),
+      });
       res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
       return toOperatorView(operator);
     } catch (e) {
@@ -50,19 +59,33 @@ export class AuthController {
   }
 
   /**
-   * Signs out: with a valid session, ends every session and socket of its operator (the cookie, and
-   * any copy of it, is refused from now on); clears the session cookie either way.
+   * Signs out of this browser: with a valid session, ends that session and its sockets (the
+   * cookie, and any copy of it, is refused from now on; the operator's other sessions go on);
+   * clears the session cookie either way.
    */
   @Public()
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out (ends all my sessions, clears the session cookie)' })
+  @ApiOperation({ summary: 'Sign out here (ends this session only, clears the session cookie)' })
   async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
     const session = await this.auth.verifySession(sessionTokenOf(req)).catch(() => null);
-    if (session) {
-      await this.auth.revokeSessions(session.operator.id);
-      this.sockets.disconnectOperator(session.operator.id);
-    }
+    if (session) await this.sessions.endIfLive(session.operator.id, session.sessionId);
+    this.clearCookie(res);
+  }
+
+  /** Signs out everywhere: ends every session and socket of the signed-in operator; clears this cookie. */
+  @Post('logout-everywhere')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Sign out everywhere (ends all my sessions and sockets)' })
+  async logoutEverywhere(
+    @CurrentOperator() operator: AuthenticatedOperator,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    await this.sessions.endAll(operator.id);
+    this.clearCookie(res);
+  }
+
+  private clearCookie(res: Response): void {
     const { maxAge: _maxAge, ...options } = sessionCookieOptions(this.env);
     res.clearCookie(SESSION_COOKIE, options);
   }
@@ -97,17 +120,17 @@ export class AuthController {
   async changePassword(
     @Body() body: ChangePasswordDto,
     @CurrentOperator() current: AuthenticatedOperator,
-    @Req() req: Request,
+    @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperatorView> {
     try {
-      const { operator, token } = await this.auth.changePassword(
-        current.id,
+      const { operator, token, endedSessions } = await this.auth.changePassword(
+        { operator: current, sessionId: req.sessionId ?? '' },
         body.currentPassword,
         body.newPassword,
         req.ip ?? 'unknown',
       );
-      this.sockets.disconnectOperator(operator.id);
+      this.sockets.disconnectSessions(endedSessions);
       res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
       return toOperatorView(operator);
     } catch (e) {

@@ -21,7 +21,14 @@ import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-
  * The request as the auth layer leaves it: `operator` set on every non-public route; `viaApiToken`
  * when a bearer API token (not the session cookie) authenticated it.
  */
-export type AuthenticatedRequest = Request & { operator?: AuthenticatedOperator; viaApiToken?: boolean };
+export type AuthenticatedRequest = Request & {
+  operator?: AuthenticatedOperator;
+  viaApiToken?: boolean;
+  /** The API token of a bearer request (its reads are audited by that id). */
+  apiTokenId?: string;
+  /** The session (row of `operator_sessions`) of a request signed in with the cookie. */
+  sessionId?: string;
+};
 
 /**
  * The credential of `Authorization: Bearer <token>` ('' when the header names the scheme but no
@@ -77,7 +84,9 @@ export class AuthGuard implements CanActivate {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) === true;
     const bearer = isPublic ? undefined : bearerTokenOf(req);
     if (bearer !== undefined) {
-      req.operator = await this.apiTokens.verify(bearer);
+      const verified = await this.apiTokens.verify(bearer);
+      req.operator = verified.operator;
+      req.apiTokenId = verified.tokenId;
       req.viaApiToken = true;
       if (roles?.length)
         throw new ForbiddenException(
@@ -91,8 +100,9 @@ export class AuthGuard implements CanActivate {
       return true;
     }
     if (!isPublic) {
-      const session = await this.auth.verifySession(sessionTokenOf(req));
+      const session = await this.auth.verifySession(sessionTokenOf(req), { ip: req.ip ?? 'unknown' });
       req.operator = session.operator;
+      req.sessionId = session.sessionId;
       if (this.auth.shouldRenew(session)) {
         res.cookie(SESSION_COOKIE, await this.auth.renewToken(session), sessionCookieOptions(this.env));
       }

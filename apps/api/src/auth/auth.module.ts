@@ -15,6 +15,8 @@ import { createSessionJwtService } from './session-jwt';
 import { RejectNulPipe } from './http-hardening';
 import { LoginThrottleService } from './login-throttle.service';
 import { OperatorThrottlerGuard, throttlerOptions } from './rate-limits';
+import { SessionsController } from './sessions.controller';
+import { SessionsService } from './sessions.service';
 import { SocketAuthService } from './socket-auth.service';
 import { TurnQuotaService } from './turn-quota.service';
 
@@ -58,7 +60,7 @@ class AuthInfraModule {
  *   `@Public()` opts out) then
  *   `OperatorThrottlerGuard` (per-operator limits in Redis);
  * - global `RejectNulPipe` (NUL characters → 400);
- * - exports `AuthService` (`revokeSessions(id)` ends an operator's sessions), `SocketAuthService`
+ * - exports `AuthService` (verifies sessions), `SessionsService` (`endAll(id)`), `SocketAuthService`
  *   (the chat gateway calls `attach(server)` in `afterInit`; `disconnectOperator(id)` reaches every
  *   instance through the adapter), `TurnQuotaService` and `AUTH_ENV`.
  * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
@@ -78,7 +80,7 @@ export class AuthModule {
           useFactory: (e: AuthEnv, redis: Redis) => throttlerOptions(e, redis),
         }),
       ],
-      controllers: [AuthController, ApiTokensController],
+      controllers: [AuthController, SessionsController, ApiTokensController],
       providers: [
         {
           provide: JwtService,
@@ -90,12 +92,13 @@ export class AuthModule {
         ApiTokensService,
         LoginThrottleService,
         SocketAuthService,
+        SessionsService,
         TurnQuotaService,
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: OperatorThrottlerGuard },
         { provide: APP_PIPE, useClass: RejectNulPipe },
       ],
-      exports: [infra, AuthService, SocketAuthService, TurnQuotaService],
+      exports: [infra, AuthService, SessionsService, SocketAuthService, TurnQuotaService],
     };
   }
 }

@@ -17,9 +17,14 @@ import {
   OperatorEntity,
   bumpTokenVersion,
   deleteApiTokensOf,
+  deleteOperatorSessionsOf,
   findOperatorById,
   findOperatorByUsername,
+  findSessionWithOperator,
+  insertOperatorSession,
   recordAuditEvent,
+  SESSION_SEEN_EVERY_MS,
+  touchOperatorSession,
 } from '@corpus-chat/corpus-queries';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
@@ -28,21 +33,23 @@ import { hashPassword, verifyPassword } from './passwords';
 
 /**
  * Claims of a session token: the operator id, the operator's token version when it was issued
- * (`ver`), when the operator signed in (`authAt`; renewals keep it) and the standard
- * issued-at/expiry. Times in seconds since the epoch.
+ * (`ver`), its row in `operator_sessions` (`sid`), when the operator signed in (`authAt`; renewals
+ * keep it) and the standard issued-at/expiry. Times in seconds since the epoch.
  */
 export interface SessionClaims {
   sub: string;
   ver: number;
+  sid: string;
   authAt: number;
   iat: number;
   exp: number;
 }
 
-/** A verified session: who, its token version, and when it was signed in, issued and expires (ms since epoch). */
+/** A verified session: who, its token version and row id, and when it was signed in, issued and expires (ms since epoch). */
 export interface Session {
   operator: AuthenticatedOperator;
   version: number;
+  sessionId: string;
   authAt: number;
   issuedAt: number;
   expiresAt: number;
@@ -64,6 +71,15 @@ export class TooManyLoginAttemptsException extends HttpException {
 
 /** The generic answer to a failed sign-in: never says whether the username exists. */
 const WRONG_CREDENTIALS = 'Wrong username or password.';
+/** A session id (UUID) as the `sid` claim carries it. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where a sign-in or a request comes from: recorded on the session row. */
+export interface ClientInfo {
+  ip: string;
+  userAgent?: string;
+}
+
 /** Sign-in with the right password of a disabled operator. */
 const ACCOUNT_DISABLED = 'This account is disabled. Ask an administrator to enable it again.';
 
@@ -83,9 +99,11 @@ export function toOperatorView(o: OperatorEntity): OperatorView {
 /**
  * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
  * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
- * operator id and `ver` = the operator's token version; every verification checks the operator's
- * current state (one primary-key lookup per request or handshake) and compares the version exactly, so signing out, a disabled operator, a reset password or a new role takes effect
- * on the next request. Renewal never extends a session past `SESSION_MAX_HOURS` after sign-in.
+ * operator id, `ver` = the operator's token version and `sid` = its row in `operator_sessions`;
+ * every verification reads the operator with that row (one statement per request or handshake) and
+ * compares the version exactly, so ending this session (its row deleted), signing out everywhere, a
+ * disabled operator, a reset password or a new role takes effect on the next request. Renewal
+ * never extends a session past `SESSION_MAX_HOURS` after sign-in.
  */
 @Injectable()
 export class AuthService {
@@ -117,8 +135,9 @@ export class AuthService {
   async login(
     username: string,
     password: string,
-    ip: string,
+    client: ClientInfo,
   ): Promise<{ operator: OperatorEntity; token: string }> {
+    const { ip } = client;
     // The attempt is counted as failed before the password is looked at, so parallel guesses
     // cannot all pass the check; `succeeded` takes the count back.
     const waitMs = await this.loginThrottle.reserveAttempt(username, ip);
@@ -140,8 +159,13 @@ export class AuthService {
       throw new ForbiddenException(ACCOUNT_DISABLED);
     }
     await this.loginThrottle.succeeded(username, ip);
-    this.logger.log({ msg: 'signed in', operatorId: found.id });
-    return { operator: found, token: await this.issueToken(found.id, found.tokenVersion) };
+    const sid = await insertOperatorSession(this.db, {
+      operatorId: found.id,
+      userAgent: client.userAgent ?? '',
+      ip,
+    });
+    this.logger.log({ msg: 'signed in', operatorId: found.id, sessionId: sid });
+    return { operator: found, token: await this.issueToken(found.id, found.tokenVersion, sid) };
   }
 
   /**
@@ -169,22 +193,24 @@ export class AuthService {
    * `currentPassword` under the same slow-down as sign-in (per username and per IP): 429 while it
    * applies, 403 for a wrong current password (counted as a failed attempt), 400 when the new
    * password is the current one, 401 when the operator no longer exists or is disabled. Every
-   * session token issued before the change is refused from now on and every API token is revoked
+   * other session ends (`endedSessions`: their sockets are the caller's), every session token
+   * issued before the change is refused from now on and every API token is revoked
    * (`confirmPassword` checks the current one); returns the operator and a fresh
-   * token for the session that made the change.
+   * token for `session`, the one that made the change.
    */
   async changePassword(
-    operatorId: string,
+    session: Pick<Session, 'operator' | 'sessionId'>,
     currentPassword: string,
     newPassword: string,
     ip: string,
-  ): Promise<{ operator: OperatorEntity; token: string }> {
+  ): Promise<{ operator: OperatorEntity; token: string; endedSessions: string[] }> {
+    const operatorId = session.operator.id;
     const operator = await this.confirmPassword(operatorId, currentPassword, ip);
     if (currentPassword === newPassword)
       throw new BadRequestException('Choose a new password that differs from the current one.');
     operator.passwordHash = await hashPassword(newPassword);
     operator.passwordChangedAt = new Date();
-    const version = await this.db.transaction(async (tx) => {
+    const changed = await this.db.transaction(async (tx) => {
       await tx
         .getRepository(OperatorEntity)
         .update(
@@ -193,35 +219,29 @@ export class AuthService {
         );
       // Someone who learnt the old password may have minted tokens with it.
       await deleteApiTokensOf(tx, operatorId);
-      return bumpTokenVersion(tx, operatorId);
+      const endedSessions = await deleteOperatorSessionsOf(tx, operatorId, session.sessionId);
+      return { version: await bumpTokenVersion(tx, operatorId), endedSessions };
     });
-    if (version === null) throw new UnauthorizedException('This account no longer exists.');
-    operator.tokenVersion = version;
+    if (changed.version === null) throw new UnauthorizedException('This account no longer exists.');
+    operator.tokenVersion = changed.version;
     this.logger.log({ msg: 'password changed by its operator', operatorId });
-    return { operator, token: await this.issueToken(operatorId, version) };
+    const token = await this.issueToken(operatorId, changed.version, session.sessionId);
+    return { operator, token, endedSessions: changed.endedSessions };
   }
 
   /**
-   * Ends every session of `operatorId` (all tokens issued so far are refused from the next
-   * request on, on every API instance). Open sockets are the caller's: `SocketAuthService.disconnectOperator`.
+   * A session token for `operatorId` at token version `version` and session row `sid`, valid for
+   * `SESSION_TTL_MINUTES` but never past `SESSION_MAX_HOURS` after `authAtMs` (the sign-in, ms since
+   * epoch; default now). Throws 401 when that absolute limit has passed.
    */
-  async revokeSessions(operatorId: string): Promise<void> {
-    await bumpTokenVersion(this.db, operatorId);
-  }
-
-  /**
-   * A session token for `operatorId` at token version `version`, valid for `SESSION_TTL_MINUTES`
-   * but never past `SESSION_MAX_HOURS` after `authAtMs` (the sign-in, ms since epoch; default now).
-   * Throws 401 when that absolute limit has passed.
-   */
-  async issueToken(operatorId: string, version: number, authAtMs = Date.now()): Promise<string> {
+  async issueToken(operatorId: string, version: number, sid: string, authAtMs = Date.now()): Promise<string> {
     const now = Date.now();
     const leftMs = Math.min(this.sessionTtlMs, authAtMs + this.sessionMaxMs - now);
     if (leftMs < 1000)
       throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
     const authAt = Math.floor(authAtMs / 1000);
     return this.jwt.signAsync(
-      { sub: operatorId, ver: version, authAt },
+      { sub: operatorId, ver: version, sid, authAt },
       { expiresIn: Math.floor(leftMs / 1000) },
     );
   }
@@ -229,10 +249,12 @@ export class AuthService {
   /**
    * Verifies `token` (signature, expiry) and loads its operator. Throws 401 when the token is
    * missing, malformed, expired, older than `SESSION_MAX_HOURS` since its sign-in, of another
-   * token version than the operator's (signed out, password changed, disabled or re-enabled since),
-   * or belongs to an operator that no longer exists or is disabled; 503 when Postgres cannot be read.
+   * token version than the operator's (signed out everywhere, password changed, disabled or
+   * re-enabled since), of a session that was ended, or belongs to an operator that no longer exists
+   * or is disabled; 503 when Postgres cannot be read. With `client`, a request of that session is
+   * recorded (its last-seen time and address, at most once a minute).
    */
-  async verifySession(token: string | undefined): Promise<Session> {
+  async verifySession(token: string | undefined, client?: ClientInfo): Promise<Session> {
     if (!token) throw new UnauthorizedException('Sign in first.');
     let claims: SessionClaims;
     try {
@@ -247,6 +269,8 @@ export class AuthService {
       typeof claims.sub !== 'string' ||
       !/^[0-9a-f-]{36}$/i.test(claims.sub) ||
       !Number.isInteger(claims.ver) ||
+      typeof claims.sid !== 'string' ||
+      !UUID.test(claims.sid) ||
       !Number.isFinite(claims.authAt)
     ) {
       throw new UnauthorizedException('Sign in first.');
@@ -254,18 +278,23 @@ export class AuthService {
     if (Date.now() >= claims.authAt * 1000 + this.sessionMaxMs) {
       throw new UnauthorizedException('Your session reached its maximum length: sign in again.');
     }
-    const operator = await findOperatorById(this.db, claims.sub).catch((e: Error) => {
+    const unavailable = (e: Error): never => {
       this.logger.error({ msg: 'could not load the operator of a session', err: e.message });
       throw databaseUnavailable(e);
-    });
-    if (!operator || operator.disabled)
-      throw new UnauthorizedException('This account is disabled or no longer exists.');
+    };
+    const found = await findSessionWithOperator(this.db, claims.sub, claims.sid).catch(unavailable);
+    if (!found) throw new UnauthorizedException('This session has ended: sign in again.');
+    const { operator } = found;
+    if (operator.disabled) throw new UnauthorizedException('This account is disabled or no longer exists.');
     if (claims.ver !== operator.tokenVersion)
       throw new UnauthorizedException('This session has ended: sign in again.');
+    if (client && Date.now() - found.lastSeenAt.getTime() >= SESSION_SEEN_EVERY_MS)
+      await touchOperatorSession(this.db, claims.sid, client.ip).catch(unavailable);
     const { id, username, displayName, role, language } = operator;
     return {
       operator: { id, username, displayName, role, language },
       version: claims.ver,
+      sessionId: claims.sid,
       authAt: claims.authAt * 1000,
       issuedAt: claims.iat * 1000,
       expiresAt: claims.exp * 1000,
@@ -319,6 +348,6 @@ export class AuthService {
 
   /** A renewed token for `session`: same operator, version and sign-in time. */
   renewToken(session: Session): Promise<string> {
-    return this.issueToken(session.operator.id, session.version, session.authAt);
+    return this.issueToken(session.operator.id, session.version, session.sessionId, session.authAt);
   }
 }

@@ -43,9 +43,14 @@ export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
 /** Room every socket of an operator joins, so all of them can be reached (and disconnected) at once. */
 export const operatorRoom = (operatorId: string): string => `operator:${operatorId}`;
 
+/** Room of the sockets of one session (a signed-in browser), so ending it disconnects those only. */
+export const sessionRoom = (sessionId: string): string => `session:${sessionId}`;
+
 /** `socket.data` after the handshake middleware ran. */
 export interface AuthenticatedSocketData {
   operator: AuthenticatedOperator;
+  /** The session (row of `operator_sessions`) whose cookie the handshake carried. */
+  sessionId: string;
   /** When the handshake's session token expires (ms since the epoch): the socket is disconnected then. */
   sessionExpiresAt: number;
 }
@@ -109,10 +114,12 @@ export class SocketAuthService {
     nsp.use((socket, next) => {
       this.authenticate(socket).then(
         // Joined before the connection event, so no revocation can slip between the check and the room.
-        () =>
-          Promise.resolve(
-            socket.join(operatorRoom((socket.data as AuthenticatedSocketData).operator.id)),
-          ).then(() => next(), next),
+        () => {
+          const data = socket.data as AuthenticatedSocketData;
+          return Promise.resolve(
+            socket.join([operatorRoom(data.operator.id), sessionRoom(data.sessionId)]),
+          ).then(() => next(), next);
+        },
         (e: Error) => {
           // A session that could not be checked (database down) is not a signed-out operator.
           const refusal =
@@ -143,6 +150,7 @@ export class SocketAuthService {
     const session = await this.auth.verifySession(sessionTokenOf(socket.request));
     const data = socket.data as AuthenticatedSocketData;
     data.operator = session.operator;
+    data.sessionId = session.sessionId;
     data.sessionExpiresAt = session.expiresAt;
     return session.operator;
   }
@@ -177,6 +185,17 @@ export class SocketAuthService {
     // published is logged by the adapter, and those sockets are refused at their next handshake.
     for (const nsp of this.namespaces) nsp.in(operatorRoom(operatorId)).disconnectSockets(true);
     this.logger.log({ msg: 'disconnected the sockets of an operator whose sessions ended', operatorId });
+  }
+
+  /**
+   * Disconnects the open sockets of the sessions `sessionIds` on every API instance (the operator's
+   * other sessions keep theirs): call after those sessions ended.
+   */
+  disconnectSessions(sessionIds: readonly string[]): void {
+    if (sessionIds.length === 0) return;
+    const rooms = sessionIds.map(sessionRoom);
+    for (const nsp of this.namespaces) nsp.in(rooms).disconnectSockets(true);
+    this.logger.log({ msg: 'disconnected the sockets of ended sessions', sessions: sessionIds.length });
   }
 
   /** Whether `req` has no `Origin` (not a browser page) or the API's own or an allowed one. */

@@ -98,6 +98,7 @@ describe('triage status', () => {
       false_positive: 0,
       risk_accepted: 0,
       fixed: 0,
+      needs_review: 0,
     });
   });
 
@@ -450,10 +451,27 @@ describe('audit log and report rules', () => {
     expect(first.body.events).toHaveLength(2);
     const next = await http()
       .get('/api/audit')
-      .query({ limit: '2', before: String(first.body.nextBefore) })
+      .query({ limit: '2', cursor: first.body.nextCursor })
       .set(asAdmin)
       .expect(200);
     expect(next.body.events[0].id).toBeLessThan(first.body.events[1].id);
+    expect(Date.parse(next.body.events[0].createdAt)).toBeLessThanOrEqual(
+      Date.parse(first.body.events[1].createdAt),
+    );
+    await http().get('/api/audit').query({ cursor: '12' }).set(asAdmin).expect(400);
+    await http().get('/api/audit').query({ from: 'yesterday' }).set(asAdmin).expect(400);
+    const today = new Date().toISOString().slice(0, 10);
+    const inRange = await http()
+      .get('/api/audit')
+      .query({ from: today, limit: '200' })
+      .set(asAdmin)
+      .expect(200);
+    expect(inRange.body.events.length).toBeGreaterThan(0);
+    await http()
+      .get('/api/audit')
+      .query({ to: '2000-01-01' })
+      .set(asAdmin)
+      .expect(200, { events: [], nextCursor: null });
   });
 
   it('records settings changes and operator management without secrets', async () => {

@@ -2,6 +2,8 @@ import fs from 'node:fs/promises';
 import { InjectQueue } from '@nestjs/bullmq';
 import {
   ConflictException,
+  HttpException,
+  HttpStatus,
   Inject,
   Injectable,
   Logger,
@@ -23,11 +25,14 @@ import {
   failImportJob,
   findImportJob,
   IMPORT_JOB_LOST_REASON,
+  ImportQuotaExceeded,
+  type ImportQuota,
   type ImportJobRecord,
   importJobView,
   listImportJobs,
 } from '@corpus-chat/corpus-queries';
 import { inSpan, REDIS_CLIENT, RedisKeys, traceCarrier } from '@corpus-chat/server-core';
+import { describeBytes } from '../errors/client-error.filter';
 
 /** An uploaded file as multer's disk storage hands it over. */
 export interface UploadedReportFile {
@@ -46,6 +51,20 @@ export function utf8Name(name: string): string {
   const bytes = Buffer.from(name, 'latin1');
   const decoded = bytes.toString('utf8');
   return Buffer.from(decoded, 'utf8').equals(bytes) ? decoded : name;
+}
+
+/** 429 for uploads past the operator's import quota, saying what is waiting and what to do. */
+function quotaRefusal({ backlog, adding, quota }: ImportQuotaExceeded): HttpException {
+  const fix =
+    'Wait for some to finish, or cancel ones you no longer need (Reports → Imports), then send these files again.';
+  const message =
+    backlog.imports + adding.imports > quota.imports
+      ? `You have ${backlog.imports} imports waiting or running, and these ${adding.imports} would pass your limit of ${quota.imports}; nothing was imported. ${fix}`
+      : `Your queued uploads hold ${describeBytes(backlog.bytes)}, and these ${describeBytes(adding.bytes)} would pass your limit of ${describeBytes(quota.bytes)}; nothing was imported. ${fix}`;
+  return new HttpException(
+    { statusCode: 429, error: 'IMPORT_QUOTA', message, queued: backlog.imports, queuedBytes: backlog.bytes },
+    HttpStatus.TOO_MANY_REQUESTS,
+  );
 }
 
 /**
@@ -67,23 +86,35 @@ export class ImportsService {
 
   /**
    * Queues one import per file, in upload order; the local files are removed once their bytes are
-   * in Postgres. @throws ServiceUnavailableException when Redis cannot take the jobs (the imports
-   * are then removed: nothing stays half-queued).
+   * in Postgres. @throws 429 when the files would take the operator past `quota` (imports queued
+   * or running, bytes of queued uploads), ServiceUnavailableException when Redis cannot take the
+   * jobs (the imports are then removed: nothing stays half-queued).
    */
-  queueImports(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
+  queueImports(
+    files: UploadedReportFile[],
+    operatorId: string,
+    quota: ImportQuota,
+  ): Promise<ImportJobView[]> {
     return inSpan('import.queue', { 'corpus_chat.files': files.length }, () =>
-      this.queueImportsNow(files, operatorId),
+      this.queueImportsNow(files, operatorId, quota),
     );
   }
 
-  private async queueImportsNow(files: UploadedReportFile[], operatorId: string): Promise<ImportJobView[]> {
+  private async queueImportsNow(
+    files: UploadedReportFile[],
+    operatorId: string,
+    quota: ImportQuota,
+  ): Promise<ImportJobView[]> {
     let jobs: ImportJobRecord[];
     try {
       jobs = await createImportJobs(
         this.dataSource,
         operatorId,
         files.map((f) => ({ filename: utf8Name(f.originalname), uploadPath: f.path, sizeBytes: f.size })),
+        quota,
       );
+    } catch (e) {
+      throw e instanceof ImportQuotaExceeded ? quotaRefusal(e) : e;
     } finally {
       // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
       await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));

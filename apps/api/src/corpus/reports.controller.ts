@@ -5,6 +5,7 @@ import {
   Get,
   HttpCode,
   HttpStatus,
+  Inject,
   Patch,
   Post,
   Query,
@@ -25,6 +26,7 @@ import { Roles } from '../auth/auth.decorators';
 import { CurrentOperator, type AuthenticatedOperator } from '../auth/current-operator';
 import { IntIdParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
+import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 import { CorpusService } from './corpus.service';
 import { ImportLimitFilter } from './import-limit.filter';
 import { IMPORT_FILES_FIELD } from './import-upload';
@@ -43,6 +45,7 @@ export class ReportsController {
   constructor(
     private readonly corpus: CorpusService,
     private readonly imports: ImportsService,
+    @Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions,
   ) {}
 
   @Get()
@@ -70,7 +73,7 @@ export class ReportsController {
   @ApiOperation({
     summary: 'Queue scanner or native report files (field "files") for import; one queued import per file',
     description:
-      '202 with one import per file (follow it with the `import:event` socket message or GET /api/imports/:id: it ends ready, failed with the refusal, e.g. a duplicate or an unsupported format, or cancelled); 413 a file over the size limit (refused while it streams) or too many files (20 by default); 400 no file, or a file in another field than "files"; 503 the queue is unavailable. Nothing is queued unless every file was received.',
+      '202 with one import per file (follow it with the `import:event` socket message or GET /api/imports/:id: it ends ready, failed with the refusal, e.g. a duplicate or an unsupported format, or cancelled); 413 a file over the size limit (refused while it streams) or too many files (20 by default); 429 the operator already has too many imports waiting or running, or too many bytes of queued uploads; 400 no file, or a file in another field than "files"; 503 the queue is unavailable. Nothing is queued unless every file was received.',
   })
   async import(
     @UploadedFiles() files: UploadedReportFile[] | undefined,
@@ -81,7 +84,8 @@ export class ReportsController {
         `upload one or more files in the multipart field '${IMPORT_FILES_FIELD}' (none was sent)`,
       );
     }
-    return { imports: await this.imports.queueImports(files, operator.id) };
+    const quota = { imports: this.options.maxQueuedImports, bytes: this.options.maxQueuedBytes };
+    return { imports: await this.imports.queueImports(files, operator.id, quota) };
   }
 
   @Patch(':id')

@@ -10,6 +10,7 @@ import type { CreateOperatorDto, OperatorView, UpdateOperatorDto } from '@corpus
 import {
   OperatorEntity,
   bumpTokenVersion,
+  deleteOperatorSessionsOf,
   deleteApiTokensOf,
   isUniqueViolation,
   recordAuditEvent,
@@ -123,7 +124,10 @@ export class OperatorsService {
           ...(dto.password !== undefined ? { passwordReset: true } : {}),
         },
       });
-      if (revoke) saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
+      if (revoke) {
+        saved.tokenVersion = (await bumpTokenVersion(tx, id)) ?? saved.tokenVersion;
+        await deleteOperatorSessionsOf(tx, id);
+      }
       // A disabled account's API tokens go for good (re-enabling it must not revive them), and so
       // do those of a reset password (whoever knew the old one may have minted them).
       if (dto.disabled === true || dto.password !== undefined) await deleteApiTokensOf(tx, id);

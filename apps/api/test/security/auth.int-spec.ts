@@ -11,7 +11,7 @@ import { JwtService } from '@nestjs/jwt';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { OperatorEntity } from '@corpus-chat/corpus-queries';
+import { insertOperatorSession, OperatorEntity } from '@corpus-chat/corpus-queries';
 import {
   createTestDatabase,
   insertTestOperator,
@@ -51,12 +51,17 @@ const http = () => request(baseUrl);
 const operatorCount = () => db.dataSource.getRepository(OperatorEntity).count();
 const signToken = (secret: string, claims: Record<string, unknown>) =>
   new JwtService({ secret }).signAsync(claims, { algorithm: 'HS256' });
-/** A hand-made session token of operator `sub` at its current token version, signed in at `iat` unless `authAt` says otherwise. */
+/** A hand-made session token of operator `sub` at its current token version, of a new session row, signed in at `iat` unless `authAt` says otherwise. */
 const signSession = async (claims: { sub: string; iat: number; exp: number; authAt?: number }) => {
   const { tokenVersion } = await db.dataSource
     .getRepository(OperatorEntity)
     .findOneByOrFail({ id: claims.sub });
-  return signToken(env.JWT_SECRET!, { ver: tokenVersion, authAt: claims.iat, ...claims });
+  const sid = await insertOperatorSession(db.dataSource, {
+    operatorId: claims.sub,
+    userAgent: 'test',
+    ip: '',
+  });
+  return signToken(env.JWT_SECRET!, { ver: tokenVersion, sid, authAt: claims.iat, ...claims });
 };
 
 describe('sign-in', () => {

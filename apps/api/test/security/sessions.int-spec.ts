@@ -7,7 +7,7 @@ import { JwtService } from '@nestjs/jwt';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { OperatorEntity } from '@corpus-chat/corpus-queries';
+import { insertOperatorSession, OperatorEntity } from '@corpus-chat/corpus-queries';
 import {
   createTestDatabase,
   insertTestOperator,
@@ -50,8 +50,15 @@ const login = (target: string, username: string, password: string, forwardedFor?
 };
 const versionOf = async (id: string) =>
   (await db.dataSource.getRepository(OperatorEntity).findOneByOrFail({ id })).tokenVersion;
-const sign = (claims: Record<string, unknown>) =>
-  new JwtService({ secret: env.JWT_SECRET! }).signAsync(claims, { algorithm: 'HS256' });
+/** A hand-made session token of a new, live session row of operator `claims.sub`. */
+const sign = async (claims: Record<string, unknown> & { sub: string }) =>
+  new JwtService({ secret: env.JWT_SECRET! }).signAsync(
+    {
+      sid: await insertOperatorSession(db.dataSource, { operatorId: claims.sub, userAgent: 'test', ip: '' }),
+      ...claims,
+    },
+    { algorithm: 'HS256' },
+  );
 const cookieOf = (res: request.Response) =>
   ([] as string[])
     .concat(res.headers['set-cookie'] ?? [])
@@ -185,18 +192,113 @@ describe('TRUST_PROXY', () => {
 });
 
 describe('revocable sessions', () => {
-  it('logout ends the session: the same cookie gets 401, its open socket is disconnected and a new handshake is refused', async () => {
+  it('logout ends this session only: its cookie gets 401 and its socket drops, the other session and its socket go on', async () => {
     const op = await insertTestOperator(db.dataSource);
     const s = await loginAs(baseUrl, op.username, op.password);
     const other = await loginAs(baseUrl, op.username, op.password);
-    const socket = await connectChatSocket(baseUrl, other);
-    const disconnected = new Promise<string>((resolve) => socket.once('disconnect', resolve));
-    expect((await request(baseUrl).post('/api/auth/logout').set(s.headers)).status).toBe(204);
-    expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
-    expect((await request(baseUrl).get('/api/auth/me').set(other.headers)).status).toBe(401);
-    expect(await disconnected).toBe('io server disconnect');
-    await expect(connectChatSocket(baseUrl, s)).rejects.toThrow('unauthorized');
-    await expect(loginAs(baseUrl, op.username, op.password)).resolves.toBeDefined();
+    const mine = await connectChatSocket(baseUrl, s);
+    const theirs = await connectChatSocket(baseUrl, other);
+    const disconnected = new Promise<string>((resolve) => mine.once('disconnect', resolve));
+    try {
+      expect((await request(baseUrl).post('/api/auth/logout').set(s.headers)).status).toBe(204);
+      expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
+      expect(await disconnected).toBe('io server disconnect');
+      await expect(connectChatSocket(baseUrl, s)).rejects.toThrow('unauthorized');
+      expect((await request(baseUrl).get('/api/auth/me').set(other.headers)).status).toBe(200);
+      // The other session's socket was left connected: it still answers.
+      expect(theirs.connected).toBe(true);
+      expect(await theirs.timeout(5000).emitWithAck('whoami')).toMatchObject({ id: op.id });
+      const listed = await request(baseUrl).get('/api/auth/sessions').set(other.headers);
+      expect(listed.body.map((x: { current: boolean }) => x.current)).toEqual([true]);
+    } finally {
+      theirs.close();
+    }
+  });
+
+  it('sign out everywhere ends every session and socket of the operator, and no other operator’s', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const bystander = await insertTestOperator(db.dataSource);
+    const a = await loginAs(baseUrl, op.username, op.password);
+    const b = await loginAs(baseUrl, op.username, op.password);
+    const c = await loginAs(baseUrl, bystander.username, bystander.password);
+    const socketB = await connectChatSocket(baseUrl, b);
+    const socketC = await connectChatSocket(baseUrl, c);
+    const dropped = new Promise<string>((resolve) => socketB.once('disconnect', resolve));
+    try {
+      const r = await request(baseUrl).post('/api/auth/logout-everywhere').set(a.headers);
+      expect(r.status).toBe(204);
+      expect(String(r.headers['set-cookie'])).toMatch(/cc_session=;/);
+      expect(await dropped).toBe('io server disconnect');
+      for (const s of [a, b])
+        expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(401);
+      expect((await request(baseUrl).get('/api/auth/me').set(c.headers)).status).toBe(200);
+      expect(await socketC.timeout(5000).emitWithAck('whoami')).toMatchObject({ id: bystander.id });
+      expect(
+        await db.dataSource.query(`SELECT id FROM operator_sessions WHERE operator_id = $1`, [op.id]),
+      ).toEqual([]);
+    } finally {
+      socketC.close();
+    }
+  });
+
+  it('lists my sessions (device, address, created, last seen) and ends one of them, not another operator’s', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const intruder = await insertTestOperator(db.dataSource);
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const phone = await request(baseUrl)
+      .post('/api/auth/login')
+      .set({ ...CSRF_HEADERS, 'User-Agent': ua })
+      .send({ username: op.username, password: op.password });
+    const phoneCookie = cookieOf(phone)!;
+    const laptop = await loginAs(baseUrl, op.username, op.password);
+    const socket = await connectChatSocket(baseUrl, { cookie: phoneCookie });
+    const dropped = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    const listed = await request(baseUrl).get('/api/auth/sessions').set(laptop.headers);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toHaveLength(2);
+    const phoneRow = listed.body.find((x: { userAgent: string }) => x.userAgent === ua);
+    expect(phoneRow).toMatchObject({ current: false, ip: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(Date.parse(phoneRow.createdAt)).toBeLessThanOrEqual(Date.parse(phoneRow.lastSeenAt));
+    expect(listed.body.filter((x: { current: boolean }) => x.current)).toHaveLength(1);
+    // Another operator cannot see or end it.
+    const other = await loginAs(baseUrl, intruder.username, intruder.password);
+    expect((await request(baseUrl).get('/api/auth/sessions').set(other.headers)).body).toHaveLength(1);
+    expect(
+      (await request(baseUrl).delete(`/api/auth/sessions/${phoneRow.id}`).set(other.headers)).status,
+    ).toBe(404);
+    expect(socket.connected).toBe(true);
+    expect(
+      (await request(baseUrl).delete(`/api/auth/sessions/${phoneRow.id}`).set(laptop.headers)).status,
+    ).toBe(204);
+    expect(await dropped).toBe('io server disconnect');
+    expect((await request(baseUrl).get('/api/auth/me').set('Cookie', phoneCookie)).status).toBe(401);
+    expect((await request(baseUrl).get('/api/auth/me').set(laptop.headers)).status).toBe(200);
+    expect((await request(baseUrl).delete('/api/auth/sessions/not-a-uuid').set(laptop.headers)).status).toBe(
+      400,
+    );
+  });
+
+  it('records a session’s last request at most once a minute, not once per request', async () => {
+    const op = await insertTestOperator(db.dataSource);
+    const s = await loginAs(baseUrl, op.username, op.password);
+    const seen = async () =>
+      (
+        await db.dataSource.query(
+          `SELECT last_seen_at, xmin::text AS xmin FROM operator_sessions WHERE operator_id = $1`,
+          [op.id],
+        )
+      )[0] as { last_seen_at: Date; xmin: string };
+    const first = await seen();
+    for (let i = 0; i < 5; i++)
+      expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(200);
+    // The row was not rewritten (same tuple version).
+    expect((await seen()).xmin).toBe(first.xmin);
+    await db.dataSource.query(
+      `UPDATE operator_sessions SET last_seen_at = now() - interval '2 minutes' WHERE operator_id = $1`,
+      [op.id],
+    );
+    expect((await request(baseUrl).get('/api/auth/me').set(s.headers)).status).toBe(200);
+    expect(Date.now() - (await seen()).last_seen_at.getTime()).toBeLessThan(30_000);
   });
 
   it('logout on one instance disconnects the operator’s sockets on another (through the adapter)', async () => {

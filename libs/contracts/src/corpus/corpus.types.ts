@@ -62,6 +62,10 @@ export const REPORT_FILE_EXTENSIONS: Record<ReportFormat, readonly string[]> = {
 export const FINDING_ORIGINS = ['import', 'edit', 'extraction', 'manual'] as const;
 export type FindingOrigin = (typeof FINDING_ORIGINS)[number];
 
+/** Where a finding itself came from (its version 1): a scanner import, a model's extraction, a person. */
+export const FINDING_SOURCES = ['import', 'extraction', 'manual'] as const satisfies readonly FindingOrigin[];
+export type FindingSource = (typeof FINDING_SOURCES)[number];
+
 /** `extract` and `goal` are written by document extraction; the others by operators too. */
 export const NOTE_STAGES = ['extract', 'goal', 'triage', 'retest', 'verdict', 'general'] as const;
 export type NoteStage = (typeof NOTE_STAGES)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
+import { FINDING_SOURCES, REPORT_FORMATS, SEVERITIES, VERDICT_STATUSES } from './corpus.types';
 import { FINDING_EDIT_FILTERS, TRIAGE_STATUSES } from '../triage/triage.types';
 import {
   ID_MAX,
@@ -53,4 +53,14 @@ export const findingFilterSchema = z.strictObject({
   edited: optionalField(lowered, z.enum(FINDING_EDIT_FILTERS)),
 });
 
-export type FindingFilter = z.output<typeof findingFilterSchema>;
+/**
+ * The filter of the findings list (REST, the web Findings page, the query layer): the tools' filter
+ * plus `origin`, where the finding came from (its version 1: `import` a scanner file, `extraction`
+ * a model read it in a PDF report, `manual` a person entered it). The model's tools leave it out:
+ * it would cost every request's prompt for a question operators ask the list, not the chat.
+ */
+export const findingListFilterSchema = findingFilterSchema.extend({
+  origin: optionalField(lowered, z.enum(FINDING_SOURCES)),
+});
+
+export type FindingFilter = z.output<typeof findingListFilterSchema>;

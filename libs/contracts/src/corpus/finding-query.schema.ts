@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { findingFilterSchema } from './finding-filter.schema';
+import { findingListFilterSchema } from './finding-filter.schema';
 import { countFindingsByArgsSchema, searchFindingsArgsSchema } from '../tools/tool-args.schema';
+import { optionalField } from '../validation/zod-fields';
 
 /**
  * Query strings of the findings endpoints, derived from the tools' argument schemas: the REST API
@@ -9,12 +10,22 @@ import { countFindingsByArgsSchema, searchFindingsArgsSchema } from '../tools/to
  */
 const restFilter = { includeArchived: true } as const;
 
-/** `GET /api/findings/export.csv|json`: a finding filter. */
-export const findingFilterQuerySchema = findingFilterSchema.omit(restFilter);
+/** `GET /api/findings/export.csv|json`: a finding filter (with `origin`, which the tools leave out). */
+export const findingFilterQuerySchema = findingListFilterSchema.omit(restFilter);
 export type FindingFilterQuery = z.output<typeof findingFilterQuerySchema>;
 
-/** `GET /api/findings`: a finding filter plus a page (limit ≤ 50, default 10). */
-export const searchFindingsQuerySchema = searchFindingsArgsSchema.omit(restFilter);
+/** What `searchFindings` takes: the `search_findings` tool's arguments plus `origin`. */
+export const searchFindingsListSchema = searchFindingsArgsSchema.extend({
+  origin: findingListFilterSchema.shape.origin,
+});
+
+/** What `countFindingsBy` takes: the `count_findings_by` tool's arguments, the filter with `origin`. */
+export const countFindingsByListSchema = countFindingsByArgsSchema.extend({
+  filter: optionalField((v) => (v === null ? undefined : v), findingListFilterSchema),
+});
+
+/** `GET /api/findings`: a finding filter (with `origin`) plus a page (limit ≤ 50, default 10). */
+export const searchFindingsQuerySchema = searchFindingsListSchema.omit(restFilter);
 export type SearchFindingsQuery = z.output<typeof searchFindingsQuerySchema>;
 
 /** `GET /api/findings/counts`: `groupBy` and the filter's fields flat; a page is accepted and ignored. */

@@ -47,3 +47,17 @@ export interface ApiTokenView {
 export interface CreatedApiToken extends ApiTokenView {
   secret: string;
 }
+
+/** A signed-in browser of the operator, as `GET /api/auth/sessions` lists it. */
+export interface SessionView {
+  id: string;
+  /** The `User-Agent` it signed in with ('' when it sent none). */
+  userAgent: string;
+  /** The client address of its latest request. */
+  ip: string;
+  createdAt: string;
+  /** ISO 8601 of its latest request, to the minute. */
+  lastSeenAt: string;
+  /** Whether this is the session that asked. */
+  current: boolean;
+}

@@ -1,16 +1,10 @@
 import { z } from 'zod';
 import { SEVERITIES, VERDICT_STATUSES } from '../corpus/corpus.types';
-import {
-  cweNumbers,
-  isoDateText,
-  operatorIdFilter,
-  optionalQueryInt,
-  optionalText,
-  pageLimit,
-} from '../validation/dto-fields';
+import { cweNumbers, isoDateText, operatorIdFilter, optionalText, pageLimit } from '../validation/dto-fields';
 import { zodDto } from '../validation/zod-dto';
 import {
   AUDIT_ACTIONS,
+  AUDIT_CURSOR_PATTERN,
   AUDIT_SUBJECT_TYPES,
   BULK_STATUS_MAX,
   OPERATOR_NOTE_STAGES,
@@ -83,8 +77,15 @@ export class AuditQueryDto extends zodDto(
     actorId: operatorIdFilter(),
     subjectType: oneOf(AUDIT_SUBJECT_TYPES).optional(),
     subjectId: z.string().max(100).optional(),
-    /** Only events with a smaller id (the previous page's `nextBefore`). */
-    before: optionalQueryInt(1),
+    /** Events at or after this date or date-time (ISO 8601; a date without an offset is UTC). */
+    from: isoDateText('must be an ISO 8601 date or date-time').optional(),
+    /** Events before this date or date-time (ISO 8601; a date without an offset is UTC). */
+    to: isoDateText('must be an ISO 8601 date or date-time').optional(),
+    /** The previous page's `nextCursor`. */
+    cursor: z
+      .string()
+      .regex(AUDIT_CURSOR_PATTERN, { error: 'must be a nextCursor the API answered' })
+      .optional(),
     limit: pageLimit(),
   }),
 ) {}

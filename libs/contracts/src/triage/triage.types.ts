@@ -2,10 +2,18 @@ import type { FindingVersionView, NoteStage, VerdictStatus } from '../corpus/cor
 
 /**
  * Triage status of a finding, as a person decided it (the machine proposes, people dispose).
- * Every finding starts `open`. The vocabulary follows DefectDojo's finding states (active,
- * verified, false positive, risk accepted, mitigated).
+ * Every finding starts `open`, but one a model extracted from a PDF report starts `needs_review`:
+ * PDF text can steer the model, so a person confirms or dismisses it first. The vocabulary follows
+ * DefectDojo's finding states (active, verified, false positive, risk accepted, mitigated).
  */
-export const TRIAGE_STATUSES = ['open', 'confirmed', 'false_positive', 'risk_accepted', 'fixed'] as const;
+export const TRIAGE_STATUSES = [
+  'open',
+  'confirmed',
+  'false_positive',
+  'risk_accepted',
+  'fixed',
+  'needs_review',
+] as const;
 export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
 
 /**
@@ -18,6 +26,8 @@ export const TRIAGE_TRANSITIONS: Record<TriageStatus, readonly TriageStatus[]> =
   false_positive: ['open'],
   risk_accepted: ['open', 'fixed'],
   fixed: ['open'],
+  // Nothing goes back to `needs_review`: only an extraction sets it.
+  needs_review: ['confirmed', 'false_positive', 'open', 'risk_accepted', 'fixed'],
 };
 
 /** Statuses whose change needs a reason (a dismissal or acceptance must say why; so must a reopening). */
@@ -118,6 +128,8 @@ export const AUDIT_ACTIONS = [
   'api_token.revoke',
   'webhook.create',
   'webhook.delete',
+  'api_token.read',
+  'mcp.call',
   'turn.feedback',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -139,8 +151,11 @@ export interface AuditEventView {
   createdAt: string;
 }
 
-/** `GET /api/audit`: newest first; `nextBefore` is the id to pass as `before` for the next page. */
+/** An audit page's cursor: its last event's time (microseconds since the epoch) and id. */
+export const AUDIT_CURSOR_PATTERN = /^(\d{1,17})_(\d{1,19})$/;
+
+/** `GET /api/audit`: newest first by time; `nextCursor` is what to pass as `cursor` for the next page (null: the last). */
 export interface AuditPage {
   events: AuditEventView[];
-  nextBefore: number | null;
+  nextCursor: string | null;
 }

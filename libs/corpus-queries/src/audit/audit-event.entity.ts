@@ -7,9 +7,10 @@ import type { AuditAction, AuditEventView } from '@corpus-chat/contracts';
  * UPDATE and DELETE); no foreign keys, so an event outlives the report or operator it names.
  */
 @Entity('audit_events')
-@Index('ix_audit_events_action', ['action', 'id'])
-@Index('ix_audit_events_actor', ['actorId', 'id'])
-@Index('ix_audit_events_subject', ['subjectType', 'subjectId', 'id'])
+@Index('ix_audit_events_time', ['createdAt', 'id'])
+@Index('ix_audit_events_action', ['action', 'createdAt', 'id'])
+@Index('ix_audit_events_actor', ['actorId', 'createdAt', 'id'])
+@Index('ix_audit_events_subject', ['subjectType', 'subjectId', 'createdAt', 'id'])
 export class AuditEventEntity {
   @PrimaryGeneratedColumn('identity', {
     type: 'bigint',

@@ -1,6 +1,11 @@
 import os from 'node:os';
 import type { EntityManager } from 'typeorm';
-import type { AuditAction, AuditEventView, AuditPage } from '@corpus-chat/contracts';
+import {
+  AUDIT_CURSOR_PATTERN,
+  type AuditAction,
+  type AuditEventView,
+  type AuditPage,
+} from '@corpus-chat/contracts';
 import { storableJson } from '../chat/storable';
 
 /**
@@ -71,41 +76,70 @@ export interface AuditFilter {
   actorId?: string;
   subjectType?: AuditEventView['subjectType'];
   subjectId?: string;
-  /** Only events with a smaller id (keyset paging, newest first). */
-  before?: number;
+  /** Events at or after this instant (ISO 8601). */
+  from?: string;
+  /** Events before this instant (ISO 8601). */
+  to?: string;
+  /** Events after this one in the order (the previous page's `nextCursor`). */
+  cursor?: string;
   /** Page size, 1–200 (default 50). */
   limit?: number;
 }
 
+/** `v` (ISO 8601 date or date-time) as an instant; without an offset it is UTC, whatever the server's zone. */
+function utcInstant(v: string): string {
+  const t = v.replace(' ', 'T');
+  const hasOffset = /T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(t);
+  // Passed to Postgres as text: a JS Date would drop the microseconds.
+  return hasOffset ? t : t.includes('T') ? `${t}Z` : `${t}T00:00:00Z`;
+}
+
 /**
- * Audit events matching `filter`, newest first, one page; `nextBefore` is null on the last page.
- * The order names the table's bigint column: a bare `id` would be the text alias of the SELECT
- * list, which sorts 9 above 10.
+ * Audit events matching `filter`, newest first by time (events of one transaction share it: then
+ * the later id first), one page; `nextCursor` is null on the last page. Keyset paging on
+ * `(created_at, id)`, served by the indexes that end in those columns.
  */
 export async function listAuditEvents(manager: EntityManager, filter: AuditFilter = {}): Promise<AuditPage> {
   const limit = Math.min(Math.max(filter.limit ?? 50, 1), 200);
   const params: unknown[] = [];
   const where: string[] = [];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
+  const add = (sql: string, ...values: unknown[]) => {
+    where.push(sql.replace(/\?/g, () => `$${params.push(values.shift())}`));
   };
   if (filter.action) add('action = ?', filter.action);
   if (filter.actorId) add('actor_id = ?::uuid', filter.actorId);
   if (filter.subjectType) add('subject_type = ?', filter.subjectType);
   if (filter.subjectId) add('subject_id = ?', filter.subjectId);
-  if (filter.before) add('id < ?', filter.before);
+  if (filter.from) add('created_at >= ?::timestamptz', utcInstant(filter.from));
+  if (filter.to) add('created_at < ?::timestamptz', utcInstant(filter.to));
+  if (filter.cursor) {
+    // The time is in microseconds (exact, unlike a JS Date): events of one transaction share it.
+    const m = AUDIT_CURSOR_PATTERN.exec(filter.cursor);
+    if (!m) throw new RangeError('cursor must be a nextCursor the API answered');
+    add(
+      `(created_at, id) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::bigint)`,
+      m[1],
+      m[2],
+    );
+  }
   params.push(limit + 1);
-  const rows: (Omit<AuditEventView, 'id' | 'createdAt'> & { id: string; createdAt: Date })[] =
+  const rows: (Omit<AuditEventView, 'id' | 'createdAt'> & { id: string; createdAt: Date; micros: string })[] =
     await manager.query(
       `SELECT id::text AS id, action, actor_id AS "actorId", actor_name AS "actorName", subject_type AS "subjectType",
-            subject_id AS "subjectId", before, after, created_at AS "createdAt"
+            subject_id AS "subjectId", before, after, created_at AS "createdAt",
+            (extract(epoch FROM created_at) * 1000000)::bigint::text AS micros
      FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY audit_events.id DESC LIMIT $${params.length}`,
+     ORDER BY audit_events.created_at DESC, audit_events.id DESC LIMIT $${params.length}`,
       params,
     );
-  const events = rows
-    .slice(0, limit)
-    .map((r) => ({ ...r, id: Number(r.id), createdAt: new Date(r.createdAt).toISOString() }));
-  return { events, nextBefore: rows.length > limit ? events[events.length - 1].id : null };
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    events: page.map(({ micros: _micros, ...r }) => ({
+      ...r,
+      id: Number(r.id),
+      createdAt: new Date(r.createdAt).toISOString(),
+    })),
+    nextCursor: rows.length > limit && last ? `${last.micros}_${last.id}` : null,
+  };
 }

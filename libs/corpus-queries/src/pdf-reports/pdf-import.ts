@@ -218,7 +218,9 @@ export async function runPdfImportJob(
     const stored = await dataSource.transaction(async (tx) => {
       const row = await lockJob(tx, job.id);
       if (row.status !== 'parsing') return null;
-      if (fresh.length) progress.findingCount = (await appendFindings(tx, reportId, fresh)).findingCount;
+      // A model's findings wait for a person: PDF text can steer the model into planting some.
+      if (fresh.length)
+        progress.findingCount = (await appendFindings(tx, reportId, fresh, 'needs_review')).findingCount;
       progress.chunksDone = i + 1;
       progress.chunksFailed = failedChunks.length;
       return saveProgress(tx, job.id, progress);

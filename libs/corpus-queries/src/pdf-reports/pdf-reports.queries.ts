@@ -70,13 +70,19 @@ export async function reportFindingKeys(manager: EntityManager, reportId: number
   return new Set(rows.map((r) => findingKey(r.title, r.endpoints)));
 }
 
-/** Appends findings to a report and raises its `finding_count`; returns the new count. Run it inside a transaction. */
+/**
+ * Appends findings to a report and raises its `finding_count`; returns the new count. Run it
+ * inside a transaction. `status` is their triage status (`needs_review` for a model's findings).
+ */
 export async function appendFindings(
   tx: EntityManager,
   reportId: number,
   findings: ParsedFinding[],
+  status: 'open' | 'needs_review' = 'open',
 ): Promise<{ ids: number[]; findingCount: number }> {
   const ids = await insertFindings(tx, reportId, findings);
+  if (status !== 'open')
+    await tx.query(`UPDATE findings SET status = $2 WHERE id = ANY($1::int[])`, [ids, status]);
   // An UPDATE answers [rows, affected count] through TypeORM.
   const [rows]: [{ finding_count: number }[], number] = await tx.query(
     `UPDATE reports SET finding_count = finding_count + $2 WHERE id = $1 RETURNING finding_count`,

@@ -3,7 +3,7 @@ import {
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
-  countFindingsByArgsSchema,
+  countFindingsByListSchema,
   type CountFindingsByArgs,
   type CountFindingsByResult,
   type CountGroup,
@@ -40,7 +40,7 @@ export async function countFindingsBy(
   input: CountFindingsByArgs,
   options?: QueryOptions,
 ): Promise<CountFindingsByResult> {
-  const { groupBy, filter: asked = {} } = parseArgs(countFindingsByArgsSchema, input);
+  const { groupBy, filter: asked = {} } = parseArgs(countFindingsByListSchema, input);
   const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'countFindingsBy', { groupBy, filter }, options, async () => {
     const where = await buildFindingWhere(manager, filter);

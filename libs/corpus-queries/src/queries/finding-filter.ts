@@ -140,6 +140,12 @@ export async function buildFindingWhere(
     );
     applied.edited = filter.edited;
   }
+  if (filter.origin !== undefined) {
+    conditions.push(
+      `EXISTS (SELECT 1 FROM finding_versions o WHERE o.finding_id = f.id AND o.version = 1 AND o.origin = ${params.add(filter.origin)})`,
+    );
+    applied.origin = filter.origin;
+  }
   const sqlWith = (vector: string) =>
     conditions.length ? conditions.map((c) => (typeof c === 'string' ? c : c(vector))).join(' AND ') : 'TRUE';
   return {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import {
   TOOL_ARGS_SCHEMAS,
   checkArgs,
-  findingFilterSchema,
+  findingListFilterSchema,
   type FindingFilter,
 } from '@corpus-chat/contracts';
 
@@ -37,14 +37,14 @@ export function parseArgs<S extends z.ZodType>(schema: S, input: unknown): z.out
 }
 
 /**
- * Checks a finding filter (`findingFilterSchema`) and returns it normalised: `severity`, `verdict`
+ * Checks a finding filter (`findingListFilterSchema`: the tools' filter and `origin`) and returns it normalised: `severity`, `verdict`
  * and `status` lower-cased, ids positive integers, `cwe` a number or `CWE-79`, blank text dropped.
  * Unknown keys are refused (a misspelt filter must not silently count everything).
  *
  * @throws QueryValidationError naming the field.
  */
 export function normaliseFilter(input: unknown): NormalisedFilter {
-  const filter = parseArgs(findingFilterSchema, input);
+  const filter = parseArgs(findingListFilterSchema, input);
   return { ...filter, includeArchived: filter.includeArchived ?? false };
 }
 

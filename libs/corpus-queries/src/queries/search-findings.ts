@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import {
-  searchFindingsArgsSchema,
+  searchFindingsListSchema,
   type FindingRow,
   type SearchFindingsArgs,
   type SearchFindingsResult,
@@ -63,7 +63,7 @@ export async function searchFindings(
   input: SearchFindingsArgs = {},
   options?: QueryOptions,
 ): Promise<SearchFindingsResult> {
-  const { limit, offset, ...asked } = parseArgs(searchFindingsArgsSchema, input);
+  const { limit, offset, ...asked } = parseArgs(searchFindingsListSchema, input);
   const filter: NormalisedFilter = { ...asked, includeArchived: asked.includeArchived ?? false };
   return cachedQuery(manager, 'searchFindings', { filter, limit, offset }, options, async () => {
     const where = await buildFindingWhere(manager, filter);

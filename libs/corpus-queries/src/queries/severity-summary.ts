@@ -20,7 +20,8 @@ export function answerableFromSummary(filter: NormalisedFilter): boolean {
     filter.cwe === undefined &&
     filter.verdict === undefined &&
     filter.status === undefined &&
-    filter.edited === undefined
+    filter.edited === undefined &&
+    filter.origin === undefined
   );
 }
 

@@ -39,6 +39,7 @@ export function plainFilter(f: FindingFilter | AppliedFilter | undefined): Findi
   if (f.includeArchived) out.includeArchived = true;
   if (f.status) out.status = f.status;
   if (f.edited) out.edited = f.edited;
+  if (f.origin) out.origin = f.origin;
   return out;
 }
 
@@ -61,6 +62,7 @@ export function describeFilter(f: FindingFilter | AppliedFilter | undefined): st
   if (f.includeArchived) parts.push('archived reports included');
   if (f.status) parts.push(`status=${f.status}`);
   if (f.edited) parts.push(`edited=${f.edited}`);
+  if (f.origin) parts.push(`origin=${f.origin}`);
   return parts.length ? parts.join(', ') : 'no filter';
 }
 

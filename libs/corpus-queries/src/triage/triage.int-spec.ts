@@ -102,6 +102,7 @@ test('a breakdown by status lists every status, zeros included, as the rows hold
       false_positive: 0,
       risk_accepted: 0,
       fixed: 0,
+      needs_review: 0,
     };
     for (const r of rows) counts[r.status] = r.n;
     return counts;

@@ -39,6 +39,7 @@ const STATUS_RU: Record<TriageStatus, string> = {
   false_positive: 'ложное срабатывание',
   risk_accepted: 'риск принят',
   fixed: 'исправлена',
+  needs_review: 'ждёт проверки',
 };
 const REPORT_STATUS_RU: Record<ReportStatus, string> = {
   extracting: 'извлекается',

@@ -64,6 +64,7 @@ test('status filters and counts reflect triage and edits', async () => {
     false_positive: 2,
     risk_accepted: 0,
     fixed: 0,
+    needs_review: 0,
   });
 
   const bad = await tools.execute('search_findings', { status: 'dismissed' });

@@ -8,7 +8,7 @@ import type { AuditPage, AuditQueryDto } from '@corpus-chat/contracts';
 export class AuditApi {
   private readonly http = inject(HttpClient);
 
-  /** One page of events matching `query` (empty fields left out); page on with `before: nextBefore`. */
+  /** One page of events matching `query` (empty fields left out); page on with `cursor: nextCursor`. */
   list(query: AuditQueryDto): Promise<AuditPage> {
     const params = Object.fromEntries(
       Object.entries(query)

@@ -29,11 +29,11 @@ describe('AuditPage', () => {
 
   beforeEach(async () => {
     api = {
-      list: vi.fn((q: { before?: number }): Promise<AuditPageBody> =>
+      list: vi.fn((q: { cursor?: string }): Promise<AuditPageBody> =>
         Promise.resolve(
-          q.before
-            ? { events: [event(1, 'report.import')], nextBefore: null }
-            : { events: [event(3, 'finding.status')], nextBefore: 3 },
+          q.cursor
+            ? { events: [event(1, 'report.import')], nextCursor: null }
+            : { events: [event(3, 'finding.status')], nextCursor: '1767225600000000_3' },
         ),
       ),
     };
@@ -63,10 +63,10 @@ describe('AuditPage', () => {
       .find((b) => b.textContent?.includes('Older'))!
       .click();
     await vi.waitFor(() => expect(table()).toContain('report.import'), WAIT);
-    expect(api.list).toHaveBeenLastCalledWith({ before: 3, limit: 50 });
+    expect(api.list).toHaveBeenLastCalledWith({ cursor: '1767225600000000_3', limit: 50 });
   });
 
-  it('filters by action and operator', async () => {
+  it('filters by action, operator and days in the browser’s time zone, both days included', async () => {
     const pick = (id: string, value: string) => {
       const s = el().querySelector<HTMLSelectElement>(`#${id}`)!;
       s.value = value;
@@ -74,9 +74,24 @@ describe('AuditPage', () => {
     };
     pick('a-action', 'finding.edit');
     pick('a-actor', 'a1');
+    for (const [id, day] of [
+      ['a-from', '2026-03-01'],
+      ['a-to', '2026-03-31'],
+    ] as const) {
+      const input = el().querySelector<HTMLInputElement>(`#${id}`)!;
+      input.value = day;
+      input.dispatchEvent(new Event('input'));
+    }
     el().querySelector('form')!.dispatchEvent(new Event('submit'));
     await vi.waitFor(
-      () => expect(api.list).toHaveBeenLastCalledWith({ action: 'finding.edit', actorId: 'a1', limit: 50 }),
+      () =>
+        expect(api.list).toHaveBeenLastCalledWith({
+          action: 'finding.edit',
+          actorId: 'a1',
+          from: new Date(2026, 2, 1).toISOString(),
+          to: new Date(2026, 3, 1).toISOString(),
+          limit: 50,
+        }),
       WAIT,
     );
   });

@@ -23,9 +23,15 @@ export function describeFields(fields: Record<string, unknown> | null): string {
     .join(', ');
 }
 
+/** The instant a local calendar day (`2026-12-01`, as a date input gives it) starts, `days` later. */
+export function localDayStart(day: string, days = 0): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(y!, m! - 1, d! + days).toISOString();
+}
+
 /**
- * `/audit` (admins): the audit log, newest first, filtered by action, operator and subject, with
- * each change's before and after.
+ * `/audit` (admins): the audit log, newest first, filtered by action, operator, subject and the
+ * days (in the browser's time zone) it happened, with each change's before and after.
  */
 @Component({
   selector: 'cc-audit-page',
@@ -56,7 +62,7 @@ export class AuditPage {
     }
   }
   protected readonly events = signal<AuditEventView[]>([]);
-  protected readonly nextBefore = signal<number | null>(null);
+  protected readonly nextCursor = signal<string | null>(null);
   protected readonly operators = signal<OperatorView[]>([]);
   protected readonly loading = signal(false);
   protected readonly error = signal<string | null>(null);
@@ -66,6 +72,9 @@ export class AuditPage {
     actorId: [''],
     subjectType: ['' as AuditQueryDto['subjectType'] | ''],
     subjectId: [''],
+    /** `YYYY-MM-DD` (date inputs), both days included. */
+    from: [''],
+    to: [''],
   });
 
   constructor() {
@@ -92,7 +101,9 @@ export class AuditPage {
       ...(v.actorId ? { actorId: v.actorId } : {}),
       ...(v.subjectType ? { subjectType: v.subjectType } : {}),
       ...(v.subjectId.trim() ? { subjectId: v.subjectId.trim() } : {}),
-      ...(more && this.nextBefore() ? { before: this.nextBefore()! } : {}),
+      ...(v.from ? { from: localDayStart(v.from) } : {}),
+      ...(v.to ? { to: localDayStart(v.to, 1) } : {}),
+      ...(more && this.nextCursor() ? { cursor: this.nextCursor()! } : {}),
       limit: PAGE,
     };
     this.loading.set(true);
@@ -100,7 +111,7 @@ export class AuditPage {
     try {
       const page = await this.api.list(query);
       this.events.update((e) => (more ? [...e, ...page.events] : page.events));
-      this.nextBefore.set(page.nextBefore);
+      this.nextCursor.set(page.nextCursor);
     } catch (err) {
       this.error.set(describeHttpError(err));
     } finally {

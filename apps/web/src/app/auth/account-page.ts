@@ -6,11 +6,19 @@ import { AuthStore } from './auth-store';
 import { ChangePasswordForm } from './change-password-form';
 import { NotificationsPreference } from '../chat/notifications-preference';
 import { WebhooksPanel } from '../settings/webhooks-panel';
+import { SessionsPanel } from './sessions-panel';
 
-/** `/account`: who is signed in, "Change my password", the operator's API tokens, notices and webhooks. Every operator. */
+/** `/account`: who is signed in, "Change my password", the operator's sessions, API tokens, notices and webhooks. Every operator. */
 @Component({
   selector: 'cc-account-page',
-  imports: [ChangePasswordForm, ApiTokensPanel, NotificationsPreference, WebhooksPanel, RouterLink],
+  imports: [
+    ChangePasswordForm,
+    SessionsPanel,
+    ApiTokensPanel,
+    NotificationsPreference,
+    WebhooksPanel,
+    RouterLink,
+  ],
   template: `
     <div class="page narrow">
       <header class="page-header">
@@ -33,6 +41,9 @@ import { WebhooksPanel } from '../settings/webhooks-panel';
       </header>
       <section class="panel body">
         <cc-change-password-form />
+      </section>
+      <section class="panel body">
+        <cc-sessions-panel />
       </section>
       <section class="panel body">
         <cc-api-tokens-panel />

@@ -28,9 +28,14 @@ export class AuthApi {
     return firstValueFrom(this.http.post<OperatorView>('/api/auth/login', body));
   }
 
-  /** `POST /api/auth/logout`: clears the cookie. */
+  /** `POST /api/auth/logout`: ends this session and clears the cookie. */
   logout(): Promise<void> {
     return firstValueFrom(this.http.post<void>('/api/auth/logout', {}));
+  }
+
+  /** `POST /api/auth/logout-everywhere`: ends every session of the operator and clears the cookie. */
+  logoutEverywhere(): Promise<void> {
+    return firstValueFrom(this.http.post<void>('/api/auth/logout-everywhere', {}));
   }
 
   /**

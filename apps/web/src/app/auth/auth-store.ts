@@ -85,10 +85,13 @@ export class AuthStore {
     }
   }
 
-  /** Clears the session cookie; the local state is signed out even if the API cannot be reached. */
-  async signOut(): Promise<void> {
+  /**
+   * Ends this session (`everywhere`: every session of the operator) and clears the cookie; the
+   * local state is signed out even if the API cannot be reached.
+   */
+  async signOut(everywhere = false): Promise<void> {
     try {
-      await this.api.logout();
+      await (everywhere ? this.api.logoutEverywhere() : this.api.logout());
     } finally {
       this.state.set({ status: 'signed-out' });
     }

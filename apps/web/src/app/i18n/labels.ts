@@ -44,6 +44,8 @@ export function triageStatusLabel(status: TriageStatus | string): string {
       return $localize`:@@status.riskAccepted:risk accepted`;
     case 'fixed':
       return $localize`:@@status.fixed:fixed`;
+    case 'needs_review':
+      return $localize`:@@status.needsReview:needs review`;
     default:
       return status.replace('_', ' ');
   }

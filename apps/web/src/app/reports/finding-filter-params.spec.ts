@@ -26,6 +26,14 @@ describe('finding filter ⇄ query parameters', () => {
     expect(findingFilterFromQueryParams(params)).toEqual(filter);
   });
 
+  it('round-trips the origin and status a model’s findings are found by, dropping an unknown origin', () => {
+    const filter = { origin: 'extraction' as const, status: 'needs_review' as const };
+    const params = findingFilterToQueryParams(filter);
+    expect(params).toEqual({ origin: 'extraction', status: 'needs_review' });
+    expect(findingFilterFromQueryParams(params)).toEqual(filter);
+    expect(findingFilterFromQueryParams({ origin: 'scanner' })).toEqual({});
+  });
+
   it('keeps a report chosen by name only when no report id is given', () => {
     expect(findingFilterToQueryParams({ reportName: 'dd__flawfinder.sarif' })).toEqual({
       reportName: 'dd__flawfinder.sarif',

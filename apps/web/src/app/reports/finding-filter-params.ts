@@ -1,11 +1,13 @@
 import type { Params } from '@angular/router';
 import {
   FINDING_EDIT_FILTERS,
+  FINDING_SOURCES,
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
   type FindingEditFilter,
   type FindingFilter,
+  type FindingSource,
   type GroupByKey,
   type Severity,
   type TriageStatus,
@@ -23,6 +25,7 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
   if (filter.verdict) params['verdict'] = filter.verdict;
   if (filter.status) params['status'] = filter.status;
   if (filter.edited) params['edited'] = filter.edited;
+  if (filter.origin) params['origin'] = filter.origin;
   return params;
 }
 
@@ -59,6 +62,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
   const verdict = str('verdict');
   const status = str('status');
   const edited = str('edited');
+  const origin = str('origin');
   const filter: FindingFilter = {
     text: str('text'),
     severity: SEVERITIES.includes(severity as Severity) ? (severity as Severity) : undefined,
@@ -70,6 +74,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     edited: FINDING_EDIT_FILTERS.includes(edited as FindingEditFilter)
       ? (edited as FindingEditFilter)
       : undefined,
+    origin: FINDING_SOURCES.includes(origin as FindingSource) ? (origin as FindingSource) : undefined,
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }

@@ -13,10 +13,12 @@ import { NonNullableFormBuilder, ReactiveFormsModule, type ValidatorFn } from '@
 import { ActivatedRoute, Router, RouterLink, type Params } from '@angular/router';
 import {
   FINDING_EDIT_FILTERS,
+  FINDING_SOURCES,
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
   type FindingEditFilter,
+  type FindingSource,
   type FindingFilter,
   type TriageStatus,
 } from '@corpus-chat/contracts';
@@ -34,6 +36,13 @@ import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 const EDIT_FILTER_LABELS: Record<FindingEditFilter, string> = {
   any: $localize`:@@findings.edited.any:edited by an operator`,
   severity: $localize`:@@findings.edited.severity:re-rated (severity changed)`,
+};
+
+/** The `origin` filter's choices in words (the filter summary uses them too). */
+const ORIGIN_LABELS: Record<FindingSource, string> = {
+  import: $localize`:@@findings.origin.import:from a scanner`,
+  extraction: $localize`:@@findings.origin.extraction:extracted by a model`,
+  manual: $localize`:@@findings.origin.manual:entered by hand`,
 };
 
 /** A CWE field holding something other than a positive whole number (or `CWE-<n>`). */
@@ -68,6 +77,7 @@ export class FindingsPage {
     value,
     label: EDIT_FILTER_LABELS[value],
   }));
+  protected readonly originFilters = FINDING_SOURCES.map((value) => ({ value, label: ORIGIN_LABELS[value] }));
   protected readonly pageSelected = computed(() => {
     const rows = this.store.result()?.rows ?? [];
     return rows.length > 0 && rows.every((r) => this.store.selected().has(r.id));
@@ -91,6 +101,7 @@ export class FindingsPage {
       f.verdict && $localize`:@@findings.summaryVerdict:verdict ${verdictLabel(f.verdict)}:verdict:`,
       f.status && $localize`:@@findings.summaryStatus:status ${triageStatusLabel(f.status)}:status:`,
       f.edited && EDIT_FILTER_LABELS[f.edited],
+      f.origin && ORIGIN_LABELS[f.origin],
     ].filter(Boolean);
     return parts.join(', ');
   });
@@ -120,6 +131,7 @@ export class FindingsPage {
     verdict: [''],
     status: [''],
     edited: [''],
+    origin: [''],
   });
   protected readonly bulkForm = inject(NonNullableFormBuilder).group({ status: [''], reason: [''] });
   /** Said once after a page past the last was replaced by the last page. */
@@ -139,6 +151,7 @@ export class FindingsPage {
           verdict: filter.verdict ?? '',
           status: filter.status ?? '',
           edited: filter.edited ?? '',
+          origin: filter.origin ?? '',
         });
         void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
       });

@@ -13,13 +13,13 @@ import { AuthStore } from '../auth/auth-store';
 import { ChatSocket } from '../chat/chat-socket';
 import { ChatListStore } from '../chat/chat-list-store';
 import { Notices } from '../chat/notices';
-import { clearDrafts } from '../chat/drafts';
 import { roleLabel } from '../i18n/labels';
 import { LanguageStore } from '../i18n/language-store';
 import { LanguageSwitch } from '../i18n/language-switch';
 import { ThemeToggle } from '../theme/theme-toggle';
 import { ConnectionIndicator } from './connection-indicator';
 import { ShortcutsDialog, isTypingTarget } from './shortcuts-dialog';
+import { SignOut } from './sign-out';
 
 /** A refused socket asks the API about the session at most this often (ms). */
 const SESSION_RECHECK_MS = 10_000;
@@ -53,6 +53,7 @@ const SESSION_RECHECK_MS = 10_000;
 export class Shell {
   protected readonly auth = inject(AuthStore);
   private readonly socket = inject(ChatSocket);
+  private readonly signOutFlow = inject(SignOut);
   private readonly router = inject(Router);
   protected readonly initials = computed(() => {
     const name = this.auth.operator()?.displayName || this.auth.operator()?.username || '';
@@ -128,11 +129,7 @@ export class Shell {
     this.shortcuts().open();
   }
 
-  protected async signOut(): Promise<void> {
-    this.socket.disconnect();
-    // Unsent questions outlive an expired session, not a deliberate sign-out.
-    clearDrafts();
-    await this.auth.signOut();
-    await this.router.navigate(['/login']);
+  protected signOut(): Promise<void> {
+    return this.signOutFlow.signOut();
   }
 }

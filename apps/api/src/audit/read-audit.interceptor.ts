@@ -1,0 +1,82 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  Logger,
+  type NestInterceptor,
+} from '@nestjs/common';
+import type { Response } from 'express';
+import type { Observable } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { recordAuditEvent, type AuditEventInput } from '@corpus-chat/corpus-queries';
+import type { AuthenticatedRequest } from '../auth/auth.guard';
+
+/** Longest path (with its query string) or tool argument text an event keeps. */
+const MAX_TEXT = 500;
+
+const cut = (s: string): string => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s);
+
+/**
+ * What a read made outside the web client says in the audit log, or null for a request that is not
+ * one: each MCP tool call (`mcp.call`: the tool and its arguments, by token or session) and each
+ * other request made with an API token (`api_token.read`: method and path). One event per request,
+ * never per row: an export of 10 000 findings is one event.
+ */
+export function readAuditEvent(req: AuthenticatedRequest, status: number): AuditEventInput | null {
+  const operator = req.operator;
+  if (!operator) return null;
+  const base = {
+    actor: { id: operator.id, username: operator.username },
+    subjectType: 'operator' as const,
+    subjectId: operator.id,
+  };
+  const via = req.apiTokenId ? { via: 'api_token', tokenId: req.apiTokenId } : { via: 'session' };
+  if (req.path === '/mcp') {
+    const body = req.body as
+      { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | undefined;
+    if (body?.method !== 'tools/call') return null;
+    return {
+      ...base,
+      action: 'mcp.call',
+      after: {
+        ...via,
+        tool: cut(String(body.params?.name ?? '')),
+        arguments: cut(JSON.stringify(body.params?.arguments ?? {})),
+        status,
+      },
+    };
+  }
+  if (!req.apiTokenId) return null;
+  return {
+    ...base,
+    action: 'api_token.read',
+    after: { ...via, method: req.method, path: cut(req.originalUrl), status },
+  };
+}
+
+/**
+ * Audits reads through API tokens and MCP (see `readAuditEvent`) once the response is sent, on a
+ * connection of its own: the request never holds it, and a slow audit insert never delays a read.
+ * A failed insert is logged, not answered: the read already happened.
+ */
+@Injectable()
+export class ReadAuditInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(ReadAuditInterceptor.name);
+
+  constructor(private readonly db: DataSource) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (ctx.getType() === 'http') {
+      const req = ctx.switchToHttp().getRequest<AuthenticatedRequest>();
+      const res = ctx.switchToHttp().getResponse<Response>();
+      res.once('finish', () => {
+        const event = readAuditEvent(req, res.statusCode);
+        if (!event) return;
+        recordAuditEvent(this.db.manager, event).catch((e: Error) =>
+          this.logger.error({ msg: 'could not audit a read', operatorId: event.actor.id, err: e.message }),
+        );
+      });
+    }
+    return next.handle();
+  }
+}
