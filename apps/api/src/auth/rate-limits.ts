@@ -9,7 +9,8 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import type Redis from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -29,6 +30,11 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
   private lastWarned = 0;
   /** Until then Redis is not asked: it just failed or did not answer (`REDIS_REQUEST_TIMEOUT_MS`). */
   private skipUntil = 0;
+
+  constructor(redis: RedisClient) {
+    // The storage takes a `Redis` or a `Cluster` (one constructor overload each).
+    super(redis as Redis);
+  }
 
   override async increment(
     key: string,
@@ -63,7 +69,7 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
  * Redis (shared by all API instances) on the auth layer's connection. Messages have their own
  * budget, spent by the chat service once a message passed every other check (`MessageBudget`).
  */
-export function throttlerOptions(env: AuthEnv, redis: Redis): ThrottlerModuleOptions {
+export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerModuleOptions {
   return {
     storage: new FailOpenRedisThrottlerStorage(redis),
     throttlers: [{ name: 'default', ttl: 60_000, limit: env.REQUESTS_PER_MINUTE }],

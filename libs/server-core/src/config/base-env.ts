@@ -13,6 +13,15 @@ export const serverEnvSchema = z.looseObject({
     .regex(/^rediss?:\/\/.+/, { error: 'must look like redis://host:6379' })
     .default('redis://127.0.0.1:6379')
     .describe('Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits).'),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^([^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*)?$/, {
+      error: 'must be comma-separated host:port seed nodes, e.g. 10.0.0.1:6379,10.0.0.2:6379 (or empty)',
+    })
+    .default('')
+    .describe(
+      'Seed nodes (`host:port,host:port`) of a Redis Cluster; empty: one Redis at `REDIS_URL`. When set, every connection is a cluster client and `REDIS_URL` gives only the user, password and TLS (`rediss:`) of the nodes. Every key of the deployment carries the hash tag `{REDIS_PREFIX}`, so all of them live in one slot: the cluster gives availability, not sharding.',
+    ),
   REDIS_PREFIX: z
     .string()
     .regex(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
