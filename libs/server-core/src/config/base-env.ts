@@ -26,11 +26,11 @@ export const serverEnvSchema = z.looseObject({
     .string()
     .regex(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
       error:
-        'must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
+        'must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (braces and the separator are added: "cc" gives keys "{cc}:…")',
     })
     .default('cc')
     .describe(
-      'Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis); the ":" after it is added, so it must not end with one.',
+      'Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis), as a hash tag: `cc` gives keys `{cc}:…`, all in one Redis Cluster slot.',
     ),
   NODE_ENV: z
     .enum(['development', 'production', 'test'])
