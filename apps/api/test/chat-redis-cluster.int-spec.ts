@@ -120,4 +120,25 @@ describe('chat turns on Redis Cluster', () => {
       client.disconnect();
     }
   });
+
+  it('stops a running turn on request (cancel key and channel): turn.cancelled, stored as cancelled', async () => {
+    const http = request(api.app.getHttpServer());
+    const chatId = ((await http.post('/api/chats').set(alice.headers).send({})).body as ChatSummaryView).id;
+    expect((await socket!.join(chatId)).ok).toBe(true);
+    // A minute of deltas: it cannot end by itself before the cancel.
+    const res = await http
+      .post(`/api/chats/${chatId}/messages`)
+      .set(alice.headers)
+      .send({ content: scriptedMessage({ deltaCount: 1200, deltaMs: 50 }) });
+    const { turnId } = res.body as PostMessageResponse;
+    await socket!.waitFor(turnId, 'text.delta');
+    const cancel = await http.post(`/api/chats/${chatId}/turns/${turnId}/cancel`).set(alice.headers).send();
+    expect(cancel.body).toEqual({ turnId, state: 'stopping' });
+    expect((await socket!.waitFor(turnId, undefined, 10_000)).type).toBe('turn.cancelled');
+    const thread = (await http.get(`/api/chats/${chatId}`).set(alice.headers)).body as ChatDetailView;
+    expect(thread.messages.map((m) => [m.role, m.status])).toEqual([
+      ['user', 'complete'],
+      ['assistant', 'cancelled'],
+    ]);
+  });
 });
