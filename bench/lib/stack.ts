@@ -333,11 +333,11 @@ export class BenchStack {
   }
 
   /**
-   * Deletes the run's Redis keys (queue, events, limits): `<prefix>:*`, and the rate limiter's
+   * Deletes the run's Redis keys (queue, events, limits): `{<prefix>}:*`, and the rate limiter's
    * `{<prefix>:…}` keys (hash-tagged by @nest-lab/throttler-storage-redis; they also expire).
    */
   async clearRedis(): Promise<void> {
-    for (const pattern of [`${this.redisPrefix}:*`, `{${this.redisPrefix}:*`]) {
+    for (const pattern of [`${this.keys.root}:*`, `{${this.redisPrefix}:*`]) {
       let cursor = '0';
       do {
         const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
@@ -355,7 +355,7 @@ export class BenchStack {
     if (this.ds?.isInitialized) await this.ds.destroy().catch(() => undefined);
     if (this.redis) {
       await this.clearRedis().catch((e: Error) =>
-        this.log(`could not delete Redis keys ${this.redisPrefix}:*: ${e.message}`),
+        this.log(`could not delete Redis keys ${this.keys.root}:*: ${e.message}`),
       );
       this.redis.disconnect();
     }

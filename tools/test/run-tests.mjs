@@ -213,7 +213,7 @@ async function cleanUp() {
     let cursor = '0';
     let deleted = 0;
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
       cursor = next;
       if (keys.length) deleted += await redis.del(...keys);
     } while (cursor !== '0');

@@ -6,6 +6,7 @@ import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
+import type { ConnectionOptions } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
@@ -13,8 +14,8 @@ import {
   MetricsModule,
   migratingDataSourceFactory,
   pinoParams,
+  BULLMQ_CONNECTION,
   RedisKeys,
-  redisOptionsFromUrl,
   TurnPipelineModule,
 } from '@corpus-chat/server-core';
 import { WorkerEnv } from './config/worker-env';
@@ -101,9 +102,9 @@ export class WorkerModule {
           // Migrations (RUN_MIGRATIONS=1) run under an advisory lock: API and workers may start together.
           dataSourceFactory: migratingDataSourceFactory(env.RUN_MIGRATIONS === 1),
         }),
-        BullModule.forRoot({
-          connection: { ...redisOptionsFromUrl(env.REDIS_URL), connectionName: `worker-bullmq` },
-          prefix: keys.bullPrefix,
+        BullModule.forRootAsync({
+          inject: [BULLMQ_CONNECTION],
+          useFactory: (connection: ConnectionOptions) => ({ connection, prefix: keys.bullPrefix }),
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
         BullModule.registerQueue(
@@ -112,10 +113,11 @@ export class WorkerModule {
           { name: WEBHOOKS_QUEUE },
         ),
         TurnPipelineModule.forRoot({
-          redisUrl: env.REDIS_URL,
+          redis: env,
           prefix: env.REDIS_PREFIX,
           clientName: `worker`,
           role: 'patient',
+          bullWorkers: true,
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),

@@ -59,7 +59,7 @@ export function configureApp(
     ),
   );
   SwaggerModule.setup('api/docs', app, document);
-  app.useWebSocketAdapter(new RedisIoAdapter(app, env.REDIS_URL, env.REDIS_PREFIX));
+  app.useWebSocketAdapter(new RedisIoAdapter(app, env, env.REDIS_PREFIX));
   if (options.shutdownHooks ?? true) app.enableShutdownHooks();
 }
 

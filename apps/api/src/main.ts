@@ -28,13 +28,14 @@ async function checkDependencies(env: ApiEnv): Promise<void> {
       `Postgres is not reachable at DATABASE_URL (${redactUrl(env.DATABASE_URL)}): ${(e as Error).message}`,
     );
   }
-  const redis = createRedisConnection(env.REDIS_URL, 'api:preflight', 'fail-fast');
+  const redis = createRedisConnection(env, 'api:preflight', 'fail-fast');
   const ready = await waitUntilReady(redis, 5000);
   await closeRedis(redis);
+  const where = env.REDIS_CLUSTER_NODES
+    ? `REDIS_CLUSTER_NODES (${env.REDIS_CLUSTER_NODES})`
+    : `REDIS_URL (${redactUrl(env.REDIS_URL)})`;
   if (!ready)
-    failStartup(
-      `Redis is not reachable at REDIS_URL (${redactUrl(env.REDIS_URL)}). Start it (e.g. \`redis-server\`) and try again.`,
-    );
+    failStartup(`Redis is not reachable at ${where}. Start it (e.g. \`redis-server\`) and try again.`);
 }
 
 /** The URL without its password, for messages. */

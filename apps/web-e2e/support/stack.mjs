@@ -243,7 +243,7 @@ export class Stack {
     try {
       let cursor = '0';
       do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${this.redisPrefix}*`, 'COUNT', 500);
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `*${this.redisPrefix}*`, 'COUNT', 500);
         cursor = next;
         if (keys.length) await redis.unlink(...keys);
       } while (cursor !== '0');

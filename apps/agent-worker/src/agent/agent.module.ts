@@ -9,7 +9,7 @@ import {
 import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import {
   AGENT_RUNNER,
   isDatabaseUnavailable,
@@ -67,7 +67,7 @@ export class AgentModule {
         // Without the turn pipeline's Redis (a runner started alone in a test) requests are not capped.
         provide: ModelSlots,
         inject: [AGENT_CONFIG, { token: REDIS_CLIENT, optional: true }, { token: RedisKeys, optional: true }],
-        useFactory: (c: AgentConfig, redis?: Redis, keys?: RedisKeys) =>
+        useFactory: (c: AgentConfig, redis?: RedisClient, keys?: RedisKeys) =>
           redis && keys ? new ModelSlots(redis, keys.prefix, { max: c.maxConcurrentPerServer }) : undefined,
       },
       {

@@ -5,7 +5,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
 import { TurnExecutor, WORKER_ID } from '../turns/turn-executor';
 
@@ -24,7 +24,7 @@ export class WorkerHealthController {
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
     private readonly indicator: HealthIndicatorService,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly executor: TurnExecutor,
   ) {}

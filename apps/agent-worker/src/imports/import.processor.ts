@@ -1,7 +1,7 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { DataSource } from 'typeorm';
 import { runImportJobDataSchema, type RunImportJobData } from '@corpus-chat/contracts';
 import {
@@ -45,7 +45,7 @@ export class ImportProcessor extends WorkerHost {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     // Absent when a test runs the worker with a scripted agent: the defaults then apply.
     @Optional() @Inject(AGENT_CONFIG) private readonly agent: AgentConfig = agentConfig(),

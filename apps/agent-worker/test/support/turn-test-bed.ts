@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import {
   CHAT_TURNS_QUEUE,
   type ChatEvent,
@@ -20,6 +19,7 @@ import {
 import {
   closeRedis,
   createRedisConnection,
+  type RedisClient,
   RedisKeys,
   redisOptionsFromUrl,
   TurnCancelSignals,
@@ -47,7 +47,7 @@ export class TurnTestBed {
 
   private constructor(
     readonly db: TestDatabase,
-    readonly redis: Redis,
+    readonly redis: RedisClient,
   ) {
     this.chats = new ChatRepository(db.dataSource);
     this.ledger = new TurnLedger(db.dataSource);
@@ -165,7 +165,7 @@ export class TurnTestBed {
     await this.cancels.close();
     await this.queue.obliterate({ force: true }).catch(() => undefined);
     await this.queue.close();
-    const keys = await this.redis.keys(`${this.prefix}:*`);
+    const keys = await this.redis.keys(`${this.keys.root}:*`);
     if (keys.length) await this.redis.del(...keys);
     await closeRedis(this.redis);
     await this.db.drop();

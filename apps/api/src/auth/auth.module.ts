@@ -2,7 +2,7 @@ import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutd
 import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv, loadAuthEnv } from './auth.env';
 import { AUTH_REDIS, createAuthRedis, waitForRedis } from './auth.redis';
 import { ApiTokensController } from './api-tokens.controller';
@@ -23,7 +23,7 @@ import { TurnQuotaService } from './turn-quota.service';
 /** Closes the auth layer's Redis connection after every module has shut down. */
 @Injectable()
 class AuthRedisCloser implements OnApplicationShutdown {
-  constructor(@Inject(AUTH_REDIS) private readonly redis: Redis) {}
+  constructor(@Inject(AUTH_REDIS) private readonly redis: RedisClient) {}
   async onApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
@@ -77,7 +77,7 @@ export class AuthModule {
         ThrottlerModule.forRootAsync({
           imports: [infra],
           inject: [AUTH_ENV, AUTH_REDIS],
-          useFactory: (e: AuthEnv, redis: Redis) => throttlerOptions(e, redis),
+          useFactory: (e: AuthEnv, redis: RedisClient) => throttlerOptions(e, redis),
         }),
       ],
       controllers: [AuthController, SessionsController, ApiTokensController],

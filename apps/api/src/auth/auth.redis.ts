@@ -1,35 +1,23 @@
-import { Logger, ServiceUnavailableException } from '@nestjs/common';
-import Redis from 'ioredis';
+import { ServiceUnavailableException } from '@nestjs/common';
+import { createRedisConnection, type RedisClient, redisRoot } from '@corpus-chat/server-core';
 import type { AuthEnv } from './auth.env';
 
 /** Nest token of the ioredis client the auth layer uses for commands (login slow-down, rate limits). */
 export const AUTH_REDIS = Symbol('AUTH_REDIS');
 
 /**
- * A Redis client for `env.REDIS_URL` that reconnects forever (≤ 2 s apart), fails commands at
- * once while disconnected and after `REDIS_REQUEST_TIMEOUT_MS` when Redis does not answer (a
- * request answers instead of hanging).
+ * A Redis client (`REDIS_URL` or `REDIS_CLUSTER_NODES`) that reconnects forever (≤ 2 s apart),
+ * fails commands at once while disconnected and after `REDIS_REQUEST_TIMEOUT_MS` when Redis does
+ * not answer (a request answers instead of hanging).
  */
-export function createAuthRedis(env: AuthEnv): Redis {
-  const logger = new Logger('AuthRedis');
-  const client = new Redis(env.REDIS_URL, {
-    connectionName: 'api-auth-commands',
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: env.REDIS_REQUEST_TIMEOUT_MS,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+export function createAuthRedis(env: AuthEnv): RedisClient {
+  return createRedisConnection(env, 'api-auth-commands', 'fail-fast', {
+    commandTimeoutMs: env.REDIS_REQUEST_TIMEOUT_MS,
   });
-  let lastWarned = 0;
-  client.on('error', (e: Error) => {
-    if (Date.now() - lastWarned < 10_000) return;
-    lastWarned = Date.now();
-    logger.warn(`Redis connection problem (reconnecting): ${e.message}`);
-  });
-  return client;
 }
 
 /** Resolves once `redis` is ready, or after `timeoutMs` (start-up goes on; commands fail until it connects). */
-export function waitForRedis(redis: Redis, timeoutMs = 5000): Promise<void> {
+export function waitForRedis(redis: RedisClient, timeoutMs = 5000): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, timeoutMs);
@@ -48,6 +36,6 @@ export const redisUnavailable = (what: string): ServiceUnavailableException =>
     `${what} is unavailable right now (Redis is not reachable). Try again in a moment.`,
   );
 
-/** Key or channel `parts` under the deployment's prefix: `cc:auth:login-fail:user:alice`. */
+/** Key or channel `parts` under the deployment's prefix: `{cc}:auth:login-fail:user:alice`. */
 export const authKey = (env: AuthEnv, ...parts: string[]): string =>
-  [env.REDIS_PREFIX, 'auth', ...parts].join(':');
+  [redisRoot(env.REDIS_PREFIX), 'auth', ...parts].join(':');

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type Redis from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { redisHang } from '@corpus-chat/server-core';
 import { AUTH_REDIS, authKey, redisUnavailable } from './auth.redis';
@@ -56,7 +56,7 @@ return 0
 export class LoginThrottleService {
   constructor(
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
-    @Inject(AUTH_REDIS) private readonly redis: Redis,
+    @Inject(AUTH_REDIS) private readonly redis: RedisClient,
   ) {}
 
   private keys(username: string, ip: string): [user: string, pair: string, ip: string] {

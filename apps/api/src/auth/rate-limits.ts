@@ -9,8 +9,8 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
-import type Redis from 'ioredis';
-import { redisHang } from '@corpus-chat/server-core';
+import type { Redis } from 'ioredis';
+import { redisHang, type RedisClient } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -30,10 +30,11 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
 
   /** `url` names the Redis of `redis` for `redisHang` (a timeout here makes the route's own command fail at once). */
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly url: string,
   ) {
-    super(redis);
+    // The storage takes a `Redis` or a `Cluster` (one constructor overload each).
+    super(redis as Redis);
   }
 
   private lastWarned = 0;
@@ -75,7 +76,7 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
  * Redis (shared by all API instances) on the auth layer's connection. Messages have their own
  * budget, spent by the chat service once a message passed every other check (`MessageBudget`).
  */
-export function throttlerOptions(env: AuthEnv, redis: Redis): ThrottlerModuleOptions {
+export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerModuleOptions {
   return {
     storage: new FailOpenRedisThrottlerStorage(redis, env.REDIS_URL),
     throttlers: [{ name: 'default', ttl: 60_000, limit: env.REQUESTS_PER_MINUTE }],

@@ -1,9 +1,8 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
-import type { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
 import { CHAT_NAMESPACE, type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
-import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/server-core';
+import { closeRedis, createRedisConnection, type RedisClient, RedisKeys } from '@corpus-chat/server-core';
 import { operatorRoom } from '../auth/socket-auth.service';
 import { ApiEnv } from '../config/api-env';
 import { TurnActivityService } from './turn-activity.service';
@@ -18,7 +17,7 @@ import { TurnActivityService } from './turn-activity.service';
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown {
   private readonly logger = new Logger(TurnActivityGateway.name);
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
   private tail: Promise<void> = Promise.resolve();
 
   constructor(
@@ -28,7 +27,7 @@ export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown
   ) {}
 
   afterInit(server: Namespace): void {
-    const subscriber = createRedisConnection(this.env.REDIS_URL, 'api:turn-activity', 'subscriber');
+    const subscriber = createRedisConnection(this.env, 'api:turn-activity', 'subscriber');
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => {
       // One at a time, so a page gets a turn's activity in the order it was published.

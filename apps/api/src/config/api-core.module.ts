@@ -7,17 +7,17 @@ import { dataSourceOptions } from '@corpus-chat/corpus-queries';
 import {
   migratingDataSourceFactory,
   REDIS_CLIENT,
+  type RedisClient,
   RedisKeys,
   TurnPipelineModule,
 } from '@corpus-chat/server-core';
-import type { Redis } from 'ioredis';
 import { ApiEnv } from './api-env';
 import { apiPinoParams } from './api-logging';
 
 /**
  * The API's infrastructure, global: validated settings (`ApiEnv` by class, and `ConfigService`),
  * pino logging (`apiPinoParams`), TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
- * BullMQ connection (queues under `<REDIS_PREFIX>:bull`), and the turn pipeline's Redis side
+ * BullMQ connection (queues under `{<REDIS_PREFIX>}:bull`), and the turn pipeline's Redis side
  * (event bus, subscriber, cancel signals) on a fail-fast connection so requests answer 503 at
  * once while Redis is down.
  */
@@ -55,10 +55,10 @@ export class ApiCoreModule {
           // The queue shares the pipeline's fail-fast connection: adding a job while Redis is down
           // fails at once (503), and closing during an outage drops the socket instead of waiting.
           inject: [REDIS_CLIENT],
-          useFactory: (redis: Redis) => ({ connection: redis, prefix: keys.bullPrefix }),
+          useFactory: (redis: RedisClient) => ({ connection: redis, prefix: keys.bullPrefix }),
         }),
         TurnPipelineModule.forRoot({
-          redisUrl: env.REDIS_URL,
+          redis: env,
           prefix: env.REDIS_PREFIX,
           clientName: 'api',
           role: 'fail-fast',

@@ -1,9 +1,14 @@
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { IoAdapter } from '@nestjs/platform-socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
-import type { Redis } from 'ioredis';
 import type { Server, ServerOptions } from 'socket.io';
-import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/server-core';
+import {
+  closeRedis,
+  createRedisConnection,
+  type RedisClient,
+  RedisKeys,
+  type RedisTarget,
+} from '@corpus-chat/server-core';
 
 /**
  * Socket.IO with the Redis adapter, so room broadcasts (`chat:thread-updated`, disconnecting the
@@ -13,14 +18,14 @@ import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/serve
  */
 export class RedisIoAdapter extends IoAdapter {
   private readonly logger = new Logger(RedisIoAdapter.name);
-  private readonly pub: Redis;
-  private readonly sub: Redis;
+  private readonly pub: RedisClient;
+  private readonly sub: RedisClient;
   private readonly adapterFactory: ReturnType<typeof createAdapter>;
 
-  constructor(app: INestApplicationContext, redisUrl: string, prefix: string) {
+  constructor(app: INestApplicationContext, redis: RedisTarget, prefix: string) {
     super(app);
-    this.pub = createRedisConnection(redisUrl, 'api:socket.io-pub', 'patient');
-    this.sub = createRedisConnection(redisUrl, 'api:socket.io-sub', 'subscriber');
+    this.pub = createRedisConnection(redis, 'api:socket.io-pub', 'patient');
+    this.sub = createRedisConnection(redis, 'api:socket.io-sub', 'subscriber');
     // The adapter never awaits its commands: during a Redis outage, or when a connection closes
     // with commands still queued (shutdown while Redis is down), each would reject unhandled and
     // stop the process. A broadcast or subscription that cannot reach Redis is only logged.
@@ -34,7 +39,7 @@ export class RedisIoAdapter extends IoAdapter {
   }
 
   private logRejections(
-    client: Redis,
+    client: RedisClient,
     methods: ('publish' | 'subscribe' | 'psubscribe' | 'unsubscribe' | 'punsubscribe')[],
     what: string,
   ): void {

@@ -1,9 +1,8 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
-import type { Redis } from 'ioredis';
 import type { Namespace } from 'socket.io';
 import { CHAT_NAMESPACE, IMPORT_SOCKET_EVENT, type ImportJobView } from '@corpus-chat/contracts';
-import { closeRedis, createRedisConnection, RedisKeys } from '@corpus-chat/server-core';
+import { closeRedis, createRedisConnection, type RedisClient, RedisKeys } from '@corpus-chat/server-core';
 import { operatorRoom } from '../auth/socket-auth.service';
 import { ApiEnv } from '../config/api-env';
 
@@ -17,7 +16,7 @@ import { ApiEnv } from '../config/api-env';
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class ImportEventsGateway implements OnGatewayInit, OnApplicationShutdown {
   private readonly logger = new Logger(ImportEventsGateway.name);
-  private subscriber?: Redis;
+  private subscriber?: RedisClient;
 
   constructor(
     private readonly env: ApiEnv,
@@ -25,7 +24,7 @@ export class ImportEventsGateway implements OnGatewayInit, OnApplicationShutdown
   ) {}
 
   afterInit(server: Namespace): void {
-    const subscriber = createRedisConnection(this.env.REDIS_URL, 'api:import-events', 'subscriber');
+    const subscriber = createRedisConnection(this.env, 'api:import-events', 'subscriber');
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => {
       let parsed: { operatorId?: unknown; job?: ImportJobView };

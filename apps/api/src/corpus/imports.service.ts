@@ -11,7 +11,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { DataSource } from 'typeorm';
 import {
   type ImportJobView,
@@ -80,7 +80,7 @@ export class ImportsService {
     private readonly dataSource: DataSource,
     @InjectQueue(IMPORTS_QUEUE)
     private readonly queue: Queue<RunImportJobData, string, typeof ImportJobNames.runImport>,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

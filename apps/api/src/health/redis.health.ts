@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@corpus-chat/server-core';
 import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
 
 /** Terminus indicator: Redis answers PING within a second on the API's command connection. */
@@ -8,7 +8,7 @@ import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
 export class RedisHealthIndicator {
   constructor(
     private readonly indicator: HealthIndicatorService,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
   ) {}
 
   async isHealthy(key: string) {

@@ -27,7 +27,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPing(port: number, ms: number): Promise<void> {
+/** Resolves once the Redis on `port` answers PING; rejects after `ms`. */
+export async function waitForPing(port: number, ms: number): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
     const probe = new Redis({

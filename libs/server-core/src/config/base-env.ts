@@ -13,15 +13,24 @@ export const serverEnvSchema = z.looseObject({
     .regex(/^rediss?:\/\/.+/, { error: 'must look like redis://host:6379' })
     .default('redis://127.0.0.1:6379')
     .describe('Redis connection URL (BullMQ queue, turn events, cancel signals, shared rate limits).'),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(/^([^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*)?$/, {
+      error: 'must be comma-separated host:port seed nodes, e.g. 10.0.0.1:6379,10.0.0.2:6379 (or empty)',
+    })
+    .default('')
+    .describe(
+      'Seed nodes (`host:port,host:port`) of a Redis Cluster; empty: one Redis at `REDIS_URL`. When set, every connection is a cluster client and `REDIS_URL` gives only the user, password and TLS (`rediss:`) of the nodes. Every key of the deployment carries the hash tag `{REDIS_PREFIX}`, so all of them live in one slot: the cluster gives availability, not sharding.',
+    ),
   REDIS_PREFIX: z
     .string()
     .regex(/^(?!.*:$)[a-zA-Z0-9:_-]{1,64}$/, {
       error:
-        'must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (the separator is added: "cc" gives keys "cc:…")',
+        'must be 1–64 letters, digits, ":", "_" or "-", not ending with ":" (braces and the separator are added: "cc" gives keys "{cc}:…")',
     })
     .default('cc')
     .describe(
-      'Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis); the ":" after it is added, so it must not end with one.',
+      'Prefix of every Redis key and channel of this deployment (lets deployments and test runs share a Redis), as a hash tag: `cc` gives keys `{cc}:…`, all in one Redis Cluster slot.',
     ),
   NODE_ENV: z
     .enum(['development', 'production', 'test'])

@@ -9,7 +9,7 @@ describe('ModelSlots (real Redis)', () => {
   const redis = createRedisConnection(REDIS_URL, 'test-model-slots', 'patient');
   const prefix = testRedisPrefix();
   afterAll(async () => {
-    const keys = await redis.keys(`{${prefix}:*`);
+    const keys = await redis.keys(`{${prefix}*`);
     if (keys.length) await redis.del(...keys);
     await closeRedis(redis);
   });
@@ -63,7 +63,7 @@ describe('ModelSlots (real Redis)', () => {
     const p = `${prefix}:dead`;
     const slots = new ModelSlots(redis, p, { max: 1, pollMs: 10 });
     const release = await slots.acquire(SERVER, new AbortController().signal);
-    const [holders] = await redis.keys(`{${p}:model-slots:*}:holders`);
+    const [holders] = await redis.keys(`{${p}}:model-slots:*:holders`);
     // A worker that died holding a slot: its lease is never renewed and runs out in 300 ms.
     await redis.zadd(holders, Date.now() + 300, 'dead-worker');
     await release();

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection';
+import { redisRoot } from '../redis/redis-keys';
 import { sleep } from '../process/sleep';
 
 /**
@@ -7,7 +8,7 @@ import { sleep } from '../process/sleep';
  * first waiters, oldest first; drops expired leases and waiters whose heartbeat key has expired (a
  * worker that died while waiting). Waiters are ordered by a ticket counter, not the clock, so two
  * arriving in the same millisecond keep their order. Returns 0 when granted, else the caller's place in line (1: next).
- * Every key shares the caller's hash tag, so it runs on Redis Cluster.
+ * Every key shares the deployment's hash tag (`redisRoot`), so it runs on Redis Cluster.
  */
 const ACQUIRE = `
 local holders, waiters, tickets = KEYS[1], KEYS[2], KEYS[3]
@@ -51,7 +52,7 @@ export class ModelSlots {
   private readonly pollMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     /** Key prefix, e.g. `cc` (`REDIS_PREFIX`). */
     private readonly prefix: string,
     private readonly options: ModelSlotOptions,
@@ -77,8 +78,7 @@ export class ModelSlots {
   ): Promise<() => Promise<void>> {
     if (!this.enabled) return async () => undefined;
     const server = createHash('sha256').update(new URL(baseUrl).origin).digest('hex').slice(0, 16);
-    // One hash tag for all of a server's keys (Redis Cluster: one slot).
-    const base = `{${this.prefix}:model-slots:${server}}`;
+    const base = `${redisRoot(this.prefix)}:model-slots:${server}`;
     const [holders, waiters, tickets] = [`${base}:holders`, `${base}:waiters`, `${base}:tickets`];
     const heartbeat = `${base}:waiting:`;
     const id = randomUUID();

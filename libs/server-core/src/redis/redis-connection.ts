@@ -1,6 +1,32 @@
 import { Logger } from '@nestjs/common';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { metrics } from '../metrics/metrics';
+
+/** A connection to one Redis, or to a Redis Cluster (`REDIS_CLUSTER_NODES`). */
+export type RedisClient = Redis | Cluster;
+
+/**
+ * Where Redis is: a `redis://` URL, or a process's settings, whose `REDIS_CLUSTER_NODES` (when not
+ * empty) makes every connection a Redis Cluster client seeded with those `host:port` nodes.
+ */
+export type RedisTarget = string | { REDIS_URL: string; REDIS_CLUSTER_NODES?: string };
+
+/** The seed nodes of `REDIS_CLUSTER_NODES` (`host:port,host:port`); empty for a single Redis. */
+export function clusterNodes(target: RedisTarget): { host: string; port: number }[] {
+  const list = typeof target === 'string' ? '' : (target.REDIS_CLUSTER_NODES ?? '');
+  return list
+    .split(',')
+    .map((node) => node.trim())
+    .filter(Boolean)
+    .map((node) => {
+      const at = node.lastIndexOf(':');
+      return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+    });
+}
+
+/** The `REDIS_URL` of `target`. */
+export const redisUrl = (target: RedisTarget): string =>
+  typeof target === 'string' ? target : target.REDIS_URL;
 
 /** How a connection is used; decides how it behaves while Redis is unreachable. */
 export type RedisConnectionRole =
@@ -55,25 +81,38 @@ export interface RedisConnectionOptions {
  * unhandled `error` events; ioredis keeps reconnecting every ≤ 2 s.
  */
 export function createRedisConnection(
-  url: string,
+  target: RedisTarget,
   name: string,
   role: RedisConnectionRole,
   extra: RedisConnectionOptions = {},
-): Redis {
+): RedisClient {
   const logger = new Logger(`Redis:${name}`);
-  const options: RedisOptions = {
-    ...redisOptionsFromUrl(url),
-    connectionName: name.replace(/[^a-zA-Z0-9:_-]/g, '_'),
-    lazyConnect: false,
-    ...(role === 'fail-fast'
+  const { retryStrategy, ...node } = redisOptionsFromUrl(redisUrl(target));
+  const behaviour =
+    role === 'fail-fast'
       ? { enableOfflineQueue: false, maxRetriesPerRequest: 1 }
       : role === 'patient'
         ? { enableOfflineQueue: true, maxRetriesPerRequest: 5 }
-        : { enableOfflineQueue: true, maxRetriesPerRequest: null }),
-    ...(extra.autoPipelining ? { enableAutoPipelining: true } : {}),
+        : { enableOfflineQueue: true, maxRetriesPerRequest: null };
+  const options: RedisOptions = {
+    ...node,
+    connectionName: name.replace(/[^a-zA-Z0-9:_-]/g, '_'),
+    lazyConnect: false,
+    ...behaviour,
     ...(extra.commandTimeoutMs ? { commandTimeout: extra.commandTimeoutMs } : {}),
   };
-  const redis = new Redis(options);
+  const seeds = clusterNodes(target);
+  // A cluster has no databases (`db` is dropped) and one offline queue of its own; the other
+  // options (name, password, TLS, retries, timeout) go to every node.
+  const { host: _host, port: _port, db: _db, enableOfflineQueue: _queue, ...perNode } = options;
+  const redis: RedisClient = seeds.length
+    ? new Cluster(seeds, {
+        redisOptions: perNode,
+        enableOfflineQueue: behaviour.enableOfflineQueue,
+        clusterRetryStrategy: retryStrategy,
+        enableAutoPipelining: extra.autoPipelining ?? false,
+      })
+    : new Redis({ ...options, retryStrategy, enableAutoPipelining: extra.autoPipelining ?? false });
   redis.on('error', (err: Error) => {
     metrics.redisErrors.inc();
     const now = Date.now();
@@ -100,7 +139,7 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
  * Resolves once `redis` is connected, or after `ms` without throwing (returns whether it is ready).
  * A `fail-fast` connection rejects commands until then, so request paths wait for it at start.
  */
-export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
+export async function waitUntilReady(redis: RedisClient, ms: number): Promise<boolean> {
   if (redis.status === 'ready') return true;
   return new Promise<boolean>((resolve) => {
     const done = (ok: boolean) => {
@@ -115,7 +154,7 @@ export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean>
 }
 
 /** Closes a connection: QUIT when connected (pending replies arrive first), then drops the socket. Never throws. */
-export async function closeRedis(redis: Redis): Promise<void> {
+export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status === 'end') return;
   if (redis.status === 'ready') {
     await withTimeout(redis.quit(), 1000, 'QUIT').catch(() => undefined);

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { closeRedis } from '../redis/redis-connection';
+import { closeRedis, type RedisClient } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
 
 /** Seconds a cancel request is remembered (a turn still queued that long is cancelled when it starts). */
@@ -14,7 +13,7 @@ export const CANCEL_SIGNAL_TTL_S = 3600;
 export class TurnCancelSignals {
   private readonly logger = new Logger(TurnCancelSignals.name);
   private readonly watchers = new Map<string, Set<() => void>>();
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   private subscribing: Promise<unknown> | null = null;
 
   /**
@@ -22,8 +21,8 @@ export class TurnCancelSignals {
    * first `watch` only (the API never watches).
    */
   constructor(
-    private readonly redis: Redis,
-    private readonly connectSubscriber: () => Redis,
+    private readonly redis: RedisClient,
+    private readonly connectSubscriber: () => RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

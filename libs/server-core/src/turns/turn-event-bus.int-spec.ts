@@ -1,8 +1,12 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { type ChatEvent, compareSeq, NO_SEQ } from '@corpus-chat/contracts';
-import type { Redis } from 'ioredis';
-import { closeRedis, createRedisConnection, waitUntilReady } from '../redis/redis-connection';
+import {
+  closeRedis,
+  createRedisConnection,
+  type RedisClient,
+  waitUntilReady,
+} from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { TurnCancelSignals } from './turn-cancel-signals';
 import {
@@ -16,13 +20,13 @@ const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 describe('turn event bus (real Redis)', () => {
   const keys = new RedisKeys(`cc-test-${process.env['CC_TEST_RUN_ID'] || 'local'}-${randomUUID()}`);
-  const connections: Redis[] = [];
+  const connections: RedisClient[] = [];
   const connect = (name: string, role: 'fail-fast' | 'patient' | 'subscriber' = 'patient') => {
     const c = createRedisConnection(REDIS_URL, name, role);
     connections.push(c);
     return c;
   };
-  let redis: Redis;
+  let redis: RedisClient;
   let bus: TurnEventBus;
   let subscriber: TurnEventSubscriber;
 
@@ -33,7 +37,7 @@ describe('turn event bus (real Redis)', () => {
   });
 
   afterAll(async () => {
-    const found = await redis.keys(`${keys.prefix}:*`);
+    const found = await redis.keys(`${keys.root}:*`);
     if (found.length) await redis.del(...found);
     await subscriber.close();
     await Promise.all(connections.map((c) => closeRedis(c)));

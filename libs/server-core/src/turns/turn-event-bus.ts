@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { ChatEvent, ChatEventBody } from '@corpus-chat/contracts';
 import { ACTIVITY_EVENT_TYPES, isTerminalEvent, NO_SEQ } from '@corpus-chat/contracts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
 import { turnTrace } from './turn-trace';
 
@@ -63,7 +63,7 @@ export class TurnEventBus {
 
   /** `redis` is a command connection (not a subscriber); `keys` names every key and channel. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {
     if (!(redis as unknown as Record<string, unknown>)['ccPublishTurnEvent']) {

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { closeRedis, createRedisConnection } from '../redis/redis-connection';
+import { closeRedis, createRedisConnection, type RedisClient } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
 import { TurnEventSubscriber } from './turn-event-subscriber';
 
@@ -9,8 +8,8 @@ const REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 describe('turn event subscriber (real Redis)', () => {
   const keys = new RedisKeys(`cc-test-${process.env['CC_TEST_RUN_ID'] || 'local'}-${randomUUID()}`);
-  let probe: Redis;
-  let connection: Redis | undefined;
+  let probe: RedisClient;
+  let connection: RedisClient | undefined;
   let subscriber: TurnEventSubscriber;
 
   /** Subscribers of the thread's channel, as Redis counts them. */
@@ -47,7 +46,7 @@ describe('turn event subscriber (real Redis)', () => {
     const kept = randomUUID();
     const remove = await subscriber.subscribeChat(chatId, () => undefined);
     const keep = await subscriber.subscribeChat(kept, () => undefined);
-    const redis = connection as Redis;
+    const redis = connection as RedisClient;
     const closed = once(redis, 'close');
     redis.disconnect(true); // drop the connection; ioredis reconnects and re-subscribes
     await closed;

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ChatEvent } from '@corpus-chat/contracts';
-import type { Redis } from 'ioredis';
-import { closeRedis, withTimeout } from '../redis/redis-connection';
+import { closeRedis, type RedisClient, withTimeout } from '../redis/redis-connection';
 import type { RedisKeys } from '../redis/redis-keys';
 
 export type ChatEventHandler = (event: ChatEvent) => void;
@@ -15,16 +14,16 @@ export class TurnEventSubscriber {
   private readonly logger = new Logger(TurnEventSubscriber.name);
   private readonly handlers = new Map<string, Set<ChatEventHandler>>();
   private readonly reconnectHandlers = new Set<() => void>();
-  private connection: Redis | null = null;
+  private connection: RedisClient | null = null;
   private wasReady = false;
 
   /** `connect` creates the subscriber connection on first use (role `subscriber`). */
   constructor(
-    private readonly connect: () => Redis,
+    private readonly connect: () => RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 
-  private get redis(): Redis {
+  private get redis(): RedisClient {
     if (!this.connection) {
       this.connection = this.connect();
       this.connection.on('message', (channel: string, message: string) => this.dispatch(channel, message));

@@ -5,13 +5,20 @@ import {
   Injectable,
   Module,
   type OnApplicationShutdown,
+  Optional,
 } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { Logger } from '@nestjs/common';
+import type { ConnectionOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
 import {
   closeRedis,
+  clusterNodes,
   createRedisConnection,
+  type RedisClient,
   type RedisConnectionRole,
+  redisOptionsFromUrl,
+  type RedisTarget,
+  redisUrl,
   waitUntilReady,
 } from '../redis/redis-connection';
 import { RedisKeys } from '../redis/redis-keys';
@@ -19,12 +26,19 @@ import { TurnCancelSignals } from './turn-cancel-signals';
 import { TurnEventBus } from './turn-event-bus';
 import { TurnEventSubscriber } from './turn-event-subscriber';
 
-/** Nest token of the process's Redis command connection (an ioredis `Redis`). */
+/** Nest token of the process's Redis command connection (an ioredis `Redis` or `Cluster`). */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 
+/**
+ * Nest token of BullMQ's `connection` for a process running BullMQ workers, which need
+ * `maxRetriesPerRequest: null`: options from which BullMQ makes (and closes) its own connections,
+ * or on Redis Cluster a `Cluster` (BullMQ takes no cluster options), closed here at shutdown.
+ */
+export const BULLMQ_CONNECTION = Symbol('BULLMQ_CONNECTION');
+
 export interface TurnPipelineOptions {
-  /** `REDIS_URL`. */
-  redisUrl: string;
+  /** `REDIS_URL` (and `REDIS_CLUSTER_NODES`). */
+  redis: RedisTarget;
   /** `REDIS_PREFIX`: every key and channel lives under it. */
   prefix: string;
   /** Connection name prefix shown in `CLIENT LIST` (e.g. `api`, `worker:<id>`). */
@@ -33,14 +47,25 @@ export interface TurnPipelineOptions {
   role: Extract<RedisConnectionRole, 'fail-fast' | 'patient'>;
   /** Auto-pipeline the command connection (`RedisConnectionOptions.autoPipelining`); default off. */
   autoPipelining?: boolean;
+  /** Provide `BULLMQ_CONNECTION` (a process that runs BullMQ workers); default off. */
+  bullWorkers?: boolean;
   /** `commandTimeout` of the command connection (`RedisConnectionOptions.commandTimeoutMs`); default none. */
   commandTimeoutMs?: number;
+}
+
+function bullConnection(options: TurnPipelineOptions): ConnectionOptions {
+  const name = `${options.clientName}-bullmq`;
+  // 'subscriber': queued while disconnected, retried forever (maxRetriesPerRequest: null).
+  return clusterNodes(options.redis).length
+    ? createRedisConnection(options.redis, name, 'subscriber')
+    : { ...redisOptionsFromUrl(redisUrl(options.redis)), connectionName: name };
 }
 
 @Injectable()
 class TurnPipelineShutdown implements OnApplicationShutdown {
   constructor(
-    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
+    @Optional() @Inject(BULLMQ_CONNECTION) private readonly bull: ConnectionOptions | undefined,
     private readonly subscriber: TurnEventSubscriber,
     private readonly cancels: TurnCancelSignals,
   ) {}
@@ -48,6 +73,7 @@ class TurnPipelineShutdown implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.subscriber.close(), this.cancels.close()]);
     await closeRedis(this.redis);
+    if (this.bull instanceof Cluster) await closeRedis(this.bull);
   }
 }
 
@@ -62,7 +88,7 @@ export class TurnPipelineModule {
   static forRoot(options: TurnPipelineOptions): DynamicModule {
     const keys = new RedisKeys(options.prefix);
     const subscriberFactory = (suffix: string) => () =>
-      createRedisConnection(options.redisUrl, `${options.clientName}:${suffix}`, 'subscriber');
+      createRedisConnection(options.redis, `${options.clientName}:${suffix}`, 'subscriber');
     return {
       module: TurnPipelineModule,
       providers: [
@@ -72,7 +98,7 @@ export class TurnPipelineModule {
           // Start-up waits (up to 5 s) for the connection so the first request does not fail;
           // when Redis is down the app still starts and reports it at /health.
           useFactory: async () => {
-            const redis = createRedisConnection(options.redisUrl, options.clientName, options.role, {
+            const redis = createRedisConnection(options.redis, options.clientName, options.role, {
               autoPipelining: options.autoPipelining,
               commandTimeoutMs: options.commandTimeoutMs,
             });
@@ -86,7 +112,7 @@ export class TurnPipelineModule {
         },
         {
           provide: TurnEventBus,
-          useFactory: (redis: Redis) => new TurnEventBus(redis, keys),
+          useFactory: (redis: RedisClient) => new TurnEventBus(redis, keys),
           inject: [REDIS_CLIENT],
         },
         {
@@ -95,12 +121,22 @@ export class TurnPipelineModule {
         },
         {
           provide: TurnCancelSignals,
-          useFactory: (redis: Redis) => new TurnCancelSignals(redis, subscriberFactory('cancel'), keys),
+          useFactory: (redis: RedisClient) => new TurnCancelSignals(redis, subscriberFactory('cancel'), keys),
           inject: [REDIS_CLIENT],
         },
+        ...(options.bullWorkers
+          ? [{ provide: BULLMQ_CONNECTION, useFactory: () => bullConnection(options) }]
+          : []),
         TurnPipelineShutdown,
       ],
-      exports: [RedisKeys, REDIS_CLIENT, TurnEventBus, TurnEventSubscriber, TurnCancelSignals],
+      exports: [
+        RedisKeys,
+        REDIS_CLIENT,
+        ...(options.bullWorkers ? [BULLMQ_CONNECTION] : []),
+        TurnEventBus,
+        TurnEventSubscriber,
+        TurnCancelSignals,
+      ],
     };
   }
 }
