@@ -43,9 +43,7 @@ export const findingFilterSchema = z.strictObject({
   ),
   cwe: optionalField(cweNumber, intUpTo(1, ID_MAX, CWE_MESSAGE)).describe('CWE id (79 for CWE-79).'),
   verdict: optionalField(lowered, z.enum(VERDICT_STATUSES)).describe('Latest retest verdict.'),
-  includeArchived: optionalField(booleanText, z.boolean()).describe(
-    'Include archived reports (only when asked).',
-  ),
+  includeArchived: optionalField(booleanText, z.boolean()).describe('Include archived reports if asked.'),
   // Self-describing enum: a description would count twice (two tools carry the filter) against the prompt budget.
   status: optionalField(lowered, z.enum(TRIAGE_STATUSES)),
   // Self-describing like status: "severity" keeps the findings operators re-rated (severity

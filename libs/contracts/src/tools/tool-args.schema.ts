@@ -101,9 +101,8 @@ const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'Findings matching a filter: the exact `total` and up to 50 rows. For "how many findings relate to X": answer with `total`.',
   count_findings_by:
     'Exact counts of findings per group, most first, optionally filtered: for breakdowns, "which report has the most …" and "most common vulnerability" (title).',
-  list_all_reports: 'Every report with its id, file name, format, status and finding counts by severity.',
-  finding_detail:
-    'One finding by id: its current version, how many versions it has, notes and latest verdict.',
+  list_all_reports: 'Every report: id, file name, format, status, finding counts by severity.',
+  finding_detail: 'One finding by id: current version, version count, notes, latest verdict.',
   compare_reports:
     'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
 };

@@ -298,7 +298,8 @@ describe('chat repository and turn ledger (real Postgres)', () => {
       queuePosition: 1,
       status: 'queued',
     };
-    expect(stale).toContainEqual(ref);
+    // A queued turn has no worker whose heartbeat could keep it alive.
+    expect(stale).toContainEqual({ ...ref, workerAlive: false });
     expect(stale.map((s) => s.turnId)).not.toContain(fresh.turnId);
     expect(await ledger.findActive(old.turnId)).toEqual(ref);
     await ledger.finish(old.turnId, { status: 'cancelled', content: '', metadata: {} });
