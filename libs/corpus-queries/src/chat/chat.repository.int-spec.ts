@@ -301,7 +301,7 @@ describe('chat repository and turn ledger (real Postgres)', () => {
     // A queued turn has no worker whose heartbeat could keep it alive.
     expect(stale).toContainEqual({ ...ref, workerAlive: false });
     expect(stale.map((s) => s.turnId)).not.toContain(fresh.turnId);
-    expect(await ledger.findActive(old.turnId)).toEqual(ref);
+    expect(await ledger.findActive(old.turnId)).toEqual({ ...ref, workerAlive: false });
     await ledger.finish(old.turnId, { status: 'cancelled', content: '', metadata: {} });
     expect(await ledger.findActive(old.turnId)).toBeNull();
     expect((await ledger.staleActive(30_000, 1000)).map((s) => s.turnId)).not.toContain(old.turnId);
