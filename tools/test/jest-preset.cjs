@@ -20,6 +20,8 @@ const TIERS = {
   int: ['<rootDir>/src/**/*.int-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
 };
 const tier = process.env.CC_TEST_TIER;
+/** `CC_SKIP_DRILLS=1` (`npm test`): the fault drills of `drill-specs.cjs` run apart, under `npm run test:drills`. */
+const drills = process.env.CC_SKIP_DRILLS === '1' ? require('./drill-specs.cjs').map((p) => `/${p}$`) : [];
 if (tier && !TIERS[tier]) throw new Error(`CC_TEST_TIER must be unit or int, not ${tier}`);
 
 module.exports = ({ displayName, rootDir, ...rest }) => ({
@@ -28,7 +30,11 @@ module.exports = ({ displayName, rootDir, ...rest }) => ({
   testEnvironment: 'node',
   testMatch: tier ? TIERS[tier] : [...TIERS.unit, ...TIERS.int],
   // `*.int-spec.ts` also matches `*.spec.ts`: the unit tier leaves it out by name.
-  testPathIgnorePatterns: tier === 'unit' ? ['/node_modules/', '\\.int-spec\\.ts$'] : ['/node_modules/'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(tier === 'unit' ? ['\\.int-spec\\.ts$'] : []),
+    ...drills.map((p) => p.replace(/[.]/g, '\\.')),
+  ],
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', swcOptions({ sourceMaps: 'inline' })] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper,

@@ -8,11 +8,14 @@
  *   npm test                 everything (the fuzz suite as a seeded sample)
  *   npm run test:unit        unit specs only (`src/` `*.spec.ts` and the web app); no Postgres or Redis
  *   npm run test:int         integration specs only (`*.int-spec.ts`, `test/` folders)
+ *   npm run test:drills      the fault drills (private Redis/Postgres servers stopped and started,
+ *                            workers killed or stalled, floods; tools/test/drill-specs.cjs), which
+ *                            `npm test` leaves out; CI runs them after it
  *   npm run test:fuzz        the whole fuzz suites (every case; minutes): the API fuzz and the
  *                            importer's robustness suite
  *   npm test -- --serial     everything, one step at a time
  *   npm test -- --only=jest  one step by name (format, lint, lint-tools, typecheck-tools, typecheck,
- *                            jest, jest-unit, jest-int, fuzz, web, e2e), or several: --only=jest,e2e
+ *                            jest, jest-unit, jest-int, drills, fuzz, web, e2e), or several: --only=jest,e2e
  *
  * In a run of every step, the web app's unit tests and then the browser tests run beside the Jest
  * step rather than after it: Jest's integration specs spend much of their time waiting on timers,
@@ -31,6 +34,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -65,6 +69,8 @@ const FUZZ_SPECS = [
   'apps/api/test/security/fuzz.int-spec.ts',
   'libs/corpus-queries/src/importers/import-robustness.int-spec.ts',
 ];
+/** The fault drills: left out of `npm test`, run by `npm run test:drills` (CI runs both). */
+const DRILL_SPECS = createRequire(import.meta.url)('./drill-specs.cjs');
 const E2E_CONFIG = 'apps/web-e2e/playwright.config.mjs';
 // Three workers on two cores: the integration specs wait on child processes, sockets and timers
 // for much of their time (docs/bench-log.md, "npm test: where the time goes").
@@ -101,7 +107,23 @@ const steps = [
     cmd: bin('nx'),
     args: ['run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static'],
   },
-  { name: 'jest', suites: ['all'], cmd: bin('jest'), args: jest(), needsServices: true, needsShared: true },
+  {
+    name: 'jest',
+    suites: ['all'],
+    cmd: bin('jest'),
+    args: jest(),
+    env: { CC_SKIP_DRILLS: '1' },
+    needsServices: true,
+    needsShared: true,
+  },
+  {
+    name: 'drills',
+    suites: ['drills'],
+    cmd: bin('jest'),
+    args: jest(DRILL_SPECS),
+    needsServices: true,
+    needsShared: true,
+  },
   {
     name: 'jest-unit',
     suites: ['unit'],
