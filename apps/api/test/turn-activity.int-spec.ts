@@ -110,7 +110,13 @@ describe('turn activity: unread threads, queue places and ends on every page of 
     // B holds the only worker slot, so A waits behind it.
     const first = await post(alice, chatB, { deltas: ['Working', ' on B.'], hold: { afterDeltas: 1, gate } });
     await activity(page2, first.turnId, (a) => a.event.type === 'turn.started');
-    const second = await post(alice, chatA, { deltas: ['There are 7 findings.\n', 'Details follow.'] });
+    // A is held too once it started, so its start is read while it runs (the API reads the thread's
+    // entry when the event reaches it, not when it was published).
+    const gateA = newGate();
+    const second = await post(alice, chatA, {
+      deltas: ['There are 7 findings.\n', 'Details follow.'],
+      hold: { afterDeltas: 1, gate: gateA },
+    });
 
     const queued = await activity(page2, second.turnId, (a) => a.event.type === 'turn.queued');
     expect(queued.event).toMatchObject({ chatId: chatA, position: 1 });
@@ -124,14 +130,15 @@ describe('turn activity: unread threads, queue places and ends on every page of 
     expect(await running(bob)).toEqual([]);
 
     openGate(gate);
+    const started = await activity(page1, second.turnId, (a) => a.event.type === 'turn.started');
+    expect(started.thread).toMatchObject({ activeTurn: { status: 'running' } });
+    openGate(gateA);
     for (const page of [page1, page2]) {
       const done = await activity(page, second.turnId, ended(second.turnId));
       expect(done.event.type).toBe('turn.done');
       expect(done.firstLine).toBe('There are 7 findings.');
       expect(done.thread).toMatchObject({ id: chatA, unread: true, activeTurn: null });
     }
-    const started = await activity(page1, second.turnId, (a) => a.event.type === 'turn.started');
-    expect(started.thread).toMatchObject({ activeTurn: { status: 'running' } });
     expect(
       (await listed(alice))
         .filter((t) => t.unread)
