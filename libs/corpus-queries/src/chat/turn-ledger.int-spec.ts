@@ -293,7 +293,7 @@ describe('turn ledger: what a turn leaves behind (real Postgres)', () => {
       errorCode: 'FORBIDDEN',
       storeMessage: false,
     });
-    expect(result).toEqual({ kind: 'finished', chatId: chat.id, messageId: '' });
+    expect(result).toEqual({ kind: 'finished', chatId: chat.id, messageId: '', webhooks: false });
     expect(await turnRow(second)).toMatchObject({ status: 'error', error_code: 'FORBIDDEN' });
     expect(await assistantMessage(second)).toBeNull();
     expect((await thread(chat.id)).last_model).toBe('builtin');

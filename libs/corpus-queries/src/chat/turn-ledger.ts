@@ -97,8 +97,11 @@ export interface ActiveTurnRef {
 }
 
 export type FinishTurnResult =
-  /** This call ended the turn; `messageId` is the stored assistant message ('' when none stored). */
-  | { kind: 'finished'; chatId: string; messageId: string }
+  /**
+   * This call ended the turn; `messageId` is the stored assistant message ('' when none stored);
+   * `webhooks`: a webhook endpoint may want the ending (the owner's, or one for all operators).
+   */
+  | { kind: 'finished'; chatId: string; messageId: string; webhooks: boolean }
   /** The turn had already ended (an earlier attempt or a cancel): nothing changed. */
   | { kind: 'already'; chatId: string; messageId: string | null; status: TurnStatus }
   /** The turn no longer exists (its thread was deleted). */
@@ -251,6 +254,7 @@ export class TurnLedger {
       message_id: string | null;
       new_message_id: string | null;
       finished: boolean;
+      webhooks: boolean;
     }[] = await this.rows(
       `WITH t AS (
            SELECT id, chat_id, status, attempt, worker_id FROM chat_turns WHERE id = $1 FOR UPDATE
@@ -272,7 +276,9 @@ export class TurnLedger {
             WHERE id = (SELECT chat_id FROM ended)
          )
          SELECT t.chat_id, t.status, (SELECT id FROM a) AS message_id, (SELECT id FROM ins) AS new_message_id,
-                EXISTS (SELECT 1 FROM ended) AS finished
+                EXISTS (SELECT 1 FROM ended) AS finished,
+                EXISTS (SELECT 1 FROM webhook_endpoints w JOIN chat_sessions c ON c.id = t.chat_id
+                         WHERE w.all_operators OR w.operator_id = c.owner_id) AS webhooks
            FROM t`,
       [
         turnId,
@@ -296,7 +302,12 @@ export class TurnLedger {
         status: turn.status,
       } as const;
     }
-    return { kind: 'finished', chatId: turn.chat_id, messageId: turn.new_message_id ?? '' } as const;
+    return {
+      kind: 'finished',
+      chatId: turn.chat_id,
+      messageId: turn.new_message_id ?? '',
+      webhooks: turn.webhooks,
+    } as const;
   }
 
   /**

@@ -93,7 +93,8 @@ export async function finishTurn(
   const event = terminalEvent(ending, result.messageId);
   try {
     await deps.bus.publish(result.chatId, turnId, event);
-    await queueTurnWebhooks(deps.webhooks, turnId);
+    // Only when an endpoint may want it: a job per turn would double a busy worker's queue work.
+    if (result.webhooks) await queueTurnWebhooks(deps.webhooks, turnId);
   } catch (e) {
     throw new TerminalEventNotPublishedError(turnId, event, e);
   }
