@@ -211,7 +211,17 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     if ((cancelRunning.body as CancelTurnResponse).state !== 'stopping') {
       // Rare in full runs, never alone: what the turn looked like, for the root cause (still open).
       const [row] = await db.dataSource.query(`SELECT * FROM chat_turns WHERE id = $1`, [t1.turnId]);
-      console.warn({ t1: watcher.forTurn(t1.turnId).map((e) => e.type), row });
+      const job = await apiA.app.get<Queue>(getQueueToken(CHAT_TURNS_QUEUE)).getJob(t1.turnId);
+      const { attemptsMade, finishedOn, failedReason, returnvalue, processedOn } = job ?? {};
+      const bull = job && {
+        state: await job.getState(),
+        attemptsMade,
+        processedOn,
+        finishedOn,
+        failedReason,
+        returnvalue,
+      };
+      console.warn({ t1: watcher.forTurn(t1.turnId).map((e) => e.type), row, job: bull ?? 'gone' });
       // Both workers must be free for the retry.
       for (const [chat, turn] of [
         [busy1, t1.turnId],
