@@ -35,11 +35,6 @@ jest.setTimeout(60_000);
  * The turn pipeline end to end: two API instances of one deployment, two agent-worker processes
  * (concurrency 1 each, scripted runner), real Postgres and Redis, socket.io-client.
  */
-// "cancels a queued turn and a running one" still fails about one full `npm test` in three (never
-// alone): the API finds the running turn's job no longer active. Until the cause is found, a
-// failure logs the turn and runs once more.
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
-
 describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => {
   let db: TestDatabase;
   let apiA: ApiInstance;
@@ -208,28 +203,12 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
       .post(`/api/chats/${busy1}/turns/${t1.turnId}/cancel`)
       .set(alice.headers)
       .send();
-    if ((cancelRunning.body as CancelTurnResponse).state !== 'stopping') {
-      // Rare in full runs, never alone: what the turn looked like, for the root cause (still open).
-      const [row] = await db.dataSource.query(`SELECT * FROM chat_turns WHERE id = $1`, [t1.turnId]);
-      const job = await apiA.app.get<Queue>(getQueueToken(CHAT_TURNS_QUEUE)).getJob(t1.turnId);
-      const { attemptsMade, finishedOn, failedReason, returnvalue, processedOn } = job ?? {};
-      const bull = job && {
-        state: await job.getState(),
-        attemptsMade,
-        processedOn,
-        finishedOn,
-        failedReason,
-        returnvalue,
-      };
-      console.warn({ t1: watcher.forTurn(t1.turnId).map((e) => e.type), row, job: bull ?? 'gone' });
-      // Both workers must be free for the retry.
-      for (const [chat, turn] of [
-        [busy1, t1.turnId],
-        [busy2, t2.turnId],
-      ])
-        await http().post(`/api/chats/${chat}/turns/${turn}/cancel`).set(alice.headers).send();
-    }
-    expect(cancelRunning.body as CancelTurnResponse).toEqual({ turnId: t1.turnId, state: 'stopping' });
+    // The worker watches the cancel key, so it may store the partial answer and complete the job
+    // before the API reads the job's state: then the API answers `cancelled`, else `stopping`.
+    expect(cancelRunning.body as CancelTurnResponse).toEqual({
+      turnId: t1.turnId,
+      state: expect.stringMatching(/^(stopping|cancelled)$/),
+    });
     const stopped = (await watcher.waitFor(t1.turnId, undefined, 10_000)) as ChatEventOf<'turn.cancelled'>;
     expect(stopped.type).toBe('turn.cancelled');
     await watcher.waitFor(next.turnId, 'turn.started', 10_000);
