@@ -271,6 +271,8 @@ export async function runImportJob(
   options: ImportOptions &
     PdfImportOptions & {
       onParsing?: (job: ImportJobRecord) => Promise<void>;
+      /** Called once the store holds the import row's lock, before it writes. */
+      onStoring?: () => Promise<void>;
       /** False on a worker that takes no chat turns: nothing to leave room for, so store at full speed. */
       paced?: boolean;
     } = {},
@@ -324,6 +326,7 @@ export async function runImportJob(
         [id],
       );
       if (row.status !== 'parsing') return toRecord(row);
+      await options.onStoring?.();
       await stopIfCancelRequested(tx, id);
       const [operator]: { username: string }[] = await tx.query(
         `SELECT username FROM operators WHERE id = $1`,
