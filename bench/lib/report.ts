@@ -16,7 +16,10 @@ export interface Figure {
   /** The goal as written in the issue, and whether this run met it (undefined: no goal). */
   goal?: string;
   met?: boolean;
-  /** The bare primitives this latency is made of (`measurePrimitives`): their sum is its ratio's denominator. */
+  /**
+   * The bare primitives this latency is made of (`measurePrimitives`): their sum is its ratio's
+   * denominator.
+   */
   of?: PrimitiveName[];
   /** Goals as a multiple of that sum, judged by `judge` once the run's primitives are known. */
   ratioGoals?: RatioGoal[];

@@ -20,7 +20,10 @@ const TIERS = {
   int: ['<rootDir>/src/**/*.int-spec.ts', '<rootDir>/test/**/*.spec.ts', '<rootDir>/test/**/*.int-spec.ts'],
 };
 const tier = process.env.CC_TEST_TIER;
-/** `CC_SKIP_DRILLS=1` (`npm test`): the fault drills of `drill-specs.cjs` run apart, under `npm run test:drills`. */
+/**
+ * `CC_SKIP_DRILLS=1` (`npm test`): the fault drills of `drill-specs.cjs` run apart, under `npm run
+ * test:drills`.
+ */
 const drills = process.env.CC_SKIP_DRILLS === '1' ? require('./drill-specs.cjs').map((p) => `/${p}$`) : [];
 if (tier && !TIERS[tier]) throw new Error(`CC_TEST_TIER must be unit or int, not ${tier}`);
 

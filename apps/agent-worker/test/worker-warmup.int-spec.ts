@@ -1,4 +1,7 @@
-/** A worker warms up before it takes a job (`TurnWarmup`), and the warm-up writes nothing (real Postgres, Redis, BullMQ). */
+/**
+ * A worker warms up before it takes a job (`TurnWarmup`), and the warm-up writes nothing (real Postgres,
+ * Redis, BullMQ).
+ */
 import { ScriptedAgentRunner } from './support/scripted-runner';
 import { TurnTestBed } from './support/turn-test-bed';
 import { type RunningWorker, startWorker } from './support/worker-harness';

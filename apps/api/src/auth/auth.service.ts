@@ -45,7 +45,10 @@ export interface SessionClaims {
   exp: number;
 }
 
-/** A verified session: who, its token version and row id, and when it was signed in, issued and expires (ms since epoch). */
+/**
+ * A verified session: who, its token version and row id, and when it was signed in, issued and expires (ms
+ * since epoch).
+ */
 export interface Session {
   operator: AuthenticatedOperator;
   version: number;

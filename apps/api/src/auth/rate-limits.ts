@@ -28,7 +28,10 @@ export const FAIL_OPEN_RECHECK_MS = 5000;
 export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimits');
 
-  /** `url` names the Redis of `redis` for `redisHang` (a timeout here makes the route's own command fail at once). */
+  /**
+   * `url` names the Redis of `redis` for `redisHang` (a timeout here makes the route's own command fail at
+   * once).
+   */
   constructor(
     redis: RedisClient,
     private readonly url: string,

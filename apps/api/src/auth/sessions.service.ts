@@ -34,7 +34,10 @@ export class SessionsService {
     }));
   }
 
-  /** Ends session `sessionId` of `operatorId` and disconnects its sockets; 404 when the operator holds no such session. */
+  /**
+   * Ends session `sessionId` of `operatorId` and disconnects its sockets; 404 when the operator holds no
+   * such session.
+   */
   async end(operatorId: string, sessionId: string): Promise<void> {
     if (!(await this.endIfLive(operatorId, sessionId)))
       throw new NotFoundException('You have no session with this id (it may have ended already).');

@@ -51,7 +51,10 @@ const http = () => request(baseUrl);
 const operatorCount = () => db.dataSource.getRepository(OperatorEntity).count();
 const signToken = (secret: string, claims: Record<string, unknown>) =>
   new JwtService({ secret }).signAsync(claims, { algorithm: 'HS256' });
-/** A hand-made session token of operator `sub` at its current token version, of a new session row, signed in at `iat` unless `authAt` says otherwise. */
+/**
+ * A hand-made session token of operator `sub` at its current token version, of a new session row, signed in
+ * at `iat` unless `authAt` says otherwise.
+ */
 const signSession = async (claims: { sub: string; iat: number; exp: number; authAt?: number }) => {
   const { tokenVersion } = await db.dataSource
     .getRepository(OperatorEntity)

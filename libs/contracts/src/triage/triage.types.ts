@@ -154,7 +154,10 @@ export interface AuditEventView {
 /** An audit page's cursor: its last event's time (microseconds since the epoch) and id. */
 export const AUDIT_CURSOR_PATTERN = /^(\d{1,17})_(\d{1,19})$/;
 
-/** `GET /api/audit`: newest first by time; `nextCursor` is what to pass as `cursor` for the next page (null: the last). */
+/**
+ * `GET /api/audit`: newest first by time; `nextCursor` is what to pass as `cursor` for the next page (null:
+ * the last).
+ */
 export interface AuditPage {
   events: AuditEventView[];
   nextCursor: string | null;

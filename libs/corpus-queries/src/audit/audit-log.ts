@@ -86,7 +86,9 @@ export interface AuditFilter {
   limit?: number;
 }
 
-/** `v` (ISO 8601 date or date-time) as an instant; without an offset it is UTC, whatever the server's zone. */
+/**
+ * `v` (ISO 8601 date or date-time) as an instant; without an offset it is UTC, whatever the server's zone.
+ */
 function utcInstant(v: string): string {
   const t = v.replace(' ', 'T');
   const hasOffset = /T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(t);

@@ -85,7 +85,9 @@ export interface ImportBacklog {
   bytes: number;
 }
 
-/** Thrown by `createImportJobs` when the uploads would take the operator past `quota`; nothing is recorded. */
+/**
+ * Thrown by `createImportJobs` when the uploads would take the operator past `quota`; nothing is recorded.
+ */
 export class ImportQuotaExceeded extends Error {
   constructor(
     readonly backlog: ImportBacklog,
@@ -232,7 +234,10 @@ export async function cancelImportJob(
 /** Thrown by the store's checkpoint when a cancel was requested meanwhile. */
 class ImportCancelRequested extends Error {}
 
-/** Throws `ImportCancelRequested` when a cancel of import `id` was recorded (read on `manager`'s connection). */
+/**
+ * Throws `ImportCancelRequested` when a cancel of import `id` was recorded (read on `manager`'s
+ * connection).
+ */
 async function stopIfCancelRequested(manager: EntityManager, id: string): Promise<void> {
   const rows: unknown[] = await manager.query(`SELECT 1 FROM import_cancel_requests WHERE import_id = $1`, [
     id,

@@ -9,7 +9,9 @@ export interface NewOperatorSession {
   ip: string;
 }
 
-/** How long a session's `last_seen_at` may lag behind its requests: one write a minute, not one per request. */
+/**
+ * How long a session's `last_seen_at` may lag behind its requests: one write a minute, not one per request.
+ */
 export const SESSION_SEEN_EVERY_MS = 60_000;
 
 /** Stores a new session of `s.operatorId`; returns its id (the cookie's `sid`). */

@@ -37,7 +37,8 @@ export function parseArgs<S extends z.ZodType>(schema: S, input: unknown): z.out
 }
 
 /**
- * Checks a finding filter (`findingListFilterSchema`: the tools' filter and `origin`) and returns it normalised: `severity`, `verdict`
+ * Checks a finding filter (`findingListFilterSchema`: the tools' filter and `origin`) and returns it
+ * normalised: `severity`, `verdict`
  * and `status` lower-cased, ids positive integers, `cwe` a number or `CWE-79`, blank text dropped.
  * Unknown keys are refused (a misspelt filter must not silently count everything).
  *

@@ -50,7 +50,10 @@ export function listWebhookEndpoints(
     .find({ where: { operatorId }, order: { createdAt: 'DESC', id: 'ASC' } });
 }
 
-/** Deletes endpoint `id` of `operatorId` with its deliveries, audited (`webhook.delete`); false when there is none. */
+/**
+ * Deletes endpoint `id` of `operatorId` with its deliveries, audited (`webhook.delete`); false when there
+ * is none.
+ */
 export function deleteWebhookEndpoint(
   db: DataSource,
   operatorId: string,

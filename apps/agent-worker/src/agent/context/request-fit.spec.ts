@@ -60,7 +60,8 @@ describe('fitToolResults', () => {
     const { prompt, loop } = input(0);
     const fixed = countMessagesTokens([...prompt.slice(0, 1), ...prompt.slice(3), ...loop]);
     const result = countMessageTokens({ role: 'tool', content: LIST, tool_call_id: 'c1' });
-    // Without the first turn, the result takes exactly what is left after the reserve (a quarter of the budget).
+    // Without the first turn, the result takes exactly what is left after the reserve (a quarter of the
+    // budget).
     const fitted = fitToolResults(input(Math.ceil(((fixed + result) * 4) / 3)));
     expect(fitted.prompt.map((m) => m.content)).toEqual([
       system.content,

@@ -70,7 +70,10 @@ function shorten(v: unknown, level: Level): unknown {
   return out;
 }
 
-/** A request's messages as far as fitting goes: the prompt (system, history, the new message) and this turn's loop. */
+/**
+ * A request's messages as far as fitting goes: the prompt (system, history, the new message) and this
+ * turn's loop.
+ */
 export interface FitInput<M extends CountableMessage> {
   /** System prompt, the history turns kept so far (oldest first), the operator's new message. */
   prompt: M[];
@@ -136,7 +139,10 @@ function fitWith<M extends CountableMessage>(input: FitInput<M>, measure: TokenM
   return { prompt, contents, droppedTurns, compacted };
 }
 
-/** `prompt` without its oldest history turn (the messages after the system prompt up to the next user message). */
+/**
+ * `prompt` without its oldest history turn (the messages after the system prompt up to the next user
+ * message).
+ */
 function withoutOldestTurn<M extends CountableMessage>(prompt: M[]): M[] {
   const next = prompt.findIndex((m, i) => i > 1 && m.role === 'user');
   return [prompt[0], ...prompt.slice(next)];

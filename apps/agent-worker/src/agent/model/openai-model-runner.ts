@@ -183,7 +183,8 @@ export class OpenAiModelRunner {
             type: 'function' as const,
             function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
           })),
-          // Within the turn, a server that streamed reasoning in a field gets it back under that name (DeepSeek requires it).
+          // Within the turn, a server that streamed reasoning in a field gets it back under that name
+          // (DeepSeek requires it).
           ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
         } as ChatCompletionAssistantMessageParam;
         // The operator's cards already show the full results; the model gets what fits.

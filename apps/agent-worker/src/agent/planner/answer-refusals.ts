@@ -20,7 +20,10 @@ export function refusalsFor(L: AnswerLanguage) {
   const m = messages(L).format;
   const capabilities = m('capabilities');
 
-  /** What a plan would have answered, in words, for a refusal ("the number of findings with severity critical"). */
+  /**
+   * What a plan would have answered, in words, for a refusal ("the number of findings with severity
+   * critical").
+   */
   function understood(plan: PlannedQuestion): string {
     const scoped = 'filter' in plan ? scopePhrase(L, plan.filter, plan.scope) : '';
     const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';

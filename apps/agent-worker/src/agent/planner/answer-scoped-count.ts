@@ -2,7 +2,9 @@ import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
 import { md } from './answer-text';
 import { classNote, messages, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
 
-/** What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R"). */
+/**
+ * What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R").
+ */
 function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string, string>] {
   if (e.text) return ['text', { q: L.quote(e.text) }];
   if (e.verdict) return e.verdict === 'fixed' ? ['fixed', {}] : ['verdict', { v: L.verdict(e.verdict) }];
@@ -13,7 +15,10 @@ function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string,
   return ['other', {}];
 }
 
-/** Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id or verdict. */
+/**
+ * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
+ * or verdict.
+ */
 export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: string): string {
   const m = messages(L).format;
   const subject = m('scoped.subject', {

@@ -52,7 +52,10 @@ interface Options {
   note?: string;
 }
 
-/** What a language gives the writer besides its messages (`answer-messages.json`): number formats and labels. */
+/**
+ * What a language gives the writer besides its messages (`answer-messages.json`): number formats and
+ * labels.
+ */
 export interface AnswerLanguage {
   locale: OperatorLanguage;
   num(n: number): string;

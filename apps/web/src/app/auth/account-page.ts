@@ -8,7 +8,10 @@ import { NotificationsPreference } from '../chat/notifications-preference';
 import { WebhooksPanel } from '../settings/webhooks-panel';
 import { SessionsPanel } from './sessions-panel';
 
-/** `/account`: who is signed in, "Change my password", the operator's sessions, API tokens, notices and webhooks. Every operator. */
+/**
+ * `/account`: who is signed in, "Change my password", the operator's sessions, API tokens, notices and
+ * webhooks. Every operator.
+ */
 @Component({
   selector: 'cc-account-page',
   imports: [

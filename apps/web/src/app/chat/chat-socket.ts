@@ -192,13 +192,18 @@ export class ChatSocket {
     return () => this.importHandlers.delete(handler);
   }
 
-  /** Registers a handler for `chat:thread-updated` (any thread of the operator's); returns the unregister function. */
+  /**
+   * Registers a handler for `chat:thread-updated` (any thread of the operator's); returns the unregister
+   * function.
+   */
   onThreadUpdated(handler: (update: ThreadUpdated) => void): () => void {
     this.threadUpdatedHandlers.add(handler);
     return () => this.threadUpdatedHandlers.delete(handler);
   }
 
-  /** Registers a handler for `chat:activity` (any turn of the operator's); returns the unregister function. */
+  /**
+   * Registers a handler for `chat:activity` (any turn of the operator's); returns the unregister function.
+   */
   onActivity(handler: (activity: TurnActivity) => void): () => void {
     this.activityHandlers.add(handler);
     return () => this.activityHandlers.delete(handler);
