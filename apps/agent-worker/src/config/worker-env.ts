@@ -44,13 +44,19 @@ export const workerEnvSchema = serverEnvSchema.extend({
         .min(1, { error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated' }),
     )
     .describe(
-      'Queues this worker takes jobs from, comma-separated: `turns` (chat turns), `imports` (report files), `webhooks` (webhook deliveries); default all three. Run import workers apart so a large import never competes with chat turns for a process; a worker without `turns` also stores imports at full speed instead of paced. Some worker of a deployment must take `webhooks`.',
+      'Queues this worker takes jobs from, comma-separated: `turns` (chat turns), `imports` (report ' +
+        'files), `webhooks` (webhook deliveries); default all three. Run import workers apart so a ' +
+        'large import never competes with chat turns for a process; a worker without `turns` also ' +
+        'stores imports at full speed instead of paced. Some worker of a deployment must take ' +
+        '`webhooks`.',
     ),
   PUBLIC_ORIGIN: z
     .string()
     .default('')
     .describe(
-      "The web app's origin (e.g. `https://chat.example.org`; of a comma-separated list, the first), the base of the thread link in webhook deliveries; empty: the link is a path (`/chat/<id>`). Give it the API's value.",
+      "The web app's origin (e.g. `https://chat.example.org`; of a comma-separated list, the first), " +
+        'the base of the thread link in webhook deliveries; empty: the link is a path (`/chat/<id>`). ' +
+        "Give it the API's value.",
     ),
   ...webhookEnvSchema.shape,
   WORKER_ID: z

@@ -16,7 +16,8 @@ export class AuditController {
   @Get()
   @ApiOperation({
     summary:
-      'Audit events, newest first by time, filtered by action, operator (actorId), subject and date (from, to); page with cursor=nextCursor (admin)',
+      'Audit events, newest first by time, filtered by action, operator (actorId), subject and date ' +
+      '(from, to); page with cursor=nextCursor (admin)',
   })
   @ApiQueryFrom(AuditQueryDto)
   list(@Query() query: AuditQueryDto): Promise<AuditPage> {

@@ -13,10 +13,12 @@ export const apiEnvSchema = authEnvSchema.extend({
     'Largest report file `POST /api/reports/import` accepts, in bytes (default 50 MB); a larger one answers 413 before it is parsed.',
   ),
   IMPORT_QUEUE_PER_OPERATOR: envInt(100, 1).describe(
-    'Most imports one operator may have queued or running at once; an upload past it answers 429 saying how many are waiting (nothing is imported).',
+    'Most imports one operator may have queued or running at once; an upload past it answers 429 ' +
+      'saying how many are waiting (nothing is imported).',
   ),
   IMPORT_QUEUED_BYTES_PER_OPERATOR: envInt(1024 * 1024 * 1024, 1).describe(
-    "Most bytes of one operator's queued uploads (default 1 GB); an upload past it answers 429 (nothing is imported).",
+    "Most bytes of one operator's queued uploads (default 1 GB); an upload past it answers 429 " +
+      '(nothing is imported).',
   ),
   DB_ACQUIRE_TIMEOUT_MS: envInt(10_000, 100).describe(
     'Milliseconds a request waits for a free Postgres connection of the pool (`DB_POOL_SIZE`) before it answers 503 "the database is busy": a starved pool refuses instead of hanging every route.',

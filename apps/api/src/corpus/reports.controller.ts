@@ -73,7 +73,12 @@ export class ReportsController {
   @ApiOperation({
     summary: 'Queue scanner or native report files (field "files") for import; one queued import per file',
     description:
-      '202 with one import per file (follow it with the `import:event` socket message or GET /api/imports/:id: it ends ready, failed with the refusal, e.g. a duplicate or an unsupported format, or cancelled); 413 a file over the size limit (refused while it streams) or too many files (20 by default); 429 the operator already has too many imports waiting or running, or too many bytes of queued uploads; 400 no file, or a file in another field than "files"; 503 the queue is unavailable. Nothing is queued unless every file was received.',
+      '202 with one import per file (follow it with the `import:event` socket message or GET ' +
+      '/api/imports/:id: it ends ready, failed with the refusal, e.g. a duplicate or an unsupported ' +
+      'format, or cancelled); 413 a file over the size limit (refused while it streams) or too many ' +
+      'files (20 by default); 429 the operator already has too many imports waiting or running, or ' +
+      'too many bytes of queued uploads; 400 no file, or a file in another field than "files"; 503 ' +
+      'the queue is unavailable. Nothing is queued unless every file was received.',
   })
   async import(
     @UploadedFiles() files: UploadedReportFile[] | undefined,

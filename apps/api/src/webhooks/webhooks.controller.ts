@@ -29,7 +29,9 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Register a webhook endpoint for turn.done, turn.error and/or turn.cancelled',
     description:
-      'The answer holds the signing secret (whsec_…), shown this once. 422 when the URL is not https, not allowed by WEBHOOK_URL_ALLOWLIST or resolves to a private address; 403 for allOperators unless admin; 409 over the limit.',
+      'The answer holds the signing secret (whsec_…), shown this once. 422 when the URL is not ' +
+      'https, not allowed by WEBHOOK_URL_ALLOWLIST or resolves to a private address; 403 for ' +
+      'allOperators unless admin; 409 over the limit.',
   })
   create(
     @CurrentOperator() operator: AuthenticatedOperator,

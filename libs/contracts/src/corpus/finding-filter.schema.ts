@@ -28,7 +28,8 @@ const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
  */
 export const findingFilterSchema = z.strictObject({
   text: optionalField(collapsed, unshownMaxLength(500)).describe(
-    'Topic to search for, e.g. "SQL injection" or "jQuery": full-text search; a weakness class (XSS, SQLi…) also matches its CWE ids.',
+    'Topic to search for, e.g. "SQL injection" or "jQuery": full-text search; a weakness class (XSS, ' +
+      'SQLi…) also matches its CWE ids.',
   ),
   severity: optionalField(lowered, z.enum(SEVERITIES)),
   reportId: optionalField(numeric, intUpTo(1, ID_MAX)),

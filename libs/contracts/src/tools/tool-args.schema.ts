@@ -96,11 +96,14 @@ export function toolJsonSchema(schema: z.ZodType, audience: 'model' | 'docs' = '
 
 const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   get_corpus_overview:
-    'Corpus totals: reports by status, findings by severity, verdicts, triage statuses, and per report its findings by severity.',
+    'Corpus totals: reports by status, findings by severity, verdicts, triage statuses, and per ' +
+    'report its findings by severity.',
   search_findings:
-    'Findings matching a filter: the exact `total` and up to 50 rows. For "how many findings relate to X": answer with `total`.',
+    'Findings matching a filter: the exact `total` and up to 50 rows. For "how many findings relate ' +
+    'to X": answer with `total`.',
   count_findings_by:
-    'Exact counts of findings per group, most first, optionally filtered: for breakdowns, "which report has the most …" and "most common vulnerability" (title).',
+    'Exact counts of findings per group, most first, optionally filtered: for breakdowns, "which ' +
+    'report has the most …" and "most common vulnerability" (title).',
   list_all_reports: 'Every report: id, file name, format, status, finding counts by severity.',
   finding_detail: 'One finding by id: current version, version count, notes, latest verdict.',
   compare_reports:

@@ -7,13 +7,18 @@ import { modelUrlAllowlistEnv } from '../model/model-url-allowlist';
 /** The webhook settings of the API (registration, resend) and the worker (sending). */
 export const webhookEnvSchema = z.object({
   WEBHOOK_URL_ALLOWLIST: modelUrlAllowlistEnv(
-    'Hosts webhook endpoints may point at, in the form of `MODEL_URL_ALLOWLIST` (empty: any public host). Besides, a webhook URL must be https and resolve to public addresses, unless an entry names it. Give the API and the workers the same value.',
+    'Hosts webhook endpoints may point at, in the form of `MODEL_URL_ALLOWLIST` (empty: any public ' +
+      'host). Besides, a webhook URL must be https and resolve to public addresses, unless an entry ' +
+      'names it. Give the API and the workers the same value.',
   ),
   WEBHOOK_ATTEMPTS: envInt(10, 1, 30).describe(
-    'Attempts of one webhook delivery before it is marked failed (the first included). With `WEBHOOK_RETRY_DELAY_MS` 10 s, the 10 attempts span about 85 minutes (docs/operations.md). Give the API and the workers the same value.',
+    'Attempts of one webhook delivery before it is marked failed (the first included). With ' +
+      '`WEBHOOK_RETRY_DELAY_MS` 10 s, the 10 attempts span about 85 minutes (docs/operations.md). Give ' +
+      'the API and the workers the same value.',
   ),
   WEBHOOK_RETRY_DELAY_MS: envInt(10_000, 1, 3_600_000).describe(
-    'Milliseconds before the first retry of a failed webhook delivery; each next wait doubles (BullMQ exponential back-off).',
+    'Milliseconds before the first retry of a failed webhook delivery; each next wait doubles ' +
+      '(BullMQ exponential back-off).',
   ),
 });
 export type WebhookEnv = z.output<typeof webhookEnvSchema>;
