@@ -138,30 +138,13 @@ const LIFETIMES = [90, 30, 7, 365];
       <p class="muted" i18n="@@tokens.none">You have no API tokens.</p>
     }
   `,
+  styleUrl: '../shared/account-panel.css',
   styles: `
-    :host {
-      display: flex;
-      flex-direction: column;
-      gap: 0.6rem;
-    }
-    h2 {
-      margin: 0;
-      font-size: 1rem;
-    }
     .row {
       display: grid;
       grid-template-columns: 2fr 1fr 1fr auto;
       gap: 0.75rem;
       align-items: end;
-    }
-    table {
-      width: 100%;
-      border-collapse: collapse;
-    }
-    th,
-    td {
-      text-align: left;
-      padding: 0.3rem 0.4rem;
     }
     .error {
       margin: 0;

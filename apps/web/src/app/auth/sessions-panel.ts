@@ -77,25 +77,8 @@ import { SessionsStore } from './sessions-store';
       </p>
     </div>
   `,
+  styleUrl: '../shared/account-panel.css',
   styles: `
-    :host {
-      display: flex;
-      flex-direction: column;
-      gap: 0.6rem;
-    }
-    h2 {
-      margin: 0;
-      font-size: 1rem;
-    }
-    table {
-      width: 100%;
-      border-collapse: collapse;
-    }
-    th,
-    td {
-      text-align: left;
-      padding: 0.3rem 0.4rem;
-    }
     .badge {
       margin-left: 0.4rem;
       font-size: 0.8em;

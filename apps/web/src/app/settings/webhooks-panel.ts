@@ -25,7 +25,7 @@ const STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
   selector: 'cc-webhooks-panel',
   imports: [ReactiveFormsModule, DatePipe, SecretOnce],
   templateUrl: './webhooks-panel.html',
-  styleUrl: './webhooks-panel.css',
+  styleUrls: ['../shared/account-panel.css', './webhooks-panel.css'],
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class WebhooksPanel implements OnInit {
