@@ -73,14 +73,11 @@ export interface StoredUpload {
   sizeBytes: number;
 }
 
-/** What one operator may have waiting: imports queued or running, and bytes of queued uploads. */
+/**
+ * Imports queued or running and bytes of queued uploads: what one operator may have waiting (a
+ * quota), has waiting (a backlog) or is adding.
+ */
 export interface ImportQuota {
-  imports: number;
-  bytes: number;
-}
-
-/** An operator's imports waiting or running, and the bytes of their queued uploads. */
-export interface ImportBacklog {
   imports: number;
   bytes: number;
 }
@@ -90,8 +87,8 @@ export interface ImportBacklog {
  */
 export class ImportQuotaExceeded extends Error {
   constructor(
-    readonly backlog: ImportBacklog,
-    readonly adding: ImportBacklog,
+    readonly backlog: ImportQuota,
+    readonly adding: ImportQuota,
     readonly quota: ImportQuota,
   ) {
     super('import quota exceeded');

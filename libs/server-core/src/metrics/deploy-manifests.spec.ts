@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { metricsRegistry } from './metrics';
 
 const file = path.resolve(__dirname, '../../../../deploy/k8s/corpus-chat.yaml');
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked below
 const docs: any[] = parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS());
 const ofKind = (kind: string) => docs.filter((d) => d.kind === kind);
 
