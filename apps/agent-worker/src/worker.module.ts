@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
 import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
+  jobWorkerOptions,
   MetricsModule,
   migratingDataSourceFactory,
   pinoParams,
@@ -52,23 +53,16 @@ export class WorkerModule {
     // The worker options come from settings validated at start-up, so the processor is declared here.
     @Processor(CHAT_TURNS_QUEUE, {
       concurrency: env.WORKER_CONCURRENCY,
-      lockDuration: env.LOCK_DURATION_MS,
-      stalledInterval: env.STALLED_INTERVAL_MS,
-      // One death is survived (the turn restarts on another worker as attempt n+1); a second gives up.
-      maxStalledCount: 1,
+      ...jobWorkerOptions('turn', env),
       name: workerId,
       autorun: false, // started by TurnProcessor once warm
     })
     class ConfiguredTurnProcessor extends TurnProcessor {}
 
-    // Its own concurrency: parsing is CPU-bound, so a few imports must not starve the turns. The
-    // same lock as turns, but no second run after a worker died: parsing is deterministic, so a file
-    // that killed one worker (out of memory) would kill the next; the import ends failed instead.
+    // Its own concurrency: parsing is CPU-bound, so a few imports must not starve the turns.
     @Processor(IMPORTS_QUEUE, {
       concurrency: env.IMPORT_CONCURRENCY,
-      lockDuration: env.LOCK_DURATION_MS,
-      stalledInterval: env.STALLED_INTERVAL_MS,
-      maxStalledCount: 0,
+      ...jobWorkerOptions('import', env),
       name: workerId,
     })
     class ConfiguredImportProcessor extends ImportProcessor {}

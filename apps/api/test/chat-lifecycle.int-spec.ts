@@ -12,7 +12,7 @@ import {
 } from '@corpus-chat/contracts';
 import { createTestDatabase, storeTestTurn, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
-import { TurnSweeper } from '../src/chat/turn-sweeper';
+import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type ApiInstance,
   eventually,
@@ -157,7 +157,7 @@ describe('turn lifecycle: commit, then enqueue', () => {
       `UPDATE chat_turns SET created_at = now() - interval '1 minute', started_at = started_at - interval '1 minute' WHERE id = ANY($1::uuid[])`,
       [[lost.turnId, dead.turnId]],
     );
-    const sweeper = api.app.get(TurnSweeper);
+    const sweeper = api.app.get(JobSweeper);
 
     const first = await sweeper.sweep();
     expect(first.get(lost.turnId)).toBe('requeued');

@@ -9,7 +9,7 @@ import {
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
 import { createTestDatabase, startTcpProxy, type TcpProxy } from '@corpus-chat/corpus-queries/testing';
-import { TurnSweeper } from '../src/chat/turn-sweeper';
+import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type ApiInstance,
   type EventCollector,
@@ -108,7 +108,7 @@ describe('Postgres down mid-turn (for the worker)', () => {
     proxy.restore();
 
     // Either the worker's failure handler stores it (still retrying) or the sweep does.
-    const sweeper = api.app.get(TurnSweeper);
+    const sweeper = api.app.get(JobSweeper);
     await eventually(
       async () => {
         await sweeper.sweep(0);

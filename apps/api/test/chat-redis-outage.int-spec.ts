@@ -11,7 +11,7 @@ import {
 import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Redis } from 'ioredis';
-import { TurnSweeper } from '../src/chat/turn-sweeper';
+import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type EventCollector,
   eventually,
@@ -157,7 +157,7 @@ describe('Redis restarted empty mid-turn', () => {
     await redis.start();
     await resubscribed(chatId);
     // Nothing is left for the sweep to end; the held events and turn.done reach the socket.
-    expect((await api.app.get(TurnSweeper).sweep(0)).get(turnId)).toBeUndefined();
+    expect((await api.app.get(JobSweeper).sweep(0)).get(turnId)).toBeUndefined();
     await watcher.waitFor(turnId, 'turn.done', 30_000);
     const events = watcher.forTurn(turnId);
     expect(events.some((e) => e.type === 'turn.error')).toBe(false);
@@ -192,7 +192,7 @@ describe('Redis restarted empty mid-turn', () => {
       15_000,
       'a heartbeat after the restart',
     );
-    expect((await api.app.get(TurnSweeper).sweep(0)).get(turnId)).toBe('alive');
+    expect((await api.app.get(JobSweeper).sweep(0)).get(turnId)).toBe('alive');
     expect((await turnRow(turnId))?.status).toBe('running');
 
     openGate(gate);

@@ -15,7 +15,7 @@ import {
   storedUploadBytes,
   type TestDatabase,
 } from '@corpus-chat/corpus-queries/testing';
-import { ImportSweeper } from '../src/corpus/import-sweeper';
+import { JobSweeper } from '../src/jobs/job-sweeper';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
@@ -116,7 +116,7 @@ describe('an import whose worker died', () => {
     ]);
     await db.dataSource.query(`UPDATE import_jobs SET status = 'parsing' WHERE id = $1`, [lost.id]);
 
-    const done = await api.app.get(ImportSweeper).sweep(0);
+    const done = await api.app.get(JobSweeper).sweep(0);
     expect(done.get(queued.id)).toBe('requeued');
     expect(done.get(lost.id)).toBe('ended');
 
@@ -133,6 +133,6 @@ describe('an import whose worker died', () => {
     expect(await row(lost.id)).toMatchObject({ status: 'failed', error: IMPORT_JOB_LOST_REASON });
     expect(await storedUploadBytes(db.dataSource, lost.id)).toBe(0);
     // Nothing left to do: a second sweep finds no stale import.
-    expect((await api.app.get(ImportSweeper).sweep(0)).size).toBe(0);
+    expect((await api.app.get(JobSweeper).sweep(0)).size).toBe(0);
   });
 });

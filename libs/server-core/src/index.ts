@@ -32,3 +32,4 @@ export * from './process/sleep';
 export * from './webhooks/webhook-target';
 export * from './webhooks/webhook-sender';
 export * from './webhooks/webhook-jobs';
+export * from './jobs/job-lifecycle';

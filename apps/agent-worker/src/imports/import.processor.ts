@@ -14,14 +14,18 @@ import {
   readModelSettings,
   runImportJob,
 } from '@corpus-chat/corpus-queries';
-import { inSpan, metrics, REDIS_CLIENT, RedisKeys, withTraceParent } from '@corpus-chat/server-core';
+import {
+  inSpan,
+  metrics,
+  REDIS_CLIENT,
+  RedisKeys,
+  STALLED_LIMIT_REASON,
+  withTraceParent,
+} from '@corpus-chat/server-core';
 import { AGENT_CONFIG, type AgentConfig, agentConfig } from '../agent/agent.config';
 import { WorkerEnv } from '../config/worker-env';
 import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
-
-/** BullMQ's failure of a job whose worker stopped renewing its lock (died) more than `maxStalledCount` times. */
-const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 
 /**
  * BullMQ glue of the `imports` queue: parses and stores one uploaded report file per job

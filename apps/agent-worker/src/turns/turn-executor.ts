@@ -21,6 +21,7 @@ import {
   retryWhileDatabaseUnavailable,
   retryWhileRedisUnavailable,
   type RunnerEvent,
+  STALLED_LIMIT_REASON,
   TurnCancelSignals,
   type TurnEnding,
   TurnEventBus,
@@ -36,9 +37,6 @@ import { type PartialAnswer, TurnAbort, TurnAttemptError, TurnFailedError } from
 
 /** Nest token of this worker's id (shown in `turn.started` and logs). */
 export const WORKER_ID = Symbol('WORKER_ID');
-
-/** BullMQ's reason for a job whose workers died more often than allowed. */
-const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 
 const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
 

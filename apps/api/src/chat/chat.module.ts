@@ -14,7 +14,6 @@ import { QueuePositionPublisher } from './queue-position-publisher';
 import { SocketLimits } from './socket-limits';
 import { MessageBudget } from './message-budget';
 import { TurnDispatcher } from './turn-dispatcher';
-import { TurnSweeper } from './turn-sweeper';
 import { TurnActivityGateway } from './turn-activity.gateway';
 import { TurnActivityService } from './turn-activity.service';
 
@@ -48,7 +47,6 @@ import { TurnActivityService } from './turn-activity.service';
       inject: [ApiEnv],
     },
     SocketLimits,
-    TurnSweeper,
     MessageBudget,
     ChatEventRelay,
     ChatGateway,

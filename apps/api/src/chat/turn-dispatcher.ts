@@ -13,6 +13,10 @@ import {
 import { operatorLanguage, type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
 import {
   finishTurn,
+  isLiveJob,
+  jobAddOptions,
+  recoverJob,
+  type Recovery,
   settleBullConnections,
   type FinishTurnOutcome,
   TurnCancelSignals,
@@ -26,6 +30,7 @@ import {
   type WebhookQueue,
 } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
+import { JobSweeper } from '../jobs/job-sweeper';
 
 export type TurnQueue = Queue<RunTurnJobData, RunTurnJobResult, typeof JobNames.runTurn>;
 
@@ -39,15 +44,6 @@ export class TurnQueueUnavailableError extends Error {
 
 /** A stored turn as its job names it. */
 export type QueuedTurn = Pick<StartedTurn, 'turnId' | 'chatId' | 'ownerId' | 'userMessageId'>;
-
-/** What `recover` found and did about an active turn. */
-export type Recovery =
-  /** Its job is waiting or running, or its worker still writes its heartbeat: nothing to do. */
-  | 'alive'
-  /** It was queued and its job was missing (a crash between commit and enqueue): the job was added. */
-  | 'requeued'
-  /** It was running and its job is gone or finished without ending it: ended as `WORKER_LOST`. */
-  | 'ended';
 
 /**
  * The API's side of a turn's life in Redis: enqueueing a stored turn (`turn.queued`, then the
@@ -68,7 +64,15 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     private readonly env: ApiEnv,
     private readonly db: DataSource,
     @InjectQueue(WEBHOOKS_QUEUE) private readonly webhooks: WebhookQueue & Queue,
-  ) {}
+    sweeper: JobSweeper,
+  ) {
+    sweeper.register({
+      name: 'turn',
+      stale: (minAgeMs) => this.ledger.staleActive(minAgeMs),
+      id: (turn) => turn.turnId,
+      recover: (turn) => this.recover(turn),
+    });
+  }
 
   /** Nest closes the queue next; a connection still connecting must finish first (see `settleBullConnections`). */
   beforeApplicationShutdown(): Promise<void> {
@@ -111,13 +115,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
       ...traceCarrier(),
     };
     await this.redis('add turn job', () =>
-      this.queue.add(JobNames.runTurn, data, {
-        jobId: turn.turnId,
-        attempts: this.env.JOB_ATTEMPTS,
-        backoff: { type: 'exponential', delay: 1000 },
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      }),
+      this.queue.add(JobNames.runTurn, data, jobAddOptions(turn.turnId, this.env.JOB_ATTEMPTS)),
     );
   }
 
@@ -133,7 +131,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     if (state === 'active') return 'signalled';
     // Back in the queue while started: between attempts, or its worker stalled past its lock and
     // may still be running it; whoever runs it next finds the signal and keeps the partial answer.
-    const live = state !== 'unknown' && state !== 'completed' && state !== 'failed';
+    const live = isLiveJob(state);
     if (live && (await this.ledger.findActive(turnId))?.status === 'running') return 'signalled';
     if (live) {
       const removed = await this.redis('remove job', () => this.queue.remove(turnId));
@@ -145,30 +143,34 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Makes sure an active turn can still end: a queued turn without a job gets its job again (the
-   * API stopped between its commit and its enqueue); a turn whose job is gone or finished without
-   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`,
-   * unless its worker still writes its heartbeat (`workerAlive`): a Redis restart loses the job,
-   * not the worker, which stores the answer and publishes its events once Redis is back.
+   * The sweep's rule (`recoverJob`) for an active turn: a queued turn without a job gets it again;
+   * one whose job is gone or ended without ending it (Redis lost it, or the last failure could not
+   * be stored) ends as `WORKER_LOST`, unless its running worker still writes its heartbeat.
    */
   async recover(
     turn: QueuedTurn & { status: 'queued' | 'running'; workerAlive: boolean },
   ): Promise<Recovery> {
     const state = await this.redis('read job state', () => this.queue.getJobState(turn.turnId));
-    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
-    if (turn.status === 'running' && turn.workerAlive) return 'alive';
-    if (state === 'unknown' && turn.status === 'queued') {
-      await this.addJob(turn);
-      this.logger.warn(`turn ${turn.turnId} was queued without a job; job added again`);
-      return 'requeued';
-    }
-    await this.finish(turn.turnId, {
-      kind: 'error',
-      code: 'WORKER_LOST',
-      message: 'This turn was lost (its job disappeared from the queue). Ask again.',
-    });
-    this.logger.warn(`turn ${turn.turnId} had no live job (${state}); ended as WORKER_LOST`);
-    return 'ended';
+    const queued = turn.status === 'queued';
+    return recoverJob(
+      state,
+      { queued, workerAlive: !queued && turn.workerAlive },
+      {
+        requeue: async () => {
+          await this.addJob(turn);
+          this.logger.warn(`turn ${turn.turnId} was queued without a job; job added again`);
+        },
+        end: async () => {
+          await this.finish(turn.turnId, {
+            kind: 'error',
+            code: 'WORKER_LOST',
+            message: 'This turn was lost (its job disappeared from the queue). Ask again.',
+          });
+          this.logger.warn(`turn ${turn.turnId} had no live job (${state}); ended as WORKER_LOST`);
+          return true;
+        },
+      },
+    );
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   RedisKeys,
   TurnPipelineModule,
 } from '@corpus-chat/server-core';
+import { JobSweeper } from '../jobs/job-sweeper';
 import { ApiEnv } from './api-env';
 import { apiPinoParams } from './api-logging';
 
@@ -19,7 +20,7 @@ import { apiPinoParams } from './api-logging';
  * pino logging (`apiPinoParams`), TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
  * BullMQ connection (queues under `{<REDIS_PREFIX>}:bull`), and the turn pipeline's Redis side
  * (event bus, subscriber, cancel signals) on a fail-fast connection so requests answer 503 at
- * once while Redis is down.
+ * once while Redis is down; and the `JobSweeper` the turn and import services register with.
  */
 @Module({})
 export class ApiCoreModule {
@@ -66,8 +67,8 @@ export class ApiCoreModule {
           commandTimeoutMs: env.REDIS_REQUEST_TIMEOUT_MS,
         }),
       ],
-      providers: [{ provide: ApiEnv, useValue: env }],
-      exports: [ApiEnv],
+      providers: [{ provide: ApiEnv, useValue: env }, JobSweeper],
+      exports: [ApiEnv, JobSweeper],
     };
   }
 }

@@ -14,7 +14,6 @@ import { FindingTriageService } from './finding-triage.service';
 import { FindingsController } from './findings.controller';
 import { ImportEventsGateway } from './import-events.gateway';
 import { ImportsController } from './imports.controller';
-import { ImportSweeper } from './import-sweeper';
 import { ImportsService } from './imports.service';
 import { importMulterOptions } from './import-upload';
 import { ReportComparisonController } from './report-comparison.controller';
@@ -44,7 +43,6 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
       FindingTriageService,
       ReportReviewService,
       ImportsService,
-      ImportSweeper,
       ImportEventsGateway,
       { provide: CORPUS_IMPORT_OPTIONS, useValue: options },
     ],

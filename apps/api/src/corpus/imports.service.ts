@@ -30,8 +30,19 @@ import {
   type ImportJobRecord,
   importJobView,
   listImportJobs,
+  staleImportJobs,
 } from '@corpus-chat/corpus-queries';
-import { inSpan, REDIS_CLIENT, RedisKeys, traceCarrier } from '@corpus-chat/server-core';
+import {
+  inSpan,
+  jobAddOptions,
+  recoverJob,
+  type Recovery,
+  REDIS_CLIENT,
+  RedisKeys,
+  traceCarrier,
+} from '@corpus-chat/server-core';
+import { ApiEnv } from '../config/api-env';
+import { JobSweeper } from '../jobs/job-sweeper';
 import { describeBytes } from '../errors/client-error.filter';
 
 /** An uploaded file as multer's disk storage hands it over. */
@@ -82,7 +93,16 @@ export class ImportsService {
     private readonly queue: Queue<RunImportJobData, string, typeof ImportJobNames.runImport>,
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
-  ) {}
+    private readonly env: ApiEnv,
+    sweeper: JobSweeper,
+  ) {
+    sweeper.register({
+      name: 'import',
+      stale: (minAgeMs) => staleImportJobs(this.dataSource.manager, minAgeMs),
+      id: (job) => job.id,
+      recover: (job) => this.recover(job),
+    });
+  }
 
   /**
    * Queues one import per file, in upload order; the local files are removed once their bytes are
@@ -129,7 +149,7 @@ export class ImportsService {
    */
   async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
-      await this.queue.addBulk(jobs.map((job) => importJob(job.id)));
+      await this.queue.addBulk(jobs.map((job) => importJob(job.id, this.env.JOB_ATTEMPTS)));
     } catch (e) {
       this.logger.warn(`import jobs not queued: ${(e as Error).message}`);
       await this.dataSource.query(`DELETE FROM import_jobs WHERE id = ANY($1::uuid[])`, [
@@ -145,29 +165,35 @@ export class ImportsService {
   }
 
   /**
-   * What the sweep does about a queued or parsing import (`ImportSweeper`): nothing while its job is
-   * waiting or running; adds the job of a queued import that has none (the API stopped between its
-   * commit and its enqueue); ends `failed` an import whose job is gone or ended without ending it.
-   * A worker that died mid-parse is the workers' own stalled check (`ImportProcessor.onFailed`).
+   * The sweep's rule (`recoverJob`) for a queued or parsing import: a queued import without a job
+   * gets it again; one whose job is gone or ended without ending it ends `failed`. A worker that
+   * died mid-parse is the workers' own stalled check (`ImportProcessor.onFailed`).
    */
-  async recover(job: ImportJobRecord): Promise<'alive' | 'requeued' | 'ended'> {
+  async recover(job: ImportJobRecord): Promise<Recovery> {
     const state = await this.queue.getJobState(job.id);
-    if (state !== 'unknown' && state !== 'completed' && state !== 'failed') return 'alive';
-    if (state === 'unknown' && job.status === 'queued') {
-      await this.queue.add(ImportJobNames.runImport, { importId: job.id }, importJob(job.id).opts);
-      this.logger.warn({ importId: job.id }, 'import was queued without a job; job added again');
-      return 'requeued';
-    }
-    const ended = await failImportJob(this.dataSource, job.id, IMPORT_JOB_LOST_REASON);
-    if (!ended) return 'alive';
-    this.logger.warn({ importId: job.id, jobState: state }, 'import had no live job; ended failed');
-    await this.redis
-      .publish(
-        this.keys.importEvents,
-        JSON.stringify({ operatorId: ended.operatorId, job: importJobView(ended) }),
-      )
-      .catch((e: Error) => this.logger.warn(`import ${job.id}: failure not broadcast: ${e.message}`));
-    return 'ended';
+    return recoverJob(
+      state,
+      { queued: job.status === 'queued' },
+      {
+        requeue: async () => {
+          const { name, data, opts } = importJob(job.id, this.env.JOB_ATTEMPTS);
+          await this.queue.add(name, data, opts);
+          this.logger.warn({ importId: job.id }, 'import was queued without a job; job added again');
+        },
+        end: async () => {
+          const ended = await failImportJob(this.dataSource, job.id, IMPORT_JOB_LOST_REASON);
+          if (!ended) return false;
+          this.logger.warn({ importId: job.id, jobState: state }, 'import had no live job; ended failed');
+          await this.redis
+            .publish(
+              this.keys.importEvents,
+              JSON.stringify({ operatorId: ended.operatorId, job: importJobView(ended) }),
+            )
+            .catch((e: Error) => this.logger.warn(`import ${job.id}: failure not broadcast: ${e.message}`));
+          return true;
+        },
+      },
+    );
   }
 
   async list(operatorId: string): Promise<ImportJobView[]> {
@@ -209,17 +235,11 @@ export class ImportsService {
   }
 }
 
-/** The job of import `id`: its id is the import id, so a retried add is a no-op. */
-function importJob(id: string) {
+/** The job of import `id`. */
+function importJob(id: string, attempts: number) {
   return {
     name: ImportJobNames.runImport,
     data: { importId: id, ...traceCarrier() },
-    opts: {
-      jobId: id,
-      attempts: 2,
-      backoff: { type: 'fixed' as const, delay: 1000 },
-      removeOnComplete: 1000,
-      removeOnFail: 1000,
-    },
+    opts: jobAddOptions(id, attempts),
   };
 }
