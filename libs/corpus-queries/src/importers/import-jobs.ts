@@ -98,9 +98,7 @@ export class ImportQuotaExceeded extends Error {
 /**
  * Records one `queued` import per upload of `operatorId` with the file's bytes, in one
  * transaction, in upload order.
- * With `quota`, the operator's row is locked first (concurrent uploads cannot both pass the
- * count) and `ImportQuotaExceeded` is thrown when the uploads would take the operator's queued and
- * running imports, or the bytes of queued uploads, past it.
+ * With `quota`, `checkImportQuota` runs first.
  */
 export async function createImportJobs(
   dataSource: DataSource,
@@ -109,22 +107,34 @@ export async function createImportJobs(
   quota?: ImportQuota,
 ): Promise<ImportJobRecord[]> {
   return dataSource.transaction(async (tx) => {
-    if (quota) {
-      await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [operatorId]);
-      const [row]: { imports: number; bytes: string }[] = await tx.query(
-        `SELECT count(*)::int AS imports, coalesce(sum(size_bytes) FILTER (WHERE status = 'queued'), 0)::text AS bytes
-         FROM import_jobs WHERE operator_id = $1 AND status IN ('queued', 'parsing')`,
-        [operatorId],
-      );
-      const backlog = { imports: row.imports, bytes: Number(row.bytes) };
-      const adding = { imports: uploads.length, bytes: uploads.reduce((n, u) => n + u.sizeBytes, 0) };
-      if (backlog.imports + adding.imports > quota.imports || backlog.bytes + adding.bytes > quota.bytes)
-        throw new ImportQuotaExceeded(backlog, adding, quota);
-    }
+    if (quota) await checkImportQuota(tx, operatorId, uploads, quota);
     const records: ImportJobRecord[] = [];
     for (const upload of uploads) records.push(await insertImportJob(tx, operatorId, upload));
     return records;
   });
+}
+
+/**
+ * Within `tx`: locks the operator's row (concurrent uploads cannot both pass the count) and throws
+ * `ImportQuotaExceeded` when `uploads` would take the operator's queued and running imports, or the
+ * bytes of queued uploads, past `quota`.
+ */
+export async function checkImportQuota(
+  tx: EntityManager,
+  operatorId: string,
+  uploads: StoredUpload[],
+  quota: ImportQuota,
+): Promise<void> {
+  await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [operatorId]);
+  const [row]: { imports: number; bytes: string }[] = await tx.query(
+    `SELECT count(*)::int AS imports, coalesce(sum(size_bytes) FILTER (WHERE status = 'queued'), 0)::text AS bytes
+     FROM import_jobs WHERE operator_id = $1 AND status IN ('queued', 'parsing')`,
+    [operatorId],
+  );
+  const backlog = { imports: row.imports, bytes: Number(row.bytes) };
+  const adding = { imports: uploads.length, bytes: uploads.reduce((n, u) => n + u.sizeBytes, 0) };
+  if (backlog.imports + adding.imports > quota.imports || backlog.bytes + adding.bytes > quota.bytes)
+    throw new ImportQuotaExceeded(backlog, adding, quota);
 }
 
 /** Records one `queued` import of `operatorId` within the caller's transaction `tx`. */

@@ -127,8 +127,9 @@ export async function insertTurnDeliveries(
         WHERE $3::varchar = ANY (e.events)
           AND (e.operator_id = $1
                -- All operators' turns only while the endpoint's owner is still an enabled admin.
-               OR (e.all_operators AND EXISTS (SELECT 1 FROM operators o
-                                                WHERE o.id = e.operator_id AND o.role = 'admin' AND NOT o.disabled)))
+               OR (e.all_operators AND EXISTS (
+                    SELECT 1 FROM operators o
+                     WHERE o.id = e.operator_id AND o.role = 'admin' AND NOT o.disabled)))
        ON CONFLICT (endpoint_id, turn_id) DO NOTHING
        RETURNING id
      )
