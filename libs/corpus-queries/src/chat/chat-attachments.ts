@@ -1,9 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChatAttachmentView, TurnAttachment } from '@corpus-chat/contracts';
+import { checkImportQuota, type ImportQuota } from '../importers/import-quota';
 import {
-  checkImportQuota,
   findImportJobs,
-  type ImportQuota,
   type ImportJobRecord,
   importJobView,
   insertImportJob,
