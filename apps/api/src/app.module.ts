@@ -52,6 +52,7 @@ export class AppModule {
         ChatAttachmentsModule.forRoot({
           maxBytes: Math.min(CHAT_ATTACHMENT_MAX_BYTES, env.IMPORT_MAX_BYTES),
           uploadDir: path.resolve(env.DATA_DIR, 'uploads'),
+          quota: { imports: env.IMPORT_QUEUE_PER_OPERATOR, bytes: env.IMPORT_QUEUED_BYTES_PER_OPERATOR },
         }),
       ],
     };

@@ -84,3 +84,21 @@ it('refuses uploads past the bytes of queued uploads with 429, and two parallel 
   );
   expect(await queuedOf(carol)).toBe(1);
 });
+
+it('counts chat attachments against the same quota: an attachment past it is 429 and nothing is attached', async () => {
+  const dave = await signIn(api, db.dataSource);
+  expect((await upload(dave, csv('g.csv'), csv('h.csv'))).status).toBe(202);
+  const chat = await request(api.baseUrl).post('/api/chats').set(dave.headers).send({}).expect(201);
+  const attached = await request(api.baseUrl)
+    .post(`/api/chats/${chat.body.id}/attachments`)
+    .set(dave.headers)
+    .attach('file', csv('i.csv').bytes, 'i.csv');
+  expect(attached.status).toBe(429);
+  expect(attached.body).toMatchObject({ error: 'IMPORT_QUOTA', queued: 2 });
+  expect(await queuedOf(dave)).toBe(2);
+  const attachments = await db.dataSource.query(
+    `SELECT count(*)::int AS n FROM chat_attachments WHERE chat_id = $1`,
+    [chat.body.id],
+  );
+  expect(attachments[0].n).toBe(0);
+});

@@ -7,6 +7,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import type { MulterModuleOptions } from '@nestjs/platform-express';
+import type { ImportQuota } from '@corpus-chat/corpus-queries';
 import { multipartLimits } from '../corpus/import-upload';
 import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 
@@ -19,6 +20,8 @@ export interface ChatAttachmentOptions {
   maxBytes: number;
   /** The folder uploads wait in for the ingest worker (shared with `/api/reports/import`). */
   uploadDir: string;
+  /** The operator's import quota, shared with `/api/reports/import`. */
+  quota: ImportQuota;
 }
 
 export const CHAT_ATTACHMENT_OPTIONS = Symbol('CHAT_ATTACHMENT_OPTIONS');

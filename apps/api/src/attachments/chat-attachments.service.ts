@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { Inject, Injectable, Logger, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
   type ChatAttachmentView,
@@ -10,10 +10,12 @@ import {
   chatAttachmentView,
   createChatAttachment,
   deleteChatAttachment,
+  ImportQuotaExceeded,
   listChatAttachments,
   mayBeReportFile,
 } from '@corpus-chat/corpus-queries';
-import { ImportsService, type UploadedReportFile, utf8Name } from '../corpus/imports.service';
+import { ImportsService, quotaRefusal, type UploadedReportFile, utf8Name } from '../corpus/imports.service';
+import { CHAT_ATTACHMENT_OPTIONS, type ChatAttachmentOptions } from './attachment-upload';
 
 const chatNotFound = () => new NotFoundException('Chat not found.');
 
@@ -28,12 +30,14 @@ export class ChatAttachmentsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly imports: ImportsService,
+    @Inject(CHAT_ATTACHMENT_OPTIONS) private readonly options: ChatAttachmentOptions,
   ) {}
 
   /**
    * Attaches the uploaded `file` to thread `chatId`. @throws UnprocessableEntityException (422)
    * for content no importer reads (binary: images, archives, office documents), listing the
-   * supported formats; NotFoundException for a thread that is not the operator's;
+   * supported formats; NotFoundException for a thread that is not the operator's; 429 past the
+   * operator's import quota (as `/api/reports/import`);
    * ServiceUnavailableException when the queue is down. The stored upload is removed on each.
    */
   async attach(ownerId: string, chatId: string, file: UploadedReportFile): Promise<ChatAttachmentView> {
@@ -45,12 +49,16 @@ export class ChatAttachmentsService {
           `${filename.slice(0, 200)} is not a report file Corpus Chat can import; nothing was attached. Supported formats: ${SUPPORTED_IMPORT_FORMATS}.`,
         );
       }
-      record = await createChatAttachment(this.dataSource, ownerId, chatId, {
-        filename,
-        uploadPath: file.path,
-        sizeBytes: file.size,
-      });
+      record = await createChatAttachment(
+        this.dataSource,
+        ownerId,
+        chatId,
+        { filename, uploadPath: file.path, sizeBytes: file.size },
+        this.options.quota,
+      );
       if (!record) throw chatNotFound();
+    } catch (e) {
+      throw e instanceof ImportQuotaExceeded ? quotaRefusal(e) : e;
     } finally {
       // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
       await fs.rm(file.path, { force: true });

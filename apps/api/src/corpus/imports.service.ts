@@ -65,7 +65,7 @@ export function utf8Name(name: string): string {
 }
 
 /** 429 for uploads past the operator's import quota, saying what is waiting and what to do. */
-function quotaRefusal({ backlog, adding, quota }: ImportQuotaExceeded): HttpException {
+export function quotaRefusal({ backlog, adding, quota }: ImportQuotaExceeded): HttpException {
   const fix =
     'Wait for some to finish, or cancel ones you no longer need (Reports → Imports), then send these files again.';
   const message =

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChatAttachmentView, TurnAttachment } from '@corpus-chat/contracts';
+import { checkImportQuota, type ImportQuota } from '../importers/import-quota';
 import {
   findImportJobs,
   type ImportJobRecord,
@@ -35,13 +36,14 @@ export function chatAttachmentView(record: ChatAttachmentRecord): ChatAttachment
 /**
  * Attaches `upload` to thread `chatId` of `ownerId`: one transaction records its `queued` import
  * and the attachment, so neither exists without the other. Resolves null (nothing written) when the
- * thread is not the operator's.
+ * thread is not the operator's; throws `ImportQuotaExceeded` past `quota` (the uploads' quota).
  */
 export async function createChatAttachment(
   dataSource: DataSource,
   ownerId: string,
   chatId: string,
   upload: StoredUpload,
+  quota?: ImportQuota,
 ): Promise<ChatAttachmentRecord | null> {
   return dataSource.transaction(async (tx) => {
     // FOR SHARE: a thread deleted meanwhile cannot lose the attachment half-way.
@@ -50,6 +52,7 @@ export async function createChatAttachment(
       [chatId, ownerId],
     );
     if (!owned.length) return null;
+    if (quota) await checkImportQuota(tx, ownerId, [upload], quota);
     const job = await insertImportJob(tx, ownerId, upload);
     const [row]: AttachmentRow[] = await tx.query(
       `INSERT INTO chat_attachments (chat_id, import_id) VALUES ($1, $2) RETURNING id, chat_id, import_id, created_at`,

@@ -12,6 +12,7 @@ import { type ParsedFile, parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
 import type { InsertPacing } from './persist-report';
 import { readUpload, removeUpload, storeUpload, UploadMissingError } from './upload-store';
+import { checkImportQuota, type ImportQuota } from './import-quota';
 
 /** @internal An `import_jobs` row as selected with `IMPORT_JOB_COLUMNS`. */
 export interface ImportJobRow {
@@ -74,33 +75,9 @@ export interface StoredUpload {
 }
 
 /**
- * Imports queued or running and bytes of queued uploads: what one operator may have waiting (a
- * quota), has waiting (a backlog) or is adding.
- */
-export interface ImportQuota {
-  imports: number;
-  bytes: number;
-}
-
-/**
- * Thrown by `createImportJobs` when the uploads would take the operator past `quota`; nothing is recorded.
- */
-export class ImportQuotaExceeded extends Error {
-  constructor(
-    readonly backlog: ImportQuota,
-    readonly adding: ImportQuota,
-    readonly quota: ImportQuota,
-  ) {
-    super('import quota exceeded');
-  }
-}
-
-/**
  * Records one `queued` import per upload of `operatorId` with the file's bytes, in one
  * transaction, in upload order.
- * With `quota`, the operator's row is locked first (concurrent uploads cannot both pass the
- * count) and `ImportQuotaExceeded` is thrown when the uploads would take the operator's queued and
- * running imports, or the bytes of queued uploads, past it.
+ * With `quota`, `checkImportQuota` runs first.
  */
 export async function createImportJobs(
   dataSource: DataSource,
@@ -109,18 +86,7 @@ export async function createImportJobs(
   quota?: ImportQuota,
 ): Promise<ImportJobRecord[]> {
   return dataSource.transaction(async (tx) => {
-    if (quota) {
-      await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [operatorId]);
-      const [row]: { imports: number; bytes: string }[] = await tx.query(
-        `SELECT count(*)::int AS imports, coalesce(sum(size_bytes) FILTER (WHERE status = 'queued'), 0)::text AS bytes
-         FROM import_jobs WHERE operator_id = $1 AND status IN ('queued', 'parsing')`,
-        [operatorId],
-      );
-      const backlog = { imports: row.imports, bytes: Number(row.bytes) };
-      const adding = { imports: uploads.length, bytes: uploads.reduce((n, u) => n + u.sizeBytes, 0) };
-      if (backlog.imports + adding.imports > quota.imports || backlog.bytes + adding.bytes > quota.bytes)
-        throw new ImportQuotaExceeded(backlog, adding, quota);
-    }
+    if (quota) await checkImportQuota(tx, operatorId, uploads, quota);
     const records: ImportJobRecord[] = [];
     for (const upload of uploads) records.push(await insertImportJob(tx, operatorId, upload));
     return records;

@@ -8,4 +8,5 @@ export { insertFindings } from './persist-report';
 export { securitySeverity } from './sarif.importer';
 export { stripHtml, cweId } from './text';
 export * from './import-jobs';
+export * from './import-quota';
 export * from './upload-check';

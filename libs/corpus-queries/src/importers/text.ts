@@ -11,8 +11,9 @@ import type { Severity } from '@corpus-chat/contracts';
  */
 export function stripHtml(value: unknown): string {
   if (typeof value !== 'string') return '';
-  // NUL cannot be stored in Postgres text; it never carries meaning in a report.
-  return decodeHTML(value.replace(/<\/?[A-Za-z][^>]*>|<![^>]*>/g, ' '))
+  // NUL cannot be stored in Postgres text; it never carries meaning in a report. A tag ends at the
+  // next `<` too, so a run of unclosed tags is scanned once, not once per `<` (quadratic).
+  return decodeHTML(value.replace(/<\/?[A-Za-z][^<>]*>|<![^<>]*>/g, ' '))
     .replace(/\0/g, '')
     .trim();
 }

@@ -109,9 +109,10 @@ export async function findEndedTurn(
 
 /**
  * Stores one pending delivery of `payload` for every endpoint that wants it: the owner's endpoints
- * and the admins' all-operator ones subscribed to its type. A delivery already stored for an
- * endpoint and turn stays as it is. Returns the ids of the turn's pending deliveries, new or not,
- * so a repeated call queues again what a crash left unqueued (their job ids make it a no-op otherwise).
+ * and the all-operator ones of admins (while still enabled admins) subscribed to its type. A
+ * delivery already stored for an endpoint and turn stays as it is. Returns the ids of the turn's
+ * pending deliveries, new or not, so a repeated call queues again what a crash left unqueued (their
+ * job ids make it a no-op otherwise).
  */
 export async function insertTurnDeliveries(
   db: DataSource | EntityManager,
@@ -123,7 +124,12 @@ export async function insertTurnDeliveries(
        INSERT INTO webhook_deliveries (endpoint_id, turn_id, event_type, payload)
        SELECT e.id, $2::uuid, $3::varchar, $4::jsonb
          FROM webhook_endpoints e
-        WHERE (e.operator_id = $1 OR e.all_operators) AND $3::varchar = ANY (e.events)
+        WHERE $3::varchar = ANY (e.events)
+          AND (e.operator_id = $1
+               -- All operators' turns only while the endpoint's owner is still an enabled admin.
+               OR (e.all_operators AND EXISTS (
+                    SELECT 1 FROM operators o
+                     WHERE o.id = e.operator_id AND o.role = 'admin' AND NOT o.disabled)))
        ON CONFLICT (endpoint_id, turn_id) DO NOTHING
        RETURNING id
      )

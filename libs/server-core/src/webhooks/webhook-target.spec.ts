@@ -44,12 +44,22 @@ describe('isNonPublicAddress', () => {
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',
     '::ffff:7f00:1',
+    // A private IPv4 address behind NAT64 (DNS64 networks) or 6to4 is still that address.
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    '2002:a00:1::1',
+    '2002:c0a8:101::',
   ])('%s is not public', (address) => expect(isNonPublicAddress(address)).toBe(true));
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::ffff:808:808'])(
-    '%s is public',
-    (address) => expect(isNonPublicAddress(address)).toBe(false),
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (address) => expect(isNonPublicAddress(address)).toBe(false));
 });
 
 describe('WebhookTargets', () => {

@@ -23,8 +23,14 @@ for (const [net, prefix] of [
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 3],
-] as const)
+] as const) {
   NON_PUBLIC.addSubnet(net, prefix, 'ipv4');
+  // The same ranges embedded in IPv6: NAT64 (64:ff9b::/96, DNS64 networks) and 6to4 (2002::/16).
+  const [a, b, c, d] = net.split('.').map(Number) as [number, number, number, number];
+  const [hi, lo] = [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+  NON_PUBLIC.addSubnet(`64:ff9b::${hi}:${lo}`, 96 + prefix, 'ipv6');
+  NON_PUBLIC.addSubnet(`2002:${hi}:${lo}::`, 16 + prefix, 'ipv6');
+}
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
