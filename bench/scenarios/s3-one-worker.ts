@@ -5,7 +5,8 @@ import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { processCpuSeconds, processRssMiB } from '../lib/machine';
 import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, sleep, summarize, table } from '../lib/stats';
-import type { Proc } from '../lib/stack';
+import { type MetricsAgreement, MetricsWatch } from '../lib/metrics';
+import { freePort, type Proc } from '../lib/stack';
 import {
   type TraceIndex,
   firstMark,
@@ -65,6 +66,8 @@ interface Level {
   statuses: Record<string, number>;
   /** Median ms of each stage of a turn in the worker (model waits subtracted where marked). */
   hops: Record<string, number>;
+  /** The worker's `/metrics` against the bench's own counts. */
+  metrics: MetricsAgreement;
 }
 
 /**
@@ -151,8 +154,10 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     );
     const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
     const trace = path.join(ctx.logsDir, `trace-s3-${c}${arrival === 'at once' ? '' : `-${arrival}`}.jsonl`);
+    const metricsPort = await freePort();
     const [worker] = await stack.startWorkers(1, {
       env: {
+        METRICS_PORT: String(metricsPort),
         WORKER_CONCURRENCY: String(c),
         TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs),
         DB_POOL_SIZE: String(Math.min(c, S3_DB_POOL)),
@@ -170,6 +175,11 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     );
     await sleep(300);
     const idle = await readProbe(worker, true);
+    const queueIdle = async () => {
+      const jobs = await queue.getJobCounts('waiting', 'active');
+      return jobs['waiting'] + jobs['active'] === 0;
+    };
+    const watch = await MetricsWatch.start(metricsPort, queueIdle);
     const meter = await CpuMeter.start(stack);
     const cpu0 = processCpuSeconds(worker.pid) ?? 0;
     const stubCpu0 = processCpuSeconds(stub.pid) ?? 0;
@@ -196,7 +206,15 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     }
     for (let i = 0; i < rest.length; i += 500) await add(rest.slice(i, i + 500));
     log(`s3: ${name}: ${total} jobs added; waiting`);
+    watch.follow(async () => {
+      const [{ open }] = (await stack.ds.query(
+        `SELECT count(*)::int AS open FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
+        [turns.map((t) => t.turnId)],
+      )) as { open: number }[];
+      return open;
+    });
     await waitTurnsEnded(stack, waves * modelMs * 4 + 60_000);
+    const metricsCheck = await watch.stop(total, queueIdle);
     clearInterval(sampler);
     const probe = await readProbe(worker);
     const breakdown = await meter.stop();
@@ -238,6 +256,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         turns.map((t) => t.turnId),
         stub.config.ttftMs,
       ),
+      metrics: metricsCheck,
     };
     results.push(level);
     log(
@@ -313,6 +332,30 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         TURN_STAGES.map(([label], i) => [label, ...results.map((r) => fmt(r.hops[`${i + 1}. ${label}`]))]),
       ),
       ...cpuMarkdown,
+      "The worker's /metrics against the bench's own counts: queue depth (`corpus_chat_queue_jobs`, " +
+        'chat-turns, every state but failed) beside the turns not yet ended in Postgres, read together once ' +
+        'a second while the turns ran (where they differed most, and the median gap); and the turns ' +
+        '`corpus_chat_turn_duration_seconds` counted when Postgres had all ended and once the jobs completed.',
+      table(
+        [
+          'C',
+          'arrivals',
+          'readings',
+          'widest: depth / open',
+          'median gap',
+          'counted at end / settled',
+          'turns run',
+        ],
+        results.map(({ concurrency, arrival, metrics: m }) => [
+          String(concurrency),
+          arrival,
+          String(m.samples),
+          `${m.widest.depth} / ${m.widest.open}`,
+          String(m.medianGap),
+          `${m.countedAtEnd} / ${m.counted}`,
+          String(m.turns),
+        ]),
+      ),
     ],
     raw: { levels: results, waves, stub: stub.config, modelMs },
   };

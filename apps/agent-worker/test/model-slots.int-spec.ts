@@ -78,3 +78,36 @@ it('three workers never have more than MODEL_MAX_CONCURRENT=2 requests open at t
   expect(server.completionRequests).toHaveLength(30);
   expect(mostOpenAtOnce()).toBe(2);
 });
+
+it('a turn waiting for a model slot shows as queued in first place, then runs', async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  server.responder = async () => {
+    await gate;
+    return { kind: 'stream', chunks: [{ text: 'slot answer' }, { finish: 'stop' }] };
+  };
+  const before = server.completionRequests.length;
+  const turns: { turnId: string }[] = [];
+  for (let i = 0; i < 3; i++) turns.push(await bed.enqueue(await bed.newChat(), `held ${i}`));
+  const slotWait = (turnId: string) =>
+    bed.events(turnId).filter((e) => e.type === 'turn.queued' && e.modelSlot);
+  // Two requests hold both slots at the server; the third turn waits for one.
+  await server.waitFor(() => turns.some((t) => slotWait(t.turnId).length > 0), 20_000);
+  expect(server.completionRequests.length - before).toBe(2);
+  const waiting = turns.filter((t) => slotWait(t.turnId).length > 0);
+  expect(waiting).toHaveLength(1);
+  expect(slotWait(waiting[0].turnId)).toMatchObject([{ position: 1 }]);
+
+  open();
+  for (const { turnId } of turns) await bed.waitForEvent(turnId, 'turn.done', 20_000);
+  const events = bed.events(waiting[0].turnId);
+  // Queued for a worker, started, queued for the slot, running again (at the slot) until done.
+  expect(events.slice(0, 4)).toMatchObject([
+    { type: 'turn.queued' },
+    { type: 'turn.started' },
+    { type: 'turn.queued', modelSlot: true },
+    { type: 'turn.progress', phase: 'prompt' },
+  ]);
+  expect(events.map((e) => e.type)).toContain('text.delta');
+  expect(events.at(-1)?.type).toBe('turn.done');
+});

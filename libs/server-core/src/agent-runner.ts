@@ -18,10 +18,13 @@ export interface HistoryMessage {
   metadata: Pick<AssistantMessageMetadata, 'lastFilter' | 'lastFindingIds' | 'lastScope' | 'lastGroups'>;
 }
 
-/** Events a runner may emit; the pipeline itself emits turn.queued/started/done/error/cancelled. */
+/**
+ * Events a runner may emit (`turn.queued` only while it waits for a model slot); the pipeline itself
+ * emits turn.queued/started/done/error/cancelled.
+ */
 export type RunnerEvent = Extract<
   ChatEventBody,
-  { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' | 'turn.progress' }
+  { type: 'text.delta' | 'text.reset' | 'tool.call' | 'tool.result' | 'turn.progress' | 'turn.queued' }
 >;
 
 /** What one turn hands the agent. */

@@ -69,7 +69,8 @@ export class TurnActivityService {
     const thread = await this.summary(ownerId, event.chatId);
     if (!thread) return null;
     const activity: TurnActivity = { event, thread };
-    if (event.type === 'turn.queued')
+    // The start estimate is from the turn queue's timing; a wait for a model slot has none.
+    if (event.type === 'turn.queued' && !event.modelSlot)
       activity.estimatedStartAt = estimatedStart(event.position, await this.queries.queueTiming());
     if (isTerminalEvent(event)) {
       const stored = 'messageId' in event ? await this.queries.answerFirstLine(event.messageId) : null;

@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TOOL_DEFINITIONS } from '@corpus-chat/contracts';
+// The model double the worker's tests use, so the probes meet the servers' real side routes.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ScriptedOpenAiServer } from '../../../agent-worker/src/agent/testing/scripted-openai-server';
 import { checkModelServer, toolCallVerdict } from './model-server-check';
 
 /** A port on 127.0.0.1 where nothing listens (bound, then closed). */
@@ -443,5 +446,32 @@ describe('checkModelServer: what a turn needs', () => {
     expect(r.checks[3]!.detail).toMatch(
       /^Context length unknown: the budget is AGENT_CONTEXT_TOKENS, 12,000 tokens\. None of the context probes answered/,
     );
+  });
+});
+
+describe('checkModelServer: the parallel slots a server tells', () => {
+  let server: ScriptedOpenAiServer;
+  beforeAll(async () => {
+    server = await ScriptedOpenAiServer.start();
+    server.responder = () => ({ kind: 'completion', text: 'ok' });
+  });
+  afterAll(() => server.close());
+  const check = () =>
+    checkModelServer(
+      { baseUrl: server.baseUrl, model: 'scripted-model', apiKey: null },
+      { listTimeoutMs: 5000, completionTimeoutMs: 5000, contextTimeoutMs: 3000 },
+    );
+
+  it("reports llama.cpp's total_slots from GET /props", async () => {
+    server.profile = 'llamacpp';
+    server.parallelSlots = 4;
+    expect(await check()).toMatchObject({ contextTokens: 8192, parallelSlots: 4 });
+  });
+
+  it('reports none for vLLM, which tells its context but not max_num_seqs', async () => {
+    server.profile = 'vllm';
+    const r = await check();
+    expect(r.contextTokens).toBe(8192);
+    expect(r.parallelSlots).toBeUndefined();
   });
 });

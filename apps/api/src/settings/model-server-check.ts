@@ -213,6 +213,7 @@ export async function checkModelServer(
     checks,
     contextTokens: info.contextTokens,
     contextBudgetTokens: budget,
+    ...(info.parallelSlots ? { parallelSlots: info.parallelSlots } : {}),
   };
 }
 

@@ -43,7 +43,12 @@ export type TurnErrorCode =
 export type TurnProgressPhase = 'prompt' | 'reasoning' | 'answer';
 
 export type ChatEventBody =
-  | { type: 'turn.queued'; position: number }
+  /**
+   * The turn's place in line (1 = next). `modelSlot`: a started turn waits for a free request slot
+   * at its model server (`MODEL_MAX_CONCURRENT`) rather than for a worker; it runs again with its
+   * next `turn.progress`.
+   */
+  | { type: 'turn.queued'; position: number; modelSlot?: true }
   | { type: 'turn.started'; workerId: string; attempt: number }
   | { type: 'text.delta'; text: string }
   /**

@@ -67,12 +67,14 @@ export type SettingsCheckName = (typeof SETTINGS_CHECK_NAMES)[number];
 /**
  * `POST /api/settings/test`. `ok` is every check's `ok`. `contextTokens` is the server's context
  * for the model when its API told it; `contextBudgetTokens` the tokens a turn may use,
- * `min(contextTokens, AGENT_CONTEXT_TOKENS)` (the budget alone when unknown). Both are absent for
- * the built-in planner, which has no model server.
+ * `min(contextTokens, AGENT_CONTEXT_TOKENS)` (the budget alone when unknown). `parallelSlots` is
+ * how many requests the server runs at once, when it tells (llama.cpp's `total_slots`; vLLM,
+ * Ollama and LM Studio do not). All are absent for the built-in planner, which has no model server.
  */
 export interface SettingsTestResult {
   ok: boolean;
   checks: { name: SettingsCheckName; ok: boolean; detail: string }[];
   contextTokens?: number;
   contextBudgetTokens?: number;
+  parallelSlots?: number;
 }

@@ -11,6 +11,11 @@ export interface ModelContextInfo {
    * Ollama model not loaded yet): ask again once the model is loaded.
    */
   provisional?: boolean;
+  /**
+   * Requests the server runs at once, when it tells them: llama.cpp's `total_slots` (`--parallel`).
+   * vLLM tells its `max_num_seqs` only on the dev-mode `/server_info`; Ollama and LM Studio not at all.
+   */
+  parallelSlots?: number;
   /** One sentence for an operator: the number and where it came from, or why it is unknown. */
   detail: string;
 }
@@ -51,7 +56,7 @@ export function serverRoot(baseUrl: string): string {
 }
 
 type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
-type Found = { tokens: number; detail: string; provisional?: boolean };
+type Found = { tokens: number; detail: string; provisional?: boolean; parallelSlots?: number };
 type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
 
 const positiveInt = (v: unknown): number | undefined =>
@@ -181,7 +186,8 @@ export async function discoverContextLength(
   };
 
   // llama.cpp: GET /props gives the per-slot context as `default_generation_settings.n_ctx`
-  // (tools/server/server.cpp, the props handler); older builds had a top-level `n_ctx`.
+  // (tools/server/server.cpp, the props handler; older builds had a top-level `n_ctx`) and the
+  // slots as `total_slots`.
   const llamacpp = async (): Promise<ProbeResult> => {
     const a = await call(`${root}/props`);
     if (!a.ok) return { why: a.why };
@@ -193,6 +199,7 @@ export async function discoverContextLength(
       found: {
         tokens,
         detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).`,
+        parallelSlots: positiveInt(body['total_slots']),
       },
     };
   };
@@ -239,6 +246,7 @@ export async function discoverContextLength(
       source: probes[hit]!.source,
       detail: found.detail,
       ...(found.provisional ? { provisional: true } : {}),
+      ...(found.parallelSlots ? { parallelSlots: found.parallelSlots } : {}),
     };
   }
   return {

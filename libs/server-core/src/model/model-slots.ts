@@ -68,13 +68,13 @@ export class ModelSlots {
 
   /**
    * Waits for a slot at the server of `baseUrl`, telling `onWait` the place in line whenever it
-   * changes; resolves with the function that gives the slot back. Rejects with `signal`'s reason
+   * changes (awaited); resolves with the function that gives the slot back. Rejects with `signal`'s reason
    * when it aborts first (leaving the line).
    */
   async acquire(
     baseUrl: string,
     signal: AbortSignal,
-    onWait?: (position: number) => void,
+    onWait?: (position: number) => Promise<void> | void,
   ): Promise<() => Promise<void>> {
     if (!this.enabled) return async () => undefined;
     const server = createHash('sha256').update(new URL(baseUrl).origin).digest('hex').slice(0, 16);
@@ -102,7 +102,7 @@ export class ModelSlots {
           ),
         );
         if (place === 0) break;
-        if (place !== shown) onWait?.((shown = place));
+        if (place !== shown) await onWait?.((shown = place));
         await sleep(this.pollMs, signal);
       }
     } catch (e) {

@@ -45,12 +45,16 @@ export async function requestWithRetry(
   let rateLimited = 0;
   for (let attempt = 1; ; attempt++) {
     const before = recorder.content.length;
+    let waited = false;
     const release = slot?.slots.enabled
-      ? await slot.slots.acquire(slot.baseUrl, ctx.signal, (position) =>
-          logger.log({ turnId: ctx.turnId, step, position }, 'waiting for a model server slot'),
-        )
+      ? await slot.slots.acquire(slot.baseUrl, ctx.signal, (position) => {
+          waited = true;
+          logger.log({ turnId: ctx.turnId, step, position }, 'waiting for a model server slot');
+          return ctx.emit({ type: 'turn.queued', position, modelSlot: true });
+        })
       : undefined;
     try {
+      if (waited) await recorder.progress.resumed(req.model);
       return await inSpan(
         'model.request',
         { 'gen_ai.request.model': req.model, 'corpus_chat.step': step },

@@ -22,6 +22,22 @@ export class ProgressMeter {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  /**
+   * Says the turn runs again after waiting for a model slot: the request now goes to the server,
+   * which first reads the prompt.
+   */
+  async resumed(model: string): Promise<void> {
+    this.lastPhase = 'prompt';
+    this.lastSentAt = this.now();
+    await this.emit({
+      type: 'turn.progress',
+      model,
+      phase: 'prompt',
+      tokens: this.tokens,
+      tokensPerSecond: null,
+    });
+  }
+
   /** Takes one streamed chunk of a request to `model`; emits when it is time to. */
   async chunk(model: string, chunk: unknown): Promise<void> {
     const c = (chunk ?? {}) as Record<string, unknown>;

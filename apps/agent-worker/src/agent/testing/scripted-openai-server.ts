@@ -110,6 +110,8 @@ export class ScriptedOpenAiServer {
   trainedContextLength = 32768;
   /** Where llama.cpp's `GET /props` puts `n_ctx` (versions differ). */
   propsLayout: 'nested' | 'top-level' | 'both' = 'nested';
+  /** llama.cpp's parallel slots (`--parallel`), as `GET /props` reports them in `total_slots`. */
+  parallelSlots = 1;
   /**
    * Ollama with its default window: `POST /api/show` names no `num_ctx` (only the trained
    * `context_length`) and `GET /api/ps` lists no loaded model, so `contextLength` is not told.
@@ -201,6 +203,7 @@ export class ScriptedOpenAiServer {
       contextLength: this.contextLength,
       trainedContextLength: this.trainedContextLength,
       propsLayout: this.propsLayout,
+      parallelSlots: this.parallelSlots,
       defaultContext: this.ollamaDefaultContext,
     });
     if (info && !(this.modelsStatus && rec.path.endsWith('/models')))

@@ -31,6 +31,8 @@ export interface ProfileInfo {
   trainedContextLength: number;
   /** llama.cpp `/props`: where `n_ctx` appears (versions differ). */
   propsLayout: 'nested' | 'top-level' | 'both';
+  /** llama.cpp `/props` `total_slots` (`--parallel`). */
+  parallelSlots?: number;
   /** Ollama: no `num_ctx` in the model's parameters and no model loaded (its default window applies). */
   defaultContext?: boolean;
 }
@@ -388,7 +390,7 @@ export function profileInfoRoute(
   if (profile === 'llamacpp' && method === 'GET' && p === '/props') {
     // tools/server/server.cpp handle_props
     const props: Record<string, unknown> = {
-      total_slots: 1,
+      total_slots: info.parallelSlots ?? 1,
       model_path: `/models/${model}.gguf`,
       chat_template: '{{ messages }}',
       build_info: 'b6000-0000000',

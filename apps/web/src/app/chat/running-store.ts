@@ -78,15 +78,17 @@ export class RunningStore {
       stopping: false,
     };
     let next: RunningTurn = { ...base, title: thread?.title ?? base.title };
-    if (event.type === 'turn.queued')
-      next = { ...next, queuePosition: event.position, estimatedStartAt: estimatedStartAt ?? null };
-    else if (event.type === 'turn.started')
+    if (event.type === 'turn.queued') {
+      const status = event.modelSlot ? 'queued' : next.status;
+      next = { ...next, status, queuePosition: event.position, estimatedStartAt: estimatedStartAt ?? null };
+    } else if (event.type === 'turn.started')
       next = { ...next, status: 'running', queuePosition: null, estimatedStartAt: null, startedAt: event.at };
     else if (event.type === 'turn.progress') {
       const { model, phase, tokens, tokensPerSecond, prompt } = event;
       next = {
         ...next,
         status: 'running',
+        queuePosition: null,
         model,
         progress: { model, phase, tokens, tokensPerSecond, prompt },
       };

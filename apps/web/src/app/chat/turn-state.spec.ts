@@ -116,6 +116,24 @@ describe('applyChatEvent', () => {
     expect(turnText(after)).toBe('**184** findings relate to SQL injection.after the restart.');
   });
 
+  it('shows a started turn waiting for a model slot as queued with its place until it runs again', () => {
+    const started = reduce([
+      ev(1, { type: 'turn.queued', position: 1 }),
+      ev(2, { type: 'turn.started', workerId: 'w1', attempt: 1 }),
+      ev(3, { type: 'tool.call', ...search, args: {} }),
+    ]);
+    // A late place in the worker queue does not send a running turn back.
+    expect(reduce([ev(4, { type: 'turn.queued', position: 3 })], started).phase).toBe('running');
+    const waiting = reduce([ev(4, { type: 'turn.queued', position: 2, modelSlot: true })], started);
+    expect(waiting).toMatchObject({ phase: 'queued', queuePosition: 2 });
+    expect(waiting.parts).toHaveLength(1);
+    const resumed = reduce(
+      [ev(5, { type: 'turn.progress', model: 'm', phase: 'prompt', tokens: 0, tokensPerSecond: null })],
+      waiting,
+    );
+    expect(resumed).toMatchObject({ phase: 'running', queuePosition: null });
+  });
+
   it('drops the partial answer of attempt 1 when the turn restarts as attempt 2', () => {
     const partial = reduce([
       ev(1, { type: 'turn.queued', position: 1 }),

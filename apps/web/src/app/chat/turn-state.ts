@@ -119,10 +119,14 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
   switch (event.type) {
     case 'turn.progress': {
       const { model, phase, tokens, tokensPerSecond, prompt } = event;
-      return { ...t, progress: { model, phase, tokens, tokensPerSecond, ...(prompt ? { prompt } : {}) } };
+      const progress = { model, phase, tokens, tokensPerSecond, ...(prompt ? { prompt } : {}) };
+      return { ...t, phase: 'running', queuePosition: null, progress };
     }
     case 'turn.queued':
-      return t.phase === 'queued' ? { ...t, queuePosition: event.position } : t;
+      // A running turn is queued again only while it waits for a model slot (a late queue-place event is not that).
+      return t.phase === 'queued' || event.modelSlot
+        ? { ...t, phase: 'queued', queuePosition: event.position }
+        : t;
     case 'turn.started':
       return {
         ...t,

@@ -116,6 +116,7 @@ describe('SettingsPage Test connection', () => {
       ok: false,
       contextTokens: 4096,
       contextBudgetTokens: 4096,
+      parallelSlots: 4,
       checks: [
         { name: 'models', ok: true, detail: "The server lists 2 model(s), including 'gemma3:1b'." },
         { name: 'completion', ok: true, detail: "The model 'gemma3:1b' answered." },
@@ -148,6 +149,9 @@ describe('SettingsPage Test connection', () => {
     ).toBe(
       "Context budget per turn: 4,096 tokens (the smaller of the server's 4,096 and AGENT_CONTEXT_TOKENS)",
     );
+    expect(
+      el().querySelector('[data-testid="parallel-slots"]')!.textContent!.replace(/\s+/g, ' ').trim(),
+    ).toBe('Parallel slots at the server: 4 (set MODEL_MAX_CONCURRENT to at most this)');
   });
 
   it('marks an unknown context length as unknown, not failed, with AGENT_CONTEXT_TOKENS as the budget', async () => {
@@ -173,6 +177,9 @@ describe('SettingsPage Test connection', () => {
     expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain('6,000 tokens');
     expect(el().querySelector('[data-testid="context-budget"]')!.textContent).toContain(
       'the server did not say its context length',
+    );
+    expect(el().querySelector('[data-testid="parallel-slots"]')!.textContent).toContain(
+      'Parallel slots: not told by this server',
     );
   });
 
