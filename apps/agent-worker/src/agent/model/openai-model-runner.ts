@@ -87,8 +87,6 @@ export class OpenAiModelRunner {
     const found = await serverContext(settings, ctx.signal);
     let window = firstWindow(found, this.config.contextTokens);
     let prefix = this.prompt(ctx, tools, window);
-    /** This turn's assistant tool calls and tool results, after the prompt. */
-    const loop: ChatCompletionMessageParam[] = [];
     const recorder = new TurnRecorder(ctx, this.tools, lastAnswerState(ctx.history));
     const where = `Model server ${server} (model ${model || 'unset'})`;
     const earlierAnswers = ctx.history
@@ -100,119 +98,144 @@ export class OpenAiModelRunner {
       content: recorder.content,
       metadata: { ...recorder.metadata(model), verification },
     });
+    /** This turn's assistant tool calls and tool results, after the prompt. */
+    const loop: ChatCompletionMessageParam[] = [];
+    let step = 0;
+    let answer: AgentTurnOutcome | undefined;
     let contextRetried = false;
     /** The answer that was sent back for holding unsupported numbers: it stands if the second try fails. */
     let first: { from: number; text: string; verification: AnswerVerification } | undefined;
+    /** Checked before each step; the first that holds ends the loop. */
+    const stopWhen = {
+      answered: () => answer !== undefined,
+      cancelled: () => ctx.signal.aborted,
+      stepLimit: () => step >= this.config.maxSteps,
+    };
+
+    /** The step's request, fitted to the budget; none when it cannot fit, after answering so. */
+    const prepareStep = async (): Promise<ChatCompletionMessageParam[] | undefined> => {
+      const messages = [...prefix, ...loop];
+      // Exact when the bound does not settle it (a short turn never loads the tokenizer).
+      const used = requestTokens(messages as never, tools, window.budget);
+      if (used <= window.budget) return messages;
+      // A re-ask that no longer fits: the first answer stands (the catch in `run` restores it).
+      if (first) throw new AgentTurnError('CONTEXT_OVERFLOW', 'the re-ask does not fit the context budget');
+      this.logger.warn(
+        { turnId: ctx.turnId, step, tokens: used, budget: window.budget },
+        `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
+      );
+      await recorder.say(contextOverflowAnswer(ctx.language, window.setting));
+      return undefined;
+    };
+    const send = async (): Promise<ShownStep | undefined> => {
+      const messages = await prepareStep();
+      const promptProgress = found.source === 'llamacpp';
+      if (!messages) return undefined;
+      return requestWithRetry(client, { model, messages, tools, promptProgress }, ctx, recorder, {
+        step,
+        where,
+        config: this.config,
+        logger: this.logger,
+        slot: this.slots && { slots: this.slots, baseUrl: settings.baseUrl ?? '' },
+      });
+    };
+    /** A context refusal is retried once per turn within its step, with a smaller prompt. */
+    const request = async (): Promise<ShownStep | undefined> => {
+      try {
+        return await send();
+      } catch (e) {
+        if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
+        // Budget with the window the refusal named, so the history is trimmed to fit; when it named
+        // none, keep only the latest turn of the history (or none).
+        const smaller = windowAfterRefusal(settings, found, window, e, this.config.contextTokens);
+        const history = e.contextTokens ? ctx.history : shorterHistory(ctx.history);
+        const retry = contextRetried ? undefined : this.prompt({ ...ctx, history }, tools, smaller);
+        if (!retry || retry.length >= prefix.length)
+          throw contextTooSmall(where, e, e.contextSetting ?? window.setting, contextRetried);
+        this.logger.warn(
+          { turnId: ctx.turnId, step, budget: smaller.budget },
+          'context refused by the model server; retrying with a smaller history',
+        );
+        contextRetried = true;
+        window = smaller;
+        prefix = retry;
+        return request(); // a second refusal ends the turn above: `contextRetried` is set
+      }
+    };
+    /** A step without tool calls: the answer, or once a re-ask when it states unsupported numbers. */
+    const answerStep = async (result: ShownStep): Promise<AgentTurnOutcome | undefined> => {
+      this.assertComplete(result, where);
+      const verification = verify(recorder.content);
+      // Only numbers of this step make the model try again: earlier steps' text cannot be rewritten.
+      if (first || step >= this.config.maxSteps || !verify(result.text).unsupported.length)
+        return outcome({ ...verification, ...(first ? { reasked: true } : {}) });
+      first = { from: result.shownFrom, text: recorder.content.slice(result.shownFrom), verification };
+      this.logger.log(
+        { turnId: ctx.turnId, step, unsupported: verification.unsupported.length },
+        'answer states unsupported numbers; asking the model once more',
+      );
+      loop.push(
+        { role: 'assistant', content: result.text },
+        { role: 'user', content: reaskMessage(verification, recorder.evidence) },
+      );
+      await recorder.reset(result.shownFrom, 'reask');
+      return undefined;
+    };
+    const toolStep = async (result: ShownStep): Promise<void> => {
+      const executions: ToolExecution[] = [];
+      for (const call of result.toolCalls)
+        executions.push(await recorder.callTool(call.name, call.arguments));
+      const callMessage = {
+        role: 'assistant',
+        content: result.text || null,
+        tool_calls: result.toolCalls.map((c, i) => ({
+          id: c.id,
+          type: 'function' as const,
+          function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
+        })),
+        // Within the turn, a server that streamed reasoning in a field gets it back under that name
+        // (DeepSeek requires it).
+        ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
+      } as ChatCompletionAssistantMessageParam;
+      // The operator's cards already show the full results; the model gets what fits.
+      const fitted = fitToolResults({
+        prompt: prefix,
+        loop: [...loop, callMessage],
+        results: result.toolCalls.map((c, i) => ({ toolCallId: c.id, content: executions[i].modelContent })),
+        tools,
+        budget: window.budget,
+      });
+      if (fitted.droppedTurns || fitted.compacted)
+        this.logger.log(
+          { turnId: ctx.turnId, step, droppedTurns: fitted.droppedTurns, compacted: fitted.compacted },
+          'tool results fitted to the context budget',
+        );
+      prefix = fitted.prompt;
+      loop.push(
+        callMessage,
+        ...result.toolCalls.map((c, i) => ({
+          role: 'tool' as const,
+          tool_call_id: c.id,
+          content: fitted.contents[i],
+        })),
+      );
+    };
 
     try {
-      for (let step = 1; step <= this.config.maxSteps; step++) {
-        const messages = [...prefix, ...loop];
-        // Exact when the bound does not settle it (a short turn never loads the tokenizer).
-        const used = requestTokens(messages as never, tools, window.budget);
-        if (used > window.budget) {
-          // A re-ask that no longer fits: the first answer stands (the catch below restores it).
-          if (first)
-            throw new AgentTurnError('CONTEXT_OVERFLOW', 'the re-ask does not fit the context budget');
-          this.logger.warn(
-            { turnId: ctx.turnId, step, tokens: used, budget: window.budget },
-            `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
-          );
-          await recorder.say(contextOverflowAnswer(ctx.language, window.setting));
-          return outcome(verify(recorder.content));
-        }
-        let result: ShownStep;
-        try {
-          const promptProgress = found.source === 'llamacpp';
-          result = await requestWithRetry(client, { model, messages, tools, promptProgress }, ctx, recorder, {
-            step,
-            where,
-            config: this.config,
-            logger: this.logger,
-            slot: this.slots && { slots: this.slots, baseUrl: settings.baseUrl ?? '' },
-          });
-        } catch (e) {
-          if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
-          // Once: budget with the window the refusal named, so the history is trimmed to fit; when it
-          // named none, keep only the latest turn of the history (or none).
-          const smaller = windowAfterRefusal(settings, found, window, e, this.config.contextTokens);
-          const history = e.contextTokens ? ctx.history : shorterHistory(ctx.history);
-          const retry = contextRetried ? undefined : this.prompt({ ...ctx, history }, tools, smaller);
-          if (!retry || retry.length >= prefix.length)
-            throw contextTooSmall(where, e, e.contextSetting ?? window.setting, contextRetried);
-          this.logger.warn(
-            { turnId: ctx.turnId, step, budget: smaller.budget },
-            'context refused by the model server; retrying with a smaller history',
-          );
-          contextRetried = true;
-          window = smaller;
-          prefix = retry;
-          step--;
+      while (!Object.values(stopWhen).some((stop) => stop())) {
+        step++;
+        const result = await request();
+        if (!result) {
+          answer = outcome(verify(recorder.content));
           continue;
         }
         recorder.addReasoning(result.reasoning);
         recorder.addUsage({ step, ...result.usage });
-
-        if (!result.toolCalls.length) {
-          this.assertComplete(result, where);
-          const verification = verify(recorder.content);
-          // Only numbers of this step make the model try again: earlier steps' text cannot be rewritten.
-          if (!first && step < this.config.maxSteps && verify(result.text).unsupported.length) {
-            first = { from: result.shownFrom, text: recorder.content.slice(result.shownFrom), verification };
-            this.logger.log(
-              { turnId: ctx.turnId, step, unsupported: verification.unsupported.length },
-              'answer states unsupported numbers; asking the model once more',
-            );
-            loop.push(
-              { role: 'assistant', content: result.text },
-              { role: 'user', content: reaskMessage(verification, recorder.evidence) },
-            );
-            await recorder.reset(result.shownFrom, 'reask');
-            continue;
-          }
-          return outcome({ ...verification, ...(first ? { reasked: true } : {}) });
-        }
-
-        const executions: ToolExecution[] = [];
-        for (const call of result.toolCalls)
-          executions.push(await recorder.callTool(call.name, call.arguments));
-        const callMessage = {
-          role: 'assistant',
-          content: result.text || null,
-          tool_calls: result.toolCalls.map((c, i) => ({
-            id: c.id,
-            type: 'function' as const,
-            function: { name: c.name, arguments: argumentsToSendBack(executions[i], c.arguments) },
-          })),
-          // Within the turn, a server that streamed reasoning in a field gets it back under that name
-          // (DeepSeek requires it).
-          ...(result.reasoningField && result.reasoning ? { [result.reasoningField]: result.reasoning } : {}),
-        } as ChatCompletionAssistantMessageParam;
-        // The operator's cards already show the full results; the model gets what fits.
-        const fitted = fitToolResults({
-          prompt: prefix,
-          loop: [...loop, callMessage],
-          results: result.toolCalls.map((c, i) => ({
-            toolCallId: c.id,
-            content: executions[i].modelContent,
-          })),
-          tools,
-          budget: window.budget,
-        });
-        if (fitted.droppedTurns || fitted.compacted)
-          this.logger.log(
-            { turnId: ctx.turnId, step, droppedTurns: fitted.droppedTurns, compacted: fitted.compacted },
-            'tool results fitted to the context budget',
-          );
-        prefix = fitted.prompt;
-        loop.push(
-          callMessage,
-          ...result.toolCalls.map((c, i) => ({
-            role: 'tool' as const,
-            tool_call_id: c.id,
-            content: fitted.contents[i],
-          })),
-        );
+        if (result.toolCalls.length) await toolStep(result);
+        else answer = await answerStep(result);
       }
+      if (answer) return answer;
+      ctx.signal.throwIfAborted();
       throw new AgentTurnError(
         'STEP_LIMIT',
         `The model (${model} at ${server}) was still calling tools after ${this.config.maxSteps} steps (AGENT_MAX_STEPS), so the turn was stopped without a final answer.`,
