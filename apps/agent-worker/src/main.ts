@@ -18,7 +18,7 @@ import { AgentModule, loadAgentConfig } from './agent';
 import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
 import { createWorkerApp, workerHealthPort } from './health/worker-app';
 import { WorkerModule } from './worker.module';
-import { WORKER_ID } from './turns/turn-executor';
+import { WORKER_ID } from './turns/worker-id';
 
 async function main(): Promise<void> {
   traceProcess('corpus-chat-worker');

@@ -22,7 +22,13 @@ import {
 import { WorkerEnv } from './config/worker-env';
 import { WorkerHealthController } from './health/worker-health.controller';
 import { ImportProcessor } from './imports/import.processor';
-import { TurnExecutor, WORKER_ID } from './turns/turn-executor';
+import { CancelTurn } from './turns/cancel-turn';
+import { EndTurn } from './turns/end-turn';
+import { FailTurn } from './turns/fail-turn';
+import { RecoverTurn } from './turns/recover-turn';
+import { RunTurn } from './turns/run-turn';
+import { RunningTurns } from './turns/running-turns';
+import { WORKER_ID } from './turns/worker-id';
 import { TurnProcessor } from './turns/turn.processor';
 import { TurnWarmup } from './turns/turn-warmup';
 import { WebhookProcessor } from './webhooks/webhook.processor';
@@ -128,14 +134,19 @@ export class WorkerModule {
         { provide: WorkerEnv, useValue: env },
         { provide: WORKER_ID, useValue: workerId },
         { provide: TurnLedger, useFactory: (ds: DataSource) => new TurnLedger(ds), inject: [DataSource] },
-        TurnExecutor,
+        RunningTurns,
+        EndTurn,
+        RunTurn,
+        CancelTurn,
+        FailTurn,
+        RecoverTurn,
         TurnWarmup,
         // WORKER_QUEUES: a processor not provided never creates its BullMQ worker.
         ...(env.WORKER_QUEUES.includes('turns') ? [ConfiguredTurnProcessor] : []),
         ...(env.WORKER_QUEUES.includes('imports') ? [ConfiguredImportProcessor] : []),
         ...(env.WORKER_QUEUES.includes('webhooks') ? [ConfiguredWebhookProcessor] : []),
       ],
-      exports: [WORKER_ID, TurnExecutor],
+      exports: [WORKER_ID],
     };
   }
 }

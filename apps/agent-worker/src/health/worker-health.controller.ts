@@ -7,7 +7,8 @@ import {
 } from '@nestjs/terminus';
 import type { RedisClient } from '@corpus-chat/server-core';
 import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
-import { TurnExecutor, WORKER_ID } from '../turns/turn-executor';
+import { RunningTurns } from '../turns/running-turns';
+import { WORKER_ID } from '../turns/worker-id';
 
 /** Terminus' answer (`status`, `info`, `error`, `details` per dependency) plus who is answering. */
 export type WorkerHealth = HealthCheckResult & { workerId: string; runningTurns: number };
@@ -26,7 +27,7 @@ export class WorkerHealthController {
     private readonly indicator: HealthIndicatorService,
     @Inject(REDIS_CLIENT) private readonly redis: RedisClient,
     @Inject(WORKER_ID) private readonly workerId: string,
-    private readonly executor: TurnExecutor,
+    private readonly running: RunningTurns,
   ) {}
 
   @Get()
@@ -54,6 +55,6 @@ export class WorkerHealthController {
   }
 
   private withWorker(result: HealthCheckResult): WorkerHealth {
-    return { ...result, workerId: this.workerId, runningTurns: this.executor.runningTurns };
+    return { ...result, workerId: this.workerId, runningTurns: this.running.size };
   }
 }

@@ -9,12 +9,14 @@ import type { Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
 import { inSpan, metrics, settleBullConnections, turnTrace, withTraceParent } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
-import { TurnExecutor } from './turn-executor';
+import { FailTurn } from './fail-turn';
+import { RunTurn } from './run-turn';
+import { RunningTurns } from './running-turns';
 import { TurnWarmup } from './turn-warmup';
 
 /**
- * BullMQ glue of the `chat-turns` queue: hands each job to `TurnExecutor`, ends turns whose last
- * attempt failed (the one place that happens), and on shutdown lets running turns finish for up to
+ * BullMQ glue of the `chat-turns` queue: hands each job to `RunTurn`, ends turns whose last
+ * attempt failed with `FailTurn` (the one place that happens), and on shutdown lets running turns finish for up to
  * `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
  *
  * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(CHAT_TURNS_QUEUE,
@@ -26,7 +28,9 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
   private readonly failing = new Set<Promise<void>>();
 
   constructor(
-    private readonly executor: TurnExecutor,
+    private readonly runTurn: RunTurn,
+    private readonly failTurn: FailTurn,
+    private readonly running: RunningTurns,
     private readonly warmup: TurnWarmup,
     private readonly env: WorkerEnv,
     @InjectQueue(CHAT_TURNS_QUEUE) private readonly queue: Queue,
@@ -55,7 +59,11 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
     if (job.attemptsStarted <= 1) metrics.turnWait.observe(Math.max(0, Date.now() - job.timestamp) / 1000);
     const end = metrics.turnDuration.startTimer();
     try {
-      const result = await this.executor.execute(job, token);
+      const result = await this.runTurn.execute({
+        data: job.data,
+        attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1, 1),
+        handBack: token ? () => job.moveToDelayed(Date.now(), token) : undefined,
+      });
       end({ outcome: result.status });
       return result;
     } catch (e) {
@@ -73,8 +81,8 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
       );
       return;
     }
-    const done: Promise<void> = this.executor
-      .failTurn(job, err)
+    const done: Promise<void> = this.failTurn
+      .execute(job, err)
       .catch((e: Error) =>
         this.logger.error(`turn ${job.data?.turnId}: could not record its failure: ${e.message}`),
       )
@@ -91,7 +99,7 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
   async onLockRenewalFailed(jobIds: string[]): Promise<void> {
     for (const jobId of jobIds) {
       const job = await this.queue.getJob(jobId).catch(() => undefined);
-      if (job && this.executor.abortLost(jobId))
+      if (job && this.running.abortLost(jobId))
         this.logger.warn(`turn ${jobId}: job lock lost while running; the turn stops on this worker`);
     }
   }
@@ -102,7 +110,7 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
   }
 
   async beforeApplicationShutdown(signal?: string): Promise<void> {
-    const running = this.executor.runningTurns;
+    const running = this.running.size;
     this.logger.log(
       `shutting down (${signal ?? 'close'}): waiting for ${running} running turn(s), up to ${this.env.SHUTDOWN_TIMEOUT_MS} ms`,
     );
@@ -126,7 +134,7 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
       this.logger.warn(
         `turns still running after ${this.env.SHUTDOWN_TIMEOUT_MS} ms; handing them back to the queue`,
       );
-      this.executor.abortAll('shutdown');
+      this.running.abortAll('shutdown');
       await closing;
     }
     await Promise.all([...this.failing]);

@@ -97,6 +97,11 @@ export class TurnTestBed {
     return { chatId: chat.id, ownerId };
   }
 
+  /** Stores a queued turn without adding its job (a test hands it to a use case itself). */
+  store(thread: { chatId: string; ownerId: string }, content: string) {
+    return storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, { content, autoTitle: 'test' });
+  }
+
   /**
    * Stores a turn and adds its job exactly as the API does: commit, then turn.queued, then the job.
    * `jobOwnerId` forges the job's owner.
@@ -106,10 +111,7 @@ export class TurnTestBed {
     content: string,
     opts: { attempts?: number; jobOwnerId?: string; language?: string } = {},
   ): Promise<{ turnId: string; userMessageId: string }> {
-    const t = await storeTestTurn(this.db.dataSource, thread.ownerId, thread.chatId, {
-      content,
-      autoTitle: 'test',
-    });
+    const t = await this.store(thread, content);
     await this.bus.publish(t.chatId, t.turnId, { type: 'turn.queued', position: 1 });
     // `language` is written as given (also a value no API would send) to test the worker's check.
     const language =
@@ -147,6 +149,18 @@ export class TurnTestBed {
             .join(', ')}`,
         );
       }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** Waits until the turn has `count` events of `type`; returns them. */
+  async waitForEvents(turnId: string, type: ChatEventType, count: number, ms = 10_000): Promise<ChatEvent[]> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const found = this.events(turnId).filter((e) => e.type === type);
+      if (found.length >= count) return found;
+      if (Date.now() > until)
+        throw new Error(`turn ${turnId}: ${found.length} of ${count} ${type} in ${ms} ms`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }

@@ -13,7 +13,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { traceProcess } from '@corpus-chat/server-core';
 import { loadWorkerEnv } from '../../src/config/worker-env';
-import { WORKER_ID } from '../../src/turns/turn-executor';
+import { WORKER_ID } from '../../src/turns/worker-id';
 import { WorkerModule } from '../../src/worker.module';
 import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 

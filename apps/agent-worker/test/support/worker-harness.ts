@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { loadWorkerEnv, type WorkerEnv } from '../../src/config/worker-env';
-import { WORKER_ID } from '../../src/turns/turn-executor';
+import { WORKER_ID } from '../../src/turns/worker-id';
 import { WorkerModule } from '../../src/worker.module';
 import { ScriptedAgentRunner, ScriptedRunnerModule } from './scripted-runner';
 
@@ -39,6 +39,14 @@ export function testWorkerEnv(o: Omit<WorkerOptions, 'runner'>): Record<string, 
     WORKER_ID: `test-worker-${randomUUID().slice(0, 8)}`,
     ...o.env,
   };
+}
+
+/**
+ * A worker that takes no turn jobs, for tests that call its turn use cases (`app.get(RunTurn)`)
+ * themselves.
+ */
+export function startUseCaseWorker(o: Omit<WorkerOptions, 'env'>): Promise<RunningWorker> {
+  return startWorker({ ...o, env: { WORKER_QUEUES: 'webhooks' } });
 }
 
 /** Starts an agent-worker in this process with a scripted runner (see `ScriptedAgentRunner`). */
