@@ -67,7 +67,9 @@ export class RunTurn {
     watching.catch(() => undefined);
     let loaded: TurnRunStart | null;
     try {
-      loaded = await this.loadTurn(data, command.attempt);
+      // Marked running when the job matches it (one statement).
+      const claim = { ...data, attempt: command.attempt, workerId: this.workerId };
+      loaded = await this.ledger.startRun(data.turnId, claim, { historyLimit: this.runner.historyLimit });
     } catch (e) {
       void watching.then(
         (stop) => stop(),
@@ -251,20 +253,5 @@ export class RunTurn {
     }
     this.logger.error(`turn ${turnId}: the agent failed: ${(e as Error)?.stack ?? String(e)}`);
     throw new TurnAttemptError('INTERNAL', 'The agent failed unexpectedly. Try asking again.', partial);
-  }
-
-  /**
-   * The turn, marked running when the job matches it (one statement). The API adds the job only
-   * after the turn is committed, so a missing row means the thread was deleted or the post undone.
-   */
-  private loadTurn(data: RunTurnJobData, attempt: number): Promise<TurnRunStart | null> {
-    const claim = {
-      attempt,
-      workerId: this.workerId,
-      ownerId: data.ownerId,
-      chatId: data.chatId,
-      userMessageId: data.userMessageId,
-    };
-    return this.ledger.startRun(data.turnId, claim, { historyLimit: this.runner.historyLimit });
   }
 }

@@ -41,9 +41,10 @@ import { ModelRequestError, type ShownStep } from './model-step';
  *
  * Per turn: budgets the context with the smaller of `AGENT_CONTEXT_TOKENS` and 80 % of the window
  * the server reports for the model (`discoverContextLength`), builds the prompt (system prompt, tool
- * schemas, the recent prose turns that fit, the new message), then runs up to `maxSteps` model
- * requests. Each request is decoded by `StepDecoder` (reasoning apart, tool calls written as text
- * recovered, parallel calls split); each tool call runs through the read-only tool layer with
+ * schemas, the recent prose turns that fit, the new message), then runs steps (one model request
+ * each, prepared by `prepareStep`) until one of `stopWhen` holds: answered, cancelled, `maxSteps`.
+ * Each request is decoded by `StepDecoder` (reasoning apart, tool calls written as text recovered,
+ * parallel calls split); each tool call runs through the read-only tool layer with
  * `tool.call`/`tool.result` events, and the validated arguments with the result go back to the
  * model in the next step (with the step's reasoning as `reasoning_content`, which DeepSeek's
  * thinking mode requires within a turn), fitted into the budget by `fitToolResults`; a request
@@ -125,24 +126,22 @@ export class OpenAiModelRunner {
         `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
       );
       await recorder.say(contextOverflowAnswer(ctx.language, window.setting));
+      answer = outcome(verify(recorder.content));
       return undefined;
     };
-    const send = async (): Promise<ShownStep | undefined> => {
-      const messages = await prepareStep();
-      const promptProgress = found.source === 'llamacpp';
-      if (!messages) return undefined;
-      return requestWithRetry(client, { model, messages, tools, promptProgress }, ctx, recorder, {
-        step,
-        where,
-        config: this.config,
-        logger: this.logger,
-        slot: this.slots && { slots: this.slots, baseUrl: settings.baseUrl ?? '' },
-      });
-    };
-    /** A context refusal is retried once per turn within its step, with a smaller prompt. */
+    /** The step's model request; a context refusal is retried once per turn, with a smaller prompt. */
     const request = async (): Promise<ShownStep | undefined> => {
+      const messages = await prepareStep();
+      if (!messages) return undefined;
+      const promptProgress = found.source === 'llamacpp';
       try {
-        return await send();
+        return await requestWithRetry(client, { model, messages, tools, promptProgress }, ctx, recorder, {
+          step,
+          where,
+          config: this.config,
+          logger: this.logger,
+          slot: this.slots && { slots: this.slots, baseUrl: settings.baseUrl ?? '' },
+        });
       } catch (e) {
         if (!(e instanceof ModelRequestError) || !e.contextExceeded) throw e;
         // Budget with the window the refusal named, so the history is trimmed to fit; when it named
@@ -225,10 +224,7 @@ export class OpenAiModelRunner {
       while (!Object.values(stopWhen).some((stop) => stop())) {
         step++;
         const result = await request();
-        if (!result) {
-          answer = outcome(verify(recorder.content));
-          continue;
-        }
+        if (!result) continue; // answered that the request cannot fit
         recorder.addReasoning(result.reasoning);
         recorder.addUsage({ step, ...result.usage });
         if (result.toolCalls.length) await toolStep(result);
