@@ -20,7 +20,7 @@ describe('CancelTurn (real Postgres and Redis)', () => {
     await bed?.close();
   });
 
-  it('stores the partial answer as cancelled and publishes turn.cancelled; a second cancel changes nothing', async () => {
+  it('stores the partial answer as cancelled and publishes turn.cancelled, once', async () => {
     const thread = await bed.newChat();
     const { turnId } = await bed.store(thread, 'how many findings?');
     const partial = { content: 'There are', metadata: { toolCalls: [] } };

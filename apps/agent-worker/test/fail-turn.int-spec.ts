@@ -39,7 +39,7 @@ describe('FailTurn: the end of a job that failed for good (real Postgres and Red
     ]);
   });
 
-  it('names a job BullMQ gave up after its workers died WORKER_LOST, and an unknown error INTERNAL', async () => {
+  it('names a job given up after its workers died WORKER_LOST, an unknown error INTERNAL', async () => {
     const lost = await newTurn();
     await failTurn.execute(
       { id: lost, data: { turnId: lost }, attemptsStarted: 2 },

@@ -33,7 +33,7 @@ describe('RecoverTurn: an attempt that finds its answer stored (real Postgres an
     return { data, messageId: stored.messageId };
   };
 
-  it('publishes turn.done of the stored answer at the next attempt, without running the agent again', async () => {
+  it('publishes turn.done of the stored answer at the next attempt, without running the agent', async () => {
     const t = await answeredTurn({ status: 'complete', content: 'Seven.', metadata: { toolCalls: [] } });
     const runs = worker.runner.runs.length;
     const result = await worker.app.get(RunTurn).execute({ data: t.data, attempt: 2 });

@@ -51,7 +51,7 @@ describe('RunTurn: one attempt of a turn (real Postgres and Redis, no queue)', (
     expect(worker.app.get(RunningTurns).size).toBe(0);
   });
 
-  it('runs nothing for a turn that does not exist, and refuses a job whose owner is not the thread’s', async () => {
+  it('runs nothing for a missing turn, and refuses a job whose owner is not the thread’s', async () => {
     const thread = await bed.newChat();
     const t = await bed.store(thread, scriptedMessage({}));
     const before = worker.runner.runs.length;

@@ -16,8 +16,8 @@ import { TurnWarmup } from './turn-warmup';
 
 /**
  * BullMQ glue of the `chat-turns` queue: hands each job to `RunTurn`, ends turns whose last
- * attempt failed with `FailTurn` (the one place that happens), and on shutdown lets running turns finish for up to
- * `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
+ * attempt failed with `FailTurn` (the one place that happens), and on shutdown lets running turns
+ * finish for up to `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
  *
  * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(CHAT_TURNS_QUEUE,
  * {concurrency, lockDuration, …})` from the validated settings.
