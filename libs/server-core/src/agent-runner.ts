@@ -65,10 +65,8 @@ export class AgentTurnError extends Error {
 }
 
 /**
- * Runs one turn: reads `ctx`, emits text deltas and tool events, returns the final answer.
- * On `ctx.signal` abort it must stop promptly and throw (any error); the pipeline then stores the
- * text streamed so far as a `cancelled` message. Implementations: the agent (planner or
- * OpenAI-compatible model) in apps/agent-worker, scripted runners in tests.
+ * Runs one turn: emits text deltas and tool events, returns the final answer. On `ctx.signal`
+ * abort it must throw promptly; the pipeline then stores the streamed text as `cancelled`.
  */
 export interface AgentRunner {
   run(ctx: AgentTurnContext): Promise<AgentTurnOutcome>;

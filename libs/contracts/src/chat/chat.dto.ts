@@ -109,11 +109,8 @@ export interface AssistantMessageMetadata {
 export const REASONING_MAX_CHARS = 20_000;
 
 /**
- * Which numbers of an answer no tool result of its turn supports.
- * `checked`: how many numbers the answer states (list markers not counted);
- * `unsupported`: each unsupported number as written in the answer ("84", "1,204", "twelve", "12.5%"),
- * in order of appearance, without repeats. Empty when every number is backed by a tool result,
- * the operator's message, or exact arithmetic over those.
+ * Numbers of an answer no tool result, operator message or exact arithmetic over those supports:
+ * `checked` counts the answer's numbers, `unsupported` lists each once as written, in order.
  */
 export interface AnswerVerification {
   checked: number;

@@ -2,14 +2,9 @@ import type { AnswerVerification } from '../chat/chat.dto';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
 
 /**
- * The one shape on the wire for turn progress: the worker (and the API, for `turn.queued`)
- * publishes these over Redis pub/sub and a per-turn Redis Stream; the API forwards them over
- * Socket.IO as `chat:event`; the web client reduces them into the thread view.
- *
- * `seq` is the event's entry id in the turn's Redis Stream (`<ms>-<n>`, rising) and `prev` the id of
- * the turn's event before it (`NO_SEQ` for its first): a client drops a seq it already has, and an
- * event whose `prev` it has not seen, then asks for the stream after its last seq. `at` is an
- * ISO-8601 timestamp.
+ * Turn progress on the wire: worker → Redis (pub/sub and a per-turn Stream) → API → Socket.IO
+ * `chat:event` → web client. `seq` is the Stream entry id and `prev` the one before (`NO_SEQ` for
+ * the first): a client drops seqs it has and, on a `prev` it has not seen, asks for the rest.
  */
 export interface ChatEventBase {
   chatId: string;
@@ -62,11 +57,8 @@ export type ChatEventBody =
       data?: ToolCardData;
     }
   /**
-   * What the model is doing, at most about once a second while a model turn runs: the tokens it
-   * streamed so far in this turn (one per streamed chunk, as the servers send them), their rate
-   * since the first, and the phase: `prompt` while the server reports prompt processing (llama.cpp's
-   * `prompt_progress`: `prompt` has its counts), `reasoning` while it streams reasoning, `answer`
-   * while it streams the answer or a tool call.
+   * What the model is doing, about once a second: tokens streamed so far (one per chunk), their
+   * rate, and the phase (`prompt` from llama.cpp's `prompt_progress`, `reasoning`, `answer`).
    */
   | {
       type: 'turn.progress';

@@ -65,10 +65,8 @@ export const SETTINGS_CHECK_NAMES = ['models', 'completion', 'tools', 'context']
 export type SettingsCheckName = (typeof SETTINGS_CHECK_NAMES)[number];
 
 /**
- * `POST /api/settings/test`. `ok` is every check's `ok`. `contextTokens` is the server's context
- * for the model when its API told it; `contextBudgetTokens` the tokens a turn may use,
- * `min(contextTokens, AGENT_CONTEXT_TOKENS)` (the budget alone when unknown). Both are absent for
- * the built-in planner, which has no model server.
+ * `POST /api/settings/test`. `contextBudgetTokens` is `min(contextTokens, AGENT_CONTEXT_TOKENS)`;
+ * both are absent for the built-in planner.
  */
 export interface SettingsTestResult {
   ok: boolean;

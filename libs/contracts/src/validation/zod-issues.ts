@@ -54,10 +54,8 @@ const PLAIN = errorMap('plain');
 const QUOTED = errorMap('quoted');
 
 /**
- * Parses `value` with `schema` and words every problem as a sentence naming its field, one per
- * field (the first), in the schema's field order: unknown keys (`property foo should not exist`),
- * missing required fields (`groupBy is required`), and values the schema refuses. A message the
- * schema declares itself (`cwe`'s) replaces the generic one.
+ * Parses `value` with `schema`, wording the first problem of each field as a sentence naming it
+ * (`groupBy is required`), in schema order; a message the schema declares replaces the generic one.
  */
 export function checkArgs<S extends z.ZodType>(
   schema: S,

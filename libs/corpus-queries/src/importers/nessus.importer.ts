@@ -1,7 +1,6 @@
 import type { CvssScore, Severity } from '@corpus-chat/contracts';
-import { identityField, identityHost, identityProtocol, targetSet } from './identity';
+import { earliestScanTime, identityField, identityHost, identityProtocol, targetSet } from './identity';
 import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
-import { earliestScanTime } from './scan-time';
 import { severityWord } from './severity-words';
 import { SeverityCounter, isObject, stripHtml, uniqueSorted } from './text';
 import { xmlList, xmlText } from './xml-values';

@@ -35,10 +35,7 @@ export function connectionErrorCode(e: unknown): string | undefined {
 
 /**
  * Why a connection to `baseUrl` failed, in words, from the cause chain of the OpenAI client's
- * `APIConnectionError` (undici puts the socket error's `code` one or two levels down), e.g.
- * `could not connect to http://127.0.0.1:9/v1: port 9 is blocked for HTTP requests (…)`; without
- * `baseUrl`, `could not connect: …`. Used by the API's "Test connection" and the agent-worker's
- * turn errors, so an operator reads the same words in both.
+ * `APIConnectionError`; shared by "Test connection" and turn errors so both read the same.
  */
 export function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
   const causes = causesOf(e);

@@ -61,11 +61,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
- * Asks the server how many tokens of context `model` has, trying each known server's own API at
- * once (vLLM, Ollama, llama.cpp, LM Studio) and taking the first that answers in that order. The
- * key goes only as `Authorization: Bearer` to `baseUrl`'s own server (redirects are refused, so it
- * cannot follow one to another host). Never throws; each probe is bounded by `timeoutMs` (5 s).
- * Unknown: `contextTokens` undefined and a detail naming what each probe answered.
+ * Asks the server for `model`'s context size through vLLM's, Ollama's, llama.cpp's and LM
+ * Studio's APIs at once, first answer in that order wins. The key goes only to `baseUrl`
+ * (redirects refused). Never throws; unknown leaves `contextTokens` undefined with a detail.
  */
 export async function discoverContextLength(
   baseUrl: string,

@@ -60,12 +60,7 @@ const lastWarned = new Map<string, number>();
 
 /** Further choices for `createRedisConnection`. */
 export interface RedisConnectionOptions {
-  /**
-   * ioredis `enableAutoPipelining`: commands issued in the same event-loop tick go out in one
-   * write (one system call, one read of the replies) instead of one each. For a process issuing
-   * many independent commands at once (a worker running hundreds of turns); replies and ordering
-   * per command are unchanged.
-   */
+  /** ioredis `enableAutoPipelining`: commands of one tick go out in one write, for busy workers. */
   autoPipelining?: boolean;
   /**
    * ioredis `commandTimeout`: a command not answered within this many milliseconds rejects

@@ -16,10 +16,8 @@ export function isRedisUnavailable(e: unknown): boolean {
 }
 
 /**
- * Runs `command` until it succeeds, retrying while Redis is unreachable (`isRedisUnavailable`)
- * with a back-off of 100 ms doubling to 1 s (ioredis reconnects every ≤ 2 s), as long as the next
- * try starts before `until` (epoch ms). Rejects with the last error when that time is up, or at
- * once with any other error. `onRetry` is told about the first failed try of a run of them.
+ * Runs `command`, retrying while Redis is unreachable (back-off 100 ms doubling to 1 s) while the
+ * next try starts before `until`; rejects with the last error then, or at once with any other.
  */
 export async function retryWhileRedisUnavailable<T>(
   command: () => Promise<T>,
