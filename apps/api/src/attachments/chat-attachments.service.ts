@@ -31,10 +31,8 @@ export class ChatAttachmentsService {
   ) {}
 
   /**
-   * Attaches the uploaded `file` to thread `chatId`. @throws UnprocessableEntityException (422)
-   * for content no importer reads (binary: images, archives, office documents), listing the
-   * supported formats; NotFoundException for a thread that is not the operator's;
-   * ServiceUnavailableException when the queue is down. The stored upload is removed on each.
+   * Attaches the uploaded `file` to thread `chatId`: 422 for content no importer reads, 404 for a
+   * foreign thread, 503 when the queue is down; the stored upload is removed on each.
    */
   async attach(ownerId: string, chatId: string, file: UploadedReportFile): Promise<ChatAttachmentView> {
     const filename = utf8Name(file.originalname);

@@ -109,10 +109,8 @@ export class AuthController {
   }
 
   /**
-   * The signed-in operator changes their own password. Every other session ends (older tokens are
-   * refused, open sockets are disconnected); this one continues with a fresh cookie. 403 for a wrong
-   * current password, 429 with `Retry-After` after repeated failures, 400 for a password too short
-   * or equal to the current one.
+   * Changes the operator's own password: every other session ends, this one gets a fresh cookie.
+   * 403 wrong current password, 429 after repeated failures, 400 too short or unchanged.
    */
   @Post('password')
   @HttpCode(200)

@@ -19,12 +19,8 @@ export const JSON_BODY_LIMIT = '1mb';
 export const LOG_REDACT_PATHS = [...BASE_LOG_REDACT_PATHS, 'token', '*.token'];
 
 /**
- * HTTP hardening of the API, applied by `configureApp` before routes and Swagger are set up:
- * helmet (CSP allowing the app's own origin only, plus inline styles Angular needs), cookie
- * parsing, JSON and urlencoded bodies capped at 1 MB (413), admin-only `/api/docs` (UI, `-json`,
- * `-yaml`), and no CORS
- * (the web client is served from the same origin, through the dev proxy or the API itself).
- * Call it before `SwaggerModule.setup` so the docs guard runs first.
+ * HTTP hardening, before routes and Swagger: helmet (own-origin CSP plus Angular's inline styles),
+ * cookies, 1 MB bodies (413), admin-only `/api/docs*`, no CORS (same-origin client).
  */
 export function applyHttpHardening(app: NestExpressApplication, options: { docsPath?: string } = {}): void {
   const env = app.get<AuthEnv>(AUTH_ENV);

@@ -20,10 +20,8 @@ import type { AuthenticatedRequest } from './auth.guard';
 export const FAIL_OPEN_RECHECK_MS = 5000;
 
 /**
- * The Redis storage of `@nest-lab/throttler-storage-redis`, but a Redis outage lets requests
- * through (logged) instead of failing every route: reads that only need Postgres keep working,
- * and routes that need Redis answer 503 themselves. After a failure (refused, or no answer within
- * the connection's `REDIS_REQUEST_TIMEOUT_MS`) Redis is left alone for `FAIL_OPEN_RECHECK_MS`.
+ * `@nest-lab/throttler-storage-redis`, but failing open during a Redis outage (routes needing
+ * Redis answer 503 themselves); after a failure Redis is skipped for `FAIL_OPEN_RECHECK_MS`.
  */
 export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimits');

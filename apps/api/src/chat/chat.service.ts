@@ -140,12 +140,9 @@ export class ChatService {
   }
 
   /**
-   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and the turn,
-   * commits, then queues the turn. A repeated `clientMessageId` returns the turn it started. A busy
-   * thread answers 409 with the active turn id unless `ifBusy=interrupt`, which stops that turn
-   * first. 404 for a foreign thread, 429 over the operator's active-turn limit (not counted against
-   * the message budget) or over `MESSAGES_PER_MINUTE`, 503 when Redis is down (the stored turn is
-   * deleted again, so nothing is left).
+   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and turn, commits,
+   * then queues. A repeated `clientMessageId` returns its turn; a busy thread is 409 unless
+   * `ifBusy=interrupt`. 404 foreign, 429 over a limit, 503 Redis down (the stored turn is deleted).
    */
   async postMessage(
     owner: { id: string; language: OperatorLanguage },

@@ -50,10 +50,8 @@ export type Recovery =
   | 'ended';
 
 /**
- * The API's side of a turn's life in Redis: enqueueing a stored turn (`turn.queued`, then the
- * BullMQ job with `jobId = turnId`, so adding twice is a no-op), cancelling (signal the worker; a
- * job still waiting is removed and the turn ended here), recovering turns whose job is missing,
- * and forgetting a deleted thread's turns. Every Redis call is bounded by
+ * The API's side of a turn in Redis: enqueue (job id = turn id, so adding twice is a no-op),
+ * cancel, recover missing jobs, forget deleted threads. Every call is bounded by
  * `REDIS_REQUEST_TIMEOUT_MS` and fails as `TurnQueueUnavailableError`.
  */
 @Injectable()
@@ -122,10 +120,8 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Cancels a queued or running turn. Always sets the cancel signal (a worker that picks the job
-   * up later sees it at start). A turn no worker has started is removed from the queue and ended
-   * here as `cancelled`: returns `ended`. A started turn whose job lives is left to its worker,
-   * which stops and reports `turn.cancelled` with the partial answer: returns `signalled`.
+   * Cancels a turn: always sets the cancel signal; an unstarted turn is removed from the queue and
+   * ended here (`ended`), a started one is left to its worker (`signalled`).
    */
   async cancel(turnId: string): Promise<'ended' | 'signalled'> {
     await this.redis('request cancel', () => this.cancels.request(turnId));
@@ -145,11 +141,9 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Makes sure an active turn can still end: a queued turn without a job gets its job again (the
-   * API stopped between its commit and its enqueue); a turn whose job is gone or finished without
-   * ending it (Redis lost it, or the last failure could not be stored) is ended as `WORKER_LOST`,
-   * unless its worker still writes its heartbeat (`workerAlive`): a Redis restart loses the job,
-   * not the worker, which stores the answer and publishes its events once Redis is back.
+   * Makes sure an active turn can still end: re-adds a queued turn's missing job; ends as
+   * `WORKER_LOST` a turn whose job is gone or finished without ending it, unless its worker still
+   * beats (`workerAlive`: Redis lost the job, not the worker).
    */
   async recover(
     turn: QueuedTurn & { status: 'queued' | 'running'; workerAlive: boolean },

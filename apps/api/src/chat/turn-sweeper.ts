@@ -11,11 +11,8 @@ export const TURN_SWEEP_INTERVAL_MS = 30_000;
 export const TURN_SWEEP_MIN_AGE_MS = 10_000;
 
 /**
- * The safety net of "commit, then enqueue": every `TURN_SWEEP_INTERVAL_MS` it hands the active
- * turns that have not changed for `TURN_SWEEP_MIN_AGE_MS` to `TurnDispatcher.recover`, which adds
- * the job of a queued turn that has none (the API stopped between its commit and its enqueue) and
- * ends a turn whose job is gone. Every API instance sweeps; the deterministic job id makes two
- * sweeps of one turn harmless.
+ * The safety net of "commit, then enqueue": periodically hands turns unchanged for
+ * `TURN_SWEEP_MIN_AGE_MS` to `TurnDispatcher.recover`. Every instance sweeps; job ids dedupe.
  */
 @Injectable()
 export class TurnSweeper implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -15,11 +15,9 @@ import { ApiEnv } from './api-env';
 import { apiPinoParams } from './api-logging';
 
 /**
- * The API's infrastructure, global: validated settings (`ApiEnv` by class, and `ConfigService`),
- * pino logging (`apiPinoParams`), TypeORM on `DATABASE_URL` (migrations at start unless `RUN_MIGRATIONS=0`), the
- * BullMQ connection (queues under `{<REDIS_PREFIX>}:bull`), and the turn pipeline's Redis side
- * (event bus, subscriber, cancel signals) on a fail-fast connection so requests answer 503 at
- * once while Redis is down.
+ * The API's global infrastructure: validated settings, logging, TypeORM (migrations unless
+ * `RUN_MIGRATIONS=0`), BullMQ, and the turn pipeline's Redis side on a fail-fast connection so
+ * requests answer 503 at once while Redis is down.
  */
 @Module({})
 export class ApiCoreModule {

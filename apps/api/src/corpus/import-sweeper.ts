@@ -9,11 +9,8 @@ export const IMPORT_SWEEP_INTERVAL_MS = 30_000;
 export const IMPORT_SWEEP_MIN_AGE_MS = 10_000;
 
 /**
- * The safety net of "commit, then enqueue" for imports, beside the turn sweep: every
- * `IMPORT_SWEEP_INTERVAL_MS` it hands queued and parsing imports unchanged for
- * `IMPORT_SWEEP_MIN_AGE_MS` to `ImportsService.recover`, so an import whose job never reached
- * Redis is queued again and one whose job vanished ends `failed` instead of waiting forever. Every
- * API instance sweeps; the deterministic job id makes two sweeps of one import harmless.
+ * The imports' safety net of "commit, then enqueue": periodically hands imports unchanged for
+ * `IMPORT_SWEEP_MIN_AGE_MS` to `ImportsService.recover`. Every instance sweeps; job ids dedupe.
  */
 @Injectable()
 export class ImportSweeper implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -85,10 +85,8 @@ export class ImportsService {
   ) {}
 
   /**
-   * Queues one import per file, in upload order; the local files are removed once their bytes are
-   * in Postgres. @throws 429 when the files would take the operator past `quota` (imports queued
-   * or running, bytes of queued uploads), ServiceUnavailableException when Redis cannot take the
-   * jobs (the imports are then removed: nothing stays half-queued).
+   * Queues one import per file, in order, removing local files once stored. @throws 429 over
+   * `quota`, 503 when Redis cannot take the jobs (the imports are removed again).
    */
   queueImports(
     files: UploadedReportFile[],
@@ -145,10 +143,8 @@ export class ImportsService {
   }
 
   /**
-   * What the sweep does about a queued or parsing import (`ImportSweeper`): nothing while its job is
-   * waiting or running; adds the job of a queued import that has none (the API stopped between its
-   * commit and its enqueue); ends `failed` an import whose job is gone or ended without ending it.
-   * A worker that died mid-parse is the workers' own stalled check (`ImportProcessor.onFailed`).
+   * The sweep's step for one import: re-adds a queued import's missing job; fails one whose job is
+   * gone or ended without ending it. Dead workers are `ImportProcessor.onFailed`'s.
    */
   async recover(job: ImportJobRecord): Promise<'alive' | 'requeued' | 'ended'> {
     const state = await this.queue.getJobState(job.id);
@@ -182,9 +178,8 @@ export class ImportsService {
   }
 
   /**
-   * Cancels a queued or parsing import (the worker then writes nothing) and tells the operator's
-   * sockets; an import being stored answers at once with its current view (still `parsing`), and
-   * its worker rolls the store back and publishes it `cancelled`.
+   * Cancels a queued or parsing import and tells the operator's sockets; one being stored answers
+   * at once (still `parsing`) and its worker rolls back.
    * @throws NotFoundException (unknown), ConflictException (it already ended).
    */
   async cancel(operatorId: string, id: string): Promise<ImportJobView> {

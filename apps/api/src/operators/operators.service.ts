@@ -21,10 +21,8 @@ import { hashPassword } from '../auth/passwords';
 import { SocketAuthService } from '../auth/socket-auth.service';
 
 /**
- * Operator accounts, managed by admins. Disabling or re-enabling an operator, or resetting their
- * password, ends their sessions at once: their token version changes, so the next request or
- * handshake with an older token is refused, and their open sockets are disconnected on every API
- * instance.
+ * Operator accounts, managed by admins. A disable, re-enable or password reset changes the token
+ * version, so older tokens are refused and open sockets disconnected on every instance.
  */
 @Injectable()
 export class OperatorsService {

@@ -96,11 +96,8 @@ export class ImportQuotaExceeded extends Error {
 }
 
 /**
- * Records one `queued` import per upload of `operatorId` with the file's bytes, in one
- * transaction, in upload order.
- * With `quota`, the operator's row is locked first (concurrent uploads cannot both pass the
- * count) and `ImportQuotaExceeded` is thrown when the uploads would take the operator's queued and
- * running imports, or the bytes of queued uploads, past it.
+ * Records one `queued` import per upload, in one transaction. With `quota`, the operator's row is
+ * locked first and `ImportQuotaExceeded` thrown when the uploads would pass it.
  */
 export async function createImportJobs(
   dataSource: DataSource,
@@ -189,12 +186,9 @@ export type CancelImportResult =
   | { status: 'finished'; job: ImportJobRecord };
 
 /**
- * Cancels a `queued` or `parsing` import of `operatorId` without waiting for any lock. The worker
- * re-checks the status under a row lock before it writes the report, so an import cancelled before
- * that never writes one. While the worker stores it (the row is locked) the cancel is recorded in
- * `import_cancel_requests`: the store stops at its next statement and rolls back, and the worker
- * ends the import `cancelled`. An import that already ended is `finished` (its report, if any,
- * stays: archive it instead).
+ * Cancels a `queued` or `parsing` import without waiting for a lock: the worker re-checks the status
+ * under the row lock before writing, and a store in progress sees `import_cancel_requests` at its
+ * next statement and rolls back. An ended import is `finished` (archive its report instead).
  */
 export async function cancelImportJob(
   dataSource: DataSource,
@@ -257,15 +251,10 @@ export async function finish(
 }
 
 /**
- * Runs import `id` as the ingest worker does: marks it `parsing` (calling `onParsing`), reads its
- * file and parses it in a worker thread outside any transaction (the thread is stopped when the
- * import is cancelled meanwhile), then in one transaction locks the row and, unless it was
- * cancelled meanwhile, stores the report and ends the import `ready` (or `failed` with the
- * importer's refusal: nothing written). The stored upload is deleted once the import ended.
- *
- * Resolves with the ended import, or null when there was nothing to do (unknown id, or it already
- * ended: a retried job). Database failures and an unreadable upload are thrown (the job's retries
- * apply; the last one ends the import through `failImportJob`).
+ * Runs import `id` as the ingest worker does: marks it `parsing`, parses its file in a worker
+ * thread outside any transaction, then locks the row and, unless cancelled, stores the report and
+ * ends `ready` (or `failed` with the refusal). Null when there was nothing to do (unknown or
+ * ended). Database failures and an unreadable upload are thrown, so the job's retries apply.
  */
 export async function runImportJob(
   dataSource: DataSource,

@@ -59,12 +59,9 @@ function takeThread(): Worker {
 }
 
 /**
- * `parseForImport` in a worker thread: parsing a 50 MB scanner file keeps a CPU busy for seconds,
- * which on the ingest worker's event loop would hold up the chat turns that process runs (bench
- * scenario 7). Same result and refusal messages as `parseForImport`; `bytes` are handed over
- * (unusable here afterwards). Aborting `signal` stops the thread and rejects with `ParseCancelled`.
- *
- * @throws Error when the thread itself failed (out of memory, killed): not a fault of the file.
+ * `parseForImport` in a worker thread, so a 50 MB file does not hold up the chat turns on the
+ * ingest worker's event loop. `bytes` are handed over. Aborting `signal` rejects with
+ * `ParseCancelled`; a failed thread (out of memory) throws a plain Error.
  */
 export function parseInThread(
   name: string,

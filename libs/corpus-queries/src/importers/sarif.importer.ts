@@ -20,12 +20,7 @@ export function looksLikeSarif(doc: Record<string, unknown>): boolean {
   return Array.isArray(doc['runs']) || (typeof doc['$schema'] === 'string' && /sarif/i.test(doc['$schema']));
 }
 
-/**
- * Maps a `security-severity` property (IMPORT-RULES, SARIF): a number or numeric string maps
- * ≥ 9.0 → critical, ≥ 7.0 → high, ≥ 4.0 → medium, > 0 → low, 0 → info (the CVSS 3.1 §5
- * qualitative bands); the words critical/high/medium/low (any case) map to themselves; any other
- * value is ignored (null).
- */
+/** A `security-severity` property: a score by the CVSS 3.1 bands, or a severity word; else null. */
 export function securitySeverity(value: unknown): Severity | null {
   let score: number | null = null;
   if (typeof value === 'number' && Number.isFinite(value)) score = value;

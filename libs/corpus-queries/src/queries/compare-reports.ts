@@ -109,9 +109,8 @@ function sameTarget(a: ReportRow, b: ReportRow): boolean {
 }
 
 /**
- * A report's scans of the same target, itself included, oldest recorded scan time first (unknown
- * times last, then by id); archived reports other than it are left out. A report that names no
- * target is a scan of no other report's target: `scans` holds it alone.
+ * A report's scans of the same target, itself included, oldest first (unknown times last); other
+ * archived reports left out.
  *
  * @throws ScanComparisonError `NOT_FOUND` for an unknown report.
  */
@@ -159,14 +158,10 @@ interface DiffRow {
 }
 
 /**
- * Compares baseline A with report B of the same target as multisets of finding identities: for
- * an identity held by a findings of A and b of B, new counts max(b − a, 0), fixed max(a − b, 0),
- * unchanged min(a, b). Within one identity the later findings (by id) are the new or fixed ones.
- * Lists the new findings (of B) and the fixed ones (of A), ordered by id.
+ * Compares baseline A with report B as multisets of identities: per identity, new = max(b − a, 0),
+ * fixed = max(a − b, 0), unchanged = min(a, b), the later findings by id being the new or fixed.
  *
- * @throws ScanComparisonError when a report is unknown or ambiguous, names no target, the two are
- *   not scans of the same target (the message names both targets), are one report, or their order
- *   cannot be told (see {@link CompareReportsArgs.ordered}).
+ * @throws ScanComparisonError when the two cannot be compared (see its codes).
  */
 export async function compareReports(
   manager: EntityManager,

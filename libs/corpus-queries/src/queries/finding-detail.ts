@@ -22,9 +22,8 @@ type DetailRecord = Omit<FindingVersionView, 'createdAt'> & {
 const iso = (d: Date | string): string => new Date(d).toISOString();
 
 /**
- * One finding by id: its current version, how many versions it has, its triage status, its notes (oldest first) and
- * its latest verdict (by time, then id). An unknown id answers `{ found: false, id }`; archived
- * findings are found too. Cached per corpus version.
+ * One finding by id with its current version, notes and latest verdict; `{ found: false, id }`
+ * when unknown. Cached per corpus version.
  *
  * @throws QueryValidationError when `id` is not a positive integer.
  */

@@ -108,10 +108,8 @@ export async function findEndedTurn(
 }
 
 /**
- * Stores one pending delivery of `payload` for every endpoint that wants it: the owner's endpoints
- * and the admins' all-operator ones subscribed to its type. A delivery already stored for an
- * endpoint and turn stays as it is. Returns the ids of the turn's pending deliveries, new or not,
- * so a repeated call queues again what a crash left unqueued (their job ids make it a no-op otherwise).
+ * Stores a pending delivery of `payload` for every endpoint that wants it (existing ones stay) and
+ * returns all the turn's pending delivery ids, so a repeat queues what a crash left unqueued.
  */
 export async function insertTurnDeliveries(
   db: DataSource | EntityManager,
