@@ -43,11 +43,9 @@ const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
 
 /**
- * Runs one turn job: loads the turn, checks the job's owner against the thread, rebuilds the
- * history, runs the `AgentRunner` with an AbortSignal (cancel, time limit, shutdown), publishes
- * every event in order, and ends the turn through `finishTurn` (done, cancelled). Failures throw
- * so BullMQ's attempts apply; `failTurn` ends a turn after its last attempt (error, timeout,
- * worker lost), through `finishTurn` as well.
+ * Runs one turn job: loads and checks the turn, runs the `AgentRunner` with an AbortSignal, publishes
+ * events in order and ends the turn through `finishTurn`. Failures throw so BullMQ retries;
+ * `failTurn` ends the turn after its last attempt.
  */
 @Injectable()
 export class TurnExecutor {
@@ -360,10 +358,8 @@ export class TurnExecutor {
   }
 
   /**
-   * Every end of a turn in the worker: stored once, its terminal event published once (after the
-   * turn's `events` still held). While Postgres or Redis is unreachable the store or the publish is
-   * tried again with back-off until `until` (epoch ms; default: one try), then rejects with the
-   * last error.
+   * Every end of a turn in the worker: stored and published once (after the held `events`),
+   * retrying with back-off while Postgres or Redis is down until `until` (default: one try).
    */
   private finish(turnId: string, ending: TurnEnding, until = 0, events?: TurnEventStream) {
     const patient = this.patientBus(turnId, until);

@@ -13,12 +13,9 @@ import { TurnExecutor } from './turn-executor';
 import { TurnWarmup } from './turn-warmup';
 
 /**
- * BullMQ glue of the `chat-turns` queue: hands each job to `TurnExecutor`, ends turns whose last
- * attempt failed (the one place that happens), and on shutdown lets running turns finish for up to
- * `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
- *
- * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(CHAT_TURNS_QUEUE,
- * {concurrency, lockDuration, …})` from the validated settings.
+ * BullMQ glue of `chat-turns`: runs `TurnExecutor`, ends turns after their last failed attempt, and
+ * on shutdown lets running turns finish (≤ `SHUTDOWN_TIMEOUT_MS`). `WorkerModule.forRoot` adds
+ * `@Processor` from the validated settings.
  */
 @Injectable()
 export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -101,14 +101,10 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
 }
 
 /**
- * Builds what the model sees within a token budget: the system prompt, then as many of the most
- * recent whole turns as fit in `budget - system - tools - new message - reserve`, then the new
- * message. Turns are dropped oldest first and never cut. Throws `AgentTurnError('CONTEXT_OVERFLOW')`
- * when the system prompt, tool schemas and the new message alone exceed the budget.
- *
- * Decided by exact counts; when the upper bounds (`tokenBound`: known counts, else UTF-8 bytes)
- * of everything together already fit, every turn is kept without counting (the same outcome as
- * counting, since no exact count exceeds its bound), so short threads never load the tokenizer.
+ * Builds what the model sees within `budget`: the system prompt, as many recent whole turns as fit
+ * (dropped oldest first, never cut), and the new message; `CONTEXT_OVERFLOW` when the fixed parts
+ * alone exceed it. When upper bounds (`tokenBound`) already fit, nothing is counted, so short
+ * threads never load the tokenizer.
  */
 export function buildModelContext(input: ContextInput): ModelContext {
   const system: ProseMessage = { role: 'system', content: input.systemPrompt };

@@ -28,10 +28,8 @@ const LEVELS = [
 type Level = (typeof LEVELS)[number];
 
 /**
- * `content` (a tool result's JSON) within `maxTokens`: as is when it fits, else with every list cut
- * to its first items (a sibling `<name>Omitted` says how many were left out) and long texts clipped,
- * shortened level by level until it fits. Numbers are never changed, so totals stay exact. The
- * shortest form is returned even when it is still over `maxTokens` (the caller checks the request).
+ * `content` (a tool result's JSON) within `maxTokens`: lists cut (a sibling `<name>Omitted` counts
+ * the rest) and long texts clipped level by level. Numbers never change. May still be over.
  */
 export function compactToolResult(
   content: string,
@@ -94,11 +92,9 @@ export interface Fitted<M> {
 }
 
 /**
- * Makes room for a step's tool results within `budget`, keeping free for the steps after it (another
- * call and its result) half the room left or a quarter of the budget, whichever is less. The
- * results share the rest: the smaller ones whole, the larger ones an even share of what the smaller
- * left (water-filling). Old history turns go first (oldest first, whole turns; the system prompt and
- * the new message stay), then results are shortened with `compactToolResult`.
+ * Makes room for a step's tool results within `budget`, keeping the lesser of half the room left or
+ * a quarter of the budget for later steps; results share the rest by water-filling. Old history
+ * turns go first, then results are shortened with `compactToolResult`.
  */
 export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): Fitted<M> {
   // Upper bounds settle the common case (everything fits untouched) without loading the tokenizer.

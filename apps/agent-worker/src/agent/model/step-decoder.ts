@@ -46,17 +46,10 @@ export function randomToolCallId(): string {
 }
 
 /**
- * Decodes the streamed chunks of ONE chat-completions request, whatever dialect the server
- * speaks: reasoning fields and `<think>` blocks become reasoning, tool calls come from
- * `delta.tool_calls` or from markup the server's parser missed (see `scanToolMarkup`), and the
- * answer text is released as it arrives except from where markup may start until that is decided.
- *
- * `push` takes each chunk and returns what to show now; `end` decides what was still held and
- * returns the step. Odd chunks (no `choices`, a null `delta` or `content`, unknown fields) are
- * ignored, never thrown on. While streaming, a reset happens only for a lone `</think>` (cut to
- * 0); at `end`, a call recognised after its prose was shown cuts back to that prose. Each push
- * decodes only the content since the last point where nothing was pending, so a long answer costs
- * time linear in its length.
+ * Decodes one chat-completions stream in any dialect: reasoning fields and `<think>` blocks,
+ * `delta.tool_calls` or calls in markup (`scanToolMarkup`), and answer text released except where
+ * markup may start. `push` returns what to show now, `end` the step. Odd chunks are ignored. Each
+ * push decodes only the content since nothing was pending, so time stays linear.
  */
 export class StepDecoder {
   /** The step's content is `settledRaw + tail`; the first part is decoded for good (no markup pending, no think block open): */
@@ -212,10 +205,8 @@ export class StepDecoder {
 }
 
 /**
- * Splits `<think>…</think>` blocks out of the content. A first `</think>` with no `<think>` before
- * it (DeepSeek-R1 distills, Qwen3 templates that open the block in the prompt) makes all before it
- * reasoning, unless `loneAllowed` is false (an earlier part had a think tag). A block still open
- * at the end is reasoning too (`open`); stray closing tags are dropped.
+ * Splits `<think>…</think>` blocks out of the content. A lone first `</think>` (R1 distills, Qwen3)
+ * makes all before it reasoning unless `loneAllowed` is false; an unclosed block is reasoning.
  */
 export function splitThink(
   content: string,

@@ -29,13 +29,8 @@ interface Slot {
 }
 
 /**
- * Reassembles streamed tool calls. OpenAI-compatible servers send a call's `id` and `name` in its
- * first fragment and its `arguments` JSON split over any number of later fragments, keyed by
- * `index`; several calls may interleave. Some vLLM parsers and proxies give every parallel call
- * `index: 0` (or none), so a fragment also starts a new call when its `id` differs from the current
- * call's, or when it brings a `name` while the current call already has a name and complete JSON
- * arguments. Ollama sends each call whole in one fragment. Calls without an id keep '' (the
- * step decoder gives them one).
+ * Reassembles streamed tool calls keyed by `index`. Some vLLM parsers and proxies give every call
+ * `index: 0`, so a new `id`, or a `name` after a complete call, also starts a call. Missing ids stay ''.
  */
 export class ToolCallAssembler {
   private readonly slots: Slot[] = [];

@@ -7,10 +7,8 @@ import { jsonCalls, jsonCallsAt, toCall } from './tool-call-json';
  */
 
 /**
- * Qwen3-Coder's `<function=NAME><parameter=P>V</parameter></function>`: a value that parses as a
- * JSON number, boolean, null, list or object becomes that, any other value a string. A body with
- * no `<parameter=` is the arguments' JSON text (kept raw when it does not parse, so the tool layer
- * reports it to the model).
+ * Qwen3-Coder's `<function=NAME><parameter=P>V</parameter></function>`: JSON-looking values are
+ * parsed, others kept as strings; a body without parameters is the arguments' JSON text.
  */
 export function xmlCalls(s: string): TextToolCall[] {
   const calls: TextToolCall[] = [];
