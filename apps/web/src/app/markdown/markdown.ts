@@ -46,11 +46,8 @@ function installHooks(): void {
 }
 
 /**
- * Markdown to safe HTML: `marked` renders (raw HTML escaped to text), then DOMPurify removes
- * anything executable that Markdown itself can produce (`javascript:`/`data:` link targets, event
- * attributes). Only the elements Markdown makes are allowed. A link whose target was removed (or a
- * relative one such as SARIF's `[a value](1)`, which points into the report) stays as its text,
- * not as a dead link.
+ * Markdown to safe HTML: `marked` (raw HTML escaped) then DOMPurify, allowing only Markdown's
+ * elements. A link whose target was removed or is relative stays as its text.
  */
 export function renderMarkdown(source: string, unverified: readonly string[] = []): string {
   installHooks();

@@ -210,10 +210,8 @@ export class ReportsStore {
   }
 
   /**
-   * Archives (`archived: true`: the report's findings leave every count, search and answer) or
-   * restores a report, then reloads the list and totals. The outcome goes to `archiveNotice`: the
-   * API's message on failure (409 when restoring would duplicate a report imported since), an undo
-   * on success.
+   * Archives or restores a report and reloads; `archiveNotice` gets the API's message on failure
+   * (409 when restoring would duplicate) or an undo on success.
    */
   async setArchived(report: Pick<ReportSummary, 'id' | 'filename'>, archived: boolean): Promise<void> {
     if (this.isBusy(report.id)) return;
