@@ -53,9 +53,8 @@ export function readAuditEvent(req: AuthenticatedRequest, status: number): Audit
 }
 
 /**
- * Audits reads through API tokens and MCP (see `readAuditEvent`) once the response is sent, on a
- * connection of its own: the request never holds it, and a slow audit insert never delays a read.
- * A failed insert is logged, not answered: the read already happened.
+ * Audits token and MCP reads after the response, on a connection of its own so a slow insert never
+ * delays a read; a failed insert is only logged.
  */
 @Injectable()
 export class ReadAuditInterceptor implements NestInterceptor {

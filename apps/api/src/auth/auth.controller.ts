@@ -30,11 +30,7 @@ export class AuthController {
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {}
 
-  /**
-   * Signs in: sets the httpOnly, SameSite=Lax session cookie and answers the operator. 401 with a
-   * generic message on wrong credentials; 403 for the right password of a disabled operator; 429
-   * with `Retry-After` after repeated failures.
-   */
+  /** Signs in, setting the httpOnly SameSite=Lax session cookie (errors as `AuthService.login`). */
   @Public()
   @Post('login')
   @HttpCode(200)
@@ -58,11 +54,7 @@ export class AuthController {
     }
   }
 
-  /**
-   * Signs out of this browser: with a valid session, ends that session and its sockets (the
-   * cookie, and any copy of it, is refused from now on; the operator's other sessions go on);
-   * clears the session cookie either way.
-   */
+  /** Signs out of this browser: ends this session and its sockets if valid; clears the cookie either way. */
   @Public()
   @Post('logout')
   @HttpCode(204)

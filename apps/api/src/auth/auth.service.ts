@@ -31,11 +31,7 @@ import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
 import { hashPassword, verifyPassword } from './passwords';
 
-/**
- * Claims of a session token: the operator id, the operator's token version when it was issued
- * (`ver`), its row in `operator_sessions` (`sid`), when the operator signed in (`authAt`; renewals
- * keep it) and the standard issued-at/expiry. Times in seconds since the epoch.
- */
+/** Claims of a session token (times in epoch seconds); `authAt`, the sign-in, survives renewals. */
 export interface SessionClaims {
   sub: string;
   ver: number;
@@ -222,9 +218,8 @@ export class AuthService {
   }
 
   /**
-   * A session token for `operatorId` at token version `version` and session row `sid`, valid for
-   * `SESSION_TTL_MINUTES` but never past `SESSION_MAX_HOURS` after `authAtMs` (the sign-in, ms since
-   * epoch; default now). Throws 401 when that absolute limit has passed.
+   * A session token valid for `SESSION_TTL_MINUTES`, never past `SESSION_MAX_HOURS` after `authAtMs`
+   * (401 when that has passed).
    */
   async issueToken(operatorId: string, version: number, sid: string, authAtMs = Date.now()): Promise<string> {
     const now = Date.now();
@@ -297,11 +292,7 @@ export class AuthService {
     return toOperatorView(operator);
   }
 
-  /**
-   * The signed-in operator chooses their language; the change and its audit event commit together
-   * (nothing is recorded when the language is already the chosen one). 401 when the operator no
-   * longer exists.
-   */
+  /** Sets the operator's language, audited in the same transaction (nothing when unchanged); 401 if gone. */
   async setLanguage(actor: AuthenticatedOperator, language: OperatorLanguage): Promise<OperatorView> {
     const operator = await this.db.transaction(async (tx) => {
       const repo = tx.getRepository(OperatorEntity);

@@ -11,11 +11,7 @@ import { sessionTokenOf } from './session-cookie';
 /** Largest JSON body of ordinary routes; larger ones answer 413 before being read whole. */
 export const JSON_BODY_LIMIT = '1mb';
 
-/**
- * Paths pino must never write in the API: those of every process (cookies, credentials, API keys,
- * bodies and message contents, see `BASE_LOG_REDACT_PATHS`) plus session tokens. For
- * `nestjs-pino`'s `pinoHttp.redact`.
- */
+/** Paths pino must never write in the API: `BASE_LOG_REDACT_PATHS` plus session tokens. */
 export const LOG_REDACT_PATHS = [...BASE_LOG_REDACT_PATHS, 'token', '*.token'];
 
 /**
@@ -84,11 +80,7 @@ export function containsNul(value: unknown, depth = 0): boolean {
   );
 }
 
-/**
- * Global pipe (registered as `APP_PIPE` by `AuthModule`): refuses with 400 any body, query or
- * route parameter holding a NUL character, which Postgres cannot store in text (it would
- * otherwise surface as a 500 after a half-done write).
- */
+/** Global pipe: 400 for any body, query or parameter holding NUL, which Postgres cannot store. */
 @Injectable()
 export class RejectNulPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {

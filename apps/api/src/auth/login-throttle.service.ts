@@ -62,11 +62,7 @@ export class LoginThrottleService {
     ];
   }
 
-  /**
-   * Reserves one sign-in attempt of `username` from `ip`: answers the ms still to wait (the
-   * attempt must be refused) or 0, in which case the attempt already counts as a failure until
-   * `succeeded` is called. 503 when Redis is unreachable.
-   */
+  /** Reserves an attempt: ms still to wait, or 0 (counted as a failure until `succeeded`). 503 without Redis. */
   async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
     const free = this.env.LOGIN_FREE_ATTEMPTS;
     const wait = await redisHang

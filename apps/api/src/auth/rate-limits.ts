@@ -72,11 +72,7 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
   }
 }
 
-/**
- * Throttler settings: a general limit per operator and route (`REQUESTS_PER_MINUTE`), counted in
- * Redis (shared by all API instances) on the auth layer's connection. Messages have their own
- * budget, spent by the chat service once a message passed every other check (`MessageBudget`).
- */
+/** Throttler settings: `REQUESTS_PER_MINUTE` per operator and route, in Redis (messages: `MessageBudget`). */
 export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerModuleOptions {
   return {
     storage: new FailOpenRedisThrottlerStorage(redis, env.REDIS_URL),
@@ -87,9 +83,8 @@ export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerMod
 }
 
 /**
- * The global `ThrottlerGuard`, registered by `AuthModule` right after `AuthGuard` so it counts per
- * signed-in operator (`request.operator.id`), falling back to the client IP on public routes. Keys
- * live under `${REDIS_PREFIX}:auth:throttle:`; Socket.IO handlers are not throttled here.
+ * The global `ThrottlerGuard`, after `AuthGuard`: counts per operator (per IP on public routes);
+ * Socket.IO handlers are not throttled here.
  */
 @Injectable()
 export class OperatorThrottlerGuard extends ThrottlerGuard {

@@ -33,11 +33,7 @@ export class ChatEventRelay {
     subscriber.onResubscribed(() => void this.replayAfterReconnect());
   }
 
-  /**
-   * After Redis came back, sends each attachment its turn's stream again: what a worker published
-   * before this instance re-subscribed (events it held through the outage, `turn.done`) was not
-   * forwarded live. The client drops the seqs it already has.
-   */
+  /** After Redis came back, replays each attachment's turn, since events published meanwhile were missed. */
   private async replayAfterReconnect(): Promise<void> {
     for (const attachment of [...this.attachments.values()].flatMap((m) => [...m.values()])) {
       if (!attachment.turnId) continue;

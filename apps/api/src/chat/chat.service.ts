@@ -120,9 +120,8 @@ export class ChatService {
   }
 
   /**
-   * `DELETE /api/chats/:id`: stops the active turn (waiting up to `CANCEL_WAIT_MS` for its worker),
-   * deletes the thread, its turns and messages, then what Redis holds of its turns (jobs, event
-   * streams, seq and cancel keys). Throws 404, 503 when Redis is down before anything was deleted.
+   * `DELETE /api/chats/:id`: stops the active turn (≤ `CANCEL_WAIT_MS`), deletes the thread, then its
+   * turns' Redis keys. 404; 503 when Redis is down before anything was deleted.
    */
   async deleteChat(ownerId: string, chatId: string): Promise<void> {
     if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
@@ -176,11 +175,7 @@ export class ChatService {
     return this.answer(outcome, truncated);
   }
 
-  /**
-   * One attempt to store a turn (`ChatRepository.tryStartTurn`): the thread, the client message
-   * id, the thread's active turn and the operator's limit are checked under the operator's row
-   * lock; only a turn that passed them spends the message budget (a 429 there rolls it back).
-   */
+  /** One `tryStartTurn` attempt; only a turn that passed every check spends the message budget. */
   private tryStart(
     ownerId: string,
     chatId: string,
@@ -202,9 +197,8 @@ export class ChatService {
   }
 
   /**
-   * Queues a committed turn. When Redis fails, the turn is deleted again (503, nothing left to
-   * block the thread), unless a worker already took it: then the add did reach Redis and the post
-   * succeeded. If the delete fails too, the sweep adds the job later.
+   * Queues a committed turn; on a Redis failure deletes it again (503), unless a worker already took
+   * it. If the delete fails too, the sweep adds the job later.
    */
   private async enqueueStored(turn: StartedTurn, language: OperatorLanguage): Promise<void> {
     try {

@@ -42,9 +42,8 @@ export class TokenBucket {
 }
 
 /**
- * The verdict on one incoming event of a socket allowed `perSecond` events with bursts of twice as
- * many: `pass`, `refuse` (over the limit), or `disconnect` once it has been refused
- * `5 × burst` times faster than the limit refills (sending well past the limit for seconds).
+ * One event's verdict under `perSecond` with bursts of twice that: `pass`, `refuse`, or `disconnect`
+ * after `5 × burst` refusals beyond the refill.
  */
 export class SocketEventLimiter {
   private readonly events: TokenBucket;

@@ -84,9 +84,8 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Publishes `turn.queued` (the turn's first event) and adds the job of a turn whose row is committed; `language`
-   * is the operator's as the request read it (else read here). Rejects with
-   * `TurnQueueUnavailableError`; the caller undoes the stored turn (or the sweep re-adds the job).
+   * Publishes `turn.queued` and adds the job of a committed turn. Rejects with
+   * `TurnQueueUnavailableError`; the caller undoes the turn (or the sweep re-adds the job).
    */
   async enqueue(turn: StartedTurn, language?: OperatorLanguage): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
@@ -165,11 +164,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     return 'ended';
   }
 
-  /**
-   * Ends a turn from the API through `finishTurn`. A terminal event that cannot be published is
-   * logged, not thrown (resolves null): the stored outcome is what a reload shows. Rejects when
-   * Postgres fails.
-   */
+  /** Ends a turn through `finishTurn`; an unpublished terminal event is logged, not thrown (null). */
   async finish(turnId: string, ending: TurnEnding): Promise<FinishTurnOutcome | null> {
     try {
       const outcome = await finishTurn(
@@ -186,11 +181,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     }
   }
 
-  /**
-   * Removes what Redis holds of a deleted thread's turns: their waiting, finished or failed jobs,
-   * event streams and cancel keys. A job a worker is running stays (its lock); the
-   * worker finds the turn gone and stores nothing.
-   */
+  /** Removes a deleted thread's turns from Redis; a running job stays and its worker stores nothing. */
   async forget(turnIds: readonly string[]): Promise<void> {
     if (!turnIds.length) return;
     await this.redis('remove the thread’s jobs', () =>

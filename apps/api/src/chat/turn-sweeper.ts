@@ -35,11 +35,7 @@ export class TurnSweeper implements OnApplicationBootstrap, OnApplicationShutdow
     clearInterval(this.timer);
   }
 
-  /**
-   * One sweep over active turns older than `minAgeMs`. Resolves with what was done per turn id
-   * (turns whose recovery failed, e.g. Redis down, are logged and left for the next sweep).
-   * Rejects when Postgres cannot list the turns.
-   */
+  /** One sweep; failed recoveries are logged and left for the next. Rejects when Postgres fails. */
   async sweep(minAgeMs = TURN_SWEEP_MIN_AGE_MS): Promise<Map<string, Recovery>> {
     const done = new Map<string, Recovery>();
     for (const turn of await this.ledger.staleActive(minAgeMs)) {

@@ -67,11 +67,7 @@ function quotaRefusal({ backlog, adding, quota }: ImportQuotaExceeded): HttpExce
   );
 }
 
-/**
- * The API's side of imports: records each upload as a `queued` import, then adds its job to the
- * `imports` queue (commit, then enqueue); the agent-worker parses and stores it. Imports are
- * scoped to the operator who uploaded them.
- */
+/** The API's side of imports, per operator: record the upload, commit, then enqueue. */
 @Injectable()
 export class ImportsService {
   private readonly logger = new Logger(ImportsService.name);
@@ -120,11 +116,7 @@ export class ImportsService {
     return (await this.enqueue(jobs, operatorId)).map(importJobView);
   }
 
-  /**
-   * Adds the jobs of imports recorded (and committed) by the caller. @throws
-   * ServiceUnavailableException when Redis cannot take them: the imports (with their stored
-   * uploads and what refers to them) are then removed, so nothing stays half-queued.
-   */
+  /** Adds the jobs of committed imports; 503 when Redis refuses, removing the imports again. */
   async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
       await this.queue.addBulk(jobs.map((job) => importJob(job.id)));

@@ -78,9 +78,8 @@ export class OperatorsService {
   }
 
   /**
-   * Changes display name, role, disabled flag or password of operator `id` on behalf of `actor`.
-   * 404 for an unknown id; 400 when an admin would disable or demote themself; 409 when no enabled
-   * admin would remain. Disabling also deletes the operator's API tokens.
+   * Updates operator `id`: 404 unknown, 400 when an admin would disable or demote themself, 409
+   * when no enabled admin would remain. Disabling deletes the operator's API tokens.
    */
   async update(id: string, dto: UpdateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
     const result = await this.db.transaction(async (tx) => {

@@ -98,11 +98,8 @@ export async function checkModelServer(
       ok: false,
       detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}`,
     });
-    // A server that accepted the connection but did not answer a model list in time would only
-    // hold the operator for the completion's much longer timeout too.
-    // (By its error class, or by the time it took: under some runtimes the SDK reports its own
-    // timeout as a generic connection error. A socket error such as ECONNREFUSED is an answer,
-    // however late a busy host delivered it.)
+    // A server that accepted the connection but did not answer in time would hold the completion's
+    // longer timeout too. Some runtimes report the SDK's timeout as a connection error, hence the clock.
     const code = connectionErrorCode(e);
     const answered = code !== undefined && !/TIMEDOUT|TIMEOUT/.test(code);
     if (e instanceof APIConnectionTimeoutError || (!answered && Date.now() - listStarted >= listTimeoutMs)) {
@@ -215,9 +212,8 @@ const TOOL_CHECK_MAX_TOKENS = 512;
 const TEXT_CALL = /<tool_call>|<function=|\[TOOL_CALLS\]|"name"\s*:\s*"get_corpus_overview"/;
 
 /**
- * Whether the model, asked a question that needs a tool, called one: a structured call passes; a
- * call written as text passes with advice (the worker recovers it, but the server's tool parser
- * should do that); an answer without a call fails, since turns would then answer without tools.
+ * Whether the model called a tool: structured passes, a call written as text passes with advice,
+ * no call fails.
  */
 export function toolCallVerdict(
   message:
