@@ -6,11 +6,7 @@ import type {
   TurnAttachment,
 } from '@corpus-chat/contracts';
 
-/**
- * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
- * metadata it carries only the follow-up state (the filter and finding ids it left, the planner's
- * scope); its tool calls stay in the database.
- */
+/** One stored message as history, oldest first, with only the follow-up state of its metadata. */
 export interface HistoryMessage {
   role: MessageRole;
   content: string;

@@ -70,11 +70,7 @@ export interface SincePreviousScan extends ScanComparisonCounts {
   carried?: CarriedTriage;
 }
 
-/**
- * Statuses an import carried over from the previous scan of the target to findings with the same
- * identity: false positives, accepted risks and confirmed findings keep their status; a finding
- * marked fixed that is seen again is `reopened` (it starts `open`).
- */
+/** Statuses carried from the previous scan; a `fixed` finding seen again is `reopened`. */
 export interface CarriedTriage {
   falsePositive: number;
   riskAccepted: number;

@@ -42,9 +42,8 @@ export type ChatEventBody =
   | { type: 'turn.started'; workerId: string; attempt: number }
   | { type: 'text.delta'; text: string }
   /**
-   * The answer streamed so far is cut back to its first `length` characters (UTF-16 code units of
-   * the concatenated `text.delta`s): what followed turned out to be reasoning, a tool call written
-   * as text, or an answer the model was asked to write again (`reason`).
+   * Cuts the streamed answer back to `length` UTF-16 units: what followed was reasoning, a call
+   * written as text, or an answer to be rewritten (`reason`).
    */
   | { type: 'text.reset'; length: number; reason: 'reasoning' | 'tool_call' | 'reask' }
   | { type: 'tool.call'; callId: string; name: ToolCallName; args: unknown }
@@ -94,11 +93,7 @@ export const ACTIVITY_EVENT_TYPES: readonly ChatEventType[] = [
 
 /** Socket.IO namespace and event names (client ↔ API gateway). */
 export const CHAT_NAMESPACE = '/chat';
-/**
- * The `connect_error` messages of a refused `/chat` handshake: `unauthorized` (no valid session:
- * sign in again) and `unavailable` (the session could not be checked, e.g. the database is down:
- * try again later).
- */
+/** `connect_error` messages of a refused `/chat` handshake: sign in again, or try again later. */
 export const SocketRefusals = { unauthorized: 'unauthorized', unavailable: 'unavailable' } as const;
 export const SocketEvents = {
   /** client → server: `{ chatId, afterSeq? }` (a seq; none: the whole turn), ack `{ ok: true, activeTurn } | { ok: false, error }`. */

@@ -28,11 +28,7 @@ export const TOOL_CALL_NAME_MAX = 64;
 /** Rows a `search_findings` call returns at most. `total` stays exact beyond it. */
 export const SEARCH_ROWS_CAP = 50;
 
-/**
- * Bounded data a `tool.result` event carries for the UI card (never the unbounded raw tool output).
- * For `search_findings`: `total`, `returned` and up to 10 rows, plus the filter for the "open in
- * Findings" link.
- */
+/** Bounded card data a `tool.result` carries for the UI (never the raw output). */
 export interface ToolCardData {
   total?: number;
   returned?: number;

@@ -8,11 +8,7 @@ export interface FieldProblem {
 
 export type ArgsCheck<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
 
-/**
- * How a problem is worded: `plain` for people (`severity must be one of critical, high, …`, the
- * REST API and the query layer), `quoted` for a model, which reads field names best quoted
- * (`'severity' must be one of: critical, high, …`).
- */
+/** Problem wording: `plain` for people, `quoted` (field names in quotes) for a model. */
 export type ProblemWording = 'plain' | 'quoted';
 
 /** `, got "x"` for a scalar; nothing for an object (a query string's is not even printable). */

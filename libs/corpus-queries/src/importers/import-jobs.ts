@@ -62,11 +62,7 @@ export function importJobView(record: ImportJobRecord): ImportJobView {
   return view;
 }
 
-/**
- * One uploaded file on the local disk of the process that received it: its name as sent, its
- * path, its size in bytes. Recording the import copies it into Postgres (`storeUpload`); the
- * caller removes the local file.
- */
+/** An upload on the receiving process's disk; recording the import copies it into Postgres. */
 export interface StoredUpload {
   filename: string;
   uploadPath: string;
@@ -343,9 +339,8 @@ export async function runImportJob(
 }
 
 /**
- * A background import's storing takes at most half the wall time (unless `paced: false`): chat turns share the worker and
- * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share only spreads the same
- * slow turns over a longer import).
+ * A background store takes at most half the wall time (unless `paced: false`), leaving the worker
+ * and Postgres to chat turns (bench scenario 7, docs/benchmarks.md).
  */
 const STORE_SHARE = 0.5;
 
@@ -353,9 +348,8 @@ const STORE_SHARE = 0.5;
 const CANCEL_CHECK_MS = 1000;
 
 /**
- * Files up to this size are parsed on the event loop: the first parse thread's start costs more
- * (5–8 s when the sources are compiled on load, as under `npm start`) than parsing them (≤ 0.2 s; a
- * 1 MB Nessus file takes 1 s, too long to hold the event loop that runs chat turns).
+ * Files up to this size are parsed on the event loop: starting the first parse thread costs more
+ * (seconds when sources compile on load) than parsing them.
  */
 const IN_PROCESS_MAX_BYTES = 262_144;
 

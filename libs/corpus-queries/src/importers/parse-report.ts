@@ -28,11 +28,7 @@ export interface ParseOptions {
 
 /** A parsed report plus the hash that identifies its content. */
 export interface ParsedFile extends ParsedReport {
-  /**
-   * Hex SHA-256 of the canonical content: for JSON the re-serialised document (so the same report
-   * with different whitespace is the same report), for JSON Lines the re-serialised lines, for XML
-   * the text after the byte-order mark.
-   */
+  /** SHA-256 of the canonical content (JSON re-serialised, so whitespace does not make a new report). */
   contentHash: string;
 }
 

@@ -38,9 +38,8 @@ export class ParseCancelled extends Error {
 }
 
 /**
- * Parse threads waiting for their next file. Starting one costs 0.5–1.3 s (loading the parsers), more
- * than parsing a 1 MB file, so a thread that ended its parse cleanly is kept for the next; one that
- * failed, crashed or was stopped on a cancel is dropped. Idle threads do not keep the process alive.
+ * Idle parse threads: starting one costs about a second, so a thread that ended cleanly is kept;
+ * failed or stopped ones are dropped. Idle threads do not keep the process alive.
  */
 const idle: Worker[] = [];
 

@@ -36,11 +36,7 @@ export function firstLine(text: string, max = 200): string {
   return line.slice(0, max);
 }
 
-/**
- * A CWE id from a number or a string: the leading id of a string (`"CWE-200 Information
- * Exposure"` → 200, `"cwe-79"` → 79, `"89"` → 89). IMPORT-RULES: a value that is not a positive
- * integer (`nvd-cve-other`, `-1`, `0`) is ignored (null).
- */
+/** The leading CWE id of a number or string (`"CWE-200 Information Exposure"` → 200); null if not positive. */
 export function cweId(value: unknown): number | null {
   const n = typeof value === 'string' ? Number(/^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value)?.[1]) : value;
   // Over Postgres' integer range is no CWE either (MITRE's ids have four digits).

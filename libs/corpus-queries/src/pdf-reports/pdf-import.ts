@@ -248,11 +248,7 @@ export async function runPdfImportJob(
   });
 }
 
-/**
- * A PDF imported outside the job queue (`corpus:import`, `importReport`): its text is stored and
- * the report waits in `needs_review` for findings entered by hand. Refusals come back as outcomes
- * (nothing written); database failures are thrown.
- */
+/** A PDF imported outside the queue: its text is stored and the report waits in `needs_review`. */
 export async function importPdfForReview(
   manager: EntityManager,
   file: string,

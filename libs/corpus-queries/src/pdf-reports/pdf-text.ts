@@ -29,9 +29,8 @@ export interface PdfReadLimits {
   /** Characters of text over all pages (default 5 million). */
   maxChars: number;
   /**
-   * Milliseconds the reader may take: `deadlineMs` plus `deadlineMsPerKb` per kilobyte of the file
-   * (defaults 5 s and 10 ms, i.e. 15 s for a 1 MB report). Pages can share one small compressed
-   * stream that expands to megabytes of drawing, so the work is not bounded by the file's size.
+   * The reader's time: `deadlineMs` plus `deadlineMsPerKb` per KB (one small stream can expand to
+   * megabytes of drawing, so size alone does not bound the work).
    */
   deadlineMs: number;
   deadlineMsPerKb: number;

@@ -74,9 +74,8 @@ export type DeleteReportResult =
   | { status: 'conflict'; id: number; message: string };
 
 /**
- * Deletes an archived report with its findings, versions, notes, retests and verdicts (foreign keys
- * cascade), recording `report.delete` with what was deleted in the same transaction. The audit
- * events naming the report stay. Who may call it is the caller's rule (the API: admins only).
+ * Deletes an archived report with everything under it (cascades), audited as `report.delete`;
+ * authorisation is the caller's.
  */
 export async function deleteReport(
   manager: EntityManager,

@@ -9,11 +9,7 @@ import type {
   Severity,
 } from '@corpus-chat/contracts';
 
-/**
- * Scan comparison, IMPORT-RULES.md "Finding identity and scan comparison": which reports are scans
- * of the same target, and what is new, fixed and unchanged between a baseline and a later scan.
- * Reads `reports.scan_target`/`scanned_at` and `findings.identity_key` (written by the importer).
- */
+/** Scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"). */
 
 /** Why two reports were not compared; `message` names the reports (and targets) so a person can act on it. */
 export class ScanComparisonError extends Error {
@@ -120,11 +116,7 @@ export async function sameTargetScans(manager: EntityManager, report: ReportRef)
   return { report: view(r), target: r.scanTarget, scans: (await scansOfTarget(manager, r)).map(view) };
 }
 
-/**
- * The scan of the same target recorded just before `reportId` (latest earlier scan time, then the
- * highest id), or null when there is none or the report has no target or scan time. What an import
- * compares a re-scan with.
- */
+/** The scan of the same target recorded just before `reportId`, which an import compares with; or null. */
 export async function previousScan(manager: EntityManager, reportId: number): Promise<ComparedReport | null> {
   const r = await resolveReport(manager, reportId);
   if (!r.scanTarget?.length || !r.scannedAt) return null;

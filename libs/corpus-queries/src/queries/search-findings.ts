@@ -12,11 +12,7 @@ import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows'
 import { answerableFromSummary, severitySummary } from './severity-summary';
 import { matchesBySeverity, pagedBySeverity, severityPage } from './severity-page';
 
-/**
- * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search (see
- * `severity-page.ts`: cut one severity at a time).
- */
+/** A page of findings matching `where` in `(severity, id)` order; text searches use `severity-page.ts`. */
 export async function findingRows(
   manager: EntityManager,
   where: FindingWhere,
