@@ -88,9 +88,8 @@ export class TurnRecorder {
   }
 
   /**
-   * Runs a tool call, trying again while Postgres is out of reach (back-off from 200 ms doubling to
-   * 5 s) until it answers or the turn is stopped or runs out of time: then the turn ends with
-   * `turn.error` (TIMEOUT), never with an answer written without the data.
+   * Runs a tool call, retrying while Postgres is unreachable (200 ms doubling to 5 s) until the turn
+   * stops or times out (`turn.error` TIMEOUT): never an answer without the data.
    */
   private async executeWhileReachable(name: string, rawArgs: unknown): Promise<ToolExecution> {
     const signal = this.ctx.signal;
@@ -117,11 +116,7 @@ export class TurnRecorder {
     return this.text;
   }
 
-  /**
-   * Cuts the answer back to its first `length` characters and tells the client to do the same
-   * (`text.reset`): what followed was reasoning, a tool call written as text, or an answer the
-   * model is asked to write again.
-   */
+  /** Cuts the answer back to `length` characters and tells the client (`text.reset`). */
   async reset(length: number, reason: 'reasoning' | 'tool_call' | 'reask'): Promise<void> {
     if (length >= this.text.length) return;
     this.ctx.signal.throwIfAborted();

@@ -45,11 +45,7 @@ export function defaultQuestionsFile(): string {
   return path.join(shared, 'questions', 'questions.json');
 }
 
-/**
- * Reads a question file. Its `corpus.root` is relative to the folder holding `shared/`, that is two
- * levels above the file's own folder (`shared/questions/questions.json`). Throws on unreadable JSON
- * or a file without `corpus.files` and `questions`.
- */
+/** Reads a question file (`corpus.root` relative to the folder holding `shared/`); throws when malformed. */
 export function loadQuestionSet(file: string): QuestionSet {
   const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as {
     corpus?: { root?: string; files?: string[] };

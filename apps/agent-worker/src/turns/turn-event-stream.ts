@@ -40,11 +40,7 @@ export class TurnEventStream {
     private readonly limits: TurnEventBufferLimits = DEFAULT_TURN_EVENT_BUFFER,
   ) {}
 
-  /**
-   * Queues `event`. Resolves once it is queued and the buffer has room (a held delta: at once).
-   * Rejects once a publish failed for good (not a Redis outage within the turn's limit), so the
-   * runner stops.
-   */
+  /** Queues `event`, resolving when the buffer has room; rejects once a publish failed for good. */
   emit(event: RunnerEvent): Promise<void> {
     if (event.type === 'text.delta' && this.coalesceMs > 0) {
       const now = this.now();

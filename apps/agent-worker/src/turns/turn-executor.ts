@@ -100,9 +100,8 @@ export class TurnExecutor {
   }
 
   /**
-   * Processes one job (BullMQ calls this through the processor; `token` is the job's lock token).
-   * Resolves with the stored message id; throws `TurnAttemptError` (retry), `TurnFailedError` (no
-   * retry) or `DelayedError` (handed back at shutdown).
+   * Processes one job (`token`: its lock). Resolves with the message id; throws `TurnAttemptError`
+   * (retry), `TurnFailedError` (no retry) or `DelayedError` (shutdown).
    */
   async execute(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     const data = parseJobData(runTurnJobDataSchema, job.data);
@@ -302,11 +301,7 @@ export class TurnExecutor {
     }
   }
 
-  /**
-   * Ends a turn whose job failed for good (the worker's `failed` event after the last attempt, a
-   * non-retryable error, or a job given up after its workers died): stores the partial answer as
-   * `error` and publishes `turn.error` with a message a person understands. Idempotent.
-   */
+  /** Ends a turn whose job failed for good: stores the partial answer as `error`, publishes `turn.error`. */
   async failTurn(job: Job<RunTurnJobData, RunTurnJobResult>, err: Error): Promise<void> {
     const turnId = job.data?.turnId;
     if (!runTurnJobDataSchema.shape.turnId.safeParse(turnId).success) {

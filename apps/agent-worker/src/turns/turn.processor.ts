@@ -80,9 +80,8 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
   }
 
   /**
-   * A lock BullMQ could not renew: when the job is still in Redis, the stalled check gave it to
-   * another worker (this process's loop stalled past the lock), so the turn stops here and runs
-   * on there only. A job Redis lost (a restart) keeps running: it stores its answer in Postgres.
+   * A lock that could not be renewed: if the job is still in Redis another worker took it, so stop
+   * here; a job Redis lost keeps running and stores its answer in Postgres.
    */
   @OnWorkerEvent('lockRenewalFailed')
   async onLockRenewalFailed(jobIds: string[]): Promise<void> {

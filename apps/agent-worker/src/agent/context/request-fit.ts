@@ -11,9 +11,8 @@ import {
 } from './token-counter';
 
 /**
- * Fitting a turn's tool results into the request: a small local model's window (Ollama's default
- * is 4,096 tokens) cannot hold a 41-report list and a 41-report overview beside the prompt, and a
- * server that truncates silently would drop the oldest messages (the question) instead.
+ * Fitting tool results into the request: a 4,096-token window cannot hold a 41-report list beside
+ * the prompt, and a server that truncates silently would drop the question.
  */
 
 /** How hard a result is shortened, level by level: items kept per list, characters kept per text. */
@@ -149,11 +148,7 @@ export function requestTokens(messages: CountableMessage[], tools: unknown[], bu
   return tokensWithin(budget, (m) => countMessagesTokens(messages, m) + countToolsTokens(tools, m));
 }
 
-/**
- * The answer when a question needs more context than the model server gives, even with old turns
- * left out and tool results shortened: in the operator's language, naming what to do. No numbers,
- * so the answer's number check has nothing to flag.
- */
+/** The answer when even a shortened request does not fit: in the operator's language, without numbers. */
 export function contextOverflowAnswer(language: OperatorLanguage | undefined, setting: string): string {
   return language === 'ru'
     ? `Не могу ответить: данные, нужные для этого вопроса, не помещаются в контекстное окно модели даже в сокращённом виде. Задайте более узкий вопрос (об одном отчёте, одной критичности или одной теме) или увеличьте контекстное окно сервера модели (${setting}).`

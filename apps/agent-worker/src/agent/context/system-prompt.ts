@@ -37,11 +37,7 @@ export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
   return prompt;
 }
 
-/**
- * What the model is told about the thread's attached file, after the system prompt: the report it
- * became, so "this file" and "it" become `reportId` filters; or why there is none to query yet.
- * The file name is the operator's own, quoted as JSON and cut short.
- */
+/** The note on the thread's attached file: the report it became (for `reportId` filters), or why none yet. */
 export function attachmentNote(a: TurnAttachment | null | undefined): string {
   if (!a) return '';
   const file = JSON.stringify(a.file.slice(0, 200));

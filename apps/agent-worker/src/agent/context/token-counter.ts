@@ -70,11 +70,7 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/**
- * An upper bound of `countTokens(text)` that needs no tokenizer: its UTF-8 length in bytes (a
- * byte-level BPE token covers at least one byte, and special-token text is read as plain bytes).
- * Never below the exact count.
- */
+/** An upper bound of `countTokens(text)` without a tokenizer: its UTF-8 byte length. */
 export function tokenBound(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -129,11 +125,7 @@ export function countToolsTokens(tools: unknown[], measure: TokenMeasure = count
   return measure(json);
 }
 
-/**
- * `measured(tokenBound)` when it is at most `limit`, else `measured(countTokens)`: the exact count
- * is only taken (and the tokenizer loaded) when the cheap bound cannot settle a comparison with
- * `limit`. The result is ≤ `limit` exactly when the exact count is.
- */
+/** `tokenBound` when it settles the comparison with `limit`, else the exact count (loading the tokenizer). */
 export function tokensWithin(limit: number, measured: (measure: TokenMeasure) => number): number {
   const bound = measured(tokenBound);
   return bound <= limit ? bound : measured(countTokens);

@@ -145,11 +145,7 @@ function isFailure(e: unknown): e is ModelFailure {
   );
 }
 
-/**
- * How long a server asked to wait before the next request, in milliseconds: `retry-after-ms`
- * (OpenAI, LiteLLM), else `Retry-After` as seconds (decimals allowed) or as an HTTP date relative
- * to `now` (epoch ms; a date in the past is 0). Undefined when neither header is there or parses.
- */
+/** Ms a server asked to wait: `retry-after-ms`, else `Retry-After` as seconds or a date; undefined if none. */
 export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms')?.trim();

@@ -56,11 +56,7 @@ export class OpenAiModelRunner {
     private readonly slots?: ModelSlots,
   ) {}
 
-  /**
-   * The most history messages a turn can use: every message sent costs at least
-   * `TOKENS_PER_MESSAGE` tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever
-   * fit the context budget. Older messages are not loaded.
-   */
+  /** The most history messages that can fit: `contextTokens / TOKENS_PER_MESSAGE`; older ones are not loaded. */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
   }
@@ -284,9 +280,8 @@ export class OpenAiModelRunner {
 }
 
 /**
- * The arguments of a tool call as the next request repeats them: the validated ones (defaults
- * applied) when the call ran, the model's own JSON object when it was refused, else `{}` (servers
- * that render the history through a chat template parse them, and fail on text that is not JSON).
+ * A call's arguments as the next request repeats them: validated ones, else the model's object,
+ * else `{}` (templated servers fail on non-JSON).
  */
 function argumentsToSendBack(exec: ToolExecution, raw: string): string {
   if (exec.ok) return JSON.stringify(exec.args);

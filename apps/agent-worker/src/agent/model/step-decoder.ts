@@ -4,11 +4,7 @@ import { scanToolMarkup } from './text-tool-calls';
 import { isRecord } from './tool-call-json';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
-/**
- * What the operator may see now: answer text that is safe to show, or a cut of THIS STEP's shown
- * text back to its first `length` characters (UTF-16 code units) because what was shown turned out
- * to be reasoning or a tool call.
- */
+/** What the operator may see now: safe answer text, or a cut of this step's shown text to `length`. */
 export type DecoderOutput =
   { kind: 'text'; text: string } | { kind: 'reset'; length: number; reason: 'reasoning' | 'tool_call' };
 
@@ -30,11 +26,7 @@ export interface DecodedStep {
 }
 
 export interface StepDecoderOptions {
-  /**
-   * Ids for calls the server sent without one (calls recovered from text, id-less native calls).
-   * They must not repeat within a turn, and Mistral chat templates accept only 9 alphanumerics;
-   * default: `randomToolCallId`.
-   */
+  /** Ids for id-less calls: unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
   newId?: () => string;
 }
 
@@ -240,9 +232,8 @@ export function splitThink(
 }
 
 /**
- * gpt-oss (harmony) channel markers a server left in the content, as think tags: the analysis
- * channel is reasoning up to its `<|end|>` (or the final channel), the final channel the answer;
- * other end markers are dropped. Commentary-channel calls are left to `scanToolMarkup`.
+ * gpt-oss (harmony) channel markers left in the content, as think tags: analysis is reasoning,
+ * final the answer; commentary calls are `scanToolMarkup`'s.
  */
 function harmonyAsThink(content: string, final: boolean): string {
   if (!content.includes('<|')) return content;

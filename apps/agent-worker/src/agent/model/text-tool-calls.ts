@@ -188,9 +188,8 @@ function bodyCalls(body: string): TextToolCall[] {
 }
 
 /**
- * The first call object or list after prose ("Let me check: {…}", or on a line of its own) and
- * where the prose before it ends. Its arguments must be written out: other JSON with a `name` stays prose, and
- * JSON values that are not calls are skipped whole (a call nested in them is data).
+ * The first call object or list after prose, and where the prose ends. Its arguments must be
+ * written out; other JSON is skipped whole.
  */
 function callAfterProse(text: string): { at: number; calls: TextToolCall[] } | undefined {
   let from = 0;

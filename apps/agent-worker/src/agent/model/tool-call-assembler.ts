@@ -7,11 +7,7 @@ export interface ToolCallDelta {
   function?: { name?: string | null; arguments?: string | Record<string, unknown> | null } | null;
 }
 
-/**
- * A tool call put back together from its fragments. `index`: its position among the step's calls;
- * `id`: the server's, '' when it sent none; `arguments`: the JSON text the model sent (`{}` when it
- * sent none), or its raw text when that is not JSON.
- */
+/** A reassembled tool call; `id` '' when the server sent none, `arguments` the JSON text (`{}` if none). */
 export interface AssembledToolCall {
   index: number;
   id: string;

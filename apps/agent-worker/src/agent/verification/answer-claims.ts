@@ -48,11 +48,7 @@ function maskRankColumn(text: string): string {
 
 const end = (t: NumberToken) => t.start + t.text.length;
 
-/**
- * An answer counting its own list: N items enumerated right after N ("The 5 most common CWEs are
- * CWE-79, CWE-89, …", or a list under the line), or N no longer than a returned list beside
- * top/first/most/last/other ("the top five", "the other four combined").
- */
+/** An answer counting its own list: N items right after N, or N within a returned list beside "top", "other"… */
 export function countsOwnList(t: NumberToken, answer: string, listLengths: readonly number[]): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals || t.value < 2 || t.value > 50) return false;
   const before = answer.slice(Math.max(0, t.start - 24), t.start);

@@ -15,11 +15,7 @@ export interface ProvenanceInput {
   /** The operator's message of this turn (its numbers, like "top 3", may be repeated). */
   userMessage: string;
   evidence: readonly ProvenanceEvidence[];
-  /**
-   * The thread's earlier answers: a follow-up may repeat what they stated ("of the 184 SQL
-   * injection findings, 6 are high"), whose tool results belong to earlier turns. Quoted, never
-   * added up.
-   */
+  /** The thread's earlier answers, which a follow-up may quote (never add up). */
   earlierAnswers?: readonly string[];
 }
 

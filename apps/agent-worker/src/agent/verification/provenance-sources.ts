@@ -151,11 +151,7 @@ export function collectSources(input: ProvenanceInput): Sources {
       number | undefined;
     strongFamilies.push(family(parts, [own ?? parentWhole]));
   };
-  /**
-   * Facts of one returned list. Tallies: its length, per count field how many items have it
-   * positive, per repeated text value how many items have it; page facts when the list is a page
-   * of a longer result. Per count field: the sum, and the values as parts of the container's total.
-   */
+  /** Facts of one returned list: tallies, page facts, and per count field the sum and the parts. */
   const listFacts = (items: Obj[], path: string, container: Obj | undefined) => {
     const page = !!container && ('returned' in container || container['truncated'] === true);
     const total = typeof container?.['total'] === 'number' ? container['total'] : undefined;
