@@ -58,11 +58,7 @@ export function connectionFailure(e: APIConnectionError, baseUrl: string | undef
   return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;
 }
 
-/**
- * A model server's HTTP error as its status and a fixed phrase, e.g. `HTTP 401 (the API key was
- * refused)`. The server's own body is never repeated: it is foreign text (it may echo the request,
- * carry markup or another service's secrets) shown to an operator.
- */
+/** A model server's HTTP error as status and fixed phrase; its body is foreign text, never repeated. */
 export function httpFailure(status: number | undefined): string {
   const phrase =
     status === 401

@@ -31,11 +31,7 @@ export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4096;
  */
 export const SERVER_CONTEXT_SHARE = 0.8;
 
-/**
- * The tokens a turn's prompt may use: `SERVER_CONTEXT_SHARE` of the server's context when known,
- * capped by the agent's own budget (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the
- * server's is unknown.
- */
+/** A turn's prompt budget: `SERVER_CONTEXT_SHARE` of the server's context, capped by `AGENT_CONTEXT_TOKENS`. */
 export function effectiveContextBudget(
   serverContextTokens: number | null | undefined,
   agentContextTokens: number,

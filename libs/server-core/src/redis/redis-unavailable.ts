@@ -4,11 +4,7 @@ import { metrics } from '../metrics/metrics';
 /** Replies that mean "not now" rather than "wrong command" (Redis loading its data, a busy script). */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
 
-/**
- * Whether `e` says Redis could not be reached (connection refused or lost, retries used up, a
- * command timeout) rather than that the command was wrong: any error but a Redis reply, and the
- * few replies Redis gives while starting or busy. Such a command may succeed when tried again.
- */
+/** Whether `e` says Redis was unreachable (not a reply, or a starting/busy reply), so a retry may succeed. */
 export function isRedisUnavailable(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   if (e instanceof ReplyError) return TRANSIENT_REPLY.test(e.message);

@@ -193,11 +193,7 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
   }
 }
 
-/**
- * The parts with their prose cut to its first `length` characters (UTF-16 units of all text parts
- * joined, as `text.reset` counts them); tool cards are kept where they were, text emptied by the
- * cut is dropped.
- */
+/** The parts with their prose cut to `length` (as `text.reset` counts); cards stay, emptied text goes. */
 function cutText(parts: TurnPart[], length: number): TurnPart[] {
   let left = length;
   const kept: TurnPart[] = [];

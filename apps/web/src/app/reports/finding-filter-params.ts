@@ -77,11 +77,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }
 
-/**
- * The filter that selects one group of a `count_findings_by` breakdown: `filter` (the count's own)
- * narrowed to the group's severity, report id, CWE id, verdict or triage status. `null` when the group cannot be
- * expressed as a filter (the `none` group: findings without a CWE or without a verdict).
- */
+/** The filter selecting one group of a breakdown; null for a `none` group, which no filter expresses. */
 export function groupFindingFilter(
   filter: FindingFilter,
   groupBy: GroupByKey,

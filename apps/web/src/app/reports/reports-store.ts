@@ -251,11 +251,7 @@ export class ReportsStore {
     if (undo) await this.setArchived(undo, undo.archived);
   }
 
-  /**
-   * Uploads files one request per file, so a file refused on upload (over the size limit) never
-   * hides the others. Each accepted file is then queued on the ingest worker; its status changes
-   * arrive on the socket, and the list reloads when one is imported.
-   */
+  /** Uploads one request per file, so a refused file never hides the others; progress comes by socket. */
   async importFiles(files: readonly File[]): Promise<void> {
     if (!files.length) return;
     this.socket.connect();
