@@ -17,7 +17,7 @@ import { SettingsModule } from './settings/settings.module';
 import { WebStaticModule } from './web-static/web-static.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-/** The API; `forRoot(env)` adds infrastructure and auth, so tests can run several instances in one process. */
+/** The API; `forRoot(env)` adds infrastructure and auth, so tests can run several in one process. */
 @Module({
   imports: [
     HealthModule,

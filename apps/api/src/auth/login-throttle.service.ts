@@ -62,7 +62,7 @@ export class LoginThrottleService {
     ];
   }
 
-  /** Reserves an attempt: ms still to wait, or 0 (counted as a failure until `succeeded`). 503 without Redis. */
+  /** Reserves an attempt: ms to wait, or 0 (a failure until `succeeded`). 503 without Redis. */
   async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
     const free = this.env.LOGIN_FREE_ATTEMPTS;
     const wait = await redisHang

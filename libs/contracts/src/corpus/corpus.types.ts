@@ -10,7 +10,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const VERDICT_STATUSES = ['still_open', 'fixed', 'inconclusive'] as const;
 export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 
-/** A report's lifecycle: structured imports go straight to `ready`; PDFs pass `extracting` or `needs_review`. */
+/** A report's lifecycle: structured imports go to `ready`; PDFs pass `extracting` or `needs_review`. */
 export const REPORT_STATUSES = ['extracting', 'needs_review', 'ready', 'failed', 'cancelled'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 

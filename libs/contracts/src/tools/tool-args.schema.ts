@@ -105,7 +105,7 @@ const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
 };
 
-/** `count_findings_by`'s schema without the filter's descriptions, which the model reads once in `search_findings`. */
+/** `count_findings_by` without the filter's descriptions: the model reads them in `search_findings`. */
 function countFindingsByJsonSchema(): JsonSchema {
   const json = toolJsonSchema(countFindingsByArgsSchema);
   const filter = (json['properties'] as Record<string, JsonSchema>)['filter'];

@@ -36,7 +36,7 @@ export function firstLine(text: string, max = 200): string {
   return line.slice(0, max);
 }
 
-/** The leading CWE id of a number or string (`"CWE-200 Information Exposure"` → 200); null if not positive. */
+/** The leading CWE id of a number or text (`"CWE-200 Information Exposure"` → 200), else null. */
 export function cweId(value: unknown): number | null {
   const n = typeof value === 'string' ? Number(/^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value)?.[1]) : value;
   // Over Postgres' integer range is no CWE either (MITRE's ids have four digits).

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** `chat_attachments`: files dropped on a thread, imported through `import_jobs`; the report outlives them. */
+/** `chat_attachments`: files dropped on a thread, imported via `import_jobs`; reports outlive them. */
 export class CreateChatAttachments1764502400000 implements MigrationInterface {
   name = 'CreateChatAttachments1764502400000';
 

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** `finding_status_changes.carried_from_finding_id`: the earlier scan's finding a carried status came from. */
+/** `finding_status_changes.carried_from_finding_id`: where a carried status came from. */
 export class StatusCarriedFrom1764502500000 implements MigrationInterface {
   name = 'StatusCarriedFrom1764502500000';
 

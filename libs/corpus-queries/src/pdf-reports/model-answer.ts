@@ -8,7 +8,7 @@ import { parseNative } from '../importers/native.importer';
 import type { ParsedFinding } from '../importers/parsed-report';
 import type { ChunkExtraction } from './pdf-import';
 
-/** The native report schema for model answers, without `$schema`/`$id`, which some grammar compilers refuse. */
+/** The native report schema for model answers, minus `$schema`/`$id` (some grammar compilers refuse them). */
 export const EXTRACTION_SCHEMA: Record<string, unknown> = Object.fromEntries(
   Object.entries(NATIVE_REPORT_SCHEMA).filter(([k]) => k !== '$schema' && k !== '$id'),
 );

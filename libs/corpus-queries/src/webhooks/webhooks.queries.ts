@@ -13,7 +13,7 @@ export interface NewWebhookEndpoint {
   secret: string;
 }
 
-/** Stores an endpoint unless the operator holds `max` (null), under its row lock; audited without the secret. */
+/** Stores an endpoint unless the operator holds `max` (null), under its row lock; audited sans secret. */
 export function insertWebhookEndpoint(
   db: DataSource,
   endpoint: NewWebhookEndpoint,

@@ -31,7 +31,7 @@ export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4096;
  */
 export const SERVER_CONTEXT_SHARE = 0.8;
 
-/** A turn's prompt budget: `SERVER_CONTEXT_SHARE` of the server's context, capped by `AGENT_CONTEXT_TOKENS`. */
+/** A turn's prompt budget: `SERVER_CONTEXT_SHARE` of the context, capped by `AGENT_CONTEXT_TOKENS`. */
 export function effectiveContextBudget(
   serverContextTokens: number | null | undefined,
   agentContextTokens: number,

@@ -62,7 +62,7 @@ const lastWarned = new Map<string, number>();
 export interface RedisConnectionOptions {
   /** ioredis `enableAutoPipelining`: commands of one tick go out in one write, for busy workers. */
   autoPipelining?: boolean;
-  /** ioredis `commandTimeout`, so a hung Redis cannot hold a request; never for subscribers or blocking reads. */
+  /** ioredis `commandTimeout`: a hung Redis cannot hold a request. Not for subscribers or blocking reads. */
   commandTimeoutMs?: number;
 }
 

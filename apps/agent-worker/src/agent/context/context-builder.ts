@@ -52,7 +52,7 @@ export function assistantHistoryText(m: HistoryMessage): string {
   return text;
 }
 
-/** An answer's text without reasoning markup, split as `splitThink` splits a stream (older answers kept it inline). */
+/** An answer's text without reasoning markup, split as `splitThink` splits a stream. */
 export function withoutReasoning(text: string): string {
   return splitThink(text).answer;
 }

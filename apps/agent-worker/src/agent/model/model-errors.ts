@@ -145,7 +145,7 @@ function isFailure(e: unknown): e is ModelFailure {
   );
 }
 
-/** Ms a server asked to wait: `retry-after-ms`, else `Retry-After` as seconds or a date; undefined if none. */
+/** Ms a server asked to wait (`retry-after-ms`, else `Retry-After` seconds or date); else undefined. */
 export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms')?.trim();

@@ -56,7 +56,7 @@ export class OpenAiModelRunner {
     private readonly slots?: ModelSlots,
   ) {}
 
-  /** The most history messages that can fit: `contextTokens / TOKENS_PER_MESSAGE`; older ones are not loaded. */
+  /** The most history messages that can fit (`contextTokens / TOKENS_PER_MESSAGE`); no older ones load. */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
   }

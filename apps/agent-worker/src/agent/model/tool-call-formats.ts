@@ -53,7 +53,7 @@ export function mistralCalls(rest: string): TextToolCall[] {
   return calls;
 }
 
-/** gpt-oss's commentary channel addressed to a tool (` to=functions.NAME …<|message|>{…}`); no recipient is no call. */
+/** gpt-oss's commentary channel addressed to a tool (` to=functions.NAME …<|message|>{…}`). */
 export function harmonyCall(rest: string): TextToolCall[] {
   const m = /^([\s\S]*?)<\|message\|>([\s\S]*)$/.exec(rest);
   const name = m && /\bto=(?:functions\.)?([\w.-]+)/.exec(m[1])?.[1];

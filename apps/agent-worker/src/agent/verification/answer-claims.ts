@@ -48,7 +48,7 @@ function maskRankColumn(text: string): string {
 
 const end = (t: NumberToken) => t.start + t.text.length;
 
-/** An answer counting its own list: N items right after N, or N within a returned list beside "top", "other"… */
+/** An answer counting its own list: N items right after N, or N of a returned list beside "top"… */
 export function countsOwnList(t: NumberToken, answer: string, listLengths: readonly number[]): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals || t.value < 2 || t.value > 50) return false;
   const before = answer.slice(Math.max(0, t.start - 24), t.start);

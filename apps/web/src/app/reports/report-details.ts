@@ -36,7 +36,7 @@ export function reportFacts(r: ReportSummary): ReportFacts {
   };
 }
 
-/** A report's facts as a description list: scanner, scan, target, import, severities, what was not counted. */
+/** A report's facts: scanner, scan, target, import, severities, and what was not counted. */
 @Component({
   selector: 'cc-report-details',
   imports: [DatePipe, DecimalPipe, DisplayTextPipe],

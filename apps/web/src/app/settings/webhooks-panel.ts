@@ -16,7 +16,7 @@ const STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
   failed: $localize`:@@webhooks.statusFailed:failed`,
 };
 
-/** "Webhooks" on My account: register (secret shown once), list and delete endpoints, see and resend deliveries. */
+/** "Webhooks" on My account: register (secret shown once) and delete endpoints; see and resend deliveries. */
 @Component({
   selector: 'cc-webhooks-panel',
   imports: [ReactiveFormsModule, DatePipe, SecretOnce],

@@ -1,6 +1,6 @@
 import { Directive, output, signal } from '@angular/core';
 
-/** `<form ccFileDrop (filesDropped)="…">`: accepts dropped files (class `dragging` meanwhile), nothing else. */
+/** `<form ccFileDrop (filesDropped)="…">`: takes dropped files (class `dragging` meanwhile) only. */
 @Directive({
   selector: '[ccFileDrop]',
   host: {
