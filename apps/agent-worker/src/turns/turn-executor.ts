@@ -41,11 +41,9 @@ export const WORKER_ID = Symbol('WORKER_ID');
 const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
 
 /**
- * Runs one turn job: loads the turn, checks the job's owner against the thread, rebuilds the
- * history, runs the `AgentRunner` with an AbortSignal (cancel, time limit, shutdown), publishes
- * every event in order, and ends the turn through `finishTurn` (done, cancelled). Failures throw
- * so BullMQ's attempts apply; `failTurn` ends a turn after its last attempt (error, timeout,
- * worker lost), through `finishTurn` as well.
+ * Runs one turn job: loads and checks the turn, runs the `AgentRunner` with an AbortSignal, publishes
+ * events in order and ends the turn through `finishTurn`. Failures throw so BullMQ retries;
+ * `failTurn` ends the turn after its last attempt.
  */
 @Injectable()
 export class TurnExecutor {
@@ -100,9 +98,8 @@ export class TurnExecutor {
   }
 
   /**
-   * Processes one job (BullMQ calls this through the processor; `token` is the job's lock token).
-   * Resolves with the stored message id; throws `TurnAttemptError` (retry), `TurnFailedError` (no
-   * retry) or `DelayedError` (handed back at shutdown).
+   * Processes one job (`token`: its lock). Resolves with the message id; throws `TurnAttemptError`
+   * (retry), `TurnFailedError` (no retry) or `DelayedError` (shutdown).
    */
   async execute(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     const data = parseJobData(runTurnJobDataSchema, job.data);
@@ -302,11 +299,7 @@ export class TurnExecutor {
     }
   }
 
-  /**
-   * Ends a turn whose job failed for good (the worker's `failed` event after the last attempt, a
-   * non-retryable error, or a job given up after its workers died): stores the partial answer as
-   * `error` and publishes `turn.error` with a message a person understands. Idempotent.
-   */
+  /** Ends a turn whose job failed for good: stores the partial answer as `error`, publishes `turn.error`. */
   async failTurn(job: Job<RunTurnJobData, RunTurnJobResult>, err: Error): Promise<void> {
     const turnId = job.data?.turnId;
     if (!runTurnJobDataSchema.shape.turnId.safeParse(turnId).success) {
@@ -358,10 +351,8 @@ export class TurnExecutor {
   }
 
   /**
-   * Every end of a turn in the worker: stored once, its terminal event published once (after the
-   * turn's `events` still held). While Postgres or Redis is unreachable the store or the publish is
-   * tried again with back-off until `until` (epoch ms; default: one try), then rejects with the
-   * last error.
+   * Every end of a turn in the worker: stored and published once (after the held `events`),
+   * retrying with back-off while Postgres or Redis is down until `until` (default: one try).
    */
   private finish(turnId: string, ending: TurnEnding, until = 0, events?: TurnEventStream) {
     const patient = this.patientBus(turnId, until);

@@ -7,10 +7,8 @@ import { ApiEnv } from '../config/api-env';
 const REFRESH_INTERVAL_MS = 1000;
 
 /**
- * Keeps the queue position of waiting turns current: once a second it recomputes the positions
- * (`QueuePositions.refresh`, one API instance at a time) and publishes `turn.queued {position}` for
- * each turn whose position changed (a turn ahead started, ended or was cancelled). A change whose
- * publish fails is not sent again; the next change is.
+ * Once a second recomputes queue positions (one instance at a time) and publishes
+ * `turn.queued {position}` for each change; a failed publish is not retried.
  */
 @Injectable()
 export class QueuePositionPublisher implements OnApplicationBootstrap, OnModuleDestroy {

@@ -46,11 +46,8 @@ function installHooks(): void {
 }
 
 /**
- * Markdown to safe HTML: `marked` renders (raw HTML escaped to text), then DOMPurify removes
- * anything executable that Markdown itself can produce (`javascript:`/`data:` link targets, event
- * attributes). Only the elements Markdown makes are allowed. A link whose target was removed (or a
- * relative one such as SARIF's `[a value](1)`, which points into the report) stays as its text,
- * not as a dead link.
+ * Markdown to safe HTML: `marked` (raw HTML escaped) then DOMPurify, allowing only Markdown's
+ * elements. A link whose target was removed or is relative stays as its text.
  */
 export function renderMarkdown(source: string, unverified: readonly string[] = []): string {
   installHooks();
@@ -137,9 +134,8 @@ export const UNVERIFIED_TITLE = $localize`:@@answer.unverifiedTitle:No tool resu
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * A pattern matching any of `numbers` exactly as written ("84", "1,204", "12.5%", "twelve") as a
- * whole number: "84" matches in "84 findings" and "84." but not in "1,840", "3.84", "184" or
- * "84,000". `null` when there is nothing to match.
+ * A pattern matching any of `numbers` as written, as a whole number ("84" not in "1,840", "3.84" or
+ * "84,000"); null when there are none.
  */
 export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | null {
   const wanted = [...new Set(numbers.map((n) => n.trim()).filter((n) => n.length > 0))];
@@ -155,11 +151,7 @@ export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | nu
   );
 }
 
-/**
- * Wraps each whole-number occurrence of `numbers` in the already sanitised DOM in
- * `<mark class="unverified">`. Works on text nodes only, so the answer's markup and escaping are
- * untouched; code blocks are left as they were written.
- */
+/** Marks each whole-number occurrence of `numbers` in the sanitised DOM's text nodes, outside code. */
 function markUnverified(root: DocumentFragment, numbers: readonly string[]): void {
   const pattern = unverifiedNumberPattern(numbers);
   if (!pattern) return;
