@@ -7,17 +7,7 @@ import { consume, negationBefore, spanText, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, isContent } from './question-topic';
 import { hint } from './question-recognizers';
 import type { ReportHint, Unapplied } from './question-plan';
-import {
-  CWE_NOUNS,
-  HARMLESS_WORDS,
-  NEGATION_WORDS,
-  NUMBER_WORDS,
-  ORDINALS,
-  REPORT_NOUNS,
-} from './vocabulary';
-
-/** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
-const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on', 'by']);
+import { V } from './vocabulary';
 
 /** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
 const HARMLESS_AFTER_NEGATION =
@@ -36,7 +26,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
   // "how many types of findings": a number of kinds, not of findings.
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
-    const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
+    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1] ?? '');
     const kinds =
       /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
     if (!byPosition && !kinds) continue;
@@ -58,7 +48,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     if (s.used[i]) continue;
     const w = s.words[i];
     const num = (k: number) =>
-      s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
+      s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
     const comparison =
       (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
       (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
@@ -66,14 +56,13 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       (num(i) &&
         !s.used[i] &&
         w !== 'one' &&
-        (CWE_NOUNS.has(s.words[i + 1] ?? '') ||
-          /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+        (V.cwe.has(s.words[i + 1] ?? '') || /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
     // Include what is compared ("CVSS score above 9").
     let k = i;
-    while (k > 0 && isContent(s, k - 1) && !HARMLESS_WORDS.has(s.words[k - 1])) k--;
+    while (k > 0 && isContent(s, k - 1) && !V.harmless.has(s.words[k - 1])) k--;
     consume(s, [k, j]);
     parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
   }
@@ -94,7 +83,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       prep &&
       /^(does|do|did)$/.test(prep) &&
       /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
-    if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
+    if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
       continue;
     }
@@ -102,7 +91,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     const start = neg
       ? neg[0]
       : prep &&
-          (REPORT_PREPOSITIONS.has(prep) ||
+          (V.reportPreposition.has(prep) ||
             /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
         ? from - 1
         : a;
@@ -121,7 +110,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       parts.push({ text: t.orig, reason: 'combination' });
       continue;
     }
-    if (t.kind !== 'word' || !(NEGATION_WORDS.has(w) || w.endsWith("n't"))) continue;
+    if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
     if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
       continue;

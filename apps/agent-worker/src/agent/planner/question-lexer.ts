@@ -1,25 +1,4 @@
-import {
-  BREAKDOWN_WORDS,
-  COUNT_WORDS,
-  CWE_NOUNS,
-  DETAIL_WORDS,
-  EDIT_WORDS,
-  FINDING_NOUNS,
-  GROUP_WORDS,
-  LIST_WORDS,
-  NUMBER_WORDS,
-  ORDINALS,
-  OVERVIEW_WORDS,
-  REFERENCE_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  STOPWORDS,
-  TOP_WORDS,
-  VERDICT_WORDS,
-  WRITE_VERBS,
-  correctWord,
-} from './vocabulary';
-import data from './vocabulary.data.json';
+import { V, correctWord } from './vocabulary';
 
 /** One token of an operator's question. */
 export interface Token {
@@ -35,27 +14,27 @@ export interface Token {
 }
 
 const KNOWN_SETS = [
-  EDIT_WORDS,
-  FINDING_NOUNS,
-  REPORT_NOUNS,
-  CWE_NOUNS,
-  COUNT_WORDS,
-  LIST_WORDS,
-  DETAIL_WORDS,
-  TOP_WORDS,
-  BREAKDOWN_WORDS,
-  OVERVIEW_WORDS,
-  WRITE_VERBS,
-  REFERENCE_WORDS,
-  STOPWORDS,
+  V.edit,
+  V.finding,
+  V.report,
+  V.cwe,
+  V.count,
+  V.list,
+  V.detail,
+  V.top,
+  V.breakdown,
+  V.overview,
+  V.write,
+  V.reference,
+  V.stop,
 ];
 const isKnown = (w: string) =>
   KNOWN_SETS.some((s) => s.has(w)) ||
-  w in SEVERITY_WORDS ||
-  w in VERDICT_WORDS ||
-  w in GROUP_WORDS ||
-  w in ORDINALS ||
-  w in NUMBER_WORDS;
+  w in V.severities ||
+  w in V.verdicts ||
+  w in V.groupBy ||
+  w in V.ordinals ||
+  w in V.numbers;
 
 /**
  * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
@@ -69,8 +48,6 @@ const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
-const COMPOUND_GLUE = new Set(data.lexer.compoundGlue);
-
 /**
  * The parts of a hyphenated severity compound (`high-severity`, `non-info`, `high-or-critical`,
  * `non-xss`), or undefined for any other word (`cross-site` stays whole). A `non-` prefix is always
@@ -81,8 +58,8 @@ function splitCompound(word: string): string[] | undefined {
   const parts = word.split('-').filter(Boolean);
   if (parts.length < 2) return undefined;
   if (parts[0] === 'non') return parts.length === 2 ? parts : ['non', parts.slice(1).join('-')];
-  if (!parts.some((p) => p in SEVERITY_WORDS)) return undefined;
-  return parts.every((p) => p in SEVERITY_WORDS || COMPOUND_GLUE.has(p)) ? parts : undefined;
+  if (!parts.some((p) => p in V.severities)) return undefined;
+  return parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
 }
 
 interface Span {

@@ -28,22 +28,7 @@ import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
 import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
-import {
-  COUNT_WORDS,
-  CWE_NOUNS,
-  FINDING_NOUNS,
-  FORMAT_NOUNS,
-  FREQUENCY_WORDS,
-  LIST_WORDS,
-  ORDINALS,
-  OVERVIEW_WORDS,
-  REFERENCE_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  SHARE_WORDS,
-  TIME_WORDS,
-  TOP_WORDS,
-} from './vocabulary';
+import { V } from './vocabulary';
 
 /**
  * The longest message the built-in planner reads (characters). A question is a sentence or two; a
@@ -80,12 +65,12 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const edited = comparison ? undefined : findEdited(s);
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
   if (comparison) return comparison;
-  if (s.hasAny(SHARE_WORDS)) return parseShare(s, previous, parseQuestion);
+  if (s.hasAny(V.share)) return parseShare(s, previous, parseQuestion);
 
-  const hasFindingNoun = W.some((w) => FINDING_NOUNS.has(w) && w !== 'one' && w !== 'ones');
-  const hasReportNoun = W.some((w) => REPORT_NOUNS.has(w));
-  const hasCount = s.has('many', 'much') || s.hasAny(COUNT_WORDS);
-  const wantsList = s.hasAny(LIST_WORDS) || (s.has('what', 'which') && s.has('are') && !hasCount);
+  const hasFindingNoun = W.some((w) => V.finding.has(w) && w !== 'one' && w !== 'ones');
+  const hasReportNoun = W.some((w) => V.report.has(w));
+  const hasCount = s.has('many', 'much') || s.hasAny(V.count);
+  const wantsList = s.hasAny(V.list) || (s.has('what', 'which') && s.has('are') && !hasCount);
 
   // Finding detail by id: "show finding 12", "finding #12", "describe #12".
   const hash = s.tokens.findIndex((t) => t.kind === 'hashnum');
@@ -96,8 +81,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     !hasCount &&
     (findingIdx >= 0 ||
       (hash >= 0 &&
-        (s.hasAny(LIST_WORDS) ||
-          s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
+        (s.hasAny(V.list) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
   ) {
     const id =
       findingIdx >= 0 ? (s.tokens[findingIdx + 1].value as number) : (s.tokens[hash].value as number);
@@ -105,13 +89,13 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   }
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
-  const ord = W.findIndex((w) => w in ORDINALS);
+  const ord = W.findIndex((w) => w in V.ordinals);
   if (
     ord >= 0 &&
     !hasCount &&
-    !s.hasAny(TOP_WORDS) &&
+    !s.hasAny(V.top) &&
     !hasReportNoun &&
-    !s.hasAny(TIME_WORDS) &&
+    !s.hasAny(V.time) &&
     (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))
   ) {
     const next = W[ord + 1];
@@ -120,8 +104,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
       next === '?' ||
       /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)
     ) {
-      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
-      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: ORDINALS[W[ord]] };
+      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: V.ordinals[W[ord]] };
+      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: V.ordinals[W[ord]] };
       return { kind: 'no_previous' };
     }
   }
@@ -140,8 +124,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     s.used[reportTok] = true;
   } else {
     const rid = W.findIndex(
-      (w, i) =>
-        REPORT_NOUNS.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'),
+      (w, i) => V.report.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'),
     );
     if (rid >= 0 && !s.has('top')) {
       const neg = negationBefore(s, rid);
@@ -170,7 +153,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const quoted = s.tokens.findIndex(
     (t, i) =>
       t.kind === 'quote' &&
-      SEVERITY_WORDS[String(t.value).toLowerCase()] &&
+      V.severities[String(t.value).toLowerCase()] &&
       s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)),
   );
   if (quoted >= 0) {
@@ -262,7 +245,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     listed.groups.length !== LISTED_GROUPS_MAX &&
     (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
     s.has('them', 'those', 'these') &&
-    (s.hasAnyUnused(TOP_WORDS) || topN !== undefined) &&
+    (s.hasAnyUnused(V.top) || topN !== undefined) &&
     !hasReportNoun &&
     !unapplied.length
   ) {
@@ -285,7 +268,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   );
   const referential =
     previousReport ||
-    W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
+    W.some((w) => V.reference.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
       W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
     ) ||
@@ -341,28 +324,28 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   };
 
   // Overview: "give me an overview", "summarize the corpus".
-  if (s.hasAny(OVERVIEW_WORDS) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
+  if (s.hasAny(V.overview) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
-  const wantsTop = s.hasAnyUnused(TOP_WORDS) || topN !== undefined;
+  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
     W.some(
       (w, i) =>
-        FREQUENCY_WORDS.has(w) &&
-        FINDING_NOUNS.has(W[i + 1] ?? '') &&
+        V.frequency.has(w) &&
+        V.finding.has(W[i + 1] ?? '') &&
         !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
     ) || s.has('title', 'titles');
-  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(FORMAT_NOUNS)
+  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(V.formatNoun)
     ? 'format'
-    : W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
+    : W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
       ? 'cwe'
       : titleAsk
         ? 'title'
         : hasReportNoun
           ? 'report'
           : undefined;
-  const rankedBy = W.some((w, i) => TOP_WORDS.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
+  const rankedBy = W.some((w, i) => V.top.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
   if (
     wantsTop &&
     topTarget &&
@@ -408,7 +391,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     W.indexOf('reports') >= 0 &&
     W.indexOf('reports') <
       Math.max(
-        W.findIndex((w) => FINDING_NOUNS.has(w)),
+        W.findIndex((w) => V.finding.has(w)),
         99,
       ) &&
     !filter.reportName &&

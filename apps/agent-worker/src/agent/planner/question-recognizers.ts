@@ -11,30 +11,9 @@ import type {
   VerdictStatus,
 } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent, isSubjectNoun } from './question-topic';
+import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
-import {
-  ARRIVAL_VERBS,
-  BREAKDOWN_WORDS,
-  CWE_NOUNS,
-  FINDING_NOUNS,
-  FORMAT_WORDS,
-  GROUP_WORDS,
-  HARMLESS_WORDS,
-  NUMBER_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  STATUS_NOUNS,
-  STATUS_WORDS,
-  TIME_GLUE,
-  TIME_WORDS,
-  VERDICT_NOUNS,
-  VERDICT_WORDS,
-  WRITE_VERBS,
-} from './vocabulary';
-
-/** Words between a report noun and a name that follows it ("the report *named* fortify"). */
-const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
+import { V } from './vocabulary';
 
 /** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
 export function findTimePhrases(s: Scan): Unapplied[] {
@@ -45,9 +24,7 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
     return (
       t.kind === 'word' &&
-      (TIME_WORDS.has(t.w) ||
-        /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) ||
-        /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
+      (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
     );
   };
   for (let i = 0; i < s.tokens.length; i++) {
@@ -56,10 +33,10 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     let b = i + 1;
     const glue = (k: number) =>
       !s.used[k] &&
-      (TIME_GLUE.has(s.words[k]) ||
-        ARRIVAL_VERBS.has(s.words[k]) ||
+      (V.timeGlue.has(s.words[k]) ||
+        V.arrival.has(s.words[k]) ||
         s.tokens[k].kind === 'num' ||
-        NUMBER_WORDS[s.words[k]] !== undefined ||
+        V.numbers[s.words[k]] !== undefined ||
         isAnchor(k));
     while (a > 0 && glue(a - 1)) a--;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
@@ -77,7 +54,7 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
-    const key = CWE_NOUNS.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
+    const key = V.cwe.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
     if (!key) continue;
     let k = i - 1;
     while (k >= 0 && /^(a|an|any|single|one|assigned|known|mapped)$/.test(s.words[k]) && !s.used[k]) k--;
@@ -109,14 +86,14 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
  * around it. "open" and "fixed" are the status only as the rule in `vocabulary.ts` says.
  */
 export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } | undefined {
-  const verdictNamed = s.words.some((w) => VERDICT_NOUNS.has(w));
-  const statusNamed = s.words.some((w) => STATUS_NOUNS.has(w));
+  const verdictNamed = s.words.some((w) => V.verdictNoun.has(w));
+  const statusNamed = s.words.some((w) => V.statusNoun.has(w));
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const w = s.words[i];
     const next = s.words[i + 1] ?? '';
     let end = i + 1;
-    let status: TriageStatus | undefined = STATUS_WORDS[w];
+    let status: TriageStatus | undefined = V.statuses[w];
     if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
     else if (/^false-positives?$/.test(w)) status = 'false_positive';
     else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
@@ -126,7 +103,7 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
       const openFinding =
         w === 'open' &&
         i > 0 &&
-        (FINDING_NOUNS.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
+        (V.finding.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
       if (statusNamed || openFinding) status = w;
     }
     if (!status) continue;
@@ -139,7 +116,7 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
     consume(s, [a, end]);
     // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
     s.words.forEach((x, k) => {
-      if (STATUS_NOUNS.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
+      if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
         consume(s, [k, k + 1]);
     });
     return { status, negated: !!neg };
@@ -166,7 +143,7 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
     if (
       w === 'open' &&
       i > 0 &&
-      (FINDING_NOUNS.has(s.words[i + 1] ?? '') ||
+      (V.finding.has(s.words[i + 1] ?? '') ||
         /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))
     ) {
       const neg = negationBefore(s, i);
@@ -180,7 +157,7 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
       consume(s, [i, i + 1]);
       return { verdict: 'fixed', negated: true, text: s.tokens[i].orig };
     }
-    const v = VERDICT_WORDS[w];
+    const v = V.verdicts[w];
     if (v && v !== 'still_open') {
       const neg = negationBefore(s, i);
       if (neg) consume(s, neg);
@@ -199,7 +176,7 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
 export function findTopN(s: Scan): number | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const t = s.tokens[i];
-    const n = t.kind === 'num' ? (t.value as number) : NUMBER_WORDS[s.words[i]];
+    const n = t.kind === 'num' ? (t.value as number) : V.numbers[s.words[i]];
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
@@ -208,7 +185,7 @@ export function findTopN(s: Scan): number | undefined {
     if (
       prev === 'top' ||
       prev === 'first' ||
-      (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))
+      (next && (V.report.has(next) || V.cwe.has(next) || next === 'most'))
     ) {
       s.used[i] = true;
       return n;
@@ -223,15 +200,15 @@ export function findTopN(s: Scan): number | undefined {
  */
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
-    if (!REPORT_NOUNS.has(s.words[r]) || s.used[r]) continue;
+    if (!V.report.has(s.words[r]) || s.used[r]) continue;
     let a = r;
     while (a > 0 && isNameLike(s, a - 1)) a--;
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
-    const negation = NEGATIVE_TOPIC_MARKERS.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
+    const negation = V.negativeTopicMarkers.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
     if (negation) b += negation.length;
-    while (b < s.words.length && REPORT_NAME_GLUE.has(s.words[b]) && !s.used[b]) b++;
+    while (b < s.words.length && V.reportNameGlue.has(s.words[b]) && !s.used[b]) b++;
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
@@ -251,7 +228,7 @@ function isNameLike(s: Scan, i: number): boolean {
   const t = s.tokens[i];
   if (!t || s.used[i]) return false;
   if (t.kind === 'num') return true;
-  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in SEVERITY_WORDS) && !HARMLESS_WORDS.has(t.w);
+  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
 }
 
 export function hint(
@@ -274,14 +251,14 @@ export function hint(
  */
 export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
   for (let i = 0; i < s.words.length; i++) {
-    const format = FORMAT_WORDS[s.words[i]];
+    const format = V.formats[s.words[i]];
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
     let end = i + 1;
     if (format === 'burp' && s.words[end] === 'suite') end++;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
-    const fileType = (w = '') => !!FORMAT_WORDS[w] || /^(json|jsonl|xml|html)$/.test(w);
+    const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
     const neg = negationBefore(s, i);
     if (neg) consume(s, neg);
@@ -309,7 +286,7 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
     a--;
   while (
     b < s.words.length &&
-    (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) &&
+    (V.report.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) &&
     !s.used[b]
   )
     b++;
@@ -330,7 +307,7 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
 /** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
 export function isWriteRequest(s: Scan): boolean {
   for (let i = 0; i < s.words.length; i++) {
-    if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
+    if (!V.write.has(s.words[i]) || s.used[i]) continue;
     const before = s.words
       .slice(0, i)
       .filter(
@@ -373,7 +350,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       (w === 'across' && s.words[i + 1] !== 'the')
     ) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
-      const key = GROUP_WORDS[s.words[at]];
+      const key = V.groupBy[s.words[at]];
       if (key && !s.used[at]) {
         // "by triage status": both words name the one grouping.
         consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
@@ -381,10 +358,10 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       }
     }
   }
-  if (s.hasAnyUnused(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
+  if (s.hasAnyUnused(V.breakdown) || s.has('breakdown', 'distribution')) {
     for (let i = 0; i < s.words.length; i++) {
       const w = s.words[i];
-      if (GROUP_WORDS[w] && !FINDING_NOUNS.has(w) && !s.used[i]) return GROUP_WORDS[w];
+      if (V.groupBy[w] && !V.finding.has(w) && !s.used[i]) return V.groupBy[w];
     }
     return 'severity';
   }

@@ -1,6 +1,6 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
 import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import { FINDING_NOUNS, SEVERITY_WORDS } from './vocabulary';
+import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
 /** The severities a question asks about, read from every severity word in it. */
@@ -11,8 +11,6 @@ export interface SeverityExpression {
   text: string;
 }
 
-/** Words allowed between two severities joined into one set ("high *or* critical", "critical*,* high *and* medium"). */
-const JOINERS = new Set(data.severityRanges.joiners);
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
 /** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
@@ -34,7 +32,7 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
   let w = s.words[i];
   const plus = w.endsWith('+');
   if (plus) w = w.slice(0, -1);
-  const sev = SEVERITY_WORDS[w];
+  const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
   const prev = s.words[i - 1] ?? '';
@@ -103,7 +101,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
   for (const m of mentions) {
     const last = groups.at(-1)?.at(-1);
     const between = last ? s.words.slice(last.i + 1, m.i) : [];
-    if (last && between.every((w) => JOINERS.has(w) || FINDING_NOUNS.has(w))) groups.at(-1)!.push(m);
+    if (last && between.every((w) => V.severityJoiner.has(w) || V.finding.has(w))) groups.at(-1)!.push(m);
     else groups.push([m]);
   }
 
