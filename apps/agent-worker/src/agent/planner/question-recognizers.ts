@@ -10,7 +10,15 @@ import type {
   TriageStatus,
   VerdictStatus,
 } from '@corpus-chat/contracts';
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import {
+  consume,
+  negationBefore,
+  spanText,
+  stretchLeft,
+  stretchRight,
+  takeNegation,
+  type Scan,
+} from './question-scan';
 import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V } from './vocabulary';
@@ -56,23 +64,19 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const key = V.cwe.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
     if (!key) continue;
-    let k = i - 1;
-    while (k >= 0 && /^(a|an|any|single|one|assigned|known|mapped)$/.test(s.words[k]) && !s.used[k]) k--;
+    const k = stretchLeft(s, i, V.presenceLead) - 1;
     const p = s.words[k];
     let end = i + 1;
-    while (
-      /^(id|ids|number|numbers|assigned|attached|mapping|tag|tags|set|yet|at|all)$/.test(s.words[end] ?? '')
-    )
-      end++;
-    if (p && /^(no|without|lacking|missing|lack|lacks)$/.test(p) && !s.used[k]) {
+    while (V.presenceTail.has(s.words[end])) end++;
+    if (!p || s.used[k]) continue;
+    if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
       consume(s, [neg, end]);
       // "not without a CWE" would be a double negation: read it as "with".
       return { key, present: neg !== k };
     }
-    if (p && /^(have|has|having|with|carry|carries|carrying|got|bear|bears)$/.test(p) && !s.used[k]) {
-      const neg = negationBefore(s, k);
-      if (neg) consume(s, neg);
+    if (V.possession.has(p)) {
+      const neg = takeNegation(s, k);
       consume(s, [k, end]);
       return { key, present: !neg };
     }
@@ -100,19 +104,13 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
       [status, end] = ['risk_accepted', i + 2];
     else if (w === 'risk-accepted' || (w === 'accepted' && !verdictNamed)) status = 'risk_accepted';
     else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
-      const openFinding =
-        w === 'open' &&
-        i > 0 &&
-        (V.finding.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
+      const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(s.words[i - 1]));
       if (statusNamed || openFinding) status = w;
     }
     if (!status) continue;
-    let a = i;
-    while (a > 0 && !s.used[a - 1] && /^(triage|status|statuses|triaged|as|marked|the)$/.test(s.words[a - 1]))
-      a--;
-    while (end < s.words.length && !s.used[end] && /^(status|statuses|triage)$/.test(s.words[end])) end++;
-    const neg = negationBefore(s, a);
-    if (neg) consume(s, neg);
+    const a = stretchLeft(s, i, V.statusLead);
+    end = stretchRight(s, end, /^(status|statuses|triage)$/);
+    const neg = takeNegation(s, a);
     consume(s, [a, end]);
     // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
     s.words.forEach((x, k) => {
@@ -124,50 +122,32 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
   return undefined;
 }
 
+type VerdictFound = { verdict: VerdictStatus; negated: boolean; text: string };
+
 /** Verdict named in the question (`fixed`, `still open`, `inconclusive verdict`, `not fixed`, `unfixed`). */
-export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean; text: string } | undefined {
+export function findVerdict(s: Scan): VerdictFound | undefined {
+  /** Tokens [a, b) name `verdict`, possibly negated (`flip`: a negation means the verdict holds). */
+  const found = (a: number, b: number, verdict: VerdictStatus, flip = false): VerdictFound => {
+    const neg = takeNegation(s, a);
+    consume(s, [a, b]);
+    return { verdict, negated: flip ? !neg : !!neg, text: spanText(s, [neg?.[0] ?? a, b]) };
+  };
   for (let i = 0; i < s.words.length; i++) {
-    const w = s.words[i];
+    const [w, prev] = [s.words[i], s.words[i - 1]];
     if (s.used[i]) continue;
-    if (
-      w === 'open' &&
-      (s.words[i - 1] === 'still' || s.words[i - 1] === 'verdict' || s.has('verdict', 'verdicts', 'retest'))
-    ) {
-      const a = s.words[i - 1] === 'still' ? i - 1 : i;
-      const neg = negationBefore(s, a);
-      if (neg) consume(s, neg);
-      consume(s, [a, i + 1]);
-      return { verdict: 'still_open', negated: !!neg, text: spanText(s, [neg?.[0] ?? a, i + 1]) };
-    }
+    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
+      return found(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
     // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    if (
-      w === 'open' &&
-      i > 0 &&
-      (V.finding.has(s.words[i + 1] ?? '') ||
-        /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))
-    ) {
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
+    if (w === 'open' && i > 0 && (V.finding.has(s.words[i + 1]) || V.stateVerb.has(prev)))
+      return found(i, i + 1, 'fixed', true);
+    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
+    const v = V.unfixed.has(w) ? 'fixed' : V.verdicts[w];
+    if (!v) continue;
+    if (v === 'still_open' || V.unfixed.has(w)) {
       consume(s, [i, i + 1]);
-      // "not open": marked fixed.
-      return { verdict: 'fixed', negated: !neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
+      return { verdict: v, negated: v === 'fixed', text: s.tokens[i].orig };
     }
-    // "unfixed", "unresolved": not (yet) marked fixed.
-    if (/^(unfixed|unresolved|unremediated|unpatched)$/.test(w)) {
-      consume(s, [i, i + 1]);
-      return { verdict: 'fixed', negated: true, text: s.tokens[i].orig };
-    }
-    const v = V.verdicts[w];
-    if (v && v !== 'still_open') {
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
-      consume(s, [i, i + 1]);
-      return { verdict: v, negated: !!neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
-    }
-    if (v) {
-      consume(s, [i, i + 1]);
-      return { verdict: v, negated: false, text: s.tokens[i].orig };
-    }
+    return found(i, i + 1, v);
   }
   return undefined;
 }
@@ -181,7 +161,7 @@ export function findTopN(s: Scan): number | undefined {
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
-    if (/^(have|has|having|with|exactly|than|least|most|only|just)$/.test(prev ?? '')) continue;
+    if (V.topNBlocker.has(prev)) continue;
     if (
       prev === 'top' ||
       prev === 'first' ||
@@ -208,14 +188,12 @@ export function findReportHint(s: Scan): ReportHint | undefined {
     // "reports other than juice shop", "every report except fortify".
     const negation = V.negativeTopicMarkers.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
     if (negation) b += negation.length;
-    while (b < s.words.length && V.reportNameGlue.has(s.words[b]) && !s.used[b]) b++;
+    b = stretchRight(s, b, V.reportNameGlue);
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
-      let q = r;
-      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1])
-        q--;
+      const q = negation ? stretchLeft(s, r, /^(every|all|each|any|the|other)$/) : r;
       const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
@@ -238,8 +216,7 @@ export function hint(
   loose: boolean,
 ): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
-  const neg = negationBefore(s, whole[0]);
-  if (neg) consume(s, neg);
+  const neg = takeNegation(s, whole[0]);
   consume(s, whole);
   return { text: spanText(s, name), negated: !!neg, loose };
 }
@@ -260,8 +237,7 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
     const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
-    const neg = negationBefore(s, i);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, i);
     consume(s, [i, end]);
     return { format, negated: !!neg };
   }
@@ -276,27 +252,15 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
-  let a = i;
-  let b = i + 1;
-  while (
-    a > 0 &&
-    /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) &&
-    !s.used[a - 1]
-  )
-    a--;
-  while (
-    b < s.words.length &&
-    (V.report.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) &&
-    !s.used[b]
-  )
-    b++;
+  const a = stretchLeft(s, i, V.archivedLead);
+  const b = stretchRight(s, i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
   const neg = negationBefore(s, i);
   if (neg) {
     consume(s, [neg[0], b]);
     return { include: false };
   }
   consume(s, [a, b]);
-  if (/^(only|just|solely)$/.test(s.words[a - 1] ?? '') || s.words[b] === 'only') {
+  if (V.only.has(s.words[a - 1]) || s.words[b] === 'only') {
     if (s.words[b] === 'only') consume(s, [b, b + 1]);
     else consume(s, [a - 1, a]);
     return { unapplied: { text: 'only archived reports', reason: 'combination' } };
@@ -306,28 +270,14 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
 
 /** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
 export function isWriteRequest(s: Scan): boolean {
-  for (let i = 0; i < s.words.length; i++) {
-    if (!V.write.has(s.words[i]) || s.used[i]) continue;
-    const before = s.words
-      .slice(0, i)
-      .filter(
-        (w) =>
-          !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(
-            w,
-          ),
-      );
-    const after = s.words.slice(i + 1, i + 5);
-    const object = after.some(
-      (w) =>
-        isSubjectNoun(w) ||
-        /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(
-          w,
-        ) ||
-        w.startsWith('⟨'),
-    );
-    if (before.length === 0 || object) return true;
-  }
-  return false;
+  return s.words.some((w, i) => {
+    if (!V.write.has(w) || s.used[i]) return false;
+    const before = s.words.slice(0, i).filter((x) => !V.requestFiller.has(x));
+    const object = s.words
+      .slice(i + 1, i + 5)
+      .some((x) => isSubjectNoun(x) || V.writeObject.has(x) || x.startsWith('⟨'));
+    return before.length === 0 || object;
+  });
 }
 
 /** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
@@ -335,10 +285,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     // "counting every format", "including all reports": everything is counted, nothing is grouped.
-    if (
-      (w === 'each' || w === 'every') &&
-      /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')
-    ) {
+    if ((w === 'each' || w === 'every') && V.countingAll.has(s.words[i - 1])) {
       consume(s, [i - 1, i + 2]);
       continue;
     }

@@ -67,3 +67,26 @@ export function negationBefore(s: Scan, at: number): [number, number] | undefine
 export function consume(s: Scan, [a, b]: [number, number]): void {
   for (let k = a; k < b; k++) s.used[k] = true;
 }
+
+/** Consumes the negation governing token `at` (see `negationBefore`) and returns its range. */
+export function takeNegation(s: Scan, at: number): [number, number] | undefined {
+  const neg = negationBefore(s, at);
+  if (neg) consume(s, neg);
+  return neg;
+}
+
+type WordTest = Set<string> | RegExp | ((w: string) => boolean);
+const matches = (t: WordTest, w = '') =>
+  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : t(w);
+
+/** Index `a` moved left over unused words that `t` matches. */
+export function stretchLeft(s: Scan, a: number, t: WordTest): number {
+  while (a > 0 && !s.used[a - 1] && matches(t, s.words[a - 1])) a--;
+  return a;
+}
+
+/** Index `b` moved right over unused words that `t` matches. */
+export function stretchRight(s: Scan, b: number, t: WordTest): number {
+  while (b < s.words.length && !s.used[b] && matches(t, s.words[b])) b++;
+  return b;
+}
