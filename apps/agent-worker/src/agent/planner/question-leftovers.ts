@@ -3,15 +3,11 @@
  * either a report named loosely ("in juice shop") or a part the planner cannot apply, so the answer
  * says so instead of counting something else.
  */
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { consume, negationBefore, spanText, stretchLeft, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, isContent } from './question-topic';
 import { hint } from './question-recognizers';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V } from './vocabulary';
-
-/** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
-const HARMLESS_AFTER_NEGATION =
-  /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
 
 /**
  * What is left after every recognised part took its words: unknown content words (each run with
@@ -68,8 +64,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
   }
   for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
     if (s.used[a]) continue;
-    let from = a;
-    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
+    const from = stretchLeft(s, a, /^(the|a|an|our|my|this|that)$/);
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
     let to = b;
     while (
@@ -112,7 +107,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     }
     if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
-    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
+    if (!next || /^[?.!,;:]$/.test(next) || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0))
       continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;

@@ -13,28 +13,13 @@ export interface Token {
   end: number;
 }
 
-const KNOWN_SETS = [
-  V.edit,
-  V.finding,
-  V.report,
-  V.cwe,
-  V.count,
-  V.list,
-  V.detail,
-  V.top,
-  V.breakdown,
-  V.overview,
-  V.write,
-  V.reference,
-  V.stop,
-];
-const isKnown = (w: string) =>
-  KNOWN_SETS.some((s) => s.has(w)) ||
-  w in V.severities ||
-  w in V.verdicts ||
-  w in V.groupBy ||
-  w in V.ordinals ||
-  w in V.numbers;
+/** Vocabulary words, never "corrected" into another word. */
+const KNOWN = new Set([
+  ...[V.edit, V.finding, V.report, V.cwe, V.count, V.list, V.detail, V.top].flatMap((x) => [...x]),
+  ...[V.breakdown, V.overview, V.write, V.reference, V.stop].flatMap((x) => [...x]),
+  ...[V.severities, V.verdicts, V.groupBy, V.ordinals, V.numbers].flatMap((t) => Object.keys(t)),
+]);
+const isKnown = (w: string) => KNOWN.has(w);
 
 /**
  * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
@@ -76,38 +61,21 @@ interface Span {
 export function lex(text: string): Token[] {
   const spans: Span[] = [];
   const taken = (s: number, e: number) => spans.some((x) => s < x.end && e > x.start);
-  for (const m of text.matchAll(QUOTE_RE)) {
-    const start = m.index! + m[1].length;
-    spans.push({
-      start,
-      end: m.index! + m[0].length,
-      token: { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() },
-    });
-  }
-  for (const m of text.matchAll(REPORT_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] },
-    });
-  }
-  for (const m of text.matchAll(CWE_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) },
-    });
-  }
-  for (const m of text.matchAll(HASHNUM_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) },
-    });
-  }
+  // Quotes first: a file name or `#n` inside a quote is part of the quoted text.
+  const special: [RegExp, (m: RegExpMatchArray) => Span['token']][] = [
+    [QUOTE_RE, (m) => ({ orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() })],
+    [REPORT_RE, (m) => ({ orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] })],
+    [CWE_RE, (m) => ({ orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) })],
+    [HASHNUM_RE, (m) => ({ orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) })],
+  ];
+  for (const [re, token] of special)
+    for (const m of text.matchAll(re)) {
+      // A quote's span starts after the character before its opening mark.
+      const start = m.index! + (re === QUOTE_RE ? m[1].length : 0);
+      const end = m.index! + m[0].length;
+      if (re !== QUOTE_RE && taken(start, end)) continue;
+      spans.push({ start, end, token: token(m) });
+    }
   spans.sort((a, b) => a.start - b.start);
 
   const tokens: Token[] = [];

@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { consume, negationBefore, scan } from './question-scan';
+import { consume, scan, takeNegation } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -115,24 +115,16 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const exclude: FindingFilter = {};
   const unapplied: Unapplied[] = [];
 
+  /** Tokens [a, b) name `key`: a filter, or an exclusion when negated. */
+  const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
+    (takeNegation(s, a) ? exclude : filter)[key] = value;
+    consume(s, [a, b]);
+  };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
-  if (reportTok >= 0) {
-    const neg = negationBefore(s, reportTok);
-    if (neg) consume(s, neg);
-    (neg ? exclude : filter).reportName = String(s.tokens[reportTok].value);
-    s.used[reportTok] = true;
-  } else {
-    const rid = W.findIndex(
-      (w, i) => V.report.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'),
-    );
-    if (rid >= 0 && !s.has('top')) {
-      const neg = negationBefore(s, rid);
-      if (neg) consume(s, neg);
-      (neg ? exclude : filter).reportId = s.tokens[rid + 1].value as number;
-      consume(s, [rid, rid + 2]);
-    }
-  }
+  const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
+  if (reportTok >= 0) place(reportTok, reportTok + 1, 'reportName', String(s.tokens[reportTok].value));
+  else if (rid >= 0 && !s.has('top')) place(rid, rid + 2, 'reportId', s.tokens[rid + 1].value as number);
   const archived = findArchived(s);
   if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
   // "how many archived reports are there?" counts reports, which the planner only counts live.
@@ -142,12 +134,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const format = findFormat(s);
   if (format) (format.negated ? exclude : filter).format = format.format;
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0) {
-    const neg = negationBefore(s, cweTok);
-    if (neg) consume(s, neg);
-    (neg ? exclude : filter).cwe = s.tokens[cweTok].value as number;
-    s.used[cweTok] = true;
-  }
+  if (cweTok >= 0) place(cweTok, cweTok + 1, 'cwe', s.tokens[cweTok].value as number);
 
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
   const quoted = s.tokens.findIndex(

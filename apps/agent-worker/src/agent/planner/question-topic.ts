@@ -3,7 +3,7 @@
  * introduce one, the words that end or trim it, negated topics, and the content words the planner
  * could not place. Used by `parseQuestion` in `question-parser.ts`.
  */
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { consume, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
 import { V } from './vocabulary';
 
@@ -40,6 +40,12 @@ export function isContent(s: Scan, i: number): boolean {
   );
 }
 
+/** Topic markers, those that negate the topic after them first; a weak one takes only a plausible topic. */
+const MARKERS: [string[], boolean][] = [
+  ...V.negativeTopicMarkers.map((m): [string[], boolean] => [m, true]),
+  ...V.topicMarkers.map((m): [string[], boolean] => [m, false]),
+];
+
 /** A topic, possibly negated ("not about SQL injection", "non-XSS", "excluding cookies"). */
 interface Topic {
   text: string;
@@ -58,30 +64,19 @@ interface Topic {
 export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
   if (quote >= 0) {
-    const neg = negationBefore(s, quote);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, quote);
     s.used[quote] = true;
     return { text: String(s.tokens[quote].value), negated: !!neg };
   }
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
-    for (const marker of V.negativeTopicMarkers) {
+    for (const [marker, negative] of MARKERS) {
       if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
       const range = topicRange(s, i + marker.length);
-      if (!range) continue;
+      if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
+      const negated = negative || !!takeNegation(s, i);
       consume(s, [i, range[1]]);
-      return withLimits(s, range, true);
-    }
-    for (const marker of V.topicMarkers) {
-      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
-      const from = i + marker.length;
-      const range = topicRange(s, from);
-      if (!range) continue;
-      if (V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range)) continue;
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
-      consume(s, [i, range[1]]);
-      return withLimits(s, range, !!neg);
+      return withLimits(s, range, negated);
     }
   }
   // No marker: content words right before a finding noun ("XSS findings", "high SQL injection bugs"),

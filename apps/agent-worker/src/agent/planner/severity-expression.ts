@@ -1,5 +1,5 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { consume, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
@@ -87,8 +87,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
     let end = y.i + 1;
     while (SUFFIX.test(s.words[end] ?? '')) end++;
-    const neg = negationBefore(s, start);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, start);
     consume(s, [start, end]);
     const rest = findSeverityExpression(s);
     const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
@@ -145,13 +144,10 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
         start -= before.seq.length;
       }
     }
-    while (start > 0 && SUFFIX.test(s.words[start - 1]) && !s.used[start - 1]) start--;
-    const neg = negationBefore(s, start);
-    if (neg) {
-      members.forEach((x) => negated.add(x));
-      start = neg[0];
-      consume(s, neg);
-    } else members.forEach((x) => positive.add(x));
+    start = stretchLeft(s, start, SUFFIX);
+    const neg = takeNegation(s, start);
+    members.forEach((x) => (neg ? negated : positive).add(x));
+    if (neg) start = neg[0];
     consume(s, [start, end]);
     texts.push(spanText(s, [start, end]));
   }

@@ -55,6 +55,10 @@ export const V = {
   /** Phrases that introduce a topic ("relate to X", "mention X"), and those that negate it. */
   topicMarkers: data.topicMarkers,
   negativeTopicMarkers: data.negativeTopicMarkers,
+  /** What a scan comparison asks for: new, fixed, unchanged findings, or all three. */
+  comparison: Object.fromEntries(Object.entries(data.comparison).map(([k, v]) => [k, new Set(v)])) as {
+    [K in keyof typeof data.comparison]: Set<string>;
+  },
 };
 
 const TYPO_MAP: Record<string, string> = data.spelling.typos;
