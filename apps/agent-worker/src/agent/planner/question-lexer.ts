@@ -1,4 +1,4 @@
-import { V, correctWord } from './vocabulary';
+import { V, correctWord, union } from './vocabulary';
 
 /** One token of an operator's question. */
 export interface Token {
@@ -14,11 +14,10 @@ export interface Token {
 }
 
 /** Vocabulary words, never "corrected" into another word. */
-const KNOWN = new Set([
-  ...[V.edit, V.finding, V.report, V.cwe, V.count, V.list, V.detail, V.top].flatMap((x) => [...x]),
-  ...[V.breakdown, V.overview, V.write, V.reference, V.stop].flatMap((x) => [...x]),
-  ...[V.severities, V.verdicts, V.groupBy, V.ordinals, V.numbers].flatMap((t) => Object.keys(t)),
-]);
+const KNOWN = union(
+  ...[V.edit, V.finding, V.report, V.cwe, V.count, V.list, V.detail, V.top, V.breakdown, V.overview],
+  ...[V.write, V.reference, V.stop, V.severities, V.verdicts, V.groupBy, V.ordinals, V.numbers],
+);
 const isKnown = (w: string) => KNOWN.has(w);
 
 /**

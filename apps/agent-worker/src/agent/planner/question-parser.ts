@@ -218,10 +218,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
   if (excluded.length) scope.exclude = exclude;
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
-    unapplied.push({
-      text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-      reason: 'combination',
-    });
+    unapplied.push(presence(scope.has));
   const computed = Object.keys(scope).length ? scope : undefined;
 
   // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
@@ -298,15 +295,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     // Report counts and lists come from list_all_reports without archived ones: not what was asked.
     if (filter.includeArchived && !('filter' in plan))
       unapplied.push({ text: 'archived reports', reason: 'combination' });
-    if (
-      (plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') &&
-      plan.scope?.has
-    ) {
-      unapplied.push({
-        text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-        reason: 'combination',
-      });
-    }
+    if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
+      unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;
   };
 
@@ -415,3 +405,9 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   }
   return { kind: 'out_of_scope', reason: 'unknown' };
 }
+
+/** "Findings with(out) a CWE id / verdict", which several exact counts cannot combine with other parts. */
+const presence = (has: NonNullable<ComputedScope['has']>): Unapplied => ({
+  text: `findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
+  reason: 'combination',
+});

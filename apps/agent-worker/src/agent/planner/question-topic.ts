@@ -5,7 +5,7 @@
  */
 import { consume, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
-import { V } from './vocabulary';
+import { V, union } from './vocabulary';
 
 /** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
 export const COMPARISON =
@@ -21,24 +21,12 @@ export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 export function isContent(s: Scan, i: number): boolean {
   const t = s.tokens[i];
   if (!t || t.kind !== 'word' || s.used[i]) return false;
-  const w = t.w;
-  return (
-    !V.stop.has(w) &&
-    !isSubjectNoun(w) &&
-    !V.cwe.has(w) &&
-    !V.count.has(w) &&
-    !V.top.has(w) &&
-    !V.breakdown.has(w) &&
-    !V.list.has(w) &&
-    !V.overview.has(w) &&
-    !V.write.has(w) &&
-    !V.reference.has(w) &&
-    !(w in V.ordinals) &&
-    !(w in V.groupBy) &&
-    !V.negation.has(w) &&
-    !w.endsWith("n't")
-  );
+  return !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
 }
+const STRUCTURE = union(
+  ...[V.stop, V.finding, V.report, V.cwe, V.count, V.top, V.breakdown, V.list, V.overview, V.write],
+  ...[V.reference, V.ordinals, V.groupBy, V.negation],
+);
 
 /** Topic markers, those that negate the topic after them first; a weak one takes only a plausible topic. */
 const MARKERS: [string[], boolean][] = [

@@ -61,6 +61,10 @@ export const V = {
   },
 };
 
+/** Every word of the given classes and tables (a table's own keys: never `constructor` and the like). */
+export const union = (...xs: (Set<string> | Record<string, unknown>)[]): Set<string> =>
+  new Set(xs.flatMap((x) => (x instanceof Set ? [...x] : Object.keys(x))));
+
 const TYPO_MAP: Record<string, string> = data.spelling.typos;
 const FUZZY_TARGETS = data.spelling.fuzzyTargets;
 const FUZZY_SET = new Set(FUZZY_TARGETS);
