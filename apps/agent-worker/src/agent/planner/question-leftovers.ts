@@ -22,22 +22,16 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
   // "how many types of findings": a number of kinds, not of findings.
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
-    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1] ?? '');
-    const kinds =
-      /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
-    if (!byPosition && !kinds) continue;
+    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1]);
+    if (!byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
     consume(s, [i, i + 2]);
     parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
   }
   // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
   for (let i = 0; i < s.tokens.length; i++) {
-    if (
-      !s.used[i] &&
-      /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])
-    ) {
-      consume(s, [i, i + 1]);
-      parts.push({ text: s.tokens[i].orig, reason: 'order' });
-    }
+    if (s.used[i] || !V.bottomRank.has(s.words[i])) continue;
+    consume(s, [i, i + 1]);
+    parts.push({ text: s.tokens[i].orig, reason: 'order' });
   }
   // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
   for (let i = 0; i < s.tokens.length; i++) {
@@ -46,13 +40,10 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     const num = (k: number) =>
       s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
     const comparison =
-      (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
+      (V.comparative.has(w) && s.words[i + 1] === 'than') ||
       (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
-      (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
-      (num(i) &&
-        !s.used[i] &&
-        w !== 'one' &&
-        (V.cwe.has(s.words[i + 1] ?? '') || /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+      (V.bound.has(w) && num(i + 1)) ||
+      (num(i) && w !== 'one' && (V.cwe.has(s.words[i + 1]) || V.countedProperty.has(s.words[i + 1])));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;

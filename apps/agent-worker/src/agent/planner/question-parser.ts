@@ -96,14 +96,10 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     !s.hasAny(V.top) &&
     !hasReportNoun &&
     !s.hasAny(V.time) &&
-    (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))
+    (W.length <= 8 || V.ordinalNoun.has(W[ord + 1]))
   ) {
     const next = W[ord + 1];
-    if (
-      !next ||
-      next === '?' ||
-      /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)
-    ) {
+    if (!next || next === '?' || V.ordinalNoun.has(next) || /^(in|from|of|please)$/.test(next)) {
       if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: V.ordinals[W[ord]] };
       if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: V.ordinals[W[ord]] };
       return { kind: 'no_previous' };
@@ -328,16 +324,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     topTarget &&
     (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)
   ) {
-    const plural = W.some(
-      (w) =>
-        w === 'reports' ||
-        w === 'cwes' ||
-        w === 'weaknesses' ||
-        w === 'files' ||
-        w === 'scans' ||
-        w === 'formats' ||
-        w === 'titles',
-    );
+    const plural = W.some((w) => V.pluralTarget.has(w));
     return finish({
       kind: 'top',
       groupBy: topTarget,
