@@ -84,34 +84,20 @@ export function lex(text: string): Token[] {
       const orig = m[0];
       const start = from + m.index!;
       const end = start + orig.length;
-      if (/^[?!,;:.()]$/.test(orig)) {
-        tokens.push({ orig, w: orig, kind: 'punct', start, end });
-        continue;
-      }
       let lower = orig.toLowerCase().replace(/’/g, "'");
       // A possessive ("which scan's got the most highs") is the noun; contractions ("what's") are vocabulary.
       if (lower.endsWith("'s") && !isKnown(lower)) lower = lower.slice(0, -2);
-      if (/^\d+$/.test(lower)) {
-        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
-        continue;
-      }
       const parts = splitCompound(lower);
-      if (parts) {
-        let at = start;
-        for (const part of parts) {
-          const from = text.toLowerCase().indexOf(part, at);
-          tokens.push({
-            orig: text.slice(from, from + part.length),
-            w: part,
-            kind: 'word',
-            start: from,
-            end: from + part.length,
-          });
-          at = from + part.length;
+      if (/^[?!,;:.()]$/.test(orig)) tokens.push({ orig, w: orig, kind: 'punct', start, end });
+      else if (/^\d+$/.test(lower))
+        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
+      else if (!parts) tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
+      else
+        for (let at = start, k = 0; k < parts.length; k++) {
+          const from = text.toLowerCase().indexOf(parts[k], at);
+          at = from + parts[k].length;
+          tokens.push({ orig: text.slice(from, at), w: parts[k], kind: 'word', start: from, end: at });
         }
-        continue;
-      }
-      tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
     }
   };
   for (const s of spans) {

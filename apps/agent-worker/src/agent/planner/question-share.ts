@@ -42,14 +42,7 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
   // Words before "of" are read here, not by the count: anything but scaffolding is not applied.
   const head = s.words
     .slice(0, of < 0 ? k + 1 : of)
-    .filter(
-      (w, i) =>
-        i !== k &&
-        !/^(what|what's|whats|which|is|are|the|a|an|give|me|show|tell|please|how|much|big|large|of)$/.test(
-          w,
-        ) &&
-        !/^[?!.,]$/.test(w),
-    );
+    .filter((w, i) => i !== k && !V.shareHead.has(w) && !/^[?!.,]$/.test(w));
   const part = parse(asCount, previous);
   if (head.length)
     return { kind: 'unsupported', parts: [{ text: head.join(' '), reason: 'unknown' }], understood: part };
