@@ -55,8 +55,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     : parseWords(question, previous);
 }
 
-function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
-  const question = shareWording(asked);
+function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
+  const question = shareWording(text);
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
@@ -67,6 +67,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   if (comparison) return comparison;
   if (s.hasAny(V.share)) return parseShare(s, previous, parseQuestion);
 
+  const them = s.has('them', 'those', 'these');
   const hasFindingNoun = W.some((w) => V.finding.has(w) && w !== 'one' && w !== 'ones');
   const hasReportNoun = W.some((w) => V.report.has(w));
   const hasCount = s.has('many', 'much') || s.hasAny(V.count);
@@ -155,13 +156,10 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const verdict = findVerdict(s);
   if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const has = findPresence(s);
-  if (has) {
-    if (has.key === 'cwe' && (filter.cwe !== undefined || exclude.cwe !== undefined)) {
-      if (!has.present) unapplied.push({ text: 'no CWE', reason: 'combination' });
-    } else if (has.key === 'verdict' && (filter.verdict || exclude.verdict)) {
-      if (!has.present) unapplied.push({ text: 'no verdict', reason: 'combination' });
-    } else scope.has = has;
-  }
+  // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
+  if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
+  else if (has && !has.present)
+    unapplied.push({ text: `no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`, reason: 'combination' });
   let reportHint = filter.reportName || filter.reportId !== undefined ? undefined : findReportHint(s);
   const groupBy = findGroupBy(s);
   const topic = findTopic(s);
@@ -169,16 +167,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     if (topic.unapplicable) unapplied.push(topic.unapplicable);
     else (topic.negated ? exclude : filter).text = topic.text;
   }
-  const rest = leftovers(
-    s,
-    !!(
-      filter.reportName ||
-      filter.reportId !== undefined ||
-      exclude.reportName ||
-      exclude.reportId !== undefined ||
-      reportHint
-    ),
-  );
+  const reportNamed = [filter, exclude].some((f) => f.reportName || f.reportId !== undefined);
+  const rest = leftovers(s, reportNamed || !!reportHint);
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
   let searched: string | undefined;
@@ -193,7 +183,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
         /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
         (/\d/.test(lone.text) ||
           s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
-          (/^(are|is)$/.test(W[at - 1] ?? '') && s.has('them', 'those', 'these')))))
+          (/^(are|is)$/.test(W[at - 1] ?? '') && them))))
   ) {
     filter.text = lone.text;
     // A weakness class's answer names the class it matched; only an unknown term needs the note.
@@ -216,6 +206,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
     unapplied.push(presence(scope.has));
   const computed = Object.keys(scope).length ? scope : undefined;
+  /** What this question named itself (a follow-up merges it into the previous answer's scope). */
+  const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
   // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
   const listed = previous.lastGroups;
@@ -224,7 +216,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
     listed.groups.length !== LISTED_GROUPS_MAX &&
     (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
-    s.has('them', 'those', 'these') &&
+    them &&
     (s.hasAnyUnused(V.top) || topN !== undefined) &&
     !hasReportNoun &&
     !unapplied.length
@@ -234,8 +226,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
       groupBy: listed.groupBy,
       n: topN ?? 1,
       among: listed.groups.map((g) => (listed.groupBy === 'report' ? g.label : g.key)),
-      filter,
-      ...(computed ? { scope: computed } : {}),
+      ...asked,
       followUp: false,
       ...(reportHint ? { reportHint } : {}),
     };
@@ -257,8 +248,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
-  const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
-  let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
+  const isFollowUp = referential && (!hasFindingNoun || previousReport || them);
+  let effective = asked;
   let prior: PlannedScope | undefined;
   // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
   const last = previous.lastFilter;
@@ -266,11 +257,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     return { kind: 'no_previous' };
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if (
-        (!newParts && !hasFindingNoun && !hasReportNoun) ||
-        previousReport ||
-        s.has('those', 'them', 'these')
-      )
+      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them)
         return { kind: 'no_previous' };
     } else {
       prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
@@ -282,7 +269,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const counting = (): Counting => ({
     ...effective,
     followUp,
-    ...(prior ? { previous: prior, asked: { filter, ...(computed ? { scope: computed } : {}) } } : {}),
+    ...(prior ? { previous: prior, asked } : {}),
     ...(reportHint ? { reportHint } : {}),
     ...(searched ? { searched } : {}),
   });
