@@ -21,7 +21,10 @@ import {
 } from './question-scan';
 import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
-import { V } from './vocabulary';
+import { V, union } from './vocabulary';
+
+/** Words that may stand inside a time phrase ("in the last 7 days", "imported over the past month"). */
+const TIME_GLUE = union(V.timeGlue, V.arrival, V.numbers);
 
 /** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
 export function findTimePhrases(s: Scan): Unapplied[] {
@@ -40,12 +43,7 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     let a = i;
     let b = i + 1;
     const glue = (k: number) =>
-      !s.used[k] &&
-      (V.timeGlue.has(s.words[k]) ||
-        V.arrival.has(s.words[k]) ||
-        s.tokens[k].kind === 'num' ||
-        V.numbers[s.words[k]] !== undefined ||
-        isAnchor(k));
+      !s.used[k] && (TIME_GLUE.has(s.words[k]) || s.tokens[k].kind === 'num' || isAnchor(k));
     while (a > 0 && glue(a - 1)) a--;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
@@ -289,13 +287,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       consume(s, [i - 1, i + 2]);
       continue;
     }
-    if (
-      w === 'by' ||
-      w === 'per' ||
-      w === 'each' ||
-      w === 'every' ||
-      (w === 'across' && s.words[i + 1] !== 'the')
-    ) {
+    if (/^(by|per|each|every)$/.test(w) || (w === 'across' && s.words[i + 1] !== 'the')) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
       const key = V.groupBy[s.words[at]];
       if (key && !s.used[at]) {
@@ -306,11 +298,8 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
     }
   }
   if (s.hasAnyUnused(V.breakdown) || s.has('breakdown', 'distribution')) {
-    for (let i = 0; i < s.words.length; i++) {
-      const w = s.words[i];
-      if (V.groupBy[w] && !V.finding.has(w) && !s.used[i]) return V.groupBy[w];
-    }
-    return 'severity';
+    const i = s.words.findIndex((w, k) => V.groupBy[w] && !V.finding.has(w) && !s.used[k]);
+    return i >= 0 ? V.groupBy[s.words[i]] : 'severity';
   }
   return undefined;
 }
