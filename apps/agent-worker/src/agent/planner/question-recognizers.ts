@@ -12,6 +12,7 @@ import type {
 } from '@corpus-chat/contracts';
 import {
   consume,
+  freeSeq,
   negationBefore,
   spanText,
   stretchLeft,
@@ -184,7 +185,7 @@ export function findReportHint(s: Scan): ReportHint | undefined {
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
-    const negation = V.negativeTopicMarkers.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
+    const negation = V.negativeTopicMarkers.find((m) => freeSeq(s, b, m));
     if (negation) b += negation.length;
     b = stretchRight(s, b, V.reportNameGlue);
     let e = b;

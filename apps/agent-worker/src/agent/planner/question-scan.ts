@@ -63,6 +63,10 @@ export function negationBefore(s: Scan, at: number): [number, number] | undefine
   return undefined;
 }
 
+/** Whether the words from `at` are `seq`, none of them consumed yet. */
+export const freeSeq = (s: Scan, at: number, seq: string[]): boolean =>
+  at >= 0 && s.seq(at, seq) && seq.every((_, k) => !s.used[at + k]);
+
 /** Marks [from, to) consumed. */
 export function consume(s: Scan, [a, b]: [number, number]): void {
   for (let k = a; k < b; k++) s.used[k] = true;

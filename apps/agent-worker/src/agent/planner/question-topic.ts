@@ -3,7 +3,7 @@
  * introduce one, the words that end or trim it, negated topics, and the content words the planner
  * could not place. Used by `parseQuestion` in `question-parser.ts`.
  */
-import { consume, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
+import { consume, freeSeq, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
@@ -59,7 +59,7 @@ export function findTopic(s: Scan): Topic | undefined {
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
     for (const [marker, negative] of MARKERS) {
-      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
+      if (!freeSeq(s, i, marker)) continue;
       const range = topicRange(s, i + marker.length);
       if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
       const negated = negative || !!takeNegation(s, i);

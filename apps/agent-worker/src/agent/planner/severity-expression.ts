@@ -1,5 +1,5 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
-import { consume, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
+import { consume, freeSeq, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
@@ -117,30 +117,21 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     // Ranges apply to a single severity ("high and above"); "high+" likewise.
     if (g.length === 1) {
       const sev = g[0].sev;
-      const up = (inclusive: boolean) =>
-        SEVERITIES.filter((x) => (inclusive ? rank(x) <= rank(sev) : rank(x) < rank(sev))).forEach((x) =>
-          members.add(x),
-        );
-      const down = (inclusive: boolean) =>
-        SEVERITIES.filter((x) => (inclusive ? rank(x) >= rank(sev) : rank(x) > rank(sev))).forEach((x) =>
-          members.add(x),
-        );
-      const after = AFTER_RANGES.find((r) => s.seq(end, r.seq) && r.seq.every((_, k) => !s.used[end + k]));
-      const before = BEFORE_RANGES.find(
-        (r) =>
-          first - r.seq.length >= 0 &&
-          s.seq(first - r.seq.length, r.seq) &&
-          r.seq.every((_, k) => !s.used[first - r.seq.length + k]),
-      );
-      if (g[0].plus) up(true);
+      /** Adds the severities above ("up", more severe) or below `sev`, and `sev` itself when inclusive. */
+      const extend = (dir: 'up' | 'down', inclusive: boolean) =>
+        SEVERITIES.forEach((x) => {
+          const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
+          if (d > 0 || (inclusive && d === 0)) members.add(x);
+        });
+      const after = AFTER_RANGES.find((r) => freeSeq(s, end, r.seq));
+      const before = BEFORE_RANGES.find((r) => freeSeq(s, first - r.seq.length, r.seq));
+      if (g[0].plus) extend('up', true);
       else if (after) {
-        if (after.dir === 'up') up(true);
-        else down(true);
+        extend(after.dir, true);
         end += after.seq.length;
       } else if (before) {
         members.clear();
-        if (before.dir === 'up') up(before.inclusive);
-        else down(before.inclusive);
+        extend(before.dir, before.inclusive);
         start -= before.seq.length;
       }
     }
