@@ -96,11 +96,8 @@ export function findTopic(s: Scan): Topic | undefined {
 function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
   const text = spanText(s, range);
   const ws = s.words.slice(range[0], range[1]);
-  if (ws.some((w) => COMPARISON.test(w)))
-    return { text, negated, unapplicable: { text, reason: 'combination' } };
-  const join = ws.findIndex((w, k) => k > 0 && V.topicJoin.has(w));
-  if (join > 0) return { text, negated, unapplicable: { text, reason: 'combination' } };
-  return { text, negated };
+  const limited = ws.some((w, k) => COMPARISON.test(w) || (k > 0 && V.topicJoin.has(w)));
+  return limited ? { text, negated, unapplicable: { text, reason: 'combination' } } : { text, negated };
 }
 
 /** [from, to) of the topic after a marker, trimmed; undefined when nothing topical follows. */
@@ -134,8 +131,10 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
 function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   const ws = s.words.slice(a, b);
   if (ws.some((w) => V.groupBy[w] && (V.report.has(w) || w === 'severity' || w === 'verdict'))) return false;
-  if (ws.every((w) => V.stop.has(w) || V.count.has(w) || V.top.has(w) || /^\d+$/.test(w))) return false;
-  return !ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number');
+  return (
+    !ws.every((w) => V.stop.has(w) || V.count.has(w) || V.top.has(w) || /^\d+$/.test(w)) &&
+    !ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')
+  );
 }
 
 /** Runs of unused content words (not stopwords, not vocabulary; without filler and topic markers unless `includeHarmless`). */
