@@ -26,8 +26,11 @@ function wordsTo<T extends string>(table: Record<string, string>, allowed: reado
       throw new Error(`vocabulary.data.json: "${word}" maps to "${value}", not a ${what}`);
     }
   }
-  return table as Record<string, T>;
+  return own(table) as Record<string, T>;
 }
+
+/** A copy without a prototype, so `w in table` and `table[w]` never see `constructor` and the like. */
+const own = <T>(table: Record<string, T>): Record<string, T> => Object.assign(Object.create(null), table);
 
 type Classes = typeof data.classes;
 const classes = Object.fromEntries(Object.entries(data.classes).map(([k, v]) => [k, new Set(v)])) as {
@@ -48,8 +51,8 @@ export const V = {
   verdicts: wordsTo<VerdictStatus>(data.verdicts, VERDICT_STATUSES, 'verdict'),
   statuses: wordsTo<TriageStatus>(data.triageStatuses, TRIAGE_STATUSES, 'triage status'),
   groupBy: wordsTo<GroupByKey>(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
-  ordinals: data.ordinals as Record<string, number>,
-  numbers: data.numbers as Record<string, number>,
+  ordinals: own(data.ordinals as Record<string, number>),
+  numbers: own(data.numbers as Record<string, number>),
   /** Two-word negations: "other than low", "apart from info", "all but info". */
   negationPairs: data.negationPairs,
   /** Phrases that introduce a topic ("relate to X", "mention X"), and those that negate it. */
@@ -65,7 +68,7 @@ export const V = {
 export const union = (...xs: (Set<string> | Record<string, unknown>)[]): Set<string> =>
   new Set(xs.flatMap((x) => (x instanceof Set ? [...x] : Object.keys(x))));
 
-const TYPO_MAP: Record<string, string> = data.spelling.typos;
+const TYPO_MAP: Record<string, string> = own(data.spelling.typos);
 const FUZZY_TARGETS = data.spelling.fuzzyTargets;
 const FUZZY_SET = new Set(FUZZY_TARGETS);
 
