@@ -24,11 +24,11 @@ const escapeHtml = (s: string): string =>
  * `_a`, an address without a domain), and imported descriptions are written by whoever wrote the
  * report, up to 100,000 characters.
  */
-export const MARKDOWN_MAX_CHARS = 20_000;
+const MARKDOWN_MAX_CHARS = 20_000;
 
 /**
  * Characters marked's link pattern may scan from a `[`: on a run of unclosed `[a](` it is cubic
- * in what it scans. A longer link shows as its text.
+ * in what it scans. A longer link shows as its label, its address still linked as a bare URL.
  */
 const LINK_SCAN_CHARS = 512;
 
@@ -44,6 +44,7 @@ const markdown = new Marked({
     html: ({ text }) => escapeHtml(text),
   },
   tokenizer: {
+    // `false` (a short rest of the text) hands over to marked's own link rule.
     link(src) {
       return (
         src.length > LINK_SCAN_CHARS && Tokenizer.prototype.link.call(this, src.slice(0, LINK_SCAN_CHARS))
