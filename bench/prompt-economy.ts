@@ -1,12 +1,6 @@
 /**
- * `node tools/cli/run-ts.mjs bench/prompt-economy.ts`
- *
- * Prompt economy (docs/benchmarks.md "Prompt economy"): the tokens of the system prompt plus the
- * tool declarations (goal ≤ 1,200), the tokens of each request of the two-tool turn over the
- * questions' 41 reports against an Ollama-like server at its default 4,096-token window (goal: each
- * ≤ 4,096, nothing truncated, the answer exact), and whether the prefix is byte-identical across the
- * turns of a thread. Tokens are counted with the worker's own tokenizer (o200k_base). Needs Postgres
- * at TEST_PG_URL (a database of its own, dropped at the end).
+ * `node tools/cli/run-ts.mjs bench/prompt-economy.ts`: docs/benchmarks.md "Prompt economy".
+ * Needs Postgres at TEST_PG_URL (a database of its own, dropped at the end).
  */
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';

@@ -1,18 +1,7 @@
 /**
- * `npm run bench -- [--quick] [--scenario=1,2,…] [--profile] [--no-build] [--log-level=info]`
- *
- * The benchmark harness (docs/benchmarks.md): builds the server (SWC, dist/node), creates a
- * database of its own loaded with the shared questions' corpus and a Redis prefix of its own,
- * then runs each scenario against the real stack (API, agent-workers, Postgres, Redis, a stub
- * OpenAI-compatible model), printing p50/p95/p99/max next to each goal and writing one JSON
- * result per scenario into bench/results/<run>/ (git-ignored) with the processes' logs.
- *
- * --quick      every scenario at reduced size (under 3 minutes)
- * --scenario=N only these scenarios (comma-separated)
- * --profile    V8 CPU profiles (--cpu-prof) of the API and workers, in the run's logs/profiles
- * --no-build   reuse dist/node
- * --log-level  LOG_LEVEL of the API and workers (default info, as in production)
- * --coalesce-ms TEXT_DELTA_COALESCE_MS of the workers (default 16; scenario 5 also measures 0)
+ * `npm run bench -- [--quick] [--scenario=1,2,…] [--profile] [--no-build] [--log-level=info]
+ * [--coalesce-ms=16]`: the benchmark harness (docs/benchmarks.md). Runs each scenario against the
+ * real stack and writes JSON results and logs to bench/results/<run>/.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -14,11 +14,9 @@ export interface CpuBreakdown {
 }
 
 /**
- * Measures CPU seconds of the stack's processes from /proc/<pid>/stat: the API, each worker, the
- * stub model, this harness, the Postgres backends connected to the bench database (read at the
- * start and at the end: a backend counts from its first reading, one that connected meanwhile from
- * zero) and the redis-server (shared with anything else using that Redis on the machine).
- * Create it with `CpuMeter.start`, which takes the first reading.
+ * CPU seconds of the stack's processes from /proc/<pid>/stat: API, workers, stub model, harness,
+ * the bench database's Postgres backends (new ones from zero) and redis-server (shared).
+ * `CpuMeter.start` takes the first reading.
  */
 export class CpuMeter {
   private readonly start = new Map<number, number>();

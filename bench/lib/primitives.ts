@@ -11,15 +11,9 @@ import { poolFor } from './api-client';
 import { nowMs, summarize, type Summary } from './stats';
 
 /**
- * The bare primitives a figure is made of, timed in the same run as the scenario so a figure can be
- * read as a multiple of them on a noisy host (ms, one at a time, after a warm-up):
- * - `bullmq`: `Queue.add` start → a `Worker`'s processor starts (one queue, concurrency 1);
- * - `socket`: Redis `PUBLISH` → a Socket.IO server's subscriber emits it → a client receives it;
- * - `postgres`: `SELECT count(*) FROM findings` on the bench database;
- * - `commit`: one single-row `INSERT` committed (autocommit) into a table of the bench database;
- * - `http`: a POST of a message-sized JSON body to the API under test that no route takes (its
- *   middleware, body parser and 404), over the harness's keep-alive pool (`timeHttpPost`, timed by
- *   the scenarios that start the API).
+ * The bare primitives a figure is made of, timed in the same run (ms, after a warm-up): `bullmq`
+ * add → processor start, `socket` PUBLISH → client, `postgres` a count, `commit` one insert, `http`
+ * a message-sized POST no route takes.
  */
 export interface Primitives {
   bullmq?: Summary;

@@ -75,11 +75,9 @@ export async function waitUntil<T>(
 }
 
 /**
- * The real stack for one benchmark run, each part a child process in its own process group: a
- * database of its own (created, migrated, loaded with the 41 files of the shared questions'
- * corpus), a Redis key prefix of its own, the API and N agent-workers from the SWC build
- * (`dist/node`), and the stub model. `dispose()` stops everything it started and drops the
- * database and the Redis keys.
+ * The real stack for one run, each part in its own process group: its own database (the
+ * questions' 41 files) and Redis prefix, the API, N workers (`dist/node`) and the stub model.
+ * `dispose()` stops and drops everything.
  */
 export class BenchStack {
   readonly id = randomBytes(4).toString('hex');

@@ -1,13 +1,7 @@
 /**
- * Scenario 5's publisher, a process of its own standing in for the workers: for each thread it
- * streams turns of `tokensPerTurn` text deltas at `tokensPerSecond`, through the worker's own
- * `TurnEventStream` (so TEXT_DELTA_COALESCE_MS applies exactly as in a worker) and the real
- * `TurnEventBus`, then `turn.done`, then the next turn. Each delta's text is `<emit time ms>|`
- * (monotonic clock) so clients can time every token; each published event's publish start is
- * recorded by (turn, seq) and written to `outFile` as JSON at the end, with its own CPU seconds while publishing.
- *
- * Config: env `FAN_OUT_CONFIG` (JSON). Protocol over IPC: sends 'ready', waits for 'go', sends
- * 'done' after `durationMs`.
+ * Scenario 5's publisher process, standing in for the workers: streams turns through the real
+ * `TurnEventStream` and `TurnEventBus`, each delta's text `<emit time ms>|`; writes publish times
+ * and its CPU seconds to `outFile`. Config: env `FAN_OUT_CONFIG`. IPC: 'ready', 'go', 'done'.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';

@@ -13,12 +13,7 @@ import {
   waitTurnsEnded,
 } from '../lib/turns';
 
-/**
- * Scenario 1 — enqueue → worker pickup: the harness adds turn jobs to the real queue one at a
- * time (the API dispatcher's options) while one idle agent-worker waits; the time from just before
- * `Queue.add` to the worker's processor start (`worker.picked` trace mark, same monotonic clock).
- * Reference in the same run: the Redis round trip (PING) from the harness; the floor is two.
- */
+/** Scenario 1 — enqueue → worker pickup, against the Redis round trip (the floor is two). */
 export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
   const jobs = ctx.quick ? 200 : 1000;

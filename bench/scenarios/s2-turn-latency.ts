@@ -67,10 +67,8 @@ function publishRoundTrips(index: TraceIndex, turnIds: string[]): number[] {
 }
 
 /**
- * Scenario 2 — what a turn costs beyond the model: one operator, the built-in planner, turns one
- * after the other (round-robin over threads), each a one-tool question of shared/questions. POST
- * → first `chat:event` at a Socket.IO client, POST → `turn.done`, the breakdown by hop from the
- * trace marks of the API and the worker, and the same turns run in-process (no queue, no socket).
+ * Scenario 2 — what a turn costs beyond the model (built-in planner): POST → first event and →
+ * `turn.done`, by hop, and the same turns in-process.
  */
 export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

@@ -37,9 +37,7 @@ export async function readProbe(proc: Proc, reset = false): Promise<ProbeReading
 interface Level {
   concurrency: number;
   /**
-   * How the jobs arrive: `at once` (every job added in one go: the first wave's turns start, call
-   * the model and come back together), or `staggered` (the first C jobs added evenly over one model
-   * time, the rest at once behind them: a closed loop whose turns are spread over the model's time,
+   * `at once` (every job added together) or `staggered` (the first C spread over one model time,
    * as independent operators' turns are).
    */
   arrival: Arrival;
@@ -115,11 +113,8 @@ async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promi
 }
 
 /**
- * Scenario 3 — one worker process, many slow turns: the stub model answers each turn with a
- * `search_findings` call after 2 s, then 20 text deltas; one agent-worker with
- * WORKER_CONCURRENCY = C gets `waves × C` jobs at once. Throughput (steady state, after the first
- * wave) against the ideal C ÷ model time per turn, event-loop lag (monitorEventLoopDelay inside
- * the worker), peak RSS, and the knee: the first C where throughput falls below 80 % of ideal.
+ * Scenario 3 — one worker, many slow turns (`waves × C` jobs, WORKER_CONCURRENCY = C): throughput
+ * against C ÷ model time, event-loop lag, peak RSS, and the knee (below 80 % of ideal).
  */
 export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

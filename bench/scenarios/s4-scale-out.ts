@@ -25,11 +25,8 @@ interface Run {
 }
 
 /**
- * Scenario 4 — scaling out: V operators (each signed in with a thread and a socket) post one-tool
- * questions in a closed loop (the next one when `turn.done` arrives) against one API and 1, 2 and 4
- * agent-workers with the built-in planner. Turns/s over a fixed window, the ratio to one worker,
- * and the CPU seconds of each process (API, workers, Postgres backends, Redis, the load generator)
- * with a projection to machines with more cores.
+ * Scenario 4 — scaling out: V operators in a closed loop against one API and 1, 2, 4 workers
+ * (built-in planner); turns/s, the ratio to one worker, CPU per process and a projection.
  */
 export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

@@ -30,12 +30,8 @@ interface FanOutRun {
 }
 
 /**
- * Scenario 5 — fan-out: one API process with 100 Socket.IO clients (10 operators × 10 threads,
- * one socket per thread) while a publisher process streams text deltas into all 100 threads at
- * 100 tokens/s each (10,000 deltas/s offered) through the worker's `TurnEventStream` and the real
- * event bus. Measured at the clients: deltas delivered per second, publish → client latency per
- * message, and emit → client latency per token (what coalescing adds), for TEXT_DELTA_COALESCE_MS
- * 0 (off), 16 and 50.
+ * Scenario 5 — fan-out: 100 sockets on one API while a publisher streams 10,000 deltas/s; delivery
+ * rate and latencies per message and per token, for TEXT_DELTA_COALESCE_MS 0, 16 and 50.
  */
 export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

@@ -11,11 +11,8 @@ interface Stat {
 }
 
 /**
- * Scenario 6 — queries: runs the corpus library's own query benchmark
- * (`libs/corpus-queries/bench/queries.bench.ts`, `npm run bench:queries`) on a database of its
- * own (1,000,000 generated findings; 100,000 with --quick), copies its JSON result here and puts
- * each figure next to the issue's goal. The corpus library's section of docs/benchmarks.md
- * explains the plans.
+ * Scenario 6 — queries: runs `npm run bench:queries` on 1,000,000 findings (100,000 with --quick)
+ * and puts each figure next to its goal.
  */
 export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

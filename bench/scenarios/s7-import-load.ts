@@ -84,10 +84,7 @@ function rssBytes(pid: number): number {
 }
 
 /**
- * Scenario 7 — a chat turn during a large import: POST message → first `chat:event` (built-in
- * planner, one turn at a time) in rounds of turns without an import and then during one, while
- * another process uploads a ~50 MB SARIF file (upload to disk in the API, parsing on the
- * agent-worker); and the API process's peak RSS (sampled from /proc every 25 ms) during the imports.
+ * Scenario 7 — turn latency with and without a ~50 MB SARIF import running, and the API's peak RSS.
  */
 export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

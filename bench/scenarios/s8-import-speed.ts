@@ -58,14 +58,9 @@ async function timedCopy(
 }
 
 /**
- * Scenario 8 — import speed (issue 31 item 5): upload → `ready` (the `import:event` socket message)
- * of a ≤ 1 MB shared SARIF file, repeated; ten such files in one multipart request; and a ~50 MB
- * generated SARIF file beside the parse of its bytes alone plus a COPY of the rows it stored.
- *
- * The stack runs, as recommended for production, an imports-only worker (`WORKER_QUEUES=imports`:
- * it stores at full speed) beside a turns-only one. `S8_SHARED_WORKER=1` runs one worker with both
- * queues instead (storing paced to leave room for turns), as the runs before 2026-12-07 07:00 did.
- * `IMPORT_CONCURRENCY` (environment, default 1) is passed to the worker that takes imports.
+ * Scenario 8 — import speed: upload → `ready` of small files, ten in one request, and a ~50 MB
+ * file beside its bare parse and COPY. An imports-only worker runs beside a turns-only one
+ * (`S8_SHARED_WORKER=1`: one worker for both); `IMPORT_CONCURRENCY` goes to the importing worker.
  */
 export async function scenario8(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

@@ -8,10 +8,7 @@ import { firstMark, ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
 import { HOPS } from './s2-turn-latency';
 
 /**
- * Scenario 9 — the first turn after a start: the API and one agent-worker are started afresh
- * (each reports ready through its health check), a client that signed in before the restart
- * reconnects its socket and posts one question (built-in planner); then more turns on the warm
- * stack. POST → turn.done of the first turn against the warm ones, by hop from the trace marks.
+ * Scenario 9 — the first turn after a restart of the API and a worker, against warm turns, by hop.
  */
 export async function scenario9(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;

@@ -1,12 +1,6 @@
 /**
- * How the benchmark's stub OpenAI-compatible model behaves (per run). A turn asks it for each
- * scripted tool call in turn, then for the answer:
- * - a request whose messages hold fewer tool results than `toolCalls` answers the next tool call,
- *   its first chunk after `ttftMs`;
- * - the request after the last tool result streams `deltas` text deltas, the first after
- *   `answerTtftMs`, then one every `deltaIntervalMs`.
- * So the model time of one turn is `ttftMs × toolCalls.length + answerTtftMs + (deltas − 1) ×
- * deltaIntervalMs` (with no tool calls: `ttftMs` instead of `answerTtftMs`).
+ * The benchmark's stub model, per run: it answers each scripted tool call (first chunk after
+ * `ttftMs`), then streams `deltas` (first after `answerTtftMs`, then every `deltaIntervalMs`).
  */
 export interface StubModelConfig {
   /** Milliseconds before the first chunk of a tool-call response (or of the answer when there are no tool calls). */

@@ -1,10 +1,7 @@
 /**
- * Start-up preparation for `npm start`: creates the database when absent, runs migrations, and
- * imports the files of the folder named by CORPUS_DIR (else the real scanner files in
- * ../shared/corpus/scans beside this repository) that the corpus does not hold yet: every start
- * resumes where the last one stopped, each file in its own transaction, a refused file listed with
- * why. With no folder and an empty corpus it generates a demo corpus (labelled as demo data).
- * Exits non-zero when a step other than a file's import fails.
+ * `npm start`'s preparation: creates and migrates the database and imports the CORPUS_DIR files
+ * (default ../shared/corpus/scans) it lacks, each in its own transaction; with no folder and an
+ * empty corpus, a labelled demo corpus. Exits non-zero when a step other than a file fails.
  */
 import fs from 'node:fs';
 import path from 'node:path';

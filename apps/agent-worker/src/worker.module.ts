@@ -44,11 +44,8 @@ export interface WorkerModuleOptions {
 }
 
 /**
- * The agent-worker: consumes `chat-turns` jobs with `concurrency = WORKER_CONCURRENCY`, runs each
- * turn through the injected `AgentRunner`, publishes its events and stores its answer; and
- * `imports` jobs with `concurrency = IMPORT_CONCURRENCY`, parsing and storing uploaded reports; and
- * `webhooks` jobs, sending signed turn webhooks. Any number
- * of worker processes may run against one Redis and Postgres; nothing here assumes it is alone.
+ * The agent-worker: consumes `chat-turns` (`WORKER_CONCURRENCY`), `imports` (`IMPORT_CONCURRENCY`)
+ * and `webhooks` jobs. Any number of workers may share one Redis and Postgres.
  */
 @Module({})
 export class WorkerModule {

@@ -17,11 +17,7 @@ import { SettingsModule } from './settings/settings.module';
 import { WebStaticModule } from './web-static/web-static.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
-/**
- * The API: feature modules in `imports` below; infrastructure (settings, logging, database,
- * BullMQ, turn pipeline) and the auth layer come from `forRoot(env)`, so tests can start several
- * instances with settings of their own in one process.
- */
+/** The API; `forRoot(env)` adds infrastructure and auth, so tests can run several in one process. */
 @Module({
   imports: [
     HealthModule,

@@ -19,12 +19,9 @@ export interface ConfigureAppOptions {
 }
 
 /**
- * The API's global configuration, applied to a created (not yet initialised) app by `main.ts` and
- * by tests alike: pino as the logger, the `/api` prefix (all but `/mcp`), `trust proxy` from `TRUST_PROXY`, HTTP hardening (helmet, cookies, JSON and
- * urlencoded bodies up to 1 MB else 413, admin-only docs), strict validation (unknown fields 400,
- * one message per invalid field), client errors of the body parsers answered with an actionable
- * message and logged at warn (`ClientErrorFilter`), OpenAPI at `/api/docs`, Socket.IO with the
- * Redis adapter, shutdown hooks.
+ * The API's global configuration, for `main.ts` and tests alike: logger, `/api` prefix (not
+ * `/mcp`), `TRUST_PROXY`, HTTP hardening, strict validation, actionable client errors, OpenAPI at
+ * `/api/docs`, Socket.IO with the Redis adapter, shutdown hooks.
  */
 export function configureApp(
   app: NestExpressApplication,

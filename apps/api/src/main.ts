@@ -1,8 +1,6 @@
 /**
- * The API process: `node tools/cli/run-ts.mjs apps/api/src/main.ts` (or `node dist/node/apps/api/src/main.js`).
- * Validates its settings (a bad one stops it, exit 1, naming the variable), checks Postgres and
- * Redis are reachable, creates the database when migrations are on, then serves HTTP and Socket.IO.
- * A port already in use (or an address not of this machine) stops it too, exit 1, naming the setting.
+ * The API process. Validates settings, checks Postgres and Redis, creates the database when
+ * migrating, then serves HTTP and Socket.IO; a bad setting or busy port exits 1 naming it.
  */
 import 'reflect-metadata';
 import { ensureDatabase } from '@corpus-chat/corpus-queries';

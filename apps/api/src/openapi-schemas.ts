@@ -6,11 +6,8 @@ import * as contracts from '@corpus-chat/contracts';
 import { isZodDto, toolJsonSchema, type ZodDtoClass } from '@corpus-chat/contracts';
 
 /**
- * Fills the OpenAPI schemas of the request DTOs from their zod schemas (the DTOs live in
- * libs/contracts, shared with the web app, so they carry no `@ApiProperty`): every component
- * schema Nest emitted without properties for a `zodDto` class of `@corpus-chat/contracts` is
- * replaced by the JSON Schema of its zod schema (types, formats, patterns, enums, bounds, required
- * fields). Mutates and returns `document`.
+ * Fills the empty OpenAPI schemas Nest emits for `zodDto` classes (shared with the web app, so no
+ * `@ApiProperty`) with their zod schemas' JSON Schema. Mutates and returns `document`.
  */
 export function withValidationSchemas(document: OpenAPIObject): OpenAPIObject {
   const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});

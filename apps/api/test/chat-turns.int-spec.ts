@@ -15,7 +15,7 @@ import {
   TRUNCATION_MARK,
 } from '@corpus-chat/contracts';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
-import { scriptedMessage, type TurnScript } from './support/turn-script';
+import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
 import {
   type ApiInstance,
   emitWithAck,
@@ -149,7 +149,10 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     const chatId = await newChat();
     const first = await socketOf(apiA, alice);
     await first.join(chatId);
-    const { turnId } = await postOk(chatId, { deltaCount: 30, deltaMs: 40 });
+    // Held after 8 deltas until the second socket has joined: on a loaded host the turn would
+    // otherwise end before the reload.
+    const gate = newGate();
+    const { turnId } = await postOk(chatId, { deltaCount: 30, deltaMs: 5, hold: { afterDeltas: 8, gate } });
     await first.waitFor(turnId, { count: 6 });
     first.close();
     const k = first.forTurn(turnId).at(-1)!.seq;
@@ -160,6 +163,7 @@ describe('chat turns: API → BullMQ → worker → Redis → Socket.IO', () => 
     const second = await socketOf(apiB, alice);
     const ack = await second.join(chatId, k);
     expect(ack).toMatchObject({ ok: true, activeTurn: { turnId, status: 'running' } });
+    openGate(gate);
     await second.waitFor(turnId, 'turn.done');
     const resumed = second.forTurn(turnId);
     expect(resumed[0].prev).toBe(k);

@@ -1,8 +1,4 @@
-/**
- * The contracts as the web client sees them (`apps/web` maps `@corpus-chat/contracts` here).
- * Every type of `index.ts`, but runtime values only from files that do not load zod or JSON
- * schemas: the DTO classes and argument schemas are validation code the browser never runs.
- */
+/** The contracts for the web client: every type, but no runtime value that loads zod or JSON schemas. */
 export * from './corpus/corpus.types';
 export type * from './corpus/scan-comparison';
 export type * from './corpus/scan-comparison.dto';

@@ -1,17 +1,10 @@
 /**
  * `npm run bench:queries -- [--sizes=100000,1000000] [--quick] [--keep] [--reuse] [--iterations=N]`
  *
- * --keep leaves the database behind; --reuse (implies --keep, one size) measures the corpus a
- * previous --keep run left when it has the requested size instead of generating it again.
- *
- * For each size: (re)creates the database `corpus_chat_bench` (BENCH_DATABASE_URL, default on
- * 127.0.0.1 as user postgres), runs the migrations, generates a synthetic corpus of that many
- * findings, VACUUM ANALYZEs it, then prints p50/p95 latencies (ms) of the query functions,
- * uncached unless stated: searchFindings for a rare (≤ 1 %), a common (~10 %) and a very common
- * (~45 %) term (pooled, and inside runReadOnly as the tools call it), rows only, count only (alternating with page +
- * total, so their ratio is taken under the same load), page + total, countFindingsBy('severity'), corpusOverview,
- * a cached repeat, and the Postgres plans (EXPLAIN ANALYZE) showing index use. Drops the database
- * at the end unless --keep. Results also go to <repo>/bench/results/queries-<size>.json (git-ignored).
+ * Per size: (re)creates `corpus_chat_bench` (BENCH_DATABASE_URL), migrates, generates that many
+ * findings and prints p50/p95 of the query functions with their plans (docs/benchmarks.md).
+ * --keep leaves the database; --reuse measures a kept one of the right size. Results also go to
+ * bench/results/queries-<size>.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,10 +56,8 @@ function cpuTicks(): { busy: number; total: number } | undefined {
 }
 
 /**
- * Waits (at most 60 s) until the machine is quiet: two consecutive half-second windows in which
- * all cores together were busy (or waiting for I/O) under 15 % of the time. Right after the bulk load the kernel is
- * still writing the load's dirty pages back and autovacuum may be busy with another database, and
- * a query measured against that (a 7 ms count, a 1 ms page) moves by 10–20 %. Prints what it saw.
+ * Waits (≤ 60 s) until all cores are under 15 % busy for two half-second windows: right after the
+ * bulk load, write-back and autovacuum would move the measured queries by 10–20 %.
  */
 async function waitForQuietMachine(): Promise<
   { quiet: boolean; waitedSeconds: number; busyShare: number } | undefined

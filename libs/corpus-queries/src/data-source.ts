@@ -6,16 +6,10 @@ import { ALL_ENTITIES } from './entities';
 export const MIGRATIONS_GLOB = path.join(__dirname, 'migrations', '*.{ts,js}');
 
 /**
- * TypeORM options for Postgres at `url` (e.g. `postgres://postgres@127.0.0.1:5432/corpus_chat`).
- * `synchronize` is always off: the schema comes from migrations only. Connections run with JIT
- * compilation off: the corpus queries are short, and compiling a plan costs more (20–40 ms) than
- * it saves. `parallel_setup_cost` is raised from 1000 to 10000: starting parallel workers cost
- * 15–25 ms per query on a 2-core host, so a count of ~10,000 matching findings ran twice as fast
- * without them (14–20 ms against 37–42 ms at 1M findings), while counts of 100,000+ matches still
- * go parallel. A session idle inside a transaction for a minute is ended by Postgres, so a
- * transaction leaked by a bug or held by a stalled client gives its connection back to the pool.
- * `extra.extra` given by the caller is merged into these pool settings (e.g. node-postgres'
- * `connectionTimeoutMillis`, how long a query waits for a pooled connection).
+ * TypeORM options for Postgres at `url`; the schema comes from migrations only. JIT is off and
+ * `parallel_setup_cost` raised for these short queries (docs/benchmarks.md); an idle-in-transaction
+ * session is ended after a minute so a leaked transaction frees its connection. `extra.extra` is
+ * merged into the pool settings.
  */
 export function dataSourceOptions(url: string, extra: Partial<DataSourceOptions> = {}): DataSourceOptions {
   return {

@@ -1,8 +1,4 @@
-/**
- * The corpus: TypeORM entities and migrations, importers, the read-only query functions, and the
- * corpus tools (schemas, validation, read-only execution, formatting) that the chat's agent and the
- * API's MCP server both serve. Query logic lives here once.
- */
+/** The corpus: entities, migrations, importers, read-only queries and the corpus tools, once. */
 export * from './entities';
 export * from './data-source';
 export * from './database-admin';

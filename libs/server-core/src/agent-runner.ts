@@ -6,11 +6,7 @@ import type {
   TurnAttachment,
 } from '@corpus-chat/contracts';
 
-/**
- * One stored prose message of the thread, oldest first, as the agent's history. Of an answer's
- * metadata it carries only the follow-up state (the filter and finding ids it left, the planner's
- * scope); its tool calls stay in the database.
- */
+/** One stored message as history, oldest first, with only the follow-up state of its metadata. */
 export interface HistoryMessage {
   role: MessageRole;
   content: string;
@@ -68,10 +64,8 @@ export class AgentTurnError extends Error {
 }
 
 /**
- * Runs one turn: reads `ctx`, emits text deltas and tool events, returns the final answer.
- * On `ctx.signal` abort it must stop promptly and throw (any error); the pipeline then stores the
- * text streamed so far as a `cancelled` message. Implementations: the agent (planner or
- * OpenAI-compatible model) in apps/agent-worker, scripted runners in tests.
+ * Runs one turn: emits text deltas and tool events, returns the final answer. On `ctx.signal`
+ * abort it must throw promptly; the pipeline then stores the streamed text as `cancelled`.
  */
 export interface AgentRunner {
   run(ctx: AgentTurnContext): Promise<AgentTurnOutcome>;

@@ -7,11 +7,7 @@ import {
   validateEnv,
 } from '@corpus-chat/server-core';
 
-/**
- * Environment of the agent (the tool loop and the model client), validated at start-up. Model
- * server details (base URL, model, key) are not here: they live in the `settings` row and are read
- * per turn.
- */
+/** The agent's environment, validated at start-up; the model server itself is the `settings` row's. */
 export const agentEnvSchema = z.looseObject({
   AGENT_MAX_STEPS: envInt(8, 1, 50).describe(
     'Model steps (requests) per turn before the turn stops with STEP_LIMIT.',

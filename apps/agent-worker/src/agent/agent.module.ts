@@ -31,10 +31,8 @@ export interface AgentModuleOptions {
 }
 
 /**
- * Provides `AGENT_RUNNER` (a `CorpusAgentRunner`) for the agent-worker. Needs a TypeORM `DataSource`
- * provider from the importing app (e.g. `TypeOrmModule.forRootAsync`). Import it as
- * `AgentModule.forRoot()` (config from the environment, the real query functions) or pass
- * `config`/`queries` to override them (tests).
+ * Provides `AGENT_RUNNER` (a `CorpusAgentRunner`); needs the app's TypeORM `DataSource`. Tests
+ * pass `config`/`queries` to `forRoot` to override the environment and the real queries.
  */
 @Module({})
 export class AgentModule {

@@ -21,11 +21,7 @@ const WARM_UP_QUESTIONS: [string, OperatorLanguage][] = [
   ['Сколько всего находок?', 'ru'],
 ];
 
-/**
- * The `AgentRunner` the worker uses: per turn it reads the `settings` row and runs either the
- * OpenAI-compatible model back end (`backend = 'openai'` with a base URL and model) or the
- * built-in planner (the default, and the fallback when no model server is configured).
- */
+/** The worker's `AgentRunner`: per turn, the model back end when `settings` names one, else the planner. */
 export class CorpusAgentRunner implements AgentRunner {
   private readonly logger = new Logger(CorpusAgentRunner.name);
 

@@ -2,13 +2,9 @@ import type { DataSource } from 'typeorm';
 import { readModelSettings, type ModelSettings } from '@corpus-chat/corpus-queries';
 
 /**
- * The model settings row as the worker sees it, read per turn with a short cache (`ttlMs`), so an
- * operator's change in Settings applies to the next turns without a restart.
- *
- * With `ttlMs` 0 every `get` sees a read that started after it was called (so a change committed
- * before a turn starts applies to that turn), but turns starting together share that read: while
- * one read is in flight, callers wait for the next one, which starts when it ends and serves them
- * all. Under load that is at most two reads in flight instead of one per turn.
+ * The model settings row, read per turn with a `ttlMs` cache so a change applies without restart.
+ * With `ttlMs` 0 each `get` sees a read started after the call, but concurrent callers share the
+ * next read: at most two in flight instead of one per turn.
  */
 export class ModelSettingsProvider {
   private cached: { at: number; value: Promise<ModelSettings> } | undefined;

@@ -17,11 +17,9 @@ import type { ProvenanceEvidence } from './verification/number-provenance';
 import { ProgressMeter } from './model/progress-meter';
 
 /**
- * One turn's bookkeeping, shared by the planner and the model back end so both emit the same
- * events: runs tool calls through the tool layer with `tool.call`/`tool.result` around each,
- * streams text deltas, and builds the `AssistantMessageMetadata` stored with the answer (the tool
- * calls with their summaries, and `lastFilter`/`lastFindingIds` for follow-ups, carried over from
- * the previous answer when this turn set none).
+ * One turn's bookkeeping, shared by the planner and the model back end: runs tool calls with their
+ * events, streams text, and builds the stored `AssistantMessageMetadata` (follow-up state carried
+ * over when this turn set none).
  */
 export class TurnRecorder {
   private readonly calls: StoredToolCall[] = [];
@@ -52,10 +50,8 @@ export class TurnRecorder {
   }
 
   /**
-   * Runs one tool call: emits `tool.call`, executes it (read-only), emits `tool.result` and records
-   * it. A tool name we do not have (a model's invention) is answered with an error the model sees
-   * and emitted and recorded like any failed call, under its `shownToolName`, so the operator sees
-   * what the model tried.
+   * Runs one tool call between `tool.call` and `tool.result` and records it; an invented tool name
+   * is a failed call under its `shownToolName`, so the operator sees what the model tried.
    */
   async callTool(name: string, rawArgs: unknown, callId = this.nextCallId()): Promise<ToolExecution> {
     this.ctx.signal.throwIfAborted();
@@ -92,9 +88,8 @@ export class TurnRecorder {
   }
 
   /**
-   * Runs a tool call, trying again while Postgres is out of reach (back-off from 200 ms doubling to
-   * 5 s) until it answers or the turn is stopped or runs out of time: then the turn ends with
-   * `turn.error` (TIMEOUT), never with an answer written without the data.
+   * Runs a tool call, retrying while Postgres is unreachable (200 ms doubling to 5 s) until the turn
+   * stops or times out (`turn.error` TIMEOUT): never an answer without the data.
    */
   private async executeWhileReachable(name: string, rawArgs: unknown): Promise<ToolExecution> {
     const signal = this.ctx.signal;
@@ -121,11 +116,7 @@ export class TurnRecorder {
     return this.text;
   }
 
-  /**
-   * Cuts the answer back to its first `length` characters and tells the client to do the same
-   * (`text.reset`): what followed was reasoning, a tool call written as text, or an answer the
-   * model is asked to write again.
-   */
+  /** Cuts the answer back to `length` characters and tells the client (`text.reset`). */
   async reset(length: number, reason: 'reasoning' | 'tool_call' | 'reask'): Promise<void> {
     if (length >= this.text.length) return;
     this.ctx.signal.throwIfAborted();

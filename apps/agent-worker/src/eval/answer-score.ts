@@ -30,9 +30,8 @@ export function numbersIn(text: string): number[] {
 }
 
 /**
- * Scores `text` against `expected`. Numbers compare as values, so thousands separators are allowed
- * (`1,768` is 1768); names compare case-insensitively. A `noNumbers` answer may number a list
- * ("1. …" at the start of a line) but state no other number.
+ * Scores `text` against `expected`: numbers by value (`1,768` is 1768), names case-insensitively; a
+ * `noNumbers` answer may only number a list.
  */
 export function scoreAnswer(expected: ExpectedAnswer, text: string): AnswerScore {
   const found = new Set(numbersIn(text));

@@ -1,14 +1,7 @@
 /**
  * `npm run eval:model -- --base-url URL --model NAME [--api-key KEY] [--questions FILE]
- * [--database-url URL] [--json] [--min-exact RATE]`: measures how exactly a model answers the shared
- * questions through the worker's own model path (see `eval-model.ts`). Imports the question file's
- * corpus into a scratch database on the Postgres server of `--database-url` (default
- * `DATABASE_URL`, else the local server), asks every question, prints one line per question and the
- * rates, and drops the database. The agent's variables (`AGENT_MAX_STEPS`, `AGENT_CONTEXT_TOKENS`,
- * the timeouts) apply as in the worker.
- *
- * Exit code: 0 (a measurement), 1 when `--min-exact` is given and the exact rate is below it,
- * 2 for bad arguments or a failed set-up (model server or Postgres unreachable, a corpus file refused).
+ * [--database-url URL] [--json] [--min-exact RATE]`: scores a model on the shared questions in a
+ * scratch database (see `eval-model.ts`). Exit 0, 1 below `--min-exact`, 2 for bad arguments or set-up.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';

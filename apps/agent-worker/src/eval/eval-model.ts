@@ -1,8 +1,6 @@
 /**
- * Model evaluation: asks a question set of `shared/questions/` through the worker's own model path
- * (`OpenAiModelRunner` with the real read-only tools, follow-ups in one thread with the stored
- * history) and scores each answer as the questions' README says. `npm run eval:model` is its
- * command line (`eval-model.cli.ts`).
+ * Model evaluation: asks a `shared/questions/` set through the worker's model path and scores each
+ * answer as the questions' README says.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -47,11 +45,7 @@ export function defaultQuestionsFile(): string {
   return path.join(shared, 'questions', 'questions.json');
 }
 
-/**
- * Reads a question file. Its `corpus.root` is relative to the folder holding `shared/`, that is two
- * levels above the file's own folder (`shared/questions/questions.json`). Throws on unreadable JSON
- * or a file without `corpus.files` and `questions`.
- */
+/** Reads a question file (`corpus.root` relative to the folder holding `shared/`); throws when malformed. */
 export function loadQuestionSet(file: string): QuestionSet {
   const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as {
     corpus?: { root?: string; files?: string[] };
@@ -79,10 +73,8 @@ export interface ScratchCorpus {
 }
 
 /**
- * Creates a database `corpus_chat_eval_<pid>_<random>` on the Postgres server of `serverUrl` (its
- * database name is ignored; the server's `postgres` database is used to create and drop), runs the
- * migrations and imports `set.files` with the real importer, one by one. Throws (after dropping it)
- * when the server is unreachable or any file is refused: scores on a partial corpus mean nothing.
+ * Creates a scratch database on `serverUrl`'s server, migrates and imports `set.files`. Throws
+ * (after dropping it) when anything fails: scores on a partial corpus mean nothing.
  */
 export async function createScratchCorpus(serverUrl: string, set: QuestionSet): Promise<ScratchCorpus> {
   const admin = new URL(serverUrl);
@@ -162,11 +154,8 @@ export interface EvalReport {
 }
 
 /**
- * Asks each question in a new thread through `OpenAiModelRunner` on `dataSource`, turn after turn
- * with the history the worker would keep (each message and the answer with its stored metadata),
- * and scores the last answer. A failed turn ends its question (recorded with `error`) and the run
- * goes on. `config` overrides the agent's defaults (steps, context budget, timeouts); `onResult`
- * sees each result as soon as it is scored. Never throws for a model failure.
+ * Asks each question in a new thread through `OpenAiModelRunner`, with the history the worker
+ * would keep, and scores the last answer. A failed turn is recorded with `error`; never throws.
  */
 export async function evaluateModel(opts: {
   dataSource: DataSource;

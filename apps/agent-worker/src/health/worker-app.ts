@@ -4,11 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 
 /**
- * Creates and starts the worker `module` (`WorkerModule.forRoot(…)`) as a Nest HTTP app whose only
- * route is `GET /health`, listening on `port` (`WORKER_HEALTH_PORT`: 0 any free port; below 0
- * nothing listens and the app is only initialised). Logs go through the module's pino logger.
- * Rejects with the listen error (`code` `EADDRINUSE`, `EACCES`) when the port cannot be opened,
- * after closing the app.
+ * Starts the worker `module` as a Nest app serving only `GET /health` on `port` (0: any free port;
+ * below 0: none). Rejects with the listen error after closing the app.
  */
 export async function createWorkerApp(module: DynamicModule, port: number): Promise<INestApplication> {
   const app = await NestFactory.create(module, { bufferLogs: true, abortOnError: false });

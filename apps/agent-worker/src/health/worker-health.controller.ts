@@ -13,12 +13,7 @@ import { WORKER_ID } from '../turns/worker-id';
 /** Terminus' answer (`status`, `info`, `error`, `details` per dependency) plus who is answering. */
 export type WorkerHealth = HealthCheckResult & { workerId: string; runningTurns: number };
 
-/**
- * `GET /health` of a worker (served on `WORKER_HEALTH_PORT`, see `createWorkerApp`): 200 with
- * `status: 'ok'` when Postgres and Redis answer within a second, else 503 with `status: 'error'`
- * and the failing dependency's `message` under `details`; both carry the worker id and its running
- * turns.
- */
+/** `GET /health`: 200 when Postgres and Redis answer within a second, else 503 naming the failure. */
 @Controller('health')
 export class WorkerHealthController {
   constructor(

@@ -28,20 +28,12 @@ import { parseJobData } from '../job-data';
 import { modelFindingExtractor } from './model-finding-extractor';
 
 /**
- * BullMQ glue of the `imports` queue: parses and stores one uploaded report file per job
- * (`runImportJob`: one transaction, nothing written on a refusal or a cancel) and publishes each
- * status change on `RedisKeys.importEvents`, which every API instance forwards to the operator's
- * sockets. An attempt that throws (database down, upload unreadable) is retried; the last one
- * ends the import `failed` in `onFailed`, the one place that happens. So does a worker dying
- * mid-parse: its lock expires, the next stalled check of any worker fails the job (no second run,
- * see `WorkerModule`), and `onFailed` ends the import with `IMPORT_WORKER_LOST_REASON` within
- * `LOCK_DURATION_MS` + 2 × `STALLED_INTERVAL_MS` once a worker runs.
+ * BullMQ glue of the `imports` queue: runs `runImportJob` per job and publishes status changes on
+ * `RedisKeys.importEvents`. Throwing attempts are retried; `onFailed` ends the import after the last
+ * one, and after a worker died mid-parse (the stalled check fails its job). PDFs are read by the
+ * model chunk by chunk, or stored for manual review with the built-in back end.
  *
- * A PDF is read by the configured model chunk by chunk (each chunk's findings stored and published
- * as progress), or, with the built-in back end, stored with its text for manual review.
- *
- * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(IMPORTS_QUEUE,
- * {concurrency: IMPORT_CONCURRENCY})` from the validated settings.
+ * `WorkerModule.forRoot` adds `@Processor` from the validated settings.
  */
 @Injectable()
 export class ImportProcessor extends WorkerHost {

@@ -62,12 +62,9 @@ export async function modelFindingExtractor(
 }
 
 /**
- * Reads findings out of a report's text with an OpenAI-compatible model: the text is cut into
- * chunks that fit the model's window together with the instructions, the schema and an answer as
- * long as the chunk; each chunk is one non-streamed chat completion with `response_format`
- * `json_schema` (the native report schema), so servers that constrain decoding (vLLM, llama.cpp,
- * Ollama, OpenAI) answer valid JSON. An answer that is not a valid native report, or a failed
- * request, is asked once more; a second failure marks the chunk failed.
+ * Reads findings out of report text with a model: chunks sized to the window, each one completion
+ * with `response_format` `json_schema` (the native report schema). An invalid answer or failed
+ * request is asked once more, then the chunk is failed.
  */
 export class ModelFindingExtractor implements FindingExtractor {
   constructor(

@@ -17,21 +17,11 @@ const sizeOf = (event: RunnerEvent) =>
   event.type === 'text.delta' ? event.text.length : JSON.stringify(event).length;
 
 /**
- * A turn's runner events on their way to the event bus: published one after the other in the
- * order they were emitted, with text deltas coalesced when `coalesceMs` > 0.
- *
- * Buffer: an emitted event is queued and the runner goes on at once; a drain publishes the queue
- * in order. While Redis is away the publish function keeps retrying (within the turn's limit), so
- * the queue grows: up to `limits.events` events (further deltas then join the last queued one)
- * and `limits.chars` characters, past which `emit` waits for room. The runner is never lost
- * behind an outage shorter than the turn's limit, and never holds more than the bound.
- *
- * Coalescing (`TEXT_DELTA_COALESCE_MS`): a text delta arriving when no delta was queued during
- * the last `coalesceMs` is queued at once (so the first token of an answer is not delayed); deltas
- * arriving within the window are joined and queued as one delta when the window ends. Any other
- * event (a tool call, the end of the turn) first queues the joined text (and the delta after it
- * goes out at once again), so the order of the stream is kept and the joined texts concatenate to
- * exactly what the runner said.
+ * A turn's runner events on their way to the event bus, published in emitted order. `emit` queues
+ * and returns; while Redis is away the queue grows up to `limits` (further deltas join the last),
+ * then `emit` waits. With `coalesceMs` > 0 a delta after a quiet window goes out at once and
+ * deltas within the window are joined; any other event flushes the joined text first, so the
+ * stream's order and text are exact.
  */
 export class TurnEventStream {
   private readonly queue: RunnerEvent[] = [];
@@ -50,11 +40,7 @@ export class TurnEventStream {
     private readonly limits: TurnEventBufferLimits = DEFAULT_TURN_EVENT_BUFFER,
   ) {}
 
-  /**
-   * Queues `event`. Resolves once it is queued and the buffer has room (a held delta: at once).
-   * Rejects once a publish failed for good (not a Redis outage within the turn's limit), so the
-   * runner stops.
-   */
+  /** Queues `event`, resolving when the buffer has room; rejects once a publish failed for good. */
   emit(event: RunnerEvent): Promise<void> {
     if (event.type === 'text.delta' && this.coalesceMs > 0) {
       const now = this.now();

@@ -11,11 +11,8 @@ import {
 import { WorkerEnv } from '../config/worker-env';
 
 /**
- * What the first turn after a start would otherwise pay for, done before the worker takes a job
- * (`TurnProcessor`): `DB_POOL_MIN` pool connections opened, each running a turn's statements (for
- * a turn that does not exist, so nothing is written and nothing locked), its first event published
- * and its cancel watched in Redis (then deleted), and the runner's own warm-up (planner,
- * vocabulary, tool queries, tokenizer).
+ * Pays the first turn's costs before taking jobs: opens `DB_POOL_MIN` connections running a turn's
+ * statements for an absent turn, exercises the Redis scripts, and warms the runner.
  */
 @Injectable()
 export class TurnWarmup {

@@ -15,12 +15,9 @@ import { RunningTurns } from './running-turns';
 import { TurnWarmup } from './turn-warmup';
 
 /**
- * BullMQ glue of the `chat-turns` queue: hands each job to `RunTurn`, ends turns whose last
- * attempt failed with `FailTurn` (the one place that happens), and on shutdown lets running turns
- * finish for up to `SHUTDOWN_TIMEOUT_MS` before handing the rest back to the queue.
- *
- * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(CHAT_TURNS_QUEUE,
- * {concurrency, lockDuration, …})` from the validated settings.
+ * BullMQ glue of `chat-turns`: runs `RunTurn`, ends turns after their last failed attempt
+ * (`FailTurn`), and on shutdown lets running turns finish (≤ `SHUTDOWN_TIMEOUT_MS`).
+ * `WorkerModule.forRoot` adds `@Processor` from the validated settings.
  */
 @Injectable()
 export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -91,9 +88,8 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
   }
 
   /**
-   * A lock BullMQ could not renew: when the job is still in Redis, the stalled check gave it to
-   * another worker (this process's loop stalled past the lock), so the turn stops here and runs
-   * on there only. A job Redis lost (a restart) keeps running: it stores its answer in Postgres.
+   * A lock that could not be renewed: if the job is still in Redis another worker took it, so stop
+   * here; a job Redis lost keeps running and stores its answer in Postgres.
    */
   @OnWorkerEvent('lockRenewalFailed')
   async onLockRenewalFailed(jobIds: string[]): Promise<void> {

@@ -7,11 +7,7 @@ const EVENT_OF_STATUS: Record<EndedTurn['status'], WebhookEventType> = {
   cancelled: 'turn.cancelled',
 };
 
-/**
- * The body every endpoint gets for an ended turn: the answer's first characters, or the error's
- * message, or the cancel's reason (the operator stopped it; its partial text follows when there is
- * some). `publicOrigin`: the first of `PUBLIC_ORIGIN`; without one the link is the web app's path.
- */
+/** The body for an ended turn: the answer's start, the error, or the cancel; links from `PUBLIC_ORIGIN`. */
 export function turnWebhookPayload(turn: EndedTurn, publicOrigin: string, now = new Date()): WebhookPayload {
   const origin = publicOrigin.split(',')[0]?.trim().replace(/\/+$/, '') ?? '';
   let text: string;

@@ -25,12 +25,9 @@ import { parseJobData } from '../job-data';
 import { turnWebhookPayload } from './turn-webhook-payload';
 
 /**
- * BullMQ glue of the `webhooks` queue. `turn-ended`: stores one delivery per endpoint that wants
- * the turn's event and queues each. `deliver`: one signed POST (`sendWebhook`); its outcome is
- * stored on every attempt, and a failed one throws so BullMQ retries it with exponential back-off
- * (`WEBHOOK_ATTEMPTS`, `WEBHOOK_RETRY_DELAY_MS`); the last failed attempt marks it `failed`.
- *
- * Not decorated here: `WorkerModule.forRoot` subclasses it with `@Processor(WEBHOOKS_QUEUE)`.
+ * BullMQ glue of `webhooks`: `turn-ended` stores and queues one delivery per endpoint; `deliver`
+ * sends one signed POST, storing each outcome and throwing on failure so BullMQ backs off and
+ * retries; the last failure marks it `failed`. `WorkerModule.forRoot` adds `@Processor`.
  */
 @Injectable()
 export class WebhookProcessor extends WorkerHost {

@@ -30,9 +30,8 @@ export const CHAT_ATTACHMENT_OPTIONS = Symbol('CHAT_ATTACHMENT_OPTIONS');
 class AttachmentFieldException extends BadRequestException {}
 
 /**
- * multer options of the attachment route: the file streams to `uploadDir` and is refused with 413
- * as soon as it passes `maxBytes` (multer then deletes what it stored). A file in another field,
- * or a second file, is refused as its part begins, naming what to do.
+ * multer options of the attachment route: streams to `uploadDir`, 413 past `maxBytes`; another
+ * field or a second file is refused as its part begins.
  */
 export function attachmentMulterOptions(options: ChatAttachmentOptions): MulterModuleOptions {
   const accepted = new WeakMap<object, number>();

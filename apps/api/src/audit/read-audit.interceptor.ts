@@ -17,10 +17,8 @@ const MAX_TEXT = 500;
 const cut = (s: string): string => (s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s);
 
 /**
- * What a read made outside the web client says in the audit log, or null for a request that is not
- * one: each MCP tool call (`mcp.call`: the tool and its arguments, by token or session) and each
- * other request made with an API token (`api_token.read`: method and path). One event per request,
- * never per row: an export of 10 000 findings is one event.
+ * The audit event of a read made outside the web client (an MCP tool call, or any API-token
+ * request), or null. One event per request, never per row.
  */
 export function readAuditEvent(req: AuthenticatedRequest, status: number): AuditEventInput | null {
   const operator = req.operator;
@@ -55,9 +53,8 @@ export function readAuditEvent(req: AuthenticatedRequest, status: number): Audit
 }
 
 /**
- * Audits reads through API tokens and MCP (see `readAuditEvent`) once the response is sent, on a
- * connection of its own: the request never holds it, and a slow audit insert never delays a read.
- * A failed insert is logged, not answered: the read already happened.
+ * Audits token and MCP reads after the response, on a connection of its own so a slow insert never
+ * delays a read; a failed insert is only logged.
  */
 @Injectable()
 export class ReadAuditInterceptor implements NestInterceptor {

@@ -51,13 +51,10 @@ const toView = (t: ApiTokenEntity): ApiTokenView => ({
 });
 
 /**
- * Operators' API tokens: created (the secret answered once), listed, revoked by their operator,
- * and verified on every bearer request. A token acts as its operator with scope `read` (the guard
- * limits the routes); it is refused as soon as it is revoked or expired, and while its operator is
- * disabled or gone (the operator's row is read on every request, so a change applies at once).
- * Tokens survive sign-out; they are revoked one by one, and all at once when the operator's
- * password is changed or reset or an admin disables the operator. The caller confirms the
- * operator's password before `create` (`AuthService.confirmPassword`).
+ * Operators' API tokens (scope `read`): the secret is answered once; a token is refused once
+ * revoked or expired and while its operator is disabled or gone (checked every request). Tokens
+ * survive sign-out and are all revoked on a password change or reset or a disable. The caller
+ * confirms the password before `create`.
  */
 @Injectable()
 export class ApiTokensService {

@@ -30,11 +30,7 @@ export class AuthController {
     @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {}
 
-  /**
-   * Signs in: sets the httpOnly, SameSite=Lax session cookie and answers the operator. 401 with a
-   * generic message on wrong credentials; 403 for the right password of a disabled operator; 429
-   * with `Retry-After` after repeated failures.
-   */
+  /** Signs in, setting the httpOnly SameSite=Lax session cookie (errors as `AuthService.login`). */
   @Public()
   @Post('login')
   @HttpCode(200)
@@ -58,11 +54,7 @@ export class AuthController {
     }
   }
 
-  /**
-   * Signs out of this browser: with a valid session, ends that session and its sockets (the
-   * cookie, and any copy of it, is refused from now on; the operator's other sessions go on);
-   * clears the session cookie either way.
-   */
+  /** Signs out of this browser: ends this session and its sockets if valid; clears the cookie either way. */
   @Public()
   @Post('logout')
   @HttpCode(204)
@@ -109,10 +101,8 @@ export class AuthController {
   }
 
   /**
-   * The signed-in operator changes their own password. Every other session ends (older tokens are
-   * refused, open sockets are disconnected); this one continues with a fresh cookie. 403 for a wrong
-   * current password, 429 with `Retry-After` after repeated failures, 400 for a password too short
-   * or equal to the current one.
+   * Changes the operator's own password: every other session ends, this one gets a fresh cookie.
+   * 403 wrong current password, 429 after repeated failures, 400 too short or unchanged.
    */
   @Post('password')
   @HttpCode(200)

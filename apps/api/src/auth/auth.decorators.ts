@@ -20,9 +20,7 @@ export const Roles = (...roles: OperatorRole[]): MethodDecorator & ClassDecorato
 export const READ_SCOPE_KEY = 'auth:readScope';
 
 /**
- * Opens one route to API tokens of scope `read` (`Authorization: Bearer …`) besides sessions. Put
- * it only on handlers that change nothing (corpus and own-thread reads, the MCP endpoint). A method
- * decorator on purpose: a controller-wide mark would open its state-changing routes too. Routes
- * without it, and every `@Roles(...)` route, answer 403 to a token.
+ * Opens one route to `read` API tokens besides sessions; only for handlers that change nothing.
+ * A method decorator on purpose: a controller-wide mark would open its writes too.
  */
 export const ReadScope = (): MethodDecorator => SetMetadata(READ_SCOPE_KEY, true);

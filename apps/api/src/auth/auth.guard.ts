@@ -42,17 +42,10 @@ export function bearerTokenOf(req: Request): string | undefined {
 }
 
 /**
- * The global guard (registered as `APP_GUARD` by `AuthModule`), failing closed:
- * 1. unless the route is `@Public()`: with an `Authorization: Bearer` header, a valid API token of an
- *    enabled operator (else 401), accepted only on `@ReadScope()` routes without `@Roles` (else
- *    403); without one, the session cookie must hold a valid token of an enabled operator (else
- *    401), renewed once more than half of its lifetime has elapsed. The operator is set on
- *    `request.operator`;
- * 2. state-changing requests of a session pass the CSRF check (`X-Requested-With`, `Origin`; else
- *    403). A bearer request needs none: a browser never attaches that header on its own;
- * 3. `@Roles(...)` routes require one of those roles (else 403).
- * On Socket.IO handlers (when applied with `@UseGuards`) it requires the operator the handshake
- * middleware put on `socket.data.operator`.
+ * The global guard, failing closed: unless `@Public()`, a bearer API token (only on `@ReadScope()`
+ * routes without `@Roles`, else 403) or the session cookie (renewed past half its life) must name
+ * an enabled operator (else 401); a session's state-changing requests pass the CSRF check; `@Roles`
+ * routes need the role (403). On Socket.IO handlers it requires `socket.data.operator`.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {

@@ -54,16 +54,8 @@ class AuthInfraModule {
 }
 
 /**
- * Operators' sessions and the API's guard rails (global module; needs TypeORM's `DataSource`):
- * - `POST /api/auth/login|logout`, `GET /api/auth/me`, `/api/auth/tokens` (API tokens);
- * - global guards, in order: `AuthGuard` (session or API token, CSRF, `@Roles`, `@ReadScope`;
- *   `@Public()` opts out) then
- *   `OperatorThrottlerGuard` (per-operator limits in Redis);
- * - global `RejectNulPipe` (NUL characters → 400);
- * - exports `AuthService` (verifies sessions), `SessionsService` (`endAll(id)`), `SocketAuthService`
- *   (the chat gateway calls `attach(server)` in `afterInit`; `disconnectOperator(id)` reaches every
- *   instance through the adapter), `TurnQuotaService` and `AUTH_ENV`.
- * `env` defaults to `loadAuthEnv()` (process.env) at application creation.
+ * Sessions, API tokens and the API's guard rails (global): `AuthGuard` then
+ * `OperatorThrottlerGuard`, and `RejectNulPipe` (NUL → 400). `env` defaults to `loadAuthEnv()`.
  */
 @Module({})
 export class AuthModule {

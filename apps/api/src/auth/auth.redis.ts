@@ -6,9 +6,8 @@ import type { AuthEnv } from './auth.env';
 export const AUTH_REDIS = Symbol('AUTH_REDIS');
 
 /**
- * A Redis client (`REDIS_URL` or `REDIS_CLUSTER_NODES`) that reconnects forever (≤ 2 s apart),
- * fails commands at once while disconnected and after `REDIS_REQUEST_TIMEOUT_MS` when Redis does
- * not answer (a request answers instead of hanging).
+ * A Redis client that reconnects forever and fails commands at once while disconnected, or after
+ * `REDIS_REQUEST_TIMEOUT_MS`, so a request answers instead of hanging.
  */
 export function createAuthRedis(env: AuthEnv): RedisClient {
   return createRedisConnection(env, 'api-auth-commands', 'fail-fast', {

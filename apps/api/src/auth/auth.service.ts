@@ -31,11 +31,7 @@ import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';
 import { hashPassword, verifyPassword } from './passwords';
 
-/**
- * Claims of a session token: the operator id, the operator's token version when it was issued
- * (`ver`), its row in `operator_sessions` (`sid`), when the operator signed in (`authAt`; renewals
- * keep it) and the standard issued-at/expiry. Times in seconds since the epoch.
- */
+/** Claims of a session token (times in epoch seconds); `authAt`, the sign-in, survives renewals. */
 export interface SessionClaims {
   sub: string;
   ver: number;
@@ -100,13 +96,10 @@ export function toOperatorView(o: OperatorEntity): OperatorView {
 }
 
 /**
- * Signs operators in and verifies their sessions, the one place REST (the global `AuthGuard`) and
- * Socket.IO (`SocketAuthService`) both go through. A session token is an HS256 JWT with `sub` =
- * operator id, `ver` = the operator's token version and `sid` = its row in `operator_sessions`;
- * every verification reads the operator with that row (one statement per request or handshake) and
- * compares the version exactly, so ending this session (its row deleted), signing out everywhere, a
- * disabled operator, a reset password or a new role takes effect on the next request. Renewal
- * never extends a session past `SESSION_MAX_HOURS` after sign-in.
+ * Signs operators in and verifies sessions for REST and Socket.IO alike. A session token is an
+ * HS256 JWT (`sub`, token version `ver`, session row `sid`); each verification reads the operator
+ * with that row, so an ended session, a disable, a new password or role applies on the next
+ * request. Renewal never passes `SESSION_MAX_HOURS` after sign-in.
  */
 @Injectable()
 export class AuthService {
@@ -130,10 +123,8 @@ export class AuthService {
   }
 
   /**
-   * Checks `username`/`password` from client `ip`. Returns the operator and a fresh session token.
-   * Throws `TooManyLoginAttemptsException` (429) while the slow-down applies, 401 with a generic
-   * message for an unknown username or a wrong password, and 403 saying the account is disabled
-   * for the right password of a disabled operator (told only to someone who knows the password).
+   * Signs in from `ip`: the operator and a fresh token. 429 during the slow-down, 401 (generic) for
+   * an unknown user or wrong password, 403 "disabled" only for the right password.
    */
   async login(
     username: string,
@@ -172,10 +163,8 @@ export class AuthService {
   }
 
   /**
-   * Checks the signed-in operator's own `password` (before a password change or minting an API
-   * token) under the same slow-down as sign-in (per username and per IP): 429 while it applies,
-   * 403 for a wrong password (counted as a failed attempt), 401 when the operator no longer exists
-   * or is disabled. Returns the operator.
+   * Checks the signed-in operator's own `password` under sign-in's slow-down: 429 while it applies,
+   * 403 wrong (counted), 401 gone or disabled.
    */
   async confirmPassword(operatorId: string, password: string, ip: string): Promise<OperatorEntity> {
     const operator = await findOperatorById(this.db, operatorId);
@@ -192,14 +181,10 @@ export class AuthService {
   }
 
   /**
-   * The signed-in operator `operatorId` (connecting from `ip`) changes their own password. Checks
-   * `currentPassword` under the same slow-down as sign-in (per username and per IP): 429 while it
-   * applies, 403 for a wrong current password (counted as a failed attempt), 400 when the new
-   * password is the current one, 401 when the operator no longer exists or is disabled. Every
-   * other session ends (`endedSessions`: their sockets are the caller's), every session token
-   * issued before the change is refused from now on and every API token is revoked
-   * (`confirmPassword` checks the current one); returns the operator and a fresh
-   * token for `session`, the one that made the change.
+   * Changes the operator's own password after checking the current one as `confirmPassword` does
+   * (400 when unchanged). Every other session ends (`endedSessions`, whose sockets are the
+   * caller's), older session tokens and all API tokens are refused; returns a fresh token for
+   * `session`.
    */
   async changePassword(
     session: Pick<Session, 'operator' | 'sessionId'>,
@@ -233,9 +218,8 @@ export class AuthService {
   }
 
   /**
-   * A session token for `operatorId` at token version `version` and session row `sid`, valid for
-   * `SESSION_TTL_MINUTES` but never past `SESSION_MAX_HOURS` after `authAtMs` (the sign-in, ms since
-   * epoch; default now). Throws 401 when that absolute limit has passed.
+   * A session token valid for `SESSION_TTL_MINUTES`, never past `SESSION_MAX_HOURS` after `authAtMs`
+   * (401 when that has passed).
    */
   async issueToken(operatorId: string, version: number, sid: string, authAtMs = Date.now()): Promise<string> {
     const now = Date.now();
@@ -250,12 +234,9 @@ export class AuthService {
   }
 
   /**
-   * Verifies `token` (signature, expiry) and loads its operator. Throws 401 when the token is
-   * missing, malformed, expired, older than `SESSION_MAX_HOURS` since its sign-in, of another
-   * token version than the operator's (signed out everywhere, password changed, disabled or
-   * re-enabled since), of a session that was ended, or belongs to an operator that no longer exists
-   * or is disabled; 503 when Postgres cannot be read. With `client`, a request of that session is
-   * recorded (its last-seen time and address, at most once a minute).
+   * Verifies `token` and loads its operator: 401 when missing, malformed, expired, past
+   * `SESSION_MAX_HOURS`, of an old token version or ended session, or for a disabled or gone
+   * operator; 503 when Postgres cannot be read. With `client`, records last-seen (≤ once a minute).
    */
   async verifySession(token: string | undefined, client?: ClientInfo): Promise<Session> {
     if (!token) throw new UnauthorizedException('Sign in first.');
@@ -311,11 +292,7 @@ export class AuthService {
     return toOperatorView(operator);
   }
 
-  /**
-   * The signed-in operator chooses their language; the change and its audit event commit together
-   * (nothing is recorded when the language is already the chosen one). 401 when the operator no
-   * longer exists.
-   */
+  /** Sets the operator's language, audited in the same transaction (nothing when unchanged); 401 if gone. */
   async setLanguage(actor: AuthenticatedOperator, language: OperatorLanguage): Promise<OperatorView> {
     const operator = await this.db.transaction(async (tx) => {
       const repo = tx.getRepository(OperatorEntity);

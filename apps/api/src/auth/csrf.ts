@@ -25,11 +25,8 @@ export function allowedOrigins(env: AuthEnv): Set<string> {
 }
 
 /**
- * Whether a request with `headers` may act for a browser page: true without an `Origin` header (not
- * sent by a page of another origin), or when the origin is the API's own or one of `allowed`. The
- * own origin is `protocol://Host`; without `protocol` (a Socket.IO handshake, whose scheme a TLS
- * proxy hides) any http(s) origin whose host and port equal `Host`, so a page on another port or
- * host of the same site is still foreign.
+ * Whether `headers` may act for a page: no `Origin`, or the API's own (`protocol://Host`; without
+ * `protocol`, as behind a TLS proxy, any scheme with the same host and port) or an `allowed` one.
  */
 export function isAllowedOrigin(
   headers: IncomingHttpHeaders,
@@ -47,10 +44,8 @@ export function isAllowedOrigin(
 }
 
 /**
- * CSRF defence for the cookie session. A state-changing request (anything but GET/HEAD/OPTIONS)
- * must carry `X-Requested-With: XMLHttpRequest`, which a cross-site form or a simple cross-site
- * fetch cannot send; and when it has an `Origin` header, that origin must be the API's own
- * (`protocol://host` of the request) or one of `allowed`. Throws 403 naming what is missing.
+ * CSRF defence for the cookie session: a state-changing request needs `X-Requested-With:
+ * XMLHttpRequest` and, with an `Origin`, an allowed origin. 403 naming what is missing.
  */
 export function assertSameOriginWrite(
   req: { method: string; headers: IncomingHttpHeaders; protocol?: string },

@@ -11,20 +11,12 @@ import { sessionTokenOf } from './session-cookie';
 /** Largest JSON body of ordinary routes; larger ones answer 413 before being read whole. */
 export const JSON_BODY_LIMIT = '1mb';
 
-/**
- * Paths pino must never write in the API: those of every process (cookies, credentials, API keys,
- * bodies and message contents, see `BASE_LOG_REDACT_PATHS`) plus session tokens. For
- * `nestjs-pino`'s `pinoHttp.redact`.
- */
+/** Paths pino must never write in the API: `BASE_LOG_REDACT_PATHS` plus session tokens. */
 export const LOG_REDACT_PATHS = [...BASE_LOG_REDACT_PATHS, 'token', '*.token'];
 
 /**
- * HTTP hardening of the API, applied by `configureApp` before routes and Swagger are set up:
- * helmet (CSP allowing the app's own origin only, plus inline styles Angular needs), cookie
- * parsing, JSON and urlencoded bodies capped at 1 MB (413), admin-only `/api/docs` (UI, `-json`,
- * `-yaml`), and no CORS
- * (the web client is served from the same origin, through the dev proxy or the API itself).
- * Call it before `SwaggerModule.setup` so the docs guard runs first.
+ * HTTP hardening, before routes and Swagger: helmet (own-origin CSP plus Angular's inline styles),
+ * cookies, 1 MB bodies (413), admin-only `/api/docs*`, no CORS (same-origin client).
  */
 export function applyHttpHardening(app: NestExpressApplication, options: { docsPath?: string } = {}): void {
   const env = app.get<AuthEnv>(AUTH_ENV);
@@ -88,11 +80,7 @@ export function containsNul(value: unknown, depth = 0): boolean {
   );
 }
 
-/**
- * Global pipe (registered as `APP_PIPE` by `AuthModule`): refuses with 400 any body, query or
- * route parameter holding a NUL character, which Postgres cannot store in text (it would
- * otherwise surface as a 500 after a half-done write).
- */
+/** Global pipe: 400 for any body, query or parameter holding NUL, which Postgres cannot store. */
 @Injectable()
 export class RejectNulPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {

@@ -10,11 +10,9 @@ const FAILURE_WINDOW_MS = 15 * 60_000;
 const MAX_WAIT_MS = 5 * 60_000;
 
 /**
- * Checks the waits and reserves the attempt in one step, so parallel attempts are counted one by
- * one. KEYS: the username's count, the (username, IP) pair's count, the IP's count. ARGV: now (ms),
- * free attempts per username, per IP, longest wait (ms), window (ms). Returns the ms to wait (0:
- * reserved, counted as a failure until `succeeded` takes it back). The username's count applies
- * only to an address that has failed for that username itself.
+ * Checks the waits and reserves the attempt atomically. KEYS: username, (username, IP), IP counts.
+ * ARGV: now, free attempts per username and per IP, longest wait, window (ms). Returns ms to wait
+ * (0: reserved as a failure until `succeeded`).
  */
 const RESERVE_SCRIPT = `
 local now, freeUser, freeIp, maxWait, window = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -43,14 +41,10 @@ return 0
 `;
 
 /**
- * Slows down password guessing, shared by every API instance through Redis, counting per username,
- * per (username, client IP) pair and per client IP. The first `LOGIN_FREE_ATTEMPTS` failures (4×
- * that per IP, which may be shared by many people) cost nothing; after that each further attempt
- * must wait 1 s, 2 s, 4 s… (capped at 5 minutes) since the last failure, or it is refused (429
- * with `Retry-After`) without checking the password. The username's count slows down only
- * addresses that have failed for that username, so guesses from elsewhere cannot lock out the
- * right password from a clean address. While Redis is unreachable, sign-in answers 503 rather than
- * allowing unlimited guesses.
+ * Slows password guessing across instances (Redis), per username, (username, IP) and IP. After
+ * `LOGIN_FREE_ATTEMPTS` failures (4× per IP) each attempt waits 1 s, 2 s, 4 s… (≤ 5 min) or gets
+ * 429. The username's count only slows addresses that failed for it, so a clean address is never
+ * locked out. Redis down: 503 rather than unlimited guesses.
  */
 @Injectable()
 export class LoginThrottleService {
@@ -68,11 +62,7 @@ export class LoginThrottleService {
     ];
   }
 
-  /**
-   * Reserves one sign-in attempt of `username` from `ip`: answers the ms still to wait (the
-   * attempt must be refused) or 0, in which case the attempt already counts as a failure until
-   * `succeeded` is called. 503 when Redis is unreachable.
-   */
+  /** Reserves an attempt: ms to wait, or 0 (a failure until `succeeded`). 503 without Redis. */
   async reserveAttempt(username: string, ip: string, now = Date.now()): Promise<number> {
     const free = this.env.LOGIN_FREE_ATTEMPTS;
     const wait = await redisHang

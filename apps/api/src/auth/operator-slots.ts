@@ -1,10 +1,8 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
 /**
- * How many long requests of one kind (findings exports, MCP tool calls) run at once in this
- * process. Each holds a pooled Postgres connection while it runs, so one operator runs at most
- * `perOperator` and everyone together at most `total`, leaving the rest of the pool to the other
- * routes. Beyond either limit the request is refused with 429.
+ * Long requests of one kind (exports, MCP calls) each hold a pooled connection, so at most
+ * `perOperator` per operator and `total` in all run at once; beyond, 429.
  */
 export class OperatorSlots {
   private readonly running = new Map<string, number>();

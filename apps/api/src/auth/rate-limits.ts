@@ -20,10 +20,8 @@ import type { AuthenticatedRequest } from './auth.guard';
 export const FAIL_OPEN_RECHECK_MS = 5000;
 
 /**
- * The Redis storage of `@nest-lab/throttler-storage-redis`, but a Redis outage lets requests
- * through (logged) instead of failing every route: reads that only need Postgres keep working,
- * and routes that need Redis answer 503 themselves. After a failure (refused, or no answer within
- * the connection's `REDIS_REQUEST_TIMEOUT_MS`) Redis is left alone for `FAIL_OPEN_RECHECK_MS`.
+ * `@nest-lab/throttler-storage-redis`, but failing open during a Redis outage (routes needing
+ * Redis answer 503 themselves); after a failure Redis is skipped for `FAIL_OPEN_RECHECK_MS`.
  */
 export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService {
   private readonly logger = new Logger('RateLimits');
@@ -74,11 +72,7 @@ export class FailOpenRedisThrottlerStorage extends ThrottlerStorageRedisService 
   }
 }
 
-/**
- * Throttler settings: a general limit per operator and route (`REQUESTS_PER_MINUTE`), counted in
- * Redis (shared by all API instances) on the auth layer's connection. Messages have their own
- * budget, spent by the chat service once a message passed every other check (`MessageBudget`).
- */
+/** Throttler settings: `REQUESTS_PER_MINUTE` per operator and route, in Redis (messages: `MessageBudget`). */
 export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerModuleOptions {
   return {
     storage: new FailOpenRedisThrottlerStorage(redis, env.REDIS_URL),
@@ -89,9 +83,8 @@ export function throttlerOptions(env: AuthEnv, redis: RedisClient): ThrottlerMod
 }
 
 /**
- * The global `ThrottlerGuard`, registered by `AuthModule` right after `AuthGuard` so it counts per
- * signed-in operator (`request.operator.id`), falling back to the client IP on public routes. Keys
- * live under `${REDIS_PREFIX}:auth:throttle:`; Socket.IO handlers are not throttled here.
+ * The global `ThrottlerGuard`, after `AuthGuard`: counts per operator (per IP on public routes);
+ * Socket.IO handlers are not throttled here.
  */
 @Injectable()
 export class OperatorThrottlerGuard extends ThrottlerGuard {

@@ -10,9 +10,8 @@ import {
 import { SocketAuthService } from './socket-auth.service';
 
 /**
- * An operator's sessions (signed-in browsers, rows of `operator_sessions`): listed, ended one by
- * one (its sockets are disconnected, the others keep theirs) or all at once. A request of an ended
- * session is refused at once on every API instance: each request reads its row.
+ * An operator's signed-in browsers: listed, ended one by one (with their sockets) or all at once;
+ * every request reads its row, so an end applies at once everywhere.
  */
 @Injectable()
 export class SessionsService {

@@ -10,11 +10,8 @@ import { allowedOrigins, isAllowedOrigin } from './csrf';
 import { sessionTokenOf } from './session-cookie';
 
 /**
- * The answer to a WebSocket upgrade without a valid session (401 "unauthorized"), or whose session
- * could not be checked (503 "unavailable", e.g. the database is down): the upgrade is refused at
- * the HTTP level (RFC 6455 §4.1: any status but 101 fails the connection), so a browser's WebSocket
- * fails at once and socket.io-client reports a `connect_error` without waiting for its connect
- * timeout.
+ * Answers to a WebSocket upgrade without a valid (401) or checkable (503) session: refused at the
+ * HTTP level, so the browser fails at once instead of waiting for a connect timeout.
  */
 const upgradeRefusal = (status: Refusal): string => {
   const [reason, body] =
@@ -66,25 +63,12 @@ type EngineWithUpgrade = {
 };
 
 /**
- * Authenticates Socket.IO connections with the same session cookie and the same `AuthService` as
- * REST, refuses handshakes whose `Origin` is neither the API's own nor an allowed one (as `csrf.ts`
- * does for state-changing requests), and disconnects an operator's sockets on every API instance
- * through the Socket.IO adapter (room `operatorRoom(id)`) when their sessions end.
- *
- * The chat gateway calls `attach(server)` once from `afterInit`: from then on an unauthenticated
- * handshake fails with `connect_error` "unauthorized" ("unavailable" when the session cannot be
- * checked, e.g. the database is down; "forbidden origin" from a page of another origin, whose
- * WebSocket upgrade is refused with HTTP 403 and polling handshake with Engine.IO's 403), an
- * authenticated socket carries
- * `socket.data.operator` and sits in `operatorRoom(id)`, and no Engine.IO session is opened without
- * a valid session cookie: a WebSocket upgrade without one (a raw WebSocket, or a websocket-first
- * client) is refused with HTTP 401 (503 when the session cannot be checked) and closed, and an
- * HTTP long-polling handshake with HTTP 403 and Engine.IO's error body
- * `{"code":4,"message":"unauthorized"|"unavailable"}` (Engine.IO's `allowRequest`), so an anonymous
- * client cannot hold a polling session open for the 45 s Socket.IO waits for a namespace.
- * A socket lives no longer than the session its handshake carried: when that token expires the
- * server disconnects it (client reason "io server disconnect"), and the client connects again
- * with its current, renewed cookie or is refused.
+ * Authenticates Socket.IO with the REST session cookie and `AuthService`, refuses foreign
+ * `Origin`s (403), and disconnects an operator's sockets on every instance (room
+ * `operatorRoom(id)`) when their sessions end. No Engine.IO session opens without a valid cookie:
+ * WebSocket upgrades get 401 (503 when unverifiable) and polling handshakes 403 with
+ * `{"code":4,"message":"unauthorized"|"unavailable"}`, so anonymous clients hold nothing open. A
+ * socket is disconnected when its session token expires; the client reconnects with its renewed cookie.
  */
 @Injectable()
 export class SocketAuthService {
@@ -100,12 +84,7 @@ export class SocketAuthService {
     this.origins = allowedOrigins(env);
   }
 
-  /**
-   * Protects `target` (the gateway's namespace, or a server whose `/chat` namespace is meant):
-   * registers the handshake middleware, the operator room, and on its engine the refusal of
-   * unauthenticated WebSocket upgrades (HTTP 401) and polling handshakes (HTTP 403). Idempotent per
-   * namespace.
-   */
+  /** Protects `target`'s handshakes, operator room and engine (see the class). Idempotent per namespace. */
   attach(target: Namespace | Server): void {
     const nsp: Namespace =
       'sockets' in target && 'server' in target ? (target as Namespace) : (target as Server).of('/chat');
@@ -212,12 +191,7 @@ export class SocketAuthService {
     );
   }
 
-  /**
-   * Refuses Engine.IO sessions without a valid session cookie: wraps the engine's upgrade handler
-   * (upgrades are refused with HTTP 401, 503 when the session could not be checked, and the socket
-   * is closed) and sets its `allowRequest`, which Engine.IO asks before opening a session over HTTP
-   * long-polling (refused with 403 and the message `unauthorized` or `unavailable`).
-   */
+  /** Refuses Engine.IO sessions without a valid cookie: upgrades with 401/503, polling with 403. */
   private guardEngine(server: Server): void {
     const engine = server.engine as unknown as EngineWithUpgrade;
     if (this.guardedEngines.has(engine)) return;

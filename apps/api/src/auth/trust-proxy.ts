@@ -15,11 +15,7 @@ function isProxyEntry(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
-/**
- * Express's `trust proxy` for `TRUST_PROXY`: `false` for empty (the TCP peer is the client), a hop
- * count for digits, else the list of trusted proxy addresses (IPs, CIDRs or `loopback`,
- * `linklocal`, `uniquelocal`). Throws for anything else (start-up validation catches it first).
- */
+/** Express's `trust proxy` for `TRUST_PROXY`: false, a hop count, or trusted addresses; throws otherwise. */
 export function trustProxySetting(value: string): false | number | string[] {
   const trimmed = value.trim();
   if (trimmed === '') return false;

@@ -16,11 +16,8 @@ export class TooManyActiveTurnsException extends HttpException {
 }
 
 /**
- * At most `MAX_ACTIVE_TURNS_PER_OPERATOR` turns queued or running per operator, so one operator
- * cannot fill the workers while others wait. The limit is enforced where the turn is stored
- * (`ChatRepository.tryStartTurn` counts the operator's active turns under a lock on the operator's
- * row, in the statement that inserts), so concurrent posts on any API instance cannot pass it
- * together; the chat service answers `TooManyActiveTurnsException` (429) when it is reached.
+ * At most `MAX_ACTIVE_TURNS_PER_OPERATOR` active turns per operator, enforced under the operator's
+ * row lock where the turn is stored (`tryStartTurn`); 429 when reached.
  */
 @Injectable()
 export class TurnQuotaService {

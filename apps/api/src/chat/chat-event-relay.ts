@@ -17,13 +17,9 @@ interface Attachment {
 }
 
 /**
- * Forwards turn events from Redis to the sockets of this API instance: on a join it subscribes
- * to the thread's channel first, then reads the active turn and sends its stream after the
- * client's `afterSeq`. Live events are sent as they come, so they may overtake the replay: the
- * client drops a seq it already has and one whose `prev` it lacks (it asks for a replay again).
- *
- * Multi-instance: every API instance subscribes to the threads its own sockets follow and emits
- * to those sockets only, so each socket gets each event exactly once whichever instance it is on.
+ * Forwards turn events from Redis to this instance's sockets: subscribe first, then replay, so
+ * live events may overtake the replay (the client drops duplicates and gaps). Each instance emits
+ * only to its own sockets, so each socket gets each event once.
  */
 @Injectable()
 export class ChatEventRelay {
@@ -37,11 +33,7 @@ export class ChatEventRelay {
     subscriber.onResubscribed(() => void this.replayAfterReconnect());
   }
 
-  /**
-   * After Redis came back, sends each attachment its turn's stream again: what a worker published
-   * before this instance re-subscribed (events it held through the outage, `turn.done`) was not
-   * forwarded live. The client drops the seqs it already has.
-   */
+  /** After Redis came back, replays each attachment's turn, since events published meanwhile were missed. */
   private async replayAfterReconnect(): Promise<void> {
     for (const attachment of [...this.attachments.values()].flatMap((m) => [...m.values()])) {
       if (!attachment.turnId) continue;
@@ -58,12 +50,9 @@ export class ChatEventRelay {
   }
 
   /**
-   * Makes `socket` follow thread `chatId`: subscribes, asks `findActiveTurn` (called after the
-   * subscription is live) for the turn to replay, sends its events after `afterSeq` (default: all),
-   * and forwards live events. Resolves with that turn's id; null when no turn is active, or when
-   * the socket stopped following the thread meanwhile (a later attach or detach of the same pair,
-   * or a disconnect: its subscription is then released, never kept). Rejects when Redis is
-   * unreachable (the socket then follows nothing).
+   * Makes `socket` follow thread `chatId`: subscribes, then replays the active turn after `afterSeq`
+   * and forwards live events. Resolves with that turn's id, or null (none active, or the socket
+   * stopped following meanwhile). Rejects when Redis is unreachable.
    */
   async attach(
     socket: Socket,

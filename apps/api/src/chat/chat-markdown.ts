@@ -17,11 +17,7 @@ function messageMarkdown(m: ChatMessageView): string {
   return parts.join('\n\n');
 }
 
-/**
- * A thread as Markdown: `# title`, then per message a `## Operator|Assistant · <ISO time>` heading
- * (with its status when not complete), the assistant's tool calls as one line each (name and
- * summary), and the message text verbatim. Reasoning and tool-card data are left out.
- */
+/** A thread as Markdown: headings per message, tool calls as one line each, text verbatim, no reasoning. */
 export function chatMarkdown(chat: ChatDetailView): string {
   return `${[`# ${oneLine(chat.title) || 'Untitled thread'}`, ...chat.messages.map(messageMarkdown)].join('\n\n')}\n`;
 }

@@ -16,10 +16,6 @@ export const chatSocketEnvSchema = z.looseObject({
 
 export class ChatSocketEnv extends envClass(chatSocketEnvSchema) {}
 
-/**
- * Reads and validates `ChatSocketEnv` from `raw` (default `process.env`; the validated `ApiEnv`
- * also works, as it keeps the variables it does not declare); throws `ConfigError` naming each bad
- * variable.
- */
+/** Validates `ChatSocketEnv` from `raw` (default `process.env`); throws `ConfigError`. */
 export const loadChatSocketEnv = (raw: Record<string, unknown> = process.env): ChatSocketEnv =>
   validateEnv(ChatSocketEnv, raw);

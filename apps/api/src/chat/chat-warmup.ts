@@ -8,11 +8,8 @@ import { ChatService } from './chat.service';
 import { TurnDispatcher } from './turn-dispatcher';
 
 /**
- * What the first message after a start would otherwise pay for, done before the API listens (so
- * its health check answers only after): `DB_POOL_MIN` pool connections opened, each running a
- * request's operator lookup and a message post into a thread that does not exist (the whole store
- * path, answered 404 inside its transaction: nothing written, no budget spent), then that absent
- * turn's first event published and its job removed from the queue (Redis scripts; then deleted).
+ * Pays the first message's costs before the API listens: opens `DB_POOL_MIN` connections, runs the
+ * store path against an absent thread (404, nothing written) and the Redis scripts for an absent turn.
  */
 @Injectable()
 export class ChatWarmup implements OnApplicationBootstrap {

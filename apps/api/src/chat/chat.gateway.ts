@@ -39,14 +39,9 @@ const record = (body: unknown): Record<string, unknown> =>
   body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 
 /**
- * Socket.IO gateway of namespace `/chat`. The handshake is authenticated by the auth layer
- * (`socket.data.operator`); every message checks the operator owns the thread (a foreign or
- * unknown thread answers `not found` and joins nothing).
- * - `chat:join {chatId, afterSeq?}` → replay of the active turn after `afterSeq`, then live events
- *   (`chat:event`); ack `{ok, activeTurn}`.
- * - `chat:leave {chatId}`, `chat:cancel {chatId, turnId}` (any tab of the operator may stop a turn).
- * Joins and leaves of one thread by one socket take effect in the order they were sent. Sockets
- * per operator and events per socket are limited (`SocketLimits`).
+ * Socket.IO gateway of `/chat` (handshake authenticated by the auth layer). Each message checks the
+ * operator owns the thread. `chat:join {chatId, afterSeq?}` replays the active turn then streams
+ * `chat:event`; `chat:leave`, `chat:cancel`. Joins and leaves apply in order; `SocketLimits` caps use.
  */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModuleDestroy {

@@ -17,11 +17,7 @@ import { TurnDispatcher } from './turn-dispatcher';
 import { TurnActivityGateway } from './turn-activity.gateway';
 import { TurnActivityService } from './turn-activity.service';
 
-/**
- * Threads and turns: REST (`/api/chats`), the `/chat` Socket.IO gateway, and the API's side of
- * the turn queue. Needs the global `ApiCoreModule` (database, BullMQ, turn pipeline) and
- * `AuthModule` (operator, socket auth, limits).
- */
+/** Threads and turns: `/api/chats`, the `/chat` gateway and the API's side of the turn queue. */
 @Module({
   imports: [BullModule.registerQueue({ name: CHAT_TURNS_QUEUE }, { name: WEBHOOKS_QUEUE })],
   controllers: [ChatController],

@@ -120,9 +120,8 @@ export class ChatService {
   }
 
   /**
-   * `DELETE /api/chats/:id`: stops the active turn (waiting up to `CANCEL_WAIT_MS` for its worker),
-   * deletes the thread, its turns and messages, then what Redis holds of its turns (jobs, event
-   * streams, seq and cancel keys). Throws 404, 503 when Redis is down before anything was deleted.
+   * `DELETE /api/chats/:id`: stops the active turn (≤ `CANCEL_WAIT_MS`), deletes the thread, then its
+   * turns' Redis keys. 404; 503 when Redis is down before anything was deleted.
    */
   async deleteChat(ownerId: string, chatId: string): Promise<void> {
     if (!(await this.chats.findChat(ownerId, chatId))) throw notFound();
@@ -140,12 +139,9 @@ export class ChatService {
   }
 
   /**
-   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and the turn,
-   * commits, then queues the turn. A repeated `clientMessageId` returns the turn it started. A busy
-   * thread answers 409 with the active turn id unless `ifBusy=interrupt`, which stops that turn
-   * first. 404 for a foreign thread, 429 over the operator's active-turn limit (not counted against
-   * the message budget) or over `MESSAGES_PER_MINUTE`, 503 when Redis is down (the stored turn is
-   * deleted again, so nothing is left).
+   * `POST /api/chats/:id/messages`: stores the message (cut to 100,000 characters) and turn, commits,
+   * then queues. A repeated `clientMessageId` returns its turn; a busy thread is 409 unless
+   * `ifBusy=interrupt`. 404 foreign, 429 over a limit, 503 Redis down (the stored turn is deleted).
    */
   async postMessage(
     owner: { id: string; language: OperatorLanguage },
@@ -179,11 +175,7 @@ export class ChatService {
     return this.answer(outcome, truncated);
   }
 
-  /**
-   * One attempt to store a turn (`ChatRepository.tryStartTurn`): the thread, the client message
-   * id, the thread's active turn and the operator's limit are checked under the operator's row
-   * lock; only a turn that passed them spends the message budget (a 429 there rolls it back).
-   */
+  /** One `tryStartTurn` attempt; only a turn that passed every check spends the message budget. */
   private tryStart(
     ownerId: string,
     chatId: string,
@@ -205,9 +197,8 @@ export class ChatService {
   }
 
   /**
-   * Queues a committed turn. When Redis fails, the turn is deleted again (503, nothing left to
-   * block the thread), unless a worker already took it: then the add did reach Redis and the post
-   * succeeded. If the delete fails too, the sweep adds the job later.
+   * Queues a committed turn; on a Redis failure deletes it again (503), unless a worker already took
+   * it. If the delete fails too, the sweep adds the job later.
    */
   private async enqueueStored(turn: StartedTurn, language: OperatorLanguage): Promise<void> {
     try {

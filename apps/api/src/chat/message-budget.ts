@@ -7,10 +7,8 @@ import { TurnQueueUnavailableError } from './turn-dispatcher';
 const WINDOW_MS = 60_000;
 
 /**
- * The operator's `MESSAGES_PER_MINUTE`, counted (in the throttler's Redis storage, shared by every
- * API instance) only for a message that passed every other check and is about to be stored: a post
- * refused as 404, 409 or 429 for the active-turn limit never uses up the budget, so a client that
- * retries while its turns run is not locked out.
+ * `MESSAGES_PER_MINUTE` per operator, counted only for a message about to be stored, so refused
+ * posts and retries never use up the budget.
  */
 @Injectable()
 export class MessageBudget {
@@ -19,12 +17,7 @@ export class MessageBudget {
     private readonly env: ApiEnv,
   ) {}
 
-  /**
-   * Counts one message of `ownerId`. Resolves when within the budget; rejects with a 429
-   * (`ThrottlerException`, saying when to try again) over it, and with `TurnQueueUnavailableError`
-   * when Redis does not answer within `REDIS_REQUEST_TIMEOUT_MS` (the storage lets requests through
-   * when Redis refuses outright).
-   */
+  /** Counts one message: 429 over the budget, `TurnQueueUnavailableError` on a Redis timeout. */
   async spend(ownerId: string): Promise<void> {
     const key = `${this.env.REDIS_PREFIX}:auth:throttle:messages:op:${ownerId}`;
     const limit = this.env.MESSAGES_PER_MINUTE;

@@ -9,11 +9,8 @@ function safeSlice(text: string, end: number): string {
 }
 
 /**
- * Cuts an operator's message longer than `max` characters (default `MAX_MESSAGE_CHARS`, 100,000)
- * at the last sentence end (`.`, `!`, `?`, `…` followed by white space, or a line break) that
- * fits, appends `TRUNCATION_MARK`, and says whether it cut. The result, mark included, is at most
- * `max` characters. Without a sentence end in the second half of the allowance it cuts at the
- * last white space, else at `max` exactly.
+ * Cuts a message over `max` characters at the last sentence end that fits (else the last space in
+ * the second half, else at `max`), appending `TRUNCATION_MARK` within `max`.
  */
 export function truncateMessage(
   content: string,

@@ -7,10 +7,8 @@ import { ApiEnv } from '../config/api-env';
 const REFRESH_INTERVAL_MS = 1000;
 
 /**
- * Keeps the queue position of waiting turns current: once a second it recomputes the positions
- * (`QueuePositions.refresh`, one API instance at a time) and publishes `turn.queued {position}` for
- * each turn whose position changed (a turn ahead started, ended or was cancelled). A change whose
- * publish fails is not sent again; the next change is.
+ * Once a second recomputes queue positions (one instance at a time) and publishes
+ * `turn.queued {position}` for each change; a failed publish is not retried.
  */
 @Injectable()
 export class QueuePositionPublisher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,13 +37,18 @@ export class QueuePositionPublisher implements OnApplicationBootstrap, OnModuleD
 
   private async refresh(): Promise<void> {
     try {
-      for (const moved of await this.positions.refresh()) {
-        await withTimeout(
-          this.bus.publish(moved.chatId, moved.turnId, { type: 'turn.queued', position: moved.position }),
-          this.env.REDIS_REQUEST_TIMEOUT_MS,
-          'publish turn.queued',
-        );
-      }
+      // All at once: a burst moves hundreds of turns, and one round trip each would keep Redis and
+      // this process waking up in turn (bench scenario 3, the API's CPU per turn).
+      const moved = await this.positions.refresh();
+      await Promise.all(
+        moved.map((m) =>
+          withTimeout(
+            this.bus.publish(m.chatId, m.turnId, { type: 'turn.queued', position: m.position }),
+            this.env.REDIS_REQUEST_TIMEOUT_MS,
+            'publish turn.queued',
+          ),
+        ),
+      );
       if (this.failing) this.logger.log('queue positions are published again');
       this.failing = false;
     } catch (e) {

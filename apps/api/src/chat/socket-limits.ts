@@ -42,9 +42,8 @@ export class TokenBucket {
 }
 
 /**
- * The verdict on one incoming event of a socket allowed `perSecond` events with bursts of twice as
- * many: `pass`, `refuse` (over the limit), or `disconnect` once it has been refused
- * `5 × burst` times faster than the limit refills (sending well past the limit for seconds).
+ * One event's verdict under `perSecond` with bursts of twice that: `pass`, `refuse`, or `disconnect`
+ * after `5 × burst` refusals beyond the refill.
  */
 export class SocketEventLimiter {
   private readonly events: TokenBucket;
@@ -63,13 +62,9 @@ export class SocketEventLimiter {
 }
 
 /**
- * Per-instance limits of the `/chat` namespace, installed by the gateway after authentication:
- * - at most `MAX_SOCKETS_PER_OPERATOR` sockets per operator (counted from the handshake that
- *   admitted them until they disconnect or their connection closes); the next handshake gets
- *   `connect_error` `tooManySockets(max)`;
- * - every socket's incoming events go through a `SocketEventLimiter` of `SOCKET_EVENTS_PER_SECOND`:
- *   a refused event is acked `{ ok: false, error: SOCKET_RATE_LIMITED }` (dropped if it has no
- *   ack), and a socket that keeps sending is disconnected (client reason `io server disconnect`).
+ * Per-instance limits of `/chat`: `MAX_SOCKETS_PER_OPERATOR` sockets (the next handshake gets
+ * `tooManySockets(max)`), and `SOCKET_EVENTS_PER_SECOND` per socket (refusals acked with
+ * `SOCKET_RATE_LIMITED`; a socket that keeps on is disconnected).
  */
 @Injectable()
 export class SocketLimits {

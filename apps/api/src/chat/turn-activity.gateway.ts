@@ -8,11 +8,8 @@ import { ApiEnv } from '../config/api-env';
 import { TurnActivityService } from './turn-activity.service';
 
 /**
- * Forwards the lifecycle events of every turn (published on `RedisKeys.turnActivity` by the turn
- * event bus) to the pages of the turn's owner as `chat:activity`, whichever thread they follow.
- * Every API instance subscribes and emits to its own sockets only (`local`), and only an instance
- * holding a socket of the owner reads the database for it. A page that reconnects reads the list
- * and the running turns again instead of a replay.
+ * Forwards every turn's lifecycle events to its owner's pages as `chat:activity`. Each instance
+ * emits to its own sockets only; a reconnecting page reloads instead of a replay.
  */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown {

@@ -14,11 +14,7 @@ import {
 } from '@corpus-chat/corpus-queries';
 import { toChatSummaryView } from './chat-views';
 
-/**
- * What an operator's pages learn about turns outside the open thread: unread threads (seen marks),
- * the operator's queued and running turns with estimated starts, and each lifecycle event of their
- * turns made into a `TurnActivity`.
- */
+/** What an operator's pages learn about turns outside the open thread: unread, running, queued. */
 @Injectable()
 export class TurnActivityService {
   constructor(

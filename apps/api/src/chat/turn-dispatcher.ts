@@ -46,10 +46,8 @@ export class TurnQueueUnavailableError extends Error {
 export type QueuedTurn = Pick<StartedTurn, 'turnId' | 'chatId' | 'ownerId' | 'userMessageId'>;
 
 /**
- * The API's side of a turn's life in Redis: enqueueing a stored turn (`turn.queued`, then the
- * BullMQ job with `jobId = turnId`, so adding twice is a no-op), cancelling (signal the worker; a
- * job still waiting is removed and the turn ended here), recovering turns whose job is missing,
- * and forgetting a deleted thread's turns. Every Redis call is bounded by
+ * The API's side of a turn in Redis: enqueue (job id = turn id, so adding twice is a no-op),
+ * cancel, recover missing jobs, forget deleted threads. Every call is bounded by
  * `REDIS_REQUEST_TIMEOUT_MS` and fails as `TurnQueueUnavailableError`.
  */
 @Injectable()
@@ -90,9 +88,8 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Publishes `turn.queued` (the turn's first event) and adds the job of a turn whose row is committed; `language`
-   * is the operator's as the request read it (else read here). Rejects with
-   * `TurnQueueUnavailableError`; the caller undoes the stored turn (or the sweep re-adds the job).
+   * Publishes `turn.queued` and adds the job of a committed turn. Rejects with
+   * `TurnQueueUnavailableError`; the caller undoes the turn (or the sweep re-adds the job).
    */
   async enqueue(turn: StartedTurn, language?: OperatorLanguage): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
@@ -120,10 +117,8 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Cancels a queued or running turn. Always sets the cancel signal (a worker that picks the job
-   * up later sees it at start). A turn no worker has started is removed from the queue and ended
-   * here as `cancelled`: returns `ended`. A started turn whose job lives is left to its worker,
-   * which stops and reports `turn.cancelled` with the partial answer: returns `signalled`.
+   * Cancels a turn: always sets the cancel signal; an unstarted turn is removed from the queue and
+   * ended here (`ended`), a started one is left to its worker (`signalled`).
    */
   async cancel(turnId: string): Promise<'ended' | 'signalled'> {
     await this.redis('request cancel', () => this.cancels.request(turnId));
@@ -173,11 +168,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     );
   }
 
-  /**
-   * Ends a turn from the API through `finishTurn`. A terminal event that cannot be published is
-   * logged, not thrown (resolves null): the stored outcome is what a reload shows. Rejects when
-   * Postgres fails.
-   */
+  /** Ends a turn through `finishTurn`; an unpublished terminal event is logged, not thrown (null). */
   async finish(turnId: string, ending: TurnEnding): Promise<FinishTurnOutcome | null> {
     try {
       const outcome = await finishTurn(
@@ -194,11 +185,7 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     }
   }
 
-  /**
-   * Removes what Redis holds of a deleted thread's turns: their waiting, finished or failed jobs,
-   * event streams and cancel keys. A job a worker is running stays (its lock); the
-   * worker finds the turn gone and stores nothing.
-   */
+  /** Removes a deleted thread's turns from Redis; a running job stays and its worker stores nothing. */
   async forget(turnIds: readonly string[]): Promise<void> {
     if (!turnIds.length) return;
     await this.redis('remove the thread’s jobs', () =>

@@ -2,11 +2,7 @@ import { z } from 'zod';
 import { envClass, envInt, validateEnv, webhookEnvSchema } from '@corpus-chat/server-core';
 import { authEnvSchema } from '../auth/auth.env';
 
-/**
- * Every setting of the API process (validated at start-up; a bad value stops the API naming the
- * variable). Extends the shared `serverEnvSchema` (database, Redis, prefix, log level, migrations)
- * through the auth layer's `authEnvSchema` (sessions, admin, limits).
- */
+/** Every setting of the API process: `serverEnvSchema` plus `authEnvSchema`, validated at start-up. */
 export const apiEnvSchema = authEnvSchema.extend({
   ...webhookEnvSchema.shape,
   IMPORT_MAX_BYTES: envInt(50 * 1024 * 1024, 1).describe(

@@ -5,11 +5,7 @@ import { pinoParams } from '@corpus-chat/server-core';
 import { LOG_REDACT_PATHS } from '../auth/http-hardening';
 import type { ApiEnv } from './api-env';
 
-/**
- * Level of a request's log line by its outcome: a server error (5xx, or a response that failed)
- * `error`, a client error (4xx) `warn`, anything else `info`. A refused request is not the
- * server's fault, and an operator filtering on `error` should see only what needs fixing here.
- */
+/** A request's log level by outcome: 5xx `error`, 4xx `warn` (not the server's fault), else `info`. */
 export function requestLogLevel(
   _req: IncomingMessage,
   res: ServerResponse,
@@ -20,11 +16,7 @@ export function requestLogLevel(
   return 'info';
 }
 
-/**
- * Requests left out of the request log: health probes (`/api/health…`, polled every few seconds),
- * and, when the API serves the web client (`WEB_DIST_DIR` set), everything outside `/api/` (the
- * app's bundles, fonts and index.html), which would otherwise outnumber API calls.
- */
+/** Requests left out of the log: health probes, and the web client's files when the API serves them. */
 export function ignoredInRequestLog(env: Pick<ApiEnv, 'WEB_DIST_DIR'>): (req: IncomingMessage) => boolean {
   return (req) => {
     const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
@@ -33,11 +25,7 @@ export function ignoredInRequestLog(env: Pick<ApiEnv, 'WEB_DIST_DIR'>): (req: In
   };
 }
 
-/**
- * The API's `nestjs-pino` settings: `pinoParams` (JSON lines at `LOG_LEVEL`, secrets and message
- * bodies redacted, including `LOG_REDACT_PATHS`) with request lines levelled by outcome
- * (`requestLogLevel`) and probes and static files left out (`ignoredInRequestLog`).
- */
+/** The API's `nestjs-pino` settings: `pinoParams` with request lines levelled by outcome, noise left out. */
 export function apiPinoParams(env: ApiEnv): Params {
   const params = pinoParams(env, 'api', LOG_REDACT_PATHS);
   const pinoHttp = params.pinoHttp as Options;

@@ -11,10 +11,8 @@ import {
 } from '@corpus-chat/server-core';
 
 /**
- * Socket.IO with the Redis adapter, so room broadcasts (`chat:thread-updated`, disconnecting the
- * sockets of an operator whose sessions ended) reach sockets on every API instance. Turn events do
- * not go through it: each instance subscribes to the threads its own sockets joined (see
- * `ChatEventRelay`).
+ * Socket.IO with the Redis adapter, so room broadcasts reach every instance's sockets. Turn events
+ * bypass it (`ChatEventRelay`).
  */
 export class RedisIoAdapter extends IoAdapter {
   private readonly logger = new Logger(RedisIoAdapter.name);

@@ -11,9 +11,8 @@ export const COMPARISON_CSV_COLUMNS = [
 ] as const;
 
 /**
- * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break, quotes doubled.
- * Text starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'` so a spreadsheet
- * shows it instead of running it as a formula (OWASP "CSV Injection"): titles come from scanner files.
+ * One RFC 4180 CSV field; text starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`
+ * (OWASP CSV Injection): titles come from scanner files.
  */
 export function csvField(value: string | number): string {
   let s = String(value);

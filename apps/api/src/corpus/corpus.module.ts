@@ -51,11 +51,8 @@ function metadataFor(options: CorpusImportOptions): ModuleMetadata {
 }
 
 /**
- * `/api/reports`, `/api/imports`, `/api/findings`, `/api/corpus`: the shared corpus, and the API's
- * side of the `imports` queue (uploads are parsed by the agent-worker). Needs the global
- * `ApiCoreModule` (database, BullMQ, Redis) and `AuthModule` (guard, socket rooms). Import it as
- * `CorpusModule.forRoot({ uploadDir })` (50 MB per file, 20 files per request) or with other
- * limits; the class itself declares nothing, so the limits are set in one place.
+ * The shared corpus routes and the API's side of the `imports` queue. Use
+ * `CorpusModule.forRoot({ uploadDir })`, so the limits are set in one place.
  */
 @Module({})
 export class CorpusModule {

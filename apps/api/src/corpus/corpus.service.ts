@@ -105,11 +105,9 @@ export class CorpusService {
   }
 
   /**
-   * Every finding matching `filter` as a stream, read page by page (keyset) inside one read-only
-   * snapshot, so the rows number exactly the `searchFindings` total. Resolves once the first page
-   * is read: a bad filter rejects (QueryValidationError, a 400) before any byte is sent. Before the
-   * stream ends a `findings.export` audit event records the filter and the row count; a failure
-   * after the first byte destroys the stream (the client sees a cut-off download, never a short one).
+   * Every finding matching `filter` as a stream read in keyset pages inside one read-only snapshot.
+   * Resolves after the first page, so a bad filter is a 400 before any byte; audited before the end;
+   * a later failure destroys the stream (a cut-off download, never a short one).
    * @throws HttpException 429 while the operator (or the server) runs as many exports as allowed.
    */
   exportFindings(

@@ -7,11 +7,8 @@ import { operatorRoom } from '../auth/socket-auth.service';
 import { ApiEnv } from '../config/api-env';
 
 /**
- * Forwards import status changes (published on `RedisKeys.importEvents` by the ingest worker, and
- * by the API for cancels) to the importing operator's sockets on `/chat` as `import:event`. Every
- * API instance subscribes and emits to its own sockets only (`local`), so each socket gets each
- * change once whichever instance it is on. A change missed during a disconnect is not replayed:
- * the client re-reads `GET /api/imports` when it reconnects.
+ * Forwards import status changes to the importing operator's sockets as `import:event`, each
+ * instance to its own sockets. No replay: a reconnecting client re-reads `GET /api/imports`.
  */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })
 export class ImportEventsGateway implements OnGatewayInit, OnApplicationShutdown {

@@ -9,11 +9,7 @@ import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 import { CORPUS_IMPORT_OPTIONS, type CorpusImportOptions } from './corpus-import.options';
 import { TooManyImportFilesException } from './import-upload';
 
-/**
- * The import route's 413s as actionable answers naming the limit, in the shape of an import answer
- * (`results: []`): multer's "File too large" (`error: 'TOO_LARGE'`) and too many files
- * (`error: 'TOO_MANY_FILES'`).
- */
+/** The import route's 413s (`TOO_LARGE`, `TOO_MANY_FILES`) as import answers naming the limit. */
 @Catch(PayloadTooLargeException)
 export class ImportLimitFilter implements ExceptionFilter {
   constructor(@Inject(CORPUS_IMPORT_OPTIONS) private readonly options: CorpusImportOptions) {}

@@ -36,15 +36,9 @@ export function wrongFieldException(fieldname: string): BadRequestException {
 }
 
 /**
- * multer options of the import route (disk storage in `uploadDir`: each file streams to disk, so a
- * large upload never sits in the API's memory),
- * for `MulterModule.register` with `AnyFilesInterceptor`. multer's own refusals name neither the
- * field nor the limit ("Unexpected file field - file", "Too many files"), so the checks are made
- * here, as each file part begins and before it is read: a file in another field than
- * `IMPORT_FILES_FIELD` is 400 naming the field, the file after `maxFilesPerRequest` is
- * `TooManyImportFilesException` (413). A file over `maxImportBytes` is multer's 413 (`File too
- * large`) as soon as the stream passes the limit, rewritten by `ImportLimitFilter`; multer then
- * deletes every file of the request it had stored.
+ * multer options of the import route (files stream to disk in `uploadDir`). multer's own refusals
+ * name neither field nor limit, so the field and file count are checked here as each part begins
+ * (400, 413); an over-size file is multer's 413, reworded by `ImportLimitFilter`.
  */
 export function importMulterOptions(options: CorpusImportOptions): MulterModuleOptions {
   /** Files accepted so far, by request. */

@@ -78,11 +78,7 @@ export function quotaRefusal({ backlog, adding, quota }: ImportQuotaExceeded): H
   );
 }
 
-/**
- * The API's side of imports: records each upload as a `queued` import, then adds its job to the
- * `imports` queue (commit, then enqueue); the agent-worker parses and stores it. Imports are
- * scoped to the operator who uploaded them.
- */
+/** The API's side of imports, per operator: record the upload, commit, then enqueue. */
 @Injectable()
 export class ImportsService {
   private readonly logger = new Logger(ImportsService.name);
@@ -105,10 +101,8 @@ export class ImportsService {
   }
 
   /**
-   * Queues one import per file, in upload order; the local files are removed once their bytes are
-   * in Postgres. @throws 429 when the files would take the operator past `quota` (imports queued
-   * or running, bytes of queued uploads), ServiceUnavailableException when Redis cannot take the
-   * jobs (the imports are then removed: nothing stays half-queued).
+   * Queues one import per file, in order, removing local files once stored. @throws 429 over
+   * `quota`, 503 when Redis cannot take the jobs (the imports are removed again).
    */
   queueImports(
     files: UploadedReportFile[],
@@ -142,11 +136,7 @@ export class ImportsService {
     return (await this.enqueue(jobs, operatorId)).map(importJobView);
   }
 
-  /**
-   * Adds the jobs of imports recorded (and committed) by the caller. @throws
-   * ServiceUnavailableException when Redis cannot take them: the imports (with their stored
-   * uploads and what refers to them) are then removed, so nothing stays half-queued.
-   */
+  /** Adds the jobs of committed imports; 503 when Redis refuses, removing the imports again. */
   async enqueue(jobs: ImportJobRecord[], operatorId: string): Promise<ImportJobRecord[]> {
     try {
       await this.queue.addBulk(jobs.map((job) => importJob(job.id, this.env.JOB_ATTEMPTS)));
@@ -208,9 +198,8 @@ export class ImportsService {
   }
 
   /**
-   * Cancels a queued or parsing import (the worker then writes nothing) and tells the operator's
-   * sockets; an import being stored answers at once with its current view (still `parsing`), and
-   * its worker rolls the store back and publishes it `cancelled`.
+   * Cancels a queued or parsing import and tells the operator's sockets; one being stored answers
+   * at once (still `parsing`) and its worker rolls back.
    * @throws NotFoundException (unknown), ConflictException (it already ended).
    */
   async cancel(operatorId: string, id: string): Promise<ImportJobView> {

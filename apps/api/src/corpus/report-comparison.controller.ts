@@ -10,11 +10,7 @@ import { ApiQueryFrom } from '../openapi-schemas';
 import { comparisonCsvLines } from './comparison-csv';
 import { ScanComparisonFilter } from './scan-comparison.filter';
 
-/**
- * Scan comparison over HTTP (IMPORT-RULES.md "Finding identity and scan comparison"): what is new,
- * fixed and unchanged between two scans of one target, and a report's scans of the same target.
- * Any signed-in operator; read-only.
- */
+/** Scan comparison over HTTP (IMPORT-RULES.md); any signed-in operator, read-only. */
 @ApiTags('reports')
 @UseFilters(ScanComparisonFilter)
 @Controller('reports')

@@ -13,11 +13,7 @@ import { IntIdParam } from '../errors/id-params';
 import { ApiQueryFrom } from '../openapi-schemas';
 import { ReportReviewService } from './report-review.service';
 
-/**
- * `/api/reports/:id…` for one report, and the review of a PDF report: its extracted text,
- * findings entered by hand while it is `needs_review`, and marking it reviewed (`ready`). Any
- * signed-in operator; each change is audited.
- */
+/** One report and a PDF's review (text, hand-entered findings, mark reviewed); changes are audited. */
 @ApiTags('reports')
 @Controller('reports')
 export class ReportReviewController {

@@ -75,16 +75,9 @@ function httpHost(req: Request, res: Response, next: NextFunction): ArgumentsHos
 }
 
 /**
- * Global HTTP exception filter (registered by `configureApp`, with `expressErrorHandler` right
- * after the body parsers): a client error raised outside Nest's exceptions — by the body parsers
- * or static file serving, i.e. an `http-errors` error with a 4xx status — is answered like a Nest
- * exception (`{ statusCode, error, message }`) with a message a person can act on, and logged at
- * warn as one line without a stack: it is the client's mistake, not the server's. A JSON body over
- * the limit reads "Request body is larger than the 1 MB limit (imports: use POST
- * /api/reports/import, up to 50 MB)"; malformed JSON "Request body is not valid JSON (…)". A
- * request that got no pooled Postgres connection in time, or found Postgres unreachable, answers
- * 503 saying the database is busy or unavailable. Everything else goes to Nest's own handling (exceptions answered as they are, unknown errors 500
- * and logged at error with their stack).
+ * Global exception filter: a 4xx `http-errors` error (body parsers, static files) is answered like
+ * a Nest exception with an actionable message and logged at warn without a stack; no pooled or
+ * reachable Postgres is 503. Everything else goes to Nest's own handling.
  */
 @Catch()
 export class ClientErrorFilter extends BaseExceptionFilter {
@@ -98,10 +91,8 @@ export class ClientErrorFilter extends BaseExceptionFilter {
   }
 
   /**
-   * The same handling as an Express error middleware, for errors raised before Nest's router (body
-   * parsers, the docs guard). Register it right after them: Express passes an error to the first
-   * error middleware, and `ServeStaticModule` (WEB_DIST_DIR) registers one that answers any error
-   * of an `/api` path with 404 "Cannot POST /api/…" before Nest's handler would see it.
+   * The same for errors raised before Nest's router (body parsers, the docs guard). Register it
+   * right after them: `ServeStaticModule`'s error middleware would answer `/api` errors with 404.
    */
   expressErrorHandler(): (err: unknown, req: Request, res: Response, next: NextFunction) => void {
     return (err, req, res, next) => this.catch(err, httpHost(req, res, next));

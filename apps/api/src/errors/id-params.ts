@@ -3,22 +3,14 @@ import { BadRequestException, Injectable, Param, ParseUUIDPipe, type PipeTransfo
 /** Largest id of an `integer` (int4) identity column, such as `findings.id` and `reports.id`. */
 export const MAX_INT_ID = 2_147_483_647;
 
-/**
- * A route parameter `name` that must be a UUID: anything else is 400 `<name> must be a UUID`. The
- * format check only: a well-formed id that does not exist (or is not the caller's) is still the
- * service's 404.
- */
+/** A UUID route parameter; else 400 (an unknown id is still the service's 404). */
 export const UuidParam = (name: string): ParameterDecorator =>
   Param(
     name,
     new ParseUUIDPipe({ exceptionFactory: () => new BadRequestException(`${name} must be a UUID`) }),
   );
 
-/**
- * Parses a route parameter `name` holding an integer id: 1 to `MAX_INT_ID` (larger ones cannot
- * exist and would make Postgres fail). Anything else is 400 `<name> must be a positive integer`.
- * Takes the raw text: decimal digits only.
- */
+/** Parses an integer id parameter, 1 to `MAX_INT_ID` decimal digits only; else 400. */
 @Injectable()
 export class ParseIntIdPipe implements PipeTransform<string, number> {
   constructor(private readonly name: string) {}

@@ -4,10 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 
 /**
- * Sends a few requests of a message post through the initialised app's HTTP stack (middleware,
- * body parser, router, guards, exception filter), on a loopback port of its own, before `main.ts`
- * opens the real one: the first operator request after a start does not compile that path. They
- * carry no session, so each is refused (401) before any handler runs and nothing is stored.
+ * Sends a few unauthenticated message posts through the app's HTTP stack on a private loopback
+ * port before the real one opens, so the first request does not compile that path (all 401).
  */
 export async function warmHttpPath(app: INestApplication, requests = 20): Promise<void> {
   const server = http.createServer(app.getHttpAdapter().getInstance());

@@ -36,12 +36,9 @@ export function mcpToolList(): Tool[] {
 }
 
 /**
- * Runs one `tools/call` through the shared `CorpusTools` (validation, read-only transaction,
- * formatting). An unknown tool is a protocol error (JSON-RPC -32602, as the MCP spec lists it);
- * invalid arguments and failed queries are tool errors (`isError: true`, the message the chat's
- * model would get), so a client's model can correct itself. A success carries `structuredContent`
- * `{ tool, filter, total, untrusted, data }` and the same JSON as text, after a line stating the
- * total and the filter.
+ * Runs one `tools/call` through `CorpusTools`. An unknown tool is JSON-RPC -32602; bad arguments
+ * and failed queries are tool errors (`isError`) so the client's model can correct itself. A
+ * success carries `structuredContent` and the same JSON as text after a summary line.
  */
 export async function callCorpusTool(
   tools: CorpusTools,

@@ -33,10 +33,8 @@ const NO_BATCHES = {
 const MCP_REQUESTS_PER_OPERATOR = 4;
 
 /**
- * `/mcp` (outside the `/api` prefix): the corpus tools over MCP Streamable HTTP, stateless (no
- * session id; every POST is answered with JSON). Authenticated like any `@ReadScope()` route: an
- * API token (`Authorization: Bearer cc_pat_…`) or a session; rate-limited per operator (each
- * POST is one JSON-RPC message: batches are refused) and at most a few running at once.
+ * `/mcp`: the corpus tools over stateless MCP Streamable HTTP, authenticated as `@ReadScope()`,
+ * rate-limited per operator (batches refused), a few running at once.
  */
 @ApiTags('mcp')
 @Controller('mcp')

@@ -3,11 +3,7 @@ import { DataSource } from 'typeorm';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { McpController } from './mcp.controller';
 
-/**
- * `/mcp`: the chat's corpus tools for other agents (IDE assistants, desktop chat clients), through
- * the same `CorpusTools` the agent-worker runs. Needs TypeORM's `DataSource` and the global
- * `AuthModule` guard.
- */
+/** `/mcp`: the chat's corpus tools for other agents, through the same `CorpusTools`. */
 @Module({
   controllers: [McpController],
   providers: [

@@ -9,10 +9,8 @@ import { AUTH_ENV, type AuthEnv } from '../auth/auth.env';
 import { hashPassword } from '../auth/passwords';
 
 /**
- * File (under DATA_DIR) where development start-up leaves the generated first-admin password for
- * `npm start` to show: one per database (`admin-password.<host>-<port>-<database>.txt`), so pointing
- * `npm start` at another database never shows a password of the first. tools/start/start.mjs builds
- * the same name.
+ * Where development leaves the generated admin password, one file per database so `npm start` never
+ * shows another database's; tools/start/start.mjs builds the same name.
  */
 export function adminPasswordFileName(databaseUrl: string): string {
   const u = new URL(databaseUrl);
@@ -21,10 +19,9 @@ export function adminPasswordFileName(databaseUrl: string): string {
 }
 
 /**
- * Creates the first admin at API start-up when no enabled admin exists, from `ADMIN_USERNAME` and
- * `ADMIN_PASSWORD`. Without `ADMIN_PASSWORD`: in development a random password is generated,
- * printed once and written to `${DATA_DIR}/admin-password.<database>.txt` (mode 600) for `npm start` to show;
- * in production start-up stops with a `ConfigError`; in tests nothing is created.
+ * Creates the first admin at start-up when no enabled admin exists (`ADMIN_USERNAME`,
+ * `ADMIN_PASSWORD`). Without a password: development generates one (printed, written mode 600 for
+ * `npm start`), production stops with a `ConfigError`, tests create nothing.
  */
 @Injectable()
 export class AdminBootstrapService implements OnApplicationBootstrap {

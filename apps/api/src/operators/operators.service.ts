@@ -21,10 +21,8 @@ import { hashPassword } from '../auth/passwords';
 import { SocketAuthService } from '../auth/socket-auth.service';
 
 /**
- * Operator accounts, managed by admins. Disabling or re-enabling an operator, or resetting their
- * password, ends their sessions at once: their token version changes, so the next request or
- * handshake with an older token is refused, and their open sockets are disconnected on every API
- * instance.
+ * Operator accounts, managed by admins. A disable, re-enable or password reset changes the token
+ * version, so older tokens are refused and open sockets disconnected on every instance.
  */
 @Injectable()
 export class OperatorsService {
@@ -80,9 +78,8 @@ export class OperatorsService {
   }
 
   /**
-   * Changes display name, role, disabled flag or password of operator `id` on behalf of `actor`.
-   * 404 for an unknown id; 400 when an admin would disable or demote themself; 409 when no enabled
-   * admin would remain. Disabling also deletes the operator's API tokens.
+   * Updates operator `id`: 404 unknown, 400 when an admin would disable or demote themself, 409
+   * when no enabled admin would remain. Disabling deletes the operator's API tokens.
    */
   async update(id: string, dto: UpdateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
     const result = await this.db.transaction(async (tx) => {

@@ -28,10 +28,8 @@ export interface ModelServerCheckOptions {
 }
 
 /**
- * Why a request failed, in our words: the HTTP status with a fixed phrase (`HTTP 401 (the API
- * key was refused)`, never the server's body), or what stopped the connection to `baseUrl`, e.g.
- * `could not connect to http://127.0.0.1:9/v1: connection refused: nothing listens on that port
- * (ECONNREFUSED)`.
+ * Why a request failed, in our words: the status with a fixed phrase (never the server's body), or
+ * what stopped the connection.
  */
 export function serverMessage(e: unknown, baseUrl?: string): string {
   if (e instanceof APIConnectionTimeoutError)
@@ -61,15 +59,9 @@ function toolsHint(message: string, model: string): string {
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
- * Checks an OpenAI-compatible server the way the agent will use it, in four checks:
- * `models` (`GET /models` answers and lists the configured model: a turn with an unlisted model
- * fails), `completion` (a one-token completion), `tools` (the same with the agent's
- * `TOOL_DEFINITIONS` and `tool_choice: 'auto'`, as a turn sends them) and `context` (the model's
- * context length from the server's own API, with the effective budget
- * `min(context, agentContextTokens)`; informational, always ok). Each failing check carries the
- * server's own message; a refused `tools` request also says which server flag or model is needed.
- * When the model list timed out, nothing else is tried (a server that does not answer would
- * otherwise hold the check for the completion's timeout, 120 s by default). Never throws.
+ * Checks an OpenAI-compatible server as the agent uses it: `models` (lists the model),
+ * `completion`, `tools` (with `TOOL_DEFINITIONS`) and `context` (informational). Failures carry the
+ * server's message and, for `tools`, the flag needed. A timed-out model list stops the rest. Never throws.
  */
 export async function checkModelServer(
   target: ModelServerTarget,
@@ -106,11 +98,8 @@ export async function checkModelServer(
       ok: false,
       detail: `Listing the models failed: ${serverMessage(e, target.baseUrl)}`,
     });
-    // A server that accepted the connection but did not answer a model list in time would only
-    // hold the operator for the completion's much longer timeout too.
-    // (By its error class, or by the time it took: under some runtimes the SDK reports its own
-    // timeout as a generic connection error. A socket error such as ECONNREFUSED is an answer,
-    // however late a busy host delivered it.)
+    // A server that accepted the connection but did not answer in time would hold the completion's
+    // longer timeout too. Some runtimes report the SDK's timeout as a connection error, hence the clock.
     const code = connectionErrorCode(e);
     const answered = code !== undefined && !/TIMEDOUT|TIMEOUT/.test(code);
     if (e instanceof APIConnectionTimeoutError || (!answered && Date.now() - listStarted >= listTimeoutMs)) {
@@ -224,9 +213,8 @@ const TOOL_CHECK_MAX_TOKENS = 512;
 const TEXT_CALL = /<tool_call>|<function=|\[TOOL_CALLS\]|"name"\s*:\s*"get_corpus_overview"/;
 
 /**
- * Whether the model, asked a question that needs a tool, called one: a structured call passes; a
- * call written as text passes with advice (the worker recovers it, but the server's tool parser
- * should do that); an answer without a call fails, since turns would then answer without tools.
+ * Whether the model called a tool: structured passes, a call written as text passes with advice,
+ * no call fails.
  */
 export function toolCallVerdict(
   message:

@@ -38,10 +38,8 @@ export class SettingsService {
   }
 
   /**
-   * Saves validated settings; the agent-worker picks them up for its next turns (no restart). A
-   * `baseUrl` naming another server without a new `apiKey` clears the stored key: it was given for
-   * the old server, and keeping it would send it to the new one on the next turn. 422 naming
-   * `MODEL_URL_ALLOWLIST` when the openai back end would point at a server outside it.
+   * Saves settings (workers pick them up next turn). A new `baseUrl` without a new `apiKey` clears
+   * the stored key, never sending it elsewhere. 422 for a server outside `MODEL_URL_ALLOWLIST`.
    */
   async update(dto: UpdateSettingsDto, actor: AuthenticatedOperator): Promise<SettingsView> {
     const { saved, keyDropped } = await this.dataSource.transaction(async (tx) => {
@@ -86,10 +84,8 @@ export class SettingsService {
   }
 
   /**
-   * Tests the stored settings, or `overrides` on top of them (to try values before saving). The
-   * stored key goes only to the stored base URL: another `baseUrl` is tested with `overrides.apiKey`
-   * or none. The built-in planner needs no server: that is reported as one passing check. 422
-   * naming `MODEL_URL_ALLOWLIST` for a server outside it (nothing is sent to it).
+   * Tests the stored settings or `overrides`; the stored key goes only to the stored base URL. The
+   * built-in planner passes one check. 422 for a server outside `MODEL_URL_ALLOWLIST`.
    */
   async test(overrides: TestSettingsDto = {}): Promise<SettingsTestResult> {
     const stored = await readModelSettings(this.dataSource);

@@ -1,10 +1,7 @@
 /**
- * The Content-Security-Policy of the web client's pages, the same in every deployment: the API
- * serving the build (`WebStaticModule`), nginx (`docker/nginx.conf`) and the Angular dev server
- * (`apps/web/project.json`); a spec checks the other two copies match. Scripts come only from the
- * app's own files (Angular's build has no inline script); styles may be inline because Angular
- * sets style attributes at run time; `ws:`/`wss:` let Socket.IO's WebSocket through proxies that
- * rewrite the scheme; no page may frame the app.
+ * The web pages' Content-Security-Policy, the same for `WebStaticModule`, nginx and the dev server
+ * (a spec checks the copies match): own scripts only, inline styles (Angular sets them), `ws:`/`wss:`
+ * for proxies, no framing.
  */
 export const APP_PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +

@@ -16,13 +16,9 @@ export function setWebFileHeaders(res: { setHeader(name: string, value: string):
 }
 
 /**
- * Serves a production build of the web client (`WEB_DIST_DIR`, e.g. `dist/web/browser`) on the
- * API's own origin, so one process is the whole product (single-box deployments, the browser
- * end-to-end tests) and the cookie session and Socket.IO need no proxy. Unknown paths outside
- * `/api`, `/mcp` and `/socket.io` answer the app's `index.html` (client-side routes such as `/chat/<id>`);
- * `/api/*` is never shadowed (an unknown API route stays a JSON 404). Empty `WEB_DIST_DIR`: nothing
- * is served (in development the Angular dev server proxies `/api` here instead). Every file carries
- * the app page's CSP and `X-Frame-Options: DENY` (`APP_PAGE_HEADERS`).
+ * Serves the web build (`WEB_DIST_DIR`) on the API's origin, so one process is the whole product.
+ * Unknown paths outside `/api`, `/mcp`, `/socket.io` get `index.html`; every file carries
+ * `APP_PAGE_HEADERS`. Empty `WEB_DIST_DIR`: nothing is served.
  */
 @Module({})
 export class WebStaticModule {

@@ -289,7 +289,15 @@ describe("operator B and operator A's thread", () => {
   it('the API docs (UI and document) are for admins only', async () => {
     const root = await insertTestOperator(db.dataSource, { role: 'admin' });
     const adminSession = await loginAs(api.baseUrl, root.username, root.password);
-    for (const path of ['/api/docs', '/api/docs/', '/api/docs-json', '/api/docs-yaml']) {
+    // The UI's init script embeds the whole document; paths match case-insensitively.
+    const paths = [
+      '/api/docs',
+      '/api/docs/',
+      '/api/docs/swagger-ui-init.js',
+      '/api/docs-json',
+      '/API/Docs-JSON',
+    ];
+    for (const path of [...paths, '/api/docs-yaml']) {
       expect({ path, status: (await http().get(path)).status }).toEqual({ path, status: 401 });
       expect({ path, status: (await http().get(path).set(asB())).status }).toEqual({ path, status: 403 });
       expect({

@@ -26,11 +26,7 @@ export class UpdateChatDto extends zodDto(
   }),
 ) {}
 
-/**
- * `POST /api/chats/:id/messages`. `content` must hold a character other than whitespace (an empty
- * or blank message is refused: there is nothing to answer). It may be longer than
- * MAX_MESSAGE_CHARS (it is then cut, not refused) but the JSON body limit (1 MB) still applies.
- */
+/** `POST /api/chats/:id/messages`: non-blank `content`; past MAX_MESSAGE_CHARS it is cut, not refused. */
 export class PostMessageDto extends zodDto(
   z.strictObject({
     content: z.string().regex(/\S/, { error: 'must not be blank' }),
@@ -57,9 +53,8 @@ export interface PostMessageResponse {
 }
 
 /**
- * `202` answer to `POST /api/chats/:id/turns/:turnId/cancel`: `cancelled` when the turn was still
- * queued and is now ended, `stopping` when its worker was signalled (a `turn.cancelled` event
- * follows within a second), `finished` when the turn had already ended.
+ * Answer to a cancel: `cancelled` (was queued, now ended), `stopping` (worker signalled;
+ * `turn.cancelled` follows), `finished` (had already ended).
  */
 export interface CancelTurnResponse {
   turnId: string;
@@ -85,11 +80,7 @@ export interface AssistantMessageMetadata {
   lastFindingIds?: number[];
   /** The groups a ranking or breakdown listed last, in order, for "show the second one" after "top 3 reports". */
   lastGroups?: ListedGroups;
-  /**
-   * What the built-in planner's last count applied on top of `lastFilter` by combining several exact
-   * counts (a set of severities, an excluded filter, findings with or without any CWE id / verdict),
-   * so a follow-up narrows the same set of findings.
-   */
+  /** What the planner's last count combined on top of `lastFilter`, so a follow-up narrows the same set. */
   lastScope?: ComputedScope;
   model?: string;
   attempt?: number;
@@ -109,11 +100,8 @@ export interface AssistantMessageMetadata {
 export const REASONING_MAX_CHARS = 20_000;
 
 /**
- * Which numbers of an answer no tool result of its turn supports.
- * `checked`: how many numbers the answer states (list markers not counted);
- * `unsupported`: each unsupported number as written in the answer ("84", "1,204", "twelve", "12.5%"),
- * in order of appearance, without repeats. Empty when every number is backed by a tool result,
- * the operator's message, or exact arithmetic over those.
+ * Numbers of an answer no tool result, operator message or exact arithmetic over those supports:
+ * `checked` counts the answer's numbers, `unsupported` lists each once as written, in order.
  */
 export interface AnswerVerification {
   checked: number;

@@ -2,11 +2,7 @@ import type { SincePreviousScan } from './scan-comparison';
 import type { TriageStatus } from '../triage/triage.types';
 import type { FindingFilter } from './finding-filter.schema';
 
-/**
- * Corpus vocabulary shared by the query layer, the agent's tools, the API and the web client.
- * Severity follows the five-level scale of CVSS 3.1 qualitative ratings (FIRST, CVSS v3.1
- * specification §5), with `info` for "None".
- */
+/** Corpus vocabulary shared by every layer. Severity: CVSS 3.1's qualitative scale, `info` for "None". */
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -14,11 +10,7 @@ export type Severity = (typeof SEVERITIES)[number];
 export const VERDICT_STATUSES = ['still_open', 'fixed', 'inconclusive'] as const;
 export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 
-/**
- * Lifecycle of an imported report. Structured imports go straight to `ready`; a PDF is
- * `extracting` while a model reads its findings, or `needs_review` (no model configured) until an
- * operator has entered its findings by hand and marked it reviewed.
- */
+/** A report's lifecycle: structured imports go to `ready`; PDFs pass `extracting` or `needs_review`. */
 export const REPORT_STATUSES = ['extracting', 'needs_review', 'ready', 'failed', 'cancelled'] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 

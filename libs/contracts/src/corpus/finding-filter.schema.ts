@@ -16,15 +16,9 @@ import {
 const CWE_MESSAGE = 'must be a positive integer (79 for CWE-79)';
 
 /**
- * Filter over current findings, shared by `searchFindings`, `countFindingsBy`, the agent's tools,
- * the REST API and the UI: the one declaration its type, its JSON Schema and its validation come
- * from. All fields are ANDed. `text` follows IMPORT-RULES.md (full-text search, widened by weakness
- * class). `reportId` or `reportName` (a report's filename, case-insensitive) select one report.
- * `format` selects the reports of one format as IMPORT-RULES.md detects it (a SARIF file written by
- * ZAP is `sarif`); `scanner` the reports whose scanner (`docMetadata.tool.name`, e.g. SARIF
- * `tool.driver.name`) contains it, case-insensitively. `status` is the triage status (`open` for a
- * finding nobody has triaged); `edited` the findings operators edited (`any`) or re-rated
- * (`severity`). The descriptions are what the model reads.
+ * Filter over current findings, the one declaration of its type, JSON Schema and validation for
+ * queries, tools, REST and UI. Fields are ANDed; `text` and `format` follow IMPORT-RULES.md. The
+ * descriptions are what the model reads.
  */
 export const findingFilterSchema = z.strictObject({
   text: optionalField(collapsed, unshownMaxLength(500)).describe(
@@ -53,10 +47,8 @@ export const findingFilterSchema = z.strictObject({
 });
 
 /**
- * The filter of the findings list (REST, the web Findings page, the query layer): the tools' filter
- * plus `origin`, where the finding came from (its version 1: `import` a scanner file, `extraction`
- * a model read it in a PDF report, `manual` a person entered it). The model's tools leave it out:
- * it would cost every request's prompt for a question operators ask the list, not the chat.
+ * The findings list's filter: the tools' filter plus `origin` (how version 1 arrived). The tools
+ * leave `origin` out: it would cost every prompt for a question asked of the list, not the chat.
  */
 export const findingListFilterSchema = findingFilterSchema.extend({
   origin: optionalField(lowered, z.enum(FINDING_SOURCES)),

@@ -3,11 +3,7 @@ import { findingListFilterSchema } from './finding-filter.schema';
 import { countFindingsByArgsSchema, searchFindingsArgsSchema } from '../tools/tool-args.schema';
 import { optionalField } from '../validation/zod-fields';
 
-/**
- * Query strings of the findings endpoints, derived from the tools' argument schemas: the REST API
- * answers exactly what `search_findings` and `count_findings_by` answer. Archived reports are the
- * tools' business only (the Reports page restores a report to count it again).
- */
+/** Query strings of the findings endpoints, derived from the tools' schemas so REST answers as they do. */
 const restFilter = { includeArchived: true } as const;
 
 /** `GET /api/findings/export.csv|json`: a finding filter (with `origin`, which the tools leave out). */

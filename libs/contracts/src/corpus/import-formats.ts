@@ -1,9 +1,8 @@
 import { REPORT_FILE_EXTENSIONS, REPORT_FORMATS, type ReportFormat } from './corpus.types';
 
 /**
- * What the importers read, named as `IMPORT-RULES.md` names each format (its section titles, in
- * its order; the native format is the product's own). Refusals and pickers list formats from here only, so a new importer is added once:
- * its name here and its file name endings in `REPORT_FILE_EXTENSIONS`.
+ * What the importers read, named and ordered as IMPORT-RULES.md's sections. A new importer is added
+ * here and in `REPORT_FILE_EXTENSIONS` only.
  */
 export const IMPORT_FORMAT_NAMES: Record<ReportFormat, string> = {
   sarif: 'SARIF 2.1.0',

@@ -1,10 +1,6 @@
 import type { ImportOutcome, ReportStatus } from './corpus.types';
 
-/**
- * Lifecycle of one uploaded file: `queued` (stored on disk, waiting for an ingest worker) →
- * `parsing` → `ready` (the report was written) | `failed` (refused or broken; nothing written) |
- * `cancelled` (by the operator before the report was written; nothing written).
- */
+/** An upload's lifecycle: `queued` → `parsing` → `ready`, or `failed`/`cancelled` with nothing written. */
 export const IMPORT_JOB_STATUSES = ['queued', 'parsing', 'ready', 'failed', 'cancelled'] as const;
 export type ImportJobStatus = (typeof IMPORT_JOB_STATUSES)[number];
 export const isImportJobFinished = (status: ImportJobStatus): boolean =>
@@ -46,11 +42,7 @@ export interface ExtractionProgress {
   model: string | null;
 }
 
-/**
- * Body of `POST /api/reports/import` (202): one queued import per uploaded file, in upload order.
- * Parsing happens in the background; follow each import with `import:event` on the socket or
- * `GET /api/imports/:id`.
- */
+/** `POST /api/reports/import` (202): one queued import per file; follow them by `import:event`. */
 export interface QueuedImportsResponse {
   imports: ImportJobView[];
 }

@@ -1,10 +1,8 @@
 import type { Severity } from './corpus.types';
 
 /**
- * Scan comparison as IMPORT-RULES.md "Finding identity and scan comparison" defines it: an older
- * report (the baseline) against a newer scan of the same target, their findings' identities
- * counted as multisets. `new + unchanged` = the report's findings, `fixed + unchanged` = the
- * baseline's. "Fixed" only means absent from the newer scan; it sets no verdict.
+ * Scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"): a baseline against a
+ * newer scan of the same target, identities counted as multisets. "Fixed" sets no verdict.
  */
 export interface ScanComparisonCounts {
   new: number;
@@ -42,14 +40,7 @@ export interface ScanComparison extends ScanComparisonCounts {
   fixedFindings: ComparedFinding[];
 }
 
-/**
- * Why two reports were not compared. `NOT_FOUND`: an id or file name matches no report;
- * `AMBIGUOUS`: a file name matches several; `NO_TARGET`: a report names no target (or was
- * imported before targets were stored); `NOT_SAME_TARGET`: different format, CSV layout, SARIF
- * tools or target; `SAME_REPORT`: a report against itself; `ORDER_UNKNOWN`: no order was given
- * and the recorded scan times are equal or missing, so the caller must say which is the baseline;
- * `NO_LATER_SCAN`: "since X" and no later scan of X's target exists.
- */
+/** Why two reports were not compared (each code's meaning is in IMPORT-RULES.md's comparison section). */
 export type ScanComparisonErrorCode =
   | 'NOT_FOUND'
   | 'AMBIGUOUS'
@@ -79,11 +70,7 @@ export interface SincePreviousScan extends ScanComparisonCounts {
   carried?: CarriedTriage;
 }
 
-/**
- * Statuses an import carried over from the previous scan of the target to findings with the same
- * identity: false positives, accepted risks and confirmed findings keep their status; a finding
- * marked fixed that is seen again is `reopened` (it starts `open`).
- */
+/** Statuses carried from the previous scan; a `fixed` finding seen again is `reopened`. */
 export interface CarriedTriage {
   falsePositive: number;
   riskAccepted: number;

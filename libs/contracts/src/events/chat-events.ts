@@ -2,14 +2,9 @@ import type { AnswerVerification } from '../chat/chat.dto';
 import type { ToolCallName, ToolCardData } from '../tools/tools';
 
 /**
- * The one shape on the wire for turn progress: the worker (and the API, for `turn.queued`)
- * publishes these over Redis pub/sub and a per-turn Redis Stream; the API forwards them over
- * Socket.IO as `chat:event`; the web client reduces them into the thread view.
- *
- * `seq` is the event's entry id in the turn's Redis Stream (`<ms>-<n>`, rising) and `prev` the id of
- * the turn's event before it (`NO_SEQ` for its first): a client drops a seq it already has, and an
- * event whose `prev` it has not seen, then asks for the stream after its last seq. `at` is an
- * ISO-8601 timestamp.
+ * Turn progress on the wire: worker → Redis (pub/sub and a per-turn Stream) → API → Socket.IO
+ * `chat:event` → web client. `seq` is the Stream entry id and `prev` the one before (`NO_SEQ` for
+ * the first): a client drops seqs it has and, on a `prev` it has not seen, asks for the rest.
  */
 export interface ChatEventBase {
   chatId: string;
@@ -52,9 +47,8 @@ export type ChatEventBody =
   | { type: 'turn.started'; workerId: string; attempt: number }
   | { type: 'text.delta'; text: string }
   /**
-   * The answer streamed so far is cut back to its first `length` characters (UTF-16 code units of
-   * the concatenated `text.delta`s): what followed turned out to be reasoning, a tool call written
-   * as text, or an answer the model was asked to write again (`reason`).
+   * Cuts the streamed answer back to `length` UTF-16 units: what followed was reasoning, a call
+   * written as text, or an answer to be rewritten (`reason`).
    */
   | { type: 'text.reset'; length: number; reason: 'reasoning' | 'tool_call' | 'reask' }
   | { type: 'tool.call'; callId: string; name: ToolCallName; args: unknown }
@@ -67,11 +61,8 @@ export type ChatEventBody =
       data?: ToolCardData;
     }
   /**
-   * What the model is doing, at most about once a second while a model turn runs: the tokens it
-   * streamed so far in this turn (one per streamed chunk, as the servers send them), their rate
-   * since the first, and the phase: `prompt` while the server reports prompt processing (llama.cpp's
-   * `prompt_progress`: `prompt` has its counts), `reasoning` while it streams reasoning, `answer`
-   * while it streams the answer or a tool call.
+   * What the model is doing, about once a second: tokens streamed so far (one per chunk), their
+   * rate, and the phase (`prompt` from llama.cpp's `prompt_progress`, `reasoning`, `answer`).
    */
   | {
       type: 'turn.progress';
@@ -107,11 +98,7 @@ export const ACTIVITY_EVENT_TYPES: readonly ChatEventType[] = [
 
 /** Socket.IO namespace and event names (client ↔ API gateway). */
 export const CHAT_NAMESPACE = '/chat';
-/**
- * The `connect_error` messages of a refused `/chat` handshake: `unauthorized` (no valid session:
- * sign in again) and `unavailable` (the session could not be checked, e.g. the database is down:
- * try again later).
- */
+/** `connect_error` messages of a refused `/chat` handshake: sign in again, or try again later. */
 export const SocketRefusals = { unauthorized: 'unauthorized', unavailable: 'unavailable' } as const;
 export const SocketEvents = {
   /** client → server: `{ chatId, afterSeq? }` (a seq; none: the whole turn), ack `{ ok: true, activeTurn } | { ok: false, error }`. */

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { OPERATOR_LANGUAGES } from '../operators/operator-roles';
 
 /**
- * The data of each job, declared once: the API enqueues `z.input`, the worker validates with the
- * schema before acting (a job may have waited in Redis across a deploy). Kept apart from `jobs.ts`,
- * whose constants the web client imports, so its bundle stays without zod.
+ * Each job's data, declared once: the API enqueues `z.input`, the worker validates before acting.
+ * Apart from `jobs.ts` so the web bundle stays without zod.
  */
 const id = z.guid({ error: 'must be a UUID' });
 

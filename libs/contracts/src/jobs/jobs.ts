@@ -35,11 +35,7 @@ export const ImportJobNames = {
 /** See `runImportJobDataSchema`. */
 export type RunImportJobData = z.output<typeof runImportJobDataSchema>;
 
-/**
- * Queue of webhook work: `turn-ended` (one per ended turn, jobId = turn id: finds the endpoints and
- * stores one delivery each) and `deliver` (one per delivery, jobId = delivery id: one signed POST,
- * retried with exponential back-off).
- */
+/** Webhook work: `turn-ended` (job id = turn id) stores deliveries; `deliver` (id = delivery) sends one. */
 export const WEBHOOKS_QUEUE = 'webhooks';
 
 export const WebhookJobNames = {

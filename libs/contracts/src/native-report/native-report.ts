@@ -2,10 +2,8 @@ import type { NoteStage, Severity, VerdictStatus } from '../corpus/corpus.types'
 import schema from './native-report.schema.json';
 
 /**
- * The native JSON report format: a pentest team's curated findings with every version field,
- * optional notes and verdicts. `native-report.schema.json` (JSON Schema draft-07) is the
- * definition; `native-report.example.json` shows a finding edited once with a retest verdict.
- * The importer detects it by `format: "corpus-chat-native"`.
+ * The native JSON report format (`format: "corpus-chat-native"`), defined by
+ * `native-report.schema.json`; `native-report.example.json` shows an edited finding with a verdict.
  */
 export const NATIVE_REPORT_FORMAT = 'corpus-chat-native';
 export const NATIVE_REPORT_FORMAT_VERSION = 1;

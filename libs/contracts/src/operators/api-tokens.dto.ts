@@ -12,11 +12,7 @@ export const API_TOKEN_DEFAULT_DAYS = 90;
 /** API tokens one operator may hold at once (each is a credential to audit). */
 export const API_TOKENS_PER_OPERATOR = 20;
 
-/**
- * `POST /api/auth/tokens`: a named token, minted only with the operator's password (a stolen
- * session cookie alone cannot mint a long-lived credential); no `expiresInDays` means
- * `API_TOKEN_DEFAULT_DAYS`.
- */
+/** `POST /api/auth/tokens`: minted only with the password, so a stolen cookie cannot mint one. */
 export class CreateApiTokenDto extends zodDto(
   z.strictObject({
     name: z

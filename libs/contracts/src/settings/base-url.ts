@@ -1,10 +1,8 @@
 // No zod here: the web client imports these at runtime (see browser.ts).
 
 /**
- * `url` in one spelling per server, to compare two base URLs (the stored key goes only to the base
- * URL it was saved with): lower-case scheme and host, no default port, no trailing slashes, no
- * fragment (`HTTP://Models.LAN:80/v1/` → `http://models.lan/v1`). Text that is not a URL is only
- * trimmed of spaces and trailing slashes.
+ * One spelling per server, to compare base URLs (a stored key goes only to its own):
+ * `HTTP://Models.LAN:80/v1/` → `http://models.lan/v1`. Non-URL text is only trimmed.
  */
 export function normalizeBaseUrl(url: string): string {
   const text = url.trim();

@@ -14,9 +14,8 @@ const model = z.string().min(1, { error: 'must name a model of the server, e.g. 
 const apiKey = optional(z.string().max(500));
 
 /**
- * `PUT /api/settings`. An omitted `apiKey` keeps the stored one, unless `baseUrl` names another
- * server (the stored key is then cleared: it was given for the old one); an empty string clears it.
- * `baseUrl` and `model` are required for an OpenAI-compatible server only.
+ * `PUT /api/settings`. An omitted `apiKey` keeps the stored one unless `baseUrl` changes server;
+ * `''` clears it. `baseUrl` and `model` only for an OpenAI-compatible server.
  */
 export class UpdateSettingsDto extends zodDto(
   z
@@ -34,11 +33,7 @@ export class UpdateSettingsDto extends zodDto(
     }),
 ) {}
 
-/**
- * `POST /api/settings/test` body (optional): values to test before saving them. Omitted fields
- * come from the stored settings; an omitted `apiKey` uses the stored key only when `baseUrl` is
- * the stored server's (another server is tested without a key).
- */
+/** `POST /api/settings/test`: values to try; the stored key is used only for the stored server. */
 export class TestSettingsDto extends zodDto(
   z.strictObject({
     backend: optional(z.enum(MODEL_BACKENDS)),

@@ -18,11 +18,7 @@ import { SEARCH_ROWS_CAP, TOOL_NAMES, type ToolName } from './tools';
 /** Offsets beyond this are refused: no corpus has that many findings, and Postgres would still scan them. */
 export const SEARCH_OFFSET_MAX = 1_000_000_000;
 
-/**
- * The arguments of each read-only corpus tool, declared once: the types (`ToolArgsMap`), the JSON
- * Schemas the model and MCP clients are shown (`TOOL_DEFINITIONS`) and the validation of a call
- * (tools, REST query strings, the query functions) all derive from these.
- */
+/** Each tool's arguments, declared once: types, JSON Schemas and validation all derive from these. */
 export const searchFindingsArgsSchema = findingFilterSchema.extend({
   limit: defaultedField(numeric, z.number().int().min(0).max(SEARCH_ROWS_CAP), 10),
   offset: defaultedField(numeric, intUpTo(0, SEARCH_OFFSET_MAX), 0),
@@ -77,9 +73,8 @@ export interface ToolArgsMap {
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * `schema` as JSON Schema for a model (`model`) or for the OpenAPI document (`docs`): the input side
- * (a field with a default is optional) without the `$schema` key; for a model also without the
- * bounds marked `unshownToModel` (tokens it would pay for on every request).
+ * `schema` as input-side JSON Schema for a model (without `unshownToModel` bounds, which cost tokens)
+ * or for the OpenAPI document.
  */
 export function toolJsonSchema(schema: z.ZodType, audience: 'model' | 'docs' = 'model'): JsonSchema {
   const json = z.toJSONSchema(schema, {
@@ -110,11 +105,7 @@ const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
     'New, fixed and unchanged findings from an older scan (baseline) to a newer one of the same target. Omit report for "since baseline".',
 };
 
-/**
- * `count_findings_by`'s schema with its nested filter's field descriptions left out: the model
- * reads them once, in `search_findings` (the same filter), instead of paying for them twice on
- * every request.
- */
+/** `count_findings_by` without the filter's descriptions: the model reads them in `search_findings`. */
 function countFindingsByJsonSchema(): JsonSchema {
   const json = toolJsonSchema(countFindingsByArgsSchema);
   const filter = (json['properties'] as Record<string, JsonSchema>)['filter'];

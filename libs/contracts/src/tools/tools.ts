@@ -2,10 +2,8 @@ import type { GroupByKey, Severity, VerdictStatus } from '../corpus/corpus.types
 import type { FindingFilter } from '../corpus/finding-filter.schema';
 
 /**
- * The agent's read-only corpus tools. Each is a thin wrapper over one query function of
- * `libs/corpus-queries`; their arguments are declared in `tool-args.schema.ts` (zod, with the JSON
- * Schemas the model sees derived from them), kept apart so the web client gets these names and
- * types without loading zod.
+ * The agent's read-only corpus tools, each a thin wrapper over one `libs/corpus-queries` query.
+ * Arguments live in `tool-args.schema.ts` so the web client gets these names without zod.
  */
 export const TOOL_NAMES = [
   'get_corpus_overview',
@@ -19,10 +17,8 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 export type * from './tool-args.schema';
 
 /**
- * The name of a tool call as a model sent it: one of `TOOL_NAMES`, or a name it invented (a small
- * model's guess, or a prompt injection's "delete_all_reports"). An invented one is refused with an
- * error the model sees, and shown to the operator as a failed call under that name, cut to
- * `TOOL_CALL_NAME_MAX` characters.
+ * A tool name as the model sent it: one of `TOOL_NAMES` or an invented one, which is refused and
+ * shown as a failed call, cut to `TOOL_CALL_NAME_MAX` characters.
  */
 export type ToolCallName = ToolName | (string & Record<never, never>);
 
@@ -32,11 +28,7 @@ export const TOOL_CALL_NAME_MAX = 64;
 /** Rows a `search_findings` call returns at most. `total` stays exact beyond it. */
 export const SEARCH_ROWS_CAP = 50;
 
-/**
- * Bounded data a `tool.result` event carries for the UI card (never the unbounded raw tool output).
- * For `search_findings`: `total`, `returned` and up to 10 rows, plus the filter for the "open in
- * Findings" link.
- */
+/** Bounded card data a `tool.result` carries for the UI (never the raw output). */
 export interface ToolCardData {
   total?: number;
   returned?: number;

@@ -1,10 +1,8 @@
 import type { FindingVersionView, NoteStage, VerdictStatus } from '../corpus/corpus.types';
 
 /**
- * Triage status of a finding, as a person decided it (the machine proposes, people dispose).
- * Every finding starts `open`, but one a model extracted from a PDF report starts `needs_review`:
- * PDF text can steer the model, so a person confirms or dismisses it first. The vocabulary follows
- * DefectDojo's finding states (active, verified, false positive, risk accepted, mitigated).
+ * Triage status, decided by a person (DefectDojo's vocabulary). Findings start `open`; a model's
+ * extraction from a PDF starts `needs_review`, since PDF text can steer the model.
  */
 export const TRIAGE_STATUSES = [
   'open',

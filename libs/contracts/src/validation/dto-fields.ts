@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { ID_MAX, intUpTo, numeric, optionalField, requiredField } from './zod-fields';
 
-/**
- * Fields several request DTOs share. A body's optional field is either `optional` (an explicit
- * `null` reads as left out) or `.optional()` (a `null` is refused with 400, instead of reaching
- * code that expects a string or a boolean).
- */
+/** Fields several DTOs share; an optional field either reads `null` as absent or refuses it (400). */
 
 /** An optional field of a JSON body that also takes `null` for "not given". */
 export const optional = <T extends z.ZodType>(schema: T) =>

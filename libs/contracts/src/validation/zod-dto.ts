@@ -6,11 +6,7 @@ export interface ZodDtoClass<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
 }
 
-/**
- * A class to name a zod schema as a request DTO (`class LoginDto extends zodDto(loginSchema) {}`):
- * Nest sees the class as the parameter's type, its global pipe validates with `schema`, and the
- * OpenAPI document shows the schema under the class's name. The class holds no code of its own.
- */
+/** Names a zod schema as a request DTO class, for Nest's types, the global pipe and OpenAPI. */
 export function zodDto<S extends z.ZodType>(schema: S): ZodDtoClass<S> {
   return class {
     static readonly schema = schema;

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Building blocks of the argument schemas. Each reads the forms a value really arrives in (a query
- * string's text, what a small model sends) before the schema checks it; the preprocessing never
- * shows in the JSON Schema, which describes the canonical value only.
- */
+/** Argument schema blocks that read a value's real forms first; the JSON Schema shows the canonical one. */
 
 /** `null` and blank text mean "not given": small models send them for "no filter", forms for an empty field. */
 const given = (v: unknown): unknown =>
@@ -58,11 +54,7 @@ export const defaultedField = <T extends z.ZodType>(
 /** Largest Postgres `integer`: an id beyond it matches nothing and would fail in SQL. */
 export const ID_MAX = 2147483647;
 
-/**
- * JSON Schema keywords the model is not shown (`toolJsonSchema` drops them; the OpenAPI document
- * keeps them): the tool schemas go into every model request, and a model never comes near these
- * bounds, so they would cost tokens and tell it nothing.
- */
+/** JSON Schema keywords the model is not shown: bounds it never nears would cost tokens every request. */
 export const unshownToModel = z.registry<{ keywords: string[] }>();
 
 /** Text of at most `max` characters; the bound is not shown to the model. */

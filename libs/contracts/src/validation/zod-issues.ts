@@ -8,11 +8,7 @@ export interface FieldProblem {
 
 export type ArgsCheck<T> = { ok: true; value: T } | { ok: false; problems: FieldProblem[] };
 
-/**
- * How a problem is worded: `plain` for people (`severity must be one of critical, high, …`, the
- * REST API and the query layer), `quoted` for a model, which reads field names best quoted
- * (`'severity' must be one of: critical, high, …`).
- */
+/** Problem wording: `plain` for people, `quoted` (field names in quotes) for a model. */
 export type ProblemWording = 'plain' | 'quoted';
 
 /** `, got "x"` for a scalar; nothing for an object (a query string's is not even printable). */
@@ -54,10 +50,8 @@ const PLAIN = errorMap('plain');
 const QUOTED = errorMap('quoted');
 
 /**
- * Parses `value` with `schema` and words every problem as a sentence naming its field, one per
- * field (the first), in the schema's field order: unknown keys (`property foo should not exist`),
- * missing required fields (`groupBy is required`), and values the schema refuses. A message the
- * schema declares itself (`cwe`'s) replaces the generic one.
+ * Parses `value` with `schema`, wording the first problem of each field as a sentence naming it
+ * (`groupBy is required`), in schema order; a message the schema declares replaces the generic one.
  */
 export function checkArgs<S extends z.ZodType>(
   schema: S,

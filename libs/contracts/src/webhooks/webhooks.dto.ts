@@ -2,11 +2,7 @@ import { z } from 'zod';
 import { zodDto } from '../validation/zod-dto';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.types';
 
-/**
- * `POST /api/webhooks`: an endpoint for some of the turn events. `allOperators` (admins only)
- * sends every operator's turns to it. The URL's host is checked by the API (`WEBHOOK_URL_ALLOWLIST`,
- * private addresses) before anything is stored.
- */
+/** `POST /api/webhooks`; `allOperators` is admins' only. The API checks the URL before storing it. */
 export class CreateWebhookDto extends zodDto(
   z.strictObject({
     url: z

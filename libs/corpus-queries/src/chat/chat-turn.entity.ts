@@ -5,10 +5,8 @@ export type TurnStatus = 'queued' | 'running' | 'complete' | 'cancelled' | 'erro
 export const ACTIVE_TURN_STATUSES: readonly TurnStatus[] = ['queued', 'running'];
 
 /**
- * One turn of a thread: the operator's message and the job that answers it (the BullMQ job id is
- * the turn id). At most one turn per thread is queued or running (`uq_chat_turns_active_per_chat`),
- * and a client message id maps to one turn per thread (`uq_chat_turns_client_message`), so a
- * double-clicked or retried POST never creates a second turn.
+ * One turn: the operator's message and the job answering it (job id = turn id). Unique indexes
+ * allow one active turn per thread and one turn per client message id.
  */
 @Entity('chat_turns')
 @Index('uq_chat_turns_active_per_chat', ['chatId'], {

@@ -189,26 +189,11 @@ export class ChatRepository {
   }
 
   /**
-   * Stores a turn and its user message in one transaction, through the `chat_try_start_turn`
-   * function (migration ChatStartTurnFunction), which
-   * 1. locks the operator's row (`FOR NO KEY UPDATE`, waiting at most 5 s: `lock_timeout` of the
-   *    function), so the operator's posts — on any API instance — pass the checks below one at a
-   *    time;
-   * 2. then checks, in this order, that the thread is the operator's (`not-found`), whether
-   *    `clientMessageId` already started a turn in it (`existing`), whether a turn is queued or
-   *    running in it (`busy`), whether the operator has `maxActiveTurns` turns queued or running
-   *    over all threads (`over-quota`; null = no limit);
-   * 3. and only then inserts the turn (`queued`, at `queuePosition` or, when null, 1 + the turns
-   *    queued now) and the user message, and touches the thread (`updated_at`, and `autoTitle` when
-   *    it was never named).
-   * On `started`, `lastCheck` (when given) runs before `COMMIT`: a check that may still refuse the
-   * turn (the operator's message budget) by throwing, which rolls everything back. It must not
-   * enqueue anything: the job is added after the commit, so it always refers to a stored row.
-   * Every outcome but `started` rolls back: nothing is stored.
-   * Throws the errors of Postgres — among them 22021 for a NUL character in `content` or
-   * `autoTitle`, 22001 for an `autoTitle` over 200 characters — except a thread deleted between the
-   * check and the insert (23503: `not-found`) and the operator's lock not obtained in 5 s (55P03:
-   * `locked`); and what `lastCheck` throws.
+   * Stores a turn and its user message in one transaction through `chat_try_start_turn` (migration
+   * ChatStartTurnFunction): it locks the operator's row (≤ 5 s), checks `not-found`, `existing`,
+   * `busy` and `over-quota` in that order, then inserts. On `started`, `lastCheck` runs before
+   * COMMIT and may refuse by throwing (it must not enqueue: jobs are added after the commit). Any
+   * other outcome rolls back. Throws Postgres' errors except 23503 (`not-found`) and 55P03 (`locked`).
    */
   async tryStartTurn(
     ownerId: string,
@@ -319,11 +304,6 @@ function toOutcome(r: StartTurnRow, chatId: string, ownerId: string): StartTurnO
   }
 }
 
-/**
- * `tryStartTurn`'s one statement: $1 chat, $2 owner, $3 client message id, $4 turn id, $5 queue
- * position (null: 1 + the turns queued now), $6 limit of active turns (null: none), $7 user
- * message id, $8 its content, $9 the auto title. The function is described in its migration
- * (1764500600000-ChatStartTurnFunction).
- */
+/** `tryStartTurn`'s statement; the function's parameters are described in its migration. */
 const TRY_START_TURN_SQL = `SELECT outcome, turn_id, user_message_id, queue_position, active_turns
   FROM chat_try_start_turn($1, $2, $3, $4, $5, $6, $7, $8, $9)`;

@@ -1,10 +1,6 @@
 /**
- * Text and JSON as Postgres stores them. A model's output can hold what Postgres refuses: a NUL
- * character (neither `text` nor `jsonb` can hold one: SQLSTATE 22021 / 22P05) and a lone UTF-16
- * surrogate (`jsonb` refuses its `\udXXX` escape). A turn whose answer holds one would otherwise
- * fail to store and never end, so both become U+FFFD (the replacement character) here, at the
- * storage boundary. Lone surrogates in `text` need nothing: the driver's UTF-8 encoding already
- * writes them as U+FFFD.
+ * Text and JSON as Postgres stores them: NUL (refused by `text` and `jsonb`) and lone surrogates
+ * (refused by `jsonb`) become U+FFFD, or a turn whose answer holds one could never end.
  */
 
 /** `s` with every NUL replaced by U+FFFD (returned as is when it has none). */

@@ -98,15 +98,6 @@ export class TurnActivityQueries {
     return line ? line.slice(0, 200) : null;
   }
 
-  /** The queue position of turn `turnId` while queued, else null. */
-  async queuePosition(turnId: string): Promise<number | null> {
-    const rows: { queue_position: number }[] = await this.db.query(
-      `SELECT queue_position FROM chat_turns WHERE id = $1 AND status = 'queued'`,
-      [turnId],
-    );
-    return rows[0]?.queue_position ?? null;
-  }
-
   /** The current model, the median duration of its last completed turns, and the running turns' ages. */
   async queueTiming(): Promise<QueueTiming> {
     const settings = await readModelSettings(this.db);

@@ -1,5 +1,5 @@
 import type { AssistantMessageMetadata, MessageStatus, TurnAttachment } from '@corpus-chat/contracts';
-import { type DataSource, In, Not } from 'typeorm';
+import { type DataSource, In } from 'typeorm';
 import { findTurnAttachment } from './chat-attachments';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
@@ -37,10 +37,8 @@ export interface TurnRunClaim {
 }
 
 /**
- * The keys of an answer's metadata that a later turn reads (the follow-up state: "how many of
- * those are high?", "show the first one"), kept apart in the generated column
- * `chat_messages.follow_up` (migrations ChatMessagesFollowUp, ChatMessagesFollowUpGroups). The rest, above all the tool calls
- * with the data of their cards, stays in the database when history is loaded.
+ * The answer metadata a later turn reads (follow-up state), kept apart in the generated column
+ * `chat_messages.follow_up` so history loads without the tool cards.
  */
 export const HISTORY_METADATA_KEYS = ['lastFilter', 'lastFindingIds', 'lastScope', 'lastGroups'] as const;
 
@@ -130,14 +128,9 @@ export class TurnLedger {
   }
 
   /**
-   * Loads a turn for a worker and marks it running, in one statement (one round trip): the turn
-   * with its thread's owner, its user message and any stored answer; when the claim matches
-   * (owner, thread, user message), no answer is stored and the turn is queued or running, sets it
-   * `running` with `claim.attempt`/`claim.workerId` (keeping the first `started_at`) and returns the
-   * thread's earlier messages as history: the latest `options.historyLimit` of them (all by default),
-   * each with only the follow-up keys of its metadata (`HISTORY_METADATA_KEYS`), so the cost of a
-   * turn does not grow with the tool cards of a long thread. Resolves with null when the turn does
-   * not exist (never committed, or its thread was deleted). Rejects on database errors.
+   * Loads a turn and marks it running in one statement: when the claim matches, no answer is
+   * stored and the turn is active, it becomes `running` and its history (latest
+   * `historyLimit` messages, follow-up metadata only) is returned. Null when the turn does not exist.
    */
   async startRun(
     turnId: string,
@@ -227,22 +220,8 @@ export class TurnLedger {
   }
 
   /**
-   * The thread's messages before this turn, oldest first, as whole entities (all of their metadata,
-   * no limit). The worker loads history through `startRun` instead; this serves tests and the
-   * benchmark's in-process reference.
-   */
-  async history(chatId: string, turnId: string): Promise<ChatMessageEntity[]> {
-    return this.db.getRepository(ChatMessageEntity).find({
-      where: { chatId, turnId: Not(turnId) },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-  }
-
-  /**
-   * Ends a turn once: in one statement (its own transaction, the turn row locked) stores the
-   * assistant message and sets the turn's and the thread's final state. A second call for the same turn — a retried job, a cancel racing
-   * the worker — finds it ended and changes nothing (`already`); the unique assistant message per
-   * turn backs this up.
+   * Ends a turn once, in one statement: stores the answer and the turn's and thread's final state.
+   * A second call (a retried job, a racing cancel) changes nothing (`already`).
    */
   async finish(turnId: string, outcome: TurnOutcome): Promise<FinishTurnResult> {
     // One statement, so one round trip and an implicit transaction: `t` locks the turn row (a

@@ -1,10 +1,7 @@
 /**
- * `npm run corpus:import -- <file or folder>...`: imports each file (folders are walked, in name
- * order) into the database at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/corpus_chat),
- * running pending migrations first. Prints one line per file — report id, format and finding
- * count, or the refusal — and exits 1 when any file failed. IMPORT_MAX_BYTES overrides the
- * 50 MB size limit. Each imported report is recorded in the audit log as imported by
- * `cli:<OS user>`.
+ * `npm run corpus:import -- <file or folder>...`: migrates, then imports each file into
+ * DATABASE_URL (audited as `cli:<OS user>`); one line per file, exit 1 when any failed.
+ * IMPORT_MAX_BYTES overrides the 50 MB limit.
  */
 import { cliActor } from '../audit/audit-log';
 import { createDataSource } from '../data-source';

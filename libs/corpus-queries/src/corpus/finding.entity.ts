@@ -2,15 +2,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 import type { Severity, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 
 /**
- * A finding is an identity; what a person reads lives in its versions (`finding_versions`).
- * `current_version_id` points at the newest version so queries never scan history.
- *
- * Denormalised for the hot read paths (maintained in the same transaction by the importer and the
- * generator; never edited by hand): `severity` and `cwe` are copies of the current version's,
- * `archived` is the report's flag (kept equal by a trigger), `latest_verdict` the status of the
- * newest verdict. Full-text search uses the expression index `ix_findings_search` over
- * `finding_search_vector(current_version_id)` (see the CorpusSearchNarrowFindings migration), so
- * the table stays narrow and counts read few pages.
+ * A finding is an identity; what a person reads lives in its versions, `current_version_id` the
+ * newest. `severity`, `cwe`, `archived` and `latest_verdict` are copies for the hot read paths,
+ * kept in step by the writers and a trigger; search uses `ix_findings_search` over
+ * `finding_search_vector(current_version_id)` so the table stays narrow.
  */
 @Entity('findings')
 @Index('ix_findings_report_severity', ['reportId', 'severity'])

@@ -2,12 +2,9 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 import type { ReportStatus } from '@corpus-chat/contracts';
 
 /**
- * One imported file: a scanner report (SARIF, ZAP, Nuclei, Trivy, Burp, Nessus, CSV), a native
- * JSON report, or a document being extracted by a model. `content_hash` (SHA-256 of the canonical
- * content) is unique among non-archived reports through the partial index
- * `uq_reports_content_hash_live`, so re-importing the same report is refused while an archived
- * copy does not block it. `scan_target` and `lower(filename)` have hash indexes (migration
- * BoundedIndexKeys): a btree could not hold a target of thousands of hosts.
+ * One imported file. `content_hash` is unique among live reports (`uq_reports_content_hash_live`),
+ * so re-imports are refused while an archived copy does not block; `scan_target` and
+ * `lower(filename)` have hash indexes since a btree cannot hold a target of thousands of hosts.
  */
 @Entity('reports')
 @Index('ix_reports_created_at', ['createdAt'])

@@ -162,11 +162,8 @@ async function secondaryIndexes(runner: QueryRunner): Promise<{ name: string; de
 }
 
 /**
- * Generates a synthetic corpus: reports from six scanner profiles and findings whose titles,
- * descriptions, impacts, CWE ids and severities follow the weakness templates of `vocabulary.ts`
- * (realistic severity mix, ~80 % with CWE ids, a few edited findings and retest verdicts). Rows are
- * streamed with COPY in batches of 50 000 inside one transaction; findings copy their current
- * version's searchable columns exactly as the importer does. Every change bumps the corpus version.
+ * Generates a synthetic corpus from `vocabulary.ts`'s templates, COPYed in batches of 50 000 in
+ * one transaction, searchable columns filled as the importer does. Bumps the corpus version.
  */
 export async function generateCorpus(
   dataSource: DataSource,

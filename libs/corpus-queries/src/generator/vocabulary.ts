@@ -1,10 +1,7 @@
 /**
- * Vulnerability vocabulary for the synthetic corpus: weakness templates in the words real scanner
- * reports use (OWASP Top 10, CWE Top 25, scanner rule titles), each with its CWE ids and a
- * severity distribution. Some words have controlled document frequencies so the benchmark has
- * rare, common and very common terms: "ldap" (~0.9 % of findings), "deserialization" (~0.7 %),
- * "cookie" (~10 %) and "application" (~45 %); none appears anywhere else in this file's text or in
- * `scenery.ts` (where findings sit: parameters, paths, packages, scanners).
+ * Weakness templates for the synthetic corpus, with CWE ids and severity mixes. The benchmark's
+ * terms have controlled frequencies ("ldap" ~0.9 %, "deserialization" ~0.7 %, "cookie" ~10 %,
+ * "application" ~45 %) and must not appear elsewhere here or in `scenery.ts`.
  */
 
 /** Weights for critical, high, medium, low, info. */

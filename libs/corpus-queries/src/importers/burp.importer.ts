@@ -1,6 +1,5 @@
-import { identityField, identityHost, targetSet } from './identity';
+import { identityField, identityHost, scanTime, targetSet } from './identity';
 import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
-import { scanTime } from './scan-time';
 import { isFalsePositiveWord, severityWord } from './severity-words';
 import { SeverityCounter, isObject, stripHtml, stripHtmlOrNull, uniqueSorted } from './text';
 import { xmlList, xmlText } from './xml-values';
@@ -19,15 +18,7 @@ export function looksLikeBurp(root: unknown): boolean {
   return isObject(root) && ('@burpVersion' in root || 'issue' in root);
 }
 
-/**
- * Burp Suite XML export (root `issues`), parsed by fast-xml-parser with attributes prefixed `@`.
- * IMPORT-RULES, Burp: each `issue` is one finding (one per location; not merged by type);
- * severity from the severity words (`False positive` is not a finding, counted as `suppressed`;
- * `confidence` plays no part); CWE from every `CWE-N` of `vulnerabilityClassifications`; title
- * `name`, description `issueDetail`, impact `issueBackground`; endpoint `host` + `path`. Identity
- * is host, path, location, type (plus name for extension-generated issues); the target is the set
- * of hosts; the scan time is `exportTime`.
- */
+/** Burp Suite XML export (root `issues`; attributes prefixed `@`), as IMPORT-RULES "Burp" maps it. */
 export function parseBurp(root: unknown): ParsedReport {
   const issues = isObject(root) ? xmlList(root['issue']) : [];
   const attrs = isObject(root) ? root : {};

@@ -77,15 +77,10 @@ const NORMALISE: Record<IdentityKind, (v: unknown) => string> = {
 };
 
 /**
- * A CSV export (IMPORT-RULES "CSV exports"): UTF-8 text (byte-order mark already skipped) whose
- * header row, split by `,`, else `;`, else TAB, holds every column of one layout
- * (`nessus`, `tenable-sc`, `tenable-vm`, `openvas`, `defectdojo`, `alertlogic`, checked in that
- * order). Each record with a non-empty title cell is one finding, except `Fixed` rows (counted
- * nowhere) and false positives (counted as `suppressed`). Severity from the layout's column
- * through the severity words; the report records `csvLayout` and has no scan time.
+ * A CSV export (IMPORT-RULES "CSV exports"): the header, split by `,`, `;` or TAB, must hold every
+ * column of one layout (checked in `CSV_LAYOUTS` order).
  *
- * @throws ImportRefusal `UNRECOGNISED_FORMAT` when the header matches no layout, `INVALID` when
- *   the CSV cannot be read (with the line).
+ * @throws ImportRefusal `UNRECOGNISED_FORMAT` for no layout, `INVALID` for unreadable CSV.
  */
 export function parseCsv(text: string): ParsedReport {
   const detected = detectLayout(text);

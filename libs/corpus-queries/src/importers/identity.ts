@@ -32,12 +32,7 @@ export function targetSet(names: Iterable<unknown>): string[] | null {
   return set.size ? [...set].sort() : null;
 }
 
-/**
- * A recorded scan time as ISO 8601 in UTC, or null when absent or unreadable (IMPORT-RULES: a time
- * with a UTC offset is compared in UTC; a zone word such as `CEST` is ignored; a time without
- * offset is read as UTC). Reads ISO 8601 (any number of fractional digits) and RFC 2822-like texts
- * (`Tue, 4 Jul 2023 20:03:01`, `Fri Dec 13 10:47:50 CET 2013`).
- */
+/** A recorded scan time as ISO 8601 UTC, or null (IMPORT-RULES "a report's recorded scan time"). */
 export function scanTime(value: unknown): string | null {
   let text = identityField(value);
   if (!text) return null;
@@ -46,6 +41,9 @@ export function scanTime(value: unknown): string | null {
   const iso = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?/.exec(text);
   let ms: number;
   if (iso) {
+    // Date.parse rolls 30 February over into March.
+    const [y, m, d] = iso[0].slice(0, 10).split('-').map(Number);
+    if (new Date(Date.UTC(y, m - 1, d)).getUTCMonth() !== m - 1) return null;
     const offset = /(Z|[+-]\d{2}:?\d{2})$/i.exec(text.slice(iso[0].length).trim());
     const base = iso[0].replace(' ', 'T') + (iso[1] ? '' : 'T00:00:00');
     ms = Date.parse(`${base}${offset ? offset[1].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z'}`);

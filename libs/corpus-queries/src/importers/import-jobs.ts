@@ -63,11 +63,7 @@ export function importJobView(record: ImportJobRecord): ImportJobView {
   return view;
 }
 
-/**
- * One uploaded file on the local disk of the process that received it: its name as sent, its
- * path, its size in bytes. Recording the import copies it into Postgres (`storeUpload`); the
- * caller removes the local file.
- */
+/** An upload on the receiving process's disk; recording the import copies it into Postgres. */
 export interface StoredUpload {
   filename: string;
   uploadPath: string;
@@ -155,12 +151,9 @@ export type CancelImportResult =
   | { status: 'finished'; job: ImportJobRecord };
 
 /**
- * Cancels a `queued` or `parsing` import of `operatorId` without waiting for any lock. The worker
- * re-checks the status under a row lock before it writes the report, so an import cancelled before
- * that never writes one. While the worker stores it (the row is locked) the cancel is recorded in
- * `import_cancel_requests`: the store stops at its next statement and rolls back, and the worker
- * ends the import `cancelled`. An import that already ended is `finished` (its report, if any,
- * stays: archive it instead).
+ * Cancels a `queued` or `parsing` import without waiting for a lock: the worker re-checks the status
+ * under the row lock before writing, and a store in progress sees `import_cancel_requests` at its
+ * next statement and rolls back. An ended import is `finished` (archive its report instead).
  */
 export async function cancelImportJob(
   dataSource: DataSource,
@@ -223,15 +216,10 @@ export async function finish(
 }
 
 /**
- * Runs import `id` as the ingest worker does: marks it `parsing` (calling `onParsing`), reads its
- * file and parses it in a worker thread outside any transaction (the thread is stopped when the
- * import is cancelled meanwhile), then in one transaction locks the row and, unless it was
- * cancelled meanwhile, stores the report and ends the import `ready` (or `failed` with the
- * importer's refusal: nothing written). The stored upload is deleted once the import ended.
- *
- * Resolves with the ended import, or null when there was nothing to do (unknown id, or it already
- * ended: a retried job). Database failures and an unreadable upload are thrown (the job's retries
- * apply; the last one ends the import through `failImportJob`).
+ * Runs import `id` as the ingest worker does: marks it `parsing`, parses its file in a worker
+ * thread outside any transaction, then locks the row and, unless cancelled, stores the report and
+ * ends `ready` (or `failed` with the refusal). Null when there was nothing to do (unknown or
+ * ended). Database failures and an unreadable upload are thrown, so the job's retries apply.
  */
 export async function runImportJob(
   dataSource: DataSource,
@@ -320,9 +308,8 @@ export async function runImportJob(
 }
 
 /**
- * A background import's storing takes at most half the wall time (unless `paced: false`): chat turns share the worker and
- * Postgres with it (bench scenario 7, docs/benchmarks.md; a lower share only spreads the same
- * slow turns over a longer import).
+ * A background store takes at most half the wall time (unless `paced: false`), leaving the worker
+ * and Postgres to chat turns (bench scenario 7, docs/benchmarks.md).
  */
 const STORE_SHARE = 0.5;
 
@@ -330,9 +317,8 @@ const STORE_SHARE = 0.5;
 const CANCEL_CHECK_MS = 1000;
 
 /**
- * Files up to this size are parsed on the event loop: the first parse thread's start costs more
- * (5–8 s when the sources are compiled on load, as under `npm start`) than parsing them (≤ 0.2 s; a
- * 1 MB Nessus file takes 1 s, too long to hold the event loop that runs chat turns).
+ * Files up to this size are parsed on the event loop: starting the first parse thread costs more
+ * (seconds when sources compile on load) than parsing them.
  */
 const IN_PROCESS_MAX_BYTES = 262_144;
 

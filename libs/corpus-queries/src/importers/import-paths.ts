@@ -20,11 +20,8 @@ export function* walkImportFiles(target: string): Generator<string> {
 }
 
 /**
- * Imports every file of `targets` (files or folders, walked in name order), one transaction per
- * file, refusing an over-size file before reading it. Calls `onOutcome` after each file. Each
- * imported report is recorded in the audit log as `actor`'s when one is given.
- * Never throws for a file: an unreadable path, a refused content or a database failure while
- * storing one file gives that file an `ok: false` outcome, and the next file goes on.
+ * Imports every file of `targets` (folders walked in name order), one transaction per file,
+ * audited as `actor`'s. Never throws for a file: a failure is that file's `ok: false` outcome.
  */
 export async function importPaths(
   dataSource: DataSource,

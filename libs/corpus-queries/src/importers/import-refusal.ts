@@ -1,10 +1,6 @@
 import { type ImportErrorCode, SUPPORTED_IMPORT_FORMATS } from '@corpus-chat/contracts';
 
-/**
- * Why a file was not imported. Thrown by the parsers and turned into an `ImportOutcome` with
- * `ok: false` by `importReport`; nothing is written for a refused file. `message` says where (JSON
- * path, line, XML position) and why, in words an operator can act on.
- */
+/** Why a file was not imported (nothing written); `message` says where and why, actionably. */
 export class ImportRefusal extends Error {
   constructor(
     readonly code: ImportErrorCode,

@@ -70,23 +70,12 @@ export function sincePreviousSummary(s: SincePreviousScan): string {
 }
 
 /**
- * Imports one scanner or native report file as one report with its findings, in one transaction:
- * either the report and every finding are written, or nothing is.
+ * Imports one report file in one transaction: the report and every finding, or nothing. The format
+ * comes from the content (IMPORT-RULES.md); PDFs wait in `needs_review` (`importPdfForReview`). A
+ * live duplicate is refused as `DUPLICATE`. A re-scan of a known target is compared with the scan
+ * before it and takes over its triage statuses (`carryTriageStatus`).
  *
- * The format comes from the content (SARIF 2.1.0, OWASP ZAP XML/JSON, Nuclei JSONL/array/object,
- * Trivy v2/legacy/Kubernetes, Burp Suite XML, Nessus v2, the CSV layouts, native JSON), following
- * `shared/corpus/IMPORT-RULES.md`. A PDF's text is stored and its report waits in `needs_review`
- * (`importPdfForReview`; models extract findings only in the ingest worker's job). A file whose
- * canonical content matches a non-archived report is refused as `DUPLICATE`, naming that report.
- * A later scan of a target already imported is compared with the scan recorded just before it
- * (`sincePrevious`: new, fixed and unchanged findings), and the findings it shares with that scan
- * take over their triage status (`carryTriageStatus`: false positives stay false positives, a fixed
- * finding seen again is reopened). Every import bumps the corpus version (a trigger on the corpus tables), which invalidates the
- * query cache.
- *
- * Never throws for a bad file: refusals come back as `{ ok: false, code, error }` where `error`
- * says where and why; a value the database refuses is one too, its driver text only logged.
- * Database failures (connection lost…) are thrown.
+ * Never throws for a bad file (`{ ok: false, code, error }`); database failures are thrown.
  */
 export async function importReport(
   target: DataSource | EntityManager,
@@ -113,10 +102,8 @@ export function importFileName(filename: string): string {
 }
 
 /**
- * The writing half of `importReport`: stores an already parsed file as one report with its
- * findings in one transaction (a savepoint when `manager` is inside one), or refuses it as a
- * `DUPLICATE` / `INVALID` content, with its audit event when an operator (`actor`) imports it.
- * Database failures are thrown.
+ * The writing half of `importReport`: stores a parsed file in one transaction (a savepoint inside
+ * one) or refuses it as `DUPLICATE` / `INVALID`. Database failures are thrown.
  */
 export async function storeParsedReport(
   manager: EntityManager,

@@ -44,12 +44,7 @@ export function looksLikeNative(doc: Record<string, unknown>): boolean {
   return doc['format'] === NATIVE_REPORT_FORMAT;
 }
 
-/**
- * The native JSON report (`libs/contracts/src/native-report/native-report.schema.json`), validated
- * against its JSON Schema; the first violation is refused with its JSON path. Versions keep their
- * order (the last is current), notes and verdicts are kept; HTML is stripped from the searched
- * text fields as for every format.
- */
+/** The native JSON report, validated against its JSON Schema (the first violation is refused). */
 export function parseNative(doc: Record<string, unknown>): ParsedReport {
   if (doc['format_version'] == null) {
     throw new ImportRefusal(

@@ -1,7 +1,6 @@
 import type { CvssScore, Severity } from '@corpus-chat/contracts';
-import { identityField, identityHost, identityProtocol, targetSet } from './identity';
+import { earliestScanTime, identityField, identityHost, identityProtocol, targetSet } from './identity';
 import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-report';
-import { earliestScanTime } from './scan-time';
 import { severityWord } from './severity-words';
 import { SeverityCounter, isObject, stripHtml, uniqueSorted } from './text';
 import { xmlList, xmlText } from './xml-values';
@@ -40,16 +39,7 @@ function hostProperty(host: Record<string, unknown>, name: string): string | nul
   return tag === undefined ? null : xmlText(tag).trim() || null;
 }
 
-/**
- * Nessus .nessus v2 (root `NessusClientData_v2`), parsed by fast-xml-parser with attributes
- * prefixed `@` (the `Policy` element is left unparsed). IMPORT-RULES, Nessus: each `ReportItem`
- * of each `ReportHost` of each `Report` is one finding, informational (severity 0) items
- * included; severity from the `severity` attribute, else `risk_factor` through the severity
- * words; CWE from `cwe` and `xref CWE:N`; title the `pluginName` attribute (else `plugin_name`);
- * description `synopsis` + `description`; no impact; endpoint `host[:port/protocol]` (port not 0).
- * Identity is host, pluginID, port, protocol; the target is the set of `ReportHost` names; the
- * scan time is the earliest `HOST_START`.
- */
+/** Nessus .nessus v2 (root `NessusClientData_v2`), as IMPORT-RULES "Nessus" maps it. */
 export function parseNessus(root: unknown): ParsedReport {
   const severities = new SeverityCounter();
   const findings: ParsedFinding[] = [];

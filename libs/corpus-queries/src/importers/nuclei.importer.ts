@@ -16,12 +16,7 @@ export function looksLikeNucleiResult(value: unknown): value is Record<string, u
   );
 }
 
-/**
- * Collects Nuclei results (JSON Lines, a JSON array or a single object) into a report. Each result
- * is one finding: severity from `info.severity` (anything but the five levels → info, counted as
- * unmapped), CWE from `info.classification.cwe-id`, title `info.name`, description
- * `info.description`, impact `info.impact`, endpoint `matched-at` else `host` (IMPORT-RULES, Nuclei).
- */
+/** Collects Nuclei results (JSON Lines, array or object), as IMPORT-RULES "Nuclei" maps them. */
 export class NucleiCollector {
   private readonly severities = new SeverityCounter();
   private readonly findings: ParsedFinding[] = [];

@@ -28,11 +28,7 @@ export interface ParseOptions {
 
 /** A parsed report plus the hash that identifies its content. */
 export interface ParsedFile extends ParsedReport {
-  /**
-   * Hex SHA-256 of the canonical content: for JSON the re-serialised document (so the same report
-   * with different whitespace is the same report), for JSON Lines the re-serialised lines, for XML
-   * the text after the byte-order mark.
-   */
+  /** SHA-256 of the canonical content (JSON re-serialised, so whitespace does not make a new report). */
   contentHash: string;
 }
 
@@ -248,16 +244,11 @@ async function parseJsonLines(text: string): Promise<ParsedFile> {
 }
 
 /**
- * Parses one file into a report without touching the database. The format comes from the content,
- * never the extension (IMPORT-RULES, "every format"); a UTF-8 byte-order mark is skipped. Text is
- * bounded by `boundReportText` (titles 1,000 characters, other text 100,000; cuts listed in
- * `docMetadata.truncated`).
+ * Parses one file into a report without touching the database; the format comes from the content,
+ * never the extension, and text is bounded by `boundReportText`.
  *
- * @throws ImportRefusal with code `TOO_LARGE` (over `maxBytes`, checked before anything is read),
- *   `EMPTY`, `UNSUPPORTED_FORMAT` (PDF: not a structured file; `importReport` and `runImportJob`
- *   take PDFs before they get here, see `pdf-reports/`), `UNRECOGNISED_FORMAT` (including a CSV header that
- *   matches no layout), `UNSUPPORTED_VERSION` (SARIF other than 2.1.0, Nessus v1) or `INVALID`
- *   (with where and why).
+ * @throws ImportRefusal `TOO_LARGE`, `EMPTY`, `UNSUPPORTED_FORMAT` (PDFs go through
+ *   `pdf-reports/`), `UNRECOGNISED_FORMAT`, `UNSUPPORTED_VERSION` or `INVALID`.
  */
 export async function parseReportFile(bytes: Uint8Array, options: ParseOptions = {}): Promise<ParsedFile> {
   try {

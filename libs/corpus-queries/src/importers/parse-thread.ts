@@ -38,9 +38,8 @@ export class ParseCancelled extends Error {
 }
 
 /**
- * Parse threads waiting for their next file. Starting one costs 0.5–1.3 s (loading the parsers), more
- * than parsing a 1 MB file, so a thread that ended its parse cleanly is kept for the next; one that
- * failed, crashed or was stopped on a cancel is dropped. Idle threads do not keep the process alive.
+ * Idle parse threads: starting one costs about a second, so a thread that ended cleanly is kept;
+ * failed or stopped ones are dropped. Idle threads do not keep the process alive.
  */
 const idle: Worker[] = [];
 
@@ -59,12 +58,9 @@ function takeThread(): Worker {
 }
 
 /**
- * `parseForImport` in a worker thread: parsing a 50 MB scanner file keeps a CPU busy for seconds,
- * which on the ingest worker's event loop would hold up the chat turns that process runs (bench
- * scenario 7). Same result and refusal messages as `parseForImport`; `bytes` are handed over
- * (unusable here afterwards). Aborting `signal` stops the thread and rejects with `ParseCancelled`.
- *
- * @throws Error when the thread itself failed (out of memory, killed): not a fault of the file.
+ * `parseForImport` in a worker thread, so a 50 MB file does not hold up the chat turns on the
+ * ingest worker's event loop. `bytes` are handed over. Aborting `signal` rejects with
+ * `ParseCancelled`; a failed thread (out of memory) throws a plain Error.
  */
 export function parseInThread(
   name: string,

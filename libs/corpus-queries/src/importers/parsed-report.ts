@@ -32,11 +32,7 @@ export interface ParsedFinding {
   notes: ParsedNote[];
   verdicts: ParsedVerdict[];
   createdAt: string | null;
-  /**
-   * The finding's identity across scans: the ordered fields IMPORT-RULES.md "Finding identity and
-   * scan comparison" names for its format, each built with `identityField`/`identityHost`.
-   * Absent for findings that have none (native and manual reports).
-   */
+  /** The finding's identity across scans (IMPORT-RULES.md); absent for native and manual findings. */
   identity?: string[];
 }
 

@@ -12,11 +12,9 @@ const CHUNK = 2000;
 const CHUNK_CHARS = 250_000;
 
 /**
- * How a background import's storing yields between statements. `share` (0 < share ≤ 1): the share
- * of wall time its storing may take, building each insert statement on the event loop and running
- * it. After d ms of that the import waits d × (1 − share) / share, so Postgres and the worker have
- * room for chat turns meanwhile (bench scenario 7). `checkpoint` runs after each statement on the
- * same connection and throws to stop the store (a cancel); the caller's transaction rolls back.
+ * How a background store yields: it may take `share` of wall time (after d ms of work it waits
+ * d × (1 − share) / share) so chat turns keep room. `checkpoint` runs after each statement and
+ * throws to stop the store (a cancel).
  */
 export type InsertPacing = { share: number; checkpoint?: (manager: EntityManager) => Promise<void> };
 
@@ -59,11 +57,8 @@ export function toJsonb(value: unknown): string {
 const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
 
 /**
- * Writes findings (with all their versions, notes and verdicts) of one report: versions first
- * (their foreign key to findings is deferred to commit), then the findings rows pointing at their
- * current version and copying its severity and CWE ids, with the stored key of its identity (null
- * when it has none). Must run inside the caller's transaction. Uses `INSERT … SELECT FROM
- * unnest($n::type[])` so each chunk is one parameterised statement whatever its size. Returns the new finding ids in input order.
+ * Writes one report's findings with their versions, notes and verdicts, inside the caller's
+ * transaction, one `INSERT … SELECT FROM unnest(…)` per chunk. Returns the ids in input order.
  */
 export async function insertFindings(
   target: EntityManager,

@@ -7,10 +7,8 @@ export const TITLE_MAX_CHARS = 1_000;
 export const TEXT_MAX_CHARS = 100_000;
 
 /**
- * One value cut at import. `finding` is the finding's 0-based position in the report (the order its
- * ids are assigned in) and `version` its 1-based version; both are absent for the report's own
- * metadata. `field` names the field (`title`, `description`, `raw`, `notes`…); `length` is the
- * original length in UTF-16 code units (of the longest cut string when a field holds several).
+ * One value cut at import: `finding` (0-based) and `version` (1-based) are absent for the report's
+ * metadata; `length` is the original length in UTF-16 code units.
  */
 export interface TruncatedText {
   finding?: number;
@@ -121,12 +119,9 @@ function boundFinding(f: ParsedFinding, finding: number, cuts: Cuts): ParsedFind
 }
 
 /**
- * The report with every text bounded, so no single value of a file (a 40 MB title) is stored
- * whole or later streamed to a model: titles lose direction controls (U+202A–202E, U+2066–2069,
- * U+200E/200F, U+061C) and are cut to {@link TITLE_MAX_CHARS}; every other string of a finding
- * (its versions' fields, raw entry, notes, verdicts) and of the report's metadata is cut to
- * {@link TEXT_MAX_CHARS}. Every string, the target's names included, is made {@link storable}. When something was cut, `docMetadata.truncated` lists the cuts
- * (`TruncatedText`, at most 1,000) and `docMetadata.truncatedCount` counts them all.
+ * The report with every text bounded, so no 40 MB title is stored or streamed to a model: titles
+ * lose direction controls and are cut to {@link TITLE_MAX_CHARS}, other strings to
+ * {@link TEXT_MAX_CHARS}, all made {@link storable}. Cuts are listed in `docMetadata.truncated`.
  */
 export function boundReportText<R extends ParsedReport>(report: R): R {
   const cuts = new Cuts();

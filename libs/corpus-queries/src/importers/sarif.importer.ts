@@ -20,12 +20,7 @@ export function looksLikeSarif(doc: Record<string, unknown>): boolean {
   return Array.isArray(doc['runs']) || (typeof doc['$schema'] === 'string' && /sarif/i.test(doc['$schema']));
 }
 
-/**
- * Maps a `security-severity` property (IMPORT-RULES, SARIF): a number or numeric string maps
- * ≥ 9.0 → critical, ≥ 7.0 → high, ≥ 4.0 → medium, > 0 → low, 0 → info (the CVSS 3.1 §5
- * qualitative bands); the words critical/high/medium/low (any case) map to themselves; any other
- * value is ignored (null).
- */
+/** A `security-severity` property: a score by the CVSS 3.1 bands, or a severity word; else null. */
 export function securitySeverity(value: unknown): Severity | null {
   let score: number | null = null;
   if (typeof value === 'number' && Number.isFinite(value)) score = value;
@@ -183,11 +178,7 @@ function fingerprintFields(map: unknown): string[] {
     .sort();
 }
 
-/**
- * IMPORT-RULES identity, SARIF: the tool's name, the rule id, then the result's `fingerprints`
- * (SARIF 2.1.0 §3.27.16, the stable ones), else its `partialFingerprints` (§3.27.17), else the
- * first location's URI and start line.
- */
+/** IMPORT-RULES identity, SARIF: tool, rule id, then fingerprints, partial fingerprints or first location. */
 function resultIdentity(result: Sarif.Result, ruleId: unknown, ctx: RunContext): string[] {
   const head = [identityField(ctx.driver.name), identityField(ruleId)];
   const full = fingerprintFields(result.fingerprints);
@@ -239,9 +230,8 @@ function parseResult(result: Sarif.Result, ctx: RunContext, severities: Severity
 }
 
 /**
- * SARIF 2.1.0 (OASIS SARIF v2.1.0) per IMPORT-RULES: every `runs[].results[]` entry is a finding,
- * except results with a non-empty `suppressions` array (counted as `suppressed`) and results of
- * kind `pass` / `notApplicable` (counted as `skipped`). Another `version` is refused, naming it.
+ * SARIF 2.1.0 per IMPORT-RULES: every result is a finding, except suppressed ones and kinds
+ * `pass`/`notApplicable` (counted apart). Another `version` is refused.
  */
 export function parseSarif(doc: Record<string, unknown>): ParsedReport {
   if (doc['version'] == null) {

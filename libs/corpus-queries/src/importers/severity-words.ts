@@ -12,12 +12,7 @@ const WORDS: Record<string, Severity> = {
   log: 'info',
 };
 
-/**
- * IMPORT-RULES "every format", severity words (Burp, Nessus `risk_factor`, every CSV layout):
- * trimmed and case-insensitive, `critical`/`high`/`medium`/`low` map to themselves and
- * `info`, `information`, `informational`, `none`, `log` to `info`. Anything else (empty, a
- * number, `Unknown`) gives null, which `SeverityCounter.take` turns into `info` counted as unmapped.
- */
+/** IMPORT-RULES severity words, case-insensitive; null for anything else (counted as unmapped). */
 export function severityWord(value: unknown): Severity | null {
   if (typeof value !== 'string') return null;
   return WORDS[value.trim().toLowerCase()] ?? null;

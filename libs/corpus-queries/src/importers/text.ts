@@ -2,12 +2,8 @@ import { decodeHTML } from 'entities';
 import type { Severity } from '@corpus-chat/contracts';
 
 /**
- * IMPORT-RULES "every format": HTML is stripped from the searched text fields — every tag
- * (`<name …>`, `</name>`, `<!…>`) becomes a space, then entities (`&amp;`, `&lt;`, `&#39;`…) are
- * decoded, so encoded markup (`&lt;img onerror=…&gt;`) is kept as the text a report shows: it is
- * data, and every reader of stored text treats it as text (the web client renders it escaped or
- * sanitised, tool results escape `<` for the model). NUL is dropped; leading and trailing
- * whitespace is trimmed. Non-strings give ''.
+ * IMPORT-RULES "every format": tags become spaces, then entities are decoded, so encoded markup
+ * stays as the text a report shows (readers treat it as text). NUL dropped, trimmed; '' for non-strings.
  */
 export function stripHtml(value: unknown): string {
   if (typeof value !== 'string') return '';
@@ -41,11 +37,7 @@ export function firstLine(text: string, max = 200): string {
   return line.slice(0, max);
 }
 
-/**
- * A CWE id from a number or a string: the leading id of a string (`"CWE-200 Information
- * Exposure"` → 200, `"cwe-79"` → 79, `"89"` → 89). IMPORT-RULES: a value that is not a positive
- * integer (`nvd-cve-other`, `-1`, `0`) is ignored (null).
- */
+/** The leading CWE id of a number or text (`"CWE-200 Information Exposure"` → 200), else null. */
 export function cweId(value: unknown): number | null {
   const n = typeof value === 'string' ? Number(/^\s*(?:cwe\s*[-_:]?\s*)?(\d+)/i.exec(value)?.[1]) : value;
   // Over Postgres' integer range is no CWE either (MITRE's ids have four digits).

@@ -127,12 +127,7 @@ class TrivyCollector {
   }
 }
 
-/**
- * Trivy JSON (SchemaVersion 2 with `Results`, the legacy top-level list of targets, and the
- * Kubernetes report with `Resources[].Results`): each entry of `Vulnerabilities`,
- * `Misconfigurations` and `Secrets` is one finding (IMPORT-RULES, Trivy). A secret's matched text
- * is never stored.
- */
+/** Trivy JSON (v2, legacy list, Kubernetes), per IMPORT-RULES "Trivy"; a secret's match is never stored. */
 export function parseTrivy(doc: unknown, layout: TrivyLayout): ParsedReport {
   const c = new TrivyCollector();
   const meta: Record<string, unknown> = { tool: { name: 'Trivy', version: null }, layout };

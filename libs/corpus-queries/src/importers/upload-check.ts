@@ -6,9 +6,7 @@ const HEAD_BYTES = 4096;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Whether the start of an uploaded file can be a report an importer reads: a PDF, or UTF-8 text
- * without NUL bytes (every scanner format is text; IMPORT-RULES, "every format"). Images, archives
- * and office documents fail here, before an import job is queued; everything else is the
+ * Whether an upload's start can be a report: a PDF or UTF-8 text without NUL. Anything finer is the
  * importer's to judge, so the rules stay in one place.
  */
 export async function mayBeReportFile(filePath: string): Promise<boolean> {

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import type { EntityManager } from 'typeorm';
 
 /**
- * Uploaded files wait in Postgres (`import_upload_chunks`) between the API that received them and
- * the worker that imports them, so the processes share no disk and may run on different machines.
- * A file is cut into 1 MiB chunks: one statement and one result row stay small whatever its size.
+ * Uploads wait in Postgres between the API and the importing worker, so they share no disk; 1 MiB
+ * chunks keep each statement small.
  */
 const CHUNK_BYTES = 1 << 20;
 

@@ -114,11 +114,7 @@ export function looksLikeZapJson(doc: Record<string, unknown>): boolean {
   );
 }
 
-/**
- * OWASP ZAP traditional JSON report: each alert of each site is one finding; its instances go into
- * `affected_endpoints`; severity from `riskcode`, CWE from `cweid`, impact from the alert's own
- * `otherinfo` (IMPORT-RULES, ZAP).
- */
+/** OWASP ZAP traditional JSON: one finding per alert per site, as IMPORT-RULES "ZAP" maps it. */
 export function parseZapJson(doc: Record<string, unknown>): ParsedReport {
   const raw = doc['site'];
   const siteList = Array.isArray(raw) ? raw : [raw];

@@ -1,14 +1,10 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The corpus: reports, findings (an identity) and their append-only versions, notes, retest
- * sessions with their events, verdicts, and the corpus version the query cache keys on.
- *
- * Hot read paths use `findings` only: it carries copies of the current version's severity, CWE ids
- * and search vector plus the report's archived flag, with partial indexes `WHERE NOT archived`, so
- * the default (non-archived) counts come straight from an index. A trigger keeps
- * `findings.archived` equal to its report's flag; statement triggers bump `corpus_state.version`
- * on every write to a corpus table.
+ * The corpus: reports, findings (identities) with append-only versions, notes, retests, verdicts
+ * and the corpus version the query cache keys on. Hot paths read `findings` only (copies of the
+ * current version's fields, partial indexes `WHERE NOT archived`); triggers keep the copies and
+ * `corpus_state.version` current.
  */
 export class CorpusSchema1764500000000 implements MigrationInterface {
   name = 'CorpusSchema1764500000000';

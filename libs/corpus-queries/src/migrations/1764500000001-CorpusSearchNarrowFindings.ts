@@ -1,22 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Keeps `findings` narrow so exact counts over 1M findings stay fast: the copy of the current
- * version's search vector (≈ 300 bytes a row, three quarters of the table) moves out of `findings`.
- * Full-text search on current findings now goes through an expression GIN index over
- * `finding_search_vector(current_version_id)`, a function returning that version's generated
- * `search_vector`.
- *
- * The function reads `finding_versions`, yet is declared IMMUTABLE, which an index expression
- * requires. That is sound because a version row never changes: `finding_versions` is append-only
- * (enforced below by a trigger that refuses UPDATE), and `findings.current_version_id` must point at
- * an existing version when it is written (its foreign key is no longer deferrable), so the value
- * indexed for a version id is the value the function returns for it forever. The function body
- * names its schema explicitly, so it does not depend on the caller's search_path (pg_dump/restore
- * builds indexes after all table data is loaded).
- *
- * A bitmap count must visit every heap page holding a match; with the vector gone, a page of
- * `findings` holds ~4× more rows, so a count over a common term reads ~4× fewer pages.
+ * Moves the search vector (¾ of the table) out of `findings` so counts read ~4× fewer pages;
+ * search goes through an expression GIN index over `finding_search_vector(current_version_id)`.
+ * The function is IMMUTABLE though it reads a table: sound because versions are append-only (a
+ * trigger refuses UPDATE) and the foreign key is no longer deferrable. It names its schema so
+ * pg_dump/restore does not depend on search_path.
  */
 export class CorpusSearchNarrowFindings1764500000001 implements MigrationInterface {
   name = 'CorpusSearchNarrowFindings1764500000001';

@@ -1,12 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `finding_severity_counts`: the number of findings per report and severity, kept exact by
- * statement triggers on `findings` (transition tables, so a 50 000-row insert updates the counts
- * once). Breakdowns that filter by nothing but severity and report (the overview, reports by
- * severity, "which report has the most criticals") read these few rows instead of counting a
- * million findings. Archived reports are excluded by joining `reports`, so archiving needs no
- * change here. Findings without a report count under `report_key = 0`.
+ * `finding_severity_counts` per report and severity, kept exact by statement triggers with
+ * transition tables, so severity/report breakdowns read a few rows instead of counting a million.
+ * Archived reports are excluded by a join; findings without a report count under `report_key = 0`.
  */
 export class CorpusSeverityCounts1764500000002 implements MigrationInterface {
   name = 'CorpusSeverityCounts1764500000002';

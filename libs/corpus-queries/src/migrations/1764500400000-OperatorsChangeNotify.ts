@@ -1,12 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Every update or deletion of an operator row sends `NOTIFY operator_changed, '<id>'` (after the
- * change commits). The API caches the operators of sessions for a short time and drops an entry
- * when its notice arrives, so a disable, a password reset or a role change made anywhere (another
- * API instance, a CLI, SQL by hand) takes effect on every instance without a lookup per request.
- * The channel name is `OPERATOR_CHANGED_CHANNEL` in apps/api/src/auth/operator-cache.ts.
- */
+/** NOTIFY `operator_changed` on operator updates, for the API's operator cache (since dropped). */
 export class OperatorsChangeNotify1764500400000 implements MigrationInterface {
   name = 'OperatorsChangeNotify1764500400000';
 

@@ -1,29 +1,15 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `chat_try_start_turn(...)`: the checks and writes of `ChatRepository.tryStartTurn` in one
- * plpgsql function, called with bound parameters inside the caller's transaction (plpgsql keeps
- * the plans of its statements per session, so nothing is planned again on a pooled connection).
+ * `chat_try_start_turn(...)`: `ChatRepository.tryStartTurn`'s checks and writes in one plpgsql
+ * function (its plans are kept per session), inside the caller's transaction. Parameters: chat,
+ * owner, client message id, new turn id, queue position (null: after the queued ones), active-turn
+ * limit (null: none), user message id and content, auto title.
  *
- * In: `p_chat`, `p_owner`, `p_client_message_id` (null: none), `p_turn_id` (id of the new turn),
- * `p_queue_position` (null: 1 + the turns queued now, of every operator), `p_max_active_turns`
- * (null: no limit), `p_user_message_id` (id of the new user message), `p_content` (its text),
- * `p_auto_title` (the thread's title when it was never named).
- *
- * Out (one row): `outcome` and, by outcome,
- * - `not-found`: the thread is missing or not `p_owner`'s;
- * - `existing`: `p_client_message_id` already started `turn_id` in the thread (`user_message_id`,
- *   `queue_position` are that turn's);
- * - `busy`: `turn_id` is queued or running in the thread;
- * - `over-quota`: the operator has `active_turns` (≥ `p_max_active_turns`) turns queued or running;
- * - `started`: the turn (`turn_id`, `queued` at `queue_position`) and the user message
- *   (`user_message_id`) are inserted and the thread touched (`updated_at`, and `p_auto_title` with
- *   `title_source` `auto` when its title is still the default).
- * The checks run in that order after the operator's row is locked (`FOR NO KEY UPDATE`, waiting at
- * most `lock_timeout` 5 s, else 55P03): each statement after the lock takes a fresh snapshot
- * (VOLATILE, READ COMMITTED), so it sees what the operator's previous start committed. Errors
- * (55P03; 23503 when the thread is deleted meanwhile; 22021 for a NUL character; 22001 for a title
- * over 200 characters) abort the caller's transaction: nothing is written.
+ * After locking the operator's row (`lock_timeout` 5 s, else 55P03) it answers one row whose
+ * `outcome` is `not-found`, `existing` (that turn), `busy`, `over-quota` (`active_turns`) or
+ * `started` (turn and message inserted, thread touched). Each statement takes a fresh snapshot,
+ * seeing the operator's previous start. Errors abort the caller's transaction.
  */
 export class ChatStartTurnFunction1764500600000 implements MigrationInterface {
   name = 'ChatStartTurnFunction1764500600000';

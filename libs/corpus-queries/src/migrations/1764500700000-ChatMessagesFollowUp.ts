@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * `follow_up` from `metadata`: each follow-up key (`HISTORY_METADATA_KEYS`) the metadata has, built
- * with immutable functions only (`jsonb_set`, not the stable `jsonb_build_object`), as a generated
- * column requires.
- */
+/** `follow_up` from `metadata` with immutable functions only (`jsonb_set`), as a generated column needs. */
 const FOLLOW_UP_EXPRESSION = ['lastFilter', 'lastFindingIds', 'lastScope']
   .map(
     (k) =>
@@ -13,18 +9,9 @@ const FOLLOW_UP_EXPRESSION = ['lastFilter', 'lastFindingIds', 'lastScope']
   .join(' || ');
 
 /**
- * `chat_messages.follow_up`: the follow-up state of a message's metadata (`lastFilter`,
- * `lastFindingIds`, `lastScope`), a stored generated column, computed once when the message is
- * written (and for every existing message by this migration).
- *
- * A turn's history (`TurnLedger.startRun`) reads it instead of `metadata`: an answer's metadata
- * also holds its tool calls with the data of their cards (kilobytes, compressed out of line), which
- * Postgres decompressed for every message of the thread on every turn (`pglz_decompress` in a perf
- * profile of the scale-out benchmark, `startRun` 7.9 ms a call in `pg_stat_statements`).
- *
- * Adding a stored generated column rewrites `chat_messages` under an exclusive lock (every row's
- * metadata is read once): on a large deployment, chat is paused for that long while the first
- * upgraded process migrates at start-up.
+ * `chat_messages.follow_up`, a stored generated column of the follow-up keys, read by
+ * `TurnLedger.startRun` instead of `metadata`, whose tool cards were decompressed for every message
+ * on every turn. Adding it rewrites the table under an exclusive lock.
  */
 export class ChatMessagesFollowUp1764500700000 implements MigrationInterface {
   name = 'ChatMessagesFollowUp1764500700000';

@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `operators.token_version`: the version every session token of the operator must carry. Signing
- * out, a password change or reset, disabling and re-enabling add one, so every token issued before
- * is refused at once (an exact integer comparison, where `password_changed_at` compared whole
- * seconds and could not revoke anything else).
+ * `operators.token_version`, which every session token must carry: sign-out, a password change or
+ * reset, a disable or re-enable add one, refusing all older tokens at once.
  */
 export class OperatorsTokenVersion1764500800000 implements MigrationInterface {
   name = 'OperatorsTokenVersion1764500800000';

@@ -1,14 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"):
- * - `findings.identity_key`: hex SHA-256 of the finding's identity list (JSON), indexed with its
- *   report so a comparison groups two reports' findings by identity from the index;
- * - `reports.scan_target` (sorted, normalised names) and `reports.scanned_at` (the recorded scan
- *   time), indexed with the format so "scans of the same target" is one index lookup.
- * Rows imported before this migration keep nulls: their source files are not re-read, so such a
- * report names no target and is compared with no other (re-import it to compare it). Native and
- * manual findings have no identity.
+ * Scan comparison (IMPORT-RULES.md): `findings.identity_key` and `reports.scan_target`/`scanned_at`,
+ * indexed for grouping by identity and finding same-target scans. Earlier rows keep nulls (re-import
+ * to compare them).
  */
 export class FindingIdentityScanTarget1764501000000 implements MigrationInterface {
   name = 'FindingIdentityScanTarget1764501000000';

@@ -1,14 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Triage and the audit log:
- * - `findings.status` (every existing finding starts `open`) with `finding_status_changes`, one
- *   row per change (who, when, why);
- * - note stage `triage`; operator-entered retests (`retest_sessions.tried`, `retested_at`,
- *   `author`) and the verdict's `author`;
- * - `audit_events`, append-only (a trigger refuses UPDATE and DELETE), with no foreign keys so an
- *   event outlives the report or operator it names.
- * Version 1 of every finding stays as imported: edits append versions.
+ * Triage and the audit log: `findings.status` with `finding_status_changes`, the `triage` note
+ * stage, operator-entered retests, and `audit_events`, append-only and without foreign keys so an
+ * event outlives what it names.
  */
 export class FindingTriage1764501100000 implements MigrationInterface {
   name = 'FindingTriage1764501100000';

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * `api_tokens`: an operator's bearer tokens for scripts and MCP clients. Only the SHA-256 of the
- * secret is stored (unique: the lookup of every bearer request); `prefix` is the secret's first
- * characters, shown so an operator can tell tokens apart. Deleting the operator deletes its tokens.
- */
+/** `api_tokens`: only the secret's SHA-256 (unique) and a display `prefix` are stored. */
 export class CreateApiTokens1764501200000 implements MigrationInterface {
   name = 'CreateApiTokens1764501200000';
 

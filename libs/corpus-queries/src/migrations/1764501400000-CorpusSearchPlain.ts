@@ -2,13 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 
-/**
- * Drops the ten per-severity expression indexes of CorpusSearchBySeverity
- * (`ix_findings_search_<severity>`, `ix_findings_cwe_<severity>`). A search's page is now one plain
- * `ORDER BY severity, id LIMIT …` that Postgres plans over `ix_findings_search`, `ix_findings_cwe`
- * and `ix_findings_live_severity`; nothing reads those indexes or their statistics any more, and
- * each import paid for keeping ten more GIN indexes.
- */
+/** Drops CorpusSearchBySeverity's ten indexes: the page became one plain query, and imports paid for them. */
 export class CorpusSearchPlain1764501400000 implements MigrationInterface {
   name = 'CorpusSearchPlain1764501400000';
 

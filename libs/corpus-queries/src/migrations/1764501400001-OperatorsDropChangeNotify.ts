@@ -1,11 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Drops the `operator_changed` NOTIFY trigger of OperatorsChangeNotify. The API no longer keeps
- * operators in memory: each request and socket handshake reads its operator by primary key, so a
- * change (disable, role, `token_version`) takes effect on the next request on every instance
- * without a notice.
- */
+/** Drops the `operator_changed` trigger: each request now reads its operator by primary key. */
 export class OperatorsDropChangeNotify1764501400001 implements MigrationInterface {
   name = 'OperatorsDropChangeNotify1764501400001';
 

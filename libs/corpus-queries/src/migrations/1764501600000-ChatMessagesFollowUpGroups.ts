@@ -10,10 +10,8 @@ const followUpExpression = (keys: string[]) =>
     .join(' || ');
 
 /**
- * `chat_messages.follow_up` also carries `lastGroups`: the groups a ranking or breakdown listed
- * (reports, CWE ids, formats), so "show the second one" after "top 3 reports" refers to the second
- * report listed. A generated column's expression cannot be altered: the column is dropped and added
- * again, which rewrites `chat_messages` under an exclusive lock like ChatMessagesFollowUp did.
+ * Adds `lastGroups` to `follow_up` ("show the second one" after "top 3 reports"). A generated
+ * column cannot be altered, so it is dropped and added again (a table rewrite).
  */
 export class ChatMessagesFollowUpGroups1764501600000 implements MigrationInterface {
   name = 'ChatMessagesFollowUpGroups1764501600000';

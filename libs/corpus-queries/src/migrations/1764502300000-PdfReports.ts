@@ -1,11 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * PDF reports: a report may wait in `needs_review` (text extracted, findings entered by hand),
- * finding versions may come from a model's `extraction` or an operator's `manual` entry, the
- * extracted text is kept in `report_texts` (one row per report, pages separated by a form feed),
- * and an import job remembers its report and its extraction progress, so a retried job resumes
- * the same report and `GET /api/imports/:id` shows how far it got.
+ * PDF reports: status `needs_review`, version origins `extraction` and `manual`, `report_texts`
+ * (pages separated by a form feed), and an import job's report and progress so a retry resumes.
  */
 export class PdfReports1764502300000 implements MigrationInterface {
   name = 'PdfReports1764502300000';

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * `chat_attachments`: a file dropped on a thread's composer, imported through its `import_jobs`
- * row. Deleting the thread or the import deletes the attachment; the report it became stays in
- * the shared corpus.
- */
+/** `chat_attachments`: files dropped on a thread, imported via `import_jobs`; reports outlive them. */
 export class CreateChatAttachments1764502400000 implements MigrationInterface {
   name = 'CreateChatAttachments1764502400000';
 

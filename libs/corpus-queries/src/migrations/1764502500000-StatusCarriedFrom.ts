@@ -1,11 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * `finding_status_changes.carried_from_finding_id`: a status an import carried over to a re-scan's
- * finding names the finding of the previous scan it came from, so the finding page can link it.
- * Null for changes made by a person. The earlier finding may be deleted with its report later; the
- * change row stays and keeps its reason text.
- */
+/** `finding_status_changes.carried_from_finding_id`: where a carried status came from. */
 export class StatusCarriedFrom1764502500000 implements MigrationInterface {
   name = 'StatusCarriedFrom1764502500000';
 

@@ -1,11 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Drops the three indexes of `finding_versions` that no query reads: every search, count and page
- * goes through `findings` (`ix_findings_search` over `finding_search_vector(current_version_id)`,
- * `ix_findings_cwe`, `ix_findings_live_severity`), and versions are only read by id or by
- * `(finding_id, version)`. Each imported finding paid for a second full-text GIN entry, a second
- * CWE GIN entry and a severity entry on its version (docs/benchmarks.md, scenario 7).
+ * Drops `finding_versions`' three unread indexes (queries go through `findings`); every import
+ * paid for them (docs/benchmarks.md, scenario 7).
  */
 export class FindingVersionsDropUnusedIndexes1764502900000 implements MigrationInterface {
   name = 'FindingVersionsDropUnusedIndexes1764502900000';

@@ -1,12 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Indexes no key that grows with the imported file. A btree entry must fit a third of a page
- * (2,704 bytes), so a CSV export naming many hosts (`scan_target`) or an upload with a long file
- * name could not be stored at all. Hash indexes keep only a 4-byte hash of the value and serve the
- * same equality lookups unchanged: `scan_target = $n::text[]` (scans of the same target) and
- * `lower(filename) = lower($n)` (a report named in a question). `format` left the key: every
- * target names one format or two, so it is a cheap filter after the lookup.
+ * Hash indexes for keys that grow with the file (`scan_target`, `lower(filename)`): a btree entry
+ * must fit 2,704 bytes. They serve the same equality lookups; `format` left the key.
  */
 export class BoundedIndexKeys1764503100000 implements MigrationInterface {
   name = 'BoundedIndexKeys1764503100000';

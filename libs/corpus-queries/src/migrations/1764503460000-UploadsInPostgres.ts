@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Uploads live in Postgres, in chunks, until their import ends: the API and the workers then need
- * no shared disk. `STORAGE EXTERNAL`: a chunk lives for seconds, so compressing it is wasted work.
- * Imports still queued on a shared disk cannot be carried over; they end `failed`, asking for the
- * file again.
+ * Uploads live in Postgres in chunks until imported, so no shared disk is needed (`STORAGE
+ * EXTERNAL`: short-lived chunks are not worth compressing). Imports queued on disk end `failed`.
  */
 export class UploadsInPostgres1764503460000 implements MigrationInterface {
   name = 'UploadsInPostgres1764503460000';

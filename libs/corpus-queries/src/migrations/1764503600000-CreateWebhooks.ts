@@ -1,12 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `webhook_endpoints`: URLs an operator registered for turn events, with their signing secret
- * (kept in clear: every delivery is signed with it). `all_operators` (set by an admin) sends every
- * operator's turns. `webhook_deliveries`: one row per endpoint and ended turn (unique, so a
- * repeated `turn-ended` job stores nothing twice), with the payload sent on every attempt and the
- * last attempt's outcome. Deleting an operator, an endpoint or a thread (its turns) deletes its
- * deliveries.
+ * `webhook_endpoints` (secret in clear: every delivery is signed with it; `all_operators` for
+ * admins) and `webhook_deliveries`, unique per endpoint and turn so a repeated job stores nothing twice.
  */
 export class CreateWebhooks1764503600000 implements MigrationInterface {
   name = 'CreateWebhooks1764503600000';

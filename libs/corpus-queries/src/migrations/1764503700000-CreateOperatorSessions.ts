@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * `operator_sessions`: one row per signed-in browser, named by the session cookie's `sid`. Deleting
- * a row ends that session alone; deleting an operator deletes its sessions. Session cookies issued
- * before this migration carry no `sid` and are refused: everyone signs in once more.
- */
+/** `operator_sessions`: one row per signed-in browser (`sid`); cookies without a `sid` are refused. */
 export class CreateOperatorSessions1764503700000 implements MigrationInterface {
   name = 'CreateOperatorSessions1764503700000';
 

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The audit log is read newest first by time (`created_at DESC, id DESC`, keyset paged): its
- * indexes end in those columns, so each filter (none, action, actor, subject) reads one page of an
- * index instead of sorting every matching event.
- */
+/** Audit indexes end in `created_at DESC, id DESC`, so each filter reads one page of an index. */
 export class AuditEventsByTime1764503700100 implements MigrationInterface {
   name = 'AuditEventsByTime1764503700100';
 

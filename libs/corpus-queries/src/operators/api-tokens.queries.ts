@@ -13,10 +13,8 @@ export interface NewApiToken {
 }
 
 /**
- * Stores a token for `operatorId` unless the operator already holds `max` tokens; returns the row,
- * or null when the limit is reached. The operator's row is locked first, so two concurrent
- * creations cannot both pass the count. The creation is audited (`api_token.create`, never the
- * secret or its hash) in the same transaction.
+ * Stores a token unless the operator holds `max` (null then), the operator's row locked so
+ * concurrent creations cannot both pass; audited without the secret, in the same transaction.
  */
 export async function insertApiToken(
   db: DataSource,

@@ -1,11 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { OperatorLanguage, OperatorRole } from '@corpus-chat/contracts';
 
-/**
- * An operator account (a person who signs in). Usernames are unique case-insensitively through the
- * unique index `uq_operators_username_lower` on `lower(username)` (see the CreateOperators
- * migration); the stored `username` keeps the spelling it was created with.
- */
+/** An operator account; usernames are unique case-insensitively (`uq_operators_username_lower`). */
 @Entity('operators')
 export class OperatorEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'pk_operators' })
@@ -34,11 +30,7 @@ export class OperatorEntity {
   @Column({ type: 'boolean', default: false })
   disabled!: boolean;
 
-  /**
-   * Version every session token of this operator must carry (claim `ver`): bumped by
-   * `bumpTokenVersion` on sign-out, password change, disable and re-enable, which ends every
-   * session issued before.
-   */
+  /** The version every session token must carry (`ver`); bumping it ends all earlier sessions. */
   @Column({ name: 'token_version', type: 'integer', default: 0 })
   tokenVersion!: number;
 

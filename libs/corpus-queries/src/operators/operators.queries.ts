@@ -33,11 +33,7 @@ export async function operatorLanguage(
   return row?.language ?? 'en';
 }
 
-/**
- * Adds one to the token version of operator `id` (ending every session token issued before) and
- * returns the new version, or null when no such operator exists. Atomic in Postgres, so two
- * concurrent bumps both count.
- */
+/** Atomically bumps operator `id`'s token version, ending earlier sessions; null when unknown. */
 export async function bumpTokenVersion(db: DataSource | EntityManager, id: string): Promise<number | null> {
   const rows: { token_version: number }[] = await db.query(
     // A CTE so the driver answers rows (TypeORM shapes a bare UPDATE's result differently).

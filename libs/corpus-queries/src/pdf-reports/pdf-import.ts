@@ -107,14 +107,9 @@ const okOutcome = (file: string, p: ExtractionProgress): ImportOutcome => ({
 type Started = { ended: ImportJobRecord } | { progress: ExtractionProgress; job: ImportJobRecord };
 
 /**
- * The PDF half of `runImportJob`. Extracts the text (a PDF without one, or over the reader's
- * limits, is refused, nothing written; a cancel meanwhile stops the reader), then in one transaction stores the report with its text: `needs_review` without a
- * model (the import ends `ready`), else `extracting`. With a model, each chunk of text is read in
- * turn and its new findings (not already stored under the same title and location) are stored
- * at once, so a cancel, checked between chunks under the import's row lock, keeps them: the report
- * ends `cancelled`. At the end the report is `ready` (chunks whose output stayed invalid are listed
- * in `doc_metadata.extraction.failedChunks`), or `failed` when no chunk could be read. A retried
- * job resumes the report it created, skipping findings it already stored.
+ * The PDF half of `runImportJob`: extracts the text, stores the report (`needs_review` without a
+ * model), else extracts findings chunk by chunk, storing each chunk's new ones at once so a cancel
+ * keeps them. Ends `ready` (failed chunks listed) or `failed`; a retried job resumes its report.
  */
 export async function runPdfImportJob(
   dataSource: DataSource,
@@ -253,11 +248,7 @@ export async function runPdfImportJob(
   });
 }
 
-/**
- * A PDF imported outside the job queue (`corpus:import`, `importReport`): its text is stored and
- * the report waits in `needs_review` for findings entered by hand. Refusals come back as outcomes
- * (nothing written); database failures are thrown.
- */
+/** A PDF imported outside the queue: its text is stored and the report waits in `needs_review`. */
 export async function importPdfForReview(
   manager: EntityManager,
   file: string,

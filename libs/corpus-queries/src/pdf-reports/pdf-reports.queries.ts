@@ -106,10 +106,8 @@ export type ManualFindingResult =
   | { status: 'conflict'; message: string };
 
 /**
- * Adds a finding an operator read in a PDF report: version 1 with origin `manual` and
- * `edited_by` the operator, with its `finding.create` audit event, in one transaction. Only a
- * report in `needs_review` takes manual findings (409 otherwise: they would change a finished
- * report behind its scan comparison, or race a model still extracting).
+ * Adds a finding an operator read in a PDF report (origin `manual`), audited. Only a report in
+ * `needs_review` takes one (409 otherwise).
  */
 export async function addManualFinding(
   manager: EntityManager,

@@ -29,9 +29,8 @@ export interface PdfReadLimits {
   /** Characters of text over all pages (default 5 million). */
   maxChars: number;
   /**
-   * Milliseconds the reader may take: `deadlineMs` plus `deadlineMsPerKb` per kilobyte of the file
-   * (defaults 5 s and 10 ms, i.e. 15 s for a 1 MB report). Pages can share one small compressed
-   * stream that expands to megabytes of drawing, so the work is not bounded by the file's size.
+   * The reader's time: `deadlineMs` plus `deadlineMsPerKb` per KB (one small stream can expand to
+   * megabytes of drawing, so size alone does not bound the work).
    */
   deadlineMs: number;
   deadlineMsPerKb: number;
@@ -48,10 +47,8 @@ export const DEFAULT_PDF_READ_LIMITS: PdfReadLimits = {
 };
 
 /**
- * Runs in a worker thread: pdfjs-dist ships as ES modules only (loaded with `import()`, which the
- * CommonJS build cannot do in process), and parsing a long report keeps a CPU busy for seconds,
- * which must not stall the worker's event loop (job lock renewal, running turns). It stops at the
- * page and text limits and says which one it hit.
+ * Runs in a worker thread: pdfjs-dist is ESM-only and parsing keeps a CPU busy for seconds, which
+ * must not stall the worker's event loop. Stops at the page and text limits.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -89,11 +86,9 @@ type ReaderAnswer = {
 let moduleUrl: string | undefined;
 
 /**
- * The text layer of a PDF, page by page, read with pdfjs-dist's Node build in a worker thread
- * bounded by `limits` (heap, deadline, pages, text). Aborting `signal` stops the thread.
+ * The text layer of a PDF, page by page, read in a worker thread bounded by `limits`.
  *
- * @throws ImportRefusal `NO_TEXT_LAYER` when no page has any text (a scanned image), `INVALID` when
- *   pdfjs cannot read the file (broken, or protected by a password) or a limit was reached.
+ * @throws ImportRefusal `NO_TEXT_LAYER` (a scanned image) or `INVALID` (unreadable, a limit hit).
  * @throws ParseCancelled when `signal` aborted the read.
  */
 export async function extractPdfText(

@@ -12,11 +12,8 @@ export type SetReportArchivedResult =
   | { status: 'conflict'; id: number; existingReportId: number; message: string };
 
 /**
- * Archives or restores a report. Its findings follow (a trigger copies the flag to
- * `findings.archived`) and the corpus version is bumped, so cached answers are recomputed.
- * Archived reports and their findings are excluded from every query by default. With `actor`, a
- * change (not a no-op) is recorded in the audit log (`report.archive` / `report.restore`) in the
- * same transaction.
+ * Archives or restores a report; a trigger copies the flag to its findings and bumps the corpus
+ * version. With `actor`, a real change is audited in the same transaction.
  *
  * @throws QueryValidationError when `id` is not a positive integer or `archived` not a boolean.
  */
@@ -77,9 +74,8 @@ export type DeleteReportResult =
   | { status: 'conflict'; id: number; message: string };
 
 /**
- * Deletes an archived report with its findings, versions, notes, retests and verdicts (foreign keys
- * cascade), recording `report.delete` with what was deleted in the same transaction. The audit
- * events naming the report stay. Who may call it is the caller's rule (the API: admins only).
+ * Deletes an archived report with everything under it (cascades), audited as `report.delete`;
+ * authorisation is the caller's.
  */
 export async function deleteReport(
   manager: EntityManager,

@@ -9,11 +9,7 @@ import type {
   Severity,
 } from '@corpus-chat/contracts';
 
-/**
- * Scan comparison, IMPORT-RULES.md "Finding identity and scan comparison": which reports are scans
- * of the same target, and what is new, fixed and unchanged between a baseline and a later scan.
- * Reads `reports.scan_target`/`scanned_at` and `findings.identity_key` (written by the importer).
- */
+/** Scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"). */
 
 /** Why two reports were not compared; `message` names the reports (and targets) so a person can act on it. */
 export class ScanComparisonError extends Error {
@@ -109,9 +105,8 @@ function sameTarget(a: ReportRow, b: ReportRow): boolean {
 }
 
 /**
- * A report's scans of the same target, itself included, oldest recorded scan time first (unknown
- * times last, then by id); archived reports other than it are left out. A report that names no
- * target is a scan of no other report's target: `scans` holds it alone.
+ * A report's scans of the same target, itself included, oldest first (unknown times last); other
+ * archived reports left out.
  *
  * @throws ScanComparisonError `NOT_FOUND` for an unknown report.
  */
@@ -121,11 +116,7 @@ export async function sameTargetScans(manager: EntityManager, report: ReportRef)
   return { report: view(r), target: r.scanTarget, scans: (await scansOfTarget(manager, r)).map(view) };
 }
 
-/**
- * The scan of the same target recorded just before `reportId` (latest earlier scan time, then the
- * highest id), or null when there is none or the report has no target or scan time. What an import
- * compares a re-scan with.
- */
+/** The scan of the same target recorded just before `reportId`, which an import compares with; or null. */
 export async function previousScan(manager: EntityManager, reportId: number): Promise<ComparedReport | null> {
   const r = await resolveReport(manager, reportId);
   if (!r.scanTarget?.length || !r.scannedAt) return null;
@@ -159,14 +150,10 @@ interface DiffRow {
 }
 
 /**
- * Compares baseline A with report B of the same target as multisets of finding identities: for
- * an identity held by a findings of A and b of B, new counts max(b − a, 0), fixed max(a − b, 0),
- * unchanged min(a, b). Within one identity the later findings (by id) are the new or fixed ones.
- * Lists the new findings (of B) and the fixed ones (of A), ordered by id.
+ * Compares baseline A with report B as multisets of identities: per identity, new = max(b − a, 0),
+ * fixed = max(a − b, 0), unchanged = min(a, b), the later findings by id being the new or fixed.
  *
- * @throws ScanComparisonError when a report is unknown or ambiguous, names no target, the two are
- *   not scans of the same target (the message names both targets), are one report, or their order
- *   cannot be told (see {@link CompareReportsArgs.ordered}).
+ * @throws ScanComparisonError when the two cannot be compared (see its codes).
  */
 export async function compareReports(
   manager: EntityManager,

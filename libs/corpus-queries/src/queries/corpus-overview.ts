@@ -18,12 +18,7 @@ export function zeroSeverityCounts(): SeverityCounts {
   return { critical: 0, high: 0, medium: 0, low: 0, info: 0 };
 }
 
-/**
- * Totals of the non-archived corpus: reports by status, findings in total and by severity, findings
- * by latest verdict status and by triage status, and per report (by id) its findings by severity. Every severity, status
- * and verdict is listed, zeros included. Severity counts come from the trigger-kept
- * `finding_severity_counts`. Cached per corpus version.
- */
+/** Totals of the live corpus, every severity, status and verdict listed. Cached per corpus version. */
 export async function corpusOverview(
   manager: EntityManager,
   options?: QueryOptions,

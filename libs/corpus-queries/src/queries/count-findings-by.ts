@@ -25,13 +25,9 @@ const VERDICT_LABELS: Record<string, string> = {
 export const TITLE_GROUPS_CAP = 50;
 
 /**
- * Exact counts of current findings per severity, report, CWE id, latest verdict, triage status, report format or
- * exact current title, for the findings matching `filter` (same semantics as `searchFindings`).
- * Groups are sorted by count, most first, then by severity rank / verdict order / label. Severity
- * verdict and status list every value, zeros included (`none` = no verdict); report, CWE and format list
- * the non-empty groups (`none` = no report / no CWE); title the {@link TITLE_GROUPS_CAP} largest. Severity and report breakdowns filtered by nothing but severity/report come from the
- * trigger-kept `finding_severity_counts`. `total` is the number of distinct matching findings (a finding with two CWE ids is in two
- * CWE groups but counted once). Cached per corpus version.
+ * Exact counts of current findings matching `filter` per `groupBy`, most first. Severity, verdict
+ * and status list every value (zeros too); title keeps the {@link TITLE_GROUPS_CAP} largest.
+ * `total` counts distinct findings (one with two CWE ids is in two groups). Cached per corpus version.
  *
  * @throws QueryValidationError for an unknown `groupBy` or a bad filter value.
  */

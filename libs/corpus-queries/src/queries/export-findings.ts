@@ -8,12 +8,10 @@ import { normaliseFilter } from './query-validation';
 export const EXPORT_PAGE_SIZE = 500;
 
 /**
- * Every current finding matching `filter`, in pages of at most `pageSize` rows, most severe first,
- * then by id (the order of `searchFindings`). Pages follow a keyset on `(severity, id)`, so no page
- * re-reads the ones before it and nothing is buffered beyond one page. Call it inside `runReadOnly`
- * so all pages come from one snapshot: the rows then number exactly `searchFindings(filter).total`.
+ * Every finding matching `filter` in `searchFindings` order, in keyset pages of `pageSize`. Call it
+ * inside `runReadOnly` so all pages share one snapshot.
  *
- * @throws QueryValidationError for a bad filter value (as `searchFindings`).
+ * @throws QueryValidationError for a bad filter value.
  */
 export async function* exportFindingPages(
   manager: EntityManager,

@@ -9,36 +9,21 @@ import type {
 import { cachedQuery, type QueryOptions } from './query-cache';
 import { findingId } from './query-validation';
 
-interface DetailRecord {
+type DetailRecord = Omit<FindingVersionView, 'createdAt'> & {
   id: number;
   reportId: number | null;
   reportFilename: string | null;
   createdAt: Date;
   versionCount: number;
   status: FindingDetail['status'];
-  version: number;
-  origin: FindingVersionView['origin'];
-  title: string;
-  severity: FindingVersionView['severity'];
-  description: string;
-  impact: string | null;
-  attackVector: string | null;
-  affectedEndpoints: string[];
-  reproductionSteps: string[];
-  cwe: number[];
-  cvss: FindingVersionView['cvss'];
-  mitre: string[];
-  editedBy: string | null;
-  reason: string | null;
   versionCreatedAt: Date;
-}
+};
 
 const iso = (d: Date | string): string => new Date(d).toISOString();
 
 /**
- * One finding by id: its current version, how many versions it has, its triage status, its notes (oldest first) and
- * its latest verdict (by time, then id). An unknown id answers `{ found: false, id }`; archived
- * findings are found too. Cached per corpus version.
+ * One finding by id with its current version, notes and latest verdict; `{ found: false, id }`
+ * when unknown. Cached per corpus version.
  *
  * @throws QueryValidationError when `id` is not a positive integer.
  */
@@ -77,32 +62,18 @@ export async function findingDetail(
          FROM verdicts WHERE finding_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`,
         [fid],
       );
+      const { id, reportId, reportFilename, createdAt, versionCount, status, versionCreatedAt, ...current } =
+        row;
       return {
         found: true,
         finding: {
-          id: row.id,
-          reportId: row.reportId,
-          reportFilename: row.reportFilename,
-          createdAt: iso(row.createdAt),
-          versionCount: row.versionCount,
-          status: row.status,
-          current: {
-            version: row.version,
-            origin: row.origin,
-            title: row.title,
-            severity: row.severity,
-            description: row.description,
-            impact: row.impact,
-            attackVector: row.attackVector,
-            affectedEndpoints: row.affectedEndpoints,
-            reproductionSteps: row.reproductionSteps,
-            cwe: row.cwe,
-            cvss: row.cvss,
-            mitre: row.mitre,
-            editedBy: row.editedBy,
-            reason: row.reason,
-            createdAt: iso(row.versionCreatedAt),
-          },
+          id,
+          reportId,
+          reportFilename,
+          createdAt: iso(createdAt),
+          versionCount,
+          status,
+          current: { ...current, createdAt: iso(versionCreatedAt) },
           notes: notes.map((n) => ({ ...n, createdAt: iso(n.createdAt) })),
           latestVerdict: verdicts[0] ? { ...verdicts[0], createdAt: iso(verdicts[0].createdAt) } : null,
         },

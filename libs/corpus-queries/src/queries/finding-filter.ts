@@ -25,19 +25,10 @@ export interface FindingWhere {
 }
 
 /**
- * Builds the parameterised WHERE clause over current findings (`findings f`, whose severity and
- * CWE ids are copies of the current version's) for a normalised filter. All conditions are ANDed:
- *
- * - archived reports' findings are excluded unless `includeArchived`;
- * - `text`: IMPORT-RULES full-text search over the current version's generated `search_vector`,
- *   `… @@ websearch_to_tsquery('english', text)`;
- *   when the text names weakness classes, the query is ORed with the full-text query of every
- *   name and alias of those classes, and with `f.cwe && <their CWE ids>`;
- * - `reportName` matches report file names case-insensitively (every live report with that name);
- * - `format` keeps the reports of that format, `scanner` those whose `doc_metadata.tool.name`
- *   contains it case-insensitively; both resolve to report ids like `reportName` (no such report: 0);
- * - `edited`: `any` keeps findings with a version of origin `edit`; `severity` those whose current
- *   severity differs from version 1's (the findings operators re-rated).
+ * The parameterised WHERE clause over `findings f` for a normalised filter, conditions ANDed.
+ * Archived reports are excluded unless `includeArchived`; `text` is IMPORT-RULES full-text search,
+ * ORed with the named weakness classes' names and CWE ids; `reportName`, `format` and `scanner`
+ * resolve to report ids; `edited: 'severity'` keeps findings re-rated since version 1.
  *
  * @throws QueryValidationError when `reportId` or `reportName` names no report.
  */

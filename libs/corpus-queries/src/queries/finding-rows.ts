@@ -1,23 +1,8 @@
 /** The pieces a finding page is read with: the page's columns, its row select and row shape. */
-import {
-  type FindingRow,
-  type Severity,
-  type TriageStatus,
-  type VerdictStatus,
-} from '@corpus-chat/contracts';
+import type { FindingRow } from '@corpus-chat/contracts';
 
-export interface RowRecord {
-  id: number;
-  title: string;
-  severity: Severity;
-  reportId: number | null;
-  reportFilename: string | null;
-  cwe: number[];
-  cvssBaseScore: number | null;
-  latestVerdict: VerdictStatus | null;
-  status: TriageStatus;
-  createdAt: Date;
-}
+/** A row as Postgres returns it: `createdAt` is a Date until `toRow`. */
+export type RowRecord = Omit<FindingRow, 'createdAt'> & { createdAt: Date };
 
 export const PAGE_COLUMNS =
   'f.id, f.severity, f.report_id, f.cwe, f.latest_verdict, f.status, f.created_at, f.current_version_id';

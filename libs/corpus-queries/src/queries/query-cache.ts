@@ -19,9 +19,8 @@ function cacheFor(ds: DataSource): LRUCache<string, { value: unknown }> {
 }
 
 /**
- * The corpus version: `corpus_state.version` plus the id of the transaction that last wrote it, so
- * a version reached again after a rolled-back write is still a different key. Every write to a
- * corpus table bumps it (statement triggers, see the CorpusSchema migration).
+ * The corpus version, `corpus_state.version` plus its last writer's transaction id, so a version
+ * reached again after a rollback is still a new key.
  */
 export async function corpusVersion(manager: EntityManager): Promise<string> {
   const rows: { version: string; xmin: string }[] = await manager.query(
@@ -31,9 +30,8 @@ export async function corpusVersion(manager: EntityManager): Promise<string> {
 }
 
 /**
- * Runs `compute` unless a result for the same function and normalised arguments was computed at
- * the current corpus version (one indexed single-row read). The cache is an in-process LRU per
- * DataSource (1000 entries); results are deep-copied in and out so callers may mutate them.
+ * Runs `compute` unless the same call was computed at the current corpus version: an in-process
+ * LRU per DataSource (1000 entries), deep-copied in and out.
  */
 export async function cachedQuery<T>(
   manager: EntityManager,

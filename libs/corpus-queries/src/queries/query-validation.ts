@@ -24,8 +24,7 @@ export class QueryValidationError extends Error {
 export type NormalisedFilter = FindingFilter & { includeArchived: boolean };
 
 /**
- * `input` parsed with `schema` (a contracts schema: the same one the tools and the REST API check
- * with), so a query function called directly refuses what they refuse.
+ * `input` parsed with the contracts `schema` the tools and REST API use, so direct calls refuse the same.
  *
  * @throws QueryValidationError naming the first invalid field.
  */
@@ -37,10 +36,8 @@ export function parseArgs<S extends z.ZodType>(schema: S, input: unknown): z.out
 }
 
 /**
- * Checks a finding filter (`findingListFilterSchema`: the tools' filter and `origin`) and returns it
- * normalised: `severity`, `verdict`
- * and `status` lower-cased, ids positive integers, `cwe` a number or `CWE-79`, blank text dropped.
- * Unknown keys are refused (a misspelt filter must not silently count everything).
+ * Checks a finding filter (`findingListFilterSchema`) and returns it normalised. Unknown keys are
+ * refused: a misspelt filter must not silently count everything.
  *
  * @throws QueryValidationError naming the field.
  */

@@ -6,12 +6,8 @@ export interface ReadOnlyOptions {
 }
 
 /**
- * Runs `fn` with an EntityManager bound to one connection inside a transaction declared
- * `REPEATABLE READ, READ ONLY` (any write it attempts fails with SQLSTATE 25006) with a statement
- * timeout. Every statement of `fn` sees one snapshot, so an answer built from several statements
- * (a page cut one severity at a time and its total) is consistent even while a report is imported
- * or archived. The transaction is committed when `fn` resolves and rolled back when it throws; the
- * error is rethrown. This is how the agent's tools and the findings API call the query functions.
+ * Runs `fn` in a `REPEATABLE READ, READ ONLY` transaction with a statement timeout, so an answer
+ * built from several statements sees one snapshot while imports commit. Rethrows `fn`'s error.
  */
 export async function runReadOnly<T>(
   dataSource: DataSource,

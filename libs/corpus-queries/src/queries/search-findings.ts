@@ -12,11 +12,7 @@ import { PAGE_COLUMNS, ROW_SELECT, toRow, type RowRecord } from './finding-rows'
 import { answerableFromSummary, severitySummary } from './severity-summary';
 import { matchesBySeverity, pagedBySeverity, severityPage } from './severity-page';
 
-/**
- * The page of current findings matching `where`, most severe first, then by id: one plain
- * `ORDER BY severity, id LIMIT … OFFSET …` planned by Postgres, unless it is a text search (see
- * `severity-page.ts`: cut one severity at a time).
- */
+/** A page of findings matching `where` in `(severity, id)` order; text searches use `severity-page.ts`. */
 export async function findingRows(
   manager: EntityManager,
   where: FindingWhere,
@@ -45,18 +41,12 @@ export async function countMatching(manager: EntityManager, where: FindingWhere)
 }
 
 /**
- * Current findings matching a filter: `total` is the exact number of distinct matches even when
- * `rows` is capped at `limit` (≤ 50); `filter` echoes what was applied, including the weakness
- * classes a text was widened to. Archived reports are excluded unless `includeArchived`.
+ * Current findings matching a filter: `rows` capped at `limit` (≤ 50), `total` exact; `filter`
+ * echoes what was applied. The total comes from `finding_severity_counts` when only severity/report
+ * filter, else from per-severity counts or `count(*)`, never a window function. Cached per corpus
+ * version; call it inside `runReadOnly` for one snapshot.
  *
- * The total is never a window function: a filter on severity/report only reads the trigger-kept
- * `finding_severity_counts`; a text search's later page counts its matches per severity (which
- * also says where the page starts); any other is counted by a plain `count(*)`. Results are cached
- * per corpus version. The page and the total are separate statements: call it inside
- * `runReadOnly` (REPEATABLE READ) for one snapshot while imports may commit, as the agent's tools
- * and the findings API do.
- *
- * @throws QueryValidationError for a bad filter value (unknown severity, non-integer id, unknown report).
+ * @throws QueryValidationError for a bad filter value.
  */
 export async function searchFindings(
   manager: EntityManager,

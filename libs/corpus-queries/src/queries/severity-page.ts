@@ -1,13 +1,8 @@
 /**
- * Kept because bench:queries at 1M findings shows the plain page misses its goals for a text search
- * (docs/bench-log.md, "6 against the code before the plain queries" and "Plain queries"): for
- * "cookie" (10.8 % of findings) Postgres plans `ORDER BY severity, id LIMIT 50` as a walk of
- * `ix_findings_live_severity` testing each finding's text through its version row (~1,680 findings
- * at ~5 µs), 13.6 ms p95 for the capped page against a 5 ms goal, and for "ldap" (0.9 %) 6,110
- * findings. So a text search's page is cut one severity at a time, most severe first: each
- * severity's statement tests the text over that severity's own index expression (`ix_findings_search_<severity>`, migration
- * CorpusSearchPageBySeverity), whose statistics let the planner choose between reading the
- * severity's matches and walking its findings.
+ * Kept because bench:queries at 1M findings shows the plain `ORDER BY severity, id LIMIT 50` misses
+ * its 5 ms goal for a text search (13.6 ms p95 for "cookie"; docs/bench-log.md "Plain queries"):
+ * the page is cut one severity at a time, each statement over `ix_findings_search_<severity>`
+ * (migration CorpusSearchPageBySeverity), whose statistics let the planner choose its plan.
  */
 import type { EntityManager } from 'typeorm';
 import { SEVERITIES, type FindingRow, type Severity } from '@corpus-chat/contracts';
@@ -45,14 +40,9 @@ export async function matchesBySeverity(
 }
 
 /**
- * The findings matching `where` from `offset`, at most `limit`, most severe first, then by id: for
- * each severity in order, `WHERE f.severity = <s> AND <where over that severity's search vector>
- * ORDER BY f.id LIMIT <still needed> OFFSET <still to skip>`, until the page is full; Postgres reads
- * the severity's matches through its index or walks findings in id order, whichever its
- * statistics say is cheaper. Each statement keeps exactly the findings of severity `<s>` that
- * `where` keeps, so the rows are those of the plain `ORDER BY severity, id`. A later page
- * (`offset` > 0) skips whole severities by their `counts` (from {@link matchesBySeverity}, read
- * here when not given).
+ * The findings matching `where` from `offset`, at most `limit`, in `(severity, id)` order: one
+ * statement per severity until the page is full, each over that severity's index expression. A
+ * later page skips whole severities by their `counts` ({@link matchesBySeverity}).
  */
 export async function severityPage(
   manager: EntityManager,

@@ -25,11 +25,7 @@ export function answerableFromSummary(filter: NormalisedFilter): boolean {
   );
 }
 
-/**
- * Findings per report and severity from `finding_severity_counts`, restricted like `filter` /
- * `where` (severity, the reports `where` resolved, archived reports unless `includeArchived`).
- * Only non-zero rows.
- */
+/** Non-zero findings per report and severity from `finding_severity_counts`, restricted like `filter`. */
 export async function severitySummary(
   manager: EntityManager,
   filter: NormalisedFilter,

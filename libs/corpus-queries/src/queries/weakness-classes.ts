@@ -23,11 +23,7 @@ const matchers = WEAKNESS_CLASSES.map((c) => ({
   ),
 }));
 
-/**
- * The classes a text names (IMPORT-RULES): lower-cased, the text contains the class's name or one
- * of its aliases as whole words, allowing a plural `s` on the last word. "SQL injections", "sqli"
- * and "SQL injection" all name "SQL injection".
- */
+/** The classes a text names by name or alias as whole words, plural allowed ("SQL injections", "sqli"). */
 export function namedWeaknessClasses(text: string): WeaknessClass[] {
   const lower = text.toLowerCase();
   return matchers.filter((m) => m.patterns.some((p) => p.test(lower))).map((m) => m.cls);

@@ -2,10 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ModelBackend } from '@corpus-chat/contracts';
 
 /**
- * The deployment's model settings: one row (`id = 1`, enforced by `ck_settings_single_row`).
- * `backend` is `builtin` (the deterministic planner, no model server) or `openai` (any
- * OpenAI-compatible server at `base_url`). The agent-worker reads it per turn, so a change needs
- * no restart. `api_key` is never returned by the API (only whether one is set).
+ * The deployment's model settings, one row (`ck_settings_single_row`), read per turn so a change
+ * needs no restart. `api_key` is never returned by the API.
  */
 @Entity('settings')
 export class SettingsEntity {

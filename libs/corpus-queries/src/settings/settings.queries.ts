@@ -47,10 +47,8 @@ export async function readModelSettings(db: DataSource | EntityManager): Promise
 }
 
 /**
- * Saves the settings row (insert or update) and returns what is now stored. `baseUrl`/`model`
- * left `undefined` keep their stored value (switching to `builtin` keeps the server details, so
- * switching back is one click); `apiKey` `undefined` keeps, `''` or `null` clears. Validation is the
- * caller's (`UpdateSettingsDto`).
+ * Upserts the settings row. `undefined` keeps a stored value (so switching to `builtin` and back
+ * keeps the server); `apiKey` `''` or `null` clears it. The caller validates.
  */
 export async function writeModelSettings(
   db: DataSource | EntityManager,

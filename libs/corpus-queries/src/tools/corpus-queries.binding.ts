@@ -22,17 +22,10 @@ export const defaultCorpusQueries: CorpusQueryFns = {
 export const TOOL_STATEMENT_TIMEOUT_MS = 15_000;
 
 /**
- * How the tools run their query: `fn` gets an EntityManager bound to one pooled connection inside a
- * `REPEATABLE READ` (a tool's several statements, such as a page cut one severity at a time and its
- * total, share one snapshot) `READ ONLY` transaction (any write fails with SQLSTATE 25006) with a
- * 15 s statement timeout. Commits when `fn` resolves; rolls back and rethrows when it rejects.
- *
- * The setup ends with a `SELECT`, which takes the transaction's snapshot: a later `SET TRANSACTION
- * READ WRITE` from `fn` then fails ("must be set before any query") instead of lifting the
- * read-only mode. The same statement reads the backend's pid, so an abort of `signal` (the turn
- * was stopped) cancels the running statement with `pg_cancel_backend` from another connection;
- * the cancel is awaited before the connection goes back to the pool, so it can never hit a
- * statement of the connection's next user.
+ * Runs a tool's query in a `REPEATABLE READ READ ONLY` transaction with a 15 s statement timeout.
+ * The setup's `SELECT` takes the snapshot, so a later `SET TRANSACTION READ WRITE` fails, and reads
+ * the backend pid: aborting `signal` cancels the statement with `pg_cancel_backend`, awaited before
+ * the connection returns to the pool.
  */
 export const defaultReadOnly: ReadOnlyRunner = async (ds, fn, signal) => {
   signal?.throwIfAborted();

@@ -10,11 +10,7 @@ import type {
   SearchFindingsResult,
 } from '@corpus-chat/contracts';
 
-/**
- * The query functions of `libs/corpus-queries` the tools wrap, one each. Injected so a test can
- * hand a tool a deliberately broken wrapper (the read-only test) while production binds the real ones.
- * Every function receives the EntityManager of a read-only transaction.
- */
+/** The query functions the tools wrap, injected so a test can hand in a broken one. */
 export interface CorpusQueryFns {
   corpusOverview(manager: EntityManager): Promise<CorpusOverview>;
   searchFindings(
@@ -44,9 +40,8 @@ export type ReadOnlyRunner = <T>(
 ) => Promise<T>;
 
 /**
- * Thrown by a `ReadOnlyRunner` when the database could not be reached at all, as opposed to a
- * query that failed: `CorpusTools.execute` lets it through instead of answering `ok: false`, so
- * the caller can retry or end the turn rather than let a model answer without the data.
+ * The database could not be reached: `CorpusTools.execute` rethrows it rather than answer `ok:
+ * false`, so the turn retries or ends instead of a model answering without data.
  */
 export class CorpusUnavailableError extends Error {
   constructor(override readonly cause: unknown) {

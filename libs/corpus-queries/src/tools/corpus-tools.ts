@@ -78,14 +78,10 @@ export type ToolFailure = ToolExecutionBase & { ok: false; error: string; invali
 export type ToolExecution = ToolSuccess | ToolFailure;
 
 /**
- * The read-only corpus tools, served by the chat's agent (agent-worker) and the MCP server (API's
- * `/mcp`) alike. Each call validates its arguments with the tool's zod schema (the one its JSON
- * Schema is derived from), then runs exactly one query function of `libs/corpus-queries` inside a read-only
- * transaction, and formats the result three ways: typed (for the planner), compact JSON (for the
- * model) and a one-line summary plus bounded card data (for the UI).
- *
- * `execute` never throws for a bad call or a failing query: it returns `ok: false` with a message the
- * model can act on. It does throw when `signal` is already aborted.
+ * The read-only corpus tools, for the agent and the MCP server: each call validates its arguments,
+ * runs one query in a read-only transaction and formats the result typed, as compact JSON for the
+ * model, and as a summary with card data for the UI. `execute` returns `ok: false` rather than
+ * throw, except when `signal` is already aborted.
  */
 export class CorpusTools {
   private readonly validator = new ToolArgsValidator();

@@ -17,10 +17,8 @@ export const isToolName = (name: unknown): name is ToolName =>
   typeof name === 'string' && (TOOL_NAMES as readonly string[]).includes(name);
 
 /**
- * A tool call's name as events, stored answers and summaries show it: cut to `TOOL_CALL_NAME_MAX`
- * code points (never inside a surrogate pair), with control, bidirectional-override and line
- * separator characters (which could break or visually reverse the label) replaced by U+FFFD. A real
- * tool's name is unchanged.
+ * A tool name as shown: cut to `TOOL_CALL_NAME_MAX` code points, control and bidirectional
+ * characters replaced by U+FFFD. A real tool's name is unchanged.
  */
 export const shownToolName = (name: string): string =>
   Array.from(name)
@@ -30,12 +28,9 @@ export const shownToolName = (name: string): string =>
     .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, '\ufffd');
 
 /**
- * Validates tool-call arguments with the tools' zod schemas (`TOOL_ARGS_SCHEMAS`, from which the
- * JSON Schemas the model is shown derive): numbers written as text are read as numbers (`"10"` →
- * 10), defaults are applied, `null`/empty values are dropped, enum values lower-cased, `"CWE-79"`
- * read as 79. Arguments may arrive as the raw JSON string a model sent. Never throws: an invalid
- * call yields a message naming each problem and the allowed properties, which is sent back to the
- * model as the tool's result so it can correct itself.
+ * Validates tool-call arguments (raw JSON text or an object) with `TOOL_ARGS_SCHEMAS`, coercing
+ * numeric text, enums and `"CWE-79"`. Never throws: the problems go back to the model as the
+ * tool's result so it can correct itself.
  */
 export class ToolArgsValidator {
   check<N extends ToolName>(name: N, rawArgs: unknown): ToolArgsCheck<N>;

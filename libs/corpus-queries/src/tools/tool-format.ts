@@ -254,11 +254,7 @@ export function formatDetail(r: FindingDetailResult): FormattedToolResult {
   };
 }
 
-/**
- * `compare_reports`: the baseline, the report, the three counts and the titles of the new and fixed
- * findings (up to {@link MODEL_LIST_CAP} each for the model; the card carries the counts and the
- * first new findings).
- */
+/** `compare_reports`: both reports, the counts, and the new and fixed titles (≤ {@link MODEL_LIST_CAP}). */
 export function formatComparison(c: ScanComparison): FormattedToolResult {
   const side = (r: ScanComparison['report']) => ({
     id: r.id,

@@ -5,14 +5,9 @@ import type { CarriedTriage } from '@corpus-chat/contracts';
 export const CARRIED_STATUS_ACTOR = 'import';
 
 /**
- * Carries triage statuses from the previous scan of a target to a re-scan being imported, in the
- * import's transaction: each finding of `reportId` is paired with the finding of `baseline` that
- * has the same identity (as the comparison counts them, identities being multisets: the n-th of
- * each, by id). A paired finding that was `false_positive`, `risk_accepted` or `confirmed` starts
- * with that status; one that was `fixed` and is seen again starts `open`, reopened. Each carried
- * status is one `finding_status_changes` row (actor `import`, the earlier finding in
- * `carried_from_finding_id`, the reason naming it), so the finding page shows where it came from.
- * One statement, whatever the number of findings.
+ * Carries triage statuses from the baseline scan to a re-scan, in the import's transaction: paired
+ * identities (n-th with n-th) keep `false_positive`, `risk_accepted` or `confirmed`; a `fixed` one
+ * seen again reopens. Each carry is a `finding_status_changes` row naming its source. One statement.
  */
 export async function carryTriageStatus(
   tx: EntityManager,

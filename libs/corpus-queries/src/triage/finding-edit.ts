@@ -58,13 +58,10 @@ function normalise(changes: FindingChanges): FindingChanges {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * Edits a finding by appending a version (origin `edit`, `edited_by` = the actor's username,
- * `reason`) that copies the current one with `changes` applied, then points
- * `findings.current_version_id` at it and copies its severity and CWE ids, in one transaction with
- * an audit event (`finding.edit`, before/after of the changed fields). Earlier versions are never
- * changed (version 1 stays as imported). Counts, searches and tools read the new version at once.
+ * Edits a finding by appending a version (origin `edit`) with `changes` applied and making it
+ * current, audited, in one transaction. Earlier versions never change.
  *
- * @throws QueryValidationError for an empty reason, a bad value, or changes equal to the current version.
+ * @throws QueryValidationError for an empty reason, a bad value, or no change.
  */
 export async function editFinding(
   manager: EntityManager,

@@ -11,8 +11,7 @@ import { findingId } from '../queries/query-validation';
 const iso = (d: Date | string): string => new Date(d).toISOString();
 
 /**
- * A finding's lineage and triage: every version (oldest first, version 1 as imported), every status
- * change and every operator-entered retest with its verdict (newest first). Null for an unknown id.
+ * A finding's versions (oldest first), status changes and retests (newest first); null if unknown.
  *
  * @throws QueryValidationError when `id` is not a positive integer.
  */

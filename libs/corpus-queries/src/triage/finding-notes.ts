@@ -18,8 +18,7 @@ async function lockFinding(tx: EntityManager, id: number): Promise<boolean> {
 }
 
 /**
- * Adds a stage-tagged note (general, triage, retest, verdict) by `actor` to finding `findingId`,
- * with an audit event (`finding.note`) in the same transaction. Answers the note's id.
+ * Adds a stage-tagged note to a finding, audited in the same transaction; answers its id.
  *
  * @throws QueryValidationError for another stage or an empty body.
  */
@@ -60,13 +59,10 @@ export interface RetestInput {
 }
 
 /**
- * Records an operator's retest of finding `findingId` (what was tried, when) and the verdict it led
- * to, with a rationale: a `retest_sessions` row (status `done`) and a `verdicts` row (actor
- * `operator`) linked to it; `findings.latest_verdict` is set to the newest verdict; one audit event
- * (`finding.retest`). Nothing runs a retest automatically. Answers the retest's id.
+ * Records an operator's retest and its verdict (a `retest_sessions` and a `verdicts` row), sets
+ * `latest_verdict` and audits it. Answers the retest's id.
  *
- * @throws QueryValidationError for an empty `tried`/`rationale`, an unknown verdict, or a
- *   `retestedAt` that is invalid or in the future.
+ * @throws QueryValidationError for empty text, an unknown verdict or a bad/future `retestedAt`.
  */
 export async function recordRetest(
   manager: EntityManager,

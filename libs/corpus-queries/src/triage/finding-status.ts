@@ -27,14 +27,10 @@ export type SetFindingStatusResult =
 const label = (s: TriageStatus) => s.replace('_', ' ');
 
 /**
- * Changes the triage status of findings `ids` to `status`, all or none, in one transaction: the
- * findings rows, one `finding_status_changes` row and one audit event (`finding.status`) per
- * finding. The rows are locked first, so two concurrent changes of one finding serialise and the
- * second sees the first's result. The corpus version is bumped (a trigger), so cached counts by
- * status are recomputed.
+ * Sets the triage status of findings `ids`, all or none: rows locked first (concurrent changes
+ * serialise), one status change and one audit event per finding.
  *
- * @throws QueryValidationError for an unknown status, no ids, or a missing reason where
- *   `TRIAGE_STATUSES_NEEDING_REASON` asks for one.
+ * @throws QueryValidationError for an unknown status, no ids, or a missing required reason.
  */
 export async function setFindingStatus(
   manager: EntityManager,

@@ -13,11 +13,7 @@ export interface NewWebhookEndpoint {
   secret: string;
 }
 
-/**
- * Stores an endpoint unless its operator already holds `max`; null when the limit is reached. The
- * operator's row is locked first so two concurrent creations cannot both pass the count; the
- * creation is audited (`webhook.create`, never the secret) in the same transaction.
- */
+/** Stores an endpoint unless the operator holds `max` (null), under its row lock; audited sans secret. */
 export function insertWebhookEndpoint(
   db: DataSource,
   endpoint: NewWebhookEndpoint,

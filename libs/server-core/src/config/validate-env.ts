@@ -10,9 +10,8 @@ export class ConfigError extends Error {
 }
 
 /**
- * An environment schema: one key per variable (`.shape` lists them), each with its default and
- * `.describe()`d; `.meta({ secret: true })` marks a secret. Loose: a validated environment keeps
- * the variables it does not declare, so another module's schema can read it again.
+ * An environment schema, each variable `.describe()`d (`.meta({ secret: true })` for secrets); loose,
+ * so another module's schema can read the same environment.
  */
 export type EnvSchema = z.ZodObject<z.ZodRawShape, z.core.$loose>;
 
@@ -53,9 +52,8 @@ export const envBoolean = (fallback: boolean) =>
     .default(fallback);
 
 /**
- * Validates `env` (default `process.env`) with the schema of `env`'s class (or a schema), applying
- * defaults for unset or empty variables and reading numbers and booleans from their text. Throws
- * `ConfigError` naming each bad variable (`DB_POOL_SIZE: must be at least 1, got 0`).
+ * Validates `env` with a schema (or its class), applying defaults for unset or empty variables;
+ * throws `ConfigError` naming each bad one.
  */
 export function validateEnv<S extends EnvSchema>(
   schema: EnvClass<S> | S,

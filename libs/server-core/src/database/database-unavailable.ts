@@ -15,10 +15,8 @@ const SOCKET_CODES = new Set([
 type PgLike = { code?: unknown; message?: unknown; driverError?: PgLike; cause?: PgLike };
 
 /**
- * Whether `e` says Postgres is unreachable rather than that the statement was wrong: a socket
- * error, a connection lost or not handed out in time (node-postgres' own messages), or SQLSTATE
- * class 08 (connection exception) or 57P (the server is shutting down or restarting; PostgreSQL
- * docs, Appendix A). Such a statement may succeed when tried again; any other error would not.
+ * Whether `e` says Postgres is unreachable (socket error, node-postgres connection messages,
+ * SQLSTATE class 08 or 57P), so a retry may succeed.
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
   for (let c = e as PgLike | undefined, depth = 0; c && depth < 4; c = c.driverError ?? c.cause, depth++) {
@@ -32,10 +30,8 @@ export function isDatabaseUnavailable(e: unknown): boolean {
 }
 
 /**
- * Runs `store` until it succeeds, retrying while Postgres is unreachable (`isDatabaseUnavailable`)
- * with a back-off of 200 ms doubling to 5 s, as long as the next try starts before `until`
- * (epoch ms). Rejects with the last error when that time is up, or at once with any other error.
- * `onRetry` is told about each failed try (for a log line).
+ * Runs `store`, retrying while Postgres is unreachable (back-off 200 ms doubling to 5 s) while the
+ * next try starts before `until`; rejects with the last error then, or at once with any other.
  */
 export async function retryWhileDatabaseUnavailable<T>(
   store: () => Promise<T>,

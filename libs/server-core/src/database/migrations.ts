@@ -5,9 +5,8 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 const MIGRATION_LOCK_KEY = 7_274_310_001;
 
 /**
- * Runs pending migrations while holding a Postgres advisory lock, so an API and workers starting
- * together (or several replicas) migrate one after the other instead of racing on the same
- * `CREATE TABLE`. Each migration runs in its own transaction. Returns the names it ran.
+ * Runs pending migrations under a Postgres advisory lock, so processes starting together migrate
+ * one after the other. Returns the names it ran.
  */
 export async function runMigrationsExclusively(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();

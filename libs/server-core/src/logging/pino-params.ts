@@ -17,10 +17,8 @@ export const BASE_LOG_REDACT_PATHS = [
 ];
 
 /**
- * `nestjs-pino` settings for a server process named `service` (`api`, `agent-worker`): JSON lines
- * at `LOG_LEVEL`, pretty single lines in development, secrets and message bodies redacted
- * (`extraRedact` adds paths), requests logged as method, URL and status only, health probes not
- * logged.
+ * `nestjs-pino` settings for process `service`: JSON at `LOG_LEVEL` (pretty in development),
+ * secrets and bodies redacted, requests as method, URL and status, health probes not logged.
  */
 export function pinoParams(env: ServerEnv, service: string, extraRedact: readonly string[] = []): Params {
   return {

@@ -7,7 +7,8 @@ import { Service } from 'kubernetes-models/v1/Service';
 import { z } from 'zod';
 import { metricsRegistry } from './metrics';
 
-const file = path.resolve(__dirname, '../../../../deploy/k8s/corpus-chat.yaml');
+const root = path.resolve(__dirname, '../../../..');
+const file = path.join(root, 'deploy/k8s/corpus-chat.yaml');
 const docs: any[] = parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS());
 const ofKind = (kind: string) => docs.filter((d) => d.kind === kind);
 
@@ -79,6 +80,22 @@ describe('deploy/k8s/corpus-chat.yaml', () => {
       }
   });
 
+  it("server pods run as the image's non-root user and cannot gain privileges", () => {
+    const servers = ofKind('Deployment').filter(
+      (d) => d.spec.template.spec.containers[0].image === 'corpus-chat-server:latest',
+    );
+    expect(servers).toHaveLength(3);
+    for (const d of servers) {
+      // The Dockerfile's `USER node` (uid 1000): runAsNonRoot cannot verify a user given by name.
+      expect(d.spec.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      for (const c of d.spec.template.spec.containers)
+        expect(c.securityContext).toEqual({
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        });
+    }
+  });
+
   it('workers wait long enough on SIGTERM for their running turns, and scale on a metric that exists', () => {
     for (const d of ofKind('Deployment').filter((d) => d.metadata.name.endsWith('-worker'))) {
       const env = Object.fromEntries(
@@ -93,5 +110,21 @@ describe('deploy/k8s/corpus-chat.yaml', () => {
     expect(ofKind('Deployment').map((d) => d.metadata.name)).toContain(scaler.spec.scaleTargetRef.name);
     const metric = /([a-z_]+)\{/.exec(scaler.spec.triggers[0].metadata.query)![1];
     expect(metricsRegistry.getSingleMetric(metric)).toBeDefined();
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const compose = parseAllDocuments(fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'))[0].toJS();
+
+  // Docker publishes ports past the host's firewall: Postgres (a known password) and Redis (none)
+  // on every interface let anyone on the network make themselves admin or queue jobs.
+  it('publishes only the web front beyond this host', () => {
+    const published = Object.entries(compose.services as Record<string, { ports?: string[] }>).flatMap(
+      ([service, s]) => (s.ports ?? []).map((p) => ({ service, localOnly: p.startsWith('127.0.0.1:') })),
+    );
+    expect(published.filter((p) => p.service !== 'web')).toEqual([
+      { service: 'postgres', localOnly: true },
+      { service: 'redis', localOnly: true },
+    ]);
   });
 });

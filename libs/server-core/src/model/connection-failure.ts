@@ -35,10 +35,7 @@ export function connectionErrorCode(e: unknown): string | undefined {
 
 /**
  * Why a connection to `baseUrl` failed, in words, from the cause chain of the OpenAI client's
- * `APIConnectionError` (undici puts the socket error's `code` one or two levels down), e.g.
- * `could not connect to http://127.0.0.1:9/v1: port 9 is blocked for HTTP requests (…)`; without
- * `baseUrl`, `could not connect: …`. Used by the API's "Test connection" and the agent-worker's
- * turn errors, so an operator reads the same words in both.
+ * `APIConnectionError`; shared by "Test connection" and turn errors so both read the same.
  */
 export function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
   const causes = causesOf(e);
@@ -61,11 +58,7 @@ export function connectionFailure(e: APIConnectionError, baseUrl: string | undef
   return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;
 }
 
-/**
- * A model server's HTTP error as its status and a fixed phrase, e.g. `HTTP 401 (the API key was
- * refused)`. The server's own body is never repeated: it is foreign text (it may echo the request,
- * carry markup or another service's secrets) shown to an operator.
- */
+/** A model server's HTTP error as status and fixed phrase; its body is foreign text, never repeated. */
 export function httpFailure(status: number | undefined): string {
   const phrase =
     status === 401

@@ -36,11 +36,7 @@ export const OLLAMA_DEFAULT_CONTEXT_TOKENS = 4096;
  */
 export const SERVER_CONTEXT_SHARE = 0.8;
 
-/**
- * The tokens a turn's prompt may use: `SERVER_CONTEXT_SHARE` of the server's context when known,
- * capped by the agent's own budget (`AGENT_CONTEXT_TOKENS`); the agent's budget alone when the
- * server's is unknown.
- */
+/** A turn's prompt budget: `SERVER_CONTEXT_SHARE` of the context, capped by `AGENT_CONTEXT_TOKENS`. */
 export function effectiveContextBudget(
   serverContextTokens: number | null | undefined,
   agentContextTokens: number,
@@ -66,11 +62,9 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 /**
- * Asks the server how many tokens of context `model` has, trying each known server's own API at
- * once (vLLM, Ollama, llama.cpp, LM Studio) and taking the first that answers in that order. The
- * key goes only as `Authorization: Bearer` to `baseUrl`'s own server (redirects are refused, so it
- * cannot follow one to another host). Never throws; each probe is bounded by `timeoutMs` (5 s).
- * Unknown: `contextTokens` undefined and a detail naming what each probe answered.
+ * Asks the server for `model`'s context size through vLLM's, Ollama's, llama.cpp's and LM
+ * Studio's APIs at once, first answer in that order wins. The key goes only to `baseUrl`
+ * (redirects refused). Never throws; unknown leaves `contextTokens` undefined with a detail.
  */
 export async function discoverContextLength(
   baseUrl: string,

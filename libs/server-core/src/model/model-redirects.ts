@@ -2,9 +2,8 @@
 export const REDIRECT_STATUS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
- * The answer a model request gets instead of following a redirect: `MODEL_URL_ALLOWLIST` checks the
- * configured base URL only, so a hop to another host (with the API key) is never taken. The body
- * is the `{"error":{"message"}}` shape the `openai` SDK reads, naming where the server pointed.
+ * What a model request gets instead of following a redirect (the allowlist checks only the base
+ * URL), in the `openai` SDK's error shape.
  */
 export function redirectRefused(status: number, location: string | null): Response {
   let where = '(no Location header)';

@@ -10,13 +10,9 @@ const HOST =
   /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$/;
 
 /**
- * `MODEL_URL_ALLOWLIST`: the model servers an admin may point the agent at (the API saves and
- * tests a base URL, the worker sends turns to it, so an open setting lets an admin account reach
- * any host the servers can). Comma-separated entries, each one of:
- * - an origin, `https://llm.internal:8443` (scheme, host and port must match; default ports apply);
- * - a host, `ollama` or `10.0.0.5` (any scheme and port);
- * - a host pattern, `*.models.example` (any subdomain, not the bare domain).
- * Empty (the default): every http(s) URL is allowed.
+ * `MODEL_URL_ALLOWLIST`: the model servers an admin may use, comma-separated origins
+ * (`https://llm.internal:8443`), hosts (`ollama`) or host patterns (`*.models.example`, subdomains
+ * only). Empty: every http(s) URL.
  */
 export class ModelUrlAllowlist {
   private constructor(

@@ -8,11 +8,7 @@ export function failStartup(message: string): never {
   process.exit(1);
 }
 
-/**
- * After the first SIGTERM/SIGINT, exits with code 1 if the graceful close (Nest's shutdown hooks:
- * running turns, open sockets) takes longer than `ms` milliseconds, e.g. while Redis is unreachable.
- * The timer is unref'd, so a close that finishes in time exits normally.
- */
+/** After the first SIGTERM/SIGINT, exits 1 if the graceful close takes longer than `ms` (unref'd timer). */
 export function exitIfShutdownHangs(ms: number): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -60,26 +60,13 @@ const lastWarned = new Map<string, number>();
 
 /** Further choices for `createRedisConnection`. */
 export interface RedisConnectionOptions {
-  /**
-   * ioredis `enableAutoPipelining`: commands issued in the same event-loop tick go out in one
-   * write (one system call, one read of the replies) instead of one each. For a process issuing
-   * many independent commands at once (a worker running hundreds of turns); replies and ordering
-   * per command are unchanged.
-   */
+  /** ioredis `enableAutoPipelining`: commands of one tick go out in one write, for busy workers. */
   autoPipelining?: boolean;
-  /**
-   * ioredis `commandTimeout`: a command not answered within this many milliseconds rejects
-   * ("Command timed out"), so a Redis that accepts connections but never answers (hung, SIGSTOP)
-   * cannot hold a request. For request-path connections; never for subscribers or blocking reads.
-   */
+  /** ioredis `commandTimeout`: a hung Redis cannot hold a request. Not for subscribers or blocking reads. */
   commandTimeoutMs?: number;
 }
 
-/**
- * Creates an ioredis connection for `url` named `name` (shown in `CLIENT LIST` and logs).
- * Connection errors are logged (at most one warning per name every 10 s) instead of surfacing as
- * unhandled `error` events; ioredis keeps reconnecting every ≤ 2 s.
- */
+/** An ioredis connection named `name`; errors are logged (≤ one warning per 10 s) while it reconnects. */
 export function createRedisConnection(
   target: RedisTarget,
   name: string,
@@ -164,9 +151,8 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
 }
 
 /**
- * Lets BullMQ queues and workers that are still connecting finish, for up to `ms`, before Nest
- * closes them. BullMQ 5 closing a connection mid-connect emits `error` after removing its own
- * listeners, which Node throws as an unhandled error (taskforcesh/bullmq#3546). Never rejects.
+ * Lets connecting BullMQ queues and workers finish (≤ `ms`) before Nest closes them: closing mid-
+ * connect throws an unhandled `error` (taskforcesh/bullmq#3546). Never rejects.
  */
 export async function settleBullConnections(
   items: { waitUntilReady(): Promise<unknown> }[],

@@ -7,10 +7,8 @@ const hungUntil = new Map<string, number>();
 const isTimeout = (e: unknown): boolean => e instanceof Error && /timed out/i.test(e.message);
 
 /**
- * What this process's request paths learnt about Redis at `url`: once one command waited out its
- * timeout (a hung Redis accepts connections and answers nothing), every request-path command
- * fails at once for `REDIS_HUNG_RECHECK_MS`, so a request pays at most one timeout (the rate
- * limit's, or its own), not one per command on each of its connections.
+ * Once a command to Redis at `url` timed out (a hung Redis answers nothing), request-path commands
+ * fail at once for `REDIS_HUNG_RECHECK_MS`, so a request pays at most one timeout.
  */
 export const redisHang = {
   /** Whether a request-path command to `url` timed out within the last `REDIS_HUNG_RECHECK_MS`. */

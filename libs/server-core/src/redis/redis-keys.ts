@@ -1,7 +1,6 @@
 /**
- * The start of every key and channel of a deployment: its `REDIS_PREFIX` as a hash tag (`{cc}`).
- * On Redis Cluster every key then lands in one slot, so scripts and BullMQ (whose scripts touch
- * several keys of a queue) run there; the cluster adds availability, not sharding.
+ * Every key's start: `REDIS_PREFIX` as a hash tag, so on Redis Cluster all keys share a slot and
+ * multi-key scripts (BullMQ's) run.
  */
 export const redisRoot = (prefix: string): string => `{${prefix}}`;
 

@@ -4,11 +4,7 @@ import { metrics } from '../metrics/metrics';
 /** Replies that mean "not now" rather than "wrong command" (Redis loading its data, a busy script). */
 const TRANSIENT_REPLY = /^(LOADING|BUSY|TRYAGAIN|MASTERDOWN|CLUSTERDOWN)\b/;
 
-/**
- * Whether `e` says Redis could not be reached (connection refused or lost, retries used up, a
- * command timeout) rather than that the command was wrong: any error but a Redis reply, and the
- * few replies Redis gives while starting or busy. Such a command may succeed when tried again.
- */
+/** Whether `e` says Redis was unreachable (not a reply, or a starting/busy reply), so a retry may succeed. */
 export function isRedisUnavailable(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   if (e instanceof ReplyError) return TRANSIENT_REPLY.test(e.message);
@@ -16,10 +12,8 @@ export function isRedisUnavailable(e: unknown): boolean {
 }
 
 /**
- * Runs `command` until it succeeds, retrying while Redis is unreachable (`isRedisUnavailable`)
- * with a back-off of 100 ms doubling to 1 s (ioredis reconnects every ≤ 2 s), as long as the next
- * try starts before `until` (epoch ms). Rejects with the last error when that time is up, or at
- * once with any other error. `onRetry` is told about the first failed try of a run of them.
+ * Runs `command`, retrying while Redis is unreachable (back-off 100 ms doubling to 1 s) while the
+ * next try starts before `until`; rejects with the last error then, or at once with any other.
  */
 export async function retryWhileRedisUnavailable<T>(
   command: () => Promise<T>,

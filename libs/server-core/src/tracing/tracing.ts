@@ -5,11 +5,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 
 /**
- * OpenTelemetry traces of a turn and an import: the API's request, the job (its W3C `traceparent`
- * travels in the job data), each model request and tool query in the worker. Off unless the
- * standard OTLP variables are set (`OTEL_EXPORTER_OTLP_ENDPOINT` or
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with `OTEL_EXPORTER_OTLP_PROTOCOL`, `OTEL_SERVICE_NAME`, …,
- * read by the exporter itself); while off every span is OpenTelemetry's no-op.
+ * OpenTelemetry traces of turns and imports (`traceparent` travels in job data). Off unless the
+ * standard `OTEL_EXPORTER_OTLP_*` variables are set; then read by the exporter itself.
  */
 const tracer = trace.getTracer('corpus-chat');
 

@@ -72,16 +72,10 @@ export class TerminalEventNotPublishedError extends Error {
 const emptyPartial = (): PartialAnswer => ({ content: '', metadata: { toolCalls: [] } });
 
 /**
- * Ends turn `turnId`, whoever ends it (the worker: done, cancelled, error, timeout, worker lost;
- * the API: a cancelled queued turn, a lost job): stores the outcome once (`TurnLedger.finish`)
- * and, only when this call ended the turn, publishes the matching terminal event and queues its
- * webhook deliveries (`queueTurnWebhooks`, after the commit). A turn already
- * ended (a retried job, a cancel racing the worker) or deleted changes nothing and publishes
- * nothing: `already` / `gone`.
- *
- * Rejects with the database's error when Postgres fails (nothing stored), and with
- * `TerminalEventNotPublishedError` when the outcome was stored but its event could not be
- * published (a reload shows the stored outcome; a retried job re-publishes it).
+ * Ends turn `turnId`, whoever ends it: stores the outcome once (`TurnLedger.finish`) and, only when
+ * this call ended it, publishes the terminal event and queues webhooks. An ended or deleted turn
+ * changes nothing (`already` / `gone`). Rejects with `TerminalEventNotPublishedError` when the
+ * outcome was stored but not published (a retried job re-publishes it).
  */
 export async function finishTurn(
   deps: FinishTurnDeps,

@@ -11,16 +11,10 @@ export const TURN_EVENTS_RETENTION_AFTER_END_S = 600;
 export const TURN_EVENTS_RETENTION_ACTIVE_S = 24 * 3600;
 
 /**
- * One atomic step: append the event to the turn's stream with an automatic entry id (its seq),
- * naming the entry before it (`prev`), PUBLISH it with both on the thread's channel, and set the
- * expiries: retention while active at every event but a text delta (and at a turn's first event),
- * retention after the end at the terminal event. A lifecycle event is also published on the
- * activity channel (when given). Once a terminal event went out, the turn is closed and the script
- * returns nil.
- *
- * KEYS: stream, ended flag. ARGV: channel, event JSON without seq and prev (an object, so it starts
- * with `{`), '1' when terminal / 'd' for a text delta / '0' otherwise, retention after end (s),
- * retention while active (s), activity channel or ''. Returns `{seq, prev}`.
+ * Atomically: XADD the event (its seq), PUBLISH it with `prev`, set retention expiries, also
+ * publish lifecycle events on the activity channel; nil once the terminal event went out.
+ * KEYS: stream, ended flag. ARGV: channel, event JSON, '1' terminal / 'd' delta / '0', retention
+ * after end (s), retention while active (s), activity channel or ''.
  */
 const PUBLISH_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return false end
@@ -52,10 +46,7 @@ type PublishCommand = (
 ) => Promise<[string, string] | null>;
 
 /**
- * The turn event bus: ordered publishing of `ChatEvent`s and their replay.
- * The worker (and the API, for `turn.queued` and cancels of queued turns) publishes; every API
- * instance subscribes to the thread channels its sockets joined (`TurnEventSubscriber`) and
- * replays a turn's stream for a socket that (re)joins mid-turn.
+ * Ordered publishing of `ChatEvent`s and their replay for sockets that (re)join mid-turn.
  */
 export class TurnEventBus {
   private readonly logger = new Logger(TurnEventBus.name);
@@ -74,10 +65,8 @@ export class TurnEventBus {
   }
 
   /**
-   * Publishes one event of turn `turnId` in thread `chatId`; seq, prev and `at` (ISO-8601, now) are
-   * added here. Resolves with the published event, or `null` when the turn already ended (its
-   * terminal event went out: later events are dropped, so a late delta can never follow
-   * `turn.done`). Rejects when Redis is unreachable.
+   * Publishes one event of turn `turnId` (seq, prev and `at` added here); null when the turn's
+   * terminal event already went out, so no delta follows `turn.done`.
    */
   async publish(chatId: string, turnId: string, body: ChatEventBody): Promise<ChatEvent | null> {
     const at = new Date().toISOString();
@@ -111,12 +100,7 @@ export class TurnEventBus {
     );
   }
 
-  /**
-   * Deletes the event streams of turns whose thread was deleted, so their text does not outlive
-   * the thread. The `ended` flags stay until they expire: a worker still finishing such a turn
-   * must find it closed rather than start a new stream.
-   * Rejects when Redis is unreachable.
-   */
+  /** Deletes the streams of deleted threads' turns; `ended` flags stay so a late worker finds them closed. */
   async forget(turnIds: readonly string[]): Promise<void> {
     if (!turnIds.length) return;
     await this.redis.del(...turnIds.map((id) => this.keys.turnEvents(id)));

@@ -1,9 +1,6 @@
 /**
- * Timing marks along a turn's path: API store and enqueue, worker pickup and stages, every event
- * publish, the relay to sockets. Production installs no tracer, so a mark costs one call that does
- * nothing. The benchmark harness installs one that appends the marks to a file
- * (`bench/probes/turn-trace.cjs`); an OpenTelemetry tracer could record each as an event on the
- * turn's span.
+ * Timing marks along a turn's path. Production installs no tracer (a mark is a no-op call); the
+ * benchmark's writes them to a file (`bench/probes/turn-trace.cjs`).
  */
 export interface TurnTracer {
   /** Turn `turnId` reached `point` now. */

@@ -22,11 +22,8 @@ export type WebhookAttempt =
   { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
 
 /**
- * Sends one Standard Webhooks message: signed (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`, by the `standardwebhooks` library) with the time of this attempt. The URL
- * is checked again first and the connection only goes to an address that passes
- * (`WebhookTargets.lookupFor`). A redirect is not followed: the allowlist checks the registered
- * URL only. Never throws: a refusal, a network error or a non-2xx answer is a failed attempt.
+ * Sends one signed Standard Webhooks message, connecting only to an address that passes
+ * `WebhookTargets.lookupFor`; redirects are not followed. Never throws: failures are failed attempts.
  */
 export async function sendWebhook(
   targets: WebhookTargets,

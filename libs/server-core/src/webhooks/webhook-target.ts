@@ -63,12 +63,9 @@ const resolveAll: ResolveAll = (host) =>
   );
 
 /**
- * Where webhooks may go, by the rule of model URLs (`ModelUrlAllowlist`): with `WEBHOOK_URL_ALLOWLIST`
- * set, a URL must match an entry. Besides, a URL must be https and its host must resolve to public
- * addresses only, unless an entry of the list names it: an admin may allow an internal receiver
- * (`hooks.internal`, `http://10.0.0.5:8080`) explicitly, nothing else inside reaches it. Checked
- * when an endpoint is registered and again on every send, on the address actually connected to
- * (`lookup`), so a name that re-resolves to a private address later (DNS rebinding) is refused.
+ * Where webhooks may go: `WEBHOOK_URL_ALLOWLIST` entries (as for model URLs); otherwise https to
+ * public addresses only. Checked on registration and on every send against the address actually
+ * connected to, so DNS rebinding is refused.
  */
 export class WebhookTargets {
   readonly allowlist: ModelUrlAllowlist;

@@ -42,11 +42,7 @@ export interface ModelContext {
   droppedTurns: number;
 }
 
-/**
- * The text an assistant message of the history contributes: its prose, plus a one-line note of the
- * filter its tools used (so a model can resolve "how many of those are high?" from the text alone).
- * Empty for an errored answer with no text.
- */
+/** A history answer's text: its prose plus a note of its tools' filter, for "how many of those are high?". */
 export function assistantHistoryText(m: HistoryMessage): string {
   const meta = m.metadata as Partial<AssistantMessageMetadata>;
   let text = withoutReasoning(m.content).trim();
@@ -56,26 +52,17 @@ export function assistantHistoryText(m: HistoryMessage): string {
   return text;
 }
 
-/**
- * An answer's text without reasoning markup, split as the step decoder splits a stream
- * (`splitThink`): `<think>…</think>` blocks, a block left open, and everything before a first lone
- * `</think>` (answers stored before reasoning was kept apart from the answer).
- */
+/** An answer's text without reasoning markup, split as `splitThink` splits a stream. */
 export function withoutReasoning(text: string): string {
   return splitThink(text).answer;
 }
 
-/**
- * Stands in for an answer that left no text (stopped, or failed before writing), so the history
- * alternates user and assistant: chat templates of many local models (Mistral, Gemma, Llama 2
- * style) refuse two user messages in a row.
- */
+/** Stands in for an answer without text: many local chat templates refuse two user messages in a row. */
 export const NO_ANSWER_PLACEHOLDER = '[no answer: the turn was stopped or failed]';
 
 /**
- * Groups the history into turns: each user message with the assistant message(s) that follow it.
- * Every turn ends with an assistant message (`NO_ANSWER_PLACEHOLDER` when it had none), so the
- * history plus the new user message never holds two user messages in a row.
+ * Groups history into turns, each ending with an assistant message (`NO_ANSWER_PLACEHOLDER` if
+ * none), so two user messages never follow each other.
  */
 export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
   const turns: ProseMessage[][] = [];
@@ -101,14 +88,10 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
 }
 
 /**
- * Builds what the model sees within a token budget: the system prompt, then as many of the most
- * recent whole turns as fit in `budget - system - tools - new message - reserve`, then the new
- * message. Turns are dropped oldest first and never cut. Throws `AgentTurnError('CONTEXT_OVERFLOW')`
- * when the system prompt, tool schemas and the new message alone exceed the budget.
- *
- * Decided by exact counts; when the upper bounds (`tokenBound`: known counts, else UTF-8 bytes)
- * of everything together already fit, every turn is kept without counting (the same outcome as
- * counting, since no exact count exceeds its bound), so short threads never load the tokenizer.
+ * Builds what the model sees within `budget`: the system prompt, as many recent whole turns as fit
+ * (dropped oldest first, never cut), and the new message; `CONTEXT_OVERFLOW` when the fixed parts
+ * alone exceed it. When upper bounds (`tokenBound`) already fit, nothing is counted, so short
+ * threads never load the tokenizer.
  */
 export function buildModelContext(input: ContextInput): ModelContext {
   const system: ProseMessage = { role: 'system', content: input.systemPrompt };

@@ -11,9 +11,8 @@ import {
 } from './token-counter';
 
 /**
- * Fitting a turn's tool results into the request: a small local model's window (Ollama's default
- * is 4,096 tokens) cannot hold a 41-report list and a 41-report overview beside the prompt, and a
- * server that truncates silently would drop the oldest messages (the question) instead.
+ * Fitting tool results into the request: a 4,096-token window cannot hold a 41-report list beside
+ * the prompt, and a server that truncates silently would drop the question.
  */
 
 /** How hard a result is shortened, level by level: items kept per list, characters kept per text. */
@@ -28,10 +27,8 @@ const LEVELS = [
 type Level = (typeof LEVELS)[number];
 
 /**
- * `content` (a tool result's JSON) within `maxTokens`: as is when it fits, else with every list cut
- * to its first items (a sibling `<name>Omitted` says how many were left out) and long texts clipped,
- * shortened level by level until it fits. Numbers are never changed, so totals stay exact. The
- * shortest form is returned even when it is still over `maxTokens` (the caller checks the request).
+ * `content` (a tool result's JSON) within `maxTokens`: lists cut (a sibling `<name>Omitted` counts
+ * the rest) and long texts clipped level by level. Numbers never change. May still be over.
  */
 export function compactToolResult(
   content: string,
@@ -94,11 +91,9 @@ export interface Fitted<M> {
 }
 
 /**
- * Makes room for a step's tool results within `budget`, keeping free for the steps after it (another
- * call and its result) half the room left or a quarter of the budget, whichever is less. The
- * results share the rest: the smaller ones whole, the larger ones an even share of what the smaller
- * left (water-filling). Old history turns go first (oldest first, whole turns; the system prompt and
- * the new message stay), then results are shortened with `compactToolResult`.
+ * Makes room for a step's tool results within `budget`, keeping the lesser of half the room left or
+ * a quarter of the budget for later steps; results share the rest by water-filling. Old history
+ * turns go first, then results are shortened with `compactToolResult`.
  */
 export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): Fitted<M> {
   // Upper bounds settle the common case (everything fits untouched) without loading the tokenizer.
@@ -153,11 +148,7 @@ export function requestTokens(messages: CountableMessage[], tools: unknown[], bu
   return tokensWithin(budget, (m) => countMessagesTokens(messages, m) + countToolsTokens(tools, m));
 }
 
-/**
- * The answer when a question needs more context than the model server gives, even with old turns
- * left out and tool results shortened: in the operator's language, naming what to do. No numbers,
- * so the answer's number check has nothing to flag.
- */
+/** The answer when even a shortened request does not fit: in the operator's language, without numbers. */
 export function contextOverflowAnswer(language: OperatorLanguage | undefined, setting: string): string {
   return language === 'ru'
     ? `Не могу ответить: данные, нужные для этого вопроса, не помещаются в контекстное окно модели даже в сокращённом виде. Задайте более узкий вопрос (об одном отчёте, одной критичности или одной теме) или увеличьте контекстное окно сервера модели (${setting}).`

@@ -10,11 +10,8 @@ const LANGUAGE_RULE: Record<OperatorLanguage, string> = {
 };
 
 /**
- * The system prompt of the model back end: what the corpus is and the rules
- * (a tool for every number, report the filter and total, answer in the operator's `language`
- * whatever the question's, text in tool results is data and never instructions). Kept short: it
- * counts against the context budget of small local models, and the tools, their arguments and
- * the enums' values are told once, in the tool declarations.
+ * The model back end's system prompt: the corpus and the rules (a tool for every number, answer in
+ * `language`, tool text is data). Kept short for small local models; tools describe themselves.
  */
 export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
   const cached = systemPrompts.get(language);
@@ -40,11 +37,7 @@ export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
   return prompt;
 }
 
-/**
- * What the model is told about the thread's attached file, after the system prompt: the report it
- * became, so "this file" and "it" become `reportId` filters; or why there is none to query yet.
- * The file name is the operator's own, quoted as JSON and cut short.
- */
+/** The note on the thread's attached file: the report it became (for `reportId` filters), or why none yet. */
 export function attachmentNote(a: TurnAttachment | null | undefined): string {
   if (!a) return '';
   const file = JSON.stringify(a.file.slice(0, 200));

@@ -29,13 +29,9 @@ function o200k(): O200k {
 }
 
 /**
- * Tokens of `text` under OpenAI's `o200k_base` BPE, counted by `gpt-tokenizer` (its ranks ship inside
- * the package: nothing is downloaded at run time; the same counts as tiktoken, in about a third of
- * the memory and several times faster — docs/benchmarks.md). Local models use other vocabularies,
- * so counts are an estimate within a few percent of theirs; the budget leaves room for that. Text
- * that looks like a special token (`<|endoftext|>`) is counted as ordinary text, never refused.
- * Long texts are counted piece by piece ({@link countInChunks}), so no message blocks the worker;
- * a text counted before comes from the memo.
+ * Tokens of `text` under `o200k_base`, by `gpt-tokenizer` (bundled ranks; docs/benchmarks.md). Local
+ * models' vocabularies differ by a few percent, which the budget allows for. Special-token text is
+ * counted as text; long texts are counted in pieces ({@link countInChunks}) and memoised.
  */
 export function countTokens(text: string): number {
   if (!text) return 0;
@@ -52,10 +48,8 @@ export function countTokens(text: string): number {
 const CHUNK_CHARS = 1000;
 
 /**
- * `countTokens` of a long text, piece by piece: cut before a space where one is near (the
- * pre-tokenizer starts a word at its leading space, so the count stays exact for prose), else
- * after `CHUNK_CHARS` (a run of letters counts within a token or so per chunk), never inside a
- * surrogate pair.
+ * `countTokens` of a long text, in pieces cut before a nearby space (exact for prose), else after
+ * `CHUNK_CHARS`, never inside a surrogate pair.
  */
 export function countInChunks(text: string): number {
   let n = 0;
@@ -76,11 +70,7 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-/**
- * An upper bound of `countTokens(text)` that needs no tokenizer: its UTF-8 length in bytes (a
- * byte-level BPE token covers at least one byte, and special-token text is read as plain bytes).
- * Never below the exact count.
- */
+/** An upper bound of `countTokens(text)` without a tokenizer: its UTF-8 byte length. */
 export function tokenBound(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
@@ -135,11 +125,7 @@ export function countToolsTokens(tools: unknown[], measure: TokenMeasure = count
   return measure(json);
 }
 
-/**
- * `measured(tokenBound)` when it is at most `limit`, else `measured(countTokens)`: the exact count
- * is only taken (and the tokenizer loaded) when the cheap bound cannot settle a comparison with
- * `limit`. The result is ≤ `limit` exactly when the exact count is.
- */
+/** `tokenBound` when it settles the comparison with `limit`, else the exact count (loading the tokenizer). */
 export function tokensWithin(limit: number, measured: (measure: TokenMeasure) => number): number {
   const bound = measured(tokenBound);
   return bound <= limit ? bound : measured(countTokens);

@@ -11,11 +11,8 @@ export type OpenAiClientFactory = (settings: ModelSettings, config: AgentConfig)
 const clients = new LRUCache<string, OpenAI>({ max: 16 });
 
 /**
- * The client for an OpenAI-compatible server: no SDK retries (the runner retries once itself), the
- * SDK's `timeout` (time to response headers) just above the first-token timeout, and `modelFetch`,
- * which lifts undici's 300 s header/body limits so the agent's own timers decide. One client per
- * (base URL, API key, timeout), kept for the process (at most 16), instead of one per turn: a
- * settings change makes a new key, so the next turn uses the new server.
+ * The OpenAI client: no SDK retries (the runner retries), header timeout just above the
+ * first-token timeout, `modelFetch`. Cached per (base URL, key, timeout), at most 16.
  */
 export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
   const apiKey = settings.apiKey || 'not-needed'; // Ollama, vLLM and llama.cpp accept any key; the SDK insists on one.

@@ -3,14 +3,9 @@ import type { TurnErrorCode } from '@corpus-chat/contracts';
 import { connectionFailure, type ModelContextSource } from '@corpus-chat/server-core';
 
 /**
- * Why one model request failed, in the server's own words.
- * `retryable`: one more attempt may help (connection refused, 5xx, 408, 429, a malformed stream).
- * `retryAfterMs`: how long the server asked to wait (`Retry-After`), when it said.
- * `contextExceeded`: the prompt did not fit the model's context window (code `CONTEXT_OVERFLOW`);
- * `contextTokens` / `promptTokens` are the window and the prompt size when the server named them,
- * and `contextSetting` names the server setting that sets the window, when the error reveals which
- * server answered. `status`: the HTTP status (absent for connection failures and errors sent
- * inside a stream).
+ * Why one model request failed, in the server's words. `retryable`: one more attempt may help;
+ * `contextExceeded` with the window, prompt size and server setting when the error names them;
+ * `status` absent for connection failures and in-stream errors.
  */
 export interface ModelFailure {
   code: TurnErrorCode;
@@ -65,15 +60,10 @@ const numberAfter = (text: string, label: RegExp): number | undefined => {
 };
 
 /**
- * What went wrong with one model request, from an `openai` SDK error (or anything a request threw):
- * a connection failure names the socket error (`MODEL_UNAVAILABLE`, retryable), the SDK's header
- * timeout is `TIMEOUT`, an abort is `MODEL_ERROR`, a malformed stream (`SyntaxError`) and a reset
- * socket are retryable `MODEL_ERROR`s. An HTTP error keeps the server's words (`modelFetch` has put
- * them under `error.message` whatever the body's shape): `HTTP <status>: <words>`; 5xx and 429 are
- * `MODEL_UNAVAILABLE`, other statuses `MODEL_ERROR`, a context-length refusal `CONTEXT_OVERFLOW`
- * (not retryable as is: the same prompt would fail again). An error sent inside the stream has no
- * status and is retryable. An object that already is a failure (`code`, `message`, `retryable`)
- * is returned as it is.
+ * Classifies a failed model request: connection failures are retryable `MODEL_UNAVAILABLE`, the
+ * header timeout `TIMEOUT`, an abort `MODEL_ERROR`, malformed streams and resets retryable
+ * `MODEL_ERROR`s. HTTP errors read `HTTP <status>: <server's words>`: 5xx/429 `MODEL_UNAVAILABLE`,
+ * a context refusal `CONTEXT_OVERFLOW`, others `MODEL_ERROR`. An existing failure passes through.
  */
 export function describeModelError(e: unknown): ModelFailure {
   if (isFailure(e)) return e;
@@ -155,11 +145,7 @@ function isFailure(e: unknown): e is ModelFailure {
   );
 }
 
-/**
- * How long a server asked to wait before the next request, in milliseconds: `retry-after-ms`
- * (OpenAI, LiteLLM), else `Retry-After` as seconds (decimals allowed) or as an HTTP date relative
- * to `now` (epoch ms; a date in the past is 0). Undefined when neither header is there or parses.
- */
+/** Ms a server asked to wait (`retry-after-ms`, else `Retry-After` seconds or date); else undefined. */
 export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
   if (!headers) return undefined;
   const ms = headers.get('retry-after-ms')?.trim();

@@ -3,11 +3,8 @@ import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
 import { fetchWithoutRedirects, REDIRECT_STATUS, redirectRefused } from '@corpus-chat/server-core';
 
 /**
- * The HTTP dispatcher for model servers. undici's defaults would end a request whose headers take
- * more than 300 s (`headersTimeout`) or whose stream pauses 300 s (`bodyTimeout`); a local model
- * loading or thinking can take longer. Both are disabled here and replaced by the agent's own,
- * configured timers (`MODEL_FIRST_TOKEN_TIMEOUT_MS`, `MODEL_STREAM_IDLE_TIMEOUT_MS`), which abort the
- * request through its AbortSignal. Connecting still times out after 10 s (a dead host fails fast).
+ * The HTTP dispatcher for model servers: undici's 300 s header and body timeouts are off (a local
+ * model may take longer), replaced by the agent's own timers; connecting still times out in 10 s.
  */
 export const modelDispatcher = new Agent({
   headersTimeout: 0,
@@ -29,14 +26,9 @@ const viaFetch = async (input: string | URL | Request, init: RequestInit): Promi
 const ERROR_WORDS_MAX = 1000;
 
 /**
- * An error body of any model server rewritten to the one shape the `openai` SDK reads,
- * `{"error":{"message": <the server's words>, ...}}`: the SDK keeps only a JSON body's `error`
- * field, so without this the operator would see `"…"` in quotes (`{"error":"text"}`: Ollama's
- * native routes, LM Studio), `undefined` words (`{"object":"error","message":…}`: vLLM;
- * `{"detail":…}`: FastAPI servers, where `detail` is a string or a list of `{loc, msg}`) or a page
- * of HTML (a proxy). `{"error":{"message":…}}` (OpenAI, Ollama's OpenAI layer, LiteLLM,
- * llama.cpp) is returned unchanged. The other fields of the error (type, code, n_ctx…) are kept
- * next to the message. `text` is the body as received; an empty body says so with the status.
+ * Any model server's error body in the shape the `openai` SDK reads, `{"error":{"message":…}}`
+ * (from Ollama's and LM Studio's `{"error":"text"}`, vLLM's `message`, FastAPI's `detail`, or HTML),
+ * other error fields kept; already well-formed bodies are unchanged.
  */
 export function normaliseErrorBody(text: string, status: number): string {
   let parsed: unknown;
@@ -109,23 +101,10 @@ async function normaliseErrorResponse(response: Response): Promise<Response> {
 }
 
 /**
- * `fetch` for the `openai` client, on `modelDispatcher`. A request with a string or byte body (every
- * chat-completions request) goes through undici's `request`, and a successful `text/event-stream`
- * answer is handed to the SDK with its body as the Node stream undici produced: the SDK iterates
- * any async-iterable body directly (it supports node-fetch's Node-stream bodies the same way), so
- * each streamed chunk skips the WHATWG stream machinery of `fetch`. Measured with the benchmark's
- * stub model (500 concurrent streams of 20 deltas): 0.75 instead of 0.95 ms of CPU per request and
- * about 90 MiB less resident memory.
- *
- * Everything else behaves as `fetch`: any other answer (JSON, errors, a stream of another type)
- * gets a standard `Response` streaming its body, except that a 4xx/5xx body is read whole and
- * rewritten by `normaliseErrorBody` so the SDK's error carries the server's words; a redirect is
- * not followed (`redirectRefused`); a request body of another kind is sent through undici's `fetch`. A refused connection rejects
- * with `TypeError('fetch failed')` caused by the socket error (`code` ECONNREFUSED…), which the SDK
- * wraps in `APIConnectionError`; an abort rejects with the signal's reason, or ends a body being
- * read with an `AbortError`, and destroys the socket, so the model server sees the connection
- * close (Ollama then stops generating). Unlike `fetch`, the ports the Fetch standard blocks (e.g.
- * 6000) are not refused.
+ * `fetch` for the `openai` client on `modelDispatcher`. A successful event stream is handed to the
+ * SDK as undici's Node stream, skipping WHATWG streams (docs/benchmarks.md). Otherwise like
+ * `fetch`, except: 4xx/5xx bodies are rewritten by `normaliseErrorBody`, redirects are refused, an
+ * abort destroys the socket (so Ollama stops generating), and Fetch's blocked ports are allowed.
  */
 export const modelFetch = (async (
   input: string | URL | Request,

@@ -12,9 +12,8 @@ import type { TurnRecorder } from '../turn-recorder';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
 
 /**
- * When a model request is tried again: once after a failure before anything streamed, and after
- * each 429 (or 503 with `Retry-After`) as long as the server asks; otherwise the turn ends with an
- * error naming the server, what was tried and who can fix it.
+ * Retries once after a failure before anything streamed, and after each 429 (or 503 with
+ * `Retry-After`) while the server asks; else the turn ends naming server, attempt and fixer.
  */
 
 /** Waits on a 429 longer than this end the turn instead (the operator is better told to try later). */

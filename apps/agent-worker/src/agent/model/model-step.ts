@@ -45,10 +45,8 @@ export interface StepRequest {
 }
 
 /**
- * A decoded step; where its shown text starts in the turn's answer (its length before the step);
- * and the delta field its reasoning came in, if any (a server that streams reasoning in a field
- * wants it back under that name within the turn's tool loop; reasoning found in `<think>` tags is
- * not sent back).
+ * A decoded step, where its text starts in the answer, and the delta field its reasoning came in
+ * (sent back under that name within the turn; `<think>` reasoning is not).
  */
 export type ShownStep = DecodedStep & {
   shownFrom: number;
@@ -62,13 +60,9 @@ export interface StepTimeouts {
 }
 
 /**
- * Streams one model request through `StepDecoder` and shows the operator only the answer text:
- * reasoning and tool calls written as text never reach the answer, and text shown before the decoder
- * recognised them is cut back with `text.reset`. A step that follows earlier text starts on a new
- * paragraph. Failures come out as `ModelRequestError`; the turn's abort signal is rethrown as is.
- *
- * Timers: `firstTokenMs` until the first chunk, then `idleMs` between chunks; either aborts the
- * request (closing the connection) with a `TIMEOUT` error.
+ * Streams one model request through `StepDecoder`, showing only answer text (what turned out to be
+ * reasoning or a call is cut back with `text.reset`). Failures are `ModelRequestError`s; a
+ * `firstTokenMs` or `idleMs` timeout aborts with `TIMEOUT`.
  */
 export async function streamStep(
   client: OpenAI,

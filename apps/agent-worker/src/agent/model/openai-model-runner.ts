@@ -36,29 +36,15 @@ import { requestWithRetry } from './model-retry';
 import { ModelRequestError, type ShownStep } from './model-step';
 
 /**
- * The agent's tool loop against an OpenAI-compatible chat-completions server (Ollama, vLLM,
- * llama.cpp server, LM Studio, LiteLLM, OpenAI), streaming with `tools`.
+ * The agent's tool loop against an OpenAI-compatible server, streaming with `tools`. Budgets the
+ * context (the lesser of `AGENT_CONTEXT_TOKENS` and 80 % of the reported window), then runs steps
+ * (one request each, built by `prepareStep`) until a `stopWhen` condition holds, each decoded by
+ * `StepDecoder`; tool results go back fitted by
+ * `fitToolResults` (with `reasoning_content`, which DeepSeek's thinking mode requires). The final
+ * answer must be complete and pass `verifyNumbers`, else it is rewritten once.
  *
- * Per turn: budgets the context with the smaller of `AGENT_CONTEXT_TOKENS` and 80 % of the window
- * the server reports for the model (`discoverContextLength`), builds the prompt (system prompt, tool
- * schemas, the recent prose turns that fit, the new message), then runs steps (one model request
- * each, prepared by `prepareStep`) until one of `stopWhen` holds: answered, cancelled, `maxSteps`.
- * Each request is decoded by `StepDecoder` (reasoning apart, tool calls written as text recovered,
- * parallel calls split); each tool call runs through the read-only tool layer with
- * `tool.call`/`tool.result` events, and the validated arguments with the result go back to the
- * model in the next step (with the step's reasoning as `reasoning_content`, which DeepSeek's
- * thinking mode requires within a turn), fitted into the budget by `fitToolResults`; a request
- * that cannot fit even so ends the turn with an answer saying so.
- *
- * The final answer must be complete (a `stop` finish reason and some text) and passes the number
- * provenance check (`verifyNumbers`): numbers no tool result supports make the model write the
- * answer once more, told which; what is still unsupported then is stored in `verification`.
- *
- * Failures: a request that fails before streaming anything (connection refused, 5xx, a malformed
- * stream) is retried once after `retryDelayMs`; a 429 waits `Retry-After` (up to three times); a
- * context-length refusal is retried once with half the history budget. Otherwise the turn ends with
- * `AgentTurnError` naming the server, the model and the setting to change. `ctx.signal` aborts the
- * in-flight request (closing the HTTP connection) and the loop; the abort reason is rethrown.
+ * Failures before streaming are retried once, 429 waits `Retry-After` (≤ 3 times), a context
+ * refusal retries with half the history; otherwise `AgentTurnError` names server, model and setting.
  */
 export class OpenAiModelRunner {
   private readonly logger = new Logger(OpenAiModelRunner.name);
@@ -71,11 +57,7 @@ export class OpenAiModelRunner {
     private readonly slots?: ModelSlots,
   ) {}
 
-  /**
-   * The most history messages a turn can use: every message sent costs at least
-   * `TOKENS_PER_MESSAGE` tokens, so no more than `contextTokens / TOKENS_PER_MESSAGE` of them ever
-   * fit the context budget. Older messages are not loaded.
-   */
+  /** The most history messages that can fit (`contextTokens / TOKENS_PER_MESSAGE`); no older ones load. */
   get historyLimit(): number {
     return Math.ceil(this.config.contextTokens / TOKENS_PER_MESSAGE) + 1;
   }
@@ -317,9 +299,8 @@ export class OpenAiModelRunner {
 }
 
 /**
- * The arguments of a tool call as the next request repeats them: the validated ones (defaults
- * applied) when the call ran, the model's own JSON object when it was refused, else `{}` (servers
- * that render the history through a chat template parse them, and fail on text that is not JSON).
+ * A call's arguments as the next request repeats them: validated ones, else the model's object,
+ * else `{}` (templated servers fail on non-JSON).
  */
 function argumentsToSendBack(exec: ToolExecution, raw: string): string {
   if (exec.ok) return JSON.stringify(exec.args);

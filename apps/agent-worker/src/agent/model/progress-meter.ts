@@ -6,10 +6,8 @@ const PROGRESS_INTERVAL_MS = 1000;
 type Progress = Extract<ChatEventBody, { type: 'turn.progress' }>;
 
 /**
- * Counts what a turn's model requests stream and says so in `turn.progress` events, at most once a
- * second (at once when the phase changes): one token per chunk carrying answer text, reasoning or a
- * tool call's arguments (Ollama, vLLM and llama.cpp stream one token per chunk), and llama.cpp's
- * `prompt_progress` chunks while it reads the prompt.
+ * Emits `turn.progress` at most once a second (at once on a phase change): one token per streamed
+ * chunk, and llama.cpp's `prompt_progress` while it reads the prompt.
  */
 export class ProgressMeter {
   private tokens = 0;

@@ -4,11 +4,7 @@ import { scanToolMarkup } from './text-tool-calls';
 import { isRecord } from './tool-call-json';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
-/**
- * What the operator may see now: answer text that is safe to show, or a cut of THIS STEP's shown
- * text back to its first `length` characters (UTF-16 code units) because what was shown turned out
- * to be reasoning or a tool call.
- */
+/** What the operator may see now: safe answer text, or a cut of this step's shown text to `length`. */
 export type DecoderOutput =
   { kind: 'text'; text: string } | { kind: 'reset'; length: number; reason: 'reasoning' | 'tool_call' };
 
@@ -30,11 +26,7 @@ export interface DecodedStep {
 }
 
 export interface StepDecoderOptions {
-  /**
-   * Ids for calls the server sent without one (calls recovered from text, id-less native calls).
-   * They must not repeat within a turn, and Mistral chat templates accept only 9 alphanumerics;
-   * default: `randomToolCallId`.
-   */
+  /** Ids for id-less calls: unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
   newId?: () => string;
 }
 
@@ -46,17 +38,10 @@ export function randomToolCallId(): string {
 }
 
 /**
- * Decodes the streamed chunks of ONE chat-completions request, whatever dialect the server
- * speaks: reasoning fields and `<think>` blocks become reasoning, tool calls come from
- * `delta.tool_calls` or from markup the server's parser missed (see `scanToolMarkup`), and the
- * answer text is released as it arrives except from where markup may start until that is decided.
- *
- * `push` takes each chunk and returns what to show now; `end` decides what was still held and
- * returns the step. Odd chunks (no `choices`, a null `delta` or `content`, unknown fields) are
- * ignored, never thrown on. While streaming, a reset happens only for a lone `</think>` (cut to
- * 0); at `end`, a call recognised after its prose was shown cuts back to that prose. Each push
- * decodes only the content since the last point where nothing was pending, so a long answer costs
- * time linear in its length.
+ * Decodes one chat-completions stream in any dialect: reasoning fields and `<think>` blocks,
+ * `delta.tool_calls` or calls in markup (`scanToolMarkup`), and answer text released except where
+ * markup may start. `push` returns what to show now, `end` the step. Odd chunks are ignored. Each
+ * push decodes only the content since nothing was pending, so time stays linear.
  */
 export class StepDecoder {
   /** The step's content is `settledRaw + tail`; the first part is decoded for good (no markup pending, no think block open): */
@@ -212,10 +197,8 @@ export class StepDecoder {
 }
 
 /**
- * Splits `<think>…</think>` blocks out of the content. A first `</think>` with no `<think>` before
- * it (DeepSeek-R1 distills, Qwen3 templates that open the block in the prompt) makes all before it
- * reasoning, unless `loneAllowed` is false (an earlier part had a think tag). A block still open
- * at the end is reasoning too (`open`); stray closing tags are dropped.
+ * Splits `<think>…</think>` blocks out of the content. A lone first `</think>` (R1 distills, Qwen3)
+ * makes all before it reasoning unless `loneAllowed` is false; an unclosed block is reasoning.
  */
 export function splitThink(
   content: string,
@@ -249,9 +232,8 @@ export function splitThink(
 }
 
 /**
- * gpt-oss (harmony) channel markers a server left in the content, as think tags: the analysis
- * channel is reasoning up to its `<|end|>` (or the final channel), the final channel the answer;
- * other end markers are dropped. Commentary-channel calls are left to `scanToolMarkup`.
+ * gpt-oss (harmony) channel markers left in the content, as think tags: analysis is reasoning,
+ * final the answer; commentary calls are `scanToolMarkup`'s.
  */
 function harmonyAsThink(content: string, final: boolean): string {
   if (!content.includes('<|')) return content;

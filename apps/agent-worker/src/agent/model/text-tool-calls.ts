@@ -55,16 +55,9 @@ const HOLD_TAGS = [
 ];
 
 /**
- * Finds the tool calls in `content`, the answer text of one step: Hermes `<tool_call>` blocks
- * (JSON or Qwen3-Coder XML inside; an unclosed one runs to the end), bare `<function=NAME>` blocks
- * (Qwen3-Coder `<parameter=…>` tags, or a JSON object as Llama 3.1 and Functionary write it),
- * ```json fences holding a call, Mistral `[TOOL_CALLS]` (a JSON list, or `name[ARGS]{…}`), Llama
- * `<|python_tag|>`, gpt-oss `<|channel|>commentary to=functions.NAME … <|message|>{…}<|call|>`, a
- * call object or list (`arguments` or Llama's `parameters`) opening the content, a content that is
- * only a pythonic list `[name(key=value, …)]`, and a call object after prose. A call's missing or
- * null arguments are `{}`; what the model wrote after a call is dropped. Markup that is not a call
- * stays in `text`. `final: false` (streaming) marks where undecided markup starts instead of
- * judging it; `final: true` judges everything. `settled`: the answer text before `content`, not
+ * Finds tool calls written as text in one step's answer, in the dialects of Hermes, Qwen3-Coder,
+ * Llama 3.1, Functionary, Mistral, gpt-oss, JSON fences, pythonic lists and call objects. Other
+ * markup stays in `text`. `final: false` marks where undecided markup starts; `settled` text is not
  * scanned again. Never throws.
  */
 export function scanToolMarkup(
@@ -195,9 +188,8 @@ function bodyCalls(body: string): TextToolCall[] {
 }
 
 /**
- * The first call object or list after prose ("Let me check: {…}", or on a line of its own) and
- * where the prose before it ends. Its arguments must be written out: other JSON with a `name` stays prose, and
- * JSON values that are not calls are skipped whole (a call nested in them is data).
+ * The first call object or list after prose, and where the prose ends. Its arguments must be
+ * written out; other JSON is skipped whole.
  */
 function callAfterProse(text: string): { at: number; calls: TextToolCall[] } | undefined {
   let from = 0;

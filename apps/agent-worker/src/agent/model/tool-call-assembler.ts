@@ -7,11 +7,7 @@ export interface ToolCallDelta {
   function?: { name?: string | null; arguments?: string | Record<string, unknown> | null } | null;
 }
 
-/**
- * A tool call put back together from its fragments. `index`: its position among the step's calls;
- * `id`: the server's, '' when it sent none; `arguments`: the JSON text the model sent (`{}` when it
- * sent none), or its raw text when that is not JSON.
- */
+/** A reassembled tool call; `id` '' when the server sent none, `arguments` the JSON text (`{}` if none). */
 export interface AssembledToolCall {
   index: number;
   id: string;
@@ -29,13 +25,8 @@ interface Slot {
 }
 
 /**
- * Reassembles streamed tool calls. OpenAI-compatible servers send a call's `id` and `name` in its
- * first fragment and its `arguments` JSON split over any number of later fragments, keyed by
- * `index`; several calls may interleave. Some vLLM parsers and proxies give every parallel call
- * `index: 0` (or none), so a fragment also starts a new call when its `id` differs from the current
- * call's, or when it brings a `name` while the current call already has a name and complete JSON
- * arguments. Ollama sends each call whole in one fragment. Calls without an id keep '' (the
- * step decoder gives them one).
+ * Reassembles streamed tool calls keyed by `index`. Some vLLM parsers and proxies give every call
+ * `index: 0`, so a new `id`, or a `name` after a complete call, also starts a call. Missing ids stay ''.
  */
 export class ToolCallAssembler {
   private readonly slots: Slot[] = [];

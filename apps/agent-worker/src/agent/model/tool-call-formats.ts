@@ -7,10 +7,8 @@ import { jsonCalls, jsonCallsAt, toCall } from './tool-call-json';
  */
 
 /**
- * Qwen3-Coder's `<function=NAME><parameter=P>V</parameter></function>`: a value that parses as a
- * JSON number, boolean, null, list or object becomes that, any other value a string. A body with
- * no `<parameter=` is the arguments' JSON text (kept raw when it does not parse, so the tool layer
- * reports it to the model).
+ * Qwen3-Coder's `<function=NAME><parameter=P>V</parameter></function>`: JSON-looking values are
+ * parsed, others kept as strings; a body without parameters is the arguments' JSON text.
  */
 export function xmlCalls(s: string): TextToolCall[] {
   const calls: TextToolCall[] = [];
@@ -55,11 +53,7 @@ export function mistralCalls(rest: string): TextToolCall[] {
   return calls;
 }
 
-/**
- * gpt-oss's commentary channel addressed to a tool, from after `<|channel|>commentary` up to
- * `<|call|>`: ` to=functions.NAME <|constrain|>json<|message|>{…}`. A commentary message with no
- * recipient is a preamble, not a call.
- */
+/** gpt-oss's commentary channel addressed to a tool (` to=functions.NAME …<|message|>{…}`). */
 export function harmonyCall(rest: string): TextToolCall[] {
   const m = /^([\s\S]*?)<\|message\|>([\s\S]*)$/.exec(rest);
   const name = m && /\bto=(?:functions\.)?([\w.-]+)/.exec(m[1])?.[1];
@@ -76,11 +70,7 @@ export function pythonTagCalls(rest: string): TextToolCall[] {
   return pythonicCalls(body.startsWith('[') ? body : `[${body}]`) ?? [];
 }
 
-/**
- * Llama 3.2 / 4 pythonic calls: `text` is only a list `[name(key=value, …), …]` whose names look
- * like identifiers and whose values are Python literals (strings, numbers, True/False/None, lists,
- * dicts). Null for anything else, positional arguments included.
- */
+/** Llama 3.2/4 pythonic calls: only a list `[name(key=value, …)]` of Python literals; else null. */
 export function pythonicCalls(text: string): TextToolCall[] | null {
   const s = text.trim();
   let i = 0;

@@ -28,9 +28,8 @@ const BARE_CALL_KEYS = new Set(['name', 'arguments', 'parameters', 'id', 'type']
 const IDENTIFIER = /^[A-Za-z_][\w.-]*$/;
 
 /**
- * `{name, arguments | parameters}` (or OpenAI's `{type, function: {…}}`) with object arguments.
- * Missing or null arguments are `{}` when `bareName` is set and the object is only an
- * identifier-like `name` (tools without parameters are called so); JSON text arguments are parsed.
+ * `{name, arguments | parameters}` (or OpenAI's `{type, function}`); with `bareName`, a lone
+ * identifier-like `name` is a call without arguments.
  */
 export function toCall(v: unknown, bareName = false): TextToolCall | null {
   if (!isRecord(v)) return null;

@@ -109,17 +109,14 @@ export class PlannerRunner {
   }
 
   private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if (plan.kind === 'unsupported') return plan;
-    if ('filter' in plan) {
-      const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
-      const exclude = plan.scope?.exclude;
-      return {
-        ...plan,
-        filter: fix(plan.filter),
-        ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
-      };
-    }
-    return plan;
+    if (plan.kind === 'unsupported' || !('filter' in plan)) return plan;
+    const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
+    const exclude = plan.scope?.exclude;
+    return {
+      ...plan,
+      filter: fix(plan.filter),
+      ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
+    };
   }
 
   private async answer(

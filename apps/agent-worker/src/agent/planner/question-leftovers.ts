@@ -3,25 +3,11 @@
  * either a report named loosely ("in juice shop") or a part the planner cannot apply, so the answer
  * says so instead of counting something else.
  */
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { consume, negationBefore, spanText, stretchLeft, type Scan } from './question-scan';
 import { COMPARISON, contentRuns, isContent } from './question-topic';
 import { hint } from './question-recognizers';
 import type { ReportHint, Unapplied } from './question-plan';
-import {
-  CWE_NOUNS,
-  HARMLESS_WORDS,
-  NEGATION_WORDS,
-  NUMBER_WORDS,
-  ORDINALS,
-  REPORT_NOUNS,
-} from './vocabulary';
-
-/** Prepositions after which unknown words may name a report ("in juice shop", "from fortify"). */
-const REPORT_PREPOSITIONS = new Set(['in', 'from', 'within', 'inside', 'for', 'of', 'on', 'by']);
-
-/** Words after an unattached negation that show it is not about the corpus ("don't delete anything", "not sure"). */
-const HARMLESS_AFTER_NEGATION =
-  /^(delete|remove|change|modify|know|sure|want|need|mind|care|worry|forget|understand|think|bother|hesitate|rush|guess|estimate|round|approximate|make|invent|lie)$/;
+import { V } from './vocabulary';
 
 /**
  * What is left after every recognised part took its words: unknown content words (each run with
@@ -36,51 +22,40 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
   // "how many types of findings": a number of kinds, not of findings.
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
-    const byPosition = s.words[i] in ORDINALS && REPORT_NOUNS.has(s.words[i + 1] ?? '');
-    const kinds =
-      /^(types|kinds|sorts|categories|classes|varieties)$/.test(s.words[i]) && s.words[i + 1] === 'of';
-    if (!byPosition && !kinds) continue;
+    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1]);
+    if (!byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
     consume(s, [i, i + 2]);
     parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
   }
   // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
   for (let i = 0; i < s.tokens.length; i++) {
-    if (
-      !s.used[i] &&
-      /^(least|fewest|smallest|lowest|rarest|bottom|minimum|min|lightest|quietest)$/.test(s.words[i])
-    ) {
-      consume(s, [i, i + 1]);
-      parts.push({ text: s.tokens[i].orig, reason: 'order' });
-    }
+    if (s.used[i] || !V.bottomRank.has(s.words[i])) continue;
+    consume(s, [i, i + 1]);
+    parts.push({ text: s.tokens[i].orig, reason: 'order' });
   }
   // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
     const w = s.words[i];
     const num = (k: number) =>
-      s.tokens[k]?.kind === 'num' || NUMBER_WORDS[s.words[k]] !== undefined || s.words[k] === 'one';
+      s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
     const comparison =
-      (/^(more|less|fewer|greater|higher|lower|bigger|smaller)$/.test(w) && s.words[i + 1] === 'than') ||
+      (V.comparative.has(w) && s.words[i + 1] === 'than') ||
       (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
-      (/^(above|below|over|under|exceeding|exceeds|exactly|only)$/.test(w) && num(i + 1)) ||
-      (num(i) &&
-        !s.used[i] &&
-        w !== 'one' &&
-        (CWE_NOUNS.has(s.words[i + 1] ?? '') ||
-          /^(verdicts?|versions?|endpoints?)$/.test(s.words[i + 1] ?? '')));
+      (V.bound.has(w) && num(i + 1)) ||
+      (num(i) && w !== 'one' && (V.cwe.has(s.words[i + 1]) || V.countedProperty.has(s.words[i + 1])));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
     // Include what is compared ("CVSS score above 9").
     let k = i;
-    while (k > 0 && isContent(s, k - 1) && !HARMLESS_WORDS.has(s.words[k - 1])) k--;
+    while (k > 0 && isContent(s, k - 1) && !V.harmless.has(s.words[k - 1])) k--;
     consume(s, [k, j]);
     parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
   }
   for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
     if (s.used[a]) continue;
-    let from = a;
-    while (from > 0 && /^(the|a|an|our|my|this|that)$/.test(s.words[from - 1]) && !s.used[from - 1]) from--;
+    const from = stretchLeft(s, a, /^(the|a|an|our|my|this|that)$/);
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
     let to = b;
     while (
@@ -94,7 +69,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       prep &&
       /^(does|do|did)$/.test(prep) &&
       /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
-    if (!reportNamed && !hintOut && prep && (REPORT_PREPOSITIONS.has(prep) || subjectOfHave)) {
+    if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
       continue;
     }
@@ -102,7 +77,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     const start = neg
       ? neg[0]
       : prep &&
-          (REPORT_PREPOSITIONS.has(prep) ||
+          (V.reportPreposition.has(prep) ||
             /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
         ? from - 1
         : a;
@@ -121,9 +96,9 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       parts.push({ text: t.orig, reason: 'combination' });
       continue;
     }
-    if (t.kind !== 'word' || !(NEGATION_WORDS.has(w) || w.endsWith("n't"))) continue;
+    if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
-    if (!next || /^[?.!,;:]$/.test(next) || HARMLESS_AFTER_NEGATION.test(next) || (w === 'no' && i === 0))
+    if (!next || /^[?.!,;:]$/.test(next) || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0))
       continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;

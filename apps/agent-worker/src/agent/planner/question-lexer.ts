@@ -1,25 +1,4 @@
-import {
-  BREAKDOWN_WORDS,
-  COUNT_WORDS,
-  CWE_NOUNS,
-  DETAIL_WORDS,
-  EDIT_WORDS,
-  FINDING_NOUNS,
-  GROUP_WORDS,
-  LIST_WORDS,
-  NUMBER_WORDS,
-  ORDINALS,
-  OVERVIEW_WORDS,
-  REFERENCE_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  STOPWORDS,
-  TOP_WORDS,
-  VERDICT_WORDS,
-  WRITE_VERBS,
-  correctWord,
-} from './vocabulary';
-import data from './vocabulary.data.json';
+import { V, correctWord, union } from './vocabulary';
 
 /** One token of an operator's question. */
 export interface Token {
@@ -34,28 +13,12 @@ export interface Token {
   end: number;
 }
 
-const KNOWN_SETS = [
-  EDIT_WORDS,
-  FINDING_NOUNS,
-  REPORT_NOUNS,
-  CWE_NOUNS,
-  COUNT_WORDS,
-  LIST_WORDS,
-  DETAIL_WORDS,
-  TOP_WORDS,
-  BREAKDOWN_WORDS,
-  OVERVIEW_WORDS,
-  WRITE_VERBS,
-  REFERENCE_WORDS,
-  STOPWORDS,
-];
-const isKnown = (w: string) =>
-  KNOWN_SETS.some((s) => s.has(w)) ||
-  w in SEVERITY_WORDS ||
-  w in VERDICT_WORDS ||
-  w in GROUP_WORDS ||
-  w in ORDINALS ||
-  w in NUMBER_WORDS;
+/** Vocabulary words, never "corrected" into another word. */
+const KNOWN = union(
+  ...[V.edit, V.finding, V.report, V.cwe, V.count, V.list, V.detail, V.top, V.breakdown, V.overview],
+  ...[V.write, V.reference, V.stop, V.severities, V.verdicts, V.groupBy, V.ordinals, V.numbers],
+);
+const isKnown = (w: string) => KNOWN.has(w);
 
 /**
  * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
@@ -69,8 +32,6 @@ const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
-const COMPOUND_GLUE = new Set(data.lexer.compoundGlue);
-
 /**
  * The parts of a hyphenated severity compound (`high-severity`, `non-info`, `high-or-critical`,
  * `non-xss`), or undefined for any other word (`cross-site` stays whole). A `non-` prefix is always
@@ -81,8 +42,8 @@ function splitCompound(word: string): string[] | undefined {
   const parts = word.split('-').filter(Boolean);
   if (parts.length < 2) return undefined;
   if (parts[0] === 'non') return parts.length === 2 ? parts : ['non', parts.slice(1).join('-')];
-  if (!parts.some((p) => p in SEVERITY_WORDS)) return undefined;
-  return parts.every((p) => p in SEVERITY_WORDS || COMPOUND_GLUE.has(p)) ? parts : undefined;
+  if (!parts.some((p) => p in V.severities)) return undefined;
+  return parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
 }
 
 interface Span {
@@ -99,38 +60,21 @@ interface Span {
 export function lex(text: string): Token[] {
   const spans: Span[] = [];
   const taken = (s: number, e: number) => spans.some((x) => s < x.end && e > x.start);
-  for (const m of text.matchAll(QUOTE_RE)) {
-    const start = m.index! + m[1].length;
-    spans.push({
-      start,
-      end: m.index! + m[0].length,
-      token: { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() },
-    });
-  }
-  for (const m of text.matchAll(REPORT_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] },
-    });
-  }
-  for (const m of text.matchAll(CWE_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) },
-    });
-  }
-  for (const m of text.matchAll(HASHNUM_RE)) {
-    if (taken(m.index!, m.index! + m[0].length)) continue;
-    spans.push({
-      start: m.index!,
-      end: m.index! + m[0].length,
-      token: { orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) },
-    });
-  }
+  // Quotes first: a file name or `#n` inside a quote is part of the quoted text.
+  const special: [RegExp, (m: RegExpMatchArray) => Span['token']][] = [
+    [QUOTE_RE, (m) => ({ orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() })],
+    [REPORT_RE, (m) => ({ orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] })],
+    [CWE_RE, (m) => ({ orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) })],
+    [HASHNUM_RE, (m) => ({ orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) })],
+  ];
+  for (const [re, token] of special)
+    for (const m of text.matchAll(re)) {
+      // A quote's span starts after the character before its opening mark.
+      const start = m.index! + (re === QUOTE_RE ? m[1].length : 0);
+      const end = m.index! + m[0].length;
+      if (re !== QUOTE_RE && taken(start, end)) continue;
+      spans.push({ start, end, token: token(m) });
+    }
   spans.sort((a, b) => a.start - b.start);
 
   const tokens: Token[] = [];
@@ -140,34 +84,20 @@ export function lex(text: string): Token[] {
       const orig = m[0];
       const start = from + m.index!;
       const end = start + orig.length;
-      if (/^[?!,;:.()]$/.test(orig)) {
-        tokens.push({ orig, w: orig, kind: 'punct', start, end });
-        continue;
-      }
       let lower = orig.toLowerCase().replace(/’/g, "'");
       // A possessive ("which scan's got the most highs") is the noun; contractions ("what's") are vocabulary.
       if (lower.endsWith("'s") && !isKnown(lower)) lower = lower.slice(0, -2);
-      if (/^\d+$/.test(lower)) {
-        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
-        continue;
-      }
       const parts = splitCompound(lower);
-      if (parts) {
-        let at = start;
-        for (const part of parts) {
-          const from = text.toLowerCase().indexOf(part, at);
-          tokens.push({
-            orig: text.slice(from, from + part.length),
-            w: part,
-            kind: 'word',
-            start: from,
-            end: from + part.length,
-          });
-          at = from + part.length;
+      if (/^[?!,;:.()]$/.test(orig)) tokens.push({ orig, w: orig, kind: 'punct', start, end });
+      else if (/^\d+$/.test(lower))
+        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
+      else if (!parts) tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
+      else
+        for (let at = start, k = 0; k < parts.length; k++) {
+          const from = text.toLowerCase().indexOf(parts[k], at);
+          at = from + parts[k].length;
+          tokens.push({ orig: text.slice(from, at), w: parts[k], kind: 'word', start: from, end: at });
         }
-        continue;
-      }
-      tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
     }
   };
   for (const s of spans) {

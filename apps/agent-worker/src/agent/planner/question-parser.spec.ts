@@ -28,6 +28,8 @@ describe('parseQuestion', () => {
       { kind: 'count_findings', filter: { severity: 'critical', text: 'XSS' }, list: true },
     ],
     ['top 5 CWEs', { kind: 'top', groupBy: 'cwe', n: 5 }],
+    // Words that are keys of Object.prototype are plain text, not vocabulary.
+    ['how many findings mention constructor', { kind: 'count_findings', filter: { text: 'constructor' } }],
     [
       'Give me the top three reports by critical findings',
       { kind: 'top', groupBy: 'report', n: 3, filter: { severity: 'critical' } },
@@ -78,6 +80,18 @@ describe('parseQuestion', () => {
     ['the last one please', { kind: 'detail_ref', position: -1 }],
   ])('follow-up: %s', (q, expected) => {
     expect(parseQuestion(q, prev)).toMatchObject(expected);
+  });
+
+  it.each(Object.getOwnPropertyNames(Object.prototype))('reads %s as text, in English and Russian', (w) => {
+    for (const q of [
+      `how many findings mention ${w}`,
+      `${w} findings by severity`,
+      `сколько находок про ${w}`,
+    ])
+      expect(() => parseQuestion(q, prev)).not.toThrow();
+    expect(parseQuestion(`how many findings mention ${w}`)).toMatchObject({
+      filter: { text: w.replace(/_/g, '') }, // the lexer drops underscores at a word's edges
+    });
   });
 
   it('a question that names its own filter is not a follow-up', () => {

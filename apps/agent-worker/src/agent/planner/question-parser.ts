@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { consume, negationBefore, scan } from './question-scan';
+import { consume, scan, takeNegation } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -28,22 +28,7 @@ import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
 import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
-import {
-  COUNT_WORDS,
-  CWE_NOUNS,
-  FINDING_NOUNS,
-  FORMAT_NOUNS,
-  FREQUENCY_WORDS,
-  LIST_WORDS,
-  ORDINALS,
-  OVERVIEW_WORDS,
-  REFERENCE_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  SHARE_WORDS,
-  TIME_WORDS,
-  TOP_WORDS,
-} from './vocabulary';
+import { V } from './vocabulary';
 
 /**
  * The longest message the built-in planner reads (characters). A question is a sentence or two; a
@@ -70,8 +55,8 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
     : parseWords(question, previous);
 }
 
-function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
-  const question = shareWording(asked);
+function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
+  const question = shareWording(text);
   const s = scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
@@ -80,12 +65,13 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const edited = comparison ? undefined : findEdited(s);
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
   if (comparison) return comparison;
-  if (s.hasAny(SHARE_WORDS)) return parseShare(s, previous, parseQuestion);
+  if (s.hasAny(V.share)) return parseShare(s, previous, parseQuestion);
 
-  const hasFindingNoun = W.some((w) => FINDING_NOUNS.has(w) && w !== 'one' && w !== 'ones');
-  const hasReportNoun = W.some((w) => REPORT_NOUNS.has(w));
-  const hasCount = s.has('many', 'much') || s.hasAny(COUNT_WORDS);
-  const wantsList = s.hasAny(LIST_WORDS) || (s.has('what', 'which') && s.has('are') && !hasCount);
+  const them = s.has('them', 'those', 'these');
+  const hasFindingNoun = W.some((w) => V.finding.has(w) && w !== 'one' && w !== 'ones');
+  const hasReportNoun = W.some((w) => V.report.has(w));
+  const hasCount = s.has('many', 'much') || s.hasAny(V.count);
+  const wantsList = s.hasAny(V.list) || (s.has('what', 'which') && s.has('are') && !hasCount);
 
   // Finding detail by id: "show finding 12", "finding #12", "describe #12".
   const hash = s.tokens.findIndex((t) => t.kind === 'hashnum');
@@ -96,8 +82,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     !hasCount &&
     (findingIdx >= 0 ||
       (hash >= 0 &&
-        (s.hasAny(LIST_WORDS) ||
-          s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
+        (s.hasAny(V.list) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
   ) {
     const id =
       findingIdx >= 0 ? (s.tokens[findingIdx + 1].value as number) : (s.tokens[hash].value as number);
@@ -105,23 +90,19 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   }
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
-  const ord = W.findIndex((w) => w in ORDINALS);
+  const ord = W.findIndex((w) => w in V.ordinals);
   if (
     ord >= 0 &&
     !hasCount &&
-    !s.hasAny(TOP_WORDS) &&
+    !s.hasAny(V.top) &&
     !hasReportNoun &&
-    !s.hasAny(TIME_WORDS) &&
-    (W.length <= 8 || /^(one|finding|result|issue|item|entry|vulnerability)$/.test(W[ord + 1] ?? ''))
+    !s.hasAny(V.time) &&
+    (W.length <= 8 || V.ordinalNoun.has(W[ord + 1]))
   ) {
     const next = W[ord + 1];
-    if (
-      !next ||
-      next === '?' ||
-      /^(one|finding|result|issue|item|entry|vulnerability|in|from|of|please)$/.test(next)
-    ) {
-      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: ORDINALS[W[ord]] };
-      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: ORDINALS[W[ord]] };
+    if (!next || next === '?' || V.ordinalNoun.has(next) || /^(in|from|of|please)$/.test(next)) {
+      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: V.ordinals[W[ord]] };
+      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: V.ordinals[W[ord]] };
       return { kind: 'no_previous' };
     }
   }
@@ -131,25 +112,16 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const exclude: FindingFilter = {};
   const unapplied: Unapplied[] = [];
 
+  /** Tokens [a, b) name `key`: a filter, or an exclusion when negated. */
+  const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
+    (takeNegation(s, a) ? exclude : filter)[key] = value;
+    consume(s, [a, b]);
+  };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
-  if (reportTok >= 0) {
-    const neg = negationBefore(s, reportTok);
-    if (neg) consume(s, neg);
-    (neg ? exclude : filter).reportName = String(s.tokens[reportTok].value);
-    s.used[reportTok] = true;
-  } else {
-    const rid = W.findIndex(
-      (w, i) =>
-        REPORT_NOUNS.has(w) && (s.tokens[i + 1]?.kind === 'num' || s.tokens[i + 1]?.kind === 'hashnum'),
-    );
-    if (rid >= 0 && !s.has('top')) {
-      const neg = negationBefore(s, rid);
-      if (neg) consume(s, neg);
-      (neg ? exclude : filter).reportId = s.tokens[rid + 1].value as number;
-      consume(s, [rid, rid + 2]);
-    }
-  }
+  const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
+  if (reportTok >= 0) place(reportTok, reportTok + 1, 'reportName', String(s.tokens[reportTok].value));
+  else if (rid >= 0 && !s.has('top')) place(rid, rid + 2, 'reportId', s.tokens[rid + 1].value as number);
   const archived = findArchived(s);
   if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
   // "how many archived reports are there?" counts reports, which the planner only counts live.
@@ -159,18 +131,13 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const format = findFormat(s);
   if (format) (format.negated ? exclude : filter).format = format.format;
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0) {
-    const neg = negationBefore(s, cweTok);
-    if (neg) consume(s, neg);
-    (neg ? exclude : filter).cwe = s.tokens[cweTok].value as number;
-    s.used[cweTok] = true;
-  }
+  if (cweTok >= 0) place(cweTok, cweTok + 1, 'cwe', s.tokens[cweTok].value as number);
 
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
   const quoted = s.tokens.findIndex(
     (t, i) =>
       t.kind === 'quote' &&
-      SEVERITY_WORDS[String(t.value).toLowerCase()] &&
+      V.severities[String(t.value).toLowerCase()] &&
       s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)),
   );
   if (quoted >= 0) {
@@ -189,13 +156,10 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const verdict = findVerdict(s);
   if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const has = findPresence(s);
-  if (has) {
-    if (has.key === 'cwe' && (filter.cwe !== undefined || exclude.cwe !== undefined)) {
-      if (!has.present) unapplied.push({ text: 'no CWE', reason: 'combination' });
-    } else if (has.key === 'verdict' && (filter.verdict || exclude.verdict)) {
-      if (!has.present) unapplied.push({ text: 'no verdict', reason: 'combination' });
-    } else scope.has = has;
-  }
+  // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
+  if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
+  else if (has && !has.present)
+    unapplied.push({ text: `no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`, reason: 'combination' });
   let reportHint = filter.reportName || filter.reportId !== undefined ? undefined : findReportHint(s);
   const groupBy = findGroupBy(s);
   const topic = findTopic(s);
@@ -203,16 +167,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     if (topic.unapplicable) unapplied.push(topic.unapplicable);
     else (topic.negated ? exclude : filter).text = topic.text;
   }
-  const rest = leftovers(
-    s,
-    !!(
-      filter.reportName ||
-      filter.reportId !== undefined ||
-      exclude.reportName ||
-      exclude.reportId !== undefined ||
-      reportHint
-    ),
-  );
+  const reportNamed = [filter, exclude].some((f) => f.reportName || f.reportId !== undefined);
+  const rest = leftovers(s, reportNamed || !!reportHint);
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
   let searched: string | undefined;
@@ -227,7 +183,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
         /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
         (/\d/.test(lone.text) ||
           s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
-          (/^(are|is)$/.test(W[at - 1] ?? '') && s.has('them', 'those', 'these')))))
+          (/^(are|is)$/.test(W[at - 1] ?? '') && them))))
   ) {
     filter.text = lone.text;
     // A weakness class's answer names the class it matched; only an unknown term needs the note.
@@ -248,11 +204,10 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
   if (excluded.length) scope.exclude = exclude;
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
-    unapplied.push({
-      text: `findings ${scope.has.present ? 'with' : 'without'} a ${scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-      reason: 'combination',
-    });
+    unapplied.push(presence(scope.has));
   const computed = Object.keys(scope).length ? scope : undefined;
+  /** What this question named itself (a follow-up merges it into the previous answer's scope). */
+  const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
   // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
   const listed = previous.lastGroups;
@@ -261,8 +216,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
     listed.groups.length !== LISTED_GROUPS_MAX &&
     (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
-    s.has('them', 'those', 'these') &&
-    (s.hasAnyUnused(TOP_WORDS) || topN !== undefined) &&
+    them &&
+    (s.hasAnyUnused(V.top) || topN !== undefined) &&
     !hasReportNoun &&
     !unapplied.length
   ) {
@@ -271,8 +226,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
       groupBy: listed.groupBy,
       n: topN ?? 1,
       among: listed.groups.map((g) => (listed.groupBy === 'report' ? g.label : g.key)),
-      filter,
-      ...(computed ? { scope: computed } : {}),
+      ...asked,
       followUp: false,
       ...(reportHint ? { reportHint } : {}),
     };
@@ -285,7 +239,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   );
   const referential =
     previousReport ||
-    W.some((w) => REFERENCE_WORDS.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
+    W.some((w) => V.reference.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
       W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
     ) ||
@@ -294,8 +248,8 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
-  const isFollowUp = referential && (!hasFindingNoun || previousReport || s.has('those', 'them', 'these'));
-  let effective: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
+  const isFollowUp = referential && (!hasFindingNoun || previousReport || them);
+  let effective = asked;
   let prior: PlannedScope | undefined;
   // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
   const last = previous.lastFilter;
@@ -303,11 +257,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     return { kind: 'no_previous' };
   if (isFollowUp) {
     if (!previous.lastFilter) {
-      if (
-        (!newParts && !hasFindingNoun && !hasReportNoun) ||
-        previousReport ||
-        s.has('those', 'them', 'these')
-      )
+      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them)
         return { kind: 'no_previous' };
     } else {
       prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
@@ -319,7 +269,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   const counting = (): Counting => ({
     ...effective,
     followUp,
-    ...(prior ? { previous: prior, asked: { filter, ...(computed ? { scope: computed } : {}) } } : {}),
+    ...(prior ? { previous: prior, asked } : {}),
     ...(reportHint ? { reportHint } : {}),
     ...(searched ? { searched } : {}),
   });
@@ -328,56 +278,40 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     // Report counts and lists come from list_all_reports without archived ones: not what was asked.
     if (filter.includeArchived && !('filter' in plan))
       unapplied.push({ text: 'archived reports', reason: 'combination' });
-    if (
-      (plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') &&
-      plan.scope?.has
-    ) {
-      unapplied.push({
-        text: `findings ${plan.scope.has.present ? 'with' : 'without'} a ${plan.scope.has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-        reason: 'combination',
-      });
-    }
+    if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
+      unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;
   };
 
   // Overview: "give me an overview", "summarize the corpus".
-  if (s.hasAny(OVERVIEW_WORDS) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
+  if (s.hasAny(V.overview) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
-  const wantsTop = s.hasAnyUnused(TOP_WORDS) || topN !== undefined;
+  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
     W.some(
       (w, i) =>
-        FREQUENCY_WORDS.has(w) &&
-        FINDING_NOUNS.has(W[i + 1] ?? '') &&
+        V.frequency.has(w) &&
+        V.finding.has(W[i + 1] ?? '') &&
         !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
     ) || s.has('title', 'titles');
-  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(FORMAT_NOUNS)
+  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(V.formatNoun)
     ? 'format'
-    : W.some((w) => CWE_NOUNS.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
+    : W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
       ? 'cwe'
       : titleAsk
         ? 'title'
         : hasReportNoun
           ? 'report'
           : undefined;
-  const rankedBy = W.some((w, i) => TOP_WORDS.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
+  const rankedBy = W.some((w, i) => V.top.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
   if (
     wantsTop &&
     topTarget &&
     (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)
   ) {
-    const plural = W.some(
-      (w) =>
-        w === 'reports' ||
-        w === 'cwes' ||
-        w === 'weaknesses' ||
-        w === 'files' ||
-        w === 'scans' ||
-        w === 'formats' ||
-        w === 'titles',
-    );
+    const plural = W.some((w) => V.pluralTarget.has(w));
     return finish({
       kind: 'top',
       groupBy: topTarget,
@@ -408,7 +342,7 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
     W.indexOf('reports') >= 0 &&
     W.indexOf('reports') <
       Math.max(
-        W.findIndex((w) => FINDING_NOUNS.has(w)),
+        W.findIndex((w) => V.finding.has(w)),
         99,
       ) &&
     !filter.reportName &&
@@ -445,3 +379,9 @@ function parseWords(asked: string, previous: PreviousAnswer): PlannedQuestion {
   }
   return { kind: 'out_of_scope', reason: 'unknown' };
 }
+
+/** "Findings with(out) a CWE id / verdict", which several exact counts cannot combine with other parts. */
+const presence = (has: NonNullable<ComputedScope['has']>): Unapplied => ({
+  text: `findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
+  reason: 'combination',
+});

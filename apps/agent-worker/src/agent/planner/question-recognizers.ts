@@ -10,31 +10,22 @@ import type {
   TriageStatus,
   VerdictStatus,
 } from '@corpus-chat/contracts';
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import { MARKER_WORDS, NEGATIVE_TOPIC_MARKERS, isContent, isSubjectNoun } from './question-topic';
-import type { ReportHint, Unapplied } from './question-plan';
 import {
-  ARRIVAL_VERBS,
-  BREAKDOWN_WORDS,
-  CWE_NOUNS,
-  FINDING_NOUNS,
-  FORMAT_WORDS,
-  GROUP_WORDS,
-  HARMLESS_WORDS,
-  NUMBER_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  STATUS_NOUNS,
-  STATUS_WORDS,
-  TIME_GLUE,
-  TIME_WORDS,
-  VERDICT_NOUNS,
-  VERDICT_WORDS,
-  WRITE_VERBS,
-} from './vocabulary';
+  consume,
+  freeSeq,
+  negationBefore,
+  spanText,
+  stretchLeft,
+  stretchRight,
+  takeNegation,
+  type Scan,
+} from './question-scan';
+import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
+import type { ReportHint, Unapplied } from './question-plan';
+import { V, union } from './vocabulary';
 
-/** Words between a report noun and a name that follows it ("the report *named* fortify"). */
-const REPORT_NAME_GLUE = new Set(['named', 'called', 'titled', 'for', 'of', 'from', 'the']);
+/** Words that may stand inside a time phrase ("in the last 7 days", "imported over the past month"). */
+const TIME_GLUE = union(V.timeGlue, V.arrival, V.numbers);
 
 /** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
 export function findTimePhrases(s: Scan): Unapplied[] {
@@ -45,9 +36,7 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
     return (
       t.kind === 'word' &&
-      (TIME_WORDS.has(t.w) ||
-        /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) ||
-        /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
+      (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
     );
   };
   for (let i = 0; i < s.tokens.length; i++) {
@@ -55,12 +44,7 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     let a = i;
     let b = i + 1;
     const glue = (k: number) =>
-      !s.used[k] &&
-      (TIME_GLUE.has(s.words[k]) ||
-        ARRIVAL_VERBS.has(s.words[k]) ||
-        s.tokens[k].kind === 'num' ||
-        NUMBER_WORDS[s.words[k]] !== undefined ||
-        isAnchor(k));
+      !s.used[k] && (TIME_GLUE.has(s.words[k]) || s.tokens[k].kind === 'num' || isAnchor(k));
     while (a > 0 && glue(a - 1)) a--;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
@@ -77,25 +61,21 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
-    const key = CWE_NOUNS.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
+    const key = V.cwe.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
     if (!key) continue;
-    let k = i - 1;
-    while (k >= 0 && /^(a|an|any|single|one|assigned|known|mapped)$/.test(s.words[k]) && !s.used[k]) k--;
+    const k = stretchLeft(s, i, V.presenceLead) - 1;
     const p = s.words[k];
     let end = i + 1;
-    while (
-      /^(id|ids|number|numbers|assigned|attached|mapping|tag|tags|set|yet|at|all)$/.test(s.words[end] ?? '')
-    )
-      end++;
-    if (p && /^(no|without|lacking|missing|lack|lacks)$/.test(p) && !s.used[k]) {
+    while (V.presenceTail.has(s.words[end])) end++;
+    if (!p || s.used[k]) continue;
+    if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
       consume(s, [neg, end]);
       // "not without a CWE" would be a double negation: read it as "with".
       return { key, present: neg !== k };
     }
-    if (p && /^(have|has|having|with|carry|carries|carrying|got|bear|bears)$/.test(p) && !s.used[k]) {
-      const neg = negationBefore(s, k);
-      if (neg) consume(s, neg);
+    if (V.possession.has(p)) {
+      const neg = takeNegation(s, k);
       consume(s, [k, end]);
       return { key, present: !neg };
     }
@@ -109,37 +89,31 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
  * around it. "open" and "fixed" are the status only as the rule in `vocabulary.ts` says.
  */
 export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } | undefined {
-  const verdictNamed = s.words.some((w) => VERDICT_NOUNS.has(w));
-  const statusNamed = s.words.some((w) => STATUS_NOUNS.has(w));
+  const verdictNamed = s.words.some((w) => V.verdictNoun.has(w));
+  const statusNamed = s.words.some((w) => V.statusNoun.has(w));
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const w = s.words[i];
     const next = s.words[i + 1] ?? '';
     let end = i + 1;
-    let status: TriageStatus | undefined = STATUS_WORDS[w];
+    let status: TriageStatus | undefined = V.statuses[w];
     if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
     else if (/^false-positives?$/.test(w)) status = 'false_positive';
     else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
       [status, end] = ['risk_accepted', i + 2];
     else if (w === 'risk-accepted' || (w === 'accepted' && !verdictNamed)) status = 'risk_accepted';
     else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
-      const openFinding =
-        w === 'open' &&
-        i > 0 &&
-        (FINDING_NOUNS.has(next) || /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]));
+      const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(s.words[i - 1]));
       if (statusNamed || openFinding) status = w;
     }
     if (!status) continue;
-    let a = i;
-    while (a > 0 && !s.used[a - 1] && /^(triage|status|statuses|triaged|as|marked|the)$/.test(s.words[a - 1]))
-      a--;
-    while (end < s.words.length && !s.used[end] && /^(status|statuses|triage)$/.test(s.words[end])) end++;
-    const neg = negationBefore(s, a);
-    if (neg) consume(s, neg);
+    const a = stretchLeft(s, i, V.statusLead);
+    end = stretchRight(s, end, /^(status|statuses|triage)$/);
+    const neg = takeNegation(s, a);
     consume(s, [a, end]);
     // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
     s.words.forEach((x, k) => {
-      if (STATUS_NOUNS.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
+      if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
         consume(s, [k, k + 1]);
     });
     return { status, negated: !!neg };
@@ -147,50 +121,32 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
   return undefined;
 }
 
+type VerdictFound = { verdict: VerdictStatus; negated: boolean; text: string };
+
 /** Verdict named in the question (`fixed`, `still open`, `inconclusive verdict`, `not fixed`, `unfixed`). */
-export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean; text: string } | undefined {
+export function findVerdict(s: Scan): VerdictFound | undefined {
+  /** Tokens [a, b) name `verdict`, possibly negated (`flip`: a negation means the verdict holds). */
+  const found = (a: number, b: number, verdict: VerdictStatus, flip = false): VerdictFound => {
+    const neg = takeNegation(s, a);
+    consume(s, [a, b]);
+    return { verdict, negated: flip ? !neg : !!neg, text: spanText(s, [neg?.[0] ?? a, b]) };
+  };
   for (let i = 0; i < s.words.length; i++) {
-    const w = s.words[i];
+    const [w, prev] = [s.words[i], s.words[i - 1]];
     if (s.used[i]) continue;
-    if (
-      w === 'open' &&
-      (s.words[i - 1] === 'still' || s.words[i - 1] === 'verdict' || s.has('verdict', 'verdicts', 'retest'))
-    ) {
-      const a = s.words[i - 1] === 'still' ? i - 1 : i;
-      const neg = negationBefore(s, a);
-      if (neg) consume(s, neg);
-      consume(s, [a, i + 1]);
-      return { verdict: 'still_open', negated: !!neg, text: spanText(s, [neg?.[0] ?? a, i + 1]) };
-    }
+    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
+      return found(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
     // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    if (
-      w === 'open' &&
-      i > 0 &&
-      (FINDING_NOUNS.has(s.words[i + 1] ?? '') ||
-        /^(are|is|remain|remaining|currently|stay)$/.test(s.words[i - 1]))
-    ) {
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
+    if (w === 'open' && i > 0 && (V.finding.has(s.words[i + 1]) || V.stateVerb.has(prev)))
+      return found(i, i + 1, 'fixed', true);
+    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
+    const v = V.unfixed.has(w) ? 'fixed' : V.verdicts[w];
+    if (!v) continue;
+    if (v === 'still_open' || V.unfixed.has(w)) {
       consume(s, [i, i + 1]);
-      // "not open": marked fixed.
-      return { verdict: 'fixed', negated: !neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
+      return { verdict: v, negated: v === 'fixed', text: s.tokens[i].orig };
     }
-    // "unfixed", "unresolved": not (yet) marked fixed.
-    if (/^(unfixed|unresolved|unremediated|unpatched)$/.test(w)) {
-      consume(s, [i, i + 1]);
-      return { verdict: 'fixed', negated: true, text: s.tokens[i].orig };
-    }
-    const v = VERDICT_WORDS[w];
-    if (v && v !== 'still_open') {
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
-      consume(s, [i, i + 1]);
-      return { verdict: v, negated: !!neg, text: spanText(s, [neg?.[0] ?? i, i + 1]) };
-    }
-    if (v) {
-      consume(s, [i, i + 1]);
-      return { verdict: v, negated: false, text: s.tokens[i].orig };
-    }
+    return found(i, i + 1, v);
   }
   return undefined;
 }
@@ -199,16 +155,16 @@ export function findVerdict(s: Scan): { verdict: VerdictStatus; negated: boolean
 export function findTopN(s: Scan): number | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const t = s.tokens[i];
-    const n = t.kind === 'num' ? (t.value as number) : NUMBER_WORDS[s.words[i]];
+    const n = t.kind === 'num' ? (t.value as number) : V.numbers[s.words[i]];
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
-    if (/^(have|has|having|with|exactly|than|least|most|only|just)$/.test(prev ?? '')) continue;
+    if (V.topNBlocker.has(prev)) continue;
     if (
       prev === 'top' ||
       prev === 'first' ||
-      (next && (REPORT_NOUNS.has(next) || CWE_NOUNS.has(next) || next === 'most'))
+      (next && (V.report.has(next) || V.cwe.has(next) || next === 'most'))
     ) {
       s.used[i] = true;
       return n;
@@ -223,22 +179,20 @@ export function findTopN(s: Scan): number | undefined {
  */
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
-    if (!REPORT_NOUNS.has(s.words[r]) || s.used[r]) continue;
+    if (!V.report.has(s.words[r]) || s.used[r]) continue;
     let a = r;
     while (a > 0 && isNameLike(s, a - 1)) a--;
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
-    const negation = NEGATIVE_TOPIC_MARKERS.find((m) => s.seq(b, m) && m.every((_, k) => !s.used[b + k]));
+    const negation = V.negativeTopicMarkers.find((m) => freeSeq(s, b, m));
     if (negation) b += negation.length;
-    while (b < s.words.length && REPORT_NAME_GLUE.has(s.words[b]) && !s.used[b]) b++;
+    b = stretchRight(s, b, V.reportNameGlue);
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
-      let q = r;
-      while (negation && q > 0 && /^(every|all|each|any|the|other)$/.test(s.words[q - 1]) && !s.used[q - 1])
-        q--;
+      const q = negation ? stretchLeft(s, r, /^(every|all|each|any|the|other)$/) : r;
       const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
@@ -251,7 +205,7 @@ function isNameLike(s: Scan, i: number): boolean {
   const t = s.tokens[i];
   if (!t || s.used[i]) return false;
   if (t.kind === 'num') return true;
-  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in SEVERITY_WORDS) && !HARMLESS_WORDS.has(t.w);
+  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
 }
 
 export function hint(
@@ -261,8 +215,7 @@ export function hint(
   loose: boolean,
 ): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
-  const neg = negationBefore(s, whole[0]);
-  if (neg) consume(s, neg);
+  const neg = takeNegation(s, whole[0]);
   consume(s, whole);
   return { text: spanText(s, name), negated: !!neg, loose };
 }
@@ -274,17 +227,16 @@ export function hint(
  */
 export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
   for (let i = 0; i < s.words.length; i++) {
-    const format = FORMAT_WORDS[s.words[i]];
+    const format = V.formats[s.words[i]];
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
     let end = i + 1;
     if (format === 'burp' && s.words[end] === 'suite') end++;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
-    const fileType = (w = '') => !!FORMAT_WORDS[w] || /^(json|jsonl|xml|html)$/.test(w);
+    const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
-    const neg = negationBefore(s, i);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, i);
     consume(s, [i, end]);
     return { format, negated: !!neg };
   }
@@ -299,27 +251,15 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
-  let a = i;
-  let b = i + 1;
-  while (
-    a > 0 &&
-    /^(including|include|includes|with|plus|also|even|and|incl)$/.test(s.words[a - 1]) &&
-    !s.used[a - 1]
-  )
-    a--;
-  while (
-    b < s.words.length &&
-    (REPORT_NOUNS.has(s.words[b]) || /^(ones|too|as|well|included)$/.test(s.words[b])) &&
-    !s.used[b]
-  )
-    b++;
+  const a = stretchLeft(s, i, V.archivedLead);
+  const b = stretchRight(s, i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
   const neg = negationBefore(s, i);
   if (neg) {
     consume(s, [neg[0], b]);
     return { include: false };
   }
   consume(s, [a, b]);
-  if (/^(only|just|solely)$/.test(s.words[a - 1] ?? '') || s.words[b] === 'only') {
+  if (V.only.has(s.words[a - 1]) || s.words[b] === 'only') {
     if (s.words[b] === 'only') consume(s, [b, b + 1]);
     else consume(s, [a - 1, a]);
     return { unapplied: { text: 'only archived reports', reason: 'combination' } };
@@ -329,28 +269,14 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
 
 /** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
 export function isWriteRequest(s: Scan): boolean {
-  for (let i = 0; i < s.words.length; i++) {
-    if (!WRITE_VERBS.has(s.words[i]) || s.used[i]) continue;
-    const before = s.words
-      .slice(0, i)
-      .filter(
-        (w) =>
-          !/^(please|pls|can|could|would|will|you|go|ahead|and|just|i|want|need|to|now|kindly|let's|lets|us|me)$/.test(
-            w,
-          ),
-      );
-    const after = s.words.slice(i + 1, i + 5);
-    const object = after.some(
-      (w) =>
-        isSubjectNoun(w) ||
-        /^(corpus|database|db|data|everything|all|table|tables|them|those|it|thread|history|settings|verdict|verdicts|severity|cwe)$/.test(
-          w,
-        ) ||
-        w.startsWith('⟨'),
-    );
-    if (before.length === 0 || object) return true;
-  }
-  return false;
+  return s.words.some((w, i) => {
+    if (!V.write.has(w) || s.used[i]) return false;
+    const before = s.words.slice(0, i).filter((x) => !V.requestFiller.has(x));
+    const object = s.words
+      .slice(i + 1, i + 5)
+      .some((x) => isSubjectNoun(x) || V.writeObject.has(x) || x.startsWith('⟨'));
+    return before.length === 0 || object;
+  });
 }
 
 /** Grouping asked for: "by severity", "per report", "severity breakdown", "distribution of CWEs". */
@@ -358,22 +284,13 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const w = s.words[i];
     // "counting every format", "including all reports": everything is counted, nothing is grouped.
-    if (
-      (w === 'each' || w === 'every') &&
-      /^(counting|including|across|over|in|from)$/.test(s.words[i - 1] ?? '')
-    ) {
+    if ((w === 'each' || w === 'every') && V.countingAll.has(s.words[i - 1])) {
       consume(s, [i - 1, i + 2]);
       continue;
     }
-    if (
-      w === 'by' ||
-      w === 'per' ||
-      w === 'each' ||
-      w === 'every' ||
-      (w === 'across' && s.words[i + 1] !== 'the')
-    ) {
+    if (/^(by|per|each|every)$/.test(w) || (w === 'across' && s.words[i + 1] !== 'the')) {
       const at = s.words[i + 1] === 'the' || s.words[i + 1] === 'their' ? i + 2 : i + 1;
-      const key = GROUP_WORDS[s.words[at]];
+      const key = V.groupBy[s.words[at]];
       if (key && !s.used[at]) {
         // "by triage status": both words name the one grouping.
         consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
@@ -381,12 +298,9 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       }
     }
   }
-  if (s.hasAnyUnused(BREAKDOWN_WORDS) || s.has('breakdown', 'distribution')) {
-    for (let i = 0; i < s.words.length; i++) {
-      const w = s.words[i];
-      if (GROUP_WORDS[w] && !FINDING_NOUNS.has(w) && !s.used[i]) return GROUP_WORDS[w];
-    }
-    return 'severity';
+  if (s.hasAnyUnused(V.breakdown) || s.has('breakdown', 'distribution')) {
+    const i = s.words.findIndex((w, k) => V.groupBy[w] && !V.finding.has(w) && !s.used[k]);
+    return i >= 0 ? V.groupBy[s.words[i]] : 'severity';
   }
   return undefined;
 }

@@ -1,6 +1,5 @@
 import type { Token } from './question-lexer';
-import { NEGATION_PAIRS, NEGATION_WORDS } from './vocabulary';
-import data from './vocabulary.data.json';
+import { V } from './vocabulary';
 
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
@@ -45,9 +44,6 @@ export const spanText = (s: Scan, [a, b]: [number, number]): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** Words that may stand between a negation and what it negates ("not *rated* high", "excluding *the* info ones"). */
-const NEGATION_GAP = new Set(data.negation.gap);
-
 /**
  * Where a negation governs the part starting at token `at`: the index range [from, to) of the
  * negating words ("not", "non", "excluding", "other than", "aren't"…) within three words before
@@ -58,16 +54,43 @@ export function negationBefore(s: Scan, at: number): [number, number] | undefine
   for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3; k--) {
     const w = s.words[k];
     if (s.used[k]) return undefined;
-    for (const pair of NEGATION_PAIRS)
+    for (const pair of V.negationPairs)
       if (k >= 1 && s.seq(k - 1, pair) && !s.used[k - 1]) return [k - 1, k + 1];
-    if (NEGATION_WORDS.has(w) || w.endsWith("n't")) return [k, k + 1];
-    if (!NEGATION_GAP.has(w)) return undefined;
+    if (V.negation.has(w) || w.endsWith("n't")) return [k, k + 1];
+    if (!V.negationGap.has(w)) return undefined;
     gaps++;
   }
   return undefined;
 }
 
+/** Whether the words from `at` are `seq`, none of them consumed yet. */
+export const freeSeq = (s: Scan, at: number, seq: string[]): boolean =>
+  at >= 0 && s.seq(at, seq) && seq.every((_, k) => !s.used[at + k]);
+
 /** Marks [from, to) consumed. */
 export function consume(s: Scan, [a, b]: [number, number]): void {
   for (let k = a; k < b; k++) s.used[k] = true;
+}
+
+/** Consumes the negation governing token `at` (see `negationBefore`) and returns its range. */
+export function takeNegation(s: Scan, at: number): [number, number] | undefined {
+  const neg = negationBefore(s, at);
+  if (neg) consume(s, neg);
+  return neg;
+}
+
+type WordTest = Set<string> | RegExp | ((w: string) => boolean);
+const matches = (t: WordTest, w = '') =>
+  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : t(w);
+
+/** Index `a` moved left over unused words that `t` matches. */
+export function stretchLeft(s: Scan, a: number, t: WordTest): number {
+  while (a > 0 && !s.used[a - 1] && matches(t, s.words[a - 1])) a--;
+  return a;
+}
+
+/** Index `b` moved right over unused words that `t` matches. */
+export function stretchRight(s: Scan, b: number, t: WordTest): number {
+  while (b < s.words.length && !s.used[b] && matches(t, s.words[b])) b++;
+  return b;
 }

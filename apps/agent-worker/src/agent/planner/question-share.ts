@@ -12,7 +12,7 @@
 import type { FindingFilter } from '@corpus-chat/contracts';
 import type { PlannedQuestion, PreviousAnswer } from './question-plan';
 import type { Scan } from './question-scan';
-import { FINDING_NOUNS, SHARE_WORDS } from './vocabulary';
+import { V } from './vocabulary';
 
 type Parse = (question: string, previous: PreviousAnswer) => PlannedQuestion;
 type Key = keyof FindingFilter;
@@ -30,9 +30,9 @@ export function shareWording(question: string): string {
 
 /** The share plan of a question with a share word, or `unsupported` when it is not one part of one whole. */
 export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): PlannedQuestion {
-  const k = s.words.findIndex((w) => SHARE_WORDS.has(w));
+  const k = s.words.findIndex((w) => V.share.has(w));
   const of = s.words.indexOf('of', k);
-  const noun = of < 0 ? -1 : s.words.findIndex((w, i) => i > of && FINDING_NOUNS.has(w));
+  const noun = of < 0 ? -1 : s.words.findIndex((w, i) => i > of && V.finding.has(w));
   const text = (a: number, b: number) =>
     a < b ? s.source.slice(s.tokens[a].start, s.tokens[b - 1].end) : '';
   const asCount =
@@ -42,14 +42,7 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
   // Words before "of" are read here, not by the count: anything but scaffolding is not applied.
   const head = s.words
     .slice(0, of < 0 ? k + 1 : of)
-    .filter(
-      (w, i) =>
-        i !== k &&
-        !/^(what|what's|whats|which|is|are|the|a|an|give|me|show|tell|please|how|much|big|large|of)$/.test(
-          w,
-        ) &&
-        !/^[?!.,]$/.test(w),
-    );
+    .filter((w, i) => i !== k && !V.shareHead.has(w) && !/^[?!.,]$/.test(w));
   const part = parse(asCount, previous);
   if (head.length)
     return { kind: 'unsupported', parts: [{ text: head.join(' '), reason: 'unknown' }], understood: part };

@@ -3,52 +3,16 @@
  * introduce one, the words that end or trim it, negated topics, and the content words the planner
  * could not place. Used by `parseQuestion` in `question-parser.ts`.
  */
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
+import { consume, freeSeq, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
-import {
-  BREAKDOWN_WORDS,
-  COUNT_WORDS,
-  CWE_NOUNS,
-  FINDING_NOUNS,
-  GROUP_WORDS,
-  HARMLESS_WORDS,
-  LIST_WORDS,
-  NEGATION_WORDS,
-  ORDINALS,
-  OVERVIEW_WORDS,
-  REFERENCE_WORDS,
-  REPORT_NOUNS,
-  SEVERITY_WORDS,
-  STOPWORDS,
-  TOP_WORDS,
-  WRITE_VERBS,
-} from './vocabulary';
-import data from './vocabulary.data.json';
-
-/** Phrases that introduce a topic ("relate to X", "mention X", "about X"…), as word sequences. */
-const TOPIC_MARKERS: string[][] = data.topic.markers;
-/** Markers that only count when a topic follows (they are also ordinary words). */
-const WEAK_MARKERS = new Set(data.topic.weakMarkers);
-
-/** Words that end a topic phrase. */
-const TOPIC_STOP = new Set(data.topic.stop);
-/** Words trimmed from either end of a topic. */
-const TOPIC_TRIM = new Set(data.topic.trim);
-/** Verbs in a topic position that mean the question is about something else ("with critical severity"). */
-const NOT_A_TOPIC = new Set(data.topic.notATopic);
+import { V, union } from './vocabulary';
 
 /** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
 export const COMPARISON =
   /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
-/** Adjectives about how to count ("unique findings"), which no tool applies and which are not topics. */
-const COUNTING_ADJECTIVES = new Set(data.topic.countingAdjectives);
-/** Words that qualify every finding or ranking ("security findings", "scanner reports", "most common"): not topics. */
-const GENERIC_MODIFIERS = new Set(data.topic.genericModifiers);
-/** Words that join a topic to another topic the search cannot combine ("XSS or SQL injection"). */
-const TOPIC_JOIN = new Set(['or', 'and', 'nor', 'plus', 'versus', 'vs']);
 
-export const isSubjectNoun = (w: string) => FINDING_NOUNS.has(w) || REPORT_NOUNS.has(w);
-export const MARKER_WORDS = new Set(TOPIC_MARKERS.flat());
+export const isSubjectNoun = (w: string) => V.finding.has(w) || V.report.has(w);
+export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 
 /**
  * Whether token `i` is a content word: a word (or a number glued to words) that is none of the
@@ -57,24 +21,18 @@ export const MARKER_WORDS = new Set(TOPIC_MARKERS.flat());
 export function isContent(s: Scan, i: number): boolean {
   const t = s.tokens[i];
   if (!t || t.kind !== 'word' || s.used[i]) return false;
-  const w = t.w;
-  return (
-    !STOPWORDS.has(w) &&
-    !isSubjectNoun(w) &&
-    !CWE_NOUNS.has(w) &&
-    !COUNT_WORDS.has(w) &&
-    !TOP_WORDS.has(w) &&
-    !BREAKDOWN_WORDS.has(w) &&
-    !LIST_WORDS.has(w) &&
-    !OVERVIEW_WORDS.has(w) &&
-    !WRITE_VERBS.has(w) &&
-    !REFERENCE_WORDS.has(w) &&
-    !(w in ORDINALS) &&
-    !(w in GROUP_WORDS) &&
-    !NEGATION_WORDS.has(w) &&
-    !w.endsWith("n't")
-  );
+  return !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
 }
+const STRUCTURE = union(
+  ...[V.stop, V.finding, V.report, V.cwe, V.count, V.top, V.breakdown, V.list, V.overview, V.write],
+  ...[V.reference, V.ordinals, V.groupBy, V.negation],
+);
+
+/** Topic markers, those that negate the topic after them first; a weak one takes only a plausible topic. */
+const MARKERS: [string[], boolean][] = [
+  ...V.negativeTopicMarkers.map((m): [string[], boolean] => [m, true]),
+  ...V.topicMarkers.map((m): [string[], boolean] => [m, false]),
+];
 
 /** A topic, possibly negated ("not about SQL injection", "non-XSS", "excluding cookies"). */
 interface Topic {
@@ -83,9 +41,6 @@ interface Topic {
   /** Words that make the topic something the text search cannot express (a comparison, a second topic). */
   unapplicable?: Unapplied;
 }
-
-/** Markers that negate the topic after them. */
-export const NEGATIVE_TOPIC_MARKERS: string[][] = data.topic.negativeMarkers;
 
 /**
  * The topic of the question (IMPORT-RULES: "how many findings relate to SQL injection?" → `SQL
@@ -97,30 +52,19 @@ export const NEGATIVE_TOPIC_MARKERS: string[][] = data.topic.negativeMarkers;
 export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
   if (quote >= 0) {
-    const neg = negationBefore(s, quote);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, quote);
     s.used[quote] = true;
     return { text: String(s.tokens[quote].value), negated: !!neg };
   }
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
-    for (const marker of NEGATIVE_TOPIC_MARKERS) {
-      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
+    for (const [marker, negative] of MARKERS) {
+      if (!freeSeq(s, i, marker)) continue;
       const range = topicRange(s, i + marker.length);
-      if (!range) continue;
+      if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
+      const negated = negative || !!takeNegation(s, i);
       consume(s, [i, range[1]]);
-      return withLimits(s, range, true);
-    }
-    for (const marker of TOPIC_MARKERS) {
-      if (!s.seq(i, marker) || marker.some((_, k) => s.used[i + k])) continue;
-      const from = i + marker.length;
-      const range = topicRange(s, from);
-      if (!range) continue;
-      if (WEAK_MARKERS.has(marker[0]) && !plausibleWeakTopic(s, range)) continue;
-      const neg = negationBefore(s, i);
-      if (neg) consume(s, neg);
-      consume(s, [i, range[1]]);
-      return withLimits(s, range, !!neg);
+      return withLimits(s, range, negated);
     }
   }
   // No marker: content words right before a finding noun ("XSS findings", "high SQL injection bugs"),
@@ -130,17 +74,15 @@ export function findTopic(s: Scan): Topic | undefined {
     const next = nextWord(s, b);
     const prev = prevWord(s, a);
     const neg = negationBefore(s, a);
-    const beforeNoun = next && FINDING_NOUNS.has(next) && next !== 'one' && next !== 'ones';
+    const beforeNoun = next && V.finding.has(next) && next !== 'one' && next !== 'ones';
     const afterCount =
-      prev &&
-      /^(many|most|much|count|about)$/.test(prev) &&
-      (!next || next === '?' || FINDING_NOUNS.has(next));
-    const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || FINDING_NOUNS.has(next));
+      prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || V.finding.has(next));
+    const afterNegation = neg && (!next || /^[?.!,]$/.test(next) || V.finding.has(next));
     // "crit sqli count", "sqli count": a run right before a count word, or after a severity word at the end.
-    const beforeCount = !!next && COUNT_WORDS.has(next) && (a === 0 || !!SEVERITY_WORDS[prev ?? '']);
-    const afterSeverity = !!SEVERITY_WORDS[prev ?? ''] && s.used[a - 1] && (!next || /^[?.!]$/.test(next));
+    const beforeCount = !!next && V.count.has(next) && (a === 0 || !!V.severities[prev ?? '']);
+    const afterSeverity = !!V.severities[prev ?? ''] && s.used[a - 1] && (!next || /^[?.!]$/.test(next));
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
-    if (s.words.slice(a, b).every((w) => COUNTING_ADJECTIVES.has(w) || GENERIC_MODIFIERS.has(w))) continue;
+    if (s.words.slice(a, b).every((w) => V.countingAdjective.has(w) || V.genericModifier.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation || beforeCount || afterSeverity) {
       if (neg) consume(s, neg);
       consume(s, [a, b]);
@@ -154,11 +96,8 @@ export function findTopic(s: Scan): Topic | undefined {
 function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
   const text = spanText(s, range);
   const ws = s.words.slice(range[0], range[1]);
-  if (ws.some((w) => COMPARISON.test(w)))
-    return { text, negated, unapplicable: { text, reason: 'combination' } };
-  const join = ws.findIndex((w, k) => k > 0 && TOPIC_JOIN.has(w));
-  if (join > 0) return { text, negated, unapplicable: { text, reason: 'combination' } };
-  return { text, negated };
+  const limited = ws.some((w, k) => COMPARISON.test(w) || (k > 0 && V.topicJoin.has(w)));
+  return limited ? { text, negated, unapplicable: { text, reason: 'combination' } } : { text, negated };
 }
 
 /** [from, to) of the topic after a marker, trimmed; undefined when nothing topical follows. */
@@ -167,12 +106,8 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
   while (to < s.tokens.length) {
     const t = s.tokens[to];
     if (t.kind !== 'word' && t.kind !== 'num') break;
-    if (to > from && (TOPIC_STOP.has(t.w) || s.used[to])) break;
-    if (
-      to > from &&
-      SEVERITY_WORDS[t.w] &&
-      /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? '')
-    )
+    if (to > from && (V.topicStop.has(t.w) || s.used[to])) break;
+    if (to > from && V.severities[t.w] && /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? ''))
       break;
     to++;
   }
@@ -181,28 +116,25 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
   const trimmable = (k: number) => {
     const w = s.words[k];
     return (
-      TOPIC_TRIM.has(w) ||
-      FINDING_NOUNS.has(w) ||
-      (SEVERITY_WORDS[w] !== undefined && w !== 'none') ||
-      s.used[k]
+      V.topicTrim.has(w) || V.finding.has(w) || (V.severities[w] !== undefined && w !== 'none') || s.used[k]
     );
   };
   while (a < b && trimmable(a)) a++;
   while (b > a && trimmable(b - 1)) b--;
   if (a >= b) return undefined;
-  if (NOT_A_TOPIC.has(s.words[a]) && b - a === 1) return undefined;
-  if (s.words.slice(a, b).every((w) => STOPWORDS.has(w) || REFERENCE_WORDS.has(w))) return undefined;
+  if (V.notATopic.has(s.words[a]) && b - a === 1) return undefined;
+  if (s.words.slice(a, b).every((w) => V.stop.has(w) || V.reference.has(w))) return undefined;
   return [a, b];
 }
 
 /** A weak marker ("for", "with", "on") takes a topic only when it is not scaffolding itself. */
 function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   const ws = s.words.slice(a, b);
-  if (ws.some((w) => GROUP_WORDS[w] && (REPORT_NOUNS.has(w) || w === 'severity' || w === 'verdict')))
-    return false;
-  if (ws.every((w) => STOPWORDS.has(w) || COUNT_WORDS.has(w) || TOP_WORDS.has(w) || /^\d+$/.test(w)))
-    return false;
-  return !ws.some((w) => COUNT_WORDS.has(w) || TOP_WORDS.has(w) || w === 'number');
+  if (ws.some((w) => V.groupBy[w] && (V.report.has(w) || w === 'severity' || w === 'verdict'))) return false;
+  return (
+    !ws.every((w) => V.stop.has(w) || V.count.has(w) || V.top.has(w) || /^\d+$/.test(w)) &&
+    !ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')
+  );
 }
 
 /** Runs of unused content words (not stopwords, not vocabulary; without filler and topic markers unless `includeHarmless`). */
@@ -213,7 +145,7 @@ export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): 
     const content =
       i < s.tokens.length &&
       isContent(s, i) &&
-      (opts.includeHarmless !== false || (!HARMLESS_WORDS.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
+      (opts.includeHarmless !== false || (!V.harmless.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
     if (content && start < 0) start = i;
     if (!content && start >= 0) {
       runs.push([start, i]);

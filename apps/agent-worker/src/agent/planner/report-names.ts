@@ -1,4 +1,4 @@
-import data from './vocabulary.data.json';
+import { V } from './vocabulary';
 /** Lower-case alphanumeric pieces of a name: `scb__juice-shop-v12.10.2.json` → scb, juice, shop, v12, 10, 2, json. */
 export function namePieces(name: string): string[] {
   return name
@@ -7,7 +7,6 @@ export function namePieces(name: string): string[] {
     .filter(Boolean);
 }
 
-const FILLER = new Set(data.reportNames.filler);
 const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)$/i;
 
 /**
@@ -20,7 +19,7 @@ const EXTENSIONS = /\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus
  * the hint is ambiguous; none, that it names no report.
  */
 export function matchReportNames(hint: string, filenames: readonly string[]): string[] {
-  const words = namePieces(hint).filter((w) => !FILLER.has(w));
+  const words = namePieces(hint).filter((w) => !V.reportNameFiller.has(w));
   if (!words.length) return [];
   const joined = words.join('');
   const unique = [...new Set(filenames)];
@@ -44,7 +43,7 @@ export function matchScanners(
   hint: string,
   reports: readonly { docMetadata: Record<string, unknown> }[],
 ): string[] {
-  const words = namePieces(hint).filter((w) => !FILLER.has(w));
+  const words = namePieces(hint).filter((w) => !V.reportNameFiller.has(w));
   if (!words.length) return [];
   const phrase = words.join(' ');
   const names = reports

@@ -5,7 +5,9 @@
 import 'reflect-metadata';
 import { parseQuestion } from './question-parser';
 import type { PreviousAnswer } from './question-plan';
-import { normaliseRussian } from './russian-vocabulary';
+import { readRussian } from './russian-vocabulary';
+
+const normaliseRussian = (q: string) => readRussian(q)?.text ?? q;
 
 const SAME_PLAN: [string, string][] = [
   ['Сколько у нас отчётов?', 'How many reports do we have?'],

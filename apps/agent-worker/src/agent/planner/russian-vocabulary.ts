@@ -1,5 +1,5 @@
 /**
- * Russian questions for the planner: `normaliseRussian` rewrites a Russian question into the
+ * Russian questions for the planner: `readRussian` rewrites a Russian question into the
  * English words of `vocabulary.ts` ("сколько критических находок в отчёте X?" → "how many critical
  * findings in report X?"), which `parseQuestion` then reads like any other. Words are matched by
  * stem (Russian inflects: "находка", "находки", "находок" are one noun), ё matching as е. Weakness classes
@@ -119,9 +119,6 @@ export function readRussian(question: string): RussianReading | undefined {
     },
   };
 }
-
-/** The question in the vocabulary's English words (see `readRussian`); unchanged without Cyrillic letters. */
-export const normaliseRussian = (question: string): string => readRussian(question)?.text ?? question;
 
 /** A plan whose refused parts are quoted in the operator's own words (`original`), not the vocabulary's. */
 export function inOperatorsWords(plan: PlannedQuestion, original: (part: string) => string): PlannedQuestion {

@@ -1,4 +1,5 @@
 import type { Token } from './question-lexer';
+import { V } from './vocabulary';
 
 /**
  * Scan comparison questions (IMPORT-RULES.md "Finding identity and scan comparison"): "What is new
@@ -21,13 +22,6 @@ export interface ComparisonPlan {
   ordered: boolean;
 }
 
-const NEW = /^(new|newly|added|appeared|introduced|emerged)$/;
-const FIXED = /^(fixed|resolved|gone|disappeared|closed|remediated|vanished)$/;
-const UNCHANGED = /^(unchanged|remain|remained|remaining|persist|persisted|persisting|persistent|same)$/;
-const CHANGE = /^(compare|compared|comparing|comparison|diff|difference|differences|changed|changes|change)$/;
-/** Between two file names, these make the second the baseline: "B compared with A", "B since A". */
-const SECOND_IS_BASELINE = /^(compared|comparing|since|after|versus|vs|than|against|relative)$/;
-
 /**
  * Reads a comparison question from its tokens (`lex`), or undefined when it is none: it must name
  * one or two report file names and ask what is new, fixed, unchanged or different, with the words
@@ -37,16 +31,9 @@ export function findComparison(tokens: readonly Token[]): ComparisonPlan | undef
   const reports = tokens.map((t, i) => [t, i] as const).filter(([t]) => t.kind === 'report');
   if (reports.length < 1 || reports.length > 2) return undefined;
   const words = tokens.map((t) => (t.kind === 'word' ? t.w : ''));
-  const has = (re: RegExp) => words.some((w) => re.test(w));
-  const asked: ComparisonAsked | undefined = has(NEW)
-    ? 'new'
-    : has(FIXED)
-      ? 'fixed'
-      : has(UNCHANGED)
-        ? 'unchanged'
-        : has(CHANGE)
-          ? 'all'
-          : undefined;
+  const asked = (['new', 'fixed', 'unchanged', 'all'] as const).find((k) =>
+    words.some((w) => V.comparison[k].has(w)),
+  );
   if (!asked) return undefined;
   const name = (k: number) => String(reports[k][0].value);
   const before = (k: number) => words.slice(Math.max(0, reports[k][1] - 2), reports[k][1]);
@@ -64,7 +51,8 @@ export function findComparison(tokens: readonly Token[]): ComparisonPlan | undef
   ) {
     return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: true };
   }
-  if (between.some((w) => SECOND_IS_BASELINE.test(w)))
+  // "B compared with A", "B since A": the second is the baseline.
+  if (between.some((w) => V.secondIsBaseline.has(w)))
     return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
   // "Compare A and B", "A or B": two scans, no order.
   return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };

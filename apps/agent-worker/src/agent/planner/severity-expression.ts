@@ -1,6 +1,6 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
-import { consume, negationBefore, spanText, type Scan } from './question-scan';
-import { FINDING_NOUNS, SEVERITY_WORDS } from './vocabulary';
+import { consume, freeSeq, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
+import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
 /** The severities a question asks about, read from every severity word in it. */
@@ -11,8 +11,6 @@ export interface SeverityExpression {
   text: string;
 }
 
-/** Words allowed between two severities joined into one set ("high *or* critical", "critical*,* high *and* medium"). */
-const JOINERS = new Set(data.severityRanges.joiners);
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
 /** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
@@ -34,7 +32,7 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
   let w = s.words[i];
   const plus = w.endsWith('+');
   if (plus) w = w.slice(0, -1);
-  const sev = SEVERITY_WORDS[w];
+  const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
   const prev = s.words[i - 1] ?? '';
@@ -89,8 +87,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
     let end = y.i + 1;
     while (SUFFIX.test(s.words[end] ?? '')) end++;
-    const neg = negationBefore(s, start);
-    if (neg) consume(s, neg);
+    const neg = takeNegation(s, start);
     consume(s, [start, end]);
     const rest = findSeverityExpression(s);
     const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
@@ -103,7 +100,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
   for (const m of mentions) {
     const last = groups.at(-1)?.at(-1);
     const between = last ? s.words.slice(last.i + 1, m.i) : [];
-    if (last && between.every((w) => JOINERS.has(w) || FINDING_NOUNS.has(w))) groups.at(-1)!.push(m);
+    if (last && between.every((w) => V.severityJoiner.has(w) || V.finding.has(w))) groups.at(-1)!.push(m);
     else groups.push([m]);
   }
 
@@ -120,40 +117,28 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     // Ranges apply to a single severity ("high and above"); "high+" likewise.
     if (g.length === 1) {
       const sev = g[0].sev;
-      const up = (inclusive: boolean) =>
-        SEVERITIES.filter((x) => (inclusive ? rank(x) <= rank(sev) : rank(x) < rank(sev))).forEach((x) =>
-          members.add(x),
-        );
-      const down = (inclusive: boolean) =>
-        SEVERITIES.filter((x) => (inclusive ? rank(x) >= rank(sev) : rank(x) > rank(sev))).forEach((x) =>
-          members.add(x),
-        );
-      const after = AFTER_RANGES.find((r) => s.seq(end, r.seq) && r.seq.every((_, k) => !s.used[end + k]));
-      const before = BEFORE_RANGES.find(
-        (r) =>
-          first - r.seq.length >= 0 &&
-          s.seq(first - r.seq.length, r.seq) &&
-          r.seq.every((_, k) => !s.used[first - r.seq.length + k]),
-      );
-      if (g[0].plus) up(true);
+      /** Adds the severities above ("up", more severe) or below `sev`, and `sev` itself when inclusive. */
+      const extend = (dir: 'up' | 'down', inclusive: boolean) =>
+        SEVERITIES.forEach((x) => {
+          const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
+          if (d > 0 || (inclusive && d === 0)) members.add(x);
+        });
+      const after = AFTER_RANGES.find((r) => freeSeq(s, end, r.seq));
+      const before = BEFORE_RANGES.find((r) => freeSeq(s, first - r.seq.length, r.seq));
+      if (g[0].plus) extend('up', true);
       else if (after) {
-        if (after.dir === 'up') up(true);
-        else down(true);
+        extend(after.dir, true);
         end += after.seq.length;
       } else if (before) {
         members.clear();
-        if (before.dir === 'up') up(before.inclusive);
-        else down(before.inclusive);
+        extend(before.dir, before.inclusive);
         start -= before.seq.length;
       }
     }
-    while (start > 0 && SUFFIX.test(s.words[start - 1]) && !s.used[start - 1]) start--;
-    const neg = negationBefore(s, start);
-    if (neg) {
-      members.forEach((x) => negated.add(x));
-      start = neg[0];
-      consume(s, neg);
-    } else members.forEach((x) => positive.add(x));
+    start = stretchLeft(s, start, SUFFIX);
+    const neg = takeNegation(s, start);
+    members.forEach((x) => (neg ? negated : positive).add(x));
+    if (neg) start = neg[0];
     consume(s, [start, end]);
     texts.push(spanText(s, [start, end]));
   }

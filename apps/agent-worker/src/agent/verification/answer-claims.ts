@@ -1,20 +1,13 @@
 /**
- * What in an answer is a claim about the corpus, for the number provenance check: the numbers
- * that are not (code, protocol versions, years, a table's rank column) are masked before the check,
- * and the ways an answer may honestly restate a supported number (counting its own list,
- * approximating, a ratio) are recognised here.
+ * What in an answer is a claim about the corpus: non-claims are masked, and honest restatements
+ * (counting its own list, approximating, a ratio) are recognised.
  */
 import type { NumberToken } from './number-tokens';
 import { norm, type Family } from './provenance-sources';
 
 /**
- * Numbers that state nothing about the corpus. Each pattern masks the whole match.
- * - code: fenced blocks and inline `code` spans (filters, tool names, examples);
- * - "Step 1", "TLS 1.2", "HTTP/2", "SSH 2";
- * - durations: "last 24 hours", "within 7 days";
- * - a year after a preposition: "In 2026", "since 2023";
- * - "OWASP Top 10", "CWE Top 25", OWASP category ids "A03:2021";
- * - the scale of a score: the "/10" of "9.8/10", "out of 10".
+ * Numbers that state nothing about the corpus, masked whole: code, "TLS 1.2", durations, "In
+ * 2026", "OWASP Top 10", "A03:2021", the "/10" of a score.
  */
 const NOT_CLAIMS: readonly RegExp[] = [
   /```[^]*?(?:```|$)/g,
@@ -55,11 +48,7 @@ function maskRankColumn(text: string): string {
 
 const end = (t: NumberToken) => t.start + t.text.length;
 
-/**
- * An answer counting its own list: N items enumerated right after N ("The 5 most common CWEs are
- * CWE-79, CWE-89, …", or a list under the line), or N no longer than a returned list beside
- * top/first/most/last/other ("the top five", "the other four combined").
- */
+/** An answer counting its own list: N items right after N, or N of a returned list beside "top"… */
 export function countsOwnList(t: NumberToken, answer: string, listLengths: readonly number[]): boolean {
   if (t.kind !== 'number' || t.percent || t.decimals || t.value < 2 || t.value > 50) return false;
   const before = answer.slice(Math.max(0, t.start - 24), t.start);

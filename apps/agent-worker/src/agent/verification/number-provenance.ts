@@ -15,42 +15,21 @@ export interface ProvenanceInput {
   /** The operator's message of this turn (its numbers, like "top 3", may be repeated). */
   userMessage: string;
   evidence: readonly ProvenanceEvidence[];
-  /**
-   * The thread's earlier answers: a follow-up may repeat what they stated ("of the 184 SQL
-   * injection findings, 6 are high"), whose tool results belong to earlier turns. Quoted, never
-   * added up.
-   */
+  /** The thread's earlier answers, which a follow-up may quote (never add up). */
   earlierAnswers?: readonly string[];
 }
 
 /**
- * Checks every number of `answer` against the turn's sources (`collectSources`) and returns
- * `checked`: how many numbers the answer states as claims; `unsupported`: each unsupported number
- * as written, once, in order of appearance. Pure and deterministic.
- *
- * A number is supported when it is:
- * - a count of a tool result, a part sum of one of its lists, its whole minus such parts, the same
- *   count summed over several calls, one call's total minus another's, a tally of a complete list,
- *   or a number quoted from returned text, a score, the operator's message or an earlier answer;
- * - a share (a percentage, or a fraction with decimals) rounded or truncated to the decimals
- *   written, of a part (or part sum, or whole − parts) of one result over that result's total or
- *   list sum, of one result's total over another's, or of two supported numbers stated in the
- *   same sentence ("30.2% of findings with a CWE (120 of 397)");
- * - a page fact (`returned`, a tally of a page of rows, a row id, any call argument such as
- *   `limit`, the filter a result echoes) only when the answer also states a result's total ("77
- *   findings, 5 shown"), so "The exact total is 5 findings" beside a page of 5 of 77 is flagged;
- *   a row id or a CWE also when written as one (`#1004`, `id 1004`, `finding 1004`, `CWE 79`);
- * - a count of groups (`groupCount`, how many groups are listed or have a count, how many reports
- *   have one) beside a total too, or followed by what it counts ("5 severity levels", "9
- *   distinct CWEs", "25 reports"), never alone as a count of findings;
- * - an identifier (`CVE-2021-44228`, `2.14.1`, `CWE-89`, a date) written in a source, or each of
- *   whose numeric parts is a source number;
- * - the answer counting its own list (`countsOwnList`), a round approximation of a count
- *   (`approximates`), a ratio of two counts (`statesRatio`), or "… and N more" under a list.
- * Numbers that state nothing about the corpus (code, "TLS 1.2", "In 2026", a rank column) are
- * not checked (`maskNonClaims`). What it cannot tell: which group a share or count is said of
- * ("high is 13%" passes when low is 13.2%): a number must be one the results support, not the
- * one the sentence means.
+ * Checks every number of `answer` against the turn's sources; returns how many it `checked` and
+ * the `unsupported` ones as written, once, in order. Pure. A number is supported when it is:
+ * - a count of a tool result or exact arithmetic over one (part sums, whole − parts, sums over
+ *   calls, totals subtracted), or quoted from returned text, the operator's message or an answer;
+ * - a share, rounded as written, of such numbers, or of two supported numbers in the same sentence;
+ * - a page fact (page size, row id, argument) or group count only beside a result's total, or a
+ *   group count followed by what it counts ("5 severity levels");
+ * - an identifier written in a source or made of source numbers;
+ * - the answer counting its own list, approximating, a ratio, or "… and N more".
+ * It cannot tell which group a number is said of: it must be supported, not the one meant.
  */
 export function verifyNumbers(input: ProvenanceInput): AnswerVerification {
   const answer = maskNonClaims(input.answer);

@@ -1,9 +1,7 @@
 /**
- * Reads the numbers a text states, for the number provenance check: digits with thousands
- * separators (a dot too, read both ways: "4.439") or a decimal point/comma, percentages, English
- * and Russian number words (up to thousands: "семьдесят две" is 72), and
- * identifiers made of numbers (`CVE-2021-44228`, `2.14.1`, `2026-11-30`, `CWE-89`). List markers,
- * ordinals and digits inside words (`log4j`, `SHA256`, `x86_64`) are not numbers.
+ * Reads the numbers a text states: digits with separators (a dot read both ways), percentages,
+ * English and Russian number words, numeric identifiers (`CVE-2021-44228`). List markers, ordinals
+ * and digits inside words (`log4j`) are not numbers.
  */
 
 /** One number as written, at `start` in the text. */

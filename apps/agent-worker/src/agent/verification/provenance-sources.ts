@@ -1,8 +1,6 @@
 /**
- * The numbers a turn's sources hold for the number provenance check (`verifyNumbers`): what the
- * tool results, the calls' arguments and the operator's message write, and the exact facts derived
- * from the tool results (part sums, whole − parts, tallies), in two tiers: facts that stand alone,
- * and page facts (page sizes, row ids, arguments) that only stand beside the result's total.
+ * The numbers a turn's sources hold for `verifyNumbers`, in two tiers: facts that stand alone, and
+ * page facts that only stand beside the result's total.
  */
 import type { ProvenanceInput } from './number-provenance';
 import { numberTokens } from './number-tokens';
@@ -64,12 +62,9 @@ type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /**
- * Reads the turn's sources. Tool results' counts stand alone and are combined only within their
- * own result: the sum of some parts of one list (any part of a list of at most SUBSET_MAX items,
- * else all of it), a whole minus such parts, and the same count summed over several calls.
- * Totals of different calls may be subtracted ("not in the juice shop report" is the corpus total
- * minus that report's). Numbers in returned text, scores and the operator's message and earlier
- * answers are quoted as written, never combined.
+ * Reads the turn's sources. A result's counts combine only within it (part sums of lists up to
+ * SUBSET_MAX items, whole − parts, sums over calls); totals of different calls may be subtracted.
+ * Text, scores and messages are quoted as written, never combined.
  */
 export function collectSources(input: ProvenanceInput): Sources {
   const strong = new Set<number>();
@@ -156,11 +151,7 @@ export function collectSources(input: ProvenanceInput): Sources {
       number | undefined;
     strongFamilies.push(family(parts, [own ?? parentWhole]));
   };
-  /**
-   * Facts of one returned list. Tallies: its length, per count field how many items have it
-   * positive, per repeated text value how many items have it; page facts when the list is a page
-   * of a longer result. Per count field: the sum, and the values as parts of the container's total.
-   */
+  /** Facts of one returned list: tallies, page facts, and per count field the sum and the parts. */
   const listFacts = (items: Obj[], path: string, container: Obj | undefined) => {
     const page = !!container && ('returned' in container || container['truncated'] === true);
     const total = typeof container?.['total'] === 'number' ? container['total'] : undefined;

@@ -49,10 +49,8 @@ function groupHeading(key: GroupByKey): string {
 const ROW_PX = 26;
 
 /**
- * A breakdown of findings (a count-by tool result) as a bar chart beside a table of the same
- * numbers. The table is the text alternative (WCAG 1.1.1) and carries each group's link; the canvas
- * is an image whose label lists every group and count, so nothing depends on colour (WCAG 1.4.1).
- * Bars of a severity breakdown take the severity's colour, others the accent.
+ * A findings breakdown as a bar chart beside a table of the same numbers: the table is the text
+ * alternative with the links, the canvas label lists every count (WCAG 1.1.1, 1.4.1).
  */
 @Component({
   selector: 'cc-count-chart',

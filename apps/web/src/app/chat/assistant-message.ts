@@ -10,10 +10,8 @@ import type { TurnPart, TurnPhase, TurnProgress } from './turn-state';
 export const MODEL_WAIT_SHOWN_AFTER_S = 3;
 
 /**
- * An assistant answer, stored or streaming: the model's reasoning (collapsed), tool cards and
- * Markdown prose in arrival order with the numbers no tool result supports highlighted, a warning
- * naming those numbers, then the turn's state ("queued (position N)", "thinking", what the model
- * is doing or how long it has been silent, stopped, or the error with Retry).
+ * An assistant answer, stored or streaming: reasoning (collapsed), tool cards and Markdown in
+ * arrival order with unsupported numbers highlighted and named, then the turn's state.
  */
 @Component({
   selector: 'cc-assistant-message',

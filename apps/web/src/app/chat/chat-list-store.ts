@@ -18,12 +18,9 @@ interface ChatListState {
 const REFRESH_DEBOUNCE_MS = 250;
 
 /**
- * The operator's thread list: active or archived, filtered by title, newest activity first, with
- * unread threads marked. Stays current across tabs and devices from the socket: each
- * `chat:thread-updated` and `chat:activity` carries the thread's new list entry (sent to every page
- * of the operator); the list is read again only after a reconnect, when some may have been missed.
- * The thread on screen (`viewing`) is marked seen on the server when opened, and again when an
- * answer lands in it while the page is visible.
+ * The operator's thread list (active or archived, filtered by title, newest first, unread marked),
+ * kept current across tabs by `chat:thread-updated` and `chat:activity`; re-read after a reconnect.
+ * The thread on screen is marked seen when opened and when an answer lands while visible.
  */
 @Injectable({ providedIn: 'root' })
 export class ChatListStore {

@@ -36,10 +36,8 @@ interface Watch {
 }
 
 /**
- * The one Socket.IO connection to the `/chat` namespace (cookie-authenticated, same origin).
- * Stores register callbacks here and turn what arrives into signals; components never touch the
- * socket. Watched threads are re-joined after every reconnect with the seq the store already holds,
- * so the gateway replays exactly what was missed.
+ * The one Socket.IO connection to `/chat`; stores register callbacks and expose signals. Watched
+ * threads are re-joined after each reconnect from their last seq, so only what was missed is replayed.
  */
 @Injectable({ providedIn: 'root' })
 export class ChatSocket {

@@ -79,14 +79,9 @@ const initialState: ThreadState = {
 };
 
 /**
- * One open thread: its stored messages (REST) plus the running turn, reduced from the socket's
- * `chat:event`s into a signal (`LiveTurn`). Provided by the thread view, so it lives as long as the
- * thread is on screen.
- *
- * Reload mid-turn: `GET /api/chats/:id` reports the active turn, the store joins the room with
- * no `afterSeq` and the gateway replays the turn's events from its Redis stream, then live ones;
- * duplicates are dropped by seq. When the turn ends the thread is re-read and the stored assistant
- * message replaces the live one (same turn id, so never two bubbles).
+ * One open thread: stored messages plus the running turn reduced from `chat:event`s (`LiveTurn`),
+ * provided by the thread view. Mid-turn reloads rejoin and get the turn replayed; when the turn
+ * ends the thread is re-read and the stored answer replaces the live one (same turn id).
  */
 @Injectable()
 export class ThreadStore {

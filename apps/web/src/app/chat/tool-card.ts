@@ -39,12 +39,9 @@ const CARD_GROUPS = 12;
 let nextCardId = 0;
 
 /**
- * One tool call of a turn: name, a spinner while it runs, a check or a cross when done; expands
- * to show the arguments and the one-line summary. Every number links to where it can be checked:
- * a `search_findings` card shows "N of TOTAL" and opens the Findings view with the same filter; a
- * `count_findings_by` card (and the overview's and report list's breakdowns) opens the Findings
- * view with its filter, each group with its filter plus that group, and shows the groups as a bar
- * chart beside their numbers (always, not only when expanded); `finding_detail` opens the finding.
+ * One tool call: name and state, expanding to its arguments and summary. Every number links to
+ * where it can be checked (the Findings view with the same filter, or the finding); breakdowns
+ * always show their bar chart.
  */
 @Component({
   selector: 'cc-tool-card',

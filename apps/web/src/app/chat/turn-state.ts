@@ -93,14 +93,10 @@ export function turnText(turn: Pick<LiveTurn, 'parts'>): string {
 }
 
 /**
- * Reduces one socket event into the turn, pure and idempotent:
- * - events of another turn, or at/below `lastSeq` (duplicates from a replay overlapping the live
- *   stream), return the turn unchanged;
- * - an event whose `prev` the turn has not applied is dropped and noted in `missedSeq`: a replay
- *   from `lastSeq` brings it again after the missing ones, so text is never assembled out of order
- *   (a `prev` below `lastSeq` is a stream Redis started again after losing it: applied at once);
- * - `turn.started` with `attempt > 1` drops the partial answer of the previous attempt;
- * - after a terminal event nothing changes the turn any more.
+ * Reduces one socket event into the turn, pure and idempotent: other turns' events and seqs at or
+ * below `lastSeq` change nothing; an event whose `prev` is missing is dropped into `missedSeq` for a
+ * replay (a `prev` below `lastSeq` means Redis restarted the stream: applied); a retry attempt drops
+ * the partial answer; nothing changes after a terminal event.
  */
 export function applyChatEvent(turn: LiveTurn, event: ChatEvent): LiveTurn {
   if (event.turnId !== turn.turnId || compareSeq(event.seq, turn.lastSeq) <= 0 || isTurnOver(turn))
@@ -201,11 +197,7 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
   }
 }
 
-/**
- * The parts with their prose cut to its first `length` characters (UTF-16 units of all text parts
- * joined, as `text.reset` counts them); tool cards are kept where they were, text emptied by the
- * cut is dropped.
- */
+/** The parts with their prose cut to `length` (as `text.reset` counts); cards stay, emptied text goes. */
 function cutText(parts: TurnPart[], length: number): TurnPart[] {
   let left = length;
   const kept: TurnPart[] = [];

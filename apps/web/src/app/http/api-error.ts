@@ -5,11 +5,7 @@ import type { ApiErrorBody } from '@corpus-chat/contracts';
 export const SESSION_ENDED = (): string =>
   $localize`:@@error.sessionEnded:Your session has ended. Sign in again.`;
 
-/**
- * A sentence an operator can act on for a failed API call: the API's own message when it sent one
- * (`ApiErrorBody.message`, joined when it is a list of validation errors), otherwise a description
- * of the status.
- */
+/** An actionable sentence for a failed API call: the API's message(s), else the status described. */
 export function describeHttpError(err: unknown): string {
   if (!(err instanceof HttpErrorResponse))
     return err instanceof Error ? err.message : $localize`:@@error.unknown:Something went wrong.`;

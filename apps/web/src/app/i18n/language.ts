@@ -40,11 +40,7 @@ export function rememberLanguage(language: OperatorLanguage): boolean {
   }
 }
 
-/**
- * Loads the translations and locale data of `language` (English is the source text and needs
- * none). Runtime translations must be in place before any component or `$localize` constant is
- * evaluated, so `main.ts` awaits this before it imports the app.
- */
+/** Loads `language`'s translations and locale data; `main.ts` awaits it before importing the app. */
 export async function loadLanguage(language: OperatorLanguage): Promise<void> {
   if (language === 'en') return;
   const [messages, locale] = await Promise.all([

@@ -144,3 +144,45 @@ describe('renderMarkdown with finding ids', () => {
     );
   });
 });
+
+describe('renderMarkdown on hostile text', () => {
+  // Imported descriptions are attacker-controlled and up to 100,000 characters; before the guard,
+  // marked's link pattern took 8 s on the first text (cubic) and the tab froze while it ran.
+  const timed = (source: string): { ms: number; html: string } => {
+    const start = performance.now();
+    const html = renderMarkdown(source);
+    return { ms: performance.now() - start, html };
+  };
+
+  it('renders unclosed link openers and long link targets in bounded time', () => {
+    for (const source of ['[a]('.repeat(1_500), '[a](<'.repeat(1_200), `[a](${' '.repeat(20_000)}`]) {
+      const { ms, html } = timed(source);
+      expect({ chars: source.length, fast: ms < 1000 }).toEqual({ chars: source.length, fast: true });
+      expect(dom(html).textContent?.replace(/\s+/g, '')).toBe(source.replace(/\s+/g, ''));
+    }
+  });
+
+  it('shows thousands of nested quotes as text instead of throwing', () => {
+    const el = dom(renderMarkdown('>'.repeat(15_000)));
+    expect(el.textContent).toBe('>'.repeat(15_000));
+  });
+
+  it('shows text past the Markdown budget as plain text, never as markup', () => {
+    const source = `**bold** <b>x</b>\n${'_a'.repeat(50_000)}`;
+    const { ms, html } = timed(source);
+    expect(ms).toBeLessThan(1000);
+    const el = dom(html);
+    expect(el.querySelector('strong, b, em')).toBeNull();
+    expect(el.textContent).toBe(source);
+  });
+
+  it('keeps a link longer than the scanned prefix usable, as a bare address after its label', () => {
+    const url = `https://example.org/${'a'.repeat(600)}`;
+    const el = dom(renderMarkdown(`[ref](${url}) and [ok](https://example.org/b)`));
+    expect(Array.from(el.querySelectorAll('a')).map((a) => a.getAttribute('href'))).toEqual([
+      url,
+      'https://example.org/b',
+    ]);
+    expect(el.textContent?.trim()).toBe(`[ref](${url}) and ok`);
+  });
+});

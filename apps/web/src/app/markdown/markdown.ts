@@ -9,7 +9,7 @@ import {
 import { DomSanitizer, type SafeHtml } from '@angular/platform-browser';
 import { Router } from '@angular/router';
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, Tokenizer } from 'marked';
 
 const escapeHtml = (s: string): string =>
   s
@@ -18,6 +18,19 @@ const escapeHtml = (s: string): string =>
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
+
+/**
+ * Longer text is shown as plain text: some of marked's inline rules are quadratic (a long run of
+ * `_a`, an address without a domain), and imported descriptions are written by whoever wrote the
+ * report, up to 100,000 characters.
+ */
+const MARKDOWN_MAX_CHARS = 20_000;
+
+/**
+ * Characters marked's link pattern may scan from a `[`: on a run of unclosed `[a](` it is cubic
+ * in what it scans. A longer link shows as its label, its address still linked as a bare URL.
+ */
+const LINK_SCAN_CHARS = 512;
 
 /**
  * GitHub-flavoured Markdown (tables, lists, code) where raw HTML is never HTML: a finding title
@@ -30,7 +43,25 @@ const markdown = new Marked({
   renderer: {
     html: ({ text }) => escapeHtml(text),
   },
+  tokenizer: {
+    // `false` (a short rest of the text) hands over to marked's own link rule.
+    link(src) {
+      return (
+        src.length > LINK_SCAN_CHARS && Tokenizer.prototype.link.call(this, src.slice(0, LINK_SCAN_CHARS))
+      );
+    },
+  },
 });
+
+/** `source` as one paragraph of text (its line breaks kept by `.plain`). */
+function plainText(source: string): DocumentFragment {
+  const p = document.createElement('p');
+  p.className = 'plain';
+  p.textContent = source;
+  const fragment = document.createDocumentFragment();
+  fragment.append(p);
+  return fragment;
+}
 
 let hooksInstalled = false;
 function installHooks(): void {
@@ -46,15 +77,28 @@ function installHooks(): void {
 }
 
 /**
- * Markdown to safe HTML: `marked` renders (raw HTML escaped to text), then DOMPurify removes
- * anything executable that Markdown itself can produce (`javascript:`/`data:` link targets, event
- * attributes). Only the elements Markdown makes are allowed. A link whose target was removed (or a
- * relative one such as SARIF's `[a value](1)`, which points into the report) stays as its text,
- * not as a dead link.
+ * Markdown to safe HTML: `marked` (raw HTML escaped) then DOMPurify, allowing only Markdown's
+ * elements. A link whose target was removed or is relative stays as its text.
  */
 export function renderMarkdown(source: string, unverified: readonly string[] = []): string {
   installHooks();
-  const html = markdown.parse(source) as string;
+  const fragment = source.length > MARKDOWN_MAX_CHARS ? plainText(source) : sanitisedMarkdown(source);
+  linkFindingIds(fragment);
+  markUnverified(fragment, unverified);
+  const out = document.createElement('div');
+  out.append(fragment);
+  return out.innerHTML;
+}
+
+function sanitisedMarkdown(source: string): DocumentFragment {
+  let html: string;
+  try {
+    html = markdown.parse(source) as string;
+  } catch (e) {
+    // Thousands of nested quotes or lists overflow marked's stack: show the text as it is.
+    if (e instanceof RangeError) return plainText(source);
+    throw e;
+  }
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     ALLOWED_TAGS: [
@@ -90,11 +134,7 @@ export function renderMarkdown(source: string, unverified: readonly string[] = [
   });
   for (const a of Array.from(fragment.querySelectorAll('a:not([href])')))
     a.replaceWith(...Array.from(a.childNodes));
-  linkFindingIds(fragment);
-  markUnverified(fragment, unverified);
-  const out = document.createElement('div');
-  out.append(fragment);
-  return out.innerHTML;
+  return fragment;
 }
 
 /** "#42", "finding 42", "Finding #42": a finding id as answers write it (group 1 or 2 is the id). */
@@ -137,9 +177,8 @@ export const UNVERIFIED_TITLE = $localize`:@@answer.unverifiedTitle:No tool resu
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * A pattern matching any of `numbers` exactly as written ("84", "1,204", "12.5%", "twelve") as a
- * whole number: "84" matches in "84 findings" and "84." but not in "1,840", "3.84", "184" or
- * "84,000". `null` when there is nothing to match.
+ * A pattern matching any of `numbers` as written, as a whole number ("84" not in "1,840", "3.84" or
+ * "84,000"); null when there are none.
  */
 export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | null {
   const wanted = [...new Set(numbers.map((n) => n.trim()).filter((n) => n.length > 0))];
@@ -155,11 +194,7 @@ export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | nu
   );
 }
 
-/**
- * Wraps each whole-number occurrence of `numbers` in the already sanitised DOM in
- * `<mark class="unverified">`. Works on text nodes only, so the answer's markup and escaping are
- * untouched; code blocks are left as they were written.
- */
+/** Marks each whole-number occurrence of `numbers` in the sanitised DOM's text nodes, outside code. */
 function markUnverified(root: DocumentFragment, numbers: readonly string[]): void {
   const pattern = unverifiedNumberPattern(numbers);
   if (!pattern) return;

@@ -18,11 +18,7 @@ export class OperatorsApi {
     return firstValueFrom(this.http.post<OperatorView>('/api/operators', body));
   }
 
-  /**
-   * Renames, changes the role, disables / enables or resets the password of an operator. Disabling
-   * or a new password ends their sessions. 400 when an admin would disable or demote themself, 409
-   * when no enabled admin would remain.
-   */
+  /** Updates an operator (errors as the API's `OperatorsService.update`). */
   update(id: string, body: UpdateOperatorDto): Promise<OperatorView> {
     return firstValueFrom(this.http.patch<OperatorView>(`/api/operators/${id}`, body));
   }

@@ -49,11 +49,7 @@ export class OperatorsStore {
     }
   }
 
-  /**
-   * Creates an operator.
-   * @returns `null` on success (the operator is added to the list), else the API's message
-   *   (e.g. the username is taken).
-   */
+  /** Creates an operator: `null` on success, else the API's message. */
   async create(body: CreateOperatorDto): Promise<string | null> {
     try {
       const created = await this.api.create(body);

@@ -62,12 +62,9 @@ const ORIGIN_LABELS: Record<string, string> = {
 };
 
 /**
- * `/reports/findings/:findingId`: current version, triage status (changed here, with a reason where
- * the workflow asks for one), edits as new versions with their history, notes, retests and the
- * latest verdict. Descriptions, impact, steps, notes and rationales are Markdown as scanners write
- * them, shown through the same sanitising renderer as the chat: HTML in a finding stays text.
- * Opened from the Findings view, the URL carries that view's filter and page, and the breadcrumb
- * goes back to them.
+ * `/reports/findings/:findingId`: current version, triage, edits with history, notes, retests and
+ * verdict; text fields through the chat's sanitising Markdown renderer. The URL carries the Findings
+ * view's filter and page for the breadcrumb.
  */
 @Component({
   selector: 'cc-finding-detail-page',

@@ -30,10 +30,8 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
 }
 
 /**
- * Reads a CWE id as a person types it: `79`, `CWE-79` or `cwe 79` → 79. Empty → `undefined` (no
- * CWE filter); anything else (zero, negative, a fraction, other text) → `null`, which the form
- * shows as a validation message. Numbers are accepted as well as strings (an `<input type=number>`
- * bound to a form control yields a number).
+ * Reads a CWE id as typed (`79`, `CWE-79`, `cwe 79`, or a number input's number): empty is
+ * `undefined`, anything else invalid `null` (a validation message).
  */
 export function parseCweInput(value: unknown): number | undefined | null {
   if (value === null || value === undefined) return undefined;
@@ -79,11 +77,7 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }
 
-/**
- * The filter that selects one group of a `count_findings_by` breakdown: `filter` (the count's own)
- * narrowed to the group's severity, report id, CWE id, verdict or triage status. `null` when the group cannot be
- * expressed as a filter (the `none` group: findings without a CWE or without a verdict).
- */
+/** The filter selecting one group of a breakdown; null for a `none` group, which no filter expresses. */
 export function groupFindingFilter(
   filter: FindingFilter,
   groupBy: GroupByKey,

@@ -36,11 +36,7 @@ export function reportFacts(r: ReportSummary): ReportFacts {
   };
 }
 
-/**
- * A report's facts as a description list (the report page's header): the scanner and its version,
- * when it scanned, what, when it was imported, findings by severity, and what the importer did not
- * count (suppressed results, severities it could not map, per IMPORT-RULES.md).
- */
+/** A report's facts: scanner, scan, target, import, severities, and what was not counted. */
 @Component({
   selector: 'cc-report-details',
   imports: [DatePipe, DecimalPipe, DisplayTextPipe],

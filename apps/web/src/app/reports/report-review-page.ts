@@ -29,10 +29,8 @@ export function parseCweList(text: string): number[] | null {
 }
 
 /**
- * `/reports/:reportId`: one report with its facts (tool, scan date, target, what was not counted);
- * for a PDF its extracted text (one scrollable block the
- * browser's find searches), and while it needs review a form to enter the findings read in it by
- * hand and a button to mark it reviewed.
+ * `/reports/:reportId`: a report's facts; for a PDF its text, and while it needs review a form for
+ * findings read by hand and a button to mark it reviewed.
  */
 @Component({
   selector: 'cc-report-review-page',

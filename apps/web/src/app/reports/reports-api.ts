@@ -71,11 +71,7 @@ export class ReportsApi {
     return firstValueFrom(this.http.get<CorpusOverview>('/api/corpus/overview'));
   }
 
-  /**
-   * `POST /api/reports/import` (multipart, field `files`): 202 with one queued import per file, in
-   * order; the worker parses them and their status changes arrive on the socket (`import:event`).
-   * Rejects with 413 (a file over the size limit, refused while it uploads), 400 or 503.
-   */
+  /** `POST /api/reports/import` (multipart `files`): 202, one queued import per file; 413, 400 or 503. */
   async queueImports(files: readonly File[]): Promise<ImportJobView[]> {
     const form = new FormData();
     for (const file of files) form.append('files', file, file.name);

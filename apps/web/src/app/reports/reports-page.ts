@@ -26,11 +26,7 @@ const COLUMNS: readonly { key: ReportSortKey; label: string }[] = [
   { key: 'createdAt', label: $localize`:@@reports.colImported:Imported` },
 ];
 
-/**
- * `/reports`: every report with its counts by severity (numbers and a compact bar), searchable,
- * sortable and paged; import by file picker or drag-and-drop; archiving asks first; a report
- * compared with an earlier scan of the same target.
- */
+/** `/reports`: reports with severity counts, searchable and sortable; import, archive, compare scans. */
 @Component({
   selector: 'cc-reports-page',
   imports: [ConfirmDialog, DatePipe, DecimalPipe, DisplayTextPipe, FileDrop, RouterLink, ScanComparisonPanel],

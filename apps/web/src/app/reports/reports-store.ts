@@ -210,10 +210,8 @@ export class ReportsStore {
   }
 
   /**
-   * Archives (`archived: true`: the report's findings leave every count, search and answer) or
-   * restores a report, then reloads the list and totals. The outcome goes to `archiveNotice`: the
-   * API's message on failure (409 when restoring would duplicate a report imported since), an undo
-   * on success.
+   * Archives or restores a report and reloads; `archiveNotice` gets the API's message on failure
+   * (409 when restoring would duplicate) or an undo on success.
    */
   async setArchived(report: Pick<ReportSummary, 'id' | 'filename'>, archived: boolean): Promise<void> {
     if (this.isBusy(report.id)) return;
@@ -253,11 +251,7 @@ export class ReportsStore {
     if (undo) await this.setArchived(undo, undo.archived);
   }
 
-  /**
-   * Uploads files one request per file, so a file refused on upload (over the size limit) never
-   * hides the others. Each accepted file is then queued on the ingest worker; its status changes
-   * arrive on the socket, and the list reloads when one is imported.
-   */
+  /** Uploads one request per file, so a refused file never hides the others; progress comes by socket. */
   async importFiles(files: readonly File[]): Promise<void> {
     if (!files.length) return;
     this.socket.connect();

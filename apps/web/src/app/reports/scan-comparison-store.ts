@@ -23,11 +23,7 @@ const CLOSED: ComparisonState = {
   error: null,
 };
 
-/**
- * Comparing a report with an earlier scan of the same target (IMPORT-RULES.md scan comparison):
- * the earlier scans come from `GET /api/reports/:id/scans`, the counts and lists from
- * `GET /api/reports/compare`. Only the latest request's answer is kept.
- */
+/** Comparing a report with an earlier scan of the same target; only the latest request's answer is kept. */
 @Injectable()
 export class ScanComparisonStore {
   private readonly api = inject(ReportsApi);

@@ -34,11 +34,7 @@ const CHECK_LABELS: Record<SettingsCheckName, string> = {
   context: $localize`:@@settings.checkContext:Context length`,
 };
 
-/**
- * `/settings` (admins): the model back end (built-in planner or an OpenAI-compatible server), the
- * API key (write-only: never shown back), and "Test connection" for a server (the built-in planner
- * has nothing to connect to, so it offers none).
- */
+/** `/settings` (admins): the model back end, a write-only API key, and "Test connection" for a server. */
 @Component({
   selector: 'cc-settings-page',
   imports: [DatePipe, DecimalPipe, ReactiveFormsModule],

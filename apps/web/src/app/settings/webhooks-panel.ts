@@ -16,11 +16,7 @@ const STATUS_LABELS: Record<WebhookDeliveryStatus, string> = {
   failed: $localize`:@@webhooks.statusFailed:failed`,
 };
 
-/**
- * "Webhooks" on My account: register an https endpoint for turn events (its signing secret is
- * shown once, to copy; an admin may send every operator's turns to it), list and delete endpoints,
- * and the recent deliveries with their status; a failed one can be sent again.
- */
+/** "Webhooks" on My account: register (secret shown once) and delete endpoints; see and resend deliveries. */
 @Component({
   selector: 'cc-webhooks-panel',
   imports: [ReactiveFormsModule, DatePipe, SecretOnce],

@@ -1,10 +1,6 @@
 import { Directive, output, signal } from '@angular/core';
 
-/**
- * `<form ccFileDrop (filesDropped)="…">`: files dragged from the desktop can be dropped on the host,
- * which has the class `dragging` while files are over it. Drags of anything else (text, links) are
- * left to the browser.
- */
+/** `<form ccFileDrop (filesDropped)="…">`: takes dropped files (class `dragging` meanwhile) only. */
 @Directive({
   selector: '[ccFileDrop]',
   host: {

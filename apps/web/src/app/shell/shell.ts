@@ -25,13 +25,9 @@ import { SignOut } from './sign-out';
 const SESSION_RECHECK_MS = 10_000;
 
 /**
- * The signed-in frame: navigation, the operator and sign-out, the connection indicator. When the
- * chat socket fails to connect (its session expired, the operator was disabled — which a refused
- * WebSocket upgrade does not spell out — or the API is down), the shell asks the API whether the
- * session is still valid, at most every 10 s: if not, it goes to the login page (and back
- * afterwards); if it is and the client gave up (refused as "unauthorized" with a cookie renewed
- * since, e.g. by a password change, or "unavailable" while the database was down), it connects
- * again.
+ * The signed-in frame: navigation, operator, sign-out, connection indicator. When the socket fails
+ * to connect (a refused upgrade does not say why), it asks the API at most every 10 s whether the
+ * session is valid: if not, to the login page; if so and the client gave up, it reconnects.
  */
 @Component({
   selector: 'cc-shell',

@@ -8,11 +8,7 @@ export const THEME_STORAGE_KEY = 'cc-theme';
 
 const CHOICES: readonly ThemeChoice[] = ['system', 'light', 'dark'];
 
-/**
- * Light or dark: follows `prefers-color-scheme` until the operator picks one, which is stored in
- * localStorage. The scheme in effect is set as `data-theme` on `<html>`, where styles.css swaps
- * its colour tokens.
- */
+/** Light or dark: `prefers-color-scheme` until the operator picks (localStorage); set as `data-theme`. */
 @Injectable({ providedIn: 'root' })
 export class ThemeStore {
   private readonly document = inject(DOCUMENT);
