@@ -12,10 +12,7 @@ import {
 } from '@corpus-chat/server-core';
 import type { TurnEventStream } from './turn-event-stream';
 
-/**
- * Every end of a turn in the worker (done, cancelled, error) goes through `execute`, which waits
- * out a short Postgres or Redis outage.
- */
+/** Every end of a turn in the worker (done, cancelled, error) goes through `execute`. */
 @Injectable()
 export class EndTurn {
   private readonly logger = new Logger(EndTurn.name);
@@ -27,9 +24,8 @@ export class EndTurn {
   ) {}
 
   /**
-   * Stores the ending once and publishes its terminal event once (after the turn's `events` still
-   * held). While Postgres or Redis is unreachable the store or the publish is tried again with
-   * back-off until `until` (epoch ms; default: one try), then rejects with the last error.
+   * Stored and published once (after the held `events`), retrying with back-off while Postgres or
+   * Redis is down until `until` (default: one try).
    */
   execute(turnId: string, ending: TurnEnding, until = 0, events?: TurnEventStream) {
     const patient = this.patientBus(turnId, until);
@@ -49,10 +45,7 @@ export class EndTurn {
     );
   }
 
-  /**
-   * The event bus, each publish retried while Redis is unreachable until `until` (epoch ms): a
-   * turn's events wait out a short Redis outage (its restart) instead of failing the turn.
-   */
+  /** The event bus, retried while Redis is down until `until`: a restart does not fail the turn. */
   patientBus(turnId: string, until: number): Pick<TurnEventBus, 'publish'> {
     return {
       publish: (chatId, id, event) =>

@@ -12,11 +12,7 @@ export interface FailedTurnJob {
   attemptsStarted: number;
 }
 
-/**
- * Ends a turn whose job failed for good (the worker's `failed` event after the last attempt, a
- * non-retryable error, or a job given up after its workers died): stores the partial answer as
- * `error` and publishes `turn.error` with a message a person understands. Idempotent.
- */
+/** Ends a turn whose job failed for good: stores the partial answer as `error`, publishes `turn.error`. */
 @Injectable()
 export class FailTurn {
   private readonly logger = new Logger(FailTurn.name);

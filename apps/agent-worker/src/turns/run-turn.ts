@@ -33,12 +33,10 @@ export interface RunTurnCommand {
 }
 
 /**
- * Runs one attempt of a turn: loads the turn, checks the job's owner against the thread, runs the
- * `AgentRunner` with an AbortSignal (cancel, time limit, shutdown, lock lost), publishes every
- * event in order, and stores the answer through `EndTurn`. A turn answered by an earlier attempt
- * goes to `RecoverTurn`, a cancelled one to `CancelTurn`. Failures throw so BullMQ's attempts
- * apply: `TurnAttemptError` (retry), `TurnFailedError` (no retry, then `FailTurn`) or
- * `DelayedError` (handed back at shutdown).
+ * One attempt of a turn: loads and checks it, runs the `AgentRunner` with an AbortSignal, publishes
+ * events in order and stores the answer (`EndTurn`); an answer already stored goes to `RecoverTurn`,
+ * a cancel to `CancelTurn`. Throws `TurnAttemptError` (retry), `TurnFailedError` (no retry) or
+ * `DelayedError` (shutdown).
  */
 @Injectable()
 export class RunTurn {

@@ -27,10 +27,7 @@ export class RunningTurns {
     this.running.delete(turnId);
   }
 
-  /**
-   * Stops turn `turnId` here without storing anything: its job lock was lost and BullMQ's stalled
-   * check handed the job to another worker, so only that one may go on. Returns whether it ran.
-   */
+  /** Stops `turnId` here, storing nothing: its lock was lost to another worker. Whether it ran. */
   abortLost(turnId: string): boolean {
     const controller = this.running.get(turnId);
     controller?.abort(new TurnAbort('lock-lost'));
@@ -42,10 +39,7 @@ export class RunningTurns {
     for (const controller of this.running.values()) controller.abort(new TurnAbort(kind));
   }
 
-  /**
-   * Tells the API's sweep a worker is on each running turn, even when Redis lost its job: one
-   * statement for all of them every `TURN_HEARTBEAT_MS`, stopped while none runs.
-   */
+  /** Tells the API's sweep a worker is on each running turn (even when Redis lost its job). */
   private beat(): void {
     const ids = [...this.running.keys()];
     if (!ids.length) {
