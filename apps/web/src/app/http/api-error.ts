@@ -39,3 +39,13 @@ export function describeHttpError(err: unknown): string {
 export function httpStatus(err: unknown): number | undefined {
   return err instanceof HttpErrorResponse ? err.status : undefined;
 }
+
+/** Runs `action`: null when it succeeded, else why it failed (`describeHttpError`). */
+export async function failureOf(action: () => Promise<unknown>): Promise<string | null> {
+  try {
+    await action();
+    return null;
+  } catch (err) {
+    return describeHttpError(err);
+  }
+}

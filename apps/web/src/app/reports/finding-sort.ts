@@ -14,6 +14,19 @@ export const FINDING_COLUMNS: readonly { key: FindingSortKey; label: string; num
   { key: 'status', label: $localize`:@@reports.colStatus:Status` },
 ];
 
+/** A sorted column's `aria-sort` (null on the other columns). */
+export function ariaSort(
+  sort: { key: string; dir: 'asc' | 'desc' } | null,
+  key: string,
+): 'ascending' | 'descending' | null {
+  return sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
+}
+
+/** The arrow after a sortable column's label: ↕ until it sorts the table, then its direction. */
+export function sortArrow(sort: { key: string; dir: 'asc' | 'desc' } | null, key: string): string {
+  return sort?.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
+}
+
 /** A row's value in a column: severities by rank (critical first), missing values last whatever the order. */
 function valueOf(row: FindingRow, key: FindingSortKey): string | number | null {
   switch (key) {
