@@ -89,15 +89,12 @@ const sameAsNew: ValidatorFn = (group) => {
       </div>
     </form>
   `,
+  styleUrl: '../shared/account-panel.css',
   styles: `
     form {
       display: flex;
       flex-direction: column;
       gap: 0.6rem;
-    }
-    h2 {
-      margin: 0;
-      font-size: 1rem;
     }
     .row {
       display: grid;

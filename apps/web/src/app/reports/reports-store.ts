@@ -219,17 +219,13 @@ export class ReportsStore {
     let notice: ReportsState['archiveNotice'];
     try {
       await this.api.setArchived(report.id, archived);
-      notice = archived
-        ? {
-            ok: true,
-            text: $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`,
-            undo: { id: report.id, filename: report.filename, archived: false },
-          }
-        : {
-            ok: true,
-            text: $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`,
-            undo: { id: report.id, filename: report.filename, archived: true },
-          };
+      notice = {
+        ok: true,
+        text: archived
+          ? $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`
+          : $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`,
+        undo: { id: report.id, filename: report.filename, archived: !archived },
+      };
     } catch (err) {
       notice = { ok: false, text: `${report.filename}: ${describeHttpError(err)}` };
     }
@@ -268,23 +264,10 @@ export class ReportsStore {
         const [job] = await this.api.queueImports([file]);
         next = job
           ? itemOf(this.early.get(job.id) ?? job)
-          : {
-              file: file.name,
-              state: 'done',
-              outcome: {
-                ok: false,
-                file: file.name,
-                error: $localize`:@@reports.noImport:The server returned no import.`,
-                code: 'INVALID',
-              },
-            };
+          : refused(file.name, $localize`:@@reports.noImport:The server returned no import.`);
         if (job) this.early.delete(job.id);
       } catch (err) {
-        next = {
-          file: file.name,
-          state: 'done',
-          outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' },
-        };
+        next = refused(file.name, describeHttpError(err));
       }
       const item = batch[index];
       this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i === item ? next : i)) }));
@@ -322,4 +305,9 @@ export class ReportsStore {
   clearImports(): void {
     this.state.update((s) => ({ ...s, imports: s.imports.filter(isRunning) }));
   }
+}
+
+/** A file the API did not take, with the reason. */
+function refused(file: string, error: string): ImportItem {
+  return { file, state: 'done', outcome: { ok: false, file, error, code: 'INVALID' } };
 }
