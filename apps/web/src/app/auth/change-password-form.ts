@@ -101,11 +101,8 @@ const sameAsNew: ValidatorFn = (group) => {
       grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr));
       gap: 0.75rem;
     }
-    .error,
     .saved {
       margin: 0;
-    }
-    .saved {
       color: var(--ok);
       background: var(--ok-soft);
       border-radius: var(--radius);
