@@ -117,9 +117,9 @@ export class FindingsPage {
     const href = (ext: 'csv' | 'json') => `/api/findings/export.${ext}${query ? `?${query}` : ''}`;
     return { csv: href('csv'), json: href('json') };
   });
-  /** The column the rows of this page are sorted by (null: the API's order, severity then id). */
   protected readonly ariaSort = ariaSort;
   protected readonly sortArrow = sortArrow;
+  /** The column the rows of this page are sorted by (null: the API's order, severity then id). */
   protected readonly sort = signal<{ key: FindingSortKey; dir: 'asc' | 'desc' } | null>(null);
   protected readonly columns = FINDING_COLUMNS;
   /** This page's rows in the chosen order. */
