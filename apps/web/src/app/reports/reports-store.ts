@@ -8,6 +8,7 @@ import {
 } from '@corpus-chat/contracts';
 import { ChatSocket } from '../chat/chat-socket';
 import { describeHttpError } from '../http/api-error';
+import { compareCells } from './finding-sort';
 import { ReportsApi } from './reports-api';
 
 /**
@@ -122,16 +123,10 @@ export class ReportsStore {
       ? reports.filter((r) => r.filename.toLowerCase().includes(q) || r.format.toLowerCase().includes(q))
       : [...reports];
     const sign = sort.dir === 'asc' ? 1 : -1;
-    const value = (r: ReportSummary): string | number => r[sort.key];
     // Ties keep the newest first, so the order is stable whatever the column.
-    return rows.sort((a, b) => {
-      const [x, y] = [value(a), value(b)];
-      const c =
-        typeof x === 'number' && typeof y === 'number'
-          ? x - y
-          : String(x).localeCompare(String(y), undefined, { numeric: true, sensitivity: 'base' });
-      return c * sign || b.createdAt.localeCompare(a.createdAt);
-    });
+    return rows.sort(
+      (a, b) => compareCells(a[sort.key], b[sort.key]) * sign || b.createdAt.localeCompare(a.createdAt),
+    );
   });
   readonly pageCount = computed(() => Math.max(1, Math.ceil(this.matching().length / REPORTS_PAGE_SIZE)));
   /** The current page, clamped to the pages there are (a search or an archive can shrink them). */
