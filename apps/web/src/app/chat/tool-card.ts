@@ -54,16 +54,12 @@ export class ToolCard {
     return toolLabel(this.call().name);
   });
   protected readonly argsJson = computed(() => JSON.stringify(this.call().args ?? {}, null, 2));
-  protected readonly stateLabel = computed(() => {
-    switch (this.call().state) {
-      case 'running':
-        return $localize`:@@tool.stateRunning:running`;
-      case 'ok':
-        return $localize`:@@tool.stateDone:done`;
-      default:
-        return $localize`:@@tool.stateFailed:failed`;
-    }
-  });
+  protected readonly stateLabel = computed(() =>
+    labelOf(this.call().state, $localize`:@@tool.stateFailed:failed`, {
+      running: $localize`:@@tool.stateRunning:running`,
+      ok: $localize`:@@tool.stateDone:done`,
+    }),
+  );
 
   /** "N of TOTAL" for a finished search, else null. */
   protected readonly count = computed(() => {
