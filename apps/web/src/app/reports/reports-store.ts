@@ -37,10 +37,8 @@ export const REPORTS_PAGE_SIZE = 25;
 /** What an import's status change makes of its item. */
 function itemOf(job: ImportJobView): ImportItem {
   const extraction = job.extraction ? { extraction: job.extraction } : {};
-  if (job.status === 'queued' || job.status === 'parsing')
+  if (job.status === 'queued' || job.status === 'parsing' || job.status === 'cancelled')
     return { file: job.file, state: job.status, importId: job.id, ...extraction };
-  if (job.status === 'cancelled')
-    return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
   const outcome: ImportOutcome = job.outcome ?? {
     ok: false,
     file: job.file,
