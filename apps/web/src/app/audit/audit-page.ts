@@ -10,7 +10,9 @@ import {
   type OperatorView,
 } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
+import { labelOf } from '../i18n/labels';
 import { OperatorsApi } from '../operators/operators-api';
+import { localDayStart } from '../shared/local-day';
 import { AuditApi } from './audit-api';
 
 const PAGE = 50;
@@ -21,12 +23,6 @@ export function describeFields(fields: Record<string, unknown> | null): string {
   return Object.entries(fields)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(', ');
-}
-
-/** The instant a local calendar day (`2026-12-01`, as a date input gives it) starts, `days` later. */
-export function localDayStart(day: string, days = 0): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(y!, m! - 1, d! + days).toISOString();
 }
 
 /**
@@ -48,18 +44,12 @@ export class AuditPage {
   protected readonly describeFields = describeFields;
 
   protected subjectLabel(subject: AuditEventView['subjectType']): string {
-    switch (subject) {
-      case 'report':
-        return $localize`:@@audit.subjectReport:report`;
-      case 'finding':
-        return $localize`:@@audit.subjectFinding:finding`;
-      case 'settings':
-        return $localize`:@@audit.subjectSettings:settings`;
-      case 'operator':
-        return $localize`:@@audit.subjectOperator:operator`;
-      default:
-        return subject;
-    }
+    return labelOf(subject, subject, {
+      report: $localize`:@@audit.subjectReport:report`,
+      finding: $localize`:@@audit.subjectFinding:finding`,
+      settings: $localize`:@@audit.subjectSettings:settings`,
+      operator: $localize`:@@audit.subjectOperator:operator`,
+    });
   }
   protected readonly events = signal<AuditEventView[]>([]);
   protected readonly nextCursor = signal<string | null>(null);

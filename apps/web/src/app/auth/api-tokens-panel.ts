@@ -146,9 +146,6 @@ const LIFETIMES = [90, 30, 7, 365];
       gap: 0.75rem;
       align-items: end;
     }
-    .error {
-      margin: 0;
-    }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,
 })

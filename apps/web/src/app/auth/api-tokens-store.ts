@@ -2,7 +2,7 @@ import { HttpClient } from '@angular/common/http';
 import { Injectable, inject, signal } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type { ApiTokenView, CreateApiTokenDto, CreatedApiToken } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { describeHttpError, failureOf } from '../http/api-error';
 
 /**
  * The signed-in operator's API tokens (`/api/auth/tokens`), newest first. The secret of a new
@@ -42,13 +42,10 @@ export class ApiTokensStore {
   }
 
   /** Revokes token `id`; null on success, else a message. */
-  async revoke(id: string): Promise<string | null> {
-    try {
+  revoke(id: string): Promise<string | null> {
+    return failureOf(async () => {
       await firstValueFrom(this.http.delete<void>(`/api/auth/tokens/${encodeURIComponent(id)}`));
       this.list.update((all) => all.filter((t) => t.id !== id));
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 }

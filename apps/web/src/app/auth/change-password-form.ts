@@ -89,26 +89,20 @@ const sameAsNew: ValidatorFn = (group) => {
       </div>
     </form>
   `,
+  styleUrl: '../shared/account-panel.css',
   styles: `
     form {
       display: flex;
       flex-direction: column;
       gap: 0.6rem;
     }
-    h2 {
-      margin: 0;
-      font-size: 1rem;
-    }
     .row {
       display: grid;
       grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr));
       gap: 0.75rem;
     }
-    .error,
     .saved {
       margin: 0;
-    }
-    .saved {
       color: var(--ok);
       background: var(--ok-soft);
       border-radius: var(--radius);

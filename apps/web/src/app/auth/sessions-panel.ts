@@ -86,10 +86,6 @@ import { SessionsStore } from './sessions-store';
       border-radius: var(--radius);
       background: var(--ok-soft);
     }
-    .error,
-    .hint {
-      margin: 0;
-    }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,
 })

@@ -2,7 +2,7 @@ import { HttpClient } from '@angular/common/http';
 import { Injectable, inject, signal } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type { SessionView } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { describeHttpError, failureOf } from '../http/api-error';
 
 /** The signed-in operator's sessions (`/api/auth/sessions`), most recently seen first. */
 @Injectable({ providedIn: 'root' })
@@ -25,13 +25,10 @@ export class SessionsStore {
   }
 
   /** Ends session `id` (its browser is signed out, its sockets drop); null on success, else a message. */
-  async end(id: string): Promise<string | null> {
-    try {
+  end(id: string): Promise<string | null> {
+    return failureOf(async () => {
       await firstValueFrom(this.http.delete<void>(`/api/auth/sessions/${encodeURIComponent(id)}`));
       this.list.update((all) => all.filter((s) => s.id !== id));
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 }

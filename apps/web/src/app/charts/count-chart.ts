@@ -11,7 +11,7 @@ import {
 import { DecimalPipe } from '@angular/common';
 import { RouterLink, type Params } from '@angular/router';
 import type { GroupByKey } from '@corpus-chat/contracts';
-import { severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
+import { labelOf, severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { displayText } from '../shared/display-text';
 import { ThemeStore } from '../theme/theme-store';
 import type { Bar } from './bar-chart';
@@ -25,24 +25,15 @@ export interface CountGroup {
 }
 
 function groupHeading(key: GroupByKey): string {
-  switch (key) {
-    case 'severity':
-      return $localize`:@@chart.bySeverity:Severity`;
-    case 'report':
-      return $localize`:@@chart.byReport:Report`;
-    case 'cwe':
-      return $localize`:@@chart.byCwe:CWE`;
-    case 'verdict':
-      return $localize`:@@chart.byVerdict:Verdict`;
-    case 'status':
-      return $localize`:@@chart.byStatus:Triage status`;
-    case 'format':
-      return $localize`:@@chart.byFormat:Format`;
-    case 'title':
-      return $localize`:@@chart.byTitle:Title`;
-    default:
-      return $localize`:@@chart.byGroup:Group`;
-  }
+  return labelOf(key, $localize`:@@chart.byGroup:Group`, {
+    severity: $localize`:@@chart.bySeverity:Severity`,
+    report: $localize`:@@chart.byReport:Report`,
+    cwe: $localize`:@@chart.byCwe:CWE`,
+    verdict: $localize`:@@chart.byVerdict:Verdict`,
+    status: $localize`:@@chart.byStatus:Triage status`,
+    format: $localize`:@@chart.byFormat:Format`,
+    title: $localize`:@@chart.byTitle:Title`,
+  });
 }
 
 /** Height of one bar's row in the chart, in CSS pixels. */

@@ -5,7 +5,6 @@ import {
   IMPORT_SOCKET_EVENT,
   SocketEvents,
   type ImportJobView,
-  type CancelTurnPayload,
   type ChatEvent,
   type JoinChatAck,
   type JoinChatPayload,
@@ -21,7 +20,7 @@ export const SOCKET_FACTORY = new InjectionToken<
   (uri: string, opts: Partial<ManagerOptions & SocketOptions>) => Socket
 >('SOCKET_FACTORY', { providedIn: 'root', factory: () => io });
 
-/** How long a `chat:join` / `chat:cancel` waits for the gateway's acknowledgement. */
+/** How long a `chat:join` waits for the gateway's acknowledgement. */
 const ACK_TIMEOUT_MS = 10_000;
 
 /**
@@ -163,19 +162,6 @@ export class ChatSocket {
   /** Joins a watched thread again, e.g. to ask for a replay after a missed event. */
   rejoin(chatId: string): void {
     if (this.watches.has(chatId) && this.socket?.connected) void this.join(chatId);
-  }
-
-  /** Asks the gateway to cancel a turn (another way to the REST cancel). */
-  async cancel(payload: CancelTurnPayload): Promise<boolean> {
-    if (!this.socket?.connected) return false;
-    try {
-      const ack = (await this.socket.timeout(ACK_TIMEOUT_MS).emitWithAck(SocketEvents.cancel, payload)) as {
-        ok?: boolean;
-      };
-      return ack?.ok === true;
-    } catch {
-      return false;
-    }
   }
 
   /** Registers a handler for every `chat:event`; returns the unregister function. */

@@ -1,27 +1,21 @@
+import { readStored, writeStored } from '../shared/storage';
+
 /**
  * Unsent questions, one per thread, in sessionStorage: a draft survives a reload and a sign-in
  * again after the session expired (same tab), and is gone when the tab closes. Storage that
  * refuses (private mode, quota) only loses the draft.
  */
 const KEY_PREFIX = 'cc-draft:';
+const session = (): Storage => sessionStorage;
 
 /** The unsent text of thread `chatId` ('' when none). */
 export function loadDraft(chatId: string): string {
-  try {
-    return sessionStorage.getItem(KEY_PREFIX + chatId) ?? '';
-  } catch {
-    return '';
-  }
+  return readStored(KEY_PREFIX + chatId, session) ?? '';
 }
 
 /** Keeps `text` as thread `chatId`'s draft; blank text removes it. */
 export function saveDraft(chatId: string, text: string): void {
-  try {
-    if (text.trim()) sessionStorage.setItem(KEY_PREFIX + chatId, text);
-    else sessionStorage.removeItem(KEY_PREFIX + chatId);
-  } catch {
-    // Storage refused: the draft lives only as long as the page.
-  }
+  writeStored(KEY_PREFIX + chatId, text.trim() ? text : null, session);
 }
 
 /** Forgets every thread's draft (on signing out, so the next person at this browser sees none). */

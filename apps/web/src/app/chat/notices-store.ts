@@ -2,6 +2,7 @@ import { DestroyRef, Injectable, effect, inject, signal } from '@angular/core';
 import { Router } from '@angular/router';
 import { isTerminalEvent, type TurnActivity } from '@corpus-chat/contracts';
 import { PageVisibility } from '../shared/page-visibility';
+import { readStored, writeStored } from '../shared/storage';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
 import { UNTITLED_THREAD } from './thread-labels';
@@ -55,7 +56,7 @@ export class NoticesStore {
     const allowed =
       on && typeof Notification !== 'undefined' && (await Notification.requestPermission()) === 'granted';
     this.notifySig.set(allowed);
-    localStorage.setItem(NOTIFY_KEY, allowed ? 'on' : 'off');
+    writeStored(NOTIFY_KEY, allowed ? 'on' : 'off');
     return allowed;
   }
 
@@ -94,13 +95,9 @@ export function noticeText(notice: TurnNotice): string {
 }
 
 function readNotifyPreference(): boolean {
-  try {
-    return (
-      localStorage.getItem(NOTIFY_KEY) === 'on' &&
-      typeof Notification !== 'undefined' &&
-      Notification.permission === 'granted'
-    );
-  } catch {
-    return false;
-  }
+  return (
+    readStored(NOTIFY_KEY) === 'on' &&
+    typeof Notification !== 'undefined' &&
+    Notification.permission === 'granted'
+  );
 }

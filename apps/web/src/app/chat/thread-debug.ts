@@ -10,6 +10,7 @@ import {
   signal,
 } from '@angular/core';
 import type { AssistantMessageMetadata, ChatMessageView } from '@corpus-chat/contracts';
+import { readStored, writeStored } from '../shared/storage';
 import { ChatSocket, type ConnectionState } from './chat-socket';
 import { ThreadStore } from './thread-store';
 
@@ -25,26 +26,13 @@ export const DEBUG_CLOCK = new InjectionToken<() => number>('DEBUG_CLOCK', {
 /** Whether the thread debug panel is open; closed until the operator opens it, then remembered. */
 @Injectable({ providedIn: 'root' })
 export class DebugPanelPreference {
-  private readonly openSig = signal(readStored());
+  private readonly openSig = signal(readStored(DEBUG_PANEL_STORAGE_KEY) === '1');
   readonly open = this.openSig.asReadonly();
 
   toggle(): void {
     const open = !this.openSig();
     this.openSig.set(open);
-    try {
-      if (open) localStorage.setItem(DEBUG_PANEL_STORAGE_KEY, '1');
-      else localStorage.removeItem(DEBUG_PANEL_STORAGE_KEY);
-    } catch {
-      // Storage refused (private mode): the choice lasts for this page only.
-    }
-  }
-}
-
-function readStored(): boolean {
-  try {
-    return localStorage.getItem(DEBUG_PANEL_STORAGE_KEY) === '1';
-  } catch {
-    return false;
+    writeStored(DEBUG_PANEL_STORAGE_KEY, open ? '1' : null);
   }
 }
 

@@ -8,7 +8,7 @@ import {
   type FeedbackRating,
   type JoinChatAck,
 } from '@corpus-chat/contracts';
-import { describeHttpError, httpStatus } from '../http/api-error';
+import { describeHttpError, failureOf, httpStatus } from '../http/api-error';
 import { ChatApi } from './chat-api';
 import { ChatListStore } from './chat-list-store';
 import { ChatSocket } from './chat-socket';
@@ -318,7 +318,7 @@ export class ThreadStore {
   async rate(turnId: string, rating: FeedbackRating, comment: string | null): Promise<string | null> {
     const chatId = this.state().chatId;
     if (!chatId) return null;
-    try {
+    return failureOf(async () => {
       const feedback = await this.api.putFeedback(chatId, turnId, { rating, comment });
       this.state.update((s) =>
         s.chatId !== chatId || !s.chat
@@ -333,10 +333,7 @@ export class ThreadStore {
               },
             },
       );
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 
   dismissNotice(): void {

@@ -2,7 +2,6 @@ import { ChangeDetectionStrategy, Component, computed, input, signal } from '@an
 import { DecimalPipe } from '@angular/common';
 import { RouterLink } from '@angular/router';
 import {
-  TOOL_NAMES,
   type CountFindingsByArgs,
   type FindingFilter,
   type GroupByKey,
@@ -13,24 +12,19 @@ import {
 import { CountChart, type CountGroup } from '../charts/count-chart';
 import { findingFilterToQueryParams, groupFindingFilter } from '../reports/finding-filter-params';
 import { DisplayTextPipe } from '../shared/display-text';
-import { severityLabel } from '../i18n/labels';
+import { labelOf, severityLabel } from '../i18n/labels';
 import type { ToolCallView } from './turn-state';
 
-function toolLabel(name: ToolName): string {
-  switch (name) {
-    case 'get_corpus_overview':
-      return $localize`:@@tool.overview:Corpus overview`;
-    case 'search_findings':
-      return $localize`:@@tool.search:Search findings`;
-    case 'count_findings_by':
-      return $localize`:@@tool.count:Count findings`;
-    case 'list_all_reports':
-      return $localize`:@@tool.listReports:List reports`;
-    case 'finding_detail':
-      return $localize`:@@tool.findingDetail:Finding detail`;
-    case 'compare_reports':
-      return $localize`:@@tool.compare:Compare scans`;
-  }
+/** A tool's name in words; an unknown name (an older or newer worker) says so. */
+function toolLabel(name: string): string {
+  return labelOf(name, $localize`:@@tool.unknown:Unknown tool “${name}:name:”`, {
+    get_corpus_overview: $localize`:@@tool.overview:Corpus overview`,
+    search_findings: $localize`:@@tool.search:Search findings`,
+    count_findings_by: $localize`:@@tool.count:Count findings`,
+    list_all_reports: $localize`:@@tool.listReports:List reports`,
+    finding_detail: $localize`:@@tool.findingDetail:Finding detail`,
+    compare_reports: $localize`:@@tool.compare:Compare scans`,
+  } satisfies Record<ToolName, string>);
 }
 
 /** Groups listed on a card at most (the worker sends a bounded list too). */
@@ -57,22 +51,15 @@ export class ToolCard {
   protected readonly detailsId = `tool-card-${++nextCardId}`;
   protected readonly expanded = signal(false);
   protected readonly label = computed(() => {
-    const name = this.call().name;
-    return (TOOL_NAMES as readonly string[]).includes(name)
-      ? toolLabel(name as ToolName)
-      : $localize`:@@tool.unknown:Unknown tool “${name}:name:”`;
+    return toolLabel(this.call().name);
   });
   protected readonly argsJson = computed(() => JSON.stringify(this.call().args ?? {}, null, 2));
-  protected readonly stateLabel = computed(() => {
-    switch (this.call().state) {
-      case 'running':
-        return $localize`:@@tool.stateRunning:running`;
-      case 'ok':
-        return $localize`:@@tool.stateDone:done`;
-      default:
-        return $localize`:@@tool.stateFailed:failed`;
-    }
-  });
+  protected readonly stateLabel = computed(() =>
+    labelOf(this.call().state, $localize`:@@tool.stateFailed:failed`, {
+      running: $localize`:@@tool.stateRunning:running`,
+      ok: $localize`:@@tool.stateDone:done`,
+    }),
+  );
 
   /** "N of TOTAL" for a finished search, else null. */
   protected readonly count = computed(() => {

@@ -10,16 +10,10 @@ import type {
 } from '@corpus-chat/contracts';
 import { describeHttpError } from '../http/api-error';
 import { OperatorsApi } from '../operators/operators-api';
+import { localDayStart } from '../shared/local-day';
 import { FeedbackApi } from './feedback-api';
 
 const PAGE = 50;
-
-/** A `yyyy-mm-dd` of a date input as the start of that day in the browser's time zone (ISO). */
-function dayStart(day: string, plusDays = 0): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(y!, m! - 1, d! + plusDays).toISOString();
-}
 
 /**
  * `/feedback` (admins): operators' thumbs up and down on answers with their comments, filtered by
@@ -74,14 +68,12 @@ export class FeedbackPage {
 
   private async load(offset: number): Promise<void> {
     const v = this.form.getRawValue();
-    // "To" is inclusive of its whole day.
-    const from = dayStart(v.from);
-    const to = dayStart(v.to, 1);
     const query: FeedbackQueryDto = {
       ...(v.rating ? { rating: v.rating } : {}),
       ...(v.operatorId ? { operatorId: v.operatorId } : {}),
-      ...(from ? { from } : {}),
-      ...(to ? { to } : {}),
+      ...(v.from ? { from: localDayStart(v.from) } : {}),
+      // "To" is inclusive of its whole day.
+      ...(v.to ? { to: localDayStart(v.to, 1) } : {}),
       limit: PAGE,
       ...(offset ? { offset } : {}),
     };

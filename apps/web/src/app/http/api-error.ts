@@ -1,5 +1,6 @@
 import { HttpErrorResponse } from '@angular/common/http';
 import type { ApiErrorBody } from '@corpus-chat/contracts';
+import { labelOf } from '../i18n/labels';
 
 /** The notice for a session that expired or was ended elsewhere. */
 export const SESSION_ENDED = (): string =>
@@ -17,25 +18,28 @@ export function describeHttpError(err: unknown): string {
   }
   if (typeof body === 'string' && body.trim() && body.length < 300 && !body.trimStart().startsWith('<'))
     return body;
-  switch (err.status) {
-    case 401:
-      return SESSION_ENDED();
-    case 403:
-      return $localize`:@@error.forbidden:Your account is not allowed to do this.`;
-    case 404:
-      return $localize`:@@error.notFound:Not found: it may have been deleted.`;
-    case 413:
-      return $localize`:@@error.tooLarge:Too large for the server.`;
-    case 429:
-      return $localize`:@@error.tooMany:Too many requests: wait a moment and try again.`;
-    case 503:
-      return $localize`:@@error.unavailable:A server dependency is unavailable. Try again shortly.`;
-    default:
-      return $localize`:@@error.status:The server answered ${`${err.status} ${err.statusText || ''}`.trim()}:status:.`;
-  }
+  const status = `${err.status} ${err.statusText || ''}`.trim();
+  return labelOf(String(err.status), $localize`:@@error.status:The server answered ${status}:status:.`, {
+    401: SESSION_ENDED(),
+    403: $localize`:@@error.forbidden:Your account is not allowed to do this.`,
+    404: $localize`:@@error.notFound:Not found: it may have been deleted.`,
+    413: $localize`:@@error.tooLarge:Too large for the server.`,
+    429: $localize`:@@error.tooMany:Too many requests: wait a moment and try again.`,
+    503: $localize`:@@error.unavailable:A server dependency is unavailable. Try again shortly.`,
+  });
 }
 
 /** The HTTP status of a failed call, or `undefined` when it was not an HTTP error. */
 export function httpStatus(err: unknown): number | undefined {
   return err instanceof HttpErrorResponse ? err.status : undefined;
+}
+
+/** Runs `action`: null when it succeeded, else why it failed (`describeHttpError`). */
+export async function failureOf(action: () => Promise<unknown>): Promise<string | null> {
+  try {
+    await action();
+    return null;
+  } catch (err) {
+    return describeHttpError(err);
+  }
 }

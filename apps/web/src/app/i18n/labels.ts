@@ -13,108 +13,73 @@ import type {
 // translations of the page's language are loaded. English labels keep the stored value's wording
 // (lower case, styled by CSS) so what an operator reads matches the API and the exports.
 
+/** `value`'s label among `labels`, else `fallback`. */
+export function labelOf(value: string, fallback: string, labels: Record<string, string>): string {
+  return Object.hasOwn(labels, value) ? labels[value]! : fallback;
+}
+
 /** critical/high/medium/low/info in the interface's language. */
 export function severityLabel(severity: Severity | string): string {
-  switch (severity) {
-    case 'critical':
-      return $localize`:@@severity.critical:critical`;
-    case 'high':
-      return $localize`:@@severity.high:high`;
-    case 'medium':
-      return $localize`:@@severity.medium:medium`;
-    case 'low':
-      return $localize`:@@severity.low:low`;
-    case 'info':
-      return $localize`:@@severity.info:info`;
-    default:
-      return severity;
-  }
+  return labelOf(severity, severity, {
+    critical: $localize`:@@severity.critical:critical`,
+    high: $localize`:@@severity.high:high`,
+    medium: $localize`:@@severity.medium:medium`,
+    low: $localize`:@@severity.low:low`,
+    info: $localize`:@@severity.info:info`,
+  });
 }
 
 /** A finding's triage status. */
 export function triageStatusLabel(status: TriageStatus | string): string {
-  switch (status) {
-    case 'open':
-      return $localize`:@@status.open:open`;
-    case 'confirmed':
-      return $localize`:@@status.confirmed:confirmed`;
-    case 'false_positive':
-      return $localize`:@@status.falsePositive:false positive`;
-    case 'risk_accepted':
-      return $localize`:@@status.riskAccepted:risk accepted`;
-    case 'fixed':
-      return $localize`:@@status.fixed:fixed`;
-    case 'needs_review':
-      return $localize`:@@status.needsReview:needs review`;
-    default:
-      return status.replace('_', ' ');
-  }
+  return labelOf(status, status.replace('_', ' '), {
+    open: $localize`:@@status.open:open`,
+    confirmed: $localize`:@@status.confirmed:confirmed`,
+    false_positive: $localize`:@@status.falsePositive:false positive`,
+    risk_accepted: $localize`:@@status.riskAccepted:risk accepted`,
+    fixed: $localize`:@@status.fixed:fixed`,
+    needs_review: $localize`:@@status.needsReview:needs review`,
+  });
 }
 
 /** A retest verdict; `none` for a finding not retested. */
 export function verdictLabel(verdict: VerdictStatus | 'none' | string): string {
-  switch (verdict) {
-    case 'still_open':
-      return $localize`:@@verdict.stillOpen:still open`;
-    case 'fixed':
-      return $localize`:@@verdict.fixed:fixed`;
-    case 'inconclusive':
-      return $localize`:@@verdict.inconclusive:inconclusive`;
-    case 'none':
-      return $localize`:@@verdict.none:not retested`;
-    default:
-      return verdict.replace('_', ' ');
-  }
+  return labelOf(verdict, verdict.replace('_', ' '), {
+    still_open: $localize`:@@verdict.stillOpen:still open`,
+    fixed: $localize`:@@verdict.fixed:fixed`,
+    inconclusive: $localize`:@@verdict.inconclusive:inconclusive`,
+    none: $localize`:@@verdict.none:not retested`,
+  });
 }
 
 /** The stage a note was written at. */
 export function noteStageLabel(stage: NoteStage | string): string {
-  switch (stage) {
-    case 'extract':
-      return $localize`:@@stage.extract:extract`;
-    case 'goal':
-      return $localize`:@@stage.goal:goal`;
-    case 'triage':
-      return $localize`:@@stage.triage:triage`;
-    case 'retest':
-      return $localize`:@@stage.retest:retest`;
-    case 'verdict':
-      return $localize`:@@stage.verdict:verdict`;
-    case 'general':
-      return $localize`:@@stage.general:general`;
-    default:
-      return stage;
-  }
+  return labelOf(stage, stage, {
+    extract: $localize`:@@stage.extract:extract`,
+    goal: $localize`:@@stage.goal:goal`,
+    triage: $localize`:@@stage.triage:triage`,
+    retest: $localize`:@@stage.retest:retest`,
+    verdict: $localize`:@@stage.verdict:verdict`,
+    general: $localize`:@@stage.general:general`,
+  });
 }
 
 /** An operator's role. */
 export function roleLabel(role: OperatorRole | string): string {
-  switch (role) {
-    case 'admin':
-      return $localize`:@@role.admin:admin`;
-    case 'operator':
-      return $localize`:@@role.operator:operator`;
-    default:
-      return role;
-  }
+  return labelOf(role, role, {
+    admin: $localize`:@@role.admin:admin`,
+    operator: $localize`:@@role.operator:operator`,
+  });
 }
 
 /** A report's lifecycle state. */
 export function reportStatusLabel(status: ReportStatus | string): string {
-  switch (status) {
-    case 'extracting':
-      return $localize`:@@reportStatus.extracting:extracting`;
-    case 'needs_review':
-      return $localize`:@@reportStatus.needsReview:needs review`;
-    case 'ready':
-      return $localize`:@@reportStatus.ready:ready`;
-    case 'failed':
-      return $localize`:@@reportStatus.failed:failed`;
-    case 'cancelled':
-      return $localize`:@@reportStatus.cancelled:cancelled`;
-    default:
-      return status;
-  }
+  return labelOf(status, status, {
+    extracting: $localize`:@@reportStatus.extracting:extracting`,
+    needs_review: $localize`:@@reportStatus.needsReview:needs review`,
+    ready: $localize`:@@reportStatus.ready:ready`,
+    failed: $localize`:@@reportStatus.failed:failed`,
+    cancelled: $localize`:@@reportStatus.cancelled:cancelled`,
+  });
 }
 
 /** The descriptive format names, translated; tool names stay as IMPORT-RULES.md writes them. */

@@ -1,6 +1,7 @@
 import { registerLocaleData } from '@angular/common';
 import { loadTranslations } from '@angular/localize';
 import { OPERATOR_LANGUAGES, type OperatorLanguage } from '@corpus-chat/contracts';
+import { readStored, writeStored } from '../shared/storage';
 
 /** localStorage key of the operator's language, read before bootstrap (the server keeps the real choice). */
 export const LANGUAGE_STORAGE_KEY = 'cc-language';
@@ -21,23 +22,13 @@ export function chooseLanguage(stored: string | null, browserLanguage: string | 
 
 /** `chooseLanguage` from this browser's localStorage and `navigator.language`. */
 export function startupLanguage(): OperatorLanguage {
-  let stored: string | null = null;
-  try {
-    stored = localStorage.getItem(LANGUAGE_STORAGE_KEY);
-  } catch {
-    // Storage refused (private mode): the browser's language decides until sign-in.
-  }
-  return chooseLanguage(stored, globalThis.navigator?.language);
+  // Storage refused (private mode): the browser's language decides until sign-in.
+  return chooseLanguage(readStored(LANGUAGE_STORAGE_KEY), globalThis.navigator?.language);
 }
 
 /** Caches `language` for the next start; false when the browser refuses storage. */
 export function rememberLanguage(language: OperatorLanguage): boolean {
-  try {
-    localStorage.setItem(LANGUAGE_STORAGE_KEY, language);
-    return true;
-  } catch {
-    return false;
-  }
+  return writeStored(LANGUAGE_STORAGE_KEY, language);
 }
 
 /** Loads `language`'s translations and locale data; `main.ts` awaits it before importing the app. */

@@ -148,21 +148,37 @@ export const FINDING_LINK_CLASS = 'finding-link';
  * code, code blocks and existing links is left alone.
  */
 function linkFindingIds(root: DocumentFragment): void {
+  wrapMatches(root, FINDING_ID, 'pre, code, a', (match) => {
+    const a = document.createElement('a');
+    a.className = FINDING_LINK_CLASS;
+    a.href = `/reports/findings/${match[1] ?? match[2]}`;
+    return a;
+  });
+}
+
+/**
+ * Puts each match of `pattern` in the text nodes of `root` (outside elements matching `skip`) into
+ * the element `make` returns for it.
+ */
+function wrapMatches(
+  root: DocumentFragment,
+  pattern: RegExp,
+  skip: string,
+  make: (match: RegExpExecArray) => HTMLElement,
+): void {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const texts: Text[] = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!n.parentElement?.closest('pre, code, a')) texts.push(n as Text);
+    if (!n.parentElement?.closest(skip)) texts.push(n as Text);
   }
   for (const text of texts) {
     const value = text.data;
     const pieces: (string | Node)[] = [];
     let from = 0;
-    for (const match of value.matchAll(FINDING_ID)) {
-      const a = document.createElement('a');
-      a.className = FINDING_LINK_CLASS;
-      a.href = `/reports/findings/${match[1] ?? match[2]}`;
-      a.textContent = match[0];
-      pieces.push(value.slice(from, match.index), a);
+    for (const match of value.matchAll(pattern)) {
+      const element = make(match);
+      element.textContent = match[0];
+      pieces.push(value.slice(from, match.index), element);
       from = match.index + match[0].length;
     }
     if (from === 0) continue;
@@ -198,27 +214,12 @@ export function unverifiedNumberPattern(numbers: readonly string[]): RegExp | nu
 function markUnverified(root: DocumentFragment, numbers: readonly string[]): void {
   const pattern = unverifiedNumberPattern(numbers);
   if (!pattern) return;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const texts: Text[] = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!n.parentElement?.closest('pre')) texts.push(n as Text);
-  }
-  for (const text of texts) {
-    const value = text.data;
-    const pieces: (string | Node)[] = [];
-    let from = 0;
-    for (const match of value.matchAll(pattern)) {
-      const mark = document.createElement('mark');
-      mark.className = 'unverified';
-      mark.title = UNVERIFIED_TITLE;
-      mark.textContent = match[0];
-      pieces.push(value.slice(from, match.index), mark);
-      from = match.index + match[0].length;
-    }
-    if (from === 0) continue;
-    pieces.push(value.slice(from));
-    text.replaceWith(...pieces.filter((p) => p !== ''));
-  }
+  wrapMatches(root, pattern, 'pre', () => {
+    const mark = document.createElement('mark');
+    mark.className = 'unverified';
+    mark.title = UNVERIFIED_TITLE;
+    return mark;
+  });
 }
 
 /** Renders an assistant answer's Markdown (sanitised by `renderMarkdown`). */

@@ -5,7 +5,7 @@ import type {
   OperatorView,
   UpdateOperatorDto,
 } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { describeHttpError, failureOf } from '../http/api-error';
 import { OperatorsApi } from './operators-api';
 
 interface OperatorsState {
@@ -50,8 +50,8 @@ export class OperatorsStore {
   }
 
   /** Creates an operator: `null` on success, else the API's message. */
-  async create(body: CreateOperatorDto): Promise<string | null> {
-    try {
+  create(body: CreateOperatorDto): Promise<string | null> {
+    return failureOf(async () => {
       const created = await this.api.create(body);
       this.state.update((s) => ({
         ...s,
@@ -61,10 +61,7 @@ export class OperatorsStore {
           text: $localize`:@@operators.addedNotice:Added ${created.username}:username:. Give them the password; they can change it under My account.`,
         },
       }));
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 
   setDisabled(operator: OperatorView, disabled: boolean): Promise<boolean> {

@@ -14,26 +14,36 @@ export const FINDING_COLUMNS: readonly { key: FindingSortKey; label: string; num
   { key: 'status', label: $localize`:@@reports.colStatus:Status` },
 ];
 
+/** A sorted column's `aria-sort` (null on the other columns). */
+export function ariaSort(
+  sort: { key: string; dir: 'asc' | 'desc' } | null,
+  key: string,
+): 'ascending' | 'descending' | null {
+  return sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
+}
+
+/** The arrow after a sortable column's label: ↕ until it sorts the table, then its direction. */
+export function sortArrow(sort: { key: string; dir: 'asc' | 'desc' } | null, key: string): string {
+  return sort?.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
+}
+
 /** A row's value in a column: severities by rank (critical first), missing values last whatever the order. */
-function valueOf(row: FindingRow, key: FindingSortKey): string | number | null {
-  switch (key) {
-    case 'id':
-      return row.id;
-    case 'title':
-      return row.title;
-    case 'severity':
-      return SEVERITIES.indexOf(row.severity);
-    case 'report':
-      return row.reportFilename;
-    case 'cwe':
-      return row.cwe[0] ?? null;
-    case 'cvss':
-      return row.cvssBaseScore;
-    case 'verdict':
-      return row.latestVerdict;
-    case 'status':
-      return row.status;
-  }
+const VALUE_OF: Record<FindingSortKey, (row: FindingRow) => string | number | null> = {
+  id: (row) => row.id,
+  title: (row) => row.title,
+  severity: (row) => SEVERITIES.indexOf(row.severity),
+  report: (row) => row.reportFilename,
+  cwe: (row) => row.cwe[0] ?? null,
+  cvss: (row) => row.cvssBaseScore,
+  verdict: (row) => row.latestVerdict,
+  status: (row) => row.status,
+};
+
+/** Numbers by value, text by locale with the numbers inside it in numeric order ("r2" before "r10"). */
+export function compareCells(a: string | number, b: string | number): number {
+  return typeof a === 'number' && typeof b === 'number'
+    ? a - b
+    : String(a).localeCompare(String(b), undefined, { numeric: true, sensitivity: 'base' });
 }
 
 /**
@@ -47,15 +57,11 @@ export function sortFindingRows(
   if (!sort) return [...rows];
   const sign = sort.dir === 'asc' ? 1 : -1;
   return rows
-    .map((row, index) => ({ row, index, value: valueOf(row, sort.key) }))
+    .map((row, index) => ({ row, index, value: VALUE_OF[sort.key](row) }))
     .sort((a, b) => {
       if (a.value === null || b.value === null)
         return a.value === b.value ? a.index - b.index : a.value === null ? 1 : -1;
-      const c =
-        typeof a.value === 'number' && typeof b.value === 'number'
-          ? a.value - b.value
-          : String(a.value).localeCompare(String(b.value), undefined, { numeric: true, sensitivity: 'base' });
-      return c * sign || a.index - b.index;
+      return compareCells(a.value, b.value) * sign || a.index - b.index;
     })
     .map((x) => x.row);
 }

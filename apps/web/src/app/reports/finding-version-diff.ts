@@ -18,16 +18,9 @@ export interface VersionWithChanges {
 }
 
 const shown = (field: EditableFindingField, v: FindingVersionView): string => {
-  switch (field) {
-    case 'cwe':
-      return v.cwe.length ? v.cwe.map((c) => `CWE-${c}`).join(', ') : '—';
-    case 'affectedEndpoints':
-      return v.affectedEndpoints.length ? v.affectedEndpoints.join(', ') : '—';
-    case 'impact':
-      return v.impact ?? '—';
-    default:
-      return v[field] || '—';
-  }
+  const value = field === 'cwe' ? v.cwe.map((c) => `CWE-${c}`) : v[field];
+  if (Array.isArray(value)) return value.join(', ') || '—';
+  return field === 'impact' ? (value ?? '—') : value || '—';
 };
 
 /** Versions newest first, each with the editable fields that differ from the previous version. */

@@ -29,7 +29,7 @@ import {
   findingFilterToQueryParams,
   parseCweInput,
 } from './finding-filter-params';
-import { FINDING_COLUMNS, sortFindingRows, type FindingSortKey } from './finding-sort';
+import { FINDING_COLUMNS, ariaSort, sortArrow, sortFindingRows, type FindingSortKey } from './finding-sort';
 import { FINDINGS_PAGE_SIZE, FindingsStore } from './findings-store';
 
 /** The `edited` filter's choices in words (the filter summary uses them too). */
@@ -117,6 +117,8 @@ export class FindingsPage {
     const href = (ext: 'csv' | 'json') => `/api/findings/export.${ext}${query ? `?${query}` : ''}`;
     return { csv: href('csv'), json: href('json') };
   });
+  protected readonly ariaSort = ariaSort;
+  protected readonly sortArrow = sortArrow;
   /** The column the rows of this page are sorted by (null: the API's order, severity then id). */
   protected readonly sort = signal<{ key: FindingSortKey; dir: 'asc' | 'desc' } | null>(null);
   protected readonly columns = FINDING_COLUMNS;
@@ -224,16 +226,6 @@ export class FindingsPage {
 
   protected tickLabel(id: number): string {
     return $localize`:@@findings.tick:Tick finding ${id}:id:`;
-  }
-
-  protected ariaSort(key: FindingSortKey): 'ascending' | 'descending' | null {
-    const sort = this.sort();
-    return sort?.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
-  }
-
-  protected sortArrow(key: FindingSortKey): string {
-    const sort = this.sort();
-    return sort?.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
   }
 
   protected hasFilter(f: FindingFilter): boolean {

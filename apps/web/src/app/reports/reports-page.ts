@@ -15,6 +15,7 @@ import { importFormatsLabel, reportStatusLabel, severityLabel, triageStatusLabel
 import { DisplayTextPipe, displayText } from '../shared/display-text';
 import { FileDrop } from '../shared/file-drop';
 import { IMPORT_ACCEPT, ReportsStore, type ReportSortKey } from './reports-store';
+import { ariaSort, sortArrow } from './finding-sort';
 import { ScanComparisonPanel } from './scan-comparison-panel';
 import { ScanComparisonStore } from './scan-comparison-store';
 
@@ -46,6 +47,8 @@ export class ReportsPage {
   protected readonly severityLabel = severityLabel;
   protected readonly statusLabel = triageStatusLabel;
   protected readonly reportStatusLabel = reportStatusLabel;
+  protected readonly ariaSort = ariaSort;
+  protected readonly sortArrow = sortArrow;
   /** The report the archive confirmation is about. */
   protected readonly toArchive = signal<Pick<ReportSummary, 'id' | 'filename'> | null>(null);
   private readonly confirmArchive = viewChild.required<ConfirmDialog>('confirmArchive');
@@ -79,16 +82,6 @@ export class ReportsPage {
     return r.archived
       ? $localize`:@@reports.unarchiveNamed:Unarchive ${name}:name:`
       : $localize`:@@reports.archiveNamed:Archive ${name}:name:`;
-  }
-
-  protected ariaSort(key: ReportSortKey): 'ascending' | 'descending' | null {
-    const sort = this.store.sort();
-    return sort.key === key ? (sort.dir === 'asc' ? 'ascending' : 'descending') : null;
-  }
-
-  protected sortArrow(key: ReportSortKey): string {
-    const sort = this.store.sort();
-    return sort.key !== key ? '↕' : sort.dir === 'asc' ? '▲' : '▼';
   }
 
   /** Archiving takes a report's findings out of every answer: asked first. */

@@ -8,6 +8,7 @@ import {
 } from '@corpus-chat/contracts';
 import { ChatSocket } from '../chat/chat-socket';
 import { describeHttpError } from '../http/api-error';
+import { compareCells } from './finding-sort';
 import { ReportsApi } from './reports-api';
 
 /**
@@ -36,10 +37,8 @@ export const REPORTS_PAGE_SIZE = 25;
 /** What an import's status change makes of its item. */
 function itemOf(job: ImportJobView): ImportItem {
   const extraction = job.extraction ? { extraction: job.extraction } : {};
-  if (job.status === 'queued' || job.status === 'parsing')
+  if (job.status === 'queued' || job.status === 'parsing' || job.status === 'cancelled')
     return { file: job.file, state: job.status, importId: job.id, ...extraction };
-  if (job.status === 'cancelled')
-    return { file: job.file, state: 'cancelled', importId: job.id, ...extraction };
   const outcome: ImportOutcome = job.outcome ?? {
     ok: false,
     file: job.file,
@@ -122,16 +121,10 @@ export class ReportsStore {
       ? reports.filter((r) => r.filename.toLowerCase().includes(q) || r.format.toLowerCase().includes(q))
       : [...reports];
     const sign = sort.dir === 'asc' ? 1 : -1;
-    const value = (r: ReportSummary): string | number => r[sort.key];
     // Ties keep the newest first, so the order is stable whatever the column.
-    return rows.sort((a, b) => {
-      const [x, y] = [value(a), value(b)];
-      const c =
-        typeof x === 'number' && typeof y === 'number'
-          ? x - y
-          : String(x).localeCompare(String(y), undefined, { numeric: true, sensitivity: 'base' });
-      return c * sign || b.createdAt.localeCompare(a.createdAt);
-    });
+    return rows.sort(
+      (a, b) => compareCells(a[sort.key], b[sort.key]) * sign || b.createdAt.localeCompare(a.createdAt),
+    );
   });
   readonly pageCount = computed(() => Math.max(1, Math.ceil(this.matching().length / REPORTS_PAGE_SIZE)));
   /** The current page, clamped to the pages there are (a search or an archive can shrink them). */
@@ -219,17 +212,13 @@ export class ReportsStore {
     let notice: ReportsState['archiveNotice'];
     try {
       await this.api.setArchived(report.id, archived);
-      notice = archived
-        ? {
-            ok: true,
-            text: $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`,
-            undo: { id: report.id, filename: report.filename, archived: false },
-          }
-        : {
-            ok: true,
-            text: $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`,
-            undo: { id: report.id, filename: report.filename, archived: true },
-          };
+      notice = {
+        ok: true,
+        text: archived
+          ? $localize`:@@reports.archivedNotice:Archived ${report.filename}:name:: its findings no longer count.`
+          : $localize`:@@reports.restoredNotice:Restored ${report.filename}:name:: its findings count again.`,
+        undo: { id: report.id, filename: report.filename, archived: !archived },
+      };
     } catch (err) {
       notice = { ok: false, text: `${report.filename}: ${describeHttpError(err)}` };
     }
@@ -268,23 +257,10 @@ export class ReportsStore {
         const [job] = await this.api.queueImports([file]);
         next = job
           ? itemOf(this.early.get(job.id) ?? job)
-          : {
-              file: file.name,
-              state: 'done',
-              outcome: {
-                ok: false,
-                file: file.name,
-                error: $localize`:@@reports.noImport:The server returned no import.`,
-                code: 'INVALID',
-              },
-            };
+          : refused(file.name, $localize`:@@reports.noImport:The server returned no import.`);
         if (job) this.early.delete(job.id);
       } catch (err) {
-        next = {
-          file: file.name,
-          state: 'done',
-          outcome: { ok: false, file: file.name, error: describeHttpError(err), code: 'INVALID' },
-        };
+        next = refused(file.name, describeHttpError(err));
       }
       const item = batch[index];
       this.state.update((s) => ({ ...s, imports: s.imports.map((i) => (i === item ? next : i)) }));
@@ -322,4 +298,9 @@ export class ReportsStore {
   clearImports(): void {
     this.state.update((s) => ({ ...s, imports: s.imports.filter(isRunning) }));
   }
+}
+
+/** A file the API did not take, with the reason. */
+function refused(file: string, error: string): ImportItem {
+  return { file, state: 'done', outcome: { ok: false, file, error, code: 'INVALID' } };
 }

@@ -7,7 +7,7 @@ import type {
   WebhookDeliveryView,
   WebhookEndpointView,
 } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { describeHttpError, failureOf } from '../http/api-error';
 
 /**
  * The signed-in operator's webhook endpoints and their recent deliveries (`/api/webhooks`). The
@@ -55,29 +55,23 @@ export class WebhooksStore {
   }
 
   /** Deletes endpoint `id` (and its deliveries); null on success, else a message. */
-  async remove(id: string): Promise<string | null> {
-    try {
+  remove(id: string): Promise<string | null> {
+    return failureOf(async () => {
       await firstValueFrom(this.http.delete<void>(`/api/webhooks/${encodeURIComponent(id)}`));
       this.endpointList.update((all) => all.filter((e) => e.id !== id));
       this.deliveryList.update((all) => all.filter((d) => d.endpointId !== id));
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 
   /** Sends failed delivery `id` again; null on success (it shows as pending), else a message. */
-  async resend(id: string): Promise<string | null> {
-    try {
+  resend(id: string): Promise<string | null> {
+    return failureOf(async () => {
       await firstValueFrom(
         this.http.post<void>(`/api/webhooks/deliveries/${encodeURIComponent(id)}/resend`, {}),
       );
       this.deliveryList.update((all) =>
         all.map((d) => (d.id === id ? { ...d, status: 'pending' as const } : d)),
       );
-      return null;
-    } catch (err) {
-      return describeHttpError(err);
-    }
+    });
   }
 }

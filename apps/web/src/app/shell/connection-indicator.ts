@@ -1,19 +1,15 @@
 import { ChangeDetectionStrategy, Component, computed, inject } from '@angular/core';
 import { ChatSocket } from '../chat/chat-socket';
+import { labelOf } from '../i18n/labels';
 
 function stateLabel(state: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'offline'): string {
-  switch (state) {
-    case 'idle':
-      return $localize`:@@connection.idle:Not connected`;
-    case 'connecting':
-      return $localize`:@@connection.connecting:Connecting…`;
-    case 'connected':
-      return $localize`:@@connection.connected:Connected`;
-    case 'reconnecting':
-      return $localize`:@@connection.reconnecting:Reconnecting…`;
-    case 'offline':
-      return $localize`:@@connection.offline:Offline`;
-  }
+  return labelOf(state, state, {
+    idle: $localize`:@@connection.idle:Not connected`,
+    connecting: $localize`:@@connection.connecting:Connecting…`,
+    connected: $localize`:@@connection.connected:Connected`,
+    reconnecting: $localize`:@@connection.reconnecting:Reconnecting…`,
+    offline: $localize`:@@connection.offline:Offline`,
+  });
 }
 
 /** Live-updates status from the Socket.IO client's real state, with a retry when it gave up. */

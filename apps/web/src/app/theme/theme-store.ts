@@ -1,4 +1,5 @@
 import { DOCUMENT, Injectable, computed, inject, signal } from '@angular/core';
+import { readStored, writeStored } from '../shared/storage';
 
 /** What the operator chose: follow the system's preference, or always light or dark. */
 export type ThemeChoice = 'system' | 'light' | 'dark';
@@ -34,12 +35,7 @@ export class ThemeStore {
   /** Stores `choice` and applies it at once. */
   choose(choice: ThemeChoice): void {
     this.chosen.set(choice);
-    try {
-      if (choice === 'system') localStorage.removeItem(THEME_STORAGE_KEY);
-      else localStorage.setItem(THEME_STORAGE_KEY, choice);
-    } catch {
-      // Storage refused (private mode, quota): the choice lasts for this page only.
-    }
+    writeStored(THEME_STORAGE_KEY, choice === 'system' ? null : choice);
     this.apply();
   }
 
@@ -48,11 +44,7 @@ export class ThemeStore {
   }
 
   private readChoice(): ThemeChoice {
-    try {
-      const stored = localStorage.getItem(THEME_STORAGE_KEY) as ThemeChoice | null;
-      return stored && CHOICES.includes(stored) ? stored : 'system';
-    } catch {
-      return 'system';
-    }
+    const stored = readStored(THEME_STORAGE_KEY) as ThemeChoice | null;
+    return stored && CHOICES.includes(stored) ? stored : 'system';
   }
 }
