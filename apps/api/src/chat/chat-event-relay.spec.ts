@@ -37,10 +37,16 @@ function fakeSubscriber() {
       handlers.push(handler);
       return async () => void handlers.splice(handlers.indexOf(handler), 1);
     }),
-    onResubscribed: jest.fn(() => () => undefined),
+    onResubscribed: jest.fn((handler: () => void) => {
+      resubscribed.push(handler);
+      return () => undefined;
+    }),
   };
+  const resubscribed: (() => void)[] = [];
   return {
     subscriber: subscriber as unknown as TurnEventSubscriber,
+    /** Redis came back and every channel is subscribed again. */
+    reconnect: () => resubscribed.forEach((h) => h()),
     publish: (e: ChatEvent) => handlers.forEach((h) => h(e)),
     handlers,
   };
@@ -70,6 +76,37 @@ describe('ChatEventRelay', () => {
     expect(seqs(sent)).toEqual([5, 6, 3, 4, 5]);
     publish(delta(7));
     expect(seqs(sent)).toEqual([5, 6, 3, 4, 5, 7]);
+  });
+
+  it('after a reconnect, replays the turn to a socket that joined again meanwhile and found it ended', async () => {
+    const { bus, release } = fakeBus([1, 2, 3, 4].map((s) => delta(s)));
+    const { subscriber, publish, reconnect } = fakeSubscriber();
+    const { socket, sent } = fakeSocket();
+    const relay = new ChatEventRelay(subscriber, bus);
+    await relay.attach(socket, CHAT, undefined, async () => null);
+    publish(delta(1)); // the attachment now follows TURN
+    // Redis came back; while the replay is read, the client joined again, and the turn had ended
+    // meanwhile (stored while Redis was away): that join finds nothing to replay.
+    reconnect();
+    await relay.attach(socket, CHAT, undefined, async () => null);
+    release();
+    await flush();
+    expect(seqs(sent)).toEqual([1, 1, 2, 3, 4]);
+  });
+
+  it('a join again after a gap gets the rest of the turn it followed, though that turn ended', async () => {
+    const { bus, release } = fakeBus([1, 2, 3, 4].map((s) => delta(s)));
+    const { subscriber, publish } = fakeSubscriber();
+    const { socket, sent } = fakeSocket();
+    const relay = new ChatEventRelay(subscriber, bus);
+    await relay.attach(socket, CHAT, undefined, async () => null);
+    publish(delta(1));
+    release();
+    expect(await relay.attach(socket, CHAT, '1-0', async () => null)).toBeNull();
+    expect(seqs(sent)).toEqual([1, 2, 3, 4]);
+    // A plain join (no afterSeq) of a thread whose turn ended replays nothing.
+    await relay.attach(socket, CHAT, undefined, async () => null);
+    expect(seqs(sent)).toEqual([1, 2, 3, 4]);
   });
 
   it('forwards events of a turn that is not replayed', async () => {

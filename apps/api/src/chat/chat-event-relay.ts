@@ -1,7 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
-import { TurnEventBus, TurnEventSubscriber, turnTrace } from '@corpus-chat/server-core';
+import {
+  retryWhileRedisUnavailable,
+  TurnEventBus,
+  TurnEventSubscriber,
+  turnTrace,
+} from '@corpus-chat/server-core';
 
 /** One socket following one thread. */
 interface Attachment {
@@ -33,13 +38,21 @@ export class ChatEventRelay {
     subscriber.onResubscribed(() => void this.replayAfterReconnect());
   }
 
-  /** After Redis came back, replays each attachment's turn, since events published meanwhile were missed. */
+  /**
+   * After Redis came back, replays each attachment's turn, since events published meanwhile were
+   * missed; retried for a few seconds, as the command connection may come back after the
+   * subscriber. Sent to whichever attachment follows the thread by then (the client may have
+   * joined again after a gap).
+   */
   private async replayAfterReconnect(): Promise<void> {
     for (const attachment of [...this.attachments.values()].flatMap((m) => [...m.values()])) {
       if (!attachment.turnId) continue;
       try {
-        const replay = await this.bus.replay(attachment.turnId);
-        if (!this.isCurrent(attachment)) continue;
+        const turnId = attachment.turnId;
+        const replay = await retryWhileRedisUnavailable(() => this.bus.replay(turnId), Date.now() + 5000);
+        const current = this.attachments.get(attachment.socket)?.get(attachment.chatId);
+        if (!current) continue;
+        current.turnId ??= turnId;
         for (const event of replay) this.send(attachment.socket, event);
       } catch (e) {
         this.logger.warn(
@@ -74,18 +87,24 @@ export class ChatEventRelay {
     let perSocket = this.attachments.get(socket);
     if (!perSocket) this.attachments.set(socket, (perSocket = new Map()));
     const previous = perSocket.get(chatId);
+    // A join again follows the same turn (for `replayAfterReconnect`) until it finds another.
+    const inherited = (attachment.turnId = previous?.turnId);
     perSocket.set(chatId, attachment);
     try {
       if (previous) await this.release(previous);
       await subscribing;
       if (!this.isCurrent(attachment)) return null;
       const active = await findActiveTurn();
-      if (!active || !this.isCurrent(attachment)) return null;
-      attachment.turnId ??= active.turnId;
-      const replay = await this.bus.replay(active.turnId, afterSeq);
+      if (!this.isCurrent(attachment)) return null;
+      if (active && attachment.turnId === inherited) attachment.turnId = active.turnId;
+      // A join again after a gap (`afterSeq`) also gets the rest of the turn it followed when that
+      // turn ended meanwhile: its answer was stored while Redis was away, say.
+      const turnId = active?.turnId ?? (afterSeq === undefined ? undefined : inherited);
+      if (!turnId) return null;
+      const replay = await this.bus.replay(turnId, afterSeq);
       if (!this.isCurrent(attachment)) return null;
       for (const event of replay) this.send(socket, event);
-      return { turnId: active.turnId };
+      return active && { turnId: active.turnId };
     } catch (e) {
       await this.remove(attachment);
       throw e;
