@@ -26,7 +26,10 @@ export interface MetricsAgreement {
   widest: { depth: number; open: number };
   /** The median of |depth − open| over the readings. */
   medianGap: number;
-  /** Turns `corpus_chat_turn_duration_seconds` counted when Postgres had all ended, and once the jobs completed. */
+  /**
+   * Turns `corpus_chat_turn_duration_seconds` counted when Postgres had all ended, and once the
+   * jobs completed.
+   */
   countedAtEnd: number;
   counted: number;
   turns: number;

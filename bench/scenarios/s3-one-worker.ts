@@ -203,7 +203,8 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     log(`s3: ${name}: ${total} jobs added; waiting`);
     watch.follow(async () => {
       const [{ open }] = (await stack.ds.query(
-        `SELECT count(*)::int AS open FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
+        `SELECT count(*)::int AS open FROM chat_turns
+          WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
         [turns.map((t) => t.turnId)],
       )) as { open: number }[];
       return open;
@@ -328,9 +329,10 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       ),
       ...cpuMarkdown,
       "The worker's /metrics against the bench's own counts: queue depth (`corpus_chat_queue_jobs`, " +
-        'chat-turns, every state but failed) beside the turns not yet ended in Postgres, read together once ' +
-        'a second while the turns ran (where they differed most, and the median gap); and the turns ' +
-        '`corpus_chat_turn_duration_seconds` counted when Postgres had all ended and once the jobs completed.',
+        'chat-turns, every state but failed) beside the turns not yet ended in Postgres, read ' +
+        'together once a second while the turns ran (where they differed most, and the median gap); ' +
+        'and the turns `corpus_chat_turn_duration_seconds` counted when Postgres had all ended and ' +
+        'once the jobs completed.',
       table(
         [
           'C',

@@ -85,7 +85,7 @@ it('refuses uploads past the bytes of queued uploads with 429, and two parallel 
   expect(await queuedOf(carol)).toBe(1);
 });
 
-it('counts chat attachments against the same quota: an attachment past it is 429 and nothing is attached', async () => {
+it('counts chat attachments against the same quota: past it, 429 and nothing attached', async () => {
   const dave = await signIn(api, db.dataSource);
   expect((await upload(dave, csv('g.csv'), csv('h.csv'))).status).toBe(202);
   const chat = await request(api.baseUrl).post('/api/chats').set(dave.headers).send({}).expect(201);

@@ -40,7 +40,8 @@ export class EndTurn {
       until,
       (e, delayMs) =>
         this.logger.warn(
-          `turn ${turnId}: the database is unreachable (${(e as Error).message}); storing its end again in ${delayMs} ms`,
+          `turn ${turnId}: the database is unreachable (${(e as Error).message}); ` +
+            `storing its end again in ${delayMs} ms`,
         ),
     );
   }
@@ -54,7 +55,8 @@ export class EndTurn {
           until,
           (e) =>
             this.logger.warn(
-              `turn ${turnId}: Redis is unreachable (${(e as Error).message}); holding its events until it is back`,
+              `turn ${turnId}: Redis is unreachable (${(e as Error).message}); ` +
+                'holding its events until it is back',
             ),
         ),
     };

@@ -105,7 +105,8 @@ export class RunTurn {
       loaded.userMessageId !== data.userMessageId
     ) {
       this.logger.warn(
-        `turn ${turnId}: job names owner ${data.ownerId} / chat ${data.chatId}, which do not match the thread; refused`,
+        `turn ${turnId}: job names owner ${data.ownerId} / chat ${data.chatId}, ` +
+          'which do not match the thread; refused',
       );
       throw new TurnFailedError(
         'FORBIDDEN',
@@ -185,7 +186,8 @@ export class RunTurn {
           if (!isDatabaseUnavailable(e)) throw e;
           throw new TurnFailedError(
             'INTERNAL',
-            'The answer could not be stored: the database did not answer within the time limit of the turn. Ask again.',
+            'The answer could not be stored: the database did not answer within the time limit ' +
+              'of the turn. Ask again.',
             collector.partial(),
           );
         });

@@ -78,7 +78,7 @@ describe('ChatEventRelay', () => {
     expect(seqs(sent)).toEqual([5, 6, 3, 4, 5, 7]);
   });
 
-  it('after a reconnect, replays the turn to a socket that joined again meanwhile and found it ended', async () => {
+  it('after a reconnect, replays the turn to a socket that joined again and found it ended', async () => {
     const { bus, release } = fakeBus([1, 2, 3, 4].map((s) => delta(s)));
     const { subscriber, publish, reconnect } = fakeSubscriber();
     const { socket, sent } = fakeSocket();

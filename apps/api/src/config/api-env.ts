@@ -29,7 +29,9 @@ export const apiEnvSchema = authEnvSchema.extend({
       'Interface the API binds to (`0.0.0.0` for every interface, `127.0.0.1` for this machine only).',
     ),
   JOB_ATTEMPTS: envInt(2, 1, 10).describe(
-    'Runs of a turn or import job before it ends failed: a crashed turn worker or a retryable model error starts the turn again from the top, and an import whose attempt threw (database down) is parsed again, until this many attempts ran.',
+    'Runs of a turn or import job before it ends failed: a crashed turn worker or a retryable ' +
+      'model error starts the turn again from the top, and an import whose attempt threw ' +
+      '(database down) is parsed again, until this many attempts ran.',
   ),
   CANCEL_WAIT_MS: envInt(3000, 0).describe(
     'Milliseconds an interrupting message or a thread deletion waits for the running turn to stop (its worker stores the partial answer) before ending the turn itself.',

@@ -36,7 +36,8 @@ export async function checkImportQuota(
 ): Promise<void> {
   await tx.query(`SELECT 1 FROM operators WHERE id = $1 FOR UPDATE`, [operatorId]);
   const [row]: { imports: number; bytes: string }[] = await tx.query(
-    `SELECT count(*)::int AS imports, coalesce(sum(size_bytes) FILTER (WHERE status = 'queued'), 0)::text AS bytes
+    `SELECT count(*)::int AS imports,
+            coalesce(sum(size_bytes) FILTER (WHERE status = 'queued'), 0)::text AS bytes
      FROM import_jobs WHERE operator_id = $1 AND status IN ('queued', 'parsing')`,
     [operatorId],
   );

@@ -32,7 +32,7 @@ describe('webhook deliveries: who receives an ended turn (real Postgres)', () =>
       ])
     ).map((r: { endpoint_id: string }) => r.endpoint_id);
 
-  it("sends every operator's turns to an all-operators endpoint only while its owner is an enabled admin", async () => {
+  it('an all-operators endpoint gets turns only while its owner is an enabled admin', async () => {
     const admin = await insertTestOperator(db.dataSource, { role: 'admin' });
     const bob = await insertTestOperator(db.dataSource);
     const endpoint = await insertWebhookEndpoint(

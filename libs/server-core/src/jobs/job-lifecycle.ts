@@ -5,7 +5,7 @@
  */
 import type { JobsOptions, JobState, WorkerOptions } from 'bullmq';
 
-/** BullMQ's failure of a job whose worker stopped renewing its lock (died) more than `maxStalledCount` times. */
+/** BullMQ's failure of a job whose worker stopped renewing its lock (died) over `maxStalledCount` times. */
 export const STALLED_LIMIT_REASON = 'job stalled more than allowable limit';
 
 /**

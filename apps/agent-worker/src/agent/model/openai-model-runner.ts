@@ -105,7 +105,8 @@ export class OpenAiModelRunner {
       if (first) throw new AgentTurnError('CONTEXT_OVERFLOW', 'the re-ask does not fit the context budget');
       this.logger.warn(
         { turnId: ctx.turnId, step, tokens: used, budget: window.budget },
-        `tool results do not fit the context budget even shortened (${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
+        `tool results do not fit the context budget even shortened ` +
+          `(${budgetSource(this.config.contextTokens, window.serverTokens)}); answering so`,
       );
       await recorder.say(contextOverflowAnswer(ctx.language, window.setting));
       answer = outcome(verify(recorder.content));

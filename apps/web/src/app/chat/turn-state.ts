@@ -119,7 +119,8 @@ function applyInOrder(turn: LiveTurn, event: ChatEvent): LiveTurn {
       return { ...t, phase: 'running', queuePosition: null, progress };
     }
     case 'turn.queued':
-      // A running turn is queued again only while it waits for a model slot (a late queue-place event is not that).
+      // A running turn is queued again only while it waits for a model slot (a late queue-place
+      // event is not that).
       return t.phase === 'queued' || event.modelSlot
         ? { ...t, phase: 'queued', queuePosition: event.position }
         : t;

@@ -43,12 +43,16 @@ const NAV_ITEMS = [
   {
     path: '/operators',
     label: $localize`:@@nav.operators:Operators`,
-    icon: 'M7.5 9a3 3 0 100-6 3 3 0 000 6zM2 17c0-3 2.5-5 5.5-5s5.5 2 5.5 5M13.5 9.5a2.5 2.5 0 100-5M15 12.2c1.8.6 3 2.2 3 4.3',
+    icon:
+      'M7.5 9a3 3 0 100-6 3 3 0 000 6zM2 17c0-3 2.5-5 5.5-5s5.5 2 5.5 5' +
+      'M13.5 9.5a2.5 2.5 0 100-5M15 12.2c1.8.6 3 2.2 3 4.3',
   },
   {
     path: '/settings',
     label: $localize`:@@nav.settings:Settings`,
-    icon: 'M10 7a3 3 0 100 6 3 3 0 000-6zM10 2v2M10 16v2M2 10h2M16 10h2M4.3 4.3l1.4 1.4M14.3 14.3l1.4 1.4M4.3 15.7l1.4-1.4M14.3 5.7l1.4-1.4',
+    icon:
+      'M10 7a3 3 0 100 6 3 3 0 000-6zM10 2v2M10 16v2M2 10h2M16 10h2' +
+      'M4.3 4.3l1.4 1.4M14.3 14.3l1.4 1.4M4.3 15.7l1.4-1.4M14.3 5.7l1.4-1.4',
   },
   { path: '/audit', label: $localize`:@@nav.audit:Audit log`, icon: 'M5 3h10v14H5zM8 7h4M8 10h4M8 13h2' },
   {
