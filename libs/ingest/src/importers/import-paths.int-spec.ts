@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { corpusPath, createTestDatabase, type TestDatabase } from '../testing';
+import { corpusPath } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { batchSummary, importPaths } from './import-paths';
 
 let db: TestDatabase;

@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, corpusPath, createTestDatabase, type TestDatabase } from '../testing';
+import { REPO_ROOT, corpusPath } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 
 const run = promisify(execFile);
 /**

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExtractionProgress, ImportOutcome } from '@corpus-chat/contracts';
-import type { AuditActor } from '../audit/audit-log';
+import type { AuditActor } from '@corpus-chat/persistence';
 import {
   finish,
   IMPORT_JOB_COLUMNS,

@@ -3,7 +3,7 @@
  * in proportion to its length: a pattern that rescans to the end from every `<` took minutes for
  * a few hundred kilobytes and held the only import slot, one file blocking every operator's imports.
  */
-import { createTestDatabase, type TestDatabase } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { importReport } from './import-report';
 
 let db: TestDatabase;

@@ -7,8 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportErrorCode, ImportOutcome, SeverityCounts } from '@corpus-chat/contracts';
-import { corpusPath, createTestDatabase, sharedDir, type TestDatabase } from '../testing';
-import { countFindingsBy } from '../queries/count-findings-by';
+import { corpusPath, sharedDir } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { countFindingsBy } from '@corpus-chat/corpus-queries';
 import { importReport } from './import-report';
 
 /** A bound, not a measurement: parsing a 2 MB XML export or dropping a full database takes seconds on a busy machine. */

@@ -3,9 +3,7 @@
  * DATABASE_URL (audited as `cli:<OS user>`); one line per file, exit 1 when any failed.
  * IMPORT_MAX_BYTES overrides the 50 MB limit.
  */
-import { cliActor } from '../audit/audit-log';
-import { createDataSource } from '../data-source';
-import { ensureDatabase } from '../database-admin';
+import { cliActor, createDataSource, ensureDatabase } from '@corpus-chat/persistence';
 import { DEFAULT_MAX_IMPORT_BYTES, importPaths, sincePreviousSummary } from '../importers';
 
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/corpus_chat';

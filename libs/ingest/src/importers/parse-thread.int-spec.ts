@@ -12,7 +12,7 @@ import {
   storedUploadBytes,
   type TestDatabase,
   testDataDir,
-} from '../testing';
+} from '@corpus-chat/persistence/testing';
 import { cancelImportJob, createImportJobs, runImportJob } from './import-jobs';
 import { parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';

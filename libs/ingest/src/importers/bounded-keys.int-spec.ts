@@ -1,6 +1,6 @@
 /** Values that grow with the file (hosts of a target, a title, an endpoint, a file name) still import. */
-import { createTestDatabase, type TestDatabase } from '../testing';
-import { sameTargetScans } from '../queries/compare-reports';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { sameTargetScans } from '@corpus-chat/corpus-queries';
 import { importReport } from './import-report';
 import { TEXT_MAX_CHARS, TITLE_MAX_CHARS } from './report-text';
 

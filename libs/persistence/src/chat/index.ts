@@ -4,7 +4,6 @@ export * from './chat-message.entity';
 export * from './chat.repository';
 export * from './turn-ledger';
 export * from './queue-positions';
-export * from './chat-attachments';
 export * from './turn-feedback.entity';
 export * from './turn-feedback';
 export * from './chat-read.entity';

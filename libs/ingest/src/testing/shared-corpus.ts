@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
 import { importReport } from '../importers';
-import { createTestDatabase, type TestDatabase } from './test-db';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 
 /** The repository root (three levels above `libs/corpus-queries/src/testing`). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');

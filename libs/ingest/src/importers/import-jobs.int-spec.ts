@@ -1,14 +1,14 @@
 /** Import jobs against Postgres: the worker's run, a cancel while parsing, retries, operator scoping. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { corpusPath } from '../testing';
 import {
-  corpusPath,
   createTestDatabase,
   insertTestOperator,
   type TestDatabase,
   testDataDir,
   storedUploadBytes,
-} from '../testing';
+} from '@corpus-chat/persistence/testing';
 import { cancelImportJob, createImportJobs, failImportJob, findImportJob, runImportJob } from './import-jobs';
 
 let db: TestDatabase;

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { DataSource, type EntityManager, QueryFailedError } from 'typeorm';
 import type { ImportOutcome, SincePreviousScan } from '@corpus-chat/contracts';
-import { compareReports, previousScan } from '../queries/compare-reports';
-import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
-import { carryTriageStatus } from '../triage/carry-status';
+import { compareReports, previousScan, carryTriageStatus } from '@corpus-chat/corpus-queries';
+import { recordAuditEvent, type AuditActor } from '@corpus-chat/persistence';
 import { importPdfForReview } from '../pdf-reports/pdf-import';
 import { isPdf } from '../pdf-reports/pdf-text';
 import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';

@@ -1,10 +1,7 @@
 /** The synthetic corpus generator: consistent rows, realistic mix, demo labelling, index rebuild. */
 import 'reflect-metadata';
-import { countFindingsBy } from '../queries/count-findings-by';
-import { corpusOverview } from '../queries/corpus-overview';
-import { corpusVersion } from '../queries/query-cache';
-import { searchFindings } from '../queries/search-findings';
-import { createTestDatabase, type TestDatabase } from '../testing';
+import { countFindingsBy, corpusOverview, corpusVersion, searchFindings } from '@corpus-chat/corpus-queries';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { generateCorpus, generateDemoCorpus } from './generate-corpus';
 
 let db: TestDatabase;

@@ -13,8 +13,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
 import { parse as parseCsvRows } from 'csv-parse/sync';
-import { corpusPath, createTestDatabase, mulberry32, type TestDatabase } from '../testing';
-import { setReportArchived } from '../queries/archive-report';
+import { corpusPath, mulberry32 } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { setReportArchived } from '@corpus-chat/corpus-queries';
 import { importReport } from './import-report';
 import { parseReportFile } from './parse-report';
 

@@ -1,10 +1,9 @@
 /** importReport against Postgres: one transaction per file, duplicates, size limit, native reports. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, corpusPath, createTestDatabase, type TestDatabase } from '../testing';
-import { corpusVersion } from '../queries/query-cache';
-import { setReportArchived } from '../queries/archive-report';
-import { findingDetail } from '../queries/finding-detail';
+import { REPO_ROOT, corpusPath } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { corpusVersion, setReportArchived, findingDetail } from '@corpus-chat/corpus-queries';
 import { importReport } from './import-report';
 
 let db: TestDatabase;

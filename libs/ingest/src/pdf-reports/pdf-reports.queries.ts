@@ -1,7 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ReportStatus, ReportTextView, Severity } from '@corpus-chat/contracts';
-import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
-import { storableText } from '../chat/storable';
+import { recordAuditEvent, type AuditActor, storableText } from '@corpus-chat/persistence';
 import { insertFindings, toJsonb } from '../importers/persist-report';
 import { scannerFinding, type ParsedFinding } from '../importers/parsed-report';
 

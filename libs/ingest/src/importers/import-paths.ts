@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { ImportOutcome } from '@corpus-chat/contracts';
-import type { AuditActor } from '../audit/audit-log';
+import type { AuditActor } from '@corpus-chat/persistence';
 import { importFailure } from './import-failure';
 import { importReport } from './import-report';
 import { DEFAULT_MAX_IMPORT_BYTES, sizeRefusal } from './parse-report';
