@@ -6,5 +6,6 @@ export * from './corpus';
 export * from './operators';
 export * from './settings';
 export * from './chat';
+export { storableText } from './chat/storable';
 export * from './audit';
 export * from './webhooks';

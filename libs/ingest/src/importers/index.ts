@@ -4,6 +4,7 @@ export * from './import-refusal';
 export { failedImport, importFailure } from './import-failure';
 export * from './parse-report';
 export type * from './parsed-report';
+export { scannerFinding } from './parsed-report';
 export { insertFindings } from './persist-report';
 export { securitySeverity } from './sarif.importer';
 export { stripHtml, cweId } from './text';

@@ -6,7 +6,7 @@ import type { ImportOutcome } from '@corpus-chat/contracts';
 import { importReport } from '../importers';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 
-/** The repository root (three levels above `libs/corpus-queries/src/testing`). */
+/** The repository root (three levels above `libs/ingest/src/testing`). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 
 /** The read-only third-party data folder: `$SHARED_DIR`, else `<repo>/../shared`. */
@@ -57,7 +57,8 @@ function importerSources(): string[] {
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts')) out.push(p);
     }
   };
-  for (const lib of ['contracts', 'corpus-queries']) walk(path.join(REPO_ROOT, 'libs', lib, 'src'));
+  for (const lib of ['contracts', 'persistence', 'corpus-queries', 'ingest'])
+    walk(path.join(REPO_ROOT, 'libs', lib, 'src'));
   return out;
 }
 

@@ -8,6 +8,7 @@ export * from './turn-feedback.entity';
 export * from './turn-feedback';
 export * from './chat-read.entity';
 export * from './turn-activity';
+export * from './turn-attachment';
 
 import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';

@@ -1,6 +1,6 @@
 import type { AssistantMessageMetadata, MessageStatus, TurnAttachment } from '@corpus-chat/contracts';
 import { type DataSource, In } from 'typeorm';
-import { findTurnAttachment } from '@corpus-chat/ingest';
+import { findTurnAttachment } from './turn-attachment';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
 import { storableJson, storableText } from './storable';
