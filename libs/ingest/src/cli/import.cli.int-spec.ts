@@ -25,7 +25,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string }>
   try {
     const { stdout } = await run(
       process.execPath,
-      ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...args],
+      ['tools/cli/run-ts.mjs', 'libs/ingest/src/cli/import.cli.ts', ...args],
       {
         cwd: REPO_ROOT,
         env: { ...process.env, DATABASE_URL: db.url },

@@ -24,7 +24,7 @@ const SEED = process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : rando
 const SAMPLE = Number(process.env['IMPORT_FUZZ_SAMPLE'] ?? 30);
 const MODE = FULL
   ? 'every mutation'
-  : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest libs/corpus-queries/src/importers/import-robustness.int-spec.ts`;
+  : `sample of ${SAMPLE}, replay: FUZZ_SEED=${SEED} npx jest libs/ingest/src/importers/import-robustness.int-spec.ts`;
 
 type Kind = 'json' | 'jsonl' | 'xml' | 'csv';
 interface Base {
