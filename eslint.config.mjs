@@ -35,6 +35,49 @@ export default tseslint.config(
             { sourceTag: 'type:data', onlyDependOnLibsWithTags: ['type:contracts', 'type:data'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:data'] },
             { sourceTag: 'scope:web', onlyDependOnLibsWithTags: ['scope:shared', 'scope:web'] },
+            // Storage is the bottom of the data libs; the queries and ingest build on it.
+            {
+              sourceTag: 'layer:persistence',
+              onlyDependOnLibsWithTags: ['type:contracts', 'layer:persistence'],
+            },
+            {
+              sourceTag: 'layer:queries',
+              onlyDependOnLibsWithTags: [
+                'type:contracts',
+                'layer:persistence',
+                'layer:queries',
+                'layer:ingest',
+              ],
+            },
+            {
+              sourceTag: 'layer:ingest',
+              onlyDependOnLibsWithTags: [
+                'type:contracts',
+                'layer:persistence',
+                'layer:queries',
+                'layer:ingest',
+              ],
+            },
+          ],
+          // An import compares the re-scan with the scan before it (a query); the queries' specs and
+          // bench fill their database with the importer. Their source never imports ingest (below).
+          ignoredCircularDependencies: [['corpus-queries', 'ingest']],
+        },
+      ],
+    },
+  },
+  {
+    files: ['libs/corpus-queries/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.int-spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@corpus-chat/ingest', '@corpus-chat/ingest/*'],
+              message: 'Queries read; ingest builds on them.',
+            },
           ],
         },
       ],

@@ -2,7 +2,9 @@
 module.exports = {
   projects: [
     '<rootDir>/libs/contracts',
+    '<rootDir>/libs/persistence',
     '<rootDir>/libs/corpus-queries',
+    '<rootDir>/libs/ingest',
     '<rootDir>/libs/server-core',
     '<rootDir>/apps/api',
     '<rootDir>/apps/agent-worker',

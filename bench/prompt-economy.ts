@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
-import { createQuestionsCorpusDatabase, loadQuestions } from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, loadQuestions } from '@corpus-chat/ingest/testing';
 import { buildSystemPrompt } from '../apps/agent-worker/src/agent/context/system-prompt';
 import {
   countMessagesTokens,

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { type Job, Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
-import { ChatRepository } from '@corpus-chat/corpus-queries';
-import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
+import { ChatRepository } from '@corpus-chat/persistence';
+import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import { redisOptionsFromUrl } from '@corpus-chat/server-core';
 import type { BenchStack } from './stack';
 import { sleep } from './stats';

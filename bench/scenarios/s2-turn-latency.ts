@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { ChatEvent } from '@corpus-chat/contracts';
-import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
+import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
-import {
-  ChatRepository,
-  CorpusTools,
-  TurnLedger,
-  defaultCorpusQueries,
-  defaultReadOnly,
-} from '@corpus-chat/corpus-queries';
+import { ChatRepository, TurnLedger } from '@corpus-chat/persistence';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type PrimitiveName, timeHttpPost } from '../lib/primitives';

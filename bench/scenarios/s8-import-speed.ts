@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
-import { parseForImport } from '@corpus-chat/corpus-queries';
+import { parseForImport } from '@corpus-chat/ingest';
 import { ApiSession } from '../lib/api-client';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, summarize } from '../lib/stats';

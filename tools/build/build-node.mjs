@@ -18,6 +18,8 @@ const sources = [
   'apps/agent-worker/src',
   'libs/contracts/src',
   'libs/corpus-queries/src',
+  'libs/ingest/src',
+  'libs/persistence/src',
   'libs/server-core/src',
 ];
 

@@ -5,14 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  batchSummary,
-  cliActor,
-  createDataSource,
-  ensureDatabase,
-  generateDemoCorpus,
-  importPaths,
-} from '@corpus-chat/corpus-queries';
+import { batchSummary, generateDemoCorpus, importPaths } from '@corpus-chat/ingest';
+import { cliActor, createDataSource, ensureDatabase } from '@corpus-chat/persistence';
 
 async function main(): Promise<void> {
   const url = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/corpus_chat';

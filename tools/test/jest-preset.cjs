@@ -2,7 +2,7 @@
  * Shared Jest settings for the server-side projects. Unit specs (`*.spec.ts` under `src/`) and
  * integration specs (`*.int-spec.ts` and everything under `test/`, real Postgres and Redis) both
  * run; `CC_TEST_TIER=unit` or `=int` keeps one tier (`npm run test:unit`, `npm run test:int`). Each
- * test file that needs a database creates its own (see `@corpus-chat/corpus-queries/testing`), so
+ * test file that needs a database creates its own (see `@corpus-chat/persistence/testing`), so
  * workers never share state.
  */
 const path = require('node:path');

@@ -67,7 +67,7 @@ function reachable(url, defaultPort) {
 /** The fuzz suites: a seeded sample of each runs in `npm test`, every case under `npm run test:fuzz`. */
 const FUZZ_SPECS = [
   'apps/api/test/security/fuzz.int-spec.ts',
-  'libs/corpus-queries/src/importers/import-robustness.int-spec.ts',
+  'libs/ingest/src/importers/import-robustness.int-spec.ts',
 ];
 /** The fault drills: left out of `npm test`, run by `npm run test:drills` (CI runs both). */
 const DRILL_SPECS = createRequire(import.meta.url)('./drill-specs.cjs');
@@ -211,7 +211,7 @@ if (needServices.length) {
 
 /**
  * This run's id: the test helpers name their Redis key prefixes and scratch folders
- * `cc-test-<id>-…` (`testRunPrefix()` in @corpus-chat/corpus-queries/testing), and both are removed
+ * `cc-test-<id>-…` (`testRunPrefix()` in @corpus-chat/persistence/testing), and both are removed
  * when the run ends, so repeated runs leave nothing behind on a shared Redis.
  */
 const runId = crypto.randomBytes(6).toString('hex');

@@ -9,7 +9,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { ConnectionOptions } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
-import { dataSourceOptions, TurnLedger } from '@corpus-chat/corpus-queries';
+import { dataSourceOptions, TurnLedger } from '@corpus-chat/persistence';
 import {
   jobWorkerOptions,
   MetricsModule,

@@ -5,7 +5,7 @@
  */
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { writeModelSettings } from '@corpus-chat/corpus-queries';
+import { writeModelSettings } from '@corpus-chat/persistence';
 import { AgentModule } from '../src/agent/agent.module';
 import { agentConfig } from '../src/agent/agent.config';
 import { ScriptedOpenAiServer } from '../src/agent/testing/scripted-openai-server';

@@ -1,5 +1,5 @@
 import type { ChatEventOf } from '@corpus-chat/contracts';
-import type { TurnOutcome } from '@corpus-chat/corpus-queries';
+import type { TurnOutcome } from '@corpus-chat/persistence';
 import { RecoverTurn } from '../src/turns/recover-turn';
 import { RunTurn } from '../src/turns/run-turn';
 import { scriptedMessage } from './support/scripted-runner';

@@ -4,7 +4,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, testRedisPrefix, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, testRedisPrefix, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { loadWorkerEnv } from '../src/config/worker-env';
 import { createWorkerApp, workerHealthPort } from '../src/health/worker-app';
 import { WorkerModule } from '../src/worker.module';

@@ -1,7 +1,7 @@
 /** `WORKER_QUEUES`: a worker connects to the queues it is given and to no other (real Redis and BullMQ). */
 import { Queue } from 'bullmq';
 import { CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase, testRedisPrefix } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import { type RunningWorker, startWorker } from './support/worker-harness';
 

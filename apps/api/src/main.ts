@@ -3,7 +3,7 @@
  * migrating, then serves HTTP and Socket.IO; a bad setting or busy port exits 1 naming it.
  */
 import 'reflect-metadata';
-import { ensureDatabase } from '@corpus-chat/corpus-queries';
+import { ensureDatabase } from '@corpus-chat/persistence';
 import {
   ConfigError,
   exitIfShutdownHangs,

@@ -3,7 +3,7 @@
  * chat sockets connected to this instance and the turn queue's depth.
  */
 import { MetricsServer } from '@corpus-chat/server-core';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import {
   type ApiInstance,
   eventually,

@@ -13,8 +13,9 @@ import {
   type Severity,
   SUPPORTED_IMPORT_FORMATS,
 } from '@corpus-chat/contracts';
-import { parseReportFile } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { parseReportFile } from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import {
   type ApiInstance,

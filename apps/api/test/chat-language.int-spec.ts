@@ -11,11 +11,8 @@ import {
   type RunTurnJobData,
 } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import {
   type ApiInstance,
   eventually,

@@ -10,7 +10,7 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, storeTestTurn, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, storeTestTurn, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import {

@@ -8,7 +8,7 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, startTcpProxy, type TcpProxy } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, startTcpProxy, type TcpProxy } from '@corpus-chat/persistence/testing';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type ApiInstance,

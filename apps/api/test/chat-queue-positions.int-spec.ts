@@ -1,11 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import {
-  createTestDatabase,
-  markTestTurnRunning,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, markTestTurnRunning, type TestDatabase } from '@corpus-chat/persistence/testing';
 import {
   type ApiInstance,
   type EventCollector,

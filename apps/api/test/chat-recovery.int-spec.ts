@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';

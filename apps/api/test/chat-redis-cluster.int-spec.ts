@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import request from 'supertest';
 import { Cluster } from 'ioredis';
 import type { ChatDetailView, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import {
   type ApiInstance,

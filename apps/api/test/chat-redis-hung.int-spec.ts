@@ -6,7 +6,7 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, insertTestOperator } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator } from '@corpus-chat/persistence/testing';
 import { redisHang } from '@corpus-chat/server-core';
 import {
   type ApiInstance,

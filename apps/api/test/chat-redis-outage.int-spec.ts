@@ -8,7 +8,7 @@ import {
   NO_SEQ,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Redis } from 'ioredis';
 import { JobSweeper } from '../src/jobs/job-sweeper';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { type ChatSummaryView, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { SOCKET_RATE_LIMITED, tooManySockets } from '../src/chat/socket-limits';
 import {

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
-import { DEFAULT_MAX_IMPORT_BYTES } from '@corpus-chat/corpus-queries';
+import { DEFAULT_MAX_IMPORT_BYTES } from '@corpus-chat/ingest';
 import {
   createTestDatabase,
   storedUploadBytes,
   type TestDatabase,
   testDataDir,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';

@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import type { LoginSession } from './support/login';
 

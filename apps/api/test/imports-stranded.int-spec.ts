@@ -8,13 +8,9 @@ import {
   createImportJobs,
   IMPORT_JOB_LOST_REASON,
   IMPORT_WORKER_LOST_REASON as WORKER_LOST_REASON,
-} from '@corpus-chat/corpus-queries';
-import {
-  corpusPath,
-  createTestDatabase,
-  storedUploadBytes,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, storedUploadBytes, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';

@@ -5,7 +5,8 @@ import { Queue } from 'bullmq';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { IMPORTS_QUEUE, type ImportJobView } from '@corpus-chat/contracts';
-import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
 import {
   type ApiInstance,

@@ -15,13 +15,8 @@ import {
   type FindingFilter,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  insertTestOperator,
-  loadQuestions,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles, loadQuestions } from '@corpus-chat/ingest/testing';
 import { bearer, createApiToken } from './support/api-tokens';
 import { eventually } from './support/chat-harness';
 import { loginAs, type LoginSession } from './support/login';

@@ -6,7 +6,7 @@ import type {
   RunningTurnView,
   TurnActivity,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
 import {
   type ApiInstance,

@@ -5,13 +5,9 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ChatDetailView, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { writeModelSettings } from '@corpus-chat/corpus-queries';
-import {
-  corpusPath,
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { writeModelSettings } from '@corpus-chat/persistence';
+import { corpusPath, importCorpusFiles } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { startTracing } from '@corpus-chat/server-core';
 // The worker's scripted model server (test-only code): this spec runs the real worker against it.
 // eslint-disable-next-line @nx/enforce-module-boundaries

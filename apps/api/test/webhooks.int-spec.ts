@@ -16,7 +16,7 @@ import type {
   WebhookDeliveryView,
   WebhookPayload,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import {
   type ApiInstance,
   eventually,

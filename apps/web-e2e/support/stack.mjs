@@ -104,7 +104,7 @@ export class Stack {
     this.log(`importing ${files.length} corpus files into ${this.dbName}…`);
     const r = spawnSync(
       process.execPath,
-      ['tools/cli/run-ts.mjs', 'libs/corpus-queries/src/cli/import.cli.ts', ...files],
+      ['tools/cli/run-ts.mjs', 'libs/ingest/src/cli/import.cli.ts', ...files],
       {
         cwd: this.root,
         env: { ...process.env, DATABASE_URL: this.databaseUrl, LOG_LEVEL: 'warn' },

@@ -5,12 +5,10 @@
  */
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { listReports, writeModelSettings } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { listReports } from '@corpus-chat/corpus-queries';
+import { writeModelSettings } from '@corpus-chat/persistence';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { type AgentRunner, AgentTurnError, ModelUrlAllowlist } from '@corpus-chat/server-core';
 import { agentConfig } from './agent.config';
 import { startAgentRunner } from './testing/agent-runner';

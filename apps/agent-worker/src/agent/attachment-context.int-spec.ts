@@ -5,12 +5,9 @@
  */
 import 'reflect-metadata';
 import type { TurnAttachment } from '@corpus-chat/contracts';
-import { writeModelSettings } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { writeModelSettings } from '@corpus-chat/persistence';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import type { AgentRunner } from '@corpus-chat/server-core';
 import { startAgentRunner } from './testing/agent-runner';
 import { ScriptedOpenAiServer, script } from './testing/scripted-openai-server';

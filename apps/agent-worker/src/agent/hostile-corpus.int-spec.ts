@@ -6,13 +6,9 @@
  */
 import 'reflect-metadata';
 import path from 'node:path';
-import {
-  CorpusTools,
-  defaultCorpusQueries,
-  defaultReadOnly,
-  importReport,
-} from '@corpus-chat/corpus-queries';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { importReport } from '@corpus-chat/ingest';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { agentConfig } from './agent.config';
 import { OpenAiModelRunner } from './model/openai-model-runner';
 import { PlannerRunner } from './planner/planner-runner';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { readModelSettings, type ModelSettings } from '@corpus-chat/corpus-queries';
+import { readModelSettings, type ModelSettings } from '@corpus-chat/persistence';
 
 /**
  * The model settings row, read per turn with a `ttlMs` cache so a change applies without restart.

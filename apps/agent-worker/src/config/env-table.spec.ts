@@ -1,4 +1,4 @@
-import { documentedFor, schemaVariables } from '@corpus-chat/corpus-queries/testing';
+import { documentedFor, schemaVariables } from '@corpus-chat/ingest/testing';
 import { agentEnvSchema } from '../agent/agent.config';
 import { workerEnvSchema } from './worker-env';
 

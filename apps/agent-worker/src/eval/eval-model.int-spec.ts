@@ -7,11 +7,8 @@
  */
 import 'reflect-metadata';
 import { searchFindings } from '@corpus-chat/corpus-queries';
-import {
-  createQuestionsCorpusDatabase,
-  loadQuestions,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, loadQuestions } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import {
   startBrainServer,
   type BrainServer,

@@ -9,13 +9,9 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
-import {
-  CorpusTools,
-  defaultCorpusQueries,
-  defaultReadOnly,
-  createDataSource,
-  importReport,
-} from '@corpus-chat/corpus-queries';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { createDataSource } from '@corpus-chat/persistence';
+import { importReport } from '@corpus-chat/ingest';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent/agent.config';
 import { OpenAiModelRunner } from '../agent/model/openai-model-runner';

@@ -11,9 +11,9 @@ import {
   IMPORT_WORKER_LOST_REASON,
   type ImportJobRecord,
   importJobView,
-  readModelSettings,
   runImportJob,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/ingest';
+import { readModelSettings } from '@corpus-chat/persistence';
 import {
   inSpan,
   metrics,

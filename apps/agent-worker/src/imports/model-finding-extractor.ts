@@ -6,8 +6,8 @@ import {
   findingsFromModelAnswer,
   type ChunkExtraction,
   type FindingExtractor,
-  type ModelSettings,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/ingest';
+import { type ModelSettings } from '@corpus-chat/persistence';
 import {
   discoverContextLength,
   effectiveContextBudget,

@@ -6,25 +6,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Logger } from '@nestjs/common';
+import { countFindingsBy } from '@corpus-chat/corpus-queries';
 import {
-  countFindingsBy,
   createImportJobs,
   cancelImportJob,
   EXTRACTION_SCHEMA,
   type ImportJobRecord,
-  readModelSettings,
   readReportText,
   runImportJob,
-  writeModelSettings,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/ingest';
+import { readModelSettings, writeModelSettings } from '@corpus-chat/persistence';
+import { corpusPath } from '@corpus-chat/ingest/testing';
 import {
-  corpusPath,
   createTestDatabase,
   insertTestOperator,
   storedUploadBytes,
   type TestDatabase,
   testDataDir,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { ModelUrlAllowlist } from '@corpus-chat/server-core';
 import type { FindingFilter } from '@corpus-chat/contracts';
 import {

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
-import { TurnLedger } from '@corpus-chat/corpus-queries';
+import { TurnLedger } from '@corpus-chat/persistence';
 import {
   finishTurn,
   retryWhileDatabaseUnavailable,

@@ -1,7 +1,7 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
 import { type RunTurnJobResult, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
-import type { TurnRunStart } from '@corpus-chat/corpus-queries';
+import type { TurnRunStart } from '@corpus-chat/persistence';
 import {
   queueTurnWebhooks,
   TurnEventBus,

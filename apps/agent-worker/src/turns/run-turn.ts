@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError } from 'bullmq';
 import { runTurnJobDataSchema, type RunTurnJobData, type RunTurnJobResult } from '@corpus-chat/contracts';
-import { TurnLedger, type TurnRunStart } from '@corpus-chat/corpus-queries';
+import { TurnLedger, type TurnRunStart } from '@corpus-chat/persistence';
 import {
   AGENT_RUNNER,
   type AgentRunner,

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TURN_HEARTBEAT_MS, TurnLedger } from '@corpus-chat/corpus-queries';
+import { TURN_HEARTBEAT_MS, TurnLedger } from '@corpus-chat/persistence';
 import { TurnAbort } from './turn-errors';
 
 /**

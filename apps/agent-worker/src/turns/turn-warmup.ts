@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TurnLedger } from '@corpus-chat/corpus-queries';
+import { TurnLedger } from '@corpus-chat/persistence';
 import {
   AGENT_RUNNER,
   type AgentRunner,

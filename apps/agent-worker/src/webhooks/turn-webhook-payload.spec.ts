@@ -1,4 +1,4 @@
-import type { EndedTurn } from '@corpus-chat/corpus-queries';
+import type { EndedTurn } from '@corpus-chat/persistence';
 import { turnWebhookPayload } from './turn-webhook-payload';
 
 const turn = (over: Partial<EndedTurn>): EndedTurn => ({

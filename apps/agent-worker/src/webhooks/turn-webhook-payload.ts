@@ -1,5 +1,5 @@
 import { WEBHOOK_TEXT_CHARS, type WebhookEventType, type WebhookPayload } from '@corpus-chat/contracts';
-import type { EndedTurn } from '@corpus-chat/corpus-queries';
+import type { EndedTurn } from '@corpus-chat/persistence';
 
 const EVENT_OF_STATUS: Record<EndedTurn['status'], WebhookEventType> = {
   complete: 'turn.done',

@@ -13,7 +13,7 @@ import {
   findEndedTurn,
   insertTurnDeliveries,
   recordDeliveryAttempt,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import {
   queueWebhookDelivery,
   sendWebhook,

@@ -8,14 +8,14 @@ import {
   type RunTurnJobData,
   type RunTurnJobResult,
 } from '@corpus-chat/contracts';
-import { ChatRepository, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ChatRepository, TurnLedger } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
   insertTestOperator,
   storeTestTurn,
   type TestDatabase,
   testRedisPrefix,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import {
   closeRedis,
   createRedisConnection,

@@ -7,7 +7,7 @@ import {
   PayloadTooLargeException,
 } from '@nestjs/common';
 import type { MulterModuleOptions } from '@nestjs/platform-express';
-import type { ImportQuota } from '@corpus-chat/corpus-queries';
+import type { ImportQuota } from '@corpus-chat/ingest';
 import { multipartLimits } from '../corpus/import-upload';
 import { describeBytes, sendTooLarge } from '../errors/client-error.filter';
 

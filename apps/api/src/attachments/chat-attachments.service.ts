@@ -13,7 +13,7 @@ import {
   ImportQuotaExceeded,
   listChatAttachments,
   mayBeReportFile,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/ingest';
 import { ImportsService, quotaRefusal, type UploadedReportFile, utf8Name } from '../corpus/imports.service';
 import { CHAT_ATTACHMENT_OPTIONS, type ChatAttachmentOptions } from './attachment-upload';
 

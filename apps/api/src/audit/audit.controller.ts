@@ -2,7 +2,7 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { AuditQueryDto, type AuditPage } from '@corpus-chat/contracts';
-import { listAuditEvents } from '@corpus-chat/corpus-queries';
+import { listAuditEvents } from '@corpus-chat/persistence';
 import { Roles } from '../auth/auth.decorators';
 import { ApiQueryFrom } from '../openapi-schemas';
 

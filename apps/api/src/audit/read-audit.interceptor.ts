@@ -8,7 +8,7 @@ import {
 import type { Response } from 'express';
 import type { Observable } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { recordAuditEvent, type AuditEventInput } from '@corpus-chat/corpus-queries';
+import { recordAuditEvent, type AuditEventInput } from '@corpus-chat/persistence';
 import type { AuthenticatedRequest } from '../auth/auth.guard';
 
 /** Longest path (with its query string) or tool argument text an event keeps. */

@@ -23,7 +23,7 @@ import {
   insertApiToken,
   listApiTokens,
   touchApiToken,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from './current-operator';
 
 /** Every secret starts with this, so secret scanners and people can tell what it is. */

@@ -25,7 +25,7 @@ import {
   recordAuditEvent,
   SESSION_SEEN_EVERY_MS,
   touchOperatorSession,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from './current-operator';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
 import { LoginThrottleService } from './login-throttle.service';

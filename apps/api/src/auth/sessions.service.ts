@@ -6,7 +6,7 @@ import {
   deleteOperatorSession,
   deleteOperatorSessionsOf,
   listOperatorSessions,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import { SocketAuthService } from './socket-auth.service';
 
 /**

@@ -6,8 +6,8 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
-import { TurnLedger } from '@corpus-chat/corpus-queries';
-import { storeTestTurn } from '@corpus-chat/corpus-queries/testing';
+import { TurnLedger } from '@corpus-chat/persistence';
+import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import { apiOnOwnDatabase, signIn } from '../../test/support/chat-harness';
 
 const live = apiOnOwnDatabase();

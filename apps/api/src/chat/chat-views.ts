@@ -4,7 +4,7 @@ import type {
   ChatSummaryView,
   TurnFeedbackView,
 } from '@corpus-chat/contracts';
-import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/corpus-queries';
+import type { ChatMessageEntity, ChatSummaryRow } from '@corpus-chat/persistence';
 
 /** A thread's list entry. */
 export function toChatSummaryView(row: ChatSummaryRow): ChatSummaryView {

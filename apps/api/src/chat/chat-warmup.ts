@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, NotFoundException, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { findOperatorById } from '@corpus-chat/corpus-queries';
+import { findOperatorById } from '@corpus-chat/persistence';
 import { TurnEventBus, untraced } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 import { ChatService } from './chat.service';

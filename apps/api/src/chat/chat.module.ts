@@ -2,7 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CHAT_TURNS_QUEUE, WEBHOOKS_QUEUE } from '@corpus-chat/contracts';
-import { ChatRepository, QueuePositions, TurnActivityQueries, TurnLedger } from '@corpus-chat/corpus-queries';
+import { ChatRepository, QueuePositions, TurnActivityQueries, TurnLedger } from '@corpus-chat/persistence';
 import { ApiEnv } from '../config/api-env';
 import { ChatEventRelay } from './chat-event-relay';
 import { ChatSocketEnv, loadChatSocketEnv } from './chat-socket.env';

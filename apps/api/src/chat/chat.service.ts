@@ -25,7 +25,7 @@ import {
   type StartedTurn,
   type StartTurnOutcome,
   TurnLedger,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import { turnTrace, inSpan, redisHang } from '@corpus-chat/server-core';
 import { TooManyActiveTurnsException, TurnQuotaService } from '../auth/turn-quota.service';
 import { ApiEnv } from '../config/api-env';

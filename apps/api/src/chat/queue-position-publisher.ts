@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { QueuePositions } from '@corpus-chat/corpus-queries';
+import { QueuePositions } from '@corpus-chat/persistence';
 import { TurnEventBus, withTimeout } from '@corpus-chat/server-core';
 import { ApiEnv } from '../config/api-env';
 

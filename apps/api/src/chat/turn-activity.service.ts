@@ -11,7 +11,7 @@ import {
   estimateStartMs,
   type QueueTiming,
   TurnActivityQueries,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import { toChatSummaryView } from './chat-views';
 
 /** What an operator's pages learn about turns outside the open thread: unread, running, queued. */

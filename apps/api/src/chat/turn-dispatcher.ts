@@ -10,7 +10,7 @@ import {
   type RunTurnJobResult,
   WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
-import { operatorLanguage, type StartedTurn, TurnLedger } from '@corpus-chat/corpus-queries';
+import { operatorLanguage, type StartedTurn, TurnLedger } from '@corpus-chat/persistence';
 import {
   finishTurn,
   isLiveJob,

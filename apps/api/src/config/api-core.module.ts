@@ -3,7 +3,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
-import { dataSourceOptions } from '@corpus-chat/corpus-queries';
+import { dataSourceOptions } from '@corpus-chat/persistence';
 import {
   migratingDataSourceFactory,
   REDIS_CLIENT,

@@ -1,12 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  documentedFor,
-  documentedVariables,
-  REPO_ROOT,
-  schemaVariables,
-} from '@corpus-chat/corpus-queries/testing';
+import { documentedFor, documentedVariables, REPO_ROOT, schemaVariables } from '@corpus-chat/ingest/testing';
 import { chatSocketEnvSchema } from '../chat/chat-socket.env';
 import { settingsEnvSchema } from '../settings/settings.env';
 import { apiEnvSchema } from './api-env';

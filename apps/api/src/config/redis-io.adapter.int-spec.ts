@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
-import { testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testRedisPrefix } from '@corpus-chat/persistence/testing';
 import { RedisIoAdapter } from './redis-io.adapter';
 
 /** Lets every settled promise's rejection handlers run, and Node report the unhandled ones. */

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_IMPORT_BYTES } from '@corpus-chat/corpus-queries';
+import { DEFAULT_MAX_IMPORT_BYTES } from '@corpus-chat/ingest';
 
 /** Limits of `POST /api/reports/import`. */
 export interface CorpusImportOptions {

@@ -8,8 +8,10 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { countFindingsBy, importReport, searchFindings } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { countFindingsBy, searchFindings } from '@corpus-chat/corpus-queries';
+import { importReport } from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from '../../test/support/chat-harness';
 
 let db: TestDatabase;

@@ -19,11 +19,11 @@ import {
   exportFindingPages,
   findingDetail,
   listReports,
-  recordAuditEvent,
   runReadOnly,
   searchFindings,
   setReportArchived,
 } from '@corpus-chat/corpus-queries';
+import { recordAuditEvent } from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { OperatorSlots } from '../auth/operator-slots';
 import { ApiEnv } from '../config/api-env';

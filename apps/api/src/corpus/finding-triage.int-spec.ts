@@ -9,14 +9,15 @@ import path from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE, type AuditEventView, type FindingRow } from '@corpus-chat/contracts';
-import { corpusOverview, countFindingsBy, importReport, searchFindings } from '@corpus-chat/corpus-queries';
+import { corpusOverview, countFindingsBy, searchFindings } from '@corpus-chat/corpus-queries';
+import { importReport } from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
 import {
-  corpusPath,
   createTestDatabase,
   insertTestOperator,
   type TestDatabase,
   type TestOperator,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { type ApiInstance, newDeployment, startApiInstance } from '../../test/support/chat-harness';
 
 // Creating and resetting operators hashes passwords with argon2id at production cost (seconds on 2 cores).

@@ -16,8 +16,8 @@ import {
   findingHistory,
   recordRetest,
   setFindingStatus,
-  type AuditActor,
 } from '@corpus-chat/corpus-queries';
+import { type AuditActor } from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 
 const actorOf = (o: AuthenticatedOperator): AuditActor => ({ id: o.id, username: o.username });

@@ -31,7 +31,7 @@ import {
   importJobView,
   listImportJobs,
   staleImportJobs,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/ingest';
 import {
   inSpan,
   jobAddOptions,

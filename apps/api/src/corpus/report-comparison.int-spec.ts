@@ -7,8 +7,9 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
-import { importReport } from '@corpus-chat/corpus-queries';
-import { corpusPath, createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { importReport } from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { type ApiInstance, newDeployment, signIn, startApiInstance } from '../../test/support/chat-harness';
 
 let db: TestDatabase;

@@ -7,13 +7,9 @@ import {
   type ReportSummary,
   type ReportTextView,
 } from '@corpus-chat/contracts';
-import {
-  addManualFinding,
-  completeReportReview,
-  readReportText,
-  reportSummaries,
-  type AuditActor,
-} from '@corpus-chat/corpus-queries';
+import { addManualFinding, completeReportReview, readReportText } from '@corpus-chat/ingest';
+import { reportSummaries } from '@corpus-chat/corpus-queries';
+import { type AuditActor } from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 
 const actorOf = (o: AuthenticatedOperator): AuditActor => ({ id: o.id, username: o.username });

@@ -7,7 +7,7 @@ import {
   TurnFeedbackDto,
   type TurnFeedbackView,
 } from '@corpus-chat/contracts';
-import { listFeedback, saveTurnFeedback } from '@corpus-chat/corpus-queries';
+import { listFeedback, saveTurnFeedback } from '@corpus-chat/persistence';
 import { Roles } from '../auth/auth.decorators';
 import { type AuthenticatedOperator, CurrentOperator } from '../auth/current-operator';
 import { UuidParam } from '../errors/id-params';

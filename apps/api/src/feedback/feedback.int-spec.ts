@@ -5,8 +5,8 @@
  */
 import 'reflect-metadata';
 import request from 'supertest';
-import { TurnLedger } from '@corpus-chat/corpus-queries';
-import { insertTestOperator, storeTestTurn } from '@corpus-chat/corpus-queries/testing';
+import { TurnLedger } from '@corpus-chat/persistence';
+import { insertTestOperator, storeTestTurn } from '@corpus-chat/persistence/testing';
 import { apiOnOwnDatabase, signIn } from '../../test/support/chat-harness';
 import { loginAs, type LoginSession } from '../../test/support/login';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConfigError } from '@corpus-chat/server-core';
-import { OperatorEntity, hasEnabledAdmin, isUniqueViolation } from '@corpus-chat/corpus-queries';
+import { OperatorEntity, hasEnabledAdmin, isUniqueViolation } from '@corpus-chat/persistence';
 import { AUTH_ENV, type AuthEnv } from '../auth/auth.env';
 import { hashPassword } from '../auth/passwords';
 

@@ -14,7 +14,7 @@ import {
   deleteApiTokensOf,
   isUniqueViolation,
   recordAuditEvent,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import { toOperatorView } from '../auth/auth.service';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';

@@ -15,14 +15,14 @@ import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { CSRF_HEADER, CSRF_HEADER_VALUE } from '@corpus-chat/contracts';
-import { dataSourceOptions, readModelSettings } from '@corpus-chat/corpus-queries';
+import { dataSourceOptions, readModelSettings } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
   insertTestOperator,
   type TestDatabase,
   testDataDir,
   testRedisPrefix,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { AuthModule } from '../auth/auth.module';
 import { loadAuthEnv } from '../auth/auth.env';
 import { SETTINGS_ENV, type SettingsEnv } from './settings.env';

@@ -12,7 +12,7 @@ import {
   recordAuditEvent,
   toSettingsView,
   writeModelSettings,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import { ModelUrlAllowlist } from '@corpus-chat/server-core';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { checkModelServer, type ModelServerCheckOptions } from './model-server-check';

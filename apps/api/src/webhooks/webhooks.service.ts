@@ -29,7 +29,7 @@ import {
   markDeliveryFailed,
   resetFailedDelivery,
   type WebhookEndpointEntity,
-} from '@corpus-chat/corpus-queries';
+} from '@corpus-chat/persistence';
 import {
   queueWebhookDelivery,
   settleBullConnections,

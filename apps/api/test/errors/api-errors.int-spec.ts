@@ -8,13 +8,9 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import request from 'supertest';
-import { importReport } from '@corpus-chat/corpus-queries';
-import {
-  corpusPath,
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { importReport } from '@corpus-chat/ingest';
+import { corpusPath } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { CSRF_HEADERS, loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from '../security/full-app';
 

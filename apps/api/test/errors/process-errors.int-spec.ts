@@ -11,11 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
 import { requestLogFlushed } from '../support/request-log';

@@ -10,13 +10,13 @@ import 'reflect-metadata';
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { API_TOKENS_PER_OPERATOR, type ApiTokenView } from '@corpus-chat/contracts';
-import { ApiTokenEntity, ChatSessionEntity } from '@corpus-chat/corpus-queries';
+import { ApiTokenEntity, ChatSessionEntity } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
   insertTestOperator,
   type TestDatabase,
   type TestOperator,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { bearer, createApiToken } from '../support/api-tokens';
 import { loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from './full-app';

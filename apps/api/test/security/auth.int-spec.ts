@@ -11,14 +11,14 @@ import { JwtService } from '@nestjs/jwt';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { insertOperatorSession, OperatorEntity } from '@corpus-chat/corpus-queries';
+import { insertOperatorSession, OperatorEntity } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
   insertTestOperator,
   testRedisPrefix,
   type TestDatabase,
   type TestOperator,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import type { AuthEnv } from '../../src/auth/auth.env';
 import { AdminBootstrapService, adminPasswordFileName } from '../../src/operators/admin-bootstrap.service';
 import { CSRF_HEADERS, connectChatSocket, loginAs, type LoginSession } from '../support/login';

@@ -11,12 +11,8 @@
 import 'reflect-metadata';
 import { randomInt, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  mulberry32,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { mulberry32 } from '@corpus-chat/ingest/testing';
 import { ChatGateway } from '../../src/chat/chat.gateway';
 import { connectChatSocket, loginAs, type LoginSession } from '../support/login';
 import { listGatewayEvents, listRoutes, type RunningApi, startApi } from './full-app';

@@ -8,11 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
 import { testProcessEnv } from '../support/process-env';
 import { requestLogFlushed } from '../support/request-log';

@@ -6,11 +6,7 @@
 import 'reflect-metadata';
 import http from 'node:http';
 import request from 'supertest';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { loginAs, type LoginSession } from '../support/login';
 import { listRoutes, type RunningApi, startApi } from './full-app';
 

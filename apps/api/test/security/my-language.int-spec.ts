@@ -5,12 +5,8 @@
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { OperatorEntity } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { OperatorEntity } from '@corpus-chat/persistence';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { CSRF_HEADERS, loginAs } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 

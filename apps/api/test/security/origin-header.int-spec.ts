@@ -6,7 +6,7 @@
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { CSRF_HEADERS } from '../support/login';
 import { startAuthOnlyApp } from './standalone-app';
 

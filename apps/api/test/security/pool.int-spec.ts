@@ -6,14 +6,13 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { corpusPath, importCorpusFiles } from '@corpus-chat/ingest/testing';
 import {
-  corpusPath,
   createTestDatabase,
-  importCorpusFiles,
   insertTestOperator,
   storeTestTurn,
   type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { bearer, createApiToken } from '../support/api-tokens';
 import { CSRF_HEADERS, loginAs, type LoginSession } from '../support/login';
 import { listRoutes, type RunningApi, startApi } from './full-app';

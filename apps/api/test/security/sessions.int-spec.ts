@@ -7,13 +7,13 @@ import { JwtService } from '@nestjs/jwt';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { insertOperatorSession, OperatorEntity } from '@corpus-chat/corpus-queries';
+import { insertOperatorSession, OperatorEntity } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
   insertTestOperator,
   type TestDatabase,
   type TestOperator,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import type { AuthEnv } from '../../src/auth/auth.env';
 import { loadAuthEnv } from '../../src/auth/auth.env';
 import { LoginThrottleService } from '../../src/auth/login-throttle.service';

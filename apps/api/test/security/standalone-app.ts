@@ -12,7 +12,7 @@ import type { Namespace, Socket } from 'socket.io';
 import { CHAT_NAMESPACE } from '@corpus-chat/contracts';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { dataSourceOptions } from '@corpus-chat/corpus-queries';
+import { dataSourceOptions } from '@corpus-chat/persistence';
 import { AuthModule } from '../../src/auth/auth.module';
 import { loadAuthEnv, type AuthEnv } from '../../src/auth/auth.env';
 import { applyHttpHardening } from '../../src/auth/http-hardening';
@@ -23,7 +23,7 @@ import { CurrentOperator, type AuthenticatedOperator } from '../../src/auth/curr
 import { ZodValidationPipe } from '../../src/errors/zod-validation.pipe';
 import { OperatorsModule } from '../../src/operators/operators.module';
 import { SocketAuthService } from '../../src/auth/socket-auth.service';
-import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testDataDir, testRedisPrefix } from '@corpus-chat/persistence/testing';
 
 /** A `/chat` gateway with the socket auth attached and one `whoami` event (answers `socket.data.operator`). */
 @WebSocketGateway({ namespace: CHAT_NAMESPACE })

@@ -9,11 +9,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { type ChatEvent, SocketEvents } from '@corpus-chat/contracts';
-import {
-  createTestDatabase,
-  insertTestOperator,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { TurnEventBus } from '@corpus-chat/server-core';
 import { ChatGateway } from '../../src/chat/chat.gateway';
 import { connectChatSocket, loginAs, type LoginSession } from '../support/login';

@@ -18,7 +18,7 @@ import {
   testDataDir,
   testRedisPrefix,
   type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
 import { createApiApp } from '../../src/app.setup';
 import { type ApiEnv, loadApiEnv } from '../../src/config/api-env';
 import { connectChatSocket, loginAs, type LoginSession } from './login';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { testDataDir, testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testDataDir, testRedisPrefix } from '@corpus-chat/persistence/testing';
 
 /**
  * Environment of an API or worker child process of one test deployment: the test's own database,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { testRunPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testRunPrefix } from '@corpus-chat/persistence/testing';
 import { waitForPing } from './redis-server';
 
 /** A throw-away 3-master Redis Cluster (no replicas, no persistence) on free ports. */

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { testDataDir } from '@corpus-chat/corpus-queries/testing';
+import { testDataDir } from '@corpus-chat/persistence/testing';
 
 /**
  * The script a test puts into a message for the agent-worker's scripted runner

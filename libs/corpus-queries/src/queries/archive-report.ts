@@ -1,6 +1,6 @@
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { ReportSummary } from '@corpus-chat/contracts';
-import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
+import { recordAuditEvent, type AuditActor } from '@corpus-chat/persistence';
 import { reportSummaries } from './list-reports';
 import { QueryValidationError } from './query-validation';
 

@@ -5,15 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ImportOutcome } from '@corpus-chat/contracts';
-import { importReport } from '../importers';
-import {
-  corpusPath,
-  createTestDatabase,
-  importCorpusFiles,
-  sharedDir,
-  type SharedQuestion,
-  type TestDatabase,
-} from '../testing';
+import { importReport } from '@corpus-chat/ingest';
+import { corpusPath, importCorpusFiles, sharedDir, type SharedQuestion } from '@corpus-chat/ingest/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { ScanComparisonError, compareReports, sameTargetScans } from './compare-reports';
 
 const V211 = 'bcgov-pipeline-templates__zap-2.11.0-itsecgames.json';

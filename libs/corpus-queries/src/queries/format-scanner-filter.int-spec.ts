@@ -3,7 +3,8 @@ import 'reflect-metadata';
  * The `format` and `scanner` filter fields and the `format` / `title` groupings, each against an
  * independent SQL count over reports joined by hand. A SARIF file written by ZAP is format `sarif`.
  */
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { setReportArchived } from './archive-report';
 import { countFindingsBy } from './count-findings-by';
 import { QueryValidationError } from './query-validation';

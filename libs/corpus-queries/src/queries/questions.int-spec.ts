@@ -8,8 +8,8 @@ import {
   createQuestionsCorpusDatabase,
   loadQuestions,
   type SharedQuestion,
-  type TestDatabase,
-} from '../testing';
+} from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { corpusOverview } from './corpus-overview';
 import { countFindingsBy } from './count-findings-by';
 import { listReports } from './list-reports';

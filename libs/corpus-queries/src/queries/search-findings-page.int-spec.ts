@@ -5,8 +5,8 @@ import 'reflect-metadata';
  * limit and offset, it equals an independent query over the current versions' own text, and the
  * total is exact.
  */
-import { generateCorpus } from '../generator';
-import { createTestDatabase, type TestDatabase } from '../testing';
+import { generateCorpus } from '@corpus-chat/ingest';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { buildFindingWhere } from './finding-filter';
 import { normaliseFilter } from './query-validation';
 import { runReadOnly } from './read-only';

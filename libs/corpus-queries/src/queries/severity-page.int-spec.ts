@@ -5,8 +5,8 @@ import 'reflect-metadata';
  * `ORDER BY severity, id LIMIT … OFFSET …` over the same filter, with the same exact total.
  */
 import type { FindingFilter } from '@corpus-chat/contracts';
-import { generateCorpus } from '../generator';
-import { createTestDatabase, type TestDatabase } from '../testing';
+import { generateCorpus } from '@corpus-chat/ingest';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { buildFindingWhere } from './finding-filter';
 import { normaliseFilter } from './query-validation';
 import { runReadOnly } from './read-only';

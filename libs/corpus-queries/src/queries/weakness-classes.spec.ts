@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sharedDir } from '../testing/shared-corpus';
+import { sharedDir } from '@corpus-chat/ingest/testing';
 import { WEAKNESS_CLASSES, namedWeaknessClasses } from './weakness-classes';
 
 const names = (text: string) => namedWeaknessClasses(text).map((c) => c.name);

@@ -8,13 +8,8 @@ import 'reflect-metadata';
 import type { ImportOutcome, TriageStatus } from '@corpus-chat/contracts';
 import { compareReports } from '../queries/compare-reports';
 import { searchFindings } from '../queries/search-findings';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  insertTestOperator,
-  loadQuestions,
-  type TestDatabase,
-} from '../testing';
+import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles, loadQuestions } from '@corpus-chat/ingest/testing';
 import { findingHistory } from './finding-history';
 import { setFindingStatus } from './finding-status';
 

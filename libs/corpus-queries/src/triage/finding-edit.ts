@@ -1,7 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { SEVERITIES, type EditableFindingField, type Severity } from '@corpus-chat/contracts';
-import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
-import { storableText } from '../chat/storable';
+import { recordAuditEvent, type AuditActor, storableText } from '@corpus-chat/persistence';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** The fields an edit may change; absent ones keep the current version's value. `impact: ''` clears it. */

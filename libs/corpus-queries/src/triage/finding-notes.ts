@@ -5,8 +5,7 @@ import {
   type OperatorNoteStage,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
-import { storableText } from '../chat/storable';
+import { recordAuditEvent, type AuditActor, storableText } from '@corpus-chat/persistence';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** `not_found` when no finding has the id. */

@@ -5,8 +5,7 @@ import {
   TRIAGE_TRANSITIONS,
   type TriageStatus,
 } from '@corpus-chat/contracts';
-import { recordAuditEvents, type AuditActor } from '../audit/audit-log';
-import { storableText } from '../chat/storable';
+import { recordAuditEvents, type AuditActor, storableText } from '@corpus-chat/persistence';
 import { QueryValidationError } from '../queries/query-validation';
 
 /** A status change for one or more findings. */

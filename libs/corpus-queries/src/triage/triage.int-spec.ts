@@ -6,7 +6,8 @@
 import 'reflect-metadata';
 import { countFindingsBy } from '../queries/count-findings-by';
 import { searchFindings } from '../queries/search-findings';
-import { createTestDatabase, importCorpusFiles, type TestDatabase } from '../testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { editFinding } from './finding-edit';
 import { addFindingNote } from './finding-notes';
 import { setFindingStatus } from './finding-status';

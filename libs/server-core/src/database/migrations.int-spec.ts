@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createDataSource, ensureDatabase } from '@corpus-chat/corpus-queries';
+import { createDataSource, ensureDatabase } from '@corpus-chat/persistence';
 import { runMigrationsExclusively } from './migrations';
 
 const SERVER_URL = process.env['TEST_PG_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,4 +1,4 @@
-import { testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testRedisPrefix } from '@corpus-chat/persistence/testing';
 import { closeRedis, createRedisConnection } from '../redis/redis-connection';
 import { ModelSlots } from './model-slots';
 

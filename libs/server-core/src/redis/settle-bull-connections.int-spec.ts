@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import { Queue } from 'bullmq';
-import { testRedisPrefix } from '@corpus-chat/corpus-queries/testing';
+import { testRedisPrefix } from '@corpus-chat/persistence/testing';
 import { settleBullConnections } from './redis-connection';
 
 const REDIS = new URL(process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379');

@@ -4,7 +4,7 @@ import type {
   ChatEventBody,
   TurnErrorCode,
 } from '@corpus-chat/contracts';
-import type { FinishTurnResult, TurnLedger, TurnOutcome } from '@corpus-chat/corpus-queries';
+import type { FinishTurnResult, TurnLedger, TurnOutcome } from '@corpus-chat/persistence';
 import { queueTurnWebhooks, type WebhookQueue } from '../webhooks/webhook-jobs';
 import type { TurnEventBus } from './turn-event-bus';
 

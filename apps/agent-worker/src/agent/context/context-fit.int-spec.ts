@@ -8,11 +8,8 @@
  */
 import 'reflect-metadata';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import {
-  createQuestionsCorpusDatabase,
-  loadQuestions,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, loadQuestions } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { ollamaAtDefault, TWO_TOOL_QUESTION, type OllamaAtDefault } from '../testing/totals-model';
 import { expectNumbers, TestThread } from '../testing/turn-harness';
 import { countMessagesTokens, countToolsTokens } from './token-counter';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { LRUCache } from 'lru-cache';
-import type { ModelSettings } from '@corpus-chat/corpus-queries';
+import type { ModelSettings } from '@corpus-chat/persistence';
 import type { AgentConfig } from '../agent.config';
 import { modelFetch } from './model-http';
 

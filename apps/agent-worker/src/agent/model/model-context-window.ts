@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ModelSettings } from '@corpus-chat/corpus-queries';
+import type { ModelSettings } from '@corpus-chat/persistence';
 import {
   AgentTurnError,
   discoverContextLength,

@@ -4,13 +4,9 @@
  * a turn without a language, as a job from an older API has none).
  */
 import 'reflect-metadata';
-import {
-  CorpusTools,
-  defaultCorpusQueries,
-  defaultReadOnly,
-  type ModelSettings,
-} from '@corpus-chat/corpus-queries';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
+import { type ModelSettings } from '@corpus-chat/persistence';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import type { OperatorLanguage } from '@corpus-chat/contracts';
 import { agentConfig } from '../agent.config';
 import { ScriptedOpenAiServer, script } from '../testing/scripted-openai-server';

@@ -11,13 +11,10 @@ import {
   defaultCorpusQueries,
   defaultReadOnly,
   searchFindings,
-  type ModelSettings,
 } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { type ModelSettings } from '@corpus-chat/persistence';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { AgentTurnError, type HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent.config';
 import { buildModelContext } from '../context/context-builder';

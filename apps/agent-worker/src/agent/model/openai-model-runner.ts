@@ -5,7 +5,8 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { AnswerVerification } from '@corpus-chat/contracts';
-import type { CorpusTools, ToolExecution, ModelSettings } from '@corpus-chat/corpus-queries';
+import type { CorpusTools, ToolExecution } from '@corpus-chat/corpus-queries';
+import type { ModelSettings } from '@corpus-chat/persistence';
 import {
   AgentTurnError,
   type AgentTurnContext,

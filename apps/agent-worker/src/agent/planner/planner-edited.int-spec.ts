@@ -6,11 +6,8 @@
  */
 import 'reflect-metadata';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly, editFinding } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { TestThread, expectNumbers, type CapturedTurn } from '../testing/turn-harness';
 import { parseQuestion } from './question-parser';
 import { PlannerRunner } from './planner-runner';

@@ -12,7 +12,7 @@ import type { FindingFilter } from '@corpus-chat/contracts';
 import { searchFindings } from '@corpus-chat/corpus-queries';
 import fs from 'node:fs';
 import path from 'node:path';
-import { mulberry32, sharedDir } from '@corpus-chat/corpus-queries/testing';
+import { mulberry32, sharedDir } from '@corpus-chat/ingest/testing';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, askInThread } from '../testing/turn-harness';
 

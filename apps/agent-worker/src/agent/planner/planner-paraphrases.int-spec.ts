@@ -7,13 +7,8 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  loadQuestions,
-  mulberry32,
-  sharedDir,
-  type SharedQuestion,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions, mulberry32, sharedDir, type SharedQuestion } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
 import { TestThread } from '../testing/turn-harness';

@@ -5,7 +5,8 @@
  * with the real importer. Expected numbers and names come from the file.
  */
 import 'reflect-metadata';
-import { loadQuestions, type TestDatabase } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { scoreAnswer } from '../../eval/answer-score';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';

@@ -6,7 +6,7 @@
  * from an operator whose language is Russian gets a Russian answer too.
  */
 import 'reflect-metadata';
-import { loadQuestions, type SharedQuestion } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions, type SharedQuestion } from '@corpus-chat/ingest/testing';
 import type { OperatorLanguage } from '@corpus-chat/contracts';
 import { scoreAnswer } from '../../eval/answer-score';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';

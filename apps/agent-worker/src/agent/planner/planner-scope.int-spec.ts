@@ -8,12 +8,8 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setReportArchived } from '@corpus-chat/corpus-queries';
-import {
-  loadQuestions,
-  sharedDir,
-  type SharedQuestion,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions, sharedDir, type SharedQuestion } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { plannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';

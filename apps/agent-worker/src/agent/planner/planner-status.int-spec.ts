@@ -10,11 +10,8 @@ import {
   defaultReadOnly,
   setFindingStatus,
 } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { TRIAGE_STATUSES, type TriageStatus } from '@corpus-chat/contracts';
 import { TestThread, expectNumbers, type CapturedTurn } from '../testing/turn-harness';
 import { PlannerRunner } from './planner-runner';

@@ -5,7 +5,7 @@
  * metadata). Expected numbers come from the file; nothing here is typed by hand.
  */
 import 'reflect-metadata';
-import { loadQuestions, type SharedQuestion } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions, type SharedQuestion } from '@corpus-chat/ingest/testing';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { scoreAnswer } from '../../eval/answer-score';
 import { TestThread, askInThread, type CapturedTurn } from '../testing/turn-harness';

@@ -1,4 +1,4 @@
-import { mulberry32 } from '@corpus-chat/corpus-queries/testing';
+import { mulberry32 } from '@corpus-chat/ingest/testing';
 import { parseQuestion } from './question-parser';
 import type { PlannedQuestion } from './question-plan';
 

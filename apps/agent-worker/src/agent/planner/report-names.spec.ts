@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { loadQuestions } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions } from '@corpus-chat/ingest/testing';
 import { matchReportNames, matchScanners, namePieces } from './report-names';
 
 /** The file names of the questions.json corpus, as the importer stores them (base names). */

@@ -6,13 +6,8 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  sharedDir,
-  type SharedQuestion,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles, sharedDir, type SharedQuestion } from '@corpus-chat/ingest/testing';
 import { scoreAnswer } from '../../eval/answer-score';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';

@@ -1,10 +1,7 @@
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser } from '../planner/topic-normaliser';
-import {
-  createQuestionsCorpusDatabase,
-  type loadQuestions,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createQuestionsCorpusDatabase, type loadQuestions } from '@corpus-chat/ingest/testing';
+import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { PlannerRunner } from '../planner/planner-runner';
 
 /**

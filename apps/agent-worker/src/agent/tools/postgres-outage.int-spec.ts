@@ -6,14 +6,15 @@
  */
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { createDataSource, searchFindings } from '@corpus-chat/corpus-queries';
+import { createDataSource } from '@corpus-chat/persistence';
+import { searchFindings } from '@corpus-chat/corpus-queries';
 import {
   createTestDatabase,
-  importCorpusFiles,
   startTcpProxy,
   type TcpProxy,
   type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+} from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import type { AgentRunner } from '@corpus-chat/server-core';
 import { agentConfig } from '../agent.config';
 import { startAgentRunner } from '../testing/agent-runner';

@@ -4,11 +4,8 @@
  * the UI and the model as a tool error, and the database is unchanged.
  */
 import 'reflect-metadata';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { corpusFingerprint } from '../testing/corpus-fingerprint';
 import { TestThread } from '../testing/turn-harness';
 import { PlannerRunner } from '../planner/planner-runner';

@@ -11,11 +11,8 @@ import {
   editFinding,
   setFindingStatus,
 } from '@corpus-chat/corpus-queries';
-import {
-  createTestDatabase,
-  importCorpusFiles,
-  type TestDatabase,
-} from '@corpus-chat/corpus-queries/testing';
+import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 
 const actor = { id: '00000000-0000-4000-8000-000000000001', username: 'alice' };
 let db: TestDatabase;

@@ -8,7 +8,7 @@
  */
 import { defaultCorpusQueries, defaultReadOnly, CorpusTools } from '@corpus-chat/corpus-queries';
 import 'reflect-metadata';
-import { loadQuestions } from '@corpus-chat/corpus-queries/testing';
+import { loadQuestions } from '@corpus-chat/ingest/testing';
 import { usePlannerOnQuestionsCorpus } from '../testing/questions-corpus-planner';
 import { TestThread, type CapturedTurn } from '../testing/turn-harness';
 import { maskNonClaims } from './answer-claims';

@@ -1,0 +1,13 @@
+export * from './import-report';
+export * from './import-paths';
+export * from './import-refusal';
+export { failedImport, importFailure } from './import-failure';
+export * from './parse-report';
+export type * from './parsed-report';
+export { scannerFinding } from './parsed-report';
+export { insertFindings } from './persist-report';
+export { securitySeverity } from './sarif.importer';
+export { stripHtml, cweId } from './text';
+export * from './import-jobs';
+export * from './import-quota';
+export * from './upload-check';
