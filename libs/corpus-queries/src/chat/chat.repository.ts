@@ -7,6 +7,7 @@ import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
 import { feedbackOfTurns } from './turn-feedback';
 import { unreadChats } from './turn-activity';
 import type { TurnFeedbackView } from '@corpus-chat/contracts';
+import { GenerateSql, SQL_EXAMPLE as X } from '../sql/generate-sql';
 
 /** Title of a thread before its first message (or when created without one). */
 export const DEFAULT_CHAT_TITLE = 'New chat';
@@ -52,6 +53,7 @@ export class ChatRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Records that `owner` exported their thread `chatId` (`chat.export` in the audit log, with its message count). */
+  @GenerateSql({ params: [{ id: X.operatorId, username: 'alice' }, X.chatId, 3] })
   async recordExport(owner: AuditActor, chatId: string, messageCount: number): Promise<void> {
     await recordAuditEvent(this.db.manager, {
       action: 'chat.export',
@@ -63,6 +65,7 @@ export class ChatRepository {
   }
 
   /** Creates a thread; without a title it gets `DEFAULT_CHAT_TITLE` until its first message. */
+  @GenerateSql({ params: [X.operatorId, 'Critical findings'] })
   async createChat(ownerId: string, title?: string | null): Promise<ChatSessionEntity> {
     const repo = this.db.getRepository(ChatSessionEntity);
     const trimmed = title?.trim();
@@ -76,6 +79,7 @@ export class ChatRepository {
   }
 
   /** The operator's threads, most recently changed first, archived or not. */
+  @GenerateSql({ params: [X.operatorId, false] })
   async listChats(ownerId: string, archived: boolean): Promise<ChatSummaryRow[]> {
     const chats = await this.db.getRepository(ChatSessionEntity).find({
       where: { ownerId, archived },
@@ -85,6 +89,7 @@ export class ChatRepository {
   }
 
   /** One thread of the operator, or null. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async findChat(ownerId: string, chatId: string): Promise<ChatSessionEntity | null> {
     return this.db.getRepository(ChatSessionEntity).findOneBy({ id: chatId, ownerId });
   }
@@ -120,6 +125,7 @@ export class ChatRepository {
   }
 
   /** The thread's messages, oldest first (user before assistant within a turn); null for a foreign thread. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async listMessages(ownerId: string, chatId: string): Promise<ChatMessageEntity[] | null> {
     if (!(await this.findChat(ownerId, chatId))) return null;
     return this.db
@@ -128,11 +134,13 @@ export class ChatRepository {
   }
 
   /** The operator's feedback on the given turns of their threads, by turn id. */
+  @GenerateSql({ params: [X.operatorId, [X.turnId]] })
   async feedbackOf(ownerId: string, turnIds: readonly string[]): Promise<Map<string, TurnFeedbackView>> {
     return feedbackOfTurns(this.db.manager, ownerId, turnIds);
   }
 
   /** Renames and/or (un)archives a thread. Returns the updated thread, or null when not the operator's. */
+  @GenerateSql({ params: [X.operatorId, X.chatId, { title: 'Renamed', archived: false }] })
   async updateChat(
     ownerId: string,
     chatId: string,
@@ -150,12 +158,14 @@ export class ChatRepository {
   }
 
   /** Deletes a thread with its turns and messages (cascade). Returns false when not the operator's. */
+  @GenerateSql({ params: [X.operatorId, X.missingId] })
   async deleteChat(ownerId: string, chatId: string): Promise<boolean> {
     const result = await this.db.getRepository(ChatSessionEntity).delete({ id: chatId, ownerId });
     return (result.affected ?? 0) > 0;
   }
 
   /** The thread's queued or running turn, or null (also for a foreign thread). */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async findActiveTurn(ownerId: string, chatId: string): Promise<ChatTurnEntity | null> {
     return this.db
       .getRepository(ChatTurnEntity)
@@ -167,6 +177,7 @@ export class ChatRepository {
   }
 
   /** A turn of the operator's thread, or null. */
+  @GenerateSql({ params: [X.operatorId, X.chatId, X.turnId] })
   async findTurn(ownerId: string, chatId: string, turnId: string): Promise<ChatTurnEntity | null> {
     return this.db
       .getRepository(ChatTurnEntity)
@@ -177,6 +188,7 @@ export class ChatRepository {
   }
 
   /** Ids of every turn of the operator's thread (empty for a missing or foreign thread). */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async turnIds(ownerId: string, chatId: string): Promise<string[]> {
     const rows = await this.db
       .getRepository(ChatTurnEntity)
@@ -195,6 +207,20 @@ export class ChatRepository {
    * COMMIT and may refuse by throwing (it must not enqueue: jobs are added after the commit). Any
    * other outcome rolls back. Throws Postgres' errors except 23503 (`not-found`) and 55P03 (`locked`).
    */
+  @GenerateSql({
+    params: [
+      X.operatorId,
+      X.chatId,
+      {
+        turnId: X.missingId,
+        content: 'How many?',
+        clientMessageId: null,
+        queuePosition: null,
+        autoTitle: 'How many?',
+        maxActiveTurns: 5,
+      },
+    ],
+  })
   async tryStartTurn(
     ownerId: string,
     chatId: string,
