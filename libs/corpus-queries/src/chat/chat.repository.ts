@@ -5,7 +5,6 @@ import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
 import { feedbackOfTurns } from './turn-feedback';
-import { unreadChats } from './turn-activity';
 import type { TurnFeedbackView } from '@corpus-chat/contracts';
 import { GenerateSql, SQL_EXAMPLE as X } from '../sql/generate-sql';
 
@@ -110,7 +109,7 @@ export class ChatRepository {
     const active = await this.db
       .getRepository(ChatTurnEntity)
       .find({ where: { chatId: In(ids), status: In([...ACTIVE_TURN_STATUSES]) } });
-    const unread = await unreadChats(this.db, chats[0]!.ownerId, ids);
+    const unread = await this.unreadChats(chats[0]!.ownerId, ids);
     const countBy = new Map(counts.map((r) => [r.chat_id, Number(r.n)]));
     const activeBy = new Map(active.map((t) => [t.chatId, t]));
     return chats.map((chat) => {
@@ -122,6 +121,20 @@ export class ChatRepository {
         unread: unread.has(chat.id),
       };
     });
+  }
+
+  /** The threads among `chatIds` of `ownerId` whose newest answer is newer than their last sight. */
+  private async unreadChats(ownerId: string, chatIds: string[]): Promise<Set<string>> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT s.id FROM chat_sessions s
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
+        WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
+          AND EXISTS (SELECT 1 FROM chat_messages m
+                       WHERE m.chat_id = s.id AND m.role = 'assistant'
+                         AND m.created_at > coalesce(r.seen_at, '-infinity'))`,
+      [ownerId, chatIds],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /** The thread's messages, oldest first (user before assistant within a turn); null for a foreign thread. */

@@ -127,17 +127,3 @@ export class TurnActivityQueries {
     };
   }
 }
-
-/** The threads among `chatIds` of `ownerId` whose newest answer is newer than their last sight. */
-export async function unreadChats(db: DataSource, ownerId: string, chatIds: string[]): Promise<Set<string>> {
-  const rows: { id: string }[] = await db.query(
-    `SELECT s.id FROM chat_sessions s
-       LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
-      WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
-        AND EXISTS (SELECT 1 FROM chat_messages m
-                     WHERE m.chat_id = s.id AND m.role = 'assistant'
-                       AND m.created_at > coalesce(r.seen_at, '-infinity'))`,
-    [ownerId, chatIds],
-  );
-  return new Set(rows.map((r) => r.id));
-}

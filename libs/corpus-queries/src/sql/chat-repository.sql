@@ -15,11 +15,11 @@ SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."
 SELECT chat_id, count(*) AS n FROM chat_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id;
 SELECT "ChatTurnEntity"."id" AS "ChatTurnEntity_id", "ChatTurnEntity"."chat_id" AS "ChatTurnEntity_chat_id", "ChatTurnEntity"."client_message_id" AS "ChatTurnEntity_client_message_id", "ChatTurnEntity"."status" AS "ChatTurnEntity_status", "ChatTurnEntity"."queue_position" AS "ChatTurnEntity_queue_position", "ChatTurnEntity"."attempt" AS "ChatTurnEntity_attempt", "ChatTurnEntity"."worker_id" AS "ChatTurnEntity_worker_id", "ChatTurnEntity"."error_code" AS "ChatTurnEntity_error_code", "ChatTurnEntity"."created_at" AS "ChatTurnEntity_created_at", "ChatTurnEntity"."started_at" AS "ChatTurnEntity_started_at", "ChatTurnEntity"."finished_at" AS "ChatTurnEntity_finished_at", "ChatTurnEntity"."alive_at" AS "ChatTurnEntity_alive_at" FROM "chat_turns" "ChatTurnEntity" WHERE (("ChatTurnEntity"."chat_id" IN ($1, $2)) AND ("ChatTurnEntity"."status" IN ($3, $4)));
 SELECT s.id FROM chat_sessions s
-       LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
-      WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
-        AND EXISTS (SELECT 1 FROM chat_messages m
-                     WHERE m.chat_id = s.id AND m.role = 'assistant'
-                       AND m.created_at > coalesce(r.seen_at, '-infinity'));
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
+        WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
+          AND EXISTS (SELECT 1 FROM chat_messages m
+                       WHERE m.chat_id = s.id AND m.role = 'assistant'
+                         AND m.created_at > coalesce(r.seen_at, '-infinity'));
 
 -- ChatRepository.findChat
 SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE (("ChatSessionEntity"."id" = $1) AND ("ChatSessionEntity"."owner_id" = $2)) LIMIT 1;
