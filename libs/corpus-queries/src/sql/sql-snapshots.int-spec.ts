@@ -5,6 +5,7 @@ import { createDataSource } from '../data-source';
 import { createTestDatabase, insertTestOperator, storeTestTurn } from '../testing';
 // Imported for their `@GenerateSql` methods.
 import '../chat';
+import '../webhooks';
 import { SQL_EXAMPLE, sqlExamples, type SqlRepository } from './generate-sql';
 
 /** `npm run sql:sync` sets it: write the snapshots instead of comparing. */
