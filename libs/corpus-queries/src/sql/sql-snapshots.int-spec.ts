@@ -27,6 +27,7 @@ async function render(repository: SqlRepository): Promise<string> {
     logMigration: () => undefined,
     log: () => undefined,
   };
+  // One connection, so the statements are recorded in the order they run.
   const recorded = createDataSource(db.url, { logger, extra: { max: 1 } });
   try {
     const owner = (await insertTestOperator(db.dataSource)).id;
