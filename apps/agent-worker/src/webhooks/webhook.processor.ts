@@ -8,12 +8,7 @@ import {
   WebhookJobNames,
   WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
-import {
-  findDeliveryToSend,
-  findEndedTurn,
-  insertTurnDeliveries,
-  recordDeliveryAttempt,
-} from '@corpus-chat/persistence';
+import { WebhooksRepository } from '@corpus-chat/persistence';
 import {
   queueWebhookDelivery,
   sendWebhook,
@@ -33,14 +28,16 @@ import { turnWebhookPayload } from './turn-webhook-payload';
 export class WebhookProcessor extends WorkerHost {
   private readonly logger = new Logger(WebhookProcessor.name);
   private readonly targets: WebhookTargets;
+  private readonly webhooks: WebhooksRepository;
 
   constructor(
-    private readonly db: DataSource,
+    db: DataSource,
     private readonly env: WorkerEnv,
     @InjectQueue(WEBHOOKS_QUEUE) private readonly queue: WebhookQueue,
   ) {
     super();
     this.targets = new WebhookTargets(env.WEBHOOK_URL_ALLOWLIST);
+    this.webhooks = new WebhooksRepository(db);
   }
 
   async process(job: Job): Promise<string> {
@@ -61,13 +58,13 @@ export class WebhookProcessor extends WorkerHost {
   }
 
   private async queueDeliveries(turnId: string): Promise<string> {
-    const turn = await findEndedTurn(this.db, turnId);
+    const turn = await this.webhooks.findEndedTurn(turnId);
     if (!turn) {
       this.logger.log(`turn ${turnId}: not ended or gone; no webhooks`);
       return 'no turn';
     }
     const payload = turnWebhookPayload(turn, this.env.PUBLIC_ORIGIN);
-    const ids = await insertTurnDeliveries(this.db, turn.ownerId, payload);
+    const ids = await this.webhooks.insertTurnDeliveries(turn.ownerId, payload);
     for (const id of ids) await queueWebhookDelivery(this.queue, id, this.env);
     if (ids.length)
       this.logger.log(`turn ${turnId}: ${ids.length} webhook deliveries queued (${payload.type})`);
@@ -75,7 +72,7 @@ export class WebhookProcessor extends WorkerHost {
   }
 
   private async deliver(deliveryId: string, job: Job): Promise<string> {
-    const delivery = await findDeliveryToSend(this.db, deliveryId);
+    const delivery = await this.webhooks.findDeliveryToSend(deliveryId);
     if (!delivery || delivery.status !== 'pending') {
       this.logger.log(`webhook delivery ${deliveryId}: ${delivery ? delivery.status : 'gone'}; not sent`);
       return delivery?.status ?? 'gone';
@@ -87,7 +84,7 @@ export class WebhookProcessor extends WorkerHost {
       body: JSON.stringify(delivery.payload),
     });
     const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    await recordDeliveryAttempt(this.db, deliveryId, {
+    await this.webhooks.recordDeliveryAttempt(deliveryId, {
       status: result.ok ? 'delivered' : last ? 'failed' : 'pending',
       statusCode: result.statusCode,
       error: result.ok ? null : result.error,

@@ -21,14 +21,9 @@ import {
   WEBHOOKS_QUEUE,
 } from '@corpus-chat/contracts';
 import {
-  deleteWebhookEndpoint,
-  insertWebhookEndpoint,
   type ListedDelivery,
-  listWebhookDeliveries,
-  listWebhookEndpoints,
-  markDeliveryFailed,
-  resetFailedDelivery,
   type WebhookEndpointEntity,
+  WebhooksRepository,
 } from '@corpus-chat/persistence';
 import {
   queueWebhookDelivery,
@@ -76,13 +71,15 @@ const toDeliveryView = (d: ListedDelivery): WebhookDeliveryView => ({
 export class WebhooksService implements BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhooksService.name);
   private readonly targets: WebhookTargets;
+  private readonly webhooks: WebhooksRepository;
 
   constructor(
-    private readonly db: DataSource,
+    db: DataSource,
     private readonly env: ApiEnv,
     @InjectQueue(WEBHOOKS_QUEUE) private readonly queue: Queue,
   ) {
     this.targets = new WebhookTargets(env.WEBHOOK_URL_ALLOWLIST);
+    this.webhooks = new WebhooksRepository(db);
   }
 
   beforeApplicationShutdown(): Promise<void> {
@@ -101,8 +98,7 @@ export class WebhooksService implements BeforeApplicationShutdown {
       throw e;
     }
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
-    const saved = await insertWebhookEndpoint(
-      this.db,
+    const saved = await this.webhooks.insertWebhookEndpoint(
       {
         operatorId: operator.id,
         url: url.href,
@@ -122,12 +118,12 @@ export class WebhooksService implements BeforeApplicationShutdown {
   }
 
   async list(operatorId: string): Promise<WebhookEndpointView[]> {
-    return (await listWebhookEndpoints(this.db, operatorId)).map(toView);
+    return (await this.webhooks.listWebhookEndpoints(operatorId)).map(toView);
   }
 
   async remove(operator: AuthenticatedOperator, id: string): Promise<void> {
     if (
-      !(await deleteWebhookEndpoint(this.db, operator.id, id, {
+      !(await this.webhooks.deleteWebhookEndpoint(operator.id, id, {
         id: operator.id,
         username: operator.username,
       }))
@@ -137,12 +133,12 @@ export class WebhooksService implements BeforeApplicationShutdown {
   }
 
   async deliveries(operatorId: string): Promise<WebhookDeliveryView[]> {
-    return (await listWebhookDeliveries(this.db, operatorId, LISTED_DELIVERIES)).map(toDeliveryView);
+    return (await this.webhooks.listWebhookDeliveries(operatorId, LISTED_DELIVERIES)).map(toDeliveryView);
   }
 
   /** Sends a failed delivery again, with a fresh retry schedule; 404 unknown, 409 not failed, 503 Redis. */
   async resend(operatorId: string, id: string): Promise<void> {
-    const reset = await resetFailedDelivery(this.db, operatorId, id);
+    const reset = await this.webhooks.resetFailedDelivery(operatorId, id);
     if (reset === 'missing') throw new NotFoundException('You have no webhook delivery with this id.');
     if (reset === 'not-failed')
       throw new ConflictException(
@@ -156,7 +152,7 @@ export class WebhooksService implements BeforeApplicationShutdown {
       );
     } catch (e) {
       // Left pending would never be sent: mark it failed again so it can be resent later.
-      await markDeliveryFailed(this.db, id);
+      await this.webhooks.markDeliveryFailed(id);
       throw new ServiceUnavailableException(
         `Redis is unavailable, so the delivery was not sent again (${(e as Error).message}). Try again shortly.`,
       );

@@ -5,8 +5,8 @@ import { ChatMessageEntity } from './chat-message.entity';
 import { ChatSessionEntity } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
 import { feedbackOfTurns } from './turn-feedback';
-import { unreadChats } from './turn-activity';
 import type { TurnFeedbackView } from '@corpus-chat/contracts';
+import { GenerateSql, SQL_EXAMPLE as X } from '../sql/generate-sql';
 
 /** Title of a thread before its first message (or when created without one). */
 export const DEFAULT_CHAT_TITLE = 'New chat';
@@ -52,6 +52,7 @@ export class ChatRepository {
   constructor(private readonly db: DataSource) {}
 
   /** Records that `owner` exported their thread `chatId` (`chat.export` in the audit log, with its message count). */
+  @GenerateSql({ params: [{ id: X.operatorId, username: 'alice' }, X.chatId, 3] })
   async recordExport(owner: AuditActor, chatId: string, messageCount: number): Promise<void> {
     await recordAuditEvent(this.db.manager, {
       action: 'chat.export',
@@ -63,6 +64,7 @@ export class ChatRepository {
   }
 
   /** Creates a thread; without a title it gets `DEFAULT_CHAT_TITLE` until its first message. */
+  @GenerateSql({ params: [X.operatorId, 'Critical findings'] })
   async createChat(ownerId: string, title?: string | null): Promise<ChatSessionEntity> {
     const repo = this.db.getRepository(ChatSessionEntity);
     const trimmed = title?.trim();
@@ -76,6 +78,7 @@ export class ChatRepository {
   }
 
   /** The operator's threads, most recently changed first, archived or not. */
+  @GenerateSql({ params: [X.operatorId, false] })
   async listChats(ownerId: string, archived: boolean): Promise<ChatSummaryRow[]> {
     const chats = await this.db.getRepository(ChatSessionEntity).find({
       where: { ownerId, archived },
@@ -85,6 +88,7 @@ export class ChatRepository {
   }
 
   /** One thread of the operator, or null. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async findChat(ownerId: string, chatId: string): Promise<ChatSessionEntity | null> {
     return this.db.getRepository(ChatSessionEntity).findOneBy({ id: chatId, ownerId });
   }
@@ -105,7 +109,7 @@ export class ChatRepository {
     const active = await this.db
       .getRepository(ChatTurnEntity)
       .find({ where: { chatId: In(ids), status: In([...ACTIVE_TURN_STATUSES]) } });
-    const unread = await unreadChats(this.db, chats[0]!.ownerId, ids);
+    const unread = await this.unreadChats(chats[0]!.ownerId, ids);
     const countBy = new Map(counts.map((r) => [r.chat_id, Number(r.n)]));
     const activeBy = new Map(active.map((t) => [t.chatId, t]));
     return chats.map((chat) => {
@@ -119,7 +123,22 @@ export class ChatRepository {
     });
   }
 
+  /** The threads among `chatIds` of `ownerId` whose newest answer is newer than their last sight. */
+  private async unreadChats(ownerId: string, chatIds: string[]): Promise<Set<string>> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT s.id FROM chat_sessions s
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
+        WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
+          AND EXISTS (SELECT 1 FROM chat_messages m
+                       WHERE m.chat_id = s.id AND m.role = 'assistant'
+                         AND m.created_at > coalesce(r.seen_at, '-infinity'))`,
+      [ownerId, chatIds],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** The thread's messages, oldest first (user before assistant within a turn); null for a foreign thread. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async listMessages(ownerId: string, chatId: string): Promise<ChatMessageEntity[] | null> {
     if (!(await this.findChat(ownerId, chatId))) return null;
     return this.db
@@ -128,11 +147,13 @@ export class ChatRepository {
   }
 
   /** The operator's feedback on the given turns of their threads, by turn id. */
+  @GenerateSql({ params: [X.operatorId, [X.turnId]] })
   async feedbackOf(ownerId: string, turnIds: readonly string[]): Promise<Map<string, TurnFeedbackView>> {
     return feedbackOfTurns(this.db.manager, ownerId, turnIds);
   }
 
   /** Renames and/or (un)archives a thread. Returns the updated thread, or null when not the operator's. */
+  @GenerateSql({ params: [X.operatorId, X.chatId, { title: 'Renamed', archived: false }] })
   async updateChat(
     ownerId: string,
     chatId: string,
@@ -150,12 +171,14 @@ export class ChatRepository {
   }
 
   /** Deletes a thread with its turns and messages (cascade). Returns false when not the operator's. */
+  @GenerateSql({ params: [X.operatorId, X.missingId] })
   async deleteChat(ownerId: string, chatId: string): Promise<boolean> {
     const result = await this.db.getRepository(ChatSessionEntity).delete({ id: chatId, ownerId });
     return (result.affected ?? 0) > 0;
   }
 
   /** The thread's queued or running turn, or null (also for a foreign thread). */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async findActiveTurn(ownerId: string, chatId: string): Promise<ChatTurnEntity | null> {
     return this.db
       .getRepository(ChatTurnEntity)
@@ -167,6 +190,7 @@ export class ChatRepository {
   }
 
   /** A turn of the operator's thread, or null. */
+  @GenerateSql({ params: [X.operatorId, X.chatId, X.turnId] })
   async findTurn(ownerId: string, chatId: string, turnId: string): Promise<ChatTurnEntity | null> {
     return this.db
       .getRepository(ChatTurnEntity)
@@ -177,6 +201,7 @@ export class ChatRepository {
   }
 
   /** Ids of every turn of the operator's thread (empty for a missing or foreign thread). */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async turnIds(ownerId: string, chatId: string): Promise<string[]> {
     const rows = await this.db
       .getRepository(ChatTurnEntity)
@@ -195,6 +220,20 @@ export class ChatRepository {
    * COMMIT and may refuse by throwing (it must not enqueue: jobs are added after the commit). Any
    * other outcome rolls back. Throws Postgres' errors except 23503 (`not-found`) and 55P03 (`locked`).
    */
+  @GenerateSql({
+    params: [
+      X.operatorId,
+      X.chatId,
+      {
+        turnId: X.missingId,
+        content: 'How many?',
+        clientMessageId: null,
+        queuePosition: null,
+        autoTitle: 'How many?',
+        maxActiveTurns: 5,
+      },
+    ],
+  })
   async tryStartTurn(
     ownerId: string,
     chatId: string,

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { GenerateSql } from '../sql/generate-sql';
 
 /** A queued turn whose place in the queue changed (1 = next to start). */
 export interface MovedTurn {
@@ -19,6 +20,7 @@ export class QueuePositions {
    * none did). One caller at a time across processes (a transaction-level advisory lock; a second
    * caller returns `[]` at once), so each change is returned once. Rejects when Postgres fails.
    */
+  @GenerateSql({ params: [] })
   async refresh(): Promise<MovedTurn[]> {
     return this.db.transaction(async (m) => {
       const [{ locked }] = (await m.query(

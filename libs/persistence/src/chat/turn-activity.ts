@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { readModelSettings } from '../settings/settings.queries';
+import { GenerateSql, SQL_EXAMPLE as X } from '../sql/generate-sql';
 
 /** The model name stored with the built-in planner's answers. */
 const PLANNER_MODEL = 'builtin';
@@ -53,6 +54,7 @@ export class TurnActivityQueries {
   constructor(private readonly db: DataSource) {}
 
   /** Marks thread `chatId` of `ownerId` seen now; false when it is not the operator's. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async markSeen(ownerId: string, chatId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `INSERT INTO chat_reads (operator_id, chat_id, seen_at)
@@ -65,6 +67,7 @@ export class TurnActivityQueries {
   }
 
   /** The owner of thread `chatId`, or null when it does not exist. */
+  @GenerateSql({ params: [X.chatId] })
   async ownerOf(chatId: string): Promise<string | null> {
     const rows: { owner_id: string }[] = await this.db.query(
       `SELECT owner_id FROM chat_sessions WHERE id = $1`,
@@ -74,6 +77,7 @@ export class TurnActivityQueries {
   }
 
   /** The operator's queued and running turns, oldest first. */
+  @GenerateSql({ params: [X.operatorId] })
   async activeTurns(ownerId: string): Promise<ActiveTurnRow[]> {
     return this.db.query(
       `SELECT t.id AS "turnId", t.chat_id AS "chatId", s.title, t.status,
@@ -86,6 +90,7 @@ export class TurnActivityQueries {
   }
 
   /** The first line of an answer with text (at most 200 characters), or null. */
+  @GenerateSql({ params: [X.missingId] })
   async answerFirstLine(messageId: string): Promise<string | null> {
     const rows: { head: string }[] = await this.db.query(
       `SELECT left(content, 2000) AS head FROM chat_messages WHERE id = $1`,
@@ -99,6 +104,7 @@ export class TurnActivityQueries {
   }
 
   /** The current model, the median duration of its last completed turns, and the running turns' ages. */
+  @GenerateSql({ params: [] })
   async queueTiming(): Promise<QueueTiming> {
     const settings = await readModelSettings(this.db);
     const model = settings.backend === 'openai' ? (settings.model ?? '') : PLANNER_MODEL;
@@ -120,18 +126,4 @@ export class TurnActivityQueries {
       runningElapsedMs: running.map((r) => Number(r.ms)),
     };
   }
-}
-
-/** The threads among `chatIds` of `ownerId` whose newest answer is newer than their last sight. */
-export async function unreadChats(db: DataSource, ownerId: string, chatIds: string[]): Promise<Set<string>> {
-  const rows: { id: string }[] = await db.query(
-    `SELECT s.id FROM chat_sessions s
-       LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
-      WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
-        AND EXISTS (SELECT 1 FROM chat_messages m
-                     WHERE m.chat_id = s.id AND m.role = 'assistant'
-                       AND m.created_at > coalesce(r.seen_at, '-infinity'))`,
-    [ownerId, chatIds],
-  );
-  return new Set(rows.map((r) => r.id));
 }

@@ -4,6 +4,7 @@ import { findTurnAttachment } from './turn-attachment';
 import { ChatMessageEntity } from './chat-message.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity, type TurnStatus } from './chat-turn.entity';
 import { storableJson, storableText } from './storable';
+import { GenerateSql, SQL_EXAMPLE as X } from '../sql/generate-sql';
 
 /** How a turn ended, as stored. */
 export interface TurnOutcome {
@@ -132,6 +133,12 @@ export class TurnLedger {
    * stored and the turn is active, it becomes `running` and its history (latest
    * `historyLimit` messages, follow-up metadata only) is returned. Null when the turn does not exist.
    */
+  @GenerateSql({
+    params: [
+      X.turnId,
+      { attempt: 1, workerId: 'w1', ownerId: X.operatorId, chatId: X.chatId, userMessageId: X.missingId },
+    ],
+  })
   async startRun(
     turnId: string,
     claim: TurnRunClaim,
@@ -207,11 +214,13 @@ export class TurnLedger {
   }
 
   /** The attachment the turn's question is about (see `findTurnAttachment`), or null. */
+  @GenerateSql({ params: [X.turnId] })
   attachment(turnId: string): Promise<TurnAttachment | null> {
     return findTurnAttachment(this.db.manager, turnId);
   }
 
   /** The turn's status, or null when it does not exist. */
+  @GenerateSql({ params: [X.turnId] })
   async status(turnId: string): Promise<TurnStatus | null> {
     const row = await this.db
       .getRepository(ChatTurnEntity)
@@ -223,6 +232,7 @@ export class TurnLedger {
    * Ends a turn once, in one statement: stores the answer and the turn's and thread's final state.
    * A second call (a retried job, a racing cancel) changes nothing (`already`).
    */
+  @GenerateSql({ params: [X.turnId, { status: 'complete', content: 'Two.', metadata: {} }] })
   async finish(turnId: string, outcome: TurnOutcome): Promise<FinishTurnResult> {
     // One statement, so one round trip and an implicit transaction: `t` locks the turn row (a
     // concurrent finisher waits here and then sees the ended status); the message is inserted and
@@ -294,6 +304,7 @@ export class TurnLedger {
    * whose job could not be added. Resolves false, changing nothing, when a worker already took it
    * (the add reached Redis after all) or it ended.
    */
+  @GenerateSql({ params: [X.missingId] })
   async discardQueued(turnId: string): Promise<boolean> {
     const result = await this.db.getRepository(ChatTurnEntity).delete({ id: turnId, status: 'queued' });
     return (result.affected ?? 0) > 0;
@@ -304,6 +315,7 @@ export class TurnLedger {
    * `minAgeMs` old, oldest first, at most `limit`: the candidates of the API's sweep for turns
    * whose job is missing. Each with the ids its job carries and its queue position.
    */
+  @GenerateSql({ params: [60_000] })
   async staleActive(minAgeMs: number, limit = 100): Promise<ActiveTurnRef[]> {
     return this.activeTurns(
       `AND COALESCE(t.started_at, t.created_at) < now() - make_interval(secs => $1::double precision / 1000)
@@ -313,6 +325,7 @@ export class TurnLedger {
   }
 
   /** The turn when it is queued or running, else null. */
+  @GenerateSql({ params: [X.turnId] })
   async findActive(turnId: string): Promise<ActiveTurnRef | null> {
     return (await this.activeTurns('AND t.id = $1', [turnId]))[0] ?? null;
   }
@@ -351,6 +364,7 @@ export class TurnLedger {
    * while Redis lost their jobs: one statement for all the turns a worker runs. Resolves with how
    * many were still running.
    */
+  @GenerateSql({ params: [[X.turnId]] })
   async heartbeat(turnIds: readonly string[]): Promise<number> {
     if (!turnIds.length) return 0;
     const rows = await this.rows(
@@ -361,6 +375,7 @@ export class TurnLedger {
   }
 
   /** Turns in `turnIds` that are still queued or running (for waits after a cancel). */
+  @GenerateSql({ params: [[X.turnId]] })
   async stillActive(turnIds: string[]): Promise<string[]> {
     if (!turnIds.length) return [];
     const rows = await this.db

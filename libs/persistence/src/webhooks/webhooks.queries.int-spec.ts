@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebhookPayload } from '@corpus-chat/contracts';
 import { ChatRepository } from '../chat/chat.repository';
 import { createTestDatabase, insertTestOperator, storeTestTurn, type TestDatabase } from '../testing';
-import { insertTurnDeliveries, insertWebhookEndpoint } from './webhooks.queries';
+import { WebhooksRepository } from './webhooks.queries';
 
 describe('webhook deliveries: who receives an ended turn (real Postgres)', () => {
   let db: TestDatabase;
@@ -35,8 +35,7 @@ describe('webhook deliveries: who receives an ended turn (real Postgres)', () =>
   it('an all-operators endpoint gets turns only while its owner is an enabled admin', async () => {
     const admin = await insertTestOperator(db.dataSource, { role: 'admin' });
     const bob = await insertTestOperator(db.dataSource);
-    const endpoint = await insertWebhookEndpoint(
-      db.dataSource,
+    const endpoint = await new WebhooksRepository(db.dataSource).insertWebhookEndpoint(
       {
         operatorId: admin.id,
         url: 'https://hooks.example.org/all',
@@ -49,19 +48,19 @@ describe('webhook deliveries: who receives an ended turn (real Postgres)', () =>
     );
 
     const whileAdmin = await endedTurn(bob.id);
-    await insertTurnDeliveries(db.dataSource, bob.id, whileAdmin);
+    await new WebhooksRepository(db.dataSource).insertTurnDeliveries(bob.id, whileAdmin);
     expect(await receivers(whileAdmin)).toEqual([endpoint!.id]);
 
     await db.dataSource.query(`UPDATE operators SET role = 'operator' WHERE id = $1`, [admin.id]);
     const afterDemotion = await endedTurn(bob.id);
-    await insertTurnDeliveries(db.dataSource, bob.id, afterDemotion);
+    await new WebhooksRepository(db.dataSource).insertTurnDeliveries(bob.id, afterDemotion);
     expect(await receivers(afterDemotion)).toEqual([]);
 
     await db.dataSource.query(`UPDATE operators SET role = 'admin', disabled = true WHERE id = $1`, [
       admin.id,
     ]);
     const whileDisabled = await endedTurn(bob.id);
-    await insertTurnDeliveries(db.dataSource, bob.id, whileDisabled);
+    await new WebhooksRepository(db.dataSource).insertTurnDeliveries(bob.id, whileDisabled);
     expect(await receivers(whileDisabled)).toEqual([]);
   });
 });
