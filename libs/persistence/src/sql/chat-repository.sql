@@ -7,13 +7,85 @@ INSERT INTO audit_events (action, actor_id, actor_name, subject_type, subject_id
 
 -- ChatRepository.createChat
 START TRANSACTION;
-INSERT INTO "chat_sessions"("id", "owner_id", "title", "title_source", "last_model", "archived", "created_at", "updated_at") VALUES (DEFAULT, $1, $2, $3, DEFAULT, DEFAULT, DEFAULT, DEFAULT) RETURNING "id", "title_source", "archived", "created_at", "updated_at";
+INSERT INTO
+  "chat_sessions" (
+    "id",
+    "owner_id",
+    "title",
+    "title_source",
+    "last_model",
+    "archived",
+    "created_at",
+    "updated_at"
+  )
+VALUES
+  (
+    DEFAULT,
+    $1,
+    $2,
+    $3,
+    DEFAULT,
+    DEFAULT,
+    DEFAULT,
+    DEFAULT
+  )
+RETURNING
+  "id",
+  "title_source",
+  "archived",
+  "created_at",
+  "updated_at";
 COMMIT;
 
 -- ChatRepository.listChats
-SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE (("ChatSessionEntity"."owner_id" = $1) AND ("ChatSessionEntity"."archived" = $2)) ORDER BY "ChatSessionEntity"."updated_at" DESC, "ChatSessionEntity"."id" ASC;
-SELECT chat_id, count(*) AS n FROM chat_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id;
-SELECT "ChatTurnEntity"."id" AS "ChatTurnEntity_id", "ChatTurnEntity"."chat_id" AS "ChatTurnEntity_chat_id", "ChatTurnEntity"."client_message_id" AS "ChatTurnEntity_client_message_id", "ChatTurnEntity"."status" AS "ChatTurnEntity_status", "ChatTurnEntity"."queue_position" AS "ChatTurnEntity_queue_position", "ChatTurnEntity"."attempt" AS "ChatTurnEntity_attempt", "ChatTurnEntity"."worker_id" AS "ChatTurnEntity_worker_id", "ChatTurnEntity"."error_code" AS "ChatTurnEntity_error_code", "ChatTurnEntity"."created_at" AS "ChatTurnEntity_created_at", "ChatTurnEntity"."started_at" AS "ChatTurnEntity_started_at", "ChatTurnEntity"."finished_at" AS "ChatTurnEntity_finished_at", "ChatTurnEntity"."alive_at" AS "ChatTurnEntity_alive_at" FROM "chat_turns" "ChatTurnEntity" WHERE (("ChatTurnEntity"."chat_id" IN ($1, $2)) AND ("ChatTurnEntity"."status" IN ($3, $4)));
+SELECT
+  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
+  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
+  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
+  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
+  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
+  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
+  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
+  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
+FROM
+  "chat_sessions" "ChatSessionEntity"
+WHERE
+  (
+    ("ChatSessionEntity"."owner_id" = $1)
+    AND ("ChatSessionEntity"."archived" = $2)
+  )
+ORDER BY
+  "ChatSessionEntity"."updated_at" DESC,
+  "ChatSessionEntity"."id" ASC;
+SELECT
+  chat_id,
+  count(*) AS n
+FROM
+  chat_messages
+WHERE
+  chat_id = ANY ($1::uuid[])
+GROUP BY
+  chat_id;
+SELECT
+  "ChatTurnEntity"."id" AS "ChatTurnEntity_id",
+  "ChatTurnEntity"."chat_id" AS "ChatTurnEntity_chat_id",
+  "ChatTurnEntity"."client_message_id" AS "ChatTurnEntity_client_message_id",
+  "ChatTurnEntity"."status" AS "ChatTurnEntity_status",
+  "ChatTurnEntity"."queue_position" AS "ChatTurnEntity_queue_position",
+  "ChatTurnEntity"."attempt" AS "ChatTurnEntity_attempt",
+  "ChatTurnEntity"."worker_id" AS "ChatTurnEntity_worker_id",
+  "ChatTurnEntity"."error_code" AS "ChatTurnEntity_error_code",
+  "ChatTurnEntity"."created_at" AS "ChatTurnEntity_created_at",
+  "ChatTurnEntity"."started_at" AS "ChatTurnEntity_started_at",
+  "ChatTurnEntity"."finished_at" AS "ChatTurnEntity_finished_at",
+  "ChatTurnEntity"."alive_at" AS "ChatTurnEntity_alive_at"
+FROM
+  "chat_turns" "ChatTurnEntity"
+WHERE
+  (
+    ("ChatTurnEntity"."chat_id" IN ($1, $2))
+    AND ("ChatTurnEntity"."status" IN ($3, $4))
+  );
 SELECT s.id FROM chat_sessions s
          LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
         WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
@@ -22,34 +94,168 @@ SELECT s.id FROM chat_sessions s
                          AND m.created_at > coalesce(r.seen_at, '-infinity'));
 
 -- ChatRepository.findChat
-SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE (("ChatSessionEntity"."id" = $1) AND ("ChatSessionEntity"."owner_id" = $2)) LIMIT 1;
+SELECT
+  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
+  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
+  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
+  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
+  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
+  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
+  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
+  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
+FROM
+  "chat_sessions" "ChatSessionEntity"
+WHERE
+  (
+    ("ChatSessionEntity"."id" = $1)
+    AND ("ChatSessionEntity"."owner_id" = $2)
+  )
+LIMIT
+  1;
 
 -- ChatRepository.listMessages
-SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE (("ChatSessionEntity"."id" = $1) AND ("ChatSessionEntity"."owner_id" = $2)) LIMIT 1;
-SELECT "ChatMessageEntity"."id" AS "ChatMessageEntity_id", "ChatMessageEntity"."chat_id" AS "ChatMessageEntity_chat_id", "ChatMessageEntity"."turn_id" AS "ChatMessageEntity_turn_id", "ChatMessageEntity"."role" AS "ChatMessageEntity_role", "ChatMessageEntity"."content" AS "ChatMessageEntity_content", "ChatMessageEntity"."status" AS "ChatMessageEntity_status", "ChatMessageEntity"."metadata" AS "ChatMessageEntity_metadata", "ChatMessageEntity"."created_at" AS "ChatMessageEntity_created_at" FROM "chat_messages" "ChatMessageEntity" WHERE (("ChatMessageEntity"."chat_id" = $1)) ORDER BY "ChatMessageEntity"."created_at" ASC, "ChatMessageEntity"."id" ASC;
+SELECT
+  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
+  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
+  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
+  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
+  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
+  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
+  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
+  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
+FROM
+  "chat_sessions" "ChatSessionEntity"
+WHERE
+  (
+    ("ChatSessionEntity"."id" = $1)
+    AND ("ChatSessionEntity"."owner_id" = $2)
+  )
+LIMIT
+  1;
+SELECT
+  "ChatMessageEntity"."id" AS "ChatMessageEntity_id",
+  "ChatMessageEntity"."chat_id" AS "ChatMessageEntity_chat_id",
+  "ChatMessageEntity"."turn_id" AS "ChatMessageEntity_turn_id",
+  "ChatMessageEntity"."role" AS "ChatMessageEntity_role",
+  "ChatMessageEntity"."content" AS "ChatMessageEntity_content",
+  "ChatMessageEntity"."status" AS "ChatMessageEntity_status",
+  "ChatMessageEntity"."metadata" AS "ChatMessageEntity_metadata",
+  "ChatMessageEntity"."created_at" AS "ChatMessageEntity_created_at"
+FROM
+  "chat_messages" "ChatMessageEntity"
+WHERE
+  (("ChatMessageEntity"."chat_id" = $1))
+ORDER BY
+  "ChatMessageEntity"."created_at" ASC,
+  "ChatMessageEntity"."id" ASC;
 
 -- ChatRepository.feedbackOf
 SELECT turn_id AS "turnId", rating, comment, created_at AS "createdAt", updated_at AS "updatedAt"
      FROM turn_feedback WHERE operator_id = $1 AND turn_id = ANY($2::uuid[]);
 
 -- ChatRepository.updateChat
-SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE (("ChatSessionEntity"."id" = $1) AND ("ChatSessionEntity"."owner_id" = $2)) LIMIT 1;
-SELECT "ChatSessionEntity"."id" AS "ChatSessionEntity_id", "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id", "ChatSessionEntity"."title" AS "ChatSessionEntity_title", "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source", "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model", "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived", "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at", "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at" FROM "chat_sessions" "ChatSessionEntity" WHERE "ChatSessionEntity"."id" IN ($1);
+SELECT
+  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
+  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
+  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
+  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
+  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
+  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
+  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
+  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
+FROM
+  "chat_sessions" "ChatSessionEntity"
+WHERE
+  (
+    ("ChatSessionEntity"."id" = $1)
+    AND ("ChatSessionEntity"."owner_id" = $2)
+  )
+LIMIT
+  1;
+SELECT
+  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
+  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
+  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
+  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
+  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
+  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
+  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
+  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
+FROM
+  "chat_sessions" "ChatSessionEntity"
+WHERE
+  "ChatSessionEntity"."id" IN ($1);
 START TRANSACTION;
-UPDATE "chat_sessions" SET "title" = $1, "title_source" = $2, "updated_at" = $3 WHERE "id" IN ($4);
+UPDATE "chat_sessions"
+SET
+  "title" = $1,
+  "title_source" = $2,
+  "updated_at" = $3
+WHERE
+  "id" IN ($4);
 COMMIT;
 
 -- ChatRepository.deleteChat
-DELETE FROM "chat_sessions" WHERE ("id" = $1 AND "owner_id" = $2);
+DELETE FROM "chat_sessions"
+WHERE
+  (
+    "id" = $1
+    AND "owner_id" = $2
+  );
 
 -- ChatRepository.findActiveTurn
-SELECT "t"."id" AS "t_id", "t"."chat_id" AS "t_chat_id", "t"."client_message_id" AS "t_client_message_id", "t"."status" AS "t_status", "t"."queue_position" AS "t_queue_position", "t"."attempt" AS "t_attempt", "t"."worker_id" AS "t_worker_id", "t"."error_code" AS "t_error_code", "t"."created_at" AS "t_created_at", "t"."started_at" AS "t_started_at", "t"."finished_at" AS "t_finished_at", "t"."alive_at" AS "t_alive_at" FROM "chat_turns" "t" INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id" WHERE "t"."chat_id" = $1 AND "s"."owner_id" = $2 AND "t"."status" IN ($3, $4);
+SELECT
+  "t"."id" AS "t_id",
+  "t"."chat_id" AS "t_chat_id",
+  "t"."client_message_id" AS "t_client_message_id",
+  "t"."status" AS "t_status",
+  "t"."queue_position" AS "t_queue_position",
+  "t"."attempt" AS "t_attempt",
+  "t"."worker_id" AS "t_worker_id",
+  "t"."error_code" AS "t_error_code",
+  "t"."created_at" AS "t_created_at",
+  "t"."started_at" AS "t_started_at",
+  "t"."finished_at" AS "t_finished_at",
+  "t"."alive_at" AS "t_alive_at"
+FROM
+  "chat_turns" "t"
+  INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id"
+WHERE
+  "t"."chat_id" = $1
+  AND "s"."owner_id" = $2
+  AND "t"."status" IN ($3, $4);
 
 -- ChatRepository.findTurn
-SELECT "t"."id" AS "t_id", "t"."chat_id" AS "t_chat_id", "t"."client_message_id" AS "t_client_message_id", "t"."status" AS "t_status", "t"."queue_position" AS "t_queue_position", "t"."attempt" AS "t_attempt", "t"."worker_id" AS "t_worker_id", "t"."error_code" AS "t_error_code", "t"."created_at" AS "t_created_at", "t"."started_at" AS "t_started_at", "t"."finished_at" AS "t_finished_at", "t"."alive_at" AS "t_alive_at" FROM "chat_turns" "t" INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id" WHERE "t"."id" = $1 AND "t"."chat_id" = $2 AND "s"."owner_id" = $3;
+SELECT
+  "t"."id" AS "t_id",
+  "t"."chat_id" AS "t_chat_id",
+  "t"."client_message_id" AS "t_client_message_id",
+  "t"."status" AS "t_status",
+  "t"."queue_position" AS "t_queue_position",
+  "t"."attempt" AS "t_attempt",
+  "t"."worker_id" AS "t_worker_id",
+  "t"."error_code" AS "t_error_code",
+  "t"."created_at" AS "t_created_at",
+  "t"."started_at" AS "t_started_at",
+  "t"."finished_at" AS "t_finished_at",
+  "t"."alive_at" AS "t_alive_at"
+FROM
+  "chat_turns" "t"
+  INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id"
+WHERE
+  "t"."id" = $1
+  AND "t"."chat_id" = $2
+  AND "s"."owner_id" = $3;
 
 -- ChatRepository.turnIds
-SELECT "t"."id" AS "id" FROM "chat_turns" "t" INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id" WHERE "t"."chat_id" = $1 AND "s"."owner_id" = $2;
+SELECT
+  "t"."id" AS "id"
+FROM
+  "chat_turns" "t"
+  INNER JOIN "chat_sessions" "s" ON "s"."id" = "t"."chat_id"
+WHERE
+  "t"."chat_id" = $1
+  AND "s"."owner_id" = $2;
 
 -- ChatRepository.tryStartTurn
 START TRANSACTION;

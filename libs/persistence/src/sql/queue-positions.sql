@@ -2,7 +2,8 @@
 
 -- QueuePositions.refresh
 START TRANSACTION;
-SELECT pg_try_advisory_xact_lock(hashtext('chat_turns.queue_position')) AS locked;
+SELECT
+  pg_try_advisory_xact_lock(hashtext ('chat_turns.queue_position')) AS locked;
 WITH queue AS (
            SELECT id, row_number() OVER (ORDER BY created_at, id)::int AS position
              FROM chat_turns

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { format } from 'sql-formatter';
 import type { Logger } from 'typeorm';
 import { createDataSource } from '../data-source';
 import { createTestDatabase, insertTestOperator, storeTestTurn } from '../testing';
@@ -20,7 +21,9 @@ async function render(repository: SqlRepository): Promise<string> {
   const db = await createTestDatabase();
   const sent: string[] = [];
   const logger: Logger = {
-    logQuery: (query) => void sent.push(query.trim()),
+    // TypeORM builds one-line statements; laid out, a changed clause shows as a changed line.
+    logQuery: (query) =>
+      void sent.push(query.includes('\n') ? query.trim() : format(query, { language: 'postgresql' })),
     logQueryError: () => undefined,
     logQuerySlow: () => undefined,
     logSchemaBuild: () => undefined,

@@ -7,7 +7,12 @@ INSERT INTO chat_reads (operator_id, chat_id, seen_at)
        RETURNING chat_id;
 
 -- TurnActivityQueries.ownerOf
-SELECT owner_id FROM chat_sessions WHERE id = $1;
+SELECT
+  owner_id
+FROM
+  chat_sessions
+WHERE
+  id = $1;
 
 -- TurnActivityQueries.activeTurns
 SELECT t.id AS "turnId", t.chat_id AS "chatId", s.title, t.status,
@@ -17,14 +22,40 @@ SELECT t.id AS "turnId", t.chat_id AS "chatId", s.title, t.status,
         ORDER BY t.created_at, t.id;
 
 -- TurnActivityQueries.answerFirstLine
-SELECT left(content, 2000) AS head FROM chat_messages WHERE id = $1;
+SELECT
+  left(content, 2000) AS head
+FROM
+  chat_messages
+WHERE
+  id = $1;
 
 -- TurnActivityQueries.queueTiming
-SELECT "SettingsEntity"."id" AS "SettingsEntity_id", "SettingsEntity"."backend" AS "SettingsEntity_backend", "SettingsEntity"."base_url" AS "SettingsEntity_base_url", "SettingsEntity"."api_key" AS "SettingsEntity_api_key", "SettingsEntity"."model" AS "SettingsEntity_model", "SettingsEntity"."updated_at" AS "SettingsEntity_updated_at" FROM "settings" "SettingsEntity" WHERE (("SettingsEntity"."id" = $1)) LIMIT 1;
+SELECT
+  "SettingsEntity"."id" AS "SettingsEntity_id",
+  "SettingsEntity"."backend" AS "SettingsEntity_backend",
+  "SettingsEntity"."base_url" AS "SettingsEntity_base_url",
+  "SettingsEntity"."api_key" AS "SettingsEntity_api_key",
+  "SettingsEntity"."model" AS "SettingsEntity_model",
+  "SettingsEntity"."updated_at" AS "SettingsEntity_updated_at"
+FROM
+  "settings" "SettingsEntity"
+WHERE
+  (("SettingsEntity"."id" = $1))
+LIMIT
+  1;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms FROM (
          SELECT extract(epoch FROM t.finished_at - t.started_at) * 1000 AS ms
            FROM chat_turns t JOIN chat_messages m ON m.turn_id = t.id AND m.role = 'assistant'
           WHERE t.status = 'complete' AND t.started_at IS NOT NULL AND m.metadata->>'model' = $1
           ORDER BY t.finished_at DESC
           LIMIT 20) recent;
-SELECT extract(epoch FROM now() - started_at) * 1000 AS ms FROM chat_turns WHERE status = 'running';
+SELECT
+  extract(
+    epoch
+    FROM
+      now() - started_at
+  ) * 1000 AS ms
+FROM
+  chat_turns
+WHERE
+  status = 'running';

@@ -42,7 +42,15 @@ SELECT j.filename, j.status, j.outcome, j.error
       LIMIT 1;
 
 -- TurnLedger.status
-SELECT "ChatTurnEntity"."id" AS "ChatTurnEntity_id", "ChatTurnEntity"."status" AS "ChatTurnEntity_status" FROM "chat_turns" "ChatTurnEntity" WHERE (("ChatTurnEntity"."id" = $1)) LIMIT 1;
+SELECT
+  "ChatTurnEntity"."id" AS "ChatTurnEntity_id",
+  "ChatTurnEntity"."status" AS "ChatTurnEntity_status"
+FROM
+  "chat_turns" "ChatTurnEntity"
+WHERE
+  (("ChatTurnEntity"."id" = $1))
+LIMIT
+  1;
 
 -- TurnLedger.finish
 WITH t AS (
@@ -71,7 +79,12 @@ WITH t AS (
            FROM t;
 
 -- TurnLedger.discardQueued
-DELETE FROM "chat_turns" WHERE ("id" = $1 AND "status" = $2);
+DELETE FROM "chat_turns"
+WHERE
+  (
+    "id" = $1
+    AND "status" = $2
+  );
 
 -- TurnLedger.staleActive
 SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_position, t.status,
@@ -91,7 +104,22 @@ SELECT t.id AS turn_id, t.chat_id, c.owner_id, u.id AS user_message_id, t.queue_
         WHERE t.status IN ('queued', 'running') AND t.id = $1;
 
 -- TurnLedger.heartbeat
-UPDATE chat_turns SET alive_at = now() WHERE id = ANY($1::uuid[]) AND status = 'running' RETURNING id;
+UPDATE chat_turns
+SET
+  alive_at = now()
+WHERE
+  id = ANY ($1::uuid[])
+  AND status = 'running'
+RETURNING
+  id;
 
 -- TurnLedger.stillActive
-SELECT "ChatTurnEntity"."id" AS "ChatTurnEntity_id" FROM "chat_turns" "ChatTurnEntity" WHERE (("ChatTurnEntity"."id" IN ($1)) AND ("ChatTurnEntity"."status" IN ($2, $3)));
+SELECT
+  "ChatTurnEntity"."id" AS "ChatTurnEntity_id"
+FROM
+  "chat_turns" "ChatTurnEntity"
+WHERE
+  (
+    ("ChatTurnEntity"."id" IN ($1))
+    AND ("ChatTurnEntity"."status" IN ($2, $3))
+  );

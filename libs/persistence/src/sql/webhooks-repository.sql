@@ -2,20 +2,65 @@
 
 -- WebhooksRepository.insertWebhookEndpoint
 START TRANSACTION;
-SELECT 1 FROM operators WHERE id = $1 FOR UPDATE;
-SELECT COUNT(1) AS "cnt" FROM "webhook_endpoints" "WebhookEndpointEntity" WHERE (("WebhookEndpointEntity"."operator_id" = $1));
-INSERT INTO "webhook_endpoints"("id", "operator_id", "url", "events", "all_operators", "secret", "created_at") VALUES (DEFAULT, $1, $2, $3, $4, $5, DEFAULT) RETURNING "id", "all_operators", "created_at";
+SELECT
+  1
+FROM
+  operators
+WHERE
+  id = $1
+FOR UPDATE;
+SELECT
+  COUNT(1) AS "cnt"
+FROM
+  "webhook_endpoints" "WebhookEndpointEntity"
+WHERE
+  (("WebhookEndpointEntity"."operator_id" = $1));
+INSERT INTO
+  "webhook_endpoints" (
+    "id",
+    "operator_id",
+    "url",
+    "events",
+    "all_operators",
+    "secret",
+    "created_at"
+  )
+VALUES
+  (DEFAULT, $1, $2, $3, $4, $5, DEFAULT)
+RETURNING
+  "id",
+  "all_operators",
+  "created_at";
 INSERT INTO audit_events (action, actor_id, actor_name, subject_type, subject_id, before, after)
      SELECT action, actor_id, actor_name, subject_type, subject_id, before, after
      FROM jsonb_to_recordset($1::jsonb) AS x(action text, actor_id uuid, actor_name text, subject_type text, subject_id text, before jsonb, after jsonb);
 COMMIT;
 
 -- WebhooksRepository.listWebhookEndpoints
-SELECT "WebhookEndpointEntity"."id" AS "WebhookEndpointEntity_id", "WebhookEndpointEntity"."operator_id" AS "WebhookEndpointEntity_operator_id", "WebhookEndpointEntity"."url" AS "WebhookEndpointEntity_url", "WebhookEndpointEntity"."events" AS "WebhookEndpointEntity_events", "WebhookEndpointEntity"."all_operators" AS "WebhookEndpointEntity_all_operators", "WebhookEndpointEntity"."secret" AS "WebhookEndpointEntity_secret", "WebhookEndpointEntity"."created_at" AS "WebhookEndpointEntity_created_at" FROM "webhook_endpoints" "WebhookEndpointEntity" WHERE (("WebhookEndpointEntity"."operator_id" = $1)) ORDER BY "WebhookEndpointEntity"."created_at" DESC, "WebhookEndpointEntity"."id" ASC;
+SELECT
+  "WebhookEndpointEntity"."id" AS "WebhookEndpointEntity_id",
+  "WebhookEndpointEntity"."operator_id" AS "WebhookEndpointEntity_operator_id",
+  "WebhookEndpointEntity"."url" AS "WebhookEndpointEntity_url",
+  "WebhookEndpointEntity"."events" AS "WebhookEndpointEntity_events",
+  "WebhookEndpointEntity"."all_operators" AS "WebhookEndpointEntity_all_operators",
+  "WebhookEndpointEntity"."secret" AS "WebhookEndpointEntity_secret",
+  "WebhookEndpointEntity"."created_at" AS "WebhookEndpointEntity_created_at"
+FROM
+  "webhook_endpoints" "WebhookEndpointEntity"
+WHERE
+  (("WebhookEndpointEntity"."operator_id" = $1))
+ORDER BY
+  "WebhookEndpointEntity"."created_at" DESC,
+  "WebhookEndpointEntity"."id" ASC;
 
 -- WebhooksRepository.deleteWebhookEndpoint
 START TRANSACTION;
-DELETE FROM webhook_endpoints WHERE id = $1 AND operator_id = $2 RETURNING url;
+DELETE FROM webhook_endpoints
+WHERE
+  id = $1
+  AND operator_id = $2
+RETURNING
+  url;
 COMMIT;
 
 -- WebhooksRepository.findEndedTurn
@@ -55,7 +100,30 @@ UPDATE webhook_deliveries
         WHERE id = $1;
 
 -- WebhooksRepository.listWebhookDeliveries
-SELECT "d"."id" AS "d_id", "d"."endpoint_id" AS "d_endpoint_id", "d"."turn_id" AS "d_turn_id", "d"."event_type" AS "d_event_type", "d"."payload" AS "d_payload", "d"."status" AS "d_status", "d"."attempts" AS "d_attempts", "d"."last_status_code" AS "d_last_status_code", "d"."last_error" AS "d_last_error", "d"."created_at" AS "d_created_at", "d"."updated_at" AS "d_updated_at", "e"."url" AS "url", "e"."id" AS "e_id" FROM "webhook_deliveries" "d" INNER JOIN "webhook_endpoints" "e" ON "e"."id" = "d"."endpoint_id" WHERE "e"."operator_id" = $1 ORDER BY "d"."created_at" DESC, "d"."id" ASC LIMIT 50;
+SELECT
+  "d"."id" AS "d_id",
+  "d"."endpoint_id" AS "d_endpoint_id",
+  "d"."turn_id" AS "d_turn_id",
+  "d"."event_type" AS "d_event_type",
+  "d"."payload" AS "d_payload",
+  "d"."status" AS "d_status",
+  "d"."attempts" AS "d_attempts",
+  "d"."last_status_code" AS "d_last_status_code",
+  "d"."last_error" AS "d_last_error",
+  "d"."created_at" AS "d_created_at",
+  "d"."updated_at" AS "d_updated_at",
+  "e"."url" AS "url",
+  "e"."id" AS "e_id"
+FROM
+  "webhook_deliveries" "d"
+  INNER JOIN "webhook_endpoints" "e" ON "e"."id" = "d"."endpoint_id"
+WHERE
+  "e"."operator_id" = $1
+ORDER BY
+  "d"."created_at" DESC,
+  "d"."id" ASC
+LIMIT
+  50;
 
 -- WebhooksRepository.resetFailedDelivery
 WITH target AS (
@@ -69,4 +137,9 @@ WITH target AS (
        SELECT target.status, (SELECT count(*)::int FROM reset) AS reset FROM target;
 
 -- WebhooksRepository.markDeliveryFailed
-UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending';
+UPDATE webhook_deliveries
+SET
+  status = 'failed'
+WHERE
+  id = $1
+  AND status = 'pending';
