@@ -12,7 +12,7 @@ import {
 /** Groups a breakdown lists one by one before it says how many more there are. */
 const BREAKDOWN_CAP = 50;
 
-/** A breakdown's wording in one language (`answer-english.ts`, `answer-russian.ts`). */
+/** A breakdown's wording in one language (`answer-languages.ts`). */
 export interface BreakdownWords {
   severity: (s: Severity) => string;
   verdict: (v: VerdictStatus | 'none') => string;

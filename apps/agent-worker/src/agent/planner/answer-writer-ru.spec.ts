@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerWriter } from './answer-writers';
+import { answerWriter } from './answer-languages';
 
 const ru = answerWriter('ru');
 

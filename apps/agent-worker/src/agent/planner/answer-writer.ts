@@ -1,7 +1,7 @@
 /**
  * One writer for the planner's answers in every language: the facts, their order and the tool
- * names are decided here once; the words are ICU-style messages (`answer-messages.json`) and a
- * language's labels (`answer-english.ts`, `answer-russian.ts`). Report file names, CWE ids and
+ * names are decided here once; the words are ICU-style messages (`answer-messages.json`), and a
+ * language (`answer-languages.ts`) is its digits and those messages. Report file names, CWE ids and
  * tool names stay as the tools return them.
  */
 import {
@@ -69,7 +69,7 @@ export interface AnswerLanguage {
   reportStatus(s: ReportStatus): string;
   cweLabel(g: { key: string; label: string }): string;
   /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
-  groupValue?(groupBy: GroupBy, key: string): string | undefined;
+  groupValue(groupBy: GroupBy, key: string): string | undefined;
 }
 
 /** The language's messages, formatted (`answer-format.ts`). */
@@ -169,7 +169,7 @@ function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: 
 }
 
 const groupLabel = (L: AnswerLanguage, groupBy: GroupBy, g: { key: string; label: string }) =>
-  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue?.(groupBy, g.key) ?? md(g.label));
+  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue(groupBy, g.key) ?? md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
 function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: ComputedScope): string {

@@ -15,7 +15,7 @@ import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import { rankedGroups } from './answer-writer';
 import { ToolFailed, call, countBy, scopedCount, scopedGroups } from './computed-counts';
-import { answerWriter, type AnswerWriter } from './answer-writers';
+import { answerWriter, type AnswerWriter } from './answer-languages';
 import {
   attachmentHeading,
   attachmentNotReadyAnswer,

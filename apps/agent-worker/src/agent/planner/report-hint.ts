@@ -1,6 +1,6 @@
 import type { ComputedScope, FindingFilter } from '@corpus-chat/contracts';
 import type { TurnRecorder } from '../turn-recorder';
-import type { AnswerWriter } from './answer-writers';
+import type { AnswerWriter } from './answer-languages';
 import { ToolFailed, call } from './computed-counts';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan } from './question-plan';
