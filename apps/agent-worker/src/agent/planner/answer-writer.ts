@@ -28,7 +28,7 @@ import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
-import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
+import { breakdownRows, followUpNote, groupLabel, rankableGroups } from './answer-rows';
 import { cut, md } from './answer-text';
 import type { PlannedScope } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
@@ -127,22 +127,6 @@ export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
 }
 
 /**
- * How a follow-up used the previous answer, truthfully: which parts the new question replaced,
- * which it added and which it kept from before.
- */
-function followUpNote(L: AnswerLanguage, previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) {
-  const m = messages(L).format;
-  const parts = (p: PlannedScope) => scopeParts(L, p.filter, p.scope);
-  const segments = followUpSegments(parts(previous), parts(merged), parts(asked), {
-    instead: (phrase, before) => m('followUp.instead', { phrase, before }),
-    dropped: (phrase) => m('followUp.dropped', { phrase }),
-    added: (phrases) => m('followUp.added', { phrases }),
-    kept: (phrases) => m('followUp.kept', { phrases }),
-  });
-  return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
-}
-
-/**
  * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
  * total, then every row of the call (the caller's `limit` decides how many are listed, so the
  * list, the tool card's "N of TOTAL" and the follow-up ids agree).
@@ -167,9 +151,6 @@ function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: 
   }
   return lines.join('\n');
 }
-
-const groupLabel = (L: AnswerLanguage, groupBy: GroupBy, g: { key: string; label: string }) =>
-  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue(groupBy, g.key) ?? md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
 function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: ComputedScope): string {
@@ -234,21 +215,7 @@ function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Opti
     m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total }),
   ];
   if (opts.note) lines[0] += ` ${opts.note}`;
-  lines.push(
-    ...breakdownRows(r, opts.scope, {
-      severity: (s) => L.severity(s),
-      verdict: (v) => L.verdict(v),
-      group: (g) => groupLabel(L, groupBy, g),
-      count: (n) => L.num(n),
-      more: (hidden) =>
-        m('breakdown.more', {
-          groupBy,
-          hidden,
-          groupCount: m('group.count', { groupBy, n: hidden, what: '' }),
-        }),
-      cweNote: m('breakdown.cweNote'),
-    }),
-  );
+  lines.push(...breakdownRows(L, r, opts.scope));
   lines.push('', groupedSource(L, r, opts.scope));
   return lines.join('\n');
 }
@@ -256,10 +223,13 @@ function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Opti
 /** Answer to "how many reports (are there)". */
 function reportCountAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
   const m = messages(L).format;
-  const { byStatus, findings } = reportTally(reports);
-  const statuses = byStatus
-    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s as ReportStatus) }))
+  // Statuses in the order first met.
+  const byStatus = new Map<ReportStatus, number>();
+  for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  const statuses = [...byStatus]
+    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s) }))
     .join(', ');
+  const findings = reports.reduce((n, r) => n + r.findingCount, 0);
   return m('reports.count', { n: reports.length, statuses, findings });
 }
 
