@@ -117,4 +117,17 @@ describe('answer writer in Russian', () => {
     expect(text).toContain('- New one (высокая, находка #9)');
     expect(text).toContain('Итого: новых 2, исправлено 1, без изменений 5.');
   });
+
+  it('speaks of an attached file in Russian, whatever its import status', () => {
+    const file = { file: 'a.xml', reportId: 42, error: null, duplicate: false };
+    expect(ru.attachmentHeading({ ...file, status: 'ready' })).toBe(
+      'О прикреплённом файле **a.xml** (отчёт 42):',
+    );
+    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'parsing' })).toContain(
+      'ещё импортируется (идёт разбор)',
+    );
+    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'failed' })).toContain(
+      'не импортирован: импорт не удался.',
+    );
+  });
 });

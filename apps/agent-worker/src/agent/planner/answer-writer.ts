@@ -22,6 +22,7 @@ import {
   type SearchFindingsResult,
   type Severity,
   type TriageStatus,
+  type TurnAttachment,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { MessageFormat } from './answer-format';
@@ -385,6 +386,12 @@ export function writerFor(L: AnswerLanguage) {
     fromRanking: (label: string) => m('fromRanking', { label: md(label) }),
     unknownReport: (name: string) => m('unknownReport', { name: md(name) }),
     listOneSeverity: m('listOneSeverity'),
+    /** A question about an attached file with no report to count yet (importing) or ever (refused). */
+    attachmentNotReady: (a: TurnAttachment) =>
+      m('attachment.notReady', { file: md(a.file), status: a.status, error: md(a.error) }),
+    /** The line an answer about the attachment starts with. */
+    attachmentHeading: (a: TurnAttachment) =>
+      m('attachment.heading', { file: md(a.file), report: `${a.reportId}`, duplicate: a.duplicate }),
     /** A word the vocabulary does not know (a product, a library, a CVE), searched as text. */
     searchedText: (term: string) => m('searchedText', { term: md(term) }),
   };

@@ -17,13 +17,7 @@ import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-p
 import { rankedGroups } from './answer-writer';
 import { ToolFailed, call, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, type AnswerWriter } from './answer-languages';
-import {
-  attachmentHeading,
-  attachmentNotReadyAnswer,
-  attachmentQuestion,
-  scopeToReport,
-  type AttachmentQuestion,
-} from './attachment-scope';
+import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
@@ -202,8 +196,8 @@ export class PlannerRunner {
     t: Turn,
   ) {
     const { rec, state, w } = t;
-    if (a.status !== 'ready' || a.reportId === null) return attachmentNotReadyAnswer(a);
-    const heading = attachmentHeading(a);
+    if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
+    const heading = w.attachmentHeading(a);
     if (about.overview || plan.kind === 'overview') {
       const r = await countBy(rec, 'severity', { reportId: a.reportId });
       state.counted = true;
