@@ -164,19 +164,17 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
   let searched: string | undefined;
+  // "log4j?": a message that is nothing but one word.
+  const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
   const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
   const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
-  if (
-    lone?.topicLike &&
-    lone.reason === 'unknown' &&
-    (weaknessClass ||
-      (at >= 0 &&
-        /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
-        (/\d/.test(lone.text) ||
-          s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
-          (/^(are|is)$/.test(W[at - 1] ?? '') && them))))
-  ) {
+  const term =
+    !!lone &&
+    at >= 0 &&
+    /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
+    (/\d/.test(lone.text) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
+  if (lone?.topicLike && lone.reason === 'unknown' && (weaknessClass || term)) {
     filter.text = lone.text;
     // A weakness class's answer names the class it matched; only an unknown term needs the note.
     if (!weaknessClass) searched = lone.text;
@@ -351,13 +349,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
   // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
-  const corpusWord = !!(
-    filter.severity ||
-    scope.severities ||
-    filter.format ||
-    // "log4j?": a message that is nothing but the searched word.
-    (filter.text && s.tokens.filter((t) => t.kind !== 'punct').length === 1)
-  );
+  const corpusWord = !!(filter.severity || scope.severities || filter.format || (filter.text && oneWord));
   const asks = hasCount || wantsList || followUp || hasFindingNoun || corpusWord;
   if ((asks && (topical || corpusWord)) || (newParts && s.has('what', 'which', 'any')))
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
