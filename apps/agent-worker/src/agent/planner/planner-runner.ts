@@ -4,6 +4,7 @@ import {
   LISTED_GROUPS_MAX,
   type AssistantMessageMetadata,
   type ComputedScope,
+  type CountGroup,
   type ListedGroups,
   type ReportFormat,
   type FindingFilter,
@@ -292,18 +293,14 @@ export class PlannerRunner {
       const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
       return w.scopedCount(c, note) + listNote;
     }
+    const groupBy = plan.kind === 'reports_with' ? 'report' : plan.groupBy;
     const counted = scope
-      ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope)
-      : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+      ? await scopedGroups(rec, groupBy, plan.filter, scope)
+      : await countBy(rec, groupBy, plan.filter);
+    // "Which of them …": only the groups listed before rank (reports by file name).
     const among = plan.kind === 'top' ? plan.among : undefined;
-    const r = among
-      ? {
-          ...counted,
-          groups: counted.groups.filter((g) =>
-            among.includes(counted.groupBy === 'report' ? g.label : g.key),
-          ),
-        }
-      : counted;
+    const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
+    const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
     const top = r.groups.filter((g) => g.key !== 'none');
