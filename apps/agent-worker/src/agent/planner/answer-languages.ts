@@ -9,7 +9,7 @@ import { messages, writerFor, type AnswerLanguage, type AnswerWriter } from './a
 export type { AnswerWriter };
 
 const RU_DECIMAL = new Intl.NumberFormat('ru', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-/** English digits as they are (`3538`, `12.5`); Russian groups thousands with a no-break space (`3 538`, `12,5`). */
+/** English digits as they are (`3538`, `12.5`); Russian groups thousands (`3 538`, `12,5`). */
 const DIGITS: Record<OperatorLanguage, Pick<AnswerLanguage, 'num' | 'decimal'>> = {
   en: { num: String, decimal: (n) => n.toFixed(1) },
   ru: { num: new Intl.NumberFormat('ru').format, decimal: RU_DECIMAL.format },
