@@ -1,6 +1,8 @@
 import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
-import { RUSSIAN } from './answer-russian';
+import { answerLanguage } from './answer-languages';
+
+const RUSSIAN = answerLanguage('ru');
 
 describe('answer messages', () => {
   const ru = new MessageFormat('ru', MESSAGES.ru, RUSSIAN.num);

@@ -29,4 +29,3 @@ export const cut = (s: string, n: number) => {
 };
 /** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
 export const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));
-export const quote = (s: string) => `'${words(s)}'`;

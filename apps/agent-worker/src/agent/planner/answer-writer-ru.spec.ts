@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerWriter } from './answer-writers';
+import { answerWriter } from './answer-languages';
 
 const ru = answerWriter('ru');
 
@@ -116,5 +116,18 @@ describe('answer writer in Russian', () => {
     expect(text).toContain('Новых находок в **b.sarif** по сравнению с базовым **a.sarif**: 2:');
     expect(text).toContain('- New one (высокая, находка #9)');
     expect(text).toContain('Итого: новых 2, исправлено 1, без изменений 5.');
+  });
+
+  it('speaks of an attached file in Russian, whatever its import status', () => {
+    const file = { file: 'a.xml', reportId: 42, error: null, duplicate: false };
+    expect(ru.attachmentHeading({ ...file, status: 'ready' })).toBe(
+      'О прикреплённом файле **a.xml** (отчёт 42):',
+    );
+    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'parsing' })).toContain(
+      'ещё импортируется (идёт разбор)',
+    );
+    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'failed' })).toContain(
+      'не импортирован: импорт не удался.',
+    );
   });
 });

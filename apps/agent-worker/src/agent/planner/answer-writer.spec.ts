@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
 import { QUOTE_MAX_CHARS } from './answer-text';
-import { answerWriter } from './answer-writers';
+import { answerWriter } from './answer-languages';
 
 const {
   breakdown: breakdownAnswer,

@@ -1,7 +1,7 @@
 /**
  * One writer for the planner's answers in every language: the facts, their order and the tool
- * names are decided here once; the words are ICU-style messages (`answer-messages.json`) and a
- * language's labels (`answer-english.ts`, `answer-russian.ts`). Report file names, CWE ids and
+ * names are decided here once; the words are ICU-style messages (`answer-messages.json`), and a
+ * language (`answer-languages.ts`) is its digits and those messages. Report file names, CWE ids and
  * tool names stay as the tools return them.
  */
 import {
@@ -22,13 +22,14 @@ import {
   type SearchFindingsResult,
   type Severity,
   type TriageStatus,
+  type TurnAttachment,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
 import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
-import { breakdownRows, followUpSegments, rankableGroups, reportTally } from './answer-rows';
+import { breakdownRows, followUpNote, groupLabel, rankableGroups } from './answer-rows';
 import { cut, md } from './answer-text';
 import type { PlannedScope } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
@@ -69,7 +70,7 @@ export interface AnswerLanguage {
   reportStatus(s: ReportStatus): string;
   cweLabel(g: { key: string; label: string }): string;
   /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
-  groupValue?(groupBy: GroupBy, key: string): string | undefined;
+  groupValue(groupBy: GroupBy, key: string): string | undefined;
 }
 
 /** The language's messages, formatted (`answer-format.ts`). */
@@ -127,22 +128,6 @@ export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
 }
 
 /**
- * How a follow-up used the previous answer, truthfully: which parts the new question replaced,
- * which it added and which it kept from before.
- */
-function followUpNote(L: AnswerLanguage, previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) {
-  const m = messages(L).format;
-  const parts = (p: PlannedScope) => scopeParts(L, p.filter, p.scope);
-  const segments = followUpSegments(parts(previous), parts(merged), parts(asked), {
-    instead: (phrase, before) => m('followUp.instead', { phrase, before }),
-    dropped: (phrase) => m('followUp.dropped', { phrase }),
-    added: (phrases) => m('followUp.added', { phrases }),
-    kept: (phrases) => m('followUp.kept', { phrases }),
-  });
-  return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
-}
-
-/**
  * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
  * total, then every row of the call (the caller's `limit` decides how many are listed, so the
  * list, the tool card's "N of TOTAL" and the follow-up ids agree).
@@ -167,9 +152,6 @@ function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: 
   }
   return lines.join('\n');
 }
-
-const groupLabel = (L: AnswerLanguage, groupBy: GroupBy, g: { key: string; label: string }) =>
-  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue?.(groupBy, g.key) ?? md(g.label));
 
 /** How the counts of a grouped answer were obtained, for its last line. */
 function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: ComputedScope): string {
@@ -234,21 +216,7 @@ function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Opti
     m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total }),
   ];
   if (opts.note) lines[0] += ` ${opts.note}`;
-  lines.push(
-    ...breakdownRows(r, opts.scope, {
-      severity: (s) => L.severity(s),
-      verdict: (v) => L.verdict(v),
-      group: (g) => groupLabel(L, groupBy, g),
-      count: (n) => L.num(n),
-      more: (hidden) =>
-        m('breakdown.more', {
-          groupBy,
-          hidden,
-          groupCount: m('group.count', { groupBy, n: hidden, what: '' }),
-        }),
-      cweNote: m('breakdown.cweNote'),
-    }),
-  );
+  lines.push(...breakdownRows(L, r, opts.scope));
   lines.push('', groupedSource(L, r, opts.scope));
   return lines.join('\n');
 }
@@ -256,10 +224,13 @@ function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Opti
 /** Answer to "how many reports (are there)". */
 function reportCountAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
   const m = messages(L).format;
-  const { byStatus, findings } = reportTally(reports);
-  const statuses = byStatus
-    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s as ReportStatus) }))
+  // Statuses in the order first met.
+  const byStatus = new Map<ReportStatus, number>();
+  for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+  const statuses = [...byStatus]
+    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s) }))
     .join(', ');
+  const findings = reports.reduce((n, r) => n + r.findingCount, 0);
   return m('reports.count', { n: reports.length, statuses, findings });
 }
 
@@ -415,6 +386,12 @@ export function writerFor(L: AnswerLanguage) {
     fromRanking: (label: string) => m('fromRanking', { label: md(label) }),
     unknownReport: (name: string) => m('unknownReport', { name: md(name) }),
     listOneSeverity: m('listOneSeverity'),
+    /** A question about an attached file with no report to count yet (importing) or ever (refused). */
+    attachmentNotReady: (a: TurnAttachment) =>
+      m('attachment.notReady', { file: md(a.file), status: a.status, error: md(a.error) }),
+    /** The line an answer about the attachment starts with. */
+    attachmentHeading: (a: TurnAttachment) =>
+      m('attachment.heading', { file: md(a.file), report: `${a.reportId}`, duplicate: a.duplicate }),
     /** A word the vocabulary does not know (a product, a library, a CVE), searched as text. */
     searchedText: (term: string) => m('searchedText', { term: md(term) }),
   };

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { attachmentNotReadyAnswer, attachmentQuestion, scopeToReport } from './attachment-scope';
+import { answerWriter } from './answer-languages';
+import { attachmentQuestion, scopeToReport } from './attachment-scope';
 import { parseQuestion } from './question-parser';
 
 describe('attachmentQuestion', () => {
@@ -32,10 +33,10 @@ describe('attachmentQuestion', () => {
   });
 });
 
-describe('attachmentNotReadyAnswer', () => {
+describe('attachmentNotReady', () => {
   it('says a file still importing has no count yet, and why a refused one has none', () => {
     expect(
-      attachmentNotReadyAnswer({
+      answerWriter('en').attachmentNotReady({
         file: 'a.xml',
         status: 'parsing',
         reportId: null,
@@ -43,7 +44,7 @@ describe('attachmentNotReadyAnswer', () => {
         duplicate: false,
       }),
     ).toContain('is still being imported');
-    const failed = attachmentNotReadyAnswer({
+    const failed = answerWriter('en').attachmentNotReady({
       file: 'b.csv',
       status: 'failed',
       reportId: null,

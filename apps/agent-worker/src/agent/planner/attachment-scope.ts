@@ -1,5 +1,3 @@
-import type { TurnAttachment } from '@corpus-chat/contracts';
-import { md } from './answer-text';
 import { mergeFilters } from './follow-up-scope';
 import type { PlannedQuestion } from './question-plan';
 
@@ -59,22 +57,4 @@ export function scopeToReport(plan: PlannedQuestion, reportId: number): PlannedQ
   if (!('filter' in plan)) return plan;
   const { reportHint: _hint, ...rest } = plan;
   return { ...rest, filter: mergeFilters(plan.filter, { reportId }) } as PlannedQuestion;
-}
-
-/** The answer when the attachment has no report to count yet (still importing) or never will (failed, cancelled). */
-export function attachmentNotReadyAnswer(a: TurnAttachment): string {
-  const file = `**${md(a.file)}**`;
-  if (a.status === 'queued' || a.status === 'parsing') {
-    return `The attached file ${file} is still being imported (${a.status === 'queued' ? 'waiting for an import worker' : 'being parsed'}), so I can't count its findings yet. Ask again when its chip above the message box says it is ready.`;
-  }
-  if (a.status === 'cancelled')
-    return `The import of the attached file ${file} was cancelled, so nothing of it was stored and there are no findings of it to count.`;
-  return `The attached file ${file} was not imported: ${md(a.error ?? 'the import failed')}. So there are no findings of it to count; attach a file in a supported format, or import it on the Reports page.`;
-}
-
-/** The line an answer about the attachment starts with. */
-export function attachmentHeading(a: TurnAttachment): string {
-  return a.duplicate
-    ? `The attached file **${md(a.file)}** had already been imported as report ${a.reportId}; counting that report.`
-    : `About the attached file **${md(a.file)}** (report ${a.reportId}):`;
 }

@@ -4,9 +4,11 @@ import {
   LISTED_GROUPS_MAX,
   type AssistantMessageMetadata,
   type ComputedScope,
+  type CountGroup,
   type ListedGroups,
   type ReportFormat,
   type FindingFilter,
+  type GroupByKey,
   type Severity,
   type TurnAttachment,
 } from '@corpus-chat/contracts';
@@ -15,14 +17,8 @@ import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import { rankedGroups } from './answer-writer';
 import { ToolFailed, call, countBy, scopedCount, scopedGroups } from './computed-counts';
-import { answerWriter, type AnswerWriter } from './answer-writers';
-import {
-  attachmentHeading,
-  attachmentNotReadyAnswer,
-  attachmentQuestion,
-  scopeToReport,
-  type AttachmentQuestion,
-} from './attachment-scope';
+import { answerWriter, type AnswerWriter } from './answer-languages';
+import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion } from './question-plan';
@@ -79,13 +75,10 @@ export class PlannerRunner {
       state = { scope: previous.lastScope, base: previous.lastFilter };
       let answer: string;
       try {
-        if (about && ctx.attachment)
-          answer = await this.aboutAttachment(ctx.attachment, about, plan, recorder, state, w);
-        else
-          answer =
-            plan.kind === 'group_ref'
-              ? await this.groupRef(plan.position, previous, recorder, state, w)
-              : await this.answer(plan, recorder, previous.lastFindingIds ?? [], state, w);
+        const t: Turn = { rec: recorder, state, w };
+        if (about && ctx.attachment) answer = await this.aboutAttachment(ctx.attachment, about, plan, t);
+        else if (plan.kind === 'group_ref') answer = await this.groupRef(plan.position, previous, t);
+        else answer = await this.answer(plan, previous.lastFindingIds ?? [], t);
       } catch (e) {
         if (!(e instanceof ToolFailed)) throw e;
         answer = w.failed(e.failure.error);
@@ -119,13 +112,8 @@ export class PlannerRunner {
     };
   }
 
-  private async answer(
-    plan: PlannedQuestion,
-    rec: TurnRecorder,
-    lastIds: number[],
-    state: FollowUpState,
-    w: AnswerWriter,
-  ): Promise<string> {
+  private async answer(plan: PlannedQuestion, lastIds: number[], t: Turn): Promise<string> {
+    const { rec, state, w } = t;
     switch (plan.kind) {
       case 'out_of_scope':
         return w.outOfScope(plan.reason);
@@ -165,7 +153,7 @@ export class PlannerRunner {
       case 'share': {
         const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
-        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, rec, state, w);
+        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, t);
       }
       case 'count_findings':
       case 'top':
@@ -174,7 +162,7 @@ export class PlannerRunner {
         const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
         const lead = plan.searched ? `${w.searchedText(plan.searched)}\n\n` : '';
-        return lead + (await this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, rec, state, w));
+        return lead + (await this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, t));
       }
       case 'detail':
       case 'detail_ref': {
@@ -206,19 +194,18 @@ export class PlannerRunner {
     a: TurnAttachment,
     about: AttachmentQuestion,
     plan: PlannedQuestion,
-    rec: TurnRecorder,
-    state: FollowUpState,
-    w: AnswerWriter,
-  ): Promise<string> {
-    if (a.status !== 'ready' || a.reportId === null) return attachmentNotReadyAnswer(a);
-    const heading = attachmentHeading(a);
+    t: Turn,
+  ) {
+    const { rec, state, w } = t;
+    if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
+    const heading = w.attachmentHeading(a);
     if (about.overview || plan.kind === 'overview') {
       const r = await countBy(rec, 'severity', { reportId: a.reportId });
       state.counted = true;
       state.filter = r.filter;
       return `${heading}\n\n${w.breakdown(r)}`;
     }
-    return `${heading}\n\n${await this.answer(scopeToReport(plan, a.reportId), rec, [], state, w)}`;
+    return `${heading}\n\n${await this.answer(scopeToReport(plan, a.reportId), [], t)}`;
   }
 
   /**
@@ -226,27 +213,18 @@ export class PlannerRunner {
    * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
    * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
    */
-  private async groupRef(
-    position: number,
-    previous: LastAnswerState,
-    rec: TurnRecorder,
-    state: FollowUpState,
-    w: AnswerWriter,
-  ): Promise<string> {
+  private async groupRef(position: number, previous: LastAnswerState, t: Turn): Promise<string> {
+    const { state, w } = t;
     const listed = previous.lastGroups!;
     const at = position < 0 ? listed.groups.length + position : position;
     const g = listed.groups[at];
     if (!g) return w.fewerGroups(listed);
-    const part: FindingFilter | undefined =
-      listed.groupBy === 'report'
-        ? { reportName: g.label }
-        : listed.groupBy === 'cwe' && g.key !== 'none'
-          ? { cwe: Number(g.key) }
-          : listed.groupBy === 'format' && g.key !== 'none'
-            ? { format: g.key as ReportFormat }
-            : listed.groupBy === 'severity'
-              ? { severity: g.key as Severity }
-              : undefined;
+    const parts: Partial<Record<GroupByKey, FindingFilter>> = {
+      report: { reportName: g.label },
+      severity: { severity: g.key as Severity },
+      ...(g.key === 'none' ? {} : { cwe: { cwe: Number(g.key) }, format: { format: g.key as ReportFormat } }),
+    };
+    const part = parts[listed.groupBy];
     if (!part) return w.titleNotFilter(g.label);
     const filter = mergeFilters(previous.lastFilter ?? {}, part);
     const plan: CountingPlan = {
@@ -257,16 +235,12 @@ export class PlannerRunner {
       ...(previous.lastScope ? { scope: previous.lastScope } : {}),
     };
     state.groups = listed;
-    return `${w.fromRanking(g.label)}\n\n${await this.count(plan, rec, state, w)}`;
+    return `${w.fromRanking(g.label)}\n\n${await this.count(plan, t)}`;
   }
 
   /** A share: the part's exact count over the whole's, both from search_findings. */
-  private async share(
-    plan: Extract<CountingPlan, { kind: 'share' }>,
-    rec: TurnRecorder,
-    state: FollowUpState,
-    w: AnswerWriter,
-  ): Promise<string> {
+  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
+    const { rec, state, w } = t;
     // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
     const hinted = plan.hintInWhole
       ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
@@ -290,12 +264,8 @@ export class PlannerRunner {
   }
 
   /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(
-    plan: Exclude<CountingPlan, { kind: 'share' }>,
-    rec: TurnRecorder,
-    state: FollowUpState,
-    w: AnswerWriter,
-  ): Promise<string> {
+  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
+    const { rec, state, w } = t;
     const note =
       plan.followUp && plan.previous && plan.asked
         ? w.followUpNote(plan.previous, plan.asked, plan)
@@ -323,18 +293,14 @@ export class PlannerRunner {
       const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
       return w.scopedCount(c, note) + listNote;
     }
+    const groupBy = plan.kind === 'reports_with' ? 'report' : plan.groupBy;
     const counted = scope
-      ? await scopedGroups(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter, scope)
-      : await countBy(rec, plan.kind === 'reports_with' ? 'report' : plan.groupBy, plan.filter);
+      ? await scopedGroups(rec, groupBy, plan.filter, scope)
+      : await countBy(rec, groupBy, plan.filter);
+    // "Which of them …": only the groups listed before rank (reports by file name).
     const among = plan.kind === 'top' ? plan.among : undefined;
-    const r = among
-      ? {
-          ...counted,
-          groups: counted.groups.filter((g) =>
-            among.includes(counted.groupBy === 'report' ? g.label : g.key),
-          ),
-        }
-      : counted;
+    const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
+    const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
     const top = r.groups.filter((g) => g.key !== 'none');
@@ -376,6 +342,13 @@ function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): As
   return metadata;
 }
 
+/** What answering one question of the turn works with. */
+interface Turn {
+  rec: TurnRecorder;
+  state: FollowUpState;
+  w: AnswerWriter;
+}
+
 /** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
 interface FollowUpState {
   /** The previous answer's filter (what a finding picked from its list was listed under). */
@@ -402,15 +375,10 @@ function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): Provena
       args: {},
       content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }),
     });
-  if (plan.kind === 'too_long')
-    facts.push({
-      name: 'planner',
-      args: {},
-      content: JSON.stringify({
-        messageCharacters: plan.length,
-        maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS,
-      }),
-    });
+  if (plan.kind === 'too_long') {
+    const limit = { messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
+    facts.push({ name: 'planner', args: {}, content: JSON.stringify(limit) });
+  }
   return facts;
 }
 

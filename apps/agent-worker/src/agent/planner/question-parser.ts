@@ -74,20 +74,12 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const wantsList = s.hasAny(V.list) || (s.has('what', 'which') && s.has('are') && !hasCount);
 
   // Finding detail by id: "show finding 12", "finding #12", "describe #12".
+  const byId = W.findIndex((w, i) => (w === 'finding' || w === 'id') && s.tokens[i + 1]?.kind === 'num');
   const hash = s.tokens.findIndex((t) => t.kind === 'hashnum');
-  const findingIdx = W.findIndex(
-    (w, i) => (w === 'finding' || w === 'id') && s.tokens[i + 1]?.kind === 'num',
-  );
-  if (
-    !hasCount &&
-    (findingIdx >= 0 ||
-      (hash >= 0 &&
-        (s.hasAny(V.list) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open'))))
-  ) {
-    const id =
-      findingIdx >= 0 ? (s.tokens[findingIdx + 1].value as number) : (s.tokens[hash].value as number);
-    return { kind: 'detail', id };
-  }
+  const detailWord =
+    s.hasAny(V.list) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open');
+  const idAt = byId >= 0 ? byId + 1 : hash >= 0 && detailWord ? hash : -1;
+  if (!hasCount && idAt >= 0) return { kind: 'detail', id: s.tokens[idAt].value as number };
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
   const ord = W.findIndex((w) => w in V.ordinals);
@@ -172,19 +164,17 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
   let searched: string | undefined;
+  // "log4j?": a message that is nothing but one word.
+  const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
   const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
   const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
-  if (
-    lone?.topicLike &&
-    lone.reason === 'unknown' &&
-    (weaknessClass ||
-      (at >= 0 &&
-        /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
-        (/\d/.test(lone.text) ||
-          s.tokens.filter((t) => t.kind !== 'punct').length === 1 ||
-          (/^(are|is)$/.test(W[at - 1] ?? '') && them))))
-  ) {
+  const term =
+    !!lone &&
+    at >= 0 &&
+    /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
+    (/\d/.test(lone.text) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
+  if (lone?.topicLike && lone.reason === 'unknown' && (weaknessClass || term)) {
     filter.text = lone.text;
     // A weakness class's answer names the class it matched; only an unknown term needs the note.
     if (!weaknessClass) searched = lone.text;
@@ -336,47 +326,33 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     if (hasCount) return finish({ kind: 'count_reports' });
     if (wantsList || s.has('what', 'which')) return finish({ kind: 'list_reports' });
   }
-  if (
-    hasReportNoun &&
-    hasCount &&
-    W.indexOf('reports') >= 0 &&
-    W.indexOf('reports') <
+  const ri = W.indexOf('reports');
+  const reportsCounted =
+    ri > 0 &&
+    ri <
       Math.max(
         W.findIndex((w) => V.finding.has(w)),
         99,
       ) &&
+    /^(many|of)$/.test(W[ri - 1]);
+  if (
+    hasReportNoun &&
+    hasCount &&
+    reportsCounted &&
     !filter.reportName &&
     !reportHint &&
     (newParts || followUp)
-  ) {
-    const ri = W.indexOf('reports');
-    if (W[ri - 1] === 'many' || W[ri - 1] === 'of') return finish({ kind: 'reports_with', ...counting() });
-  }
+  )
+    return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.
   if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp)
     return finish({ kind: 'breakdown', groupBy: 'severity', ...counting() });
 
   // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
-  const corpusWord = !!(
-    filter.severity ||
-    scope.severities ||
-    filter.format ||
-    // "log4j?": a message that is nothing but the searched word.
-    (filter.text && s.tokens.filter((t) => t.kind !== 'punct').length === 1)
-  );
-  if (!topical && !corpusWord) return { kind: 'out_of_scope', reason: 'unknown' };
-  if (hasCount || wantsList || followUp || hasFindingNoun || newParts || corpusWord) {
-    if (
-      !hasCount &&
-      !wantsList &&
-      !followUp &&
-      !hasFindingNoun &&
-      !corpusWord &&
-      !s.has('what', 'which', 'any')
-    )
-      return { kind: 'out_of_scope', reason: 'unknown' };
+  const corpusWord = !!(filter.severity || scope.severities || filter.format || (filter.text && oneWord));
+  const asks = hasCount || wantsList || followUp || hasFindingNoun || corpusWord;
+  if ((asks && (topical || corpusWord)) || (newParts && s.has('what', 'which', 'any')))
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
-  }
   return { kind: 'out_of_scope', reason: 'unknown' };
 }
 

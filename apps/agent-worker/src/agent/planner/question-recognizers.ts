@@ -98,10 +98,9 @@ export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } 
     let end = i + 1;
     let status: TriageStatus | undefined = V.statuses[w];
     if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
-    else if (/^false-positives?$/.test(w)) status = 'false_positive';
     else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
       [status, end] = ['risk_accepted', i + 2];
-    else if (w === 'risk-accepted' || (w === 'accepted' && !verdictNamed)) status = 'risk_accepted';
+    else if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
     else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
       const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(s.words[i - 1]));
       if (statusNamed || openFinding) status = w;
@@ -161,11 +160,7 @@ export function findTopN(s: Scan): number | undefined {
     const next = s.words[i + 1];
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
     if (V.topNBlocker.has(prev)) continue;
-    if (
-      prev === 'top' ||
-      prev === 'first' ||
-      (next && (V.report.has(next) || V.cwe.has(next) || next === 'most'))
-    ) {
+    if (prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most') {
       s.used[i] = true;
       return n;
     }

@@ -15,7 +15,6 @@ export interface Scan {
   hasAny(set: Set<string> | Record<string, unknown>): boolean;
   /** Like `hasAny`, counting only tokens no recognised part has consumed. */
   hasAnyUnused(set: Set<string> | Record<string, unknown>): boolean;
-  index(w: string, from?: number): number;
   seq(at: number, seq: string[]): boolean;
 }
 
@@ -32,7 +31,6 @@ export function scan(source: string, tokens: Token[]): Scan {
     has: (...ws) => ws.some((w) => words.includes(w)),
     hasAny: (set) => words.some((w) => inSet(set, w)),
     hasAnyUnused: (set) => words.some((w, i) => !used[i] && inSet(set, w)),
-    index: (w, from = 0) => words.indexOf(w, from),
     seq: (at, s) => s.every((w, k) => words[at + k] === w),
   };
 }

@@ -1,9 +1,9 @@
-import type { ComputedScope, FindingFilter } from '@corpus-chat/contracts';
+import type { FindingFilter } from '@corpus-chat/contracts';
 import type { TurnRecorder } from '../turn-recorder';
-import type { AnswerWriter } from './answer-writers';
+import type { AnswerWriter } from './answer-languages';
 import { ToolFailed, call } from './computed-counts';
 import { mergeFilters } from './follow-up-scope';
-import type { CountingPlan } from './question-plan';
+import type { CountingPlan, PlannedScope } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
 
 /**
@@ -24,12 +24,10 @@ export async function resolveReportHint(
     hint.text,
     r.result.map((x) => x.filename),
   );
-  // The plan's filter, and the follow-up's own words, narrowed to the named report or scanner.
-  const narrowed = (part: FindingFilter): CountingPlan => ({
-    ...plan,
-    filter: mergeFilters(plan.filter, part),
-    ...(plan.asked ? { asked: { ...plan.asked, filter: { ...plan.asked.filter, ...part } } } : {}),
-  });
+  // The plan and the follow-up's own words (`asked`) changed alike.
+  const both = (f: (p: PlannedScope) => PlannedScope) =>
+    ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;
+  const narrowed = (part: FindingFilter) => both((p) => ({ ...p, filter: mergeFilters(p.filter, part) }));
   // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
   const scanners =
     matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
@@ -40,12 +38,5 @@ export async function resolveReportHint(
   if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
     return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
   }
-  const scope: ComputedScope = { ...(plan.scope ?? {}), exclude: { reportName } };
-  return {
-    ...plan,
-    scope,
-    ...(plan.asked
-      ? { asked: { ...plan.asked, scope: { ...(plan.asked.scope ?? {}), exclude: { reportName } } } }
-      : {}),
-  };
+  return both((p) => ({ ...p, scope: { ...(p.scope ?? {}), exclude: { reportName } } }));
 }

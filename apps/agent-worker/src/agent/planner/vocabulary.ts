@@ -82,16 +82,21 @@ export function correctWord(word: string, known: (w: string) => boolean): string
   if (TYPO_MAP[word]) return TYPO_MAP[word];
   if (word.length < 5 || FUZZY_SET.has(word) || known(word) || /[^a-z-]/.test(word)) return word;
   const limit = word.length >= 8 ? 2 : 1;
+  const steps = (target: string) => {
+    if (Math.abs(target.length - word.length) > limit) return Infinity;
+    const n = damerauLevenshtein(word, target).steps;
+    return n > limit || (n > 1 && target[0] !== word[0]) ? Infinity : n;
+  };
+  return nearest(FUZZY_TARGETS, steps) ?? word;
+}
+
+/** The first of `targets` with the fewest `steps` (edits), none when every one is `Infinity`. */
+export function nearest(targets: readonly string[], steps: (target: string) => number): string | undefined {
   let best: string | undefined;
-  let bestSteps = limit + 1;
-  for (const target of FUZZY_TARGETS) {
-    if (Math.abs(target.length - word.length) > limit) continue;
-    const steps = damerauLevenshtein(word, target).steps;
-    if (steps > 1 && target[0] !== word[0]) continue;
-    if (steps < bestSteps) {
-      best = target;
-      bestSteps = steps;
-    }
+  let fewest = Infinity;
+  for (const target of targets) {
+    const n = steps(target);
+    if (n < fewest) [best, fewest] = [target, n];
   }
-  return best ?? word;
+  return best;
 }
