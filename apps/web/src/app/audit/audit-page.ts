@@ -9,7 +9,7 @@ import {
   type AuditQueryDto,
   type OperatorView,
 } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { failureOf } from '../http/api-error';
 import { labelOf } from '../i18n/labels';
 import { OperatorsApi } from '../operators/operators-api';
 import { localDayStart } from '../shared/local-day';
@@ -98,14 +98,12 @@ export class AuditPage {
     };
     this.loading.set(true);
     this.error.set(null);
-    try {
+    const failure = await failureOf(async () => {
       const page = await this.api.list(query);
       this.events.update((e) => (more ? [...e, ...page.events] : page.events));
       this.nextCursor.set(page.nextCursor);
-    } catch (err) {
-      this.error.set(describeHttpError(err));
-    } finally {
-      this.loading.set(false);
-    }
+    });
+    this.error.set(failure);
+    this.loading.set(false);
   }
 }

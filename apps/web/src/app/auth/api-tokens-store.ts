@@ -19,12 +19,11 @@ export class ApiTokensStore {
   readonly loadError = this.failure.asReadonly();
 
   async load(): Promise<void> {
-    try {
-      this.list.set(await firstValueFrom(this.http.get<ApiTokenView[]>('/api/auth/tokens')));
-      this.failure.set(null);
-    } catch (err) {
-      this.failure.set(describeHttpError(err));
-    }
+    this.failure.set(
+      await failureOf(async () =>
+        this.list.set(await firstValueFrom(this.http.get<ApiTokenView[]>('/api/auth/tokens'))),
+      ),
+    );
   }
 
   /** Creates a token; the answer holds its secret, or a message saying why it was refused. */

@@ -103,10 +103,6 @@ const sameAsNew: ValidatorFn = (group) => {
     }
     .saved {
       margin: 0;
-      color: var(--ok);
-      background: var(--ok-soft);
-      border-radius: var(--radius);
-      padding: 0.5rem 0.75rem;
     }
   `,
   changeDetection: ChangeDetectionStrategy.OnPush,

@@ -2,7 +2,7 @@ import { HttpClient } from '@angular/common/http';
 import { Injectable, inject, signal } from '@angular/core';
 import { firstValueFrom } from 'rxjs';
 import type { SessionView } from '@corpus-chat/contracts';
-import { describeHttpError, failureOf } from '../http/api-error';
+import { failureOf } from '../http/api-error';
 
 /** The signed-in operator's sessions (`/api/auth/sessions`), most recently seen first. */
 @Injectable({ providedIn: 'root' })
@@ -16,12 +16,11 @@ export class SessionsStore {
   readonly loadError = this.failure.asReadonly();
 
   async load(): Promise<void> {
-    try {
-      this.list.set(await firstValueFrom(this.http.get<SessionView[]>('/api/auth/sessions')));
-      this.failure.set(null);
-    } catch (err) {
-      this.failure.set(describeHttpError(err));
-    }
+    this.failure.set(
+      await failureOf(async () =>
+        this.list.set(await firstValueFrom(this.http.get<SessionView[]>('/api/auth/sessions'))),
+      ),
+    );
   }
 
   /** Ends session `id` (its browser is signed out, its sockets drop); null on success, else a message. */

@@ -8,7 +8,7 @@ import type {
   FeedbackRating,
   OperatorView,
 } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { failureOf } from '../http/api-error';
 import { OperatorsApi } from '../operators/operators-api';
 import { localDayStart } from '../shared/local-day';
 import { FeedbackApi } from './feedback-api';
@@ -79,15 +79,13 @@ export class FeedbackPage {
     };
     this.loading.set(true);
     this.error.set(null);
-    try {
+    const failure = await failureOf(async () => {
       const page = await this.api.list(query);
       this.entries.set(page.entries);
       this.total.set(page.total);
       this.offset.set(page.offset);
-    } catch (err) {
-      this.error.set(describeHttpError(err));
-    } finally {
-      this.loading.set(false);
-    }
+    });
+    this.error.set(failure);
+    this.loading.set(false);
   }
 }

@@ -31,11 +31,7 @@ import { describeHttpError, httpStatus } from '../http/api-error';
 import { noteStageLabel, severityLabel, triageStatusLabel, verdictLabel } from '../i18n/labels';
 import { MarkdownView } from '../markdown/markdown';
 import { DisplayTextPipe } from '../shared/display-text';
-import {
-  findingFilterFromQueryParams,
-  findingFilterToQueryParams,
-  parseCweInput,
-} from './finding-filter-params';
+import { findingFilterFromQueryParams, findingListParams, parseCweInput } from './finding-filter-params';
 import { versionChanges } from './finding-version-diff';
 import { ReportsApi } from './reports-api';
 
@@ -52,6 +48,9 @@ const FIELD_LABELS: Record<EditableFindingField, string> = {
   impact: $localize`:@@finding.field.impact:Impact`,
   affectedEndpoints: $localize`:@@finding.field.affectedEndpoints:Affected endpoints`,
 };
+
+/** The forms that write to the finding; a refused write shows its error next to its form. */
+type WriteForm = 'status' | 'edit' | 'note' | 'retest';
 
 /** Where a version came from, in words. */
 const ORIGIN_LABELS: Record<string, string> = {
@@ -83,13 +82,9 @@ export class FindingDetailPage {
 
   private readonly queryParams = toSignal(inject(ActivatedRoute).queryParams, { initialValue: {} as Params });
   /** The Findings view's filter and page this finding was opened from (only the keys that view reads). */
-  protected readonly listParams = computed((): Params => {
+  protected readonly listParams = computed(() => {
     const q = this.queryParams();
-    const page = Number(q['page']);
-    return {
-      ...findingFilterToQueryParams(findingFilterFromQueryParams(q)),
-      ...(Number.isInteger(page) && page > 1 ? { page: String(page) } : {}),
-    };
+    return findingListParams(findingFilterFromQueryParams(q), Number(q['page']));
   });
 
   protected readonly finding = signal<FindingDetail | null>(null);
@@ -97,10 +92,7 @@ export class FindingDetailPage {
   protected readonly loading = signal(true);
   protected readonly error = signal<string | null>(null);
   /** The last write's error, shown next to the form that sent it. */
-  protected readonly writeError = signal<{
-    form: 'status' | 'edit' | 'note' | 'retest';
-    message: string;
-  } | null>(null);
+  protected readonly writeError = signal<{ form: WriteForm; message: string } | null>(null);
   protected readonly saving = signal(false);
   protected readonly editing = signal(false);
 
@@ -166,11 +158,10 @@ export class FindingDetailPage {
     const { status, reason } = this.statusForm.getRawValue();
     if (!status) return;
     if (this.needsReason(status) && !reason.trim()) {
-      this.writeError.set({
-        form: 'status',
-        message: $localize`:@@finding.sayWhyStatus:Say why the finding becomes ${statusLabel(status)}:status:.`,
-      });
-      return;
+      return this.refuse(
+        'status',
+        $localize`:@@finding.sayWhyStatus:Say why the finding becomes ${statusLabel(status)}:status:.`,
+      );
     }
     void this.write(
       'status',
@@ -208,18 +199,10 @@ export class FindingDetailPage {
       .filter(Boolean)
       .map(parseCweInput);
     if (cwe.some((x) => x === null || x === undefined)) {
-      this.writeError.set({
-        form: 'edit',
-        message: 'CWE ids must be whole numbers such as 79 or CWE-79, separated by commas.',
-      });
-      return;
+      return this.refuse('edit', 'CWE ids must be whole numbers such as 79 or CWE-79, separated by commas.');
     }
     if (!v.reason.trim()) {
-      this.writeError.set({
-        form: 'edit',
-        message: $localize`:@@finding.sayWhyEdit:Say why the finding is edited.`,
-      });
-      return;
+      return this.refuse('edit', $localize`:@@finding.sayWhyEdit:Say why the finding is edited.`);
     }
     const endpoints = v.affectedEndpoints
       .split('\n')
@@ -236,11 +219,7 @@ export class FindingDetailPage {
       reason: v.reason.trim(),
     };
     if (Object.keys(edit).length === 1) {
-      this.writeError.set({
-        form: 'edit',
-        message: $localize`:@@finding.nothingChanged:Nothing was changed.`,
-      });
-      return;
+      return this.refuse('edit', $localize`:@@finding.nothingChanged:Nothing was changed.`);
     }
     void this.write(
       'edit',
@@ -262,11 +241,10 @@ export class FindingDetailPage {
   protected recordRetest(): void {
     const v = this.retestForm.getRawValue();
     if (this.retestForm.invalid || !v.verdict) {
-      this.writeError.set({
-        form: 'retest',
-        message: $localize`:@@finding.retestIncomplete:Say what was tried, when, the verdict and why.`,
-      });
-      return;
+      return this.refuse(
+        'retest',
+        $localize`:@@finding.retestIncomplete:Say what was tried, when, the verdict and why.`,
+      );
     }
     const retestedAt = new Date(v.retestedAt).toISOString();
     void this.write(
@@ -282,9 +260,13 @@ export class FindingDetailPage {
     );
   }
 
+  private refuse(form: WriteForm, message: string): void {
+    this.writeError.set({ form, message });
+  }
+
   /** Sends one change; on success shows the finding as the API answers it and reloads its history. */
   private async write(
-    form: 'status' | 'edit' | 'note' | 'retest',
+    form: WriteForm,
     send: (id: number) => Promise<FindingDetail>,
     done: () => void,
   ): Promise<void> {
@@ -297,7 +279,7 @@ export class FindingDetailPage {
       done();
       this.history.set(await this.api.findingHistory(f.id));
     } catch (err) {
-      this.writeError.set({ form, message: describeHttpError(err) });
+      this.refuse(form, describeHttpError(err));
     } finally {
       this.saving.set(false);
     }

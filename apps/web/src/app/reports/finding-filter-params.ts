@@ -5,13 +5,8 @@ import {
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
-  type FindingEditFilter,
   type FindingFilter,
-  type FindingSource,
   type GroupByKey,
-  type Severity,
-  type TriageStatus,
-  type VerdictStatus,
 } from '@corpus-chat/contracts';
 
 /** The Findings view's URL query parameters for a filter (empty fields left out). */
@@ -27,6 +22,14 @@ export function findingFilterToQueryParams(filter: FindingFilter): Params {
   if (filter.edited) params['edited'] = filter.edited;
   if (filter.origin) params['origin'] = filter.origin;
   return params;
+}
+
+/** The Findings view's query parameters for `filter` at `page` (1-based). */
+export function findingListParams(filter: FindingFilter, page: number): Params {
+  return {
+    ...findingFilterToQueryParams(filter),
+    ...(Number.isInteger(page) && page > 1 ? { page: String(page) } : {}),
+  };
 }
 
 /**
@@ -56,23 +59,18 @@ export function findingFilterFromQueryParams(params: Params): FindingFilter {
     const v = Number(str(k));
     return Number.isInteger(v) && v >= 1 ? v : undefined;
   };
-  const severity = str('severity');
-  const verdict = str('verdict');
-  const status = str('status');
-  const edited = str('edited');
-  const origin = str('origin');
+  const oneOf = <T extends string>(k: string, values: readonly T[]): T | undefined =>
+    values.find((v) => v === str(k));
   const filter: FindingFilter = {
     text: str('text'),
-    severity: SEVERITIES.includes(severity as Severity) ? (severity as Severity) : undefined,
+    severity: oneOf('severity', SEVERITIES),
     reportId: int('reportId'),
     reportName: str('reportName'),
     cwe: int('cwe'),
-    verdict: VERDICT_STATUSES.includes(verdict as VerdictStatus) ? (verdict as VerdictStatus) : undefined,
-    status: TRIAGE_STATUSES.includes(status as TriageStatus) ? (status as TriageStatus) : undefined,
-    edited: FINDING_EDIT_FILTERS.includes(edited as FindingEditFilter)
-      ? (edited as FindingEditFilter)
-      : undefined,
-    origin: FINDING_SOURCES.includes(origin as FindingSource) ? (origin as FindingSource) : undefined,
+    verdict: oneOf('verdict', VERDICT_STATUSES),
+    status: oneOf('status', TRIAGE_STATUSES),
+    edited: oneOf('edited', FINDING_EDIT_FILTERS),
+    origin: oneOf('origin', FINDING_SOURCES),
   };
   return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as FindingFilter;
 }
@@ -86,15 +84,11 @@ export function groupFindingFilter(
   const id = /^\d{1,9}$/.test(key) ? Number(key) : 0;
   switch (groupBy) {
     case 'severity':
-      return SEVERITIES.includes(key as Severity) ? { ...filter, severity: key as Severity } : null;
     case 'verdict':
-      return VERDICT_STATUSES.includes(key as VerdictStatus)
-        ? { ...filter, verdict: key as VerdictStatus }
-        : null;
-    case 'status':
-      return TRIAGE_STATUSES.includes(key as TriageStatus)
-        ? { ...filter, status: key as TriageStatus }
-        : null;
+    case 'status': {
+      const value = findingFilterFromQueryParams({ [groupBy]: key })[groupBy];
+      return value ? { ...filter, [groupBy]: value } : null;
+    }
     case 'cwe':
       return id >= 1 ? { ...filter, cwe: id } : null;
     case 'report': {

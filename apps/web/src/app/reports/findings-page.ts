@@ -27,6 +27,7 @@ import { DisplayTextPipe } from '../shared/display-text';
 import {
   findingFilterFromQueryParams,
   findingFilterToQueryParams,
+  findingListParams,
   parseCweInput,
 } from './finding-filter-params';
 import { FINDING_COLUMNS, ariaSort, sortArrow, sortFindingRows, type FindingSortKey } from './finding-sort';
@@ -73,11 +74,10 @@ export class FindingsPage {
   protected readonly severities = SEVERITIES;
   protected readonly verdicts = VERDICT_STATUSES;
   protected readonly statuses = TRIAGE_STATUSES;
-  protected readonly editFilters = FINDING_EDIT_FILTERS.map((value) => ({
-    value,
-    label: EDIT_FILTER_LABELS[value],
-  }));
-  protected readonly originFilters = FINDING_SOURCES.map((value) => ({ value, label: ORIGIN_LABELS[value] }));
+  protected readonly editFilters = FINDING_EDIT_FILTERS;
+  protected readonly editFilterLabels = EDIT_FILTER_LABELS;
+  protected readonly originFilters = FINDING_SOURCES;
+  protected readonly originLabels = ORIGIN_LABELS;
   protected readonly pageSelected = computed(() => {
     const rows = this.store.result()?.rows ?? [];
     return rows.length > 0 && rows.every((r) => this.store.selected().has(r.id));
@@ -107,10 +107,7 @@ export class FindingsPage {
   });
 
   /** The filter and page, carried to a finding's page so its breadcrumb comes back here. */
-  protected readonly listParams = computed((): Params => ({
-    ...findingFilterToQueryParams(this.filter()),
-    ...(this.page() > 1 ? { page: String(this.page()) } : {}),
-  }));
+  protected readonly listParams = computed(() => findingListParams(this.filter(), this.page()));
   /** Downloads of every finding of the current filter (plain links: the session cookie authenticates a GET). */
   protected readonly exportHrefs = computed(() => {
     const query = new URLSearchParams(findingFilterToQueryParams(this.filter())).toString();
@@ -208,11 +205,7 @@ export class FindingsPage {
   /** Opens `page` of the current filter; `replaceUrl` when correcting a page that does not exist. */
   protected goToPage(page: number, replaceUrl = false): void {
     if (!replaceUrl) this.pageNotice.set(null);
-    const params = {
-      ...findingFilterToQueryParams(this.filter()),
-      ...(page > 1 ? { page: String(page) } : {}),
-    };
-    void this.router.navigate([], { queryParams: params, replaceUrl });
+    void this.router.navigate([], { queryParams: findingListParams(this.filter(), page), replaceUrl });
   }
 
   /** Sorts this page by `key`; the same column again flips the order, a third time restores the API's order. */

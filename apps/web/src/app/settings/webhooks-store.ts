@@ -27,17 +27,15 @@ export class WebhooksStore {
   readonly loadError = this.failure.asReadonly();
 
   async load(): Promise<void> {
-    try {
+    const failure = await failureOf(async () => {
       const [endpoints, deliveries] = await Promise.all([
         firstValueFrom(this.http.get<WebhookEndpointView[]>('/api/webhooks')),
         firstValueFrom(this.http.get<WebhookDeliveryView[]>('/api/webhooks/deliveries')),
       ]);
       this.endpointList.set(endpoints);
       this.deliveryList.set(deliveries);
-      this.failure.set(null);
-    } catch (err) {
-      this.failure.set(describeHttpError(err));
-    }
+    });
+    this.failure.set(failure);
   }
 
   /** Registers an endpoint; the answer holds its secret, or a message saying why it was refused. */
