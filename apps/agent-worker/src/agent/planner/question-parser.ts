@@ -14,10 +14,9 @@ import {
   findGroupBy,
   findPresence,
   findReportHint,
-  findStatus,
+  findStates,
   findTimePhrases,
   findTopN,
-  findVerdict,
   isWriteRequest,
 } from './question-recognizers';
 import { leftovers } from './question-leftovers';
@@ -138,15 +137,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
-  const status = findStatus(s);
+  const { status, verdict } = findStates(s);
   if (status) (status.negated ? exclude : filter).status = status.status;
+  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const severity = findSeverityExpression(s);
   if (severity) {
     if (severity.set.length === 1) filter.severity = severity.set[0];
     else if (severity.set.length < SEVERITIES.length) scope.severities = severity.set;
   }
-  const verdict = findVerdict(s);
-  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
