@@ -82,20 +82,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
   const ord = W.findIndex((w) => w in V.ordinals);
-  if (
-    ord >= 0 &&
-    !hasCount &&
-    !s.hasAny(V.top) &&
-    !hasReportNoun &&
-    !s.hasAny(V.time) &&
-    (W.length <= 8 || V.ordinalNoun.has(W[ord + 1]))
-  ) {
-    const next = W[ord + 1];
-    if (!next || next === '?' || V.ordinalNoun.has(next) || /^(in|from|of|please)$/.test(next)) {
-      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: V.ordinals[W[ord]] };
-      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: V.ordinals[W[ord]] };
-      return { kind: 'no_previous' };
-    }
+  const after = W[ord + 1];
+  const byPosition =
+    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(\?|in|from|of|please)$/.test(after)));
+  if (ord >= 0 && byPosition && !hasCount && !hasReportNoun && !s.hasAny(V.top) && !s.hasAny(V.time)) {
+    const position = V.ordinals[W[ord]];
+    if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position };
+    if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position };
+    return { kind: 'no_previous' };
   }
 
   const filter: FindingFilter = edited ? { edited } : {};
@@ -231,8 +225,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
       W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
     ) ||
-    s.seq(0, ['what', 'about']) ||
-    s.seq(0, ['how', 'about']) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
@@ -324,23 +316,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     if (hasCount) return finish({ kind: 'count_reports' });
     if (wantsList || s.has('what', 'which')) return finish({ kind: 'list_reports' });
   }
+  // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
-  const reportsCounted =
-    ri > 0 &&
-    ri <
-      Math.max(
-        W.findIndex((w) => V.finding.has(w)),
-        99,
-      ) &&
-    /^(many|of)$/.test(W[ri - 1]);
-  if (
-    hasReportNoun &&
-    hasCount &&
-    reportsCounted &&
-    !filter.reportName &&
-    !reportHint &&
-    (newParts || followUp)
-  )
+  const firstFinding = Math.max(
+    W.findIndex((w) => V.finding.has(w)),
+    99,
+  );
+  const reportsCounted = ri > 0 && ri < firstFinding && /^(many|of)$/.test(W[ri - 1]);
+  if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
     return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.
   if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp)
