@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { consume, scan, takeNegation } from './question-scan';
+import { Scan, consume, takeNegation } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -56,7 +56,7 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
 
 function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const question = shareWording(text);
-  const s = scan(question, lex(question));
+  const s = new Scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
   const comparison = findComparison(s.tokens);
@@ -191,6 +191,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   /** What this question named itself (a follow-up merges it into the previous answer's scope). */
   const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
+  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
   const listed = previous.lastGroups;
   if (
@@ -199,7 +200,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     listed.groups.length !== LISTED_GROUPS_MAX &&
     (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
     them &&
-    (s.hasAnyUnused(V.top) || topN !== undefined) &&
+    wantsTop &&
     !hasReportNoun &&
     !unapplied.length
   ) {
@@ -267,7 +268,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   if (s.hasAny(V.overview) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
-  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
     W.some(
