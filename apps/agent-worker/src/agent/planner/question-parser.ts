@@ -59,7 +59,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const s = new Scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
-  const comparison = findComparison(s.tokens);
+  const comparison = findComparison(s);
   // "did operators change the severity": a question about past edits, read before the write check.
   const edited = comparison ? undefined : findEdited(s);
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
