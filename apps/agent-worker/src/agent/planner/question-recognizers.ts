@@ -1,7 +1,8 @@
 /**
  * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
- * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", a report
- * named by part of its file name, and a grouping. Each consumes the tokens it reads from the `Scan`.
+ * (read, never applied), presence of CWE ids or verdicts, triage status and verdict, the N of
+ * "top N", a report named by part of its file name, a format, archived reports, a write request and
+ * a grouping. Each consumes the tokens it reads from the `Scan`.
  */
 import type {
   ComputedScope,
