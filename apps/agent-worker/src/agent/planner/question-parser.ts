@@ -276,21 +276,12 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
         V.finding.has(W[i + 1] ?? '') &&
         !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
     ) || s.has('title', 'titles');
-  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(V.formatNoun)
-    ? 'format'
-    : W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
-      ? 'cwe'
-      : titleAsk
-        ? 'title'
-        : hasReportNoun
-          ? 'report'
-          : undefined;
+  const cweNamed = !hasReportNoun && W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses');
+  // What is ranked: the first of these the question names.
+  const targets = { format: s.hasAny(V.formatNoun), cwe: cweNamed, title: titleAsk, report: hasReportNoun };
+  const topTarget = (Object.keys(targets) as (keyof typeof targets)[]).find((k) => targets[k]);
   const rankedBy = W.some((w, i) => V.top.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
-  if (
-    wantsTop &&
-    topTarget &&
-    (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)
-  ) {
+  if (wantsTop && topTarget && (s.has('which', 'what', 'top', 'most') || topN !== undefined || rankedBy)) {
     const plural = W.some((w) => V.pluralTarget.has(w));
     return finish({
       kind: 'top',
@@ -300,16 +291,10 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     });
   }
 
-  if (
-    groupBy &&
-    (hasFindingNoun ||
-      followUp ||
-      s.has('breakdown', 'distribution') ||
-      groupBy !== 'report' ||
-      (reportHint && !reportHint.loose))
-  ) {
+  // A grouping; "by report" with nothing about findings may instead count or list the reports (below).
+  const grouped = hasFindingNoun || followUp || s.has('breakdown', 'distribution') || groupBy !== 'report';
+  if (groupBy && (grouped || (reportHint && !reportHint.loose)))
     return finish({ kind: 'breakdown', groupBy, ...counting() });
-  }
 
   // Reports: "how many reports (are there)", "list the reports", "how many reports have critical findings".
   if (hasReportNoun && !hasFindingNoun && !newParts && !followUp) {
@@ -319,8 +304,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
   const firstFinding = Math.max(
-    W.findIndex((w) => V.finding.has(w)),
     99,
+    W.findIndex((w) => V.finding.has(w)),
   );
   const reportsCounted = ri > 0 && ri < firstFinding && /^(many|of)$/.test(W[ri - 1]);
   if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
