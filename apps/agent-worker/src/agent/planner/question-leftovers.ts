@@ -20,18 +20,15 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
   let hintOut: ReportHint | undefined;
   // "the first report", "the second scan": a report by position, which no tool orders by.
   // "how many types of findings": a number of kinds, not of findings.
+  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
     const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1]);
-    if (!byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
-    consume(s, [i, i + 2]);
-    parts.push({ text: spanText(s, [i, i + 2]), reason: 'unknown' });
-  }
-  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i] || !V.bottomRank.has(s.words[i])) continue;
-    consume(s, [i, i + 1]);
-    parts.push({ text: s.tokens[i].orig, reason: 'order' });
+    const bottom = V.bottomRank.has(s.words[i]);
+    if (!bottom && !byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
+    const span: [number, number] = [i, bottom ? i + 1 : i + 2];
+    consume(s, span);
+    parts.push({ text: spanText(s, span), reason: bottom ? 'order' : 'unknown' });
   }
   // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
   for (let i = 0; i < s.tokens.length; i++) {

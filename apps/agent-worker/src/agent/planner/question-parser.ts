@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { consume, scan, takeNegation } from './question-scan';
+import { Scan, consume, takeNegation } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -14,10 +14,9 @@ import {
   findGroupBy,
   findPresence,
   findReportHint,
-  findStatus,
+  findStates,
   findTimePhrases,
   findTopN,
-  findVerdict,
   isWriteRequest,
 } from './question-recognizers';
 import { leftovers } from './question-leftovers';
@@ -57,10 +56,10 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
 
 function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const question = shareWording(text);
-  const s = scan(question, lex(question));
+  const s = new Scan(question, lex(question));
   const W = s.words;
   if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
-  const comparison = findComparison(s.tokens);
+  const comparison = findComparison(s);
   // "did operators change the severity": a question about past edits, read before the write check.
   const edited = comparison ? undefined : findEdited(s);
   if (isWriteRequest(s)) return { kind: 'out_of_scope', reason: 'write' };
@@ -83,20 +82,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
   const ord = W.findIndex((w) => w in V.ordinals);
-  if (
-    ord >= 0 &&
-    !hasCount &&
-    !s.hasAny(V.top) &&
-    !hasReportNoun &&
-    !s.hasAny(V.time) &&
-    (W.length <= 8 || V.ordinalNoun.has(W[ord + 1]))
-  ) {
-    const next = W[ord + 1];
-    if (!next || next === '?' || V.ordinalNoun.has(next) || /^(in|from|of|please)$/.test(next)) {
-      if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position: V.ordinals[W[ord]] };
-      if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position: V.ordinals[W[ord]] };
-      return { kind: 'no_previous' };
-    }
+  const after = W[ord + 1];
+  const byPosition =
+    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(\?|in|from|of|please)$/.test(after)));
+  if (ord >= 0 && byPosition && !hasCount && !hasReportNoun && !s.hasAny(V.top) && !s.hasAny(V.time)) {
+    const position = V.ordinals[W[ord]];
+    if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position };
+    if (previous.lastGroups?.groups.length) return { kind: 'group_ref', position };
+    return { kind: 'no_previous' };
   }
 
   const filter: FindingFilter = edited ? { edited } : {};
@@ -138,15 +131,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
-  const status = findStatus(s);
+  const { status, verdict } = findStates(s);
   if (status) (status.negated ? exclude : filter).status = status.status;
+  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const severity = findSeverityExpression(s);
   if (severity) {
     if (severity.set.length === 1) filter.severity = severity.set[0];
     else if (severity.set.length < SEVERITIES.length) scope.severities = severity.set;
   }
-  const verdict = findVerdict(s);
-  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
@@ -199,6 +191,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   /** What this question named itself (a follow-up merges it into the previous answer's scope). */
   const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
+  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
   const listed = previous.lastGroups;
   if (
@@ -207,7 +200,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     listed.groups.length !== LISTED_GROUPS_MAX &&
     (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
     them &&
-    (s.hasAnyUnused(V.top) || topN !== undefined) &&
+    wantsTop &&
     !hasReportNoun &&
     !unapplied.length
   ) {
@@ -233,8 +226,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
       W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
     ) ||
-    s.seq(0, ['what', 'about']) ||
-    s.seq(0, ['how', 'about']) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
   // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
@@ -277,7 +268,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   if (s.hasAny(V.overview) && !newParts && !groupBy && !hasCount) return finish({ kind: 'overview' });
 
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
-  const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
     W.some(
@@ -286,21 +276,12 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
         V.finding.has(W[i + 1] ?? '') &&
         !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
     ) || s.has('title', 'titles');
-  const topTarget: 'report' | 'cwe' | 'format' | 'title' | undefined = s.hasAny(V.formatNoun)
-    ? 'format'
-    : W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses') && !hasReportNoun
-      ? 'cwe'
-      : titleAsk
-        ? 'title'
-        : hasReportNoun
-          ? 'report'
-          : undefined;
+  const cweNamed = !hasReportNoun && W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses');
+  // What is ranked: the first of these the question names.
+  const targets = { format: s.hasAny(V.formatNoun), cwe: cweNamed, title: titleAsk, report: hasReportNoun };
+  const topTarget = (Object.keys(targets) as (keyof typeof targets)[]).find((k) => targets[k]);
   const rankedBy = W.some((w, i) => V.top.has(w) && /^(number|count|amount|total)$/.test(W[i + 1] ?? ''));
-  if (
-    wantsTop &&
-    topTarget &&
-    (s.has('which', 'what', 'top') || topN !== undefined || s.has('most') || rankedBy)
-  ) {
+  if (wantsTop && topTarget && (s.has('which', 'what', 'top', 'most') || topN !== undefined || rankedBy)) {
     const plural = W.some((w) => V.pluralTarget.has(w));
     return finish({
       kind: 'top',
@@ -310,39 +291,24 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     });
   }
 
-  if (
-    groupBy &&
-    (hasFindingNoun ||
-      followUp ||
-      s.has('breakdown', 'distribution') ||
-      groupBy !== 'report' ||
-      (reportHint && !reportHint.loose))
-  ) {
+  // A grouping; "by report" with nothing about findings may instead count or list the reports (below).
+  const grouped = hasFindingNoun || followUp || s.has('breakdown', 'distribution') || groupBy !== 'report';
+  if (groupBy && (grouped || (reportHint && !reportHint.loose)))
     return finish({ kind: 'breakdown', groupBy, ...counting() });
-  }
 
   // Reports: "how many reports (are there)", "list the reports", "how many reports have critical findings".
   if (hasReportNoun && !hasFindingNoun && !newParts && !followUp) {
     if (hasCount) return finish({ kind: 'count_reports' });
     if (wantsList || s.has('what', 'which')) return finish({ kind: 'list_reports' });
   }
+  // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
-  const reportsCounted =
-    ri > 0 &&
-    ri <
-      Math.max(
-        W.findIndex((w) => V.finding.has(w)),
-        99,
-      ) &&
-    /^(many|of)$/.test(W[ri - 1]);
-  if (
-    hasReportNoun &&
-    hasCount &&
-    reportsCounted &&
-    !filter.reportName &&
-    !reportHint &&
-    (newParts || followUp)
-  )
+  const firstFinding = Math.max(
+    99,
+    W.findIndex((w) => V.finding.has(w)),
+  );
+  const reportsCounted = ri > 0 && ri < firstFinding && /^(many|of)$/.test(W[ri - 1]);
+  if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
     return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.
   if (reportHint && !reportHint.loose && !hasCount && !hasFindingNoun && !followUp)

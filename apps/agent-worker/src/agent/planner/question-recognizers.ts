@@ -1,7 +1,8 @@
 /**
  * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
- * (read, never applied), presence of CWE ids or verdicts, a verdict, the N of "top N", a report
- * named by part of its file name, and a grouping. Each consumes the tokens it reads from the `Scan`.
+ * (read, never applied), presence of CWE ids or verdicts, triage status and verdict, the N of
+ * "top N", a report named by part of its file name, a format, archived reports, a write request and
+ * a grouping. Each consumes the tokens it reads from the `Scan`.
  */
 import type {
   ComputedScope,
@@ -83,71 +84,67 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
   return undefined;
 }
 
+type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
+
 /**
- * Triage status named in the question ("false positives", "confirmed", "risk accepted", "open
- * findings", "triage status fixed"), possibly negated; consumed with the "status"/"triage" words
- * around it. "open" and "fixed" are the status only as the rule in `vocabulary.ts` says.
+ * Triage status ("false positives", "confirmed", "risk accepted", "open findings", "triage status
+ * fixed") and retest verdict ("fixed", "still open", "inconclusive verdict", "not fixed",
+ * "unfixed") named in the question, each possibly negated, read in one pass: at each word the
+ * status reading comes first, so "open" and "fixed" are the status only as the rule in
+ * `vocabulary.ts` says. A status is consumed with the "status"/"triage" words around it.
  */
-export function findStatus(s: Scan): { status: TriageStatus; negated: boolean } | undefined {
+export function findStates(s: Scan): {
+  status?: Negatable<'status', TriageStatus>;
+  verdict?: Negatable<'verdict', VerdictStatus>;
+} {
   const verdictNamed = s.words.some((w) => V.verdictNoun.has(w));
   const statusNamed = s.words.some((w) => V.statusNoun.has(w));
-  for (let i = 0; i < s.words.length; i++) {
-    if (s.used[i] || s.tokens[i].kind !== 'word') continue;
-    const w = s.words[i];
-    const next = s.words[i + 1] ?? '';
-    let end = i + 1;
-    let status: TriageStatus | undefined = V.statuses[w];
-    if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
-    else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
-      [status, end] = ['risk_accepted', i + 2];
-    else if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
-    else if ((w === 'open' || w === 'fixed') && !verdictNamed && s.words[i - 1] !== 'still') {
-      const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(s.words[i - 1]));
-      if (statusNamed || openFinding) status = w;
-    }
-    if (!status) continue;
-    const a = stretchLeft(s, i, V.statusLead);
-    end = stretchRight(s, end, /^(status|statuses|triage)$/);
-    const neg = takeNegation(s, a);
-    consume(s, [a, end]);
-    // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
-    s.words.forEach((x, k) => {
-      if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
-        consume(s, [k, k + 1]);
-    });
-    return { status, negated: !!neg };
-  }
-  return undefined;
-}
-
-type VerdictFound = { verdict: VerdictStatus; negated: boolean; text: string };
-
-/** Verdict named in the question (`fixed`, `still open`, `inconclusive verdict`, `not fixed`, `unfixed`). */
-export function findVerdict(s: Scan): VerdictFound | undefined {
-  /** Tokens [a, b) name `verdict`, possibly negated (`flip`: a negation means the verdict holds). */
-  const found = (a: number, b: number, verdict: VerdictStatus, flip = false): VerdictFound => {
+  const found: ReturnType<typeof findStates> = {};
+  /** Tokens [a, b) name a verdict, possibly negated (`flip`: a negation means the verdict holds). */
+  const verdict = (a: number, b: number, v: VerdictStatus, flip = false) => {
     const neg = takeNegation(s, a);
     consume(s, [a, b]);
-    return { verdict, negated: flip ? !neg : !!neg, text: spanText(s, [neg?.[0] ?? a, b]) };
+    found.verdict = { verdict: v, negated: flip ? !neg : !!neg };
   };
   for (let i = 0; i < s.words.length; i++) {
-    const [w, prev] = [s.words[i], s.words[i - 1]];
-    if (s.used[i]) continue;
-    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
-      return found(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
-    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    if (w === 'open' && i > 0 && (V.finding.has(s.words[i + 1]) || V.stateVerb.has(prev)))
-      return found(i, i + 1, 'fixed', true);
-    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
-    const v = V.unfixed.has(w) ? 'fixed' : V.verdicts[w];
-    if (!v) continue;
-    if (v === 'still_open' || V.unfixed.has(w)) {
-      consume(s, [i, i + 1]);
-      return { verdict: v, negated: v === 'fixed', text: s.tokens[i].orig };
+    if (s.used[i] || s.tokens[i].kind !== 'word') continue;
+    const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
+    const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(prev));
+    if (!found.status) {
+      let end = i + 1;
+      let status: TriageStatus | undefined = V.statuses[w];
+      if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
+      else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
+        [status, end] = ['risk_accepted', i + 2];
+      else if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
+      else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
+        if (statusNamed || openFinding) status = w;
+      if (status) {
+        const a = stretchLeft(s, i, V.statusLead);
+        end = stretchRight(s, end, /^(status|statuses|triage)$/);
+        const neg = takeNegation(s, a);
+        consume(s, [a, end]);
+        // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
+        s.words.forEach((x, k) => {
+          if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
+            consume(s, [k, k + 1]);
+        });
+        found.status = { status, negated: !!neg };
+        continue;
+      }
     }
-    return found(i, i + 1, v);
+    if (found.verdict) continue;
+    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
+      verdict(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
+    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
+    else if (openFinding) verdict(i, i + 1, 'fixed', true);
+    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
+    else if (V.unfixed.has(w) || V.verdicts[w] === 'still_open') {
+      consume(s, [i, i + 1]);
+      found.verdict = { verdict: V.unfixed.has(w) ? 'fixed' : 'still_open', negated: V.unfixed.has(w) };
+    } else if (V.verdicts[w]) verdict(i, i + 1, V.verdicts[w]);
   }
-  return undefined;
+  return found;
 }
 
 /** The explicit number in "top 3", "top three", "3 reports", "five CWEs". */

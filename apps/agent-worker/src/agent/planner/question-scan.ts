@@ -1,38 +1,26 @@
 import type { Token } from './question-lexer';
 import { V } from './vocabulary';
 
+type WordSet = Set<string> | Record<string, unknown>;
+const inSet = (set: WordSet, w: string) => (set instanceof Set ? set.has(w) : w in set);
+
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
  * quotes and `#n`), and which tokens a recognised part of the question has consumed (`used`).
  * Whatever is left unused at the end is what the planner did not understand.
  */
-export interface Scan {
-  source: string;
-  tokens: Token[];
-  words: string[];
-  used: boolean[];
-  has(...ws: string[]): boolean;
-  hasAny(set: Set<string> | Record<string, unknown>): boolean;
+export class Scan {
+  readonly words = this.tokens.map((t) => (t.kind === 'word' || t.kind === 'num' ? t.w : `⟨${t.kind}⟩`));
+  readonly used = this.tokens.map(() => false);
+  constructor(
+    readonly source: string,
+    readonly tokens: Token[],
+  ) {}
+  has = (...ws: string[]) => ws.some((w) => this.words.includes(w));
+  hasAny = (set: WordSet) => this.words.some((w) => inSet(set, w));
   /** Like `hasAny`, counting only tokens no recognised part has consumed. */
-  hasAnyUnused(set: Set<string> | Record<string, unknown>): boolean;
-  seq(at: number, seq: string[]): boolean;
-}
-
-export function scan(source: string, tokens: Token[]): Scan {
-  const words = tokens.map((t) => (t.kind === 'word' || t.kind === 'num' ? t.w : `⟨${t.kind}⟩`));
-  const used = tokens.map(() => false);
-  const inSet = (set: Set<string> | Record<string, unknown>, w: string) =>
-    set instanceof Set ? set.has(w) : w in set;
-  return {
-    source,
-    tokens,
-    words,
-    used,
-    has: (...ws) => ws.some((w) => words.includes(w)),
-    hasAny: (set) => words.some((w) => inSet(set, w)),
-    hasAnyUnused: (set) => words.some((w, i) => !used[i] && inSet(set, w)),
-    seq: (at, s) => s.every((w, k) => words[at + k] === w),
-  };
+  hasAnyUnused = (set: WordSet) => this.words.some((w, i) => !this.used[i] && inSet(set, w));
+  seq = (at: number, seq: string[]) => seq.every((w, k) => this.words[at + k] === w);
 }
 
 /** The operator's own wording of tokens [a, b). */

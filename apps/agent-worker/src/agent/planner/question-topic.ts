@@ -72,7 +72,7 @@ export function findTopic(s: Scan): Topic | undefined {
   // after a negation ("findings that are not XSS").
   for (const [a, b] of contentRuns(s)) {
     const next = nextWord(s, b);
-    const prev = prevWord(s, a);
+    const prev = s.words[a - 1];
     const neg = negationBefore(s, a);
     const beforeNoun = next && V.finding.has(next) && next !== 'one' && next !== 'ones';
     const afterCount =
@@ -155,6 +155,5 @@ export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): 
   return runs;
 }
 
-const prevWord = (s: Scan, i: number) => (i > 0 ? s.words[i - 1] : undefined);
 const nextWord = (s: Scan, i: number) =>
   i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined;

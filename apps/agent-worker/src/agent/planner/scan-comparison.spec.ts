@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { lex } from './question-lexer';
 import { parseQuestion } from './question-parser';
+import { Scan } from './question-scan';
 import { findComparison } from './scan-comparison';
 
 const A = 'scan-a.json';
 const B = 'scan-b.json';
-const plan = (q: string) => findComparison(lex(q));
+const plan = (q: string) => findComparison(new Scan(q, lex(q)));
 
 describe('comparison questions', () => {
   it('reads the baseline from the operator’s words', () => {

@@ -1,4 +1,4 @@
-import type { Token } from './question-lexer';
+import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
 /**
@@ -23,14 +23,13 @@ export interface ComparisonPlan {
 }
 
 /**
- * Reads a comparison question from its tokens (`lex`), or undefined when it is none: it must name
+ * Reads a comparison question from its tokens, or undefined when it is none: it must name
  * one or two report file names and ask what is new, fixed, unchanged or different, with the words
  * that order them ("between A and B", "from A to B", "B compared with A", "since A").
  */
-export function findComparison(tokens: readonly Token[]): ComparisonPlan | undefined {
+export function findComparison({ tokens, words }: Scan): ComparisonPlan | undefined {
   const reports = tokens.map((t, i) => [t, i] as const).filter(([t]) => t.kind === 'report');
   if (reports.length < 1 || reports.length > 2) return undefined;
-  const words = tokens.map((t) => (t.kind === 'word' ? t.w : ''));
   const asked = (['new', 'fixed', 'unchanged', 'all'] as const).find((k) =>
     words.some((w) => V.comparison[k].has(w)),
   );

@@ -36,21 +36,16 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
   const prev = s.words[i - 1] ?? '';
-  // "information disclosure", "info leak": a topic, not the info severity.
-  if (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next))
-    return undefined;
-  // "more info about finding 3": asking for details.
-  if (
-    w === 'info' &&
-    /^(more|some|any|additional|further|detailed)$/.test(prev) &&
-    /^(about|on|for|regarding)$/.test(next)
-  )
-    return undefined;
-  // "none" is only a severity in "severity none".
-  if (w === 'none' && prev !== 'severity') return undefined;
-  // "how high", "how low": not a filter.
-  if ((w === 'high' || w === 'low') && prev === 'how') return undefined;
-  return { sev, plus };
+  const notSeverity =
+    // "information disclosure", "info leak": a topic; "more info about finding 3": asking for details.
+    (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next)) ||
+    (w === 'info' &&
+      /^(more|some|any|additional|further|detailed)$/.test(prev) &&
+      /^(about|on|for|regarding)$/.test(next)) ||
+    // "none" is only a severity in "severity none"; "how high", "how low" is no filter.
+    (w === 'none' && prev !== 'severity') ||
+    ((w === 'high' || w === 'low') && prev === 'how');
+  return notSeverity ? undefined : { sev, plus };
 }
 
 /**
