@@ -93,14 +93,10 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
    */
   async enqueue(turn: StartedTurn, language?: OperatorLanguage): Promise<void> {
     turnTrace.mark(turn.turnId, 'api.enqueue');
-    // Both at once: turn.queued is sent first, and a worker publishes turn.started only after its own
-    // Redis and Postgres round trips. A job added beside a failed publish is removed with the turn.
-    await Promise.all([
-      this.redis('publish turn.queued', () =>
-        this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
-      ),
-      this.addJob(turn, language),
-    ]);
+    await this.redis('publish turn.queued', () =>
+      this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
+    );
+    await this.addJob(turn, language);
     turnTrace.mark(turn.turnId, 'api.job-added');
     this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);
   }
