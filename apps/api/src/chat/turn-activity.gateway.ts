@@ -27,10 +27,8 @@ export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown
     const subscriber = createRedisConnection(this.env, 'api:turn-activity', 'subscriber');
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => {
-      // One at a time, so a page gets a turn's activity in the order it was published; each after
-      // the other reads of its poll, so the thread's own event (`ChatEventRelay`) goes out first.
+      // One at a time, so a page gets a turn's activity in the order it was published.
       this.tail = this.tail
-        .then(() => new Promise((resolve) => setImmediate(resolve)))
         .then(() => this.forward(server, message))
         .catch((e: Error) => this.logger.warn(`turn activity not forwarded: ${e.message}`));
     });
