@@ -23,7 +23,9 @@ async function render(repository: SqlRepository): Promise<string> {
   const logger: Logger = {
     // TypeORM builds one-line statements; laid out, a changed clause shows as a changed line.
     logQuery: (query) =>
-      void sent.push(query.includes('\n') ? query.trim() : format(query, { language: 'postgresql' })),
+      void sent.push(
+        query.includes('\n') ? query.trim() : format(query, { language: 'postgresql', expressionWidth: 100 }),
+      ),
     logQueryError: () => undefined,
     logQuerySlow: () => undefined,
     logSchemaBuild: () => undefined,

@@ -16,15 +16,7 @@ FROM
 WHERE
   (("WebhookEndpointEntity"."operator_id" = $1));
 INSERT INTO
-  "webhook_endpoints" (
-    "id",
-    "operator_id",
-    "url",
-    "events",
-    "all_operators",
-    "secret",
-    "created_at"
-  )
+  "webhook_endpoints" ("id", "operator_id", "url", "events", "all_operators", "secret", "created_at")
 VALUES
   (DEFAULT, $1, $2, $3, $4, $5, DEFAULT)
 RETURNING
