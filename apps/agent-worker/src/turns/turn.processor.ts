@@ -10,7 +10,6 @@ import { CHAT_TURNS_QUEUE, type RunTurnJobData, type RunTurnJobResult } from '@c
 import { inSpan, metrics, settleBullConnections, turnTrace, withTraceParent } from '@corpus-chat/server-core';
 import { WorkerEnv } from '../config/worker-env';
 import { FailTurn } from './fail-turn';
-import { IdleConcurrency } from './idle-concurrency';
 import { RunTurn } from './run-turn';
 import { RunningTurns } from './running-turns';
 import { TurnWarmup } from './turn-warmup';
@@ -24,7 +23,6 @@ import { TurnWarmup } from './turn-warmup';
 export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(TurnProcessor.name);
   private readonly failing = new Set<Promise<void>>();
-  private idle!: IdleConcurrency;
 
   constructor(
     private readonly runTurn: RunTurn,
@@ -43,16 +41,13 @@ export class TurnProcessor extends WorkerHost implements OnApplicationBootstrap,
    */
   async onApplicationBootstrap(): Promise<void> {
     await this.warmup.run();
-    this.idle = new IdleConcurrency(this.worker, this.env.WORKER_CONCURRENCY);
     this.worker.run().catch((e: Error) => this.logger.error(`queue worker stopped: ${e.message}`));
   }
 
   process(job: Job<RunTurnJobData, RunTurnJobResult>, token?: string): Promise<RunTurnJobResult> {
     const attributes = { 'corpus_chat.turn_id': String(job.id), 'corpus_chat.attempt': job.attemptsStarted };
-    return this.idle.run(() =>
-      withTraceParent(job.data?.traceparent, () =>
-        inSpan('turn.run', attributes, () => this.run(job, token)),
-      ),
+    return withTraceParent(job.data?.traceparent, () =>
+      inSpan('turn.run', attributes, () => this.run(job, token)),
     );
   }
 
