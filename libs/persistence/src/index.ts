@@ -1,4 +1,7 @@
-/** Storage: entities, migrations, the data source, and the stores of chats, operators, settings, audit and webhooks. */
+/**
+ * Storage: entities, migrations, the data source, and the stores of chats, operators, settings,
+ * audit and webhooks.
+ */
 export * from './entities';
 export * from './data-source';
 export * from './database-admin';
