@@ -8,7 +8,16 @@ INSERT INTO audit_events (action, actor_id, actor_name, subject_type, subject_id
 -- ChatRepository.createChat
 START TRANSACTION;
 INSERT INTO
-  "chat_sessions" ("id", "owner_id", "title", "title_source", "last_model", "archived", "created_at", "updated_at")
+  "chat_sessions" (
+    "id",
+    "owner_id",
+    "title",
+    "title_source",
+    "last_model",
+    "archived",
+    "created_at",
+    "updated_at"
+  )
 VALUES
   (DEFAULT, $1, $2, $3, DEFAULT, DEFAULT, DEFAULT, DEFAULT)
 RETURNING

@@ -24,7 +24,7 @@ async function render(repository: SqlRepository): Promise<string> {
     // TypeORM builds one-line statements; laid out, a changed clause shows as a changed line.
     logQuery: (query) =>
       void sent.push(
-        query.includes('\n') ? query.trim() : format(query, { language: 'postgresql', expressionWidth: 100 }),
+        query.includes('\n') ? query.trim() : format(query, { language: 'postgresql', expressionWidth: 90 }),
       ),
     logQueryError: () => undefined,
     logQuerySlow: () => undefined,
