@@ -12,6 +12,7 @@ import {
 } from '@corpus-chat/contracts';
 import { createTestDatabase, storeTestTurn, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
+import { TurnDispatcher } from '../src/chat/turn-dispatcher';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type ApiInstance,
@@ -187,6 +188,33 @@ describe('turn lifecycle: commit, then enqueue', () => {
     expect(busy.status).toBe(409);
     expect(busy.body.activeTurnId).toBe(lost.turnId);
     expect(await queue.getJobState(lost.turnId)).toBe('waiting');
+  });
+
+  it('a cancel that finds the job ended reports how the turn ended: by the signal, or otherwise', async () => {
+    const ownerId = alice.operator.id;
+    const dispatcher = api.app.get(TurnDispatcher);
+    // Its worker ended each turn between the cancel signal and the job-state read: no job is left.
+    const ended = async (status: 'complete' | 'cancelled') => {
+      const turn = await storeTestTurn(db.dataSource, ownerId, await newChat(), { content: status });
+      await db.dataSource.query(`UPDATE chat_turns SET status = $2, finished_at = now() WHERE id = $1`, [
+        turn.turnId,
+        status,
+      ]);
+      return turn.turnId;
+    };
+    const done = await ended('complete');
+    expect(await dispatcher.cancel(done)).toBe('finished');
+    expect(await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [done])).toEqual([
+      { status: 'complete' },
+    ]);
+    expect(await dispatcher.cancel(await ended('cancelled'))).toBe('cancelled');
+    // Lost by Redis while running: ended here.
+    const lost = await storeTestTurn(db.dataSource, ownerId, await newChat(), { content: 'lost' });
+    await db.dataSource.query(`UPDATE chat_turns SET status = 'running' WHERE id = $1`, [lost.turnId]);
+    expect(await dispatcher.cancel(lost.turnId)).toBe('cancelled');
+    expect(await db.dataSource.query(`SELECT status FROM chat_turns WHERE id = $1`, [lost.turnId])).toEqual([
+      { status: 'cancelled' },
+    ]);
   });
 
   it('a 429 of the active-turn limit does not use up the message budget', async () => {

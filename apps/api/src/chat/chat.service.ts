@@ -241,9 +241,9 @@ export class ChatService {
     const turn = await this.chats.findTurn(ownerId, chatId, turnId);
     if (!turn) throw new NotFoundException('Turn not found.');
     if (!ACTIVE_TURN_STATUSES.includes(turn.status)) return { turnId, state: 'finished' };
-    const how = await this.guardRedis(() => this.dispatcher.cancel(turnId));
-    this.logger.log(`turn ${turnId} cancel requested by operator ${ownerId} (${how})`);
-    return { turnId, state: how === 'ended' ? 'cancelled' : 'stopping' };
+    const state = await this.guardRedis(() => this.dispatcher.cancel(turnId));
+    this.logger.log(`turn ${turnId} cancel requested by operator ${ownerId} (${state})`);
+    return { turnId, state };
   }
 
   private postResponse(turn: StartedTurn, truncated: boolean): PostMessageResponse {
@@ -269,7 +269,7 @@ export class ChatService {
 
   /** Cancels a turn and waits for its worker to end it; ends it here when the worker does not in time. */
   private async stopTurn(turnId: string): Promise<void> {
-    if ((await this.dispatcher.cancel(turnId)) === 'ended') return;
+    if ((await this.dispatcher.cancel(turnId)) !== 'stopping') return;
     const left = await this.dispatcher.waitUntilEnded([turnId], this.env.CANCEL_WAIT_MS);
     if (left.length) {
       this.logger.warn(

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import {
   CHAT_TURNS_QUEUE,
   JobNames,
+  type CancelTurnResponse,
   type OperatorLanguage,
   type RunTurnJobData,
   type RunTurnJobResult,
@@ -118,23 +119,27 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
 
   /**
    * Cancels a turn: always sets the cancel signal; an unstarted turn is removed from the queue and
-   * ended here (`ended`), a started one is left to its worker (`signalled`).
+   * ended here (`cancelled`), a started one is left to its worker (`stopping`). `finished`: it had
+   * ended otherwise (its worker stored the answer between the signal and the job-state read).
    */
-  async cancel(turnId: string): Promise<'ended' | 'signalled'> {
+  async cancel(turnId: string): Promise<CancelTurnResponse['state']> {
     await this.redis('request cancel', () => this.cancels.request(turnId));
     const state = await this.redis('read job state', () => this.queue.getJobState(turnId));
-    if (state === 'active') return 'signalled';
+    if (state === 'active') return 'stopping';
     // Back in the queue while started: between attempts, or its worker stalled past its lock and
     // may still be running it; whoever runs it next finds the signal and keeps the partial answer.
     const live = isLiveJob(state);
-    if (live && (await this.ledger.findActive(turnId))?.status === 'running') return 'signalled';
+    if (live && (await this.ledger.findActive(turnId))?.status === 'running') return 'stopping';
     if (live) {
       const removed = await this.redis('remove job', () => this.queue.remove(turnId));
       // 0: a worker locked it between the two calls; it will find the cancel signal at start.
-      if (!removed) return 'signalled';
+      if (!removed) return 'stopping';
     }
-    await this.finish(turnId, { kind: 'cancelled' });
-    return 'ended';
+    // Not live: Redis lost the job, or its worker ended the turn since the signal (often by
+    // obeying it, which the ledger then reports as `already` cancelled).
+    const outcome = await this.finish(turnId, { kind: 'cancelled' });
+    const ended = outcome?.kind !== 'already' || outcome.status === 'cancelled';
+    return outcome?.kind !== 'gone' && ended ? 'cancelled' : 'finished';
   }
 
   /**
