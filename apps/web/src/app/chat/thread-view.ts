@@ -16,7 +16,7 @@ import {
 import { DatePipe, DecimalPipe } from '@angular/common';
 import { Router, RouterLink } from '@angular/router';
 import { CHAT_ATTACHMENT_MAX_BYTES, IMPORT_ACCEPT } from '@corpus-chat/contracts';
-import { describeHttpError } from '../http/api-error';
+import { failureOf } from '../http/api-error';
 import { AnswerFeedback } from './answer-feedback';
 import { AssistantMessage } from './assistant-message';
 import { AttachmentsStore, formatSize } from './attachments-store';
@@ -183,13 +183,7 @@ export class ThreadView {
     const title = this.titleDraft().trim();
     const chat = this.store.chat();
     this.renaming.set(false);
-    if (!chat || !title || title === chat.title) return;
-    try {
-      await this.list.update(chat.id, { title });
-      await this.store.refresh();
-    } catch (err) {
-      this.actionError.set(describeHttpError(err));
-    }
+    if (chat && title && title !== chat.title) await this.act(() => this.list.update(chat.id, { title }));
   }
 
   protected handleTitleKey(event: KeyboardEvent): void {
@@ -201,23 +195,24 @@ export class ThreadView {
 
   protected async toggleArchived(): Promise<void> {
     const chat = this.store.chat();
-    if (!chat) return;
-    try {
-      await this.list.update(chat.id, { archived: !chat.archived });
-      await this.store.refresh();
-    } catch (err) {
-      this.actionError.set(describeHttpError(err));
-    }
+    if (chat) await this.act(() => this.list.update(chat.id, { archived: !chat.archived }));
   }
 
   protected async deleteThread(): Promise<void> {
     const chat = this.store.chat();
-    if (!chat) return;
-    try {
-      await this.list.remove(chat.id);
-      await this.router.navigate(['/chat']);
-    } catch (err) {
-      this.actionError.set(describeHttpError(err));
-    }
+    if (chat)
+      await this.act(
+        () => this.list.remove(chat.id),
+        () => this.router.navigate(['/chat']),
+      );
+  }
+
+  /** Runs a header action, then `after` (by default re-reads the thread); a failure shows as a banner. */
+  private async act(action: () => Promise<unknown>, after = (): Promise<unknown> => this.store.refresh()) {
+    const failure = await failureOf(async () => {
+      await action();
+      await after();
+    });
+    if (failure) this.actionError.set(failure);
   }
 }
