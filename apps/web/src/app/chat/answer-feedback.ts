@@ -15,6 +15,20 @@ import {
 } from '@corpus-chat/contracts';
 import { ThreadStore } from './thread-store';
 
+/** The two rating buttons: their words (title and screen readers) and thumb outline. */
+const THUMBS: readonly { rating: FeedbackRating; label: string; icon: string }[] = [
+  {
+    rating: 'up',
+    label: $localize`:@@feedback.up:Helpful`,
+    icon: 'M7 9v8H4V9zM7 9l3-6a2 2 0 012 2v3h4a1.5 1.5 0 011.5 1.8l-1.2 6A1.5 1.5 0 0113.8 17H7',
+  },
+  {
+    rating: 'down',
+    label: $localize`:@@feedback.down:Not helpful`,
+    icon: 'M7 11V3H4v8zM7 11l3 6a2 2 0 002-2v-3h4a1.5 1.5 0 001.5-1.8l-1.2-6A1.5 1.5 0 0013.8 3H7',
+  },
+];
+
 /**
  * Thumbs up or down under a finished answer, with an optional comment; the stored rating shows as
  * the pressed button. A click saves at once (keeping the comment); the comment is saved with its
@@ -33,6 +47,7 @@ export class AnswerFeedback {
   /** The operator's stored feedback on this turn, if any. */
   readonly feedback = input<TurnFeedbackView | null | undefined>(null);
 
+  protected readonly thumbs = THUMBS;
   protected readonly maxChars = MAX_FEEDBACK_COMMENT_CHARS;
   protected readonly rating = computed(() => this.feedback()?.rating ?? null);
   protected readonly commenting = signal(false);
