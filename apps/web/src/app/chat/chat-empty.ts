@@ -22,7 +22,7 @@ const ADMIN_PAGES: Record<string, string> = {
           {{ page }} is open to administrators only. Ask an administrator if something there needs to change.
         </p>
       }
-      <div class="mark" aria-hidden="true"></div>
+      <div class="logo" aria-hidden="true"></div>
       <h1 i18n="@@chat.emptyHeading">Chat with your findings</h1>
       <p i18n="@@chat.emptyText">
         Pick a thread on the left or start a new one. Answers quote exact totals from read-only queries, with
@@ -42,16 +42,10 @@ const ADMIN_PAGES: Record<string, string> = {
       text-align: center;
       padding: 2rem;
     }
-    .mark {
-      width: 3rem;
-      height: 3rem;
+    .logo {
+      display: block;
+      font-size: 1.875rem;
       margin: 0 auto 1rem;
-      border-radius: 12px;
-      background:
-        linear-gradient(#fff, #fff) 11px 13px / 24px 4px no-repeat,
-        linear-gradient(#fff, #fff) 11px 22px / 16px 4px no-repeat,
-        linear-gradient(#fff, #fff) 11px 31px / 10px 4px no-repeat,
-        #1f3a5f;
     }
     h1 {
       font-size: 1.2rem;
