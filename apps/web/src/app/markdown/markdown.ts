@@ -90,10 +90,6 @@ export function renderMarkdown(source: string, unverified: readonly string[] = [
   return out.innerHTML;
 }
 
-/** The elements DOMPurify keeps: Markdown's own, and the checkboxes of task lists. */
-const ALLOWED_TAGS = `p br hr strong em del code pre blockquote a ul ol li h1 h2 h3 h4 h5 h6
-  table thead tbody tr th td input`.split(/\s+/);
-
 function sanitisedMarkdown(source: string): DocumentFragment {
   let html: string;
   try {
@@ -105,7 +101,34 @@ function sanitisedMarkdown(source: string): DocumentFragment {
   }
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
-    ALLOWED_TAGS,
+    ALLOWED_TAGS: [
+      'p',
+      'br',
+      'hr',
+      'strong',
+      'em',
+      'del',
+      'code',
+      'pre',
+      'blockquote',
+      'a',
+      'ul',
+      'ol',
+      'li',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'h5',
+      'h6',
+      'table',
+      'thead',
+      'tbody',
+      'tr',
+      'th',
+      'td',
+      'input',
+    ],
     ALLOWED_ATTR: ['href', 'title', 'align', 'start', 'type', 'checked', 'disabled'],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#)/i,
   });
