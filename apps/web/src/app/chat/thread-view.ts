@@ -207,12 +207,15 @@ export class ThreadView {
       );
   }
 
-  /** Runs a header action, then `after` (by default re-reads the thread); a failure shows as a banner. */
+  /**
+   * Runs a header action, then `after` (by default re-reads the thread); a failure shows as a banner
+   * until the next action succeeds.
+   */
   private async act(action: () => Promise<unknown>, after = (): Promise<unknown> => this.store.refresh()) {
     const failure = await failureOf(async () => {
       await action();
       await after();
     });
-    if (failure) this.actionError.set(failure);
+    this.actionError.set(failure);
   }
 }
