@@ -270,12 +270,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
-    W.some(
-      (w, i) =>
-        V.frequency.has(w) &&
-        V.finding.has(W[i + 1] ?? '') &&
-        !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
-    ) || s.has('title', 'titles');
+    s.has('title', 'titles') ||
+    W.some((w, i) => V.frequency.has(w) && V.finding.has(W[i + 1] ?? '') && !V.notTitle.has(W[i + 1]));
   const cweNamed = !hasReportNoun && W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses');
   // What is ranked: the first of these the question names.
   const targets = { format: s.hasAny(V.formatNoun), cwe: cweNamed, title: titleAsk, report: hasReportNoun };
