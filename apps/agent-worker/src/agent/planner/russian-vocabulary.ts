@@ -96,14 +96,9 @@ export function readRussian(question: string): RussianReading | undefined {
   return {
     text: english,
     original(part: string): string {
-      const found = new RegExp(
-        part
-          .trim()
-          .split(/\s+/)
-          .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-          .join('\\s*'),
-        'u',
-      ).exec(raw);
+      const pieces = part.trim().split(/\s+/);
+      const escaped = pieces.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const found = new RegExp(escaped.join('\\s*'), 'u').exec(raw);
       if (!found) return part;
       const [from, to] = [found.index, found.index + found[0].length];
       let pos = 0;
