@@ -34,9 +34,6 @@ const TABLES: [RegExp, string][] = [
   ...data.russian.words,
 ].map(([source, english]): [RegExp, string] => [words(source), english]);
 
-/** Whether the text has any Cyrillic letter (only such questions are rewritten). */
-export const hasCyrillic = (text: string): boolean => /\p{Script=Cyrillic}/u.test(text);
-
 /** A Russian question read in the vocabulary's English words. */
 export interface RussianReading {
   text: string;
@@ -56,7 +53,7 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
  * to the operator's wording; undefined for a question without Cyrillic letters.
  */
 export function readRussian(question: string): RussianReading | undefined {
-  if (!hasCyrillic(question)) return undefined;
+  if (!/\p{Script=Cyrillic}/u.test(question)) return undefined;
   const originals: string[] = [];
   const mark = (original: string, english: string) =>
     `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
