@@ -21,11 +21,8 @@ import data from './vocabulary.data.json';
 
 /** `table`, after checking that each word maps to one of `allowed` (a typo in the data fails at load). */
 function wordsTo<T extends string>(table: Record<string, string>, allowed: readonly T[], what: string) {
-  for (const [word, value] of Object.entries(table)) {
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw new Error(`vocabulary.data.json: "${word}" maps to "${value}", not a ${what}`);
-    }
-  }
+  const bad = Object.entries(table).find(([, value]) => !(allowed as readonly string[]).includes(value));
+  if (bad) throw new Error(`vocabulary.data.json: "${bad[0]}" maps to "${bad[1]}", not a ${what}`);
   return own(table) as Record<string, T>;
 }
 
