@@ -295,16 +295,10 @@ export class PlannerRunner {
     const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
-    const top = r.groups.filter((g) => g.key !== 'none');
-    if (
-      plan.kind === 'top' &&
-      plan.n === 1 &&
-      plan.groupBy === 'report' &&
-      top.length &&
-      (top.length === 1 || top[0].count > top[1].count)
-    ) {
-      state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
-    }
+    const [first, second] = r.groups.filter((g) => g.key !== 'none');
+    const alone = first && (!second || first.count > second.count);
+    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
+      state.filter = mergeFilters(plan.filter, { reportName: first.label });
     const listed =
       plan.kind === 'top'
         ? rankedGroups(r, plan.n)
