@@ -6,16 +6,6 @@ import { md, words } from './answer-text';
 import { messages, scopePhrase, type AnswerLanguage } from './answer-writer';
 import type { PlannedQuestion, Unapplied } from './question-plan';
 
-const UNDERSTOOD = [
-  'count_findings',
-  'top',
-  'breakdown',
-  'reports_with',
-  'count_reports',
-  'list_reports',
-  'overview',
-];
-
 export function refusalsFor(L: AnswerLanguage) {
   const m = messages(L).format;
   const capabilities = m('capabilities');
@@ -28,7 +18,9 @@ export function refusalsFor(L: AnswerLanguage) {
     const scoped = 'filter' in plan ? scopePhrase(L, plan.filter, plan.scope) : '';
     const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
     const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
-    return m(`understood.${UNDERSTOOD.includes(plan.kind) ? plan.kind : 'other'}`, { withScope, groupBy });
+    // Each kind a refusal can describe has its message; any other is described generally.
+    const kind = messages(L).has(`understood.${plan.kind}`) ? plan.kind : 'other';
+    return m(`understood.${kind}`, { withScope, groupBy });
   }
 
   return {

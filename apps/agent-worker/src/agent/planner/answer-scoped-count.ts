@@ -28,13 +28,7 @@ export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: stri
   });
   const lines: string[] = [];
   if (c.scope.has && c.presence) {
-    const words = {
-      subject,
-      total: c.total,
-      key: c.scope.has.key,
-      all: c.presence.all,
-      none: c.presence.none,
-    };
+    const words = { subject, total: c.total, key: c.scope.has.key, ...c.presence };
     lines.push(m(c.scope.has.present ? 'scoped.hasSome' : 'scoped.hasNone', words));
     lines.push('', m('scoped.hasSource', words));
   } else {

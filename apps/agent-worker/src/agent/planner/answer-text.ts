@@ -20,12 +20,8 @@ export const QUOTE_MAX_CHARS = 80;
 export const cut = (s: string, n: number) => {
   if (s.length <= n) return s;
   const points = Array.from(s);
-  return points.length > n
-    ? `${points
-        .slice(0, n - 1)
-        .join('')
-        .trimEnd()}…`
-    : s;
+  const kept = points.slice(0, n - 1).join('');
+  return points.length > n ? `${kept.trimEnd()}…` : s;
 };
 /** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
 export const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));

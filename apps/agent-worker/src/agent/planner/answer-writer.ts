@@ -153,9 +153,16 @@ function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: 
   return lines.join('\n');
 }
 
-/** How the counts of a grouped answer were obtained, for its last line. */
-function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: ComputedScope): string {
+/** A grouped answer: the first line with the note, the rows, then how the counts were obtained. */
+function groupedAnswer(
+  L: AnswerLanguage,
+  r: CountFindingsByResult,
+  opts: Options,
+  lines: string[],
+  end = '',
+) {
   const m = messages(L).format;
+  const scope = opts.scope;
   const how = [
     scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
     scope?.exclude ? m('grouped.exclude') : '',
@@ -163,7 +170,9 @@ function groupedSource(L: AnswerLanguage, r: CountFindingsByResult, scope?: Comp
     .filter(Boolean)
     .join(', ');
   const what = m('group.noun', { groupBy: r.groupBy });
-  return m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
+  const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
+  if (opts.note) lines[0] += ` ${opts.note}`;
+  return [...lines, '', source + end].join('\n');
 }
 
 /** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
@@ -180,8 +189,8 @@ function topAnswer(L: AnswerLanguage, r: CountFindingsByResult, n: number, opts:
   const groupBy = r.groupBy;
   const words = { groupBy, what: m('group.noun', { groupBy }), scope: scopePhrase(L, r.filter, opts.scope) };
   const groups = rankableGroups(r);
-  const note = opts.note ? ` ${opts.note}` : '';
-  if (!groups.length) return `${m('top.empty', { ...words, total: r.total })}${note}`;
+  if (!groups.length)
+    return m('top.empty', { ...words, total: r.total }) + (opts.note ? ` ${opts.note}` : '');
   const top = rankedGroups(r, n);
   const label = (g: CountGroup) => groupLabel(L, groupBy, g);
   const lines: string[] = [];
@@ -201,24 +210,17 @@ function topAnswer(L: AnswerLanguage, r: CountFindingsByResult, n: number, opts:
     lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
     top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
   }
-  lines[0] += note;
   const groupCount = m('group.count', { ...words, n: groups.length });
   const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
-  lines.push('', `${groupedSource(L, r, opts.scope)} ${footer}`);
-  return lines.join('\n');
+  return groupedAnswer(L, r, opts, lines, ` ${footer}`);
 }
 
 /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
 function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Options = {}): string {
   const m = messages(L).format;
   const groupBy = r.groupBy;
-  const lines = [
-    m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total }),
-  ];
-  if (opts.note) lines[0] += ` ${opts.note}`;
-  lines.push(...breakdownRows(L, r, opts.scope));
-  lines.push('', groupedSource(L, r, opts.scope));
-  return lines.join('\n');
+  const head = m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total });
+  return groupedAnswer(L, r, opts, [head, ...breakdownRows(L, r, opts.scope)]);
 }
 
 /** Answer to "how many reports (are there)". */
@@ -257,11 +259,9 @@ function reportsWithAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Op
   const groups = r.groups.filter((g) => g.count > 0);
   const scope = scopePhrase(L, r.filter, opts.scope) || m('reportsWith.noFilter');
   const lines = [m('reportsWith.head', { reports: groups.length, scope, total: r.total })];
-  if (opts.note) lines[0] += ` ${opts.note}`;
   for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
   if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
-  lines.push('', groupedSource(L, r, opts.scope));
-  return lines.join('\n');
+  return groupedAnswer(L, r, opts, lines);
 }
 
 /** Answer to "give me an overview". */
@@ -316,14 +316,11 @@ function comparisonAnswer(L: AnswerLanguage, plan: ComparisonPlan, c: ScanCompar
       m('compare.row', { title: md(f.title), severity: L.severity(f.severity), id: `${f.id}` }),
     );
   const lines: string[] = [];
-  if (plan.asked === 'new' || plan.asked === 'all') {
-    lines.push(m('compare.new', { ...names, n: c.new }));
-    if (c.new) lines.push(list(c.newFindings).join('\n'));
-  }
-  if (plan.asked === 'fixed' || plan.asked === 'all') {
-    lines.push(m('compare.fixed', { ...names, n: c.fixed }));
-    if (c.fixed) lines.push(list(c.fixedFindings).join('\n'));
-  }
+  for (const k of ['new', 'fixed'] as const)
+    if (plan.asked === k || plan.asked === 'all') {
+      lines.push(m(`compare.${k}`, { ...names, n: c[k] }));
+      if (c[k]) lines.push(list(c[`${k}Findings`]).join('\n'));
+    }
   if (plan.asked === 'unchanged') lines.push(m('compare.unchanged', { ...names, n: c.unchanged }));
   const day = (iso: string | null) => (iso ? iso.slice(0, 10) : m('compare.noTime'));
   lines.push(

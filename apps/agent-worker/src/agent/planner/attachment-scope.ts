@@ -1,4 +1,5 @@
 import { mergeFilters } from './follow-up-scope';
+import { V } from './vocabulary';
 import type { PlannedQuestion } from './question-plan';
 
 /**
@@ -15,13 +16,6 @@ const ATTACHMENT_REFERENCES = [
   /\bit\s+(?:contains|has|holds|includes)\b/gi,
 ];
 
-/** What is left of "what's in this file?" once the reference is taken out: an overview was asked. */
-const OVERVIEW_WORDS = new Set(
-  "what what's whats is are in of inside does do contain contains have has hold holds there the me tell about give show summary summarise summarize overview an a please findings".split(
-    ' ',
-  ),
-);
-
 /** A question about the attachment: the rest of the question, and whether it asked for an overview. */
 export interface AttachmentQuestion {
   /** The question with the words pointing at the attachment taken out. */
@@ -31,25 +25,19 @@ export interface AttachmentQuestion {
 
 /** `question` as a question about the attached file, or null when it does not point at it. */
 export function attachmentQuestion(question: string): AttachmentQuestion | null {
-  let rest = question;
-  let found = false;
-  for (const pattern of ATTACHMENT_REFERENCES) {
-    rest = rest.replace(pattern, () => {
-      found = true;
-      return ' ';
-    });
-  }
-  if (!found) return null;
-  rest = rest
+  const replaced = ATTACHMENT_REFERENCES.reduce((r, pattern) => r.replace(pattern, ' '), question);
+  // Each reference has letters, so the message changed exactly when one was taken out.
+  if (replaced === question) return null;
+  const rest = replaced
     .replace(/\s+/g, ' ')
     .replace(/\s+([?.!,])/g, '$1')
     .trim();
   const words =
     rest
       .toLowerCase()
-      .replace(/[’]/g, "'")
+      .replace(/’/g, "'")
       .match(/[a-z']+/g) ?? [];
-  return { rest, overview: words.every((w) => OVERVIEW_WORDS.has(w)) };
+  return { rest, overview: words.every((w) => V.attachmentOverview.has(w)) };
 }
 
 /** The plan for the rest of a question about attached report `reportId`: its filter names that report. */

@@ -28,13 +28,8 @@ export class ToolFailed extends Error {
   }
 }
 
-export function call<N extends ToolName>(
-  rec: TurnRecorder,
-  name: N,
-  args: ToolArgsMap[N],
-): Promise<ToolSuccess<N> | Failure> {
-  return rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
-}
+export const call = <N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]) =>
+  rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
 
 export async function countBy(
   rec: TurnRecorder,

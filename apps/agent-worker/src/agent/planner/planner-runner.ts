@@ -150,29 +150,22 @@ export class PlannerRunner {
         });
         return r.ok ? w.comparison(plan, r.result) : w.comparisonFailed(r.error);
       }
-      case 'share': {
-        const resolved = await resolveReportHint(plan, rec, w);
-        if (typeof resolved === 'string') return resolved;
-        return this.share(resolved as Extract<CountingPlan, { kind: 'share' }>, t);
-      }
+      case 'share':
       case 'count_findings':
       case 'top':
       case 'breakdown':
       case 'reports_with': {
         const resolved = await resolveReportHint(plan, rec, w);
         if (typeof resolved === 'string') return resolved;
+        if (resolved.kind === 'share') return this.share(resolved, t);
         const lead = plan.searched ? `${w.searchedText(plan.searched)}\n\n` : '';
-        return lead + (await this.count(resolved as Exclude<CountingPlan, { kind: 'share' }>, t));
+        return lead + (await this.count(resolved, t));
       }
       case 'detail':
       case 'detail_ref': {
-        let id: number;
-        if (plan.kind === 'detail') id = plan.id;
-        else {
-          const at = plan.position < 0 ? lastIds.length + plan.position : plan.position;
-          if (at < 0 || at >= lastIds.length) return w.fewerFindings(lastIds.length);
-          id = lastIds[at];
-        }
+        // A position counts from the end when negative (-1 = last), as `Array.at` does.
+        const id = plan.kind === 'detail' ? plan.id : lastIds.at(plan.position);
+        if (id === undefined) return w.fewerFindings(lastIds.length);
         const r = await call(rec, 'finding_detail', { id });
         if (!r.ok) return w.failed(r.error);
         if (!r.result.found) return w.noSuchFinding(id);
@@ -216,8 +209,7 @@ export class PlannerRunner {
   private async groupRef(position: number, previous: LastAnswerState, t: Turn): Promise<string> {
     const { state, w } = t;
     const listed = previous.lastGroups!;
-    const at = position < 0 ? listed.groups.length + position : position;
-    const g = listed.groups[at];
+    const g = listed.groups.at(position);
     if (!g) return w.fewerGroups(listed);
     const parts: Partial<Record<GroupByKey, FindingFilter>> = {
       report: { reportName: g.label },
@@ -303,16 +295,10 @@ export class PlannerRunner {
     const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
     state.filter = plan.filter;
     // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
-    const top = r.groups.filter((g) => g.key !== 'none');
-    if (
-      plan.kind === 'top' &&
-      plan.n === 1 &&
-      plan.groupBy === 'report' &&
-      top.length &&
-      (top.length === 1 || top[0].count > top[1].count)
-    ) {
-      state.filter = mergeFilters(plan.filter, { reportName: top[0].label });
-    }
+    const [first, second] = r.groups.filter((g) => g.key !== 'none');
+    const alone = first && (!second || first.count > second.count);
+    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
+      state.filter = mergeFilters(plan.filter, { reportName: first.label });
     const listed =
       plan.kind === 'top'
         ? rankedGroups(r, plan.n)

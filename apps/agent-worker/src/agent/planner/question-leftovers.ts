@@ -4,7 +4,7 @@
  * says so instead of counting something else.
  */
 import { consume, negationBefore, spanText, stretchLeft, type Scan } from './question-scan';
-import { COMPARISON, contentRuns, isContent } from './question-topic';
+import { contentRuns, isContent } from './question-topic';
 import { hint } from './question-recognizers';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V } from './vocabulary';
@@ -59,7 +59,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       to < s.tokens.length &&
       !s.used[to] &&
       (s.tokens[to].kind === 'num' ||
-        (s.tokens[to].kind === 'word' && (isContent(s, to) || COMPARISON.test(s.words[to]))))
+        (s.tokens[to].kind === 'word' && (isContent(s, to) || V.comparisonWord.has(s.words[to]))))
     )
       to++;
     const subjectOfHave =
@@ -95,8 +95,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     }
     if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
-    if (!next || /^[?.!,;:]$/.test(next) || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0))
-      continue;
+    if (!next || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0)) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
     parts.push({ text: spanText(s, [i, j]), reason: 'negation' });

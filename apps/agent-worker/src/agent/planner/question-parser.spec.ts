@@ -7,40 +7,68 @@ describe('parseQuestion', () => {
   const prev = { lastFilter: { text: 'SQL injection' }, lastFindingIds: [41, 42, 43] };
 
   it.each([
-    ['count the high XSS bugs', { kind: 'count_findings', filter: { severity: 'high', text: 'XSS' } }],
-    ['How many findings have the word password?', { kind: 'count_findings', filter: { text: 'password' } }],
+    [
+      'count the high XSS bugs',
+      { kind: 'count_findings', list: false, filter: { severity: 'high', text: 'XSS' }, followUp: false },
+    ],
+    [
+      'How many findings have the word password?',
+      { kind: 'count_findings', list: false, filter: { text: 'password' }, followUp: false },
+    ],
     [
       'count findings about hardcoded passwords with high severity',
-      { kind: 'count_findings', filter: { severity: 'high', text: 'hardcoded passwords' } },
+      {
+        kind: 'count_findings',
+        list: false,
+        filter: { severity: 'high', text: 'hardcoded passwords' },
+        followUp: false,
+      },
     ],
     [
       'how many sqli findings in dd__flawfinder.sarif',
-      { kind: 'count_findings', filter: { text: 'sqli', reportName: 'dd__flawfinder.sarif' } },
+      {
+        kind: 'count_findings',
+        list: false,
+        filter: { reportName: 'dd__flawfinder.sarif', text: 'sqli' },
+        followUp: false,
+      },
     ],
     [
       'how many findings mention information disclosure',
-      { kind: 'count_findings', filter: { text: 'information disclosure' } },
+      { kind: 'count_findings', list: false, filter: { text: 'information disclosure' }, followUp: false },
     ],
-    ['How many findings are still open?', { kind: 'count_findings', filter: { verdict: 'still_open' } }],
-    ['how many findings in report 3', { kind: 'count_findings', filter: { reportId: 3 } }],
+    [
+      'How many findings are still open?',
+      { kind: 'count_findings', list: false, filter: { verdict: 'still_open' }, followUp: false },
+    ],
+    [
+      'how many findings in report 3',
+      { kind: 'count_findings', list: false, filter: { reportId: 3 }, followUp: false },
+    ],
     [
       'List critical findings about XSS',
-      { kind: 'count_findings', filter: { severity: 'critical', text: 'XSS' }, list: true },
+      { kind: 'count_findings', list: true, filter: { severity: 'critical', text: 'XSS' }, followUp: false },
     ],
-    ['top 5 CWEs', { kind: 'top', groupBy: 'cwe', n: 5 }],
+    ['top 5 CWEs', { kind: 'top', groupBy: 'cwe', n: 5, filter: {}, followUp: false }],
     // Words that are keys of Object.prototype are plain text, not vocabulary.
-    ['how many findings mention constructor', { kind: 'count_findings', filter: { text: 'constructor' } }],
+    [
+      'how many findings mention constructor',
+      { kind: 'count_findings', list: false, filter: { text: 'constructor' }, followUp: false },
+    ],
     [
       'Give me the top three reports by critical findings',
-      { kind: 'top', groupBy: 'report', n: 3, filter: { severity: 'critical' } },
+      { kind: 'top', groupBy: 'report', n: 3, filter: { severity: 'critical' }, followUp: false },
     ],
     [
       'which reports have the most XSS findings?',
-      { kind: 'top', groupBy: 'report', filter: { text: 'XSS' } },
+      { kind: 'top', groupBy: 'report', n: 5, filter: { text: 'XSS' }, followUp: false },
     ],
-    ['how many reports have critical findings?', { kind: 'reports_with', filter: { severity: 'critical' } }],
-    ['findings by verdict', { kind: 'breakdown', groupBy: 'verdict' }],
-    ['how many findings per report?', { kind: 'breakdown', groupBy: 'report' }],
+    [
+      'how many reports have critical findings?',
+      { kind: 'reports_with', filter: { severity: 'critical' }, followUp: false },
+    ],
+    ['findings by verdict', { kind: 'breakdown', groupBy: 'verdict', filter: {}, followUp: false }],
+    ['how many findings per report?', { kind: 'breakdown', groupBy: 'report', filter: {}, followUp: false }],
     ['give me an overview', { kind: 'overview' }],
     ['show me all reports', { kind: 'list_reports' }],
     ['describe finding #7', { kind: 'detail', id: 7 }],
@@ -49,37 +77,70 @@ describe('parseQuestion', () => {
     ['drop table findings', { kind: 'out_of_scope', reason: 'write' }],
     ['Please mark finding 12 as fixed', { kind: 'out_of_scope', reason: 'write' }],
   ])('%s', (q, expected) => {
-    expect(parseQuestion(q)).toMatchObject(expected);
+    expect(parseQuestion(q)).toEqual(expected);
   });
 
   it.each([
     [
       'and high?',
-      { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'high' }, followUp: true },
+      {
+        kind: 'count_findings',
+        list: false,
+        filter: { text: 'SQL injection', severity: 'high' },
+        followUp: true,
+        previous: { filter: { text: 'SQL injection' } },
+        asked: { filter: { severity: 'high' } },
+      },
     ],
     [
       'what about critical?',
-      { kind: 'count_findings', filter: { text: 'SQL injection', severity: 'critical' }, followUp: true },
+      {
+        kind: 'count_findings',
+        list: false,
+        filter: { text: 'SQL injection', severity: 'critical' },
+        followUp: true,
+        previous: { filter: { text: 'SQL injection' } },
+        asked: { filter: { severity: 'critical' } },
+      },
     ],
     [
       'break those down by severity',
-      { kind: 'breakdown', groupBy: 'severity', filter: { text: 'SQL injection' } },
+      {
+        kind: 'breakdown',
+        groupBy: 'severity',
+        filter: { text: 'SQL injection' },
+        followUp: true,
+        previous: { filter: { text: 'SQL injection' } },
+        asked: { filter: {} },
+      },
     ],
     [
       'Which report has the most of those?',
-      { kind: 'top', groupBy: 'report', n: 1, filter: { text: 'SQL injection' } },
+      {
+        kind: 'top',
+        groupBy: 'report',
+        n: 1,
+        filter: { text: 'SQL injection' },
+        followUp: true,
+        previous: { filter: { text: 'SQL injection' } },
+        asked: { filter: {} },
+      },
     ],
     [
       'how many of them are in scb__juice-shop-v12.10.2.json?',
       {
         kind: 'count_findings',
+        list: false,
         filter: { text: 'SQL injection', reportName: 'scb__juice-shop-v12.10.2.json' },
+        followUp: true,
+        previous: { filter: { text: 'SQL injection' } },
+        asked: { filter: { reportName: 'scb__juice-shop-v12.10.2.json' } },
       },
     ],
     ['show the first one', { kind: 'detail_ref', position: 0 }],
     ['the last one please', { kind: 'detail_ref', position: -1 }],
   ])('follow-up: %s', (q, expected) => {
-    expect(parseQuestion(q, prev)).toMatchObject(expected);
+    expect(parseQuestion(q, prev)).toEqual(expected);
   });
 
   it.each(Object.getOwnPropertyNames(Object.prototype))('reads %s as text, in English and Russian', (w) => {

@@ -84,7 +84,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const ord = W.findIndex((w) => w in V.ordinals);
   const after = W[ord + 1];
   const byPosition =
-    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(\?|in|from|of|please)$/.test(after)));
+    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(in|from|of|please)$/.test(after)));
   if (ord >= 0 && byPosition && !hasCount && !hasReportNoun && !s.hasAny(V.top) && !s.hasAny(V.time)) {
     const position = V.ordinals[W[ord]];
     if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position };
@@ -224,7 +224,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     previousReport ||
     W.some((w) => V.reference.has(w) && w !== 'which' && w !== 'it' && w !== 'that' && w !== 'this') ||
     /^(and|also|what about|how about|only|now|then|of which|among|but|excluding|except|without|not|minus|apart from|other than|besides)\b/.test(
-      W.filter((w) => !w.startsWith('⟨') && w !== ',').join(' '),
+      W.filter((w) => !w.startsWith('⟨')).join(' '),
     ) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
@@ -270,12 +270,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "Which report has the most …", "top 3 reports by …", "most common CWEs".
   // "most common vulnerability": a frequency word right before a finding noun asks for the commonest title.
   const titleAsk =
-    W.some(
-      (w, i) =>
-        V.frequency.has(w) &&
-        V.finding.has(W[i + 1] ?? '') &&
-        !/^(weakness|weaknesses|one|ones)$/.test(W[i + 1]),
-    ) || s.has('title', 'titles');
+    s.has('title', 'titles') ||
+    W.some((w, i) => V.frequency.has(w) && V.finding.has(W[i + 1] ?? '') && !V.notTitle.has(W[i + 1]));
   const cweNamed = !hasReportNoun && W.some((w) => V.cwe.has(w) || w === 'weakness' || w === 'weaknesses');
   // What is ranked: the first of these the question names.
   const targets = { format: s.hasAny(V.formatNoun), cwe: cweNamed, title: titleAsk, report: hasReportNoun };
@@ -303,11 +299,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
-  const firstFinding = Math.max(
-    99,
-    W.findIndex((w) => V.finding.has(w)),
-  );
-  const reportsCounted = ri > 0 && ri < firstFinding && /^(many|of)$/.test(W[ri - 1]);
+  const reportsCounted = ri > 0 && /^(many|of)$/.test(W[ri - 1]);
   if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
     return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.

@@ -251,12 +251,10 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
     return { include: false };
   }
   consume(s, [a, b]);
-  if (V.only.has(s.words[a - 1]) || s.words[b] === 'only') {
-    if (s.words[b] === 'only') consume(s, [b, b + 1]);
-    else consume(s, [a - 1, a]);
-    return { unapplied: { text: 'only archived reports', reason: 'combination' } };
-  }
-  return { include: true };
+  const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
+  if (only < 0) return { include: true };
+  consume(s, [only, only + 1]);
+  return { unapplied: { text: 'only archived reports', reason: 'combination' } };
 }
 
 /** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */

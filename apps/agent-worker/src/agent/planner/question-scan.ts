@@ -1,8 +1,10 @@
 import type { Token } from './question-lexer';
 import { V } from './vocabulary';
 
-type WordSet = Set<string> | Record<string, unknown>;
-const inSet = (set: WordSet, w: string) => (set instanceof Set ? set.has(w) : w in set);
+/** A class of words: a set, a table's keys, a pattern or a test. */
+type WordTest = Set<string> | Record<string, unknown> | RegExp | ((w: string) => boolean);
+const matches = (t: WordTest, w = '') =>
+  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : typeof t === 'function' ? t(w) : w in t;
 
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
@@ -17,9 +19,9 @@ export class Scan {
     readonly tokens: Token[],
   ) {}
   has = (...ws: string[]) => ws.some((w) => this.words.includes(w));
-  hasAny = (set: WordSet) => this.words.some((w) => inSet(set, w));
+  hasAny = (set: WordTest) => this.words.some((w) => matches(set, w));
   /** Like `hasAny`, counting only tokens no recognised part has consumed. */
-  hasAnyUnused = (set: WordSet) => this.words.some((w, i) => !this.used[i] && inSet(set, w));
+  hasAnyUnused = (set: WordTest) => this.words.some((w, i) => !this.used[i] && matches(set, w));
   seq = (at: number, seq: string[]) => seq.every((w, k) => this.words[at + k] === w);
 }
 
@@ -64,10 +66,6 @@ export function takeNegation(s: Scan, at: number): [number, number] | undefined 
   if (neg) consume(s, neg);
   return neg;
 }
-
-type WordTest = Set<string> | RegExp | ((w: string) => boolean);
-const matches = (t: WordTest, w = '') =>
-  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : t(w);
 
 /** Index `a` moved left over unused words that `t` matches. */
 export function stretchLeft(s: Scan, a: number, t: WordTest): number {

@@ -40,9 +40,7 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
       ? `how many findings ${text(k + 1, s.tokens.length)}`
       : `how many ${text(of + 1, s.tokens.length)}`;
   // Words before "of" are read here, not by the count: anything but scaffolding is not applied.
-  const head = s.words
-    .slice(0, of < 0 ? k + 1 : of)
-    .filter((w, i) => i !== k && !V.shareHead.has(w) && !/^[?!.,]$/.test(w));
+  const head = s.words.slice(0, of < 0 ? k + 1 : of).filter((w, i) => i !== k && !V.shareHead.has(w));
   const part = parse(asCount, previous);
   if (head.length)
     return { kind: 'unsupported', parts: [{ text: head.join(' '), reason: 'unknown' }], understood: part };

@@ -7,10 +7,6 @@ import { consume, freeSeq, negationBefore, spanText, takeNegation, type Scan } f
 import type { Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
-/** Topics that are comparisons the text search cannot express ("CVSS above 7", "more than 3 CWEs"). */
-export const COMPARISON =
-  /^(above|below|over|under|greater|less|fewer|fewest|more|higher|lower|lowest|smallest|rarest|bottom|minimum|than|least|between|exceeding|exceeds|>|<|>=|<=)$/;
-
 export const isSubjectNoun = (w: string) => V.finding.has(w) || V.report.has(w);
 export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 
@@ -96,7 +92,7 @@ export function findTopic(s: Scan): Topic | undefined {
 function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
   const text = spanText(s, range);
   const ws = s.words.slice(range[0], range[1]);
-  const limited = ws.some((w, k) => COMPARISON.test(w) || (k > 0 && V.topicJoin.has(w)));
+  const limited = ws.some((w, k) => V.comparisonWord.has(w) || (k > 0 && V.topicJoin.has(w)));
   return limited ? { text, negated, unapplicable: { text, reason: 'combination' } } : { text, negated };
 }
 

@@ -20,10 +20,8 @@ export async function resolveReportHint(
   if (!hint) return plan;
   const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
   if (!r.ok) throw new ToolFailed(r);
-  const matches = matchReportNames(
-    hint.text,
-    r.result.map((x) => x.filename),
-  );
+  const filenames = r.result.map((x) => x.filename);
+  const matches = matchReportNames(hint.text, filenames);
   // The plan and the follow-up's own words (`asked`) changed alike.
   const both = (f: (p: PlannedScope) => PlannedScope) =>
     ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;

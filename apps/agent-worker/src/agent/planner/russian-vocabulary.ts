@@ -34,9 +34,6 @@ const TABLES: [RegExp, string][] = [
   ...data.russian.words,
 ].map(([source, english]): [RegExp, string] => [words(source), english]);
 
-/** Whether the text has any Cyrillic letter (only such questions are rewritten). */
-export const hasCyrillic = (text: string): boolean => /\p{Script=Cyrillic}/u.test(text);
-
 /** A Russian question read in the vocabulary's English words. */
 export interface RussianReading {
   text: string;
@@ -56,7 +53,7 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
  * to the operator's wording; undefined for a question without Cyrillic letters.
  */
 export function readRussian(question: string): RussianReading | undefined {
-  if (!hasCyrillic(question)) return undefined;
+  if (!/\p{Script=Cyrillic}/u.test(question)) return undefined;
   const originals: string[] = [];
   const mark = (original: string, english: string) =>
     `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
@@ -96,14 +93,9 @@ export function readRussian(question: string): RussianReading | undefined {
   return {
     text: english,
     original(part: string): string {
-      const found = new RegExp(
-        part
-          .trim()
-          .split(/\s+/)
-          .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-          .join('\\s*'),
-        'u',
-      ).exec(raw);
+      const pieces = part.trim().split(/\s+/);
+      const escaped = pieces.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      const found = new RegExp(escaped.join('\\s*'), 'u').exec(raw);
       if (!found) return part;
       const [from, to] = [found.index, found.index + found[0].length];
       let pos = 0;

@@ -13,16 +13,14 @@ export interface SeverityExpression {
 
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
+/** Towards more severe (`up`) or less. */
+type Direction = 'up' | 'down';
 /** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
 const AFTER_RANGES = (['up', 'down'] as const).flatMap((dir) =>
   data.severityRanges.after[dir].map((seq) => ({ seq, dir })),
 );
 /** "at least X", "above X" … before the severity: direction and whether X itself counts. */
-const BEFORE_RANGES = data.severityRanges.before as {
-  seq: string[];
-  dir: 'up' | 'down';
-  inclusive: boolean;
-}[];
+const BEFORE_RANGES = data.severityRanges.before as { seq: string[]; dir: Direction; inclusive: boolean }[];
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
@@ -113,7 +111,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     if (g.length === 1) {
       const sev = g[0].sev;
       /** Adds the severities above ("up", more severe) or below `sev`, and `sev` itself when inclusive. */
-      const extend = (dir: 'up' | 'down', inclusive: boolean) =>
+      const extend = (dir: Direction, inclusive: boolean) =>
         SEVERITIES.forEach((x) => {
           const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
           if (d > 0 || (inclusive && d === 0)) members.add(x);

@@ -21,21 +21,19 @@ import data from './vocabulary.data.json';
 
 /** `table`, after checking that each word maps to one of `allowed` (a typo in the data fails at load). */
 function wordsTo<T extends string>(table: Record<string, string>, allowed: readonly T[], what: string) {
-  for (const [word, value] of Object.entries(table)) {
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw new Error(`vocabulary.data.json: "${word}" maps to "${value}", not a ${what}`);
-    }
-  }
+  const bad = Object.entries(table).find(([, value]) => !(allowed as readonly string[]).includes(value));
+  if (bad) throw new Error(`vocabulary.data.json: "${bad[0]}" maps to "${bad[1]}", not a ${what}`);
   return own(table) as Record<string, T>;
 }
 
 /** A copy without a prototype, so `w in table` and `table[w]` never see `constructor` and the like. */
 const own = <T>(table: Record<string, T>): Record<string, T> => Object.assign(Object.create(null), table);
 
-type Classes = typeof data.classes;
-const classes = Object.fromEntries(Object.entries(data.classes).map(([k, v]) => [k, new Set(v)])) as {
-  [K in keyof Classes]: Set<string>;
-};
+/** Each word list of `lists` as a set. */
+const sets = <T extends Record<string, string[]>>(lists: T) =>
+  Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, new Set(v)])) as {
+    [K in keyof T]: Set<string>;
+  };
 
 /**
  * Verdict or triage status: "fixed" and "open" name both. A question naming "verdict" or "retest"
@@ -45,7 +43,7 @@ const classes = Object.fromEntries(Object.entries(data.classes).map(([k, v]) => 
  * a format word filters on the report's detected format, never on file names.
  */
 export const V = {
-  ...classes,
+  ...sets(data.classes),
   formats: wordsTo<ReportFormat>(data.formats, REPORT_FORMATS, 'report format'),
   severities: wordsTo<Severity>(data.severities, SEVERITIES, 'severity'),
   verdicts: wordsTo<VerdictStatus>(data.verdicts, VERDICT_STATUSES, 'verdict'),
@@ -59,9 +57,7 @@ export const V = {
   topicMarkers: data.topicMarkers,
   negativeTopicMarkers: data.negativeTopicMarkers,
   /** What a scan comparison asks for: new, fixed, unchanged findings, or all three. */
-  comparison: Object.fromEntries(Object.entries(data.comparison).map(([k, v]) => [k, new Set(v)])) as {
-    [K in keyof typeof data.comparison]: Set<string>;
-  },
+  comparison: sets(data.comparison),
 };
 
 /** Every word of the given classes and tables (a table's own keys: never `constructor` and the like). */
