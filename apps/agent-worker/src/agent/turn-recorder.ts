@@ -15,6 +15,7 @@ import {
 import { type AgentTurnContext, inSpan, metrics, sleep } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 import { ProgressMeter } from './model/progress-meter';
+import { tryJson } from './model/tool-call-json';
 
 /**
  * One turn's bookkeeping, shared by the planner and the model back end: runs tool calls with their
@@ -157,14 +158,8 @@ export class TurnRecorder {
  * otherwise; over `DISPLAY_ARGS_MAX` characters (as JSON), the start of their JSON text.
  */
 function parseForDisplay(raw: unknown): unknown {
-  let value: unknown = raw ?? {};
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return cutText(raw, DISPLAY_ARGS_MAX);
-    }
-  }
+  const value = typeof raw === 'string' ? tryJson(raw) : (raw ?? {});
+  if (typeof raw === 'string' && value === undefined) return cutText(raw, DISPLAY_ARGS_MAX);
   // A model can send arguments of any size: over the bound, the card shows the start of their JSON.
   const json = JSON.stringify(value) ?? '';
   return json.length > DISPLAY_ARGS_MAX ? cutText(json, DISPLAY_ARGS_MAX) : value;

@@ -1,4 +1,5 @@
 import type { OperatorLanguage } from '@corpus-chat/contracts';
+import { tryJson } from '../model/tool-call-json';
 import {
   countMessageTokens,
   countMessagesTokens,
@@ -36,12 +37,7 @@ export function compactToolResult(
   measure: TokenMeasure = countTokens,
 ): string {
   if (measure(content) <= maxTokens) return content;
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    value = content;
-  }
+  const value = tryJson(content) ?? content;
   let shortest = content;
   for (const level of LEVELS) {
     shortest = JSON.stringify(shorten(value, level));

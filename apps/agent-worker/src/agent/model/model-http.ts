@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
 import { fetchWithoutRedirects, REDIRECT_STATUS, redirectRefused } from '@corpus-chat/server-core';
+import { isRecord, tryJson } from './tool-call-json';
 
 /**
  * The HTTP dispatcher for model servers: undici's 300 s header and body timeouts are off (a local
@@ -31,26 +32,15 @@ const ERROR_WORDS_MAX = 1000;
  * other error fields kept; already well-formed bodies are unchanged.
  */
 export function normaliseErrorBody(text: string, status: number): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const o = tryJson(text);
   const wrap = (message: string, rest: Record<string, unknown> = {}) =>
     JSON.stringify({ error: { ...rest, message: cap(message) || `HTTP ${status} without a message` } });
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const o = parsed as Record<string, unknown>;
+  if (isRecord(o)) {
     const err = o['error'];
-    if (err && typeof err === 'object' && !Array.isArray(err)) {
-      const e = err as Record<string, unknown>;
-      if (typeof e['message'] === 'string' && e['message'].trim()) return text;
-      return wrap(
-        typeof e['message'] === 'string' || e['message'] === undefined
-          ? JSON.stringify(e)
-          : JSON.stringify(e['message']),
-        e,
-      );
+    if (isRecord(err)) {
+      const message = err['message'];
+      if (typeof message === 'string' && message.trim()) return text;
+      return wrap(JSON.stringify(typeof message === 'string' || message === undefined ? err : message), err);
     }
     if (typeof err === 'string') {
       const { error: _error, ...rest } = o;

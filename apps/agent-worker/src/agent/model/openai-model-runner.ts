@@ -35,6 +35,7 @@ import {
 import { safeServerUrl } from './model-http';
 import { requestWithRetry } from './model-retry';
 import { ModelRequestError, type ShownStep } from './model-step';
+import { isRecord, tryJson } from './tool-call-json';
 
 /**
  * The agent's tool loop against an OpenAI-compatible server, streaming with `tools`. Budgets the
@@ -306,10 +307,6 @@ export class OpenAiModelRunner {
  */
 function argumentsToSendBack(exec: ToolExecution, raw: string): string {
   if (exec.ok) return JSON.stringify(exec.args);
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? JSON.stringify(parsed) : '{}';
-  } catch {
-    return '{}';
-  }
+  const parsed = tryJson(raw);
+  return isRecord(parsed) ? JSON.stringify(parsed) : '{}';
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { scanToolMarkup } from './text-tool-calls';
-import { isRecord } from './tool-call-json';
+import { isRecord, tryJson } from './tool-call-json';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
 /** What the operator may see now: safe answer text, or a cut of this step's shown text to `length`. */
@@ -259,9 +259,6 @@ function contentText(content: unknown): string {
 }
 
 function callKey(name: string, args: string): string {
-  try {
-    return `${name}\u0000${JSON.stringify(JSON.parse(args))}`;
-  } catch {
-    return `${name}\u0000${args}`;
-  }
+  const v = tryJson(args);
+  return `${name}\u0000${v === undefined ? args : JSON.stringify(v)}`;
 }

@@ -3,6 +3,7 @@
  * page facts that only stand beside the result's total.
  */
 import type { ProvenanceInput } from './number-provenance';
+import { isRecord as isObj, tryJson } from '../model/tool-call-json';
 import { numberTokens } from './number-tokens';
 
 /** A list of at most this many items (the five severities, the four verdicts) supports every part sum; a longer one its total. */
@@ -59,7 +60,6 @@ const WHOLE_KEY = /^(?:total|findings|count)$/;
 const isCountKey = (k: string) => !NAMING_KEY.test(k) && !ID_KEY.test(k) && !PAGE_KEY.test(k);
 
 type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /**
  * Reads the turn's sources. A result's counts combine only within it (part sums of lists up to
@@ -262,10 +262,5 @@ function itemKey(x: unknown): string | undefined {
   return typeof k === 'string' || typeof k === 'number' ? String(k) : undefined;
 }
 
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+/** `text` parsed as JSON, else the text itself. */
+export const parseJson = (text: string): unknown => tryJson(text) ?? text;
