@@ -64,23 +64,11 @@ export class TurnRecorder {
       this.executeWhileReachable(name, rawArgs),
     );
     end({ outcome: exec.ok ? 'ok' : 'error' });
-    await this.ctx.emit({
-      type: 'tool.result',
-      callId,
-      name: shownName,
-      ok: exec.ok,
-      summary: exec.summary,
-      ...(exec.data ? { data: exec.data } : {}),
-    });
-    this.calls.push({
-      callId,
-      name: shownName,
-      args: exec.ok ? exec.args : args,
-      ok: exec.ok,
-      summary: exec.summary,
-      ...(exec.data ? { data: exec.data } : {}),
-    });
-    this.results.push({ name: shownName, args: exec.ok ? exec.args : args, content: exec.modelContent });
+    const shownArgs = exec.ok ? exec.args : args;
+    const outcome = { ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) };
+    await this.ctx.emit({ type: 'tool.result', callId, name: shownName, ...outcome });
+    this.calls.push({ callId, name: shownName, args: shownArgs, ...outcome });
+    this.results.push({ name: shownName, args: shownArgs, content: exec.modelContent });
     if (exec.ok) {
       if (exec.filter) this.lastFilter = exec.filter;
       if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;

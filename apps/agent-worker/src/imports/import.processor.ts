@@ -115,15 +115,7 @@ export class ImportProcessor extends WorkerHost {
   /** The configured model's extractor, read per import so a settings change applies to the next one. */
   private async extractor(importId: string): Promise<FindingExtractor | null> {
     const settings = await readModelSettings(this.dataSource);
-    const extractor = await modelFindingExtractor(
-      settings,
-      {
-        contextTokens: this.agent.contextTokens,
-        timeoutMs: this.agent.firstTokenTimeoutMs,
-        modelUrlAllowlist: this.agent.modelUrlAllowlist,
-      },
-      this.logger,
-    );
+    const extractor = await modelFindingExtractor(settings, this.agent, this.logger);
     this.logger.log(
       { importId, model: extractor?.model ?? null },
       extractor

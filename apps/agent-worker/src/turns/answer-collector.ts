@@ -19,29 +19,15 @@ export class AnswerCollector {
       case 'text.reset':
         this.text = this.text.slice(0, event.length);
         break;
-      case 'tool.call':
-        this.calls.set(event.callId, {
-          callId: event.callId,
-          name: event.name,
-          args: event.args,
-          ok: false,
-          summary: '',
-        });
+      case 'tool.call': {
+        const { callId, name, args } = event;
+        this.calls.set(callId, { callId, name, args, ok: false, summary: '' });
         break;
+      }
       case 'tool.result': {
-        const call = this.calls.get(event.callId) ?? {
-          callId: event.callId,
-          name: event.name,
-          args: null,
-          ok: false,
-          summary: '',
-        };
-        this.calls.set(event.callId, {
-          ...call,
-          ok: event.ok,
-          summary: event.summary,
-          ...(event.data ? { data: event.data } : {}),
-        });
+        const { callId, name, ok, summary, data } = event;
+        const call = this.calls.get(callId) ?? { callId, name, args: null };
+        this.calls.set(callId, { ...call, ok, summary, ...(data ? { data } : {}) });
         break;
       }
     }

@@ -5,7 +5,10 @@ import type { AgentConfig } from '../agent.config';
 import { modelFetch } from './model-http';
 
 /** Creates the `openai` client for a server; replaceable in tests. */
-export type OpenAiClientFactory = (settings: ModelSettings, config: AgentConfig) => OpenAI;
+export type OpenAiClientFactory = (
+  settings: ModelSettings,
+  config: Pick<AgentConfig, 'firstTokenTimeoutMs'>,
+) => OpenAI;
 
 /** Clients by server, key and timeout: a turn reuses its server's client (and its connections). */
 const clients = new LRUCache<string, OpenAI>({ max: 16 });

@@ -12,26 +12,20 @@ import { StepDecoder, type DecodedStep } from './step-decoder';
 
 /** Why one model request failed, what the operator should read, and whether trying again may help. */
 export class ModelRequestError extends Error {
-  readonly code: TurnErrorCode;
-  readonly retryable: boolean;
-  readonly retryAfterMs?: number;
-  readonly contextExceeded: boolean;
-  readonly status?: number;
+  declare readonly code: TurnErrorCode;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs?: number;
+  declare readonly contextExceeded?: boolean;
+  declare readonly status?: number;
   /** The server setting that sizes its context window, when the error showed which server it is. */
-  readonly contextSetting?: string;
+  declare readonly contextSetting?: string;
   /** The context window the refusal named (llama.cpp's `n_ctx`, vLLM's "maximum context length is N"). */
-  readonly contextTokens?: number;
+  declare readonly contextTokens?: number;
 
   constructor(failure: ModelFailure) {
     super(failure.message);
     this.name = 'ModelRequestError';
-    this.code = failure.code;
-    this.retryable = failure.retryable;
-    this.retryAfterMs = failure.retryAfterMs;
-    this.contextExceeded = failure.contextExceeded ?? false;
-    this.status = failure.status;
-    this.contextSetting = failure.contextSetting;
-    this.contextTokens = failure.contextTokens;
+    Object.assign(this, failure);
   }
 }
 
