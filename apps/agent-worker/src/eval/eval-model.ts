@@ -15,7 +15,7 @@ import { importReport } from '@corpus-chat/ingest';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent/agent.config';
 import { OpenAiModelRunner } from '../agent/model/openai-model-runner';
-import { scoreAnswer, type ExpectedAnswer } from './answer-score';
+import { scoreAnswer, type AnswerScore, type ExpectedAnswer } from './answer-score';
 
 /** One question: the operator's messages in one thread, and what the answer to the last must hold. */
 export interface EvalQuestion {
@@ -119,16 +119,11 @@ export interface EvalModelServer {
   apiKey?: string | null;
 }
 
-/** The outcome of one question. */
-export interface QuestionResult {
+/** The outcome of one question (`exact` is false when a turn failed). */
+export interface QuestionResult extends AnswerScore {
   id: string;
   /** The operator's messages, in order; the answer to the last is scored. */
   turns: string[];
-  exact: boolean;
-  missingNumbers: number[];
-  missingNames: string[];
-  /** Numbers stated in answer to a `noNumbers` question. */
-  statedNumbers: number[];
   /** `metadata.verification.unsupported` of the answer, when the runner checked it. */
   unsupported?: string[];
   /** Seconds for all the question's turns. */
@@ -210,10 +205,8 @@ export async function evaluateModel(opts: {
     const result: QuestionResult = {
       id: q.id,
       turns: q.turns,
+      ...score,
       exact: !error && score.exact,
-      missingNumbers: score.missingNumbers,
-      missingNames: score.missingNames,
-      statedNumbers: score.statedNumbers,
       ...(metadata?.verification ? { unsupported: metadata.verification.unsupported } : {}),
       seconds: (performance.now() - started) / 1000,
       answer,

@@ -57,11 +57,7 @@ export async function requestWithRetry(
       return await inSpan(
         'model.request',
         { 'gen_ai.request.model': req.model, 'corpus_chat.step': step },
-        () =>
-          streamStep(client, req, ctx, recorder, {
-            firstTokenMs: config.firstTokenTimeoutMs,
-            idleMs: config.streamIdleTimeoutMs,
-          }),
+        () => streamStep(client, req, ctx, recorder, config),
       );
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason ?? e;

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import { metrics, secondsSince, turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
+import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { describeModelError, type ModelFailure } from './model-errors';
 import { StepDecoder, type DecodedStep } from './step-decoder';
@@ -47,23 +48,17 @@ export type ShownStep = DecodedStep & {
   reasoningField?: 'reasoning_content' | 'reasoning';
 };
 
-/** The timers of one streamed request (milliseconds). */
-export interface StepTimeouts {
-  firstTokenMs: number;
-  idleMs: number;
-}
-
 /**
  * Streams one model request through `StepDecoder`, showing only answer text (what turned out to be
  * reasoning or a call is cut back with `text.reset`). Failures are `ModelRequestError`s; a
- * `firstTokenMs` or `idleMs` timeout aborts with `TIMEOUT`.
+ * first-token or stream-idle timeout aborts with `TIMEOUT`.
  */
 export async function streamStep(
   client: OpenAI,
   req: StepRequest,
   ctx: Pick<AgentTurnContext, 'signal' | 'turnId'>,
   recorder: TurnRecorder,
-  timeouts: StepTimeouts,
+  timeouts: Pick<AgentConfig, 'firstTokenTimeoutMs' | 'streamIdleTimeoutMs'>,
 ): Promise<ShownStep> {
   const watchdog = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -74,10 +69,8 @@ export async function streamStep(
       ms,
     );
   };
-  arm(
-    timeouts.firstTokenMs,
-    `no response within ${fmtMs(timeouts.firstTokenMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`,
-  );
+  const { firstTokenTimeoutMs: firstMs, streamIdleTimeoutMs: idleMs } = timeouts;
+  arm(firstMs, `no response within ${fmtMs(firstMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
   const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
   const decoder = new StepDecoder();
   const shown = new StepText(recorder);
@@ -100,7 +93,7 @@ export async function streamStep(
     );
     turnTrace.mark(ctx.turnId, 'model.headers');
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-      arm(timeouts.idleMs, `the stream stalled for ${fmtMs(timeouts.idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+      arm(idleMs, `the stream stalled for ${fmtMs(idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
       if (!firstChunk)
         metrics.modelFirstToken.observe(secondsSince(requested, (firstChunk = performance.now())));
       reasoningField ??= reasoningFieldOf(chunk);

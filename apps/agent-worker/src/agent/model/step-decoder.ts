@@ -139,10 +139,7 @@ export class StepDecoder {
     const native = this.assembler.calls();
     const seen = new Set(native.map((c) => callKey(c.name, c.arguments)));
     const fromText = d.scan.calls.filter((c) => !seen.has(callKey(c.name, c.arguments)));
-    const toolCalls = [
-      ...native,
-      ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments })),
-    ].map((c, i) => ({
+    const toolCalls = [...native, ...fromText.map((c) => ({ ...c, id: '' }))].map((c, i) => ({
       ...c,
       index: i,
       id: c.id || this.newId(),
