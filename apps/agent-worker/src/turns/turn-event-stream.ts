@@ -1,8 +1,5 @@
 import type { RunnerEvent } from '@corpus-chat/server-core';
 
-/** Publishes one event of the turn (the event bus); the worker's retries while Redis is away. */
-export type PublishRunnerEvent = (event: RunnerEvent) => Promise<unknown>;
-
 /** How much of a turn waits for Redis before the runner is held back. */
 export interface TurnEventBufferLimits {
   /** Queued events; past it, text deltas join the last queued delta and other events wait. */
@@ -34,7 +31,8 @@ export class TurnEventStream {
   private failure: unknown;
 
   constructor(
-    private readonly publish: PublishRunnerEvent,
+    /** The event bus, retried while Redis is away. */
+    private readonly publish: (event: RunnerEvent) => Promise<unknown>,
     private readonly coalesceMs: number,
     private readonly now: () => number = () => performance.now(),
     private readonly limits: TurnEventBufferLimits = DEFAULT_TURN_EVENT_BUFFER,
