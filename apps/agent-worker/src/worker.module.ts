@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { BullModule, Processor } from '@nestjs/bullmq';
 import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
@@ -77,12 +76,6 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [
-        ConfigModule.forRoot({
-          isGlobal: true,
-          ignoreEnvFile: true,
-          skipProcessEnv: true,
-          load: [() => ({ ...env })],
-        }),
         // Health probes come every few seconds; they are not worth a log line each.
         LoggerModule.forRoot({
           ...pinoParams(env, 'agent-worker'),

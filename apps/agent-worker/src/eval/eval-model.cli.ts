@@ -25,18 +25,8 @@ const USAGE =
 
 class UsageError extends Error {}
 
-interface CliOptions {
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  questions: string;
-  databaseUrl: string;
-  json: boolean;
-  minExact?: number;
-}
-
 /** Reads the command line; throws `UsageError` naming what is missing or malformed. */
-function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -111,7 +101,7 @@ function summaryLines(report: EvalReport): string[] {
 }
 
 /** Fails the set-up early when the server does not answer `GET <base>/models`; warns when the model is not listed. */
-async function checkServer(o: CliOptions): Promise<void> {
+async function checkServer(o: ReturnType<typeof parseCli>): Promise<void> {
   const url = `${o.baseUrl.replace(/\/+$/, '')}/models`;
   let res: Response;
   try {
@@ -138,7 +128,7 @@ async function checkServer(o: CliOptions): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let o: CliOptions;
+  let o: ReturnType<typeof parseCli>;
   try {
     o = parseCli(argv);
   } catch (e) {

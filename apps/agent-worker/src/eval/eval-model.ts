@@ -59,20 +59,15 @@ export function loadQuestionSet(file: string): QuestionSet {
   };
 }
 
-/** A scratch database holding exactly a question set's corpus. */
-export interface ScratchCorpus {
-  /** Connection URL of the scratch database. */
-  url: string;
-  dataSource: DataSource;
-  /** Closes the connection and drops the database. */
-  drop(): Promise<void>;
-}
-
 /**
- * Creates a scratch database on `serverUrl`'s server, migrates and imports `set.files`. Throws
- * (after dropping it) when anything fails: scores on a partial corpus mean nothing.
+ * Creates a scratch database on `serverUrl`'s server, migrates and imports `set.files`; `drop`
+ * closes and drops it. Throws (after dropping it) when anything fails: scores on a partial corpus
+ * mean nothing.
  */
-export async function createScratchCorpus(serverUrl: string, set: QuestionSet): Promise<ScratchCorpus> {
+export async function createScratchCorpus(
+  serverUrl: string,
+  set: QuestionSet,
+): Promise<{ dataSource: DataSource; drop: () => Promise<void> }> {
   const admin = new URL(serverUrl);
   admin.pathname = '/postgres';
   const name = `corpus_chat_eval_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
@@ -98,7 +93,7 @@ export async function createScratchCorpus(serverUrl: string, set: QuestionSet): 
     await drop().catch(() => undefined);
     throw e;
   }
-  return { url: url.toString(), dataSource, drop };
+  return { dataSource, drop };
 }
 
 async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -109,14 +104,6 @@ async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promis
   } finally {
     await c.end();
   }
-}
-
-/** The model server to evaluate. */
-export interface EvalModelServer {
-  /** OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`. */
-  baseUrl: string;
-  model: string;
-  apiKey?: string | null;
 }
 
 /** The outcome of one question (`exact` is false when a turn failed). */
@@ -150,7 +137,8 @@ export interface EvalReport {
  */
 export async function evaluateModel(opts: {
   dataSource: DataSource;
-  server: EvalModelServer;
+  /** The model server to evaluate (`baseUrl` OpenAI-compatible, e.g. `http://localhost:11434/v1`). */
+  server: { baseUrl: string; model: string; apiKey?: string | null };
   questions: EvalQuestion[];
   config?: Partial<AgentConfig>;
   signal?: AbortSignal;

@@ -68,14 +68,12 @@ export class ImportProcessor extends WorkerHost {
       // Storing is paced only to leave room for chat turns this process runs too (WORKER_QUEUES).
       paced: this.env?.WORKER_QUEUES.includes('turns') ?? true,
     });
-    if (ended) {
-      end({ status: ended.status });
-      metrics.importBytes.observe(ended.sizeBytes);
-    }
     if (!ended) {
       this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
       return 'skipped';
     }
+    end({ status: ended.status });
+    metrics.importBytes.observe(ended.sizeBytes);
     this.logger.log(
       {
         importId,

@@ -50,12 +50,11 @@ export class FailTurn {
       },
       Date.now() + this.env.LOCK_DURATION_MS,
     );
-    if (result.kind !== 'finished') {
+    if (result.kind === 'finished')
+      this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
+    else
       this.logger.log(
         `turn ${turnId}: failed after it had already ended (${result.kind}); nothing to report`,
       );
-      return;
-    }
-    this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
   }
 }

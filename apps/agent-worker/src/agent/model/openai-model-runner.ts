@@ -262,17 +262,12 @@ export class OpenAiModelRunner {
       }
       throw e;
     }
-    if (context.droppedTurns) {
+    const { keptTurns, droppedTurns } = context;
+    if (droppedTurns)
       this.logger.log(
-        {
-          turnId: ctx.turnId,
-          keptTurns: context.keptTurns,
-          droppedTurns: context.droppedTurns,
-          budget: window.budget,
-        },
+        { turnId: ctx.turnId, keptTurns, droppedTurns, budget: window.budget },
         'history trimmed to the context budget',
       );
-    }
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
 
