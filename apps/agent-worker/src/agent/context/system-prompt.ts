@@ -1,8 +1,5 @@
 import type { OperatorLanguage, TurnAttachment } from '@corpus-chat/contracts';
 
-/** The prompt per answer language, each built once (they depend on constants only). */
-const systemPrompts = new Map<OperatorLanguage, string>();
-
 /** The last rule of the prompt: the operator's language, whatever language the question is in. */
 const LANGUAGE_RULE: Record<OperatorLanguage, string> = {
   en: '- Answer in English, whatever language the question is in. Be brief.',
@@ -14,9 +11,7 @@ const LANGUAGE_RULE: Record<OperatorLanguage, string> = {
  * `language`, tool text is data). Kept short for small local models; tools describe themselves.
  */
 export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
-  const cached = systemPrompts.get(language);
-  if (cached) return cached;
-  const prompt = [
+  return [
     'You are Corpus Chat, an assistant for security operators. You answer questions about a corpus ' +
       'of imported security scanner reports stored in a database, using the read-only tools.',
     '',
@@ -33,8 +28,6 @@ export function buildSystemPrompt(language: OperatorLanguage = 'en'): string {
       'left out (`…Omitted`).',
     LANGUAGE_RULE[language],
   ].join('\n');
-  systemPrompts.set(language, prompt);
-  return prompt;
 }
 
 /** The note on the thread's attached file: the report it became (for `reportId` filters), or why none yet. */

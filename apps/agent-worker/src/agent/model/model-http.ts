@@ -138,10 +138,9 @@ export const modelFetch = (async (
       status < 300 &&
       /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
     if (!eventStream) {
-      if (NULL_BODY_STATUS.has(status)) await res.body.dump().catch(() => undefined);
-      const web = NULL_BODY_STATUS.has(status)
-        ? null
-        : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
+      const empty = NULL_BODY_STATUS.has(status);
+      if (empty) await res.body.dump().catch(() => undefined);
+      const web = empty ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
       return await normaliseErrorResponse(new Response(web, { status, headers: responseHeaders }));
     }
     const response = new Response(null, { status, headers: responseHeaders });
