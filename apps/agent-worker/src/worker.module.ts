@@ -51,6 +51,7 @@ export class WorkerModule {
   static forRoot({ env, agentModule }: WorkerModuleOptions): DynamicModule {
     const workerId = env.WORKER_ID || `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     const keys = new RedisKeys(env.REDIS_PREFIX);
+    const queues = [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE];
 
     // The worker options come from settings validated at start-up, so the processor is declared here.
     @Processor(CHAT_TURNS_QUEUE, {
@@ -97,11 +98,7 @@ export class WorkerModule {
           useFactory: (connection: ConnectionOptions) => ({ connection, prefix: keys.bullPrefix }),
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
-        BullModule.registerQueue(
-          { name: CHAT_TURNS_QUEUE },
-          { name: IMPORTS_QUEUE },
-          { name: WEBHOOKS_QUEUE },
-        ),
+        BullModule.registerQueue(...queues.map((name) => ({ name }))),
         TurnPipelineModule.forRoot({
           redis: env,
           prefix: env.REDIS_PREFIX,
@@ -111,10 +108,7 @@ export class WorkerModule {
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),
-        MetricsModule.forRoot({
-          port: env.METRICS_PORT,
-          queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE],
-        }),
+        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: queues }),
         agentModule,
         TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],

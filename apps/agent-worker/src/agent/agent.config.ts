@@ -67,5 +67,4 @@ export function agentConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
   return { ...agentConfigFrom(new AgentEnv()), ...overrides };
 }
 
-/** Nest injection token of the `AgentConfig`. */
 export const AGENT_CONFIG = Symbol('AGENT_CONFIG');

@@ -44,7 +44,6 @@ export class TurnRecorder {
     this.progress = new ProgressMeter((event) => ctx.emit(event));
   }
 
-  /** A new id for a tool call of this turn (unique within the turn). */
   nextCallId(): string {
     this.seq += 1;
     return `${this.ctx.turnId.slice(0, 8)}-call-${this.seq}`;
@@ -118,7 +117,6 @@ export class TurnRecorder {
     if (text.trim()) this.reasoning.push(text.trim());
   }
 
-  /** Records what the server reported for one model request. */
   addUsage(usage: ModelRequestUsage): void {
     this.usage.push(usage);
   }
@@ -128,7 +126,6 @@ export class TurnRecorder {
     return this.results;
   }
 
-  /** The metadata to store with the answer. */
   metadata(model: string): AssistantMessageMetadata {
     return {
       toolCalls: [...this.calls],

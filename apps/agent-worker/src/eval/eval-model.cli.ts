@@ -39,17 +39,12 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
       'min-exact': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
-    strict: true,
-    allowPositionals: false,
   });
   if (values.help) throw new UsageError('');
   if (!values['base-url']) throw new UsageError('--base-url is required (e.g. http://localhost:11434/v1)');
   if (!values.model) throw new UsageError('--model is required (e.g. qwen2.5:7b-instruct)');
-  try {
-    new URL(values['base-url']);
-  } catch {
+  if (!URL.canParse(values['base-url']))
     throw new UsageError(`--base-url is not a URL: ${values['base-url']}`);
-  }
   const questions = values.questions ?? defaultQuestionsFile();
   if (!fs.existsSync(questions)) {
     throw new UsageError(

@@ -10,7 +10,6 @@ export class AnswerCollector {
   private text = '';
   private readonly calls = new Map<string, StoredToolCall>();
 
-  /** Records one event the runner emitted. */
   add(event: RunnerEvent): void {
     switch (event.type) {
       case 'text.delta':
@@ -33,7 +32,6 @@ export class AnswerCollector {
     }
   }
 
-  /** The answer so far: streamed text and the tool calls seen. */
   partial(): PartialAnswer {
     return { content: this.text, metadata: { toolCalls: [...this.calls.values()] } };
   }

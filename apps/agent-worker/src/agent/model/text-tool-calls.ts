@@ -66,11 +66,7 @@ export function scanToolMarkup(
   settled: SettledText = { started: false, text: '' },
 ): MarkupScan {
   const start = settled.started ? -1 : content.search(/\S/);
-  if (
-    start >= 0 &&
-    (content[start] === '{' || content[start] === '[') &&
-    !content.startsWith('[TOOL_CALLS]', start)
-  ) {
+  if (start >= 0 && '{['.includes(content[start]) && !content.startsWith('[TOOL_CALLS]', start)) {
     const r = jsonCallsAt(content, start, true);
     if (r === 'partial' && !final) return { text: '', heldFrom: 0, calls: [] };
     if (r === 'partial') {

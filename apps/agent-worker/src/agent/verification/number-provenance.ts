@@ -75,11 +75,9 @@ function sentenceShare(
   s: Sources,
 ): boolean {
   if (t.kind !== 'number' || (!t.percent && !t.decimals)) return false;
-  const from = Math.max(
-    answer.lastIndexOf('\n', t.start),
-    ...['. ', '! ', '? '].map((x) => answer.lastIndexOf(x, t.start)),
-  );
-  const stops = ['\n', '. ', '! ', '? '].map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
+  const ends = ['\n', '. ', '! ', '? '];
+  const from = Math.max(...ends.map((x) => answer.lastIndexOf(x, t.start)));
+  const stops = ends.map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
   const to = stops.length ? Math.min(...stops) : answer.length;
   const near = tokens
     .filter(
