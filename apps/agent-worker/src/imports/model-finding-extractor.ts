@@ -91,12 +91,8 @@ export class ModelFindingExtractor implements FindingExtractor {
   }
 
   async extract(chunk: string, index: number, total: number): Promise<ChunkExtraction> {
-    let last: ChunkExtraction = { ok: false, error: 'not asked' };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      last = await this.ask(chunk, index, total);
-      if (last.ok) return last;
-    }
-    return last;
+    const first = await this.ask(chunk, index, total);
+    return first.ok ? first : this.ask(chunk, index, total);
   }
 
   private async ask(chunk: string, index: number, total: number): Promise<ChunkExtraction> {

@@ -1,5 +1,6 @@
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import { approximates, countsGroups, countsOwnList, maskNonClaims, statesRatio } from './answer-claims';
+import { isRecord } from '../model/tool-call-json';
 import { numberTokens, type NumberToken } from './number-tokens';
 import { collectSources, norm, parseJson, type Family, type Sources, type Tier } from './provenance-sources';
 
@@ -219,9 +220,8 @@ function compactArgs(args: unknown): string {
 
 /** "total 77" for a result with a total, its error for a failed call, else "no total". */
 function totalOf(content: string): string {
-  const v = parseJson(content);
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
+  const o = parseJson(content);
+  if (isRecord(o)) {
     if (typeof o['error'] === 'string') return `failed (${o['error']})`;
     const parts: string[] = [];
     if (typeof o['total'] === 'number') parts.push(`total ${o['total']}`);

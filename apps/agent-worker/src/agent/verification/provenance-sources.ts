@@ -183,20 +183,11 @@ export function collectSources(input: ProvenanceInput): Sources {
     const distinct = new Map<string, number>();
     for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
     for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
-    const tallied = family(tallies.slice(1), [items.length]);
-    if (container && 'groupCount' in container) {
-      tallies.forEach((n) => put(groupCounts, n));
-      weakFamilies.push(tallied);
-      return;
-    }
-    if (!page) {
-      tallies.forEach((n) => put(strong, n));
-      strongFamilies.push(tallied);
-      return;
-    }
-    tallies.forEach((n) => put(weak, n));
-    weakFamilies.push(tallied);
-    if (total !== undefined) weakFamilies.push(family([items.length], [total]));
+    // A breakdown's tallies count groups; a page's are page facts; a complete list's stand alone.
+    const grouped = !!container && 'groupCount' in container;
+    tallies.forEach((n) => put(grouped ? groupCounts : page ? weak : strong, n));
+    (grouped || page ? weakFamilies : strongFamilies).push(family(tallies.slice(1), [items.length]));
+    if (page && !grouped && total !== undefined) weakFamilies.push(family([items.length], [total]));
   };
 
   readText(input.userMessage, strong);
