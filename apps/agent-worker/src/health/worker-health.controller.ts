@@ -5,8 +5,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import type { RedisClient } from '@corpus-chat/server-core';
-import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
+import { REDIS_CLIENT, type RedisClient, withTimeout } from '@corpus-chat/server-core';
 import { RunningTurns } from '../turns/running-turns';
 import { WORKER_ID } from '../turns/worker-id';
 
@@ -31,10 +30,8 @@ export class WorkerHealthController {
       .check([() => this.db.pingCheck('postgres', { timeout: 1000 }), () => this.redisCheck()])
       .catch((e: unknown) => {
         // Terminus refuses a failed check with a 503 carrying the same result: add the worker to it.
-        if (e instanceof ServiceUnavailableException) {
-          throw new ServiceUnavailableException(this.withWorker(e.getResponse() as HealthCheckResult));
-        }
-        throw e;
+        if (!(e instanceof ServiceUnavailableException)) throw e;
+        throw new ServiceUnavailableException(this.withWorker(e.getResponse() as HealthCheckResult));
       });
     return this.withWorker(result);
   }

@@ -1,7 +1,6 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import type { RedisClient } from '@corpus-chat/server-core';
 import { DataSource } from 'typeorm';
 import { runImportJobDataSchema, type RunImportJobData } from '@corpus-chat/contracts';
 import {
@@ -18,6 +17,7 @@ import {
   inSpan,
   metrics,
   REDIS_CLIENT,
+  type RedisClient,
   RedisKeys,
   STALLED_LIMIT_REASON,
   withTraceParent,

@@ -104,8 +104,7 @@ export const modelFetch = (async (
   if (input instanceof Request || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
     return viaFetch(input, init);
   }
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  const headers = Object.fromEntries(new Headers(init.headers));
   let res: Dispatcher.ResponseData;
   try {
     res = await request(String(input), {
