@@ -1,6 +1,5 @@
 import type { StoredToolCall } from '@corpus-chat/contracts';
-import type { RunnerEvent } from '@corpus-chat/server-core';
-import type { PartialAnswer } from './turn-errors';
+import type { PartialAnswer, RunnerEvent } from '@corpus-chat/server-core';
 
 /**
  * Gathers what a turn streamed (text deltas, tool calls with their results), so a cancelled or

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RunTurnJobResult } from '@corpus-chat/contracts';
+import type { PartialAnswer } from '@corpus-chat/server-core';
 import { EndTurn } from './end-turn';
-import type { PartialAnswer } from './turn-errors';
 import { WORKER_ID } from './worker-id';
 
 /**

@@ -165,13 +165,12 @@ function resolve(
   const closeAt = s.indexOf(close, at + token.length);
   if (closeAt < 0 && !final) return undefined;
   const end = closeAt < 0 ? s.length : closeAt + close.length;
-  if (token === '<tool_call>')
-    return { end, calls: bodyCalls(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
+  const body = s.slice(at + token.length, closeAt < 0 ? s.length : closeAt);
+  if (token === '<tool_call>') return { end, calls: bodyCalls(body) };
   if (token === '<function=') return { end, calls: xmlCalls(s.slice(at, end)) };
-  if (token === '<|channel|>commentary')
-    return { end, calls: harmonyCall(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
-  const inner = s.slice(at + 3, closeAt < 0 ? s.length : closeAt).replace(/^[\w-]*[ \t]*\n/, '');
-  return { end, calls: jsonCalls(inner, true) ?? [] };
+  if (token === '<|channel|>commentary') return { end, calls: harmonyCall(body) };
+  // A fence: its info string ("json") is not part of the body.
+  return { end, calls: jsonCalls(body.replace(/^[\w-]*[ \t]*\n/, ''), true) ?? [] };
 }
 
 /** The calls of a Hermes `<tool_call>` body: JSON, Qwen3-Coder XML, or JSON cut short. */
