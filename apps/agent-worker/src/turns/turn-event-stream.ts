@@ -69,10 +69,8 @@ export class TurnEventStream {
   }
 
   private flushPending(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (!this.pendingText) return;
     const text = this.pendingText;
     this.pendingText = '';
@@ -84,15 +82,9 @@ export class TurnEventStream {
   private enqueue(event: RunnerEvent): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const last = this.queue.at(-1);
-    if (
-      this.queue.length >= this.limits.events &&
-      event.type === 'text.delta' &&
-      last?.type === 'text.delta'
-    ) {
+    if (this.queue.length >= this.limits.events && event.type === 'text.delta' && last?.type === 'text.delta')
       this.queue[this.queue.length - 1] = { type: 'text.delta', text: last.text + event.text };
-    } else {
-      this.queue.push(event);
-    }
+    else this.queue.push(event);
     this.queuedChars += sizeOf(event);
     this.draining ??= this.drain();
     return this.room();

@@ -16,18 +16,13 @@ export interface DecodedStep {
   reasoning: string;
   /**
    * Native calls (in index order), then calls written as text (in text order), numbered from 0.
-   * `id`: the server's, or one from `StepDecoderOptions.newId` when it sent none.
+   * `id`: the server's, or one from the decoder's `newId` when it sent none.
    */
   toolCalls: AssembledToolCall[];
   /** The last non-null `finish_reason`; null when the stream ended without one. */
   finishReason: string | null;
   /** Token counts from a chunk's `usage` (sent with `stream_options.include_usage`). */
   usage?: { promptTokens?: number; completionTokens?: number };
-}
-
-export interface StepDecoderOptions {
-  /** Ids for id-less calls: unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
-  newId?: () => string;
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -62,11 +57,9 @@ export class StepDecoder {
   private readonly assembler = new ToolCallAssembler();
   private finishReason: string | null = null;
   private usage: DecodedStep['usage'];
-  private readonly newId: () => string;
 
-  constructor(options: StepDecoderOptions = {}) {
-    this.newId = options.newId ?? randomToolCallId;
-  }
+  /** `newId`: ids for id-less calls, unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
+  constructor(private readonly newId: () => string = randomToolCallId) {}
 
   push(chunk: ChatCompletionChunk): DecoderOutput[] {
     if (!isRecord(chunk)) return [];

@@ -22,14 +22,6 @@ export interface MarkupScan {
   settledKept?: number;
 }
 
-/** Answer text before the scanned content that an earlier scan found free of markup. */
-export interface SettledText {
-  /** It has non-blank characters, so the content is not the start of the answer. */
-  started: boolean;
-  /** The text itself; read only by a final scan (a call after prose may begin in it). */
-  text: string;
-}
-
 /** Markup whose content is only known once it is closed (or the stream ends). */
 const OPENERS = [
   '<tool_call>',
@@ -57,13 +49,15 @@ const HOLD_TAGS = [
 /**
  * Finds tool calls written as text in one step's answer, in the dialects of Hermes, Qwen3-Coder,
  * Llama 3.1, Functionary, Mistral, gpt-oss, JSON fences, pythonic lists and call objects. Other
- * markup stays in `text`. `final: false` marks where undecided markup starts; `settled` text is not
- * scanned again. Never throws.
+ * markup stays in `text`. `final: false` marks where undecided markup starts. `settled` is the
+ * answer text before `content` that an earlier scan found free of markup: `started` when it has
+ * non-blank characters (so `content` does not start the answer); a final scan reads its `text` (a
+ * call after prose may begin in it). Never throws.
  */
 export function scanToolMarkup(
   content: string,
   final: boolean,
-  settled: SettledText = { started: false, text: '' },
+  settled: { started: boolean; text: string } = { started: false, text: '' },
 ): MarkupScan {
   const start = settled.started ? -1 : content.search(/\S/);
   if (start >= 0 && '{['.includes(content[start]) && !content.startsWith('[TOOL_CALLS]', start)) {
