@@ -25,7 +25,6 @@ export interface ContextInput {
   history: HistoryMessage[];
   /** The operator's new message (always included). */
   userMessage: string;
-  /** Total token budget of the request. */
   budgetTokens: number;
   /** Tokens kept free for this turn's tool calls and results. */
   reserveTokens: number;
@@ -61,13 +60,11 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
       last.push({ role: 'assistant', content: NO_ANSWER_PLACEHOLDER });
   };
   for (const m of history) {
-    const msg: ProseMessage | null =
-      m.role === 'user'
-        ? { role: 'user', content: m.content }
-        : assistantHistoryText(m)
-          ? { role: 'assistant', content: assistantHistoryText(m) }
-          : null;
-    if (!msg) continue;
+    const msg: ProseMessage = {
+      role: m.role,
+      content: m.role === 'user' ? m.content : assistantHistoryText(m),
+    };
+    if (msg.role === 'assistant' && !msg.content) continue;
     if (msg.role === 'user') closeLast();
     if (msg.role === 'user' || turns.length === 0) turns.push([msg]);
     else turns[turns.length - 1].push(msg);

@@ -76,7 +76,6 @@ export const TOKENS_PER_MESSAGE = 4;
 /** Tokens that prime the assistant's reply. */
 export const TOKENS_REPLY_PRIMING = 3;
 
-/** A chat message as far as counting goes. */
 export interface CountableMessage {
   role: string;
   content?: string | null | unknown;

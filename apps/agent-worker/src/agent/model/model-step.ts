@@ -30,7 +30,6 @@ export class ModelRequestError extends Error {
   }
 }
 
-/** One chat-completions request of a turn. */
 export interface StepRequest {
   model: string;
   messages: ChatCompletionMessageParam[];
@@ -160,11 +159,8 @@ class StepText {
 
 /** The delta field a chunk carries reasoning in, if any. */
 function reasoningFieldOf(chunk: ChatCompletionChunk): ShownStep['reasoningField'] {
-  const delta = chunk.choices?.[0]?.delta as Record<string, unknown> | undefined;
-  if (typeof delta?.['reasoning_content'] === 'string' && delta['reasoning_content'])
-    return 'reasoning_content';
-  if (typeof delta?.['reasoning'] === 'string' && delta['reasoning']) return 'reasoning';
-  return undefined;
+  const delta = (chunk.choices?.[0]?.delta ?? {}) as Record<string, unknown>;
+  return (['reasoning_content', 'reasoning'] as const).find((k) => typeof delta[k] === 'string' && delta[k]);
 }
 
 export function fmtMs(ms: number): string {
