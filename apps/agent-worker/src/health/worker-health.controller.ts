@@ -38,12 +38,10 @@ export class WorkerHealthController {
 
   private async redisCheck() {
     const check = this.indicator.check('redis');
-    try {
-      await withTimeout(this.redis.ping(), 1000, 'PING');
-      return check.up();
-    } catch (e) {
-      return check.down({ message: (e as Error).message });
-    }
+    return withTimeout(this.redis.ping(), 1000, 'PING').then(
+      () => check.up(),
+      (e: Error) => check.down({ message: e.message }),
+    );
   }
 
   private withWorker(result: HealthCheckResult): WorkerHealth {

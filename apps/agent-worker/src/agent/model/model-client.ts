@@ -21,16 +21,9 @@ export const defaultClientFactory: OpenAiClientFactory = (settings, config) => {
   const apiKey = settings.apiKey || 'not-needed'; // Ollama, vLLM and llama.cpp accept any key; the SDK insists on one.
   const timeout = config.firstTokenTimeoutMs + 1000;
   const key = JSON.stringify([settings.baseUrl ?? null, apiKey, timeout]);
-  let client = clients.get(key);
-  if (!client) {
-    client = new OpenAI({
-      baseURL: settings.baseUrl ?? undefined,
-      apiKey,
-      maxRetries: 0,
-      timeout,
-      fetch: modelFetch,
-    });
-    clients.set(key, client);
-  }
+  const client =
+    clients.get(key) ??
+    new OpenAI({ baseURL: settings.baseUrl ?? undefined, apiKey, maxRetries: 0, timeout, fetch: modelFetch });
+  clients.set(key, client);
   return client;
 };
