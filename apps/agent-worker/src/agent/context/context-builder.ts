@@ -76,8 +76,8 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
 /**
  * Builds what the model sees within `budget`: the system prompt, as many recent whole turns as fit
  * (dropped oldest first, never cut; `keptTurns` and `droppedTurns` count them), and the new
- * message; `CONTEXT_OVERFLOW` when the fixed parts alone exceed it. When upper bounds (`tokenBound`) already fit, nothing is counted, so short
- * threads never load the tokenizer.
+ * message; `CONTEXT_OVERFLOW` when the fixed parts alone exceed it. When upper bounds
+ * (`tokenBound`) already fit, nothing is counted, so short threads never load the tokenizer.
  */
 export function buildModelContext(input: ContextInput) {
   const system: ProseMessage = { role: 'system', content: input.systemPrompt };
