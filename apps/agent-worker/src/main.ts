@@ -12,22 +12,16 @@ import {
   traceProcess,
 } from '@corpus-chat/server-core';
 import { AgentModule, loadAgentConfig } from './agent';
-import { loadWorkerEnv, type WorkerEnv } from './config/worker-env';
+import { loadWorkerEnv } from './config/worker-env';
 import { createWorkerApp, workerHealthPort } from './health/worker-app';
 import { WorkerModule } from './worker.module';
 import { WORKER_ID } from './turns/worker-id';
 
 async function main(): Promise<void> {
   traceProcess('corpus-chat-worker');
-  let env: WorkerEnv;
-  let agentConfig: ReturnType<typeof loadAgentConfig>;
-  try {
-    env = loadWorkerEnv();
-    agentConfig = loadAgentConfig();
-  } catch (e) {
-    if (e instanceof ConfigError) failStartup(e.message);
-    throw e;
-  }
+  // A ConfigError names the bad variable; `main().catch` exits with it.
+  const env = loadWorkerEnv();
+  const agentConfig = loadAgentConfig();
   let app: INestApplication;
   try {
     app = await createWorkerApp(

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { BullModule, Processor } from '@nestjs/bullmq';
 import { type DynamicModule, Module, RequestMethod, type Type } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
@@ -52,6 +51,7 @@ export class WorkerModule {
   static forRoot({ env, agentModule }: WorkerModuleOptions): DynamicModule {
     const workerId = env.WORKER_ID || `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
     const keys = new RedisKeys(env.REDIS_PREFIX);
+    const queues = [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE];
 
     // The worker options come from settings validated at start-up, so the processor is declared here.
     @Processor(CHAT_TURNS_QUEUE, {
@@ -77,12 +77,6 @@ export class WorkerModule {
     return {
       module: WorkerModule,
       imports: [
-        ConfigModule.forRoot({
-          isGlobal: true,
-          ignoreEnvFile: true,
-          skipProcessEnv: true,
-          load: [() => ({ ...env })],
-        }),
         // Health probes come every few seconds; they are not worth a log line each.
         LoggerModule.forRoot({
           ...pinoParams(env, 'agent-worker'),
@@ -104,11 +98,7 @@ export class WorkerModule {
           useFactory: (connection: ConnectionOptions) => ({ connection, prefix: keys.bullPrefix }),
         }),
         // Registers the queue and, with it, @nestjs/bullmq's explorer that creates the processor's Worker.
-        BullModule.registerQueue(
-          { name: CHAT_TURNS_QUEUE },
-          { name: IMPORTS_QUEUE },
-          { name: WEBHOOKS_QUEUE },
-        ),
+        BullModule.registerQueue(...queues.map((name) => ({ name }))),
         TurnPipelineModule.forRoot({
           redis: env,
           prefix: env.REDIS_PREFIX,
@@ -118,10 +108,7 @@ export class WorkerModule {
           // Hundreds of turns publish at once: their commands share writes.
           autoPipelining: true,
         }),
-        MetricsModule.forRoot({
-          port: env.METRICS_PORT,
-          queueNames: [CHAT_TURNS_QUEUE, IMPORTS_QUEUE, WEBHOOKS_QUEUE],
-        }),
+        MetricsModule.forRoot({ port: env.METRICS_PORT, queueNames: queues }),
         agentModule,
         TerminusModule.forRoot({ errorLogStyle: 'pretty', logger: false }),
       ],

@@ -41,22 +41,9 @@ export const agentEnvSchema = z.looseObject({
 export class AgentEnv extends envClass(agentEnvSchema) {}
 
 /** The agent's configuration in the units the code uses. */
-export interface AgentConfig {
-  maxSteps: number;
-  contextTokens: number;
-  toolReserveTokens: number;
-  firstTokenTimeoutMs: number;
-  streamIdleTimeoutMs: number;
-  retryDelayMs: number;
-  settingsCacheMs: number;
-  /** `MODEL_MAX_CONCURRENT`: open requests per model server across all workers (0: no cap). */
-  maxConcurrentPerServer: number;
-  /** `MODEL_URL_ALLOWLIST`: a turn for another server fails with MODEL_UNAVAILABLE. */
-  modelUrlAllowlist: ModelUrlAllowlist;
-}
+export type AgentConfig = ReturnType<typeof agentConfigFrom>;
 
-/** Converts validated `AgentEnv` into `AgentConfig`. */
-export function agentConfigFrom(env: AgentEnv): AgentConfig {
+function agentConfigFrom(env: AgentEnv) {
   return {
     maxSteps: env.AGENT_MAX_STEPS,
     contextTokens: env.AGENT_CONTEXT_TOKENS,
@@ -80,5 +67,4 @@ export function agentConfig(overrides: Partial<AgentConfig> = {}): AgentConfig {
   return { ...agentConfigFrom(new AgentEnv()), ...overrides };
 }
 
-/** Nest injection token of the `AgentConfig`. */
 export const AGENT_CONFIG = Symbol('AGENT_CONFIG');

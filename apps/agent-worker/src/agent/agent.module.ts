@@ -9,12 +9,12 @@ import {
 import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { RedisClient } from '@corpus-chat/server-core';
 import {
   AGENT_RUNNER,
   isDatabaseUnavailable,
   ModelSlots,
   REDIS_CLIENT,
+  type RedisClient,
   RedisKeys,
 } from '@corpus-chat/server-core';
 import { AGENT_CONFIG, loadAgentConfig, type AgentConfig } from './agent.config';

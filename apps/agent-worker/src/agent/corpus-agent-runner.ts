@@ -77,12 +77,11 @@ export class CorpusAgentRunner implements AgentRunner {
       );
       return this.model.run(ctx, s);
     }
-    if (s.backend === 'openai') {
+    if (s.backend === 'openai')
       this.logger.warn(
         { turnId: ctx.turnId },
         'openai back end selected without base URL or model; using the built-in planner',
       );
-    }
     return this.planner.run(ctx);
   }
 }

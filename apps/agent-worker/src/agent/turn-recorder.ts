@@ -15,6 +15,7 @@ import {
 import { type AgentTurnContext, inSpan, metrics, sleep } from '@corpus-chat/server-core';
 import type { ProvenanceEvidence } from './verification/number-provenance';
 import { ProgressMeter } from './model/progress-meter';
+import { tryJson } from './model/tool-call-json';
 
 /**
  * One turn's bookkeeping, shared by the planner and the model back end: runs tool calls with their
@@ -43,7 +44,6 @@ export class TurnRecorder {
     this.progress = new ProgressMeter((event) => ctx.emit(event));
   }
 
-  /** A new id for a tool call of this turn (unique within the turn). */
   nextCallId(): string {
     this.seq += 1;
     return `${this.ctx.turnId.slice(0, 8)}-call-${this.seq}`;
@@ -63,23 +63,11 @@ export class TurnRecorder {
       this.executeWhileReachable(name, rawArgs),
     );
     end({ outcome: exec.ok ? 'ok' : 'error' });
-    await this.ctx.emit({
-      type: 'tool.result',
-      callId,
-      name: shownName,
-      ok: exec.ok,
-      summary: exec.summary,
-      ...(exec.data ? { data: exec.data } : {}),
-    });
-    this.calls.push({
-      callId,
-      name: shownName,
-      args: exec.ok ? exec.args : args,
-      ok: exec.ok,
-      summary: exec.summary,
-      ...(exec.data ? { data: exec.data } : {}),
-    });
-    this.results.push({ name: shownName, args: exec.ok ? exec.args : args, content: exec.modelContent });
+    const shownArgs = exec.ok ? exec.args : args;
+    const outcome = { ok: exec.ok, summary: exec.summary, ...(exec.data ? { data: exec.data } : {}) };
+    await this.ctx.emit({ type: 'tool.result', callId, name: shownName, ...outcome });
+    this.calls.push({ callId, name: shownName, args: shownArgs, ...outcome });
+    this.results.push({ name: shownName, args: shownArgs, content: exec.modelContent });
     if (exec.ok) {
       if (exec.filter) this.lastFilter = exec.filter;
       if (exec.findingIds?.length && exec.name !== 'finding_detail') this.lastFindingIds = exec.findingIds;
@@ -129,7 +117,6 @@ export class TurnRecorder {
     if (text.trim()) this.reasoning.push(text.trim());
   }
 
-  /** Records what the server reported for one model request. */
   addUsage(usage: ModelRequestUsage): void {
     this.usage.push(usage);
   }
@@ -139,7 +126,6 @@ export class TurnRecorder {
     return this.results;
   }
 
-  /** The metadata to store with the answer. */
   metadata(model: string): AssistantMessageMetadata {
     return {
       toolCalls: [...this.calls],
@@ -157,14 +143,8 @@ export class TurnRecorder {
  * otherwise; over `DISPLAY_ARGS_MAX` characters (as JSON), the start of their JSON text.
  */
 function parseForDisplay(raw: unknown): unknown {
-  let value: unknown = raw ?? {};
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return cutText(raw, DISPLAY_ARGS_MAX);
-    }
-  }
+  const value = typeof raw === 'string' ? tryJson(raw) : (raw ?? {});
+  if (typeof raw === 'string' && value === undefined) return cutText(raw, DISPLAY_ARGS_MAX);
   // A model can send arguments of any size: over the bound, the card shows the start of their JSON.
   const json = JSON.stringify(value) ?? '';
   return json.length > DISPLAY_ARGS_MAX ? cutText(json, DISPLAY_ARGS_MAX) : value;

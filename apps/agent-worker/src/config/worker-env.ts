@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { envClass, envInt, serverEnvSchema, validateEnv, webhookEnvSchema } from '@corpus-chat/server-core';
 
+const QUEUES_ERROR = { error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated' };
+
 /**
  * Settings of an agent-worker process (validated at start-up; a bad value stops it naming the
  * variable). The agent's own settings (steps, context, model timeouts) are `agentEnvSchema`.
@@ -34,15 +36,7 @@ export const workerEnvSchema = serverEnvSchema.extend({
     .string()
     .default('turns,imports,webhooks')
     .transform((v) => [...new Set(v.split(',').map((q) => q.trim()))].filter(Boolean))
-    .pipe(
-      z
-        .array(
-          z.enum(['turns', 'imports', 'webhooks'], {
-            error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated',
-          }),
-        )
-        .min(1, { error: 'must list some of `turns`, `imports`, `webhooks`, comma-separated' }),
-    )
+    .pipe(z.array(z.enum(['turns', 'imports', 'webhooks'], QUEUES_ERROR)).min(1, QUEUES_ERROR))
     .describe(
       'Queues this worker takes jobs from, comma-separated: `turns` (chat turns), `imports` (report ' +
         'files), `webhooks` (webhook deliveries); default all three. Run import workers apart so a ' +

@@ -10,11 +10,9 @@ export interface ExpectedAnswer {
   noNumbers?: boolean;
 }
 
-/** The verdict on one answer. */
 export interface AnswerScore {
   /** Every expected number and name appears, and a `noNumbers` answer states no number. */
   exact: boolean;
-  /** Expected numbers the answer does not state. */
   missingNumbers: number[];
   /** Expected names the answer does not contain (compared case-insensitively). */
   missingNames: string[];

@@ -25,18 +25,8 @@ const USAGE =
 
 class UsageError extends Error {}
 
-interface CliOptions {
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  questions: string;
-  databaseUrl: string;
-  json: boolean;
-  minExact?: number;
-}
-
 /** Reads the command line; throws `UsageError` naming what is missing or malformed. */
-function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOptions {
+function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -49,17 +39,12 @@ function parseCli(argv: string[], env: NodeJS.ProcessEnv = process.env): CliOpti
       'min-exact': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
-    strict: true,
-    allowPositionals: false,
   });
   if (values.help) throw new UsageError('');
   if (!values['base-url']) throw new UsageError('--base-url is required (e.g. http://localhost:11434/v1)');
   if (!values.model) throw new UsageError('--model is required (e.g. qwen2.5:7b-instruct)');
-  try {
-    new URL(values['base-url']);
-  } catch {
+  if (!URL.canParse(values['base-url']))
     throw new UsageError(`--base-url is not a URL: ${values['base-url']}`);
-  }
   const questions = values.questions ?? defaultQuestionsFile();
   if (!fs.existsSync(questions)) {
     throw new UsageError(
@@ -111,7 +96,7 @@ function summaryLines(report: EvalReport): string[] {
 }
 
 /** Fails the set-up early when the server does not answer `GET <base>/models`; warns when the model is not listed. */
-async function checkServer(o: CliOptions): Promise<void> {
+async function checkServer(o: ReturnType<typeof parseCli>): Promise<void> {
   const url = `${o.baseUrl.replace(/\/+$/, '')}/models`;
   let res: Response;
   try {
@@ -138,7 +123,7 @@ async function checkServer(o: CliOptions): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  let o: CliOptions;
+  let o: ReturnType<typeof parseCli>;
   try {
     o = parseCli(argv);
   } catch (e) {

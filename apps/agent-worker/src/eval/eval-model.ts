@@ -15,7 +15,7 @@ import { importReport } from '@corpus-chat/ingest';
 import type { HistoryMessage } from '@corpus-chat/server-core';
 import { agentConfig, type AgentConfig } from '../agent/agent.config';
 import { OpenAiModelRunner } from '../agent/model/openai-model-runner';
-import { scoreAnswer, type ExpectedAnswer } from './answer-score';
+import { scoreAnswer, type AnswerScore, type ExpectedAnswer } from './answer-score';
 
 /** One question: the operator's messages in one thread, and what the answer to the last must hold. */
 export interface EvalQuestion {
@@ -59,20 +59,15 @@ export function loadQuestionSet(file: string): QuestionSet {
   };
 }
 
-/** A scratch database holding exactly a question set's corpus. */
-export interface ScratchCorpus {
-  /** Connection URL of the scratch database. */
-  url: string;
-  dataSource: DataSource;
-  /** Closes the connection and drops the database. */
-  drop(): Promise<void>;
-}
-
 /**
- * Creates a scratch database on `serverUrl`'s server, migrates and imports `set.files`. Throws
- * (after dropping it) when anything fails: scores on a partial corpus mean nothing.
+ * Creates a scratch database on `serverUrl`'s server, migrates and imports `set.files`; `drop`
+ * closes and drops it. Throws (after dropping it) when anything fails: scores on a partial corpus
+ * mean nothing.
  */
-export async function createScratchCorpus(serverUrl: string, set: QuestionSet): Promise<ScratchCorpus> {
+export async function createScratchCorpus(
+  serverUrl: string,
+  set: QuestionSet,
+): Promise<{ dataSource: DataSource; drop: () => Promise<void> }> {
   const admin = new URL(serverUrl);
   admin.pathname = '/postgres';
   const name = `corpus_chat_eval_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
@@ -98,7 +93,7 @@ export async function createScratchCorpus(serverUrl: string, set: QuestionSet): 
     await drop().catch(() => undefined);
     throw e;
   }
-  return { url: url.toString(), dataSource, drop };
+  return { dataSource, drop };
 }
 
 async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
@@ -111,24 +106,11 @@ async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promis
   }
 }
 
-/** The model server to evaluate. */
-export interface EvalModelServer {
-  /** OpenAI-compatible base URL, e.g. `http://localhost:11434/v1`. */
-  baseUrl: string;
-  model: string;
-  apiKey?: string | null;
-}
-
-/** The outcome of one question. */
-export interface QuestionResult {
+/** The outcome of one question (`exact` is false when a turn failed). */
+export interface QuestionResult extends AnswerScore {
   id: string;
   /** The operator's messages, in order; the answer to the last is scored. */
   turns: string[];
-  exact: boolean;
-  missingNumbers: number[];
-  missingNames: string[];
-  /** Numbers stated in answer to a `noNumbers` question. */
-  statedNumbers: number[];
   /** `metadata.verification.unsupported` of the answer, when the runner checked it. */
   unsupported?: string[];
   /** Seconds for all the question's turns. */
@@ -155,7 +137,8 @@ export interface EvalReport {
  */
 export async function evaluateModel(opts: {
   dataSource: DataSource;
-  server: EvalModelServer;
+  /** The model server to evaluate (`baseUrl` OpenAI-compatible, e.g. `http://localhost:11434/v1`). */
+  server: { baseUrl: string; model: string; apiKey?: string | null };
   questions: EvalQuestion[];
   config?: Partial<AgentConfig>;
   signal?: AbortSignal;
@@ -210,10 +193,8 @@ export async function evaluateModel(opts: {
     const result: QuestionResult = {
       id: q.id,
       turns: q.turns,
+      ...score,
       exact: !error && score.exact,
-      missingNumbers: score.missingNumbers,
-      missingNames: score.missingNames,
-      statedNumbers: score.statedNumbers,
       ...(metadata?.verification ? { unsupported: metadata.verification.unsupported } : {}),
       seconds: (performance.now() - started) / 1000,
       answer,

@@ -5,8 +5,7 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import type { RedisClient } from '@corpus-chat/server-core';
-import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
+import { REDIS_CLIENT, type RedisClient, withTimeout } from '@corpus-chat/server-core';
 import { RunningTurns } from '../turns/running-turns';
 import { WORKER_ID } from '../turns/worker-id';
 
@@ -31,22 +30,18 @@ export class WorkerHealthController {
       .check([() => this.db.pingCheck('postgres', { timeout: 1000 }), () => this.redisCheck()])
       .catch((e: unknown) => {
         // Terminus refuses a failed check with a 503 carrying the same result: add the worker to it.
-        if (e instanceof ServiceUnavailableException) {
-          throw new ServiceUnavailableException(this.withWorker(e.getResponse() as HealthCheckResult));
-        }
-        throw e;
+        if (!(e instanceof ServiceUnavailableException)) throw e;
+        throw new ServiceUnavailableException(this.withWorker(e.getResponse() as HealthCheckResult));
       });
     return this.withWorker(result);
   }
 
   private async redisCheck() {
     const check = this.indicator.check('redis');
-    try {
-      await withTimeout(this.redis.ping(), 1000, 'PING');
-      return check.up();
-    } catch (e) {
-      return check.down({ message: (e as Error).message });
-    }
+    return withTimeout(this.redis.ping(), 1000, 'PING').then(
+      () => check.up(),
+      (e: Error) => check.down({ message: e.message }),
+    );
   }
 
   private withWorker(result: HealthCheckResult): WorkerHealth {

@@ -1,7 +1,6 @@
 import { OnWorkerEvent, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import type { RedisClient } from '@corpus-chat/server-core';
 import { DataSource } from 'typeorm';
 import { runImportJobDataSchema, type RunImportJobData } from '@corpus-chat/contracts';
 import {
@@ -18,6 +17,7 @@ import {
   inSpan,
   metrics,
   REDIS_CLIENT,
+  type RedisClient,
   RedisKeys,
   STALLED_LIMIT_REASON,
   withTraceParent,
@@ -68,14 +68,12 @@ export class ImportProcessor extends WorkerHost {
       // Storing is paced only to leave room for chat turns this process runs too (WORKER_QUEUES).
       paced: this.env?.WORKER_QUEUES.includes('turns') ?? true,
     });
-    if (ended) {
-      end({ status: ended.status });
-      metrics.importBytes.observe(ended.sizeBytes);
-    }
     if (!ended) {
       this.logger.log({ importId }, 'import already ended or cancelled; nothing to do');
       return 'skipped';
     }
+    end({ status: ended.status });
+    metrics.importBytes.observe(ended.sizeBytes);
     this.logger.log(
       {
         importId,
@@ -115,15 +113,7 @@ export class ImportProcessor extends WorkerHost {
   /** The configured model's extractor, read per import so a settings change applies to the next one. */
   private async extractor(importId: string): Promise<FindingExtractor | null> {
     const settings = await readModelSettings(this.dataSource);
-    const extractor = await modelFindingExtractor(
-      settings,
-      {
-        contextTokens: this.agent.contextTokens,
-        timeoutMs: this.agent.firstTokenTimeoutMs,
-        modelUrlAllowlist: this.agent.modelUrlAllowlist,
-      },
-      this.logger,
-    );
+    const extractor = await modelFindingExtractor(settings, this.agent, this.logger);
     this.logger.log(
       { importId, model: extractor?.model ?? null },
       extractor

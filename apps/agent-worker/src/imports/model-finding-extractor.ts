@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import {
   EXTRACTION_INSTRUCTIONS,
   EXTRACTION_SCHEMA,
@@ -8,22 +8,10 @@ import {
   type FindingExtractor,
 } from '@corpus-chat/ingest';
 import { type ModelSettings } from '@corpus-chat/persistence';
-import {
-  discoverContextLength,
-  effectiveContextBudget,
-  type ModelUrlAllowlist,
-} from '@corpus-chat/server-core';
+import { discoverContextLength, effectiveContextBudget } from '@corpus-chat/server-core';
+import type { AgentConfig } from '../agent/agent.config';
 import { countTokens, TOKENS_PER_MESSAGE, TOKENS_REPLY_PRIMING } from '../agent/context/token-counter';
-import { modelFetch } from '../agent/model/model-http';
-
-/** What the extractor takes from the agent's configuration. */
-export interface ExtractorConfig {
-  /** `AGENT_CONTEXT_TOKENS`: the most a request may hold, capped by the server's own window. */
-  contextTokens: number;
-  /** `MODEL_FIRST_TOKEN_TIMEOUT_MS`: how long one chunk's answer may take. */
-  timeoutMs: number;
-  modelUrlAllowlist: ModelUrlAllowlist;
-}
+import { defaultClientFactory } from '../agent/model/model-client';
 
 /** Fewest tokens of report text in one chunk, however small the window (a smaller one cannot hold a finding). */
 const MIN_CHUNK_TOKENS = 256;
@@ -33,10 +21,12 @@ const SCHEMA_JSON = JSON.stringify(EXTRACTION_SCHEMA);
 /**
  * The extractor for the configured model, or null for the built-in back end (the report then
  * waits for manual review). A model server outside `MODEL_URL_ALLOWLIST` is not called either.
+ * A chunk's answer may take `MODEL_FIRST_TOKEN_TIMEOUT_MS`; a request holds `AGENT_CONTEXT_TOKENS`
+ * at most, or less when the server's window is smaller.
  */
 export async function modelFindingExtractor(
   settings: ModelSettings,
-  config: ExtractorConfig,
+  config: Pick<AgentConfig, 'contextTokens' | 'firstTokenTimeoutMs' | 'modelUrlAllowlist'>,
   logger: Logger,
 ): Promise<FindingExtractor | null> {
   if (settings.backend !== 'openai' || !settings.baseUrl || !settings.model) return null;
@@ -47,15 +37,8 @@ export async function modelFindingExtractor(
   const info = await discoverContextLength(settings.baseUrl, settings.model, settings.apiKey, {
     timeoutMs: 3000,
   });
-  const client = new OpenAI({
-    baseURL: settings.baseUrl,
-    apiKey: settings.apiKey || 'not-needed',
-    maxRetries: 0,
-    timeout: config.timeoutMs,
-    fetch: modelFetch,
-  });
   return new ModelFindingExtractor(
-    client,
+    defaultClientFactory(settings, config),
     settings.model,
     effectiveContextBudget(info.contextTokens, config.contextTokens),
   );
@@ -108,12 +91,8 @@ export class ModelFindingExtractor implements FindingExtractor {
   }
 
   async extract(chunk: string, index: number, total: number): Promise<ChunkExtraction> {
-    let last: ChunkExtraction = { ok: false, error: 'not asked' };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      last = await this.ask(chunk, index, total);
-      if (last.ok) return last;
-    }
-    return last;
+    const first = await this.ask(chunk, index, total);
+    return first.ok ? first : this.ask(chunk, index, total);
   }
 
   private async ask(chunk: string, index: number, total: number): Promise<ChunkExtraction> {

@@ -94,7 +94,7 @@ async function queuedPdf(): Promise<ImportJobRecord> {
 const extractor = async () =>
   modelFindingExtractor(
     await readModelSettings(db.dataSource),
-    { contextTokens: 6000, timeoutMs: 30_000, modelUrlAllowlist: ModelUrlAllowlist.parse('') },
+    { contextTokens: 6000, firstTokenTimeoutMs: 30_000, modelUrlAllowlist: ModelUrlAllowlist.parse('') },
     new Logger('test'),
   );
 

@@ -1,6 +1,5 @@
 import type { StoredToolCall } from '@corpus-chat/contracts';
-import type { RunnerEvent } from '@corpus-chat/server-core';
-import type { PartialAnswer } from './turn-errors';
+import type { PartialAnswer, RunnerEvent } from '@corpus-chat/server-core';
 
 /**
  * Gathers what a turn streamed (text deltas, tool calls with their results), so a cancelled or
@@ -10,7 +9,6 @@ export class AnswerCollector {
   private text = '';
   private readonly calls = new Map<string, StoredToolCall>();
 
-  /** Records one event the runner emitted. */
   add(event: RunnerEvent): void {
     switch (event.type) {
       case 'text.delta':
@@ -19,35 +17,20 @@ export class AnswerCollector {
       case 'text.reset':
         this.text = this.text.slice(0, event.length);
         break;
-      case 'tool.call':
-        this.calls.set(event.callId, {
-          callId: event.callId,
-          name: event.name,
-          args: event.args,
-          ok: false,
-          summary: '',
-        });
+      case 'tool.call': {
+        const { callId, name, args } = event;
+        this.calls.set(callId, { callId, name, args, ok: false, summary: '' });
         break;
+      }
       case 'tool.result': {
-        const call = this.calls.get(event.callId) ?? {
-          callId: event.callId,
-          name: event.name,
-          args: null,
-          ok: false,
-          summary: '',
-        };
-        this.calls.set(event.callId, {
-          ...call,
-          ok: event.ok,
-          summary: event.summary,
-          ...(event.data ? { data: event.data } : {}),
-        });
+        const { callId, name, ok, summary, data } = event;
+        const call = this.calls.get(callId) ?? { callId, name, args: null };
+        this.calls.set(callId, { ...call, ok, summary, ...(data ? { data } : {}) });
         break;
       }
     }
   }
 
-  /** The answer so far: streamed text and the tool calls seen. */
   partial(): PartialAnswer {
     return { content: this.text, metadata: { toolCalls: [...this.calls.values()] } };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RunTurnJobResult } from '@corpus-chat/contracts';
+import type { PartialAnswer } from '@corpus-chat/server-core';
 import { EndTurn } from './end-turn';
-import type { PartialAnswer } from './turn-errors';
 import { WORKER_ID } from './worker-id';
 
 /**
@@ -21,10 +21,7 @@ export class CancelTurn {
   async execute(turnId: string, partial?: PartialAnswer, attempt?: number): Promise<RunTurnJobResult> {
     const claim = attempt === undefined ? undefined : { attempt, workerId: this.workerId };
     const result = await this.endTurn.execute(turnId, { kind: 'cancelled', partial, claim });
-    if (result.kind === 'finished') {
-      this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
-      return { messageId: result.messageId, status: 'cancelled' };
-    }
-    return { messageId: result.kind === 'already' ? (result.messageId ?? '') : '', status: 'cancelled' };
+    if (result.kind === 'finished') this.logger.log(`turn ${turnId} cancelled (message ${result.messageId})`);
+    return { messageId: 'messageId' in result ? (result.messageId ?? '') : '', status: 'cancelled' };
   }
 }

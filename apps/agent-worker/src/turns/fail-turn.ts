@@ -30,12 +30,11 @@ export class FailTurn {
     }
     const turnId = parsed.data;
     const known = err instanceof TurnFailedError || err instanceof TurnAttemptError ? err : null;
-    let code: TurnErrorCode = known?.code ?? 'INTERNAL';
-    let message = known?.message ?? 'The agent failed unexpectedly. Try asking again.';
-    if (err.message === STALLED_LIMIT_REASON) {
-      code = 'WORKER_LOST';
-      message = 'The workers running this turn stopped responding, so it was given up. Ask again.';
-    }
+    const stalled = err.message === STALLED_LIMIT_REASON;
+    const code: TurnErrorCode = stalled ? 'WORKER_LOST' : (known?.code ?? 'INTERNAL');
+    const message = stalled
+      ? 'The workers running this turn stopped responding, so it was given up. Ask again.'
+      : (known?.message ?? 'The agent failed unexpectedly. Try asking again.');
     // Postgres may be what failed the turn: keep trying to store the failure for as long as a job
     // lock lasts; after that the sweep ends the turn (its job is `failed`).
     const result = await this.endTurn.execute(
@@ -50,12 +49,11 @@ export class FailTurn {
       },
       Date.now() + this.env.LOCK_DURATION_MS,
     );
-    if (result.kind !== 'finished') {
+    if (result.kind === 'finished')
+      this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
+    else
       this.logger.log(
         `turn ${turnId}: failed after it had already ended (${result.kind}); nothing to report`,
       );
-      return;
-    }
-    this.logger.warn(`turn ${turnId} ended in error ${code} after ${job.attemptsStarted} attempt(s)`);
   }
 }

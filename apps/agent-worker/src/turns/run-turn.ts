@@ -111,10 +111,7 @@ export class RunTurn {
       throw new TurnFailedError(
         'FORBIDDEN',
         'This turn does not match its thread or owner, so it was not run.',
-        {
-          content: '',
-          metadata: { toolCalls: [] },
-        },
+        { content: '', metadata: { toolCalls: [] } },
       );
     }
     if (loaded.answer) return this.recoverTurn.execute(loaded, loaded.answer);

@@ -2,8 +2,6 @@ import type { TurnErrorCode } from '@corpus-chat/contracts';
 import type { PartialAnswer } from '@corpus-chat/server-core';
 import { UnrecoverableError } from 'bullmq';
 
-export type { PartialAnswer };
-
 /**
  * An attempt failed in a way another attempt may fix (a model server not answering, a crash of
  * the agent): BullMQ retries the job; after the last attempt the turn ends in `turn.error`.

@@ -1,8 +1,5 @@
 import type { RunnerEvent } from '@corpus-chat/server-core';
 
-/** Publishes one event of the turn (the event bus); the worker's retries while Redis is away. */
-export type PublishRunnerEvent = (event: RunnerEvent) => Promise<unknown>;
-
 /** How much of a turn waits for Redis before the runner is held back. */
 export interface TurnEventBufferLimits {
   /** Queued events; past it, text deltas join the last queued delta and other events wait. */
@@ -34,7 +31,8 @@ export class TurnEventStream {
   private failure: unknown;
 
   constructor(
-    private readonly publish: PublishRunnerEvent,
+    /** The event bus, retried while Redis is away. */
+    private readonly publish: (event: RunnerEvent) => Promise<unknown>,
     private readonly coalesceMs: number,
     private readonly now: () => number = () => performance.now(),
     private readonly limits: TurnEventBufferLimits = DEFAULT_TURN_EVENT_BUFFER,
@@ -71,10 +69,8 @@ export class TurnEventStream {
   }
 
   private flushPending(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (!this.pendingText) return;
     const text = this.pendingText;
     this.pendingText = '';
@@ -86,15 +82,9 @@ export class TurnEventStream {
   private enqueue(event: RunnerEvent): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const last = this.queue.at(-1);
-    if (
-      this.queue.length >= this.limits.events &&
-      event.type === 'text.delta' &&
-      last?.type === 'text.delta'
-    ) {
+    if (this.queue.length >= this.limits.events && event.type === 'text.delta' && last?.type === 'text.delta')
       this.queue[this.queue.length - 1] = { type: 'text.delta', text: last.text + event.text };
-    } else {
-      this.queue.push(event);
-    }
+    else this.queue.push(event);
     this.queuedChars += sizeOf(event);
     this.draining ??= this.drain();
     return this.room();

@@ -27,17 +27,15 @@ import { turnWebhookPayload } from './turn-webhook-payload';
 @Injectable()
 export class WebhookProcessor extends WorkerHost {
   private readonly logger = new Logger(WebhookProcessor.name);
-  private readonly targets: WebhookTargets;
-  private readonly webhooks: WebhooksRepository;
+  private readonly targets = new WebhookTargets(this.env.WEBHOOK_URL_ALLOWLIST);
+  private readonly webhooks = new WebhooksRepository(this.db);
 
   constructor(
-    db: DataSource,
+    private readonly db: DataSource,
     private readonly env: WorkerEnv,
     @InjectQueue(WEBHOOKS_QUEUE) private readonly queue: WebhookQueue,
   ) {
     super();
-    this.targets = new WebhookTargets(env.WEBHOOK_URL_ALLOWLIST);
-    this.webhooks = new WebhooksRepository(db);
   }
 
   async process(job: Job): Promise<string> {

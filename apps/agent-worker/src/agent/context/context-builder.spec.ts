@@ -48,7 +48,6 @@ describe('buildModelContext', () => {
     expect(ctx.keptTurns + ctx.droppedTurns).toBe(200);
     const total = countMessagesTokens(ctx.messages) + countToolsTokens(tools);
     expect(total).toBeLessThanOrEqual(6000 - 1500);
-    expect(total).toBe(ctx.tokens);
     expect(ctx.messages[0].role).toBe('system');
     expect(ctx.messages.at(-1)).toEqual({ role: 'user', content: 'And how many of those are critical?' });
     // The previous answer (turn 200) is there with its filter, so the follow-up can resolve.

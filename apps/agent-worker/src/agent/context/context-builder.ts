@@ -4,7 +4,6 @@ import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
 import { splitThink } from '../model/step-decoder';
 import {
   countMessageTokens,
-  countMessagesTokens,
   countToolsTokens,
   TOKENS_REPLY_PRIMING,
   type TokenMeasure,
@@ -26,20 +25,9 @@ export interface ContextInput {
   history: HistoryMessage[];
   /** The operator's new message (always included). */
   userMessage: string;
-  /** Total token budget of the request. */
   budgetTokens: number;
   /** Tokens kept free for this turn's tool calls and results. */
   reserveTokens: number;
-}
-
-export interface ModelContext {
-  /** System prompt, the history that fit (oldest first), the new user message. */
-  messages: ProseMessage[];
-  /** Tokens of `messages` plus the tool schemas (counted exactly when read). */
-  readonly tokens: number;
-  /** How many whole turns of the history fit, and how many were dropped (oldest first). */
-  keptTurns: number;
-  droppedTurns: number;
 }
 
 /** A history answer's text: its prose plus a note of its tools' filter, for "how many of those are high?". */
@@ -72,13 +60,11 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
       last.push({ role: 'assistant', content: NO_ANSWER_PLACEHOLDER });
   };
   for (const m of history) {
-    const msg: ProseMessage | null =
-      m.role === 'user'
-        ? { role: 'user', content: m.content }
-        : assistantHistoryText(m)
-          ? { role: 'assistant', content: assistantHistoryText(m) }
-          : null;
-    if (!msg) continue;
+    const msg: ProseMessage = {
+      role: m.role,
+      content: m.role === 'user' ? m.content : assistantHistoryText(m),
+    };
+    if (msg.role === 'assistant' && !msg.content) continue;
     if (msg.role === 'user') closeLast();
     if (msg.role === 'user' || turns.length === 0) turns.push([msg]);
     else turns[turns.length - 1].push(msg);
@@ -89,11 +75,11 @@ export function groupTurns(history: HistoryMessage[]): ProseMessage[][] {
 
 /**
  * Builds what the model sees within `budget`: the system prompt, as many recent whole turns as fit
- * (dropped oldest first, never cut), and the new message; `CONTEXT_OVERFLOW` when the fixed parts
- * alone exceed it. When upper bounds (`tokenBound`) already fit, nothing is counted, so short
- * threads never load the tokenizer.
+ * (dropped oldest first, never cut; `keptTurns` and `droppedTurns` count them), and the new
+ * message; `CONTEXT_OVERFLOW` when the fixed parts alone exceed it. When upper bounds
+ * (`tokenBound`) already fit, nothing is counted, so short threads never load the tokenizer.
  */
-export function buildModelContext(input: ContextInput): ModelContext {
+export function buildModelContext(input: ContextInput) {
   const system: ProseMessage = { role: 'system', content: input.systemPrompt };
   const user: ProseMessage = { role: 'user', content: input.userMessage };
   const turns = groupTurns(input.history);
@@ -107,7 +93,7 @@ export function buildModelContext(input: ContextInput): ModelContext {
     0,
   );
   if (fixedOf(tokenBound) + historyBound <= input.budgetTokens - input.reserveTokens) {
-    return withExactTokens([system, ...turns.flat(), user], input.tools, turns.length, 0);
+    return { messages: [system, ...turns.flat(), user], keptTurns: turns.length, droppedTurns: 0 };
   }
   const fixed = fixedOf(countTokens);
   if (fixed > input.budgetTokens) {
@@ -124,29 +110,9 @@ export function buildModelContext(input: ContextInput): ModelContext {
     room -= cost;
     kept.unshift(turns[i]);
   }
-  return withExactTokens(
-    [system, ...kept.flat(), user],
-    input.tools,
-    kept.length,
-    turns.length - kept.length,
-  );
-}
-
-/** A `ModelContext` whose `tokens` are counted (exactly) when first read. */
-function withExactTokens(
-  messages: ProseMessage[],
-  tools: unknown[],
-  keptTurns: number,
-  droppedTurns: number,
-): ModelContext {
-  let tokens: number | undefined;
   return {
-    messages,
-    keptTurns,
-    droppedTurns,
-    get tokens() {
-      tokens ??= countMessagesTokens(messages) + countToolsTokens(tools);
-      return tokens;
-    },
+    messages: [system, ...kept.flat(), user],
+    keptTurns: kept.length,
+    droppedTurns: turns.length - kept.length,
   };
 }

@@ -1,4 +1,5 @@
 import type { OperatorLanguage } from '@corpus-chat/contracts';
+import { tryJson } from '../model/tool-call-json';
 import {
   countMessageTokens,
   countMessagesTokens,
@@ -36,12 +37,7 @@ export function compactToolResult(
   measure: TokenMeasure = countTokens,
 ): string {
   if (measure(content) <= maxTokens) return content;
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    value = content;
-  }
+  const value = tryJson(content) ?? content;
   let shortest = content;
   for (const level of LEVELS) {
     shortest = JSON.stringify(shorten(value, level));
@@ -82,26 +78,19 @@ export interface FitInput<M extends CountableMessage> {
   budget: number;
 }
 
-export interface Fitted<M> {
-  prompt: M[];
-  /** The results as the model gets them (shortened where needed). */
-  contents: string[];
-  droppedTurns: number;
-  compacted: number;
-}
-
 /**
  * Makes room for a step's tool results within `budget`, keeping the lesser of half the room left or
  * a quarter of the budget for later steps; results share the rest by water-filling. Old history
- * turns go first, then results are shortened with `compactToolResult`.
+ * turns go first, then results are shortened with `compactToolResult`; `contents` are the results as
+ * the model gets them.
  */
-export function fitToolResults<M extends CountableMessage>(input: FitInput<M>): Fitted<M> {
+export function fitToolResults<M extends CountableMessage>(input: FitInput<M>) {
   // Upper bounds settle the common case (everything fits untouched) without loading the tokenizer.
   const bounded = fitWith(input, tokenBound);
   return bounded.droppedTurns || bounded.compacted ? fitWith(input, countTokens) : bounded;
 }
 
-function fitWith<M extends CountableMessage>(input: FitInput<M>, measure: TokenMeasure): Fitted<M> {
+function fitWith<M extends CountableMessage>(input: FitInput<M>, measure: TokenMeasure) {
   let prompt = input.prompt;
   let droppedTurns = 0;
   const resultTokens = (content: string, id: string) =>

@@ -58,16 +58,12 @@ export function countInChunks(text: string): number {
     if (end < text.length) {
       const space = text.lastIndexOf(' ', end);
       if (space > i + CHUNK_CHARS / 2) end = space;
-      else if (isHighSurrogate(text.charCodeAt(end - 1))) end--;
+      else if (/[\ud800-\udbff]/.test(text[end - 1])) end--;
     }
     n += o200k().countTokens(text.slice(i, end), NO_SPECIAL_TOKENS);
     i = end;
   }
   return n;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** An upper bound of `countTokens(text)` without a tokenizer: its UTF-8 byte length. */
@@ -80,7 +76,6 @@ export const TOKENS_PER_MESSAGE = 4;
 /** Tokens that prime the assistant's reply. */
 export const TOKENS_REPLY_PRIMING = 3;
 
-/** A chat message as far as counting goes. */
 export interface CountableMessage {
   role: string;
   content?: string | null | unknown;

@@ -57,10 +57,7 @@ export async function serverContext(settings: ModelSettings, signal: AbortSignal
     { timeoutMs: 3000 },
   );
   signal.throwIfAborted();
-  const found: ServerContext = {
-    tokens: info.contextTokens ?? null,
-    ...(info.source ? { source: info.source } : {}),
-  };
+  const found: ServerContext = { tokens: info.contextTokens ?? null, source: info.source };
   serverContexts.set(key, found, info.provisional ? { ttl: PROVISIONAL_CONTEXT_TTL_MS } : undefined);
   return found;
 }
@@ -86,10 +83,7 @@ export function windowAfterRefusal(
   configured: number,
 ): ContextWindow {
   if (!e.contextTokens) return window;
-  serverContexts.set(contextKey(settings), {
-    tokens: e.contextTokens,
-    ...(found.source ? { source: found.source } : {}),
-  });
+  serverContexts.set(contextKey(settings), { ...found, tokens: e.contextTokens });
   return {
     ...window,
     serverTokens: e.contextTokens,

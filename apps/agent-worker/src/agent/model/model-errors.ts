@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import { connectionFailure, type ModelContextSource } from '@corpus-chat/server-core';
+import { isRecord } from './tool-call-json';
 
 /**
  * Why one model request failed, in the server's words. `retryable`: one more attempt may help;
@@ -105,13 +106,12 @@ function fromApiError(e: APIError): ModelFailure {
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     ...(status !== undefined ? { status } : {}),
   };
-  const type = typeof error === 'object' && error ? String(error.type ?? '') : '';
-  const tags = typeof error === 'object' && error ? `${type} ${String(error.code ?? '')}` : '';
+  const obj = typeof error === 'object' && error ? error : {};
+  const type = String(obj.type ?? '');
   const hit = CONTEXT_ERRORS.find(
-    (c) => c.pattern.test(`${words} ${tags}`) && (!c.type || c.type.test(type)),
+    (c) => c.pattern.test(`${words} ${type} ${String(obj.code ?? '')}`) && (!c.type || c.type.test(type)),
   );
   if (!hit || status === 429) return failure; // a rate limit on tokens per minute is not a context overflow
-  const obj = typeof error === 'object' && error ? error : {};
   const contextTokens =
     (typeof obj.n_ctx === 'number' ? obj.n_ctx : undefined) ??
     numberAfter(words, /maximum context length is (\d+)/i) ??
@@ -135,13 +135,11 @@ function fromApiError(e: APIError): ModelFailure {
 }
 
 function isFailure(e: unknown): e is ModelFailure {
-  const f = e as Partial<ModelFailure> | null;
   return (
-    !!f &&
-    typeof f === 'object' &&
-    typeof f.code === 'string' &&
-    typeof f.message === 'string' &&
-    typeof f.retryable === 'boolean'
+    isRecord(e) &&
+    typeof e['code'] === 'string' &&
+    typeof e['message'] === 'string' &&
+    typeof e['retryable'] === 'boolean'
   );
 }
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, fetch as undiciFetch, request } from 'undici';
 import { fetchWithoutRedirects, REDIRECT_STATUS, redirectRefused } from '@corpus-chat/server-core';
+import { isRecord, tryJson } from './tool-call-json';
 
 /**
  * The HTTP dispatcher for model servers: undici's 300 s header and body timeouts are off (a local
@@ -31,26 +32,15 @@ const ERROR_WORDS_MAX = 1000;
  * other error fields kept; already well-formed bodies are unchanged.
  */
 export function normaliseErrorBody(text: string, status: number): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const o = tryJson(text);
   const wrap = (message: string, rest: Record<string, unknown> = {}) =>
     JSON.stringify({ error: { ...rest, message: cap(message) || `HTTP ${status} without a message` } });
-  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const o = parsed as Record<string, unknown>;
+  if (isRecord(o)) {
     const err = o['error'];
-    if (err && typeof err === 'object' && !Array.isArray(err)) {
-      const e = err as Record<string, unknown>;
-      if (typeof e['message'] === 'string' && e['message'].trim()) return text;
-      return wrap(
-        typeof e['message'] === 'string' || e['message'] === undefined
-          ? JSON.stringify(e)
-          : JSON.stringify(e['message']),
-        e,
-      );
+    if (isRecord(err)) {
+      const message = err['message'];
+      if (typeof message === 'string' && message.trim()) return text;
+      return wrap(JSON.stringify(typeof message === 'string' || message === undefined ? err : message), err);
     }
     if (typeof err === 'string') {
       const { error: _error, ...rest } = o;
@@ -114,8 +104,7 @@ export const modelFetch = (async (
   if (input instanceof Request || !(body == null || typeof body === 'string' || body instanceof Uint8Array)) {
     return viaFetch(input, init);
   }
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+  const headers = Object.fromEntries(new Headers(init.headers));
   let res: Dispatcher.ResponseData;
   try {
     res = await request(String(input), {
@@ -148,10 +137,9 @@ export const modelFetch = (async (
       status < 300 &&
       /^text\/event-stream\b/i.test(responseHeaders.get('content-type') ?? '');
     if (!eventStream) {
-      if (NULL_BODY_STATUS.has(status)) await res.body.dump().catch(() => undefined);
-      const web = NULL_BODY_STATUS.has(status)
-        ? null
-        : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
+      const empty = NULL_BODY_STATUS.has(status);
+      if (empty) await res.body.dump().catch(() => undefined);
+      const web = empty ? null : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
       return await normaliseErrorResponse(new Response(web, { status, headers: responseHeaders }));
     }
     const response = new Response(null, { status, headers: responseHeaders });

@@ -11,11 +11,6 @@ import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { ModelRequestError, fmtMs, streamStep, type ShownStep, type StepRequest } from './model-step';
 
-/**
- * Retries once after a failure before anything streamed, and after each 429 (or 503 with
- * `Retry-After`) while the server asks; else the turn ends naming server, attempt and fixer.
- */
-
 /** Waits on a 429 longer than this end the turn instead (the operator is better told to try later). */
 const MAX_RATE_LIMIT_WAIT_MS = 60_000;
 /** 429 answers one model step waits out before giving up. */
@@ -32,7 +27,10 @@ export interface StepAttempt {
   slot?: { slots: ModelSlots; baseUrl: string };
 }
 
-/** One model step: retried once when nothing was streamed yet, and after each 429 as the server asks. */
+/**
+ * One model step: retried once when nothing was streamed yet, and after each 429 (or 503 with
+ * `Retry-After`) as the server asks; else the turn ends naming server, attempt and fixer.
+ */
 export async function requestWithRetry(
   client: OpenAI,
   req: StepRequest,
@@ -57,11 +55,7 @@ export async function requestWithRetry(
       return await inSpan(
         'model.request',
         { 'gen_ai.request.model': req.model, 'corpus_chat.step': step },
-        () =>
-          streamStep(client, req, ctx, recorder, {
-            firstTokenMs: config.firstTokenTimeoutMs,
-            idleMs: config.streamIdleTimeoutMs,
-          }),
+        () => streamStep(client, req, ctx, recorder, config),
       );
     } catch (e) {
       if (ctx.signal.aborted) throw ctx.signal.reason ?? e;

@@ -6,36 +6,30 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { TurnErrorCode } from '@corpus-chat/contracts';
 import { metrics, secondsSince, turnTrace, type AgentTurnContext } from '@corpus-chat/server-core';
+import type { AgentConfig } from '../agent.config';
 import type { TurnRecorder } from '../turn-recorder';
 import { describeModelError, type ModelFailure } from './model-errors';
 import { StepDecoder, type DecodedStep } from './step-decoder';
 
 /** Why one model request failed, what the operator should read, and whether trying again may help. */
 export class ModelRequestError extends Error {
-  readonly code: TurnErrorCode;
-  readonly retryable: boolean;
-  readonly retryAfterMs?: number;
-  readonly contextExceeded: boolean;
-  readonly status?: number;
+  declare readonly code: TurnErrorCode;
+  declare readonly retryable: boolean;
+  declare readonly retryAfterMs?: number;
+  declare readonly contextExceeded?: boolean;
+  declare readonly status?: number;
   /** The server setting that sizes its context window, when the error showed which server it is. */
-  readonly contextSetting?: string;
+  declare readonly contextSetting?: string;
   /** The context window the refusal named (llama.cpp's `n_ctx`, vLLM's "maximum context length is N"). */
-  readonly contextTokens?: number;
+  declare readonly contextTokens?: number;
 
   constructor(failure: ModelFailure) {
     super(failure.message);
     this.name = 'ModelRequestError';
-    this.code = failure.code;
-    this.retryable = failure.retryable;
-    this.retryAfterMs = failure.retryAfterMs;
-    this.contextExceeded = failure.contextExceeded ?? false;
-    this.status = failure.status;
-    this.contextSetting = failure.contextSetting;
-    this.contextTokens = failure.contextTokens;
+    Object.assign(this, failure);
   }
 }
 
-/** One chat-completions request of a turn. */
 export interface StepRequest {
   model: string;
   messages: ChatCompletionMessageParam[];
@@ -53,23 +47,17 @@ export type ShownStep = DecodedStep & {
   reasoningField?: 'reasoning_content' | 'reasoning';
 };
 
-/** The timers of one streamed request (milliseconds). */
-export interface StepTimeouts {
-  firstTokenMs: number;
-  idleMs: number;
-}
-
 /**
  * Streams one model request through `StepDecoder`, showing only answer text (what turned out to be
  * reasoning or a call is cut back with `text.reset`). Failures are `ModelRequestError`s; a
- * `firstTokenMs` or `idleMs` timeout aborts with `TIMEOUT`.
+ * first-token or stream-idle timeout aborts with `TIMEOUT`.
  */
 export async function streamStep(
   client: OpenAI,
   req: StepRequest,
   ctx: Pick<AgentTurnContext, 'signal' | 'turnId'>,
   recorder: TurnRecorder,
-  timeouts: StepTimeouts,
+  timeouts: Pick<AgentConfig, 'firstTokenTimeoutMs' | 'streamIdleTimeoutMs'>,
 ): Promise<ShownStep> {
   const watchdog = new AbortController();
   let timer: NodeJS.Timeout | undefined;
@@ -80,10 +68,8 @@ export async function streamStep(
       ms,
     );
   };
-  arm(
-    timeouts.firstTokenMs,
-    `no response within ${fmtMs(timeouts.firstTokenMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`,
-  );
+  const { firstTokenTimeoutMs: firstMs, streamIdleTimeoutMs: idleMs } = timeouts;
+  arm(firstMs, `no response within ${fmtMs(firstMs)} (MODEL_FIRST_TOKEN_TIMEOUT_MS)`);
   const signal = AbortSignal.any([ctx.signal, watchdog.signal]);
   const decoder = new StepDecoder();
   const shown = new StepText(recorder);
@@ -106,7 +92,7 @@ export async function streamStep(
     );
     turnTrace.mark(ctx.turnId, 'model.headers');
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-      arm(timeouts.idleMs, `the stream stalled for ${fmtMs(timeouts.idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
+      arm(idleMs, `the stream stalled for ${fmtMs(idleMs)} (MODEL_STREAM_IDLE_TIMEOUT_MS)`);
       if (!firstChunk)
         metrics.modelFirstToken.observe(secondsSince(requested, (firstChunk = performance.now())));
       reasoningField ??= reasoningFieldOf(chunk);
@@ -173,11 +159,8 @@ class StepText {
 
 /** The delta field a chunk carries reasoning in, if any. */
 function reasoningFieldOf(chunk: ChatCompletionChunk): ShownStep['reasoningField'] {
-  const delta = chunk.choices?.[0]?.delta as Record<string, unknown> | undefined;
-  if (typeof delta?.['reasoning_content'] === 'string' && delta['reasoning_content'])
-    return 'reasoning_content';
-  if (typeof delta?.['reasoning'] === 'string' && delta['reasoning']) return 'reasoning';
-  return undefined;
+  const delta = (chunk.choices?.[0]?.delta ?? {}) as Record<string, unknown>;
+  return (['reasoning_content', 'reasoning'] as const).find((k) => typeof delta[k] === 'string' && delta[k]);
 }
 
 export function fmtMs(ms: number): string {

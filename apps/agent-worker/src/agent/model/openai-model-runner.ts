@@ -35,6 +35,7 @@ import {
 import { safeServerUrl } from './model-http';
 import { requestWithRetry } from './model-retry';
 import { ModelRequestError, type ShownStep } from './model-step';
+import { isRecord, tryJson } from './tool-call-json';
 
 /**
  * The agent's tool loop against an OpenAI-compatible server, streaming with `tools`. Budgets the
@@ -261,17 +262,12 @@ export class OpenAiModelRunner {
       }
       throw e;
     }
-    if (context.droppedTurns) {
+    const { keptTurns, droppedTurns } = context;
+    if (droppedTurns)
       this.logger.log(
-        {
-          turnId: ctx.turnId,
-          keptTurns: context.keptTurns,
-          droppedTurns: context.droppedTurns,
-          budget: window.budget,
-        },
+        { turnId: ctx.turnId, keptTurns, droppedTurns, budget: window.budget },
         'history trimmed to the context budget',
       );
-    }
     return context.messages.map((m) => ({ role: m.role, content: m.content }));
   }
 
@@ -306,10 +302,6 @@ export class OpenAiModelRunner {
  */
 function argumentsToSendBack(exec: ToolExecution, raw: string): string {
   if (exec.ok) return JSON.stringify(exec.args);
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? JSON.stringify(parsed) : '{}';
-  } catch {
-    return '{}';
-  }
+  const parsed = tryJson(raw);
+  return isRecord(parsed) ? JSON.stringify(parsed) : '{}';
 }

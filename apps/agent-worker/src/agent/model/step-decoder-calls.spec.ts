@@ -152,7 +152,7 @@ describe('StepDecoder: tool-call ids', () => {
 
   it('takes ids from the given generator, and keeps the ids the server sent', () => {
     let n = 0;
-    const decoder = new StepDecoder({ newId: () => `turnid${String(n++).padStart(3, '0')}` });
+    const decoder = new StepDecoder(() => `turnid${String(n++).padStart(3, '0')}`);
     decoder.push(vllm({ content: textCall }) as ChatCompletionChunk);
     decoder.push(
       vllm({

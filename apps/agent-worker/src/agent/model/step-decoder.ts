@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { scanToolMarkup } from './text-tool-calls';
-import { isRecord } from './tool-call-json';
+import { isRecord, tryJson } from './tool-call-json';
 import { ToolCallAssembler, type AssembledToolCall, type ToolCallDelta } from './tool-call-assembler';
 
 /** What the operator may see now: safe answer text, or a cut of this step's shown text to `length`. */
@@ -16,18 +16,13 @@ export interface DecodedStep {
   reasoning: string;
   /**
    * Native calls (in index order), then calls written as text (in text order), numbered from 0.
-   * `id`: the server's, or one from `StepDecoderOptions.newId` when it sent none.
+   * `id`: the server's, or one from the decoder's `newId` when it sent none.
    */
   toolCalls: AssembledToolCall[];
   /** The last non-null `finish_reason`; null when the stream ended without one. */
   finishReason: string | null;
   /** Token counts from a chunk's `usage` (sent with `stream_options.include_usage`). */
   usage?: { promptTokens?: number; completionTokens?: number };
-}
-
-export interface StepDecoderOptions {
-  /** Ids for id-less calls: unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
-  newId?: () => string;
 }
 
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -62,11 +57,9 @@ export class StepDecoder {
   private readonly assembler = new ToolCallAssembler();
   private finishReason: string | null = null;
   private usage: DecodedStep['usage'];
-  private readonly newId: () => string;
 
-  constructor(options: StepDecoderOptions = {}) {
-    this.newId = options.newId ?? randomToolCallId;
-  }
+  /** `newId`: ids for id-less calls, unique within a turn, ≤ 9 alphanumerics for Mistral templates. */
+  constructor(private readonly newId: () => string = randomToolCallId) {}
 
   push(chunk: ChatCompletionChunk): DecoderOutput[] {
     if (!isRecord(chunk)) return [];
@@ -139,10 +132,7 @@ export class StepDecoder {
     const native = this.assembler.calls();
     const seen = new Set(native.map((c) => callKey(c.name, c.arguments)));
     const fromText = d.scan.calls.filter((c) => !seen.has(callKey(c.name, c.arguments)));
-    const toolCalls = [
-      ...native,
-      ...fromText.map((c) => ({ index: 0, id: '', name: c.name, arguments: c.arguments })),
-    ].map((c, i) => ({
+    const toolCalls = [...native, ...fromText.map((c) => ({ ...c, id: '' }))].map((c, i) => ({
       ...c,
       index: i,
       id: c.id || this.newId(),
@@ -259,9 +249,6 @@ function contentText(content: unknown): string {
 }
 
 function callKey(name: string, args: string): string {
-  try {
-    return `${name}\u0000${JSON.stringify(JSON.parse(args))}`;
-  } catch {
-    return `${name}\u0000${args}`;
-  }
+  const v = tryJson(args);
+  return `${name}\u0000${v === undefined ? args : JSON.stringify(v)}`;
 }

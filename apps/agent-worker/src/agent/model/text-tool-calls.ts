@@ -22,14 +22,6 @@ export interface MarkupScan {
   settledKept?: number;
 }
 
-/** Answer text before the scanned content that an earlier scan found free of markup. */
-export interface SettledText {
-  /** It has non-blank characters, so the content is not the start of the answer. */
-  started: boolean;
-  /** The text itself; read only by a final scan (a call after prose may begin in it). */
-  text: string;
-}
-
 /** Markup whose content is only known once it is closed (or the stream ends). */
 const OPENERS = [
   '<tool_call>',
@@ -57,20 +49,18 @@ const HOLD_TAGS = [
 /**
  * Finds tool calls written as text in one step's answer, in the dialects of Hermes, Qwen3-Coder,
  * Llama 3.1, Functionary, Mistral, gpt-oss, JSON fences, pythonic lists and call objects. Other
- * markup stays in `text`. `final: false` marks where undecided markup starts; `settled` text is not
- * scanned again. Never throws.
+ * markup stays in `text`. `final: false` marks where undecided markup starts. `settled` is the
+ * answer text before `content` that an earlier scan found free of markup: `started` when it has
+ * non-blank characters (so `content` does not start the answer); a final scan reads its `text` (a
+ * call after prose may begin in it). Never throws.
  */
 export function scanToolMarkup(
   content: string,
   final: boolean,
-  settled: SettledText = { started: false, text: '' },
+  settled: { started: boolean; text: string } = { started: false, text: '' },
 ): MarkupScan {
   const start = settled.started ? -1 : content.search(/\S/);
-  if (
-    start >= 0 &&
-    (content[start] === '{' || content[start] === '[') &&
-    !content.startsWith('[TOOL_CALLS]', start)
-  ) {
+  if (start >= 0 && '{['.includes(content[start]) && !content.startsWith('[TOOL_CALLS]', start)) {
     const r = jsonCallsAt(content, start, true);
     if (r === 'partial' && !final) return { text: '', heldFrom: 0, calls: [] };
     if (r === 'partial') {
@@ -169,13 +159,12 @@ function resolve(
   const closeAt = s.indexOf(close, at + token.length);
   if (closeAt < 0 && !final) return undefined;
   const end = closeAt < 0 ? s.length : closeAt + close.length;
-  if (token === '<tool_call>')
-    return { end, calls: bodyCalls(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
+  const body = s.slice(at + token.length, closeAt < 0 ? s.length : closeAt);
+  if (token === '<tool_call>') return { end, calls: bodyCalls(body) };
   if (token === '<function=') return { end, calls: xmlCalls(s.slice(at, end)) };
-  if (token === '<|channel|>commentary')
-    return { end, calls: harmonyCall(s.slice(at + token.length, closeAt < 0 ? s.length : closeAt)) };
-  const inner = s.slice(at + 3, closeAt < 0 ? s.length : closeAt).replace(/^[\w-]*[ \t]*\n/, '');
-  return { end, calls: jsonCalls(inner, true) ?? [] };
+  if (token === '<|channel|>commentary') return { end, calls: harmonyCall(body) };
+  // A fence: its info string ("json") is not part of the body.
+  return { end, calls: jsonCalls(body.replace(/^[\w-]*[ \t]*\n/, ''), true) ?? [] };
 }
 
 /** The calls of a Hermes `<tool_call>` body: JSON, Qwen3-Coder XML, or JSON cut short. */

@@ -1,3 +1,5 @@
+import { isRecord, tryJson } from './tool-call-json';
+
 /** One tool-call fragment of a streamed chat-completions chunk (`choices[0].delta.tool_calls[]`). */
 export interface ToolCallDelta {
   index?: number | null;
@@ -59,7 +61,7 @@ export class ToolCallAssembler {
     if (!slot) return this.open(key);
     if (id && slot.id === id) return slot;
     const otherId = id !== '' && slot.id !== '' && slot.id !== id;
-    const nextCall = name !== '' && slot.name !== '' && isCompleteJson(slot.arguments);
+    const nextCall = name !== '' && slot.name !== '' && tryJson(slot.arguments) !== undefined;
     return otherId || nextCall ? this.open(key) : slot;
   }
 
@@ -95,30 +97,13 @@ function argumentsText(args: unknown): string {
   return '';
 }
 
-function isCompleteJson(text: string): boolean {
-  if (!text.trim()) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Arguments as the tool layer takes them: `{}` for none, a JSON object that a proxy encoded twice
  * (a JSON string holding the object) unwrapped, anything else as sent.
  */
 function normaliseArguments(text: string): string {
   if (!text.trim()) return '{}';
-  try {
-    const v: unknown = JSON.parse(text);
-    if (typeof v === 'string') {
-      const inner: unknown = JSON.parse(v);
-      if (inner && typeof inner === 'object' && !Array.isArray(inner)) return v;
-    }
-  } catch {
-    // not JSON (or a string that is not JSON): the tool layer reports it to the model
-  }
-  return text;
+  const v = tryJson(text);
+  // Not JSON is kept as sent: the tool layer reports it to the model.
+  return typeof v === 'string' && isRecord(tryJson(v)) ? v : text;
 }

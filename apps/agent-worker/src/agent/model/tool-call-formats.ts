@@ -1,5 +1,5 @@
 import type { TextToolCall } from './text-tool-calls';
-import { jsonCalls, jsonCallsAt, toCall } from './tool-call-json';
+import { jsonCalls, jsonCallsAt, toCall, tryJson } from './tool-call-json';
 
 /**
  * The tool-call formats of model families that are not plain JSON: Qwen3-Coder's XML, Mistral's
@@ -30,13 +30,8 @@ export function xmlCalls(s: string): TextToolCall[] {
 }
 
 function xmlValue(raw: string): unknown {
-  try {
-    const v: unknown = JSON.parse(raw);
-    if (typeof v !== 'string') return v;
-  } catch {
-    // a plain string
-  }
-  return raw;
+  const v = tryJson(raw);
+  return v === undefined || typeof v === 'string' ? raw : v;
 }
 
 /** What follows Mistral's `[TOOL_CALLS]`: a JSON list of calls, or `name[ARGS]{…}` per call. */

@@ -10,11 +10,8 @@ import type { TextToolCall } from './text-tool-calls';
  * arguments counts as a call (see `toCall`).
  */
 export function jsonCalls(text: string, bareName = false): TextToolCall[] | null {
-  try {
-    return toCalls(JSON.parse(text), bareName);
-  } catch {
-    return null;
-  }
+  const v = tryJson(text);
+  return v === undefined ? null : toCalls(v, bareName);
 }
 
 function toCalls(v: unknown, bareName: boolean): TextToolCall[] | null {
@@ -41,13 +38,7 @@ export function toCall(v: unknown, bareName = false): TextToolCall | null {
       return null;
     args = {};
   }
-  if (typeof args === 'string') {
-    try {
-      args = JSON.parse(args);
-    } catch {
-      return null;
-    }
-  }
+  if (typeof args === 'string') args = tryJson(args);
   return name && isRecord(args) ? { name, arguments: JSON.stringify(args) } : null;
 }
 
@@ -104,6 +95,15 @@ export function valueEnd(s: string, start: number): number {
     }
   }
   return -1;
+}
+
+/** `text` parsed as JSON; undefined when it is not JSON. */
+export function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 export function isRecord(v: unknown): v is Record<string, unknown> {

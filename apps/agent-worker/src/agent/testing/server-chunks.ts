@@ -100,7 +100,7 @@ export function replayThroughServer(): (chunks: object[]) => Promise<Decoded> {
 /** Decodes chunk objects directly (for tests that try hundreds of splits); ids are `id0`, `id1`, … */
 export function feed(chunks: unknown[]): Decoded {
   let n = 0;
-  const decoder = new StepDecoder({ newId: () => `id${n++}` });
+  const decoder = new StepDecoder(() => `id${n++}`);
   return finish(
     decoder,
     chunks.map((c) => decoder.push(c as ChatCompletionChunk)),

@@ -1,5 +1,6 @@
 import type { AnswerVerification } from '@corpus-chat/contracts';
 import { approximates, countsGroups, countsOwnList, maskNonClaims, statesRatio } from './answer-claims';
+import { isRecord } from '../model/tool-call-json';
 import { numberTokens, type NumberToken } from './number-tokens';
 import { collectSources, norm, parseJson, type Family, type Sources, type Tier } from './provenance-sources';
 
@@ -75,11 +76,9 @@ function sentenceShare(
   s: Sources,
 ): boolean {
   if (t.kind !== 'number' || (!t.percent && !t.decimals)) return false;
-  const from = Math.max(
-    answer.lastIndexOf('\n', t.start),
-    ...['. ', '! ', '? '].map((x) => answer.lastIndexOf(x, t.start)),
-  );
-  const stops = ['\n', '. ', '! ', '? '].map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
+  const ends = ['\n', '. ', '! ', '? '];
+  const from = Math.max(...ends.map((x) => answer.lastIndexOf(x, t.start)));
+  const stops = ends.map((x) => answer.indexOf(x, t.start)).filter((i) => i >= 0);
   const to = stops.length ? Math.min(...stops) : answer.length;
   const near = tokens
     .filter(
@@ -221,9 +220,8 @@ function compactArgs(args: unknown): string {
 
 /** "total 77" for a result with a total, its error for a failed call, else "no total". */
 function totalOf(content: string): string {
-  const v = parseJson(content);
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
+  const o = parseJson(content);
+  if (isRecord(o)) {
     if (typeof o['error'] === 'string') return `failed (${o['error']})`;
     const parts: string[] = [];
     if (typeof o['total'] === 'number') parts.push(`total ${o['total']}`);

@@ -46,85 +46,27 @@ const LIST_MARKER =
 /** `1st`, `22nd`, `3-й`, `5-го`. */
 const ORDINAL = /^\d+(?:st|nd|rd|th|-?(?:й|я|е|го|му|м|х|ми|ый|ий|ой|ая|ое|ые|ых))$/iu;
 
-const UNITS: Record<string, number> = {
-  zero: 0,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  thirteen: 13,
-  fourteen: 14,
-  fifteen: 15,
-  sixteen: 16,
-  seventeen: 17,
-  eighteen: 18,
-  nineteen: 19,
-  ноль: 0,
-  два: 2,
-  две: 2,
-  три: 3,
-  четыре: 4,
-  пять: 5,
-  шесть: 6,
-  семь: 7,
-  восемь: 8,
-  девять: 9,
-  десять: 10,
-  одиннадцать: 11,
-  двенадцать: 12,
-  тринадцать: 13,
-  четырнадцать: 14,
-  пятнадцать: 15,
-  шестнадцать: 16,
-  семнадцать: 17,
-  восемнадцать: 18,
-  девятнадцать: 19,
-};
-const TENS: Record<string, number> = {
-  twenty: 20,
-  thirty: 30,
-  forty: 40,
-  fifty: 50,
-  sixty: 60,
-  seventy: 70,
-  eighty: 80,
-  ninety: 90,
-  двадцать: 20,
-  тридцать: 30,
-  сорок: 40,
-  пятьдесят: 50,
-  шестьдесят: 60,
-  семьдесят: 70,
-  восемьдесят: 80,
-  девяносто: 90,
-};
-const HUNDREDS: Record<string, number> = {
-  сто: 100,
-  двести: 200,
-  триста: 300,
-  четыреста: 400,
-  пятьсот: 500,
-  шестьсот: 600,
-  семьсот: 700,
-  восемьсот: 800,
-  девятьсот: 900,
-};
+/** `list`'s words valued `first`, `first + step`, …; a `-` holds the place of a word left out. */
+const valued = (list: string, first: number, step = 1): [string, number][] =>
+  list.split(' ').flatMap((w, i): [string, number][] => (w === '-' ? [] : [[w, first + i * step]]));
+/** Without "one"/"один" (see `ONE`). */
+const UNITS = new Map([
+  ...valued('zero - two three four five six seven eight nine ten eleven twelve thirteen fourteen', 0),
+  ...valued('fifteen sixteen seventeen eighteen nineteen', 15),
+  ...valued('ноль - два три четыре пять шесть семь восемь девять десять одиннадцать двенадцать', 0),
+  ...valued('тринадцать четырнадцать пятнадцать шестнадцать семнадцать восемнадцать девятнадцать', 13),
+  ['две', 2],
+]);
+const TENS = new Map([
+  ...valued('twenty thirty forty fifty sixty seventy eighty ninety', 20, 10),
+  ...valued('двадцать тридцать сорок пятьдесят шестьдесят семьдесят восемьдесят девяносто', 20, 10),
+]);
+const HUNDREDS = new Map(
+  valued('сто двести триста четыреста пятьсот шестьсот семьсот восемьсот девятьсот', 100, 100),
+);
 /** "one" and "один" are far more often a pronoun than a count: they count only before "hundred"/"thousand". */
 const ONE = new Set(['one', 'один', 'одна', 'одно', 'a', 'an']);
-const SCALES: Record<string, number> = {
-  hundred: 100,
-  thousand: 1000,
-  тысяча: 1000,
-  тысячи: 1000,
-  тысяч: 1000,
-};
+const SCALES = new Map([['hundred', 100], ...valued('thousand тысяча тысячи тысяч', 1000, 0)]);
 
 /** Every number `text` states, in order. */
 export function numberTokens(text: string): NumberToken[] {
@@ -210,17 +152,17 @@ const ONE_UNIT = new Set(['one', 'один', 'одна', 'одно']);
 
 /** The value of one number word ("twelve", "twenty-one"), or undefined. */
 function wordValue(lower: string): number | undefined {
-  if (lower in UNITS) return UNITS[lower];
-  if (lower in TENS) return TENS[lower];
-  if (lower in HUNDREDS) return HUNDREDS[lower];
+  const v = UNITS.get(lower) ?? TENS.get(lower) ?? HUNDREDS.get(lower);
+  if (v !== undefined) return v;
   const [tens, unit, ...rest] = lower.split('-');
-  if (rest.length || !(tens in TENS) || unit === undefined) return undefined;
-  const u = ONE_UNIT.has(unit) ? 1 : UNITS[unit];
-  return u !== undefined && u > 0 && u < 10 ? TENS[tens] + u : undefined;
+  const t = TENS.get(tens);
+  if (rest.length || t === undefined || unit === undefined) return undefined;
+  const u = ONE_UNIT.has(unit) ? 1 : UNITS.get(unit);
+  return u !== undefined && u > 0 && u < 10 ? t + u : undefined;
 }
 
 function isNumberWord(lower: string): boolean {
-  return lower in SCALES || wordValue(lower) !== undefined;
+  return SCALES.has(lower) || wordValue(lower) !== undefined;
 }
 
 /**
@@ -243,15 +185,16 @@ function readNumberWords(
       const next = words[j + 1]?.text.toLowerCase();
       // Whether a unit may follow what was read: nothing yet, a round hundred/thousand, or a bare tens word.
       const open = current % 100 === 0 || (current % 100 >= 20 && current % 10 === 0);
-      if (w in SCALES) {
+      const scale = SCALES.get(w);
+      if (scale !== undefined) {
         if (current === 0) current = 1;
-        if (SCALES[w] === 100) current *= 100;
+        if (scale === 100) current *= 100;
         else {
           total += current * 1000;
           current = 0;
         }
       } else if (ONE.has(w)) {
-        if (!seen && next && next in SCALES) current = 1;
+        if (!seen && next && SCALES.has(next)) current = 1;
         else if (seen && ONE_UNIT.has(w) && current % 100 >= 20 && current % 10 === 0) current += 1;
         else break;
       } else if (w === 'and') {

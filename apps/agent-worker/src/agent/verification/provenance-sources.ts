@@ -3,6 +3,7 @@
  * page facts that only stand beside the result's total.
  */
 import type { ProvenanceInput } from './number-provenance';
+import { isRecord as isObj, tryJson } from '../model/tool-call-json';
 import { numberTokens } from './number-tokens';
 
 /** A list of at most this many items (the five severities, the four verdicts) supports every part sum; a longer one its total. */
@@ -59,7 +60,6 @@ const WHOLE_KEY = /^(?:total|findings|count)$/;
 const isCountKey = (k: string) => !NAMING_KEY.test(k) && !ID_KEY.test(k) && !PAGE_KEY.test(k);
 
 type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
 
 /**
  * Reads the turn's sources. A result's counts combine only within it (part sums of lists up to
@@ -183,20 +183,11 @@ export function collectSources(input: ProvenanceInput): Sources {
     const distinct = new Map<string, number>();
     for (const k of byText.keys()) distinct.set(k.split('=')[0], (distinct.get(k.split('=')[0]) ?? 0) + 1);
     for (const [k, n] of byText) if ((distinct.get(k.split('=')[0]) ?? 0) < items.length) tallies.push(n);
-    const tallied = family(tallies.slice(1), [items.length]);
-    if (container && 'groupCount' in container) {
-      tallies.forEach((n) => put(groupCounts, n));
-      weakFamilies.push(tallied);
-      return;
-    }
-    if (!page) {
-      tallies.forEach((n) => put(strong, n));
-      strongFamilies.push(tallied);
-      return;
-    }
-    tallies.forEach((n) => put(weak, n));
-    weakFamilies.push(tallied);
-    if (total !== undefined) weakFamilies.push(family([items.length], [total]));
+    // A breakdown's tallies count groups; a page's are page facts; a complete list's stand alone.
+    const grouped = !!container && 'groupCount' in container;
+    tallies.forEach((n) => put(grouped ? groupCounts : page ? weak : strong, n));
+    (grouped || page ? weakFamilies : strongFamilies).push(family(tallies.slice(1), [items.length]));
+    if (page && !grouped && total !== undefined) weakFamilies.push(family([items.length], [total]));
   };
 
   readText(input.userMessage, strong);
@@ -262,10 +253,5 @@ function itemKey(x: unknown): string | undefined {
   return typeof k === 'string' || typeof k === 'number' ? String(k) : undefined;
 }
 
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+/** `text` parsed as JSON, else the text itself. */
+export const parseJson = (text: string): unknown => tryJson(text) ?? text;
