@@ -240,12 +240,9 @@ export class ChatRepository {
     input: TryStartTurnInput,
     lastCheck?: () => Promise<void>,
   ): Promise<StartTurnOutcome> {
-    const runner = this.db.createQueryRunner();
-    try {
-      await runner.connect();
-      await runner.startTransaction();
-      const userMessageId = randomUUID();
-      const outcome: StartTurnOutcome = await runner
+    // Only `started` writes anything, so committing another outcome leaves the database as it was.
+    return this.db.transaction(async (tx) => {
+      const outcome: StartTurnOutcome = await tx
         .query(TRY_START_TURN_SQL, [
           chatId,
           ownerId,
@@ -253,7 +250,7 @@ export class ChatRepository {
           input.turnId,
           input.queuePosition,
           input.maxActiveTurns,
-          userMessageId,
+          randomUUID(),
           input.content,
           input.autoTitle,
         ])
@@ -267,19 +264,9 @@ export class ChatRepository {
             throw e;
           },
         );
-      if (outcome.kind !== 'started') {
-        await runner.rollbackTransaction();
-        return outcome;
-      }
-      await lastCheck?.();
-      await runner.commitTransaction();
+      if (outcome.kind === 'started') await lastCheck?.();
       return outcome;
-    } catch (e) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw e;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 }
 

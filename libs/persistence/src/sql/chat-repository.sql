@@ -252,4 +252,4 @@ WHERE
 START TRANSACTION;
 SELECT outcome, turn_id, user_message_id, queue_position, active_turns
   FROM chat_try_start_turn($1, $2, $3, $4, $5, $6, $7, $8, $9);
-ROLLBACK;
+COMMIT;
