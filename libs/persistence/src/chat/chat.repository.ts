@@ -159,15 +159,17 @@ export class ChatRepository {
     chatId: string,
     patch: { title?: string; archived?: boolean },
   ): Promise<ChatSessionEntity | null> {
-    const chat = await this.findChat(ownerId, chatId);
-    if (!chat) return null;
-    if (patch.title !== undefined) {
-      chat.title = patch.title.trim() || chat.title;
-      chat.titleSource = 'user';
-    }
-    if (patch.archived !== undefined) chat.archived = patch.archived;
-    chat.updatedAt = new Date();
-    return this.db.getRepository(ChatSessionEntity).save(chat);
+    // A blank title keeps the current one, yet counts as the operator's choice.
+    const title = patch.title?.trim();
+    const { affected } = await this.db.getRepository(ChatSessionEntity).update(
+      { id: chatId, ownerId },
+      {
+        ...(patch.title !== undefined ? { titleSource: 'user' as const, ...(title ? { title } : {}) } : {}),
+        ...(patch.archived !== undefined ? { archived: patch.archived } : {}),
+        updatedAt: new Date(),
+      },
+    );
+    return affected ? this.findChat(ownerId, chatId) : null;
   }
 
   /** Deletes a thread with its turns and messages (cascade). Returns false when not the operator's. */
