@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ModelUrlAllowlist } from '../model/model-url-allowlist';
 
@@ -57,10 +58,7 @@ export function isNonPublicAddress(address: string): boolean {
 
 type ResolveAll = (host: string) => Promise<LookupAddress[]>;
 
-const resolveAll: ResolveAll = (host) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+const resolveAll: ResolveAll = (host) => lookup(host, { all: true });
 
 /**
  * Where webhooks may go: `WEBHOOK_URL_ALLOWLIST` entries (as for model URLs); otherwise https to
