@@ -81,7 +81,7 @@ export class ChatService {
   /** Thread `chatId` of `owner` for a Markdown export, recorded in the audit log. @throws NotFoundException */
   async exportChat(owner: { id: string; username: string }, chatId: string): Promise<ChatDetailView> {
     const chat = await this.getChat(owner.id, chatId);
-    await this.chats.recordExport({ id: owner.id, username: owner.username }, chatId, chat.messages.length);
+    await this.chats.recordExport(owner, chatId, chat.messages.length);
     return chat;
   }
 
