@@ -47,7 +47,7 @@ export function connectionFailure(e: APIConnectionError, baseUrl: string | undef
   if (code && CONNECTION_ERRORS[code]) why = `${CONNECTION_ERRORS[code]} (${code})`;
   else if (messages.includes('bad port')) {
     // The WHATWG fetch standard blocks ports of other protocols (e.g. 9, 25, 6000) on every request.
-    const port = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl).port : '';
+    const port = baseUrl ? URL.parse(baseUrl)?.port : '';
     why = `port ${port || 'in the URL'} is blocked for HTTP requests (the fetch standard reserves it for another protocol): use another port`;
   } else why = code ?? message ?? 'the connection failed';
   return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;

@@ -77,14 +77,11 @@ export class WebhookTargets {
 
   /** The URL, when its form, scheme and the allowlist accept it; else `WebhookTargetRefusedError`. */
   checkUrl(raw: string): URL {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
+    const url = URL.parse(raw);
+    if (!url)
       throw new WebhookTargetRefusedError(
         `${raw} is not a URL: give one like https://hooks.example.org/corpus.`,
       );
-    }
     if (url.username || url.password)
       throw new WebhookTargetRefusedError('The webhook URL must not contain a user name or password.');
     if (!this.allowlist.allows(url.href))
