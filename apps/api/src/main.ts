@@ -38,13 +38,9 @@ async function checkDependencies(env: ApiEnv): Promise<void> {
 
 /** The URL without its password, for messages. */
 function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
+  const u = URL.parse(url);
+  if (u?.password) u.password = '***';
+  return u?.toString() ?? '(unparseable URL)';
 }
 
 async function main(): Promise<void> {

@@ -88,24 +88,15 @@ function adminUrl(): { url: string; name: string } {
   return { url: u.toString(), name };
 }
 
-async function recreateDatabase(): Promise<void> {
+/** Drops the bench database; with `recreate`, creates it again, empty. */
+async function dropDatabase(recreate = false): Promise<void> {
   const { url, name } = adminUrl();
+  const quoted = `"${name.replace(/"/g, '""')}"`;
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-    await c.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-  } finally {
-    await c.end();
-  }
-}
-
-async function dropDatabase(): Promise<void> {
-  const { url, name } = adminUrl();
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+    await c.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+    if (recreate) await c.query(`CREATE DATABASE ${quoted}`);
   } finally {
     await c.end();
   }
@@ -118,14 +109,7 @@ interface Stat {
 }
 
 async function measure(fn: () => Promise<unknown>, n = iterations): Promise<Stat> {
-  for (let i = 0; i < 3; i++) await fn(); // warm-up
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return stat(times);
+  return (await measureAlternating([fn], n))[0];
 }
 
 /** Like {@link measure} for several functions, called in turn each iteration (same load for all). */
@@ -312,7 +296,7 @@ async function main(): Promise<void> {
   );
   const results: Record<string, unknown>[] = [];
   for (const size of sizes) {
-    if (!reuse) await recreateDatabase();
+    if (!reuse) await dropDatabase(true);
     const ds = createDataSource(benchUrl, { extra: { max: 4 } });
     await ds.initialize();
     try {

@@ -83,7 +83,7 @@ export class ApiTokensService {
         expiresAt,
       },
       API_TOKENS_PER_OPERATOR,
-      { id: operator.id, username: operator.username },
+      operator,
     );
     if (!saved)
       throw new ConflictException(
@@ -100,7 +100,7 @@ export class ApiTokensService {
   /** 404 when the operator holds no token `id` (another operator's token included). */
   async revoke(operator: AuthenticatedOperator, id: string): Promise<void> {
     const operatorId = operator.id;
-    if (!(await deleteApiToken(this.db, operatorId, id, { id: operator.id, username: operator.username })))
+    if (!(await deleteApiToken(this.db, operatorId, id, operator)))
       throw new NotFoundException('You hold no API token with this id.');
     this.logger.log({ msg: 'API token revoked', operatorId, tokenId: id });
   }

@@ -16,6 +16,14 @@ import { SESSION_COOKIE, sessionCookieOptions, sessionTokenOf } from './session-
 import { SessionsService } from './sessions.service';
 import { SocketAuthService } from './socket-auth.service';
 
+/** Rethrows, first telling a throttled sign-in when to try again (`Retry-After`). */
+const retryAfter =
+  (res: Response) =>
+  (e: unknown): never => {
+    if (e instanceof TooManyLoginAttemptsException) res.setHeader('Retry-After', String(e.retryAfterSeconds));
+    throw e;
+  };
+
 /**
  * `POST /api/auth/login`, `POST /api/auth/logout`, `POST /api/auth/logout-everywhere`,
  * `GET`/`PATCH /api/auth/me`, `POST /api/auth/password`.
@@ -40,18 +48,11 @@ export class AuthController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperatorView> {
-    try {
-      const { operator, token } = await this.auth.login(body.username, body.password, {
-        ip: req.ip ?? 'unknown',
-        userAgent: req.get('user-agent'),
-      });
-      res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
-      return toOperatorView(operator);
-    } catch (e) {
-      if (e instanceof TooManyLoginAttemptsException)
-        res.setHeader('Retry-After', String(e.retryAfterSeconds));
-      throw e;
-    }
+    const { operator, token } = await this.auth
+      .login(body.username, body.password, { ip: req.ip ?? 'unknown', userAgent: req.get('user-agent') })
+      .catch(retryAfter(res));
+    res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
+    return toOperatorView(operator);
   }
 
   /** Signs out of this browser: ends this session and its sockets if valid; clears the cookie either way. */
@@ -113,20 +114,16 @@ export class AuthController {
     @Req() req: AuthenticatedRequest,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OperatorView> {
-    try {
-      const { operator, token, endedSessions } = await this.auth.changePassword(
+    const { operator, token, endedSessions } = await this.auth
+      .changePassword(
         { operator: current, sessionId: req.sessionId ?? '' },
         body.currentPassword,
         body.newPassword,
         req.ip ?? 'unknown',
-      );
-      this.sockets.disconnectSessions(endedSessions);
-      res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
-      return toOperatorView(operator);
-    } catch (e) {
-      if (e instanceof TooManyLoginAttemptsException)
-        res.setHeader('Retry-After', String(e.retryAfterSeconds));
-      throw e;
-    }
+      )
+      .catch(retryAfter(res));
+    this.sockets.disconnectSessions(endedSessions);
+    res.cookie(SESSION_COOKIE, token, sessionCookieOptions(this.env));
+    return toOperatorView(operator);
   }
 }

@@ -2,9 +2,9 @@ import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutd
 import { APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { RedisClient } from '@corpus-chat/server-core';
+import { type RedisClient, waitUntilReady } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv, loadAuthEnv } from './auth.env';
-import { AUTH_REDIS, createAuthRedis, waitForRedis } from './auth.redis';
+import { AUTH_REDIS, createAuthRedis } from './auth.redis';
 import { ApiTokensController } from './api-tokens.controller';
 import { ApiTokensService } from './api-tokens.service';
 import { AuthController } from './auth.controller';
@@ -42,7 +42,8 @@ class AuthInfraModule {
           inject: [AUTH_ENV],
           useFactory: async (e: AuthEnv) => {
             const redis = createAuthRedis(e);
-            await waitForRedis(redis);
+            // Start-up goes on after 5 s without Redis; commands fail until it connects.
+            await waitUntilReady(redis, 5000);
             return redis;
           },
         },

@@ -15,20 +15,6 @@ export function createAuthRedis(env: AuthEnv): RedisClient {
   });
 }
 
-/** Resolves once `redis` is ready, or after `timeoutMs` (start-up goes on; commands fail until it connects). */
-export function waitForRedis(redis: RedisClient, timeoutMs = 5000): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, timeoutMs);
-    redis.once('ready', done);
-    function done() {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    }
-  });
-}
-
 /** 503 for a request that needs Redis while it is unreachable. */
 export const redisUnavailable = (what: string): ServiceUnavailableException =>
   new ServiceUnavailableException(

@@ -303,7 +303,7 @@ export class AuthService {
       await repo.update({ id: actor.id }, { language });
       await recordAuditEvent(tx, {
         action: 'operator.update',
-        actor: { id: actor.id, username: actor.username },
+        actor,
         subjectType: 'operator',
         subjectId: actor.id,
         before: { language: before },

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { RedisClient } from '@corpus-chat/server-core';
 import { AUTH_ENV, type AuthEnv } from './auth.env';
-import { redisHang } from '@corpus-chat/server-core';
+import { redisHang, type RedisClient } from '@corpus-chat/server-core';
 import { AUTH_REDIS, authKey, redisUnavailable } from './auth.redis';
 
 /** Failures are forgotten this long after the last one. */

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ForbiddenException, Inject, Injectable, Logger, ServiceUnavailableException } from '@nestjs/common';
 import { SocketRefusals } from '@corpus-chat/contracts';
@@ -9,19 +9,6 @@ import { AuthService } from './auth.service';
 import { allowedOrigins, isAllowedOrigin } from './csrf';
 import { sessionTokenOf } from './session-cookie';
 
-/**
- * Answers to a WebSocket upgrade without a valid (401) or checkable (503) session: refused at the
- * HTTP level, so the browser fails at once instead of waiting for a connect timeout.
- */
-const upgradeRefusal = (status: Refusal): string => {
-  const [reason, body] =
-    status === 401
-      ? ['Unauthorized', SocketRefusals.unauthorized]
-      : status === 403
-        ? ['Forbidden', FOREIGN_ORIGIN]
-        : ['Service Unavailable', SocketRefusals.unavailable];
-  return `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-};
 /** Why a handshake is refused: no valid session, a foreign `Origin`, or the session not checkable. */
 type Refusal = 401 | 403 | 503;
 /** The refusal message of a handshake from a page of another origin. */
@@ -33,9 +20,14 @@ const refusalMessage = (refusal: Refusal): string =>
     : refusal === 403
       ? FOREIGN_ORIGIN
       : SocketRefusals.unavailable;
-
-/** The `connect_error` message of a Socket.IO handshake refused for want of a valid session. */
-export const SOCKET_UNAUTHORIZED = SocketRefusals.unauthorized;
+/**
+ * Answers to a WebSocket upgrade without a valid (401) or checkable (503) session: refused at the
+ * HTTP level, so the browser fails at once instead of waiting for a connect timeout.
+ */
+const upgradeRefusal = (status: Refusal): string => {
+  const body = refusalMessage(status);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+};
 
 /** Room every socket of an operator joins, so all of them can be reached (and disconnected) at once. */
 export const operatorRoom = (operatorId: string): string => `operator:${operatorId}`;
@@ -106,7 +98,7 @@ export class SocketAuthService {
               ? SocketRefusals.unavailable
               : e instanceof ForbiddenException
                 ? FOREIGN_ORIGIN
-                : SOCKET_UNAUTHORIZED;
+                : SocketRefusals.unauthorized;
           const err = new Error(refusal) as Error & { data?: unknown };
           err.data = { reason: e.message };
           next(err);

@@ -106,29 +106,22 @@ export class ChatGateway implements OnGatewayInit, OnGatewayDisconnect, OnModule
     if (afterSeq !== undefined && !(typeof afterSeq === 'string' && SEQ.test(afterSeq))) {
       return { ok: false, error: 'afterSeq must be an event seq such as "1733550000000-0"' };
     }
-    return this.inOrder(socket, chatId, () => this.joinNow(socket, operator, chatId, afterSeq));
-  }
-
-  private async joinNow(
-    socket: Socket,
-    operator: AuthenticatedOperator,
-    chatId: string,
-    afterSeq: string | undefined,
-  ): Promise<JoinChatAck> {
-    try {
-      if (!(await this.chats.ownsChat(operator.id, chatId))) return { ok: false, error: 'not found' };
-      await socket.join(chatRoom(chatId));
-      const found: { view: ActiveTurnView | null } = { view: null };
-      const replayed = await this.relay.attach(socket, chatId, afterSeq, async () => {
-        found.view = await this.chats.activeTurn(operator.id, chatId);
-        return found.view;
-      });
-      return { ok: true, activeTurn: replayed && found.view };
-    } catch (e) {
-      await socket.leave(chatRoom(chatId));
-      this.logger.warn(`join of chat ${chatId} failed: ${(e as Error).message}`);
-      return { ok: false, error: 'unavailable' };
-    }
+    return this.inOrder(socket, chatId, async (): Promise<JoinChatAck> => {
+      try {
+        if (!(await this.chats.ownsChat(operator.id, chatId))) return { ok: false, error: 'not found' };
+        await socket.join(chatRoom(chatId));
+        const found: { view: ActiveTurnView | null } = { view: null };
+        const replayed = await this.relay.attach(socket, chatId, afterSeq, async () => {
+          found.view = await this.chats.activeTurn(operator.id, chatId);
+          return found.view;
+        });
+        return { ok: true, activeTurn: replayed && found.view };
+      } catch (e) {
+        await socket.leave(chatRoom(chatId));
+        this.logger.warn(`join of chat ${chatId} failed: ${(e as Error).message}`);
+        return { ok: false, error: 'unavailable' };
+      }
+    });
   }
 
   @SubscribeMessage(SocketEvents.leave)

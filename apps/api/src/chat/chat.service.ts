@@ -81,7 +81,7 @@ export class ChatService {
   /** Thread `chatId` of `owner` for a Markdown export, recorded in the audit log. @throws NotFoundException */
   async exportChat(owner: { id: string; username: string }, chatId: string): Promise<ChatDetailView> {
     const chat = await this.getChat(owner.id, chatId);
-    await this.chats.recordExport({ id: owner.id, username: owner.username }, chatId, chat.messages.length);
+    await this.chats.recordExport(owner, chatId, chat.messages.length);
     return chat;
   }
 
@@ -149,30 +149,21 @@ export class ChatService {
     dto: PostMessageDto,
     query: PostMessageQueryDto,
   ): Promise<PostMessageResponse> {
-    return inSpan('chat.post-message', { 'corpus_chat.chat_id': chatId }, () =>
-      this.postMessageNow(owner, chatId, dto, query),
-    );
-  }
-
-  private async postMessageNow(
-    owner: { id: string; language: OperatorLanguage },
-    chatId: string,
-    dto: PostMessageDto,
-    query: PostMessageQueryDto,
-  ): Promise<PostMessageResponse> {
-    const ownerId = owner.id;
-    const { content, truncated } = truncateMessage(dto.content);
-    const clientMessageId = dto.clientMessageId ?? null;
-    let outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
-    if (outcome.kind === 'busy') {
-      // The rare path: its turn may have lost its job (recovered here) or be interrupted; then once more.
-      const activeTurnId = outcome.activeTurnId;
-      await this.guardRedis(() => this.clearBusyThread(activeTurnId, query.ifBusy ?? 'reject'));
-      outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
-      if (outcome.kind === 'busy') throw busy(outcome.activeTurnId);
-    }
-    if (outcome.kind === 'started') await this.enqueueStored(outcome.turn, owner.language);
-    return this.answer(outcome, truncated);
+    return inSpan('chat.post-message', { 'corpus_chat.chat_id': chatId }, async () => {
+      const ownerId = owner.id;
+      const { content, truncated } = truncateMessage(dto.content);
+      const clientMessageId = dto.clientMessageId ?? null;
+      let outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
+      if (outcome.kind === 'busy') {
+        // The rare path: its turn may have lost its job (recovered here) or be interrupted; then once more.
+        const activeTurnId = outcome.activeTurnId;
+        await this.guardRedis(() => this.clearBusyThread(activeTurnId, query.ifBusy ?? 'reject'));
+        outcome = await this.tryStart(ownerId, chatId, content, clientMessageId);
+        if (outcome.kind === 'busy') throw busy(outcome.activeTurnId);
+      }
+      if (outcome.kind === 'started') await this.enqueueStored(outcome.turn, owner.language);
+      return this.answer(outcome, truncated);
+    });
   }
 
   /** One `tryStartTurn` attempt; only a turn that passed every check spends the message budget. */
@@ -221,8 +212,10 @@ export class ChatService {
   private answer(outcome: StartTurnOutcome, truncated: boolean): PostMessageResponse {
     switch (outcome.kind) {
       case 'started':
-      case 'existing':
-        return this.postResponse(outcome.turn, truncated);
+      case 'existing': {
+        const { turnId, userMessageId: messageId, queuePosition } = outcome.turn;
+        return { turnId, messageId, queuePosition, truncated };
+      }
       case 'not-found':
         throw notFound();
       case 'over-quota':
@@ -244,15 +237,6 @@ export class ChatService {
     const state = await this.guardRedis(() => this.dispatcher.cancel(turnId));
     this.logger.log(`turn ${turnId} cancel requested by operator ${ownerId} (${state})`);
     return { turnId, state };
-  }
-
-  private postResponse(turn: StartedTurn, truncated: boolean): PostMessageResponse {
-    return {
-      turnId: turn.turnId,
-      messageId: turn.userMessageId,
-      queuePosition: turn.queuePosition,
-      truncated,
-    };
   }
 
   /**

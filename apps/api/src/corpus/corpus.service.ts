@@ -78,10 +78,7 @@ export class CorpusService {
   /** @throws NotFoundException for an unknown report; ConflictException when restoring would duplicate a live report. */
   async setArchived(id: number, archived: boolean, operator: AuthenticatedOperator): Promise<ReportSummary> {
     const operatorId = operator.id;
-    const result = await setReportArchived(this.dataSource.manager, id, archived, {
-      id: operator.id,
-      username: operator.username,
-    });
+    const result = await setReportArchived(this.dataSource.manager, id, archived, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     this.logger.log({ operatorId, reportId: id, archived }, 'report archive flag set');
@@ -90,10 +87,7 @@ export class CorpusService {
 
   /** @throws NotFoundException for an unknown report; ConflictException when it is not archived. */
   async deleteReport(id: number, operator: AuthenticatedOperator): Promise<void> {
-    const result = await deleteReport(this.dataSource.manager, id, {
-      id: operator.id,
-      username: operator.username,
-    });
+    const result = await deleteReport(this.dataSource.manager, id, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     this.logger.log({ operatorId: operator.id, reportId: id }, 'report deleted');
@@ -144,7 +138,7 @@ export class CorpusService {
           // deadlocks), and before the last byte, so a client that has the whole file has its event.
           await recordAuditEvent(this.dataSource.manager, {
             action: 'findings.export',
-            actor: { id: operator.id, username: operator.username },
+            actor: operator,
             subjectType: 'finding',
             subjectId: null,
             after: { format, filter: { ...filter }, rows },

@@ -17,10 +17,7 @@ import {
   recordRetest,
   setFindingStatus,
 } from '@corpus-chat/corpus-queries';
-import { type AuditActor } from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from '../auth/current-operator';
-
-const actorOf = (o: AuthenticatedOperator): AuditActor => ({ id: o.id, username: o.username });
 
 /** Triage writes over HTTP: a thin layer over `@corpus-chat/corpus-queries`' triage functions. */
 @Injectable()
@@ -37,7 +34,7 @@ export class FindingTriageService {
       ids,
       status: dto.status,
       reason: dto.reason,
-      actor: actorOf(operator),
+      actor: operator,
     });
     if (result.status === 'not_found') {
       throw new NotFoundException(`No finding has id ${result.ids.join(', ')}; nothing was changed.`);
@@ -49,13 +46,13 @@ export class FindingTriageService {
   /** @throws NotFoundException for an unknown id. */
   async edit(id: number, dto: EditFindingDto, operator: AuthenticatedOperator): Promise<void> {
     const { reason, ...changes } = dto;
-    const result = await editFinding(this.dataSource.manager, id, changes, reason, actorOf(operator));
+    const result = await editFinding(this.dataSource.manager, id, changes, reason, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No finding has id ${id}.`);
   }
 
   /** @throws NotFoundException for an unknown id. */
   async addNote(id: number, dto: AddFindingNoteDto, operator: AuthenticatedOperator): Promise<void> {
-    const result = await addFindingNote(this.dataSource.manager, id, dto, actorOf(operator));
+    const result = await addFindingNote(this.dataSource.manager, id, dto, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No finding has id ${id}.`);
   }
 
@@ -70,7 +67,7 @@ export class FindingTriageService {
         verdict: dto.verdict,
         rationale: dto.rationale,
       },
-      actorOf(operator),
+      operator,
     );
     if (result.status === 'not_found') throw new NotFoundException(`No finding has id ${id}.`);
   }

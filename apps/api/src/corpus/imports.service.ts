@@ -109,31 +109,23 @@ export class ImportsService {
     operatorId: string,
     quota: ImportQuota,
   ): Promise<ImportJobView[]> {
-    return inSpan('import.queue', { 'corpus_chat.files': files.length }, () =>
-      this.queueImportsNow(files, operatorId, quota),
-    );
-  }
-
-  private async queueImportsNow(
-    files: UploadedReportFile[],
-    operatorId: string,
-    quota: ImportQuota,
-  ): Promise<ImportJobView[]> {
-    let jobs: ImportJobRecord[];
-    try {
-      jobs = await createImportJobs(
-        this.dataSource,
-        operatorId,
-        files.map((f) => ({ filename: utf8Name(f.originalname), uploadPath: f.path, sizeBytes: f.size })),
-        quota,
-      );
-    } catch (e) {
-      throw e instanceof ImportQuotaExceeded ? quotaRefusal(e) : e;
-    } finally {
-      // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
-      await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
-    }
-    return (await this.enqueue(jobs, operatorId)).map(importJobView);
+    return inSpan('import.queue', { 'corpus_chat.files': files.length }, async () => {
+      let jobs: ImportJobRecord[];
+      try {
+        jobs = await createImportJobs(
+          this.dataSource,
+          operatorId,
+          files.map((f) => ({ filename: utf8Name(f.originalname), uploadPath: f.path, sizeBytes: f.size })),
+          quota,
+        );
+      } catch (e) {
+        throw e instanceof ImportQuotaExceeded ? quotaRefusal(e) : e;
+      } finally {
+        // The bytes are in Postgres now (or nothing was recorded): the local copy is done with.
+        await Promise.all(files.map((f) => fs.rm(f.path, { force: true })));
+      }
+      return (await this.enqueue(jobs, operatorId)).map(importJobView);
+    });
   }
 
   /** Adds the jobs of committed imports; 503 when Redis refuses, removing the imports again. */

@@ -36,7 +36,7 @@ export class ReportComparisonController {
     // A download takes findings out of the product, so it is audited like the findings export.
     await recordAuditEvent(this.dataSource.manager, {
       action: 'comparison.export',
-      actor: { id: operator.id, username: operator.username },
+      actor: operator,
       subjectType: 'report',
       subjectId: comparison.report.id,
       after: {

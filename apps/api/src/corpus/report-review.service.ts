@@ -9,10 +9,7 @@ import {
 } from '@corpus-chat/contracts';
 import { addManualFinding, completeReportReview, readReportText } from '@corpus-chat/ingest';
 import { reportSummaries } from '@corpus-chat/corpus-queries';
-import { type AuditActor } from '@corpus-chat/persistence';
 import type { AuthenticatedOperator } from '../auth/current-operator';
-
-const actorOf = (o: AuthenticatedOperator): AuditActor => ({ id: o.id, username: o.username });
 
 /** A PDF report's review over HTTP: its text, findings entered by hand, marking it reviewed. */
 @Injectable()
@@ -42,7 +39,7 @@ export class ReportReviewService {
     dto: ManualFindingDto,
     operator: AuthenticatedOperator,
   ): Promise<ManualFindingCreated> {
-    const result = await addManualFinding(this.dataSource.manager, id, dto, actorOf(operator));
+    const result = await addManualFinding(this.dataSource.manager, id, dto, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     return { findingId: result.findingId, reportId: id, findingCount: result.findingCount };
@@ -50,7 +47,7 @@ export class ReportReviewService {
 
   /** @throws NotFoundException for an unknown report; ConflictException when it is not waiting for review. */
   async completeReview(id: number, operator: AuthenticatedOperator): Promise<ReportSummary> {
-    const result = await completeReportReview(this.dataSource.manager, id, actorOf(operator));
+    const result = await completeReportReview(this.dataSource.manager, id, operator);
     if (result.status === 'not_found') throw new NotFoundException(`No report has id ${id}.`);
     if (result.status === 'conflict') throw new ConflictException(result.message);
     return this.report(id);

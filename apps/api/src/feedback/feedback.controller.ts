@@ -30,13 +30,7 @@ export class TurnFeedbackController {
     @UuidParam('turnId') turnId: string,
     @Body() dto: TurnFeedbackDto,
   ): Promise<TurnFeedbackView> {
-    const outcome = await saveTurnFeedback(
-      this.dataSource,
-      { id: op.id, username: op.username },
-      chatId,
-      turnId,
-      dto,
-    );
+    const outcome = await saveTurnFeedback(this.dataSource, op, chatId, turnId, dto);
     switch (outcome.kind) {
       case 'not-found':
         throw new NotFoundException('Turn not found in this chat.');

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type { RedisClient } from '@corpus-chat/server-core';
-import { REDIS_CLIENT, withTimeout } from '@corpus-chat/server-core';
+import { REDIS_CLIENT, type RedisClient, withTimeout } from '@corpus-chat/server-core';
 
 /** Terminus indicator: Redis answers PING within a second on the API's command connection. */
 @Injectable()

@@ -107,7 +107,7 @@ export class WebhooksService implements BeforeApplicationShutdown {
         secret,
       },
       WEBHOOKS_PER_OPERATOR,
-      { id: operator.id, username: operator.username },
+      operator,
     );
     if (!saved)
       throw new ConflictException(
@@ -122,12 +122,7 @@ export class WebhooksService implements BeforeApplicationShutdown {
   }
 
   async remove(operator: AuthenticatedOperator, id: string): Promise<void> {
-    if (
-      !(await this.webhooks.deleteWebhookEndpoint(operator.id, id, {
-        id: operator.id,
-        username: operator.username,
-      }))
-    )
+    if (!(await this.webhooks.deleteWebhookEndpoint(operator.id, id, operator)))
       throw new NotFoundException('You have no webhook with this id.');
     this.logger.log({ msg: 'webhook deleted', operatorId: operator.id, webhookId: id });
   }

@@ -123,10 +123,6 @@ export interface JoinChatPayload {
   afterSeq?: string;
 }
 export type JoinChatAck = { ok: true; activeTurn: ActiveTurnView | null } | { ok: false; error: string };
-export interface CancelTurnPayload {
-  chatId: string;
-  turnId: string;
-}
 
 /** A turn still queued or running in a thread. */
 export interface ActiveTurnView {

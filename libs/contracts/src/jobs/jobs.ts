@@ -1,10 +1,5 @@
 import type { z } from 'zod';
-import type {
-  deliverWebhookJobDataSchema,
-  runImportJobDataSchema,
-  runTurnJobDataSchema,
-  turnEndedJobDataSchema,
-} from './job-data.schema';
+import type { runImportJobDataSchema, runTurnJobDataSchema } from './job-data.schema';
 
 /**
  * BullMQ queue and job names. Renaming one strands jobs already waiting in Redis under the old
@@ -42,8 +37,3 @@ export const WebhookJobNames = {
   turnEnded: 'turn-ended',
   deliver: 'deliver',
 } as const;
-
-/** See `turnEndedJobDataSchema`. */
-export type TurnEndedJobData = z.output<typeof turnEndedJobDataSchema>;
-/** See `deliverWebhookJobDataSchema`. */
-export type DeliverWebhookJobData = z.output<typeof deliverWebhookJobDataSchema>;

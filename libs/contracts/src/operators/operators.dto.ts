@@ -9,14 +9,7 @@ import {
   type OperatorRole,
 } from './operator-roles';
 
-export {
-  OPERATOR_LANGUAGES,
-  OPERATOR_PASSWORD_MIN_LENGTH,
-  OPERATOR_ROLES,
-  OPERATOR_USERNAME_PATTERN,
-  type OperatorLanguage,
-  type OperatorRole,
-} from './operator-roles';
+export * from './operator-roles';
 
 /** A new password: at least OPERATOR_PASSWORD_MIN_LENGTH characters. */
 const newPassword = z

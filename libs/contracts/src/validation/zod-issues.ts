@@ -41,13 +41,8 @@ function predicate(issue: z.core.$ZodRawIssue, wording: ProblemWording): string 
   }
 }
 
-const errorMap =
-  (wording: ProblemWording) =>
-  (issue: z.core.$ZodRawIssue): string | undefined =>
-    predicate(issue, wording);
-
-const PLAIN = errorMap('plain');
-const QUOTED = errorMap('quoted');
+const PLAIN = (issue: z.core.$ZodRawIssue) => predicate(issue, 'plain');
+const QUOTED = (issue: z.core.$ZodRawIssue) => predicate(issue, 'quoted');
 
 /**
  * Parses `value` with `schema`, wording the first problem of each field as a sentence naming it
@@ -60,13 +55,9 @@ export function checkArgs<S extends z.ZodType>(
 ): ArgsCheck<z.output<S>> {
   const result = schema.safeParse(value, { error: wording === 'plain' ? PLAIN : QUOTED, reportInput: true });
   if (result.success) return { ok: true, value: result.data };
-  const problems: FieldProblem[] = [];
-  const seen = new Set<string>();
-  const add = (field: string, message: string) => {
-    if (seen.has(field)) return;
-    seen.add(field);
-    problems.push({ field, message });
-  };
+  // The first problem of each field, in the order found.
+  const problems = new Map<string, string>();
+  const add = (field: string, message: string) => problems.has(field) || problems.set(field, message);
   for (const issue of result.error.issues) {
     // A list's element is named by its list in plain wording (`ids must be …`, not `ids.3 must be …`).
     const path = wording === 'plain' ? issue.path.filter((p) => typeof p !== 'number') : issue.path;
@@ -98,5 +89,5 @@ export function checkArgs<S extends z.ZodType>(
     }
     add(parent, `${where ? `${where} ` : ''}${issue.message}`.trim());
   }
-  return { ok: false, problems };
+  return { ok: false, problems: [...problems].map(([field, message]) => ({ field, message })) };
 }

@@ -7,6 +7,7 @@ import type { Severity } from '@corpus-chat/contracts';
 import { mulberry32 } from './prng';
 import { COMPONENTS, HOSTS, PACKAGES, PARAMS, PATHS, SOURCE_FILES, TOOLS } from './scenery';
 import { COOKIE_ASIDE, OPENINGS, WEAKNESSES, type WeaknessTemplate } from './vocabulary';
+import { reserveIds } from '../importers/persist-report';
 
 export interface GenerateCorpusOptions {
   /** Number of findings to create. */
@@ -221,18 +222,8 @@ export async function generateCorpus(
       const n = Math.min(BATCH, total - written);
       const edits = new Set<number>();
       for (let i = 0; i < n; i++) if (factory.chance(0.02)) edits.add(i);
-      const findingIds: number[] = (
-        await runner.query(
-          `SELECT nextval(pg_get_serial_sequence('findings', 'id'))::int AS id FROM generate_series(1, $1)`,
-          [n],
-        )
-      ).map((r: { id: number }) => r.id);
-      const versionIds: number[] = (
-        await runner.query(
-          `SELECT nextval(pg_get_serial_sequence('finding_versions', 'id'))::int AS id FROM generate_series(1, $1)`,
-          [n + edits.size],
-        )
-      ).map((r: { id: number }) => r.id);
+      const findingIds = await reserveIds(runner.manager, 'findings', n);
+      const versionIds = await reserveIds(runner.manager, 'finding_versions', n + edits.size);
 
       const versionLines: string[] = [];
       const findingLines: string[] = [];

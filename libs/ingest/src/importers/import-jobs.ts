@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { AuditActor } from '@corpus-chat/persistence';
 import type {
   ExtractionProgress,
   ImportJobStatus,
@@ -8,7 +9,7 @@ import type {
 import { isPdf } from '../pdf-reports/pdf-text';
 import { runPdfImportJob, type PdfImportOptions } from '../pdf-reports/pdf-import';
 import { importFileName, type ImportOptions, storeParsedReport } from './import-report';
-import { type ParsedFile, parseForImport } from './parse-report';
+import { parseForImport } from './parse-report';
 import { ParseCancelled, parseInThread } from './parse-thread';
 import type { InsertPacing } from './persist-report';
 import { readUpload, removeUpload, storeUpload, UploadMissingError } from './upload-store';
@@ -238,9 +239,7 @@ export async function runImportJob(
     [id],
   );
   if (!started[0]) {
-    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
-      id,
-    ]);
+    const row = await loadImportJob(dataSource.manager, id);
     if (row?.status === 'cancelled') await removeUpload(dataSource.manager, id);
     return null;
   }
@@ -251,9 +250,7 @@ export async function runImportJob(
     bytes = await readUpload(dataSource.manager, job.id, job.sizeBytes);
   } catch (e) {
     // A cancel deletes the upload at once; then the cancelled import is the answer.
-    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
-      id,
-    ]);
+    const row = await loadImportJob(dataSource.manager, id);
     if (e instanceof UploadMissingError && row?.status === 'cancelled') return toRecord(row);
     throw e;
   }
@@ -262,12 +259,15 @@ export async function runImportJob(
     await removeUpload(dataSource.manager, id);
     return ended;
   }
-  const parsed = await parseWatchingForCancel(dataSource, job, bytes, options);
+  const parsed =
+    bytes.byteLength <= IN_PROCESS_MAX_BYTES
+      ? await parseForImport(job.file, bytes, options)
+      : await runWatchingForCancel(dataSource, id, (signal) =>
+          parseInThread(job.file, bytes, options, signal),
+        );
   if (!parsed) {
     await removeUpload(dataSource.manager, id);
-    const [row]: ImportJobRow[] = await dataSource.query(`SELECT ${COLUMNS} FROM import_jobs WHERE id = $1`, [
-      id,
-    ]);
+    const row = await loadImportJob(dataSource.manager, id);
     return toRecord(row);
   }
   const pacing: InsertPacing = {
@@ -277,18 +277,11 @@ export async function runImportJob(
   const ended = await dataSource
     .transaction(async (tx) => {
       // NO KEY UPDATE: a cancel request's foreign key check (key share) does not wait for it.
-      const [row]: ImportJobRow[] = await tx.query(
-        `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 FOR NO KEY UPDATE`,
-        [id],
-      );
+      const row = await loadImportJob(tx, id, 'FOR NO KEY UPDATE');
       if (row.status !== 'parsing') return toRecord(row);
       await options.onStoring?.();
       await stopIfCancelRequested(tx, id);
-      const [operator]: { username: string }[] = await tx.query(
-        `SELECT username FROM operators WHERE id = $1`,
-        [row.operator_id],
-      );
-      const actor = operator ? { id: row.operator_id, username: operator.username } : undefined;
+      const actor = await importActor(tx, row.operator_id);
       const outcome = 'ok' in parsed ? parsed : await storeParsedReport(tx, job.file, parsed, actor, pacing);
       return finish(tx, id, outcome);
     })
@@ -313,7 +306,7 @@ export async function runImportJob(
  */
 const STORE_SHARE = 0.5;
 
-/** How often a running parse checks whether its import was cancelled. */
+/** How often a running parse or PDF read checks whether its import was cancelled. */
 const CANCEL_CHECK_MS = 1000;
 
 /**
@@ -323,32 +316,51 @@ const CANCEL_CHECK_MS = 1000;
 const IN_PROCESS_MAX_BYTES = 262_144;
 
 /**
- * Parses the file of `job` in a worker thread (`parseInThread`), stopping the thread when the
- * import is cancelled meanwhile: then resolves null. A small file is parsed in process.
+ * @internal Runs `read` (a worker thread) with a signal aborted when import `id` is cancelled
+ * meanwhile: then resolves null.
  */
-async function parseWatchingForCancel(
+export async function runWatchingForCancel<T>(
   dataSource: DataSource,
-  job: ImportJobRecord,
-  bytes: Uint8Array,
-  options: ImportOptions,
-): Promise<ParsedFile | ImportOutcome | null> {
-  if (bytes.byteLength <= IN_PROCESS_MAX_BYTES) return parseForImport(job.file, bytes, options);
+  id: string,
+  read: (signal: AbortSignal) => Promise<T>,
+): Promise<T | null> {
   const cancel = new AbortController();
   const check = setInterval(() => {
-    dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [job.id]).then(
+    dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [id]).then(
       (rows: { status: ImportJobStatus }[]) => rows[0]?.status === 'cancelled' && cancel.abort(),
       // A failed check is not a cancel: the next one, or the locked re-check before writing, decides.
       () => undefined,
     );
   }, CANCEL_CHECK_MS);
   try {
-    return await parseInThread(job.file, bytes, options, cancel.signal);
+    return await read(cancel.signal);
   } catch (e) {
     if (e instanceof ParseCancelled) return null;
     throw e;
   } finally {
     clearInterval(check);
   }
+}
+
+/** @internal The import `id` as stored now; with `lock`, locked until `manager`'s transaction ends. */
+export async function loadImportJob(
+  manager: EntityManager,
+  id: string,
+  lock: '' | 'FOR UPDATE' | 'FOR NO KEY UPDATE' = '',
+): Promise<ImportJobRow> {
+  const [row]: ImportJobRow[] = await manager.query(
+    `SELECT ${COLUMNS} FROM import_jobs WHERE id = $1 ${lock}`,
+    [id],
+  );
+  return row;
+}
+
+/** @internal Who started an import, as the audit log names them (none once the operator is deleted). */
+export async function importActor(tx: EntityManager, operatorId: string): Promise<AuditActor | undefined> {
+  const [operator]: { username: string }[] = await tx.query(`SELECT username FROM operators WHERE id = $1`, [
+    operatorId,
+  ]);
+  return operator ? { id: operatorId, username: operator.username } : undefined;
 }
 
 /** Queued or parsing imports unchanged for `minAgeMs` or more, oldest first (at most `limit`): what the API's sweep checks. */

@@ -277,6 +277,15 @@ export async function parseForImport(
   }
 }
 
+/** `text` as JSON, or undefined when it is not JSON. */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 async function parseContent(bytes: Uint8Array, options: ParseOptions): Promise<ParsedFile> {
   const tooLarge = sizeRefusal(bytes.byteLength, options.maxBytes);
   if (tooLarge) throw tooLarge;
@@ -295,26 +304,14 @@ async function parseContent(bytes: Uint8Array, options: ParseOptions): Promise<P
     try {
       doc = JSON.parse(text);
     } catch (e) {
-      const firstLine = start.split('\n', 1)[0].trim();
-      let firstIsObject = false;
-      try {
-        firstIsObject = isObject(JSON.parse(firstLine));
-      } catch {
-        firstIsObject = false;
-      }
-      if (firstIsObject) return parseJsonLines(text);
+      if (isObject(parsedOrUndefined(start.split('\n', 1)[0].trim()))) return parseJsonLines(text);
       throw invalidAt('', jsonSyntaxError(text, e));
     }
     return { ...parseJsonDocument(doc), contentHash: sha256(JSON.stringify(doc)) };
   }
 
   // A bare JSON scalar (`null`, a string, a number).
-  let scalar: unknown;
-  try {
-    scalar = JSON.parse(text);
-  } catch {
-    scalar = undefined;
-  }
+  const scalar = parsedOrUndefined(text);
   if (scalar === null) throw noReport();
   if (scalar !== undefined) throw unrecognised(`a JSON ${typeof scalar} is not a report`);
   // IMPORT-RULES: any other UTF-8 text is read as a CSV export and must match one of its layouts.

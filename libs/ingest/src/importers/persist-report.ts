@@ -56,6 +56,9 @@ export function toJsonb(value: unknown): string {
 
 const pgIntArray = (ids: number[]): string => `{${ids.join(',')}}`;
 
+/** `rows` as one array per key, in `keys`' order: the parameters of an `unnest(…)` insert. */
+const columns = <T>(rows: T[], keys: (keyof T)[]): unknown[][] => keys.map((k) => rows.map((r) => r[k]));
+
 /**
  * Writes one report's findings with their versions, notes and verdicts, inside the caller's
  * transaction, one `INSERT … SELECT FROM unnest(…)` per chunk. Returns the ids in input order.
@@ -137,13 +140,7 @@ export async function insertFindings(
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
          AS u(finding_id, stage, body, author, created_at, ord)
        ORDER BY ord`,
-      [
-        c.map((n) => n.findingId),
-        c.map((n) => n.stage),
-        c.map((n) => n.body),
-        c.map((n) => n.author),
-        c.map((n) => n.createdAt),
-      ],
+      columns(c, ['findingId', 'stage', 'body', 'author', 'createdAt']),
     );
   }
 
@@ -157,14 +154,7 @@ export async function insertFindings(
        FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY
          AS u(finding_id, status, reason_code, rationale, actor, created_at, ord)
        ORDER BY ord`,
-      [
-        c.map((x) => x.findingId),
-        c.map((x) => x.status),
-        c.map((x) => x.reasonCode),
-        c.map((x) => x.rationale),
-        c.map((x) => x.actor),
-        c.map((x) => x.createdAt),
-      ],
+      columns(c, ['findingId', 'status', 'reasonCode', 'rationale', 'actor', 'createdAt']),
     );
   }
   if (verdicts.length) {
@@ -179,6 +169,7 @@ export async function insertFindings(
   return findingIds;
 }
 
+/** The columns of a finding_versions insert, in the order of its parameters ($1 … $18). */
 function versionColumns() {
   return {
     id: [] as number[],
@@ -217,25 +208,6 @@ async function insertVersions(
        $18::text[])
        AS u(id, finding_id, version, origin, title, severity, description, impact, attack_vector, endpoints, steps, cwe,
          cvss, mitre, raw, edited_by, reason, created_at)`,
-    [
-      v.id,
-      v.findingId,
-      v.version,
-      v.origin,
-      v.title,
-      v.severity,
-      v.description,
-      v.impact,
-      v.attackVector,
-      v.endpoints,
-      v.steps,
-      v.cwe,
-      v.cvss,
-      v.mitre,
-      v.raw,
-      v.editedBy,
-      v.reason,
-      v.createdAt,
-    ],
+    Object.values(v),
   );
 }

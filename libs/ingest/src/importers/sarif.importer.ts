@@ -42,20 +42,13 @@ export function securitySeverity(value: unknown): Severity | null {
 }
 
 /** SARIF 2.1.0 §3.27.10 `level` → severity: error → high, warning → medium, note → low, none → info. */
-function levelSeverity(level: unknown): Severity | null {
-  switch (level) {
-    case 'error':
-      return 'high';
-    case 'warning':
-      return 'medium';
-    case 'note':
-      return 'low';
-    case 'none':
-      return 'info';
-    default:
-      return null;
-  }
-}
+const LEVEL_SEVERITIES = new Map<unknown, Severity>([
+  ['error', 'high'],
+  ['warning', 'medium'],
+  ['note', 'low'],
+  ['none', 'info'],
+]);
+const levelSeverity = (level: unknown): Severity | null => LEVEL_SEVERITIES.get(level) ?? null;
 
 /** SARIF 2.1.0 §3.11.5: `{n}` placeholders replaced by arguments; `{{` and `}}` are literal braces. */
 function formatMessage(template: string, args: unknown[]): string {

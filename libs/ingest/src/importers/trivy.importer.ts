@@ -5,20 +5,14 @@ import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-
 import { SeverityCounter, arrayOrEmpty, cweIds, isObject, str, stripHtml, uniqueSorted } from './text';
 
 /** Trivy `Severity` → severity (IMPORT-RULES: UNKNOWN or any other value → info, counted as unmapped). */
-function trivySeverity(value: unknown): Severity | null {
-  switch (typeof value === 'string' ? value.trim().toUpperCase() : '') {
-    case 'CRITICAL':
-      return 'critical';
-    case 'HIGH':
-      return 'high';
-    case 'MEDIUM':
-      return 'medium';
-    case 'LOW':
-      return 'low';
-    default:
-      return null;
-  }
-}
+const TRIVY_SEVERITIES = new Map<string, Severity>([
+  ['CRITICAL', 'critical'],
+  ['HIGH', 'high'],
+  ['MEDIUM', 'medium'],
+  ['LOW', 'low'],
+]);
+const trivySeverity = (value: unknown): Severity | null =>
+  TRIVY_SEVERITIES.get(typeof value === 'string' ? value.trim().toUpperCase() : '') ?? null;
 
 /** The CVSS of a vulnerability: NVD's v3 vector and score when present, else the first source with a v3 score. */
 function cvssOf(cvss: unknown): CvssScore | null {

@@ -5,20 +5,14 @@ import { scannerFinding, type ParsedFinding, type ParsedReport } from './parsed-
 import { SeverityCounter, cweIds, isObject, str, stripHtml, stripHtmlOrNull } from './text';
 
 /** ZAP `riskcode` → severity (IMPORT-RULES: 3 → high, 2 → medium, 1 → low, 0 → info; ZAP has no critical). */
-function riskSeverity(riskcode: unknown): Severity | null {
-  switch (String(riskcode ?? '').trim()) {
-    case '3':
-      return 'high';
-    case '2':
-      return 'medium';
-    case '1':
-      return 'low';
-    case '0':
-      return 'info';
-    default:
-      return null;
-  }
-}
+const RISK_SEVERITIES = new Map<string, Severity>([
+  ['3', 'high'],
+  ['2', 'medium'],
+  ['1', 'low'],
+  ['0', 'info'],
+]);
+const riskSeverity = (riskcode: unknown): Severity | null =>
+  RISK_SEVERITIES.get(String(riskcode ?? '').trim()) ?? null;
 
 /** A value that the XML parser gives as one element or a list (or '' for an empty element). */
 function list(value: unknown): unknown[] {

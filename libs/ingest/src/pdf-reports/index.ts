@@ -1,10 +1,4 @@
-export {
-  runPdfImportJob,
-  importPdfForReview,
-  type ChunkExtraction,
-  type FindingExtractor,
-  type PdfImportOptions,
-} from './pdf-import';
+export * from './pdf-import';
 export {
   addManualFinding,
   completeReportReview,

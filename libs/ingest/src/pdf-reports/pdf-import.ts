@@ -5,8 +5,11 @@ import type { AuditActor } from '@corpus-chat/persistence';
 import {
   finish,
   IMPORT_JOB_COLUMNS,
+  importActor,
   type ImportJobRecord,
   type ImportJobRow,
+  loadImportJob,
+  runWatchingForCancel,
   toRecord,
 } from '../importers/import-jobs';
 import { duplicateOutcome, findLiveDuplicate } from '../importers/duplicate-report';
@@ -19,7 +22,6 @@ import {
   PAGE_SEPARATOR,
   reportFindingKeys,
 } from './pdf-reports.queries';
-import { ParseCancelled } from '../importers/parse-thread';
 import { extractPdfText, type PdfText } from './pdf-text';
 
 /** What a model made of one chunk of a report's text: its findings, or why its output was unusable. */
@@ -47,42 +49,7 @@ export interface PdfImportOptions {
 
 const CANCELLED = 'cancelled by the operator';
 
-/** How often a running PDF read checks whether its import was cancelled. */
-const CANCEL_CHECK_MS = 1000;
-
-/** The text of `job`'s PDF, stopping the reader's thread when the import is cancelled meanwhile (null then). */
-async function readWatchingForCancel(
-  dataSource: DataSource,
-  job: ImportJobRecord,
-  bytes: Uint8Array,
-): Promise<PdfText | null> {
-  const cancel = new AbortController();
-  const check = setInterval(() => {
-    dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [job.id]).then(
-      (rows: { status: string }[]) => rows[0]?.status === 'cancelled' && cancel.abort(),
-      // A failed check is not a cancel: the next one, or the locked re-check before writing, decides.
-      () => undefined,
-    );
-  }, CANCEL_CHECK_MS);
-  try {
-    return await extractPdfText(bytes, cancel.signal);
-  } catch (e) {
-    if (e instanceof ParseCancelled) return null;
-    throw e;
-  } finally {
-    clearInterval(check);
-  }
-}
-
 const sha256 = (b: Uint8Array): string => crypto.createHash('sha256').update(b).digest('hex');
-
-async function lockJob(tx: EntityManager, id: string): Promise<ImportJobRow> {
-  const [row]: ImportJobRow[] = await tx.query(
-    `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = $1 FOR UPDATE`,
-    [id],
-  );
-  return row;
-}
 
 async function saveProgress(
   tx: EntityManager,
@@ -119,51 +86,26 @@ export async function runPdfImportJob(
 ): Promise<ImportJobRecord> {
   let text: PdfText | null;
   try {
-    text = await readWatchingForCancel(dataSource, job, bytes);
+    text = await runWatchingForCancel(dataSource, job.id, (signal) => extractPdfText(bytes, signal));
   } catch (e) {
     if (!(e instanceof ImportRefusal)) throw e;
     return dataSource.transaction(async (tx) => {
-      const row = await lockJob(tx, job.id);
+      const row = await loadImportJob(tx, job.id, 'FOR UPDATE');
       if (row.status !== 'parsing') return toRecord(row);
       return finish(tx, job.id, { ok: false, file: job.file, code: e.code, error: e.message });
     });
   }
-  if (!text) {
-    const [row]: ImportJobRow[] = await dataSource.query(
-      `SELECT ${IMPORT_JOB_COLUMNS} FROM import_jobs WHERE id = $1`,
-      [job.id],
-    );
-    return toRecord(row);
-  }
+  if (!text) return toRecord(await loadImportJob(dataSource.manager, job.id));
   const extractor = (await options.findingExtractor?.()) ?? null;
   const started = await dataSource.transaction(async (tx): Promise<Started> => {
-    const row = await lockJob(tx, job.id);
+    const row = await loadImportJob(tx, job.id, 'FOR UPDATE');
     if (row.status !== 'parsing') return { ended: toRecord(row) };
     let reportId = row.report_id;
     if (reportId === null) {
       const contentHash = sha256(bytes);
-      const [existing]: { id: number; filename: string }[] = await tx.query(
-        `SELECT id, filename FROM reports WHERE content_hash = $1 AND NOT archived ORDER BY id LIMIT 1`,
-        [contentHash],
-      );
-      if (existing) {
-        return {
-          ended: await finish(tx, job.id, {
-            ok: false,
-            file: job.file,
-            code: 'DUPLICATE',
-            existingReportId: existing.id,
-            error: `this report was already imported as report ${existing.id} (${existing.filename}); archive that one to import it again`,
-          }),
-        };
-      }
-      const [operator]: { username: string }[] = await tx.query(
-        `SELECT username FROM operators WHERE id = $1`,
-        [row.operator_id],
-      );
-      const actor: AuditActor | undefined = operator
-        ? { id: row.operator_id, username: operator.username }
-        : undefined;
+      const existing = await findLiveDuplicate(tx, contentHash);
+      if (existing) return { ended: await finish(tx, job.id, duplicateOutcome(job.file, existing)) };
+      const actor = await importActor(tx, row.operator_id);
       reportId = await createPdfReport(tx, {
         filename: job.file,
         contentHash,
@@ -206,12 +148,13 @@ export async function runPdfImportJob(
   await options.onProgress?.(started.job);
 
   for (const [i, chunk] of chunks.entries()) {
-    if (await isCancelled(dataSource, job.id)) return endCancelled(dataSource, job, progress);
+    const now = await loadImportJob(dataSource.manager, job.id);
+    if (now?.status !== 'parsing') return endCancelled(dataSource, job, progress);
     const result = await extractor.extract(chunk, i, chunks.length);
     const fresh = result.ok ? newFindings(result.findings, seen) : [];
     if (!result.ok) failedChunks.push({ chunk: i + 1, error: result.error });
     const stored = await dataSource.transaction(async (tx) => {
-      const row = await lockJob(tx, job.id);
+      const row = await loadImportJob(tx, job.id, 'FOR UPDATE');
       if (row.status !== 'parsing') return null;
       // A model's findings wait for a person: PDF text can steer the model into planting some.
       if (fresh.length)
@@ -226,7 +169,7 @@ export async function runPdfImportJob(
   }
 
   return dataSource.transaction(async (tx) => {
-    const row = await lockJob(tx, job.id);
+    const row = await loadImportJob(tx, job.id, 'FOR UPDATE');
     if (row.status !== 'parsing') return endCancelledIn(tx, job, progress);
     const extraction = { model: extractor.model, chunks: chunks.length, failedChunks };
     if (chunks.length > 0 && failedChunks.length === chunks.length) {
@@ -287,13 +230,6 @@ function newFindings(findings: ParsedFinding[], seen: Set<string>): ParsedFindin
     keys.add(key);
     return true;
   });
-}
-
-async function isCancelled(dataSource: DataSource, id: string): Promise<boolean> {
-  const [row]: { status: string }[] = await dataSource.query(`SELECT status FROM import_jobs WHERE id = $1`, [
-    id,
-  ]);
-  return row?.status !== 'parsing';
 }
 
 function endCancelled(

@@ -159,15 +159,17 @@ export class ChatRepository {
     chatId: string,
     patch: { title?: string; archived?: boolean },
   ): Promise<ChatSessionEntity | null> {
-    const chat = await this.findChat(ownerId, chatId);
-    if (!chat) return null;
-    if (patch.title !== undefined) {
-      chat.title = patch.title.trim() || chat.title;
-      chat.titleSource = 'user';
-    }
-    if (patch.archived !== undefined) chat.archived = patch.archived;
-    chat.updatedAt = new Date();
-    return this.db.getRepository(ChatSessionEntity).save(chat);
+    // A blank title keeps the current one, yet counts as the operator's choice.
+    const title = patch.title?.trim();
+    const { affected } = await this.db.getRepository(ChatSessionEntity).update(
+      { id: chatId, ownerId },
+      {
+        ...(patch.title !== undefined ? { titleSource: 'user' as const, ...(title ? { title } : {}) } : {}),
+        ...(patch.archived !== undefined ? { archived: patch.archived } : {}),
+        updatedAt: new Date(),
+      },
+    );
+    return affected ? this.findChat(ownerId, chatId) : null;
   }
 
   /** Deletes a thread with its turns and messages (cascade). Returns false when not the operator's. */
@@ -240,12 +242,9 @@ export class ChatRepository {
     input: TryStartTurnInput,
     lastCheck?: () => Promise<void>,
   ): Promise<StartTurnOutcome> {
-    const runner = this.db.createQueryRunner();
-    try {
-      await runner.connect();
-      await runner.startTransaction();
-      const userMessageId = randomUUID();
-      const outcome: StartTurnOutcome = await runner
+    // Only `started` writes anything, so committing another outcome leaves the database as it was.
+    return this.db.transaction(async (tx) => {
+      const outcome: StartTurnOutcome = await tx
         .query(TRY_START_TURN_SQL, [
           chatId,
           ownerId,
@@ -253,7 +252,7 @@ export class ChatRepository {
           input.turnId,
           input.queuePosition,
           input.maxActiveTurns,
-          userMessageId,
+          randomUUID(),
           input.content,
           input.autoTitle,
         ])
@@ -267,19 +266,9 @@ export class ChatRepository {
             throw e;
           },
         );
-      if (outcome.kind !== 'started') {
-        await runner.rollbackTransaction();
-        return outcome;
-      }
-      await lastCheck?.();
-      await runner.commitTransaction();
+      if (outcome.kind === 'started') await lastCheck?.();
       return outcome;
-    } catch (e) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw e;
-    } finally {
-      await runner.release();
-    }
+    });
   }
 }
 

@@ -145,6 +145,17 @@ SELECT turn_id AS "turnId", rating, comment, created_at AS "createdAt", updated_
      FROM turn_feedback WHERE operator_id = $1 AND turn_id = ANY($2::uuid[]);
 
 -- ChatRepository.updateChat
+UPDATE "chat_sessions"
+SET
+  "title_source" = $1,
+  "title" = $2,
+  "archived" = $3,
+  "updated_at" = $4
+WHERE
+  (
+    "id" = $5
+    AND "owner_id" = $6
+  );
 SELECT
   "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
   "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
@@ -163,28 +174,6 @@ WHERE
   )
 LIMIT
   1;
-SELECT
-  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
-  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
-  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
-  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
-  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
-  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
-  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
-  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
-FROM
-  "chat_sessions" "ChatSessionEntity"
-WHERE
-  "ChatSessionEntity"."id" IN ($1);
-START TRANSACTION;
-UPDATE "chat_sessions"
-SET
-  "title" = $1,
-  "title_source" = $2,
-  "updated_at" = $3
-WHERE
-  "id" IN ($4);
-COMMIT;
 
 -- ChatRepository.deleteChat
 DELETE FROM "chat_sessions"
@@ -252,4 +241,4 @@ WHERE
 START TRANSACTION;
 SELECT outcome, turn_id, user_message_id, queue_position, active_turns
   FROM chat_try_start_turn($1, $2, $3, $4, $5, $6, $7, $8, $9);
-ROLLBACK;
+COMMIT;

@@ -41,16 +41,6 @@ const envNumber = (v: unknown): unknown => {
 export const envInt = (fallback: number, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(envNumber, z.number().int().min(min).max(max)).default(fallback);
 
-/** A `true`/`false`/`1`/`0` variable, `fallback` when unset. */
-export const envBoolean = (fallback: boolean) =>
-  z
-    .preprocess(
-      (v) =>
-        typeof v === 'string' && /^(true|false|1|0)$/i.test(v.trim()) ? /^(true|1)$/i.test(v.trim()) : v,
-      z.boolean(),
-    )
-    .default(fallback);
-
 /**
  * Validates `env` with a schema (or its class), applying defaults for unset or empty variables;
  * throws `ConfigError` naming each bad one.

@@ -39,7 +39,7 @@ export function connectionErrorCode(e: unknown): string | undefined {
  */
 export function connectionFailure(e: APIConnectionError, baseUrl: string | undefined): string {
   const causes = causesOf(e);
-  const code = causes.find((c) => typeof c.code === 'string')?.code;
+  const code = connectionErrorCode(e);
   const messages = causes.map((c) => c.message).filter((m): m is string => !!m);
   // The deepest message is the socket's own ("fetch failed" wraps it).
   const message = messages.at(-1);
@@ -47,12 +47,7 @@ export function connectionFailure(e: APIConnectionError, baseUrl: string | undef
   if (code && CONNECTION_ERRORS[code]) why = `${CONNECTION_ERRORS[code]} (${code})`;
   else if (messages.includes('bad port')) {
     // The WHATWG fetch standard blocks ports of other protocols (e.g. 9, 25, 6000) on every request.
-    let port = '';
-    try {
-      port = baseUrl ? new URL(baseUrl).port : '';
-    } catch {
-      // not a URL: say "the port in the URL"
-    }
+    const port = baseUrl ? URL.parse(baseUrl)?.port : '';
     why = `port ${port || 'in the URL'} is blocked for HTTP requests (the fetch standard reserves it for another protocol): use another port`;
   } else why = code ?? message ?? 'the connection failed';
   return `could not connect${baseUrl ? ` to ${baseUrl}` : ''}: ${why}`;

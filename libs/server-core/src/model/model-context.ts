@@ -53,7 +53,8 @@ export function serverRoot(baseUrl: string): string {
 
 type ProbeAnswer = { ok: true; body: unknown } | { ok: false; why: string };
 type Found = { tokens: number; detail: string; provisional?: boolean; parallelSlots?: number };
-type ProbeResult = { found: Found; why?: undefined } | { found?: undefined; why: string };
+/** What one probe found, or why it found nothing. */
+type ProbeResult = Found | string;
 
 const positiveInt = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
@@ -109,16 +110,14 @@ export async function discoverContextLength(
   // vLLM: each card of GET /v1/models carries `max_model_len` (vllm/entrypoints/openai/protocol.py, ModelCard).
   const vllm = async (): Promise<ProbeResult> => {
     const a = await call(`${base}/models`);
-    if (!a.ok) return { why: a.why };
+    if (!a.ok) return a.why;
     const data = isRecord(a.body) && Array.isArray(a.body['data']) ? (a.body['data'] as unknown[]) : [];
     const card = data.find((m) => isRecord(m) && m['id'] === model);
     const tokens = isRecord(card) ? positiveInt(card['max_model_len']) : undefined;
-    if (!tokens) return { why: 'no max_model_len' };
+    if (!tokens) return 'no max_model_len';
     return {
-      found: {
-        tokens,
-        detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).`,
-      },
+      tokens,
+      detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).`,
     };
   };
 
@@ -128,7 +127,7 @@ export async function discoverContextLength(
   const ollama = async (): Promise<ProbeResult> => {
     const shown = await call(`${root}/api/show`, { method: 'POST', body: { model } });
     if (!shown.ok || !isRecord(shown.body) || !('model_info' in shown.body || 'parameters' in shown.body)) {
-      return { why: shown.ok ? 'not an Ollama answer' : shown.why };
+      return shown.ok ? 'not an Ollama answer' : shown.why;
     }
     const info = isRecord(shown.body['model_info']) ? shown.body['model_info'] : {};
     const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
@@ -151,31 +150,25 @@ export async function discoverContextLength(
     const loadedCtx = isRecord(loaded) ? positiveInt(loaded['context_length']) : undefined;
     if (loadedCtx)
       return {
-        found: {
-          tokens: loadedCtx,
-          detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).`,
-        },
+        tokens: loadedCtx,
+        detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).`,
       };
 
     const cap = (n: number) => (trained ? Math.min(n, trained) : n);
     if (numCtx) {
       const tokens = cap(numCtx);
       return {
-        found: {
-          tokens,
-          detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).`,
-        },
+        tokens,
+        detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).`,
       };
     }
     const tokens = cap(OLLAMA_DEFAULT_CONTEXT_TOKENS);
     return {
-      found: {
-        tokens,
-        provisional: true,
-        detail:
-          `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens (no num_ctx in the model's parameters${trained ? `; trained for ${fmt(trained)}` : ''}). ` +
-          'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; the loaded model shows the real figure.',
-      },
+      tokens,
+      provisional: true,
+      detail:
+        `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens (no num_ctx in the model's parameters${trained ? `; trained for ${fmt(trained)}` : ''}). ` +
+        'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; the loaded model shows the real figure.',
     };
   };
 
@@ -184,17 +177,15 @@ export async function discoverContextLength(
   // slots as `total_slots`.
   const llamacpp = async (): Promise<ProbeResult> => {
     const a = await call(`${root}/props`);
-    if (!a.ok) return { why: a.why };
+    if (!a.ok) return a.why;
     const body = isRecord(a.body) ? a.body : {};
     const settings = isRecord(body['default_generation_settings']) ? body['default_generation_settings'] : {};
     const tokens = positiveInt(settings['n_ctx']) ?? positiveInt(body['n_ctx']);
-    if (!tokens) return { why: 'no n_ctx' };
+    if (!tokens) return 'no n_ctx';
     return {
-      found: {
-        tokens,
-        detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).`,
-        parallelSlots: positiveInt(body['total_slots']),
-      },
+      tokens,
+      detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).`,
+      parallelSlots: positiveInt(body['total_slots']),
     };
   };
 
@@ -202,27 +193,23 @@ export async function discoverContextLength(
   // `max_context_length` for every model (lmstudio.ai/docs, REST API v0).
   const lmstudio = async (): Promise<ProbeResult> => {
     const a = await call(`${root}/api/v0/models`);
-    if (!a.ok) return { why: a.why };
+    if (!a.ok) return a.why;
     const data = isRecord(a.body) && Array.isArray(a.body['data']) ? (a.body['data'] as unknown[]) : [];
     const entry = data.find((m) => isRecord(m) && m['id'] === model);
-    if (!isRecord(entry)) return { why: `'${model}' not listed` };
+    if (!isRecord(entry)) return `'${model}' not listed`;
     const loaded = positiveInt(entry['loaded_context_length']);
     const max = positiveInt(entry['max_context_length']);
     if (loaded)
       return {
-        found: {
-          tokens: loaded,
-          detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).`,
-        },
+        tokens: loaded,
+        detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).`,
       };
     if (max)
       return {
-        found: {
-          tokens: max,
-          detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).`,
-        },
+        tokens: max,
+        detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).`,
       };
-    return { why: 'no context length' };
+    return 'no context length';
   };
 
   const probes: { source: ModelContextSource; label: string; run: () => Promise<ProbeResult> }[] = [
@@ -231,10 +218,10 @@ export async function discoverContextLength(
     { source: 'llamacpp', label: 'llama.cpp GET /props', run: llamacpp },
     { source: 'lmstudio', label: 'LM Studio GET /api/v0/models', run: lmstudio },
   ];
-  const results = await Promise.all(probes.map((p) => p.run().catch((): ProbeResult => ({ why: 'failed' }))));
-  const hit = results.findIndex((r) => r.found);
+  const results = await Promise.all(probes.map((p) => p.run().catch((): ProbeResult => 'failed')));
+  const hit = results.findIndex((r) => typeof r !== 'string');
   if (hit >= 0) {
-    const found = results[hit]!.found!;
+    const found = results[hit] as Found;
     return {
       contextTokens: found.tokens,
       source: probes[hit]!.source,
@@ -244,6 +231,6 @@ export async function discoverContextLength(
     };
   }
   return {
-    detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i]!.why}`).join('; ')}).`,
+    detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i] as string}`).join('; ')}).`,
   };
 }

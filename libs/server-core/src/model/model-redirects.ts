@@ -6,14 +6,7 @@ export const REDIRECT_STATUS: ReadonlySet<number> = new Set([301, 302, 303, 307,
  * URL), in the `openai` SDK's error shape.
  */
 export function redirectRefused(status: number, location: string | null): Response {
-  let where = '(no Location header)';
-  if (location) {
-    try {
-      where = new URL(location).host || location.slice(0, 200);
-    } catch {
-      where = location.slice(0, 200);
-    }
-  }
+  const where = location ? URL.parse(location)?.host || location.slice(0, 200) : '(no Location header)';
   const message = `The model server answered HTTP ${status}, a redirect to ${where}: redirects are not followed. Set the base URL to the address it redirects to (MODEL_URL_ALLOWLIST must allow it).`;
   return new Response(JSON.stringify({ error: { message } }), {
     status,

@@ -30,12 +30,8 @@ export class ModelUrlAllowlist {
     const entries = items.map((item): Entry => {
       const lower = item.toLowerCase();
       if (lower.includes('://')) {
-        let url: URL;
-        try {
-          url = new URL(lower);
-        } catch {
-          throw new Error(`'${item}' is not a valid origin (e.g. https://llm.internal:8443)`);
-        }
+        const url = URL.parse(lower);
+        if (!url) throw new Error(`'${item}' is not a valid origin (e.g. https://llm.internal:8443)`);
         if (
           (url.protocol !== 'http:' && url.protocol !== 'https:') ||
           url.pathname !== '/' ||
@@ -66,13 +62,8 @@ export class ModelUrlAllowlist {
   /** Whether `baseUrl` may be used; a string that is not an http(s) URL never is (unless open). */
   allows(baseUrl: string): boolean {
     if (this.open) return true;
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      return false;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    const url = URL.parse(baseUrl);
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') return false;
     const host = url.hostname.toLowerCase();
     return this.entries.some((e) =>
       e.kind === 'origin'

@@ -82,9 +82,10 @@ export async function finishTurn(
   turnId: string,
   ending: TurnEnding,
 ): Promise<FinishTurnOutcome> {
-  const result = await deps.ledger.finish(turnId, toStored(ending));
+  const stored = toStored(ending);
+  const result = await deps.ledger.finish(turnId, stored);
   if (result.kind !== 'finished') return result;
-  const event = terminalEvent(ending, result.messageId);
+  const event = terminalEventOfStored(stored.status, result.messageId, stored.metadata);
   try {
     await deps.bus.publish(result.chatId, turnId, event);
     // Only when an endpoint may want it: a job per turn would double a busy worker's queue work.
@@ -125,19 +126,6 @@ function toStored(ending: TurnEnding): TurnOutcome {
         storeMessage: ending.storeMessage ?? true,
       };
     }
-  }
-}
-
-function terminalEvent(ending: TurnEnding, messageId: string): ChatEventBody {
-  switch (ending.kind) {
-    case 'done': {
-      const verification = ending.metadata.verification;
-      return { type: 'turn.done', messageId, ...(verification ? { verification } : {}) };
-    }
-    case 'cancelled':
-      return { type: 'turn.cancelled', messageId };
-    case 'error':
-      return { type: 'turn.error', code: ending.code, message: ending.message };
   }
 }
 

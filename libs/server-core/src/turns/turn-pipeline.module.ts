@@ -3,11 +3,11 @@ import {
   Global,
   Inject,
   Injectable,
+  Logger,
   Module,
   type OnApplicationShutdown,
   Optional,
 } from '@nestjs/common';
-import { Logger } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
 import { Cluster } from 'ioredis';
 import {

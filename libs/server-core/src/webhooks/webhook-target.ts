@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { ModelUrlAllowlist } from '../model/model-url-allowlist';
 
@@ -57,10 +58,7 @@ export function isNonPublicAddress(address: string): boolean {
 
 type ResolveAll = (host: string) => Promise<LookupAddress[]>;
 
-const resolveAll: ResolveAll = (host) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+const resolveAll: ResolveAll = (host) => lookup(host, { all: true });
 
 /**
  * Where webhooks may go: `WEBHOOK_URL_ALLOWLIST` entries (as for model URLs); otherwise https to
@@ -79,14 +77,11 @@ export class WebhookTargets {
 
   /** The URL, when its form, scheme and the allowlist accept it; else `WebhookTargetRefusedError`. */
   checkUrl(raw: string): URL {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
+    const url = URL.parse(raw);
+    if (!url)
       throw new WebhookTargetRefusedError(
         `${raw} is not a URL: give one like https://hooks.example.org/corpus.`,
       );
-    }
     if (url.username || url.password)
       throw new WebhookTargetRefusedError('The webhook URL must not contain a user name or password.');
     if (!this.allowlist.allows(url.href))
