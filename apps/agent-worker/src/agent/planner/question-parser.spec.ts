@@ -380,3 +380,19 @@ describe('punctuation (the scan holds it as ⟨punct⟩)', () => {
     });
   });
 });
+
+describe('what is counted', () => {
+  it('counts reports only when they are named before any finding noun', () => {
+    expect(parseQuestion('how many reports have critical findings?')).toEqual({
+      kind: 'reports_with',
+      filter: { severity: 'critical' },
+      followUp: false,
+    });
+    expect(parseQuestion('number of findings of reports with XSS')).toEqual({
+      kind: 'count_findings',
+      list: false,
+      filter: { text: 'XSS' },
+      followUp: false,
+    });
+  });
+});

@@ -300,7 +300,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
-  const reportsCounted = ri > 0 && /^(many|of)$/.test(W[ri - 1]);
+  const firstFinding = W.findIndex((w) => V.finding.has(w));
+  const reportsCounted = ri > 0 && (firstFinding < 0 || ri < firstFinding) && /^(many|of)$/.test(W[ri - 1]);
   if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
     return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.
