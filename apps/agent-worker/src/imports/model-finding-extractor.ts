@@ -21,8 +21,8 @@ const SCHEMA_JSON = JSON.stringify(EXTRACTION_SCHEMA);
 /**
  * The extractor for the configured model, or null for the built-in back end (the report then
  * waits for manual review). A model server outside `MODEL_URL_ALLOWLIST` is not called either.
- * A chunk's answer may take `MODEL_FIRST_TOKEN_TIMEOUT_MS`; a request holds `AGENT_CONTEXT_TOKENS`
- * at most, or less when the server's window is smaller.
+ * A chunk's answer may take `MODEL_FIRST_TOKEN_TIMEOUT_MS` plus a second (the turns' client is
+ * reused); a request holds `AGENT_CONTEXT_TOKENS` at most, or less when the server's window is smaller.
  */
 export async function modelFindingExtractor(
   settings: ModelSettings,

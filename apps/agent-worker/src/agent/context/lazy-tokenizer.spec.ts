@@ -58,7 +58,6 @@ describe('the tokenizer is loaded lazily', () => {
     // Counting exactly loads it; the bound was never below the exact count.
     const exact = countMessagesTokens(ctx.messages) + countToolsTokens(tools);
     expect(tokenizerLoaded()).toBe(true);
-    expect(exact).toBe(countMessagesTokens(ctx.messages) + countToolsTokens(tools));
     expect(used).toBeGreaterThanOrEqual(exact);
   });
 

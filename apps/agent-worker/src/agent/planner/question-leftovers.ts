@@ -95,7 +95,9 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     }
     if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
     const next = s.words[i + 1];
-    if (!next || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0)) continue;
+    // "… or not?": a negation that ends a clause negates nothing (punctuation is read by its token).
+    const clauseEnd = /^[?.!,;:]$/.test(s.tokens[i + 1]?.w ?? '');
+    if (!next || clauseEnd || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0)) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
     parts.push({ text: spanText(s, [i, j]), reason: 'negation' });

@@ -351,3 +351,48 @@ describe('long messages', () => {
     expect(tokens.find((t) => t.kind === 'report')?.value).toBe('dd__flawfinder.sarif');
   });
 });
+
+describe('punctuation (the scan holds it as ⟨punct⟩)', () => {
+  const prev = { lastFilter: { text: 'SQL injection' }, lastFindingIds: [41, 42, 43] };
+
+  it('reads an ordinal followed by a question mark as a position', () => {
+    expect(parseQuestion('the last?', prev)).toEqual({ kind: 'detail_ref', position: -1 });
+    expect(parseQuestion('and the second?', prev)).toEqual({ kind: 'detail_ref', position: 1 });
+  });
+
+  it('a negation that ends a clause ("… or not?") is no exclusion', () => {
+    expect(parseQuestion('are there critical findings or not?')).toEqual({
+      kind: 'count_findings',
+      list: false,
+      filter: { severity: 'critical' },
+      followUp: false,
+    });
+  });
+
+  it('punctuation before the share word is scaffolding, and never shown as ⟨punct⟩', () => {
+    expect(parseQuestion('Please, what share of findings are critical?')).toEqual(
+      parseQuestion('Please what share of findings are critical?'),
+    );
+    expect(JSON.stringify(parseQuestion('so, what share of findings are critical?'))).not.toContain('⟨');
+    expect(parseQuestion('CWE-79: what share of findings are critical?')).toMatchObject({
+      kind: 'unsupported',
+      parts: [{ text: 'CWE-79', reason: 'unknown' }],
+    });
+  });
+});
+
+describe('what is counted', () => {
+  it('counts reports only when they are named before any finding noun', () => {
+    expect(parseQuestion('how many reports have critical findings?')).toEqual({
+      kind: 'reports_with',
+      filter: { severity: 'critical' },
+      followUp: false,
+    });
+    expect(parseQuestion('number of findings of reports with XSS')).toEqual({
+      kind: 'count_findings',
+      list: false,
+      filter: { text: 'XSS' },
+      followUp: false,
+    });
+  });
+});

@@ -82,9 +82,10 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 
   // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
   const ord = W.findIndex((w) => w in V.ordinals);
-  const after = W[ord + 1];
+  // A question mark is a `⟨punct⟩` word: read by its token.
+  const after = s.tokens[ord + 1]?.w === '?' ? '?' : W[ord + 1];
   const byPosition =
-    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(in|from|of|please)$/.test(after)));
+    V.ordinalNoun.has(after) || (W.length <= 8 && (!after || /^(\?|in|from|of|please)$/.test(after)));
   if (ord >= 0 && byPosition && !hasCount && !hasReportNoun && !s.hasAny(V.top) && !s.hasAny(V.time)) {
     const position = V.ordinals[W[ord]];
     if (previous.lastFindingIds?.length) return { kind: 'detail_ref', position };
@@ -299,7 +300,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   // "how many reports have …", "number of reports with …": reports counted, named before any finding noun.
   const ri = W.indexOf('reports');
-  const reportsCounted = ri > 0 && /^(many|of)$/.test(W[ri - 1]);
+  const firstFinding = W.findIndex((w) => V.finding.has(w));
+  const reportsCounted = ri > 0 && (firstFinding < 0 || ri < firstFinding) && /^(many|of)$/.test(W[ri - 1]);
   if (reportsCounted && hasCount && !filter.reportName && !reportHint && (newParts || followUp))
     return finish({ kind: 'reports_with', ...counting() });
   // A report named by part of its file name, with nothing else asked: its findings by severity.

@@ -39,11 +39,16 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
     of < 0
       ? `how many findings ${text(k + 1, s.tokens.length)}`
       : `how many ${text(of + 1, s.tokens.length)}`;
-  // Words before "of" are read here, not by the count: anything but scaffolding is not applied.
-  const head = s.words.slice(0, of < 0 ? k + 1 : of).filter((w, i) => i !== k && !V.shareHead.has(w));
+  // Words before "of" are read here, not by the count: anything but scaffolding is not applied,
+  // and is quoted as the operator wrote it (a report name, not its `⟨report⟩` word).
+  const head = s.tokens
+    .slice(0, of < 0 ? k + 1 : of)
+    .filter((t, i) => i !== k && !V.shareHead.has(s.words[i]) && t.kind !== 'punct');
   const part = parse(asCount, previous);
-  if (head.length)
-    return { kind: 'unsupported', parts: [{ text: head.join(' '), reason: 'unknown' }], understood: part };
+  if (head.length) {
+    const quoted = head.map((t) => t.orig).join(' ');
+    return { kind: 'unsupported', parts: [{ text: quoted, reason: 'unknown' }], understood: part };
+  }
   if (part.kind !== 'count_findings') {
     return part.kind === 'unsupported' || part.kind === 'out_of_scope' || part.kind === 'no_previous'
       ? part
