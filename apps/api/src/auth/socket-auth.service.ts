@@ -26,7 +26,13 @@ const refusalMessage = (refusal: Refusal): string =>
  */
 const upgradeRefusal = (status: Refusal): string => {
   const body = refusalMessage(status);
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Connection: close',
+    'Content-Type: text/plain; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
 };
 
 /** Room every socket of an operator joins, so all of them can be reached (and disconnected) at once. */
@@ -174,7 +180,10 @@ export class SocketAuthService {
     return isAllowedOrigin(req.headers, this.origins);
   }
 
-  /** Answers null for an allowed origin with a valid session, else the refusal: 401, 403 (foreign origin) or 503. */
+  /**
+   * Answers null for an allowed origin with a valid session, else the refusal: 401, 403 (foreign
+   * origin) or 503.
+   */
   private async refusalOf(req: IncomingMessage): Promise<Refusal | null> {
     if (!this.originAllowed(req)) return 403;
     return this.auth.verifySession(sessionTokenOf(req)).then(

@@ -107,7 +107,8 @@ export async function discoverContextLength(
     }
   };
 
-  // vLLM: each card of GET /v1/models carries `max_model_len` (vllm/entrypoints/openai/protocol.py, ModelCard).
+  // vLLM: each card of GET /v1/models carries `max_model_len`
+  // (vllm/entrypoints/openai/protocol.py, ModelCard).
   const vllm = async (): Promise<ProbeResult> => {
     const a = await call(`${base}/models`);
     if (!a.ok) return a.why;
@@ -117,7 +118,9 @@ export async function discoverContextLength(
     if (!tokens) return 'no max_model_len';
     return {
       tokens,
-      detail: `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens (max_model_len, set by --max-model-len).`,
+      detail:
+        `vLLM serves '${model}' with a context of ${fmt(tokens)} tokens ` +
+        '(max_model_len, set by --max-model-len).',
     };
   };
 
@@ -151,15 +154,20 @@ export async function discoverContextLength(
     if (loadedCtx)
       return {
         tokens: loadedCtx,
-        detail: `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens (the loaded model, /api/ps).`,
+        detail:
+          `Ollama runs '${model}' with a context of ${fmt(loadedCtx)} tokens ` +
+          '(the loaded model, /api/ps).',
       };
 
     const cap = (n: number) => (trained ? Math.min(n, trained) : n);
+    const trainedFor = trained ? `; trained for ${fmt(trained)}` : '';
     if (numCtx) {
       const tokens = cap(numCtx);
       return {
         tokens,
-        detail: `Ollama gives '${model}' a context of ${fmt(tokens)} tokens (num_ctx ${fmt(numCtx)} in its parameters${trained ? `; trained for ${fmt(trained)}` : ''}).`,
+        detail:
+          `Ollama gives '${model}' a context of ${fmt(tokens)} tokens ` +
+          `(num_ctx ${fmt(numCtx)} in its parameters${trainedFor}).`,
       };
     }
     const tokens = cap(OLLAMA_DEFAULT_CONTEXT_TOKENS);
@@ -167,8 +175,10 @@ export async function discoverContextLength(
       tokens,
       provisional: true,
       detail:
-        `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens (no num_ctx in the model's parameters${trained ? `; trained for ${fmt(trained)}` : ''}). ` +
-        'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; the loaded model shows the real figure.',
+        `Ollama gives '${model}' its default context of ${fmt(tokens)} tokens ` +
+        `(no num_ctx in the model's parameters${trainedFor}). ` +
+        'OLLAMA_CONTEXT_LENGTH or a GPU with 24 GiB or more raises the default; ' +
+        'the loaded model shows the real figure.',
     };
   };
 
@@ -184,7 +194,9 @@ export async function discoverContextLength(
     if (!tokens) return 'no n_ctx';
     return {
       tokens,
-      detail: `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot (n_ctx, set by --ctx-size and divided by --parallel).`,
+      detail:
+        `llama.cpp's server has a context of ${fmt(tokens)} tokens per slot ` +
+        '(n_ctx, set by --ctx-size and divided by --parallel).',
       parallelSlots: positiveInt(body['total_slots']),
     };
   };
@@ -202,12 +214,16 @@ export async function discoverContextLength(
     if (loaded)
       return {
         tokens: loaded,
-        detail: `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens (loaded_context_length).`,
+        detail:
+          `LM Studio has '${model}' loaded with a context of ${fmt(loaded)} tokens ` +
+          '(loaded_context_length).',
       };
     if (max)
       return {
         tokens: max,
-        detail: `LM Studio allows '${model}' up to ${fmt(max)} tokens of context (max_context_length; the context length chosen when loading may be lower).`,
+        detail:
+          `LM Studio allows '${model}' up to ${fmt(max)} tokens of context ` +
+          '(max_context_length; the context length chosen when loading may be lower).',
       };
     return 'no context length';
   };
@@ -230,7 +246,6 @@ export async function discoverContextLength(
       ...(found.parallelSlots ? { parallelSlots: found.parallelSlots } : {}),
     };
   }
-  return {
-    detail: `None of the context probes answered (${probes.map((p, i) => `${p.label}: ${results[i] as string}`).join('; ')}).`,
-  };
+  const why = probes.map((p, i) => `${p.label}: ${results[i] as string}`).join('; ');
+  return { detail: `None of the context probes answered (${why}).` };
 }
