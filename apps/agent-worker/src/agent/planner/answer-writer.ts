@@ -25,8 +25,7 @@ import {
   type TurnAttachment,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { MessageFormat } from './answer-format';
-import MESSAGES from './answer-messages.json';
+import type { MessageFormat } from './answer-format';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
 import { breakdownRows, followUpNote, groupLabel, rankableGroups } from './answer-rows';
@@ -48,10 +47,7 @@ export interface ScopedCount {
 }
 
 type GroupBy = CountFindingsByResult['groupBy'];
-interface Options {
-  scope?: ComputedScope;
-  note?: string;
-}
+type Options = { scope?: ComputedScope; note?: string };
 
 /**
  * What a language gives the writer besides its messages (`answer-messages.json`): number formats and
@@ -59,6 +55,8 @@ interface Options {
  */
 export interface AnswerLanguage {
   locale: OperatorLanguage;
+  /** Its messages (`answer-messages.json`), formatted in its digits. */
+  messages: MessageFormat;
   num(n: number): string;
   /** One decimal ("12.5", "12,5"). */
   decimal(n: number): string;
@@ -73,21 +71,13 @@ export interface AnswerLanguage {
   groupValue(groupBy: GroupBy, key: string): string | undefined;
 }
 
-/** The language's messages, formatted (`answer-format.ts`). */
-const formats = new Map<AnswerLanguage, MessageFormat>();
-export function messages(L: AnswerLanguage): MessageFormat {
-  let f = formats.get(L);
-  if (!f) formats.set(L, (f = new MessageFormat(L.locale, MESSAGES[L.locale], L.num)));
-  return f;
-}
-
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
 export function scopeParts(
   L: AnswerLanguage,
   f: FindingFilter | AppliedFilter,
   scope?: ComputedScope,
 ): Map<string, string> {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const parts = new Map<string, string>();
   if (f.severity) parts.set('severity', m('scope.severity', { label: L.severity(f.severity) }));
   else if (scope?.severities)
@@ -102,7 +92,7 @@ export function scopeParts(
   if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
   if (f.verdict) parts.set('verdict', m('scope.verdict', { v: L.verdict(f.verdict) }));
   if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
-  if (f.edited && messages(L).has(`scope.edited.${f.edited}`))
+  if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
     parts.set('edited', m(`scope.edited.${f.edited}`));
   if (scope?.exclude)
     parts.set(
@@ -120,7 +110,7 @@ export const scopePhrase = (L: AnswerLanguage, f: FindingFilter | AppliedFilter,
 /** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
 export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
   if (!f.weaknessClasses?.length) return '';
-  const m = messages(L).format;
+  const m = L.messages.format;
   const classes = f.weaknessClasses.map((c) =>
     m('classNote.item', { name: md(c.name), ids: c.cwe.map((id) => `CWE-${id}`).join(', ') }),
   );
@@ -137,7 +127,7 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
-  const m = messages(L).format;
+  const m = L.messages.format;
   /** A grouped answer: the first line with the note, the rows, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, opts: Options, lines: string[], end = '') {
     const scope = opts.scope;
