@@ -79,9 +79,8 @@ export function scopeParts(
 ): Map<string, string> {
   const m = L.messages.format;
   const parts = new Map<string, string>();
-  if (f.severity) parts.set('severity', m('scope.severity', { label: L.severity(f.severity) }));
-  else if (scope?.severities)
-    parts.set('severity', m('scope.severity', { label: L.severityList(scope.severities) }));
+  const severities = f.severity ? [f.severity] : scope?.severities;
+  if (severities) parts.set('severity', m('scope.severity', { label: L.severityList(severities) }));
   if (f.text) parts.set('text', m('scope.text', { q: L.quote(f.text) }));
   const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
   if (reportFilename) parts.set('report', m('scope.report', { name: md(reportFilename) }));
