@@ -4,7 +4,9 @@
  */
 import { SEVERITIES, type OperatorLanguage } from '@corpus-chat/contracts';
 import { md, words } from './answer-text';
-import { messages, writerFor, type AnswerLanguage, type AnswerWriter } from './answer-writer';
+import { MessageFormat } from './answer-format';
+import MESSAGES from './answer-messages.json';
+import { writerFor, type AnswerLanguage, type AnswerWriter } from './answer-writer';
 
 export type { AnswerWriter };
 
@@ -16,9 +18,10 @@ const DIGITS: Record<OperatorLanguage, Pick<AnswerLanguage, 'num' | 'decimal'>> 
 };
 
 function language(locale: OperatorLanguage): AnswerLanguage {
-  const m = (key: string, params = {}) => messages(L).format(`label.${key}`, params);
+  const m = (key: string, params = {}) => L.messages.format(`label.${key}`, params);
   const L: AnswerLanguage = {
     locale,
+    messages: new MessageFormat(locale, MESSAGES[locale], DIGITS[locale].num),
     ...DIGITS[locale],
     quote: (s) => m('quote', { q: words(s) }),
     severity: (s) => m('severity', { s }),
@@ -48,12 +51,9 @@ function language(locale: OperatorLanguage): AnswerLanguage {
   return L;
 }
 
+const LANGUAGES = { en: language('en'), ru: language('ru') };
 export const answerLanguage = (locale: OperatorLanguage): AnswerLanguage => LANGUAGES[locale];
-const LANGUAGES: Record<OperatorLanguage, AnswerLanguage> = { en: language('en'), ru: language('ru') };
-const WRITERS: Record<OperatorLanguage, AnswerWriter> = {
-  en: writerFor(LANGUAGES.en),
-  ru: writerFor(LANGUAGES.ru),
-};
+const WRITERS = { en: writerFor(LANGUAGES.en), ru: writerFor(LANGUAGES.ru) };
 
 /** The writer for a turn's language (`en` when the turn names none). */
 export const answerWriter = (language: OperatorLanguage = 'en'): AnswerWriter =>

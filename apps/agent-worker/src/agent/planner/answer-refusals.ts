@@ -3,11 +3,11 @@
  * a question it could not apply and report names it could not resolve.
  */
 import { md, words } from './answer-text';
-import { messages, scopePhrase, type AnswerLanguage } from './answer-writer';
+import { scopePhrase, type AnswerLanguage } from './answer-writer';
 import type { PlannedQuestion, Unapplied } from './question-plan';
 
 export function refusalsFor(L: AnswerLanguage) {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const capabilities = m('capabilities');
 
   /**
@@ -19,7 +19,7 @@ export function refusalsFor(L: AnswerLanguage) {
     const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
     const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
     // Each kind a refusal can describe has its message; any other is described generally.
-    const kind = messages(L).has(`understood.${plan.kind}`) ? plan.kind : 'other';
+    const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
     return m(`understood.${kind}`, { withScope, groupBy });
   }
 

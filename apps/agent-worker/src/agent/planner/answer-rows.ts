@@ -8,7 +8,7 @@ import {
   type GroupByKey,
 } from '@corpus-chat/contracts';
 import { md } from './answer-text';
-import { messages, scopeParts, type AnswerLanguage } from './answer-writer';
+import { scopeParts, type AnswerLanguage } from './answer-writer';
 import type { PlannedScope } from './question-plan';
 
 /** Groups a breakdown lists one by one before it says how many more there are. */
@@ -26,7 +26,7 @@ export function breakdownRows(
   r: CountFindingsByResult,
   scope: ComputedScope | undefined,
 ): string[] {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const groupBy = r.groupBy;
   const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
   const count = (key: string) => L.num(byKey.get(key) ?? 0);
@@ -63,7 +63,7 @@ export function followUpNote(
   asked: PlannedScope,
   merged: PlannedScope,
 ): string {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const [before, now, own] = [previous, merged, asked].map((p) => scopeParts(L, p.filter, p.scope));
   const replaced: string[] = [];
   const added: string[] = [];

@@ -1,6 +1,6 @@
 import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
 import { md } from './answer-text';
-import { classNote, messages, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
+import { classNote, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
 
 /**
  * What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R").
@@ -20,7 +20,7 @@ function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string,
  * or verdict.
  */
 export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: string): string {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const subject = m('scoped.subject', {
     total: c.total,
     scope: scopePhrase(L, c.filter),

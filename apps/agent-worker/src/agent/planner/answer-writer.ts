@@ -25,8 +25,7 @@ import {
   type TurnAttachment,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { MessageFormat } from './answer-format';
-import MESSAGES from './answer-messages.json';
+import type { MessageFormat } from './answer-format';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
 import { breakdownRows, followUpNote, groupLabel, rankableGroups } from './answer-rows';
@@ -48,10 +47,7 @@ export interface ScopedCount {
 }
 
 type GroupBy = CountFindingsByResult['groupBy'];
-interface Options {
-  scope?: ComputedScope;
-  note?: string;
-}
+type Options = { scope?: ComputedScope; note?: string };
 
 /**
  * What a language gives the writer besides its messages (`answer-messages.json`): number formats and
@@ -59,6 +55,8 @@ interface Options {
  */
 export interface AnswerLanguage {
   locale: OperatorLanguage;
+  /** Its messages (`answer-messages.json`), formatted in its digits. */
+  messages: MessageFormat;
   num(n: number): string;
   /** One decimal ("12.5", "12,5"). */
   decimal(n: number): string;
@@ -73,25 +71,16 @@ export interface AnswerLanguage {
   groupValue(groupBy: GroupBy, key: string): string | undefined;
 }
 
-/** The language's messages, formatted (`answer-format.ts`). */
-const formats = new Map<AnswerLanguage, MessageFormat>();
-export function messages(L: AnswerLanguage): MessageFormat {
-  let f = formats.get(L);
-  if (!f) formats.set(L, (f = new MessageFormat(L.locale, MESSAGES[L.locale], L.num)));
-  return f;
-}
-
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
 export function scopeParts(
   L: AnswerLanguage,
   f: FindingFilter | AppliedFilter,
   scope?: ComputedScope,
 ): Map<string, string> {
-  const m = messages(L).format;
+  const m = L.messages.format;
   const parts = new Map<string, string>();
-  if (f.severity) parts.set('severity', m('scope.severity', { label: L.severity(f.severity) }));
-  else if (scope?.severities)
-    parts.set('severity', m('scope.severity', { label: L.severityList(scope.severities) }));
+  const severities = f.severity ? [f.severity] : scope?.severities;
+  if (severities) parts.set('severity', m('scope.severity', { label: L.severityList(severities) }));
   if (f.text) parts.set('text', m('scope.text', { q: L.quote(f.text) }));
   const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
   if (reportFilename) parts.set('report', m('scope.report', { name: md(reportFilename) }));
@@ -102,7 +91,7 @@ export function scopeParts(
   if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
   if (f.verdict) parts.set('verdict', m('scope.verdict', { v: L.verdict(f.verdict) }));
   if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
-  if (f.edited && messages(L).has(`scope.edited.${f.edited}`))
+  if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
     parts.set('edited', m(`scope.edited.${f.edited}`));
   if (scope?.exclude)
     parts.set(
@@ -120,59 +109,11 @@ export const scopePhrase = (L: AnswerLanguage, f: FindingFilter | AppliedFilter,
 /** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
 export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
   if (!f.weaknessClasses?.length) return '';
-  const m = messages(L).format;
+  const m = L.messages.format;
   const classes = f.weaknessClasses.map((c) =>
     m('classNote.item', { name: md(c.name), ids: c.cwe.map((id) => `CWE-${id}`).join(', ') }),
   );
   return m('classNote', { classes: classes.join('; ') });
-}
-
-/**
- * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
- * total, then every row of the call (the caller's `limit` decides how many are listed, so the
- * list, the tool card's "N of TOTAL" and the follow-up ids agree).
- */
-function countAnswer(L: AnswerLanguage, r: SearchFindingsResult, opts: { note?: string } = {}): string {
-  const m = messages(L).format;
-  const scope = scopePhrase(L, r.filter);
-  const head = scope
-    ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
-    : m('count.all', { total: r.total });
-  const lines = [opts.note ? `${head} ${opts.note}` : head];
-  if (r.rows.length) {
-    const shown = r.rows.length;
-    lines.push(
-      '',
-      m(r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many', { shown: `${shown}` }),
-    );
-    for (const row of r.rows)
-      lines.push(
-        `- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
-      );
-  }
-  return lines.join('\n');
-}
-
-/** A grouped answer: the first line with the note, the rows, then how the counts were obtained. */
-function groupedAnswer(
-  L: AnswerLanguage,
-  r: CountFindingsByResult,
-  opts: Options,
-  lines: string[],
-  end = '',
-) {
-  const m = messages(L).format;
-  const scope = opts.scope;
-  const how = [
-    scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
-    scope?.exclude ? m('grouped.exclude') : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  const what = m('group.noun', { groupBy: r.groupBy });
-  const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
-  if (opts.note) lines[0] += ` ${opts.note}`;
-  return [...lines, '', source + end].join('\n');
 }
 
 /** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
@@ -183,183 +124,206 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
   return groups.filter((g, i) => i < n || g.count === cut);
 }
 
-/** Answer to "which report has the most …" / "top N reports or CWEs by …", ties at the boundary included. */
-function topAnswer(L: AnswerLanguage, r: CountFindingsByResult, n: number, opts: Options = {}): string {
-  const m = messages(L).format;
-  const groupBy = r.groupBy;
-  const words = { groupBy, what: m('group.noun', { groupBy }), scope: scopePhrase(L, r.filter, opts.scope) };
-  const groups = rankableGroups(r);
-  if (!groups.length)
-    return m('top.empty', { ...words, total: r.total }) + (opts.note ? ` ${opts.note}` : '');
-  const top = rankedGroups(r, n);
-  const label = (g: CountGroup) => groupLabel(L, groupBy, g);
-  const lines: string[] = [];
-  if (n === 1 && top.length === 1) {
-    const next = groups.at(1);
-    lines.push(
-      m('top.one', {
-        ...words,
-        first: label(top[0]),
-        count: top[0].count,
-        hasNext: !!next,
-        next: next && label(next),
-        nextCount: next?.count,
-      }),
-    );
-  } else {
-    lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
-    top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
-  }
-  const groupCount = m('group.count', { ...words, n: groups.length });
-  const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
-  return groupedAnswer(L, r, opts, lines, ` ${footer}`);
-}
-
-/** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict listed, zeros included. */
-function breakdownAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Options = {}): string {
-  const m = messages(L).format;
-  const groupBy = r.groupBy;
-  const head = m('breakdown.head', { groupBy, scope: scopePhrase(L, r.filter, opts.scope), total: r.total });
-  return groupedAnswer(L, r, opts, [head, ...breakdownRows(L, r, opts.scope)]);
-}
-
-/** Answer to "how many reports (are there)". */
-function reportCountAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
-  const m = messages(L).format;
-  // Statuses in the order first met.
-  const byStatus = new Map<ReportStatus, number>();
-  for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
-  const statuses = [...byStatus]
-    .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s) }))
-    .join(', ');
-  const findings = reports.reduce((n, r) => n + r.findingCount, 0);
-  return m('reports.count', { n: reports.length, statuses, findings });
-}
-
-/** Answer to "list the reports". */
-function reportListAnswer(L: AnswerLanguage, reports: ReportSummary[]): string {
-  const m = messages(L).format;
-  if (!reports.length) return m('reports.none');
-  const lines = [m('reports.head', { n: reports.length })];
-  for (const r of reports.slice(0, 100)) {
-    const sev = SEVERITIES.filter((s) => r.bySeverity[s])
-      .map((s) => `${L.severity(s)} ${L.num(r.bySeverity[s])}`)
-      .join(', ');
-    lines.push(
-      `- #${r.id} **${md(r.filename)}** (${r.format}, ${L.reportStatus(r.status)}): ${m('findings', { n: r.findingCount })}${sev ? ` — ${sev}` : ''}`,
-    );
-  }
-  if (reports.length > 100) lines.push(m('reports.more', { n: reports.length - 100 }));
-  return lines.join('\n');
-}
-
-/** Answer to "how many reports have critical findings". */
-function reportsWithAnswer(L: AnswerLanguage, r: CountFindingsByResult, opts: Options = {}): string {
-  const m = messages(L).format;
-  const groups = r.groups.filter((g) => g.count > 0);
-  const scope = scopePhrase(L, r.filter, opts.scope) || m('reportsWith.noFilter');
-  const lines = [m('reportsWith.head', { reports: groups.length, scope, total: r.total })];
-  for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
-  if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
-  return groupedAnswer(L, r, opts, lines);
-}
-
-/** Answer to "give me an overview". */
-function overviewAnswer(L: AnswerLanguage, o: CorpusOverview): string {
-  const m = messages(L).format;
-  const lines = [
-    m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
-    '',
-    `${m('overview.bySeverity')}${SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`).join(', ')}.`,
-    `${m('overview.verdicts')}${VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`).join(', ')}.`,
-  ];
-  const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
-  if (top.length) {
-    lines.push('', m('overview.largest'));
-    for (const r of top) lines.push(`- ${md(r.filename)}: ${L.num(r.total)}`);
-  }
-  return lines.join('\n');
-}
-
-/** Answer to "show finding N". */
-function detailAnswer(L: AnswerLanguage, f: FindingDetail): string {
-  const m = (key: string) => messages(L).format(`detail.${key}`);
-  const c = f.current;
-  const lines = [`**${m('finding')} #${f.id}: ${md(c.title)}**`, ''];
-  lines.push(
-    `- ${m('severity')}: ${L.severity(c.severity)}${c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : ''}`,
-  );
-  lines.push(`- ${m('report')}: ${f.reportFilename ? md(f.reportFilename) : m('byHand')}`);
-  lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : m('none')}`);
-  lines.push(`- ${m('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : m('none')}`);
-  lines.push(`- ${m('versions')}: ${f.versionCount}`);
-  if (c.affectedEndpoints.length)
-    lines.push(
-      `- ${m('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
-    );
-  // The scanner's own text stays as it was written.
-  if (c.description) lines.push('', md(cut(c.description, 800)));
-  if (c.impact) lines.push('', `${m('impact')}: ${md(cut(c.impact, 400))}`);
-  return lines.join('\n');
-}
-
-/**
- * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
- * listed titles of the new or fixed findings, then the other counts, the baseline and the report
- * with their recorded scan dates.
- */
-function comparisonAnswer(L: AnswerLanguage, plan: ComparisonPlan, c: ScanComparison): string {
-  const m = messages(L).format;
-  const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };
-  const list = (rows: ScanComparison['newFindings']) =>
-    rows.map((f) =>
-      m('compare.row', { title: md(f.title), severity: L.severity(f.severity), id: `${f.id}` }),
-    );
-  const lines: string[] = [];
-  for (const k of ['new', 'fixed'] as const)
-    if (plan.asked === k || plan.asked === 'all') {
-      lines.push(m(`compare.${k}`, { ...names, n: c[k] }));
-      if (c[k]) lines.push(list(c[`${k}Findings`]).join('\n'));
-    }
-  if (plan.asked === 'unchanged') lines.push(m('compare.unchanged', { ...names, n: c.unchanged }));
-  const day = (iso: string | null) => (iso ? iso.slice(0, 10) : m('compare.noTime'));
-  lines.push(
-    '',
-    m('compare.total', {
-      ...names,
-      new: c.new,
-      fixed: c.fixed,
-      unchanged: c.unchanged,
-      baselineDay: day(c.baseline.scannedAt),
-      baselineFindings: m('findings', { n: c.baseline.findingCount }),
-      reportDay: day(c.report.scannedAt),
-      reportFindings: m('findings', { n: c.report.findingCount }),
-      target: md(c.target.join(', ')),
-    }),
-  );
-  if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
-  lines.push(m('compare.identity'));
-  return lines.join('\n');
-}
-
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
-  const m = messages(L).format;
-  const refusals = refusalsFor(L);
+  const m = L.messages.format;
+  /** A grouped answer: the first line with the note, the rows, then how the counts were obtained. */
+  function groupedAnswer(r: CountFindingsByResult, opts: Options, lines: string[], end = '') {
+    const scope = opts.scope;
+    const how = [
+      scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
+      scope?.exclude ? m('grouped.exclude') : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
+    const what = m('group.noun', { groupBy: r.groupBy });
+    const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
+    if (opts.note) lines[0] += ` ${opts.note}`;
+    return [...lines, '', source + end].join('\n');
+  }
   return {
-    count: (r: SearchFindingsResult, opts?: { note?: string }) => countAnswer(L, r, opts),
+    /**
+     * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
+     * total, then every row of the call (the caller's `limit` decides how many are listed, so the
+     * list, the tool card's "N of TOTAL" and the follow-up ids agree).
+     */
+    count(r: SearchFindingsResult, opts: { note?: string } = {}): string {
+      const scope = scopePhrase(L, r.filter);
+      const head = scope
+        ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
+        : m('count.all', { total: r.total });
+      const lines = [opts.note ? `${head} ${opts.note}` : head];
+      if (r.rows.length) {
+        const shown = r.rows.length;
+        lines.push(
+          '',
+          m(r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many', {
+            shown: `${shown}`,
+          }),
+        );
+        for (const row of r.rows)
+          lines.push(
+            `- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
+          );
+      }
+      return lines.join('\n');
+    },
+    /** Answer to "which report has the most …" / "top N reports or CWEs by …", boundary ties included. */
+    top(r: CountFindingsByResult, n: number, opts: Options = {}): string {
+      const groupBy = r.groupBy;
+      const words = {
+        groupBy,
+        what: m('group.noun', { groupBy }),
+        scope: scopePhrase(L, r.filter, opts.scope),
+      };
+      const groups = rankableGroups(r);
+      if (!groups.length)
+        return m('top.empty', { ...words, total: r.total }) + (opts.note ? ` ${opts.note}` : '');
+      const top = rankedGroups(r, n);
+      const label = (g: CountGroup) => groupLabel(L, groupBy, g);
+      const lines: string[] = [];
+      if (n === 1 && top.length === 1) {
+        const next = groups.at(1);
+        lines.push(
+          m('top.one', {
+            ...words,
+            first: label(top[0]),
+            count: top[0].count,
+            hasNext: !!next,
+            next: next && label(next),
+            nextCount: next?.count,
+          }),
+        );
+      } else {
+        lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
+        top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
+      }
+      const groupCount = m('group.count', { ...words, n: groups.length });
+      const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
+      return groupedAnswer(r, opts, lines, ` ${footer}`);
+    },
+    /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict, zeros too. */
+    breakdown(r: CountFindingsByResult, opts: Options = {}): string {
+      const groupBy = r.groupBy;
+      const head = m('breakdown.head', {
+        groupBy,
+        scope: scopePhrase(L, r.filter, opts.scope),
+        total: r.total,
+      });
+      return groupedAnswer(r, opts, [head, ...breakdownRows(L, r, opts.scope)]);
+    },
+    /** Answer to "how many reports (are there)". */
+    reportCount(reports: ReportSummary[]): string {
+      // Statuses in the order first met.
+      const byStatus = new Map<ReportStatus, number>();
+      for (const r of reports) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+      const statuses = [...byStatus]
+        .map(([s, n]) => m('reports.status', { n, status: L.reportStatus(s) }))
+        .join(', ');
+      const findings = reports.reduce((n, r) => n + r.findingCount, 0);
+      return m('reports.count', { n: reports.length, statuses, findings });
+    },
+    /** Answer to "list the reports". */
+    reportList(reports: ReportSummary[]): string {
+      if (!reports.length) return m('reports.none');
+      const lines = [m('reports.head', { n: reports.length })];
+      for (const r of reports.slice(0, 100)) {
+        const sev = SEVERITIES.filter((s) => r.bySeverity[s])
+          .map((s) => `${L.severity(s)} ${L.num(r.bySeverity[s])}`)
+          .join(', ');
+        lines.push(
+          `- #${r.id} **${md(r.filename)}** (${r.format}, ${L.reportStatus(r.status)}): ${m('findings', { n: r.findingCount })}${sev ? ` — ${sev}` : ''}`,
+        );
+      }
+      if (reports.length > 100) lines.push(m('reports.more', { n: reports.length - 100 }));
+      return lines.join('\n');
+    },
+    /** Answer to "how many reports have critical findings". */
+    reportsWith(r: CountFindingsByResult, opts: Options = {}): string {
+      const groups = r.groups.filter((g) => g.count > 0);
+      const scope = scopePhrase(L, r.filter, opts.scope) || m('reportsWith.noFilter');
+      const lines = [m('reportsWith.head', { reports: groups.length, scope, total: r.total })];
+      for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
+      if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
+      return groupedAnswer(r, opts, lines);
+    },
+    /** Answer to "give me an overview". */
+    overview(o: CorpusOverview): string {
+      const lines = [
+        m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
+        '',
+        `${m('overview.bySeverity')}${SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`).join(', ')}.`,
+        `${m('overview.verdicts')}${VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`).join(', ')}.`,
+      ];
+      const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
+      if (top.length) {
+        lines.push('', m('overview.largest'));
+        for (const r of top) lines.push(`- ${md(r.filename)}: ${L.num(r.total)}`);
+      }
+      return lines.join('\n');
+    },
+    /** Answer to "show finding N". */
+    detail(f: FindingDetail): string {
+      const d = (key: string) => m(`detail.${key}`);
+      const c = f.current;
+      const lines = [`**${d('finding')} #${f.id}: ${md(c.title)}**`, ''];
+      lines.push(
+        `- ${d('severity')}: ${L.severity(c.severity)}${c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : ''}`,
+      );
+      lines.push(`- ${d('report')}: ${f.reportFilename ? md(f.reportFilename) : d('byHand')}`);
+      lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : d('none')}`);
+      lines.push(`- ${d('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : d('none')}`);
+      lines.push(`- ${d('versions')}: ${f.versionCount}`);
+      if (c.affectedEndpoints.length)
+        lines.push(
+          `- ${d('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
+        );
+      // The scanner's own text stays as it was written.
+      if (c.description) lines.push('', md(cut(c.description, 800)));
+      if (c.impact) lines.push('', `${d('impact')}: ${md(cut(c.impact, 400))}`);
+      return lines.join('\n');
+    },
+    /**
+     * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
+     * listed titles of the new or fixed findings, then the other counts, the baseline and the report
+     * with their recorded scan dates.
+     */
+    comparison(plan: ComparisonPlan, c: ScanComparison): string {
+      const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };
+      const list = (rows: ScanComparison['newFindings']) =>
+        rows.map((f) =>
+          m('compare.row', { title: md(f.title), severity: L.severity(f.severity), id: `${f.id}` }),
+        );
+      const lines: string[] = [];
+      for (const k of ['new', 'fixed'] as const)
+        if (plan.asked === k || plan.asked === 'all') {
+          lines.push(m(`compare.${k}`, { ...names, n: c[k] }));
+          if (c[k]) lines.push(list(c[`${k}Findings`]).join('\n'));
+        }
+      if (plan.asked === 'unchanged') lines.push(m('compare.unchanged', { ...names, n: c.unchanged }));
+      const day = (iso: string | null) => (iso ? iso.slice(0, 10) : m('compare.noTime'));
+      lines.push(
+        '',
+        m('compare.total', {
+          ...names,
+          new: c.new,
+          fixed: c.fixed,
+          unchanged: c.unchanged,
+          baselineDay: day(c.baseline.scannedAt),
+          baselineFindings: m('findings', { n: c.baseline.findingCount }),
+          reportDay: day(c.report.scannedAt),
+          reportFindings: m('findings', { n: c.report.findingCount }),
+          target: md(c.target.join(', ')),
+        }),
+      );
+      if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
+      lines.push(m('compare.identity'));
+      return lines.join('\n');
+    },
     scopedCount: (c: ScopedCount, note?: string) => scopedCountAnswer(L, c, note),
-    top: (r: CountFindingsByResult, n: number, opts?: Options) => topAnswer(L, r, n, opts),
-    breakdown: (r: CountFindingsByResult, opts?: Options) => breakdownAnswer(L, r, opts),
-    reportCount: (reports: ReportSummary[]) => reportCountAnswer(L, reports),
-    reportList: (reports: ReportSummary[]) => reportListAnswer(L, reports),
-    reportsWith: (r: CountFindingsByResult, opts?: Options) => reportsWithAnswer(L, r, opts),
-    overview: (o: CorpusOverview) => overviewAnswer(L, o),
-    detail: (f: FindingDetail) => detailAnswer(L, f),
     followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
       followUpNote(L, previous, asked, merged),
-    comparison: (plan: ComparisonPlan, c: ScanComparison) => comparisonAnswer(L, plan, c),
-    ...refusals,
+    ...refusalsFor(L),
     /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
     share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>
       m('share', {

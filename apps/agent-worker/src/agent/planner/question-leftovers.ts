@@ -62,10 +62,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
         (s.tokens[to].kind === 'word' && (isContent(s, to) || V.comparisonWord.has(s.words[to]))))
     )
       to++;
-    const subjectOfHave =
-      prep &&
-      /^(does|do|did)$/.test(prep) &&
-      /^(have|has|contain|contains|hold|holds|include|includes|report|show|list)$/.test(s.words[to] ?? '');
+    const subjectOfHave = prep && V.doVerb.has(prep) && V.haveVerb.has(s.words[to]);
     if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
       continue;
@@ -73,9 +70,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     const neg = negationBefore(s, from);
     const start = neg
       ? neg[0]
-      : prep &&
-          (V.reportPreposition.has(prep) ||
-            /^(with|without|by|since|before|after|except|than|or|and|not)$/.test(prep))
+      : prep && (V.reportPreposition.has(prep) || V.partPreposition.has(prep))
         ? from - 1
         : a;
     consume(s, [start, to]);

@@ -217,9 +217,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   }
   // "does it have", "in it", "that report": the report the previous answer was about (its filter carries it).
   const previousReport = W.some(
-    (w, i) =>
-      (w === 'it' && /^(does|do|did|in|of|from|has)$/.test(W[i - 1] ?? '')) ||
-      (/^(that|this|same)$/.test(w) && /^(report|scan|file)$/.test(W[i + 1] ?? '')),
+    (w, i) => (w === 'it' && V.beforeIt.has(W[i - 1])) || (V.thisOne.has(w) && V.oneReport.has(W[i + 1])),
   );
   const referential =
     previousReport ||

@@ -103,8 +103,7 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
     const t = s.tokens[to];
     if (t.kind !== 'word' && t.kind !== 'num') break;
     if (to > from && (V.topicStop.has(t.w) || s.used[to])) break;
-    if (to > from && V.severities[t.w] && /^(severity|findings?|issues?|ones?)$/.test(s.words[to + 1] ?? ''))
-      break;
+    if (to > from && V.severities[t.w] && V.afterSeverity.has(s.words[to + 1])) break;
     to++;
   }
   let a = from;

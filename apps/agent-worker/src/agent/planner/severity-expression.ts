@@ -36,10 +36,8 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
   const prev = s.words[i - 1] ?? '';
   const notSeverity =
     // "information disclosure", "info leak": a topic; "more info about finding 3": asking for details.
-    (w.startsWith('info') && /^(disclosure|leak|leaks|leakage|exposure|exposed)$/.test(next)) ||
-    (w === 'info' &&
-      /^(more|some|any|additional|further|detailed)$/.test(prev) &&
-      /^(about|on|for|regarding)$/.test(next)) ||
+    (w.startsWith('info') && V.infoTopic.has(next)) ||
+    (w === 'info' && V.moreInfo.has(prev) && V.infoAbout.has(next)) ||
     // "none" is only a severity in "severity none"; "how high", "how low" is no filter.
     (w === 'none' && prev !== 'severity') ||
     ((w === 'high' || w === 'low') && prev === 'how');
