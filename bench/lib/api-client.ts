@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { io, type Socket } from 'socket.io-client';
 import {
@@ -9,6 +10,7 @@ import {
   SocketEvents,
   type UpdateSettingsDto,
 } from '@corpus-chat/contracts';
+import { nowMs } from './stats';
 
 /** An HTTP answer that was not 2xx. */
 export class ApiError extends Error {
@@ -99,13 +101,16 @@ export class ApiSession {
     return this.request('PUT', '/api/settings', dto);
   }
 
-  createOperator(username: string, password: string): Promise<unknown> {
-    return this.request('POST', '/api/operators', {
+  /** Creates an operator (this session being an admin's) and signs it in. */
+  async newOperator(username: string): Promise<ApiSession> {
+    const password = `pw-${randomUUID()}`;
+    await this.request('POST', '/api/operators', {
       username,
       displayName: username,
       password,
       role: 'operator',
     });
+    return ApiSession.login(this.baseUrl, username, password);
   }
 
   /** The same signed-in session at another address of the API (a restarted one). */
@@ -138,4 +143,47 @@ export async function joinChat(socket: Socket, chatId: string): Promise<void> {
 /** Calls `handler` with every `chat:event` the socket receives. */
 export function onChatEvent(socket: Socket, handler: (event: ChatEvent) => void): void {
   socket.on(SocketEvents.event, handler);
+}
+
+/** A turn's terminal event and when the client received it (`nowMs`). */
+export interface TurnEnd {
+  type: string;
+  at: number;
+}
+
+/**
+ * Follows turn ends on `socket` (calling `onEvent` first with every event and its receipt time)
+ * and returns a wait for one turn's end; an end that arrives before the POST's answer is read is
+ * kept until asked for.
+ */
+export function turnEnds(
+  socket: Socket,
+  onEvent?: (e: ChatEvent, at: number) => void,
+): (turnId: string, timeoutMs: number) => Promise<TurnEnd> {
+  const ends = new Map<string, TurnEnd>();
+  const waiters = new Map<string, () => void>();
+  onChatEvent(socket, (e) => {
+    const at = nowMs();
+    onEvent?.(e, at);
+    if (e.type !== 'turn.done' && e.type !== 'turn.error' && e.type !== 'turn.cancelled') return;
+    ends.set(e.turnId, { type: e.type, at });
+    waiters.get(e.turnId)?.();
+  });
+  return (turnId, timeoutMs) =>
+    new Promise<TurnEnd>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(turnId);
+        reject(new Error(`turn ${turnId}: no end within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const check = () => {
+        const end = ends.get(turnId);
+        if (!end) return;
+        clearTimeout(timer);
+        waiters.delete(turnId);
+        ends.delete(turnId);
+        resolve(end);
+      };
+      waiters.set(turnId, check);
+      check();
+    });
 }

@@ -214,6 +214,17 @@ export class BenchStack {
     }
   }
 
+  private waitHealthy(proc: Proc, url: string, what: string): Promise<boolean> {
+    return waitUntil(
+      async () => {
+        this.assertAlive(proc);
+        return (await fetch(url)).ok;
+      },
+      what,
+      90_000,
+    );
+  }
+
   /** Starts the API (SWC build) and waits for `/api/health`. */
   async startApi(opts: StartOptions = {}): Promise<Proc & { baseUrl: string }> {
     const port = await freePort();
@@ -226,14 +237,7 @@ export class BenchStack {
       opts.probe ? await freePort() : undefined,
     );
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => {
-        this.assertAlive(proc);
-        return (await fetch(`${baseUrl}/api/health`)).ok;
-      },
-      'the API health check',
-      90_000,
-    );
+    await this.waitHealthy(proc, `${baseUrl}/api/health`, 'the API health check');
     this.api = { ...proc, baseUrl };
     return this.api;
   }
@@ -260,16 +264,8 @@ export class BenchStack {
       );
       started.push(Object.assign(proc, { healthPort })); // the same object stop() looks up
     }
-    for (const w of started) {
-      await waitUntil(
-        async () => {
-          this.assertAlive(w);
-          return (await fetch(`http://127.0.0.1:${w.healthPort}/health`)).ok;
-        },
-        `${w.name} health check`,
-        90_000,
-      );
-    }
+    for (const w of started)
+      await this.waitHealthy(w, `http://127.0.0.1:${w.healthPort}/health`, `${w.name} health check`);
     this.workers.push(...started);
     return started;
   }
@@ -317,7 +313,7 @@ export class BenchStack {
     if (this.stub?.pid === proc.pid) this.stub = undefined;
   }
 
-  /** Stops the workers (all, or the given ones). */
+  /** Stops every worker. */
   async stopWorkers(): Promise<void> {
     await Promise.all([...this.workers].map((w) => this.stop(w)));
   }

@@ -41,9 +41,6 @@ export async function operatorId(stack: BenchStack, username: string): Promise<s
   return rows[0].id;
 }
 
-/** A stored turn ready for a job (thread, turn row, user message), created without the API. */
-export type PreparedTurn = RunTurnJobData;
-
 /**
  * Creates `count` threads of `ownerId` with one queued turn each (the same rows the API writes,
  * through `storeTestTurn`), `parallel` at a time.
@@ -54,9 +51,9 @@ export async function prepareTurns(
   count: number,
   question: (i: number) => string,
   parallel = 8,
-): Promise<PreparedTurn[]> {
+): Promise<RunTurnJobData[]> {
   const repo = new ChatRepository(stack.ds);
-  const out: PreparedTurn[] = new Array(count);
+  const out: RunTurnJobData[] = new Array(count);
   let next = 0;
   const work = async () => {
     for (;;) {
@@ -88,7 +85,7 @@ export function turnQueue(stack: BenchStack): Queue<RunTurnJobData> {
 }
 
 /** Adds a turn's job with the dispatcher's options (jobId = turn id). */
-export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promise<Job<RunTurnJobData>> {
+export function addTurnJob(queue: Queue<RunTurnJobData>, t: RunTurnJobData): Promise<Job<RunTurnJobData>> {
   return queue.add(JobNames.runTurn, t, {
     jobId: t.turnId,
     attempts: 2,
@@ -98,10 +95,16 @@ export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promi
   });
 }
 
-/**
- * Waits until none of the run's turns (or of `turnIds`) is queued or running (bounded; throws
- * naming how many are left).
- */
+/** How many of the run's turns (or of `turnIds`) are queued or running. */
+export async function openTurns(stack: BenchStack, turnIds?: string[]): Promise<number> {
+  const sql = `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`;
+  const [{ n }] = turnIds
+    ? await stack.ds.query(`${sql} AND id = ANY($1::uuid[])`, [turnIds])
+    : await stack.ds.query(sql);
+  return n;
+}
+
+/** Waits until none of the run's turns (or of `turnIds`) is open (bounded; throws naming how many are left). */
 export async function waitTurnsEnded(
   stack: BenchStack,
   timeoutMs: number,
@@ -109,14 +112,7 @@ export async function waitTurnsEnded(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ n }] = turnIds
-      ? await stack.ds.query(
-          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
-          [turnIds],
-        )
-      : await stack.ds.query(
-          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`,
-        );
+    const n = await openTurns(stack, turnIds);
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
     await sleep(100);

@@ -10,6 +10,7 @@ import { freePort, type Proc } from '../lib/stack';
 import {
   type TraceIndex,
   firstMark,
+  openTurns,
   operatorId,
   prepareTurns,
   readTrace,
@@ -141,13 +142,9 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const name = arrival === 'at once' ? `concurrency ${c}` : `concurrency ${c}, ${arrival}`;
     await stack.ds.query(`DELETE FROM chat_sessions`);
     log(`s3: ${name}: preparing ${total} turns`);
-    const warm = await prepareTurns(
-      stack,
-      owner,
-      Math.min(c, 100),
-      () => 'How many findings mention cookies?',
-    );
-    const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
+    const question = () => 'How many findings mention cookies?';
+    const warm = await prepareTurns(stack, owner, Math.min(c, 100), question);
+    const turns = await prepareTurns(stack, owner, total, question);
     const trace = path.join(ctx.logsDir, `trace-s3-${c}${arrival === 'at once' ? '' : `-${arrival}`}.jsonl`);
     const metricsPort = await freePort();
     const [worker] = await stack.startWorkers(1, {
@@ -161,8 +158,10 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       probe: true,
       cpuProfile: ctx.profile && c === 500 && arrival === 'at once',
     });
+    const add = (batch: typeof turns) =>
+      queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
-    await queue.addBulk(warm.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
+    await add(warm);
     await waitTurnsEnded(
       stack,
       60_000,
@@ -187,8 +186,6 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         .catch(() => undefined);
     }, 200);
     const t0 = Date.now();
-    const add = (batch: typeof turns) =>
-      queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     let rest = turns;
     if (arrival === 'staggered') {
       // The first wave spread evenly over one model time, in batches every STAGGER_STEP_MS.
@@ -201,14 +198,12 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     }
     for (let i = 0; i < rest.length; i += 500) await add(rest.slice(i, i + 500));
     log(`s3: ${name}: ${total} jobs added; waiting`);
-    watch.follow(async () => {
-      const [{ open }] = (await stack.ds.query(
-        `SELECT count(*)::int AS open FROM chat_turns
-          WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
-        [turns.map((t) => t.turnId)],
-      )) as { open: number }[];
-      return open;
-    });
+    watch.follow(() =>
+      openTurns(
+        stack,
+        turns.map((t) => t.turnId),
+      ),
+    );
     await waitTurnsEnded(stack, waves * modelMs * 4 + 60_000);
     const metricsCheck = await watch.stop(total, queueIdle);
     clearInterval(sampler);

@@ -1,5 +1,4 @@
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
@@ -47,10 +46,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   log(`s5: ${operators} operators × ${threadsEach} threads, one socket each`);
   const clients: { socket: Socket; chatId: string }[] = [];
   for (let o = 0; o < operators; o++) {
-    const username = `bench-fan-${stack.id}-${o}`;
-    const password = `pw-${randomUUID()}`;
-    await admin.createOperator(username, password);
-    const session = await ApiSession.login(api.baseUrl, username, password);
+    const session = await admin.newOperator(`bench-fan-${stack.id}-${o}`);
     for (let t = 0; t < threadsEach; t++) {
       const chatId = (await session.createChat(`fan-out ${o}.${t}`)).id;
       const socket = await session.connectSocket();

@@ -3,18 +3,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  type ChatEvent,
-  IMPORT_SOCKET_EVENT,
-  type ImportJobView,
-  type QueuedImportsResponse,
-} from '@corpus-chat/contracts';
-import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
+import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
+import { processRssMiB } from '../lib/machine';
 import { timeHttpPost } from '../lib/primitives';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
-import { FIRST_EVENT, TURN_END } from './s2-turn-latency';
+import { FIRST_EVENT, markTime, type Timed, TURN_END } from './s2-turn-latency';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
-import { firstMark, ONE_TOOL_QUESTIONS, readTrace, type TraceIndex } from '../lib/turns';
+import { ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
 import { type ProbeReading, readProbe } from './s3-one-worker';
 
 const execFileAsync = promisify(execFile);
@@ -56,31 +52,38 @@ export function writeSarif(file: string, bytes: number, round: number): number {
   return n;
 }
 
-/** The hops from the POST to the first event (`turn.queued`, published by the API): [label, from, to] of trace marks ('t0' and 'recv' are the harness's). */
+/** The hops from the POST to the first event (`turn.queued`, published by the API): [label, from, to] of trace marks ('t0' and 'recv:first' are the harness's). */
 const HOPS: [string, string, string][] = [
   ['HTTP in (client, guards, rate limits)', 't0', 'api.store'],
   ['store turn (transaction, commit)', 'api.store', 'api.enqueue'],
   ['publish turn.queued (Redis script)', 'api.enqueue', 'published:turn.queued'],
   ['Redis → API relay', 'published:turn.queued', 'relay:turn.queued'],
-  ['socket: API emit → client', 'relay:turn.queued', 'recv'],
+  ['socket: API emit → client', 'relay:turn.queued', 'recv:first'],
 ];
 
-interface Timed {
-  turnId: string;
-  t0: number;
-  first: number;
-}
+const rssBytes = (pid: number) => (processRssMiB(pid) ?? NaN) * 1048576;
 
-function hopMs(index: TraceIndex, t: Timed, from: string, to: string): number {
-  const at = (mark: string) =>
-    mark === 't0' ? t.t0 : mark === 'recv' ? t.first : firstMark(index, t.turnId, mark);
-  return at(to) - at(from);
-}
-
-function rssBytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-  return kb ? Number(kb[1]) * 1024 : NaN;
+/** Uploads files (curl `-F` values) from another process, as a browser does; → the queued imports. */
+export async function uploadImports(session: ApiSession, forms: string[]): Promise<ImportJobView[]> {
+  const { stdout } = await execFileAsync(
+    'curl',
+    [
+      '-sS',
+      '-w',
+      '\n%{http_code}',
+      ...forms.flatMap((f) => ['-F', f]),
+      '-H',
+      `cookie: ${session.cookie}`,
+      '-H',
+      'x-requested-with: XMLHttpRequest',
+      `${session.baseUrl}/api/reports/import`,
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+  const cut = stdout.lastIndexOf('\n');
+  if (stdout.slice(cut + 1) !== '202')
+    throw new Error(`upload answered ${stdout.slice(cut + 1)}: ${stdout.slice(0, cut)}`);
+  return (JSON.parse(stdout.slice(0, cut)) as QueuedImportsResponse).imports;
 }
 
 /**
@@ -111,16 +114,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   for (const id of threads) await joinChat(socket, id);
 
   const first = new Map<string, number>();
-  const done = new Map<string, () => void>();
-  /** Turns whose end arrived, with the time (it may come before the POST's answer is read). */
-  const endedAt = new Map<string, number>();
-  onChatEvent(socket, (e: ChatEvent) => {
-    if (!first.has(e.turnId)) first.set(e.turnId, nowMs());
-    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled') {
-      endedAt.set(e.turnId, nowMs());
-      done.get(e.turnId)?.();
-    }
-  });
+  const ended = turnEnds(socket, (e, t) => void (first.has(e.turnId) || first.set(e.turnId, t)));
   const imports = new Map<string, ImportJobView>();
   socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => imports.set(job.id, job));
 
@@ -134,16 +128,11 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     const chatId = threads[turnIndex++ % threads.length];
     const t0 = nowMs();
     const res = await session.postMessage(chatId, question, randomUUID());
-    await new Promise<void>((resolve, reject) => {
-      // Long: the worker process that runs the turn also parses the import.
-      const timer = setTimeout(() => reject(new Error(`turn ${res.turnId}: no end within 600 s`)), 600_000);
-      done.set(res.turnId, () => (clearTimeout(timer), resolve()));
-      if (endedAt.has(res.turnId)) done.get(res.turnId)!();
-    });
-    toDone.push(endedAt.get(res.turnId)! - t0);
+    // Long: the worker process that runs the turn also parses the import.
+    toDone.push((await ended(res.turnId, 600_000)).at - t0);
     into.push(first.get(res.turnId)! - t0);
     if (!timed.has(into)) timed.set(into, []);
-    timed.get(into)!.push({ turnId: res.turnId, t0, first: first.get(res.turnId)! });
+    timed.get(into)!.push({ turnId: res.turnId, t0, received: new Map([['first', first.get(res.turnId)!]]) });
   };
 
   for (let i = 0; i < 20; i++) await oneTurn([]); // warm-up
@@ -187,29 +176,9 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     socket.on(IMPORT_SOCKET_EVENT, onImport);
     // Uploaded by another process (curl), as by another operator's browser: sending 49 MB from this
     // process would hold the event loop that times the chat's events.
-    const upload = execFileAsync(
-      'curl',
-      [
-        '-sS',
-        '-w',
-        '\n%{http_code}',
-        '-F',
-        `files=@${file};filename=s7-import-${round}.sarif`,
-        '-H',
-        `cookie: ${session.cookie}`,
-        '-H',
-        'x-requested-with: XMLHttpRequest',
-        `${api.baseUrl}/api/reports/import`,
-      ],
-      { maxBuffer: 1 << 20 },
-    ).then(({ stdout }) => {
-      const [body, status] = [
-        stdout.slice(0, stdout.lastIndexOf('\n')),
-        stdout.slice(stdout.lastIndexOf('\n') + 1),
-      ];
-      if (status !== '202') throw new Error(`upload answered ${status}: ${body}`);
-      return (JSON.parse(body) as QueuedImportsResponse).imports[0]!;
-    });
+    const upload = uploadImports(session, [`files=@${file};filename=s7-import-${round}.sarif`]).then(
+      (queued) => queued[0]!,
+    );
     let accepted: ImportJobView | undefined;
     void upload.then((job) => (accepted = job));
     const ended = () =>
@@ -241,8 +210,9 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   await stack.clearRedis();
 
   const hopRows = HOPS.map(([label, from, to]) => {
-    const w = summarize((timed.get(without) ?? []).map((t) => hopMs(index, t, from, to)));
-    const d = summarize((timed.get(during) ?? []).map((t) => hopMs(index, t, from, to)));
+    const hop = (t: Timed) => markTime(index, t, to) - markTime(index, t, from);
+    const w = summarize((timed.get(without) ?? []).map(hop));
+    const d = summarize((timed.get(during) ?? []).map(hop));
     return [label, fmt(w.p50), fmt(d.p50), fmt(w.p99), fmt(d.p99)];
   });
   const withoutSummary = summarize(without);
