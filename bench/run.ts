@@ -4,10 +4,9 @@
  * real stack and writes JSON results and logs to bench/results/<run>/.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { closePools } from './lib/api-client';
-import { hostSpeedProbe, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
+import { hostSpeedProbe, loadNow, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
 import { measurePrimitives } from './lib/primitives';
 import {
   type BenchContext,
@@ -92,7 +91,7 @@ async function main(): Promise<void> {
     const machine = machineInfo(await versions(stack));
     const line = machineLine(machine);
     log(`machine: ${line}`);
-    const base = { quick, profile, coalesceMs, stack, machine, logsDir, log };
+    const base = { quick, profile, coalesceMs, stack, logsDir, log };
     for (const id of selected) {
       const run = SCENARIOS[id];
       if (!run) throw new Error(`no scenario ${id} (1–9)`);
@@ -149,10 +148,6 @@ async function main(): Promise<void> {
     console.error(`\n${failures.length} scenario(s) failed:\n${failures.join('\n')}`);
     process.exitCode = 1;
   }
-}
-
-function loadNow(): number[] {
-  return os.loadavg().map((l) => Math.round(l * 100) / 100);
 }
 
 function summaryMarkdown(

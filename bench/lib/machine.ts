@@ -27,9 +27,12 @@ export function machineInfo(versions: { postgres: string; redis: string }): Mach
     os: `${os.type()} ${os.release()}`,
     postgres: versions.postgres,
     redis: versions.redis,
-    loadAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    loadAtStart: loadNow(),
   };
 }
+
+/** The 1/5/15-minute load averages now. */
+export const loadNow = (): number[] => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** One line for the console and the document. */
 export function machineLine(m: MachineInfo): string {

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchStack } from './stack';
-import type { MachineInfo } from './machine';
 import { PRIMITIVE_LABELS, type PrimitiveName, type Primitives } from './primitives';
-import { fmt, type Summary, summaryCells } from './stats';
+import { fmt, type Summary } from './stats';
 
 /** One measured figure, with its goal when the issue sets one. */
 export interface Figure {
@@ -51,7 +50,6 @@ export interface BenchContext {
   stack: BenchStack;
   /** Timed just before the scenario; a scenario adds those that need its processes (`http`). */
   primitives: Primitives;
-  machine: MachineInfo;
   logsDir: string;
   log: (m: string) => void;
 }
@@ -115,7 +113,8 @@ export function figuresTable(figures: Figure[], primitives?: Primitives): string
     '|---|---:|---:|---:|---:|---:|---|---|---|',
   ];
   for (const f of figures) {
-    const cells = f.summary ? summaryCells(f.summary) : ['', '', '', ''];
+    const s = f.summary;
+    const cells = s ? [s.p50, s.p95, s.p99, s.max].map(fmt) : ['', '', '', ''];
     const value = f.value !== undefined ? `${fmt(f.value)} ${f.unit}` : '';
     const unit = f.summary ? ` (${f.unit}, n=${f.summary.n})` : '';
     lines.push(

@@ -95,24 +95,24 @@ export function addTurnJob(queue: Queue<RunTurnJobData>, t: RunTurnJobData): Pro
   });
 }
 
-/** How many of the run's turns (or of `turnIds`) are queued or running. */
-export async function openTurns(stack: BenchStack, turnIds?: string[]): Promise<number> {
+/** How many of the run's turns (or of `turns`) are queued or running. */
+export async function openTurns(stack: BenchStack, turns?: { turnId: string }[]): Promise<number> {
   const sql = `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`;
-  const [{ n }] = turnIds
-    ? await stack.ds.query(`${sql} AND id = ANY($1::uuid[])`, [turnIds])
+  const [{ n }] = turns
+    ? await stack.ds.query(`${sql} AND id = ANY($1::uuid[])`, [turns.map((t) => t.turnId)])
     : await stack.ds.query(sql);
   return n;
 }
 
-/** Waits until none of the run's turns (or of `turnIds`) is open (bounded; throws naming how many are left). */
+/** Waits until none of the run's turns (or of `turns`) is open (bounded; throws naming how many are left). */
 export async function waitTurnsEnded(
   stack: BenchStack,
   timeoutMs: number,
-  turnIds?: string[],
+  turns?: { turnId: string }[],
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const n = await openTurns(stack, turnIds);
+    const n = await openTurns(stack, turns);
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
     await sleep(100);
@@ -130,42 +130,28 @@ export async function turnStatusCounts(stack: BenchStack): Promise<Record<string
 /** Marks of a trace file grouped by turn: turn → mark name → times (ms, in order). */
 export type TraceIndex = Map<string, Map<string, number[]>>;
 
-/** One line of a trace file (`bench/probes/turn-trace.cjs`): µs of the machine's monotonic clock. */
-interface TurnTraceMark {
-  turn: string;
-  mark: string;
-  t: number;
-  pid: number;
-}
-
-/** Parses a trace file's lines (skips blank lines and one cut by a process killed mid-write). */
-function parseTurnTrace(text: string): TurnTraceMark[] {
-  const marks: TurnTraceMark[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      marks.push(JSON.parse(line) as TurnTraceMark);
-    } catch {
-      // a torn line
-    }
-  }
-  return marks;
-}
-
-/** Reads trace files (after the processes flushed them: they write every 100 ms). */
+/**
+ * Reads trace files (after the processes flushed them: they write every 100 ms). Each line
+ * (`bench/probes/turn-trace.cjs`) is a mark at µs of the machine's monotonic clock; blank lines and
+ * one cut by a process killed mid-write are skipped.
+ */
 export async function readTrace(files: string[]): Promise<TraceIndex> {
   await sleep(300);
-  const index: TraceIndex = new Map();
-  const all: TurnTraceMark[] = [];
-  for (const f of files)
-    if (fs.existsSync(f)) for (const m of parseTurnTrace(fs.readFileSync(f, 'utf8'))) all.push(m);
+  const all: { turn: string; mark: string; t: number }[] = [];
+  for (const f of files.filter((x) => fs.existsSync(x)))
+    for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+      try {
+        if (line) all.push(JSON.parse(line));
+      } catch {
+        // a torn line
+      }
+    }
   all.sort((a, b) => a.t - b.t);
+  const index: TraceIndex = new Map();
   for (const m of all) {
     let marks = index.get(m.turn);
     if (!marks) index.set(m.turn, (marks = new Map()));
-    const list = marks.get(m.mark);
-    if (list) list.push(m.t / 1000);
-    else marks.set(m.mark, [m.t / 1000]);
+    marks.set(m.mark, [...(marks.get(m.mark) ?? []), m.t / 1000]);
   }
   return index;
 }

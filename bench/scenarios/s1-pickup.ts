@@ -45,12 +45,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   );
   for (const [i, t] of turns.entries()) {
     // Warm the worker up (JIT, connections, query cache) and let it go idle before measuring.
-    if (i === warmup)
-      await waitTurnsEnded(
-        stack,
-        60_000,
-        turns.slice(0, warmup).map((x) => x.turnId),
-      );
+    if (i === warmup) await waitTurnsEnded(stack, 60_000, turns.slice(0, warmup));
     const t0 = nowMs();
     const job = await addTurnJob(queue, t);
     const t1 = nowMs();

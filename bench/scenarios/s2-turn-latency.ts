@@ -47,10 +47,10 @@ export function markTime(index: TraceIndex, t: Timed, mark: string): number {
 }
 
 /** Every publish → published pair of a turn's events (the Redis script's round trip), in ms. */
-function publishRoundTrips(index: TraceIndex, turnIds: string[]): number[] {
+function publishRoundTrips(index: TraceIndex, turns: { turnId: string }[]): number[] {
   const out: number[] = [];
-  for (const id of turnIds) {
-    const marks = index.get(id);
+  for (const { turnId } of turns) {
+    const marks = index.get(turnId);
     if (!marks) continue;
     for (const [name, starts] of marks) {
       if (!name.startsWith('publish:')) continue;
@@ -116,12 +116,7 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
     hops[label] = summarize(timed.map((t) => markTime(index, t, to) - markTime(index, t, from)));
     return row(label, hops[label]);
   });
-  const publishRtt = summarize(
-    publishRoundTrips(
-      index,
-      timed.map((t) => t.turnId),
-    ),
-  );
+  const publishRtt = summarize(publishRoundTrips(index, timed));
   hopRows.push(row('(every event publish: Redis script round trip)', publishRtt));
   const queuedToClient = summarize(
     timed.map((t) => markTime(index, t, 'recv:turn.queued') - markTime(index, t, 'publish:turn.queued')),

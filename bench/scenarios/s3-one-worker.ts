@@ -145,6 +145,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const question = () => 'How many findings mention cookies?';
     const warm = await prepareTurns(stack, owner, Math.min(c, 100), question);
     const turns = await prepareTurns(stack, owner, total, question);
+    const ids = turns.map((t) => t.turnId);
     const trace = path.join(ctx.logsDir, `trace-s3-${c}${arrival === 'at once' ? '' : `-${arrival}`}.jsonl`);
     const metricsPort = await freePort();
     const [worker] = await stack.startWorkers(1, {
@@ -162,11 +163,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
     await add(warm);
-    await waitTurnsEnded(
-      stack,
-      60_000,
-      warm.map((t) => t.turnId),
-    );
+    await waitTurnsEnded(stack, 60_000, warm);
     await sleep(300);
     const idle = await readProbe(worker, true);
     const queueIdle = async () => {
@@ -198,12 +195,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     }
     for (let i = 0; i < rest.length; i += 500) await add(rest.slice(i, i + 500));
     log(`s3: ${name}: ${total} jobs added; waiting`);
-    watch.follow(() =>
-      openTurns(
-        stack,
-        turns.map((t) => t.turnId),
-      ),
-    );
+    watch.follow(() => openTurns(stack, turns));
     await waitTurnsEnded(stack, waves * modelMs * 4 + 60_000);
     const metricsCheck = await watch.stop(total, queueIdle);
     clearInterval(sampler);
@@ -213,7 +205,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const stubCpu = (processCpuSeconds(stub.pid) ?? 0) - stubCpu0;
     const rows: { started: Date; finished: Date }[] = await stack.ds.query(
       `SELECT started_at AS started, finished_at AS finished FROM chat_turns WHERE finished_at IS NOT NULL AND id = ANY($1::uuid[]) ORDER BY finished_at`,
-      [turns.map((t) => t.turnId)],
+      [ids],
     );
     const done = rows.map((r) => r.finished.getTime());
     const steady =
@@ -242,11 +234,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       stubCpuMsPerTurn: (stubCpu * 1000) / total,
       turnSecondsP50: durations[Math.floor(durations.length / 2)] ?? NaN,
       statuses: await turnStatusCounts(stack),
-      hops: await turnHops(
-        trace,
-        turns.map((t) => t.turnId),
-        stub.config.ttftMs,
-      ),
+      hops: await turnHops(trace, ids, stub.config.ttftMs),
       metrics: metricsCheck,
     };
     results.push(level);
