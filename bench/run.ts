@@ -16,7 +16,6 @@ import {
   primitivesLine,
   printResult,
   type ScenarioResult,
-  writeResult,
 } from './lib/report';
 import { BenchStack, ROOT } from './lib/stack';
 import { scenario1 } from './scenarios/s1-pickup';
@@ -115,7 +114,8 @@ async function main(): Promise<void> {
         );
         results.push(r);
         printResult(r, line);
-        const file = writeResult(resultsDir, r, {
+        const file = path.join(resultsDir, `scenario-${r.id}.json`);
+        const meta = {
           command,
           date: new Date().toISOString(),
           quick,
@@ -125,7 +125,8 @@ async function main(): Promise<void> {
           loadAtEnd: loadNow(),
           host,
           stealPct,
-        });
+        };
+        fs.writeFileSync(file, JSON.stringify({ ...meta, ...r }, null, 2));
         log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
       } catch (e) {
         failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);

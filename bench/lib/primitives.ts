@@ -81,11 +81,7 @@ async function timeBullmq(t: Target, n: number): Promise<Summary> {
   const worker = new Worker(
     'primitive',
     async (job) => arrived?.(nowMs() - (job.data as { t0: number }).t0),
-    {
-      connection,
-      prefix,
-      concurrency: 1,
-    },
+    { connection, prefix, concurrency: 1 },
   );
   try {
     await worker.waitUntilReady();

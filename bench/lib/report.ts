@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BenchStack } from './stack';
 import { PRIMITIVE_LABELS, type PrimitiveName, type Primitives } from './primitives';
 import { fmt, type Summary } from './stats';
@@ -131,12 +129,4 @@ export function printResult(r: ScenarioResult, machineLine: string): void {
   console.log(figuresTable(r.figures, r.primitives));
   if (r.primitives) console.log(`\n${primitivesLine(r.primitives)}`);
   for (const md of r.markdown) console.log(`\n${md}`);
-}
-
-/** Writes a scenario's JSON result into bench/results/ and returns its path. */
-export function writeResult(dir: string, r: ScenarioResult, extra: Record<string, unknown>): string {
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `scenario-${r.id}.json`);
-  fs.writeFileSync(file, JSON.stringify({ ...extra, ...r }, null, 2));
-  return file;
 }

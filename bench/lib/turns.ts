@@ -156,7 +156,8 @@ export async function readTrace(files: string[]): Promise<TraceIndex> {
   return index;
 }
 
-/** The first time turn `turnId` reached `mark` (ms), or NaN. */
-export function firstMark(index: TraceIndex, turnId: string, mark: string): number {
-  return index.get(turnId)?.get(mark)?.[0] ?? NaN;
+/** The time (ms) turn `turnId` reached `mark` (`name`, or `name#n` for its n-th occurrence), or NaN. */
+export function markAt(index: TraceIndex, turnId: string, mark: string): number {
+  const [name, nth = '1'] = mark.split('#');
+  return index.get(turnId)?.get(name)?.[Number(nth) - 1] ?? NaN;
 }

@@ -4,7 +4,7 @@ import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/re
 import { nowMs, sleep, summarize } from '../lib/stats';
 import {
   addTurnJob,
-  firstMark,
+  markAt,
   ONE_TOOL_QUESTIONS,
   operatorId,
   prepareTurns,
@@ -68,7 +68,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   }
   await Promise.all([queue.close(), events.close()]);
   const index = await readTrace([trace]);
-  const pickup = [...addStart].map(([turnId, t0]) => firstMark(index, turnId, 'worker.picked') - t0);
+  const pickup = [...addStart].map(([turnId, t0]) => markAt(index, turnId, 'worker.picked') - t0);
   const missing = pickup.filter((x) => !Number.isFinite(x)).length;
   const rttSummary = summarize(rtt);
   const pickupSummary = summarize(pickup);

@@ -9,7 +9,7 @@ import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { type PrimitiveName, timeHttpPost } from '../lib/primitives';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, summarize, type Summary, table } from '../lib/stats';
-import { firstMark, ONE_TOOL_QUESTIONS, operatorId, readTrace, type TraceIndex } from '../lib/turns';
+import { markAt, ONE_TOOL_QUESTIONS, operatorId, readTrace, type TraceIndex } from '../lib/turns';
 
 /** The primitives POST → first event is made of: the request, the stored turn, its first event's publish. */
 export const FIRST_EVENT: PrimitiveName[] = ['http', 'commit', 'socket'];
@@ -43,7 +43,7 @@ export const HOPS: [string, string, string][] = [
 export function markTime(index: TraceIndex, t: Timed, mark: string): number {
   if (mark === 't0') return t.t0;
   if (mark.startsWith('recv:')) return t.received.get(mark.slice(5)) ?? NaN;
-  return firstMark(index, t.turnId, mark);
+  return markAt(index, t.turnId, mark);
 }
 
 /** Every publish → published pair of a turn's events (the Redis script's round trip), in ms. */

@@ -8,10 +8,9 @@ import { fmt, sleep, summarize, table } from '../lib/stats';
 import { type MetricsAgreement, MetricsWatch } from '../lib/metrics';
 import { freePort, type Proc } from '../lib/stack';
 import {
-  type TraceIndex,
-  firstMark,
   openTurns,
   operatorId,
+  markAt,
   prepareTurns,
   readTrace,
   turnQueue,
@@ -92,12 +91,6 @@ const TURN_STAGES: [string, string, string][] = [
   ['→ answer stored', 'worker.runner-end', 'worker.finished'],
   ['→ turn.done published', 'worker.finished', 'published:turn.done'],
 ];
-
-/** The time (ms) of `mark` (`name` or `name#n`, the n-th occurrence) of a turn, or NaN. */
-function markAt(index: TraceIndex, turnId: string, mark: string): number {
-  const [name, nth] = mark.split('#');
-  return nth ? (index.get(turnId)?.get(name)?.[Number(nth) - 1] ?? NaN) : firstMark(index, turnId, name);
-}
 
 /** Median of each stage over `turnIds` (the first-token wait `ttftMs` is taken out of its stage). */
 async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promise<Record<string, number>> {
