@@ -61,6 +61,9 @@ const HOPS: [string, string, string][] = [
   ['socket: API emit → client', 'relay:turn.queued', 'recv:first'],
 ];
 
+/** A timed turn of this scenario: POST → first event and POST → end, in ms. */
+type Turn = Timed & { firstMs: number; endMs: number };
+
 const rssBytes = (pid: number) => (processRssMiB(pid) ?? NaN) * 1048576;
 
 /** Uploads files (curl `-F` values) from another process, as a browser does; → the queued imports. */
@@ -119,29 +122,22 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => imports.set(job.id, job));
 
   let turnIndex = 0;
-  const toDone: number[] = [];
-  /** Every timed turn, for the breakdown by hop. */
-  const timed = new Map<number[], Timed[]>();
-  /** One turn: POST → first event (ms) into `into`, after which it waits for the turn's end (POST → end goes to `toDone`). */
-  const oneTurn = async (into: number[]): Promise<void> => {
+  /** One turn into `into`: POST → first event (`firstMs`), then POST → its end (`endMs`). */
+  const oneTurn = async (into: Turn[]): Promise<void> => {
     const question = ONE_TOOL_QUESTIONS[turnIndex % ONE_TOOL_QUESTIONS.length];
     const chatId = threads[turnIndex++ % threads.length];
     const t0 = nowMs();
     const res = await session.postMessage(chatId, question, randomUUID());
     // Long: the worker process that runs the turn also parses the import.
-    toDone.push((await ended(res.turnId, 600_000)).at - t0);
-    into.push(first.get(res.turnId)! - t0);
-    if (!timed.has(into)) timed.set(into, []);
-    timed.get(into)!.push({ turnId: res.turnId, t0, received: new Map([['first', first.get(res.turnId)!]]) });
+    const endMs = (await ended(res.turnId, 600_000)).at - t0;
+    const at = first.get(res.turnId)!;
+    into.push({ turnId: res.turnId, t0, received: new Map([['first', at]]), firstMs: at - t0, endMs });
   };
 
   for (let i = 0; i < 20; i++) await oneTurn([]); // warm-up
-  toDone.splice(0);
 
-  const without: number[] = [];
-  const withoutDone: number[] = [];
-  const during: number[] = [];
-  const duringDone: number[] = [];
+  const without: Turn[] = [];
+  const during: Turn[] = [];
   /** Per round: when each turn during the import was posted (ms after its upload began) and the import's status changes. */
   const timelines: { duringAtMs: number[]; statusAt: { ms: number; status: string }[] }[] = [];
   const importSeconds: number[] = [];
@@ -154,7 +150,6 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   for (let round = 0; round < rounds; round++) {
     log(`s7 round ${round + 1}/${rounds}: ${baselineTurns} turns without an import`);
     for (let i = 0; i < baselineTurns; i++) await oneTurn(without);
-    withoutDone.push(...toDone.splice(0));
 
     results = writeSarif(file, fileBytes, round);
     size = fs.statSync(file).size;
@@ -181,12 +176,12 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     );
     let accepted: ImportJobView | undefined;
     void upload.then((job) => (accepted = job));
-    const ended = () =>
+    const importEnded = () =>
       accepted &&
       imports.get(accepted.id) &&
       !['queued', 'parsing'].includes(imports.get(accepted.id)!.status);
     try {
-      while (!ended()) {
+      while (!importEnded()) {
         timeline.duringAtMs.push(nowMs() - t0);
         await oneTurn(during);
         if (nowMs() - t0 > 600_000) throw new Error('the import did not end within 10 minutes');
@@ -198,7 +193,6 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
       await sampler;
       socket.off(IMPORT_SOCKET_EVENT, onImport);
     }
-    duringDone.push(...toDone.splice(0));
     const job = imports.get((await upload).id)!;
     if (job.status !== 'ready') throw new Error(`the import ended ${job.status}: ${job.error}`);
     findingCount = job.outcome?.ok ? job.outcome.findingCount : undefined;
@@ -211,12 +205,12 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
 
   const hopRows = HOPS.map(([label, from, to]) => {
     const hop = (t: Timed) => markTime(index, t, to) - markTime(index, t, from);
-    const w = summarize((timed.get(without) ?? []).map(hop));
-    const d = summarize((timed.get(during) ?? []).map(hop));
+    const w = summarize(without.map(hop));
+    const d = summarize(during.map(hop));
     return [label, fmt(w.p50), fmt(d.p50), fmt(w.p99), fmt(d.p99)];
   });
-  const withoutSummary = summarize(without);
-  const duringSummary = summarize(during);
+  const withoutSummary = summarize(without.map((t) => t.firstMs));
+  const duringSummary = summarize(during.map((t) => t.firstMs));
   const mib = (b: number) => b / 1048576;
   const lagP99 = Math.max(...lagDuring.map((l) => l.p99));
   const lagMax = Math.max(...lagDuring.map((l) => l.max));
@@ -226,10 +220,10 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     figures: [
       latencyFigure('POST message → first chat:event, no import', withoutSummary, FIRST_EVENT),
       latencyFigure('POST message → first chat:event, during the import', duringSummary, FIRST_EVENT),
-      latencyFigure('POST message → turn end, no import', summarize(withoutDone), TURN_END),
+      latencyFigure('POST message → turn end, no import', summarize(without.map((t) => t.endMs)), TURN_END),
       latencyFigure(
         'POST message → turn end, during the import (same worker process)',
-        summarize(duringDone),
+        summarize(during.map((t) => t.endMs)),
         TURN_END,
       ),
       {
@@ -268,8 +262,8 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     raw: {
       fileBytes: size,
       results,
-      withoutMs: without,
-      duringMs: during,
+      withoutMs: without.map((t) => t.firstMs),
+      duringMs: during.map((t) => t.firstMs),
       timelines,
       rssBefore,
       rssPeak,
