@@ -12,17 +12,6 @@ import {
 } from '@corpus-chat/contracts';
 import { nowMs } from './stats';
 
-/** An HTTP answer that was not 2xx. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`${what}: HTTP ${status} ${body.slice(0, 300)}`);
-  }
-}
-
 const pools = new Map<string, Pool>();
 
 /** One keep-alive connection pool per API base URL, shared by every session of the harness. */
@@ -49,7 +38,7 @@ export class ApiSession {
     readonly cookie: string,
   ) {}
 
-  /** Signs in; throws `ApiError` on refusal. */
+  /** Signs in; throws on refusal. */
   static async login(baseUrl: string, username: string, password: string): Promise<ApiSession> {
     const res = await poolFor(baseUrl).request({
       path: '/api/auth/login',
@@ -58,13 +47,13 @@ export class ApiSession {
       body: JSON.stringify({ username, password }),
     });
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new ApiError(res.statusCode, text, 'login');
+    if (res.statusCode !== 200) throw new Error(`login: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
     const setCookie = res.headers['set-cookie'];
     const first = (Array.isArray(setCookie) ? setCookie[0] : setCookie) ?? '';
     return new ApiSession(baseUrl, first.split(';')[0]);
   }
 
-  /** One JSON request; resolves with the parsed body of a 2xx answer, throws `ApiError` otherwise. */
+  /** One JSON request; resolves with the parsed body of a 2xx answer, throws otherwise. */
   async request<T>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
@@ -82,7 +71,7 @@ export class ApiSession {
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299)
-      throw new ApiError(res.statusCode, text, `${method} ${path}`);
+      throw new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 

@@ -72,24 +72,15 @@ export class CpuMeter {
 /** A table of CPU seconds, share of the machine, and ms per turn for each part. */
 export function cpuTable(b: CpuBreakdown, turns: number, perLabel = 'CPU ms / turn'): string {
   const ours = Object.values(b.parts).reduce((a, x) => a + x, 0);
-  const rows = Object.entries(b.parts).map(([name, sec]) => [
+  const row = (name: string, sec: number, perTurn = true) => [
     name,
     fmt(sec),
     fmt((100 * sec) / b.machineTotal),
-    fmt((1000 * sec) / turns),
-  ]);
-  rows.push(['all of the above', fmt(ours), fmt((100 * ours) / b.machineTotal), fmt((1000 * ours) / turns)]);
-  rows.push([
-    'rest of the machine (other work)',
-    fmt(Math.max(0, b.machineBusy - ours)),
-    fmt((100 * Math.max(0, b.machineBusy - ours)) / b.machineTotal),
-    '',
-  ]);
-  rows.push([
-    'idle',
-    fmt(b.machineTotal - b.machineBusy),
-    fmt((100 * (b.machineTotal - b.machineBusy)) / b.machineTotal),
-    '',
-  ]);
+    perTurn ? fmt((1000 * sec) / turns) : '',
+  ];
+  const rows = Object.entries(b.parts).map(([name, sec]) => row(name, sec));
+  rows.push(row('all of the above', ours));
+  rows.push(row('rest of the machine (other work)', Math.max(0, b.machineBusy - ours), false));
+  rows.push(row('idle', b.machineTotal - b.machineBusy, false));
   return table(['process', 'CPU s', '% of machine', perLabel], rows);
 }

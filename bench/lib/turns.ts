@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { type Job, Queue } from 'bullmq';
-import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
+import { Queue } from 'bullmq';
+import { CHAT_TURNS_QUEUE, type RunTurnJobData } from '@corpus-chat/contracts';
 import { ChatRepository } from '@corpus-chat/persistence';
 import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import { redisOptionsFromUrl } from '@corpus-chat/server-core';
@@ -84,16 +84,17 @@ export function turnQueue(stack: BenchStack): Queue<RunTurnJobData> {
   });
 }
 
-/** Adds a turn's job with the dispatcher's options (jobId = turn id). */
-export function addTurnJob(queue: Queue<RunTurnJobData>, t: RunTurnJobData): Promise<Job<RunTurnJobData>> {
-  return queue.add(JobNames.runTurn, t, {
-    jobId: t.turnId,
-    attempts: 2,
-    backoff: { type: 'exponential', delay: 1000 },
-    removeOnComplete: { age: 3600, count: 100_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
-}
+/**
+ * The dispatcher's job options (jobId = turn id); `lean` removes a job once completed (scenario 3
+ * adds thousands).
+ */
+export const turnJobOpts = (turnId: string, lean = false) => ({
+  jobId: turnId,
+  attempts: 2,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: lean || { age: 3600, count: 100_000 },
+  removeOnFail: { age: lean ? 3600 : 7 * 24 * 3600 },
+});
 
 /** How many of the run's turns (or of `turns`) are queued or running. */
 export async function openTurns(stack: BenchStack, turns?: { turnId: string }[]): Promise<number> {

@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
+import { JobNames } from '@corpus-chat/contracts';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { nowMs, sleep, summarize } from '../lib/stats';
 import {
-  addTurnJob,
   markAt,
   ONE_TOOL_QUESTIONS,
   operatorId,
   prepareTurns,
   readTrace,
+  turnJobOpts,
   turnQueue,
   waitTurnsEnded,
 } from '../lib/turns';
@@ -47,7 +48,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
     // Warm the worker up (JIT, connections, query cache) and let it go idle before measuring.
     if (i === warmup) await waitTurnsEnded(stack, 60_000, turns.slice(0, warmup));
     const t0 = nowMs();
-    const job = await addTurnJob(queue, t);
+    const job = await queue.add(JobNames.runTurn, t, turnJobOpts(t.turnId));
     const t1 = nowMs();
     if (i >= warmup) {
       addStart.set(t.turnId, t0);

@@ -14,6 +14,7 @@ import {
   prepareTurns,
   readTrace,
   turnQueue,
+  turnJobOpts,
   turnStatusCounts,
   waitTurnsEnded,
 } from '../lib/turns';
@@ -153,7 +154,9 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       cpuProfile: ctx.profile && c === 500 && arrival === 'at once',
     });
     const add = (batch: typeof turns) =>
-      queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
+      queue.addBulk(
+        batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: turnJobOpts(t.turnId, true) })),
+      );
     // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
     await add(warm);
     await waitTurnsEnded(stack, 60_000, warm);
@@ -366,16 +369,6 @@ type Arrival = 'at once' | 'staggered';
 
 /** Milliseconds between the batches of a staggered first wave. */
 const STAGGER_STEP_MS = 20;
-
-function jobOpts(turnId: string) {
-  return {
-    jobId: turnId,
-    attempts: 2,
-    backoff: { type: 'exponential', delay: 1000 },
-    removeOnComplete: true,
-    removeOnFail: { age: 3600 },
-  };
-}
 
 /** Nothing is left in the queue between levels (every turn ended); drop finished jobs' keys. */
 async function cleanFinishedJobs(queue: ReturnType<typeof turnQueue>): Promise<void> {
