@@ -73,6 +73,11 @@ export function latencyFigure(
   return f;
 }
 
+/** A single value judged against a goal (`goal` as printed, `met` this run's verdict). */
+export function goalFigure(name: string, unit: string, value: number, goal: string, met: boolean): Figure {
+  return { name, unit, value, goal, met };
+}
+
 /** The sum of the figure's primitives at percentile `p`; NaN when one was not timed. */
 function reference(f: Figure, primitives: Primitives, p: RatioGoal['p']): number {
   return (f.of ?? []).reduce((sum, k) => sum + (primitives[k]?.[p] ?? NaN), 0);

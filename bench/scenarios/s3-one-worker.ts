@@ -3,7 +3,7 @@ import { JobNames } from '@corpus-chat/contracts';
 import { ApiSession } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { processCpuSeconds, processRssMiB } from '../lib/machine';
-import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
+import { type BenchContext, goalFigure, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, sleep, summarize, table } from '../lib/stats';
 import { type MetricsAgreement, MetricsWatch } from '../lib/metrics';
 import { freePort, type Proc } from '../lib/stack';
@@ -340,28 +340,16 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
 /** The three goals of issue 35 for one level, and its share of the ideal. */
 function goalFigures(label: string, level: Level): Figure[] {
   return [
-    {
-      name: `${label}: throughput (steady state)`,
-      unit: 'turns/s',
-      value: level.throughput,
-      goal: `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`,
-      met: level.efficiency >= 0.9,
-    },
+    goalFigure(
+      `${label}: throughput (steady state)`,
+      'turns/s',
+      level.throughput,
+      `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`,
+      level.efficiency >= 0.9,
+    ),
     { name: `${label}: throughput ÷ ideal`, unit: '%', value: 100 * level.efficiency },
-    {
-      name: `${label}: event-loop lag p99`,
-      unit: 'ms',
-      value: level.lagP99,
-      goal: '≤ 20 ms',
-      met: level.lagP99 <= 20,
-    },
-    {
-      name: `${label}: peak RSS`,
-      unit: 'MiB',
-      value: level.peakRssMiB,
-      goal: '≤ 250 MiB',
-      met: level.peakRssMiB <= 250,
-    },
+    goalFigure(`${label}: event-loop lag p99`, 'ms', level.lagP99, '≤ 20 ms', level.lagP99 <= 20),
+    goalFigure(`${label}: peak RSS`, 'MiB', level.peakRssMiB, '≤ 250 MiB', level.peakRssMiB <= 250),
   ];
 }
 

@@ -5,7 +5,13 @@ import type { Socket } from 'socket.io-client';
 import { NO_SEQ } from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
-import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
+import {
+  type BenchContext,
+  goalFigure,
+  type Figure,
+  latencyFigure,
+  type ScenarioResult,
+} from '../lib/report';
 import { ROOT } from '../lib/stack';
 import { fmt, nowMs, sleep, summarize, type Summary, table } from '../lib/stats';
 import { readTrace } from '../lib/turns';
@@ -181,13 +187,13 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   const figures: Figure[] = runs.flatMap((r) => {
     const label = r.coalesceMs ? `coalesced ${r.coalesceMs} ms` : 'no coalescing';
     return [
-      {
-        name: `${label}: deltas delivered`,
-        unit: 'deltas/s',
-        value: r.deltasPerSecond,
-        goal: '≥ 10,000 deltas/s',
-        met: r.deltasPerSecond >= 10_000,
-      },
+      goalFigure(
+        `${label}: deltas delivered`,
+        'deltas/s',
+        r.deltasPerSecond,
+        '≥ 10,000 deltas/s',
+        r.deltasPerSecond >= 10_000,
+      ),
       latencyFigure(
         `${label}: publish → client (per message)`,
         r.publishToClient,

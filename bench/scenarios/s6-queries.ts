@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
+import { type BenchContext, goalFigure, type Figure, type ScenarioResult } from '../lib/report';
 import { ROOT } from '../lib/stack';
 
 /** The part of a query's timing in the corpus bench's result that is judged here. */
@@ -86,13 +86,9 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   for (const [label] of terms) {
     const ratio = r[`ratio ${label}`];
     if (typeof ratio === 'number')
-      figures.push({
-        name: `page + exact total ÷ count alone (${label}, p50)`,
-        unit: '×',
-        value: ratio,
-        goal: '≤ 1.1 ×',
-        met: ratio <= 1.1,
-      });
+      figures.push(
+        goalFigure(`page + exact total ÷ count alone (${label}, p50)`, '×', ratio, '≤ 1.1 ×', ratio <= 1.1),
+      );
   }
   p95(
     `countFindingsBy('severity')`,

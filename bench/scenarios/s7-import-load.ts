@@ -7,7 +7,7 @@ import { IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } f
 import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { processRssMiB } from '../lib/machine';
 import { timeHttpPost } from '../lib/primitives';
-import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
+import { type BenchContext, goalFigure, latencyFigure, type ScenarioResult } from '../lib/report';
 import { FIRST_EVENT, markTime, type Timed, TURN_END } from './s2-turn-latency';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
 import { ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
@@ -212,6 +212,7 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   const withoutSummary = summarize(without.map((t) => t.firstMs));
   const duringSummary = summarize(during.map((t) => t.firstMs));
   const mib = (b: number) => b / 1048576;
+  const ratio = duringSummary.p99 / withoutSummary.p99;
   const lagP99 = Math.max(...lagDuring.map((l) => l.p99));
   const lagMax = Math.max(...lagDuring.map((l) => l.max));
   return {
@@ -226,27 +227,15 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
         summarize(during.map((t) => t.endMs)),
         TURN_END,
       ),
-      {
-        name: 'during / without (p99)',
-        unit: '×',
-        value: duringSummary.p99 / withoutSummary.p99,
-        goal: '≤ 1.2×',
-        met: duringSummary.p99 / withoutSummary.p99 <= 1.2,
-      },
-      {
-        name: 'worker event-loop lag during the import, p99 (worst round)',
-        unit: 'ms',
-        value: lagP99,
-        goal: '≤ 50 ms',
-        met: lagP99 <= 50,
-      },
-      {
-        name: 'worker event-loop lag during the import, max',
-        unit: 'ms',
-        value: lagMax,
-        goal: '≤ 250 ms',
-        met: lagMax <= 250,
-      },
+      goalFigure('during / without (p99)', '×', ratio, '≤ 1.2×', ratio <= 1.2),
+      goalFigure(
+        'worker event-loop lag during the import, p99 (worst round)',
+        'ms',
+        lagP99,
+        '≤ 50 ms',
+        lagP99 <= 50,
+      ),
+      goalFigure('worker event-loop lag during the import, max', 'ms', lagMax, '≤ 250 ms', lagMax <= 250),
       { name: 'API RSS before the import', unit: 'MiB', value: mib(rssBefore) },
       { name: 'API peak RSS during the import', unit: 'MiB', value: mib(rssPeak) },
       {
