@@ -124,7 +124,6 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     await sleep(300); // the last messages in flight
     counting = false;
     const cpu = await meter.stop();
-    const elapsed = seconds;
     await new Promise<void>((resolve) =>
       publisher.exitCode !== null ? resolve() : publisher.once('exit', () => resolve()),
     );
@@ -145,9 +144,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     // Recorded in publish order per turn.
     for (const [key, t] of Object.entries(out.published)) {
       const [turnId] = key.split(':');
-      const list = publishStarts.get(turnId) ?? [];
-      list.push(t);
-      publishStarts.set(turnId, list);
+      publishStarts.set(turnId, [...(publishStarts.get(turnId) ?? []), t]);
     }
     const publishToRelay: number[] = [];
     const relayToClient: number[] = [];
@@ -163,11 +160,11 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     }
     const run: FanOutRun = {
       coalesceMs,
-      seconds: elapsed,
+      seconds,
       tokensOffered: out.tokens,
       tokensDelivered,
-      deltasPerSecond: tokensDelivered / elapsed,
-      messagesPerSecond: messages / elapsed,
+      deltasPerSecond: tokensDelivered / seconds,
+      messagesPerSecond: messages / seconds,
       publishToClient: summarize(publishToClient),
       publishToRelay: summarize(publishToRelay),
       relayToClient: summarize(relayToClient),

@@ -53,13 +53,13 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   fs.copyFileSync(source, path.join(path.dirname(ctx.logsDir), `queries-${size}.json`));
 
   const key = (pred: (k: string) => boolean): string | undefined => Object.keys(r).find(pred);
-  const stat = (k: string | undefined): Stat | undefined => (k ? (r[k] as Stat) : undefined);
+  const starting = (prefix: string) => key((k) => k.startsWith(prefix));
   const figures: Figure[] = [];
   const p95 = (name: string, k: string | undefined, bound: number) => {
-    const s = stat(k);
+    const s = k ? (r[k] as Stat) : undefined;
     figures.push(
       s
-        ? { name, unit: 'ms', value: s.p95, goal: `p95 ≤ ${bound} ms`, met: s.p95 <= bound }
+        ? goalFigure(name, 'ms', s.p95, `p95 ≤ ${bound} ms`, s.p95 <= bound)
         : { name: `${name} (not in the result)`, unit: 'ms' },
     );
   };
@@ -73,16 +73,12 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
     const term = share ? ` "${share.term}", ${share.percent.toFixed(1)} %` : '';
     p95(
       `searchFindings, ${name}${term}: page of 50 + exact total`,
-      key((k) => k.startsWith(`searchFindings ${label} `)),
+      starting(`searchFindings ${label} `),
       bound,
     );
   }
-  for (const [label] of terms)
-    p95(
-      `capped rows alone (${label})`,
-      key((k) => k.trim() === `rows only (${label})`),
-      5,
-    );
+  const rowsOnly = (label: string) => (k: string) => k.trim() === `rows only (${label})`;
+  for (const [label] of terms) p95(`capped rows alone (${label})`, key(rowsOnly(label)), 5);
   for (const [label] of terms) {
     const ratio = r[`ratio ${label}`];
     if (typeof ratio === 'number')
@@ -90,16 +86,8 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
         goalFigure(`page + exact total ÷ count alone (${label}, p50)`, '×', ratio, '≤ 1.1 ×', ratio <= 1.1),
       );
   }
-  p95(
-    `countFindingsBy('severity')`,
-    key((k) => k.startsWith(`countFindingsBy('severity')`)),
-    100,
-  );
-  p95(
-    'repeat of the same question, corpus unchanged (cached)',
-    key((k) => k.startsWith('cached repeat')),
-    2,
-  );
+  p95(`countFindingsBy('severity')`, starting(`countFindingsBy('severity')`), 100);
+  p95('repeat of the same question, corpus unchanged (cached)', starting('cached repeat'), 2);
   return {
     id: 6,
     title: `Queries over ${size.toLocaleString('en')} findings`,
