@@ -301,11 +301,6 @@ export class BenchStack {
     if (this.stub?.pid === proc.pid) this.stub = undefined;
   }
 
-  /** Stops every worker. */
-  async stopWorkers(): Promise<void> {
-    await Promise.all([...this.workers].map((w) => this.stop(w)));
-  }
-
   /** Stops every process, empties the queue and the turn tables (between scenarios). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.procs].map((p) => this.stop(p)));

@@ -113,13 +113,8 @@ async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promi
  */
 export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
-  const levels: [number, Arrival][] = [
-    ...(ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000]).map((c): [number, Arrival] => [
-      c,
-      'at once',
-    ]),
-    [500, 'staggered'],
-  ];
+  const atOnce = ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000];
+  const levels = [...atOnce.map((c) => [c, 'at once'] as const), [500, 'staggered'] as const];
   const waves = ctx.quick ? 2 : 3;
   const stub = await stack.startStub();
   const modelMs = modelMsPerTurn(stub.config);

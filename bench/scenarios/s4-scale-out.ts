@@ -49,7 +49,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
 
   const runs: Run[] = [];
   for (const n of counts) {
-    await stack.stopWorkers();
+    await Promise.all(stack.workers.map((w) => stack.stop(w)));
     await stack.startWorkers(n, {
       env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) },
       cpuProfile: ctx.profile && n === 1,
@@ -102,7 +102,6 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     clearInterval(sampler);
     measuring = false;
     const elapsed = (nowMs() - t0) / 1000;
-    const counted = done;
     const cpu = await meter.stop();
     stop = true;
     await Promise.all(loops);
@@ -111,8 +110,8 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     );
     const run: Run = {
       workers: n,
-      turns: counted,
-      turnsPerSecond: counted / elapsed,
+      turns: done,
+      turnsPerSecond: done / elapsed,
       latencyMs: summarize(latencies),
       cpu,
       errors,
