@@ -52,7 +52,10 @@ export function writeSarif(file: string, bytes: number, round: number): number {
   return n;
 }
 
-/** The hops from the POST to the first event (`turn.queued`, published by the API): [label, from, to] of trace marks ('t0' and 'recv:first' are the harness's). */
+/**
+ * The hops from the POST to the first event (`turn.queued`, published by the API): [label, from,
+ * to] of trace marks ('t0' and 'recv:first' are the harness's).
+ */
 const HOPS: [string, string, string][] = [
   ['HTTP in (client, guards, rate limits)', 't0', 'api.store'],
   ['store turn (transaction, commit)', 'api.store', 'api.enqueue'],
