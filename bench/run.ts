@@ -4,10 +4,9 @@
  * real stack and writes JSON results and logs to bench/results/<run>/.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { closePools } from './lib/api-client';
-import { hostSpeedProbe, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
+import { hostSpeedProbe, loadNow, machineInfo, machineLine, machineStealSeconds } from './lib/machine';
 import { measurePrimitives } from './lib/primitives';
 import {
   type BenchContext,
@@ -17,7 +16,6 @@ import {
   primitivesLine,
   printResult,
   type ScenarioResult,
-  writeResult,
 } from './lib/report';
 import { BenchStack, ROOT } from './lib/stack';
 import { scenario1 } from './scenarios/s1-pickup';
@@ -92,7 +90,7 @@ async function main(): Promise<void> {
     const machine = machineInfo(await versions(stack));
     const line = machineLine(machine);
     log(`machine: ${line}`);
-    const base = { quick, profile, coalesceMs, stack, machine, logsDir, log };
+    const base = { quick, profile, coalesceMs, stack, logsDir, log };
     for (const id of selected) {
       const run = SCENARIOS[id];
       if (!run) throw new Error(`no scenario ${id} (1–9)`);
@@ -116,7 +114,8 @@ async function main(): Promise<void> {
         );
         results.push(r);
         printResult(r, line);
-        const file = writeResult(resultsDir, r, {
+        const file = path.join(resultsDir, `scenario-${r.id}.json`);
+        const meta = {
           command,
           date: new Date().toISOString(),
           quick,
@@ -126,7 +125,8 @@ async function main(): Promise<void> {
           loadAtEnd: loadNow(),
           host,
           stealPct,
-        });
+        };
+        fs.writeFileSync(file, JSON.stringify({ ...meta, ...r }, null, 2));
         log(`scenario ${id} took ${seconds.toFixed(0)} s → ${path.relative(ROOT, file)}`);
       } catch (e) {
         failures.push(`scenario ${id}: ${(e as Error).stack ?? String(e)}`);
@@ -149,10 +149,6 @@ async function main(): Promise<void> {
     console.error(`\n${failures.length} scenario(s) failed:\n${failures.join('\n')}`);
     process.exitCode = 1;
   }
-}
-
-function loadNow(): number[] {
-  return os.loadavg().map((l) => Math.round(l * 100) / 100);
 }
 
 function summaryMarkdown(

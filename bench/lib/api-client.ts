@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { io, type Socket } from 'socket.io-client';
 import {
@@ -9,17 +10,7 @@ import {
   SocketEvents,
   type UpdateSettingsDto,
 } from '@corpus-chat/contracts';
-
-/** An HTTP answer that was not 2xx. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    what: string,
-  ) {
-    super(`${what}: HTTP ${status} ${body.slice(0, 300)}`);
-  }
-}
+import { nowMs } from './stats';
 
 const pools = new Map<string, Pool>();
 
@@ -47,7 +38,7 @@ export class ApiSession {
     readonly cookie: string,
   ) {}
 
-  /** Signs in; throws `ApiError` on refusal. */
+  /** Signs in; throws on refusal. */
   static async login(baseUrl: string, username: string, password: string): Promise<ApiSession> {
     const res = await poolFor(baseUrl).request({
       path: '/api/auth/login',
@@ -56,13 +47,13 @@ export class ApiSession {
       body: JSON.stringify({ username, password }),
     });
     const text = await res.body.text();
-    if (res.statusCode !== 200) throw new ApiError(res.statusCode, text, 'login');
+    if (res.statusCode !== 200) throw new Error(`login: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
     const setCookie = res.headers['set-cookie'];
     const first = (Array.isArray(setCookie) ? setCookie[0] : setCookie) ?? '';
     return new ApiSession(baseUrl, first.split(';')[0]);
   }
 
-  /** One JSON request; resolves with the parsed body of a 2xx answer, throws `ApiError` otherwise. */
+  /** One JSON request; resolves with the parsed body of a 2xx answer, throws otherwise. */
   async request<T>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
@@ -80,7 +71,7 @@ export class ApiSession {
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299)
-      throw new ApiError(res.statusCode, text, `${method} ${path}`);
+      throw new Error(`${method} ${path}: HTTP ${res.statusCode} ${text.slice(0, 300)}`);
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -99,13 +90,16 @@ export class ApiSession {
     return this.request('PUT', '/api/settings', dto);
   }
 
-  createOperator(username: string, password: string): Promise<unknown> {
-    return this.request('POST', '/api/operators', {
+  /** Creates an operator (this session being an admin's) and signs it in. */
+  async newOperator(username: string): Promise<ApiSession> {
+    const password = `pw-${randomUUID()}`;
+    await this.request('POST', '/api/operators', {
       username,
       displayName: username,
       password,
       role: 'operator',
     });
+    return ApiSession.login(this.baseUrl, username, password);
   }
 
   /** The same signed-in session at another address of the API (a restarted one). */
@@ -138,4 +132,47 @@ export async function joinChat(socket: Socket, chatId: string): Promise<void> {
 /** Calls `handler` with every `chat:event` the socket receives. */
 export function onChatEvent(socket: Socket, handler: (event: ChatEvent) => void): void {
   socket.on(SocketEvents.event, handler);
+}
+
+/** A turn's terminal event and when the client received it (`nowMs`). */
+export interface TurnEnd {
+  type: string;
+  at: number;
+}
+
+/**
+ * Follows turn ends on `socket` (calling `onEvent` first with every event and its receipt time)
+ * and returns a wait for one turn's end; an end that arrives before the POST's answer is read is
+ * kept until asked for.
+ */
+export function turnEnds(
+  socket: Socket,
+  onEvent?: (e: ChatEvent, at: number) => void,
+): (turnId: string, timeoutMs: number) => Promise<TurnEnd> {
+  const ends = new Map<string, TurnEnd>();
+  const waiters = new Map<string, () => void>();
+  onChatEvent(socket, (e) => {
+    const at = nowMs();
+    onEvent?.(e, at);
+    if (e.type !== 'turn.done' && e.type !== 'turn.error' && e.type !== 'turn.cancelled') return;
+    ends.set(e.turnId, { type: e.type, at });
+    waiters.get(e.turnId)?.();
+  });
+  return (turnId, timeoutMs) =>
+    new Promise<TurnEnd>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(turnId);
+        reject(new Error(`turn ${turnId}: no end within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      const check = () => {
+        const end = ends.get(turnId);
+        if (!end) return;
+        clearTimeout(timer);
+        waiters.delete(turnId);
+        ends.delete(turnId);
+        resolve(end);
+      };
+      waiters.set(turnId, check);
+      check();
+    });
 }

@@ -23,27 +23,15 @@ export class CpuMeter {
   private readonly machine0 = machineCpuSeconds();
   private readonly t0 = Date.now();
   private readonly redisPids = pidsMatching(/^\/?\S*redis-server/);
+  private constructor(private readonly stack: BenchStack) {}
 
-  private readonly extra = new Map<string, number>();
-
-  private constructor(
-    private readonly stack: BenchStack,
-    extra: Record<string, number>,
-  ) {
-    for (const [name, pid] of Object.entries(extra)) this.extra.set(name, pid);
-  }
-
-  /**
-   * Takes the first reading. `extra`: more processes to account, by name (e.g. a publisher the
-   * scenario started).
-   */
-  static async start(stack: BenchStack, extra: Record<string, number> = {}): Promise<CpuMeter> {
-    const meter = new CpuMeter(stack, extra);
+  /** Takes the first reading. */
+  static async start(stack: BenchStack): Promise<CpuMeter> {
+    const meter = new CpuMeter(stack);
     // Postgres backends live across phases (the pools of the API and the workers): without a first
     // reading each would count its whole life, the warm-up and earlier phases included.
     const pgPids = await stack.postgresBackendPids();
-    for (const pid of [...meter.pids(), ...meter.extra.values(), ...pgPids])
-      meter.start.set(pid, processCpuSeconds(pid) ?? 0);
+    for (const pid of [...meter.pids(), ...pgPids]) meter.start.set(pid, processCpuSeconds(pid) ?? 0);
     return meter;
   }
 
@@ -68,7 +56,6 @@ export class CpuMeter {
     if (s.api) parts['api'] = this.delta(s.api.pid);
     for (const w of s.workers) parts[w.name] = this.delta(w.pid);
     if (s.stub) parts['stub model'] = this.delta(s.stub.pid);
-    for (const [name, pid] of this.extra) parts[name] = this.delta(pid);
     parts['postgres (bench backends)'] = pgPids.reduce((a, pid) => a + this.delta(pid), 0);
     parts['redis-server'] = this.redisPids.reduce((a, pid) => a + this.delta(pid), 0);
     parts['harness (load generator)'] = this.delta(process.pid);
@@ -85,24 +72,15 @@ export class CpuMeter {
 /** A table of CPU seconds, share of the machine, and ms per turn for each part. */
 export function cpuTable(b: CpuBreakdown, turns: number, perLabel = 'CPU ms / turn'): string {
   const ours = Object.values(b.parts).reduce((a, x) => a + x, 0);
-  const rows = Object.entries(b.parts).map(([name, sec]) => [
+  const row = (name: string, sec: number, perTurn = true) => [
     name,
     fmt(sec),
     fmt((100 * sec) / b.machineTotal),
-    fmt((1000 * sec) / turns),
-  ]);
-  rows.push(['all of the above', fmt(ours), fmt((100 * ours) / b.machineTotal), fmt((1000 * ours) / turns)]);
-  rows.push([
-    'rest of the machine (other work)',
-    fmt(Math.max(0, b.machineBusy - ours)),
-    fmt((100 * Math.max(0, b.machineBusy - ours)) / b.machineTotal),
-    '',
-  ]);
-  rows.push([
-    'idle',
-    fmt(b.machineTotal - b.machineBusy),
-    fmt((100 * (b.machineTotal - b.machineBusy)) / b.machineTotal),
-    '',
-  ]);
+    perTurn ? fmt((1000 * sec) / turns) : '',
+  ];
+  const rows = Object.entries(b.parts).map(([name, sec]) => row(name, sec));
+  rows.push(row('all of the above', ours));
+  rows.push(row('rest of the machine (other work)', Math.max(0, b.machineBusy - ours), false));
+  rows.push(row('idle', b.machineTotal - b.machineBusy, false));
   return table(['process', 'CPU s', '% of machine', perLabel], rows);
 }

@@ -31,6 +31,28 @@ export function ownerOf(url: string): string {
   return ours ? ours[1] : url;
 }
 
+/** A profile's nodes by id and the self time (µs) of each busy one (idle and `(program)` left out). */
+function load(file: string) {
+  const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
+  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+  const selfUs = new Map<number, number>();
+  let busy = 0;
+  p.samples.forEach((id, i) => {
+    const fnName = nodes.get(id)!.callFrame.functionName;
+    if (fnName === '(idle)' || fnName === '(program)') return;
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
+    busy += p.timeDeltas[i] ?? 0;
+  });
+  return { p, nodes, selfUs, busy };
+}
+
+/** The `top` largest of `m` (name → µs) as entries, with their share of `busy`. */
+const largest = (m: Map<string, number>, top: number, busy: number): ProfileEntry[] =>
+  [...m]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / busy }));
+
 /**
  * Self time by function and by package of a `.cpuprofile` file, largest first (the `top` of each).
  * Idle time (`(idle)`) is left out of the percentages.
@@ -39,29 +61,17 @@ export function summarizeProfile(
   file: string,
   top = 15,
 ): { byFunction: ProfileEntry[]; byPackage: ProfileEntry[]; busyMs: number } {
-  const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
-  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
-  const selfUs = new Map<number, number>();
-  p.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0)));
+  const { nodes, selfUs, busy } = load(file);
   const byFn = new Map<string, number>();
   const byPkg = new Map<string, number>();
-  let busy = 0;
   for (const [id, us] of selfUs) {
-    const n = nodes.get(id)!;
-    const f = n.callFrame;
-    if (f.functionName === '(idle)' || f.functionName === '(program)') continue;
-    busy += us;
+    const f = nodes.get(id)!.callFrame;
     const pkg = f.functionName === '(garbage collector)' ? '(garbage collector)' : ownerOf(f.url);
     const fn = `${f.functionName || '(anonymous)'} ${pkg}${f.url ? `:${f.lineNumber + 1}` : ''}`;
     byFn.set(fn, (byFn.get(fn) ?? 0) + us);
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + us);
   }
-  const list = (m: Map<string, number>) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, top)
-      .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / busy }));
-  return { byFunction: list(byFn), byPackage: list(byPkg), busyMs: busy / 1000 };
+  return { byFunction: largest(byFn, top, busy), byPackage: largest(byPkg, top, busy), busyMs: busy / 1000 };
 }
 
 /**
@@ -73,18 +83,9 @@ export function inclusiveTimes(
   filter: (url: string) => boolean = (u) => /\/(apps|libs)\//.test(u) && !u.includes('node_modules'),
   top = 20,
 ): ProfileEntry[] {
-  const p = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
-  const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+  const { p, nodes, selfUs, busy } = load(file);
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const selfUs = new Map<number, number>();
-  let busy = 0;
-  p.samples.forEach((id, i) => {
-    const fnName = nodes.get(id)!.callFrame.functionName;
-    if (fnName === '(idle)' || fnName === '(program)') return;
-    selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
-    busy += p.timeDeltas[i] ?? 0;
-  });
   const incl = new Map<string, number>();
   for (const [id, us] of selfUs) {
     const seen = new Set<string>();
@@ -97,23 +98,19 @@ export function inclusiveTimes(
       incl.set(key, (incl.get(key) ?? 0) + us);
     }
   }
-  return [...incl]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([name, us]) => ({ name, ms: us / 1000, percent: (100 * us) / busy }));
+  return largest(incl, top, busy);
 }
 
 /** `node tools/cli/run-ts.mjs bench/lib/cpu-profile.ts <file.cpuprofile> [top]` prints the summary. */
 if (process.argv[1] === __filename) {
   const [file, top] = process.argv.slice(2);
   const s = summarizeProfile(file, Number(top ?? 25));
-  console.log(`busy ${s.busyMs.toFixed(0)} ms\n\nby package:`);
-  for (const e of s.byPackage)
-    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
-  console.log('\nby function (self time):');
-  for (const e of s.byFunction)
-    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
-  console.log('\nour functions (inclusive time):');
-  for (const e of inclusiveTimes(file))
-    console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
+  const print = (title: string, entries: ProfileEntry[]) => {
+    console.log(title);
+    for (const e of entries)
+      console.log(`  ${e.percent.toFixed(1).padStart(5)} %  ${e.ms.toFixed(0).padStart(7)} ms  ${e.name}`);
+  };
+  print(`busy ${s.busyMs.toFixed(0)} ms\n\nby package:`, s.byPackage);
+  print('\nby function (self time):', s.byFunction);
+  print('\nour functions (inclusive time):', inclusiveTimes(file));
 }

@@ -16,14 +16,6 @@ export interface MachineInfo {
   loadAtStart: number[];
 }
 
-function tryRun(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Cores, RAM, CPU model, Node, Postgres and Redis versions, and the load average now. */
 export function machineInfo(versions: { postgres: string; redis: string }): MachineInfo {
   const cpus = os.cpus();
@@ -35,9 +27,12 @@ export function machineInfo(versions: { postgres: string; redis: string }): Mach
     os: `${os.type()} ${os.release()}`,
     postgres: versions.postgres,
     redis: versions.redis,
-    loadAtStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    loadAtStart: loadNow(),
   };
 }
+
+/** The 1/5/15-minute load averages now. */
+export const loadNow = (): number[] => os.loadavg().map((l) => Math.round(l * 100) / 100);
 
 /** One line for the console and the document. */
 export function machineLine(m: MachineInfo): string {
@@ -45,7 +40,19 @@ export function machineLine(m: MachineInfo): string {
 }
 
 /** Clock ticks per second of /proc CPU times (`getconf CLK_TCK`, 100 on Linux). */
-export const CLK_TCK = Number(tryRun('getconf', ['CLK_TCK'])) || 100;
+export const CLK_TCK = Number(getconf()) || 100;
+
+function getconf(): string {
+  try {
+    return execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return '';
+  }
+}
+
+/** The numbers of the `cpu` line of /proc/stat (all cores, in clock ticks: user, nice, system, idle, …). */
+const procStatCpu = () =>
+  fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
 
 /** CPU seconds (user + system) a process used so far, from /proc/<pid>/stat; null when it is gone. */
 export function processCpuSeconds(pid: number): number | null {
@@ -73,8 +80,7 @@ export function processRssMiB(pid: number): number | null {
 
 /** Busy and total CPU seconds of the whole machine so far (/proc/stat, all cores). */
 export function machineCpuSeconds(): { busy: number; total: number } {
-  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
-  const f = line.trim().split(/\s+/).slice(1).map(Number);
+  const f = procStatCpu();
   const idle = f[3] + (f[4] ?? 0);
   const total = f.reduce((a, b) => a + b, 0);
   return { busy: (total - idle) / CLK_TCK, total: total / CLK_TCK };
@@ -100,7 +106,7 @@ export function pidsMatching(pattern: RegExp): number[] {
  * field of the `cpu` line of /proc/stat, all cores), and all CPU seconds, so far.
  */
 export function machineStealSeconds(): { steal: number; total: number } {
-  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const f = procStatCpu();
   // user … steal (guest time is already inside user)
   return { steal: (f[7] ?? 0) / CLK_TCK, total: f.slice(0, 8).reduce((a, b) => a + b, 0) / CLK_TCK };
 }

@@ -8,6 +8,7 @@ import { Server } from 'socket.io';
 import { io as connectClient } from 'socket.io-client';
 import { redisOptionsFromUrl } from '@corpus-chat/server-core';
 import { poolFor } from './api-client';
+import type { BenchStack } from './stack';
 import { nowMs, summarize, type Summary } from './stats';
 
 /**
@@ -32,11 +33,7 @@ export const PRIMITIVE_LABELS: Record<PrimitiveName, string> = {
   http: 'HTTP POST round trip',
 };
 
-interface Target {
-  redisUrl: string;
-  redisPrefix: string;
-  databaseUrl: string;
-}
+type Target = Pick<BenchStack, 'redisUrl' | 'redisPrefix' | 'databaseUrl'>;
 
 /** Times each primitive `n` times (after `n / 10` untimed); resolves with their summaries. */
 export async function measurePrimitives(target: Target, n = 200): Promise<Primitives> {
@@ -81,11 +78,7 @@ async function timeBullmq(t: Target, n: number): Promise<Summary> {
   const worker = new Worker(
     'primitive',
     async (job) => arrived?.(nowMs() - (job.data as { t0: number }).t0),
-    {
-      connection,
-      prefix,
-      concurrency: 1,
-    },
+    { connection, prefix, concurrency: 1 },
   );
   try {
     await worker.waitUntilReady();

@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BenchStack } from './stack';
-import type { MachineInfo } from './machine';
 import { PRIMITIVE_LABELS, type PrimitiveName, type Primitives } from './primitives';
-import { fmt, type Summary, summaryCells } from './stats';
+import { fmt, type Summary } from './stats';
 
 /** One measured figure, with its goal when the issue sets one. */
 export interface Figure {
@@ -51,7 +48,6 @@ export interface BenchContext {
   stack: BenchStack;
   /** Timed just before the scenario; a scenario adds those that need its processes (`http`). */
   primitives: Primitives;
-  machine: MachineInfo;
   logsDir: string;
   log: (m: string) => void;
 }
@@ -75,6 +71,11 @@ export function latencyFigure(
     f.met = ms.every((b) => summary[b.p] <= b.ms);
   }
   return f;
+}
+
+/** A single value judged against a goal (`goal` as printed, `met` this run's verdict). */
+export function goalFigure(name: string, unit: string, value: number, goal: string, met: boolean): Figure {
+  return { name, unit, value, goal, met };
 }
 
 /** The sum of the figure's primitives at percentile `p`; NaN when one was not timed. */
@@ -115,7 +116,8 @@ export function figuresTable(figures: Figure[], primitives?: Primitives): string
     '|---|---:|---:|---:|---:|---:|---|---|---|',
   ];
   for (const f of figures) {
-    const cells = f.summary ? summaryCells(f.summary) : ['', '', '', ''];
+    const s = f.summary;
+    const cells = s ? [s.p50, s.p95, s.p99, s.max].map(fmt) : ['', '', '', ''];
     const value = f.value !== undefined ? `${fmt(f.value)} ${f.unit}` : '';
     const unit = f.summary ? ` (${f.unit}, n=${f.summary.n})` : '';
     lines.push(
@@ -132,12 +134,4 @@ export function printResult(r: ScenarioResult, machineLine: string): void {
   console.log(figuresTable(r.figures, r.primitives));
   if (r.primitives) console.log(`\n${primitivesLine(r.primitives)}`);
   for (const md of r.markdown) console.log(`\n${md}`);
-}
-
-/** Writes a scenario's JSON result into bench/results/ and returns its path. */
-export function writeResult(dir: string, r: ScenarioResult, extra: Record<string, unknown>): string {
-  fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `scenario-${r.id}.json`);
-  fs.writeFileSync(file, JSON.stringify({ ...extra, ...r }, null, 2));
-  return file;
 }

@@ -165,23 +165,21 @@ export class BenchStack {
     };
   }
 
-  private spawnNode(
+  private async spawnNode(
     name: string,
     args: string[],
     env: Record<string, string>,
     opts: StartOptions,
-    probePort?: number,
-  ): Proc {
+  ): Promise<Proc> {
+    const probePort = opts.probe ? await freePort() : undefined;
     const logFile = path.join(this.logsDir, `${name}.log`);
     const out = fs.openSync(logFile, 'w');
     const flags: string[] = [];
-    if (opts.probe && probePort) flags.push('-r', path.join(ROOT, 'bench/probes/runtime-probe.cjs'));
+    if (probePort) flags.push('-r', path.join(ROOT, 'bench/probes/runtime-probe.cjs'));
     if (env['TURN_TRACE_FILE']) flags.push('-r', path.join(ROOT, 'bench/probes/turn-trace.cjs'));
     // BENCH_WORKER_FLAGS and BENCH_API_FLAGS (space-separated Node/V8 flags) try the workers or the API with other settings.
-    if (name.startsWith('worker'))
-      flags.push(...(process.env['BENCH_WORKER_FLAGS'] ?? '').split(' ').filter(Boolean));
-    if (name.startsWith('api'))
-      flags.push(...(process.env['BENCH_API_FLAGS'] ?? '').split(' ').filter(Boolean));
+    const extra = { worker: 'BENCH_WORKER_FLAGS', api: 'BENCH_API_FLAGS' }[name.split('-')[0]];
+    flags.push(...(process.env[extra ?? ''] ?? '').split(' ').filter(Boolean));
     if (opts.cpuProfile)
       flags.push(
         '--cpu-prof',
@@ -214,26 +212,24 @@ export class BenchStack {
     }
   }
 
+  private waitHealthy(proc: Proc, url: string, what: string): Promise<boolean> {
+    return waitUntil(
+      async () => {
+        this.assertAlive(proc);
+        return (await fetch(url)).ok;
+      },
+      what,
+      90_000,
+    );
+  }
+
   /** Starts the API (SWC build) and waits for `/api/health`. */
   async startApi(opts: StartOptions = {}): Promise<Proc & { baseUrl: string }> {
     const port = await freePort();
     const env = { ...this.baseEnv(), API_PORT: String(port), API_HOST: '127.0.0.1', ...opts.env };
-    const proc = this.spawnNode(
-      'api',
-      ['dist/node/apps/api/src/main.js'],
-      env,
-      opts,
-      opts.probe ? await freePort() : undefined,
-    );
+    const proc = await this.spawnNode('api', ['dist/node/apps/api/src/main.js'], env, opts);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitUntil(
-      async () => {
-        this.assertAlive(proc);
-        return (await fetch(`${baseUrl}/api/health`)).ok;
-      },
-      'the API health check',
-      90_000,
-    );
+    await this.waitHealthy(proc, `${baseUrl}/api/health`, 'the API health check');
     this.api = { ...proc, baseUrl };
     return this.api;
   }
@@ -251,51 +247,39 @@ export class BenchStack {
         SHUTDOWN_TIMEOUT_MS: '2000',
         ...opts.env,
       };
-      const proc = this.spawnNode(
+      const proc = await this.spawnNode(
         `worker-${index}`,
         ['dist/node/apps/agent-worker/src/main.js'],
         env,
         opts,
-        opts.probe ? await freePort() : undefined,
       );
       started.push(Object.assign(proc, { healthPort })); // the same object stop() looks up
     }
-    for (const w of started) {
-      await waitUntil(
-        async () => {
-          this.assertAlive(w);
-          return (await fetch(`http://127.0.0.1:${w.healthPort}/health`)).ok;
-        },
-        `${w.name} health check`,
-        90_000,
-      );
-    }
+    for (const w of started)
+      await this.waitHealthy(w, `http://127.0.0.1:${w.healthPort}/health`, `${w.name} health check`);
     this.workers.push(...started);
     return started;
   }
 
-  /** Starts (or restarts) the stub model with `config` (defaults: 2 s first token, 20 deltas, one search). */
-  async startStub(
-    config: Partial<StubModelConfig> = {},
-  ): Promise<Proc & { baseUrl: string; config: StubModelConfig }> {
+  /** Starts (or restarts) the stub model (2 s first token, 20 deltas, one search). */
+  async startStub(): Promise<Proc & { baseUrl: string; config: StubModelConfig }> {
     if (this.stub) await this.stop(this.stub);
-    const full = { ...DEFAULT_STUB_MODEL, ...config };
-    const stub = this.spawnNode(
+    const config = DEFAULT_STUB_MODEL;
+    const stub = await this.spawnNode(
       'stub-model',
       ['tools/cli/run-ts.mjs', 'bench/stub-model/main.ts'],
-      { PATH: process.env['PATH'] ?? '', STUB_MODEL_CONFIG: JSON.stringify(full) },
+      { PATH: process.env['PATH'] ?? '', STUB_MODEL_CONFIG: JSON.stringify(config) },
       {},
     );
-    const logFile = stub.logFile;
     const baseUrl = await waitUntil(
       async () => {
         this.assertAlive(stub);
-        return /STUB_MODEL_READY (\S+)/.exec(fs.readFileSync(logFile, 'utf8'))?.[1];
+        return /STUB_MODEL_READY (\S+)/.exec(fs.readFileSync(stub.logFile, 'utf8'))?.[1];
       },
       'the stub model',
       30_000,
     );
-    this.stub = { ...stub, baseUrl, config: full };
+    this.stub = { ...stub, baseUrl, config };
     return this.stub;
   }
 
@@ -312,14 +296,9 @@ export class BenchStack {
       signalGroup(child, 'SIGKILL');
       await exited;
     }
-    if (this.api === proc || this.api?.pid === proc.pid) this.api = undefined;
+    if (this.api?.pid === proc.pid) this.api = undefined;
     this.workers = this.workers.filter((w) => w.pid !== proc.pid);
     if (this.stub?.pid === proc.pid) this.stub = undefined;
-  }
-
-  /** Stops the workers (all, or the given ones). */
-  async stopWorkers(): Promise<void> {
-    await Promise.all([...this.workers].map((w) => this.stop(w)));
   }
 
   /** Stops every process, empties the queue and the turn tables (between scenarios). */

@@ -39,11 +39,6 @@ export function fmt(n: number): string {
   return n.toFixed(3);
 }
 
-/** `| p50 | p95 | p99 | max |` cells of a summary. */
-export function summaryCells(s: Summary): string[] {
-  return [fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.max)];
-}
-
 /** Monotonic clock in milliseconds (fractional), comparable with the turn trace marks (µs) of other processes. */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { type Job, Queue } from 'bullmq';
-import { CHAT_TURNS_QUEUE, JobNames, type RunTurnJobData } from '@corpus-chat/contracts';
+import { Queue } from 'bullmq';
+import { CHAT_TURNS_QUEUE, type RunTurnJobData } from '@corpus-chat/contracts';
 import { ChatRepository } from '@corpus-chat/persistence';
 import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import { redisOptionsFromUrl } from '@corpus-chat/server-core';
@@ -41,9 +41,6 @@ export async function operatorId(stack: BenchStack, username: string): Promise<s
   return rows[0].id;
 }
 
-/** A stored turn ready for a job (thread, turn row, user message), created without the API. */
-export type PreparedTurn = RunTurnJobData;
-
 /**
  * Creates `count` threads of `ownerId` with one queued turn each (the same rows the API writes,
  * through `storeTestTurn`), `parallel` at a time.
@@ -54,9 +51,9 @@ export async function prepareTurns(
   count: number,
   question: (i: number) => string,
   parallel = 8,
-): Promise<PreparedTurn[]> {
+): Promise<RunTurnJobData[]> {
   const repo = new ChatRepository(stack.ds);
-  const out: PreparedTurn[] = new Array(count);
+  const out: RunTurnJobData[] = new Array(count);
   let next = 0;
   const work = async () => {
     for (;;) {
@@ -87,36 +84,36 @@ export function turnQueue(stack: BenchStack): Queue<RunTurnJobData> {
   });
 }
 
-/** Adds a turn's job with the dispatcher's options (jobId = turn id). */
-export function addTurnJob(queue: Queue<RunTurnJobData>, t: PreparedTurn): Promise<Job<RunTurnJobData>> {
-  return queue.add(JobNames.runTurn, t, {
-    jobId: t.turnId,
-    attempts: 2,
-    backoff: { type: 'exponential', delay: 1000 },
-    removeOnComplete: { age: 3600, count: 100_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
+/**
+ * The dispatcher's job options (jobId = turn id); `lean` removes a job once completed (scenario 3
+ * adds thousands).
+ */
+export const turnJobOpts = (turnId: string, lean = false) => ({
+  jobId: turnId,
+  attempts: 2,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: lean || { age: 3600, count: 100_000 },
+  removeOnFail: { age: lean ? 3600 : 7 * 24 * 3600 },
+});
+
+/** How many of the run's turns (or of `turns`) are queued or running. */
+export async function openTurns(stack: BenchStack, turns?: { turnId: string }[]): Promise<number> {
+  const sql = `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`;
+  const [{ n }] = turns
+    ? await stack.ds.query(`${sql} AND id = ANY($1::uuid[])`, [turns.map((t) => t.turnId)])
+    : await stack.ds.query(sql);
+  return n;
 }
 
-/**
- * Waits until none of the run's turns (or of `turnIds`) is queued or running (bounded; throws
- * naming how many are left).
- */
+/** Waits until none of the run's turns (or of `turns`) is open (bounded; throws naming how many are left). */
 export async function waitTurnsEnded(
   stack: BenchStack,
   timeoutMs: number,
-  turnIds?: string[],
+  turns?: { turnId: string }[],
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [{ n }] = turnIds
-      ? await stack.ds.query(
-          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
-          [turnIds],
-        )
-      : await stack.ds.query(
-          `SELECT count(*)::int AS n FROM chat_turns WHERE status IN ('queued', 'running')`,
-        );
+    const n = await openTurns(stack, turns);
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} turns still queued or running after ${timeoutMs} ms`);
     await sleep(100);
@@ -134,47 +131,34 @@ export async function turnStatusCounts(stack: BenchStack): Promise<Record<string
 /** Marks of a trace file grouped by turn: turn → mark name → times (ms, in order). */
 export type TraceIndex = Map<string, Map<string, number[]>>;
 
-/** One line of a trace file (`bench/probes/turn-trace.cjs`): µs of the machine's monotonic clock. */
-interface TurnTraceMark {
-  turn: string;
-  mark: string;
-  t: number;
-  pid: number;
-}
-
-/** Parses a trace file's lines (skips blank lines and one cut by a process killed mid-write). */
-function parseTurnTrace(text: string): TurnTraceMark[] {
-  const marks: TurnTraceMark[] = [];
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    try {
-      marks.push(JSON.parse(line) as TurnTraceMark);
-    } catch {
-      // a torn line
-    }
-  }
-  return marks;
-}
-
-/** Reads trace files (after the processes flushed them: they write every 100 ms). */
+/**
+ * Reads trace files (after the processes flushed them: they write every 100 ms). Each line
+ * (`bench/probes/turn-trace.cjs`) is a mark at µs of the machine's monotonic clock; blank lines and
+ * one cut by a process killed mid-write are skipped.
+ */
 export async function readTrace(files: string[]): Promise<TraceIndex> {
   await sleep(300);
-  const index: TraceIndex = new Map();
-  const all: TurnTraceMark[] = [];
-  for (const f of files)
-    if (fs.existsSync(f)) for (const m of parseTurnTrace(fs.readFileSync(f, 'utf8'))) all.push(m);
+  const all: { turn: string; mark: string; t: number }[] = [];
+  for (const f of files.filter((x) => fs.existsSync(x)))
+    for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+      try {
+        if (line) all.push(JSON.parse(line));
+      } catch {
+        // a torn line
+      }
+    }
   all.sort((a, b) => a.t - b.t);
+  const index: TraceIndex = new Map();
   for (const m of all) {
     let marks = index.get(m.turn);
     if (!marks) index.set(m.turn, (marks = new Map()));
-    const list = marks.get(m.mark);
-    if (list) list.push(m.t / 1000);
-    else marks.set(m.mark, [m.t / 1000]);
+    marks.set(m.mark, [...(marks.get(m.mark) ?? []), m.t / 1000]);
   }
   return index;
 }
 
-/** The first time turn `turnId` reached `mark` (ms), or NaN. */
-export function firstMark(index: TraceIndex, turnId: string, mark: string): number {
-  return index.get(turnId)?.get(mark)?.[0] ?? NaN;
+/** The time (ms) turn `turnId` reached `mark` (`name`, or `name#n` for its n-th occurrence), or NaN. */
+export function markAt(index: TraceIndex, turnId: string, mark: string): number {
+  const [name, nth = '1'] = mark.split('#');
+  return index.get(turnId)?.get(name)?.[Number(nth) - 1] ?? NaN;
 }

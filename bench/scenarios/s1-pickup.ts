@@ -1,14 +1,15 @@
 import path from 'node:path';
 import { QueueEvents } from 'bullmq';
+import { JobNames } from '@corpus-chat/contracts';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { nowMs, sleep, summarize } from '../lib/stats';
 import {
-  addTurnJob,
-  firstMark,
+  markAt,
   ONE_TOOL_QUESTIONS,
   operatorId,
   prepareTurns,
   readTrace,
+  turnJobOpts,
   turnQueue,
   waitTurnsEnded,
 } from '../lib/turns';
@@ -45,14 +46,9 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   );
   for (const [i, t] of turns.entries()) {
     // Warm the worker up (JIT, connections, query cache) and let it go idle before measuring.
-    if (i === warmup)
-      await waitTurnsEnded(
-        stack,
-        60_000,
-        turns.slice(0, warmup).map((x) => x.turnId),
-      );
+    if (i === warmup) await waitTurnsEnded(stack, 60_000, turns.slice(0, warmup));
     const t0 = nowMs();
-    const job = await addTurnJob(queue, t);
+    const job = await queue.add(JobNames.runTurn, t, turnJobOpts(t.turnId));
     const t1 = nowMs();
     if (i >= warmup) {
       addStart.set(t.turnId, t0);
@@ -73,7 +69,7 @@ export async function scenario1(ctx: BenchContext): Promise<ScenarioResult> {
   }
   await Promise.all([queue.close(), events.close()]);
   const index = await readTrace([trace]);
-  const pickup = [...addStart].map(([turnId, t0]) => firstMark(index, turnId, 'worker.picked') - t0);
+  const pickup = [...addStart].map(([turnId, t0]) => markAt(index, turnId, 'worker.picked') - t0);
   const missing = pickup.filter((x) => !Number.isFinite(x)).length;
   const rttSummary = summarize(rtt);
   const pickupSummary = summarize(pickup);

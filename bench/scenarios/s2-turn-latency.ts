@@ -1,26 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { ChatEvent } from '@corpus-chat/contracts';
 import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
 import { ChatRepository, TurnLedger } from '@corpus-chat/persistence';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
 import { defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
-import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { type PrimitiveName, timeHttpPost } from '../lib/primitives';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, summarize, type Summary, table } from '../lib/stats';
-import { firstMark, ONE_TOOL_QUESTIONS, operatorId, readTrace, type TraceIndex } from '../lib/turns';
+import { markAt, ONE_TOOL_QUESTIONS, operatorId, readTrace, type TraceIndex } from '../lib/turns';
 
 /** The primitives POST → first event is made of: the request, the stored turn, its first event's publish. */
 export const FIRST_EVENT: PrimitiveName[] = ['http', 'commit', 'socket'];
 /** …and of POST → turn end: the same plus the job's hand-over to a worker (model time excluded). */
 export const TURN_END: PrimitiveName[] = ['http', 'commit', 'bullmq', 'socket'];
 
-interface Timed {
+/** A timed turn: when it was posted and when the client received each type of its events. */
+export interface Timed {
   turnId: string;
   t0: number;
-  response: number;
   received: Map<string, number>;
 }
 
@@ -40,17 +39,18 @@ export const HOPS: [string, string, string][] = [
   ['socket: API emit → client (turn.done)', 'relay:turn.done', 'recv:turn.done'],
 ];
 
-function at(index: TraceIndex, t: Timed, mark: string): number {
+/** The time (ms) of a trace mark of `t`, of its POST ('t0') or of its receipt of an event ('recv:<type>'). */
+export function markTime(index: TraceIndex, t: Timed, mark: string): number {
   if (mark === 't0') return t.t0;
   if (mark.startsWith('recv:')) return t.received.get(mark.slice(5)) ?? NaN;
-  return firstMark(index, t.turnId, mark);
+  return markAt(index, t.turnId, mark);
 }
 
 /** Every publish → published pair of a turn's events (the Redis script's round trip), in ms. */
-function publishRoundTrips(index: TraceIndex, turnIds: string[]): number[] {
+function publishRoundTrips(index: TraceIndex, turns: { turnId: string }[]): number[] {
   const out: number[] = [];
-  for (const id of turnIds) {
-    const marks = index.get(id);
+  for (const { turnId } of turns) {
+    const marks = index.get(turnId);
     if (!marks) continue;
     for (const [name, starts] of marks) {
       if (!name.startsWith('publish:')) continue;
@@ -86,38 +86,20 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
   for (const id of threads) await joinChat(socket, id);
 
   const received = new Map<string, Map<string, number>>();
-  const waiters = new Map<string, (e: ChatEvent) => void>();
-  onChatEvent(socket, (e) => {
-    const t = nowMs();
+  const ended = turnEnds(socket, (e, t) => {
     let byType = received.get(e.turnId);
     if (!byType) received.set(e.turnId, (byType = new Map()));
     if (!byType.has(e.type)) byType.set(e.type, t);
-    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled')
-      waiters.get(e.turnId)?.(e);
   });
-  const ended = (turnId: string) =>
-    new Promise<ChatEvent>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`turn ${turnId}: no terminal event within 15 s`)),
-        15_000,
-      );
-      const finish = (e: ChatEvent) => {
-        clearTimeout(timer);
-        waiters.delete(turnId);
-        resolve(e);
-      };
-      if (received.get(turnId)?.has('turn.done')) finish({ type: 'turn.done' } as ChatEvent);
-      else waiters.set(turnId, finish);
-    });
 
   log(`s2: ${warmup} warm-up + ${count} turns, one at a time, over ${threadCount} threads`);
-  const timed: Timed[] = [];
+  const timed: (Timed & { response: number })[] = [];
   for (let i = 0; i < warmup + count; i++) {
     const question = ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length];
     const t0 = nowMs();
     const res = await session.postMessage(threads[i % threadCount], question, randomUUID());
     const response = nowMs();
-    const end = await ended(res.turnId);
+    const end = await ended(res.turnId, 15_000);
     if (end.type !== 'turn.done') throw new Error(`turn ${res.turnId} ended with ${end.type}`);
     if (i >= warmup) timed.push({ turnId: res.turnId, t0, response, received: received.get(res.turnId)! });
   }
@@ -128,36 +110,18 @@ export async function scenario2(ctx: BenchContext): Promise<ScenarioResult> {
   const firstEvent = timed.map((t) => Math.min(...t.received.values()) - t.t0);
   const toDone = timed.map((t) => (t.received.get('turn.done') ?? NaN) - t.t0);
   const httpResponse = timed.map((t) => t.response - t.t0);
-  const hopRows: string[][] = [];
+  const row = (label: string, s: Summary) => [label, fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.mean)];
   const hops: Record<string, Summary> = {};
-  for (const [label, from, to] of HOPS) {
-    const s = summarize(timed.map((t) => at(index, t, to) - at(index, t, from)));
-    hops[label] = s;
-    hopRows.push([label, fmt(s.p50), fmt(s.p95), fmt(s.p99), fmt(s.mean)]);
-  }
-  const publishRtt = summarize(
-    publishRoundTrips(
-      index,
-      timed.map((t) => t.turnId),
-    ),
-  );
-  hopRows.push([
-    '(every event publish: Redis script round trip)',
-    fmt(publishRtt.p50),
-    fmt(publishRtt.p95),
-    fmt(publishRtt.p99),
-    fmt(publishRtt.mean),
-  ]);
+  const hopRows = HOPS.map(([label, from, to]) => {
+    hops[label] = summarize(timed.map((t) => markTime(index, t, to) - markTime(index, t, from)));
+    return row(label, hops[label]);
+  });
+  const publishRtt = summarize(publishRoundTrips(index, timed));
+  hopRows.push(row('(every event publish: Redis script round trip)', publishRtt));
   const queuedToClient = summarize(
-    timed.map((t) => at(index, t, 'recv:turn.queued') - at(index, t, 'publish:turn.queued')),
+    timed.map((t) => markTime(index, t, 'recv:turn.queued') - markTime(index, t, 'publish:turn.queued')),
   );
-  hopRows.push([
-    '(turn.queued: publish → client)',
-    fmt(queuedToClient.p50),
-    fmt(queuedToClient.p95),
-    fmt(queuedToClient.p99),
-    fmt(queuedToClient.mean),
-  ]);
+  hopRows.push(row('(turn.queued: publish → client)', queuedToClient));
   const deltas = timed.map((t) => index.get(t.turnId)?.get('publish:text.delta')?.length ?? 0);
 
   // The same turns in-process: the planner and its tool query on a DataSource, nothing else.

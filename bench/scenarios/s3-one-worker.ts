@@ -3,17 +3,18 @@ import { JobNames } from '@corpus-chat/contracts';
 import { ApiSession } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { processCpuSeconds, processRssMiB } from '../lib/machine';
-import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
+import { type BenchContext, goalFigure, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, sleep, summarize, table } from '../lib/stats';
 import { type MetricsAgreement, MetricsWatch } from '../lib/metrics';
 import { freePort, type Proc } from '../lib/stack';
 import {
-  type TraceIndex,
-  firstMark,
+  openTurns,
   operatorId,
+  markAt,
   prepareTurns,
   readTrace,
   turnQueue,
+  turnJobOpts,
   turnStatusCounts,
   waitTurnsEnded,
 } from '../lib/turns';
@@ -92,12 +93,6 @@ const TURN_STAGES: [string, string, string][] = [
   ['→ turn.done published', 'worker.finished', 'published:turn.done'],
 ];
 
-/** The time (ms) of `mark` (`name` or `name#n`, the n-th occurrence) of a turn, or NaN. */
-function markAt(index: TraceIndex, turnId: string, mark: string): number {
-  const [name, nth] = mark.split('#');
-  return nth ? (index.get(turnId)?.get(name)?.[Number(nth) - 1] ?? NaN) : firstMark(index, turnId, name);
-}
-
 /** Median of each stage over `turnIds` (the first-token wait `ttftMs` is taken out of its stage). */
 async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promise<Record<string, number>> {
   const index = await readTrace([trace]);
@@ -118,13 +113,8 @@ async function turnHops(trace: string, turnIds: string[], ttftMs: number): Promi
  */
 export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
   const { stack, log } = ctx;
-  const levels: [number, Arrival][] = [
-    ...(ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000]).map((c): [number, Arrival] => [
-      c,
-      'at once',
-    ]),
-    [500, 'staggered'],
-  ];
+  const atOnce = ctx.quick ? [500] : [50, 100, 200, 300, 500, 750, 1000];
+  const levels = [...atOnce.map((c) => [c, 'at once'] as const), [500, 'staggered'] as const];
   const waves = ctx.quick ? 2 : 3;
   const stub = await stack.startStub();
   const modelMs = modelMsPerTurn(stub.config);
@@ -141,13 +131,10 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const name = arrival === 'at once' ? `concurrency ${c}` : `concurrency ${c}, ${arrival}`;
     await stack.ds.query(`DELETE FROM chat_sessions`);
     log(`s3: ${name}: preparing ${total} turns`);
-    const warm = await prepareTurns(
-      stack,
-      owner,
-      Math.min(c, 100),
-      () => 'How many findings mention cookies?',
-    );
-    const turns = await prepareTurns(stack, owner, total, () => 'How many findings mention cookies?');
+    const question = () => 'How many findings mention cookies?';
+    const warm = await prepareTurns(stack, owner, Math.min(c, 100), question);
+    const turns = await prepareTurns(stack, owner, total, question);
+    const ids = turns.map((t) => t.turnId);
     const trace = path.join(ctx.logsDir, `trace-s3-${c}${arrival === 'at once' ? '' : `-${arrival}`}.jsonl`);
     const metricsPort = await freePort();
     const [worker] = await stack.startWorkers(1, {
@@ -161,13 +148,13 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       probe: true,
       cpuProfile: ctx.profile && c === 500 && arrival === 'at once',
     });
+    const add = (batch: typeof turns) =>
+      queue.addBulk(
+        batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: turnJobOpts(t.turnId, true) })),
+      );
     // A warm-up wave first (JIT, connection pools, query cache), then the measured waves.
-    await queue.addBulk(warm.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
-    await waitTurnsEnded(
-      stack,
-      60_000,
-      warm.map((t) => t.turnId),
-    );
+    await add(warm);
+    await waitTurnsEnded(stack, 60_000, warm);
     await sleep(300);
     const idle = await readProbe(worker, true);
     const queueIdle = async () => {
@@ -187,8 +174,6 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
         .catch(() => undefined);
     }, 200);
     const t0 = Date.now();
-    const add = (batch: typeof turns) =>
-      queue.addBulk(batch.map((t) => ({ name: JobNames.runTurn, data: t, opts: jobOpts(t.turnId) })));
     let rest = turns;
     if (arrival === 'staggered') {
       // The first wave spread evenly over one model time, in batches every STAGGER_STEP_MS.
@@ -201,14 +186,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     }
     for (let i = 0; i < rest.length; i += 500) await add(rest.slice(i, i + 500));
     log(`s3: ${name}: ${total} jobs added; waiting`);
-    watch.follow(async () => {
-      const [{ open }] = (await stack.ds.query(
-        `SELECT count(*)::int AS open FROM chat_turns
-          WHERE status IN ('queued', 'running') AND id = ANY($1::uuid[])`,
-        [turns.map((t) => t.turnId)],
-      )) as { open: number }[];
-      return open;
-    });
+    watch.follow(() => openTurns(stack, turns));
     await waitTurnsEnded(stack, waves * modelMs * 4 + 60_000);
     const metricsCheck = await watch.stop(total, queueIdle);
     clearInterval(sampler);
@@ -218,7 +196,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
     const stubCpu = (processCpuSeconds(stub.pid) ?? 0) - stubCpu0;
     const rows: { started: Date; finished: Date }[] = await stack.ds.query(
       `SELECT started_at AS started, finished_at AS finished FROM chat_turns WHERE finished_at IS NOT NULL AND id = ANY($1::uuid[]) ORDER BY finished_at`,
-      [turns.map((t) => t.turnId)],
+      [ids],
     );
     const done = rows.map((r) => r.finished.getTime());
     const steady =
@@ -247,11 +225,7 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
       stubCpuMsPerTurn: (stubCpu * 1000) / total,
       turnSecondsP50: durations[Math.floor(durations.length / 2)] ?? NaN,
       statuses: await turnStatusCounts(stack),
-      hops: await turnHops(
-        trace,
-        turns.map((t) => t.turnId),
-        stub.config.ttftMs,
-      ),
+      hops: await turnHops(trace, ids, stub.config.ttftMs),
       metrics: metricsCheck,
     };
     results.push(level);
@@ -361,28 +335,16 @@ export async function scenario3(ctx: BenchContext): Promise<ScenarioResult> {
 /** The three goals of issue 35 for one level, and its share of the ideal. */
 function goalFigures(label: string, level: Level): Figure[] {
   return [
-    {
-      name: `${label}: throughput (steady state)`,
-      unit: 'turns/s',
-      value: level.throughput,
-      goal: `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`,
-      met: level.efficiency >= 0.9,
-    },
+    goalFigure(
+      `${label}: throughput (steady state)`,
+      'turns/s',
+      level.throughput,
+      `≥ 90 % of ideal (${fmt(level.ideal)} turns/s)`,
+      level.efficiency >= 0.9,
+    ),
     { name: `${label}: throughput ÷ ideal`, unit: '%', value: 100 * level.efficiency },
-    {
-      name: `${label}: event-loop lag p99`,
-      unit: 'ms',
-      value: level.lagP99,
-      goal: '≤ 20 ms',
-      met: level.lagP99 <= 20,
-    },
-    {
-      name: `${label}: peak RSS`,
-      unit: 'MiB',
-      value: level.peakRssMiB,
-      goal: '≤ 250 MiB',
-      met: level.peakRssMiB <= 250,
-    },
+    goalFigure(`${label}: event-loop lag p99`, 'ms', level.lagP99, '≤ 20 ms', level.lagP99 <= 20),
+    goalFigure(`${label}: peak RSS`, 'MiB', level.peakRssMiB, '≤ 250 MiB', level.peakRssMiB <= 250),
   ];
 }
 
@@ -390,16 +352,6 @@ type Arrival = 'at once' | 'staggered';
 
 /** Milliseconds between the batches of a staggered first wave. */
 const STAGGER_STEP_MS = 20;
-
-function jobOpts(turnId: string) {
-  return {
-    jobId: turnId,
-    attempts: 2,
-    backoff: { type: 'exponential', delay: 1000 },
-    removeOnComplete: true,
-    removeOnFail: { age: 3600 },
-  };
-}
 
 /** Nothing is left in the queue between levels (every turn ended); drop finished jobs' keys. */
 async function cleanFinishedJobs(queue: ReturnType<typeof turnQueue>): Promise<void> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
-import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
 import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
@@ -40,10 +40,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
   log(`s4: signing in ${users} operators`);
   const vus: VirtualUser[] = [];
   for (let i = 0; i < users; i++) {
-    const username = `bench-op-${stack.id}-${i}`;
-    const password = `pw-${randomUUID()}`;
-    await admin.createOperator(username, password);
-    const session = await ApiSession.login(api.baseUrl, username, password);
+    const session = await admin.newOperator(`bench-op-${stack.id}-${i}`);
     const chatId = (await session.createChat(`bench s4 ${i}`)).id;
     const socket = await session.connectSocket();
     await joinChat(socket, chatId);
@@ -52,7 +49,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
 
   const runs: Run[] = [];
   for (const n of counts) {
-    await stack.stopWorkers();
+    await Promise.all(stack.workers.map((w) => stack.stop(w)));
     await stack.startWorkers(n, {
       env: { TEXT_DELTA_COALESCE_MS: String(ctx.coalesceMs) },
       cpuProfile: ctx.profile && n === 1,
@@ -67,14 +64,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     const latencies: number[] = [];
     const loops = vus.map(async (vu, i) => {
       let q = i;
-      const waiters = new Map<string, () => void>();
-      const ended = new Set<string>();
-      onChatEvent(vu.socket, (e) => {
-        if (e.type !== 'turn.done' && e.type !== 'turn.error' && e.type !== 'turn.cancelled') return;
-        if (e.type !== 'turn.done') errors++;
-        ended.add(e.turnId);
-        waiters.get(e.turnId)?.();
-      });
+      const ended = turnEnds(vu.socket);
       while (!stop) {
         const t0 = nowMs();
         const res = await vu.session.postMessage(
@@ -82,19 +72,7 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
           ONE_TOOL_QUESTIONS[q++ % ONE_TOOL_QUESTIONS.length],
           randomUUID(),
         );
-        await new Promise<void>((resolve, reject) => {
-          if (ended.has(res.turnId)) return resolve();
-          const timer = setTimeout(
-            () => reject(new Error(`turn ${res.turnId} did not end within 30 s`)),
-            30_000,
-          );
-          waiters.set(res.turnId, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-        waiters.delete(res.turnId);
-        ended.delete(res.turnId);
+        if ((await ended(res.turnId, 30_000)).type !== 'turn.done') errors++;
         if (measuring) {
           done++;
           latencies.push(nowMs() - t0);
@@ -124,7 +102,6 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     clearInterval(sampler);
     measuring = false;
     const elapsed = (nowMs() - t0) / 1000;
-    const counted = done;
     const cpu = await meter.stop();
     stop = true;
     await Promise.all(loops);
@@ -133,8 +110,8 @@ export async function scenario4(ctx: BenchContext): Promise<ScenarioResult> {
     );
     const run: Run = {
       workers: n,
-      turns: counted,
-      turnsPerSecond: counted / elapsed,
+      turns: done,
+      turnsPerSecond: done / elapsed,
       latencyMs: summarize(latencies),
       cpu,
       errors,

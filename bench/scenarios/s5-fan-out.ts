@@ -1,12 +1,17 @@
 import { fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
 import { NO_SEQ } from '@corpus-chat/contracts';
 import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
 import { type CpuBreakdown, CpuMeter, cpuTable } from '../lib/cpu-meter';
-import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
+import {
+  type BenchContext,
+  goalFigure,
+  type Figure,
+  latencyFigure,
+  type ScenarioResult,
+} from '../lib/report';
 import { ROOT } from '../lib/stack';
 import { fmt, nowMs, sleep, summarize, type Summary, table } from '../lib/stats';
 import { readTrace } from '../lib/turns';
@@ -47,10 +52,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   log(`s5: ${operators} operators × ${threadsEach} threads, one socket each`);
   const clients: { socket: Socket; chatId: string }[] = [];
   for (let o = 0; o < operators; o++) {
-    const username = `bench-fan-${stack.id}-${o}`;
-    const password = `pw-${randomUUID()}`;
-    await admin.createOperator(username, password);
-    const session = await ApiSession.login(api.baseUrl, username, password);
+    const session = await admin.newOperator(`bench-fan-${stack.id}-${o}`);
     for (let t = 0; t < threadsEach; t++) {
       const chatId = (await session.createChat(`fan-out ${o}.${t}`)).id;
       const socket = await session.connectSocket();
@@ -122,7 +124,6 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     await sleep(300); // the last messages in flight
     counting = false;
     const cpu = await meter.stop();
-    const elapsed = seconds;
     await new Promise<void>((resolve) =>
       publisher.exitCode !== null ? resolve() : publisher.once('exit', () => resolve()),
     );
@@ -143,9 +144,7 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     // Recorded in publish order per turn.
     for (const [key, t] of Object.entries(out.published)) {
       const [turnId] = key.split(':');
-      const list = publishStarts.get(turnId) ?? [];
-      list.push(t);
-      publishStarts.set(turnId, list);
+      publishStarts.set(turnId, [...(publishStarts.get(turnId) ?? []), t]);
     }
     const publishToRelay: number[] = [];
     const relayToClient: number[] = [];
@@ -161,11 +160,11 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
     }
     const run: FanOutRun = {
       coalesceMs,
-      seconds: elapsed,
+      seconds,
       tokensOffered: out.tokens,
       tokensDelivered,
-      deltasPerSecond: tokensDelivered / elapsed,
-      messagesPerSecond: messages / elapsed,
+      deltasPerSecond: tokensDelivered / seconds,
+      messagesPerSecond: messages / seconds,
       publishToClient: summarize(publishToClient),
       publishToRelay: summarize(publishToRelay),
       relayToClient: summarize(relayToClient),
@@ -185,13 +184,13 @@ export async function scenario5(ctx: BenchContext): Promise<ScenarioResult> {
   const figures: Figure[] = runs.flatMap((r) => {
     const label = r.coalesceMs ? `coalesced ${r.coalesceMs} ms` : 'no coalescing';
     return [
-      {
-        name: `${label}: deltas delivered`,
-        unit: 'deltas/s',
-        value: r.deltasPerSecond,
-        goal: '≥ 10,000 deltas/s',
-        met: r.deltasPerSecond >= 10_000,
-      },
+      goalFigure(
+        `${label}: deltas delivered`,
+        'deltas/s',
+        r.deltasPerSecond,
+        '≥ 10,000 deltas/s',
+        r.deltasPerSecond >= 10_000,
+      ),
       latencyFigure(
         `${label}: publish → client (per message)`,
         r.publishToClient,

@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { type BenchContext, type Figure, type ScenarioResult } from '../lib/report';
+import { type BenchContext, goalFigure, type Figure, type ScenarioResult } from '../lib/report';
 import { ROOT } from '../lib/stack';
 
-interface Stat {
-  p50: number;
-  p95: number;
-  min: number;
-}
+/** The part of a query's timing in the corpus bench's result that is judged here. */
+type Stat = { p95: number };
 
 /**
  * Scenario 6 — queries: runs `npm run bench:queries` on 1,000,000 findings (100,000 with --quick)
@@ -56,13 +53,13 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
   fs.copyFileSync(source, path.join(path.dirname(ctx.logsDir), `queries-${size}.json`));
 
   const key = (pred: (k: string) => boolean): string | undefined => Object.keys(r).find(pred);
-  const stat = (k: string | undefined): Stat | undefined => (k ? (r[k] as Stat) : undefined);
+  const starting = (prefix: string) => key((k) => k.startsWith(prefix));
   const figures: Figure[] = [];
   const p95 = (name: string, k: string | undefined, bound: number) => {
-    const s = stat(k);
+    const s = k ? (r[k] as Stat) : undefined;
     figures.push(
       s
-        ? { name, unit: 'ms', value: s.p95, goal: `p95 ≤ ${bound} ms`, met: s.p95 <= bound }
+        ? goalFigure(name, 'ms', s.p95, `p95 ≤ ${bound} ms`, s.p95 <= bound)
         : { name: `${name} (not in the result)`, unit: 'ms' },
     );
   };
@@ -76,37 +73,21 @@ export async function scenario6(ctx: BenchContext): Promise<ScenarioResult> {
     const term = share ? ` "${share.term}", ${share.percent.toFixed(1)} %` : '';
     p95(
       `searchFindings, ${name}${term}: page of 50 + exact total`,
-      key((k) => k.startsWith(`searchFindings ${label} `)),
+      starting(`searchFindings ${label} `),
       bound,
     );
   }
-  for (const [label] of terms)
-    p95(
-      `capped rows alone (${label})`,
-      key((k) => k.trim() === `rows only (${label})`),
-      5,
-    );
+  const rowsOnly = (label: string) => (k: string) => k.trim() === `rows only (${label})`;
+  for (const [label] of terms) p95(`capped rows alone (${label})`, key(rowsOnly(label)), 5);
   for (const [label] of terms) {
     const ratio = r[`ratio ${label}`];
     if (typeof ratio === 'number')
-      figures.push({
-        name: `page + exact total ÷ count alone (${label}, p50)`,
-        unit: '×',
-        value: ratio,
-        goal: '≤ 1.1 ×',
-        met: ratio <= 1.1,
-      });
+      figures.push(
+        goalFigure(`page + exact total ÷ count alone (${label}, p50)`, '×', ratio, '≤ 1.1 ×', ratio <= 1.1),
+      );
   }
-  p95(
-    `countFindingsBy('severity')`,
-    key((k) => k.startsWith(`countFindingsBy('severity')`)),
-    100,
-  );
-  p95(
-    'repeat of the same question, corpus unchanged (cached)',
-    key((k) => k.startsWith('cached repeat')),
-    2,
-  );
+  p95(`countFindingsBy('severity')`, starting(`countFindingsBy('severity')`), 100);
+  p95('repeat of the same question, corpus unchanged (cached)', starting('cached repeat'), 2);
   return {
     id: 6,
     title: `Queries over ${size.toLocaleString('en')} findings`,

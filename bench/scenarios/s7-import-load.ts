@@ -3,18 +3,14 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import {
-  type ChatEvent,
-  IMPORT_SOCKET_EVENT,
-  type ImportJobView,
-  type QueuedImportsResponse,
-} from '@corpus-chat/contracts';
-import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { IMPORT_SOCKET_EVENT, type ImportJobView, type QueuedImportsResponse } from '@corpus-chat/contracts';
+import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
+import { processRssMiB } from '../lib/machine';
 import { timeHttpPost } from '../lib/primitives';
-import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
-import { FIRST_EVENT, TURN_END } from './s2-turn-latency';
+import { type BenchContext, goalFigure, latencyFigure, type ScenarioResult } from '../lib/report';
+import { FIRST_EVENT, markTime, type Timed, TURN_END } from './s2-turn-latency';
 import { fmt, nowMs, sleep, summarize, table } from '../lib/stats';
-import { firstMark, ONE_TOOL_QUESTIONS, readTrace, type TraceIndex } from '../lib/turns';
+import { ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
 import { type ProbeReading, readProbe } from './s3-one-worker';
 
 const execFileAsync = promisify(execFile);
@@ -56,31 +52,44 @@ export function writeSarif(file: string, bytes: number, round: number): number {
   return n;
 }
 
-/** The hops from the POST to the first event (`turn.queued`, published by the API): [label, from, to] of trace marks ('t0' and 'recv' are the harness's). */
+/**
+ * The hops from the POST to the first event (`turn.queued`, published by the API): [label, from,
+ * to] of trace marks ('t0' and 'recv:first' are the harness's).
+ */
 const HOPS: [string, string, string][] = [
   ['HTTP in (client, guards, rate limits)', 't0', 'api.store'],
   ['store turn (transaction, commit)', 'api.store', 'api.enqueue'],
   ['publish turn.queued (Redis script)', 'api.enqueue', 'published:turn.queued'],
   ['Redis → API relay', 'published:turn.queued', 'relay:turn.queued'],
-  ['socket: API emit → client', 'relay:turn.queued', 'recv'],
+  ['socket: API emit → client', 'relay:turn.queued', 'recv:first'],
 ];
 
-interface Timed {
-  turnId: string;
-  t0: number;
-  first: number;
-}
+/** A timed turn of this scenario: POST → first event and POST → end, in ms. */
+type Turn = Timed & { firstMs: number; endMs: number };
 
-function hopMs(index: TraceIndex, t: Timed, from: string, to: string): number {
-  const at = (mark: string) =>
-    mark === 't0' ? t.t0 : mark === 'recv' ? t.first : firstMark(index, t.turnId, mark);
-  return at(to) - at(from);
-}
+const rssBytes = (pid: number) => (processRssMiB(pid) ?? NaN) * 1048576;
 
-function rssBytes(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-  return kb ? Number(kb[1]) * 1024 : NaN;
+/** Uploads files (curl `-F` values) from another process, as a browser does; → the queued imports. */
+export async function uploadImports(session: ApiSession, forms: string[]): Promise<ImportJobView[]> {
+  const { stdout } = await execFileAsync(
+    'curl',
+    [
+      '-sS',
+      '-w',
+      '\n%{http_code}',
+      ...forms.flatMap((f) => ['-F', f]),
+      '-H',
+      `cookie: ${session.cookie}`,
+      '-H',
+      'x-requested-with: XMLHttpRequest',
+      `${session.baseUrl}/api/reports/import`,
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+  const cut = stdout.lastIndexOf('\n');
+  if (stdout.slice(cut + 1) !== '202')
+    throw new Error(`upload answered ${stdout.slice(cut + 1)}: ${stdout.slice(0, cut)}`);
+  return (JSON.parse(stdout.slice(0, cut)) as QueuedImportsResponse).imports;
 }
 
 /**
@@ -111,48 +120,27 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   for (const id of threads) await joinChat(socket, id);
 
   const first = new Map<string, number>();
-  const done = new Map<string, () => void>();
-  /** Turns whose end arrived, with the time (it may come before the POST's answer is read). */
-  const endedAt = new Map<string, number>();
-  onChatEvent(socket, (e: ChatEvent) => {
-    if (!first.has(e.turnId)) first.set(e.turnId, nowMs());
-    if (e.type === 'turn.done' || e.type === 'turn.error' || e.type === 'turn.cancelled') {
-      endedAt.set(e.turnId, nowMs());
-      done.get(e.turnId)?.();
-    }
-  });
+  const ended = turnEnds(socket, (e, t) => void (first.has(e.turnId) || first.set(e.turnId, t)));
   const imports = new Map<string, ImportJobView>();
   socket.on(IMPORT_SOCKET_EVENT, (job: ImportJobView) => imports.set(job.id, job));
 
   let turnIndex = 0;
-  const toDone: number[] = [];
-  /** Every timed turn, for the breakdown by hop. */
-  const timed = new Map<number[], Timed[]>();
-  /** One turn: POST → first event (ms) into `into`, after which it waits for the turn's end (POST → end goes to `toDone`). */
-  const oneTurn = async (into: number[]): Promise<void> => {
+  /** One turn into `into`: POST → first event (`firstMs`), then POST → its end (`endMs`). */
+  const oneTurn = async (into: Turn[]): Promise<void> => {
     const question = ONE_TOOL_QUESTIONS[turnIndex % ONE_TOOL_QUESTIONS.length];
     const chatId = threads[turnIndex++ % threads.length];
     const t0 = nowMs();
     const res = await session.postMessage(chatId, question, randomUUID());
-    await new Promise<void>((resolve, reject) => {
-      // Long: the worker process that runs the turn also parses the import.
-      const timer = setTimeout(() => reject(new Error(`turn ${res.turnId}: no end within 600 s`)), 600_000);
-      done.set(res.turnId, () => (clearTimeout(timer), resolve()));
-      if (endedAt.has(res.turnId)) done.get(res.turnId)!();
-    });
-    toDone.push(endedAt.get(res.turnId)! - t0);
-    into.push(first.get(res.turnId)! - t0);
-    if (!timed.has(into)) timed.set(into, []);
-    timed.get(into)!.push({ turnId: res.turnId, t0, first: first.get(res.turnId)! });
+    // Long: the worker process that runs the turn also parses the import.
+    const endMs = (await ended(res.turnId, 600_000)).at - t0;
+    const at = first.get(res.turnId)!;
+    into.push({ turnId: res.turnId, t0, received: new Map([['first', at]]), firstMs: at - t0, endMs });
   };
 
   for (let i = 0; i < 20; i++) await oneTurn([]); // warm-up
-  toDone.splice(0);
 
-  const without: number[] = [];
-  const withoutDone: number[] = [];
-  const during: number[] = [];
-  const duringDone: number[] = [];
+  const without: Turn[] = [];
+  const during: Turn[] = [];
   /** Per round: when each turn during the import was posted (ms after its upload began) and the import's status changes. */
   const timelines: { duringAtMs: number[]; statusAt: { ms: number; status: string }[] }[] = [];
   const importSeconds: number[] = [];
@@ -165,7 +153,6 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   for (let round = 0; round < rounds; round++) {
     log(`s7 round ${round + 1}/${rounds}: ${baselineTurns} turns without an import`);
     for (let i = 0; i < baselineTurns; i++) await oneTurn(without);
-    withoutDone.push(...toDone.splice(0));
 
     results = writeSarif(file, fileBytes, round);
     size = fs.statSync(file).size;
@@ -187,37 +174,17 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     socket.on(IMPORT_SOCKET_EVENT, onImport);
     // Uploaded by another process (curl), as by another operator's browser: sending 49 MB from this
     // process would hold the event loop that times the chat's events.
-    const upload = execFileAsync(
-      'curl',
-      [
-        '-sS',
-        '-w',
-        '\n%{http_code}',
-        '-F',
-        `files=@${file};filename=s7-import-${round}.sarif`,
-        '-H',
-        `cookie: ${session.cookie}`,
-        '-H',
-        'x-requested-with: XMLHttpRequest',
-        `${api.baseUrl}/api/reports/import`,
-      ],
-      { maxBuffer: 1 << 20 },
-    ).then(({ stdout }) => {
-      const [body, status] = [
-        stdout.slice(0, stdout.lastIndexOf('\n')),
-        stdout.slice(stdout.lastIndexOf('\n') + 1),
-      ];
-      if (status !== '202') throw new Error(`upload answered ${status}: ${body}`);
-      return (JSON.parse(body) as QueuedImportsResponse).imports[0]!;
-    });
+    const upload = uploadImports(session, [`files=@${file};filename=s7-import-${round}.sarif`]).then(
+      (queued) => queued[0]!,
+    );
     let accepted: ImportJobView | undefined;
     void upload.then((job) => (accepted = job));
-    const ended = () =>
+    const importEnded = () =>
       accepted &&
       imports.get(accepted.id) &&
       !['queued', 'parsing'].includes(imports.get(accepted.id)!.status);
     try {
-      while (!ended()) {
+      while (!importEnded()) {
         timeline.duringAtMs.push(nowMs() - t0);
         await oneTurn(during);
         if (nowMs() - t0 > 600_000) throw new Error('the import did not end within 10 minutes');
@@ -229,7 +196,6 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
       await sampler;
       socket.off(IMPORT_SOCKET_EVENT, onImport);
     }
-    duringDone.push(...toDone.splice(0));
     const job = imports.get((await upload).id)!;
     if (job.status !== 'ready') throw new Error(`the import ended ${job.status}: ${job.error}`);
     findingCount = job.outcome?.ok ? job.outcome.findingCount : undefined;
@@ -241,13 +207,15 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
   await stack.clearRedis();
 
   const hopRows = HOPS.map(([label, from, to]) => {
-    const w = summarize((timed.get(without) ?? []).map((t) => hopMs(index, t, from, to)));
-    const d = summarize((timed.get(during) ?? []).map((t) => hopMs(index, t, from, to)));
+    const hop = (t: Timed) => markTime(index, t, to) - markTime(index, t, from);
+    const w = summarize(without.map(hop));
+    const d = summarize(during.map(hop));
     return [label, fmt(w.p50), fmt(d.p50), fmt(w.p99), fmt(d.p99)];
   });
-  const withoutSummary = summarize(without);
-  const duringSummary = summarize(during);
+  const withoutSummary = summarize(without.map((t) => t.firstMs));
+  const duringSummary = summarize(during.map((t) => t.firstMs));
   const mib = (b: number) => b / 1048576;
+  const ratio = duringSummary.p99 / withoutSummary.p99;
   const lagP99 = Math.max(...lagDuring.map((l) => l.p99));
   const lagMax = Math.max(...lagDuring.map((l) => l.max));
   return {
@@ -256,33 +224,21 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     figures: [
       latencyFigure('POST message → first chat:event, no import', withoutSummary, FIRST_EVENT),
       latencyFigure('POST message → first chat:event, during the import', duringSummary, FIRST_EVENT),
-      latencyFigure('POST message → turn end, no import', summarize(withoutDone), TURN_END),
+      latencyFigure('POST message → turn end, no import', summarize(without.map((t) => t.endMs)), TURN_END),
       latencyFigure(
         'POST message → turn end, during the import (same worker process)',
-        summarize(duringDone),
+        summarize(during.map((t) => t.endMs)),
         TURN_END,
       ),
-      {
-        name: 'during / without (p99)',
-        unit: '×',
-        value: duringSummary.p99 / withoutSummary.p99,
-        goal: '≤ 1.2×',
-        met: duringSummary.p99 / withoutSummary.p99 <= 1.2,
-      },
-      {
-        name: 'worker event-loop lag during the import, p99 (worst round)',
-        unit: 'ms',
-        value: lagP99,
-        goal: '≤ 50 ms',
-        met: lagP99 <= 50,
-      },
-      {
-        name: 'worker event-loop lag during the import, max',
-        unit: 'ms',
-        value: lagMax,
-        goal: '≤ 250 ms',
-        met: lagMax <= 250,
-      },
+      goalFigure('during / without (p99)', '×', ratio, '≤ 1.2×', ratio <= 1.2),
+      goalFigure(
+        'worker event-loop lag during the import, p99 (worst round)',
+        'ms',
+        lagP99,
+        '≤ 50 ms',
+        lagP99 <= 50,
+      ),
+      goalFigure('worker event-loop lag during the import, max', 'ms', lagMax, '≤ 250 ms', lagMax <= 250),
       { name: 'API RSS before the import', unit: 'MiB', value: mib(rssBefore) },
       { name: 'API peak RSS during the import', unit: 'MiB', value: mib(rssPeak) },
       {
@@ -298,8 +254,8 @@ export async function scenario7(ctx: BenchContext): Promise<ScenarioResult> {
     raw: {
       fileBytes: size,
       results,
-      withoutMs: without,
-      duringMs: during,
+      withoutMs: without.map((t) => t.firstMs),
+      duringMs: during.map((t) => t.firstMs),
       timelines,
       rssBefore,
       rssPeak,

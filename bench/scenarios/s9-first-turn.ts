@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { ChatEvent } from '@corpus-chat/contracts';
-import { ApiSession, joinChat, onChatEvent } from '../lib/api-client';
+import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { type BenchContext, latencyFigure, type ScenarioResult } from '../lib/report';
 import { fmt, nowMs, summarize, table } from '../lib/stats';
-import { firstMark, ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
-import { HOPS } from './s2-turn-latency';
+import { ONE_TOOL_QUESTIONS, readTrace } from '../lib/turns';
+import { HOPS, markTime } from './s2-turn-latency';
 
 /**
  * Scenario 9 — the first turn after a restart of the API and a worker, against warm turns, by hop.
@@ -36,14 +35,7 @@ export async function scenario9(ctx: BenchContext): Promise<ScenarioResult> {
     ready.push({ api: apiReady, worker: nowMs() - t });
     const client = session.at(api.baseUrl);
     const socket = await client.connectSocket();
-    // A turn may end before its POST's response arrives: keep the time until it is asked for.
-    const doneAt = new Map<string, number>();
-    const waiting = new Map<string, () => void>();
-    onChatEvent(socket, (e: ChatEvent) => {
-      if (e.type !== 'turn.done') return;
-      doneAt.set(e.turnId, nowMs());
-      waiting.get(e.turnId)?.();
-    });
+    const ended = turnEnds(socket);
     const turn = async (i: number) => {
       await joinChat(socket, threads[i]);
       const t0 = nowMs();
@@ -52,11 +44,8 @@ export async function scenario9(ctx: BenchContext): Promise<ScenarioResult> {
         ONE_TOOL_QUESTIONS[i % ONE_TOOL_QUESTIONS.length],
         randomUUID(),
       );
-      const end = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`turn ${res.turnId}: no turn.done in 30 s`)), 30_000);
-        const check = () => doneAt.has(res.turnId) && (clearTimeout(timer), resolve(doneAt.get(res.turnId)!));
-        if (!check()) waiting.set(res.turnId, check);
-      });
+      const { type, at: end } = await ended(res.turnId, 30_000);
+      if (type !== 'turn.done') throw new Error(`turn ${res.turnId} ended with ${type}`);
       return { turnId: res.turnId, t0, received: new Map([['turn.done', end]]), ms: end - t0 };
     };
     const timed: Awaited<ReturnType<typeof turn>>[] = [];
@@ -66,12 +55,7 @@ export async function scenario9(ctx: BenchContext): Promise<ScenarioResult> {
     first.push(timed[0].ms);
     warm.push(...timed.slice(1).map((x) => x.ms));
     const index = await readTrace(traces);
-    const hop = (x: (typeof timed)[0], mark: string) =>
-      mark === 't0'
-        ? x.t0
-        : mark.startsWith('recv:')
-          ? (x.received.get(mark.slice(5)) ?? NaN)
-          : firstMark(index, x.turnId, mark);
+    const hop = (x: (typeof timed)[0], mark: string) => markTime(index, x, mark);
     HOPS.forEach(([, from, to], h) => {
       const warmHop = summarize(timed.slice(1).map((x) => hop(x, to) - hop(x, from)));
       hopRows[h].push(`${fmt(hop(timed[0], to) - hop(timed[0], from))} / ${fmt(warmHop.p50)}`);
