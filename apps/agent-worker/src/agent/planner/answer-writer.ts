@@ -106,7 +106,10 @@ export function scopeParts(
 export const scopePhrase = (L: AnswerLanguage, f: FindingFilter | AppliedFilter, scope?: ComputedScope) =>
   [...scopeParts(L, f, scope).values()].join(', ');
 
-/** " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text search. */
+/**
+ * " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text
+ * search.
+ */
 export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
   if (!f.weaknessClasses?.length) return '';
   const m = L.messages.format;
@@ -161,10 +164,10 @@ export function writerFor(L: AnswerLanguage) {
             shown: `${shown}`,
           }),
         );
-        for (const row of r.rows)
-          lines.push(
-            `- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${row.reportFilename ? `, ${md(row.reportFilename)}` : ''})`,
-          );
+        for (const row of r.rows) {
+          const where = row.reportFilename ? `, ${md(row.reportFilename)}` : '';
+          lines.push(`- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${where})`);
+        }
       }
       return lines.join('\n');
     },
@@ -231,9 +234,8 @@ export function writerFor(L: AnswerLanguage) {
         const sev = SEVERITIES.filter((s) => r.bySeverity[s])
           .map((s) => `${L.severity(s)} ${L.num(r.bySeverity[s])}`)
           .join(', ');
-        lines.push(
-          `- #${r.id} **${md(r.filename)}** (${r.format}, ${L.reportStatus(r.status)}): ${m('findings', { n: r.findingCount })}${sev ? ` — ${sev}` : ''}`,
-        );
+        const count = m('findings', { n: r.findingCount }) + (sev ? ` — ${sev}` : '');
+        lines.push(`- #${r.id} **${md(r.filename)}** (${r.format}, ${L.reportStatus(r.status)}): ${count}`);
       }
       if (reports.length > 100) lines.push(m('reports.more', { n: reports.length - 100 }));
       return lines.join('\n');
@@ -249,11 +251,13 @@ export function writerFor(L: AnswerLanguage) {
     },
     /** Answer to "give me an overview". */
     overview(o: CorpusOverview): string {
+      const bySeverity = SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`);
+      const verdicts = VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`);
       const lines = [
         m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
         '',
-        `${m('overview.bySeverity')}${SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`).join(', ')}.`,
-        `${m('overview.verdicts')}${VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`).join(', ')}.`,
+        `${m('overview.bySeverity')}${bySeverity.join(', ')}.`,
+        `${m('overview.verdicts')}${verdicts.join(', ')}.`,
       ];
       const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
       if (top.length) {
@@ -267,16 +271,16 @@ export function writerFor(L: AnswerLanguage) {
       const d = (key: string) => m(`detail.${key}`);
       const c = f.current;
       const lines = [`**${d('finding')} #${f.id}: ${md(c.title)}**`, ''];
-      lines.push(
-        `- ${d('severity')}: ${L.severity(c.severity)}${c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : ''}`,
-      );
+      const cvss = c.cvss?.base_score != null ? ` (CVSS ${c.cvss.base_score})` : '';
+      lines.push(`- ${d('severity')}: ${L.severity(c.severity)}${cvss}`);
       lines.push(`- ${d('report')}: ${f.reportFilename ? md(f.reportFilename) : d('byHand')}`);
       lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : d('none')}`);
       lines.push(`- ${d('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : d('none')}`);
       lines.push(`- ${d('versions')}: ${f.versionCount}`);
       if (c.affectedEndpoints.length)
         lines.push(
-          `- ${d('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}${c.affectedEndpoints.length > 5 ? ', …' : ''}`,
+          `- ${d('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}` +
+            (c.affectedEndpoints.length > 5 ? ', …' : ''),
         );
       // The scanner's own text stays as it was written.
       if (c.description) lines.push('', md(cut(c.description, 800)));
