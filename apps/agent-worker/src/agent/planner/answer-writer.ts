@@ -113,21 +113,14 @@ export function writerFor(L: AnswerLanguage) {
       const head = scope
         ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
         : m('count.all', { total: r.total });
-      const lines = [head];
-      if (r.rows.length) {
-        const shown = r.rows.length;
-        lines.push(
-          '',
-          m(r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many', {
-            shown: `${shown}`,
-          }),
-        );
-        for (const row of r.rows) {
-          const where = row.reportFilename ? `, ${md(row.reportFilename)}` : '';
-          lines.push(`- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${where})`);
-        }
-      }
-      return lines.join('\n');
+      if (!r.rows.length) return head;
+      const shown = r.rows.length;
+      const intro = r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many';
+      const where = (file: string | null) => (file ? `, ${md(file)}` : '');
+      const rows = r.rows.map(
+        (f) => `- #${f.id} ${md(f.title)} (${L.severity(f.severity)}${where(f.reportFilename)})`,
+      );
+      return [head, '', m(intro, { shown: `${shown}` }), ...rows].join('\n');
     },
     /** Answer to "which report has the most …" / "top N reports or CWEs by …", boundary ties included. */
     top(r: CountFindingsByResult, n: number, scope?: ComputedScope): string {

@@ -1,4 +1,4 @@
-import type { ToolExecution, ToolSuccess } from '@corpus-chat/corpus-queries';
+import type { ToolFailure, ToolSuccess } from '@corpus-chat/corpus-queries';
 import {
   SEVERITIES,
   type AppliedFilter,
@@ -19,8 +19,6 @@ import type { TurnRecorder } from '../turn-recorder';
  * `TurnRecorder`, so it is recorded like a model's.
  */
 
-export type Failure = Extract<ToolExecution, { ok: false }>;
-
 /** A count the planner computed from several exact counts (see `scopedCount`). */
 export interface ScopedCount {
   /** The answer. */
@@ -36,13 +34,13 @@ export interface ScopedCount {
 
 /** A tool failed: the answer says so (no number). */
 export class ToolFailed extends Error {
-  constructor(readonly failure: Failure) {
+  constructor(readonly failure: ToolFailure) {
     super(failure.error);
   }
 }
 
 export const call = <N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]) =>
-  rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
+  rec.callTool(name, args) as Promise<ToolSuccess<N> | ToolFailure>;
 
 /** A tool call that must succeed for the answer to give a number: a failure throws `ToolFailed`. */
 export async function callOrFail<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]) {

@@ -5,9 +5,10 @@ import { PlannerRunner } from './planner-runner';
 
 /** Tools whose every call fails, as when the query layer refuses it. */
 const failingTools = {
-  execute: async (name: string): Promise<ToolExecution> => ({
+  execute: async (name: string, args: unknown): Promise<ToolExecution> => ({
     ok: false,
     name,
+    args,
     error: `${name} failed: boom`,
     invalidArgs: false,
     summary: 'failed',

@@ -3,9 +3,7 @@ import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-cor
 import {
   LISTED_GROUPS_MAX,
   type AssistantMessageMetadata,
-  type ComputedScope,
   type CountGroup,
-  type ListedGroups,
   type ReportFormat,
   type FindingFilter,
   type GroupByKey,
@@ -72,7 +70,7 @@ export class PlannerRunner {
     for (const question of questions) {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
-      const t: Turn = { rec, w, previous, state: { scope: previous.lastScope }, lead: [] };
+      const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
       state = t.state;
       let answer: string;
       try {
@@ -138,12 +136,12 @@ const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion,
   list_reports: async (_, { rec, state, w }) => {
     const { result } = await callOrFail(rec, 'list_all_reports', {});
     // "Which of them has the most highs?", "the second one": every report listed is the follow-up list.
-    state.groups = {
+    state.lastGroups = {
       groupBy: 'report',
       groups: result.map((x) => ({ key: String(x.id), label: x.filename })),
     };
     // No finding listed: an older answer's findings are no longer "the first one" (the reports are).
-    state.counted = true;
+    state.lastFindingIds = [];
     return w.reportList(result);
   },
   overview: async (_, { rec, w }) => w.overview((await callOrFail(rec, 'get_corpus_overview', {})).result),
@@ -176,8 +174,8 @@ async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, pla
   t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
   if (about.overview || plan.kind === 'overview') {
     const r = await countBy(rec, 'severity', { reportId: a.reportId });
-    state.counted = true;
-    state.filter = r.filter;
+    state.lastFindingIds = [];
+    state.lastFilter = r.filter;
     return w.breakdown(r);
   }
   return answerPlan(scopeToReport(plan, a.reportId), { ...t, previous: {} });
@@ -194,7 +192,7 @@ async function detail(plan: Extract<PlannedQuestion, { kind: 'detail' | 'detail_
   // "How many findings does that report have?": the finding's report, within the list it was picked from.
   const reportName = result.finding.reportFilename;
   const listedUnder = plan.kind === 'detail_ref' ? (previous.lastFilter ?? {}) : {};
-  if (reportName) state.filter = mergeFilters(listedUnder, { reportName });
+  if (reportName) state.lastFilter = mergeFilters(listedUnder, { reportName });
   return w.detail(result.finding);
 }
 
@@ -216,7 +214,7 @@ async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
   };
   const part = parts[listed.groupBy];
   if (!part) return w.say('titleNotFilter', { label: g.label });
-  state.groups = listed;
+  state.lastGroups = listed;
   t.lead.push(w.say('fromRanking', { label: g.label }));
   return count(
     {
@@ -256,9 +254,8 @@ async function share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): P
   if (fault) return w.unsupported([{ text: fault, reason: 'combination' }], plan);
   const part = await callOrFail(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
   const all = await callOrFail(rec, 'search_findings', { ...whole, limit: 0 });
-  state.counted = true;
-  state.filter = part.filter;
-  state.listed = part.result.rows.length > 0;
+  state.lastFilter = part.filter;
+  state.lastFindingIds = part.findingIds ?? [];
   return w.share(part.result, all.result);
 }
 
@@ -266,18 +263,19 @@ async function share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): P
 async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
   const { rec, state, w } = t;
   const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
-  state.scope = scope;
-  state.counted = true;
+  state.lastScope = scope;
+  // A count that lists no finding leaves nothing for "show the first one" (not an older answer's list).
+  state.lastFindingIds = [];
   if (plan.kind === 'count_findings') {
     if (!scope) {
       const limit = plan.list ? LIST_ROWS : COUNT_ROWS;
       const r = await callOrFail(rec, 'search_findings', { ...plan.filter, limit });
-      state.filter = r.filter;
-      state.listed = r.result.rows.length > 0;
+      state.lastFilter = r.filter;
+      state.lastFindingIds = r.findingIds ?? [];
       return w.count(r.result);
     }
     const c = await scopedCount(rec, plan.filter, scope);
-    state.filter = plan.filter;
+    state.lastFilter = plan.filter;
     return w.scopedCount(c) + (plan.list ? `\n\n${w.say('listOneSeverity')}` : '');
   }
   const groupBy = plan.kind === 'reports_with' ? 'report' : plan.groupBy;
@@ -288,12 +286,12 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   const among = plan.kind === 'top' ? plan.among : undefined;
   const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
   const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
-  state.filter = plan.filter;
+  state.lastFilter = plan.filter;
   // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
   const [first, second] = r.groups.filter((g) => g.key !== 'none');
   const alone = first && (!second || first.count > second.count);
   if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
-    state.filter = mergeFilters(plan.filter, { reportName: first.label });
+    state.lastFilter = mergeFilters(plan.filter, { reportName: first.label });
   const listed =
     plan.kind === 'top'
       ? rankedGroups(r, plan.n)
@@ -301,7 +299,7 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
         ? r.groups
         : [];
   if (listed.length)
-    state.groups = {
+    state.lastGroups = {
       groupBy: r.groupBy,
       groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })),
     };
@@ -310,28 +308,23 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   return w.reportsWith(r, scope);
 }
 
-/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
-function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata {
-  // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
-  if (state.filter) metadata.lastFilter = state.filter;
-  if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
-  else delete metadata.lastScope;
-  // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
-  if (state.counted && !state.listed) metadata.lastFindingIds = [];
-  if (state.groups?.groups.length) metadata.lastGroups = state.groups;
-  return metadata;
-}
+/**
+ * What an answer leaves for follow-ups over what its tool calls left (undefined: as they left it): a
+ * computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
+ */
+type FollowUpState = Pick<
+  AssistantMessageMetadata,
+  'lastFilter' | 'lastScope' | 'lastFindingIds' | 'lastGroups'
+>;
 
-/** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
-interface FollowUpState {
-  filter?: FindingFilter;
-  scope?: ComputedScope;
-  /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */
-  counted?: boolean;
-  listed?: boolean;
-  /** The groups a ranking listed (or, for a group reference, the ranking it referred to). */
-  groups?: ListedGroups;
-}
+/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
+const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata => ({
+  ...metadata,
+  ...(state.lastFilter ? { lastFilter: state.lastFilter } : {}),
+  ...(state.lastScope && Object.keys(state.lastScope).length ? { lastScope: state.lastScope } : {}),
+  ...(state.lastFindingIds ? { lastFindingIds: state.lastFindingIds } : {}),
+  ...(state.lastGroups?.groups.length ? { lastGroups: state.lastGroups } : {}),
+});
 
 /**
  * What the planner's answers cite besides this turn's tool results, for the provenance check: the
