@@ -4,7 +4,7 @@
  * the number; CLDR plural categories, a Russian fraction taking `few` as the grammar wants) and
  * `{name, select, cwe {…} other {…}}` (`none` matches an empty, false or missing value, `yes` true).
  */
-export type MessageParams = Record<string, string | number | boolean | undefined>;
+export type MessageParams = Record<string, string | number | boolean | null | undefined>;
 
 export class MessageFormat {
   private readonly rules: Intl.PluralRules;

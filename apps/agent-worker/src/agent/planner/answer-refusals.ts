@@ -3,7 +3,8 @@
  * a question it could not apply and report names it could not resolve.
  */
 import { md, words } from './answer-text';
-import { scopePhrase, type AnswerLanguage } from './answer-writer';
+import type { AnswerLanguage } from './answer-languages';
+import { scopePhrase } from './answer-writer';
 import type { PlannedQuestion, Unapplied } from './question-plan';
 
 export function refusalsFor(L: AnswerLanguage) {
@@ -27,7 +28,6 @@ export function refusalsFor(L: AnswerLanguage) {
     outOfScope: (reason: 'write' | 'unknown') => m(`outOfScope.${reason}`, { capabilities }),
     /** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
     tooLong: (length: number, max: number) => m('tooLong', { length, max, capabilities }),
-    noPrevious: m('noPrevious'),
     /**
      * A question with parts the planner cannot apply: names each part and why, gives no number (a
      * count without that part would answer a different question), and says what it can answer instead.

@@ -5,17 +5,13 @@ import {
   type ComputedScope,
   type CountFindingsByResult,
   type CountGroup,
-  type GroupByKey,
 } from '@corpus-chat/contracts';
-import { md } from './answer-text';
-import { scopeParts, type AnswerLanguage } from './answer-writer';
+import type { AnswerLanguage } from './answer-languages';
+import { scopeParts } from './answer-writer';
 import type { PlannedScope } from './question-plan';
 
 /** Groups a breakdown lists one by one before it says how many more there are. */
 const BREAKDOWN_CAP = 50;
-
-export const groupLabel = (L: AnswerLanguage, groupBy: GroupByKey, g: { key: string; label: string }) =>
-  groupBy === 'cwe' ? L.cweLabel(g) : (L.groupValue(groupBy, g.key) ?? md(g.label));
 
 /**
  * The rows of a breakdown: every severity the scope shows and every verdict, zeros included (a zero
@@ -38,7 +34,7 @@ export function breakdownRows(
     return [...VERDICT_STATUSES, 'none' as const].map((v) => `- ${L.verdict(v)}: ${count(v)}`);
   const rows = r.groups
     .slice(0, BREAKDOWN_CAP)
-    .map((g) => `- ${groupLabel(L, groupBy, g)}: ${L.num(g.count)}`);
+    .map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
   const hidden = r.groups.length - BREAKDOWN_CAP;
   if (hidden > 0) {
     const groupCount = m('group.count', { groupBy, n: hidden, what: '' });

@@ -1,6 +1,8 @@
 import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
 import { md } from './answer-text';
-import { classNote, scopePhrase, type AnswerLanguage, type ScopedCount } from './answer-writer';
+import type { AnswerLanguage } from './answer-languages';
+import { classNote, scopePhrase } from './answer-writer';
+import type { ScopedCount } from './computed-counts';
 
 /**
  * What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R").
@@ -19,7 +21,7 @@ function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string,
  * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
  * or verdict.
  */
-export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: string): string {
+export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount): string {
   const m = L.messages.format;
   const subject = m('scoped.subject', {
     total: c.total,
@@ -65,6 +67,5 @@ export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount, note?: stri
       lines.push('', m('scoped.sumSource'));
     }
   }
-  if (note) lines[0] += ` ${note}`;
   return lines.join('\n');
 }

@@ -87,7 +87,7 @@ describe('answer writer in Russian', () => {
     expect(text).toContain('число находок с условием (серьёзность критическая)');
     expect(text).not.toMatch(/\d/);
     expect(ru.outOfScope('write')).not.toMatch(/\d/);
-    expect(ru.noPrevious).not.toMatch(/\d/);
+    expect(ru.say('noPrevious')).not.toMatch(/\d/);
   });
 
   it('writes a share with a decimal comma and a comparison with its counts', () => {
@@ -120,7 +120,7 @@ describe('answer writer in Russian', () => {
 
   it('speaks of an attached file in Russian, whatever its import status', () => {
     const file = { file: 'a.xml', reportId: 42, error: null, duplicate: false };
-    expect(ru.attachmentHeading({ ...file, status: 'ready' })).toBe(
+    expect(ru.say('attachment.heading', { ...file, report: '42' })).toBe(
       'О прикреплённом файле **a.xml** (отчёт 42):',
     );
     expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'parsing' })).toContain(

@@ -14,62 +14,22 @@ import {
   type CountGroup,
   type FindingDetail,
   type FindingFilter,
-  type ListedGroups,
-  type OperatorLanguage,
   type ReportStatus,
   type ReportSummary,
   type ScanComparison,
   type SearchFindingsResult,
-  type Severity,
-  type TriageStatus,
   type TurnAttachment,
-  type VerdictStatus,
 } from '@corpus-chat/contracts';
-import type { MessageFormat } from './answer-format';
+import type { MessageParams } from './answer-format';
+import type { AnswerLanguage } from './answer-languages';
+import type MESSAGES from './answer-messages.json';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
-import { breakdownRows, followUpNote, groupLabel, rankableGroups } from './answer-rows';
+import { breakdownRows, followUpNote, rankableGroups } from './answer-rows';
 import { cut, md } from './answer-text';
-import type { PlannedScope } from './question-plan';
+import type { ScopedCount } from './computed-counts';
+import type { Counting, PlannedScope } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
-
-/** A count the planner computed from several exact counts (see `PlannerRunner`). */
-export interface ScopedCount {
-  /** The answer. */
-  total: number;
-  /** The base filter as the query layer applied it (report file name resolved, text widened). */
-  filter: AppliedFilter;
-  scope: ComputedScope;
-  /** Per severity counted: matches of the filter, and of the filter plus the exclusion (when one is set). */
-  bySeverity?: { severity: Severity; count: number; excluded: number }[];
-  /** For `scope.has`: findings matching the filter, and those of them without any CWE id / verdict. */
-  presence?: { all: number; none: number };
-}
-
-type GroupBy = CountFindingsByResult['groupBy'];
-type Options = { scope?: ComputedScope; note?: string };
-
-/**
- * What a language gives the writer besides its messages (`answer-messages.json`): number formats and
- * labels.
- */
-export interface AnswerLanguage {
-  locale: OperatorLanguage;
-  /** Its messages (`answer-messages.json`), formatted in its digits. */
-  messages: MessageFormat;
-  num(n: number): string;
-  /** One decimal ("12.5", "12,5"). */
-  decimal(n: number): string;
-  quote(s: string): string;
-  severity(s: Severity): string;
-  severityList(set: readonly Severity[]): string;
-  verdict(v: VerdictStatus | 'none'): string;
-  status(s: TriageStatus): string;
-  reportStatus(s: ReportStatus): string;
-  cweLabel(g: { key: string; label: string }): string;
-  /** A group's label when the language words it (severities, verdicts, statuses), else undefined. */
-  groupValue(groupBy: GroupBy, key: string): string | undefined;
-}
 
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
 export function scopeParts(
@@ -130,9 +90,8 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
   const m = L.messages.format;
-  /** A grouped answer: the first line with the note, the rows, then how the counts were obtained. */
-  function groupedAnswer(r: CountFindingsByResult, opts: Options, lines: string[], end = '') {
-    const scope = opts.scope;
+  /** A grouped answer: the lines, then how the counts were obtained. */
+  function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
     const how = [
       scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
       scope?.exclude ? m('grouped.exclude') : '',
@@ -141,7 +100,6 @@ export function writerFor(L: AnswerLanguage) {
       .join(', ');
     const what = m('group.noun', { groupBy: r.groupBy });
     const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
-    if (opts.note) lines[0] += ` ${opts.note}`;
     return [...lines, '', source + end].join('\n');
   }
   return {
@@ -150,40 +108,32 @@ export function writerFor(L: AnswerLanguage) {
      * total, then every row of the call (the caller's `limit` decides how many are listed, so the
      * list, the tool card's "N of TOTAL" and the follow-up ids agree).
      */
-    count(r: SearchFindingsResult, opts: { note?: string } = {}): string {
+    count(r: SearchFindingsResult): string {
       const scope = scopePhrase(L, r.filter);
       const head = scope
         ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
         : m('count.all', { total: r.total });
-      const lines = [opts.note ? `${head} ${opts.note}` : head];
-      if (r.rows.length) {
-        const shown = r.rows.length;
-        lines.push(
-          '',
-          m(r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many', {
-            shown: `${shown}`,
-          }),
-        );
-        for (const row of r.rows) {
-          const where = row.reportFilename ? `, ${md(row.reportFilename)}` : '';
-          lines.push(`- #${row.id} ${md(row.title)} (${L.severity(row.severity)}${where})`);
-        }
-      }
-      return lines.join('\n');
+      if (!r.rows.length) return head;
+      const shown = r.rows.length;
+      const intro = r.total > shown ? 'count.first' : shown === 1 ? 'count.one' : 'count.many';
+      const where = (file: string | null) => (file ? `, ${md(file)}` : '');
+      const rows = r.rows.map(
+        (f) => `- #${f.id} ${md(f.title)} (${L.severity(f.severity)}${where(f.reportFilename)})`,
+      );
+      return [head, '', m(intro, { shown: `${shown}` }), ...rows].join('\n');
     },
     /** Answer to "which report has the most …" / "top N reports or CWEs by …", boundary ties included. */
-    top(r: CountFindingsByResult, n: number, opts: Options = {}): string {
+    top(r: CountFindingsByResult, n: number, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
       const words = {
         groupBy,
         what: m('group.noun', { groupBy }),
-        scope: scopePhrase(L, r.filter, opts.scope),
+        scope: scopePhrase(L, r.filter, scope),
       };
       const groups = rankableGroups(r);
-      if (!groups.length)
-        return m('top.empty', { ...words, total: r.total }) + (opts.note ? ` ${opts.note}` : '');
+      if (!groups.length) return m('top.empty', { ...words, total: r.total });
       const top = rankedGroups(r, n);
-      const label = (g: CountGroup) => groupLabel(L, groupBy, g);
+      const label = (g: CountGroup) => L.groupLabel(groupBy, g);
       const lines: string[] = [];
       if (n === 1 && top.length === 1) {
         const next = groups.at(1);
@@ -203,17 +153,17 @@ export function writerFor(L: AnswerLanguage) {
       }
       const groupCount = m('group.count', { ...words, n: groups.length });
       const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
-      return groupedAnswer(r, opts, lines, ` ${footer}`);
+      return groupedAnswer(r, lines, scope, ` ${footer}`);
     },
     /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict, zeros too. */
-    breakdown(r: CountFindingsByResult, opts: Options = {}): string {
+    breakdown(r: CountFindingsByResult, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
       const head = m('breakdown.head', {
         groupBy,
-        scope: scopePhrase(L, r.filter, opts.scope),
+        scope: scopePhrase(L, r.filter, scope),
         total: r.total,
       });
-      return groupedAnswer(r, opts, [head, ...breakdownRows(L, r, opts.scope)]);
+      return groupedAnswer(r, [head, ...breakdownRows(L, r, scope)], scope);
     },
     /** Answer to "how many reports (are there)". */
     reportCount(reports: ReportSummary[]): string {
@@ -241,13 +191,13 @@ export function writerFor(L: AnswerLanguage) {
       return lines.join('\n');
     },
     /** Answer to "how many reports have critical findings". */
-    reportsWith(r: CountFindingsByResult, opts: Options = {}): string {
+    reportsWith(r: CountFindingsByResult, scope?: ComputedScope): string {
       const groups = r.groups.filter((g) => g.count > 0);
-      const scope = scopePhrase(L, r.filter, opts.scope) || m('reportsWith.noFilter');
-      const lines = [m('reportsWith.head', { reports: groups.length, scope, total: r.total })];
+      const words = scopePhrase(L, r.filter, scope) || m('reportsWith.noFilter');
+      const lines = [m('reportsWith.head', { reports: groups.length, scope: words, total: r.total })];
       for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
       if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
-      return groupedAnswer(r, opts, lines);
+      return groupedAnswer(r, lines, scope);
     },
     /** Answer to "give me an overview". */
     overview(o: CorpusOverview): string {
@@ -324,9 +274,15 @@ export function writerFor(L: AnswerLanguage) {
       lines.push(m('compare.identity'));
       return lines.join('\n');
     },
-    scopedCount: (c: ScopedCount, note?: string) => scopedCountAnswer(L, c, note),
+    scopedCount: (c: ScopedCount) => scopedCountAnswer(L, c),
     followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
       followUpNote(L, previous, asked, merged),
+    /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
+    withFollowUpNote(plan: Counting, answer: string): string {
+      if (!plan.followUp || !plan.previous || !plan.asked) return answer;
+      const note = followUpNote(L, plan.previous, plan.asked, plan);
+      return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
+    },
     ...refusalsFor(L),
     /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
     share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>
@@ -339,26 +295,15 @@ export function writerFor(L: AnswerLanguage) {
           ? m('share.pct', { pct: L.decimal((100 * part.total) / whole.total) })
           : m('share.empty'),
       }),
-    /** A tool failed (`error` is its message): no number. */
-    failed: (error: string) => m('failed', { error: md(error) }),
-    comparisonFailed: (error: string) => m('comparisonFailed', { error: md(error) }),
-    noSuchFinding: (id: number) => m('noSuchFinding', { id: `${id}` }),
-    /** "Show the third one" when the previous answer listed `shown` findings. */
-    fewerFindings: (shown: number) => m('fewerFindings', { shown }),
-    fewerGroups: (listed: ListedGroups) =>
-      m('fewerGroups', { listed: listed.groups.length, groupBy: listed.groupBy }),
-    titleNotFilter: (label: string) => m('titleNotFilter', { label: md(label) }),
-    fromRanking: (label: string) => m('fromRanking', { label: md(label) }),
-    unknownReport: (name: string) => m('unknownReport', { name: md(name) }),
-    listOneSeverity: m('listOneSeverity'),
+    /** A message that states no count (a refusal, a note, a heading), the words in `params` escaped. */
+    say: (key: keyof (typeof MESSAGES)['en'], params: MessageParams = {}) =>
+      m(
+        key,
+        Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
+      ),
     /** A question about an attached file with no report to count yet (importing) or ever (refused). */
     attachmentNotReady: (a: TurnAttachment) =>
-      m('attachment.notReady', { file: md(a.file), status: a.status, error: md(a.error) }),
-    /** The line an answer about the attachment starts with. */
-    attachmentHeading: (a: TurnAttachment) =>
-      m('attachment.heading', { file: md(a.file), report: `${a.reportId}`, duplicate: a.duplicate }),
-    /** A word the vocabulary does not know (a product, a library, a CVE), searched as text. */
-    searchedText: (term: string) => m('searchedText', { term: md(term) }),
+      m('attachment.notReady', { ...a, file: md(a.file), error: md(a.error) }),
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;

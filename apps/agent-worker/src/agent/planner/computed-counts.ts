@@ -1,6 +1,7 @@
-import type { ToolExecution, ToolSuccess } from '@corpus-chat/corpus-queries';
+import type { ToolFailure, ToolSuccess } from '@corpus-chat/corpus-queries';
 import {
   SEVERITIES,
+  type AppliedFilter,
   type ComputedScope,
   type CountFindingsByResult,
   type CountGroup,
@@ -11,7 +12,6 @@ import {
   type ToolName,
 } from '@corpus-chat/contracts';
 import type { TurnRecorder } from '../turn-recorder';
-import type { ScopedCount } from './answer-writer';
 
 /**
  * The planner's tool calls, and the counts it computes from several exact ones (a set of
@@ -19,27 +19,38 @@ import type { ScopedCount } from './answer-writer';
  * `TurnRecorder`, so it is recorded like a model's.
  */
 
-export type Failure = Extract<ToolExecution, { ok: false }>;
+/** A count the planner computed from several exact counts (see `scopedCount`). */
+export interface ScopedCount {
+  /** The answer. */
+  total: number;
+  /** The base filter as the query layer applied it (report file name resolved, text widened). */
+  filter: AppliedFilter;
+  scope: ComputedScope;
+  /** Per severity counted: matches of the filter, and of the filter plus the exclusion (when one is set). */
+  bySeverity?: { severity: Severity; count: number; excluded: number }[];
+  /** For `scope.has`: findings matching the filter, and those of them without any CWE id / verdict. */
+  presence?: { all: number; none: number };
+}
 
 /** A tool failed: the answer says so (no number). */
 export class ToolFailed extends Error {
-  constructor(readonly failure: Failure) {
+  constructor(readonly failure: ToolFailure) {
     super(failure.error);
   }
 }
 
 export const call = <N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]) =>
-  rec.callTool(name, args) as Promise<ToolSuccess<N> | Failure>;
+  rec.callTool(name, args) as Promise<ToolSuccess<N> | ToolFailure>;
 
-export async function countBy(
-  rec: TurnRecorder,
-  groupBy: GroupByKey,
-  filter: FindingFilter,
-): Promise<CountFindingsByResult> {
-  const r = await call(rec, 'count_findings_by', { groupBy, filter });
+/** A tool call that must succeed for the answer to give a number: a failure throws `ToolFailed`. */
+export async function callOrFail<N extends ToolName>(rec: TurnRecorder, name: N, args: ToolArgsMap[N]) {
+  const r = await call(rec, name, args);
   if (!r.ok) throw new ToolFailed(r);
-  return r.result;
+  return r;
 }
+
+export const countBy = async (rec: TurnRecorder, groupBy: GroupByKey, filter: FindingFilter) =>
+  (await callOrFail(rec, 'count_findings_by', { groupBy, filter })).result;
 
 const countOf = (r: CountFindingsByResult, key: string) => r.groups.find((g) => g.key === key)?.count ?? 0;
 

@@ -3,9 +3,7 @@ import type { AgentTurnContext, AgentTurnOutcome } from '@corpus-chat/server-cor
 import {
   LISTED_GROUPS_MAX,
   type AssistantMessageMetadata,
-  type ComputedScope,
   type CountGroup,
-  type ListedGroups,
   type ReportFormat,
   type FindingFilter,
   type GroupByKey,
@@ -16,7 +14,7 @@ import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
 import { rankedGroups } from './answer-writer';
-import { ToolFailed, call, countBy, scopedCount, scopedGroups } from './computed-counts';
+import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, type AnswerWriter } from './answer-languages';
 import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
@@ -59,7 +57,7 @@ export class PlannerRunner {
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const start = lastAnswerState(ctx.history);
-    const recorder = new TurnRecorder(ctx, this.tools, start);
+    const rec = new TurnRecorder(ctx, this.tools, start);
     const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
     const questions = about ? [about.rest ?? ctx.userMessage] : splitQuestions(ctx.userMessage);
     // Answers are written in the turn's language, whatever language the question was asked in.
@@ -72,33 +70,34 @@ export class PlannerRunner {
     for (const question of questions) {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
-      state = { scope: previous.lastScope, base: previous.lastFilter };
+      const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
+      state = t.state;
       let answer: string;
       try {
-        const t: Turn = { rec: recorder, state, w };
-        if (about && ctx.attachment) answer = await this.aboutAttachment(ctx.attachment, about, plan, t);
-        else if (plan.kind === 'group_ref') answer = await this.groupRef(plan.position, previous, t);
-        else answer = await this.answer(plan, previous.lastFindingIds ?? [], t);
+        answer = await (about && ctx.attachment
+          ? aboutAttachment(ctx.attachment, about, plan, t)
+          : answerPlan(plan, t));
       } catch (e) {
         if (!(e instanceof ToolFailed)) throw e;
-        answer = w.failed(e.failure.error);
+        answer = w.say('failed', { error: e.failure.error });
       }
+      answer = [...t.lead, answer].join('\n\n');
       answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${answer}` : answer);
-      const left = leftState(recorder.metadata(BUILTIN_MODEL), state);
+      const left = leftState(rec.metadata(BUILTIN_MODEL), state);
       previous = { ...left, ...(left.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
-    for (const piece of splitForStreaming(answers.join('\n\n'))) await recorder.say(piece);
-    const metadata = leftState(recorder.metadata(BUILTIN_MODEL), state);
+    for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
+    const metadata = leftState(rec.metadata(BUILTIN_MODEL), state);
     const attached: ProvenanceEvidence[] =
       about && ctx.attachment
         ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
         : [];
     metadata.verification = verifyNumbers({
-      answer: recorder.content,
+      answer: rec.content,
       userMessage: ctx.userMessage,
-      evidence: [...recorder.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
+      evidence: [...rec.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
     });
-    return { content: recorder.content, metadata };
+    return { content: rec.content, metadata };
   }
 
   private normalise(plan: PlannedQuestion): PlannedQuestion {
@@ -111,242 +110,221 @@ export class PlannerRunner {
       ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
     };
   }
-
-  private async answer(plan: PlannedQuestion, lastIds: number[], t: Turn): Promise<string> {
-    const { rec, state, w } = t;
-    switch (plan.kind) {
-      case 'out_of_scope':
-        return w.outOfScope(plan.reason);
-      case 'too_long':
-        return w.tooLong(plan.length, PLANNER_MAX_QUESTION_CHARS);
-      case 'no_previous':
-      case 'group_ref':
-        return w.noPrevious;
-      case 'unsupported':
-        return w.unsupported(plan.parts, plan.understood);
-      case 'count_reports': {
-        const r = await call(rec, 'list_all_reports', {});
-        return r.ok ? w.reportCount(r.result) : w.failed(r.error);
-      }
-      case 'list_reports': {
-        const r = await call(rec, 'list_all_reports', {});
-        if (!r.ok) return w.failed(r.error);
-        // "Which of them has the most highs?", "the second one": every report listed is the follow-up list.
-        const groups = r.result.map((x) => ({ key: String(x.id), label: x.filename }));
-        state.groups = { groupBy: 'report', groups };
-        // No finding listed: an older answer's findings are no longer "the first one" (the reports are).
-        state.counted = true;
-        return w.reportList(r.result);
-      }
-      case 'overview': {
-        const r = await call(rec, 'get_corpus_overview', {});
-        return r.ok ? w.overview(r.result) : w.failed(r.error);
-      }
-      case 'compare': {
-        const r = await call(rec, 'compare_reports', {
-          baseline: plan.baseline,
-          ...(plan.report ? { report: plan.report } : {}),
-          ordered: plan.ordered,
-        });
-        return r.ok ? w.comparison(plan, r.result) : w.comparisonFailed(r.error);
-      }
-      case 'share':
-      case 'count_findings':
-      case 'top':
-      case 'breakdown':
-      case 'reports_with': {
-        const resolved = await resolveReportHint(plan, rec, w);
-        if (typeof resolved === 'string') return resolved;
-        if (resolved.kind === 'share') return this.share(resolved, t);
-        const lead = plan.searched ? `${w.searchedText(plan.searched)}\n\n` : '';
-        return lead + (await this.count(resolved, t));
-      }
-      case 'detail':
-      case 'detail_ref': {
-        // A position counts from the end when negative (-1 = last), as `Array.at` does.
-        const id = plan.kind === 'detail' ? plan.id : lastIds.at(plan.position);
-        if (id === undefined) return w.fewerFindings(lastIds.length);
-        const r = await call(rec, 'finding_detail', { id });
-        if (!r.ok) return w.failed(r.error);
-        if (!r.result.found) return w.noSuchFinding(id);
-        // "How many findings does that report have?": the finding's report, within the list it was picked from.
-        const reportName = r.result.finding.reportFilename;
-        if (reportName)
-          state.filter = mergeFilters(plan.kind === 'detail_ref' ? (state.base ?? {}) : {}, { reportName });
-        return w.detail(r.result.finding);
-      }
-    }
-  }
-
-  /**
-   * A question about the thread's attached file ("what's in this file?", "how many criticals in
-   * it?"): an overview by severity of the report it became, or the rest of the question counted
-   * within that report. A file still importing, refused or cancelled gets no number but the reason.
-   */
-  private async aboutAttachment(
-    a: TurnAttachment,
-    about: AttachmentQuestion,
-    plan: PlannedQuestion,
-    t: Turn,
-  ) {
-    const { rec, state, w } = t;
-    if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
-    const heading = w.attachmentHeading(a);
-    if (about.overview || plan.kind === 'overview') {
-      const r = await countBy(rec, 'severity', { reportId: a.reportId });
-      state.counted = true;
-      state.filter = r.filter;
-      return `${heading}\n\n${w.breakdown(r)}`;
-    }
-    return `${heading}\n\n${await this.answer(scopeToReport(plan, a.reportId), [], t)}`;
-  }
-
-  /**
-   * "Show the second one" after a ranking: the findings of the group at that position (a report, a
-   * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
-   * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
-   */
-  private async groupRef(position: number, previous: LastAnswerState, t: Turn): Promise<string> {
-    const { state, w } = t;
-    const listed = previous.lastGroups!;
-    const g = listed.groups.at(position);
-    if (!g) return w.fewerGroups(listed);
-    const parts: Partial<Record<GroupByKey, FindingFilter>> = {
-      report: { reportName: g.label },
-      severity: { severity: g.key as Severity },
-      ...(g.key === 'none' ? {} : { cwe: { cwe: Number(g.key) }, format: { format: g.key as ReportFormat } }),
-    };
-    const part = parts[listed.groupBy];
-    if (!part) return w.titleNotFilter(g.label);
-    const filter = mergeFilters(previous.lastFilter ?? {}, part);
-    const plan: CountingPlan = {
-      kind: 'count_findings',
-      list: true,
-      filter,
-      followUp: true,
-      ...(previous.lastScope ? { scope: previous.lastScope } : {}),
-    };
-    state.groups = listed;
-    return `${w.fromRanking(g.label)}\n\n${await this.count(plan, t)}`;
-  }
-
-  /** A share: the part's exact count over the whole's, both from search_findings. */
-  private async share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
-    const { rec, state, w } = t;
-    // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
-    const hinted = plan.hintInWhole
-      ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
-      : [];
-    const whole: FindingFilter = {
-      ...plan.whole,
-      ...Object.fromEntries(hinted.map((k) => [k, plan.filter[k]])),
-    };
-    const fault = plan.scope
-      ? 'a computed scope'
-      : shareFault(plan.filter, whole, [...plan.attached, ...hinted]);
-    if (fault) return w.unsupported([{ text: fault, reason: 'combination' }], plan);
-    const part = await call(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
-    if (!part.ok) return w.failed(part.error);
-    const all = await call(rec, 'search_findings', { ...whole, limit: 0 });
-    if (!all.ok) return w.failed(all.error);
-    state.counted = true;
-    state.filter = part.filter;
-    state.listed = part.result.rows.length > 0;
-    return w.share(part.result, all.result);
-  }
-
-  /** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
-  private async count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
-    const { rec, state, w } = t;
-    const note =
-      plan.followUp && plan.previous && plan.asked
-        ? w.followUpNote(plan.previous, plan.asked, plan)
-        : undefined;
-    const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
-    state.scope = scope;
-    state.counted = true;
-    if (plan.kind === 'count_findings') {
-      if (!scope) {
-        const r = await call(rec, 'search_findings', {
-          ...plan.filter,
-          limit: plan.list ? LIST_ROWS : COUNT_ROWS,
-        });
-        if (!r.ok) return w.failed(r.error);
-        state.filter = r.filter;
-        state.listed = r.result.rows.length > 0;
-        const missing =
-          plan.filter.reportName && !r.result.filter.reportFilename
-            ? w.unknownReport(plan.filter.reportName)
-            : undefined;
-        return (missing ? `${missing}\n\n` : '') + w.count(r.result, { note });
-      }
-      const c = await scopedCount(rec, plan.filter, scope);
-      state.filter = plan.filter;
-      const listNote = plan.list ? `\n\n${w.listOneSeverity}` : '';
-      return w.scopedCount(c, note) + listNote;
-    }
-    const groupBy = plan.kind === 'reports_with' ? 'report' : plan.groupBy;
-    const counted = scope
-      ? await scopedGroups(rec, groupBy, plan.filter, scope)
-      : await countBy(rec, groupBy, plan.filter);
-    // "Which of them …": only the groups listed before rank (reports by file name).
-    const among = plan.kind === 'top' ? plan.among : undefined;
-    const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
-    const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
-    state.filter = plan.filter;
-    // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
-    const [first, second] = r.groups.filter((g) => g.key !== 'none');
-    const alone = first && (!second || first.count > second.count);
-    if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
-      state.filter = mergeFilters(plan.filter, { reportName: first.label });
-    const listed =
-      plan.kind === 'top'
-        ? rankedGroups(r, plan.n)
-        : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict'
-          ? r.groups
-          : [];
-    if (listed.length)
-      state.groups = {
-        groupBy: r.groupBy,
-        groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })),
-      };
-    if (plan.kind === 'top') return w.top(r, plan.n, { scope, note });
-    if (plan.kind === 'breakdown') return w.breakdown(r, { scope, note });
-    return w.reportsWith(r, { scope, note });
-  }
 }
 
-/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
-function leftState(metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata {
-  // A computed count (several tool calls) stores the filter and scope it counted, not the last call's filter.
-  if (state.filter) metadata.lastFilter = state.filter;
-  if (state.scope && Object.keys(state.scope).length) metadata.lastScope = state.scope;
-  else delete metadata.lastScope;
-  // A count that listed no finding leaves nothing for "show the first one" (not an older answer's list).
-  if (state.counted && !state.listed) metadata.lastFindingIds = [];
-  if (state.groups?.groups.length) metadata.lastGroups = state.groups;
-  return metadata;
-}
-
-/** What answering one question of the turn works with. */
+/** What answering one question of the turn works with, and what it leaves. */
 interface Turn {
   rec: TurnRecorder;
-  state: FollowUpState;
   w: AnswerWriter;
+  /** The previous answer's follow-up state (none for a question about an attachment). */
+  previous: LastAnswerState;
+  state: FollowUpState;
+  /** Lines the answer starts with, kept when a tool fails (the attached file, a text searched). */
+  lead: string[];
 }
 
-/** The follow-up state the turn leaves: the filter and computed scope it counted (undefined: carry the previous). */
-interface FollowUpState {
-  /** The previous answer's filter (what a finding picked from its list was listed under). */
-  base?: FindingFilter;
-  filter?: FindingFilter;
-  scope?: ComputedScope;
-  /** The turn answered a count, and whether it listed findings (their ids are then the new `lastFindingIds`). */
-  counted?: boolean;
-  listed?: boolean;
-  /** The groups a ranking listed (or, for a group reference, the ranking it referred to). */
-  groups?: ListedGroups;
+type Answer<P extends PlannedQuestion> = (plan: P, t: Turn) => string | Promise<string>;
+
+/** How each kind of plan is answered. */
+const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion, { kind: K }>> } = {
+  out_of_scope: (plan, { w }) => w.outOfScope(plan.reason),
+  too_long: (plan, { w }) => w.tooLong(plan.length, PLANNER_MAX_QUESTION_CHARS),
+  no_previous: (_, { w }) => w.say('noPrevious'),
+  unsupported: (plan, { w }) => w.unsupported(plan.parts, plan.understood),
+  count_reports: async (_, { rec, w }) =>
+    w.reportCount((await callOrFail(rec, 'list_all_reports', {})).result),
+  list_reports: async (_, { rec, state, w }) => {
+    const { result } = await callOrFail(rec, 'list_all_reports', {});
+    // "Which of them has the most highs?", "the second one": every report listed is the follow-up list.
+    state.lastGroups = {
+      groupBy: 'report',
+      groups: result.map((x) => ({ key: String(x.id), label: x.filename })),
+    };
+    // No finding listed: an older answer's findings are no longer "the first one" (the reports are).
+    state.lastFindingIds = [];
+    return w.reportList(result);
+  },
+  overview: async (_, { rec, w }) => w.overview((await callOrFail(rec, 'get_corpus_overview', {})).result),
+  compare: async (plan, { rec, w }) => {
+    const { baseline, report, ordered } = plan;
+    const r = await call(rec, 'compare_reports', { baseline, ...(report ? { report } : {}), ordered });
+    return r.ok ? w.comparison(plan, r.result) : w.say('comparisonFailed', { error: r.error });
+  },
+  share: counting,
+  count_findings: counting,
+  top: counting,
+  breakdown: counting,
+  reports_with: counting,
+  detail,
+  detail_ref: detail,
+  group_ref: groupRef,
+};
+
+const answerPlan = (plan: PlannedQuestion, t: Turn) =>
+  (ANSWERS[plan.kind] as Answer<PlannedQuestion>)(plan, t);
+
+/**
+ * A question about the thread's attached file ("what's in this file?", "how many criticals in
+ * it?"): an overview by severity of the report it became, or the rest of the question counted
+ * within that report. A file still importing, refused or cancelled gets no number but the reason.
+ */
+async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
+  const { rec, state, w } = t;
+  if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
+  t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
+  if (about.overview || plan.kind === 'overview') {
+    const r = await countBy(rec, 'severity', { reportId: a.reportId });
+    state.lastFindingIds = [];
+    state.lastFilter = r.filter;
+    return w.breakdown(r);
+  }
+  return answerPlan(scopeToReport(plan, a.reportId), { ...t, previous: {} });
 }
+
+/** A finding by its id, or by its position in the previous answer's list (negative: from the end). */
+async function detail(plan: Extract<PlannedQuestion, { kind: 'detail' | 'detail_ref' }>, t: Turn) {
+  const { rec, state, w, previous } = t;
+  const listed = previous.lastFindingIds ?? [];
+  const id = plan.kind === 'detail' ? plan.id : listed.at(plan.position);
+  if (id === undefined) return w.say('fewerFindings', { shown: listed.length });
+  const { result } = await callOrFail(rec, 'finding_detail', { id });
+  if (!result.found) return w.say('noSuchFinding', { id: `${id}` });
+  // "How many findings does that report have?": the finding's report, within the list it was picked from.
+  const reportName = result.finding.reportFilename;
+  const listedUnder = plan.kind === 'detail_ref' ? (previous.lastFilter ?? {}) : {};
+  if (reportName) state.lastFilter = mergeFilters(listedUnder, { reportName });
+  return w.detail(result.finding);
+}
+
+/**
+ * "Show the second one" after a ranking: the findings of the group at that position (a report, a
+ * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
+ * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
+ */
+async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
+  const { previous, state, w } = t;
+  const listed = previous.lastGroups;
+  if (!listed) return w.say('noPrevious');
+  const g = listed.groups.at(plan.position);
+  if (!g) return w.say('fewerGroups', { listed: listed.groups.length, groupBy: listed.groupBy });
+  const parts: Partial<Record<GroupByKey, FindingFilter>> = {
+    report: { reportName: g.label },
+    severity: { severity: g.key as Severity },
+    ...(g.key === 'none' ? {} : { cwe: { cwe: Number(g.key) }, format: { format: g.key as ReportFormat } }),
+  };
+  const part = parts[listed.groupBy];
+  if (!part) return w.say('titleNotFilter', { label: g.label });
+  state.lastGroups = listed;
+  t.lead.push(w.say('fromRanking', { label: g.label }));
+  return count(
+    {
+      kind: 'count_findings',
+      list: true,
+      filter: mergeFilters(previous.lastFilter ?? {}, part),
+      followUp: true,
+      ...(previous.lastScope ? { scope: previous.lastScope } : {}),
+    },
+    t,
+  );
+}
+
+/** A counting plan, once the report it names by part of its file name is resolved. */
+async function counting(plan: CountingPlan, t: Turn): Promise<string> {
+  const resolved = await resolveReportHint(plan, t.rec, t.w);
+  if (typeof resolved === 'string') return resolved;
+  if (resolved.kind === 'share') return share(resolved, t);
+  if (plan.searched) t.lead.push(t.w.say('searchedText', { term: plan.searched }));
+  return t.w.withFollowUpNote(resolved, await count(resolved, t));
+}
+
+/** A share: the part's exact count over the whole's, both from search_findings. */
+async function share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
+  const { rec, state, w } = t;
+  // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
+  const hinted = plan.hintInWhole
+    ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
+    : [];
+  const whole: FindingFilter = {
+    ...plan.whole,
+    ...Object.fromEntries(hinted.map((k) => [k, plan.filter[k]])),
+  };
+  const fault = plan.scope
+    ? 'a computed scope'
+    : shareFault(plan.filter, whole, [...plan.attached, ...hinted]);
+  if (fault) return w.unsupported([{ text: fault, reason: 'combination' }], plan);
+  const part = await callOrFail(rec, 'search_findings', { ...plan.filter, limit: COUNT_ROWS });
+  const all = await callOrFail(rec, 'search_findings', { ...whole, limit: 0 });
+  state.lastFilter = part.filter;
+  state.lastFindingIds = part.findingIds ?? [];
+  return w.share(part.result, all.result);
+}
+
+/** Answers a counting plan: one tool call when the filter says it all, else exact counts combined. */
+async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
+  const { rec, state, w } = t;
+  const scope = plan.scope && Object.keys(plan.scope).length ? plan.scope : undefined;
+  state.lastScope = scope;
+  // A count that lists no finding leaves nothing for "show the first one" (not an older answer's list).
+  state.lastFindingIds = [];
+  if (plan.kind === 'count_findings') {
+    if (!scope) {
+      const limit = plan.list ? LIST_ROWS : COUNT_ROWS;
+      const r = await callOrFail(rec, 'search_findings', { ...plan.filter, limit });
+      state.lastFilter = r.filter;
+      state.lastFindingIds = r.findingIds ?? [];
+      return w.count(r.result);
+    }
+    const c = await scopedCount(rec, plan.filter, scope);
+    state.lastFilter = plan.filter;
+    return w.scopedCount(c) + (plan.list ? `\n\n${w.say('listOneSeverity')}` : '');
+  }
+  const groupBy = plan.kind === 'reports_with' ? 'report' : plan.groupBy;
+  const counted = scope
+    ? await scopedGroups(rec, groupBy, plan.filter, scope)
+    : await countBy(rec, groupBy, plan.filter);
+  // "Which of them …": only the groups listed before rank (reports by file name).
+  const among = plan.kind === 'top' ? plan.among : undefined;
+  const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
+  const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
+  state.lastFilter = plan.filter;
+  // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
+  const [first, second] = r.groups.filter((g) => g.key !== 'none');
+  const alone = first && (!second || first.count > second.count);
+  if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
+    state.lastFilter = mergeFilters(plan.filter, { reportName: first.label });
+  const listed =
+    plan.kind === 'top'
+      ? rankedGroups(r, plan.n)
+      : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict'
+        ? r.groups
+        : [];
+  if (listed.length)
+    state.lastGroups = {
+      groupBy: r.groupBy,
+      groups: listed.slice(0, LISTED_GROUPS_MAX).map(({ key, label }) => ({ key, label })),
+    };
+  if (plan.kind === 'top') return w.top(r, plan.n, scope);
+  if (plan.kind === 'breakdown') return w.breakdown(r, scope);
+  return w.reportsWith(r, scope);
+}
+
+/**
+ * What an answer leaves for follow-ups over what its tool calls left (undefined: as they left it): a
+ * computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
+ */
+type FollowUpState = Pick<
+  AssistantMessageMetadata,
+  'lastFilter' | 'lastScope' | 'lastFindingIds' | 'lastGroups'
+>;
+
+/** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
+const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata => ({
+  ...metadata,
+  ...(state.lastFilter ? { lastFilter: state.lastFilter } : {}),
+  ...(state.lastScope && Object.keys(state.lastScope).length ? { lastScope: state.lastScope } : {}),
+  ...(state.lastFindingIds ? { lastFindingIds: state.lastFindingIds } : {}),
+  ...(state.lastGroups?.groups.length ? { lastGroups: state.lastGroups } : {}),
+});
 
 /**
  * What the planner's answers cite besides this turn's tool results, for the provenance check: the
