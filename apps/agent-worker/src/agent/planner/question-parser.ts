@@ -29,21 +29,13 @@ import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
 import { V } from './vocabulary';
 
-/**
- * The longest message the built-in planner reads (characters). A question is a sentence or two; a
- * pasted document is not one, and reading it word by word against the vocabulary would only hold
- * the worker up (a 100,000-character message took 91 s before this limit).
- */
+/** The longest message the planner reads (characters): a pasted document is no question, and slow to read. */
 export const PLANNER_MAX_QUESTION_CHARS = 2000;
 
 /**
- * Maps an operator's question to a plan, deterministically, tolerating wording, case and small
- * misspellings. `previous` is the follow-up state of the thread's last answer: a question that
- * refers back ("and how many of those are high?", "show the first one") is resolved against it.
- * Never invents a filter it did not read, and never drops one: a part it cannot apply (a date, an
- * unknown word after "in", a negation of something it does not know) makes the plan `unsupported`
- * so the answer says so instead of counting something else. Anything else is `out_of_scope`; a
- * message over {@link PLANNER_MAX_QUESTION_CHARS} is `too_long`, unread.
+ * Maps a question to a plan, deterministically; `previous` resolves a follow-up ("and how many of
+ * those are high?"). Never invents or drops a filter: a part it cannot apply (a date, an unknown
+ * word after "in") makes the plan `unsupported`, so the answer says so instead of counting something else.
  */
 export function parseQuestion(question: string, previous: PreviousAnswer = {}): PlannedQuestion {
   if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
@@ -98,9 +90,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const exclude: FindingFilter = {};
   const unapplied: Unapplied[] = [];
 
-  /** Tokens [a, b) name `key`: a filter, or an exclusion when negated. */
+  /** A part of the filter, or of the exclusions when negated. */
+  const negatable = (part?: FindingFilter & { negated: boolean }) => {
+    const { negated, ...value } = part ?? {};
+    Object.assign(negated ? exclude : filter, value);
+  };
+  /** Tokens [a, b) name `key`. */
   const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
-    (takeNegation(s, a) ? exclude : filter)[key] = value;
+    negatable({ [key]: value, negated: !!takeNegation(s, a) });
     consume(s, [a, b]);
   };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
@@ -114,8 +111,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   else if (archived?.include && !hasFindingNoun)
     unapplied.push({ text: 'archived reports', reason: 'combination' });
   else if (archived?.include) filter.includeArchived = true;
-  const format = findFormat(s);
-  if (format) (format.negated ? exclude : filter).format = format.format;
+  negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
   if (cweTok >= 0) place(cweTok, cweTok + 1, 'cwe', s.tokens[cweTok].value as number);
 
@@ -133,8 +129,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
   const { status, verdict } = findStates(s);
-  if (status) (status.negated ? exclude : filter).status = status.status;
-  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
+  negatable(status);
+  negatable(verdict);
   const severity = findSeverityExpression(s);
   if (severity) {
     if (severity.set.length === 1) filter.severity = severity.set[0];

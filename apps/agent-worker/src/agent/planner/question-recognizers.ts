@@ -1,9 +1,4 @@
-/**
- * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
- * (read, never applied), presence of CWE ids or verdicts, triage status and verdict, the N of
- * "top N", a report named by part of its file name, a format, archived reports, a write request and
- * a grouping. Each consumes the tokens it reads from the `Scan`.
- */
+/** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
 import type {
   ComputedScope,
   GroupByKey,
@@ -87,43 +82,30 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
 type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
 
 /**
- * Triage status ("false positives", "confirmed", "risk accepted", "open findings", "triage status
- * fixed") and retest verdict ("fixed", "still open", "inconclusive verdict", "not fixed",
- * "unfixed") named in the question, each possibly negated, read in one pass: at each word the
- * status reading comes first, so "open" and "fixed" are the status only as the rule in
- * `vocabulary.ts` says. A status is consumed with the "status"/"triage" words around it.
+ * Triage status ("false positives", "risk accepted", "triage status fixed") and retest verdict
+ * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated, read in one pass: at each
+ * word the status comes first, so "open" and "fixed" are the status only as `vocabulary.ts` says.
  */
 export function findStates(s: Scan): {
   status?: Negatable<'status', TriageStatus>;
   verdict?: Negatable<'verdict', VerdictStatus>;
 } {
-  const verdictNamed = s.words.some((w) => V.verdictNoun.has(w));
-  const statusNamed = s.words.some((w) => V.statusNoun.has(w));
+  const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
   const found: ReturnType<typeof findStates> = {};
-  /** Tokens [a, b) name a verdict, possibly negated (`flip`: a negation means the verdict holds). */
-  const verdict = (a: number, b: number, v: VerdictStatus, flip = false) => {
-    const neg = takeNegation(s, a);
-    consume(s, [a, b]);
-    found.verdict = { verdict: v, negated: flip ? !neg : !!neg };
-  };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
     const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(prev));
     if (!found.status) {
-      let end = i + 1;
-      let status: TriageStatus | undefined = V.statuses[w];
-      if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
-      else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
-        [status, end] = ['risk_accepted', i + 2];
-      else if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
+      const pair = V.statuses[`${w} ${next}`];
+      let status = pair ?? V.statuses[w];
+      if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
       else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
         if (statusNamed || openFinding) status = w;
       if (status) {
         const a = stretchLeft(s, i, V.statusLead);
-        end = stretchRight(s, end, /^(status|statuses|triage)$/);
         const neg = takeNegation(s, a);
-        consume(s, [a, end]);
+        consume(s, [a, stretchRight(s, pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
         s.words.forEach((x, k) => {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
@@ -134,15 +116,16 @@ export function findStates(s: Scan): {
       }
     }
     if (found.verdict) continue;
-    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
-      verdict(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
-    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    else if (openFinding) verdict(i, i + 1, 'fixed', true);
-    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
-    else if (V.unfixed.has(w) || V.verdicts[w] === 'still_open') {
-      consume(s, [i, i + 1]);
-      found.verdict = { verdict: V.unfixed.has(w) ? 'fixed' : 'still_open', negated: V.unfixed.has(w) };
-    } else if (V.verdicts[w]) verdict(i, i + 1, V.verdicts[w]);
+    const still =
+      w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest'));
+    // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
+    const notFixed = (openFinding && !still) || V.unfixed.has(w);
+    const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
+    if (!verdict) continue;
+    const a = still && prev === 'still' ? i - 1 : i;
+    const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : takeNegation(s, a);
+    consume(s, [a, i + 1]);
+    found.verdict = { verdict, negated: notFixed ? !neg : !!neg };
   }
   return found;
 }
@@ -155,9 +138,10 @@ export function findTopN(s: Scan): number | undefined {
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
+    const ranked =
+      prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most';
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
-    if (V.topNBlocker.has(prev)) continue;
-    if (prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most') {
+    if (ranked && !V.topNBlocker.has(prev)) {
       s.used[i] = true;
       return n;
     }
@@ -165,10 +149,7 @@ export function findTopN(s: Scan): number | undefined {
   return undefined;
 }
 
-/**
- * A report named by words next to "report"/"scan"/"file" ("the juice shop report", "the fortify
- * scan", "report named flawfinder"), consumed. Resolved later against the report file names.
- */
+/** A report named by words next to "report"/"scan"/"file" ("the juice shop report", "report named X"). */
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
     if (!V.report.has(s.words[r]) || s.used[r]) continue;
@@ -212,17 +193,12 @@ export function hint(
   return { text: spanText(s, name), negated: !!neg, loose };
 }
 
-/**
- * A report format named as such ("the Trivy reports", "Burp Suite findings", "in the nessus scans",
- * "CSV exports"), possibly negated ("not from the ZAP scans"); consumed. IMPORT-RULES.md: a format
- * is the report's detected format, never a match on file names.
- */
+/** A report format named as such ("the Trivy reports", "not from the ZAP scans"), never a file name. */
 export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
   for (let i = 0; i < s.words.length; i++) {
     const format = V.formats[s.words[i]];
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
-    let end = i + 1;
-    if (format === 'burp' && s.words[end] === 'suite') end++;
+    const end = format === 'burp' && s.words[i + 1] === 'suite' ? i + 2 : i + 1;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
@@ -235,11 +211,7 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
   return undefined;
 }
 
-/**
- * Archived reports asked for ("including archived reports", "archived ones too"): their findings are
- * counted (`includeArchived`). "not archived" is the default and only consumed; "only archived
- * reports" is a set no filter selects, returned as not applicable.
- */
+/** "including archived reports": counted; "not archived" is the default; "only archived" no filter selects. */
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;

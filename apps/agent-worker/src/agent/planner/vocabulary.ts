@@ -74,9 +74,9 @@ const FUZZY_SET = new Set(FUZZY_TARGETS);
  * transposition is one edit) for words of five or more letters, two edits from eight letters when
  * the first letter agrees (so a name such as "coverity" is not read as "severity").
  */
-export function correctWord(word: string, known: (w: string) => boolean): string {
+export function correctWord(word: string, known: Set<string>): string {
   if (TYPO_MAP[word]) return TYPO_MAP[word];
-  if (word.length < 5 || FUZZY_SET.has(word) || known(word) || /[^a-z-]/.test(word)) return word;
+  if (word.length < 5 || FUZZY_SET.has(word) || known.has(word) || /[^a-z-]/.test(word)) return word;
   const limit = word.length >= 8 ? 2 : 1;
   const steps = (target: string) => {
     if (Math.abs(target.length - word.length) > limit) return Infinity;
