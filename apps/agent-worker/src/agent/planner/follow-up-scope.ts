@@ -11,10 +11,8 @@ export function mergeFilters(previous: FindingFilter, next: FindingFilter): Find
 }
 
 /**
- * A follow-up's scope: the previous one with the new parts applied. A new value of a part replaces
- * the old one (a severity or set of severities replaces the previous severity or set; a new topic,
- * report, CWE or verdict replaces an exclusion of the same kind; a new exclusion or with/without
- * replaces the old one); every other previous part is kept.
+ * A follow-up's scope: the previous one with each part the question names replacing the old value
+ * of its kind (a severity or set of them, an exclusion of the same key, a with/without).
  */
 export function mergeScopes(previous: PlannedScope, next: PlannedScope): PlannedScope {
   const filter = mergeFilters(previous.filter, next.filter);

@@ -1,20 +1,13 @@
-/**
- * "How many findings did operators re-rate?", "which findings were edited?", "findings whose
- * severity was changed": the `edited` filter (`any`: findings operators edited since import;
- * `severity`: the current severity differs from version 1's). Read before the write-request check,
- * since "did operators change the severity" asks about past edits rather than for one.
- */
 import type { FindingEditFilter } from '@corpus-chat/contracts';
-import { consume, type Scan } from './question-scan';
+import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
 /** Verbs that say the finding was re-rated whatever field follows (all in `edit`, so never corrected). */
 const RERATE = /^re-?(rate|rated|rates|rating|scored|classified)$/;
 
 /**
- * The edit the question asks about, with its words consumed, or undefined. Past forms stand alone
- * ("were edited"); base forms need an auxiliary before them ("did … change"). A question naming no
- * severity counts any edit (`any`); "re-rated" is always `severity`. Who edited is read and dropped.
+ * The `edited` filter ("which findings were edited?", "did operators re-rate …"): `severity` when the
+ * question names it or says "re-rated", else `any`. A base form needs an auxiliary ("did … change").
  */
 export function findEdited(s: Scan): FindingEditFilter | undefined {
   const W = s.words;
@@ -37,7 +30,7 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
     if (W[to + 1] === 'by' && V.actor.has(W[to + 2])) span.push(to + 1, to + 2);
     // "did operators change", "have analysts re-rated": the auxiliary and the actor before the verb.
     for (let k = from - 1; k >= 0 && k >= from - 3 && filler(W[k]); k--) span.push(k);
-    for (const k of span) consume(s, [k, k + 1]);
+    for (const k of span) s.consume([k, k + 1]);
     return field !== undefined || rerate ? 'severity' : 'any';
   }
   return undefined;

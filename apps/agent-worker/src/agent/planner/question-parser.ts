@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { Scan, consume, takeNegation } from './question-scan';
+import { Scan } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -97,8 +97,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   };
   /** Tokens [a, b) name `key`. */
   const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
-    negatable({ [key]: value, negated: !!takeNegation(s, a) });
-    consume(s, [a, b]);
+    negatable({ [key]: value, negated: !!s.takeNegation(a) });
+    s.consume([a, b]);
   };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');

@@ -6,16 +6,7 @@ import type {
   TriageStatus,
   VerdictStatus,
 } from '@corpus-chat/contracts';
-import {
-  consume,
-  freeSeq,
-  negationBefore,
-  spanText,
-  stretchLeft,
-  stretchRight,
-  takeNegation,
-  type Scan,
-} from './question-scan';
+import type { Scan } from './question-scan';
 import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
@@ -45,8 +36,8 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
     while (a < i && /^(the|a|an|of|and|each|per|every)$/.test(s.words[a])) a++;
-    consume(s, [a, b]);
-    out.push({ text: spanText(s, [a, b]), reason: 'time' });
+    s.consume([a, b]);
+    out.push({ text: s.spanText([a, b]), reason: 'time' });
     i = b - 1;
   }
   return out;
@@ -59,20 +50,20 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const key = V.cwe.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
     if (!key) continue;
-    const k = stretchLeft(s, i, V.presenceLead) - 1;
+    const k = s.stretchLeft(i, V.presenceLead) - 1;
     const p = s.words[k];
     let end = i + 1;
     while (V.presenceTail.has(s.words[end])) end++;
     if (!p || s.used[k]) continue;
     if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
-      consume(s, [neg, end]);
+      s.consume([neg, end]);
       // "not without a CWE" would be a double negation: read it as "with".
       return { key, present: neg !== k };
     }
     if (V.possession.has(p)) {
-      const neg = takeNegation(s, k);
-      consume(s, [k, end]);
+      const neg = s.takeNegation(k);
+      s.consume([k, end]);
       return { key, present: !neg };
     }
   }
@@ -103,13 +94,13 @@ export function findStates(s: Scan): {
       else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
         if (statusNamed || openFinding) status = w;
       if (status) {
-        const a = stretchLeft(s, i, V.statusLead);
-        const neg = takeNegation(s, a);
-        consume(s, [a, stretchRight(s, pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
+        const a = s.stretchLeft(i, V.statusLead);
+        const neg = s.takeNegation(a);
+        s.consume([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
         s.words.forEach((x, k) => {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
-            consume(s, [k, k + 1]);
+            s.consume([k, k + 1]);
         });
         found.status = { status, negated: !!neg };
         continue;
@@ -123,8 +114,8 @@ export function findStates(s: Scan): {
     const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
     if (!verdict) continue;
     const a = still && prev === 'still' ? i - 1 : i;
-    const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : takeNegation(s, a);
-    consume(s, [a, i + 1]);
+    const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : s.takeNegation(a);
+    s.consume([a, i + 1]);
     found.verdict = { verdict, negated: notFixed ? !neg : !!neg };
   }
   return found;
@@ -158,14 +149,14 @@ export function findReportHint(s: Scan): ReportHint | undefined {
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
-    const negation = V.negativeTopicMarkers.find((m) => freeSeq(s, b, m));
+    const negation = V.negativeTopicMarkers.find((m) => s.freeSeq(b, m));
     if (negation) b += negation.length;
-    b = stretchRight(s, b, V.reportNameGlue);
+    b = s.stretchRight(b, V.reportNameGlue);
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
-      const q = negation ? stretchLeft(s, r, /^(every|all|each|any|the|other)$/) : r;
+      const q = negation ? s.stretchLeft(r, /^(every|all|each|any|the|other)$/) : r;
       const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
@@ -188,9 +179,9 @@ export function hint(
   loose: boolean,
 ): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
-  const neg = takeNegation(s, whole[0]);
-  consume(s, whole);
-  return { text: spanText(s, name), negated: !!neg, loose };
+  const neg = s.takeNegation(whole[0]);
+  s.consume(whole);
+  return { text: s.spanText(name), negated: !!neg, loose };
 }
 
 /** A report format named as such ("the Trivy reports", "not from the ZAP scans"), never a file name. */
@@ -204,8 +195,8 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
     const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
-    const neg = takeNegation(s, i);
-    consume(s, [i, end]);
+    const neg = s.takeNegation(i);
+    s.consume([i, end]);
     return { format, negated: !!neg };
   }
   return undefined;
@@ -215,17 +206,17 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
-  const a = stretchLeft(s, i, V.archivedLead);
-  const b = stretchRight(s, i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
-  const neg = negationBefore(s, i);
+  const a = s.stretchLeft(i, V.archivedLead);
+  const b = s.stretchRight(i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
+  const neg = s.negationBefore(i);
   if (neg) {
-    consume(s, [neg[0], b]);
+    s.consume([neg[0], b]);
     return { include: false };
   }
-  consume(s, [a, b]);
+  s.consume([a, b]);
   const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
   if (only < 0) return { include: true };
-  consume(s, [only, only + 1]);
+  s.consume([only, only + 1]);
   return { unapplied: { text: 'only archived reports', reason: 'combination' } };
 }
 
@@ -247,7 +238,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
     const w = s.words[i];
     // "counting every format", "including all reports": everything is counted, nothing is grouped.
     if ((w === 'each' || w === 'every') && V.countingAll.has(s.words[i - 1])) {
-      consume(s, [i - 1, i + 2]);
+      s.consume([i - 1, i + 2]);
       continue;
     }
     if (/^(by|per|each|every)$/.test(w) || (w === 'across' && s.words[i + 1] !== 'the')) {
@@ -255,7 +246,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       const key = V.groupBy[s.words[at]];
       if (key && !s.used[at]) {
         // "by triage status": both words name the one grouping.
-        consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
+        s.consume([i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
         return key;
       }
     }

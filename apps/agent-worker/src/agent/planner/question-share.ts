@@ -1,13 +1,7 @@
 /**
- * "What percentage of findings are critical?", "what % of the findings in the burp reports are
- * high?", "what share of high-severity issues are in the burp reports?": a part of a whole, both
- * exact counts. The question is read once as a count: that is the part. The whole is the part
- * without the asked property, and keeps every scope the question names (reports, format, scanner,
- * archived; a date is never applied), wherever the question puts it: "in the burp reports" scopes
- * the whole, not the part. The asked property is what follows the finding noun ("… findings are
- * high"), else what precedes it ("high-severity issues are in …"); with no property at all, the
- * location named after the noun is the part ("what share of findings are in the burp reports?").
- * `shareFault` re-checks the plan before anything is counted.
+ * "What percentage of findings in the burp reports are high?": the question read as a count is the
+ * part; the whole is the part without the asked property (what follows the finding noun, else what
+ * precedes it) and keeps every scope the question names ("in the burp reports" scopes the whole).
  */
 import type { FindingFilter } from '@corpus-chat/contracts';
 import type { PlannedQuestion, PreviousAnswer } from './question-plan';

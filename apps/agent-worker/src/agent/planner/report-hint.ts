@@ -6,11 +6,7 @@ import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedScope } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
 
-/**
- * Resolves a report named by part of its file name through `list_all_reports`: one match becomes
- * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
- * without a number instead.
- */
+/** A report named by part of its file name, resolved: one match scopes (or excludes) it, else no number. */
 export async function resolveReportHint(
   plan: CountingPlan,
   rec: TurnRecorder,

@@ -1,11 +1,7 @@
 /**
- * Russian questions for the planner: `readRussian` rewrites a Russian question into the
- * English words of `vocabulary.ts` ("сколько критических находок в отчёте X?" → "how many critical
- * findings in report X?"), which `parseQuestion` then reads like any other. Words are matched by
- * stem (Russian inflects: "находка", "находки", "находок" are one noun), ё matching as е. Weakness classes
- * become their English names from weakness-classes.json, so the text search and the CWE widening
- * are the same as for an English question. A Russian word not in these tables is left as written:
- * the parser then names it as a part it did not understand, exactly as for an unknown English word.
+ * Russian questions, rewritten into the English words of `vocabulary.ts` ("сколько критических
+ * находок" → "how many critical findings") by stem, as Russian inflects; a word not in the tables
+ * is left as written, so the parser names it as a part it did not understand.
  */
 import type { PlannedQuestion } from './question-plan';
 import data from './vocabulary.data.json';
@@ -13,21 +9,13 @@ import data from './vocabulary.data.json';
 /** `~` in a pattern: the rest of an inflected word (a stem's endings). */
 const ENDING = '\\p{L}*';
 
-/**
- * A whole-word, case-insensitive pattern (JavaScript's `\b` does not see Cyrillic letters) in which
- * е also matches ё, as Russians often write one for the other.
- */
+/** A whole-word, case-insensitive pattern (`\b` does not see Cyrillic) in which е also matches ё. */
 function words(source: string): RegExp {
   const yo = source.replace(/\[[^\]]*\]|е/g, (m) => (m === 'е' ? '[её]' : m.replace(/е/g, 'её')));
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
-/**
- * The Russian tables of `vocabulary.data.json` (`russian`): weakness classes and topics → the
- * English name the corpus and the class list use; phrases of several words (or whose meaning
- * depends on the next word); then single stems. They run in that order, and within a table the
- * first match wins. `$1` in an English word is the pattern's first group.
- */
+/** Topics (weakness classes' English names), phrases, then single stems: the first match wins; `$1` is a group. */
 const TABLES: [RegExp, string][] = [
   ...data.russian.topics,
   ...data.russian.phrases,

@@ -1,13 +1,11 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
-import { consume, freeSeq, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
+import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
-/** The severities a question asks about, read from every severity word in it. */
+/** The severities a question asks about, most severe first, and the operator's wording of them. */
 export interface SeverityExpression {
-  /** The severities counted, most severe first (one, several, none, or all five). */
   set: Severity[];
-  /** The operator's wording, for answers ("high or critical", "not info"). */
   text: string;
 }
 
@@ -45,16 +43,9 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
 }
 
 /**
- * Reads every severity in the question into one set, consuming the words it used:
- * - one severity: `critical findings`, `high severity`, `criticals`;
- * - several joined ones: `high or critical`, `critical and high`, `high/critical`, `critical, high`
- *   (a finding has one severity, so "critical and high findings" can only mean both groups);
- * - ranges on the CVSS 3.1 qualitative scale (critical > high > medium > low > info):
- *   `high+`, `high and above`, `medium or higher`, `at least high`, `above medium`, `low or below`;
- * - spans: `between low and high`, `from medium to critical`, `low to high`;
- * - negation: `not info`, `non-info`, `excluding informational`, `other than low`, `aren't low or info`
- *   (the complement of the named severities; combined with named ones, the named minus the negated).
- * Undefined when the question names no severity.
+ * Every severity of the question as one set: `criticals`, `high or critical` (a finding has one
+ * severity, so "and" means both groups), `high+`, `at least high`, `from medium to critical`, and
+ * negations (`non-info`, `other than low`: the complement, or the named minus the negated).
  */
 export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
   const mentions: { i: number; sev: Severity; plus: boolean }[] = [];
@@ -78,12 +69,12 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
     let end = y.i + 1;
     while (SUFFIX.test(s.words[end] ?? '')) end++;
-    const neg = takeNegation(s, start);
-    consume(s, [start, end]);
+    const neg = s.takeNegation(start);
+    s.consume([start, end]);
     const rest = findSeverityExpression(s);
     const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
     const set = rest ? SEVERITIES.filter((v) => own.includes(v) && rest.set.includes(v)) : own;
-    return { set, text: [spanText(s, [neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
+    return { set, text: [s.spanText([neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
   }
 
   // Group mentions joined only by joiner words ("high or critical").
@@ -114,8 +105,8 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
           const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
           if (d > 0 || (inclusive && d === 0)) members.add(x);
         });
-      const after = AFTER_RANGES.find((r) => freeSeq(s, end, r.seq));
-      const before = BEFORE_RANGES.find((r) => freeSeq(s, first - r.seq.length, r.seq));
+      const after = AFTER_RANGES.find((r) => s.freeSeq(end, r.seq));
+      const before = BEFORE_RANGES.find((r) => s.freeSeq(first - r.seq.length, r.seq));
       if (g[0].plus) extend('up', true);
       else if (after) {
         extend(after.dir, true);
@@ -126,12 +117,12 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
         start -= before.seq.length;
       }
     }
-    start = stretchLeft(s, start, SUFFIX);
-    const neg = takeNegation(s, start);
+    start = s.stretchLeft(start, SUFFIX);
+    const neg = s.takeNegation(start);
     members.forEach((x) => (neg ? negated : positive).add(x));
     if (neg) start = neg[0];
-    consume(s, [start, end]);
-    texts.push(spanText(s, [start, end]));
+    s.consume([start, end]);
+    texts.push(s.spanText([start, end]));
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
   const set = SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
