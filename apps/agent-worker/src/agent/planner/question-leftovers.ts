@@ -12,29 +12,26 @@ import { V } from './vocabulary';
 export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
   const parts: Unapplied[] = [];
   let hintOut: ReportHint | undefined;
-  // "the first report", "the second scan": a report by position, which no tool orders by.
-  // "how many types of findings": a number of kinds, not of findings.
-  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
+  const num = (k: number) =>
+    s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
-    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1]);
-    const bottom = V.bottomRank.has(s.words[i]);
-    if (!bottom && !byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
-    const span: [number, number] = [i, bottom ? i + 1 : i + 2];
-    s.consume(span);
-    parts.push({ text: s.spanText(span), reason: bottom ? 'order' : 'unknown' });
-  }
-  // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i]) continue;
-    const w = s.words[i];
-    const num = (k: number) =>
-      s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
+    const [w, next] = [s.words[i], s.words[i + 1]];
+    // "the first report": a report by position, which no tool orders by; "how many types of findings":
+    // a number of kinds; "the least findings", "smallest report": a ranking from the bottom.
+    const bottom = V.bottomRank.has(w);
+    if (bottom || (w in V.ordinals && V.report.has(next)) || (V.kinds.has(w) && next === 'of')) {
+      const span: [number, number] = [i, bottom ? i + 1 : i + 2];
+      s.consume(span);
+      parts.push({ text: s.spanText(span), reason: bottom ? 'order' : 'unknown' });
+      continue;
+    }
+    // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
     const comparison =
-      (V.comparative.has(w) && s.words[i + 1] === 'than') ||
-      (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
+      (V.comparative.has(w) && next === 'than') ||
+      (w === 'at' && /^(least|most)$/.test(next ?? '') && num(i + 2)) ||
       (V.bound.has(w) && num(i + 1)) ||
-      (num(i) && w !== 'one' && (V.cwe.has(s.words[i + 1]) || V.countedProperty.has(s.words[i + 1])));
+      (num(i) && w !== 'one' && (V.cwe.has(next) || V.countedProperty.has(next)));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;

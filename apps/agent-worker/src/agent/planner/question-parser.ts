@@ -95,25 +95,25 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     const { negated, ...value } = part ?? {};
     Object.assign(negated ? exclude : filter, value);
   };
-  /** Tokens [a, b) name `key`. */
-  const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
-    negatable({ [key]: value, negated: !!s.takeNegation(a) });
-    s.consume([a, b]);
-  };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
   const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
-  if (reportTok >= 0) place(reportTok, reportTok + 1, 'reportName', String(s.tokens[reportTok].value));
-  else if (rid >= 0 && !s.has('top')) place(rid, rid + 2, 'reportId', s.tokens[rid + 1].value as number);
+  if (reportTok >= 0)
+    negatable({
+      reportName: String(s.tokens[reportTok].value),
+      negated: s.claim([reportTok, reportTok + 1]),
+    });
+  else if (rid >= 0 && !s.has('top'))
+    negatable({ reportId: s.tokens[rid + 1].value as number, negated: s.claim([rid, rid + 2]) });
   const archived = findArchived(s);
   if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
   // "how many archived reports are there?" counts reports, which the planner only counts live.
-  else if (archived?.include && !hasFindingNoun)
-    unapplied.push({ text: 'archived reports', reason: 'combination' });
+  else if (archived?.include && !hasFindingNoun) unapplied.push(combination('archived reports'));
   else if (archived?.include) filter.includeArchived = true;
   negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0) place(cweTok, cweTok + 1, 'cwe', s.tokens[cweTok].value as number);
+  if (cweTok >= 0)
+    negatable({ cwe: s.tokens[cweTok].value as number, negated: s.claim([cweTok, cweTok + 1]) });
 
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
   const quoted = s.tokens.findIndex(
@@ -139,8 +139,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
-  else if (has && !has.present)
-    unapplied.push({ text: `no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`, reason: 'combination' });
+  else if (has && !has.present) unapplied.push(combination(`no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`));
   let reportHint = filter.reportName || filter.reportId !== undefined ? undefined : findReportHint(s);
   const groupBy = findGroupBy(s);
   const topic = findTopic(s);
@@ -180,7 +179,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // What several exact counts can combine: one excluded part at a time, and "with(out) a CWE/verdict" on its own.
   const excluded = Object.keys(exclude) as (keyof FindingFilter)[];
   if (excluded.length + (reportHint?.negated ? 1 : 0) > 1)
-    unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
+    unapplied.push(combination('several exclusions at once'));
   if (excluded.length) scope.exclude = exclude;
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
     unapplied.push(presence(scope.has));
@@ -252,8 +251,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
     // Report counts and lists come from list_all_reports without archived ones: not what was asked.
-    if (filter.includeArchived && !('filter' in plan))
-      unapplied.push({ text: 'archived reports', reason: 'combination' });
+    if (filter.includeArchived && !('filter' in plan)) unapplied.push(combination('archived reports'));
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
       unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;
@@ -311,7 +309,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 }
 
 /** "Findings with(out) a CWE id / verdict", which several exact counts cannot combine with other parts. */
-const presence = (has: NonNullable<ComputedScope['has']>): Unapplied => ({
-  text: `findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-  reason: 'combination',
-});
+const presence = (has: NonNullable<ComputedScope['has']>) =>
+  combination(`findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`);
+
+/** A part the planner understands but cannot combine with the others into one exact count. */
+const combination = (text: string): Unapplied => ({ text, reason: 'combination' });

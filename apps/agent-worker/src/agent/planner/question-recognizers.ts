@@ -1,12 +1,6 @@
 /** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
-import type {
-  ComputedScope,
-  GroupByKey,
-  ReportFormat,
-  TriageStatus,
-  VerdictStatus,
-} from '@corpus-chat/contracts';
-import type { Scan } from './question-scan';
+import type { ComputedScope, GroupByKey, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
+import type { Range, Scan } from './question-scan';
 import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
@@ -61,11 +55,7 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
       // "not without a CWE" would be a double negation: read it as "with".
       return { key, present: neg !== k };
     }
-    if (V.possession.has(p)) {
-      const neg = s.takeNegation(k);
-      s.consume([k, end]);
-      return { key, present: !neg };
-    }
+    if (V.possession.has(p)) return { key, present: !s.claim([k, end]) };
   }
   return undefined;
 }
@@ -167,25 +157,19 @@ export function findReportHint(s: Scan): ReportHint | undefined {
 /** A token that can be part of a report's name: a content word, or a number/version glued to one. */
 function isNameLike(s: Scan, i: number): boolean {
   const t = s.tokens[i];
-  if (!t || s.used[i]) return false;
-  if (t.kind === 'num') return true;
-  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
+  const word = () =>
+    isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
+  return !!t && !s.used[i] && (t.kind === 'num' || word());
 }
 
-export function hint(
-  s: Scan,
-  name: [number, number],
-  whole: [number, number],
-  loose: boolean,
-): ReportHint | undefined {
+/** A report hint named by tokens `name`, consuming `whole` and the negation before it. */
+export function hint(s: Scan, name: Range, whole: Range, loose: boolean): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
-  const neg = s.takeNegation(whole[0]);
-  s.consume(whole);
-  return { text: s.spanText(name), negated: !!neg, loose };
+  return { text: s.spanText(name), negated: s.claim(whole), loose };
 }
 
 /** A report format named as such ("the Trivy reports", "not from the ZAP scans"), never a file name. */
-export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
+export function findFormat(s: Scan) {
   for (let i = 0; i < s.words.length; i++) {
     const format = V.formats[s.words[i]];
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
@@ -195,9 +179,7 @@ export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } 
     // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
     const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
-    const neg = s.takeNegation(i);
-    s.consume([i, end]);
-    return { format, negated: !!neg };
+    return { format, negated: s.claim([i, end]) };
   }
   return undefined;
 }

@@ -7,7 +7,7 @@ const matches = (t: WordTest, w = '') =>
   t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : typeof t === 'function' ? t(w) : w in t;
 
 /** Token indexes [from, to). */
-type Range = [number, number];
+export type Range = [number, number];
 
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
@@ -62,6 +62,13 @@ export class Scan {
     const neg = this.negationBefore(at);
     if (neg) this.consume(neg);
     return neg;
+  }
+
+  /** Consumes tokens [a, b) and the negation governing them: whether there was one. */
+  claim([a, b]: Range): boolean {
+    const neg = this.takeNegation(a);
+    this.consume([a, b]);
+    return !!neg;
   }
 
   /** Index `a` moved left over unused words that `t` matches. */

@@ -38,9 +38,7 @@ interface Topic {
 export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
   if (quote >= 0) {
-    const neg = s.takeNegation(quote);
-    s.used[quote] = true;
-    return { text: String(s.tokens[quote].value), negated: !!neg };
+    return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   }
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;

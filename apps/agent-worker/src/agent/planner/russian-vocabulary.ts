@@ -60,19 +60,14 @@ export function readRussian(question: string): RussianReading | undefined {
     );
   }
   // The segments in order: [english, the operator's words] (equal outside replacements).
-  const segments: [string, string][] = [];
-  let at = 0;
-  for (const m of text.matchAll(MARKED)) {
-    if (m.index! > at) segments.push([text.slice(at, m.index), text.slice(at, m.index)]);
-    const i = Number(m[1]);
-    segments.push(
-      quotes.has(i)
-        ? [originals[i], originals[i]]
-        : [m[2], originals[i].replace(MARKED, (_, k: string) => originals[Number(k)])],
-    );
-    at = m.index! + m[0].length;
-  }
-  if (at < text.length) segments.push([text.slice(at), text.slice(at)]);
+  // `split` gives the text between marks, then each mark's index and English.
+  const split = text.split(MARKED);
+  const segments = split.flatMap((piece, k): [string, string][] => {
+    const i = Number(piece);
+    if (k % 3 !== 1) return k % 3 ? [] : [[piece, piece]];
+    const ru = originals[i].replace(MARKED, (_, n: string) => originals[Number(n)]);
+    return [quotes.has(i) ? [originals[i], originals[i]] : [split[k + 1], ru]];
+  });
   const raw = segments.map(([en]) => en).join('');
   const english = raw
     .replace(/[ \t]{2,}/g, ' ')

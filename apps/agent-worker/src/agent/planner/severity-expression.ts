@@ -23,11 +23,10 @@ const BEFORE_RANGES = data.severityRanges.before as { seq: string[]; dir: Direct
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
 /** The severity named by token `i` (`high`, `criticals`, `high+`), or undefined when that word is not a severity there. */
-function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | undefined {
+function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
   if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
-  let w = s.words[i];
-  const plus = w.endsWith('+');
-  if (plus) w = w.slice(0, -1);
+  const plus = s.words[i].endsWith('+');
+  const w = plus ? s.words[i].slice(0, -1) : s.words[i];
   const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
@@ -39,7 +38,7 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
     // "none" is only a severity in "severity none"; "how high", "how low" is no filter.
     (w === 'none' && prev !== 'severity') ||
     ((w === 'high' || w === 'low') && prev === 'how');
-  return notSeverity ? undefined : { sev, plus };
+  return notSeverity ? undefined : { i, sev, plus };
 }
 
 /**
@@ -48,11 +47,7 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
  * negations (`non-info`, `other than low`: the complement, or the named minus the negated).
  */
 export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
-  const mentions: { i: number; sev: Severity; plus: boolean }[] = [];
-  for (let i = 0; i < s.words.length; i++) {
-    const m = severityAt(s, i);
-    if (m) mentions.push({ i, ...m });
-  }
+  const mentions = s.words.map((_, i) => severityAt(s, i)).filter((m) => m !== undefined);
   if (!mentions.length) return undefined;
 
   // "between low and high", "from medium to critical", "low to high", "medium through critical": a range.
@@ -60,13 +55,12 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const [x, y] = [mentions[k], mentions[k + 1]];
     const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
     const opener = s.words[x.i - 1];
-    const isRange =
-      (between.length === 1 && /^(to|through|thru|till|until)$/.test(between[0])) ||
-      (between.length === 1 && between[0] === 'and' && (opener === 'between' || opener === 'from'));
-    if (!isRange) continue;
-    const [hi, lo] = rank(x.sev) <= rank(y.sev) ? [x.sev, y.sev] : [y.sev, x.sev];
-    const inRange = SEVERITIES.filter((v) => rank(v) >= rank(hi) && rank(v) <= rank(lo));
-    const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
+    const opened = opener === 'between' || opener === 'from';
+    const joined = /^(to|through|thru|till|until)$/.test(between[0]) || (between[0] === 'and' && opened);
+    if (between.length !== 1 || !joined) continue;
+    const ranks = [rank(x.sev), rank(y.sev)];
+    const inRange = SEVERITIES.filter((v) => rank(v) >= Math.min(...ranks) && rank(v) <= Math.max(...ranks));
+    const start = opened ? x.i - 1 : x.i;
     let end = y.i + 1;
     while (SUFFIX.test(s.words[end] ?? '')) end++;
     const neg = s.takeNegation(start);
