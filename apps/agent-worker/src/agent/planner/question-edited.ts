@@ -18,13 +18,11 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
     const past = V.editPast.has(W[i]);
     const base = V.editBase.has(W[i]) && W.slice(Math.max(0, i - 3), i).some((w) => V.auxiliary.has(w));
     if (!rerate && !past && !base) continue;
-    const span: number[] = [i];
     // The field right after ("change the severity of") or right before ("whose severity was changed").
     const field = [i + 1, i + 2, i - 1, i - 2, i - 3].find((k) => V.severityField.has(W[k]) && !s.used[k]);
-    if (field !== undefined) span.push(field);
     if (field === undefined && !past && !rerate) continue;
-    const from = Math.min(...span);
-    const to = Math.max(...span);
+    const span = field === undefined ? [i] : [i, field];
+    const [from, to] = [Math.min(...span), Math.max(...span)];
     for (let k = from; k <= to; k++) if (filler(W[k])) span.push(k);
     if (W[to + 1] === 'of' && V.severityField.has(W[to])) span.push(to + 1);
     if (W[to + 1] === 'by' && V.actor.has(W[to + 2])) span.push(to + 1, to + 2);

@@ -36,12 +36,11 @@ const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]
  * split off, so the negation can be read.
  */
 function splitCompound(word: string): string[] | undefined {
-  if (!word.includes('-')) return undefined;
   const parts = word.split('-').filter(Boolean);
   if (parts.length < 2) return undefined;
-  if (parts[0] === 'non') return parts.length === 2 ? parts : ['non', parts.slice(1).join('-')];
-  if (!parts.some((p) => p in V.severities)) return undefined;
-  return parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
+  if (parts[0] === 'non') return ['non', parts.slice(1).join('-')];
+  const severity = parts.some((p) => p in V.severities);
+  return severity && parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
 }
 
 /**
@@ -78,7 +77,7 @@ export function lex(text: string): Token[] {
   return tokens;
 }
 
-/** The tokens of the word `orig` at `start`: punctuation, a number, a (corrected) word or a compound's parts. */
+/** The tokens of the word `orig` at `start`: punctuation, a number, a word or a compound's parts. */
 function word(text: string, orig: string, start: number): Token[] {
   const end = start + orig.length;
   let lower = orig.toLowerCase().replace(/’/g, "'");

@@ -184,18 +184,15 @@ export function findFormat(s: Scan) {
   return undefined;
 }
 
-/** "including archived reports": counted; "not archived" is the default; "only archived" no filter selects. */
+/** "including archived reports" ("not archived" is the default; no filter selects "only archived"). */
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
   const a = s.stretchLeft(i, V.archivedLead);
   const b = s.stretchRight(i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
   const neg = s.negationBefore(i);
-  if (neg) {
-    s.consume([neg[0], b]);
-    return { include: false };
-  }
-  s.consume([a, b]);
+  s.consume([neg ? neg[0] : a, b]);
+  if (neg) return { include: false };
   const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
   if (only < 0) return { include: true };
   s.consume([only, only + 1]);

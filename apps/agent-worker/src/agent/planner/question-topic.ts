@@ -37,9 +37,7 @@ interface Topic {
  */
 export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
-  if (quote >= 0) {
-    return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
-  }
+  if (quote >= 0) return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
     for (const [marker, negative] of MARKERS) {
@@ -96,12 +94,8 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
   }
   let a = from;
   let b = to;
-  const trimmable = (k: number) => {
-    const w = s.words[k];
-    return (
-      V.topicTrim.has(w) || V.finding.has(w) || (V.severities[w] !== undefined && w !== 'none') || s.used[k]
-    );
-  };
+  const trimmable = (k: number, w = s.words[k]) =>
+    V.topicTrim.has(w) || V.finding.has(w) || (w in V.severities && w !== 'none') || s.used[k];
   while (a < b && trimmable(a)) a++;
   while (b > a && trimmable(b - 1)) b--;
   if (a >= b) return undefined;

@@ -29,8 +29,7 @@ export async function resolveReportHint(
   if (matches.length !== 1) return w.reportHint(hint, matches);
   const reportName = matches[0];
   if (!hint.negated) return narrowed({ reportName });
-  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
+  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined)
     return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
-  }
   return both((p) => ({ ...p, scope: { ...(p.scope ?? {}), exclude: { reportName } } }));
 }

@@ -15,19 +15,12 @@ function words(source: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
-/** Topics (weakness classes' English names), phrases, then single stems: the first match wins; `$1` is a group. */
+/** Topics (weakness classes in English), phrases, then stems: the first match wins; `$1` is a group. */
 const TABLES: [RegExp, string][] = [
   ...data.russian.topics,
   ...data.russian.phrases,
   ...data.russian.words,
 ].map(([source, english]): [RegExp, string] => [words(source), english]);
-
-/** A Russian question read in the vocabulary's English words. */
-export interface RussianReading {
-  text: string;
-  /** The operator's own words for `part`, a span of `text` (e.g. a part the planner could not apply). */
-  original(part: string): string;
-}
 
 /** Marks around a replacement while the tables run: OPEN index MID english CLOSE. */
 const OPEN = '\ue001';
@@ -40,7 +33,7 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
  * CWE ids, numbers, Latin words and quoted text stay as written), and a way back from a part of it
  * to the operator's wording; undefined for a question without Cyrillic letters.
  */
-export function readRussian(question: string): RussianReading | undefined {
+export function readRussian(question: string) {
   if (!/\p{Script=Cyrillic}/u.test(question)) return undefined;
   const originals: string[] = [];
   const mark = (original: string, english: string) =>

@@ -4,7 +4,7 @@ import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
 /** The severities a question asks about, most severe first, and the operator's wording of them. */
-export interface SeverityExpression {
+interface SeverityExpression {
   set: Severity[];
   text: string;
 }

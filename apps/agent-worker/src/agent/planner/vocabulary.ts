@@ -5,11 +5,6 @@ import {
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
-  type GroupByKey,
-  type ReportFormat,
-  type Severity,
-  type TriageStatus,
-  type VerdictStatus,
 } from '@corpus-chat/contracts';
 import data from './vocabulary.data.json';
 
@@ -36,11 +31,11 @@ const sets = <T extends Record<string, string[]>>(lists: T) =>
  */
 export const V = {
   ...sets(data.classes),
-  formats: wordsTo<ReportFormat>(data.formats, REPORT_FORMATS, 'report format'),
-  severities: wordsTo<Severity>(data.severities, SEVERITIES, 'severity'),
-  verdicts: wordsTo<VerdictStatus>(data.verdicts, VERDICT_STATUSES, 'verdict'),
-  statuses: wordsTo<TriageStatus>(data.triageStatuses, TRIAGE_STATUSES, 'triage status'),
-  groupBy: wordsTo<GroupByKey>(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
+  formats: wordsTo(data.formats, REPORT_FORMATS, 'report format'),
+  severities: wordsTo(data.severities, SEVERITIES, 'severity'),
+  verdicts: wordsTo(data.verdicts, VERDICT_STATUSES, 'verdict'),
+  statuses: wordsTo(data.triageStatuses, TRIAGE_STATUSES, 'triage status'),
+  groupBy: wordsTo(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
   ordinals: own(data.ordinals as Record<string, number>),
   numbers: own(data.numbers as Record<string, number>),
   negationPairs: data.negationPairs,
