@@ -45,14 +45,10 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     if (s.used[a]) continue;
     const from = s.stretchLeft(a, /^(the|a|an|our|my|this|that)$/);
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
-    let to = b;
-    while (
-      to < s.tokens.length &&
-      !s.used[to] &&
-      (s.tokens[to].kind === 'num' ||
-        (s.tokens[to].kind === 'word' && (isContent(s, to) || V.comparisonWord.has(s.words[to]))))
-    )
-      to++;
+    const to = s.stretchRight(b, (w, k) => {
+      const kind = s.tokens[k].kind;
+      return kind === 'num' || (kind === 'word' && (isContent(s, k) || V.comparisonWord.has(w)));
+    });
     const subjectOfHave = prep && V.doVerb.has(prep) && V.haveVerb.has(s.words[to]);
     if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);

@@ -72,7 +72,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const idAt = byId >= 0 ? byId + 1 : hash >= 0 && detailWord ? hash : -1;
   if (!hasCount && idAt >= 0) return { kind: 'detail', id: s.tokens[idAt].value as number };
 
-  // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
+  // Detail by position in the previous answer: "show the first one", "details of the second finding".
   const ord = W.findIndex((w) => w in V.ordinals);
   // A question mark is a `⟨punct⟩` word: read by its token.
   const after = s.tokens[ord + 1]?.w === '?' ? '?' : W[ord + 1];
@@ -168,7 +168,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     if (!weaknessClass) searched = lone.text;
     rest.parts = [];
   }
-  // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
+  // "cookies and XSS": a second topic next to the one found, which one text search cannot add.
   unapplied.push(
     ...rest.parts.map((p): Unapplied =>
       p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p,
@@ -176,7 +176,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   );
   reportHint ??= rest.hint;
 
-  // What several exact counts can combine: one excluded part at a time, and "with(out) a CWE/verdict" on its own.
+  // Several exact counts combine one excluded part at a time, and "with(out) a CWE/verdict" on its own.
   const excluded = Object.keys(exclude) as (keyof FindingFilter)[];
   if (excluded.length + (reportHint?.negated ? 1 : 0) > 1)
     unapplied.push(combination('several exclusions at once'));
@@ -188,7 +188,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
   const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
-  // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
+  // "Which of them has the most highs?" after a list or ranking: ranked among those listed, by the new words.
   const listed = previous.lastGroups;
   if (
     listed &&
@@ -222,24 +222,20 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     ) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
-  // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
+  // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question, another report.
   const isFollowUp = referential && (!hasFindingNoun || previousReport || them);
-  let effective = asked;
-  let prior: PlannedScope | undefined;
-  // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
+  // "How many findings does that report have?" after an answer about no one report: nothing to refer to.
   const last = previous.lastFilter;
   if (previousReport && last && !last.reportName && last.reportId === undefined && !last.scanner)
     return { kind: 'no_previous' };
-  if (isFollowUp) {
-    if (!previous.lastFilter) {
-      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them)
-        return { kind: 'no_previous' };
-    } else {
-      prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
-      effective = mergeScopes(prior, effective);
-    }
-  }
-  const followUp = isFollowUp && !!previous.lastFilter;
+  const unanchored = (!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them;
+  if (isFollowUp && !last && unanchored) return { kind: 'no_previous' };
+  const prior: PlannedScope | undefined =
+    isFollowUp && last
+      ? { filter: last, ...(previous.lastScope ? { scope: previous.lastScope } : {}) }
+      : undefined;
+  const effective = prior ? mergeScopes(prior, asked) : asked;
+  const followUp = isFollowUp && !!last;
   const topical = hasFindingNoun || hasReportNoun || newParts || followUp || cweTok >= 0;
   const counting = (): Counting => ({
     ...effective,

@@ -1,4 +1,5 @@
-import type { ComputedScope, FindingFilter, GroupByKey, ListedGroups } from '@corpus-chat/contracts';
+import type { ComputedScope, FindingFilter, GroupByKey } from '@corpus-chat/contracts';
+import type { LastAnswerState } from '../history';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** A part of the question the planner read but cannot apply to a count (the answer names it). */
@@ -6,9 +7,8 @@ export interface Unapplied {
   /** The operator's words. */
   text: string;
   /**
-   * `time`: no tool filters by date; `negation`: a "not" whose object the planner did not
-   * recognise; `combination`: parts no one exact count combines; `order`: a ranking from the
-   * bottom, which grouped counts do not give exactly; `unknown`: words it did not understand.
+   * Why: no tool filters by `time`; a `negation` of nothing it knows; parts no one count combines
+   * (`combination`); a ranking from the bottom (`order`); words it does not know (`unknown`).
    */
   reason: 'time' | 'negation' | 'combination' | 'order' | 'unknown';
   /** Unknown words that could be a topic to search for ("how many findings does jQuery have?"). */
@@ -72,9 +72,4 @@ export type PlannedQuestion =
 export type CountingPlan = Extract<PlannedQuestion, { filter: FindingFilter }>;
 
 /** What the previous answer of the thread left for follow-ups. */
-export interface PreviousAnswer {
-  lastFilter?: FindingFilter;
-  lastFindingIds?: number[];
-  lastScope?: ComputedScope;
-  lastGroups?: ListedGroups;
-}
+export type PreviousAnswer = LastAnswerState;

@@ -8,17 +8,15 @@ import { V, union } from './vocabulary';
 /** Words that may stand inside a time phrase ("in the last 7 days", "imported over the past month"). */
 const TIME_GLUE = union(V.timeGlue, V.arrival, V.numbers);
 
-/** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
+/** Time phrases ("imported last week", "since March", "in 2023"): no tool filters by date. */
 export function findTimePhrases(s: Scan): Unapplied[] {
   const out: Unapplied[] = [];
   const isAnchor = (i: number) => {
     const t = s.tokens[i];
     if (!t || s.used[i]) return false;
     if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
-    return (
-      t.kind === 'word' &&
-      (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
-    );
+    // A date such as 2024-03-01 is one word ("03/01" is two numbers: the lexer never keeps a "/").
+    return t.kind === 'word' && (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w));
   };
   for (let i = 0; i < s.tokens.length; i++) {
     if (!isAnchor(i)) continue;
@@ -176,7 +174,7 @@ export function findFormat(s: Scan) {
     const end = format === 'burp' && s.words[i + 1] === 'suite' ? i + 2 : i + 1;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
-    // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
+    // "the alpine trivy sarif": format words run together with a file type name a file.
     const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
     return { format, negated: s.claim([i, end]) };
@@ -199,7 +197,7 @@ export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapp
   return { unapplied: { text: 'only archived reports', reason: 'combination' } };
 }
 
-/** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
+/** A request to change the corpus ("delete the criticals"): refused, the tools are read-only. */
 export function isWriteRequest(s: Scan): boolean {
   return s.words.some((w, i) => {
     if (!V.write.has(w) || s.used[i]) return false;

@@ -1,10 +1,10 @@
 import type { Token } from './question-lexer';
 import { V } from './vocabulary';
 
-/** A class of words: a set, a table's keys, a pattern or a test. */
-type WordTest = Set<string> | Record<string, unknown> | RegExp | ((w: string) => boolean);
-const matches = (t: WordTest, w = '') =>
-  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : typeof t === 'function' ? t(w) : w in t;
+/** A class of words: a set, a pattern or a test (of the word and its index). */
+type WordTest = Set<string> | RegExp | ((w: string, i: number) => boolean);
+const matches = (t: WordTest, w = '', i = -1) =>
+  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : t(w, i);
 
 /** Token indexes [from, to). */
 export type Range = [number, number];
@@ -73,13 +73,13 @@ export class Scan {
 
   /** Index `a` moved left over unused words that `t` matches. */
   stretchLeft(a: number, t: WordTest): number {
-    while (a > 0 && !this.used[a - 1] && matches(t, this.words[a - 1])) a--;
+    while (a > 0 && !this.used[a - 1] && matches(t, this.words[a - 1], a - 1)) a--;
     return a;
   }
 
   /** Index `b` moved right over unused words that `t` matches. */
   stretchRight(b: number, t: WordTest): number {
-    while (b < this.words.length && !this.used[b] && matches(t, this.words[b])) b++;
+    while (b < this.words.length && !this.used[b] && matches(t, this.words[b], b)) b++;
     return b;
   }
 }

@@ -14,7 +14,7 @@ type Key = keyof FindingFilter;
 /** Filter keys that say where findings are (which reports), never what they are. */
 const SCOPE_KEYS: readonly Key[] = ['reportName', 'reportId', 'format', 'scanner', 'includeArchived'];
 
-/** Share phrasings without a share word, rewritten to one before parsing: "%", "what part of", "how much of". */
+/** Share phrasings without a share word ("%", "what part of", "how much of"), rewritten to one. */
 export function shareWording(question: string): string {
   return question
     .replace(/(^|\s)%(?=\s|$)/g, '$1percent')

@@ -22,7 +22,7 @@ export async function resolveReportHint(
   const both = (f: (p: PlannedScope) => PlannedScope) =>
     ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;
   const narrowed = (part: FindingFilter) => both((p) => ({ ...p, filter: mergeFilters(p.filter, part) }));
-  // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
+  // "findings from semgrep": a scanner, when it names no single report ("the semgrep report" lists them).
   const scanners =
     matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
   if (scanners.length) return narrowed({ scanner: scanners[0] });

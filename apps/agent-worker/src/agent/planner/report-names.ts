@@ -3,7 +3,7 @@ import { V } from './vocabulary';
 /** The file extensions of the report formats; the lexer reads a word ending in one as a file name. */
 export const REPORT_EXTENSION = String.raw`\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)`;
 
-/** Lower-case alphanumeric pieces of a name: `scb__juice-shop-v12.10.2.json` → scb, juice, shop, v12, 10, 2, json. */
+/** Lower-case alphanumeric pieces of a name: `scb__juice-shop-v12.json` → scb, juice, shop, v12, json. */
 export function namePieces(name: string): string[] {
   return name
     .toLowerCase()

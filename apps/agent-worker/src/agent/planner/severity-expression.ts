@@ -22,7 +22,7 @@ const BEFORE_RANGES = data.severityRanges.before as { seq: string[]; dir: Direct
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
-/** The severity named by token `i` (`high`, `criticals`, `high+`), or undefined when that word is not a severity there. */
+/** The severity named by token `i` (`high`, `criticals`, `high+`), if that word is a severity there. */
 function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
   if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
   const plus = s.words[i].endsWith('+');
