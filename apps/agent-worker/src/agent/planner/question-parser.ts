@@ -151,29 +151,24 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const rest = leftovers(s, reportNamed || !!reportHint);
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
-  let searched: string | undefined;
   // "log4j?": a message that is nothing but one word.
   const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
-  const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
-  const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
+  const word = lone?.topicLike && lone.reason === 'unknown' ? lone.text : '';
+  const at = word ? s.tokens.findIndex((t) => t.orig === word) : -1;
+  const weaknessClass = !!word && namedWeaknessClasses(word).length > 0;
+  const plain = /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(word);
   const term =
-    !!lone &&
-    at >= 0 &&
-    /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
-    (/\d/.test(lone.text) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
-  if (lone?.topicLike && lone.reason === 'unknown' && (weaknessClass || term)) {
-    filter.text = lone.text;
-    // A weakness class's answer names the class it matched; only an unknown term needs the note.
-    if (!weaknessClass) searched = lone.text;
+    at >= 0 && plain && (/\d/.test(word) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
+  // A weakness class's answer names the class it matched; only an unknown term needs the note.
+  const searched = term && !weaknessClass ? word : undefined;
+  if (weaknessClass || term) {
+    filter.text = word;
     rest.parts = [];
   }
   // "cookies and XSS": a second topic next to the one found, which one text search cannot add.
-  unapplied.push(
-    ...rest.parts.map((p): Unapplied =>
-      p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p,
-    ),
-  );
+  for (const p of rest.parts)
+    unapplied.push(p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p);
   reportHint ??= rest.hint;
 
   // Several exact counts combine one excluded part at a time, and "with(out) a CWE/verdict" on its own.
