@@ -9,8 +9,7 @@ export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 /** Whether token `i` is an unused content word: none of the planner's vocabulary or scaffolding. */
 export function isContent(s: Scan, i: number): boolean {
   const t = s.tokens[i];
-  if (!t || t.kind !== 'word' || s.used[i]) return false;
-  return !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
+  return t?.kind === 'word' && !s.used[i] && !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
 }
 const STRUCTURE = union(
   ...[V.stop, V.finding, V.report, V.cwe, V.count, V.top, V.breakdown, V.list, V.overview, V.write],
