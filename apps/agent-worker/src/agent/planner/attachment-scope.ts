@@ -1,20 +1,10 @@
 import { mergeFilters } from './follow-up-scope';
 import { V } from './vocabulary';
 import type { PlannedQuestion } from './question-plan';
+import data from './vocabulary.data.json';
 
-/**
- * Words that point at the thread's attached file: "this file", "the attachment", "the uploaded
- * report", "in it", "does it contain". Matched only when the thread has an attachment.
- */
-const ATTACHMENT_REFERENCES = [
-  /\b(?:this|that|the|my)\s+(?:attached\s+|uploaded\s+|new\s+)?(?:file|attachment|upload|export)\b/gi,
-  /\b(?:this|that|the)\s+(?:attached|uploaded)\s+(?:report|scan)\b/gi,
-  /\b(?:this|that)\s+(?:report|scan)\b/gi,
-  /\battachment\b/gi,
-  /\b(?:in|of|from|inside|within)\s+it\b/gi,
-  /\b(?:does|did)\s+it\s+(?:contain|have|hold|include)\b/gi,
-  /\bit\s+(?:contains|has|holds|includes)\b/gi,
-];
+/** Words that point at the attached file ("this file", "in it"), matched only when the thread has one. */
+const ATTACHMENT_REFERENCES = data.attachmentReferences.map((source) => new RegExp(source, 'gi'));
 
 /** A question about the attachment: the rest of the question, and whether it asked for an overview. */
 export interface AttachmentQuestion {
@@ -32,12 +22,8 @@ export function attachmentQuestion(question: string): AttachmentQuestion | null 
     .replace(/\s+/g, ' ')
     .replace(/\s+([?.!,])/g, '$1')
     .trim();
-  const words =
-    rest
-      .toLowerCase()
-      .replace(/’/g, "'")
-      .match(/[a-z']+/g) ?? [];
-  return { rest, overview: words.every((w) => V.attachmentOverview.has(w)) };
+  const lower = rest.toLowerCase().replace(/’/g, "'");
+  return { rest, overview: (lower.match(/[a-z']+/g) ?? []).every((w) => V.attachmentOverview.has(w)) };
 }
 
 /** The plan for the rest of a question about attached report `reportId`: its filter names that report. */

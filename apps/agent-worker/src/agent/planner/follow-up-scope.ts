@@ -11,10 +11,8 @@ export function mergeFilters(previous: FindingFilter, next: FindingFilter): Find
 }
 
 /**
- * A follow-up's scope: the previous one with the new parts applied. A new value of a part replaces
- * the old one (a severity or set of severities replaces the previous severity or set; a new topic,
- * report, CWE or verdict replaces an exclusion of the same kind; a new exclusion or with/without
- * replaces the old one); every other previous part is kept.
+ * A follow-up's scope: the previous one with each part the question names replacing the old value
+ * of its kind (a severity or set of them, an exclusion of the same key, a with/without).
  */
 export function mergeScopes(previous: PlannedScope, next: PlannedScope): PlannedScope {
   const filter = mergeFilters(previous.filter, next.filter);
@@ -24,20 +22,18 @@ export function mergeScopes(previous: PlannedScope, next: PlannedScope): Planned
     delete filter.severity;
     scope.severities = next.scope.severities;
   }
-  if (scope.exclude) {
-    const keys = Object.keys(scope.exclude).map((k) => (k === 'reportId' ? 'reportName' : k));
-    const nextKeys = Object.keys(next.filter).map((k) => (k === 'reportId' ? 'reportName' : k));
-    if (keys.some((k) => nextKeys.includes(k))) delete scope.exclude;
-  }
+  if (kinds(scope.exclude).some((k) => kinds(next.filter).includes(k))) delete scope.exclude;
   if (next.scope?.exclude) {
     scope.exclude = next.scope.exclude;
-    for (const k of Object.keys(next.scope.exclude) as (keyof FindingFilter)[]) {
-      if (k === 'reportName' || k === 'reportId') {
-        delete filter.reportName;
-        delete filter.reportId;
-      } else delete filter[k];
+    for (const k of kinds(next.scope.exclude)) {
+      delete filter[k];
+      if (k === 'reportName') delete filter.reportId;
     }
   }
   if (next.scope?.has) scope.has = next.scope.has;
   return { filter, ...(Object.keys(scope).length ? { scope } : {}) };
 }
+
+/** The keys of a filter, a report id counted as its name. */
+const kinds = (f: FindingFilter = {}) =>
+  (Object.keys(f) as (keyof FindingFilter)[]).map((k) => (k === 'reportId' ? 'reportName' : k));

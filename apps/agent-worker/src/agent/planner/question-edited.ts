@@ -1,20 +1,13 @@
-/**
- * "How many findings did operators re-rate?", "which findings were edited?", "findings whose
- * severity was changed": the `edited` filter (`any`: findings operators edited since import;
- * `severity`: the current severity differs from version 1's). Read before the write-request check,
- * since "did operators change the severity" asks about past edits rather than for one.
- */
 import type { FindingEditFilter } from '@corpus-chat/contracts';
-import { consume, type Scan } from './question-scan';
+import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
 /** Verbs that say the finding was re-rated whatever field follows (all in `edit`, so never corrected). */
 const RERATE = /^re-?(rate|rated|rates|rating|scored|classified)$/;
 
 /**
- * The edit the question asks about, with its words consumed, or undefined. Past forms stand alone
- * ("were edited"); base forms need an auxiliary before them ("did … change"). A question naming no
- * severity counts any edit (`any`); "re-rated" is always `severity`. Who edited is read and dropped.
+ * The `edited` filter ("which findings were edited?", "did operators re-rate …"): `severity` when the
+ * question names it or says "re-rated", else `any`. A base form needs an auxiliary ("did … change").
  */
 export function findEdited(s: Scan): FindingEditFilter | undefined {
   const W = s.words;
@@ -25,19 +18,17 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
     const past = V.editPast.has(W[i]);
     const base = V.editBase.has(W[i]) && W.slice(Math.max(0, i - 3), i).some((w) => V.auxiliary.has(w));
     if (!rerate && !past && !base) continue;
-    const span: number[] = [i];
     // The field right after ("change the severity of") or right before ("whose severity was changed").
     const field = [i + 1, i + 2, i - 1, i - 2, i - 3].find((k) => V.severityField.has(W[k]) && !s.used[k]);
-    if (field !== undefined) span.push(field);
     if (field === undefined && !past && !rerate) continue;
-    const from = Math.min(...span);
-    const to = Math.max(...span);
+    const span = field === undefined ? [i] : [i, field];
+    const [from, to] = [Math.min(...span), Math.max(...span)];
     for (let k = from; k <= to; k++) if (filler(W[k])) span.push(k);
     if (W[to + 1] === 'of' && V.severityField.has(W[to])) span.push(to + 1);
     if (W[to + 1] === 'by' && V.actor.has(W[to + 2])) span.push(to + 1, to + 2);
     // "did operators change", "have analysts re-rated": the auxiliary and the actor before the verb.
     for (let k = from - 1; k >= 0 && k >= from - 3 && filler(W[k]); k--) span.push(k);
-    for (const k of span) consume(s, [k, k + 1]);
+    for (const k of span) s.consume([k, k + 1]);
     return field !== undefined || rerate ? 'severity' : 'any';
   }
   return undefined;

@@ -1,81 +1,68 @@
-/**
- * The parts of a question no recogniser took (see `parseQuestion` in `question-parser.ts`): each is
- * either a report named loosely ("in juice shop") or a part the planner cannot apply, so the answer
- * says so instead of counting something else.
- */
-import { consume, negationBefore, spanText, stretchLeft, type Scan } from './question-scan';
+import type { Scan } from './question-scan';
 import { contentRuns, isContent } from './question-topic';
 import { hint } from './question-recognizers';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V } from './vocabulary';
 
 /**
- * What is left after every recognised part took its words: unknown content words (each run with
- * the preposition or negation before it), negations that negate nothing the planner understood,
- * and a second report name, CWE id or quoted phrase. A run after "in"/"from" is returned as a
- * loose report hint instead, when the question names no report otherwise.
+ * What no recogniser took, as parts the planner cannot apply (unknown words with the preposition or
+ * negation before them, negations of nothing it knows, a second report, CWE or quote), or as a
+ * report named loosely ("in juice shop") when the question names no report otherwise.
  */
 export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
   const parts: Unapplied[] = [];
   let hintOut: ReportHint | undefined;
-  // "the first report", "the second scan": a report by position, which no tool orders by.
-  // "how many types of findings": a number of kinds, not of findings.
-  // Rankings from the bottom: "the least findings", "fewest criticals", "smallest report".
+  const num = (k: number) =>
+    s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
   for (let i = 0; i < s.tokens.length; i++) {
     if (s.used[i]) continue;
-    const byPosition = s.words[i] in V.ordinals && V.report.has(s.words[i + 1]);
-    const bottom = V.bottomRank.has(s.words[i]);
-    if (!bottom && !byPosition && !(V.kinds.has(s.words[i]) && s.words[i + 1] === 'of')) continue;
-    const span: [number, number] = [i, bottom ? i + 1 : i + 2];
-    consume(s, span);
-    parts.push({ text: spanText(s, span), reason: bottom ? 'order' : 'unknown' });
-  }
-  // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
-  for (let i = 0; i < s.tokens.length; i++) {
-    if (s.used[i]) continue;
-    const w = s.words[i];
-    const num = (k: number) =>
-      s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
+    const [w, next] = [s.words[i], s.words[i + 1]];
+    // "the first report": a report by position, which no tool orders by; "how many types of findings":
+    // a number of kinds; "the least findings", "smallest report": a ranking from the bottom.
+    const bottom = V.bottomRank.has(w);
+    if (bottom || (w in V.ordinals && V.report.has(next)) || (V.kinds.has(w) && next === 'of')) {
+      const span: [number, number] = [i, bottom ? i + 1 : i + 2];
+      s.consume(span);
+      parts.push({ text: s.spanText(span), reason: bottom ? 'order' : 'unknown' });
+      continue;
+    }
+    // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
     const comparison =
-      (V.comparative.has(w) && s.words[i + 1] === 'than') ||
-      (w === 'at' && /^(least|most)$/.test(s.words[i + 1] ?? '') && num(i + 2)) ||
+      (V.comparative.has(w) && next === 'than') ||
+      (w === 'at' && /^(least|most)$/.test(next ?? '') && num(i + 2)) ||
       (V.bound.has(w) && num(i + 1)) ||
-      (num(i) && w !== 'one' && (V.cwe.has(s.words[i + 1]) || V.countedProperty.has(s.words[i + 1])));
+      (num(i) && w !== 'one' && (V.cwe.has(next) || V.countedProperty.has(next)));
     if (!comparison) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
     // Include what is compared ("CVSS score above 9").
     let k = i;
     while (k > 0 && isContent(s, k - 1) && !V.harmless.has(s.words[k - 1])) k--;
-    consume(s, [k, j]);
-    parts.push({ text: spanText(s, [k, j]), reason: 'combination' });
+    s.consume([k, j]);
+    parts.push({ text: s.spanText([k, j]), reason: 'combination' });
   }
-  for (const [a, b] of contentRuns(s, { includeHarmless: false })) {
+  for (const [a, b] of contentRuns(s, false)) {
     if (s.used[a]) continue;
-    const from = stretchLeft(s, a, /^(the|a|an|our|my|this|that)$/);
+    const from = s.stretchLeft(a, /^(the|a|an|our|my|this|that)$/);
     const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
-    let to = b;
-    while (
-      to < s.tokens.length &&
-      !s.used[to] &&
-      (s.tokens[to].kind === 'num' ||
-        (s.tokens[to].kind === 'word' && (isContent(s, to) || V.comparisonWord.has(s.words[to]))))
-    )
-      to++;
+    const to = s.stretchRight(b, (w, k) => {
+      const kind = s.tokens[k].kind;
+      return kind === 'num' || (kind === 'word' && (isContent(s, k) || V.comparisonWord.has(w)));
+    });
     const subjectOfHave = prep && V.doVerb.has(prep) && V.haveVerb.has(s.words[to]);
     if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
       hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
       continue;
     }
-    const neg = negationBefore(s, from);
+    const neg = s.negationBefore(from);
     const start = neg
       ? neg[0]
       : prep && (V.reportPreposition.has(prep) || V.partPreposition.has(prep))
         ? from - 1
         : a;
-    consume(s, [start, to]);
+    s.consume([start, to]);
     parts.push({
-      text: spanText(s, [start, to]),
+      text: s.spanText([start, to]),
       reason: neg ? 'negation' : 'unknown',
       ...(start === a && !neg ? { topicLike: true } : {}),
     });
@@ -95,7 +82,7 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
     if (!next || clauseEnd || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0)) continue;
     let j = i + 1;
     while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
-    parts.push({ text: spanText(s, [i, j]), reason: 'negation' });
+    parts.push({ text: s.spanText([i, j]), reason: 'negation' });
   }
   return { parts, hint: hintOut };
 }

@@ -1,3 +1,4 @@
+import { REPORT_EXTENSION } from './report-names';
 import { V, correctWord, union } from './vocabulary';
 
 /** One token of an operator's question. */
@@ -18,15 +19,12 @@ const KNOWN = union(
   ...[V.edit, V.finding, V.report, V.cwe, V.count, V.list, V.detail, V.top, V.breakdown, V.overview],
   ...[V.write, V.reference, V.stop, V.severities, V.verdicts, V.groupBy, V.ordinals, V.numbers],
 );
-const isKnown = (w: string) => KNOWN.has(w);
 
-/**
- * File names of reports as operators paste them: `dd__flawfinder.sarif`, `sechub__gosec_2.9.5.sarif.json`.
- * The name is bounded (255 characters, a file name's limit on common file systems): unbounded, a
- * long run of letters made the search quadratic.
- */
-const REPORT_RE =
-  /[\p{L}\p{N}_][\p{L}\p{N}_.+-]{0,254}\.(?:sarif(?:\.json)?|jsonl|ndjson|json|xml|html?|csv|nessus|txt)(?![\p{L}\p{N}])/giu;
+/** A report's file name (`dd__flawfinder.sarif`), at most 255 characters so the search stays linear. */
+const REPORT_RE = new RegExp(
+  String.raw`[\p{L}\p{N}_][\p{L}\p{N}_.+-]{0,254}${REPORT_EXTENSION}(?![\p{L}\p{N}])`,
+  'giu',
+);
 const CWE_RE = /\bcwe[\s_-]*(?:id\s*)?#?\s*(\d{1,5})\b/giu;
 const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
@@ -38,18 +36,11 @@ const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]
  * split off, so the negation can be read.
  */
 function splitCompound(word: string): string[] | undefined {
-  if (!word.includes('-')) return undefined;
   const parts = word.split('-').filter(Boolean);
   if (parts.length < 2) return undefined;
-  if (parts[0] === 'non') return parts.length === 2 ? parts : ['non', parts.slice(1).join('-')];
-  if (!parts.some((p) => p in V.severities)) return undefined;
-  return parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
-}
-
-interface Span {
-  start: number;
-  end: number;
-  token: Omit<Token, 'start' | 'end'>;
+  if (parts[0] === 'non') return ['non', parts.slice(1).join('-')];
+  const severity = parts.some((p) => p in V.severities);
+  return severity && parts.every((p) => p in V.severities || V.compoundGlue.has(p)) ? parts : undefined;
 }
 
 /**
@@ -58,53 +49,48 @@ interface Span {
  * keeping the original spelling in `orig` so topics are searched as the operator wrote them.
  */
 export function lex(text: string): Token[] {
-  const spans: Span[] = [];
-  const taken = (s: number, e: number) => spans.some((x) => s < x.end && e > x.start);
   // Quotes first: a file name or `#n` inside a quote is part of the quoted text.
-  const special: [RegExp, (m: RegExpMatchArray) => Span['token']][] = [
-    [QUOTE_RE, (m) => ({ orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim() })],
-    [REPORT_RE, (m) => ({ orig: m[0], w: m[0].toLowerCase(), kind: 'report', value: m[0] })],
-    [CWE_RE, (m) => ({ orig: m[0], w: 'cwe', kind: 'cwe', value: Number(m[1]) })],
-    [HASHNUM_RE, (m) => ({ orig: m[0], w: m[0], kind: 'hashnum', value: Number(m[1]) })],
+  const spans: Token[] = [...text.matchAll(QUOTE_RE)].map((m) => {
+    const [start, end] = [m.index! + m[1].length, m.index! + m[0].length];
+    return { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim(), start, end };
+  });
+  const special: [RegExp, (m: RegExpMatchArray) => Pick<Token, 'w' | 'kind' | 'value'>][] = [
+    [REPORT_RE, (m) => ({ w: m[0].toLowerCase(), kind: 'report', value: m[0] })],
+    [CWE_RE, (m) => ({ w: 'cwe', kind: 'cwe', value: Number(m[1]) })],
+    [HASHNUM_RE, (m) => ({ w: m[0], kind: 'hashnum', value: Number(m[1]) })],
   ];
   for (const [re, token] of special)
     for (const m of text.matchAll(re)) {
-      // A quote's span starts after the character before its opening mark.
-      const start = m.index! + (re === QUOTE_RE ? m[1].length : 0);
-      const end = m.index! + m[0].length;
-      if (re !== QUOTE_RE && taken(start, end)) continue;
-      spans.push({ start, end, token: token(m) });
+      const [start, end] = [m.index!, m.index! + m[0].length];
+      if (spans.every((x) => start >= x.end || end <= x.start))
+        spans.push({ orig: m[0], ...token(m), start, end });
     }
-  spans.sort((a, b) => a.start - b.start);
-
   const tokens: Token[] = [];
   let pos = 0;
-  const words = (from: number, to: number) => {
-    for (const m of text.slice(from, to).matchAll(WORD_RE)) {
-      const orig = m[0];
-      const start = from + m.index!;
-      const end = start + orig.length;
-      let lower = orig.toLowerCase().replace(/’/g, "'");
-      // A possessive ("which scan's got the most highs") is the noun; contractions ("what's") are vocabulary.
-      if (lower.endsWith("'s") && !isKnown(lower)) lower = lower.slice(0, -2);
-      const parts = splitCompound(lower);
-      if (/^[?!,;:.()]$/.test(orig)) tokens.push({ orig, w: orig, kind: 'punct', start, end });
-      else if (/^\d+$/.test(lower))
-        tokens.push({ orig, w: lower, kind: 'num', value: Number(lower), start, end });
-      else if (!parts) tokens.push({ orig, w: correctWord(lower, isKnown), kind: 'word', start, end });
-      else
-        for (let at = start, k = 0; k < parts.length; k++) {
-          const from = text.toLowerCase().indexOf(parts[k], at);
-          at = from + parts[k].length;
-          tokens.push({ orig: text.slice(from, at), w: parts[k], kind: 'word', start: from, end: at });
-        }
-    }
-  };
-  for (const s of spans) {
-    words(pos, s.start);
-    tokens.push({ ...s.token, start: s.start, end: s.end });
-    pos = s.end;
+  for (const span of [...spans.sort((a, b) => a.start - b.start), undefined]) {
+    for (const m of text.slice(pos, span?.start).matchAll(WORD_RE))
+      tokens.push(...word(text, m[0], pos + m.index!));
+    if (!span) return tokens;
+    tokens.push(span);
+    pos = span.end;
   }
-  words(pos, text.length);
   return tokens;
+}
+
+/** The tokens of the word `orig` at `start`: punctuation, a number, a word or a compound's parts. */
+function word(text: string, orig: string, start: number): Token[] {
+  const end = start + orig.length;
+  let lower = orig.toLowerCase().replace(/’/g, "'");
+  // A possessive ("which scan's got the most highs") is the noun; contractions ("what's") are vocabulary.
+  if (lower.endsWith("'s") && !KNOWN.has(lower)) lower = lower.slice(0, -2);
+  if (/^[?!,;:.()]$/.test(orig)) return [{ orig, w: orig, kind: 'punct', start, end }];
+  if (/^\d+$/.test(lower)) return [{ orig, w: lower, kind: 'num', value: Number(lower), start, end }];
+  const parts = splitCompound(lower);
+  if (!parts) return [{ orig, w: correctWord(lower, KNOWN), kind: 'word', start, end }];
+  let at = start;
+  return parts.map((part) => {
+    const from = text.toLowerCase().indexOf(part, at);
+    at = from + part.length;
+    return { orig: text.slice(from, at), w: part, kind: 'word', start: from, end: at };
+  });
 }

@@ -6,7 +6,7 @@ import {
 } from '@corpus-chat/contracts';
 import { namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import { lex } from './question-lexer';
-import { Scan, consume, takeNegation } from './question-scan';
+import { Scan } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
@@ -29,21 +29,13 @@ import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
 import { V } from './vocabulary';
 
-/**
- * The longest message the built-in planner reads (characters). A question is a sentence or two; a
- * pasted document is not one, and reading it word by word against the vocabulary would only hold
- * the worker up (a 100,000-character message took 91 s before this limit).
- */
+/** The longest message the planner reads (characters): a pasted document is no question, and slow to read. */
 export const PLANNER_MAX_QUESTION_CHARS = 2000;
 
 /**
- * Maps an operator's question to a plan, deterministically, tolerating wording, case and small
- * misspellings. `previous` is the follow-up state of the thread's last answer: a question that
- * refers back ("and how many of those are high?", "show the first one") is resolved against it.
- * Never invents a filter it did not read, and never drops one: a part it cannot apply (a date, an
- * unknown word after "in", a negation of something it does not know) makes the plan `unsupported`
- * so the answer says so instead of counting something else. Anything else is `out_of_scope`; a
- * message over {@link PLANNER_MAX_QUESTION_CHARS} is `too_long`, unread.
+ * Maps a question to a plan, deterministically; `previous` resolves a follow-up ("and how many of
+ * those are high?"). Never invents or drops a filter: a part it cannot apply (a date, an unknown
+ * word after "in") makes the plan `unsupported`, so the answer says so instead of counting something else.
  */
 export function parseQuestion(question: string, previous: PreviousAnswer = {}): PlannedQuestion {
   if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
@@ -80,7 +72,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const idAt = byId >= 0 ? byId + 1 : hash >= 0 && detailWord ? hash : -1;
   if (!hasCount && idAt >= 0) return { kind: 'detail', id: s.tokens[idAt].value as number };
 
-  // Detail by position in the previous answer: "show the first one", "details of the second finding", "the last one".
+  // Detail by position in the previous answer: "show the first one", "details of the second finding".
   const ord = W.findIndex((w) => w in V.ordinals);
   // A question mark is a `⟨punct⟩` word: read by its token.
   const after = s.tokens[ord + 1]?.w === '?' ? '?' : W[ord + 1];
@@ -98,26 +90,30 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const exclude: FindingFilter = {};
   const unapplied: Unapplied[] = [];
 
-  /** Tokens [a, b) name `key`: a filter, or an exclusion when negated. */
-  const place = <K extends keyof FindingFilter>(a: number, b: number, key: K, value: FindingFilter[K]) => {
-    (takeNegation(s, a) ? exclude : filter)[key] = value;
-    consume(s, [a, b]);
+  /** A part of the filter, or of the exclusions when negated. */
+  const negatable = (part?: FindingFilter & { negated: boolean }) => {
+    const { negated, ...value } = part ?? {};
+    Object.assign(negated ? exclude : filter, value);
   };
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
   const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
-  if (reportTok >= 0) place(reportTok, reportTok + 1, 'reportName', String(s.tokens[reportTok].value));
-  else if (rid >= 0 && !s.has('top')) place(rid, rid + 2, 'reportId', s.tokens[rid + 1].value as number);
+  if (reportTok >= 0)
+    negatable({
+      reportName: String(s.tokens[reportTok].value),
+      negated: s.claim([reportTok, reportTok + 1]),
+    });
+  else if (rid >= 0 && !s.has('top'))
+    negatable({ reportId: s.tokens[rid + 1].value as number, negated: s.claim([rid, rid + 2]) });
   const archived = findArchived(s);
   if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
   // "how many archived reports are there?" counts reports, which the planner only counts live.
-  else if (archived?.include && !hasFindingNoun)
-    unapplied.push({ text: 'archived reports', reason: 'combination' });
+  else if (archived?.include && !hasFindingNoun) unapplied.push(combination('archived reports'));
   else if (archived?.include) filter.includeArchived = true;
-  const format = findFormat(s);
-  if (format) (format.negated ? exclude : filter).format = format.format;
+  negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0) place(cweTok, cweTok + 1, 'cwe', s.tokens[cweTok].value as number);
+  if (cweTok >= 0)
+    negatable({ cwe: s.tokens[cweTok].value as number, negated: s.claim([cweTok, cweTok + 1]) });
 
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
   const quoted = s.tokens.findIndex(
@@ -133,8 +129,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
   const { status, verdict } = findStates(s);
-  if (status) (status.negated ? exclude : filter).status = status.status;
-  if (verdict) (verdict.negated ? exclude : filter).verdict = verdict.verdict;
+  negatable(status);
+  negatable(verdict);
   const severity = findSeverityExpression(s);
   if (severity) {
     if (severity.set.length === 1) filter.severity = severity.set[0];
@@ -143,8 +139,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
-  else if (has && !has.present)
-    unapplied.push({ text: `no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`, reason: 'combination' });
+  else if (has && !has.present) unapplied.push(combination(`no ${has.key === 'cwe' ? 'CWE' : 'verdict'}`));
   let reportHint = filter.reportName || filter.reportId !== undefined ? undefined : findReportHint(s);
   const groupBy = findGroupBy(s);
   const topic = findTopic(s);
@@ -156,35 +151,30 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const rest = leftovers(s, reportNamed || !!reportHint);
   // "xss?", "how many of them are log4j?", "CVE-2021-44228 findings": one unknown word standing where a
   // topic stands is searched as text (the answer says so); elsewhere ("unique findings") it is not applied.
-  let searched: string | undefined;
   // "log4j?": a message that is nothing but one word.
   const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
-  const at = lone ? s.tokens.findIndex((t) => t.orig === lone.text) : -1;
-  const weaknessClass = !!lone && namedWeaknessClasses(lone.text).length > 0;
+  const word = lone?.topicLike && lone.reason === 'unknown' ? lone.text : '';
+  const at = word ? s.tokens.findIndex((t) => t.orig === word) : -1;
+  const weaknessClass = !!word && namedWeaknessClasses(word).length > 0;
+  const plain = /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(word);
   const term =
-    !!lone &&
-    at >= 0 &&
-    /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(lone.text) &&
-    (/\d/.test(lone.text) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
-  if (lone?.topicLike && lone.reason === 'unknown' && (weaknessClass || term)) {
-    filter.text = lone.text;
-    // A weakness class's answer names the class it matched; only an unknown term needs the note.
-    if (!weaknessClass) searched = lone.text;
+    at >= 0 && plain && (/\d/.test(word) || oneWord || (/^(are|is)$/.test(W[at - 1] ?? '') && them));
+  // A weakness class's answer names the class it matched; only an unknown term needs the note.
+  const searched = term && !weaknessClass ? word : undefined;
+  if (weaknessClass || term) {
+    filter.text = word;
     rest.parts = [];
   }
-  // "cookies and XSS", "XSS findings excluding juice shop": a second topic next to the one found, which one text search cannot add.
-  unapplied.push(
-    ...rest.parts.map((p): Unapplied =>
-      p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p,
-    ),
-  );
+  // "cookies and XSS": a second topic next to the one found, which one text search cannot add.
+  for (const p of rest.parts)
+    unapplied.push(p.reason === 'unknown' && topic ? { ...p, reason: 'combination' } : p);
   reportHint ??= rest.hint;
 
-  // What several exact counts can combine: one excluded part at a time, and "with(out) a CWE/verdict" on its own.
+  // Several exact counts combine one excluded part at a time, and "with(out) a CWE/verdict" on its own.
   const excluded = Object.keys(exclude) as (keyof FindingFilter)[];
   if (excluded.length + (reportHint?.negated ? 1 : 0) > 1)
-    unapplied.push({ text: 'several exclusions at once', reason: 'combination' });
+    unapplied.push(combination('several exclusions at once'));
   if (excluded.length) scope.exclude = exclude;
   if (scope.has && (scope.severities || scope.exclude || reportHint?.negated))
     unapplied.push(presence(scope.has));
@@ -193,7 +183,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const asked: PlannedScope = { filter, ...(computed ? { scope: computed } : {}) };
 
   const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
-  // "Which of them has the most highs?" after a list of reports (or a ranking): ranked among those listed, by the new words only.
+  // "Which of them has the most highs?" after a list or ranking: ranked among those listed, by the new words.
   const listed = previous.lastGroups;
   if (
     listed &&
@@ -227,24 +217,20 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     ) ||
     (s.has('it') && !hasFindingNoun && !hasReportNoun);
   const newParts = Object.keys(filter).length > 0 || !!computed || !!(reportHint && !reportHint.loose);
-  // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question for another report.
+  // "and in the fortify report?", "what about dd__flawfinder.sarif?": the previous question, another report.
   const isFollowUp = referential && (!hasFindingNoun || previousReport || them);
-  let effective = asked;
-  let prior: PlannedScope | undefined;
-  // "How many findings does that report have?" when the previous answer was about no one report: nothing to refer to.
+  // "How many findings does that report have?" after an answer about no one report: nothing to refer to.
   const last = previous.lastFilter;
   if (previousReport && last && !last.reportName && last.reportId === undefined && !last.scanner)
     return { kind: 'no_previous' };
-  if (isFollowUp) {
-    if (!previous.lastFilter) {
-      if ((!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them)
-        return { kind: 'no_previous' };
-    } else {
-      prior = { filter: previous.lastFilter, ...(previous.lastScope ? { scope: previous.lastScope } : {}) };
-      effective = mergeScopes(prior, effective);
-    }
-  }
-  const followUp = isFollowUp && !!previous.lastFilter;
+  const unanchored = (!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them;
+  if (isFollowUp && !last && unanchored) return { kind: 'no_previous' };
+  const prior: PlannedScope | undefined =
+    isFollowUp && last
+      ? { filter: last, ...(previous.lastScope ? { scope: previous.lastScope } : {}) }
+      : undefined;
+  const effective = prior ? mergeScopes(prior, asked) : asked;
+  const followUp = isFollowUp && !!last;
   const topical = hasFindingNoun || hasReportNoun || newParts || followUp || cweTok >= 0;
   const counting = (): Counting => ({
     ...effective,
@@ -256,8 +242,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
     if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
     // Report counts and lists come from list_all_reports without archived ones: not what was asked.
-    if (filter.includeArchived && !('filter' in plan))
-      unapplied.push({ text: 'archived reports', reason: 'combination' });
+    if (filter.includeArchived && !('filter' in plan)) unapplied.push(combination('archived reports'));
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
       unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;
@@ -315,7 +300,8 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 }
 
 /** "Findings with(out) a CWE id / verdict", which several exact counts cannot combine with other parts. */
-const presence = (has: NonNullable<ComputedScope['has']>): Unapplied => ({
-  text: `findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`,
-  reason: 'combination',
-});
+const presence = (has: NonNullable<ComputedScope['has']>) =>
+  combination(`findings ${has.present ? 'with' : 'without'} a ${has.key === 'cwe' ? 'CWE id' : 'verdict'}`);
+
+/** A part the planner understands but cannot combine with the others into one exact count. */
+const combination = (text: string): Unapplied => ({ text, reason: 'combination' });

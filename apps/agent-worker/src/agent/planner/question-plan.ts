@@ -1,32 +1,23 @@
-import type { ComputedScope, FindingFilter, GroupByKey, ListedGroups } from '@corpus-chat/contracts';
+import type { ComputedScope, FindingFilter, GroupByKey } from '@corpus-chat/contracts';
+import type { LastAnswerState } from '../history';
 import type { ComparisonPlan } from './scan-comparison';
 
-/**
- * What `parseQuestion` (`question-parser.ts`) returns: the plan of a question, and the parts it
- * read but cannot apply. The planner runner answers a plan; the answer writers word it.
- */
-
-/** A part of the question the planner read but cannot apply to a count. */
+/** A part of the question the planner read but cannot apply to a count (the answer names it). */
 export interface Unapplied {
   /** The operator's words. */
   text: string;
   /**
-   * `time`: a date or period (no tool filters by date); `negation`: a "not"/"without" whose object
-   * the planner did not recognise; `combination`: parts it understands one by one but cannot combine
-   * into one exact count; `order`: a ranking from the bottom ("fewest"), which the tools do not
-   * give exactly (reports without any match are not in a grouped count); `unknown`: words it did
-   * not understand.
+   * Why: no tool filters by `time`; a `negation` of nothing it knows; parts no one count combines
+   * (`combination`); a ranking from the bottom (`order`); words it does not know (`unknown`).
    */
   reason: 'time' | 'negation' | 'combination' | 'order' | 'unknown';
   /** Unknown words that could be a topic to search for ("how many findings does jQuery have?"). */
   topicLike?: boolean;
 }
 
-/** A report named by part of its file name ("the juice shop report"); resolved against `list_all_reports`. */
+/** A report named by part of its file name ("the juice shop report"), resolved against `list_all_reports`. */
 export interface ReportHint {
-  /** The operator's words naming the report. */
   text: string;
-  /** "not in the fortify report": the report's findings are subtracted. */
   negated: boolean;
   /** Read from leftover words after "in"/"from" rather than next to the word "report". */
   loose: boolean;
@@ -49,25 +40,15 @@ export interface Counting extends PlannedScope {
   searched?: string;
 }
 
-/** What the planner decided a question asks. */
+/** What `parseQuestion` decided a question asks; the planner runner answers it. */
 export type PlannedQuestion =
-  | { kind: 'count_reports' }
-  | { kind: 'list_reports' }
-  | { kind: 'overview' }
-  /** "How many findings …": a search with the filter (total exact, first rows shown). */
+  | { kind: 'count_reports' | 'list_reports' | 'overview' | 'no_previous' }
   | ({ kind: 'count_findings'; list: boolean } & Counting)
-  /** "Which report has the most …", "top N reports / CWEs by …", "most common vulnerability" (title), "which format …". */
-  | ({
-      kind: 'top';
-      groupBy: 'report' | 'cwe' | 'format' | 'title';
-      n: number;
-      /** "Which of them has the most …" after a list: only these group keys (or report file names) rank. */
-      among?: string[];
-    } & Counting)
+  /** `among`: after a list, "which of them has the most …" ranks only these group keys (or file names). */
+  | ({ kind: 'top'; groupBy: 'report' | 'cwe' | 'format' | 'title'; n: number; among?: string[] } & Counting)
   /**
-   * "What percentage of findings are critical?": the part's count (`filter`) and the whole's.
-   * `attached`: the scopes the question put on the whole, which it must keep; `hintInWhole`: the
-   * report named by part of its name scopes the whole too (else it is the asked part).
+   * "What percentage of findings are critical?": the part (`filter`) of a whole. `attached`: the
+   * scopes the whole must keep; `hintInWhole`: the report named by part of its name scopes the whole.
    */
   | ({
       kind: 'share';
@@ -75,32 +56,20 @@ export type PlannedQuestion =
       attached: (keyof FindingFilter)[];
       hintInWhole: boolean;
     } & Counting)
-  /** "Breakdown of findings by severity / CWE / verdict / report". */
   | ({ kind: 'breakdown'; groupBy: GroupByKey } & Counting)
   /** "How many reports have critical findings?" */
   | ({ kind: 'reports_with' } & Counting)
   | { kind: 'detail'; id: number }
-  /** "Show the first one": a position in the previous answer's finding ids (-1 = last). */
-  | { kind: 'detail_ref'; position: number }
-  /** "Show the second one" after a ranking: a position in the groups it listed (-1 = last). */
-  | { kind: 'group_ref'; position: number }
-  /** A follow-up with nothing earlier in the thread to refer to. */
-  | { kind: 'no_previous' }
+  /** "Show the first one": a position (-1 = last) in the previous answer's findings or groups. */
+  | { kind: 'detail_ref' | 'group_ref'; position: number }
   /** A question with parts the planner cannot apply: answered without a number. */
   | { kind: 'unsupported'; parts: Unapplied[]; understood: PlannedQuestion }
   | { kind: 'out_of_scope'; reason: 'write' | 'unknown' }
-  /** Longer than `PLANNER_MAX_QUESTION_CHARS` (`question-parser.ts`): not read at all. */
   | { kind: 'too_long'; length: number }
-  /** "What is new in B compared with A?": two scans of one target compared (see `scan-comparison.ts`). */
   | ComparisonPlan;
 
 /** A plan that counts findings (and so may carry a scope, a report hint and follow-up state). */
 export type CountingPlan = Extract<PlannedQuestion, { filter: FindingFilter }>;
 
 /** What the previous answer of the thread left for follow-ups. */
-export interface PreviousAnswer {
-  lastFilter?: FindingFilter;
-  lastFindingIds?: number[];
-  lastScope?: ComputedScope;
-  lastGroups?: ListedGroups;
-}
+export type PreviousAnswer = LastAnswerState;

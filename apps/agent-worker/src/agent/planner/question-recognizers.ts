@@ -1,26 +1,6 @@
-/**
- * Small recognisers of `parseQuestion` (`question-parser.ts`), one per concept: time phrases
- * (read, never applied), presence of CWE ids or verdicts, triage status and verdict, the N of
- * "top N", a report named by part of its file name, a format, archived reports, a write request and
- * a grouping. Each consumes the tokens it reads from the `Scan`.
- */
-import type {
-  ComputedScope,
-  GroupByKey,
-  ReportFormat,
-  TriageStatus,
-  VerdictStatus,
-} from '@corpus-chat/contracts';
-import {
-  consume,
-  freeSeq,
-  negationBefore,
-  spanText,
-  stretchLeft,
-  stretchRight,
-  takeNegation,
-  type Scan,
-} from './question-scan';
+/** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
+import type { ComputedScope, GroupByKey, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
+import type { Range, Scan } from './question-scan';
 import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
@@ -28,17 +8,15 @@ import { V, union } from './vocabulary';
 /** Words that may stand inside a time phrase ("in the last 7 days", "imported over the past month"). */
 const TIME_GLUE = union(V.timeGlue, V.arrival, V.numbers);
 
-/** Time phrases ("imported last week", "since March", "in 2023", "in the past 7 days", "new"): consumed, and returned as not applicable. */
+/** Time phrases ("imported last week", "since March", "in 2023"): no tool filters by date. */
 export function findTimePhrases(s: Scan): Unapplied[] {
   const out: Unapplied[] = [];
   const isAnchor = (i: number) => {
     const t = s.tokens[i];
     if (!t || s.used[i]) return false;
     if (t.kind === 'num') return (t.value as number) >= 1990 && (t.value as number) <= 2100;
-    return (
-      t.kind === 'word' &&
-      (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w) || /^\d{1,2}\/\d{1,2}(\/\d{2,4})?$/.test(t.w))
-    );
+    // A date such as 2024-03-01 is one word ("03/01" is two numbers: the lexer never keeps a "/").
+    return t.kind === 'word' && (V.time.has(t.w) || /^\d{4}-\d{2}(-\d{2})?$/.test(t.w));
   };
   for (let i = 0; i < s.tokens.length; i++) {
     if (!isAnchor(i)) continue;
@@ -50,8 +28,8 @@ export function findTimePhrases(s: Scan): Unapplied[] {
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
     while (a < i && /^(the|a|an|of|and|each|per|every)$/.test(s.words[a])) a++;
-    consume(s, [a, b]);
-    out.push({ text: spanText(s, [a, b]), reason: 'time' });
+    s.consume([a, b]);
+    out.push({ text: s.spanText([a, b]), reason: 'time' });
     i = b - 1;
   }
   return out;
@@ -64,22 +42,18 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const key = V.cwe.has(w) ? 'cwe' : w === 'verdict' || w === 'verdicts' ? 'verdict' : undefined;
     if (!key) continue;
-    const k = stretchLeft(s, i, V.presenceLead) - 1;
+    const k = s.stretchLeft(i, V.presenceLead) - 1;
     const p = s.words[k];
     let end = i + 1;
     while (V.presenceTail.has(s.words[end])) end++;
     if (!p || s.used[k]) continue;
     if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
-      consume(s, [neg, end]);
+      s.consume([neg, end]);
       // "not without a CWE" would be a double negation: read it as "with".
       return { key, present: neg !== k };
     }
-    if (V.possession.has(p)) {
-      const neg = takeNegation(s, k);
-      consume(s, [k, end]);
-      return { key, present: !neg };
-    }
+    if (V.possession.has(p)) return { key, present: !s.claim([k, end]) };
   }
   return undefined;
 }
@@ -87,62 +61,50 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
 type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
 
 /**
- * Triage status ("false positives", "confirmed", "risk accepted", "open findings", "triage status
- * fixed") and retest verdict ("fixed", "still open", "inconclusive verdict", "not fixed",
- * "unfixed") named in the question, each possibly negated, read in one pass: at each word the
- * status reading comes first, so "open" and "fixed" are the status only as the rule in
- * `vocabulary.ts` says. A status is consumed with the "status"/"triage" words around it.
+ * Triage status ("false positives", "risk accepted", "triage status fixed") and retest verdict
+ * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated, read in one pass: at each
+ * word the status comes first, so "open" and "fixed" are the status only as `vocabulary.ts` says.
  */
 export function findStates(s: Scan): {
   status?: Negatable<'status', TriageStatus>;
   verdict?: Negatable<'verdict', VerdictStatus>;
 } {
-  const verdictNamed = s.words.some((w) => V.verdictNoun.has(w));
-  const statusNamed = s.words.some((w) => V.statusNoun.has(w));
+  const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
   const found: ReturnType<typeof findStates> = {};
-  /** Tokens [a, b) name a verdict, possibly negated (`flip`: a negation means the verdict holds). */
-  const verdict = (a: number, b: number, v: VerdictStatus, flip = false) => {
-    const neg = takeNegation(s, a);
-    consume(s, [a, b]);
-    found.verdict = { verdict: v, negated: flip ? !neg : !!neg };
-  };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
     const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(prev));
     if (!found.status) {
-      let end = i + 1;
-      let status: TriageStatus | undefined = V.statuses[w];
-      if (w === 'false' && /^positives?$/.test(next)) [status, end] = ['false_positive', i + 2];
-      else if ((w === 'risk' && /^accept(ed|ance)$/.test(next)) || (w === 'accepted' && next === 'risk'))
-        [status, end] = ['risk_accepted', i + 2];
-      else if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
+      const pair = V.statuses[`${w} ${next}`];
+      let status = pair ?? V.statuses[w];
+      if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
       else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
         if (statusNamed || openFinding) status = w;
       if (status) {
-        const a = stretchLeft(s, i, V.statusLead);
-        end = stretchRight(s, end, /^(status|statuses|triage)$/);
-        const neg = takeNegation(s, a);
-        consume(s, [a, end]);
+        const a = s.stretchLeft(i, V.statusLead);
+        const neg = s.takeNegation(a);
+        s.consume([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
         s.words.forEach((x, k) => {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
-            consume(s, [k, k + 1]);
+            s.consume([k, k + 1]);
         });
         found.status = { status, negated: !!neg };
         continue;
       }
     }
     if (found.verdict) continue;
-    if (w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest')))
-      verdict(prev === 'still' ? i - 1 : i, i + 1, 'still_open');
-    // "open findings", "findings that are open": not marked fixed ("still open" is the retest verdict, above).
-    else if (openFinding) verdict(i, i + 1, 'fixed', true);
-    // "unfixed", "unresolved": not (yet) marked fixed; "still_open" as one word: never negated.
-    else if (V.unfixed.has(w) || V.verdicts[w] === 'still_open') {
-      consume(s, [i, i + 1]);
-      found.verdict = { verdict: V.unfixed.has(w) ? 'fixed' : 'still_open', negated: V.unfixed.has(w) };
-    } else if (V.verdicts[w]) verdict(i, i + 1, V.verdicts[w]);
+    const still =
+      w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest'));
+    // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
+    const notFixed = (openFinding && !still) || V.unfixed.has(w);
+    const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
+    if (!verdict) continue;
+    const a = still && prev === 'still' ? i - 1 : i;
+    const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : s.takeNegation(a);
+    s.consume([a, i + 1]);
+    found.verdict = { verdict, negated: notFixed ? !neg : !!neg };
   }
   return found;
 }
@@ -155,9 +117,10 @@ export function findTopN(s: Scan): number | undefined {
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
     const prev = s.words[i - 1];
     const next = s.words[i + 1];
+    const ranked =
+      prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most';
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
-    if (V.topNBlocker.has(prev)) continue;
-    if (prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most') {
+    if (ranked && !V.topNBlocker.has(prev)) {
       s.used[i] = true;
       return n;
     }
@@ -165,10 +128,7 @@ export function findTopN(s: Scan): number | undefined {
   return undefined;
 }
 
-/**
- * A report named by words next to "report"/"scan"/"file" ("the juice shop report", "the fortify
- * scan", "report named flawfinder"), consumed. Resolved later against the report file names.
- */
+/** A report named by words next to "report"/"scan"/"file" ("the juice shop report", "report named X"). */
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
     if (!V.report.has(s.words[r]) || s.used[r]) continue;
@@ -177,14 +137,14 @@ export function findReportHint(s: Scan): ReportHint | undefined {
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
-    const negation = V.negativeTopicMarkers.find((m) => freeSeq(s, b, m));
+    const negation = V.negativeTopicMarkers.find((m) => s.freeSeq(b, m));
     if (negation) b += negation.length;
-    b = stretchRight(s, b, V.reportNameGlue);
+    b = s.stretchRight(b, V.reportNameGlue);
     let e = b;
     while (e < s.words.length && isNameLike(s, e)) e++;
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
-      const q = negation ? stretchLeft(s, r, /^(every|all|each|any|the|other)$/) : r;
+      const q = negation ? s.stretchLeft(r, /^(every|all|each|any|the|other)$/) : r;
       const found = hint(s, [b, e], [q, e], false);
       return found && negation ? { ...found, negated: !found.negated } : found;
     }
@@ -195,69 +155,49 @@ export function findReportHint(s: Scan): ReportHint | undefined {
 /** A token that can be part of a report's name: a content word, or a number/version glued to one. */
 function isNameLike(s: Scan, i: number): boolean {
   const t = s.tokens[i];
-  if (!t || s.used[i]) return false;
-  if (t.kind === 'num') return true;
-  return isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
+  const word = () =>
+    isContent(s, i) && !MARKER_WORDS.has(t.w) && !(t.w in V.severities) && !V.harmless.has(t.w);
+  return !!t && !s.used[i] && (t.kind === 'num' || word());
 }
 
-export function hint(
-  s: Scan,
-  name: [number, number],
-  whole: [number, number],
-  loose: boolean,
-): ReportHint | undefined {
+/** A report hint named by tokens `name`, consuming `whole` and the negation before it. */
+export function hint(s: Scan, name: Range, whole: Range, loose: boolean): ReportHint | undefined {
   if (!s.tokens.slice(name[0], name[1]).some((t) => t.kind === 'word')) return undefined;
-  const neg = takeNegation(s, whole[0]);
-  consume(s, whole);
-  return { text: spanText(s, name), negated: !!neg, loose };
+  return { text: s.spanText(name), negated: s.claim(whole), loose };
 }
 
-/**
- * A report format named as such ("the Trivy reports", "Burp Suite findings", "in the nessus scans",
- * "CSV exports"), possibly negated ("not from the ZAP scans"); consumed. IMPORT-RULES.md: a format
- * is the report's detected format, never a match on file names.
- */
-export function findFormat(s: Scan): { format: ReportFormat; negated: boolean } | undefined {
+/** A report format named as such ("the Trivy reports", "not from the ZAP scans"), never a file name. */
+export function findFormat(s: Scan) {
   for (let i = 0; i < s.words.length; i++) {
     const format = V.formats[s.words[i]];
     if (!format || s.used[i] || s.tokens[i].kind !== 'word') continue;
-    let end = i + 1;
-    if (format === 'burp' && s.words[end] === 'suite') end++;
+    const end = format === 'burp' && s.words[i + 1] === 'suite' ? i + 2 : i + 1;
     // "the zap report" names one report (resolved by file name); "the zap reports" is the format.
     if (/^(report|scan|file|export)$/.test(s.words[end] ?? '')) continue;
-    // "the alpine trivy sarif", "the juice shop trivy json": format words run together with a file type name a file.
+    // "the alpine trivy sarif": format words run together with a file type name a file.
     const fileType = (w = '') => !!V.formats[w] || /^(json|jsonl|xml|html)$/.test(w);
     if (fileType(s.words[end]) || fileType(s.words[i - 1])) continue;
-    const neg = takeNegation(s, i);
-    consume(s, [i, end]);
-    return { format, negated: !!neg };
+    return { format, negated: s.claim([i, end]) };
   }
   return undefined;
 }
 
-/**
- * Archived reports asked for ("including archived reports", "archived ones too"): their findings are
- * counted (`includeArchived`). "not archived" is the default and only consumed; "only archived
- * reports" is a set no filter selects, returned as not applicable.
- */
+/** "including archived reports" ("not archived" is the default; no filter selects "only archived"). */
 export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
-  const a = stretchLeft(s, i, V.archivedLead);
-  const b = stretchRight(s, i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
-  const neg = negationBefore(s, i);
-  if (neg) {
-    consume(s, [neg[0], b]);
-    return { include: false };
-  }
-  consume(s, [a, b]);
+  const a = s.stretchLeft(i, V.archivedLead);
+  const b = s.stretchRight(i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
+  const neg = s.negationBefore(i);
+  s.consume([neg ? neg[0] : a, b]);
+  if (neg) return { include: false };
   const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
   if (only < 0) return { include: true };
-  consume(s, [only, only + 1]);
+  s.consume([only, only + 1]);
   return { unapplied: { text: 'only archived reports', reason: 'combination' } };
 }
 
-/** A request to change the corpus ("delete the criticals", "please mark … fixed"): refused, the tools are read-only. */
+/** A request to change the corpus ("delete the criticals"): refused, the tools are read-only. */
 export function isWriteRequest(s: Scan): boolean {
   return s.words.some((w, i) => {
     if (!V.write.has(w) || s.used[i]) return false;
@@ -275,7 +215,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
     const w = s.words[i];
     // "counting every format", "including all reports": everything is counted, nothing is grouped.
     if ((w === 'each' || w === 'every') && V.countingAll.has(s.words[i - 1])) {
-      consume(s, [i - 1, i + 2]);
+      s.consume([i - 1, i + 2]);
       continue;
     }
     if (/^(by|per|each|every)$/.test(w) || (w === 'across' && s.words[i + 1] !== 'the')) {
@@ -283,7 +223,7 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
       const key = V.groupBy[s.words[at]];
       if (key && !s.used[at]) {
         // "by triage status": both words name the one grouping.
-        consume(s, [i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
+        s.consume([i, at + (key === 'status' && s.words[at + 1] === 'status' ? 2 : 1)]);
         return key;
       }
     }

@@ -1,15 +1,18 @@
 import type { Token } from './question-lexer';
 import { V } from './vocabulary';
 
-/** A class of words: a set, a table's keys, a pattern or a test. */
-type WordTest = Set<string> | Record<string, unknown> | RegExp | ((w: string) => boolean);
-const matches = (t: WordTest, w = '') =>
-  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : typeof t === 'function' ? t(w) : w in t;
+/** A class of words: a set, a pattern or a test (of the word and its index). */
+type WordTest = Set<string> | RegExp | ((w: string, i: number) => boolean);
+const matches = (t: WordTest, w = '', i = -1) =>
+  t instanceof Set ? t.has(w) : t instanceof RegExp ? t.test(w) : t(w, i);
+
+/** Token indexes [from, to). */
+export type Range = [number, number];
 
 /**
  * A question being parsed: its tokens, their lower-case words (`⟨kind⟩` for report names, CWE ids,
- * quotes and `#n`), and which tokens a recognised part of the question has consumed (`used`).
- * Whatever is left unused at the end is what the planner did not understand.
+ * quotes and `#n`), and which tokens a recognised part has consumed (`used`): whatever is left
+ * unused at the end is what the planner did not understand.
  */
 export class Scan {
   readonly words = this.tokens.map((t) => (t.kind === 'word' || t.kind === 'num' ? t.w : `⟨${t.kind}⟩`));
@@ -23,58 +26,60 @@ export class Scan {
   /** Like `hasAny`, counting only tokens no recognised part has consumed. */
   hasAnyUnused = (set: WordTest) => this.words.some((w, i) => !this.used[i] && matches(set, w));
   seq = (at: number, seq: string[]) => seq.every((w, k) => this.words[at + k] === w);
-}
+  /** Whether the words from `at` are `seq`, none of them consumed yet. */
+  freeSeq = (at: number, seq: string[]) =>
+    at >= 0 && this.seq(at, seq) && seq.every((_, k) => !this.used[at + k]);
 
-/** The operator's own wording of tokens [a, b). */
-export const spanText = (s: Scan, [a, b]: [number, number]): string =>
-  s.source
-    .slice(s.tokens[a].start, s.tokens[b - 1].end)
-    .replace(/\s+/g, ' ')
-    .trim();
-
-/**
- * Where a negation governs the part starting at token `at`: the index range [from, to) of the
- * negating words ("not", "non", "excluding", "other than", "aren't"…) within three words before
- * `at` (only gap words such as "the", "are", "rated" in between), or undefined. Tokens already
- * consumed by another part are not negations of this one.
- */
-export function negationBefore(s: Scan, at: number): [number, number] | undefined {
-  for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3; k--) {
-    const w = s.words[k];
-    if (s.used[k]) return undefined;
-    for (const pair of V.negationPairs)
-      if (k >= 1 && s.seq(k - 1, pair) && !s.used[k - 1]) return [k - 1, k + 1];
-    if (V.negation.has(w) || w.endsWith("n't")) return [k, k + 1];
-    if (!V.negationGap.has(w)) return undefined;
-    gaps++;
+  /** The operator's own wording of tokens [a, b). */
+  spanText([a, b]: Range): string {
+    return this.source
+      .slice(this.tokens[a].start, this.tokens[b - 1].end)
+      .replace(/\s+/g, ' ')
+      .trim();
   }
-  return undefined;
-}
 
-/** Whether the words from `at` are `seq`, none of them consumed yet. */
-export const freeSeq = (s: Scan, at: number, seq: string[]): boolean =>
-  at >= 0 && s.seq(at, seq) && seq.every((_, k) => !s.used[at + k]);
+  consume([a, b]: Range): void {
+    for (let k = a; k < b; k++) this.used[k] = true;
+  }
 
-/** Marks [from, to) consumed. */
-export function consume(s: Scan, [a, b]: [number, number]): void {
-  for (let k = a; k < b; k++) s.used[k] = true;
-}
+  /**
+   * The negating words ("not", "non", "other than", "aren't"…) governing the part at token `at`:
+   * within three unused gap words ("the", "are", "rated") before it, or undefined.
+   */
+  negationBefore(at: number): Range | undefined {
+    for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3 && !this.used[k]; k--, gaps++) {
+      const w = this.words[k];
+      if (k >= 1 && !this.used[k - 1] && V.negationPairs.some((pair) => this.seq(k - 1, pair)))
+        return [k - 1, k + 1];
+      if (V.negation.has(w) || w.endsWith("n't")) return [k, k + 1];
+      if (!V.negationGap.has(w)) return undefined;
+    }
+    return undefined;
+  }
 
-/** Consumes the negation governing token `at` (see `negationBefore`) and returns its range. */
-export function takeNegation(s: Scan, at: number): [number, number] | undefined {
-  const neg = negationBefore(s, at);
-  if (neg) consume(s, neg);
-  return neg;
-}
+  /** Consumes the negation governing token `at` (see `negationBefore`) and returns its range. */
+  takeNegation(at: number): Range | undefined {
+    const neg = this.negationBefore(at);
+    if (neg) this.consume(neg);
+    return neg;
+  }
 
-/** Index `a` moved left over unused words that `t` matches. */
-export function stretchLeft(s: Scan, a: number, t: WordTest): number {
-  while (a > 0 && !s.used[a - 1] && matches(t, s.words[a - 1])) a--;
-  return a;
-}
+  /** Consumes tokens [a, b) and the negation governing them: whether there was one. */
+  claim([a, b]: Range): boolean {
+    const neg = this.takeNegation(a);
+    this.consume([a, b]);
+    return !!neg;
+  }
 
-/** Index `b` moved right over unused words that `t` matches. */
-export function stretchRight(s: Scan, b: number, t: WordTest): number {
-  while (b < s.words.length && !s.used[b] && matches(t, s.words[b])) b++;
-  return b;
+  /** Index `a` moved left over unused words that `t` matches. */
+  stretchLeft(a: number, t: WordTest): number {
+    while (a > 0 && !this.used[a - 1] && matches(t, this.words[a - 1], a - 1)) a--;
+    return a;
+  }
+
+  /** Index `b` moved right over unused words that `t` matches. */
+  stretchRight(b: number, t: WordTest): number {
+    while (b < this.words.length && !this.used[b] && matches(t, this.words[b], b)) b++;
+    return b;
+  }
 }

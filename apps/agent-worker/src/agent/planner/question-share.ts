@@ -1,16 +1,10 @@
 /**
- * "What percentage of findings are critical?", "what % of the findings in the burp reports are
- * high?", "what share of high-severity issues are in the burp reports?": a part of a whole, both
- * exact counts. The question is read once as a count: that is the part. The whole is the part
- * without the asked property, and keeps every scope the question names (reports, format, scanner,
- * archived; a date is never applied), wherever the question puts it: "in the burp reports" scopes
- * the whole, not the part. The asked property is what follows the finding noun ("… findings are
- * high"), else what precedes it ("high-severity issues are in …"); with no property at all, the
- * location named after the noun is the part ("what share of findings are in the burp reports?").
- * `shareFault` re-checks the plan before anything is counted.
+ * "What percentage of findings in the burp reports are high?": the question read as a count is the
+ * part; the whole is the part without the asked property (what follows the finding noun, else what
+ * precedes it) and keeps every scope the question names ("in the burp reports" scopes the whole).
  */
 import type { FindingFilter } from '@corpus-chat/contracts';
-import type { PlannedQuestion, PreviousAnswer } from './question-plan';
+import type { PlannedQuestion, PreviousAnswer, Unapplied } from './question-plan';
 import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
@@ -20,7 +14,7 @@ type Key = keyof FindingFilter;
 /** Filter keys that say where findings are (which reports), never what they are. */
 const SCOPE_KEYS: readonly Key[] = ['reportName', 'reportId', 'format', 'scanner', 'includeArchived'];
 
-/** Share phrasings without a share word, rewritten to one before parsing: "%", "what part of", "how much of". */
+/** Share phrasings without a share word ("%", "what part of", "how much of"), rewritten to one. */
 export function shareWording(question: string): string {
   return question
     .replace(/(^|\s)%(?=\s|$)/g, '$1percent')
@@ -35,62 +29,44 @@ export function parseShare(s: Scan, previous: PreviousAnswer, parse: Parse): Pla
   const noun = of < 0 ? -1 : s.words.findIndex((w, i) => i > of && V.finding.has(w));
   const text = (a: number, b: number) =>
     a < b ? s.source.slice(s.tokens[a].start, s.tokens[b - 1].end) : '';
-  const asCount =
-    of < 0
-      ? `how many findings ${text(k + 1, s.tokens.length)}`
-      : `how many ${text(of + 1, s.tokens.length)}`;
+  const rest = text(of < 0 ? k + 1 : of + 1, s.tokens.length);
+  const part = parse(of < 0 ? `how many findings ${rest}` : `how many ${rest}`, previous);
+  const unsupported = (text: string, reason: Unapplied['reason']): PlannedQuestion => ({
+    kind: 'unsupported',
+    parts: [{ text, reason }],
+    understood: part,
+  });
   // Words before "of" are read here, not by the count: anything but scaffolding is not applied,
   // and is quoted as the operator wrote it (a report name, not its `⟨report⟩` word).
   const head = s.tokens
     .slice(0, of < 0 ? k + 1 : of)
     .filter((t, i) => i !== k && !V.shareHead.has(s.words[i]) && t.kind !== 'punct');
-  const part = parse(asCount, previous);
-  if (head.length) {
-    const quoted = head.map((t) => t.orig).join(' ');
-    return { kind: 'unsupported', parts: [{ text: quoted, reason: 'unknown' }], understood: part };
-  }
-  if (part.kind !== 'count_findings') {
-    return part.kind === 'unsupported' || part.kind === 'out_of_scope' || part.kind === 'no_previous'
+  if (head.length) return unsupported(head.map((t) => t.orig).join(' '), 'unknown');
+  if (part.kind !== 'count_findings')
+    return /^(unsupported|out_of_scope|no_previous)$/.test(part.kind)
       ? part
-      : { kind: 'unsupported', parts: [{ text: s.source, reason: 'combination' }], understood: part };
-  }
+      : unsupported(s.source, 'combination');
   const named = noun < 0 ? undefined : parse(`how many ${text(of + 1, noun + 1)}?`, previous);
   const before = named && 'filter' in named ? named.filter : {};
   const keys = Object.keys(part.filter) as Key[];
   const properties = keys.filter((key) => !SCOPE_KEYS.includes(key));
-  const after = properties.filter((key) => before[key] === undefined);
+  const unnamed = (key: Key) => before[key] === undefined;
   // A report named by part of its name is resolved later; it is the asked part only when nothing else is.
   const hintAsked =
     !properties.length &&
     !!part.reportHint &&
     !(named && 'reportHint' in named && named.reportHint?.text === part.reportHint.text);
-  const asked = after.length
-    ? after
-    : properties.length
-      ? properties
-      : keys.filter((key) => before[key] === undefined);
-  if (part.scope || part.list || (!asked.length && !hintAsked)) {
-    return { kind: 'unsupported', parts: [{ text: s.source, reason: 'combination' }], understood: part };
-  }
-  const whole = Object.fromEntries(
+  const asked = [properties.filter(unnamed), properties, keys.filter(unnamed)].find((x) => x.length) ?? [];
+  if (part.scope || part.list || (!asked.length && !hintAsked)) return unsupported(s.source, 'combination');
+  const whole: FindingFilter = Object.fromEntries(
     Object.entries(part.filter).filter(([key]) => !asked.includes(key as Key)),
-  ) as FindingFilter;
+  );
   const attached = (Object.keys(whole) as Key[]).filter((key) => SCOPE_KEYS.includes(key));
   const { kind: _count, list: _list, ...counting } = part;
-  return {
-    kind: 'share',
-    whole,
-    attached,
-    hintInWhole: !!part.reportHint && !hintAsked,
-    ...counting,
-  };
+  return { kind: 'share', whole, attached, hintInWhole: !!part.reportHint && !hintAsked, ...counting };
 }
 
-/**
- * Why a share cannot be answered as planned, or undefined: the part must be the whole narrowed
- * (every key of the whole, with its value, in the part) and the whole must keep every scope the
- * question attached to it. Checked on the resolved plan, just before counting.
- */
+/** Why a share cannot be answered as planned: the part must narrow the whole, which keeps its scopes. */
 export function shareFault(part: FindingFilter, whole: FindingFilter, attached: readonly Key[]) {
   const missing = attached.filter((key) => whole[key] === undefined);
   if (missing.length) return `the whole lacks the question's ${missing.join(', ')}`;

@@ -1,23 +1,15 @@
-/**
- * The question's topic ("how many findings relate to *SQL injection*?"): the markers that
- * introduce one, the words that end or trim it, negated topics, and the content words the planner
- * could not place. Used by `parseQuestion` in `question-parser.ts`.
- */
-import { consume, freeSeq, negationBefore, spanText, takeNegation, type Scan } from './question-scan';
+/** The question's topic ("how many findings relate to *SQL injection*?") and its content words. */
+import type { Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
 export const isSubjectNoun = (w: string) => V.finding.has(w) || V.report.has(w);
 export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 
-/**
- * Whether token `i` is a content word: a word (or a number glued to words) that is none of the
- * planner's vocabulary, scaffolding or filler.
- */
+/** Whether token `i` is an unused content word: none of the planner's vocabulary or scaffolding. */
 export function isContent(s: Scan, i: number): boolean {
   const t = s.tokens[i];
-  if (!t || t.kind !== 'word' || s.used[i]) return false;
-  return !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
+  return t?.kind === 'word' && !s.used[i] && !STRUCTURE.has(t.w) && !t.w.endsWith("n't");
 }
 const STRUCTURE = union(
   ...[V.stop, V.finding, V.report, V.cwe, V.count, V.top, V.breakdown, V.list, V.overview, V.write],
@@ -39,27 +31,20 @@ interface Topic {
 }
 
 /**
- * The topic of the question (IMPORT-RULES: "how many findings relate to SQL injection?" → `SQL
- * injection`; "count the high XSS bugs" → `XSS`), as the operator wrote it. Found after a topic
- * marker, else as the words that modify the finding noun or follow "how many"/"most"/a negation.
- * Marks its tokens used. Quoted text is always the topic. A negation before it ("not about X",
- * "excluding X", "non-X findings") makes it negated.
+ * The topic as the operator wrote it: quoted text, the words after a topic marker ("relate to X"),
+ * else those before a finding noun or after "how many"/"most"/a negation ("not about X" negates it).
  */
 export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
-  if (quote >= 0) {
-    const neg = takeNegation(s, quote);
-    s.used[quote] = true;
-    return { text: String(s.tokens[quote].value), negated: !!neg };
-  }
+  if (quote >= 0) return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
     for (const [marker, negative] of MARKERS) {
-      if (!freeSeq(s, i, marker)) continue;
+      if (!s.freeSeq(i, marker)) continue;
       const range = topicRange(s, i + marker.length);
       if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
-      const negated = negative || !!takeNegation(s, i);
-      consume(s, [i, range[1]]);
+      const negated = negative || !!s.takeNegation(i);
+      s.consume([i, range[1]]);
       return withLimits(s, range, negated);
     }
   }
@@ -69,7 +54,7 @@ export function findTopic(s: Scan): Topic | undefined {
   for (const [a, b] of contentRuns(s)) {
     const next = nextWord(s, b);
     const prev = s.words[a - 1];
-    const neg = negationBefore(s, a);
+    const neg = s.negationBefore(a);
     const beforeNoun = next && V.finding.has(next) && next !== 'one' && next !== 'ones';
     const afterCount =
       prev && /^(many|most|much|count|about)$/.test(prev) && (!next || next === '?' || V.finding.has(next));
@@ -80,8 +65,8 @@ export function findTopic(s: Scan): Topic | undefined {
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
     if (s.words.slice(a, b).every((w) => V.countingAdjective.has(w) || V.genericModifier.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation || beforeCount || afterSeverity) {
-      if (neg) consume(s, neg);
-      consume(s, [a, b]);
+      if (neg) s.consume(neg);
+      s.consume([a, b]);
       return withLimits(s, [a, b], !!neg);
     }
   }
@@ -90,7 +75,7 @@ export function findTopic(s: Scan): Topic | undefined {
 
 /** A topic whose words hold a comparison or a second topic is not something the text search can count. */
 function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
-  const text = spanText(s, range);
+  const text = s.spanText(range);
   const ws = s.words.slice(range[0], range[1]);
   const limited = ws.some((w, k) => V.comparisonWord.has(w) || (k > 0 && V.topicJoin.has(w)));
   return limited ? { text, negated, unapplicable: { text, reason: 'combination' } } : { text, negated };
@@ -108,12 +93,8 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
   }
   let a = from;
   let b = to;
-  const trimmable = (k: number) => {
-    const w = s.words[k];
-    return (
-      V.topicTrim.has(w) || V.finding.has(w) || (V.severities[w] !== undefined && w !== 'none') || s.used[k]
-    );
-  };
+  const trimmable = (k: number, w = s.words[k]) =>
+    V.topicTrim.has(w) || V.finding.has(w) || (w in V.severities && w !== 'none') || s.used[k];
   while (a < b && trimmable(a)) a++;
   while (b > a && trimmable(b - 1)) b--;
   if (a >= b) return undefined;
@@ -132,21 +113,14 @@ function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   );
 }
 
-/** Runs of unused content words (not stopwords, not vocabulary; without filler and topic markers unless `includeHarmless`). */
-export function contentRuns(s: Scan, opts: { includeHarmless?: boolean } = {}): [number, number][] {
+/** Runs [a, b) of unused content words, without filler and topic markers unless `includeHarmless`. */
+export function contentRuns(s: Scan, includeHarmless = true): [number, number][] {
   const runs: [number, number][] = [];
-  let start = -1;
-  for (let i = 0; i <= s.tokens.length; i++) {
-    const content =
-      i < s.tokens.length &&
-      isContent(s, i) &&
-      (opts.includeHarmless !== false || (!V.harmless.has(s.words[i]) && !MARKER_WORDS.has(s.words[i])));
-    if (content && start < 0) start = i;
-    if (!content && start >= 0) {
-      runs.push([start, i]);
-      start = -1;
-    }
-  }
+  s.words.forEach((w, i) => {
+    if (!isContent(s, i) || (!includeHarmless && (V.harmless.has(w) || MARKER_WORDS.has(w)))) return;
+    if (runs.at(-1)?.[1] === i) runs.at(-1)![1]++;
+    else runs.push([i, i + 1]);
+  });
   return runs;
 }
 

@@ -6,11 +6,7 @@ import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedScope } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
 
-/**
- * Resolves a report named by part of its file name through `list_all_reports`: one match becomes
- * the plan's report (or its exclusion, for "not in the … report"); none or several give an answer
- * without a number instead.
- */
+/** A report named by part of its file name, resolved: one match scopes (or excludes) it, else no number. */
 export async function resolveReportHint(
   plan: CountingPlan,
   rec: TurnRecorder,
@@ -26,15 +22,14 @@ export async function resolveReportHint(
   const both = (f: (p: PlannedScope) => PlannedScope) =>
     ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;
   const narrowed = (part: FindingFilter) => both((p) => ({ ...p, filter: mergeFilters(p.filter, part) }));
-  // "findings from semgrep": a scanner's name, when it names no single report ("the semgrep report" lists the candidates).
+  // "findings from semgrep": a scanner, when it names no single report ("the semgrep report" lists them).
   const scanners =
     matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
   if (scanners.length) return narrowed({ scanner: scanners[0] });
   if (matches.length !== 1) return w.reportHint(hint, matches);
   const reportName = matches[0];
   if (!hint.negated) return narrowed({ reportName });
-  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined) {
+  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined)
     return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
-  }
   return both((p) => ({ ...p, scope: { ...(p.scope ?? {}), exclude: { reportName } } }));
 }

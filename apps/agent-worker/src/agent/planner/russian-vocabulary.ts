@@ -1,11 +1,7 @@
 /**
- * Russian questions for the planner: `readRussian` rewrites a Russian question into the
- * English words of `vocabulary.ts` ("сколько критических находок в отчёте X?" → "how many critical
- * findings in report X?"), which `parseQuestion` then reads like any other. Words are matched by
- * stem (Russian inflects: "находка", "находки", "находок" are one noun), ё matching as е. Weakness classes
- * become their English names from weakness-classes.json, so the text search and the CWE widening
- * are the same as for an English question. A Russian word not in these tables is left as written:
- * the parser then names it as a part it did not understand, exactly as for an unknown English word.
+ * Russian questions, rewritten into the English words of `vocabulary.ts` ("сколько критических
+ * находок" → "how many critical findings") by stem, as Russian inflects; a word not in the tables
+ * is left as written, so the parser names it as a part it did not understand.
  */
 import type { PlannedQuestion } from './question-plan';
 import data from './vocabulary.data.json';
@@ -13,33 +9,18 @@ import data from './vocabulary.data.json';
 /** `~` in a pattern: the rest of an inflected word (a stem's endings). */
 const ENDING = '\\p{L}*';
 
-/**
- * A whole-word, case-insensitive pattern (JavaScript's `\b` does not see Cyrillic letters) in which
- * е also matches ё, as Russians often write one for the other.
- */
+/** A whole-word, case-insensitive pattern (`\b` does not see Cyrillic) in which е also matches ё. */
 function words(source: string): RegExp {
   const yo = source.replace(/\[[^\]]*\]|е/g, (m) => (m === 'е' ? '[её]' : m.replace(/е/g, 'её')));
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
-/**
- * The Russian tables of `vocabulary.data.json` (`russian`): weakness classes and topics → the
- * English name the corpus and the class list use; phrases of several words (or whose meaning
- * depends on the next word); then single stems. They run in that order, and within a table the
- * first match wins. `$1` in an English word is the pattern's first group.
- */
+/** Topics (weakness classes in English), phrases, then stems: the first match wins; `$1` is a group. */
 const TABLES: [RegExp, string][] = [
   ...data.russian.topics,
   ...data.russian.phrases,
   ...data.russian.words,
 ].map(([source, english]): [RegExp, string] => [words(source), english]);
-
-/** A Russian question read in the vocabulary's English words. */
-export interface RussianReading {
-  text: string;
-  /** The operator's own words for `part`, a span of `text` (e.g. a part the planner could not apply). */
-  original(part: string): string;
-}
 
 /** Marks around a replacement while the tables run: OPEN index MID english CLOSE. */
 const OPEN = '\ue001';
@@ -52,7 +33,7 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
  * CWE ids, numbers, Latin words and quoted text stay as written), and a way back from a part of it
  * to the operator's wording; undefined for a question without Cyrillic letters.
  */
-export function readRussian(question: string): RussianReading | undefined {
+export function readRussian(question: string) {
   if (!/\p{Script=Cyrillic}/u.test(question)) return undefined;
   const originals: string[] = [];
   const mark = (original: string, english: string) =>
@@ -72,19 +53,14 @@ export function readRussian(question: string): RussianReading | undefined {
     );
   }
   // The segments in order: [english, the operator's words] (equal outside replacements).
-  const segments: [string, string][] = [];
-  let at = 0;
-  for (const m of text.matchAll(MARKED)) {
-    if (m.index! > at) segments.push([text.slice(at, m.index), text.slice(at, m.index)]);
-    const i = Number(m[1]);
-    segments.push(
-      quotes.has(i)
-        ? [originals[i], originals[i]]
-        : [m[2], originals[i].replace(MARKED, (_, k: string) => originals[Number(k)])],
-    );
-    at = m.index! + m[0].length;
-  }
-  if (at < text.length) segments.push([text.slice(at), text.slice(at)]);
+  // `split` gives the text between marks, then each mark's index and English.
+  const split = text.split(MARKED);
+  const segments = split.flatMap((piece, k): [string, string][] => {
+    const i = Number(piece);
+    if (k % 3 !== 1) return k % 3 ? [] : [[piece, piece]];
+    const ru = originals[i].replace(MARKED, (_, n: string) => originals[Number(n)]);
+    return [quotes.has(i) ? [originals[i], originals[i]] : [split[k + 1], ru]];
+  });
   const raw = segments.map(([en]) => en).join('');
   const english = raw
     .replace(/[ \t]{2,}/g, ' ')

@@ -1,13 +1,11 @@
 import { SEVERITIES, type Severity } from '@corpus-chat/contracts';
-import { consume, freeSeq, spanText, stretchLeft, takeNegation, type Scan } from './question-scan';
+import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
-/** The severities a question asks about, read from every severity word in it. */
-export interface SeverityExpression {
-  /** The severities counted, most severe first (one, several, none, or all five). */
+/** The severities a question asks about, most severe first, and the operator's wording of them. */
+interface SeverityExpression {
   set: Severity[];
-  /** The operator's wording, for answers ("high or critical", "not info"). */
   text: string;
 }
 
@@ -24,12 +22,11 @@ const BEFORE_RANGES = data.severityRanges.before as { seq: string[]; dir: Direct
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
-/** The severity named by token `i` (`high`, `criticals`, `high+`), or undefined when that word is not a severity there. */
-function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | undefined {
+/** The severity named by token `i` (`high`, `criticals`, `high+`), if that word is a severity there. */
+function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
   if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
-  let w = s.words[i];
-  const plus = w.endsWith('+');
-  if (plus) w = w.slice(0, -1);
+  const plus = s.words[i].endsWith('+');
+  const w = plus ? s.words[i].slice(0, -1) : s.words[i];
   const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
@@ -41,27 +38,16 @@ function severityAt(s: Scan, i: number): { sev: Severity; plus: boolean } | unde
     // "none" is only a severity in "severity none"; "how high", "how low" is no filter.
     (w === 'none' && prev !== 'severity') ||
     ((w === 'high' || w === 'low') && prev === 'how');
-  return notSeverity ? undefined : { sev, plus };
+  return notSeverity ? undefined : { i, sev, plus };
 }
 
 /**
- * Reads every severity in the question into one set, consuming the words it used:
- * - one severity: `critical findings`, `high severity`, `criticals`;
- * - several joined ones: `high or critical`, `critical and high`, `high/critical`, `critical, high`
- *   (a finding has one severity, so "critical and high findings" can only mean both groups);
- * - ranges on the CVSS 3.1 qualitative scale (critical > high > medium > low > info):
- *   `high+`, `high and above`, `medium or higher`, `at least high`, `above medium`, `low or below`;
- * - spans: `between low and high`, `from medium to critical`, `low to high`;
- * - negation: `not info`, `non-info`, `excluding informational`, `other than low`, `aren't low or info`
- *   (the complement of the named severities; combined with named ones, the named minus the negated).
- * Undefined when the question names no severity.
+ * Every severity of the question as one set: `criticals`, `high or critical` (a finding has one
+ * severity, so "and" means both groups), `high+`, `at least high`, `from medium to critical`, and
+ * negations (`non-info`, `other than low`: the complement, or the named minus the negated).
  */
 export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
-  const mentions: { i: number; sev: Severity; plus: boolean }[] = [];
-  for (let i = 0; i < s.words.length; i++) {
-    const m = severityAt(s, i);
-    if (m) mentions.push({ i, ...m });
-  }
+  const mentions = s.words.map((_, i) => severityAt(s, i)).filter((m) => m !== undefined);
   if (!mentions.length) return undefined;
 
   // "between low and high", "from medium to critical", "low to high", "medium through critical": a range.
@@ -69,21 +55,20 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const [x, y] = [mentions[k], mentions[k + 1]];
     const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
     const opener = s.words[x.i - 1];
-    const isRange =
-      (between.length === 1 && /^(to|through|thru|till|until)$/.test(between[0])) ||
-      (between.length === 1 && between[0] === 'and' && (opener === 'between' || opener === 'from'));
-    if (!isRange) continue;
-    const [hi, lo] = rank(x.sev) <= rank(y.sev) ? [x.sev, y.sev] : [y.sev, x.sev];
-    const inRange = SEVERITIES.filter((v) => rank(v) >= rank(hi) && rank(v) <= rank(lo));
-    const start = opener === 'between' || opener === 'from' ? x.i - 1 : x.i;
+    const opened = opener === 'between' || opener === 'from';
+    const joined = /^(to|through|thru|till|until)$/.test(between[0]) || (between[0] === 'and' && opened);
+    if (between.length !== 1 || !joined) continue;
+    const ranks = [rank(x.sev), rank(y.sev)];
+    const inRange = SEVERITIES.filter((v) => rank(v) >= Math.min(...ranks) && rank(v) <= Math.max(...ranks));
+    const start = opened ? x.i - 1 : x.i;
     let end = y.i + 1;
     while (SUFFIX.test(s.words[end] ?? '')) end++;
-    const neg = takeNegation(s, start);
-    consume(s, [start, end]);
+    const neg = s.takeNegation(start);
+    s.consume([start, end]);
     const rest = findSeverityExpression(s);
     const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
     const set = rest ? SEVERITIES.filter((v) => own.includes(v) && rest.set.includes(v)) : own;
-    return { set, text: [spanText(s, [neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
+    return { set, text: [s.spanText([neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
   }
 
   // Group mentions joined only by joiner words ("high or critical").
@@ -114,8 +99,8 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
           const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
           if (d > 0 || (inclusive && d === 0)) members.add(x);
         });
-      const after = AFTER_RANGES.find((r) => freeSeq(s, end, r.seq));
-      const before = BEFORE_RANGES.find((r) => freeSeq(s, first - r.seq.length, r.seq));
+      const after = AFTER_RANGES.find((r) => s.freeSeq(end, r.seq));
+      const before = BEFORE_RANGES.find((r) => s.freeSeq(first - r.seq.length, r.seq));
       if (g[0].plus) extend('up', true);
       else if (after) {
         extend(after.dir, true);
@@ -126,12 +111,12 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
         start -= before.seq.length;
       }
     }
-    start = stretchLeft(s, start, SUFFIX);
-    const neg = takeNegation(s, start);
+    start = s.stretchLeft(start, SUFFIX);
+    const neg = s.takeNegation(start);
     members.forEach((x) => (neg ? negated : positive).add(x));
     if (neg) start = neg[0];
-    consume(s, [start, end]);
-    texts.push(spanText(s, [start, end]));
+    s.consume([start, end]);
+    texts.push(s.spanText([start, end]));
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
   const set = SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));

@@ -5,11 +5,8 @@ import { nearest } from './vocabulary';
 const PHRASES = WEAKNESS_CLASSES.flatMap((c) => [c.name, ...c.aliases]).map((p) => p.toLowerCase());
 
 /**
- * Corrects a misspelt weakness class in a planner topic ("sql injecton" → "sql injection",
- * "cross-site scriptng" → "cross-site scripting"): when the topic names no class as written, and
- * the whole topic is within one edit (Damerau–Levenshtein) of a class name or alias of 7+
- * characters, or two edits of one of 12+, that name is used. Anything else is searched as written
- * (IMPORT-RULES: a text that names no class is full-text searched as is).
+ * A misspelt weakness class corrected ("sql injecton" → "sql injection"): the class name or alias
+ * within one edit (7+ characters) or two (12+); anything else is searched as written.
  */
 export function defaultTopicNormaliser(topic: string): string {
   if (namedWeaknessClasses(topic).length) return topic;

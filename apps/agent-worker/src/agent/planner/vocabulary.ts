@@ -5,19 +5,8 @@ import {
   SEVERITIES,
   TRIAGE_STATUSES,
   VERDICT_STATUSES,
-  type GroupByKey,
-  type ReportFormat,
-  type Severity,
-  type TriageStatus,
-  type VerdictStatus,
 } from '@corpus-chat/contracts';
 import data from './vocabulary.data.json';
-
-/**
- * The one question vocabulary, declared as data (`vocabulary.data.json`) so it can be extended
- * without touching the grammar: word classes (`classes`: subjects, intents, negations, time words,
- * filler…), word → value tables checked here against the contracts, and multi-word sequences.
- */
 
 /** `table`, after checking that each word maps to one of `allowed` (a typo in the data fails at load). */
 function wordsTo<T extends string>(table: Record<string, string>, allowed: readonly T[], what: string) {
@@ -29,34 +18,29 @@ function wordsTo<T extends string>(table: Record<string, string>, allowed: reado
 /** A copy without a prototype, so `w in table` and `table[w]` never see `constructor` and the like. */
 const own = <T>(table: Record<string, T>): Record<string, T> => Object.assign(Object.create(null), table);
 
-/** Each word list of `lists` as a set. */
 const sets = <T extends Record<string, string[]>>(lists: T) =>
   Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, new Set(v)])) as {
     [K in keyof T]: Set<string>;
   };
 
 /**
- * Verdict or triage status: "fixed" and "open" name both. A question naming "verdict" or "retest"
- * means the latest retest verdict; one naming "status", "triage", "false positive", "confirmed" or
- * "risk accepted" means the triage status; otherwise "open" ("open findings") is the status and
- * "fixed", "still open", "unfixed" are the verdict. Report formats are IMPORT-RULES.md format ids:
- * a format word filters on the report's detected format, never on file names.
+ * The question vocabulary, kept as data (`vocabulary.data.json`) so it grows without touching the
+ * grammar: word classes, word → value tables checked against the contracts, multi-word sequences.
+ * "fixed" and "open" name a verdict when the question names "verdict"/"retest", a triage status
+ * when it names "status"/"triage", else "open" is the status and "fixed" the verdict.
  */
 export const V = {
   ...sets(data.classes),
-  formats: wordsTo<ReportFormat>(data.formats, REPORT_FORMATS, 'report format'),
-  severities: wordsTo<Severity>(data.severities, SEVERITIES, 'severity'),
-  verdicts: wordsTo<VerdictStatus>(data.verdicts, VERDICT_STATUSES, 'verdict'),
-  statuses: wordsTo<TriageStatus>(data.triageStatuses, TRIAGE_STATUSES, 'triage status'),
-  groupBy: wordsTo<GroupByKey>(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
+  formats: wordsTo(data.formats, REPORT_FORMATS, 'report format'),
+  severities: wordsTo(data.severities, SEVERITIES, 'severity'),
+  verdicts: wordsTo(data.verdicts, VERDICT_STATUSES, 'verdict'),
+  statuses: wordsTo(data.triageStatuses, TRIAGE_STATUSES, 'triage status'),
+  groupBy: wordsTo(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
   ordinals: own(data.ordinals as Record<string, number>),
   numbers: own(data.numbers as Record<string, number>),
-  /** Two-word negations: "other than low", "apart from info", "all but info". */
   negationPairs: data.negationPairs,
-  /** Phrases that introduce a topic ("relate to X", "mention X"), and those that negate it. */
   topicMarkers: data.topicMarkers,
   negativeTopicMarkers: data.negativeTopicMarkers,
-  /** What a scan comparison asks for: new, fixed, unchanged findings, or all three. */
   comparison: sets(data.comparison),
 };
 
@@ -69,14 +53,13 @@ const FUZZY_TARGETS = data.spelling.fuzzyTargets;
 const FUZZY_SET = new Set(FUZZY_TARGETS);
 
 /**
- * The structure word a possibly misspelled `word` (lower case) stands for: itself when known or
- * short, a typo-table entry, or the closest fuzzy target within one edit (Damerau–Levenshtein: a
- * transposition is one edit) for words of five or more letters, two edits from eight letters when
- * the first letter agrees (so a name such as "coverity" is not read as "severity").
+ * The structure word a possibly misspelled `word` stands for: a typo-table entry, or the nearest
+ * fuzzy target within one edit from five letters, two from eight when the first letter agrees
+ * (so "coverity" is not read as "severity").
  */
-export function correctWord(word: string, known: (w: string) => boolean): string {
+export function correctWord(word: string, known: Set<string>): string {
   if (TYPO_MAP[word]) return TYPO_MAP[word];
-  if (word.length < 5 || FUZZY_SET.has(word) || known(word) || /[^a-z-]/.test(word)) return word;
+  if (word.length < 5 || FUZZY_SET.has(word) || known.has(word) || /[^a-z-]/.test(word)) return word;
   const limit = word.length >= 8 ? 2 : 1;
   const steps = (target: string) => {
     if (Math.abs(target.length - word.length) > limit) return Infinity;
@@ -88,11 +71,6 @@ export function correctWord(word: string, known: (w: string) => boolean): string
 
 /** The first of `targets` with the fewest `steps` (edits), none when every one is `Infinity`. */
 export function nearest(targets: readonly string[], steps: (target: string) => number): string | undefined {
-  let best: string | undefined;
-  let fewest = Infinity;
-  for (const target of targets) {
-    const n = steps(target);
-    if (n < fewest) [best, fewest] = [target, n];
-  }
-  return best;
+  const none: [string | undefined, number] = [undefined, Infinity];
+  return targets.map((t): [string, number] => [t, steps(t)]).reduce((b, x) => (x[1] < b[1] ? x : b), none)[0];
 }
