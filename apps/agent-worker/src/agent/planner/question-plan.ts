@@ -61,7 +61,8 @@ export type PlannedQuestion =
   | ({ kind: 'reports_with' } & Counting)
   | { kind: 'detail'; id: number }
   /** "Show the first one": a position (-1 = last) in the previous answer's findings or groups. */
-  | { kind: 'detail_ref' | 'group_ref'; position: number }
+  | { kind: 'detail_ref'; position: number }
+  | { kind: 'group_ref'; position: number }
   /** A question with parts the planner cannot apply: answered without a number. */
   | { kind: 'unsupported'; parts: Unapplied[]; understood: PlannedQuestion }
   | { kind: 'out_of_scope'; reason: 'write' | 'unknown' }
