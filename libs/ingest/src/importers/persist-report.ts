@@ -35,25 +35,6 @@ function pacedManager(manager: EntityManager, pacing?: InsertPacing): Pick<Entit
   } as Pick<EntityManager, 'query'>;
 }
 
-/**
- * Runs statements one after another, returning once each is sent rather than done, so the caller
- * builds the next statement's parameters on the event loop while Postgres runs this one (bench
- * scenario 8: the 49 MB import against its parse + COPY).
- */
-function overlapped(manager: Pick<EntityManager, 'query'>) {
-  let running: Promise<unknown> = Promise.resolve();
-  return {
-    async send(sql: string, parameters: unknown[]): Promise<void> {
-      await running;
-      running = manager.query(sql, parameters);
-      running.catch(() => undefined); // the next send or done() awaits it
-      // The query reaches the connection once the pending microtasks have run.
-      await new Promise(setImmediate);
-    },
-    done: (): Promise<unknown> => running,
-  };
-}
-
 /** Reserves `n` values of the identity sequence of `table.id`, in ascending order. */
 export async function reserveIds(manager: EntityManager, table: string, n: number): Promise<number[]> {
   if (n === 0) return [];
@@ -89,7 +70,6 @@ export async function insertFindings(
   pacing?: InsertPacing,
 ): Promise<number[]> {
   const manager = pacedManager(target, pacing);
-  const statements = overlapped(manager);
   const findingIds = await reserveIds(target, 'findings', findings.length);
   const versionCount = findings.reduce((n, f) => n + f.versions.length, 0);
   const versionIds = await reserveIds(target, 'finding_versions', versionCount);
@@ -123,18 +103,18 @@ export async function insertFindings(
       v.createdAt.push(ver.createdAt);
       chars += ver.title.length + ver.description.length + (ver.impact?.length ?? 0) + (raw?.length ?? 0);
       if (v.id.length >= CHUNK || chars >= CHUNK_CHARS) {
-        await insertVersions(statements, v);
+        await insertVersions(manager, v);
         v = versionColumns();
         chars = 0;
       }
     }
     currentVersion.push(versionIds[k - 1]);
   }
-  if (v.id.length) await insertVersions(statements, v);
+  if (v.id.length) await insertVersions(manager, v);
 
   // findings, copying the current version's severity and CWE ids
   for (let s = 0; s < findings.length; s += CHUNK) {
-    await statements.send(
+    await manager.query(
       `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, identity_key, created_at)
        SELECT u.id, $1, fv.id, fv.severity, fv.cwe, u.identity_key, coalesce(u.created_at::timestamptz, now())
        FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS u(id, current_version_id, created_at, identity_key)
@@ -149,8 +129,6 @@ export async function insertFindings(
       ],
     );
   }
-
-  await statements.done();
 
   // notes
   const notes = findings.flatMap((f, i) => f.notes.map((n) => ({ ...n, findingId: findingIds[i] })));
@@ -216,10 +194,10 @@ function versionColumns() {
 }
 
 async function insertVersions(
-  statements: ReturnType<typeof overlapped>,
+  manager: Pick<EntityManager, 'query'>,
   v: ReturnType<typeof versionColumns>,
 ): Promise<void> {
-  await statements.send(
+  await manager.query(
     `INSERT INTO finding_versions (id, finding_id, version, origin, title, severity, description, impact, attack_vector,
        affected_endpoints, reproduction_steps, cwe, cvss, mitre, raw, edited_by, reason, created_at)
      SELECT id, finding_id, version, origin, title, severity, description, impact, attack_vector,
