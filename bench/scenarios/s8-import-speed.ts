@@ -27,30 +27,61 @@ function variant(dir: string, source: string, copy: string): string {
   return file;
 }
 
-/** Times a COPY of the same rows (columns that are not generated) into a scratch table of the same shape. */
-async function timedCopy(
+/** Added to the copied rows' ids so they collide with no stored row (the copy is rolled back). */
+const ID_SHIFT = 1_000_000_000;
+const SHIFTED = new Set(['id', 'finding_id', 'current_version_id']);
+
+/** The report's stored rows of `table` in COPY text, ids shifted, and the column list they fill. */
+async function rowsOf(
   client: Client,
   table: string,
   where: string,
-): Promise<{ ms: number; rows: number }> {
+): Promise<{ list: string; data: Buffer[] }> {
   const { rows: cols } = await client.query<{ column_name: string }>(
     `SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND table_schema = 'public' AND is_generated = 'NEVER' ORDER BY ordinal_position`,
     [table],
   );
-  const list = cols.map((c) => `"${c.column_name}"`).join(', ');
-  const chunks: Buffer[] = [];
-  const out = client.query(copyTo(`COPY (SELECT ${list} FROM ${table} WHERE ${where}) TO STDOUT`));
-  for await (const chunk of out) chunks.push(chunk as Buffer);
-  await client.query(`DROP TABLE IF EXISTS s8_copy_${table}`);
-  await client.query(`CREATE TABLE s8_copy_${table} (LIKE ${table} INCLUDING ALL)`);
+  const names = cols.map((c) => `"${c.column_name}"`);
+  const select = cols.map((c) =>
+    SHIFTED.has(c.column_name) ? `"${c.column_name}" + ${ID_SHIFT}` : `"${c.column_name}"`,
+  );
+  const data: Buffer[] = [];
+  const out = client.query(
+    copyTo(`COPY (SELECT ${select.join(', ')} FROM ${table} WHERE ${where} ORDER BY id) TO STDOUT`),
+  );
+  for await (const chunk of out) data.push(chunk as Buffer);
+  return { list: names.join(', '), data };
+}
+
+/**
+ * Times a COPY of the report's rows into the same tables (`finding_versions`, then `findings`, as
+ * the import writes them), paying their indexes, triggers and foreign keys, the deferred ones
+ * checked at the end as the import's commit checks them; then rolls back.
+ */
+async function timedCopy(client: Client, reportId: number): Promise<{ ms: number; rows: number[] }> {
+  const versions = await rowsOf(
+    client,
+    'finding_versions',
+    `finding_id IN (SELECT id FROM findings WHERE report_id = ${reportId})`,
+  );
+  const findings = await rowsOf(client, 'findings', `report_id = ${reportId}`);
+  await client.query('BEGIN');
   const t0 = nowMs();
-  const into = client.query(copyFrom(`COPY s8_copy_${table} (${list}) FROM STDIN`));
-  await pipeline(async function* () {
-    yield* chunks;
-  }, into);
+  const rows: number[] = [];
+  for (const [table, { list, data }] of [
+    ['finding_versions', versions],
+    ['findings', findings],
+  ] as const) {
+    const into = client.query(copyFrom(`COPY ${table} (${list}) FROM STDIN`));
+    await pipeline(async function* () {
+      yield* data;
+    }, into);
+    rows.push(into.rowCount);
+  }
+  await client.query('SET CONSTRAINTS ALL IMMEDIATE');
   const ms = nowMs() - t0;
-  await client.query(`DROP TABLE s8_copy_${table}`);
-  return { ms, rows: into.rowCount };
+  await client.query('ROLLBACK');
+  return { ms, rows };
 }
 
 /**
@@ -131,16 +162,10 @@ export async function scenario8(ctx: BenchContext): Promise<ScenarioResult> {
   if ('ok' in parsed) throw new Error(`parse refused the file: ${parsed.ok ? '' : parsed.error}`);
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
-  const report = outcome.reportId;
-  const findings = await timedCopy(client, 'findings', `report_id = ${report}`);
-  const versions = await timedCopy(
-    client,
-    'finding_versions',
-    `finding_id IN (SELECT id FROM findings WHERE report_id = ${report})`,
-  );
+  const copy = await timedCopy(client, outcome.reportId);
   await client.end();
   fs.rmSync(dir, { recursive: true, force: true });
-  const copyMs = findings.ms + versions.ms;
+  const copyMs = copy.ms;
   const ratio = bigMs / (parseMs + copyMs);
   const oneSummary = summarize(oneMb);
   return {
@@ -162,8 +187,8 @@ export async function scenario8(ctx: BenchContext): Promise<ScenarioResult> {
       { name: 'upload → ready ÷ (parse + COPY)', unit: '×', value: ratio, goal: '≤ 1.5×', met: ratio <= 1.5 },
     ],
     markdown: [
-      `${layout}, the API, a Socket.IO client waiting for each import's \`ready\`; files uploaded by curl as multipart. Each upload is a shared file with \`runs[0].properties.benchCopy\` set to a new value (new bytes, same report: not a duplicate). ${reps} repetitions of the 1 MB and the 69 KB file, alternating, after one warm-up import; then ten copies of the 1 MB file in one request (each ready at ${ten.ms.map((x) => (x / 1000).toFixed(1)).join(', ')} s); then a generated ${(size / 1048576).toFixed(1)} MiB SARIF file (${results} results, ${outcome.findingCount} findings). With the stack stopped, the harness parsed its bytes (${fmt(parseMs)} ms) and COPYed the rows the import stored (${findings.rows} findings ${fmt(findings.ms)} ms + ${versions.rows} finding_versions ${fmt(versions.ms)} ms) into scratch tables \`LIKE … INCLUDING ALL\` (same columns, indexes and constraints).`,
+      `${layout}, the API, a Socket.IO client waiting for each import's \`ready\`; files uploaded by curl as multipart. Each upload is a shared file with \`runs[0].properties.benchCopy\` set to a new value (new bytes, same report: not a duplicate). ${reps} repetitions of the 1 MB and the 69 KB file, alternating, after one warm-up import; then ten copies of the 1 MB file in one request (each ready at ${ten.ms.map((x) => (x / 1000).toFixed(1)).join(', ')} s); then a generated ${(size / 1048576).toFixed(1)} MiB SARIF file (${results} results, ${outcome.findingCount} findings). With the stack stopped, the harness parsed its bytes (${fmt(parseMs)} ms) and COPYed the rows the import stored (${copy.rows[0]} finding_versions, then ${copy.rows[1]} findings, ids shifted) into the same tables in a transaction, with their indexes, triggers and foreign keys, the deferred ones checked at its end (${fmt(copyMs)} ms), then rolled it back.`,
     ],
-    raw: { oneMb, small, ten: ten.ms, bigMs, parseMs, copy: { findings, versions }, size, results },
+    raw: { oneMb, small, ten: ten.ms, bigMs, parseMs, copy, size, results },
   };
 }
