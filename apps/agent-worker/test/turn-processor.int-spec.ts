@@ -1,7 +1,22 @@
+/**
+ * A turn on the worker against the real Postgres and Redis: run, cancelled, failed, recovered, its
+ * deltas coalesced, and the turn processor's rules, one block per area, each on a database and
+ * Redis prefix of its own. One file, so the worker's modules load once (seconds of CPU a file).
+ */
+
 import type { ChatEventOf } from '@corpus-chat/contracts';
-import { scriptedMessage, ScriptedAgentRunner } from './support/scripted-runner';
+import { ScriptedAgentRunner, scriptedMessage } from './support/scripted-runner';
 import { expectGapFree, TurnTestBed } from './support/turn-test-bed';
-import { type RunningWorker, startWorker } from './support/worker-harness';
+import { type RunningWorker, startUseCaseWorker, startWorker } from './support/worker-harness';
+import { randomUUID } from 'node:crypto';
+import { RunTurn } from '../src/turns/run-turn';
+import { RunningTurns } from '../src/turns/running-turns';
+import { TurnAttemptError, TurnFailedError } from '../src/turns/turn-errors';
+import { CancelTurn } from '../src/turns/cancel-turn';
+import { STALLED_LIMIT_REASON } from '@corpus-chat/server-core';
+import { FailTurn } from '../src/turns/fail-turn';
+import type { TurnOutcome } from '@corpus-chat/persistence';
+import { RecoverTurn } from '../src/turns/recover-turn';
 
 jest.setTimeout(40_000);
 
@@ -207,5 +222,298 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
       [successor.workerId, 2],
     ]);
     expect(await bed.assistantMessages(handedBack.turnId)).toHaveLength(1);
+  });
+});
+
+describe('RunTurn: one attempt of a turn (real Postgres and Redis, no queue)', () => {
+  let bed: TurnTestBed;
+  let worker: RunningWorker;
+  let runTurn: RunTurn;
+  const job = (
+    t: { turnId: string; userMessageId: string },
+    thread: { chatId: string; ownerId: string },
+  ) => ({
+    turnId: t.turnId,
+    chatId: thread.chatId,
+    ownerId: thread.ownerId,
+    userMessageId: t.userMessageId,
+  });
+
+  beforeAll(async () => {
+    bed = await TurnTestBed.create();
+    worker = await startUseCaseWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix });
+    runTurn = worker.app.get(RunTurn);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await bed?.close();
+  });
+
+  it('runs the agent, stores its answer and publishes started → deltas → done in order', async () => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, scriptedMessage({ deltas: ['Seven', '.'] }));
+    const result = await runTurn.execute({ data: job(t, thread), attempt: 1 });
+    expect(result).toMatchObject({ status: 'complete' });
+    await bed.waitForEvent(t.turnId, 'turn.done');
+    expect(bed.events(t.turnId).map((e) => e.type)).toEqual([
+      'turn.started',
+      'text.delta',
+      'text.delta',
+      'turn.done',
+    ]);
+    expectGapFree(bed.events(t.turnId));
+    expect(await bed.assistantMessages(t.turnId)).toMatchObject([
+      { id: result.messageId, content: 'Seven.', status: 'complete', metadata: { attempt: 1 } },
+    ]);
+    expect(worker.app.get(RunningTurns).size).toBe(0);
+  });
+
+  it('runs nothing for a missing turn, and refuses a job whose owner is not the thread’s', async () => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, scriptedMessage({}));
+    const before = worker.runner.runs.length;
+    await expect(
+      runTurn.execute({ data: job({ ...t, turnId: randomUUID() }, thread), attempt: 1 }),
+    ).resolves.toEqual({ messageId: '', status: 'cancelled' });
+    const forged = { ...job(t, thread), ownerId: await bed.newOperator() };
+    const refused = runTurn.execute({ data: forged, attempt: 1 });
+    await expect(refused).rejects.toBeInstanceOf(TurnFailedError);
+    await expect(refused).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(worker.runner.runs).toHaveLength(before);
+  });
+
+  it('ends a turn cancelled before it ran as cancelled, without running the agent', async () => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, scriptedMessage({}));
+    await bed.cancels.request(t.turnId);
+    const before = worker.runner.runs.length;
+    const result = await runTurn.execute({ data: job(t, thread), attempt: 1 });
+    expect(result.status).toBe('cancelled');
+    expect(await bed.waitForEvent(t.turnId)).toMatchObject({
+      type: 'turn.cancelled',
+      messageId: result.messageId,
+    });
+    expect(worker.runner.runs).toHaveLength(before);
+  });
+
+  it('turns a retryable agent failure into TurnAttemptError carrying what was streamed', async () => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, scriptedMessage({ failAttempts: 1, deltas: ['partial'] }));
+    const failed = runTurn.execute({ data: job(t, thread), attempt: 1 });
+    await expect(failed).rejects.toBeInstanceOf(TurnAttemptError);
+    await expect(failed).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      partial: { content: 'partial' },
+    });
+    // Nothing is stored: BullMQ retries the attempt, or `FailTurn` ends the turn.
+    expect(await bed.assistantMessages(t.turnId)).toHaveLength(0);
+  });
+});
+
+describe('CancelTurn (real Postgres and Redis)', () => {
+  let bed: TurnTestBed;
+  let worker: RunningWorker;
+  let cancelTurn: CancelTurn;
+
+  beforeAll(async () => {
+    bed = await TurnTestBed.create();
+    worker = await startUseCaseWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix });
+    cancelTurn = worker.app.get(CancelTurn);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await bed?.close();
+  });
+
+  it('stores the partial answer as cancelled and publishes turn.cancelled, once', async () => {
+    const thread = await bed.newChat();
+    const { turnId } = await bed.store(thread, 'how many findings?');
+    const partial = { content: 'There are', metadata: { toolCalls: [] } };
+    const result = await cancelTurn.execute(turnId, partial);
+    expect(result).toEqual({ messageId: expect.any(String), status: 'cancelled' });
+    const event = (await bed.waitForEvent(turnId)) as ChatEventOf<'turn.cancelled'>;
+    expect(event).toMatchObject({ type: 'turn.cancelled', messageId: result.messageId });
+    expect(await bed.ledger.status(turnId)).toBe('cancelled');
+
+    await expect(cancelTurn.execute(turnId, { ...partial, content: 'later' })).resolves.toEqual(result);
+    expect(await bed.assistantMessages(turnId)).toMatchObject([
+      { id: result.messageId, content: 'There are', status: 'cancelled' },
+    ]);
+  });
+
+  it('stores nothing for a run that is no longer the turn’s current one', async () => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, 'how many findings?');
+    const claim = { ownerId: thread.ownerId, chatId: thread.chatId, userMessageId: t.userMessageId };
+    // Attempt 2 runs on another worker: this worker's attempt 1 was taken over.
+    await bed.ledger.startRun(t.turnId, { ...claim, attempt: 2, workerId: 'another-worker' });
+    const result = await cancelTurn.execute(t.turnId, { content: 'stale', metadata: { toolCalls: [] } }, 1);
+    expect(result).toEqual({ messageId: '', status: 'cancelled' });
+    expect(await bed.assistantMessages(t.turnId)).toHaveLength(0);
+    expect(await bed.ledger.status(t.turnId)).toBe('running');
+  });
+});
+
+describe('FailTurn: the end of a job that failed for good (real Postgres and Redis)', () => {
+  let bed: TurnTestBed;
+  let worker: RunningWorker;
+  let failTurn: FailTurn;
+  const newTurn = async () => (await bed.store(await bed.newChat(), 'how many findings?')).turnId;
+
+  beforeAll(async () => {
+    bed = await TurnTestBed.create();
+    worker = await startUseCaseWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix });
+    failTurn = worker.app.get(FailTurn);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await bed?.close();
+  });
+
+  it('stores the partial answer of the last attempt as error and publishes its turn.error', async () => {
+    const turnId = await newTurn();
+    const partial = { content: 'There are', metadata: { toolCalls: [] } };
+    const err = new TurnAttemptError('MODEL_UNAVAILABLE', 'The model server did not answer.', partial);
+    await failTurn.execute({ id: turnId, data: { turnId }, attemptsStarted: 2 }, err);
+    const event = (await bed.waitForEvent(turnId)) as ChatEventOf<'turn.error'>;
+    expect(event).toMatchObject({ code: 'MODEL_UNAVAILABLE', message: 'The model server did not answer.' });
+    expect(await bed.assistantMessages(turnId)).toMatchObject([
+      {
+        content: 'There are',
+        status: 'error',
+        metadata: { attempt: 2, error: { code: 'MODEL_UNAVAILABLE' } },
+      },
+    ]);
+  });
+
+  it('names a job given up after its workers died WORKER_LOST, an unknown error INTERNAL', async () => {
+    const lost = await newTurn();
+    await failTurn.execute(
+      { id: lost, data: { turnId: lost }, attemptsStarted: 2 },
+      new Error(STALLED_LIMIT_REASON),
+    );
+    expect(await bed.waitForEvent(lost)).toMatchObject({ type: 'turn.error', code: 'WORKER_LOST' });
+    const crashed = await newTurn();
+    await failTurn.execute({ id: crashed, data: { turnId: crashed }, attemptsStarted: 1 }, new Error('boom'));
+    expect(await bed.waitForEvent(crashed)).toMatchObject({ type: 'turn.error', code: 'INTERNAL' });
+  });
+
+  it('stores no message in a thread whose job was forged (FORBIDDEN), yet ends the turn', async () => {
+    const turnId = await newTurn();
+    const empty = { content: '', metadata: { toolCalls: [] } };
+    await failTurn.execute(
+      { id: turnId, data: { turnId }, attemptsStarted: 1 },
+      new TurnFailedError('FORBIDDEN', 'This turn does not match its thread or owner.', empty),
+    );
+    expect(await bed.waitForEvent(turnId)).toMatchObject({ type: 'turn.error', code: 'FORBIDDEN' });
+    expect(await bed.assistantMessages(turnId)).toHaveLength(0);
+    expect(await bed.ledger.status(turnId)).toBe('error');
+  });
+
+  it('leaves a turn that already ended as it was', async () => {
+    const turnId = await newTurn();
+    const job = { id: turnId, data: { turnId }, attemptsStarted: 1 };
+    await failTurn.execute(job, new Error('first'));
+    await failTurn.execute(job, new Error(STALLED_LIMIT_REASON));
+    expect(await bed.assistantMessages(turnId)).toMatchObject([
+      { metadata: { error: { code: 'INTERNAL' } } },
+    ]);
+  });
+});
+
+describe('RecoverTurn: an attempt that finds its answer stored (real Postgres and Redis)', () => {
+  let bed: TurnTestBed;
+  let worker: RunningWorker;
+
+  beforeAll(async () => {
+    bed = await TurnTestBed.create();
+    worker = await startUseCaseWorker({ databaseUrl: bed.databaseUrl, redisPrefix: bed.prefix });
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await bed?.close();
+  });
+
+  /** A turn whose attempt 1 stored `outcome` and died before publishing its terminal event. */
+  const answeredTurn = async (outcome: Omit<TurnOutcome, 'claim'>) => {
+    const thread = await bed.newChat();
+    const t = await bed.store(thread, scriptedMessage({ deltas: ['Seven.'] }));
+    const data = { ...thread, turnId: t.turnId, userMessageId: t.userMessageId };
+    const claim = { attempt: 1, workerId: 'died-worker' };
+    await bed.ledger.startRun(t.turnId, { ...data, ...claim });
+    const stored = await bed.ledger.finish(t.turnId, { ...outcome, claim });
+    if (stored.kind !== 'finished') throw new Error(`not stored: ${stored.kind}`);
+    return { data, messageId: stored.messageId };
+  };
+
+  it('publishes turn.done of the stored answer at the next attempt, without running the agent', async () => {
+    const t = await answeredTurn({ status: 'complete', content: 'Seven.', metadata: { toolCalls: [] } });
+    const runs = worker.runner.runs.length;
+    const result = await worker.app.get(RunTurn).execute({ data: t.data, attempt: 2 });
+    expect(result).toEqual({ messageId: t.messageId, status: 'complete' });
+    const done = (await bed.waitForEvent(t.data.turnId)) as ChatEventOf<'turn.done'>;
+    expect(done).toMatchObject({ type: 'turn.done', messageId: t.messageId });
+    expect(bed.events(t.data.turnId).map((e) => e.type)).toEqual(['turn.done']);
+    expect(worker.runner.runs).toHaveLength(runs);
+  });
+
+  it('publishes the stored error of a failed turn with its code and message', async () => {
+    const error = { code: 'MODEL_UNAVAILABLE' as const, message: 'The model server did not answer.' };
+    const t = await answeredTurn({
+      status: 'error',
+      content: '',
+      metadata: { toolCalls: [], error },
+      errorCode: error.code,
+    });
+    const claim = { ...t.data, attempt: 2, workerId: worker.workerId };
+    const loaded = (await bed.ledger.startRun(t.data.turnId, claim))!;
+    expect(loaded).toMatchObject({ started: false, answer: { id: t.messageId, status: 'error' } });
+    const result = await worker.app.get(RecoverTurn).execute(loaded, loaded.answer!);
+    expect(result).toEqual({ messageId: t.messageId, status: 'error' });
+    expect(await bed.waitForEvent(t.data.turnId)).toMatchObject({ type: 'turn.error', ...error });
+  });
+});
+
+describe('agent-worker with TEXT_DELTA_COALESCE_MS (real Postgres, Redis, BullMQ)', () => {
+  let bed: TurnTestBed;
+  let worker: RunningWorker | undefined;
+
+  beforeAll(async () => {
+    bed = await TurnTestBed.create();
+  });
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+  });
+  afterAll(() => bed.close());
+
+  it('publishes fewer, joined text deltas that add up to the stored answer, gap-free, tool events in place', async () => {
+    worker = await startWorker({
+      databaseUrl: bed.databaseUrl,
+      redisPrefix: bed.prefix,
+      env: { TEXT_DELTA_COALESCE_MS: '1000' },
+    });
+    const thread = await bed.newChat();
+    const { turnId } = await bed.enqueue(thread, scriptedMessage({ tool: true, deltaCount: 40, deltaMs: 1 }));
+    await bed.waitForEvent(turnId, 'turn.done');
+    const events = bed.events(turnId);
+    expectGapFree(events);
+    const deltas = events.filter((e): e is ChatEventOf<'text.delta'> => e.type === 'text.delta');
+    // 40 deltas 1 ms apart in 1 s windows: the first alone, then the rest joined. The window is
+    // wide so a loaded host (timers late by seconds) still joins them: at most one per window.
+    expect(deltas.length).toBeGreaterThanOrEqual(2);
+    expect(deltas.length).toBeLessThanOrEqual(20);
+    const expected = Array.from({ length: 40 }, (_, i) => `w${i + 1} `).join('');
+    expect(deltas.map((d) => d.text).join('')).toBe(expected);
+    expect(deltas[0].text).toBe('w1 ');
+    expect(events.map((e) => e.type).slice(0, 4)).toEqual([
+      'turn.queued',
+      'turn.started',
+      'tool.call',
+      'tool.result',
+    ]);
+    expect(events.at(-1)?.type).toBe('turn.done');
+    const [answer] = await bed.assistantMessages(turnId);
+    expect(answer.content).toBe(expected);
   });
 });

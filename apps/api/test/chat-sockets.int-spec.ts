@@ -1,22 +1,49 @@
+/**
+ * What the chat sockets carry: limits and subscriptions, every page's turn activity, and a turn's
+ * trace, one block per area, each on a database, Redis prefix and API of its own. One file, so the
+ * API's modules load once (about 5 s of CPU a file).
+ */
+
 import 'reflect-metadata';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { Socket } from 'socket.io-client';
-import { type ChatSummaryView, type JoinChatAck, SocketEvents } from '@corpus-chat/contracts';
+import {
+  type ChatDetailView,
+  type ChatSummaryView,
+  type JoinChatAck,
+  type PostMessageResponse,
+  type RunningTurnView,
+  SocketEvents,
+  type TurnActivity,
+} from '@corpus-chat/contracts';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
-import { RedisKeys } from '@corpus-chat/server-core';
+import { RedisKeys, startTracing } from '@corpus-chat/server-core';
 import { SOCKET_RATE_LIMITED, tooManySockets } from '../src/chat/socket-limits';
 import {
   type ApiInstance,
   emitWithAck,
+  type EventCollector,
   eventually,
   newDeployment,
+  openChatSocket,
   signIn,
   startApiInstance,
 } from './support/chat-harness';
 import { connectChatSocket, type LoginSession } from './support/login';
+import { newGate, openGate, scriptedMessage, type TurnScript } from './support/turn-script';
+import { spawnWorkerProcess, WORKER_START_MS, type WorkerProcess } from './support/worker-process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { writeModelSettings } from '@corpus-chat/persistence';
+import { corpusPath, importCorpusFiles } from '@corpus-chat/ingest/testing';
+// The worker's scripted model server (test-only code): this spec runs the real worker against it.
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { ScriptedOpenAiServer, script } from '../../agent-worker/src/agent/testing/scripted-openai-server';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const MAX_SOCKETS = 4;
 
@@ -204,5 +231,335 @@ describe('chat sockets: limits and subscriptions', () => {
       const refusals = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
       expect(refusals.every((r) => (r.reason as Error).message === tooManySockets(MAX_SOCKETS))).toBe(true);
     });
+  });
+});
+
+/**
+ * What an operator's pages learn of turns outside the thread they follow: `chat:activity` for every
+ * turn of theirs (queue place, start, end with the answer's first line and the thread's unread
+ * mark), `chat:thread-updated` when a thread is marked seen, and the Running list over REST. Two
+ * API instances of one deployment, one worker process (concurrency 1, scripted runner).
+ */
+describe('turn activity: unread threads, queue places and ends on every page of the owner', () => {
+  let db: TestDatabase;
+  let apiA: ApiInstance;
+  let apiB: ApiInstance;
+  let worker: WorkerProcess;
+  let alice: LoginSession;
+  let bob: LoginSession;
+  const sockets: EventCollector[] = [];
+
+  const http = (api: ApiInstance = apiA) => request(api.app.getHttpServer());
+  const socketOf = async (api: ApiInstance, who: LoginSession) => {
+    const s = await openChatSocket(api, who);
+    sockets.push(s);
+    return s;
+  };
+  const newChat = async (who: LoginSession, title: string): Promise<string> => {
+    const res = await http().post('/api/chats').set(who.headers).send({ title });
+    expect(res.status).toBe(201);
+    return (res.body as ChatSummaryView).id;
+  };
+  const post = async (
+    who: LoginSession,
+    chatId: string,
+    script: TurnScript,
+  ): Promise<PostMessageResponse> => {
+    const res = await http()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(who.headers)
+      .send({ content: scriptedMessage(script) });
+    expect(res.status).toBe(202);
+    return res.body as PostMessageResponse;
+  };
+  /** Waits for the page's first activity of `turnId` matching `match`. */
+  const activity = (page: EventCollector, turnId: string, match: (a: TurnActivity) => boolean, ms = 20_000) =>
+    page.until(
+      () => page.activities.find((a) => a.event.turnId === turnId && match(a)),
+      ms,
+      () =>
+        `turn ${turnId}: got ${page.activities.map((a) => `${a.event.turnId}:${a.event.type}`).join(' ')}`,
+    );
+  const ended = (turnId: string) => (a: TurnActivity) =>
+    a.event.turnId === turnId && ['turn.done', 'turn.error', 'turn.cancelled'].includes(a.event.type);
+  const listed = async (who: LoginSession) =>
+    (await http().get('/api/chats').set(who.headers)).body as ChatSummaryView[];
+  const running = async (who: LoginSession) =>
+    (await http(apiB).get('/api/chats/turns/active').set(who.headers).expect(200)).body as RunningTurnView[];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const deployment = newDeployment();
+    [apiA, apiB, worker] = (await Promise.all([
+      startApiInstance({ databaseUrl: db.url, ...deployment }),
+      startApiInstance({ databaseUrl: db.url, ...deployment }),
+      spawnWorkerProcess({
+        databaseUrl: db.url,
+        redisPrefix: deployment.redisPrefix,
+        env: { WORKER_CONCURRENCY: '1' },
+      }),
+    ])) as [ApiInstance, ApiInstance, WorkerProcess];
+    alice = await signIn(apiA, db.dataSource);
+    bob = await signIn(apiA, db.dataSource);
+  }, WORKER_START_MS + 60_000);
+
+  afterAll(async () => {
+    sockets.forEach((s) => s.close());
+    await worker?.stop();
+    await Promise.all([apiA?.close(), apiB?.close()]);
+    await db?.drop();
+  });
+
+  it("sends a waiting turn's place, its start and its end to both of the owner's pages, on either instance, and no one else's", async () => {
+    // Two pages of alice, one per instance, following no thread; bob's page on the same instance.
+    const [page1, page2, bobPage] = [
+      await socketOf(apiA, alice),
+      await socketOf(apiB, alice),
+      await socketOf(apiA, bob),
+    ];
+    const chatA = await newChat(alice, 'Thread A');
+    const chatB = await newChat(alice, 'Thread B');
+    const gate = newGate();
+    // B holds the only worker slot, so A waits behind it.
+    const first = await post(alice, chatB, { deltas: ['Working', ' on B.'], hold: { afterDeltas: 1, gate } });
+    await activity(page2, first.turnId, (a) => a.event.type === 'turn.started');
+    // A is held too once it started, so its start is read while it runs (the API reads the thread's
+    // entry when the event reaches it, not when it was published).
+    const gateA = newGate();
+    const second = await post(alice, chatA, {
+      deltas: ['There are 7 findings.\n', 'Details follow.'],
+      hold: { afterDeltas: 1, gate: gateA },
+    });
+
+    const queued = await activity(page2, second.turnId, (a) => a.event.type === 'turn.queued');
+    expect(queued.event).toMatchObject({ chatId: chatA, position: 1 });
+    expect(queued.thread).toMatchObject({ id: chatA, title: 'Thread A', activeTurn: { status: 'queued' } });
+    const list = await running(alice);
+    expect(list.map((t) => [t.chatId, t.status, t.queuePosition])).toEqual([
+      [chatB, 'running', null],
+      [chatA, 'queued', 1],
+    ]);
+    expect(list[1]).toMatchObject({ title: 'Thread A', startedAt: null, estimatedStartAt: null });
+    expect(await running(bob)).toEqual([]);
+
+    openGate(gate);
+    const started = await activity(page1, second.turnId, (a) => a.event.type === 'turn.started');
+    expect(started.thread).toMatchObject({ activeTurn: { status: 'running' } });
+    openGate(gateA);
+    for (const page of [page1, page2]) {
+      const done = await activity(page, second.turnId, ended(second.turnId));
+      expect(done.event.type).toBe('turn.done');
+      expect(done.firstLine).toBe('There are 7 findings.');
+      expect(done.thread).toMatchObject({ id: chatA, unread: true, activeTurn: null });
+    }
+    expect(
+      (await listed(alice))
+        .filter((t) => t.unread)
+        .map((t) => t.id)
+        .sort(),
+    ).toEqual([chatA, chatB].sort());
+    expect(await running(alice)).toEqual([]);
+
+    // Bob's own turn reaches his page; nothing of alice's came before it on the same connection.
+    const bobChat = await newChat(bob, 'Bob');
+    const bobs = await post(bob, bobChat, {});
+    await activity(bobPage, bobs.turnId, ended(bobs.turnId));
+    expect(new Set(bobPage.activities.map((a) => a.event.chatId))).toEqual(new Set([bobChat]));
+    expect(bobPage.threadUpdates.every((u) => u.chatId === bobChat)).toBe(true);
+  });
+
+  it('marks a thread seen for every page of its owner; another operator gets 404', async () => {
+    const [page1, page2] = [await socketOf(apiA, alice), await socketOf(apiB, alice)];
+    const chatId = await newChat(alice, 'Seen me');
+    const turn = await post(alice, chatId, { deltas: ['Seen.'] });
+    await activity(page2, turn.turnId, ended(turn.turnId));
+    expect((await listed(alice)).find((t) => t.id === chatId)?.unread).toBe(true);
+
+    await http().post(`/api/chats/${chatId}/seen`).set(bob.headers).expect(404);
+    expect((await listed(alice)).find((t) => t.id === chatId)?.unread).toBe(true);
+    await http(apiB).post(`/api/chats/${chatId}/seen`).set(alice.headers).expect(204);
+    for (const page of [page1, page2]) {
+      const update = await page.until(
+        () => page.threadUpdates.find((u) => u.chatId === chatId && u.thread && !u.thread.unread),
+        10_000,
+        () => `thread updates: ${JSON.stringify(page.threadUpdates)}`,
+      );
+      expect(update.thread).toMatchObject({ id: chatId, title: 'Seen me', unread: false });
+    }
+    expect((await listed(alice)).find((t) => t.id === chatId)?.unread).toBe(false);
+    // Deleting it tells the pages the entry is gone.
+    await http().delete(`/api/chats/${chatId}`).set(alice.headers).expect(204);
+    await page1.until(
+      () => page1.threadUpdates.find((u) => u.chatId === chatId && u.thread === null),
+      10_000,
+      () => 'the deleted thread',
+    );
+  });
+
+  it('moves a waiting turn up when the one ahead of it is cancelled', async () => {
+    const page = await socketOf(apiB, alice);
+    const gate = newGate();
+    const [busy, first, second] = [
+      await newChat(alice, 'busy'),
+      await newChat(alice, 'first'),
+      await newChat(alice, 'second'),
+    ];
+    const holding = await post(alice, busy, { deltas: ['Holding', ' on.'], hold: { afterDeltas: 1, gate } });
+    await activity(page, holding.turnId, (a) => a.event.type === 'turn.started');
+    const ahead = await post(alice, first, {});
+    const behind = await post(alice, second, {});
+    expect([ahead.queuePosition, behind.queuePosition]).toEqual([1, 2]);
+
+    await http().post(`/api/chats/${first}/turns/${ahead.turnId}/cancel`).set(alice.headers).expect(202);
+    const cancelled = await activity(page, ahead.turnId, ended(ahead.turnId));
+    expect(cancelled.event.type).toBe('turn.cancelled');
+    const moved = await activity(
+      page,
+      behind.turnId,
+      (a) => a.event.type === 'turn.queued' && a.event.position === 1,
+    );
+    expect(moved.thread).toMatchObject({ id: second, activeTurn: { status: 'queued' } });
+    expect((await running(alice)).find((t) => t.turnId === behind.turnId)?.queuePosition).toBe(1);
+
+    openGate(gate);
+    await activity(page, behind.turnId, ended(behind.turnId));
+  });
+});
+
+/** A span as OTLP/HTTP JSON carries it. */
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+}
+
+/**
+ * One turn is one trace: the API's request span (exported in this process), and under it the
+ * worker process's job, model requests and tool queries, which the worker exports with the real
+ * OTLP/HTTP exporter configured by the standard OTEL_* variables to a receiver in this test.
+ */
+describe('a turn as one OpenTelemetry trace: API → job → model requests and tool queries', () => {
+  let db: TestDatabase;
+  let api: ApiInstance;
+  let worker: WorkerProcess;
+  let model: ScriptedOpenAiServer;
+  let operator: LoginSession;
+  let receiver: http.Server;
+  const received: OtlpSpan[] = [];
+  const apiSpans = new InMemorySpanExporter();
+  let stopTracing: (() => Promise<void>) | null;
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as {
+          resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+        };
+        for (const r of parsed.resourceSpans) for (const s of r.scopeSpans) received.push(...s.spans);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    stopTracing = startTracing('corpus-chat-api', new SimpleSpanProcessor(apiSpans));
+    db = await createTestDatabase();
+    await importCorpusFiles(db.dataSource, ['scans/sarif/dd__flawfinder.sarif']);
+    model = await ScriptedOpenAiServer.start();
+    await writeModelSettings(db.dataSource, {
+      backend: 'openai',
+      baseUrl: model.baseUrl,
+      model: 'scripted-model',
+      apiKey: 'sk-test',
+    });
+    const deployment = newDeployment();
+    const port = (receiver.address() as AddressInfo).port;
+    [api, worker] = await Promise.all([
+      startApiInstance({ databaseUrl: db.url, ...deployment }),
+      spawnWorkerProcess({
+        databaseUrl: db.url,
+        redisPrefix: deployment.redisPrefix,
+        env: {
+          TEST_AGENT: 'production',
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+        },
+      }),
+    ]);
+    operator = await signIn(api, db.dataSource);
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+    await stopTracing?.();
+    await model?.close();
+    await db?.drop();
+    receiver?.close();
+  });
+
+  it('a two-tool turn yields one trace of at least 6 spans, the worker’s under the API’s', async () => {
+    model.enqueue(
+      script.toolCall('list_all_reports', {}),
+      script.toolCall('get_corpus_overview', {}),
+      script.text('Here is the overview of the corpus.'),
+    );
+    const server = () => request(api.app.getHttpServer());
+    const chat = await server().post('/api/chats').set(operator.headers).send({});
+    const chatId = (chat.body as ChatSummaryView).id;
+    const posted = await server()
+      .post(`/api/chats/${chatId}/messages`)
+      .set(operator.headers)
+      .send({ content: 'Give me an overview of the corpus' });
+    expect(posted.status).toBe(202);
+    const { turnId } = posted.body as PostMessageResponse;
+    await eventually(
+      async () => {
+        const thread = (await server().get(`/api/chats/${chatId}`).set(operator.headers))
+          .body as ChatDetailView;
+        return thread.messages.find(
+          (m) => m.role === 'assistant' && m.turnId === turnId && m.status === 'complete',
+        );
+      },
+      60_000,
+      'the answer',
+    );
+    const [post] = apiSpans.getFinishedSpans().filter((s) => s.name === 'chat.post-message');
+    const traceId = post.spanContext().traceId;
+    const inTrace = () => received.filter((s) => s.traceId === traceId);
+    await eventually(
+      async () =>
+        inTrace().filter((s) => s.name !== 'turn.run').length >= 5 &&
+        inTrace().some((s) => s.name === 'turn.run')
+          ? true
+          : undefined,
+      20_000,
+      'the worker’s spans at the receiver',
+    );
+    const spans = inTrace();
+    const run = spans.find((s) => s.name === 'turn.run')!;
+    expect(run.parentSpanId).toBe(post.spanContext().spanId);
+    expect(spans.filter((s) => s.name === 'model.request')).toHaveLength(3);
+    expect(spans.filter((s) => s.name === 'tool.query')).toHaveLength(2);
+    for (const s of spans.filter((s) => s !== run)) expect(s.parentSpanId).toBe(run.spanId);
+    expect(spans.length + 1).toBeGreaterThanOrEqual(6);
+  });
+
+  it('an uploaded report is one trace too: the upload request, then the worker’s import under it', async () => {
+    const bytes = fs.readFileSync(corpusPath('scans/zap/dd__juicy2.xml'));
+    const upload = await request(api.app.getHttpServer())
+      .post('/api/reports/import')
+      .set(operator.headers)
+      .attach('files', bytes, 'juicy2.xml');
+    expect(upload.status).toBe(202);
+    const [queued] = apiSpans.getFinishedSpans().filter((s) => s.name === 'import.queue');
+    const run = await eventually(
+      async () => received.find((s) => s.name === 'import.run' && s.traceId === queued.spanContext().traceId),
+      30_000,
+      'the import.run span at the receiver',
+    );
+    expect(run?.parentSpanId).toBe(queued.spanContext().spanId);
   });
 });
