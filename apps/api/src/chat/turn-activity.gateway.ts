@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { Namespace } from 'socket.io';
@@ -27,8 +28,10 @@ export class TurnActivityGateway implements OnGatewayInit, OnApplicationShutdown
     const subscriber = createRedisConnection(this.env, 'api:turn-activity', 'subscriber');
     this.subscriber = subscriber;
     subscriber.on('message', (_channel: string, message: string) => {
-      // One at a time, so a page gets a turn's activity in the order it was published.
+      // One at a time, so a page gets a turn's activity in the order it was published; each after
+      // the poll that read it, so the thread's own event, read with it, reaches its sockets first.
       this.tail = this.tail
+        .then(() => setImmediate())
         .then(() => this.forward(server, message))
         .catch((e: Error) => this.logger.warn(`turn activity not forwarded: ${e.message}`));
     });

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { InjectQueue } from '@nestjs/bullmq';
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
@@ -97,6 +98,9 @@ export class TurnDispatcher implements BeforeApplicationShutdown {
     await this.redis('publish turn.queued', () =>
       this.bus.publish(turn.chatId, turn.turnId, { type: 'turn.queued', position: turn.queuePosition }),
     );
+    // Redis answers the publisher before its subscribers: the relay to the thread's sockets, read in
+    // the same poll, goes out before the add's work (bench scenario 2, first event).
+    await setImmediate();
     await this.addJob(turn, language);
     turnTrace.mark(turn.turnId, 'api.job-added');
     this.logger.log(`turn ${turn.turnId} queued in chat ${turn.chatId} (position ${turn.queuePosition})`);

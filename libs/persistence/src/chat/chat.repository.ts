@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type DataSource, In } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { recordAuditEvent, type AuditActor } from '../audit/audit-log';
 import { ChatMessageEntity } from './chat-message.entity';
-import { ChatSessionEntity } from './chat-session.entity';
+import { ChatSessionEntity, type ChatTitleSource } from './chat-session.entity';
 import { ACTIVE_TURN_STATUSES, ChatTurnEntity } from './chat-turn.entity';
 import { feedbackOfTurns } from './turn-feedback';
 import type { TurnFeedbackView } from '@corpus-chat/contracts';
@@ -18,6 +18,22 @@ export interface ChatSummaryRow {
   /** The thread's queued or running turn. */
   activeTurn: { turnId: string; status: 'queued' | 'running' } | null;
   /** The newest answer is newer than the owner last saw the thread. */
+  unread: boolean;
+}
+
+/** A row of `ChatRepository.summaries`. */
+interface SummaryRow {
+  id: string;
+  owner_id: string;
+  title: string;
+  title_source: ChatTitleSource;
+  last_model: string | null;
+  archived: boolean;
+  created_at: Date;
+  updated_at: Date;
+  active_turn_id: string | null;
+  active_status: 'queued' | 'running' | null;
+  message_count: number;
   unread: boolean;
 }
 
@@ -80,11 +96,7 @@ export class ChatRepository {
   /** The operator's threads, most recently changed first, archived or not. */
   @GenerateSql({ params: [X.operatorId, false] })
   async listChats(ownerId: string, archived: boolean): Promise<ChatSummaryRow[]> {
-    const chats = await this.db.getRepository(ChatSessionEntity).find({
-      where: { ownerId, archived },
-      order: { updatedAt: 'DESC', id: 'ASC' },
-    });
-    return this.summarise(chats);
+    return this.summaries(ownerId, 's.archived = $2', archived);
   }
 
   /** One thread of the operator, or null. */
@@ -94,47 +106,50 @@ export class ChatRepository {
   }
 
   /** One thread of the operator with its list-entry data, or null. */
+  @GenerateSql({ params: [X.operatorId, X.chatId] })
   async getChatSummary(ownerId: string, chatId: string): Promise<ChatSummaryRow | null> {
-    const chat = await this.findChat(ownerId, chatId);
-    return chat ? (await this.summarise([chat]))[0] : null;
+    return (await this.summaries(ownerId, 's.id = $2', chatId))[0] ?? null;
   }
 
-  private async summarise(chats: ChatSessionEntity[]): Promise<ChatSummaryRow[]> {
-    if (!chats.length) return [];
-    const ids = chats.map((c) => c.id);
-    const counts: { chat_id: string; n: string }[] = await this.db.query(
-      `SELECT chat_id, count(*) AS n FROM chat_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id`,
-      [ids],
-    );
-    const active = await this.db
-      .getRepository(ChatTurnEntity)
-      .find({ where: { chatId: In(ids), status: In([...ACTIVE_TURN_STATUSES]) } });
-    const unread = await this.unreadChats(chats[0]!.ownerId, ids);
-    const countBy = new Map(counts.map((r) => [r.chat_id, Number(r.n)]));
-    const activeBy = new Map(active.map((t) => [t.chatId, t]));
-    return chats.map((chat) => {
-      const t = activeBy.get(chat.id);
-      return {
-        chat,
-        messageCount: countBy.get(chat.id) ?? 0,
-        activeTurn: t ? { turnId: t.id, status: t.status as 'queued' | 'running' } : null,
-        unread: unread.has(chat.id),
-      };
-    });
-  }
-
-  /** The threads among `chatIds` of `ownerId` whose newest answer is newer than their last sight. */
-  private async unreadChats(ownerId: string, chatIds: string[]): Promise<Set<string>> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT s.id FROM chat_sessions s
-         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
-        WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
-          AND EXISTS (SELECT 1 FROM chat_messages m
+  /**
+   * The operator's threads matching `where` (on `s`, with `$2` = `arg`), newest first, with what
+   * their list entries show, in one statement: each thread change and turn event reads one.
+   */
+  private async summaries(
+    ownerId: string,
+    where: 's.id = $2' | 's.archived = $2',
+    arg: unknown,
+  ): Promise<ChatSummaryRow[]> {
+    const rows: SummaryRow[] = await this.db.query(
+      `SELECT s.id, s.owner_id, s.title, s.title_source, s.last_model, s.archived, s.created_at,
+              s.updated_at, t.id AS active_turn_id, t.status AS active_status,
+              (SELECT count(*)::int FROM chat_messages m WHERE m.chat_id = s.id) AS message_count,
+              EXISTS (SELECT 1 FROM chat_messages m
                        WHERE m.chat_id = s.id AND m.role = 'assistant'
-                         AND m.created_at > coalesce(r.seen_at, '-infinity'))`,
-      [ownerId, chatIds],
+                         AND m.created_at > coalesce(r.seen_at, '-infinity')) AS unread
+         FROM chat_sessions s
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = s.owner_id
+         LEFT JOIN LATERAL (SELECT id, status FROM chat_turns
+                             WHERE chat_id = s.id AND status IN ('queued', 'running') LIMIT 1) t ON true
+        WHERE s.owner_id = $1 AND ${where}
+        ORDER BY s.updated_at DESC, s.id`,
+      [ownerId, arg],
     );
-    return new Set(rows.map((r) => r.id));
+    return rows.map((r) => ({
+      chat: Object.assign(new ChatSessionEntity(), {
+        id: r.id,
+        ownerId: r.owner_id,
+        title: r.title,
+        titleSource: r.title_source,
+        lastModel: r.last_model,
+        archived: r.archived,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      }),
+      messageCount: r.message_count,
+      activeTurn: r.active_turn_id ? { turnId: r.active_turn_id, status: r.active_status! } : null,
+      unread: r.unread,
+    }));
   }
 
   /** The thread's messages, oldest first (user before assistant within a turn); null for a foreign thread. */

@@ -29,60 +29,18 @@ RETURNING
 COMMIT;
 
 -- ChatRepository.listChats
-SELECT
-  "ChatSessionEntity"."id" AS "ChatSessionEntity_id",
-  "ChatSessionEntity"."owner_id" AS "ChatSessionEntity_owner_id",
-  "ChatSessionEntity"."title" AS "ChatSessionEntity_title",
-  "ChatSessionEntity"."title_source" AS "ChatSessionEntity_title_source",
-  "ChatSessionEntity"."last_model" AS "ChatSessionEntity_last_model",
-  "ChatSessionEntity"."archived" AS "ChatSessionEntity_archived",
-  "ChatSessionEntity"."created_at" AS "ChatSessionEntity_created_at",
-  "ChatSessionEntity"."updated_at" AS "ChatSessionEntity_updated_at"
-FROM
-  "chat_sessions" "ChatSessionEntity"
-WHERE
-  (
-    ("ChatSessionEntity"."owner_id" = $1)
-    AND ("ChatSessionEntity"."archived" = $2)
-  )
-ORDER BY
-  "ChatSessionEntity"."updated_at" DESC,
-  "ChatSessionEntity"."id" ASC;
-SELECT
-  chat_id,
-  count(*) AS n
-FROM
-  chat_messages
-WHERE
-  chat_id = ANY ($1::uuid[])
-GROUP BY
-  chat_id;
-SELECT
-  "ChatTurnEntity"."id" AS "ChatTurnEntity_id",
-  "ChatTurnEntity"."chat_id" AS "ChatTurnEntity_chat_id",
-  "ChatTurnEntity"."client_message_id" AS "ChatTurnEntity_client_message_id",
-  "ChatTurnEntity"."status" AS "ChatTurnEntity_status",
-  "ChatTurnEntity"."queue_position" AS "ChatTurnEntity_queue_position",
-  "ChatTurnEntity"."attempt" AS "ChatTurnEntity_attempt",
-  "ChatTurnEntity"."worker_id" AS "ChatTurnEntity_worker_id",
-  "ChatTurnEntity"."error_code" AS "ChatTurnEntity_error_code",
-  "ChatTurnEntity"."created_at" AS "ChatTurnEntity_created_at",
-  "ChatTurnEntity"."started_at" AS "ChatTurnEntity_started_at",
-  "ChatTurnEntity"."finished_at" AS "ChatTurnEntity_finished_at",
-  "ChatTurnEntity"."alive_at" AS "ChatTurnEntity_alive_at"
-FROM
-  "chat_turns" "ChatTurnEntity"
-WHERE
-  (
-    ("ChatTurnEntity"."chat_id" IN ($1, $2))
-    AND ("ChatTurnEntity"."status" IN ($3, $4))
-  );
-SELECT s.id FROM chat_sessions s
-         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = $1
-        WHERE s.id = ANY($2::uuid[]) AND s.owner_id = $1
-          AND EXISTS (SELECT 1 FROM chat_messages m
+SELECT s.id, s.owner_id, s.title, s.title_source, s.last_model, s.archived, s.created_at,
+              s.updated_at, t.id AS active_turn_id, t.status AS active_status,
+              (SELECT count(*)::int FROM chat_messages m WHERE m.chat_id = s.id) AS message_count,
+              EXISTS (SELECT 1 FROM chat_messages m
                        WHERE m.chat_id = s.id AND m.role = 'assistant'
-                         AND m.created_at > coalesce(r.seen_at, '-infinity'));
+                         AND m.created_at > coalesce(r.seen_at, '-infinity')) AS unread
+         FROM chat_sessions s
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = s.owner_id
+         LEFT JOIN LATERAL (SELECT id, status FROM chat_turns
+                             WHERE chat_id = s.id AND status IN ('queued', 'running') LIMIT 1) t ON true
+        WHERE s.owner_id = $1 AND s.archived = $2
+        ORDER BY s.updated_at DESC, s.id;
 
 -- ChatRepository.findChat
 SELECT
@@ -103,6 +61,20 @@ WHERE
   )
 LIMIT
   1;
+
+-- ChatRepository.getChatSummary
+SELECT s.id, s.owner_id, s.title, s.title_source, s.last_model, s.archived, s.created_at,
+              s.updated_at, t.id AS active_turn_id, t.status AS active_status,
+              (SELECT count(*)::int FROM chat_messages m WHERE m.chat_id = s.id) AS message_count,
+              EXISTS (SELECT 1 FROM chat_messages m
+                       WHERE m.chat_id = s.id AND m.role = 'assistant'
+                         AND m.created_at > coalesce(r.seen_at, '-infinity')) AS unread
+         FROM chat_sessions s
+         LEFT JOIN chat_reads r ON r.chat_id = s.id AND r.operator_id = s.owner_id
+         LEFT JOIN LATERAL (SELECT id, status FROM chat_turns
+                             WHERE chat_id = s.id AND status IN ('queued', 'running') LIMIT 1) t ON true
+        WHERE s.owner_id = $1 AND s.id = $2
+        ORDER BY s.updated_at DESC, s.id;
 
 -- ChatRepository.listMessages
 SELECT
