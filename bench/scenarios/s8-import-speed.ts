@@ -187,7 +187,19 @@ export async function scenario8(ctx: BenchContext): Promise<ScenarioResult> {
       { name: 'upload → ready ÷ (parse + COPY)', unit: '×', value: ratio, goal: '≤ 1.5×', met: ratio <= 1.5 },
     ],
     markdown: [
-      `${layout}, the API, a Socket.IO client waiting for each import's \`ready\`; files uploaded by curl as multipart. Each upload is a shared file with \`runs[0].properties.benchCopy\` set to a new value (new bytes, same report: not a duplicate). ${reps} repetitions of the 1 MB and the 69 KB file, alternating, after one warm-up import; then ten copies of the 1 MB file in one request (each ready at ${ten.ms.map((x) => (x / 1000).toFixed(1)).join(', ')} s); then a generated ${(size / 1048576).toFixed(1)} MiB SARIF file (${results} results, ${outcome.findingCount} findings). With the stack stopped, the harness parsed its bytes (${fmt(parseMs)} ms) and COPYed the rows the import stored (${copy.rows[0]} finding_versions, then ${copy.rows[1]} findings, ids shifted) into the same tables in a transaction, with their indexes, triggers and foreign keys, the deferred ones checked at its end (${fmt(copyMs)} ms), then rolled it back.`,
+      [
+        `${layout}, the API, a Socket.IO client waiting for each import's \`ready\`; files uploaded by`,
+        `curl as multipart. Each upload is a shared file with \`runs[0].properties.benchCopy\` set to a`,
+        `new value (new bytes, same report: not a duplicate). ${reps} repetitions of the 1 MB and the`,
+        `69 KB file, alternating, after one warm-up import; then ten copies of the 1 MB file in one`,
+        `request (each ready at ${ten.ms.map((x) => (x / 1000).toFixed(1)).join(', ')} s); then a`,
+        `generated ${(size / 1048576).toFixed(1)} MiB SARIF file (${results} results,`,
+        `${outcome.findingCount} findings). With the stack stopped, the harness parsed its bytes`,
+        `(${fmt(parseMs)} ms) and COPYed the rows the import stored (${copy.rows[0]} finding_versions,`,
+        `then ${copy.rows[1]} findings, ids shifted) into the same tables in a transaction, with their`,
+        `indexes, triggers and foreign keys, the deferred ones checked at its end (${fmt(copyMs)} ms),`,
+        `then rolled it back.`,
+      ].join(' '),
     ],
     raw: { oneMb, small, ten: ten.ms, bigMs, parseMs, copy, size, results },
   };

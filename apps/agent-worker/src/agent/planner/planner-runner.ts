@@ -66,7 +66,8 @@ export class PlannerRunner {
     let state: FollowUpState = {};
     const plans: PlannedQuestion[] = [];
     const answers: string[] = [];
-    // A message of several questions: each answered in order, a later one resolving "them" against the earlier.
+    // A message of several questions: each answered in order, a later one resolving "them"
+    // against the earlier.
     for (const question of questions) {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
@@ -240,7 +241,8 @@ async function counting(plan: CountingPlan, t: Turn): Promise<string> {
 /** A share: the part's exact count over the whole's, both from search_findings. */
 async function share(plan: Extract<CountingPlan, { kind: 'share' }>, t: Turn): Promise<string> {
   const { rec, state, w } = t;
-  // The keys the report hint's resolution added (a report name or a scanner) scope the whole too, unless they are the asked part.
+  // The keys the report hint's resolution added (a report name or a scanner) scope the whole too,
+  // unless they are the asked part.
   const hinted = plan.hintInWhole
     ? (['reportName', 'scanner'] as const).filter((k) => plan.filter[k] && !plan.whole[k])
     : [];
