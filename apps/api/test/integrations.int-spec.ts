@@ -252,19 +252,15 @@ describe('MCP server', () => {
       try {
         await lock.query('LOCK TABLE corpus_state IN ACCESS EXCLUSIVE MODE');
         const running = [1, 2, 3, 4].map((id) => rawCall(countCall(id)).then((r) => r));
-        const end = Date.now() + 10_000;
-        const waiting = async (): Promise<number> =>
-          // Not on `lock`: pg_stat_activity is a snapshot taken once per transaction.
+        // Not on `lock`: pg_stat_activity is a snapshot taken once per transaction.
+        const waiting = async () =>
           (
             await db.dataSource.query(
               `SELECT count(*)::int AS n FROM pg_stat_activity
              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
             )
-          )[0].n;
-        while ((await waiting()) < 4) {
-          if (Date.now() > end) throw new Error('the four calls never waited on the locked table');
-          await new Promise((r) => setTimeout(r, 20));
-        }
+          )[0].n >= 4;
+        await eventually(waiting, 10_000, 'the four calls waiting on the locked table');
         const fifth = await rawCall(countCall(5));
         expect(fifth.status).toBe(429);
         expect(fifth.body.message).toMatch(/already have 4 MCP requests running/);

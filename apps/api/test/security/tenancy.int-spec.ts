@@ -26,6 +26,7 @@ import { connectChatSocket, CSRF_HEADERS, loginAs, type LoginSession } from '../
 import { listGatewayEvents, listRoutes, type RunningApi, startApi } from './full-app';
 import { ApiTokenEntity, ChatSessionEntity } from '@corpus-chat/persistence';
 import { bearer, createApiToken } from '../support/api-tokens';
+import { eventually } from '../support/chat-harness';
 import http from 'node:http';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -79,13 +80,7 @@ describe('tenancy', () => {
     socket.on(SocketEvents.event, (e: ChatEvent) => seen.push(e));
     return seen;
   }
-  const until = async (check: () => boolean, ms = 3000) => {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const until = (check: () => boolean, ms = 3000) => eventually(check, ms);
   /**
    * Publishes an event of A's turn and waits until A's watcher got it; then a marker on a thread of
    * B's own, and waits until B's socket got that. The relay handles events in publish order and a
