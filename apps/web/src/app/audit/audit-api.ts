@@ -8,13 +8,8 @@ import type { AuditPage, AuditQueryDto } from '@corpus-chat/contracts';
 export class AuditApi {
   private readonly http = inject(HttpClient);
 
-  /** One page of events matching `query` (empty fields left out); page on with `cursor: nextCursor`. */
+  /** One page of events matching `query` (set fields only); page on with `cursor: nextCursor`. */
   list(query: AuditQueryDto): Promise<AuditPage> {
-    const params = Object.fromEntries(
-      Object.entries(query)
-        .filter(([, v]) => v !== undefined && v !== '')
-        .map(([k, v]) => [k, String(v)]),
-    );
-    return firstValueFrom(this.http.get<AuditPage>('/api/audit', { params }));
+    return firstValueFrom(this.http.get<AuditPage>('/api/audit', { params: { ...query } }));
   }
 }

@@ -51,7 +51,7 @@ describe('AuditPage', () => {
     // Loaded: the newest events and the operators the filter offers.
     await vi.waitFor(() => {
       expect(table()).toContain('finding.status');
-      expect(el().querySelector('#a-actor option[value="a1"]')).not.toBeNull();
+      expect(el().querySelector('#a-operator option[value="a1"]')).not.toBeNull();
     }, WAIT);
   });
 
@@ -73,7 +73,7 @@ describe('AuditPage', () => {
       s.dispatchEvent(new Event('change'));
     };
     pick('a-action', 'finding.edit');
-    pick('a-actor', 'a1');
+    pick('a-operator', 'a1');
     for (const [id, day] of [
       ['a-from', '2026-03-01'],
       ['a-to', '2026-03-31'],

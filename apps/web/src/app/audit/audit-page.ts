@@ -7,12 +7,11 @@ import {
   type AuditAction,
   type AuditEventView,
   type AuditQueryDto,
-  type OperatorView,
 } from '@corpus-chat/contracts';
 import { failureOf } from '../http/api-error';
 import { labelOf } from '../i18n/labels';
-import { OperatorsApi } from '../operators/operators-api';
 import { localDayStart } from '../shared/local-day';
+import { OperatorDaysFields } from '../shared/operator-days-fields';
 import { AuditApi } from './audit-api';
 
 const PAGE = 50;
@@ -31,14 +30,13 @@ export function describeFields(fields: Record<string, unknown> | null): string {
  */
 @Component({
   selector: 'cc-audit-page',
-  imports: [DatePipe, ReactiveFormsModule, RouterLink],
+  imports: [DatePipe, OperatorDaysFields, ReactiveFormsModule, RouterLink],
   templateUrl: './audit-page.html',
   styleUrl: './audit-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class AuditPage {
   private readonly api = inject(AuditApi);
-  private readonly operatorsApi = inject(OperatorsApi);
 
   protected readonly actions = AUDIT_ACTIONS;
   protected readonly describeFields = describeFields;
@@ -53,7 +51,6 @@ export class AuditPage {
   }
   protected readonly events = signal<AuditEventView[]>([]);
   protected readonly nextCursor = signal<string | null>(null);
-  protected readonly operators = signal<OperatorView[]>([]);
   protected readonly loading = signal(false);
   protected readonly error = signal<string | null>(null);
 
@@ -68,10 +65,6 @@ export class AuditPage {
   });
 
   constructor() {
-    void this.operatorsApi.list().then(
-      (ops) => this.operators.set(ops),
-      () => undefined,
-    );
     void this.search();
   }
 

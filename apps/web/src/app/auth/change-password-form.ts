@@ -64,8 +64,9 @@ const sameAsNew: ValidatorFn = (group) => {
         id="cp-new-hint"
         class="hint"
         [class.bad]="form.controls.newPassword.invalid && form.controls.newPassword.touched"
+        i18n="@@password.minLength"
       >
-        <ng-container i18n="@@password.minLength">At least {{ minLength }} characters.</ng-container>
+        At least {{ minLength }} characters.
       </p>
       @if (form.hasError('mismatch') && form.controls.repeat.touched) {
         <p class="error" role="alert" i18n="@@password.mismatch">The two new passwords differ.</p>

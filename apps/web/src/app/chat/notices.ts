@@ -1,5 +1,6 @@
 import { ChangeDetectionStrategy, Component, inject } from '@angular/core';
 import { RouterLink } from '@angular/router';
+import { DismissButton } from '../shared/dismiss-button';
 import { DisplayTextPipe } from '../shared/display-text';
 import { NoticesStore, noticeText } from './notices-store';
 
@@ -9,7 +10,7 @@ import { NoticesStore, noticeText } from './notices-store';
  */
 @Component({
   selector: 'cc-notices',
-  imports: [DisplayTextPipe, RouterLink],
+  imports: [DismissButton, DisplayTextPipe, RouterLink],
   template: `
     <div class="notices" role="status" aria-live="polite" aria-atomic="false">
       @for (notice of store.notices(); track notice.turnId) {
@@ -18,15 +19,7 @@ import { NoticesStore, noticeText } from './notices-store';
             notice.title | displayText
           }}</a>
           <p>{{ text(notice) | displayText }}</p>
-          <button
-            type="button"
-            class="close"
-            (click)="store.dismiss(notice.turnId)"
-            aria-label="Dismiss"
-            i18n-aria-label="@@notice.dismiss"
-          >
-            ×
-          </button>
+          <button ccDismiss class="close" (click)="store.dismiss(notice.turnId)">×</button>
         </div>
       }
     </div>

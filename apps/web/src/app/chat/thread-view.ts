@@ -26,6 +26,7 @@ import { ConfirmDialog } from './confirm-dialog';
 import { loadDraft, saveDraft } from './drafts';
 import { DebugPanelPreference, ThreadDebug } from './thread-debug';
 import { ThreadStore } from './thread-store';
+import { DismissButton } from '../shared/dismiss-button';
 import { DisplayTextPipe } from '../shared/display-text';
 import { FileDrop } from '../shared/file-drop';
 import { UNTITLED_THREAD } from './thread-labels';
@@ -47,6 +48,7 @@ const SUGGESTIONS: readonly string[] = [
     ConfirmDialog,
     DatePipe,
     DecimalPipe,
+    DismissButton,
     DisplayTextPipe,
     FileDrop,
     RouterLink,

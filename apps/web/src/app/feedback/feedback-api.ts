@@ -8,13 +8,8 @@ import type { FeedbackPage, FeedbackQueryDto } from '@corpus-chat/contracts';
 export class FeedbackApi {
   private readonly http = inject(HttpClient);
 
-  /** One page of feedback matching `query` (empty fields left out). */
+  /** One page of feedback matching `query` (set fields only). */
   list(query: FeedbackQueryDto): Promise<FeedbackPage> {
-    const params = Object.fromEntries(
-      Object.entries(query)
-        .filter(([, v]) => v !== undefined && v !== '')
-        .map(([k, v]) => [k, String(v)]),
-    );
-    return firstValueFrom(this.http.get<FeedbackPage>('/api/feedback', { params }));
+    return firstValueFrom(this.http.get<FeedbackPage>('/api/feedback', { params: { ...query } }));
   }
 }

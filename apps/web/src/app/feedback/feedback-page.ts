@@ -2,15 +2,10 @@ import { ChangeDetectionStrategy, Component, computed, inject, signal } from '@a
 import { DatePipe } from '@angular/common';
 import { NonNullableFormBuilder, ReactiveFormsModule } from '@angular/forms';
 import { RouterLink } from '@angular/router';
-import type {
-  FeedbackEntryView,
-  FeedbackQueryDto,
-  FeedbackRating,
-  OperatorView,
-} from '@corpus-chat/contracts';
+import type { FeedbackEntryView, FeedbackQueryDto, FeedbackRating } from '@corpus-chat/contracts';
 import { failureOf } from '../http/api-error';
-import { OperatorsApi } from '../operators/operators-api';
 import { localDayStart } from '../shared/local-day';
+import { OperatorDaysFields } from '../shared/operator-days-fields';
 import { FeedbackApi } from './feedback-api';
 
 const PAGE = 50;
@@ -21,19 +16,17 @@ const PAGE = 50;
  */
 @Component({
   selector: 'cc-feedback-page',
-  imports: [DatePipe, ReactiveFormsModule, RouterLink],
+  imports: [DatePipe, OperatorDaysFields, ReactiveFormsModule, RouterLink],
   templateUrl: './feedback-page.html',
   styleUrl: './feedback-page.css',
   changeDetection: ChangeDetectionStrategy.OnPush,
 })
 export class FeedbackPage {
   private readonly api = inject(FeedbackApi);
-  private readonly operatorsApi = inject(OperatorsApi);
 
   protected readonly entries = signal<FeedbackEntryView[]>([]);
   protected readonly total = signal(0);
   protected readonly offset = signal(0);
-  protected readonly operators = signal<OperatorView[]>([]);
   protected readonly loading = signal(false);
   protected readonly error = signal<string | null>(null);
   protected readonly hasNewer = computed(() => this.offset() > 0);
@@ -47,10 +40,6 @@ export class FeedbackPage {
   });
 
   constructor() {
-    void this.operatorsApi.list().then(
-      (ops) => this.operators.set(ops),
-      () => undefined,
-    );
     void this.load(0);
   }
 

@@ -142,16 +142,8 @@ export class FindingsPage {
       const filter = this.filter();
       const page = this.page();
       untracked(() => {
-        this.form.setValue({
-          text: filter.text ?? '',
-          severity: filter.severity ?? '',
-          reportId: filter.reportId ? String(filter.reportId) : '',
-          cwe: filter.cwe ? String(filter.cwe) : '',
-          verdict: filter.verdict ?? '',
-          status: filter.status ?? '',
-          edited: filter.edited ?? '',
-          origin: filter.origin ?? '',
-        });
+        // Fields the filter leaves out reset to empty; `reportName` has no field.
+        this.form.reset(findingFilterToQueryParams(filter));
         void this.store.search(filter, (page - 1) * FINDINGS_PAGE_SIZE);
       });
     });
