@@ -16,18 +16,10 @@ import { CancelTurn } from '../src/turns/cancel-turn';
 import { STALLED_LIMIT_REASON } from '@corpus-chat/server-core';
 import { FailTurn } from '../src/turns/fail-turn';
 import type { TurnOutcome } from '@corpus-chat/persistence';
+import { eventually } from '@corpus-chat/persistence/testing';
 import { RecoverTurn } from '../src/turns/recover-turn';
 
 jest.setTimeout(40_000);
-
-/** Resolves once `check` holds (polled every 20 ms); rejects naming `what` after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
   let bed: TurnTestBed;
@@ -133,7 +125,11 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
     expect(answer.content).toMatch(/^w1 w2 /);
     expect(answer.metadata).toMatchObject({ error: { code: 'TIMEOUT' } });
     // Failed for good: BullMQ runs a failed job no more, so one run is all there will be.
-    await until(async () => (await bed.queue.getJobState(turnId)) === 'failed', 'the job failed');
+    await eventually(
+      async () => (await bed.queue.getJobState(turnId)) === 'failed',
+      10_000,
+      'the job failed',
+    );
     expect(worker.runner.runs).toHaveLength(1);
   });
 
@@ -178,7 +174,11 @@ describe('agent-worker turn processing (real Postgres, Redis, BullMQ)', () => {
     expect(answer).toMatchObject({ id: cancelled.messageId, status: 'cancelled' });
     expect(answer.content).toMatch(/^w1 /);
     // Once the ignoring agent has emitted its last delta, none of its late deltas was published.
-    await until(() => worker.runner.runs[0].endedAt !== undefined, 'the ignoring agent finished', 15_000);
+    await eventually(
+      () => worker.runner.runs[0].endedAt !== undefined,
+      15_000,
+      'the ignoring agent finished',
+    );
     expect(bed.events(turnId).at(-1)!.type).toBe('turn.cancelled');
     expectGapFree(bed.events(turnId));
     expect(worker.runner.runs[0].turnId).toBe(turnId);

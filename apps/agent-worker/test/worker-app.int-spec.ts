@@ -6,7 +6,12 @@
 
 import type { INestApplication, INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase, testRedisPrefix } from '@corpus-chat/persistence/testing';
+import {
+  createTestDatabase,
+  eventually,
+  type TestDatabase,
+  testRedisPrefix,
+} from '@corpus-chat/persistence/testing';
 import { loadWorkerEnv } from '../src/config/worker-env';
 import { createWorkerApp, workerHealthPort } from '../src/health/worker-app';
 import { WorkerModule } from '../src/worker.module';
@@ -201,11 +206,9 @@ describe('queues', () => {
     });
     // Wait until the worker is connected to every queue it was given, then count them all.
     const expected = queues.filter((q) => value.includes(queueRole(q.name)));
-    for (let i = 0; i < 250; i++) {
-      const connected = await Promise.all(expected.map((q) => q.getWorkersCount()));
-      if (connected.every((n) => n > 0)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const connected = async () =>
+      (await Promise.all(expected.map((q) => q.getWorkersCount()))).every((n) => n > 0);
+    await eventually(connected, 10_000, 'a worker on every queue given');
     const counts: Record<string, number> = {};
     for (const q of queues) counts[queueRole(q.name)] = await q.getWorkersCount();
     return counts;

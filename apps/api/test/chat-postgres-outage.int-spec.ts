@@ -8,12 +8,16 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, startTcpProxy, type TcpProxy } from '@corpus-chat/persistence/testing';
+import {
+  createTestDatabase,
+  eventually,
+  startTcpProxy,
+  type TcpProxy,
+} from '@corpus-chat/persistence/testing';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type ApiInstance,
   type EventCollector,
-  eventually,
   newDeployment,
   openChatSocket,
   signIn,

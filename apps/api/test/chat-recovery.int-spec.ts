@@ -1,14 +1,13 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import type { ChatEventOf, ChatSummaryView, PostMessageResponse } from '@corpus-chat/contracts';
-import { createTestDatabase } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import {
   type ApiInstance,
   type EventCollector,
-  eventually,
   expectGapFree,
   newDeployment,
   openChatSocket,

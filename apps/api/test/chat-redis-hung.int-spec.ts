@@ -6,15 +6,9 @@ import {
   type ChatSummaryView,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, insertTestOperator } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually, insertTestOperator } from '@corpus-chat/persistence/testing';
 import { redisHang } from '@corpus-chat/server-core';
-import {
-  type ApiInstance,
-  eventually,
-  newDeployment,
-  signIn,
-  startApiInstance,
-} from './support/chat-harness';
+import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import type { LoginSession } from './support/login';
 import { startTestRedisServer, type TestRedisServer } from './support/redis-server';
 

@@ -8,13 +8,12 @@ import {
   NO_SEQ,
   type PostMessageResponse,
 } from '@corpus-chat/contracts';
-import { createTestDatabase } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually } from '@corpus-chat/persistence/testing';
 import { RedisKeys } from '@corpus-chat/server-core';
 import { Redis } from 'ioredis';
 import { JobSweeper } from '../src/jobs/job-sweeper';
 import {
   type EventCollector,
-  eventually,
   newDeployment,
   openChatSocket,
   signIn,

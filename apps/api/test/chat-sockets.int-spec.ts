@@ -17,14 +17,13 @@ import {
   SocketEvents,
   type TurnActivity,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, startTracing } from '@corpus-chat/server-core';
 import { SOCKET_RATE_LIMITED, tooManySockets } from '../src/chat/socket-limits';
 import {
   type ApiInstance,
   emitWithAck,
   type EventCollector,
-  eventually,
   newDeployment,
   openChatSocket,
   signIn,

@@ -24,6 +24,7 @@ import {
 } from '@corpus-chat/contracts';
 import {
   createTestDatabase,
+  eventually,
   markTestTurnRunning,
   storeTestTurn,
   type TestDatabase,
@@ -33,7 +34,6 @@ import {
   type ApiInstance,
   emitWithAck,
   type EventCollector,
-  eventually,
   expectGapFree,
   newDeployment,
   openChatSocket,

@@ -12,15 +12,9 @@ import request from 'supertest';
 import type { Socket } from 'socket.io-client';
 import { type ImportJobView, IMPORTS_QUEUE } from '@corpus-chat/contracts';
 import { corpusPath } from '@corpus-chat/ingest/testing';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { RedisKeys, redisOptionsFromUrl } from '@corpus-chat/server-core';
-import {
-  type ApiInstance,
-  eventually,
-  newDeployment,
-  signIn,
-  startApiInstance,
-} from './support/chat-harness';
+import { type ApiInstance, newDeployment, signIn, startApiInstance } from './support/chat-harness';
 import { ImportViews } from './support/import-views';
 import { connectChatSocket, type LoginSession } from './support/login';
 import { spawnWorkerProcess, type WorkerProcess } from './support/worker-process';

@@ -19,12 +19,16 @@ import {
   type WebhookDeliveryView,
   type WebhookPayload,
 } from '@corpus-chat/contracts';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
+import {
+  createTestDatabase,
+  eventually,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/persistence/testing';
 import { importCorpusFiles, loadQuestions } from '@corpus-chat/ingest/testing';
 import { bearer, createApiToken } from './support/api-tokens';
 import {
   type ApiInstance,
-  eventually,
   newDeployment,
   openChatSocket,
   signIn,

@@ -11,6 +11,7 @@ import {
 import { ChatRepository, TurnLedger } from '@corpus-chat/persistence';
 import {
   createTestDatabase,
+  eventually,
   insertTestOperator,
   storeTestTurn,
   type TestDatabase,
@@ -138,31 +139,24 @@ export class TurnTestBed {
   /** Waits until the turn has an event of `type` (default: any terminal one); returns it. */
   async waitForEvent(turnId: string, type?: ChatEventType, ms = 10_000): Promise<ChatEvent> {
     const terminal: ChatEventType[] = ['turn.done', 'turn.error', 'turn.cancelled'];
-    const until = Date.now() + ms;
-    for (;;) {
-      const found = this.events(turnId).find((e) => (type ? e.type === type : terminal.includes(e.type)));
-      if (found) return found;
-      if (Date.now() > until) {
-        throw new Error(
-          `turn ${turnId}: no ${type ?? 'terminal'} event within ${ms} ms; got ${this.events(turnId)
-            .map((e) => e.type)
-            .join(', ')}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    return eventually(
+      () => this.events(turnId).find((e) => (type ? e.type === type : terminal.includes(e.type))),
+      ms,
+      () =>
+        `turn ${turnId}: a ${type ?? 'terminal'} event (got ${this.events(turnId)
+          .map((e) => e.type)
+          .join(', ')})`,
+    );
   }
 
   /** Waits until the turn has `count` events of `type`; returns them. */
   async waitForEvents(turnId: string, type: ChatEventType, count: number, ms = 10_000): Promise<ChatEvent[]> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const found = this.events(turnId).filter((e) => e.type === type);
-      if (found.length >= count) return found;
-      if (Date.now() > until)
-        throw new Error(`turn ${turnId}: ${found.length} of ${count} ${type} in ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const found = () => this.events(turnId).filter((e) => e.type === type);
+    return eventually(
+      () => found().length >= count && found(),
+      ms,
+      () => `turn ${turnId}: ${count} ${type} (got ${found().length})`,
+    );
   }
 
   /** The stored assistant messages of a turn. */

@@ -6,7 +6,12 @@
  */
 import 'reflect-metadata';
 import request from 'supertest';
-import { createTestDatabase, insertTestOperator, type TestDatabase } from '@corpus-chat/persistence/testing';
+import {
+  createTestDatabase,
+  eventually,
+  insertTestOperator,
+  type TestDatabase,
+} from '@corpus-chat/persistence/testing';
 import { loginAs, type LoginSession } from '../support/login';
 import { type RunningApi, startApi } from './full-app';
 import { spawnWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -102,18 +107,15 @@ it("100 messages in 10 s from one operator are throttled with 429 while another 
       .send({ content: script({ deltas: ['B', ' answered'] }, 'B asks') });
     expect(posted.status).toBe(202);
     const postedAt = Date.now();
-    while (Date.now() - postedAt < 60_000) {
-      const thread = await http().get(`/api/chats/${threadOfB}`).set(b.headers);
-      const answer = thread.body.messages?.find(
+    const answerOfB = async () =>
+      ((await http().get(`/api/chats/${threadOfB}`).set(b.headers)).body.messages ?? []).find(
         (m: { role: string; status: string }) => m.role === 'assistant',
       );
-      if (answer) {
-        expect(answer).toMatchObject({ status: 'complete', content: 'B answered' });
-        bDoneAfterMs = Date.now() - postedAt;
-        return;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    expect(await eventually(answerOfB, 60_000, "B's answer")).toMatchObject({
+      status: 'complete',
+      content: 'B answered',
+    });
+    bDoneAfterMs = Date.now() - postedAt;
   })();
   await Promise.all([flood, victim]);
 

@@ -9,6 +9,7 @@ import request from 'supertest';
 import { corpusPath, importCorpusFiles } from '@corpus-chat/ingest/testing';
 import {
   createTestDatabase,
+  eventually,
   insertTestOperator,
   storeTestTurn,
   type TestDatabase,
@@ -131,7 +132,6 @@ describe('a pool of one connection', () => {
     try {
       await lock.query('LOCK TABLE chat_sessions IN ACCESS EXCLUSIVE MODE');
       const held = answer(request(api.baseUrl).get('/api/chats').set(admin.headers));
-      const end = Date.now() + 5000;
       const lockWaits = async (): Promise<number> =>
         // Not on `lock`: pg_stat_activity is a snapshot taken once per transaction.
         (
@@ -140,10 +140,7 @@ describe('a pool of one connection', () => {
              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
           )
         )[0].n;
-      while ((await lockWaits()) === 0) {
-        if (Date.now() > end) throw new Error('the API never waited on the locked table');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await eventually(lockWaits, 5000, 'the API waiting on the locked table');
       const starved = await answer(request(api.baseUrl).get('/api/findings').set(admin.headers));
       expect(starved).toMatchObject({
         status: 503,

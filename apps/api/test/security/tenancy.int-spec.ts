@@ -16,6 +16,7 @@ import {
 } from '@corpus-chat/contracts';
 import {
   createTestDatabase,
+  eventually,
   insertTestOperator,
   type TestDatabase,
   type TestOperator,
@@ -26,7 +27,6 @@ import { connectChatSocket, CSRF_HEADERS, loginAs, type LoginSession } from '../
 import { listGatewayEvents, listRoutes, type RunningApi, startApi } from './full-app';
 import { ApiTokenEntity, ChatSessionEntity } from '@corpus-chat/persistence';
 import { bearer, createApiToken } from '../support/api-tokens';
-import { eventually } from '../support/chat-harness';
 import http from 'node:http';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -80,7 +80,6 @@ describe('tenancy', () => {
     socket.on(SocketEvents.event, (e: ChatEvent) => seen.push(e));
     return seen;
   }
-  const until = (check: () => boolean, ms = 3000) => eventually(check, ms);
   /**
    * Publishes an event of A's turn and waits until A's watcher got it; then a marker on a thread of
    * B's own, and waits until B's socket got that. The relay handles events in publish order and a
@@ -97,9 +96,9 @@ describe('tenancy', () => {
     const own = ((await http().post('/api/chats').set(asB()).send({})).body as { id: string }).id;
     expect(await intruder.emitWithAck(SocketEvents.join, { chatId: own })).toMatchObject({ ok: true });
     await bus.publish(chatId, turnId, { type: 'text.delta', text });
-    await until(() => watcherOfA.some((e) => e.type === 'text.delta' && e.text === text));
+    await eventually(() => watcherOfA.some((e) => e.type === 'text.delta' && e.text === text), 3000);
     await bus.publish(own, randomUUID(), { type: 'text.delta', text: 'marker of B' });
-    await until(() => seenByB.some((e) => e.chatId === own && e.type === 'text.delta'));
+    await eventually(() => seenByB.some((e) => e.chatId === own && e.type === 'text.delta'), 3000);
     return seenByB.filter((e) => e.chatId !== own);
   }
 
@@ -648,11 +647,11 @@ describe('API tokens', () => {
       expect((await http().get('/api/auth/me').set(bearer(secret))).status).toBe(200);
       // Changed behind the API's back: Postgres's change notice drops the cached operator.
       await db.dataSource.query(`UPDATE operators SET disabled = true WHERE id = $1`, [op.id]);
-      const end = Date.now() + 5000;
-      let status = 200;
-      while (status === 200 && Date.now() < end)
-        status = (await http().get('/api/auth/me').set(bearer(secret))).status;
-      expect(status).toBe(401);
+      const refusal = async () => {
+        const { status } = await http().get('/api/auth/me').set(bearer(secret));
+        return status !== 200 && status;
+      };
+      expect(await eventually(refusal, 5000, 'a refusal of the token')).toBe(401);
     });
   });
 

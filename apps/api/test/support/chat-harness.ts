@@ -247,18 +247,3 @@ export class EventCollector {
 export function expectGapFree(events: ChatEvent[]): void {
   expect(events.map((e) => e.prev)).toEqual([NO_SEQ, ...events.slice(0, -1).map((e) => e.seq)]);
 }
-
-/** Polls `probe` until it returns a truthy value (or fails after `ms`). */
-export async function eventually<T>(
-  probe: () => Promise<T> | T,
-  ms = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`${what} not reached within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

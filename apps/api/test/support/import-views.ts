@@ -1,6 +1,6 @@
 import type { Socket } from 'socket.io-client';
 import { IMPORT_SOCKET_EVENT, type ImportJobStatus, type ImportJobView } from '@corpus-chat/contracts';
-import { eventually } from './chat-harness';
+import { eventually } from '@corpus-chat/persistence/testing';
 
 /** The import views an operator's socket receives, in arrival order, and waits on them. */
 export class ImportViews {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { testRunPrefix } from '@corpus-chat/persistence/testing';
+import { eventually, testRunPrefix } from '@corpus-chat/persistence/testing';
 import { waitForPing } from './redis-server';
 
 /** A throw-away 3-master Redis Cluster (no replicas, no persistence) on free ports. */
@@ -68,12 +68,9 @@ export async function startTestRedisCluster(): Promise<TestRedisCluster> {
 async function waitForClusterOk(port: number, ms: number): Promise<void> {
   const node = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
   node.on('error', () => undefined);
-  const until = Date.now() + ms;
   try {
-    while (!/cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO')))) {
-      if (Date.now() > until) throw new Error(`Redis Cluster node ${port}: no cluster_state:ok in ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const ok = async () => /cluster_state:ok/.test(String(await node.call('CLUSTER', 'INFO')));
+    await eventually(ok, ms, `Redis Cluster node ${port}: cluster_state:ok`);
   } finally {
     node.disconnect();
   }

@@ -4,3 +4,4 @@ export * from './operator-factory';
 export * from './test-names';
 export * from './chat-turns';
 export * from './tcp-proxy';
+export * from './eventually';

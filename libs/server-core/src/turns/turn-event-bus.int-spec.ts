@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { type ChatEvent, compareSeq, NO_SEQ } from '@corpus-chat/contracts';
+import { eventually } from '@corpus-chat/persistence/testing';
 import {
   closeRedis,
   createRedisConnection,
@@ -55,7 +56,7 @@ describe('turn event bus (real Redis)', () => {
         producers[i % 3].publish(chatId, turnId, { type: 'text.delta', text: `d${i}` }),
       ),
     );
-    await waitFor(() => live.length === 60);
+    await eventually(() => live.length === 60);
     // Each event names the one before it; seqs rise in the order Redis ran the publishes.
     expect(live[0].prev).toBe(NO_SEQ);
     live.slice(1).forEach((e, i) => {
@@ -140,7 +141,7 @@ describe('turn event bus (real Redis)', () => {
     // What a restart without persistence leaves of this turn: nothing (and a restart takes more
     // than the millisecond of the last entry id).
     await redis.del(keys.turnEvents(turnId));
-    await waitFor(() => Date.now() > Number(last!.seq.split('-')[0]));
+    await eventually(() => Date.now() > Number(last!.seq.split('-')[0]));
 
     const first = await bus.publish(chatId, turnId, { type: 'text.delta', text: 'b0' });
     const end = await bus.publish(chatId, turnId, {
@@ -172,7 +173,7 @@ describe('turn event bus (real Redis)', () => {
     expect(lateFired).toBe(0);
     const t0 = Date.now();
     await requester.request(late);
-    await waitFor(() => lateFired === 1);
+    await eventually(() => lateFired === 1);
     expect(Date.now() - t0).toBeLessThan(500);
     // A second request does not fire again: a later marker's broadcast arrives after it would have.
     const marker = randomUUID();
@@ -180,7 +181,7 @@ describe('turn event bus (real Redis)', () => {
     const stopMarker = await signals.watch(marker, () => markerFired++);
     await requester.request(late);
     await requester.request(marker);
-    await waitFor(() => markerFired === 1);
+    await eventually(() => markerFired === 1);
     expect(lateFired).toBe(1);
     stopMarker();
     stop();
@@ -189,11 +190,3 @@ describe('turn event bus (real Redis)', () => {
     await signals.close();
   });
 });
-
-async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -136,6 +136,10 @@ export class ScriptedOpenAiServer {
   /** Starts a server on 127.0.0.1 and an ephemeral port. */
   static async start(): Promise<ScriptedOpenAiServer> {
     const server = http.createServer();
+    // Idle connections stay open until the client closes them, as Ollama's (Go, no IdleTimeout).
+    // Node's idle timeout runs on the wall clock, undici's on event-loop ticks: after a test has
+    // blocked the shared event loop for seconds, the server would drop the socket undici reuses.
+    server.keepAliveTimeout = 0;
     const s = new ScriptedOpenAiServer(server);
     server.on('request', (req, res) => void s.handle(req, res));
     server.on('connection', (sock) => {

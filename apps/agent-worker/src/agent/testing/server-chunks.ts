@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { StepDecoder, type DecodedStep, type DecoderOutput } from '../model/step-decoder';
-import { ScriptedOpenAiServer } from './scripted-openai-server';
+import { ScriptedOpenAiServer, type ScriptedResponse } from './scripted-openai-server';
 
 export type Delta = Record<string, unknown>;
 const created = 1764615600;
@@ -67,7 +67,12 @@ export async function replay(
   client: OpenAI,
   chunks: object[],
 ): Promise<Decoded> {
-  server.enqueue({ kind: 'stream', chunks: chunks.map((c) => ({ raw: JSON.stringify(c) })) });
+  // A responder, not the queue: a request that fails leaves nothing behind for the next test.
+  const response: ScriptedResponse = {
+    kind: 'stream',
+    chunks: chunks.map((c) => ({ raw: JSON.stringify(c) })),
+  };
+  server.responder = () => response;
   const stream = await client.chat.completions.create({
     model: 'm',
     messages: [{ role: 'user', content: 'q' }],

@@ -4,7 +4,7 @@
  * the UI and the model as a tool error, and the database is unchanged.
  */
 import 'reflect-metadata';
-import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
+import { createTestDatabase, eventually, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { importCorpusFiles } from '@corpus-chat/ingest/testing';
 import { corpusFingerprint } from '../testing/corpus-fingerprint';
 import { TestThread } from '../testing/turn-harness';
@@ -146,11 +146,7 @@ describe('tools run in a read-only transaction', () => {
       );
       return rows.length > 0;
     };
-    // Wait for the statement to be running: each check is a query, bounded at 10 s in all (a loaded
-    // host may take a while to start it; a count of checks would run out first).
-    const deadline = Date.now() + 10_000;
-    while (!(await active()) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
-    expect(await active()).toBe(true);
+    await eventually(active, 10_000, 'the statement running');
     abort.abort();
     // The cancel's own message, not the 15 s statement timeout's.
     expect(String(await caught)).toMatch(/canceling statement due to user request/);
