@@ -131,11 +131,9 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const { status, verdict } = findStates(s);
   negatable(status);
   negatable(verdict);
-  const severity = findSeverityExpression(s);
-  if (severity) {
-    if (severity.set.length === 1) filter.severity = severity.set[0];
-    else if (severity.set.length < SEVERITIES.length) scope.severities = severity.set;
-  }
+  const severities = findSeverityExpression(s);
+  if (severities?.length === 1) filter.severity = severities[0];
+  else if (severities && severities.length < SEVERITIES.length) scope.severities = severities;
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;

@@ -3,12 +3,6 @@ import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
-/** The severities a question asks about, most severe first, and the operator's wording of them. */
-interface SeverityExpression {
-  set: Severity[];
-  text: string;
-}
-
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 
 /** Towards more severe (`up`) or less. */
@@ -42,11 +36,11 @@ function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boole
 }
 
 /**
- * Every severity of the question as one set: `criticals`, `high or critical` (a finding has one
+ * Every severity of the question as one set, most severe first: `criticals`, `high or critical` (a finding has one
  * severity, so "and" means both groups), `high+`, `at least high`, `from medium to critical`, and
  * negations (`non-info`, `other than low`: the complement, or the named minus the negated).
  */
-export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
+export function findSeverityExpression(s: Scan): Severity[] | undefined {
   const mentions = s.words.map((_, i) => severityAt(s, i)).filter((m) => m !== undefined);
   if (!mentions.length) return undefined;
 
@@ -54,8 +48,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
   for (let k = 0; k + 1 < mentions.length; k++) {
     const [x, y] = [mentions[k], mentions[k + 1]];
     const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
-    const opener = s.words[x.i - 1];
-    const opened = opener === 'between' || opener === 'from';
+    const opened = /^(between|from)$/.test(s.words[x.i - 1] ?? '');
     const joined = /^(to|through|thru|till|until)$/.test(between[0]) || (between[0] === 'and' && opened);
     if (between.length !== 1 || !joined) continue;
     const ranks = [rank(x.sev), rank(y.sev)];
@@ -67,8 +60,7 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     s.consume([start, end]);
     const rest = findSeverityExpression(s);
     const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
-    const set = rest ? SEVERITIES.filter((v) => own.includes(v) && rest.set.includes(v)) : own;
-    return { set, text: [s.spanText([neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
+    return rest ? SEVERITIES.filter((v) => own.includes(v) && rest.includes(v)) : own;
   }
 
   // Group mentions joined only by joiner words ("high or critical").
@@ -82,7 +74,6 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
 
   const positive = new Set<Severity>();
   const negated = new Set<Severity>();
-  const texts: string[] = [];
   for (const g of groups) {
     const first = g[0].i;
     let last = g.at(-1)!.i;
@@ -114,11 +105,8 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     start = s.stretchLeft(start, SUFFIX);
     const neg = s.takeNegation(start);
     members.forEach((x) => (neg ? negated : positive).add(x));
-    if (neg) start = neg[0];
     s.consume([start, end]);
-    texts.push(s.spanText([start, end]));
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
-  const set = SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
-  return { set, text: texts.join(', ') };
+  return SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
 }
