@@ -50,7 +50,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const question = shareWording(text);
   const s = new Scan(question, lex(question));
   const W = s.words;
-  if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
   const comparison = findComparison(s);
   // "did operators change the severity": a question about past edits, read before the write check.
   const edited = comparison ? undefined : findEdited(s);
@@ -106,10 +105,10 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   else if (rid >= 0 && !s.has('top'))
     negatable({ reportId: s.tokens[rid + 1].value as number, negated: s.claim([rid, rid + 2]) });
   const archived = findArchived(s);
-  if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
+  if (archived === 'only') unapplied.push(combination('only archived reports'));
   // "how many archived reports are there?" counts reports, which the planner only counts live.
-  else if (archived?.include && !hasFindingNoun) unapplied.push(combination('archived reports'));
-  else if (archived?.include) filter.includeArchived = true;
+  else if (archived && !hasFindingNoun) unapplied.push(combination('archived reports'));
+  else if (archived) filter.includeArchived = true;
   negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
   if (cweTok >= 0)
@@ -238,9 +237,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     ...(searched ? { searched } : {}),
   });
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
-    if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
-    // Report counts and lists come from list_all_reports without archived ones: not what was asked.
-    if (filter.includeArchived && !('filter' in plan)) unapplied.push(combination('archived reports'));
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
       unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;

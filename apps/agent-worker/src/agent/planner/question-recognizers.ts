@@ -183,18 +183,18 @@ export function findFormat(s: Scan) {
 }
 
 /** "including archived reports" ("not archived" is the default; no filter selects "only archived"). */
-export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
+export function findArchived(s: Scan): 'include' | 'only' | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
   const a = s.stretchLeft(i, V.archivedLead);
   const b = s.stretchRight(i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
   const neg = s.negationBefore(i);
   s.consume([neg ? neg[0] : a, b]);
-  if (neg) return { include: false };
+  if (neg) return undefined;
   const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
-  if (only < 0) return { include: true };
+  if (only < 0) return 'include';
   s.consume([only, only + 1]);
-  return { unapplied: { text: 'only archived reports', reason: 'combination' } };
+  return 'only';
 }
 
 /** A request to change the corpus ("delete the criticals"): refused, the tools are read-only. */
