@@ -114,17 +114,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   if (cweTok >= 0)
     negatable({ cwe: s.tokens[cweTok].value as number, negated: s.claim([cweTok, cweTok + 1]) });
 
-  // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
-  const quoted = s.tokens.findIndex(
-    (t, i) =>
-      t.kind === 'quote' &&
-      V.severities[String(t.value).toLowerCase()] &&
-      s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)),
-  );
-  if (quoted >= 0) {
-    s.words[quoted] = String(s.tokens[quoted].value).toLowerCase();
-    s.tokens[quoted] = { ...s.tokens[quoted], kind: 'word', w: s.words[quoted] };
-  }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
   const { status, verdict } = findStates(s);

@@ -4,6 +4,7 @@ import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
+const QUOTE_LEAD = /^(severity|sev|rated|level|priority)$/;
 
 /** Towards more severe (`up`) or less. */
 type Direction = 'up' | 'down';
@@ -18,9 +19,12 @@ const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
 /** The severity named by token `i` (`high`, `criticals`, `high+`), if that word is a severity there. */
 function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
-  if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
-  const plus = s.words[i].endsWith('+');
-  const w = plus ? s.words[i].slice(0, -1) : s.words[i];
+  const t = s.tokens[i];
+  // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
+  const quoted = t.kind === 'quote' && s.words.slice(Math.max(0, i - 3), i).some((w) => QUOTE_LEAD.test(w));
+  if (s.used[i] || (t.kind !== 'word' && !quoted)) return undefined;
+  const plus = !quoted && t.w.endsWith('+');
+  const w = quoted ? String(t.value).toLowerCase() : plus ? t.w.slice(0, -1) : t.w;
   const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
