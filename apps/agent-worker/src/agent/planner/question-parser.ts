@@ -94,16 +94,14 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     const { negated, ...value } = part ?? {};
     Object.assign(negated ? exclude : filter, value);
   };
+  /** The value of the last of tokens [at, at + n) as `key`, negated with the words before them. */
+  const tokenPart = (key: 'reportName' | 'reportId' | 'cwe', at: number, n = 1) =>
+    negatable({ [key]: s.tokens[at + n - 1].value, negated: s.claim([at, at + n]) });
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
   const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
-  if (reportTok >= 0)
-    negatable({
-      reportName: String(s.tokens[reportTok].value),
-      negated: s.claim([reportTok, reportTok + 1]),
-    });
-  else if (rid >= 0 && !s.has('top'))
-    negatable({ reportId: s.tokens[rid + 1].value as number, negated: s.claim([rid, rid + 2]) });
+  if (reportTok >= 0) tokenPart('reportName', reportTok);
+  else if (rid >= 0 && !s.has('top')) tokenPart('reportId', rid, 2);
   const archived = findArchived(s);
   if (archived === 'only') unapplied.push(combination('only archived reports'));
   // "how many archived reports are there?" counts reports, which the planner only counts live.
@@ -111,8 +109,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   else if (archived) filter.includeArchived = true;
   negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0)
-    negatable({ cwe: s.tokens[cweTok].value as number, negated: s.claim([cweTok, cweTok + 1]) });
+  if (cweTok >= 0) tokenPart('cwe', cweTok);
 
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
@@ -140,7 +137,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "log4j?": a message that is nothing but one word.
   const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
-  const word = lone?.topicLike && lone.reason === 'unknown' ? lone.text : '';
+  const word = lone?.topicLike ? lone.text : '';
   const at = word ? s.tokens.findIndex((t) => t.orig === word) : -1;
   const weaknessClass = !!word && namedWeaknessClasses(word).length > 0;
   const plain = /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(word);
@@ -171,21 +168,15 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "Which of them has the most highs?" after a list or ranking: ranked among those listed, by the new words.
   const listed = previous.lastGroups;
-  if (
-    listed &&
-    // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
-    listed.groups.length !== LISTED_GROUPS_MAX &&
-    (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
-    them &&
-    wantsTop &&
-    !hasReportNoun &&
-    !unapplied.length
-  ) {
+  // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
+  const cut = listed?.groups.length === LISTED_GROUPS_MAX;
+  const ranked = cut ? undefined : (['report', 'cwe', 'format'] as const).find((k) => k === listed?.groupBy);
+  if (listed && ranked && them && wantsTop && !hasReportNoun && !unapplied.length) {
     return {
       kind: 'top',
-      groupBy: listed.groupBy,
+      groupBy: ranked,
       n: topN ?? 1,
-      among: listed.groups.map((g) => (listed.groupBy === 'report' ? g.label : g.key)),
+      among: listed.groups.map((g) => (ranked === 'report' ? g.label : g.key)),
       ...asked,
       followUp: false,
       ...(reportHint ? { reportHint } : {}),
