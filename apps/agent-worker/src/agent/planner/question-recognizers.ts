@@ -62,8 +62,9 @@ type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
 
 /**
  * Triage status ("false positives", "risk accepted", "triage status fixed") and retest verdict
- * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated, read in one pass: at each
- * word the status comes first, so "open" and "fixed" are the status only as `vocabulary.ts` says.
+ * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated. "fixed" and "open" are a
+ * verdict when the question names "verdict"/"retest", a status when it names "status"/"triage",
+ * else "open" is the status and "fixed" the verdict.
  */
 export function findStates(s: Scan): {
   status?: Negatable<'status', TriageStatus>;
@@ -83,14 +84,13 @@ export function findStates(s: Scan): {
         if (statusNamed || openFinding) status = w;
       if (status) {
         const a = s.stretchLeft(i, V.statusLead);
-        const neg = s.takeNegation(a);
-        s.consume([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
+        const negated = s.claim([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
         s.words.forEach((x, k) => {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
             s.consume([k, k + 1]);
         });
-        found.status = { status, negated: !!neg };
+        found.status = { status, negated };
         continue;
       }
     }

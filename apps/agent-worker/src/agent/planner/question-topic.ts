@@ -65,9 +65,7 @@ export function findTopic(s: Scan): Topic | undefined {
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
     if (s.words.slice(a, b).every((w) => V.countingAdjective.has(w) || V.genericModifier.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation || beforeCount || afterSeverity) {
-      if (neg) s.consume(neg);
-      s.consume([a, b]);
-      return withLimits(s, [a, b], !!neg);
+      return withLimits(s, [a, b], s.claim([a, b]));
     }
   }
   return undefined;

@@ -1,13 +1,6 @@
 import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
-/**
- * Scan comparison questions (IMPORT-RULES.md "Finding identity and scan comparison"): "What is new
- * in B compared with A?", "How many findings were fixed between A and B?", "… unchanged between A
- * and B?", "What's new since A?", "Compare A and B". The operator's words decide the baseline;
- * two scans named without an order leave it to the recorded scan times (`ordered: false`).
- */
-
 /** Which part of the comparison the question asks for; `all`: the three counts. */
 export type ComparisonAsked = 'new' | 'fixed' | 'unchanged' | 'all';
 
@@ -23,9 +16,9 @@ export interface ComparisonPlan {
 }
 
 /**
- * Reads a comparison question from its tokens, or undefined when it is none: it must name
- * one or two report file names and ask what is new, fixed, unchanged or different, with the words
- * that order them ("between A and B", "from A to B", "B compared with A", "since A").
+ * A scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"), or undefined: one or
+ * two report file names and what is new, fixed, unchanged or different. The words order them ("between
+ * A and B", "B compared with A", "since A"); two scans named without an order leave it to their scan times.
  */
 export function findComparison({ tokens, words }: Scan): ComparisonPlan | undefined {
   const reports = tokens.map((t, i) => [t, i] as const).filter(([t]) => t.kind === 'report');

@@ -26,8 +26,6 @@ const sets = <T extends Record<string, string[]>>(lists: T) =>
 /**
  * The question vocabulary, kept as data (`vocabulary.data.json`) so it grows without touching the
  * grammar: word classes, word → value tables checked against the contracts, multi-word sequences.
- * "fixed" and "open" name a verdict when the question names "verdict"/"retest", a triage status
- * when it names "status"/"triage", else "open" is the status and "fixed" the verdict.
  */
 export const V = {
   ...sets(data.classes),
