@@ -20,11 +20,10 @@ export function findTimePhrases(s: Scan): Unapplied[] {
   };
   for (let i = 0; i < s.tokens.length; i++) {
     if (!isAnchor(i)) continue;
-    let a = i;
-    let b = i + 1;
     const glue = (k: number) =>
       !s.used[k] && (TIME_GLUE.has(s.words[k]) || s.tokens[k].kind === 'num' || isAnchor(k));
-    while (a > 0 && glue(a - 1)) a--;
+    let a = s.stretchLeft(i, (_, k) => glue(k));
+    let b = i + 1;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
     while (a < i && /^(the|a|an|of|and|each|per|every)$/.test(s.words[a])) a++;
@@ -132,16 +131,14 @@ export function findTopN(s: Scan): number | undefined {
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
     if (!V.report.has(s.words[r]) || s.used[r]) continue;
-    let a = r;
-    while (a > 0 && isNameLike(s, a - 1)) a--;
+    const a = s.stretchLeft(r, (_, k) => isNameLike(s, k));
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
     const negation = V.negativeTopicMarkers.find((m) => s.freeSeq(b, m));
     if (negation) b += negation.length;
     b = s.stretchRight(b, V.reportNameGlue);
-    let e = b;
-    while (e < s.words.length && isNameLike(s, e)) e++;
+    const e = s.stretchRight(b, (_, k) => isNameLike(s, k));
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
       const q = negation ? s.stretchLeft(r, /^(every|all|each|any|the|other)$/) : r;
