@@ -36,9 +36,7 @@ export const V = {
   groupBy: wordsTo(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
   ordinals: own(data.ordinals as Record<string, number>),
   numbers: own(data.numbers as Record<string, number>),
-  negationPairs: data.negationPairs,
-  topicMarkers: data.topicMarkers,
-  negativeTopicMarkers: data.negativeTopicMarkers,
+  ...data.sequences,
   comparison: sets(data.comparison),
 };
 
