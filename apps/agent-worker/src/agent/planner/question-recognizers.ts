@@ -57,20 +57,18 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
   return undefined;
 }
 
-type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
-
 /**
  * Triage status ("false positives", "risk accepted", "triage status fixed") and retest verdict
  * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated. "fixed" and "open" are a
  * verdict when the question names "verdict"/"retest", a status when it names "status"/"triage",
  * else "open" is the status and "fixed" the verdict.
  */
-export function findStates(s: Scan): {
-  status?: Negatable<'status', TriageStatus>;
-  verdict?: Negatable<'verdict', VerdictStatus>;
-} {
+export function findStates(s: Scan) {
   const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
-  const found: ReturnType<typeof findStates> = {};
+  const found: {
+    status?: { status: TriageStatus; negated: boolean };
+    verdict?: { verdict: VerdictStatus; negated: boolean };
+  } = {};
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];

@@ -105,10 +105,8 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
 function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   const ws = s.words.slice(a, b);
   if (ws.some((w) => V.groupBy[w] && (V.report.has(w) || w === 'severity' || w === 'verdict'))) return false;
-  return (
-    !ws.every((w) => V.stop.has(w) || V.count.has(w) || V.top.has(w) || /^\d+$/.test(w)) &&
-    !ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')
-  );
+  if (ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')) return false;
+  return !ws.every((w) => V.stop.has(w) || /^\d+$/.test(w));
 }
 
 /** Runs [a, b) of unused content words, without filler and topic markers unless `includeHarmless`. */
