@@ -17,10 +17,7 @@ const STRUCTURE = union(
 );
 
 /** Topic markers, those that negate the topic after them first; a weak one takes only a plausible topic. */
-const MARKERS: [string[], boolean][] = [
-  ...V.negativeTopicMarkers.map((m): [string[], boolean] => [m, true]),
-  ...V.topicMarkers.map((m): [string[], boolean] => [m, false]),
-];
+const MARKERS = [...V.negativeTopicMarkers, ...V.topicMarkers];
 
 /** A topic, possibly negated ("not about SQL injection", "non-XSS", "excluding cookies"). */
 interface Topic {
@@ -39,8 +36,9 @@ export function findTopic(s: Scan): Topic | undefined {
   if (quote >= 0) return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
-    for (const [marker, negative] of MARKERS) {
+    for (const marker of MARKERS) {
       if (!s.freeSeq(i, marker)) continue;
+      const negative = V.negativeTopicMarkers.includes(marker);
       const range = topicRange(s, i + marker.length);
       if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
       const negated = negative || !!s.takeNegation(i);
