@@ -6,13 +6,10 @@
 import type { PlannedQuestion } from './question-plan';
 import data from './vocabulary.data.json';
 
-/** `~` in a pattern: the rest of an inflected word (a stem's endings). */
-const ENDING = '\\p{L}*';
-
-/** A whole-word, case-insensitive pattern (`\b` does not see Cyrillic) in which е also matches ё. */
+/** A whole-word, case-insensitive pattern (`\b` misses Cyrillic); е also matches ё, `~` a stem's endings. */
 function words(source: string): RegExp {
   const yo = source.replace(/\[[^\]]*\]|е/g, (m) => (m === 'е' ? '[её]' : m.replace(/е/g, 'её')));
-  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, '\\p{L}*')})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
 /** Topics (weakness classes in English), phrases, then stems: the first match wins; `$1` is a group. */
@@ -55,12 +52,11 @@ export function readRussian(question: string) {
   // The segments in order: [english, the operator's words] (equal outside replacements).
   const segments = pieces.map((p) => (typeof p === 'string' ? [p, p] : p));
   const raw = segments.map(([en]) => en).join('');
-  const english = raw
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/ ([?!.,])/g, '$1')
-    .trim();
   return {
-    text: english,
+    text: raw
+      .replace(/[ \t]{2,}/g, ' ')
+      .replace(/ ([?!.,])/g, '$1')
+      .trim(),
     original(part: string): string {
       const pieces = part.trim().split(/\s+/);
       const escaped = pieces.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
