@@ -37,15 +37,11 @@ export function findComparison({ tokens, words }: Scan): ComparisonPlan | undefi
       : undefined;
   }
   const between = words.slice(reports[0][1] + 1, reports[1][1]);
-  if (
-    before(0).some((w) => w === 'between' || w === 'from') &&
-    between.some((w) => w === 'and' || w === 'to')
-  ) {
-    return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: true };
-  }
+  // "between A and B", "from A to B": in that order; "Compare A and B", "A or B": two scans, no order.
+  const inOrder =
+    before(0).some((w) => /^(between|from)$/.test(w)) && between.some((w) => /^(and|to)$/.test(w));
   // "B compared with A", "B since A": the second is the baseline.
-  if (between.some((w) => V.secondIsBaseline.has(w)))
-    return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
-  // "Compare A and B", "A or B": two scans, no order.
-  return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };
+  const second = !inOrder && between.some((w) => V.secondIsBaseline.has(w));
+  const [baseline, report] = second ? [name(1), name(0)] : [name(0), name(1)];
+  return { kind: 'compare', asked, baseline, report, ordered: inOrder || second };
 }
