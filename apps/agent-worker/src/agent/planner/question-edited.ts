@@ -13,13 +13,12 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
   const W = s.words;
   const filler = (w = '') => V.editGlue.has(w) || V.auxiliary.has(w) || V.actor.has(w);
   for (let i = 0; i < W.length; i++) {
-    if (s.used[i]) continue;
     const rerate = RERATE.test(W[i]);
     const past = V.editPast.has(W[i]);
     const base = V.editBase.has(W[i]) && W.slice(Math.max(0, i - 3), i).some((w) => V.auxiliary.has(w));
     if (!rerate && !past && !base) continue;
     // The field right after ("change the severity of") or right before ("whose severity was changed").
-    const field = [i + 1, i + 2, i - 1, i - 2, i - 3].find((k) => V.severityField.has(W[k]) && !s.used[k]);
+    const field = [i + 1, i + 2, i - 1, i - 2, i - 3].find((k) => V.severityField.has(W[k]));
     if (field === undefined && !past && !rerate) continue;
     const span = field === undefined ? [i] : [i, field];
     const [from, to] = [Math.min(...span), Math.max(...span)];

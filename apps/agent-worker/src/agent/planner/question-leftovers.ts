@@ -33,11 +33,9 @@ export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; 
       (V.bound.has(w) && num(i + 1)) ||
       (num(i) && w !== 'one' && (V.cwe.has(next) || V.countedProperty.has(next)));
     if (!comparison) continue;
-    let j = i + 1;
-    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct' && !s.used[j]) j++;
+    const j = s.stretchRight(i + 1, (_, x) => x < i + 5 && s.tokens[x].kind !== 'punct');
     // Include what is compared ("CVSS score above 9").
-    let k = i;
-    while (k > 0 && isContent(s, k - 1) && !V.harmless.has(s.words[k - 1])) k--;
+    const k = s.stretchLeft(i, (w, x) => isContent(s, x) && !V.harmless.has(w));
     s.consume([k, j]);
     parts.push({ text: s.spanText([k, j]), reason: 'combination' });
   }

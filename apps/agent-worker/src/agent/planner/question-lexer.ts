@@ -70,9 +70,8 @@ export function lex(text: string): Token[] {
   for (const span of [...spans.sort((a, b) => a.start - b.start), undefined]) {
     for (const m of text.slice(pos, span?.start).matchAll(WORD_RE))
       tokens.push(...word(text, m[0], pos + m.index!));
-    if (!span) return tokens;
-    tokens.push(span);
-    pos = span.end;
+    if (span) tokens.push(span);
+    pos = span?.end ?? 0;
   }
   return tokens;
 }

@@ -187,6 +187,9 @@ describe('parseQuestion: parts that one tool filter does not express', () => {
     ['findings above medium', ['critical', 'high']],
     ['how many findings are low or below', ['low', 'info']],
     ['How many findings are between low and high?', ['high', 'medium', 'low']],
+    // A range is one more group: "or" adds it to the others (it was once intersected, leaving none).
+    ['how many findings are critical or from low to medium?', ['critical', 'medium', 'low']],
+    ['how many findings are from medium to critical but not high?', ['critical', 'medium']],
     ['how many findings are not info?', ['critical', 'high', 'medium', 'low']],
     ['how many non-info findings', ['critical', 'high', 'medium', 'low']],
     ['How many findings, excluding informational?', ['critical', 'high', 'medium', 'low']],

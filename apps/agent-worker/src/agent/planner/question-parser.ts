@@ -50,7 +50,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const question = shareWording(text);
   const s = new Scan(question, lex(question));
   const W = s.words;
-  if (!W.length) return { kind: 'out_of_scope', reason: 'unknown' };
   const comparison = findComparison(s);
   // "did operators change the severity": a question about past edits, read before the write check.
   const edited = comparison ? undefined : findEdited(s);
@@ -95,47 +94,31 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     const { negated, ...value } = part ?? {};
     Object.assign(negated ? exclude : filter, value);
   };
+  /** The value of the last of tokens [at, at + n) as `key`, negated with the words before them. */
+  const tokenPart = (key: 'reportName' | 'reportId' | 'cwe', at: number, n = 1) =>
+    negatable({ [key]: s.tokens[at + n - 1].value, negated: s.claim([at, at + n]) });
   // Report file names, CWE ids and report ids ("report 3"), each possibly negated.
   const reportTok = s.tokens.findIndex((t) => t.kind === 'report');
   const rid = W.findIndex((w, i) => V.report.has(w) && /^(num|hashnum)$/.test(s.tokens[i + 1]?.kind ?? ''));
-  if (reportTok >= 0)
-    negatable({
-      reportName: String(s.tokens[reportTok].value),
-      negated: s.claim([reportTok, reportTok + 1]),
-    });
-  else if (rid >= 0 && !s.has('top'))
-    negatable({ reportId: s.tokens[rid + 1].value as number, negated: s.claim([rid, rid + 2]) });
+  if (reportTok >= 0) tokenPart('reportName', reportTok);
+  else if (rid >= 0 && !s.has('top')) tokenPart('reportId', rid, 2);
   const archived = findArchived(s);
-  if (archived && 'unapplied' in archived) unapplied.push(archived.unapplied);
+  if (archived === 'only') unapplied.push(combination('only archived reports'));
   // "how many archived reports are there?" counts reports, which the planner only counts live.
-  else if (archived?.include && !hasFindingNoun) unapplied.push(combination('archived reports'));
-  else if (archived?.include) filter.includeArchived = true;
+  else if (archived && !hasFindingNoun) unapplied.push(combination('archived reports'));
+  else if (archived) filter.includeArchived = true;
   negatable(findFormat(s));
   const cweTok = s.tokens.findIndex((t) => t.kind === 'cwe');
-  if (cweTok >= 0)
-    negatable({ cwe: s.tokens[cweTok].value as number, negated: s.claim([cweTok, cweTok + 1]) });
+  if (cweTok >= 0) tokenPart('cwe', cweTok);
 
-  // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
-  const quoted = s.tokens.findIndex(
-    (t, i) =>
-      t.kind === 'quote' &&
-      V.severities[String(t.value).toLowerCase()] &&
-      s.words.slice(Math.max(0, i - 3), i).some((w) => /^(severity|sev|rated|level|priority)$/.test(w)),
-  );
-  if (quoted >= 0) {
-    s.words[quoted] = String(s.tokens[quoted].value).toLowerCase();
-    s.tokens[quoted] = { ...s.tokens[quoted], kind: 'word', w: s.words[quoted] };
-  }
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
   const { status, verdict } = findStates(s);
   negatable(status);
   negatable(verdict);
-  const severity = findSeverityExpression(s);
-  if (severity) {
-    if (severity.set.length === 1) filter.severity = severity.set[0];
-    else if (severity.set.length < SEVERITIES.length) scope.severities = severity.set;
-  }
+  const severities = findSeverityExpression(s);
+  if (severities?.length === 1) filter.severity = severities[0];
+  else if (severities && severities.length < SEVERITIES.length) scope.severities = severities;
   const has = findPresence(s);
   // "CWE-79 findings without a CWE": the id already says which; "no CWE" with one cannot be counted.
   if (has && [filter, exclude].every((f) => f[has.key] === undefined)) scope.has = has;
@@ -154,7 +137,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "log4j?": a message that is nothing but one word.
   const oneWord = s.tokens.filter((t) => t.kind !== 'punct').length === 1;
   const lone = rest.parts.length === 1 && !topic && !unapplied.length ? rest.parts[0] : undefined;
-  const word = lone?.topicLike && lone.reason === 'unknown' ? lone.text : '';
+  const word = lone?.topicLike ? lone.text : '';
   const at = word ? s.tokens.findIndex((t) => t.orig === word) : -1;
   const weaknessClass = !!word && namedWeaknessClasses(word).length > 0;
   const plain = /^[\p{L}\p{N}][\p{L}\p{N}._+#-]*$/u.test(word);
@@ -185,21 +168,15 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   const wantsTop = s.hasAnyUnused(V.top) || topN !== undefined;
   // "Which of them has the most highs?" after a list or ranking: ranked among those listed, by the new words.
   const listed = previous.lastGroups;
-  if (
-    listed &&
-    // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
-    listed.groups.length !== LISTED_GROUPS_MAX &&
-    (listed.groupBy === 'report' || listed.groupBy === 'cwe' || listed.groupBy === 'format') &&
-    them &&
-    wantsTop &&
-    !hasReportNoun &&
-    !unapplied.length
-  ) {
+  // A ranking keeps at most LISTED_GROUPS_MAX groups: that many may be a cut list, not "them".
+  const cut = listed?.groups.length === LISTED_GROUPS_MAX;
+  const ranked = cut ? undefined : (['report', 'cwe', 'format'] as const).find((k) => k === listed?.groupBy);
+  if (listed && ranked && them && wantsTop && !hasReportNoun && !unapplied.length) {
     return {
       kind: 'top',
-      groupBy: listed.groupBy,
+      groupBy: ranked,
       n: topN ?? 1,
-      among: listed.groups.map((g) => (listed.groupBy === 'report' ? g.label : g.key)),
+      among: listed.groups.map((g) => (ranked === 'report' ? g.label : g.key)),
       ...asked,
       followUp: false,
       ...(reportHint ? { reportHint } : {}),
@@ -240,9 +217,6 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     ...(searched ? { searched } : {}),
   });
   const finish = (plan: PlannedQuestion): PlannedQuestion => {
-    if (plan.kind === 'out_of_scope' || plan.kind === 'no_previous') return plan;
-    // Report counts and lists come from list_all_reports without archived ones: not what was asked.
-    if (filter.includeArchived && !('filter' in plan)) unapplied.push(combination('archived reports'));
     if ((plan.kind === 'top' || plan.kind === 'breakdown' || plan.kind === 'reports_with') && plan.scope?.has)
       unapplied.push(presence(plan.scope.has));
     return unapplied.length ? { kind: 'unsupported', parts: unapplied, understood: plan } : plan;

@@ -20,11 +20,10 @@ export function findTimePhrases(s: Scan): Unapplied[] {
   };
   for (let i = 0; i < s.tokens.length; i++) {
     if (!isAnchor(i)) continue;
-    let a = i;
-    let b = i + 1;
     const glue = (k: number) =>
       !s.used[k] && (TIME_GLUE.has(s.words[k]) || s.tokens[k].kind === 'num' || isAnchor(k));
-    while (a > 0 && glue(a - 1)) a--;
+    let a = s.stretchLeft(i, (_, k) => glue(k));
+    let b = i + 1;
     while (b < s.tokens.length && (isAnchor(b) || (glue(b) && isAnchor(b + 1)) || s.words[b] === 'ago')) b++;
     // Trim glue that is ordinary scaffolding at the edges ("the", "of").
     while (a < i && /^(the|a|an|of|and|each|per|every)$/.test(s.words[a])) a++;
@@ -58,19 +57,18 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
   return undefined;
 }
 
-type Negatable<K extends string, T> = { [k in K]: T } & { negated: boolean };
-
 /**
  * Triage status ("false positives", "risk accepted", "triage status fixed") and retest verdict
- * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated, read in one pass: at each
- * word the status comes first, so "open" and "fixed" are the status only as `vocabulary.ts` says.
+ * ("fixed", "still open", "not fixed", "unfixed"), each possibly negated. "fixed" and "open" are a
+ * verdict when the question names "verdict"/"retest", a status when it names "status"/"triage",
+ * else "open" is the status and "fixed" the verdict.
  */
-export function findStates(s: Scan): {
-  status?: Negatable<'status', TriageStatus>;
-  verdict?: Negatable<'verdict', VerdictStatus>;
-} {
+export function findStates(s: Scan) {
   const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
-  const found: ReturnType<typeof findStates> = {};
+  const found: {
+    status?: { status: TriageStatus; negated: boolean };
+    verdict?: { verdict: VerdictStatus; negated: boolean };
+  } = {};
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
@@ -83,14 +81,13 @@ export function findStates(s: Scan): {
         if (statusNamed || openFinding) status = w;
       if (status) {
         const a = s.stretchLeft(i, V.statusLead);
-        const neg = s.takeNegation(a);
-        s.consume([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
+        const negated = s.claim([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
         s.words.forEach((x, k) => {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
             s.consume([k, k + 1]);
         });
-        found.status = { status, negated: !!neg };
+        found.status = { status, negated };
         continue;
       }
     }
@@ -132,16 +129,14 @@ export function findTopN(s: Scan): number | undefined {
 export function findReportHint(s: Scan): ReportHint | undefined {
   for (let r = 0; r < s.words.length; r++) {
     if (!V.report.has(s.words[r]) || s.used[r]) continue;
-    let a = r;
-    while (a > 0 && isNameLike(s, a - 1)) a--;
+    const a = s.stretchLeft(r, (_, k) => isNameLike(s, k));
     if (a < r) return hint(s, [a, r], [a, r + 1], false);
     let b = r + 1;
     // "reports other than juice shop", "every report except fortify".
     const negation = V.negativeTopicMarkers.find((m) => s.freeSeq(b, m));
     if (negation) b += negation.length;
     b = s.stretchRight(b, V.reportNameGlue);
-    let e = b;
-    while (e < s.words.length && isNameLike(s, e)) e++;
+    const e = s.stretchRight(b, (_, k) => isNameLike(s, k));
     if (e > b && (b > r + 1 || e === s.words.length || s.tokens[e].kind === 'punct')) {
       // "every report except X": the quantifier belongs to the exclusion, not to a breakdown.
       const q = negation ? s.stretchLeft(r, /^(every|all|each|any|the|other)$/) : r;
@@ -183,18 +178,18 @@ export function findFormat(s: Scan) {
 }
 
 /** "including archived reports" ("not archived" is the default; no filter selects "only archived"). */
-export function findArchived(s: Scan): { include: boolean } | { unapplied: Unapplied } | undefined {
+export function findArchived(s: Scan): 'include' | 'only' | undefined {
   const i = s.words.findIndex((w, k) => (w === 'archived' || w === 'archive') && !s.used[k]);
   if (i < 0) return undefined;
   const a = s.stretchLeft(i, V.archivedLead);
   const b = s.stretchRight(i + 1, (w) => V.report.has(w) || /^(ones|too|as|well|included)$/.test(w));
   const neg = s.negationBefore(i);
   s.consume([neg ? neg[0] : a, b]);
-  if (neg) return { include: false };
+  if (neg) return undefined;
   const only = s.words[b] === 'only' ? b : V.only.has(s.words[a - 1]) ? a - 1 : -1;
-  if (only < 0) return { include: true };
+  if (only < 0) return 'include';
   s.consume([only, only + 1]);
-  return { unapplied: { text: 'only archived reports', reason: 'combination' } };
+  return 'only';
 }
 
 /** A request to change the corpus ("delete the criticals"): refused, the tools are read-only. */

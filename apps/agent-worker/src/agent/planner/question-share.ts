@@ -18,8 +18,7 @@ const SCOPE_KEYS: readonly Key[] = ['reportName', 'reportId', 'format', 'scanner
 export function shareWording(question: string): string {
   return question
     .replace(/(^|\s)%(?=\s|$)/g, '$1percent')
-    .replace(/\b(what|which)\s+part\s+of\b/gi, 'what share of')
-    .replace(/\bhow\s+much\s+of\b/gi, 'what share of');
+    .replace(/\b(?:(?:what|which)\s+part|how\s+much)\s+of\b/gi, 'what share of');
 }
 
 /** The share plan of a question with a share word, or `unsupported` when it is not one part of one whole. */

@@ -17,10 +17,7 @@ const STRUCTURE = union(
 );
 
 /** Topic markers, those that negate the topic after them first; a weak one takes only a plausible topic. */
-const MARKERS: [string[], boolean][] = [
-  ...V.negativeTopicMarkers.map((m): [string[], boolean] => [m, true]),
-  ...V.topicMarkers.map((m): [string[], boolean] => [m, false]),
-];
+const MARKERS = [...V.negativeTopicMarkers, ...V.topicMarkers];
 
 /** A topic, possibly negated ("not about SQL injection", "non-XSS", "excluding cookies"). */
 interface Topic {
@@ -39,8 +36,9 @@ export function findTopic(s: Scan): Topic | undefined {
   if (quote >= 0) return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i]) continue;
-    for (const [marker, negative] of MARKERS) {
+    for (const marker of MARKERS) {
       if (!s.freeSeq(i, marker)) continue;
+      const negative = V.negativeTopicMarkers.includes(marker);
       const range = topicRange(s, i + marker.length);
       if (!range || (!negative && V.weakMarker.has(marker[0]) && !plausibleWeakTopic(s, range))) continue;
       const negated = negative || !!s.takeNegation(i);
@@ -65,9 +63,7 @@ export function findTopic(s: Scan): Topic | undefined {
     // "unique findings", "distinct issues": about counting, not a topic (left for the leftover check).
     if (s.words.slice(a, b).every((w) => V.countingAdjective.has(w) || V.genericModifier.has(w))) continue;
     if (beforeNoun || afterCount || afterNegation || beforeCount || afterSeverity) {
-      if (neg) s.consume(neg);
-      s.consume([a, b]);
-      return withLimits(s, [a, b], !!neg);
+      return withLimits(s, [a, b], s.claim([a, b]));
     }
   }
   return undefined;
@@ -107,10 +103,8 @@ function topicRange(s: Scan, from: number): [number, number] | undefined {
 function plausibleWeakTopic(s: Scan, [a, b]: [number, number]): boolean {
   const ws = s.words.slice(a, b);
   if (ws.some((w) => V.groupBy[w] && (V.report.has(w) || w === 'severity' || w === 'verdict'))) return false;
-  return (
-    !ws.every((w) => V.stop.has(w) || V.count.has(w) || V.top.has(w) || /^\d+$/.test(w)) &&
-    !ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')
-  );
+  if (ws.some((w) => V.count.has(w) || V.top.has(w) || w === 'number')) return false;
+  return !ws.every((w) => V.stop.has(w) || /^\d+$/.test(w));
 }
 
 /** Runs [a, b) of unused content words, without filler and topic markers unless `includeHarmless`. */

@@ -6,13 +6,10 @@
 import type { PlannedQuestion } from './question-plan';
 import data from './vocabulary.data.json';
 
-/** `~` in a pattern: the rest of an inflected word (a stem's endings). */
-const ENDING = '\\p{L}*';
-
-/** A whole-word, case-insensitive pattern (`\b` does not see Cyrillic) in which е also matches ё. */
+/** A whole-word, case-insensitive pattern (`\b` misses Cyrillic); е also matches ё, `~` a stem's endings. */
 function words(source: string): RegExp {
   const yo = source.replace(/\[[^\]]*\]|е/g, (m) => (m === 'е' ? '[её]' : m.replace(/е/g, 'её')));
-  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, ENDING)})(?![\\p{L}\\p{N}_])`, 'giu');
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, '\\p{L}*')})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
 /** Topics (weakness classes in English), phrases, then stems: the first match wins; `$1` is a group. */
@@ -22,11 +19,22 @@ const TABLES: [RegExp, string][] = [
   ...data.russian.words,
 ].map(([source, english]): [RegExp, string] => [words(source), english]);
 
-/** Marks around a replacement while the tables run: OPEN index MID english CLOSE. */
-const OPEN = '\ue001';
-const MID = '\ue002';
-const CLOSE = '\ue003';
-const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
+/** A piece of the question: text no table has replaced yet, or [English, the operator's words]. */
+type Piece = string | [string, string];
+
+/** The unreplaced `pieces` cut at each match of `re`, a match becoming [`to(match)`, the match]. */
+function replaceIn(pieces: Piece[], re: RegExp, to: (m: RegExpMatchArray) => string): Piece[] {
+  return pieces.flatMap((piece) => {
+    if (typeof piece !== 'string') return [piece];
+    const out: Piece[] = [];
+    let pos = 0;
+    for (const m of piece.matchAll(re)) {
+      out.push(piece.slice(pos, m.index), [to(m), m[0]]);
+      pos = m.index! + m[0].length;
+    }
+    return [...out, piece.slice(pos)];
+  });
+}
 
 /**
  * The question with its Russian words replaced by the planner's English vocabulary (file names,
@@ -35,39 +43,20 @@ const MARKED = new RegExp(`${OPEN}(\\d+)${MID}([^${CLOSE}]*)${CLOSE}`, 'gu');
  */
 export function readRussian(question: string) {
   if (!/\p{Script=Cyrillic}/u.test(question)) return undefined;
-  const originals: string[] = [];
-  const mark = (original: string, english: string) =>
-    `${OPEN}${originals.push(original) - 1}${MID}${english}${CLOSE}`;
-  // Quoted text is the operator's exact search: marked with no English, so no table touches it.
-  const quotes = new Set<number>();
-  let text = question
-    .replace(/[«„“]([^»“”\n]{1,200})[»“”]/gu, (_, q: string) => `"${q}"`)
-    .replace(/"([^"\n]{1,200})"/gu, (m) => (quotes.add(originals.length), mark(m, '')))
-    .replace(/№\s?/gu, '#');
-  for (const [re, english] of TABLES) {
-    text = text.replace(re, (m: string, ...args: unknown[]) =>
-      mark(
-        m,
-        english.replace(/\$(\d)/g, (_, k: string) => String(args[Number(k) - 1] ?? '')),
-      ),
-    );
-  }
+  // Quoted text is the operator's exact search: replaced by itself, so no table touches it.
+  const quoted = question.replace(/[«„“]([^»“”\n]{1,200})[»“”]/gu, (_, q: string) => `"${q}"`);
+  let pieces = replaceIn([quoted], /"([^"\n]{1,200})"/gu, (m) => m[0]);
+  pieces = pieces.map((p) => (typeof p === 'string' ? p.replace(/№\s?/gu, '#') : p));
+  for (const [re, english] of TABLES)
+    pieces = replaceIn(pieces, re, (m) => english.replace(/\$(\d)/g, (_, k: string) => m[Number(k)] ?? ''));
   // The segments in order: [english, the operator's words] (equal outside replacements).
-  // `split` gives the text between marks, then each mark's index and English.
-  const split = text.split(MARKED);
-  const segments = split.flatMap((piece, k): [string, string][] => {
-    const i = Number(piece);
-    if (k % 3 !== 1) return k % 3 ? [] : [[piece, piece]];
-    const ru = originals[i].replace(MARKED, (_, n: string) => originals[Number(n)]);
-    return [quotes.has(i) ? [originals[i], originals[i]] : [split[k + 1], ru]];
-  });
+  const segments = pieces.map((p) => (typeof p === 'string' ? [p, p] : p));
   const raw = segments.map(([en]) => en).join('');
-  const english = raw
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/ ([?!.,])/g, '$1')
-    .trim();
   return {
-    text: english,
+    text: raw
+      .replace(/[ \t]{2,}/g, ' ')
+      .replace(/ ([?!.,])/g, '$1')
+      .trim(),
     original(part: string): string {
       const pieces = part.trim().split(/\s+/);
       const escaped = pieces.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));

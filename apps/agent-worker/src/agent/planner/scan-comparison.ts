@@ -1,13 +1,6 @@
 import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
-/**
- * Scan comparison questions (IMPORT-RULES.md "Finding identity and scan comparison"): "What is new
- * in B compared with A?", "How many findings were fixed between A and B?", "… unchanged between A
- * and B?", "What's new since A?", "Compare A and B". The operator's words decide the baseline;
- * two scans named without an order leave it to the recorded scan times (`ordered: false`).
- */
-
 /** Which part of the comparison the question asks for; `all`: the three counts. */
 export type ComparisonAsked = 'new' | 'fixed' | 'unchanged' | 'all';
 
@@ -23,9 +16,9 @@ export interface ComparisonPlan {
 }
 
 /**
- * Reads a comparison question from its tokens, or undefined when it is none: it must name
- * one or two report file names and ask what is new, fixed, unchanged or different, with the words
- * that order them ("between A and B", "from A to B", "B compared with A", "since A").
+ * A scan comparison (IMPORT-RULES.md "Finding identity and scan comparison"), or undefined: one or
+ * two report file names and what is new, fixed, unchanged or different. The words order them ("between
+ * A and B", "B compared with A", "since A"); two scans named without an order leave it to their scan times.
  */
 export function findComparison({ tokens, words }: Scan): ComparisonPlan | undefined {
   const reports = tokens.map((t, i) => [t, i] as const).filter(([t]) => t.kind === 'report');
@@ -44,15 +37,11 @@ export function findComparison({ tokens, words }: Scan): ComparisonPlan | undefi
       : undefined;
   }
   const between = words.slice(reports[0][1] + 1, reports[1][1]);
-  if (
-    before(0).some((w) => w === 'between' || w === 'from') &&
-    between.some((w) => w === 'and' || w === 'to')
-  ) {
-    return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: true };
-  }
+  // "between A and B", "from A to B": in that order; "Compare A and B", "A or B": two scans, no order.
+  const inOrder =
+    before(0).some((w) => /^(between|from)$/.test(w)) && between.some((w) => /^(and|to)$/.test(w));
   // "B compared with A", "B since A": the second is the baseline.
-  if (between.some((w) => V.secondIsBaseline.has(w)))
-    return { kind: 'compare', asked, baseline: name(1), report: name(0), ordered: true };
-  // "Compare A and B", "A or B": two scans, no order.
-  return { kind: 'compare', asked, baseline: name(0), report: name(1), ordered: false };
+  const second = !inOrder && between.some((w) => V.secondIsBaseline.has(w));
+  const [baseline, report] = second ? [name(1), name(0)] : [name(0), name(1)];
+  return { kind: 'compare', asked, baseline, report, ordered: inOrder || second };
 }

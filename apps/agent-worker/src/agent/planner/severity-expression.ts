@@ -3,13 +3,8 @@ import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
-/** The severities a question asks about, most severe first, and the operator's wording of them. */
-interface SeverityExpression {
-  set: Severity[];
-  text: string;
-}
-
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
+const QUOTE_LEAD = /^(severity|sev|rated|level|priority)$/;
 
 /** Towards more severe (`up`) or less. */
 type Direction = 'up' | 'down';
@@ -24,9 +19,12 @@ const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
 /** The severity named by token `i` (`high`, `criticals`, `high+`), if that word is a severity there. */
 function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
-  if (s.used[i] || s.tokens[i].kind !== 'word') return undefined;
-  const plus = s.words[i].endsWith('+');
-  const w = plus ? s.words[i].slice(0, -1) : s.words[i];
+  const t = s.tokens[i];
+  // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
+  const quoted = t.kind === 'quote' && s.words.slice(Math.max(0, i - 3), i).some((w) => QUOTE_LEAD.test(w));
+  if (s.used[i] || (t.kind !== 'word' && !quoted)) return undefined;
+  const plus = !quoted && t.w.endsWith('+');
+  const w = quoted ? String(t.value).toLowerCase() : plus ? t.w.slice(0, -1) : t.w;
   const sev = V.severities[w];
   if (!sev) return undefined;
   const next = s.words[i + 1] ?? '';
@@ -42,47 +40,34 @@ function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boole
 }
 
 /**
- * Every severity of the question as one set: `criticals`, `high or critical` (a finding has one
- * severity, so "and" means both groups), `high+`, `at least high`, `from medium to critical`, and
- * negations (`non-info`, `other than low`: the complement, or the named minus the negated).
+ * Every severity of the question as one set, most severe first: `criticals`, `high or critical` (a
+ * finding has one severity, so "and" means both groups), `high+`, `at least high`, `from medium to
+ * critical`, and negations (`non-info`, `other than low`: the complement, or the named minus the negated).
  */
-export function findSeverityExpression(s: Scan): SeverityExpression | undefined {
+export function findSeverityExpression(s: Scan): Severity[] | undefined {
   const mentions = s.words.map((_, i) => severityAt(s, i)).filter((m) => m !== undefined);
   if (!mentions.length) return undefined;
 
-  // "between low and high", "from medium to critical", "low to high", "medium through critical": a range.
-  for (let k = 0; k + 1 < mentions.length; k++) {
-    const [x, y] = [mentions[k], mentions[k + 1]];
-    const between = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
-    const opener = s.words[x.i - 1];
-    const opened = opener === 'between' || opener === 'from';
-    const joined = /^(to|through|thru|till|until)$/.test(between[0]) || (between[0] === 'and' && opened);
-    if (between.length !== 1 || !joined) continue;
-    const ranks = [rank(x.sev), rank(y.sev)];
-    const inRange = SEVERITIES.filter((v) => rank(v) >= Math.min(...ranks) && rank(v) <= Math.max(...ranks));
-    const start = opened ? x.i - 1 : x.i;
-    let end = y.i + 1;
-    while (SUFFIX.test(s.words[end] ?? '')) end++;
-    const neg = s.takeNegation(start);
-    s.consume([start, end]);
-    const rest = findSeverityExpression(s);
-    const own = neg ? SEVERITIES.filter((v) => !inRange.includes(v)) : inRange;
-    const set = rest ? SEVERITIES.filter((v) => own.includes(v) && rest.set.includes(v)) : own;
-    return { set, text: [s.spanText([neg?.[0] ?? start, end]), rest?.text].filter(Boolean).join(', ') };
-  }
-
-  // Group mentions joined only by joiner words ("high or critical").
-  const groups: (typeof mentions)[] = [];
+  type Mention = (typeof mentions)[number];
+  const opened = (x: Mention) => /^(between|from)$/.test(s.words[x.i - 1] ?? '');
+  // "between low and high", "from medium to critical", "low to high", "medium through critical".
+  const range = (x: Mention, y: Mention) => {
+    const [between, ...more] = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
+    const joiner = /^(to|through|thru|till|until)$/.test(between) || (between === 'and' && opened(x));
+    return joiner && !more.length;
+  };
+  // Group mentions joined only by joiner words ("high or critical"), or as a range.
+  const groups: Mention[][] = [];
   for (const m of mentions) {
     const last = groups.at(-1)?.at(-1);
     const between = last ? s.words.slice(last.i + 1, m.i) : [];
-    if (last && between.every((w) => V.severityJoiner.has(w) || V.finding.has(w))) groups.at(-1)!.push(m);
+    const joined = between.every((w) => V.severityJoiner.has(w) || V.finding.has(w));
+    if (last && (joined || range(last, m))) groups.at(-1)!.push(m);
     else groups.push([m]);
   }
 
   const positive = new Set<Severity>();
   const negated = new Set<Severity>();
-  const texts: string[] = [];
   for (const g of groups) {
     const first = g[0].i;
     let last = g.at(-1)!.i;
@@ -90,6 +75,11 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     const members = new Set(g.map((m) => m.sev));
     let start = first;
     let end = last + 1;
+    if (g.length === 2 && range(g[0], g[1])) {
+      const [a, b] = [rank(g[0].sev), rank(g[1].sev)].sort((p, q) => p - q);
+      SEVERITIES.slice(a, b + 1).forEach((x) => members.add(x));
+      if (opened(g[0])) start--;
+    }
     // Ranges apply to a single severity ("high and above"); "high+" likewise.
     if (g.length === 1) {
       const sev = g[0].sev;
@@ -114,11 +104,8 @@ export function findSeverityExpression(s: Scan): SeverityExpression | undefined 
     start = s.stretchLeft(start, SUFFIX);
     const neg = s.takeNegation(start);
     members.forEach((x) => (neg ? negated : positive).add(x));
-    if (neg) start = neg[0];
     s.consume([start, end]);
-    texts.push(s.spanText([start, end]));
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
-  const set = SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
-  return { set, text: texts.join(', ') };
+  return SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
 }

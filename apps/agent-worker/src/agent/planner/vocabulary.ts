@@ -26,8 +26,6 @@ const sets = <T extends Record<string, string[]>>(lists: T) =>
 /**
  * The question vocabulary, kept as data (`vocabulary.data.json`) so it grows without touching the
  * grammar: word classes, word → value tables checked against the contracts, multi-word sequences.
- * "fixed" and "open" name a verdict when the question names "verdict"/"retest", a triage status
- * when it names "status"/"triage", else "open" is the status and "fixed" the verdict.
  */
 export const V = {
   ...sets(data.classes),
@@ -38,9 +36,7 @@ export const V = {
   groupBy: wordsTo(data.groupBy, GROUP_BY_KEYS, 'group-by key'),
   ordinals: own(data.ordinals as Record<string, number>),
   numbers: own(data.numbers as Record<string, number>),
-  negationPairs: data.negationPairs,
-  topicMarkers: data.topicMarkers,
-  negativeTopicMarkers: data.negativeTopicMarkers,
+  ...data.sequences,
   comparison: sets(data.comparison),
 };
 
@@ -49,8 +45,6 @@ export const union = (...xs: (Set<string> | Record<string, unknown>)[]): Set<str
   new Set(xs.flatMap((x) => (x instanceof Set ? [...x] : Object.keys(x))));
 
 const TYPO_MAP: Record<string, string> = own(data.spelling.typos);
-const FUZZY_TARGETS = data.spelling.fuzzyTargets;
-const FUZZY_SET = new Set(FUZZY_TARGETS);
 
 /**
  * The structure word a possibly misspelled `word` stands for: a typo-table entry, or the nearest
@@ -59,14 +53,15 @@ const FUZZY_SET = new Set(FUZZY_TARGETS);
  */
 export function correctWord(word: string, known: Set<string>): string {
   if (TYPO_MAP[word]) return TYPO_MAP[word];
-  if (word.length < 5 || FUZZY_SET.has(word) || known.has(word) || /[^a-z-]/.test(word)) return word;
+  // A fuzzy target itself is its own nearest target (no edit).
+  if (word.length < 5 || known.has(word) || /[^a-z-]/.test(word)) return word;
   const limit = word.length >= 8 ? 2 : 1;
   const steps = (target: string) => {
     if (Math.abs(target.length - word.length) > limit) return Infinity;
     const n = damerauLevenshtein(word, target).steps;
     return n > limit || (n > 1 && target[0] !== word[0]) ? Infinity : n;
   };
-  return nearest(FUZZY_TARGETS, steps) ?? word;
+  return nearest(data.spelling.fuzzyTargets, steps) ?? word;
 }
 
 /** The first of `targets` with the fewest `steps` (edits), none when every one is `Infinity`. */
