@@ -38,16 +38,10 @@ const LIST_ROWS = 20;
 export type TopicNormaliser = (topic: string) => string;
 
 /**
- * The built-in planner (`builtin` back end): no model. It parses the question deterministically
- * (`parseQuestion`), calls the same read-only tools a model would, through the same `TurnRecorder`
- * (so `tool.call`/`tool.result` events and stored metadata are identical), and writes the answer
- * from the tool results only: every count it states is a tool's exact total, or a sum/difference of
- * exact totals it names (a set of severities, "not X"), with the filter named. A report named by
- * part of its file name is resolved through `list_all_reports`; a name matching no report or
- * several gets no number. A question with a part it cannot apply (a date, an unknown constraint)
- * gets no number either, but says what it could not apply and what it can answer. The answer is
- * streamed as several `text.delta` events. Follow-ups resolve against the previous answer's
- * `lastFilter`/`lastScope`/`lastFindingIds`.
+ * The built-in planner (`builtin` back end): no model. It parses each question deterministically,
+ * calls the read-only tools through a `TurnRecorder` as a model would, and answers from their
+ * results only: every number is a tool's exact total or a sum/difference of exact totals it names.
+ * A part it cannot apply (a date, an ambiguous report name) gets no number but says why.
  */
 export class PlannerRunner {
   constructor(
@@ -58,12 +52,13 @@ export class PlannerRunner {
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const start = lastAnswerState(ctx.history);
     const rec = new TurnRecorder(ctx, this.tools, start);
-    const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
-    const questions = about ? [about.rest ?? ctx.userMessage] : splitQuestions(ctx.userMessage);
+    const file = ctx.attachment;
+    const about = file ? attachmentQuestion(ctx.userMessage) : null;
+    const questions = about ? [about.rest] : splitQuestions(ctx.userMessage);
     // Answers are written in the turn's language, whatever language the question was asked in.
     const w = answerWriter(ctx.language);
     let previous: LastAnswerState = start;
-    let state: FollowUpState = {};
+    let metadata = rec.metadata(BUILTIN_MODEL);
     const plans: PlannedQuestion[] = [];
     const answers: string[] = [];
     // A message of several questions: each answered in order, a later one resolving "them"
@@ -72,27 +67,19 @@ export class PlannerRunner {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
-      state = t.state;
-      let answer: string;
-      try {
-        answer = await (about && ctx.attachment
-          ? aboutAttachment(ctx.attachment, about, plan, t)
-          : answerPlan(plan, t));
-      } catch (e) {
-        if (!(e instanceof ToolFailed)) throw e;
-        answer = w.say('failed', { error: e.failure.error });
-      }
-      answer = [...t.lead, answer].join('\n\n');
-      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${answer}` : answer);
-      const left = leftState(rec.metadata(BUILTIN_MODEL), state);
-      previous = { ...left, ...(left.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
+      const answer = await (
+        file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
+      ).catch((e: unknown) => {
+        if (e instanceof ToolFailed) return w.say('failed', { error: e.failure.error });
+        throw e;
+      });
+      const text = [...t.lead, answer].join('\n\n');
+      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${text}` : text);
+      metadata = leftState(rec.metadata(BUILTIN_MODEL), t.state);
+      previous = { ...metadata, ...(metadata.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
     for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
-    const metadata = leftState(rec.metadata(BUILTIN_MODEL), state);
-    const attached: ProvenanceEvidence[] =
-      about && ctx.attachment
-        ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
-        : [];
+    const attached = about ? [{ name: 'attachment', args: {}, content: JSON.stringify(file) }] : [];
     metadata.verification = verifyNumbers({
       answer: rec.content,
       userMessage: ctx.userMessage,
@@ -161,7 +148,7 @@ const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion,
   group_ref: groupRef,
 };
 
-const answerPlan = (plan: PlannedQuestion, t: Turn) =>
+const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
   (ANSWERS[plan.kind] as Answer<PlannedQuestion>)(plan, t);
 
 /**
