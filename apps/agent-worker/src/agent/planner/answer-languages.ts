@@ -37,6 +37,9 @@ function language(locale: OperatorLanguage) {
     ...DIGITS[locale],
     quote: (s: string) => m('quote', { q: words(s) }),
     severity,
+    /** "critical 3, high 5": labels with their counts. */
+    tally: (pairs: [string, number][], sep = ', ') =>
+      pairs.map(([l, n]) => `${l} ${DIGITS[locale].num(n)}`).join(sep),
     /** "critical or high", "critical, high or medium" (most severe first). */
     severityList(set: readonly Severity[]) {
       const ordered = SEVERITIES.filter((s) => set.includes(s)).map(severity);

@@ -23,49 +23,50 @@ function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string,
  */
 export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount): string {
   const m = L.messages.format;
-  const subject = m('scoped.subject', {
-    total: c.total,
-    scope: scopePhrase(L, c.filter),
-    note: classNote(L, c.filter),
-  });
-  const lines: string[] = [];
-  if (c.scope.has && c.presence) {
-    const words = { subject, total: c.total, key: c.scope.has.key, ...c.presence };
-    lines.push(m(c.scope.has.present ? 'scoped.hasSome' : 'scoped.hasNone', words));
-    lines.push('', m('scoped.hasSource', words));
-  } else {
-    const rows = c.bySeverity ?? [];
-    const counted = rows.map((r) => r.severity);
-    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
-    const missing = SEVERITIES.filter((s) => !counted.includes(s));
-    const list = L.severityList(counted);
-    const sevWords = all
-      ? ''
-      : missing.length === 1 && counted.length > 2
-        ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
-        : m('scoped.severities', { list });
-    const [kind, words] = c.scope.exclude ? exclusion(L, c.scope.exclude) : ['other', {}];
-    const excl = c.scope.exclude ? m('scoped.exclusion', { excl: m(`excl.${kind}`, words) }) : '';
-    const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
-    const terms = (n: (r: (typeof rows)[number]) => number) =>
-      rows.map((r) => `${L.severity(r.severity)} ${L.num(n(r))}`).join(' + ');
-    if (c.scope.exclude) {
-      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
-      lines.push(
-        m('scoped.minus', {
-          subject,
-          predicate,
-          terms: all ? '' : ` (${terms((r) => r.count - r.excluded)})`,
-          count: sum('count'),
-          excluded: sum('excluded'),
-          excludedWhat: m(`excluded.${kind}`, words),
-        }),
-      );
-      lines.push('', m('scoped.minusSource'));
-    } else {
-      lines.push(m('scoped.sum', { subject, predicate, terms: terms((r) => r.count) }));
-      lines.push('', m('scoped.sumSource'));
-    }
+  const note = classNote(L, c.filter);
+  const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(L, c.filter), note });
+  const has = c.scope.has;
+  if (has && c.presence) {
+    const words = { subject, total: c.total, key: has.key, ...c.presence };
+    return [
+      m(has.present ? 'scoped.hasSome' : 'scoped.hasNone', words),
+      '',
+      m('scoped.hasSource', words),
+    ].join('\n');
   }
-  return lines.join('\n');
+  const rows = c.bySeverity ?? [];
+  const counted = rows.map((r) => r.severity);
+  const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+  const missing = SEVERITIES.filter((s) => !counted.includes(s));
+  const list = L.severityList(counted);
+  const sevWords = all
+    ? ''
+    : missing.length === 1 && counted.length > 2
+      ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+      : m('scoped.severities', { list });
+  const e = c.scope.exclude;
+  const [kind, words] = e ? exclusion(L, e) : ['other', {}];
+  const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
+  const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+  const terms = (n: (r: (typeof rows)[number]) => number) =>
+    L.tally(
+      rows.map((r) => [L.severity(r.severity), n(r)]),
+      ' + ',
+    );
+  if (!e)
+    return [
+      m('scoped.sum', { subject, predicate, terms: terms((r) => r.count) }),
+      '',
+      m('scoped.sumSource'),
+    ].join('\n');
+  const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+  const minus = m('scoped.minus', {
+    subject,
+    predicate,
+    terms: all ? '' : ` (${terms((r) => r.count - r.excluded)})`,
+    count: sum('count'),
+    excluded: sum('excluded'),
+    excludedWhat: m(`excluded.${kind}`, words),
+  });
+  return [minus, '', m('scoped.minusSource')].join('\n');
 }

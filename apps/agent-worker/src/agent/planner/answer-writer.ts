@@ -93,13 +93,11 @@ export function writerFor(L: AnswerLanguage) {
   /** A grouped answer: the lines, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
     const how = [
-      scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
-      scope?.exclude ? m('grouped.exclude') : '',
-    ]
-      .filter(Boolean)
-      .join(', ');
+      scope?.severities && r.groupBy !== 'severity' && m('grouped.severities'),
+      scope?.exclude && m('grouped.exclude'),
+    ].filter(Boolean);
     const what = m('group.noun', { groupBy: r.groupBy });
-    const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
+    const source = m('grouped', { groupBy: r.groupBy, what, how: how.length ? ` (${how.join(', ')})` : '' });
     return [...lines, '', source + end].join('\n');
   }
   return {
@@ -201,20 +199,14 @@ export function writerFor(L: AnswerLanguage) {
     },
     /** Answer to "give me an overview". */
     overview(o: CorpusOverview): string {
-      const bySeverity = SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`);
-      const verdicts = VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`);
-      const lines = [
-        m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
-        '',
-        `${m('overview.bySeverity')}${bySeverity.join(', ')}.`,
-        `${m('overview.verdicts')}${verdicts.join(', ')}.`,
-      ];
-      const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
-      if (top.length) {
-        lines.push('', m('overview.largest'));
-        for (const r of top) lines.push(`- ${md(r.filename)}: ${L.num(r.total)}`);
-      }
-      return lines.join('\n');
+      const largest = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
+      return m('overview', {
+        reports: o.reports.total,
+        findings: o.findings.total,
+        bySeverity: L.tally(SEVERITIES.map((s) => [L.severity(s), o.findings.bySeverity[s]])),
+        verdicts: L.tally(VERDICT_STATUSES.map((v) => [L.verdict(v), o.verdicts[v] ?? 0])),
+        largest: largest.map((r) => `- ${md(r.filename)}: ${L.num(r.total)}`).join('\n'),
+      });
     },
     /** Answer to "show finding N". */
     detail(f: FindingDetail): string {
