@@ -2,8 +2,7 @@
  * The answers that carry no count, in any language: what the planner can answer, refusals, parts of
  * a question it could not apply and report names it could not resolve.
  */
-import { md, words } from './answer-text';
-import type { AnswerLanguage } from './answer-languages';
+import { md, words, type AnswerLanguage } from './answer-languages';
 import { scopePhrase } from './answer-writer';
 import type { PlannedQuestion, Unapplied } from './question-plan';
 

@@ -1,6 +1,5 @@
 import { SEVERITIES, type FindingFilter } from '@corpus-chat/contracts';
-import { md } from './answer-text';
-import type { AnswerLanguage } from './answer-languages';
+import { md, type AnswerLanguage } from './answer-languages';
 import { classNote, scopePhrase } from './answer-writer';
 import type { ScopedCount } from './computed-counts';
 

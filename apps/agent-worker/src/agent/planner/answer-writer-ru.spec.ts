@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerWriter } from './answer-languages';
+import { answerLanguage } from './answer-languages';
+import { followUpNote } from './answer-rows';
+import { answerWriter } from './answer-writer';
 
 const ru = answerWriter('ru');
 
@@ -66,7 +68,8 @@ describe('answer writer in Russian', () => {
 
   it('names the follow-up parts it replaced, added and kept', () => {
     expect(
-      ru.followUpNote(
+      followUpNote(
+        answerLanguage('ru'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },

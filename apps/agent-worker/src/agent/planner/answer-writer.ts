@@ -13,6 +13,7 @@ import {
   type CountFindingsByResult,
   type CountGroup,
   type FindingDetail,
+  type OperatorLanguage,
   type FindingFilter,
   type ReportStatus,
   type ReportSummary,
@@ -21,14 +22,13 @@ import {
   type TurnAttachment,
 } from '@corpus-chat/contracts';
 import type { MessageParams } from './answer-format';
-import type { AnswerLanguage } from './answer-languages';
+import { answerLanguage, cut, md, type AnswerLanguage } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
 import { refusalsFor } from './answer-refusals';
 import { scopedCountAnswer } from './answer-scoped-count';
 import { breakdownRows, followUpNote, rankableGroups } from './answer-rows';
-import { cut, md } from './answer-text';
 import type { ScopedCount } from './computed-counts';
-import type { Counting, PlannedScope } from './question-plan';
+import type { Counting } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
@@ -267,8 +267,6 @@ export function writerFor(L: AnswerLanguage) {
       return lines.join('\n');
     },
     scopedCount: (c: ScopedCount) => scopedCountAnswer(L, c),
-    followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
-      followUpNote(L, previous, asked, merged),
     /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
     withFollowUpNote(plan: Counting, answer: string): string {
       if (!plan.followUp || !plan.previous || !plan.asked) return answer;
@@ -299,3 +297,9 @@ export function writerFor(L: AnswerLanguage) {
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;
+
+const WRITERS = { en: writerFor(answerLanguage('en')), ru: writerFor(answerLanguage('ru')) };
+
+/** The writer for a turn's language (`en` when the turn names none). */
+export const answerWriter = (language: OperatorLanguage = 'en'): AnswerWriter =>
+  WRITERS[language] ?? WRITERS.en;

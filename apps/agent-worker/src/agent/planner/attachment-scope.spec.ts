@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { answerWriter } from './answer-languages';
+import { answerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport } from './attachment-scope';
 import { parseQuestion } from './question-parser';
 

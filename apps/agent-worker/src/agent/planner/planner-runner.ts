@@ -12,10 +12,9 @@ import {
 } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
-import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
-import { rankedGroups } from './answer-writer';
+import { verifyNumbers } from '../verification/number-provenance';
 import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
-import { answerWriter, type AnswerWriter } from './answer-languages';
+import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
@@ -79,17 +78,24 @@ export class PlannerRunner {
       previous = { ...metadata, ...(metadata.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
     for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
-    const attached = about ? [{ name: 'attachment', args: {}, content: JSON.stringify(file) }] : [];
-    metadata.verification = verifyNumbers({
-      answer: rec.content,
-      userMessage: ctx.userMessage,
-      evidence: [...rec.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
-    });
+    // What the answers cite besides the tool results: the filter a follow-up's note names, the
+    // length and limit a too-long message is told, the attached file.
+    const cited: [string, unknown][] = [];
+    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
+    for (const plan of plans) {
+      if (start.lastFilter) cited.push(['previous answer', last]);
+      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
+      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
+    }
+    if (about) cited.push(['attachment', file]);
+    const facts = cited.map(([name, fact]) => ({ name, args: {}, content: JSON.stringify(fact) }));
+    const evidence = [...rec.evidence, ...facts];
+    metadata.verification = verifyNumbers({ answer: rec.content, userMessage: ctx.userMessage, evidence });
     return { content: rec.content, metadata };
   }
 
   private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if (plan.kind === 'unsupported' || !('filter' in plan)) return plan;
+    if (!('filter' in plan)) return plan;
     const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
     const exclude = plan.scope?.exclude;
     return {
@@ -314,26 +320,6 @@ const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): As
   ...(state.lastFindingIds ? { lastFindingIds: state.lastFindingIds } : {}),
   ...(state.lastGroups?.groups.length ? { lastGroups: state.lastGroups } : {}),
 });
-
-/**
- * What the planner's answers cite besides this turn's tool results, for the provenance check: the
- * filter a follow-up resolved against (its note names the previous filter's parts, a CWE id or a
- * report's file name among them), and the length and limit a too-long message is told.
- */
-function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): ProvenanceEvidence[] {
-  const facts: ProvenanceEvidence[] = [];
-  if (previous.lastFilter)
-    facts.push({
-      name: 'previous answer',
-      args: {},
-      content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }),
-    });
-  if (plan.kind === 'too_long') {
-    const limit = { messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
-    facts.push({ name: 'planner', args: {}, content: JSON.stringify(limit) });
-  }
-  return facts;
-}
 
 /**
  * Cuts an answer into streaming pieces (line by line, long lines at sentence or word boundaries,

@@ -1,7 +1,7 @@
 import type { FindingFilter } from '@corpus-chat/contracts';
 import type { TurnRecorder } from '../turn-recorder';
-import type { AnswerWriter } from './answer-languages';
-import { ToolFailed, call } from './computed-counts';
+import type { AnswerWriter } from './answer-writer';
+import { callOrFail } from './computed-counts';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedScope } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
@@ -14,8 +14,8 @@ export async function resolveReportHint(
 ): Promise<CountingPlan | string> {
   const hint = plan.reportHint;
   if (!hint) return plan;
-  const r = await call(rec, 'list_all_reports', plan.filter.includeArchived ? { includeArchived: true } : {});
-  if (!r.ok) throw new ToolFailed(r);
+  const archived = plan.filter.includeArchived ? { includeArchived: true } : {};
+  const r = await callOrFail(rec, 'list_all_reports', archived);
   const filenames = r.result.map((x) => x.filename);
   const matches = matchReportNames(hint.text, filenames);
   // The plan and the follow-up's own words (`asked`) changed alike.
