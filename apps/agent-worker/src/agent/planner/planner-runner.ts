@@ -18,8 +18,8 @@ import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
-import type { CountingPlan, PlannedQuestion } from './question-plan';
-import { resolveReportHint } from './report-hint';
+import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-plan';
+import { matchReportNames, matchScanners } from './report-names';
 import { shareFault } from './question-share';
 import { splitQuestions } from './message-questions';
 
@@ -224,11 +224,35 @@ async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
 
 /** A counting plan, once the report it names by part of its file name is resolved. */
 async function counting(plan: CountingPlan, t: Turn): Promise<string> {
-  const resolved = await resolveReportHint(plan, t.rec, t.w);
+  const resolved = await resolveReportHint(plan, t);
   if (typeof resolved === 'string') return resolved;
   if (resolved.kind === 'share') return share(resolved, t);
   if (plan.searched) t.lead.push(t.w.say('searchedText', { term: plan.searched }));
   return t.w.withFollowUpNote(resolved, await count(resolved, t));
+}
+
+/** A report named by part of its file name, resolved: one match scopes (or excludes) it, else no number. */
+async function resolveReportHint(plan: CountingPlan, { rec, w }: Turn): Promise<CountingPlan | string> {
+  const hint = plan.reportHint;
+  if (!hint) return plan;
+  const archived = plan.filter.includeArchived ? { includeArchived: true } : {};
+  const r = await callOrFail(rec, 'list_all_reports', archived);
+  const filenames = r.result.map((x) => x.filename);
+  const matches = matchReportNames(hint.text, filenames);
+  // The plan and the follow-up's own words (`asked`) changed alike.
+  const both = (f: (p: PlannedScope) => PlannedScope) =>
+    ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;
+  const narrowed = (part: FindingFilter) => both((p) => ({ ...p, filter: mergeFilters(p.filter, part) }));
+  // "findings from semgrep": a scanner, when it names no single report ("the semgrep report" lists them).
+  const scanners =
+    matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
+  if (scanners.length) return narrowed({ scanner: scanners[0] });
+  if (matches.length !== 1) return w.reportHint(hint, matches);
+  const reportName = matches[0];
+  if (!hint.negated) return narrowed({ reportName });
+  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined)
+    return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
+  return both((p) => ({ ...p, scope: { ...(p.scope ?? {}), exclude: { reportName } } }));
 }
 
 /** A share: the part's exact count over the whole's, both from search_findings. */
