@@ -1,7 +1,7 @@
 /**
- * One writer for the planner's answers in every language: the facts, their order and the tool
- * names are decided here once; the words are ICU-style messages (`answer-messages.json`), and a
- * language (`answer-languages.ts`) is its digits and those messages. Report file names, CWE ids and
+ * One writer for the planner's answers in every language, with a count or without (refusals): the
+ * facts, their order and the tool names are decided here once; the words are ICU-style messages
+ * (`answer-messages.json`) of a language (`answer-languages.ts`). Report file names, CWE ids and
  * tool names stay as the tools return them.
  */
 import {
@@ -22,12 +22,11 @@ import {
   type TurnAttachment,
 } from '@corpus-chat/contracts';
 import type { MessageParams } from './answer-format';
-import { answerLanguage, cut, md, type AnswerLanguage } from './answer-languages';
+import { answerLanguage, cut, md, words, type AnswerLanguage } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
-import { refusalsFor } from './answer-refusals';
 import { breakdownRows, followUpNote, rankableGroups, scopedCountAnswer } from './answer-rows';
 import type { ScopedCount } from './computed-counts';
-import type { Counting } from './question-plan';
+import type { Counting, PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
@@ -89,6 +88,16 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
   const m = L.messages.format;
+  const capabilities = m('capabilities');
+  /** What a plan would have answered, for a refusal ("the number of findings with severity critical"). */
+  function understood(plan: PlannedQuestion): string {
+    const scoped = 'filter' in plan ? scopePhrase(L, plan.filter, plan.scope) : '';
+    const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
+    const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
+    // Each kind a refusal can describe has its message; any other is described generally.
+    const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
+    return m(`understood.${kind}`, { withScope, groupBy });
+  }
   /** A grouped answer: the lines, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
     const how = [
@@ -272,7 +281,37 @@ export function writerFor(L: AnswerLanguage) {
       const note = followUpNote(L, plan.previous, plan.asked, plan);
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
-    ...refusalsFor(L),
+    outOfScope: (reason: 'write' | 'unknown') => m(`outOfScope.${reason}`, { capabilities }),
+    /** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
+    tooLong: (length: number, max: number) => m('tooLong', { length, max, capabilities }),
+    /**
+     * A question with parts the planner cannot apply: names each part and why, gives no number (a
+     * count without that part would answer a different question), and says what it can answer instead.
+     */
+    unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
+      const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
+      for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
+      lines.push(m('unsupported.noCount'));
+      lines.push('', m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
+      const topicLike = parts.find((p) => p.topicLike);
+      if (topicLike)
+        lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
+      return lines.join('\n');
+    },
+    /** A report named by part of its file name matches no report, or several. */
+    reportHint(hint: { text: string; loose: boolean }, matches: string[]): string {
+      const q = L.quote(hint.text);
+      if (!matches.length)
+        return (
+          m('hint.none', { lead: m(hint.loose ? 'hint.loose' : 'hint.strict', { q }), q }) +
+          (hint.loose ? m('hint.topic', { q, words: words(hint.text) }) : '')
+        );
+      const lines = [m('hint.several', { q })];
+      for (const name of matches.slice(0, 20)) lines.push(`- ${md(name)}`);
+      if (matches.length > 20) lines.push('- …');
+      lines.push('', m('hint.again'));
+      return lines.join('\n');
+    },
     /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
     share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>
       m('share', {
