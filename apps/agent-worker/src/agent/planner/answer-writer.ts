@@ -110,9 +110,8 @@ export function writerFor(L: AnswerLanguage) {
   }
   return {
     /**
-     * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
-     * total, then every row of the call (the caller's `limit` decides how many are listed, so the
-     * list, the tool card's "N of TOTAL" and the follow-up ids agree).
+     * Answer to "how many / list findings …": the exact total, then every row of the call (its `limit`
+     * decides, so the list, the tool card's "N of TOTAL" and the follow-up ids agree).
      */
     count(r: SearchFindingsResult): string {
       const scope = scopePhrase(L, r.filter);
@@ -238,9 +237,8 @@ export function writerFor(L: AnswerLanguage) {
       return lines.join('\n');
     },
     /**
-     * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
-     * listed titles of the new or fixed findings, then the other counts, the baseline and the report
-     * with their recorded scan dates.
+     * A comparison from `compare_reports` only: the asked count and its findings' titles, then the
+     * other counts and both reports with their recorded scan dates.
      */
     comparison(plan: ComparisonPlan, c: ScanComparison): string {
       const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };

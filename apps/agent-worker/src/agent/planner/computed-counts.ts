@@ -19,7 +19,6 @@ import type { TurnRecorder } from '../turn-recorder';
 
 /** A count the planner computed from several exact counts (see `scopedCount`). */
 export interface ScopedCount {
-  /** The answer. */
   total: number;
   /** The base filter as the query layer applied it (report file name resolved, text widened). */
   filter: AppliedFilter;

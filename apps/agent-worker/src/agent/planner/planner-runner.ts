@@ -158,9 +158,8 @@ const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
   (ANSWERS[plan.kind] as Answer<PlannedQuestion>)(plan, t);
 
 /**
- * A question about the thread's attached file ("what's in this file?", "how many criticals in
- * it?"): an overview by severity of the report it became, or the rest of the question counted
- * within that report. A file still importing, refused or cancelled gets no number but the reason.
+ * A question about the attached file: an overview by severity of the report it became, or the rest
+ * of the question within that report; a file not imported (yet) gets the reason, no number.
  */
 async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
   const { rec, state, w } = t;
@@ -191,9 +190,8 @@ async function detail(plan: Extract<PlannedQuestion, { kind: 'detail' | 'detail_
 }
 
 /**
- * "Show the second one" after a ranking: the findings of the group at that position (a report, a
- * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
- * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
+ * "Show the second one" after a ranking: that group's findings within the ranking's filter, listed;
+ * the groups stay the follow-up list for "and the third one?". A title is no filter: declined.
  */
 async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
   const { previous, state, w } = t;
