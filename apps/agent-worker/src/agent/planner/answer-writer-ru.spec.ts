@@ -126,10 +126,10 @@ describe('answer writer in Russian', () => {
     expect(ru.say('attachment.heading', { ...file, report: '42' })).toBe(
       'О прикреплённом файле **a.xml** (отчёт 42):',
     );
-    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'parsing' })).toContain(
+    expect(ru.say('attachment.notReady', { ...file, reportId: null, status: 'parsing' })).toContain(
       'ещё импортируется (идёт разбор)',
     );
-    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'failed' })).toContain(
+    expect(ru.say('attachment.notReady', { ...file, reportId: null, status: 'failed' })).toContain(
       'не импортирован: импорт не удался.',
     );
   });

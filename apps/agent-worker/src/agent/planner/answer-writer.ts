@@ -19,7 +19,6 @@ import {
   type ReportSummary,
   type ScanComparison,
   type SearchFindingsResult,
-  type TurnAttachment,
 } from '@corpus-chat/contracts';
 import type { MessageParams } from './answer-format';
 import { answerLanguage, cut, md, words, type AnswerLanguage } from './answer-languages';
@@ -289,8 +288,11 @@ export function writerFor(L: AnswerLanguage) {
     unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
       const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
       for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
-      lines.push(m('unsupported.noCount'));
-      lines.push('', m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
+      lines.push(
+        m('unsupported.noCount'),
+        '',
+        m('unsupported.instead', { understood: understood(plan), parts: parts.length }),
+      );
       const topicLike = parts.find((p) => p.topicLike);
       if (topicLike)
         lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
@@ -327,9 +329,6 @@ export function writerFor(L: AnswerLanguage) {
         key,
         Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
       ),
-    /** A question about an attached file with no report to count yet (importing) or ever (refused). */
-    attachmentNotReady: (a: TurnAttachment) =>
-      m('attachment.notReady', { ...a, file: md(a.file), error: md(a.error) }),
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;

@@ -163,7 +163,7 @@ const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
  */
 async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
   const { rec, state, w } = t;
-  if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
+  if (a.status !== 'ready' || a.reportId === null) return w.say('attachment.notReady', { ...a });
   t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
   if (about.overview || plan.kind === 'overview') {
     const r = await countBy(rec, 'severity', { reportId: a.reportId });
