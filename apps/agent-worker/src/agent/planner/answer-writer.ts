@@ -50,11 +50,10 @@ export function scopeParts(
   if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
   if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
     parts.set('edited', m(`scope.edited.${f.edited}`));
-  if (scope?.exclude)
-    parts.set(
-      'exclude',
-      m('scope.exclude', { parts: [...scopeParts(L, scope.exclude).values()].join(m('scope.and')) }),
-    );
+  if (scope?.exclude) {
+    const excluded = [...scopeParts(L, scope.exclude).values()].join(m('scope.and'));
+    parts.set('exclude', m('scope.exclude', { parts: excluded }));
+  }
   if (scope?.has) parts.set('has', m('scope.has', { key: scope.has.key, present: scope.has.present }));
   return parts;
 }
