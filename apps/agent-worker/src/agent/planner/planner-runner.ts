@@ -112,7 +112,11 @@ interface Turn {
   w: AnswerWriter;
   /** The previous answer's follow-up state (none for a question about an attachment). */
   previous: LastAnswerState;
-  state: FollowUpState;
+  /**
+   * What the answer leaves for follow-ups over what its tool calls left (undefined: as they left it):
+   * a computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
+   */
+  state: LastAnswerState;
   /** Lines the answer starts with, kept when a tool fails (the attached file, a text searched). */
   lead: string[];
 }
@@ -325,17 +329,8 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   return w.reportsWith(r, scope);
 }
 
-/**
- * What an answer leaves for follow-ups over what its tool calls left (undefined: as they left it): a
- * computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
- */
-type FollowUpState = Pick<
-  AssistantMessageMetadata,
-  'lastFilter' | 'lastScope' | 'lastFindingIds' | 'lastGroups'
->;
-
 /** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
-const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata => ({
+const leftState = (metadata: AssistantMessageMetadata, state: LastAnswerState): AssistantMessageMetadata => ({
   ...metadata,
   ...(state.lastFilter ? { lastFilter: state.lastFilter } : {}),
   ...(state.lastScope && Object.keys(state.lastScope).length ? { lastScope: state.lastScope } : {}),
