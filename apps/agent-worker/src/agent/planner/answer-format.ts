@@ -30,9 +30,7 @@ export class MessageFormat {
   private fill(template: string, params: MessageParams, hash?: string): string {
     let out = '';
     for (let i = 0; i < template.length; i++) {
-      const c = template[i];
-      if (c === '#' && hash !== undefined) out += hash;
-      else if (c !== '{') out += c;
+      if (template[i] !== '{') out += template[i] === '#' && hash !== undefined ? hash : template[i];
       else {
         const end = closing(template, i);
         out += this.argument(template.slice(i + 1, end), params);
@@ -49,9 +47,7 @@ export class MessageFormat {
     if (type === 'number') return this.grouped.format(Number(value));
     const branches = new Map<string, string>();
     const rest = body.slice(body.indexOf(',', body.indexOf(',') + 1) + 1);
-    for (let i = 0; i < rest.length;) {
-      const open = rest.indexOf('{', i);
-      if (open < 0) break;
+    for (let i = 0, open = rest.indexOf('{'); open >= 0; open = rest.indexOf('{', i)) {
       const end = closing(rest, open);
       branches.set(rest.slice(i, open).trim(), rest.slice(open + 1, end));
       i = end + 1;
@@ -59,11 +55,9 @@ export class MessageFormat {
     if (type === 'plural') {
       const n = Number(value);
       const category = this.rules.select(n);
-      const branch =
-        branches.get(category) ??
-        (category === 'other' ? branches.get('few') : undefined) ??
-        branches.get('other');
-      return this.fill(branch ?? '', params, this.num(n));
+      // A Russian fraction is "other", but the grammar wants the "few" form.
+      const branch = branches.get(category) ?? (category === 'other' ? branches.get('few') : undefined);
+      return this.fill(branch ?? branches.get('other') ?? '', params, this.num(n));
     }
     const key =
       value === '' || value === false || value == null ? 'none' : value === true ? 'yes' : String(value);

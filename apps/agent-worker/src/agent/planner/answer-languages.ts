@@ -1,6 +1,7 @@
 /**
  * The answer languages. A language is its digits and its messages (`answer-messages.json`): the
- * labels of severities, verdicts and statuses are messages (`label.*`) like the sentences.
+ * labels of severities, verdicts and statuses are messages (`label.*`) like the sentences. Text
+ * from the corpus or the operator is escaped for Markdown (and the operator's cut) the same in all.
  */
 import {
   SEVERITIES,
@@ -11,12 +12,9 @@ import {
   type TriageStatus,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { md, words } from './answer-text';
 import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
-import { writerFor, type AnswerWriter } from './answer-writer';
 
-export type { AnswerWriter };
 /** What the writer words an answer with: a language's messages, number formats and labels. */
 export type AnswerLanguage = ReturnType<typeof language>;
 
@@ -37,6 +35,9 @@ function language(locale: OperatorLanguage) {
     ...DIGITS[locale],
     quote: (s: string) => m('quote', { q: words(s) }),
     severity,
+    /** "critical 3, high 5": labels with their counts. */
+    tally: (pairs: [string, number][], sep = ', ') =>
+      pairs.map(([l, n]) => `${l} ${DIGITS[locale].num(n)}`).join(sep),
     /** "critical or high", "critical, high or medium" (most severe first). */
     severityList(set: readonly Severity[]) {
       const ordered = SEVERITIES.filter((s) => set.includes(s)).map(severity);
@@ -66,8 +67,26 @@ function language(locale: OperatorLanguage) {
 
 const LANGUAGES = { en: language('en'), ru: language('ru') };
 export const answerLanguage = (locale: OperatorLanguage): AnswerLanguage => LANGUAGES[locale];
-const WRITERS = { en: writerFor(LANGUAGES.en), ru: writerFor(LANGUAGES.ru) };
 
-/** The writer for a turn's language (`en` when the turn names none). */
-export const answerWriter = (language: OperatorLanguage = 'en'): AnswerWriter =>
-  WRITERS[language] ?? WRITERS.en;
+/**
+ * Escapes text that comes from the corpus or the operator for Markdown: the ASCII punctuation that
+ * could open markup mid-line (links, images, HTML tags, emphasis with `*`, code, tables, strike) is
+ * backslash-escaped (CommonMark §2.4), so a title like `<script>` or `[x](javascript:…)` renders as
+ * literal text. `_` is left alone: intraword underscores never start emphasis, and report file names
+ * (`dd__flawfinder.sarif`) stay searchable as written. Newlines become spaces.
+ */
+export function md(text: string | null | undefined): string {
+  return (text ?? '').replace(/[\\`*[\]()<>!|~&]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+}
+
+/** How much of the operator's own words an answer repeats (characters; longer is cut with "…"). */
+export const QUOTE_MAX_CHARS = 80;
+/** Cuts `s` to at most `n` code points, ending in "…" when cut (never inside a surrogate pair). */
+export const cut = (s: string, n: number) => {
+  if (s.length <= n) return s;
+  const points = Array.from(s);
+  const kept = points.slice(0, n - 1).join('');
+  return points.length > n ? `${kept.trimEnd()}…` : s;
+};
+/** The operator's words, cut to {@link QUOTE_MAX_CHARS} and escaped, for repeating them in an answer. */
+export const words = (s: string) => md(cut(s, QUOTE_MAX_CHARS));

@@ -1,13 +1,18 @@
-/** The rows of grouped answers and the note a follow-up's answer carries, in the turn's language. */
+/**
+ * Parts of the answers in the turn's language: the rows of grouped answers, the computed counts
+ * and the note a follow-up's answer carries.
+ */
 import {
   SEVERITIES,
   VERDICT_STATUSES,
   type ComputedScope,
   type CountFindingsByResult,
   type CountGroup,
+  type FindingFilter,
 } from '@corpus-chat/contracts';
-import type { AnswerLanguage } from './answer-languages';
-import { scopeParts } from './answer-writer';
+import { md, type AnswerLanguage } from './answer-languages';
+import { classNote, scopeParts, scopePhrase } from './answer-writer';
+import type { ScopedCount } from './computed-counts';
 import type { PlannedScope } from './question-plan';
 
 /** Groups a breakdown lists one by one before it says how many more there are. */
@@ -77,4 +82,71 @@ export function followUpNote(
   if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
   if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
   return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
+}
+
+/**
+ * What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R").
+ */
+function exclusion(L: AnswerLanguage, e: FindingFilter): [string, Record<string, string>] {
+  if (e.text) return ['text', { q: L.quote(e.text) }];
+  if (e.verdict) return e.verdict === 'fixed' ? ['fixed', {}] : ['verdict', { v: L.verdict(e.verdict) }];
+  if (e.status) return ['status', { s: L.status(e.status) }];
+  if (e.reportName || e.reportId != null)
+    return ['report', { name: e.reportName ? md(e.reportName) : `#${e.reportId}` }];
+  if (e.cwe != null) return ['cwe', { cwe: `${e.cwe}` }];
+  return ['other', {}];
+}
+
+/**
+ * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
+ * or verdict.
+ */
+export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount): string {
+  const m = L.messages.format;
+  const note = classNote(L, c.filter);
+  const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(L, c.filter), note });
+  const has = c.scope.has;
+  if (has && c.presence) {
+    const words = { subject, total: c.total, key: has.key, ...c.presence };
+    return [
+      m(has.present ? 'scoped.hasSome' : 'scoped.hasNone', words),
+      '',
+      m('scoped.hasSource', words),
+    ].join('\n');
+  }
+  const rows = c.bySeverity ?? [];
+  const counted = rows.map((r) => r.severity);
+  const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+  const missing = SEVERITIES.filter((s) => !counted.includes(s));
+  const list = L.severityList(counted);
+  const sevWords = all
+    ? ''
+    : missing.length === 1 && counted.length > 2
+      ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+      : m('scoped.severities', { list });
+  const e = c.scope.exclude;
+  const [kind, words] = e ? exclusion(L, e) : ['other', {}];
+  const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
+  const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+  const terms = (n: (r: (typeof rows)[number]) => number) =>
+    L.tally(
+      rows.map((r) => [L.severity(r.severity), n(r)]),
+      ' + ',
+    );
+  if (!e)
+    return [
+      m('scoped.sum', { subject, predicate, terms: terms((r) => r.count) }),
+      '',
+      m('scoped.sumSource'),
+    ].join('\n');
+  const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+  const minus = m('scoped.minus', {
+    subject,
+    predicate,
+    terms: all ? '' : ` (${terms((r) => r.count - r.excluded)})`,
+    count: sum('count'),
+    excluded: sum('excluded'),
+    excludedWhat: m(`excluded.${kind}`, words),
+  });
+  return [minus, '', m('scoped.minusSource')].join('\n');
 }

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerWriter } from './answer-languages';
+import { answerLanguage } from './answer-languages';
+import { followUpNote } from './answer-rows';
+import { answerWriter } from './answer-writer';
 
 const ru = answerWriter('ru');
 
@@ -66,7 +68,8 @@ describe('answer writer in Russian', () => {
 
   it('names the follow-up parts it replaced, added and kept', () => {
     expect(
-      ru.followUpNote(
+      followUpNote(
+        answerLanguage('ru'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },
@@ -123,10 +126,10 @@ describe('answer writer in Russian', () => {
     expect(ru.say('attachment.heading', { ...file, report: '42' })).toBe(
       'О прикреплённом файле **a.xml** (отчёт 42):',
     );
-    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'parsing' })).toContain(
+    expect(ru.say('attachment.notReady', { ...file, reportId: null, status: 'parsing' })).toContain(
       'ещё импортируется (идёт разбор)',
     );
-    expect(ru.attachmentNotReady({ ...file, reportId: null, status: 'failed' })).toContain(
+    expect(ru.say('attachment.notReady', { ...file, reportId: null, status: 'failed' })).toContain(
       'не импортирован: импорт не удался.',
     );
   });

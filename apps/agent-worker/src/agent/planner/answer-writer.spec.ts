@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS } from './answer-text';
-import { answerWriter } from './answer-languages';
+import { QUOTE_MAX_CHARS, answerLanguage } from './answer-languages';
+import { followUpNote } from './answer-rows';
+import { answerWriter } from './answer-writer';
 
 const {
   breakdown: breakdownAnswer,
-  followUpNote,
   scopedCount: scopedCountAnswer,
   top: topAnswer,
   tooLong: tooLongAnswer,
@@ -36,6 +36,7 @@ describe('answer writer', () => {
   it('says which parts a follow-up replaced, added and kept', () => {
     expect(
       followUpNote(
+        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { text: 'XSS' } },
         { filter: { text: 'XSS' } },
@@ -43,6 +44,7 @@ describe('answer writer', () => {
     ).toBe("Follow-up on the previous question: text 'XSS' instead of text 'SQL injection'.");
     expect(
       followUpNote(
+        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },

@@ -1,7 +1,7 @@
 /**
- * One writer for the planner's answers in every language: the facts, their order and the tool
- * names are decided here once; the words are ICU-style messages (`answer-messages.json`), and a
- * language (`answer-languages.ts`) is its digits and those messages. Report file names, CWE ids and
+ * One writer for the planner's answers in every language, with a count or without (refusals): the
+ * facts, their order and the tool names are decided here once; the words are ICU-style messages
+ * (`answer-messages.json`) of a language (`answer-languages.ts`). Report file names, CWE ids and
  * tool names stay as the tools return them.
  */
 import {
@@ -13,22 +13,19 @@ import {
   type CountFindingsByResult,
   type CountGroup,
   type FindingDetail,
+  type OperatorLanguage,
   type FindingFilter,
   type ReportStatus,
   type ReportSummary,
   type ScanComparison,
   type SearchFindingsResult,
-  type TurnAttachment,
 } from '@corpus-chat/contracts';
 import type { MessageParams } from './answer-format';
-import type { AnswerLanguage } from './answer-languages';
+import { answerLanguage, cut, md, words, type AnswerLanguage } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
-import { refusalsFor } from './answer-refusals';
-import { scopedCountAnswer } from './answer-scoped-count';
-import { breakdownRows, followUpNote, rankableGroups } from './answer-rows';
-import { cut, md } from './answer-text';
+import { breakdownRows, followUpNote, rankableGroups, scopedCountAnswer } from './answer-rows';
 import type { ScopedCount } from './computed-counts';
-import type { Counting, PlannedScope } from './question-plan';
+import type { Counting, PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
@@ -53,11 +50,10 @@ export function scopeParts(
   if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
   if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
     parts.set('edited', m(`scope.edited.${f.edited}`));
-  if (scope?.exclude)
-    parts.set(
-      'exclude',
-      m('scope.exclude', { parts: [...scopeParts(L, scope.exclude).values()].join(m('scope.and')) }),
-    );
+  if (scope?.exclude) {
+    const excluded = [...scopeParts(L, scope.exclude).values()].join(m('scope.and'));
+    parts.set('exclude', m('scope.exclude', { parts: excluded }));
+  }
   if (scope?.has) parts.set('has', m('scope.has', { key: scope.has.key, present: scope.has.present }));
   return parts;
 }
@@ -90,23 +86,30 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 /** Every text the planner answers with, in one language: the same facts, worded for the operator. */
 export function writerFor(L: AnswerLanguage) {
   const m = L.messages.format;
+  const capabilities = m('capabilities');
+  /** What a plan would have answered, for a refusal ("the number of findings with severity critical"). */
+  function understood(plan: PlannedQuestion): string {
+    const scoped = 'filter' in plan ? scopePhrase(L, plan.filter, plan.scope) : '';
+    const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
+    const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
+    // Each kind a refusal can describe has its message; any other is described generally.
+    const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
+    return m(`understood.${kind}`, { withScope, groupBy });
+  }
   /** A grouped answer: the lines, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
     const how = [
-      scope?.severities && r.groupBy !== 'severity' ? m('grouped.severities') : '',
-      scope?.exclude ? m('grouped.exclude') : '',
-    ]
-      .filter(Boolean)
-      .join(', ');
+      scope?.severities && r.groupBy !== 'severity' && m('grouped.severities'),
+      scope?.exclude && m('grouped.exclude'),
+    ].filter(Boolean);
     const what = m('group.noun', { groupBy: r.groupBy });
-    const source = m('grouped', { groupBy: r.groupBy, what, how: how ? ` (${how})` : '' });
+    const source = m('grouped', { groupBy: r.groupBy, what, how: how.length ? ` (${how.join(', ')})` : '' });
     return [...lines, '', source + end].join('\n');
   }
   return {
     /**
-     * Answer to "how many findings …" / "list findings …" from one search_findings call: the exact
-     * total, then every row of the call (the caller's `limit` decides how many are listed, so the
-     * list, the tool card's "N of TOTAL" and the follow-up ids agree).
+     * Answer to "how many / list findings …": the exact total, then every row of the call (its `limit`
+     * decides, so the list, the tool card's "N of TOTAL" and the follow-up ids agree).
      */
     count(r: SearchFindingsResult): string {
       const scope = scopePhrase(L, r.filter);
@@ -201,20 +204,14 @@ export function writerFor(L: AnswerLanguage) {
     },
     /** Answer to "give me an overview". */
     overview(o: CorpusOverview): string {
-      const bySeverity = SEVERITIES.map((s) => `${L.severity(s)} ${L.num(o.findings.bySeverity[s])}`);
-      const verdicts = VERDICT_STATUSES.map((v) => `${L.verdict(v)} ${L.num(o.verdicts[v] ?? 0)}`);
-      const lines = [
-        m('overview.head', { reports: o.reports.total, findings: o.findings.total }),
-        '',
-        `${m('overview.bySeverity')}${bySeverity.join(', ')}.`,
-        `${m('overview.verdicts')}${verdicts.join(', ')}.`,
-      ];
-      const top = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
-      if (top.length) {
-        lines.push('', m('overview.largest'));
-        for (const r of top) lines.push(`- ${md(r.filename)}: ${L.num(r.total)}`);
-      }
-      return lines.join('\n');
+      const largest = [...o.perReport].sort((a, b) => b.total - a.total).slice(0, 5);
+      return m('overview', {
+        reports: o.reports.total,
+        findings: o.findings.total,
+        bySeverity: L.tally(SEVERITIES.map((s) => [L.severity(s), o.findings.bySeverity[s]])),
+        verdicts: L.tally(VERDICT_STATUSES.map((v) => [L.verdict(v), o.verdicts[v] ?? 0])),
+        largest: largest.map((r) => `- ${md(r.filename)}: ${L.num(r.total)}`).join('\n'),
+      });
     },
     /** Answer to "show finding N". */
     detail(f: FindingDetail): string {
@@ -238,9 +235,8 @@ export function writerFor(L: AnswerLanguage) {
       return lines.join('\n');
     },
     /**
-     * The answer to a comparison, from the `compare_reports` result only: the asked count first, the
-     * listed titles of the new or fixed findings, then the other counts, the baseline and the report
-     * with their recorded scan dates.
+     * A comparison from `compare_reports` only: the asked count and its findings' titles, then the
+     * other counts and both reports with their recorded scan dates.
      */
     comparison(plan: ComparisonPlan, c: ScanComparison): string {
       const names = { report: `**${md(c.report.filename)}**`, baseline: `**${md(c.baseline.filename)}**` };
@@ -275,15 +271,46 @@ export function writerFor(L: AnswerLanguage) {
       return lines.join('\n');
     },
     scopedCount: (c: ScopedCount) => scopedCountAnswer(L, c),
-    followUpNote: (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
-      followUpNote(L, previous, asked, merged),
     /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
     withFollowUpNote(plan: Counting, answer: string): string {
       if (!plan.followUp || !plan.previous || !plan.asked) return answer;
       const note = followUpNote(L, plan.previous, plan.asked, plan);
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
-    ...refusalsFor(L),
+    outOfScope: (reason: 'write' | 'unknown') => m(`outOfScope.${reason}`, { capabilities }),
+    /** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
+    tooLong: (length: number, max: number) => m('tooLong', { length, max, capabilities }),
+    /**
+     * A question with parts the planner cannot apply: names each part and why, gives no number (a
+     * count without that part would answer a different question), and says what it can answer instead.
+     */
+    unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
+      const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
+      for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
+      lines.push(
+        m('unsupported.noCount'),
+        '',
+        m('unsupported.instead', { understood: understood(plan), parts: parts.length }),
+      );
+      const topicLike = parts.find((p) => p.topicLike);
+      if (topicLike)
+        lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
+      return lines.join('\n');
+    },
+    /** A report named by part of its file name matches no report, or several. */
+    reportHint(hint: { text: string; loose: boolean }, matches: string[]): string {
+      const q = L.quote(hint.text);
+      if (!matches.length)
+        return (
+          m('hint.none', { lead: m(hint.loose ? 'hint.loose' : 'hint.strict', { q }), q }) +
+          (hint.loose ? m('hint.topic', { q, words: words(hint.text) }) : '')
+        );
+      const lines = [m('hint.several', { q })];
+      for (const name of matches.slice(0, 20)) lines.push(`- ${md(name)}`);
+      if (matches.length > 20) lines.push('- …');
+      lines.push('', m('hint.again'));
+      return lines.join('\n');
+    },
     /** "What percentage of … are …": both exact totals and the share they give (one decimal). */
     share: (part: SearchFindingsResult, whole: SearchFindingsResult) =>
       m('share', {
@@ -301,9 +328,12 @@ export function writerFor(L: AnswerLanguage) {
         key,
         Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
       ),
-    /** A question about an attached file with no report to count yet (importing) or ever (refused). */
-    attachmentNotReady: (a: TurnAttachment) =>
-      m('attachment.notReady', { ...a, file: md(a.file), error: md(a.error) }),
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;
+
+const WRITERS = { en: writerFor(answerLanguage('en')), ru: writerFor(answerLanguage('ru')) };
+
+/** The writer for a turn's language (`en` when the turn names none). */
+export const answerWriter = (language: OperatorLanguage = 'en'): AnswerWriter =>
+  WRITERS[language] ?? WRITERS.en;

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { answerWriter } from './answer-languages';
+import { answerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport } from './attachment-scope';
 import { parseQuestion } from './question-parser';
 
@@ -33,10 +33,10 @@ describe('attachmentQuestion', () => {
   });
 });
 
-describe('attachmentNotReady', () => {
+describe('an attached file not imported (yet)', () => {
   it('says a file still importing has no count yet, and why a refused one has none', () => {
     expect(
-      answerWriter('en').attachmentNotReady({
+      answerWriter('en').say('attachment.notReady', {
         file: 'a.xml',
         status: 'parsing',
         reportId: null,
@@ -44,7 +44,7 @@ describe('attachmentNotReady', () => {
         duplicate: false,
       }),
     ).toContain('is still being imported');
-    const failed = answerWriter('en').attachmentNotReady({
+    const failed = answerWriter('en').say('attachment.notReady', {
       file: 'b.csv',
       status: 'failed',
       reportId: null,

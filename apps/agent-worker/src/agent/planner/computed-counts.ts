@@ -1,3 +1,7 @@
+/**
+ * The planner's tool calls (through the turn's `TurnRecorder`, so recorded like a model's) and the
+ * counts it computes from several exact ones.
+ */
 import type { ToolFailure, ToolSuccess } from '@corpus-chat/corpus-queries';
 import {
   SEVERITIES,
@@ -13,15 +17,8 @@ import {
 } from '@corpus-chat/contracts';
 import type { TurnRecorder } from '../turn-recorder';
 
-/**
- * The planner's tool calls, and the counts it computes from several exact ones (a set of
- * severities, "not X", with / without a CWE id or verdict). Every call goes through the turn's
- * `TurnRecorder`, so it is recorded like a model's.
- */
-
 /** A count the planner computed from several exact counts (see `scopedCount`). */
 export interface ScopedCount {
-  /** The answer. */
   total: number;
   /** The base filter as the query layer applied it (report file name resolved, text widened). */
   filter: AppliedFilter;

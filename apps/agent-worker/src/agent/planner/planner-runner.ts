@@ -12,15 +12,14 @@ import {
 } from '@corpus-chat/contracts';
 import { lastAnswerState, type LastAnswerState } from '../history';
 import { TurnRecorder } from '../turn-recorder';
-import { verifyNumbers, type ProvenanceEvidence } from '../verification/number-provenance';
-import { rankedGroups } from './answer-writer';
+import { verifyNumbers } from '../verification/number-provenance';
 import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
-import { answerWriter, type AnswerWriter } from './answer-languages';
+import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
-import type { CountingPlan, PlannedQuestion } from './question-plan';
-import { resolveReportHint } from './report-hint';
+import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-plan';
+import { matchReportNames, matchScanners } from './report-names';
 import { shareFault } from './question-share';
 import { splitQuestions } from './message-questions';
 
@@ -38,16 +37,10 @@ const LIST_ROWS = 20;
 export type TopicNormaliser = (topic: string) => string;
 
 /**
- * The built-in planner (`builtin` back end): no model. It parses the question deterministically
- * (`parseQuestion`), calls the same read-only tools a model would, through the same `TurnRecorder`
- * (so `tool.call`/`tool.result` events and stored metadata are identical), and writes the answer
- * from the tool results only: every count it states is a tool's exact total, or a sum/difference of
- * exact totals it names (a set of severities, "not X"), with the filter named. A report named by
- * part of its file name is resolved through `list_all_reports`; a name matching no report or
- * several gets no number. A question with a part it cannot apply (a date, an unknown constraint)
- * gets no number either, but says what it could not apply and what it can answer. The answer is
- * streamed as several `text.delta` events. Follow-ups resolve against the previous answer's
- * `lastFilter`/`lastScope`/`lastFindingIds`.
+ * The built-in planner (`builtin` back end): no model. It parses each question deterministically,
+ * calls the read-only tools through a `TurnRecorder` as a model would, and answers from their
+ * results only: every number is a tool's exact total or a sum/difference of exact totals it names.
+ * A part it cannot apply (a date, an ambiguous report name) gets no number but says why.
  */
 export class PlannerRunner {
   constructor(
@@ -58,12 +51,13 @@ export class PlannerRunner {
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const start = lastAnswerState(ctx.history);
     const rec = new TurnRecorder(ctx, this.tools, start);
-    const about = ctx.attachment ? attachmentQuestion(ctx.userMessage) : null;
-    const questions = about ? [about.rest ?? ctx.userMessage] : splitQuestions(ctx.userMessage);
+    const file = ctx.attachment;
+    const about = file ? attachmentQuestion(ctx.userMessage) : null;
+    const questions = about ? [about.rest] : splitQuestions(ctx.userMessage);
     // Answers are written in the turn's language, whatever language the question was asked in.
     const w = answerWriter(ctx.language);
     let previous: LastAnswerState = start;
-    let state: FollowUpState = {};
+    let metadata = rec.metadata(BUILTIN_MODEL);
     const plans: PlannedQuestion[] = [];
     const answers: string[] = [];
     // A message of several questions: each answered in order, a later one resolving "them"
@@ -72,37 +66,36 @@ export class PlannerRunner {
       const plan = this.normalise(parseQuestion(question, previous));
       plans.push(plan);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
-      state = t.state;
-      let answer: string;
-      try {
-        answer = await (about && ctx.attachment
-          ? aboutAttachment(ctx.attachment, about, plan, t)
-          : answerPlan(plan, t));
-      } catch (e) {
-        if (!(e instanceof ToolFailed)) throw e;
-        answer = w.say('failed', { error: e.failure.error });
-      }
-      answer = [...t.lead, answer].join('\n\n');
-      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${answer}` : answer);
-      const left = leftState(rec.metadata(BUILTIN_MODEL), state);
-      previous = { ...left, ...(left.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
+      const answer = await (
+        file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
+      ).catch((e: unknown) => {
+        if (e instanceof ToolFailed) return w.say('failed', { error: e.failure.error });
+        throw e;
+      });
+      const text = [...t.lead, answer].join('\n\n');
+      answers.push(questions.length > 1 ? `> ${question.trim()}\n\n${text}` : text);
+      metadata = leftState(rec.metadata(BUILTIN_MODEL), t.state);
+      previous = { ...metadata, ...(metadata.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
     for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
-    const metadata = leftState(rec.metadata(BUILTIN_MODEL), state);
-    const attached: ProvenanceEvidence[] =
-      about && ctx.attachment
-        ? [{ name: 'attachment', args: {}, content: JSON.stringify(ctx.attachment) }]
-        : [];
-    metadata.verification = verifyNumbers({
-      answer: rec.content,
-      userMessage: ctx.userMessage,
-      evidence: [...rec.evidence, ...plans.flatMap((plan) => plannerFacts(plan, start)), ...attached],
-    });
+    // What the answers cite besides the tool results: the filter a follow-up's note names, the
+    // length and limit a too-long message is told, the attached file.
+    const cited: [string, unknown][] = [];
+    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
+    for (const plan of plans) {
+      if (start.lastFilter) cited.push(['previous answer', last]);
+      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
+      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
+    }
+    if (about) cited.push(['attachment', file]);
+    const facts = cited.map(([name, fact]) => ({ name, args: {}, content: JSON.stringify(fact) }));
+    const evidence = [...rec.evidence, ...facts];
+    metadata.verification = verifyNumbers({ answer: rec.content, userMessage: ctx.userMessage, evidence });
     return { content: rec.content, metadata };
   }
 
   private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if (plan.kind === 'unsupported' || !('filter' in plan)) return plan;
+    if (!('filter' in plan)) return plan;
     const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
     const exclude = plan.scope?.exclude;
     return {
@@ -119,7 +112,11 @@ interface Turn {
   w: AnswerWriter;
   /** The previous answer's follow-up state (none for a question about an attachment). */
   previous: LastAnswerState;
-  state: FollowUpState;
+  /**
+   * What the answer leaves for follow-ups over what its tool calls left (undefined: as they left it):
+   * a computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
+   */
+  state: LastAnswerState;
   /** Lines the answer starts with, kept when a tool fails (the attached file, a text searched). */
   lead: string[];
 }
@@ -161,17 +158,16 @@ const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion,
   group_ref: groupRef,
 };
 
-const answerPlan = (plan: PlannedQuestion, t: Turn) =>
+const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
   (ANSWERS[plan.kind] as Answer<PlannedQuestion>)(plan, t);
 
 /**
- * A question about the thread's attached file ("what's in this file?", "how many criticals in
- * it?"): an overview by severity of the report it became, or the rest of the question counted
- * within that report. A file still importing, refused or cancelled gets no number but the reason.
+ * A question about the attached file: an overview by severity of the report it became, or the rest
+ * of the question within that report; a file not imported (yet) gets the reason, no number.
  */
 async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
   const { rec, state, w } = t;
-  if (a.status !== 'ready' || a.reportId === null) return w.attachmentNotReady(a);
+  if (a.status !== 'ready' || a.reportId === null) return w.say('attachment.notReady', { ...a });
   t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
   if (about.overview || plan.kind === 'overview') {
     const r = await countBy(rec, 'severity', { reportId: a.reportId });
@@ -198,9 +194,8 @@ async function detail(plan: Extract<PlannedQuestion, { kind: 'detail' | 'detail_
 }
 
 /**
- * "Show the second one" after a ranking: the findings of the group at that position (a report, a
- * CWE id, a format, a severity), within the ranking's filter, listed. The ranking's groups stay
- * the follow-up list, so "and the third one?" works next. A title is no filter: declined.
+ * "Show the second one" after a ranking: that group's findings within the ranking's filter, listed;
+ * the groups stay the follow-up list for "and the third one?". A title is no filter: declined.
  */
 async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
   const { previous, state, w } = t;
@@ -231,11 +226,35 @@ async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
 
 /** A counting plan, once the report it names by part of its file name is resolved. */
 async function counting(plan: CountingPlan, t: Turn): Promise<string> {
-  const resolved = await resolveReportHint(plan, t.rec, t.w);
+  const resolved = await resolveReportHint(plan, t);
   if (typeof resolved === 'string') return resolved;
   if (resolved.kind === 'share') return share(resolved, t);
   if (plan.searched) t.lead.push(t.w.say('searchedText', { term: plan.searched }));
   return t.w.withFollowUpNote(resolved, await count(resolved, t));
+}
+
+/** A report named by part of its file name, resolved: one match scopes (or excludes) it, else no number. */
+async function resolveReportHint(plan: CountingPlan, { rec, w }: Turn): Promise<CountingPlan | string> {
+  const hint = plan.reportHint;
+  if (!hint) return plan;
+  const archived = plan.filter.includeArchived ? { includeArchived: true } : {};
+  const r = await callOrFail(rec, 'list_all_reports', archived);
+  const filenames = r.result.map((x) => x.filename);
+  const matches = matchReportNames(hint.text, filenames);
+  // The plan and the follow-up's own words (`asked`) changed alike.
+  const both = (f: (p: PlannedScope) => PlannedScope) =>
+    ({ ...plan, ...f(plan), ...(plan.asked ? { asked: f(plan.asked) } : {}) }) as CountingPlan;
+  const narrowed = (part: FindingFilter) => both((p) => ({ ...p, filter: mergeFilters(p.filter, part) }));
+  // "findings from semgrep": a scanner, when it names no single report ("the semgrep report" lists them).
+  const scanners =
+    matches.length === 1 || hint.negated || !hint.loose ? [] : matchScanners(hint.text, r.result);
+  if (scanners.length) return narrowed({ scanner: scanners[0] });
+  if (matches.length !== 1) return w.reportHint(hint, matches);
+  const reportName = matches[0];
+  if (!hint.negated) return narrowed({ reportName });
+  if (plan.scope?.exclude || plan.filter.reportName || plan.filter.reportId !== undefined)
+    return w.unsupported([{ text: hint.text, reason: 'combination' }], plan);
+  return both((p) => ({ ...p, scope: { ...(p.scope ?? {}), exclude: { reportName } } }));
 }
 
 /** A share: the part's exact count over the whole's, both from search_findings. */
@@ -310,17 +329,8 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   return w.reportsWith(r, scope);
 }
 
-/**
- * What an answer leaves for follow-ups over what its tool calls left (undefined: as they left it): a
- * computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
- */
-type FollowUpState = Pick<
-  AssistantMessageMetadata,
-  'lastFilter' | 'lastScope' | 'lastFindingIds' | 'lastGroups'
->;
-
 /** `metadata` with what the answer leaves for follow-ups (`state`) in place of the last tool call's. */
-const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): AssistantMessageMetadata => ({
+const leftState = (metadata: AssistantMessageMetadata, state: LastAnswerState): AssistantMessageMetadata => ({
   ...metadata,
   ...(state.lastFilter ? { lastFilter: state.lastFilter } : {}),
   ...(state.lastScope && Object.keys(state.lastScope).length ? { lastScope: state.lastScope } : {}),
@@ -329,41 +339,11 @@ const leftState = (metadata: AssistantMessageMetadata, state: FollowUpState): As
 });
 
 /**
- * What the planner's answers cite besides this turn's tool results, for the provenance check: the
- * filter a follow-up resolved against (its note names the previous filter's parts, a CWE id or a
- * report's file name among them), and the length and limit a too-long message is told.
+ * Cuts an answer into streaming pieces (line by line, a line longer than `size` after its last space
+ * within `size`, or at `size` + 1 characters), so it arrives as several `text.delta` events like a
+ * model's would. Joining the pieces gives back the answer exactly.
  */
-function plannerFacts(plan: PlannedQuestion, previous: LastAnswerState): ProvenanceEvidence[] {
-  const facts: ProvenanceEvidence[] = [];
-  if (previous.lastFilter)
-    facts.push({
-      name: 'previous answer',
-      args: {},
-      content: JSON.stringify({ lastFilter: previous.lastFilter, lastScope: previous.lastScope ?? null }),
-    });
-  if (plan.kind === 'too_long') {
-    const limit = { messageCharacters: plan.length, maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
-    facts.push({ name: 'planner', args: {}, content: JSON.stringify(limit) });
-  }
-  return facts;
-}
-
-/**
- * Cuts an answer into streaming pieces (line by line, long lines at sentence or word boundaries,
- * about 60 characters each) so it arrives as several `text.delta` events like a model's would.
- * Joining the pieces gives back the answer exactly.
- */
-export function splitForStreaming(answer: string, size = 60): string[] {
-  const pieces: string[] = [];
-  for (const line of answer.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
-    let rest = line;
-    while (rest.length > size) {
-      let cut = rest.lastIndexOf(' ', size);
-      if (cut <= 0) cut = size;
-      pieces.push(rest.slice(0, cut + 1));
-      rest = rest.slice(cut + 1);
-    }
-    if (rest) pieces.push(rest);
-  }
-  return pieces;
+function splitForStreaming(answer: string, size = 60): string[] {
+  const long = `(?=[^\\n]{${size + 1}}|[^\\n]{${size}}\\n)(?:[^\\n]{1,${size}} |[^\\n]{${size + 1}})`;
+  return answer.match(new RegExp(`${long}|[^\\n]*\\n|[^\\n]+`, 'g')) ?? [];
 }
