@@ -339,11 +339,21 @@ const leftState = (metadata: AssistantMessageMetadata, state: LastAnswerState): 
 });
 
 /**
- * Cuts an answer into streaming pieces (line by line, a line longer than `size` after its last space
- * within `size`, or at `size` + 1 characters), so it arrives as several `text.delta` events like a
- * model's would. Joining the pieces gives back the answer exactly.
+ * Cuts an answer into streaming pieces (line by line, long lines at sentence or word boundaries,
+ * about 60 characters each) so it arrives as several `text.delta` events like a model's would.
+ * Joining the pieces gives back the answer exactly.
  */
 function splitForStreaming(answer: string, size = 60): string[] {
-  const long = `(?=[^\\n]{${size + 1}}|[^\\n]{${size}}\\n)(?:[^\\n]{1,${size}} |[^\\n]{${size + 1}})`;
-  return answer.match(new RegExp(`${long}|[^\\n]*\\n|[^\\n]+`, 'g')) ?? [];
+  const pieces: string[] = [];
+  for (const line of answer.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
+    let rest = line;
+    while (rest.length > size) {
+      let cut = rest.lastIndexOf(' ', size);
+      if (cut <= 0) cut = size;
+      pieces.push(rest.slice(0, cut + 1));
+      rest = rest.slice(cut + 1);
+    }
+    if (rest) pieces.push(rest);
+  }
+  return pieces;
 }
