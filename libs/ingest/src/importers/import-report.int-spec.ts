@@ -4,8 +4,7 @@ import path from 'node:path';
 import { REPO_ROOT, corpusPath } from '../testing';
 import { createTestDatabase, type TestDatabase } from '@corpus-chat/persistence/testing';
 import { corpusVersion, setReportArchived, findingDetail } from '@corpus-chat/corpus-queries';
-import { importReport, storeParsedReport } from './import-report';
-import { parseForImport } from './parse-report';
+import { importReport } from './import-report';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -117,26 +116,6 @@ test('a failure in the middle of a native import rolls everything back', async (
   }
   expect(await counts()).toEqual(before);
   expect(await corpusVersion(db.dataSource.manager)).toBe(version);
-});
-
-test('findings that stop arriving midway (the parse thread died) roll back what was stored', async () => {
-  const parsed = await parseForImport(
-    'flawfinder.sarif',
-    fs.readFileSync(corpusPath('scans/sarif/dd__flawfinder.sarif')),
-  );
-  if ('ok' in parsed) throw new Error(parsed.ok ? '' : parsed.error);
-  const { findings } = parsed;
-  const before = await counts();
-  // More than one statement's worth (2,000), so findings were written when it fails.
-  async function* dying() {
-    yield Array.from({ length: 40 }, () => findings).flat();
-    throw new Error('the import parser stopped (exit code 1)');
-  }
-  const streamed = { ...parsed, contentHash: 'died-midway', findingCount: 4_000, findings: dying() };
-  await expect(storeParsedReport(db.dataSource.manager, 'flawfinder.sarif', streamed)).rejects.toThrow(
-    /exit code 1/,
-  );
-  expect(await counts()).toEqual(before);
 });
 
 test('a native report keeps versions, notes and the latest verdict, and bumps the corpus version', async () => {

@@ -8,7 +8,6 @@ import { isPdf } from '../pdf-reports/pdf-text';
 import { duplicateOutcome, findLiveDuplicate } from './duplicate-report';
 import { contentFault, importFailure, sqlState } from './import-failure';
 import { parseForImport, type ParseOptions, type ParsedFile, sizeRefusal } from './parse-report';
-import type { StreamedFile } from './parse-thread';
 import { type InsertPacing, insertFindings, toJsonb } from './persist-report';
 import { storable } from './report-text';
 import { removeBidiControls } from './text';
@@ -108,11 +107,10 @@ export function importFileName(filename: string): string {
 export async function storeParsedReport(
   manager: EntityManager,
   name: string,
-  parsed: ParsedFile | StreamedFile,
+  parsed: ParsedFile,
   actor?: AuditActor,
   pacing?: InsertPacing,
 ): Promise<ImportOutcome> {
-  const findingCount = 'findingCount' in parsed ? parsed.findingCount : parsed.findings.length;
   try {
     return await manager.transaction(async (tx): Promise<ImportOutcome> => {
       const existing = await findLiveDuplicate(tx, parsed.contentHash);
@@ -123,7 +121,7 @@ export async function storeParsedReport(
         [
           name,
           parsed.format,
-          findingCount,
+          parsed.findings.length,
           parsed.contentHash,
           toJsonb(parsed.docMetadata),
           parsed.target ?? null,
@@ -141,7 +139,7 @@ export async function storeParsedReport(
           after: {
             filename: name,
             format: parsed.format,
-            findingCount,
+            findingCount: parsed.findings.length,
             ...(sincePrevious
               ? { previousReportId: sincePrevious.baselineReportId, carried: sincePrevious.carried }
               : {}),
@@ -153,7 +151,7 @@ export async function storeParsedReport(
         file: name,
         reportId: report.id,
         format: parsed.format,
-        findingCount,
+        findingCount: parsed.findings.length,
         ...(sincePrevious ? { sincePrevious } : {}),
       };
     });

@@ -11,17 +11,10 @@ export interface ParseThreadInput {
   options: { maxBytes?: number };
 }
 
-/** A parsed file whose findings are still being handed over by the parse thread, in batches. */
-export interface StreamedFile extends Omit<ParsedFile, 'findings'> {
-  findingCount: number;
-  /** Read once; it throws if the thread fails before the last batch. */
-  findings: AsyncIterable<ParsedFinding[]>;
-}
-
-/** @internal What the parse thread posts: the file but its findings, then the findings in batches (or the refusal). */
+/** @internal What the parse thread posts: findings in batches, then the rest of the file (or the refusal). */
 export type ParseThreadMessage =
-  | { kind: 'parsed'; parsed: Omit<StreamedFile, 'findings'> }
   | { kind: 'findings'; findings: ParsedFinding[] }
+  | { kind: 'parsed'; parsed: ParsedFile }
   | { kind: 'outcome'; outcome: ImportOutcome }
   | { kind: 'error'; message: string };
 
@@ -66,16 +59,15 @@ function takeThread(): Worker {
 
 /**
  * `parseForImport` in a worker thread, so a 50 MB file does not hold up the chat turns on the
- * ingest worker's event loop. `bytes` are handed over. Resolves once the file is parsed, while its
- * findings are still arriving, so they can be stored meanwhile. Aborting `signal` before then
- * rejects with `ParseCancelled`; a failed thread (out of memory) throws a plain Error.
+ * ingest worker's event loop. `bytes` are handed over. Aborting `signal` rejects with
+ * `ParseCancelled`; a failed thread (out of memory) throws a plain Error.
  */
 export function parseInThread(
   name: string,
   bytes: Uint8Array,
   options: ParseOptions = {},
   signal?: AbortSignal,
-): Promise<StreamedFile | ImportOutcome> {
+): Promise<ParsedFile | ImportOutcome> {
   // Handed over, not copied, when the bytes own their buffer (as `fs.readFile` gives them).
   const own =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
@@ -83,59 +75,32 @@ export function parseInThread(
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ParseCancelled());
     const worker = takeThread();
-    const batches: ParsedFinding[][] = [];
-    let left = 0;
-    let failure: Error | null = null;
-    let stopped = false;
-    let wake = () => {};
-    const stop = (keep: boolean) => {
-      if (stopped) return;
-      stopped = true;
+    const findings: ParsedFinding[] = [];
+    let settled = false;
+    const end = (settle: () => void, keep = false) => {
+      if (settled) return;
+      settled = true;
       signal?.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (keep) {
         worker.unref();
         idle.push(worker);
       } else void worker.terminate();
-      wake();
+      settle();
     };
-    // Before the file is parsed this rejects the promise; after, it ends the findings' iteration.
-    const fail = (e: Error) => {
-      if (stopped) return;
-      failure = e;
-      stop(false);
-      reject(e);
-    };
-    async function* findings(): AsyncGenerator<ParsedFinding[]> {
-      for (;;) {
-        const batch = batches.shift();
-        if (batch) yield batch;
-        else if (failure) throw failure;
-        else if (stopped) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    }
-    const onAbort = () => fail(new ParseCancelled());
+    const onAbort = () => end(() => reject(new ParseCancelled()));
     const onMessage = (m: ParseThreadMessage) => {
-      if (m.kind === 'parsed') {
-        signal?.removeEventListener('abort', onAbort);
-        left = m.parsed.findingCount;
-        resolve({ ...m.parsed, findings: findings() });
-        if (!left) stop(true);
-      } else if (m.kind === 'findings') {
-        batches.push(m.findings);
-        left -= m.findings.length;
+      if (m.kind === 'findings') {
+        for (const f of m.findings) findings.push(f);
         // The next batch once this turn of the event loop is over (see the thread's BATCH).
-        if (left) setImmediate(() => stopped || worker.postMessage('next'));
-        else stop(true);
-        wake();
-      } else if (m.kind === 'outcome') {
-        stop(true);
-        resolve(m.outcome);
-      } else fail(new Error(`the import parser failed: ${m.message}`));
+        setImmediate(() => settled || worker.postMessage('next'));
+      } else if (m.kind === 'parsed') end(() => resolve({ ...m.parsed, findings }), true);
+      else if (m.kind === 'outcome') end(() => resolve(m.outcome), true);
+      else end(() => reject(new Error(`the import parser failed: ${m.message}`)));
     };
-    const onError = (e: Error) => fail(e);
-    const onExit = (code: number) => fail(new Error(`the import parser stopped (exit code ${code})`));
+    const onError = (e: Error) => end(() => reject(e));
+    const onExit = (code: number) =>
+      end(() => reject(new Error(`the import parser stopped (exit code ${code})`)));
     signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage(input, [own.buffer as ArrayBuffer]);

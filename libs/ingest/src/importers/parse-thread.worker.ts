@@ -1,6 +1,6 @@
 /**
  * Entry point of the import parse thread (see `parse-thread.ts`): parses each file it is sent, one
- * at a time, and posts the rest of the parsed file, then its findings in batches, or the refusal.
+ * at a time, and posts the findings in batches, then the rest of the parsed file, or the refusal.
  */
 // A thread starts with fresh globals: the decorated classes the contracts library declares need this, as in main.ts.
 import 'reflect-metadata';
@@ -28,12 +28,11 @@ async function run({ name, bytes, options }: ParseThreadInput): Promise<void> {
   const parsed = await parseForImport(name, bytes, options);
   if ('ok' in parsed) return post({ kind: 'outcome', outcome: parsed });
   const { findings, ...rest } = parsed;
-  // The rest first, so the main thread can start storing while the findings are handed over.
-  post({ kind: 'parsed', parsed: { ...rest, findingCount: findings.length } });
   for (let s = 0; s < findings.length; s += BATCH) {
-    if (s) await next();
     post({ kind: 'findings', findings: findings.slice(s, s + BATCH) });
+    await next();
   }
+  post({ kind: 'parsed', parsed: { ...rest, findings: [] } });
 }
 
 parentPort!.on('message', (m: ParseThreadInput | 'next') => {

@@ -61,34 +61,15 @@ const columns = <T>(rows: T[], keys: (keyof T)[]): unknown[][] => keys.map((k) =
 
 /**
  * Writes one report's findings with their versions, notes and verdicts, inside the caller's
- * transaction, one `INSERT … SELECT FROM unnest(…)` per chunk. Findings given in batches (from the
- * parse thread) are written as they arrive. Returns the ids in input order.
+ * transaction, one `INSERT … SELECT FROM unnest(…)` per chunk. Returns the ids in input order.
  */
 export async function insertFindings(
   target: EntityManager,
   reportId: number | null,
-  findings: ParsedFinding[] | AsyncIterable<ParsedFinding[]>,
+  findings: ParsedFinding[],
   pacing?: InsertPacing,
 ): Promise<number[]> {
   const manager = pacedManager(target, pacing);
-  const ids: number[] = [];
-  let pending: ParsedFinding[] = [];
-  for await (const batch of Array.isArray(findings) ? [findings] : findings) {
-    pending = pending.concat(batch);
-    for (; pending.length >= CHUNK; pending = pending.slice(CHUNK))
-      ids.push(...(await insertChunk(target, manager, reportId, pending.slice(0, CHUNK))));
-  }
-  if (pending.length) ids.push(...(await insertChunk(target, manager, reportId, pending)));
-  return ids;
-}
-
-/** Writes up to CHUNK findings, their ids reserved first. */
-async function insertChunk(
-  target: EntityManager,
-  manager: Pick<EntityManager, 'query'>,
-  reportId: number | null,
-  findings: ParsedFinding[],
-): Promise<number[]> {
   const findingIds = await reserveIds(target, 'findings', findings.length);
   const versionCount = findings.reduce((n, f) => n + f.versions.length, 0);
   const versionIds = await reserveIds(target, 'finding_versions', versionCount);
@@ -132,20 +113,22 @@ async function insertChunk(
   if (v.id.length) await insertVersions(manager, v);
 
   // findings, copying the current version's severity and CWE ids
-  await manager.query(
-    `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, identity_key, created_at)
-     SELECT u.id, $1, fv.id, fv.severity, fv.cwe, u.identity_key, coalesce(u.created_at::timestamptz, now())
-     FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS u(id, current_version_id, created_at, identity_key)
-     JOIN finding_versions fv ON fv.id = u.current_version_id
-     ORDER BY u.id`,
-    [
-      reportId,
-      findingIds,
-      currentVersion,
-      findings.map((f) => f.createdAt),
-      findings.map((f) => (f.identity ? identityKey(f.identity) : null)),
-    ],
-  );
+  for (let s = 0; s < findings.length; s += CHUNK) {
+    await manager.query(
+      `INSERT INTO findings (id, report_id, current_version_id, severity, cwe, identity_key, created_at)
+       SELECT u.id, $1, fv.id, fv.severity, fv.cwe, u.identity_key, coalesce(u.created_at::timestamptz, now())
+       FROM unnest($2::int[], $3::int[], $4::text[], $5::text[]) AS u(id, current_version_id, created_at, identity_key)
+       JOIN finding_versions fv ON fv.id = u.current_version_id
+       ORDER BY u.id`,
+      [
+        reportId,
+        findingIds.slice(s, s + CHUNK),
+        currentVersion.slice(s, s + CHUNK),
+        findings.slice(s, s + CHUNK).map((f) => f.createdAt),
+        findings.slice(s, s + CHUNK).map((f) => (f.identity ? identityKey(f.identity) : null)),
+      ],
+    );
+  }
 
   // notes
   const notes = findings.flatMap((f, i) => f.notes.map((n) => ({ ...n, findingId: findingIds[i] })));
