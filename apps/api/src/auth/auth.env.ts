@@ -65,6 +65,9 @@ export const authEnvSchema = serverEnvSchema.extend({
   TRUST_PROXY: trustProxyEnv.describe(
     'Proxies in front of the API whose `X-Forwarded-For` is believed, so the sign-in slow-down and the per-IP limits see the real client: empty (none; the TCP peer is the client), a hop count (`1` behind one nginx), or comma-separated proxy IPs/CIDRs (`10.0.0.0/8,loopback`). Trusting a proxy that is not there lets clients choose their IP.',
   ),
+  PASSWORD_HASH_MEMORY_KIB: envInt(65536, 1024, 4 * 1024 * 1024).describe(
+    "Memory of a new argon2id password hash in KiB (argon2's default, 64 MiB, with 3 passes): each sign-in and password change costs about that much memory and its CPU. Existing hashes keep the cost they were made with. The tests use 4096.",
+  ),
   LOGIN_FREE_ATTEMPTS: envInt(5, 1).describe(
     'Failed sign-ins per username (and 4× that per IP address) before each further try must wait.',
   ),

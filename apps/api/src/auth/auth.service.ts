@@ -142,7 +142,7 @@ export class AuthService {
         'Sign-in is unavailable right now (the database cannot be reached). Try again in a moment.',
       );
     });
-    const ok = await verifyPassword(found?.passwordHash, password);
+    const ok = await verifyPassword(found?.passwordHash, password, this.env.PASSWORD_HASH_MEMORY_KIB);
     if (!found || !ok) {
       this.logger.warn({ msg: 'sign-in refused', operatorId: found?.id ?? null, ip });
       throw new UnauthorizedException(WRONG_CREDENTIALS);
@@ -172,7 +172,7 @@ export class AuthService {
       throw new UnauthorizedException('This account is disabled or no longer exists.');
     const waitMs = await this.loginThrottle.reserveAttempt(operator.username, ip);
     if (waitMs > 0) throw new TooManyLoginAttemptsException(Math.ceil(waitMs / 1000));
-    if (!(await verifyPassword(operator.passwordHash, password))) {
+    if (!(await verifyPassword(operator.passwordHash, password, this.env.PASSWORD_HASH_MEMORY_KIB))) {
       this.logger.warn({ msg: 'password confirmation refused: wrong password', operatorId, ip });
       throw new ForbiddenException('Your current password is not right.');
     }
@@ -196,7 +196,7 @@ export class AuthService {
     const operator = await this.confirmPassword(operatorId, currentPassword, ip);
     if (currentPassword === newPassword)
       throw new BadRequestException('Choose a new password that differs from the current one.');
-    operator.passwordHash = await hashPassword(newPassword);
+    operator.passwordHash = await hashPassword(newPassword, this.env.PASSWORD_HASH_MEMORY_KIB);
     operator.passwordChangedAt = new Date();
     const changed = await this.db.transaction(async (tx) => {
       await tx

@@ -58,7 +58,7 @@ export class AdminBootstrapService implements OnApplicationBootstrap {
         username,
         displayName: 'Administrator',
         role: 'admin',
-        passwordHash: await hashPassword(password),
+        passwordHash: await hashPassword(password, this.env.PASSWORD_HASH_MEMORY_KIB),
         disabled: false,
       });
     } catch (e) {

@@ -1,6 +1,7 @@
 import {
   BadRequestException,
   ConflictException,
+  Inject,
   Injectable,
   Logger,
   NotFoundException,
@@ -16,6 +17,7 @@ import {
   recordAuditEvent,
 } from '@corpus-chat/persistence';
 import { toOperatorView } from '../auth/auth.service';
+import { AUTH_ENV, type AuthEnv } from '../auth/auth.env';
 import type { AuthenticatedOperator } from '../auth/current-operator';
 import { hashPassword } from '../auth/passwords';
 import { SocketAuthService } from '../auth/socket-auth.service';
@@ -31,6 +33,7 @@ export class OperatorsService {
   constructor(
     private readonly db: DataSource,
     private readonly sockets: SocketAuthService,
+    @Inject(AUTH_ENV) private readonly env: AuthEnv,
   ) {}
 
   private get repo() {
@@ -45,7 +48,7 @@ export class OperatorsService {
 
   /** Creates an operator on behalf of `actor` (audited); 409 when the username is taken (ignoring case). */
   async create(dto: CreateOperatorDto, actor: AuthenticatedOperator): Promise<OperatorView> {
-    const passwordHash = await hashPassword(dto.password);
+    const passwordHash = await hashPassword(dto.password, this.env.PASSWORD_HASH_MEMORY_KIB);
     try {
       const saved = await this.db.transaction(async (tx) => {
         const repo = tx.getRepository(OperatorEntity);
@@ -99,7 +102,7 @@ export class OperatorsService {
         (dto.disabled !== undefined && dto.disabled !== operator.disabled) || dto.password !== undefined;
       if (dto.disabled !== undefined) operator.disabled = dto.disabled;
       if (dto.password !== undefined) {
-        operator.passwordHash = await hashPassword(dto.password);
+        operator.passwordHash = await hashPassword(dto.password, this.env.PASSWORD_HASH_MEMORY_KIB);
         operator.passwordChangedAt = new Date();
       }
       if (wasActiveAdmin && (operator.role !== 'admin' || operator.disabled)) {

@@ -75,6 +75,8 @@ export async function startAuthOnlyApp(
     REDIS_PREFIX: testRedisPrefix(),
     JWT_SECRET: crypto.randomBytes(32).toString('hex'),
     DATA_DIR: testDataDir(),
+    // As in `startApiInstance`: the tests check the hashing, not its cost.
+    PASSWORD_HASH_MEMORY_KIB: '4096',
     ...overrides,
   });
   @Module({

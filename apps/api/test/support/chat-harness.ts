@@ -67,6 +67,9 @@ export async function startApiInstance(o: ApiInstanceOptions): Promise<ApiInstan
     // A test host under load can stall an event loop past the 3 s default, failing a healthy
     // command with 503; the hung-Redis spec sets its own short bound.
     REDIS_REQUEST_TIMEOUT_MS: '15000',
+    // The default 64 MiB hash costs about half a second of CPU per sign-in; the tests check the
+    // hashing, not its cost.
+    PASSWORD_HASH_MEMORY_KIB: '4096',
     ...o.env,
   });
   const app = await createApiApp(env, { shutdownHooks: false });
