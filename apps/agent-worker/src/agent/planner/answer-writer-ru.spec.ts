@@ -89,7 +89,7 @@ describe('answer writer in Russian', () => {
     expect(text).toContain('не удалось применить «на прошлой неделе»');
     expect(text).toContain('число находок с условием (серьёзность критическая)');
     expect(text).not.toMatch(/\d/);
-    expect(ru.outOfScope('write')).not.toMatch(/\d/);
+    expect(ru.say('outOfScope.write')).not.toMatch(/\d/);
     expect(ru.say('noPrevious')).not.toMatch(/\d/);
   });
 

@@ -8,7 +8,7 @@ const {
   breakdown: breakdownAnswer,
   scopedCount: scopedCountAnswer,
   top: topAnswer,
-  tooLong: tooLongAnswer,
+  say,
   unsupported: unsupportedAnswer,
 } = answerWriter('en');
 
@@ -106,7 +106,7 @@ describe('answer writer', () => {
   });
 
   it('says how long an unread message was and what the limit is', () => {
-    expect(tooLongAnswer(120_000, 2000)).toMatch(
+    expect(say('tooLong', { length: 120_000, max: 2000 })).toMatch(
       /^That message is 120,000 characters long; I read questions of up to 2,000 characters/,
     );
   });

@@ -20,8 +20,7 @@ import {
   type ScanComparison,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
-import type { MessageParams } from './answer-format';
-import { answerLanguage, cut, md, words, type AnswerLanguage } from './answer-languages';
+import { answerLanguage, cut, md, words, type AnswerLanguage, type MessageParams } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
 import { breakdownRows, followUpNote, rankableGroups, scopedCountAnswer } from './answer-rows';
 import type { ScopedCount } from './computed-counts';
@@ -277,9 +276,6 @@ export function writerFor(L: AnswerLanguage) {
       const note = followUpNote(L, plan.previous, plan.asked, plan);
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
-    outOfScope: (reason: 'write' | 'unknown') => m(`outOfScope.${reason}`, { capabilities }),
-    /** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
-    tooLong: (length: number, max: number) => m('tooLong', { length, max, capabilities }),
     /**
      * A question with parts the planner cannot apply: names each part and why, gives no number (a
      * count without that part would answer a different question), and says what it can answer instead.
@@ -322,12 +318,15 @@ export function writerFor(L: AnswerLanguage) {
           ? m('share.pct', { pct: L.decimal((100 * part.total) / whole.total) })
           : m('share.empty'),
       }),
-    /** A message that states no count (a refusal, a note, a heading), the words in `params` escaped. */
+    /**
+     * A message that states no count (a refusal, a note, a heading), the words in `params` escaped;
+     * `{capabilities}` says what the planner answers.
+     */
     say: (key: keyof (typeof MESSAGES)['en'], params: MessageParams = {}) =>
-      m(
-        key,
-        Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
-      ),
+      m(key, {
+        capabilities,
+        ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
+      }),
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;

@@ -58,13 +58,18 @@ export class PlannerRunner {
     const w = answerWriter(ctx.language);
     let previous: LastAnswerState = start;
     let metadata = rec.metadata(BUILTIN_MODEL);
-    const plans: PlannedQuestion[] = [];
     const answers: string[] = [];
+    // What the answers cite besides the tool results: the filter a follow-up's note names, the
+    // length and limit a too-long message is told, the attached file.
+    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
+    const cited: [string, unknown][] = start.lastFilter ? [['previous answer', last]] : [];
+    if (about) cited.push(['attachment', file]);
     // A message of several questions: each answered in order, a later one resolving "them"
     // against the earlier.
     for (const question of questions) {
       const plan = this.normalise(parseQuestion(question, previous));
-      plans.push(plan);
+      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
+      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
       const answer = await (
         file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
@@ -78,16 +83,6 @@ export class PlannerRunner {
       previous = { ...metadata, ...(metadata.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
     for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
-    // What the answers cite besides the tool results: the filter a follow-up's note names, the
-    // length and limit a too-long message is told, the attached file.
-    const cited: [string, unknown][] = [];
-    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
-    for (const plan of plans) {
-      if (start.lastFilter) cited.push(['previous answer', last]);
-      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
-      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
-    }
-    if (about) cited.push(['attachment', file]);
     const facts = cited.map(([name, fact]) => ({ name, args: {}, content: JSON.stringify(fact) }));
     const evidence = [...rec.evidence, ...facts];
     metadata.verification = verifyNumbers({ answer: rec.content, userMessage: ctx.userMessage, evidence });
@@ -125,8 +120,8 @@ type Answer<P extends PlannedQuestion> = (plan: P, t: Turn) => string | Promise<
 
 /** How each kind of plan is answered. */
 const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion, { kind: K }>> } = {
-  out_of_scope: (plan, { w }) => w.outOfScope(plan.reason),
-  too_long: (plan, { w }) => w.tooLong(plan.length, PLANNER_MAX_QUESTION_CHARS),
+  out_of_scope: (plan, { w }) => w.say(`outOfScope.${plan.reason}`),
+  too_long: (plan, { w }) => w.say('tooLong', { length: plan.length, max: PLANNER_MAX_QUESTION_CHARS }),
   no_previous: (_, { w }) => w.say('noPrevious'),
   unsupported: (plan, { w }) => w.unsupported(plan.parts, plan.understood),
   count_reports: async (_, { rec, w }) =>
@@ -291,7 +286,6 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
     if (!scope) {
       const limit = plan.list ? LIST_ROWS : COUNT_ROWS;
       const r = await callOrFail(rec, 'search_findings', { ...plan.filter, limit });
-      state.lastFilter = r.filter;
       state.lastFindingIds = r.findingIds ?? [];
       return w.count(r.result);
     }
