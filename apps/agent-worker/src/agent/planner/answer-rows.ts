@@ -106,14 +106,7 @@ export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount): string {
   const note = classNote(L, c.filter);
   const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(L, c.filter), note });
   const has = c.scope.has;
-  if (has && c.presence) {
-    const words = { subject, total: c.total, key: has.key, ...c.presence };
-    return [
-      m(has.present ? 'scoped.hasSome' : 'scoped.hasNone', words),
-      '',
-      m('scoped.hasSource', words),
-    ].join('\n');
-  }
+  if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
   const rows = c.bySeverity ?? [];
   const counted = rows.map((r) => r.severity);
   const all = counted.length === SEVERITIES.length || !!c.filter.severity;
@@ -128,25 +121,19 @@ export function scopedCountAnswer(L: AnswerLanguage, c: ScopedCount): string {
   const [kind, words] = e ? exclusion(L, e) : ['other', {}];
   const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
   const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
-  const terms = (n: (r: (typeof rows)[number]) => number) =>
-    L.tally(
-      rows.map((r) => [L.severity(r.severity), n(r)]),
-      ' + ',
-    );
-  if (!e)
-    return [
-      m('scoped.sum', { subject, predicate, terms: terms((r) => r.count) }),
-      '',
-      m('scoped.sumSource'),
-    ].join('\n');
+  // Without an exclusion nothing is excluded: each term is the severity's count.
+  const terms = L.tally(
+    rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
+    ' + ',
+  );
+  if (!e) return m('scoped.sum', { subject, predicate, terms });
   const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
-  const minus = m('scoped.minus', {
+  return m('scoped.minus', {
     subject,
     predicate,
-    terms: all ? '' : ` (${terms((r) => r.count - r.excluded)})`,
+    terms: all ? '' : ` (${terms})`,
     count: sum('count'),
     excluded: sum('excluded'),
     excludedWhat: m(`excluded.${kind}`, words),
   });
-  return [minus, '', m('scoped.minusSource')].join('\n');
 }

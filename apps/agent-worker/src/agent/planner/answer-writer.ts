@@ -127,32 +127,27 @@ export function writerFor(L: AnswerLanguage) {
     /** Answer to "which report has the most …" / "top N reports or CWEs by …", boundary ties included. */
     top(r: CountFindingsByResult, n: number, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
-      const words = {
-        groupBy,
-        what: m('group.noun', { groupBy }),
-        scope: scopePhrase(L, r.filter, scope),
-      };
+      const words = { groupBy, what: m('group.noun', { groupBy }), scope: scopePhrase(L, r.filter, scope) };
       const groups = rankableGroups(r);
       if (!groups.length) return m('top.empty', { ...words, total: r.total });
       const top = rankedGroups(r, n);
       const label = (g: CountGroup) => L.groupLabel(groupBy, g);
-      const lines: string[] = [];
-      if (n === 1 && top.length === 1) {
-        const next = groups.at(1);
-        lines.push(
-          m('top.one', {
-            ...words,
-            first: label(top[0]),
-            count: top[0].count,
-            hasNext: !!next,
-            next: next && label(next),
-            nextCount: next?.count,
-          }),
-        );
-      } else {
-        lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
-        top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
-      }
+      const [first, next] = groups;
+      const lines =
+        n === 1 && top.length === 1
+          ? [
+              m('top.one', {
+                ...words,
+                first: label(first),
+                count: first.count,
+                next: next && label(next),
+                nextCount: next?.count,
+              }),
+            ]
+          : [
+              m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }),
+              ...top.map((g, i) => `${i + 1}. **${label(g)}**: ${L.num(g.count)}`),
+            ];
       const groupCount = m('group.count', { ...words, n: groups.length });
       const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
       return groupedAnswer(r, lines, scope, ` ${footer}`);
