@@ -96,20 +96,11 @@ function language(locale: OperatorLanguage) {
     verdict: (v: VerdictStatus | 'none') => m('verdict', { v }),
     status: (s: TriageStatus) => m('status', { s }),
     reportStatus: (s: ReportStatus) => m('reportStatus', { s }),
-    /**
-     * A group's label: severities, verdicts and statuses worded; `CWE-79` (or `CWE-79 Cross-site
-     * Scripting` when the query layer gave a name), `no CWE`; other labels as the tools return them.
-     */
+    /** A group's label: severities, verdicts, statuses and "no CWE" worded; others as the tools return them. */
     groupLabel(groupBy: GroupByKey, g: { key: string; label: string }) {
       if (groupBy === 'severity' || groupBy === 'verdict' || groupBy === 'status')
         return m(groupBy, { s: g.key, v: g.key });
-      if (groupBy !== 'cwe') return md(g.label);
-      if (g.key === 'none') return m('noCwe');
-      const id = `CWE-${md(g.key)}`;
-      const label = (g.label ?? '').trim();
-      if (!label || label === g.key || label.toUpperCase() === `CWE-${g.key}`) return id;
-      if (label.toUpperCase().startsWith(`CWE-${g.key}`)) return md(label);
-      return `${id} ${md(label)}`;
+      return groupBy === 'cwe' && g.key === 'none' ? m('noCwe') : md(g.label);
     },
   };
 }

