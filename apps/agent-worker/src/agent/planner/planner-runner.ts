@@ -22,6 +22,7 @@ import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-pla
 import { matchReportNames, matchScanners } from './report-names';
 import { shareFault } from './question-share';
 import { splitQuestions } from './message-questions';
+import { defaultTopicNormaliser } from './topic-normaliser';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -33,9 +34,6 @@ export const BUILTIN_MODEL = 'builtin';
 const COUNT_ROWS = 5;
 const LIST_ROWS = 20;
 
-/** Adapts a planner topic before it reaches the tool (e.g. correcting a misspelt weakness class name). */
-export type TopicNormaliser = (topic: string) => string;
-
 /**
  * The built-in planner (`builtin` back end): no model. It parses each question deterministically,
  * calls the read-only tools through a `TurnRecorder` as a model would, and answers from their
@@ -43,10 +41,7 @@ export type TopicNormaliser = (topic: string) => string;
  * A part it cannot apply (a date, an ambiguous report name) gets no number but says why.
  */
 export class PlannerRunner {
-  constructor(
-    private readonly tools: CorpusTools,
-    private readonly normaliseTopic: TopicNormaliser = (t) => t,
-  ) {}
+  constructor(private readonly tools: CorpusTools) {}
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const start = lastAnswerState(ctx.history);
@@ -67,7 +62,7 @@ export class PlannerRunner {
     // A message of several questions: each answered in order, a later one resolving "them"
     // against the earlier.
     for (const question of questions) {
-      const plan = this.normalise(parseQuestion(question, previous));
+      const plan = normalise(parseQuestion(question, previous));
       const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
       if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
@@ -88,17 +83,18 @@ export class PlannerRunner {
     metadata.verification = verifyNumbers({ answer: rec.content, userMessage: ctx.userMessage, evidence });
     return { content: rec.content, metadata };
   }
+}
 
-  private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if (!('filter' in plan)) return plan;
-    const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
-    const exclude = plan.scope?.exclude;
-    return {
-      ...plan,
-      filter: fix(plan.filter),
-      ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
-    };
-  }
+/** `plan` with its topics (searched text) corrected where misspelt. */
+function normalise(plan: PlannedQuestion): PlannedQuestion {
+  if (!('filter' in plan)) return plan;
+  const fix = (f: FindingFilter) => (f.text ? { ...f, text: defaultTopicNormaliser(f.text) } : f);
+  const exclude = plan.scope?.exclude;
+  return {
+    ...plan,
+    filter: fix(plan.filter),
+    ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
+  };
 }
 
 /** What answering one question of the turn works with, and what it leaves. */
