@@ -1,8 +1,13 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerLanguage } from './answer-languages';
-import { followUpNote } from './answer-rows';
 import { answerWriter } from './answer-writer';
+import type { PlannedScope } from './question-plan';
+
+/** The note a follow-up's answer ends its first line with (`merged` is the follow-up's scope). */
+const followUpNote = (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
+  answerWriter('ru')
+    .withFollowUpNote({ ...merged, followUp: true, previous, asked }, '')
+    .trim();
 
 const ru = answerWriter('ru');
 
@@ -69,7 +74,6 @@ describe('answer writer in Russian', () => {
   it('names the follow-up parts it replaced, added and kept', () => {
     expect(
       followUpNote(
-        answerLanguage('ru'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },

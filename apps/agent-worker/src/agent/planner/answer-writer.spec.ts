@@ -1,8 +1,14 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS, answerLanguage } from './answer-languages';
-import { followUpNote } from './answer-rows';
+import { QUOTE_MAX_CHARS } from './answer-languages';
 import { answerWriter } from './answer-writer';
+import type { PlannedScope } from './question-plan';
+
+/** The note a follow-up's answer ends its first line with (`merged` is the follow-up's scope). */
+const followUpNote = (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
+  answerWriter('en')
+    .withFollowUpNote({ ...merged, followUp: true, previous, asked }, '')
+    .trim();
 
 const {
   breakdown: breakdownAnswer,
@@ -36,7 +42,6 @@ describe('answer writer', () => {
   it('says which parts a follow-up replaced, added and kept', () => {
     expect(
       followUpNote(
-        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { text: 'XSS' } },
         { filter: { text: 'XSS' } },
@@ -44,7 +49,6 @@ describe('answer writer', () => {
     ).toBe("Follow-up on the previous question: text 'XSS' instead of text 'SQL injection'.");
     expect(
       followUpNote(
-        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },
