@@ -73,10 +73,7 @@ export function writerFor(L: AnswerLanguage) {
   /** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
   const scopePhrase = (f: FindingFilter | AppliedFilter, scope?: ComputedScope) =>
     [...scopeParts(f, scope).values()].join(', ');
-  /**
-   * " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text
-   * search.
-   */
+  /** " (the text also matches the SQL injection class: CWE-89)" when the text search was widened. */
   function classNote(f: AppliedFilter): string {
     if (!f.weaknessClasses?.length) return '';
     const classes = f.weaknessClasses.map((c) =>
@@ -132,9 +129,7 @@ export function writerFor(L: AnswerLanguage) {
     if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
     return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
   }
-  /**
-   * What an exclusion removes, as the words of its message ("do not match text 'X'", "are not in report R").
-   */
+  /** What an exclusion removes, as its message's words ("do not match text 'X'", "are not in report R"). */
   function exclusion(e: FindingFilter): [string, Record<string, string>] {
     if (e.text) return ['text', { q: L.quote(e.text) }];
     if (e.verdict) return e.verdict === 'fixed' ? ['fixed', {}] : ['verdict', { v: L.verdict(e.verdict) }];
