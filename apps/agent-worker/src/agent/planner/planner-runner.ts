@@ -103,10 +103,7 @@ interface Turn {
   w: AnswerWriter;
   /** The previous answer's follow-up state (none for a question about an attachment). */
   previous: LastAnswerState;
-  /**
-   * What the answer leaves for follow-ups over what its tool calls left (undefined: as they left it):
-   * a computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
-   */
+  /** What the answer leaves for follow-ups in place of what its tool calls left (unset: as they left it). */
   state: LastAnswerState;
   /** Lines the answer starts with, kept when a tool fails (the attached file, a text searched). */
   lead: string[];
