@@ -4,7 +4,7 @@ import { storeTestTurn } from '@corpus-chat/persistence/testing';
 import type { HistoryMessage, RunnerEvent } from '@corpus-chat/server-core';
 import { ChatRepository, TurnLedger } from '@corpus-chat/persistence';
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
-import { defaultTopicNormaliser, PlannerRunner } from '../../apps/agent-worker/src/agent';
+import { PlannerRunner } from '../../apps/agent-worker/src/agent';
 import { ApiSession, joinChat, turnEnds } from '../lib/api-client';
 import { type PrimitiveName, timeHttpPost } from '../lib/primitives';
 import { type BenchContext, type Figure, latencyFigure, type ScenarioResult } from '../lib/report';
@@ -175,7 +175,7 @@ async function runInProcess(
 ): Promise<{ runner: Summary; withLedger: Summary }> {
   const { stack } = ctx;
   const tools = new CorpusTools(stack.ds, defaultCorpusQueries, defaultReadOnly);
-  const planner = new PlannerRunner(tools, defaultTopicNormaliser);
+  const planner = new PlannerRunner(tools);
   const run = async (i: number, turnId: string, chatId: string, history: HistoryMessage[] = []) => {
     const events: RunnerEvent[] = [];
     return planner.run({

@@ -6,7 +6,6 @@ import {
   defaultCorpusQueries,
   defaultReadOnly,
 } from '@corpus-chat/corpus-queries';
-import { defaultTopicNormaliser } from './planner/topic-normaliser';
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import {
@@ -59,7 +58,7 @@ export class AgentModule {
       {
         provide: PlannerRunner,
         inject: [CorpusTools],
-        useFactory: (t: CorpusTools) => new PlannerRunner(t, defaultTopicNormaliser),
+        useFactory: (t: CorpusTools) => new PlannerRunner(t),
       },
       {
         // Without the turn pipeline's Redis (a runner started alone in a test) requests are not capped.

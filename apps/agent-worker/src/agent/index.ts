@@ -5,4 +5,3 @@
 export { AgentModule } from './agent.module';
 export { loadAgentConfig } from './agent.config';
 export { PlannerRunner } from './planner/planner-runner';
-export { defaultTopicNormaliser } from './planner/topic-normaliser';

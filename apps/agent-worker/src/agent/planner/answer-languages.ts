@@ -2,6 +2,11 @@
  * The answer languages. A language is its digits and its messages (`answer-messages.json`): the
  * labels of severities, verdicts and statuses are messages (`label.*`) like the sentences. Text
  * from the corpus or the operator is escaped for Markdown (and the operator's cut) the same in all.
+ *
+ * The messages are ICU-style, the subset the answers use: `{name}` (a number in the language's
+ * digits), `{name, number}` (grouped digits), `{name, plural, one {# finding} other {# findings}}`
+ * (`#` is the number; CLDR plural categories, a Russian fraction taking `few` as the grammar wants)
+ * and `{name, select, cwe {…} other {…}}` (`none` matches an empty, false or missing value, `yes` true).
  */
 import {
   SEVERITIES,
@@ -12,8 +17,9 @@ import {
   type TriageStatus,
   type VerdictStatus,
 } from '@corpus-chat/contracts';
-import { MessageFormat } from './answer-format';
 import MESSAGES from './answer-messages.json';
+
+export type MessageParams = Record<string, string | number | boolean | null | undefined>;
 
 /** What the writer words an answer with: a language's messages, number formats and labels. */
 export type AnswerLanguage = ReturnType<typeof language>;
@@ -26,18 +32,61 @@ const DIGITS: Record<OperatorLanguage, { num(n: number): string; decimal(n: numb
 };
 
 function language(locale: OperatorLanguage) {
-  const messages = new MessageFormat(locale, MESSAGES[locale], DIGITS[locale].num);
-  const m = (key: string, params = {}) => messages.format(`label.${key}`, params);
+  const table: Record<string, string> = MESSAGES[locale];
+  const num = DIGITS[locale].num;
+  const rules = new Intl.PluralRules(locale);
+  const grouped = new Intl.NumberFormat(locale);
+  const has = (key: string): boolean => Object.hasOwn(table, key);
+  /** The message `key` with `params` filled in (they are inserted as given: escape before). */
+  const format = (key: string, params: MessageParams = {}): string => {
+    if (!has(key)) throw new Error(`answer-messages.json: no message "${key}"`);
+    return fill(table[key], params);
+  };
+  function fill(template: string, params: MessageParams, hash?: string): string {
+    let out = '';
+    for (let i = 0; i < template.length; i++) {
+      if (template[i] !== '{') out += template[i] === '#' && hash !== undefined ? hash : template[i];
+      else {
+        const end = closing(template, i);
+        out += argument(template.slice(i + 1, end), params);
+        i = end;
+      }
+    }
+    return out;
+  }
+  function argument(body: string, params: MessageParams): string {
+    const [name, type] = body.split(',', 2).map((s) => s.trim());
+    const value = params[name];
+    if (!type) return typeof value === 'number' ? num(value) : String(value ?? '');
+    if (type === 'number') return grouped.format(Number(value));
+    const branches = new Map<string, string>();
+    const rest = body.slice(body.indexOf(',', body.indexOf(',') + 1) + 1);
+    for (let i = 0, open = rest.indexOf('{'); open >= 0; open = rest.indexOf('{', i)) {
+      const end = closing(rest, open);
+      branches.set(rest.slice(i, open).trim(), rest.slice(open + 1, end));
+      i = end + 1;
+    }
+    if (type === 'plural') {
+      const n = Number(value);
+      const category = rules.select(n);
+      // A Russian fraction is "other", but the grammar wants the "few" form.
+      const branch = branches.get(category) ?? (category === 'other' ? branches.get('few') : undefined);
+      return fill(branch ?? branches.get('other') ?? '', params, num(n));
+    }
+    const key =
+      value === '' || value === false || value == null ? 'none' : value === true ? 'yes' : String(value);
+    return fill(branches.get(key) ?? branches.get('other') ?? '', params);
+  }
+  const m = (key: string, params = {}) => format(`label.${key}`, params);
   const severity = (s: Severity) => m('severity', { s });
   return {
     /** Its messages (`answer-messages.json`), formatted in its digits. */
-    messages,
+    messages: { format, has },
     ...DIGITS[locale],
     quote: (s: string) => m('quote', { q: words(s) }),
     severity,
     /** "critical 3, high 5": labels with their counts. */
-    tally: (pairs: [string, number][], sep = ', ') =>
-      pairs.map(([l, n]) => `${l} ${DIGITS[locale].num(n)}`).join(sep),
+    tally: (pairs: [string, number][], sep = ', ') => pairs.map(([l, n]) => `${l} ${num(n)}`).join(sep),
     /** "critical or high", "critical, high or medium" (most severe first). */
     severityList(set: readonly Severity[]) {
       const ordered = SEVERITIES.filter((s) => set.includes(s)).map(severity);
@@ -47,22 +96,23 @@ function language(locale: OperatorLanguage) {
     verdict: (v: VerdictStatus | 'none') => m('verdict', { v }),
     status: (s: TriageStatus) => m('status', { s }),
     reportStatus: (s: ReportStatus) => m('reportStatus', { s }),
-    /**
-     * A group's label: severities, verdicts and statuses worded; `CWE-79` (or `CWE-79 Cross-site
-     * Scripting` when the query layer gave a name), `no CWE`; other labels as the tools return them.
-     */
+    /** A group's label: severities, verdicts, statuses and "no CWE" worded; others as the tools return them. */
     groupLabel(groupBy: GroupByKey, g: { key: string; label: string }) {
       if (groupBy === 'severity' || groupBy === 'verdict' || groupBy === 'status')
         return m(groupBy, { s: g.key, v: g.key });
-      if (groupBy !== 'cwe') return md(g.label);
-      if (g.key === 'none') return m('noCwe');
-      const id = `CWE-${md(g.key)}`;
-      const label = (g.label ?? '').trim();
-      if (!label || label === g.key || label.toUpperCase() === `CWE-${g.key}`) return id;
-      if (label.toUpperCase().startsWith(`CWE-${g.key}`)) return md(label);
-      return `${id} ${md(label)}`;
+      return groupBy === 'cwe' && g.key === 'none' ? m('noCwe') : md(g.label);
     },
   };
+}
+
+/** The index of the `}` closing the `{` at `open`. */
+function closing(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    if (s[i] === '{') depth++;
+    else if (s[i] === '}' && --depth === 0) return i;
+  }
+  throw new Error(`answer-messages.json: unclosed "{" in "${s}"`);
 }
 
 const LANGUAGES = { en: language('en'), ru: language('ru') };

@@ -1,8 +1,13 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult, ScanComparison, SearchFindingsResult } from '@corpus-chat/contracts';
-import { answerLanguage } from './answer-languages';
-import { followUpNote } from './answer-rows';
 import { answerWriter } from './answer-writer';
+import type { PlannedScope } from './question-plan';
+
+/** The note a follow-up's answer ends its first line with (`merged` is the follow-up's scope). */
+const followUpNote = (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
+  answerWriter('ru')
+    .withFollowUpNote({ ...merged, followUp: true, previous, asked }, '')
+    .trim();
 
 const ru = answerWriter('ru');
 
@@ -13,7 +18,7 @@ const cwes: CountFindingsByResult = {
   groups: [
     { key: 'none', label: 'none', count: 5 },
     { key: '561', label: 'CWE-561', count: 3 },
-    { key: '79', label: 'Cross-site Scripting', count: 2 },
+    { key: '79', label: 'CWE-79', count: 2 },
   ],
 };
 const search = (total: number, rows = 0): SearchFindingsResult =>
@@ -45,7 +50,7 @@ describe('answer writer in Russian', () => {
     const text = ru.breakdown(cwes);
     expect(text).toContain('Находки по CWE, всего 10 находок:');
     expect(text).toContain('- CWE-561: 3');
-    expect(text).toContain('- CWE-79 Cross-site Scripting: 2');
+    expect(text).toContain('- CWE-79: 2');
     expect(text).toContain('- без CWE: 5');
     expect(text).toContain('учитывается под каждым из них');
     expect(ru.top(cwes, 1)).toContain('CWE с наибольшим числом находок: **CWE-561** — **3**');
@@ -69,7 +74,6 @@ describe('answer writer in Russian', () => {
   it('names the follow-up parts it replaced, added and kept', () => {
     expect(
       followUpNote(
-        answerLanguage('ru'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },
@@ -89,7 +93,7 @@ describe('answer writer in Russian', () => {
     expect(text).toContain('не удалось применить «на прошлой неделе»');
     expect(text).toContain('число находок с условием (серьёзность критическая)');
     expect(text).not.toMatch(/\d/);
-    expect(ru.outOfScope('write')).not.toMatch(/\d/);
+    expect(ru.say('outOfScope.write')).not.toMatch(/\d/);
     expect(ru.say('noPrevious')).not.toMatch(/\d/);
   });
 

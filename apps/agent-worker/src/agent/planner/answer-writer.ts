@@ -20,59 +20,18 @@ import {
   type ScanComparison,
   type SearchFindingsResult,
 } from '@corpus-chat/contracts';
-import type { MessageParams } from './answer-format';
-import { answerLanguage, cut, md, words, type AnswerLanguage } from './answer-languages';
+import { answerLanguage, cut, md, words, type AnswerLanguage, type MessageParams } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
-import { breakdownRows, followUpNote, rankableGroups, scopedCountAnswer } from './answer-rows';
 import type { ScopedCount } from './computed-counts';
-import type { Counting, PlannedQuestion, Unapplied } from './question-plan';
+import type { Counting, PlannedQuestion, PlannedScope, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
-/** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
-export function scopeParts(
-  L: AnswerLanguage,
-  f: FindingFilter | AppliedFilter,
-  scope?: ComputedScope,
-): Map<string, string> {
-  const m = L.messages.format;
-  const parts = new Map<string, string>();
-  const severities = f.severity ? [f.severity] : scope?.severities;
-  if (severities) parts.set('severity', m('scope.severity', { label: L.severityList(severities) }));
-  if (f.text) parts.set('text', m('scope.text', { q: L.quote(f.text) }));
-  const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
-  if (reportFilename) parts.set('report', m('scope.report', { name: md(reportFilename) }));
-  else if (f.reportId != null) parts.set('report', m('scope.report', { name: `#${f.reportId}` }));
-  if (f.format) parts.set('format', m('scope.format', { format: f.format }));
-  if (f.scanner) parts.set('scanner', m('scope.scanner', { q: L.quote(f.scanner) }));
-  if (f.includeArchived) parts.set('archived', m('scope.archived'));
-  if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
-  if (f.verdict) parts.set('verdict', m('scope.verdict', { v: L.verdict(f.verdict) }));
-  if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
-  if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
-    parts.set('edited', m(`scope.edited.${f.edited}`));
-  if (scope?.exclude) {
-    const excluded = [...scopeParts(L, scope.exclude).values()].join(m('scope.and'));
-    parts.set('exclude', m('scope.exclude', { parts: excluded }));
-  }
-  if (scope?.has) parts.set('has', m('scope.has', { key: scope.has.key, present: scope.has.present }));
-  return parts;
-}
+/** Groups a breakdown lists one by one before it says how many more there are. */
+const BREAKDOWN_CAP = 50;
 
-/** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
-export const scopePhrase = (L: AnswerLanguage, f: FindingFilter | AppliedFilter, scope?: ComputedScope) =>
-  [...scopeParts(L, f, scope).values()].join(', ');
-
-/**
- * " (the text also matches the SQL injection class: CWE-89)" when the query layer widened the text
- * search.
- */
-export function classNote(L: AnswerLanguage, f: AppliedFilter): string {
-  if (!f.weaknessClasses?.length) return '';
-  const m = L.messages.format;
-  const classes = f.weaknessClasses.map((c) =>
-    m('classNote.item', { name: md(c.name), ids: c.cwe.map((id) => `CWE-${id}`).join(', ') }),
-  );
-  return m('classNote', { classes: classes.join('; ') });
+/** The groups a ranking compares: those with a finding, without "no CWE". */
+function rankableGroups(r: CountFindingsByResult): CountGroup[] {
+  return r.groups.filter((g) => g.count > 0 && !(r.groupBy === 'cwe' && g.key === 'none'));
 }
 
 /** The groups a top-`n` answer lists: the first `n` with a finding, and every group tied with the n-th. */
@@ -87,9 +46,141 @@ export function rankedGroups(r: CountFindingsByResult, n: number): CountGroup[] 
 export function writerFor(L: AnswerLanguage) {
   const m = L.messages.format;
   const capabilities = m('capabilities');
+  /** Each part of a scope in words, keyed by the kind of part (so follow-ups can tell replaced from kept). */
+  function scopeParts(f: FindingFilter | AppliedFilter, scope?: ComputedScope): Map<string, string> {
+    const parts = new Map<string, string>();
+    const severities = f.severity ? [f.severity] : scope?.severities;
+    if (severities) parts.set('severity', m('scope.severity', { label: L.severityList(severities) }));
+    if (f.text) parts.set('text', m('scope.text', { q: L.quote(f.text) }));
+    const reportFilename = (f as AppliedFilter).reportFilename ?? f.reportName;
+    if (reportFilename) parts.set('report', m('scope.report', { name: md(reportFilename) }));
+    else if (f.reportId != null) parts.set('report', m('scope.report', { name: `#${f.reportId}` }));
+    if (f.format) parts.set('format', m('scope.format', { format: f.format }));
+    if (f.scanner) parts.set('scanner', m('scope.scanner', { q: L.quote(f.scanner) }));
+    if (f.includeArchived) parts.set('archived', m('scope.archived'));
+    if (f.cwe != null) parts.set('cwe', `CWE-${f.cwe}`);
+    if (f.verdict) parts.set('verdict', m('scope.verdict', { v: L.verdict(f.verdict) }));
+    if (f.status) parts.set('status', m('scope.status', { s: L.status(f.status) }));
+    if (f.edited && L.messages.has(`scope.edited.${f.edited}`))
+      parts.set('edited', m(`scope.edited.${f.edited}`));
+    if (scope?.exclude) {
+      const excluded = [...scopeParts(scope.exclude).values()].join(m('scope.and'));
+      parts.set('exclude', m('scope.exclude', { parts: excluded }));
+    }
+    if (scope?.has) parts.set('has', m('scope.has', { key: scope.has.key, present: scope.has.present }));
+    return parts;
+  }
+  /** The filter and scope in words ("severity critical, text 'XSS', report x.sarif"), or '' for none. */
+  const scopePhrase = (f: FindingFilter | AppliedFilter, scope?: ComputedScope) =>
+    [...scopeParts(f, scope).values()].join(', ');
+  /** " (the text also matches the SQL injection class: CWE-89)" when the text search was widened. */
+  function classNote(f: AppliedFilter): string {
+    if (!f.weaknessClasses?.length) return '';
+    const classes = f.weaknessClasses.map((c) =>
+      m('classNote.item', { name: md(c.name), ids: c.cwe.map((id) => `CWE-${id}`).join(', ') }),
+    );
+    return m('classNote', { classes: classes.join('; ') });
+  }
+  /**
+   * The rows of a breakdown: every severity the scope shows and every verdict, zeros included (a zero
+   * is an answer too); other groupings as the query layer ordered them, the first 50.
+   */
+  function breakdownRows(r: CountFindingsByResult, scope: ComputedScope | undefined): string[] {
+    const groupBy = r.groupBy;
+    const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
+    const count = (key: string) => L.num(byKey.get(key) ?? 0);
+    if (groupBy === 'severity') {
+      const shown = scope?.severities ?? SEVERITIES;
+      return SEVERITIES.filter((s) => shown.includes(s)).map((s) => `- ${L.severity(s)}: ${count(s)}`);
+    }
+    if (groupBy === 'verdict')
+      return [...VERDICT_STATUSES, 'none' as const].map((v) => `- ${L.verdict(v)}: ${count(v)}`);
+    const rows = r.groups
+      .slice(0, BREAKDOWN_CAP)
+      .map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
+    const hidden = r.groups.length - BREAKDOWN_CAP;
+    if (hidden > 0) {
+      const groupCount = m('group.count', { groupBy, n: hidden, what: '' });
+      rows.push(`- … ${m('breakdown.more', { groupBy, hidden, groupCount })}`);
+    }
+    if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
+    return rows;
+  }
+  /**
+   * How a follow-up used the previous answer, truthfully, part by part (keyed like `scopeParts`):
+   * which parts the new question replaced or dropped, which it added and which it kept from before.
+   */
+  function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
+    const [before, now, own] = [previous, merged, asked].map((p) => scopeParts(p.filter, p.scope));
+    const replaced: string[] = [];
+    const added: string[] = [];
+    const kept: string[] = [];
+    for (const [key, phrase] of now) {
+      const was = before.get(key);
+      if (own.has(key) && was !== undefined && was !== phrase)
+        replaced.push(m('followUp.instead', { phrase, before: was }));
+      else if (own.has(key) && was === undefined) added.push(phrase);
+      else kept.push(phrase);
+    }
+    for (const [key, phrase] of before) if (!now.has(key)) replaced.push(m('followUp.dropped', { phrase }));
+    const segments: string[] = [];
+    if (replaced.length) segments.push(replaced.join(', '));
+    if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
+    if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
+    return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
+  }
+  /** What an exclusion removes, as its message's words ("do not match text 'X'", "are not in report R"). */
+  function exclusion(e: FindingFilter): [string, Record<string, string>] {
+    if (e.text) return ['text', { q: L.quote(e.text) }];
+    if (e.verdict) return e.verdict === 'fixed' ? ['fixed', {}] : ['verdict', { v: L.verdict(e.verdict) }];
+    if (e.status) return ['status', { s: L.status(e.status) }];
+    if (e.reportName || e.reportId != null)
+      return ['report', { name: e.reportName ? md(e.reportName) : `#${e.reportId}` }];
+    if (e.cwe != null) return ['cwe', { cwe: `${e.cwe}` }];
+    return ['other', {}];
+  }
+  /**
+   * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
+   * or verdict.
+   */
+  function scopedCountAnswer(c: ScopedCount): string {
+    const note = classNote(c.filter);
+    const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(c.filter), note });
+    const has = c.scope.has;
+    if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
+    const rows = c.bySeverity ?? [];
+    const counted = rows.map((r) => r.severity);
+    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+    const missing = SEVERITIES.filter((s) => !counted.includes(s));
+    const list = L.severityList(counted);
+    const sevWords = all
+      ? ''
+      : missing.length === 1 && counted.length > 2
+        ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+        : m('scoped.severities', { list });
+    const e = c.scope.exclude;
+    const [kind, words] = e ? exclusion(e) : ['other', {}];
+    const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
+    const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+    // Without an exclusion nothing is excluded: each term is the severity's count.
+    const terms = L.tally(
+      rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
+      ' + ',
+    );
+    if (!e) return m('scoped.sum', { subject, predicate, terms });
+    const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+    return m('scoped.minus', {
+      subject,
+      predicate,
+      terms: all ? '' : ` (${terms})`,
+      count: sum('count'),
+      excluded: sum('excluded'),
+      excludedWhat: m(`excluded.${kind}`, words),
+    });
+  }
   /** What a plan would have answered, for a refusal ("the number of findings with severity critical"). */
   function understood(plan: PlannedQuestion): string {
-    const scoped = 'filter' in plan ? scopePhrase(L, plan.filter, plan.scope) : '';
+    const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
     const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
     const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
     // Each kind a refusal can describe has its message; any other is described generally.
@@ -112,9 +203,9 @@ export function writerFor(L: AnswerLanguage) {
      * decides, so the list, the tool card's "N of TOTAL" and the follow-up ids agree).
      */
     count(r: SearchFindingsResult): string {
-      const scope = scopePhrase(L, r.filter);
+      const scope = scopePhrase(r.filter);
       const head = scope
-        ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(L, r.filter)}` })
+        ? m('count.scoped', { total: r.total, scope: `${scope}${classNote(r.filter)}` })
         : m('count.all', { total: r.total });
       if (!r.rows.length) return head;
       const shown = r.rows.length;
@@ -128,32 +219,27 @@ export function writerFor(L: AnswerLanguage) {
     /** Answer to "which report has the most …" / "top N reports or CWEs by …", boundary ties included. */
     top(r: CountFindingsByResult, n: number, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
-      const words = {
-        groupBy,
-        what: m('group.noun', { groupBy }),
-        scope: scopePhrase(L, r.filter, scope),
-      };
+      const words = { groupBy, what: m('group.noun', { groupBy }), scope: scopePhrase(r.filter, scope) };
       const groups = rankableGroups(r);
       if (!groups.length) return m('top.empty', { ...words, total: r.total });
       const top = rankedGroups(r, n);
       const label = (g: CountGroup) => L.groupLabel(groupBy, g);
-      const lines: string[] = [];
-      if (n === 1 && top.length === 1) {
-        const next = groups.at(1);
-        lines.push(
-          m('top.one', {
-            ...words,
-            first: label(top[0]),
-            count: top[0].count,
-            hasNext: !!next,
-            next: next && label(next),
-            nextCount: next?.count,
-          }),
-        );
-      } else {
-        lines.push(m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }));
-        top.forEach((g, i) => lines.push(`${i + 1}. **${label(g)}**: ${L.num(g.count)}`));
-      }
+      const [first, next] = groups;
+      const lines =
+        n === 1 && top.length === 1
+          ? [
+              m('top.one', {
+                ...words,
+                first: label(first),
+                count: first.count,
+                next: next && label(next),
+                nextCount: next?.count,
+              }),
+            ]
+          : [
+              m(n === 1 ? 'top.tie' : 'top.many', { ...words, n: `${n}`, ties: top.length > n }),
+              ...top.map((g, i) => `${i + 1}. **${label(g)}**: ${L.num(g.count)}`),
+            ];
       const groupCount = m('group.count', { ...words, n: groups.length });
       const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
       return groupedAnswer(r, lines, scope, ` ${footer}`);
@@ -163,10 +249,10 @@ export function writerFor(L: AnswerLanguage) {
       const groupBy = r.groupBy;
       const head = m('breakdown.head', {
         groupBy,
-        scope: scopePhrase(L, r.filter, scope),
+        scope: scopePhrase(r.filter, scope),
         total: r.total,
       });
-      return groupedAnswer(r, [head, ...breakdownRows(L, r, scope)], scope);
+      return groupedAnswer(r, [head, ...breakdownRows(r, scope)], scope);
     },
     /** Answer to "how many reports (are there)". */
     reportCount(reports: ReportSummary[]): string {
@@ -196,7 +282,7 @@ export function writerFor(L: AnswerLanguage) {
     /** Answer to "how many reports have critical findings". */
     reportsWith(r: CountFindingsByResult, scope?: ComputedScope): string {
       const groups = r.groups.filter((g) => g.count > 0);
-      const words = scopePhrase(L, r.filter, scope) || m('reportsWith.noFilter');
+      const words = scopePhrase(r.filter, scope) || m('reportsWith.noFilter');
       const lines = [m('reportsWith.head', { reports: groups.length, scope: words, total: r.total })];
       for (const g of groups.slice(0, 20)) lines.push(`- ${md(g.label)}: ${L.num(g.count)}`);
       if (groups.length > 20) lines.push(m('reports.more', { n: groups.length - 20 }));
@@ -264,22 +350,18 @@ export function writerFor(L: AnswerLanguage) {
           reportDay: day(c.report.scannedAt),
           reportFindings: m('findings', { n: c.report.findingCount }),
           target: md(c.target.join(', ')),
+          byTime: c.baselineBy === 'scan_time',
         }),
       );
-      if (c.baselineBy === 'scan_time') lines.push(m('compare.byTime'));
-      lines.push(m('compare.identity'));
       return lines.join('\n');
     },
-    scopedCount: (c: ScopedCount) => scopedCountAnswer(L, c),
+    scopedCount: scopedCountAnswer,
     /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
     withFollowUpNote(plan: Counting, answer: string): string {
       if (!plan.followUp || !plan.previous || !plan.asked) return answer;
-      const note = followUpNote(L, plan.previous, plan.asked, plan);
+      const note = followUpNote(plan.previous, plan.asked, plan);
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
-    outOfScope: (reason: 'write' | 'unknown') => m(`outOfScope.${reason}`, { capabilities }),
-    /** The answer to a message longer than the planner reads (`length` characters, the limit `max`). */
-    tooLong: (length: number, max: number) => m('tooLong', { length, max, capabilities }),
     /**
      * A question with parts the planner cannot apply: names each part and why, gives no number (a
      * count without that part would answer a different question), and says what it can answer instead.
@@ -287,11 +369,7 @@ export function writerFor(L: AnswerLanguage) {
     unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
       const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
       for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
-      lines.push(
-        m('unsupported.noCount'),
-        '',
-        m('unsupported.instead', { understood: understood(plan), parts: parts.length }),
-      );
+      lines.push(m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
       const topicLike = parts.find((p) => p.topicLike);
       if (topicLike)
         lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
@@ -316,18 +394,21 @@ export function writerFor(L: AnswerLanguage) {
       m('share', {
         part: part.total,
         whole: whole.total,
-        scope: scopePhrase(L, whole.filter),
-        partScope: scopePhrase(L, part.filter),
+        scope: scopePhrase(whole.filter),
+        partScope: scopePhrase(part.filter),
         pct: whole.total
           ? m('share.pct', { pct: L.decimal((100 * part.total) / whole.total) })
           : m('share.empty'),
       }),
-    /** A message that states no count (a refusal, a note, a heading), the words in `params` escaped. */
+    /**
+     * A message that states no count (a refusal, a note, a heading), the words in `params` escaped;
+     * `{capabilities}` says what the planner answers.
+     */
     say: (key: keyof (typeof MESSAGES)['en'], params: MessageParams = {}) =>
-      m(
-        key,
-        Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
-      ),
+      m(key, {
+        capabilities,
+        ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? md(v) : v])),
+      }),
   };
 }
 export type AnswerWriter = ReturnType<typeof writerFor>;

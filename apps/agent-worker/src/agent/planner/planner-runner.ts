@@ -22,6 +22,7 @@ import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-pla
 import { matchReportNames, matchScanners } from './report-names';
 import { shareFault } from './question-share';
 import { splitQuestions } from './message-questions';
+import { defaultTopicNormaliser } from './topic-normaliser';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';
@@ -33,9 +34,6 @@ export const BUILTIN_MODEL = 'builtin';
 const COUNT_ROWS = 5;
 const LIST_ROWS = 20;
 
-/** Adapts a planner topic before it reaches the tool (e.g. correcting a misspelt weakness class name). */
-export type TopicNormaliser = (topic: string) => string;
-
 /**
  * The built-in planner (`builtin` back end): no model. It parses each question deterministically,
  * calls the read-only tools through a `TurnRecorder` as a model would, and answers from their
@@ -43,10 +41,7 @@ export type TopicNormaliser = (topic: string) => string;
  * A part it cannot apply (a date, an ambiguous report name) gets no number but says why.
  */
 export class PlannerRunner {
-  constructor(
-    private readonly tools: CorpusTools,
-    private readonly normaliseTopic: TopicNormaliser = (t) => t,
-  ) {}
+  constructor(private readonly tools: CorpusTools) {}
 
   async run(ctx: AgentTurnContext): Promise<AgentTurnOutcome> {
     const start = lastAnswerState(ctx.history);
@@ -58,13 +53,18 @@ export class PlannerRunner {
     const w = answerWriter(ctx.language);
     let previous: LastAnswerState = start;
     let metadata = rec.metadata(BUILTIN_MODEL);
-    const plans: PlannedQuestion[] = [];
     const answers: string[] = [];
+    // What the answers cite besides the tool results: the filter a follow-up's note names, the
+    // length and limit a too-long message is told, the attached file.
+    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
+    const cited: [string, unknown][] = start.lastFilter ? [['previous answer', last]] : [];
+    if (about) cited.push(['attachment', file]);
     // A message of several questions: each answered in order, a later one resolving "them"
     // against the earlier.
     for (const question of questions) {
-      const plan = this.normalise(parseQuestion(question, previous));
-      plans.push(plan);
+      const plan = normalise(parseQuestion(question, previous));
+      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
+      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
       const answer = await (
         file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
@@ -78,32 +78,23 @@ export class PlannerRunner {
       previous = { ...metadata, ...(metadata.lastFilter ? {} : { lastFilter: previous.lastFilter }) };
     }
     for (const piece of splitForStreaming(answers.join('\n\n'))) await rec.say(piece);
-    // What the answers cite besides the tool results: the filter a follow-up's note names, the
-    // length and limit a too-long message is told, the attached file.
-    const cited: [string, unknown][] = [];
-    const last = { lastFilter: start.lastFilter, lastScope: start.lastScope ?? null };
-    for (const plan of plans) {
-      if (start.lastFilter) cited.push(['previous answer', last]);
-      const limit = { maxQuestionCharacters: PLANNER_MAX_QUESTION_CHARS };
-      if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
-    }
-    if (about) cited.push(['attachment', file]);
     const facts = cited.map(([name, fact]) => ({ name, args: {}, content: JSON.stringify(fact) }));
     const evidence = [...rec.evidence, ...facts];
     metadata.verification = verifyNumbers({ answer: rec.content, userMessage: ctx.userMessage, evidence });
     return { content: rec.content, metadata };
   }
+}
 
-  private normalise(plan: PlannedQuestion): PlannedQuestion {
-    if (!('filter' in plan)) return plan;
-    const fix = (f: FindingFilter) => (f.text ? { ...f, text: this.normaliseTopic(f.text) } : f);
-    const exclude = plan.scope?.exclude;
-    return {
-      ...plan,
-      filter: fix(plan.filter),
-      ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
-    };
-  }
+/** `plan` with its topics (searched text) corrected where misspelt. */
+function normalise(plan: PlannedQuestion): PlannedQuestion {
+  if (!('filter' in plan)) return plan;
+  const fix = (f: FindingFilter) => (f.text ? { ...f, text: defaultTopicNormaliser(f.text) } : f);
+  const exclude = plan.scope?.exclude;
+  return {
+    ...plan,
+    filter: fix(plan.filter),
+    ...(exclude ? { scope: { ...plan.scope, exclude: fix(exclude) } } : {}),
+  };
 }
 
 /** What answering one question of the turn works with, and what it leaves. */
@@ -112,10 +103,7 @@ interface Turn {
   w: AnswerWriter;
   /** The previous answer's follow-up state (none for a question about an attachment). */
   previous: LastAnswerState;
-  /**
-   * What the answer leaves for follow-ups over what its tool calls left (undefined: as they left it):
-   * a computed count's filter and scope, `[]` for a count that listed no finding, the groups it ranked.
-   */
+  /** What the answer leaves for follow-ups in place of what its tool calls left (unset: as they left it). */
   state: LastAnswerState;
   /** Lines the answer starts with, kept when a tool fails (the attached file, a text searched). */
   lead: string[];
@@ -125,8 +113,8 @@ type Answer<P extends PlannedQuestion> = (plan: P, t: Turn) => string | Promise<
 
 /** How each kind of plan is answered. */
 const ANSWERS: { [K in PlannedQuestion['kind']]: Answer<Extract<PlannedQuestion, { kind: K }>> } = {
-  out_of_scope: (plan, { w }) => w.outOfScope(plan.reason),
-  too_long: (plan, { w }) => w.tooLong(plan.length, PLANNER_MAX_QUESTION_CHARS),
+  out_of_scope: (plan, { w }) => w.say(`outOfScope.${plan.reason}`),
+  too_long: (plan, { w }) => w.say('tooLong', { length: plan.length, max: PLANNER_MAX_QUESTION_CHARS }),
   no_previous: (_, { w }) => w.say('noPrevious'),
   unsupported: (plan, { w }) => w.unsupported(plan.parts, plan.understood),
   count_reports: async (_, { rec, w }) =>
@@ -291,7 +279,6 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
     if (!scope) {
       const limit = plan.list ? LIST_ROWS : COUNT_ROWS;
       const r = await callOrFail(rec, 'search_findings', { ...plan.filter, limit });
-      state.lastFilter = r.filter;
       state.lastFindingIds = r.findingIds ?? [];
       return w.count(r.result);
     }

@@ -4,7 +4,6 @@ import {
   defaultCorpusQueries,
   defaultReadOnly,
 } from '@corpus-chat/corpus-queries';
-import { defaultTopicNormaliser } from '../planner/topic-normaliser';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { AssistantMessageMetadata } from '@corpus-chat/contracts';
@@ -128,7 +127,7 @@ export class PlannerBrain {
       { role: 'assistant' as const, content: t.content, status: 'complete' as const, metadata: t.metadata },
     ]);
     const tools = new RecordingTools(this.dataSource, defaultCorpusQueries, defaultReadOnly);
-    const outcome = await new PlannerRunner(tools, defaultTopicNormaliser).run({
+    const outcome = await new PlannerRunner(tools).run({
       chatId: 'brain',
       turnId: `brain-${operator.length}`,
       ownerId: 'brain',

@@ -1,5 +1,4 @@
 import { CorpusTools, defaultCorpusQueries, defaultReadOnly } from '@corpus-chat/corpus-queries';
-import { defaultTopicNormaliser } from '../planner/topic-normaliser';
 import { createQuestionsCorpusDatabase, type loadQuestions } from '@corpus-chat/ingest/testing';
 import { type TestDatabase } from '@corpus-chat/persistence/testing';
 import { PlannerRunner } from '../planner/planner-runner';
@@ -13,10 +12,7 @@ export async function plannerOnQuestionsCorpus(
   file: Parameters<typeof loadQuestions>[0] = 'questions.json',
 ): Promise<{ db: TestDatabase; planner: PlannerRunner }> {
   const db = await createQuestionsCorpusDatabase(file);
-  const planner = new PlannerRunner(
-    new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly),
-    defaultTopicNormaliser,
-  );
+  const planner = new PlannerRunner(new CorpusTools(db.dataSource, defaultCorpusQueries, defaultReadOnly));
   return { db, planner };
 }
 

@@ -1,12 +1,10 @@
-import { MessageFormat } from './answer-format';
-import MESSAGES from './answer-messages.json';
 import { answerLanguage } from './answer-languages';
 
 const RUSSIAN = answerLanguage('ru');
 
 describe('answer messages', () => {
-  const ru = new MessageFormat('ru', MESSAGES.ru, RUSSIAN.num);
-  const en = new MessageFormat('en', MESSAGES.en, String);
+  const ru = RUSSIAN.messages;
+  const en = answerLanguage('en').messages;
 
   it.each([
     [1, '1 находка'],
