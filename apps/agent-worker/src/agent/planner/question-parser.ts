@@ -201,10 +201,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     return { kind: 'no_previous' };
   const unanchored = (!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them;
   if (isFollowUp && !last && unanchored) return { kind: 'no_previous' };
-  const prior: PlannedScope | undefined =
-    isFollowUp && last
-      ? { filter: last, ...(previous.lastScope ? { scope: previous.lastScope } : {}) }
-      : undefined;
+  const prior = isFollowUp && last ? { filter: last, scope: previous.lastScope } : undefined;
   const effective = prior ? mergeScopes(prior, asked) : asked;
   const followUp = isFollowUp && !!last;
   const topical = hasFindingNoun || hasReportNoun || newParts || followUp;

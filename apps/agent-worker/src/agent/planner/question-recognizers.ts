@@ -43,8 +43,7 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     if (!key) continue;
     const k = s.stretchLeft(i, V.presenceLead) - 1;
     const p = s.words[k];
-    let end = i + 1;
-    while (V.presenceTail.has(s.words[end])) end++;
+    const end = s.stretchRight(i + 1, V.presenceTail);
     if (!p || s.used[k]) continue;
     if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
@@ -92,8 +91,7 @@ export function findStates(s: Scan) {
       }
     }
     if (found.verdict) continue;
-    const still =
-      w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest'));
+    const still = w === 'open' && (prev === 'still' || verdictNamed);
     // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
     const notFixed = (openFinding && !still) || V.unfixed.has(w);
     const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];

@@ -89,9 +89,8 @@ export function findSeverityExpression(s: Scan): Severity[] | undefined {
       start -= before?.seq.length ?? 0;
     }
     start = s.stretchLeft(start, SUFFIX);
-    const neg = s.takeNegation(start);
+    const neg = s.claim([start, end]);
     members.forEach((x) => (neg ? negated : positive).add(x));
-    s.consume([start, end]);
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
   return SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
