@@ -1,7 +1,7 @@
 /** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
 import type { ComputedScope, GroupByKey, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 import type { Range, Scan } from './question-scan';
-import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
+import { MARKER_WORDS, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
@@ -110,8 +110,7 @@ export function findTopN(s: Scan): number | undefined {
     const t = s.tokens[i];
     const n = t.kind === 'num' ? (t.value as number) : V.numbers[s.words[i]];
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
-    const prev = s.words[i - 1];
-    const next = s.words[i + 1];
+    const [prev, next] = [s.words[i - 1], s.words[i + 1]];
     const ranked =
       prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most';
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
@@ -197,7 +196,7 @@ export function isWriteRequest(s: Scan): boolean {
     const before = s.words.slice(0, i).filter((x) => !V.requestFiller.has(x));
     const object = s.words
       .slice(i + 1, i + 5)
-      .some((x) => isSubjectNoun(x) || V.writeObject.has(x) || x.startsWith('⟨'));
+      .some((x) => V.finding.has(x) || V.report.has(x) || V.writeObject.has(x) || x.startsWith('⟨'));
     return before.length === 0 || object;
   });
 }

@@ -3,7 +3,6 @@ import type { Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
-export const isSubjectNoun = (w: string) => V.finding.has(w) || V.report.has(w);
 export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 
 /** Whether token `i` is an unused content word: none of the planner's vocabulary or scaffolding. */
@@ -49,7 +48,7 @@ export function findTopic(s: Scan): Topic | undefined {
   // after "how many" / "most" at the end of the question ("which report has the most XSS?"), or
   // after a negation ("findings that are not XSS").
   for (const [a, b] of contentRuns(s)) {
-    const next = nextWord(s, b);
+    const next = s.tokens[b]?.kind === 'punct' ? s.tokens[b].orig : s.words[b];
     const prev = s.words[a - 1];
     const neg = s.negationBefore(a);
     const beforeNoun = next && V.finding.has(next) && next !== 'one' && next !== 'ones';
@@ -112,6 +111,3 @@ export function contentRuns(s: Scan, includeHarmless = true): [number, number][]
   });
   return runs;
 }
-
-const nextWord = (s: Scan, i: number) =>
-  i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined;

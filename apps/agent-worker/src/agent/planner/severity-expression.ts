@@ -24,8 +24,7 @@ function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boole
   const w = quoted ? String(t.value).toLowerCase() : plus ? t.w.slice(0, -1) : t.w;
   const sev = V.severities[w];
   if (!sev) return undefined;
-  const next = s.words[i + 1] ?? '';
-  const prev = s.words[i - 1] ?? '';
+  const [prev, next] = [s.words[i - 1] ?? '', s.words[i + 1] ?? ''];
   const notSeverity =
     // "information disclosure", "info leak": a topic; "more info about finding 3": asking for details.
     (w.startsWith('info') && V.infoTopic.has(next)) ||
