@@ -3,8 +3,7 @@ import type { PlannedScope } from './question-plan';
 
 /** The previous filter narrowed by the new parts (a new value of a field replaces the old one). */
 export function mergeFilters(previous: FindingFilter, next: FindingFilter): FindingFilter {
-  const merged: FindingFilter = { ...previous };
-  for (const [k, v] of Object.entries(next)) if (v !== undefined) (merged as Record<string, unknown>)[k] = v;
+  const merged = { ...previous, ...next };
   if (next.reportName) delete merged.reportId;
   if (next.reportId !== undefined) delete merged.reportName;
   return merged;

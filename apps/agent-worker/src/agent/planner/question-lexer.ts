@@ -26,7 +26,7 @@ const REPORT_RE = new RegExp(
   'giu',
 );
 const CWE_RE = /\bcwe[\s_-]*(?:id\s*)?#?\s*(\d{1,5})\b/giu;
-const QUOTE_RE = /(^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
+const QUOTE_RE = /(?<=^|[\s(:])["“'‘`]([^"”'’`\n]{1,200}?)["”'’`](?=$|[\s?.!,;:)])/gu;
 const HASHNUM_RE = /#\s?(\d{1,10})\b/gu;
 const WORD_RE = /[\p{L}\p{N}](?:[\p{L}\p{N}_+#'’-]*[\p{L}\p{N}+#])?|[?!,;:.()]/gu;
 
@@ -49,16 +49,14 @@ function splitCompound(word: string): string[] | undefined {
  * keeping the original spelling in `orig` so topics are searched as the operator wrote them.
  */
 export function lex(text: string): Token[] {
-  // Quotes first: a file name or `#n` inside a quote is part of the quoted text.
-  const spans: Token[] = [...text.matchAll(QUOTE_RE)].map((m) => {
-    const [start, end] = [m.index! + m[1].length, m.index! + m[0].length];
-    return { orig: m[2], w: m[2].toLowerCase(), kind: 'quote', value: m[2].trim(), start, end };
-  });
-  const special: [RegExp, (m: RegExpMatchArray) => Pick<Token, 'w' | 'kind' | 'value'>][] = [
+  const special: [RegExp, (m: RegExpMatchArray) => Partial<Token> & Pick<Token, 'w' | 'kind'>][] = [
+    // Quotes first: a file name or `#n` inside a quote is part of the quoted text.
+    [QUOTE_RE, (m) => ({ orig: m[1], w: m[1].toLowerCase(), kind: 'quote', value: m[1].trim() })],
     [REPORT_RE, (m) => ({ w: m[0].toLowerCase(), kind: 'report', value: m[0] })],
     [CWE_RE, (m) => ({ w: 'cwe', kind: 'cwe', value: Number(m[1]) })],
     [HASHNUM_RE, (m) => ({ w: m[0], kind: 'hashnum', value: Number(m[1]) })],
   ];
+  const spans: Token[] = [];
   for (const [re, token] of special)
     for (const m of text.matchAll(re)) {
       const [start, end] = [m.index!, m.index! + m[0].length];

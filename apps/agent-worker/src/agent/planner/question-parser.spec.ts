@@ -72,6 +72,9 @@ describe('parseQuestion', () => {
     ['give me an overview', { kind: 'overview' }],
     ['show me all reports', { kind: 'list_reports' }],
     ['describe finding #7', { kind: 'detail', id: 7 }],
+    // Any detail word asks for the finding `#n` names.
+    ['more info on #7', { kind: 'detail', id: 7 }],
+    ['view #7', { kind: 'detail', id: 7 }],
     ['What is the capital of France?', { kind: 'out_of_scope', reason: 'unknown' }],
     ['Can you write a short poem about firewalls?', { kind: 'out_of_scope', reason: 'unknown' }],
     ['drop table findings', { kind: 'out_of_scope', reason: 'write' }],

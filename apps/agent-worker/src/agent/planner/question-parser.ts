@@ -21,7 +21,7 @@ import {
 } from './question-recognizers';
 import { leftovers } from './question-leftovers';
 import { parseShare, shareWording } from './question-share';
-import { inOperatorsWords, readRussian } from './russian-vocabulary';
+import { readRussian } from './russian-vocabulary';
 import { findComparison } from './scan-comparison';
 import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
@@ -41,9 +41,9 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   if (question.length > PLANNER_MAX_QUESTION_CHARS) return { kind: 'too_long', length: question.length };
   // A Russian question is read in the vocabulary's English words; a refusal quotes the operator's own.
   const russian = readRussian(question);
-  return russian
-    ? inOperatorsWords(parseWords(russian.text, previous), russian.original)
-    : parseWords(question, previous);
+  const plan = parseWords(russian?.text ?? question, previous);
+  if (!russian || plan.kind !== 'unsupported') return plan;
+  return { ...plan, parts: plan.parts.map((p) => ({ ...p, text: russian.original(p.text) })) };
 }
 
 function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
@@ -66,8 +66,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // Finding detail by id: "show finding 12", "finding #12", "describe #12".
   const byId = W.findIndex((w, i) => (w === 'finding' || w === 'id') && s.tokens[i + 1]?.kind === 'num');
   const hash = s.tokens.findIndex((t) => t.kind === 'hashnum');
-  const detailWord =
-    s.hasAny(V.list) || s.has('describe', 'detail', 'details', 'finding', 'explain', 'about', 'open');
+  const detailWord = s.hasAny(V.list) || s.hasAny(V.detail) || s.has('finding');
   const idAt = byId >= 0 ? byId + 1 : hash >= 0 && detailWord ? hash : -1;
   if (!hasCount && idAt >= 0) return { kind: 'detail', id: s.tokens[idAt].value as number };
 
@@ -202,13 +201,10 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
     return { kind: 'no_previous' };
   const unanchored = (!newParts && !hasFindingNoun && !hasReportNoun) || previousReport || them;
   if (isFollowUp && !last && unanchored) return { kind: 'no_previous' };
-  const prior: PlannedScope | undefined =
-    isFollowUp && last
-      ? { filter: last, ...(previous.lastScope ? { scope: previous.lastScope } : {}) }
-      : undefined;
+  const prior = isFollowUp && last ? { filter: last, scope: previous.lastScope } : undefined;
   const effective = prior ? mergeScopes(prior, asked) : asked;
   const followUp = isFollowUp && !!last;
-  const topical = hasFindingNoun || hasReportNoun || newParts || followUp || cweTok >= 0;
+  const topical = hasFindingNoun || hasReportNoun || newParts || followUp;
   const counting = (): Counting => ({
     ...effective,
     followUp,
@@ -268,7 +264,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
   // "crits in juice shop?": a severity or format word is about the corpus even without a verb or noun.
   const corpusWord = !!(filter.severity || scope.severities || filter.format || (filter.text && oneWord));
   const asks = hasCount || wantsList || followUp || hasFindingNoun || corpusWord;
-  if ((asks && (topical || corpusWord)) || (newParts && s.has('what', 'which', 'any')))
+  if ((asks && topical) || (newParts && s.has('what', 'which', 'any')))
     return finish({ kind: 'count_findings', list: wantsList && !hasCount, ...counting() });
   return { kind: 'out_of_scope', reason: 'unknown' };
 }

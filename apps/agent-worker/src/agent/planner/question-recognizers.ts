@@ -1,7 +1,7 @@
 /** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
 import type { ComputedScope, GroupByKey, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 import type { Range, Scan } from './question-scan';
-import { MARKER_WORDS, isContent, isSubjectNoun } from './question-topic';
+import { MARKER_WORDS, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
@@ -43,8 +43,7 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
     if (!key) continue;
     const k = s.stretchLeft(i, V.presenceLead) - 1;
     const p = s.words[k];
-    let end = i + 1;
-    while (V.presenceTail.has(s.words[end])) end++;
+    const end = s.stretchRight(i + 1, V.presenceTail);
     if (!p || s.used[k]) continue;
     if (V.absence.has(p)) {
       const neg = (s.words[k - 1] ?? '').endsWith("n't") || s.words[k - 1] === 'not' ? k - 1 : k;
@@ -92,8 +91,7 @@ export function findStates(s: Scan) {
       }
     }
     if (found.verdict) continue;
-    const still =
-      w === 'open' && (prev === 'still' || prev === 'verdict' || s.has('verdict', 'verdicts', 'retest'));
+    const still = w === 'open' && (prev === 'still' || verdictNamed);
     // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
     const notFixed = (openFinding && !still) || V.unfixed.has(w);
     const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
@@ -112,8 +110,7 @@ export function findTopN(s: Scan): number | undefined {
     const t = s.tokens[i];
     const n = t.kind === 'num' ? (t.value as number) : V.numbers[s.words[i]];
     if (n === undefined || n < 1 || n > 100 || s.used[i]) continue;
-    const prev = s.words[i - 1];
-    const next = s.words[i + 1];
+    const [prev, next] = [s.words[i - 1], s.words[i + 1]];
     const ranked =
       prev === 'top' || prev === 'first' || V.report.has(next) || V.cwe.has(next) || next === 'most';
     // "have 2 CWEs", "more than 3 CWEs" is a condition on findings, not "top 2".
@@ -199,7 +196,7 @@ export function isWriteRequest(s: Scan): boolean {
     const before = s.words.slice(0, i).filter((x) => !V.requestFiller.has(x));
     const object = s.words
       .slice(i + 1, i + 5)
-      .some((x) => isSubjectNoun(x) || V.writeObject.has(x) || x.startsWith('⟨'));
+      .some((x) => V.finding.has(x) || V.report.has(x) || V.writeObject.has(x) || x.startsWith('⟨'));
     return before.length === 0 || object;
   });
 }

@@ -25,10 +25,9 @@ export class Scan {
   hasAny = (set: WordTest) => this.words.some((w) => matches(set, w));
   /** Like `hasAny`, counting only tokens no recognised part has consumed. */
   hasAnyUnused = (set: WordTest) => this.words.some((w, i) => !this.used[i] && matches(set, w));
-  seq = (at: number, seq: string[]) => seq.every((w, k) => this.words[at + k] === w);
   /** Whether the words from `at` are `seq`, none of them consumed yet. */
   freeSeq = (at: number, seq: string[]) =>
-    at >= 0 && this.seq(at, seq) && seq.every((_, k) => !this.used[at + k]);
+    at >= 0 && seq.every((w, k) => this.words[at + k] === w && !this.used[at + k]);
 
   /** The operator's own wording of tokens [a, b). */
   spanText([a, b]: Range): string {
@@ -49,8 +48,7 @@ export class Scan {
   negationBefore(at: number): Range | undefined {
     for (let k = at - 1, gaps = 0; k >= 0 && gaps <= 3 && !this.used[k]; k--, gaps++) {
       const w = this.words[k];
-      if (k >= 1 && !this.used[k - 1] && V.negationPairs.some((pair) => this.seq(k - 1, pair)))
-        return [k - 1, k + 1];
+      if (V.negationPairs.some((pair) => this.freeSeq(k - 1, pair))) return [k - 1, k + 1];
       if (V.negation.has(w) || w.endsWith("n't")) return [k, k + 1];
       if (!V.negationGap.has(w)) return undefined;
     }

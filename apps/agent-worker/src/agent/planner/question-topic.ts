@@ -3,7 +3,6 @@ import type { Scan } from './question-scan';
 import type { Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
-export const isSubjectNoun = (w: string) => V.finding.has(w) || V.report.has(w);
 export const MARKER_WORDS = new Set(V.topicMarkers.flat());
 
 /** Whether token `i` is an unused content word: none of the planner's vocabulary or scaffolding. */
@@ -35,7 +34,6 @@ export function findTopic(s: Scan): Topic | undefined {
   const quote = s.tokens.findIndex((t, i) => t.kind === 'quote' && !s.used[i]);
   if (quote >= 0) return { text: String(s.tokens[quote].value), negated: s.claim([quote, quote + 1]) };
   for (let i = 0; i < s.words.length; i++) {
-    if (s.used[i]) continue;
     for (const marker of MARKERS) {
       if (!s.freeSeq(i, marker)) continue;
       const negative = V.negativeTopicMarkers.includes(marker);
@@ -50,7 +48,7 @@ export function findTopic(s: Scan): Topic | undefined {
   // after "how many" / "most" at the end of the question ("which report has the most XSS?"), or
   // after a negation ("findings that are not XSS").
   for (const [a, b] of contentRuns(s)) {
-    const next = nextWord(s, b);
+    const next = s.tokens[b]?.kind === 'punct' ? s.tokens[b].orig : s.words[b];
     const prev = s.words[a - 1];
     const neg = s.negationBefore(a);
     const beforeNoun = next && V.finding.has(next) && next !== 'one' && next !== 'ones';
@@ -79,16 +77,12 @@ function withLimits(s: Scan, range: [number, number], negated: boolean): Topic {
 
 /** [from, to) of the topic after a marker, trimmed; undefined when nothing topical follows. */
 function topicRange(s: Scan, from: number): [number, number] | undefined {
-  let to = from;
-  while (to < s.tokens.length) {
-    const t = s.tokens[to];
-    if (t.kind !== 'word' && t.kind !== 'num') break;
-    if (to > from && (V.topicStop.has(t.w) || s.used[to])) break;
-    if (to > from && V.severities[t.w] && V.afterSeverity.has(s.words[to + 1])) break;
-    to++;
-  }
+  const wordy = (k: number) => /^(word|num)$/.test(s.tokens[k]?.kind ?? '');
+  // A stop word ends the topic, as does a severity before "severity" or a finding noun.
+  const ends = (w: string, k: number) =>
+    V.topicStop.has(w) || (!!V.severities[w] && V.afterSeverity.has(s.words[k + 1]));
   let a = from;
-  let b = to;
+  let b = wordy(from) ? s.stretchRight(from + 1, (w, k) => wordy(k) && !ends(w, k)) : from;
   const trimmable = (k: number, w = s.words[k]) =>
     V.topicTrim.has(w) || V.finding.has(w) || (w in V.severities && w !== 'none') || s.used[k];
   while (a < b && trimmable(a)) a++;
@@ -117,6 +111,3 @@ export function contentRuns(s: Scan, includeHarmless = true): [number, number][]
   });
   return runs;
 }
-
-const nextWord = (s: Scan, i: number) =>
-  i < s.words.length ? (s.tokens[i].kind === 'punct' ? s.tokens[i].orig : s.words[i]) : undefined;

@@ -3,7 +3,6 @@
  * находок" → "how many critical findings") by stem, as Russian inflects; a word not in the tables
  * is left as written, so the parser names it as a part it did not understand.
  */
-import type { PlannedQuestion } from './question-plan';
 import data from './vocabulary.data.json';
 
 /** A whole-word, case-insensitive pattern (`\b` misses Cyrillic); е also matches ё, `~` a stem's endings. */
@@ -75,10 +74,4 @@ export function readRussian(question: string) {
       return out.replace(/\s+/g, ' ').trim() || part;
     },
   };
-}
-
-/** A plan whose refused parts are quoted in the operator's own words (`original`), not the vocabulary's. */
-export function inOperatorsWords(plan: PlannedQuestion, original: (part: string) => string): PlannedQuestion {
-  if (plan.kind !== 'unsupported') return plan;
-  return { ...plan, parts: plan.parts.map((p) => ({ ...p, text: original(p.text) })) };
 }

@@ -6,14 +6,11 @@ import data from './vocabulary.data.json';
 const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
 const QUOTE_LEAD = /^(severity|sev|rated|level|priority)$/;
 
-/** Towards more severe (`up`) or less. */
-type Direction = 'up' | 'down';
-/** "X and above", "X or higher" … after the severity: direction and whether X itself counts. */
-const AFTER_RANGES = (['up', 'down'] as const).flatMap((dir) =>
-  data.severityRanges.after[dir].map((seq) => ({ seq, dir })),
-);
-/** "at least X", "above X" … before the severity: direction and whether X itself counts. */
-const BEFORE_RANGES = data.severityRanges.before as { seq: string[]; dir: Direction; inclusive: boolean }[];
+/** "at least X" before the severity, "X and above" after: up (more severe) or down, with X or without. */
+type SeverityRange = { seq: string[]; dir: 'up' | 'down'; inclusive: boolean };
+const RANGES = data.severityRanges as Record<'before' | 'after', SeverityRange[]>;
+/** "high+": an empty range after the severity. */
+const PLUS: SeverityRange = { seq: [], dir: 'up', inclusive: true };
 
 const rank = (s: Severity) => SEVERITIES.indexOf(s);
 
@@ -27,8 +24,7 @@ function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boole
   const w = quoted ? String(t.value).toLowerCase() : plus ? t.w.slice(0, -1) : t.w;
   const sev = V.severities[w];
   if (!sev) return undefined;
-  const next = s.words[i + 1] ?? '';
-  const prev = s.words[i - 1] ?? '';
+  const [prev, next] = [s.words[i - 1] ?? '', s.words[i + 1] ?? ''];
   const notSeverity =
     // "information disclosure", "info leak": a topic; "more info about finding 3": asking for details.
     (w.startsWith('info') && V.infoTopic.has(next)) ||
@@ -72,39 +68,28 @@ export function findSeverityExpression(s: Scan): Severity[] | undefined {
     const first = g[0].i;
     let last = g.at(-1)!.i;
     while (SUFFIX.test(s.words[last + 1] ?? '')) last++;
-    const members = new Set(g.map((m) => m.sev));
+    let members = g.map((m) => m.sev);
     let start = first;
     let end = last + 1;
     if (g.length === 2 && range(g[0], g[1])) {
       const [a, b] = [rank(g[0].sev), rank(g[1].sev)].sort((p, q) => p - q);
-      SEVERITIES.slice(a, b + 1).forEach((x) => members.add(x));
+      members = SEVERITIES.slice(a, b + 1);
       if (opened(g[0])) start--;
     }
     // Ranges apply to a single severity ("high and above"); "high+" likewise.
     if (g.length === 1) {
-      const sev = g[0].sev;
-      /** Adds the severities above ("up", more severe) or below `sev`, and `sev` itself when inclusive. */
-      const extend = (dir: Direction, inclusive: boolean) =>
-        SEVERITIES.forEach((x) => {
-          const d = (rank(x) - rank(sev)) * (dir === 'up' ? -1 : 1);
-          if (d > 0 || (inclusive && d === 0)) members.add(x);
-        });
-      const after = AFTER_RANGES.find((r) => s.freeSeq(end, r.seq));
-      const before = BEFORE_RANGES.find((r) => s.freeSeq(first - r.seq.length, r.seq));
-      if (g[0].plus) extend('up', true);
-      else if (after) {
-        extend(after.dir, true);
-        end += after.seq.length;
-      } else if (before) {
-        members.clear();
-        extend(before.dir, before.inclusive);
-        start -= before.seq.length;
-      }
+      const after = g[0].plus ? PLUS : RANGES.after.find((r) => s.freeSeq(end, r.seq));
+      const before = after ? undefined : RANGES.before.find((r) => s.freeSeq(first - r.seq.length, r.seq));
+      const r = after ?? before;
+      // The severities above ("up", more severe) or below the named one, and that one when inclusive.
+      const d = (x: Severity) => (rank(x) - rank(g[0].sev)) * (r?.dir === 'up' ? -1 : 1);
+      if (r) members = SEVERITIES.filter((x) => d(x) > 0 || (r.inclusive && d(x) === 0));
+      end += after?.seq.length ?? 0;
+      start -= before?.seq.length ?? 0;
     }
     start = s.stretchLeft(start, SUFFIX);
-    const neg = s.takeNegation(start);
+    const neg = s.claim([start, end]);
     members.forEach((x) => (neg ? negated : positive).add(x));
-    s.consume([start, end]);
   }
   const base = positive.size ? [...positive] : [...SEVERITIES];
   return SEVERITIES.filter((x) => base.includes(x) && !negated.has(x));
