@@ -2,9 +2,6 @@ import type { FindingEditFilter } from '@corpus-chat/contracts';
 import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 
-/** Verbs that say the finding was re-rated whatever field follows (all in `edit`, so never corrected). */
-const RERATE = /^re-?(rate|rated|rates|rating|scored|classified)$/;
-
 /**
  * The `edited` filter ("which findings were edited?", "did operators re-rate …"): `severity` when the
  * question names it or says "re-rated", else `any`. A base form needs an auxiliary ("did … change").
@@ -13,7 +10,7 @@ export function findEdited(s: Scan): FindingEditFilter | undefined {
   const W = s.words;
   const filler = (w = '') => V.editGlue.has(w) || V.auxiliary.has(w) || V.actor.has(w);
   for (let i = 0; i < W.length; i++) {
-    const rerate = RERATE.test(W[i]);
+    const rerate = V.rerate.has(W[i]);
     const past = V.editPast.has(W[i]);
     const base = V.editBase.has(W[i]) && W.slice(Math.max(0, i - 3), i).some((w) => V.auxiliary.has(w));
     if (!rerate && !past && !base) continue;
