@@ -10,6 +10,7 @@ import { Scan } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
+  findEdited,
   findFormat,
   findGroupBy,
   findPresence,
@@ -18,12 +19,11 @@ import {
   findTimePhrases,
   findTopN,
   isWriteRequest,
+  leftovers,
 } from './question-recognizers';
-import { leftovers } from './question-leftovers';
 import { parseShare, shareWording } from './question-share';
 import { readRussian } from './russian-vocabulary';
 import { findComparison } from './scan-comparison';
-import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
 import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
