@@ -123,7 +123,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
-  Object.values(findStates(s)).forEach(negatable);
+  findStates(s).forEach(negatable);
   const severities = findSeverityExpression(s);
   if (severities?.length === 1) filter.severity = severities[0];
   else if (severities && severities.length < SEVERITIES.length) scope.severities = severities;

@@ -64,21 +64,19 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
  */
 export function findStates(s: Scan) {
   const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
-  const found: {
-    status?: { status: TriageStatus; negated: boolean };
-    verdict?: { verdict: VerdictStatus; negated: boolean };
-  } = {};
+  let status: { status: TriageStatus; negated: boolean } | undefined;
+  let verdict: { verdict: VerdictStatus; negated: boolean } | undefined;
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
     const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(prev));
-    if (!found.status) {
+    if (!status) {
       const pair = V.statuses[`${w} ${next}`];
-      let status = pair ?? V.statuses[w];
-      if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
+      let named = pair ?? V.statuses[w];
+      if (w === 'accepted' && !verdictNamed) named = 'risk_accepted';
       else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
-        if (statusNamed || openFinding) status = w;
-      if (status) {
+        if (statusNamed || openFinding) named = w;
+      if (named) {
         const a = s.stretchLeft(i, V.statusLead);
         const negated = s.claim([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
@@ -86,22 +84,22 @@ export function findStates(s: Scan) {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
             s.consume([k, k + 1]);
         });
-        found.status = { status, negated };
+        status = { status: named, negated };
         continue;
       }
     }
-    if (found.verdict) continue;
+    if (verdict) continue;
     const still = w === 'open' && (prev === 'still' || verdictNamed);
     // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
     const notFixed = (openFinding && !still) || V.unfixed.has(w);
-    const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
-    if (!verdict) continue;
+    const named = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
+    if (!named) continue;
     const a = still && prev === 'still' ? i - 1 : i;
     const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : s.takeNegation(a);
     s.consume([a, i + 1]);
-    found.verdict = { verdict, negated: notFixed ? !neg : !!neg };
+    verdict = { verdict: named, negated: notFixed ? !neg : !!neg };
   }
-  return found;
+  return [status, verdict];
 }
 
 /** The explicit number in "top 3", "top three", "3 reports", "five CWEs". */
