@@ -1,4 +1,4 @@
-import { splitQuestions } from './message-questions';
+import { splitQuestions } from './question-parser';
 
 describe('splitQuestions', () => {
   it.each([

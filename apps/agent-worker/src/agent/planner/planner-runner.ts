@@ -16,13 +16,12 @@ import { verifyNumbers } from '../verification/number-provenance';
 import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
 import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
-import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
+import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, splitQuestions } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-plan';
 import { matchReportNames, matchScanners } from './report-names';
 import { shareFault } from './question-share';
-import { splitQuestions } from './message-questions';
-import { defaultTopicNormaliser } from './topic-normaliser';
+import { defaultTopicNormaliser } from './vocabulary';
 
 /** Name stored as the answer's `model` for the built-in planner. */
 export const BUILTIN_MODEL = 'builtin';

@@ -10,6 +10,7 @@ import { Scan } from './question-scan';
 import { findTopic } from './question-topic';
 import {
   findArchived,
+  findEdited,
   findFormat,
   findGroupBy,
   findPresence,
@@ -18,12 +19,11 @@ import {
   findTimePhrases,
   findTopN,
   isWriteRequest,
+  leftovers,
 } from './question-recognizers';
-import { leftovers } from './question-leftovers';
 import { parseShare, shareWording } from './question-share';
 import { readRussian } from './russian-vocabulary';
 import { findComparison } from './scan-comparison';
-import { findEdited } from './question-edited';
 import { findSeverityExpression } from './severity-expression';
 import { mergeScopes } from './follow-up-scope';
 import type { Counting, PlannedQuestion, PlannedScope, PreviousAnswer, Unapplied } from './question-plan';
@@ -44,6 +44,17 @@ export function parseQuestion(question: string, previous: PreviousAnswer = {}): 
   const plan = parseWords(russian?.text ?? question, previous);
   if (!russian || plan.kind !== 'unsupported') return plan;
   return { ...plan, parts: plan.parts.map((p) => ({ ...p, text: russian.original(p.text) })) };
+}
+
+/**
+ * The questions of one message ("How many findings are in X? And how many of them are high?"):
+ * cut after a question mark, or before "and"/"also"/"then" after a full stop or semicolon.
+ */
+export function splitQuestions(message: string): string[] {
+  const parts = message
+    .split(/(?<=\?)\s+(?=\S)|(?<=[.;])\s+(?=(?:and|also|then)\b)/i)
+    .filter((p) => /\p{L}/u.test(p));
+  return parts.length ? parts : [message];
 }
 
 function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
@@ -112,9 +123,7 @@ function parseWords(text: string, previous: PreviousAnswer): PlannedQuestion {
 
   unapplied.push(...findTimePhrases(s));
   const topN = findTopN(s);
-  const { status, verdict } = findStates(s);
-  negatable(status);
-  negatable(verdict);
+  findStates(s).forEach(negatable);
   const severities = findSeverityExpression(s);
   if (severities?.length === 1) filter.severity = severities[0];
   else if (severities && severities.length < SEVERITIES.length) scope.severities = severities;

@@ -1,7 +1,7 @@
-/** The recognisers of `parseQuestion`, one per concept; each consumes the tokens it reads from the `Scan`. */
+/** The recognisers of `parseQuestion`, each consuming the tokens it reads; `leftovers` names the rest. */
 import type { ComputedScope, GroupByKey, TriageStatus, VerdictStatus } from '@corpus-chat/contracts';
 import type { Range, Scan } from './question-scan';
-import { MARKER_WORDS, isContent } from './question-topic';
+import { MARKER_WORDS, contentRuns, isContent } from './question-topic';
 import type { ReportHint, Unapplied } from './question-plan';
 import { V, union } from './vocabulary';
 
@@ -64,21 +64,19 @@ export function findPresence(s: Scan): ComputedScope['has'] | undefined {
  */
 export function findStates(s: Scan) {
   const [verdictNamed, statusNamed] = [s.hasAny(V.verdictNoun), s.hasAny(V.statusNoun)];
-  const found: {
-    status?: { status: TriageStatus; negated: boolean };
-    verdict?: { verdict: VerdictStatus; negated: boolean };
-  } = {};
+  let status: { status: TriageStatus; negated: boolean } | undefined;
+  let verdict: { verdict: VerdictStatus; negated: boolean } | undefined;
   for (let i = 0; i < s.words.length; i++) {
     if (s.used[i] || s.tokens[i].kind !== 'word') continue;
     const [w, prev, next] = [s.words[i], s.words[i - 1], s.words[i + 1] ?? ''];
     const openFinding = w === 'open' && i > 0 && (V.finding.has(next) || V.stateVerb.has(prev));
-    if (!found.status) {
+    if (!status) {
       const pair = V.statuses[`${w} ${next}`];
-      let status = pair ?? V.statuses[w];
-      if (w === 'accepted' && !verdictNamed) status = 'risk_accepted';
+      let named = pair ?? V.statuses[w];
+      if (w === 'accepted' && !verdictNamed) named = 'risk_accepted';
       else if ((w === 'open' || w === 'fixed') && !verdictNamed && prev !== 'still')
-        if (statusNamed || openFinding) status = w;
-      if (status) {
+        if (statusNamed || openFinding) named = w;
+      if (named) {
         const a = s.stretchLeft(i, V.statusLead);
         const negated = s.claim([a, s.stretchRight(pair ? i + 2 : i + 1, /^(status|statuses|triage)$/)]);
         // "triage status" elsewhere in the question ("findings whose triage status is open") is read too.
@@ -86,22 +84,22 @@ export function findStates(s: Scan) {
           if (V.statusNoun.has(x) && !s.used[k] && !/^(by|per|each|every)$/.test(s.words[k - 1] ?? ''))
             s.consume([k, k + 1]);
         });
-        found.status = { status, negated };
+        status = { status: named, negated };
         continue;
       }
     }
-    if (found.verdict) continue;
+    if (verdict) continue;
     const still = w === 'open' && (prev === 'still' || verdictNamed);
     // "open findings", "unfixed": not marked fixed; "still_open" as one word is never negated.
     const notFixed = (openFinding && !still) || V.unfixed.has(w);
-    const verdict = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
-    if (!verdict) continue;
+    const named = still ? 'still_open' : notFixed ? 'fixed' : V.verdicts[w];
+    if (!named) continue;
     const a = still && prev === 'still' ? i - 1 : i;
     const neg = V.unfixed.has(w) || V.verdicts[w] === 'still_open' ? undefined : s.takeNegation(a);
     s.consume([a, i + 1]);
-    found.verdict = { verdict, negated: notFixed ? !neg : !!neg };
+    verdict = { verdict: named, negated: notFixed ? !neg : !!neg };
   }
-  return found;
+  return [status, verdict];
 }
 
 /** The explicit number in "top 3", "top three", "3 reports", "five CWEs". */
@@ -225,4 +223,113 @@ export function findGroupBy(s: Scan): GroupByKey | undefined {
     return i >= 0 ? V.groupBy[s.words[i]] : 'severity';
   }
   return undefined;
+}
+
+/**
+ * The `edited` filter ("which findings were edited?", "did operators re-rate …"): `severity` when the
+ * question names it or says "re-rated", else `any`. A base form needs an auxiliary ("did … change").
+ */
+export function findEdited(s: Scan) {
+  const W = s.words;
+  const filler = (w = '') => V.editGlue.has(w) || V.auxiliary.has(w) || V.actor.has(w);
+  for (let i = 0; i < W.length; i++) {
+    const rerate = V.rerate.has(W[i]);
+    const past = V.editPast.has(W[i]);
+    const base = V.editBase.has(W[i]) && W.slice(Math.max(0, i - 3), i).some((w) => V.auxiliary.has(w));
+    if (!rerate && !past && !base) continue;
+    // The field right after ("change the severity of") or right before ("whose severity was changed").
+    const field = [i + 1, i + 2, i - 1, i - 2, i - 3].find((k) => V.severityField.has(W[k]));
+    if (field === undefined && !past && !rerate) continue;
+    const span = field === undefined ? [i] : [i, field];
+    const [from, to] = [Math.min(...span), Math.max(...span)];
+    for (let k = from; k <= to; k++) if (filler(W[k])) span.push(k);
+    if (W[to + 1] === 'of' && V.severityField.has(W[to])) span.push(to + 1);
+    if (W[to + 1] === 'by' && V.actor.has(W[to + 2])) span.push(to + 1, to + 2);
+    // "did operators change", "have analysts re-rated": the auxiliary and the actor before the verb.
+    for (let k = from - 1; k >= 0 && k >= from - 3 && filler(W[k]); k--) span.push(k);
+    for (const k of span) s.consume([k, k + 1]);
+    return field !== undefined || rerate ? 'severity' : 'any';
+  }
+  return undefined;
+}
+
+/**
+ * What no recogniser took, as parts the planner cannot apply (unknown words with the preposition or
+ * negation before them, negations of nothing it knows, a second report, CWE or quote), or as a
+ * report named loosely ("in juice shop") when the question names no report otherwise.
+ */
+export function leftovers(s: Scan, reportNamed: boolean): { parts: Unapplied[]; hint?: ReportHint } {
+  const parts: Unapplied[] = [];
+  let hintOut: ReportHint | undefined;
+  const num = (k: number) =>
+    s.tokens[k]?.kind === 'num' || V.numbers[s.words[k]] !== undefined || s.words[k] === 'one';
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const [w, next] = [s.words[i], s.words[i + 1]];
+    // "the first report": a report by position, which no tool orders by; "how many types of findings":
+    // a number of kinds; "the least findings", "smallest report": a ranking from the bottom.
+    const bottom = V.bottomRank.has(w);
+    if (bottom || (w in V.ordinals && V.report.has(next)) || (V.kinds.has(w) && next === 'of')) {
+      const span: [number, number] = [i, bottom ? i + 1 : i + 2];
+      s.consume(span);
+      parts.push({ text: s.spanText(span), reason: bottom ? 'order' : 'unknown' });
+      continue;
+    }
+    // Comparisons no tool filter expresses: "more than one CWE", "at least 3 findings", "above 7", "2 CWEs".
+    const comparison =
+      (V.comparative.has(w) && next === 'than') ||
+      (w === 'at' && /^(least|most)$/.test(next ?? '') && num(i + 2)) ||
+      (V.bound.has(w) && num(i + 1)) ||
+      (num(i) && w !== 'one' && (V.cwe.has(next) || V.countedProperty.has(next)));
+    if (!comparison) continue;
+    const j = s.stretchRight(i + 1, (_, x) => x < i + 5 && s.tokens[x].kind !== 'punct');
+    // Include what is compared ("CVSS score above 9").
+    const k = s.stretchLeft(i, (w, x) => isContent(s, x) && !V.harmless.has(w));
+    s.consume([k, j]);
+    parts.push({ text: s.spanText([k, j]), reason: 'combination' });
+  }
+  for (const [a, b] of contentRuns(s, false)) {
+    if (s.used[a]) continue;
+    const from = s.stretchLeft(a, /^(the|a|an|our|my|this|that)$/);
+    const prep = from > 0 && !s.used[from - 1] ? s.words[from - 1] : undefined;
+    const to = s.stretchRight(b, (w, k) => {
+      const kind = s.tokens[k].kind;
+      return kind === 'num' || (kind === 'word' && (isContent(s, k) || V.comparisonWord.has(w)));
+    });
+    const subjectOfHave = prep && V.doVerb.has(prep) && V.haveVerb.has(s.words[to]);
+    if (!reportNamed && !hintOut && prep && (V.reportPreposition.has(prep) || subjectOfHave)) {
+      hintOut = hint(s, [a, to], subjectOfHave ? [a, to] : [from - 1, to], true);
+      continue;
+    }
+    const neg = s.negationBefore(from);
+    const start = neg
+      ? neg[0]
+      : prep && (V.reportPreposition.has(prep) || V.partPreposition.has(prep))
+        ? from - 1
+        : a;
+    s.consume([start, to]);
+    parts.push({
+      text: s.spanText([start, to]),
+      reason: neg ? 'negation' : 'unknown',
+      ...(start === a && !neg ? { topicLike: true } : {}),
+    });
+  }
+  for (let i = 0; i < s.tokens.length; i++) {
+    if (s.used[i]) continue;
+    const t = s.tokens[i];
+    const w = s.words[i];
+    if (t.kind === 'report' || t.kind === 'cwe' || t.kind === 'quote') {
+      parts.push({ text: t.orig, reason: 'combination' });
+      continue;
+    }
+    if (t.kind !== 'word' || !(V.negation.has(w) || w.endsWith("n't"))) continue;
+    const next = s.words[i + 1];
+    // "… or not?": a negation that ends a clause negates nothing (punctuation is read by its token).
+    const clauseEnd = /^[?.!,;:]$/.test(s.tokens[i + 1]?.w ?? '');
+    if (!next || clauseEnd || V.harmlessAfterNegation.has(next) || (w === 'no' && i === 0)) continue;
+    let j = i + 1;
+    while (j < s.tokens.length && j < i + 5 && s.tokens[j].kind !== 'punct') j++;
+    parts.push({ text: s.spanText([i, j]), reason: 'negation' });
+  }
+  return { parts, hint: hintOut };
 }

@@ -11,12 +11,10 @@ function words(source: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${yo.replace(/~/g, '\\p{L}*')})(?![\\p{L}\\p{N}_])`, 'giu');
 }
 
-/** Topics (weakness classes in English), phrases, then stems: the first match wins; `$1` is a group. */
-const TABLES: [RegExp, string][] = [
-  ...data.russian.topics,
-  ...data.russian.phrases,
-  ...data.russian.words,
-].map(([source, english]): [RegExp, string] => [words(source), english]);
+/** Topics (weakness classes), phrases, then stems, in order: the first match wins; `$1` is a group. */
+const TABLES = Object.values(data.russian)
+  .flat()
+  .map(([source, english]): [RegExp, string] => [words(source), english]);
 
 /** A piece of the question: text no table has replaced yet, or [English, the operator's words]. */
 type Piece = string | [string, string];

@@ -3,9 +3,6 @@ import type { Scan } from './question-scan';
 import { V } from './vocabulary';
 import data from './vocabulary.data.json';
 
-const SUFFIX = /^(severity|sev|risk|priority|level|levels|rated|rating)$/;
-const QUOTE_LEAD = /^(severity|sev|rated|level|priority)$/;
-
 /** "at least X" before the severity, "X and above" after: up (more severe) or down, with X or without. */
 type SeverityRange = { seq: string[]; dir: 'up' | 'down'; inclusive: boolean };
 const RANGES = data.severityRanges as Record<'before' | 'after', SeverityRange[]>;
@@ -18,7 +15,8 @@ const rank = (s: Severity) => SEVERITIES.indexOf(s);
 function severityAt(s: Scan, i: number): { i: number; sev: Severity; plus: boolean } | undefined {
   const t = s.tokens[i];
   // "a severity of 'high'": a quoted severity word after "severity" is the severity, not a text search.
-  const quoted = t.kind === 'quote' && s.words.slice(Math.max(0, i - 3), i).some((w) => QUOTE_LEAD.test(w));
+  const quoted =
+    t.kind === 'quote' && s.words.slice(Math.max(0, i - 3), i).some((w) => V.severityQuoteLead.has(w));
   if (s.used[i] || (t.kind !== 'word' && !quoted)) return undefined;
   const plus = !quoted && t.w.endsWith('+');
   const w = quoted ? String(t.value).toLowerCase() : plus ? t.w.slice(0, -1) : t.w;
@@ -48,7 +46,7 @@ export function findSeverityExpression(s: Scan): Severity[] | undefined {
   const opened = (x: Mention) => /^(between|from)$/.test(s.words[x.i - 1] ?? '');
   // "between low and high", "from medium to critical", "low to high", "medium through critical".
   const range = (x: Mention, y: Mention) => {
-    const [between, ...more] = s.words.slice(x.i + 1, y.i).filter((w) => !SUFFIX.test(w));
+    const [between, ...more] = s.words.slice(x.i + 1, y.i).filter((w) => !V.severitySuffix.has(w));
     const joiner = /^(to|through|thru|till|until)$/.test(between) || (between === 'and' && opened(x));
     return joiner && !more.length;
   };
@@ -67,7 +65,7 @@ export function findSeverityExpression(s: Scan): Severity[] | undefined {
   for (const g of groups) {
     const first = g[0].i;
     let last = g.at(-1)!.i;
-    while (SUFFIX.test(s.words[last + 1] ?? '')) last++;
+    while (V.severitySuffix.has(s.words[last + 1])) last++;
     let members = g.map((m) => m.sev);
     let start = first;
     let end = last + 1;
@@ -87,7 +85,7 @@ export function findSeverityExpression(s: Scan): Severity[] | undefined {
       end += after?.seq.length ?? 0;
       start -= before?.seq.length ?? 0;
     }
-    start = s.stretchLeft(start, SUFFIX);
+    start = s.stretchLeft(start, V.severitySuffix);
     const neg = s.claim([start, end]);
     members.forEach((x) => (neg ? negated : positive).add(x));
   }

@@ -1,4 +1,5 @@
 import damerauLevenshtein from 'damerau-levenshtein';
+import { WEAKNESS_CLASSES, namedWeaknessClasses } from '@corpus-chat/corpus-queries';
 import {
   GROUP_BY_KEYS,
   REPORT_FORMATS,
@@ -65,7 +66,27 @@ export function correctWord(word: string, known: Set<string>): string {
 }
 
 /** The first of `targets` with the fewest `steps` (edits), none when every one is `Infinity`. */
-export function nearest(targets: readonly string[], steps: (target: string) => number): string | undefined {
+function nearest(targets: readonly string[], steps: (target: string) => number): string | undefined {
   const none: [string | undefined, number] = [undefined, Infinity];
   return targets.map((t): [string, number] => [t, steps(t)]).reduce((b, x) => (x[1] < b[1] ? x : b), none)[0];
+}
+
+const PHRASES = WEAKNESS_CLASSES.flatMap((c) => [c.name, ...c.aliases]).map((p) => p.toLowerCase());
+
+/**
+ * A misspelt weakness class corrected ("sql injecton" → "sql injection"): the class name or alias
+ * within one edit (7+ characters) or two (12+); anything else is searched as written.
+ */
+export function defaultTopicNormaliser(topic: string): string {
+  if (namedWeaknessClasses(topic).length) return topic;
+  const lower = topic.toLowerCase().trim();
+  const plural = lower.endsWith('s') ? lower.slice(0, -1) : lower;
+  return (
+    nearest(PHRASES, (phrase) => {
+      const limit = phrase.length >= 12 ? 2 : phrase.length >= 7 ? 1 : 0;
+      if (!limit || Math.abs(phrase.length - plural.length) > limit) return Infinity;
+      const n = Math.min(damerauLevenshtein(lower, phrase).steps, damerauLevenshtein(plural, phrase).steps);
+      return n <= limit ? n : Infinity;
+    }) ?? topic
+  );
 }
