@@ -23,7 +23,7 @@ import {
 import { answerLanguage, cut, md, words, type AnswerLanguage, type MessageParams } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
 import type { ScopedCount } from './computed-counts';
-import type { Counting, PlannedQuestion, PlannedScope, Unapplied } from './question-plan';
+import type { Counting, PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** Groups a breakdown lists one by one before it says how many more there are. */
@@ -106,29 +106,6 @@ export function writerFor(L: AnswerLanguage) {
     if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
     return rows;
   }
-  /**
-   * How a follow-up used the previous answer, truthfully, part by part (keyed like `scopeParts`):
-   * which parts the new question replaced or dropped, which it added and which it kept from before.
-   */
-  function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-    const [before, now, own] = [previous, merged, asked].map((p) => scopeParts(p.filter, p.scope));
-    const replaced: string[] = [];
-    const added: string[] = [];
-    const kept: string[] = [];
-    for (const [key, phrase] of now) {
-      const was = before.get(key);
-      if (own.has(key) && was !== undefined && was !== phrase)
-        replaced.push(m('followUp.instead', { phrase, before: was }));
-      else if (own.has(key) && was === undefined) added.push(phrase);
-      else kept.push(phrase);
-    }
-    for (const [key, phrase] of before) if (!now.has(key)) replaced.push(m('followUp.dropped', { phrase }));
-    const segments: string[] = [];
-    if (replaced.length) segments.push(replaced.join(', '));
-    if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
-    if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
-    return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
-  }
   /** What an exclusion removes, as its message's words ("do not match text 'X'", "are not in report R"). */
   function exclusion(e: FindingFilter): [string, Record<string, string>] {
     if (e.text) return ['text', { q: L.quote(e.text) }];
@@ -138,54 +115,6 @@ export function writerFor(L: AnswerLanguage) {
       return ['report', { name: e.reportName ? md(e.reportName) : `#${e.reportId}` }];
     if (e.cwe != null) return ['cwe', { cwe: `${e.cwe}` }];
     return ['other', {}];
-  }
-  /**
-   * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
-   * or verdict.
-   */
-  function scopedCountAnswer(c: ScopedCount): string {
-    const note = classNote(c.filter);
-    const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(c.filter), note });
-    const has = c.scope.has;
-    if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
-    const rows = c.bySeverity ?? [];
-    const counted = rows.map((r) => r.severity);
-    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
-    const missing = SEVERITIES.filter((s) => !counted.includes(s));
-    const list = L.severityList(counted);
-    const sevWords = all
-      ? ''
-      : missing.length === 1 && counted.length > 2
-        ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
-        : m('scoped.severities', { list });
-    const e = c.scope.exclude;
-    const [kind, words] = e ? exclusion(e) : ['other', {}];
-    const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
-    const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
-    // Without an exclusion nothing is excluded: each term is the severity's count.
-    const terms = L.tally(
-      rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
-      ' + ',
-    );
-    if (!e) return m('scoped.sum', { subject, predicate, terms });
-    const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
-    return m('scoped.minus', {
-      subject,
-      predicate,
-      terms: all ? '' : ` (${terms})`,
-      count: sum('count'),
-      excluded: sum('excluded'),
-      excludedWhat: m(`excluded.${kind}`, words),
-    });
-  }
-  /** What a plan would have answered, for a refusal ("the number of findings with severity critical"). */
-  function understood(plan: PlannedQuestion): string {
-    const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
-    const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
-    const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
-    // Each kind a refusal can describe has its message; any other is described generally.
-    const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
-    return m(`understood.${kind}`, { withScope, groupBy });
   }
   /** A grouped answer: the lines, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
@@ -355,11 +284,71 @@ export function writerFor(L: AnswerLanguage) {
       );
       return lines.join('\n');
     },
-    scopedCount: scopedCountAnswer,
-    /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
+    /**
+     * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
+     * or verdict.
+     */
+    scopedCount(c: ScopedCount): string {
+      const note = classNote(c.filter);
+      const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(c.filter), note });
+      const has = c.scope.has;
+      if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
+      const rows = c.bySeverity ?? [];
+      const counted = rows.map((r) => r.severity);
+      const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+      const missing = SEVERITIES.filter((s) => !counted.includes(s));
+      const list = L.severityList(counted);
+      const sevWords = all
+        ? ''
+        : missing.length === 1 && counted.length > 2
+          ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+          : m('scoped.severities', { list });
+      const e = c.scope.exclude;
+      const [kind, words] = e ? exclusion(e) : ['other', {}];
+      const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
+      const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+      // Without an exclusion nothing is excluded: each term is the severity's count.
+      const terms = L.tally(
+        rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
+        ' + ',
+      );
+      if (!e) return m('scoped.sum', { subject, predicate, terms });
+      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+      return m('scoped.minus', {
+        subject,
+        predicate,
+        terms: all ? '' : ` (${terms})`,
+        count: sum('count'),
+        excluded: sum('excluded'),
+        excludedWhat: m(`excluded.${kind}`, words),
+      });
+    },
+    /**
+     * `answer` with a note at the end of its first line of how a follow-up used the previous answer,
+     * truthfully, part by part (keyed like `scopeParts`): which parts the new question replaced or
+     * dropped, which it added and which it kept from before.
+     */
     withFollowUpNote(plan: Counting, answer: string): string {
       if (!plan.followUp || !plan.previous || !plan.asked) return answer;
-      const note = followUpNote(plan.previous, plan.asked, plan);
+      const [before, now, own] = [plan.previous, plan, plan.asked].map((p) => scopeParts(p.filter, p.scope));
+      const replaced: string[] = [];
+      const added: string[] = [];
+      const kept: string[] = [];
+      for (const [key, phrase] of now) {
+        const was = before.get(key);
+        if (own.has(key) && was !== undefined && was !== phrase)
+          replaced.push(m('followUp.instead', { phrase, before: was }));
+        else if (own.has(key) && was === undefined) added.push(phrase);
+        else kept.push(phrase);
+      }
+      for (const [key, phrase] of before) if (!now.has(key)) replaced.push(m('followUp.dropped', { phrase }));
+      const segments: string[] = [];
+      if (replaced.length) segments.push(replaced.join(', '));
+      if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
+      if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
+      const note = segments.length
+        ? m('followUp.note', { segments: segments.join('; ') })
+        : m('followUp.same');
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
     /**
@@ -369,7 +358,14 @@ export function writerFor(L: AnswerLanguage) {
     unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
       const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
       for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
-      lines.push(m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
+      // What the plan would have answered ("the number of findings with severity critical").
+      const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
+      const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
+      const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
+      // Each kind a refusal can describe has its message; any other is described generally.
+      const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
+      const understood = m(`understood.${kind}`, { withScope, groupBy });
+      lines.push(m('unsupported.instead', { understood, parts: parts.length }));
       const topicLike = parts.find((p) => p.topicLike);
       if (topicLike)
         lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));

@@ -295,17 +295,15 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
   const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
   state.lastFilter = plan.filter;
-  // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
-  const [first, second] = r.groups.filter((g) => g.key !== 'none');
-  const alone = first && (!second || first.count > second.count);
-  if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
-    state.lastFilter = mergeFilters(plan.filter, { reportName: first.label });
   const listed =
     plan.kind === 'top'
       ? rankedGroups(r, plan.n)
       : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict'
         ? r.groups
         : [];
+  // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
+  if (plan.kind === 'top' && plan.n === 1 && groupBy === 'report' && listed.length === 1)
+    state.lastFilter = mergeFilters(plan.filter, { reportName: listed[0].label });
   if (listed.length)
     state.lastGroups = {
       groupBy: r.groupBy,
