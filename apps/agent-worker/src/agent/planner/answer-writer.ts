@@ -81,31 +81,6 @@ export function writerFor(L: AnswerLanguage) {
     );
     return m('classNote', { classes: classes.join('; ') });
   }
-  /**
-   * The rows of a breakdown: every severity the scope shows and every verdict, zeros included (a zero
-   * is an answer too); other groupings as the query layer ordered them, the first 50.
-   */
-  function breakdownRows(r: CountFindingsByResult, scope: ComputedScope | undefined): string[] {
-    const groupBy = r.groupBy;
-    const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
-    const count = (key: string) => L.num(byKey.get(key) ?? 0);
-    if (groupBy === 'severity') {
-      const shown = scope?.severities ?? SEVERITIES;
-      return SEVERITIES.filter((s) => shown.includes(s)).map((s) => `- ${L.severity(s)}: ${count(s)}`);
-    }
-    if (groupBy === 'verdict')
-      return [...VERDICT_STATUSES, 'none' as const].map((v) => `- ${L.verdict(v)}: ${count(v)}`);
-    const rows = r.groups
-      .slice(0, BREAKDOWN_CAP)
-      .map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
-    const hidden = r.groups.length - BREAKDOWN_CAP;
-    if (hidden > 0) {
-      const groupCount = m('group.count', { groupBy, n: hidden, what: '' });
-      rows.push(`- … ${m('breakdown.more', { groupBy, hidden, groupCount })}`);
-    }
-    if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
-    return rows;
-  }
   /** What an exclusion removes, as its message's words ("do not match text 'X'", "are not in report R"). */
   function exclusion(e: FindingFilter): [string, Record<string, string>] {
     if (e.text) return ['text', { q: L.quote(e.text) }];
@@ -173,15 +148,32 @@ export function writerFor(L: AnswerLanguage) {
       const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
       return groupedAnswer(r, lines, scope, ` ${footer}`);
     },
-    /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict, zeros too. */
+    /**
+     * Answer to "breakdown by severity / CWE / verdict / report": every severity the scope shows and
+     * every verdict, zeros included (a zero is an answer too); other groupings as the query layer
+     * ordered them, the first 50.
+     */
     breakdown(r: CountFindingsByResult, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
-      const head = m('breakdown.head', {
-        groupBy,
-        scope: scopePhrase(r.filter, scope),
-        total: r.total,
+      const shown = scope?.severities ?? SEVERITIES;
+      const keys =
+        groupBy === 'severity' ? SEVERITIES.filter((s) => shown.includes(s)) : [...VERDICT_STATUSES, 'none'];
+      const counted = (key: string) => ({
+        key,
+        label: key,
+        count: r.groups.find((g) => g.key === key)?.count ?? 0,
       });
-      return groupedAnswer(r, [head, ...breakdownRows(r, scope)], scope);
+      const all = groupBy === 'severity' || groupBy === 'verdict';
+      const groups = all ? keys.map(counted) : r.groups.slice(0, BREAKDOWN_CAP);
+      const head = m('breakdown.head', { groupBy, scope: scopePhrase(r.filter, scope), total: r.total });
+      const rows = groups.map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
+      const hidden = r.groups.length - BREAKDOWN_CAP;
+      if (hidden > 0) {
+        const groupCount = m('group.count', { groupBy, n: hidden, what: '' });
+        rows.push(`- … ${m('breakdown.more', { groupBy, hidden, groupCount })}`);
+      }
+      if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
+      return groupedAnswer(r, [head, ...rows], scope);
     },
     /** Answer to "how many reports (are there)". */
     reportCount(reports: ReportSummary[]): string {
