@@ -15,7 +15,7 @@ import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers } from '../verification/number-provenance';
 import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
-import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
+import { attachmentQuestion, scopeToReport } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-plan';
@@ -67,7 +67,7 @@ export class PlannerRunner {
       if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
       const answer = await (
-        file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
+        file && about ? aboutAttachment(file, about.overview, plan, t) : answerPlan(plan, t)
       ).catch((e: unknown) => {
         if (e instanceof ToolFailed) return w.say('failed', { error: e.failure.error });
         throw e;
@@ -153,11 +153,11 @@ const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
  * A question about the attached file: an overview by severity of the report it became, or the rest
  * of the question within that report; a file not imported (yet) gets the reason, no number.
  */
-async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
+async function aboutAttachment(a: TurnAttachment, overview: boolean, plan: PlannedQuestion, t: Turn) {
   const { rec, state, w } = t;
   if (a.status !== 'ready' || a.reportId === null) return w.say('attachment.notReady', { ...a });
   t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
-  if (about.overview || plan.kind === 'overview') {
+  if (overview || plan.kind === 'overview') {
     const r = await countBy(rec, 'severity', { reportId: a.reportId });
     state.lastFindingIds = [];
     state.lastFilter = r.filter;
