@@ -366,11 +366,7 @@ export function writerFor(L: AnswerLanguage) {
     /** A report named by part of its file name matches no report, or several. */
     reportHint(hint: { text: string; loose: boolean }, matches: string[]): string {
       const q = L.quote(hint.text);
-      if (!matches.length)
-        return (
-          m('hint.none', { lead: m(hint.loose ? 'hint.loose' : 'hint.strict', { q }), q }) +
-          (hint.loose ? m('hint.topic', { q, words: words(hint.text) }) : '')
-        );
+      if (!matches.length) return m('hint.none', { q, loose: hint.loose, words: words(hint.text) });
       const lines = [m('hint.several', { q })];
       for (const name of matches.slice(0, 20)) lines.push(`- ${md(name)}`);
       if (matches.length > 20) lines.push('- …');
