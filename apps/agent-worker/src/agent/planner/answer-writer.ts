@@ -158,13 +158,11 @@ export function writerFor(L: AnswerLanguage) {
       const shown = scope?.severities ?? SEVERITIES;
       const keys =
         groupBy === 'severity' ? SEVERITIES.filter((s) => shown.includes(s)) : [...VERDICT_STATUSES, 'none'];
-      const counted = (key: string) => ({
-        key,
-        label: key,
-        count: r.groups.find((g) => g.key === key)?.count ?? 0,
-      });
-      const all = groupBy === 'severity' || groupBy === 'verdict';
-      const groups = all ? keys.map(counted) : r.groups.slice(0, BREAKDOWN_CAP);
+      const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
+      const groups =
+        groupBy === 'severity' || groupBy === 'verdict'
+          ? keys.map((key) => ({ key, label: key, count: byKey.get(key) ?? 0 }))
+          : r.groups.slice(0, BREAKDOWN_CAP);
       const head = m('breakdown.head', { groupBy, scope: scopePhrase(r.filter, scope), total: r.total });
       const rows = groups.map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
       const hidden = r.groups.length - BREAKDOWN_CAP;
@@ -231,11 +229,9 @@ export function writerFor(L: AnswerLanguage) {
       lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : d('none')}`);
       lines.push(`- ${d('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : d('none')}`);
       lines.push(`- ${d('versions')}: ${f.versionCount}`);
-      if (c.affectedEndpoints.length)
-        lines.push(
-          `- ${d('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}` +
-            (c.affectedEndpoints.length > 5 ? ', …' : ''),
-        );
+      const endpoints = c.affectedEndpoints.slice(0, 5).map(md);
+      if (c.affectedEndpoints.length > 5) endpoints.push('…');
+      if (endpoints.length) lines.push(`- ${d('affected')}: ${endpoints.join(', ')}`);
       // The scanner's own text stays as it was written.
       if (c.description) lines.push('', md(cut(c.description, 800)));
       if (c.impact) lines.push('', `${d('impact')}: ${md(cut(c.impact, 400))}`);
