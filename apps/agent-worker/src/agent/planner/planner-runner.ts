@@ -200,16 +200,8 @@ async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
   if (!part) return w.say('titleNotFilter', { label: g.label });
   state.lastGroups = listed;
   t.lead.push(w.say('fromRanking', { label: g.label }));
-  return count(
-    {
-      kind: 'count_findings',
-      list: true,
-      filter: mergeFilters(previous.lastFilter ?? {}, part),
-      followUp: true,
-      ...(previous.lastScope ? { scope: previous.lastScope } : {}),
-    },
-    t,
-  );
+  const filter = mergeFilters(previous.lastFilter ?? {}, part);
+  return count({ kind: 'count_findings', list: true, filter, followUp: true, scope: previous.lastScope }, t);
 }
 
 /** A counting plan, once the report it names by part of its file name is resolved. */
