@@ -23,7 +23,7 @@ import {
 import { answerLanguage, cut, md, words, type AnswerLanguage, type MessageParams } from './answer-languages';
 import type MESSAGES from './answer-messages.json';
 import type { ScopedCount } from './computed-counts';
-import type { Counting, PlannedQuestion, PlannedScope, Unapplied } from './question-plan';
+import type { Counting, PlannedQuestion, Unapplied } from './question-plan';
 import type { ComparisonPlan } from './scan-comparison';
 
 /** Groups a breakdown lists one by one before it says how many more there are. */
@@ -81,54 +81,6 @@ export function writerFor(L: AnswerLanguage) {
     );
     return m('classNote', { classes: classes.join('; ') });
   }
-  /**
-   * The rows of a breakdown: every severity the scope shows and every verdict, zeros included (a zero
-   * is an answer too); other groupings as the query layer ordered them, the first 50.
-   */
-  function breakdownRows(r: CountFindingsByResult, scope: ComputedScope | undefined): string[] {
-    const groupBy = r.groupBy;
-    const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
-    const count = (key: string) => L.num(byKey.get(key) ?? 0);
-    if (groupBy === 'severity') {
-      const shown = scope?.severities ?? SEVERITIES;
-      return SEVERITIES.filter((s) => shown.includes(s)).map((s) => `- ${L.severity(s)}: ${count(s)}`);
-    }
-    if (groupBy === 'verdict')
-      return [...VERDICT_STATUSES, 'none' as const].map((v) => `- ${L.verdict(v)}: ${count(v)}`);
-    const rows = r.groups
-      .slice(0, BREAKDOWN_CAP)
-      .map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
-    const hidden = r.groups.length - BREAKDOWN_CAP;
-    if (hidden > 0) {
-      const groupCount = m('group.count', { groupBy, n: hidden, what: '' });
-      rows.push(`- … ${m('breakdown.more', { groupBy, hidden, groupCount })}`);
-    }
-    if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
-    return rows;
-  }
-  /**
-   * How a follow-up used the previous answer, truthfully, part by part (keyed like `scopeParts`):
-   * which parts the new question replaced or dropped, which it added and which it kept from before.
-   */
-  function followUpNote(previous: PlannedScope, asked: PlannedScope, merged: PlannedScope): string {
-    const [before, now, own] = [previous, merged, asked].map((p) => scopeParts(p.filter, p.scope));
-    const replaced: string[] = [];
-    const added: string[] = [];
-    const kept: string[] = [];
-    for (const [key, phrase] of now) {
-      const was = before.get(key);
-      if (own.has(key) && was !== undefined && was !== phrase)
-        replaced.push(m('followUp.instead', { phrase, before: was }));
-      else if (own.has(key) && was === undefined) added.push(phrase);
-      else kept.push(phrase);
-    }
-    for (const [key, phrase] of before) if (!now.has(key)) replaced.push(m('followUp.dropped', { phrase }));
-    const segments: string[] = [];
-    if (replaced.length) segments.push(replaced.join(', '));
-    if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
-    if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
-    return segments.length ? m('followUp.note', { segments: segments.join('; ') }) : m('followUp.same');
-  }
   /** What an exclusion removes, as its message's words ("do not match text 'X'", "are not in report R"). */
   function exclusion(e: FindingFilter): [string, Record<string, string>] {
     if (e.text) return ['text', { q: L.quote(e.text) }];
@@ -138,54 +90,6 @@ export function writerFor(L: AnswerLanguage) {
       return ['report', { name: e.reportName ? md(e.reportName) : `#${e.reportId}` }];
     if (e.cwe != null) return ['cwe', { cwe: `${e.cwe}` }];
     return ['other', {}];
-  }
-  /**
-   * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
-   * or verdict.
-   */
-  function scopedCountAnswer(c: ScopedCount): string {
-    const note = classNote(c.filter);
-    const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(c.filter), note });
-    const has = c.scope.has;
-    if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
-    const rows = c.bySeverity ?? [];
-    const counted = rows.map((r) => r.severity);
-    const all = counted.length === SEVERITIES.length || !!c.filter.severity;
-    const missing = SEVERITIES.filter((s) => !counted.includes(s));
-    const list = L.severityList(counted);
-    const sevWords = all
-      ? ''
-      : missing.length === 1 && counted.length > 2
-        ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
-        : m('scoped.severities', { list });
-    const e = c.scope.exclude;
-    const [kind, words] = e ? exclusion(e) : ['other', {}];
-    const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
-    const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
-    // Without an exclusion nothing is excluded: each term is the severity's count.
-    const terms = L.tally(
-      rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
-      ' + ',
-    );
-    if (!e) return m('scoped.sum', { subject, predicate, terms });
-    const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
-    return m('scoped.minus', {
-      subject,
-      predicate,
-      terms: all ? '' : ` (${terms})`,
-      count: sum('count'),
-      excluded: sum('excluded'),
-      excludedWhat: m(`excluded.${kind}`, words),
-    });
-  }
-  /** What a plan would have answered, for a refusal ("the number of findings with severity critical"). */
-  function understood(plan: PlannedQuestion): string {
-    const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
-    const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
-    const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
-    // Each kind a refusal can describe has its message; any other is described generally.
-    const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
-    return m(`understood.${kind}`, { withScope, groupBy });
   }
   /** A grouped answer: the lines, then how the counts were obtained. */
   function groupedAnswer(r: CountFindingsByResult, lines: string[], scope?: ComputedScope, end = '') {
@@ -244,15 +148,30 @@ export function writerFor(L: AnswerLanguage) {
       const footer = m('top.footer', { ...words, total: r.total, groups: groups.length, groupCount });
       return groupedAnswer(r, lines, scope, ` ${footer}`);
     },
-    /** Answer to "breakdown by severity / CWE / verdict / report": every severity and verdict, zeros too. */
+    /**
+     * Answer to "breakdown by severity / CWE / verdict / report": every severity the scope shows and
+     * every verdict, zeros included (a zero is an answer too); other groupings as the query layer
+     * ordered them, the first 50.
+     */
     breakdown(r: CountFindingsByResult, scope?: ComputedScope): string {
       const groupBy = r.groupBy;
-      const head = m('breakdown.head', {
-        groupBy,
-        scope: scopePhrase(r.filter, scope),
-        total: r.total,
-      });
-      return groupedAnswer(r, [head, ...breakdownRows(r, scope)], scope);
+      const shown = scope?.severities ?? SEVERITIES;
+      const keys =
+        groupBy === 'severity' ? SEVERITIES.filter((s) => shown.includes(s)) : [...VERDICT_STATUSES, 'none'];
+      const byKey = new Map(r.groups.map((g) => [g.key, g.count]));
+      const groups =
+        groupBy === 'severity' || groupBy === 'verdict'
+          ? keys.map((key) => ({ key, label: key, count: byKey.get(key) ?? 0 }))
+          : r.groups.slice(0, BREAKDOWN_CAP);
+      const head = m('breakdown.head', { groupBy, scope: scopePhrase(r.filter, scope), total: r.total });
+      const rows = groups.map((g) => `- ${L.groupLabel(groupBy, g)}: ${L.num(g.count)}`);
+      const hidden = r.groups.length - BREAKDOWN_CAP;
+      if (hidden > 0) {
+        const groupCount = m('group.count', { groupBy, n: hidden, what: '' });
+        rows.push(`- … ${m('breakdown.more', { groupBy, hidden, groupCount })}`);
+      }
+      if (groupBy === 'cwe') rows.push('', m('breakdown.cweNote'));
+      return groupedAnswer(r, [head, ...rows], scope);
     },
     /** Answer to "how many reports (are there)". */
     reportCount(reports: ReportSummary[]): string {
@@ -310,11 +229,9 @@ export function writerFor(L: AnswerLanguage) {
       lines.push(`- CWE: ${c.cwe.length ? c.cwe.map((id) => `CWE-${id}`).join(', ') : d('none')}`);
       lines.push(`- ${d('verdict')}: ${f.latestVerdict ? L.verdict(f.latestVerdict.status) : d('none')}`);
       lines.push(`- ${d('versions')}: ${f.versionCount}`);
-      if (c.affectedEndpoints.length)
-        lines.push(
-          `- ${d('affected')}: ${c.affectedEndpoints.slice(0, 5).map(md).join(', ')}` +
-            (c.affectedEndpoints.length > 5 ? ', …' : ''),
-        );
+      const endpoints = c.affectedEndpoints.slice(0, 5).map(md);
+      if (c.affectedEndpoints.length > 5) endpoints.push('…');
+      if (endpoints.length) lines.push(`- ${d('affected')}: ${endpoints.join(', ')}`);
       // The scanner's own text stays as it was written.
       if (c.description) lines.push('', md(cut(c.description, 800)));
       if (c.impact) lines.push('', `${d('impact')}: ${md(cut(c.impact, 400))}`);
@@ -355,11 +272,71 @@ export function writerFor(L: AnswerLanguage) {
       );
       return lines.join('\n');
     },
-    scopedCount: scopedCountAnswer,
-    /** `answer` with the note of how a follow-up used the previous answer at the end of its first line. */
+    /**
+     * Answer to a count of a set of severities, an exclusion ("not about X") or findings with(out) any CWE id
+     * or verdict.
+     */
+    scopedCount(c: ScopedCount): string {
+      const note = classNote(c.filter);
+      const subject = m('scoped.subject', { total: c.total, scope: scopePhrase(c.filter), note });
+      const has = c.scope.has;
+      if (has && c.presence) return m('scoped.has', { subject, total: c.total, ...has, ...c.presence });
+      const rows = c.bySeverity ?? [];
+      const counted = rows.map((r) => r.severity);
+      const all = counted.length === SEVERITIES.length || !!c.filter.severity;
+      const missing = SEVERITIES.filter((s) => !counted.includes(s));
+      const list = L.severityList(counted);
+      const sevWords = all
+        ? ''
+        : missing.length === 1 && counted.length > 2
+          ? m('scoped.notSeverity', { missing: L.severity(missing[0]), list })
+          : m('scoped.severities', { list });
+      const e = c.scope.exclude;
+      const [kind, words] = e ? exclusion(e) : ['other', {}];
+      const excl = e && m('scoped.exclusion', { excl: m(`excl.${kind}`, words) });
+      const predicate = [sevWords, excl].filter(Boolean).join(m('scoped.and'));
+      // Without an exclusion nothing is excluded: each term is the severity's count.
+      const terms = L.tally(
+        rows.map((r) => [L.severity(r.severity), r.count - r.excluded]),
+        ' + ',
+      );
+      if (!e) return m('scoped.sum', { subject, predicate, terms });
+      const sum = (k: 'count' | 'excluded') => rows.reduce((n, r) => n + r[k], 0);
+      return m('scoped.minus', {
+        subject,
+        predicate,
+        terms: all ? '' : ` (${terms})`,
+        count: sum('count'),
+        excluded: sum('excluded'),
+        excludedWhat: m(`excluded.${kind}`, words),
+      });
+    },
+    /**
+     * `answer` with a note at the end of its first line of how a follow-up used the previous answer,
+     * truthfully, part by part (keyed like `scopeParts`): which parts the new question replaced or
+     * dropped, which it added and which it kept from before.
+     */
     withFollowUpNote(plan: Counting, answer: string): string {
       if (!plan.followUp || !plan.previous || !plan.asked) return answer;
-      const note = followUpNote(plan.previous, plan.asked, plan);
+      const [before, now, own] = [plan.previous, plan, plan.asked].map((p) => scopeParts(p.filter, p.scope));
+      const replaced: string[] = [];
+      const added: string[] = [];
+      const kept: string[] = [];
+      for (const [key, phrase] of now) {
+        const was = before.get(key);
+        if (own.has(key) && was !== undefined && was !== phrase)
+          replaced.push(m('followUp.instead', { phrase, before: was }));
+        else if (own.has(key) && was === undefined) added.push(phrase);
+        else kept.push(phrase);
+      }
+      for (const [key, phrase] of before) if (!now.has(key)) replaced.push(m('followUp.dropped', { phrase }));
+      const segments: string[] = [];
+      if (replaced.length) segments.push(replaced.join(', '));
+      if (added.length) segments.push(m('followUp.added', { phrases: added.join(', ') }));
+      if (kept.length) segments.push(m('followUp.kept', { phrases: kept.join(', ') }));
+      const note = segments.length
+        ? m('followUp.note', { segments: segments.join('; ') })
+        : m('followUp.same');
       return answer.replace(/^[^\n]*/, (first) => `${first} ${note}`);
     },
     /**
@@ -369,7 +346,14 @@ export function writerFor(L: AnswerLanguage) {
     unsupported(parts: Unapplied[], plan: PlannedQuestion): string {
       const lines = [m('unsupported.head', { names: parts.map((p) => L.quote(p.text)).join(', ') })];
       for (const p of parts) lines.push(m(`reason.${p.reason}`, { q: L.quote(p.text) }));
-      lines.push(m('unsupported.instead', { understood: understood(plan), parts: parts.length }));
+      // What the plan would have answered ("the number of findings with severity critical").
+      const scoped = 'filter' in plan ? scopePhrase(plan.filter, plan.scope) : '';
+      const withScope = scoped ? m('understood.scope', { scope: scoped }) : '';
+      const groupBy = 'groupBy' in plan ? plan.groupBy : undefined;
+      // Each kind a refusal can describe has its message; any other is described generally.
+      const kind = L.messages.has(`understood.${plan.kind}`) ? plan.kind : 'other';
+      const understood = m(`understood.${kind}`, { withScope, groupBy });
+      lines.push(m('unsupported.instead', { understood, parts: parts.length }));
       const topicLike = parts.find((p) => p.topicLike);
       if (topicLike)
         lines.push(m('unsupported.topic', { q: L.quote(topicLike.text), words: words(topicLike.text) }));
@@ -378,11 +362,7 @@ export function writerFor(L: AnswerLanguage) {
     /** A report named by part of its file name matches no report, or several. */
     reportHint(hint: { text: string; loose: boolean }, matches: string[]): string {
       const q = L.quote(hint.text);
-      if (!matches.length)
-        return (
-          m('hint.none', { lead: m(hint.loose ? 'hint.loose' : 'hint.strict', { q }), q }) +
-          (hint.loose ? m('hint.topic', { q, words: words(hint.text) }) : '')
-        );
+      if (!matches.length) return m('hint.none', { q, loose: hint.loose, words: words(hint.text) });
       const lines = [m('hint.several', { q })];
       for (const name of matches.slice(0, 20)) lines.push(`- ${md(name)}`);
       if (matches.length > 20) lines.push('- …');

@@ -6,15 +6,11 @@ import data from './vocabulary.data.json';
 /** Words that point at the attached file ("this file", "in it"), matched only when the thread has one. */
 const ATTACHMENT_REFERENCES = data.attachmentReferences.map((source) => new RegExp(source, 'gi'));
 
-/** A question about the attachment: the rest of the question, and whether it asked for an overview. */
-export interface AttachmentQuestion {
-  /** The question with the words pointing at the attachment taken out. */
-  rest: string;
-  overview: boolean;
-}
-
-/** `question` as a question about the attached file, or null when it does not point at it. */
-export function attachmentQuestion(question: string): AttachmentQuestion | null {
+/**
+ * `question` as a question about the attached file (the rest of it, without the words pointing at the
+ * file, and whether it asked for an overview), or null when it does not point at it.
+ */
+export function attachmentQuestion(question: string): { rest: string; overview: boolean } | null {
   const replaced = ATTACHMENT_REFERENCES.reduce((r, pattern) => r.replace(pattern, ' '), question);
   // Each reference has letters, so the message changed exactly when one was taken out.
   if (replaced === question) return null;

@@ -15,7 +15,7 @@ import { TurnRecorder } from '../turn-recorder';
 import { verifyNumbers } from '../verification/number-provenance';
 import { ToolFailed, call, callOrFail, countBy, scopedCount, scopedGroups } from './computed-counts';
 import { answerWriter, rankedGroups, type AnswerWriter } from './answer-writer';
-import { attachmentQuestion, scopeToReport, type AttachmentQuestion } from './attachment-scope';
+import { attachmentQuestion, scopeToReport } from './attachment-scope';
 import { PLANNER_MAX_QUESTION_CHARS, parseQuestion, splitQuestions } from './question-parser';
 import { mergeFilters } from './follow-up-scope';
 import type { CountingPlan, PlannedQuestion, PlannedScope } from './question-plan';
@@ -66,7 +66,7 @@ export class PlannerRunner {
       if (plan.kind === 'too_long') cited.push(['planner', { messageCharacters: plan.length, ...limit }]);
       const t: Turn = { rec, w, previous, state: { lastScope: previous.lastScope }, lead: [] };
       const answer = await (
-        file && about ? aboutAttachment(file, about, plan, t) : answerPlan(plan, t)
+        file && about ? aboutAttachment(file, about.overview, plan, t) : answerPlan(plan, t)
       ).catch((e: unknown) => {
         if (e instanceof ToolFailed) return w.say('failed', { error: e.failure.error });
         throw e;
@@ -152,11 +152,11 @@ const answerPlan = async (plan: PlannedQuestion, t: Turn) =>
  * A question about the attached file: an overview by severity of the report it became, or the rest
  * of the question within that report; a file not imported (yet) gets the reason, no number.
  */
-async function aboutAttachment(a: TurnAttachment, about: AttachmentQuestion, plan: PlannedQuestion, t: Turn) {
+async function aboutAttachment(a: TurnAttachment, overview: boolean, plan: PlannedQuestion, t: Turn) {
   const { rec, state, w } = t;
   if (a.status !== 'ready' || a.reportId === null) return w.say('attachment.notReady', { ...a });
   t.lead.push(w.say('attachment.heading', { file: a.file, report: `${a.reportId}`, duplicate: a.duplicate }));
-  if (about.overview || plan.kind === 'overview') {
+  if (overview || plan.kind === 'overview') {
     const r = await countBy(rec, 'severity', { reportId: a.reportId });
     state.lastFindingIds = [];
     state.lastFilter = r.filter;
@@ -199,16 +199,8 @@ async function groupRef(plan: { position: number }, t: Turn): Promise<string> {
   if (!part) return w.say('titleNotFilter', { label: g.label });
   state.lastGroups = listed;
   t.lead.push(w.say('fromRanking', { label: g.label }));
-  return count(
-    {
-      kind: 'count_findings',
-      list: true,
-      filter: mergeFilters(previous.lastFilter ?? {}, part),
-      followUp: true,
-      ...(previous.lastScope ? { scope: previous.lastScope } : {}),
-    },
-    t,
-  );
+  const filter = mergeFilters(previous.lastFilter ?? {}, part);
+  return count({ kind: 'count_findings', list: true, filter, followUp: true, scope: previous.lastScope }, t);
 }
 
 /** A counting plan, once the report it names by part of its file name is resolved. */
@@ -294,17 +286,15 @@ async function count(plan: Exclude<CountingPlan, { kind: 'share' }>, t: Turn): P
   const listedBefore = (g: CountGroup) => among!.includes(groupBy === 'report' ? g.label : g.key);
   const r = among ? { ...counted, groups: counted.groups.filter(listedBefore) } : counted;
   state.lastFilter = plan.filter;
-  // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
-  const [first, second] = r.groups.filter((g) => g.key !== 'none');
-  const alone = first && (!second || first.count > second.count);
-  if (plan.kind === 'top' && plan.n === 1 && plan.groupBy === 'report' && alone)
-    state.lastFilter = mergeFilters(plan.filter, { reportName: first.label });
   const listed =
     plan.kind === 'top'
       ? rankedGroups(r, plan.n)
       : plan.kind === 'breakdown' && plan.groupBy !== 'severity' && plan.groupBy !== 'verdict'
         ? r.groups
         : [];
+  // "Which report has the most …?" then "how many high does it have?": the follow-up is about that report.
+  if (plan.kind === 'top' && plan.n === 1 && groupBy === 'report' && listed.length === 1)
+    state.lastFilter = mergeFilters(plan.filter, { reportName: listed[0].label });
   if (listed.length)
     state.lastGroups = {
       groupBy: r.groupBy,
