@@ -8,7 +8,10 @@ export function hashPassword(password: string, memoryKib: number): Promise<strin
   return argon2.hash(password, { type: argon2.argon2id, memoryCost: memoryKib });
 }
 
-/** Per memory cost, a valid hash of a random password, checked when the username is unknown so both paths cost the same. */
+/**
+ * Per memory cost, a valid hash of a random password, checked when the username is unknown so both
+ * paths cost the same.
+ */
 const dummyHashes = new Map<number, Promise<string>>();
 
 function dummyHash(memoryKib: number): Promise<string> {

@@ -96,7 +96,10 @@ function language(locale: OperatorLanguage) {
     verdict: (v: VerdictStatus | 'none') => m('verdict', { v }),
     status: (s: TriageStatus) => m('status', { s }),
     reportStatus: (s: ReportStatus) => m('reportStatus', { s }),
-    /** A group's label: severities, verdicts, statuses and "no CWE" worded; others as the tools return them. */
+    /**
+     * A group's label: severities, verdicts, statuses and "no CWE" worded; others as the tools
+     * return them.
+     */
     groupLabel(groupBy: GroupByKey, g: { key: string; label: string }) {
       if (groupBy === 'severity' || groupBy === 'verdict' || groupBy === 'status')
         return m(groupBy, { s: g.key, v: g.key });
